@@ -1,0 +1,36 @@
+# Quick start: `make run` (set up + predict the default scenario), `make test` (set up + whole suite).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+SCENARIO ?= scenarios/default
+
+.PHONY: setup run test system-packages bench clean
+
+$(BIN)/nvsim: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $(BIN)/nvsim
+
+setup: $(BIN)/nvsim
+
+run: setup
+	$(BIN)/nvsim run $(SCENARIO)
+
+# System packages the test suite uses (Debian names): libisal2 (Intel ISA-L, parity cross-check).
+system-packages:
+	@if ! ldconfig -p | grep -q libisal; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libisal2 >/dev/null) \
+	      || echo "warning: could not install libisal2; ISA-L cross-checks will be skipped"; \
+	  else echo "warning: libisal2 missing and not root; ISA-L cross-checks will be skipped"; fi; \
+	fi
+
+test: setup system-packages
+	$(BIN)/python -m pytest -q -n 2
+
+bench: setup
+	$(BIN)/python benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

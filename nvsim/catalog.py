@@ -1,0 +1,137 @@
+"""The calibrated catalog in models/: drives, PCIe generations, platforms, engines, and the bibliography.
+
+One YAML file per entry; every number is ``Cited`` and its source key must resolve in
+models/bibliography.yaml. Loading checks all of this before anything runs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from .errors import InputError, from_validation_error, suggestion_text
+from .specs import Cited, DriveSpec, EngineSpec, PcieGenerationSpec, PlatformSpec
+
+DEFAULT_CATALOG_DIR = Path(__file__).resolve().parent.parent / "models"
+SECTIONS: dict[str, type[BaseModel]] = {
+    "drives": DriveSpec,
+    "links": PcieGenerationSpec,
+    "platforms": PlatformSpec,
+    "engines": EngineSpec,
+}
+
+
+def catalog_dir() -> Path:
+    return Path(os.environ.get("NVSIM_CATALOG", DEFAULT_CATALOG_DIR))
+
+
+def read_yaml(path: Path) -> Any:
+    """Safe YAML (data only); a syntax error names the file and line."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return yaml.safe_load(handle)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else "?"
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise InputError(where, f"YAML syntax error: {problem}", source=str(path)) from None
+    except OSError as exc:
+        raise InputError("", f"cannot read file: {exc.strerror}", source=str(path)) from None
+
+
+@dataclass(frozen=True)
+class Source:
+    key: str
+    title: str
+    publisher: str
+    year: int | None
+    location: str
+
+
+@dataclass
+class Catalog:
+    drives: dict[str, DriveSpec] = field(default_factory=dict)
+    links: dict[str, PcieGenerationSpec] = field(default_factory=dict)
+    platforms: dict[str, PlatformSpec] = field(default_factory=dict)
+    engines: dict[str, EngineSpec] = field(default_factory=dict)
+    bibliography: dict[str, Source] = field(default_factory=dict)
+    files: dict[str, Path] = field(default_factory=dict)
+
+    def entries(self) -> Iterator[tuple[str, BaseModel]]:
+        for section in SECTIONS:
+            for name, entry in getattr(self, section).items():
+                yield section, entry
+
+    def all_names(self) -> list[str]:
+        return [entry.name for _, entry in self.entries()]
+
+    def get(self, name: str) -> BaseModel:
+        for _, entry in self.entries():
+            if entry.name == name:
+                return entry
+        raise InputError("NAME", f"unknown catalog entry {name!r}{suggestion_text(name, self.all_names())} (see `nvsim catalog`)")
+
+    def pcie(self, generation: int) -> PcieGenerationSpec:
+        for entry in self.links.values():
+            if entry.generation == generation:
+                return entry
+        known = sorted(e.generation for e in self.links.values())
+        raise InputError("pcie_generation", f"no PCIe generation {generation} in the catalog; known: {known}")
+
+
+def iter_cited(value: Any, path: str = "") -> Iterator[tuple[str, Cited]]:
+    """Every Cited number inside an entry, with its dotted path."""
+    if isinstance(value, Cited):
+        yield path, value
+    elif isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            yield from iter_cited(getattr(value, name), f"{path}.{name}" if path else name)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from iter_cited(item, f"{path}.{key}")
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            yield from iter_cited(item, f"{path}[{index}]")
+
+
+def load_catalog(directory: Path | None = None) -> Catalog:
+    directory = Path(directory) if directory else catalog_dir()
+    catalog = Catalog()
+    bib = read_yaml(directory / "bibliography.yaml") or {}
+    for key, item in (bib.get("sources") or {}).items():
+        catalog.bibliography[key] = Source(key=key, title=item["title"], publisher=item.get("publisher", ""),
+                                           year=item.get("year"), location=item.get("location", ""))
+    for section, model in SECTIONS.items():
+        for path in sorted((directory / section).glob("*.yaml")):
+            raw = read_yaml(path)
+            try:
+                entry = model.model_validate(raw)
+            except ValidationError as exc:
+                raise from_validation_error(exc, model, source=str(path)) from None
+            store = getattr(catalog, section)
+            if entry.name in catalog.files:
+                raise InputError("name", f"duplicate catalog name {entry.name!r} (also in {catalog.files[entry.name]})", source=str(path))
+            store[entry.name] = entry
+            catalog.files[entry.name] = path
+            for where, cited in iter_cited(entry):
+                if cited.source not in catalog.bibliography:
+                    hint = suggestion_text(cited.source, catalog.bibliography)
+                    raise InputError(where, f"source {cited.source!r} is not in models/bibliography.yaml{hint}", source=str(path))
+    return catalog
+
+
+@lru_cache(maxsize=4)
+def _cached(directory: str) -> Catalog:
+    return load_catalog(Path(directory))
+
+
+def default_catalog() -> Catalog:
+    """The shipped catalog, loaded once per process."""
+    return _cached(str(catalog_dir()))

@@ -1,0 +1,100 @@
+"""One-line input errors: the field, what is wrong, what is allowed.
+
+Everything a user typed (scenario YAML, catalog names, CLI options) is checked before time starts;
+a failure is an ``InputError`` whose message is a single line naming the field. The CLI prints it
+and exits with status 2, without a traceback.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+EXIT_INPUT_ERROR = 2
+
+
+class InputError(ValueError):
+    """Bad input; ``str(error)`` is the one line shown to the user."""
+
+    def __init__(self, field: str, message: str, *, source: str | None = None):
+        self.field = field
+        self.message = message
+        self.source = source
+        prefix = f"{source}: " if source else ""
+        where = f"{field}: " if field else ""
+        super().__init__(f"{prefix}{where}{message}".replace("\n", " "))
+
+
+def close_matches(word: str, candidates: Iterable[str], n: int = 3) -> list[str]:
+    """Candidates that look like ``word`` (case-insensitive), best first."""
+    pool = list(candidates)
+    lowered = {c.lower(): c for c in pool}
+    found = difflib.get_close_matches(word.lower(), list(lowered), n=n, cutoff=0.5)
+    if not found:  # substring matches help with short names like "cm7"
+        found = [c for c in lowered if word.lower() in c][:n]
+    return [lowered[f] for f in found]
+
+
+def suggestion_text(word: str, candidates: Iterable[str]) -> str:
+    matches = close_matches(word, candidates)
+    return f"; did you mean {' or '.join(repr(m) for m in matches)}?" if matches else ""
+
+
+def format_loc(loc: Sequence[Any]) -> str:
+    """('workloads', 0, 'iodepth') -> 'workloads[0].iodepth'."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def _model_at(model: type[BaseModel], loc: Sequence[Any]) -> type[BaseModel] | None:
+    """The model class that owns the last element of ``loc`` (to list its allowed keys)."""
+    current: Any = model
+    for part in loc[:-1]:
+        if isinstance(part, int) or current is None:
+            continue
+        field = getattr(current, "model_fields", {}).get(part)
+        if field is None:
+            return None
+        current = _inner_model(field.annotation)
+    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+
+
+def _inner_model(annotation: Any) -> Any:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()) or ():
+        found = _inner_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def from_validation_error(error: ValidationError, model: type[BaseModel], *, prefix: str = "", source: str | None = None) -> InputError:
+    """The first problem of a pydantic ValidationError as one InputError line."""
+    first = error.errors(include_url=False)[0]
+    loc = [p for p in first["loc"] if not (isinstance(p, str) and "[" in p and p.startswith("function"))]
+    field = format_loc(([prefix] if prefix else []) + list(loc))
+    kind = first["type"]
+    if kind == "extra_forbidden":
+        owner = _model_at(model, loc)
+        allowed = sorted(owner.model_fields) if owner else []
+        key = str(loc[-1]) if loc else "?"
+        hint = suggestion_text(key, allowed)
+        return InputError(field, f"unknown key{hint} allowed keys: {', '.join(allowed)}", source=source)
+    if kind == "missing":
+        return InputError(field, "required field is missing", source=source)
+    message = first["msg"]
+    for lead in ("Value error, ", "Assertion failed, "):
+        if message.startswith(lead):
+            message = message[len(lead):]
+    if "input" in first and kind not in ("value_error",) and not isinstance(first["input"], (dict, list)):
+        message = f"{message} (got {first['input']!r})"
+    return InputError(field, message, source=source)

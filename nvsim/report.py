@@ -1,0 +1,68 @@
+"""Text and JSON renderings of results (no plotting here: the dashboard and notebooks plot)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from .bounds import BoundsReport
+from .catalog import Catalog
+from .specs import ScenarioSpec
+from .units import format_bytes_binary, format_bytes_decimal, format_count, format_rate_decimal
+from .validation import Comparison
+
+
+def format_value(value: float | None, unit: str) -> str:
+    if value is None:
+        return "-"
+    if unit in ("B/s",):
+        return format_rate_decimal(value)
+    if unit == "bytes":
+        return format_bytes_decimal(value)
+    if unit == "IOPS":
+        return format_count(value)
+    if unit == "percent":
+        return f"{value:.2f}%"
+    return f"{value:,.4g}"
+
+
+def print_bounds(console: Console, scenario: ScenarioSpec, report: BoundsReport, catalog: Catalog) -> None:
+    array = scenario.array
+    cap = report.capacity
+    console.print(f"[bold]{scenario.name}[/bold]: {scenario.description}")
+    console.print(
+        f"RAID{array.level} of {array.drives} x {array.drive}, strip {format_bytes_binary(array.strip_bytes)}, "
+        f"engine {array.engine}, platform {scenario.platform}"
+    )
+    console.print(
+        f"Usable capacity: [bold]{format_bytes_decimal(cap.usable_bytes)}[/bold] ({format_bytes_binary(cap.usable_bytes)}) "
+        f"of {format_bytes_decimal(cap.raw_bytes)} raw ({cap.efficiency:.1%})"
+    )
+    table = Table(title="Upper bounds (drives, links, RAID level, engine device)")
+    table.add_column("metric")
+    table.add_column("bound", justify="right")
+    table.add_column("limited by")
+    table.add_column("next limit")
+    for bound in report.bounds:
+        nxt = bound.limits[1] if len(bound.limits) > 1 else None
+        unit = "IOPS" if bound.unit == "IOPS" else "B/s"
+        table.add_row(bound.metric, format_value(bound.value, unit), bound.limited_by,
+                      f"{nxt.component}: {format_value(nxt.value, unit)}" if nxt else "-")
+    console.print(table)
+
+
+def print_validation(console: Console, comparisons: list[Comparison]) -> None:
+    table = Table(title="Published vs predicted")
+    for column in ("scenario", "metric", "published", "predicted", "error", "fitted", "status"):
+        table.add_column(column)
+    for c in comparisons:
+        err = c.error
+        if err is None:
+            err_text = "-"
+        elif c.number.tolerance.absolute is not None:
+            err_text = f"{err:+.1f} pp"
+        else:
+            err_text = f"{err:+.1%}"
+        table.add_row(f"{c.scenario_dir}/{c.number.id}", c.number.metric, format_value(c.published, c.number.unit),
+                      format_value(c.predicted, c.number.unit), err_text, "fitted" if c.fitted else "predicted", c.status)
+    console.print(table)

@@ -1,0 +1,322 @@
+"""Typed specifications: what a user or the catalog may write, checked before time starts.
+
+Every model is frozen and forbids unknown keys. Sizes and rates may be written with units
+("4KiB", "7.68 TB", "14.5 GB/s"); field names carry the canonical unit (``_bytes``,
+``_bytes_per_s``, ``_iops``). Catalog numbers are ``Cited``: a value with the key of its source in
+models/bibliography.yaml and its basis.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+
+from .errors import suggestion_text
+from .units import format_bytes_decimal, parse_bytes, parse_bytes_per_s, parse_count, parse_seconds
+
+PAGE_BYTES = 4096
+"""md works in 4 KiB pages; strips must be whole pages."""
+
+
+def _positive(value: float) -> float:
+    if value <= 0:
+        raise ValueError(f"must be > 0, got {value!r}")
+    return value
+
+
+Bytes = Annotated[int, BeforeValidator(parse_bytes)]
+BytesPerS = Annotated[float, BeforeValidator(parse_bytes_per_s)]
+Count = Annotated[float, BeforeValidator(parse_count)]
+Seconds = Annotated[float, BeforeValidator(parse_seconds)]
+
+Basis = Literal["datasheet", "published", "fitted", "assumed"]
+T = TypeVar("T")
+
+
+class Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+
+class Cited(Spec, Generic[T]):
+    """A catalog number with where it comes from.
+
+    basis: datasheet (vendor or standard's specification), published (measured in a cited
+    document), fitted (set by ``nvsim calibrate``), assumed (engineering judgement, said why in note).
+    """
+
+    value: T
+    source: str = Field(min_length=1)
+    basis: Basis
+    note: str | None = None
+
+
+# ---------------------------------------------------------------- catalog entries
+
+class PcieGenerationSpec(Spec):
+    """One PCIe generation's link-layer constants (PCI Express Base Specification)."""
+
+    name: str
+    kind: Literal["pcie_generation"] = "pcie_generation"
+    generation: int = Field(ge=1, le=6)
+    transfer_rate_gt_per_s: Cited[float]
+    encoding_payload_bits: Cited[int]
+    encoding_total_bits: Cited[int]
+    tlp_framing_bytes: Cited[int]
+    tlp_header_bytes: Cited[int]
+    completion_header_bytes: Cited[int]
+    dllp_bytes: Cited[int]
+    tlps_per_ack_dllp: Cited[float]
+    tlps_per_flow_control_dllp: Cited[float]
+    skp_interval_blocks: Cited[int]
+
+
+class DriveSpec(Spec):
+    """An NVMe SSD model and capacity point, from its datasheet."""
+
+    name: str
+    kind: Literal["drive"] = "drive"
+    vendor: str
+    model: str
+    part_number: str | None = None
+    nand: Literal["SLC", "MLC", "TLC", "QLC"]
+    form_factor: str
+    capacity_bytes: Cited[Bytes]
+    raw_nand_bytes: Cited[Bytes]
+    pcie_generation: Cited[int]
+    lanes: Cited[int]
+    seq_read_bytes_per_s: Cited[BytesPerS]
+    seq_write_bytes_per_s: Cited[BytesPerS]
+    seq_block_bytes: Cited[Bytes]
+    rand_read_iops: Cited[Count]
+    rand_write_iops: Cited[Count]
+    rand_block_bytes: Cited[Bytes]
+    rand_queue_depth: Cited[int]
+    read_latency_us: Cited[float]
+    write_latency_us: Cited[float]
+    indirection_unit_bytes: Cited[Bytes]
+    dwpd: Cited[float]
+    warranty_years: Cited[float]
+    mtbf_hours: Cited[float]
+    uber_per_bit: Cited[float]
+
+    @model_validator(mode="after")
+    def _raw_covers_capacity(self) -> "DriveSpec":
+        if self.raw_nand_bytes.value < self.capacity_bytes.value:
+            raise ValueError("raw_nand_bytes must be at least capacity_bytes")
+        return self
+
+
+class CpuSpec(Spec):
+    model: str
+    sockets: int = Field(ge=1, le=8)
+    cores_per_socket: Cited[int]
+    threads_per_core: Cited[int]
+    base_clock_ghz: Cited[float]
+    boost_clock_ghz: Cited[float]
+
+
+class SlotSpec(Spec):
+    name: str
+    pcie_generation: int = Field(ge=3, le=6)
+    lanes: int = Field(ge=1, le=16)
+    socket: int = Field(ge=0)
+
+
+class PlatformSpec(Spec):
+    """A server: CPUs, memory, PCIe root ports, where drives and cards attach."""
+
+    name: str
+    kind: Literal["platform"] = "platform"
+    vendor: str
+    model: str
+    cpu: CpuSpec
+    memory_channels_per_socket: Cited[int]
+    memory_transfer_rate_mt_per_s: Cited[float]
+    memory_bytes: Cited[Bytes]
+    pcie_generation: Cited[int]
+    pcie_lanes_per_socket: Cited[int]
+    max_payload_bytes: Cited[Bytes]
+    inter_socket_bytes_per_s: Cited[BytesPerS] | None = None
+    drive_bays: Cited[int]
+    drive_bay_lanes: Cited[int]
+    slots: tuple[SlotSpec, ...] = ()
+    used_in: str | None = None
+
+    @property
+    def total_cores(self) -> int:
+        return self.cpu.sockets * self.cpu.cores_per_socket.value
+
+    @property
+    def memory_bytes_per_s_per_socket(self) -> float:
+        """DDR: 8 bytes per transfer per channel."""
+        return self.memory_channels_per_socket.value * self.memory_transfer_rate_mt_per_s.value * 1e6 * 8
+
+
+class EngineDeviceSpec(Spec):
+    """The engine's own device (GPU or RAID card): its link and advertised limits."""
+
+    product: str
+    pcie_generation: Cited[int]
+    lanes: Cited[int]
+    max_read_iops: Cited[Count] | None = None
+    max_write_iops: Cited[Count] | None = None
+    max_read_bytes_per_s: Cited[BytesPerS] | None = None
+    max_write_bytes_per_s: Cited[BytesPerS] | None = None
+    max_drives: Cited[int] | None = None
+    data_through_device: bool = Field(description="True when host data crosses the device's own link (hardware RAID)")
+
+
+EngineKind = Literal["none", "md", "lockless_cpu", "gpu", "hardware"]
+
+
+class EngineSpec(Spec):
+    """A RAID engine: what does the parity and I/O work, and its mechanism parameters."""
+
+    name: str
+    kind: Literal["engine"] = "engine"
+    engine_kind: EngineKind
+    vendor: str
+    product: str
+    levels: tuple[int, ...]
+    device: EngineDeviceSpec | None = None
+    parameters: dict[str, Cited[float]] = Field(default_factory=dict)
+
+
+# ---------------------------------------------------------------- scenario
+
+RaidLevel = Literal[0, 1, 5, 6, 10]
+MIN_DRIVES = {0: 2, 1: 2, 5: 3, 6: 4, 10: 2}
+PARITY_LAYOUTS = ("left-symmetric", "left-asymmetric", "right-symmetric", "right-asymmetric")
+LAYOUTS_BY_LEVEL = {0: ("none",), 1: ("none",), 5: PARITY_LAYOUTS, 6: PARITY_LAYOUTS, 10: ("near",)}
+DEFAULT_LAYOUT = {0: "none", 1: "none", 5: "left-symmetric", 6: "left-symmetric", 10: "near"}
+
+
+def _catalog(info: ValidationInfo) -> Any:
+    return (info.context or {}).get("catalog")
+
+
+class ArraySpec(Spec):
+    """The array: RAID level, member drives, strip (md's chunk) and layout, namespace per drive."""
+
+    level: RaidLevel
+    drive: str
+    drives: int = Field(ge=1, le=1024)
+    strip_bytes: Bytes = 512 * 1024
+    layout: str | None = None
+    near_copies: int = Field(default=2, ge=2, le=4)
+    namespace_bytes: Bytes | None = None
+    engine: str = "linux-md"
+
+    @field_validator("strip_bytes")
+    @classmethod
+    def _whole_pages(cls, value: int) -> int:
+        if value <= 0 or value % PAGE_BYTES:
+            raise ValueError(f"must be a positive multiple of 4 KiB (4096 bytes), got {value} bytes")
+        return value
+
+    @field_validator("drive")
+    @classmethod
+    def _known_drive(cls, value: str, info: ValidationInfo) -> str:
+        catalog = _catalog(info)
+        if catalog is not None and value not in catalog.drives:
+            raise ValueError(f"unknown drive {value!r}{suggestion_text(value, catalog.drives)} (see `nvsim catalog`)")
+        return value
+
+    @field_validator("engine")
+    @classmethod
+    def _known_engine(cls, value: str, info: ValidationInfo) -> str:
+        catalog = _catalog(info)
+        if catalog is not None and value not in catalog.engines:
+            raise ValueError(f"unknown engine {value!r}{suggestion_text(value, catalog.engines)} (see `nvsim catalog`)")
+        return value
+
+    @model_validator(mode="after")
+    def _level_rules(self, info: ValidationInfo) -> "ArraySpec":
+        need = 1 if self.engine == "none" else MIN_DRIVES[self.level]
+        if self.drives < need:
+            raise ValueError(f"drives: RAID{self.level} needs at least {need} drives, got {self.drives}")
+        allowed = LAYOUTS_BY_LEVEL[self.level]
+        if self.layout is not None and self.layout not in allowed:
+            raise ValueError(f"layout: RAID{self.level} allows {', '.join(allowed)}; got {self.layout!r}")
+        if self.level == 10 and self.drives < self.near_copies:
+            raise ValueError(f"drives: RAID10 with {self.near_copies} near copies needs at least {self.near_copies} drives")
+        catalog = _catalog(info)
+        if catalog is not None and self.drive in catalog.drives:
+            capacity = catalog.drives[self.drive].capacity_bytes.value
+            if self.namespace_bytes is not None and not 0 < self.namespace_bytes <= capacity:
+                raise ValueError(
+                    f"namespace_bytes: {format_bytes_decimal(self.namespace_bytes)} is larger than the drive "
+                    f"({self.drive}: {format_bytes_decimal(capacity)}); allowed: 1 byte to {format_bytes_decimal(capacity)}"
+                )
+            if self.strip_bytes > (self.namespace_bytes or capacity):
+                raise ValueError("strip_bytes: larger than the member namespace")
+        if catalog is not None and self.engine in catalog.engines:
+            engine = catalog.engines[self.engine]
+            if self.level not in engine.levels:
+                raise ValueError(f"engine: {self.engine} supports RAID levels {list(engine.levels)}, not {self.level}")
+            if engine.device and engine.device.max_drives and self.drives > engine.device.max_drives.value:
+                raise ValueError(f"drives: {self.engine} supports at most {engine.device.max_drives.value} drives, got {self.drives}")
+        return self
+
+    @property
+    def resolved_layout(self) -> str:
+        return self.layout or DEFAULT_LAYOUT[self.level]
+
+
+FioRw = Literal["read", "write", "randread", "randwrite", "rw", "readwrite", "randrw"]
+
+
+class WorkloadSpec(Spec):
+    """A fio-like job: the names and meanings follow fio (sizes binary for bare k/m/g as fio's)."""
+
+    name: str
+    rw: FioRw
+    bs: Bytes = 4096
+    iodepth: int = Field(default=1, ge=1, le=65536)
+    numjobs: int = Field(default=1, ge=1, le=65536)
+    rwmixread: int = Field(default=50, ge=0, le=100)
+    size: Bytes | None = None
+    offset_increment: Bytes = 0
+    runtime: Seconds | None = None
+    ramp_time: Seconds = 0.0
+    time_based: bool = False
+
+    @field_validator("bs")
+    @classmethod
+    def _sector_multiple(cls, value: int) -> int:
+        if value <= 0 or value % 512:
+            raise ValueError(f"must be a positive multiple of 512 bytes, got {value}")
+        return value
+
+    @property
+    def read_fraction(self) -> float:
+        if self.rw in ("read", "randread"):
+            return 1.0
+        if self.rw in ("write", "randwrite"):
+            return 0.0
+        return self.rwmixread / 100.0
+
+    @property
+    def is_random(self) -> bool:
+        return self.rw.startswith("rand")
+
+
+class ScenarioSpec(Spec):
+    """A runnable set-up: a platform, one array on it, the workloads to run, and the seed."""
+
+    name: str
+    description: str = ""
+    source: str | None = None
+    platform: str
+    array: ArraySpec
+    workloads: tuple[WorkloadSpec, ...] = ()
+    seed: int = Field(default=1, ge=0)
+
+    @field_validator("platform")
+    @classmethod
+    def _known_platform(cls, value: str, info: ValidationInfo) -> str:
+        catalog = _catalog(info)
+        if catalog is not None and value not in catalog.platforms:
+            raise ValueError(f"unknown platform {value!r}{suggestion_text(value, catalog.platforms)} (see `nvsim catalog`)")
+        return value

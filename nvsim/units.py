@@ -1,0 +1,120 @@
+"""Sizes, rates and counts written with units: "4KiB", "7.68 TB", "14.5 GB/s", "2,700K".
+
+Decimal (kB, MB, GB, TB, PB; k/M/G for counts) and binary (KiB, MiB, GiB, TiB, PiB) prefixes
+are kept apart. A bare fio-style suffix without "B" ("4k", "1m", "50G") follows fio's default
+``kb_base=1024`` and is binary, so fio job values mean what they mean to fio.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+DECIMAL_BYTE_UNITS = {"B": 1, "kB": 10**3, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12, "PB": 10**15}
+BINARY_BYTE_UNITS = {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40, "PiB": 2**50}
+FIO_BARE_UNITS = {"k": 2**10, "K": 2**10, "m": 2**20, "M": 2**20, "g": 2**30, "G": 2**30, "t": 2**40, "T": 2**40, "p": 2**50, "P": 2**50}
+COUNT_UNITS = {"": 1, "K": 10**3, "k": 10**3, "M": 10**6, "G": 10**9}
+TIME_UNITS_S = {"": 1.0, "ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
+
+_NUMBER_UNIT = re.compile(r"^\s*([-+]?[0-9][0-9,_]*(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)\s*([A-Za-zµ/]*)\s*$")
+
+ALLOWED_BYTE_UNITS = "B, kB/KB, MB, GB, TB, PB (decimal), KiB, MiB, GiB, TiB, PiB (binary), or fio-style k/m/g/t (binary)"
+
+
+def _split(text: str) -> tuple[float, str]:
+    match = _NUMBER_UNIT.match(text)
+    if not match:
+        raise ValueError(f"cannot read {text!r} as a number with a unit")
+    return float(match.group(1).replace(",", "").replace("_", "")), match.group(2)
+
+
+def parse_bytes(value: int | float | str) -> int:
+    """Bytes from 4096, "4KiB", "4 KB" (4000), "7.68 TB", or fio's "4k" (4096)."""
+    if isinstance(value, bool):
+        raise ValueError("a size must be a number of bytes or a string with a unit")
+    if isinstance(value, (int, float)):
+        if not math.isfinite(value) or value != int(value):
+            raise ValueError(f"a size in bytes must be a whole number, got {value!r}")
+        return int(value)
+    number, unit = _split(str(value))
+    for table in (DECIMAL_BYTE_UNITS, BINARY_BYTE_UNITS, FIO_BARE_UNITS):
+        if unit in table:
+            result = number * table[unit]
+            if abs(result - round(result)) > 1e-6 * max(1.0, result):
+                raise ValueError(f"{value!r} is not a whole number of bytes")
+            return int(round(result))
+    if unit == "":
+        return parse_bytes(number)
+    raise ValueError(f"unknown size unit {unit!r} in {value!r}; allowed: {ALLOWED_BYTE_UNITS}")
+
+
+def parse_bytes_per_s(value: int | float | str) -> float:
+    """Bytes per second from "14.5 GB/s", "3 GiB/s", "600000 KB/s" or a plain number."""
+    if isinstance(value, bool):
+        raise ValueError("a rate must be a number of bytes per second or a string such as '14.5 GB/s'")
+    if isinstance(value, (int, float)):
+        return float(value)
+    text = str(value).strip()
+    if not text.endswith("/s"):
+        raise ValueError(f"a rate needs '/s' (e.g. '14.5 GB/s'), got {value!r}")
+    number, unit = _split(text[:-2])
+    for table in (DECIMAL_BYTE_UNITS, BINARY_BYTE_UNITS):
+        if unit in table:
+            return number * table[unit]
+    raise ValueError(f"unknown rate unit {unit!r}/s in {value!r}; allowed: {ALLOWED_BYTE_UNITS} per second")
+
+
+def parse_count(value: int | float | str) -> float:
+    """Plain counts with decimal suffixes: "2,700K" -> 2.7e6, "28M" -> 2.8e7, "310K IOPS"."""
+    if isinstance(value, bool):
+        raise ValueError("a count must be a number")
+    if isinstance(value, (int, float)):
+        return float(value)
+    text = str(value).strip()
+    for word in ("IOPS", "iops"):
+        if text.endswith(word):
+            text = text[: -len(word)].strip()
+    number, unit = _split(text)
+    if unit not in COUNT_UNITS:
+        raise ValueError(f"unknown count suffix {unit!r} in {value!r}; allowed: K, M, G (decimal)")
+    return number * COUNT_UNITS[unit]
+
+
+def parse_seconds(value: int | float | str) -> float:
+    """Seconds from 300, "300s", "5m" (fio: minutes), "250us", "2h"."""
+    if isinstance(value, bool):
+        raise ValueError("a duration must be a number of seconds or a string such as '300s'")
+    if isinstance(value, (int, float)):
+        return float(value)
+    number, unit = _split(str(value))
+    if unit not in TIME_UNITS_S:
+        raise ValueError(f"unknown time unit {unit!r} in {value!r}; allowed: {', '.join(TIME_UNITS_S)}")
+    return number * TIME_UNITS_S[unit]
+
+
+def format_bytes_decimal(n_bytes: float, digits: int = 2) -> str:
+    """'675.84 TB' style, powers of 1000."""
+    for unit, factor in (("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if abs(n_bytes) >= factor:
+            return f"{n_bytes / factor:.{digits}f} {unit}"
+    return f"{n_bytes:.0f} B"
+
+
+def format_bytes_binary(n_bytes: float, digits: int = 2) -> str:
+    """'614.67 TiB' style, powers of 1024."""
+    for unit, factor in (("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if abs(n_bytes) >= factor:
+            return f"{n_bytes / factor:.{digits}f} {unit}"
+    return f"{n_bytes:.0f} B"
+
+
+def format_rate_decimal(bytes_per_s: float) -> str:
+    return format_bytes_decimal(bytes_per_s) + "/s"
+
+
+def format_count(value: float) -> str:
+    """'28.52M', '310.0K'."""
+    for suffix, factor in (("G", 1e9), ("M", 1e6), ("K", 1e3)):
+        if abs(value) >= factor:
+            return f"{value / factor:,.2f}{suffix}"
+    return f"{value:,.0f}"

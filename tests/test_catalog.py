@@ -1,0 +1,89 @@
+from pathlib import Path
+
+import pytest
+import yaml
+
+from nvsim.catalog import Catalog, iter_cited, load_catalog
+from nvsim.errors import InputError
+from nvsim.specs import DriveSpec, PlatformSpec
+
+MODELS = Path(__file__).resolve().parent.parent / "models"
+REQUIRED = {
+    "drives": {"kioxia-cm7-r-3.84tb", "kioxia-cm7-r-7.68tb", "kioxia-cm7-v-6.4tb", "solidigm-d5-p5336-61.44tb", "intel-d7-p5510-3.84tb"},
+    "platforms": {"supermicro-as-2125hs-tnr", "supermicro-as-1125hs-tnr", "asus-rs520a-e12-rs24u", "dell-poweredge-r750", "supermicro-sys-120u-tnr"},
+    "links": {"pcie-gen3", "pcie-gen4", "pcie-gen5"},
+}
+
+
+def test_catalog_has_every_entry_of_the_reference_documents(catalog: Catalog):
+    for section, names in REQUIRED.items():
+        assert names <= set(getattr(catalog, section)), section
+
+
+def test_every_source_key_resolves_in_the_bibliography(catalog: Catalog):
+    used = {cited.source for _, entry in catalog.entries() for _, cited in iter_cited(entry)}
+    assert used and used <= set(catalog.bibliography)
+
+
+def _numbers_outside_cited(value, path=""):
+    """Plain numbers in a raw YAML entry that are not the `value` of a cited mapping."""
+    if isinstance(value, dict):
+        if {"value", "source", "basis"} <= set(value):
+            return []
+        return [p for k, v in value.items() for p in _numbers_outside_cited(v, f"{path}.{k}")]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _numbers_outside_cited(v, f"{path}[{i}]")]
+    return [path] if isinstance(value, (int, float)) and not isinstance(value, bool) else []
+
+
+ALLOWED_PLAIN = {".generation", ".cpu.sockets", ".levels[0]", ".levels[1]", ".levels[2]", ".levels[3]", ".levels[4]"}
+
+
+@pytest.mark.parametrize("path", sorted(MODELS.glob("*/*.yaml")), ids=lambda p: p.name)
+def test_every_catalog_number_carries_source_and_basis(path: Path):
+    raw = yaml.safe_load(path.read_text())
+    plain = [p for p in _numbers_outside_cited(raw) if p not in ALLOWED_PLAIN and not p.startswith(".slots")]
+    assert plain == [], f"uncited numbers in {path.name}: {plain}"
+
+
+def test_unknown_source_key_is_refused(tmp_path: Path):
+    import shutil
+    shutil.copytree(MODELS, tmp_path / "models")
+    drive = tmp_path / "models/drives/kioxia-cm7-r-3.84tb.yaml"
+    drive.write_text(drive.read_text().replace("source: kioxia-cm7-brief, basis: datasheet}", "source: kioxia-cm7-brif, basis: datasheet}", 1))
+    with pytest.raises(InputError, match="kioxia-cm7-brif.*did you mean 'kioxia-cm7-brief'"):
+        load_catalog(tmp_path / "models")
+
+
+def test_unknown_key_in_catalog_entry_is_refused(tmp_path: Path):
+    import shutil
+    shutil.copytree(MODELS, tmp_path / "models")
+    drive = tmp_path / "models/drives/intel-d7-p5510-3.84tb.yaml"
+    drive.write_text(drive.read_text() + "colour: blue\n")
+    with pytest.raises(InputError, match="colour: unknown key"):
+        load_catalog(tmp_path / "models")
+
+
+def test_typed_values_are_in_canonical_units(catalog: Catalog):
+    drive: DriveSpec = catalog.drives["kioxia-cm7-r-7.68tb"]
+    assert drive.capacity_bytes.value == 7_680_000_000_000
+    assert drive.raw_nand_bytes.value == 8 * 2**40
+    assert drive.seq_read_bytes_per_s.value == pytest.approx(14e9)
+    assert drive.rand_read_iops.value == pytest.approx(2.7e6)
+    platform: PlatformSpec = catalog.platforms["supermicro-as-2125hs-tnr"]
+    assert platform.total_cores == 192  # seed 000: "a total of 192 physical cores"
+    assert platform.memory_bytes_per_s_per_socket == pytest.approx(12 * 4800e6 * 8)
+
+
+def test_catalog_commands(cli):
+    listing = cli("catalog")
+    assert listing.returncode == 0
+    for name in ("kioxia-cm7-r-3.84tb", "dell-poweredge-r750", "pcie-gen5", "graid-supremeraid-sr1010"):
+        assert name in listing.stdout
+    only = cli("catalog", "--kind", "links")
+    assert "pcie-gen4" in only.stdout and "kioxia" not in only.stdout
+    show = cli("catalog", "show", "intel-d7-p5510-3.84tb")
+    assert show.returncode == 0 and "rand_write_iops" in show.stdout and "intel-d7-p5510-brief" in show.stdout
+    assert "Intel SSD D7-P5510 Series product brief" in show.stdout
+    missing = cli("catalog", "show", "kioxia-cm7-r-3.84")
+    assert missing.returncode == 2 and "did you mean 'kioxia-cm7-r-3.84tb'" in missing.stderr

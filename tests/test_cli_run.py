@@ -1,0 +1,48 @@
+import json
+
+from nvsim.io import write_text_atomic
+
+
+def test_run_default_scenario_prints_capacity_and_bounds(cli):
+    result = cli("run", "scenarios/graid-gen5-raid6")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "84.48 TB" in out and "TiB" in out
+    for metric in ("4K random read", "4K random write", "sequential read", "sequential write"):
+        assert metric in out
+    assert "limited by" in out
+
+
+def test_run_json_is_machine_readable(cli, tmp_path):
+    result = cli("run", "scenarios/graid-gen5-raid6", "--json")
+    data = json.loads(result.stdout)
+    assert data["capacity"]["usable_bytes"] == 84_480_000_000_000
+    assert {b["metric"] for b in data["bounds"]} == {"4K random read", "4K random write", "sequential read", "sequential write"}
+    assert all(b["limited_by"] for b in data["bounds"])
+    target = tmp_path / "out" / "result.json"
+    written = cli("run", "scenarios/graid-gen5-raid6", "--json", "-o", str(target))
+    assert written.returncode == 0 and json.loads(target.read_text()) == data
+    assert [p.name for p in target.parent.iterdir()] == ["result.json"]  # no temp files left behind
+
+
+def test_every_command_has_help(cli):
+    for args in (["--help"], ["run", "--help"], ["catalog", "--help"], ["catalog", "show", "--help"], ["validate", "--help"]):
+        result = cli(*args)
+        assert result.returncode == 0 and "Usage" in result.stdout, args
+    assert "usable capacity" in cli("run", "--help").stdout.lower()
+
+
+def test_atomic_write_leaves_old_file_when_writing_fails(tmp_path):
+    target = tmp_path / "x.txt"
+    write_text_atomic(target, "old")
+
+    class Boom(str):
+        def __str__(self):
+            raise RuntimeError
+
+    try:
+        write_text_atomic(target, object())  # type: ignore[arg-type]
+    except Exception:
+        pass
+    assert target.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.txt"]

@@ -1,0 +1,94 @@
+"""Every bad input named in the foundation issue: one line naming the field, exit status 2, no traceback."""
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from nvsim.errors import InputError
+from nvsim.scenario import parse_scenario
+
+BASE = {
+    "name": "t", "platform": "supermicro-as-2125hs-tnr",
+    "array": {"level": 6, "drive": "kioxia-cm7-r-3.84tb", "drives": 24, "strip_bytes": "4KiB", "engine": "linux-md"},
+    "workloads": [{"name": "w", "rw": "randread", "bs": "4k", "iodepth": 32, "numjobs": 4}],
+}
+
+
+def with_changes(**array_or_workload):
+    import copy
+    data = copy.deepcopy(BASE)
+    for key, value in array_or_workload.items():
+        target, field = key.split("__")
+        if target == "array":
+            data["array"][field] = value
+        elif target == "workload":
+            data["workloads"][0][field] = value
+        else:
+            data[field] = value
+    return data
+
+
+CASES = [
+    ("raid6-3-drives", with_changes(array__drives=3), "array", "RAID6 needs at least 4 drives, got 3"),
+    ("strip-not-4k", with_changes(array__strip_bytes="6KiB"), "array.strip_bytes", "multiple of 4 KiB"),
+    ("namespace-too-big", with_changes(array__namespace_bytes="4 TB"), "array", "larger than the drive"),
+    ("unknown-drive", with_changes(array__drive="kioxia-cm7r-3.84"), "array.drive", "did you mean 'kioxia-cm7-r-3.84tb'"),
+    ("iodepth-0", with_changes(workload__iodepth=0), "workloads[0].iodepth", "greater than or equal to 1"),
+    ("unknown-key", with_changes(array__stripe="4KiB"), "array.stripe", "did you mean 'strip_bytes'"),
+    ("unknown-engine", with_changes(array__engine="md"), "array.engine", "unknown engine"),
+    ("unknown-platform", with_changes(top__platform="supermicro-as-2125"), "platform", "did you mean"),
+    ("bad-layout", with_changes(array__layout="diagonal"), "array", "layout: RAID6 allows left-symmetric"),
+    ("bad-size-unit", with_changes(array__strip_bytes="4 parsecs"), "array.strip_bytes", "unknown size unit"),
+]
+
+
+@pytest.mark.parametrize("name, data, field, phrase", CASES, ids=[c[0] for c in CASES])
+def test_bad_scenario_gives_one_line_naming_the_field(name, data, field, phrase):
+    with pytest.raises(InputError) as info:
+        parse_scenario(data)
+    message = str(info.value)
+    assert "\n" not in message
+    assert message.startswith(field), message
+    assert phrase in message, message
+
+
+def test_a_good_scenario_parses_and_is_frozen():
+    spec = parse_scenario(BASE)
+    assert spec.array.strip_bytes == 4096 and spec.workloads[0].bs == 4096
+    with pytest.raises(Exception):
+        spec.array.drives = 3  # frozen
+
+
+@pytest.mark.parametrize("name, data, field, phrase", CASES[:6], ids=[c[0] for c in CASES[:6]])
+def test_cli_exit_status_2_and_no_traceback(tmp_path: Path, cli, name, data, field, phrase):
+    import yaml
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(data))
+    result = cli("run", str(path))
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr and phrase in lines[0] and str(path) in lines[0]
+    assert result.stdout == ""
+
+
+def test_yaml_syntax_error_names_the_line(tmp_path: Path, cli):
+    path = tmp_path / "broken.yaml"
+    path.write_text(textwrap.dedent("""\
+        name: x
+        array:
+          level: 6
+         drives: 3
+        """))
+    result = cli("run", str(path))
+    assert result.returncode == 2
+    assert "line 4" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_missing_file_and_usage_errors_are_one_line(cli):
+    for args in (["run", "no/such/scenario.yaml"], ["run"], ["frobnicate"], ["catalog", "--kind", "drivez"]):
+        result = cli(*args)
+        assert result.returncode == 2, (args, result.stderr)
+        assert len(result.stderr.strip().splitlines()) == 1, (args, result.stderr)
+        assert "Traceback" not in result.stderr

@@ -1,0 +1,42 @@
+import pytest
+from hypothesis import given, strategies as st
+
+from nvsim.units import format_bytes_binary, format_bytes_decimal, parse_bytes, parse_bytes_per_s, parse_count, parse_seconds
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("4KiB", 4096), ("4 KiB", 4096), ("4KB", 4000), ("4 kB", 4000), ("4k", 4096), ("1m", 2**20),
+    ("50G", 50 * 2**30), ("7.68 TB", 7_680_000_000_000), ("8 TiB", 8 * 2**40), ("512", 512), (4096, 4096),
+    ("9600G", 9600 * 2**30), ("1,024", 1024),
+])
+def test_parse_bytes_keeps_decimal_and_binary_apart(text, expected):
+    assert parse_bytes(text) == expected
+
+
+@pytest.mark.parametrize("bad", ["4 furlongs", "KiB", "", "1.5B", 1.5, True, "4 Kib"])
+def test_parse_bytes_rejects_nonsense(bad):
+    with pytest.raises(ValueError):
+        parse_bytes(bad)
+
+
+def test_rates_counts_and_times():
+    assert parse_bytes_per_s("14.5 GB/s") == pytest.approx(14.5e9)
+    assert parse_bytes_per_s("260 GiB/s") == pytest.approx(260 * 2**30)
+    assert parse_bytes_per_s("600000 KB/s") == pytest.approx(6e8)
+    assert parse_count("2,700K") == pytest.approx(2.7e6)
+    assert parse_count("28M") == pytest.approx(2.8e7)
+    assert parse_count("310K IOPS") == pytest.approx(3.1e5)
+    assert parse_seconds("300") == 300 and parse_seconds("5m") == 300 and parse_seconds("250us") == pytest.approx(2.5e-4)
+    with pytest.raises(ValueError):
+        parse_bytes_per_s("14.5 GB")
+
+
+@given(st.integers(min_value=1, max_value=2**50))
+def test_whole_bytes_round_trip_through_both_prefix_systems(n):
+    assert parse_bytes(f"{n}B") == n
+    assert parse_bytes(f"{n / 2**10}KiB") == pytest.approx(n, rel=1e-9, abs=1) if n % 1024 == 0 else True
+
+
+def test_formatting_uses_the_prefix_it_names():
+    assert format_bytes_decimal(675.84e12) == "675.84 TB"
+    assert format_bytes_binary(2**40) == "1.00 TiB"
