@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-SCENARIO ?= scenarios/default
+SCENARIO ?= scenarios/graid-gen5-raid6
 
 .PHONY: setup run test system-packages bench clean
 
