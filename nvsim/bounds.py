@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 
 from .catalog import Catalog, default_catalog
 from .pcie import PcieLink
+from .platform import PlatformModel
 from .raid import data_copies, full_stripe_write_bytes_per_host_byte, parity_members, small_write_ops, usable_capacity_bytes
 from .specs import DriveSpec, EngineSpec, PlatformSpec, ScenarioSpec
 
@@ -115,6 +116,23 @@ def array_bounds(scenario: ScenarioSpec, catalog: Catalog | None = None) -> Boun
           Limit(links, n * link.nvme_data_bytes_per_s(SEQUENTIAL_MEMBER_IO_BYTES, True))]
     sw = [Limit(media, n * drive.seq_write_bytes_per_s.value / write_factor),
           Limit(links, n * link.nvme_data_bytes_per_s(SEQUENTIAL_MEMBER_IO_BYTES, False) / write_factor)]
+
+    # The platform: host cores submitting and completing (fio's libaio cost), root ports, DRAM, and
+    # the inter-socket link for the share of traffic that crosses it.
+    host = PlatformModel(platform, scenario.placement, n, catalog)
+    cores = f"{host.cores} host cores (libaio submit+complete)"
+    rr.append(Limit(cores, host.host_cpu_iops("libaio", RANDOM_IO_BYTES)))
+    rw.append(Limit(cores, host.host_cpu_iops("libaio", RANDOM_IO_BYTES)))
+    ports = f"PCIe root ports of {len(set(host.drive_sockets))} socket(s)"
+    sr.append(Limit(ports, host.root_ports_bytes_per_s(SEQUENTIAL_MEMBER_IO_BYTES, True)))
+    sw.append(Limit(ports, host.root_ports_bytes_per_s(SEQUENTIAL_MEMBER_IO_BYTES, False) / write_factor))
+    memory = f"DRAM of {len(set(host.job_sockets))} socket(s)"
+    sr.append(Limit(memory, host.memory_bytes_per_s()))
+    sw.append(Limit(memory, host.memory_bytes_per_s()))
+    crossing = host.inter_socket_bytes_per_s()
+    if crossing is not None:
+        sr.append(Limit("inter-socket link", crossing))
+        sw.append(Limit("inter-socket link", crossing))
 
     if engine.device is not None:
         device = engine.device

@@ -17,7 +17,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from .errors import InputError, from_validation_error, suggestion_text
-from .specs import Cited, DriveSpec, EngineSpec, PcieGenerationSpec, PlatformSpec
+from .specs import Cited, DriveSpec, EngineSpec, HostIoSpec, PcieGenerationSpec, PlatformSpec
 
 DEFAULT_CATALOG_DIR = Path(__file__).resolve().parent.parent / "models"
 SECTIONS: dict[str, type[BaseModel]] = {
@@ -25,6 +25,7 @@ SECTIONS: dict[str, type[BaseModel]] = {
     "links": PcieGenerationSpec,
     "platforms": PlatformSpec,
     "engines": EngineSpec,
+    "host_io": HostIoSpec,
 }
 
 
@@ -61,6 +62,7 @@ class Catalog:
     links: dict[str, PcieGenerationSpec] = field(default_factory=dict)
     platforms: dict[str, PlatformSpec] = field(default_factory=dict)
     engines: dict[str, EngineSpec] = field(default_factory=dict)
+    host_io: dict[str, HostIoSpec] = field(default_factory=dict)
     bibliography: dict[str, Source] = field(default_factory=dict)
     files: dict[str, Path] = field(default_factory=dict)
 

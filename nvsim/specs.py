@@ -167,6 +167,18 @@ class EngineDeviceSpec(Spec):
     data_through_device: bool = Field(description="True when host data crosses the device's own link (hardware RAID)")
 
 
+class HostIoSpec(Spec):
+    """A host I/O path (fio ioengine): CPU time a core spends per I/O, at a reference clock."""
+
+    name: str
+    kind: Literal["host_io"] = "host_io"
+    description: str
+    submit_us: Cited[float]
+    complete_us: Cited[float]
+    per_page_us: Cited[float]
+    reference_clock_ghz: Cited[float]
+
+
 EngineKind = Literal["none", "md", "lockless_cpu", "gpu", "hardware"]
 
 
@@ -281,6 +293,15 @@ class WorkloadSpec(Spec):
     runtime: Seconds | None = None
     ramp_time: Seconds = 0.0
     time_based: bool = False
+    ioengine: str = "libaio"
+
+    @field_validator("ioengine")
+    @classmethod
+    def _known_ioengine(cls, value: str, info: ValidationInfo) -> str:
+        catalog = _catalog(info)
+        if catalog is not None and value not in catalog.host_io:
+            raise ValueError(f"unknown ioengine {value!r}{suggestion_text(value, catalog.host_io)} allowed: {', '.join(sorted(catalog.host_io))}")
+        return value
 
     @field_validator("bs")
     @classmethod
@@ -302,6 +323,18 @@ class WorkloadSpec(Spec):
         return self.rw.startswith("rand")
 
 
+class PlacementSpec(Spec):
+    """Where things hang: the socket of each drive, of the engine's card, and where jobs run.
+
+    Default: drives spread evenly over the sockets (first half on socket 0), the engine card on
+    socket 0, jobs on every socket.
+    """
+
+    drive_sockets: tuple[int, ...] | None = None
+    engine_socket: int = Field(default=0, ge=0)
+    job_sockets: tuple[int, ...] | None = None
+
+
 class ScenarioSpec(Spec):
     """A runnable set-up: a platform, one array on it, the workloads to run, and the seed."""
 
@@ -310,8 +343,25 @@ class ScenarioSpec(Spec):
     source: str | None = None
     platform: str
     array: ArraySpec
+    placement: PlacementSpec = PlacementSpec()
     workloads: tuple[WorkloadSpec, ...] = ()
     seed: int = Field(default=1, ge=0)
+
+    @model_validator(mode="after")
+    def _placement_fits(self, info: ValidationInfo) -> "ScenarioSpec":
+        catalog = _catalog(info)
+        if catalog is None or self.platform not in catalog.platforms:
+            return self
+        sockets = catalog.platforms[self.platform].cpu.sockets
+        place = self.placement
+        if place.drive_sockets is not None and len(place.drive_sockets) != self.array.drives:
+            raise ValueError(f"placement.drive_sockets: give one socket per drive ({self.array.drives}), got {len(place.drive_sockets)}")
+        for label, values in (("drive_sockets", place.drive_sockets or ()), ("job_sockets", place.job_sockets or ()),
+                              ("engine_socket", (place.engine_socket,))):
+            bad = [v for v in values if not 0 <= v < sockets]
+            if bad:
+                raise ValueError(f"placement.{label}: socket {bad[0]} does not exist; {self.platform} has sockets 0..{sockets - 1}")
+        return self
 
     @field_validator("platform")
     @classmethod

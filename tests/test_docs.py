@@ -13,7 +13,7 @@ def test_generated_doc_tables_match_the_models():
 def test_architecture_doc_states_the_pipeline_in_one_line():
     text = (ROOT / "docs/architecture.md").read_text()
     assert "Pipeline:" in text
-    for module in ("specs", "catalog", "pcie", "raid", "bounds", "validation", "cli"):
+    for module in ("specs", "catalog", "pcie", "platform", "raid", "bounds", "validation", "cli"):
         assert f"nvsim/{module}.py" in text, module
 
 

@@ -1,0 +1,117 @@
+"""Platform model: cores and their per-I/O cost, memory, PCIe root ports, the inter-socket link,
+and which socket each device hangs from.
+
+Pure functions first (each a line of arithmetic with its physical meaning), then ``PlatformModel``
+holding one platform with one placement, which the bounds, the fluid solver and the simulator use.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .catalog import Catalog
+from .pcie import PcieLink
+from .specs import HostIoSpec, PlacementSpec, PlatformSpec
+
+PAGE_BYTES = 4096
+
+
+def host_io_cpu_s(host_io: HostIoSpec, io_bytes: int, clock_ghz: float) -> float:
+    """Core-seconds one host I/O costs (submit + complete + per-page mapping), scaled to the core's clock."""
+    pages = max(1, math.ceil(io_bytes / PAGE_BYTES))
+    at_reference_us = host_io.submit_us.value + host_io.complete_us.value + pages * host_io.per_page_us.value
+    return at_reference_us * 1e-6 * host_io.reference_clock_ghz.value / clock_ghz
+
+
+def balanced_sockets(count: int, sockets: int) -> tuple[int, ...]:
+    """Devices spread evenly, in blocks: the first ``count/sockets`` on socket 0, and so on."""
+    per_socket = math.ceil(count / sockets)
+    return tuple(min(i // per_socket, sockets - 1) for i in range(count))
+
+
+def cross_socket_fraction(device_sockets: tuple[int, ...], job_sockets: tuple[int, ...], sockets: int) -> float:
+    """Share of I/Os whose data crosses the inter-socket link when jobs and devices are each uniform
+    over their sockets: 1 - sum_s P(device on s) P(job on s)."""
+    if sockets == 1:
+        return 0.0
+    p_dev = [device_sockets.count(s) / len(device_sockets) for s in range(sockets)]
+    p_job = [job_sockets.count(s) / len(job_sockets) for s in range(sockets)]
+    return 1.0 - sum(d * j for d, j in zip(p_dev, p_job))
+
+
+@dataclass(frozen=True)
+class PlatformModel:
+    """One platform and one placement of drives, engine card and jobs on its sockets."""
+
+    spec: PlatformSpec
+    placement: PlacementSpec
+    drives: int
+    catalog: Catalog
+
+    @property
+    def sockets(self) -> int:
+        return self.spec.cpu.sockets
+
+    @property
+    def cores(self) -> int:
+        return self.spec.total_cores
+
+    @property
+    def clock_ghz(self) -> float:
+        """Sustained all-core clock: the base clock (turbo headroom is not counted on)."""
+        return self.spec.cpu.base_clock_ghz.value
+
+    @property
+    def drive_sockets(self) -> tuple[int, ...]:
+        return self.placement.drive_sockets or balanced_sockets(self.drives, self.sockets)
+
+    @property
+    def job_sockets(self) -> tuple[int, ...]:
+        return self.placement.job_sockets or tuple(range(self.sockets))
+
+    def root_port_link(self) -> PcieLink:
+        """All the PCIe lanes of one socket, seen as one wide link (its aggregate bandwidth)."""
+        gen = self.catalog.pcie(self.spec.pcie_generation.value)
+        lanes = self.spec.pcie_lanes_per_socket.value
+        width = 16
+        link = PcieLink(gen, width, self.spec.max_payload_bytes.value)
+        return _Scaled(link, lanes / width)
+
+    def host_io_cpu_s(self, host_io: str, io_bytes: int) -> float:
+        return host_io_cpu_s(self.catalog.host_io[host_io], io_bytes, self.clock_ghz)
+
+    def host_cpu_iops(self, host_io: str, io_bytes: int) -> float:
+        """Host I/Os per second all cores can submit and complete (fio's own cost, no RAID engine)."""
+        return self.cores / self.host_io_cpu_s(host_io, io_bytes)
+
+    def memory_bytes_per_s(self) -> float:
+        """DRAM bandwidth of the sockets that hold the I/O buffers (jobs' sockets)."""
+        return len(set(self.job_sockets)) * self.spec.memory_bytes_per_s_per_socket
+
+    def root_ports_bytes_per_s(self, transfer_bytes: int, is_read: bool) -> float:
+        """Data bandwidth the root ports of the drives' sockets carry, for member I/Os of one size."""
+        used = len(set(self.drive_sockets))
+        return used * self.root_port_link().nvme_data_bytes_per_s(transfer_bytes, is_read)
+
+    def inter_socket_bytes_per_s(self) -> float | None:
+        """Host data bandwidth before the inter-socket link saturates (None: one socket or no crossing)."""
+        link = self.spec.inter_socket_bytes_per_s
+        fraction = cross_socket_fraction(self.drive_sockets, self.job_sockets, self.sockets)
+        if link is None or fraction <= 0:
+            return None
+        return link.value / fraction
+
+
+@dataclass(frozen=True)
+class _Scaled:
+    """A PcieLink whose rates are multiplied by a factor (a socket's 64 or 128 lanes as one link)."""
+
+    link: PcieLink
+    factor: float
+
+    def nvme_data_bytes_per_s(self, transfer_bytes: int, is_read: bool) -> float:
+        return self.factor * self.link.nvme_data_bytes_per_s(transfer_bytes, is_read)
+
+    def nvme_iops(self, transfer_bytes: int, is_read: bool) -> float:
+        return self.factor * self.link.nvme_iops(transfer_bytes, is_read)
