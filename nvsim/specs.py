@@ -208,6 +208,15 @@ def _catalog(info: ValidationInfo) -> Any:
     return (info.context or {}).get("catalog")
 
 
+def _known_name(value: str, info: ValidationInfo, section: str, label: str) -> str:
+    """Refuse a name the catalog does not have, suggesting close ones (no catalog: no check)."""
+    catalog = _catalog(info)
+    if catalog is not None and value not in getattr(catalog, section):
+        known = getattr(catalog, section)
+        raise ValueError(f"unknown {label} {value!r}{suggestion_text(value, known)} allowed: {', '.join(sorted(known))}")
+    return value
+
+
 class ArraySpec(Spec):
     """The array: RAID level, member drives, strip (md's chunk) and layout, namespace per drive."""
 
@@ -230,18 +239,12 @@ class ArraySpec(Spec):
     @field_validator("drive")
     @classmethod
     def _known_drive(cls, value: str, info: ValidationInfo) -> str:
-        catalog = _catalog(info)
-        if catalog is not None and value not in catalog.drives:
-            raise ValueError(f"unknown drive {value!r}{suggestion_text(value, catalog.drives)} (see `nvsim catalog`)")
-        return value
+        return _known_name(value, info, "drives", "drive")
 
     @field_validator("engine")
     @classmethod
     def _known_engine(cls, value: str, info: ValidationInfo) -> str:
-        catalog = _catalog(info)
-        if catalog is not None and value not in catalog.engines:
-            raise ValueError(f"unknown engine {value!r}{suggestion_text(value, catalog.engines)} (see `nvsim catalog`)")
-        return value
+        return _known_name(value, info, "engines", "engine")
 
     @model_validator(mode="after")
     def _level_rules(self, info: ValidationInfo) -> "ArraySpec":
@@ -298,10 +301,7 @@ class WorkloadSpec(Spec):
     @field_validator("ioengine")
     @classmethod
     def _known_ioengine(cls, value: str, info: ValidationInfo) -> str:
-        catalog = _catalog(info)
-        if catalog is not None and value not in catalog.host_io:
-            raise ValueError(f"unknown ioengine {value!r}{suggestion_text(value, catalog.host_io)} allowed: {', '.join(sorted(catalog.host_io))}")
-        return value
+        return _known_name(value, info, "host_io", "ioengine")
 
     @field_validator("bs")
     @classmethod
@@ -366,7 +366,4 @@ class ScenarioSpec(Spec):
     @field_validator("platform")
     @classmethod
     def _known_platform(cls, value: str, info: ValidationInfo) -> str:
-        catalog = _catalog(info)
-        if catalog is not None and value not in catalog.platforms:
-            raise ValueError(f"unknown platform {value!r}{suggestion_text(value, catalog.platforms)} (see `nvsim catalog`)")
-        return value
+        return _known_name(value, info, "platforms", "platform")
