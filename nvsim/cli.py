@@ -152,6 +152,17 @@ def validate(
         raise typer.Exit(1)
 
 
+@app.command()
+def calibrate() -> None:
+    """Re-run the declared fits on their published numbers and show them beside the values in use."""
+    from .calibrate import DECLARED_FITS, fit_all
+
+    values = fit_all()
+    for fit in DECLARED_FITS:
+        now, used = values[fit.parameter]
+        console.print(f"{fit.parameter} = {now:.4g} (in use: {used:.4g}, {fit.where}); fitted on {', '.join(fit.published_ids)}: {fit.why}")
+
+
 def main(argv: Optional[list[str]] = None) -> None:
     """Entry point: run the app, turning input errors into one line and exit status 2."""
     try:

@@ -131,8 +131,12 @@ def predict_metric(scenario: ScenarioSpec, workload: WorkloadSpec | None, metric
     return None if values is None else values.get(metric)
 
 
-def compare_all(root: Path | None = None, catalog: Catalog | None = None, fitted_ids: frozenset[str] = frozenset()) -> list[Comparison]:
+def compare_all(root: Path | None = None, catalog: Catalog | None = None, fitted_ids: frozenset[str] | None = None) -> list[Comparison]:
+    """Every published number re-predicted; ``fitted_ids`` defaults to the declared calibration step's."""
+    from .calibrate import fitted_ids as declared
+
     catalog = catalog or default_catalog()
+    fitted_ids = declared() if fitted_ids is None else fitted_ids
     out: list[Comparison] = []
     for path in published_files(root):
         published = load_published(path)
@@ -142,15 +146,18 @@ def compare_all(root: Path | None = None, catalog: Catalog | None = None, fitted
                 cache[number.scenario] = load_scenario(path.parent / number.scenario, catalog)
             scenario = cache[number.scenario]
             predicted = predict_metric(scenario, _workload(scenario, number.workload), number.metric, catalog)
-            out.append(Comparison(path.parent.name, number, predicted, number.id in fitted_ids))
+            out.append(Comparison(path.parent.name, number, predicted, f"{path.parent.name}/{number.id}" in fitted_ids))
     return out
 
 
 def summary(comparisons: list[Comparison]) -> dict:
     modelled = [c for c in comparisons if c.predicted is not None and c.number.tolerance.relative is not None]
     errors = [abs(c.error) for c in modelled]
+    predicted = [abs(c.error) for c in modelled if not c.fitted]
     return {
         "numbers": len(comparisons),
+        "fitted": sum(c.fitted for c in comparisons),
+        "median_relative_error_of_predictions": statistics.median(predicted) if predicted else None,
         "modelled": sum(c.predicted is not None for c in comparisons),
         "out_of_tolerance": sum(c.status == "OUT" for c in comparisons),
         "median_relative_error": statistics.median(errors) if errors else None,

@@ -43,3 +43,12 @@ def test_model_code_never_reads_published_files():
     readers = sorted(p.name for p in package.rglob("*.py")
                      if p.name not in allowed and any(word in p.read_text() for word in ("published.yaml", "load_published", "compare_all")))
     assert readers == [], readers
+
+
+def test_declared_fits_are_labelled_fitted_and_reproduce():
+    from nvsim.calibrate import fit_all, fitted_ids
+    comparisons = compare_all()
+    labelled = {f"{c.scenario_dir}/{c.number.id}" for c in comparisons if c.fitted}
+    assert labelled == set(fitted_ids())
+    for fitted_now, in_use in fit_all().values():
+        assert fitted_now == pytest.approx(in_use, rel=0.02)

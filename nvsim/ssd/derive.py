@@ -1,0 +1,147 @@
+"""Datasheet figures -> internal SSD parameters, each with its physical meaning and derivation.
+
+The drive is a controller in front of a pool of NAND dies. Every I/O occupies the pool for some
+die time; the pool's capacity is ``nand_dies`` die-seconds per second. What the datasheet gives and
+what each figure sets (docs/models/ssd.md has the full derivation):
+
+* ``seq_write_bytes_per_s`` (128 KiB sequential, WAF = 1, no GC): the NAND program bandwidth, so
+  a 4 KiB program occupies ``nand_dies * 4096 / seq_write`` die-microseconds.
+* ``rand_write_iops`` at full capacity (steady state, 4 KiB): with the greedy WAF at the drive's
+  own spare factor, the NAND pages written per second under random traffic are
+  ``rand_write_iops * rmw * WAF``; their ratio to the sequential program rate is the
+  *random-traffic program efficiency* (die collisions, GC reads and erases interleaved with host
+  programs): ``eta = rand_write_iops * 4096 * rmw * WAF / seq_write``.
+* ``rand_read_iops`` (4 KiB at the datasheet queue depth): the pool's random read service rate
+  (die time per 4 KiB read), the tighter of NAND reads and the controller's read path.
+* ``seq_read_bytes_per_s``: streaming read bandwidth (media + controller).
+* ``raw_nand_bytes`` (catalog, basis *assumed*) sets every spare factor: Desnoyers' ``Sf = (raw -
+  namespace) / raw``; capacity not allocated to a namespace joins the spare pool.
+
+One parameter is *fitted* (not a datasheet figure): ``PROGRAM_SUSPEND_US``, the die time a read
+costs when it lands on a die busy programming (program suspend + resume). Pure reads and pure
+writes do not depend on it; only mixed workloads do. It was fitted on one published number: the
+KIOXIA brief's CM7-R 7.68 TB namespace 70/30 total (seed 002) -- see ``fit_program_suspend_us``.
+Everything else (6.4 TB namespace, CM7-V, the namespace sweep) is predicted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ftl.closed_form import iu_rmw_factor, spare_factor_from_capacity, waf_greedy_desnoyers2012
+from ..specs import DriveSpec
+
+PAGE_BYTES = 4096
+"""Accounting unit for NAND time (one 4 KiB host page)."""
+
+NAND_DIE_BYTES = {"SLC": 2**40 // 8 // 2, "MLC": 2**40 // 8, "TLC": 2**40 // 8, "QLC": 2**40 // 8}
+"""Assumed die capacity: 1 Tbit TLC and QLC dies (BiCS5/6-class, 192-layer QLC); only converts pool
+time into per-die time for the later discrete-event drive and for the fitted suspend cost."""
+
+PROGRAM_SUSPEND_US = 29.4
+"""Die time a read costs when its die is programming (suspend + resume), per read, microseconds.
+
+basis: fitted, on the KIOXIA brief's CM7-R 7.68 TB / 7.68 TB namespace random 70/30 total
+(693K IOPS, the scenario directory kioxia-cm7-namespace) with ``fit_program_suspend_us``;
+tests/test_ssd.py re-derives it from that number. Physical order of magnitude: NAND program
+suspend latencies are tens of microseconds.
+"""
+
+
+@dataclass(frozen=True)
+class SsdParameters:
+    """Internal parameters of one drive model, derived from its datasheet (units in the names)."""
+
+    name: str
+    capacity_bytes: int
+    raw_nand_bytes: int
+    indirection_unit_bytes: int
+    nand_dies: int
+    nand_program_bytes_per_s: float
+    seq_read_bytes_per_s: float
+    read_service_iops: float
+    random_write_efficiency: float
+    spare_factor_at_capacity: float
+    waf_at_capacity: float
+    program_suspend_us: float
+    read_latency_us: float
+    write_latency_us: float
+
+    @property
+    def die_read_us(self) -> float:
+        """Die time of one 4 KiB random read."""
+        return self.nand_dies * 1e6 / self.read_service_iops
+
+    @property
+    def die_program_us_per_page(self) -> float:
+        """Die time to program one 4 KiB page in a sequential stream."""
+        return self.nand_dies * 1e6 * PAGE_BYTES / self.nand_program_bytes_per_s
+
+    @property
+    def nand_program_pages_per_s(self) -> float:
+        return self.nand_program_bytes_per_s / PAGE_BYTES
+
+
+def nand_dies(raw_nand_bytes: int, nand: str) -> int:
+    """Dies behind the controller: raw NAND over the assumed die capacity."""
+    return max(1, round(raw_nand_bytes / NAND_DIE_BYTES[nand]))
+
+
+def random_write_efficiency(rand_write_iops: float, block_bytes: int, iu_bytes: int, waf: float,
+                            nand_program_bytes_per_s: float) -> float:
+    """eta = NAND bytes programmed per second in random steady state / sequential program bandwidth.
+
+    NAND bytes per host write = IU-rounded write size (internal RMW) x WAF.
+    """
+    nand_bytes = block_bytes * iu_rmw_factor(block_bytes, iu_bytes) * waf
+    return rand_write_iops * nand_bytes / nand_program_bytes_per_s
+
+
+def derive_ssd_parameters(drive: DriveSpec, program_suspend_us: float = PROGRAM_SUSPEND_US) -> SsdParameters:
+    """The datasheet of ``drive`` -> ``SsdParameters`` (see the module docstring for each step)."""
+    raw = int(drive.raw_nand_bytes.value)
+    capacity = int(drive.capacity_bytes.value)
+    spare = spare_factor_from_capacity(raw, capacity)
+    waf = waf_greedy_desnoyers2012(spare)
+    program_bw = float(drive.seq_write_bytes_per_s.value)
+    eta = random_write_efficiency(float(drive.rand_write_iops.value), int(drive.rand_block_bytes.value),
+                                  int(drive.indirection_unit_bytes.value), waf, program_bw)
+    read_iops = float(drive.rand_read_iops.value) * PAGE_BYTES / max(PAGE_BYTES, int(drive.rand_block_bytes.value))
+    return SsdParameters(
+        name=drive.name,
+        capacity_bytes=capacity,
+        raw_nand_bytes=raw,
+        indirection_unit_bytes=int(drive.indirection_unit_bytes.value),
+        nand_dies=nand_dies(raw, drive.nand),
+        nand_program_bytes_per_s=program_bw,
+        seq_read_bytes_per_s=float(drive.seq_read_bytes_per_s.value),
+        read_service_iops=read_iops,
+        random_write_efficiency=eta,
+        spare_factor_at_capacity=spare,
+        waf_at_capacity=waf,
+        program_suspend_us=program_suspend_us,
+        read_latency_us=float(drive.read_latency_us.value),
+        write_latency_us=float(drive.write_latency_us.value),
+    )
+
+
+def fit_program_suspend_us(params: SsdParameters, namespace_bytes: int, mix_total_iops: float,
+                           read_fraction: float, block_bytes: int = PAGE_BYTES) -> float:
+    """Invert the mixed-workload pool equation for the suspend cost (die-microseconds per read).
+
+    Pool equation (nvsim.ssd.model): ``X [f u_r + (1-f) u_w] + s f (1-f) X^2 u_w = 1`` with X the
+    total IOPS, f the read fraction, u_r / u_w the pool time of one read / write and ``s`` the
+    suspend cost in pool time; per-die ``s * nand_dies``.
+    """
+    from .model import SsdModel  # local: model imports this module
+
+    model = SsdModel(params, namespace_bytes)
+    u_r = model.read_pool_s(block_bytes, random=True)
+    u_w = model.write_pool_s(block_bytes, random=True)
+    f, x = read_fraction, mix_total_iops
+    s_pool = (1.0 - x * (f * u_r + (1 - f) * u_w)) / (f * (1 - f) * x * x * u_w)
+    return s_pool * params.nand_dies * 1e6
+
+
+__all__ = ["SsdParameters", "derive_ssd_parameters", "fit_program_suspend_us", "random_write_efficiency", "nand_dies",
+           "PROGRAM_SUSPEND_US", "PAGE_BYTES", "NAND_DIE_BYTES"]

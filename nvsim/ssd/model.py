@@ -1,0 +1,168 @@
+"""Steady-state throughput of one NVMe SSD for a fio-like workload (fluid model).
+
+Resources, each a rate limit:
+  * the NAND die pool: reads, host programs and GC copies share die time (occupancy <= 1);
+  * the PCIe link, per direction (nvsim.pcie: data TLPs, SQE fetch, CQE, doorbells, MSI-X);
+  * the controller's read path is folded into the pool's read service rate (datasheet random
+    read; the datasheet cannot separate it from NAND reads).
+
+Pool time per I/O (seconds of the whole pool, i.e. die-seconds / nand_dies):
+  read   u_r = max(1 / read_service_iops * pages, bs / seq_read_bytes_per_s)
+  write  u_w = bs * rmw * WAF / (eta * program_bytes_per_s) + rmw_reads * u_r(IU)
+         (sequential writes: WAF = 1, eta = 1; random: greedy WAF at the namespace's spare factor)
+  a read also pays ``s * rho_w``: the suspend cost s when it finds its die programming, which
+  happens with probability rho_w = the pool share of writes.
+Mixed, with read fraction f and total rate X:  X [f u_r + (1-f) u_w] + s f (1-f) X^2 u_w = 1.
+
+The queue depth is taken as deep enough to saturate the tightest resource (true for every KIOXIA
+brief workload by Little's law at the published rates); latency and queueing belong to the
+discrete-event drive that will reuse ``SsdParameters``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..ftl.closed_form import iu_rmw_factor, spare_factor_from_capacity, waf_greedy_desnoyers2012, waf_sequential
+from ..pcie import PcieLink
+from ..specs import DriveSpec, WorkloadSpec
+from .derive import PAGE_BYTES, SsdParameters, derive_ssd_parameters
+
+
+@dataclass(frozen=True)
+class DrivePrediction:
+    """One workload's steady state on one drive, with the resource that sets it."""
+
+    read_iops: float
+    write_iops: float
+    read_bytes_per_s: float
+    write_bytes_per_s: float
+    waf_ftl: float
+    rmw_factor: float
+    spare_factor: float
+    nand_pool_utilization: float
+    limited_by: str
+    limits_iops: tuple[tuple[str, float], ...]
+
+    @property
+    def total_iops(self) -> float:
+        return self.read_iops + self.write_iops
+
+    @property
+    def waf_nand(self) -> float:
+        """NAND bytes programmed / host bytes written to the drive (SMART's WAF): RMW x GC."""
+        return self.waf_ftl * self.rmw_factor
+
+    def as_dict(self) -> dict[str, float]:
+        return {
+            "read_iops": self.read_iops, "write_iops": self.write_iops, "total_iops": self.total_iops,
+            "read_bytes_per_s": self.read_bytes_per_s, "write_bytes_per_s": self.write_bytes_per_s,
+            "waf_nand": self.waf_nand, "waf_ftl": self.waf_ftl, "rmw_factor": self.rmw_factor,
+            "spare_factor": self.spare_factor, "nand_pool_utilization": self.nand_pool_utilization,
+        }
+
+
+class SsdModel:
+    """A drive's derived parameters and the namespace in use (the rest of the NAND is spare)."""
+
+    def __init__(self, params: SsdParameters, namespace_bytes: int | None = None):
+        namespace = int(namespace_bytes or params.capacity_bytes)
+        if not 0 < namespace <= params.capacity_bytes:
+            raise ValueError(f"namespace_bytes must be in (0, {params.capacity_bytes}], got {namespace}")
+        self.params = params
+        self.namespace_bytes = namespace
+
+    @classmethod
+    def from_drive(cls, drive: DriveSpec, namespace_bytes: int | None = None) -> "SsdModel":
+        return cls(derive_ssd_parameters(drive), namespace_bytes)
+
+    @property
+    def spare_factor(self) -> float:
+        """Desnoyers' Sf = (raw NAND - namespace) / raw NAND."""
+        return spare_factor_from_capacity(self.params.raw_nand_bytes, self.namespace_bytes)
+
+    def waf_ftl(self, random: bool) -> float:
+        """GC write amplification: greedy closed form for random writes, 1 for sequential streams."""
+        return waf_greedy_desnoyers2012(self.spare_factor) if random else waf_sequential()
+
+    def rmw_factor(self, block_bytes: int) -> float:
+        """IU bytes programmed per host byte (aligned writes; sub-IU writes program whole IUs)."""
+        return iu_rmw_factor(block_bytes, self.params.indirection_unit_bytes)
+
+    # -- pool time of one I/O (seconds of the whole die pool) ---------------------------------
+    def read_pool_s(self, block_bytes: int, random: bool) -> float:
+        p = self.params
+        pages = max(1, math.ceil(block_bytes / PAGE_BYTES))
+        per_read = pages / p.read_service_iops if random else 0.0
+        return max(per_read, block_bytes / p.seq_read_bytes_per_s)
+
+    def write_pool_s(self, block_bytes: int, random: bool) -> float:
+        p = self.params
+        rmw = self.rmw_factor(block_bytes)
+        eta = p.random_write_efficiency if random else 1.0
+        program = block_bytes * rmw * self.waf_ftl(random) / (eta * p.nand_program_bytes_per_s)
+        iu = p.indirection_unit_bytes
+        partial_ius = 0 if block_bytes % iu == 0 else (1 if block_bytes < iu else 2)
+        return program + partial_ius * self.read_pool_s(iu, True)
+
+    @property
+    def suspend_pool_s(self) -> float:
+        return self.params.program_suspend_us * 1e-6 / self.params.nand_dies
+
+    # -- throughput -----------------------------------------------------------------------------
+    def nand_iops(self, workload: WorkloadSpec) -> float:
+        """Total IOPS at which the die pool is fully occupied."""
+        f = workload.read_fraction
+        u_r = self.read_pool_s(workload.bs, workload.is_random)
+        u_w = self.write_pool_s(workload.bs, workload.is_random)
+        a = self.suspend_pool_s * f * (1 - f) * u_w
+        b = f * u_r + (1 - f) * u_w
+        if a <= 0:
+            return 1.0 / b
+        return (-b + math.sqrt(b * b + 4 * a)) / (2 * a)
+
+    @staticmethod
+    def link_iops(workload: WorkloadSpec, link: PcieLink) -> float:
+        """Total IOPS the link carries: each direction's wire bytes per I/O against its bandwidth."""
+        f = workload.read_fraction
+        r_up, r_down = link.nvme_io_load(workload.bs, True)
+        w_up, w_down = link.nvme_io_load(workload.bs, False)
+        per_io = max(f * r_up + (1 - f) * w_up, f * r_down + (1 - f) * w_down)
+        return link.usable_bytes_per_s() / per_io
+
+    def predict(self, workload: WorkloadSpec, link: PcieLink) -> DrivePrediction:
+        limits = (("NAND die pool", self.nand_iops(workload)), (f"drive link {link.name}", self.link_iops(workload, link)))
+        name, total = min(limits, key=lambda item: item[1])
+        f = workload.read_fraction
+        reads, writes = total * f, total * (1 - f)
+        u_r = self.read_pool_s(workload.bs, workload.is_random)
+        u_w = self.write_pool_s(workload.bs, workload.is_random)
+        rho_w = writes * u_w
+        utilization = reads * (u_r + self.suspend_pool_s * rho_w) + rho_w
+        return DrivePrediction(
+            read_iops=reads, write_iops=writes,
+            read_bytes_per_s=reads * workload.bs, write_bytes_per_s=writes * workload.bs,
+            waf_ftl=self.waf_ftl(workload.is_random) if f < 1 else float("nan"),
+            rmw_factor=self.rmw_factor(workload.bs), spare_factor=self.spare_factor,
+            nand_pool_utilization=utilization, limited_by=name, limits_iops=limits,
+        )
+
+
+def predict_drive_workload(drive: DriveSpec, namespace_bytes: int | None, workload: WorkloadSpec,
+                           link: PcieLink) -> dict[str, float]:
+    """The orchestrator validation calls: one drive, one namespace size, one fio-like job.
+
+    Returns read_iops, write_iops, total_iops, read_bytes_per_s, write_bytes_per_s, waf_nand
+    (NAND bytes / host bytes inside the drive), waf_ftl (GC only), rmw_factor, spare_factor,
+    nand_pool_utilization. ``drive_workload_limit`` names the limiting resource.
+    """
+    return SsdModel.from_drive(drive, namespace_bytes).predict(workload, link).as_dict()
+
+
+def drive_workload_limit(drive: DriveSpec, namespace_bytes: int | None, workload: WorkloadSpec, link: PcieLink) -> str:
+    """The resource that sets ``predict_drive_workload``'s rate, in words."""
+    return SsdModel.from_drive(drive, namespace_bytes).predict(workload, link).limited_by
+
+
+__all__ = ["SsdModel", "DrivePrediction", "predict_drive_workload", "drive_workload_limit"]

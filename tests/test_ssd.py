@@ -1,0 +1,103 @@
+"""SSD model: the derivation round-trips its datasheet figures; KIOXIA brief within 10%."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from nvsim.bounds import drive_link
+from nvsim.catalog import default_catalog
+from nvsim.scenario import load_scenario
+from nvsim.specs import WorkloadSpec
+from nvsim.ssd import PROGRAM_SUSPEND_US, SsdModel, derive_ssd_parameters, fit_program_suspend_us, predict_drive_workload
+from nvsim.units import parse_bytes_per_s, parse_count
+
+ROOT = Path(__file__).resolve().parent.parent
+KIOXIA = ROOT / "scenarios" / "kioxia-cm7-namespace"
+DRIVES = ["kioxia-cm7-r-7.68tb", "kioxia-cm7-v-6.4tb", "kioxia-cm7-r-3.84tb", "solidigm-d5-p5336-61.44tb", "intel-d7-p5510-3.84tb"]
+
+
+def published_numbers(directory: Path) -> list[dict]:
+    """Small loader over a published.yaml: each number with its value parsed to base units."""
+    data = yaml.safe_load((directory / "published.yaml").read_text())
+    out = []
+    for number in data["numbers"]:
+        parse = parse_bytes_per_s if number["unit"] == "B/s" else parse_count
+        out.append({**number, "parsed": parse(number["value"])})
+    return out
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return default_catalog()
+
+
+def _link(catalog, drive_name, platform="supermicro-as-1125hs-tnr"):
+    return drive_link(catalog.drives[drive_name], catalog.platforms[platform], catalog)
+
+
+@pytest.mark.parametrize("name", DRIVES)
+def test_derivation_round_trips_datasheet(catalog, name):
+    """At its full capacity the model gives back the datasheet figures it was derived from."""
+    drive = catalog.drives[name]
+    model = SsdModel.from_drive(drive)
+    link = _link(catalog, name)
+    rw = model.predict(WorkloadSpec(name="rw", rw="randwrite", bs=drive.rand_block_bytes.value, iodepth=256), link)
+    sw = model.predict(WorkloadSpec(name="sw", rw="write", bs=drive.seq_block_bytes.value, iodepth=32), link)
+    sr = model.predict(WorkloadSpec(name="sr", rw="read", bs=drive.seq_block_bytes.value, iodepth=32), link)
+    rr = model.predict(WorkloadSpec(name="rr", rw="randread", bs=drive.rand_block_bytes.value, iodepth=256), link)
+    for prediction, datasheet in ((rw.write_iops, drive.rand_write_iops.value), (rr.read_iops, drive.rand_read_iops.value),
+                                  (sw.write_bytes_per_s, drive.seq_write_bytes_per_s.value),
+                                  (sr.read_bytes_per_s, drive.seq_read_bytes_per_s.value)):
+        # equal unless the drive's own link is the tighter limit
+        assert prediction == pytest.approx(datasheet, rel=1e-9) or prediction < datasheet
+    assert rw.limited_by == "NAND die pool"
+
+
+def test_parameters_are_physical(catalog):
+    p = derive_ssd_parameters(catalog.drives["kioxia-cm7-r-7.68tb"])
+    assert p.nand_dies == 64
+    assert 0.5 < p.random_write_efficiency <= 1.0
+    assert p.waf_at_capacity == pytest.approx(4.12, abs=0.01)
+    v = derive_ssd_parameters(catalog.drives["kioxia-cm7-v-6.4tb"])
+    # two datasheets, one NAND: the random-traffic efficiencies agree within 5%
+    assert v.random_write_efficiency == pytest.approx(p.random_write_efficiency, rel=0.05)
+
+
+def test_namespace_sweep_is_monotonic(catalog):
+    drive = catalog.drives["kioxia-cm7-r-7.68tb"]
+    link = _link(catalog, drive.name)
+    wl = WorkloadSpec(name="rw", rw="randwrite", bs=4096, iodepth=4, numjobs=8)
+    sweep = [predict_drive_workload(drive, int(ns * 1e12), wl, link) for ns in (5.76, 6.4, 7.04, 7.68)]
+    iops = [s["write_iops"] for s in sweep]
+    waf = [s["waf_nand"] for s in sweep]
+    assert all(a > b for a, b in zip(iops, iops[1:]))
+    assert all(a < b for a, b in zip(waf, waf[1:]))
+    assert all(a > b for a, b in zip([s["spare_factor"] for s in sweep], [s["spare_factor"] for s in sweep][1:]))
+
+
+def test_fitted_suspend_cost_reproduces_from_published(catalog):
+    """The one fitted constant comes from the 7.68 TB namespace 70/30 total, nothing else."""
+    total = next(n for n in published_numbers(KIOXIA) if n["id"] == "cm7r-ns768-mix-total")["parsed"]
+    p = derive_ssd_parameters(catalog.drives["kioxia-cm7-r-7.68tb"])
+    assert fit_program_suspend_us(p, int(7.68e12), total, 0.7) == pytest.approx(PROGRAM_SUSPEND_US, rel=0.02)
+
+
+def _predict(catalog, number):
+    scenario = load_scenario(KIOXIA / number["scenario"], catalog)
+    workload = next(w for w in scenario.workloads if w.name == number["workload"])
+    drive = catalog.drives[scenario.array.drive]
+    link = drive_link(drive, catalog.platforms[scenario.platform], catalog)
+    return predict_drive_workload(drive, scenario.array.namespace_bytes, workload, link)[number["metric"]]
+
+
+@pytest.mark.parametrize("number", published_numbers(KIOXIA), ids=lambda n: n["id"])
+def test_kioxia_brief_within_tolerance(catalog, number):
+    predicted = _predict(catalog, number)
+    assert predicted == pytest.approx(number["parsed"], rel=number["tolerance"]["relative"])
+
+
+def test_scenarios_load_with_five_workloads(catalog):
+    for name in ("scenario.yaml", "cm7r-7.68-ns6.4.yaml", "cm7v-6.4-ns6.4.yaml"):
+        s = load_scenario(KIOXIA / name, catalog)
+        assert len(s.workloads) == 5 and s.array.drives == 1 and s.array.engine == "none"
