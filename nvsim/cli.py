@@ -54,21 +54,23 @@ def run(
     json_out: bool = typer.Option(False, "--json", help="Print machine-readable JSON instead of tables."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the JSON result to this file (atomically)."),
 ) -> None:
-    """Predict a scenario: usable capacity and the bounds its drives, links, RAID level and engine allow."""
+    """Predict a scenario: usable capacity, the bounds its drives, links, RAID level, engine and platform allow, and per-workload predictions where modelled."""
     from .bounds import array_bounds
     from .catalog import default_catalog
-    from .report import print_bounds
+    from .predict import predict_workload
+    from .report import print_bounds, print_predictions
     from .scenario import load_scenario
 
     catalog = default_catalog()
     spec = load_scenario(scenario, catalog)
     report = array_bounds(spec, catalog)
+    predictions = {w.name: predict_workload(spec, w, catalog) for w in spec.workloads}
     if json_out or output is not None:
-        _emit_json({"scenario": spec.model_dump(mode="json"), **report.as_dict()}, output)
-        if output is not None and not json_out:
-            print_bounds(console, spec, report, catalog)
-    else:
+        _emit_json({"scenario": spec.model_dump(mode="json"), **report.as_dict(), "predictions": predictions}, output)
+    if not json_out:
         print_bounds(console, spec, report, catalog)
+        if predictions:
+            print_predictions(console, predictions)
 
 
 @catalog_app.callback()

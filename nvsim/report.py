@@ -66,3 +66,26 @@ def print_validation(console: Console, comparisons: list[Comparison]) -> None:
         table.add_row(f"{c.scenario_dir}/{c.number.id}", c.number.metric, format_value(c.published, c.number.unit),
                       format_value(c.predicted, c.number.unit), err_text, "fitted" if c.fitted else "predicted", c.status)
     console.print(table)
+
+
+PREDICTION_COLUMNS = (("read_iops", "IOPS"), ("write_iops", "IOPS"), ("read_bytes_per_s", "B/s"),
+                      ("write_bytes_per_s", "B/s"), ("waf_nand", "ratio"))
+
+
+def print_predictions(console: Console, predictions: dict[str, dict[str, float] | None]) -> None:
+    """Per-workload predicted metrics; workloads nvsim does not model yet say so."""
+    table = Table(title="Predicted steady state per workload")
+    table.add_column("workload")
+    for name, _ in PREDICTION_COLUMNS:
+        table.add_column(name, justify="right")
+    table.add_column("limited by")
+    for workload, values in predictions.items():
+        if values is None:
+            table.add_row(workload, *["-"] * len(PREDICTION_COLUMNS), "not modelled yet")
+            continue
+        cells = []
+        for name, unit in PREDICTION_COLUMNS:
+            value = values.get(name)
+            cells.append("-" if value is None or value != value else format_value(value, unit))
+        table.add_row(workload, *cells, str(values.get("limited_by", "")))
+    console.print(table)

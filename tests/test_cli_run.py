@@ -46,3 +46,20 @@ def test_atomic_write_leaves_old_file_when_writing_fails(tmp_path):
         pass
     assert target.read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.txt"]
+
+
+def test_single_drive_scenario_prints_predictions_per_workload(cli):
+    result = cli("run", "scenarios/kioxia-cm7-namespace/cm7r-7.68-ns6.4.yaml", "--json")
+    assert result.returncode == 0, result.stderr
+    predictions = json.loads(result.stdout)["predictions"]
+    assert set(predictions) == {"seqread-b128k-j1-d32", "seqwrite-b128k-j1-d32", "randread-b4k-j16-d32", "randwrite-b4k-j8-d4", "randrw70-b4k-j8-d4"}
+    mix = predictions["randrw70-b4k-j8-d4"]
+    assert mix["read_iops"] / (mix["read_iops"] + mix["write_iops"]) == 0.7 or abs(mix["read_iops"] / mix["total_iops"] - 0.7) < 1e-9
+    assert mix["limited_by"]
+    text = cli("run", "scenarios/kioxia-cm7-namespace/cm7r-7.68-ns6.4.yaml").stdout
+    assert "Predicted steady state per workload" in text and "randwrite-b4k-j8-d4" in text
+
+
+def test_array_workloads_say_not_modelled_rather_than_guess(cli):
+    predictions = json.loads(cli("run", "scenarios/graid-gen5-raid6", "--json").stdout)["predictions"]
+    assert predictions and all(value is None for value in predictions.values())
