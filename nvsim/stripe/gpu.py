@@ -1,0 +1,75 @@
+"""GPU P+Q generation (numba.cuda), byte-identical to nvsim.parity.gen_pq.
+
+Optional: numba.cuda is imported only when a function here is called, so nothing else in nvsim
+needs a GPU or the CUDA toolkit. Each thread owns one 64-bit word column and runs the same
+Horner loop as the CPU kernel (q = 2*q ^ D_i on packed bytes), so results match byte for byte.
+Runs under numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1) for tests on machines without a GPU.
+Throughput has not been measured on a GPU yet (see docs/stripe-core.md).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+_THREADS_PER_BLOCK = 256
+cuda = None  # numba.cuda, bound on first use
+
+
+@lru_cache(maxsize=1)
+def _kernel():
+    global cuda  # kernels must see numba.cuda as a module global (the simulator swaps it there)
+    from numba import cuda  # lazy: only GPU users pay for (or need) CUDA
+
+    fe = np.uint64(0xFEFEFEFEFEFEFEFE)
+    h80 = np.uint64(0x8080808080808080)
+    m1d = np.uint64(0x1D1D1D1D1D1D1D1D)
+    one = np.uint64(1)
+    seven = np.uint64(7)
+
+    @cuda.jit
+    def pq_kernel(d, p, q):
+        w = cuda.grid(1)
+        if w >= d.shape[1]:
+            return
+        k = d.shape[0]
+        x = d[k - 1, w]
+        pp = x
+        qq = x
+        for i in range(k - 2, -1, -1):
+            x = d[i, w]
+            v = qq & h80
+            qq = ((qq << one) & fe) ^ ((v - (v >> seven)) & m1d) ^ x
+            pp ^= x
+        p[w] = pp
+        q[w] = qq
+
+    return cuda, pq_kernel
+
+
+def available() -> bool:
+    """True when numba.cuda can run kernels here (a GPU, or the simulator when enabled)."""
+    try:
+        cuda, _ = _kernel()
+        return bool(cuda.is_available())
+    except Exception:  # no CUDA driver/toolkit
+        return False
+
+
+def gen_pq_gpu(data: np.ndarray) -> np.ndarray:
+    """P and Q of ``data`` ((members, bytes) uint8, host or device array) -> (2, bytes) uint8 on host."""
+    cuda, kernel = _kernel()
+    data = np.asarray(data)
+    if data.dtype != np.uint8 or data.ndim != 2:
+        raise ValueError(f"data: expected a 2-D uint8 array, got {data.dtype} {data.shape}")
+    k, nbytes = data.shape
+    padded = np.zeros((k, (nbytes + 7) // 8 * 8), dtype=np.uint8)
+    padded[:, :nbytes] = data
+    words = padded.view(np.uint64)
+    d_dev = cuda.to_device(words)
+    out = cuda.device_array((2, words.shape[1]), dtype=np.uint64)
+    blocks = (words.shape[1] + _THREADS_PER_BLOCK - 1) // _THREADS_PER_BLOCK
+    kernel[blocks, _THREADS_PER_BLOCK](d_dev, out[0], out[1])
+    host = out.copy_to_host().view(np.uint8)
+    return np.ascontiguousarray(host[:, :nbytes])

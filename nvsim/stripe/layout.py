@@ -1,0 +1,347 @@
+"""Array geometry and Linux md data layouts: logical byte offset <-> (member, member offset).
+
+Layouts follow drivers/md/raid5.c ``raid5_compute_sector`` (RAID5/RAID6 algorithms
+left-/right-, symmetric/asymmetric; RAID6 places P then Q as md does) and drivers/md/raid10.c
+``raid10_find_phys`` (near copies, far_copies = 1), with md raid0's single zone (equal members).
+All mapping functions are vectorised over NumPy int64 arrays with Numba.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+
+PAGE_BYTES = 4096  # md stripe-cache page (STRIPE_SIZE on x86) and the strip granularity
+
+LEVELS = (0, 1, 5, 6, 10)
+PARITY_LAYOUTS = ("left-asymmetric", "right-asymmetric", "left-symmetric", "right-symmetric")
+# md's ALGORITHM_* numbers: LEFT_ASYMMETRIC 0, RIGHT_ASYMMETRIC 1, LEFT_SYMMETRIC 2, RIGHT_SYMMETRIC 3
+LAYOUT_CODES = {name: i for i, name in enumerate(PARITY_LAYOUTS)}
+DEFAULT_LAYOUT = "left-symmetric"
+MIN_MEMBERS = {0: 1, 1: 2, 5: 2, 6: 4, 10: 2}
+
+
+@dataclass(frozen=True)
+class ArrayGeometry:
+    """Shape of one md array. ``layout`` is the md algorithm for RAID5/6 and "near" for RAID10.
+
+    ``strip_bytes`` is md's chunk size (ignored by RAID1). ``copies`` is RAID10's near-copy count.
+    Invalid values raise ValueError with a one-line message naming the field.
+    """
+
+    level: int
+    n_members: int
+    strip_bytes: int = 512 * 1024  # mdadm's default chunk
+    layout: str = DEFAULT_LAYOUT
+    member_size_bytes: int = 1 << 40  # 1 TiB unless given
+    copies: int = 2
+
+    def __post_init__(self) -> None:
+        if self.level not in LEVELS:
+            raise ValueError(f"level: must be one of {LEVELS}, got {self.level!r}")
+        if not isinstance(self.n_members, (int, np.integer)) or self.n_members < MIN_MEMBERS[self.level]:
+            raise ValueError(f"n_members: RAID{self.level} needs >= {MIN_MEMBERS[self.level]} members, "
+                             f"got {self.n_members!r}")
+        if self.n_members > 256:
+            raise ValueError(f"n_members: at most 256 supported, got {self.n_members}")
+        if not isinstance(self.strip_bytes, (int, np.integer)) or self.strip_bytes <= 0 \
+                or self.strip_bytes % PAGE_BYTES:
+            raise ValueError(f"strip_bytes: must be a positive multiple of {PAGE_BYTES}, got {self.strip_bytes!r}")
+        if self.level in (5, 6):
+            if self.layout not in PARITY_LAYOUTS:
+                raise ValueError(f"layout: RAID{self.level} layout must be one of {PARITY_LAYOUTS}, got {self.layout!r}")
+        elif self.level == 10:
+            if self.layout == DEFAULT_LAYOUT:
+                object.__setattr__(self, "layout", "near")
+            if self.layout != "near":
+                raise ValueError(f"layout: RAID10 supports only 'near', got {self.layout!r}")
+            if not 2 <= self.copies <= self.n_members:
+                raise ValueError(f"copies: RAID10 needs 2 <= copies <= n_members ({self.n_members}), got {self.copies}")
+        else:
+            if self.layout != DEFAULT_LAYOUT:
+                raise ValueError(f"layout: RAID{self.level} has no layout choice, got {self.layout!r}")
+        min_size = PAGE_BYTES if self.level == 1 else self.strip_bytes  # RAID1 has no chunks
+        if not isinstance(self.member_size_bytes, (int, np.integer)) or self.member_size_bytes < min_size:
+            raise ValueError(f"member_size_bytes: must be >= {min_size} bytes, got {self.member_size_bytes!r}")
+
+    # ---- derived sizes
+    @property
+    def n_parity(self) -> int:
+        """Parity members per stripe (1 for RAID5, 2 for RAID6, 0 otherwise)."""
+        return {5: 1, 6: 2}.get(self.level, 0)
+
+    @property
+    def n_copies(self) -> int:
+        """Copies of each data byte (mirrors)."""
+        return {1: self.n_members, 10: self.copies}.get(self.level, 1)
+
+    @property
+    def failures_tolerated(self) -> int:
+        """Members that may fail in any pattern without data loss (RAID10: worst case, copies - 1)."""
+        return {0: 0, 1: self.n_members - 1, 5: 1, 6: 2, 10: self.copies - 1}[self.level]
+
+    @property
+    def data_members_per_stripe(self) -> int:
+        """Strips of distinct data in one stripe (RAID10: n_members // copies; RAID1: 1)."""
+        if self.level == 0:
+            return self.n_members
+        if self.level == 1:
+            return 1
+        if self.level == 10:
+            return max(1, self.n_members // self.copies)
+        return self.n_members - self.n_parity
+
+    @property
+    def stripe_data_bytes(self) -> int:
+        """Logical bytes in one stripe (one strip per data member)."""
+        return self.data_members_per_stripe * self.strip_bytes
+
+    @property
+    def strips_per_member(self) -> int:
+        return self.member_size_bytes // self.strip_bytes
+
+    @property
+    def capacity_bytes(self) -> int:
+        """Usable logical bytes (whole strips only, as md rounds member size down to chunks)."""
+        if self.level == 1:
+            return self.member_size_bytes // PAGE_BYTES * PAGE_BYTES
+        if self.level == 10:
+            return self.strips_per_member * self.n_members // self.copies * self.strip_bytes
+        return self.strips_per_member * self.stripe_data_bytes
+
+    @property
+    def layout_code(self) -> int:
+        return LAYOUT_CODES.get(self.layout, -1)
+
+
+# ----------------------------------------------------------------------------- numba kernels
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _pq_of_stripe(level, code, n, stripe):
+    """(pd, qd) members for a RAID5/6 stripe, exactly as raid5_compute_sector (qd = -1 for RAID5)."""
+    r = stripe % n
+    if level == 5:
+        data = n - 1
+        if code == 0 or code == 2:  # left
+            pd = data - r
+        else:  # right
+            pd = r
+        return pd, -1
+    if code == 0 or code == 2:
+        pd = n - 1 - r
+    else:
+        pd = r
+    if code == 0 or code == 1:  # asymmetric: P Q adjacent, Q wraps to 0 when P is last
+        qd = pd + 1
+        if pd == n - 1:
+            qd = 0
+    else:
+        qd = (pd + 1) % n
+    return pd, qd
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _data_member(level, code, n, pd, dd):
+    """Member holding data index dd (0..k-1) of a stripe with parity at pd (raid5_compute_sector)."""
+    if level == 5:
+        if code == 0 or code == 1:
+            return dd + 1 if dd >= pd else dd
+        return (pd + 1 + dd) % n
+    if code == 0 or code == 1:
+        if pd == n - 1:
+            return dd + 1
+        return dd + 2 if dd >= pd else dd
+    return (pd + 2 + dd) % n
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _data_index(level, code, n, pd, qd, member):
+    """Inverse of _data_member: data index held by member, -1 if it holds P or Q."""
+    if member == pd or member == qd:
+        return -1
+    if level == 5:
+        if code == 0 or code == 1:
+            return member - 1 if member > pd else member
+        return (member - pd - 1) % n
+    if code == 0 or code == 1:
+        if pd == n - 1:
+            return member - 1
+        return member - 2 if member > pd else member
+    return (member - pd - 2) % n
+
+
+@nb.njit(nogil=True, cache=True)
+def _map_kernel(level, code, n, copies, strip, offs, member_out, moff_out):
+    for i in range(offs.shape[0]):
+        off = offs[i]
+        chunk = off // strip
+        within = off - chunk * strip
+        if level == 0:
+            member_out[i] = chunk % n
+            moff_out[i] = (chunk // n) * strip + within
+        elif level == 1:
+            member_out[i] = 0
+            moff_out[i] = off
+        elif level == 10:
+            pos = chunk * copies
+            member_out[i] = pos % n
+            moff_out[i] = (pos // n) * strip + within
+        else:
+            k = n - (1 if level == 5 else 2)
+            stripe = chunk // k
+            dd = chunk - stripe * k
+            pd, qd = _pq_of_stripe(level, code, n, stripe)
+            member_out[i] = _data_member(level, code, n, pd, dd)
+            moff_out[i] = stripe * strip + within
+
+
+@nb.njit(nogil=True, cache=True)
+def _unmap_kernel(level, code, n, copies, strip, members, moffs, out):
+    for i in range(moffs.shape[0]):
+        m = members[i]
+        mo = moffs[i]
+        row = mo // strip
+        within = mo - row * strip
+        if level == 0:
+            out[i] = (row * n + m) * strip + within
+        elif level == 1:
+            out[i] = mo
+        elif level == 10:
+            pos = row * n + m
+            out[i] = (pos // copies) * strip + within
+        else:
+            k = n - (1 if level == 5 else 2)
+            pd, qd = _pq_of_stripe(level, code, n, row)
+            dd = _data_index(level, code, n, pd, qd, m)
+            if dd < 0:
+                out[i] = -1
+            else:
+                out[i] = (row * k + dd) * strip + within
+
+
+@nb.njit(nogil=True, cache=True)
+def _parity_kernel(level, code, n, stripes, p_out, q_out):
+    for i in range(stripes.shape[0]):
+        pd, qd = _pq_of_stripe(level, code, n, stripes[i])
+        p_out[i] = pd
+        q_out[i] = qd
+
+
+@nb.njit(nogil=True, cache=True)
+def _syndrome_kernel(level, code, n, stripes, out):
+    """Members in Q-coefficient order (md raid6_d0 / raid6_idx_to_slot): start after Q, wrap."""
+    for i in range(stripes.shape[0]):
+        pd, qd = _pq_of_stripe(level, code, n, stripes[i])
+        if level == 5:
+            for dd in range(n - 1):
+                out[i, dd] = _data_member(level, code, n, pd, dd)
+            continue
+        d0 = 0 if qd == n - 1 else qd + 1
+        slot = 0
+        disk = d0
+        for _ in range(n):
+            if disk != pd and disk != qd:
+                out[i, slot] = disk
+                slot += 1
+            disk += 1
+            if disk >= n:
+                disk = 0
+
+
+@nb.njit(nogil=True, cache=True)
+def _data_members_kernel(level, code, n, stripes, out):
+    k = out.shape[1]
+    for i in range(stripes.shape[0]):
+        pd, qd = _pq_of_stripe(level, code, n, stripes[i])
+        for dd in range(k):
+            out[i, dd] = _data_member(level, code, n, pd, dd)
+
+
+# ----------------------------------------------------------------------------- public API
+
+
+def _i64(a) -> np.ndarray:
+    return np.ascontiguousarray(np.atleast_1d(np.asarray(a, dtype=np.int64)))
+
+
+def map_logical(geom: ArrayGeometry, logical_offsets_bytes) -> tuple[np.ndarray, np.ndarray]:
+    """Logical byte offsets -> (member int32, member_offset_bytes int64).
+
+    For mirrors (RAID1, RAID10) this is the first copy; ``map_logical_copies`` gives all.
+    Offsets must lie in [0, capacity_bytes); others raise ValueError.
+    """
+    offs = _i64(logical_offsets_bytes)
+    if offs.size and (offs.min() < 0 or offs.max() >= geom.capacity_bytes):
+        raise ValueError(f"logical_offsets_bytes: must be in [0, {geom.capacity_bytes})")
+    member = np.empty(offs.shape[0], dtype=np.int32)
+    moff = np.empty(offs.shape[0], dtype=np.int64)
+    _map_kernel(geom.level, geom.layout_code, geom.n_members, geom.copies, geom.strip_bytes, offs, member, moff)
+    return member, moff
+
+
+def map_logical_copies(geom: ArrayGeometry, logical_offsets_bytes) -> tuple[np.ndarray, np.ndarray]:
+    """All copies: (members (N, n_copies) int32, member offsets (N, n_copies) int64)."""
+    member, moff = map_logical(geom, logical_offsets_bytes)
+    c = geom.n_copies
+    if c == 1:
+        return member[:, None], moff[:, None]
+    if geom.level == 1:
+        ms = np.broadcast_to(np.arange(geom.n_members, dtype=np.int32), (member.shape[0], c)).copy()
+        return ms, np.repeat(moff[:, None], c, axis=1)
+    # RAID10 near: copies sit at consecutive positions of the row-major (row, member) grid
+    n, strip = geom.n_members, geom.strip_bytes
+    row = moff // strip
+    within = moff - row * strip
+    pos = row * n + member
+    pos_all = pos[:, None] + np.arange(c, dtype=np.int64)[None, :]
+    return (pos_all % n).astype(np.int32), (pos_all // n) * strip + within[:, None]
+
+
+def unmap_member(geom: ArrayGeometry, member, member_offset_bytes) -> np.ndarray:
+    """(member, member offset) -> logical byte offset (int64); -1 where the member holds parity."""
+    moffs = _i64(member_offset_bytes)
+    members = np.ascontiguousarray(np.broadcast_to(np.asarray(member, dtype=np.int64), moffs.shape))
+    if members.size and (members.min() < 0 or members.max() >= geom.n_members):
+        raise ValueError(f"member: must be in [0, {geom.n_members})")
+    if moffs.size and moffs.min() < 0:
+        raise ValueError("member_offset_bytes: must be >= 0")
+    out = np.empty(moffs.shape[0], dtype=np.int64)
+    _unmap_kernel(geom.level, geom.layout_code, geom.n_members, geom.copies, geom.strip_bytes, members, moffs, out)
+    return out
+
+
+def parity_members(geom: ArrayGeometry, stripe_index) -> tuple[np.ndarray, np.ndarray]:
+    """(p_member, q_member) int32 per stripe; q = -1 for RAID5, both -1 for levels without parity."""
+    stripes = _i64(stripe_index)
+    p = np.full(stripes.shape[0], -1, dtype=np.int32)
+    q = np.full(stripes.shape[0], -1, dtype=np.int32)
+    if geom.level in (5, 6):
+        _parity_kernel(geom.level, geom.layout_code, geom.n_members, stripes, p, q)
+    return p, q
+
+
+def data_members(geom: ArrayGeometry, stripe_index) -> np.ndarray:
+    """(N, k) int32: member holding data index 0..k-1 (logical order) of each RAID5/6 stripe."""
+    if geom.level not in (5, 6):
+        raise ValueError(f"level: data_members is for RAID5/6, got RAID{geom.level}")
+    stripes = _i64(stripe_index)
+    out = np.empty((stripes.shape[0], geom.data_members_per_stripe), dtype=np.int32)
+    _data_members_kernel(geom.level, geom.layout_code, geom.n_members, stripes, out)
+    return out
+
+
+def syndrome_members(geom: ArrayGeometry, stripe_index) -> np.ndarray:
+    """(N, k) int32: data members in the order md feeds them to gen_syndrome (Q weight g^slot).
+
+    md starts just after the Q member and wraps (raid6_d0, raid6_idx_to_slot). For the symmetric
+    layouts this equals the logical data order; for the asymmetric ones it does not.
+    """
+    if geom.level not in (5, 6):
+        raise ValueError(f"level: syndrome_members is for RAID5/6, got RAID{geom.level}")
+    stripes = _i64(stripe_index)
+    out = np.empty((stripes.shape[0], geom.data_members_per_stripe), dtype=np.int32)
+    _syndrome_kernel(geom.level, geom.layout_code, geom.n_members, stripes, out)
+    return out

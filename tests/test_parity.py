@@ -1,0 +1,142 @@
+"""nvsim.parity: P/Q over real bytes, GF(2^8) laws, and recovery of every allowed erasure."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nvsim import parity
+
+
+def _rand(rng, k, n):
+    return rng.integers(0, 256, size=(k, n), dtype=np.uint8)
+
+
+def slow_q(data):
+    """Q by the definition: sum over i of g^i * D_i, one byte at a time with the product table."""
+    q = np.zeros(data.shape[1], dtype=np.uint8)
+    for i in range(data.shape[0]):
+        q ^= parity.GF_MUL[parity.gf_pow2(i)][data[i]]
+    return q
+
+
+def test_field_tables_match_the_polynomial():
+    # g = 2 generates all 255 non-zero elements; 2^8 reduces by 0x11d to 0x1d
+    assert parity.gf_pow2(8) == 0x1D
+    assert len({parity.gf_pow2(i) for i in range(255)}) == 255
+    a = np.arange(1, 256)
+    assert np.all(parity.GF_MUL[a, parity.GF_INV[a]] == 1)
+    # carry-less multiply then reduce, for a few pairs
+    for x, y in [(0x53, 0xCA), (0x80, 0x02), (0xFF, 0xFF), (7, 0)]:
+        r = 0
+        for bit in range(8):
+            if y >> bit & 1:
+                r ^= x << bit
+        for bit in range(15, 7, -1):
+            if r >> bit & 1:
+                r ^= 0x11D << (bit - 8)
+        assert parity.gf_mul(x, y) == r
+
+
+@given(k=st.integers(1, 30), n=st.integers(1, 300), seed=st.integers(0, 2**32 - 1))
+@settings(max_examples=60, deadline=None)
+def test_gen_pq_matches_definition(k, n, seed):
+    d = _rand(np.random.default_rng(seed), k, n)
+    p, q = parity.gen_pq(d)
+    assert np.array_equal(p, np.bitwise_xor.reduce(d, axis=0))
+    assert np.array_equal(q, slow_q(d))
+    assert np.array_equal(parity.gen_p(d), p)
+    assert np.array_equal(parity.gen_pq_reference(d), np.stack([p, q]))
+
+
+def test_block_boundaries_and_parallel_kernel_agree():
+    rng = np.random.default_rng(7)
+    d = _rand(rng, 9, 3 * parity._BLOCK_WORDS * 8 + 24)  # several column blocks plus a ragged tail
+    ser = parity.gen_pq(d, parallel=False)
+    par = parity.gen_pq(d, parallel=True)
+    assert np.array_equal(ser, par)
+    assert np.array_equal(ser[1], slow_q(d))
+    assert np.array_equal(parity.gen_p(d, parallel=True), ser[0])
+
+
+def test_out_parameter_and_noncontiguous_input():
+    rng = np.random.default_rng(3)
+    d = _rand(rng, 6, 4096)
+    out = np.empty((2, 4096), dtype=np.uint8)
+    assert parity.gen_pq(d, out=out) is out
+    assert np.array_equal(out, parity.gen_pq_reference(d))
+    view = d[:, 1:4001]  # not contiguous, not a multiple of 8
+    assert np.array_equal(parity.gen_pq(view), parity.gen_pq_reference(np.ascontiguousarray(view)))
+    with pytest.raises(ValueError, match="out"):
+        parity.gen_pq(d, out=np.empty((2, 10), dtype=np.uint8))
+    with pytest.raises(ValueError, match="data"):
+        parity.gen_p(np.zeros((3, 8), dtype=np.int32))
+
+
+@given(k=st.integers(1, 12), n=st.integers(1, 200), seed=st.integers(0, 2**32 - 1), data=st.data())
+@settings(max_examples=60, deadline=None)
+def test_raid5_recovers_any_single_loss(k, n, seed, data):
+    d = _rand(np.random.default_rng(seed), k, n)
+    stripe = np.vstack([d, parity.gen_p(d)[None]])
+    lost = data.draw(st.integers(0, k))
+    damaged = stripe.copy()
+    damaged[lost] = 0xA5
+    assert np.array_equal(parity.recover(damaged, [lost], 5), stripe)
+
+
+@given(k=st.integers(2, 12), n=st.integers(1, 200), seed=st.integers(0, 2**32 - 1), data=st.data())
+@settings(max_examples=80, deadline=None)
+def test_raid6_recovers_any_two_losses(k, n, seed, data):
+    d = _rand(np.random.default_rng(seed), k, n)
+    stripe = np.vstack([d, parity.gen_pq(d)])
+    lost = data.draw(st.lists(st.integers(0, k + 1), min_size=1, max_size=2, unique=True))
+    damaged = stripe.copy()
+    damaged[lost] = 0x5A
+    assert np.array_equal(parity.recover(damaged, lost, 6), stripe)
+
+
+def test_raid6_every_pair_exhaustively_small():
+    rng = np.random.default_rng(11)
+    k = 6
+    d = _rand(rng, k, 64)
+    stripe = np.vstack([d, parity.gen_pq(d)])
+    for pair in itertools.combinations(range(k + 2), 2):  # two data, data+P, data+Q, P+Q
+        damaged = stripe.copy()
+        damaged[list(pair)] = 0
+        assert np.array_equal(parity.recover(damaged, pair, 6), stripe), pair
+
+
+def test_recover_rejects_too_many_losses():
+    d = np.zeros((5, 16), dtype=np.uint8)
+    with pytest.raises(ValueError, match="lost"):
+        parity.recover(d, [0, 1], 5)
+    with pytest.raises(ValueError, match="lost"):
+        parity.recover(d, [0, 1, 2], 6)
+    with pytest.raises(ValueError, match="level"):
+        parity.recover(d, [0], 4)
+
+
+def test_gpu_kernel_matches_cpu_under_cuda_simulator():
+    """The numba.cuda P+Q kernel, run by numba's CUDA simulator (no GPU needed), in a subprocess
+    because the simulator must be chosen before numba.cuda is first imported."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np\n"
+        "from nvsim import parity\n"
+        "from nvsim.stripe import gpu\n"
+        "d = np.random.default_rng(1).integers(0, 256, size=(5, 1000), dtype=np.uint8)\n"
+        "assert gpu.available()\n"
+        "assert np.array_equal(gpu.gen_pq_gpu(d), parity.gen_pq(d))\n"
+        "print('ok')\n"
+    )
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    if res.returncode != 0 and "No module named" in res.stderr and "cuda" in res.stderr:
+        pytest.skip("numba.cuda not importable here")
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.strip().endswith("ok")
