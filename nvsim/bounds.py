@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from .catalog import Catalog, default_catalog
 from .pcie import PcieLink
 from .platform import PlatformModel
-from .raid import data_copies, full_stripe_write_bytes_per_host_byte, parity_members, small_write_ops, usable_capacity_bytes
+from .raid import full_stripe_write_bytes_per_host_byte, small_write_ops, usable_capacity_bytes
 from .specs import DriveSpec, EngineSpec, PlatformSpec, ScenarioSpec
 
 RANDOM_IO_BYTES = 4096
@@ -161,4 +161,4 @@ def array_bounds(scenario: ScenarioSpec, catalog: Catalog | None = None) -> Boun
     return BoundsReport(scenario.name, capacity(scenario, catalog), bounds)
 
 
-__all__ = ["array_bounds", "capacity", "BoundsReport", "Bound", "Limit", "Capacity", "parity_members", "data_copies"]
+__all__ = ["array_bounds", "capacity", "BoundsReport", "Bound", "Limit", "Capacity"]

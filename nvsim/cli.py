@@ -68,7 +68,7 @@ def run(
     if json_out or output is not None:
         _emit_json({"scenario": spec.model_dump(mode="json"), **report.as_dict(), "predictions": predictions}, output)
     if not json_out:
-        print_bounds(console, spec, report, catalog)
+        print_bounds(console, spec, report)
         if predictions:
             print_predictions(console, predictions)
 

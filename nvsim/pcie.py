@@ -149,12 +149,6 @@ class PcieLink:
         """Effective data bandwidth of NVMe I/Os of ``transfer_bytes``."""
         return self.nvme_iops(transfer_bytes, is_read) * transfer_bytes
 
-    def dma_write_bytes_per_s(self, transfer_bytes: int) -> float:
-        """Effective bandwidth of a bare posted-write stream (no NVMe commands), e.g. card-to-host DMA."""
-        load = self._posted(transfer_bytes)
-        g = self.generation
-        return self.usable_bytes_per_s() * transfer_bytes / load.tlp_bytes if load.tlp_bytes else 0.0
-
 
 def bandwidth_table_markdown(catalog, generations=(3, 4, 5), widths=(4, 8, 16), mps_values=(256, 512),
                              transfers=(4096, 131072)) -> str:

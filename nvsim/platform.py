@@ -70,13 +70,6 @@ class PlatformModel:
     def job_sockets(self) -> tuple[int, ...]:
         return self.placement.job_sockets or tuple(range(self.sockets))
 
-    def root_port_link(self) -> PcieLink:
-        """All the PCIe lanes of one socket, seen as one wide link (its aggregate bandwidth)."""
-        gen = self.catalog.pcie(self.spec.pcie_generation.value)
-        lanes = self.spec.pcie_lanes_per_socket.value
-        width = 16
-        link = PcieLink(gen, width, self.spec.max_payload_bytes.value)
-        return _Scaled(link, lanes / width)
 
     def host_io_cpu_s(self, host_io: str, io_bytes: int) -> float:
         return host_io_cpu_s(self.catalog.host_io[host_io], io_bytes, self.clock_ghz)
@@ -91,8 +84,9 @@ class PlatformModel:
 
     def root_ports_bytes_per_s(self, transfer_bytes: int, is_read: bool) -> float:
         """Data bandwidth the root ports of the drives' sockets carry, for member I/Os of one size."""
-        used = len(set(self.drive_sockets))
-        return used * self.root_port_link().nvme_data_bytes_per_s(transfer_bytes, is_read)
+        x16 = PcieLink(self.catalog.pcie(self.spec.pcie_generation.value), 16, self.spec.max_payload_bytes.value)
+        per_socket = x16.nvme_data_bytes_per_s(transfer_bytes, is_read) * self.spec.pcie_lanes_per_socket.value / 16
+        return len(set(self.drive_sockets)) * per_socket
 
     def inter_socket_bytes_per_s(self) -> float | None:
         """Host data bandwidth before the inter-socket link saturates (None: one socket or no crossing)."""
@@ -102,16 +96,3 @@ class PlatformModel:
             return None
         return link.value / fraction
 
-
-@dataclass(frozen=True)
-class _Scaled:
-    """A PcieLink whose rates are multiplied by a factor (a socket's 64 or 128 lanes as one link)."""
-
-    link: PcieLink
-    factor: float
-
-    def nvme_data_bytes_per_s(self, transfer_bytes: int, is_read: bool) -> float:
-        return self.factor * self.link.nvme_data_bytes_per_s(transfer_bytes, is_read)
-
-    def nvme_iops(self, transfer_bytes: int, is_read: bool) -> float:
-        return self.factor * self.link.nvme_iops(transfer_bytes, is_read)

@@ -6,7 +6,6 @@ from rich.console import Console
 from rich.table import Table
 
 from .bounds import BoundsReport
-from .catalog import Catalog
 from .specs import ScenarioSpec
 from .units import format_bytes_binary, format_bytes_decimal, format_count, format_rate_decimal
 from .validation import Comparison
@@ -26,7 +25,7 @@ def format_value(value: float | None, unit: str) -> str:
     return f"{value:,.4g}"
 
 
-def print_bounds(console: Console, scenario: ScenarioSpec, report: BoundsReport, catalog: Catalog) -> None:
+def print_bounds(console: Console, scenario: ScenarioSpec, report: BoundsReport) -> None:
     array = scenario.array
     cap = report.capacity
     console.print(f"[bold]{scenario.name}[/bold]: {scenario.description}")

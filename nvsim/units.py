@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from fractions import Fraction
 
 DECIMAL_BYTE_UNITS = {"B": 1, "kB": 10**3, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12, "PB": 10**15}
 BINARY_BYTE_UNITS = {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40, "PiB": 2**50}
@@ -21,11 +22,17 @@ _NUMBER_UNIT = re.compile(r"^\s*([-+]?[0-9][0-9,_]*(?:\.[0-9]*)?(?:[eE][-+]?[0-9
 ALLOWED_BYTE_UNITS = "B, kB/KB, MB, GB, TB, PB (decimal), KiB, MiB, GiB, TiB, PiB (binary), or fio-style k/m/g/t (binary)"
 
 
-def _split(text: str) -> tuple[float, str]:
+def _split_exact(text: str) -> tuple[Fraction, str]:
+    """The number (exact, thousands separators dropped) and the unit text."""
     match = _NUMBER_UNIT.match(text)
     if not match:
         raise ValueError(f"cannot read {text!r} as a number with a unit")
-    return float(match.group(1).replace(",", "").replace("_", "")), match.group(2)
+    return Fraction(match.group(1).replace(",", "").replace("_", "")), match.group(2)
+
+
+def _split(text: str) -> tuple[float, str]:
+    number, unit = _split_exact(text)
+    return float(number), unit
 
 
 def parse_bytes(value: int | float | str) -> int:
@@ -36,15 +43,13 @@ def parse_bytes(value: int | float | str) -> int:
         if not math.isfinite(value) or value != int(value):
             raise ValueError(f"a size in bytes must be a whole number, got {value!r}")
         return int(value)
-    number, unit = _split(str(value))
-    for table in (DECIMAL_BYTE_UNITS, BINARY_BYTE_UNITS, FIO_BARE_UNITS):
+    number, unit = _split_exact(str(value))  # exact: large sizes must not pass through a float
+    for table in (DECIMAL_BYTE_UNITS, BINARY_BYTE_UNITS, FIO_BARE_UNITS, {"": 1}):
         if unit in table:
             result = number * table[unit]
-            if abs(result - round(result)) > 1e-6 * max(1.0, result):
+            if result.denominator != 1:
                 raise ValueError(f"{value!r} is not a whole number of bytes")
-            return int(round(result))
-    if unit == "":
-        return parse_bytes(number)
+            return int(result)
     raise ValueError(f"unknown size unit {unit!r} in {value!r}; allowed: {ALLOWED_BYTE_UNITS}")
 
 

@@ -9,17 +9,16 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .catalog import Catalog, default_catalog, read_yaml
 from .errors import InputError, from_validation_error
 from .scenario import load_scenario
-from .specs import Bytes, BytesPerS, Count, ScenarioSpec, WorkloadSpec
+from .specs import ScenarioSpec, WorkloadSpec
 
 SCENARIOS_DIR = Path(__file__).resolve().parent.parent / "scenarios"
-UNIT_PARSERS: dict[str, Callable] = {"bytes": Bytes, "B/s": BytesPerS, "IOPS": Count}
 
 
 class Tolerance(BaseModel):

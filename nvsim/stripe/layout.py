@@ -323,14 +323,19 @@ def parity_members(geom: ArrayGeometry, stripe_index) -> tuple[np.ndarray, np.nd
     return p, q
 
 
-def data_members(geom: ArrayGeometry, stripe_index) -> np.ndarray:
-    """(N, k) int32: member holding data index 0..k-1 (logical order) of each RAID5/6 stripe."""
+def _per_stripe_data_members(geom: ArrayGeometry, stripe_index, kernel, name: str) -> np.ndarray:
+    """(N, k) int32 filled by ``kernel`` for each RAID5/6 stripe (shared by the two orders below)."""
     if geom.level not in (5, 6):
-        raise ValueError(f"level: data_members is for RAID5/6, got RAID{geom.level}")
+        raise ValueError(f"level: {name} is for RAID5/6, got RAID{geom.level}")
     stripes = _i64(stripe_index)
     out = np.empty((stripes.shape[0], geom.data_members_per_stripe), dtype=np.int32)
-    _data_members_kernel(geom.level, geom.layout_code, geom.n_members, stripes, out)
+    kernel(geom.level, geom.layout_code, geom.n_members, stripes, out)
     return out
+
+
+def data_members(geom: ArrayGeometry, stripe_index) -> np.ndarray:
+    """(N, k) int32: member holding data index 0..k-1 (logical order) of each RAID5/6 stripe."""
+    return _per_stripe_data_members(geom, stripe_index, _data_members_kernel, "data_members")
 
 
 def syndrome_members(geom: ArrayGeometry, stripe_index) -> np.ndarray:
@@ -339,9 +344,4 @@ def syndrome_members(geom: ArrayGeometry, stripe_index) -> np.ndarray:
     md starts just after the Q member and wraps (raid6_d0, raid6_idx_to_slot). For the symmetric
     layouts this equals the logical data order; for the asymmetric ones it does not.
     """
-    if geom.level not in (5, 6):
-        raise ValueError(f"level: syndrome_members is for RAID5/6, got RAID{geom.level}")
-    stripes = _i64(stripe_index)
-    out = np.empty((stripes.shape[0], geom.data_members_per_stripe), dtype=np.int32)
-    _syndrome_kernel(geom.level, geom.layout_code, geom.n_members, stripes, out)
-    return out
+    return _per_stripe_data_members(geom, stripe_index, _syndrome_kernel, "syndrome_members")
