@@ -1,7 +1,9 @@
 """Regenerate the tables in docs/ that the models compute (never typed in).
 
-    python docs/generate.py          # rewrite the marked blocks in place
-    python docs/generate.py --check  # exit 1 if a block is stale (the test suite runs this)
+    python docs/generate.py               # rewrite the marked blocks in place
+    python docs/generate.py --check       # exit 1 if a block is stale (the test suite runs this)
+    python docs/generate.py --validation  # also re-run `nvsim validate` for docs/validation.md
+                                          # (minutes; tests/test_validation.py checks that block)
 """
 
 from __future__ import annotations
@@ -30,6 +32,11 @@ def render(text: str, generated: dict[str, str]) -> str:
 
 def main(argv: list[str]) -> int:
     generated = blocks()
+    if "--validation" in argv:
+        import os
+
+        from nvsim.validation import compare_all, markdown_table
+        generated["validation-table"] = markdown_table(compare_all(workers=os.cpu_count() or 1))
     stale = []
     for path in DOCS.rglob("*.md"):
         text = path.read_text()

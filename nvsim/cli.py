@@ -48,29 +48,103 @@ def _emit_json(data: object, output: Optional[Path]) -> None:
         sys.stdout.write(json.dumps(data, indent=2, default=float) + "\n")
 
 
+FIDELITY_HELP = "event: SimPy discrete events (latency percentiles); fluid: rates only, ~1000x faster."
+
+
+def _fidelity(value: str) -> str:
+    if value not in ("event", "fluid"):
+        raise InputError("--fidelity", f"unknown fidelity {value!r}; allowed: event, fluid")
+    return value
+
+
 @app.command()
 def run(
     scenario: Path = typer.Argument(..., help="Scenario YAML file, or a directory holding scenario.yaml."),
     json_out: bool = typer.Option(False, "--json", help="Print machine-readable JSON instead of tables."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the JSON result to this file (atomically)."),
+    fidelity: str = typer.Option("event", "--fidelity", help=FIDELITY_HELP),
 ) -> None:
-    """Predict a scenario: usable capacity, the bounds its drives, links, RAID level, engine and platform allow, and per-workload predictions where modelled."""
+    """Predict a scenario: usable capacity, the bounds of its components, and per workload the IOPS, GB/s, latency, CPU, write amplification and the resource that limits it."""
     from .bounds import array_bounds
     from .catalog import default_catalog
-    from .predict import predict_workload
-    from .report import print_bounds, print_predictions
+    from .predict import predict_workload, simulate
+    from .report import print_bounds, print_predictions, print_utilisation
     from .scenario import load_scenario
 
+    fidelity = _fidelity(fidelity)
     catalog = default_catalog()
     spec = load_scenario(scenario, catalog)
     report = array_bounds(spec, catalog)
-    predictions = {w.name: predict_workload(spec, w, catalog) for w in spec.workloads}
+    predictions: dict[str, dict] = {}
+    results = {}
+    for w in spec.workloads:
+        if spec.array.engine == "none" and spec.array.drives == 1:
+            predictions[w.name] = predict_workload(spec, w, catalog)
+        else:
+            results[w.name] = simulate(spec, w, catalog, fidelity)
+            predictions[w.name] = results[w.name].metrics()
     if json_out or output is not None:
-        _emit_json({"scenario": spec.model_dump(mode="json"), **report.as_dict(), "predictions": predictions}, output)
+        _emit_json({"scenario": spec.model_dump(mode="json"), **report.as_dict(), "predictions": predictions,
+                    "simulations": {name: r.as_dict() for name, r in results.items()}}, output)
     if not json_out:
         print_bounds(console, spec, report)
         if predictions:
             print_predictions(console, predictions)
+        for name, result in results.items():
+            print_utilisation(console, name, result)
+
+
+@app.command("fio")
+def fio_command(
+    jobfile: Path = typer.Argument(..., help="A fio job file ([global] and job sections), as fio reads it."),
+    system: Path = typer.Option(..., "--system", help="Scenario YAML (or directory) giving platform, drives and array; its workloads are not used."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write fio's JSON to this file (atomically) instead of stdout."),
+    fidelity: str = typer.Option("event", "--fidelity", help=FIDELITY_HELP),
+) -> None:
+    """Run a fio job file against a simulated array; print fio's --output-format=json."""
+    import time
+
+    from .catalog import default_catalog
+    from .fio import fio_json_report, load_fio_jobfile
+    from .predict import simulate
+    from .scenario import load_scenario
+    from .sim.system import ArraySystem
+
+    fidelity = _fidelity(fidelity)
+    catalog = default_catalog()
+    spec = load_scenario(system, catalog)
+    parsed = load_fio_jobfile(jobfile, catalog=catalog)
+    warning = parsed.unmodelled_warning()
+    if warning:
+        sys.stderr.write(f"warning: {warning}\n")
+    if not parsed.jobs:
+        raise InputError("jobfile", f"{jobfile}: no job sections")
+    device_bytes = None
+    results = []
+    for job in parsed.jobs:
+        workload = job.workload
+        if job.size_percent is not None or job.offset_increment_percent is not None:
+            if device_bytes is None:
+                device_bytes = ArraySystem(spec, workload, catalog).device_bytes
+            update = {}
+            if job.size_percent is not None:
+                update["size"] = max(workload.bs, int(device_bytes * job.size_percent / 100) // workload.bs * workload.bs)
+            if job.offset_increment_percent is not None:
+                update["offset_increment"] = int(device_bytes * job.offset_increment_percent / 100) // 4096 * 4096
+            workload = workload.model_copy(update=update)
+        result = simulate(spec, workload, catalog, fidelity)
+        samples = result.latency_samples_s
+        window = result.simulated_s or 1.0
+        results.append({
+            "name": job.name, "group": job.group, "options": job.options, "runtime_s": window,
+            "read": {"ios": int(round(result.read_iops * window)), "bytes": int(round(result.read_bytes_per_s * window)),
+                     "latencies_ns": (samples["read"] * 1e9) if "read" in samples else None},
+            "write": {"ios": int(round(result.write_iops * window)), "bytes": int(round(result.write_bytes_per_s * window)),
+                      "latencies_ns": (samples["write"] * 1e9) if "write" in samples else None},
+            "cpu_percent": result.cpu_percent,
+        })
+    report = fio_json_report(results, timestamp=int(time.time()), global_options=parsed.global_options)
+    _emit_json(report, output)
 
 
 @catalog_app.callback()
@@ -136,33 +210,52 @@ def catalog_show(
 def validate(
     json_out: bool = typer.Option(False, "--json", help="One JSON record per published number."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the JSON records to this file (atomically)."),
-    strict: bool = typer.Option(False, "--strict", help="Exit 1 if any modelled number is outside its tolerance."),
+    strict: bool = typer.Option(False, "--strict", help="Exit 1 if any modelled number is outside its tolerance without a written reason."),
+    workers: int = typer.Option(0, "--workers", help="Processes to simulate with (0: one per CPU)."),
+    scenarios: Optional[Path] = typer.Option(None, "--scenarios", help="Directory of scenario folders (default: the project's scenarios/)."),
 ) -> None:
-    """Re-predict every published number in scenarios/*/published.yaml and compare."""
+    """Re-predict every published number in scenarios/*/published.yaml and compare (fitted or predicted, error, status)."""
+    import os
+
     from .report import print_validation
     from .validation import compare_all, summary
 
-    comparisons = compare_all()
+    comparisons = compare_all(root=scenarios, workers=workers or os.cpu_count() or 1)
     records = [c.as_record() for c in comparisons]
     if json_out or output is not None:
         _emit_json(records, output)
     if not json_out:
         print_validation(console, comparisons)
         stats = summary(comparisons)
-        console.print(f"{stats['modelled']} of {stats['numbers']} numbers modelled, {stats['out_of_tolerance']} out of tolerance")
-    if strict and any(c.status == "OUT" for c in comparisons):
+        pct = lambda v: "-" if v is None else f"{100 * v:.1f}%"  # noqa: E731
+        console.print(
+            f"{stats['modelled']} of {stats['numbers']} numbers modelled; {stats['fitted']} fitted, "
+            f"{stats['modelled'] - stats['fitted']} predicted; {stats['out_of_tolerance']} out of tolerance "
+            f"({stats['out_without_reason']} without a written reason); median error "
+            f"{pct(stats['median_relative_error'])} (predictions only: {pct(stats['median_relative_error_of_predictions'])})")
+    if strict and any(c.status == "OUT" and not c.reason for c in comparisons):
         raise typer.Exit(1)
 
 
 @app.command()
-def calibrate() -> None:
-    """Re-run the declared fits on their published numbers and show them beside the values in use."""
-    from .calibrate import DECLARED_FITS, fit_all
+def calibrate(
+    write: bool = typer.Option(False, "--write", help="Store the fitted values in models/ (with their provenance)."),
+) -> None:
+    """Re-run the declared fits (least squares on the declared published numbers); --write stores them."""
+    from .calibrate import DECLARED_FITS, ENGINE_FITS, fit_all, write_fitted
 
     values = fit_all()
     for fit in DECLARED_FITS:
-        now, used = values[fit.parameter]
-        console.print(f"{fit.parameter} = {now:.4g} (in use: {used:.4g}, {fit.where}); fitted on {', '.join(fit.published_ids)}: {fit.why}")
+        names = [name for name in values if name == fit.parameter or name.startswith(fit.parameter.split(" ")[0] + " ")]
+        for name in names:
+            if name.split(" ", 1)[-1] in fit.parameter or name == fit.parameter:
+                now, used = values[name]
+                console.print(f"{name} = {now:.4g} (in use: {used:.4g}; {fit.where})")
+        console.print(f"  fitted on {', '.join(fit.published_ids)}: {fit.why}")
+    console.print(f"{sum(len(f.parameters) for f in ENGINE_FITS) + 1} fitted parameters in all")
+    if write:
+        for path in write_fitted(values):
+            console.print(f"wrote {path}")
 
 
 def main(argv: Optional[list[str]] = None) -> None:

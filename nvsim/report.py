@@ -67,24 +67,36 @@ def print_validation(console: Console, comparisons: list[Comparison]) -> None:
     console.print(table)
 
 
-PREDICTION_COLUMNS = (("read_iops", "IOPS"), ("write_iops", "IOPS"), ("read_bytes_per_s", "B/s"),
-                      ("write_bytes_per_s", "B/s"), ("waf_nand", "ratio"))
+PREDICTION_COLUMNS = (("read_iops", "IOPS", "read IOPS"), ("write_iops", "IOPS", "write IOPS"),
+                      ("read_bytes_per_s", "B/s", "read"), ("write_bytes_per_s", "B/s", "write"),
+                      ("read_latency_p99_us", "us", "p99 read us"), ("write_latency_p99_us", "us", "p99 write us"),
+                      ("cpu_percent", "percent", "CPU"), ("raid_waf", "ratio", "RAID WAF"), ("waf_nand", "ratio", "NAND WAF"))
 
 
 def print_predictions(console: Console, predictions: dict[str, dict[str, float] | None]) -> None:
     """Per-workload predicted metrics; workloads nvsim does not model yet say so."""
     table = Table(title="Predicted steady state per workload")
-    table.add_column("workload")
-    for name, _ in PREDICTION_COLUMNS:
-        table.add_column(name, justify="right")
+    table.add_column("workload", no_wrap=True)
+    for _, _, header in PREDICTION_COLUMNS:
+        table.add_column(header, justify="right")
     table.add_column("limited by")
     for workload, values in predictions.items():
         if values is None:
             table.add_row(workload, *["-"] * len(PREDICTION_COLUMNS), "not modelled yet")
             continue
         cells = []
-        for name, unit in PREDICTION_COLUMNS:
+        for name, unit, _ in PREDICTION_COLUMNS:
             value = values.get(name)
             cells.append("-" if value is None or value != value else format_value(value, unit))
         table.add_row(workload, *cells, str(values.get("limited_by", "")))
+    console.print(table)
+
+
+def print_utilisation(console: Console, workload: str, result) -> None:
+    """Every resource's utilisation for one simulated workload, the limiting one first."""
+    table = Table(title=f"{workload}: limited by {result.bottleneck_text} ({result.fidelity} mode)")
+    table.add_column("resource")
+    table.add_column("utilisation", justify="right")
+    for u in sorted(result.utilisation, key=lambda u: -u.utilisation):
+        table.add_row(u.resource, f"{100 * u.utilisation:.0f}%")
     console.print(table)

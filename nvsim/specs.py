@@ -112,6 +112,8 @@ class CpuSpec(Spec):
     sockets: int = Field(ge=1, le=8)
     cores_per_socket: Cited[int]
     threads_per_core: Cited[int]
+    smt_throughput_gain: Cited[float] | None = Field(
+        default=None, description="Throughput of a core running two busy hardware threads over one; None: no gain")
     base_clock_ghz: Cited[float]
     boost_clock_ghz: Cited[float]
 
@@ -179,7 +181,7 @@ class HostIoSpec(Spec):
     reference_clock_ghz: Cited[float]
 
 
-EngineKind = Literal["none", "md", "lockless_cpu", "gpu", "hardware"]
+EngineKind = Literal["none", "ideal", "md", "lockless_cpu", "gpu", "hardware"]
 
 
 class EngineSpec(Spec):

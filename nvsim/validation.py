@@ -45,6 +45,7 @@ class PublishedNumber(BaseModel):
     table: str
     wording: str
     reading: str | None = None
+    known_miss: str | None = Field(default=None, description="why nvsim misses this number, when it does")
 
     @property
     def numeric_value(self) -> float:
@@ -120,33 +121,74 @@ def _workload(scenario: ScenarioSpec, name: str | None) -> WorkloadSpec | None:
 
 def predict_metric(scenario: ScenarioSpec, workload: WorkloadSpec | None, metric: str, catalog: Catalog) -> float | None:
     """The model's value for one published metric, or None where nvsim does not model it yet."""
-    from .bounds import capacity
     if metric == "usable_capacity_bytes":
+        from .bounds import capacity
         return float(capacity(scenario, catalog).usable_bytes)
     if workload is None:
         return None
     from .predict import predict_workload
-    values = predict_workload(scenario, workload, catalog)
-    return None if values is None else values.get(metric)
+    value = predict_workload(scenario, workload, catalog).get(metric)
+    return None if value is None else float(value)
 
 
-def compare_all(root: Path | None = None, catalog: Catalog | None = None, fitted_ids: frozenset[str] | None = None) -> list[Comparison]:
-    """Every published number re-predicted; ``fitted_ids`` defaults to the declared calibration step's."""
+def _predict_job(job: tuple[str, str | None, str]) -> tuple[tuple[str, str | None], dict]:
+    """One (scenario file, workload) -> all its metrics; runs in a worker process."""
+    path, workload_name, catalog_path = job
+    from .catalog import load_catalog
+    catalog = load_catalog(Path(catalog_path)) if catalog_path else default_catalog()
+    scenario = load_scenario(Path(path), catalog)
+    workload = _workload(scenario, workload_name)
+    if workload is None:
+        return (path, workload_name), {}
+    from .predict import predict_workload
+    return (path, workload_name), dict(predict_workload(scenario, workload, catalog))
+
+
+def compare_all(root: Path | None = None, catalog: Catalog | None = None, fitted_ids: frozenset[str] | None = None,
+                workers: int = 1, catalog_path: Path | None = None) -> list[Comparison]:
+    """Every published number re-predicted; ``fitted_ids`` defaults to the declared calibration step's.
+
+    Each (scenario, workload) is simulated once, for all its numbers; ``workers`` > 1 runs them in
+    that many processes (results do not depend on it: each run has its own seeded streams).
+    """
     from .calibrate import fitted_ids as declared
 
-    catalog = catalog or default_catalog()
+    catalog = catalog or (load_catalog_path(catalog_path) if catalog_path else default_catalog())
     fitted_ids = declared() if fitted_ids is None else fitted_ids
-    out: list[Comparison] = []
+    entries = []
+    jobs: dict[tuple[str, str | None], tuple[str, str | None, str]] = {}
     for path in published_files(root):
-        published = load_published(path)
-        cache: dict[str, ScenarioSpec] = {}
-        for number in published.numbers:
-            if number.scenario not in cache:
-                cache[number.scenario] = load_scenario(path.parent / number.scenario, catalog)
-            scenario = cache[number.scenario]
-            predicted = predict_metric(scenario, _workload(scenario, number.workload), number.metric, catalog)
-            out.append(Comparison(path.parent.name, number, predicted, f"{path.parent.name}/{number.id}" in fitted_ids))
+        for number in load_published(path).numbers:
+            scenario_path = str(path.parent / number.scenario)
+            entries.append((path.parent.name, number, scenario_path))
+            if number.workload is not None:
+                jobs[(scenario_path, number.workload)] = (scenario_path, number.workload, str(catalog_path or ""))
+    results: dict[tuple[str, str | None], dict] = {}
+    if workers > 1 and len(jobs) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            results.update(pool.map(_predict_job, list(jobs.values())))
+    else:
+        results.update(_predict_job(job) for job in jobs.values())
+    out: list[Comparison] = []
+    scenarios: dict[str, ScenarioSpec] = {}
+    for directory, number, scenario_path in entries:
+        if number.workload is None:
+            if scenario_path not in scenarios:
+                scenarios[scenario_path] = load_scenario(Path(scenario_path), catalog)
+            predicted = predict_metric(scenarios[scenario_path], None, number.metric, catalog)
+        else:
+            value = results[(scenario_path, number.workload)].get(number.metric)
+            predicted = None if value is None else float(value)
+        comparison = Comparison(directory, number, predicted, f"{directory}/{number.id}" in fitted_ids,
+                                number.known_miss or "")
+        out.append(comparison)
     return out
+
+
+def load_catalog_path(path: Path) -> Catalog:
+    from .catalog import load_catalog
+    return load_catalog(path)
 
 
 def summary(comparisons: list[Comparison]) -> dict:
@@ -159,5 +201,34 @@ def summary(comparisons: list[Comparison]) -> dict:
         "median_relative_error_of_predictions": statistics.median(predicted) if predicted else None,
         "modelled": sum(c.predicted is not None for c in comparisons),
         "out_of_tolerance": sum(c.status == "OUT" for c in comparisons),
+        "out_without_reason": sum(c.status == "OUT" and not c.reason for c in comparisons),
+        "predicted_numbers": sum(c.predicted is not None and not c.fitted for c in comparisons),
         "median_relative_error": statistics.median(errors) if errors else None,
     }
+
+
+def markdown_table(comparisons: list[Comparison]) -> str:
+    """The validation table of docs/validation.md (rendered from a run, checked by the tests)."""
+    from .report import format_value
+
+    rows = ["| scenario | number | metric | published | predicted | error | fitted | status |",
+            "|---|---|---|---:|---:|---:|---|---|"]
+    for c in comparisons:
+        if c.error is None:
+            err = "-"
+        elif c.number.tolerance.absolute is not None:
+            err = f"{c.error:+.1f} pt"
+        else:
+            err = f"{100 * c.error:+.1f}%"
+        status = c.status if not (c.status == "OUT" and c.reason) else "OUT (reason below)"
+        rows.append(f"| {c.scenario_dir} | {c.number.id} | {c.number.metric} | {format_value(c.published, c.number.unit)} "
+                    f"| {format_value(c.predicted, c.number.unit)} | {err} | {'fitted' if c.fitted else 'predicted'} | {status} |")
+    stats = summary(comparisons)
+    rows.append("")
+    rows.append(f"{stats['numbers']} numbers; {stats['fitted']} fitted, {stats['numbers'] - stats['fitted']} predicted; "
+                f"{stats['out_of_tolerance']} out of tolerance, each with its reason:")
+    rows.append("")
+    for c in comparisons:
+        if c.status == "OUT":
+            rows.append(f"- **{c.scenario_dir}/{c.number.id}**: {c.reason or 'NO REASON WRITTEN'}")
+    return "\n".join(rows)

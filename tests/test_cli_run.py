@@ -4,7 +4,7 @@ from nvsim.io import write_text_atomic
 
 
 def test_run_default_scenario_prints_capacity_and_bounds(cli):
-    result = cli("run", "scenarios/graid-gen5-raid6")
+    result = cli("run", "scenarios/graid-gen5-raid6", "--fidelity", "fluid")
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "84.48 TB" in out and "TiB" in out
@@ -14,19 +14,20 @@ def test_run_default_scenario_prints_capacity_and_bounds(cli):
 
 
 def test_run_json_is_machine_readable(cli, tmp_path):
-    result = cli("run", "scenarios/graid-gen5-raid6", "--json")
+    result = cli("run", "scenarios/graid-gen5-raid6", "--json", "--fidelity", "fluid")
     data = json.loads(result.stdout)
     assert data["capacity"]["usable_bytes"] == 84_480_000_000_000
     assert {b["metric"] for b in data["bounds"]} == {"4K random read", "4K random write", "sequential read", "sequential write"}
     assert all(b["limited_by"] for b in data["bounds"])
     target = tmp_path / "out" / "result.json"
-    written = cli("run", "scenarios/graid-gen5-raid6", "--json", "-o", str(target))
+    written = cli("run", "scenarios/graid-gen5-raid6", "--json", "--fidelity", "fluid", "-o", str(target))
     assert written.returncode == 0 and json.loads(target.read_text()) == data
     assert [p.name for p in target.parent.iterdir()] == ["result.json"]  # no temp files left behind
 
 
 def test_every_command_has_help(cli):
-    for args in (["--help"], ["run", "--help"], ["catalog", "--help"], ["catalog", "show", "--help"], ["validate", "--help"]):
+    for args in (["--help"], ["run", "--help"], ["catalog", "--help"], ["catalog", "show", "--help"], ["validate", "--help"],
+                 ["fio", "--help"], ["calibrate", "--help"]):
         result = cli(*args)
         assert result.returncode == 0 and "Usage" in result.stdout, args
     assert "usable capacity" in cli("run", "--help").stdout.lower()
@@ -56,6 +57,52 @@ def test_single_drive_scenario_prints_predictions_per_workload(cli):
     assert "Predicted steady state per workload" in text and "randwrite-b4k-j8-d4" in text
 
 
-def test_array_workloads_say_not_modelled_rather_than_guess(cli):
-    predictions = json.loads(cli("run", "scenarios/graid-gen5-raid6", "--json").stdout)["predictions"]
-    assert predictions and all(value is None for value in predictions.values())
+def test_array_workloads_get_simulated_predictions_with_the_bottleneck_named(cli):
+    data = json.loads(cli("run", "scenarios/graid-gen5-raid6", "--json", "--fidelity", "fluid").stdout)
+    predictions, simulations = data["predictions"], data["simulations"]
+    assert set(predictions) == set(simulations) == {
+        "randread-b4k-j192-d32", "randwrite-b4k-j192-d16", "read-b1m-j192-d16", "write-b1m-j192-d16"}
+    read = predictions["randread-b4k-j192-d32"]
+    assert read["read_iops"] > 1e6 and read["write_iops"] == 0
+    assert "GPU" in read["limited_by"] and "%" in read["limited_by"]
+    assert all(0 <= u <= 1 for u in simulations["randread-b4k-j192-d32"]["utilisation"].values())
+
+
+def test_event_mode_run_prints_latency_percentiles_and_utilisation(cli, tmp_path):
+    scenario = tmp_path / "small.yaml"
+    scenario.write_text(
+        "name: small\nplatform: supermicro-as-2125hs-tnr\n"
+        "array: {level: 5, drive: kioxia-cm7-r-3.84tb, drives: 4, strip_bytes: 64KiB, engine: xinnor-xiraid}\n"
+        "workloads:\n  - {name: rr, rw: randread, bs: 4k, iodepth: 8, numjobs: 2}\n")
+    result = cli("run", str(scenario), "--json")
+    assert result.returncode == 0, result.stderr
+    sim = json.loads(result.stdout)["simulations"]["rr"]
+    assert sim["fidelity"] == "event"
+    assert sim["read_latency_us"]["p50"] <= sim["read_latency_us"]["p99"] <= sim["read_latency_us"]["p99.9"]
+    text = cli("run", str(scenario)).stdout
+    assert "rr: limited by" in text and "utilisation" in text
+
+
+def test_fio_job_file_runs_and_prints_fio_json(cli, tmp_path):
+    jobfile = tmp_path / "job.fio"
+    jobfile.write_text("[global]\nioengine=libaio\ndirect=1\nnumjobs=2\nzonemode=none\n"
+                       "[rr]\nrw=randread\nbs=4k\niodepth=8\nstonewall\n"
+                       "[sw]\nrw=write\nbs=1m\niodepth=4\nsize=1%\nstonewall\n")
+    out = tmp_path / "fio.json"
+    result = cli("fio", str(jobfile), "--system", "scenarios/xiraid-qlc-raid5", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("warning:") == 1 and "zonemode" in result.stderr
+    report = json.loads(out.read_text())
+    rr, sw = report["jobs"]
+    assert rr["jobname"] == "rr" and rr["read"]["iops"] > 0 and rr["write"]["iops"] == 0
+    assert int(rr["read"]["clat_ns"]["percentile"]["99.000000"]) >= int(rr["read"]["clat_ns"]["percentile"]["50.000000"])
+    assert sw["write"]["bw_bytes"] > 1e9
+
+
+def test_bad_fidelity_and_broken_job_file_are_one_line_errors(cli, tmp_path):
+    bad = cli("run", "scenarios/graid-gen5-raid6", "--fidelity", "quantum")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--fidelity" in bad.stderr
+    jobfile = tmp_path / "broken.fio"
+    jobfile.write_text("[global]\nrw=randread\nthis line is broken\n")
+    broken = cli("fio", str(jobfile), "--system", "scenarios/xiraid-qlc-raid5")
+    assert broken.returncode == 2 and broken.stderr.count("\n") == 1 and "line 3" in broken.stderr

@@ -13,9 +13,12 @@ def model(catalog, platform="supermicro-as-2125hs-tnr", drives=24, **placement):
 
 def test_per_io_cpu_cost_scales_with_pages_and_clock(catalog):
     libaio = catalog.host_io["libaio"]
+    per_io = libaio.submit_us.value + libaio.complete_us.value
+    page = libaio.per_page_us.value
+    assert libaio.reference_clock_ghz.value == 3.0
     small = host_io_cpu_s(libaio, 4096, 3.0)
-    assert small == pytest.approx((1.1 + 1.4 + 0.02) * 1e-6)
-    assert host_io_cpu_s(libaio, 1 << 20, 3.0) == pytest.approx((2.5 + 256 * 0.02) * 1e-6)
+    assert small == pytest.approx((per_io + page) * 1e-6)
+    assert host_io_cpu_s(libaio, 1 << 20, 3.0) == pytest.approx((per_io + 256 * page) * 1e-6)
     assert host_io_cpu_s(libaio, 4096, 1.5) == pytest.approx(2 * small)
     assert host_io_cpu_s(catalog.host_io["io_uring"], 4096, 3.0) < small
 
@@ -25,7 +28,9 @@ def test_seed_000_platform(catalog):
     assert platform.cores == 192 and platform.sockets == 2
     assert platform.drive_sockets == (0,) * 12 + (1,) * 12      # "uniformly allocated across both sockets"
     assert platform.memory_bytes_per_s() == pytest.approx(2 * 12 * 4800e6 * 8)
-    assert platform.host_cpu_iops("libaio", 4096) == pytest.approx(192 / (2.52e-6 * 3.0 / 2.4))
+    libaio = catalog.host_io["libaio"]
+    per_io_s = (libaio.submit_us.value + libaio.complete_us.value + libaio.per_page_us.value) * 1e-6
+    assert platform.host_cpu_iops("libaio", 4096) == pytest.approx(192 / (per_io_s * 3.0 / 2.4))
 
 
 @given(count=st.integers(min_value=1, max_value=64), sockets=st.integers(min_value=1, max_value=4))

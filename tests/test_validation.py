@@ -4,36 +4,65 @@ import json
 
 import pytest
 
+from conftest import ROOT
+
 from nvsim.validation import compare_all, load_published, published_files, summary
 
 
-def test_published_files_parse_and_name_real_scenarios_and_workloads():
+@pytest.fixture(scope="module")
+def comparisons():
+    """Every published number re-predicted once (event mode, both CPUs)."""
+    return compare_all(workers=2)
+
+
+def test_published_files_parse_and_name_real_scenarios_and_workloads(comparisons):
     files = published_files()
     assert files, "no scenarios/*/published.yaml"
-    comparisons = compare_all()
     assert len(comparisons) == sum(len(load_published(p).numbers) for p in files)
+    assert all(c.predicted is not None for c in comparisons), [c.number.id for c in comparisons if c.predicted is None]
 
 
-def test_capacity_claim_of_seed_000_is_reproduced():
-    by_id = {c.number.id: c for c in compare_all()}
-    claim = by_id["capacity-676tb"]
+def test_capacity_claim_of_seed_000_is_reproduced(comparisons):
+    claim = next(c for c in comparisons if c.number.id == "capacity-676tb")
     assert claim.predicted == 22 * 30.72e12
     assert claim.status == "ok"
 
 
-def test_no_modelled_number_is_out_of_tolerance():
-    out = [c.as_record() for c in compare_all() if c.status == "OUT"]
+def test_no_number_is_out_of_tolerance_without_a_written_reason(comparisons):
+    out = [c.as_record() for c in comparisons if c.status == "OUT" and not c.reason]
     assert out == [], json.dumps(out, indent=1)
-    assert summary(compare_all())["modelled"] >= 1
 
 
-def test_validate_json_records_have_the_promised_fields(cli):
-    result = cli("validate", "--json")
+def test_known_misses_are_still_misses(comparisons):
+    """A written reason for a miss must not outlive the miss: remove it when the number comes in."""
+    stale = [c.number.id for c in comparisons if c.reason and c.status == "ok"]
+    assert stale == []
+
+
+def test_array_briefs_meet_the_validation_targets(comparisons):
+    """Issue 5: median error under 7%; at least half predicted, their median under 10%."""
+    import statistics
+    arrays = [c for c in comparisons if c.scenario_dir != "kioxia-cm7-namespace"
+              and c.number.workload is not None and c.number.tolerance.relative is not None]
+    errors = [abs(c.error) for c in arrays]
+    predicted = [abs(c.error) for c in arrays if not c.fitted]
+    everything = [c for c in comparisons if c.scenario_dir != "kioxia-cm7-namespace"]
+    assert sum(not c.fitted for c in everything) >= len(everything) / 2
+    assert statistics.median(errors) < 0.07
+    assert statistics.median(predicted) < 0.10
+
+
+def test_validate_json_records_have_the_promised_fields(cli, tmp_path):
+    import shutil
+    shutil.copytree(ROOT / "scenarios" / "xiraid-qlc-raid5", tmp_path / "xiraid-qlc-raid5")
+    result = cli("validate", "--json", "--scenarios", str(tmp_path), "--workers", "1")
     assert result.returncode == 0, result.stderr
     records = json.loads(result.stdout)
+    assert len(records) == 4
     for record in records:
         assert {"scenario", "metric", "unit", "published", "predicted", "fitted"} <= set(record)
         assert isinstance(record["fitted"], bool)
+    assert sum(r["fitted"] for r in records) == 1  # xiRAID's per-I/O CPU is fitted on its random reads
 
 
 def test_model_code_never_reads_published_files():
@@ -45,10 +74,20 @@ def test_model_code_never_reads_published_files():
     assert readers == [], readers
 
 
-def test_declared_fits_are_labelled_fitted_and_reproduce():
+def test_declared_fits_are_labelled_fitted_and_reproduce(comparisons):
+    """The fitted labels are exactly the declared numbers, and re-running the fits gives the
+    values in models/ (least squares from those values converges back to them)."""
     from nvsim.calibrate import fit_all, fitted_ids
-    comparisons = compare_all()
     labelled = {f"{c.scenario_dir}/{c.number.id}" for c in comparisons if c.fitted}
     assert labelled == set(fitted_ids())
-    for fitted_now, in_use in fit_all().values():
-        assert fitted_now == pytest.approx(in_use, rel=0.02)
+    for name, (fitted_now, in_use) in fit_all().items():
+        assert fitted_now == pytest.approx(in_use, rel=0.05, abs=1e-3), name
+
+
+def test_docs_validation_table_is_this_run(comparisons):
+    """docs/validation.md carries the table of the current model (regenerate: python docs/generate.py --validation)."""
+    import re
+    from nvsim.validation import markdown_table
+    text = (ROOT / "docs" / "validation.md").read_text()
+    block = re.search(r"<!-- BEGIN validation-table -->\n(.*?)\n<!-- END validation-table -->", text, re.S).group(1)
+    assert block == markdown_table(comparisons)

@@ -124,6 +124,7 @@ def _plan_kernel(level, code, n, copies, strip, is_write, offs, lens, failed, em
     R = strip // 4096
     big = 2 * n
     cnt = 0
+    reads_issued = np.zeros(n, dtype=np.int64)  # md read_balance on SSDs: the mirror with fewest pending
     for h in range(offs.shape[0]):
         a = offs[h]
         b = a + lens[h]
@@ -321,14 +322,17 @@ def _plan_kernel(level, code, n, copies, strip, is_write, offs, lens, failed, em
                         cnt = _emit(h, m, (pos // n) * strip + lo - c * strip, hi - lo, True, 1, cnt, emit,
                                     lh, le, li, o_host, o_mem, o_moff, o_len, o_w, o_ph)
             else:
+                best = -1
                 for u in range(ncop):
                     t = (h + u) % ncop
-                    pos = c * ncop + t
-                    m = pos % n
-                    if not failed[m]:
-                        cnt = _emit(h, m, (pos // n) * strip + lo - c * strip, hi - lo, False, 1, cnt, emit,
-                                    lh, le, li, o_host, o_mem, o_moff, o_len, o_w, o_ph)
-                        break
+                    m = (c * ncop + t) % n
+                    if not failed[m] and (best < 0 or reads_issued[m] < reads_issued[(c * ncop + best) % n]):
+                        best = t
+                pos = c * ncop + best
+                m = pos % n
+                reads_issued[m] += 1
+                cnt = _emit(h, m, (pos // n) * strip + lo - c * strip, hi - lo, False, 1, cnt, emit,
+                            lh, le, li, o_host, o_mem, o_moff, o_len, o_w, o_ph)
         if w:
             mode_out[h] = (7 if touched_failed else 5) if level == 10 else 6
         else:

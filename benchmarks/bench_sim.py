@@ -1,0 +1,73 @@
+"""Simulator speed: simulated host I/Os per wall second, event mode, one core; fluid set-ups per second.
+
+Usage: python benchmarks/bench_sim.py [--quick]. The event-mode figure counts every host I/O the
+run completed (warm-up included) over the wall time of the whole call (planning, the fluid guess
+that sizes the window, the SimPy run); a short warm-up run compiles the planner first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from nvsim.catalog import default_catalog  # noqa: E402
+from nvsim.scenario import load_scenario  # noqa: E402
+from nvsim.sim.des import simulate_event  # noqa: E402
+from nvsim.sim.fluid import simulate_fluid  # noqa: E402
+from nvsim.sim.system import ArraySystem  # noqa: E402
+
+CASES = (
+    ("graid-gen5-raid6/scenario.yaml", "randread-b4k-j192-d32", "24x Gen5 RAID6, GPU engine, 4K random read (issue 5 target)"),
+    ("graid-gen5-raid6/md-raid6-4k.yaml", "randread-b4k-j192-d32", "24x Gen5 RAID6, md, 4K random read (spinlock)"),
+    ("graid-gen5-raid6/md-raid6-4k.yaml", "randwrite-b4k-j192-d16", "24x Gen5 RAID6, md, 4K random write (RMW, two phases)"),
+    ("graid-gen5-raid6/scenario.yaml", "write-b1m-j192-d16", "24x Gen5 RAID6, GPU engine, 1M sequential write (~280 member I/Os each)"),
+)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer host I/Os")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per case (this VM's timing varies by ~20%%)")
+    args = ap.parse_args(argv)
+    host_ios = 50_000 if args.quick else 200_000
+    catalog = default_catalog()
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
+    print(f"{'case':70s} {'host I/Os':>10s} {'median I/Os/s':>16s} {'best I/Os/s':>14s}   (of {args.repeat} runs)")
+    for path, name, label in CASES:
+        spec = load_scenario(ROOT / "scenarios" / path, catalog)
+        system = ArraySystem(spec, next(w for w in spec.workloads if w.name == name), catalog)
+        simulate_event(system, host_ios=2_000)  # compile and warm caches
+        n = host_ios if "b1m" not in name else host_ios // 10
+        rates, windows = [], []
+        for _ in range(args.repeat):
+            start = time.perf_counter()
+            result = simulate_event(system, host_ios=n)
+            wall = time.perf_counter() - start
+            rates.append(result.completed_host_ios / wall)
+            windows.append(result.simulated_host_ios / wall)
+        print(f"{label:70s} {result.completed_host_ios:10d} {statistics.median(rates):16,.0f} {max(rates):14,.0f}  "
+              f"(measured window alone, median: {statistics.median(windows):,.0f})")
+    # fluid mode: set-ups per second (each a fresh ArraySystem: planning a sample included)
+    spec = load_scenario(ROOT / "scenarios" / "graid-gen5-raid6" / "scenario.yaml", catalog)
+    count = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < (2.0 if args.quick else 5.0):
+        for w in spec.workloads:
+            simulate_fluid(ArraySystem(spec, w, catalog))
+            count += 1
+    wall = time.perf_counter() - start
+    print(f"{'fluid mode, the four seed-000 SupremeRAID workloads, fresh set-up each':70s} {count:10d} {count / wall:16,.1f}  set-ups per s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,30 @@
+"""RAID engines: each turns host I/Os into member I/Os (the stripe core) and its own costs.
+
+``build_engine(spec)`` picks the mechanism by ``engine_kind``: ``none`` and ``ideal`` (no cost
+of their own), ``md`` (Linux md), ``lockless_cpu`` (xiRAID-like), ``gpu`` (SupremeRAID-like),
+``hardware`` (a RAID card). Parameters come from the engine's catalog entry, one set for every
+scenario; ``overrides`` is for the calibration step only.
+"""
+
+from __future__ import annotations
+
+from ..specs import EngineSpec
+from .base import Engine, EngineServer, EngineWork
+from .gpu import GpuEngine
+from .hardware import HardwareEngine
+from .lockless import LocklessCpuEngine
+from .md import MdEngine
+
+ENGINE_CLASSES: dict[str, type[Engine]] = {
+    "none": Engine, "ideal": Engine, "md": MdEngine, "lockless_cpu": LocklessCpuEngine,
+    "gpu": GpuEngine, "hardware": HardwareEngine,
+}
+
+
+def build_engine(spec: EngineSpec, overrides: dict[str, float] | None = None) -> Engine:
+    parameters = {name: float(cited.value) for name, cited in spec.parameters.items()}
+    parameters.update(overrides or {})
+    return ENGINE_CLASSES[spec.engine_kind](spec, parameters)
+
+
+__all__ = ["build_engine", "Engine", "EngineServer", "EngineWork", "ENGINE_CLASSES"]

@@ -1,0 +1,100 @@
+"""What every RAID engine returns for a batch of host I/Os: the member I/Os and its own costs.
+
+An engine is a mechanism with a few parameters of physical meaning (models/engines/*.yaml). For a
+batch of host I/Os it says (arrays, one entry per host I/O unless noted):
+
+* the member I/Os (flat arrays, grouped by host I/O, with the phase: 0 = reads that must finish
+  before parity and writes, 1 = the final reads or writes) -- from the stripe core's planner;
+* CPU seconds on the submitting job's core beyond fio's own cost (``submit_cpu_ref_s``, at the
+  engine's reference clock);
+* the hold time of a serialised section on the submission path (``lock_s``): a spinlock, so the
+  waiting job's core spins (busy) while it waits;
+* service time on the engine's own server before the member I/Os (``pre_s``) and between the
+  read phase and the write phase (``mid_s``): md's stripe thread, the GPU, the card processor;
+* bytes that cross the engine device's link (``device_down_bytes``, ``device_up_bytes``) and
+  bytes against its advertised bandwidth (``device_read_bytes``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..specs import EngineSpec
+from ..stripe.planner import MemberIOPlan
+
+PAGE_BYTES = 4096
+
+
+@dataclass
+class EngineWork:
+    host_index: np.ndarray  # int64, per member I/O
+    member: np.ndarray  # int32
+    length_bytes: np.ndarray  # int64
+    is_write: np.ndarray  # bool
+    phase: np.ndarray  # int8
+    submit_cpu_ref_s: np.ndarray  # float, per host I/O
+    lock_s: np.ndarray
+    pre_s: np.ndarray
+    mid_s: np.ndarray
+    device_down_bytes: np.ndarray
+    device_up_bytes: np.ndarray
+    device_read_bytes: np.ndarray
+    memory_bytes: np.ndarray
+    stripes_touched: np.ndarray
+    mode: np.ndarray
+
+
+@dataclass(frozen=True)
+class EngineServer:
+    """The engine's own server (None when it has none): a host thread or a device."""
+
+    label: str
+    servers: int
+    on_host_cpu: bool
+
+
+@dataclass
+class Engine:
+    """Base: no cost of its own (the ideal engine). Subclasses add their mechanisms."""
+
+    spec: EngineSpec
+    parameters: dict[str, float] = field(default_factory=dict)
+
+    server: EngineServer | None = None
+    lock_label: str | None = None
+    cross_socket_fraction: float = 0.0  # share of the engine's shared-state accesses from the other socket
+
+    def __post_init__(self) -> None:
+        """Subclasses name their server and lock here."""
+
+    def parameter(self, name: str) -> float:
+        try:
+            return self.parameters[name]
+        except KeyError:
+            raise KeyError(f"engine {self.spec.name} has no parameter {name!r} in models/engines") from None
+
+    @staticmethod
+    def empty_work(plan: MemberIOPlan, n: int, host_bytes: int) -> EngineWork:
+        zeros = np.zeros(n)
+        return EngineWork(
+            host_index=plan.host_index, member=plan.member, length_bytes=plan.length_bytes,
+            is_write=plan.is_write, phase=plan.phase,
+            submit_cpu_ref_s=zeros.copy(), lock_s=zeros.copy(), pre_s=zeros.copy(), mid_s=zeros.copy(),
+            device_down_bytes=zeros.copy(), device_up_bytes=zeros.copy(), device_read_bytes=zeros.copy(),
+            memory_bytes=np.full(n, float(host_bytes)), stripes_touched=plan.stripes_touched.astype(float),
+            mode=plan.mode,
+        )
+
+    def work(self, plan: MemberIOPlan, is_write: np.ndarray, chunks: np.ndarray, host_bytes: int, level: int) -> EngineWork:
+        """Costs of ``plan`` (host I/Os of ``host_bytes`` each; ``chunks``: strips each touches)."""
+        return self.empty_work(plan, len(is_write), host_bytes)
+
+
+def per_host_sum(values: np.ndarray, host_index: np.ndarray, n: int) -> np.ndarray:
+    """Sum a per-member-I/O quantity over each host I/O."""
+    return np.bincount(host_index, weights=values, minlength=n)[:n]
+
+
+__all__ = ["Engine", "EngineWork", "EngineServer", "per_host_sum", "PAGE_BYTES"]

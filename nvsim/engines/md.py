@@ -1,0 +1,65 @@
+"""Linux md (drivers/md/raid{0,1,10,5}.c as in 5.x kernels), the mechanisms that set its speed.
+
+* RAID1/10: every I/O takes ``conf->resync_lock`` in ``wait_barrier`` (a spinlock shared by all
+  submitters) -- ``barrier_lock_us`` per host I/O, plus ``barrier_lock_write_us`` per member write
+  (the per-copy bio set-up and pending-list work done under the same serialisation).
+* RAID4/5/6 reads in the optimal state bypass the stripe cache (``raid5_read_one_chunk``), one
+  per chunk, each taking ``conf->device_lock`` (``device_lock_us``).
+* RAID4/5/6 writes go through the stripe cache: each 4 KiB page row is a ``stripe_head``; the
+  submitter takes ``device_lock`` per stripe_head, and the single ``raid5d`` thread (plus
+  ``group_thread_cnt`` workers; 0 by default) handles each stripe_head in one pass per state
+  change: ``stripe_us`` per pass plus ``stripe_member_bio_us`` per member page bio it issues, plus
+  parity at ``parity_gen_gb_per_s``. RMW/RCW reads: a pass before the reads, one after.
+* On a two-socket machine md's shared structures (locks, stripe_heads, lists) bounce between the
+  sockets: every locked and raid5d time above is multiplied by ``1 + f (remote_access_factor - 1)``
+  with f the share of submitters on the other socket (nvsim.platform.cross_socket_fraction).
+* Every md request (one per chunk a bio is split into) costs ``request_cpu_us`` on the submitting
+  core (bio split/clone, accounting, wake-ups), at ``reference_clock_ghz``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import PAGE_BYTES, Engine, EngineServer, EngineWork, per_host_sum
+
+
+class MdEngine(Engine):
+    def __post_init__(self) -> None:
+        threads = int(self.parameters.get("stripe_threads", 1))
+        self.server = EngineServer("md stripe thread (raid5d)", threads, on_host_cpu=True)
+        self.lock_label = "md spinlock (device_lock / resync_lock)"
+
+    def work(self, plan, is_write, chunks, host_bytes, level) -> EngineWork:
+        n = len(is_write)
+        out = self.empty_work(plan, n, host_bytes)
+        p = self.parameter
+        out.submit_cpu_ref_s = p("request_cpu_us") * 1e-6 * chunks
+        member_writes = per_host_sum(plan.is_write.astype(float), plan.host_index, n)
+        if level in (1, 10):
+            out.lock_s = 1e-6 * (p("barrier_lock_us") + p("barrier_lock_write_us") * member_writes)
+            return self._numa(out)
+        if level == 0:
+            return out
+        # RAID5/6
+        pages = plan.length_bytes / PAGE_BYTES
+        phase0_pages = per_host_sum(np.where(plan.phase == 0, pages, 0.0), plan.host_index, n)
+        phase1_pages = per_host_sum(np.where(plan.phase == 1, pages, 0.0), plan.host_index, n)
+        stripes = plan.stripes_touched.astype(float)
+        parity_bytes = per_host_sum(plan.length_bytes.astype(float), plan.host_index, n)
+        writes = is_write
+        # lock hold times are wall time (cache-line transfers), not scaled by the clock.
+        # Reads in the optimal state: one device_lock per chunk, no stripe thread.
+        out.lock_s = np.where(writes, stripes, chunks) * p("device_lock_us") * 1e-6
+        pass_s = p("stripe_us") * 1e-6 * stripes
+        out.pre_s = np.where(writes & (phase0_pages > 0), pass_s + p("stripe_member_bio_us") * 1e-6 * phase0_pages, 0.0)
+        parity_s = parity_bytes / (p("parity_gen_gb_per_s") * 1e9)
+        out.mid_s = np.where(writes, pass_s + p("stripe_member_bio_us") * 1e-6 * phase1_pages + parity_s, 0.0)
+        # md copies written data into the stripe cache pages: one more read and write of DRAM
+        out.memory_bytes = np.where(writes, 3.0 * host_bytes, float(host_bytes))
+        return self._numa(out)
+
+    def _numa(self, out: EngineWork) -> EngineWork:
+        factor = 1.0 + self.cross_socket_fraction * (self.parameters.get("remote_access_factor", 1.0) - 1.0)
+        out.lock_s, out.pre_s, out.mid_s = out.lock_s * factor, out.pre_s * factor, out.mid_s * factor
+        return out

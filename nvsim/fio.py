@@ -1,0 +1,736 @@
+"""fio job files in, fio JSON out.
+
+``parse_fio_jobfile`` reads a job file the way fio's own ini parser does (``init.c:parse_jobs_ini``
+and ``parse.c`` of fio 3.x) and turns every job into a validated ``WorkloadSpec``:
+
+* a line is cut at the first ``;`` or ``#`` (fio strips trailing comments too), then stripped;
+  blank lines are skipped; ``[name]`` opens a section; any other line is ``key=value`` or a bare
+  flag (``time_based``, ``stonewall``); an option before the first section is an error;
+* a section whose name starts with ``global`` (fio compares six characters) sets defaults for the
+  jobs that *follow* it; a later ``[global]`` changes only the jobs after it; every other section
+  is a job that starts from the global options in force, then applies its own;
+* values mean what they mean to fio: sizes use fio's ``kb_base=1024`` rules (``4k`` = 4096 and,
+  as fio's compatibility mode has it, ``4KiB`` = 4000), times are seconds unless suffixed
+  (``us``, ``ms``, ``s``, ``m``, ``h``, ``d``), ``bs=4k,8k`` is read,write[,trim], ``rwmixwrite=30``
+  is ``rwmixread=70``, ``runtime=0`` and ``size=0`` mean "no limit" / "whole file", and a job
+  without ``rw`` or ``ioengine`` gets fio's defaults (``read``, ``psync``);
+* ``stonewall`` and ``new_group`` give fio's reporting group (``groupid``); ``stonewall`` also
+  starts a new serial *phase* (the job waits for every job before it).
+
+Options nvsim maps or keeps are listed in ``MODELLED_OPTIONS`` and ``KEPT_OPTIONS``; options that
+are understood but do not change the model's answer are in ``UNDERSTOOD_WITHOUT_EFFECT``; every
+other option is collected in ``FioJobFile.unmodelled_options`` so the CLI can print one warning.
+Every problem is an ``InputError`` of one line naming the file, the line and the option.
+
+``workload_to_fio_section`` writes a ``WorkloadSpec`` back as a job section (``parse`` of what it
+writes gives the same spec), and ``fio_json_report`` writes results in the layout of fio's
+``--output-format=json`` (``stat.c:show_thread_status_json`` of fio 3.x). docs/fio.md has the
+details and the deviations from fio.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import ValidationError
+
+from .errors import InputError, from_validation_error, suggestion_text
+from .specs import WorkloadSpec
+
+# ---------------------------------------------------------------- option tables
+
+MODELLED_OPTIONS: dict[str, str] = {
+    "rw": "WorkloadSpec.rw (alias readwrite); trim types are refused as not modelled",
+    "bs": "WorkloadSpec.bs (alias blocksize); read,write[,trim] form: the sizes of the directions the job uses must agree",
+    "iodepth": "WorkloadSpec.iodepth",
+    "numjobs": "WorkloadSpec.numjobs",
+    "rwmixread": "WorkloadSpec.rwmixread",
+    "rwmixwrite": "WorkloadSpec.rwmixread = 100 - rwmixwrite",
+    "size": "WorkloadSpec.size in bytes, or FioJob.size_percent for 'N%'",
+    "offset_increment": "WorkloadSpec.offset_increment in bytes, or FioJob.offset_increment_percent for 'N%'",
+    "runtime": "WorkloadSpec.runtime in seconds (alias timeout; 0 = no limit = None)",
+    "ramp_time": "WorkloadSpec.ramp_time in seconds",
+    "time_based": "WorkloadSpec.time_based",
+    "ioengine": "WorkloadSpec.ioengine (checked against the catalog's host_io entries when a catalog is given)",
+}
+"""fio options that set a ``WorkloadSpec`` field."""
+
+KEPT_OPTIONS: dict[str, str] = {
+    "filename": "FioJob.filename (raw string)",
+    "cpus_allowed": "FioJob.cpus_allowed (raw string, for the scenario's placement)",
+    "numa_cpu_nodes": "FioJob.numa_cpu_nodes (raw string, for the scenario's placement)",
+    "name": "the job's name (overrides the section name, as in fio)",
+    "stonewall": "FioJob.group and FioJob.phase (alias wait_for_previous)",
+    "new_group": "FioJob.group",
+    "kb_base": "how sizes are read (1024, fio's default, or 1000)",
+    "direct": "direct=1 is what nvsim models; buffered I/O (direct=0, fio's default) is listed as unmodelled 'direct'",
+    "buffered": "the inverse of direct",
+}
+"""fio options that are read and kept on ``FioJob`` or steer the parsing itself."""
+
+UNDERSTOOD_WITHOUT_EFFECT: frozenset[str] = frozenset({
+    # naming and reporting
+    "description", "group_reporting", "unit_base", "stats",
+    "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "log_avg_msec",
+    "log_hist_msec", "per_job_logs", "log_offset",
+    # random offset generation: nvsim draws uniform offsets from its own seeded streams
+    "randrepeat", "randseed", "random_generator", "norandommap", "softrandommap",
+    # how fio itself runs: threads or processes, CPU and memory placement policies
+    "thread", "cpus_allowed_policy", "numa_mem_policy",
+    # file handling that does not change direct I/O to a block device
+    "invalidate", "allow_mounted_write", "allow_file_create", "create_serialize", "fallocate",
+})
+"""fio options that are understood and do not change nvsim's answer; accepted silently."""
+
+ALIASES: dict[str, str] = {
+    "readwrite": "rw",
+    "blocksize": "bs",
+    "timeout": "runtime",
+    "wait_for_previous": "stonewall",
+    "allrandrepeat": "randrepeat",
+}
+"""fio's option aliases (``options.c``) for the options named above."""
+
+FIO_RW_MODELLED = ("read", "write", "randread", "randwrite", "rw", "readwrite", "randrw")
+FIO_RW_TRIM = ("trim", "randtrim", "trimwrite", "randtrimwrite")
+FIO_DEFAULT_RW = "read"
+FIO_DEFAULT_IOENGINE = "psync"
+"""fio's defaults on Linux when a job names no rw / ioengine (``.def`` in fio's options.c)."""
+
+FIO_PERCENTILES = (1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99)
+"""fio's default ``percentile_list``."""
+
+_KNOWN = frozenset({*MODELLED_OPTIONS, *KEPT_OPTIONS, *UNDERSTOOD_WITHOUT_EFFECT, *ALIASES})
+_READS = {"read", "randread"}
+_WRITES = {"write", "randwrite"}
+_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
+
+# ---------------------------------------------------------------- data
+
+
+@dataclass(frozen=True)
+class FioJob:
+    """One job of a job file (numjobs clones are one FioJob with ``workload.numjobs``).
+
+    group: fio's reporting group (``groupid``): a new one starts at ``stonewall`` or
+    ``new_group`` once the current group has jobs. phase: jobs of one phase run together; a
+    ``stonewall`` job waits for every job before it, so it starts the next phase.
+    options: every option in force for the job (globals first, then the job's own), by fio's
+    canonical name, value as written ("" for a bare flag).
+    """
+
+    name: str
+    workload: WorkloadSpec
+    group: int
+    filename: str | None
+    size_percent: float | None
+    offset_increment_percent: float | None
+    options: dict[str, str]
+    phase: int = 0
+    cpus_allowed: str | None = None
+    numa_cpu_nodes: str | None = None
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class FioJobFile:
+    """A parsed job file: its jobs in file order and the options nvsim does not model."""
+
+    path: str
+    jobs: tuple[FioJob, ...]
+    unmodelled_options: tuple[str, ...]
+    global_options: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def workloads(self) -> tuple[WorkloadSpec, ...]:
+        return tuple(job.workload for job in self.jobs)
+
+    def unmodelled_warning(self) -> str | None:
+        """The one warning line for the CLI, or None when every option is understood."""
+        if not self.unmodelled_options:
+            return None
+        return f"{self.path}: fio options not modelled (nvsim ignores them): {', '.join(self.unmodelled_options)}"
+
+
+@dataclass(frozen=True)
+class _Entry:
+    key: str  # canonical name
+    written: str  # as written in the file
+    value: str | None  # None: a bare flag
+    line: int
+
+
+@dataclass
+class _Section:
+    name: str
+    line: int
+    is_global: bool
+    entries: list[_Entry] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------- reading the file
+
+
+def load_fio_jobfile(path: str | Path, *, catalog: Any = None) -> FioJobFile:
+    """Read and parse a fio job file (see ``parse_fio_jobfile``)."""
+    where = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError("", f"cannot read file: {exc.strerror}", source=where) from None
+    try:
+        text = raw.decode("utf-8-sig")  # a byte-order mark from an editor is not part of the first line
+    except UnicodeDecodeError as exc:
+        raise InputError("", f"not UTF-8 text (byte {exc.start})", source=where) from None
+    return parse_fio_jobfile(text, where, catalog=catalog)
+
+
+def parse_fio_jobfile(text: str, path: str = "<jobfile>", *, catalog: Any = None) -> FioJobFile:
+    """Parse fio job-file text; every job becomes a ``WorkloadSpec`` validated with ``catalog``."""
+    sections = _sections(text, path)
+    jobs: list[FioJob] = []
+    unmodelled: set[str] = set()
+    global_entries: list[_Entry] = []
+    groupid = prev_group_jobs = phase = 0
+    for section in sections:
+        if section.is_global:
+            _check_rwmix_pair(section, path)
+            global_entries.extend(section.entries)
+            continue
+        _check_rwmix_pair(section, path)
+        effective = [*global_entries, *section.entries]
+        job, flags = _build_job(section, effective, path, catalog)
+        if (flags["stonewall"] or flags["new_group"]) and prev_group_jobs:
+            groupid += 1
+            prev_group_jobs = 0
+        if flags["stonewall"] and jobs:
+            phase += 1
+        prev_group_jobs += 1
+        jobs.append(replace(job, group=groupid, phase=phase))
+        unmodelled.update(flags["unmodelled"])
+    if not jobs:
+        raise InputError("", "no jobs defined: the file has no job section, only [global] (fio: 'No jobs(s) defined')", source=path)
+    global_options = {e.key: e.value or "" for e in global_entries}
+    return FioJobFile(path=path, jobs=tuple(jobs), unmodelled_options=tuple(sorted(unmodelled)), global_options=global_options)
+
+
+def _sections(text: str, path: str) -> list[_Section]:
+    """Split the text into sections of (key, value, line) entries, as fio's parse_jobs_ini."""
+    sections: list[_Section] = []
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = _strip_comment(raw).strip()  # str.strip also drops the no-break spaces of web copies
+        if not line:
+            continue
+        where = f"{path} line {number}"
+        if line.startswith("["):
+            if not line.endswith("]") or len(line) < 3:
+                raise InputError("", f"a section header is [name], got {line!r}", source=where)
+            name = line[1:-1]
+            sections.append(_Section(name=name, line=number, is_global=name.startswith("global")))
+            continue
+        if line.split(None, 1)[0] == "include":
+            raise InputError("", f"include directives are not read; put the included options in this file (got {line!r})", source=where)
+        if not sections:
+            raise InputError("", f"option {line!r} outside of a [section]; fio needs [global] or [job-name] first", source=where)
+        written, has_value, value = line.partition("=")
+        written = written.strip()
+        if not _KEY.match(written):
+            raise InputError("", f"expected key=value or [section], got {line!r}", source=where)
+        key = ALIASES.get(written, written)
+        sections[-1].entries.append(_Entry(key, written, value.strip() if has_value else None, number))
+    return sections
+
+
+def _strip_comment(line: str) -> str:
+    """fio cuts a line at its first ';' and its first '#' (strip_blank_end in parse.c)."""
+    for mark in (";", "#"):
+        cut = line.find(mark)
+        if cut >= 0:
+            line = line[:cut]
+    return line
+
+
+def _check_rwmix_pair(section: _Section, path: str) -> None:
+    """rwmixread and rwmixwrite set each other; in one section fio's option sort decides which wins."""
+    values = {e.key: e for e in section.entries if e.key in ("rwmixread", "rwmixwrite")}
+    if len(values) == 2:
+        read, write = values["rwmixread"], values["rwmixwrite"]
+        try:
+            total = int(read.value or "") + int(write.value or "")
+        except ValueError:
+            return  # the value errors are reported when the job is built
+        if total != 100:
+            raise InputError("rwmixwrite", f"rwmixread={read.value} and rwmixwrite={write.value} in one section do not add up to 100",
+                             source=f"{path} line {write.line}")
+
+
+# ---------------------------------------------------------------- one job
+
+
+def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any) -> tuple[FioJob, dict[str, Any]]:
+    kb_base = 1024
+    for entry in entries:
+        if entry.key == "kb_base":
+            value = _need_value(entry, path)
+            if value not in ("1024", "1000"):
+                raise _error(entry, path, f"must be 1024 or 1000, got {value!r}")
+            kb_base = int(value)
+
+    data: dict[str, Any] = {"name": section.name}
+    origin: dict[str, _Entry] = {}
+    bs: list[tuple[int, _Entry] | None] = [None, None, None]  # read, write, trim
+    rw = FIO_DEFAULT_RW
+    ioengine = FIO_DEFAULT_IOENGINE
+    size_percent = offset_percent = None
+    kept: dict[str, str | None] = {"filename": None, "cpus_allowed": None, "numa_cpu_nodes": None}
+    flags: dict[str, Any] = {"stonewall": False, "new_group": False, "unmodelled": set()}
+    direct = False
+    options: dict[str, str] = {}
+    name = section.name
+
+    for entry in entries:
+        options[entry.key] = entry.value if entry.value is not None else ""
+        key = entry.key
+        if key in MODELLED_OPTIONS and entry.value is not None and _substituted(key, entry.value):
+            raise _error(entry, path, f"fio expands ${{VARIABLES}} and (expressions) when it runs; nvsim reads values literally, "
+                                      f"write the value itself (got {entry.value!r})")
+        if key == "rw":
+            rw = _parse_rw(entry, path)
+            origin["rw"] = entry
+        elif key == "bs":
+            _apply_bs(bs, entry, path, kb_base)
+        elif key in ("iodepth", "numjobs", "rwmixread", "rwmixwrite"):
+            number = _parse_int(entry, path, kb_base)
+            if key == "rwmixwrite":
+                if not 0 <= number <= 100:
+                    raise _error(entry, path, f"must be 0 to 100, got {number}")
+                key, number = "rwmixread", 100 - number
+            data[key] = number
+            origin[key] = entry
+        elif key in ("size", "offset_increment"):
+            amount, percent = _parse_size(entry, path, kb_base, allow_percent=True)
+            if key == "size":
+                size_percent = percent
+                data["size"] = amount if amount else None  # fio: size=0 means the whole file
+            else:
+                offset_percent = percent
+                data["offset_increment"] = amount
+            origin[key] = entry
+        elif key in ("runtime", "ramp_time"):
+            seconds = _parse_time(entry, path)
+            data[key] = (seconds or None) if key == "runtime" else seconds  # fio: runtime=0 is no limit
+            origin[key] = entry
+        elif key == "time_based":
+            data["time_based"] = _parse_flag(entry, path)
+            origin["time_based"] = entry
+        elif key == "ioengine":
+            ioengine = _need_value(entry, path)
+            origin["ioengine"] = entry
+        elif key in kept:
+            kept[key] = _need_value(entry, path)
+        elif key in ("stonewall", "new_group"):
+            flags[key] = _parse_flag(entry, path)
+        elif key == "name":
+            if any(entry is own for own in section.entries):  # a name= in [global] gives way to the section name, as in fio
+                name = _need_value(entry, path)
+                origin["name"] = entry
+        elif key in ("direct", "buffered"):
+            value = _need_value(entry, path)
+            if value not in ("0", "1"):
+                raise _error(entry, path, f"must be 0 or 1, got {value!r}")
+            direct = (value == "1") == (key == "direct")
+        elif key == "kb_base" or key in UNDERSTOOD_WITHOUT_EFFECT:
+            pass
+        elif key.lower() in _KNOWN:
+            raise _error(entry, path, f"fio option names are case-sensitive; did you mean {key.lower()!r}?")
+        else:
+            flags["unmodelled"].add(key)
+    if not direct:
+        flags["unmodelled"].add("direct")  # buffered I/O through the page cache: nvsim models O_DIRECT
+
+    data["name"] = name
+    data["rw"] = rw
+    data["ioengine"] = ioengine
+    data["bs"] = _choose_bs(rw, bs, origin, section, path)
+    try:
+        workload = WorkloadSpec.model_validate(data, context={"catalog": catalog})
+    except ValidationError as exc:
+        problem = from_validation_error(exc, WorkloadSpec)
+        entry = origin.get(problem.field.split(".")[0])
+        where = f"{path} line {entry.line if entry else section.line}"
+        label = entry.written if entry else problem.field
+        raise InputError(label, f"{problem.message} (job [{section.name}])", source=where) from None
+    job = FioJob(name=name, workload=workload, group=0, filename=kept["filename"], size_percent=size_percent,
+                 offset_increment_percent=offset_percent, options=options, phase=0,
+                 cpus_allowed=kept["cpus_allowed"], numa_cpu_nodes=kept["numa_cpu_nodes"], line=section.line)
+    return job, flags
+
+
+def _substituted(key: str, value: str) -> bool:
+    """fio replaces ${VAR} in every option, and evaluates (arithmetic) with $pagesize etc. in numbers."""
+    return "${" in value or (key not in ("rw", "ioengine") and ("$" in value or value.startswith("(")))
+
+
+def _error(entry: _Entry, path: str, message: str) -> InputError:
+    return InputError(entry.written, message, source=f"{path} line {entry.line}")
+
+
+def _need_value(entry: _Entry, path: str) -> str:
+    if entry.value is None or entry.value == "":
+        raise _error(entry, path, f"needs a value ({entry.written}=...)")
+    return entry.value
+
+
+def _parse_rw(entry: _Entry, path: str) -> str:
+    value = _need_value(entry, path)
+    if ":" in value:
+        raise _error(entry, path, f"the ':' offset modifier of {value!r} is not modelled; allowed: {', '.join(FIO_RW_MODELLED)}")
+    if value in FIO_RW_TRIM:
+        raise _error(entry, path, f"{value!r}: trim is not modelled (nvsim models reads and writes); allowed: {', '.join(FIO_RW_MODELLED)}")
+    if value not in FIO_RW_MODELLED:
+        raise _error(entry, path, f"unknown value {value!r}{suggestion_text(value, FIO_RW_MODELLED)} allowed: {', '.join(FIO_RW_MODELLED)}")
+    return value
+
+
+def _parse_flag(entry: _Entry, path: str) -> bool:
+    """A fio 'set' option: bare means on; otherwise an integer, non-zero is on."""
+    if entry.value is None:
+        return True
+    if not re.fullmatch(r"\d+", entry.value):
+        raise _error(entry, path, f"takes no value or 0/1, got {entry.value!r}")
+    return int(entry.value) != 0
+
+
+def _parse_int(entry: _Entry, path: str, kb_base: int) -> int:
+    amount, _ = _parse_size(entry, path, kb_base, allow_percent=False)
+    return amount
+
+
+_SIZE = re.compile(r"^(0[xX][0-9a-fA-F]+|\d+)([A-Za-z%]*)$")
+
+
+def _parse_size(entry: _Entry, path: str, kb_base: int, *, allow_percent: bool) -> tuple[int, float | None]:
+    """fio's str_to_decimal + get_mult_bytes: a whole number and an optional unit; 'N%' if allowed.
+
+    With kb_base=1024 (fio's default) k/kb/m/mb/... are powers of 1024 and, in fio's compatibility
+    mode, kib/mib/... are powers of 1000; kb_base=1000 swaps them. Returns (bytes, None) or
+    (0, percent).
+    """
+    value = _need_value(entry, path)
+    match = _SIZE.match(value)
+    if not match:
+        hint = "; fio reads whole numbers only" if re.match(r"^\d+\.\d", value) else ""
+        raise _error(entry, path, f"cannot read {value!r} as a number with an optional unit (k, m, g, t, p{', %' if allow_percent else ''}){hint}")
+    digits, unit = match.groups()
+    hexadecimal = digits[:2].lower() == "0x"
+    if hexadecimal and unit:
+        raise _error(entry, path, f"a hexadecimal value takes no unit, got {value!r}")
+    number = int(digits, 16) if hexadecimal else int(digits)
+    unit_lower = unit.lower()
+    if unit_lower == "%":
+        if not allow_percent:
+            raise _error(entry, path, f"a percentage is not allowed here, got {value!r}")
+        if not 1 <= number <= 100:
+            raise _error(entry, path, f"a percentage must be 1% to 100%, got {value!r}")
+        return 0, float(number)
+    powers = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
+    if unit_lower in ("", "b"):
+        return number, None
+    if unit_lower[:1] in powers and unit_lower[1:] in ("", "b", "ib"):
+        iec = unit_lower.endswith("ib")
+        base = (1000 if kb_base == 1024 else 1024) if iec else kb_base
+        return number * base ** powers[unit_lower[0]], None
+    if unit_lower == "z":
+        raise _error(entry, path, f"zone units ({value!r}) are not modelled")
+    raise _error(entry, path, f"unknown unit {unit!r} in {value!r}; allowed: k, m, g, t, p (powers of {kb_base}), "
+                              f"kib, mib, gib, tib, pib (powers of {1000 if kb_base == 1024 else 1024}){', %' if allow_percent else ''}")
+
+
+_TIME_UNITS_US = {"us": 1, "usec": 1, "ms": 1000, "msec": 1000, "s": 10**6, "m": 60 * 10**6, "h": 3600 * 10**6, "d": 86400 * 10**6}
+
+
+def _parse_time(entry: _Entry, path: str) -> float:
+    """fio's check_str_time for seconds options: a whole number, seconds unless a unit says otherwise."""
+    value = _need_value(entry, path)
+    match = re.fullmatch(r"(\d+)([A-Za-z]*)", value)
+    unit = match.group(2).lower() if match else ""
+    if not match or unit not in ("", *_TIME_UNITS_US):
+        hint = "; fio reads whole numbers only" if re.match(r"^\d+\.\d", value) else ""
+        raise _error(entry, path, f"cannot read {value!r} as a time; a whole number with unit us, ms, s (default), m, h or d{hint}")
+    microseconds = int(match.group(1)) * _TIME_UNITS_US[unit or "s"]
+    return float(Fraction(microseconds, 10**6))
+
+
+def _apply_bs(bs: list, entry: _Entry, path: str, kb_base: int) -> None:
+    """bs=R[,W[,T]]: empty parts keep their value; the last non-empty part also fills the rest (fio's handle_option)."""
+    value = _need_value(entry, path)
+    parts = value.split(",")
+    if len(parts) > 3:
+        raise _error(entry, path, f"takes at most three sizes (read,write,trim), got {value!r}")
+    for index, part in enumerate(parts):
+        part = part.strip()
+        if not part:
+            continue
+        amount, _ = _parse_size(_Entry(entry.key, entry.written, part, entry.line), path, kb_base, allow_percent=False)
+        if amount <= 0:
+            raise _error(entry, path, f"must be positive, got {part!r}")
+        last = index == len(parts) - 1
+        for direction in range(index, 3 if last else index + 1):
+            bs[direction] = (amount, entry)
+        iec = re.fullmatch(r"(\d+)([kmgtpKMGTP])[iI][bB]", part)
+        if kb_base == 1024 and iec and amount % 512:
+            raise _error(entry, path, f"{part!r} is {amount} bytes to fio: with kb_base=1024 (fio's default) KiB, MiB, ... are powers "
+                                      f"of 1000 and k, m, ... powers of 1024; write {iec.group(1)}{iec.group(2).lower()} for the binary size")
+
+
+def _choose_bs(rw: str, bs: list, origin: dict[str, _Entry], section: _Section, path: str) -> int:
+    """The one block size the job uses: the read size, the write size, or both when they agree."""
+    read, write = bs[0], bs[1]
+    used = [read] if rw in _READS else [write] if rw in _WRITES else [read, write]
+    sizes = [item[0] if item else 4096 for item in used]  # fio's default bs is 4096 for every direction
+    if len(set(sizes)) > 1:
+        entry = (write or read)[1]  # type: ignore[index]
+        raise _error(entry, path, f"asymmetric block sizes (read {sizes[0]}, write {sizes[1]} bytes) are not modelled for rw={rw}; "
+                                  f"give one size for both (job [{section.name}])")
+    chosen = next((item for item in used if item), None)
+    if chosen:
+        origin["bs"] = chosen[1]
+    return sizes[0]
+
+
+# ---------------------------------------------------------------- writing a job section
+
+
+def workload_to_fio_section(workload: WorkloadSpec) -> str:
+    """One fio job section for ``workload``; ``parse_fio_jobfile`` of it gives ``workload`` back.
+
+    Values fio cannot say exactly are refused (InputError): a name fio would read differently
+    (empty, ';' or '#', surrounding blanks, starting with "global", control characters), times that
+    are not whole microseconds, a zero runtime or size (fio reads 0 as "no limit" / "whole file").
+    """
+    w = workload
+    _check_section_text("name", w.name, name=True)
+    _check_section_text("ioengine", w.ioengine, name=False)
+    lines = [f"[{w.name}]", f"rw={w.rw}", f"bs={_format_bytes(w.bs)}", f"iodepth={w.iodepth}", f"numjobs={w.numjobs}"]
+    if w.rwmixread != 50:
+        lines.append(f"rwmixread={w.rwmixread}")
+    if w.size is not None:
+        if w.size <= 0:
+            raise InputError("size", f"fio reads size={w.size} as the whole file; write None for that (job {w.name!r})")
+        lines.append(f"size={_format_bytes(w.size)}")
+    if w.offset_increment:
+        if w.offset_increment < 0:
+            raise InputError("offset_increment", f"must not be negative, got {w.offset_increment} (job {w.name!r})")
+        lines.append(f"offset_increment={_format_bytes(w.offset_increment)}")
+    if w.runtime is not None:
+        if w.runtime <= 0:
+            raise InputError("runtime", f"fio reads runtime={w.runtime} as no limit; write None for that (job {w.name!r})")
+        lines.append(f"runtime={_format_seconds('runtime', w.runtime, w.name)}")
+    if w.ramp_time:
+        if w.ramp_time < 0:
+            raise InputError("ramp_time", f"must not be negative, got {w.ramp_time} (job {w.name!r})")
+        lines.append(f"ramp_time={_format_seconds('ramp_time', w.ramp_time, w.name)}")
+    if w.time_based:
+        lines.append("time_based=1")
+    lines.append(f"ioengine={w.ioengine}")
+    return "\n".join(lines) + "\n"
+
+
+def _check_section_text(label: str, text: str, *, name: bool) -> None:
+    problem = None
+    if not text:
+        problem = "is empty"
+    elif text != text.strip():
+        problem = "has blanks at its ends, which fio strips"
+    elif ";" in text or "#" in text:
+        problem = "contains ';' or '#', where fio starts a comment"
+    elif not text.isprintable():
+        problem = "contains a control or line-break character"
+    elif not name and "${" in text:
+        problem = "contains '${', which fio replaces with an environment variable"
+    elif name and text.startswith("global"):
+        problem = "starts with 'global', which fio reads as a [global] section"
+    elif name and len(text) > 255:
+        problem = "is longer than the 255 characters fio keeps"
+    if problem:
+        raise InputError(label, f"{text!r} {problem}; it cannot be written to a fio job file")
+
+
+def _format_bytes(n: int) -> str:
+    """4096 -> '4k', 1048576 -> '1m' (fio's default kb_base=1024); other sizes in bytes."""
+    for suffix, power in (("p", 5), ("t", 4), ("g", 3), ("m", 2), ("k", 1)):
+        unit = 1024**power
+        if n and n % unit == 0:
+            return f"{n // unit}{suffix}"
+    return str(n)
+
+
+def _format_seconds(label: str, seconds: float, job: str) -> str:
+    microseconds = round(Fraction(seconds) * 10**6)
+    if float(Fraction(microseconds, 10**6)) != seconds:
+        raise InputError(label, f"{seconds!r} s is not a whole number of microseconds, fio's resolution (job {job!r})")
+    if microseconds % 10**6 == 0:
+        return str(microseconds // 10**6)
+    if microseconds % 1000 == 0:
+        return f"{microseconds // 1000}ms"
+    return f"{microseconds}us"
+
+
+# ---------------------------------------------------------------- fio JSON output
+
+
+def fio_json_report(jobs_results: list[dict], *, fio_version: str = "nvsim", timestamp: int,
+                    global_options: dict[str, str] | None = None, lat_percentiles: bool = False) -> dict:
+    """Results in fio's ``--output-format=json`` layout (fio 3.x), one entry per job (group_reporting).
+
+    Each item of ``jobs_results``: name, group, options (dict), runtime_s, cpu_percent (system-wide,
+    written as sys_cpu), and read / write: {ios, bytes, latencies_ns (1-D array or None)}. The
+    latencies are whole-I/O latencies; nvsim has no separate submission latency, so slat_ns has
+    N=0 and clat_ns and lat_ns carry the same statistics. Percentiles (fio's default list) go under
+    clat_ns as fio does by default, and under lat_ns too with ``lat_percentiles=True``.
+    """
+    report: dict[str, Any] = {
+        "fio version": fio_version,
+        "timestamp": int(timestamp),
+        "timestamp_ms": int(timestamp) * 1000,
+        "time": time.asctime(time.gmtime(timestamp)),
+        "global options": {str(k): str(v) for k, v in (global_options or {}).items()},
+        "jobs": [],
+    }
+    for index, result in enumerate(jobs_results):
+        report["jobs"].append(_job_json(result, index, lat_percentiles))
+    return report
+
+
+_JOB_KEYS = ("name", "group", "options", "runtime_s", "read", "write", "cpu_percent")
+
+
+def _job_json(result: dict, index: int, lat_percentiles: bool) -> dict[str, Any]:
+    for key in _JOB_KEYS:
+        if key not in result:
+            raise InputError(f"jobs_results[{index}].{key}", f"required key is missing; each job needs {', '.join(_JOB_KEYS)}")
+    runtime_s = float(result["runtime_s"])
+    if not math.isfinite(runtime_s) or runtime_s < 0:
+        raise InputError(f"jobs_results[{index}].runtime_s", f"must be a finite number of seconds >= 0, got {result['runtime_s']!r}")
+    directions = {}
+    samples = []
+    for ddir in ("read", "write"):
+        directions[ddir], lat = _direction_json(result[ddir], runtime_s, f"jobs_results[{index}].{ddir}", lat_percentiles)
+        if lat is not None:
+            samples.append(lat)
+    directions["trim"], _ = _direction_json({"ios": 0, "bytes": 0, "latencies_ns": None}, runtime_s, "", lat_percentiles)
+    all_latencies = np.concatenate(samples) if samples else np.zeros(0, dtype=np.int64)
+    job: dict[str, Any] = {
+        "jobname": str(result["name"]),
+        "groupid": int(result["group"]),
+        "error": 0,
+        "eta": 0,
+        "elapsed": int(round(runtime_s)),
+        "job options": {str(k): str(v) for k, v in dict(result["options"]).items()},
+        **directions,
+        "sync": {"total_ios": 0, "lat_ns": _lat_stats(np.zeros(0, dtype=np.int64), percentiles=False)},
+        "job_runtime": int(round(runtime_s * 1000)),
+        "usr_cpu": 0.0,
+        "sys_cpu": float(result["cpu_percent"]),
+        "ctx": 0,
+        "majf": 0,
+        "minf": 0,
+        **_latency_buckets(all_latencies),
+    }
+    return job
+
+
+def _direction_json(data: dict, runtime_s: float, label: str, lat_percentiles: bool) -> tuple[dict[str, Any], np.ndarray | None]:
+    ios = int(data.get("ios", 0))
+    io_bytes = int(data.get("bytes", 0))
+    if ios < 0 or io_bytes < 0:
+        raise InputError(label, f"ios and bytes must be >= 0, got {ios} and {io_bytes}")
+    raw = data.get("latencies_ns")
+    latencies = None
+    if raw is not None:
+        array = np.asarray(raw, dtype=np.float64)
+        if array.ndim != 1 or not np.all(np.isfinite(array)) or np.any(array < 0):
+            raise InputError(f"{label}.latencies_ns", "must be a 1-D array of finite latencies >= 0 in nanoseconds")
+        latencies = np.rint(array).astype(np.int64)  # fio records whole nanoseconds
+    active = (ios > 0 or io_bytes > 0) and runtime_s > 0
+    bw_bytes = int(io_bytes // runtime_s) if active else 0
+    stats = latencies if latencies is not None else np.zeros(0, dtype=np.int64)
+    out = {
+        "io_bytes": io_bytes,
+        "io_kbytes": io_bytes >> 10,
+        "bw_bytes": bw_bytes,
+        "bw": bw_bytes // 1024,
+        "iops": ios / runtime_s if active else 0.0,
+        "runtime": int(round(runtime_s * 1000)) if active else 0,
+        "total_ios": ios,
+        "short_ios": 0,
+        "drop_ios": 0,
+        "slat_ns": _lat_stats(np.zeros(0, dtype=np.int64), percentiles=False),
+        "clat_ns": _lat_stats(stats, percentiles=True),
+        "lat_ns": _lat_stats(stats, percentiles=lat_percentiles),
+    }
+    return out, latencies
+
+
+def _lat_stats(values: np.ndarray, *, percentiles: bool) -> dict[str, Any]:
+    """fio's add_ddir_lat_json: min, max, mean, stddev (n-1), N, and percentiles when there are samples."""
+    n = int(values.size)
+    out: dict[str, Any] = {
+        "min": int(values.min()) if n else 0,
+        "max": int(values.max()) if n else 0,
+        "mean": float(values.mean()) if n else 0.0,
+        "stddev": float(values.std(ddof=1)) if n > 1 else 0.0,
+        "N": n,
+    }
+    if percentiles and n:
+        out["percentile"] = percentile_table(values)
+    return out
+
+
+def percentile_table(latencies_ns: np.ndarray, percentiles: tuple[float, ...] = FIO_PERCENTILES) -> dict[str, int]:
+    """fio's percentile keys ("99.000000") to the nearest-rank latency: the smallest sample with at
+    least p% of the samples at or below it (the rule of fio's calc_clat_percentiles, without its
+    histogram buckets)."""
+    ordered = np.sort(np.asarray(latencies_ns))
+    n = ordered.size
+    table = {}
+    for p in percentiles:
+        rank = max(1, math.ceil(Fraction(str(p)) * n / 100))
+        table[f"{p:f}"] = int(ordered[min(rank, n) - 1])
+    return table
+
+
+_NS_EDGES = np.array([2, 4, 10, 20, 50, 100, 250, 500, 750])
+_MS_EDGES = np.array([2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000])
+_BUCKETS = ("2", "4", "10", "20", "50", "100", "250", "500", "750", "1000")
+
+
+def _latency_buckets(latencies: np.ndarray) -> dict[str, dict[str, float]]:
+    """fio's latency_ns / latency_us / latency_ms: percent of I/Os per bucket (io_u_mark_latency)."""
+    total = latencies.size
+    ns = latencies[latencies < 1000]
+    us = latencies[(latencies >= 1000) & (latencies < 1_000_000)] // 1000
+    ms = latencies[latencies >= 1_000_000] // 1_000_000
+    counts_ns = np.bincount(np.searchsorted(_NS_EDGES, ns, side="right"), minlength=10)
+    counts_us = np.bincount(np.searchsorted(_NS_EDGES, us, side="right"), minlength=10)
+    counts_ms = np.bincount(np.searchsorted(_MS_EDGES, ms, side="right"), minlength=12)
+
+    def percent(counts: np.ndarray, labels: tuple[str, ...]) -> dict[str, float]:
+        out = {}
+        for label, count in zip(labels, counts):
+            value = 100.0 * count / total if total else 0.0
+            out[label] = 0.01 if 0 < value < 0.01 else float(value)  # fio shows a tiny share as 0.01
+        return out
+
+    return {
+        "latency_ns": percent(counts_ns, _BUCKETS),
+        "latency_us": percent(counts_us, _BUCKETS),
+        "latency_ms": percent(counts_ms, (*_BUCKETS, "2000", ">=2000")),
+    }

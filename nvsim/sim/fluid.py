@@ -1,0 +1,142 @@
+"""Fluid (analytic) mode: the same per-I/O demands as the event simulator, as rates.
+
+Each resource r with c_r servers and mean demand D_r seconds per host I/O caps the throughput at
+c_r / D_r; the closed loop of N = numjobs x iodepth I/Os caps it at N / R0 (R0: latency with no
+queueing, Little's law). X = min of all; the resource at the minimum is the bottleneck. Mean
+latency is N / X. A spinning lock at saturation keeps every job core busy.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .result import SimResult, Utilisation
+from .system import ArraySystem, HostIoBatch
+from .workload import HostStream
+
+SAMPLE_JOBS = 8
+SAMPLE_IOS_PER_JOB = 512
+
+
+def sample_batches(system: ArraySystem, seed: int) -> list[HostIoBatch]:
+    """A few jobs' worth of host I/Os: enough for mean demands per resource and per drive."""
+    jobs = system.workload.numjobs
+    picks = sorted({int(j) for j in np.linspace(0, jobs - 1, min(jobs, SAMPLE_JOBS))})
+    if system.jbod:  # every drive's jobs, so per-drive load is seen
+        picks = sorted(set(picks) | set(range(min(jobs, system.array.drives))))
+    out = []
+    for job in picks:
+        stream = HostStream.for_job(system.workload, job, system.device_bytes, seed)
+        out.append(system.batch(job, *stream.next_batch(SAMPLE_IOS_PER_JOB)))
+    return out
+
+
+def write_amplification(system: ArraySystem, batches: list[HostIoBatch]) -> tuple[float, float]:
+    """(RAID-level WAF = member bytes written / host bytes written, NAND WAF inside the drives)."""
+    host = sum(float(b.is_write.sum()) for b in batches) * system.workload.bs
+    member = sum(float(b.op_bytes[b.op_is_write].sum()) for b in batches)
+    if host == 0 or member == 0:
+        return float("nan"), float("nan")
+    ssd = system.drive.ssd
+    random = system.workload.is_random
+    written = np.concatenate([b.op_bytes[b.op_is_write] for b in batches])
+    sizes, counts = np.unique(written, return_counts=True)
+    nand = float(sum(int(size) * ssd.rmw_factor(int(size)) * c for size, c in zip(sizes, counts)))
+    return member / host, nand / member * ssd.waf_ftl(random)
+
+
+def demands(system: ArraySystem, batches: list[HostIoBatch]) -> list[tuple[str, float, float]]:
+    """(resource label, mean demand seconds per host I/O, servers) for every resource."""
+    n = sum(len(b) for b in batches)
+    mean = lambda attr: sum(float(getattr(b, attr).sum()) for b in batches) / n  # noqa: E731
+    cpus = len(system.cpu_speed)
+    out = [(f"host cores ({cpus} job CPUs)", mean("submit_s") + mean("complete_s"), float(cpus))]
+    if system.engine.lock_label:
+        out.append((system.engine.lock_label, mean("lock_s"), 1.0))
+    if system.engine_server_label:
+        out.append((system.engine_server_label, mean("pre_s") + mean("mid_s"), float(system.engine_servers)))
+    if system.device_read_bytes_per_s:
+        out.append((f"{system.engine_spec.name} bandwidth limit", mean("device_bw_s"), 1.0))
+    if system.device_link is not None:
+        out.append((f"RAID card link {system.device_link.name} to host", mean("device_up_s"), 1.0))
+        out.append((f"RAID card link {system.device_link.name} to card", mean("device_down_s"), 1.0))
+    drives = system.array.drives
+    die = np.zeros(drives)
+    link_up = np.zeros(drives)
+    link_down = np.zeros(drives)
+    for b in batches:
+        die += np.bincount(b.op_drive, weights=b.op_die_s, minlength=drives)
+        link_up += np.bincount(b.op_drive[~b.op_is_write], weights=b.op_link_s[~b.op_is_write], minlength=drives)
+        link_down += np.bincount(b.op_drive[b.op_is_write], weights=b.op_link_s[b.op_is_write], minlength=drives)
+    if system.jbod:  # jobs are bound to drives; sampled jobs cover each drive, scale to the mean load
+        die, link_up, link_down = (np.full(drives, v.sum() / drives) for v in (die, link_up, link_down))
+    out.append((f"drive NAND ({system.drive_spec.name}, busiest)", die.max() / n, float(system.drive.units)))
+    out.append((f"drive link {system.drive.link.name} to host (busiest)", link_up.max() / n, 1.0))
+    out.append((f"drive link {system.drive.link.name} to drive (busiest)", link_down.max() / n, 1.0))
+    out.append(("DRAM", mean("memory_s"), 1.0))
+    return out
+
+
+def unloaded_latency_s(system: ArraySystem, batches: list[HostIoBatch]) -> float:
+    """Mean latency of one host I/O with no queueing anywhere: the path's service times."""
+    total = 0.0
+    count = 0
+    rfix, wfix = system.drive.read_fixed_s, system.drive.write_fixed_s
+    for b in batches:
+        op_time = np.where(b.op_is_write, b.op_link_s + wfix, b.op_die_s + b.op_link_s + rfix)
+        for phase in (0, 1):
+            mask = b.op_phase == phase
+            host = np.repeat(np.arange(len(b)), np.diff(b.op_start))
+            per_host = np.zeros(len(b))
+            np.maximum.at(per_host, host[mask], op_time[mask])
+            total += per_host.sum()
+        total += float((b.submit_s + b.complete_s + b.lock_s + b.pre_s + b.mid_s + b.device_bw_s
+                        + b.device_down_s + b.device_up_s).sum())
+        count += len(b)
+    return total / count
+
+
+def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
+    start = time.perf_counter()
+    seed = system.scenario.seed if seed is None else seed
+    batches = sample_batches(system, seed)
+    table = demands(system, batches)
+    w = system.workload
+    population = w.numjobs * w.iodepth
+    r0 = unloaded_latency_s(system, batches)
+    caps = [(label, servers / d) for label, d, servers in table if d > 0]
+    label, x_cap = min(caps, key=lambda item: item[1])
+    x_loop = population / r0
+    x = min(x_cap, x_loop)
+    limited = label if x_cap <= x_loop else f"I/Os in flight ({population} = {w.numjobs} jobs x QD{w.iodepth})"
+    util = tuple(Utilisation(lbl, min(1.0, x * d / servers)) for lbl, d, servers in table)
+    cpu_busy = x * next(d for lbl, d, s in table if lbl.startswith("host cores"))
+    if system.engine.lock_label:
+        lock_d = next(d for lbl, d, s in table if lbl == system.engine.lock_label)
+        rho = min(x * lock_d, 0.999)
+        if rho >= 0.98:  # every job waits at the lock, spinning: all job CPUs busy
+            cpu_busy = float(len(system.cpu_speed))
+        else:
+            spin = x * lock_d * rho / (1 - rho)
+            cpu_busy = min(float(len(system.cpu_speed)), cpu_busy + spin)
+    if system.engine_on_host_cpu:
+        cpu_busy += x * sum(d for lbl, d, s in table if lbl == system.engine_server_label)
+    cpu_percent = 100.0 * cpu_busy / system.logical_cpus
+    f_read = 1.0 - float(np.mean(np.concatenate([b.is_write for b in batches])))
+    raid_waf, nand_waf = write_amplification(system, batches)
+    latency_us = population / x * 1e6
+    lat = {"mean": latency_us}
+    return SimResult(
+        scenario=system.scenario.name, workload=w.name, fidelity="fluid",
+        read_iops=x * f_read, write_iops=x * (1 - f_read),
+        read_bytes_per_s=x * f_read * w.bs, write_bytes_per_s=x * (1 - f_read) * w.bs,
+        cpu_percent=cpu_percent,
+        read_latency_us=lat if f_read > 0 else {}, write_latency_us=dict(lat) if f_read < 1 else {},
+        raid_waf=raid_waf, nand_waf=nand_waf, utilisation=util, limited_by=limited,
+        wall_s=time.perf_counter() - start,
+    )
+
+
+__all__ = ["simulate_fluid", "demands", "sample_batches", "write_amplification"]

@@ -1,0 +1,87 @@
+"""What a simulation returns: rates, latency percentiles, CPU, write amplification, utilisation of
+every resource and the one that limits the run -- the same record from both fidelities."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+PERCENTILES = (50.0, 90.0, 99.0, 99.9)
+
+
+@dataclass(frozen=True)
+class Utilisation:
+    resource: str
+    utilisation: float  # busy share of its servers over the measured window (0..1)
+
+
+@dataclass
+class SimResult:
+    scenario: str
+    workload: str
+    fidelity: str  # "event" or "fluid"
+    read_iops: float
+    write_iops: float
+    read_bytes_per_s: float
+    write_bytes_per_s: float
+    cpu_percent: float
+    read_latency_us: dict[str, float] = field(default_factory=dict)  # mean, p50, p90, p99, p99.9
+    write_latency_us: dict[str, float] = field(default_factory=dict)
+    iops_ci95: float = 0.0  # half-width of the 95% confidence interval of total IOPS (batch means)
+    raid_waf: float = float("nan")  # member bytes written / host bytes written
+    nand_waf: float = float("nan")  # NAND bytes programmed / member bytes written, inside the drives
+    utilisation: tuple[Utilisation, ...] = ()
+    limited_by: str = ""
+    simulated_host_ios: int = 0  # host I/Os completed in the measured window
+    completed_host_ios: int = 0  # all host I/Os completed, warm-up included (the work the run did)
+    simulated_s: float = 0.0
+    wall_s: float = 0.0
+    latency_samples_s: dict = field(default_factory=dict, repr=False)  # "read"/"write" -> array (event mode)
+
+    @property
+    def total_iops(self) -> float:
+        return self.read_iops + self.write_iops
+
+    @property
+    def bottleneck_text(self) -> str:
+        if not self.utilisation:
+            return self.limited_by
+        top = busiest(self.utilisation)
+        return f"{top.resource} at {100 * top.utilisation:.0f}%"
+
+
+    def metrics(self) -> dict[str, float | str]:
+        """Flat metrics for validation and reports (the metric names validation compares)."""
+        out: dict[str, float | str] = {
+            "read_iops": self.read_iops, "write_iops": self.write_iops, "total_iops": self.total_iops,
+            "read_bytes_per_s": self.read_bytes_per_s, "write_bytes_per_s": self.write_bytes_per_s,
+            "cpu_percent": self.cpu_percent, "raid_waf": self.raid_waf, "waf_nand": self.nand_waf,
+            "limited_by": self.bottleneck_text,
+        }
+        for direction, lat in (("read", self.read_latency_us), ("write", self.write_latency_us)):
+            for key, value in lat.items():
+                out[f"{direction}_latency_{key}_us".replace(".", "_")] = value
+        return {k: (None if isinstance(v, float) and v != v else v) for k, v in out.items()}
+
+    def as_dict(self) -> dict:
+        samples, self.latency_samples_s = self.latency_samples_s, {}
+        try:
+            out = asdict(self)
+        finally:
+            self.latency_samples_s = samples
+        out.pop("latency_samples_s", None)
+        out.pop("wall_s", None)  # a measurement of this machine, not a result: same seed, same JSON
+        for key, value in out.items():
+            if isinstance(value, float) and value != value:
+                out[key] = None  # NaN (e.g. write amplification of a read-only job) is not JSON
+        out["utilisation"] = {u.resource: u.utilisation for u in self.utilisation}
+        out["bottleneck"] = self.bottleneck_text
+        return out
+
+
+def busiest(utilisation) -> Utilisation:
+    """The limiting resource: the busiest, where cores that are full only because they spin on a
+    saturated lock (or wait on another saturated resource) give way to that resource."""
+    return max(utilisation, key=lambda u: (round(u.utilisation, 2), not u.resource.startswith("host cores")))
+
+
+__all__ = ["SimResult", "Utilisation", "PERCENTILES", "busiest"]

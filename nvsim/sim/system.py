@@ -1,0 +1,344 @@
+"""The array as the simulator sees it: its resources, and what each host I/O asks of them.
+
+Resources (each a server with a count and a service time per visit):
+  * job cores: one logical CPU per job (fio's ``cpus_allowed_policy=split``); two jobs on the
+    sibling threads of one core each run at ``smt_throughput_gain / 2`` of a core;
+  * the engine's serialised section (a spinlock: a waiting core spins, busy) and its own server
+    (md's stripe thread, the GPU, the card processor), its bandwidth limit and its PCIe link;
+  * each drive: the NAND die pool (``nand_dies`` servers; die time per I/O from nvsim.ssd) and its
+    PCIe link per direction (wire bytes from nvsim.pcie), plus the controller's fixed latency;
+  * DRAM of the job sockets.
+``HostIoBatch`` holds, per host I/O, the service it asks of each: the event simulator books them,
+the fluid solver sums them. One set of numbers, two fidelities.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ..bounds import capacity, drive_link, engine_link
+from ..catalog import Catalog, default_catalog
+from ..engines import Engine, build_engine
+from ..pcie import PcieLink
+from ..platform import PlatformModel, cross_socket_fraction
+from ..specs import ScenarioSpec, WorkloadSpec
+from ..ssd.derive import derive_ssd_parameters
+from ..ssd.model import SsdModel
+from ..stripe.layout import DEFAULT_LAYOUT, ArrayGeometry
+from ..stripe.planner import MemberIOPlan, plan_ios
+
+PAGE_BYTES = 4096
+NAND_SERVICE_CV = 0.3
+"""Coefficient of variation of one NAND operation's time (basis: assumed; TLC lower/middle/upper
+page reads take roughly 40/60/80 us, a spread of this order). Only the event mode draws it; it
+also keeps synchronised sequential jobs from marching over the members in a convoy forever."""
+
+
+@dataclass(frozen=True)
+class DriveTiming:
+    """Per-I/O service of one drive model: unit time, link time, fixed controller latency.
+
+    The die pool (nvsim.ssd) is served by ``units`` parallel servers: the NAND dies, but no more
+    than the reads the controller can have in flight within half the QD1 read latency
+    (``read_service_iops x read_latency / 2``), so that one read's unit time stays a part of its
+    QD1 latency on drives whose controller, not their dies, sets the random-read rate. The pool's
+    capacity (units / unit time) is the SSD model's either way.
+    """
+
+    ssd: SsdModel
+    link: PcieLink
+    units: int
+    read_fixed_s: float
+    write_fixed_s: float
+
+    @classmethod
+    def build(cls, ssd: SsdModel, link: PcieLink) -> "DriveTiming":
+        p = ssd.params
+        units = int(max(1, min(p.nand_dies, p.read_service_iops * p.read_latency_us * 1e-6 / 2)))
+        unit_read_4k = ssd.read_pool_s(PAGE_BYTES, True) * units
+        up, _ = link.nvme_io_load(PAGE_BYTES, True)
+        read_fixed = max(0.0, p.read_latency_us * 1e-6 - unit_read_4k - up / link.usable_bytes_per_s())
+        return cls(ssd, link, units, read_fixed, p.write_latency_us * 1e-6)
+
+    @lru_cache(maxsize=1024)
+    def unit_s(self, length_bytes: int, is_write: bool, random: bool, write_share: float) -> float:
+        """Unit time of one member I/O; a read also pays program suspend with the pool's write share."""
+        if is_write:
+            return self.ssd.write_pool_s(length_bytes, random) * self.units
+        return (self.ssd.read_pool_s(length_bytes, random) + self.ssd.suspend_pool_s * write_share) * self.units
+
+    @lru_cache(maxsize=1024)
+    def link_s(self, length_bytes: int, is_write: bool) -> float:
+        """Seconds the data direction of the drive link is busy (reads: to host; writes: to drive)."""
+        up, down = self.link.nvme_io_load(length_bytes, not is_write)
+        return (down if is_write else up) / self.link.usable_bytes_per_s()
+
+    def service(self, lengths: np.ndarray, is_write: np.ndarray, random: bool, write_share: float) -> tuple[np.ndarray, np.ndarray]:
+        """(unit seconds, link seconds) of many member I/Os, through the distinct (size, direction) pairs."""
+        keys = lengths.astype(np.int64) * 2 + is_write.astype(np.int64)
+        uniq, inverse = np.unique(keys, return_inverse=True)
+        unit = np.array([self.unit_s(int(k // 2), bool(k % 2), random, write_share) for k in uniq])
+        link = np.array([self.link_s(int(k // 2), bool(k % 2)) for k in uniq])
+        return unit[inverse], link[inverse]
+
+
+@dataclass
+class HostIoBatch:
+    """Per host I/O service demands (seconds), and its member I/Os with their drive service."""
+
+    job: int
+    submit_s: np.ndarray
+    complete_s: np.ndarray
+    lock_s: np.ndarray
+    pre_s: np.ndarray
+    mid_s: np.ndarray
+    device_bw_s: np.ndarray
+    device_down_s: np.ndarray
+    device_up_s: np.ndarray
+    memory_s: np.ndarray
+    is_write: np.ndarray
+    mode: np.ndarray
+    op_start: np.ndarray  # int64, n + 1: member I/Os of host i are op_start[i]:op_start[i+1]
+    op_drive: np.ndarray
+    op_is_write: np.ndarray
+    op_phase: np.ndarray
+    op_die_s: np.ndarray
+    op_link_s: np.ndarray
+    op_bytes: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.submit_s)
+
+
+class ArraySystem:
+    """One scenario's array on its platform, with its engine: builds host I/O batches."""
+
+    def __init__(self, scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | None = None,
+                 engine_overrides: dict[str, float] | None = None, host_io_overrides: dict[str, float] | None = None):
+        catalog = catalog or default_catalog()
+        self.scenario, self.workload, self.catalog = scenario, workload, catalog
+        array = scenario.array
+        self.array = array
+        self.drive_spec = catalog.drives[array.drive]
+        self.platform_spec = catalog.platforms[scenario.platform]
+        self.engine_spec = catalog.engines[array.engine]
+        self.engine: Engine = build_engine(self.engine_spec, engine_overrides)
+        self.kind = self.engine_spec.engine_kind
+        self.platform = PlatformModel(self.platform_spec, scenario.placement, array.drives, catalog)
+        self.engine.cross_socket_fraction = cross_socket_fraction(
+            self.platform.drive_sockets, self.platform.job_sockets, self.platform.sockets)
+        link = drive_link(self.drive_spec, self.platform_spec, catalog)
+        ssd = SsdModel(derive_ssd_parameters(self.drive_spec), array.namespace_bytes)
+        self.drive = DriveTiming.build(ssd, link)
+        self.capacity = capacity(scenario, catalog)
+        member_bytes = self.capacity.member_bytes
+        self.jbod = self.kind == "none"
+        self.device_bytes = member_bytes if self.jbod else self.capacity.usable_bytes
+        self.geometry = None if self.jbod else ArrayGeometry(
+            level=array.level, n_members=array.drives, strip_bytes=array.strip_bytes,
+            layout=array.resolved_layout if array.level in (5, 6, 10) else DEFAULT_LAYOUT,
+            member_size_bytes=member_bytes, copies=array.near_copies)
+        host_io = catalog.host_io[workload.ioengine]
+        values = {k: getattr(host_io, k).value for k in ("submit_us", "complete_us", "per_page_us")}
+        values.update(host_io_overrides or {})
+        clock = self.platform.clock_ghz
+        pages = max(1, math.ceil(workload.bs / PAGE_BYTES))
+        host_scale = 1e-6 * host_io.reference_clock_ghz.value / clock
+        self.host_submit_s = (values["submit_us"] + pages * values["per_page_us"]) * host_scale
+        self.host_complete_s = values["complete_us"] * host_scale
+        self.engine_clock_scale = self.engine.parameters.get("reference_clock_ghz", 3.0) / clock
+        self._layout_cpus()
+        self._device_links()
+        self.memory_bytes_per_s = self.platform.memory_bytes_per_s()
+        self.write_share = self._drive_write_share()
+
+    # -- cores ---------------------------------------------------------------------------------
+    def _layout_cpus(self) -> None:
+        cpu = self.platform_spec.cpu
+        cores = self.platform.cores
+        threads = cores * cpu.threads_per_core.value
+        jobs = self.workload.numjobs
+        if self.scenario.placement.job_sockets and len(set(self.scenario.placement.job_sockets)) < cpu.sockets:
+            share = len(set(self.scenario.placement.job_sockets)) / cpu.sockets
+            cores, threads = int(cores * share), int(threads * share)
+        self.logical_cpus = threads
+        used = min(jobs, threads)
+        gain = cpu.smt_throughput_gain.value if cpu.smt_throughput_gain else 1.0
+        # logical CPU i and i + cores are siblings (Linux numbering); jobs fill 0, 1, 2, ...
+        speed = np.ones(used)
+        for i in range(used):
+            sibling = i + cores if i < cores else i - cores
+            if 0 <= sibling < used:
+                speed[i] = gain / cpu.threads_per_core.value
+        self.cpu_speed = speed
+        self.job_cpu = np.arange(jobs) % used
+
+    def _device_links(self) -> None:
+        device = self.engine_spec.device
+        link = engine_link(self.engine_spec, self.platform_spec, self.catalog) if device else None
+        self.device_link = link if device and device.data_through_device else None
+        self.device_read_bytes_per_s = device.max_read_bytes_per_s.value if device and device.max_read_bytes_per_s else None
+
+    def _drive_write_share(self) -> float:
+        """Share of die-pool time spent programming under this workload (for program suspend)."""
+        plan, _ = self._plan(0, *self._sample())
+        if plan.n_member_ios == 0:
+            return 0.0
+        random = self.workload.is_random
+        unit, _ = self.drive.service(plan.length_bytes, plan.is_write, random, 0.0)
+        t_w, t_r = float(unit[plan.is_write].sum()), float(unit[~plan.is_write].sum())
+        return t_w / (t_w + t_r) if t_w + t_r > 0 else 0.0
+
+    def _sample(self) -> tuple[np.ndarray, np.ndarray]:
+        from .workload import HostStream
+
+        stream = HostStream.for_job(self.workload, 0, self.device_bytes, self.scenario.seed)
+        return stream.next_batch(256)
+
+    # -- planning ------------------------------------------------------------------------------
+    def _plan(self, job: int, offsets: np.ndarray, is_write: np.ndarray) -> tuple[MemberIOPlan, np.ndarray]:
+        bs = self.workload.bs
+        n = len(offsets)
+        if self.jbod:
+            drive = job % self.array.drives
+            plan = MemberIOPlan(
+                host_index=np.arange(n, dtype=np.int64), member=np.full(n, drive, dtype=np.int32),
+                member_offset_bytes=offsets, length_bytes=np.full(n, bs, dtype=np.int64), is_write=is_write.copy(),
+                phase=np.ones(n, dtype=np.int8), mode=np.where(is_write, 6, 0).astype(np.int8),
+                parity_bytes_computed=np.zeros(n, dtype=np.int64), stripes_touched=np.ones(n, dtype=np.int64))
+            return plan, np.ones(n)
+        if self._coalesces(is_write):
+            plan = self._plan_coalesced(offsets)
+        else:
+            plan = plan_ios(self.geometry, is_write, offsets, np.full(n, bs, dtype=np.int64))
+        strip = self.array.strip_bytes
+        chunks = ((offsets + bs - 1) // strip - offsets // strip + 1).astype(float)
+        return plan, chunks
+
+    def _coalesces(self, is_write: np.ndarray) -> bool:
+        """Whether a sequential write stream reaches the stripe cache as whole stripes.
+
+        A job's consecutive writes are in flight at once (iodepth), so the partial stripes at their
+        boundaries are completed by the neighbour before the stripe is handled (md's stripe cache
+        delays pre-reads for exactly this; write-back caches do the same): when a stripe's worth
+        of the stream is in flight, the stream is planned stripe by stripe, as the cache sees it.
+        """
+        if self.workload.is_random or self.array.level not in (5, 6) or not is_write.all():
+            return False
+        data_members = self.array.drives - (1 if self.array.level == 5 else 2)
+        stripe = data_members * self.array.strip_bytes
+        return -(-stripe // self.workload.bs) <= self.workload.iodepth
+
+    def _plan_coalesced(self, offsets: np.ndarray) -> MemberIOPlan:
+        """Plan the stream cut at stripe boundaries; member I/Os go to the host I/O whose bytes they hold."""
+        bs = self.workload.bs
+        n = len(offsets)
+        data_members = self.array.drives - (1 if self.array.level == 5 else 2)
+        stripe = data_members * self.array.strip_bytes
+        pieces_start, pieces_len, pieces_first_host = [], [], []
+        run_start = 0
+        for i in range(1, n + 1):  # runs of contiguous offsets (a stream wraps at its region's end)
+            if i == n or offsets[i] != offsets[i - 1] + bs:
+                lo, hi = int(offsets[run_start]), int(offsets[i - 1]) + bs
+                cuts = [lo] + list(range((lo // stripe + 1) * stripe, hi, stripe)) + [hi]
+                for a, b in zip(cuts[:-1], cuts[1:]):
+                    pieces_start.append(a)
+                    pieces_len.append(b - a)
+                    pieces_first_host.append(run_start)
+                run_start = i
+        starts = np.array(pieces_start, dtype=np.int64)
+        lens = np.array(pieces_len, dtype=np.int64)
+        plan = plan_ios(self.geometry, np.ones(len(starts), dtype=bool), starts, lens)
+        counts = np.bincount(plan.host_index, minlength=len(starts))
+        first = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        rank = np.arange(plan.n_member_ios) - first[plan.host_index]
+        # the logical byte each member I/O stands for, spread evenly over its piece
+        position = starts[plan.host_index] + (rank + 0.5) * lens[plan.host_index] / np.maximum(counts[plan.host_index], 1)
+        host = np.clip(np.searchsorted(offsets, position, side="right") - 1, 0, n - 1)
+        order = np.argsort(host, kind="stable")
+        share = np.zeros(n)
+        piece_of_host = np.clip(np.searchsorted(starts, offsets, side="right") - 1, 0, len(starts) - 1)
+        hosts_per_piece = np.bincount(piece_of_host, minlength=len(starts))
+        share = plan.stripes_touched[piece_of_host] / np.maximum(hosts_per_piece[piece_of_host], 1)
+        return MemberIOPlan(
+            host_index=host[order], member=plan.member[order], member_offset_bytes=plan.member_offset_bytes[order],
+            length_bytes=plan.length_bytes[order], is_write=plan.is_write[order], phase=plan.phase[order],
+            mode=plan.mode[piece_of_host], parity_bytes_computed=plan.parity_bytes_computed[piece_of_host] * 0,
+            stripes_touched=share,
+        )
+
+    def batch(self, job: int, offsets: np.ndarray, is_write: np.ndarray,
+              rng: np.random.Generator | None = None) -> HostIoBatch:
+        """Service demands of host I/Os of ``job`` at ``offsets``.
+
+        With ``rng`` (the event mode), each NAND service time varies around its mean with
+        ``NAND_SERVICE_CV`` (gamma-distributed): reads of lower and upper pages of TLC/QLC
+        differ, and programs with them; without it (the fluid mode), means.
+        """
+        n = len(offsets)
+        plan, chunks = self._plan(job, offsets, is_write)
+        work = self.engine.work(plan, is_write, chunks, self.workload.bs, self.array.level)
+        speed = self.cpu_speed[self.job_cpu[job]]
+        scale_engine = self.engine_clock_scale
+        on_host = self.engine.server is not None and self.engine.server.on_host_cpu
+        thread_scale = scale_engine if on_host else 1.0
+        random = self.workload.is_random
+        lengths = work.length_bytes
+        die, link = self.drive.service(lengths, work.is_write, random, self.write_share)
+        # member I/Os of each host I/O in phase order (reads that gate the writes first)
+        order = np.lexsort((work.phase, work.host_index))
+        if not np.array_equal(order, np.arange(len(order))):
+            for name in ("host_index", "member", "length_bytes", "is_write", "phase"):
+                setattr(work, name, getattr(work, name)[order])
+            lengths = work.length_bytes
+            die, link = die[order], link[order]
+        if rng is not None and len(die):
+            shape = 1.0 / NAND_SERVICE_CV**2
+            die = die * rng.gamma(shape, 1.0 / shape, size=len(die))
+        counts = np.bincount(work.host_index, minlength=n)[:n]
+        op_start = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(counts, out=op_start[1:])
+        device_bw = (work.device_read_bytes / self.device_read_bytes_per_s) if self.device_read_bytes_per_s else np.zeros(n)
+        if self.device_link is not None:
+            up, _ = self.device_link.nvme_io_load(self.workload.bs, True)
+            _, down = self.device_link.nvme_io_load(self.workload.bs, False)
+            bw = self.device_link.usable_bytes_per_s()
+            dev_down = np.where(work.device_down_bytes > 0, down / bw, 0.0)
+            dev_up = np.where(work.device_up_bytes > 0, up / bw, 0.0)
+        else:
+            dev_down = dev_up = np.zeros(n)
+        return HostIoBatch(
+            job=job,
+            submit_s=(self.host_submit_s + work.submit_cpu_ref_s * scale_engine) / speed,
+            complete_s=np.full(n, self.host_complete_s / speed),
+            lock_s=work.lock_s, pre_s=work.pre_s * thread_scale, mid_s=work.mid_s * thread_scale,
+            device_bw_s=device_bw, device_down_s=dev_down, device_up_s=dev_up,
+            memory_s=work.memory_bytes / self.memory_bytes_per_s,
+            is_write=is_write, mode=work.mode,
+            op_start=op_start, op_drive=work.member.astype(np.int64), op_is_write=work.is_write,
+            op_phase=work.phase, op_die_s=die, op_link_s=link, op_bytes=lengths,
+        )
+
+    # -- descriptions --------------------------------------------------------------------------
+    @property
+    def engine_server_label(self) -> str | None:
+        return self.engine.server.label if self.engine.server else None
+
+    @property
+    def engine_servers(self) -> int:
+        return self.engine.server.servers if self.engine.server else 1
+
+    @property
+    def engine_on_host_cpu(self) -> bool:
+        return bool(self.engine.server and self.engine.server.on_host_cpu)
+
+    def describe(self) -> str:
+        a = self.array
+        return f"{a.drives} x {self.drive_spec.name}, RAID{a.level}, {self.engine_spec.name}, {self.platform_spec.name}"
+
+
+__all__ = ["ArraySystem", "HostIoBatch", "DriveTiming"]

@@ -1,0 +1,72 @@
+"""Host I/O streams of a fio-like job: offsets and directions, from named random streams.
+
+fio semantics kept: ``numjobs`` independent jobs, each with ``iodepth`` I/Os in flight; random
+offsets uniform over the job's region, aligned to ``bs`` (``norandommap``: repeats allowed);
+sequential jobs start at ``job * offset_increment`` and wrap at the end of their region; the
+read/write choice of mixed jobs is a Bernoulli draw with ``rwmixread``.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..specs import WorkloadSpec
+
+
+def named_rng(seed: int, stream: str, *index: int) -> np.random.Generator:
+    """One independent generator per (seed, stream name, indices): same seed, same numbers."""
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(zlib.crc32(stream.encode()), *index)))
+
+
+@dataclass
+class HostStream:
+    """The host I/Os of one job, produced in batches on demand."""
+
+    workload: WorkloadSpec
+    job: int
+    region_start_bytes: int
+    region_bytes: int
+    seed: int
+    _next_sequential_bytes: int = 0
+    _batches: int = 0
+
+    @classmethod
+    def for_job(cls, workload: WorkloadSpec, job: int, device_bytes: int, seed: int) -> "HostStream":
+        bs = workload.bs
+        start = (job * workload.offset_increment) % max(device_bytes, 1)
+        region = workload.size or device_bytes
+        region = max(bs, min(region, device_bytes - start) // bs * bs)
+        return cls(workload, job, start, region, seed)
+
+    @property
+    def batches_made(self) -> int:
+        return self._batches
+
+    def next_batch(self, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """``count`` host I/Os: (offset_bytes int64, is_write bool)."""
+        w = self.workload
+        bs = w.bs
+        rng_mix = named_rng(self.seed, "read-write mix", self.job, self._batches)
+        if w.is_random:
+            rng = named_rng(self.seed, "random offsets", self.job, self._batches)
+            slots = self.region_bytes // bs
+            offsets = self.region_start_bytes + rng.integers(0, slots, size=count, dtype=np.int64) * bs
+        else:
+            steps = self._next_sequential_bytes + np.arange(count, dtype=np.int64) * bs
+            offsets = self.region_start_bytes + steps % self.region_bytes
+            self._next_sequential_bytes = int((self._next_sequential_bytes + count * bs) % self.region_bytes)
+        f = w.read_fraction
+        if f >= 1.0:
+            is_write = np.zeros(count, dtype=bool)
+        elif f <= 0.0:
+            is_write = np.ones(count, dtype=bool)
+        else:
+            is_write = rng_mix.random(count) >= f
+        self._batches += 1
+        return offsets.astype(np.int64), is_write
+
+
+__all__ = ["HostStream", "named_rng"]

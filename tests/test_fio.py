@@ -1,0 +1,484 @@
+"""fio job files in (nvsim.fio.parse_fio_jobfile) and fio JSON out (nvsim.fio.fio_json_report).
+
+The fixtures in tests/data/fio are the job files of the reference briefs, copied verbatim: seed 000's
+appendix profile, and seed 001's appendix profiles (with the no-break spaces of the web page, and
+the random-read profile cut off as the brief has it).
+"""
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from nvsim.errors import InputError
+from nvsim.fio import (
+    FIO_PERCENTILES, KEPT_OPTIONS, MODELLED_OPTIONS, UNDERSTOOD_WITHOUT_EFFECT, FioJobFile, fio_json_report,
+    load_fio_jobfile, parse_fio_jobfile, percentile_table, workload_to_fio_section,
+)
+from nvsim.specs import WorkloadSpec
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data" / "fio"
+SEEDS = Path("/work/shared/seeds")
+SEED000 = SEEDS / "000_1c8313f7a5083cfb.txt"
+SEED001 = SEEDS / "001_3d34dbd516d9e7d6.txt"
+GiB = 2**30
+
+
+def parse(text: str, **kwargs) -> FioJobFile:
+    return parse_fio_jobfile(text, "job.fio", **kwargs)
+
+
+def error_of(text: str, **kwargs) -> str:
+    with pytest.raises(InputError) as info:
+        parse(text, **kwargs)
+    message = str(info.value)
+    assert "\n" not in message
+    return message
+
+
+# ---------------------------------------------------------------- the reference briefs' job files
+
+@pytest.mark.parametrize("fixture, seed", [
+    ("seed000_appendix.fio", SEED000), ("seed001_fill.fio", SEED001), ("seed001_seq_write.fio", SEED001),
+    ("seed001_seq_read.fio", SEED001), ("seed001_rand_precondition.fio", SEED001), ("seed001_rand_write.fio", SEED001),
+    ("seed001_rand_read_cut_off.fio", SEED001),
+])
+def test_fixtures_are_verbatim_copies_of_the_briefs(fixture, seed):
+    if not seed.exists():
+        pytest.skip("reference briefs not available here")
+    text = (DATA / fixture).read_text(encoding="utf-8")
+    assert text.startswith("[global]") and text in seed.read_text(encoding="utf-8")
+
+
+def test_seed000_appendix_five_jobs_in_five_stonewall_groups(catalog):
+    jobfile = load_fio_jobfile(DATA / "seed000_appendix.fio", catalog=catalog)
+    names = ["randread-b4k-j192-d32", "write-b1m-j192-d16", "read-b1m-j192-d16", "randrw73-b16k-j192-d16", "randwrite-b4k-j192-d16"]
+    assert [job.name for job in jobfile.jobs] == names
+    assert [job.group for job in jobfile.jobs] == [0, 1, 2, 3, 4]
+    assert [job.phase for job in jobfile.jobs] == [0, 1, 2, 3, 4]
+    expected = {
+        "randread-b4k-j192-d32": ("randread", 4096, 32, 9600 * GiB, 0, 300.0, True),
+        "write-b1m-j192-d16": ("write", 2**20, 16, 50 * GiB, 50 * GiB, None, False),
+        "read-b1m-j192-d16": ("read", 2**20, 16, 50 * GiB, 50 * GiB, 300.0, True),
+        "randrw73-b16k-j192-d16": ("randrw", 16384, 16, 9600 * GiB, 0, 300.0, True),
+        "randwrite-b4k-j192-d16": ("randwrite", 4096, 16, 9600 * GiB, 0, 300.0, True),
+    }
+    for job in jobfile.jobs:
+        w = job.workload
+        assert (w.rw, w.bs, w.iodepth, w.size, w.offset_increment, w.runtime, w.time_based) == expected[job.name]
+        assert (w.numjobs, w.ioengine, w.ramp_time) == (192, "libaio", 0.0)  # inherited from [global]
+        assert (job.filename, job.cpus_allowed, job.numa_cpu_nodes) == ("/dev/gdg0n1", "0-191", None)
+        assert job.options["cpus_allowed_policy"] == "split" and job.options["stonewall"] == ""
+    assert jobfile.jobs[3].workload.rwmixread == 70 and jobfile.jobs[3].workload.read_fraction == 0.7
+    # every option of the appendix is modelled, kept or understood (cpus_allowed is kept for placement)
+    assert jobfile.unmodelled_options == () and jobfile.unmodelled_warning() is None
+    assert jobfile.global_options["numjobs"] == "192" and "rw" not in jobfile.global_options
+
+
+@pytest.mark.parametrize("fixture, rw", [("seed001_seq_write.fio", "write"), ("seed001_seq_read.fio", "read")])
+def test_seed001_sequential_profiles(fixture, rw, catalog):
+    jobfile = load_fio_jobfile(DATA / fixture, catalog=catalog)
+    (job,) = jobfile.jobs
+    w = job.workload
+    assert (job.name, w.rw, w.bs, w.iodepth, w.numjobs, w.runtime, w.ramp_time, w.time_based) == \
+        ("job1", rw, 512 * 1024, 64, 16, 4500.0, 1500.0, False)
+    assert job.offset_increment_percent == 1.0 and w.offset_increment == 0  # a percentage is not bytes
+    assert job.size_percent is None and w.size is None
+    assert (job.filename, job.numa_cpu_nodes, job.cpus_allowed) == ("/dev/xi_raid_numa0", "0", None)
+    assert job.options["numa_mem_policy"] == "local" and job.options["group_reporting"] == ""
+    assert jobfile.unmodelled_options == ()
+
+
+@pytest.mark.parametrize("fixture, ramp", [("seed001_rand_write.fio", 1500.0), ("seed001_rand_precondition.fio", 0.0)])
+def test_seed001_random_profiles(fixture, ramp, catalog):
+    (job,) = load_fio_jobfile(DATA / fixture, catalog=catalog).jobs
+    w = job.workload
+    assert (w.rw, w.bs, w.iodepth, w.numjobs, w.ramp_time, job.numa_cpu_nodes) == ("randwrite", 4096, 64, 16, ramp, "0")
+    assert w.runtime == (4500.0 if ramp else 57600.0)
+    assert job.offset_increment_percent is None
+
+
+def test_seed001_fill_profile_runs_five_drives_at_once(catalog):
+    jobfile = load_fio_jobfile(DATA / "seed001_fill.fio", catalog=catalog)
+    assert [job.filename for job in jobfile.jobs] == [f"/dev/nvme{i}n1" for i in range(5)]
+    assert {(job.group, job.phase) for job in jobfile.jobs} == {(0, 0)}  # no stonewall: one group, together
+    assert {(job.workload.rw, job.workload.bs, job.workload.numjobs, job.workload.runtime) for job in jobfile.jobs} == {("write", 512 * 1024, 1, None)}
+
+
+def test_seed001_cut_off_random_read_profile_has_no_job():
+    with pytest.raises(InputError, match=r"seed001_rand_read_cut_off.fio: no jobs defined"):
+        load_fio_jobfile(DATA / "seed001_rand_read_cut_off.fio")
+
+
+def test_a_missing_file_is_one_line():
+    with pytest.raises(InputError, match="cannot read file"):
+        load_fio_jobfile(DATA / "no-such.fio")
+
+
+# ---------------------------------------------------------------- syntax
+
+def test_comments_blank_lines_flags_and_spaces_around_equals():
+    text = "; a comment\n# another\n\n[global]\n  ioengine = libaio   ; trailing comment\nbs=4k # inline\n" \
+           "time_based\n[j]\r\nrw\t=\trandread\r\nruntime = 10\n"
+    (job,) = parse(text).jobs
+    w = job.workload
+    assert (w.ioengine, w.bs, w.time_based, w.rw, w.runtime) == ("libaio", 4096, True, "randread", 10.0)
+    assert job.line == 8
+
+
+@pytest.mark.parametrize("text, line, phrase", [
+    ("rw=read\n[job]\n", 1, "option 'rw=read' outside of a [section]"),
+    ("[global]\nrw=read\n\nSequential Write\n", 4, "expected key=value or [section], got 'Sequential Write'"),
+    ("[global]\n[job\nrw=read\n", 2, "a section header is [name]"),
+    ("[job]\ninclude other.fio\n", 2, "include directives are not read"),
+    ("[job]\n=4k\n", 2, "expected key=value or [section]"),
+])
+def test_syntax_errors_name_the_file_and_line(text, line, phrase):
+    message = error_of(text)
+    assert message.startswith(f"job.fio line {line}: "), message
+    assert phrase in message, message
+
+
+# ---------------------------------------------------------------- values
+
+@pytest.mark.parametrize("body, line, option, phrase", [
+    ("rw=randwirte", 2, "rw", "did you mean 'randwrite'"),
+    ("rw=trim", 2, "rw", "trim is not modelled"),
+    ("rw=randtrimwrite", 2, "rw", "allowed: read, write, randread, randwrite, rw, readwrite, randrw"),
+    ("rw=randread:8", 2, "rw", "offset modifier"),
+    ("rw", 2, "rw", "needs a value"),
+    ("rw=randrw\nbs=4k,8k", 3, "bs", "asymmetric block sizes (read 4096, write 8192 bytes) are not modelled"),
+    ("bs=1.5k", 2, "bs", "fio reads whole numbers only"),
+    ("bs=4 parsecs", 2, "bs", "cannot read"),
+    ("bs=4q", 2, "bs", "unknown unit 'q'"),
+    ("bs=4KiB", 2, "bs", "'4KiB' is 4000 bytes to fio"),
+    ("bs=1000", 2, "bs", "multiple of 512"),
+    ("iodepth=0", 2, "iodepth", "greater than or equal to 1"),
+    ("rw=read\nnumjobs=64\nrwmixread=150", 4, "rwmixread", "less than or equal to 100"),
+    ("rwmixwrite=130", 2, "rwmixwrite", "must be 0 to 100"),
+    ("runtime=5min", 2, "runtime", "unit us, ms, s (default), m, h or d"),
+    ("ramp_time=1.5s", 2, "ramp_time", "whole numbers only"),
+    ("time_based=yes", 2, "time_based", "0/1"),
+    ("size=0%", 2, "size", "1% to 100%"),
+    ("size=10z", 2, "size", "zone units"),
+    ("iodepth=50%", 2, "iodepth", "percentage is not allowed"),
+    ("numjobs=${NJOBS}", 2, "numjobs", "reads values literally"),
+    ("iodepth=($ncpus*2)", 2, "iodepth", "reads values literally"),
+    ("ioengine=${ENGINE}", 2, "ioengine", "reads values literally"),
+    ("direct=2", 2, "direct", "must be 0 or 1"),
+    ("kb_base=512", 2, "kb_base", "must be 1024 or 1000"),
+    ("RW=read", 2, "RW", "case-sensitive; did you mean 'rw'"),
+])
+def test_bad_values_give_one_line_naming_line_option_and_what_is_allowed(body, line, option, phrase):
+    message = error_of(f"[job]\n{body}\n")
+    assert message.startswith(f"job.fio line {line}: {option}: "), message
+    assert phrase in message, message
+
+
+def test_an_error_in_a_global_option_names_the_global_line():
+    message = error_of("[global]\nioengine=libaio\niodepth=0\n[a]\nrw=read\n")
+    assert message.startswith("job.fio line 3: iodepth: ") and "job [a]" in message
+
+
+def test_ioengine_is_checked_against_the_catalog_only_when_one_is_given(catalog):
+    text = "[job]\nrw=read\nioengine=libaoi\n"
+    assert parse(text).jobs[0].workload.ioengine == "libaoi"
+    message = error_of(text, catalog=catalog)
+    assert message.startswith("job.fio line 3: ioengine: unknown ioengine 'libaoi'") and "did you mean 'libaio'" in message
+
+
+def test_fio_defaults_apply_when_the_file_is_silent(catalog):
+    (job,) = parse("[job]\n").jobs
+    w = job.workload
+    assert (w.rw, w.bs, w.iodepth, w.numjobs, w.rwmixread, w.ioengine, w.runtime, w.size) == ("read", 4096, 1, 1, 50, "psync", None, None)
+    assert "psync" in error_of("[job]\n", catalog=catalog)  # fio's default engine is not in nvsim's catalog
+
+
+def test_block_sizes_read_write_trim_and_fio_units():
+    def bs(body):
+        return parse(f"[job]\n{body}\n").jobs[0].workload.bs
+    assert bs("rw=read\nbs=4k,8k") == 4096 and bs("rw=randwrite\nbs=4k,8k") == 8192
+    assert bs("rw=randrw\nbs=16k,16k,4k") == 16384  # the trim size does not matter
+    assert bs("rw=write\nbs=,8k") == 8192 and bs("rw=read\nbs=,8k") == 4096  # an empty part keeps the default
+    assert bs("rw=read\nblocksize=8k") == 8192
+    assert bs("rw=randwrite\nbs=8k,") == 4096  # 'R,' sets reads only: writes keep 4096
+    assert bs("bs=1M") == bs("bs=1m") == bs("bs=1mb") == bs("bs=1024k") == 2**20
+    assert bs("bs=512KiB") == 512_000  # fio's kb_base=1024 compatibility mode: IEC prefixes are powers of 1000
+    assert bs("bs=0x1000") == 4096
+
+
+def test_kb_base_1000_swaps_the_prefixes():
+    def size(body):
+        return parse(f"[job]\n{body}\n").jobs[0].workload.size
+    assert size("size=1k") == 1024 and size("size=1KiB") == 1000
+    assert size("kb_base=1000\nsize=1k") == 1000 and size("kb_base=1000\nsize=1KiB") == 1024
+    assert size("size=0") is None  # fio: 0 means the whole file
+
+
+def test_rwmixwrite_sets_rwmixread():
+    def mix(text):
+        return [job.workload.rwmixread for job in parse(text).jobs]
+    assert mix("[j]\nrw=randrw\nrwmixwrite=30\n") == [70]
+    assert mix("[global]\nrwmixwrite=30\n[a]\nrw=randrw\n[b]\nrw=randrw\nrwmixread=10\n") == [70, 10]
+    assert mix("[global]\nrwmixread=20\n[a]\nrw=rw\nrwmixwrite=25\n") == [75]
+    message = error_of("[j]\nrw=randrw\nrwmixread=70\nrwmixwrite=20\n")
+    assert message.startswith("job.fio line 4: rwmixwrite: ") and "do not add up to 100" in message
+
+
+def test_runtime_units_and_zero_means_no_limit():
+    def runtime(value):
+        return parse(f"[job]\nruntime={value}\n").jobs[0].workload.runtime
+    assert runtime("300") == runtime("300s") == runtime("5m") == 300.0
+    assert runtime("2h") == 7200.0 and runtime("250ms") == 0.25 and runtime("1500us") == 0.0015
+    assert runtime("1d") == 86400.0 and runtime("0") is None
+    assert parse("[job]\ntimeout=7\n").jobs[0].workload.runtime == 7.0  # fio's alias
+
+
+def test_repeated_global_applies_to_the_jobs_after_it():
+    text = """
+[global]
+ioengine=libaio
+iodepth=8
+name=ignored
+[a]
+rw=randread
+[global]
+iodepth=32
+bs=64k
+[b]
+rw=randwrite
+[c]
+rw=read
+name=renamed
+"""
+    jobfile = parse(text)
+    assert [job.name for job in jobfile.jobs] == ["a", "b", "renamed"]  # a global name= gives way to the section name
+    assert [(job.workload.iodepth, job.workload.bs) for job in jobfile.jobs] == [(8, 4096), (32, 65536), (32, 65536)]
+    assert all(job.workload.ioengine == "libaio" for job in jobfile.jobs)
+    assert jobfile.global_options == {"ioengine": "libaio", "iodepth": "32", "name": "ignored", "bs": "64k"}
+    assert jobfile.jobs[0].options["iodepth"] == "8" and jobfile.jobs[1].options["iodepth"] == "32"
+
+
+def test_a_section_named_global_something_is_global_as_in_fio():
+    jobfile = parse("[global-defaults]\niodepth=4\n[a]\nrw=read\n")
+    assert [job.name for job in jobfile.jobs] == ["a"] and jobfile.jobs[0].workload.iodepth == 4
+
+
+def test_stonewall_and_new_group():
+    text = """
+[global]
+direct=1
+[a]
+stonewall
+[b]
+[c]
+new_group
+[d]
+wait_for_previous=1
+[e]
+stonewall=0
+"""
+    jobs = parse(text).jobs
+    # stonewall on the first job changes nothing; new_group starts a reporting group but runs alongside
+    assert [(job.name, job.group, job.phase) for job in jobs] == [("a", 0, 0), ("b", 0, 0), ("c", 1, 0), ("d", 2, 1), ("e", 2, 1)]
+    every = parse("[global]\nstonewall\n[a]\n[b]\n[c]\n").jobs
+    assert [(job.group, job.phase) for job in every] == [(0, 0), (1, 1), (2, 2)]  # a global stonewall applies to each job
+
+
+def test_unmodelled_options_are_listed_once_sorted_and_understood_ones_are_not():
+    text = """
+[global]
+direct=1
+rate_iops=1000
+exitall
+randrepeat=0
+thread
+description=x
+[a]
+rw=randread
+bssplit=4k/50:64k/50
+rate_iops=2000
+[b]
+rw=read
+exitall
+zonemode=zbd
+"""
+    jobfile = parse(text)
+    assert jobfile.unmodelled_options == ("bssplit", "exitall", "rate_iops", "zonemode")
+    warning = jobfile.unmodelled_warning()
+    assert warning == "job.fio: fio options not modelled (nvsim ignores them): bssplit, exitall, rate_iops, zonemode"
+    assert jobfile.jobs[0].options["rate_iops"] == "2000"
+
+
+def test_buffered_io_is_listed_as_unmodelled_direct():
+    assert parse("[a]\nrw=read\n").unmodelled_options == ("direct",)  # fio's default is direct=0
+    assert parse("[a]\ndirect=0\n").unmodelled_options == ("direct",)
+    assert parse("[a]\nbuffered=0\n").unmodelled_options == ()
+    assert parse("[global]\ndirect=1\n[a]\nbuffered=1\n").unmodelled_options == ("direct",)
+
+
+def test_option_tables_do_not_overlap():
+    assert not set(MODELLED_OPTIONS) & set(KEPT_OPTIONS)
+    assert not (set(MODELLED_OPTIONS) | set(KEPT_OPTIONS)) & UNDERSTOOD_WITHOUT_EFFECT
+    assert {"direct", "group_reporting", "randrepeat", "random_generator", "norandommap", "cpus_allowed_policy",
+            "numa_mem_policy", "name", "description", "thread"} <= UNDERSTOOD_WITHOUT_EFFECT | set(KEPT_OPTIONS)
+
+
+def test_docs_name_every_option_nvsim_reads():
+    doc = (ROOT / "docs" / "fio.md").read_text()
+    for name in [*MODELLED_OPTIONS, *KEPT_OPTIONS, *UNDERSTOOD_WITHOUT_EFFECT]:
+        assert f"`{name}`" in doc, name
+
+
+# ---------------------------------------------------------------- writing a job section
+
+NAME_CHARS = st.characters(blacklist_categories=("Cs",), blacklist_characters="\n")  # anything on one line
+PLAIN_CHARS = st.characters(whitelist_categories=("L", "N", "P", "S"))  # mostly what fio keeps as written
+TEXT = st.text(PLAIN_CHARS, min_size=1, max_size=30) | st.text(NAME_CHARS, min_size=1, max_size=30)
+SECONDS = (st.integers(1, 10**6).map(float) | st.integers(1, 10**9).map(lambda ms: ms / 10**3)
+           | st.integers(1, 10**12).map(lambda us: us / 10**6))  # whole s, ms and us, as fio writes them
+WORKLOADS = st.builds(
+    WorkloadSpec,
+    name=TEXT,
+    rw=st.sampled_from(["read", "write", "randread", "randwrite", "rw", "readwrite", "randrw"]),
+    bs=st.integers(1, 2**22).map(lambda n: n * 512),
+    iodepth=st.integers(1, 65536),
+    numjobs=st.integers(1, 65536),
+    rwmixread=st.integers(0, 100),
+    size=st.none() | st.integers(1, 2**50),
+    offset_increment=st.integers(0, 2**45),
+    runtime=st.none() | SECONDS,
+    ramp_time=st.just(0.0) | SECONDS,
+    time_based=st.booleans(),
+    ioengine=st.sampled_from(["libaio", "io_uring", "psync"]) | TEXT,
+)
+
+
+def _representable(text: str, *, name: bool) -> bool:
+    """Independent statement of what fio reads back unchanged (see fio's parse_jobs_ini)."""
+    if not text or text != text.strip() or re.search(r"[;#]", text):
+        return False
+    if any(not ch.isprintable() for ch in text):
+        return False
+    if not name and "${" in text:
+        return False
+    return not (name and (text.startswith("global") or len(text) > 255))
+
+
+@settings(max_examples=300, deadline=None)
+@given(WORKLOADS)
+def test_workload_to_fio_section_round_trips(workload):
+    if not (_representable(workload.name, name=True) and _representable(workload.ioengine, name=False)):
+        with pytest.raises(InputError, match="cannot be written to a fio job file"):
+            workload_to_fio_section(workload)
+        return
+    text = workload_to_fio_section(workload)
+    (job,) = parse("[global]\ndirect=1\n" + text).jobs
+    assert job.workload == workload
+    assert job.name == workload.name and job.group == 0
+
+
+def test_written_section_is_plain_fio():
+    w = WorkloadSpec(name="seqw", rw="write", bs="1m", iodepth=16, numjobs=192, size="50G", offset_increment="50G",
+                     runtime=300, time_based=True)
+    assert workload_to_fio_section(w) == ("[seqw]\nrw=write\nbs=1m\niodepth=16\nnumjobs=192\nsize=50g\n"
+                                          "offset_increment=50g\nruntime=300\ntime_based=1\nioengine=libaio\n")
+    assert "runtime=1500ms" in workload_to_fio_section(w.model_copy(update={"runtime": 1.5}))
+
+
+@pytest.mark.parametrize("update, phrase", [
+    ({"runtime": 0.1234567}, "whole number of microseconds"),
+    ({"runtime": 0.0}, "as no limit"),
+    ({"size": 0}, "as the whole file"),
+    ({"name": "global-x"}, "starts with 'global'"),
+    ({"name": "a;b"}, "comment"),
+    ({"ioengine": " libaio"}, "blanks"),
+    ({"ioengine": "${ENGINE}"}, "environment variable"),
+])
+def test_writer_refuses_what_fio_would_read_differently(update, phrase):
+    w = WorkloadSpec(name="j", rw="read").model_copy(update=update)
+    with pytest.raises(InputError, match=re.escape(phrase)):
+        workload_to_fio_section(w)
+
+
+# ---------------------------------------------------------------- fio JSON
+
+FIO_KEYS = ["1.000000", "5.000000", "10.000000", "20.000000", "30.000000", "40.000000", "50.000000", "60.000000",
+            "70.000000", "80.000000", "90.000000", "95.000000", "99.000000", "99.500000", "99.900000", "99.950000",
+            "99.990000"]
+
+
+def _result(**changes):
+    rng = np.random.default_rng(7)
+    result = {
+        "name": "randrw73-b16k-j192-d16", "group": 3, "options": {"rw": "randrw", "rwmixread": "70", "bs": "16k"},
+        "runtime_s": 2.0,
+        "read": {"ios": 7000, "bytes": 7000 * 16384, "latencies_ns": rng.lognormal(11, 0.5, 7000)},
+        "write": {"ios": 3000, "bytes": 3000 * 16384, "latencies_ns": rng.lognormal(12, 0.5, 3000)},
+        "cpu_percent": 22.09,
+    }
+    result.update(changes)
+    return result
+
+
+def test_json_report_has_the_keys_fio_tools_read():
+    report = fio_json_report([_result()], timestamp=1_700_000_000, global_options={"ioengine": "libaio"})
+    assert list(report)[:6] == ["fio version", "timestamp", "timestamp_ms", "time", "global options", "jobs"]
+    assert report["fio version"] == "nvsim" and report["time"] == "Tue Nov 14 22:13:20 2023"
+    job = report["jobs"][0]
+    assert (job["jobname"], job["groupid"], job["error"], job["job options"]["rwmixread"]) == ("randrw73-b16k-j192-d16", 3, 0, "70")
+    read = job["read"]
+    assert read["iops"] == 3500.0 and read["total_ios"] == 7000 and read["runtime"] == 2000
+    assert read["io_bytes"] == 7000 * 16384 and read["io_kbytes"] == 7000 * 16
+    assert read["bw_bytes"] == 7000 * 16384 // 2 and read["bw"] == read["bw_bytes"] // 1024  # bw is KiB/s, as fio
+    assert job["write"]["iops"] == 1500.0
+    percentiles = read["clat_ns"]["percentile"]
+    assert list(percentiles) == FIO_KEYS and all(isinstance(v, int) for v in percentiles.values())
+    assert percentiles["99.000000"] > percentiles["50.000000"]
+    values = list(percentiles.values())
+    assert values == sorted(values)
+    assert read["clat_ns"]["N"] == 7000 and read["clat_ns"]["min"] <= values[0] and values[-1] <= read["clat_ns"]["max"]
+    assert read["lat_ns"]["mean"] == read["clat_ns"]["mean"] and "percentile" not in read["lat_ns"]  # fio's defaults
+    assert read["slat_ns"] == {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}
+    assert job["sys_cpu"] == 22.09 and job["usr_cpu"] == 0.0 and (job["ctx"], job["majf"], job["minf"]) == (0, 0, 0)
+    assert sum(job["latency_us"].values()) + sum(job["latency_ms"].values()) + sum(job["latency_ns"].values()) == pytest.approx(100.0)
+    assert json.loads(json.dumps(report)) == report  # plain JSON types only
+
+
+def test_json_directions_without_io_are_zeros_as_fio_writes_them():
+    result = _result(read={"ios": 10, "bytes": 40960, "latencies_ns": np.array([100_000.0] * 10)},
+                     write={"ios": 0, "bytes": 0, "latencies_ns": None})
+    job = fio_json_report([result], timestamp=0)["jobs"][0]
+    for ddir in ("write", "trim"):
+        d = job[ddir]
+        assert (d["io_bytes"], d["bw_bytes"], d["bw"], d["iops"], d["runtime"], d["total_ios"]) == (0, 0, 0, 0.0, 0, 0)
+        assert d["clat_ns"] == {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}  # no percentile without samples
+    assert job["sync"]["total_ios"] == 0
+    assert job["latency_us"]["250"] == 100.0  # 100 us falls in fio's (100, 250] us bucket
+
+
+def test_percentiles_are_fios_nearest_rank():
+    latencies = np.arange(1, 1001)  # 1..1000 ns
+    table = percentile_table(latencies)
+    assert table["50.000000"] == 500 and table["99.000000"] == 990 and table["99.900000"] == 999
+    assert table["99.990000"] == 1000 and table["1.000000"] == 10
+    assert percentile_table(np.array([7]))["99.990000"] == 7
+    assert len(FIO_PERCENTILES) == 17
+
+
+def test_lat_percentiles_option_adds_them_to_lat_ns():
+    job = fio_json_report([_result()], timestamp=0, lat_percentiles=True)["jobs"][0]
+    assert job["read"]["lat_ns"]["percentile"] == job["read"]["clat_ns"]["percentile"]
+
+
+def test_json_report_rejects_incomplete_results():
+    result = _result()
+    del result["runtime_s"]
+    with pytest.raises(InputError, match=r"jobs_results\[0\].runtime_s: required key is missing"):
+        fio_json_report([result], timestamp=0)
+    with pytest.raises(InputError, match="latencies_ns"):
+        fio_json_report([_result(read={"ios": 1, "bytes": 4096, "latencies_ns": np.array([[1.0]])})], timestamp=0)
