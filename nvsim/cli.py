@@ -115,6 +115,14 @@ def fio_command(
     spec = load_scenario(system, catalog)
     parsed = load_fio_jobfile(jobfile, catalog=catalog)
     warning = parsed.unmodelled_warning()
+    phases: dict[int, list[str]] = {}
+    for job in parsed.jobs:
+        phases.setdefault(job.phase, []).append(job.name)
+    together = [names for names in phases.values() if len(names) > 1]
+    if together:  # fio would run these at once, sharing the array; nvsim runs each alone
+        concurrent = "; ".join(", ".join(names) for names in together)
+        note = f"jobs that fio runs concurrently (no stonewall) are simulated one at a time: {concurrent}"
+        warning = f"{warning}; {note}" if warning else f"{jobfile}: {note}"
     if warning:
         sys.stderr.write(f"warning: {warning}\n")
     if not parsed.jobs:
