@@ -1,4 +1,4 @@
-"""Simulator speed: simulated host I/Os per wall second, event mode, one core; fluid set-ups per second.
+"""Simulator speed: simulated host I/Os per wall second, event mode, one core; fluid set-ups per second, one core.
 
 Usage: python benchmarks/bench_sim.py [--quick]. The event-mode figure counts every host I/O the
 run completed (warm-up included) over the wall time of the whole call (planning, the fluid guess
@@ -56,16 +56,22 @@ def main(argv=None) -> int:
             windows.append(result.simulated_host_ios / wall)
         print(f"{label:70s} {result.completed_host_ios:10d} {statistics.median(rates):16,.0f} {max(rates):14,.0f}  "
               f"(measured window alone, median: {statistics.median(windows):,.0f})")
-    # fluid mode: set-ups per second (each a fresh ArraySystem: planning a sample included)
-    spec = load_scenario(ROOT / "scenarios" / "graid-gen5-raid6" / "scenario.yaml", catalog)
-    count = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < (2.0 if args.quick else 5.0):
-        for w in spec.workloads:
-            simulate_fluid(ArraySystem(spec, w, catalog))
-            count += 1
-    wall = time.perf_counter() - start
-    print(f"{'fluid mode, the four seed-000 SupremeRAID workloads, fresh set-up each':70s} {count:10d} {count / wall:16,.1f}  set-ups per s")
+    # fluid mode: the 1,440-point sweep of scenarios/sweeps (two workloads each), in this process
+    from nvsim.sweep import expand, prepare_sweep, run_point
+
+    spec, base, names = prepare_sweep(ROOT / "scenarios" / "sweeps" / "drive-count-level-strip.yaml")
+    points, data = expand(spec), base.model_dump(mode="json")
+    if args.quick:
+        points = points[:360]
+    run_point({"point": points[0], "base": data, "workloads": names, "fidelity": "fluid", "host_ios": 1000})
+    rates = []
+    for _ in range(args.repeat):
+        start = time.perf_counter()
+        for p in points:
+            run_point({"point": p, "base": data, "workloads": names, "fidelity": "fluid", "host_ios": 1000})
+        rates.append(len(points) * len(names) / (time.perf_counter() - start))
+    label = f"fluid mode: {len(points)}-point sweep x {len(names)} workloads, set-ups (workloads) per s"
+    print(f"{label:70s} {len(points) * len(names):10d} {statistics.median(rates):16,.0f} {max(rates):14,.0f}")
     return 0
 
 

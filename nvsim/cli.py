@@ -155,6 +155,34 @@ def fio_command(
     _emit_json(report, output)
 
 
+@app.command()
+def sweep(
+    spec: Path = typer.Argument(..., help="Sweep YAML: base scenario, grid/points over any field, constraints, objective."),
+    output: Path = typer.Option(..., "--output", "-o", help="Output path without suffix: writes OUT.parquet and OUT.csv (atomically)."),
+    workers: int = typer.Option(0, "--workers", help="Local worker processes (0: one per CPU)."),
+    dask: Optional[str] = typer.Option(None, "--dask", help="Address of an existing Dask distributed scheduler to run the points on."),
+) -> None:
+    """Run a sweep of set-ups (fluid or event mode) into a tidy table; re-running finishes only missing points."""
+    import os
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    from .sweep import prepare_sweep, run_sweep
+
+    prepare_sweep(spec)  # a bad sweep file or base stops here, before the progress bar draws anything
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("sweep", total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        summary = run_sweep(spec, output, workers=workers or os.cpu_count() or 1, dask_address=dask, progress=progress)
+    console.print(f"{summary['points']} set-ups ({summary['computed_now']} computed now, the rest resumed), "
+                  f"{summary['rows']} rows; {summary['meeting_constraints']} rows meet the constraints; "
+                  f"wrote {summary['parquet']} and {summary['csv']}")
+
+
 @catalog_app.callback()
 def catalog_list(
     ctx: typer.Context,

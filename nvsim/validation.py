@@ -131,9 +131,9 @@ def predict_metric(scenario: ScenarioSpec, workload: WorkloadSpec | None, metric
     return None if value is None else float(value)
 
 
-def _predict_job(job: tuple[str, str | None, str]) -> tuple[tuple[str, str | None], dict]:
+def _predict_job(job: tuple[str, str | None, str, str]) -> tuple[tuple[str, str | None], dict]:
     """One (scenario file, workload) -> all its metrics; runs in a worker process."""
-    path, workload_name, catalog_path = job
+    path, workload_name, catalog_path, fidelity = job
     from .catalog import load_catalog
     catalog = load_catalog(Path(catalog_path)) if catalog_path else default_catalog()
     scenario = load_scenario(Path(path), catalog)
@@ -141,15 +141,16 @@ def _predict_job(job: tuple[str, str | None, str]) -> tuple[tuple[str, str | Non
     if workload is None:
         return (path, workload_name), {}
     from .predict import predict_workload
-    return (path, workload_name), dict(predict_workload(scenario, workload, catalog))
+    return (path, workload_name), dict(predict_workload(scenario, workload, catalog, fidelity))
 
 
 def compare_all(root: Path | None = None, catalog: Catalog | None = None, fitted_ids: frozenset[str] | None = None,
-                workers: int = 1, catalog_path: Path | None = None) -> list[Comparison]:
+                workers: int = 1, catalog_path: Path | None = None, fidelity: str = "event") -> list[Comparison]:
     """Every published number re-predicted; ``fitted_ids`` defaults to the declared calibration step's.
 
     Each (scenario, workload) is simulated once, for all its numbers; ``workers`` > 1 runs them in
     that many processes (results do not depend on it: each run has its own seeded streams).
+    ``fidelity="fluid"`` re-predicts in seconds (rates and CPU; no latency percentiles).
     """
     from .calibrate import fitted_ids as declared
 
@@ -162,7 +163,7 @@ def compare_all(root: Path | None = None, catalog: Catalog | None = None, fitted
             scenario_path = str(path.parent / number.scenario)
             entries.append((path.parent.name, number, scenario_path))
             if number.workload is not None:
-                jobs[(scenario_path, number.workload)] = (scenario_path, number.workload, str(catalog_path or ""))
+                jobs[(scenario_path, number.workload)] = (scenario_path, number.workload, str(catalog_path or ""), fidelity)
     results: dict[tuple[str, str | None], dict] = {}
     if workers > 1 and len(jobs) > 1:
         from concurrent.futures import ProcessPoolExecutor

@@ -159,12 +159,20 @@ def test_lockless_engine_scales_with_cores_until_the_drives_bind(catalog):
 
 
 def test_sequential_write_streams_coalesce_into_full_stripes_only_with_enough_in_flight(catalog):
-    deep = small_array(catalog, level=5, drives=5, strip="128KiB", rw="write", bs="128k", iodepth=8, engine="xinnor-xiraid")
-    shallow = small_array(catalog, level=5, drives=5, strip="128KiB", rw="write", bs="128k", iodepth=1, engine="xinnor-xiraid")
+    deep = small_array(catalog, level=5, drives=5, strip="128KiB", rw="write", bs="128k", iodepth=8, engine="linux-md")
+    shallow = small_array(catalog, level=5, drives=5, strip="128KiB", rw="write", bs="128k", iodepth=1, engine="linux-md")
     waf_deep = simulate_fluid(ArraySystem(deep, deep.workloads[0], catalog)).raid_waf
     waf_shallow = simulate_fluid(ArraySystem(shallow, shallow.workloads[0], catalog)).raid_waf
     assert waf_deep == pytest.approx(5 / 4, rel=0.02)  # full stripes: parity is 1/4 of the data
     assert waf_shallow == pytest.approx(2.0, rel=0.02)  # each 128 KiB write rewrites its strip and the parity
+
+
+def test_lockless_engine_has_no_stripe_cache_so_sub_stripe_writes_always_rewrite_parity(catalog):
+    """Seed 001: 128 KiB writes on a 128 KiB strip read-modify-write (parity rewritten per strip)."""
+    spec = small_array(catalog, level=5, drives=5, strip="128KiB", rw="write", bs="128k", iodepth=64, engine="xinnor-xiraid")
+    assert simulate_fluid(ArraySystem(spec, spec.workloads[0], catalog)).raid_waf == pytest.approx(2.0, rel=0.02)
+    whole = small_array(catalog, level=5, drives=5, strip="128KiB", rw="write", bs="512k", iodepth=64, engine="xinnor-xiraid")
+    assert simulate_fluid(ArraySystem(whole, whole.workloads[0], catalog)).raid_waf == pytest.approx(1.25, rel=0.02)
 
 
 def test_event_mode_reports_percentiles_in_order_and_a_confidence_interval(catalog):

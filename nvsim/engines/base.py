@@ -64,7 +64,9 @@ class Engine:
 
     server: EngineServer | None = None
     lock_label: str | None = None
+    stripe_cache = True  # holds a stripe's writes until it is whole before computing parity
     cross_socket_fraction: float = 0.0  # share of the engine's shared-state accesses from the other socket
+    members: int = 0  # drives in the array (set by the system)
 
     def __post_init__(self) -> None:
         """Subclasses name their server and lock here."""

@@ -8,7 +8,9 @@
 * RAID4/5/6 writes go through the stripe cache: each 4 KiB page row is a ``stripe_head``; the
   submitter takes ``device_lock`` per stripe_head, and the single ``raid5d`` thread (plus
   ``group_thread_cnt`` workers; 0 by default) handles each stripe_head in one pass per state
-  change: ``stripe_us`` per pass plus ``stripe_member_bio_us`` per member page bio it issues, plus
+  change: ``stripe_disk_us`` per member of the array per pass (``analyse_stripe`` and
+  ``handle_stripe_dirtying`` walk every device of the stripe) plus ``stripe_member_bio_us`` per
+  member page bio it issues, plus
   parity at ``parity_gen_gb_per_s``. RMW/RCW reads: a pass before the reads, one after.
 * On a two-socket machine md's shared structures (locks, stripe_heads, lists) bounce between the
   sockets: every locked and raid5d time above is multiplied by ``1 + f (remote_access_factor - 1)``
@@ -51,7 +53,7 @@ class MdEngine(Engine):
         # lock hold times are wall time (cache-line transfers), not scaled by the clock.
         # Reads in the optimal state: one device_lock per chunk, no stripe thread.
         out.lock_s = np.where(writes, stripes, chunks) * p("device_lock_us") * 1e-6
-        pass_s = p("stripe_us") * 1e-6 * stripes
+        pass_s = p("stripe_disk_us") * self.members * 1e-6 * stripes  # handle_stripe walks every member
         out.pre_s = np.where(writes & (phase0_pages > 0), pass_s + p("stripe_member_bio_us") * 1e-6 * phase0_pages, 0.0)
         parity_s = parity_bytes / (p("parity_gen_gb_per_s") * 1e9)
         out.mid_s = np.where(writes, pass_s + p("stripe_member_bio_us") * 1e-6 * phase1_pages + parity_s, 0.0)

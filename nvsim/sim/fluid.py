@@ -8,6 +8,7 @@ latency is N / X. A spinning lock at saturation keeps every job core busy.
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -16,21 +17,23 @@ from .result import SimResult, Utilisation
 from .system import ArraySystem, HostIoBatch
 from .workload import HostStream
 
-SAMPLE_JOBS = 8
-SAMPLE_IOS_PER_JOB = 512
+SAMPLE_REGION_BYTES = 1 << 40
+"""The sample's offsets fall in the first TiB of the array: every layout repeats long before, and
+set-ups that differ only in drive size or namespace then share one plan (a sweep's common case)."""
 
 
 def sample_batches(system: ArraySystem, seed: int) -> list[HostIoBatch]:
-    """A few jobs' worth of host I/Os: enough for mean demands per resource and per drive."""
-    jobs = system.workload.numjobs
-    picks = sorted({int(j) for j in np.linspace(0, jobs - 1, min(jobs, SAMPLE_JOBS))})
-    if system.jbod:  # every drive's jobs, so per-drive load is seen
-        picks = sorted(set(picks) | set(range(min(jobs, system.array.drives))))
-    out = []
-    for job in picks:
-        stream = HostStream.for_job(system.workload, job, system.device_bytes, seed)
-        out.append(system.batch(job, *stream.next_batch(SAMPLE_IOS_PER_JOB)))
-    return out
+    """One job's sample of host I/Os (``ArraySystem.sample_size``): jobs of an array are alike, so
+    one job shows every member-I/O pattern; the drives' load is averaged over the members."""
+    region = min(system.device_bytes, SAMPLE_REGION_BYTES)
+    stream = HostStream.for_job(system.workload, 0, region, seed)
+    return [system.batch(0, *stream.next_batch(system.sample_size))]
+
+
+def jbod_imbalance(system: ArraySystem) -> float:
+    """Busiest drive's load over the mean when jobs are bound to drives (job j on drive j mod n)."""
+    jobs, drives = system.workload.numjobs, system.array.drives
+    return math.ceil(jobs / drives) / (jobs / drives) if jobs >= drives else drives / jobs
 
 
 def write_amplification(system: ArraySystem, batches: list[HostIoBatch]) -> tuple[float, float]:
@@ -62,19 +65,16 @@ def demands(system: ArraySystem, batches: list[HostIoBatch]) -> list[tuple[str, 
     if system.device_link is not None:
         out.append((f"RAID card link {system.device_link.name} to host", mean("device_up_s"), 1.0))
         out.append((f"RAID card link {system.device_link.name} to card", mean("device_down_s"), 1.0))
+    # the drives: the mean member's load (layouts rotate parity and mirrors over every member);
+    # jobs bound to drives (no RAID) load the busiest by ceil(jobs/drives)/(jobs/drives)
     drives = system.array.drives
-    die = np.zeros(drives)
-    link_up = np.zeros(drives)
-    link_down = np.zeros(drives)
-    for b in batches:
-        die += np.bincount(b.op_drive, weights=b.op_die_s, minlength=drives)
-        link_up += np.bincount(b.op_drive[~b.op_is_write], weights=b.op_link_s[~b.op_is_write], minlength=drives)
-        link_down += np.bincount(b.op_drive[b.op_is_write], weights=b.op_link_s[b.op_is_write], minlength=drives)
-    if system.jbod:  # jobs are bound to drives; sampled jobs cover each drive, scale to the mean load
-        die, link_up, link_down = (np.full(drives, v.sum() / drives) for v in (die, link_up, link_down))
-    out.append((f"drive NAND ({system.drive_spec.name}, busiest)", die.max() / n, float(system.drive.units)))
-    out.append((f"drive link {system.drive.link.name} to host (busiest)", link_up.max() / n, 1.0))
-    out.append((f"drive link {system.drive.link.name} to drive (busiest)", link_down.max() / n, 1.0))
+    scale = (jbod_imbalance(system) if system.jbod else 1.0) / (drives * n)
+    unit = sum(float(b.op_die_s.sum()) for b in batches) * scale
+    up = sum(float(b.op_link_s[~b.op_is_write].sum()) for b in batches) * scale
+    down = sum(float(b.op_link_s[b.op_is_write].sum()) for b in batches) * scale
+    out.append((f"drive NAND ({system.drive_spec.name}, busiest)", unit, float(system.drive.units)))
+    out.append((f"drive link {system.drive.link.name} to host (busiest)", up, 1.0))
+    out.append((f"drive link {system.drive.link.name} to drive (busiest)", down, 1.0))
     out.append(("DRAM", mean("memory_s"), 1.0))
     return out
 
@@ -86,12 +86,14 @@ def unloaded_latency_s(system: ArraySystem, batches: list[HostIoBatch]) -> float
     rfix, wfix = system.drive.read_fixed_s, system.drive.write_fixed_s
     for b in batches:
         op_time = np.where(b.op_is_write, b.op_link_s + wfix, b.op_die_s + b.op_link_s + rfix)
-        for phase in (0, 1):
+        counts = np.diff(b.op_start)
+        host = np.repeat(np.arange(len(b)), counts)
+        for phase in (0, 1):  # the slowest member of each phase (phases run one after the other)
             mask = b.op_phase == phase
-            host = np.repeat(np.arange(len(b)), np.diff(b.op_start))
-            per_host = np.zeros(len(b))
-            np.maximum.at(per_host, host[mask], op_time[mask])
-            total += per_host.sum()
+            if mask.any():
+                per_host = np.zeros(len(b))
+                np.maximum.at(per_host, host[mask], op_time[mask])
+                total += per_host.sum()
         total += float((b.submit_s + b.complete_s + b.lock_s + b.pre_s + b.mid_s + b.device_bw_s
                         + b.device_down_s + b.device_up_s).sum())
         count += len(b)

@@ -43,7 +43,7 @@ class SimResult:
 
     @property
     def bottleneck_text(self) -> str:
-        if not self.utilisation:
+        if not self.utilisation or self.limited_by.startswith("I/Os in flight"):
             return self.limited_by
         top = busiest(self.utilisation)
         return f"{top.resource} at {100 * top.utilisation:.0f}%"

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
@@ -38,7 +37,6 @@ page reads take roughly 40/60/80 us, a spread of this order). Only the event mod
 also keeps synchronised sequential jobs from marching over the members in a convoy forever."""
 
 
-@dataclass(frozen=True)
 class DriveTiming:
     """Per-I/O service of one drive model: unit time, link time, fixed controller latency.
 
@@ -49,41 +47,41 @@ class DriveTiming:
     capacity (units / unit time) is the SSD model's either way.
     """
 
-    ssd: SsdModel
-    link: PcieLink
-    units: int
-    read_fixed_s: float
-    write_fixed_s: float
-
-    @classmethod
-    def build(cls, ssd: SsdModel, link: PcieLink) -> "DriveTiming":
+    def __init__(self, ssd: SsdModel, link: PcieLink):
         p = ssd.params
-        units = int(max(1, min(p.nand_dies, p.read_service_iops * p.read_latency_us * 1e-6 / 2)))
-        unit_read_4k = ssd.read_pool_s(PAGE_BYTES, True) * units
+        self.ssd, self.link = ssd, link
+        self.units = int(max(1, min(p.nand_dies, p.read_service_iops * p.read_latency_us * 1e-6 / 2)))
+        unit_read_4k = ssd.read_pool_s(PAGE_BYTES, True) * self.units
         up, _ = link.nvme_io_load(PAGE_BYTES, True)
-        read_fixed = max(0.0, p.read_latency_us * 1e-6 - unit_read_4k - up / link.usable_bytes_per_s())
-        return cls(ssd, link, units, read_fixed, p.write_latency_us * 1e-6)
+        self.read_fixed_s = max(0.0, p.read_latency_us * 1e-6 - unit_read_4k - up / link.usable_bytes_per_s())
+        self.write_fixed_s = p.write_latency_us * 1e-6
+        self.suspend_unit_s = ssd.suspend_pool_s * self.units
+        self._cache: dict[tuple, tuple[float, float]] = {}
 
-    @lru_cache(maxsize=1024)
-    def unit_s(self, length_bytes: int, is_write: bool, random: bool, write_share: float) -> float:
-        """Unit time of one member I/O; a read also pays program suspend with the pool's write share."""
+    def unit_s(self, length_bytes: int, is_write: bool, random: bool) -> float:
+        """Unit time of one member I/O (reads before any program-suspend cost)."""
         if is_write:
             return self.ssd.write_pool_s(length_bytes, random) * self.units
-        return (self.ssd.read_pool_s(length_bytes, random) + self.ssd.suspend_pool_s * write_share) * self.units
+        return self.ssd.read_pool_s(length_bytes, random) * self.units
 
-    @lru_cache(maxsize=1024)
     def link_s(self, length_bytes: int, is_write: bool) -> float:
         """Seconds the data direction of the drive link is busy (reads: to host; writes: to drive)."""
         up, down = self.link.nvme_io_load(length_bytes, not is_write)
         return (down if is_write else up) / self.link.usable_bytes_per_s()
 
-    def service(self, lengths: np.ndarray, is_write: np.ndarray, random: bool, write_share: float) -> tuple[np.ndarray, np.ndarray]:
+    def service(self, lengths: np.ndarray, is_write: np.ndarray, random: bool) -> tuple[np.ndarray, np.ndarray]:
         """(unit seconds, link seconds) of many member I/Os, through the distinct (size, direction) pairs."""
         keys = lengths.astype(np.int64) * 2 + is_write.astype(np.int64)
         uniq, inverse = np.unique(keys, return_inverse=True)
-        unit = np.array([self.unit_s(int(k // 2), bool(k % 2), random, write_share) for k in uniq])
-        link = np.array([self.link_s(int(k // 2), bool(k % 2)) for k in uniq])
-        return unit[inverse], link[inverse]
+        pairs = []
+        for k in uniq.tolist():
+            key = (k, random)
+            hit = self._cache.get(key)
+            if hit is None:
+                hit = self._cache[key] = (self.unit_s(k // 2, bool(k % 2), random), self.link_s(k // 2, bool(k % 2)))
+            pairs.append(hit)
+        table = np.array(pairs).reshape(-1, 2)
+        return table[inverse, 0], table[inverse, 1]
 
 
 @dataclass
@@ -114,6 +112,23 @@ class HostIoBatch:
         return len(self.submit_s)
 
 
+_TIMINGS: dict[tuple, tuple[Catalog, DriveTiming]] = {}
+_PLANS: dict[tuple, tuple[MemberIOPlan, np.ndarray]] = {}
+_CPU_LAYOUTS: dict[tuple, tuple] = {}
+
+
+def drive_timing(catalog: Catalog, drive: str, namespace_bytes: int | None, platform: str) -> DriveTiming:
+    """One drive model on one platform's bays (derived once per catalog: sweeps build thousands)."""
+    key = (id(catalog), drive, namespace_bytes, platform)
+    hit = _TIMINGS.get(key)
+    if hit is None or hit[0] is not catalog:
+        spec = catalog.drives[drive]
+        link = drive_link(spec, catalog.platforms[platform], catalog)
+        hit = (catalog, DriveTiming(SsdModel(derive_ssd_parameters(spec), namespace_bytes), link))
+        _TIMINGS[key] = hit
+    return hit[1]
+
+
 class ArraySystem:
     """One scenario's array on its platform, with its engine: builds host I/O batches."""
 
@@ -129,11 +144,10 @@ class ArraySystem:
         self.engine: Engine = build_engine(self.engine_spec, engine_overrides)
         self.kind = self.engine_spec.engine_kind
         self.platform = PlatformModel(self.platform_spec, scenario.placement, array.drives, catalog)
+        self.engine.members = array.drives
         self.engine.cross_socket_fraction = cross_socket_fraction(
             self.platform.drive_sockets, self.platform.job_sockets, self.platform.sockets)
-        link = drive_link(self.drive_spec, self.platform_spec, catalog)
-        ssd = SsdModel(derive_ssd_parameters(self.drive_spec), array.namespace_bytes)
-        self.drive = DriveTiming.build(ssd, link)
+        self.drive = drive_timing(catalog, array.drive, array.namespace_bytes, scenario.platform)
         self.capacity = capacity(scenario, catalog)
         member_bytes = self.capacity.member_bytes
         self.jbod = self.kind == "none"
@@ -154,10 +168,19 @@ class ArraySystem:
         self._layout_cpus()
         self._device_links()
         self.memory_bytes_per_s = self.platform.memory_bytes_per_s()
-        self.write_share = self._drive_write_share()
+        self.write_share: float | None = None  # set by the first batch planned (see ``batch``)
 
     # -- cores ---------------------------------------------------------------------------------
     def _layout_cpus(self) -> None:
+        key = (id(self.platform_spec), self.workload.numjobs, self.scenario.placement.job_sockets)
+        hit = _CPU_LAYOUTS.get(key)
+        if hit is None or hit[0] is not self.platform_spec:
+            self._layout_cpus_uncached()
+            _CPU_LAYOUTS[key] = (self.platform_spec, self.logical_cpus, self.cpu_speed, self.job_cpu)
+        else:
+            _, self.logical_cpus, self.cpu_speed, self.job_cpu = hit
+
+    def _layout_cpus_uncached(self) -> None:
         cpu = self.platform_spec.cpu
         cores = self.platform.cores
         threads = cores * cpu.threads_per_core.value
@@ -169,11 +192,9 @@ class ArraySystem:
         used = min(jobs, threads)
         gain = cpu.smt_throughput_gain.value if cpu.smt_throughput_gain else 1.0
         # logical CPU i and i + cores are siblings (Linux numbering); jobs fill 0, 1, 2, ...
-        speed = np.ones(used)
-        for i in range(used):
-            sibling = i + cores if i < cores else i - cores
-            if 0 <= sibling < used:
-                speed[i] = gain / cpu.threads_per_core.value
+        i = np.arange(used)
+        sibling = np.where(i < cores, i + cores, i - cores)
+        speed = np.where((sibling >= 0) & (sibling < used), gain / cpu.threads_per_core.value, 1.0)
         self.cpu_speed = speed
         self.job_cpu = np.arange(jobs) % used
 
@@ -183,24 +204,40 @@ class ArraySystem:
         self.device_link = link if device and device.data_through_device else None
         self.device_read_bytes_per_s = device.max_read_bytes_per_s.value if device and device.max_read_bytes_per_s else None
 
-    def _drive_write_share(self) -> float:
-        """Share of die-pool time spent programming under this workload (for program suspend)."""
-        plan, _ = self._plan(0, *self._sample())
-        if plan.n_member_ios == 0:
-            return 0.0
-        random = self.workload.is_random
-        unit, _ = self.drive.service(plan.length_bytes, plan.is_write, random, 0.0)
-        t_w, t_r = float(unit[plan.is_write].sum()), float(unit[~plan.is_write].sum())
-        return t_w / (t_w + t_r) if t_w + t_r > 0 else 0.0
-
-    def _sample(self) -> tuple[np.ndarray, np.ndarray]:
-        from .workload import HostStream
-
-        stream = HostStream.for_job(self.workload, 0, self.device_bytes, self.scenario.seed)
-        return stream.next_batch(256)
+    @property
+    def sample_size(self) -> int:
+        """Host I/Os of one job that show every member-I/O pattern of this workload: a few stripes
+        of a sequential stream (a whole period of its alignment), or enough random I/Os to mix
+        reads and writes; the fluid mode and the drives' write share average over them."""
+        w = self.workload
+        if self.jbod:
+            return 64
+        if w.is_random:
+            return 128 if 0 < w.read_fraction < 1 else 64
+        data = self.array.drives - {5: 1, 6: 2}.get(self.array.level, 0)
+        period = math.lcm(w.bs, max(1, data) * self.array.strip_bytes) // w.bs
+        return int(min(512, max(16, 2 * period)))
 
     # -- planning ------------------------------------------------------------------------------
     def _plan(self, job: int, offsets: np.ndarray, is_write: np.ndarray) -> tuple[MemberIOPlan, np.ndarray]:
+        """Member I/Os of a batch (cached: a sweep plans the same geometry and sample many times)."""
+        key = None
+        if not self.jbod:
+            g = self.geometry
+            key = (g.level, g.n_members, g.strip_bytes, g.layout, g.copies, min(g.member_size_bytes, 1 << 50),
+                   self.workload.bs, self.workload.iodepth, self.workload.is_random,
+                   hash(offsets.tobytes()), hash(is_write.tobytes()), len(offsets))
+            hit = _PLANS.get(key)
+            if hit is not None:
+                return hit
+        out = self._plan_uncached(job, offsets, is_write)
+        if key is not None:
+            if len(_PLANS) > 4096:
+                _PLANS.clear()
+            _PLANS[key] = out
+        return out
+
+    def _plan_uncached(self, job: int, offsets: np.ndarray, is_write: np.ndarray) -> tuple[MemberIOPlan, np.ndarray]:
         bs = self.workload.bs
         n = len(offsets)
         if self.jbod:
@@ -226,8 +263,11 @@ class ArraySystem:
         boundaries are completed by the neighbour before the stripe is handled (md's stripe cache
         delays pre-reads for exactly this; write-back caches do the same): when a stripe's worth
         of the stream is in flight, the stream is planned stripe by stripe, as the cache sees it.
+        An engine without a stripe cache (lockless CPU RAID) handles each write as it comes.
         """
         if self.workload.is_random or self.array.level not in (5, 6) or not is_write.all():
+            return False
+        if not self.engine.stripe_cache:
             return False
         data_members = self.array.drives - (1 if self.array.level == 5 else 2)
         stripe = data_members * self.array.strip_bytes
@@ -239,19 +279,15 @@ class ArraySystem:
         n = len(offsets)
         data_members = self.array.drives - (1 if self.array.level == 5 else 2)
         stripe = data_members * self.array.strip_bytes
-        pieces_start, pieces_len, pieces_first_host = [], [], []
-        run_start = 0
-        for i in range(1, n + 1):  # runs of contiguous offsets (a stream wraps at its region's end)
-            if i == n or offsets[i] != offsets[i - 1] + bs:
-                lo, hi = int(offsets[run_start]), int(offsets[i - 1]) + bs
-                cuts = [lo] + list(range((lo // stripe + 1) * stripe, hi, stripe)) + [hi]
-                for a, b in zip(cuts[:-1], cuts[1:]):
-                    pieces_start.append(a)
-                    pieces_len.append(b - a)
-                    pieces_first_host.append(run_start)
-                run_start = i
-        starts = np.array(pieces_start, dtype=np.int64)
-        lens = np.array(pieces_len, dtype=np.int64)
+        pieces_start, pieces_len = [], []
+        breaks = np.flatnonzero(np.diff(offsets) != bs) + 1  # a stream wraps at its region's end
+        for first, last in zip(np.concatenate(([0], breaks)), np.concatenate((breaks, [n]))):
+            lo, hi = int(offsets[first]), int(offsets[last - 1]) + bs
+            cuts = np.concatenate(([lo], np.arange((lo // stripe + 1) * stripe, hi, stripe), [hi]))
+            pieces_start.append(cuts[:-1])
+            pieces_len.append(np.diff(cuts))
+        starts = np.concatenate(pieces_start).astype(np.int64)
+        lens = np.concatenate(pieces_len).astype(np.int64)
         plan = plan_ios(self.geometry, np.ones(len(starts), dtype=bool), starts, lens)
         counts = np.bincount(plan.host_index, minlength=len(starts))
         first = np.concatenate(([0], np.cumsum(counts)[:-1]))
@@ -260,7 +296,6 @@ class ArraySystem:
         position = starts[plan.host_index] + (rank + 0.5) * lens[plan.host_index] / np.maximum(counts[plan.host_index], 1)
         host = np.clip(np.searchsorted(offsets, position, side="right") - 1, 0, n - 1)
         order = np.argsort(host, kind="stable")
-        share = np.zeros(n)
         piece_of_host = np.clip(np.searchsorted(starts, offsets, side="right") - 1, 0, len(starts) - 1)
         hosts_per_piece = np.bincount(piece_of_host, minlength=len(starts))
         share = plan.stripes_touched[piece_of_host] / np.maximum(hosts_per_piece[piece_of_host], 1)
@@ -288,7 +323,13 @@ class ArraySystem:
         thread_scale = scale_engine if on_host else 1.0
         random = self.workload.is_random
         lengths = work.length_bytes
-        die, link = self.drive.service(lengths, work.is_write, random, self.write_share)
+        die, link = self.drive.service(lengths, work.is_write, random)
+        if self.write_share is None:  # share of NAND time spent programming, from the first batch
+            t_w = float(die[work.is_write].sum())
+            total = float(die.sum())
+            self.write_share = t_w / total if total > 0 else 0.0
+        if self.write_share > 0:  # a read landing on a programming die pays program suspend
+            die = np.where(work.is_write, die, die + self.drive.suspend_unit_s * self.write_share)
         # member I/Os of each host I/O in phase order (reads that gate the writes first)
         order = np.lexsort((work.phase, work.host_index))
         if not np.array_equal(order, np.arange(len(order))):

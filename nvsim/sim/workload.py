@@ -49,7 +49,6 @@ class HostStream:
         """``count`` host I/Os: (offset_bytes int64, is_write bool)."""
         w = self.workload
         bs = w.bs
-        rng_mix = named_rng(self.seed, "read-write mix", self.job, self._batches)
         if w.is_random:
             rng = named_rng(self.seed, "random offsets", self.job, self._batches)
             slots = self.region_bytes // bs
@@ -64,7 +63,7 @@ class HostStream:
         elif f <= 0.0:
             is_write = np.ones(count, dtype=bool)
         else:
-            is_write = rng_mix.random(count) >= f
+            is_write = named_rng(self.seed, "read-write mix", self.job, self._batches).random(count) >= f
         self._batches += 1
         return offsets.astype(np.int64), is_write
 

@@ -1,0 +1,347 @@
+"""Sweeps: a grid (or a list) of set-ups over any scenario field, run in fluid or event mode.
+
+A sweep file (YAML, checked like a scenario: ``extra="forbid"``, one-line errors)::
+
+    base: ../scenarios/graid-gen5-raid6/scenario.yaml   # relative to the sweep file
+    workloads: [randread-b4k-j192-d32]                  # default: every workload of the base
+    fidelity: fluid                                     # or event
+    grid:                                               # cartesian product ...
+      array.drive: [kioxia-cm7-r-3.84tb, kioxia-cm7-r-7.68tb]
+      array.drives: [8, 16, 24]
+      array.level: [5, 6, 10]
+    # points: [{array.drives: 8, array.level: 6}, ...]  # ... or a list (or both: the list is added)
+    constraints: ["randread-b4k-j192-d32.read_iops >= 10M", "read-b1m-j192-d16.read_bytes_per_s >= 100 GB/s"]
+    objective: {maximize: usable_bytes_per_drive}
+
+Every point becomes one row per workload in a tidy table (its fields, then the metrics, the
+bottleneck, usable capacity, whether the set-up meets the constraints, its rank), written atomically as
+Parquet and CSV. Finished points are appended to ``<out>.partial.jsonl`` as they come, so a
+killed sweep re-run finishes only the missing points. Points run in local worker processes, or on
+a Dask distributed cluster (``dask_address``); each point is seeded by the scenario, so where it
+runs does not change its numbers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import operator
+import os
+import re
+from pathlib import Path
+from typing import Any, Callable, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .catalog import read_yaml
+from .errors import InputError, from_validation_error
+
+OPS: dict[str, Callable[[float, float], bool]] = {
+    ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt, "==": operator.eq}
+CONSTRAINT = re.compile(r"^\s*([a-z0-9_][a-z0-9_.-]*)\s*(>=|<=|==|>|<)\s*(.+?)\s*$")
+
+
+class Objective(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    maximize: str | None = None
+    minimize: str | None = None
+
+    @property
+    def column(self) -> str | None:
+        return self.maximize or self.minimize
+
+
+class SweepSpec(BaseModel):
+    """A sweep: a base scenario, the fields to vary, what to keep and how to rank."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    base: str
+    workloads: tuple[str, ...] | None = None
+    fidelity: Literal["fluid", "event"] = "fluid"
+    grid: dict[str, list[Any]] = Field(default_factory=dict)
+    points: list[dict[str, Any]] = Field(default_factory=list)
+    constraints: tuple[str, ...] = ()
+    objective: Objective | None = None
+    host_ios: int = Field(default=20_000, ge=1_000, description="event mode: measured host I/Os per point")
+
+    @field_validator("grid")
+    @classmethod
+    def _non_empty_lists(cls, grid: dict[str, list[Any]]) -> dict[str, list[Any]]:
+        for field, values in grid.items():
+            if not values:
+                raise ValueError(f"{field}: give at least one value")
+        return grid
+
+    @field_validator("constraints")
+    @classmethod
+    def _parse_constraints(cls, constraints: tuple[str, ...]) -> tuple[str, ...]:
+        for text in constraints:
+            parse_constraint(text)
+        return constraints
+
+
+def parse_constraint(text: str) -> tuple[str, str, float]:
+    """'read_iops >= 10M' -> (column, operator, value); values take nvsim's units (10M, 100 GB/s)."""
+    from .units import parse_bytes, parse_bytes_per_s, parse_count
+
+    match = CONSTRAINT.match(text)
+    if not match:
+        raise ValueError(f"constraint {text!r}: write 'column OP value', OP one of {', '.join(OPS)}")
+    column, op, raw = match.groups()
+    for parse in (float, parse_count, parse_bytes_per_s, parse_bytes):
+        try:
+            return column, op, float(parse(raw))
+        except (ValueError, InputError):
+            continue
+    raise ValueError(f"constraint {text!r}: cannot read the value {raw!r} (a number, 10M, 100 GB/s, 7.68 TB)")
+
+
+def load_sweep(path: str | Path) -> tuple[SweepSpec, Path]:
+    path = Path(path)
+    if not path.exists():
+        raise InputError("SPEC", f"no such file: {path}")
+    data = read_yaml(path)
+    try:
+        return SweepSpec.model_validate(data), path.parent
+    except ValidationError as exc:
+        raise from_validation_error(exc, SweepSpec, source=str(path)) from None
+
+
+def expand(spec: SweepSpec) -> list[dict[str, Any]]:
+    """The points: the grid's cartesian product (in field order), then the listed points."""
+    points: list[dict[str, Any]] = []
+    if spec.grid:
+        fields = list(spec.grid)
+        for values in itertools.product(*(spec.grid[f] for f in fields)):
+            points.append(dict(zip(fields, values)))
+    points.extend(dict(p) for p in spec.points)
+    return points or [{}]
+
+
+def point_key(point: dict[str, Any], workload: str, fidelity: str) -> str:
+    """Stable identity of one row (for resuming): the point's fields, the workload, the fidelity."""
+    text = json.dumps({"point": point, "workload": workload, "fidelity": fidelity}, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def apply_point(base: dict[str, Any], point: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Set dotted fields on a copy of the scenario data; ``workload.X`` fields go to the workloads.
+
+    When a point changes the drive count and the base pins each drive to a socket, a placement with
+    every drive on one socket keeps that socket; any other falls back to the even default.
+    """
+    data = json.loads(json.dumps(base))
+    workload_fields: dict[str, Any] = {}
+    for field, value in point.items():
+        parts = field.split(".")
+        if parts[0] == "workload":
+            workload_fields[".".join(parts[1:])] = value
+            continue
+        node = data
+        for part in parts[:-1]:
+            if not isinstance(node.get(part), dict):
+                node[part] = {}
+            node = node[part]
+        node[parts[-1]] = value
+    for w in data.get("workloads", []):
+        w.update(workload_fields)
+    placement = data.get("placement") or {}
+    sockets = placement.get("drive_sockets")
+    drives = (data.get("array") or {}).get("drives")
+    if sockets and "placement.drive_sockets" not in point and isinstance(drives, int) and len(sockets) != drives:
+        # the drive count changed: keep "all on one socket" placements, else spread them evenly
+        placement["drive_sockets"] = [sockets[0]] * drives if len(set(sockets)) == 1 else None
+    return data, workload_fields
+
+
+def run_point(task: dict[str, Any]) -> list[dict[str, Any]]:
+    """One point: every selected workload of it, as table rows (runs in a worker process)."""
+    from .bounds import capacity
+    from .catalog import default_catalog
+    from .predict import simulate
+    from .scenario import parse_scenario
+
+    catalog = default_catalog()
+    point, fidelity = task["point"], task["fidelity"]
+    rows = []
+    data, _ = apply_point(task["base"], point)
+    try:
+        scenario = parse_scenario(data, catalog, source=f"sweep point {point}")
+    except InputError as exc:
+        return [dict(_fields(point), workload=name, key=point_key(point, name, fidelity), status="invalid", error=str(exc))
+                for name in task["workloads"]]
+    usable = capacity(scenario, catalog).usable_bytes
+    for name in task["workloads"]:
+        workload = next(w for w in scenario.workloads if w.name == name)
+        result = simulate(scenario, workload, catalog, fidelity, host_ios=task["host_ios"])
+        metrics = result.metrics()
+        rows.append(dict(_fields(point), workload=name, key=point_key(point, name, fidelity), status="ok", error="",
+                         usable_bytes=float(usable), usable_bytes_per_drive=float(usable) / scenario.array.drives,
+                         **{k: v for k, v in metrics.items()}))
+    return rows
+
+
+def _fields(point: dict[str, Any]) -> dict[str, Any]:
+    return {f"set.{k}": (v if isinstance(v, (int, float, str, bool)) or v is None else json.dumps(v)) for k, v in point.items()}
+
+
+def prepare_sweep(spec_path: str | Path):
+    """Check a sweep before running it: the file, its base scenario, the workloads it names."""
+    from .scenario import load_scenario
+
+    spec, here = load_sweep(spec_path)
+    base = load_scenario(here / spec.base)
+    names = list(spec.workloads or [w.name for w in base.workloads])
+    unknown = [n for n in names if n not in {w.name for w in base.workloads}]
+    if unknown:
+        raise InputError("workloads", f"the base scenario has no workload {unknown[0]!r}; it has {', '.join(w.name for w in base.workloads)}")
+    return spec, base, names
+
+
+def run_sweep(spec_path: str | Path, out: str | Path, *, workers: int = 1, dask_address: str | None = None,
+              progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Run (or finish) a sweep; write ``out``.parquet and ``out``.csv; return a summary."""
+    spec, base, names = prepare_sweep(spec_path)
+    base_data = base.model_dump(mode="json")
+    out = Path(out)
+    partial = out.with_name(out.name + ".partial.jsonl")
+    done = _load_partial(partial)
+    points = expand(spec)
+    tasks = [{"point": p, "base": base_data, "workloads": names, "fidelity": spec.fidelity, "host_ios": spec.host_ios}
+             for p in points if any(point_key(p, n, spec.fidelity) not in done for n in names)]
+    already = len(points) - len(tasks)
+    if progress:
+        progress(already, len(points))
+    partial.parent.mkdir(parents=True, exist_ok=True)
+    with open(partial, "a", encoding="utf-8") as log:
+        for rows in _execute(tasks, workers, dask_address):
+            for row in rows:
+                done[row["key"]] = row
+                log.write(json.dumps(row, default=float) + "\n")
+            log.flush()
+            os.fsync(log.fileno())
+            already += 1
+            if progress:
+                progress(already, len(points))
+    rows = [dict(done[point_key(p, n, spec.fidelity)], point=i) for i, p in enumerate(points) for n in names]
+    table = _rank(rows, spec)
+    _write_table(table, out)
+    partial.unlink(missing_ok=True)
+    return {"points": len(points), "rows": len(table), "computed_now": len(tasks),
+            "meeting_constraints": sum(1 for r in table if r.get("meets_constraints")),
+            "parquet": str(out.with_suffix(".parquet")), "csv": str(out.with_suffix(".csv"))}
+
+
+def _load_partial(partial: Path) -> dict[str, dict]:
+    done: dict[str, dict] = {}
+    if not partial.exists():
+        return done
+    for line in partial.read_text(encoding="utf-8").splitlines():
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:  # a line cut by the kill: that point runs again
+            continue
+        done[row["key"]] = row
+    return done
+
+
+def _execute(tasks: list[dict], workers: int, dask_address: str | None):
+    """Yield each task's rows as it finishes (order of completion does not matter: rows are keyed)."""
+    if not tasks:
+        return
+    if dask_address:
+        from dask.distributed import Client, as_completed
+
+        with Client(dask_address) as client:
+            futures = client.map(run_point, tasks, pure=False)
+            for future in as_completed(futures):
+                yield future.result()
+        return
+    if workers <= 1:
+        for task in tasks:
+            yield run_point(task)
+        return
+    from concurrent.futures import ProcessPoolExecutor, as_completed as done_first
+
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(run_point, t) for t in tasks]
+        for future in done_first(futures):
+            yield future.result()
+
+
+def _rank(rows: list[dict], spec: SweepSpec) -> list[dict]:
+    """Mark the set-ups meeting every constraint and rank them by the objective (1 = best).
+
+    A constraint or objective names a column (``read_iops``: must hold on every workload row of
+    the set-up) or a workload's column (``randread-b4k-j192-d32.read_iops``); a set-up's rows share
+    its verdict and rank.
+    """
+    constraints = [parse_constraint(c) for c in spec.constraints]
+    table = [dict(r) for r in rows]
+    by_point: dict[int, list[dict]] = {}
+    for row in table:
+        by_point.setdefault(row["point"], []).append(row)
+    columns = set().union(*(r.keys() for r in table)) if table else set()
+
+    def values(point_rows: list[dict], column: str) -> list[Any]:
+        workload, _, metric = column.rpartition(".") if "." in column and column.split(".")[0] not in ("set",) else ("", "", column)
+        if metric not in columns:
+            raise InputError("constraints", f"no column {metric!r} in the results; columns: {', '.join(sorted(columns))}")
+        chosen = [r for r in point_rows if not workload or r["workload"] == workload]
+        if workload and not chosen:
+            raise InputError("constraints", f"no workload {workload!r} in the sweep")
+        return [r.get(metric) for r in chosen]
+
+    verdicts: dict[int, bool] = {}
+    for point, point_rows in by_point.items():
+        ok = all(r.get("status") == "ok" for r in point_rows)
+        for column, op, value in constraints:
+            ok = ok and all(v is not None and OPS[op](float(v), value) for v in values(point_rows, column))
+        verdicts[point] = bool(ok)
+    for row in table:
+        row["meets_constraints"] = verdicts[row["point"]]
+        row["rank"] = None
+    objective = spec.objective
+    if objective and objective.column:
+        scored = []
+        for point, point_rows in by_point.items():
+            if verdicts[point]:
+                vals = [v for v in values(point_rows, objective.column) if v is not None]
+                if vals:
+                    scored.append((min(vals) if objective.maximize else max(vals), point))
+        scored.sort(key=lambda item: item[0], reverse=objective.maximize is not None)
+        ranks = {point: i for i, (_, point) in enumerate(scored, start=1)}
+        for row in table:
+            row["rank"] = ranks.get(row["point"])
+    return table
+
+
+def _write_table(rows: list[dict], out: Path) -> None:
+    """Parquet and CSV, each written to a temporary file in place and renamed (atomic)."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    from .io import atomic_path
+
+    columns: list[str] = []
+    for row in rows:
+        for key in row:
+            if key not in columns:
+                columns.append(key)
+    data = {c: [_cell(r.get(c)) for r in rows] for c in columns}
+    table = pa.table(data)
+    with atomic_path(out.with_suffix(".parquet")) as tmp:
+        pq.write_table(table, tmp)
+    with atomic_path(out.with_suffix(".csv")) as tmp:
+        pacsv.write_csv(table, tmp)
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, float) and value != value:
+        return None
+    return value
+
+
+__all__ = ["SweepSpec", "load_sweep", "prepare_sweep", "expand", "run_sweep", "run_point", "point_key", "apply_point", "parse_constraint"]

@@ -1,0 +1,133 @@
+"""Sweeps: expansion, constraints and ranking, atomic tidy output, resume after a kill, Dask."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import ROOT, run_cli
+from nvsim.errors import InputError
+from nvsim.sweep import SweepSpec, apply_point, expand, parse_constraint, point_key, run_sweep
+
+BASE = ROOT / "scenarios" / "xiraid-qlc-raid5" / "scenario.yaml"
+
+
+def write_spec(tmp_path: Path, **fields) -> Path:
+    spec = {"base": str(BASE), "workloads": ["randread-b4k-j16-d64", "seqwrite-b512k-j16-d64"], "fidelity": "fluid",
+            "grid": {"array.drives": [4, 5, 6, 8], "array.strip_bytes": ["64KiB", "128KiB", "256KiB"]}}
+    spec.update(fields)
+    path = tmp_path / "sweep.yaml"
+    path.write_text(json.dumps(spec))  # JSON is YAML
+    return path
+
+
+def test_grid_expands_to_the_cartesian_product_then_the_listed_points():
+    spec = SweepSpec(base="x.yaml", grid={"array.drives": [4, 5], "array.level": [5, 6]},
+                     points=[{"array.drives": 9}])
+    assert expand(spec) == [{"array.drives": 4, "array.level": 5}, {"array.drives": 4, "array.level": 6},
+                            {"array.drives": 5, "array.level": 5}, {"array.drives": 5, "array.level": 6},
+                            {"array.drives": 9}]
+
+
+def test_points_set_scenario_and_workload_fields():
+    data, _ = apply_point({"array": {"drives": 5}, "workloads": [{"name": "a", "bs": 4096}]},
+                          {"array.drives": 8, "workload.iodepth": 4, "placement.engine_socket": 1})
+    assert data["array"]["drives"] == 8 and data["workloads"][0]["iodepth"] == 4
+    assert data["placement"] == {"engine_socket": 1}
+
+
+def test_constraints_take_units_and_bad_ones_are_one_line_errors(tmp_path):
+    assert parse_constraint("read_iops >= 10M") == ("read_iops", ">=", 10e6)
+    assert parse_constraint("seq.read_bytes_per_s > 100 GB/s") == ("seq.read_bytes_per_s", ">", 100e9)
+    with pytest.raises(ValueError):
+        parse_constraint("read_iops is big")
+    bad = run_cli("sweep", str(write_spec(tmp_path, constraints=["iops ~ 3"])), "-o", str(tmp_path / "o"))
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "constraints" in bad.stderr
+    unknown = run_cli("sweep", str(write_spec(tmp_path, colour="blue")), "-o", str(tmp_path / "o"))
+    assert unknown.returncode == 2 and "colour" in unknown.stderr
+    assert not list(tmp_path.glob("o*"))  # nothing half-written
+
+
+def test_sweep_writes_a_tidy_ranked_table_in_parquet_and_csv(tmp_path):
+    spec = write_spec(tmp_path, constraints=["randread-b4k-j16-d64.read_iops >= 1M"],
+                      objective={"maximize": "usable_bytes_per_drive"},
+                      points=[{"array.drives": 2}])  # RAID5 needs 3: recorded as invalid, not a crash
+    summary = run_sweep(spec, tmp_path / "out", workers=1)
+    assert summary["points"] == 13 and summary["rows"] == 26
+    rows = pq.read_table(tmp_path / "out.parquet").to_pylist()
+    assert (tmp_path / "out.csv").read_text().count("\n") == 27
+    invalid = [r for r in rows if r["status"] == "invalid"]
+    assert len(invalid) == 2 and "drives" in invalid[0]["error"]
+    ranked = sorted({(r["rank"], r["set.array.drives"]) for r in rows if r["rank"] is not None})
+    per_drive = {r["set.array.drives"]: r["usable_bytes_per_drive"] for r in rows if r["status"] == "ok"}
+    assert ranked[0][1] == max(per_drive, key=per_drive.get)  # most usable TB per drive first: the widest array
+    for r in rows:
+        if r["rank"] is not None:
+            assert r["meets_constraints"]
+    assert not (tmp_path / "out.partial.jsonl").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv", "out.parquet", "sweep.yaml"]
+
+
+def test_killed_sweep_reruns_only_the_missing_points(tmp_path):
+    spec = write_spec(tmp_path, fidelity="event", host_ios=1000, workloads=["randread-b4k-j16-d64"])
+    out = tmp_path / "out"
+    partial = tmp_path / "out.partial.jsonl"
+    env = dict(os.environ, COLUMNS="160")
+    proc = subprocess.Popen([sys.executable, "-m", "nvsim.cli", "sweep", str(spec), "-o", str(out), "--workers", "1"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and (not partial.exists() or partial.read_text().count("\n") < 4):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    finished = {json.loads(line)["key"] for line in partial.read_text().splitlines() if line.strip()}
+    assert 4 <= len(finished) < 12, "the sweep was not killed half-way"
+    assert not out.with_suffix(".parquet").exists()
+    summary = run_sweep(spec, out, workers=1)
+    assert summary["computed_now"] == 12 - len(finished)
+    keys = {r["key"] for r in pq.read_table(out.with_suffix(".parquet")).to_pylist()}
+    assert finished <= keys and len(keys) == 12
+
+
+DASK_RUN = """
+import sys
+from dask.distributed import LocalCluster
+from nvsim.sweep import run_sweep
+if __name__ == "__main__":
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        print(run_sweep(sys.argv[1], sys.argv[2], dask_address=cluster.scheduler_address)["rows"])
+"""
+
+
+def test_dask_cluster_gives_the_same_table_as_local_processes(tmp_path):
+    """The cluster runs in its own process: Dask's process clean-up stays out of the test runner."""
+    spec = write_spec(tmp_path)
+    local = run_sweep(spec, tmp_path / "local", workers=2)
+    script = tmp_path / "dask_run.py"
+    script.write_text(DASK_RUN)
+    remote = subprocess.run([sys.executable, str(script), str(spec), str(tmp_path / "dask")], cwd=ROOT,
+                            capture_output=True, text=True, timeout=300)
+    assert remote.returncode == 0, remote.stderr[-2000:]
+    assert local["rows"] == int(remote.stdout.strip().splitlines()[-1]) == 24
+    a = sorted(pq.read_table(tmp_path / "local.parquet").to_pylist(), key=lambda r: r["key"])
+    b = sorted(pq.read_table(tmp_path / "dask.parquet").to_pylist(), key=lambda r: r["key"])
+    assert a == b
+
+
+def test_point_keys_are_stable_and_distinguish_workloads_and_fidelity():
+    point = {"array.drives": 8}
+    assert point_key(point, "a", "fluid") == point_key({"array.drives": 8}, "a", "fluid")
+    assert len({point_key(point, "a", "fluid"), point_key(point, "b", "fluid"), point_key(point, "a", "event")}) == 3
+
+
+def test_unknown_workload_is_a_one_line_error(tmp_path):
+    with pytest.raises(InputError, match="no workload"):
+        run_sweep(write_spec(tmp_path, workloads=["nope"]), tmp_path / "o")
