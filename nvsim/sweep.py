@@ -262,9 +262,11 @@ def _execute(tasks: list[dict], workers: int, dask_address: str | None):
         for task in tasks:
             yield run_point(task)
         return
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed as done_first
 
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    # spawn, not fork: a forked child of a process whose Numba thread pool is running can crash
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         futures = [pool.submit(run_point, t) for t in tasks]
         for future in done_first(futures):
             yield future.result()

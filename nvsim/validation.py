@@ -166,8 +166,10 @@ def compare_all(root: Path | None = None, catalog: Catalog | None = None, fitted
                 jobs[(scenario_path, number.workload)] = (scenario_path, number.workload, str(catalog_path or ""), fidelity)
     results: dict[tuple[str, str | None], dict] = {}
     if workers > 1 and len(jobs) > 1:
+        import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        # spawn, not fork: a forked child of a process whose Numba thread pool is running can crash
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
             results.update(pool.map(_predict_job, list(jobs.values())))
     else:
         results.update(_predict_job(job) for job in jobs.values())

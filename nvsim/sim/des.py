@@ -32,6 +32,7 @@ from .system import ArraySystem
 from .workload import HostStream, named_rng
 
 T_95 = {5: 2.776, 10: 2.262, 20: 2.093}
+MEMBER_IOS_PER_BATCH = 32768
 LARGE_IO_S = 1e-6  # DRAM time above which an I/O is booked on the DRAM queue (>= ~64 KiB)
 
 
@@ -88,7 +89,13 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
     rfix, wfix = system.drive.read_fixed_s, system.drive.write_fixed_s
     everything = cores + [lock, engine, device_bw, device_down, device_up, memory] + nand + link_up + link_down
 
-    batch_ios = int(min(4096, max(64, 2 * (warm_ios + host_ios) / w.numjobs)))
+    # host I/Os planned at a time per job: what the run needs, but at most MEMBER_IOS_PER_BATCH member
+    # I/Os (a 1 MiB write on a 4 KiB strip is ~280 of them; every job holds one batch in memory)
+    from .fluid import sample_batches
+    sample = sample_batches(system, seed)[0]
+    members_per_io = max(1.0, len(sample.op_die_s) / max(1, len(sample)))
+    batch_ios = int(min(4096, max(64, 2 * (warm_ios + host_ios) / w.numjobs), MEMBER_IOS_PER_BATCH / members_per_io))
+    batch_ios = max(8, batch_ios)
     streams = [HostStream.for_job(w, j, system.device_bytes, seed) for j in range(w.numjobs)]
     queues: list[list] = [[None, 0, 0, None] for _ in range(w.numjobs)]  # [rows, next, size, member columns]
     sampled = []

@@ -26,8 +26,18 @@ def sample_batches(system: ArraySystem, seed: int) -> list[HostIoBatch]:
     """One job's sample of host I/Os (``ArraySystem.sample_size``): jobs of an array are alike, so
     one job shows every member-I/O pattern; the drives' load is averaged over the members."""
     region = min(system.device_bytes, SAMPLE_REGION_BYTES)
-    stream = HostStream.for_job(system.workload, 0, region, seed)
-    return [system.batch(0, *stream.next_batch(system.sample_size))]
+    w = system.workload
+    key = (w.rw, w.bs, w.size, w.offset_increment, w.rwmixread, region, seed, system.sample_size)
+    sample = _SAMPLES.get(key)
+    if sample is None:
+        sample = HostStream.for_job(w, 0, region, seed).next_batch(system.sample_size)
+        if len(_SAMPLES) > 4096:
+            _SAMPLES.clear()
+        _SAMPLES[key] = sample
+    return [system.batch(0, *sample)]
+
+
+_SAMPLES: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
 
 def jbod_imbalance(system: ArraySystem) -> float:

@@ -57,6 +57,7 @@ class DriveTiming:
         self.write_fixed_s = p.write_latency_us * 1e-6
         self.suspend_unit_s = ssd.suspend_pool_s * self.units
         self._cache: dict[tuple, tuple[float, float]] = {}
+        self._plans: dict[tuple, tuple] = {}
 
     def unit_s(self, length_bytes: int, is_write: bool, random: bool) -> float:
         """Unit time of one member I/O (reads before any program-suspend cost)."""
@@ -68,6 +69,16 @@ class DriveTiming:
         """Seconds the data direction of the drive link is busy (reads: to host; writes: to drive)."""
         up, down = self.link.nvme_io_load(length_bytes, not is_write)
         return (down if is_write else up) / self.link.usable_bytes_per_s()
+
+    def service_of(self, plan: MemberIOPlan, random: bool) -> tuple[np.ndarray, np.ndarray]:
+        """``service`` of a plan's member I/Os, remembered for the last plans seen."""
+        key = (id(plan), random)
+        hit = self._plans.get(key)
+        if hit is None or hit[0] is not plan:
+            if len(self._plans) > 1024:
+                self._plans.clear()
+            hit = self._plans[key] = (plan, self.service(plan.length_bytes, plan.is_write, random))
+        return hit[1]
 
     def service(self, lengths: np.ndarray, is_write: np.ndarray, random: bool) -> tuple[np.ndarray, np.ndarray]:
         """(unit seconds, link seconds) of many member I/Os, through the distinct (size, direction) pairs."""
@@ -113,8 +124,10 @@ class HostIoBatch:
 
 
 _TIMINGS: dict[tuple, tuple[Catalog, DriveTiming]] = {}
-_PLANS: dict[tuple, tuple[MemberIOPlan, np.ndarray]] = {}
+_PLANS: dict[tuple, tuple[MemberIOPlan, np.ndarray, np.ndarray]] = {}
 _CPU_LAYOUTS: dict[tuple, tuple] = {}
+_WORK: dict[tuple, object] = {}
+_PER_MEMBER_IO = ("host_index", "member", "member_offset_bytes", "length_bytes", "is_write", "phase")
 
 
 def drive_timing(catalog: Catalog, drive: str, namespace_bytes: int | None, platform: str) -> DriveTiming:
@@ -219,8 +232,9 @@ class ArraySystem:
         return int(min(512, max(16, 2 * period)))
 
     # -- planning ------------------------------------------------------------------------------
-    def _plan(self, job: int, offsets: np.ndarray, is_write: np.ndarray) -> tuple[MemberIOPlan, np.ndarray]:
-        """Member I/Os of a batch (cached: a sweep plans the same geometry and sample many times)."""
+    def _plan(self, job: int, offsets: np.ndarray, is_write: np.ndarray) -> tuple[MemberIOPlan, np.ndarray, np.ndarray]:
+        """Member I/Os of a batch in phase order, the chunks of each host I/O and where each host
+        I/O's member I/Os start (cached: a sweep plans the same geometry and sample many times)."""
         key = None
         if not self.jbod:
             g = self.geometry
@@ -230,7 +244,16 @@ class ArraySystem:
             hit = _PLANS.get(key)
             if hit is not None:
                 return hit
-        out = self._plan_uncached(job, offsets, is_write)
+        plan, chunks = self._plan_uncached(job, offsets, is_write)
+        # member I/Os of each host I/O in phase order (reads that gate the writes first)
+        order = np.lexsort((plan.phase, plan.host_index))
+        if not np.array_equal(order, np.arange(len(order))):
+            plan = MemberIOPlan(**{f: (getattr(plan, f)[order] if f in _PER_MEMBER_IO else getattr(plan, f))
+                                   for f in plan.__dataclass_fields__})
+        counts = np.bincount(plan.host_index, minlength=len(offsets))[:len(offsets)]
+        op_start = np.zeros(len(offsets) + 1, dtype=np.int64)
+        np.cumsum(counts, out=op_start[1:])
+        out = (plan, chunks, op_start)
         if key is not None:
             if len(_PLANS) > 4096:
                 _PLANS.clear()
@@ -295,16 +318,39 @@ class ArraySystem:
         # the logical byte each member I/O stands for, spread evenly over its piece
         position = starts[plan.host_index] + (rank + 0.5) * lens[plan.host_index] / np.maximum(counts[plan.host_index], 1)
         host = np.clip(np.searchsorted(offsets, position, side="right") - 1, 0, n - 1)
-        order = np.argsort(host, kind="stable")
+        # a host I/O's pages on one member that are contiguous become one member I/O, as the block
+        # layer merges md's per-stripe page bios (the planner does the same within one piece)
+        order = np.lexsort((plan.member_offset_bytes, plan.member, plan.is_write, plan.phase, host))
+        h, m, o = host[order], plan.member[order], plan.member_offset_bytes[order]
+        length, w, ph = plan.length_bytes[order], plan.is_write[order], plan.phase[order]
+        new_run = np.ones(len(h), dtype=bool)
+        new_run[1:] = (h[1:] != h[:-1]) | (m[1:] != m[:-1]) | (ph[1:] != ph[:-1]) | (w[1:] != w[:-1]) \
+            | (o[1:] != o[:-1] + length[:-1])
+        heads = np.flatnonzero(new_run)
+        merged = np.add.reduceat(length, heads) if len(heads) else length
         piece_of_host = np.clip(np.searchsorted(starts, offsets, side="right") - 1, 0, len(starts) - 1)
         hosts_per_piece = np.bincount(piece_of_host, minlength=len(starts))
         share = plan.stripes_touched[piece_of_host] / np.maximum(hosts_per_piece[piece_of_host], 1)
         return MemberIOPlan(
-            host_index=host[order], member=plan.member[order], member_offset_bytes=plan.member_offset_bytes[order],
-            length_bytes=plan.length_bytes[order], is_write=plan.is_write[order], phase=plan.phase[order],
+            host_index=h[heads], member=m[heads], member_offset_bytes=o[heads], length_bytes=merged.astype(np.int64),
+            is_write=w[heads], phase=ph[heads],
             mode=plan.mode[piece_of_host], parity_bytes_computed=plan.parity_bytes_computed[piece_of_host] * 0,
             stripes_touched=share,
         )
+
+    def _engine_work(self, plan: MemberIOPlan, is_write: np.ndarray, chunks: np.ndarray):
+        """The engine's costs of a plan (cached with the plan: a sweep re-costs the same plans)."""
+        e = self.engine
+        key = (id(plan), e.spec.name, tuple(sorted(e.parameters.items())), e.members, e.cross_socket_fraction,
+               self.workload.bs, self.array.level, hash(is_write.tobytes()))
+        hit = _WORK.get(key)
+        if hit is not None and hit[0] is plan:
+            return hit[1]
+        work = e.work(plan, is_write, chunks, self.workload.bs, self.array.level)
+        if len(_WORK) > 4096:
+            _WORK.clear()
+        _WORK[key] = (plan, work)
+        return work
 
     def batch(self, job: int, offsets: np.ndarray, is_write: np.ndarray,
               rng: np.random.Generator | None = None) -> HostIoBatch:
@@ -315,34 +361,24 @@ class ArraySystem:
         differ, and programs with them; without it (the fluid mode), means.
         """
         n = len(offsets)
-        plan, chunks = self._plan(job, offsets, is_write)
-        work = self.engine.work(plan, is_write, chunks, self.workload.bs, self.array.level)
+        plan, chunks, op_start = self._plan(job, offsets, is_write)
+        work = self._engine_work(plan, is_write, chunks)
         speed = self.cpu_speed[self.job_cpu[job]]
         scale_engine = self.engine_clock_scale
         on_host = self.engine.server is not None and self.engine.server.on_host_cpu
         thread_scale = scale_engine if on_host else 1.0
         random = self.workload.is_random
         lengths = work.length_bytes
-        die, link = self.drive.service(lengths, work.is_write, random)
+        die, link = self.drive.service_of(plan, random)
         if self.write_share is None:  # share of NAND time spent programming, from the first batch
             t_w = float(die[work.is_write].sum())
             total = float(die.sum())
             self.write_share = t_w / total if total > 0 else 0.0
         if self.write_share > 0:  # a read landing on a programming die pays program suspend
             die = np.where(work.is_write, die, die + self.drive.suspend_unit_s * self.write_share)
-        # member I/Os of each host I/O in phase order (reads that gate the writes first)
-        order = np.lexsort((work.phase, work.host_index))
-        if not np.array_equal(order, np.arange(len(order))):
-            for name in ("host_index", "member", "length_bytes", "is_write", "phase"):
-                setattr(work, name, getattr(work, name)[order])
-            lengths = work.length_bytes
-            die, link = die[order], link[order]
         if rng is not None and len(die):
             shape = 1.0 / NAND_SERVICE_CV**2
             die = die * rng.gamma(shape, 1.0 / shape, size=len(die))
-        counts = np.bincount(work.host_index, minlength=n)[:n]
-        op_start = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(counts, out=op_start[1:])
         device_bw = (work.device_read_bytes / self.device_read_bytes_per_s) if self.device_read_bytes_per_s else np.zeros(n)
         if self.device_link is not None:
             up, _ = self.device_link.nvme_io_load(self.workload.bs, True)
