@@ -29,7 +29,7 @@ CASES = (
     ("graid-gen5-raid6/scenario.yaml", "randread-b4k-j192-d32", "24x Gen5 RAID6, GPU engine, 4K random read (issue 5 target)"),
     ("graid-gen5-raid6/md-raid6-4k.yaml", "randread-b4k-j192-d32", "24x Gen5 RAID6, md, 4K random read (spinlock)"),
     ("graid-gen5-raid6/md-raid6-4k.yaml", "randwrite-b4k-j192-d16", "24x Gen5 RAID6, md, 4K random write (RMW, two phases)"),
-    ("graid-gen5-raid6/scenario.yaml", "write-b1m-j192-d16", "24x Gen5 RAID6, GPU engine, 1M sequential write (~280 member I/Os each)"),
+    ("graid-gen5-raid6/scenario.yaml", "write-b1m-j192-d16", "24x Gen5 RAID6, GPU engine, 1M sequential write (~40 merged member I/Os each)"),
 )
 
 
