@@ -67,7 +67,7 @@ def run(
     """Predict a scenario: usable capacity, the bounds of its components, and per workload the IOPS, GB/s, latency, CPU, write amplification and the resource that limits it."""
     from .bounds import array_bounds
     from .catalog import default_catalog
-    from .predict import predict_workload, simulate
+    from .predict import predict_workload, simulate, single_drive
     from .report import print_bounds, print_predictions, print_utilisation
     from .scenario import load_scenario
 
@@ -78,7 +78,7 @@ def run(
     predictions: dict[str, dict] = {}
     results = {}
     for w in spec.workloads:
-        if spec.array.engine == "none" and spec.array.drives == 1:
+        if single_drive(spec):
             predictions[w.name] = predict_workload(spec, w, catalog)
         else:
             results[w.name] = simulate(spec, w, catalog, fidelity)

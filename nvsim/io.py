@@ -11,20 +11,10 @@ from typing import Any
 
 
 def write_text_atomic(path: str | Path, text: str) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
+    with atomic_path(path) as tmp:
+        with open(tmp, "w", encoding="utf-8") as out:
             out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
+    return Path(path)
 
 
 def write_json_atomic(path: str | Path, data: Any) -> Path:

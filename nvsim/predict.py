@@ -30,12 +30,17 @@ def simulate(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | 
     return simulate_event(system, seed=seed, host_ios=host_ios)
 
 
+def single_drive(scenario: ScenarioSpec) -> bool:
+    """One drive used directly: the SSD model's steady state answers, not the array simulator."""
+    return scenario.array.engine == "none" and scenario.array.drives == 1
+
+
 def predict_workload(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | None = None,
                      fidelity: Fidelity = "event") -> dict[str, float | str]:
     """Predicted metrics (the metric names validation compares) and ``limited_by`` in words."""
     catalog = catalog or default_catalog()
     array = scenario.array
-    if array.engine == "none" and array.drives == 1:
+    if single_drive(scenario):
         from .bounds import drive_link
         from .ssd import drive_workload_limit, predict_drive_workload
         drive = catalog.drives[array.drive]

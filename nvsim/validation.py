@@ -131,11 +131,10 @@ def predict_metric(scenario: ScenarioSpec, workload: WorkloadSpec | None, metric
     return None if value is None else float(value)
 
 
-def _predict_job(job: tuple[str, str | None, str, str]) -> tuple[tuple[str, str | None], dict]:
+def _predict_job(job: tuple[str, str | None, str], catalog: Catalog | None = None) -> tuple[tuple[str, str | None], dict]:
     """One (scenario file, workload) -> all its metrics; runs in a worker process."""
-    path, workload_name, catalog_path, fidelity = job
-    from .catalog import load_catalog
-    catalog = load_catalog(Path(catalog_path)) if catalog_path else default_catalog()
+    path, workload_name, fidelity = job
+    catalog = catalog or default_catalog()
     scenario = load_scenario(Path(path), catalog)
     workload = _workload(scenario, workload_name)
     if workload is None:
@@ -145,16 +144,18 @@ def _predict_job(job: tuple[str, str | None, str, str]) -> tuple[tuple[str, str 
 
 
 def compare_all(root: Path | None = None, catalog: Catalog | None = None, fitted_ids: frozenset[str] | None = None,
-                workers: int = 1, catalog_path: Path | None = None, fidelity: str = "event") -> list[Comparison]:
+                workers: int = 1, fidelity: str = "event") -> list[Comparison]:
     """Every published number re-predicted; ``fitted_ids`` defaults to the declared calibration step's.
 
     Each (scenario, workload) is simulated once, for all its numbers; ``workers`` > 1 runs them in
     that many processes (results do not depend on it: each run has its own seeded streams).
-    ``fidelity="fluid"`` re-predicts in seconds (rates and CPU; no latency percentiles).
+    ``fidelity="fluid"`` re-predicts in seconds (rates and CPU; no latency percentiles). Worker
+    processes load the default catalog, so a ``catalog`` given here runs in this process.
     """
     from .calibrate import fitted_ids as declared
 
-    catalog = catalog or (load_catalog_path(catalog_path) if catalog_path else default_catalog())
+    own_catalog = catalog is not None
+    catalog = catalog or default_catalog()
     fitted_ids = declared() if fitted_ids is None else fitted_ids
     entries = []
     jobs: dict[tuple[str, str | None], tuple[str, str | None, str]] = {}
@@ -163,16 +164,16 @@ def compare_all(root: Path | None = None, catalog: Catalog | None = None, fitted
             scenario_path = str(path.parent / number.scenario)
             entries.append((path.parent.name, number, scenario_path))
             if number.workload is not None:
-                jobs[(scenario_path, number.workload)] = (scenario_path, number.workload, str(catalog_path or ""), fidelity)
+                jobs[(scenario_path, number.workload)] = (scenario_path, number.workload, fidelity)
     results: dict[tuple[str, str | None], dict] = {}
-    if workers > 1 and len(jobs) > 1:
+    if workers > 1 and len(jobs) > 1 and not own_catalog:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
         # spawn, not fork: a forked child of a process whose Numba thread pool is running can crash
         with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
             results.update(pool.map(_predict_job, list(jobs.values())))
     else:
-        results.update(_predict_job(job) for job in jobs.values())
+        results.update(_predict_job(job, catalog) for job in jobs.values())
     out: list[Comparison] = []
     scenarios: dict[str, ScenarioSpec] = {}
     for directory, number, scenario_path in entries:
@@ -187,11 +188,6 @@ def compare_all(root: Path | None = None, catalog: Catalog | None = None, fitted
                                 number.known_miss or "")
         out.append(comparison)
     return out
-
-
-def load_catalog_path(path: Path) -> Catalog:
-    from .catalog import load_catalog
-    return load_catalog(path)
 
 
 def summary(comparisons: list[Comparison]) -> dict:

@@ -42,8 +42,6 @@ class EngineWork:
     device_up_bytes: np.ndarray
     device_read_bytes: np.ndarray
     memory_bytes: np.ndarray
-    stripes_touched: np.ndarray
-    mode: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -85,8 +83,7 @@ class Engine:
             is_write=plan.is_write, phase=plan.phase,
             submit_cpu_ref_s=zeros.copy(), lock_s=zeros.copy(), pre_s=zeros.copy(), mid_s=zeros.copy(),
             device_down_bytes=zeros.copy(), device_up_bytes=zeros.copy(), device_read_bytes=zeros.copy(),
-            memory_bytes=np.full(n, float(host_bytes)), stripes_touched=plan.stripes_touched.astype(float),
-            mode=plan.mode,
+            memory_bytes=np.full(n, float(host_bytes)),
         )
 
     def work(self, plan: MemberIOPlan, is_write: np.ndarray, chunks: np.ndarray, host_bytes: int, level: int) -> EngineWork:

@@ -346,23 +346,13 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
     nc = len(cores)
     core_busy = sum(busy[:nc])
     lock_b, engine_b, bw_b, down_b, up_b, mem_b = busy[nc:nc + 6]
-    nand_b = busy[nc + 6:nc + 6 + drives]
-    up_links = busy[nc + 6 + drives:nc + 6 + 2 * drives]
-    down_links = busy[nc + 6 + 2 * drives:]
-    util = [Utilisation(f"host cores ({nc} job CPUs)", core_busy / (nc * window))]
-    if system.engine.lock_label:
-        util.append(Utilisation(system.engine.lock_label, lock_b / window))
-    if system.engine_server_label:
-        util.append(Utilisation(system.engine_server_label, engine_b / (system.engine_servers * window)))
-    if system.device_read_bytes_per_s:
-        util.append(Utilisation(f"{system.engine_spec.name} bandwidth limit", bw_b / window))
-    if system.device_link is not None:
-        util.append(Utilisation(f"RAID card link {system.device_link.name} to host", up_b / window))
-        util.append(Utilisation(f"RAID card link {system.device_link.name} to card", down_b / window))
-    util.append(Utilisation(f"drive NAND ({system.drive_spec.name}, busiest)", max(nand_b) / (units * window)))
-    util.append(Utilisation(f"drive link {system.drive.link.name} to host (busiest)", max(up_links) / window))
-    util.append(Utilisation(f"drive link {system.drive.link.name} to drive (busiest)", max(down_links) / window))
-    util.append(Utilisation("DRAM", mem_b / window))
+    busy_of = {  # busy seconds of each resource over the window (drives: the busiest)
+        "cores": core_busy, "lock": lock_b, "engine": engine_b, "device_bw": bw_b, "device_up": up_b,
+        "device_down": down_b, "nand": max(busy[nc + 6:nc + 6 + drives]),
+        "link_up": max(busy[nc + 6 + drives:nc + 6 + 2 * drives]), "link_down": max(busy[nc + 6 + 2 * drives:]),
+        "memory": mem_b,
+    }
+    util = [Utilisation(label, busy_of[key] / (servers * window)) for key, label, servers in system.resources()]
     util = [Utilisation(u.resource, min(1.0, u.utilisation)) for u in util]
     cpu_busy = core_busy + (engine_b if system.engine_on_host_cpu else 0.0)
     raid_waf, nand_waf = write_amplification(system, sampled) if sampled else (float("nan"), float("nan"))

@@ -64,29 +64,22 @@ def demands(system: ArraySystem, batches: list[HostIoBatch]) -> list[tuple[str, 
     """(resource label, mean demand seconds per host I/O, servers) for every resource."""
     n = sum(len(b) for b in batches)
     mean = lambda attr: sum(float(getattr(b, attr).sum()) for b in batches) / n  # noqa: E731
-    cpus = len(system.cpu_speed)
-    out = [(f"host cores ({cpus} job CPUs)", mean("submit_s") + mean("complete_s"), float(cpus))]
-    if system.engine.lock_label:
-        out.append((system.engine.lock_label, mean("lock_s"), 1.0))
-    if system.engine_server_label:
-        out.append((system.engine_server_label, mean("pre_s") + mean("mid_s"), float(system.engine_servers)))
-    if system.device_read_bytes_per_s:
-        out.append((f"{system.engine_spec.name} bandwidth limit", mean("device_bw_s"), 1.0))
-    if system.device_link is not None:
-        out.append((f"RAID card link {system.device_link.name} to host", mean("device_up_s"), 1.0))
-        out.append((f"RAID card link {system.device_link.name} to card", mean("device_down_s"), 1.0))
     # the drives: the mean member's load (layouts rotate parity and mirrors over every member);
     # jobs bound to drives (no RAID) load the busiest by ceil(jobs/drives)/(jobs/drives)
-    drives = system.array.drives
-    scale = (jbod_imbalance(system) if system.jbod else 1.0) / (drives * n)
-    unit = sum(float(b.op_die_s.sum()) for b in batches) * scale
-    up = sum(float(b.op_link_s[~b.op_is_write].sum()) for b in batches) * scale
-    down = sum(float(b.op_link_s[b.op_is_write].sum()) for b in batches) * scale
-    out.append((f"drive NAND ({system.drive_spec.name}, busiest)", unit, float(system.drive.units)))
-    out.append((f"drive link {system.drive.link.name} to host (busiest)", up, 1.0))
-    out.append((f"drive link {system.drive.link.name} to drive (busiest)", down, 1.0))
-    out.append(("DRAM", mean("memory_s"), 1.0))
-    return out
+    scale = (jbod_imbalance(system) if system.jbod else 1.0) / (system.array.drives * n)
+    demand = {
+        "cores": lambda: mean("submit_s") + mean("complete_s"),
+        "lock": lambda: mean("lock_s"),
+        "engine": lambda: mean("pre_s") + mean("mid_s"),
+        "device_bw": lambda: mean("device_bw_s"),
+        "device_up": lambda: mean("device_up_s"),
+        "device_down": lambda: mean("device_down_s"),
+        "nand": lambda: sum(float(b.op_die_s.sum()) for b in batches) * scale,
+        "link_up": lambda: sum(float(b.op_link_s[~b.op_is_write].sum()) for b in batches) * scale,
+        "link_down": lambda: sum(float(b.op_link_s[b.op_is_write].sum()) for b in batches) * scale,
+        "memory": lambda: mean("memory_s"),
+    }
+    return [(label, demand[key](), servers) for key, label, servers in system.resources()]
 
 
 def unloaded_latency_s(system: ArraySystem, batches: list[HostIoBatch]) -> float:

@@ -110,7 +110,6 @@ class HostIoBatch:
     device_up_s: np.ndarray
     memory_s: np.ndarray
     is_write: np.ndarray
-    mode: np.ndarray
     op_start: np.ndarray  # int64, n + 1: member I/Os of host i are op_start[i]:op_start[i+1]
     op_drive: np.ndarray
     op_is_write: np.ndarray
@@ -334,7 +333,8 @@ class ArraySystem:
         return MemberIOPlan(
             host_index=h[heads], member=m[heads], member_offset_bytes=o[heads], length_bytes=merged.astype(np.int64),
             is_write=w[heads], phase=ph[heads],
-            mode=plan.mode[piece_of_host], parity_bytes_computed=plan.parity_bytes_computed[piece_of_host] * 0,
+            mode=plan.mode[piece_of_host],
+            parity_bytes_computed=np.zeros(n, dtype=np.int64),  # per piece, not per host I/O: not shared out
             stripes_touched=share,
         )
 
@@ -395,12 +395,33 @@ class ArraySystem:
             lock_s=work.lock_s, pre_s=work.pre_s * thread_scale, mid_s=work.mid_s * thread_scale,
             device_bw_s=device_bw, device_down_s=dev_down, device_up_s=dev_up,
             memory_s=work.memory_bytes / self.memory_bytes_per_s,
-            is_write=is_write, mode=work.mode,
+            is_write=is_write,
             op_start=op_start, op_drive=work.member.astype(np.int64), op_is_write=work.is_write,
             op_phase=work.phase, op_die_s=die, op_link_s=link, op_bytes=lengths,
         )
 
     # -- descriptions --------------------------------------------------------------------------
+    def resources(self) -> list[tuple[str, str, float]]:
+        """(key, label, servers) of every resource this array has, in report order: the one list
+        both fidelities report utilisation against (keys: cores, lock, engine, device_bw,
+        device_up, device_down, nand, link_up, link_down, memory; drives: the busiest)."""
+        cpus = len(self.cpu_speed)
+        out = [("cores", f"host cores ({cpus} job CPUs)", float(cpus))]
+        if self.engine.lock_label:
+            out.append(("lock", self.engine.lock_label, 1.0))
+        if self.engine_server_label:
+            out.append(("engine", self.engine_server_label, float(self.engine_servers)))
+        if self.device_read_bytes_per_s:
+            out.append(("device_bw", f"{self.engine_spec.name} bandwidth limit", 1.0))
+        if self.device_link is not None:
+            out.append(("device_up", f"RAID card link {self.device_link.name} to host", 1.0))
+            out.append(("device_down", f"RAID card link {self.device_link.name} to card", 1.0))
+        out.append(("nand", f"drive NAND ({self.drive_spec.name}, busiest)", float(self.drive.units)))
+        out.append(("link_up", f"drive link {self.drive.link.name} to host (busiest)", 1.0))
+        out.append(("link_down", f"drive link {self.drive.link.name} to drive (busiest)", 1.0))
+        out.append(("memory", "DRAM", 1.0))
+        return out
+
     @property
     def engine_server_label(self) -> str | None:
         return self.engine.server.label if self.engine.server else None
