@@ -17,13 +17,20 @@ setup: $(BIN)/nvsim
 run: setup
 	$(BIN)/nvsim run $(SCENARIO)
 
-# System packages the test suite uses (Debian names): libisal2 (Intel ISA-L, parity cross-check).
+# System packages the test suite uses (Debian names): libisal2 (Intel ISA-L, parity cross-check);
+# chromium and chromium-driver (the dashboard's browser tests: without them those tests fail).
 system-packages:
 	@if ! ldconfig -p | grep -q libisal; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libisal2 >/dev/null) \
 	      || echo "warning: could not install libisal2; ISA-L cross-checks will be skipped"; \
 	  else echo "warning: libisal2 missing and not root; ISA-L cross-checks will be skipped"; fi; \
+	fi
+	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null) \
+	      || echo "warning: could not install chromium and chromium-driver; the dashboard's browser tests will fail"; \
+	  else echo "warning: chromium or chromedriver missing and not root; the dashboard's browser tests will fail (NVSIM_NO_BROWSER=1 skips them)"; fi; \
 	fi
 
 test: setup system-packages

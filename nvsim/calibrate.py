@@ -30,7 +30,7 @@ class DeclaredFit:
 class EngineFit:
     """Free parameters of one catalog entry, fitted together on a declared set of numbers."""
 
-    section: str  # "engines" or "host_io"
+    section: str  # "engines", "host_io" or "oltp"
     entry: str  # catalog name
     parameters: tuple[str, ...]
     published_ids: tuple[str, ...]  # "<scenario dir>/<id>"
@@ -48,7 +48,7 @@ SSD_FIT = DeclaredFit(
     why="die time a read costs when it lands on a programming die; only mixed workloads depend on it",
 )
 
-G6, G5, XI = "graid-gen5-raid6", "graid-gen5-raid5-16x", "xiraid-qlc-raid5"
+G6, G5, XI, MY = "graid-gen5-raid6", "graid-gen5-raid5-16x", "xiraid-qlc-raid5", "graid-mysql-oltp"
 
 ENGINE_FITS: tuple[EngineFit, ...] = (
     EngineFit("host_io", "libaio", ("submit_us", "per_page_us"),
@@ -75,6 +75,18 @@ ENGINE_FITS: tuple[EngineFit, ...] = (
     EngineFit("engines", "xinnor-xiraid", ("request_cpu_us",),
               (f"{XI}/seed001-xiraid-randread-iops",),
               "xiRAID's CPU per host I/O on the submitting core", ((0.0, 20.0),)),
+    EngineFit("oltp", "sysbench-oltp-rw", ("cpu_us_per_tx", "client_delay_us_per_tx", "contention_per_excess_thread"),
+              (f"{MY}/sr-raid10-optimal-u64-tps", f"{MY}/sr-raid10-optimal-u256-tps", f"{MY}/sr-raid10-optimal-u512-tps",
+               f"{MY}/sr-raid10-optimal-u1024-tps"),
+              "the database's CPU per transaction, the client's round trips, and the CPU lost per runnable thread "
+              "beyond the hardware threads: SupremeRAID RAID10 in the optimal state, where the engine adds least",
+              ((100.0, 20000.0), (0.0, 20000.0), (0.0, 5.0))),
+    EngineFit("engines", "graid-supremeraid-sr1010", ("rebuild_inflight",),
+              (f"{MY}/sr-raid10-rebuild-speed", f"{MY}/sr-raid6-rebuild-speed"),
+              "rebuild requests the card keeps in flight at its default rebuild priority", ((1.0, 512.0),)),
+    EngineFit("engines", "linux-md", ("resync_request_us",),
+              (f"{MY}/md-raid10-rebuild-speed", f"{MY}/md-raid6-rebuild-speed"),
+              "the resync thread's CPU per recovery request (md_do_sync -> sync_request)", ((0.1, 200.0),)),
 )
 
 DECLARED_FITS: tuple[DeclaredFit, ...] = (SSD_FIT,) + tuple(
@@ -83,7 +95,7 @@ DECLARED_FITS: tuple[DeclaredFit, ...] = (SSD_FIT,) + tuple(
     for fit in ENGINE_FITS
 )
 
-SOURCE_OF_DIR = {G6: "seed-000", G5: "seed-004", XI: "seed-001", "kioxia-cm7-namespace": "seed-002"}
+SOURCE_OF_DIR = {G6: "seed-000", G5: "seed-004", XI: "seed-001", "kioxia-cm7-namespace": "seed-002", MY: "seed-003"}
 
 
 def fitted_ids() -> frozenset[str]:
@@ -113,18 +125,29 @@ def _residual(metric: str, predicted: float, published: float) -> float:
     return math.log(max(predicted, 1e-12) / published)
 
 
+def _fluid_metric(scenario, workload, catalog: Catalog, overrides: dict, metric: str) -> float:
+    """One metric in the fluid mode with parameter ``overrides`` (the calibration's predictor)."""
+    from .predict import simulate_state
+    from .sim.fluid import simulate_fluid
+    from .sim.system import ArraySystem
+
+    if workload.is_oltp or scenario.faults:
+        return float(simulate_state(scenario, workload, catalog, "fluid", overrides).metrics()[metric])
+    system = ArraySystem(scenario, workload, catalog, engine_overrides=overrides["engine"],
+                         host_io_overrides=overrides["host_io"])
+    return float(simulate_fluid(system).metrics()[metric])
+
+
 def fit_engine(fit: EngineFit, catalog: Catalog, root: Path, host_io_overrides: dict[str, float] | None = None,
                ) -> tuple[dict[str, float], float]:
     """Least squares over ``fit.parameters`` (fluid mode); returns the values and the RMS residual."""
     import numpy as np
     from scipy.optimize import least_squares
 
-    from .sim.fluid import simulate_fluid
-    from .sim.system import ArraySystem
 
     targets = _targets(fit.published_ids, root, catalog)
     entry = getattr(catalog, fit.section)[fit.entry]
-    if fit.section == "host_io":
+    if fit.section in ("host_io", "oltp"):
         start = [float(getattr(entry, p).value) for p in fit.parameters]
     else:
         start = [float(entry.parameters[p].value) for p in fit.parameters]
@@ -136,10 +159,12 @@ def fit_engine(fit: EngineFit, catalog: Catalog, root: Path, host_io_overrides: 
         values = dict(zip(fit.parameters, x.tolist()))
         out = []
         for _, scenario, workload, metric, published in targets:
-            engine_o = values if fit.section == "engines" and scenario.array.engine == fit.entry else None
-            host_o = values if fit.section == "host_io" else host_io_overrides
-            system = ArraySystem(scenario, workload, catalog, engine_overrides=engine_o, host_io_overrides=host_o)
-            predicted = simulate_fluid(system).metrics()[metric]
+            overrides = {
+                "engine": values if fit.section == "engines" and scenario.array.engine == fit.entry else None,
+                "host_io": values if fit.section == "host_io" else host_io_overrides,
+                "oltp": values if fit.section == "oltp" else None,
+            }
+            predicted = _fluid_metric(scenario, workload, catalog, overrides, metric)
             out.append(_residual(metric, float(predicted), published))
         r = np.array(out)
         # sum of r^4, not r^2: where numbers outnumber parameters, spread the misfit evenly
@@ -171,7 +196,7 @@ def fit_all(catalog: Catalog | None = None, root: Path | None = None, engines: b
             host = values
         entry = getattr(catalog, fit.section)[fit.entry]
         for name, value in values.items():
-            used = getattr(entry, name).value if fit.section == "host_io" else entry.parameters[name].value
+            used = getattr(entry, name).value if fit.section in ("host_io", "oltp") else entry.parameters[name].value
             out[f"{fit.entry} {name}"] = (value, float(used))
     return out
 

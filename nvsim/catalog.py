@@ -17,7 +17,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from .errors import InputError, from_validation_error, suggestion_text
-from .specs import Cited, DriveSpec, EngineSpec, HostIoSpec, PcieGenerationSpec, PlatformSpec
+from .specs import Cited, DriveSpec, EngineSpec, HostIoSpec, OltpProfileSpec, PcieGenerationSpec, PlatformSpec
 
 DEFAULT_CATALOG_DIR = Path(__file__).resolve().parent.parent / "models"
 SECTIONS: dict[str, type[BaseModel]] = {
@@ -26,6 +26,7 @@ SECTIONS: dict[str, type[BaseModel]] = {
     "platforms": PlatformSpec,
     "engines": EngineSpec,
     "host_io": HostIoSpec,
+    "oltp": OltpProfileSpec,
 }
 
 
@@ -63,6 +64,7 @@ class Catalog:
     platforms: dict[str, PlatformSpec] = field(default_factory=dict)
     engines: dict[str, EngineSpec] = field(default_factory=dict)
     host_io: dict[str, HostIoSpec] = field(default_factory=dict)
+    oltp: dict[str, OltpProfileSpec] = field(default_factory=dict)
     bibliography: dict[str, Source] = field(default_factory=dict)
     files: dict[str, Path] = field(default_factory=dict)
 

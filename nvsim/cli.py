@@ -67,8 +67,8 @@ def run(
     """Predict a scenario: usable capacity, the bounds of its components, and per workload the IOPS, GB/s, latency, CPU, write amplification and the resource that limits it."""
     from .bounds import array_bounds
     from .catalog import default_catalog
-    from .predict import predict_workload, simulate, single_drive
-    from .report import print_bounds, print_predictions, print_utilisation
+    from .predict import predict_workload, simulate_state, single_drive
+    from .report import print_bounds, print_predictions, print_resilience, print_utilisation
     from .scenario import load_scenario
 
     fidelity = _fidelity(fidelity)
@@ -81,17 +81,38 @@ def run(
         if single_drive(spec):
             predictions[w.name] = predict_workload(spec, w, catalog)
         else:
-            results[w.name] = simulate(spec, w, catalog, fidelity)
+            results[w.name] = simulate_state(spec, w, catalog, fidelity)
             predictions[w.name] = results[w.name].metrics()
+    resilience = None if single_drive(spec) else _resilience(spec, catalog)
     if json_out or output is not None:
         _emit_json({"scenario": spec.model_dump(mode="json"), **report.as_dict(), "predictions": predictions,
-                    "simulations": {name: r.as_dict() for name, r in results.items()}}, output)
+                    "simulations": {name: r.as_dict() for name, r in results.items()},
+                    "resilience": resilience}, output)
     if not json_out:
         print_bounds(console, spec, report)
         if predictions:
             print_predictions(console, predictions)
         for name, result in results.items():
             print_utilisation(console, name, result)
+        if resilience:
+            print_resilience(console, resilience)
+
+
+def _resilience(spec, catalog) -> dict:
+    """Rebuild time and data-loss risk (one drive failing under the first workload, fluid mode),
+    and the scenario's own fault timeline when it has faults."""
+    import math
+
+    from .rebuild import rebuild_summary, run_timeline
+    out: dict = {"if_one_drive_fails": rebuild_summary(spec, catalog)}
+    if spec.faults:
+        workload = spec.workloads[0] if spec.workloads else None
+        timeline = run_timeline(spec, workload, catalog).as_dict()
+        for segment in timeline["segments"]:  # JSON has no infinity: an open-ended state ends at None
+            segment["end_s"] = None if math.isinf(segment["end_s"]) else segment["end_s"]
+            segment["foreground_iops"] = None if segment["foreground_iops"] != segment["foreground_iops"] else segment["foreground_iops"]
+        out["timeline"] = timeline
+    return out
 
 
 @app.command("fio")
@@ -292,6 +313,17 @@ def calibrate(
     if write:
         for path in write_fitted(values):
             console.print(f"wrote {path}")
+
+
+@app.command()
+def dashboard(
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (default: this machine only)."),
+    port: int = typer.Option(8050, "--port", help="TCP port to listen on."),
+) -> None:
+    """Start the Dash dashboard: build a set-up from the catalog, see its predictions, compare set-ups, export (works offline)."""
+    from dashboard.app import run as run_dashboard
+
+    run_dashboard(host=host, port=port)
 
 
 def main(argv: Optional[list[str]] = None) -> None:

@@ -30,6 +30,50 @@ def simulate(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | 
     return simulate_event(system, seed=seed, host_ios=host_ios)
 
 
+def faulted_state(scenario: ScenarioSpec) -> tuple[tuple[int, ...], int | None]:
+    """The state the scenario's faults at t = 0 leave: (missing members, the one being rebuilt).
+
+    Scenarios that validate a degraded or rebuilding state start it at time zero; later events are
+    the timeline's business (nvsim.rebuild.run_timeline)."""
+    missing: list[int] = []
+    rebuilding = None
+    spares = scenario.array.hot_spares
+    for fault in scenario.faults:
+        if fault.at_s > 0:
+            break
+        if fault.action in ("fail", "pull") and fault.drive not in missing:
+            missing.append(fault.drive)
+            if spares > 0 and rebuilding is None:
+                spares -= 1
+                rebuilding = fault.drive
+        elif fault.action == "replace" and fault.drive in missing and rebuilding is None:
+            rebuilding = fault.drive
+    return tuple(missing), rebuilding
+
+
+def simulate_state(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | None = None,
+                   fidelity: Fidelity = "event", overrides: dict | None = None):
+    """A workload in the state the scenario's faults leave at t = 0 (optimal without faults).
+
+    OLTP workloads and every state with a missing member go through the network of
+    nvsim.sim.mixed in the fluid mode; fio workloads in the event mode run SimPy with the rebuild's
+    own requests alongside. An OLTP workload's result carries ``transactions_per_s``; a
+    rebuilding state's its ``rebuild_bytes_per_s``.
+    """
+    catalog = catalog or default_catalog()
+    missing, rebuilding = faulted_state(scenario)
+    if not workload.is_oltp and not missing and not overrides:
+        return simulate(scenario, workload, catalog, fidelity)
+    if fidelity == "event" and not workload.is_oltp:
+        from .sim.des import simulate_event
+        from .sim.system import ArraySystem
+        return simulate_event(ArraySystem(scenario, workload, catalog, failed_members=missing),
+                              rebuild_member=rebuilding)
+    from .sim.mixed import solve_state
+    failed = tuple(m for m in missing if m != rebuilding)
+    return solve_state(scenario, workload, catalog, failed=failed, rebuilding=rebuilding, overrides=overrides)
+
+
 def single_drive(scenario: ScenarioSpec) -> bool:
     """One drive used directly: the SSD model's steady state answers, not the array simulator."""
     return scenario.array.engine == "none" and scenario.array.drives == 1
@@ -48,4 +92,10 @@ def predict_workload(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Ca
         values = dict(predict_drive_workload(drive, array.namespace_bytes, workload, link))
         values["limited_by"] = drive_workload_limit(drive, array.namespace_bytes, workload, link)
         return values
-    return simulate(scenario, workload, catalog, fidelity).metrics()
+    result = simulate_state(scenario, workload, catalog, fidelity)
+    values = result.metrics()
+    if workload.is_oltp and scenario.faults:  # the same users on the optimal array, for the ratio
+        optimal = simulate_state(scenario.model_copy(update={"faults": ()}), workload, catalog, fidelity)
+        values["transactions_per_s_optimal"] = optimal.transactions_per_s
+        values["tps_ratio"] = result.transactions_per_s / optimal.transactions_per_s
+    return values

@@ -79,13 +79,17 @@ def print_predictions(console: Console, predictions: dict[str, dict[str, float] 
     table.add_column("workload", no_wrap=True)
     for _, _, header in PREDICTION_COLUMNS:
         table.add_column(header, justify="right")
+    extra = [c for c in (("transactions_per_s", "TPS", "TPS"), ("rebuild_bytes_per_s", "B/s", "rebuild"))
+             if any(v and v.get(c[0]) is not None for v in predictions.values())]
+    for _, _, header in extra:
+        table.add_column(header, justify="right")
     table.add_column("limited by")
     for workload, values in predictions.items():
         if values is None:
-            table.add_row(workload, *["-"] * len(PREDICTION_COLUMNS), "not modelled yet")
+            table.add_row(workload, *["-"] * (len(PREDICTION_COLUMNS) + len(extra)), "not modelled yet")
             continue
         cells = []
-        for name, unit, _ in PREDICTION_COLUMNS:
+        for name, unit, _ in PREDICTION_COLUMNS + tuple(extra):
             value = values.get(name)
             cells.append("-" if value is None or value != value else format_value(value, unit))
         table.add_row(workload, *cells, str(values.get("limited_by", "")))
@@ -100,3 +104,40 @@ def print_utilisation(console: Console, workload: str, result) -> None:
     for u in sorted(result.utilisation, key=lambda u: -u.utilisation):
         table.add_row(u.resource, f"{100 * u.utilisation:.0f}%")
     console.print(table)
+
+
+def print_resilience(console: Console, resilience: dict) -> None:
+    """Rebuild time, data-loss risk and MTTDL; the fault timeline when the scenario has one."""
+    r = resilience["if_one_drive_fails"]
+    table = Table(title=f"If one drive fails (hot spare, under {r.get('workload', 'idle')}; fluid mode)")
+    table.add_column("quantity")
+    table.add_column("value", justify="right")
+    if r.get("rebuild_hours") is None:
+        table.add_row("data loss", r.get("note", "no redundancy"))
+    else:
+        table.add_row("rebuild time", f"{r['rebuild_hours']:.2f} h")
+        table.add_row("rebuild speed", f"{r['rebuild_mb_per_s']:,.0f} MB/s")
+        table.add_row("rebuild limited by", str(r.get("rebuild_limited_by", "")))
+        table.add_row("P(data loss during the rebuild)", f"{r['data_loss_probability']:.2e}")
+        table.add_row("  from more drive failures", f"{r['p_another_failure']:.2e}")
+        table.add_row("  from unrecoverable read errors", f"{r['p_unrecoverable_read']:.2e}")
+    table.add_row("MTTDL (Markov)", f"{r['mttdl_years']:.3g} years")
+    console.print(table)
+    timeline = resilience.get("timeline")
+    if not timeline:
+        return
+    table = Table(title=f"Fault timeline under {timeline['workload'] or 'no load'}")
+    for header in ("from (s)", "to (s)", "state", "missing", "rebuilding", "foreground IOPS", "TPS", "rebuild MB/s", "limited by"):
+        table.add_column(header)
+    for seg in timeline["segments"]:
+        end = "-" if seg["end_s"] is None else f"{seg['end_s']:,.0f}"
+        iops = "-" if seg["foreground_iops"] is None else f"{seg['foreground_iops']:,.0f}"
+        tps = "-" if seg["transactions_per_s"] is None else f"{seg['transactions_per_s']:,.0f}"
+        table.add_row(f"{seg['start_s']:,.0f}", end, seg["state"], str(list(seg["missing"])),
+                      "-" if seg["rebuilding"] is None else str(seg["rebuilding"]), iops, tps,
+                      f"{seg['rebuild_bytes_per_s'] / 1e6:,.0f}", seg["limited_by"])
+    console.print(table)
+    loss = timeline.get("data_loss")
+    if loss:
+        console.print(f"DATA LOSS at {loss['at_s']:,.0f} s: {loss['detail']}; {loss['stripes_lost']:,} stripes, "
+                      f"{loss['bytes_lost'] / 1e9:,.1f} GB")

@@ -197,6 +197,33 @@ class EngineSpec(Spec):
     parameters: dict[str, Cited[float]] = Field(default_factory=dict)
 
 
+class OltpProfileSpec(Spec):
+    """An OLTP benchmark's transaction as the storage sees it (catalog section ``oltp``).
+
+    Per transaction: ``page_accesses_per_tx`` leaf pages touched (inner index pages stay cached),
+    of which a share misses the buffer pool and is read (16 KiB random reads, waited for);
+    ``pages_dirtied_per_tx`` pages changed, flushed later by the page cleaners (random writes, not
+    waited for; each written twice with the doublewrite buffer); one redo-log write waited for at
+    commit; ``cpu_us_per_tx`` of CPU (server and client), slowed by ``contention_per_excess_thread``
+    per runnable thread beyond the hardware threads; ``client_delay_us_per_tx`` of round trips and
+    waits that load no modelled resource.
+    """
+
+    name: str
+    kind: Literal["oltp"] = "oltp"
+    description: str
+    page_bytes: Cited[Bytes]
+    page_accesses_per_tx: Cited[float]
+    pages_dirtied_per_tx: Cited[float]
+    doublewrite: Cited[bool]
+    doublewrite_batch_bytes: Cited[Bytes]
+    log_write_bytes: Cited[Bytes]
+    cpu_us_per_tx: Cited[float]
+    client_delay_us_per_tx: Cited[float]
+    contention_per_excess_thread: Cited[float]
+    reference_clock_ghz: Cited[float]
+
+
 # ---------------------------------------------------------------- scenario
 
 RaidLevel = Literal[0, 1, 5, 6, 10]
@@ -219,6 +246,31 @@ def _known_name(value: str, info: ValidationInfo, section: str, label: str) -> s
     return value
 
 
+class RebuildSpec(Spec):
+    """How the engine rebuilds a replaced member: md's throttle, a vendor's priority, the span.
+
+    md (drivers/md/md.c, md_do_sync): the rebuild runs at up to ``speed_limit_max``; while the
+    array has other I/O it backs off to ``speed_limit_min`` (the sysctls dev.raid.speed_limit_min
+    and _max, in KiB/s; kernel defaults 1,000 and 200,000). Vendor engines take ``priority``.
+    ``span_bytes`` rebuilds only the first bytes of the member (md's sync_max): a test of a small
+    drive without changing the drive.
+    """
+
+    speed_limit_min_kib_per_s: float = Field(default=1000.0, gt=0)
+    speed_limit_max_kib_per_s: float = Field(default=200000.0, gt=0)
+    priority: Literal["low", "normal", "high"] = "normal"
+    span_bytes: Bytes | None = None
+
+    @model_validator(mode="after")
+    def _min_below_max(self) -> "RebuildSpec":
+        if self.speed_limit_min_kib_per_s > self.speed_limit_max_kib_per_s:
+            raise ValueError(f"speed_limit_min_kib_per_s: {self.speed_limit_min_kib_per_s:g} is above "
+                             f"speed_limit_max_kib_per_s ({self.speed_limit_max_kib_per_s:g}); allowed: min <= max")
+        if self.span_bytes is not None and self.span_bytes <= 0:
+            raise ValueError("span_bytes: must be > 0")
+        return self
+
+
 class ArraySpec(Spec):
     """The array: RAID level, member drives, strip (md's chunk) and layout, namespace per drive."""
 
@@ -230,6 +282,9 @@ class ArraySpec(Spec):
     near_copies: int = Field(default=2, ge=2, le=4)
     namespace_bytes: Bytes | None = None
     engine: str = "linux-md"
+    hot_spares: int = Field(default=0, ge=0, le=64, description="spare drives a rebuild starts on at once when a member fails")
+    md_group_thread_cnt: int = Field(default=0, ge=0, le=256, description="md's /sys/block/mdX/md/group_thread_cnt (linux-md RAID5/6)")
+    rebuild: RebuildSpec = RebuildSpec()
 
     @field_validator("strip_bytes")
     @classmethod
@@ -281,7 +336,29 @@ class ArraySpec(Spec):
         return self.layout or DEFAULT_LAYOUT[self.level]
 
 
-FioRw = Literal["read", "write", "randread", "randwrite", "rw", "readwrite", "randrw"]
+class FaultSpec(Spec):
+    """One event on the array's timeline: ``fail`` (the drive dies), ``pull`` (removed while I/O
+    runs; to the array the same as a failure) or ``replace`` (a new drive in its slot: rebuild)."""
+
+    at_s: Seconds = Field(ge=0)
+    drive: int = Field(ge=0)
+    action: Literal["fail", "pull", "replace"]
+
+
+class OltpSpec(Spec):
+    """An OLTP database on the array: the profile (catalog ``oltp``), the data and its cache."""
+
+    profile: str = "sysbench-oltp-rw"
+    dataset_bytes: Bytes = Field(gt=0)
+    buffer_pool_bytes: Bytes = Field(ge=0)
+
+    @field_validator("profile")
+    @classmethod
+    def _known_profile(cls, value: str, info: ValidationInfo) -> str:
+        return _known_name(value, info, "oltp", "OLTP profile")
+
+
+FioRw = Literal["read", "write", "randread", "randwrite", "rw", "readwrite", "randrw", "oltp"]
 
 
 class WorkloadSpec(Spec):
@@ -299,6 +376,20 @@ class WorkloadSpec(Spec):
     ramp_time: Seconds = 0.0
     time_based: bool = False
     ioengine: str = "libaio"
+    users: int | None = Field(default=None, ge=1, le=1_000_000, description="OLTP: concurrent clients (closed loop)")
+    oltp: OltpSpec | None = None
+
+    @model_validator(mode="after")
+    def _oltp_fields(self) -> "WorkloadSpec":
+        if self.rw == "oltp" and (self.oltp is None or self.users is None):
+            raise ValueError("rw: oltp needs users and an oltp section (profile, dataset_bytes, buffer_pool_bytes)")
+        if self.rw != "oltp" and (self.oltp is not None or self.users is not None):
+            raise ValueError(f"users/oltp: only for rw: oltp, not rw: {self.rw}")
+        return self
+
+    @property
+    def is_oltp(self) -> bool:
+        return self.rw == "oltp"
 
     @field_validator("ioengine")
     @classmethod
@@ -347,7 +438,22 @@ class ScenarioSpec(Spec):
     array: ArraySpec
     placement: PlacementSpec = PlacementSpec()
     workloads: tuple[WorkloadSpec, ...] = ()
+    faults: tuple[FaultSpec, ...] = ()
     seed: int = Field(default=1, ge=0)
+
+    @model_validator(mode="after")
+    def _faults_fit(self) -> "ScenarioSpec":
+        n = self.array.drives
+        last = -1.0
+        for i, fault in enumerate(self.faults):
+            if fault.drive >= n:
+                raise ValueError(f"faults[{i}].drive: drive {fault.drive} does not exist; the array has drives 0..{n - 1}")
+            if fault.at_s < last:
+                raise ValueError(f"faults[{i}].at_s: events must be in time order ({fault.at_s:g} s after {last:g} s)")
+            last = fault.at_s
+        if self.array.engine != "linux-md" and self.array.md_group_thread_cnt:
+            raise ValueError("array.md_group_thread_cnt: only the linux-md engine has group threads")
+        return self
 
     @model_validator(mode="after")
     def _placement_fits(self, info: ValidationInfo) -> "ScenarioSpec":

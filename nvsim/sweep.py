@@ -64,6 +64,8 @@ class SweepSpec(BaseModel):
     constraints: tuple[str, ...] = ()
     objective: Objective | None = None
     host_ios: int = Field(default=20_000, ge=1_000, description="event mode: measured host I/Os per point")
+    rebuild: bool = Field(default=False, description="add each point's rebuild time and data-loss risk (one drive "
+                                                     "failing under the row's workload, fluid mode)")
 
     @field_validator("grid")
     @classmethod
@@ -159,7 +161,7 @@ def run_point(task: dict[str, Any]) -> list[dict[str, Any]]:
     """One point: every selected workload of it, as table rows (runs in a worker process)."""
     from .bounds import capacity
     from .catalog import default_catalog
-    from .predict import simulate
+    from .predict import simulate, simulate_state
     from .scenario import parse_scenario
 
     catalog = default_catalog()
@@ -174,8 +176,15 @@ def run_point(task: dict[str, Any]) -> list[dict[str, Any]]:
     usable = capacity(scenario, catalog).usable_bytes
     for name in task["workloads"]:
         workload = next(w for w in scenario.workloads if w.name == name)
-        result = simulate(scenario, workload, catalog, fidelity, host_ios=task["host_ios"])
+        if workload.is_oltp or scenario.faults:
+            result = simulate_state(scenario, workload, catalog, fidelity)
+        else:
+            result = simulate(scenario, workload, catalog, fidelity, host_ios=task["host_ios"])
         metrics = result.metrics()
+        if task.get("rebuild"):
+            from .rebuild import rebuild_summary
+            r = rebuild_summary(scenario, catalog, workload)
+            metrics.update({k: r.get(k) for k in ("rebuild_hours", "rebuild_mb_per_s", "data_loss_probability", "mttdl_years")})
         rows.append(dict(_fields(point), workload=name, key=point_key(point, name, fidelity), status="ok", error="",
                          usable_bytes=float(usable), usable_bytes_per_drive=float(usable) / scenario.array.drives,
                          **{k: v for k, v in metrics.items()}))
@@ -208,7 +217,8 @@ def run_sweep(spec_path: str | Path, out: str | Path, *, workers: int = 1, dask_
     partial = out.with_name(out.name + ".partial.jsonl")
     done = _load_partial(partial)
     points = expand(spec)
-    tasks = [{"point": p, "base": base_data, "workloads": names, "fidelity": spec.fidelity, "host_ios": spec.host_ios}
+    tasks = [{"point": p, "base": base_data, "workloads": names, "fidelity": spec.fidelity, "host_ios": spec.host_ios,
+              "rebuild": spec.rebuild}
              for p in points if any(point_key(p, n, spec.fidelity) not in done for n in names)]
     already = len(points) - len(tasks)
     if progress:

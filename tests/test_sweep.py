@@ -131,3 +131,19 @@ def test_point_keys_are_stable_and_distinguish_workloads_and_fidelity():
 def test_unknown_workload_is_a_one_line_error(tmp_path):
     with pytest.raises(InputError, match="no workload"):
         run_sweep(write_spec(tmp_path, workloads=["nope"]), tmp_path / "o")
+
+
+def test_sweep_adds_rebuild_time_and_risk_and_filters_on_them(tmp_path):
+    """Issue 8's 'rebuild <= 2 h' constraint: wider RAID5 rebuilds read more survivors, all of
+    them pass or fail on the hours column the sweep adds."""
+    spec = write_spec(tmp_path, workloads=["randread-b4k-j16-d64"], rebuild=True,
+                      grid={"array.drives": [4, 8], "array.rebuild.priority": ["low", "high"]},
+                      constraints=["randread-b4k-j16-d64.rebuild_hours <= 10"])
+    run_sweep(spec, tmp_path / "out", workers=1)
+    rows = pq.read_table(tmp_path / "out.parquet").to_pylist()
+    assert len(rows) == 4 and all(r["status"] == "ok" for r in rows)
+    hours = {(r["set.array.drives"], r["set.array.rebuild.priority"]): r["rebuild_hours"] for r in rows}
+    assert hours[(8, "high")] < hours[(8, "low")]  # the vendor priority speeds the rebuild under load
+    for r in rows:
+        assert 0 <= r["data_loss_probability"] <= 1 and r["mttdl_years"] > 0
+        assert r["meets_constraints"] == (r["rebuild_hours"] <= 10)

@@ -42,11 +42,12 @@ def test_known_misses_are_still_misses(comparisons):
 def test_array_briefs_meet_the_validation_targets(comparisons):
     """Issue 5: median error under 7%; at least half predicted, their median under 10%."""
     import statistics
-    arrays = [c for c in comparisons if c.scenario_dir != "kioxia-cm7-namespace"
+    briefs = ("graid-gen5-raid6", "graid-gen5-raid5-16x", "xiraid-qlc-raid5")  # issue 5's three array briefs
+    arrays = [c for c in comparisons if c.scenario_dir in briefs
               and c.number.workload is not None and c.number.tolerance.relative is not None]
     errors = [abs(c.error) for c in arrays]
     predicted = [abs(c.error) for c in arrays if not c.fitted]
-    everything = [c for c in comparisons if c.scenario_dir != "kioxia-cm7-namespace"]
+    everything = [c for c in comparisons if c.scenario_dir in briefs]
     assert sum(not c.fitted for c in everything) >= len(everything) / 2
     assert statistics.median(errors) < 0.07
     assert statistics.median(predicted) < 0.10

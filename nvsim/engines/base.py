@@ -65,6 +65,10 @@ class Engine:
     stripe_cache = True  # holds a stripe's writes until it is whole before computing parity
     cross_socket_fraction: float = 0.0  # share of the engine's shared-state accesses from the other socket
     members: int = 0  # drives in the array (set by the system)
+    strip_bytes: int = 64 * 1024  # the array's strip (set by the system)
+    degraded: bool = False  # a member is missing (set by the system): md sends every read through its stripe cache
+    rebuild_io_bytes = 256 * 1024  # bytes of the replaced member one rebuild request covers
+    rebuild_inflight = 8.0  # rebuild requests the engine keeps in flight
 
     def __post_init__(self) -> None:
         """Subclasses name their server and lock here."""
@@ -89,6 +93,18 @@ class Engine:
     def work(self, plan: MemberIOPlan, is_write: np.ndarray, chunks: np.ndarray, host_bytes: int, level: int) -> EngineWork:
         """Costs of ``plan`` (host I/Os of ``host_bytes`` each; ``chunks``: strips each touches)."""
         return self.empty_work(plan, len(is_write), host_bytes)
+
+
+    def rebuild_settings(self, level: int, priority: str) -> tuple[int, float]:
+        """(bytes per rebuild request, requests in flight) for this level and rebuild priority."""
+        scale = {"low": 0.5, "normal": 1.0, "high": 2.0}[priority]
+        return int(self.parameters.get("rebuild_io_kib", self.rebuild_io_bytes / 1024) * 1024), \
+            max(1.0, self.parameters.get("rebuild_inflight", self.rebuild_inflight) * scale)
+
+    def rebuild_work(self, plan: MemberIOPlan, n: int, rows_per_step: int, level: int) -> EngineWork:
+        """Costs of ``n`` rebuild requests (``plan``: their survivor reads, phase 0, and the write
+        to the new member, phase 1), each covering ``rows_per_step`` stripe rows. No cost here."""
+        return self.empty_work(plan, n, 0)
 
 
 def per_host_sum(values: np.ndarray, host_index: np.ndarray, n: int) -> np.ndarray:

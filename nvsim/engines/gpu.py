@@ -10,6 +10,11 @@
 * Written data is not sent over the GPU's own link: seed 000's 134 GB/s of RAID6 writes is about
   ten times what a PCIe 4.0 x8 link carries, so the model charges the GPU per stripe, not per byte
   (docs/models/engines.md).
+* Degraded reads that need the missing member: one GPU reconstruction per stripe touched
+  (``gpu_stripe_us`` + ``gpu_parity_block_us``) after the survivors are read.
+* Rebuild: the card reads the survivors and writes the new member itself, ``rebuild_io_kib`` per
+  request and ``rebuild_inflight`` requests at once (the vendor's rebuild priority scales them),
+  ``gpu_parity_block_us`` per stripe row reconstructed (rows are batched: no per-stripe set-up).
 """
 
 from __future__ import annotations
@@ -36,4 +41,13 @@ class GpuEngine(Engine):
         stripe_s = 1e-6 * (p("gpu_stripe_us") + p("gpu_parity_block_us") * parities)
         out.mid_s = np.where(is_write & (parities > 0), stripe_s * plan.stripes_touched, 0.0)
         out.device_read_bytes = np.where(is_write, 0.0, float(host_bytes))
+        if self.degraded and parities > 0:
+            rebuilt = (plan.mode == 1) & ~is_write  # DEGRADED_READ
+            out.mid_s = np.where(rebuilt, stripe_s * plan.stripes_touched, out.mid_s)
+        return out
+
+    def rebuild_work(self, plan, n, rows_per_step, level) -> EngineWork:
+        out = self.empty_work(plan, n, 0)
+        p = self.parameter
+        out.mid_s = np.full(n, p("gpu_parity_block_us") * 1e-6 * rows_per_step if level in (5, 6) else 0.0)
         return out

@@ -17,6 +17,16 @@
   with f the share of submitters on the other socket (nvsim.platform.cross_socket_fraction).
 * Every md request (one per chunk a bio is split into) costs ``request_cpu_us`` on the submitting
   core (bio split/clone, accounting, wake-ups), at ``reference_clock_ghz``.
+* Degraded (a member missing): RAID5/6 reads no longer bypass the stripe cache
+  (``raid5_make_request`` takes ``chunk_aligned_read`` only while ``mddev->degraded == 0``): every
+  read is a stripe_head handled by raid5d like a write, plus the reconstruction's parity work.
+* Rebuild (``md_do_sync`` -> ``sync_request``): RAID5/6 one stripe_head per 4 KiB row, reading
+  every other member (handle_stripe reads them all while syncing) and writing the new one; a
+  request covers ``rebuild_io_kib`` (the rows raid5d handles in one plugged batch) and the stripe
+  cache bounds the rows in flight. RAID10 reads up to ``RESYNC_BLOCK_SIZE`` (64 KiB, and no further than the
+  chunk's end: ``(sector_nr | chunk_mask) - sector_nr + 1``) from a surviving copy and writes it, up to ``RESYNC_DEPTH`` (32) at once, each under the array barrier
+  (``raise_barrier``): normal I/O waits while any recovery request is in flight (see
+  nvsim.rebuild). The resync thread's CPU per request is ``resync_request_us``.
 """
 
 from __future__ import annotations
@@ -50,11 +60,21 @@ class MdEngine(Engine):
         stripes = plan.stripes_touched.astype(float)
         parity_bytes = per_host_sum(plan.length_bytes.astype(float), plan.host_index, n)
         writes = is_write
+        if self.degraded:  # every read is a stripe_head too: one raid5d pass to read, one to return it
+            reads = ~is_write
+            out.lock_s = np.where(reads, stripes, chunks) * p("device_lock_us") * 1e-6
+            pass_s = p("stripe_disk_us") * self.members * 1e-6 * stripes
+            recon = np.isin(plan.mode, (1,))  # DEGRADED_READ: parity work over the survivors read
+            read_pre = 2 * pass_s + p("stripe_member_bio_us") * 1e-6 * (phase0_pages + phase1_pages) \
+                + np.where(recon, parity_bytes / (p("parity_gen_gb_per_s") * 1e9), 0.0)
+            out.pre_s = np.where(reads, read_pre, 0.0)
         # lock hold times are wall time (cache-line transfers), not scaled by the clock.
         # Reads in the optimal state: one device_lock per chunk, no stripe thread.
-        out.lock_s = np.where(writes, stripes, chunks) * p("device_lock_us") * 1e-6
+        if not self.degraded:
+            out.lock_s = np.where(writes, stripes, chunks) * p("device_lock_us") * 1e-6
         pass_s = p("stripe_disk_us") * self.members * 1e-6 * stripes  # handle_stripe walks every member
-        out.pre_s = np.where(writes & (phase0_pages > 0), pass_s + p("stripe_member_bio_us") * 1e-6 * phase0_pages, 0.0)
+        write_pre = np.where(writes & (phase0_pages > 0), pass_s + p("stripe_member_bio_us") * 1e-6 * phase0_pages, 0.0)
+        out.pre_s = np.where(writes, write_pre, out.pre_s)
         parity_s = parity_bytes / (p("parity_gen_gb_per_s") * 1e9)
         out.mid_s = np.where(writes, pass_s + p("stripe_member_bio_us") * 1e-6 * phase1_pages + parity_s, 0.0)
         # md copies written data into the stripe cache pages: one more read and write of DRAM
@@ -65,3 +85,30 @@ class MdEngine(Engine):
         factor = 1.0 + self.cross_socket_fraction * (self.parameters.get("remote_access_factor", 1.0) - 1.0)
         out.lock_s, out.pre_s, out.mid_s = out.lock_s * factor, out.pre_s * factor, out.mid_s * factor
         return out
+
+    def rebuild_settings(self, level, priority):
+        if level in (1, 10):  # raid10.c: RESYNC_DEPTH 32 requests; recovery stops each at a chunk end
+            return min(64 * 1024, self.strip_bytes), 32.0
+        return super().rebuild_settings(level, priority)
+
+    def rebuild_work(self, plan, n, rows_per_step, level) -> EngineWork:
+        out = self.empty_work(plan, n, 0)
+        p = self.parameter
+        # the resync thread's sync_request: one per recovery request (RAID10: up to a chunk), one
+        # per 4 KiB stripe_head for RAID5/6 (raid5.c handles a single stripe per call)
+        out.submit_cpu_ref_s = np.full(n, p("resync_request_us") * 1e-6)
+        if level in (1, 10):
+            out.lock_s = np.full(n, 1e-6 * (p("barrier_lock_us") + p("barrier_lock_write_us")))
+            return self._numa(out)
+        pages = plan.length_bytes / PAGE_BYTES
+        reads = per_host_sum(np.where(plan.phase == 0, pages, 0.0), plan.host_index, n)
+        writes = per_host_sum(np.where(plan.phase == 1, pages, 0.0), plan.host_index, n)
+        read_bytes = per_host_sum(np.where(plan.phase == 0, plan.length_bytes, 0).astype(float), plan.host_index, n)
+        stripe_heads = writes  # one stripe_head per 4 KiB page row of the new member
+        out.submit_cpu_ref_s = out.submit_cpu_ref_s * stripe_heads
+        pass_s = p("stripe_disk_us") * self.members * 1e-6 * stripe_heads
+        out.lock_s = stripe_heads * p("device_lock_us") * 1e-6
+        out.pre_s = pass_s + p("stripe_member_bio_us") * 1e-6 * reads
+        out.mid_s = pass_s + p("stripe_member_bio_us") * 1e-6 * writes + read_bytes / (p("parity_gen_gb_per_s") * 1e9)
+        out.memory_bytes = read_bytes + writes * PAGE_BYTES
+        return self._numa(out)

@@ -63,8 +63,16 @@ class _Server:
 
 
 def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: int = 60_000, batches: int = 10,
-                   warmup_ios: int | None = None) -> SimResult:
-    """Run the scenario's workload for about ``host_ios`` measured host I/Os after a warm-up."""
+                   warmup_ios: int | None = None, rebuild_member: int | None = None,
+                   until_rebuilt: bool = False) -> SimResult:
+    """Run the scenario's workload for about ``host_ios`` measured host I/Os after a warm-up.
+
+    ``rebuild_member``: that member is being rebuilt meanwhile (it must be among the system's
+    failed members): the engine's rebuild requests (``ArraySystem.rebuild_batch``) run as slots of
+    their own on a rebuild thread, md's speed limit gates them, and ``rebuild_bytes_per_s`` is
+    measured over the window. ``until_rebuilt``: run until the whole span is rebuilt (the full
+    event simulation of a small rebuild) and measure over all of it.
+    """
     started = time.perf_counter()
     seed = system.scenario.seed if seed is None else seed
     w = system.workload
@@ -88,6 +96,15 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
     link_down = [_Server(1) for _ in range(drives)]
     rfix, wfix = system.drive.read_fixed_s, system.drive.write_fixed_s
     everything = cores + [lock, engine, device_bw, device_down, device_up, memory] + nand + link_up + link_down
+    rebuild = None
+    if rebuild_member is not None:
+        from .mixed import rebuild_plan
+        rebuild = rebuild_plan(system, rebuild_member)
+        rebuild_thread = _Server(1)
+        everything.append(rebuild_thread)
+        if until_rebuilt:  # the whole rebuild from time zero, foreground alongside: no warm-up to discard
+            warm_s = 0.0
+            end_s = rebuild["span_bytes"] / max(rebuild["rate_guess"], 1.0) * 3.0
 
     # host I/Os planned at a time per job: what the run needs, but at most MEMBER_IOS_PER_BATCH member
     # I/Os (a 1 MiB write on a 4 KiB strip is ~280 of them; every job holds one batch in memory)
@@ -97,17 +114,22 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
     batch_ios = int(min(4096, max(64, 2 * (warm_ios + host_ios) / w.numjobs), MEMBER_IOS_PER_BATCH / members_per_io))
     batch_ios = max(8, batch_ios)
     streams = [HostStream.for_job(w, j, system.device_bytes, seed) for j in range(w.numjobs)]
-    queues: list[list] = [[None, 0, 0, None] for _ in range(w.numjobs)]  # [rows, next, size, member columns]
+    queues: list[list] = [[None, 0, 0, None] for _ in range(w.numjobs + 1)]  # [rows, next, size, member columns]
     sampled = []
 
     def take(job: int):
         """The next host I/O of ``job``: (row of its demands, member-I/O columns)."""
         q = queues[job]
         if q[1] >= q[2]:
-            b = system.batch(job, *streams[job].next_batch(batch_ios),
-                             rng=named_rng(seed, "nand service times", job, streams[job].batches_made))
-            if len(sampled) < 8:
-                sampled.append(b)
+            if job >= w.numjobs:  # the rebuild's next requests, in member order
+                step, first, count = rebuild["step_bytes"], rebuild["next_offset"], 64
+                rebuild["next_offset"] = first + count * step
+                b = system.rebuild_batch(rebuild_member, first + np.arange(count, dtype=np.int64) * step, step)
+            else:
+                b = system.batch(job, *streams[job].next_batch(batch_ios),
+                                 rng=named_rng(seed, "nand service times", job, streams[job].batches_made))
+                if len(sampled) < 8:
+                    sampled.append(b)
             starts = b.op_start.tolist()
             rows = list(zip(b.submit_s.tolist(), b.complete_s.tolist(), b.lock_s.tolist(), b.pre_s.tolist(),
                             b.mid_s.tolist(), b.device_bw_s.tolist(), b.device_down_s.tolist(),
@@ -197,10 +219,19 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
 
         def __init__(self, job: int):
             self.job = job
-            self.core = cores[system.job_cpu[job]]
+            self.core = cores[system.job_cpu[job]] if job < w.numjobs else rebuild_thread
             self.t0 = 0.0
 
         def issue(self, _event=None) -> None:
+            if self.job >= w.numjobs:  # a rebuild request: md's speed limit, the span's end
+                if rebuild["issued_bytes"] >= rebuild["span_bytes"]:
+                    return
+                allowed = rebuild["issued_bytes"] / rebuild["cap_bytes_per_s"]
+                if allowed > self.t0 + 1e-12:
+                    self.t0 = allowed
+                    later(allowed - env._now, self.issue)
+                    return
+                rebuild["issued_bytes"] += rebuild["step_bytes"]
             q = queues[self.job]
             if q[1] < q[2]:  # the job's current batch (inline ``take``: the hot path)
                 self.row = q[0][q[1]]
@@ -310,6 +341,17 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
             finish = core.book(self.a, self.row[1])
             if core.waiters:
                 wake(core)
+            if self.job >= w.numjobs:
+                rebuild["done_bytes"] += rebuild["step_bytes"]
+                if finish >= warm_s:
+                    rebuild["window_bytes"] += rebuild["step_bytes"]
+                if rebuild["done_bytes"] >= rebuild["span_bytes"]:
+                    rebuild["finished_s"] = finish
+                    if until_rebuilt and not stop.triggered:
+                        stop.succeed()
+                self.t0 = finish
+                self.issue()
+                return
             completed[0] += 1
             if finish >= warm_s:
                 done_at.append(finish)
@@ -325,11 +367,19 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
     for job in range(w.numjobs):
         for _ in range(w.iodepth):
             later(0.0, Slot(job).issue)
+    stop = env.event()
+    if rebuild is not None:
+        for _ in range(int(round(rebuild["inflight"]))):
+            later(0.0, Slot(w.numjobs).issue)
     env.process(mark_warm())
     collecting = gc.isenabled()
     gc.disable()  # millions of short-lived events and no cycles among them: the collector only costs time
     try:
-        env.run(until=end_s)
+        if until_rebuilt and rebuild is not None:
+            env.run(until=env.any_of([stop, env.timeout(end_s)]))
+            end_s = env.now
+        else:
+            env.run(until=end_s)
     finally:
         if collecting:
             gc.enable()
@@ -349,7 +399,8 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
     busy_of = {  # busy seconds of each resource over the window (drives: the busiest)
         "cores": core_busy, "lock": lock_b, "engine": engine_b, "device_bw": bw_b, "device_up": up_b,
         "device_down": down_b, "nand": max(busy[nc + 6:nc + 6 + drives]),
-        "link_up": max(busy[nc + 6 + drives:nc + 6 + 2 * drives]), "link_down": max(busy[nc + 6 + 2 * drives:]),
+        "link_up": max(busy[nc + 6 + drives:nc + 6 + 2 * drives]),
+        "link_down": max(busy[nc + 6 + 2 * drives:nc + 6 + 3 * drives]),
         "memory": mem_b,
     }
     util = [Utilisation(label, busy_of[key] / (servers * window)) for key, label, servers in system.resources()]
@@ -357,6 +408,10 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
     cpu_busy = core_busy + (engine_b if system.engine_on_host_cpu else 0.0)
     raid_waf, nand_waf = write_amplification(system, sampled) if sampled else (float("nan"), float("nan"))
     top = busiest(util)
+    rebuild_rate = None
+    if rebuild is not None:
+        rebuild_rate = (rebuild["done_bytes"] / end_s) if until_rebuilt else rebuild["window_bytes"] / window
+        cpu_busy += busy[-1]
     return SimResult(
         scenario=system.scenario.name, workload=w.name, fidelity="event",
         read_iops=n_read / window, write_iops=n_write / window,
@@ -367,6 +422,7 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
         limited_by=top.resource, simulated_host_ios=int(len(done)), completed_host_ios=completed[0], simulated_s=window,
         wall_s=time.perf_counter() - started,
         latency_samples_s={"read": lat[~wr], "write": lat[wr]},
+        rebuild_bytes_per_s=rebuild_rate, rebuild_limited_by="measured (event mode)" if rebuild is not None else "",
     )
 
 

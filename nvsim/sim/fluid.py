@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from .result import SimResult, Utilisation
-from .system import ArraySystem, HostIoBatch
+from .system import ArraySystem, HostIoBatch, phase_runs
 from .workload import HostStream
 
 SAMPLE_REGION_BYTES = 1 << 40
@@ -89,14 +89,10 @@ def unloaded_latency_s(system: ArraySystem, batches: list[HostIoBatch]) -> float
     rfix, wfix = system.drive.read_fixed_s, system.drive.write_fixed_s
     for b in batches:
         op_time = np.where(b.op_is_write, b.op_link_s + wfix, b.op_die_s + b.op_link_s + rfix)
-        counts = np.diff(b.op_start)
-        host = np.repeat(np.arange(len(b)), counts)
-        for phase in (0, 1):  # the slowest member of each phase (phases run one after the other)
-            mask = b.op_phase == phase
-            if mask.any():
-                per_host = np.zeros(len(b))
-                np.maximum.at(per_host, host[mask], op_time[mask])
-                total += per_host.sum()
+        if len(op_time):
+            # the slowest member of each (host I/O, phase) run; the runs of a host I/O one after the other
+            runs = b.op_runs if b.op_runs is not None else phase_runs(b.op_phase, b.op_start)
+            total += float(np.maximum.reduceat(op_time, runs).sum())
         total += float((b.submit_s + b.complete_s + b.lock_s + b.pre_s + b.mid_s + b.device_bw_s
                         + b.device_down_s + b.device_up_s).sum())
         count += len(b)

@@ -36,6 +36,10 @@ class SimResult:
     simulated_s: float = 0.0
     wall_s: float = 0.0
     latency_samples_s: dict = field(default_factory=dict, repr=False)  # "read"/"write" -> array (event mode)
+    transactions_per_s: float | None = None  # OLTP workloads: transactions completed per second
+    transaction_latency_us: dict[str, float] = field(default_factory=dict)
+    rebuild_bytes_per_s: float | None = None  # while a member is rebuilt: its rebuild rate
+    rebuild_limited_by: str = ""
 
     @property
     def total_iops(self) -> float:
@@ -57,7 +61,13 @@ class SimResult:
             "cpu_percent": self.cpu_percent, "raid_waf": self.raid_waf, "waf_nand": self.nand_waf,
             "limited_by": self.bottleneck_text,
         }
-        for direction, lat in (("read", self.read_latency_us), ("write", self.write_latency_us)):
+        if self.transactions_per_s is not None:
+            out["transactions_per_s"] = self.transactions_per_s
+        if self.rebuild_bytes_per_s is not None:
+            out["rebuild_bytes_per_s"] = self.rebuild_bytes_per_s
+            out["rebuild_limited_by"] = self.rebuild_limited_by
+        for direction, lat in (("read", self.read_latency_us), ("write", self.write_latency_us),
+                               ("transaction", self.transaction_latency_us)):
             for key, value in lat.items():
                 out[f"{direction}_latency_{key}_us".replace(".", "_")] = value
         return {k: (None if isinstance(v, float) and v != v else v) for k, v in out.items()}

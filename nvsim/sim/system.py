@@ -77,13 +77,16 @@ class DriveTiming:
         if hit is None or hit[0] is not plan:
             if len(self._plans) > 1024:
                 self._plans.clear()
-            hit = self._plans[key] = (plan, self.service(plan.length_bytes, plan.is_write, random))
+            hit = self._plans[key] = (plan, self.service(plan.length_bytes, plan.is_write, random, _distinct_of(plan)))
         return hit[1]
 
-    def service(self, lengths: np.ndarray, is_write: np.ndarray, random: bool) -> tuple[np.ndarray, np.ndarray]:
-        """(unit seconds, link seconds) of many member I/Os, through the distinct (size, direction) pairs."""
-        keys = lengths.astype(np.int64) * 2 + is_write.astype(np.int64)
-        uniq, inverse = np.unique(keys, return_inverse=True)
+    def service(self, lengths: np.ndarray, is_write: np.ndarray, random: bool,
+                distinct: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(unit seconds, link seconds) of many member I/Os, through the distinct (size, direction)
+        pairs (``distinct``: those pairs and the inverse index, when already known)."""
+        if distinct is None:
+            distinct = distinct_sizes(lengths, is_write)
+        uniq, inverse = distinct
         pairs = []
         for k in uniq.tolist():
             key = (k, random)
@@ -93,6 +96,36 @@ class DriveTiming:
             pairs.append(hit)
         table = np.array(pairs).reshape(-1, 2)
         return table[inverse, 0], table[inverse, 1]
+
+
+def phase_runs(phase: np.ndarray, op_start: np.ndarray) -> np.ndarray:
+    """Index of the first member I/O of each run of one host I/O's one phase (member I/Os are
+    grouped by host I/O in phase order): the runs whose slowest member sets the unloaded latency."""
+    if len(phase) == 0:
+        return np.zeros(0, dtype=np.int64)
+    host = np.repeat(np.arange(len(op_start) - 1), np.diff(op_start))
+    new_run = np.ones(len(phase), dtype=bool)
+    new_run[1:] = (host[1:] != host[:-1]) | (phase[1:] != phase[:-1])
+    return np.flatnonzero(new_run)
+
+
+def distinct_sizes(lengths: np.ndarray, is_write: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct (size, direction) pairs of member I/Os, coded size x 2 + is_write, and the inverse."""
+    keys = lengths.astype(np.int64) * 2 + is_write.astype(np.int64)
+    return np.unique(keys, return_inverse=True)
+
+
+_DISTINCT: dict[int, tuple] = {}
+
+
+def _distinct_of(plan: MemberIOPlan) -> tuple[np.ndarray, np.ndarray]:
+    """``distinct_sizes`` of a plan, remembered: every drive model of a sweep prices the same plans."""
+    hit = _DISTINCT.get(id(plan))
+    if hit is None or hit[0] is not plan:
+        if len(_DISTINCT) > 4096:
+            _DISTINCT.clear()
+        hit = _DISTINCT[id(plan)] = (plan, distinct_sizes(plan.length_bytes, plan.is_write))
+    return hit[1]
 
 
 @dataclass
@@ -117,6 +150,7 @@ class HostIoBatch:
     op_die_s: np.ndarray
     op_link_s: np.ndarray
     op_bytes: np.ndarray
+    op_runs: np.ndarray | None = None  # first member I/O of each (host I/O, phase) run (see ``phase_runs``)
 
     def __len__(self) -> int:
         return len(self.submit_s)
@@ -145,18 +179,27 @@ class ArraySystem:
     """One scenario's array on its platform, with its engine: builds host I/O batches."""
 
     def __init__(self, scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | None = None,
-                 engine_overrides: dict[str, float] | None = None, host_io_overrides: dict[str, float] | None = None):
+                 engine_overrides: dict[str, float] | None = None, host_io_overrides: dict[str, float] | None = None,
+                 failed_members: tuple[int, ...] = ()):
+        """``failed_members``: members that are missing (failed, pulled, or being rebuilt and not
+        yet readable): host I/Os are planned degraded around them, as md does."""
         catalog = catalog or default_catalog()
+        self.failed_members = tuple(sorted(set(int(m) for m in failed_members)))
         self.scenario, self.workload, self.catalog = scenario, workload, catalog
         array = scenario.array
         self.array = array
         self.drive_spec = catalog.drives[array.drive]
         self.platform_spec = catalog.platforms[scenario.platform]
         self.engine_spec = catalog.engines[array.engine]
-        self.engine: Engine = build_engine(self.engine_spec, engine_overrides)
+        overrides = dict(engine_overrides or {})
+        if array.md_group_thread_cnt and self.engine_spec.engine_kind == "md" and "stripe_threads" not in overrides:
+            overrides["stripe_threads"] = 1.0 + array.md_group_thread_cnt  # raid5d plus its workers
+        self.engine: Engine = build_engine(self.engine_spec, overrides)
         self.kind = self.engine_spec.engine_kind
         self.platform = PlatformModel(self.platform_spec, scenario.placement, array.drives, catalog)
         self.engine.members = array.drives
+        self.engine.degraded = bool(self.failed_members)
+        self.engine.strip_bytes = array.strip_bytes
         self.engine.cross_socket_fraction = cross_socket_fraction(
             self.platform.drive_sockets, self.platform.job_sockets, self.platform.sockets)
         self.drive = drive_timing(catalog, array.drive, array.namespace_bytes, scenario.platform)
@@ -231,14 +274,15 @@ class ArraySystem:
         return int(min(512, max(16, 2 * period)))
 
     # -- planning ------------------------------------------------------------------------------
-    def _plan(self, job: int, offsets: np.ndarray, is_write: np.ndarray) -> tuple[MemberIOPlan, np.ndarray, np.ndarray]:
-        """Member I/Os of a batch in phase order, the chunks of each host I/O and where each host
-        I/O's member I/Os start (cached: a sweep plans the same geometry and sample many times)."""
+    def _plan(self, job: int, offsets: np.ndarray, is_write: np.ndarray) -> tuple[MemberIOPlan, np.ndarray, np.ndarray, np.ndarray]:
+        """Member I/Os of a batch in phase order, the chunks of each host I/O, where each host
+        I/O's member I/Os start and its phase runs (cached: a sweep plans the same geometry and
+        sample many times)."""
         key = None
         if not self.jbod:
             g = self.geometry
             key = (g.level, g.n_members, g.strip_bytes, g.layout, g.copies, min(g.member_size_bytes, 1 << 50),
-                   self.workload.bs, self.workload.iodepth, self.workload.is_random,
+                   self.workload.bs, self.workload.iodepth, self.workload.is_random, self.failed_members,
                    hash(offsets.tobytes()), hash(is_write.tobytes()), len(offsets))
             hit = _PLANS.get(key)
             if hit is not None:
@@ -252,7 +296,7 @@ class ArraySystem:
         counts = np.bincount(plan.host_index, minlength=len(offsets))[:len(offsets)]
         op_start = np.zeros(len(offsets) + 1, dtype=np.int64)
         np.cumsum(counts, out=op_start[1:])
-        out = (plan, chunks, op_start)
+        out = (plan, chunks, op_start, phase_runs(plan.phase, op_start))
         if key is not None:
             if len(_PLANS) > 4096:
                 _PLANS.clear()
@@ -273,7 +317,7 @@ class ArraySystem:
         if self._coalesces(is_write):
             plan = self._plan_coalesced(offsets)
         else:
-            plan = plan_ios(self.geometry, is_write, offsets, np.full(n, bs, dtype=np.int64))
+            plan = plan_ios(self.geometry, is_write, offsets, np.full(n, bs, dtype=np.int64), self.failed_members)
         strip = self.array.strip_bytes
         chunks = ((offsets + bs - 1) // strip - offsets // strip + 1).astype(float)
         return plan, chunks
@@ -287,7 +331,7 @@ class ArraySystem:
         of the stream is in flight, the stream is planned stripe by stripe, as the cache sees it.
         An engine without a stripe cache (lockless CPU RAID) handles each write as it comes.
         """
-        if self.workload.is_random or self.array.level not in (5, 6) or not is_write.all():
+        if self.workload.is_random or self.array.level not in (5, 6) or not is_write.all() or self.failed_members:
             return False
         if not self.engine.stripe_cache:
             return False
@@ -310,7 +354,7 @@ class ArraySystem:
             pieces_len.append(np.diff(cuts))
         starts = np.concatenate(pieces_start).astype(np.int64)
         lens = np.concatenate(pieces_len).astype(np.int64)
-        plan = plan_ios(self.geometry, np.ones(len(starts), dtype=bool), starts, lens)
+        plan = plan_ios(self.geometry, np.ones(len(starts), dtype=bool), starts, lens, self.failed_members)
         counts = np.bincount(plan.host_index, minlength=len(starts))
         first = np.concatenate(([0], np.cumsum(counts)[:-1]))
         rank = np.arange(plan.n_member_ios) - first[plan.host_index]
@@ -361,7 +405,7 @@ class ArraySystem:
         differ, and programs with them; without it (the fluid mode), means.
         """
         n = len(offsets)
-        plan, chunks, op_start = self._plan(job, offsets, is_write)
+        plan, chunks, op_start, runs = self._plan(job, offsets, is_write)
         work = self._engine_work(plan, is_write, chunks)
         speed = self.cpu_speed[self.job_cpu[job]]
         scale_engine = self.engine_clock_scale
@@ -396,9 +440,63 @@ class ArraySystem:
             device_bw_s=device_bw, device_down_s=dev_down, device_up_s=dev_up,
             memory_s=work.memory_bytes / self.memory_bytes_per_s,
             is_write=is_write,
-            op_start=op_start, op_drive=work.member.astype(np.int64), op_is_write=work.is_write,
+            op_start=op_start, op_runs=runs, op_drive=work.member.astype(np.int64), op_is_write=work.is_write,
             op_phase=work.phase, op_die_s=die, op_link_s=link, op_bytes=lengths,
         )
+
+    # -- rebuild -------------------------------------------------------------------------------
+    def rebuild_batch(self, target: int, member_offsets: np.ndarray, step_bytes: int) -> HostIoBatch:
+        """Demands of rebuild requests that each rebuild ``step_bytes`` of member ``target`` at
+        ``member_offsets``: read the survivors that hold what it needs (phase 0), write it (phase 1).
+
+        RAID5/6: every other member that has not failed (md's handle_stripe reads them all while
+        syncing); RAID1/10: a surviving copy. Member I/Os are sequential within each member.
+        """
+        from ..stripe.layout import map_logical_copies, unmap_member
+
+        offsets = np.asarray(member_offsets, dtype=np.int64)
+        n = len(offsets)
+        level = self.array.level
+        missing = set(self.failed_members) | {target}
+        members, moffs, hosts, writes, phases = [], [], [], [], []
+        if level in (1, 10):
+            logical = unmap_member(self.geometry, np.full(n, target), offsets)
+            copy_members, copy_offsets = map_logical_copies(self.geometry, np.maximum(logical, 0))
+            for i in range(n):
+                choices = [(int(m), int(o)) for m, o in zip(copy_members[i], copy_offsets[i]) if int(m) not in missing]
+                if choices:
+                    members.append(choices[0][0]); moffs.append(choices[0][1]); hosts.append(i); writes.append(False); phases.append(0)
+        elif level in (5, 6):
+            for i in range(n):
+                for m in range(self.array.drives):
+                    if m not in missing:
+                        members.append(m); moffs.append(int(offsets[i])); hosts.append(i); writes.append(False); phases.append(0)
+        for i in range(n):
+            members.append(target); moffs.append(int(offsets[i])); hosts.append(i); writes.append(True); phases.append(1)
+        order = np.lexsort((np.asarray(phases), np.asarray(hosts)))
+        host_index = np.asarray(hosts, dtype=np.int64)[order]
+        plan = MemberIOPlan(
+            host_index=host_index, member=np.asarray(members, dtype=np.int32)[order],
+            member_offset_bytes=np.asarray(moffs, dtype=np.int64)[order],
+            length_bytes=np.full(len(order), step_bytes, dtype=np.int64), is_write=np.asarray(writes, dtype=bool)[order],
+            phase=np.asarray(phases, dtype=np.int8)[order], mode=np.zeros(n, dtype=np.int8),
+            parity_bytes_computed=np.zeros(n, dtype=np.int64), stripes_touched=np.ones(n, dtype=np.int64))
+        rows = max(1, step_bytes // self.array.strip_bytes)  # stripe rows one request rebuilds
+        work = self.engine.rebuild_work(plan, n, rows, level)
+        die, link = self.drive.service(plan.length_bytes, plan.is_write, random=False)
+        counts = np.bincount(host_index, minlength=n)[:n]
+        op_start = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(counts, out=op_start[1:])
+        on_host = self.engine.server is not None and self.engine.server.on_host_cpu
+        scale = self.engine_clock_scale if on_host else 1.0
+        zeros = np.zeros(n)
+        return HostIoBatch(
+            job=-1, submit_s=work.submit_cpu_ref_s * self.engine_clock_scale, complete_s=zeros.copy(),
+            lock_s=work.lock_s, pre_s=work.pre_s * scale, mid_s=work.mid_s * scale,
+            device_bw_s=zeros.copy(), device_down_s=zeros.copy(), device_up_s=zeros.copy(),
+            memory_s=work.memory_bytes / self.memory_bytes_per_s, is_write=np.ones(n, dtype=bool),
+            op_start=op_start, op_drive=plan.member.astype(np.int64), op_is_write=plan.is_write, op_phase=plan.phase,
+            op_die_s=die, op_link_s=link, op_bytes=plan.length_bytes)
 
     # -- descriptions --------------------------------------------------------------------------
     def resources(self) -> list[tuple[str, str, float]]:

@@ -1,0 +1,599 @@
+"""The Dash app: layout, callbacks, and how to serve it (``nvsim dashboard``).
+
+Everything is served from this machine (Dash's own JavaScript with serve_locally, a local CSS
+file, no web fonts, no CDN), so it works in a meeting room without internet.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import socket
+import threading
+import time
+import zipfile
+from html import escape
+from pathlib import Path
+from typing import Any
+
+import dash
+from dash import Dash, Input, Output, State, dcc, html, no_update
+
+from nvsim.catalog import Catalog, default_catalog
+from nvsim.errors import InputError
+
+from . import core
+from .figures import bounds_figure, compare_figure, empty_figure, utilisation_figure
+from .jobs import EventRunner
+
+log = logging.getLogger(__name__)
+ASSETS = Path(__file__).resolve().parent / "assets"
+POLL_MS = 400
+MAX_COMPARE = 3
+REQUEST_LIMIT_BYTES = 4 * core.UPLOAD_LIMIT_BYTES
+"""Flask refuses larger requests outright; files between the two limits get the one-line message."""
+GRAPH_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
+
+
+# ---------------------------------------------------------------- layout
+
+
+def _field(label: str, control, name: str, hint: str | None = None) -> html.Div:
+    """A control with its label and the slot for its validation message (id ``<name>-error``)."""
+    parts = [html.Label(label, className="field-label"), control]
+    if hint:
+        parts.append(html.Div(hint, className="field-hint"))
+    parts.append(html.Div(id=f"{name}-error", className="field-error", role="alert"))
+    return html.Div(parts, className="field", id=f"{name}-field")
+
+
+def _workload_options(custom: dict | None) -> list[dict]:
+    options = [{"label": p["label"], "value": key} for key, p in core.PRESETS.items()]
+    label = (custom or {}).get("label") or "uploaded file (upload a fio job file or a scenario first)"
+    options.append({"label": f"From file: {label}", "value": core.FILE_WORKLOADS})
+    return options
+
+
+def _strip_options(extra: int | None = None) -> list[dict]:
+    values = sorted(set(core.STRIP_CHOICES_BYTES) | ({extra} if extra else set()))
+    return [{"label": core.strip_label(v), "value": v} for v in values]
+
+
+CARDS = (("m-iops", "IOPS"), ("m-gbps", "Throughput"), ("m-p50", "Latency p50"), ("m-p99", "Latency p99"),
+         ("m-p999", "Latency p99.9"), ("m-cpu", "Host CPU"), ("m-capacity", "Usable capacity"), ("m-waf", "Write amplification"),
+         ("m-dwpd", "Effective DWPD"), ("m-life", "Drive lifetime"), ("m-rebuild", "Rebuild time"), ("m-risk", "Data-loss risk"))
+
+
+def layout(catalog: Catalog) -> html.Div:
+    setup = core.default_setup(catalog)
+    platforms = [{"label": f"{p.vendor} {p.model}", "value": name} for name, p in sorted(catalog.platforms.items())]
+    drives = [{"label": core.drive_label(catalog, name), "value": name} for name in sorted(catalog.drives)]
+    engines = [{"label": f"{name} ({e.engine_kind})", "value": name} for name, e in sorted(catalog.engines.items())]
+    controls = html.Aside(className="controls", children=[
+        html.H2("Set-up"),
+        _field("Server (platform)", dcc.Dropdown(id="platform", options=platforms, value=setup["platform"], clearable=False), "platform"),
+        _field("Drive model and capacity", dcc.Dropdown(id="drive", options=drives, value=setup["drive"], clearable=False), "drive"),
+        _field("Drive count", dcc.Input(id="drives", type="number", min=1, max=1024, step=1, value=setup["drives"],
+                                        className="number-input"), "drives"),
+        _field("Namespace per drive", html.Div([
+            dcc.RadioItems(id="namespace-mode", inline=True, value=setup["namespace_mode"], className="radio",
+                           options=[{"label": "full capacity", "value": "full"}, {"label": "size", "value": "size"},
+                                    {"label": "over-provisioning %", "value": "op"}]),
+            dcc.Input(id="namespace-value", type="text", value="", debounce=True, placeholder="e.g. 3.2 TB or 20",
+                      className="text-input"),
+        ]), "namespace", "size: decimal or binary units (3.2 TB, 3 TiB); OP %: share of the drive left unallocated"),
+        _field("RAID level", dcc.RadioItems(id="level", inline=True, value=setup["level"], className="radio",
+                                            options=[{"label": f"RAID{v}", "value": v} for v in core.LEVELS]), "level"),
+        _field("Strip (chunk) size", dcc.Dropdown(id="strip", options=_strip_options(), value=setup["strip_bytes"],
+                                                  clearable=False), "strip"),
+        _field("RAID engine", dcc.RadioItems(id="engine", value=setup["engine"], className="radio radio-column",
+                                             options=engines), "engine"),
+        _field("Workload", dcc.Dropdown(id="workload", options=_workload_options(None), value=setup["workload"],
+                                        clearable=False), "workload"),
+        html.Div(className="field-row", children=[
+            _field("Jobs", dcc.Input(id="numjobs", type="number", min=1, step=1, placeholder=str(core.DEFAULT_NUMJOBS),
+                                     className="number-input"), "numjobs"),
+            _field("Queue depth", dcc.Input(id="iodepth", type="number", min=1, step=1, placeholder="preset",
+                                            className="number-input"), "iodepth"),
+        ]),
+        html.Div(className="field", children=[
+            html.Label("fio job file", className="field-label"),
+            dcc.Upload(id="fio-upload", className="upload", children=html.Div(["Drop or ", html.A("choose"), " a fio job file"])),
+            html.Div(id="fio-note", className="field-error", role="alert"),
+        ]),
+        html.Div(className="field", children=[
+            html.Label("Scenario YAML", className="field-label"),
+            dcc.Upload(id="scenario-upload", className="upload", children=html.Div(["Drop or ", html.A("choose"), " a scenario to load"])),
+            html.Div(id="import-note", className="field-error", role="alert"),
+        ]),
+        html.Div(id="general-error", className="field-error", role="alert"),
+    ])
+    actions = html.Div(className="actions", children=[
+        html.Button("Simulate (event mode)", id="simulate", className="primary", n_clicks=0),
+        html.Progress(id="sim-progress", max=1, value=0, className="progress"),
+        html.Span(id="sim-status", className="sim-status"),
+        html.Button("Add to comparison", id="add-compare", n_clicks=0),
+        html.Span(id="add-note", className="export-note"),
+        html.Span("Export:", className="export-label"),
+        html.Button("scenario YAML", id="export-yaml", n_clicks=0),
+        html.Button("results CSV", id="export-csv", n_clicks=0),
+        html.Button("charts HTML", id="export-html", n_clicks=0),
+        html.Button("charts PNG", id="export-png", n_clicks=0),
+        html.Span(id="export-note", className="export-note"),
+    ])
+    results = html.Main(className="results", children=[
+        html.Div(className="headline", children=[html.Span(id="mode", className="mode"), html.Span(id="answer-time", className="answer-time"),
+                                                 html.Span(id="scenario-name", className="answer-time")]),
+        actions,
+        html.Div(id="cards", className="cards",
+                 children=[_card(cid, label, "…", "") for cid, label in CARDS]),
+        html.Div(className="bottleneck", children=[html.Span("Limited by: "), html.Strong(id="bottleneck")]),
+        html.Div(className="graphs", children=[
+            dcc.Graph(id="util-graph", config=GRAPH_CONFIG, figure=empty_figure("computing…")),
+            dcc.Graph(id="bounds-graph", config=GRAPH_CONFIG, figure=empty_figure("computing…")),
+        ]),
+        html.H3("Every workload of the set-up"),
+        html.Div(id="workload-table"),
+    ])
+    compare = html.Div(className="compare", children=[
+        html.Div(className="actions", children=[
+            html.Span(id="compare-count", className="mode"),
+            html.Button("Clear comparison", id="clear-compare", n_clicks=0),
+            html.Span("Export:", className="export-label"),
+            html.Button("comparison CSV", id="export-compare-csv", n_clicks=0),
+            html.Button("charts HTML", id="export-compare-html", n_clicks=0),
+            html.Span(id="compare-note", className="export-note"),
+        ]),
+        html.Div(id="compare-table"),
+        dcc.Graph(id="compare-graph", config=GRAPH_CONFIG, figure=compare_figure([])),
+    ])
+    return html.Div(className="page", children=[
+        html.Header(className="top", children=[
+            html.H1("nvsim: NVMe RAID what-if"),
+            html.Span("predictions from calibrated models of drives, links, platform and RAID engine", className="tagline"),
+        ]),
+        html.Nav(className="tab-bar", children=[
+            html.Button("Set-up and results", id="tab-setup", className="tab active", n_clicks=0),
+            html.Button("Compare set-ups", id="tab-compare", className="tab", n_clicks=0),
+        ]),
+        html.Div(id="view-setup", className="grid", children=[controls, results]),
+        html.Div(id="view-compare", style={"display": "none"}, children=compare),
+        dcc.Store(id="current"), dcc.Store(id="event"), dcc.Store(id="job"), dcc.Store(id="custom"),
+        dcc.Store(id="extras"), dcc.Store(id="compare", data=[]),
+        dcc.Interval(id="poll", interval=POLL_MS, disabled=True),
+        dcc.Download(id="download"), dcc.Download(id="download-compare"),
+    ])
+
+
+def _card(cid: str, label: str, value: str, sub: str, raw: Any = None) -> html.Div:
+    return html.Div(className="card", children=[
+        html.Div(label, className="card-label"),
+        html.Div(value, id=cid, className="card-value", **{"data-value": "" if raw is None else repr(raw)}),
+        html.Div(sub, className="card-sub", id=f"{cid}-sub"),
+    ])
+
+
+# ---------------------------------------------------------------- rendering
+
+
+def shown(current: dict | None, event: dict | None) -> dict | None:
+    """The record on screen: the event-mode one when it belongs to the current set-up, else fluid."""
+    if not current or current.get("errors") or "workloads" not in current:
+        return None
+    if event and event.get("key") == current.get("key"):
+        record = dict(current, fidelity="event", workloads=event["workloads"])
+        rebuild = event.get("rebuild")
+        if rebuild and not (rebuild.get("na") and rebuild.get("rebuild_hours") is None and "cancelled" in rebuild["na"]):
+            record["rebuild"] = rebuild
+        return record
+    return current
+
+
+def cards(record: dict) -> list[html.Div]:
+    """The headline numbers of the record's first workload (the table has every workload)."""
+    workload = next((w for w in record["workloads"] if "error" not in w), None)
+    cap = record["capacity"]
+    rebuild = record.get("rebuild") or {"na": "not computed"}
+    out = []
+    if workload is None:
+        return [_card(cid, label, "n/a", "no workload could be predicted") for cid, label in CARDS]
+    fluid = workload.get("fidelity") == "fluid"
+    tps = workload.get("transactions_per_s")
+    out.append(_card("m-iops", "IOPS", core.fmt_count(workload["total_iops"]),
+                     f"read {core.fmt_count(workload['read_iops'])}, write {core.fmt_count(workload['write_iops'])}"
+                     + (f"; {core.fmt_count(tps)} transactions/s" if tps else ""), workload["total_iops"]))
+    out.append(_card("m-gbps", "Throughput", core.fmt_gb_per_s(workload["total_bytes_per_s"]),
+                     f"read {core.fmt_gb_per_s(workload['read_bytes_per_s'])}, write {core.fmt_gb_per_s(workload['write_bytes_per_s'])}",
+                     workload["total_bytes_per_s"]))
+    mean = core.latency_us(workload, "mean")
+    for cid, label, key in (("m-p50", "Latency p50", "p50"), ("m-p99", "Latency p99", "p99"), ("m-p999", "Latency p99.9", "p99.9")):
+        value = core.latency_us(workload, key)
+        if value is None and fluid:
+            sub = f"fluid mode gives the mean, {core.fmt_us(mean)}: press Simulate for percentiles"
+        elif value is None:
+            sub = "not given by the single-drive model"
+        else:
+            sub = "event mode, slower direction" if workload.get("read_latency_us") and workload.get("write_latency_us") else "event mode"
+        out.append(_card(cid, label, core.fmt_us(value), sub, value))
+    cpu = workload.get("cpu_percent")
+    out.append(_card("m-cpu", "Host CPU", "n/a" if cpu is None else f"{cpu:.1f} %", "of all host cores", cpu))
+    out.append(_card("m-capacity", "Usable capacity", core.fmt_bytes(cap["usable_bytes"]),
+                     f"{cap['efficiency']:.1%} of {core.fmt_bytes(cap['raw_bytes'])} raw; {core.fmt_bytes(cap['member_bytes'])} per drive",
+                     cap["usable_bytes"]))
+    raid_waf, nand_waf = workload.get("raid_waf"), workload.get("nand_waf")
+    waf_text = "no writes" if raid_waf is None and nand_waf is None else \
+        f"RAID {raid_waf:.2f} × NAND {nand_waf:.2f}" if raid_waf is not None and nand_waf is not None else "n/a"
+    out.append(_card("m-waf", "Write amplification", waf_text, "member bytes / host bytes × NAND bytes / member bytes"))
+    wear = workload.get("wear") or {}
+    effective = wear.get("effective_dwpd")
+    out.append(_card("m-dwpd", "Effective DWPD", "0" if not effective else f"{effective:.3g}",
+                     f"rated {wear.get('rated_dwpd', 0):g} DWPD; {wear.get('member_dwpd') or 0:.3g} drive writes/day arrive per drive",
+                     effective))
+    life = wear.get("lifetime_years")
+    out.append(_card("m-life", "Drive lifetime", core.fmt_years(life),
+                     f"at this load, all day; warranty {wear.get('warranty_years', 0):g} years", life))
+    if rebuild.get("rebuild_hours") is not None:
+        where = "under this workload" if rebuild.get("under_load") else "idle array (Simulate: under load)"
+        out.append(_card("m-rebuild", "Rebuild time", f"{rebuild['rebuild_hours']:.3g} h",
+                         f"{rebuild.get('rebuild_mb_per_s') or 0:.4g} MB/s, {where}", rebuild["rebuild_hours"]))
+        out.append(_card("m-risk", "Data-loss risk", core.fmt_probability(rebuild.get("data_loss_probability")),
+                         f"per rebuild; MTTDL {rebuild.get('mttdl_years') or 0:.3g} years", rebuild.get("data_loss_probability")))
+    else:
+        reason = rebuild.get("na") or "n/a"
+        out.append(_card("m-rebuild", "Rebuild time", "n/a", reason))
+        risk = rebuild.get("data_loss_probability")
+        out.append(_card("m-risk", "Data-loss risk", core.fmt_probability(risk) if risk is not None else "n/a", reason, risk))
+    return out
+
+
+def workload_table(record: dict) -> html.Table:
+    head = ["workload", "IOPS", "GB/s", "p50", "p99", "p99.9", "mean", "CPU %", "RAID WAF", "NAND WAF", "lifetime", "limited by"]
+    rows = []
+    for w in record["workloads"]:
+        if "error" in w:
+            rows.append(html.Tr([html.Td(w["name"]), html.Td(w["error"], colSpan=len(head) - 1, className="field-error")]))
+            continue
+        cells = [w["name"], core.fmt_count(w["total_iops"]), core.fmt_gb_per_s(w["total_bytes_per_s"]),
+                 core.fmt_us(core.latency_us(w, "p50")), core.fmt_us(core.latency_us(w, "p99")),
+                 core.fmt_us(core.latency_us(w, "p99.9")), core.fmt_us(core.latency_us(w, "mean")),
+                 "n/a" if w.get("cpu_percent") is None else f"{w['cpu_percent']:.1f}",
+                 "-" if w.get("raid_waf") is None else f"{w['raid_waf']:.2f}",
+                 "-" if w.get("nand_waf") is None else f"{w['nand_waf']:.2f}",
+                 core.fmt_years((w.get("wear") or {}).get("lifetime_years")), w.get("bottleneck", "")]
+        rows.append(html.Tr([html.Td(c) for c in cells]))
+    return html.Table(className="table", id="workloads", children=[html.Thead(html.Tr([html.Th(h) for h in head])), html.Tbody(rows)])
+
+
+def compare_table(entries: list[dict]) -> html.Table | html.Div:
+    if not entries:
+        return html.Div("No set-ups yet.", className="field-hint")
+    rows = [core.result_rows(e["record"], e["label"], first_only=True) for e in entries]
+    rows = [r[0] if r else {} for r in rows]
+    lines = (("engine", "engine", str), ("drives", "drives", lambda v: f"{v:.0f}"), ("drive", "drive", str),
+             ("RAID level", "level", lambda v: f"RAID{v:.0f}"), ("strip", "strip_bytes", lambda v: core.strip_label(int(v))),
+             ("namespace per drive", "namespace_bytes", core.fmt_bytes), ("workload", "workload", str),
+             ("mode", "fidelity", str), ("IOPS", "total_iops", core.fmt_count),
+             ("read GB/s", "read_bytes_per_s", lambda v: f"{v / 1e9:.3g}"), ("write GB/s", "write_bytes_per_s", lambda v: f"{v / 1e9:.3g}"),
+             ("latency mean", "latency_mean_us", core.fmt_us), ("latency p99", "latency_p99_us", core.fmt_us),
+             ("latency p99.9", "latency_p99_9_us", core.fmt_us), ("CPU %", "cpu_percent", lambda v: f"{v:.1f}"),
+             ("usable capacity", "usable_bytes", core.fmt_bytes), ("RAID WAF", "raid_waf", lambda v: f"{v:.2f}"),
+             ("NAND WAF", "nand_waf", lambda v: f"{v:.2f}"), ("effective DWPD", "effective_dwpd", lambda v: f"{v:.3g}"),
+             ("drive lifetime", "lifetime_years", core.fmt_years), ("rebuild time (h)", "rebuild_hours", lambda v: f"{v:.3g}"),
+             ("data-loss risk per rebuild", "data_loss_probability", core.fmt_probability), ("limited by", "bottleneck", str))
+    body = []
+    for title, key, fmt in lines:
+        cells = []
+        for row in rows:
+            value = row.get(key)
+            cells.append(html.Td("n/a" if value is None else fmt(value), **{"data-value": "" if value is None else repr(value)}))
+        body.append(html.Tr([html.Th(title)] + cells, id=f"compare-row-{key}"))
+    head = html.Thead(html.Tr([html.Th("")] + [html.Th(e["label"]) for e in entries]))
+    return html.Table(className="table compare-table", id="compare-values", children=[head, html.Tbody(body)])
+
+
+def charts_html(title: str, figures: list, table_rows: list[dict] | None = None) -> str:
+    """One self-contained HTML file (plotly.js inlined: opens offline) with the charts and a table."""
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{escape(title)}</title></head>"
+             "<body style='font-family: system-ui, sans-serif'>", f"<h1>{escape(title)}</h1>"]
+    for index, fig in enumerate(figures):
+        parts.append(fig.to_html(full_html=False, include_plotlyjs=(index == 0)))
+    if table_rows:
+        keys = [k for k in core.RESULT_COLUMNS if any(r.get(k) is not None for r in table_rows)]
+        parts.append("<table border='1' cellspacing='0' cellpadding='3'><tr>" + "".join(f"<th>{k}</th>" for k in keys) + "</tr>")
+        for row in table_rows:
+            parts.append("<tr>" + "".join(f"<td>{escape(str(row.get(k) if row.get(k) is not None else ''))}</td>" for k in keys) + "</tr>")
+        parts.append("</table>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def charts_png_zip(figures: dict[str, Any]) -> bytes:
+    """PNG of every chart (kaleido drives a local Chrome/Chromium), zipped."""
+    import plotly.io as pio
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, fig in figures.items():
+            archive.writestr(f"{name}.png", pio.to_image(fig, format="png", width=1100, height=fig.layout.height or 500, scale=2))
+    return buffer.getvalue()
+
+
+def _main_figures(record: dict) -> dict[str, Any]:
+    workload = next((w for w in record["workloads"] if "error" not in w), None)
+    return {"utilisation": utilisation_figure(workload) if workload else empty_figure("no workload"),
+            "bounds": bounds_figure(record["bounds"], workload)}
+
+
+# ---------------------------------------------------------------- app
+
+
+def create_app(catalog: Catalog | None = None, *, warm: bool = True, host_ios: int = core.EVENT_HOST_IOS) -> Dash:
+    """The Dash app; ``warm`` pre-computes one fluid answer and starts the event worker in the background."""
+    catalog = catalog or default_catalog()
+    app = Dash(__name__, title="nvsim dashboard", serve_locally=True, assets_folder=str(ASSETS),
+               update_title=None, external_scripts=[], external_stylesheets=[])
+    app.server.config["MAX_CONTENT_LENGTH"] = REQUEST_LIMIT_BYTES
+    app.layout = layout(catalog)
+    runner = EventRunner(host_ios)
+    app.nvsim_runner = runner  # the server owner shuts it down (ServerThread.stop, run)
+    _import_models()
+    if warm:  # the first answer on screen is then as fast as the later ones
+        runner.warm()
+        core.compute(core.default_setup(catalog), catalog=catalog)
+    _callbacks(app, catalog, runner)
+    return app
+
+
+def _import_models() -> None:
+    """Import the model and plotting modules here, once: first imports racing in two server
+    threads can see a partly initialised module (numpy's, through plotly)."""
+    import numpy  # noqa: F401
+    import plotly.graph_objects  # noqa: F401
+    import plotly.io  # noqa: F401
+
+    import nvsim.bounds  # noqa: F401
+    import nvsim.predict  # noqa: F401
+    import nvsim.sim.fluid  # noqa: F401
+    import nvsim.sim.system  # noqa: F401
+    import nvsim.ssd.derive  # noqa: F401
+    try:
+        import nvsim.rebuild  # noqa: F401
+    except ImportError:  # issue 6 not there yet: rebuild_info says n/a
+        pass
+
+
+def on_change(catalog: Catalog, platform, drive, drives, namespace_mode, namespace_value, level, strip, engine,
+              workload, numjobs, iodepth, custom, extras) -> tuple:
+    """The control-change callback's work (also what benchmarks/bench_dashboard.py times)."""
+    start = time.perf_counter()
+    setup = {"platform": platform, "drive": drive, "drives": drives, "namespace_mode": namespace_mode,
+             "namespace_value": namespace_value, "level": level, "strip_bytes": strip, "engine": engine,
+             "workload": workload, "numjobs": numjobs, "iodepth": iodepth}
+    record = core.compute(setup, custom, extras, catalog)
+    record["compute_ms"] = 1000 * (time.perf_counter() - start)
+    errors = record.get("errors") or {}
+    messages = [errors.get(control, "") for control in core.CONTROLS] + [errors.get("general", "")]
+    return (*messages, record)
+
+
+def render(current: dict | None, event: dict | None) -> tuple:
+    """The results area from the current (fluid) record and the event-mode one when it matches."""
+    record = shown(current, event)
+    if record is None:
+        reason = "fix the set-up: " + "; ".join((current or {}).get("errors", {}).values()) if current else "computing…"
+        blank = [_card(cid, label, "n/a", "") for cid, label in CARDS]
+        return blank, "", empty_figure(reason), empty_figure(reason), html.Div(), "invalid set-up" if current else "", "", ""
+    figures = _main_figures(record)
+    workload = next((w for w in record["workloads"] if "error" not in w), {})
+    if record["fidelity"] == "event":
+        mode = f"event mode: discrete events, {core.EVENT_HOST_IOS:,} host I/Os per workload"
+    else:
+        mode = "fluid mode: rates, updated as you change the set-up (Simulate adds latency percentiles)"
+    answer = f"fluid answer in {record.get('compute_ms', 0):.0f} ms" if "compute_ms" in record else ""
+    return (cards(record), workload.get("bottleneck", ""), figures["utilisation"], figures["bounds"],
+            workload_table(record), mode, answer, f"scenario: {record['scenario']['name']}")
+
+
+def _callbacks(app: Dash, catalog: Catalog, runner: EventRunner) -> None:
+    control_inputs = [Input("platform", "value"), Input("drive", "value"), Input("drives", "value"),
+                      Input("namespace-mode", "value"), Input("namespace-value", "value"), Input("level", "value"),
+                      Input("strip", "value"), Input("engine", "value"), Input("workload", "value"),
+                      Input("numjobs", "value"), Input("iodepth", "value"), Input("custom", "data"), Input("extras", "data")]
+    error_outputs = [Output(f"{control}-error", "children") for control in core.CONTROLS] + [Output("general-error", "children")]
+
+    @app.callback(*error_outputs, Output("current", "data"), *control_inputs)
+    def _on_change(*values):
+        try:
+            return on_change(catalog, *values)
+        except Exception as exc:  # the page must say something; the traceback goes to the server log
+            log.exception("fluid-mode update failed")
+            messages = [""] * len(core.CONTROLS) + [f"internal error (see the server log): {type(exc).__name__}: {exc}"]
+            return (*messages, None)
+
+    @app.callback(Output("cards", "children"), Output("bottleneck", "children"), Output("util-graph", "figure"),
+                  Output("bounds-graph", "figure"), Output("workload-table", "children"), Output("mode", "children"),
+                  Output("answer-time", "children"), Output("scenario-name", "children"),
+                  Input("current", "data"), Input("event", "data"))
+    def _render(current, event):
+        return render(current, event)
+
+    @app.callback(Output("job", "data"), Output("poll", "disabled"), Output("simulate", "disabled"),
+                  Output("sim-status", "children"), Output("sim-progress", "value"),
+                  Input("simulate", "n_clicks"), State("current", "data"), prevent_initial_call=True)
+    def _simulate(_clicks, current):
+        if not current or current.get("errors") or "workloads" not in current:
+            return no_update, True, False, "fix the set-up first", 0
+        job_id = runner.start(current["key"], current["scenario"])
+        return {"id": job_id, "key": current["key"]}, False, True, "event mode: starting…", None
+
+    @app.callback(Output("event", "data"), Output("poll", "disabled", allow_duplicate=True),
+                  Output("simulate", "disabled", allow_duplicate=True), Output("sim-status", "children", allow_duplicate=True),
+                  Output("sim-progress", "value", allow_duplicate=True),
+                  Input("poll", "n_intervals"), State("job", "data"), prevent_initial_call=True)
+    def _poll(_n, job):
+        status = runner.poll((job or {}).get("id"))
+        if status["state"] == "unknown":
+            return no_update, True, False, "", 0
+        if status["state"] == "running":
+            text = f"event mode: {status['done']} of {status['total']} tasks done, {status['elapsed_s']:.1f} s"
+            return no_update, False, True, text, (status["done"] / status["total"]) if status["done"] else None
+        errors = [w["error"] for w in status["workloads"] if "error" in w]
+        text = f"event mode finished in {status['elapsed_s']:.1f} s" + (f"; {errors[0]}" if errors else "")
+        return ({"key": status["key"], "workloads": status["workloads"], "rebuild": status["rebuild"]},
+                True, False, text, 1)
+
+    @app.callback(Output("view-setup", "style"), Output("view-compare", "style"), Output("tab-setup", "className"),
+                  Output("tab-compare", "className"), Input("tab-setup", "n_clicks"), Input("tab-compare", "n_clicks"),
+                  prevent_initial_call=True)
+    def _tab(_setup, _compare):
+        compare_view = dash.ctx.triggered_id == "tab-compare"
+        hidden, shown_style = {"display": "none"}, {}
+        return (hidden if compare_view else shown_style, shown_style if compare_view else hidden,
+                "tab" if compare_view else "tab active", "tab active" if compare_view else "tab")
+
+    @app.callback(Output("compare", "data"), Output("add-note", "children"), Output("compare-note", "children"),
+                  Input("add-compare", "n_clicks"), Input("clear-compare", "n_clicks"),
+                  State("current", "data"), State("event", "data"), State("compare", "data"), prevent_initial_call=True)
+    def _compare(_add, _clear, current, event, entries):
+        entries = list(entries or [])
+        if dash.ctx.triggered_id == "clear-compare":
+            return [], "", "cleared"
+        record = shown(current, event)
+        if record is None or not any("error" not in w for w in record["workloads"]):
+            return no_update, "the set-up is invalid: nothing to add", no_update
+        if len(entries) >= MAX_COMPARE:
+            return no_update, f"already {MAX_COMPARE} set-ups: clear the comparison first", no_update
+        array = record["scenario"]["array"]
+        letter = "ABC"[len(entries)]
+        label = f"{letter}: {array['drives']}x RAID{array['level']} {array['engine']} ({record['workloads'][0]['name']}, {record['fidelity']})"
+        entries.append({"label": label, "record": record})
+        return entries, f"added {label}", ""
+
+    @app.callback(Output("compare-table", "children"), Output("compare-graph", "figure"), Output("compare-count", "children"),
+                  Input("compare", "data"))
+    def _render_compare(entries):
+        entries = entries or []
+        return compare_table(entries), compare_figure(entries), f"{len(entries)} of {MAX_COMPARE} set-ups"
+
+    @app.callback(Output("custom", "data"), Output("workload", "value"), Output("workload", "options"),
+                  Output("fio-note", "children"), Input("fio-upload", "contents"), State("fio-upload", "filename"),
+                  State("current", "data"), prevent_initial_call=True)
+    def _upload_fio(contents, filename, current):
+        try:
+            text = core.decode_upload(contents, filename)
+            custom = core.import_fio(text, filename or "job.fio", (current or {}).get("scenario"), catalog)
+        except InputError as exc:
+            return no_update, no_update, no_update, str(exc)
+        note = f"loaded {custom['label']}" + (f"; warning: {custom['warning']}" if custom["warning"] else "")
+        return custom, core.FILE_WORKLOADS, _workload_options(custom), note
+
+    @app.callback(Output("platform", "value"), Output("drive", "value"), Output("drives", "value"),
+                  Output("namespace-mode", "value"), Output("namespace-value", "value"), Output("level", "value"),
+                  Output("strip", "options"), Output("strip", "value"), Output("engine", "value"),
+                  Output("workload", "value", allow_duplicate=True), Output("workload", "options", allow_duplicate=True),
+                  Output("custom", "data", allow_duplicate=True), Output("extras", "data"), Output("import-note", "children"),
+                  Input("scenario-upload", "contents"), State("scenario-upload", "filename"), State("workload", "value"),
+                  prevent_initial_call=True)
+    def _import(contents, filename, workload):
+        try:
+            text = core.decode_upload(contents, filename)
+            loaded = core.import_scenario(text, filename or "scenario.yaml", catalog)
+        except InputError as exc:
+            return (*[no_update] * 13, str(exc))
+        s = loaded["setup"]
+        custom = loaded["custom"]
+        return (s["platform"], s["drive"], s["drives"], s["namespace_mode"], s["namespace_value"], s["level"],
+                _strip_options(s["strip_bytes"]), s["strip_bytes"], s["engine"],
+                s["workload"] or (workload if workload != core.FILE_WORKLOADS else "randread-4k"),
+                _workload_options(custom), custom, loaded["extras"], f"loaded {filename}")
+
+    @app.callback(Output("download", "data"), Output("export-note", "children"),
+                  Input("export-yaml", "n_clicks"), Input("export-csv", "n_clicks"), Input("export-html", "n_clicks"),
+                  Input("export-png", "n_clicks"), State("current", "data"), State("event", "data"), prevent_initial_call=True)
+    def _export(_y, _c, _h, _p, current, event):
+        record = shown(current, event)
+        if record is None:
+            return no_update, "nothing to export: the set-up is invalid"
+        name = record["scenario"]["name"]
+        which = dash.ctx.triggered_id
+        if which == "export-yaml":
+            return dcc.send_string(core.scenario_yaml(record["scenario"]), f"{name}.yaml"), f"wrote {name}.yaml"
+        if which == "export-csv":
+            return dcc.send_string(core.rows_csv(core.result_rows(record)), f"{name}.csv"), f"wrote {name}.csv"
+        figures = _main_figures(record)
+        if which == "export-html":
+            html_text = charts_html(record["scenario"]["description"], list(figures.values()), core.result_rows(record))
+            return dcc.send_string(html_text, f"{name}.html"), f"wrote {name}.html"
+        try:
+            data = charts_png_zip(figures)
+        except Exception as exc:  # kaleido needs a local Chrome/Chromium; say so, keep the server up
+            log.exception("PNG export failed")
+            return no_update, (f"PNG export needs Chrome or Chromium for kaleido ({type(exc).__name__}: {exc}); "
+                               "use the camera icon above each chart instead")
+        return dcc.send_bytes(data, f"{name}-charts.zip"), f"wrote {name}-charts.zip"
+
+    @app.callback(Output("download-compare", "data"), Output("compare-note", "children", allow_duplicate=True),
+                  Input("export-compare-csv", "n_clicks"), Input("export-compare-html", "n_clicks"),
+                  State("compare", "data"), prevent_initial_call=True)
+    def _export_compare(_c, _h, entries):
+        if not entries:
+            return no_update, "nothing to export: add set-ups first"
+        rows = [row for e in entries for row in core.result_rows(e["record"], e["label"], first_only=True)]
+        if dash.ctx.triggered_id == "export-compare-csv":
+            return dcc.send_string(core.rows_csv(rows), "nvsim-comparison.csv"), "wrote nvsim-comparison.csv"
+        return (dcc.send_string(charts_html("nvsim: set-ups compared", [compare_figure(entries)], rows), "nvsim-comparison.html"),
+                "wrote nvsim-comparison.html")
+
+
+# ---------------------------------------------------------------- serving
+
+
+class ServerThread:
+    """The app on a werkzeug server in a background thread (tests, screenshots); ``stop()`` ends it."""
+
+    def __init__(self, app: Dash, host: str = "127.0.0.1", port: int = 0):
+        from werkzeug.serving import make_server
+
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
+        self.app = app
+        self._server = make_server(host, port, app.server, threaded=True)
+        self.port = self._server.server_port
+        self.url = f"http://{host}:{self.port}/"
+        self._thread = threading.Thread(target=self._server.serve_forever, name="nvsim-dashboard", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._thread.join(10)
+        runner = getattr(self.app, "nvsim_runner", None)
+        if runner is not None:
+            runner.shutdown()
+
+
+def check_address(host: str, port: int) -> None:
+    """A bad --host/--port is one line naming the option (exit status 2), not a traceback."""
+    if not 1 <= port <= 65535:
+        raise InputError("--port", f"must be 1 to 65535, got {port}")
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as probe:
+            probe.bind((host, port))
+    except socket.gaierror:
+        raise InputError("--host", f"cannot resolve {host!r}") from None
+    except OSError as exc:
+        field = "--port" if exc.errno in (98, 48, 13) else "--host"  # in use / in use (macOS) / no permission
+        raise InputError(field, f"cannot listen on {host}:{port}: {exc.strerror}") from None
+
+
+def run(host: str = "127.0.0.1", port: int = 8050, debug: bool = False) -> None:
+    """Serve the dashboard until interrupted (what ``nvsim dashboard`` calls)."""
+    import signal
+    import sys
+
+    check_address(host, port)
+    app = create_app()
+    print(f"nvsim dashboard on http://{host}:{port}/ (Ctrl+C to stop)", flush=True)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # `kill` stops the worker process too
+    try:
+        app.run(host=host, port=port, debug=debug, use_reloader=False)
+    finally:
+        app.nvsim_runner.shutdown()

@@ -1,0 +1,592 @@
+"""The dashboard's logic without Dash: controls -> scenario dict -> validated spec -> one results record.
+
+Kept free of Dash (and of plotting) so the callbacks, the event-mode worker process, the benchmark
+and the tests all call the same functions. Every record is plain JSON data (it travels through the
+browser's ``dcc.Store``); quantities carry their unit in the key.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import csv
+import hashlib
+import io
+import json
+import math
+import re
+from functools import lru_cache
+from typing import Any
+
+import yaml
+
+from nvsim.catalog import Catalog, default_catalog
+from nvsim.errors import InputError
+from nvsim.scenario import parse_scenario
+from nvsim.specs import ScenarioSpec, WorkloadSpec
+from nvsim.units import format_bytes_binary, format_bytes_decimal
+
+UPLOAD_LIMIT_BYTES = 1_000_000
+"""Largest file the dashboard reads (scenario YAML or fio job file); bigger ones are refused."""
+EVENT_HOST_IOS = 20_000
+"""Measured host I/Os per workload of the dashboard's event-mode run: seconds, not minutes."""
+SECONDS_PER_DAY = 86_400.0
+DAYS_PER_YEAR = 365.0
+PAGE_BYTES = 4096
+DEFAULT_NUMJOBS = 192
+FILE_WORKLOADS = "file"
+"""The workload selector's value for workloads from an uploaded fio job file or scenario."""
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "randread-4k": {"label": "4K random read", "workload": {"rw": "randread", "bs": "4k", "iodepth": 32}},
+    "randwrite-4k": {"label": "4K random write", "workload": {"rw": "randwrite", "bs": "4k", "iodepth": 16}},
+    "randrw-70-30-4k": {"label": "4K random 70/30 read/write",
+                        "workload": {"rw": "randrw", "rwmixread": 70, "bs": "4k", "iodepth": 32}},
+    "read-1m": {"label": "1M sequential read", "workload": {"rw": "read", "bs": "1m", "iodepth": 16}},
+    "write-1m": {"label": "1M sequential write", "workload": {"rw": "write", "bs": "1m", "iodepth": 16}},
+    "oltp": {"label": "OLTP (sysbench oltp_read_write, 256 users)",
+             "workload": {"rw": "oltp", "users": 256,
+                          "oltp": {"profile": "sysbench-oltp-rw", "dataset_bytes": "100GB", "buffer_pool_bytes": "32GB"}},
+             "jobs": False},
+}
+"""Workload presets: fio-like jobs (numjobs and iodepth come from the controls) and the OLTP job."""
+
+STRIP_CHOICES_BYTES = (4096, 16384, 65536, 131072, 262144, 524288, 1048576)
+LEVELS = (0, 1, 5, 6, 10)
+
+DEFAULT_SETUP: dict[str, Any] = {
+    "platform": "supermicro-as-2125hs-tnr", "drive": "kioxia-cm7-r-3.84tb", "drives": 24,
+    "namespace_mode": "full", "namespace_value": "", "level": 6, "strip_bytes": 4096,
+    "engine": "graid-supremeraid-sr1010", "workload": "randread-4k", "numjobs": None, "iodepth": None,
+}
+"""The reference set-up of scenarios/graid-gen5-raid6 (24x CM7-R 3.84 TB, GPU RAID6)."""
+
+CONTROLS = ("platform", "drive", "drives", "namespace", "level", "strip", "engine", "workload", "numjobs", "iodepth")
+"""Controls that have a validation message slot beside them (``<control>-error`` in the page)."""
+
+
+# ---------------------------------------------------------------- controls -> scenario
+
+
+def default_setup(catalog: Catalog | None = None) -> dict[str, Any]:
+    """DEFAULT_SETUP, falling back to the catalog's first entries when a default name is missing."""
+    catalog = catalog or default_catalog()
+    setup = dict(DEFAULT_SETUP)
+    for key, section in (("platform", catalog.platforms), ("drive", catalog.drives), ("engine", catalog.engines)):
+        if setup[key] not in section:
+            setup[key] = sorted(section)[0]
+    return setup
+
+
+def drive_label(catalog: Catalog, name: str) -> str:
+    drive = catalog.drives[name]
+    return f"{drive.vendor} {drive.model} {exact_size_text(drive.capacity_bytes.value)}"
+
+
+def control_for(error: InputError) -> str:
+    """The control whose message slot shows ``error`` (from the field it names)."""
+    field, message = error.field or "", error.message
+    lead = re.match(r"^([a-z_]+): ", message)
+    if field in ("", "array") and lead:  # model-level checks name their field at the start of the message
+        field = f"array.{lead.group(1)}" if field == "array" else lead.group(1)
+    if field.startswith("workloads"):
+        for key in ("numjobs", "iodepth"):
+            if field.endswith(f".{key}"):
+                return key
+        return "workload"
+    table = {"array.drives": "drives", "array.near_copies": "drives", "drives": "drives",
+             "array.namespace_bytes": "namespace", "namespace_bytes": "namespace",
+             "array.strip_bytes": "strip", "strip_bytes": "strip", "array.engine": "engine", "engine": "engine",
+             "array.level": "level", "array.layout": "level", "layout": "level", "array.drive": "drive",
+             "platform": "platform", "numjobs": "numjobs", "iodepth": "iodepth"}
+    for prefix, control in table.items():
+        if field == prefix or field.startswith(prefix + "."):
+            return control
+    return "drives" if field.startswith("placement") else "workload" if field.startswith("oltp") else "general"
+
+
+def _whole(value: Any, field: str, label: str) -> int | None:
+    """A whole number from a number box (None when empty); a fraction or text is an InputError."""
+    if value in (None, ""):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InputError(field, f"{label} must be a whole number, got {value!r}") from None
+    if not number.is_integer():
+        raise InputError(field, f"{label} must be a whole number, got {value!r}")
+    return int(number)
+
+
+def preset_workload(key: str, numjobs: Any = None, iodepth: Any = None) -> dict[str, Any]:
+    """The preset's workload dict, with the jobs and queue depth of the controls (blank: preset's)."""
+    if key not in PRESETS:
+        raise InputError("workloads", f"unknown preset {key!r}; allowed: {', '.join(PRESETS)}")
+    preset = PRESETS[key]
+    workload = {"name": key, **preset["workload"]}
+    if preset.get("jobs", True):
+        jobs = _whole(numjobs, "workloads[0].numjobs", "jobs")
+        depth = _whole(iodepth, "workloads[0].iodepth", "queue depth")
+        workload["numjobs"] = DEFAULT_NUMJOBS if jobs is None else jobs
+        if depth is not None:
+            workload["iodepth"] = depth
+    return workload
+
+
+def namespace_bytes_for(setup: dict[str, Any], catalog: Catalog) -> int | str | None:
+    """The member namespace the controls ask for: None (full drive), a size as typed, or from OP %."""
+    mode = setup.get("namespace_mode") or "full"
+    value = setup.get("namespace_value")
+    text = "" if value is None else str(value).strip()
+    if mode == "full":
+        return None
+    if mode == "size":
+        if not text:
+            raise InputError("array.namespace_bytes", "enter a namespace size per drive, e.g. 3.2 TB")
+        return text
+    if mode == "op":
+        try:
+            op_percent = float(text) if text else 0.0
+        except ValueError:
+            raise InputError("array.namespace_bytes", f"over-provisioning must be a percentage, got {text!r}") from None
+        if not 0.0 <= op_percent < 100.0:
+            raise InputError("array.namespace_bytes", f"over-provisioning must be 0 to under 100 % of the drive, got {op_percent:g} %")
+        drive = catalog.drives.get(setup.get("drive") or "")
+        if drive is None or op_percent == 0.0:
+            return None
+        return int(drive.capacity_bytes.value * (1.0 - op_percent / 100.0)) // PAGE_BYTES * PAGE_BYTES
+    raise InputError("array.namespace_bytes", f"unknown namespace mode {mode!r}; allowed: full, size, op")
+
+
+def scenario_dict(setup: dict[str, Any], custom: dict | None = None, extras: dict | None = None,
+                  catalog: Catalog | None = None) -> dict[str, Any]:
+    """The scenario the controls describe, as the YAML `nvsim run` reads (not yet validated).
+
+    custom: workloads from an uploaded fio job file or scenario ({"label", "workloads": [dict]}),
+    used when the workload selector is FILE_WORKLOADS. extras: what an imported scenario had that
+    has no control (layout, near_copies, placement, seed); placement.drive_sockets is dropped once
+    the drive count no longer matches it.
+    """
+    catalog = catalog or default_catalog()
+    extras = extras or {}
+    drives = _whole(setup.get("drives"), "array.drives", "drives")
+    if drives is None:
+        raise InputError("array.drives", "enter the number of drives")
+    level = _whole(setup.get("level"), "array.level", "RAID level")
+    strip = _whole(setup.get("strip_bytes"), "array.strip_bytes", "strip")
+    array: dict[str, Any] = {"level": level, "drive": setup.get("drive"), "drives": drives,
+                             "strip_bytes": strip if strip is not None else 512 * 1024, "engine": setup.get("engine")}
+    for key in ("layout", "near_copies"):
+        if extras.get(key) is not None:
+            array[key] = extras[key]
+    namespace = namespace_bytes_for(setup, catalog)
+    if namespace is not None:
+        array["namespace_bytes"] = namespace
+    if setup.get("workload") == FILE_WORKLOADS:
+        workloads = [dict(w) for w in (custom or {}).get("workloads") or []]
+        if not workloads:
+            raise InputError("workloads", "no uploaded workloads: upload a fio job file or a scenario, or pick a preset")
+    else:
+        workloads = [preset_workload(setup.get("workload") or "randread-4k", setup.get("numjobs"), setup.get("iodepth"))]
+    engine = str(setup.get("engine"))
+    drive = str(setup.get("drive"))
+    size = format_bytes_decimal(catalog.drives[drive].capacity_bytes.value) if drive in catalog.drives else drive
+    out: dict[str, Any] = {
+        "name": f"dashboard-{drives}x-{drive}-raid{level}-{array['strip_bytes'] // 1024}k-{engine}",
+        "description": f"{drives}x {drive} ({size}), RAID{level}, engine {engine}, on {setup.get('platform')} (nvsim dashboard)",
+        "platform": setup.get("platform"),
+        "array": array,
+    }
+    placement = dict(extras.get("placement") or {})
+    if placement.get("drive_sockets") is not None and len(placement["drive_sockets"]) != drives:
+        placement.pop("drive_sockets")
+    if placement:
+        out["placement"] = placement
+    out["workloads"] = workloads
+    out["seed"] = extras.get("seed", 1)
+    return out
+
+
+def scenario_key(data: dict[str, Any]) -> str:
+    """A short fingerprint of a scenario dict: results belong to the set-up with the same key."""
+    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def validate(setup: dict[str, Any], custom: dict | None = None, extras: dict | None = None,
+             catalog: Catalog | None = None) -> tuple[dict | None, ScenarioSpec | None, dict[str, str]]:
+    """(scenario dict, validated spec, {} ) or (dict or None, None, {control: one-line message})."""
+    catalog = catalog or default_catalog()
+    try:
+        data = scenario_dict(setup, custom, extras, catalog)
+    except InputError as exc:
+        return None, None, {control_for(exc): str(exc)}
+    try:
+        spec = parse_scenario(data, catalog)
+    except InputError as exc:
+        return data, None, {control_for(exc): str(exc)}
+    return data, spec, {}
+
+
+# ---------------------------------------------------------------- results
+
+
+def wear(catalog: Catalog, drive_name: str, drives: int, host_write_bytes_per_s: float,
+         raid_waf: float | None, nand_waf: float | None) -> dict[str, float | None]:
+    """Drive writes per day and lifetime from the predicted member write rate x NAND WAF.
+
+    member_write = host writes x RAID WAF / drives; nand_write = member_write x NAND WAF. The
+    rating (dwpd x capacity per day for warranty_years) is in drive writes of the vendor's endurance
+    workload (random, full span), which itself programs rated_waf NAND bytes per byte written
+    (closed-form WAF of the full-capacity drive), so the NAND budget is rating x rated_waf and
+    effective DWPD = member DWPD x NAND WAF / rated_waf; lifetime = warranty x dwpd / effective DWPD.
+    """
+    from nvsim.ssd.derive import derive_ssd_parameters
+
+    drive = catalog.drives[drive_name]
+    capacity = float(drive.capacity_bytes.value)
+    rated_waf = float(derive_ssd_parameters(drive).waf_at_capacity)
+    writes = host_write_bytes_per_s or 0.0
+    member = writes * (raid_waf or 1.0) / max(1, drives) if writes > 0 else 0.0
+    nand = member * (nand_waf if nand_waf is not None else 1.0)
+    member_dwpd = member * SECONDS_PER_DAY / capacity
+    effective = nand * SECONDS_PER_DAY / capacity / rated_waf
+    rated_dwpd = float(drive.dwpd.value)
+    years = float(drive.warranty_years.value)
+    lifetime = rated_dwpd * years / effective if effective > 0 else None
+    return {"member_write_bytes_per_s": member, "nand_write_bytes_per_s": nand, "member_dwpd": member_dwpd,
+            "effective_dwpd": effective, "rated_dwpd": rated_dwpd, "rated_waf": rated_waf,
+            "warranty_years": years, "lifetime_years": lifetime}
+
+
+def _clean(value: Any) -> Any:
+    """JSON-safe: NaN -> None, numpy scalars -> float."""
+    if value is None or isinstance(value, (str, bool)):
+        return value
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return None if math.isnan(number) else number
+
+
+def workload_record(spec: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog, fidelity: str = "fluid",
+                    host_ios: int = EVENT_HOST_IOS) -> dict[str, Any]:
+    """One workload's predicted numbers (array simulator, or the SSD model for a single drive)."""
+    from nvsim.predict import predict_workload, simulate, single_drive
+
+    array = spec.array
+    if single_drive(spec):
+        values = predict_workload(spec, workload, catalog)
+        record = {"read_iops": values["read_iops"], "write_iops": values["write_iops"],
+                  "read_bytes_per_s": values["read_bytes_per_s"], "write_bytes_per_s": values["write_bytes_per_s"],
+                  "cpu_percent": None, "read_latency_us": {}, "write_latency_us": {},
+                  "raid_waf": 1.0 if values["write_iops"] else None, "nand_waf": values.get("waf_nand"),
+                  "utilisation": {}, "bottleneck": str(values.get("limited_by", "")), "fidelity": "drive model",
+                  "transactions_per_s": None}
+    else:
+        result = simulate(spec, workload, catalog, fidelity, host_ios=host_ios)
+        record = {"read_iops": result.read_iops, "write_iops": result.write_iops,
+                  "read_bytes_per_s": result.read_bytes_per_s, "write_bytes_per_s": result.write_bytes_per_s,
+                  "cpu_percent": result.cpu_percent, "read_latency_us": dict(result.read_latency_us),
+                  "write_latency_us": dict(result.write_latency_us), "raid_waf": result.raid_waf,
+                  "nand_waf": result.nand_waf, "utilisation": {u.resource: u.utilisation for u in result.utilisation},
+                  "bottleneck": result.bottleneck_text, "fidelity": result.fidelity,
+                  "transactions_per_s": getattr(result, "transactions_per_s", None),
+                  "simulated_host_ios": result.simulated_host_ios}
+    record = _clean(record)
+    record["name"] = workload.name
+    record["rw"] = workload.rw
+    record["bs_bytes"] = workload.bs
+    record["total_iops"] = (record["read_iops"] or 0.0) + (record["write_iops"] or 0.0)
+    record["total_bytes_per_s"] = (record["read_bytes_per_s"] or 0.0) + (record["write_bytes_per_s"] or 0.0)
+    record["wear"] = _clean(wear(catalog, array.drive, array.drives, record["write_bytes_per_s"] or 0.0,
+                                 record["raid_waf"], record["nand_waf"]))
+    return record
+
+
+def rebuild_info(spec: ScenarioSpec, catalog: Catalog, under_load: bool = False) -> dict[str, Any]:
+    """Rebuild time and data-loss risk (nvsim.rebuild, issue 6), or {"na": reason} while it is missing.
+
+    The fast answer is for an idle array (milliseconds); under_load (the scenario's first workload)
+    takes seconds and runs with the event-mode simulation.
+    """
+    try:
+        from nvsim.rebuild import rebuild_summary
+    except (ImportError, AttributeError) as exc:
+        return {"na": f"rebuild model not available yet (issue 6): {exc}"}
+    trial = spec if under_load else spec.model_copy(update={"workloads": ()})
+    try:
+        summary = rebuild_summary(trial, catalog)
+    except InputError as exc:
+        return {"na": str(exc)}
+    out = _clean({k: v for k, v in dict(summary).items() if isinstance(v, (int, float, str, type(None)))})
+    out["under_load"] = bool(under_load and spec.workloads)
+    if out.get("rebuild_hours") is None:
+        out["na"] = str(out.get("note") or "no rebuild for this set-up")
+    return out
+
+
+@lru_cache(maxsize=64)
+def _idle_rebuild_cached(key: str, spec_json: str) -> str:
+    spec = ScenarioSpec.model_validate_json(spec_json, context={"catalog": default_catalog()})
+    return json.dumps(rebuild_info(spec, default_catalog(), under_load=False))
+
+
+def evaluate(data: dict[str, Any], spec: ScenarioSpec, catalog: Catalog | None = None, fidelity: str = "fluid",
+             host_ios: int = EVENT_HOST_IOS, rebuild: bool = True) -> dict[str, Any]:
+    """The whole results record of a validated set-up: capacity, bounds, every workload, rebuild."""
+    from nvsim.bounds import array_bounds
+
+    catalog = catalog or default_catalog()
+    report = array_bounds(spec, catalog)
+    cap = report.capacity
+    record: dict[str, Any] = {
+        "key": scenario_key(data), "scenario": data, "fidelity": fidelity,
+        "capacity": {"usable_bytes": cap.usable_bytes, "raw_bytes": cap.raw_bytes, "member_bytes": cap.member_bytes,
+                     "efficiency": cap.efficiency},
+        "bounds": [{"metric": b.metric, "unit": b.unit, "value": b.value, "limited_by": b.limited_by,
+                    "limits": [{"component": lim.component, "value": lim.value} for lim in b.limits]}
+                   for b in report.bounds],
+        "workloads": [],
+    }
+    for workload in spec.workloads:
+        try:
+            record["workloads"].append(workload_record(spec, workload, catalog, fidelity, host_ios))
+        except InputError as exc:
+            record["workloads"].append({"name": workload.name, "error": str(exc)})
+    if rebuild:
+        if catalog is default_catalog():
+            record["rebuild"] = json.loads(_idle_rebuild_cached(record["key"], spec.model_dump_json()))
+        else:
+            record["rebuild"] = rebuild_info(spec, catalog)
+    return _clean(record) | {"scenario": data}
+
+
+def compute(setup: dict[str, Any], custom: dict | None = None, extras: dict | None = None,
+            catalog: Catalog | None = None) -> dict[str, Any]:
+    """What a control change computes (fluid mode): {"errors": {...}} or the results record."""
+    catalog = catalog or default_catalog()
+    data, spec, errors = validate(setup, custom, extras, catalog)
+    if errors:
+        return {"errors": errors, "scenario": data}
+    record = evaluate(data, spec, catalog, "fluid")
+    bad = [w for w in record["workloads"] if "error" in w]
+    record["errors"] = {"workload": bad[0]["error"]} if bad else {}
+    return record
+
+
+# ---------------------------------------------------------------- formatting
+
+
+def fmt_count(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    for scale, suffix in ((1e9, " G"), (1e6, " M"), (1e3, " K")):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g}{suffix}"
+    return f"{value:.3g}"
+
+
+def fmt_gb_per_s(bytes_per_s: float | None) -> str:
+    return "n/a" if bytes_per_s is None else f"{bytes_per_s / 1e9:.3g} GB/s"
+
+
+def fmt_us(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value / 1000:.3g} ms" if value >= 1000 else f"{value:.3g} µs"
+
+
+def fmt_bytes(value: float | None) -> str:
+    return "n/a" if value is None else format_bytes_decimal(value)
+
+
+def fmt_years(value: float | None) -> str:
+    if value is None:
+        return "no writes"
+    return f"{value:,.0f} years" if value >= 100 else f"{value:.2g} years"
+
+
+def fmt_probability(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:.2%}" if value >= 1e-3 else f"{value:.2g}"
+
+
+def latency_us(workload: dict[str, Any], key: str) -> float | None:
+    """A latency statistic of the workload: reads' for read-only jobs, else the writes' (worse) one."""
+    reads, writes = workload.get("read_latency_us") or {}, workload.get("write_latency_us") or {}
+    values = [v for v in (reads.get(key), writes.get(key)) if v is not None]
+    return max(values) if values else None
+
+
+# ---------------------------------------------------------------- export
+
+
+def scenario_yaml(data: dict[str, Any]) -> str:
+    """The set-up as a scenario YAML file that `nvsim run` reads unchanged."""
+    header = "# Written by the nvsim dashboard: `nvsim run THIS_FILE` predicts it.\n"
+    return header + yaml.safe_dump(data, sort_keys=False, default_flow_style=False, allow_unicode=True)
+
+
+RESULT_COLUMNS = (
+    "setup", "scenario", "platform", "drive", "drives", "namespace_bytes", "level", "strip_bytes", "engine",
+    "workload", "fidelity", "total_iops", "read_iops", "write_iops", "read_bytes_per_s", "write_bytes_per_s",
+    "latency_mean_us", "latency_p50_us", "latency_p99_us", "latency_p99_9_us", "cpu_percent",
+    "usable_bytes", "raid_waf", "nand_waf", "member_dwpd", "effective_dwpd", "lifetime_years",
+    "rebuild_hours", "data_loss_probability", "mttdl_years", "bottleneck",
+)
+
+
+def result_rows(record: dict[str, Any], label: str = "", first_only: bool = False) -> list[dict[str, Any]]:
+    """Flat rows (one per workload) with units in the column names, for CSV and tables."""
+    data = record.get("scenario") or {}
+    array = data.get("array") or {}
+    rebuild = record.get("rebuild") or {}
+    rows = []
+    for workload in record.get("workloads") or []:
+        if "error" in workload:
+            continue
+        wear_ = workload.get("wear") or {}
+        rows.append({
+            "setup": label, "scenario": data.get("name"), "platform": data.get("platform"), "drive": array.get("drive"),
+            "drives": array.get("drives"), "namespace_bytes": (record.get("capacity") or {}).get("member_bytes"),
+            "level": array.get("level"), "strip_bytes": array.get("strip_bytes"), "engine": array.get("engine"),
+            "workload": workload["name"], "fidelity": workload.get("fidelity"),
+            "total_iops": workload.get("total_iops"), "read_iops": workload.get("read_iops"),
+            "write_iops": workload.get("write_iops"), "read_bytes_per_s": workload.get("read_bytes_per_s"),
+            "write_bytes_per_s": workload.get("write_bytes_per_s"),
+            "latency_mean_us": latency_us(workload, "mean"), "latency_p50_us": latency_us(workload, "p50"),
+            "latency_p99_us": latency_us(workload, "p99"), "latency_p99_9_us": latency_us(workload, "p99.9"),
+            "cpu_percent": workload.get("cpu_percent"),
+            "usable_bytes": (record.get("capacity") or {}).get("usable_bytes"),
+            "raid_waf": workload.get("raid_waf"), "nand_waf": workload.get("nand_waf"),
+            "member_dwpd": wear_.get("member_dwpd"), "effective_dwpd": wear_.get("effective_dwpd"),
+            "lifetime_years": wear_.get("lifetime_years"), "rebuild_hours": rebuild.get("rebuild_hours"),
+            "data_loss_probability": rebuild.get("data_loss_probability"), "mttdl_years": rebuild.get("mttdl_years"),
+            "bottleneck": workload.get("bottleneck"),
+        })
+        if first_only:
+            break
+    return rows
+
+
+def rows_csv(rows: list[dict[str, Any]]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=RESULT_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: ("" if row.get(k) is None else row.get(k)) for k in RESULT_COLUMNS})
+    return out.getvalue()
+
+
+# ---------------------------------------------------------------- import
+
+
+def decode_upload(contents: str | None, filename: str | None) -> str:
+    """The text of a dcc.Upload (base64 data URL), at most UPLOAD_LIMIT_BYTES, UTF-8."""
+    name = filename or "upload"
+    if not contents or "," not in contents:
+        raise InputError("", "empty upload", source=name)
+    try:
+        raw = base64.b64decode(contents.split(",", 1)[1], validate=True)
+    except (binascii.Error, ValueError):
+        raise InputError("", "the upload is not base64 data", source=name) from None
+    if len(raw) > UPLOAD_LIMIT_BYTES:
+        raise InputError("", f"file is {len(raw):,} bytes; the limit is {UPLOAD_LIMIT_BYTES:,} bytes", source=name)
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError("", f"not UTF-8 text (byte {exc.start})", source=name) from None
+
+
+def _workload_data(workload: WorkloadSpec) -> dict[str, Any]:
+    return workload.model_dump(mode="json", exclude_defaults=True) | {"name": workload.name, "rw": workload.rw}
+
+
+def import_scenario(text: str, filename: str, catalog: Catalog | None = None) -> dict[str, Any]:
+    """A scenario YAML (data only: yaml.safe_load) -> {"setup", "custom", "extras", "strip_bytes"}."""
+    catalog = catalog or default_catalog()
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise InputError(where, f"YAML syntax error: {problem}", source=filename) from None
+    spec = parse_scenario(data, catalog, source=filename)
+    array = spec.array
+    setup = {"platform": spec.platform, "drive": array.drive, "drives": array.drives,
+             "namespace_mode": "size" if array.namespace_bytes else "full",
+             "namespace_value": exact_size_text(array.namespace_bytes) if array.namespace_bytes else "",
+             "level": array.level, "strip_bytes": array.strip_bytes, "engine": array.engine,
+             "workload": FILE_WORKLOADS if spec.workloads else None, "numjobs": None, "iodepth": None}
+    extras: dict[str, Any] = {"seed": spec.seed}
+    if array.layout is not None:
+        extras["layout"] = array.layout
+    if array.level == 10:
+        extras["near_copies"] = array.near_copies
+    placement = spec.placement.model_dump(mode="json", exclude_defaults=True)
+    if placement:
+        extras["placement"] = placement
+    custom = {"label": f"{filename}: {len(spec.workloads)} workload(s)",
+              "workloads": [_workload_data(w) for w in spec.workloads]} if spec.workloads else None
+    return {"setup": setup, "custom": custom, "extras": extras}
+
+
+def exact_size_text(n_bytes: int) -> str:
+    """The shortest decimal size text ("6.4 TB") that reads back as exactly ``n_bytes``."""
+    from nvsim.units import parse_bytes
+
+    for digits in range(0, 10):
+        text = format_bytes_decimal(n_bytes, digits)
+        if parse_bytes(text) == n_bytes:
+            return text
+    return f"{n_bytes} B"
+
+
+def import_fio(text: str, filename: str, scenario: dict[str, Any] | None, catalog: Catalog | None = None) -> dict[str, Any]:
+    """A fio job file -> {"label", "workloads", "warning"}; N% sizes resolved against the current array."""
+    from nvsim.fio import parse_fio_jobfile
+
+    catalog = catalog or default_catalog()
+    parsed = parse_fio_jobfile(text, filename, catalog=catalog)
+    warnings = [parsed.unmodelled_warning()] if parsed.unmodelled_warning() else []
+    phases: dict[int, list[str]] = {}
+    for job in parsed.jobs:
+        phases.setdefault(job.phase, []).append(job.name)
+    if any(len(names) > 1 for names in phases.values()):
+        warnings.append("jobs that fio runs concurrently (no stonewall) are simulated one at a time")
+    device_bytes = None
+    workloads = []
+    for job in parsed.jobs:
+        workload = job.workload
+        if job.size_percent is not None or job.offset_increment_percent is not None:
+            if device_bytes is None:
+                device_bytes = _device_bytes(scenario, workload, catalog, filename)
+            update = {}
+            if job.size_percent is not None:
+                update["size"] = max(workload.bs, int(device_bytes * job.size_percent / 100) // workload.bs * workload.bs)
+            if job.offset_increment_percent is not None:
+                update["offset_increment"] = int(device_bytes * job.offset_increment_percent / 100) // PAGE_BYTES * PAGE_BYTES
+            workload = workload.model_copy(update=update)
+        workloads.append(_workload_data(workload))
+    return {"label": f"{filename}: {len(workloads)} fio job(s)", "workloads": workloads, "warning": "; ".join(warnings)}
+
+
+def _device_bytes(scenario: dict[str, Any] | None, workload: WorkloadSpec, catalog: Catalog, filename: str) -> int:
+    """The array's device size, for fio's size=N% (as `nvsim fio` resolves it)."""
+    from nvsim.sim.system import ArraySystem
+
+    if not scenario:
+        raise InputError("size", "size=N% needs a valid set-up first (fix the set-up, then upload again)", source=filename)
+    spec = parse_scenario(dict(scenario, workloads=[]), catalog)
+    return ArraySystem(spec, workload, catalog).device_bytes
+
+
+def strip_label(strip_bytes: int) -> str:
+    return format_bytes_binary(strip_bytes, 0)

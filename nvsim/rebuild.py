@@ -1,0 +1,245 @@
+"""Failures, degraded running and rebuilds over time: the scenario's fault timeline, integrated.
+
+Between two events (a fault in ``scenario.faults``, or a rebuild finishing) the array is in one
+state -- which members are missing and which one is being rebuilt -- and runs at that state's
+rates (the fluid mode's network, or a measured event-mode window): rebuilt bytes grow linearly,
+so an hours-long rebuild of a 30 TB drive costs a handful of solves, not hours of events. A state
+that misses more members than the level tolerates is data loss, reported with the stripes and
+bytes lost, never a crash.
+
+Rebuilds run one member at a time, in the order members were replaced (md recovers several spares
+in one pass; one at a time is the conservative reading). A hot spare (``array.hot_spares``) starts
+a rebuild at the failure; without one the array stays degraded until a ``replace`` event.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+from .bounds import capacity
+from .catalog import Catalog, default_catalog
+from .risk import HOURS_PER_YEAR, RebuildRisk, rebuild_risk, tolerated_failures
+from .specs import ScenarioSpec, WorkloadSpec
+
+MAX_SEGMENTS = 1000
+
+
+@dataclass
+class Segment:
+    start_s: float
+    end_s: float
+    state: str  # optimal, degraded, rebuilding, data loss
+    missing: tuple[int, ...]
+    rebuilding: int | None
+    foreground_iops: float
+    transactions_per_s: float | None
+    rebuild_bytes_per_s: float
+    rebuilt_bytes_at_end: float
+    limited_by: str
+
+
+@dataclass
+class RebuildRecord:
+    member: int
+    start_s: float
+    end_s: float | None  # None: not finished within the timeline
+    bytes_rebuilt: float
+    survivor_bytes_read: float
+
+    @property
+    def duration_s(self) -> float | None:
+        return None if self.end_s is None else self.end_s - self.start_s
+
+
+@dataclass
+class DataLoss:
+    at_s: float
+    missing: tuple[int, ...]
+    stripes_lost: int
+    bytes_lost: float
+    detail: str
+
+
+@dataclass
+class Timeline:
+    scenario: str
+    workload: str | None
+    fidelity: str
+    segments: list[Segment] = field(default_factory=list)
+    rebuilds: list[RebuildRecord] = field(default_factory=list)
+    data_loss: DataLoss | None = None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _lost(scenario: ScenarioSpec, catalog: Catalog, missing: set[int], rebuilt: dict[int, float]) -> DataLoss | None:
+    """Stripes and bytes lost when ``missing`` members are down (``rebuilt``: bytes a member being
+    rebuilt already holds: its rows below that point are whole again)."""
+    array = scenario.array
+    cap = capacity(scenario, catalog)
+    member = cap.member_bytes
+    tolerance = tolerated_failures(array.level, array.near_copies) if array.engine != "none" else 0
+    if array.level in (1, 10) and array.engine != "none":
+        copies = array.near_copies
+        groups = {}
+        for m in missing:
+            groups.setdefault(m // copies if array.drives % copies == 0 else 0, set()).add(m)
+        bad = [g for g in groups.values() if len(g) >= copies]
+        if not bad:
+            return None
+        lost_rows = sum(member - max(rebuilt.get(m, 0.0) for m in g) for g in bad)
+        strips = int(math.ceil(lost_rows / array.strip_bytes))
+        return DataLoss(0.0, tuple(sorted(missing)), strips, float(lost_rows),
+                        f"all {copies} copies of mirror set(s) {[sorted(g) for g in bad]} are down")
+    if len(missing) <= tolerance:
+        return None
+    if tolerance == 0:  # RAID0 / no RAID: the missing drives' data
+        lost = float(len(missing) * member)
+        return DataLoss(0.0, tuple(sorted(missing)), int(math.ceil(lost / array.strip_bytes)), lost,
+                        f"RAID{array.level} keeps no redundancy: the data of drive(s) {sorted(missing)} is gone")
+    # parity levels: a stripe row is lost where more than ``tolerance`` of its members are missing;
+    # rows below a rebuilding member's progress have that member back
+    progress = sorted(rebuilt.get(m, 0.0) for m in missing)
+    start = progress[tolerance]  # rows from here on miss tolerance + 1 members
+    lost_member_bytes = max(0.0, member - start)
+    data_members = array.drives - tolerance
+    rows = int(math.ceil(lost_member_bytes / array.strip_bytes))
+    return DataLoss(0.0, tuple(sorted(missing)), rows, lost_member_bytes * data_members,
+                    f"{len(missing)} members down, RAID{array.level} tolerates {tolerance}: {rows:,} stripe rows lost")
+
+
+def state_result(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: Catalog, missing: tuple[int, ...],
+                 rebuilding: int | None, fidelity: str = "fluid", overrides: dict | None = None):
+    """One state's foreground and rebuild rates (``workload`` None: the array idle)."""
+    failed = tuple(m for m in missing if m != rebuilding)
+    if fidelity == "event" and workload is not None and not workload.is_oltp:
+        from .sim.des import simulate_event
+        from .sim.system import ArraySystem
+        system = ArraySystem(scenario, workload, catalog, failed_members=tuple(missing))
+        return simulate_event(system, host_ios=20_000, rebuild_member=rebuilding)
+    from .sim.mixed import solve_state
+    return solve_state(scenario, workload, catalog, failed=failed, rebuilding=rebuilding, overrides=overrides)
+
+
+def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: Catalog | None = None,
+                 fidelity: str = "fluid", horizon_s: float | None = None) -> Timeline:
+    """Integrate the scenario's fault events under ``workload`` until every rebuild is done (or
+    ``horizon_s``), state by state."""
+    catalog = catalog or default_catalog()
+    array = scenario.array
+    cap = capacity(scenario, catalog)
+    span = float(array.rebuild.span_bytes or cap.member_bytes)
+    span = min(span, float(cap.member_bytes))
+    out = Timeline(scenario.name, workload.name if workload else None, fidelity)
+    events = list(scenario.faults)
+    missing: set[int] = set()
+    queue: list[int] = []
+    spares = array.hot_spares
+    t = 0.0
+    current: RebuildRecord | None = None
+    cache: dict[tuple, object] = {}
+    for _ in range(MAX_SEGMENTS):
+        while events and events[0].at_s <= t:
+            e = events.pop(0)
+            if e.action in ("fail", "pull"):
+                if current is not None and current.member == e.drive:
+                    current = None  # the drive being rebuilt failed again
+                    queue = [m for m in queue if m != e.drive]
+                missing.add(e.drive)
+                if spares > 0:
+                    spares -= 1
+                    queue.append(e.drive)
+            elif e.action == "replace" and e.drive in missing and e.drive not in queue and \
+                    (current is None or current.member != e.drive):
+                queue.append(e.drive)
+        rebuilt = {current.member: current.bytes_rebuilt} if current else {}
+        loss = _lost(scenario, catalog, missing, rebuilt)
+        if loss is not None:
+            loss.at_s = t
+            out.data_loss = loss
+            out.segments.append(Segment(t, t, "data loss", tuple(sorted(missing)), None, 0.0, None, 0.0, 0.0, loss.detail))
+            break
+        if current is None and queue:
+            member = queue.pop(0)
+            current = RebuildRecord(member, t, None, 0.0, 0.0)
+            out.rebuilds.append(current)
+        next_event = events[0].at_s if events else math.inf
+        if horizon_s is not None:
+            next_event = min(next_event, horizon_s)
+        if current is None and not missing:
+            if math.isinf(next_event):
+                break
+            out.segments.append(Segment(t, next_event, "optimal", (), None, math.nan, None, 0.0, 0.0, ""))
+            t = next_event
+            continue
+        key = (tuple(sorted(missing)), current.member if current else None)
+        if key not in cache:
+            cache[key] = state_result(scenario, workload, catalog, key[0], key[1], fidelity)
+        result = cache[key]
+        rate = float(getattr(result, "rebuild_bytes_per_s", None) or 0.0)
+        end = next_event
+        if current is not None and rate > 0:
+            end = min(end, t + (span - current.bytes_rebuilt) / rate)
+        if math.isinf(end):  # degraded for good: no replacement and no more events
+            out.segments.append(Segment(t, math.inf, "degraded", key[0], None, result.total_iops,
+                                        result.transactions_per_s, 0.0, 0.0, result.limited_by))
+            break
+        state = "rebuilding" if current is not None else "degraded"
+        if current is not None:
+            done = rate * (end - t)
+            current.bytes_rebuilt = min(span, current.bytes_rebuilt + done)
+            current.survivor_bytes_read += done * _reads_per_rebuilt_byte(scenario, len(missing))
+        out.segments.append(Segment(t, end, state, key[0], current.member if current else None, result.total_iops,
+                                    result.transactions_per_s, rate, current.bytes_rebuilt if current else 0.0,
+                                    getattr(result, "rebuild_limited_by", "") or result.limited_by))
+        t = end
+        if current is not None and current.bytes_rebuilt >= span * (1 - 1e-12):
+            current.end_s = t
+            missing.discard(current.member)
+            current = None
+        if horizon_s is not None and t >= horizon_s:
+            break
+    return out
+
+
+def _reads_per_rebuilt_byte(scenario: ScenarioSpec, missing: int) -> float:
+    """Survivor bytes read per byte rebuilt: every other surviving member (parity), one copy (mirror)."""
+    level = scenario.array.level
+    return 1.0 if level in (1, 10) else float(scenario.array.drives - missing)
+
+
+def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, workload: WorkloadSpec | None = None,
+                    fidelity: str = "fluid") -> dict:
+    """One member fails and a hot spare takes its place at once, under ``workload`` (the
+    scenario's first, else idle): rebuild time and speed, the risk of losing data meanwhile, and
+    the array's MTTDL with that rebuild time."""
+    from .specs import FaultSpec
+    catalog = catalog or default_catalog()
+    array = scenario.array
+    if workload is None and scenario.workloads:
+        workload = scenario.workloads[0]
+    drive = catalog.drives[array.drive]
+    if array.engine == "none" or array.level == 0:
+        return {"rebuild_hours": None, "rebuild_mb_per_s": None, "data_loss_probability": 1.0,
+                "mttdl_years": (drive.mtbf_hours.value / array.drives) / HOURS_PER_YEAR,
+                "note": f"RAID{array.level} has no redundancy: a failed drive loses data"}
+    trial = scenario.model_copy(update={"faults": (FaultSpec(at_s=0.0, drive=0, action="fail"),),
+                                        "array": array.model_copy(update={"hot_spares": max(1, array.hot_spares)})})
+    timeline = run_timeline(trial, workload, catalog, fidelity)
+    record = timeline.rebuilds[0]
+    hours = (record.duration_s or math.inf) / 3600.0
+    risk: RebuildRisk = rebuild_risk(array.level, array.drives, drive.mtbf_hours.value, drive.uber_per_bit.value,
+                                     hours, record.survivor_bytes_read, array.near_copies)
+    return {
+        "workload": workload.name if workload else "idle",
+        "rebuild_hours": hours, "rebuild_mb_per_s": record.bytes_rebuilt / max(record.duration_s or math.inf, 1e-12) / 1e6,
+        "data_loss_probability": risk.p_data_loss, "mttdl_years": risk.mttdl_years,
+        "p_another_failure": risk.p_another_failure, "p_unrecoverable_read": risk.p_unrecoverable_read,
+        "annual_failure_rate": risk.annual_failure_rate, "survivor_bytes_read": risk.survivor_bytes_read,
+        "rebuild_limited_by": timeline.segments[0].limited_by if timeline.segments else "",
+    }
+
+
+__all__ = ["run_timeline", "rebuild_summary", "state_result", "Timeline", "Segment", "DataLoss", "RebuildRecord"]

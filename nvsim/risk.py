@@ -1,0 +1,110 @@
+"""The risk of losing data: drive failures (AFR from the datasheet MTBF) and unrecoverable read
+errors (UBER) during a rebuild window, and the array's mean time to data loss (Markov model).
+
+Sources (models/bibliography.yaml ``markov-mttdl``): Patterson, Gibson and Katz (1988) and Chen
+et al. (1994) for the birth-death Markov chains; drives fail independently at a constant rate
+lambda = 1 / MTBF, a rebuild ends at rate mu = 1 / rebuild time (the predicted one, not a
+typed-in one). docs/models/rebuild.md states every formula.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+HOURS_PER_YEAR = 8766.0  # 365.25 days
+
+
+def annual_failure_rate(mtbf_hours: float) -> float:
+    """AFR = 1 - exp(-8766 h / MTBF): the chance one drive fails within a year."""
+    return 1.0 - math.exp(-HOURS_PER_YEAR / mtbf_hours)
+
+
+def tolerated_failures(level: int, copies: int = 2) -> int:
+    return {0: 0, 1: copies - 1, 5: 1, 6: 2, 10: copies - 1}[level]
+
+
+def mttdl_hours_markov(level: int, drives: int, mtbf_hours: float, rebuild_hours: float, copies: int = 2) -> float:
+    """Mean time to data loss: expected time to absorption of the birth-death Markov chain of
+    failed drives (Chen et al. 1994). State k (0..t, t the failures tolerated) goes to k + 1 at
+    (n - k) lambda and back to k - 1 at mu (one rebuild at a time); from state t one more failure
+    loses data. RAID10: each mirror set of ``copies`` drives is such a chain, the array loses data
+    at the first set that does (sets / MTTDL_set). For RAID5 this gives ((2n - 1) lambda + mu) /
+    (n (n - 1) lambda^2), ~ MTBF^2 / (n (n - 1) MTTR) (Patterson et al. 1988)."""
+    lam, mu = 1.0 / mtbf_hours, 1.0 / rebuild_hours
+    if level in (1, 10):
+        sets = max(1, drives // copies) if level == 10 else 1
+        n, t = copies if level == 10 else drives, (copies if level == 10 else drives) - 1
+        return _absorption_hours(n, t, lam, mu) / sets
+    return _absorption_hours(drives, tolerated_failures(level, copies) if drives > 1 else 0, lam, mu)
+
+
+def _absorption_hours(n: int, t: int, lam: float, mu: float) -> float:
+    """Expected hours from state 0 to loss: solve Q T = -1 over the transient states 0..t."""
+    import numpy as np
+    q = np.zeros((t + 1, t + 1))
+    for k in range(t + 1):
+        up = (n - k) * lam
+        q[k, k] -= up
+        if k < t:
+            q[k, k + 1] += up
+        if k > 0:
+            q[k, k - 1] += mu
+            q[k, k] -= mu
+    return float(np.linalg.solve(q, -np.ones(t + 1))[0])
+
+
+def p_failures_during(window_hours: float, exposed_drives: int, needed: int, mtbf_hours: float) -> float:
+    """Chance of at least ``needed`` more failures among ``exposed_drives`` within the window
+    (Poisson with mean exposed x window / MTBF)."""
+    if needed <= 0:
+        return 1.0
+    from scipy.special import gammainc  # P(Poisson(mean) >= k) = regularised lower gamma(k, mean)
+    return float(gammainc(needed, exposed_drives * window_hours / mtbf_hours))
+
+
+def p_unrecoverable_read(bytes_read: float, uber_per_bit: float) -> float:
+    """Chance of at least one unrecoverable read error over ``bytes_read`` (1 - exp(-bits x UBER))."""
+    return 1.0 - math.exp(-8.0 * bytes_read * uber_per_bit)
+
+
+@dataclass(frozen=True)
+class RebuildRisk:
+    rebuild_hours: float
+    annual_failure_rate: float
+    p_another_failure: float  # enough further failures during the rebuild to lose data
+    p_unrecoverable_read: float  # a URE on the survivors while no redundancy is left to correct it
+    p_data_loss: float  # either of the above
+    mttdl_years: float
+    survivor_bytes_read: float
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def rebuild_risk(level: int, drives: int, mtbf_hours: float, uber_per_bit: float, rebuild_hours: float,
+                 survivor_bytes_read: float, copies: int = 2, already_failed: int = 1) -> RebuildRisk:
+    """Risk of one rebuild window after ``already_failed`` drives failed.
+
+    Data is lost if ``tolerated - already_failed + 1`` more drives fail before the rebuild ends, or
+    if an unrecoverable read error hits a stripe that has no redundancy left (RAID5, mirrors, or
+    RAID6 with two down); RAID6 with one down corrects a URE with its second parity.
+    """
+    tolerance = tolerated_failures(level, copies)
+    spare = tolerance - already_failed
+    if level in (1, 10):
+        exposed = copies - already_failed  # only the lost drive's mirror partners matter
+    else:
+        exposed = drives - already_failed
+    p_fail = p_failures_during(rebuild_hours, exposed, spare + 1, mtbf_hours) if spare >= 0 else 1.0
+    p_ure = p_unrecoverable_read(survivor_bytes_read, uber_per_bit) if spare == 0 else 0.0
+    return RebuildRisk(
+        rebuild_hours=rebuild_hours, annual_failure_rate=annual_failure_rate(mtbf_hours), p_another_failure=p_fail,
+        p_unrecoverable_read=p_ure, p_data_loss=1.0 - (1.0 - p_fail) * (1.0 - p_ure),
+        mttdl_years=mttdl_hours_markov(level, drives, mtbf_hours, rebuild_hours, copies) / HOURS_PER_YEAR,
+        survivor_bytes_read=survivor_bytes_read,
+    )
+
+
+__all__ = ["annual_failure_rate", "mttdl_hours_markov", "p_failures_during", "p_unrecoverable_read",
+           "rebuild_risk", "RebuildRisk", "tolerated_failures", "HOURS_PER_YEAR"]

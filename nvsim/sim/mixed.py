@@ -1,0 +1,272 @@
+"""One state of the array (optimal, degraded, rebuilding) under one workload, in the fluid mode.
+
+Foreground work (a fio job's I/Os in flight, or an OLTP database's users) and a rebuild share the
+stations of ``network.py``; the network is solved for both at once, then the engine's rebuild
+policy is applied:
+
+* md (``md_do_sync``): while the array has other I/O the rebuild runs at no more than
+  ``speed_limit_min`` (else ``speed_limit_max``): above it md sleeps, so fewer requests are in
+  flight on average -- the population of the rebuild class is cut until its rate meets the limit.
+* md RAID10 (``raise_barrier``/``wait_barrier`` in raid10.c): recovery requests and normal I/O
+  exclude each other. A batch of recovery requests runs only once normal I/O in flight has drained,
+  and normal I/O arriving meanwhile waits for the batch: the rebuild's cycle grows by one
+  foreground I/O latency, and each synchronous foreground I/O waits, on average, the share of time
+  the barrier is up times the length of a batch.
+* vendor engines: ``rebuild.priority`` scales the requests in flight (no rate limit).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..catalog import Catalog, default_catalog
+from ..specs import ScenarioSpec, WorkloadSpec
+from .fluid import sample_batches, unloaded_latency_s, write_amplification
+from .network import io_demands, io_visits, solve_network, stations
+from .result import SimResult, Utilisation
+from .system import ArraySystem, HostIoBatch
+from .workload import HostStream
+
+DEGRADED_SAMPLE_IOS = 1024
+"""Random host I/Os sampled in a degraded state: enough that every member's share of the
+redirected reads shows (the optimal state's 64 suffice for the mean member)."""
+
+
+@dataclass
+class RebuildClass:
+    step_bytes: int
+    inflight: float
+    demand_s: np.ndarray
+    base_s: float
+    batch: HostIoBatch
+    wait_scale: np.ndarray
+    visits: np.ndarray
+
+
+def _sample(system: ArraySystem, seed: int) -> list[HostIoBatch]:
+    if not system.failed_members or not system.workload.is_random:
+        return sample_batches(system, seed)
+    region = min(system.device_bytes, 1 << 40)
+    offsets, is_write = HostStream.for_job(system.workload, 0, region, seed).next_batch(DEGRADED_SAMPLE_IOS)
+    return [system.batch(0, offsets, is_write)]
+
+
+def _rebuild_class(system: ArraySystem, net, target: int) -> RebuildClass:
+    array = system.array
+    step, inflight = system.engine.rebuild_settings(array.level, array.rebuild.priority)
+    offsets = np.arange(8, dtype=np.int64) * step
+    batch = system.rebuild_batch(target, offsets, step)
+    demand = io_demands(system, net, [batch])
+    thread = net.index("rebuild_thread")
+    cores = net.index("cores")
+    demand[thread], demand[cores] = demand[cores], 0.0  # the resync thread is a thread of its own
+    visits = io_visits(system, net, [batch])
+    # the survivors are read at once: a request waits for the slowest read, not their sum
+    readers = max(1, len(set(batch.op_drive[~batch.op_is_write].tolist())))
+    scale = np.array([1.0 / readers if key in ("nand", "link_up") else 1.0 for key, _ in net.keys])
+    return RebuildClass(step, inflight, demand, unloaded_latency_s(system, [batch]), batch, scale, visits)
+
+
+def rebuild_plan(system: ArraySystem, target: int) -> dict:
+    """The event mode's rebuild bookkeeping: request size, requests in flight, md's limit, span."""
+    array = system.array
+    span = float(array.rebuild.span_bytes or system.capacity.member_bytes)
+    cap = array.rebuild.speed_limit_min_kib_per_s * 1024.0 if system.kind == "md" else math.inf
+    rb = _rebuild_class(system, _with_rebuild_thread(stations(system)), target)
+    guess = min(cap, rb.inflight * rb.step_bytes / rb.base_s)
+    return {"step_bytes": rb.step_bytes, "inflight": rb.inflight, "cap_bytes_per_s": cap,
+            "span_bytes": min(span, system.capacity.member_bytes),
+            "rate_guess": guess, "next_offset": 0, "issued_bytes": 0.0, "done_bytes": 0.0, "window_bytes": 0.0,
+            "finished_s": None}
+
+
+def _with_rebuild_thread(net):
+    from .network import Stations
+    return Stations(net.labels + ("rebuild thread (md resync / driver)",), net.keys + (("rebuild_thread", -1),),
+                    np.append(net.servers, 1.0))
+
+
+def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: Catalog | None = None,
+                failed: tuple[int, ...] = (), rebuilding: int | None = None, seed: int | None = None,
+                overrides: dict | None = None) -> SimResult:
+    """Foreground metrics (and ``rebuild_bytes_per_s``) with ``failed`` members missing and member
+    ``rebuilding`` being rebuilt (it is missing to the foreground until done); ``workload`` None:
+    no foreground I/O (the rebuild alone)."""
+    catalog = catalog or default_catalog()
+    overrides = overrides or {}
+    seed = scenario.seed if seed is None else seed
+    missing = tuple(sorted(set(failed) | ({rebuilding} if rebuilding is not None else set())))
+    idle = workload is None
+    if idle:
+        workload = WorkloadSpec(name="idle", rw="randread", bs=4096)
+    if workload.is_oltp:
+        from .oltp_load import OltpLoad
+        load = OltpLoad(scenario, workload, catalog, missing, seed, overrides)
+    else:
+        load = FioLoad(scenario, workload, catalog, missing, seed, overrides, idle)
+    system = load.system
+    net = _with_rebuild_thread(stations(system))
+    fg_demand, fg_base, population = load.demands(net)
+    rb = _rebuild_class(system, net, rebuilding) if rebuilding is not None else None
+    md = system.kind == "md"
+    barrier = md and scenario.array.level in (1, 10) and rb is not None
+    cap_bytes_per_s = math.inf
+    if md and rb is not None:
+        limits = scenario.array.rebuild
+        kib = limits.speed_limit_min_kib_per_s if population > 0 else limits.speed_limit_max_kib_per_s
+        cap_bytes_per_s = kib * 1024.0
+
+    def solve(k: float, open_u: np.ndarray):
+        demand, base, pop, scale, visits = [fg_demand], [fg_base], [population], [np.ones(len(net))], [load.visits]
+        if rb is not None and k > 0 and not barrier:
+            demand.append(rb.demand_s)
+            base.append(rb.base_s)
+            pop.append(k)
+            scale.append(rb.wait_scale)
+            visits.append(rb.visits)
+        return solve_network(np.array(demand), load.servers(net), np.array(pop), np.array(base), open_u,
+                             start=None if sol is None else sol.queue, wait_scale=np.array(scale), visits=np.array(visits))
+
+    k = rb.inflight if rb is not None else 0.0
+    if barrier:  # recovery alone, with the array to itself while it holds the barrier
+        alone_sol = solve_network(rb.demand_s[None, :], net.servers, np.array([rb.inflight]), np.array([rb.base_s]),
+                                  wait_scale=rb.wait_scale[None, :], visits=rb.visits[None, :])
+        alone = float(alone_sol.throughput[0]) * rb.step_bytes
+        barrier_rate = min(cap_bytes_per_s, alone)
+        hold = barrier_rate / alone  # share of time the barrier is up (md sleeps the rest)
+        batch_s = rb.inflight * rb.step_bytes / alone
+    sol = None  # ``solve`` warm-starts from the last solution
+    sol = solve(k, np.zeros(len(net)))
+    active = 1.0  # md: share of time the rebuild is not sleeping on its speed limit
+    previous = None
+    for _ in range(80):
+        state = np.concatenate([sol.throughput, [active]])
+        if previous is not None and np.allclose(state, previous, rtol=1e-5, atol=1e-9):
+            break
+        previous = state
+        open_u = np.minimum(0.999, load.open_utilisation(net, sol.throughput[0]))
+        if system.engine_on_host_cpu:  # md's threads take host CPUs from the database's threads
+            other = sol.utilisation[net.index("engine")] * net.servers[net.index("engine")] \
+                + sol.utilisation[net.index("rebuild_thread")]
+            load.other_busy = 0.5 * load.other_busy + 0.5 * float(other)
+        sol = solve(k, open_u)
+        if rb is not None and not barrier and len(sol.throughput) > 1:
+            rate = sol.throughput[1] * rb.step_bytes
+            if rate > cap_bytes_per_s * 1.0001 or (active < 1.0 and rate < cap_bytes_per_s * 0.9999):
+                active = max(1e-4, min(1.0, active * cap_bytes_per_s / rate))
+            k = rb.inflight * active
+    rebuild_rate = 0.0
+    rebuild_limit = ""
+    if barrier:
+        rebuild_rate = barrier_rate
+        rebuild_limit = f"md speed limit {cap_bytes_per_s / 1024:.0f} KiB/s" if barrier_rate >= 0.995 * cap_bytes_per_s else \
+            f"recovery alone: {rb.inflight:g} requests of {rb.step_bytes // 1024} KiB in flight"
+    elif rb is not None and len(sol.throughput) > 1:
+        rebuild_rate = sol.throughput[1] * rb.step_bytes
+        if rebuild_rate >= 0.995 * cap_bytes_per_s:
+            rebuild_limit = f"md speed limit {cap_bytes_per_s / 1024:.0f} KiB/s"
+        else:
+            j = int(np.argmax(sol.utilisation))
+            rebuild_limit = f"{net.labels[j]} at {100 * sol.utilisation[j]:.0f}%" if sol.utilisation[j] > 0.9 else \
+                f"{rb.inflight:g} rebuild requests in flight ({rb.step_bytes // 1024} KiB each)"
+    if barrier:  # foreground alone while md sleeps; at batch ends only while the barrier is up
+        load.time_share(sol, hold, batch_s)
+    result = load.result(net, sol)
+    util = list(result.utilisation)
+    result.rebuild_bytes_per_s = rebuild_rate if rb is not None else None
+    result.rebuild_limited_by = rebuild_limit
+    result.utilisation = tuple(util)
+    return result
+
+
+class FioLoad:
+    """A fio job as the foreground class: its I/Os in flight, one cycle per host I/O."""
+
+    other_busy = 0.0
+
+    sync_ios_per_cycle = 1.0
+
+    def __init__(self, scenario, workload, catalog, missing, seed, overrides, idle=False):
+        self.idle = idle
+        self.system = ArraySystem(scenario, workload, catalog, failed_members=missing,
+                                  engine_overrides=overrides.get("engine"), host_io_overrides=overrides.get("host_io"))
+        self.workload = workload
+        self.batches = _sample(self.system, seed)
+
+    def demands(self, net):
+        from .fluid import jbod_imbalance
+        system = self.system
+        weights = None
+        if system.jbod:
+            weights = np.full(system.array.drives, jbod_imbalance(system) / system.array.drives)
+        demand = io_demands(system, net, self.batches, weights)
+        self.visits = io_visits(system, net, self.batches)
+        if weights is not None:  # jobs bound to drives: each host I/O visits its own drive once
+            self.visits = np.where(demand > 0, 1.0, 0.0)
+        w = self.workload
+        return demand, unloaded_latency_s(system, self.batches), 0.0 if self.idle else float(w.numjobs * w.iodepth)
+
+    def servers(self, net):
+        return net.servers
+
+    def open_utilisation(self, net, x):
+        return np.zeros(len(net))
+
+    def sync_io_latency_s(self, sol):
+        return float(sol.cycle_s[0])
+
+    def time_share(self, sol, hold: float, batch_s: float) -> None:
+        """md RAID10 recovery: see ``OltpLoad.time_share``; an fio slot's cycle is one I/O."""
+        from .oltp_load import _scale
+        free = float(sol.throughput[0])
+        cycle = float(sol.cycle_s[0])
+        pop = free * cycle
+        x = (1 - hold) * free + hold * pop / (cycle + batch_s)
+        _scale(sol, x / free if free > 0 else 0.0)
+
+    def result(self, net, sol) -> SimResult:
+        system, w = self.system, self.workload
+        x = float(sol.throughput[0])
+        f_read = 1.0 - float(np.mean(np.concatenate([b.is_write for b in self.batches])))
+        raid_waf, nand_waf = write_amplification(system, self.batches)
+        util = _grouped_utilisation(system, net, sol.utilisation)
+        return SimResult(
+            scenario=system.scenario.name, workload=w.name, fidelity="fluid",
+            read_iops=x * f_read, write_iops=x * (1 - f_read), read_bytes_per_s=x * f_read * w.bs,
+            write_bytes_per_s=x * (1 - f_read) * w.bs, cpu_percent=_cpu_percent(system, net, sol),
+            read_latency_us={"mean": float(sol.cycle_s[0]) * 1e6} if f_read > 0 and x > 0 else {},
+            write_latency_us={"mean": float(sol.cycle_s[0]) * 1e6} if f_read < 1 and x > 0 else {},
+            raid_waf=raid_waf, nand_waf=nand_waf, utilisation=util, limited_by=_limit(util),
+        )
+
+
+def _grouped_utilisation(system: ArraySystem, net, utilisation: np.ndarray) -> tuple[Utilisation, ...]:
+    """One entry per resource of ``ArraySystem.resources`` (drives: the busiest), plus the rebuild thread."""
+    out = []
+    for key, label, _ in system.resources():
+        values = [u for (k, _d), u in zip(net.keys, utilisation) if k == key]
+        out.append(Utilisation(label, float(max(values)) if values else 0.0))
+    i = net.index("rebuild_thread")
+    if utilisation[i] > 0:
+        out.append(Utilisation(net.labels[i], float(utilisation[i])))
+    return tuple(out)
+
+
+def _limit(util) -> str:
+    from .result import busiest
+    top = busiest(util)
+    return top.resource
+
+
+def _cpu_percent(system: ArraySystem, net, sol, extra_busy: float = 0.0) -> float:
+    busy = float(sol.utilisation[net.index("cores")] * net.servers[net.index("cores")]) + extra_busy
+    if system.engine_on_host_cpu:
+        busy += float(sol.utilisation[net.index("engine")] * net.servers[net.index("engine")])
+    busy += float(sol.utilisation[net.index("rebuild_thread")])
+    return 100.0 * busy / system.logical_cpus
+
+
+__all__ = ["solve_state", "FioLoad"]

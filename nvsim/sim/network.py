@@ -1,0 +1,180 @@
+"""Several kinds of work sharing the array at once, as a closed/open queueing network (fluid mode).
+
+The steady fio fluid mode (``fluid.py``) takes the tightest resource; once a rebuild, a degraded
+array's extra reads or an OLTP database's users share the resources, each class's rate depends on
+the others', so it is solved as a multi-class queueing network with the same per-I/O demands:
+
+* stations: the ``ArraySystem.resources`` list, with every drive's NAND pool and link directions
+  as stations of their own (a rebuild loads its source and target drives, not the mean member);
+* closed classes (fio jobs' I/Os in flight, OLTP users, a rebuild's requests in flight): Bard-
+  Schweitzer approximate mean value analysis (Schweitzer 1979; Lazowska et al., *Quantitative
+  System Performance*, 1984, ch. 7), each cycle made of its demands plus a pure delay;
+* open classes (an OLTP database's page flushes): their utilisation slows every closed class
+  (the mixed-network rule, Lazowska ch. 7.4);
+* a station of ``m`` servers follows Seidmann et al. (1987): a queue of demand D/m plus a delay of
+  D (m - 1)/m.
+The waiting time of each station adds to a class's *unloaded* latency, which keeps the member I/Os
+of one host I/O in parallel (the sum of demands would serialise them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .system import ArraySystem, HostIoBatch
+
+
+@dataclass(frozen=True)
+class Stations:
+    """The stations of one array: labels, keys (``resources`` key, drive index or -1), servers."""
+
+    labels: tuple[str, ...]
+    keys: tuple[tuple[str, int], ...]
+    servers: np.ndarray
+
+    def index(self, key: str, drive: int = -1) -> int:
+        return self.keys.index((key, drive))
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+
+PER_DRIVE = ("nand", "link_up", "link_down")
+
+
+def stations(system: ArraySystem) -> Stations:
+    labels, keys, servers = [], [], []
+    for key, label, count in system.resources():
+        if key in PER_DRIVE:
+            for d in range(system.array.drives):
+                labels.append(label.replace("busiest", f"drive {d}"))
+                keys.append((key, d))
+                servers.append(count)
+        else:
+            labels.append(label)
+            keys.append((key, -1))
+            servers.append(count)
+    return Stations(tuple(labels), tuple(keys), np.asarray(servers, dtype=float))
+
+
+def io_demands(system: ArraySystem, net: Stations, batches: list[HostIoBatch], drive_weights: np.ndarray | None = None) -> np.ndarray:
+    """Mean demand (seconds) of one host I/O of ``batches`` at every station.
+
+    Drives: per member from the batches' member I/Os; ``drive_weights`` (jobs bound to drives
+    without RAID) spreads them by share instead.
+    """
+    n = sum(len(b) for b in batches)
+    out = np.zeros(len(net))
+    mean = lambda attr: sum(float(getattr(b, attr).sum()) for b in batches) / n  # noqa: E731
+    scalar = {
+        "cores": lambda: mean("submit_s") + mean("complete_s"), "lock": lambda: mean("lock_s"),
+        "engine": lambda: mean("pre_s") + mean("mid_s"), "device_bw": lambda: mean("device_bw_s"),
+        "device_up": lambda: mean("device_up_s"), "device_down": lambda: mean("device_down_s"),
+        "memory": lambda: mean("memory_s"),
+        "rebuild_thread": lambda: 0.0,  # only a rebuild's own requests use it (nvsim.sim.mixed)
+    }
+    drives = system.array.drives
+    per_drive = {}
+    for key in PER_DRIVE:
+        total = np.zeros(drives)
+        for b in batches:
+            if key == "nand":
+                values, mask = b.op_die_s, slice(None)
+            elif key == "link_up":
+                values, mask = b.op_link_s, ~b.op_is_write
+            else:
+                values, mask = b.op_link_s, b.op_is_write
+            total += np.bincount(b.op_drive[mask], weights=values[mask], minlength=drives)[:drives]
+        if drive_weights is not None:
+            total = total.sum() * drive_weights
+        per_drive[key] = total / n
+    for i, (key, drive) in enumerate(net.keys):
+        out[i] = per_drive[key][drive] if drive >= 0 else scalar[key]()
+    return out
+
+
+def io_visits(system: ArraySystem, net: Stations, batches: list[HostIoBatch]) -> np.ndarray:
+    """Mean visits of one host I/O to every station: member I/Os per drive station, one elsewhere
+    (where it has a demand). With the demands they give the service time per visit."""
+    n = sum(len(b) for b in batches)
+    drives = system.array.drives
+    counts = {}
+    for key in PER_DRIVE:
+        total = np.zeros(drives)
+        for b in batches:
+            mask = slice(None) if key == "nand" else (~b.op_is_write if key == "link_up" else b.op_is_write)
+            total += np.bincount(b.op_drive[mask], minlength=drives)[:drives]
+        counts[key] = total / n
+    return np.array([counts[key][d] if d >= 0 else 1.0 for key, d in net.keys])
+
+
+@dataclass
+class NetworkSolution:
+    throughput: np.ndarray  # per closed class, cycles per second
+    cycle_s: np.ndarray  # per closed class, mean time of one cycle
+    utilisation: np.ndarray  # per station (closed + open classes), busy share of its servers
+    waiting_s: np.ndarray  # (classes, stations) queueing delay per cycle
+    queue: np.ndarray  # (classes, stations) mean queue lengths (a warm start for a nearby solve)
+
+
+def solve_network(demand_s: np.ndarray, servers: np.ndarray, population: np.ndarray, base_s: np.ndarray,
+                  open_utilisation: np.ndarray | None = None, iterations: int = 400, tolerance: float = 1e-7,
+                  start: np.ndarray | None = None, wait_scale: np.ndarray | None = None,
+                  visits: np.ndarray | None = None) -> NetworkSolution:
+    """Schweitzer's approximate MVA for closed classes (``demand_s``: classes x stations).
+
+    ``population``: customers of each closed class (real numbers allowed); ``base_s``: each class's
+    cycle time with no queueing (unloaded latency plus any pure delay); ``open_utilisation``: the
+    busy share of each station taken by open classes. Returns throughputs, cycle times and
+    utilisations. ``wait_scale`` (classes x stations) weighs each station's waiting in a class's
+    cycle: 1/k where a cycle waits at k such stations at once (a rebuild request reads every
+    survivor in parallel, so it waits for the slowest, not the sum). ``visits`` (classes x
+    stations): with them a FCFS station's waiting is the work queued ahead in the other classes'
+    own service times per visit (Bard's multi-class FCFS rule), not the arriving class's.
+    """
+    demand_s = np.atleast_2d(np.asarray(demand_s, dtype=float))
+    classes, k = demand_s.shape
+    population = np.asarray(population, dtype=float)
+    base_s = np.asarray(base_s, dtype=float)
+    u_open = np.zeros(k) if open_utilisation is None else np.minimum(np.asarray(open_utilisation, float), 0.999)
+    m = np.maximum(servers, 1.0)
+    queue_part = demand_s / m / (1.0 - u_open)  # Seidmann: a single queue of D/m, slowed by open work
+    scale = np.ones_like(demand_s) if wait_scale is None else np.atleast_2d(wait_scale)
+    if visits is not None:
+        v = np.maximum(np.atleast_2d(visits), 1e-12)
+        service = np.where(demand_s > 0, demand_s / v, 0.0) / m / (1.0 - u_open)  # per visit, per server
+    queue = np.zeros((classes, k)) if start is None or start.shape != (classes, k) else start.copy()
+    x = np.zeros(classes)
+    for _ in range(iterations):
+        total = queue.sum(axis=0)
+        # arrival theorem (Schweitzer): a customer sees the queue less its own share
+        own = np.divide(queue, population[:, None], out=np.zeros_like(queue), where=population[:, None] > 0)
+        seen = np.maximum(total[None, :] - own, 0.0)
+        if visits is None:
+            waiting = queue_part * seen
+        else:  # the work ahead: each class's queue in its own service time
+            ahead = (queue * service).sum(axis=0)[None, :] - own * service
+            waiting = np.where(demand_s > 0, v * np.maximum(ahead, 0.0), 0.0)
+        cycle = base_s + (waiting * scale).sum(axis=1)
+        x_new = np.divide(population, cycle, out=np.zeros(classes), where=cycle > 0)
+        # no station beyond its capacity (the approximation can overshoot near saturation)
+        load = (x_new[:, None] * demand_s).sum(axis=0) / m + u_open
+        over = load.max() if k else 0.0
+        if over > 1.0:
+            x_new = x_new / over
+        if visits is None:
+            queue_new = x_new[:, None] * (queue_part * (1.0 + seen))
+        else:
+            queue_new = x_new[:, None] * (queue_part + waiting)
+        if np.allclose(x_new, x, rtol=tolerance, atol=0.0) and np.allclose(queue_new, queue, rtol=1e-5, atol=1e-9):
+            x, queue = x_new, queue_new
+            break
+        x, queue = x_new, 0.5 * (queue + queue_new)
+    utilisation = np.minimum(1.0, (x[:, None] * demand_s).sum(axis=0) / m + u_open)
+    cycle = np.divide(population, x, out=np.full(classes, np.inf), where=x > 0)
+    return NetworkSolution(throughput=x, cycle_s=cycle, utilisation=utilisation, waiting_s=waiting, queue=queue)
+
+
+__all__ = ["Stations", "stations", "io_demands", "solve_network", "NetworkSolution"]

@@ -1,0 +1,174 @@
+"""The dashboard in a real browser: headless Chromium (Debian's chromium + chromium-driver) drives
+the page served by a Dash server started here on a free port.
+
+Without Chromium these tests FAIL (CI installs it: `make system-packages`); set NVSIM_NO_BROWSER=1
+to skip them on purpose.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from dashboard import core
+from dashboard.browser import Browser, missing
+from nvsim.predict import simulate
+from nvsim.scenario import load_scenario
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def page():
+    reason = missing()
+    if reason:
+        if os.environ.get("NVSIM_NO_BROWSER") == "1":
+            pytest.skip(f"NVSIM_NO_BROWSER=1: {reason}")
+        pytest.fail(reason)
+    from dashboard.app import ServerThread, create_app
+
+    server = ServerThread(create_app())
+    browser = Browser()
+    try:
+        browser.open(server.url)
+        browser.url = server.url
+        yield browser
+    finally:
+        browser.quit()
+        server.stop()
+
+
+def reset(page: Browser) -> None:
+    """Back to the default set-up (a fresh page load)."""
+    page.open(page.url)
+
+
+def expected_iops(catalog, **changes) -> float:
+    """What the page must show for the default set-up with ``changes`` (the same fluid model)."""
+    record = core.compute(core.default_setup(catalog) | changes, catalog=catalog)
+    return record["workloads"][0]["total_iops"]
+
+
+def shows_iops(page: Browser, value: float) -> float:
+    return page.wait_value("m-iops", lambda v: v == pytest.approx(value, rel=1e-9), 20)
+
+
+def test_page_loads_with_numbers_and_fetches_nothing_from_outside(page):
+    reset(page)
+    assert page.value("m-iops") > 1e6 and page.text("m-iops").endswith("M")
+    assert page.value("m-capacity") == 84_480_000_000_000
+    assert "fluid mode" in page.text("mode")
+    assert "at 100%" in page.text("bottleneck")
+    assert page.external_requests(page.url) == []
+    severe = [e for e in page.driver.get_log("browser") if e["level"] == "SEVERE"]
+    assert severe == []
+
+
+def test_changing_the_drive_count_changes_the_numbers(page, catalog):
+    reset(page)
+    page.choose_radio("engine", "xinnor-xiraid")  # host cores limit 24 drives; the drives limit 12
+    iops_24 = shows_iops(page, expected_iops(catalog, engine="xinnor-xiraid"))
+    assert page.text("bottleneck").startswith("host cores")
+    page.type_into("drives", "12")
+    iops_12 = shows_iops(page, expected_iops(catalog, engine="xinnor-xiraid", drives=12))
+    assert iops_12 < iops_24 and page.text("bottleneck").startswith("drive NAND")
+    assert page.value("m-capacity") == 10 * 3_840_000_000_000  # RAID6: 12 - 2 members of data
+    assert "ms" in page.text("answer-time")
+
+
+def test_invalid_input_shows_its_message_next_to_the_control_and_the_server_stays_up(page, tmp_path):
+    reset(page)
+    page.type_into("drives", "3")
+    message = page.wait(lambda: page.text("drives-error"), 15, "the drive-count message")
+    assert message == "array: drives: RAID6 needs at least 4 drives, got 3"
+    assert page.element("drives-field").find_element("id", "drives-error").is_displayed()
+    assert page.text("m-iops") == "n/a"
+    page.type_into("drives", "24")
+    page.wait(lambda: page.text("drives-error") == "" and page.value("m-iops"), 15, "the message to clear")
+
+    page.choose_radio("namespace-mode", "size")
+    page.type_into("namespace-value", "10 TB")
+    message = page.wait(lambda: page.text("namespace-error"), 15, "the namespace message")
+    assert "namespace_bytes: 10.00 TB is larger than the drive" in message
+
+    broken = tmp_path / "broken.fio"
+    broken.write_text("[global]\nioengine=libaio\n[job]\nrw=randread\nbs=4q\n")
+    page.upload("fio-upload", broken)
+    note = page.wait(lambda: page.text("fio-note"), 15, "the fio message")
+    assert note.startswith("broken.fio line 5") and "bs" in note
+
+    page.type_into("namespace-value", "3.2 TB")  # the server is still up and answers
+    page.wait(lambda: page.text("namespace-error") == "" and page.value("m-capacity") == 22 * 3_200_000_000_000,
+              15, "the shrunken namespace's capacity")
+
+
+def test_simulate_runs_the_event_model_with_progress_and_replaces_the_numbers(page):
+    reset(page)
+    assert page.text("m-p99") == "n/a"
+    page.click("simulate")
+    page.wait(lambda: page.text("sim-status").startswith("event mode"), 10, "the progress text")
+    assert not page.element("simulate").is_enabled()  # one run at a time; the page stays live
+    page.wait(lambda: "finished" in page.text("sim-status"), 90, "the event-mode run")
+    page.wait(lambda: page.text("mode").startswith("event mode") and page.value("m-p99"), 10, "the event-mode numbers")
+    p50, p99, p999 = page.value("m-p50"), page.value("m-p99"), page.value("m-p999")
+    assert 0 < p50 <= p99 <= p999
+    assert page.element("simulate").is_enabled()
+    page.type_into("drives", "20")  # a new set-up: back to fluid numbers, percentiles n/a again
+    page.wait(lambda: page.text("m-p99") == "n/a" and "fluid" in page.text("mode"), 15, "fluid numbers")
+
+
+def test_compare_two_set_ups_side_by_side(page, catalog):
+    reset(page)
+    page.choose_radio("engine", "linux-md")
+    md_iops = shows_iops(page, expected_iops(catalog, engine="linux-md"))
+    page.click("add-compare")
+    page.wait(lambda: "added A:" in page.text("add-note"), 10, "set-up A")
+    page.choose_radio("engine", "graid-supremeraid-sr1010")
+    gpu_iops = shows_iops(page, expected_iops(catalog))
+    page.click("add-compare")
+    page.wait(lambda: "added B:" in page.text("add-note"), 10, "set-up B")
+    page.click("tab-compare")
+    assert not page.element("view-setup").is_displayed()
+    table = page.wait(lambda: page.element("compare-values"), 10, "the comparison table")
+    assert "A: 24x RAID6 linux-md" in table.text and "B: 24x RAID6 graid-supremeraid-sr1010" in table.text
+    cells = page.element("compare-row-total_iops").find_elements("tag name", "td")
+    assert [float(c.get_attribute("data-value")) for c in cells] == [pytest.approx(md_iops), pytest.approx(gpu_iops)]
+    bars = page.wait(lambda: page.driver.execute_script(
+        "const g = document.querySelector('#compare-graph .js-plotly-plot');"
+        "return g && g.data && g.data.map(t => t.y.length);"), 10, "the comparison bars")
+    assert bars == [1] * 12  # six charts, one bar per set-up in each
+    page.click("tab-setup")
+    assert page.element("m-iops").is_displayed()
+
+
+def test_exported_scenario_gives_the_same_prediction_and_imports_back(page, catalog):
+    reset(page)
+    page.choose_radio("level", "10")
+    page.type_into("drives", "16")
+    page.wait(lambda: page.value("m-capacity") == 8 * 3_840_000_000_000, 15, "RAID10 capacity")
+    shown_iops = page.value("m-iops")
+    before = {p.name for p in page.downloads.iterdir()}
+    page.click("export-yaml")
+    exported = page.downloaded(".yaml", after=before)
+    spec = load_scenario(exported, catalog)
+    assert (spec.array.level, spec.array.drives) == (10, 16)
+    assert simulate(spec, spec.workloads[0], catalog, "fluid").total_iops == pytest.approx(shown_iops, rel=1e-9)
+
+    page.click("export-csv")
+    table = page.downloaded(".csv", after=before).read_text()
+    assert table.splitlines()[0].startswith("setup,scenario,platform") and len(table.splitlines()) == 2
+
+    reset(page)  # load the exported file back through the upload control
+    page.upload("scenario-upload", exported)
+    page.wait(lambda: page.value("m-capacity") == 8 * 3_840_000_000_000, 15, "the imported set-up")
+    assert page.value("m-iops") == pytest.approx(shown_iops, rel=1e-9)
+    assert "loaded" in page.text("import-note")
+
+
+def test_reference_scenario_import_lists_all_its_workloads(page):
+    reset(page)
+    page.upload("scenario-upload", ROOT / "scenarios/graid-gen5-raid6/md-raid6-4k.yaml")
+    page.wait(lambda: "write-b1m-j192-d16" in page.text("workloads"), 20, "the imported workloads")
+    rows = page.element("workloads").find_elements("css selector", "tbody tr")
+    assert len(rows) == 4
+    assert page.element("engine").find_element("css selector", "input[value='linux-md']").is_selected()
