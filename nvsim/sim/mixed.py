@@ -163,7 +163,7 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
     if barrier:
         rebuild_rate = barrier_rate
         rebuild_limit = f"md speed limit {cap_bytes_per_s / 1024:.0f} KiB/s" if barrier_rate >= 0.995 * cap_bytes_per_s else \
-            f"recovery alone: {rb.inflight:g} requests of {rb.step_bytes // 1024} KiB in flight"
+            f"recovery alone: {rb.inflight:.0f} requests of {rb.step_bytes // 1024} KiB in flight"
     elif rb is not None and len(sol.throughput) > 1:
         rebuild_rate = sol.throughput[1] * rb.step_bytes
         if rebuild_rate >= 0.995 * cap_bytes_per_s:
@@ -171,7 +171,7 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
         else:
             j = int(np.argmax(sol.utilisation))
             rebuild_limit = f"{net.labels[j]} at {100 * sol.utilisation[j]:.0f}%" if sol.utilisation[j] > 0.9 else \
-                f"{rb.inflight:g} rebuild requests in flight ({rb.step_bytes // 1024} KiB each)"
+                f"{rb.inflight:.1f} rebuild requests in flight ({rb.step_bytes // 1024} KiB each)"
     if barrier:  # foreground alone while md sleeps; at batch ends only while the barrier is up
         load.time_share(sol, hold, batch_s)
     result = load.result(net, sol)
