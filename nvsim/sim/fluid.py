@@ -63,7 +63,9 @@ def write_amplification(system: ArraySystem, batches: list[HostIoBatch]) -> tupl
 def demands(system: ArraySystem, batches: list[HostIoBatch]) -> list[tuple[str, float, float]]:
     """(resource label, mean demand seconds per host I/O, servers) for every resource."""
     n = sum(len(b) for b in batches)
-    mean = lambda attr: sum(float(getattr(b, attr).sum()) for b in batches) / n  # noqa: E731
+    totals = [b.totals() for b in batches]
+    total = lambda attr: sum(t[attr] for t in totals)  # noqa: E731
+    mean = lambda attr: total(attr) / n  # noqa: E731
     # the drives: the mean member's load (layouts rotate parity and mirrors over every member);
     # jobs bound to drives (no RAID) load the busiest by ceil(jobs/drives)/(jobs/drives)
     scale = (jbod_imbalance(system) if system.jbod else 1.0) / (system.array.drives * n)
@@ -74,9 +76,9 @@ def demands(system: ArraySystem, batches: list[HostIoBatch]) -> list[tuple[str, 
         "device_bw": lambda: mean("device_bw_s"),
         "device_up": lambda: mean("device_up_s"),
         "device_down": lambda: mean("device_down_s"),
-        "nand": lambda: sum(float(b.op_die_s.sum()) for b in batches) * scale,
-        "link_up": lambda: sum(float(b.op_link_s[~b.op_is_write].sum()) for b in batches) * scale,
-        "link_down": lambda: sum(float(b.op_link_s[b.op_is_write].sum()) for b in batches) * scale,
+        "nand": lambda: total("op_die_s") * scale,
+        "link_up": lambda: total("op_link_read_s") * scale,
+        "link_down": lambda: total("op_link_write_s") * scale,
         "memory": lambda: mean("memory_s"),
     }
     return [(label, demand[key](), servers) for key, label, servers in system.resources()]

@@ -151,6 +151,22 @@ class HostIoBatch:
     op_link_s: np.ndarray
     op_bytes: np.ndarray
     op_runs: np.ndarray | None = None  # first member I/O of each (host I/O, phase) run (see ``phase_runs``)
+    _totals: dict | None = None
+
+    HOST_FIELDS = ("submit_s", "complete_s", "lock_s", "pre_s", "mid_s", "device_bw_s", "device_down_s",
+                   "device_up_s", "memory_s")
+
+    def totals(self) -> dict[str, float]:
+        """Each per-host-I/O demand summed over the batch (one reduction for all of them), and the
+        member I/Os' NAND time and link time by direction: what the fluid mode averages."""
+        if self._totals is None:
+            sums = np.vstack([getattr(self, f) for f in self.HOST_FIELDS]).sum(axis=1)
+            out = dict(zip(self.HOST_FIELDS, sums.tolist()))
+            out["op_die_s"] = float(self.op_die_s.sum())
+            out["op_link_read_s"] = float(self.op_link_s[~self.op_is_write].sum())
+            out["op_link_write_s"] = float(self.op_link_s[self.op_is_write].sum())
+            self._totals = out
+        return self._totals
 
     def __len__(self) -> int:
         return len(self.submit_s)
@@ -281,7 +297,9 @@ class ArraySystem:
         key = None
         if not self.jbod:
             g = self.geometry
-            key = (g.level, g.n_members, g.strip_bytes, g.layout, g.copies, min(g.member_size_bytes, 1 << 50),
+            # not the member size: md's layouts repeat every few stripes, so the member I/Os of the
+            # same offsets are the same on any drive size or namespace (a sweep's common case)
+            key = (g.level, g.n_members, g.strip_bytes, g.layout, g.copies,
                    self.workload.bs, self.workload.iodepth, self.workload.is_random, self.failed_members,
                    hash(offsets.tobytes()), hash(is_write.tobytes()), len(offsets))
             hit = _PLANS.get(key)
