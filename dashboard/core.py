@@ -556,24 +556,16 @@ def import_fio(text: str, filename: str, scenario: dict[str, Any] | None, catalo
     catalog = catalog or default_catalog()
     parsed = parse_fio_jobfile(text, filename, catalog=catalog)
     warnings = [parsed.unmodelled_warning()] if parsed.unmodelled_warning() else []
-    phases: dict[int, list[str]] = {}
-    for job in parsed.jobs:
-        phases.setdefault(job.phase, []).append(job.name)
-    if any(len(names) > 1 for names in phases.values()):
+    if parsed.concurrent_jobs():
         warnings.append("jobs that fio runs concurrently (no stonewall) are simulated one at a time")
     device_bytes = None
     workloads = []
     for job in parsed.jobs:
         workload = job.workload
-        if job.size_percent is not None or job.offset_increment_percent is not None:
+        if job.needs_device_bytes:
             if device_bytes is None:
                 device_bytes = _device_bytes(scenario, workload, catalog, filename)
-            update = {}
-            if job.size_percent is not None:
-                update["size"] = max(workload.bs, int(device_bytes * job.size_percent / 100) // workload.bs * workload.bs)
-            if job.offset_increment_percent is not None:
-                update["offset_increment"] = int(device_bytes * job.offset_increment_percent / 100) // PAGE_BYTES * PAGE_BYTES
-            workload = workload.model_copy(update=update)
+            workload = job.resolved(device_bytes)
         workloads.append(_workload_data(workload))
     return {"label": f"{filename}: {len(workloads)} fio job(s)", "workloads": workloads, "warning": "; ".join(warnings)}
 

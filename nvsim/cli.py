@@ -136,10 +136,7 @@ def fio_command(
     spec = load_scenario(system, catalog)
     parsed = load_fio_jobfile(jobfile, catalog=catalog)
     warning = parsed.unmodelled_warning()
-    phases: dict[int, list[str]] = {}
-    for job in parsed.jobs:
-        phases.setdefault(job.phase, []).append(job.name)
-    together = [names for names in phases.values() if len(names) > 1]
+    together = parsed.concurrent_jobs()
     if together:  # fio would run these at once, sharing the array; nvsim runs each alone
         concurrent = "; ".join(", ".join(names) for names in together)
         note = f"jobs that fio runs concurrently (no stonewall) are simulated one at a time: {concurrent}"
@@ -152,15 +149,10 @@ def fio_command(
     results = []
     for job in parsed.jobs:
         workload = job.workload
-        if job.size_percent is not None or job.offset_increment_percent is not None:
+        if job.needs_device_bytes:
             if device_bytes is None:
                 device_bytes = ArraySystem(spec, workload, catalog).device_bytes
-            update = {}
-            if job.size_percent is not None:
-                update["size"] = max(workload.bs, int(device_bytes * job.size_percent / 100) // workload.bs * workload.bs)
-            if job.offset_increment_percent is not None:
-                update["offset_increment"] = int(device_bytes * job.offset_increment_percent / 100) // 4096 * 4096
-            workload = workload.model_copy(update=update)
+            workload = job.resolved(device_bytes)
         result = simulate(spec, workload, catalog, fidelity)
         samples = result.latency_samples_s
         window = result.simulated_s or 1.0

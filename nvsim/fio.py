@@ -138,6 +138,22 @@ class FioJob:
     numa_cpu_nodes: str | None = None
     line: int = 0
 
+    @property
+    def needs_device_bytes(self) -> bool:
+        """Whether ``size`` or ``offset_increment`` was written as a share of the device ('N%')."""
+        return self.size_percent is not None or self.offset_increment_percent is not None
+
+    def resolved(self, device_bytes: int) -> WorkloadSpec:
+        """The job's workload with 'N%' sizes taken of ``device_bytes`` (as fio does: size whole
+        blocks of at least one block, offset_increment whole 4 KiB pages)."""
+        w = self.workload
+        update = {}
+        if self.size_percent is not None:
+            update["size"] = max(w.bs, int(device_bytes * self.size_percent / 100) // w.bs * w.bs)
+        if self.offset_increment_percent is not None:
+            update["offset_increment"] = int(device_bytes * self.offset_increment_percent / 100) // 4096 * 4096
+        return w.model_copy(update=update) if update else w
+
 
 @dataclass(frozen=True)
 class FioJobFile:
@@ -151,6 +167,14 @@ class FioJobFile:
     @property
     def workloads(self) -> tuple[WorkloadSpec, ...]:
         return tuple(job.workload for job in self.jobs)
+
+    def concurrent_jobs(self) -> list[list[str]]:
+        """Names of the jobs fio would run at once (one phase, no stonewall between them); nvsim
+        simulates each alone."""
+        phases: dict[int, list[str]] = {}
+        for job in self.jobs:
+            phases.setdefault(job.phase, []).append(job.name)
+        return [names for names in phases.values() if len(names) > 1]
 
     def unmodelled_warning(self) -> str | None:
         """The one warning line for the CLI, or None when every option is understood."""

@@ -64,14 +64,8 @@ def simulate_state(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Cata
     missing, rebuilding = faulted_state(scenario)
     if not workload.is_oltp and not missing and not overrides:
         return simulate(scenario, workload, catalog, fidelity)
-    if fidelity == "event" and not workload.is_oltp:
-        from .sim.des import simulate_event
-        from .sim.system import ArraySystem
-        return simulate_event(ArraySystem(scenario, workload, catalog, failed_members=missing),
-                              rebuild_member=rebuilding)
-    from .sim.mixed import solve_state
-    failed = tuple(m for m in missing if m != rebuilding)
-    return solve_state(scenario, workload, catalog, failed=failed, rebuilding=rebuilding, overrides=overrides)
+    from .rebuild import state_result
+    return state_result(scenario, workload, catalog, missing, rebuilding, fidelity, overrides, host_ios=EVENT_HOST_IOS)
 
 
 def single_drive(scenario: ScenarioSpec) -> bool:

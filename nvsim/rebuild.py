@@ -111,14 +111,16 @@ def _lost(scenario: ScenarioSpec, catalog: Catalog, missing: set[int], rebuilt: 
 
 
 def state_result(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: Catalog, missing: tuple[int, ...],
-                 rebuilding: int | None, fidelity: str = "fluid", overrides: dict | None = None):
-    """One state's foreground and rebuild rates (``workload`` None: the array idle)."""
+                 rebuilding: int | None, fidelity: str = "fluid", overrides: dict | None = None, host_ios: int = 20_000):
+    """One state's foreground and rebuild rates (``workload`` None: the array idle): fio workloads
+    in the event mode run SimPy (``host_ios`` measured) with the rebuild's requests alongside;
+    OLTP workloads, an idle array and the fluid mode solve the network of nvsim.sim.mixed."""
     failed = tuple(m for m in missing if m != rebuilding)
     if fidelity == "event" and workload is not None and not workload.is_oltp:
         from .sim.des import simulate_event
         from .sim.system import ArraySystem
         system = ArraySystem(scenario, workload, catalog, failed_members=tuple(missing))
-        return simulate_event(system, host_ios=20_000, rebuild_member=rebuilding)
+        return simulate_event(system, host_ios=host_ios, rebuild_member=rebuilding)
     from .sim.mixed import solve_state
     return solve_state(scenario, workload, catalog, failed=failed, rebuilding=rebuilding, overrides=overrides)
 

@@ -223,15 +223,6 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
             self.t0 = 0.0
 
         def issue(self, _event=None) -> None:
-            if self.job >= w.numjobs:  # a rebuild request: md's speed limit, the span's end
-                if rebuild["issued_bytes"] >= rebuild["span_bytes"]:
-                    return
-                allowed = rebuild["issued_bytes"] / rebuild["cap_bytes_per_s"]
-                if allowed > self.t0 + 1e-12:
-                    self.t0 = allowed
-                    later(allowed - env._now, self.issue)
-                    return
-                rebuild["issued_bytes"] += rebuild["step_bytes"]
             q = queues[self.job]
             if q[1] < q[2]:  # the job's current batch (inline ``take``: the hot path)
                 self.row = q[0][q[1]]
@@ -341,22 +332,46 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
             finish = core.book(self.a, self.row[1])
             if core.waiters:
                 wake(core)
-            if self.job >= w.numjobs:
-                rebuild["done_bytes"] += rebuild["step_bytes"]
-                if finish >= warm_s:
-                    rebuild["window_bytes"] += rebuild["step_bytes"]
-                if rebuild["done_bytes"] >= rebuild["span_bytes"]:
-                    rebuild["finished_s"] = finish
-                    if until_rebuilt and not stop.triggered:
-                        stop.succeed()
-                self.t0 = finish
-                self.issue()
-                return
             completed[0] += 1
             if finish >= warm_s:
                 done_at.append(finish)
                 latency.append(finish - self.t0)
                 writes.append(self.row[9])
+            self.t0 = finish
+            self.issue()
+
+    class RebuildSlot(Slot):
+        """One of the rebuild's requests in flight, on the rebuild thread: md's speed limit gates
+        each request, the span's end stops it, completions count rebuilt bytes (not host I/Os)."""
+
+        __slots__ = ()
+
+        def __init__(self):
+            Slot.__init__(self, w.numjobs)
+
+        def issue(self, _event=None) -> None:
+            if rebuild["issued_bytes"] >= rebuild["span_bytes"]:
+                return
+            allowed = rebuild["issued_bytes"] / rebuild["cap_bytes_per_s"]
+            if allowed > self.t0 + 1e-12:
+                self.t0 = allowed
+                later(allowed - env._now, self.issue)
+                return
+            rebuild["issued_bytes"] += rebuild["step_bytes"]
+            Slot.issue(self)
+
+        def done(self, _event) -> None:
+            core = self.core
+            finish = core.book(self.a, self.row[1])
+            if core.waiters:
+                wake(core)
+            rebuild["done_bytes"] += rebuild["step_bytes"]
+            if finish >= warm_s:
+                rebuild["window_bytes"] += rebuild["step_bytes"]
+            if rebuild["done_bytes"] >= rebuild["span_bytes"]:
+                rebuild["finished_s"] = finish
+                if until_rebuilt and not stop.triggered:
+                    stop.succeed()
             self.t0 = finish
             self.issue()
 
@@ -370,7 +385,7 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
     stop = env.event()
     if rebuild is not None:
         for _ in range(int(round(rebuild["inflight"]))):
-            later(0.0, Slot(w.numjobs).issue)
+            later(0.0, RebuildSlot().issue)
     env.process(mark_warm())
     collecting = gc.isenabled()
     gc.disable()  # millions of short-lived events and no cycles among them: the collector only costs time

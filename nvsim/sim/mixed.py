@@ -220,7 +220,6 @@ class FioLoad:
 
     def time_share(self, sol, hold: float, batch_s: float) -> None:
         """md RAID10 recovery: see ``OltpLoad.time_share``; an fio slot's cycle is one I/O."""
-        from .oltp_load import _scale
         free = float(sol.throughput[0])
         cycle = float(sol.cycle_s[0])
         pop = free * cycle
@@ -241,6 +240,15 @@ class FioLoad:
             write_latency_us={"mean": float(sol.cycle_s[0]) * 1e6} if f_read < 1 and x > 0 else {},
             raid_waf=raid_waf, nand_waf=nand_waf, utilisation=util, limited_by=_limit(util),
         )
+
+
+def _scale(sol, factor: float) -> None:
+    """Scale the foreground's throughput (and what it keeps busy) by ``factor``."""
+    sol.utilisation = sol.utilisation * factor
+    sol.throughput = sol.throughput.copy()
+    sol.throughput[0] *= factor
+    sol.cycle_s = sol.cycle_s.copy()
+    sol.cycle_s[0] /= max(factor, 1e-12)
 
 
 def _grouped_utilisation(system: ArraySystem, net, utilisation: np.ndarray) -> tuple[Utilisation, ...]:

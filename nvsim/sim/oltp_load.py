@@ -19,15 +19,6 @@ from .result import SimResult
 from .system import ArraySystem
 
 
-def _scale(sol, factor: float) -> None:
-    """Scale the foreground's throughput (and what it keeps busy) by ``factor``."""
-    sol.utilisation = sol.utilisation * factor
-    sol.throughput = sol.throughput.copy()
-    sol.throughput[0] *= factor
-    sol.cycle_s = sol.cycle_s.copy()
-    sol.cycle_s[0] /= max(factor, 1e-12)
-
-
 class OltpLoad:
     def __init__(self, scenario, workload: WorkloadSpec, catalog, missing, seed, overrides):
         from .mixed import _sample
@@ -90,6 +81,7 @@ class OltpLoad:
     def time_share(self, sol, hold: float, batch_s: float) -> None:
         """md RAID10 recovery: for ``hold`` of the time the barrier is up and each user's next
         synchronous I/O waits for the end of a recovery batch (``batch_s``)."""
+        from .mixed import _scale
         free = float(sol.throughput[0])
         sync = self.sync_ios_per_cycle
         cycle_free = float(sol.cycle_s[0])
