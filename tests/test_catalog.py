@@ -88,3 +88,29 @@ def test_catalog_commands(cli):
     assert "Intel SSD D7-P5510 Series product brief" in show.stdout
     missing = cli("catalog", "show", "kioxia-cm7-r-3.84")
     assert missing.returncode == 2 and "did you mean 'kioxia-cm7-r-3.84tb'" in missing.stderr
+
+
+def test_every_declared_fitted_parameter_is_marked_fitted_in_the_catalog():
+    """The validation report calls these numbers fitted; the catalog must say so too (not 'assumed')."""
+    from nvsim.calibrate import ENGINE_FITS
+
+    wrong = []
+    for fit in ENGINE_FITS:
+        raw = yaml.safe_load((MODELS / fit.section / f"{fit.entry}.yaml").read_text())
+        for name in fit.parameters:
+            found = [v for k, v in _walk_cited(raw) if k == name]
+            if not found or any(v.get("basis") != "fitted" for v in found):
+                wrong.append(f"{fit.entry} {name}")
+    assert wrong == []
+
+
+def _walk_cited(value):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, dict) and {"value", "basis"} <= set(item):
+                yield key, item
+            else:
+                yield from _walk_cited(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _walk_cited(item)
