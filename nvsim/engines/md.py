@@ -1,8 +1,9 @@
 """Linux md (drivers/md/raid{0,1,10,5}.c as in 5.x kernels), the mechanisms that set its speed.
 
-* RAID1/10: every I/O takes ``conf->resync_lock`` in ``wait_barrier`` (a spinlock shared by all
-  submitters) -- ``barrier_lock_us`` per host I/O, plus ``barrier_lock_write_us`` per member write
-  (the per-copy bio set-up and pending-list work done under the same serialisation).
+* RAID1/10: a bio is split at chunk boundaries (``raid10_make_request``; raid1 at its barrier
+  units) and every piece takes ``conf->resync_lock`` in ``wait_barrier`` (a spinlock shared by all
+  submitters) -- ``barrier_lock_us`` per chunk request, plus ``barrier_lock_write_us`` per member
+  write (the per-copy bio set-up and pending-list work done under the same serialisation).
 * RAID4/5/6 reads in the optimal state bypass the stripe cache (``raid5_read_one_chunk``), one
   per chunk, each taking ``conf->device_lock`` (``device_lock_us``).
 * RAID4/5/6 writes go through the stripe cache: each 4 KiB page row is a ``stripe_head``; the
@@ -49,7 +50,8 @@ class MdEngine(Engine):
         out.submit_cpu_ref_s = p("request_cpu_us") * 1e-6 * chunks
         member_writes = per_host_sum(plan.is_write.astype(float), plan.host_index, n)
         if level in (1, 10):
-            out.lock_s = 1e-6 * (p("barrier_lock_us") + p("barrier_lock_write_us") * member_writes)
+            requests = chunks if level == 10 else np.ones(n)
+            out.lock_s = 1e-6 * (p("barrier_lock_us") * requests + p("barrier_lock_write_us") * member_writes)
             return self._numa(out)
         if level == 0:
             return out

@@ -46,6 +46,9 @@ class OltpLoad:
         self.log = part("redo log", "write", tx.log_write_bytes)
         self.system = self.read[0]
         self.sync_ios_per_cycle = tx.page_reads + tx.log_writes
+        # md RAID1/10 split each at chunk boundaries; every piece passes the barrier on its own
+        self.sync_requests_per_cycle = tx.page_reads * self.read[0].chunk_requests_per_io() \
+            + tx.log_writes * self.log[0].chunk_requests_per_io()
 
     def _d(self, net, part):
         return io_demands(part[0], net, part[1])
@@ -57,7 +60,8 @@ class OltpLoad:
         demand = tx.page_reads * self.d_read + tx.log_writes * self.d_log
         self.visits = tx.page_reads * io_visits(self.read[0], net, self.read[1]) \
             + tx.log_writes * io_visits(self.log[0], net, self.log[1])
-        self.visits[net.index("cores")] += 1.0
+        self.cores_index = net.index("cores")
+        self.visits[self.cores_index] += 1.0
         cpu_s = tx.cpu_s / self.speed
         demand[net.index("cores")] += cpu_s
         self.r0_read = unloaded_latency_s(*self.read)
@@ -79,20 +83,24 @@ class OltpLoad:
         return busy / np.maximum(self.servers(net), 1.0)
 
     def time_share(self, sol, hold: float, batch_s: float) -> None:
-        """md RAID10 recovery: for ``hold`` of the time the barrier is up and each user's next
-        synchronous I/O waits for the end of a recovery batch (``batch_s``)."""
+        """md RAID10 recovery: for ``hold`` of the time the barrier is up and each md request of
+        a user's synchronous I/Os (one per chunk it spans: raid10_make_request splits the bio and
+        each piece calls wait_barrier on its own) waits for the end of a recovery batch
+        (``batch_s``) and the foreground I/O drained before it."""
         from .mixed import _scale
         free = float(sol.throughput[0])
         sync = self.sync_ios_per_cycle
         cycle_free = float(sol.cycle_s[0])
         io_s = self.sync_io_latency_s(sol)
-        cycle_held = cycle_free + sync * (batch_s + io_s)
+        cycle_held = cycle_free + self.sync_requests_per_cycle * (batch_s + io_s)
         x = (1 - hold) * free + hold * float(self.workload.users) / cycle_held
         _scale(sol, x / free if free > 0 else 0.0)
 
     def sync_io_latency_s(self, sol):
-        waiting = float(sol.waiting_s[0].sum())
-        return self.r0_read + waiting / max(self.sync_ios_per_cycle, 1.0)
+        """A synchronous I/O's mean latency: unloaded, plus the queueing its cycle meets outside the
+        host cores (the cores' queue is the transaction's CPU, not the I/O's)."""
+        waiting = np.delete(sol.waiting_s[0], self.cores_index)
+        return self.r0_read + float(waiting.sum()) / max(self.sync_ios_per_cycle, 1.0)
 
     def result(self, net, sol) -> SimResult:
         from .mixed import _cpu_percent, _grouped_utilisation, _limit

@@ -340,6 +340,14 @@ class ArraySystem:
         chunks = ((offsets + bs - 1) // strip - offsets // strip + 1).astype(float)
         return plan, chunks
 
+    def chunk_requests_per_io(self) -> float:
+        """Strips (chunks) one host I/O of the workload's size touches, on average over the
+        alignments its offsets take (multiples of the block size): md splits a bio at each."""
+        bs, strip = self.workload.bs, self.array.strip_bytes
+        period = math.lcm(bs, strip) // bs
+        k = np.arange(period, dtype=np.int64) * bs
+        return float(np.mean((k + bs - 1) // strip - k // strip + 1))
+
     def _coalesces(self, is_write: np.ndarray) -> bool:
         """Whether a sequential write stream reaches the stripe cache as whole stripes.
 
