@@ -61,6 +61,19 @@ def test_block_boundaries_and_parallel_kernel_agree():
     assert np.array_equal(parity.gen_p(d, parallel=True), ser[0])
 
 
+@pytest.mark.parametrize("k", [1, 2, 7, 8, 9, 15, 16, 17, 22, 24, 25])
+def test_member_passes_and_blocks_agree_with_reference(k):
+    """Member counts around the kernels' eight-member passes, over several column blocks with a
+    ragged tail, serial and parallel, P alone and P+Q."""
+    rng = np.random.default_rng(100 + k)
+    d = _rand(rng, k, 2 * parity._BLOCK_WORDS * 8 + 40)
+    ref = parity.gen_pq_reference(d)
+    for par in (False, True):
+        assert np.array_equal(parity.gen_pq(d, parallel=par), ref)
+        assert np.array_equal(parity.gen_p(d, parallel=par), ref[0])
+    assert np.array_equal(ref[1], slow_q(d))
+
+
 def test_out_parameter_and_noncontiguous_input():
     rng = np.random.default_rng(3)
     d = _rand(rng, 6, 4096)
