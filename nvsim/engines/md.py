@@ -50,8 +50,8 @@ class MdEngine(Engine):
         out.submit_cpu_ref_s = p("request_cpu_us") * 1e-6 * chunks
         member_writes = per_host_sum(plan.is_write.astype(float), plan.host_index, n)
         if level in (1, 10):
-            requests = chunks if level == 10 else np.ones(n)
-            out.lock_s = 1e-6 * (p("barrier_lock_us") * requests + p("barrier_lock_write_us") * member_writes)
+            out.lock_s = 1e-6 * (p("barrier_lock_us") * self.barrier_requests(level, chunks)
+                                 + p("barrier_lock_write_us") * member_writes)
             return self._numa(out)
         if level == 0:
             return out
@@ -82,6 +82,12 @@ class MdEngine(Engine):
         # md copies written data into the stripe cache pages: one more read and write of DRAM
         out.memory_bytes = np.where(writes, 3.0 * host_bytes, float(host_bytes))
         return self._numa(out)
+
+    @staticmethod
+    def barrier_requests(level: int, chunks):
+        """md requests a host I/O becomes that each call ``wait_barrier``: raid10 splits a bio at
+        every chunk end (``chunks``: strips it spans), raid1 only at its 64 MiB barrier units."""
+        return chunks if level == 10 else np.ones_like(chunks)
 
     def _numa(self, out: EngineWork) -> EngineWork:
         factor = 1.0 + self.cross_socket_fraction * (self.parameters.get("remote_access_factor", 1.0) - 1.0)

@@ -219,11 +219,14 @@ class FioLoad:
         return float(sol.cycle_s[0])
 
     def time_share(self, sol, hold: float, batch_s: float) -> None:
-        """md RAID10 recovery: see ``OltpLoad.time_share``; an fio slot's cycle is one I/O."""
+        """md RAID10 recovery: see ``OltpLoad.time_share``; an fio slot's cycle is one I/O, each of
+        its md requests waiting out a batch."""
+        system = self.system
+        requests = system.engine.barrier_requests(system.array.level, system.chunk_requests_per_io())
         free = float(sol.throughput[0])
         cycle = float(sol.cycle_s[0])
         pop = free * cycle
-        x = (1 - hold) * free + hold * pop / (cycle + batch_s)
+        x = (1 - hold) * free + hold * pop / (cycle + requests * batch_s)
         _scale(sol, x / free if free > 0 else 0.0)
 
     def result(self, net, sol) -> SimResult:

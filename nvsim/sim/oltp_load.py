@@ -46,9 +46,6 @@ class OltpLoad:
         self.log = part("redo log", "write", tx.log_write_bytes)
         self.system = self.read[0]
         self.sync_ios_per_cycle = tx.page_reads + tx.log_writes
-        # md RAID1/10 split each at chunk boundaries; every piece passes the barrier on its own
-        self.sync_requests_per_cycle = tx.page_reads * self.read[0].chunk_requests_per_io() \
-            + tx.log_writes * self.log[0].chunk_requests_per_io()
 
     def _d(self, net, part):
         return io_demands(part[0], net, part[1])
@@ -63,7 +60,7 @@ class OltpLoad:
         self.cores_index = net.index("cores")
         self.visits[self.cores_index] += 1.0
         cpu_s = tx.cpu_s / self.speed
-        demand[net.index("cores")] += cpu_s
+        demand[self.cores_index] += cpu_s
         self.r0_read = unloaded_latency_s(*self.read)
         self.r0_log = unloaded_latency_s(*self.log)
         base = tx.client_delay_s + cpu_s + tx.page_reads * self.r0_read + tx.log_writes * self.r0_log
@@ -88,11 +85,13 @@ class OltpLoad:
         each piece calls wait_barrier on its own) waits for the end of a recovery batch
         (``batch_s``) and the foreground I/O drained before it."""
         from .mixed import _scale
+        tx, level = self.tx, self.scenario.array.level
+        requests = tx.page_reads * self.read[0].engine.barrier_requests(level, self.read[0].chunk_requests_per_io()) \
+            + tx.log_writes * self.log[0].engine.barrier_requests(level, self.log[0].chunk_requests_per_io())
         free = float(sol.throughput[0])
-        sync = self.sync_ios_per_cycle
         cycle_free = float(sol.cycle_s[0])
         io_s = self.sync_io_latency_s(sol)
-        cycle_held = cycle_free + self.sync_requests_per_cycle * (batch_s + io_s)
+        cycle_held = cycle_free + requests * (batch_s + io_s)
         x = (1 - hold) * free + hold * float(self.workload.users) / cycle_held
         _scale(sol, x / free if free > 0 else 0.0)
 

@@ -191,6 +191,11 @@ def drive_timing(catalog: Catalog, drive: str, namespace_bytes: int | None, plat
     return hit[1]
 
 
+def strips_spanned(offsets: np.ndarray, length_bytes: int, strip_bytes: int) -> np.ndarray:
+    """Strips (chunks) each I/O of ``length_bytes`` at ``offsets`` touches."""
+    return ((offsets + length_bytes - 1) // strip_bytes - offsets // strip_bytes + 1).astype(float)
+
+
 class ArraySystem:
     """One scenario's array on its platform, with its engine: builds host I/O batches."""
 
@@ -336,17 +341,14 @@ class ArraySystem:
             plan = self._plan_coalesced(offsets)
         else:
             plan = plan_ios(self.geometry, is_write, offsets, np.full(n, bs, dtype=np.int64), self.failed_members)
-        strip = self.array.strip_bytes
-        chunks = ((offsets + bs - 1) // strip - offsets // strip + 1).astype(float)
-        return plan, chunks
+        return plan, strips_spanned(offsets, bs, self.array.strip_bytes)
 
     def chunk_requests_per_io(self) -> float:
         """Strips (chunks) one host I/O of the workload's size touches, on average over the
         alignments its offsets take (multiples of the block size): md splits a bio at each."""
         bs, strip = self.workload.bs, self.array.strip_bytes
         period = math.lcm(bs, strip) // bs
-        k = np.arange(period, dtype=np.int64) * bs
-        return float(np.mean((k + bs - 1) // strip - k // strip + 1))
+        return float(np.mean(strips_spanned(np.arange(period, dtype=np.int64) * bs, bs, strip)))
 
     def _coalesces(self, is_write: np.ndarray) -> bool:
         """Whether a sequential write stream reaches the stripe cache as whole stripes.
