@@ -81,9 +81,10 @@ ENGINE_FITS: tuple[EngineFit, ...] = (
               "the database's CPU per transaction, the client's round trips, and the CPU lost per runnable thread "
               "beyond the hardware threads: SupremeRAID RAID10 in the optimal state, where the engine adds least",
               ((100.0, 20000.0), (0.0, 20000.0), (0.0, 5.0))),
-    EngineFit("engines", "graid-supremeraid-sr1010", ("rebuild_inflight",),
+    EngineFit("engines", "graid-supremeraid-sr1010", ("rebuild_share",),
               (f"{MY}/sr-raid10-rebuild-speed", f"{MY}/sr-raid6-rebuild-speed"),
-              "rebuild requests the card keeps in flight at its default rebuild priority", ((1.0, 512.0),)),
+              "the share of its busiest drive's time the card paces its rebuild to at its default rebuild "
+              "priority, while host I/O runs", ((0.01, 0.95),)),
     EngineFit("engines", "linux-md", ("resync_request_us",),
               (f"{MY}/md-raid10-rebuild-speed", f"{MY}/md-raid6-rebuild-speed"),
               "the resync thread's CPU per recovery request (md_do_sync -> sync_request)", ((0.1, 200.0),)),

@@ -196,6 +196,29 @@ def test_vendor_rebuild_priority_orders_rebuild_speed_and_foreground(catalog):
     assert out["low"][1] >= out["normal"][1] >= out["high"][1]
 
 
+def test_paced_vendor_rebuild_keeps_its_rate_as_host_queues_deepen(catalog):
+    """SupremeRAID paces its rebuild to a share of its busiest drive's time: the rate does not
+    fall as the host's random writes queue deeper (a fixed number of requests in flight would wait
+    behind them), the host pays instead, and a doubled share (priority high) doubles the rate."""
+    from nvsim.sim.mixed import solve_state
+    rates, losses = [], []
+    for iodepth in (4, 64):
+        wl = {"name": "w", "rw": "randwrite", "bs": "16k", "numjobs": 16, "iodepth": iodepth}
+        s = scenario(catalog, workloads=[wl])
+        r = solve_state(s, s.workloads[0], catalog, rebuilding=0)
+        optimal = solve_state(s, s.workloads[0], catalog)
+        assert r.rebuild_limited_by.startswith("rebuild priority normal")
+        rates.append(r.rebuild_bytes_per_s)
+        losses.append(1 - r.total_iops / optimal.total_iops)
+    assert rates[1] == pytest.approx(rates[0], rel=2e-3)
+    assert min(losses) > 0.01
+    idle = solve_state(s, None, catalog, rebuilding=0).rebuild_bytes_per_s
+    assert idle > 1.5 * rates[0]  # with no host I/O the card keeps its requests in flight, unpaced
+    high = scenario(catalog, workloads=[wl], rebuild={"priority": "high"})
+    assert solve_state(high, high.workloads[0], catalog, rebuilding=0).rebuild_bytes_per_s == \
+        pytest.approx(2 * rates[1], rel=2e-3)
+
+
 def test_event_mode_full_rebuild_agrees_with_the_fluid_prediction(catalog):
     """A small span (256 MiB) rebuilt to the end in SimPy under foreground reads vs the fluid mode."""
     from nvsim.sim.des import simulate_event

@@ -101,6 +101,15 @@ class Engine:
         return int(self.parameters.get("rebuild_io_kib", self.rebuild_io_bytes / 1024) * 1024), \
             max(1.0, self.parameters.get("rebuild_inflight", self.rebuild_inflight) * scale)
 
+    def rebuild_share(self, priority: str) -> float | None:
+        """Share of its busiest drive's time the engine paces its rebuild to while host I/O runs
+        (a vendor's rebuild priority, as in a RAID card's "rebuild rate" percentage), or None: the
+        rebuild keeps its requests in flight and takes what the queues give it."""
+        share = self.parameters.get("rebuild_share")
+        if share is None:
+            return None
+        return min(0.95, share * {"low": 0.5, "normal": 1.0, "high": 2.0}[priority])
+
     def rebuild_work(self, plan: MemberIOPlan, n: int, rows_per_step: int, level: int) -> EngineWork:
         """Costs of ``n`` rebuild requests (``plan``: their survivor reads, phase 0, and the write
         to the new member, phase 1), each covering ``rows_per_step`` stripe rows. No cost here."""

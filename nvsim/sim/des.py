@@ -341,8 +341,9 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
             self.issue()
 
     class RebuildSlot(Slot):
-        """One of the rebuild's requests in flight, on the rebuild thread: md's speed limit gates
-        each request, the span's end stops it, completions count rebuilt bytes (not host I/Os)."""
+        """One of the rebuild's requests in flight, on the rebuild thread: the engine's throttle (md's
+        speed limit, a card's paced rebuild priority: ``mixed.rebuild_cap``) gates each request, the
+        span's end stops it, completions count rebuilt bytes (not host I/Os)."""
 
         __slots__ = ()
 

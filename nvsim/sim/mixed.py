@@ -12,7 +12,13 @@ policy is applied:
   and normal I/O arriving meanwhile waits for the batch: the rebuild's cycle grows by one
   foreground I/O latency, and each synchronous foreground I/O waits, on average, the share of time
   the barrier is up times the length of a batch.
-* vendor engines: ``rebuild.priority`` scales the requests in flight (no rate limit).
+* vendor engines with a ``rebuild_share`` (SupremeRAID): while host I/O runs the card paces its
+  rebuild to that share of the busy time of the drive station the rebuild loads most (scaled by
+  ``rebuild.priority``); the same cut of the population meets the rate. Others:
+  ``rebuild.priority`` scales the requests in flight (no rate limit).
+
+The open classes' utilisation (an OLTP database's page flushes) is damped between iterations: where
+the host CPUs saturate, feeding it back undamped alternates between two states and never settles.
 """
 
 from __future__ import annotations
@@ -70,14 +76,51 @@ def _rebuild_class(system: ArraySystem, net, target: int) -> RebuildClass:
     return RebuildClass(step, inflight, demand, unloaded_latency_s(system, [batch]), batch, scale, visits)
 
 
+def paced_rate_bytes_per_s(rb: RebuildClass, net, share: float) -> tuple[float, str]:
+    """A vendor's rebuild priority as a rate: ``share`` of the busy time of the drive station the
+    rebuild loads most (busy share = rate x demand per request / servers), and that station."""
+    drives = np.array([d >= 0 for _key, d in net.keys]) & (rb.demand_s > 0)
+    if not drives.any():
+        return math.inf, ""
+    per_request = np.where(drives, rb.demand_s / net.servers, 0.0)
+    j = int(np.argmax(per_request))
+    return share / per_request[j] * rb.step_bytes, net.labels[j]
+
+
+PACED_REQUESTS_MAX = 256.0
+"""Most rebuild requests a pacing card keeps in flight to hold its share (a bound for the solvers)."""
+
+
+def paced(system: ArraySystem, cap_bytes_per_s: float) -> bool:
+    """The engine paces its rebuild to a share of drive time (and a host load makes it pace)."""
+    return system.kind != "md" and math.isfinite(cap_bytes_per_s)
+
+
+def rebuild_cap(system: ArraySystem, rb: RebuildClass, net, loaded: bool) -> tuple[float, str]:
+    """The rate the engine's throttle holds its rebuild to, and why: md's ``speed_limit_min`` while
+    the array has other I/O (``speed_limit_max`` when idle); a vendor's rebuild priority, while host
+    I/O runs, as its share of the drive the rebuild loads most; otherwise no limit."""
+    limits = system.array.rebuild
+    if system.kind == "md":
+        kib = limits.speed_limit_min_kib_per_s if loaded else limits.speed_limit_max_kib_per_s
+        return kib * 1024.0, f"md speed limit {kib:.0f} KiB/s"
+    share = system.engine.rebuild_share(limits.priority)
+    if share is None or not loaded:
+        return math.inf, ""
+    rate, station = paced_rate_bytes_per_s(rb, net, share)
+    return rate, f"rebuild priority {limits.priority}: {100 * share:.0f}% of {station}"
+
+
 def rebuild_plan(system: ArraySystem, target: int) -> dict:
     """The event mode's rebuild bookkeeping: request size, requests in flight, md's limit, span."""
     array = system.array
     span = float(array.rebuild.span_bytes or system.capacity.member_bytes)
-    cap = array.rebuild.speed_limit_min_kib_per_s * 1024.0 if system.kind == "md" else math.inf
-    rb = _rebuild_class(system, _with_rebuild_thread(stations(system)), target)
+    net = _with_rebuild_thread(stations(system))
+    rb = _rebuild_class(system, net, target)
+    cap, _why = rebuild_cap(system, rb, net, loaded=True)  # the event mode always runs a foreground job
     guess = min(cap, rb.inflight * rb.step_bytes / rb.base_s)
-    return {"step_bytes": rb.step_bytes, "inflight": rb.inflight, "cap_bytes_per_s": cap,
+    inflight = PACED_REQUESTS_MAX if paced(system, cap) else rb.inflight
+    return {"step_bytes": rb.step_bytes, "inflight": inflight, "cap_bytes_per_s": cap,
             "span_bytes": min(span, system.capacity.member_bytes),
             "rate_guess": guess, "next_offset": 0, "issued_bytes": 0.0, "done_bytes": 0.0, "window_bytes": 0.0,
             "finished_s": None}
@@ -113,11 +156,7 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
     rb = _rebuild_class(system, net, rebuilding) if rebuilding is not None else None
     md = system.kind == "md"
     barrier = md and scenario.array.level in (1, 10) and rb is not None
-    cap_bytes_per_s = math.inf
-    if md and rb is not None:
-        limits = scenario.array.rebuild
-        kib = limits.speed_limit_min_kib_per_s if population > 0 else limits.speed_limit_max_kib_per_s
-        cap_bytes_per_s = kib * 1024.0
+    cap_bytes_per_s, cap_why = rebuild_cap(system, rb, net, population > 0) if rb is not None else (math.inf, "")
 
     def solve(k: float, open_u: np.ndarray):
         demand, base, pop, scale, visits = [fg_demand], [fg_base], [population], [np.ones(len(net))], [load.visits]
@@ -140,14 +179,19 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
         batch_s = rb.inflight * rb.step_bytes / alone
     sol = None  # ``solve`` warm-starts from the last solution
     sol = solve(k, np.zeros(len(net)))
-    active = 1.0  # md: share of time the rebuild is not sleeping on its speed limit
+    active = 1.0  # share of time the rebuild is not held back by its throttle (md sleeps, a card paces)
+    # md's requests in flight are its ceiling (RESYNC_DEPTH, the stripe cache); a card pacing its
+    # rebuild to a share keeps as many as that share needs, however deep the host's queues
+    active_max = PACED_REQUESTS_MAX / rb.inflight if rb is not None and paced(system, cap_bytes_per_s) else 1.0
     previous = None
-    for _ in range(80):
+    open_u = None
+    for _ in range(200):
         state = np.concatenate([sol.throughput, [active]])
         if previous is not None and np.allclose(state, previous, rtol=1e-5, atol=1e-9):
             break
         previous = state
-        open_u = np.minimum(0.999, load.open_utilisation(net, sol.throughput[0]))
+        target_u = np.minimum(0.999, load.open_utilisation(net, sol.throughput[0]))
+        open_u = target_u if open_u is None else 0.5 * open_u + 0.5 * target_u  # damped: no 2-cycle
         if system.engine_on_host_cpu:  # md's threads take host CPUs from the database's threads
             other = sol.utilisation[net.index("engine")] * net.servers[net.index("engine")] \
                 + sol.utilisation[net.index("rebuild_thread")]
@@ -155,19 +199,19 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
         sol = solve(k, open_u)
         if rb is not None and not barrier and len(sol.throughput) > 1:
             rate = sol.throughput[1] * rb.step_bytes
-            if rate > cap_bytes_per_s * 1.0001 or (active < 1.0 and rate < cap_bytes_per_s * 0.9999):
-                active = max(1e-4, min(1.0, active * cap_bytes_per_s / rate))
+            if rate > cap_bytes_per_s * 1.0001 or (active < active_max and rate < cap_bytes_per_s * 0.9999):
+                active = max(1e-4, min(active_max, active * cap_bytes_per_s / rate))
             k = rb.inflight * active
     rebuild_rate = 0.0
     rebuild_limit = ""
     if barrier:
         rebuild_rate = barrier_rate
-        rebuild_limit = f"md speed limit {cap_bytes_per_s / 1024:.0f} KiB/s" if barrier_rate >= 0.995 * cap_bytes_per_s else \
+        rebuild_limit = cap_why if barrier_rate >= 0.995 * cap_bytes_per_s else \
             f"recovery alone: {rb.inflight:.0f} requests of {rb.step_bytes // 1024} KiB in flight"
     elif rb is not None and len(sol.throughput) > 1:
         rebuild_rate = sol.throughput[1] * rb.step_bytes
         if rebuild_rate >= 0.995 * cap_bytes_per_s:
-            rebuild_limit = f"md speed limit {cap_bytes_per_s / 1024:.0f} KiB/s"
+            rebuild_limit = cap_why
         else:
             j = int(np.argmax(sol.utilisation))
             rebuild_limit = f"{net.labels[j]} at {100 * sol.utilisation[j]:.0f}%" if sol.utilisation[j] > 0.9 else \
