@@ -85,9 +85,15 @@ ENGINE_FITS: tuple[EngineFit, ...] = (
               (f"{MY}/sr-raid10-rebuild-speed", f"{MY}/sr-raid6-rebuild-speed"),
               "the share of its busiest drive's time the card paces its rebuild to at its default rebuild "
               "priority, while host I/O runs", ((0.01, 0.95),)),
-    EngineFit("engines", "linux-md", ("resync_request_us",),
-              (f"{MY}/md-raid10-rebuild-speed", f"{MY}/md-raid6-rebuild-speed"),
-              "the resync thread's CPU per recovery request (md_do_sync -> sync_request)", ((0.1, 200.0),)),
+    EngineFit("engines", "linux-md", ("group_thread_gain",),
+              (f"{MY}/md-raid6-optimal-u256-tps", f"{MY}/md-raid6-optimal-u512-tps", f"{MY}/md-raid6-optimal-u1024-tps"),
+              "the stripe-handling capacity each group_thread_cnt worker adds to raid5d's (the one published run "
+              "with workers: md RAID6's plateau under MySQL)", ((0.0, 1.0),)),
+    EngineFit("engines", "linux-md", ("resync_request_us", "rebuild_inflight"),
+              (f"{MY}/md-raid10-rebuild-speed", f"{MY}/md-raid6-rebuild-speed", f"{MY}/md-raid6-u512-tps-ratio"),
+              "the resync thread's CPU per recovery request (md_do_sync -> sync_request), and the RAID5/6 resync's "
+              "requests in flight (8 stripe_heads each: the stripe cache grows while the unthrottled resync finds "
+              "none free)", ((0.1, 200.0), (8.0, 4096.0))),
 )
 
 DECLARED_FITS: tuple[DeclaredFit, ...] = (SSD_FIT,) + tuple(
@@ -128,12 +134,12 @@ def _residual(metric: str, predicted: float, published: float) -> float:
 
 def _fluid_metric(scenario, workload, catalog: Catalog, overrides: dict, metric: str) -> float:
     """One metric in the fluid mode with parameter ``overrides`` (the calibration's predictor)."""
-    from .predict import simulate_state
+    from .predict import predict_workload
     from .sim.fluid import simulate_fluid
     from .sim.system import ArraySystem
 
     if workload.is_oltp or scenario.faults:
-        return float(simulate_state(scenario, workload, catalog, "fluid", overrides).metrics()[metric])
+        return float(predict_workload(scenario, workload, catalog, "fluid", overrides)[metric])
     system = ArraySystem(scenario, workload, catalog, engine_overrides=overrides["engine"],
                          host_io_overrides=overrides["host_io"])
     return float(simulate_fluid(system).metrics()[metric])

@@ -74,8 +74,9 @@ def single_drive(scenario: ScenarioSpec) -> bool:
 
 
 def predict_workload(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | None = None,
-                     fidelity: Fidelity = "event") -> dict[str, float | str]:
-    """Predicted metrics (the metric names validation compares) and ``limited_by`` in words."""
+                     fidelity: Fidelity = "event", overrides: dict | None = None) -> dict[str, float | str]:
+    """Predicted metrics (the metric names validation compares) and ``limited_by`` in words;
+    ``overrides``: parameter values in place of the catalog's (the calibration step only)."""
     catalog = catalog or default_catalog()
     array = scenario.array
     if single_drive(scenario):
@@ -86,10 +87,10 @@ def predict_workload(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Ca
         values = dict(predict_drive_workload(drive, array.namespace_bytes, workload, link))
         values["limited_by"] = drive_workload_limit(drive, array.namespace_bytes, workload, link)
         return values
-    result = simulate_state(scenario, workload, catalog, fidelity)
+    result = simulate_state(scenario, workload, catalog, fidelity, overrides)
     values = result.metrics()
     if workload.is_oltp and scenario.faults:  # the same users on the optimal array, for the ratio
-        optimal = simulate_state(scenario.model_copy(update={"faults": ()}), workload, catalog, fidelity)
+        optimal = simulate_state(scenario.model_copy(update={"faults": ()}), workload, catalog, fidelity, overrides)
         values["transactions_per_s_optimal"] = optimal.transactions_per_s
         values["tps_ratio"] = result.transactions_per_s / optimal.transactions_per_s
     return values

@@ -234,6 +234,25 @@ def test_event_mode_full_rebuild_agrees_with_the_fluid_prediction(catalog):
         assert event.simulated_s == pytest.approx(256 * 2**20 / event.rebuild_bytes_per_s, rel=0.02)
 
 
+def test_md_raid6_resync_stripes_crowd_out_the_foreground_more_as_they_grow(catalog):
+    """An unthrottled md RAID6 resync (speed_limit_min above its rate) shares raid5d with the
+    foreground's degraded reads in proportion to their numbers: more resync stripe_heads in flight
+    take more of the rebuild and leave the foreground less; more foreground I/Os take some back."""
+    from nvsim.sim.mixed import solve_state
+    limits = {"speed_limit_min_kib_per_s": 600000, "speed_limit_max_kib_per_s": 600000}
+    out = {}
+    for depth in (4, 16):
+        wl = {"name": "r", "rw": "randread", "bs": "16k", "numjobs": 16, "iodepth": depth}
+        s = scenario(catalog, engine="linux-md", strip="4KiB", rebuild=limits, workloads=[wl])
+        for inflight in (32, 498):
+            r = solve_state(s, s.workloads[0], catalog, rebuilding=0, overrides={"engine": {"rebuild_inflight": inflight}})
+            assert r.rebuild_limited_by.startswith("md stripe thread")
+            out[depth, inflight] = (r.rebuild_bytes_per_s, r.total_iops)
+    for depth in (4, 16):
+        assert out[depth, 498][0] > out[depth, 32][0] and out[depth, 498][1] < 0.5 * out[depth, 32][1]
+    assert out[16, 498][1] > 2 * out[4, 498][1] and out[16, 498][0] < out[4, 498][0]
+
+
 def test_event_mode_paces_a_vendor_rebuild_like_the_fluid_mode(catalog):
     """Deep host write queues: the card needs more requests in flight than its idle depth to hold
     its share; the event mode's pacer (requests gated at the paced rate) agrees with the fluid mode."""

@@ -8,7 +8,9 @@
   per chunk, each taking ``conf->device_lock`` (``device_lock_us``).
 * RAID4/5/6 writes go through the stripe cache: each 4 KiB page row is a ``stripe_head``; the
   submitter takes ``device_lock`` per stripe_head, and the single ``raid5d`` thread (plus
-  ``group_thread_cnt`` workers; 0 by default) handles each stripe_head in one pass per state
+  ``group_thread_cnt`` workers, 0 by default, each adding ``group_thread_gain`` of a thread: fitted
+  0 on the one published run with workers, seed 003, whose md RAID6 plateau is one thread's)
+  handles each stripe_head in one pass per state
   change: ``stripe_disk_us`` per member of the array per pass (``analyse_stripe`` and
   ``handle_stripe_dirtying`` walk every device of the stripe) plus ``stripe_member_bio_us`` per
   member page bio it issues, plus
@@ -23,9 +25,15 @@
   read is a stripe_head handled by raid5d like a write, plus the reconstruction's parity work.
 * Rebuild (``md_do_sync`` -> ``sync_request``): RAID5/6 one stripe_head per 4 KiB row, reading
   every other member (handle_stripe reads them all while syncing) and writing the new one; a
-  request covers ``rebuild_io_kib`` (the rows raid5d handles in one plugged batch) and the stripe
-  cache bounds the rows in flight. RAID10 reads up to ``RESYNC_BLOCK_SIZE`` (64 KiB, and no further than the
-  chunk's end: ``(sector_nr | chunk_mask) - sector_nr + 1``) from a surviving copy and writes it, up to ``RESYNC_DEPTH`` (32) at once, each under the array barrier
+  request covers ``rebuild_io_kib`` (the rows raid5d handles in one plugged batch), and
+  ``rebuild_inflight`` requests are in flight: below ``speed_limit_min`` md_do_sync never throttles
+  the resync, and each time it finds no free stripe_head the cache grows (``R5_ALLOC_MORE`` ->
+  ``grow_one_stripe`` in raid5d, re-armed at every release), so the resync holds far more than
+  ``stripe_cache_size`` (fitted on seed 003: ~500 requests, ~4,000 stripe_heads), and foreground
+  stripe_heads take their turn behind them in raid5d's lists. RAID10 reads up to
+  ``RESYNC_BLOCK_SIZE`` (64 KiB, and no further than the chunk's end:
+  ``(sector_nr | chunk_mask) - sector_nr + 1``) from a surviving copy and writes it,
+  ``MIRROR_RECOVERY_INFLIGHT`` (32) at once, each under the array barrier
   (``raise_barrier``): normal I/O waits while any recovery request is in flight (see
   nvsim.rebuild). The resync thread's CPU per request is ``resync_request_us``.
 """
@@ -35,6 +43,15 @@ from __future__ import annotations
 import numpy as np
 
 from .base import PAGE_BYTES, Engine, EngineServer, EngineWork, per_host_sum
+
+
+RESYNC_BLOCK_BYTES = 64 * 1024
+"""raid1.c/raid10.c ``RESYNC_BLOCK_SIZE``: the most one resync/recovery request covers."""
+MIRROR_RECOVERY_INFLIGHT = 32.0
+"""Recovery requests a RAID1/10 resync keeps in flight. raid1.c caps them at ``RESYNC_DEPTH`` 32;
+raid10.c's cap is 512 (32 MiB / RESYNC_BLOCK_SIZE), which the resync thread does not reach: at its
+~10 us of CPU per request and ~0.1-0.3 ms per request, 10-30 are in flight (Little's law). Assumed
+32 for both: it is also the batch the barrier model (nvsim.sim.mixed) lets run at once."""
 
 
 class MdEngine(Engine):
@@ -84,6 +101,12 @@ class MdEngine(Engine):
         return self._numa(out)
 
     @staticmethod
+    def stripe_thread_count(parameters: dict[str, float], group_thread_cnt: int) -> float:
+        """Stripe-handling servers: raid5d plus ``group_thread_gain`` of a thread for each of the
+        ``group_thread_cnt`` workers (fitted: on seed 003 the 8 workers added no stripe throughput)."""
+        return parameters.get("stripe_threads", 1.0) + parameters.get("group_thread_gain", 1.0) * group_thread_cnt
+
+    @staticmethod
     def barrier_requests(level: int, chunks):
         """md requests a host I/O becomes that each call ``wait_barrier``: raid10 splits a bio at
         every chunk end (``chunks``: strips it spans), raid1 only at its 64 MiB barrier units."""
@@ -95,8 +118,8 @@ class MdEngine(Engine):
         return out
 
     def rebuild_settings(self, level, priority):
-        if level in (1, 10):  # raid10.c: RESYNC_DEPTH 32 requests; recovery stops each at a chunk end
-            return min(64 * 1024, self.strip_bytes), 32.0
+        if level in (1, 10):  # raid10 recovery stops each request at a chunk end
+            return min(RESYNC_BLOCK_BYTES, self.strip_bytes), MIRROR_RECOVERY_INFLIGHT
         return super().rebuild_settings(level, priority)
 
     def rebuild_work(self, plan, n, rows_per_step, level) -> EngineWork:

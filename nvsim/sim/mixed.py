@@ -17,8 +17,10 @@ policy is applied:
   ``rebuild.priority``); the same cut of the population meets the rate. Others:
   ``rebuild.priority`` scales the requests in flight (no rate limit).
 
-The open classes' utilisation (an OLTP database's page flushes) is damped between iterations: where
-the host CPUs saturate, feeding it back undamped alternates between two states and never settles.
+The open classes' utilisation (an OLTP database's page flushes) follows the foreground's
+throughput, which is damped between iterations, the more each time the correction turns back: where
+a station the open work shares saturates (the host CPUs, md's stripe thread), feeding it back
+undamped alternates between two or three states and never settles.
 """
 
 from __future__ import annotations
@@ -184,14 +186,23 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
     # rebuild to a share keeps as many as that share needs, however deep the host's queues
     active_max = PACED_REQUESTS_MAX / rb.inflight if rb is not None and paced(system, cap_bytes_per_s) else 1.0
     previous = None
-    open_u = None
-    for _ in range(200):
+    x_open, weight, last_step = None, 1.0, 0.0  # the throughput the open classes follow, its damping
+    for _ in range(400):
         state = np.concatenate([sol.throughput, [active]])
-        if previous is not None and np.allclose(state, previous, rtol=1e-5, atol=1e-9):
+        x_new = float(sol.throughput[0])
+        settled = x_open is None or abs(x_new - x_open) <= 1e-5 * max(x_new, 1e-9)
+        if previous is not None and settled and np.allclose(state, previous, rtol=1e-5, atol=1e-9):
             break
         previous = state
-        target_u = np.minimum(0.999, load.open_utilisation(net, sol.throughput[0]))
-        open_u = target_u if open_u is None else 0.5 * open_u + 0.5 * target_u  # damped: no 2-cycle
+        if x_open is None:
+            x_open = x_new
+        else:  # damped, and more so each time the step turns back: no 2- or 3-cycles near saturation
+            step = x_new - x_open
+            if step * last_step < 0:
+                weight = max(0.02, 0.5 * weight)
+            last_step = step
+            x_open += weight * step
+        open_u = np.minimum(0.999, load.open_utilisation(net, x_open))
         if system.engine_on_host_cpu:  # md's threads take host CPUs from the database's threads
             other = sol.utilisation[net.index("engine")] * net.servers[net.index("engine")] \
                 + sol.utilisation[net.index("rebuild_thread")]

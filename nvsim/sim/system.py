@@ -22,6 +22,7 @@ import numpy as np
 from ..bounds import capacity, drive_link, engine_link
 from ..catalog import Catalog, default_catalog
 from ..engines import Engine, build_engine
+from ..engines.md import MdEngine
 from ..pcie import PcieLink
 from ..platform import PlatformModel, cross_socket_fraction
 from ..specs import ScenarioSpec, WorkloadSpec
@@ -214,7 +215,9 @@ class ArraySystem:
         self.engine_spec = catalog.engines[array.engine]
         overrides = dict(engine_overrides or {})
         if array.md_group_thread_cnt and self.engine_spec.engine_kind == "md" and "stripe_threads" not in overrides:
-            overrides["stripe_threads"] = 1.0 + array.md_group_thread_cnt  # raid5d plus its workers
+            parameters = {name: float(cited.value) for name, cited in self.engine_spec.parameters.items()}
+            overrides["stripe_threads"] = MdEngine.stripe_thread_count({**parameters, **overrides},
+                                                                       array.md_group_thread_cnt)
         self.engine: Engine = build_engine(self.engine_spec, overrides)
         self.kind = self.engine_spec.engine_kind
         self.platform = PlatformModel(self.platform_spec, scenario.placement, array.drives, catalog)
