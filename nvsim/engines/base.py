@@ -25,6 +25,8 @@ from ..specs import EngineSpec
 from ..stripe.planner import MemberIOPlan
 
 PAGE_BYTES = 4096
+PRIORITY_SCALE = {"low": 0.5, "normal": 1.0, "high": 2.0}
+"""What a vendor's rebuild priority does to its rebuild requests in flight and its paced share."""
 
 
 @dataclass
@@ -97,7 +99,7 @@ class Engine:
 
     def rebuild_settings(self, level: int, priority: str) -> tuple[int, float]:
         """(bytes per rebuild request, requests in flight) for this level and rebuild priority."""
-        scale = {"low": 0.5, "normal": 1.0, "high": 2.0}[priority]
+        scale = PRIORITY_SCALE[priority]
         return int(self.parameters.get("rebuild_io_kib", self.rebuild_io_bytes / 1024) * 1024), \
             max(1.0, self.parameters.get("rebuild_inflight", self.rebuild_inflight) * scale)
 
@@ -108,7 +110,7 @@ class Engine:
         share = self.parameters.get("rebuild_share")
         if share is None:
             return None
-        return min(0.95, share * {"low": 0.5, "normal": 1.0, "high": 2.0}[priority])
+        return min(0.95, share * PRIORITY_SCALE[priority])
 
     def rebuild_work(self, plan: MemberIOPlan, n: int, rows_per_step: int, level: int) -> EngineWork:
         """Costs of ``n`` rebuild requests (``plan``: their survivor reads, phase 0, and the write
