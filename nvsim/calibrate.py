@@ -90,7 +90,8 @@ ENGINE_FITS: tuple[EngineFit, ...] = (
               "the stripe-handling capacity each group_thread_cnt worker adds to raid5d's (the one published run "
               "with workers: md RAID6's plateau under MySQL)", ((0.0, 1.0),)),
     EngineFit("engines", "linux-md", ("resync_request_us", "rebuild_inflight"),
-              (f"{MY}/md-raid10-rebuild-speed", f"{MY}/md-raid6-rebuild-speed", f"{MY}/md-raid6-u512-tps-ratio"),
+              (f"{MY}/md-raid10-rebuild-speed", f"{MY}/md-raid6-rebuild-speed", f"{MY}/md-raid6-u256-tps-ratio",
+               f"{MY}/md-raid6-u512-tps-ratio", f"{MY}/md-raid6-u1024-tps-ratio"),
               "the resync thread's CPU per recovery request (md_do_sync -> sync_request), and the RAID5/6 resync's "
               "requests in flight (8 stripe_heads each: the stripe cache grows while the unthrottled resync finds "
               "none free)", ((0.1, 200.0), (8.0, 4096.0))),
