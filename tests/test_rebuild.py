@@ -253,6 +253,23 @@ def test_md_raid6_resync_stripes_crowd_out_the_foreground_more_as_they_grow(cata
     assert out[16, 498][1] > 2 * out[4, 498][1] and out[16, 498][0] < out[4, 498][0]
 
 
+def test_oltp_state_settles_where_page_flushes_share_a_saturated_stripe_thread(catalog, monkeypatch):
+    """md RAID6 under 512 MySQL users: raid5d is saturated and the page flushes (an open class) load
+    it too; fed back undamped this alternated between three states. It now settles, and a solve cut
+    short says so instead of passing off its last iterate."""
+    from pathlib import Path
+
+    import nvsim.sim.mixed as mixed
+    from nvsim.scenario import load_scenario
+    s = load_scenario(Path(__file__).parent.parent / "scenarios/graid-mysql-oltp/md-raid6.yaml", catalog)
+    w = next(x for x in s.workloads if x.users == 512)
+    r = mixed.solve_state(s, w, catalog)
+    stripe = next(u for u in r.utilisation if u.resource.startswith("md stripe thread"))
+    assert stripe.utilisation > 0.99 and "unsettled" not in r.limited_by
+    monkeypatch.setattr(mixed, "SOLVE_ITERATIONS", 2)
+    assert "unsettled" in mixed.solve_state(s, w, catalog).limited_by
+
+
 def test_event_mode_paces_a_vendor_rebuild_like_the_fluid_mode(catalog):
     """Deep host write queues: the card needs more requests in flight than its idle depth to hold
     its share; the event mode's pacer (requests gated at the paced rate) agrees with the fluid mode."""
