@@ -96,8 +96,9 @@ def io_demands(system: ArraySystem, net: Stations, batches: list[HostIoBatch], d
 
 
 def io_visits(system: ArraySystem, net: Stations, batches: list[HostIoBatch]) -> np.ndarray:
-    """Mean visits of one host I/O to every station: member I/Os per drive station, one elsewhere
-    (where it has a demand). With the demands they give the service time per visit."""
+    """Mean visits of one host I/O to every station: member I/Os per drive station, the event
+    mode's one or two to the engine (``HostIoBatch.engine_visits``), one elsewhere (where it has a
+    demand). With the demands they give the service time per visit."""
     n = sum(len(b) for b in batches)
     drives = system.array.drives
     counts = {}
@@ -107,7 +108,9 @@ def io_visits(system: ArraySystem, net: Stations, batches: list[HostIoBatch]) ->
             mask = slice(None) if key == "nand" else (~b.op_is_write if key == "link_up" else b.op_is_write)
             total += np.bincount(b.op_drive[mask], minlength=drives)[:drives]
         counts[key] = total / n
-    return np.array([counts[key][d] if d >= 0 else 1.0 for key, d in net.keys])
+    engine = sum(float(b.engine_visits().sum()) for b in batches) / n
+    return np.array([counts[key][d] if d >= 0 else (max(engine, 1e-9) if key == "engine" else 1.0)
+                     for key, d in net.keys])
 
 
 @dataclass

@@ -172,6 +172,18 @@ class HostIoBatch:
     def __len__(self) -> int:
         return len(self.submit_s)
 
+    def engine_visits(self) -> np.ndarray:
+        """Visits of each host I/O to the engine's server, as the event mode makes them: two when
+        reads gate its writes (``pre_s`` before the reads, ``mid_s`` after them), else one for all
+        its engine work, none without any."""
+        n = len(self)
+        first = self.op_start[:-1]
+        has_ops = self.op_start[1:] > first
+        gated = has_ops & (self.op_phase[np.minimum(first, max(len(self.op_phase) - 1, 0))] == 0) \
+            if len(self.op_phase) else np.zeros(n, dtype=bool)
+        both = (self.pre_s > 0).astype(float) + (self.mid_s > 0)
+        return np.where(gated, both, ((self.pre_s + self.mid_s) > 0).astype(float))
+
 
 _TIMINGS: dict[tuple, tuple[Catalog, DriveTiming]] = {}
 _PLANS: dict[tuple, tuple[MemberIOPlan, np.ndarray, np.ndarray]] = {}
