@@ -56,7 +56,7 @@ raid10.c's cap is 512 (32 MiB / RESYNC_BLOCK_SIZE), which the resync thread does
 
 class MdEngine(Engine):
     def __post_init__(self) -> None:
-        threads = int(self.parameters.get("stripe_threads", 1))
+        threads = int(self.stripe_thread_count(self.parameters))
         self.server = EngineServer("md stripe thread (raid5d)", threads, on_host_cpu=True)
         self.lock_label = "md spinlock (device_lock / resync_lock)"
 
@@ -101,10 +101,12 @@ class MdEngine(Engine):
         return self._numa(out)
 
     @staticmethod
-    def stripe_thread_count(parameters: dict[str, float], group_thread_cnt: int) -> float:
+    def stripe_thread_count(parameters: dict[str, float]) -> float:
         """Stripe-handling servers: raid5d plus ``group_thread_gain`` of a thread for each of the
-        ``group_thread_cnt`` workers (fitted: on seed 003 the 8 workers added no stripe throughput)."""
-        return parameters.get("stripe_threads", 1.0) + parameters.get("group_thread_gain", 1.0) * group_thread_cnt
+        scenario's ``group_thread_cnt`` workers (passed in with the parameters by ArraySystem;
+        fitted: on seed 003 the 8 workers added no stripe throughput)."""
+        return parameters.get("stripe_threads", 1.0) \
+            + parameters.get("group_thread_gain", 1.0) * parameters.get("group_thread_cnt", 0.0)
 
     @staticmethod
     def barrier_requests(level: int, chunks):

@@ -133,7 +133,8 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
             starts = b.op_start.tolist()
             rows = list(zip(b.submit_s.tolist(), b.complete_s.tolist(), b.lock_s.tolist(), b.pre_s.tolist(),
                             b.mid_s.tolist(), b.device_bw_s.tolist(), b.device_down_s.tolist(),
-                            b.device_up_s.tolist(), b.memory_s.tolist(), b.is_write.tolist(), starts[:-1], starts[1:]))
+                            b.device_up_s.tolist(), b.memory_s.tolist(), b.is_write.tolist(), starts[:-1], starts[1:],
+                            b.reads_gate_writes().tolist()))
             ops = (b.op_drive.tolist(), b.op_is_write.tolist(), b.op_phase.tolist(), b.op_die_s.tolist(),
                    b.op_link_s.tolist())
             q[0], q[1], q[2], q[3] = rows, 0, len(b), ops
@@ -264,7 +265,7 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
                 self.locked()
 
         def locked(self, _event=None) -> None:
-            submit, complete, hold, pre, mid, bw, down, up, mem, is_write, lo, hi = self.row
+            submit, complete, hold, pre, mid, bw, down, up, mem, is_write, lo, hi, gated = self.row
             core, a, ops = self.core, self.a, self.ops
             if hold:
                 unlocked = lock.book(a, hold)
@@ -274,8 +275,7 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
                 a = unlocked
             if core.waiters:
                 wake(core)
-            gated = hi > lo and ops[2][lo] == 0  # reads that gate the writes
-            if not gated and mid:  # one visit to the engine does all its work
+            if not gated and mid:  # one visit to the engine does all its work (gated: HostIoBatch.reads_gate_writes)
                 pre = pre + mid
             if pre:
                 a = engine.book(a, pre)

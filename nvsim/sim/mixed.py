@@ -194,8 +194,8 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
     for _ in range(SOLVE_ITERATIONS):
         state = np.concatenate([sol.throughput, [active]])
         x_new = float(sol.throughput[0])
-        settled = x_open is None or abs(x_new - x_open) <= 1e-5 * max(x_new, 1e-9)
-        settled = settled and previous is not None and bool(np.allclose(state, previous, rtol=1e-5, atol=1e-9))
+        settled = previous is not None and abs(x_new - x_open) <= 1e-5 * max(x_new, 1e-9) \
+            and bool(np.allclose(state, previous, rtol=1e-5, atol=1e-9))
         if settled:
             break
         previous = state

@@ -22,7 +22,6 @@ import numpy as np
 from ..bounds import capacity, drive_link, engine_link
 from ..catalog import Catalog, default_catalog
 from ..engines import Engine, build_engine
-from ..engines.md import MdEngine
 from ..pcie import PcieLink
 from ..platform import PlatformModel, cross_socket_fraction
 from ..specs import ScenarioSpec, WorkloadSpec
@@ -172,17 +171,19 @@ class HostIoBatch:
     def __len__(self) -> int:
         return len(self.submit_s)
 
+    def reads_gate_writes(self) -> np.ndarray:
+        """Host I/Os whose first member I/Os are phase-0 reads that must finish before the rest."""
+        first = self.op_start[:-1]
+        if not len(self.op_phase):
+            return np.zeros(len(self), dtype=bool)
+        return (self.op_start[1:] > first) & (self.op_phase[np.minimum(first, len(self.op_phase) - 1)] == 0)
+
     def engine_visits(self) -> np.ndarray:
         """Visits of each host I/O to the engine's server, as the event mode makes them: two when
         reads gate its writes (``pre_s`` before the reads, ``mid_s`` after them), else one for all
         its engine work, none without any."""
-        n = len(self)
-        first = self.op_start[:-1]
-        has_ops = self.op_start[1:] > first
-        gated = has_ops & (self.op_phase[np.minimum(first, max(len(self.op_phase) - 1, 0))] == 0) \
-            if len(self.op_phase) else np.zeros(n, dtype=bool)
         both = (self.pre_s > 0).astype(float) + (self.mid_s > 0)
-        return np.where(gated, both, ((self.pre_s + self.mid_s) > 0).astype(float))
+        return np.where(self.reads_gate_writes(), both, ((self.pre_s + self.mid_s) > 0).astype(float))
 
 
 _TIMINGS: dict[tuple, tuple[Catalog, DriveTiming]] = {}
@@ -226,10 +227,8 @@ class ArraySystem:
         self.platform_spec = catalog.platforms[scenario.platform]
         self.engine_spec = catalog.engines[array.engine]
         overrides = dict(engine_overrides or {})
-        if array.md_group_thread_cnt and self.engine_spec.engine_kind == "md" and "stripe_threads" not in overrides:
-            parameters = {name: float(cited.value) for name, cited in self.engine_spec.parameters.items()}
-            overrides["stripe_threads"] = MdEngine.stripe_thread_count({**parameters, **overrides},
-                                                                       array.md_group_thread_cnt)
+        if array.md_group_thread_cnt and self.engine_spec.engine_kind == "md":  # md's stripe threads follow it
+            overrides.setdefault("group_thread_cnt", float(array.md_group_thread_cnt))
         self.engine: Engine = build_engine(self.engine_spec, overrides)
         self.kind = self.engine_spec.engine_kind
         self.platform = PlatformModel(self.platform_spec, scenario.placement, array.drives, catalog)
