@@ -29,7 +29,7 @@
   ``rebuild_inflight`` requests are in flight: below ``speed_limit_min`` md_do_sync never throttles
   the resync, and each time it finds no free stripe_head the cache grows (``R5_ALLOC_MORE`` ->
   ``grow_one_stripe`` in raid5d, re-armed at every release), so the resync holds far more than
-  ``stripe_cache_size`` (fitted on seed 003: ~750 requests, ~6,000 stripe_heads), and foreground
+  ``stripe_cache_size`` (fitted on seed 003: ~700 requests, ~5,600 stripe_heads), and foreground
   stripe_heads take their turn behind them in raid5d's lists. RAID10 reads up to
   ``RESYNC_BLOCK_SIZE`` (64 KiB, and no further than the chunk's end:
   ``(sector_nr | chunk_mask) - sector_nr + 1``) from a surviving copy and writes it,

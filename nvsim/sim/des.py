@@ -76,8 +76,16 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
     started = time.perf_counter()
     seed = system.scenario.seed if seed is None else seed
     w = system.workload
-    guess = simulate_fluid(system, seed)
-    rate_guess = max(guess.total_iops, 1.0)
+    rate_guess = max(simulate_fluid(system, seed).total_iops, 1.0)
+    if rebuild_member is not None and not until_rebuilt:
+        # size the warm-up and the window on the foreground's rate beside the rebuild (the network
+        # solve of this state), not the array's without it: a deep md resync leaves the foreground
+        # a hundredth of it, and a window sized on the optimal rate would measure the fill transient
+        from .mixed import solve_state
+        beside = solve_state(system.scenario, w, system.catalog, rebuilding=rebuild_member, seed=seed,
+                             failed=tuple(m for m in system.failed_members if m != rebuild_member),
+                             overrides={"engine": system.engine_overrides, "host_io": system.host_io_overrides})
+        rate_guess = max(min(rate_guess, beside.total_iops), 1.0)
     population = w.numjobs * w.iodepth
     warm_ios = warmup_ios if warmup_ios is not None else max(3 * population, host_ios // 5)
     warm_s = max(w.ramp_time if w.ramp_time and w.ramp_time < warm_ios / rate_guess else 0.0, warm_ios / rate_guess)

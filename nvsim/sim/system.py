@@ -226,6 +226,7 @@ class ArraySystem:
         self.drive_spec = catalog.drives[array.drive]
         self.platform_spec = catalog.platforms[scenario.platform]
         self.engine_spec = catalog.engines[array.engine]
+        self.engine_overrides, self.host_io_overrides = dict(engine_overrides or {}), dict(host_io_overrides or {})
         overrides = dict(engine_overrides or {})
         if array.md_group_thread_cnt and self.engine_spec.engine_kind == "md":  # md's stripe threads follow it
             overrides.setdefault("group_thread_cnt", float(array.md_group_thread_cnt))
