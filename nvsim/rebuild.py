@@ -173,7 +173,13 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog:
         if current is None and not missing:
             if math.isinf(next_event):
                 break
-            out.segments.append(Segment(t, next_event, "optimal", (), None, math.nan, None, 0.0, 0.0, ""))
+            iops, tps, why = math.nan, None, ""
+            if workload is not None:  # the foreground before (and between) faults, for comparison
+                if ((), None) not in cache:
+                    cache[((), None)] = state_result(scenario, workload, catalog, (), None, fidelity)
+                optimal = cache[((), None)]
+                iops, tps, why = optimal.total_iops, optimal.transactions_per_s, optimal.limited_by
+            out.segments.append(Segment(t, next_event, "optimal", (), None, iops, tps, 0.0, 0.0, why))
             t = next_event
             continue
         key = (tuple(sorted(missing)), current.member if current else None)

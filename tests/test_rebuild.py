@@ -437,8 +437,11 @@ def test_run_prints_rebuild_risk_and_the_timeline(cli, tmp_path):
     assert cli("run", str(path), "--fidelity", "fluid", "-o", str(out)).returncode == 0
     data = json.loads(out.read_text())
     timeline = data["resilience"]["timeline"]
-    assert [s["state"] for s in timeline["segments"]][:2] == ["optimal", "rebuilding"]
+    optimal, rebuilding = timeline["segments"][:2]
+    assert [optimal["state"], rebuilding["state"]] == ["optimal", "rebuilding"]
     assert timeline["rebuilds"][0]["end_s"] > 60
+    # the foreground before the fault is shown too, so the rebuild's cost can be read off
+    assert optimal["foreground_iops"] > rebuilding["foreground_iops"] > 0
 
 
 def test_md_raid10_takes_the_barrier_lock_once_per_chunk_request(catalog):
@@ -480,6 +483,27 @@ def test_md_raid10_recovery_costs_more_transactions_on_smaller_chunks(catalog):
         rebuilding = solve_state(s, s.workloads[0], catalog, rebuilding=0).transactions_per_s
         ratio[strip] = rebuilding / optimal
     assert 0 < ratio["4KiB"] < 0.6 * ratio["16KiB"] < ratio["16KiB"] < 1
+
+
+@pytest.mark.parametrize("strip, jobs, limited_by", [("4KiB", 64, "md barrier"), ("64KiB", 16, "md speed limit")])
+def test_md_raid10_barrier_cycle_agrees_with_the_event_mode(catalog, strip, jobs, limited_by):
+    """raid10.c's barrier run in SimPy (batches of RESYNC_DEPTH recovery requests with the array to
+    themselves, the md requests that waited let through at once, each chunk piece of a host I/O
+    waiting on its own) against the fluid mode's barrier cycle: on 4 KiB chunks the recovery cycles
+    without a break and the foreground keeps ~4% of its IOPS; on 64 KiB chunks md's speed limit
+    makes it sleep between batches and the foreground runs free meanwhile (~80%)."""
+    from nvsim.sim.des import simulate_event
+    from nvsim.sim.mixed import solve_state
+    from nvsim.sim.system import ArraySystem
+    limits = {"span_bytes": "64GiB", "speed_limit_min_kib_per_s": 600000, "speed_limit_max_kib_per_s": 600000}
+    wl = {"name": "r", "rw": "randread", "bs": "16k", "numjobs": jobs, "iodepth": 4}
+    s = scenario(catalog, level=10, engine="linux-md", strip=strip, rebuild=limits, workloads=[wl])
+    fluid = solve_state(s, s.workloads[0], catalog, rebuilding=0)
+    assert fluid.rebuild_limited_by.startswith(limited_by)
+    event = simulate_event(ArraySystem(s, s.workloads[0], catalog, failed_members=(0,)), rebuild_member=0,
+                           host_ios=5_000)
+    assert event.total_iops == pytest.approx(fluid.total_iops, rel=0.08)
+    assert event.rebuild_bytes_per_s == pytest.approx(fluid.rebuild_bytes_per_s, rel=0.08)
 
 
 def test_md_raid10_recovery_holds_each_chunk_piece_of_an_fio_io(catalog, monkeypatch):

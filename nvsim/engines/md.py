@@ -33,9 +33,9 @@
   stripe_heads take their turn behind them in raid5d's lists. RAID10 reads up to
   ``RESYNC_BLOCK_SIZE`` (64 KiB, and no further than the chunk's end:
   ``(sector_nr | chunk_mask) - sector_nr + 1``) from a surviving copy and writes it,
-  ``MIRROR_RECOVERY_INFLIGHT`` (32) at once, each under the array barrier
-  (``raise_barrier``): normal I/O waits while any recovery request is in flight (see
-  nvsim.rebuild). The resync thread's CPU per request is ``resync_request_us``.
+  ``RESYNC_DEPTH`` (512; raid1: 32) at once, each under the array barrier (``raise_barrier``):
+  normal I/O waits while any recovery request is in flight (nvsim.sim.mixed.BarrierCycle). The
+  resync thread's CPU per request is ``resync_request_us``.
 """
 
 from __future__ import annotations
@@ -47,11 +47,12 @@ from .base import PAGE_BYTES, Engine, EngineServer, EngineWork, per_host_sum
 
 RESYNC_BLOCK_BYTES = 64 * 1024
 """raid1.c/raid10.c ``RESYNC_BLOCK_SIZE``: the most one resync/recovery request covers."""
-MIRROR_RECOVERY_INFLIGHT = 32.0
-"""Recovery requests a RAID1/10 resync keeps in flight. raid1.c caps them at ``RESYNC_DEPTH`` 32;
-raid10.c's cap is 512 (32 MiB / RESYNC_BLOCK_SIZE), which the resync thread does not reach: at its
-~10 us of CPU per request and ~0.1-0.3 ms per request, 10-30 are in flight (Little's law). Assumed
-32 for both: it is also the batch the barrier model (nvsim.sim.mixed) lets run at once."""
+RESYNC_DEPTH = {1: 32.0, 10: 512.0}
+"""Recovery requests md keeps in flight under its barrier (``raise_barrier`` waits while
+``conf->barrier`` reaches it): raid1.c's ``RESYNC_DEPTH`` 32, raid10.c's 32 MiB /
+RESYNC_BLOCK_SIZE = 512. The resync thread issues them back to back once normal I/O has drained,
+so a RAID10 recovery batch is 512 requests (nvsim.sim.mixed.BarrierCycle; the event mode runs the
+same protocol)."""
 
 
 class MdEngine(Engine):
@@ -121,7 +122,7 @@ class MdEngine(Engine):
 
     def rebuild_settings(self, level, priority):
         if level in (1, 10):  # raid10 recovery stops each request at a chunk end
-            return min(RESYNC_BLOCK_BYTES, self.strip_bytes), MIRROR_RECOVERY_INFLIGHT
+            return min(RESYNC_BLOCK_BYTES, self.strip_bytes), RESYNC_DEPTH[level]
         return super().rebuild_settings(level, priority)
 
     def rebuild_work(self, plan, n, rows_per_step, level) -> EngineWork:

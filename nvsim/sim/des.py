@@ -28,7 +28,7 @@ from simpy.events import NORMAL, Event
 
 from .fluid import simulate_fluid, write_amplification
 from .result import PERCENTILES, SimResult, Utilisation, busiest
-from .system import ArraySystem
+from .system import ArraySystem, strips_spanned
 from .workload import HostStream, named_rng
 
 T_95 = {5: 2.776, 10: 2.262, 20: 2.093}
@@ -62,6 +62,11 @@ class _Server:
         return start + service
 
 
+BARRIER_CYCLES = 40
+"""md RAID1/10 recovery cycles (a batch under the barrier, the drain, md's sleep) a measured window
+spans at least: a 64 KiB-strip batch is 32 MiB and a cycle tens of ms."""
+
+
 def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: int = 60_000, batches: int = 10,
                    warmup_ios: int | None = None, rebuild_member: int | None = None,
                    until_rebuilt: bool = False) -> SimResult:
@@ -77,6 +82,7 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
     seed = system.scenario.seed if seed is None else seed
     w = system.workload
     rate_guess = max(simulate_fluid(system, seed).total_iops, 1.0)
+    barrier_cycle_s = 0.0
     if rebuild_member is not None and not until_rebuilt:
         # size the warm-up and the window on the foreground's rate beside the rebuild (the network
         # solve of this state), not the array's without it: a deep md resync leaves the foreground
@@ -86,10 +92,15 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
                              failed=tuple(m for m in system.failed_members if m != rebuild_member),
                              overrides={"engine": system.engine_overrides, "host_io": system.host_io_overrides})
         rate_guess = max(min(rate_guess, beside.total_iops), 1.0)
+        if system.kind == "md" and system.array.level in (1, 10) and beside.rebuild_bytes_per_s:
+            step, inflight = system.engine.rebuild_settings(system.array.level, system.array.rebuild.priority)
+            barrier_cycle_s = inflight * step / beside.rebuild_bytes_per_s  # a batch and its drain (or sleep)
     population = w.numjobs * w.iodepth
     warm_ios = warmup_ios if warmup_ios is not None else max(3 * population, host_ios // 5)
     warm_s = max(w.ramp_time if w.ramp_time and w.ramp_time < warm_ios / rate_guess else 0.0, warm_ios / rate_guess)
     window_s = host_ios / rate_guess
+    if barrier_cycle_s:  # md RAID1/10 recovery: the window spans many barrier cycles
+        warm_s, window_s = max(warm_s, 3 * barrier_cycle_s), max(window_s, BARRIER_CYCLES * barrier_cycle_s)
     end_s = warm_s + window_s
 
     env = simpy.Environment()
@@ -113,6 +124,9 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
         if until_rebuilt:  # the whole rebuild from time zero, foreground alongside: no warm-up to discard
             warm_s = 0.0
             end_s = rebuild["span_bytes"] / max(rebuild["rate_guess"], 1.0) * 3.0
+    # md RAID1/10 recovery and normal I/O exclude each other (raid10.c raise_barrier / wait_barrier)
+    barrier = rebuild is not None and system.kind == "md" and system.array.level in (1, 10)
+    gate = {"up": False, "pending": 0, "waiting": [], "drained": None, "left": 0, "batch": None}
 
     # host I/Os planned at a time per job: what the run needs, but at most MEMBER_IOS_PER_BATCH member
     # I/Os (a 1 MiB write on a 4 KiB strip is ~280 of them; every job holds one batch in memory)
@@ -134,15 +148,18 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
                 rebuild["next_offset"] = first + count * step
                 b = system.rebuild_batch(rebuild_member, first + np.arange(count, dtype=np.int64) * step, step)
             else:
-                b = system.batch(job, *streams[job].next_batch(batch_ios),
+                offsets, is_write = streams[job].next_batch(batch_ios)
+                b = system.batch(job, offsets, is_write,
                                  rng=named_rng(seed, "nand service times", job, streams[job].batches_made))
                 if len(sampled) < 8:
                     sampled.append(b)
             starts = b.op_start.tolist()
+            extra = [strips_spanned(offsets, w.bs, system.array.strip_bytes).tolist()] \
+                if barrier and job < w.numjobs else []
             rows = list(zip(b.submit_s.tolist(), b.complete_s.tolist(), b.lock_s.tolist(), b.pre_s.tolist(),
                             b.mid_s.tolist(), b.device_bw_s.tolist(), b.device_down_s.tolist(),
                             b.device_up_s.tolist(), b.memory_s.tolist(), b.is_write.tolist(), starts[:-1], starts[1:],
-                            b.reads_gate_writes().tolist()))
+                            b.reads_gate_writes().tolist(), *extra))
             ops = (b.op_drive.tolist(), b.op_is_write.tolist(), b.op_phase.tolist(), b.op_die_s.tolist(),
                    b.op_link_s.tolist())
             q[0], q[1], q[2], q[3] = rows, 0, len(b), ops
@@ -384,15 +401,116 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
             self.t0 = finish
             self.issue()
 
+    class BarrierSlot(Slot):
+        """A foreground slot under md RAID1/10 recovery: after its submit CPU the host I/O's md
+        requests (``raid10_make_request`` splits it at every chunk end) pass ``wait_barrier`` one
+        after another, a share of the submit CPU apart; while the barrier is up a request waits for
+        it to drop, and once through it counts as pending (``nr_pending``) until its member I/Os are
+        done. The host I/O completes with its last request."""
+
+        __slots__ = ("k", "pieces", "gap", "per", "left")
+
+        def locked(self, _event=None) -> None:
+            row, core, a = self.row, self.core, self.a
+            if core.waiters:
+                wake(core)
+            memory.busy += row[8]
+            self.pieces = self.left = max(1, int(row[13]))
+            self.per = max(1, (row[11] - row[10]) // self.pieces)
+            self.gap = row[0] / self.pieces
+            self.k = 0
+            later(a - env._now, self.through)
+
+        def through(self, _event=None) -> None:
+            if gate["up"]:  # wait_barrier: sleep until the recovery batch is done
+                gate["waiting"].append(self.through)
+                return
+            gate["pending"] += 1
+            row, k, now = self.row, self.k, env._now
+            if row[2]:  # resync_lock, taken by wait_barrier for each piece (the core spins meanwhile)
+                unlocked = lock.book(now, row[2] / self.pieces)
+                self.core.busy += unlocked - now
+                now = unlocked
+            lo = row[10] + k * self.per
+            hi = row[11] if k == self.pieces - 1 else lo + self.per
+            finish = member_phase(self.ops, lo, hi, 1, now) if hi > lo else now
+            later(finish - env._now, self.piece_done)
+            self.k = k + 1
+            if self.k < self.pieces:  # the next piece, once md has split and submitted this one
+                later(self.gap, self.through)
+
+        def piece_done(self, _event) -> None:
+            gate["pending"] -= 1
+            if gate["pending"] == 0 and gate["drained"] is not None:
+                drained, gate["drained"] = gate["drained"], None
+                drained.succeed()
+            self.left -= 1
+            if self.left == 0:
+                self.a = env._now
+                self.done(None)
+
+    class BatchRebuildSlot(RebuildSlot):
+        """One recovery request of a barrier batch: issued by the resync cycle, not re-issued."""
+
+        __slots__ = ()
+
+        def issue(self, _event=None) -> None:
+            rebuild["issued_bytes"] += rebuild["step_bytes"]
+            self.t0 = env.now
+            Slot.issue(self)
+
+        def done(self, _event) -> None:
+            finish = self.core.book(self.a, self.row[1])
+            if self.core.waiters:
+                wake(self.core)
+            rebuild["done_bytes"] += rebuild["step_bytes"]
+            if finish >= warm_s:
+                rebuild["window_bytes"] += rebuild["step_bytes"]
+            gate["left"] -= 1
+            if gate["left"] == 0:
+                gate["batch"].succeed()
+
+    def resync_cycle():
+        """md_do_sync over raid10_sync_request, a batch at a time: raise the barrier (new normal I/O
+        waits), wait for the normal I/O in flight to drain, run ``inflight`` recovery requests,
+        lower the barrier (the waiting I/O goes through), and again at once -- unless md's speed
+        limit makes it sleep."""
+        inflight = max(1, int(round(rebuild["inflight"])))
+        while rebuild["issued_bytes"] < rebuild["span_bytes"]:
+            allowed = rebuild["issued_bytes"] / rebuild["cap_bytes_per_s"]
+            if allowed > env.now:
+                yield env.timeout(allowed - env.now)
+            gate["up"] = True
+            if gate["pending"] > 0:
+                gate["drained"] = env.event()
+                yield gate["drained"]
+            left = int(math.ceil((rebuild["span_bytes"] - rebuild["issued_bytes"]) / rebuild["step_bytes"]))
+            gate["left"] = min(inflight, left)
+            gate["batch"] = env.event()
+            for _ in range(gate["left"]):
+                BatchRebuildSlot().issue()
+            yield gate["batch"]
+            gate["up"] = False
+            waiting, gate["waiting"] = gate["waiting"], []
+            for through in waiting:
+                through()
+        if rebuild["done_bytes"] >= rebuild["span_bytes"]:
+            rebuild["finished_s"] = env.now
+            if until_rebuilt and not stop.triggered:
+                stop.succeed()
+
     def mark_warm():
         yield env.timeout(warm_s)
         snapshot["busy"] = [s.busy for s in everything]
 
+    foreground = BarrierSlot if barrier else Slot
     for job in range(w.numjobs):
         for _ in range(w.iodepth):
-            later(0.0, Slot(job).issue)
+            later(0.0, foreground(job).issue)
     stop = env.event()
-    if rebuild is not None:
+    if barrier:
+        env.process(resync_cycle())
+    elif rebuild is not None:
         for _ in range(int(round(rebuild["inflight"]))):
             later(0.0, RebuildSlot().issue)
     env.process(mark_warm())

@@ -139,6 +139,87 @@ def _with_rebuild_thread(net):
                     np.append(net.servers, 1.0))
 
 
+@dataclass
+class BarrierCycle:
+    """md RAID1/10 recovery under normal I/O (raid10.c ``raise_barrier`` / ``wait_barrier``): the
+    resync raises the barrier, waits for the normal I/O in flight to drain, runs a batch of its
+    requests with the array to itself, and lowers it; every md request that arrived meanwhile goes
+    through at once, and the barrier rises again behind them. A cycle is the batch (from cold:
+    ``inflight - 1`` of its requests at its busiest station's pace, plus one request's latency)
+    and the drain of the requests let through (one piece's latency plus the rest at their busiest
+    station's pace, the lock's in practice). Each md request of a host I/O (one per chunk piece:
+    raid10_make_request splits the bio and each piece calls wait_barrier) waits about one cycle:
+    the pieces after the first arrive just after a release, behind the raised barrier. When the
+    batches would outrun md's speed limit the resync sleeps between them and the foreground runs
+    free meanwhile: its throughput is the time-weighted mix of the two (``busy_share``)."""
+
+    batch_s: float
+    batch_bytes: float
+    cap_bytes_per_s: float
+    sync_pieces: float  # md requests a foreground cycle waits for at the barrier
+    all_pieces: float  # md requests per foreground cycle that pass the barrier (async writes too)
+    piece_s: float  # one piece's service at the station a released burst queues at
+    piece_latency_s: float
+    wait_s: float = 0.0
+    released: float = 0.0
+    drain_s: float = 0.0
+    total_s: float = 0.0
+
+    @classmethod
+    def of(cls, load, net, rb: RebuildClass, cap_bytes_per_s: float) -> BarrierCycle:
+        pace = np.where(rb.demand_s > 0, rb.demand_s / np.maximum(net.servers, 1.0), 0.0)
+        # the resync thread holds resync_lock itself (raise_barrier): its pace is the sum of both
+        thread = rb.demand_s[net.index("rebuild_thread")] + rb.demand_s[net.index("lock")]
+        batch_s = (rb.inflight - 1.0) * max(float(pace.max()), float(thread)) + rb.base_s
+        sync, every, piece_s, latency_s = load.barrier_pieces(net)
+        out = cls(batch_s, rb.inflight * rb.step_bytes, cap_bytes_per_s, sync, every, piece_s, latency_s)
+        out.update(0.0)
+        return out
+
+    def update(self, foreground_per_s: float) -> None:
+        """One step of the fixed point with the foreground's cycles per second: the pieces waiting
+        at a release (Little: their arrival rate x their wait) set the drain, hence the cycle."""
+        released = foreground_per_s * self.all_pieces * self.wait_s
+        drain_s = self.piece_latency_s + max(0.0, released - 1.0) * self.piece_s
+        busy_s = self.batch_s + drain_s
+        total_s = max(busy_s, self.batch_bytes / self.cap_bytes_per_s)  # md sleeps above its limit
+        wait_s = busy_s
+        damp = 0.5 if self.total_s else 1.0
+        self.released, self.drain_s = released, drain_s
+        self.total_s = total_s if not self.total_s else (1 - damp) * self.total_s + damp * total_s
+        self.wait_s = wait_s if not self.wait_s else (1 - damp) * self.wait_s + damp * wait_s
+
+    @property
+    def sleeping(self) -> bool:
+        return self.batch_bytes / self.cap_bytes_per_s > self.batch_s + self.drain_s
+
+    @property
+    def busy_share(self) -> float:
+        """Share of the time the barrier cycles (the rest md sleeps to hold its speed limit)."""
+        return min(1.0, self.wait_s / self.total_s) if self.total_s else 1.0
+
+    @property
+    def rebuild_bytes_per_s(self) -> float:
+        return self.batch_bytes / self.total_s
+
+
+def piece_latency_s(system: ArraySystem, batches: list[HostIoBatch], pieces: float) -> float:
+    """One md request's (chunk piece's) unloaded latency through the barrier: its share of the
+    lock hold and a member I/O."""
+    rfix, wfix = system.drive.read_fixed_s, system.drive.write_fixed_s
+    ops = np.concatenate([np.where(b.op_is_write, b.op_link_s + wfix, b.op_die_s + b.op_link_s + rfix) for b in batches])
+    lock = float(np.mean(np.concatenate([b.lock_s for b in batches])))
+    return (float(ops.mean()) if ops.size else 0.0) + lock / max(pieces, 1.0)
+
+
+def burst_piece_s(net, demand_s: np.ndarray, pieces: float) -> float:
+    """The pace of a burst of pieces let through at once: the busiest station but the host cores
+    (their CPU was spent before the barrier) per piece."""
+    keep = np.array([key not in ("cores", "rebuild_thread") for key, _d in net.keys])
+    per = np.where(keep, demand_s / max(pieces, 1e-12) / np.maximum(net.servers, 1.0), 0.0)
+    return float(per.max())
+
+
 def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: Catalog | None = None,
                 failed: tuple[int, ...] = (), rebuilding: int | None = None, seed: int | None = None,
                 overrides: dict | None = None) -> SimResult:
@@ -166,7 +247,8 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
     cap_bytes_per_s, cap_why = rebuild_cap(system, rb, net, population > 0) if rb is not None else (math.inf, "")
 
     def solve(k: float, open_u: np.ndarray):
-        demand, base, pop, scale, visits = [fg_demand], [fg_base], [population], [np.ones(len(net))], [load.visits]
+        base_fg = fg_base + (cycle.sync_pieces * cycle.wait_s if cycle is not None else 0.0)
+        demand, base, pop, scale, visits = [fg_demand], [base_fg], [population], [np.ones(len(net))], [load.visits]
         if rb is not None and k > 0 and not barrier:
             demand.append(rb.demand_s)
             base.append(rb.base_s)
@@ -177,13 +259,9 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
                              start=None if sol is None else sol.queue, wait_scale=np.array(scale), visits=np.array(visits))
 
     k = rb.inflight if rb is not None else 0.0
-    if barrier:  # recovery alone, with the array to itself while it holds the barrier
-        alone_sol = solve_network(rb.demand_s[None, :], net.servers, np.array([rb.inflight]), np.array([rb.base_s]),
-                                  wait_scale=rb.wait_scale[None, :], visits=rb.visits[None, :])
-        alone = float(alone_sol.throughput[0]) * rb.step_bytes
-        barrier_rate = min(cap_bytes_per_s, alone)
-        hold = barrier_rate / alone  # share of time the barrier is up (md sleeps the rest)
-        batch_s = rb.inflight * rb.step_bytes / alone
+    cycle = BarrierCycle.of(load, net, rb, cap_bytes_per_s) if barrier else None
+    if barrier:
+        k = 0.0  # recovery runs in the barrier's own phase, not beside the foreground
     sol = None  # ``solve`` warm-starts from the last solution
     sol = solve(k, np.zeros(len(net)))
     active = 1.0  # share of time the rebuild is not held back by its throttle (md sleeps, a card paces)
@@ -194,7 +272,7 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
     x_open, weight, last_step = None, 1.0, 0.0  # the throughput the open classes follow, its damping
     settled = False
     for _ in range(SOLVE_ITERATIONS):
-        state = np.concatenate([sol.throughput, [active]])
+        state = np.concatenate([sol.throughput, [active, cycle.wait_s if cycle else 0.0]])
         x_new = float(sol.throughput[0])
         settled = previous is not None and abs(x_new - x_open) <= 1e-5 * max(x_new, 1e-9) \
             and bool(np.allclose(state, previous, rtol=1e-5, atol=1e-9))
@@ -214,6 +292,8 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
             other = sol.utilisation[net.index("engine")] * net.servers[net.index("engine")] \
                 + sol.utilisation[net.index("rebuild_thread")]
             load.other_busy = 0.5 * load.other_busy + 0.5 * float(other)
+        if cycle is not None:
+            cycle.update(float(sol.throughput[0]))
         sol = solve(k, open_u)
         if rb is not None and not barrier and len(sol.throughput) > 1:
             rate = sol.throughput[1] * rb.step_bytes
@@ -223,9 +303,11 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
     rebuild_rate = 0.0
     rebuild_limit = ""
     if barrier:
-        rebuild_rate = barrier_rate
-        rebuild_limit = cap_why if barrier_rate >= 0.995 * cap_bytes_per_s else \
-            f"recovery alone: {rb.inflight:.0f} requests of {rb.step_bytes // 1024} KiB in flight"
+        rebuild_rate = cycle.rebuild_bytes_per_s
+        rebuild_limit = cap_why if cycle.sleeping else \
+            (f"md barrier: batches of {rb.inflight:.0f} recovery requests of {rb.step_bytes // 1024} KiB "
+             f"({1e3 * cycle.batch_s:.2f} ms), then {cycle.released:.0f} waiting md requests "
+             f"({1e3 * cycle.drain_s:.2f} ms)")
     elif rb is not None and len(sol.throughput) > 1:
         rebuild_rate = sol.throughput[1] * rb.step_bytes
         if rebuild_rate >= 0.995 * cap_bytes_per_s:
@@ -234,8 +316,13 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
             j = int(np.argmax(sol.utilisation))
             rebuild_limit = f"{net.labels[j]} at {100 * sol.utilisation[j]:.0f}%" if sol.utilisation[j] > 0.9 else \
                 f"{rb.inflight:.1f} rebuild requests in flight ({rb.step_bytes // 1024} KiB each)"
-    if barrier:  # foreground alone while md sleeps; at batch ends only while the barrier is up
-        load.time_share(sol, hold, batch_s)
+    if cycle is not None and cycle.sleeping:  # free while md sleeps, cycling the rest of the time
+        x_cycling = float(sol.throughput[0])
+        saved, cycle.wait_s = cycle.wait_s, 0.0
+        x_free = float(solve(0.0, open_u).throughput[0])
+        cycle.wait_s = saved
+        share = cycle.busy_share
+        _scale(sol, (share * x_cycling + (1 - share) * x_free) / x_cycling if x_cycling > 0 else 0.0)
     result = load.result(net, sol)
     util = list(result.utilisation)
     result.rebuild_bytes_per_s = rebuild_rate if rb is not None else None
@@ -250,8 +337,6 @@ class FioLoad:
     """A fio job as the foreground class: its I/Os in flight, one cycle per host I/O."""
 
     other_busy = 0.0
-
-    sync_ios_per_cycle = 1.0
 
     def __init__(self, scenario, workload, catalog, missing, seed, overrides, idle=False):
         self.idle = idle
@@ -279,19 +364,13 @@ class FioLoad:
     def open_utilisation(self, net, x):
         return np.zeros(len(net))
 
-    def sync_io_latency_s(self, sol):
-        return float(sol.cycle_s[0])
-
-    def time_share(self, sol, hold: float, batch_s: float) -> None:
-        """md RAID10 recovery: see ``OltpLoad.time_share``; an fio slot's cycle is one I/O, each of
-        its md requests waiting out a batch."""
+    def barrier_pieces(self, net):
+        """md RAID1/10 recovery (``BarrierCycle``): each host I/O's md requests (one per chunk piece)
+        wait at the barrier; their pace and latency through it."""
         system = self.system
-        requests = system.engine.barrier_requests(system.array.level, system.chunk_requests_per_io())
-        free = float(sol.throughput[0])
-        cycle = float(sol.cycle_s[0])
-        pop = free * cycle
-        x = (1 - hold) * free + hold * pop / (cycle + requests * batch_s)
-        _scale(sol, x / free if free > 0 else 0.0)
+        pieces = float(system.engine.barrier_requests(system.array.level, system.chunk_requests_per_io()))
+        demand = io_demands(system, net, self.batches)
+        return pieces, pieces, burst_piece_s(net, demand, pieces), piece_latency_s(system, self.batches, pieces)
 
     def result(self, net, sol) -> SimResult:
         system, w = self.system, self.workload

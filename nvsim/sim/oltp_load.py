@@ -45,7 +45,6 @@ class OltpLoad:
         self.dblwr = part("doublewrite", "write", tx.doublewrite_batch_bytes)
         self.log = part("redo log", "write", tx.log_write_bytes)
         self.system = self.read[0]
-        self.sync_ios_per_cycle = tx.page_reads + tx.log_writes
 
     def _d(self, net, part):
         return io_demands(part[0], net, part[1])
@@ -79,27 +78,22 @@ class OltpLoad:
         busy = x_tx * (tx.page_flushes * self.d_flush + tx.doublewrite_batches * self.d_dblwr)
         return busy / np.maximum(self.servers(net), 1.0)
 
-    def time_share(self, sol, hold: float, batch_s: float) -> None:
-        """md RAID10 recovery: for ``hold`` of the time the barrier is up and each md request of
-        a user's synchronous I/Os (one per chunk it spans: raid10_make_request splits the bio and
-        each piece calls wait_barrier on its own) waits for the end of a recovery batch
-        (``batch_s``) and the foreground I/O drained before it."""
-        from .mixed import _scale
+    def barrier_pieces(self, net):
+        """md RAID1/10 recovery (nvsim.sim.mixed.BarrierCycle): the md requests (one per chunk piece:
+        raid10_make_request splits each bio and every piece calls wait_barrier) of a transaction's
+        synchronous I/Os wait at the barrier; its page flushes and doublewrite batches pass it too
+        (nobody waits for them, but they drain with the rest)."""
+        from .mixed import burst_piece_s, piece_latency_s
         tx, level = self.tx, self.scenario.array.level
-        requests = tx.page_reads * self.read[0].engine.barrier_requests(level, self.read[0].chunk_requests_per_io()) \
-            + tx.log_writes * self.log[0].engine.barrier_requests(level, self.log[0].chunk_requests_per_io())
-        free = float(sol.throughput[0])
-        cycle_free = float(sol.cycle_s[0])
-        io_s = self.sync_io_latency_s(sol)
-        cycle_held = cycle_free + requests * (batch_s + io_s)
-        x = (1 - hold) * free + hold * float(self.workload.users) / cycle_held
-        _scale(sol, x / free if free > 0 else 0.0)
 
-    def sync_io_latency_s(self, sol):
-        """A synchronous I/O's mean latency: unloaded, plus the queueing its cycle meets outside the
-        host cores (the cores' queue is the transaction's CPU, not the I/O's)."""
-        waiting = np.delete(sol.waiting_s[0], self.cores_index)
-        return self.r0_read + float(waiting.sum()) / max(self.sync_ios_per_cycle, 1.0)
+        def pieces(part):
+            return float(part[0].engine.barrier_requests(level, part[0].chunk_requests_per_io()))
+
+        sync = tx.page_reads * pieces(self.read) + tx.log_writes * pieces(self.log)
+        every = sync + tx.page_flushes * pieces(self.flush) + tx.doublewrite_batches * pieces(self.dblwr)
+        demand = tx.page_reads * self.d_read + tx.log_writes * self.d_log \
+            + tx.page_flushes * self.d_flush + tx.doublewrite_batches * self.d_dblwr
+        return sync, every, burst_piece_s(net, demand, every), piece_latency_s(*self.read, pieces(self.read))
 
     def result(self, net, sol) -> SimResult:
         from .mixed import _cpu_percent, _grouped_utilisation, _limit
