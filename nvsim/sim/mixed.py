@@ -7,11 +7,11 @@ policy is applied:
 * md (``md_do_sync``): while the array has other I/O the rebuild runs at no more than
   ``speed_limit_min`` (else ``speed_limit_max``): above it md sleeps, so fewer requests are in
   flight on average -- the population of the rebuild class is cut until its rate meets the limit.
-* md RAID10 (``raise_barrier``/``wait_barrier`` in raid10.c): recovery requests and normal I/O
-  exclude each other. A batch of recovery requests runs only once normal I/O in flight has drained,
-  and normal I/O arriving meanwhile waits for the batch: the rebuild's cycle grows by one
-  foreground I/O latency, and each synchronous foreground I/O waits, on average, the share of time
-  the barrier is up times the length of a batch.
+* md RAID1/10 (``raise_barrier``/``wait_barrier`` in raid10.c): recovery requests and normal I/O
+  exclude each other. A batch of recovery requests runs once the normal I/O in flight has drained;
+  the md requests that arrived meanwhile go through when it ends, and the barrier rises again
+  behind them (``BarrierCycle``): each chunk piece of a foreground I/O waits about one cycle, and
+  the rebuild moves a batch per cycle. The event mode runs the same protocol.
 * vendor engines with a ``rebuild_share`` (SupremeRAID): while host I/O runs the card paces its
   rebuild to that share of the busy time of the drive station the rebuild loads most (scaled by
   ``rebuild.priority``); the same cut of the population meets the rate. Others:
@@ -180,7 +180,7 @@ class BarrierCycle:
         """One step of the fixed point with the foreground's cycles per second: the pieces waiting
         at a release (Little: their arrival rate x their wait) set the drain, hence the cycle."""
         released = foreground_per_s * self.all_pieces * self.wait_s
-        drain_s = self.piece_latency_s + max(0.0, released - 1.0) * self.piece_s
+        drain_s = min(1.0, released) * self.piece_latency_s + max(0.0, released - 1.0) * self.piece_s
         busy_s = self.batch_s + drain_s
         total_s = max(busy_s, self.batch_bytes / self.cap_bytes_per_s)  # md sleeps above its limit
         wait_s = busy_s
@@ -304,10 +304,10 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
     rebuild_limit = ""
     if barrier:
         rebuild_rate = cycle.rebuild_bytes_per_s
-        rebuild_limit = cap_why if cycle.sleeping else \
-            (f"md barrier: batches of {rb.inflight:.0f} recovery requests of {rb.step_bytes // 1024} KiB "
-             f"({1e3 * cycle.batch_s:.2f} ms), then {cycle.released:.0f} waiting md requests "
-             f"({1e3 * cycle.drain_s:.2f} ms)")
+        batches = f"batches of {rb.inflight:.0f} recovery requests of {rb.step_bytes // 1024} KiB ({1e3 * cycle.batch_s:.2f} ms)"
+        rebuild_limit = cap_why if cycle.sleeping else (
+            f"md barrier: {batches}, then {cycle.released:.0f} waiting md requests ({1e3 * cycle.drain_s:.2f} ms)"
+            if cycle.released >= 1 else f"md recovery alone: {batches}")
     elif rb is not None and len(sol.throughput) > 1:
         rebuild_rate = sol.throughput[1] * rb.step_bytes
         if rebuild_rate >= 0.995 * cap_bytes_per_s:
