@@ -33,9 +33,10 @@
   stripe_heads take their turn behind them in raid5d's lists. RAID10 reads up to
   ``RESYNC_BLOCK_SIZE`` (64 KiB, and no further than the chunk's end:
   ``(sector_nr | chunk_mask) - sector_nr + 1``) from a surviving copy and writes it,
-  ``RESYNC_DEPTH`` (512; raid1: 32) at once, each under the array barrier (``raise_barrier``):
-  normal I/O waits while any recovery request is in flight (nvsim.sim.mixed.BarrierCycle). The
-  resync thread's CPU per request is ``resync_request_us``.
+  ``RESYNC_DEPTH`` (512) at once, each under the array barrier (``raise_barrier``): normal I/O
+  waits while any recovery request is in flight (nvsim.sim.mixed.BarrierCycle). RAID1: 32 at once,
+  under a barrier per 64 MiB bucket that random normal I/O all but never meets. The resync
+  thread's CPU per request is ``resync_request_us``.
 """
 
 from __future__ import annotations
@@ -50,9 +51,10 @@ RESYNC_BLOCK_BYTES = 64 * 1024
 RESYNC_DEPTH = {1: 32.0, 10: 512.0}
 """Recovery requests md keeps in flight under its barrier (``raise_barrier`` waits while
 ``conf->barrier`` reaches it): raid1.c's ``RESYNC_DEPTH`` 32, raid10.c's 32 MiB /
-RESYNC_BLOCK_SIZE = 512. The resync thread issues them back to back once normal I/O has drained,
-so a RAID10 recovery batch is 512 requests (nvsim.sim.mixed.BarrierCycle; the event mode runs the
-same protocol)."""
+RESYNC_BLOCK_SIZE = 512. raid10's barrier is array-wide: the resync thread issues its requests back
+to back once normal I/O has drained, so a RAID10 recovery batch is 512 requests
+(nvsim.sim.mixed.BarrierCycle; the event mode runs the same protocol). raid1's barrier is per
+64 MiB bucket (since Linux 4.11), so its 32 requests run beside random normal I/O."""
 
 
 class MdEngine(Engine):

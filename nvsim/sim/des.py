@@ -63,7 +63,7 @@ class _Server:
 
 
 BARRIER_CYCLES = 40
-"""md RAID1/10 recovery cycles (a batch under the barrier, the drain, md's sleep) a measured window
+"""md RAID10 recovery cycles (a batch under the barrier, the drain, md's sleep) a measured window
 spans at least: a 64 KiB-strip batch is 32 MiB and a cycle tens of ms."""
 
 
@@ -92,14 +92,14 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
                              failed=tuple(m for m in system.failed_members if m != rebuild_member),
                              overrides={"engine": system.engine_overrides, "host_io": system.host_io_overrides})
         rate_guess = max(min(rate_guess, beside.total_iops), 1.0)
-        if system.kind == "md" and system.array.level in (1, 10) and beside.rebuild_bytes_per_s:
+        if system.kind == "md" and system.array.level == 10 and beside.rebuild_bytes_per_s:
             step, inflight = system.engine.rebuild_settings(system.array.level, system.array.rebuild.priority)
             barrier_cycle_s = inflight * step / beside.rebuild_bytes_per_s  # a batch and its drain (or sleep)
     population = w.numjobs * w.iodepth
     warm_ios = warmup_ios if warmup_ios is not None else max(3 * population, host_ios // 5)
     warm_s = max(w.ramp_time if w.ramp_time and w.ramp_time < warm_ios / rate_guess else 0.0, warm_ios / rate_guess)
     window_s = host_ios / rate_guess
-    if barrier_cycle_s:  # md RAID1/10 recovery: the window spans many barrier cycles
+    if barrier_cycle_s:  # md RAID10 recovery: the window spans many barrier cycles
         warm_s, window_s = max(warm_s, 3 * barrier_cycle_s), max(window_s, BARRIER_CYCLES * barrier_cycle_s)
     end_s = warm_s + window_s
 
@@ -124,8 +124,9 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
         if until_rebuilt:  # the whole rebuild from time zero, foreground alongside: no warm-up to discard
             warm_s = 0.0
             end_s = rebuild["span_bytes"] / max(rebuild["rate_guess"], 1.0) * 3.0
-    # md RAID1/10 recovery and normal I/O exclude each other (raid10.c raise_barrier / wait_barrier)
-    barrier = rebuild is not None and system.kind == "md" and system.array.level in (1, 10)
+    # md RAID10 recovery and normal I/O exclude each other (raid10.c raise_barrier / wait_barrier;
+    # raid1's barrier is per 64 MiB bucket: its recovery runs beside the foreground)
+    barrier = rebuild is not None and system.kind == "md" and system.array.level == 10
     gate = {"up": False, "pending": 0, "waiting": [], "drained": None, "left": 0, "batch": None}
 
     # host I/Os planned at a time per job: what the run needs, but at most MEMBER_IOS_PER_BATCH member
@@ -402,7 +403,7 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
             self.issue()
 
     class BarrierSlot(Slot):
-        """A foreground slot under md RAID1/10 recovery: after its submit CPU the host I/O's md
+        """A foreground slot under md RAID10 recovery: after its submit CPU the host I/O's md
         requests (``raid10_make_request`` splits it at every chunk end) pass ``wait_barrier`` one
         after another, a share of the submit CPU apart; while the barrier is up a request waits for
         it to drop, and once through it counts as pending (``nr_pending``) until its member I/Os are

@@ -7,7 +7,7 @@ policy is applied:
 * md (``md_do_sync``): while the array has other I/O the rebuild runs at no more than
   ``speed_limit_min`` (else ``speed_limit_max``): above it md sleeps, so fewer requests are in
   flight on average -- the population of the rebuild class is cut until its rate meets the limit.
-* md RAID1/10 (``raise_barrier``/``wait_barrier`` in raid10.c): recovery requests and normal I/O
+* md RAID10 (``raise_barrier``/``wait_barrier`` in raid10.c): recovery requests and normal I/O
   exclude each other. A batch of recovery requests runs once the normal I/O in flight has drained;
   the md requests that arrived meanwhile go through when it ends, and the barrier rises again
   behind them (``BarrierCycle``): each chunk piece of a foreground I/O waits about one cycle, and
@@ -141,7 +141,7 @@ def _with_rebuild_thread(net):
 
 @dataclass
 class BarrierCycle:
-    """md RAID1/10 recovery under normal I/O (raid10.c ``raise_barrier`` / ``wait_barrier``): the
+    """md RAID10 recovery under normal I/O (raid10.c ``raise_barrier`` / ``wait_barrier``): the
     resync raises the barrier, waits for the normal I/O in flight to drain, runs a batch of its
     requests with the array to itself, and lowers it; every md request that arrived meanwhile goes
     through at once, and the barrier rises again behind them. A cycle is the batch (from cold:
@@ -243,7 +243,9 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
     fg_demand, fg_base, population = load.demands(net)
     rb = _rebuild_class(system, net, rebuilding) if rebuilding is not None else None
     md = system.kind == "md"
-    barrier = md and scenario.array.level in (1, 10) and rb is not None
+    # raid10's barrier is array-wide; raid1's is per 64 MiB bucket (since 4.11), which random normal
+    # I/O all but never meets: RAID1 recovery runs beside the foreground like any rebuild class
+    barrier = md and scenario.array.level == 10 and rb is not None
     cap_bytes_per_s, cap_why = rebuild_cap(system, rb, net, population > 0) if rb is not None else (math.inf, "")
 
     def solve(k: float, open_u: np.ndarray):
@@ -365,7 +367,7 @@ class FioLoad:
         return np.zeros(len(net))
 
     def barrier_pieces(self, net):
-        """md RAID1/10 recovery (``BarrierCycle``): each host I/O's md requests (one per chunk piece)
+        """md RAID10 recovery (``BarrierCycle``): each host I/O's md requests (one per chunk piece)
         wait at the barrier; their pace and latency through it."""
         system = self.system
         pieces = float(system.engine.barrier_requests(system.array.level, system.chunk_requests_per_io()))

@@ -79,7 +79,7 @@ class OltpLoad:
         return busy / np.maximum(self.servers(net), 1.0)
 
     def barrier_pieces(self, net):
-        """md RAID1/10 recovery (nvsim.sim.mixed.BarrierCycle): the md requests (one per chunk piece:
+        """md RAID10 recovery (nvsim.sim.mixed.BarrierCycle): the md requests (one per chunk piece:
         raid10_make_request splits each bio and every piece calls wait_barrier) of a transaction's
         synchronous I/Os wait at the barrier; its page flushes and doublewrite batches pass it too
         (nobody waits for them, but they drain with the rest)."""
