@@ -181,13 +181,11 @@ class BarrierCycle:
         at a release (Little: their arrival rate x their wait) set the drain, hence the cycle."""
         released = foreground_per_s * self.all_pieces * self.wait_s
         drain_s = min(1.0, released) * self.piece_latency_s + max(0.0, released - 1.0) * self.piece_s
-        busy_s = self.batch_s + drain_s
+        busy_s = self.batch_s + drain_s  # what a piece waits: the barrier is up all of it
         total_s = max(busy_s, self.batch_bytes / self.cap_bytes_per_s)  # md sleeps above its limit
-        wait_s = busy_s
-        damp = 0.5 if self.total_s else 1.0
-        self.released, self.drain_s = released, drain_s
-        self.total_s = total_s if not self.total_s else (1 - damp) * self.total_s + damp * total_s
-        self.wait_s = wait_s if not self.wait_s else (1 - damp) * self.wait_s + damp * wait_s
+        if self.total_s:  # damped after the first step
+            busy_s, total_s = 0.5 * (self.wait_s + busy_s), 0.5 * (self.total_s + total_s)
+        self.released, self.drain_s, self.wait_s, self.total_s = released, drain_s, busy_s, total_s
 
     @property
     def sleeping(self) -> bool:
