@@ -55,10 +55,10 @@ ENGINE_FITS: tuple[EngineFit, ...] = (
               (f"{G6}/sr1010-randread-cpu", f"{G6}/sr1010-seqread-cpu"),
               "fio's own CPU per I/O and per page: the two SupremeRAID read CPU figures, where the engine adds "
               "no host work", ((0.05, 20.0), (0.001, 2.0))),
-    EngineFit("engines", "graid-supremeraid-sr1010", ("gpu_stripe_us", "gpu_parity_block_us", "driver_write_member_us"),
+    EngineFit("engines", "graid-supremeraid-sr1010", ("gpu_stripe_us", "gpu_parity_block_us", "driver_member_page_us"),
               (f"{G6}/sr1010-randwrite-iops", f"{G5}/seed004-sr1010-randwrite-iops", f"{G6}/sr1010-randwrite-cpu"),
               "GPU time per stripe update (RAID6 and RAID5 small writes separate the per-parity part) and the "
-              "driver's CPU per member write", ((0.01, 10.0), (0.0, 10.0), (0.0, 10.0))),
+              "driver's CPU per member page a host write reads or writes", ((0.01, 10.0), (0.0, 10.0), (0.0, 10.0))),
     EngineFit("engines", "linux-md",
               ("device_lock_us", "barrier_lock_us", "barrier_lock_write_us", "request_cpu_us", "stripe_disk_us",
                "stripe_member_bio_us", "remote_access_factor"),
