@@ -112,6 +112,11 @@ class Engine:
             return None
         return min(0.95, share * PRIORITY_SCALE[priority])
 
+    def recovery_excludes_host_io(self, level: int) -> bool:
+        """Whether rebuild requests and host I/O take turns (an array-wide barrier) rather than
+        share the queues. None here."""
+        return False
+
     def rebuild_work(self, plan: MemberIOPlan, n: int, rows_per_step: int, level: int) -> EngineWork:
         """Costs of ``n`` rebuild requests (``plan``: their survivor reads, phase 0, and the write
         to the new member, phase 1), each covering ``rows_per_step`` stripe rows. No cost here."""

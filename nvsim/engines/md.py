@@ -127,6 +127,11 @@ class MdEngine(Engine):
             return min(RESYNC_BLOCK_BYTES, self.strip_bytes), RESYNC_DEPTH[level]
         return super().rebuild_settings(level, priority)
 
+    def recovery_excludes_host_io(self, level: int) -> bool:
+        """raid10's barrier is array-wide; raid1's is per 64 MiB bucket (since Linux 4.11), which
+        random normal I/O all but never meets: RAID1 recovery shares the queues like any rebuild."""
+        return level == 10
+
     def rebuild_work(self, plan, n, rows_per_step, level) -> EngineWork:
         out = self.empty_work(plan, n, 0)
         p = self.parameter

@@ -92,7 +92,7 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
                              failed=tuple(m for m in system.failed_members if m != rebuild_member),
                              overrides={"engine": system.engine_overrides, "host_io": system.host_io_overrides})
         rate_guess = max(min(rate_guess, beside.total_iops), 1.0)
-        if system.kind == "md" and system.array.level == 10 and beside.rebuild_bytes_per_s:
+        if system.engine.recovery_excludes_host_io(system.array.level) and beside.rebuild_bytes_per_s:
             step, inflight = system.engine.rebuild_settings(system.array.level, system.array.rebuild.priority)
             barrier_cycle_s = inflight * step / beside.rebuild_bytes_per_s  # a batch and its drain (or sleep)
     population = w.numjobs * w.iodepth
@@ -124,9 +124,7 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
         if until_rebuilt:  # the whole rebuild from time zero, foreground alongside: no warm-up to discard
             warm_s = 0.0
             end_s = rebuild["span_bytes"] / max(rebuild["rate_guess"], 1.0) * 3.0
-    # md RAID10 recovery and normal I/O exclude each other (raid10.c raise_barrier / wait_barrier;
-    # raid1's barrier is per 64 MiB bucket: its recovery runs beside the foreground)
-    barrier = rebuild is not None and system.kind == "md" and system.array.level == 10
+    barrier = rebuild is not None and system.engine.recovery_excludes_host_io(system.array.level)
     gate = {"up": False, "pending": 0, "waiting": [], "drained": None, "left": 0, "batch": None}
 
     # host I/Os planned at a time per job: what the run needs, but at most MEMBER_IOS_PER_BATCH member
@@ -387,7 +385,9 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
             rebuild["issued_bytes"] += rebuild["step_bytes"]
             Slot.issue(self)
 
-        def done(self, _event) -> None:
+        def rebuilt(self) -> float:
+            """The request's completion on the rebuild thread: count its bytes, note the span's end
+            (and stop there when the run is the whole rebuild); the time it finished."""
             core = self.core
             finish = core.book(self.a, self.row[1])
             if core.waiters:
@@ -399,7 +399,10 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
                 rebuild["finished_s"] = finish
                 if until_rebuilt and not stop.triggered:
                     stop.succeed()
-            self.t0 = finish
+            return finish
+
+        def done(self, _event) -> None:
+            self.t0 = self.rebuilt()
             self.issue()
 
     class BarrierSlot(Slot):
@@ -461,12 +464,7 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
             Slot.issue(self)
 
         def done(self, _event) -> None:
-            finish = self.core.book(self.a, self.row[1])
-            if self.core.waiters:
-                wake(self.core)
-            rebuild["done_bytes"] += rebuild["step_bytes"]
-            if finish >= warm_s:
-                rebuild["window_bytes"] += rebuild["step_bytes"]
+            self.rebuilt()
             gate["left"] -= 1
             if gate["left"] == 0:
                 gate["batch"].succeed()
@@ -495,10 +493,6 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
             waiting, gate["waiting"] = gate["waiting"], []
             for through in waiting:
                 through()
-        if rebuild["done_bytes"] >= rebuild["span_bytes"]:
-            rebuild["finished_s"] = env.now
-            if until_rebuilt and not stop.triggered:
-                stop.succeed()
 
     def mark_warm():
         yield env.timeout(warm_s)

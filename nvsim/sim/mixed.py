@@ -240,16 +240,13 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
     net = _with_rebuild_thread(stations(system))
     fg_demand, fg_base, population = load.demands(net)
     rb = _rebuild_class(system, net, rebuilding) if rebuilding is not None else None
-    md = system.kind == "md"
-    # raid10's barrier is array-wide; raid1's is per 64 MiB bucket (since 4.11), which random normal
-    # I/O all but never meets: RAID1 recovery runs beside the foreground like any rebuild class
-    barrier = md and scenario.array.level == 10 and rb is not None
+    barrier = rb is not None and system.engine.recovery_excludes_host_io(scenario.array.level)
     cap_bytes_per_s, cap_why = rebuild_cap(system, rb, net, population > 0) if rb is not None else (math.inf, "")
 
     def solve(k: float, open_u: np.ndarray):
         base_fg = fg_base + (cycle.sync_pieces * cycle.wait_s if cycle is not None else 0.0)
         demand, base, pop, scale, visits = [fg_demand], [base_fg], [population], [np.ones(len(net))], [load.visits]
-        if rb is not None and k > 0 and not barrier:
+        if rb is not None and k > 0:  # under a barrier k stays 0: recovery has a phase of its own
             demand.append(rb.demand_s)
             base.append(rb.base_s)
             pop.append(k)
