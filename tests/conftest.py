@@ -1,3 +1,6 @@
+"""Shared fixtures and helpers for every layer of tests/ (see tests/README.md), and the layer
+markers: a test under tests/<layer>/ is marked <layer>, so `pytest -m component` runs one layer."""
+
 import os
 import subprocess
 import sys
@@ -6,6 +9,27 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+TESTS = Path(__file__).resolve().parent
+LAYERS = ("unit", "component", "integration", "validation", "ui")
+"""The folders of tests/, one per layer, each registered as a marker in pyproject.toml."""
+
+
+def layer_of(path: Path) -> str | None:
+    """The layer a test file belongs to: the folder under tests/ it sits in (None at tests/ itself)."""
+    try:
+        parts = Path(path).resolve().relative_to(TESTS).parts
+    except ValueError:
+        return None
+    return parts[0] if len(parts) > 1 and parts[0] in LAYERS else None
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(config, items):
+    """Mark every test with its layer, taken from its path."""
+    for item in items:
+        layer = layer_of(item.path)
+        if layer is not None:
+            item.add_marker(getattr(pytest.mark, layer))
 
 
 @pytest.fixture(scope="session")

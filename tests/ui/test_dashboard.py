@@ -1,6 +1,6 @@
 """The dashboard's logic without a browser: set-up -> scenario, validation messages per control,
 uploads (size limit, data only), exports that `nvsim run` reads unchanged, the wear formula, and
-the rebuild fallback. tests/test_dashboard_browser.py drives the real page."""
+the rebuild fallback. tests/ui/test_dashboard_browser.py drives the real page."""
 
 import base64
 import csv

@@ -1,7 +1,7 @@
 """The array simulator: event mode against fluid mode, laws that must hold, engines' mechanisms.
 
 Small set-ups (few jobs, short windows) keep these fast; the published-number regression is in
-test_validation.py.
+tests/validation/test_validation.py.
 """
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
-"""Issue 6: failures, degraded mode, rebuild over time, data-loss risk, the OLTP load, and the
-queueing network they are solved on."""
+"""Issue 6: failures, degraded mode and rebuild over time, end to end: real bytes rebuilt, the fault
+timeline, each state's fluid solve against the event mode, the command line. The data-loss risk
+formulas are in tests/unit/test_risk.py; the queueing network, the OLTP transaction and the OLTP
+load on their own in tests/component/."""
 
 import math
 
@@ -10,9 +12,7 @@ from hypothesis import strategies as st
 
 from nvsim import parity
 from nvsim.rebuild import rebuild_summary, run_timeline
-from nvsim.risk import mttdl_hours_markov, p_failures_during, p_unrecoverable_read, rebuild_risk
 from nvsim.scenario import parse_scenario
-from nvsim.sim.network import solve_network
 from nvsim.stripe.layout import ArrayGeometry, data_members, parity_members, syndrome_members
 from nvsim.stripe.planner import DATA_LOSS, plan_ios
 
@@ -280,7 +280,7 @@ def test_oltp_state_settles_where_page_flushes_share_a_saturated_stripe_thread(c
 
     import nvsim.sim.mixed as mixed
     from nvsim.scenario import load_scenario
-    s = load_scenario(Path(__file__).parent.parent / "scenarios/graid-mysql-oltp/md-raid6.yaml", catalog)
+    s = load_scenario(Path(__file__).resolve().parents[2] / "scenarios/graid-mysql-oltp/md-raid6.yaml", catalog)
     w = next(x for x in s.workloads if x.users == 512)
     r = mixed.solve_state(s, w, catalog)
     stripe = next(u for u in r.utilisation if u.resource.startswith("md stripe thread"))
@@ -319,90 +319,7 @@ def test_30tb_raid6_rebuild_under_load_is_predicted(catalog):
     assert 0 <= r["data_loss_probability"] < 1e-3 and r["mttdl_years"] > 1e3
 
 
-# --------------------------------------------------------------- risk formulas
-
-def test_mttdl_matches_the_textbook_approximations():
-    mtbf, mttr, n = 1.2e6, 10.0, 8
-    # RAID5 ~ MTBF^2 / (n (n-1) MTTR) when MTTR << MTBF (Patterson et al. 1988)
-    assert mttdl_hours_markov(5, n, mtbf, mttr) == pytest.approx(mtbf**2 / (n * (n - 1) * mttr), rel=1e-3)
-    # the closed form of the same chain (Chen et al. 1994)
-    lam, mu = 1 / mtbf, 1 / mttr
-    assert mttdl_hours_markov(5, n, mtbf, mttr) == pytest.approx(((2 * n - 1) * lam + mu) / (n * (n - 1) * lam**2), rel=1e-9)
-    # RAID6 ~ MTBF^3 / (n (n-1) (n-2) MTTR^2)
-    assert mttdl_hours_markov(6, n, mtbf, mttr) == pytest.approx(mtbf**3 / (n * (n - 1) * (n - 2) * mttr**2), rel=1e-3)
-    # a mirror pair: (3 lambda + mu) / (2 lambda^2), four pairs
-    assert mttdl_hours_markov(10, n, mtbf, mttr) == pytest.approx((3 * lam + mu) / (2 * lam**2) / 4, rel=1e-9)
-    assert mttdl_hours_markov(0, n, mtbf, mttr) == pytest.approx(mtbf / n)
-    # longer rebuilds, lower MTTDL; more redundancy, higher
-    assert mttdl_hours_markov(6, n, mtbf, 20) < mttdl_hours_markov(6, n, mtbf, 10)
-    assert mttdl_hours_markov(6, n, mtbf, 10) > mttdl_hours_markov(5, n, mtbf, 10) > mttdl_hours_markov(0, n, mtbf, 10)
-
-
-@given(window=st.floats(0.01, 1e4), drives=st.integers(1, 64), needed=st.integers(1, 3))
-def test_failure_probability_is_a_probability_and_grows_with_exposure(window, drives, needed):
-    p = p_failures_during(window, drives, needed, 1e6)
-    assert 0 <= p <= 1
-    assert p_failures_during(window * 2, drives, needed, 1e6) >= p
-    assert p_failures_during(window, drives, needed + 1, 1e6) <= p
-
-
-def test_unrecoverable_reads_only_matter_without_redundancy_left():
-    assert p_unrecoverable_read(1e12, 1e-15) == pytest.approx(1 - math.exp(-8e12 * 1e-15))
-    r5 = rebuild_risk(5, 8, 2e6, 1e-17, 10, 7 * 3.84e12)
-    r6 = rebuild_risk(6, 8, 2e6, 1e-17, 10, 7 * 3.84e12)
-    assert r5.p_unrecoverable_read > 0 and r6.p_unrecoverable_read == 0
-    assert r6.p_data_loss < r5.p_data_loss
-
-
-# --------------------------------------------------------------- the queueing network
-
-@given(n=st.floats(0.5, 500), d1=st.floats(1e-6, 1e-2), d2=st.floats(1e-6, 1e-2), z=st.floats(0, 1e-2))
-@settings(max_examples=60, deadline=None)
-def test_network_obeys_littles_law_and_capacity(n, d1, d2, z):
-    sol = solve_network(np.array([[d1, d2]]), np.array([1.0, 4.0]), np.array([n]), np.array([d1 + d2 + z]))
-    x = sol.throughput[0]
-    assert x * sol.cycle_s[0] == pytest.approx(n, rel=1e-6)  # Little's law over the cycle
-    assert x <= min(1 / d1, 4 / d2) * (1 + 1e-6)  # no station beyond its capacity
-    assert x <= n / (d1 + d2 + z) * (1 + 1e-6)  # no faster than with no queueing at all
-    assert np.all(sol.utilisation <= 1 + 1e-9)
-
-
-def test_network_single_queue_reaches_the_bounds():
-    """One server, demand D, no delay: X -> 1/D as N grows; N = 1 gives 1/D exactly."""
-    d = 1e-3
-    assert solve_network(np.array([[d]]), np.array([1.0]), np.array([1.0]), np.array([d])).throughput[0] == pytest.approx(1 / d)
-    assert solve_network(np.array([[d]]), np.array([1.0]), np.array([200.0]), np.array([d])).throughput[0] == pytest.approx(1 / d, rel=1e-3)
-
-
-# --------------------------------------------------------------- OLTP
-
-def test_oltp_transaction_follows_the_buffer_pool(catalog):
-    from nvsim.oltp import transaction_io
-    from nvsim.specs import OltpSpec
-    profile = catalog.oltp["sysbench-oltp-rw"]
-    platform = catalog.platforms["dell-poweredge-r750"]
-    small = transaction_io(profile, OltpSpec(dataset_bytes=100e9, buffer_pool_bytes=10e9), 64, platform)
-    big = transaction_io(profile, OltpSpec(dataset_bytes=100e9, buffer_pool_bytes=90e9), 64, platform)
-    assert small.page_reads == pytest.approx(profile.page_accesses_per_tx.value * 0.9)
-    assert big.page_reads == pytest.approx(profile.page_accesses_per_tx.value * 0.1)
-    assert big.page_flushes < small.page_flushes
-    crowded = transaction_io(profile, OltpSpec(dataset_bytes=100e9, buffer_pool_bytes=10e9), 1024, platform)
-    assert crowded.cpu_s > small.cpu_s  # more runnable threads than hardware threads
-
-
-def test_oltp_users_are_a_closed_loop(catalog):
-    from nvsim.sim.mixed import solve_state
-    workloads = [{"name": f"u{u}", "rw": "oltp", "users": u, "oltp": {"dataset_bytes": "100GB", "buffer_pool_bytes": "32GB"}}
-                 for u in (1, 8, 64)]
-    s = scenario(catalog, level=10, workloads=workloads, strip="4KiB")
-    results = [solve_state(s, w, catalog) for w in s.workloads]
-    tps = [r.transactions_per_s for r in results]
-    assert tps[0] < tps[1] < tps[2]
-    for w, r in zip(s.workloads, results):  # Little's law: users = TPS x transaction time
-        assert r.transactions_per_s * r.transaction_latency_us["mean"] * 1e-6 == pytest.approx(w.users, rel=1e-6)
-    # one user: the transaction's own time, no queueing
-    assert tps[0] == pytest.approx(1.0 / (results[0].transaction_latency_us["mean"] * 1e-6))
-
+# --------------------------------------------------------------- the command line
 
 def test_bad_fault_and_oltp_input_is_one_line_exit_2(cli, tmp_path):
     bad = tmp_path / "bad.yaml"

@@ -20,7 +20,7 @@ from nvsim.fio import (
 )
 from nvsim.specs import WorkloadSpec
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "fio"
 SEEDS = Path("/work/shared/seeds")
 SEED000 = SEEDS / "000_1c8313f7a5083cfb.txt"

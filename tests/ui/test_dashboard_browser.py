@@ -15,7 +15,7 @@ from dashboard.browser import Browser, missing
 from nvsim.predict import simulate
 from nvsim.scenario import load_scenario
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from nvsim.specs import WorkloadSpec
 from nvsim.ssd import PROGRAM_SUSPEND_US, SsdModel, derive_ssd_parameters, fit_program_suspend_us, predict_drive_workload
 from nvsim.units import parse_bytes_per_s, parse_count
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 KIOXIA = ROOT / "scenarios" / "kioxia-cm7-namespace"
 DRIVES = ["kioxia-cm7-r-7.68tb", "kioxia-cm7-v-6.4tb", "kioxia-cm7-r-3.84tb", "solidigm-d5-p5336-61.44tb", "intel-d7-p5510-3.84tb"]
 

@@ -7,7 +7,7 @@ from nvsim.catalog import Catalog, iter_cited, load_catalog
 from nvsim.errors import InputError
 from nvsim.specs import DriveSpec, PlatformSpec
 
-MODELS = Path(__file__).resolve().parent.parent / "models"
+MODELS = Path(__file__).resolve().parents[2] / "models"
 REQUIRED = {
     "drives": {"kioxia-cm7-r-3.84tb", "kioxia-cm7-r-7.68tb", "kioxia-cm7-v-6.4tb", "solidigm-d5-p5336-61.44tb", "intel-d7-p5510-3.84tb"},
     "platforms": {"supermicro-as-2125hs-tnr", "supermicro-as-1125hs-tnr", "asus-rs520a-e12-rs24u", "dell-poweredge-r750", "supermicro-sys-120u-tnr"},

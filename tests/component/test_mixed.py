@@ -1,0 +1,121 @@
+"""One state of the array solved in the fluid mode (nvsim.sim.mixed.solve_state) on its own:
+optimal, degraded and rebuilding, with each engine's rebuild policy.
+
+Oracles: a closed network's monotonicity (more work sharing the stations never speeds the
+foreground up: degraded reads and a rebuild only add work), md's speed limits as md_do_sync applies
+them (``speed_limit_min`` while the array has other I/O, ``speed_limit_max`` when idle, KiB/s), and
+the vendor pacing rule of nvsim.engines.gpu (a share of the busiest rebuild drive's time, 0.5x at
+priority low, 2x at high).
+"""
+
+import pytest
+
+from nvsim.scenario import load_scenario, parse_scenario
+from nvsim.sim.mixed import solve_state
+
+MD, GPU, CARD, LOCKLESS = "linux-md", "graid-supremeraid-sr1010", "broadcom-megaraid-9560-16i", "xinnor-xiraid"
+RANDREAD = {"name": "rr", "rw": "randread", "bs": "16k", "numjobs": 16, "iodepth": 4}
+RANDWRITE = {"name": "rw", "rw": "randwrite", "bs": "16k", "numjobs": 16, "iodepth": 4}
+LIMITS = {"speed_limit_min_kib_per_s": 50_000, "speed_limit_max_kib_per_s": 200_000}
+
+
+def small_array(catalog, engine, level=6, workload=RANDREAD, rebuild=None, strip="64KiB"):
+    """Eight Intel D7-P5510 on a Dell R750 (seed 003's array) with one fio workload."""
+    array = {"level": level, "drive": "intel-d7-p5510-3.84tb", "drives": 8, "strip_bytes": strip, "engine": engine}
+    if rebuild:
+        array["rebuild"] = rebuild
+    return parse_scenario({"name": "t", "platform": "dell-poweredge-r750", "array": array, "workloads": [workload]},
+                          catalog)
+
+
+ENGINE_LEVELS = [(MD, 6), (MD, 10), (GPU, 6), (GPU, 10), (CARD, 6), (LOCKLESS, 5)]
+
+
+@pytest.mark.parametrize("engine, level", ENGINE_LEVELS)
+def test_reads_rebuilding_at_most_degraded_at_most_optimal(catalog, engine, level):
+    """A missing member only adds work to reads (reconstruction, or one copy fewer to read from),
+    and a rebuild adds its own."""
+    s = small_array(catalog, engine, level, rebuild=LIMITS)
+    w = s.workloads[0]
+    optimal = solve_state(s, w, catalog)
+    degraded = solve_state(s, w, catalog, failed=(0,)).total_iops
+    rebuilding = solve_state(s, w, catalog, rebuilding=0)
+    assert 0 < rebuilding.total_iops <= degraded * (1 + 1e-6) and degraded <= optimal.total_iops * (1 + 1e-6)
+    assert rebuilding.rebuild_bytes_per_s > 0 and optimal.rebuild_bytes_per_s is None
+
+
+@pytest.mark.parametrize("engine, level", ENGINE_LEVELS)
+def test_a_rebuild_never_speeds_up_the_foreground_writes(catalog, engine, level):
+    """Rebuilding is the degraded array plus the rebuild's requests: never faster than degraded.
+    (Not compared with optimal: a mirror's write to a missing member's pair writes one copy, so a
+    degraded RAID10 takes random writes faster than an optimal one.)"""
+    s = small_array(catalog, engine, level, RANDWRITE, rebuild=LIMITS)
+    w = s.workloads[0]
+    degraded = solve_state(s, w, catalog, failed=(0,)).total_iops
+    rebuilding = solve_state(s, w, catalog, rebuilding=0)
+    assert 0 < rebuilding.total_iops <= degraded * (1 + 1e-6)
+    assert rebuilding.rebuild_bytes_per_s > 0
+
+
+@pytest.mark.parametrize("level", [5, 6, 10])
+def test_md_speed_limit_min_caps_the_rebuild_under_load_and_max_when_idle(catalog, level):
+    """Both limits below what the array can do: md holds the rebuild at them (KiB/s x 1024)."""
+    s = small_array(catalog, MD, level, rebuild=LIMITS)
+    loaded = solve_state(s, s.workloads[0], catalog, rebuilding=0)
+    idle = solve_state(s, None, catalog, rebuilding=0)
+    assert loaded.rebuild_bytes_per_s <= LIMITS["speed_limit_min_kib_per_s"] * 1024 * (1 + 1e-3)
+    assert loaded.rebuild_bytes_per_s == pytest.approx(LIMITS["speed_limit_min_kib_per_s"] * 1024, rel=1e-2)
+    assert idle.rebuild_bytes_per_s == pytest.approx(LIMITS["speed_limit_max_kib_per_s"] * 1024, rel=1e-3)
+    assert loaded.rebuild_limited_by.startswith("md speed limit")
+
+
+@pytest.mark.parametrize("workload", [RANDREAD, RANDWRITE], ids=["randread", "randwrite"])
+def test_vendor_paced_share_follows_the_priority(catalog, workload):
+    """SupremeRAID paces its rebuild to a share of its busiest drive's time: half the share at
+    priority low, twice at high, so half and twice the rate while the foreground is the same; the
+    foreground keeps more of its IOPS the lower the priority."""
+    out = {}
+    for priority in ("low", "normal", "high"):
+        s = small_array(catalog, GPU, workload=workload, rebuild={"priority": priority})
+        r = solve_state(s, s.workloads[0], catalog, rebuilding=0)
+        assert r.rebuild_limited_by.startswith(f"rebuild priority {priority}")
+        out[priority] = (r.rebuild_bytes_per_s, r.total_iops)
+    assert out["low"][0] == pytest.approx(out["normal"][0] / 2, rel=2e-3)
+    assert out["high"][0] == pytest.approx(out["normal"][0] * 2, rel=2e-3)
+    assert out["low"][1] > out["normal"][1] > out["high"][1]
+
+
+@pytest.mark.parametrize("engine", [CARD, LOCKLESS])
+def test_unpaced_engines_rebuild_faster_with_more_requests_in_flight(catalog, engine):
+    """Without pacing, the priority scales the requests in flight: more of them, a faster rebuild
+    and a slower foreground."""
+    rates, iops = [], []
+    for priority in ("low", "normal", "high"):
+        s = small_array(catalog, engine, rebuild={"priority": priority})
+        r = solve_state(s, s.workloads[0], catalog, rebuilding=0)
+        rates.append(r.rebuild_bytes_per_s)
+        iops.append(r.total_iops)
+    assert rates[0] < rates[1] < rates[2]
+    assert iops[0] > iops[1] > iops[2]
+
+
+@pytest.mark.parametrize("engine, level", [(MD, 6), (MD, 10), (GPU, 6), (CARD, 6), (LOCKLESS, 5)])
+def test_an_idle_rebuild_is_faster_than_a_loaded_one(catalog, engine, level):
+    s = small_array(catalog, engine, level, rebuild=LIMITS)
+    loaded = solve_state(s, s.workloads[0], catalog, rebuilding=0).rebuild_bytes_per_s
+    idle = solve_state(s, None, catalog, rebuilding=0).rebuild_bytes_per_s
+    assert idle > loaded > 0
+
+
+@pytest.mark.parametrize("name", ["sr-raid6", "sr-raid10", "md-raid10"])
+def test_mysql_users_keep_fewer_transactions_while_a_drive_rebuilds(catalog, name):
+    """Seed 003's MySQL arrays (scenarios/graid-mysql-oltp): the rebuilding file's state costs the
+    users transactions against the optimal file's, at every user count it lists."""
+    optimal = load_scenario(f"scenarios/graid-mysql-oltp/{name}.yaml", catalog)
+    rebuilding = load_scenario(f"scenarios/graid-mysql-oltp/{name}-rebuilding.yaml", catalog)
+    member = rebuilding.faults[0].drive
+    for w in optimal.workloads[:3]:
+        tps = solve_state(optimal, w, catalog).transactions_per_s
+        during = solve_state(rebuilding, w, catalog, rebuilding=member)
+        assert 0 < during.transactions_per_s < tps, w.name
+        assert during.rebuild_bytes_per_s > 0

@@ -1,0 +1,99 @@
+"""The OLTP load (nvsim.sim.oltp_load through nvsim.sim.mixed.solve_state): MySQL users as a
+closed loop on the array, on its own.
+
+Oracles: Little's law (users = transactions/s x transaction time), the asymptotic bounds of a
+closed network (no faster than with no queueing; no faster than the host CPUs can run the
+transactions' CPU), the drives' datasheet QD1 latencies (a lone user's transaction waits at least
+for its page reads and its redo write), and a light load scaling with the users.
+"""
+
+import pytest
+
+from nvsim.oltp import smt_capacity, transaction_io
+from nvsim.scenario import load_scenario, parse_scenario
+from nvsim.sim.mixed import solve_state
+
+SR_RAID10 = "scenarios/graid-mysql-oltp/sr-raid10.yaml"  # seed 003: SupremeRAID RAID10, 8 drives, 128 threads
+
+
+def with_users(scenario, users: int):
+    """The scenario's first OLTP workload with ``users`` clients."""
+    return scenario.workloads[0].model_copy(update={"users": users, "name": f"users-{users}"})
+
+
+@pytest.fixture(scope="module")
+def sr_raid10(catalog):
+    return load_scenario(SR_RAID10, catalog)
+
+
+@pytest.fixture(scope="module")
+def by_users(sr_raid10, catalog):
+    """The optimal state's result at each user count."""
+    return {u: solve_state(sr_raid10, with_users(sr_raid10, u), catalog) for u in (1, 2, 8, 32, 64, 256, 1024)}
+
+
+def test_littles_law_users_are_transactions_per_second_times_transaction_time(by_users):
+    for users, r in by_users.items():
+        assert r.transactions_per_s * r.transaction_latency_us["mean"] * 1e-6 == pytest.approx(users, rel=1e-3)
+
+
+def test_a_light_load_scales_with_the_users(by_users):
+    """While nothing is near saturation each user adds a lone user's rate."""
+    one = by_users[1].transactions_per_s
+    for users in (2, 8, 32):
+        assert max(u.utilisation for u in by_users[users].utilisation) < 0.5
+        assert by_users[users].transactions_per_s == pytest.approx(users * one, rel=0.02)
+
+
+def test_transactions_grow_with_users_until_a_resource_saturates(by_users):
+    users = sorted(by_users)
+    tps = [by_users[u].transactions_per_s for u in users]
+    busiest = [max(x.utilisation for x in by_users[u].utilisation) for u in users]
+    for i in range(1, len(users)):
+        if busiest[i] < 0.9:
+            assert tps[i] > tps[i - 1], users[i]
+    assert busiest[-1] > 0.99  # 1024 users on 128 hardware threads
+
+
+def test_closed_loop_bounds(by_users, sr_raid10, catalog):
+    """X <= N / (client delay + CPU) (no queueing and no I/O time), and X <= what the host's hardware
+    threads can run: smt_capacity / CPU per transaction (every transaction's CPU on them)."""
+    platform = catalog.platforms[sr_raid10.platform]
+    cpu = platform.cpu
+    cores, per_core, gain = cpu.sockets * cpu.cores_per_socket.value, cpu.threads_per_core.value, \
+        cpu.smt_throughput_gain.value
+    for users, r in by_users.items():
+        w = with_users(sr_raid10, users)
+        tx = transaction_io(catalog.oltp[w.oltp.profile], w.oltp, users, platform)
+        assert r.transactions_per_s <= users / (tx.client_delay_s + tx.cpu_s) * (1 + 1e-9)
+        capacity = smt_capacity(min(users, cores * per_core), cores, per_core, gain)
+        assert r.transactions_per_s <= capacity / tx.cpu_s * (1 + 1e-9)
+
+
+def test_a_lone_users_transaction_waits_for_its_page_reads_and_its_commit(by_users, sr_raid10, catalog):
+    """One user, nothing queued: at least client delay + CPU + page reads x the drive's QD1 read
+    latency + one redo write x its QD1 write latency (datasheet figures)."""
+    w = with_users(sr_raid10, 1)
+    platform = catalog.platforms[sr_raid10.platform]
+    tx = transaction_io(catalog.oltp[w.oltp.profile], w.oltp, 1, platform)
+    drive = catalog.drives[sr_raid10.array.drive]
+    floor_s = tx.client_delay_s + tx.cpu_s + tx.page_reads * drive.read_latency_us.value * 1e-6 \
+        + tx.log_writes * drive.write_latency_us.value * 1e-6
+    latency_s = by_users[1].transaction_latency_us["mean"] * 1e-6
+    assert floor_s <= latency_s < 1.5 * floor_s
+
+
+def test_oltp_users_are_a_closed_loop(catalog):
+    data = {"name": "t", "platform": "dell-poweredge-r750",
+            "array": {"level": 10, "drive": "intel-d7-p5510-3.84tb", "drives": 8, "strip_bytes": "4KiB",
+                      "engine": "graid-supremeraid-sr1010"},
+            "workloads": [{"name": f"u{u}", "rw": "oltp", "users": u,
+                           "oltp": {"dataset_bytes": "100GB", "buffer_pool_bytes": "32GB"}} for u in (1, 8, 64)]}
+    s = parse_scenario(data, catalog)
+    results = [solve_state(s, w, catalog) for w in s.workloads]
+    tps = [r.transactions_per_s for r in results]
+    assert tps[0] < tps[1] < tps[2]
+    for w, r in zip(s.workloads, results):  # Little's law: users = TPS x transaction time
+        assert r.transactions_per_s * r.transaction_latency_us["mean"] * 1e-6 == pytest.approx(w.users, rel=1e-6)
+    # one user: the transaction's own time, no queueing
+    assert tps[0] == pytest.approx(1.0 / (results[0].transaction_latency_us["mean"] * 1e-6))

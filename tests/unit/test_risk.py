@@ -1,0 +1,46 @@
+"""Data-loss risk formulas (nvsim.risk) against the textbook approximations and the laws of
+probability: pure functions, no array simulated."""
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nvsim.risk import mttdl_hours_markov, p_failures_during, p_unrecoverable_read, rebuild_risk
+
+
+def test_mttdl_matches_the_textbook_approximations():
+    mtbf, mttr, n = 1.2e6, 10.0, 8
+    # RAID5 ~ MTBF^2 / (n (n-1) MTTR) when MTTR << MTBF (Patterson et al. 1988)
+    assert mttdl_hours_markov(5, n, mtbf, mttr) == pytest.approx(mtbf**2 / (n * (n - 1) * mttr), rel=1e-3)
+    # the closed form of the same chain (Chen et al. 1994)
+    lam, mu = 1 / mtbf, 1 / mttr
+    assert mttdl_hours_markov(5, n, mtbf, mttr) == pytest.approx(((2 * n - 1) * lam + mu) / (n * (n - 1) * lam**2), rel=1e-9)
+    # RAID6 ~ MTBF^3 / (n (n-1) (n-2) MTTR^2)
+    assert mttdl_hours_markov(6, n, mtbf, mttr) == pytest.approx(mtbf**3 / (n * (n - 1) * (n - 2) * mttr**2), rel=1e-3)
+    # a mirror pair: (3 lambda + mu) / (2 lambda^2), four pairs
+    assert mttdl_hours_markov(10, n, mtbf, mttr) == pytest.approx((3 * lam + mu) / (2 * lam**2) / 4, rel=1e-9)
+    assert mttdl_hours_markov(0, n, mtbf, mttr) == pytest.approx(mtbf / n)
+    # longer rebuilds, lower MTTDL; more redundancy, higher
+    assert mttdl_hours_markov(6, n, mtbf, 20) < mttdl_hours_markov(6, n, mtbf, 10)
+    assert mttdl_hours_markov(6, n, mtbf, 10) > mttdl_hours_markov(5, n, mtbf, 10) > mttdl_hours_markov(0, n, mtbf, 10)
+
+
+@given(window=st.floats(0.01, 1e4), drives=st.integers(1, 64), needed=st.integers(1, 3))
+@settings(deadline=None)  # the first call imports scipy.special (~0.3 s): not what is tested here
+def test_failure_probability_is_a_probability_and_grows_with_exposure(window, drives, needed):
+    p = p_failures_during(window, drives, needed, 1e6)
+    assert 0 <= p <= 1
+    assert p_failures_during(window * 2, drives, needed, 1e6) >= p
+    assert p_failures_during(window, drives, needed + 1, 1e6) <= p
+
+
+def test_unrecoverable_reads_only_matter_without_redundancy_left():
+    assert p_unrecoverable_read(1e12, 1e-15) == pytest.approx(1 - math.exp(-8e12 * 1e-15))
+    r5 = rebuild_risk(5, 8, 2e6, 1e-17, 10, 7 * 3.84e12)
+    r6 = rebuild_risk(6, 8, 2e6, 1e-17, 10, 7 * 3.84e12)
+    assert r5.p_unrecoverable_read > 0 and r6.p_unrecoverable_read == 0
+    assert r6.p_data_loss < r5.p_data_loss
+
+
