@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT))
 
 from nvsim.catalog import default_catalog  # noqa: E402
 from nvsim.scenario import load_scenario  # noqa: E402
-from nvsim.sim.des import simulate_event  # noqa: E402
+from nvsim.sim.event import simulate_event  # noqa: E402
 from nvsim.sim.fluid import simulate_fluid  # noqa: E402
 from nvsim.sim.system import ArraySystem  # noqa: E402
 

@@ -26,7 +26,7 @@ def simulate(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | 
     if fidelity == "fluid":
         from .sim.fluid import simulate_fluid
         return simulate_fluid(system, seed)
-    from .sim.des import simulate_event
+    from .sim.event import simulate_event
     return simulate_event(system, seed=seed, host_ios=host_ios)
 
 

@@ -117,7 +117,7 @@ def state_result(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog:
     OLTP workloads, an idle array and the fluid mode solve the network of nvsim.sim.mixed."""
     failed = tuple(m for m in missing if m != rebuilding)
     if fidelity == "event" and workload is not None and not workload.is_oltp:
-        from .sim.des import simulate_event
+        from .sim.event import simulate_event
         from .sim.system import ArraySystem
         system = ArraySystem(scenario, workload, catalog, failed_members=tuple(missing))
         return simulate_event(system, host_ios=host_ios, rebuild_member=rebuilding)

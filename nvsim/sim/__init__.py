@@ -1,8 +1,8 @@
 """The array simulator: per-I/O demands of every resource (``system``), run as SimPy events
-(``des``) or as rates (``fluid``); fio-like host streams (``workload``); the result (``result``).
+(``event``) or as rates (``fluid``); fio-like host streams (``workload``); the result (``result``).
 docs/models/simulator.md describes both fidelities."""
 
-from .des import simulate_event
+from .event import simulate_event
 from .fluid import simulate_fluid
 from .result import SimResult, Utilisation
 from .system import ArraySystem

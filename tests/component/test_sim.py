@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nvsim.scenario import load_scenario
-from nvsim.sim.des import simulate_event
+from nvsim.sim.event import simulate_event
 from nvsim.sim.fluid import simulate_fluid
 from nvsim.sim.system import ArraySystem
 from nvsim.specs import ScenarioSpec

@@ -221,7 +221,7 @@ def test_paced_vendor_rebuild_keeps_its_rate_as_host_queues_deepen(catalog):
 
 def test_event_mode_full_rebuild_agrees_with_the_fluid_prediction(catalog):
     """A small span (256 MiB) rebuilt to the end in SimPy under foreground reads vs the fluid mode."""
-    from nvsim.sim.des import simulate_event
+    from nvsim.sim.event import simulate_event
     from nvsim.sim.mixed import solve_state
     from nvsim.sim.system import ArraySystem
     for engine, tolerance in (("graid-supremeraid-sr1010", 0.10), ("linux-md", 0.15)):
@@ -240,7 +240,7 @@ def test_event_window_beside_a_deep_md_resync_measures_its_steady_state(catalog)
     rate beside the rebuild, so its default run measures the steady state, which the fluid network
     matches (a window sized on the array's rate without the rebuild measured the queues filling:
     5x the IOPS)."""
-    from nvsim.sim.des import simulate_event
+    from nvsim.sim.event import simulate_event
     from nvsim.sim.mixed import solve_state
     from nvsim.sim.system import ArraySystem
     limits = {"span_bytes": "64GiB", "speed_limit_min_kib_per_s": 600000, "speed_limit_max_kib_per_s": 600000}
@@ -292,7 +292,7 @@ def test_oltp_state_settles_where_page_flushes_share_a_saturated_stripe_thread(c
 def test_event_mode_paces_a_vendor_rebuild_like_the_fluid_mode(catalog):
     """Deep host write queues: the card needs more requests in flight than its idle depth to hold
     its share; the event mode's pacer (requests gated at the paced rate) agrees with the fluid mode."""
-    from nvsim.sim.des import simulate_event
+    from nvsim.sim.event import simulate_event
     from nvsim.sim.mixed import solve_state
     from nvsim.sim.system import ArraySystem
     deep = {"name": "w", "rw": "randwrite", "bs": "16k", "numjobs": 16, "iodepth": 64}
@@ -409,7 +409,7 @@ def test_md_raid10_barrier_cycle_agrees_with_the_event_mode(catalog, strip, jobs
     waiting on its own) against the fluid mode's barrier cycle: on 4 KiB chunks the recovery cycles
     without a break and the foreground keeps ~4% of its IOPS; on 64 KiB chunks md's speed limit
     makes it sleep between batches and the foreground runs free meanwhile (~80%)."""
-    from nvsim.sim.des import simulate_event
+    from nvsim.sim.event import simulate_event
     from nvsim.sim.mixed import solve_state
     from nvsim.sim.system import ArraySystem
     limits = {"span_bytes": "64GiB", "speed_limit_min_kib_per_s": 600000, "speed_limit_max_kib_per_s": 600000}
@@ -427,7 +427,7 @@ def test_md_raid1_recovery_runs_beside_the_foreground(catalog):
     """raid1's barrier is per 64 MiB bucket (Linux 4.11+), so random reads rarely meet it: the
     recovery runs at md's speed limit beside the foreground, which keeps most of its IOPS, in both
     modes (under an array-wide barrier, raid10's, it would keep 43%)."""
-    from nvsim.sim.des import simulate_event
+    from nvsim.sim.event import simulate_event
     from nvsim.sim.mixed import solve_state
     from nvsim.sim.system import ArraySystem
     limits = {"span_bytes": "16GiB", "speed_limit_min_kib_per_s": 600000, "speed_limit_max_kib_per_s": 600000}

@@ -45,7 +45,7 @@ def test_site_builds_strict_with_the_key_pages(tmp_path):
         for module in re.findall(r"^::: (\S+)", md.read_text(), re.M):
             html = site / "reference" / md.stem / "index.html"
             rendered[module] = html.is_file() and f'id="{module}"' in html.read_text()
-    assert {"nvsim.units", "nvsim.sim.des", "nvsim.engines", "nvsim.fio"} <= set(rendered)
+    assert {"nvsim.units", "nvsim.sim.event", "nvsim.engines", "nvsim.fio"} <= set(rendered)
     assert [m for m, ok in rendered.items() if not ok] == []
     assert not list(site.rglob("generate.py")), "docs/generate.py is a script, not a page"
 

@@ -1,0 +1,98 @@
+"""What the event mode reports from a run: counts, latency and utilisation over the measured
+window only (the servers' busy time at the warm-up's end is subtracted), and a 95% confidence
+interval on the IOPS from batch means."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Generator
+
+import numpy as np
+import simpy
+
+from ..fluid import write_amplification
+from ..result import PERCENTILES, SimResult, Utilisation, busiest
+from ..system import ArraySystem, HostIoBatch
+from .rebuild import RebuildProgress
+from .servers import PER_DRIVE_KEYS, ArrayServers
+from .slots import Run
+
+T_95 = {5: 2.776, 10: 2.262, 20: 2.093}
+"""Student's t at 95% (two-sided) by number of batches (batches - 1 degrees of freedom); 1.96
+for other counts."""
+
+
+def busy_at(env: simpy.Environment, at_s: float, servers: ArrayServers,
+            into: dict[str, list[float]]) -> Generator[simpy.Event, None, None]:
+    """SimPy process: every server's busy seconds at ``at_s`` (the warm-up's end), into ``into``."""
+    yield env.timeout(at_s)
+    into.update(servers.busy_s())
+
+
+def busy_over_window(servers: ArrayServers, at_warm: dict[str, list[float]]) -> dict[str, float]:
+    """Busy seconds of each resource kind over the window: summed over its servers (cores), the
+    busiest drive's (``PER_DRIVE_KEYS``). ``at_warm`` empty: the run never reached the window."""
+    out = {}
+    for key, group in servers.by_key.items():
+        busy = [s.busy - b for s, b in zip(group, at_warm.get(key, [0.0] * len(group)))]
+        out[key] = max(busy) if key in PER_DRIVE_KEYS else sum(busy)
+    return out
+
+
+def ci95_half_width(done_s: np.ndarray, start_s: float, end_s: float, batches: int) -> float:
+    """Half-width of the 95% confidence interval on the completion rate: the window cut into
+    ``batches`` equal batches, Student's t on their rates' standard deviation."""
+    rates = np.histogram(done_s, bins=batches, range=(start_s, end_s))[0] / ((end_s - start_s) / batches)
+    return float(T_95.get(batches, 1.96) * rates.std(ddof=1) / math.sqrt(batches)) if batches > 1 else 0.0
+
+
+def latency_summary(values_s: np.ndarray) -> dict[str, float]:
+    """Mean and ``PERCENTILES`` in microseconds ({} without samples)."""
+    if values_s.size == 0:
+        return {}
+    us = values_s * 1e6
+    out = {"mean": float(us.mean())}
+    for q, v in zip(PERCENTILES, np.percentile(us, PERCENTILES)):
+        out[f"p{q:g}"] = float(v)
+    return out
+
+
+def utilisation(system: ArraySystem, busy_of: dict[str, float], window_s: float) -> list[Utilisation]:
+    """Each resource of ``system.resources()``: busy over its servers' time, at most 1."""
+    util = [Utilisation(label, busy_of[key] / (servers * window_s)) for key, label, servers in system.resources()]
+    return [Utilisation(u.resource, min(1.0, u.utilisation)) for u in util]
+
+
+def event_result(system: ArraySystem, run: Run, at_warm: dict[str, list[float]], end_s: float, batches: int,
+                 sampled: list[HostIoBatch], rebuild: RebuildProgress | None, until_rebuilt: bool,
+                 started: float) -> SimResult:
+    """The run's SimResult: host I/Os completed in [warm-up end, ``end_s``]; ``started``: the
+    wall clock (``time.perf_counter``) at the call's start."""
+    w = system.workload
+    done = np.asarray(run.done_at)
+    keep = done <= end_s
+    done, lat, wr = done[keep], np.asarray(run.latency)[keep], np.asarray(run.writes, dtype=bool)[keep]
+    window = end_s - run.warm_s
+    n_read, n_write = int((~wr).sum()), int(wr.sum())
+    half_width = ci95_half_width(done, run.warm_s, end_s, batches)
+    busy_of = busy_over_window(run.servers, at_warm)
+    util = utilisation(system, busy_of, window)
+    cpu_busy = busy_of["cores"] + (busy_of["engine"] if system.engine_on_host_cpu else 0.0)
+    raid_waf, nand_waf = write_amplification(system, sampled) if sampled else (float("nan"), float("nan"))
+    rebuild_rate = None
+    if rebuild is not None:
+        rebuild_rate = (rebuild.done_bytes / end_s) if until_rebuilt else rebuild.window_bytes / window
+        cpu_busy += busy_of["rebuild_thread"]
+    return SimResult(
+        scenario=system.scenario.name, workload=w.name, fidelity="event",
+        read_iops=n_read / window, write_iops=n_write / window,
+        read_bytes_per_s=n_read * w.bs / window, write_bytes_per_s=n_write * w.bs / window,
+        cpu_percent=100.0 * cpu_busy / (system.logical_cpus * window),
+        read_latency_us=latency_summary(lat[~wr]), write_latency_us=latency_summary(lat[wr]),
+        iops_ci95=half_width, raid_waf=raid_waf, nand_waf=nand_waf, utilisation=tuple(util),
+        limited_by=busiest(util).resource, simulated_host_ios=int(len(done)), completed_host_ios=run.completed,
+        simulated_s=window, wall_s=time.perf_counter() - started,
+        latency_samples_s={"read": lat[~wr], "write": lat[wr]},
+        rebuild_bytes_per_s=rebuild_rate, rebuild_limited_by="measured (event mode)" if rebuild is not None else "",
+    )

@@ -1,0 +1,100 @@
+"""A rebuild beside the foreground: the engine's rebuild requests run as slots of their own on a
+rebuild thread (md's resync thread, a card's rebuild driver), gated by the engine's throttle; the
+run counts the bytes they rebuild."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import simpy
+
+from ..mixed import rebuild_plan
+from ..system import ArraySystem
+from .rows import Demand, JobQueue, MemberOps, demand_rows, member_ops
+from .slots import HostSlot, Run
+
+REQUESTS_PER_BATCH = 64
+"""Rebuild requests planned at a time, in member order."""
+PACE_TOLERANCE_S = 1e-12
+"""A request this close to its paced time is issued at once."""
+
+
+@dataclass(slots=True)
+class RebuildProgress:
+    """The rebuild's plan (``mixed.rebuild_plan``: request size, requests in flight, the engine's
+    throttle, the span and a guess of its rate) and its progress: the member offset planned next,
+    bytes issued, done, and done in the measured window, when the span was done. ``stop``: the
+    event a run to the end of the rebuild waits for (None: the run has a fixed window)."""
+
+    step_bytes: int
+    inflight: float
+    cap_bytes_per_s: float
+    span_bytes: float
+    rate_guess: float
+    next_offset: int = 0
+    issued_bytes: float = 0.0
+    done_bytes: float = 0.0
+    window_bytes: float = 0.0
+    finished_s: float | None = None
+    stop: simpy.Event | None = None
+
+    @classmethod
+    def of(cls, system: ArraySystem, member: int) -> RebuildProgress:
+        return cls(**rebuild_plan(system, member))
+
+    @property
+    def requests_in_flight(self) -> int:
+        return int(round(self.inflight))
+
+
+def rebuild_requests(system: ArraySystem, member: int, progress: RebuildProgress) -> tuple[list[Demand], MemberOps]:
+    """The rebuild's next ``REQUESTS_PER_BATCH`` requests, in member order."""
+    step, first = progress.step_bytes, progress.next_offset
+    progress.next_offset = first + REQUESTS_PER_BATCH * step
+    b = system.rebuild_batch(member, first + np.arange(REQUESTS_PER_BATCH, dtype=np.int64) * step, step)
+    return demand_rows(b), member_ops(b)
+
+
+class RebuildSlot(HostSlot):
+    """One of the rebuild's requests in flight, on the rebuild thread: the engine's throttle (md's
+    speed limit, a card's paced rebuild priority: ``mixed.rebuild_cap``) gates each request, the
+    span's end stops it, completions count rebuilt bytes (not host I/Os)."""
+
+    __slots__ = ("progress",)
+
+    def __init__(self, run: Run, queue: JobQueue, progress: RebuildProgress):
+        HostSlot.__init__(self, run, queue, run.servers.rebuild_thread)
+        self.progress = progress
+
+    def issue(self, _event=None) -> None:
+        p = self.progress
+        if p.issued_bytes >= p.span_bytes:
+            return
+        allowed = p.issued_bytes / p.cap_bytes_per_s
+        if allowed > self.t0 + PACE_TOLERANCE_S:
+            self.t0 = allowed
+            self.timeout(allowed - self.env.now).callbacks.append(self.issue)
+            return
+        p.issued_bytes += p.step_bytes
+        HostSlot.issue(self)
+
+    def rebuilt(self) -> float:
+        """The request's completion on the rebuild thread: count its bytes, note the span's end
+        (and stop there when the run is the whole rebuild); the time it finished."""
+        core, p = self.core, self.progress
+        finish = core.book(self.a, self.row.complete_s)
+        if core.waiters:
+            core.wake(self.env)
+        p.done_bytes += p.step_bytes
+        if finish >= self.run.warm_s:
+            p.window_bytes += p.step_bytes
+        if p.done_bytes >= p.span_bytes:
+            p.finished_s = finish
+            if p.stop is not None and not p.stop.triggered:
+                p.stop.succeed()
+        return finish
+
+    def done(self, _event) -> None:
+        self.t0 = self.rebuilt()
+        self.issue()

@@ -1,0 +1,108 @@
+"""What each host I/O asks of the array, as the event mode's slots read it: one ``Demand`` row per
+host I/O and the ``MemberOps`` columns of its batch, planned a batch at a time per job.
+
+Rows are tuples (``NamedTuple``) built from the batch's columns at C speed: the slots unpack them
+whole or read a field or two, a few ns more than a plain tuple per host I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from itertools import repeat
+from typing import NamedTuple
+
+from ..system import ArraySystem, HostIoBatch, strips_spanned
+from ..workload import HostStream, named_rng
+
+SAMPLED_BATCHES = 8
+"""Batches kept for the write-amplification estimate (``fluid.write_amplification``)."""
+
+
+class Demand(NamedTuple):
+    """One host I/O's service demands (seconds) and where its member I/Os are in ``MemberOps``."""
+
+    submit_s: float  # CPU of the submission, on the job's core
+    complete_s: float  # CPU of the completion, on the job's core
+    lock_s: float  # spinlock held (0: none taken)
+    pre_s: float  # engine work before the member I/Os (all of it unless ``gated``)
+    mid_s: float  # engine work between gating reads and the writes
+    device_bw_s: float
+    device_down_s: float
+    device_up_s: float
+    memory_s: float
+    is_write: bool
+    op_lo: int  # member I/Os are op_lo:op_hi of the batch's MemberOps
+    op_hi: int
+    gated: bool  # phase-0 reads must finish before the rest (HostIoBatch.reads_gate_writes)
+    pieces: float  # md requests (chunks spanned) it splits into under md RAID10's barrier; 0: not split
+
+
+class MemberOps(NamedTuple):
+    """The member I/Os of one batch, as columns (lists: the hot path indexes them one by one)."""
+
+    drive: list[int]
+    is_write: list[bool]
+    phase: list[int]
+    die_s: list[float]
+    link_s: list[float]
+
+
+def demand_rows(b: HostIoBatch, pieces: list[float] | None = None) -> list[Demand]:
+    """The batch's host I/Os as rows; ``pieces`` as ``Demand.pieces`` (0 without)."""
+    starts = b.op_start.tolist()
+    columns = zip(b.submit_s.tolist(), b.complete_s.tolist(), b.lock_s.tolist(), b.pre_s.tolist(),
+                  b.mid_s.tolist(), b.device_bw_s.tolist(), b.device_down_s.tolist(), b.device_up_s.tolist(),
+                  b.memory_s.tolist(), b.is_write.tolist(), starts[:-1], starts[1:], b.reads_gate_writes().tolist(),
+                  repeat(0.0) if pieces is None else pieces)
+    return list(map(tuple.__new__, repeat(Demand), columns))  # Demand(*row) without a call per row
+
+
+def member_ops(b: HostIoBatch) -> MemberOps:
+    return MemberOps(b.op_drive.tolist(), b.op_is_write.tolist(), b.op_phase.tolist(), b.op_die_s.tolist(),
+                     b.op_link_s.tolist())
+
+
+class JobQueue:
+    """One job's planned host I/Os: the current batch's rows and member I/Os, the next row to
+    issue, and how to plan the next batch (``plan``) once it is used up."""
+
+    __slots__ = ("rows", "next", "size", "ops", "plan")
+
+    def __init__(self, plan: Callable[[], tuple[list[Demand], MemberOps]]):
+        self.rows: list[Demand] = []
+        self.next = 0
+        self.size = 0
+        self.ops: MemberOps | None = None
+        self.plan = plan
+
+    def refill(self) -> None:
+        self.rows, self.ops = self.plan()
+        self.next, self.size = 0, len(self.rows)
+
+
+class HostJobs:
+    """The fio jobs' host I/Os, planned ``batch_ios`` at a time per job from its stream, NAND
+    service times drawn per batch; the first batches are kept (``sampled``) for the write
+    amplification. ``barrier``: each row counts the chunks it spans (``Demand.pieces``)."""
+
+    def __init__(self, system: ArraySystem, seed: int, batch_ios: int, barrier: bool):
+        w = system.workload
+        self.system, self.seed, self.batch_ios, self.barrier = system, seed, batch_ios, barrier
+        self.streams = [HostStream.for_job(w, j, system.device_bytes, seed) for j in range(w.numjobs)]
+        self.sampled: list[HostIoBatch] = []
+
+    def plan(self, job: int) -> tuple[list[Demand], MemberOps]:
+        """The next batch of ``job``'s host I/Os."""
+        system, stream = self.system, self.streams[job]
+        offsets, is_write = stream.next_batch(self.batch_ios)
+        rng = named_rng(self.seed, "nand service times", job, stream.batches_made)
+        b = system.batch(job, offsets, is_write, rng=rng)
+        if len(self.sampled) < SAMPLED_BATCHES:
+            self.sampled.append(b)
+        pieces = strips_spanned(offsets, system.workload.bs, system.array.strip_bytes).tolist() \
+            if self.barrier else None
+        return demand_rows(b, pieces), member_ops(b)
+
+    def queues(self) -> list[JobQueue]:
+        return [JobQueue(partial(self.plan, job)) for job in range(len(self.streams))]
