@@ -19,6 +19,7 @@ import time
 from nvsim.catalog import default_catalog
 from nvsim.rebuild import rebuild_summary, run_timeline
 from nvsim.scenario import load_scenario, parse_scenario
+from nvsim.simulation import Simulation
 
 
 def case(engine: str):
@@ -51,11 +52,10 @@ def main(argv: list[str]) -> int:
         timed("30.72 TB x 24 RAID6 SupremeRAID, event window + integration",
               lambda: (lambda t: f"rebuild {t.rebuilds[0].duration_s / 3600:.2f} h")(run_timeline(s, s.workloads[0], catalog, "event")))
         mysql = load_scenario("scenarios/graid-mysql-oltp/sr-raid6-rebuilding.yaml", catalog)
-        from nvsim.predict import simulate_state
         w = next(w for w in mysql.workloads if w.users == 512)
         timed("MySQL brief: SupremeRAID RAID6, 512 users, rebuilding (OLTP state)",
               lambda: (lambda r: f"{r.transactions_per_s:,.0f} TPS, rebuild {r.rebuild_bytes_per_s / 1e6:.0f} MB/s")(
-                  simulate_state(mysql, w, catalog, "fluid")))
+                  Simulation(mysql, w, catalog=catalog).run("fluid")))
     return 0
 
 

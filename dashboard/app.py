@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import io
 import logging
+import signal
 import socket
+import sys
 import threading
 import time
 import zipfile
@@ -19,8 +21,7 @@ from typing import Any
 import dash
 from dash import Dash, Input, Output, State, dcc, html, no_update
 
-from nvsim.catalog import Catalog, default_catalog
-from nvsim.errors import InputError
+from nvsim import Catalog, InputError, default_catalog
 
 from . import core
 from .figures import bounds_figure, compare_figure, empty_figure, utilisation_figure
@@ -345,21 +346,12 @@ def create_app(catalog: Catalog | None = None, *, warm: bool = True, host_ios: i
 
 
 def _import_models() -> None:
-    """Import the model and plotting modules here, once: first imports racing in two server
-    threads can see a partly initialised module (numpy's, through plotly)."""
+    """Import the plotting modules here, once: first imports racing in two server threads can see
+    a partly initialised module (numpy's, through plotly). The models are imported with
+    dashboard.core."""
     import numpy  # noqa: F401
     import plotly.graph_objects  # noqa: F401
     import plotly.io  # noqa: F401
-
-    import nvsim.bounds  # noqa: F401
-    import nvsim.predict  # noqa: F401
-    import nvsim.sim.fluid  # noqa: F401
-    import nvsim.sim.system  # noqa: F401
-    import nvsim.ssd.derive  # noqa: F401
-    try:
-        import nvsim.rebuild  # noqa: F401
-    except ImportError:  # issue 6 not there yet: rebuild_info says n/a
-        pass
 
 
 def on_change(catalog: Catalog, platform, drive, drives, namespace_mode, namespace_value, level, strip, engine,
@@ -586,9 +578,6 @@ def check_address(host: str, port: int) -> None:
 
 def run(host: str = "127.0.0.1", port: int = 8050, debug: bool = False) -> None:
     """Serve the dashboard until interrupted (what ``nvsim dashboard`` calls)."""
-    import signal
-    import sys
-
     check_address(host, port)
     app = create_app()
     print(f"nvsim dashboard on http://{host}:{port}/ (Ctrl+C to stop)", flush=True)

@@ -20,18 +20,16 @@ from typing import Any
 
 import yaml
 
-from nvsim.catalog import Catalog, default_catalog
-from nvsim.errors import InputError
-from nvsim.scenario import parse_scenario
-from nvsim.specs import ScenarioSpec, WorkloadSpec
-from nvsim.units import format_bytes_binary, format_bytes_decimal
+from nvsim import (Catalog, InputError, ScenarioSpec, Simulation, WorkloadSpec, array_bounds, default_catalog,
+                   parse_scenario, rebuild_summary)
+from nvsim.fio import parse_fio_jobfile
+from nvsim.units import format_bytes_binary, format_bytes_decimal, parse_bytes
+from nvsim.wear import drive_wear
 
 UPLOAD_LIMIT_BYTES = 1_000_000
 """Largest file the dashboard reads (scenario YAML or fio job file); bigger ones are refused."""
 EVENT_HOST_IOS = 20_000
 """Measured host I/Os per workload of the dashboard's event-mode run: seconds, not minutes."""
-SECONDS_PER_DAY = 86_400.0
-DAYS_PER_YEAR = 365.0
 PAGE_BYTES = 4096
 DEFAULT_NUMJOBS = 192
 FILE_WORKLOADS = "file"
@@ -230,34 +228,6 @@ def validate(setup: dict[str, Any], custom: dict | None = None, extras: dict | N
 # ---------------------------------------------------------------- results
 
 
-def wear(catalog: Catalog, drive_name: str, drives: int, host_write_bytes_per_s: float,
-         raid_waf: float | None, nand_waf: float | None) -> dict[str, float | None]:
-    """Drive writes per day and lifetime from the predicted member write rate x NAND WAF.
-
-    member_write = host writes x RAID WAF / drives; nand_write = member_write x NAND WAF. The
-    rating (dwpd x capacity per day for warranty_years) is in drive writes of the vendor's endurance
-    workload (random, full span), which itself programs rated_waf NAND bytes per byte written
-    (closed-form WAF of the full-capacity drive), so the NAND budget is rating x rated_waf and
-    effective DWPD = member DWPD x NAND WAF / rated_waf; lifetime = warranty x dwpd / effective DWPD.
-    """
-    from nvsim.ssd.derive import derive_ssd_parameters
-
-    drive = catalog.drives[drive_name]
-    capacity = float(drive.capacity_bytes.value)
-    rated_waf = float(derive_ssd_parameters(drive).waf_at_capacity)
-    writes = host_write_bytes_per_s or 0.0
-    member = writes * (raid_waf or 1.0) / max(1, drives) if writes > 0 else 0.0
-    nand = member * (nand_waf if nand_waf is not None else 1.0)
-    member_dwpd = member * SECONDS_PER_DAY / capacity
-    effective = nand * SECONDS_PER_DAY / capacity / rated_waf
-    rated_dwpd = float(drive.dwpd.value)
-    years = float(drive.warranty_years.value)
-    lifetime = rated_dwpd * years / effective if effective > 0 else None
-    return {"member_write_bytes_per_s": member, "nand_write_bytes_per_s": nand, "member_dwpd": member_dwpd,
-            "effective_dwpd": effective, "rated_dwpd": rated_dwpd, "rated_waf": rated_waf,
-            "warranty_years": years, "lifetime_years": lifetime}
-
-
 def _clean(value: Any) -> Any:
     """JSON-safe: NaN -> None, numpy scalars -> float."""
     if value is None or isinstance(value, (str, bool)):
@@ -275,49 +245,37 @@ def _clean(value: Any) -> Any:
 
 def workload_record(spec: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog, fidelity: str = "fluid",
                     host_ios: int = EVENT_HOST_IOS) -> dict[str, Any]:
-    """One workload's predicted numbers (array simulator, or the SSD model for a single drive)."""
-    from nvsim.predict import predict_workload, simulate, single_drive
-
+    """One workload's predicted numbers (``nvsim.Simulation``: the array simulator, the OLTP
+    network, or the SSD model for a single drive) and its drives' wear."""
     array = spec.array
-    if single_drive(spec):
-        values = predict_workload(spec, workload, catalog)
-        record = {"read_iops": values["read_iops"], "write_iops": values["write_iops"],
-                  "read_bytes_per_s": values["read_bytes_per_s"], "write_bytes_per_s": values["write_bytes_per_s"],
-                  "cpu_percent": None, "read_latency_us": {}, "write_latency_us": {},
-                  "raid_waf": 1.0 if values["write_iops"] else None, "nand_waf": values.get("waf_nand"),
-                  "utilisation": {}, "bottleneck": str(values.get("limited_by", "")), "fidelity": "drive model",
-                  "transactions_per_s": None}
-    else:
-        result = simulate(spec, workload, catalog, fidelity, host_ios=host_ios)
-        record = {"read_iops": result.read_iops, "write_iops": result.write_iops,
-                  "read_bytes_per_s": result.read_bytes_per_s, "write_bytes_per_s": result.write_bytes_per_s,
-                  "cpu_percent": result.cpu_percent, "read_latency_us": dict(result.read_latency_us),
-                  "write_latency_us": dict(result.write_latency_us), "raid_waf": result.raid_waf,
-                  "nand_waf": result.nand_waf, "utilisation": {u.resource: u.utilisation for u in result.utilisation},
-                  "bottleneck": result.bottleneck_text, "fidelity": result.fidelity,
-                  "transactions_per_s": getattr(result, "transactions_per_s", None),
-                  "simulated_host_ios": result.simulated_host_ios}
+    result = Simulation(spec, workload, catalog=catalog).run(fidelity, host_ios=host_ios)
+    record = {"read_iops": result.read_iops, "write_iops": result.write_iops,
+              "read_bytes_per_s": result.read_bytes_per_s, "write_bytes_per_s": result.write_bytes_per_s,
+              "cpu_percent": result.cpu_percent, "read_latency_us": dict(result.read_latency_us),
+              "write_latency_us": dict(result.write_latency_us), "raid_waf": result.raid_waf,
+              "nand_waf": result.waf_nand, "utilisation": {u.resource: u.utilisation for u in result.utilisation},
+              "bottleneck": result.bottleneck, "fidelity": result.fidelity,
+              "transactions_per_s": result.transactions_per_s}
+    if result.simulation is not None:
+        record["simulated_host_ios"] = result.simulation.simulated_host_ios
     record = _clean(record)
     record["name"] = workload.name
     record["rw"] = workload.rw
     record["bs_bytes"] = workload.bs
     record["total_iops"] = (record["read_iops"] or 0.0) + (record["write_iops"] or 0.0)
     record["total_bytes_per_s"] = (record["read_bytes_per_s"] or 0.0) + (record["write_bytes_per_s"] or 0.0)
-    record["wear"] = _clean(wear(catalog, array.drive, array.drives, record["write_bytes_per_s"] or 0.0,
-                                 record["raid_waf"], record["nand_waf"]))
+    record["wear"] = _clean(drive_wear(catalog, array.drive, array.drives, record["write_bytes_per_s"] or 0.0,
+                                       record["raid_waf"], record["nand_waf"]))
     return record
 
 
 def rebuild_info(spec: ScenarioSpec, catalog: Catalog, under_load: bool = False) -> dict[str, Any]:
-    """Rebuild time and data-loss risk (nvsim.rebuild, issue 6), or {"na": reason} while it is missing.
+    """Rebuild time and data-loss risk (``nvsim.rebuild_summary``), or {"na": reason} where the
+    set-up has no rebuild (no redundancy) or cannot be rebuilt (an input error).
 
     The fast answer is for an idle array (milliseconds); under_load (the scenario's first workload)
     takes seconds and runs with the event-mode simulation.
     """
-    try:
-        from nvsim.rebuild import rebuild_summary
-    except (ImportError, AttributeError) as exc:
-        return {"na": f"rebuild model not available yet (issue 6): {exc}"}
     trial = spec if under_load else spec.model_copy(update={"workloads": ()})
     try:
         summary = rebuild_summary(trial, catalog)
@@ -339,8 +297,6 @@ def _idle_rebuild_cached(key: str, spec_json: str) -> str:
 def evaluate(data: dict[str, Any], spec: ScenarioSpec, catalog: Catalog | None = None, fidelity: str = "fluid",
              host_ios: int = EVENT_HOST_IOS, rebuild: bool = True) -> dict[str, Any]:
     """The whole results record of a validated set-up: capacity, bounds, every workload, rebuild."""
-    from nvsim.bounds import array_bounds
-
     catalog = catalog or default_catalog()
     report = array_bounds(spec, catalog)
     cap = report.capacity
@@ -540,8 +496,6 @@ def import_scenario(text: str, filename: str, catalog: Catalog | None = None) ->
 
 def exact_size_text(n_bytes: int) -> str:
     """The shortest decimal size text ("6.4 TB") that reads back as exactly ``n_bytes``."""
-    from nvsim.units import parse_bytes
-
     for digits in range(0, 10):
         text = format_bytes_decimal(n_bytes, digits)
         if parse_bytes(text) == n_bytes:
@@ -551,8 +505,6 @@ def exact_size_text(n_bytes: int) -> str:
 
 def import_fio(text: str, filename: str, scenario: dict[str, Any] | None, catalog: Catalog | None = None) -> dict[str, Any]:
     """A fio job file -> {"label", "workloads", "warning"}; N% sizes resolved against the current array."""
-    from nvsim.fio import parse_fio_jobfile
-
     catalog = catalog or default_catalog()
     parsed = parse_fio_jobfile(text, filename, catalog=catalog)
     warnings = [parsed.unmodelled_warning()] if parsed.unmodelled_warning() else []
@@ -572,12 +524,10 @@ def import_fio(text: str, filename: str, scenario: dict[str, Any] | None, catalo
 
 def _device_bytes(scenario: dict[str, Any] | None, workload: WorkloadSpec, catalog: Catalog, filename: str) -> int:
     """The array's device size, for fio's size=N% (as `nvsim fio` resolves it)."""
-    from nvsim.sim.system import ArraySystem
-
     if not scenario:
         raise InputError("size", "size=N% needs a valid set-up first (fix the set-up, then upload again)", source=filename)
     spec = parse_scenario(dict(scenario, workloads=[]), catalog)
-    return ArraySystem(spec, workload, catalog).device_bytes
+    return Simulation(spec, workload, catalog=catalog).device_bytes
 
 
 def strip_label(strip_bytes: int) -> str:

@@ -19,17 +19,16 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
+from nvsim import default_catalog, parse_scenario
+
+from .core import rebuild_info, workload_record
+
 log = logging.getLogger(__name__)
 
 
 def run_workload(scenario: dict[str, Any], index: int, host_ios: int) -> dict[str, Any]:
     """Worker side: one workload of the scenario in event mode (errors come back as a line of text)."""
     try:
-        from nvsim.catalog import default_catalog
-        from nvsim.scenario import parse_scenario
-
-        from .core import workload_record
-
         catalog = default_catalog()
         spec = parse_scenario(scenario, catalog)
         return workload_record(spec, spec.workloads[index], catalog, "event", host_ios)
@@ -41,11 +40,6 @@ def run_workload(scenario: dict[str, Any], index: int, host_ios: int) -> dict[st
 def run_rebuild(scenario: dict[str, Any]) -> dict[str, Any]:
     """Worker side: rebuild time and risk under the scenario's first workload."""
     try:
-        from nvsim.catalog import default_catalog
-        from nvsim.scenario import parse_scenario
-
-        from .core import rebuild_info
-
         catalog = default_catalog()
         return rebuild_info(parse_scenario(scenario, catalog), catalog, under_load=True)
     except Exception as exc:
@@ -66,8 +60,8 @@ def _exit_with_parent() -> None:
 
 
 def _warm() -> bool:
-    """Import nvsim in the worker ahead of the first run."""
-    import nvsim.predict  # noqa: F401
+    """Start the worker ahead of the first run: unpickling this function imports this module,
+    and with it dashboard.core and the models."""
     return True
 
 

@@ -7,7 +7,7 @@ models/bibliography.yaml. Loading checks all of this before anything runs.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -57,8 +57,12 @@ class Source:
     location: str
 
 
-@dataclass
+@dataclass(frozen=True)
 class Catalog:
+    """Every catalog entry by section and name, the bibliography, and the file each entry came
+    from. Frozen (entries are frozen specs): a different set of values is a new catalog
+    (:meth:`with_values`)."""
+
     drives: dict[str, DriveSpec] = field(default_factory=dict)
     links: dict[str, PcieGenerationSpec] = field(default_factory=dict)
     platforms: dict[str, PlatformSpec] = field(default_factory=dict)
@@ -82,12 +86,66 @@ class Catalog:
                 return entry
         raise InputError("NAME", f"unknown catalog entry {name!r}{suggestion_text(name, self.all_names())} (see `nvsim catalog`)")
 
+    def with_values(self, values: Mapping[str, float]) -> "Catalog":
+        """A copy with some cited values replaced, each entry it changes validated again.
+
+        Keys name ``section/entry/field``: ``"host_io/libaio/submit_us"``,
+        ``"oltp/sysbench-oltp-rw/cpu_us_per_tx"``; an engine's mechanism parameters by their own
+        name, ``"engines/linux-md/device_lock_us"``. A replaced number keeps its source, basis and
+        note (a trial value of a fitted parameter is still that fit's). Unchanged entries are
+        shared with this catalog (they are frozen), so calibration can build one catalog per
+        trial cheaply. An unknown key, or a value its field cannot hold, is an InputError.
+        """
+        changes: dict[tuple[str, str], dict[str, float]] = {}
+        for key, value in values.items():
+            section, entry, name = _value_key(self, key)
+            changes.setdefault((section, entry), {})[name] = value
+        sections = {section: dict(getattr(self, section)) for section in SECTIONS}
+        for (section, entry), fields in changes.items():
+            sections[section][entry] = _with_cited_values(sections[section][entry], fields, self.files.get(entry))
+        return Catalog(**sections, bibliography=dict(self.bibliography), files=dict(self.files))
+
     def pcie(self, generation: int) -> PcieGenerationSpec:
         for entry in self.links.values():
             if entry.generation == generation:
                 return entry
         known = sorted(e.generation for e in self.links.values())
         raise InputError("pcie_generation", f"no PCIe generation {generation} in the catalog; known: {known}")
+
+
+def _value_key(catalog: Catalog, key: str) -> tuple[str, str, str]:
+    """``section/entry/field`` -> its three parts, each checked against the catalog."""
+    parts = key.split("/")
+    if len(parts) != 3:
+        raise InputError(key, "name a catalog value as section/entry/field, e.g. engines/linux-md/device_lock_us")
+    section, entry, name = parts
+    if section not in SECTIONS:
+        raise InputError(key, f"unknown catalog section {section!r}{suggestion_text(section, SECTIONS)} "
+                              f"allowed: {', '.join(SECTIONS)}")
+    names = getattr(catalog, section)
+    if entry not in names:
+        raise InputError(key, f"no {section} entry {entry!r} in the catalog{suggestion_text(entry, names)}")
+    return section, entry, name
+
+
+def _with_cited_values(entry: BaseModel, fields: dict[str, float], path: Path | None) -> BaseModel:
+    """``entry`` validated again with the values of some of its Cited numbers replaced: a field of
+    the entry, or one of its mechanism ``parameters`` (engines)."""
+    data = entry.model_dump()
+    parameters = getattr(entry, "parameters", None) or {}
+    for name, value in fields.items():
+        if isinstance(getattr(entry, name, None), Cited):
+            data[name]["value"] = value
+        elif name in parameters:
+            data["parameters"][name]["value"] = value
+        else:
+            known = [f for f in type(entry).model_fields if isinstance(getattr(entry, f), Cited)] + list(parameters)
+            raise InputError(name, f"{entry.name} has no cited value {name!r}{suggestion_text(name, known)}",
+                             source=str(path) if path else None)
+    try:
+        return type(entry).model_validate(data)
+    except ValidationError as exc:
+        raise from_validation_error(exc, type(entry), source=str(path) if path else None) from None
 
 
 def iter_cited(value: Any, path: str = "") -> Iterator[tuple[str, Cited]]:

@@ -1,20 +1,30 @@
-"""The nvsim command line: run, catalog, validate.
+"""The nvsim command line: run, fio, sweep, catalog, validate, calibrate, dashboard.
 
-Every bad input ends in one line on stderr naming the field, and exit status 2.
+Every bad input ends in one line on stderr naming the field, and exit status 2. The models are
+reached through the ``nvsim`` package, whose names and submodules load on first use
+(nvsim/__init__.py): `nvsim --help` and a bad argument answer without loading the simulator.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import os
 import sys
+import time
 from pathlib import Path
 from typing import Optional
 
 import click.exceptions
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+from rich.table import Table
 
-from .errors import EXIT_INPUT_ERROR, InputError
+import nvsim
+
+from .errors import EXIT_INPUT_ERROR, InputError, suggestion_text
+from .io import write_json_atomic
 
 try:  # Typer >= 0.26 vendors its own copy of click
     from typer._click import exceptions as _vendored
@@ -41,7 +51,6 @@ console = Console(width=None if sys.stdout.isatty() else 120)
 
 
 def _emit_json(data: object, output: Optional[Path]) -> None:
-    from .io import write_json_atomic
     if output is not None:
         write_json_atomic(output, data)
     else:
@@ -65,49 +74,35 @@ def run(
     fidelity: str = typer.Option("event", "--fidelity", help=FIDELITY_HELP),
 ) -> None:
     """Predict a scenario: usable capacity, the bounds of its components, and per workload the IOPS, GB/s, latency, CPU, write amplification and the resource that limits it."""
-    from .bounds import array_bounds
-    from .catalog import default_catalog
-    from .predict import predict_workload, simulate_state, single_drive
-    from .report import print_bounds, print_predictions, print_resilience, print_utilisation
-    from .scenario import load_scenario
-
     fidelity = _fidelity(fidelity)
-    catalog = default_catalog()
-    spec = load_scenario(scenario, catalog)
-    report = array_bounds(spec, catalog)
-    predictions: dict[str, dict] = {}
-    results = {}
-    for w in spec.workloads:
-        if single_drive(spec):
-            predictions[w.name] = predict_workload(spec, w, catalog)
-        else:
-            results[w.name] = simulate_state(spec, w, catalog, fidelity)
-            predictions[w.name] = results[w.name].metrics()
-    resilience = None if single_drive(spec) else _resilience(spec, catalog)
+    catalog = nvsim.default_catalog()
+    spec = nvsim.load_scenario(scenario, catalog)
+    report = nvsim.array_bounds(spec, catalog)
+    results = {w.name: nvsim.Simulation(spec, w, catalog=catalog).run(fidelity) for w in spec.workloads}
+    predictions = {name: result.metrics() for name, result in results.items()}
+    simulated = {name: result for name, result in results.items() if result.simulation is not None}
+    resilience = None if nvsim.simulation.single_drive(spec) else _resilience(spec, catalog)
     if json_out or output is not None:
         _emit_json({"scenario": spec.model_dump(mode="json"), **report.as_dict(), "predictions": predictions,
-                    "simulations": {name: r.as_dict() for name, r in results.items()},
+                    "simulations": {name: r.as_dict() for name, r in simulated.items()},
                     "resilience": resilience}, output)
     if not json_out:
-        print_bounds(console, spec, report)
+        nvsim.report.print_bounds(console, spec, report)
         if predictions:
-            print_predictions(console, predictions)
-        for name, result in results.items():
-            print_utilisation(console, name, result)
+            nvsim.report.print_predictions(console, predictions)
+        for name, result in simulated.items():
+            nvsim.report.print_utilisation(console, name, result)
         if resilience:
-            print_resilience(console, resilience)
+            nvsim.report.print_resilience(console, resilience)
 
 
 def _resilience(spec, catalog) -> dict:
     """Rebuild time and data-loss risk (one drive failing under the first workload, fluid mode),
     and the scenario's own fault timeline when it has faults."""
-    import math
-
-    from .rebuild import rebuild_summary, run_timeline
-    out: dict = {"if_one_drive_fails": rebuild_summary(spec, catalog)}
+    out: dict = {"if_one_drive_fails": nvsim.rebuild_summary(spec, catalog)}
     if spec.faults:
         workload = spec.workloads[0] if spec.workloads else None
-        timeline = run_timeline(spec, workload, catalog).as_dict()
+        timeline = nvsim.run_timeline(spec, workload, catalog).as_dict()
         for segment in timeline["segments"]:  # JSON has no infinity: an open-ended state ends at None
             segment["end_s"] = None if math.isinf(segment["end_s"]) else segment["end_s"]
             segment["foreground_iops"] = None if segment["foreground_iops"] != segment["foreground_iops"] else segment["foreground_iops"]
@@ -123,18 +118,10 @@ def fio_command(
     fidelity: str = typer.Option("event", "--fidelity", help=FIDELITY_HELP),
 ) -> None:
     """Run a fio job file against a simulated array; print fio's --output-format=json."""
-    import time
-
-    from .catalog import default_catalog
-    from .fio import fio_json_report, load_fio_jobfile
-    from .predict import simulate
-    from .scenario import load_scenario
-    from .sim.system import ArraySystem
-
     fidelity = _fidelity(fidelity)
-    catalog = default_catalog()
-    spec = load_scenario(system, catalog)
-    parsed = load_fio_jobfile(jobfile, catalog=catalog)
+    catalog = nvsim.default_catalog()
+    spec = nvsim.load_scenario(system, catalog)
+    parsed = nvsim.fio.load_fio_jobfile(jobfile, catalog=catalog)
     warning = parsed.unmodelled_warning()
     together = parsed.concurrent_jobs()
     if together:  # fio would run these at once, sharing the array; nvsim runs each alone
@@ -151,21 +138,25 @@ def fio_command(
         workload = job.workload
         if job.needs_device_bytes:
             if device_bytes is None:
-                device_bytes = ArraySystem(spec, workload, catalog).device_bytes
+                device_bytes = nvsim.Simulation(spec, workload, catalog=catalog).device_bytes
             workload = job.resolved(device_bytes)
-        result = simulate(spec, workload, catalog, fidelity)
-        samples = result.latency_samples_s
-        window = result.simulated_s or 1.0
-        results.append({
-            "name": job.name, "group": job.group, "options": job.options, "runtime_s": window,
-            "read": {"ios": int(round(result.read_iops * window)), "bytes": int(round(result.read_bytes_per_s * window)),
-                     "latencies_ns": (samples["read"] * 1e9) if "read" in samples else None},
-            "write": {"ios": int(round(result.write_iops * window)), "bytes": int(round(result.write_bytes_per_s * window)),
-                      "latencies_ns": (samples["write"] * 1e9) if "write" in samples else None},
-            "cpu_percent": result.cpu_percent,
-        })
-    report = fio_json_report(results, timestamp=int(time.time()), global_options=parsed.global_options)
+        results.append(_fio_job_result(job, nvsim.Simulation(spec, workload, catalog=catalog).run(fidelity)))
+    report = nvsim.fio.fio_json_report(results, timestamp=int(time.time()), global_options=parsed.global_options)
     _emit_json(report, output)
+
+
+def _fio_job_result(job, result) -> dict:
+    """One job's I/O counts, bytes and latency samples over the simulated window, as fio reports them."""
+    samples = result.latency_samples_s
+    window = result.simulated_s or 1.0
+    return {
+        "name": job.name, "group": job.group, "options": job.options, "runtime_s": window,
+        "read": {"ios": int(round(result.read_iops * window)), "bytes": int(round(result.read_bytes_per_s * window)),
+                 "latencies_ns": (samples["read"] * 1e9) if "read" in samples else None},
+        "write": {"ios": int(round(result.write_iops * window)), "bytes": int(round(result.write_bytes_per_s * window)),
+                  "latencies_ns": (samples["write"] * 1e9) if "write" in samples else None},
+        "cpu_percent": result.cpu_percent,
+    }
 
 
 @app.command()
@@ -176,13 +167,7 @@ def sweep(
     dask: Optional[str] = typer.Option(None, "--dask", help="Address of an existing Dask distributed scheduler to run the points on."),
 ) -> None:
     """Run a sweep of set-ups (fluid or event mode) into a tidy table; re-running finishes only missing points."""
-    import os
-
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-    from .sweep import prepare_sweep, run_sweep
-
-    prepare_sweep(spec)  # a bad sweep file or base stops here, before the progress bar draws anything
+    nvsim.sweep.prepare_sweep(spec)  # a bad sweep file or base stops here, before the progress bar draws anything
     with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                   console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("sweep", total=None)
@@ -190,7 +175,7 @@ def sweep(
         def progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
-        summary = run_sweep(spec, output, workers=workers or os.cpu_count() or 1, dask_address=dask, progress=progress)
+        summary = nvsim.sweep.run_sweep(spec, output, workers=workers or os.cpu_count() or 1, dask_address=dask, progress=progress)
     console.print(f"{summary['points']} set-ups ({summary['computed_now']} computed now, the rest resumed), "
                   f"{summary['rows']} rows; {summary['meeting_constraints']} rows meet the constraints; "
                   f"wrote {summary['parquet']} and {summary['csv']}")
@@ -204,21 +189,17 @@ def catalog_list(
     """List every catalog entry with the sources its numbers cite."""
     if ctx.invoked_subcommand is not None:
         return
-    from rich.table import Table
-
-    from .catalog import SECTIONS, default_catalog, iter_cited
-    from .errors import suggestion_text
-
-    if kind is not None and kind not in SECTIONS:
-        raise InputError("--kind", f"unknown section {kind!r}{suggestion_text(kind, SECTIONS)} allowed: {', '.join(SECTIONS)}")
-    catalog = default_catalog()
+    sections = nvsim.catalog.SECTIONS
+    if kind is not None and kind not in sections:
+        raise InputError("--kind", f"unknown section {kind!r}{suggestion_text(kind, sections)} allowed: {', '.join(sections)}")
+    catalog = nvsim.default_catalog()
     table = Table(title="nvsim catalog (models/)")
     for column in ("section", "name", "description", "sources"):
         table.add_column(column)
     for section, entry in catalog.entries():
         if kind and section != kind:
             continue
-        sources = sorted({cited.source for _, cited in iter_cited(entry)})
+        sources = sorted({cited.source for _, cited in nvsim.catalog.iter_cited(entry)})
         description = getattr(entry, "model", None) or getattr(entry, "product", "")
         if section == "drives":
             description = f"{entry.vendor} {entry.model}, {entry.capacity_bytes.value / 1e12:g} TB, Gen{entry.pcie_generation.value} x{entry.lanes.value}"
@@ -232,11 +213,7 @@ def catalog_show(
     json_out: bool = typer.Option(False, "--json", help="Print the entry as JSON."),
 ) -> None:
     """Show one catalog entry: every number with its value, basis and source."""
-    from rich.table import Table
-
-    from .catalog import default_catalog, iter_cited
-
-    catalog = default_catalog()
+    catalog = nvsim.default_catalog()
     entry = catalog.get(name)
     if json_out:
         _emit_json(entry.model_dump(mode="json"), None)
@@ -245,11 +222,11 @@ def catalog_show(
     table = Table()
     for column in ("field", "value", "basis", "source", "note"):
         table.add_column(column)
-    for path, cited in iter_cited(entry):
+    for path, cited in nvsim.catalog.iter_cited(entry):
         table.add_row(path, f"{cited.value:,}" if isinstance(cited.value, (int, float)) else str(cited.value),
                       cited.basis, cited.source, cited.note or "")
     console.print(table)
-    used = sorted({cited.source for _, cited in iter_cited(entry)})
+    used = sorted({cited.source for _, cited in nvsim.catalog.iter_cited(entry)})
     for key in used:
         source = catalog.bibliography[key]
         console.print(f"  [{key}] {source.title}. {source.publisher}, {source.year}. {source.location}")
@@ -264,18 +241,13 @@ def validate(
     scenarios: Optional[Path] = typer.Option(None, "--scenarios", help="Directory of scenario folders (default: the project's scenarios/)."),
 ) -> None:
     """Re-predict every published number in scenarios/*/published.yaml and compare (fitted or predicted, error, status)."""
-    import os
-
-    from .report import print_validation
-    from .validation import compare_all, summary
-
-    comparisons = compare_all(root=scenarios, workers=workers or os.cpu_count() or 1)
+    comparisons = nvsim.compare_all(root=scenarios, workers=workers or os.cpu_count() or 1)
     records = [c.as_record() for c in comparisons]
     if json_out or output is not None:
         _emit_json(records, output)
     if not json_out:
-        print_validation(console, comparisons)
-        stats = summary(comparisons)
+        nvsim.report.print_validation(console, comparisons)
+        stats = nvsim.validation.summary(comparisons)
         pct = lambda v: "-" if v is None else f"{100 * v:.1f}%"  # noqa: E731
         console.print(
             f"{stats['modelled']} of {stats['numbers']} numbers modelled; {stats['fitted']} fitted, "
@@ -291,19 +263,17 @@ def calibrate(
     write: bool = typer.Option(False, "--write", help="Store the fitted values in models/ (with their provenance)."),
 ) -> None:
     """Re-run the declared fits (least squares on the declared published numbers); --write stores them."""
-    from .calibrate import DECLARED_FITS, ENGINE_FITS, fit_all, write_fitted
-
-    values = fit_all()
-    for fit in DECLARED_FITS:
+    values = nvsim.calibrate.fit_all()
+    for fit in nvsim.published.DECLARED_FITS:
         names = [name for name in values if name == fit.parameter or name.startswith(fit.parameter.split(" ")[0] + " ")]
         for name in names:
             if name.split(" ", 1)[-1] in fit.parameter or name == fit.parameter:
                 now, used = values[name]
                 console.print(f"{name} = {now:.4g} (in use: {used:.4g}; {fit.where})")
         console.print(f"  fitted on {', '.join(fit.published_ids)}: {fit.why}")
-    console.print(f"{sum(len(f.parameters) for f in ENGINE_FITS) + 1} fitted parameters in all")
+    console.print(f"{sum(len(f.parameters) for f in nvsim.published.ENGINE_FITS) + 1} fitted parameters in all")
     if write:
-        for path in write_fitted(values):
+        for path in nvsim.calibrate.write_fitted(values):
             console.print(f"wrote {path}")
 
 
@@ -313,7 +283,7 @@ def dashboard(
     port: int = typer.Option(8050, "--port", help="TCP port to listen on."),
 ) -> None:
     """Start the Dash dashboard: build a set-up from the catalog, see its predictions, compare set-ups, export (works offline)."""
-    from dashboard.app import run as run_dashboard
+    from dashboard.app import run as run_dashboard  # Dash (optional and heavy) loads only for this command
 
     run_dashboard(host=host, port=port)
 

@@ -20,9 +20,12 @@ from dataclasses import asdict, dataclass, field
 from .bounds import capacity
 from .catalog import Catalog, default_catalog
 from .risk import HOURS_PER_YEAR, RebuildRisk, rebuild_risk, tolerated_failures
-from .specs import ScenarioSpec, WorkloadSpec
+from .simulation import ArrayState, Result, Simulation
+from .specs import FaultSpec, ScenarioSpec, WorkloadSpec
 
 MAX_SEGMENTS = 1000
+TIMELINE_HOST_IOS = 20_000
+"""Measured host I/Os of each state's event-mode run (a timeline solves one run per state)."""
 
 
 @dataclass
@@ -110,19 +113,10 @@ def _lost(scenario: ScenarioSpec, catalog: Catalog, missing: set[int], rebuilt: 
                     f"{len(missing)} members down, RAID{array.level} tolerates {tolerance}: {rows:,} stripe rows lost")
 
 
-def state_result(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: Catalog, missing: tuple[int, ...],
-                 rebuilding: int | None, fidelity: str = "fluid", overrides: dict | None = None, host_ios: int = 20_000):
-    """One state's foreground and rebuild rates (``workload`` None: the array idle): fio workloads
-    in the event mode run SimPy (``host_ios`` measured) with the rebuild's requests alongside;
-    OLTP workloads, an idle array and the fluid mode solve the network of nvsim.sim.mixed."""
-    failed = tuple(m for m in missing if m != rebuilding)
-    if fidelity == "event" and workload is not None and not workload.is_oltp:
-        from .sim.event import simulate_event
-        from .sim.system import ArraySystem
-        system = ArraySystem(scenario, workload, catalog, failed_members=tuple(missing))
-        return simulate_event(system, host_ios=host_ios, rebuild_member=rebuilding)
-    from .sim.mixed import solve_state
-    return solve_state(scenario, workload, catalog, failed=failed, rebuilding=rebuilding, overrides=overrides)
+def _state_result(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: Catalog, state: ArrayState,
+                  fidelity: str) -> Result:
+    """One state's foreground and rebuild rates, from the orchestrator with the state pinned."""
+    return Simulation(scenario, workload, catalog=catalog, state=state).run(fidelity, host_ios=TIMELINE_HOST_IOS)
 
 
 def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: Catalog | None = None,
@@ -141,7 +135,7 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog:
     spares = array.hot_spares
     t = 0.0
     current: RebuildRecord | None = None
-    cache: dict[tuple, object] = {}
+    cache: dict[tuple, Result] = {}
     for _ in range(MAX_SEGMENTS):
         while events and events[0].at_s <= t:
             e = events.pop(0)
@@ -176,7 +170,7 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog:
             iops, tps, why = math.nan, None, ""
             if workload is not None:  # the foreground before (and between) faults, for comparison
                 if ((), None) not in cache:
-                    cache[((), None)] = state_result(scenario, workload, catalog, (), None, fidelity)
+                    cache[((), None)] = _state_result(scenario, workload, catalog, ArrayState(), fidelity)
                 optimal = cache[((), None)]
                 iops, tps, why = optimal.total_iops, optimal.transactions_per_s, optimal.limited_by
             out.segments.append(Segment(t, next_event, "optimal", (), None, iops, tps, 0.0, 0.0, why))
@@ -184,9 +178,9 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog:
             continue
         key = (tuple(sorted(missing)), current.member if current else None)
         if key not in cache:
-            cache[key] = state_result(scenario, workload, catalog, key[0], key[1], fidelity)
+            cache[key] = _state_result(scenario, workload, catalog, ArrayState(*key), fidelity)
         result = cache[key]
-        rate = float(getattr(result, "rebuild_bytes_per_s", None) or 0.0)
+        rate = float(result.rebuild_bytes_per_s or 0.0)
         end = next_event
         if current is not None and rate > 0:
             end = min(end, t + (span - current.bytes_rebuilt) / rate)
@@ -201,7 +195,7 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog:
             current.survivor_bytes_read += done * _reads_per_rebuilt_byte(scenario, len(missing))
         out.segments.append(Segment(t, end, state, key[0], current.member if current else None, result.total_iops,
                                     result.transactions_per_s, rate, current.bytes_rebuilt if current else 0.0,
-                                    getattr(result, "rebuild_limited_by", "") or result.limited_by))
+                                    result.rebuild_limited_by or result.limited_by))
         t = end
         if current is not None and current.bytes_rebuilt >= span * (1 - 1e-12):
             current.end_s = t
@@ -223,7 +217,6 @@ def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, work
     """One member fails and a hot spare takes its place at once, under ``workload`` (the
     scenario's first, else idle): rebuild time and speed, the risk of losing data meanwhile, and
     the array's MTTDL with that rebuild time."""
-    from .specs import FaultSpec
     catalog = catalog or default_catalog()
     array = scenario.array
     if workload is None and scenario.workloads:
@@ -250,4 +243,4 @@ def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, work
     }
 
 
-__all__ = ["run_timeline", "rebuild_summary", "state_result", "Timeline", "Segment", "DataLoss", "RebuildRecord"]
+__all__ = ["run_timeline", "rebuild_summary", "Timeline", "Segment", "DataLoss", "RebuildRecord"]

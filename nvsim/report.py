@@ -6,23 +6,10 @@ from rich.console import Console
 from rich.table import Table
 
 from .bounds import BoundsReport
+from .simulation import Result
 from .specs import ScenarioSpec
-from .units import format_bytes_binary, format_bytes_decimal, format_count, format_rate_decimal
+from .units import format_bytes_binary, format_bytes_decimal, format_value
 from .validation import Comparison
-
-
-def format_value(value: float | None, unit: str) -> str:
-    if value is None:
-        return "-"
-    if unit in ("B/s",):
-        return format_rate_decimal(value)
-    if unit == "bytes":
-        return format_bytes_decimal(value)
-    if unit == "IOPS":
-        return format_count(value)
-    if unit == "percent":
-        return f"{value:.2f}%"
-    return f"{value:,.4g}"
 
 
 def print_bounds(console: Console, scenario: ScenarioSpec, report: BoundsReport) -> None:
@@ -96,9 +83,9 @@ def print_predictions(console: Console, predictions: dict[str, dict[str, float] 
     console.print(table)
 
 
-def print_utilisation(console: Console, workload: str, result) -> None:
+def print_utilisation(console: Console, workload: str, result: Result) -> None:
     """Every resource's utilisation for one simulated workload, the limiting one first."""
-    table = Table(title=f"{workload}: limited by {result.bottleneck_text} ({result.fidelity} mode)")
+    table = Table(title=f"{workload}: limited by {result.bottleneck} ({result.fidelity} mode)")
     table.add_column("resource")
     table.add_column("utilisation", justify="right")
     for u in sorted(result.utilisation, key=lambda u: -u.utilisation):

@@ -12,6 +12,9 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
+import numpy as np
+from scipy.special import gammainc
+
 HOURS_PER_YEAR = 8766.0  # 365.25 days
 
 
@@ -41,7 +44,6 @@ def mttdl_hours_markov(level: int, drives: int, mtbf_hours: float, rebuild_hours
 
 def _absorption_hours(n: int, t: int, lam: float, mu: float) -> float:
     """Expected hours from state 0 to loss: solve Q T = -1 over the transient states 0..t."""
-    import numpy as np
     q = np.zeros((t + 1, t + 1))
     for k in range(t + 1):
         up = (n - k) * lam
@@ -59,7 +61,7 @@ def p_failures_during(window_hours: float, exposed_drives: int, needed: int, mtb
     (Poisson with mean exposed x window / MTBF)."""
     if needed <= 0:
         return 1.0
-    from scipy.special import gammainc  # P(Poisson(mean) >= k) = regularised lower gamma(k, mean)
+    # P(Poisson(mean) >= k) = the regularised lower incomplete gamma function P(k, mean)
     return float(gammainc(needed, exposed_drives * window_hours / mtbf_hours))
 
 

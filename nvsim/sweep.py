@@ -26,16 +26,24 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import multiprocessing
 import operator
 import os
 import re
+from concurrent.futures import ProcessPoolExecutor, as_completed as done_first
 from pathlib import Path
 from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .catalog import read_yaml
+from .bounds import capacity
+from .catalog import default_catalog, read_yaml
 from .errors import InputError, from_validation_error
+from .io import atomic_path
+from .rebuild import rebuild_summary
+from .scenario import load_scenario, parse_scenario
+from .simulation import Simulation
+from .units import parse_bytes, parse_bytes_per_s, parse_count
 
 OPS: dict[str, Callable[[float, float], bool]] = {
     ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt, "==": operator.eq}
@@ -85,8 +93,6 @@ class SweepSpec(BaseModel):
 
 def parse_constraint(text: str) -> tuple[str, str, float]:
     """'read_iops >= 10M' -> (column, operator, value); values take nvsim's units (10M, 100 GB/s)."""
-    from .units import parse_bytes, parse_bytes_per_s, parse_count
-
     match = CONSTRAINT.match(text)
     if not match:
         raise ValueError(f"constraint {text!r}: write 'column OP value', OP one of {', '.join(OPS)}")
@@ -159,11 +165,6 @@ def apply_point(base: dict[str, Any], point: dict[str, Any]) -> tuple[dict[str, 
 
 def run_point(task: dict[str, Any]) -> list[dict[str, Any]]:
     """One point: every selected workload of it, as table rows (runs in a worker process)."""
-    from .bounds import capacity
-    from .catalog import default_catalog
-    from .predict import simulate, simulate_state
-    from .scenario import parse_scenario
-
     catalog = default_catalog()
     point, fidelity = task["point"], task["fidelity"]
     rows = []
@@ -175,14 +176,9 @@ def run_point(task: dict[str, Any]) -> list[dict[str, Any]]:
                 for name in task["workloads"]]
     usable = capacity(scenario, catalog).usable_bytes
     for name in task["workloads"]:
-        workload = next(w for w in scenario.workloads if w.name == name)
-        if workload.is_oltp or scenario.faults:
-            result = simulate_state(scenario, workload, catalog, fidelity)
-        else:
-            result = simulate(scenario, workload, catalog, fidelity, host_ios=task["host_ios"])
-        metrics = result.metrics()
+        metrics = Simulation(scenario, name, catalog=catalog).run(fidelity, host_ios=task["host_ios"]).metrics()
         if task.get("rebuild"):
-            from .rebuild import rebuild_summary
+            workload = next(w for w in scenario.workloads if w.name == name)
             r = rebuild_summary(scenario, catalog, workload)
             metrics.update({k: r.get(k) for k in ("rebuild_hours", "rebuild_mb_per_s", "data_loss_probability", "mttdl_years")})
         rows.append(dict(_fields(point), workload=name, key=point_key(point, name, fidelity), status="ok", error="",
@@ -197,8 +193,6 @@ def _fields(point: dict[str, Any]) -> dict[str, Any]:
 
 def prepare_sweep(spec_path: str | Path):
     """Check a sweep before running it: the file, its base scenario, the workloads it names."""
-    from .scenario import load_scenario
-
     spec, here = load_sweep(spec_path)
     base = load_scenario(here / spec.base)
     names = list(spec.workloads or [w.name for w in base.workloads])
@@ -261,7 +255,7 @@ def _execute(tasks: list[dict], workers: int, dask_address: str | None):
     if not tasks:
         return
     if dask_address:
-        from dask.distributed import Client, as_completed
+        from dask.distributed import Client, as_completed  # optional and heavy: only a sweep on a cluster loads it
 
         with Client(dask_address) as client:
             futures = client.map(run_point, tasks, pure=False)
@@ -272,9 +266,6 @@ def _execute(tasks: list[dict], workers: int, dask_address: str | None):
         for task in tasks:
             yield run_point(task)
         return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed as done_first
-
     # spawn, not fork: a forked child of a process whose Numba thread pool is running can crash
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         futures = [pool.submit(run_point, t) for t in tasks]
@@ -331,11 +322,9 @@ def _rank(rows: list[dict], spec: SweepSpec) -> list[dict]:
 
 def _write_table(rows: list[dict], out: Path) -> None:
     """Parquet and CSV, each written to a temporary file in place and renamed (atomic)."""
-    import pyarrow as pa
+    import pyarrow as pa  # optional and heavy (with its csv and parquet modules): only writing a table loads it
     import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
-
-    from .io import atomic_path
 
     columns: list[str] = []
     for row in rows:

@@ -123,3 +123,19 @@ def format_count(value: float) -> str:
         if abs(value) >= factor:
             return f"{value / factor:,.2f}{suffix}"
     return f"{value:,.0f}"
+
+
+def format_value(value: float | None, unit: str) -> str:
+    """A value for a table, by its unit: "B/s" and "bytes" decimal, "IOPS" a count, "percent" two
+    decimals; anything else four significant digits; None is "-"."""
+    if value is None:
+        return "-"
+    if unit in ("B/s",):
+        return format_rate_decimal(value)
+    if unit == "bytes":
+        return format_bytes_decimal(value)
+    if unit == "IOPS":
+        return format_count(value)
+    if unit == "percent":
+        return f"{value:.2f}%"
+    return f"{value:,.4g}"

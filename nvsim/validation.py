@@ -1,64 +1,25 @@
-"""Published numbers: load them, re-predict each, and compare.
+"""Published numbers re-predicted and compared: each number's error, status and fitted label.
 
-Published numbers live only in scenarios/*/published.yaml. This module (and the declared
-calibration step) are the only readers; the models never see them.
+Published numbers live only in scenarios/*/published.yaml (read by nvsim/published.py); this
+module and the declared calibration step are their only users -- the models never see them.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import statistics
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
-
-from .catalog import Catalog, default_catalog, read_yaml
-from .errors import InputError, from_validation_error
+from .bounds import capacity
+from .catalog import Catalog, default_catalog
+from .errors import InputError
+from .published import PublishedNumber, fitted_ids as declared_fitted_ids, load_published, published_files
 from .scenario import load_scenario
+from .simulation import predict_workload
 from .specs import ScenarioSpec, WorkloadSpec
-
-SCENARIOS_DIR = Path(__file__).resolve().parent.parent / "scenarios"
-
-
-class Tolerance(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    relative: float | None = Field(default=None, gt=0)
-    absolute: float | None = Field(default=None, gt=0)
-
-    @model_validator(mode="after")
-    def _one(self) -> "Tolerance":
-        if (self.relative is None) == (self.absolute is None):
-            raise ValueError("give exactly one of relative, absolute")
-        return self
-
-
-class PublishedNumber(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    id: str
-    scenario: str
-    workload: str | None = None
-    metric: str
-    value: float | str
-    unit: Literal["bytes", "B/s", "IOPS", "percent", "TPS", "ratio", "MB/s"]
-    tolerance: Tolerance
-    table: str
-    wording: str
-    reading: str | None = None
-    known_miss: str | None = Field(default=None, description="why nvsim misses this number, when it does")
-
-    @property
-    def numeric_value(self) -> float:
-        from .units import parse_bytes, parse_bytes_per_s, parse_count
-        parse = {"bytes": parse_bytes, "B/s": parse_bytes_per_s, "IOPS": parse_count}.get(self.unit, float)
-        return float(parse(self.value))
-
-
-class PublishedFile(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    source: str
-    notes: str | None = None
-    numbers: tuple[PublishedNumber, ...]
+from .units import format_value
 
 
 @dataclass(frozen=True)
@@ -99,17 +60,6 @@ class Comparison:
         }
 
 
-def load_published(path: Path) -> PublishedFile:
-    try:
-        return PublishedFile.model_validate(read_yaml(path))
-    except ValidationError as exc:
-        raise from_validation_error(exc, PublishedFile, source=str(path)) from None
-
-
-def published_files(root: Path | None = None) -> list[Path]:
-    return sorted((root or SCENARIOS_DIR).glob("*/published.yaml"))
-
-
 def _workload(scenario: ScenarioSpec, name: str | None) -> WorkloadSpec | None:
     if name is None:
         return None
@@ -122,11 +72,9 @@ def _workload(scenario: ScenarioSpec, name: str | None) -> WorkloadSpec | None:
 def predict_metric(scenario: ScenarioSpec, workload: WorkloadSpec | None, metric: str, catalog: Catalog) -> float | None:
     """The model's value for one published metric, or None where nvsim does not model it yet."""
     if metric == "usable_capacity_bytes":
-        from .bounds import capacity
         return float(capacity(scenario, catalog).usable_bytes)
     if workload is None:
         return None
-    from .predict import predict_workload
     value = predict_workload(scenario, workload, catalog).get(metric)
     return None if value is None else float(value)
 
@@ -139,7 +87,6 @@ def _predict_job(job: tuple[str, str | None, str], catalog: Catalog | None = Non
     workload = _workload(scenario, workload_name)
     if workload is None:
         return (path, workload_name), {}
-    from .predict import predict_workload
     return (path, workload_name), dict(predict_workload(scenario, workload, catalog, fidelity))
 
 
@@ -152,11 +99,9 @@ def compare_all(root: Path | None = None, catalog: Catalog | None = None, fitted
     ``fidelity="fluid"`` re-predicts in seconds (rates and CPU; no latency percentiles). Worker
     processes load the default catalog, so a ``catalog`` given here runs in this process.
     """
-    from .calibrate import fitted_ids as declared
-
     own_catalog = catalog is not None
     catalog = catalog or default_catalog()
-    fitted_ids = declared() if fitted_ids is None else fitted_ids
+    fitted_ids = declared_fitted_ids() if fitted_ids is None else fitted_ids
     entries = []
     jobs: dict[tuple[str, str | None], tuple[str, str | None, str]] = {}
     for path in published_files(root):
@@ -167,8 +112,6 @@ def compare_all(root: Path | None = None, catalog: Catalog | None = None, fitted
                 jobs[(scenario_path, number.workload)] = (scenario_path, number.workload, fidelity)
     results: dict[tuple[str, str | None], dict] = {}
     if workers > 1 and len(jobs) > 1 and not own_catalog:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
         # spawn, not fork: a forked child of a process whose Numba thread pool is running can crash
         with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
             results.update(pool.map(_predict_job, list(jobs.values())))
@@ -208,8 +151,6 @@ def summary(comparisons: list[Comparison]) -> dict:
 
 def markdown_table(comparisons: list[Comparison]) -> str:
     """The validation table of docs/validation.md (rendered from a run, checked by the tests)."""
-    from .report import format_value
-
     rows = ["| scenario | number | metric | published | predicted | error | fitted | status |",
             "|---|---|---|---:|---:|---:|---|---|"]
     for c in comparisons:

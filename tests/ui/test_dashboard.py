@@ -7,17 +7,14 @@ import csv
 import io
 import json
 import sys
-import types
 import zipfile
 
 import pytest
 import yaml
 
 from dashboard import core
-from nvsim.bounds import capacity
-from nvsim.errors import InputError
-from nvsim.predict import simulate
-from nvsim.scenario import load_scenario, parse_scenario
+from nvsim import InputError, Simulation, capacity, load_scenario, parse_scenario
+from nvsim.wear import drive_wear
 
 
 def setup(**changes):
@@ -35,10 +32,10 @@ def test_default_setup_is_the_reference_array_and_its_numbers_are_the_simulators
     spec = parse_scenario(record["scenario"], catalog)
     assert (spec.array.drives, spec.array.level, spec.array.engine) == (24, 6, "graid-supremeraid-sr1010")
     assert record["capacity"]["usable_bytes"] == 84_480_000_000_000
-    fluid = simulate(spec, spec.workloads[0], catalog, "fluid")
+    fluid = Simulation(spec, spec.workloads[0], catalog=catalog).run("fluid")
     shown = record["workloads"][0]
     assert shown["total_iops"] == pytest.approx(fluid.total_iops, rel=1e-12)
-    assert shown["bottleneck"] == fluid.bottleneck_text
+    assert shown["bottleneck"] == fluid.bottleneck
     assert set(shown["utilisation"]) == {u.resource for u in fluid.utilisation}
     assert [b["metric"] for b in record["bounds"]] == ["4K random read", "4K random write", "sequential read", "sequential write"]
 
@@ -82,13 +79,13 @@ def test_wear_formula(catalog):
     drive = catalog.drives["kioxia-cm7-r-3.84tb"]
     from nvsim.ssd.derive import derive_ssd_parameters
     rated_waf = derive_ssd_parameters(drive).waf_at_capacity
-    w = core.wear(catalog, drive.name, drives=24, host_write_bytes_per_s=2.4e9, raid_waf=3.0, nand_waf=2.0)
+    w = drive_wear(catalog, drive.name, drives=24, host_write_bytes_per_s=2.4e9, raid_waf=3.0, nand_waf=2.0)
     member = 2.4e9 * 3.0 / 24  # 300 MB/s written to each member
     assert w["member_write_bytes_per_s"] == pytest.approx(member)
     assert w["member_dwpd"] == pytest.approx(member * 86_400 / 3.84e12)
     assert w["effective_dwpd"] == pytest.approx(member * 2.0 / rated_waf * 86_400 / 3.84e12)
     assert w["lifetime_years"] == pytest.approx(1.0 * 5.0 / w["effective_dwpd"])
-    idle = core.wear(catalog, drive.name, drives=24, host_write_bytes_per_s=0.0, raid_waf=None, nand_waf=None)
+    idle = drive_wear(catalog, drive.name, drives=24, host_write_bytes_per_s=0.0, raid_waf=None, nand_waf=None)
     assert idle["effective_dwpd"] == 0 and idle["lifetime_years"] is None
 
 
@@ -157,16 +154,13 @@ def test_results_csv_has_units_in_the_columns_and_the_numbers(catalog):
     assert {"usable_bytes", "lifetime_years", "rebuild_hours", "latency_p99_9_us"} <= set(row)
 
 
-def test_rebuild_is_na_with_a_reason_while_the_model_is_missing(catalog, monkeypatch):
+def test_rebuild_runs_idle_or_under_load_and_a_bug_is_not_hidden(catalog, monkeypatch):
     spec = parse_scenario(core.compute(setup(), catalog=catalog)["scenario"], catalog)
-    monkeypatch.setitem(sys.modules, "nvsim.rebuild", None)  # import fails as if the module did not exist
-    info = core.rebuild_info(spec, catalog)
-    assert info["na"].startswith("rebuild model not available yet")
-    fake = types.ModuleType("nvsim.rebuild")
-    fake.rebuild_summary = lambda scenario, catalog: {"rebuild_hours": 2.5, "rebuild_mb_per_s": 426.7,
-                                                      "data_loss_probability": 1e-9, "mttdl_years": 1e6,
-                                                      "seen_workloads": len(scenario.workloads)}
-    monkeypatch.setitem(sys.modules, "nvsim.rebuild", fake)
+
+    def summary(scenario, catalog):
+        return {"rebuild_hours": 2.5, "rebuild_mb_per_s": 426.7, "data_loss_probability": 1e-9, "mttdl_years": 1e6,
+                "seen_workloads": len(scenario.workloads)}
+    monkeypatch.setattr(core, "rebuild_summary", summary)
     idle = core.rebuild_info(spec, catalog)
     assert idle["rebuild_hours"] == 2.5 and idle["seen_workloads"] == 0 and not idle["under_load"]
     loaded = core.rebuild_info(spec, catalog, under_load=True)
@@ -174,9 +168,15 @@ def test_rebuild_is_na_with_a_reason_while_the_model_is_missing(catalog, monkeyp
 
     def broken(scenario, catalog):
         raise RuntimeError("a bug in the rebuild model")
-    fake.rebuild_summary = broken
-    with pytest.raises(RuntimeError):  # only a missing model is 'n/a'; a bug is not hidden
+    monkeypatch.setattr(core, "rebuild_summary", broken)
+    with pytest.raises(RuntimeError):  # only a set-up without a rebuild is 'n/a'; a bug is not hidden
         core.rebuild_info(spec, catalog)
+
+
+def test_rebuild_is_na_with_a_reason_without_redundancy(catalog):
+    spec = parse_scenario(core.compute(setup(level=0), catalog=catalog)["scenario"], catalog)
+    info = core.rebuild_info(spec, catalog)
+    assert "no redundancy" in info["na"] and info["rebuild_hours"] is None
 
 
 def test_single_drive_uses_the_drive_model(catalog):

@@ -12,8 +12,7 @@ import pytest
 
 from dashboard import core
 from dashboard.browser import Browser, missing
-from nvsim.predict import simulate
-from nvsim.scenario import load_scenario
+from nvsim import Simulation, load_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -152,7 +151,7 @@ def test_exported_scenario_gives_the_same_prediction_and_imports_back(page, cata
     exported = page.downloaded(".yaml", after=before)
     spec = load_scenario(exported, catalog)
     assert (spec.array.level, spec.array.drives) == (10, 16)
-    assert simulate(spec, spec.workloads[0], catalog, "fluid").total_iops == pytest.approx(shown_iops, rel=1e-9)
+    assert Simulation(spec, spec.workloads[0], catalog=catalog).run("fluid").total_iops == pytest.approx(shown_iops, rel=1e-9)
 
     page.click("export-csv")
     table = page.downloaded(".csv", after=before).read_text()

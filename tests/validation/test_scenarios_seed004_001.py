@@ -7,7 +7,7 @@ import pytest
 
 from nvsim.scenario import load_scenario
 from nvsim.units import parse_bytes
-from nvsim.validation import load_published
+from nvsim.published import load_published
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED004 = ROOT / "scenarios" / "graid-gen5-raid5-16x"

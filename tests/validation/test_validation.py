@@ -6,7 +6,8 @@ import pytest
 
 from conftest import ROOT
 
-from nvsim.validation import compare_all, load_published, published_files, summary
+from nvsim.published import load_published, published_files
+from nvsim.validation import compare_all, summary
 
 
 @pytest.fixture(scope="module")
@@ -69,16 +70,18 @@ def test_validate_json_records_have_the_promised_fields(cli, tmp_path):
 def test_model_code_never_reads_published_files():
     from pathlib import Path
     package = Path(__file__).resolve().parents[2] / "nvsim"
-    allowed = {"validation.py", "cli.py", "report.py", "calibrate.py"}
-    readers = sorted(p.name for p in package.rglob("*.py")
-                     if p.name not in allowed and any(word in p.read_text() for word in ("published.yaml", "load_published", "compare_all")))
+    # published.py reads them, for validation and calibration; nvsim/__init__.py only re-exports names
+    allowed = {"published.py", "validation.py", "cli.py", "report.py", "calibrate.py", "__init__.py"}
+    readers = sorted(name for p in package.rglob("*.py") if (name := p.relative_to(package).as_posix()) not in allowed
+                     and any(word in p.read_text() for word in ("published.yaml", "load_published", "compare_all")))
     assert readers == [], readers
 
 
 def test_declared_fits_are_labelled_fitted_and_reproduce(comparisons):
     """The fitted labels are exactly the declared numbers, and re-running the fits gives the
     values in models/ (least squares from those values converges back to them)."""
-    from nvsim.calibrate import fit_all, fitted_ids
+    from nvsim.calibrate import fit_all
+    from nvsim.published import fitted_ids
     labelled = {f"{c.scenario_dir}/{c.number.id}" for c in comparisons if c.fitted}
     assert labelled == set(fitted_ids())
     for name, (fitted_now, in_use) in fit_all().items():

@@ -1,0 +1,183 @@
+"""Published numbers and the declared fits, as data: what scenarios/*/published.yaml holds, and
+which of those numbers the calibration step fits which catalog parameters on.
+
+Published numbers live only in scenarios/*/published.yaml. This module reads them; validation
+(re-predict and compare) and calibration (fit) are its only users -- the models never see them (a
+test enforces it). Keeping the data here, below both, is what lets validation label the fitted
+numbers without importing the fitting code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from .catalog import read_yaml
+from .errors import from_validation_error
+from .units import parse_bytes, parse_bytes_per_s, parse_count
+
+SCENARIOS_DIR = Path(__file__).resolve().parent.parent / "scenarios"
+
+
+# ---------------------------------------------------------------- published numbers
+
+
+class Tolerance(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    relative: float | None = Field(default=None, gt=0)
+    absolute: float | None = Field(default=None, gt=0)
+
+    @model_validator(mode="after")
+    def _one(self) -> "Tolerance":
+        if (self.relative is None) == (self.absolute is None):
+            raise ValueError("give exactly one of relative, absolute")
+        return self
+
+
+class PublishedNumber(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: str
+    scenario: str
+    workload: str | None = None
+    metric: str
+    value: float | str
+    unit: Literal["bytes", "B/s", "IOPS", "percent", "TPS", "ratio", "MB/s"]
+    tolerance: Tolerance
+    table: str
+    wording: str
+    reading: str | None = None
+    known_miss: str | None = Field(default=None, description="why nvsim misses this number, when it does")
+
+    @property
+    def numeric_value(self) -> float:
+        """The value in base units (bytes, B/s, IOPS; others as written)."""
+        parse = {"bytes": parse_bytes, "B/s": parse_bytes_per_s, "IOPS": parse_count}.get(self.unit, float)
+        return float(parse(self.value))
+
+
+class PublishedFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    source: str
+    notes: str | None = None
+    numbers: tuple[PublishedNumber, ...]
+
+
+def load_published(path: Path) -> PublishedFile:
+    """One published.yaml, validated (a bad file is one InputError line naming the field)."""
+    try:
+        return PublishedFile.model_validate(read_yaml(path))
+    except ValidationError as exc:
+        raise from_validation_error(exc, PublishedFile, source=str(path)) from None
+
+
+def published_files(root: Path | None = None) -> list[Path]:
+    """Every ``<scenario dir>/published.yaml`` under ``root`` (default: the project's scenarios/)."""
+    return sorted((root or SCENARIOS_DIR).glob("*/published.yaml"))
+
+
+# ---------------------------------------------------------------- the declared fits
+
+
+@dataclass(frozen=True)
+class DeclaredFit:
+    parameter: str
+    where: str
+    published_ids: tuple[str, ...]
+    why: str
+
+
+@dataclass(frozen=True)
+class EngineFit:
+    """Free parameters of one catalog entry, fitted together on a declared set of numbers."""
+
+    section: str  # "engines", "host_io" or "oltp"
+    entry: str  # catalog name
+    parameters: tuple[str, ...]
+    published_ids: tuple[str, ...]  # "<scenario dir>/<id>"
+    why: str
+    bounds: tuple[tuple[float, float], ...] = ()
+
+    def value_keys(self) -> tuple[str, ...]:
+        """The parameters as ``Catalog.with_values`` names them ("section/entry/parameter")."""
+        return tuple(f"{self.section}/{self.entry}/{name}" for name in self.parameters)
+
+
+SSD_FIT = DeclaredFit(
+    parameter="ssd program_suspend_us",
+    where="nvsim/ssd/derive.py PROGRAM_SUSPEND_US",
+    published_ids=("kioxia-cm7-namespace/cm7r-ns768-mix-total",
+                   # the 70/30 split of the fitted total follows from it
+                   "kioxia-cm7-namespace/cm7r-ns768-mix-read-iops",
+                   "kioxia-cm7-namespace/cm7r-ns768-mix-write-iops"),
+    why="die time a read costs when it lands on a programming die; only mixed workloads depend on it",
+)
+
+G6, G5, XI, MY = "graid-gen5-raid6", "graid-gen5-raid5-16x", "xiraid-qlc-raid5", "graid-mysql-oltp"
+
+ENGINE_FITS: tuple[EngineFit, ...] = (
+    EngineFit("host_io", "libaio", ("submit_us", "per_page_us"),
+              (f"{G6}/sr1010-randread-cpu", f"{G6}/sr1010-seqread-cpu"),
+              "fio's own CPU per I/O and per page: the two SupremeRAID read CPU figures, where the engine adds "
+              "no host work", ((0.05, 20.0), (0.001, 2.0))),
+    EngineFit("engines", "graid-supremeraid-sr1010", ("gpu_stripe_us", "gpu_parity_block_us", "driver_member_page_us"),
+              (f"{G6}/sr1010-randwrite-iops", f"{G5}/seed004-sr1010-randwrite-iops", f"{G6}/sr1010-randwrite-cpu"),
+              "GPU time per stripe update (RAID6 and RAID5 small writes separate the per-parity part) and the "
+              "driver's CPU per member page a host write reads or writes", ((0.01, 10.0), (0.0, 10.0), (0.0, 10.0))),
+    EngineFit("engines", "linux-md",
+              ("device_lock_us", "barrier_lock_us", "barrier_lock_write_us", "request_cpu_us", "stripe_disk_us",
+               "stripe_member_bio_us", "remote_access_factor"),
+              (f"{G6}/md6-randread-iops", f"{G6}/md10-randread-iops", f"{G6}/md10-randwrite-iops",
+               f"{G5}/seed004-md-randread-iops", f"{G6}/md6-randwrite-iops", f"{G6}/md6-seqwrite-bw",
+               f"{G5}/seed004-md-randwrite-iops", f"{G5}/seed004-md-seqwrite-bw"),
+              "md's two spinlocks, its per-request CPU, raid5d's per-stripe and per-bio cost and the slow-down of "
+              "its shared structures when they bounce between two sockets",
+              ((0.01, 5.0), (0.01, 10.0), (0.0, 10.0), (0.0, 50.0), (0.0, 50.0), (0.0, 10.0), (1.0, 5.0))),
+    EngineFit("engines", "broadcom-megaraid-9560-16i", ("card_stripe_op_us", "card_stripe_op_us_per_kib"),
+              (f"{G5}/seed004-hwraid-randwrite-iops", f"{G5}/seed004-hwraid-seqwrite-bw"),
+              "the card processor's time per stripe update and per KiB through its XOR engine",
+              ((0.0, 100.0), (0.0, 10.0))),
+    EngineFit("engines", "xinnor-xiraid", ("request_cpu_us",),
+              (f"{XI}/seed001-xiraid-randread-iops",),
+              "xiRAID's CPU per host I/O on the submitting core", ((0.0, 20.0),)),
+    EngineFit("oltp", "sysbench-oltp-rw", ("cpu_us_per_tx", "client_delay_us_per_tx", "contention_per_excess_thread"),
+              (f"{MY}/sr-raid10-optimal-u64-tps", f"{MY}/sr-raid10-optimal-u256-tps", f"{MY}/sr-raid10-optimal-u512-tps",
+               f"{MY}/sr-raid10-optimal-u1024-tps"),
+              "the database's CPU per transaction, the client's round trips, and the CPU lost per runnable thread "
+              "beyond the hardware threads: SupremeRAID RAID10 in the optimal state, where the engine adds least",
+              ((100.0, 20000.0), (0.0, 20000.0), (0.0, 5.0))),
+    EngineFit("engines", "graid-supremeraid-sr1010", ("rebuild_share",),
+              (f"{MY}/sr-raid10-rebuild-speed", f"{MY}/sr-raid6-rebuild-speed"),
+              "the share of its busiest drive's time the card paces its rebuild to at its default rebuild "
+              "priority, while host I/O runs", ((0.01, 0.95),)),
+    EngineFit("engines", "linux-md", ("group_thread_gain",),
+              (f"{MY}/md-raid6-optimal-u256-tps", f"{MY}/md-raid6-optimal-u512-tps", f"{MY}/md-raid6-optimal-u1024-tps"),
+              "the stripe-handling capacity each group_thread_cnt worker adds to raid5d's (the one published run "
+              "with workers: md RAID6's plateau under MySQL)", ((0.0, 1.0),)),
+    EngineFit("engines", "linux-md", ("resync_request_us", "rebuild_inflight"),
+              (f"{MY}/md-raid10-rebuild-speed", f"{MY}/md-raid6-rebuild-speed", f"{MY}/md-raid6-u256-tps-ratio",
+               f"{MY}/md-raid6-u512-tps-ratio", f"{MY}/md-raid6-u1024-tps-ratio"),
+              "the resync thread's CPU per recovery request (md_do_sync -> sync_request), and the RAID5/6 resync's "
+              "requests in flight (8 stripe_heads each: the stripe cache grows while the unthrottled resync finds "
+              "none free)", ((0.1, 200.0), (8.0, 4096.0))),
+)
+
+DECLARED_FITS: tuple[DeclaredFit, ...] = (SSD_FIT,) + tuple(
+    DeclaredFit(parameter=f"{fit.entry} {', '.join(fit.parameters)}", where=f"models/{fit.section}/{fit.entry}.yaml",
+                published_ids=fit.published_ids, why=fit.why)
+    for fit in ENGINE_FITS
+)
+
+SOURCE_OF_DIR = {G6: "seed-000", G5: "seed-004", XI: "seed-001", "kioxia-cm7-namespace": "seed-002", MY: "seed-003"}
+"""The brief (shared/seeds source key) each scenario directory's published numbers come from."""
+
+
+def fitted_ids() -> frozenset[str]:
+    """Published-number ids (``<scenario dir>/<id>``) used by some fit."""
+    return frozenset(i for fit in DECLARED_FITS for i in fit.published_ids)
+
+
+__all__ = ["Tolerance", "PublishedNumber", "PublishedFile", "load_published", "published_files", "SCENARIOS_DIR",
+           "DeclaredFit", "EngineFit", "SSD_FIT", "ENGINE_FITS", "DECLARED_FITS", "SOURCE_OF_DIR", "fitted_ids"]

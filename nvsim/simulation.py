@@ -1,0 +1,329 @@
+"""The orchestrator: a scenario and a workload in, one :class:`Result` out.
+
+In the manner of pvlib's ``ModelChain`` and PyBaMM's ``Simulation``: ``Simulation(scenario,
+workload)`` holds a set-up, ``.run(fidelity)`` picks the solver and returns one record, the same
+type for a single drive, an array, an OLTP database and a degraded or rebuilding array::
+
+    result = Simulation("scenarios/graid-gen5-raid6", "randread-b4k-j192-d32").run("fluid")
+    result.total_iops, result.bottleneck
+
+The route is chosen in one place, :func:`route`, from this table:
+
+| set-up | route | solver |
+|---|---|---|
+| one drive used directly (engine ``none``, one drive) | ``drive`` | the SSD model's steady state (nvsim.ssd); the fidelity does not apply |
+| an array in its optimal state under a fio job | ``array`` | the array simulator: SimPy events (``event``) or rates (``fluid``) |
+| an OLTP workload, an idle array, a member missing, or a state the caller pins | ``state`` | a fio job in the ``event`` mode runs SimPy with the rebuild's requests alongside; everything else solves the queueing network of nvsim.sim.mixed |
+
+A scenario's state is the one its faults at t = 0 leave (:meth:`ArrayState.at_start`); the fault
+timeline (nvsim.rebuild) pins each later state in turn, and a pinned state always takes the
+``state`` route, so every segment of a timeline comes from the same solver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from .bounds import drive_link
+from .catalog import Catalog, default_catalog
+from .errors import InputError, suggestion_text
+from .scenario import load_scenario
+from .sim import ArraySystem, SimResult, Utilisation, simulate_event, simulate_fluid
+from .sim.mixed import solve_state
+from .specs import ScenarioSpec, WorkloadSpec
+from .ssd import DrivePrediction, SsdModel
+
+Fidelity = Literal["event", "fluid"]
+FIDELITIES: tuple[str, ...] = ("event", "fluid")
+Route = Literal["drive", "array", "state"]
+EVENT_HOST_IOS = 60_000
+"""Measured host I/Os per event-mode run (after warm-up): batch-means 95% CI of IOPS ~1% here."""
+DRIVE_MODEL = "drive model"
+"""The ``fidelity`` of a single drive's result: the SSD model has one (steady-state rates)."""
+
+
+@dataclass(frozen=True)
+class ArrayState:
+    """Which members are missing (failed, pulled, or being rebuilt) and which one is being rebuilt
+    (it stays missing to host I/O until its rebuild is done)."""
+
+    missing: tuple[int, ...] = ()
+    rebuilding: int | None = None
+
+    @property
+    def failed(self) -> tuple[int, ...]:
+        """Missing members that are not being rebuilt."""
+        return tuple(m for m in self.missing if m != self.rebuilding)
+
+    @classmethod
+    def at_start(cls, scenario: ScenarioSpec) -> "ArrayState":
+        """The state the scenario's faults at t = 0 leave (later events are the timeline's).
+
+        A failed or pulled drive is missing; a hot spare (``array.hot_spares``), or a ``replace``
+        of a missing drive, starts the first rebuild."""
+        missing: list[int] = []
+        rebuilding = None
+        spares = scenario.array.hot_spares
+        for fault in scenario.faults:
+            if fault.at_s > 0:
+                break
+            if fault.action in ("fail", "pull") and fault.drive not in missing:
+                missing.append(fault.drive)
+                if spares > 0 and rebuilding is None:
+                    spares -= 1
+                    rebuilding = fault.drive
+            elif fault.action == "replace" and fault.drive in missing and rebuilding is None:
+                rebuilding = fault.drive
+        return cls(tuple(missing), rebuilding)
+
+
+def single_drive(scenario: ScenarioSpec) -> bool:
+    """One drive used directly: the SSD model's steady state answers, not the array simulator."""
+    return scenario.array.engine == "none" and scenario.array.drives == 1
+
+
+def route(scenario: ScenarioSpec, workload: WorkloadSpec | None, state: ArrayState | None = None) -> Route:
+    """The route table of the module docstring: which solver answers this set-up.
+
+    ``state`` None: the state the scenario's faults leave at t = 0; a state the caller pins (the
+    fault timeline's) always takes the ``state`` route."""
+    if state is not None or workload is None:
+        return "state"
+    if single_drive(scenario):
+        return "drive"
+    if workload.is_oltp or ArrayState.at_start(scenario).missing:
+        return "state"
+    return "array"
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a simulation returns, whichever route answered: rates, CPU, latency, write
+    amplification, utilisation and what limits them.
+
+    ``simulation`` is the array simulator's full record (``nvsim.sim.SimResult``: latency samples,
+    the measured window, every resource's utilisation) and ``drive`` the SSD model's
+    (``nvsim.ssd.DrivePrediction``); exactly one of the two is set. The properties read either,
+    spelled as :meth:`metrics` names them.
+    """
+
+    scenario: str
+    workload: str | None
+    route: Route
+    fidelity: str  # the solver's: "event", "fluid" (the network's states too), or "drive model"
+    state: ArrayState
+    simulation: SimResult | None = None
+    drive: DrivePrediction | None = None
+
+    def metrics(self) -> dict[str, float | str | None]:
+        """Flat metrics, the names validation compares: the simulator's ``SimResult.metrics()``, or
+        for a single drive the SSD model's numbers (``DrivePrediction.as_dict()``) and
+        ``limited_by``."""
+        if self.drive is not None:
+            values: dict[str, float | str | None] = dict(self.drive.as_dict())
+            values["limited_by"] = self.drive.limited_by
+            return values
+        return self.simulation.metrics()
+
+    def as_dict(self) -> dict:
+        """A JSON record: the simulator's (``SimResult.as_dict()``), or a single drive's metrics."""
+        return self.simulation.as_dict() if self.simulation is not None else self.metrics()
+
+    @property
+    def read_iops(self) -> float:
+        return self._either("read_iops")
+
+    @property
+    def write_iops(self) -> float:
+        return self._either("write_iops")
+
+    @property
+    def total_iops(self) -> float:
+        return self.read_iops + self.write_iops
+
+    @property
+    def read_bytes_per_s(self) -> float:
+        return self._either("read_bytes_per_s")
+
+    @property
+    def write_bytes_per_s(self) -> float:
+        return self._either("write_bytes_per_s")
+
+    @property
+    def cpu_percent(self) -> float | None:
+        """Host CPU busy, percent of all logical CPUs (None: the drive model has no host)."""
+        return None if self.simulation is None else self.simulation.cpu_percent
+
+    @property
+    def read_latency_us(self) -> dict[str, float]:
+        """mean, p50, p90, p99, p99.9 in microseconds (event mode only; else empty)."""
+        return {} if self.simulation is None else self.simulation.read_latency_us
+
+    @property
+    def write_latency_us(self) -> dict[str, float]:
+        return {} if self.simulation is None else self.simulation.write_latency_us
+
+    @property
+    def raid_waf(self) -> float:
+        """Member bytes written / host bytes written (1 for a drive used directly; NaN: no writes)."""
+        if self.simulation is None:
+            return 1.0 if self.drive.write_iops else float("nan")
+        return self.simulation.raid_waf
+
+    @property
+    def waf_nand(self) -> float:
+        """NAND bytes programmed / bytes written to the drives (NaN: no writes)."""
+        return self.drive.waf_nand if self.simulation is None else self.simulation.nand_waf
+
+    @property
+    def utilisation(self) -> tuple[Utilisation, ...]:
+        """Every resource's busy share (the array simulator's; none for a single drive)."""
+        return () if self.simulation is None else self.simulation.utilisation
+
+    @property
+    def limited_by(self) -> str:
+        """What the solver says limits the run (a resource's name, or its own sentence)."""
+        return self._either("limited_by")
+
+    @property
+    def bottleneck(self) -> str:
+        """The limiting resource as reports show it ("GPU ... at 100%"): ``metrics()["limited_by"]``."""
+        return self.drive.limited_by if self.simulation is None else self.simulation.bottleneck_text
+
+    @property
+    def transactions_per_s(self) -> float | None:
+        """OLTP workloads: transactions completed per second; otherwise None."""
+        return None if self.simulation is None else self.simulation.transactions_per_s
+
+    @property
+    def rebuild_bytes_per_s(self) -> float | None:
+        """While a member is being rebuilt: its rebuild rate; otherwise None."""
+        return None if self.simulation is None else self.simulation.rebuild_bytes_per_s
+
+    @property
+    def rebuild_limited_by(self) -> str:
+        return "" if self.simulation is None else self.simulation.rebuild_limited_by
+
+    @property
+    def latency_samples_s(self) -> dict:
+        """Every measured host I/O's latency in seconds, "read"/"write" -> array (event mode only)."""
+        return {} if self.simulation is None else self.simulation.latency_samples_s
+
+    @property
+    def simulated_s(self) -> float:
+        """Simulated time of the measured window (0: the drive model and the network have none)."""
+        return 0.0 if self.simulation is None else self.simulation.simulated_s
+
+    def _either(self, name: str):
+        return getattr(self.drive if self.simulation is None else self.simulation, name)
+
+
+class Simulation:
+    """A set-up ready to run: a scenario, one workload (or none: the array idle), a catalog and the
+    array's state (default: the one the scenario's faults leave at t = 0).
+
+    ``scenario``: a ``ScenarioSpec``, or a path to a scenario file or directory (loaded with
+    ``nvsim.scenario.load_scenario``); ``workload``: a ``WorkloadSpec`` or the name of one of the
+    scenario's workloads.
+    """
+
+    def __init__(self, scenario: ScenarioSpec | str | Path, workload: WorkloadSpec | str | None = None, *,
+                 catalog: Catalog | None = None, state: ArrayState | None = None):
+        self.catalog = catalog or default_catalog()
+        self.scenario = scenario if isinstance(scenario, ScenarioSpec) else load_scenario(scenario, self.catalog)
+        self.workload = self._workload(workload)
+        self.route: Route = route(self.scenario, self.workload, state)
+        self.state = state if state is not None else ArrayState.at_start(self.scenario)
+
+    def _workload(self, workload: WorkloadSpec | str | None) -> WorkloadSpec | None:
+        if workload is None or isinstance(workload, WorkloadSpec):
+            return workload
+        names = [w.name for w in self.scenario.workloads]
+        if workload not in names:
+            raise InputError("workload", f"scenario {self.scenario.name} has no workload {workload!r}"
+                                         f"{suggestion_text(workload, names)} it has: {', '.join(names) or 'none'}")
+        return self.scenario.workloads[names.index(workload)]
+
+    def run(self, fidelity: Fidelity = "event", seed: int | None = None, host_ios: int = EVENT_HOST_IOS) -> Result:
+        """Solve the set-up on its route. ``fidelity``: ``event`` (SimPy: latency percentiles) or
+        ``fluid`` (rates, ~1000x faster); ``seed`` None: the scenario's; ``host_ios``: host I/Os
+        measured by an event-mode run (after its warm-up)."""
+        if fidelity not in FIDELITIES:
+            raise InputError("fidelity", f"unknown fidelity {fidelity!r}; allowed: {', '.join(FIDELITIES)}")
+        return SOLVERS[self.route](self, fidelity, seed, host_ios)
+
+    def without_faults(self) -> "Simulation":
+        """The same set-up on the optimal array (the scenario without its faults)."""
+        return Simulation(self.scenario.model_copy(update={"faults": ()}), self.workload, catalog=self.catalog)
+
+    @property
+    def device_bytes(self) -> int:
+        """Bytes the host sees: the array's usable capacity, or one drive's namespace (no RAID)."""
+        return ArraySystem(self.scenario, self._any_workload(), self.catalog).device_bytes
+
+    def _any_workload(self) -> WorkloadSpec:
+        return self.workload or WorkloadSpec(name="idle", rw="randread", bs=4096)
+
+
+def _record(sim: Simulation, simulation: SimResult | None = None, drive: DrivePrediction | None = None) -> Result:
+    """A run's Result; its fidelity is the solver's own (an OLTP state is fluid in either mode)."""
+    fidelity = simulation.fidelity if simulation is not None else DRIVE_MODEL
+    return Result(sim.scenario.name, sim.workload.name if sim.workload else None, sim.route, fidelity, sim.state,
+                  simulation, drive)
+
+
+def _run_drive(sim: Simulation, fidelity: str, seed: int | None, host_ios: int) -> Result:
+    """One drive used directly: the SSD model's steady state on the platform's drive link."""
+    scenario, catalog = sim.scenario, sim.catalog
+    drive = catalog.drives[scenario.array.drive]
+    link = drive_link(drive, catalog.platforms[scenario.platform], catalog)
+    prediction = SsdModel.from_drive(drive, scenario.array.namespace_bytes).predict(sim.workload, link)
+    return _record(sim, drive=prediction)
+
+
+def _run_array(sim: Simulation, fidelity: str, seed: int | None, host_ios: int) -> Result:
+    """The optimal array under a fio job: the array simulator in either fidelity."""
+    system = ArraySystem(sim.scenario, sim.workload, sim.catalog)
+    if fidelity == "fluid":
+        return _record(sim, simulate_fluid(system, seed))
+    return _record(sim, simulate_event(system, seed=seed, host_ios=host_ios))
+
+
+def _run_state(sim: Simulation, fidelity: str, seed: int | None, host_ios: int) -> Result:
+    """One state's foreground and rebuild rates (``workload`` None: the array idle): a fio job in
+    the event mode runs SimPy with the rebuild's requests alongside; OLTP workloads, an idle array
+    and the fluid mode solve the network of nvsim.sim.mixed."""
+    state, workload = sim.state, sim.workload
+    if fidelity == "event" and workload is not None and not workload.is_oltp:
+        system = ArraySystem(sim.scenario, workload, sim.catalog, failed_members=state.missing)
+        return _record(sim, simulate_event(system, seed=seed, host_ios=host_ios, rebuild_member=state.rebuilding))
+    result = solve_state(sim.scenario, workload, sim.catalog, failed=state.failed, rebuilding=state.rebuilding,
+                         seed=seed)
+    return _record(sim, result)
+
+
+SOLVERS: dict[str, Callable[[Simulation, str, int | None, int], Result]] = {
+    "drive": _run_drive, "array": _run_array, "state": _run_state}
+"""Each route's solver (see :func:`route`)."""
+
+
+def predict_workload(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | None = None,
+                     fidelity: Fidelity = "event") -> dict[str, float | str | None]:
+    """The metrics validation and calibration compare: ``Simulation(...).run(fidelity).metrics()``,
+    and for an OLTP workload under faults also the same users on the optimal array
+    (``transactions_per_s_optimal``) and the ratio of the two (``tps_ratio``)."""
+    simulation = Simulation(scenario, workload, catalog=catalog)
+    result = simulation.run(fidelity)
+    values = result.metrics()
+    if simulation.route != "drive" and workload.is_oltp and scenario.faults:
+        optimal = simulation.without_faults().run(fidelity)
+        values["transactions_per_s_optimal"] = optimal.transactions_per_s
+        values["tps_ratio"] = result.transactions_per_s / optimal.transactions_per_s
+    return values
+
+
+__all__ = ["Simulation", "Result", "ArrayState", "route", "single_drive", "predict_workload", "SOLVERS",
+           "EVENT_HOST_IOS", "FIDELITIES", "Fidelity", "Route"]

@@ -1,0 +1,129 @@
+"""The public API: `import nvsim` gives what docs/api.md lists, its worked example runs, one
+orchestrator routes every set-up, and a catalog takes other values without threading overrides."""
+
+import dataclasses
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import nvsim
+from nvsim.bounds import drive_link
+from nvsim.simulation import ArrayState, predict_workload, route
+from nvsim.ssd import drive_workload_limit, predict_drive_workload
+from nvsim.wear import drive_wear, lifetime_years, member_write_bytes_per_s
+
+ROOT = Path(__file__).resolve().parents[2]
+API_PAGE = ROOT / "docs" / "api.md"
+G6 = ROOT / "scenarios" / "graid-gen5-raid6"
+MYSQL = ROOT / "scenarios" / "graid-mysql-oltp"
+KIOXIA = ROOT / "scenarios" / "kioxia-cm7-namespace" / "cm7r-7.68-ns6.4.yaml"
+
+
+def documented_names() -> set[str]:
+    """The names of the page's table of public names (first column, in backticks)."""
+    table = API_PAGE.read_text().split("## The public names", 1)[1]
+    return set(re.findall(r"^\| `([A-Za-z_][A-Za-z0-9_]*)` \|", table, re.M))
+
+
+def test_all_matches_the_api_page():
+    assert set(nvsim.__all__) == documented_names()
+    assert len(nvsim.__all__) == len(set(nvsim.__all__))
+    for name in nvsim.__all__:
+        assert getattr(nvsim, name) is not None, name
+
+
+def test_the_worked_example_runs(monkeypatch, capsys):
+    monkeypatch.chdir(ROOT)
+    blocks = re.findall(r"```python\n(.*?)```", API_PAGE.read_text(), re.S)
+    assert len(blocks) >= 4
+    namespace: dict = {}
+    exec(compile("\n".join(blocks), str(API_PAGE), "exec"), namespace)  # one session, as a reader would type it
+    printed = capsys.readouterr().out
+    assert "IOPS, limited by GPU" in printed and "transactions/s while rebuilding" in printed
+    assert "rebuilding" in printed and "drive 3 rebuilt in" in printed
+    assert namespace["what_if"].write_iops < namespace["sim"].run("fluid").total_iops
+
+
+def test_import_nvsim_and_cli_help_do_not_load_the_simulator():
+    code = ("import sys, nvsim; assert 'numba' not in sys.modules and 'nvsim.sim' not in sys.modules; "
+            "from nvsim import ftl; import nvsim.cli; assert 'nvsim.simulation' not in sys.modules")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+
+
+def test_one_route_table(catalog):
+    optimal = nvsim.load_scenario(G6, catalog)
+    assert route(optimal, optimal.workloads[0]) == "array"
+    assert route(nvsim.load_scenario(KIOXIA, catalog), None) == "state"  # an idle array: the rebuild alone
+    drive = nvsim.load_scenario(KIOXIA, catalog)
+    assert route(drive, drive.workloads[0]) == "drive"
+    oltp = nvsim.load_scenario(MYSQL / "sr-raid6.yaml", catalog)
+    assert route(oltp, oltp.workloads[0]) == "state"
+    rebuilding = nvsim.load_scenario(MYSQL / "sr-raid6-rebuilding.yaml", catalog)
+    assert ArrayState.at_start(rebuilding) == ArrayState((0,), 0)
+    assert route(optimal, optimal.workloads[0], ArrayState()) == "state"  # a pinned state (the timeline's)
+
+
+def test_workload_by_name_and_bad_inputs_are_one_line_errors(catalog):
+    sim = nvsim.Simulation(G6, "read-b1m-j192-d16", catalog=catalog)
+    assert sim.workload.name == "read-b1m-j192-d16" and sim.scenario.name == "graid-gen5-raid6-sr1010"
+    with pytest.raises(nvsim.InputError, match="no workload 'randread-4k'.*it has: randread-b4k-j192-d32"):
+        nvsim.Simulation(G6, "randread-4k", catalog=catalog)
+    with pytest.raises(nvsim.InputError, match="unknown fidelity 'slow'"):
+        sim.run("slow")
+
+
+def test_a_single_drive_gives_the_same_result_type_and_the_drive_models_metrics(catalog):
+    spec = nvsim.load_scenario(KIOXIA, catalog)
+    workload = spec.workloads[0]
+    result = nvsim.Simulation(spec, workload, catalog=catalog).run("event")
+    assert isinstance(result, nvsim.Result) and result.route == "drive" and result.fidelity == "drive model"
+    drive = catalog.drives[spec.array.drive]
+    link = drive_link(drive, catalog.platforms[spec.platform], catalog)
+    expected = dict(predict_drive_workload(drive, spec.array.namespace_bytes, workload, link))
+    expected["limited_by"] = drive_workload_limit(drive, spec.array.namespace_bytes, workload, link)
+    assert repr(result.metrics()) == repr(expected)  # repr: NaN (a read-only job's WAF) equals itself
+    assert result.total_iops == expected["total_iops"] and result.cpu_percent is None and result.utilisation == ()
+
+
+def test_an_oltp_state_under_faults_is_compared_with_the_optimal_array(catalog):
+    spec = nvsim.load_scenario(MYSQL / "sr-raid6-rebuilding.yaml", catalog)
+    workload = spec.workloads[0]
+    values = predict_workload(spec, workload, catalog, "fluid")
+    state = nvsim.Simulation(spec, workload, catalog=catalog).run("fluid")
+    assert values["transactions_per_s"] == state.transactions_per_s and state.rebuild_bytes_per_s > 0
+    assert values["tps_ratio"] == values["transactions_per_s"] / values["transactions_per_s_optimal"]
+    assert "tps_ratio" not in state.metrics()  # the state's own metrics, as `nvsim run` prints them
+
+
+def test_catalog_with_values_is_a_new_validated_frozen_catalog(catalog):
+    key = "engines/linux-md/device_lock_us"
+    changed = catalog.with_values({key: 0.5, "host_io/libaio/submit_us": 2.0})
+    before = catalog.engines["linux-md"].parameters["device_lock_us"]
+    after = changed.engines["linux-md"].parameters["device_lock_us"]
+    assert after.value == 0.5 and (after.source, after.basis, after.note) == (before.source, before.basis, before.note)
+    assert changed.host_io["libaio"].submit_us.value == 2.0
+    assert catalog.engines["linux-md"].parameters["device_lock_us"] is before  # the original is untouched
+    assert changed.drives["kioxia-cm7-r-3.84tb"] is catalog.drives["kioxia-cm7-r-3.84tb"]  # unchanged: shared
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        changed.drives = {}
+    with pytest.raises(nvsim.InputError, match="did you mean 'device_lock_us'"):
+        catalog.with_values({"engines/linux-md/device_lok_us": 1.0})
+    with pytest.raises(nvsim.InputError, match="section/entry/field"):
+        catalog.with_values({"linux-md/device_lock_us": 1.0})
+    md = nvsim.load_scenario(G6 / "md-raid6-4k.yaml", catalog)
+    slower = nvsim.Simulation(md, "randread-b4k-j192-d32", catalog=changed).run("fluid")
+    assert slower.total_iops < nvsim.Simulation(md, "randread-b4k-j192-d32", catalog=catalog).run("fluid").total_iops
+
+
+def test_wear_model(catalog):
+    assert member_write_bytes_per_s(2.4e9, 3.0, 24) == pytest.approx(3e8)
+    assert member_write_bytes_per_s(0.0, None, 24) == 0.0
+    assert lifetime_years(1.0, 5.0, 0.0) is None and lifetime_years(1.0, 5.0, 0.5) == 10.0
+    wear = drive_wear(catalog, "kioxia-cm7-r-3.84tb", 24, 2.4e9, 3.0, 2.0)
+    assert wear["lifetime_years"] == pytest.approx(1.0 * 5.0 / wear["effective_dwpd"])
