@@ -1,0 +1,143 @@
+"""The shape of the package (docs/architecture.md, "Rules that hold everywhere"), read from the
+source as text: no import cycle among nvsim's modules -- counting function-local imports,
+``TYPE_CHECKING`` imports and ``nvsim.<module>`` attribute access through the lazy top-level
+package --, no function longer than 150 lines, and a public namespace whose names all resolve."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "nvsim"
+LONGEST_FUNCTION_LINES = 150
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _resolve(name: str) -> str | None:
+    """The longest prefix of a dotted name that is one of nvsim's modules."""
+    parts = name.split(".")
+    for end in range(len(parts), 0, -1):
+        candidate = ".".join(parts[:end])
+        if candidate in MODULES:
+            return candidate
+    return None
+
+
+def _attribute_chain(node: ast.Attribute) -> str | None:
+    names = []
+    while isinstance(node, ast.Attribute):
+        names.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name) and node.id == "nvsim":
+        return ".".join(["nvsim", *reversed(names)])
+    return None
+
+
+def imports_of(name: str) -> set[str]:
+    """Every nvsim module ``name`` imports, wherever the import stands in the file."""
+    path = MODULES[name]
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            targets = [module] + [f"{module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Attribute):
+            chain = _attribute_chain(node)
+            targets = [chain] if chain else []
+        for target in targets:
+            resolved = _resolve(target)
+            if resolved and resolved != name:
+                out.add(resolved)
+    return out
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_import_reader_sees_local_and_lazy_imports():
+    graph = {name: imports_of(name) for name in MODULES}
+    assert "nvsim.simulation" in graph["nvsim"]  # TYPE_CHECKING, loaded lazily at run time
+    assert "nvsim.report" in graph["nvsim.cli"]  # ``nvsim.report.print_bounds`` through the package
+
+
+def test_no_import_cycle_among_nvsims_modules():
+    graph = {name: imports_of(name) for name in MODULES}
+    assert cycles(graph) == []
+
+
+def test_no_function_longer_than_150_lines():
+    long = []
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > LONGEST_FUNCTION_LINES:
+                    long.append(f"{name}.{node.name}: {lines} lines")
+    assert long == []
+
+
+def test_every_public_name_resolves():
+    import nvsim
+
+    assert len(nvsim.__all__) == len(set(nvsim.__all__))
+    for public in nvsim.__all__:
+        assert getattr(nvsim, public) is not None, public
+    with pytest.raises(AttributeError):
+        nvsim.no_such_name  # noqa: B018
