@@ -1,6 +1,6 @@
 """Drive the dashboard in headless Chromium (Debian's chromium + chromium-driver, through Selenium).
 
-Used by the browser tests (tests/test_dashboard_browser.py) and by docs/screenshots.py. Nothing is
+Used by the browser tests (tests/ui/test_dashboard_browser.py) and by docs/screenshots.py. Nothing is
 downloaded: Selenium is pointed at /usr/bin/chromium and /usr/bin/chromedriver (or CHROMIUM,
 CHROMEDRIVER), so its driver manager never runs.
 """

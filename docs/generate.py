@@ -3,7 +3,7 @@
     python docs/generate.py               # rewrite the marked blocks in place
     python docs/generate.py --check       # exit 1 if a block is stale (the test suite runs this)
     python docs/generate.py --validation  # also re-run `nvsim validate` for docs/validation.md
-                                          # (minutes; tests/test_validation.py checks that block)
+                                          # (minutes; tests/validation/test_validation.py checks that block)
 """
 
 from __future__ import annotations
