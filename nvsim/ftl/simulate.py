@@ -65,17 +65,20 @@ def _below(state, n):
 
 
 # ---------------------------------------------------------------- FTL core
-@njit(cache=True)
-def _simulate(n_blocks, ppb, n_logical, kind, hot_pages, hot_write_fraction, warmup_writes, measured_writes,
-              seed, iu_bytes, offsets, lengths, passes, warmup_passes):
-    """The whole FTL in one kernel (inner functions are inlined by Numba: no per-call array overhead).
+# The drive is one tuple of arrays, ``ftl = (l2p, p2l, valid, closed, head, nxt, prv, free, st)``:
+# the logical->physical and physical->logical page maps; per block its valid-page count and whether
+# it is closed (full, in the bucket lists); the bucket lists of closed blocks per valid count
+# (``head[v]``, doubly linked through ``nxt``/``prv``); the stack of erased blocks; the scalars.
+#
+# _simulate allocates; the page-write loops (_precondition, _run_generated, _replay_trace) get every
+# FTL step inlined and are compiled with Numba's reference counting off (_nrt=False): they only
+# index arrays _simulate owns and allocate nothing, and otherwise each inlined step's array
+# arguments cost atomic incref/decref pairs per page write that LLVM cannot prune.
 
-    kind 0/1/2: single-IU host writes generated here (uniform, hot/cold, sequential), after a
-    sequential fill, ``warmup_writes`` then ``measured_writes``. kind 3: the byte-level trace
-    (``offsets``, ``lengths``) replayed ``warmup_passes`` + ``passes`` times.
-    Returns int64[9]: host_ius, nand_ius, gc_copies, erases, rmw_reads, host_bytes, error,
-    nand_ius_total, host_ius_total (the last two include preconditioning and warm-up).
-    """
+
+@njit(cache=True, inline="always")
+def _new_drive(n_blocks, ppb, n_logical):
+    """An erased drive: nothing mapped, block 0 open for writing, blocks 1.. on the free stack."""
     l2p = np.full(n_logical, -1, np.int32)
     p2l = np.full(n_blocks * ppb, -1, np.int32)
     valid = np.zeros(n_blocks, np.int32)
@@ -90,151 +93,236 @@ def _simulate(n_blocks, ppb, n_logical, kind, hot_pages, hot_write_fraction, war
     st[_ACTIVE] = 0
     st[_NFREE] = n_blocks - 1
     st[_MINB] = ppb + 1
+    return l2p, p2l, valid, closed, head, nxt, prv, free, st
 
-    def bucket_remove(b):
-        v = valid[b]
-        p = prv[b]
-        q = nxt[b]
-        if p >= 0:
-            nxt[p] = q
+
+@njit(cache=True, inline="always")
+def _bucket_remove(ftl, b):
+    """Unlink closed block b from the bucket list of its valid count."""
+    l2p, p2l, valid, closed, head, nxt, prv, free, st = ftl
+    v = valid[b]
+    p = prv[b]
+    q = nxt[b]
+    if p >= 0:
+        nxt[p] = q
+    else:
+        head[v] = q
+    if q >= 0:
+        prv[q] = p
+
+
+@njit(cache=True, inline="always")
+def _bucket_insert(ftl, b):
+    """Push closed block b on the bucket list of its valid count (and lower the min-bucket hint)."""
+    l2p, p2l, valid, closed, head, nxt, prv, free, st = ftl
+    v = valid[b]
+    h = head[v]
+    nxt[b] = h
+    prv[b] = -1
+    if h >= 0:
+        prv[h] = b
+    head[v] = b
+    if v < st[_MINB]:
+        st[_MINB] = v
+
+
+@njit(cache=True, inline="always")
+def _program(ftl, ppb, lpn):
+    """Program logical page lpn at the write frontier; a block that fills is closed (joins its
+    bucket) and the next erased block is opened."""
+    l2p, p2l, valid, closed, head, nxt, prv, free, st = ftl
+    a = st[_ACTIVE]
+    wp = st[_WP]
+    ppn = a * ppb + wp
+    p2l[ppn] = lpn
+    l2p[lpn] = ppn
+    valid[a] += 1
+    st[_NAND] += 1
+    if wp + 1 == ppb:
+        closed[a] = True
+        _bucket_insert(ftl, a)
+        nf = st[_NFREE] - 1
+        st[_NFREE] = nf
+        st[_ACTIVE] = free[nf]
+        st[_WP] = 0
+    else:
+        st[_WP] = wp + 1
+
+
+@njit(cache=True, inline="always")
+def _greedy_victim(ftl, ppb):
+    """Greedy GC victim: a closed block with the fewest valid pages (first non-empty bucket from
+    the min-bucket hint on), unlinked from its bucket; -1 (and the error flag) if every closed
+    block is fully valid."""
+    l2p, p2l, valid, closed, head, nxt, prv, free, st = ftl
+    v = st[_MINB]
+    while v <= ppb and head[v] < 0:
+        v += 1
+    st[_MINB] = v
+    if v >= ppb:
+        st[_ERR] = 1
+        return -1
+    victim = head[v]
+    _bucket_remove(ftl, victim)
+    closed[victim] = False
+    return victim
+
+
+@njit(cache=True, inline="always")
+def _collect(ftl, ppb):
+    """Garbage collection until MIN_FREE_BLOCKS erased blocks remain: copy each victim's valid
+    pages to the frontier, erase it, push it on the free stack."""
+    l2p, p2l, valid, closed, head, nxt, prv, free, st = ftl
+    while st[_NFREE] < MIN_FREE_BLOCKS:
+        victim = _greedy_victim(ftl, ppb)
+        if victim < 0:
+            return
+        base = victim * ppb
+        for i in range(ppb):
+            lpn = p2l[base + i]
+            if lpn >= 0:
+                p2l[base + i] = -1
+                valid[victim] -= 1
+                _program(ftl, ppb, lpn)
+                st[_GC] += 1
+        st[_ERASE] += 1
+        free[st[_NFREE]] = victim
+        st[_NFREE] += 1
+
+
+@njit(cache=True, inline="always")
+def _host_write(ftl, ppb, lpn):
+    """One host write of logical page lpn: invalidate its old copy (moving a closed block to its
+    new bucket), program it, collect if the free pool ran low."""
+    l2p, p2l, valid, closed, head, nxt, prv, free, st = ftl
+    old = l2p[lpn]
+    if old >= 0:
+        b = old // ppb
+        p2l[old] = -1
+        if closed[b]:
+            _bucket_remove(ftl, b)
+            valid[b] -= 1
+            _bucket_insert(ftl, b)
         else:
-            head[v] = q
-        if q >= 0:
-            prv[q] = p
+            valid[b] -= 1
+    _program(ftl, ppb, lpn)
+    if st[_NFREE] < MIN_FREE_BLOCKS:
+        _collect(ftl, ppb)
 
-    def bucket_insert(b):
-        v = valid[b]
-        h = head[v]
-        nxt[b] = h
-        prv[b] = -1
-        if h >= 0:
-            prv[h] = b
-        head[v] = b
-        if v < st[_MINB]:
-            st[_MINB] = v
 
-    def program(lpn):
-        a = st[_ACTIVE]
-        wp = st[_WP]
-        ppn = a * ppb + wp
-        p2l[ppn] = lpn
-        l2p[lpn] = ppn
-        valid[a] += 1
-        st[_NAND] += 1
-        if wp + 1 == ppb:
-            closed[a] = True
-            bucket_insert(a)
-            nf = st[_NFREE] - 1
-            st[_NFREE] = nf
-            st[_ACTIVE] = free[nf]
-            st[_WP] = 0
-        else:
-            st[_WP] = wp + 1
+@njit(cache=True, _nrt=False)
+def _precondition(ftl, ppb, n_logical):
+    """Preconditioning: one sequential fill of the logical space."""
+    for lpn in range(n_logical):
+        _host_write(ftl, ppb, lpn)
 
-    def collect():
-        while st[_NFREE] < MIN_FREE_BLOCKS:
-            v = st[_MINB]
-            while v <= ppb and head[v] < 0:
-                v += 1
-            st[_MINB] = v
-            if v >= ppb:
-                st[_ERR] = 1
-                return
-            victim = head[v]
-            bucket_remove(victim)
-            closed[victim] = False
-            base = victim * ppb
-            for i in range(ppb):
-                lpn = p2l[base + i]
-                if lpn >= 0:
-                    p2l[base + i] = -1
-                    valid[victim] -= 1
-                    program(lpn)
-                    st[_GC] += 1
-            st[_ERASE] += 1
-            free[st[_NFREE]] = victim
-            st[_NFREE] += 1
 
-    def host_write(lpn):
-        old = l2p[lpn]
-        if old >= 0:
-            b = old // ppb
-            p2l[old] = -1
-            if closed[b]:
-                bucket_remove(b)
-                valid[b] -= 1
-                bucket_insert(b)
-            else:
-                valid[b] -= 1
-        program(lpn)
-        if st[_NFREE] < MIN_FREE_BLOCKS:
-            collect()
-
-    out = np.zeros(9, np.int64)
-    for lpn in range(n_logical):  # precondition: one sequential fill
-        host_write(lpn)
-    total_host = n_logical
+@njit(cache=True, _nrt=False)
+def _run_generated(ftl, ppb, n_logical, kind, hot_pages, hot_write_fraction, warmup_writes, measured_writes,
+                   rng):
+    """Single-IU host writes generated here (kind 0 uniform, 1 hot/cold, 2 sequential; ``rng`` the
+    SplitMix64 state): ``warmup_writes`` then ``measured_writes``, stopping on an error. Returns the
+    NAND, GC-copy and erase counters at the start of the measured phase."""
+    st = ftl[8]
     nand0 = st[_NAND]
     gc0 = st[_GC]
     er0 = st[_ERASE]
+    cursor = 0
+    cold = n_logical - hot_pages
+    for i in range(warmup_writes + measured_writes):
+        if i == warmup_writes:
+            nand0 = st[_NAND]
+            gc0 = st[_GC]
+            er0 = st[_ERASE]
+        if kind == 0:
+            lpn = _below(rng, n_logical)
+        elif kind == 1:
+            if _uniform01(rng) < hot_write_fraction:
+                lpn = _below(rng, hot_pages)
+            else:
+                lpn = hot_pages + _below(rng, cold)
+        else:
+            lpn = cursor
+            cursor += 1
+            if cursor == n_logical:
+                cursor = 0
+        _host_write(ftl, ppb, lpn)
+        if st[_ERR]:
+            break
+    return nand0, gc0, er0
+
+
+@njit(cache=True, _nrt=False)
+def _replay_trace(ftl, ppb, n_logical, iu_bytes, offsets, lengths, passes, warmup_passes):
+    """The byte-level trace replayed ``warmup_passes`` + ``passes`` times: each write programs every
+    IU it touches (offsets wrap on the logical space); a touched IU it does not cover whole is an
+    internal read-modify-write. Returns the NAND, GC-copy and erase counters at the start of the
+    measured passes, the measured host IUs, RMW reads and host bytes, and all host IUs written."""
+    st = ftl[8]
+    nand0 = st[_NAND]
+    gc0 = st[_GC]
+    er0 = st[_ERASE]
+    host_bytes = 0
+    host_ius = 0
+    rmw = 0
+    total_host = 0
+    n = offsets.shape[0]
+    for p in range(warmup_passes + passes):
+        if p == warmup_passes:
+            nand0 = st[_NAND]
+            gc0 = st[_GC]
+            er0 = st[_ERASE]
+        measure = p >= warmup_passes
+        for k in range(n):
+            off = offsets[k]
+            end = off + lengths[k]
+            first = off // iu_bytes
+            last = (end - 1) // iu_bytes
+            for iu in range(first, last + 1):
+                lo = iu * iu_bytes
+                _host_write(ftl, ppb, iu % n_logical)
+                total_host += 1
+                if measure:
+                    host_ius += 1
+                    if off > lo or end < lo + iu_bytes:
+                        rmw += 1
+            if measure:
+                host_bytes += lengths[k]
+            if st[_ERR]:
+                break
+        if st[_ERR]:
+            break
+    return nand0, gc0, er0, host_ius, rmw, host_bytes, total_host
+
+
+@njit(cache=True)
+def _simulate(n_blocks, ppb, n_logical, kind, hot_pages, hot_write_fraction, warmup_writes, measured_writes,
+              seed, iu_bytes, offsets, lengths, passes, warmup_passes):
+    """The whole FTL: a fresh drive, a sequential fill, then the workload (page-write loops below).
+
+    kind 0/1/2: single-IU host writes generated here (uniform, hot/cold, sequential), after a
+    sequential fill, ``warmup_writes`` then ``measured_writes``. kind 3: the byte-level trace
+    (``offsets``, ``lengths``) replayed ``warmup_passes`` + ``passes`` times.
+    Returns int64[9]: host_ius, nand_ius, gc_copies, erases, rmw_reads, host_bytes, error,
+    nand_ius_total, host_ius_total (the last two include preconditioning and warm-up).
+    """
+    ftl = _new_drive(n_blocks, ppb, n_logical)
+    st = ftl[8]
+    out = np.zeros(9, np.int64)
+    _precondition(ftl, ppb, n_logical)
+    total_host = n_logical
     if kind < 3:
         rng = np.zeros(1, np.uint64)
         rng[0] = np.uint64(seed)
-        cursor = 0
-        cold = n_logical - hot_pages
-        for i in range(warmup_writes + measured_writes):
-            if i == warmup_writes:
-                nand0 = st[_NAND]
-                gc0 = st[_GC]
-                er0 = st[_ERASE]
-            if kind == 0:
-                lpn = _below(rng, n_logical)
-            elif kind == 1:
-                if _uniform01(rng) < hot_write_fraction:
-                    lpn = _below(rng, hot_pages)
-                else:
-                    lpn = hot_pages + _below(rng, cold)
-            else:
-                lpn = cursor
-                cursor += 1
-                if cursor == n_logical:
-                    cursor = 0
-            host_write(lpn)
-            if st[_ERR]:
-                break
+        nand0, gc0, er0 = _run_generated(ftl, ppb, n_logical, kind, hot_pages, hot_write_fraction, warmup_writes,
+                                         measured_writes, rng)
         total_host += warmup_writes + measured_writes
         out[0] = measured_writes
         out[5] = measured_writes * iu_bytes
     else:
-        host_bytes = 0
-        host_ius = 0
-        rmw = 0
-        n = offsets.shape[0]
-        for p in range(warmup_passes + passes):
-            if p == warmup_passes:
-                nand0 = st[_NAND]
-                gc0 = st[_GC]
-                er0 = st[_ERASE]
-            measure = p >= warmup_passes
-            for k in range(n):
-                off = offsets[k]
-                end = off + lengths[k]
-                first = off // iu_bytes
-                last = (end - 1) // iu_bytes
-                for iu in range(first, last + 1):
-                    lo = iu * iu_bytes
-                    host_write(iu % n_logical)
-                    total_host += 1
-                    if measure:
-                        host_ius += 1
-                        if off > lo or end < lo + iu_bytes:
-                            rmw += 1
-                if measure:
-                    host_bytes += lengths[k]
-                if st[_ERR]:
-                    break
-            if st[_ERR]:
-                break
+        nand0, gc0, er0, host_ius, rmw, host_bytes, replayed = _replay_trace(ftl, ppb, n_logical, iu_bytes, offsets,
+                                                                             lengths, passes, warmup_passes)
+        total_host += replayed
         out[0] = host_ius
         out[4] = rmw
         out[5] = host_bytes

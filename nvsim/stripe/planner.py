@@ -80,11 +80,26 @@ class MemberIOPlan:
 
 
 # ----------------------------------------------------------------------------- kernel
-
+# _plan_kernel allocates the working arrays and hands them to _plan_hosts, the host I/O loop. The
+# loop and the per-stripe steps (_plan_hosts, _raid56_stripe, _raid56_rows_write) are compiled with
+# Numba's reference counting off (_nrt=False): they only index arrays _plan_kernel owns and allocate
+# nothing, and with it on, every array argument of every helper call costs an atomic incref/decref
+# pair that LLVM cannot prune around loops (measured: most of the planning time).
+# The other helpers are inlined into them (inline="always"); the three are compiled separately
+# because Numba's inliner copies a callee's IR per call site, which gets slow for large callees.
+#
+# Member I/Os are added through _emit with two bundles: ``mrg = (lh, le, li)``, per (phase x
+# direction, member) the host I/O, end offset and output index of the last member I/O (for plug
+# merging), and ``out = (o_host, o_mem, o_moff, o_len, o_w, o_ph)``, the output arrays (written
+# only when ``emit``; the first pass only counts).
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
-def _emit(h, m, mo, ln, w, ph, cnt, emit, lh, le, li, o_host, o_mem, o_moff, o_len, o_w, o_ph):
+def _emit(h, m, mo, ln, w, ph, cnt, emit, mrg, out):
+    """Add member I/O number ``cnt`` of host I/O h; merge it into this host I/O's last I/O on m with
+    the same direction and phase when contiguous (plug merging). Returns the new count."""
+    lh, le, li = mrg
+    o_host, o_mem, o_moff, o_len, o_w, o_ph = out
     s = ph * 2 + (1 if w else 0)
     if lh[s, m] == h and le[s, m] == mo:  # contiguous with this host I/O's last I/O there: merge
         le[s, m] = mo + ln
@@ -104,240 +119,363 @@ def _emit(h, m, mo, ln, w, ph, cnt, emit, lh, le, li, o_host, o_mem, o_moff, o_l
     return cnt + 1
 
 
-@nb.njit(nogil=True, cache=True)
-def _plan_kernel(level, code, n, copies, strip, is_write, offs, lens, failed, emit,
-                 o_host, o_mem, o_moff, o_len, o_w, o_ph, mode_out, parity_out, stripes_out):
-    n_failed = 0
+@nb.njit(nogil=True, cache=True, inline="always")
+def _emit_each(h, members, n_members, mo, ln, w, ph, cnt, emit, mrg, out):
+    """The same extent on each of ``members[:n_members]`` (md reading a whole row from every
+    survivor to rebuild it; RAID1 writing every mirror)."""
+    for t in range(n_members):
+        cnt = _emit(h, members[t], mo, ln, w, ph, cnt, emit, mrg, out)
+    return cnt
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _emit_data_blocks(h, level, code, n, pd, jlo, jhi, failed, mo, ln, w, ph, cnt, emit, mrg, out):
+    """The same page rows on the data blocks jlo..jhi of a RAID5/6 stripe with P on member pd,
+    skipping blocks on failed members."""
+    for dd in range(jlo, jhi + 1):
+        m = _data_member(level, code, n, pd, dd)
+        if not failed[m]:
+            cnt = _emit(h, m, mo, ln, w, ph, cnt, emit, mrg, out)
+    return cnt
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _raid56_chunk_reads(h, a, b, level, code, n, strip, cnt, emit, mrg, out):
+    """Optimal-state RAID5/6 read of bytes [a, b): bypasses the stripe cache, one byte-exact read
+    per chunk on the member holding it (raid5_read_one_chunk)."""
+    k = n - (1 if level == 5 else 2)
+    c0 = a // strip
+    c1 = (b - 1) // strip
+    for c in range(c0, c1 + 1):
+        st = c // k
+        dd = c - st * k
+        pd, qd = _pq_of_stripe(level, code, n, st)
+        m = _data_member(level, code, n, pd, dd)
+        lo = max(a, c * strip)
+        hi = min(b, (c + 1) * strip)
+        cnt = _emit(h, m, st * strip + lo - c * strip, hi - lo, False, 1, cnt, emit, mrg, out)
+    return cnt
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _next_row_cut(r0, R, rpa, rpb):
+    """End (exclusive) of the run of page rows starting at r0 that see the same data blocks: the
+    rows of the request's first page (rpa) and last page (rpb) are runs of their own."""
+    r1 = R
+    if rpa > r0 and rpa < r1:
+        r1 = rpa
+    if rpa + 1 > r0 and rpa + 1 < r1:
+        r1 = rpa + 1
+    if rpb > r0 and rpb < r1:
+        r1 = rpb
+    if rpb + 1 > r0 and rpb + 1 < r1:
+        r1 = rpb + 1
+    return r1
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _raid56_rows_read(h, level, code, n, pd, jlo, jhi, moff, ln, failed, healthy, n_healthy,
+                      cnt, emit, mrg, out):
+    """Stripe-cache read of page rows (moff, ln) on data blocks jlo..jhi while a member has failed:
+    a degraded read (the rows from every survivor, lost blocks rebuilt) if one of those blocks is
+    on a failed member, else plain reads. Returns (count, bytes rebuilt, mode)."""
+    need_rebuild = 0
+    for dd in range(jlo, jhi + 1):
+        if failed[_data_member(level, code, n, pd, dd)]:
+            need_rebuild += 1
+    if need_rebuild > 0:
+        cnt = _emit_each(h, healthy, n_healthy, moff, ln, False, 1, cnt, emit, mrg, out)
+        return cnt, need_rebuild * ln, DEGRADED_READ
+    cnt = _emit_data_blocks(h, level, code, n, pd, jlo, jhi, failed, moff, ln, False, 1, cnt, emit, mrg, out)
+    return cnt, 0, READ
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _rmw_rcw_costs(level, code, n, pd, qd, jlo, jhi, pj1, pj2, failed, n_failed):
+    """Blocks read-modify-write and reconstruct-write would each read for page rows whose written
+    data blocks are jlo..jhi (pj1, pj2: partly written ones, else -1), counted as md's
+    handle_stripe_dirtying does: a block on a failed member costs 2 x disks. Returns (rmw, rcw)."""
+    npar = 1 if level == 5 else 2
+    k = n - npar
+    if n_failed == 0:  # md's counts without the per-member walk
+        n_partial = (1 if pj1 >= 0 else 0) + (1 if pj2 >= 0 and pj2 != pj1 else 0)
+        return (jhi - jlo + 1) + npar, k - (jhi - jlo + 1) + n_partial
+    big = 2 * n
+    rmw = 0
+    rcw = 0
+    for dd in range(k):
+        m = _data_member(level, code, n, pd, dd)
+        written = dd >= jlo and dd <= jhi
+        overwrite = written and dd != pj1 and dd != pj2
+        cost = big if failed[m] else 1
+        if written:
+            rmw += cost
+        if not overwrite:
+            rcw += cost
+    rmw += big if failed[pd] else 1
+    if npar == 2:
+        rmw += big if failed[qd] else 1
+    return rmw, rcw
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _raid56_prereads(h, level, code, n, pd, qd, jlo, jhi, pj1, pj2, moff, ln, failed, n_failed,
+                     healthy, n_healthy, cnt, emit, mrg, out):
+    """Phase-0 reads of a stripe-cache write of page rows: read-modify-write (old data + parity)
+    only if strictly cheaper, else reconstruct-write (the blocks not overwritten; none: full-stripe
+    write); if neither avoids a failed member, read every survivor and rebuild.
+    Returns (count, bytes rebuilt, mode)."""
+    npar = 1 if level == 5 else 2
+    rmw, rcw = _rmw_rcw_costs(level, code, n, pd, qd, jlo, jhi, pj1, pj2, failed, n_failed)
+    use_rmw = rmw < rcw and rmw > 0
+    chosen = rmw if use_rmw else rcw
+    if chosen >= 2 * n:  # neither works without a failed block: read all, rebuild
+        cnt = _emit_each(h, healthy, n_healthy, moff, ln, False, 0, cnt, emit, mrg, out)
+        return cnt, n_failed * ln, READ  # READ: no mode of its own (the host I/O is a DEGRADED_WRITE)
+    if use_rmw:  # chosen < 2 x disks: no written block and no parity is on a failed member
+        cnt = _emit_data_blocks(h, level, code, n, pd, jlo, jhi, failed, moff, ln, False, 0, cnt, emit, mrg, out)
+        cnt = _emit(h, pd, moff, ln, False, 0, cnt, emit, mrg, out)
+        if npar == 2:
+            cnt = _emit(h, qd, moff, ln, False, 0, cnt, emit, mrg, out)
+        return cnt, 0, READ_MODIFY_WRITE
+    if rcw > 0:
+        for dd in range(n - npar):
+            written = dd >= jlo and dd <= jhi
+            if written and dd != pj1 and dd != pj2:
+                continue
+            m = _data_member(level, code, n, pd, dd)
+            if not failed[m]:
+                cnt = _emit(h, m, moff, ln, False, 0, cnt, emit, mrg, out)
+        return cnt, 0, RECONSTRUCT_WRITE
+    return cnt, 0, FULL_STRIPE_WRITE
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _raid56_rows_write(h, level, code, n, pd, qd, jlo, jhi, pj1, pj2, moff, ln, failed, n_failed,
+                       healthy, n_healthy, cnt, emit, mrg, out):
+    """Stripe-cache write of page rows (moff, ln) on data blocks jlo..jhi: the phase-0 reads, then
+    the phase-1 writes of the data blocks and parity on surviving members.
+    Returns (count, parity bytes computed + data rebuilt, mode)."""
+    npar = 1 if level == 5 else 2
+    cnt, rebuilt, mode = _raid56_prereads(h, level, code, n, pd, qd, jlo, jhi, pj1, pj2, moff, ln, failed,
+                                          n_failed, healthy, n_healthy, cnt, emit, mrg, out)
+    cnt = _emit_data_blocks(h, level, code, n, pd, jlo, jhi, failed, moff, ln, True, 1, cnt, emit, mrg, out)
+    if not failed[pd]:
+        cnt = _emit(h, pd, moff, ln, True, 1, cnt, emit, mrg, out)
+    if npar == 2 and not failed[qd]:
+        cnt = _emit(h, qd, moff, ln, True, 1, cnt, emit, mrg, out)
+    return cnt, rebuilt + npar * ln, mode
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _raid56_stripe(h, s, a, b, w, level, code, n, strip, failed, n_failed, healthy, n_healthy,
+                   cnt, emit, mrg, out):
+    """Bytes [a, b) of stripe s through the stripe cache (one stripe_head per 4 KiB page row): the
+    rows touched, in runs of rows that see the same data blocks, each run read or written
+    together. Returns (count, parity bytes computed + data rebuilt, mode)."""
+    SD = (n - (1 if level == 5 else 2)) * strip
+    R = strip // 4096
+    base = s * SD
+    sa = max(a, base) - base
+    sb = min(b, base + SD) - base
+    pd, qd = _pq_of_stripe(level, code, n, s)
+    pa = sa // 4096
+    pb = (sb - 1) // 4096
+    jpa = pa // R
+    rpa = pa - jpa * R
+    jpb = pb // R
+    rpb = pb - jpb * R
+    part_a = (sa % 4096) != 0
+    part_b = (sb % 4096) != 0
+    par_bytes = 0
+    mode = 0
+    r0 = 0
+    while r0 < R:
+        r1 = _next_row_cut(r0, R, rpa, rpb)
+        jlo = jpa + 1 if r0 < rpa else jpa
+        jhi = jpb if r0 <= rpb else jpb - 1
+        if jlo <= jhi:
+            moff = s * strip + r0 * 4096
+            ln = (r1 - r0) * 4096
+            if not w:
+                cnt, extra, run_mode = _raid56_rows_read(h, level, code, n, pd, jlo, jhi, moff, ln, failed,
+                                                         healthy, n_healthy, cnt, emit, mrg, out)
+            else:
+                pj1 = jpa if (part_a and r0 == rpa and r1 == rpa + 1) else -1
+                pj2 = jpb if (part_b and r0 == rpb and r1 == rpb + 1) else -1
+                cnt, extra, run_mode = _raid56_rows_write(h, level, code, n, pd, qd, jlo, jhi, pj1, pj2, moff,
+                                                          ln, failed, n_failed, healthy, n_healthy,
+                                                          cnt, emit, mrg, out)
+            par_bytes += extra
+            mode = max(mode, run_mode)
+        r0 = r1
+    return cnt, par_bytes, mode
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _plan_raid56(h, a, b, w, level, code, n, strip, failed, n_failed, healthy, n_healthy,
+                 cnt, emit, mrg, out, mode_out, parity_out, stripes_out):
+    """Host I/O h (bytes [a, b)) on RAID5/6: DATA_LOSS past the failures tolerated; optimal-state
+    reads bypass the stripe cache; everything else goes through it stripe by stripe."""
+    npar = 1 if level == 5 else 2
+    SD = (n - npar) * strip
+    s0 = a // SD
+    s1 = (b - 1) // SD
+    stripes_out[h] = s1 - s0 + 1
+    if n_failed > npar:
+        mode_out[h] = DATA_LOSS
+        parity_out[h] = 0
+        return cnt
+    if (not w) and n_failed == 0:
+        cnt = _raid56_chunk_reads(h, a, b, level, code, n, strip, cnt, emit, mrg, out)
+        mode_out[h] = READ
+        parity_out[h] = 0
+        return cnt
+    par_bytes = 0
+    mode = 0
+    for s in range(s0, s1 + 1):
+        cnt, extra, stripe_mode = _raid56_stripe(h, s, a, b, w, level, code, n, strip, failed, n_failed,
+                                                 healthy, n_healthy, cnt, emit, mrg, out)
+        par_bytes += extra
+        mode = max(mode, stripe_mode)
+    if w:
+        mode = DEGRADED_WRITE if n_failed > 0 else max(mode, FULL_STRIPE_WRITE)
+    mode_out[h] = mode
+    parity_out[h] = par_bytes
+    return cnt
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _plan_raid1(h, a, b, w, healthy, n_healthy, n_failed, cnt, emit, mrg, out, mode_out, parity_out, stripes_out):
+    """Host I/O h on RAID1 (raid1.c): a write goes to every surviving mirror, a read to one
+    survivor (rotating by host I/O); DATA_LOSS when none survives."""
+    stripes_out[h] = 1
+    parity_out[h] = 0
+    if n_healthy == 0:
+        mode_out[h] = DATA_LOSS
+        return cnt
+    if w:
+        cnt = _emit_each(h, healthy, n_healthy, a, b - a, True, 1, cnt, emit, mrg, out)
+        mode_out[h] = DEGRADED_WRITE if n_failed > 0 else MIRROR_WRITE
+    else:
+        cnt = _emit(h, healthy[h % n_healthy], a, b - a, False, 1, cnt, emit, mrg, out)
+        mode_out[h] = READ
+    return cnt
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _chunks_survive(c0, c1, ncop, n, failed):
+    """Whether every chunk c0..c1 (copies on consecutive members) keeps a surviving copy, and
+    whether any of their copies is on a failed member. Returns (all survive, touched a failed)."""
+    lost = False
+    touched_failed = False
+    for c in range(c0, c1 + 1):
+        alive = 0
+        for t in range(ncop):
+            m = (c * ncop + t) % n
+            if failed[m]:
+                touched_failed = True
+            else:
+                alive += 1
+        if alive == 0:
+            lost = True
+    return not lost, touched_failed
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _read_balance(h, c, ncop, n, failed, reads_issued):
+    """Copy of chunk c a read goes to, as md's read_balance on SSDs: the surviving copy whose
+    member has the fewest reads issued, ties to the first from copy h % ncop on."""
+    best = -1
+    for u in range(ncop):
+        t = (h + u) % ncop
+        m = (c * ncop + t) % n
+        if not failed[m] and (best < 0 or reads_issued[m] < reads_issued[(c * ncop + best) % n]):
+            best = t
+    return best
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _plan_striped(h, a, b, w, level, n, copies, strip, failed, reads_issued,
+                  cnt, emit, mrg, out, mode_out, parity_out, stripes_out):
+    """Host I/O h on RAID0 or near-copies RAID10 (raid0.c, raid10.c): per chunk, a write goes to
+    every surviving copy, a read to one (read balance); DATA_LOSS if a chunk has no copy left."""
+    ncop = copies if level == 10 else 1
+    kd = n if level == 0 else max(1, n // copies)
+    SD = kd * strip
+    stripes_out[h] = (b - 1) // SD - a // SD + 1
+    parity_out[h] = 0
+    c0 = a // strip
+    c1 = (b - 1) // strip
+    survive, touched_failed = _chunks_survive(c0, c1, ncop, n, failed)
+    if not survive:
+        mode_out[h] = DATA_LOSS
+        return cnt
+    for c in range(c0, c1 + 1):
+        lo = max(a, c * strip)
+        hi = min(b, (c + 1) * strip)
+        if w:
+            for t in range(ncop):
+                pos = c * ncop + t
+                m = pos % n
+                if not failed[m]:
+                    cnt = _emit(h, m, (pos // n) * strip + lo - c * strip, hi - lo, True, 1, cnt, emit, mrg, out)
+        else:
+            pos = c * ncop + _read_balance(h, c, ncop, n, failed, reads_issued)
+            m = pos % n
+            reads_issued[m] += 1
+            cnt = _emit(h, m, (pos // n) * strip + lo - c * strip, hi - lo, False, 1, cnt, emit, mrg, out)
+    if w:
+        mode_out[h] = (DEGRADED_WRITE if touched_failed else MIRROR_WRITE) if level == 10 else PLAIN_WRITE
+    else:
+        mode_out[h] = READ
+    return cnt
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _plan_hosts(level, code, n, copies, strip, is_write, offs, lens, failed, healthy, reads_issued, emit, mrg, out,
+                mode_out, parity_out, stripes_out):
+    """Plan every host I/O in order (per level); returns the member I/O count. Lists the surviving
+    members in ``healthy`` first."""
+    # counters start as np.int64(0), not the literal 0: else Numba compiles each step function a
+    # second time for the literal type
+    n_failed = np.int64(0)
     for m in range(n):
         if failed[m]:
             n_failed += 1
-    npar = 1 if level == 5 else (2 if level == 6 else 0)
-    lh = np.full((4, n), -1, dtype=np.int64)
-    le = np.zeros((4, n), dtype=np.int64)
-    li = np.zeros((4, n), dtype=np.int64)
-    healthy = np.empty(n, dtype=np.int64)
-    n_healthy = 0
+    n_healthy = np.int64(0)
     for m in range(n):
         if not failed[m]:
             healthy[n_healthy] = m
             n_healthy += 1
-    R = strip // 4096
-    big = 2 * n
-    cnt = 0
-    reads_issued = np.zeros(n, dtype=np.int64)  # md read_balance on SSDs: the mirror with fewest pending
+    cnt = np.int64(0)
     for h in range(offs.shape[0]):
         a = offs[h]
         b = a + lens[h]
         w = is_write[h]
-        par_bytes = 0
-        mode = 0
         if level == 5 or level == 6:
-            k = n - npar
-            SD = k * strip
-            s0 = a // SD
-            s1 = (b - 1) // SD
-            stripes_out[h] = s1 - s0 + 1
-            if n_failed > npar:
-                mode_out[h] = 8
-                parity_out[h] = 0
-                continue
-            if (not w) and n_failed == 0:
-                c0 = a // strip
-                c1 = (b - 1) // strip
-                for c in range(c0, c1 + 1):
-                    st = c // k
-                    dd = c - st * k
-                    pd, qd = _pq_of_stripe(level, code, n, st)
-                    m = _data_member(level, code, n, pd, dd)
-                    lo = max(a, c * strip)
-                    hi = min(b, (c + 1) * strip)
-                    cnt = _emit(h, m, st * strip + lo - c * strip, hi - lo, False, 1, cnt, emit,
-                                lh, le, li, o_host, o_mem, o_moff, o_len, o_w, o_ph)
-                mode_out[h] = 0
-                parity_out[h] = 0
-                continue
-            for s in range(s0, s1 + 1):
-                base = s * SD
-                sa = max(a, base) - base
-                sb = min(b, base + SD) - base
-                pd, qd = _pq_of_stripe(level, code, n, s)
-                pa = sa // 4096
-                pb = (sb - 1) // 4096
-                jpa = pa // R
-                rpa = pa - jpa * R
-                jpb = pb // R
-                rpb = pb - jpb * R
-                part_a = (sa % 4096) != 0
-                part_b = (sb % 4096) != 0
-                r0 = 0
-                while r0 < R:
-                    r1 = R
-                    if rpa > r0 and rpa < r1:
-                        r1 = rpa
-                    if rpa + 1 > r0 and rpa + 1 < r1:
-                        r1 = rpa + 1
-                    if rpb > r0 and rpb < r1:
-                        r1 = rpb
-                    if rpb + 1 > r0 and rpb + 1 < r1:
-                        r1 = rpb + 1
-                    jlo = jpa + 1 if r0 < rpa else jpa
-                    jhi = jpb if r0 <= rpb else jpb - 1
-                    if jlo <= jhi:
-                        moff = s * strip + r0 * 4096
-                        ln = (r1 - r0) * 4096
-                        if not w:
-                            need_rebuild = 0
-                            for dd in range(jlo, jhi + 1):
-                                if failed[_data_member(level, code, n, pd, dd)]:
-                                    need_rebuild += 1
-                            if need_rebuild > 0:
-                                for t in range(n_healthy):
-                                    cnt = _emit(h, healthy[t], moff, ln, False, 1, cnt, emit,
-                                                lh, le, li, o_host, o_mem, o_moff, o_len, o_w, o_ph)
-                                par_bytes += need_rebuild * ln
-                                mode = max(mode, 1)
-                            else:
-                                for dd in range(jlo, jhi + 1):
-                                    m = _data_member(level, code, n, pd, dd)
-                                    cnt = _emit(h, m, moff, ln, False, 1, cnt, emit,
-                                                lh, le, li, o_host, o_mem, o_moff, o_len, o_w, o_ph)
-                        else:
-                            pj1 = jpa if (part_a and r0 == rpa and r1 == rpa + 1) else -1
-                            pj2 = jpb if (part_b and r0 == rpb and r1 == rpb + 1) else -1
-                            n_partial = (1 if pj1 >= 0 else 0) + (1 if pj2 >= 0 and pj2 != pj1 else 0)
-                            if n_failed == 0:  # md's counts without the per-member walk
-                                rmw = (jhi - jlo + 1) + npar
-                                rcw = k - (jhi - jlo + 1) + n_partial
-                            else:
-                                rmw = 0
-                                rcw = 0
-                                for dd in range(k):
-                                    m = _data_member(level, code, n, pd, dd)
-                                    written = dd >= jlo and dd <= jhi
-                                    overwrite = written and dd != pj1 and dd != pj2
-                                    cost = big if failed[m] else 1
-                                    if written:
-                                        rmw += cost
-                                    if not overwrite:
-                                        rcw += cost
-                                rmw += big if failed[pd] else 1
-                                if npar == 2:
-                                    rmw += big if failed[qd] else 1
-                            use_rmw = rmw < rcw and rmw > 0
-                            chosen = rmw if use_rmw else rcw
-                            if chosen >= big:  # neither works without a failed block: read all, rebuild
-                                for t in range(n_healthy):
-                                    cnt = _emit(h, healthy[t], moff, ln, False, 0, cnt, emit,
-                                                lh, le, li, o_host, o_mem, o_moff, o_len, o_w, o_ph)
-                                par_bytes += n_failed * ln
-                            elif use_rmw:
-                                for dd in range(jlo, jhi + 1):
-                                    m = _data_member(level, code, n, pd, dd)
-                                    cnt = _emit(h, m, moff, ln, False, 0, cnt, emit,
-                                                lh, le, li, o_host, o_mem, o_moff, o_len, o_w, o_ph)
-                                cnt = _emit(h, pd, moff, ln, False, 0, cnt, emit,
-                                            lh, le, li, o_host, o_mem, o_moff, o_len, o_w, o_ph)
-                                if npar == 2:
-                                    cnt = _emit(h, qd, moff, ln, False, 0, cnt, emit,
-                                                lh, le, li, o_host, o_mem, o_moff, o_len, o_w, o_ph)
-                                mode = max(mode, 3)
-                            elif rcw > 0:
-                                for dd in range(k):
-                                    written = dd >= jlo and dd <= jhi
-                                    if written and dd != pj1 and dd != pj2:
-                                        continue
-                                    m = _data_member(level, code, n, pd, dd)
-                                    if not failed[m]:
-                                        cnt = _emit(h, m, moff, ln, False, 0, cnt, emit,
-                                                    lh, le, li, o_host, o_mem, o_moff, o_len, o_w, o_ph)
-                                mode = max(mode, 4)
-                            else:
-                                mode = max(mode, 2)
-                            for dd in range(jlo, jhi + 1):
-                                m = _data_member(level, code, n, pd, dd)
-                                if not failed[m]:
-                                    cnt = _emit(h, m, moff, ln, True, 1, cnt, emit,
-                                                lh, le, li, o_host, o_mem, o_moff, o_len, o_w, o_ph)
-                            if not failed[pd]:
-                                cnt = _emit(h, pd, moff, ln, True, 1, cnt, emit,
-                                            lh, le, li, o_host, o_mem, o_moff, o_len, o_w, o_ph)
-                            if npar == 2 and not failed[qd]:
-                                cnt = _emit(h, qd, moff, ln, True, 1, cnt, emit,
-                                            lh, le, li, o_host, o_mem, o_moff, o_len, o_w, o_ph)
-                            par_bytes += npar * ln
-                    r0 = r1
-            if w:
-                mode = 7 if n_failed > 0 else max(mode, 2)
-            mode_out[h] = mode
-            parity_out[h] = par_bytes
-            continue
-
-        # ---- RAID0 / RAID1 / RAID10
-        if level == 1:
-            stripes_out[h] = 1
-            parity_out[h] = 0
-            if n_healthy == 0:
-                mode_out[h] = 8
-                continue
-            if w:
-                for t in range(n_healthy):
-                    cnt = _emit(h, healthy[t], a, b - a, True, 1, cnt, emit,
-                                lh, le, li, o_host, o_mem, o_moff, o_len, o_w, o_ph)
-                mode_out[h] = 7 if n_failed > 0 else 5
-            else:
-                cnt = _emit(h, healthy[h % n_healthy], a, b - a, False, 1, cnt, emit,
-                            lh, le, li, o_host, o_mem, o_moff, o_len, o_w, o_ph)
-                mode_out[h] = 0
-            continue
-        ncop = copies if level == 10 else 1
-        kd = n if level == 0 else max(1, n // copies)
-        SD = kd * strip
-        stripes_out[h] = (b - 1) // SD - a // SD + 1
-        parity_out[h] = 0
-        c0 = a // strip
-        c1 = (b - 1) // strip
-        lost = False
-        touched_failed = False
-        for c in range(c0, c1 + 1):
-            alive = 0
-            for t in range(ncop):
-                m = (c * ncop + t) % n
-                if failed[m]:
-                    touched_failed = True
-                else:
-                    alive += 1
-            if alive == 0:
-                lost = True
-        if lost:
-            mode_out[h] = 8
-            continue
-        for c in range(c0, c1 + 1):
-            lo = max(a, c * strip)
-            hi = min(b, (c + 1) * strip)
-            if w:
-                for t in range(ncop):
-                    pos = c * ncop + t
-                    m = pos % n
-                    if not failed[m]:
-                        cnt = _emit(h, m, (pos // n) * strip + lo - c * strip, hi - lo, True, 1, cnt, emit,
-                                    lh, le, li, o_host, o_mem, o_moff, o_len, o_w, o_ph)
-            else:
-                best = -1
-                for u in range(ncop):
-                    t = (h + u) % ncop
-                    m = (c * ncop + t) % n
-                    if not failed[m] and (best < 0 or reads_issued[m] < reads_issued[(c * ncop + best) % n]):
-                        best = t
-                pos = c * ncop + best
-                m = pos % n
-                reads_issued[m] += 1
-                cnt = _emit(h, m, (pos // n) * strip + lo - c * strip, hi - lo, False, 1, cnt, emit,
-                            lh, le, li, o_host, o_mem, o_moff, o_len, o_w, o_ph)
-        if w:
-            mode_out[h] = (7 if touched_failed else 5) if level == 10 else 6
+            cnt = _plan_raid56(h, a, b, w, level, code, n, strip, failed, n_failed, healthy, n_healthy,
+                               cnt, emit, mrg, out, mode_out, parity_out, stripes_out)
+        elif level == 1:
+            cnt = _plan_raid1(h, a, b, w, healthy, n_healthy, n_failed, cnt, emit, mrg, out,
+                              mode_out, parity_out, stripes_out)
         else:
-            mode_out[h] = 0
+            cnt = _plan_striped(h, a, b, w, level, n, copies, strip, failed, reads_issued,
+                                cnt, emit, mrg, out, mode_out, parity_out, stripes_out)
     return cnt
+
+
+@nb.njit(nogil=True, cache=True)
+def _plan_kernel(level, code, n, copies, strip, is_write, offs, lens, failed, emit,
+                 o_host, o_mem, o_moff, o_len, o_w, o_ph, mode_out, parity_out, stripes_out):
+    """Plan every host I/O; returns the member I/O count. Run with ``emit`` False to count, then
+    with output arrays of that size and ``emit`` True to fill them."""
+    healthy = np.empty(n, dtype=np.int64)
+    mrg = (np.full((4, n), -1, dtype=np.int64), np.zeros((4, n), dtype=np.int64),
+           np.zeros((4, n), dtype=np.int64))
+    reads_issued = np.zeros(n, dtype=np.int64)  # md read_balance on SSDs: the mirror with fewest pending
+    return _plan_hosts(level, code, n, copies, strip, is_write, offs, lens, failed, healthy, reads_issued, emit, mrg,
+                       (o_host, o_mem, o_moff, o_len, o_w, o_ph), mode_out, parity_out, stripes_out)
 
 
 # ----------------------------------------------------------------------------- public API
