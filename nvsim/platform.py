@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 
 from .catalog import Catalog
-from .pcie import PcieLink
+from .links import ROOT_PORT_LANES, root_port_link
 from .specs import HostIoSpec, PlacementSpec, PlatformSpec
 
 PAGE_BYTES = 4096
@@ -84,8 +84,8 @@ class PlatformModel:
 
     def root_ports_bytes_per_s(self, transfer_bytes: int, is_read: bool) -> float:
         """Data bandwidth the root ports of the drives' sockets carry, for member I/Os of one size."""
-        x16 = PcieLink(self.catalog.pcie(self.spec.pcie_generation.value), 16, self.spec.max_payload_bytes.value)
-        per_socket = x16.nvme_data_bytes_per_s(transfer_bytes, is_read) * self.spec.pcie_lanes_per_socket.value / 16
+        port = root_port_link(self.spec, self.catalog)
+        per_socket = port.nvme_data_bytes_per_s(transfer_bytes, is_read) * self.spec.pcie_lanes_per_socket.value / ROOT_PORT_LANES
         return len(set(self.drive_sockets)) * per_socket
 
     def inter_socket_bytes_per_s(self) -> float | None:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import fabric
 from ..catalog import Catalog, default_catalog
 from ..specs import ScenarioSpec, WorkloadSpec
 from .fluid import sample_batches, unloaded_latency_s, write_amplification
@@ -69,15 +70,18 @@ def _rebuild_class(system: ArraySystem, net, target: int) -> RebuildClass:
     step, inflight = system.engine.rebuild_settings(array.level, array.rebuild.priority)
     offsets = np.arange(8, dtype=np.int64) * step
     batch = system.rebuild_batch(target, offsets, step)
-    demand = io_demands(system, net, [batch])
-    thread = net.index("rebuild_thread")
-    cores = net.index("cores")
-    demand[thread], demand[cores] = demand[cores], 0.0  # the resync thread is a thread of its own
+    demand = io_demands(system, net, [batch], rebuild=True)  # the resync thread is a thread of its own
     visits = io_visits(system, net, [batch])
     # the survivors are read at once: a request waits for the slowest read, not their sum
     readers = max(1, len(set(batch.op_drive[~batch.op_is_write].tolist())))
-    scale = np.array([1.0 / readers if key in ("nand", "link_up") else 1.0 for key, _ in net.keys])
+    scale = np.array([1.0 / readers if _loaded_by_reads(key) else 1.0 for key, _ in net.keys])
     return RebuildClass(step, inflight, demand, unloaded_latency_s(system, [batch]), batch, scale, visits)
+
+
+def _loaded_by_reads(key: str) -> bool:
+    """A drive's station that member reads load (its NAND pool, its link to the host)."""
+    kind = fabric.KIND[key]
+    return kind.per_drive and kind.member.direction != "write"
 
 
 def paced_rate_bytes_per_s(rb: RebuildClass, net, share: float) -> tuple[float, str]:
@@ -122,7 +126,7 @@ def rebuild_plan(system: ArraySystem, target: int) -> dict:
     """The event mode's rebuild bookkeeping: request size, requests in flight, md's limit, span."""
     array = system.array
     span = float(array.rebuild.span_bytes or system.capacity.member_bytes)
-    net = _with_rebuild_thread(stations(system))
+    net = stations(system)
     rb = _rebuild_class(system, net, target)
     cap, _why = rebuild_cap(system, rb, net, loaded=True)  # the event mode always runs a foreground job
     guess = min(cap, rb.inflight * rb.step_bytes / rb.base_s)
@@ -131,12 +135,6 @@ def rebuild_plan(system: ArraySystem, target: int) -> dict:
             "span_bytes": min(span, system.capacity.member_bytes),
             "rate_guess": guess, "next_offset": 0, "issued_bytes": 0.0, "done_bytes": 0.0, "window_bytes": 0.0,
             "finished_s": None}
-
-
-def _with_rebuild_thread(net):
-    from .network import Stations
-    return Stations(net.labels + ("rebuild thread (md resync / driver)",), net.keys + (("rebuild_thread", -1),),
-                    np.append(net.servers, 1.0))
 
 
 @dataclass
@@ -237,7 +235,7 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
     else:
         load = FioLoad(scenario, workload, catalog, missing, seed, overrides, idle)
     system = load.system
-    net = _with_rebuild_thread(stations(system))
+    net = stations(system)
     fg_demand, fg_base, population = load.demands(net)
     rb = _rebuild_class(system, net, rebuilding) if rebuilding is not None else None
     barrier = rb is not None and system.engine.recovery_excludes_host_io(scenario.array.level)
@@ -395,14 +393,15 @@ def _scale(sol, factor: float) -> None:
 
 
 def _grouped_utilisation(system: ArraySystem, net, utilisation: np.ndarray) -> tuple[Utilisation, ...]:
-    """One entry per resource of ``ArraySystem.resources`` (drives: the busiest), plus the rebuild thread."""
+    """One entry per resource of ``ArraySystem.resources`` (drives: the busiest), plus each station
+    only rebuild requests load (the rebuild thread) where it is busy (``nvsim.fabric.KINDS``)."""
     out = []
     for key, label, _ in system.resources():
         values = [u for (k, _d), u in zip(net.keys, utilisation) if k == key]
         out.append(Utilisation(label, float(max(values)) if values else 0.0))
-    i = net.index("rebuild_thread")
-    if utilisation[i] > 0:
-        out.append(Utilisation(net.labels[i], float(utilisation[i])))
+    for i, (key, _drive) in enumerate(net.keys):
+        if not fabric.KIND[key].reported and utilisation[i] > 0:
+            out.append(Utilisation(net.labels[i], float(utilisation[i])))
     return tuple(out)
 
 
@@ -412,11 +411,14 @@ def _limit(util) -> str:
     return top.resource
 
 
-def _cpu_percent(system: ArraySystem, net, sol, extra_busy: float = 0.0) -> float:
-    busy = float(sol.utilisation[net.index("cores")] * net.servers[net.index("cores")]) + extra_busy
-    if system.engine_on_host_cpu:
-        busy += float(sol.utilisation[net.index("engine")] * net.servers[net.index("engine")])
-    busy += float(sol.utilisation[net.index("rebuild_thread")])
+def _cpu_percent(system: ArraySystem, net, sol) -> float:
+    """Busy host CPUs (the resources whose busy time is host CPU time, ``nvsim.fabric``) as a
+    share of the platform's logical CPUs."""
+    busy = 0.0
+    for i, key in enumerate(fabric.host_cpu_keys(system.facts)):
+        j = net.index(key)
+        station = float(sol.utilisation[j] * net.servers[j])
+        busy = station if i == 0 else busy + station
     return 100.0 * busy / system.logical_cpus
 
 

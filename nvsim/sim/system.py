@@ -1,6 +1,7 @@
 """The array as the simulator sees it: its resources, and what each host I/O asks of them.
 
-Resources (each a server with a count and a service time per visit):
+Resources (each a server with a count and a service time per visit; their kinds, labels, server
+counts and which demands load them are declared once, in ``nvsim.fabric``):
   * job cores: one logical CPU per job (fio's ``cpus_allowed_policy=split``); two jobs on the
     sibling threads of one core each run at ``smt_throughput_gain / 2`` of a core;
   * the engine's serialised section (a spinlock: a waiting core spins, busy) and its own server
@@ -19,9 +20,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..bounds import capacity, drive_link, engine_link
+from .. import fabric
+from ..bounds import capacity
 from ..catalog import Catalog, default_catalog
 from ..engines import Engine, build_engine
+from ..links import drive_link, engine_link
 from ..pcie import PcieLink
 from ..platform import PlatformModel, cross_socket_fraction
 from ..specs import ScenarioSpec, WorkloadSpec
@@ -153,19 +156,13 @@ class HostIoBatch:
     op_runs: np.ndarray | None = None  # first member I/O of each (host I/O, phase) run (see ``phase_runs``)
     _totals: dict | None = None
 
-    HOST_FIELDS = ("submit_s", "complete_s", "lock_s", "pre_s", "mid_s", "device_bw_s", "device_down_s",
-                   "device_up_s", "memory_s")
+    HOST_FIELDS = fabric.HOST_FIELDS  # every per-host-I/O demand some resource sums (nvsim.fabric)
 
     def totals(self) -> dict[str, float]:
-        """Each per-host-I/O demand summed over the batch (one reduction for all of them), and the
-        member I/Os' NAND time and link time by direction: what the fluid mode averages."""
+        """Each per-host-I/O demand summed over the batch, and each per-drive resource's member-I/O
+        time (all drives): what the fluid mode averages (``nvsim.fabric.batch_totals``, once)."""
         if self._totals is None:
-            sums = np.vstack([getattr(self, f) for f in self.HOST_FIELDS]).sum(axis=1)
-            out = dict(zip(self.HOST_FIELDS, sums.tolist()))
-            out["op_die_s"] = float(self.op_die_s.sum())
-            out["op_link_read_s"] = float(self.op_link_s[~self.op_is_write].sum())
-            out["op_link_write_s"] = float(self.op_link_s[self.op_is_write].sum())
-            self._totals = out
+            self._totals = fabric.batch_totals(self)
         return self._totals
 
     def __len__(self) -> int:
@@ -544,24 +541,18 @@ class ArraySystem:
     # -- descriptions --------------------------------------------------------------------------
     def resources(self) -> list[tuple[str, str, float]]:
         """(key, label, servers) of every resource this array has, in report order: the one list
-        both fidelities report utilisation against (keys: cores, lock, engine, device_bw,
-        device_up, device_down, nand, link_up, link_down, memory; drives: the busiest)."""
-        cpus = len(self.cpu_speed)
-        out = [("cores", f"host cores ({cpus} job CPUs)", float(cpus))]
-        if self.engine.lock_label:
-            out.append(("lock", self.engine.lock_label, 1.0))
-        if self.engine_server_label:
-            out.append(("engine", self.engine_server_label, float(self.engine_servers)))
-        if self.device_read_bytes_per_s:
-            out.append(("device_bw", f"{self.engine_spec.name} bandwidth limit", 1.0))
-        if self.device_link is not None:
-            out.append(("device_up", f"RAID card link {self.device_link.name} to host", 1.0))
-            out.append(("device_down", f"RAID card link {self.device_link.name} to card", 1.0))
-        out.append(("nand", f"drive NAND ({self.drive_spec.name}, busiest)", float(self.drive.units)))
-        out.append(("link_up", f"drive link {self.drive.link.name} to host (busiest)", 1.0))
-        out.append(("link_down", f"drive link {self.drive.link.name} to drive (busiest)", 1.0))
-        out.append(("memory", "DRAM", 1.0))
-        return out
+        both fidelities report utilisation against (``nvsim.fabric.KINDS``; drives: the busiest)."""
+        return fabric.resources(self.facts)
+
+    @property
+    def facts(self) -> fabric.ArrayFacts:
+        """Names and server counts of this array's resources (what ``nvsim.fabric`` needs)."""
+        return fabric.ArrayFacts(
+            job_cpus=len(self.cpu_speed), lock_label=self.engine.lock_label, engine_label=self.engine_server_label,
+            engine_servers=self.engine_servers, engine_on_host_cpu=self.engine_on_host_cpu,
+            engine_name=self.engine_spec.name, bandwidth_limited=bool(self.device_read_bytes_per_s),
+            device_link=self.device_link.name if self.device_link is not None else None,
+            drive_name=self.drive_spec.name, drive_units=self.drive.units, drive_link=self.drive.link.name)
 
     @property
     def engine_server_label(self) -> str | None:
