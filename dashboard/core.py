@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 
 from nvsim.catalog import Catalog, default_catalog
+from nvsim.constants import PAGE_BYTES
 from nvsim.errors import InputError
 from nvsim.scenario import parse_scenario
 from nvsim.specs import ScenarioSpec, WorkloadSpec
@@ -32,7 +33,6 @@ EVENT_HOST_IOS = 20_000
 """Measured host I/Os per workload of the dashboard's event-mode run: seconds, not minutes."""
 SECONDS_PER_DAY = 86_400.0
 DAYS_PER_YEAR = 365.0
-PAGE_BYTES = 4096
 DEFAULT_NUMJOBS = 192
 FILE_WORKLOADS = "file"
 """The workload selector's value for workloads from an uploaded fio job file or scenario."""

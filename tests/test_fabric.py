@@ -10,14 +10,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nvsim import fabric
+from nvsim import constants, fabric, pcie, platform, raid, specs
 from nvsim.bounds import array_bounds
 from nvsim.catalog import default_catalog
+from nvsim.engines import gpu as engines_gpu
+from nvsim.engines import md as engines_md
+from nvsim.platform import job_cpu_speeds, smt_capacity
 from nvsim.scenario import load_scenario
 from nvsim.sim.fluid import demand_table, sample_batches, simulate_fluid
 from nvsim.sim.mixed import _rebuild_class
 from nvsim.sim.network import io_demands, io_visits, stations
+from nvsim.sim import system
 from nvsim.sim.system import ArraySystem, HostIoBatch
+from nvsim.ssd import derive
+from nvsim.stripe import layout
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOG = default_catalog()
@@ -142,3 +148,30 @@ def test_bounds_are_not_beaten_by_the_fluid_mode(rel, name):
     bound = next(b for b in array_bounds(spec, CATALOG).bounds if b.metric == metric)
     value = simulate_fluid(ArraySystem(spec, workload, CATALOG)).metrics()[field]
     assert value <= bound.value * (1 + 1e-9), f"{field} {value:.4g} above the bound {bound.value:.4g} ({bound.limited_by})"
+
+
+@pytest.mark.parametrize("jobs", [1, 16, 32, 48, 64, 100])
+def test_the_smt_model_is_one_model(jobs):
+    """The per-job CPU speeds (fio jobs) add up to the cores' worth the OLTP threads get."""
+    cores, threads_per_core, gain = 32, 2, 1.25
+    speed, job_cpu = job_cpu_speeds(jobs, cores, cores * threads_per_core, threads_per_core, gain)
+    assert len(job_cpu) == jobs and job_cpu.max() < len(speed)
+    busy = min(jobs, cores * threads_per_core)
+    assert float(speed.sum()) == pytest.approx(smt_capacity(busy, cores, threads_per_core, gain), rel=1e-12)
+
+
+def test_raid_level_rules_are_written_once():
+    """The scenario's checks and the stripe core's geometry read one table (nvsim.raid)."""
+    assert specs.MIN_DRIVES is raid.MIN_DRIVES and specs.LAYOUTS_BY_LEVEL is raid.LAYOUTS_BY_LEVEL
+    assert layout.MIN_MEMBERS is raid.MD_MIN_MEMBERS and set(layout.PARITY_LAYOUTS) == set(raid.PARITY_LAYOUTS)
+    for level in raid.LEVELS:
+        n = max(raid.MIN_DRIVES[level], 4)
+        g = layout.ArrayGeometry(level=level, n_members=n, strip_bytes=65536, copies=2)
+        assert g.n_parity == raid.parity_members(level)
+        assert g.data_members_per_stripe == raid.data_members_per_stripe(level, n, 2)
+        assert raid.MIN_DRIVES[level] >= raid.MD_MIN_MEMBERS[level]
+
+
+def test_page_bytes_is_defined_once():
+    for module in (specs, layout, platform, pcie, engines_md, engines_gpu, system, derive):
+        assert getattr(module, "PAGE_BYTES") is constants.PAGE_BYTES

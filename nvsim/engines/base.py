@@ -24,7 +24,6 @@ import numpy as np
 from ..specs import EngineSpec
 from ..stripe.planner import MemberIOPlan
 
-PAGE_BYTES = 4096
 PRIORITY_SCALE = {"low": 0.5, "normal": 1.0, "high": 2.0}
 """What a vendor's rebuild priority does to its rebuild requests in flight and its paced share."""
 
@@ -128,4 +127,4 @@ def per_host_sum(values: np.ndarray, host_index: np.ndarray, n: int) -> np.ndarr
     return np.bincount(host_index, weights=values, minlength=n)[:n]
 
 
-__all__ = ["Engine", "EngineWork", "EngineServer", "per_host_sum", "PAGE_BYTES"]
+__all__ = ["Engine", "EngineWork", "EngineServer", "per_host_sum"]

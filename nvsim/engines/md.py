@@ -43,7 +43,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import PAGE_BYTES, Engine, EngineServer, EngineWork, per_host_sum
+from ..constants import PAGE_BYTES
+from .base import Engine, EngineServer, EngineWork, per_host_sum
 
 
 RESYNC_BLOCK_BYTES = 64 * 1024

@@ -23,17 +23,18 @@ import numpy as np
 from .. import fabric
 from ..bounds import capacity
 from ..catalog import Catalog, default_catalog
+from ..constants import PAGE_BYTES
 from ..engines import Engine, build_engine
 from ..links import drive_link, engine_link
 from ..pcie import PcieLink
+from ..raid import parity_members
 from ..platform import PlatformModel, cross_socket_fraction
 from ..specs import ScenarioSpec, WorkloadSpec
 from ..ssd.derive import derive_ssd_parameters
 from ..ssd.model import SsdModel
-from ..stripe.layout import DEFAULT_LAYOUT, ArrayGeometry
+from ..stripe.layout import DEFAULT_LAYOUT, ArrayGeometry, map_logical_copies, unmap_member
 from ..stripe.planner import MemberIOPlan, plan_ios
 
-PAGE_BYTES = 4096
 NAND_SERVICE_CV = 0.3
 """Coefficient of variation of one NAND operation's time (basis: assumed; TLC lower/middle/upper
 page reads take roughly 40/60/80 us, a spread of this order). Only the event mode draws it; it
@@ -263,28 +264,9 @@ class ArraySystem:
         key = (id(self.platform_spec), self.workload.numjobs, self.scenario.placement.job_sockets)
         hit = _CPU_LAYOUTS.get(key)
         if hit is None or hit[0] is not self.platform_spec:
-            self._layout_cpus_uncached()
-            _CPU_LAYOUTS[key] = (self.platform_spec, self.logical_cpus, self.cpu_speed, self.job_cpu)
-        else:
-            _, self.logical_cpus, self.cpu_speed, self.job_cpu = hit
-
-    def _layout_cpus_uncached(self) -> None:
-        cpu = self.platform_spec.cpu
-        cores = self.platform.cores
-        threads = cores * cpu.threads_per_core.value
-        jobs = self.workload.numjobs
-        if self.scenario.placement.job_sockets and len(set(self.scenario.placement.job_sockets)) < cpu.sockets:
-            share = len(set(self.scenario.placement.job_sockets)) / cpu.sockets
-            cores, threads = int(cores * share), int(threads * share)
-        self.logical_cpus = threads
-        used = min(jobs, threads)
-        gain = cpu.smt_throughput_gain.value if cpu.smt_throughput_gain else 1.0
-        # logical CPU i and i + cores are siblings (Linux numbering); jobs fill 0, 1, 2, ...
-        i = np.arange(used)
-        sibling = np.where(i < cores, i + cores, i - cores)
-        speed = np.where((sibling >= 0) & (sibling < used), gain / cpu.threads_per_core.value, 1.0)
-        self.cpu_speed = speed
-        self.job_cpu = np.arange(jobs) % used
+            layout = self.platform.cpu_layout(self.workload.numjobs)
+            hit = _CPU_LAYOUTS[key] = (self.platform_spec, layout.logical_cpus, layout.speed, layout.job_cpu)
+        _, self.logical_cpus, self.cpu_speed, self.job_cpu = hit
 
     def _device_links(self) -> None:
         device = self.engine_spec.device
@@ -302,7 +284,7 @@ class ArraySystem:
             return 64
         if w.is_random:
             return 128 if 0 < w.read_fraction < 1 else 64
-        data = self.array.drives - {5: 1, 6: 2}.get(self.array.level, 0)
+        data = self.array.drives - parity_members(self.array.level)
         period = math.lcm(w.bs, max(1, data) * self.array.strip_bytes) // w.bs
         return int(min(512, max(16, 2 * period)))
 
@@ -375,7 +357,7 @@ class ArraySystem:
             return False
         if not self.engine.stripe_cache:
             return False
-        data_members = self.array.drives - (1 if self.array.level == 5 else 2)
+        data_members = self.array.drives - parity_members(self.array.level)
         stripe = data_members * self.array.strip_bytes
         return -(-stripe // self.workload.bs) <= self.workload.iodepth
 
@@ -383,7 +365,7 @@ class ArraySystem:
         """Plan the stream cut at stripe boundaries; member I/Os go to the host I/O whose bytes they hold."""
         bs = self.workload.bs
         n = len(offsets)
-        data_members = self.array.drives - (1 if self.array.level == 5 else 2)
+        data_members = self.array.drives - parity_members(self.array.level)
         stripe = data_members * self.array.strip_bytes
         pieces_start, pieces_len = [], []
         breaks = np.flatnonzero(np.diff(offsets) != bs) + 1  # a stream wraps at its region's end
@@ -492,8 +474,6 @@ class ArraySystem:
         RAID5/6: every other member that has not failed (md's handle_stripe reads them all while
         syncing); RAID1/10: a surviving copy. Member I/Os are sequential within each member.
         """
-        from ..stripe.layout import map_logical_copies, unmap_member
-
         offsets = np.asarray(member_offsets, dtype=np.int64)
         n = len(offsets)
         level = self.array.level
