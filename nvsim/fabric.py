@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -133,14 +132,8 @@ BUSIEST = "busiest"
 
 def resources(facts: ArrayFacts) -> list[tuple[str, str, float]]:
     """(key, label, servers) of every resource the array has, in report order (drives: the busiest)."""
-    return list(_resources(facts))
-
-
-@lru_cache(maxsize=1024)
-def _resources(facts: ArrayFacts) -> tuple[tuple[str, str, float], ...]:
-    """``resources``, remembered: a sweep builds thousands of arrays with a few sets of facts."""
-    return tuple((kind.key, kind.label(facts, BUSIEST), kind.servers(facts))
-                 for kind in KINDS if kind.reported and kind.present(facts))
+    return [(kind.key, kind.label(facts, BUSIEST), kind.servers(facts))
+            for kind in KINDS if kind.reported and kind.present(facts)]
 
 
 def stations(facts: ArrayFacts, drives: int) -> tuple[list[str], list[tuple[str, int]], list[float]]:
@@ -164,8 +157,11 @@ def batch_totals(batch) -> dict[str, float]:
     sums = np.vstack([getattr(batch, f) for f in HOST_FIELDS]).sum(axis=1)
     out = dict(zip(HOST_FIELDS, sums.tolist()))
     for key, member in _MEMBER_DEMANDS:
-        values, mask = member.select(batch)
-        out[key] = float(values[mask].sum())
+        values = getattr(batch, member.column)
+        if member.direction == "any":
+            out[key] = float(values.sum())
+        else:
+            out[key] = float(values[batch.op_is_write if member.direction == "write" else ~batch.op_is_write].sum())
     return out
 
 

@@ -4,7 +4,7 @@ ceilings the fluid mode does not beat."""
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import FrozenInstanceError, fields
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +20,10 @@ from nvsim.scenario import load_scenario
 from nvsim.sim.fluid import demand_table, sample_batches, simulate_fluid
 from nvsim.sim.mixed import _rebuild_class
 from nvsim.sim.network import io_demands, io_visits, stations
-from nvsim.sim import system
+from nvsim.sim import model as sim_model
+from nvsim.sim.demand import host_io_batch, rebuild_batch
+from nvsim.sim.memo import Memo
+from nvsim.sim.model import build
 from nvsim.sim.system import ArraySystem, HostIoBatch
 from nvsim.ssd import derive
 from nvsim.stripe import layout
@@ -173,5 +176,47 @@ def test_raid_level_rules_are_written_once():
 
 
 def test_page_bytes_is_defined_once():
-    for module in (specs, layout, platform, pcie, engines_md, engines_gpu, system, derive):
+    for module in (specs, layout, platform, pcie, engines_md, engines_gpu, sim_model, derive):
         assert getattr(module, "PAGE_BYTES") is constants.PAGE_BYTES
+
+
+def test_the_built_model_is_frozen_and_its_demands_are_pure_functions():
+    """Build, then run: the model and its engine never change; a batch is a function of the model
+    and its inputs (the run's view, ``ArraySystem``, only remembers the first batch's write share)."""
+    spec = load_scenario(ROOT / "scenarios/graid-gen5-raid6/md-raid6-4k.yaml", CATALOG)
+    workload = spec.workloads[0]
+    model = build(spec, workload, CATALOG, failed_members=(3,))
+    with pytest.raises(FrozenInstanceError):
+        model.jbod = True
+    with pytest.raises(FrozenInstanceError):
+        model.engine.members = 1
+    assert hash(model) == hash(model)
+    assert model.engine.members == spec.array.drives and model.engine.degraded
+    assert model.engine.strip_bytes == spec.array.strip_bytes
+    offsets = np.arange(64, dtype=np.int64) * workload.bs
+    is_write = np.zeros(64, dtype=bool)
+    is_write[::3] = True
+    first = host_io_batch(model, 0, offsets, is_write)
+    again = host_io_batch(model, 0, offsets, is_write)
+    for name in ("submit_s", "lock_s", "pre_s", "mid_s", "op_die_s", "op_link_s"):
+        assert np.array_equal(getattr(first, name), getattr(again, name))
+    system = ArraySystem(spec, workload, CATALOG, failed_members=(3,))
+    seen = system.batch(0, offsets, is_write)
+    assert system.write_share == first.nand_write_share
+    assert np.array_equal(seen.op_die_s, first.op_die_s)
+    shifted = system.batch(0, offsets + workload.bs, ~is_write)  # priced with the first batch's share
+    assert shifted.nand_write_share == first.nand_write_share
+    rebuild = rebuild_batch(model, 3, np.arange(4, dtype=np.int64) * 262144, 262144)
+    assert len(rebuild) == 4 and np.all(rebuild.op_drive[rebuild.op_is_write] == 3)
+
+
+def test_a_memo_of_its_own_gives_the_same_answer():
+    spec = load_scenario(ROOT / "scenarios/xiraid-qlc-raid5/scenario.yaml", CATALOG)
+    workload = spec.workloads[0]
+    shared = simulate_fluid(ArraySystem(spec, workload, CATALOG)).metrics()
+    fresh = Memo()
+    own = simulate_fluid(ArraySystem(spec, workload, CATALOG, memo=fresh)).metrics()
+    assert own == shared
+    assert fresh.plans and fresh.samples and fresh.drive_timings  # it was used, not the default
+    fresh.clear()
+    assert not fresh.plans

@@ -35,8 +35,8 @@ from .base import Engine, EngineServer, EngineWork, per_host_sum
 
 
 class GpuEngine(Engine):
-    def __post_init__(self) -> None:
-        self.server = EngineServer(f"GPU ({self.spec.device.product})" if self.spec.device else "GPU", 1, on_host_cpu=False)
+    def own_server(self) -> EngineServer:
+        return EngineServer(f"GPU ({self.spec.device.product})" if self.spec.device else "GPU", 1, on_host_cpu=False)
 
     def work(self, plan, is_write, chunks, host_bytes, level) -> EngineWork:
         n = len(is_write)

@@ -28,17 +28,15 @@ def sample_batches(system: ArraySystem, seed: int) -> list[HostIoBatch]:
     one job shows every member-I/O pattern; the drives' load is averaged over the members."""
     region = min(system.device_bytes, SAMPLE_REGION_BYTES)
     w = system.workload
-    key = (w.rw, w.bs, w.size, w.offset_increment, w.rwmixread, region, seed, system.sample_size)
-    sample = _SAMPLES.get(key)
-    if sample is None:
-        sample = HostStream.for_job(w, 0, region, seed).next_batch(system.sample_size)
-        if len(_SAMPLES) > 4096:
-            _SAMPLES.clear()
-        _SAMPLES[key] = sample
+    size = system.sample_size
+    key = (w.rw, w.bs, w.size, w.offset_increment, w.rwmixread, region, seed, size)
+    memo = system.memo
+    sample = memo.recall(memo.samples, key, _sample, w, region, seed, size)
     return [system.batch(0, *sample)]
 
 
-_SAMPLES: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+def _sample(workload, region_bytes: int, seed: int, size: int) -> tuple[np.ndarray, np.ndarray]:
+    return HostStream.for_job(workload, 0, region_bytes, seed).next_batch(size)
 
 
 def jbod_imbalance(system: ArraySystem) -> float:
