@@ -154,7 +154,7 @@ def stations(facts: ArrayFacts, drives: int) -> tuple[list[str], list[tuple[str,
 def batch_totals(batch) -> dict[str, float]:
     """Each host field of ``batch`` summed over its host I/Os (one reduction for all of them), and
     each per-drive resource's member-I/O column summed over its member I/Os (all drives)."""
-    sums = np.vstack([getattr(batch, f) for f in HOST_FIELDS]).sum(axis=1)
+    sums = np.array([getattr(batch, f) for f in HOST_FIELDS]).sum(axis=1)  # the rows stacked, as np.vstack
     out = dict(zip(HOST_FIELDS, sums.tolist()))
     for key, member in _MEMBER_DEMANDS:
         values = getattr(batch, member.column)
@@ -180,6 +180,14 @@ def _per_drive(kind: ResourceKind, batches: Sequence, drives: int, drive_weights
     return total
 
 
+def _total(totals: list[dict[str, float]], field: str) -> float:
+    """``sum`` of ``field`` over the batches' totals (one batch, the common case: ``0.0 + x``, what
+    ``sum`` gives for one float, without a generator)."""
+    if len(totals) == 1:
+        return 0.0 + totals[0][field]
+    return sum(t[field] for t in totals)
+
+
 def mean_demands(keys: Sequence[tuple[str, int]], batches: Sequence, drives: int, *, rebuild: bool = False,
                  pooled_scale: float = 0.0, drive_weights: np.ndarray | None = None) -> list[float]:
     """Mean demand (seconds) of one request of ``batches`` at each station ``(key, drive)``.
@@ -198,11 +206,11 @@ def mean_demands(keys: Sequence[tuple[str, int]], batches: Sequence, drives: int
         if kind.member is None:
             value = 0.0
             for i, field in enumerate(_FIELDS[key, rebuild]):
-                mean = sum(t[field] for t in totals) / n
+                mean = _total(totals, field) / n
                 value = mean if i == 0 else value + mean
             out.append(value)
         elif drive < 0:
-            out.append(sum(t[key] for t in totals) * pooled_scale)
+            out.append(_total(totals, key) * pooled_scale)
         else:
             if key not in per_drive:
                 per_drive[key] = _per_drive(kind, batches, drives, drive_weights) / n

@@ -1,5 +1,9 @@
-"""Platform model: cores and their per-I/O cost, memory, PCIe root ports, the inter-socket link,
-and which socket each device hangs from.
+"""Platform model: cores and their per-I/O cost, SMT, memory, PCIe root ports, the inter-socket
+link, and which socket each device hangs from.
+
+SMT is one model here, used by every caller: two threads on the siblings of one core do
+``smt_throughput_gain`` of a core's work together (``job_cpu_speeds``: per fio job's CPU;
+``smt_capacity``: the total of threads, as the OLTP load counts its database threads).
 
 Pure functions first (each a line of arithmetic with its physical meaning), then ``PlatformModel``
 holding one platform with one placement, which the bounds, the fluid solver and the simulator use.

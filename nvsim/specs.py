@@ -18,7 +18,6 @@ from .raid import DEFAULT_LAYOUT_BY_LEVEL, LAYOUTS_BY_LEVEL, MIN_DRIVES
 from .units import format_bytes_decimal, parse_bytes, parse_bytes_per_s, parse_count, parse_seconds
 
 
-
 def _positive(value: float) -> float:
     if value <= 0:
         raise ValueError(f"must be > 0, got {value!r}")

@@ -44,8 +44,17 @@ class ArraySystem:
         self.memo = memo
         self.write_share: float | None = None  # set by the first batch priced (see ``batch``)
 
+    # the model's methods and properties, reading the model's fields copied here
+    resources = ArrayModel.resources
+    chunk_requests_per_io = ArrayModel.chunk_requests_per_io
+    describe = ArrayModel.describe
+    engine_server_label = ArrayModel.engine_server_label
+    engine_servers = ArrayModel.engine_servers
+    engine_on_host_cpu = ArrayModel.engine_on_host_cpu
+    sample_size = ArrayModel.sample_size
+
     def __getattr__(self, name: str):
-        """The model's properties and methods (``resources``, ``sample_size``, ...)."""
+        """Anything else the model has."""
         if name == "model":  # not built (yet): no read-through
             raise AttributeError(name)
         return getattr(self.model, name)
