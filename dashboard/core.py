@@ -22,6 +22,7 @@ import yaml
 
 from nvsim import (Catalog, InputError, ScenarioSpec, Simulation, WorkloadSpec, array_bounds, default_catalog,
                    parse_scenario, rebuild_summary)
+from nvsim.constants import PAGE_BYTES
 from nvsim.fio import parse_fio_jobfile
 from nvsim.units import format_bytes_binary, format_bytes_decimal, parse_bytes
 from nvsim.wear import drive_wear
@@ -30,7 +31,6 @@ UPLOAD_LIMIT_BYTES = 1_000_000
 """Largest file the dashboard reads (scenario YAML or fio job file); bigger ones are refused."""
 EVENT_HOST_IOS = 20_000
 """Measured host I/Os per workload of the dashboard's event-mode run: seconds, not minutes."""
-PAGE_BYTES = 4096
 DEFAULT_NUMJOBS = 192
 FILE_WORKLOADS = "file"
 """The workload selector's value for workloads from an uploaded fio job file or scenario."""

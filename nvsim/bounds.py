@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from .catalog import Catalog, default_catalog
-from .pcie import PcieLink
+from .links import drive_link, engine_link
 from .platform import PlatformModel
 from .raid import full_stripe_write_bytes_per_host_byte, small_write_ops, usable_capacity_bytes
-from .specs import DriveSpec, EngineSpec, PlatformSpec, ScenarioSpec
+from .specs import ScenarioSpec
 
 RANDOM_IO_BYTES = 4096
 SEQUENTIAL_MEMBER_IO_BYTES = 128 * 1024
@@ -63,20 +63,6 @@ class BoundsReport:
 def _tightest(metric: str, unit: str, limits: list[Limit]) -> Bound:
     best = min(limits, key=lambda limit: limit.value)
     return Bound(metric, unit, best.value, best.component, tuple(sorted(limits, key=lambda limit: limit.value)))
-
-
-def drive_link(drive: DriveSpec, platform: PlatformSpec, catalog: Catalog) -> PcieLink:
-    """A drive's link runs at the lower generation and width of drive and bay."""
-    generation = min(drive.pcie_generation.value, platform.pcie_generation.value)
-    lanes = min(drive.lanes.value, platform.drive_bay_lanes.value)
-    return PcieLink(catalog.pcie(generation), lanes, platform.max_payload_bytes.value)
-
-
-def engine_link(engine: EngineSpec, platform: PlatformSpec, catalog: Catalog) -> PcieLink | None:
-    if engine.device is None:
-        return None
-    generation = min(engine.device.pcie_generation.value, platform.pcie_generation.value)
-    return PcieLink(catalog.pcie(generation), engine.device.lanes.value, platform.max_payload_bytes.value)
 
 
 def capacity(scenario: ScenarioSpec, catalog: Catalog | None = None) -> Capacity:

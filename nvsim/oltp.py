@@ -67,11 +67,4 @@ def transaction_io(profile: OltpProfileSpec, spec: OltpSpec, users: int, platfor
     )
 
 
-def smt_capacity(busy_threads: float, cores: int, threads_per_core: int, smt_gain: float) -> float:
-    """Cores' worth of work ``busy_threads`` running threads get: one core each up to the core
-    count, then each extra sibling adds ``smt_gain - 1`` of a core."""
-    n = min(busy_threads, cores * threads_per_core)
-    return min(n, cores) + max(0.0, n - cores) * (smt_gain - 1.0) / max(1, threads_per_core - 1)
-
-
-__all__ = ["TransactionIo", "transaction_io", "buffer_pool_hit_ratio_irm", "runnable_thread_slowdown", "smt_capacity"]
+__all__ = ["TransactionIo", "transaction_io", "buffer_pool_hit_ratio_irm", "runnable_thread_slowdown"]

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import llvmlite.binding as llvm
 import numba as nb
 import numpy as np
 
@@ -117,8 +118,6 @@ def _target_has_vpmullq() -> bool:
     feats = nb.core.config.CPU_FEATURES
     if feats is None:
         try:
-            import llvmlite.binding as llvm
-
             feats = llvm.get_host_cpu_features().flatten()
         except Exception:  # noqa: BLE001 - unknown host: take the form that is good everywhere
             return False

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .constants import PAGE_BYTES  # the host memory page one PRP entry maps
 from .specs import PcieGenerationSpec
 
 NVME_SQE_BYTES = 64
@@ -23,7 +24,6 @@ NVME_CQE_BYTES = 16
 NVME_DOORBELL_BYTES = 4
 MSIX_BYTES = 4
 PRP_ENTRY_BYTES = 8
-HOST_PAGE_BYTES = 4096
 
 
 def raw_bytes_per_s(transfer_rate_gt_per_s: float, lanes: int, payload_bits: int = 128, total_bits: int = 130) -> float:
@@ -120,7 +120,7 @@ class PcieLink:
         down.append(self._posted(NVME_DOORBELL_BYTES))           # SQ tail doorbell
         req, cpl = self._read_request(NVME_SQE_BYTES)             # device fetches the SQE
         up.append(req); down.append(cpl)
-        prp_entries = max(0, math.ceil(transfer_bytes / HOST_PAGE_BYTES) - 2)
+        prp_entries = max(0, math.ceil(transfer_bytes / PAGE_BYTES) - 2)
         if prp_entries:                                           # PRP list fetch beyond two pages
             req, cpl = self._read_request(prp_entries * PRP_ENTRY_BYTES)
             up.append(req); down.append(cpl)

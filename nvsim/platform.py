@@ -1,5 +1,9 @@
-"""Platform model: cores and their per-I/O cost, memory, PCIe root ports, the inter-socket link,
-and which socket each device hangs from.
+"""Platform model: cores and their per-I/O cost, SMT, memory, PCIe root ports, the inter-socket
+link, and which socket each device hangs from.
+
+SMT is one model here, used by every caller: two threads on the siblings of one core do
+``smt_throughput_gain`` of a core's work together (``job_cpu_speeds``: per fio job's CPU;
+``smt_capacity``: the total of threads, as the OLTP load counts its database threads).
 
 Pure functions first (each a line of arithmetic with its physical meaning), then ``PlatformModel``
 holding one platform with one placement, which the bounds, the fluid solver and the simulator use.
@@ -10,11 +14,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .catalog import Catalog
-from .pcie import PcieLink
-from .specs import HostIoSpec, PlacementSpec, PlatformSpec
+import numpy as np
 
-PAGE_BYTES = 4096
+from .catalog import Catalog
+from .constants import PAGE_BYTES
+from .links import ROOT_PORT_LANES, root_port_link
+from .specs import CpuSpec, HostIoSpec, PlacementSpec, PlatformSpec
 
 
 def host_io_cpu_s(host_io: HostIoSpec, io_bytes: int, clock_ghz: float) -> float:
@@ -22,6 +27,40 @@ def host_io_cpu_s(host_io: HostIoSpec, io_bytes: int, clock_ghz: float) -> float
     pages = max(1, math.ceil(io_bytes / PAGE_BYTES))
     at_reference_us = host_io.submit_us.value + host_io.complete_us.value + pages * host_io.per_page_us.value
     return at_reference_us * 1e-6 * host_io.reference_clock_ghz.value / clock_ghz
+
+
+def smt_gain(cpu: CpuSpec) -> float:
+    """Throughput of a core running two threads over one thread's (1: no SMT gain given)."""
+    return cpu.smt_throughput_gain.value if cpu.smt_throughput_gain else 1.0
+
+
+def smt_capacity(busy_threads: float, cores: int, threads_per_core: int, smt_gain: float) -> float:
+    """Cores' worth of work ``busy_threads`` running threads get: one core each up to the core
+    count, then each extra sibling adds ``smt_gain - 1`` of a core (the total of ``job_cpu_speeds``)."""
+    n = min(busy_threads, cores * threads_per_core)
+    return min(n, cores) + max(0.0, n - cores) * (smt_gain - 1.0) / max(1, threads_per_core - 1)
+
+
+def job_cpu_speeds(jobs: int, cores: int, threads: int, threads_per_core: int, smt_gain: float,
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Speed of each logical CPU jobs run on (a core's worth: 1, or ``smt_gain / threads_per_core``
+    where its sibling runs a job too) and the logical CPU of each job. Logical CPU i and
+    i + cores are siblings (Linux numbering); jobs fill 0, 1, 2, ... and wrap past the threads."""
+    used = min(jobs, threads)
+    i = np.arange(used)
+    sibling = np.where(i < cores, i + cores, i - cores)
+    speed = np.where((sibling >= 0) & (sibling < used), smt_gain / threads_per_core, 1.0)
+    return speed, np.arange(jobs) % used
+
+
+@dataclass(frozen=True)
+class CpuLayout:
+    """Where a workload's jobs run: the logical CPUs of their sockets, each used CPU's speed, each
+    job's CPU."""
+
+    logical_cpus: int
+    speed: np.ndarray
+    job_cpu: np.ndarray
 
 
 def balanced_sockets(count: int, sockets: int) -> tuple[int, ...]:
@@ -71,6 +110,18 @@ class PlatformModel:
         return self.placement.job_sockets or tuple(range(self.sockets))
 
 
+    def cpu_layout(self, jobs: int) -> CpuLayout:
+        """``jobs`` fio jobs, one per logical CPU of the jobs' sockets (``cpus_allowed_policy=split``)."""
+        cpu = self.spec.cpu
+        cores = self.cores
+        threads = cores * cpu.threads_per_core.value
+        job_sockets = self.placement.job_sockets
+        if job_sockets and len(set(job_sockets)) < cpu.sockets:
+            share = len(set(job_sockets)) / cpu.sockets
+            cores, threads = int(cores * share), int(threads * share)
+        speed, job_cpu = job_cpu_speeds(jobs, cores, threads, cpu.threads_per_core.value, smt_gain(cpu))
+        return CpuLayout(threads, speed, job_cpu)
+
     def host_io_cpu_s(self, host_io: str, io_bytes: int) -> float:
         return host_io_cpu_s(self.catalog.host_io[host_io], io_bytes, self.clock_ghz)
 
@@ -84,8 +135,8 @@ class PlatformModel:
 
     def root_ports_bytes_per_s(self, transfer_bytes: int, is_read: bool) -> float:
         """Data bandwidth the root ports of the drives' sockets carry, for member I/Os of one size."""
-        x16 = PcieLink(self.catalog.pcie(self.spec.pcie_generation.value), 16, self.spec.max_payload_bytes.value)
-        per_socket = x16.nvme_data_bytes_per_s(transfer_bytes, is_read) * self.spec.pcie_lanes_per_socket.value / 16
+        port = root_port_link(self.spec, self.catalog)
+        per_socket = port.nvme_data_bytes_per_s(transfer_bytes, is_read) * self.spec.pcie_lanes_per_socket.value / ROOT_PORT_LANES
         return len(set(self.drive_sockets)) * per_socket
 
     def inter_socket_bytes_per_s(self) -> float | None:

@@ -1,6 +1,10 @@
-"""RAID-level arithmetic: usable capacity and member I/Os per host I/O in the optimal state.
+"""RAID levels: their rules, and their arithmetic (usable capacity, member I/Os per host I/O).
 
-These closed forms are the ideal engine (no CPU, no locks); they feed the bounds line and the
+The rules of each level (members it needs, the layouts it takes, its parity members, copies and
+data members per stripe) are written here once; the scenario checks (nvsim.specs), the geometry of
+the stripe core (nvsim.stripe.layout), the engines and the simulator read them from here.
+
+The closed forms are the ideal engine (no CPU, no locks); they feed the bounds line and the
 fluid model. The stripe core (nvsim.stripe) plans the same I/Os exactly, byte for byte.
 """
 
@@ -8,15 +12,62 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+LEVELS = (0, 1, 5, 6, 10)
+MD_PARITY_ALGORITHMS = ("left-asymmetric", "right-asymmetric", "left-symmetric", "right-symmetric")
+"""md's RAID5/6 layouts by algorithm number (ALGORITHM_LEFT_ASYMMETRIC 0 ... RIGHT_SYMMETRIC 3)."""
+PARITY_LAYOUTS = ("left-symmetric", "left-asymmetric", "right-symmetric", "right-asymmetric")
+"""The same layouts as a scenario lists them: md's default (left-symmetric) first."""
+
+
+@dataclass(frozen=True)
+class LevelRules:
+    """One RAID level's rules."""
+
+    min_drives: int  # drives a scenario's array needs (an engine's; a drive used alone needs one)
+    md_min_members: int  # members md's layout arithmetic accepts (nvsim.stripe.layout.ArrayGeometry)
+    parity: int  # members per stripe holding parity
+    layouts: tuple[str, ...]  # layout names a scenario may give
+    default_layout: str  # a scenario's layout when it gives none
+
+
+RULES = {
+    0: LevelRules(min_drives=2, md_min_members=1, parity=0, layouts=("none",), default_layout="none"),
+    1: LevelRules(min_drives=2, md_min_members=2, parity=0, layouts=("none",), default_layout="none"),
+    5: LevelRules(min_drives=3, md_min_members=2, parity=1, layouts=PARITY_LAYOUTS, default_layout="left-symmetric"),
+    6: LevelRules(min_drives=4, md_min_members=4, parity=2, layouts=PARITY_LAYOUTS, default_layout="left-symmetric"),
+    10: LevelRules(min_drives=2, md_min_members=2, parity=0, layouts=("near",), default_layout="near"),
+}
+MIN_DRIVES = {level: rules.min_drives for level, rules in RULES.items()}
+MD_MIN_MEMBERS = {level: rules.md_min_members for level, rules in RULES.items()}
+LAYOUTS_BY_LEVEL = {level: rules.layouts for level, rules in RULES.items()}
+DEFAULT_LAYOUT_BY_LEVEL = {level: rules.default_layout for level, rules in RULES.items()}
+_PARITY = {level: rules.parity for level, rules in RULES.items() if rules.parity}
+
 
 def parity_members(level: int) -> int:
     """Members per stripe that hold parity: RAID5 one, RAID6 two, others none."""
-    return {5: 1, 6: 2}.get(level, 0)
+    return _PARITY.get(level, 0)
 
 
 def data_copies(level: int, drives: int, near_copies: int = 2) -> int:
     """How many members hold each data block: RAID1 all of them, RAID10 its near copies."""
     return {1: drives, 10: near_copies}.get(level, 1)
+
+
+def data_members_per_stripe(level: int, drives: int, near_copies: int = 2) -> int:
+    """Strips of distinct data in one stripe (RAID10: drives // copies; RAID1: 1)."""
+    if level == 0:
+        return drives
+    if level == 1:
+        return 1
+    if level == 10:
+        return max(1, drives // near_copies)
+    return drives - parity_members(level)
+
+
+def failures_tolerated(level: int, drives: int, near_copies: int = 2) -> int:
+    """Members that may fail in any pattern without data loss (RAID10: worst case, copies - 1)."""
+    return {0: 0, 1: drives - 1, 5: 1, 6: 2, 10: near_copies - 1}[level]
 
 
 def usable_capacity_bytes(level: int, drives: int, member_bytes: int, strip_bytes: int, near_copies: int = 2) -> int:

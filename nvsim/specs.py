@@ -12,11 +12,10 @@ from typing import Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from .constants import PAGE_BYTES  # md works in 4 KiB pages; strips must be whole pages
 from .errors import suggestion_text
+from .raid import DEFAULT_LAYOUT_BY_LEVEL, LAYOUTS_BY_LEVEL, MIN_DRIVES
 from .units import format_bytes_decimal, parse_bytes, parse_bytes_per_s, parse_count, parse_seconds
-
-PAGE_BYTES = 4096
-"""md works in 4 KiB pages; strips must be whole pages."""
 
 
 def _positive(value: float) -> float:
@@ -227,10 +226,6 @@ class OltpProfileSpec(Spec):
 # ---------------------------------------------------------------- scenario
 
 RaidLevel = Literal[0, 1, 5, 6, 10]
-MIN_DRIVES = {0: 2, 1: 2, 5: 3, 6: 4, 10: 2}
-PARITY_LAYOUTS = ("left-symmetric", "left-asymmetric", "right-symmetric", "right-asymmetric")
-LAYOUTS_BY_LEVEL = {0: ("none",), 1: ("none",), 5: PARITY_LAYOUTS, 6: PARITY_LAYOUTS, 10: ("near",)}
-DEFAULT_LAYOUT = {0: "none", 1: "none", 5: "left-symmetric", 6: "left-symmetric", 10: "near"}
 
 
 def _catalog(info: ValidationInfo) -> Any:
@@ -333,7 +328,7 @@ class ArraySpec(Spec):
 
     @property
     def resolved_layout(self) -> str:
-        return self.layout or DEFAULT_LAYOUT[self.level]
+        return self.layout or DEFAULT_LAYOUT_BY_LEVEL[self.level]
 
 
 class FaultSpec(Spec):

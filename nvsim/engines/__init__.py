@@ -21,10 +21,14 @@ ENGINE_CLASSES: dict[str, type[Engine]] = {
 }
 
 
-def build_engine(spec: EngineSpec, overrides: dict[str, float] | None = None) -> Engine:
+def build_engine(spec: EngineSpec, overrides: dict[str, float] | None = None, *, members: int = 0,
+                 strip_bytes: int = 64 * 1024, degraded: bool = False, cross_socket_fraction: float = 0.0) -> Engine:
+    """The engine of ``spec`` for one array: ``members`` drives, ``strip_bytes`` strips, a member
+    missing (``degraded``), ``cross_socket_fraction`` of submitters on the other socket."""
     parameters = {name: float(cited.value) for name, cited in spec.parameters.items()}
     parameters.update(overrides or {})
-    return ENGINE_CLASSES[spec.engine_kind](spec, parameters)
+    return ENGINE_CLASSES[spec.engine_kind](spec, parameters, members=members, strip_bytes=strip_bytes,
+                                            degraded=degraded, cross_socket_fraction=cross_socket_fraction)
 
 
 __all__ = ["build_engine", "Engine", "EngineServer", "EngineWork", "ENGINE_CLASSES"]

@@ -24,7 +24,6 @@ import numpy as np
 from ..specs import EngineSpec
 from ..stripe.planner import MemberIOPlan
 
-PAGE_BYTES = 4096
 PRIORITY_SCALE = {"low": 0.5, "normal": 1.0, "high": 2.0}
 """What a vendor's rebuild priority does to its rebuild requests in flight and its paced share."""
 
@@ -55,25 +54,39 @@ class EngineServer:
     on_host_cpu: bool
 
 
-@dataclass
+@dataclass(frozen=True)
 class Engine:
-    """Base: no cost of its own (the ideal engine). Subclasses add their mechanisms."""
+    """Base: no cost of its own (the ideal engine). Subclasses add their mechanisms.
+
+    Built once for one array (``build_engine``: its parameters, members, strip, whether a member
+    is missing, the share of submitters on the other socket) and never changed afterwards; its
+    server and lock follow from its parameters (``own_server``, ``own_lock``)."""
 
     spec: EngineSpec
     parameters: dict[str, float] = field(default_factory=dict)
-
-    server: EngineServer | None = None
-    lock_label: str | None = None
-    stripe_cache = True  # holds a stripe's writes until it is whole before computing parity
+    members: int = 0  # drives in the array
+    strip_bytes: int = 64 * 1024  # the array's strip
+    degraded: bool = False  # a member is missing: md sends every read through its stripe cache
     cross_socket_fraction: float = 0.0  # share of the engine's shared-state accesses from the other socket
-    members: int = 0  # drives in the array (set by the system)
-    strip_bytes: int = 64 * 1024  # the array's strip (set by the system)
-    degraded: bool = False  # a member is missing (set by the system): md sends every read through its stripe cache
+    server: EngineServer | None = field(init=False, default=None)
+    lock_label: str | None = field(init=False, default=None)
+    parameter_key: tuple = field(init=False, default=())  # the parameters, sorted: part of a cache key
+    stripe_cache = True  # holds a stripe's writes until it is whole before computing parity
     rebuild_io_bytes = 256 * 1024  # bytes of the replaced member one rebuild request covers
     rebuild_inflight = 8.0  # rebuild requests the engine keeps in flight
 
     def __post_init__(self) -> None:
-        """Subclasses name their server and lock here."""
+        object.__setattr__(self, "server", self.own_server())
+        object.__setattr__(self, "lock_label", self.own_lock())
+        object.__setattr__(self, "parameter_key", tuple(sorted(self.parameters.items())))
+
+    def own_server(self) -> EngineServer | None:
+        """The engine's own server (md's stripe thread, a GPU, a card's processor); None here."""
+        return None
+
+    def own_lock(self) -> str | None:
+        """The label of the engine's serialised section on the submission path; None here."""
+        return None
 
     def parameter(self, name: str) -> float:
         try:
@@ -128,4 +141,4 @@ def per_host_sum(values: np.ndarray, host_index: np.ndarray, n: int) -> np.ndarr
     return np.bincount(host_index, weights=values, minlength=n)[:n]
 
 
-__all__ = ["Engine", "EngineWork", "EngineServer", "per_host_sum", "PAGE_BYTES"]
+__all__ = ["Engine", "EngineWork", "EngineServer", "per_host_sum"]

@@ -29,12 +29,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import PAGE_BYTES, Engine, EngineServer, EngineWork, per_host_sum
+from ..constants import PAGE_BYTES
+from ..raid import parity_members
+from .base import Engine, EngineServer, EngineWork, per_host_sum
 
 
 class GpuEngine(Engine):
-    def __post_init__(self) -> None:
-        self.server = EngineServer(f"GPU ({self.spec.device.product})" if self.spec.device else "GPU", 1, on_host_cpu=False)
+    def own_server(self) -> EngineServer:
+        return EngineServer(f"GPU ({self.spec.device.product})" if self.spec.device else "GPU", 1, on_host_cpu=False)
 
     def work(self, plan, is_write, chunks, host_bytes, level) -> EngineWork:
         n = len(is_write)
@@ -42,7 +44,7 @@ class GpuEngine(Engine):
         p = self.parameter
         device = self.spec.device
         command_s = 1.0 / device.max_read_iops.value if device and device.max_read_iops else 0.0
-        parities = {5: 1, 6: 2}.get(level, 0)
+        parities = parity_members(level)
         # a host write's member pages, read (RMW, reconstruction) or written: seed 000's sequential
         # RAID6 writes, which read nothing, cost the host half what a cost per page written predicts
         member_pages = per_host_sum(plan.length_bytes / PAGE_BYTES, plan.host_index, n)

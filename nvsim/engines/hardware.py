@@ -16,9 +16,9 @@ from .base import Engine, EngineServer, EngineWork, per_host_sum
 
 
 class HardwareEngine(Engine):
-    def __post_init__(self) -> None:
+    def own_server(self) -> EngineServer:
         product = self.spec.device.product if self.spec.device else self.spec.product
-        self.server = EngineServer(f"RAID card processor ({product})", 1, on_host_cpu=False)
+        return EngineServer(f"RAID card processor ({product})", 1, on_host_cpu=False)
 
     def work(self, plan, is_write, chunks, host_bytes, level) -> EngineWork:
         n = len(is_write)

@@ -43,7 +43,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import PAGE_BYTES, Engine, EngineServer, EngineWork, per_host_sum
+from ..constants import PAGE_BYTES
+from .base import Engine, EngineServer, EngineWork, per_host_sum
 
 
 RESYNC_BLOCK_BYTES = 64 * 1024
@@ -58,10 +59,12 @@ to back once normal I/O has drained, so a RAID10 recovery batch is 512 requests
 
 
 class MdEngine(Engine):
-    def __post_init__(self) -> None:
+    def own_server(self) -> EngineServer:
         threads = int(self.stripe_thread_count(self.parameters))
-        self.server = EngineServer("md stripe thread (raid5d)", threads, on_host_cpu=True)
-        self.lock_label = "md spinlock (device_lock / resync_lock)"
+        return EngineServer("md stripe thread (raid5d)", threads, on_host_cpu=True)
+
+    def own_lock(self) -> str:
+        return "md spinlock (device_lock / resync_lock)"
 
     def work(self, plan, is_write, chunks, host_bytes, level) -> EngineWork:
         n = len(is_write)

@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 
+from .. import fabric
 from .result import SimResult, Utilisation
 from .system import ArraySystem, HostIoBatch, phase_runs
 from .workload import HostStream
@@ -27,17 +28,15 @@ def sample_batches(system: ArraySystem, seed: int) -> list[HostIoBatch]:
     one job shows every member-I/O pattern; the drives' load is averaged over the members."""
     region = min(system.device_bytes, SAMPLE_REGION_BYTES)
     w = system.workload
-    key = (w.rw, w.bs, w.size, w.offset_increment, w.rwmixread, region, seed, system.sample_size)
-    sample = _SAMPLES.get(key)
-    if sample is None:
-        sample = HostStream.for_job(w, 0, region, seed).next_batch(system.sample_size)
-        if len(_SAMPLES) > 4096:
-            _SAMPLES.clear()
-        _SAMPLES[key] = sample
+    size = system.sample_size
+    key = (w.rw, w.bs, w.size, w.offset_increment, w.rwmixread, region, seed, size)
+    memo = system.memo
+    sample = memo.recall(memo.samples, key, _sample, w, region, seed, size)
     return [system.batch(0, *sample)]
 
 
-_SAMPLES: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+def _sample(workload, region_bytes: int, seed: int, size: int) -> tuple[np.ndarray, np.ndarray]:
+    return HostStream.for_job(workload, 0, region_bytes, seed).next_batch(size)
 
 
 def jbod_imbalance(system: ArraySystem) -> float:
@@ -60,28 +59,22 @@ def write_amplification(system: ArraySystem, batches: list[HostIoBatch]) -> tupl
     return member / host, nand / member * ssd.waf_ftl(random)
 
 
+def demand_table(system: ArraySystem, batches: list[HostIoBatch]) -> list[tuple[str, str, float, float]]:
+    """(resource key, label, mean demand seconds per host I/O, servers) for every resource of the
+    array (``nvsim.fabric.mean_demands``, the drives pooled): the drives are the mean member's load
+    (layouts rotate parity and mirrors over every member); jobs bound to drives (no RAID) load the
+    busiest by ceil(jobs/drives)/(jobs/drives)."""
+    n = sum(len(b) for b in batches)
+    scale = (jbod_imbalance(system) if system.jbod else 1.0) / (system.array.drives * n)
+    resources = system.resources()
+    values = fabric.mean_demands([(key, -1) for key, _label, _servers in resources], batches, system.array.drives,
+                                 pooled_scale=scale)
+    return [(key, label, d, servers) for (key, label, servers), d in zip(resources, values)]
+
+
 def demands(system: ArraySystem, batches: list[HostIoBatch]) -> list[tuple[str, float, float]]:
     """(resource label, mean demand seconds per host I/O, servers) for every resource."""
-    n = sum(len(b) for b in batches)
-    totals = [b.totals() for b in batches]
-    total = lambda attr: sum(t[attr] for t in totals)  # noqa: E731
-    mean = lambda attr: total(attr) / n  # noqa: E731
-    # the drives: the mean member's load (layouts rotate parity and mirrors over every member);
-    # jobs bound to drives (no RAID) load the busiest by ceil(jobs/drives)/(jobs/drives)
-    scale = (jbod_imbalance(system) if system.jbod else 1.0) / (system.array.drives * n)
-    demand = {
-        "cores": lambda: mean("submit_s") + mean("complete_s"),
-        "lock": lambda: mean("lock_s"),
-        "engine": lambda: mean("pre_s") + mean("mid_s"),
-        "device_bw": lambda: mean("device_bw_s"),
-        "device_up": lambda: mean("device_up_s"),
-        "device_down": lambda: mean("device_down_s"),
-        "nand": lambda: total("op_die_s") * scale,
-        "link_up": lambda: total("op_link_read_s") * scale,
-        "link_down": lambda: total("op_link_write_s") * scale,
-        "memory": lambda: mean("memory_s"),
-    }
-    return [(label, demand[key](), servers) for key, label, servers in system.resources()]
+    return [(label, d, servers) for _key, label, d, servers in demand_table(system, batches)]
 
 
 def unloaded_latency_s(system: ArraySystem, batches: list[HostIoBatch]) -> float:
@@ -105,27 +98,27 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
     start = time.perf_counter()
     seed = system.scenario.seed if seed is None else seed
     batches = sample_batches(system, seed)
-    table = demands(system, batches)
+    table = demand_table(system, batches)
     w = system.workload
     population = w.numjobs * w.iodepth
     r0 = unloaded_latency_s(system, batches)
-    caps = [(label, servers / d) for label, d, servers in table if d > 0]
+    caps = [(label, servers / d) for _key, label, d, servers in table if d > 0]
     label, x_cap = min(caps, key=lambda item: item[1])
     x_loop = population / r0
     x = min(x_cap, x_loop)
     limited = label if x_cap <= x_loop else f"I/Os in flight ({population} = {w.numjobs} jobs x QD{w.iodepth})"
-    util = tuple(Utilisation(lbl, min(1.0, x * d / servers)) for lbl, d, servers in table)
-    cpu_busy = x * next(d for lbl, d, s in table if lbl.startswith("host cores"))
-    if system.engine.lock_label:
-        lock_d = next(d for lbl, d, s in table if lbl == system.engine.lock_label)
-        rho = min(x * lock_d, 0.999)
+    util = tuple(Utilisation(lbl, min(1.0, x * d / servers)) for _key, lbl, d, servers in table)
+    demand = {key: d for key, _lbl, d, _servers in table}
+    cpu_busy = x * demand["cores"]
+    if "lock" in demand:
+        rho = min(x * demand["lock"], 0.999)
         if rho >= 0.98:  # every job waits at the lock, spinning: all job CPUs busy
             cpu_busy = float(len(system.cpu_speed))
         else:
-            spin = x * lock_d * rho / (1 - rho)
+            spin = x * demand["lock"] * rho / (1 - rho)
             cpu_busy = min(float(len(system.cpu_speed)), cpu_busy + spin)
     if system.engine_on_host_cpu:
-        cpu_busy += x * sum(d for lbl, d, s in table if lbl == system.engine_server_label)
+        cpu_busy += x * demand["engine"]
     cpu_percent = 100.0 * cpu_busy / system.logical_cpus
     f_read = 1.0 - float(np.mean(np.concatenate([b.is_write for b in batches])))
     raid_waf, nand_waf = write_amplification(system, batches)
@@ -142,4 +135,4 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
     )
 
 
-__all__ = ["simulate_fluid", "demands", "sample_batches", "write_amplification"]
+__all__ = ["simulate_fluid", "demands", "demand_table", "sample_batches", "write_amplification"]

@@ -30,20 +30,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import fabric
 from ..catalog import Catalog, default_catalog
 from ..specs import ScenarioSpec, WorkloadSpec
-from .fluid import sample_batches, unloaded_latency_s, write_amplification
+from .fluid import unloaded_latency_s
+from .foreground import FioLoad
 from .network import io_demands, io_visits, solve_network, stations
-from .result import SimResult, Utilisation
+from .oltp_load import OltpLoad
+from .result import SimResult
 from .system import ArraySystem, HostIoBatch
-from .workload import HostStream
-
-NETWORK_SAMPLE_IOS = 1024
-"""Random host I/Os sampled for the network, in every state: each drive is a station of its own, so
-each member's share must show -- of the redirected reads when degraded, and of the reads and
-writes when optimal (the 64 that give the fio fluid mode its mean member leave one drive up to
-~10% busier than the others by chance: md RAID6's MySQL plateau moved 5% with it)."""
-
 
 @dataclass
 class RebuildClass:
@@ -56,28 +51,23 @@ class RebuildClass:
     visits: np.ndarray
 
 
-def _sample(system: ArraySystem, seed: int) -> list[HostIoBatch]:
-    if not system.workload.is_random:
-        return sample_batches(system, seed)
-    region = min(system.device_bytes, 1 << 40)
-    offsets, is_write = HostStream.for_job(system.workload, 0, region, seed).next_batch(NETWORK_SAMPLE_IOS)
-    return [system.batch(0, offsets, is_write)]
-
-
 def _rebuild_class(system: ArraySystem, net, target: int) -> RebuildClass:
     array = system.array
     step, inflight = system.engine.rebuild_settings(array.level, array.rebuild.priority)
     offsets = np.arange(8, dtype=np.int64) * step
     batch = system.rebuild_batch(target, offsets, step)
-    demand = io_demands(system, net, [batch])
-    thread = net.index("rebuild_thread")
-    cores = net.index("cores")
-    demand[thread], demand[cores] = demand[cores], 0.0  # the resync thread is a thread of its own
+    demand = io_demands(system, net, [batch], rebuild=True)  # the resync thread is a thread of its own
     visits = io_visits(system, net, [batch])
     # the survivors are read at once: a request waits for the slowest read, not their sum
     readers = max(1, len(set(batch.op_drive[~batch.op_is_write].tolist())))
-    scale = np.array([1.0 / readers if key in ("nand", "link_up") else 1.0 for key, _ in net.keys])
+    scale = np.array([1.0 / readers if _loaded_by_reads(key) else 1.0 for key, _ in net.keys])
     return RebuildClass(step, inflight, demand, unloaded_latency_s(system, [batch]), batch, scale, visits)
+
+
+def _loaded_by_reads(key: str) -> bool:
+    """A drive's station that member reads load (its NAND pool, its link to the host)."""
+    kind = fabric.KIND[key]
+    return kind.per_drive and kind.member.direction != "write"
 
 
 def paced_rate_bytes_per_s(rb: RebuildClass, net, share: float) -> tuple[float, str]:
@@ -122,7 +112,7 @@ def rebuild_plan(system: ArraySystem, target: int) -> dict:
     """The event mode's rebuild bookkeeping: request size, requests in flight, md's limit, span."""
     array = system.array
     span = float(array.rebuild.span_bytes or system.capacity.member_bytes)
-    net = _with_rebuild_thread(stations(system))
+    net = stations(system)
     rb = _rebuild_class(system, net, target)
     cap, _why = rebuild_cap(system, rb, net, loaded=True)  # the event mode always runs a foreground job
     guess = min(cap, rb.inflight * rb.step_bytes / rb.base_s)
@@ -131,12 +121,6 @@ def rebuild_plan(system: ArraySystem, target: int) -> dict:
             "span_bytes": min(span, system.capacity.member_bytes),
             "rate_guess": guess, "next_offset": 0, "issued_bytes": 0.0, "done_bytes": 0.0, "window_bytes": 0.0,
             "finished_s": None}
-
-
-def _with_rebuild_thread(net):
-    from .network import Stations
-    return Stations(net.labels + ("rebuild thread (md resync / driver)",), net.keys + (("rebuild_thread", -1),),
-                    np.append(net.servers, 1.0))
 
 
 @dataclass
@@ -201,23 +185,6 @@ class BarrierCycle:
         return self.batch_bytes / self.total_s
 
 
-def piece_latency_s(system: ArraySystem, batches: list[HostIoBatch], pieces: float) -> float:
-    """One md request's (chunk piece's) unloaded latency through the barrier: its share of the
-    lock hold and a member I/O."""
-    rfix, wfix = system.drive.read_fixed_s, system.drive.write_fixed_s
-    ops = np.concatenate([np.where(b.op_is_write, b.op_link_s + wfix, b.op_die_s + b.op_link_s + rfix) for b in batches])
-    lock = float(np.mean(np.concatenate([b.lock_s for b in batches])))
-    return (float(ops.mean()) if ops.size else 0.0) + lock / max(pieces, 1.0)
-
-
-def burst_piece_s(net, demand_s: np.ndarray, pieces: float) -> float:
-    """The pace of a burst of pieces let through at once: the busiest station but the host cores
-    (their CPU was spent before the barrier) per piece."""
-    keep = np.array([key not in ("cores", "rebuild_thread") for key, _d in net.keys])
-    per = np.where(keep, demand_s / max(pieces, 1e-12) / np.maximum(net.servers, 1.0), 0.0)
-    return float(per.max())
-
-
 def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: Catalog | None = None,
                 failed: tuple[int, ...] = (), rebuilding: int | None = None, seed: int | None = None,
                 overrides: dict | None = None) -> SimResult:
@@ -232,12 +199,11 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
     if idle:
         workload = WorkloadSpec(name="idle", rw="randread", bs=4096)
     if workload.is_oltp:
-        from .oltp_load import OltpLoad
         load = OltpLoad(scenario, workload, catalog, missing, seed, overrides)
     else:
         load = FioLoad(scenario, workload, catalog, missing, seed, overrides, idle)
     system = load.system
-    net = _with_rebuild_thread(stations(system))
+    net = stations(system)
     fg_demand, fg_base, population = load.demands(net)
     rb = _rebuild_class(system, net, rebuilding) if rebuilding is not None else None
     barrier = rb is not None and system.engine.recovery_excludes_host_io(scenario.array.level)
@@ -330,61 +296,6 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
     return result
 
 
-class FioLoad:
-    """A fio job as the foreground class: its I/Os in flight, one cycle per host I/O."""
-
-    other_busy = 0.0
-
-    def __init__(self, scenario, workload, catalog, missing, seed, overrides, idle=False):
-        self.idle = idle
-        self.system = ArraySystem(scenario, workload, catalog, failed_members=missing,
-                                  engine_overrides=overrides.get("engine"), host_io_overrides=overrides.get("host_io"))
-        self.workload = workload
-        self.batches = _sample(self.system, seed)
-
-    def demands(self, net):
-        from .fluid import jbod_imbalance
-        system = self.system
-        weights = None
-        if system.jbod:
-            weights = np.full(system.array.drives, jbod_imbalance(system) / system.array.drives)
-        demand = io_demands(system, net, self.batches, weights)
-        self.visits = io_visits(system, net, self.batches)
-        if weights is not None:  # jobs bound to drives: each host I/O visits its own drive once
-            self.visits = np.where(demand > 0, 1.0, 0.0)
-        w = self.workload
-        return demand, unloaded_latency_s(system, self.batches), 0.0 if self.idle else float(w.numjobs * w.iodepth)
-
-    def servers(self, net):
-        return net.servers
-
-    def open_utilisation(self, net, x):
-        return np.zeros(len(net))
-
-    def barrier_pieces(self, net):
-        """md RAID10 recovery (``BarrierCycle``): each host I/O's md requests (one per chunk piece)
-        wait at the barrier; their pace and latency through it."""
-        system = self.system
-        pieces = float(system.engine.barrier_requests(system.array.level, system.chunk_requests_per_io()))
-        demand = io_demands(system, net, self.batches)
-        return pieces, pieces, burst_piece_s(net, demand, pieces), piece_latency_s(system, self.batches, pieces)
-
-    def result(self, net, sol) -> SimResult:
-        system, w = self.system, self.workload
-        x = float(sol.throughput[0])
-        f_read = 1.0 - float(np.mean(np.concatenate([b.is_write for b in self.batches])))
-        raid_waf, nand_waf = write_amplification(system, self.batches)
-        util = _grouped_utilisation(system, net, sol.utilisation)
-        return SimResult(
-            scenario=system.scenario.name, workload=w.name, fidelity="fluid",
-            read_iops=x * f_read, write_iops=x * (1 - f_read), read_bytes_per_s=x * f_read * w.bs,
-            write_bytes_per_s=x * (1 - f_read) * w.bs, cpu_percent=_cpu_percent(system, net, sol),
-            read_latency_us={"mean": float(sol.cycle_s[0]) * 1e6} if f_read > 0 and x > 0 else {},
-            write_latency_us={"mean": float(sol.cycle_s[0]) * 1e6} if f_read < 1 and x > 0 else {},
-            raid_waf=raid_waf, nand_waf=nand_waf, utilisation=util, limited_by=_limit(util),
-        )
-
-
 def _scale(sol, factor: float) -> None:
     """Scale the foreground's throughput (and what it keeps busy) by ``factor``."""
     sol.utilisation = sol.utilisation * factor
@@ -392,32 +303,6 @@ def _scale(sol, factor: float) -> None:
     sol.throughput[0] *= factor
     sol.cycle_s = sol.cycle_s.copy()
     sol.cycle_s[0] /= max(factor, 1e-12)
-
-
-def _grouped_utilisation(system: ArraySystem, net, utilisation: np.ndarray) -> tuple[Utilisation, ...]:
-    """One entry per resource of ``ArraySystem.resources`` (drives: the busiest), plus the rebuild thread."""
-    out = []
-    for key, label, _ in system.resources():
-        values = [u for (k, _d), u in zip(net.keys, utilisation) if k == key]
-        out.append(Utilisation(label, float(max(values)) if values else 0.0))
-    i = net.index("rebuild_thread")
-    if utilisation[i] > 0:
-        out.append(Utilisation(net.labels[i], float(utilisation[i])))
-    return tuple(out)
-
-
-def _limit(util) -> str:
-    from .result import busiest
-    top = busiest(util)
-    return top.resource
-
-
-def _cpu_percent(system: ArraySystem, net, sol, extra_busy: float = 0.0) -> float:
-    busy = float(sol.utilisation[net.index("cores")] * net.servers[net.index("cores")]) + extra_busy
-    if system.engine_on_host_cpu:
-        busy += float(sol.utilisation[net.index("engine")] * net.servers[net.index("engine")])
-    busy += float(sol.utilisation[net.index("rebuild_thread")])
-    return 100.0 * busy / system.logical_cpus
 
 
 __all__ = ["solve_state", "FioLoad"]

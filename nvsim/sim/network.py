@@ -4,8 +4,9 @@ The steady fio fluid mode (``fluid.py``) takes the tightest resource; once a reb
 array's extra reads or an OLTP database's users share the resources, each class's rate depends on
 the others', so it is solved as a multi-class queueing network with the same per-I/O demands:
 
-* stations: the ``ArraySystem.resources`` list, with every drive's NAND pool and link directions
-  as stations of their own (a rebuild loads its source and target drives, not the mean member);
+* stations: the ``ArraySystem.resources`` list (``nvsim.fabric``), with every drive's NAND pool and
+  link directions as stations of their own (a rebuild loads its source and target drives, not the
+  mean member), and the rebuild thread;
 * closed classes (fio jobs' I/Os in flight, OLTP users, a rebuild's requests in flight): Bard-
   Schweitzer approximate mean value analysis (Schweitzer 1979; Lazowska et al., *Quantitative
   System Performance*, 1984, ch. 7), each cycle made of its demands plus a pure delay;
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import fabric
 from .system import ArraySystem, HostIoBatch
 
 
@@ -41,76 +43,32 @@ class Stations:
         return len(self.labels)
 
 
-PER_DRIVE = ("nand", "link_up", "link_down")
+PER_DRIVE = fabric.PER_DRIVE
 
 
 def stations(system: ArraySystem) -> Stations:
-    labels, keys, servers = [], [], []
-    for key, label, count in system.resources():
-        if key in PER_DRIVE:
-            for d in range(system.array.drives):
-                labels.append(label.replace("busiest", f"drive {d}"))
-                keys.append((key, d))
-                servers.append(count)
-        else:
-            labels.append(label)
-            keys.append((key, -1))
-            servers.append(count)
+    """The array's resources (``nvsim.fabric``) with every drive's own, and the rebuild thread."""
+    labels, keys, servers = fabric.stations(system.facts, system.array.drives)
     return Stations(tuple(labels), tuple(keys), np.asarray(servers, dtype=float))
 
 
-def io_demands(system: ArraySystem, net: Stations, batches: list[HostIoBatch], drive_weights: np.ndarray | None = None) -> np.ndarray:
-    """Mean demand (seconds) of one host I/O of ``batches`` at every station.
+def io_demands(system: ArraySystem, net: Stations, batches: list[HostIoBatch], drive_weights: np.ndarray | None = None,
+               rebuild: bool = False) -> np.ndarray:
+    """Mean demand (seconds) of one host I/O (``rebuild``: rebuild request) of ``batches`` at every
+    station (``nvsim.fabric.mean_demands``).
 
     Drives: per member from the batches' member I/Os; ``drive_weights`` (jobs bound to drives
     without RAID) spreads them by share instead.
     """
-    n = sum(len(b) for b in batches)
-    out = np.zeros(len(net))
-    mean = lambda attr: sum(float(getattr(b, attr).sum()) for b in batches) / n  # noqa: E731
-    scalar = {
-        "cores": lambda: mean("submit_s") + mean("complete_s"), "lock": lambda: mean("lock_s"),
-        "engine": lambda: mean("pre_s") + mean("mid_s"), "device_bw": lambda: mean("device_bw_s"),
-        "device_up": lambda: mean("device_up_s"), "device_down": lambda: mean("device_down_s"),
-        "memory": lambda: mean("memory_s"),
-        "rebuild_thread": lambda: 0.0,  # only a rebuild's own requests use it (nvsim.sim.mixed)
-    }
-    drives = system.array.drives
-    per_drive = {}
-    for key in PER_DRIVE:
-        total = np.zeros(drives)
-        for b in batches:
-            if key == "nand":
-                values, mask = b.op_die_s, slice(None)
-            elif key == "link_up":
-                values, mask = b.op_link_s, ~b.op_is_write
-            else:
-                values, mask = b.op_link_s, b.op_is_write
-            total += np.bincount(b.op_drive[mask], weights=values[mask], minlength=drives)[:drives]
-        if drive_weights is not None:
-            total = total.sum() * drive_weights
-        per_drive[key] = total / n
-    for i, (key, drive) in enumerate(net.keys):
-        out[i] = per_drive[key][drive] if drive >= 0 else scalar[key]()
-    return out
+    return np.asarray(fabric.mean_demands(net.keys, batches, system.array.drives, rebuild=rebuild,
+                                          drive_weights=drive_weights), dtype=float)
 
 
 def io_visits(system: ArraySystem, net: Stations, batches: list[HostIoBatch]) -> np.ndarray:
     """Mean visits of one host I/O to every station: member I/Os per drive station, the event
     mode's one or two to the engine (``HostIoBatch.engine_visits``), one elsewhere (where it has a
     demand). With the demands they give the service time per visit."""
-    n = sum(len(b) for b in batches)
-    drives = system.array.drives
-    counts = {}
-    for key in PER_DRIVE:
-        total = np.zeros(drives)
-        for b in batches:
-            mask = slice(None) if key == "nand" else (~b.op_is_write if key == "link_up" else b.op_is_write)
-            total += np.bincount(b.op_drive[mask], minlength=drives)[:drives]
-        counts[key] = total / n
-    engine = sum(float(b.engine_visits().sum()) for b in batches) / n
-    return np.array([counts[key][d] if d >= 0 else (max(engine, 1e-9) if key == "engine" else 1.0)
-                     for key, d in net.keys])
+    return np.asarray(fabric.mean_visits(net.keys, batches, system.array.drives), dtype=float)
 
 
 @dataclass

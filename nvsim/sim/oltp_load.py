@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..oltp import smt_capacity, transaction_io
+from ..oltp import transaction_io
+from ..platform import smt_capacity, smt_gain
 from ..specs import WorkloadSpec
 from .fluid import unloaded_latency_s, write_amplification
+from .foreground import burst_piece_s, cpu_percent, grouped_utilisation, limit, network_sample, piece_latency_s
 from .network import io_demands, io_visits
 from .result import SimResult
 from .system import ArraySystem
@@ -21,13 +23,12 @@ from .system import ArraySystem
 
 class OltpLoad:
     def __init__(self, scenario, workload: WorkloadSpec, catalog, missing, seed, overrides):
-        from .mixed import _sample
         self.scenario, self.workload, self.catalog = scenario, workload, catalog
         platform = catalog.platforms[scenario.platform]
         cpu = platform.cpu
         self.cores = cpu.sockets * cpu.cores_per_socket.value
         self.threads = self.cores * cpu.threads_per_core.value
-        gain = cpu.smt_throughput_gain.value if cpu.smt_throughput_gain else 1.0
+        gain = smt_gain(cpu)
         users = int(workload.users)
         self.tx = transaction_io(catalog.oltp[workload.oltp.profile], workload.oltp, users, platform, overrides.get("oltp"))
         busy = min(users, self.threads)
@@ -38,7 +39,7 @@ class OltpLoad:
             w = WorkloadSpec(name=f"{workload.name}:{name}", rw=rw, bs=bs, numjobs=self.threads, iodepth=1)
             system = ArraySystem(scenario, w, catalog, failed_members=missing,
                                  engine_overrides=overrides.get("engine"), host_io_overrides=overrides.get("host_io"))
-            return system, _sample(system, seed)
+            return system, network_sample(system, seed)
 
         self.read = part("page reads", "randread", tx.page_bytes)
         self.flush = part("page flushes", "randwrite", tx.page_bytes)
@@ -83,7 +84,6 @@ class OltpLoad:
         raid10_make_request splits each bio and every piece calls wait_barrier) of a transaction's
         synchronous I/Os wait at the barrier; its page flushes and doublewrite batches pass it too
         (nobody waits for them, but they drain with the rest)."""
-        from .mixed import burst_piece_s, piece_latency_s
         tx, level = self.tx, self.scenario.array.level
 
         def pieces(part):
@@ -96,20 +96,19 @@ class OltpLoad:
         return sync, every, burst_piece_s(net, demand, every), piece_latency_s(*self.read, pieces(self.read))
 
     def result(self, net, sol) -> SimResult:
-        from .mixed import _cpu_percent, _grouped_utilisation, _limit
         tx, x = self.tx, float(sol.throughput[0])
         util = np.minimum(1.0, sol.utilisation)
         writes = tx.page_flushes + tx.doublewrite_batches + tx.log_writes
         write_bytes = tx.page_flushes * tx.page_bytes + tx.doublewrite_batches * tx.doublewrite_batch_bytes \
             + tx.log_writes * tx.log_write_bytes
         raid_waf, nand_waf = write_amplification(self.flush[0], self.flush[1])
-        grouped = _grouped_utilisation(self.system, net, util)
+        grouped = grouped_utilisation(self.system, net, util)
         return SimResult(
             scenario=self.scenario.name, workload=self.workload.name, fidelity="fluid",
             read_iops=x * tx.page_reads, write_iops=x * writes,
             read_bytes_per_s=x * tx.page_reads * tx.page_bytes, write_bytes_per_s=x * write_bytes,
-            cpu_percent=min(100.0, _cpu_percent(self.system, net, sol)),
-            raid_waf=raid_waf, nand_waf=nand_waf, utilisation=grouped, limited_by=_limit(grouped),
+            cpu_percent=min(100.0, cpu_percent(self.system, net, sol)),
+            raid_waf=raid_waf, nand_waf=nand_waf, utilisation=grouped, limited_by=limit(grouped),
             transactions_per_s=x, transaction_latency_us={"mean": float(sol.cycle_s[0]) * 1e6},
         )
 

@@ -20,7 +20,7 @@ what each figure sets (docs/models/ssd.md has the full derivation):
 One parameter is *fitted* (not a datasheet figure): ``PROGRAM_SUSPEND_US``, the die time a read
 costs when it lands on a die busy programming (program suspend + resume). Pure reads and pure
 writes do not depend on it; only mixed workloads do. It was fitted on one published number: the
-KIOXIA brief's CM7-R 7.68 TB namespace 70/30 total (seed 002) -- see ``fit_program_suspend_us``.
+KIOXIA brief's CM7-R 7.68 TB namespace 70/30 total (seed 002) -- see ``nvsim.ssd.model.fit_program_suspend_us``.
 Everything else (6.4 TB namespace, CM7-V, the namespace sweep) is predicted.
 """
 
@@ -28,10 +28,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..constants import PAGE_BYTES
 from ..ftl.closed_form import iu_rmw_factor, spare_factor_from_capacity, waf_greedy_desnoyers2012
 from ..specs import DriveSpec
 
-PAGE_BYTES = 4096
 """Accounting unit for NAND time (one 4 KiB host page)."""
 
 NAND_DIE_BYTES = {"SLC": 2**40 // 8 // 2, "MLC": 2**40 // 8, "TLC": 2**40 // 8, "QLC": 2**40 // 8}
@@ -42,7 +42,7 @@ PROGRAM_SUSPEND_US = 29.4
 """Die time a read costs when its die is programming (suspend + resume), per read, microseconds.
 
 basis: fitted, on the KIOXIA brief's CM7-R 7.68 TB / 7.68 TB namespace random 70/30 total
-(693K IOPS, the scenario directory kioxia-cm7-namespace) with ``fit_program_suspend_us``;
+(693K IOPS, the scenario directory kioxia-cm7-namespace) with ``nvsim.ssd.model.fit_program_suspend_us``;
 tests/test_ssd.py re-derives it from that number. Physical order of magnitude: NAND program
 suspend latencies are tens of microseconds.
 """
@@ -125,23 +125,5 @@ def derive_ssd_parameters(drive: DriveSpec, program_suspend_us: float = PROGRAM_
     )
 
 
-def fit_program_suspend_us(params: SsdParameters, namespace_bytes: int, mix_total_iops: float,
-                           read_fraction: float, block_bytes: int = PAGE_BYTES) -> float:
-    """Invert the mixed-workload pool equation for the suspend cost (die-microseconds per read).
-
-    Pool equation (nvsim.ssd.model): ``X [f u_r + (1-f) u_w] + s f (1-f) X^2 u_w = 1`` with X the
-    total IOPS, f the read fraction, u_r / u_w the pool time of one read / write and ``s`` the
-    suspend cost in pool time; per-die ``s * nand_dies``.
-    """
-    from .model import SsdModel  # local: model imports this module
-
-    model = SsdModel(params, namespace_bytes)
-    u_r = model.read_pool_s(block_bytes, random=True)
-    u_w = model.write_pool_s(block_bytes, random=True)
-    f, x = read_fraction, mix_total_iops
-    s_pool = (1.0 - x * (f * u_r + (1 - f) * u_w)) / (f * (1 - f) * x * x * u_w)
-    return s_pool * params.nand_dies * 1e6
-
-
-__all__ = ["SsdParameters", "derive_ssd_parameters", "fit_program_suspend_us", "random_write_efficiency", "nand_dies",
-           "PROGRAM_SUSPEND_US", "PAGE_BYTES", "NAND_DIE_BYTES"]
+__all__ = ["SsdParameters", "derive_ssd_parameters", "random_write_efficiency", "nand_dies",
+           "PROGRAM_SUSPEND_US", "NAND_DIE_BYTES"]

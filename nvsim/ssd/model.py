@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from ..ftl.closed_form import iu_rmw_factor, spare_factor_from_capacity, waf_greedy_desnoyers2012, waf_sequential
 from ..pcie import PcieLink
 from ..specs import DriveSpec, WorkloadSpec
-from .derive import PAGE_BYTES, SsdParameters, derive_ssd_parameters
+from ..constants import PAGE_BYTES
+from .derive import SsdParameters, derive_ssd_parameters
 
 
 @dataclass(frozen=True)
@@ -165,4 +166,20 @@ def drive_workload_limit(drive: DriveSpec, namespace_bytes: int | None, workload
     return SsdModel.from_drive(drive, namespace_bytes).predict(workload, link).limited_by
 
 
-__all__ = ["SsdModel", "DrivePrediction", "predict_drive_workload", "drive_workload_limit"]
+def fit_program_suspend_us(params: SsdParameters, namespace_bytes: int, mix_total_iops: float,
+                           read_fraction: float, block_bytes: int = PAGE_BYTES) -> float:
+    """Invert the mixed-workload pool equation for the suspend cost (die-microseconds per read).
+
+    Pool equation (nvsim.ssd.model): ``X [f u_r + (1-f) u_w] + s f (1-f) X^2 u_w = 1`` with X the
+    total IOPS, f the read fraction, u_r / u_w the pool time of one read / write and ``s`` the
+    suspend cost in pool time; per-die ``s * nand_dies``.
+    """
+    model = SsdModel(params, namespace_bytes)
+    u_r = model.read_pool_s(block_bytes, random=True)
+    u_w = model.write_pool_s(block_bytes, random=True)
+    f, x = read_fraction, mix_total_iops
+    s_pool = (1.0 - x * (f * u_r + (1 - f) * u_w)) / (f * (1 - f) * x * x * u_w)
+    return s_pool * params.nand_dies * 1e6
+
+
+__all__ = ["SsdModel", "DrivePrediction", "predict_drive_workload", "drive_workload_limit", "fit_program_suspend_us"]

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..catalog import default_catalog
 from ..ftl.closed_form import spare_factor_from_capacity
 from ..ftl.simulate import logical_pages_for, simulate_ftl_trace
 from ..specs import DriveSpec
@@ -88,8 +89,6 @@ def raid5_strip_waf(drive: DriveSpec, io_bytes: int, strip_bytes: int = 128 * 10
 
 
 def main() -> None:
-    from ..catalog import default_catalog
-
     drive = default_catalog().drives["solidigm-d5-p5336-61.44tb"]
     print(f"{drive.name}: RAID 5 4+1, 128 KiB strip, sequential host writes")
     print(f"{'io':>8} {'IU':>6} {'offset':>7} {'raid_waf':>9} {'drive_waf':>9} {'rmw':>6} {'gc':>6} {'total':>6}")

@@ -1,10 +1,11 @@
 """GPU P+Q generation (numba.cuda), byte-identical to nvsim.parity.gen_pq.
 
-Optional: numba.cuda is imported only when a function here is called, so nothing else in nvsim
-needs a GPU or the CUDA toolkit. Each thread owns one 64-bit word column and runs the same
-Horner loop as the CPU kernel (q = 2*q ^ D_i on packed bytes), so results match byte for byte.
-Runs under numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1) for tests on machines without a GPU.
-Throughput has not been measured on a GPU yet (see docs/stripe-core.md).
+Optional: nothing else in nvsim imports this module, so nothing else needs a GPU or the CUDA
+toolkit; here numba.cuda is imported with the module and the kernel compiled on first use. Each
+thread owns one 64-bit word column and runs the same Horner loop as the CPU kernel
+(q = 2*q ^ D_i on packed bytes), so results match byte for byte. Runs under numba's CUDA
+simulator (NUMBA_ENABLE_CUDASIM=1, set before this module is first imported) for tests on machines
+without a GPU. Throughput has not been measured on a GPU yet (see docs/stripe-core.md).
 """
 
 from __future__ import annotations
@@ -13,15 +14,19 @@ from functools import lru_cache
 
 import numpy as np
 
+try:  # a module global: kernels see numba.cuda there (the simulator swaps it in at import)
+    from numba import cuda
+except ImportError:  # numba without its CUDA package: ``available`` says False
+    cuda = None
+
 _THREADS_PER_BLOCK = 256
-cuda = None  # numba.cuda, bound on first use
 
 
 @lru_cache(maxsize=1)
 def _kernel():
-    global cuda  # kernels must see numba.cuda as a module global (the simulator swaps it there)
-    from numba import cuda  # lazy: only GPU users pay for (or need) CUDA
-
+    """numba.cuda and the P+Q kernel, compiled once (RuntimeError without numba.cuda)."""
+    if cuda is None:
+        raise RuntimeError("numba.cuda is not importable here")
     fe = np.uint64(0xFEFEFEFEFEFEFEFE)
     h80 = np.uint64(0x8080808080808080)
     m1d = np.uint64(0x1D1D1D1D1D1D1D1D)

@@ -13,14 +13,15 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-PAGE_BYTES = 4096  # md stripe-cache page (STRIPE_SIZE on x86) and the strip granularity
+from ..constants import PAGE_BYTES  # md's stripe-cache page (STRIPE_SIZE on x86), the strip granularity
+from .. import raid
+from ..raid import LEVELS, MD_MIN_MEMBERS, MD_PARITY_ALGORITHMS
 
-LEVELS = (0, 1, 5, 6, 10)
-PARITY_LAYOUTS = ("left-asymmetric", "right-asymmetric", "left-symmetric", "right-symmetric")
-# md's ALGORITHM_* numbers: LEFT_ASYMMETRIC 0, RIGHT_ASYMMETRIC 1, LEFT_SYMMETRIC 2, RIGHT_SYMMETRIC 3
+
+PARITY_LAYOUTS = MD_PARITY_ALGORITHMS  # md's ALGORITHM_* numbers: LEFT_ASYMMETRIC 0 ... RIGHT_SYMMETRIC 3
 LAYOUT_CODES = {name: i for i, name in enumerate(PARITY_LAYOUTS)}
 DEFAULT_LAYOUT = "left-symmetric"
-MIN_MEMBERS = {0: 1, 1: 2, 5: 2, 6: 4, 10: 2}
+MIN_MEMBERS = MD_MIN_MEMBERS
 
 
 @dataclass(frozen=True)
@@ -70,28 +71,22 @@ class ArrayGeometry:
     @property
     def n_parity(self) -> int:
         """Parity members per stripe (1 for RAID5, 2 for RAID6, 0 otherwise)."""
-        return {5: 1, 6: 2}.get(self.level, 0)
+        return raid.parity_members(self.level)
 
     @property
     def n_copies(self) -> int:
         """Copies of each data byte (mirrors)."""
-        return {1: self.n_members, 10: self.copies}.get(self.level, 1)
+        return raid.data_copies(self.level, self.n_members, self.copies)
 
     @property
     def failures_tolerated(self) -> int:
         """Members that may fail in any pattern without data loss (RAID10: worst case, copies - 1)."""
-        return {0: 0, 1: self.n_members - 1, 5: 1, 6: 2, 10: self.copies - 1}[self.level]
+        return raid.failures_tolerated(self.level, self.n_members, self.copies)
 
     @property
     def data_members_per_stripe(self) -> int:
         """Strips of distinct data in one stripe (RAID10: n_members // copies; RAID1: 1)."""
-        if self.level == 0:
-            return self.n_members
-        if self.level == 1:
-            return 1
-        if self.level == 10:
-            return max(1, self.n_members // self.copies)
-        return self.n_members - self.n_parity
+        return raid.data_members_per_stripe(self.level, self.n_members, self.copies)
 
     @property
     def stripe_data_bytes(self) -> int:

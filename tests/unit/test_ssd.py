@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from nvsim.bounds import drive_link
+from nvsim.links import drive_link
 from nvsim.catalog import default_catalog
 from nvsim.scenario import load_scenario
 from nvsim.specs import WorkloadSpec

@@ -1,0 +1,324 @@
+"""What a host I/O, or a rebuild request, asks of a built array (``ArrayModel``): pure functions.
+
+``host_io_batch`` plans host I/Os into member I/Os (the stripe core's planner; a sequential write
+stream the engine's stripe cache sees whole stripes of is planned stripe by stripe), prices them on
+the engine (its CPU, lock, own server, card link and bandwidth) and on the drives (NAND pool and
+link time), and returns the per-host-I/O demands as a ``HostIoBatch``; ``rebuild_batch`` does the
+same for rebuild requests. The event simulator books these demands, the fluid solvers sum them
+(the resources they load are declared in ``nvsim.fabric``). Plans and engine costs are remembered
+in a ``Memo`` (a sweep plans the same geometry and sample many times).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import fabric
+from ..raid import parity_members
+from ..stripe.layout import map_logical_copies, unmap_member
+from ..stripe.planner import MemberIOPlan, plan_ios
+from .drive import NAND_SERVICE_CV
+from .memo import MEMO, Memo
+from .model import ArrayModel, strips_spanned
+
+_PER_MEMBER_IO = ("host_index", "member", "member_offset_bytes", "length_bytes", "is_write", "phase")
+
+
+def phase_runs(phase: np.ndarray, op_start: np.ndarray) -> np.ndarray:
+    """Index of the first member I/O of each run of one host I/O's one phase (member I/Os are
+    grouped by host I/O in phase order): the runs whose slowest member sets the unloaded latency."""
+    if len(phase) == 0:
+        return np.zeros(0, dtype=np.int64)
+    host = np.repeat(np.arange(len(op_start) - 1), np.diff(op_start))
+    new_run = np.ones(len(phase), dtype=bool)
+    new_run[1:] = (host[1:] != host[:-1]) | (phase[1:] != phase[:-1])
+    return np.flatnonzero(new_run)
+
+
+@dataclass
+class HostIoBatch:
+    """Per host I/O service demands (seconds), and its member I/Os with their drive service."""
+
+    job: int
+    submit_s: np.ndarray
+    complete_s: np.ndarray
+    lock_s: np.ndarray
+    pre_s: np.ndarray
+    mid_s: np.ndarray
+    device_bw_s: np.ndarray
+    device_down_s: np.ndarray
+    device_up_s: np.ndarray
+    memory_s: np.ndarray
+    is_write: np.ndarray
+    op_start: np.ndarray  # int64, n + 1: member I/Os of host i are op_start[i]:op_start[i+1]
+    op_drive: np.ndarray
+    op_is_write: np.ndarray
+    op_phase: np.ndarray
+    op_die_s: np.ndarray
+    op_link_s: np.ndarray
+    op_bytes: np.ndarray
+    op_runs: np.ndarray | None = None  # first member I/O of each (host I/O, phase) run (see ``phase_runs``)
+    _totals: dict | None = None
+    nand_write_share: float | None = None  # share of NAND time programming the batch was priced with
+
+    HOST_FIELDS = fabric.HOST_FIELDS  # every per-host-I/O demand some resource sums (nvsim.fabric)
+
+    def totals(self) -> dict[str, float]:
+        """Each per-host-I/O demand summed over the batch, and each per-drive resource's member-I/O
+        time (all drives): what the fluid mode averages (``nvsim.fabric.batch_totals``, once)."""
+        if self._totals is None:
+            self._totals = fabric.batch_totals(self)
+        return self._totals
+
+    def __len__(self) -> int:
+        return len(self.submit_s)
+
+    def reads_gate_writes(self) -> np.ndarray:
+        """Host I/Os whose first member I/Os are phase-0 reads that must finish before the rest."""
+        first = self.op_start[:-1]
+        if not len(self.op_phase):
+            return np.zeros(len(self), dtype=bool)
+        return (self.op_start[1:] > first) & (self.op_phase[np.minimum(first, len(self.op_phase) - 1)] == 0)
+
+    def engine_visits(self) -> np.ndarray:
+        """Visits of each host I/O to the engine's server, as the event mode makes them: two when
+        reads gate its writes (``pre_s`` before the reads, ``mid_s`` after them), else one for all
+        its engine work, none without any."""
+        both = (self.pre_s > 0).astype(float) + (self.mid_s > 0)
+        return np.where(self.reads_gate_writes(), both, ((self.pre_s + self.mid_s) > 0).astype(float))
+
+
+def nand_write_share(die_s: np.ndarray, is_write: np.ndarray) -> float:
+    """Share of NAND time the member I/Os spend programming (0 with no NAND time)."""
+    t_w = float(die_s[is_write].sum())
+    total = float(die_s.sum())
+    return t_w / total if total > 0 else 0.0
+
+
+def plan_host_ios(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np.ndarray, memo: Memo = MEMO,
+                  write_key: int | None = None) -> tuple[MemberIOPlan, np.ndarray, np.ndarray, np.ndarray]:
+    """Member I/Os of a batch in phase order, the chunks of each host I/O, where each host
+    I/O's member I/Os start and its phase runs (cached: a sweep plans the same geometry and
+    sample many times; ``write_key``: ``hash(is_write.tobytes())``, when already known)."""
+    if not model.jbod:
+        g = model.geometry
+        # not the member size: md's layouts repeat every few stripes, so the member I/Os of the
+        # same offsets are the same on any drive size or namespace (a sweep's common case)
+        key = (g.level, g.n_members, g.strip_bytes, g.layout, g.copies,
+               model.workload.bs, model.workload.iodepth, model.workload.is_random, model.failed_members,
+               hash(offsets.tobytes()), hash(is_write.tobytes()) if write_key is None else write_key, len(offsets))
+        return memo.recall(memo.plans, key, _ordered_plan, model, job, offsets, is_write)
+    return _ordered_plan(model, job, offsets, is_write)
+
+
+def _ordered_plan(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np.ndarray,
+                  ) -> tuple[MemberIOPlan, np.ndarray, np.ndarray, np.ndarray]:
+    """``plan_host_ios`` without the memo: the planner's member I/Os grouped by host I/O in phase order."""
+    plan, chunks = _plan_uncached(model, job, offsets, is_write)
+    # member I/Os of each host I/O in phase order (reads that gate the writes first)
+    order = np.lexsort((plan.phase, plan.host_index))
+    if not np.array_equal(order, np.arange(len(order))):
+        plan = MemberIOPlan(**{f: (getattr(plan, f)[order] if f in _PER_MEMBER_IO else getattr(plan, f))
+                               for f in plan.__dataclass_fields__})
+    counts = np.bincount(plan.host_index, minlength=len(offsets))[:len(offsets)]
+    op_start = np.zeros(len(offsets) + 1, dtype=np.int64)
+    np.cumsum(counts, out=op_start[1:])
+    return plan, chunks, op_start, phase_runs(plan.phase, op_start)
+
+
+def _plan_uncached(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np.ndarray) -> tuple[MemberIOPlan, np.ndarray]:
+    bs = model.workload.bs
+    n = len(offsets)
+    if model.jbod:
+        drive = job % model.array.drives
+        plan = MemberIOPlan(
+            host_index=np.arange(n, dtype=np.int64), member=np.full(n, drive, dtype=np.int32),
+            member_offset_bytes=offsets, length_bytes=np.full(n, bs, dtype=np.int64), is_write=is_write.copy(),
+            phase=np.ones(n, dtype=np.int8), mode=np.where(is_write, 6, 0).astype(np.int8),
+            parity_bytes_computed=np.zeros(n, dtype=np.int64), stripes_touched=np.ones(n, dtype=np.int64))
+        return plan, np.ones(n)
+    if _coalesces(model, is_write):
+        plan = _plan_coalesced(model, offsets)
+    else:
+        plan = plan_ios(model.geometry, is_write, offsets, np.full(n, bs, dtype=np.int64), model.failed_members)
+    return plan, strips_spanned(offsets, bs, model.array.strip_bytes)
+
+
+def _coalesces(model: ArrayModel, is_write: np.ndarray) -> bool:
+    """Whether a sequential write stream reaches the stripe cache as whole stripes.
+
+    A job's consecutive writes are in flight at once (iodepth), so the partial stripes at their
+    boundaries are completed by the neighbour before the stripe is handled (md's stripe cache
+    delays pre-reads for exactly this; write-back caches do the same): when a stripe's worth
+    of the stream is in flight, the stream is planned stripe by stripe, as the cache sees it.
+    An engine without a stripe cache (lockless CPU RAID) handles each write as it comes.
+    """
+    if model.workload.is_random or model.array.level not in (5, 6) or not is_write.all() or model.failed_members:
+        return False
+    if not model.engine.stripe_cache:
+        return False
+    data_members = model.array.drives - parity_members(model.array.level)
+    stripe = data_members * model.array.strip_bytes
+    return -(-stripe // model.workload.bs) <= model.workload.iodepth
+
+
+def _plan_coalesced(model: ArrayModel, offsets: np.ndarray) -> MemberIOPlan:
+    """Plan the stream cut at stripe boundaries; member I/Os go to the host I/O whose bytes they hold."""
+    bs = model.workload.bs
+    n = len(offsets)
+    data_members = model.array.drives - parity_members(model.array.level)
+    stripe = data_members * model.array.strip_bytes
+    pieces_start, pieces_len = [], []
+    breaks = np.flatnonzero(np.diff(offsets) != bs) + 1  # a stream wraps at its region's end
+    for first, last in zip(np.concatenate(([0], breaks)), np.concatenate((breaks, [n]))):
+        lo, hi = int(offsets[first]), int(offsets[last - 1]) + bs
+        cuts = np.concatenate(([lo], np.arange((lo // stripe + 1) * stripe, hi, stripe), [hi]))
+        pieces_start.append(cuts[:-1])
+        pieces_len.append(np.diff(cuts))
+    starts = np.concatenate(pieces_start).astype(np.int64)
+    lens = np.concatenate(pieces_len).astype(np.int64)
+    plan = plan_ios(model.geometry, np.ones(len(starts), dtype=bool), starts, lens, model.failed_members)
+    counts = np.bincount(plan.host_index, minlength=len(starts))
+    first = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    rank = np.arange(plan.n_member_ios) - first[plan.host_index]
+    # the logical byte each member I/O stands for, spread evenly over its piece
+    position = starts[plan.host_index] + (rank + 0.5) * lens[plan.host_index] / np.maximum(counts[plan.host_index], 1)
+    host = np.clip(np.searchsorted(offsets, position, side="right") - 1, 0, n - 1)
+    # a host I/O's pages on one member that are contiguous become one member I/O, as the block
+    # layer merges md's per-stripe page bios (the planner does the same within one piece)
+    order = np.lexsort((plan.member_offset_bytes, plan.member, plan.is_write, plan.phase, host))
+    h, m, o = host[order], plan.member[order], plan.member_offset_bytes[order]
+    length, w, ph = plan.length_bytes[order], plan.is_write[order], plan.phase[order]
+    new_run = np.ones(len(h), dtype=bool)
+    new_run[1:] = (h[1:] != h[:-1]) | (m[1:] != m[:-1]) | (ph[1:] != ph[:-1]) | (w[1:] != w[:-1]) \
+        | (o[1:] != o[:-1] + length[:-1])
+    heads = np.flatnonzero(new_run)
+    merged = np.add.reduceat(length, heads) if len(heads) else length
+    piece_of_host = np.clip(np.searchsorted(starts, offsets, side="right") - 1, 0, len(starts) - 1)
+    hosts_per_piece = np.bincount(piece_of_host, minlength=len(starts))
+    share = plan.stripes_touched[piece_of_host] / np.maximum(hosts_per_piece[piece_of_host], 1)
+    return MemberIOPlan(
+        host_index=h[heads], member=m[heads], member_offset_bytes=o[heads], length_bytes=merged.astype(np.int64),
+        is_write=w[heads], phase=ph[heads],
+        mode=plan.mode[piece_of_host],
+        parity_bytes_computed=np.zeros(n, dtype=np.int64),  # per piece, not per host I/O: not shared out
+        stripes_touched=share,
+    )
+
+
+def _engine_work(model: ArrayModel, plan: MemberIOPlan, is_write: np.ndarray, chunks: np.ndarray, memo: Memo,
+                 write_key: int):
+    """The engine's costs of a plan (cached with the plan: a sweep re-costs the same plans)."""
+    e = model.engine
+    key = (id(plan), e.spec.name, e.parameter_key, e.members, e.cross_socket_fraction,
+           model.workload.bs, model.array.level, write_key)
+    return memo.recall(memo.engine_work, key, e.work, plan, is_write, chunks, model.workload.bs, model.array.level,
+                       owner=plan)
+
+
+def host_io_batch(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np.ndarray,
+                  rng: np.random.Generator | None = None, write_share: float | None = None, memo: Memo = MEMO,
+                  ) -> HostIoBatch:
+    """Service demands of host I/Os of ``job`` at ``offsets``.
+
+    With ``rng`` (the event mode), each NAND service time varies around its mean with
+    ``NAND_SERVICE_CV`` (gamma-distributed): reads of lower and upper pages of TLC/QLC
+    differ, and programs with them; without it (the fluid mode), means. ``write_share``: the
+    share of NAND time spent programming, which makes reads pay program suspend (None: this
+    batch's own; the batch records the share it was priced with, ``nand_write_share``).
+    """
+    n = len(offsets)
+    write_key = hash(is_write.tobytes())
+    member_ios, chunks, op_start, runs = plan_host_ios(model, job, offsets, is_write, memo, write_key)
+    work = _engine_work(model, member_ios, is_write, chunks, memo, write_key)
+    speed = model.cpu_speed[model.job_cpu[job]]
+    scale_engine = model.engine_clock_scale
+    on_host = model.engine.server is not None and model.engine.server.on_host_cpu
+    thread_scale = scale_engine if on_host else 1.0
+    random = model.workload.is_random
+    lengths = work.length_bytes
+    die, link = model.drive.service_of(member_ios, random, memo)
+    if write_share is None:  # share of NAND time spent programming, from this batch
+        write_share = nand_write_share(die, work.is_write)
+    if write_share > 0:  # a read landing on a programming die pays program suspend
+        die = np.where(work.is_write, die, die + model.drive.suspend_unit_s * write_share)
+    if rng is not None and len(die):
+        shape = 1.0 / NAND_SERVICE_CV**2
+        die = die * rng.gamma(shape, 1.0 / shape, size=len(die))
+    device_bw = (work.device_read_bytes / model.device_read_bytes_per_s) if model.device_read_bytes_per_s else np.zeros(n)
+    if model.device_link is not None:
+        up, _ = model.device_link.nvme_io_load(model.workload.bs, True)
+        _, down = model.device_link.nvme_io_load(model.workload.bs, False)
+        bw = model.device_link.usable_bytes_per_s()
+        dev_down = np.where(work.device_down_bytes > 0, down / bw, 0.0)
+        dev_up = np.where(work.device_up_bytes > 0, up / bw, 0.0)
+    else:
+        dev_down = dev_up = np.zeros(n)
+    return HostIoBatch(
+        job=job,
+        submit_s=(model.host_submit_s + work.submit_cpu_ref_s * scale_engine) / speed,
+        complete_s=np.full(n, model.host_complete_s / speed),
+        lock_s=work.lock_s, pre_s=work.pre_s * thread_scale, mid_s=work.mid_s * thread_scale,
+        device_bw_s=device_bw, device_down_s=dev_down, device_up_s=dev_up,
+        memory_s=work.memory_bytes / model.memory_bytes_per_s,
+        is_write=is_write,
+        op_start=op_start, op_runs=runs, op_drive=work.member.astype(np.int64), op_is_write=work.is_write,
+        op_phase=work.phase, op_die_s=die, op_link_s=link, op_bytes=lengths, nand_write_share=write_share,
+    )
+
+
+def rebuild_batch(model: ArrayModel, target: int, member_offsets: np.ndarray, step_bytes: int) -> HostIoBatch:
+    """Demands of rebuild requests that each rebuild ``step_bytes`` of member ``target`` at
+    ``member_offsets``: read the survivors that hold what it needs (phase 0), write it (phase 1).
+
+    RAID5/6: every other member that has not failed (md's handle_stripe reads them all while
+    syncing); RAID1/10: a surviving copy. Member I/Os are sequential within each member.
+    """
+    offsets = np.asarray(member_offsets, dtype=np.int64)
+    n = len(offsets)
+    level = model.array.level
+    missing = set(model.failed_members) | {target}
+    members, moffs, hosts, writes, phases = [], [], [], [], []
+    if level in (1, 10):
+        logical = unmap_member(model.geometry, np.full(n, target), offsets)
+        copy_members, copy_offsets = map_logical_copies(model.geometry, np.maximum(logical, 0))
+        for i in range(n):
+            choices = [(int(m), int(o)) for m, o in zip(copy_members[i], copy_offsets[i]) if int(m) not in missing]
+            if choices:
+                members.append(choices[0][0]); moffs.append(choices[0][1]); hosts.append(i); writes.append(False); phases.append(0)
+    elif level in (5, 6):
+        for i in range(n):
+            for m in range(model.array.drives):
+                if m not in missing:
+                    members.append(m); moffs.append(int(offsets[i])); hosts.append(i); writes.append(False); phases.append(0)
+    for i in range(n):
+        members.append(target); moffs.append(int(offsets[i])); hosts.append(i); writes.append(True); phases.append(1)
+    order = np.lexsort((np.asarray(phases), np.asarray(hosts)))
+    host_index = np.asarray(hosts, dtype=np.int64)[order]
+    plan = MemberIOPlan(
+        host_index=host_index, member=np.asarray(members, dtype=np.int32)[order],
+        member_offset_bytes=np.asarray(moffs, dtype=np.int64)[order],
+        length_bytes=np.full(len(order), step_bytes, dtype=np.int64), is_write=np.asarray(writes, dtype=bool)[order],
+        phase=np.asarray(phases, dtype=np.int8)[order], mode=np.zeros(n, dtype=np.int8),
+        parity_bytes_computed=np.zeros(n, dtype=np.int64), stripes_touched=np.ones(n, dtype=np.int64))
+    rows = max(1, step_bytes // model.array.strip_bytes)  # stripe rows one request rebuilds
+    work = model.engine.rebuild_work(plan, n, rows, level)
+    die, link = model.drive.service(plan.length_bytes, plan.is_write, random=False)
+    counts = np.bincount(host_index, minlength=n)[:n]
+    op_start = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=op_start[1:])
+    on_host = model.engine.server is not None and model.engine.server.on_host_cpu
+    scale = model.engine_clock_scale if on_host else 1.0
+    zeros = np.zeros(n)
+    return HostIoBatch(
+        job=-1, submit_s=work.submit_cpu_ref_s * model.engine_clock_scale, complete_s=zeros.copy(),
+        lock_s=work.lock_s, pre_s=work.pre_s * scale, mid_s=work.mid_s * scale,
+        device_bw_s=zeros.copy(), device_down_s=zeros.copy(), device_up_s=zeros.copy(),
+        memory_s=work.memory_bytes / model.memory_bytes_per_s, is_write=np.ones(n, dtype=bool),
+        op_start=op_start, op_drive=plan.member.astype(np.int64), op_is_write=plan.is_write, op_phase=plan.phase,
+        op_die_s=die, op_link_s=link, op_bytes=plan.length_bytes)
+
+
+__all__ = ["HostIoBatch", "host_io_batch", "rebuild_batch", "plan_host_ios", "phase_runs", "nand_write_share"]

@@ -1,0 +1,110 @@
+"""A drive model as the simulator prices member I/Os on it: NAND pool time, link time, fixed latency.
+
+``DriveTiming`` wraps one SSD model (nvsim.ssd) on its PCIe link (nvsim.links): the unit time of a
+member I/O at its die pool, the busy time of the link's data direction, and the controller's fixed
+latency, per distinct (size, direction) of member I/O.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..catalog import Catalog
+from ..constants import PAGE_BYTES
+from ..links import drive_link
+from ..pcie import PcieLink
+from ..ssd.derive import derive_ssd_parameters
+from ..ssd.model import SsdModel
+from ..stripe.planner import MemberIOPlan
+from .memo import MEMO, Memo
+
+NAND_SERVICE_CV = 0.3
+"""Coefficient of variation of one NAND operation's time (basis: assumed; TLC lower/middle/upper
+page reads take roughly 40/60/80 us, a spread of this order). Only the event mode draws it; it
+also keeps synchronised sequential jobs from marching over the members in a convoy forever."""
+
+
+class DriveTiming:
+    """Per-I/O service of one drive model: unit time, link time, fixed controller latency.
+
+    The die pool (nvsim.ssd) is served by ``units`` parallel servers: the NAND dies, but no more
+    than the reads the controller can have in flight within half the QD1 read latency
+    (``read_service_iops x read_latency / 2``), so that one read's unit time stays a part of its
+    QD1 latency on drives whose controller, not their dies, sets the random-read rate. The pool's
+    capacity (units / unit time) is the SSD model's either way.
+    """
+
+    def __init__(self, ssd: SsdModel, link: PcieLink):
+        p = ssd.params
+        self.ssd, self.link = ssd, link
+        self.units = int(max(1, min(p.nand_dies, p.read_service_iops * p.read_latency_us * 1e-6 / 2)))
+        unit_read_4k = ssd.read_pool_s(PAGE_BYTES, True) * self.units
+        up, _ = link.nvme_io_load(PAGE_BYTES, True)
+        self.read_fixed_s = max(0.0, p.read_latency_us * 1e-6 - unit_read_4k - up / link.usable_bytes_per_s())
+        self.write_fixed_s = p.write_latency_us * 1e-6
+        self.suspend_unit_s = ssd.suspend_pool_s * self.units
+        self._cache: dict[tuple, tuple[float, float]] = {}
+        self._plans: dict[tuple, tuple] = {}
+
+    def unit_s(self, length_bytes: int, is_write: bool, random: bool) -> float:
+        """Unit time of one member I/O (reads before any program-suspend cost)."""
+        if is_write:
+            return self.ssd.write_pool_s(length_bytes, random) * self.units
+        return self.ssd.read_pool_s(length_bytes, random) * self.units
+
+    def link_s(self, length_bytes: int, is_write: bool) -> float:
+        """Seconds the data direction of the drive link is busy (reads: to host; writes: to drive)."""
+        up, down = self.link.nvme_io_load(length_bytes, not is_write)
+        return (down if is_write else up) / self.link.usable_bytes_per_s()
+
+    def service_of(self, plan: MemberIOPlan, random: bool, memo: Memo = MEMO) -> tuple[np.ndarray, np.ndarray]:
+        """``service`` of a plan's member I/Os, remembered for the last plans seen (the plan's
+        distinct sizes from ``memo``: every drive model of a sweep prices the same plans)."""
+        key = (id(plan), random)
+        hit = self._plans.get(key)
+        if hit is None or hit[0] is not plan:
+            if len(self._plans) > 1024:
+                self._plans.clear()
+            distinct = memo.recall(memo.distinct, id(plan), distinct_sizes, plan.length_bytes, plan.is_write, owner=plan)
+            hit = self._plans[key] = (plan, self.service(plan.length_bytes, plan.is_write, random, distinct))
+        return hit[1]
+
+    def service(self, lengths: np.ndarray, is_write: np.ndarray, random: bool,
+                distinct: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(unit seconds, link seconds) of many member I/Os, through the distinct (size, direction)
+        pairs (``distinct``: those pairs and the inverse index, when already known)."""
+        if distinct is None:
+            distinct = distinct_sizes(lengths, is_write)
+        uniq, inverse = distinct
+        pairs = []
+        for k in uniq.tolist():
+            key = (k, random)
+            hit = self._cache.get(key)
+            if hit is None:
+                hit = self._cache[key] = (self.unit_s(k // 2, bool(k % 2), random), self.link_s(k // 2, bool(k % 2)))
+            pairs.append(hit)
+        table = np.array(pairs).reshape(-1, 2)
+        return table[inverse, 0], table[inverse, 1]
+
+
+def distinct_sizes(lengths: np.ndarray, is_write: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct (size, direction) pairs of member I/Os, coded size x 2 + is_write, and the inverse."""
+    keys = lengths.astype(np.int64) * 2 + is_write.astype(np.int64)
+    return np.unique(keys, return_inverse=True)
+
+
+
+def drive_timing(catalog: Catalog, drive: str, namespace_bytes: int | None, platform: str,
+                 memo: Memo = MEMO) -> DriveTiming:
+    """One drive model on one platform's bays (derived once per catalog: sweeps build thousands)."""
+    return memo.recall(memo.drive_timings, (id(catalog), drive, namespace_bytes, platform), _drive_timing, catalog,
+                       drive, namespace_bytes, platform, owner=catalog, bounded=False)
+
+
+def _drive_timing(catalog: Catalog, drive: str, namespace_bytes: int | None, platform: str) -> DriveTiming:
+    spec = catalog.drives[drive]
+    link = drive_link(spec, catalog.platforms[platform], catalog)
+    return DriveTiming(SsdModel(derive_ssd_parameters(spec), namespace_bytes), link)
+
+
+__all__ = ["DriveTiming", "drive_timing", "distinct_sizes", "NAND_SERVICE_CV"]

@@ -1,0 +1,139 @@
+"""What every foreground class of the mixed solve (``mixed.py``) shares, and the fio job's class.
+
+A foreground class (a fio job's I/Os in flight, ``FioLoad``; an OLTP database's users,
+``oltp_load.OltpLoad``) gives the network its demands, visits and unloaded cycle, the pieces md
+RAID10's barrier holds (``BarrierCycle``), and its result. Its sample of host I/Os, the barrier's
+piece pace and latency, and the report (utilisation grouped per resource, host CPU share, the
+limiting resource) are the same for both, and live here, below both.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import fabric
+from .fluid import SAMPLE_REGION_BYTES, jbod_imbalance, sample_batches, unloaded_latency_s, write_amplification
+from .network import io_demands, io_visits
+from .result import SimResult, Utilisation, busiest
+from .system import ArraySystem, HostIoBatch
+from .workload import HostStream
+
+NETWORK_SAMPLE_IOS = 1024
+"""Random host I/Os sampled for the network, in every state: each drive is a station of its own, so
+each member's share must show -- of the redirected reads when degraded, and of the reads and
+writes when optimal (the 64 that give the fio fluid mode its mean member leave one drive up to
+~10% busier than the others by chance: md RAID6's MySQL plateau moved 5% with it)."""
+
+
+def network_sample(system: ArraySystem, seed: int) -> list[HostIoBatch]:
+    """The host I/Os a foreground class is solved with: the fluid mode's sample for sequential
+    workloads, ``NETWORK_SAMPLE_IOS`` random ones otherwise."""
+    if not system.workload.is_random:
+        return sample_batches(system, seed)
+    region = min(system.device_bytes, SAMPLE_REGION_BYTES)
+    offsets, is_write = HostStream.for_job(system.workload, 0, region, seed).next_batch(NETWORK_SAMPLE_IOS)
+    return [system.batch(0, offsets, is_write)]
+
+
+def piece_latency_s(system: ArraySystem, batches: list[HostIoBatch], pieces: float) -> float:
+    """One md request's (chunk piece's) unloaded latency through the barrier: its share of the
+    lock hold and a member I/O."""
+    rfix, wfix = system.drive.read_fixed_s, system.drive.write_fixed_s
+    ops = np.concatenate([np.where(b.op_is_write, b.op_link_s + wfix, b.op_die_s + b.op_link_s + rfix) for b in batches])
+    lock = float(np.mean(np.concatenate([b.lock_s for b in batches])))
+    return (float(ops.mean()) if ops.size else 0.0) + lock / max(pieces, 1.0)
+
+
+def burst_piece_s(net, demand_s: np.ndarray, pieces: float) -> float:
+    """The pace of a burst of pieces let through at once: the busiest station but the host cores
+    (their CPU was spent before the barrier) per piece."""
+    keep = np.array([key not in ("cores", "rebuild_thread") for key, _d in net.keys])
+    per = np.where(keep, demand_s / max(pieces, 1e-12) / np.maximum(net.servers, 1.0), 0.0)
+    return float(per.max())
+
+
+def grouped_utilisation(system: ArraySystem, net, utilisation: np.ndarray) -> tuple[Utilisation, ...]:
+    """One entry per resource of ``ArraySystem.resources`` (drives: the busiest), plus each station
+    only rebuild requests load (the rebuild thread) where it is busy (``nvsim.fabric.KINDS``)."""
+    out = []
+    for key, label, _ in system.resources():
+        values = [u for (k, _d), u in zip(net.keys, utilisation) if k == key]
+        out.append(Utilisation(label, float(max(values)) if values else 0.0))
+    for i, (key, _drive) in enumerate(net.keys):
+        if not fabric.KIND[key].reported and utilisation[i] > 0:
+            out.append(Utilisation(net.labels[i], float(utilisation[i])))
+    return tuple(out)
+
+
+def limit(util) -> str:
+    """The resource that limits a solve: the busiest (``nvsim.sim.result.busiest``)."""
+    return busiest(util).resource
+
+
+def cpu_percent(system: ArraySystem, net, sol) -> float:
+    """Busy host CPUs (the resources whose busy time is host CPU time, ``nvsim.fabric``) as a
+    share of the platform's logical CPUs."""
+    busy = 0.0
+    for i, key in enumerate(fabric.host_cpu_keys(system.facts)):
+        j = net.index(key)
+        station = float(sol.utilisation[j] * net.servers[j])
+        busy = station if i == 0 else busy + station
+    return 100.0 * busy / system.logical_cpus
+
+
+class FioLoad:
+    """A fio job as the foreground class: its I/Os in flight, one cycle per host I/O."""
+
+    other_busy = 0.0
+
+    def __init__(self, scenario, workload, catalog, missing, seed, overrides, idle=False):
+        self.idle = idle
+        self.system = ArraySystem(scenario, workload, catalog, failed_members=missing,
+                                  engine_overrides=overrides.get("engine"), host_io_overrides=overrides.get("host_io"))
+        self.workload = workload
+        self.batches = network_sample(self.system, seed)
+
+    def demands(self, net):
+        system = self.system
+        weights = None
+        if system.jbod:
+            weights = np.full(system.array.drives, jbod_imbalance(system) / system.array.drives)
+        demand = io_demands(system, net, self.batches, weights)
+        self.visits = io_visits(system, net, self.batches)
+        if weights is not None:  # jobs bound to drives: each host I/O visits its own drive once
+            self.visits = np.where(demand > 0, 1.0, 0.0)
+        w = self.workload
+        return demand, unloaded_latency_s(system, self.batches), 0.0 if self.idle else float(w.numjobs * w.iodepth)
+
+    def servers(self, net):
+        return net.servers
+
+    def open_utilisation(self, net, x):
+        return np.zeros(len(net))
+
+    def barrier_pieces(self, net):
+        """md RAID10 recovery (``BarrierCycle``): each host I/O's md requests (one per chunk piece)
+        wait at the barrier; their pace and latency through it."""
+        system = self.system
+        pieces = float(system.engine.barrier_requests(system.array.level, system.chunk_requests_per_io()))
+        demand = io_demands(system, net, self.batches)
+        return pieces, pieces, burst_piece_s(net, demand, pieces), piece_latency_s(system, self.batches, pieces)
+
+    def result(self, net, sol) -> SimResult:
+        system, w = self.system, self.workload
+        x = float(sol.throughput[0])
+        f_read = 1.0 - float(np.mean(np.concatenate([b.is_write for b in self.batches])))
+        raid_waf, nand_waf = write_amplification(system, self.batches)
+        util = grouped_utilisation(system, net, sol.utilisation)
+        return SimResult(
+            scenario=system.scenario.name, workload=w.name, fidelity="fluid",
+            read_iops=x * f_read, write_iops=x * (1 - f_read), read_bytes_per_s=x * f_read * w.bs,
+            write_bytes_per_s=x * (1 - f_read) * w.bs, cpu_percent=cpu_percent(system, net, sol),
+            read_latency_us={"mean": float(sol.cycle_s[0]) * 1e6} if f_read > 0 and x > 0 else {},
+            write_latency_us={"mean": float(sol.cycle_s[0]) * 1e6} if f_read < 1 and x > 0 else {},
+            raid_waf=raid_waf, nand_waf=nand_waf, utilisation=util, limited_by=limit(util),
+        )
+
+
+__all__ = ["FioLoad", "network_sample", "NETWORK_SAMPLE_IOS", "piece_latency_s", "burst_piece_s", "grouped_utilisation",
+           "cpu_percent", "limit"]

@@ -1,0 +1,224 @@
+"""Build, then run: one scenario's array under one workload, built once and frozen.
+
+``build(scenario, workload, catalog, failed_members)`` resolves the catalog names and derives
+everything a run needs: the platform with the jobs' CPU layout, the drive model on its link, the
+engine configured for this array (members, strip, a member missing, cross-socket share), the
+geometry, the capacity, the engine card's link and bandwidth, and the host I/O costs at the
+platform's clock. The ``ArrayModel`` it returns is never changed; what host I/Os and rebuild
+requests ask of it are pure functions over it (``nvsim.sim.demand``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from .. import fabric
+from ..bounds import Capacity, capacity
+from ..catalog import Catalog, default_catalog
+from ..constants import PAGE_BYTES
+from ..engines import Engine, build_engine
+from ..links import engine_link
+from ..pcie import PcieLink
+from ..platform import CpuLayout, PlatformModel, cross_socket_fraction
+from ..raid import parity_members
+from ..specs import ArraySpec, DriveSpec, EngineSpec, PlatformSpec, ScenarioSpec, WorkloadSpec
+from ..stripe.layout import DEFAULT_LAYOUT, ArrayGeometry
+from .drive import DriveTiming, drive_timing
+from .memo import MEMO, Memo
+
+
+@dataclass(frozen=True, eq=False)
+class ArrayModel:
+    """One array on its platform with its engine, under one workload, fully built (see ``build``)."""
+
+    scenario: ScenarioSpec
+    workload: WorkloadSpec
+    catalog: Catalog
+    failed_members: tuple[int, ...]  # missing members: host I/Os are planned degraded around them
+    engine_overrides: dict[str, float]  # calibration only
+    host_io_overrides: dict[str, float]  # calibration only
+    array: ArraySpec
+    drive_spec: DriveSpec
+    platform_spec: PlatformSpec
+    engine_spec: EngineSpec
+    kind: str  # the engine's kind (nvsim.engines.ENGINE_CLASSES)
+    engine: Engine
+    platform: PlatformModel
+    logical_cpus: int  # of the jobs' sockets
+    cpu_speed: np.ndarray  # per logical CPU the jobs use: a core's worth
+    job_cpu: np.ndarray  # per job: its logical CPU
+    drive: DriveTiming
+    capacity: Capacity
+    jbod: bool  # no RAID: each job on its own drive
+    device_bytes: int  # the block device the jobs address
+    geometry: ArrayGeometry | None  # None without RAID
+    host_submit_s: float  # fio's submit cost of one host I/O at the platform's clock
+    host_complete_s: float
+    engine_clock_scale: float  # the engine's reference clock over the platform's
+    device_link: PcieLink | None  # the engine card's link, when host data crosses it
+    device_read_bytes_per_s: float | None  # the engine card's advertised read bandwidth
+    memory_bytes_per_s: float
+    facts: fabric.ArrayFacts
+    resource_list: tuple[tuple[str, str, float], ...]
+
+    @classmethod
+    def assemble(cls, **fields) -> ArrayModel:
+        """A model from all its fields at once (one dict update rather than a frozen setattr per
+        field: a sweep builds thousands). Still frozen: its fields cannot be set afterwards."""
+        assert fields.keys() == _FIELD_NAMES, sorted(_FIELD_NAMES ^ fields.keys())
+        model = object.__new__(cls)
+        model.__dict__.update(fields)
+        return model
+
+    def resources(self) -> list[tuple[str, str, float]]:
+        """(key, label, servers) of every resource this array has, in report order: the one list
+        both fidelities report utilisation against (``nvsim.fabric.KINDS``; drives: the busiest)."""
+        return list(self.resource_list)
+
+    @property
+    def engine_server_label(self) -> str | None:
+        return self.engine.server.label if self.engine.server else None
+
+    @property
+    def engine_servers(self) -> int:
+        return self.engine.server.servers if self.engine.server else 1
+
+    @property
+    def engine_on_host_cpu(self) -> bool:
+        return bool(self.engine.server and self.engine.server.on_host_cpu)
+
+    @property
+    def sample_size(self) -> int:
+        """Host I/Os of one job that show every member-I/O pattern of this workload: a few stripes
+        of a sequential stream (a whole period of its alignment), or enough random I/Os to mix
+        reads and writes; the fluid mode and the drives' write share average over them."""
+        w = self.workload
+        if self.jbod:
+            return 64
+        if w.is_random:
+            return 128 if 0 < w.read_fraction < 1 else 64
+        data = self.array.drives - parity_members(self.array.level)
+        period = math.lcm(w.bs, max(1, data) * self.array.strip_bytes) // w.bs
+        return int(min(512, max(16, 2 * period)))
+
+    def chunk_requests_per_io(self) -> float:
+        """Strips (chunks) one host I/O of the workload's size touches, on average over the
+        alignments its offsets take (multiples of the block size): md splits a bio at each."""
+        bs, strip = self.workload.bs, self.array.strip_bytes
+        period = math.lcm(bs, strip) // bs
+        return float(np.mean(strips_spanned(np.arange(period, dtype=np.int64) * bs, bs, strip)))
+
+    def describe(self) -> str:
+        a = self.array
+        return f"{a.drives} x {self.drive_spec.name}, RAID{a.level}, {self.engine_spec.name}, {self.platform_spec.name}"
+
+
+_FIELD_NAMES = frozenset(f.name for f in fields(ArrayModel))
+
+
+def strips_spanned(offsets: np.ndarray, length_bytes: int, strip_bytes: int) -> np.ndarray:
+    """Strips (chunks) each I/O of ``length_bytes`` at ``offsets`` touches."""
+    return ((offsets + length_bytes - 1) // strip_bytes - offsets // strip_bytes + 1).astype(float)
+
+
+def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | None = None,
+          failed_members: tuple[int, ...] = (), engine_overrides: dict[str, float] | None = None,
+          host_io_overrides: dict[str, float] | None = None, memo: Memo = MEMO) -> ArrayModel:
+    """The scenario's array under ``workload``, with ``failed_members`` missing (failed, pulled, or
+    being rebuilt and not yet readable), built once. ``*_overrides``: the calibration's values in
+    place of the catalog's. What arrays share (drive models, engines, geometries, CPU layouts, links)
+    is derived once and comes from ``memo``: a sweep builds thousands."""
+    catalog = catalog or default_catalog()
+    failed = tuple(sorted(set(int(m) for m in failed_members)))
+    array = scenario.array
+    platform_spec = catalog.platforms[scenario.platform]
+    engine_spec = catalog.engines[array.engine]
+    platform = PlatformModel(platform_spec, scenario.placement, array.drives, catalog)
+    engine = _engine(engine_spec, array, engine_overrides, failed, platform, memo)
+    drive = drive_timing(catalog, array.drive, array.namespace_bytes, scenario.platform, memo)
+    cap = memo.recall(memo.capacities, (id(catalog), array.drive, array.namespace_bytes, array.level, array.drives,
+                                        array.strip_bytes, array.near_copies), capacity, scenario, catalog, owner=catalog)
+    jbod = engine_spec.engine_kind == "none"
+    geometry = None if jbod else memo.recall(
+        memo.geometries, (array.level, array.drives, array.strip_bytes, array.resolved_layout, cap.member_bytes,
+                          array.near_copies), _geometry, array, cap.member_bytes)
+    submit_s, complete_s = _host_io_costs(catalog, workload, host_io_overrides, platform.clock_ghz)
+    cpu: CpuLayout = memo.recall(memo.cpu_layouts, (id(platform_spec), workload.numjobs, scenario.placement.job_sockets),
+                                 platform.cpu_layout, workload.numjobs, owner=platform_spec, bounded=False)
+    device = engine_spec.device
+    link = memo.recall(memo.engine_links, (id(catalog), array.engine, scenario.platform), engine_link, engine_spec,
+                       platform_spec, catalog, owner=catalog, bounded=False) if device else None
+    device_link = link if device and device.data_through_device else None
+    device_read = device.max_read_bytes_per_s.value if device and device.max_read_bytes_per_s else None
+    server = engine.server
+    facts = fabric.ArrayFacts(  # positional, in ArrayFacts' order: a sweep builds thousands
+        len(cpu.speed), engine.lock_label, server.label if server else None, server.servers if server else 1,
+        bool(server and server.on_host_cpu), engine_spec.name, bool(device_read),
+        device_link.name if device_link is not None else None, catalog.drives[array.drive].name, drive.units,
+        drive.link.name)
+    return ArrayModel.assemble(
+        scenario=scenario, workload=workload, catalog=catalog, failed_members=failed,
+        engine_overrides=dict(engine_overrides or {}), host_io_overrides=dict(host_io_overrides or {}),
+        array=array, drive_spec=catalog.drives[array.drive], platform_spec=platform_spec, engine_spec=engine_spec,
+        kind=engine_spec.engine_kind, engine=engine, platform=platform,
+        logical_cpus=cpu.logical_cpus, cpu_speed=cpu.speed, job_cpu=cpu.job_cpu,
+        drive=drive, capacity=cap, jbod=jbod, device_bytes=cap.member_bytes if jbod else cap.usable_bytes,
+        geometry=geometry, host_submit_s=submit_s, host_complete_s=complete_s,
+        engine_clock_scale=engine.parameters.get("reference_clock_ghz", 3.0) / platform.clock_ghz,
+        device_link=device_link, device_read_bytes_per_s=device_read,
+        memory_bytes_per_s=platform.memory_bytes_per_s(), facts=facts,
+        resource_list=memo.recall(memo.resources, facts, _resource_list, facts, bounded=False),
+    )
+
+
+def _engine(spec: EngineSpec, array: ArraySpec, overrides: dict[str, float] | None, failed: tuple[int, ...],
+            platform: PlatformModel, memo: Memo) -> Engine:
+    """The engine configured for this array (md's stripe threads follow ``md_group_thread_cnt``),
+    with the share of its submitters on another socket than the drives; one per configuration
+    (engines never change once built)."""
+    values = dict(overrides or {})
+    if array.md_group_thread_cnt and spec.engine_kind == "md":
+        values.setdefault("group_thread_cnt", float(array.md_group_thread_cnt))
+    placement = platform.placement
+    crossing = memo.recall(memo.cross_socket, (placement.drive_sockets, placement.job_sockets, array.drives,
+                                               platform.sockets),
+                           _cross_socket_fraction, platform, bounded=False)
+    key = (id(spec), tuple(sorted(values.items())), array.drives, array.strip_bytes, bool(failed), crossing)
+    return memo.recall(memo.engines, key, _configured_engine, spec, values, array, bool(failed), crossing, owner=spec)
+
+
+def _configured_engine(spec: EngineSpec, values: dict[str, float], array: ArraySpec, degraded: bool,
+                       crossing: float) -> Engine:
+    return build_engine(spec, values, members=array.drives, strip_bytes=array.strip_bytes, degraded=degraded,
+                        cross_socket_fraction=crossing)
+
+
+def _cross_socket_fraction(platform: PlatformModel) -> float:
+    return cross_socket_fraction(platform.drive_sockets, platform.job_sockets, platform.sockets)
+
+
+def _geometry(array: ArraySpec, member_bytes: int) -> ArrayGeometry:
+    return ArrayGeometry(level=array.level, n_members=array.drives, strip_bytes=array.strip_bytes,
+                         layout=array.resolved_layout if array.level in (5, 6, 10) else DEFAULT_LAYOUT,
+                         member_size_bytes=member_bytes, copies=array.near_copies)
+
+
+def _resource_list(facts: fabric.ArrayFacts) -> tuple[tuple[str, str, float], ...]:
+    return tuple(fabric.resources(facts))
+
+
+def _host_io_costs(catalog: Catalog, workload: WorkloadSpec, overrides: dict[str, float] | None,
+                   clock_ghz: float) -> tuple[float, float]:
+    """fio's (submit + per page, complete) core-seconds of one host I/O at the platform's clock."""
+    host_io = catalog.host_io[workload.ioengine]
+    values = {k: getattr(host_io, k).value for k in ("submit_us", "complete_us", "per_page_us")}
+    values.update(overrides or {})
+    pages = max(1, math.ceil(workload.bs / PAGE_BYTES))
+    scale = 1e-6 * host_io.reference_clock_ghz.value / clock_ghz
+    return (values["submit_us"] + pages * values["per_page_us"]) * scale, values["complete_us"] * scale
+
+
+__all__ = ["ArrayModel", "build", "strips_spanned"]
