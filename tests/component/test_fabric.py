@@ -28,7 +28,7 @@ from nvsim.sim.system import ArraySystem, HostIoBatch
 from nvsim.ssd import derive
 from nvsim.stripe import layout
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CATALOG = default_catalog()
 SCENARIOS = sorted(p for p in (ROOT / "scenarios").glob("*/*.yaml")
                    if p.name != "published.yaml" and p.parent.name != "sweeps")

@@ -60,7 +60,12 @@ def imports_of(name: str) -> set[str]:
                 module = ".".join(base + ([node.module] if node.module else []))
             else:
                 module = node.module or ""
-            targets = [module] + [f"{module}.{alias.name}" for alias in node.names]
+            # ``from package import module`` imports that module (the package's own __init__ is
+            # not what it asks for); ``from module import name`` imports the module
+            names = [f"{module}.{alias.name}" for alias in node.names]
+            targets = [n for n in names if n in MODULES]
+            if len(targets) < len(names):
+                targets.append(module)
         elif isinstance(node, ast.Attribute):
             chain = _attribute_chain(node)
             targets = [chain] if chain else []
