@@ -9,16 +9,21 @@ scenario; ``overrides`` is for the calibration step only.
 from __future__ import annotations
 
 from ..specs import EngineSpec
-from .base import Engine, EngineServer, EngineWork
+from .base import DirectDrives, Engine, EngineServer, EngineWork
 from .gpu import GpuEngine
 from .hardware import HardwareEngine
 from .lockless import LocklessCpuEngine
 from .md import MdEngine
 
 ENGINE_CLASSES: dict[str, type[Engine]] = {
-    "none": Engine, "ideal": Engine, "md": MdEngine, "lockless_cpu": LocklessCpuEngine,
+    "none": DirectDrives, "ideal": Engine, "md": MdEngine, "lockless_cpu": LocklessCpuEngine,
     "gpu": GpuEngine, "hardware": HardwareEngine,
 }
+
+
+def engine_class(spec: EngineSpec) -> type[Engine]:
+    """The mechanism of ``spec``'s ``engine_kind``."""
+    return ENGINE_CLASSES[spec.engine_kind]
 
 
 def build_engine(spec: EngineSpec, overrides: dict[str, float] | None = None, *, members: int = 0,
@@ -27,8 +32,8 @@ def build_engine(spec: EngineSpec, overrides: dict[str, float] | None = None, *,
     missing (``degraded``), ``cross_socket_fraction`` of submitters on the other socket."""
     parameters = {name: float(cited.value) for name, cited in spec.parameters.items()}
     parameters.update(overrides or {})
-    return ENGINE_CLASSES[spec.engine_kind](spec, parameters, members=members, strip_bytes=strip_bytes,
+    return engine_class(spec)(spec, parameters, members=members, strip_bytes=strip_bytes,
                                             degraded=degraded, cross_socket_fraction=cross_socket_fraction)
 
 
-__all__ = ["build_engine", "Engine", "EngineServer", "EngineWork", "ENGINE_CLASSES"]
+__all__ = ["build_engine", "engine_class", "Engine", "EngineServer", "EngineWork", "ENGINE_CLASSES"]

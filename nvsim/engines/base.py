@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..specs import EngineSpec
+from ..specs import ArraySpec, EngineSpec, RebuildSpec
 from ..stripe.planner import MemberIOPlan
 
 PRIORITY_SCALE = {"low": 0.5, "normal": 1.0, "high": 2.0}
@@ -55,6 +55,22 @@ class EngineServer:
 
 
 @dataclass(frozen=True)
+class RebuildThrottle:
+    """What an engine's throttle does to its rebuild (``Engine.rebuild_throttle``): hold it to a
+    rate (md's speed limit), pace it to a share of the busy time of the drive it loads most (a
+    vendor's rebuild priority, like a RAID card's "rebuild rate" percentage), or nothing (both None:
+    the rebuild keeps its requests in flight and takes what the queues give it)."""
+
+    limit_bytes_per_s: float | None = None
+    share: float | None = None
+    why: str = ""
+
+    @property
+    def paced(self) -> bool:
+        return self.share is not None
+
+
+@dataclass(frozen=True)
 class Engine:
     """Base: no cost of its own (the ideal engine). Subclasses add their mechanisms.
 
@@ -71,6 +87,7 @@ class Engine:
     server: EngineServer | None = field(init=False, default=None)
     lock_label: str | None = field(init=False, default=None)
     parameter_key: tuple = field(init=False, default=())  # the parameters, sorted: part of a cache key
+    striped = True  # lays a RAID level over its members (False: drives used directly, jobs bound to drives)
     stripe_cache = True  # holds a stripe's writes until it is whole before computing parity
     rebuild_io_bytes = 256 * 1024  # bytes of the replaced member one rebuild request covers
     rebuild_inflight = 8.0  # rebuild requests the engine keeps in flight
@@ -79,6 +96,11 @@ class Engine:
         object.__setattr__(self, "server", self.own_server())
         object.__setattr__(self, "lock_label", self.own_lock())
         object.__setattr__(self, "parameter_key", tuple(sorted(self.parameters.items())))
+
+    @staticmethod
+    def scenario_values(array: ArraySpec) -> dict[str, float]:
+        """Parameter values a scenario's array sets for this engine (its own knobs); none here."""
+        return {}
 
     def own_server(self) -> EngineServer | None:
         """The engine's own server (md's stripe thread, a GPU, a card's processor); None here."""
@@ -125,6 +147,15 @@ class Engine:
             return None
         return min(0.95, share * PRIORITY_SCALE[priority])
 
+    def rebuild_throttle(self, limits: RebuildSpec, loaded: bool) -> RebuildThrottle:
+        """The throttle on this engine's rebuild, ``loaded`` by host I/O or not (``limits``: the
+        scenario's ``array.rebuild``): here a vendor's priority paces it to its ``rebuild_share``
+        while host I/O runs; without one, or on an idle array, nothing holds it back."""
+        share = self.rebuild_share(limits.priority)
+        if share is None or not loaded:
+            return RebuildThrottle()
+        return RebuildThrottle(share=share, why=f"rebuild priority {limits.priority}: {100 * share:.0f}% of")
+
     def recovery_excludes_host_io(self, level: int) -> bool:
         """Whether rebuild requests and host I/O take turns (an array-wide barrier) rather than
         share the queues. None here."""
@@ -136,9 +167,16 @@ class Engine:
         return self.empty_work(plan, n, 0)
 
 
+@dataclass(frozen=True)
+class DirectDrives(Engine):
+    """No RAID: the drives used directly, each fio job bound to one drive (engine ``none``)."""
+
+    striped = False
+
+
 def per_host_sum(values: np.ndarray, host_index: np.ndarray, n: int) -> np.ndarray:
     """Sum a per-member-I/O quantity over each host I/O."""
     return np.bincount(host_index, weights=values, minlength=n)[:n]
 
 
-__all__ = ["Engine", "EngineWork", "EngineServer", "per_host_sum"]
+__all__ = ["Engine", "DirectDrives", "RebuildThrottle", "EngineWork", "EngineServer", "per_host_sum"]

@@ -44,7 +44,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..constants import PAGE_BYTES
-from .base import Engine, EngineServer, EngineWork, per_host_sum
+from ..specs import ArraySpec, RebuildSpec
+from .base import Engine, EngineServer, EngineWork, RebuildThrottle, per_host_sum
 
 
 RESYNC_BLOCK_BYTES = 64 * 1024
@@ -59,6 +60,11 @@ to back once normal I/O has drained, so a RAID10 recovery batch is 512 requests
 
 
 class MdEngine(Engine):
+    @staticmethod
+    def scenario_values(array: ArraySpec) -> dict[str, float]:
+        """md's stripe threads follow the scenario's ``md_group_thread_cnt`` (sysfs group_thread_cnt)."""
+        return {"group_thread_cnt": float(array.md_group_thread_cnt)} if array.md_group_thread_cnt else {}
+
     def own_server(self) -> EngineServer:
         threads = int(self.stripe_thread_count(self.parameters))
         return EngineServer("md stripe thread (raid5d)", threads, on_host_cpu=True)
@@ -129,6 +135,12 @@ class MdEngine(Engine):
         if level in (1, 10):  # raid10 recovery stops each request at a chunk end
             return min(RESYNC_BLOCK_BYTES, self.strip_bytes), RESYNC_DEPTH[level]
         return super().rebuild_settings(level, priority)
+
+    def rebuild_throttle(self, limits: RebuildSpec, loaded: bool) -> RebuildThrottle:
+        """md_do_sync's speed limits: while the array has other I/O the resync runs at no more than
+        ``speed_limit_min`` (above it md sleeps), idle at no more than ``speed_limit_max``."""
+        kib = limits.speed_limit_min_kib_per_s if loaded else limits.speed_limit_max_kib_per_s
+        return RebuildThrottle(limit_bytes_per_s=kib * 1024.0, why=f"md speed limit {kib:.0f} KiB/s")
 
     def recovery_excludes_host_io(self, level: int) -> bool:
         """raid10's barrier is array-wide; raid1's is per 64 MiB bucket (since Linux 4.11), which

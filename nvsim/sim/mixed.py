@@ -88,24 +88,17 @@ PACED_REQUESTS_MAX = 256.0
 """Most rebuild requests a pacing card keeps in flight to hold its share (a bound for the solvers)."""
 
 
-def paced(system: ArraySystem, cap_bytes_per_s: float) -> bool:
-    """The engine paces its rebuild to a share of drive time (and a host load makes it pace)."""
-    return system.kind != "md" and math.isfinite(cap_bytes_per_s)
-
-
-def rebuild_cap(system: ArraySystem, rb: RebuildClass, net, loaded: bool) -> tuple[float, str]:
-    """The rate the engine's throttle holds its rebuild to, and why: md's ``speed_limit_min`` while
-    the array has other I/O (``speed_limit_max`` when idle); a vendor's rebuild priority, while host
-    I/O runs, as its share of the drive the rebuild loads most; otherwise no limit."""
-    limits = system.array.rebuild
-    if system.kind == "md":
-        kib = limits.speed_limit_min_kib_per_s if loaded else limits.speed_limit_max_kib_per_s
-        return kib * 1024.0, f"md speed limit {kib:.0f} KiB/s"
-    share = system.engine.rebuild_share(limits.priority)
-    if share is None or not loaded:
-        return math.inf, ""
-    rate, station = paced_rate_bytes_per_s(rb, net, share)
-    return rate, f"rebuild priority {limits.priority}: {100 * share:.0f}% of {station}"
+def rebuild_cap(system: ArraySystem, rb: RebuildClass, net, loaded: bool) -> tuple[float, str, bool]:
+    """The rate the engine's throttle (``Engine.rebuild_throttle``) holds its rebuild to, why, and
+    whether the engine paces it: a fixed limit (md's speed limits) as it is; a paced share of drive
+    time as the rate that gives the drive station the rebuild loads most that share; else none."""
+    throttle = system.engine.rebuild_throttle(system.array.rebuild, loaded)
+    if throttle.paced:
+        rate, station = paced_rate_bytes_per_s(rb, net, throttle.share)
+        return rate, f"{throttle.why} {station}", math.isfinite(rate)
+    if throttle.limit_bytes_per_s is not None:
+        return throttle.limit_bytes_per_s, throttle.why, False
+    return math.inf, "", False
 
 
 def rebuild_plan(system: ArraySystem, target: int) -> dict:
@@ -114,9 +107,9 @@ def rebuild_plan(system: ArraySystem, target: int) -> dict:
     span = float(array.rebuild.span_bytes or system.capacity.member_bytes)
     net = stations(system)
     rb = _rebuild_class(system, net, target)
-    cap, _why = rebuild_cap(system, rb, net, loaded=True)  # the event mode always runs a foreground job
+    cap, _why, paced = rebuild_cap(system, rb, net, loaded=True)  # the event mode always runs a foreground job
     guess = min(cap, rb.inflight * rb.step_bytes / rb.base_s)
-    inflight = PACED_REQUESTS_MAX if paced(system, cap) else rb.inflight
+    inflight = PACED_REQUESTS_MAX if paced else rb.inflight
     return {"step_bytes": rb.step_bytes, "inflight": inflight, "cap_bytes_per_s": cap,
             "span_bytes": min(span, system.capacity.member_bytes),
             "rate_guess": guess, "next_offset": 0, "issued_bytes": 0.0, "done_bytes": 0.0, "window_bytes": 0.0,
@@ -207,7 +200,8 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
     fg_demand, fg_base, population = load.demands(net)
     rb = _rebuild_class(system, net, rebuilding) if rebuilding is not None else None
     barrier = rb is not None and system.engine.recovery_excludes_host_io(scenario.array.level)
-    cap_bytes_per_s, cap_why = rebuild_cap(system, rb, net, population > 0) if rb is not None else (math.inf, "")
+    cap_bytes_per_s, cap_why, paced = rebuild_cap(system, rb, net, population > 0) if rb is not None \
+        else (math.inf, "", False)
 
     def solve(k: float, open_u: np.ndarray):
         base_fg = fg_base + (cycle.sync_pieces * cycle.wait_s if cycle is not None else 0.0)
@@ -230,7 +224,7 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
     active = 1.0  # share of time the rebuild is not held back by its throttle (md sleeps, a card paces)
     # md's requests in flight are its ceiling (RESYNC_DEPTH, the stripe cache); a card pacing its
     # rebuild to a share keeps as many as that share needs, however deep the host's queues
-    active_max = PACED_REQUESTS_MAX / rb.inflight if rb is not None and paced(system, cap_bytes_per_s) else 1.0
+    active_max = PACED_REQUESTS_MAX / rb.inflight if paced else 1.0
     previous = None
     x_open, weight, last_step = None, 1.0, 0.0  # the throughput the open classes follow, its damping
     settled = False

@@ -19,7 +19,7 @@ from .. import fabric
 from ..bounds import Capacity, capacity
 from ..catalog import Catalog, default_catalog
 from ..constants import PAGE_BYTES
-from ..engines import Engine, build_engine
+from ..engines import Engine, build_engine, engine_class
 from ..links import engine_link
 from ..pcie import PcieLink
 from ..platform import CpuLayout, PlatformModel, cross_socket_fraction
@@ -141,7 +141,7 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
     drive = drive_timing(catalog, array.drive, array.namespace_bytes, scenario.platform, memo)
     cap = memo.recall(memo.capacities, (id(catalog), array.drive, array.namespace_bytes, array.level, array.drives,
                                         array.strip_bytes, array.near_copies), capacity, scenario, catalog, owner=catalog)
-    jbod = engine_spec.engine_kind == "none"
+    jbod = not engine.striped
     geometry = None if jbod else memo.recall(
         memo.geometries, (array.level, array.drives, array.strip_bytes, array.resolved_layout, cap.member_bytes,
                           array.near_copies), _geometry, array, cap.member_bytes)
@@ -180,8 +180,8 @@ def _engine(spec: EngineSpec, array: ArraySpec, overrides: dict[str, float] | No
     with the share of its submitters on another socket than the drives; one per configuration
     (engines never change once built)."""
     values = dict(overrides or {})
-    if array.md_group_thread_cnt and spec.engine_kind == "md":
-        values.setdefault("group_thread_cnt", float(array.md_group_thread_cnt))
+    for name, value in engine_class(spec).scenario_values(array).items():
+        values.setdefault(name, value)
     placement = platform.placement
     crossing = memo.recall(memo.cross_socket, (placement.drive_sockets, placement.job_sockets, array.drives,
                                                platform.sockets),
