@@ -83,7 +83,8 @@ class ResourceKind:
     member: MemberDemand | None = None  # per drive: loaded by member I/Os
     visits: str = "once"  # "once", "member" (each member I/O) or "engine" (``HostIoBatch.engine_visits``)
     host_cpu: Callable[[ArrayFacts], bool] = lambda facts: False  # its busy time is host CPU time
-    reported: bool = True  # in the array's resource list (False: a station the network adds)
+    reported: bool = True  # in the array's resource list (False: a station only a rebuild adds)
+    threads: bool = False  # each server is a thread with a queue of its own (a job's core), not a pool
 
     @property
     def per_drive(self) -> bool:
@@ -98,7 +99,7 @@ class ResourceKind:
 
 KINDS: tuple[ResourceKind, ...] = (
     ResourceKind("cores", lambda f, _w: f"host cores ({f.job_cpus} job CPUs)", servers=lambda f: float(f.job_cpus),
-                 host_fields=("submit_s", "complete_s"), rebuild_fields=(), host_cpu=lambda f: True),
+                 host_fields=("submit_s", "complete_s"), rebuild_fields=(), host_cpu=lambda f: True, threads=True),
     ResourceKind("lock", lambda f, _w: f.lock_label, present=lambda f: bool(f.lock_label), host_fields=("lock_s",)),
     ResourceKind("engine", lambda f, _w: f.engine_label, servers=lambda f: float(f.engine_servers),
                  present=lambda f: bool(f.engine_label), host_fields=("pre_s", "mid_s"), visits="engine",

@@ -18,9 +18,10 @@ from functools import partial
 
 import simpy
 
+from ... import fabric
 from ..system import ArraySystem
 
-PER_DRIVE_KEYS = ("nand", "link_up", "link_down")
+PER_DRIVE_KEYS = fabric.PER_DRIVE
 """Resource kinds with one server set per drive (``ArraySystem.resources``: the busiest drive is
 reported)."""
 
@@ -80,18 +81,22 @@ class Server:
 
 
 def array_servers(system: ArraySystem, rebuilding: bool) -> dict[str, list[Server]]:
-    """The servers of every resource kind of ``system.resources()``, by its key: one per job CPU
-    (``cores``), one set per drive (``PER_DRIVE_KEYS``), else one; ``rebuild_thread`` (md's resync
-    thread, a card's rebuild driver) while rebuilding. The one place that maps kinds to servers."""
-    drives = system.array.drives
-    out = {"cores": [Server(1) for _ in range(len(system.cpu_speed))],
-           "lock": [Server(1)], "engine": [Server(system.engine_servers)],
-           "device_bw": [Server(1)], "device_down": [Server(1)], "device_up": [Server(1)], "memory": [Server(1)],
-           "nand": [Server(system.drive.units) for _ in range(drives)],
-           "link_up": [Server(1) for _ in range(drives)], "link_down": [Server(1) for _ in range(drives)]}
-    if rebuilding:
-        out["rebuild_thread"] = [Server(1)]
+    """The servers of every resource kind the fabric declares (``nvsim.fabric.KINDS``), by its key:
+    a kind of threads one single server per thread (the job CPUs), a per-drive kind one pool per
+    drive, any other one pool; a kind only a rebuild loads (the rebuild thread) while rebuilding.
+    Kinds the array lacks get theirs too, never booked: the hot path needs no test for them."""
+    facts, drives = system.facts, system.array.drives
+    out: dict[str, list[Server]] = {}
+    for kind in fabric.KINDS:
+        if not kind.reported and not rebuilding:
+            continue
+        count = int(kind.servers(facts))
+        if kind.threads:
+            out[kind.key] = [Server(1) for _ in range(count)]
+        else:
+            out[kind.key] = [Server(count) for _ in range(drives if kind.per_drive else 1)]
     return out
+
 
 
 class ArrayServers:
@@ -103,7 +108,7 @@ class ArrayServers:
 
     def __init__(self, system: ArraySystem, rebuilding: bool = False):
         by_key = self.by_key = array_servers(system, rebuilding)
-        self.cores, self.nand, self.link_up, self.link_down = (by_key[k] for k in ("cores", *PER_DRIVE_KEYS))
+        self.cores, self.nand, self.link_up, self.link_down = (by_key[k] for k in ("cores", "nand", "link_up", "link_down"))
         self.lock, self.engine, self.memory = by_key["lock"][0], by_key["engine"][0], by_key["memory"][0]
         self.device_bw, self.device_down = by_key["device_bw"][0], by_key["device_down"][0]
         self.device_up = by_key["device_up"][0]
