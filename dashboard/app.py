@@ -221,9 +221,9 @@ def cards(record: dict) -> list[html.Div]:
     out.append(_card("m-capacity", "Usable capacity", core.fmt_bytes(cap["usable_bytes"]),
                      f"{cap['efficiency']:.1%} of {core.fmt_bytes(cap['raw_bytes'])} raw; {core.fmt_bytes(cap['member_bytes'])} per drive",
                      cap["usable_bytes"]))
-    raid_waf, nand_waf = workload.get("raid_waf"), workload.get("nand_waf")
-    waf_text = "no writes" if raid_waf is None and nand_waf is None else \
-        f"RAID {raid_waf:.2f} × NAND {nand_waf:.2f}" if raid_waf is not None and nand_waf is not None else "n/a"
+    raid_waf, waf_nand = workload.get("raid_waf"), workload.get("waf_nand")
+    waf_text = "no writes" if raid_waf is None and waf_nand is None else \
+        f"RAID {raid_waf:.2f} × NAND {waf_nand:.2f}" if raid_waf is not None and waf_nand is not None else "n/a"
     out.append(_card("m-waf", "Write amplification", waf_text, "member bytes / host bytes × NAND bytes / member bytes"))
     wear = workload.get("wear") or {}
     effective = wear.get("effective_dwpd")
@@ -259,7 +259,7 @@ def workload_table(record: dict) -> html.Table:
                  core.fmt_us(core.latency_us(w, "p99.9")), core.fmt_us(core.latency_us(w, "mean")),
                  "n/a" if w.get("cpu_percent") is None else f"{w['cpu_percent']:.1f}",
                  "-" if w.get("raid_waf") is None else f"{w['raid_waf']:.2f}",
-                 "-" if w.get("nand_waf") is None else f"{w['nand_waf']:.2f}",
+                 "-" if w.get("waf_nand") is None else f"{w['waf_nand']:.2f}",
                  core.fmt_years((w.get("wear") or {}).get("lifetime_years")), w.get("bottleneck", "")]
         rows.append(html.Tr([html.Td(c) for c in cells]))
     return html.Table(className="table", id="workloads", children=[html.Thead(html.Tr([html.Th(h) for h in head])), html.Tbody(rows)])
@@ -278,7 +278,7 @@ def compare_table(entries: list[dict]) -> html.Table | html.Div:
              ("latency mean", "latency_mean_us", core.fmt_us), ("latency p99", "latency_p99_us", core.fmt_us),
              ("latency p99.9", "latency_p99_9_us", core.fmt_us), ("CPU %", "cpu_percent", lambda v: f"{v:.1f}"),
              ("usable capacity", "usable_bytes", core.fmt_bytes), ("RAID WAF", "raid_waf", lambda v: f"{v:.2f}"),
-             ("NAND WAF", "nand_waf", lambda v: f"{v:.2f}"), ("effective DWPD", "effective_dwpd", lambda v: f"{v:.3g}"),
+             ("NAND WAF", "waf_nand", lambda v: f"{v:.2f}"), ("effective DWPD", "effective_dwpd", lambda v: f"{v:.3g}"),
              ("drive lifetime", "lifetime_years", core.fmt_years), ("rebuild time (h)", "rebuild_hours", lambda v: f"{v:.3g}"),
              ("data-loss risk per rebuild", "data_loss_probability", core.fmt_probability), ("limited by", "bottleneck", str))
     body = []

@@ -253,7 +253,7 @@ def workload_record(spec: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog
               "read_bytes_per_s": result.read_bytes_per_s, "write_bytes_per_s": result.write_bytes_per_s,
               "cpu_percent": result.cpu_percent, "read_latency_us": dict(result.read_latency_us),
               "write_latency_us": dict(result.write_latency_us), "raid_waf": result.raid_waf,
-              "nand_waf": result.waf_nand, "utilisation": {u.resource: u.utilisation for u in result.utilisation},
+              "waf_nand": result.waf_nand, "utilisation": {u.resource: u.utilisation for u in result.utilisation},
               "bottleneck": result.bottleneck, "fidelity": result.fidelity,
               "transactions_per_s": result.transactions_per_s}
     if result.simulation is not None:
@@ -265,7 +265,7 @@ def workload_record(spec: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog
     record["total_iops"] = (record["read_iops"] or 0.0) + (record["write_iops"] or 0.0)
     record["total_bytes_per_s"] = (record["read_bytes_per_s"] or 0.0) + (record["write_bytes_per_s"] or 0.0)
     record["wear"] = _clean(drive_wear(catalog, array.drive, array.drives, record["write_bytes_per_s"] or 0.0,
-                                       record["raid_waf"], record["nand_waf"]))
+                                       record["raid_waf"], record["waf_nand"]))
     return record
 
 
@@ -393,7 +393,7 @@ RESULT_COLUMNS = (
     "setup", "scenario", "platform", "drive", "drives", "namespace_bytes", "level", "strip_bytes", "engine",
     "workload", "fidelity", "total_iops", "read_iops", "write_iops", "read_bytes_per_s", "write_bytes_per_s",
     "latency_mean_us", "latency_p50_us", "latency_p99_us", "latency_p99_9_us", "cpu_percent",
-    "usable_bytes", "raid_waf", "nand_waf", "member_dwpd", "effective_dwpd", "lifetime_years",
+    "usable_bytes", "raid_waf", "waf_nand", "member_dwpd", "effective_dwpd", "lifetime_years",
     "rebuild_hours", "data_loss_probability", "mttdl_years", "bottleneck",
 )
 
@@ -420,7 +420,7 @@ def result_rows(record: dict[str, Any], label: str = "", first_only: bool = Fals
             "latency_p99_us": latency_us(workload, "p99"), "latency_p99_9_us": latency_us(workload, "p99.9"),
             "cpu_percent": workload.get("cpu_percent"),
             "usable_bytes": (record.get("capacity") or {}).get("usable_bytes"),
-            "raid_waf": workload.get("raid_waf"), "nand_waf": workload.get("nand_waf"),
+            "raid_waf": workload.get("raid_waf"), "waf_nand": workload.get("waf_nand"),
             "member_dwpd": wear_.get("member_dwpd"), "effective_dwpd": wear_.get("effective_dwpd"),
             "lifetime_years": wear_.get("lifetime_years"), "rebuild_hours": rebuild.get("rebuild_hours"),
             "data_loss_probability": rebuild.get("data_loss_probability"), "mttdl_years": rebuild.get("mttdl_years"),

@@ -176,7 +176,7 @@ class Result:
     @property
     def waf_nand(self) -> float:
         """NAND bytes programmed / bytes written to the drives (NaN: no writes)."""
-        return self.drive.waf_nand if self.simulation is None else self.simulation.nand_waf
+        return self.drive.waf_nand if self.simulation is None else self.simulation.waf_nand
 
     @property
     def utilisation(self) -> tuple[Utilisation, ...]:

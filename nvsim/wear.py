@@ -1,7 +1,7 @@
 """Drive wear (endurance): drive writes per day and lifetime from a predicted host write rate.
 
 The chain: the host writes ``host_write_bytes_per_s``; the RAID level writes ``raid_waf`` member
-bytes per host byte, spread over the drives; inside each drive the FTL programs ``nand_waf`` NAND
+bytes per host byte, spread over the drives; inside each drive the FTL programs ``waf_nand`` NAND
 bytes per byte written. A drive's rating (``dwpd`` full-capacity drive writes per day for
 ``warranty_years``) is in drive writes *of the vendor's endurance workload* (random writes over
 the whole span), which itself programs ``rated_waf`` NAND bytes per byte written -- the closed-form
@@ -37,16 +37,16 @@ def lifetime_years(rated_dwpd: float, warranty_years: float, effective: float) -
 
 
 def drive_wear(catalog: Catalog, drive_name: str, drives: int, host_write_bytes_per_s: float,
-               raid_waf: float | None, nand_waf: float | None) -> dict[str, float | None]:
+               raid_waf: float | None, waf_nand: float | None) -> dict[str, float | None]:
     """Each member's write rates (bytes/s), drive writes per day, the drive's rating and its
     lifetime (years) for ``drives`` drives of ``drive_name`` under ``host_write_bytes_per_s``.
 
-    ``raid_waf`` / ``nand_waf`` None: unknown, taken as 1 (e.g. a read-only job's)."""
+    ``raid_waf`` / ``waf_nand`` None: unknown, taken as 1 (e.g. a read-only job's)."""
     drive = catalog.drives[drive_name]
     capacity = float(drive.capacity_bytes.value)
     rated_waf = float(derive_ssd_parameters(drive).waf_at_capacity)
     member = member_write_bytes_per_s(host_write_bytes_per_s, raid_waf, drives)
-    nand = member * (nand_waf if nand_waf is not None else 1.0)
+    nand = member * (waf_nand if waf_nand is not None else 1.0)
     effective = effective_dwpd(nand, capacity, rated_waf)
     rated_dwpd = float(drive.dwpd.value)
     years = float(drive.warranty_years.value)

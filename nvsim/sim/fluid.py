@@ -121,7 +121,7 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
         cpu_busy += x * demand["engine"]
     cpu_percent = 100.0 * cpu_busy / system.logical_cpus
     f_read = 1.0 - float(np.mean(np.concatenate([b.is_write for b in batches])))
-    raid_waf, nand_waf = write_amplification(system, batches)
+    raid_waf, waf_nand = write_amplification(system, batches)
     latency_us = population / x * 1e6
     lat = {"mean": latency_us}
     return SimResult(
@@ -130,7 +130,7 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
         read_bytes_per_s=x * f_read * w.bs, write_bytes_per_s=x * (1 - f_read) * w.bs,
         cpu_percent=cpu_percent,
         read_latency_us=lat if f_read > 0 else {}, write_latency_us=dict(lat) if f_read < 1 else {},
-        raid_waf=raid_waf, nand_waf=nand_waf, utilisation=util, limited_by=limited,
+        raid_waf=raid_waf, waf_nand=waf_nand, utilisation=util, limited_by=limited,
         wall_s=time.perf_counter() - start,
     )
 

@@ -123,7 +123,7 @@ class FioLoad:
         system, w = self.system, self.workload
         x = float(sol.throughput[0])
         f_read = 1.0 - float(np.mean(np.concatenate([b.is_write for b in self.batches])))
-        raid_waf, nand_waf = write_amplification(system, self.batches)
+        raid_waf, waf_nand = write_amplification(system, self.batches)
         util = grouped_utilisation(system, net, sol.utilisation)
         return SimResult(
             scenario=system.scenario.name, workload=w.name, fidelity="fluid",
@@ -131,7 +131,7 @@ class FioLoad:
             write_bytes_per_s=x * (1 - f_read) * w.bs, cpu_percent=cpu_percent(system, net, sol),
             read_latency_us={"mean": float(sol.cycle_s[0]) * 1e6} if f_read > 0 and x > 0 else {},
             write_latency_us={"mean": float(sol.cycle_s[0]) * 1e6} if f_read < 1 and x > 0 else {},
-            raid_waf=raid_waf, nand_waf=nand_waf, utilisation=util, limited_by=limit(util),
+            raid_waf=raid_waf, waf_nand=waf_nand, utilisation=util, limited_by=limit(util),
         )
 
 

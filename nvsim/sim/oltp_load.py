@@ -101,14 +101,14 @@ class OltpLoad:
         writes = tx.page_flushes + tx.doublewrite_batches + tx.log_writes
         write_bytes = tx.page_flushes * tx.page_bytes + tx.doublewrite_batches * tx.doublewrite_batch_bytes \
             + tx.log_writes * tx.log_write_bytes
-        raid_waf, nand_waf = write_amplification(self.flush[0], self.flush[1])
+        raid_waf, waf_nand = write_amplification(self.flush[0], self.flush[1])
         grouped = grouped_utilisation(self.system, net, util)
         return SimResult(
             scenario=self.scenario.name, workload=self.workload.name, fidelity="fluid",
             read_iops=x * tx.page_reads, write_iops=x * writes,
             read_bytes_per_s=x * tx.page_reads * tx.page_bytes, write_bytes_per_s=x * write_bytes,
             cpu_percent=min(100.0, cpu_percent(self.system, net, sol)),
-            raid_waf=raid_waf, nand_waf=nand_waf, utilisation=grouped, limited_by=limit(grouped),
+            raid_waf=raid_waf, waf_nand=waf_nand, utilisation=grouped, limited_by=limit(grouped),
             transactions_per_s=x, transaction_latency_us={"mean": float(sol.cycle_s[0]) * 1e6},
         )
 

@@ -28,7 +28,7 @@ class SimResult:
     write_latency_us: dict[str, float] = field(default_factory=dict)
     iops_ci95: float = 0.0  # half-width of the 95% confidence interval of total IOPS (batch means)
     raid_waf: float = float("nan")  # member bytes written / host bytes written
-    nand_waf: float = float("nan")  # NAND bytes programmed / member bytes written, inside the drives
+    waf_nand: float = float("nan")  # NAND bytes programmed / member bytes written, inside the drives
     utilisation: tuple[Utilisation, ...] = ()
     limited_by: str = ""
     simulated_host_ios: int = 0  # host I/Os completed in the measured window
@@ -58,7 +58,7 @@ class SimResult:
         out: dict[str, float | str] = {
             "read_iops": self.read_iops, "write_iops": self.write_iops, "total_iops": self.total_iops,
             "read_bytes_per_s": self.read_bytes_per_s, "write_bytes_per_s": self.write_bytes_per_s,
-            "cpu_percent": self.cpu_percent, "raid_waf": self.raid_waf, "waf_nand": self.nand_waf,
+            "cpu_percent": self.cpu_percent, "raid_waf": self.raid_waf, "waf_nand": self.waf_nand,
             "limited_by": self.bottleneck_text,
         }
         if self.transactions_per_s is not None:

@@ -42,7 +42,7 @@ class DrivePrediction:
     waf_ftl: float
     rmw_factor: float
     spare_factor: float
-    nand_pool_utilization: float
+    nand_pool_utilisation: float
     limited_by: str
     limits_iops: tuple[tuple[str, float], ...]
 
@@ -60,7 +60,7 @@ class DrivePrediction:
             "read_iops": self.read_iops, "write_iops": self.write_iops, "total_iops": self.total_iops,
             "read_bytes_per_s": self.read_bytes_per_s, "write_bytes_per_s": self.write_bytes_per_s,
             "waf_nand": self.waf_nand, "waf_ftl": self.waf_ftl, "rmw_factor": self.rmw_factor,
-            "spare_factor": self.spare_factor, "nand_pool_utilization": self.nand_pool_utilization,
+            "spare_factor": self.spare_factor, "nand_pool_utilisation": self.nand_pool_utilisation,
         }
 
 
@@ -140,13 +140,13 @@ class SsdModel:
         u_r = self.read_pool_s(workload.bs, workload.is_random)
         u_w = self.write_pool_s(workload.bs, workload.is_random)
         rho_w = writes * u_w
-        utilization = reads * (u_r + self.suspend_pool_s * rho_w) + rho_w
+        utilisation = reads * (u_r + self.suspend_pool_s * rho_w) + rho_w
         return DrivePrediction(
             read_iops=reads, write_iops=writes,
             read_bytes_per_s=reads * workload.bs, write_bytes_per_s=writes * workload.bs,
             waf_ftl=self.waf_ftl(workload.is_random) if f < 1 else float("nan"),
             rmw_factor=self.rmw_factor(workload.bs), spare_factor=self.spare_factor,
-            nand_pool_utilization=utilization, limited_by=name, limits_iops=limits,
+            nand_pool_utilisation=utilisation, limited_by=name, limits_iops=limits,
         )
 
 
@@ -156,7 +156,7 @@ def predict_drive_workload(drive: DriveSpec, namespace_bytes: int | None, worklo
 
     Returns read_iops, write_iops, total_iops, read_bytes_per_s, write_bytes_per_s, waf_nand
     (NAND bytes / host bytes inside the drive), waf_ftl (GC only), rmw_factor, spare_factor,
-    nand_pool_utilization. ``drive_workload_limit`` names the limiting resource.
+    nand_pool_utilisation. ``drive_workload_limit`` names the limiting resource.
     """
     return SsdModel.from_drive(drive, namespace_bytes).predict(workload, link).as_dict()
 

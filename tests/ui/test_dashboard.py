@@ -71,7 +71,7 @@ def test_over_provisioning_shrinks_the_namespace_and_stretches_the_drives_life(c
     member = int(3_840_000_000_000 * 0.8) // 4096 * 4096
     assert op["scenario"]["array"]["namespace_bytes"] == member
     assert op["capacity"]["usable_bytes"] == capacity(parse_scenario(op["scenario"], catalog), catalog).usable_bytes
-    assert op["workloads"][0]["nand_waf"] < full["workloads"][0]["nand_waf"]
+    assert op["workloads"][0]["waf_nand"] < full["workloads"][0]["waf_nand"]
     assert op["workloads"][0]["wear"]["lifetime_years"] > full["workloads"][0]["wear"]["lifetime_years"]
 
 
@@ -79,13 +79,13 @@ def test_wear_formula(catalog):
     drive = catalog.drives["kioxia-cm7-r-3.84tb"]
     from nvsim.ssd.derive import derive_ssd_parameters
     rated_waf = derive_ssd_parameters(drive).waf_at_capacity
-    w = drive_wear(catalog, drive.name, drives=24, host_write_bytes_per_s=2.4e9, raid_waf=3.0, nand_waf=2.0)
+    w = drive_wear(catalog, drive.name, drives=24, host_write_bytes_per_s=2.4e9, raid_waf=3.0, waf_nand=2.0)
     member = 2.4e9 * 3.0 / 24  # 300 MB/s written to each member
     assert w["member_write_bytes_per_s"] == pytest.approx(member)
     assert w["member_dwpd"] == pytest.approx(member * 86_400 / 3.84e12)
     assert w["effective_dwpd"] == pytest.approx(member * 2.0 / rated_waf * 86_400 / 3.84e12)
     assert w["lifetime_years"] == pytest.approx(1.0 * 5.0 / w["effective_dwpd"])
-    idle = drive_wear(catalog, drive.name, drives=24, host_write_bytes_per_s=0.0, raid_waf=None, nand_waf=None)
+    idle = drive_wear(catalog, drive.name, drives=24, host_write_bytes_per_s=0.0, raid_waf=None, waf_nand=None)
     assert idle["effective_dwpd"] == 0 and idle["lifetime_years"] is None
 
 

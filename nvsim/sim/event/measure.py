@@ -79,7 +79,7 @@ def event_result(system: ArraySystem, run: Run, at_warm: dict[str, list[float]],
     busy_of = busy_over_window(run.servers, at_warm)
     util = utilisation(system, busy_of, window)
     cpu_busy = busy_of["cores"] + (busy_of["engine"] if system.engine_on_host_cpu else 0.0)
-    raid_waf, nand_waf = write_amplification(system, sampled) if sampled else (float("nan"), float("nan"))
+    raid_waf, waf_nand = write_amplification(system, sampled) if sampled else (float("nan"), float("nan"))
     rebuild_rate = None
     if rebuild is not None:
         rebuild_rate = (rebuild.done_bytes / end_s) if until_rebuilt else rebuild.window_bytes / window
@@ -90,7 +90,7 @@ def event_result(system: ArraySystem, run: Run, at_warm: dict[str, list[float]],
         read_bytes_per_s=n_read * w.bs / window, write_bytes_per_s=n_write * w.bs / window,
         cpu_percent=100.0 * cpu_busy / (system.logical_cpus * window),
         read_latency_us=latency_summary(lat[~wr]), write_latency_us=latency_summary(lat[wr]),
-        iops_ci95=half_width, raid_waf=raid_waf, nand_waf=nand_waf, utilisation=tuple(util),
+        iops_ci95=half_width, raid_waf=raid_waf, waf_nand=waf_nand, utilisation=tuple(util),
         limited_by=busiest(util).resource, simulated_host_ios=int(len(done)), completed_host_ios=run.completed,
         simulated_s=window, wall_s=time.perf_counter() - started,
         latency_samples_s={"read": lat[~wr], "write": lat[wr]},
