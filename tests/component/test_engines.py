@@ -26,13 +26,9 @@ NO_PARITY_TIME = {"parity_gen_gb_per_s": 1e12}  # parity at an unbounded rate: o
 
 def make_engine(catalog, name: str, *, members: int, strip_bytes: int, degraded: bool = False,
                 cross_socket_fraction: float = 0.0, overrides: dict[str, float] | None = None) -> Engine:
-    """The one place these tests build and configure an engine (as ArraySystem.__init__ does)."""
-    engine = build_engine(catalog.engines[name], overrides)
-    engine.members = members
-    engine.strip_bytes = strip_bytes
-    engine.degraded = degraded
-    engine.cross_socket_fraction = cross_socket_fraction
-    return engine
+    """The one place these tests build and configure an engine (as nvsim.sim.model.build does)."""
+    return build_engine(catalog.engines[name], overrides, members=members, strip_bytes=strip_bytes,
+                        degraded=degraded, cross_socket_fraction=cross_socket_fraction)
 
 
 def costs(engine: Engine, geom: ArrayGeometry, writes, offsets, lengths, failed=()):

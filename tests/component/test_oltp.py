@@ -11,7 +11,8 @@ from collections import OrderedDict
 import numpy as np
 import pytest
 
-from nvsim.oltp import buffer_pool_hit_ratio_irm, runnable_thread_slowdown, smt_capacity, transaction_io
+from nvsim.oltp import buffer_pool_hit_ratio_irm, runnable_thread_slowdown, transaction_io
+from nvsim.platform import smt_capacity
 from nvsim.specs import OltpProfileSpec, OltpSpec
 
 R750 = "dell-poweredge-r750"  # 2 x 32 cores x 2 threads, 2.0 GHz base clock

@@ -9,7 +9,8 @@ for its page reads and its redo write), and a light load scaling with the users.
 
 import pytest
 
-from nvsim.oltp import smt_capacity, transaction_io
+from nvsim.oltp import transaction_io
+from nvsim.platform import smt_capacity
 from nvsim.scenario import load_scenario, parse_scenario
 from nvsim.sim.mixed import solve_state
 
