@@ -19,7 +19,8 @@ from dataclasses import asdict, dataclass, field
 
 from .bounds import capacity
 from .catalog import Catalog, default_catalog
-from .risk import HOURS_PER_YEAR, RebuildRisk, rebuild_risk, tolerated_failures
+from .raid import failures_tolerated
+from .risk import HOURS_PER_YEAR, RebuildRisk, rebuild_risk
 from .simulation import ArrayState, Result, Simulation
 from .specs import FaultSpec, ScenarioSpec, WorkloadSpec
 
@@ -83,7 +84,7 @@ def _lost(scenario: ScenarioSpec, catalog: Catalog, missing: set[int], rebuilt: 
     array = scenario.array
     cap = capacity(scenario, catalog)
     member = cap.member_bytes
-    tolerance = tolerated_failures(array.level, array.near_copies) if array.engine != "none" else 0
+    tolerance = failures_tolerated(array.level, array.drives, array.near_copies) if array.engine != "none" else 0
     if array.level in (1, 10) and array.engine != "none":
         copies = array.near_copies
         groups = {}

@@ -15,16 +15,14 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy.special import gammainc
 
+from .raid import failures_tolerated
+
 HOURS_PER_YEAR = 8766.0  # 365.25 days
 
 
 def annual_failure_rate(mtbf_hours: float) -> float:
     """AFR = 1 - exp(-8766 h / MTBF): the chance one drive fails within a year."""
     return 1.0 - math.exp(-HOURS_PER_YEAR / mtbf_hours)
-
-
-def tolerated_failures(level: int, copies: int = 2) -> int:
-    return {0: 0, 1: copies - 1, 5: 1, 6: 2, 10: copies - 1}[level]
 
 
 def mttdl_hours_markov(level: int, drives: int, mtbf_hours: float, rebuild_hours: float, copies: int = 2) -> float:
@@ -39,7 +37,7 @@ def mttdl_hours_markov(level: int, drives: int, mtbf_hours: float, rebuild_hours
         sets = max(1, drives // copies) if level == 10 else 1
         n, t = copies if level == 10 else drives, (copies if level == 10 else drives) - 1
         return _absorption_hours(n, t, lam, mu) / sets
-    return _absorption_hours(drives, tolerated_failures(level, copies) if drives > 1 else 0, lam, mu)
+    return _absorption_hours(drives, failures_tolerated(level, drives, copies) if drives > 1 else 0, lam, mu)
 
 
 def _absorption_hours(n: int, t: int, lam: float, mu: float) -> float:
@@ -92,10 +90,10 @@ def rebuild_risk(level: int, drives: int, mtbf_hours: float, uber_per_bit: float
     if an unrecoverable read error hits a stripe that has no redundancy left (RAID5, mirrors, or
     RAID6 with two down); RAID6 with one down corrects a URE with its second parity.
     """
-    tolerance = tolerated_failures(level, copies)
+    tolerance = failures_tolerated(level, drives, copies)
     spare = tolerance - already_failed
-    if level in (1, 10):
-        exposed = copies - already_failed  # only the lost drive's mirror partners matter
+    if level in (1, 10):  # only the lost drive's mirror partners matter (RAID1: every drive)
+        exposed = (drives if level == 1 else copies) - already_failed
     else:
         exposed = drives - already_failed
     p_fail = p_failures_during(rebuild_hours, exposed, spare + 1, mtbf_hours) if spare >= 0 else 1.0
@@ -109,4 +107,4 @@ def rebuild_risk(level: int, drives: int, mtbf_hours: float, uber_per_bit: float
 
 
 __all__ = ["annual_failure_rate", "mttdl_hours_markov", "p_failures_during", "p_unrecoverable_read",
-           "rebuild_risk", "RebuildRisk", "tolerated_failures", "HOURS_PER_YEAR"]
+           "rebuild_risk", "RebuildRisk", "HOURS_PER_YEAR"]
