@@ -1,23 +1,47 @@
 """The first answer for any array: usable capacity and the upper bounds the hardware allows.
 
-Each bound is the tightest of several component limits (drive media, drive links, the engine's
-device and link), all derived from the component models: datasheet rates of the drives, the
-PCIe link model, and the RAID level's member I/Os per host I/O (nvsim.raid). Engines' CPU costs,
-locks and queueing come later (simulation); these are ceilings a real run cannot beat.
+Each of the four headline bounds (4 KiB random read and write, 128 KiB sequential read and write)
+is the tightest of two sets of limits:
+
+* datasheet and platform ceilings: the drives' media rates and links (with the RAID level's member
+  I/Os per host I/O, nvsim.raid), the root ports, DRAM, the inter-socket link, the engine card's
+  advertised limits and its own link;
+* one limit per resource of the built array (``nvsim.fabric.KINDS``: the host cores, the engine's
+  lock and server, its card's bandwidth and link, the drives' NAND and links, DRAM) under the
+  metric's canonical workload: its servers over its mean demand per host I/O, the very caps the
+  fluid mode takes its throughput from (``nvsim.sim.fluid.resource_caps``). So the engine's own
+  write cost bounds a GPU RAID6 random write, not only the drives.
+
+Queueing and the closed loop of I/Os in flight come later (simulation): the bounds are ceilings
+the fluid mode does not exceed for the canonical workloads. One drive used directly (engine
+``none``, one drive) is not the array simulator's model: it keeps the host cores' libaio cost.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from .capacity import Capacity, capacity
 from .catalog import Catalog, default_catalog
 from .links import drive_link, engine_link
 from .platform import PlatformModel
-from .raid import full_stripe_write_bytes_per_host_byte, small_write_ops, usable_capacity_bytes
-from .specs import ScenarioSpec
+from .raid import full_stripe_write_bytes_per_host_byte, small_write_ops
+from .sim.fluid import resource_caps
+from .sim.system import ArraySystem
+from .specs import ScenarioSpec, WorkloadSpec
 
 RANDOM_IO_BYTES = 4096
 SEQUENTIAL_MEMBER_IO_BYTES = 128 * 1024
+RANDOM_READ, RANDOM_WRITE = "4K random read", "4K random write"
+SEQUENTIAL_READ, SEQUENTIAL_WRITE = "sequential read", "sequential write"
+CANONICAL = {RANDOM_READ: ("randread", RANDOM_IO_BYTES), RANDOM_WRITE: ("randwrite", RANDOM_IO_BYTES),
+             SEQUENTIAL_READ: ("read", SEQUENTIAL_MEMBER_IO_BYTES), SEQUENTIAL_WRITE: ("write", SEQUENTIAL_MEMBER_IO_BYTES)}
+"""Each headline metric's canonical workload: (fio rw, block size)."""
+UNITS = {RANDOM_READ: "IOPS", RANDOM_WRITE: "IOPS", SEQUENTIAL_READ: "B/s", SEQUENTIAL_WRITE: "B/s"}
+CANONICAL_IODEPTH = 65536
+"""The deepest queue a workload may have: a sequential write stream then has a whole stripe in
+flight and reaches a stripe cache as full stripes (``nvsim.sim.demand``), the engine's cheapest
+case; random I/Os' demands do not depend on it."""
 
 
 @dataclass(frozen=True)
@@ -33,19 +57,6 @@ class Bound:
     value: float
     limited_by: str
     limits: tuple[Limit, ...]
-
-
-@dataclass(frozen=True)
-class Capacity:
-    usable_bytes: int
-    raw_bytes: int
-    member_bytes: int
-    drives: int
-    level: int
-
-    @property
-    def efficiency(self) -> float:
-        return self.usable_bytes / self.raw_bytes
 
 
 @dataclass(frozen=True)
@@ -65,28 +76,16 @@ def _tightest(metric: str, unit: str, limits: list[Limit]) -> Bound:
     return Bound(metric, unit, best.value, best.component, tuple(sorted(limits, key=lambda limit: limit.value)))
 
 
-def capacity(scenario: ScenarioSpec, catalog: Catalog | None = None) -> Capacity:
-    catalog = catalog or default_catalog()
+def _datasheet_limits(scenario: ScenarioSpec, catalog: Catalog, host: PlatformModel) -> dict[str, list[Limit]]:
+    """Per metric, the ceilings read from datasheets and the platform: the drives' media rates and
+    links, the root ports, DRAM, the inter-socket link, and the engine card's advertised limits and
+    its own link (the host data crossing it once)."""
     array = scenario.array
     drive = catalog.drives[array.drive]
-    member = array.namespace_bytes or drive.capacity_bytes.value
-    usable = usable_capacity_bytes(array.level, array.drives, member, array.strip_bytes, array.near_copies)
-    return Capacity(usable, array.drives * drive.capacity_bytes.value, member, array.drives, array.level)
-
-
-def array_bounds(scenario: ScenarioSpec, catalog: Catalog | None = None) -> BoundsReport:
-    """Capacity and the four headline bounds of the scenario's array, each with its limiting component."""
-    catalog = catalog or default_catalog()
-    array = scenario.array
-    drive = catalog.drives[array.drive]
-    platform = catalog.platforms[scenario.platform]
-    engine = catalog.engines[array.engine]
     n = array.drives
-    link = drive_link(drive, platform, catalog)
+    link = drive_link(drive, catalog.platforms[scenario.platform], catalog)
     media = f"{n} x {drive.model} {drive.name.rsplit('-', 1)[-1].upper()} media"
     links = f"{n} x drive link {link.name}"
-    card_link = engine_link(engine, platform, catalog)
-    through_card = engine.device is not None and engine.device.data_through_device
 
     # 4 KiB random read: one member read per host read, spread over every member.
     rr = [Limit(media, n * drive.rand_read_iops.value), Limit(links, n * link.nvme_iops(RANDOM_IO_BYTES, True))]
@@ -103,12 +102,7 @@ def array_bounds(scenario: ScenarioSpec, catalog: Catalog | None = None) -> Boun
     sw = [Limit(media, n * drive.seq_write_bytes_per_s.value / write_factor),
           Limit(links, n * link.nvme_data_bytes_per_s(SEQUENTIAL_MEMBER_IO_BYTES, False) / write_factor)]
 
-    # The platform: host cores submitting and completing (fio's libaio cost), root ports, DRAM, and
-    # the inter-socket link for the share of traffic that crosses it.
-    host = PlatformModel(platform, scenario.placement, n, catalog)
-    cores = f"{host.cores} host cores (libaio submit+complete)"
-    rr.append(Limit(cores, host.host_cpu_iops("libaio", RANDOM_IO_BYTES)))
-    rw.append(Limit(cores, host.host_cpu_iops("libaio", RANDOM_IO_BYTES)))
+    # The platform: root ports, DRAM, and the inter-socket link for the share of traffic that crosses it.
     ports = f"PCIe root ports of {len(set(host.drive_sockets))} socket(s)"
     sr.append(Limit(ports, host.root_ports_bytes_per_s(SEQUENTIAL_MEMBER_IO_BYTES, True)))
     sw.append(Limit(ports, host.root_ports_bytes_per_s(SEQUENTIAL_MEMBER_IO_BYTES, False) / write_factor))
@@ -119,32 +113,71 @@ def array_bounds(scenario: ScenarioSpec, catalog: Catalog | None = None) -> Boun
     if crossing is not None:
         sr.append(Limit("inter-socket link", crossing))
         sw.append(Limit("inter-socket link", crossing))
+    limits = {RANDOM_READ: rr, RANDOM_WRITE: rw, SEQUENTIAL_READ: sr, SEQUENTIAL_WRITE: sw}
+    _add_card_limits(limits, scenario, catalog)
+    return limits
 
-    if engine.device is not None:
-        device = engine.device
-        label = f"{engine.product.split('(')[0].strip()} card"
-        if device.max_read_iops:
-            rr.append(Limit(f"{label} limit", device.max_read_iops.value))
-        if device.max_write_iops:
-            rw.append(Limit(f"{label} limit", device.max_write_iops.value))
-        if device.max_read_bytes_per_s:
-            sr.append(Limit(f"{label} limit", device.max_read_bytes_per_s.value))
-        if device.max_write_bytes_per_s:
-            sw.append(Limit(f"{label} limit", device.max_write_bytes_per_s.value))
-        if through_card and card_link is not None:  # host data crosses the card's own link once
-            name = f"{label} link {card_link.name}"
-            rr.append(Limit(name, card_link.nvme_iops(RANDOM_IO_BYTES, True)))
-            rw.append(Limit(name, card_link.nvme_iops(RANDOM_IO_BYTES, False)))
-            sr.append(Limit(name, card_link.nvme_data_bytes_per_s(SEQUENTIAL_MEMBER_IO_BYTES, True)))
-            sw.append(Limit(name, card_link.nvme_data_bytes_per_s(SEQUENTIAL_MEMBER_IO_BYTES, False)))
 
-    bounds = (
-        _tightest("4K random read", "IOPS", rr),
-        _tightest("4K random write", "IOPS", rw),
-        _tightest("sequential read", "B/s", sr),
-        _tightest("sequential write", "B/s", sw),
-    )
+def _add_card_limits(limits: dict[str, list[Limit]], scenario: ScenarioSpec, catalog: Catalog) -> None:
+    """The engine card's advertised limits, and its link where host data crosses it once."""
+    engine = catalog.engines[scenario.array.engine]
+    device = engine.device
+    if device is None:
+        return
+    label = f"{engine.product.split('(')[0].strip()} card"
+    for metric, advertised in ((RANDOM_READ, device.max_read_iops), (RANDOM_WRITE, device.max_write_iops),
+                               (SEQUENTIAL_READ, device.max_read_bytes_per_s),
+                               (SEQUENTIAL_WRITE, device.max_write_bytes_per_s)):
+        if advertised:
+            limits[metric].append(Limit(f"{label} limit", advertised.value))
+    card_link = engine_link(engine, catalog.platforms[scenario.platform], catalog)
+    if device.data_through_device and card_link is not None:
+        name = f"{label} link {card_link.name}"
+        limits[RANDOM_READ].append(Limit(name, card_link.nvme_iops(RANDOM_IO_BYTES, True)))
+        limits[RANDOM_WRITE].append(Limit(name, card_link.nvme_iops(RANDOM_IO_BYTES, False)))
+        limits[SEQUENTIAL_READ].append(Limit(name, card_link.nvme_data_bytes_per_s(SEQUENTIAL_MEMBER_IO_BYTES, True)))
+        limits[SEQUENTIAL_WRITE].append(Limit(name, card_link.nvme_data_bytes_per_s(SEQUENTIAL_MEMBER_IO_BYTES, False)))
+
+
+def canonical_workload(metric: str, jobs: int) -> WorkloadSpec:
+    """The workload of one headline metric, run by ``jobs`` jobs (one per logical CPU of the jobs'
+    sockets: the host cores' widest placement, SMT siblings included)."""
+    rw, bs = CANONICAL[metric]
+    return WorkloadSpec(name=f"bound-{rw}-b{bs // 1024}k-j{jobs}", rw=rw, bs=bs, numjobs=jobs, iodepth=CANONICAL_IODEPTH)
+
+
+def _fabric_limits(scenario: ScenarioSpec, catalog: Catalog, host: PlatformModel) -> dict[str, list[Limit]]:
+    """Per metric, one limit per resource of the built array (``nvsim.fabric``) that the canonical
+    workload loads: its servers over its mean demand per host I/O (``nvsim.sim.fluid.resource_caps``,
+    the fluid mode's own caps), in host I/Os per second or, for the sequential metrics, bytes."""
+    jobs = host.cpu_layout(1).logical_cpus
+    out: dict[str, list[Limit]] = {}
+    for metric, (_rw, bs) in CANONICAL.items():
+        system = ArraySystem(scenario, canonical_workload(metric, jobs), catalog)
+        scale = 1.0 if UNITS[metric] == "IOPS" else float(bs)
+        out[metric] = [Limit(label, cap * scale) for label, cap in resource_caps(system)]
+    return out
+
+
+def _host_core_limits(host: PlatformModel) -> dict[str, list[Limit]]:
+    """One drive used directly: the host cores submitting and completing (fio's libaio cost), the
+    array simulator not being its model."""
+    cores = Limit(f"{host.cores} host cores (libaio submit+complete)", host.host_cpu_iops("libaio", RANDOM_IO_BYTES))
+    return {RANDOM_READ: [cores], RANDOM_WRITE: [cores], SEQUENTIAL_READ: [], SEQUENTIAL_WRITE: []}
+
+
+def array_bounds(scenario: ScenarioSpec, catalog: Catalog | None = None) -> BoundsReport:
+    """Capacity and the four headline bounds of the scenario's array, each with its limiting
+    component: the datasheet and platform ceilings, and every fabric resource's cap under the
+    metric's canonical workload (one drive used directly: the host cores' libaio cost instead)."""
+    catalog = catalog or default_catalog()
+    array = scenario.array
+    host = PlatformModel(catalog.platforms[scenario.platform], scenario.placement, array.drives, catalog)
+    limits = _datasheet_limits(scenario, catalog, host)
+    single_drive = array.engine == "none" and array.drives == 1  # as nvsim.simulation.single_drive
+    extra = _host_core_limits(host) if single_drive else _fabric_limits(scenario, catalog, host)
+    bounds = tuple(_tightest(metric, UNITS[metric], limits[metric] + extra[metric]) for metric in CANONICAL)
     return BoundsReport(scenario.name, capacity(scenario, catalog), bounds)
 
 
-__all__ = ["array_bounds", "capacity", "BoundsReport", "Bound", "Limit", "Capacity"]
+__all__ = ["array_bounds", "canonical_workload", "capacity", "BoundsReport", "Bound", "Limit", "Capacity", "CANONICAL"]

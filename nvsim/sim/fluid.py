@@ -77,6 +77,19 @@ def demands(system: ArraySystem, batches: list[HostIoBatch]) -> list[tuple[str, 
     return [(label, d, servers) for _key, label, d, servers in demand_table(system, batches)]
 
 
+def caps(table: list[tuple[str, str, float, float]]) -> list[tuple[str, float]]:
+    """(resource label, host I/Os per second it allows: servers / mean demand) for every resource
+    of ``demand_table`` a host I/O loads: the fluid mode's caps, and the bounds' fabric limits."""
+    return [(label, servers / d) for _key, label, d, servers in table if d > 0]
+
+
+def resource_caps(system: ArraySystem, seed: int | None = None) -> list[tuple[str, float]]:
+    """``caps`` of ``system``'s sampled host I/Os (``seed``: the scenario's if None), the one
+    computation the fluid mode's throughput and ``nvsim.bounds.array_bounds`` both take."""
+    seed = system.scenario.seed if seed is None else seed
+    return caps(demand_table(system, sample_batches(system, seed)))
+
+
 def unloaded_latency_s(system: ArraySystem, batches: list[HostIoBatch]) -> float:
     """Mean latency of one host I/O with no queueing anywhere: the path's service times."""
     total = 0.0
@@ -102,8 +115,7 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
     w = system.workload
     population = w.numjobs * w.iodepth
     r0 = unloaded_latency_s(system, batches)
-    caps = [(label, servers / d) for _key, label, d, servers in table if d > 0]
-    label, x_cap = min(caps, key=lambda item: item[1])
+    label, x_cap = min(caps(table), key=lambda item: item[1])
     x_loop = population / r0
     x = min(x_cap, x_loop)
     limited = label if x_cap <= x_loop else f"I/Os in flight ({population} = {w.numjobs} jobs x QD{w.iodepth})"
@@ -135,4 +147,5 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
     )
 
 
-__all__ = ["simulate_fluid", "demands", "demand_table", "sample_batches", "write_amplification"]
+__all__ = ["simulate_fluid", "demands", "demand_table", "caps", "resource_caps", "sample_batches",
+           "write_amplification"]

@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from .. import fabric
-from ..bounds import Capacity, capacity
+from ..capacity import Capacity, capacity
 from ..catalog import Catalog, default_catalog
 from ..constants import PAGE_BYTES
 from ..engines import Engine, build_engine, engine_class

@@ -1,9 +1,11 @@
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
-from nvsim.bounds import array_bounds, capacity
+from nvsim.bounds import array_bounds, canonical_workload, capacity
 from nvsim.raid import full_stripe_write_bytes_per_host_byte, small_write_ops, usable_capacity_bytes
 from nvsim.scenario import load_scenario, parse_scenario
+from nvsim.sim.fluid import simulate_fluid
+from nvsim.sim.system import ArraySystem
 
 MEMBER = 3_840_000_000_000
 
@@ -36,7 +38,8 @@ def test_default_scenario_bounds_name_their_components(catalog):
     # The SR-1010's advertised 28M IOPS / 260 GB/s sit below 24 drives' media rates.
     assert by_metric["4K random read"].limited_by.startswith("SupremeRAID SR-1010")
     assert by_metric["sequential read"].value == pytest.approx(260e9)
-    assert "media" in by_metric["4K random write"].limited_by
+    # RAID6 random writes: the GPU's own write cost (the fabric's engine resource) binds before the media
+    assert by_metric["4K random write"].limited_by.startswith("GPU")
     for bound in report.bounds:
         assert bound.value == min(limit.value for limit in bound.limits)
     assert report.capacity.usable_bytes == 22 * 3_840_000_000_000
@@ -51,15 +54,52 @@ def test_hardware_raid_card_link_caps_sequential_throughput(catalog):
     assert 13e9 < seq_read.value < 15.75e9
 
 
+@settings(deadline=None)  # the first example builds the array's models (the fabric limits)
 @given(n=st.integers(min_value=4, max_value=32))
-def test_bounds_grow_with_drive_count_until_a_shared_limit(catalog, n):
-    def bounds(count):
+def test_the_drives_limits_grow_with_drive_count(catalog, n):
+    """The drives' media and link limits grow with the drive count. The bound itself need not: md's
+    stripe thread computes RAID6 syndromes over every data member, so its cost per small write (and
+    the fabric's engine limit on 4K random writes) grows with the array's width."""
+    def limits(count):
         data = {"name": "x", "platform": "supermicro-as-2125hs-tnr",
                 "array": {"level": 6, "drive": "kioxia-cm7-r-3.84tb", "drives": count, "strip_bytes": "64KiB", "engine": "linux-md"}}
-        return {b.metric: b.value for b in array_bounds(parse_scenario(data, catalog), catalog).bounds}
-    small, large = bounds(n), bounds(n + 1)
-    for metric in small:
-        assert large[metric] >= small[metric] * (1 - 1e-12)
+        return {(b.metric, limit.component.replace(f"{count} x ", "n x ")): limit.value
+                for b in array_bounds(parse_scenario(data, catalog), catalog).bounds for limit in b.limits
+                if limit.component.startswith(f"{count} x ")}
+    small, large = limits(n), limits(n + 1)
+    assert small.keys() == large.keys() and len(small) == 8
+    for key in small:
+        assert large[key] >= small[key] * (1 - 1e-12), key
+
+
+@pytest.mark.parametrize("path,engine_binds", [("scenarios/graid-gen5-raid6/scenario.yaml", True),
+                                               ("scenarios/graid-gen5-raid5-16x/scenario.yaml", False)])
+def test_gpu_raid5_and_raid6_random_writes_are_bounded_by_the_engine(catalog, path, engine_binds):
+    """The GPU engine's write cost (its own server in the fabric) is a limit on a parity array's 4K
+    random writes, below the drives' datasheet rate; where it binds (24-drive RAID6) the bound names
+    the engine, as the fluid mode does (16-drive RAID5: the drives' NAND under RMW binds first)."""
+    spec = load_scenario(path, catalog)
+    assert spec.array.level in (5, 6)
+    bound = next(b for b in array_bounds(spec, catalog).bounds if b.metric == "4K random write")
+    workload = canonical_workload(bound.metric, 64)
+    engine = ArraySystem(spec, workload, catalog).engine_server_label
+    by_component = {limit.component: limit.value for limit in bound.limits}
+    media = next(value for component, value in by_component.items() if component.endswith("media"))
+    assert by_component[engine] < media
+    fluid = simulate_fluid(ArraySystem(spec, workload, catalog))
+    assert fluid.write_iops <= bound.value * (1 + 1e-9)
+    assert (bound.limited_by == engine) is engine_binds
+    assert (fluid.limited_by == engine) is engine_binds
+
+
+def test_a_single_drive_keeps_the_datasheet_and_host_core_bounds(catalog):
+    """One drive used directly is not the array simulator's model: no fabric limit, the host
+    cores' libaio cost instead."""
+    spec = load_scenario("scenarios/kioxia-cm7-namespace/scenario.yaml", catalog)
+    assert spec.array.engine == "none" and spec.array.drives == 1
+    components = {limit.component for b in array_bounds(spec, catalog).bounds for limit in b.limits}
+    assert any("host cores (libaio" in c for c in components)
+    assert not any("busiest" in c for c in components)
 
 
 def test_namespace_sets_member_capacity(catalog):
