@@ -44,3 +44,15 @@ def test_unrecoverable_reads_only_matter_without_redundancy_left():
     assert r6.p_data_loss < r5.p_data_loss
 
 
+
+
+def test_a_three_way_raid1_survives_a_second_failure_during_its_rebuild():
+    """md RAID1 mirrors every member: with one of three down, two more must fail to lose data
+    (p_failures_during with two needed among the two survivors), and a URE on a survivor is
+    corrected from the other one."""
+    mtbf, window = 1_000_000.0, 10.0
+    three = rebuild_risk(1, 3, mtbf, 1e-17, window, 3.84e12)
+    two = rebuild_risk(1, 2, mtbf, 1e-17, window, 3.84e12)
+    assert three.p_another_failure == pytest.approx(p_failures_during(window, 2, 2, mtbf))
+    assert two.p_another_failure == pytest.approx(p_failures_during(window, 1, 1, mtbf))
+    assert three.p_unrecoverable_read == 0.0 < two.p_unrecoverable_read
