@@ -26,7 +26,7 @@ _SOURCES: dict[str, str] = {
     "load_scenario": "scenario", "parse_scenario": "scenario", "ScenarioSpec": "specs", "WorkloadSpec": "specs",
     "default_catalog": "catalog", "load_catalog": "catalog", "Catalog": "catalog", "InputError": "errors",
     # capacity and bounds
-    "capacity": "bounds", "array_bounds": "bounds",
+    "capacity": "array_capacity", "array_bounds": "bounds",
     # failures over time
     "run_timeline": "rebuild", "rebuild_summary": "rebuild", "Timeline": "rebuild",
     # published numbers
@@ -58,7 +58,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what type checkers and the import graph see; at run time these load on first use
-    from .bounds import array_bounds, capacity
+    from .array_capacity import capacity
+    from .bounds import array_bounds
     from .catalog import Catalog, default_catalog, load_catalog
     from .errors import InputError
     from .parity import gen_p, gen_pq, recover

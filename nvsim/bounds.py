@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from .capacity import Capacity, capacity
+from .array_capacity import Capacity, capacity
 from .catalog import Catalog, default_catalog
 from .links import drive_link, engine_link
 from .platform import PlatformModel

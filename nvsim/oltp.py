@@ -45,12 +45,10 @@ def runnable_thread_slowdown(users: int, hardware_threads: int, contention_per_e
     return 1.0 + contention_per_excess_thread * excess
 
 
-def transaction_io(profile: OltpProfileSpec, spec: OltpSpec, users: int, platform: PlatformSpec,
-                   overrides: dict[str, float] | None = None) -> TransactionIo:
-    """What one transaction asks of the array and the CPUs (``overrides``: calibration only)."""
+def transaction_io(profile: OltpProfileSpec, spec: OltpSpec, users: int, platform: PlatformSpec) -> TransactionIo:
+    """What one transaction asks of the array and the CPUs."""
     values = {k: float(getattr(profile, k).value) for k in ("cpu_us_per_tx", "client_delay_us_per_tx",
                                                            "contention_per_excess_thread")}
-    values.update(overrides or {})
     miss = 1.0 - buffer_pool_hit_ratio_irm(spec.buffer_pool_bytes, spec.dataset_bytes)
     page = int(profile.page_bytes.value)
     flushes = profile.pages_dirtied_per_tx.value * miss

@@ -3,7 +3,7 @@
 ``build_engine(spec)`` picks the mechanism by ``engine_kind``: ``none`` and ``ideal`` (no cost
 of their own), ``md`` (Linux md), ``lockless_cpu`` (xiRAID-like), ``gpu`` (SupremeRAID-like),
 ``hardware`` (a RAID card). Parameters come from the engine's catalog entry, one set for every
-scenario; ``overrides`` is for the calibration step only.
+scenario; ``values`` are what a scenario sets for its engine (``Engine.scenario_values``).
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ def engine_class(spec: EngineSpec) -> type[Engine]:
     return ENGINE_CLASSES[spec.engine_kind]
 
 
-def build_engine(spec: EngineSpec, overrides: dict[str, float] | None = None, *, members: int = 0,
+def build_engine(spec: EngineSpec, values: dict[str, float] | None = None, *, members: int = 0,
                  strip_bytes: int = 64 * 1024, degraded: bool = False, cross_socket_fraction: float = 0.0) -> Engine:
     """The engine of ``spec`` for one array: ``members`` drives, ``strip_bytes`` strips, a member
     missing (``degraded``), ``cross_socket_fraction`` of submitters on the other socket."""
     parameters = {name: float(cited.value) for name, cited in spec.parameters.items()}
-    parameters.update(overrides or {})
+    parameters.update(values or {})
     return engine_class(spec)(spec, parameters, members=members, strip_bytes=strip_bytes,
                                             degraded=degraded, cross_socket_fraction=cross_socket_fraction)
 

@@ -86,10 +86,9 @@ class FioLoad:
 
     other_busy = 0.0
 
-    def __init__(self, scenario, workload, catalog, missing, seed, overrides, idle=False):
+    def __init__(self, scenario, workload, catalog, missing, seed, idle=False):
         self.idle = idle
-        self.system = ArraySystem(scenario, workload, catalog, failed_members=missing,
-                                  engine_overrides=overrides.get("engine"), host_io_overrides=overrides.get("host_io"))
+        self.system = ArraySystem(scenario, workload, catalog, failed_members=missing)
         self.workload = workload
         self.batches = network_sample(self.system, seed)
 

@@ -179,22 +179,20 @@ class BarrierCycle:
 
 
 def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: Catalog | None = None,
-                failed: tuple[int, ...] = (), rebuilding: int | None = None, seed: int | None = None,
-                overrides: dict | None = None) -> SimResult:
+                failed: tuple[int, ...] = (), rebuilding: int | None = None, seed: int | None = None) -> SimResult:
     """Foreground metrics (and ``rebuild_bytes_per_s``) with ``failed`` members missing and member
     ``rebuilding`` being rebuilt (it is missing to the foreground until done); ``workload`` None:
     no foreground I/O (the rebuild alone)."""
     catalog = catalog or default_catalog()
-    overrides = overrides or {}
     seed = scenario.seed if seed is None else seed
     missing = tuple(sorted(set(failed) | ({rebuilding} if rebuilding is not None else set())))
     idle = workload is None
     if idle:
         workload = WorkloadSpec(name="idle", rw="randread", bs=4096)
     if workload.is_oltp:
-        load = OltpLoad(scenario, workload, catalog, missing, seed, overrides)
+        load = OltpLoad(scenario, workload, catalog, missing, seed)
     else:
-        load = FioLoad(scenario, workload, catalog, missing, seed, overrides, idle)
+        load = FioLoad(scenario, workload, catalog, missing, seed, idle)
     system = load.system
     net = stations(system)
     fg_demand, fg_base, population = load.demands(net)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from .. import fabric
-from ..capacity import Capacity, capacity
+from ..array_capacity import Capacity, capacity
 from ..catalog import Catalog, default_catalog
 from ..constants import PAGE_BYTES
 from ..engines import Engine, build_engine, engine_class
@@ -38,8 +38,6 @@ class ArrayModel:
     workload: WorkloadSpec
     catalog: Catalog
     failed_members: tuple[int, ...]  # missing members: host I/Os are planned degraded around them
-    engine_overrides: dict[str, float]  # calibration only
-    host_io_overrides: dict[str, float]  # calibration only
     array: ArraySpec
     drive_spec: DriveSpec
     platform_spec: PlatformSpec
@@ -125,11 +123,10 @@ def strips_spanned(offsets: np.ndarray, length_bytes: int, strip_bytes: int) -> 
 
 
 def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | None = None,
-          failed_members: tuple[int, ...] = (), engine_overrides: dict[str, float] | None = None,
-          host_io_overrides: dict[str, float] | None = None, memo: Memo = MEMO) -> ArrayModel:
+          failed_members: tuple[int, ...] = (), memo: Memo = MEMO) -> ArrayModel:
     """The scenario's array under ``workload``, with ``failed_members`` missing (failed, pulled, or
-    being rebuilt and not yet readable), built once. ``*_overrides``: the calibration's values in
-    place of the catalog's. What arrays share (drive models, engines, geometries, CPU layouts, links)
+    being rebuilt and not yet readable), built once (calibration's trial values come in a
+    ``Catalog.with_values`` catalog). What arrays share (drive models, engines, geometries, CPU layouts, links)
     is derived once and comes from ``memo``: a sweep builds thousands."""
     catalog = catalog or default_catalog()
     failed = tuple(sorted(set(int(m) for m in failed_members)))
@@ -137,7 +134,7 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
     platform_spec = catalog.platforms[scenario.platform]
     engine_spec = catalog.engines[array.engine]
     platform = PlatformModel(platform_spec, scenario.placement, array.drives, catalog)
-    engine = _engine(engine_spec, array, engine_overrides, failed, platform, memo)
+    engine = _engine(engine_spec, array, failed, platform, memo)
     drive = drive_timing(catalog, array.drive, array.namespace_bytes, scenario.platform, memo)
     cap = memo.recall(memo.capacities, (id(catalog), array.drive, array.namespace_bytes, array.level, array.drives,
                                         array.strip_bytes, array.near_copies), capacity, scenario, catalog, owner=catalog)
@@ -145,7 +142,7 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
     geometry = None if jbod else memo.recall(
         memo.geometries, (array.level, array.drives, array.strip_bytes, array.resolved_layout, cap.member_bytes,
                           array.near_copies), _geometry, array, cap.member_bytes)
-    submit_s, complete_s = _host_io_costs(catalog, workload, host_io_overrides, platform.clock_ghz)
+    submit_s, complete_s = _host_io_costs(catalog, workload, platform.clock_ghz)
     cpu: CpuLayout = memo.recall(memo.cpu_layouts, (id(platform_spec), workload.numjobs, scenario.placement.job_sockets),
                                  platform.cpu_layout, workload.numjobs, owner=platform_spec, bounded=False)
     device = engine_spec.device
@@ -161,7 +158,6 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
         drive.link.name)
     return ArrayModel.assemble(
         scenario=scenario, workload=workload, catalog=catalog, failed_members=failed,
-        engine_overrides=dict(engine_overrides or {}), host_io_overrides=dict(host_io_overrides or {}),
         array=array, drive_spec=catalog.drives[array.drive], platform_spec=platform_spec, engine_spec=engine_spec,
         kind=engine_spec.engine_kind, engine=engine, platform=platform,
         logical_cpus=cpu.logical_cpus, cpu_speed=cpu.speed, job_cpu=cpu.job_cpu,
@@ -174,14 +170,12 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
     )
 
 
-def _engine(spec: EngineSpec, array: ArraySpec, overrides: dict[str, float] | None, failed: tuple[int, ...],
+def _engine(spec: EngineSpec, array: ArraySpec, failed: tuple[int, ...],
             platform: PlatformModel, memo: Memo) -> Engine:
-    """The engine configured for this array (md's stripe threads follow ``md_group_thread_cnt``),
-    with the share of its submitters on another socket than the drives; one per configuration
+    """The engine configured for this array (with the values its scenario sets, such as md's
+    ``md_group_thread_cnt``: ``Engine.scenario_values``), with the share of its submitters on another socket than the drives; one per configuration
     (engines never change once built)."""
-    values = dict(overrides or {})
-    for name, value in engine_class(spec).scenario_values(array).items():
-        values.setdefault(name, value)
+    values = engine_class(spec).scenario_values(array)
     placement = platform.placement
     crossing = memo.recall(memo.cross_socket, (placement.drive_sockets, placement.job_sockets, array.drives,
                                                platform.sockets),
@@ -210,12 +204,10 @@ def _resource_list(facts: fabric.ArrayFacts) -> tuple[tuple[str, str, float], ..
     return tuple(fabric.resources(facts))
 
 
-def _host_io_costs(catalog: Catalog, workload: WorkloadSpec, overrides: dict[str, float] | None,
-                   clock_ghz: float) -> tuple[float, float]:
+def _host_io_costs(catalog: Catalog, workload: WorkloadSpec, clock_ghz: float) -> tuple[float, float]:
     """fio's (submit + per page, complete) core-seconds of one host I/O at the platform's clock."""
     host_io = catalog.host_io[workload.ioengine]
     values = {k: getattr(host_io, k).value for k in ("submit_us", "complete_us", "per_page_us")}
-    values.update(overrides or {})
     pages = max(1, math.ceil(workload.bs / PAGE_BYTES))
     scale = 1e-6 * host_io.reference_clock_ghz.value / clock_ghz
     return (values["submit_us"] + pages * values["per_page_us"]) * scale, values["complete_us"] * scale

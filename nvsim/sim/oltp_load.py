@@ -22,7 +22,7 @@ from .system import ArraySystem
 
 
 class OltpLoad:
-    def __init__(self, scenario, workload: WorkloadSpec, catalog, missing, seed, overrides):
+    def __init__(self, scenario, workload: WorkloadSpec, catalog, missing, seed):
         self.scenario, self.workload, self.catalog = scenario, workload, catalog
         platform = catalog.platforms[scenario.platform]
         cpu = platform.cpu
@@ -30,15 +30,14 @@ class OltpLoad:
         self.threads = self.cores * cpu.threads_per_core.value
         gain = smt_gain(cpu)
         users = int(workload.users)
-        self.tx = transaction_io(catalog.oltp[workload.oltp.profile], workload.oltp, users, platform, overrides.get("oltp"))
+        self.tx = transaction_io(catalog.oltp[workload.oltp.profile], workload.oltp, users, platform)
         busy = min(users, self.threads)
         self.speed = smt_capacity(busy, self.cores, cpu.threads_per_core.value, gain) / busy
         tx = self.tx
 
         def part(name, rw, bs):
             w = WorkloadSpec(name=f"{workload.name}:{name}", rw=rw, bs=bs, numjobs=self.threads, iodepth=1)
-            system = ArraySystem(scenario, w, catalog, failed_members=missing,
-                                 engine_overrides=overrides.get("engine"), host_io_overrides=overrides.get("host_io"))
+            system = ArraySystem(scenario, w, catalog, failed_members=missing)
             return system, network_sample(system, seed)
 
         self.read = part("page reads", "randread", tx.page_bytes)

@@ -33,12 +33,10 @@ class ArraySystem:
     """One scenario's array on its platform, with its engine, as one run uses it: builds host
     I/O batches. Every field of its ``ArrayModel`` reads through (``system.engine``, ...)."""
 
-    def __init__(self, scenario, workload, catalog=None, engine_overrides: dict[str, float] | None = None,
-                 host_io_overrides: dict[str, float] | None = None, failed_members: tuple[int, ...] = (),
-                 memo: Memo = MEMO):
+    def __init__(self, scenario, workload, catalog=None, failed_members: tuple[int, ...] = (), memo: Memo = MEMO):
         """``failed_members``: members that are missing (failed, pulled, or being rebuilt and not
         yet readable): host I/Os are planned degraded around them, as md does."""
-        model = build(scenario, workload, catalog, failed_members, engine_overrides, host_io_overrides, memo)
+        model = build(scenario, workload, catalog, failed_members, memo)
         self.__dict__.update(vars(model))  # the model's fields, read at a plain attribute's speed
         self.model: ArrayModel = model
         self.memo = memo

@@ -142,7 +142,8 @@ def test_md_group_threads_add_what_the_fitted_gain_says(catalog):
                               "array": {**base.array.model_dump(mode="json"), "md_group_thread_cnt": 8}}, catalog)
     alone = simulate_fluid(ArraySystem(base, base.workloads[0], catalog))
     fitted = simulate_fluid(ArraySystem(workers, workers.workloads[0], catalog))
-    full = simulate_fluid(ArraySystem(workers, workers.workloads[0], catalog, engine_overrides={"group_thread_gain": 1.0}))
+    gaining = catalog.with_values({"engines/linux-md/group_thread_gain": 1.0})
+    full = simulate_fluid(ArraySystem(workers, workers.workloads[0], gaining))
     assert alone.limited_by.startswith("md stripe thread")
     gain = catalog.engines["linux-md"].parameters["group_thread_gain"].value
     assert fitted.total_iops == pytest.approx(alone.total_iops, rel=0.01 + gain * 8)

@@ -264,7 +264,8 @@ def test_md_raid6_resync_stripes_crowd_out_the_foreground_more_as_they_grow(cata
         wl = {"name": "r", "rw": "randread", "bs": "16k", "numjobs": 16, "iodepth": depth}
         s = scenario(catalog, engine="linux-md", strip="4KiB", rebuild=limits, workloads=[wl])
         for inflight in (32, 498):
-            r = solve_state(s, s.workloads[0], catalog, rebuilding=0, overrides={"engine": {"rebuild_inflight": inflight}})
+            trial = catalog.with_values({"engines/linux-md/rebuild_inflight": inflight})
+            r = solve_state(s, s.workloads[0], trial, rebuilding=0)
             assert r.rebuild_limited_by.startswith("md stripe thread")
             out[depth, inflight] = (r.rebuild_bytes_per_s, r.total_iops)
     for depth in (4, 16):

@@ -138,11 +138,20 @@ def test_no_function_longer_than_150_lines():
     assert long == []
 
 
-def test_every_public_name_resolves():
+def test_every_public_name_resolves_to_what_it_names():
+    """Every name of ``nvsim.__all__`` resolves, and none is shadowed by a submodule of the same
+    name (importing a submodule sets the package's attribute: ``nvsim.capacity`` would become a
+    module once anything imported ``nvsim/capacity.py``)."""
+    import importlib
+    import types
+
     import nvsim
 
+    for name in MODULES:
+        importlib.import_module(name)
     assert len(nvsim.__all__) == len(set(nvsim.__all__))
     for public in nvsim.__all__:
-        assert getattr(nvsim, public) is not None, public
+        value = getattr(nvsim, public)
+        assert value is not None and not isinstance(value, types.ModuleType), public
     with pytest.raises(AttributeError):
         nvsim.no_such_name  # noqa: B018

@@ -46,8 +46,7 @@ def rate_guess(system: ArraySystem, seed: int, rebuild_member: int | None = None
     cycle_s = 0.0
     if rebuild_member is not None and not until_rebuilt:
         beside = solve_state(system.scenario, system.workload, system.catalog, rebuilding=rebuild_member, seed=seed,
-                             failed=tuple(m for m in system.failed_members if m != rebuild_member),
-                             overrides={"engine": system.engine_overrides, "host_io": system.host_io_overrides})
+                             failed=tuple(m for m in system.failed_members if m != rebuild_member))
         rate = max(min(rate, beside.total_iops), 1.0)
         if system.engine.recovery_excludes_host_io(system.array.level) and beside.rebuild_bytes_per_s:
             step, inflight = system.engine.rebuild_settings(system.array.level, system.array.rebuild.priority)

@@ -1,7 +1,8 @@
 """Usable capacity of an array: the level's data share of the member namespace, in whole strips.
 
 Its own module (not ``nvsim.bounds``) because the array simulator's model needs it and the bounds
-read the simulator: both import it from here (``nvsim.bounds`` re-exports it).
+read the simulator: both import it from here (``nvsim.bounds`` re-exports it). Not named
+``capacity``: a submodule of that name would shadow the public function ``nvsim.capacity``.
 """
 
 from __future__ import annotations
