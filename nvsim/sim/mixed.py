@@ -102,7 +102,8 @@ def rebuild_cap(system: ArraySystem, rb: RebuildClass, net, loaded: bool) -> tup
 
 
 def rebuild_plan(system: ArraySystem, target: int) -> dict:
-    """The event mode's rebuild bookkeeping: request size, requests in flight, md's limit, span."""
+    """The event mode's rebuild plan: request size, requests in flight, the engine's throttle, the
+    span, and a guess of its rate (its progress is the event mode's: ``event.rebuild.RebuildProgress``)."""
     array = system.array
     span = float(array.rebuild.span_bytes or system.capacity.member_bytes)
     net = stations(system)
@@ -111,9 +112,7 @@ def rebuild_plan(system: ArraySystem, target: int) -> dict:
     guess = min(cap, rb.inflight * rb.step_bytes / rb.base_s)
     inflight = PACED_REQUESTS_MAX if paced else rb.inflight
     return {"step_bytes": rb.step_bytes, "inflight": inflight, "cap_bytes_per_s": cap,
-            "span_bytes": min(span, system.capacity.member_bytes),
-            "rate_guess": guess, "next_offset": 0, "issued_bytes": 0.0, "done_bytes": 0.0, "window_bytes": 0.0,
-            "finished_s": None}
+            "span_bytes": min(span, system.capacity.member_bytes), "rate_guess": guess}
 
 
 @dataclass
