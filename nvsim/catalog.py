@@ -19,7 +19,10 @@ from pydantic import BaseModel, ValidationError
 from .errors import InputError, from_validation_error, suggestion_text
 from .specs import Cited, DriveSpec, EngineSpec, HostIoSpec, OltpProfileSpec, PcieGenerationSpec, PlatformSpec
 
-DEFAULT_CATALOG_DIR = Path(__file__).resolve().parent.parent / "models"
+_SOURCE_TREE_MODELS = Path(__file__).resolve().parent.parent / "models"
+DEFAULT_CATALOG_DIR = _SOURCE_TREE_MODELS if _SOURCE_TREE_MODELS.is_dir() else Path(__file__).resolve().parent / "_models"
+"""The repository's models/ (a checkout or an editable install), else the copy an installed wheel
+carries inside the package (pyproject.toml maps models/ to ``nvsim._models``)."""
 SECTIONS: dict[str, type[BaseModel]] = {
     "drives": DriveSpec,
     "links": PcieGenerationSpec,

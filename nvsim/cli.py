@@ -23,7 +23,7 @@ from rich.table import Table
 
 import nvsim
 
-from .errors import EXIT_INPUT_ERROR, InputError, suggestion_text
+from .errors import EXIT_INPUT_ERROR, InputError, require_extra, suggestion_text
 from .io import write_json_atomic
 
 try:  # Typer >= 0.26 vendors its own copy of click
@@ -283,6 +283,7 @@ def dashboard(
     port: int = typer.Option(8050, "--port", help="TCP port to listen on."),
 ) -> None:
     """Start the Dash dashboard: build a set-up from the catalog, see its predictions, compare set-ups, export (works offline)."""
+    require_extra("dash", "dashboard", "dashboard", "the dashboard")
     from dashboard.app import run as run_dashboard  # Dash (optional and heavy) loads only for this command
 
     run_dashboard(host=host, port=port)

@@ -8,6 +8,7 @@ and exits with status 2, without a traceback.
 from __future__ import annotations
 
 import difflib
+import importlib.util
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -26,6 +27,13 @@ class InputError(ValueError):
         prefix = f"{source}: " if source else ""
         where = f"{field}: " if field else ""
         super().__init__(f"{prefix}{where}{message}".replace("\n", " "))
+
+
+def require_extra(module: str, extra: str, field: str, what: str) -> None:
+    """An InputError naming the extra to install when the optional package ``module`` (of
+    ``pip install 'nvsim[extra]'``) that ``what`` needs is missing, before any work starts."""
+    if importlib.util.find_spec(module) is None:
+        raise InputError(field, f"{what} needs the optional package {module}: pip install 'nvsim[{extra}]'")
 
 
 def close_matches(word: str, candidates: Iterable[str], n: int = 3) -> list[str]:

@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .bounds import capacity
 from .catalog import default_catalog, read_yaml
-from .errors import InputError, from_validation_error
+from .errors import InputError, from_validation_error, require_extra
 from .io import atomic_path
 from .rebuild import rebuild_summary
 from .scenario import load_scenario, parse_scenario
@@ -206,6 +206,9 @@ def run_sweep(spec_path: str | Path, out: str | Path, *, workers: int = 1, dask_
               progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Run (or finish) a sweep; write ``out``.parquet and ``out``.csv; return a summary."""
     spec, base, names = prepare_sweep(spec_path)
+    require_extra("pyarrow", "parquet", "--output", "writing a sweep's Parquet and CSV tables")
+    if dask_address:
+        require_extra("distributed", "dask", "--dask", "a sweep on a Dask cluster")
     base_data = base.model_dump(mode="json")
     out = Path(out)
     partial = out.with_name(out.name + ".partial.jsonl")

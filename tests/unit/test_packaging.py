@@ -1,0 +1,41 @@
+"""What `pip install .` ships: every package of the tree, the catalog inside the wheel, and a core
+that needs none of the optional extras (dashboard, Dask, Parquet, docs)."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from nvsim.errors import InputError, require_extra
+
+ROOT = Path(__file__).resolve().parents[2]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+OPTIONAL = ("dash", "plotly", "kaleido", "dask", "pyarrow", "mkdocs", "selenium")
+
+
+def test_every_package_of_the_tree_is_shipped_and_the_catalog_with_it():
+    tree = {".".join(p.parent.relative_to(ROOT).parts) for top in ("nvsim", "dashboard")
+            for p in (ROOT / top).rglob("__init__.py")}
+    shipped = set(PYPROJECT["tool"]["setuptools"]["packages"])
+    assert shipped == tree | {"nvsim._models"}
+    assert PYPROJECT["tool"]["setuptools"]["package-dir"]["nvsim._models"] == "models"
+    patterns = PYPROJECT["tool"]["setuptools"]["package-data"]["nvsim._models"]
+    catalog = {p.relative_to(ROOT / "models") for p in (ROOT / "models").rglob("*.yaml")}
+    assert all(any(c.match(pattern) for pattern in patterns) for c in catalog)
+
+
+def test_the_core_needs_no_optional_extra():
+    core = " ".join(PYPROJECT["project"]["dependencies"]).lower()
+    assert not [name for name in OPTIONAL if name in core]
+    extras = PYPROJECT["project"]["optional-dependencies"]
+    assert {"dashboard", "dask", "parquet", "docs", "test"} <= set(extras)
+    assert PYPROJECT["project"]["license"] == "Apache-2.0"  # an SPDX expression, not a table
+
+
+def test_a_missing_extra_is_one_line_naming_what_to_install():
+    require_extra("numpy", "core", "--x", "anything")  # present: nothing happens
+    with pytest.raises(InputError, match=r"^--output: the table needs the optional package no_such_pkg_x: "
+                                         r"pip install 'nvsim\[parquet\]'$"):
+        require_extra("no_such_pkg_x", "parquet", "--output", "the table")
