@@ -17,7 +17,11 @@ import importlib
 import importlib.util
 from typing import TYPE_CHECKING, Any
 
+from .numba_cache import use_source_keyed_cache
+
 __version__ = "0.1.0"
+
+use_source_keyed_cache()  # before any kernel loads: compiled code always matches this source
 
 _SOURCES: dict[str, str] = {
     # the orchestrator and its result
