@@ -536,6 +536,16 @@ def _as_words(data: np.ndarray) -> tuple[np.ndarray, int]:
     return padded.view(np.uint64), nbytes
 
 
+MAX_Q_DATA_MEMBERS = 255
+"""Most data rows a Q syndrome can weigh apart: row i gets g^i in GF(2^8), and g^255 = g^0, so a
+256th row would share row 0's coefficient and two lost rows could not be told apart."""
+
+
+def _check_q_rows(k: int, field: str) -> None:
+    if k > MAX_Q_DATA_MEMBERS:
+        raise ValueError(f"{field}: Q over GF(2^8) distinguishes at most {MAX_Q_DATA_MEMBERS} data rows, got {k}")
+
+
 def _use_parallel(data: np.ndarray, parallel: bool | None) -> bool:
     if parallel is None:
         return data.size >= PARALLEL_MIN_BYTES and nb.get_num_threads() > 1
@@ -571,6 +581,7 @@ def gen_pq(data: np.ndarray, out: np.ndarray | None = None, *, parallel: bool | 
     (2, bytes) uint8, C-contiguous) receives the result without an allocation.
     """
     words, nbytes = _as_words(data)
+    _check_q_rows(words.shape[0], "data")
     if out is not None and out.shape != (2, nbytes):
         raise ValueError(f"out: expected shape (2, {nbytes}), got {out.shape}")
     direct = out is not None and out.dtype == np.uint8 and nbytes % 8 == 0 and out.flags.c_contiguous
@@ -608,6 +619,8 @@ def recover(blocks: np.ndarray, lost: Iterable[int], level: int) -> np.ndarray:
     k = blocks.shape[0] - n_parity
     if k < 1:
         raise ValueError(f"blocks: RAID{level} needs at least {n_parity + 1} rows, got {blocks.shape[0]}")
+    if level == 6:
+        _check_q_rows(k, "blocks")
     lost_set = sorted({int(i) for i in lost})
     for i in lost_set:
         if not 0 <= i < blocks.shape[0]:

@@ -131,6 +131,25 @@ def test_recover_rejects_too_many_losses():
         parity.recover(d, [0], 4)
 
 
+def test_q_refuses_more_data_rows_than_gf256_tells_apart():
+    """Row i's Q coefficient is g^i and g^255 = g^0: 255 data rows are the most a RAID6 stripe can
+    have; at 255 two lost rows (the first and the last) still come back, at 256 both calls refuse
+    (before the limit they returned Q and 'recovered' rows that were wrong)."""
+    rng = np.random.default_rng(7)
+    data = rng.integers(0, 256, size=(parity.MAX_Q_DATA_MEMBERS, 16), dtype=np.uint8)
+    stripe = np.vstack([data, parity.gen_pq(data)])
+    damaged = stripe.copy()
+    damaged[[0, 254]] = 0
+    assert np.array_equal(parity.recover(damaged, [0, 254], level=6), stripe)
+    wide = rng.integers(0, 256, size=(parity.MAX_Q_DATA_MEMBERS + 1, 16), dtype=np.uint8)
+    with pytest.raises(ValueError, match=r"^data: Q over GF\(2\^8\) distinguishes at most 255 data rows, got 256$"):
+        parity.gen_pq(wide)
+    with pytest.raises(ValueError, match=r"^blocks: Q over GF\(2\^8\) distinguishes at most 255 data rows, got 256$"):
+        parity.recover(np.vstack([wide, np.zeros((2, 16), dtype=np.uint8)]), [0, 255], level=6)
+    assert parity.gen_p(wide).shape == (16,)  # XOR parity has no such limit
+    assert parity.recover(np.vstack([wide, parity.gen_p(wide)]), [3], level=5).shape == (257, 16)
+
+
 def test_gpu_kernel_matches_cpu_under_cuda_simulator():
     """The numba.cuda P+Q kernel, run by numba's CUDA simulator (no GPU needed), in a subprocess
     because the simulator must be chosen before numba.cuda is first imported."""
