@@ -174,8 +174,7 @@ def array_bounds(scenario: ScenarioSpec, catalog: Catalog | None = None) -> Boun
     array = scenario.array
     host = PlatformModel(catalog.platforms[scenario.platform], scenario.placement, array.drives, catalog)
     limits = _datasheet_limits(scenario, catalog, host)
-    single_drive = array.engine == "none" and array.drives == 1  # as nvsim.simulation.single_drive
-    extra = _host_core_limits(host) if single_drive else _fabric_limits(scenario, catalog, host)
+    extra = _host_core_limits(host) if array.single_drive else _fabric_limits(scenario, catalog, host)
     bounds = tuple(_tightest(metric, UNITS[metric], limits[metric] + extra[metric]) for metric in CANONICAL)
     return BoundsReport(scenario.name, capacity(scenario, catalog), bounds)
 

@@ -13,7 +13,7 @@ kind of resource:
 * how a request visits it (once, once per member I/O, or as the event mode visits the engine), and
   whether its busy time is host CPU time.
 
-``ArraySystem.resources`` (the report and the event mode's servers), ``HostIoBatch.HOST_FIELDS`` and
+``ArraySystem.resources`` (the report and the event mode's servers), the per-host-I/O fields and
 ``totals``, the fluid mode's demand table, the network's stations, demands and visits, and the
 grouped utilisation and CPU share of the mixed solve are all read from ``KINDS``: a new kind of
 resource (a PCIe switch, a DPU's cores) is a new entry here, plus the engine or device that loads it.

@@ -82,7 +82,7 @@ class ArrayState:
 
 def single_drive(scenario: ScenarioSpec) -> bool:
     """One drive used directly: the SSD model's steady state answers, not the array simulator."""
-    return scenario.array.engine == "none" and scenario.array.drives == 1
+    return scenario.array.single_drive
 
 
 def route(scenario: ScenarioSpec, workload: WorkloadSpec | None, state: ArrayState | None = None) -> Route:

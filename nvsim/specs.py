@@ -330,6 +330,11 @@ class ArraySpec(Spec):
     def resolved_layout(self) -> str:
         return self.layout or DEFAULT_LAYOUT_BY_LEVEL[self.level]
 
+    @property
+    def single_drive(self) -> bool:
+        """One drive used directly (engine ``none``): the SSD model answers, not the array simulator."""
+        return self.engine == "none" and self.drives == 1
+
 
 class FaultSpec(Spec):
     """One event on the array's timeline: ``fail`` (the drive dies), ``pull`` (removed while I/O

@@ -63,7 +63,6 @@ class HostIoBatch:
     _totals: dict | None = None
     nand_write_share: float | None = None  # share of NAND time programming the batch was priced with
 
-    HOST_FIELDS = fabric.HOST_FIELDS  # every per-host-I/O demand some resource sums (nvsim.fabric)
 
     def totals(self) -> dict[str, float]:
         """Each per-host-I/O demand summed over the batch, and each per-drive resource's member-I/O

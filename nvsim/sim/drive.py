@@ -16,7 +16,7 @@ from ..pcie import PcieLink
 from ..ssd.derive import derive_ssd_parameters
 from ..ssd.model import SsdModel
 from ..stripe.planner import MemberIOPlan
-from .memo import MEMO, Memo
+from .memo import MEMO, PER_CATALOG_LIMIT, Memo
 
 NAND_SERVICE_CV = 0.3
 """Coefficient of variation of one NAND operation's time (basis: assumed; TLC lower/middle/upper
@@ -98,7 +98,7 @@ def drive_timing(catalog: Catalog, drive: str, namespace_bytes: int | None, plat
                  memo: Memo = MEMO) -> DriveTiming:
     """One drive model on one platform's bays (derived once per catalog: sweeps build thousands)."""
     return memo.recall(memo.drive_timings, (id(catalog), drive, namespace_bytes, platform), _drive_timing, catalog,
-                       drive, namespace_bytes, platform, owner=catalog, bounded=False)
+                       drive, namespace_bytes, platform, owner=catalog, limit=PER_CATALOG_LIMIT)
 
 
 def _drive_timing(catalog: Catalog, drive: str, namespace_bytes: int | None, platform: str) -> DriveTiming:

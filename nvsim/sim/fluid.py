@@ -72,11 +72,6 @@ def demand_table(system: ArraySystem, batches: list[HostIoBatch]) -> list[tuple[
     return [(key, label, d, servers) for (key, label, servers), d in zip(resources, values)]
 
 
-def demands(system: ArraySystem, batches: list[HostIoBatch]) -> list[tuple[str, float, float]]:
-    """(resource label, mean demand seconds per host I/O, servers) for every resource."""
-    return [(label, d, servers) for _key, label, d, servers in demand_table(system, batches)]
-
-
 def caps(table: list[tuple[str, str, float, float]]) -> list[tuple[str, float]]:
     """(resource label, host I/Os per second it allows: servers / mean demand) for every resource
     of ``demand_table`` a host I/O loads: the fluid mode's caps, and the bounds' fabric limits."""
@@ -147,5 +142,5 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
     )
 
 
-__all__ = ["simulate_fluid", "demands", "demand_table", "caps", "resource_caps", "sample_batches",
+__all__ = ["simulate_fluid", "demand_table", "caps", "resource_caps", "sample_batches",
            "write_amplification"]

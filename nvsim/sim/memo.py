@@ -19,6 +19,9 @@ T = TypeVar("T")
 
 LIMIT = 4096
 """Entries a bounded table holds before it starts afresh."""
+PER_CATALOG_LIMIT = 256
+"""Entries a table tied to catalogs holds: each keeps its catalog alive, and calibration makes one
+catalog per trial (``Catalog.with_values``)."""
 
 
 class Memo:
@@ -28,11 +31,12 @@ class Memo:
     host-I/O samples."""
 
     def __init__(self) -> None:
-        self.drive_timings: dict[Hashable, tuple[Any, Any]] = {}  # per catalog: unbounded (a few drives)
+        self.drive_timings: dict[Hashable, tuple[Any, Any]] = {}  # per catalog and drive: bounded (calibration
+        # makes a catalog per trial, and each entry keeps its catalog alive)
         self.cpu_layouts: dict[Hashable, tuple[Any, Any]] = {}  # per platform spec: unbounded
         self.resources: dict[Hashable, tuple[Any, Any]] = {}  # per fabric facts: unbounded (a few)
         self.cross_socket: dict[Hashable, tuple[Any, Any]] = {}  # per placement: unbounded (a few)
-        self.engine_links: dict[Hashable, tuple[Any, Any]] = {}  # per catalog: unbounded (a few)
+        self.engine_links: dict[Hashable, tuple[Any, Any]] = {}  # per catalog: bounded, as drive_timings
         self.engines: dict[Hashable, tuple[Any, Any]] = {}
         self.geometries: dict[Hashable, tuple[Any, Any]] = {}
         self.capacities: dict[Hashable, tuple[Any, Any]] = {}
@@ -42,14 +46,14 @@ class Memo:
         self.samples: dict[Hashable, tuple[Any, Any]] = {}
 
     def recall(self, table: dict, key: Hashable, make: Callable[..., T], *args: Any, owner: object = None,
-               bounded: bool = True) -> T:
+               bounded: bool = True, limit: int = LIMIT) -> T:
         """``table``'s value for ``key`` (``make(*args)``, remembered on a miss). With ``owner``, a
-        hit must have been made for that very object; a bounded table starts afresh past ``LIMIT``."""
+        hit must have been made for that very object; a bounded table starts afresh past ``limit``."""
         hit = table.get(key)
         if hit is not None and (owner is None or hit[0] is owner):
             return hit[1]
         value = make(*args)
-        if bounded and len(table) > LIMIT:
+        if bounded and len(table) > limit:
             table.clear()
         table[key] = (owner, value)
         return value

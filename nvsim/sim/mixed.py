@@ -278,10 +278,8 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
         share = cycle.busy_share
         _scale(sol, (share * x_cycling + (1 - share) * x_free) / x_cycling if x_cycling > 0 else 0.0)
     result = load.result(net, sol)
-    util = list(result.utilisation)
     result.rebuild_bytes_per_s = rebuild_rate if rb is not None else None
     result.rebuild_limited_by = rebuild_limit
-    result.utilisation = tuple(util)
     if not settled:  # say so rather than pass off the last iterate as the answer
         result.limited_by += f" (fluid solve unsettled after {SOLVE_ITERATIONS} iterations)"
     return result

@@ -27,7 +27,7 @@ from ..raid import parity_members
 from ..specs import ArraySpec, DriveSpec, EngineSpec, PlatformSpec, ScenarioSpec, WorkloadSpec
 from ..stripe.layout import DEFAULT_LAYOUT, ArrayGeometry
 from .drive import DriveTiming, drive_timing
-from .memo import MEMO, Memo
+from .memo import MEMO, PER_CATALOG_LIMIT, Memo
 
 
 @dataclass(frozen=True, eq=False)
@@ -147,7 +147,7 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
                                  platform.cpu_layout, workload.numjobs, owner=platform_spec, bounded=False)
     device = engine_spec.device
     link = memo.recall(memo.engine_links, (id(catalog), array.engine, scenario.platform), engine_link, engine_spec,
-                       platform_spec, catalog, owner=catalog, bounded=False) if device else None
+                       platform_spec, catalog, owner=catalog, limit=PER_CATALOG_LIMIT) if device else None
     device_link = link if device and device.data_through_device else None
     device_read = device.max_read_bytes_per_s.value if device and device.max_read_bytes_per_s else None
     server = engine.server

@@ -43,7 +43,6 @@ class Stations:
         return len(self.labels)
 
 
-PER_DRIVE = fabric.PER_DRIVE
 
 
 def stations(system: ArraySystem) -> Stations:

@@ -57,7 +57,6 @@ def test_every_kind_has_a_label_servers_and_one_way_to_be_loaded():
         else:
             assert set(kind.fields(False)) | set(kind.fields(True)) <= set(fabric.HOST_FIELDS)
     assert set(fabric.HOST_FIELDS) <= batch_fields
-    assert HostIoBatch.HOST_FIELDS == fabric.HOST_FIELDS
     keys = [kind.key for kind in fabric.KINDS]
     assert len(keys) == len(set(keys))
     assert fabric.RESOURCE_KEYS == ("cores", "lock", "engine", "device_bw", "device_up", "device_down", "nand",

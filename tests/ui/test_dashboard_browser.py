@@ -136,8 +136,8 @@ def test_compare_two_set_ups_side_by_side(page, catalog):
         "const g = document.querySelector('#compare-graph .js-plotly-plot');"
         "return g && g.data && g.data.map(t => t.y.length);"), 10, "the comparison bars")
     assert bars == [1] * 12  # six charts, one bar per set-up in each
-    page.click("tab-setup")
-    assert page.element("m-iops").is_displayed()
+    page.click("tab-setup")  # the view switches in the browser after the click returns: wait for it
+    assert page.wait(lambda: page.element("m-iops").is_displayed(), 10, "the set-up view again")
 
 
 def test_exported_scenario_gives_the_same_prediction_and_imports_back(page, catalog):
