@@ -87,7 +87,10 @@ def test_invalid_input_shows_its_message_next_to_the_control_and_the_server_stay
 
     page.choose_radio("namespace-mode", "size")
     page.type_into("namespace-value", "10 TB")
-    message = page.wait(lambda: page.text("namespace-error"), 15, "the namespace message")
+    # the field is empty for a moment after the mode switch ("enter a namespace size..."): wait for
+    # the message about what was typed, not the first one
+    message = page.wait(lambda: "10.00 TB" in page.text("namespace-error") and page.text("namespace-error"), 15,
+                        "the namespace message")
     assert "namespace_bytes: 10.00 TB is larger than the drive" in message
 
     broken = tmp_path / "broken.fio"
@@ -126,8 +129,8 @@ def test_compare_two_set_ups_side_by_side(page, catalog):
     gpu_iops = shows_iops(page, expected_iops(catalog))
     page.click("add-compare")
     page.wait(lambda: "added B:" in page.text("add-note"), 10, "set-up B")
-    page.click("tab-compare")
-    assert not page.element("view-setup").is_displayed()
+    page.click("tab-compare")  # the views switch in the browser after the click returns: wait for it
+    assert page.wait(lambda: not page.element("view-setup").is_displayed(), 10, "the set-up view to hide")
     table = page.wait(lambda: page.element("compare-values"), 10, "the comparison table")
     assert "A: 24x RAID6 linux-md" in table.text and "B: 24x RAID6 graid-supremeraid-sr1010" in table.text
     cells = page.element("compare-row-total_iops").find_elements("tag name", "td")
