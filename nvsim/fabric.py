@@ -158,11 +158,8 @@ def batch_totals(batch) -> dict[str, float]:
     sums = np.array([getattr(batch, f) for f in HOST_FIELDS]).sum(axis=1)  # the rows stacked, as np.vstack
     out = dict(zip(HOST_FIELDS, sums.tolist()))
     for key, member in _MEMBER_DEMANDS:
-        values = getattr(batch, member.column)
-        if member.direction == "any":
-            out[key] = float(values.sum())
-        else:
-            out[key] = float(values[batch.op_is_write if member.direction == "write" else ~batch.op_is_write].sum())
+        values, mask = member.select(batch)
+        out[key] = float(values[mask].sum())
     return out
 
 

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from .bounds import drive_link
 from .catalog import Catalog, default_catalog
 from .errors import InputError, suggestion_text
+from .links import drive_link
 from .scenario import load_scenario
 from .sim import ArraySystem, SimResult, Utilisation, simulate_event, simulate_fluid
 from .sim.mixed import solve_state

@@ -26,6 +26,13 @@ from .model import ArrayModel, strips_spanned
 _PER_MEMBER_IO = ("host_index", "member", "member_offset_bytes", "length_bytes", "is_write", "phase")
 
 
+def member_io_starts(host_index: np.ndarray, n: int) -> np.ndarray:
+    """Where each of ``n`` host I/Os' member I/Os start (grouped by host I/O), and the end: n + 1."""
+    op_start = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(host_index, minlength=n)[:n], out=op_start[1:])
+    return op_start
+
+
 def phase_runs(phase: np.ndarray, op_start: np.ndarray) -> np.ndarray:
     """Index of the first member I/O of each run of one host I/O's one phase (member I/Os are
     grouped by host I/O in phase order): the runs whose slowest member sets the unloaded latency."""
@@ -121,9 +128,7 @@ def _ordered_plan(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np
     if not np.array_equal(order, np.arange(len(order))):
         plan = MemberIOPlan(**{f: (getattr(plan, f)[order] if f in _PER_MEMBER_IO else getattr(plan, f))
                                for f in plan.__dataclass_fields__})
-    counts = np.bincount(plan.host_index, minlength=len(offsets))[:len(offsets)]
-    op_start = np.zeros(len(offsets) + 1, dtype=np.int64)
-    np.cumsum(counts, out=op_start[1:])
+    op_start = member_io_starts(plan.host_index, len(offsets))
     return plan, chunks, op_start, phase_runs(plan.phase, op_start)
 
 
@@ -305,9 +310,7 @@ def rebuild_batch(model: ArrayModel, target: int, member_offsets: np.ndarray, st
     rows = max(1, step_bytes // model.array.strip_bytes)  # stripe rows one request rebuilds
     work = model.engine.rebuild_work(plan, n, rows, level)
     die, link = model.drive.service(plan.length_bytes, plan.is_write, random=False)
-    counts = np.bincount(host_index, minlength=n)[:n]
-    op_start = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(counts, out=op_start[1:])
+    op_start = member_io_starts(host_index, n)
     on_host = model.engine.server is not None and model.engine.server.on_host_cpu
     scale = model.engine_clock_scale if on_host else 1.0
     zeros = np.zeros(n)
