@@ -17,6 +17,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from .errors import InputError, from_validation_error, suggestion_text
+from .engines import engine_parameters
 from .specs import Cited, DriveSpec, EngineSpec, HostIoSpec, OltpProfileSpec, PcieGenerationSpec, PlatformSpec
 
 _SOURCE_TREE_MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -146,9 +147,12 @@ def _with_cited_values(entry: BaseModel, fields: dict[str, float], path: Path | 
             raise InputError(name, f"{entry.name} has no cited value {name!r}{suggestion_text(name, known)}",
                              source=str(path) if path else None)
     try:
-        return type(entry).model_validate(data)
+        changed = type(entry).model_validate(data)
     except ValidationError as exc:
         raise from_validation_error(exc, type(entry), source=str(path) if path else None) from None
+    if isinstance(changed, EngineSpec):
+        engine_parameters(changed, source=str(path) if path else None)
+    return changed
 
 
 def iter_cited(value: Any, path: str = "") -> Iterator[tuple[str, Cited]]:
@@ -183,6 +187,8 @@ def load_catalog(directory: Path | None = None) -> Catalog:
             store = getattr(catalog, section)
             if entry.name in catalog.files:
                 raise InputError("name", f"duplicate catalog name {entry.name!r} (also in {catalog.files[entry.name]})", source=str(path))
+            if isinstance(entry, EngineSpec):  # its parameters against its plug-in's schema
+                engine_parameters(entry, source=str(path))
             store[entry.name] = entry
             catalog.files[entry.name] = path
             for where, cited in iter_cited(entry):

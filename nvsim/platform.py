@@ -139,6 +139,14 @@ class PlatformModel:
         per_socket = port.nvme_data_bytes_per_s(transfer_bytes, is_read) * self.spec.pcie_lanes_per_socket.value / ROOT_PORT_LANES
         return len(set(self.drive_sockets)) * per_socket
 
+    def shared_access_factor(self) -> float:
+        """Slow-down of a contended lock or shared counter of a RAID engine: the share of
+        submitters on another socket than the drives (``cross_socket_fraction``) take the CPU's
+        ``cross_socket_line_factor`` times as long to get each cache line; 1 on one socket."""
+        factor = self.spec.cpu.cross_socket_line_factor
+        fraction = cross_socket_fraction(self.drive_sockets, self.job_sockets, self.sockets)
+        return 1.0 + fraction * ((factor.value if factor else 1.0) - 1.0)
+
     def inter_socket_bytes_per_s(self) -> float | None:
         """Host data bandwidth before the inter-socket link saturates (None: one socket or no crossing)."""
         link = self.spec.inter_socket_bytes_per_s

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from .catalog import Catalog, default_catalog, read_yaml
+from .engines import engine_settings
 from .errors import InputError, from_validation_error
 from .specs import ScenarioSpec
 
@@ -35,9 +36,11 @@ def parse_scenario(data: Any, catalog: Catalog | None = None, *, source: str | N
     if not isinstance(data, dict):
         raise InputError("", "a scenario must be a YAML mapping (name, platform, array, workloads)", source=source)
     try:
-        return ScenarioSpec.model_validate(data, context={"catalog": catalog})
+        scenario = ScenarioSpec.model_validate(data, context={"catalog": catalog})
     except ValidationError as exc:
         raise from_validation_error(exc, ScenarioSpec, source=source) from None
+    engine_settings(catalog.engines[scenario.array.engine], scenario.array.engine_settings, source=source)
+    return scenario
 
 
 def load_scenario(path: str | Path, catalog: Catalog | None = None) -> ScenarioSpec:

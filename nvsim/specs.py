@@ -115,6 +115,9 @@ class CpuSpec(Spec):
         default=None, description="Throughput of a core running two busy hardware threads over one; None: no gain")
     base_clock_ghz: Cited[float]
     boost_clock_ghz: Cited[float]
+    cross_socket_line_factor: Cited[float] | None = Field(
+        default=None, description="Time a contended cache line (a lock, a shared counter) takes to reach a core on "
+                                  "the other socket over one on the same socket; None: one socket")
 
 
 class SlotSpec(Spec):
@@ -180,15 +183,12 @@ class HostIoSpec(Spec):
     reference_clock_ghz: Cited[float]
 
 
-EngineKind = Literal["none", "ideal", "md", "lockless_cpu", "gpu", "hardware"]
-
-
 class EngineSpec(Spec):
     """A RAID engine: what does the parity and I/O work, and its mechanism parameters."""
 
     name: str
     kind: Literal["engine"] = "engine"
-    engine_kind: EngineKind
+    engine_kind: str = Field(description="the engine plug-in that models it (nvsim.engines.ENGINES)")
     vendor: str
     product: str
     levels: tuple[int, ...]
@@ -278,7 +278,8 @@ class ArraySpec(Spec):
     namespace_bytes: Bytes | None = None
     engine: str = "linux-md"
     hot_spares: int = Field(default=0, ge=0, le=64, description="spare drives a rebuild starts on at once when a member fails")
-    md_group_thread_cnt: int = Field(default=0, ge=0, le=256, description="md's /sys/block/mdX/md/group_thread_cnt (linux-md RAID5/6)")
+    engine_settings: dict[str, Any] = Field(default_factory=dict, description="what the scenario sets for its engine "
+                                            "(md: group_thread_cnt), checked against the engine's Settings")
     rebuild: RebuildSpec = RebuildSpec()
 
     @field_validator("strip_bytes")
@@ -451,8 +452,6 @@ class ScenarioSpec(Spec):
             if fault.at_s < last:
                 raise ValueError(f"faults[{i}].at_s: events must be in time order ({fault.at_s:g} s after {last:g} s)")
             last = fault.at_s
-        if self.array.engine != "linux-md" and self.array.md_group_thread_cnt:
-            raise ValueError("array.md_group_thread_cnt: only the linux-md engine has group threads")
         return self
 
     @model_validator(mode="after")

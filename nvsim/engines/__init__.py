@@ -1,39 +1,81 @@
-"""RAID engines: each turns host I/Os into member I/Os (the stripe core) and its own costs.
+"""RAID engines as plug-ins: each module declares one engine -- its kind, its typed parameter
+schema (``Parameters``), what a scenario may set for it (``Settings``) and its mechanism (an
+``Engine`` subclass) -- and registers it here. The solvers ask the engine; they never branch on its
+name or kind.
 
-``build_engine(spec)`` picks the mechanism by ``engine_kind``: ``none`` and ``ideal`` (no cost
-of their own), ``md`` (Linux md), ``lockless_cpu`` (xiRAID-like), ``gpu`` (SupremeRAID-like),
-``hardware`` (a RAID card). Parameters come from the engine's catalog entry, one set for every
-scenario; ``values`` are what a scenario sets for its engine (``Engine.scenario_values``).
+Built in: ``none`` (drives used directly) and ``ideal`` (base.py), ``md`` (Linux md), ``vroc``
+(Intel VROC: md with the platform's VMD), ``lockless_cpu`` (xiRAID-like), ``gpu``
+(SupremeRAID-like), ``hardware`` (a RAID card). Another engine takes one module that calls
+``register`` and one YAML in the catalog (docs/models/engines.md, "Adding an engine").
 """
 
 from __future__ import annotations
 
+from pydantic import ValidationError
+
+from ..errors import InputError, from_validation_error, suggestion_text
 from ..specs import EngineSpec
-from .base import DirectDrives, Engine, EngineServer, EngineWork
+from .base import DirectDrives, Engine, EngineParameters, EngineServer, EngineSettings, EngineWork
 from .gpu import GpuEngine
 from .hardware import HardwareEngine
 from .lockless import LocklessCpuEngine
 from .md import MdEngine
 
-ENGINE_CLASSES: dict[str, type[Engine]] = {
-    "none": DirectDrives, "ideal": Engine, "md": MdEngine, "lockless_cpu": LocklessCpuEngine,
-    "gpu": GpuEngine, "hardware": HardwareEngine,
-}
+ENGINES: dict[str, type[Engine]] = {}
+"""Engine kind (a catalog entry's ``engine_kind``) -> its mechanism."""
+
+
+def register(engine: type[Engine], kind: str) -> type[Engine]:
+    """Make ``engine`` the mechanism of catalog entries whose ``engine_kind`` is ``kind``."""
+    known = ENGINES.get(kind)
+    if known is not None and known is not engine:
+        raise ValueError(f"engine kind {kind!r} is already registered ({known.__module__}.{known.__name__})")
+    ENGINES[kind] = engine
+    return engine
+
+
+for _kind, _engine in (("none", DirectDrives), ("ideal", Engine), ("md", MdEngine),
+                       ("lockless_cpu", LocklessCpuEngine), ("gpu", GpuEngine), ("hardware", HardwareEngine)):
+    register(_engine, _kind)
 
 
 def engine_class(spec: EngineSpec) -> type[Engine]:
-    """The mechanism of ``spec``'s ``engine_kind``."""
-    return ENGINE_CLASSES[spec.engine_kind]
+    """The mechanism of ``spec``'s ``engine_kind`` (an InputError naming the kinds known)."""
+    try:
+        return ENGINES[spec.engine_kind]
+    except KeyError:
+        raise InputError("engine_kind", f"unknown engine kind {spec.engine_kind!r}"
+                         f"{suggestion_text(spec.engine_kind, ENGINES)} allowed: {', '.join(sorted(ENGINES))}") from None
 
 
-def build_engine(spec: EngineSpec, values: dict[str, float] | None = None, *, members: int = 0,
-                 strip_bytes: int = 64 * 1024, degraded: bool = False, cross_socket_fraction: float = 0.0) -> Engine:
-    """The engine of ``spec`` for one array: ``members`` drives, ``strip_bytes`` strips, a member
-    missing (``degraded``), ``cross_socket_fraction`` of submitters on the other socket."""
-    parameters = {name: float(cited.value) for name, cited in spec.parameters.items()}
-    parameters.update(values or {})
-    return engine_class(spec)(spec, parameters, members=members, strip_bytes=strip_bytes,
-                                            degraded=degraded, cross_socket_fraction=cross_socket_fraction)
+def engine_parameters(spec: EngineSpec, source: str | None = None) -> EngineParameters:
+    """``spec``'s ``parameters`` checked against its engine's schema (one-line InputError)."""
+    schema = engine_class(spec).Parameters
+    try:
+        return schema.model_validate(spec.parameters)
+    except ValidationError as exc:
+        raise from_validation_error(exc, schema, prefix="parameters", source=source) from None
 
 
-__all__ = ["build_engine", "engine_class", "Engine", "EngineServer", "EngineWork", "ENGINE_CLASSES"]
+def engine_settings(spec: EngineSpec, values: dict | None, source: str | None = None) -> EngineSettings:
+    """A scenario's ``array.engine_settings`` checked against its engine's ``Settings``."""
+    schema = engine_class(spec).Settings
+    try:
+        return schema.model_validate(values or {})
+    except ValidationError as exc:
+        raise from_validation_error(exc, schema, prefix="array.engine_settings", source=source) from None
+
+
+def build_engine(spec: EngineSpec, settings: dict | EngineSettings | None = None, *, members: int = 0,
+                 strip_bytes: int = 64 * 1024, degraded: bool = False, shared_access_factor: float = 1.0) -> Engine:
+    """The engine of ``spec`` for one array: ``settings`` a scenario gives it, ``members`` drives,
+    ``strip_bytes`` strips, a member missing (``degraded``), the slow-down of its shared state by
+    submitters on the other socket (``shared_access_factor``)."""
+    if not isinstance(settings, EngineSettings):
+        settings = engine_settings(spec, settings)
+    return engine_class(spec)(spec, engine_parameters(spec), settings, members=members, strip_bytes=strip_bytes,
+                              degraded=degraded, shared_access_factor=shared_access_factor)
+
+
+__all__ = ["build_engine", "engine_class", "engine_parameters", "engine_settings", "register", "Engine",
+           "EngineParameters", "EngineSettings", "EngineServer", "EngineWork", "ENGINES"]

@@ -17,15 +17,41 @@ batch of host I/Os it says (arrays, one entry per host I/O unless noted):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, make_dataclass
+from functools import cache
+from typing import Any, ClassVar
 
 import numpy as np
 
-from ..specs import ArraySpec, EngineSpec, RebuildSpec
+from ..specs import EngineSpec, RebuildSpec, Spec
 from ..stripe.planner import MemberIOPlan
 
 PRIORITY_SCALE = {"low": 0.5, "normal": 1.0, "high": 2.0}
 """What a vendor's rebuild priority does to its rebuild requests in flight and its paced share."""
+
+
+class EngineParameters(Spec):
+    """An engine's mechanism parameters, as its catalog entry (models/engines/*.yaml) writes them
+    under ``parameters:``: each a ``Cited`` number whose name carries its unit. Each engine module
+    declares its own subclass (frozen, unknown keys refused): a misspelled key fails when the
+    catalog loads, with the one-line error naming it. ``values()`` is the plain numbers."""
+
+    def values(self) -> Any:
+        """The parameters as plain floats (a frozen object with the same attribute names)."""
+        return _values_type(type(self))(**{name: float(getattr(self, name).value) for name in type(self).model_fields})
+
+    def items(self) -> tuple[tuple[str, float], ...]:
+        return tuple((name, float(getattr(self, name).value)) for name in type(self).model_fields)
+
+
+@cache
+def _values_type(schema: type[EngineParameters]) -> type:
+    return make_dataclass(f"{schema.__name__}Values", [(name, float) for name in schema.model_fields], frozen=True)
+
+
+class EngineSettings(Spec):
+    """What a scenario may set for its engine (``array.engine_settings``): a sysfs knob such as
+    md's ``group_thread_cnt``. Each engine declares its own subclass; none here."""
 
 
 @dataclass
@@ -79,28 +105,35 @@ class Engine:
     server and lock follow from its parameters (``own_server``, ``own_lock``)."""
 
     spec: EngineSpec
-    parameters: dict[str, float] = field(default_factory=dict)
+    params: EngineParameters = field(default_factory=EngineParameters)
+    settings: EngineSettings = field(default_factory=EngineSettings)
     members: int = 0  # drives in the array
     strip_bytes: int = 64 * 1024  # the array's strip
     degraded: bool = False  # a member is missing: md sends every read through its stripe cache
-    cross_socket_fraction: float = 0.0  # share of the engine's shared-state accesses from the other socket
+    shared_access_factor: float = 1.0  # slow-down of contended shared state (locks, counters): the
+    # platform's cross-socket cache-line cost over its same-socket one, weighted by the share of
+    # submitters on the other socket (nvsim.platform)
+    v: Any = field(init=False, default=None)  # the parameters as plain floats: self.v.device_lock_us
     server: EngineServer | None = field(init=False, default=None)
     lock_label: str | None = field(init=False, default=None)
-    parameter_key: tuple = field(init=False, default=())  # the parameters, sorted: part of a cache key
-    striped = True  # lays a RAID level over its members (False: drives used directly, jobs bound to drives)
-    stripe_cache = True  # holds a stripe's writes until it is whole before computing parity
-    rebuild_io_bytes = 256 * 1024  # bytes of the replaced member one rebuild request covers
-    rebuild_inflight = 8.0  # rebuild requests the engine keeps in flight
+    parameter_key: tuple = field(init=False, default=())  # parameters and settings: part of a cache key
+    Parameters: ClassVar[type[EngineParameters]] = EngineParameters
+    Settings: ClassVar[type[EngineSettings]] = EngineSettings
+    striped: ClassVar[bool] = True  # lays a RAID level over its members (False: drives used directly)
+    stripe_cache: ClassVar[bool] = True  # holds a stripe's writes until it is whole before computing parity
+    reference_clock_ghz: ClassVar[float] = 3.0  # the clock its CPU costs are stated at, unless a parameter says
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "v", self.params.values())
         object.__setattr__(self, "server", self.own_server())
         object.__setattr__(self, "lock_label", self.own_lock())
-        object.__setattr__(self, "parameter_key", tuple(sorted(self.parameters.items())))
+        settings = tuple((k, getattr(self.settings, k)) for k in type(self.settings).model_fields)
+        object.__setattr__(self, "parameter_key", self.params.items() + settings)
 
-    @staticmethod
-    def scenario_values(array: ArraySpec) -> dict[str, float]:
-        """Parameter values a scenario's array sets for this engine (its own knobs); none here."""
-        return {}
+    @property
+    def clock_ghz(self) -> float:
+        """The clock the engine's CPU costs are stated at (its ``reference_clock_ghz`` parameter)."""
+        return getattr(self.v, "reference_clock_ghz", self.reference_clock_ghz)
 
     def own_server(self) -> EngineServer | None:
         """The engine's own server (md's stripe thread, a GPU, a card's processor); None here."""
@@ -109,12 +142,6 @@ class Engine:
     def own_lock(self) -> str | None:
         """The label of the engine's serialised section on the submission path; None here."""
         return None
-
-    def parameter(self, name: str) -> float:
-        try:
-            return self.parameters[name]
-        except KeyError:
-            raise KeyError(f"engine {self.spec.name} has no parameter {name!r} in models/engines") from None
 
     @staticmethod
     def empty_work(plan: MemberIOPlan, n: int, host_bytes: int) -> EngineWork:
@@ -135,14 +162,14 @@ class Engine:
     def rebuild_settings(self, level: int, priority: str) -> tuple[int, float]:
         """(bytes per rebuild request, requests in flight) for this level and rebuild priority."""
         scale = PRIORITY_SCALE[priority]
-        return int(self.parameters.get("rebuild_io_kib", self.rebuild_io_bytes / 1024) * 1024), \
-            max(1.0, self.parameters.get("rebuild_inflight", self.rebuild_inflight) * scale)
+        return int(getattr(self.v, "rebuild_io_kib", 256.0) * 1024), \
+            max(1.0, getattr(self.v, "rebuild_inflight", 8.0) * scale)
 
     def rebuild_share(self, priority: str) -> float | None:
         """Share of its busiest drive's time the engine paces its rebuild to while host I/O runs
         (a vendor's rebuild priority, as in a RAID card's "rebuild rate" percentage), or None: the
         rebuild keeps its requests in flight and takes what the queues give it."""
-        share = self.parameters.get("rebuild_share")
+        share = getattr(self.v, "rebuild_share", None)
         if share is None:
             return None
         return min(0.95, share * PRIORITY_SCALE[priority])
@@ -179,4 +206,5 @@ def per_host_sum(values: np.ndarray, host_index: np.ndarray, n: int) -> np.ndarr
     return np.bincount(host_index, weights=values, minlength=n)[:n]
 
 
-__all__ = ["Engine", "DirectDrives", "RebuildThrottle", "EngineWork", "EngineServer", "per_host_sum"]
+__all__ = ["Engine", "DirectDrives", "EngineParameters", "EngineSettings", "RebuildThrottle", "EngineWork",
+           "EngineServer", "per_host_sum"]

@@ -31,26 +31,41 @@ import numpy as np
 
 from ..constants import PAGE_BYTES
 from ..raid import parity_members
-from .base import Engine, EngineServer, EngineWork, per_host_sum
+from ..specs import Cited
+from .base import Engine, EngineParameters, EngineServer, EngineWork, per_host_sum
+
+
+class GpuParameters(EngineParameters):
+    """A GPU RAID card's costs (models/engines/graid-*.yaml); host CPU costs at ``reference_clock_ghz``."""
+
+    reference_clock_ghz: Cited[float]
+    driver_member_page_us: Cited[float]
+    gpu_stripe_us: Cited[float]
+    gpu_parity_block_us: Cited[float]
+    rebuild_io_kib: Cited[float]
+    rebuild_inflight: Cited[float]
+    rebuild_share: Cited[float]
 
 
 class GpuEngine(Engine):
+    Parameters = GpuParameters
+
     def own_server(self) -> EngineServer:
         return EngineServer(f"GPU ({self.spec.device.product})" if self.spec.device else "GPU", 1, on_host_cpu=False)
 
     def work(self, plan, is_write, chunks, host_bytes, level) -> EngineWork:
         n = len(is_write)
         out = self.empty_work(plan, n, host_bytes)
-        p = self.parameter
+        p = self.v
         device = self.spec.device
         command_s = 1.0 / device.max_read_iops.value if device and device.max_read_iops else 0.0
         parities = parity_members(level)
         # a host write's member pages, read (RMW, reconstruction) or written: seed 000's sequential
         # RAID6 writes, which read nothing, cost the host half what a cost per page written predicts
         member_pages = per_host_sum(plan.length_bytes / PAGE_BYTES, plan.host_index, n)
-        out.submit_cpu_ref_s = np.where(is_write, p("driver_member_page_us") * 1e-6 * member_pages, 0.0)
+        out.submit_cpu_ref_s = np.where(is_write, p.driver_member_page_us * 1e-6 * member_pages, 0.0)
         out.pre_s = np.full(n, command_s)
-        stripe_s = 1e-6 * (p("gpu_stripe_us") + p("gpu_parity_block_us") * parities)
+        stripe_s = 1e-6 * (p.gpu_stripe_us + p.gpu_parity_block_us * parities)
         out.mid_s = np.where(is_write & (parities > 0), stripe_s * plan.stripes_touched, 0.0)
         out.device_read_bytes = np.where(is_write, 0.0, float(host_bytes))
         if self.degraded and parities > 0:
@@ -60,6 +75,6 @@ class GpuEngine(Engine):
 
     def rebuild_work(self, plan, n, rows_per_step, level) -> EngineWork:
         out = self.empty_work(plan, n, 0)
-        p = self.parameter
-        out.mid_s = np.full(n, p("gpu_parity_block_us") * 1e-6 * rows_per_step if level in (5, 6) else 0.0)
+        p = self.v
+        out.mid_s = np.full(n, p.gpu_parity_block_us * 1e-6 * rows_per_step if level in (5, 6) else 0.0)
         return out

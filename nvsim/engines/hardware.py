@@ -12,10 +12,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Engine, EngineServer, EngineWork, per_host_sum
+from ..specs import Cited
+from .base import Engine, EngineParameters, EngineServer, EngineWork, per_host_sum
+
+
+class HardwareParameters(EngineParameters):
+    """A RAID card's processor costs (models/engines/*.yaml with engine_kind hardware)."""
+
+    card_command_us: Cited[float]
+    card_stripe_op_us: Cited[float]
+    card_stripe_op_us_per_kib: Cited[float]
 
 
 class HardwareEngine(Engine):
+    Parameters = HardwareParameters
+
     def own_server(self) -> EngineServer:
         product = self.spec.device.product if self.spec.device else self.spec.product
         return EngineServer(f"RAID card processor ({product})", 1, on_host_cpu=False)
@@ -23,11 +34,11 @@ class HardwareEngine(Engine):
     def work(self, plan, is_write, chunks, host_bytes, level) -> EngineWork:
         n = len(is_write)
         out = self.empty_work(plan, n, host_bytes)
-        p = self.parameter
+        p = self.v
         commands = per_host_sum(np.ones(len(plan.host_index)), plan.host_index, n)
-        out.pre_s = p("card_command_us") * 1e-6 * commands
+        out.pre_s = p.card_command_us * 1e-6 * commands
         member_kib = per_host_sum(plan.length_bytes / 1024.0, plan.host_index, n)
-        stripe_op = 1e-6 * (p("card_stripe_op_us") * plan.stripes_touched + p("card_stripe_op_us_per_kib") * member_kib)
+        stripe_op = 1e-6 * (p.card_stripe_op_us * plan.stripes_touched + p.card_stripe_op_us_per_kib * member_kib)
         out.mid_s = np.where(is_write & (level in (5, 6)), stripe_op, 0.0)
         out.device_down_bytes = np.where(is_write, float(host_bytes), 0.0)
         out.device_up_bytes = np.where(is_write, 0.0, float(host_bytes))

@@ -43,9 +43,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from pydantic import Field
+
 from ..constants import PAGE_BYTES
-from ..specs import ArraySpec, RebuildSpec
-from .base import Engine, EngineServer, EngineWork, RebuildThrottle, per_host_sum
+from ..specs import Cited, RebuildSpec
+from .base import Engine, EngineParameters, EngineServer, EngineSettings, EngineWork, RebuildThrottle, per_host_sum
 
 
 RESYNC_BLOCK_BYTES = 64 * 1024
@@ -59,14 +61,36 @@ to back once normal I/O has drained, so a RAID10 recovery batch is 512 requests
 64 MiB bucket (since Linux 4.11), so its 32 requests run beside random normal I/O."""
 
 
+class MdParameters(EngineParameters):
+    """Linux md's costs (models/engines/linux-md.yaml), at ``reference_clock_ghz``."""
+
+    reference_clock_ghz: Cited[float]
+    request_cpu_us: Cited[float]
+    device_lock_us: Cited[float]
+    barrier_lock_us: Cited[float]
+    barrier_lock_write_us: Cited[float]
+    stripe_disk_us: Cited[float]
+    stripe_member_bio_us: Cited[float]
+    stripe_threads: Cited[float]
+    group_thread_gain: Cited[float]
+    parity_gen_gb_per_s: Cited[float]
+    resync_request_us: Cited[float]
+    rebuild_io_kib: Cited[float]
+    rebuild_inflight: Cited[float]
+
+
+class MdSettings(EngineSettings):
+    """What a scenario sets for md (sysfs /sys/block/mdX/md/...)."""
+
+    group_thread_cnt: int = Field(default=0, ge=0, le=256, description="raid5 worker threads per group (RAID5/6)")
+
+
 class MdEngine(Engine):
-    @staticmethod
-    def scenario_values(array: ArraySpec) -> dict[str, float]:
-        """md's stripe threads follow the scenario's ``md_group_thread_cnt`` (sysfs group_thread_cnt)."""
-        return {"group_thread_cnt": float(array.md_group_thread_cnt)} if array.md_group_thread_cnt else {}
+    Parameters = MdParameters
+    Settings = MdSettings
 
     def own_server(self) -> EngineServer:
-        threads = int(self.stripe_thread_count(self.parameters))
+        threads = int(self.stripe_thread_count())
         return EngineServer("md stripe thread (raid5d)", threads, on_host_cpu=True)
 
     def own_lock(self) -> str:
@@ -75,12 +99,12 @@ class MdEngine(Engine):
     def work(self, plan, is_write, chunks, host_bytes, level) -> EngineWork:
         n = len(is_write)
         out = self.empty_work(plan, n, host_bytes)
-        p = self.parameter
-        out.submit_cpu_ref_s = p("request_cpu_us") * 1e-6 * chunks
+        p = self.v
+        out.submit_cpu_ref_s = p.request_cpu_us * 1e-6 * chunks
         member_writes = per_host_sum(plan.is_write.astype(float), plan.host_index, n)
         if level in (1, 10):
-            out.lock_s = 1e-6 * (p("barrier_lock_us") * self.barrier_requests(level, chunks)
-                                 + p("barrier_lock_write_us") * member_writes)
+            out.lock_s = 1e-6 * (p.barrier_lock_us * self.barrier_requests(level, chunks)
+                                 + p.barrier_lock_write_us * member_writes)
             return self._numa(out)
         if level == 0:
             return out
@@ -93,32 +117,29 @@ class MdEngine(Engine):
         writes = is_write
         if self.degraded:  # every read is a stripe_head too: one raid5d pass to read, one to return it
             reads = ~is_write
-            out.lock_s = np.where(reads, stripes, chunks) * p("device_lock_us") * 1e-6
-            pass_s = p("stripe_disk_us") * self.members * 1e-6 * stripes
+            out.lock_s = np.where(reads, stripes, chunks) * p.device_lock_us * 1e-6
+            pass_s = p.stripe_disk_us * self.members * 1e-6 * stripes
             recon = np.isin(plan.mode, (1,))  # DEGRADED_READ: parity work over the survivors read
-            read_pre = 2 * pass_s + p("stripe_member_bio_us") * 1e-6 * (phase0_pages + phase1_pages) \
-                + np.where(recon, parity_bytes / (p("parity_gen_gb_per_s") * 1e9), 0.0)
+            read_pre = 2 * pass_s + p.stripe_member_bio_us * 1e-6 * (phase0_pages + phase1_pages) \
+                + np.where(recon, parity_bytes / (p.parity_gen_gb_per_s * 1e9), 0.0)
             out.pre_s = np.where(reads, read_pre, 0.0)
         # lock hold times are wall time (cache-line transfers), not scaled by the clock.
         # Reads in the optimal state: one device_lock per chunk, no stripe thread.
         if not self.degraded:
-            out.lock_s = np.where(writes, stripes, chunks) * p("device_lock_us") * 1e-6
-        pass_s = p("stripe_disk_us") * self.members * 1e-6 * stripes  # handle_stripe walks every member
-        write_pre = np.where(writes & (phase0_pages > 0), pass_s + p("stripe_member_bio_us") * 1e-6 * phase0_pages, 0.0)
+            out.lock_s = np.where(writes, stripes, chunks) * p.device_lock_us * 1e-6
+        pass_s = p.stripe_disk_us * self.members * 1e-6 * stripes  # handle_stripe walks every member
+        write_pre = np.where(writes & (phase0_pages > 0), pass_s + p.stripe_member_bio_us * 1e-6 * phase0_pages, 0.0)
         out.pre_s = np.where(writes, write_pre, out.pre_s)
-        parity_s = parity_bytes / (p("parity_gen_gb_per_s") * 1e9)
-        out.mid_s = np.where(writes, pass_s + p("stripe_member_bio_us") * 1e-6 * phase1_pages + parity_s, 0.0)
+        parity_s = parity_bytes / (p.parity_gen_gb_per_s * 1e9)
+        out.mid_s = np.where(writes, pass_s + p.stripe_member_bio_us * 1e-6 * phase1_pages + parity_s, 0.0)
         # md copies written data into the stripe cache pages: one more read and write of DRAM
         out.memory_bytes = np.where(writes, 3.0 * host_bytes, float(host_bytes))
         return self._numa(out)
 
-    @staticmethod
-    def stripe_thread_count(parameters: dict[str, float]) -> float:
+    def stripe_thread_count(self) -> float:
         """Stripe-handling servers: raid5d plus ``group_thread_gain`` of a thread for each of the
-        scenario's ``group_thread_cnt`` workers (passed in with the parameters by ArraySystem;
-        fitted: on seed 003 the 8 workers added no stripe throughput)."""
-        return parameters.get("stripe_threads", 1.0) \
-            + parameters.get("group_thread_gain", 1.0) * parameters.get("group_thread_cnt", 0.0)
+        scenario's ``group_thread_cnt`` workers."""
+        return self.v.stripe_threads + self.v.group_thread_gain * self.settings.group_thread_cnt
 
     @staticmethod
     def barrier_requests(level: int, chunks):
@@ -127,7 +148,7 @@ class MdEngine(Engine):
         return chunks if level == 10 else np.ones_like(chunks)
 
     def _numa(self, out: EngineWork) -> EngineWork:
-        factor = 1.0 + self.cross_socket_fraction * (self.parameters.get("remote_access_factor", 1.0) - 1.0)
+        factor = self.shared_access_factor
         out.lock_s, out.pre_s, out.mid_s = out.lock_s * factor, out.pre_s * factor, out.mid_s * factor
         return out
 
@@ -149,12 +170,12 @@ class MdEngine(Engine):
 
     def rebuild_work(self, plan, n, rows_per_step, level) -> EngineWork:
         out = self.empty_work(plan, n, 0)
-        p = self.parameter
+        p = self.v
         # the resync thread's sync_request: one per recovery request (RAID10: up to a chunk), one
         # per 4 KiB stripe_head for RAID5/6 (raid5.c handles a single stripe per call)
-        out.submit_cpu_ref_s = np.full(n, p("resync_request_us") * 1e-6)
+        out.submit_cpu_ref_s = np.full(n, p.resync_request_us * 1e-6)
         if level in (1, 10):
-            out.lock_s = np.full(n, 1e-6 * (p("barrier_lock_us") + p("barrier_lock_write_us")))
+            out.lock_s = np.full(n, 1e-6 * (p.barrier_lock_us + p.barrier_lock_write_us))
             return self._numa(out)
         pages = plan.length_bytes / PAGE_BYTES
         reads = per_host_sum(np.where(plan.phase == 0, pages, 0.0), plan.host_index, n)
@@ -162,9 +183,9 @@ class MdEngine(Engine):
         read_bytes = per_host_sum(np.where(plan.phase == 0, plan.length_bytes, 0).astype(float), plan.host_index, n)
         stripe_heads = writes  # one stripe_head per 4 KiB page row of the new member
         out.submit_cpu_ref_s = out.submit_cpu_ref_s * stripe_heads
-        pass_s = p("stripe_disk_us") * self.members * 1e-6 * stripe_heads
-        out.lock_s = stripe_heads * p("device_lock_us") * 1e-6
-        out.pre_s = pass_s + p("stripe_member_bio_us") * 1e-6 * reads
-        out.mid_s = pass_s + p("stripe_member_bio_us") * 1e-6 * writes + read_bytes / (p("parity_gen_gb_per_s") * 1e9)
+        pass_s = p.stripe_disk_us * self.members * 1e-6 * stripe_heads
+        out.lock_s = stripe_heads * p.device_lock_us * 1e-6
+        out.pre_s = pass_s + p.stripe_member_bio_us * 1e-6 * reads
+        out.mid_s = pass_s + p.stripe_member_bio_us * 1e-6 * writes + read_bytes / (p.parity_gen_gb_per_s * 1e9)
         out.memory_bytes = read_bytes + writes * PAGE_BYTES
         return self._numa(out)

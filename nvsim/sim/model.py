@@ -19,10 +19,10 @@ from .. import fabric
 from ..array_capacity import Capacity, capacity
 from ..catalog import Catalog, default_catalog
 from ..constants import PAGE_BYTES
-from ..engines import Engine, build_engine, engine_class
+from ..engines import Engine, EngineSettings, build_engine, engine_settings
 from ..links import engine_link
 from ..pcie import PcieLink
-from ..platform import CpuLayout, PlatformModel, cross_socket_fraction
+from ..platform import CpuLayout, PlatformModel
 from ..raid import parity_members
 from ..specs import ArraySpec, DriveSpec, EngineSpec, PlatformSpec, ScenarioSpec, WorkloadSpec
 from ..stripe.layout import DEFAULT_LAYOUT, ArrayGeometry
@@ -163,7 +163,7 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
         logical_cpus=cpu.logical_cpus, cpu_speed=cpu.speed, job_cpu=cpu.job_cpu,
         drive=drive, capacity=cap, jbod=jbod, device_bytes=cap.member_bytes if jbod else cap.usable_bytes,
         geometry=geometry, host_submit_s=submit_s, host_complete_s=complete_s,
-        engine_clock_scale=engine.parameters.get("reference_clock_ghz", 3.0) / platform.clock_ghz,
+        engine_clock_scale=engine.clock_ghz / platform.clock_ghz,
         device_link=device_link, device_read_bytes_per_s=device_read,
         memory_bytes_per_s=platform.memory_bytes_per_s(), facts=facts,
         resource_list=memo.recall(memo.resources, facts, _resource_list, facts, bounded=False),
@@ -172,26 +172,22 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
 
 def _engine(spec: EngineSpec, array: ArraySpec, failed: tuple[int, ...],
             platform: PlatformModel, memo: Memo) -> Engine:
-    """The engine configured for this array (with the values its scenario sets, such as md's
-    ``md_group_thread_cnt``: ``Engine.scenario_values``), with the share of its submitters on another socket than the drives; one per configuration
-    (engines never change once built)."""
-    values = engine_class(spec).scenario_values(array)
+    """The engine configured for this array (with the settings its scenario gives it,
+    ``array.engine_settings``, and the slow-down of its shared state by submitters on the other
+    socket); one per configuration (engines never change once built)."""
+    settings = engine_settings(spec, array.engine_settings)
     placement = platform.placement
-    crossing = memo.recall(memo.cross_socket, (placement.drive_sockets, placement.job_sockets, array.drives,
-                                               platform.sockets),
-                           _cross_socket_fraction, platform, bounded=False)
-    key = (id(spec), tuple(sorted(values.items())), array.drives, array.strip_bytes, bool(failed), crossing)
-    return memo.recall(memo.engines, key, _configured_engine, spec, values, array, bool(failed), crossing, owner=spec)
+    factor = memo.recall(memo.cross_socket, (id(platform.spec), placement.drive_sockets, placement.job_sockets,
+                                             array.drives, platform.sockets),
+                         PlatformModel.shared_access_factor, platform, bounded=False)
+    key = (id(spec), settings, array.drives, array.strip_bytes, bool(failed), factor)
+    return memo.recall(memo.engines, key, _configured_engine, spec, settings, array, bool(failed), factor, owner=spec)
 
 
-def _configured_engine(spec: EngineSpec, values: dict[str, float], array: ArraySpec, degraded: bool,
-                       crossing: float) -> Engine:
-    return build_engine(spec, values, members=array.drives, strip_bytes=array.strip_bytes, degraded=degraded,
-                        cross_socket_fraction=crossing)
-
-
-def _cross_socket_fraction(platform: PlatformModel) -> float:
-    return cross_socket_fraction(platform.drive_sockets, platform.job_sockets, platform.sockets)
+def _configured_engine(spec: EngineSpec, settings: EngineSettings, array: ArraySpec, degraded: bool,
+                       factor: float) -> Engine:
+    return build_engine(spec, settings, members=array.drives, strip_bytes=array.strip_bytes, degraded=degraded,
+                        shared_access_factor=factor)
 
 
 def _geometry(array: ArraySpec, member_bytes: int) -> ArrayGeometry:

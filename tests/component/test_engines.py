@@ -25,10 +25,13 @@ NO_PARITY_TIME = {"parity_gen_gb_per_s": 1e12}  # parity at an unbounded rate: o
 
 
 def make_engine(catalog, name: str, *, members: int, strip_bytes: int, degraded: bool = False,
-                cross_socket_fraction: float = 0.0, overrides: dict[str, float] | None = None) -> Engine:
-    """The one place these tests build and configure an engine (as nvsim.sim.model.build does)."""
-    return build_engine(catalog.engines[name], overrides, members=members, strip_bytes=strip_bytes,
-                        degraded=degraded, cross_socket_fraction=cross_socket_fraction)
+                shared_access_factor: float = 1.0, overrides: dict[str, float] | None = None) -> Engine:
+    """The one place these tests build and configure an engine (as nvsim.sim.model.build does);
+    ``overrides``: other values of its catalog parameters (``Catalog.with_values``)."""
+    if overrides:
+        catalog = catalog.with_values({f"engines/{name}/{key}": value for key, value in overrides.items()})
+    return build_engine(catalog.engines[name], members=members, strip_bytes=strip_bytes,
+                        degraded=degraded, shared_access_factor=shared_access_factor)
 
 
 def costs(engine: Engine, geom: ArrayGeometry, writes, offsets, lengths, failed=()):
@@ -63,7 +66,7 @@ def test_md_raid6_optimal_reads_cost_one_md_request_and_one_device_lock_per_chun
     """Optimal reads bypass the stripe cache, one md request per chunk: a 12 KiB read over three
     4 KiB chunks costs three times a 4 KiB read, and nothing on raid5d."""
     md = make_engine(catalog, MD, members=8, strip_bytes=4 * KIB)
-    p = md.parameters
+    p = vars(md.v)
     _, small = costs(md, raid6(), [False], [0], 4 * KIB)
     _, three = costs(md, raid6(), [False], [0], 12 * KIB)
     assert small.submit_cpu_ref_s[0] == pytest.approx(p["request_cpu_us"] * 1e-6)
@@ -83,7 +86,7 @@ def test_md_raid6_write_costs_per_stripe_head_and_per_member_page(catalog, lengt
     makes one pass (stripe_disk_us per member) before the reads, when there are any, and one after,
     plus stripe_member_bio_us per member page it reads (first pass) or writes (second)."""
     md = make_engine(catalog, MD, members=8, strip_bytes=4 * KIB, overrides=NO_PARITY_TIME)
-    p = md.parameters
+    p = vars(md.v)
     plan, work = costs(md, raid6(), [True], [0], length)
     assert plan.mode[0] == mode and reads_writes(plan, 0) == (reads, writes)
     one_pass = p["stripe_disk_us"] * 8 * 1e-6
@@ -115,7 +118,7 @@ def test_md_raid6_parity_time_is_bytes_over_the_parity_rate(catalog):
                    "stripe_head (rebuild_work does count page rows)")
 def test_md_raid6_write_on_a_tall_chunk_costs_one_stripe_head_per_page_row(catalog):
     md = make_engine(catalog, MD, members=8, strip_bytes=64 * KIB, overrides=NO_PARITY_TIME)
-    p = md.parameters
+    p = vars(md.v)
     plan, work = costs(md, raid6(64 * KIB), [True], [0], 16 * KIB)
     assert plan.mode[0] == READ_MODIFY_WRITE and reads_writes(plan, 0) == (12, 12)
     stripe_heads = 4
@@ -128,7 +131,7 @@ def test_md_raid10_takes_the_barrier_per_chunk_request_and_raid1_once(catalog):
     """raid10 splits a bio at chunk ends and each piece waits at the barrier (barrier_lock_us each),
     plus barrier_lock_write_us per member write; raid1 splits only at 64 MiB units."""
     md = make_engine(catalog, MD, members=4, strip_bytes=4 * KIB)
-    p = md.parameters
+    p = vars(md.v)
     raid10 = ArrayGeometry(10, 4, 4 * KIB, member_size_bytes=4 * KIB * 64)
     _, read = costs(md, raid10, [False], [0], 16 * KIB)  # four chunks, one copy each
     _, write = costs(md, raid10, [True], [0], 4 * KIB)  # one chunk, two copies
@@ -141,10 +144,10 @@ def test_md_raid10_takes_the_barrier_per_chunk_request_and_raid1_once(catalog):
 
 
 def test_md_shared_state_costs_grow_with_the_cross_socket_share(catalog):
-    """Lock and raid5d times x (1 + f (remote_access_factor - 1)); the submitter's own CPU unchanged."""
+    """Lock and raid5d times x the platform's shared-access factor; the submitter's own CPU unchanged."""
+    factor = 1.6
     local = make_engine(catalog, MD, members=8, strip_bytes=4 * KIB)
-    remote = make_engine(catalog, MD, members=8, strip_bytes=4 * KIB, cross_socket_fraction=0.5)
-    factor = 1 + 0.5 * (local.parameters["remote_access_factor"] - 1)
+    remote = make_engine(catalog, MD, members=8, strip_bytes=4 * KIB, shared_access_factor=factor)
     _, a = costs(local, raid6(), [True, False], [0, 64 * KIB], 4 * KIB)
     _, b = costs(remote, raid6(), [True, False], [0, 64 * KIB], 4 * KIB)
     for name in ("lock_s", "pre_s", "mid_s"):
@@ -156,7 +159,7 @@ def test_md_degraded_reads_go_through_raid5d(catalog):
     """Degraded, every read is a stripe_head: two raid5d passes and a bio per page read; one that
     rebuilds the missing member's data reads every survivor and computes parity too."""
     md = make_engine(catalog, MD, members=8, strip_bytes=4 * KIB, degraded=True, overrides=NO_PARITY_TIME)
-    p = md.parameters
+    p = vars(md.v)
     lost = int(plan_ios(raid6(), [False], [0], [4 * KIB]).member[0])  # the member the first read goes to
     plan, work = costs(md, raid6(), [False, False], [0, 4 * KIB], 4 * KIB, failed=(lost,))
     assert plan.mode.tolist() == [DEGRADED_READ, 0]
@@ -197,7 +200,7 @@ def test_gpu_bandwidth_bytes_are_the_host_bytes_it_reads_and_no_data_crosses_its
 @pytest.mark.parametrize("level, blocks", [(5, 1), (6, 2)])
 def test_gpu_writes_cost_a_stripe_update_per_stripe_and_driver_cpu_per_member_page(catalog, level, blocks):
     gpu = make_engine(catalog, GPU, members=8, strip_bytes=4 * KIB)
-    p = gpu.parameters
+    p = vars(gpu.v)
     geom = ArrayGeometry(level, 8, 4 * KIB, member_size_bytes=4 * KIB * 64)
     data = 8 - blocks
     small, full = 4 * KIB, data * 4 * KIB
@@ -216,7 +219,7 @@ def test_gpu_writes_cost_a_stripe_update_per_stripe_and_driver_cpu_per_member_pa
 
 def test_gpu_reconstructs_only_the_reads_that_need_the_missing_member(catalog):
     gpu = make_engine(catalog, GPU, members=8, strip_bytes=4 * KIB, degraded=True)
-    p = gpu.parameters
+    p = vars(gpu.v)
     lost = int(plan_ios(raid6(), [False], [0], [4 * KIB]).member[0])
     plan, work = costs(gpu, raid6(), [False, False], [0, 4 * KIB], 4 * KIB, failed=(lost,))
     assert plan.mode.tolist() == [DEGRADED_READ, 0]
@@ -237,7 +240,7 @@ def test_card_link_carries_each_host_byte_once_in_its_direction(catalog):
 
 def test_card_processor_pays_per_member_command_and_per_stripe_update(catalog):
     card = make_engine(catalog, CARD, members=8, strip_bytes=4 * KIB)
-    p = card.parameters
+    p = vars(card.v)
     plan, work = costs(card, raid6(), [True, False], [0, 64 * KIB], 4 * KIB)
     commands = len(plan.for_host(0)["member"])
     assert commands == 6  # read-modify-write: 3 reads, 3 writes
@@ -255,7 +258,7 @@ def test_card_processor_pays_per_member_command_and_per_stripe_update(catalog):
 
 def test_lockless_costs_the_submitting_core_per_host_io_and_per_member_io(catalog):
     engine = make_engine(catalog, LOCKLESS, members=8, strip_bytes=4 * KIB)
-    p = engine.parameters
+    p = vars(engine.v)
     plan, work = costs(engine, raid6(), [True, False], [0, 64 * KIB], 4 * KIB)
     touched = 6 * 4 * KIB  # read-modify-write: 3 pages read, 3 written
     assert work.submit_cpu_ref_s[0] == pytest.approx(
@@ -299,7 +302,7 @@ def test_md_raid6_rebuild_costs_per_stripe_head_of_the_new_member(catalog):
     """One sync_request and one stripe_head per 4 KiB row of the new member; raid5d reads every
     survivor's page of the row and writes the new one."""
     md = make_engine(catalog, MD, members=8, strip_bytes=4 * KIB, overrides=NO_PARITY_TIME)
-    p = md.parameters
+    p = vars(md.v)
     step = 32 * KIB
     plan = rebuild_requests(8, 0, 2, step, range(1, 8))
     work = md.rebuild_work(plan, 2, step // (4 * KIB), 6)
@@ -315,7 +318,7 @@ def test_md_raid6_rebuild_costs_per_stripe_head_of_the_new_member(catalog):
 
 def test_md_raid10_recovery_request_takes_the_barrier_once(catalog):
     md = make_engine(catalog, MD, members=8, strip_bytes=4 * KIB)
-    p = md.parameters
+    p = vars(md.v)
     work = md.rebuild_work(rebuild_requests(8, 0, 3, 4 * KIB, [1]), 3, 1, 10)
     assert work.submit_cpu_ref_s == pytest.approx(np.full(3, p["resync_request_us"] * 1e-6))
     assert work.lock_s == pytest.approx(np.full(3, (p["barrier_lock_us"] + p["barrier_lock_write_us"]) * 1e-6))
@@ -326,7 +329,7 @@ def test_md_raid10_recovery_request_takes_the_barrier_once(catalog):
 def test_gpu_rebuild_costs_one_parity_block_per_row_reconstructed(catalog, level, rows, sources):
     gpu = make_engine(catalog, GPU, members=8, strip_bytes=64 * KIB)
     work = gpu.rebuild_work(rebuild_requests(8, 0, 2, rows * 64 * KIB, sources), 2, rows, level)
-    per_row = gpu.parameters["gpu_parity_block_us"] * 1e-6 if level in (5, 6) else 0.0  # a mirror copies
+    per_row = vars(gpu.v)["gpu_parity_block_us"] * 1e-6 if level in (5, 6) else 0.0  # a mirror copies
     assert work.mid_s == pytest.approx(np.full(2, rows * per_row))
     assert not work.submit_cpu_ref_s.any() and not work.lock_s.any()  # the card rebuilds by itself
 
@@ -351,7 +354,7 @@ def test_rebuild_settings_request_size_and_depth(catalog, priority):
     assert md512.rebuild_settings(1, priority) == (64 * KIB, 32.0)
     for name, level in ((MD, 6), (GPU, 6), (GPU, 10), (CARD, 5), (LOCKLESS, 6)):
         engine = make_engine(catalog, name, members=8, strip_bytes=64 * KIB)
-        p = engine.parameters
+        p = vars(engine.v)
         step, inflight = engine.rebuild_settings(level, priority)
         assert step == int(p.get("rebuild_io_kib", 256) * KIB), name
         assert inflight == pytest.approx(max(1.0, p.get("rebuild_inflight", 8.0) * scale)), name
@@ -359,7 +362,7 @@ def test_rebuild_settings_request_size_and_depth(catalog, priority):
 
 def test_rebuild_share_is_the_vendors_paced_share_scaled_by_priority(catalog):
     gpu = make_engine(catalog, GPU, members=8, strip_bytes=64 * KIB)
-    share = gpu.parameters["rebuild_share"]
+    share = vars(gpu.v)["rebuild_share"]
     shares = [gpu.rebuild_share(p) for p in ("low", "normal", "high")]
     assert shares == pytest.approx([share / 2, share, min(0.95, 2 * share)])
     capped = make_engine(catalog, GPU, members=8, strip_bytes=64 * KIB, overrides={"rebuild_share": 0.6})

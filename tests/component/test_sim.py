@@ -113,7 +113,7 @@ def test_md_raid456_reads_are_capped_by_the_device_lock_and_every_job_spins(cata
     spec = scenario(f"{SEED000}/md-raid6-4k.yaml", catalog)
     system = ArraySystem(spec, workload(spec, "randread"), catalog)
     r = simulate_fluid(system)
-    hold = system.engine.parameters["device_lock_us"] * 1e-6 * (1 + 0.5 * (system.engine.parameters["remote_access_factor"] - 1))
+    hold = system.engine.v.device_lock_us * 1e-6 * system.engine.shared_access_factor
     assert r.total_iops == pytest.approx(1 / hold, rel=0.01)
     assert r.limited_by.startswith("md spinlock")
     assert r.cpu_percent == pytest.approx(50.0, abs=1.0)  # 192 job threads spinning on 384 hardware threads
@@ -125,8 +125,9 @@ def test_md_lock_cost_grows_with_a_second_socket(catalog):
     from nvsim.scenario import parse_scenario
     pinned = parse_scenario({**one.model_dump(mode="json"), "placement": {"drive_sockets": [0] * 8, "job_sockets": [0]}}, catalog)
     sys0 = ArraySystem(pinned, pinned.workloads[0], catalog)
-    assert sys1.engine.cross_socket_fraction == pytest.approx(0.5)
-    assert sys0.engine.cross_socket_fraction == 0.0
+    factor = catalog.platforms[one.platform].cpu.cross_socket_line_factor.value
+    assert sys1.engine.shared_access_factor == pytest.approx(1 + 0.5 * (factor - 1))  # half the submitters cross
+    assert sys0.engine.shared_access_factor == 1.0
     b1 = sys1.batch(0, np.array([0], dtype=np.int64), np.array([False]))
     b0 = sys0.batch(0, np.array([0], dtype=np.int64), np.array([False]))
     assert b1.lock_s[0] > b0.lock_s[0]
@@ -139,7 +140,7 @@ def test_md_group_threads_add_what_the_fitted_gain_says(catalog):
     from nvsim.scenario import parse_scenario
     base = small_array(catalog, rw="randwrite", jobs=16, iodepth=16)
     workers = parse_scenario({**base.model_dump(mode="json"),
-                              "array": {**base.array.model_dump(mode="json"), "md_group_thread_cnt": 8}}, catalog)
+                              "array": {**base.array.model_dump(mode="json"), "engine_settings": {"group_thread_cnt": 8}}}, catalog)
     alone = simulate_fluid(ArraySystem(base, base.workloads[0], catalog))
     fitted = simulate_fluid(ArraySystem(workers, workers.workloads[0], catalog))
     gaining = catalog.with_values({"engines/linux-md/group_thread_gain": 1.0})
