@@ -139,6 +139,10 @@ class PlatformModel:
         per_socket = port.nvme_data_bytes_per_s(transfer_bytes, is_read) * self.spec.pcie_lanes_per_socket.value / ROOT_PORT_LANES
         return len(set(self.drive_sockets)) * per_socket
 
+    def line_transfer_us(self) -> float:
+        """The CPU's same-socket transfer time of one contended cache line, in µs."""
+        return self.spec.cpu.cache_line_transfer_ns.value * 1e-3
+
     def shared_access_factor(self) -> float:
         """Slow-down of a contended lock or shared counter of a RAID engine: the share of
         submitters on another socket than the drives (``cross_socket_fraction``) take the CPU's

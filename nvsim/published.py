@@ -126,15 +126,13 @@ ENGINE_FITS: tuple[EngineFit, ...] = (
               (f"{G6}/sr1010-randwrite-iops", f"{G5}/seed004-sr1010-randwrite-iops", f"{G6}/sr1010-randwrite-cpu"),
               "GPU time per stripe update (RAID6 and RAID5 small writes separate the per-parity part) and the "
               "driver's CPU per member page a host write reads or writes", ((0.01, 10.0), (0.0, 10.0), (0.0, 10.0))),
-    EngineFit("engines", "linux-md",
-              ("device_lock_us", "barrier_lock_us", "barrier_lock_write_us", "request_cpu_us", "stripe_disk_us",
-               "stripe_member_bio_us", "remote_access_factor"),
+    EngineFit("engines", "linux-md", ("barrier_lock_us", "request_cpu_us", "stripe_member_bio_us"),
               (f"{G6}/md6-randread-iops", f"{G6}/md10-randread-iops", f"{G6}/md10-randwrite-iops",
                f"{G5}/seed004-md-randread-iops", f"{G6}/md6-randwrite-iops", f"{G6}/md6-seqwrite-bw",
                f"{G5}/seed004-md-randwrite-iops", f"{G5}/seed004-md-seqwrite-bw"),
-              "md's two spinlocks, its per-request CPU, raid5d's per-stripe and per-bio cost and the slow-down of "
-              "its shared structures when they bounce between two sockets",
-              ((0.01, 5.0), (0.01, 10.0), (0.0, 10.0), (0.0, 50.0), (0.0, 50.0), (0.0, 10.0), (1.0, 5.0))),
+              "raid10's resync_lock hold in wait_barrier, md's CPU per md request, raid5d's cost per member bio "
+              "(device_lock's hold is the platform's cache-line transfer)",
+              ((0.01, 10.0), (0.0, 50.0), (0.0, 10.0))),
     EngineFit("engines", "broadcom-megaraid-9560-16i", ("card_stripe_op_us", "card_stripe_op_us_per_kib"),
               (f"{G5}/seed004-hwraid-randwrite-iops", f"{G5}/seed004-hwraid-seqwrite-bw"),
               "the card processor's time per stripe update and per KiB through its XOR engine",
@@ -152,16 +150,11 @@ ENGINE_FITS: tuple[EngineFit, ...] = (
               (f"{MY}/sr-raid10-rebuild-speed", f"{MY}/sr-raid6-rebuild-speed"),
               "the share of its busiest drive's time the card paces its rebuild to at its default rebuild "
               "priority, while host I/O runs", ((0.01, 0.95),)),
-    EngineFit("engines", "linux-md", ("group_thread_gain",),
-              (f"{MY}/md-raid6-optimal-u256-tps", f"{MY}/md-raid6-optimal-u512-tps", f"{MY}/md-raid6-optimal-u1024-tps"),
-              "the stripe-handling capacity each group_thread_cnt worker adds to raid5d's (the one published run "
-              "with workers: md RAID6's plateau under MySQL)", ((0.0, 1.0),)),
-    EngineFit("engines", "linux-md", ("resync_request_us", "rebuild_inflight"),
+    EngineFit("engines", "linux-md", ("resync_request_us",),
               (f"{MY}/md-raid10-rebuild-speed", f"{MY}/md-raid6-rebuild-speed", f"{MY}/md-raid6-u256-tps-ratio",
                f"{MY}/md-raid6-u512-tps-ratio", f"{MY}/md-raid6-u1024-tps-ratio"),
-              "the resync thread's CPU per recovery request (md_do_sync -> sync_request), and the RAID5/6 resync's "
-              "requests in flight (8 stripe_heads each: the stripe cache grows while the unthrottled resync finds "
-              "none free)", ((0.1, 200.0), (8.0, 4096.0))),
+              "the resync thread's CPU per recovery request (md_do_sync -> sync_request: one per RAID10 "
+              "request, one per RAID5/6 stripe_head)", ((0.1, 200.0),)),
 )
 
 DECLARED_FITS: tuple[DeclaredFit, ...] = (SSD_FIT,) + tuple(

@@ -115,6 +115,8 @@ class CpuSpec(Spec):
         default=None, description="Throughput of a core running two busy hardware threads over one; None: no gain")
     base_clock_ghz: Cited[float]
     boost_clock_ghz: Cited[float]
+    cache_line_transfer_ns: Cited[float] = Field(description="Time a contended cache line (a spinlock and the "
+                                                 "counter beside it) takes to move between two cores of one socket")
     cross_socket_line_factor: Cited[float] | None = Field(
         default=None, description="Time a contended cache line (a lock, a shared counter) takes to reach a core on "
                                   "the other socket over one on the same socket; None: one socket")

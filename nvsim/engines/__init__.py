@@ -67,14 +67,17 @@ def engine_settings(spec: EngineSpec, values: dict | None, source: str | None = 
 
 
 def build_engine(spec: EngineSpec, settings: dict | EngineSettings | None = None, *, members: int = 0,
-                 strip_bytes: int = 64 * 1024, degraded: bool = False, shared_access_factor: float = 1.0) -> Engine:
+                 strip_bytes: int = 64 * 1024, degraded: bool = False, shared_access_factor: float = 1.0,
+                 line_transfer_us: float = 0.1) -> Engine:
     """The engine of ``spec`` for one array: ``settings`` a scenario gives it, ``members`` drives,
-    ``strip_bytes`` strips, a member missing (``degraded``), the slow-down of its shared state by
-    submitters on the other socket (``shared_access_factor``)."""
+    ``strip_bytes`` strips, a member missing (``degraded``), the platform's transfer time of a
+    contended cache line (``line_transfer_us``) and the slow-down of shared state by submitters on
+    the other socket (``shared_access_factor``)."""
     if not isinstance(settings, EngineSettings):
         settings = engine_settings(spec, settings)
     return engine_class(spec)(spec, engine_parameters(spec), settings, members=members, strip_bytes=strip_bytes,
-                              degraded=degraded, shared_access_factor=shared_access_factor)
+                              degraded=degraded, shared_access_factor=shared_access_factor,
+                              line_transfer_us=line_transfer_us)
 
 
 __all__ = ["build_engine", "engine_class", "engine_parameters", "engine_settings", "register", "Engine",

@@ -110,6 +110,7 @@ class Engine:
     members: int = 0  # drives in the array
     strip_bytes: int = 64 * 1024  # the array's strip
     degraded: bool = False  # a member is missing: md sends every read through its stripe cache
+    line_transfer_us: float = 0.1  # the platform's same-socket transfer of a contended cache line
     shared_access_factor: float = 1.0  # slow-down of contended shared state (locks, counters): the
     # platform's cross-socket cache-line cost over its same-socket one, weighted by the share of
     # submitters on the other socket (nvsim.platform)

@@ -50,6 +50,18 @@ from ..specs import Cited, RebuildSpec
 from .base import Engine, EngineParameters, EngineServer, EngineSettings, EngineWork, RebuildThrottle, per_host_sum
 
 
+RAID5D_THREADS = 1
+"""raid5d: the one md thread that handles stripe_heads when no worker group is set."""
+NR_STRIPES = 256
+"""raid5.c ``NR_STRIPES``: the stripe cache's default size (sysfs stripe_cache_size)."""
+STRIPE_CACHE_MAX = 32768
+"""The largest stripe_cache_size raid5_set_cache_size accepts."""
+MAX_STRIPE_BATCH = 8
+"""raid5.c ``MAX_STRIPE_BATCH``: stripe_heads raid5d (or a worker) takes off its lists under one
+device_lock hold; ``raid5_wakeup_stripe_thread`` wakes one more worker for each batch queued."""
+DEVICE_LOCK_LINES = 1
+"""Cache lines a device_lock hold moves between cores: the lock's own (raid5_read_one_chunk's
+``active_aligned_reads``, the stripe lists' heads share it in ``struct r5conf``)."""
 RESYNC_BLOCK_BYTES = 64 * 1024
 """raid1.c/raid10.c ``RESYNC_BLOCK_SIZE``: the most one resync/recovery request covers."""
 RESYNC_DEPTH = {1: 32.0, 10: 512.0}
@@ -66,23 +78,20 @@ class MdParameters(EngineParameters):
 
     reference_clock_ghz: Cited[float]
     request_cpu_us: Cited[float]
-    device_lock_us: Cited[float]
+    resync_request_us: Cited[float]
     barrier_lock_us: Cited[float]
-    barrier_lock_write_us: Cited[float]
     stripe_disk_us: Cited[float]
     stripe_member_bio_us: Cited[float]
-    stripe_threads: Cited[float]
-    group_thread_gain: Cited[float]
     parity_gen_gb_per_s: Cited[float]
-    resync_request_us: Cited[float]
     rebuild_io_kib: Cited[float]
-    rebuild_inflight: Cited[float]
 
 
 class MdSettings(EngineSettings):
     """What a scenario sets for md (sysfs /sys/block/mdX/md/...)."""
 
     group_thread_cnt: int = Field(default=0, ge=0, le=256, description="raid5 worker threads per group (RAID5/6)")
+    stripe_cache_size: int = Field(default=NR_STRIPES, ge=17, le=STRIPE_CACHE_MAX,
+                                   description="stripe_heads raid5 keeps (RAID5/6): its floor when the cache grows")
 
 
 class MdEngine(Engine):
@@ -103,8 +112,10 @@ class MdEngine(Engine):
         out.submit_cpu_ref_s = p.request_cpu_us * 1e-6 * chunks
         member_writes = per_host_sum(plan.is_write.astype(float), plan.host_index, n)
         if level in (1, 10):
+            # wait_barrier per md request; each member write is queued on conf->pending_bio_list
+            # under conf->device_lock for raid1d/raid10d to submit once the bitmap is written
             out.lock_s = 1e-6 * (p.barrier_lock_us * self.barrier_requests(level, chunks)
-                                 + p.barrier_lock_write_us * member_writes)
+                                 + self.device_lock_us * member_writes)
             return self._numa(out)
         if level == 0:
             return out
@@ -117,7 +128,7 @@ class MdEngine(Engine):
         writes = is_write
         if self.degraded:  # every read is a stripe_head too: one raid5d pass to read, one to return it
             reads = ~is_write
-            out.lock_s = np.where(reads, stripes, chunks) * p.device_lock_us * 1e-6
+            out.lock_s = np.where(reads, stripes, chunks) * self.device_lock_us * 1e-6
             pass_s = p.stripe_disk_us * self.members * 1e-6 * stripes
             recon = np.isin(plan.mode, (1,))  # DEGRADED_READ: parity work over the survivors read
             read_pre = 2 * pass_s + p.stripe_member_bio_us * 1e-6 * (phase0_pages + phase1_pages) \
@@ -126,7 +137,7 @@ class MdEngine(Engine):
         # lock hold times are wall time (cache-line transfers), not scaled by the clock.
         # Reads in the optimal state: one device_lock per chunk, no stripe thread.
         if not self.degraded:
-            out.lock_s = np.where(writes, stripes, chunks) * p.device_lock_us * 1e-6
+            out.lock_s = np.where(writes, stripes, chunks) * self.device_lock_us * 1e-6
         pass_s = p.stripe_disk_us * self.members * 1e-6 * stripes  # handle_stripe walks every member
         write_pre = np.where(writes & (phase0_pages > 0), pass_s + p.stripe_member_bio_us * 1e-6 * phase0_pages, 0.0)
         out.pre_s = np.where(writes, write_pre, out.pre_s)
@@ -136,10 +147,21 @@ class MdEngine(Engine):
         out.memory_bytes = np.where(writes, 3.0 * host_bytes, float(host_bytes))
         return self._numa(out)
 
+    @property
+    def device_lock_us(self) -> float:
+        """One hold of a contended md spinlock (``conf->device_lock``): the lock's cache line, with
+        the counter or list head it guards beside it, moved to the next core (the platform's
+        ``cache_line_transfer_ns``; the cross-socket share is ``_numa``'s)."""
+        return DEVICE_LOCK_LINES * self.line_transfer_us
+
     def stripe_thread_count(self) -> float:
-        """Stripe-handling servers: raid5d plus ``group_thread_gain`` of a thread for each of the
-        scenario's ``group_thread_cnt`` workers."""
-        return self.v.stripe_threads + self.v.group_thread_gain * self.settings.group_thread_cnt
+        """Stripe-handling servers: raid5d, whatever ``group_thread_cnt`` says. With the write-intent
+        bitmap every written stripe_head that sets a bitmap bit waits (STRIPE_BIT_DELAY, on
+        ``bitmap_list``) until raid5d itself unplugs the bitmap (``md_bitmap_unplug`` in raid5d,
+        then ``activate_bit_delay``): the one thread stays in every write's path, and nvsim does
+        not model the workers' share of the rest (seed 003's md RAID6 with 8 workers plateaus
+        where one thread does: docs/models/engines.md)."""
+        return float(RAID5D_THREADS)
 
     @staticmethod
     def barrier_requests(level: int, chunks):
@@ -153,9 +175,23 @@ class MdEngine(Engine):
         return out
 
     def rebuild_settings(self, level, priority):
+        """(bytes per recovery request, requests in flight): RAID1/10 ``RESYNC_DEPTH`` requests of
+        up to ``RESYNC_BLOCK_SIZE`` (no further than a chunk's end); RAID5/6 requests of
+        ``rebuild_io_kib`` (MAX_STRIPE_BATCH stripe_heads of a page) as many as the stripe cache
+        holds (``resync_stripe_heads``)."""
         if level in (1, 10):  # raid10 recovery stops each request at a chunk end
             return min(RESYNC_BLOCK_BYTES, self.strip_bytes), RESYNC_DEPTH[level]
-        return super().rebuild_settings(level, priority)
+        step = int(self.v.rebuild_io_kib * 1024)
+        return step, self.resync_stripe_heads() / (step // PAGE_BYTES)
+
+    def resync_stripe_heads(self) -> float:
+        """stripe_heads the resync holds: md_do_sync does not throttle below ``speed_limit_min``, so
+        sync_request takes every free stripe_head, and each time it finds none free raid5d grows
+        the cache by one (``R5_ALLOC_MORE`` -> ``grow_one_stripe``): the resync fills as large a
+        cache as md lets a user set (``STRIPE_CACHE_MAX``), or the scenario's larger
+        ``stripe_cache_size``. What paces it is then its own thread (``resync_request_us`` per
+        stripe_head) and raid5d."""
+        return float(max(STRIPE_CACHE_MAX, self.settings.stripe_cache_size))
 
     def rebuild_throttle(self, limits: RebuildSpec, loaded: bool) -> RebuildThrottle:
         """md_do_sync's speed limits: while the array has other I/O the resync runs at no more than
@@ -169,22 +205,25 @@ class MdEngine(Engine):
         return level == 10
 
     def rebuild_work(self, plan, n, rows_per_step, level) -> EngineWork:
+        """Costs of ``n`` recovery requests. The resync thread's ``sync_request`` (``resync_request_us``
+        each) sets up one request (RAID1/10: a read of a surviving copy and the write to the new
+        member) or one stripe_head (RAID5/6: one per 4 KiB row, which raid5d then handles like a
+        written stripe: a pass to read every other member, a pass to compute and write)."""
         out = self.empty_work(plan, n, 0)
         p = self.v
-        # the resync thread's sync_request: one per recovery request (RAID10: up to a chunk), one
-        # per 4 KiB stripe_head for RAID5/6 (raid5.c handles a single stripe per call)
-        out.submit_cpu_ref_s = np.full(n, p.resync_request_us * 1e-6)
+        member_writes = per_host_sum(plan.is_write.astype(float), plan.host_index, n)
         if level in (1, 10):
-            out.lock_s = np.full(n, 1e-6 * (p.barrier_lock_us + p.barrier_lock_write_us))
+            out.submit_cpu_ref_s = np.full(n, p.resync_request_us * 1e-6)
+            out.lock_s = 1e-6 * (p.barrier_lock_us + self.device_lock_us * member_writes)
             return self._numa(out)
         pages = plan.length_bytes / PAGE_BYTES
         reads = per_host_sum(np.where(plan.phase == 0, pages, 0.0), plan.host_index, n)
         writes = per_host_sum(np.where(plan.phase == 1, pages, 0.0), plan.host_index, n)
         read_bytes = per_host_sum(np.where(plan.phase == 0, plan.length_bytes, 0).astype(float), plan.host_index, n)
         stripe_heads = writes  # one stripe_head per 4 KiB page row of the new member
-        out.submit_cpu_ref_s = out.submit_cpu_ref_s * stripe_heads
+        out.submit_cpu_ref_s = p.resync_request_us * 1e-6 * stripe_heads
         pass_s = p.stripe_disk_us * self.members * 1e-6 * stripe_heads
-        out.lock_s = stripe_heads * p.device_lock_us * 1e-6
+        out.lock_s = stripe_heads * self.device_lock_us * 1e-6
         out.pre_s = pass_s + p.stripe_member_bio_us * 1e-6 * reads
         out.mid_s = pass_s + p.stripe_member_bio_us * 1e-6 * writes + read_bytes / (p.parity_gen_gb_per_s * 1e9)
         out.memory_bytes = read_bytes + writes * PAGE_BYTES

@@ -216,7 +216,7 @@ def _engine_work(model: ArrayModel, plan: MemberIOPlan, is_write: np.ndarray, ch
                  write_key: int):
     """The engine's costs of a plan (cached with the plan: a sweep re-costs the same plans)."""
     e = model.engine
-    key = (id(plan), e.spec.name, e.parameter_key, e.members, e.shared_access_factor,
+    key = (id(plan), e.spec.name, e.parameter_key, e.members, e.shared_access_factor, e.line_transfer_us,
            model.workload.bs, model.array.level, write_key)
     return memo.recall(memo.engine_work, key, e.work, plan, is_write, chunks, model.workload.bs, model.array.level,
                        owner=plan)

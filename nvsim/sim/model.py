@@ -180,14 +180,16 @@ def _engine(spec: EngineSpec, array: ArraySpec, failed: tuple[int, ...],
     factor = memo.recall(memo.cross_socket, (id(platform.spec), placement.drive_sockets, placement.job_sockets,
                                              array.drives, platform.sockets),
                          PlatformModel.shared_access_factor, platform, bounded=False)
-    key = (id(spec), settings, array.drives, array.strip_bytes, bool(failed), factor)
-    return memo.recall(memo.engines, key, _configured_engine, spec, settings, array, bool(failed), factor, owner=spec)
+    line_us = platform.line_transfer_us()
+    key = (id(spec), settings, array.drives, array.strip_bytes, bool(failed), factor, line_us)
+    return memo.recall(memo.engines, key, _configured_engine, spec, settings, array, bool(failed), factor, line_us,
+                       owner=spec)
 
 
 def _configured_engine(spec: EngineSpec, settings: EngineSettings, array: ArraySpec, degraded: bool,
-                       factor: float) -> Engine:
+                       factor: float, line_us: float) -> Engine:
     return build_engine(spec, settings, members=array.drives, strip_bytes=array.strip_bytes, degraded=degraded,
-                        shared_access_factor=factor)
+                        shared_access_factor=factor, line_transfer_us=line_us)
 
 
 def _geometry(array: ArraySpec, member_bytes: int) -> ArrayGeometry:
