@@ -59,6 +59,12 @@ MODELLED_OPTIONS: dict[str, str] = {
     "ramp_time": "WorkloadSpec.ramp_time in seconds",
     "time_based": "WorkloadSpec.time_based",
     "ioengine": "WorkloadSpec.ioengine (checked against the catalog's host_io entries when a catalog is given)",
+    "hipri": "WorkloadSpec.hipri (io_uring: IORING_SETUP_IOPOLL; pvsync2: RWF_HIPRI; polled completions)",
+    "fixedbufs": "WorkloadSpec.fixedbufs (io_uring registered buffers)",
+    "registerfiles": "WorkloadSpec.registerfiles (io_uring registered files)",
+    "sqthread_poll": "WorkloadSpec.sqthread_poll (io_uring IORING_SETUP_SQPOLL)",
+    "iodepth_batch_submit": "WorkloadSpec.iodepth_batch_submit (alias iodepth_batch): I/Os one submit syscall carries",
+    "iodepth_batch_complete_min": "WorkloadSpec.iodepth_batch_complete_min (alias iodepth_batch_complete): completions one reap carries",
 }
 """fio options that set a ``WorkloadSpec`` field."""
 
@@ -95,6 +101,8 @@ ALIASES: dict[str, str] = {
     "timeout": "runtime",
     "wait_for_previous": "stonewall",
     "allrandrepeat": "randrepeat",
+    "iodepth_batch": "iodepth_batch_submit",
+    "iodepth_batch_complete": "iodepth_batch_complete_min",
 }
 """fio's option aliases (``options.c``) for the options named above."""
 
@@ -103,6 +111,9 @@ FIO_RW_TRIM = ("trim", "randtrim", "trimwrite", "randtrimwrite")
 FIO_DEFAULT_RW = "read"
 FIO_DEFAULT_IOENGINE = "psync"
 """fio's defaults on Linux when a job names no rw / ioengine (``.def`` in fio's options.c)."""
+
+HOST_IO_FLAGS = ("hipri", "fixedbufs", "registerfiles", "sqthread_poll")
+"""fio's ioengine options of the host I/O path (``WorkloadSpec`` fields; nvsim.host_io)."""
 
 FIO_PERCENTILES = (1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99)
 """fio's default ``percentile_list``."""
@@ -330,7 +341,7 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
             origin["rw"] = entry
         elif key == "bs":
             _apply_bs(bs, entry, path, kb_base)
-        elif key in ("iodepth", "numjobs", "rwmixread", "rwmixwrite"):
+        elif key in ("iodepth", "numjobs", "rwmixread", "rwmixwrite", "iodepth_batch_submit", "iodepth_batch_complete_min"):
             number = _parse_int(entry, path, kb_base)
             if key == "rwmixwrite":
                 if not 0 <= number <= 100:
@@ -351,9 +362,9 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
             seconds = _parse_time(entry, path)
             data[key] = (seconds or None) if key == "runtime" else seconds  # fio: runtime=0 is no limit
             origin[key] = entry
-        elif key == "time_based":
-            data["time_based"] = _parse_flag(entry, path)
-            origin["time_based"] = entry
+        elif key in ("time_based", *HOST_IO_FLAGS):
+            data[key] = _parse_flag(entry, path)
+            origin[key] = entry
         elif key == "ioengine":
             ioengine = _need_value(entry, path)
             origin["ioengine"] = entry
@@ -564,6 +575,9 @@ def workload_to_fio_section(workload: WorkloadSpec) -> str:
     if w.time_based:
         lines.append("time_based=1")
     lines.append(f"ioengine={w.ioengine}")
+    lines += [f"{flag}=1" for flag in HOST_IO_FLAGS if getattr(w, flag)]  # engine options follow ioengine, as fio needs
+    lines += [f"{key}={getattr(w, key)}" for key in ("iodepth_batch_submit", "iodepth_batch_complete_min")
+              if getattr(w, key) != 1]
     return "\n".join(lines) + "\n"
 
 

@@ -17,16 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .catalog import Catalog
-from .constants import PAGE_BYTES
+from .host_io import host_io_cpu_s
 from .links import ROOT_PORT_LANES, root_port_link
-from .specs import CpuSpec, HostIoSpec, PlacementSpec, PlatformSpec
-
-
-def host_io_cpu_s(host_io: HostIoSpec, io_bytes: int, clock_ghz: float) -> float:
-    """Core-seconds one host I/O costs (submit + complete + per-page mapping), scaled to the core's clock."""
-    pages = max(1, math.ceil(io_bytes / PAGE_BYTES))
-    at_reference_us = host_io.submit_us.value + host_io.complete_us.value + pages * host_io.per_page_us.value
-    return at_reference_us * 1e-6 * host_io.reference_clock_ghz.value / clock_ghz
+from .specs import CpuSpec, PlacementSpec, PlatformSpec
 
 
 def smt_gain(cpu: CpuSpec) -> float:
@@ -123,6 +116,7 @@ class PlatformModel:
         return CpuLayout(threads, speed, job_cpu)
 
     def host_io_cpu_s(self, host_io: str, io_bytes: int) -> float:
+        """Core-seconds of one host I/O on the named path (``nvsim.host_io.host_io_cpu_s``)."""
         return host_io_cpu_s(self.catalog.host_io[host_io], io_bytes, self.clock_ghz)
 
     def host_cpu_iops(self, host_io: str, io_bytes: int) -> float:

@@ -163,7 +163,8 @@ DECLARED_FITS: tuple[DeclaredFit, ...] = (SSD_FIT,) + tuple(
     for fit in ENGINE_FITS
 )
 
-SOURCE_OF_DIR = {G6: "seed-000", G5: "seed-004", XI: "seed-001", "kioxia-cm7-namespace": "seed-002", MY: "seed-003"}
+SOURCE_OF_DIR = {G6: "seed-000", G5: "seed-004", XI: "seed-001", "kioxia-cm7-namespace": "seed-002", MY: "seed-003",
+                 "host-io-paths": "axboe2019-io-uring"}
 """The brief (shared/seeds source key) each scenario directory's published numbers come from."""
 
 

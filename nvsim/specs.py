@@ -173,8 +173,20 @@ class EngineDeviceSpec(Spec):
     data_through_device: bool = Field(description="True when host data crosses the device's own link (hardware RAID)")
 
 
+HostIoOption = Literal["hipri", "fixedbufs", "registerfiles", "sqthread_poll"]
+"""fio options of a host I/O path that change its costs (``WorkloadSpec`` fields of the same names)."""
+
+
 class HostIoSpec(Spec):
-    """A host I/O path (fio ioengine): CPU time a core spends per I/O, at a reference clock."""
+    """A host I/O path (fio ioengine): CPU time a core spends per I/O, at a reference clock, and
+    what parts of it batching, polling, registered buffers and files remove (``nvsim.host_io``).
+
+    ``submit_us`` and ``complete_us`` are the costs with one syscall per I/O and interrupt
+    completions (fio's defaults); ``submit_syscall_us``, ``file_ref_us``, ``reap_syscall_us`` and
+    ``interrupt_us`` are the parts of them that a batch shares, registered files, a batch of reaps
+    and polling remove. ``switch_us`` (CPU) and ``wake_us`` (latency) are paid when the job sleeps
+    for its one I/O in flight (depth 1, not polled).
+    """
 
     name: str
     kind: Literal["host_io"] = "host_io"
@@ -183,6 +195,17 @@ class HostIoSpec(Spec):
     complete_us: Cited[float]
     per_page_us: Cited[float]
     reference_clock_ghz: Cited[float]
+    submit_syscall_us: Cited[float] | None = None
+    file_ref_us: Cited[float] | None = None
+    reap_syscall_us: Cited[float] | None = None
+    interrupt_us: Cited[float] | None = None
+    poll_us: Cited[float] | None = None
+    switch_us: Cited[float] | None = None
+    wake_us: Cited[float] | None = None
+    seek_us: Cited[float] | None = None
+    synchronous: bool = Field(default=False, description="one I/O per syscall, the job blocks: depth 1 per job")
+    polling: Literal["never", "hipri", "always"] = "never"
+    options: tuple[HostIoOption, ...] = ()
 
 
 class EngineSpec(Spec):
@@ -232,6 +255,29 @@ RaidLevel = Literal[0, 1, 5, 6, 10]
 
 def _catalog(info: ValidationInfo) -> Any:
     return (info.context or {}).get("catalog")
+
+
+def _fio_bool(value: Any) -> bool:
+    """fio's boolean options: 0/1 (and true/false, yes/no, on/off as YAML writes them)."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"must be 0 or 1 (fio's boolean), got {value!r}")
+
+
+FioBool = Annotated[bool, BeforeValidator(_fio_bool)]
+
+
+def _host_io_entry(data: Any, info: ValidationInfo) -> Any:
+    """The catalog's host I/O entry a raw workload names (None: no catalog, or not yet valid)."""
+    catalog = _catalog(info)
+    if catalog is None or not isinstance(data, dict):
+        return None
+    return catalog.host_io.get(data.get("ioengine", "libaio"))
 
 
 def _known_name(value: str, info: ValidationInfo, section: str, label: str) -> str:
@@ -379,6 +425,12 @@ class WorkloadSpec(Spec):
     ramp_time: Seconds = 0.0
     time_based: bool = False
     ioengine: str = "libaio"
+    hipri: FioBool = False
+    fixedbufs: FioBool = False
+    registerfiles: FioBool = False
+    sqthread_poll: FioBool = False
+    iodepth_batch_submit: int = Field(default=1, ge=1, le=65536)
+    iodepth_batch_complete_min: int = Field(default=1, ge=1, le=65536)
     users: int | None = Field(default=None, ge=1, le=1_000_000, description="OLTP: concurrent clients (closed loop)")
     oltp: OltpSpec | None = None
 
@@ -398,6 +450,29 @@ class WorkloadSpec(Spec):
     @classmethod
     def _known_ioengine(cls, value: str, info: ValidationInfo) -> str:
         return _known_name(value, info, "host_io", "ioengine")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _sync_engine_depth_one(cls, data: Any, info: ValidationInfo) -> Any:
+        """A synchronous ioengine (psync, sync, pvsync, pvsync2) has one I/O in flight per job
+        whatever ``iodepth`` says: fio sets iodepth to 1 for engines flagged FIO_SYNCIO."""
+        entry = _host_io_entry(data, info)
+        if entry is not None and entry.synchronous and data.get("iodepth", 1) != 1:
+            return {**data, "iodepth": 1}
+        return data
+
+    @model_validator(mode="after")
+    def _options_of_ioengine(self, info: ValidationInfo) -> "WorkloadSpec":
+        """Each fio option set must be one the ioengine takes (catalog ``options``)."""
+        catalog = _catalog(info)
+        entry = catalog.host_io.get(self.ioengine) if catalog is not None else None
+        if entry is None:
+            return self
+        for option in ("hipri", "fixedbufs", "registerfiles", "sqthread_poll"):
+            if getattr(self, option) and option not in entry.options:
+                allowed = ", ".join(entry.options) or "none of hipri, fixedbufs, registerfiles, sqthread_poll"
+                raise ValueError(f"{option}: ioengine {self.ioengine} does not take it; its options: {allowed}")
+        return self
 
     @field_validator("bs")
     @classmethod

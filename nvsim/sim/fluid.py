@@ -14,6 +14,7 @@ import time
 import numpy as np
 
 from .. import fabric
+from ..host_io import busy_cpus_with_polling
 from .result import SimResult, Utilisation
 from .system import ArraySystem, HostIoBatch, phase_runs
 from .workload import HostStream
@@ -99,7 +100,7 @@ def unloaded_latency_s(system: ArraySystem, batches: list[HostIoBatch]) -> float
         total += float((b.submit_s + b.complete_s + b.lock_s + b.pre_s + b.mid_s + b.device_bw_s
                         + b.device_down_s + b.device_up_s).sum())
         count += len(b)
-    return total / count
+    return total / count + system.host_io.wake_s  # a sleeping job's wake-up (nvsim.host_io)
 
 
 def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
@@ -126,6 +127,7 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
             cpu_busy = min(float(len(system.cpu_speed)), cpu_busy + spin)
     if system.engine_on_host_cpu:
         cpu_busy += x * demand["engine"]
+    cpu_busy = busy_cpus_with_polling(cpu_busy, float(len(system.cpu_speed)), w.numjobs, system.host_io)
     cpu_percent = 100.0 * cpu_busy / system.logical_cpus
     f_read = 1.0 - float(np.mean(np.concatenate([b.is_write for b in batches])))
     raid_waf, waf_nand = write_amplification(system, batches)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import fabric
+from ..host_io import busy_cpus_with_polling
 from .fluid import SAMPLE_REGION_BYTES, jbod_imbalance, sample_batches, unloaded_latency_s, write_amplification
 from .network import io_demands, io_visits
 from .result import SimResult, Utilisation, busiest
@@ -78,6 +79,7 @@ def cpu_percent(system: ArraySystem, net, sol) -> float:
         j = net.index(key)
         station = float(sol.utilisation[j] * net.servers[j])
         busy = station if i == 0 else busy + station
+    busy = busy_cpus_with_polling(busy, float(len(system.cpu_speed)), system.workload.numjobs, system.host_io)
     return 100.0 * busy / system.logical_cpus
 
 

@@ -18,8 +18,8 @@ import numpy as np
 from .. import fabric
 from ..array_capacity import Capacity, capacity
 from ..catalog import Catalog, default_catalog
-from ..constants import PAGE_BYTES
 from ..engines import Engine, EngineSettings, build_engine, engine_settings
+from ..host_io import HostIoCosts, workload_host_io_costs
 from ..links import engine_link
 from ..pcie import PcieLink
 from ..platform import CpuLayout, PlatformModel
@@ -55,6 +55,7 @@ class ArrayModel:
     geometry: ArrayGeometry | None  # None without RAID
     host_submit_s: float  # fio's submit cost of one host I/O at the platform's clock
     host_complete_s: float
+    host_io: HostIoCosts  # the host I/O path's costs (nvsim.host_io): CPU, added latency, polling
     engine_clock_scale: float  # the engine's reference clock over the platform's
     device_link: PcieLink | None  # the engine card's link, when host data crosses it
     device_read_bytes_per_s: float | None  # the engine card's advertised read bandwidth
@@ -142,7 +143,7 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
     geometry = None if jbod else memo.recall(
         memo.geometries, (array.level, array.drives, array.strip_bytes, array.resolved_layout, cap.member_bytes,
                           array.near_copies), _geometry, array, cap.member_bytes)
-    submit_s, complete_s = _host_io_costs(catalog, workload, platform.clock_ghz)
+    host_io = _host_io_costs(catalog, workload, platform.clock_ghz)
     cpu: CpuLayout = memo.recall(memo.cpu_layouts, (id(platform_spec), workload.numjobs, scenario.placement.job_sockets),
                                  platform.cpu_layout, workload.numjobs, owner=platform_spec, bounded=False)
     device = engine_spec.device
@@ -162,7 +163,7 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
         kind=engine_spec.engine_kind, engine=engine, platform=platform,
         logical_cpus=cpu.logical_cpus, cpu_speed=cpu.speed, job_cpu=cpu.job_cpu,
         drive=drive, capacity=cap, jbod=jbod, device_bytes=cap.member_bytes if jbod else cap.usable_bytes,
-        geometry=geometry, host_submit_s=submit_s, host_complete_s=complete_s,
+        geometry=geometry, host_submit_s=host_io.submit_s, host_complete_s=host_io.complete_s, host_io=host_io,
         engine_clock_scale=engine.clock_ghz / platform.clock_ghz,
         device_link=device_link, device_read_bytes_per_s=device_read,
         memory_bytes_per_s=platform.memory_bytes_per_s(), facts=facts,
@@ -202,13 +203,11 @@ def _resource_list(facts: fabric.ArrayFacts) -> tuple[tuple[str, str, float], ..
     return tuple(fabric.resources(facts))
 
 
-def _host_io_costs(catalog: Catalog, workload: WorkloadSpec, clock_ghz: float) -> tuple[float, float]:
-    """fio's (submit + per page, complete) core-seconds of one host I/O at the platform's clock."""
-    host_io = catalog.host_io[workload.ioengine]
-    values = {k: getattr(host_io, k).value for k in ("submit_us", "complete_us", "per_page_us")}
-    pages = max(1, math.ceil(workload.bs / PAGE_BYTES))
-    scale = 1e-6 * host_io.reference_clock_ghz.value / clock_ghz
-    return (values["submit_us"] + pages * values["per_page_us"]) * scale, values["complete_us"] * scale
+def _host_io_costs(catalog: Catalog, workload: WorkloadSpec, clock_ghz: float) -> HostIoCosts:
+    """fio's costs of one host I/O on the workload's path (ioengine and options) at the
+    platform's clock: submit (pages included) and complete core-seconds, the latency the path
+    adds, and whether it busy-polls (``nvsim.host_io``)."""
+    return workload_host_io_costs(catalog.host_io[workload.ioengine], workload, clock_ghz)
 
 
 __all__ = ["ArrayModel", "build", "strips_spanned"]

@@ -195,7 +195,36 @@ def test_fio_defaults_apply_when_the_file_is_silent(catalog):
     (job,) = parse("[job]\n").jobs
     w = job.workload
     assert (w.rw, w.bs, w.iodepth, w.numjobs, w.rwmixread, w.ioengine, w.runtime, w.size) == ("read", 4096, 1, 1, 50, "psync", None, None)
-    assert "psync" in error_of("[job]\n", catalog=catalog)  # fio's default engine is not in nvsim's catalog
+    (job,) = parse("[job]\n", catalog=catalog).jobs  # fio's default engine is in the catalog (models/host_io/psync.yaml)
+    assert job.workload.ioengine == "psync"
+
+
+def test_host_io_options_are_read_with_fio_aliases_and_written_back(catalog):
+    text = ("[global]\ndirect=1\n[ring]\nrw=randread\niodepth=128\nioengine=io_uring\nhipri\nfixedbufs=1\n"
+            "registerfiles=1\nsqthread_poll=0\niodepth_batch=32\niodepth_batch_complete=16\n")
+    (job,) = parse(text, catalog=catalog).jobs
+    w = job.workload
+    assert (w.hipri, w.fixedbufs, w.registerfiles, w.sqthread_poll) == (True, True, True, False)
+    assert (w.iodepth_batch_submit, w.iodepth_batch_complete_min) == (32, 16)
+    written = workload_to_fio_section(w)
+    assert "ioengine=io_uring\nhipri=1\nfixedbufs=1\nregisterfiles=1\niodepth_batch_submit=32\n" in written
+    (again,) = parse("[global]\ndirect=1\n" + written, catalog=catalog).jobs
+    assert again.workload == w
+
+
+def test_a_synchronous_ioengine_runs_one_io_per_job_whatever_iodepth_says(catalog):
+    (job,) = parse("[job]\nrw=randread\niodepth=32\n", catalog=catalog).jobs  # no ioengine: psync
+    assert (job.workload.ioengine, job.workload.iodepth) == ("psync", 1)
+    (job,) = parse("[job]\nrw=randread\niodepth=32\nioengine=libaio\n", catalog=catalog).jobs
+    assert job.workload.iodepth == 32
+
+
+def test_an_option_the_ioengine_does_not_take_is_one_line_naming_it(catalog):
+    message = error_of("[job]\nrw=randread\nioengine=libaio\nhipri=1\n", catalog=catalog)
+    assert message.startswith("job.fio line 1:") or "hipri" in message
+    assert "hipri: ioengine libaio does not take it" in message
+    assert "sqthread_poll" in error_of("[job]\nrw=read\nioengine=psync\nsqthread_poll\n", catalog=catalog)
+    assert "takes no value or 0/1" in error_of("[job]\nrw=read\nioengine=io_uring\nhipri=yes\n", catalog=catalog)
 
 
 def test_block_sizes_read_write_trim_and_fio_units():
@@ -355,6 +384,8 @@ WORKLOADS = st.builds(
     ramp_time=st.just(0.0) | SECONDS,
     time_based=st.booleans(),
     ioengine=st.sampled_from(["libaio", "io_uring", "psync"]) | TEXT,
+    hipri=st.booleans(), fixedbufs=st.booleans(), registerfiles=st.booleans(), sqthread_poll=st.booleans(),
+    iodepth_batch_submit=st.integers(1, 65536), iodepth_batch_complete_min=st.integers(1, 65536),
 )
 
 

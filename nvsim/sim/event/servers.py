@@ -104,7 +104,7 @@ class ArrayServers:
     times, for the hot path; ``by_key`` for the measurement."""
 
     __slots__ = ("by_key", "cores", "lock", "engine", "device_bw", "device_down", "device_up", "memory",
-                 "nand", "link_up", "link_down", "rebuild_thread", "read_fixed_s", "write_fixed_s")
+                 "nand", "link_up", "link_down", "rebuild_thread", "read_fixed_s", "write_fixed_s", "host_wake_s")
 
     def __init__(self, system: ArraySystem, rebuilding: bool = False):
         by_key = self.by_key = array_servers(system, rebuilding)
@@ -114,6 +114,7 @@ class ArrayServers:
         self.device_up = by_key["device_up"][0]
         self.rebuild_thread = by_key["rebuild_thread"][0] if rebuilding else None
         self.read_fixed_s, self.write_fixed_s = system.drive.read_fixed_s, system.drive.write_fixed_s
+        self.host_wake_s = system.host_io.wake_s  # a sleeping job's wake-up after the device (nvsim.host_io)
 
     def busy_s(self) -> dict[str, list[float]]:
         """Busy seconds so far of every server, by resource key."""

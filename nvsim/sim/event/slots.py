@@ -155,7 +155,7 @@ class HostSlot:
         # completion on the job's core; the thread then submits the next I/O straight away
         # (booked at ``finish``: a look-ahead of one completion's CPU time)
         core, row, run = self.core, self.row, self.run
-        finish = core.book(self.a, row.complete_s)
+        finish = core.book(self.a + self.servers.host_wake_s, row.complete_s)
         if core.waiters:
             core.wake(self.env)
         run.completed += 1
