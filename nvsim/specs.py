@@ -121,6 +121,11 @@ class CpuSpec(Spec):
         default=None, description="Time a contended cache line (a lock, a shared counter) takes to reach a core on "
                                   "the other socket over one on the same socket; None: one socket")
 
+    @property
+    def vendor(self) -> str:
+        """The CPU's maker: the first word of its model ("Intel Xeon Gold 6338", "AMD EPYC 9334")."""
+        return self.model.split()[0] if self.model.strip() else ""
+
 
 class SlotSpec(Spec):
     name: str
@@ -218,6 +223,8 @@ class EngineSpec(Spec):
     product: str
     levels: tuple[int, ...]
     device: EngineDeviceSpec | None = None
+    cpu_vendors: tuple[str, ...] | None = Field(
+        default=None, description="makers of the CPUs it runs on (Intel VROC: VMD is in Intel Xeon's root complex); None: any")
     parameters: dict[str, Cited[float]] = Field(default_factory=dict)
 
 
@@ -545,6 +552,19 @@ class ScenarioSpec(Spec):
             bad = [v for v in values if not 0 <= v < sockets]
             if bad:
                 raise ValueError(f"placement.{label}: socket {bad[0]} does not exist; {self.platform} has sockets 0..{sockets - 1}")
+        return self
+
+    @model_validator(mode="after")
+    def _engine_runs_on_platform(self, info: ValidationInfo) -> "ScenarioSpec":
+        """An engine tied to a CPU maker's silicon (``EngineSpec.cpu_vendors``) refuses other platforms."""
+        catalog = _catalog(info)
+        if catalog is None or self.platform not in catalog.platforms or self.array.engine not in catalog.engines:
+            return self
+        allowed = catalog.engines[self.array.engine].cpu_vendors
+        cpu = catalog.platforms[self.platform].cpu
+        if allowed is not None and cpu.vendor not in allowed:
+            raise ValueError(f"array.engine: {self.array.engine} runs only on {' or '.join(allowed)} CPUs; "
+                             f"platform {self.platform} has {cpu.model}")
         return self
 
     @field_validator("platform")

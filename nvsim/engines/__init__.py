@@ -20,6 +20,7 @@ from .gpu import GpuEngine
 from .hardware import HardwareEngine
 from .lockless import LocklessCpuEngine
 from .md import MdEngine
+from .vroc import VrocEngine
 
 ENGINES: dict[str, type[Engine]] = {}
 """Engine kind (a catalog entry's ``engine_kind``) -> its mechanism."""
@@ -37,6 +38,7 @@ def register(engine: type[Engine], kind: str) -> type[Engine]:
 for _kind, _engine in (("none", DirectDrives), ("ideal", Engine), ("md", MdEngine),
                        ("lockless_cpu", LocklessCpuEngine), ("gpu", GpuEngine), ("hardware", HardwareEngine)):
     register(_engine, _kind)
+register(VrocEngine, "vroc")
 
 
 def engine_class(spec: EngineSpec) -> type[Engine]:

@@ -243,7 +243,12 @@ def host_io_batch(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np
     thread_scale = scale_engine if on_host else 1.0
     random = model.workload.is_random
     lengths = work.length_bytes
-    die, link = model.drive.service_of(member_ios, random, memo)
+    if work.host_index is member_ios.host_index:
+        die, link = model.drive.service_of(member_ios, random, memo)
+    else:  # the engine added member I/Os of its own (VROC's partial parity log writes), grouped by host I/O
+        op_start = member_io_starts(work.host_index, n)
+        runs = phase_runs(work.phase, op_start)
+        die, link = model.drive.service(work.length_bytes, work.is_write, random)
     if write_share is None:  # share of NAND time spent programming, from this batch
         write_share = nand_write_share(die, work.is_write)
     if write_share > 0:  # a read landing on a programming die pays program suspend

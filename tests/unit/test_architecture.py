@@ -155,3 +155,56 @@ def test_every_public_name_resolves_to_what_it_names():
         assert value is not None and not isinstance(value, types.ModuleType), public
     with pytest.raises(AttributeError):
         nvsim.no_such_name  # noqa: B018
+
+
+SOLVERS = PACKAGE / "sim"
+ENGINE_WORDS = ("linux-md", "xiraid", "xinnor", "supremeraid", "graid", "megaraid", "vroc", "lockless", "raid5d")
+"""Brand and engine words no solver's code may spell (in any string but a docstring)."""
+
+
+def engine_branches(source: str, names: set[str], classes: set[str]) -> list[str]:
+    """Where code (not docstrings or comments) names an engine: a string naming an engine kind or
+    catalog entry or holding an engine word, a concrete engine class, or a comparison or lookup
+    on an engine's kind (``model.kind == ...``, ``spec.engine_kind in ...``)."""
+    tree = ast.parse(source)
+    docstrings = {id(node.value) for node in ast.walk(tree)
+                  if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            if node.value in names or any(word in node.value.lower() for word in ENGINE_WORDS):
+                found.append(f"line {node.lineno}: string {node.value!r}")
+        elif isinstance(node, ast.Name) and node.id in classes:
+            found.append(f"line {node.lineno}: engine class {node.id}")
+        elif isinstance(node, (ast.Compare, ast.Subscript, ast.Match)):
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Attribute) and inner.attr in ("engine_kind", "kind"):
+                    found.append(f"line {node.lineno}: branch on .{inner.attr}")
+    return sorted(found)
+
+
+def test_the_engine_name_finder_finds_branches():
+    names, classes = {"md", "linux-md"}, {"MdEngine"}
+    assert engine_branches('"""md and linux-md in a docstring"""\nx = 1  # md\n', names, classes) == []
+    assert engine_branches('if model.kind == "md":\n    pass\n', names, classes) == \
+        ["line 1: branch on .kind", "line 1: string 'md'"]
+    assert engine_branches('if spec.engine_kind in SLOW:\n    pass\n', names, classes) == ["line 1: branch on .engine_kind"]
+    assert engine_branches("label = 'md stripe thread (raid5d)'\n", names, classes) == \
+        ["line 1: string 'md stripe thread (raid5d)'"]
+    assert engine_branches("ok = isinstance(e, MdEngine)\n", names, classes) == ["line 1: engine class MdEngine"]
+
+
+def test_no_solver_names_an_engine():
+    """The solvers (nvsim/sim/) ask the engine (docs/architecture.md, "Where a new thing goes"):
+    none branches on an engine's kind or name, or names one of its classes."""
+    import yaml
+
+    from nvsim.engines import ENGINES, Engine
+    from nvsim.engines.base import DirectDrives
+
+    names = set(ENGINES) | {yaml.safe_load(p.read_text())["name"] for p in (ROOT / "models" / "engines").glob("*.yaml")}
+    classes = {cls.__name__ for cls in ENGINES.values()} - {Engine.__name__, DirectDrives.__name__}
+    assert {"md", "linux-md", "gpu", "hardware", "MdEngine"} <= names | classes
+    found = [f"{path.relative_to(ROOT)} {where}" for path in sorted(SOLVERS.rglob("*.py"))
+             for where in engine_branches(path.read_text(encoding="utf-8"), names, classes)]
+    assert found == []

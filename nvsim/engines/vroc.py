@@ -1,0 +1,133 @@
+"""Intel VROC (Virtual RAID on CPU): Linux md behind Intel VMD, with RAID5's partial parity log.
+
+VROC is md: mdadm assembles the array from Intel's IMSM metadata container and the same kernel
+personalities (raid0, raid1, raid10, raid5; IMSM has no RAID6) do the work, so every md mechanism
+and cost of ``MdEngine`` holds, with linux-md's values (models/engines/intel-vroc.yaml restates
+them; a test keeps them equal). What VROC adds:
+
+* **VMD.** The drives sit in a VMD domain of the Xeon's root complex. With MSI-X remapping on (the
+  VMD's own vectors carry its drives' interrupts; ``vmd_irq`` in drivers/pci/controller/vmd.c
+  dispatches each to the drive's handler) every member I/O's completion costs
+  ``vmd_interrupt_us`` more host CPU, charged to the submitting core as md's request CPU is.
+* **RAID5 write-hole closure, distributed PPL** (``array.engine_settings.consistency_policy: ppl``;
+  md's drivers/md/raid5-ppl.c): before a stripe's new data and parity are written, md writes a
+  partial parity log entry to that stripe's parity drive -- one 4 KiB header plus, unless the
+  stripe is written whole, the partial parity (one 4 KiB page per stripe row). Here each stripe
+  update (a host write's write to a row's parity member) adds that write to the parity member,
+  in phase 0 (before the data and parity writes), and raid5d issues it (md's
+  ``stripe_member_bio_us`` per page) after XOR-ing the partial parity (md's parity rate). md
+  batches the entries of one raid5d pass that share a parity drive into one write; one write per
+  stripe update is the most it issues.
+
+Only Intel platforms (``cpu_vendors: [Intel]`` in the catalog entry), at most 24 drives per array
+(the catalog entry's ``device.max_drives``), RAID 0/1/5/10 (``levels``).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from pydantic import Field
+
+from ..constants import PAGE_BYTES
+from ..specs import Cited
+from ..stripe.layout import ArrayGeometry, parity_members
+from .base import EngineWork, per_host_sum
+from .md import MdEngine, MdParameters, MdSettings
+
+PPL_HEADER_BYTES = 4096
+"""raid5-ppl.c ``PPL_HEADER_SIZE``: the header page each partial parity log write starts with."""
+IMSM_RAID5_LAYOUT = "left-asymmetric"
+"""mdadm's super-intel.c lays IMSM RAID5 out left-asymmetric (parity on the same member of each row
+as md's default left-symmetric): where each row's parity member, and so its PPL, is."""
+
+
+class VrocParameters(MdParameters):
+    """md's costs (linux-md's values) and what VMD adds, at ``reference_clock_ghz``."""
+
+    vmd_interrupt_us: Cited[float]
+
+
+class VrocSettings(MdSettings):
+    """What a scenario sets for VROC: md's knobs and the RAID5 consistency policy (mdadm
+    ``--consistency-policy``): ``resync`` (no write-hole closure) or ``ppl`` (distributed PPL)."""
+
+    consistency_policy: Literal["resync", "ppl"] = Field(default="resync", description="RAID5 write-hole closure")
+
+
+class VrocEngine(MdEngine):
+    Parameters = VrocParameters
+    Settings = VrocSettings
+
+    def work(self, plan, is_write, chunks, host_bytes, level) -> EngineWork:
+        out = super().work(plan, is_write, chunks, host_bytes, level)
+        if level == 5 and self.settings.consistency_policy == "ppl":
+            out = self._with_ppl(out, plan, len(is_write))
+        return self._with_vmd(out, len(is_write))
+
+    def rebuild_work(self, plan, n, rows_per_step, level) -> EngineWork:
+        """md's resync; each of its member I/Os' completions crosses VMD (the resync writes no PPL)."""
+        return self._with_vmd(super().rebuild_work(plan, n, rows_per_step, level), n)
+
+    def _with_vmd(self, out: EngineWork, n: int) -> EngineWork:
+        """One remapped interrupt per member I/O, on the submitting core."""
+        member_ios = np.bincount(out.host_index, minlength=n)[:n].astype(float)
+        out.submit_cpu_ref_s = out.submit_cpu_ref_s + self.v.vmd_interrupt_us * 1e-6 * member_ios
+        return out
+
+    def ppl_writes(self, out: EngineWork, plan) -> tuple[np.ndarray, np.ndarray]:
+        """The stripe updates of ``out``'s writes: (member I/O, bytes of parity it writes in that
+        stripe) for each stripe row whose parity member the write lands on -- one PPL write each.
+        The planner merges a member's adjacent pages, so one member write may span two rows."""
+        writes = np.flatnonzero(out.is_write & (out.phase == 1))
+        start = plan.member_offset_bytes[writes]
+        end = start + out.length_bytes[writes]
+        first, last = start // self.strip_bytes, (end - 1) // self.strip_bytes
+        spans = (last - first + 1).astype(np.int64)
+        io = np.repeat(writes, spans)
+        row = np.repeat(first, spans) + np.arange(int(spans.sum())) - np.repeat(np.cumsum(spans) - spans, spans)
+        row_bytes = np.minimum(np.repeat(end, spans), (row + 1) * self.strip_bytes) \
+            - np.maximum(np.repeat(start, spans), row * self.strip_bytes)
+        geometry = ArrayGeometry(5, self.members, self.strip_bytes, IMSM_RAID5_LAYOUT)
+        on_parity = parity_members(geometry, row)[0] == out.member[io]
+        return io[on_parity], row_bytes[on_parity]
+
+    def _with_ppl(self, out: EngineWork, plan, n: int) -> EngineWork:
+        """``out`` with a PPL write (phase 0) to the parity member before each stripe update, and
+        raid5d's work for it: XOR the partial parity, issue the log's pages."""
+        updates, parity_bytes = self.ppl_writes(out, plan)
+        if not len(updates):
+            return out
+        whole = self._full_stripe(plan, out, updates)
+        ppl_bytes = PPL_HEADER_BYTES + np.where(whole, 0, parity_bytes)
+        hosts = out.host_index[updates]
+        pp_bytes = per_host_sum((ppl_bytes - PPL_HEADER_BYTES).astype(float), hosts, n)
+        pages = per_host_sum(ppl_bytes / PAGE_BYTES, hosts, n)
+        p = self.v
+        raid5d_s = 1e-6 * p.stripe_member_bio_us * pages + pp_bytes / (p.parity_gen_gb_per_s * 1e9)
+        out.pre_s = out.pre_s + raid5d_s * self.shared_access_factor
+        out.memory_bytes = out.memory_bytes + 2.0 * pp_bytes  # XOR the old pages, write the log page
+        return _insert_member_ios(out, hosts, out.member[updates], ppl_bytes.astype(np.int64))
+
+    def _full_stripe(self, plan, out: EngineWork, updates: np.ndarray) -> np.ndarray:
+        """Whether each parity update's row is written whole (md's STRIPE_FULL_WRITE: no partial
+        parity, the header alone): its host I/O reads nothing before writing."""
+        reads_first = per_host_sum((out.phase == 0).astype(float), out.host_index, len(plan.mode)) > 0
+        return ~reads_first[out.host_index[updates]]
+
+
+def _insert_member_ios(out: EngineWork, hosts: np.ndarray, members: np.ndarray, lengths: np.ndarray) -> EngineWork:
+    """``out`` with phase-0 writes added, member I/Os kept grouped by host I/O in phase order."""
+    host = np.concatenate([out.host_index, hosts])
+    phase = np.concatenate([out.phase, np.zeros(len(hosts), dtype=out.phase.dtype)])
+    order = np.lexsort((phase, host))  # stable: the added writes follow the host I/O's phase-0 reads
+    out.host_index = host[order]
+    out.member = np.concatenate([out.member, members.astype(out.member.dtype)])[order]
+    out.length_bytes = np.concatenate([out.length_bytes, lengths])[order]
+    out.is_write = np.concatenate([out.is_write, np.ones(len(hosts), dtype=bool)])[order]
+    out.phase = phase[order]
+    return out
+
+
+__all__ = ["VrocEngine", "VrocParameters", "VrocSettings", "PPL_HEADER_BYTES"]

@@ -1,0 +1,144 @@
+"""Intel VROC (nvsim/engines/vroc.py): md's costs, plus one PPL write per RAID5 stripe update and
+one VMD-remapped interrupt per member I/O; its catalog entry restates linux-md's values and fits
+nothing; RAID6, more than 24 drives and non-Intel platforms are refused with one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+import nvsim
+from nvsim.engines import build_engine
+from nvsim.engines.md import MdParameters
+from nvsim.engines.vroc import PPL_HEADER_BYTES, VrocParameters
+from nvsim.scenario import parse_scenario
+from nvsim.stripe.layout import ArrayGeometry, parity_members
+from nvsim.stripe.planner import plan_ios
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "scenarios" / "vroc-example"
+KIB = 1024
+STRIP = 16 * KIB
+MEMBERS = 5
+
+
+def engine(catalog, name="intel-vroc", policy="ppl", **values):
+    if values:
+        catalog = catalog.with_values({f"engines/{name}/{k}": v for k, v in values.items()})
+    settings = {"consistency_policy": policy} if name == "intel-vroc" else {}
+    return build_engine(catalog.engines[name], settings, members=MEMBERS, strip_bytes=STRIP)
+
+
+def work(eng, level, writes, offsets, length):
+    geom = ArrayGeometry(level, MEMBERS, STRIP, "left-asymmetric" if level == 5 else "near",
+                         member_size_bytes=STRIP * 64)
+    is_write = np.asarray(writes, dtype=bool)
+    offsets = np.asarray(offsets, dtype=np.int64)
+    plan = plan_ios(geom, is_write, offsets, np.full(len(offsets), length, dtype=np.int64))
+    chunks = ((offsets + length - 1) // STRIP - offsets // STRIP + 1).astype(float)
+    return plan, eng.work(plan, is_write, chunks, length, level)
+
+
+def example(**array):
+    data = yaml.safe_load((EXAMPLE / "scenario.yaml").read_text())
+    data["array"].update(array)
+    return data
+
+
+def test_md_parameters_are_linux_mds_and_only_vmd_is_added(catalog):
+    vroc, md = catalog.engines["intel-vroc"].parameters, catalog.engines["linux-md"].parameters
+    assert set(VrocParameters.model_fields) - set(MdParameters.model_fields) == {"vmd_interrupt_us"}
+    for name in MdParameters.model_fields:
+        assert vroc[name].value == md[name].value, name
+    assert not [name for name, cited in vroc.items() if cited.basis == "fitted"]
+
+
+def test_ppl_adds_one_parity_member_write_per_stripe_update(catalog):
+    with_ppl, without = engine(catalog, policy="ppl"), engine(catalog, policy="resync")
+    geom = ArrayGeometry(5, MEMBERS, STRIP, "left-asymmetric")
+    data = (MEMBERS - 1) * STRIP
+    # a 4 KiB read-modify-write in stripe 0; 8 KiB across stripes 0 and 1; a whole stripe (2)
+    for offset, length, rows in ((STRIP, 4 * KIB, [0]), (data - 4 * KIB, 8 * KIB, [0, 1]), (2 * data, data, [2])):
+        plan, base = work(without, 5, [True], [offset], length)
+        _, logged = work(with_ppl, 5, [True], [offset], length)
+        assert plan.stripes_touched[0] == len(rows)
+        added = np.flatnonzero(logged.phase == 0)[-len(rows):]
+        assert len(logged.member) - len(base.member) == len(rows)
+        assert logged.is_write[added].all()
+        assert sorted(logged.member[added]) == sorted(parity_members(geom, rows)[0])
+        pages_per_row = 0 if length == data else length // len(rows)  # the partial parity: the rows' pages
+        assert list(logged.length_bytes[added]) == [PPL_HEADER_BYTES + pages_per_row] * len(rows)
+        assert np.all(np.diff(logged.host_index) >= 0) and np.all(np.diff(logged.phase) >= 0)
+        assert logged.pre_s[0] > base.pre_s[0] and logged.mid_s[0] == base.mid_s[0]
+
+
+def test_ppl_only_for_raid5_writes(catalog):
+    eng = engine(catalog, policy="ppl")
+    _, reads = work(eng, 5, [False, False], [0, 3 * STRIP], 4 * KIB)
+    _, mirrored = work(eng, 10, [True, True], [0, 3 * STRIP], 4 * KIB)
+    _, md_reads = work(engine(catalog, "linux-md"), 5, [False, False], [0, 3 * STRIP], 4 * KIB)
+    assert len(reads.member) == len(md_reads.member) == 2 and (reads.phase == 1).all()
+    assert len(mirrored.member) == 4 and not (mirrored.phase == 0).any()
+
+
+def test_vmd_costs_one_remapped_interrupt_per_member_io(catalog):
+    vroc, md = engine(catalog, policy="resync", vmd_interrupt_us=3.0), engine(catalog, "linux-md")
+    for level, writes in ((10, [True, False, True]), (5, [True, False, True])):
+        _, ours = work(vroc, level, writes, [0, 5 * STRIP, 9 * STRIP], 4 * KIB)
+        _, theirs = work(md, level, writes, [0, 5 * STRIP, 9 * STRIP], 4 * KIB)
+        member_ios = np.bincount(ours.host_index, minlength=3)
+        assert np.allclose(ours.submit_cpu_ref_s - theirs.submit_cpu_ref_s, 3e-6 * member_ios)
+        assert np.array_equal(ours.lock_s, theirs.lock_s) and np.array_equal(ours.mid_s, theirs.mid_s)
+
+
+def test_vmd_cost_shows_in_host_cpu(catalog):
+    cpu_per_io = {}
+    for vmd_us in (0.0, 2.0):
+        cat = catalog.with_values({"engines/intel-vroc/vmd_interrupt_us": vmd_us})
+        result = nvsim.Simulation(parse_scenario(example(), cat), "randread-b4k-j16-d32", catalog=cat).run("fluid")
+        cpu_per_io[vmd_us] = result.cpu_percent / result.total_iops
+    assert cpu_per_io[2.0] > 1.05 * cpu_per_io[0.0]
+
+
+def test_ppl_doubles_raid5_small_write_amplification(catalog):
+    """A 4 KiB RAID5 write writes data and parity (2x); its PPL adds a header and one page (4x)."""
+    waf = {}
+    for policy in ("resync", "ppl"):
+        spec = parse_scenario(example(engine_settings={"consistency_policy": policy}), catalog)
+        waf[policy] = nvsim.Simulation(spec, "randwrite-b4k-j16-d32", catalog=catalog).run("fluid").raid_waf
+    assert waf["resync"] == pytest.approx(2.0, rel=1e-6)
+    assert waf["ppl"] == pytest.approx(4.0, rel=1e-6)
+
+
+def test_the_example_runs_in_both_modes(catalog):
+    for path, workload in ((EXAMPLE / "scenario.yaml", "randwrite-b4k-j16-d32"),
+                           (EXAMPLE / "raid10.yaml", "randrw70-b4k-j16-d32")):
+        sim = nvsim.Simulation(path, workload, catalog=catalog)
+        fluid, event = sim.run("fluid"), sim.run("event", host_ios=3000)
+        assert fluid.total_iops > 0 and event.total_iops == pytest.approx(fluid.total_iops, rel=0.15)
+    assert not (EXAMPLE / "published.yaml").exists()
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"level": 6}, "array: engine: intel-vroc supports RAID levels [0, 1, 5, 10], not 6"),
+    ({"drives": 25}, "array: drives: intel-vroc supports at most 24 drives, got 25"),
+    ({"engine_settings": {"consistency_policy": "journal"}}, "array.engine_settings.consistency_policy:"),
+])
+def test_what_vroc_cannot_do_is_refused_with_one_line(catalog, change, message):
+    with pytest.raises(nvsim.InputError) as error:
+        parse_scenario(example(**change), catalog)
+    assert str(error.value).startswith(message) and "\n" not in str(error.value)
+
+
+def test_a_non_intel_platform_is_refused(catalog):
+    data = example()
+    data["platform"] = "asus-rs520a-e12-rs24u"
+    with pytest.raises(nvsim.InputError) as error:
+        parse_scenario(data, catalog)
+    assert str(error.value) == ("array.engine: intel-vroc runs only on Intel CPUs; "
+                                "platform asus-rs520a-e12-rs24u has AMD EPYC 9334")
+    data["array"].update(engine="linux-md", engine_settings={})  # md itself runs anywhere
+    assert parse_scenario(data, catalog).platform == "asus-rs520a-e12-rs24u"
