@@ -52,8 +52,6 @@ from .base import Engine, EngineParameters, EngineServer, EngineSettings, Engine
 
 RAID5D_THREADS = 1
 """raid5d: the one md thread that handles stripe_heads when no worker group is set."""
-NR_STRIPES = 256
-"""raid5.c ``NR_STRIPES``: the stripe cache's default size (sysfs stripe_cache_size)."""
 STRIPE_CACHE_MAX = 32768
 """The largest stripe_cache_size raid5_set_cache_size accepts."""
 MAX_STRIPE_BATCH = 8
@@ -90,8 +88,6 @@ class MdSettings(EngineSettings):
     """What a scenario sets for md (sysfs /sys/block/mdX/md/...)."""
 
     group_thread_cnt: int = Field(default=0, ge=0, le=256, description="raid5 worker threads per group (RAID5/6)")
-    stripe_cache_size: int = Field(default=NR_STRIPES, ge=17, le=STRIPE_CACHE_MAX,
-                                   description="stripe_heads raid5 keeps (RAID5/6): its floor when the cache grows")
 
 
 class MdEngine(Engine):
@@ -188,10 +184,9 @@ class MdEngine(Engine):
         """stripe_heads the resync holds: md_do_sync does not throttle below ``speed_limit_min``, so
         sync_request takes every free stripe_head, and each time it finds none free raid5d grows
         the cache by one (``R5_ALLOC_MORE`` -> ``grow_one_stripe``): the resync fills as large a
-        cache as md lets a user set (``STRIPE_CACHE_MAX``), or the scenario's larger
-        ``stripe_cache_size``. What paces it is then its own thread (``resync_request_us`` per
-        stripe_head) and raid5d."""
-        return float(max(STRIPE_CACHE_MAX, self.settings.stripe_cache_size))
+        cache as md lets a user set (``STRIPE_CACHE_MAX``). What paces it is then its own thread
+        (``resync_request_us`` per stripe_head) and raid5d."""
+        return float(STRIPE_CACHE_MAX)
 
     def rebuild_throttle(self, limits: RebuildSpec, loaded: bool) -> RebuildThrottle:
         """md_do_sync's speed limits: while the array has other I/O the resync runs at no more than

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from nvsim.engines import Engine, build_engine
+from nvsim.engines.md import STRIPE_CACHE_MAX
 from nvsim.engines.base import PRIORITY_SCALE
 from nvsim.stripe.layout import ArrayGeometry
 from nvsim.stripe.planner import DEGRADED_READ, FULL_STRIPE_WRITE, READ_MODIFY_WRITE, RECONSTRUCT_WRITE, \
@@ -70,7 +71,7 @@ def test_md_raid6_optimal_reads_cost_one_md_request_and_one_device_lock_per_chun
     _, small = costs(md, raid6(), [False], [0], 4 * KIB)
     _, three = costs(md, raid6(), [False], [0], 12 * KIB)
     assert small.submit_cpu_ref_s[0] == pytest.approx(p["request_cpu_us"] * 1e-6)
-    assert small.lock_s[0] == pytest.approx(p["device_lock_us"] * 1e-6)
+    assert small.lock_s[0] == pytest.approx(md.device_lock_us * 1e-6)
     assert three.submit_cpu_ref_s[0] == pytest.approx(3 * small.submit_cpu_ref_s[0])
     assert three.lock_s[0] == pytest.approx(3 * small.lock_s[0])
     assert small.pre_s[0] == small.mid_s[0] == three.pre_s[0] == three.mid_s[0] == 0.0
@@ -91,7 +92,7 @@ def test_md_raid6_write_costs_per_stripe_head_and_per_member_page(catalog, lengt
     assert plan.mode[0] == mode and reads_writes(plan, 0) == (reads, writes)
     one_pass = p["stripe_disk_us"] * 8 * 1e-6
     bio = p["stripe_member_bio_us"] * 1e-6
-    assert work.lock_s[0] == pytest.approx(p["device_lock_us"] * 1e-6)
+    assert work.lock_s[0] == pytest.approx(md.device_lock_us * 1e-6)
     assert work.pre_s[0] == pytest.approx(one_pass + bio * reads if reads else 0.0)
     assert work.mid_s[0] == pytest.approx(one_pass + bio * writes)
     chunks = length // (4 * KIB)  # one md request per chunk
@@ -122,21 +123,21 @@ def test_md_raid6_write_on_a_tall_chunk_costs_one_stripe_head_per_page_row(catal
     plan, work = costs(md, raid6(64 * KIB), [True], [0], 16 * KIB)
     assert plan.mode[0] == READ_MODIFY_WRITE and reads_writes(plan, 0) == (12, 12)
     stripe_heads = 4
-    assert work.lock_s[0] == pytest.approx(stripe_heads * p["device_lock_us"] * 1e-6)
+    assert work.lock_s[0] == pytest.approx(stripe_heads * md.device_lock_us * 1e-6)
     one_pass = p["stripe_disk_us"] * 8 * 1e-6
     assert work.pre_s[0] == pytest.approx(stripe_heads * one_pass + 12 * p["stripe_member_bio_us"] * 1e-6)
 
 
 def test_md_raid10_takes_the_barrier_per_chunk_request_and_raid1_once(catalog):
     """raid10 splits a bio at chunk ends and each piece waits at the barrier (barrier_lock_us each),
-    plus barrier_lock_write_us per member write; raid1 splits only at 64 MiB units."""
+    plus one device_lock hold per member write (pending_bio_list); raid1 splits only at 64 MiB units."""
     md = make_engine(catalog, MD, members=4, strip_bytes=4 * KIB)
     p = vars(md.v)
     raid10 = ArrayGeometry(10, 4, 4 * KIB, member_size_bytes=4 * KIB * 64)
     _, read = costs(md, raid10, [False], [0], 16 * KIB)  # four chunks, one copy each
     _, write = costs(md, raid10, [True], [0], 4 * KIB)  # one chunk, two copies
     assert read.lock_s[0] == pytest.approx(4 * p["barrier_lock_us"] * 1e-6)
-    assert write.lock_s[0] == pytest.approx((p["barrier_lock_us"] + 2 * p["barrier_lock_write_us"]) * 1e-6)
+    assert write.lock_s[0] == pytest.approx((p["barrier_lock_us"] + 2 * md.device_lock_us) * 1e-6)
     raid1 = ArrayGeometry(1, 2, 4 * KIB, member_size_bytes=4 * KIB * 64)
     _, mirror = costs(make_engine(catalog, MD, members=2, strip_bytes=4 * KIB), raid1, [False], [0], 16 * KIB)
     assert mirror.lock_s[0] == pytest.approx(p["barrier_lock_us"] * 1e-6)
@@ -310,7 +311,7 @@ def test_md_raid6_rebuild_costs_per_stripe_head_of_the_new_member(catalog):
     one_pass = p["stripe_disk_us"] * 8 * 1e-6
     bio = p["stripe_member_bio_us"] * 1e-6
     assert work.submit_cpu_ref_s == pytest.approx(np.full(2, heads * p["resync_request_us"] * 1e-6))
-    assert work.lock_s == pytest.approx(np.full(2, heads * p["device_lock_us"] * 1e-6))
+    assert work.lock_s == pytest.approx(np.full(2, heads * md.device_lock_us * 1e-6))
     assert work.pre_s == pytest.approx(np.full(2, heads * one_pass + bio * 7 * heads))
     assert work.mid_s == pytest.approx(np.full(2, heads * one_pass + bio * heads))
     assert work.memory_bytes.tolist() == [8 * step, 8 * step]  # seven survivors read, one member written
@@ -321,7 +322,7 @@ def test_md_raid10_recovery_request_takes_the_barrier_once(catalog):
     p = vars(md.v)
     work = md.rebuild_work(rebuild_requests(8, 0, 3, 4 * KIB, [1]), 3, 1, 10)
     assert work.submit_cpu_ref_s == pytest.approx(np.full(3, p["resync_request_us"] * 1e-6))
-    assert work.lock_s == pytest.approx(np.full(3, (p["barrier_lock_us"] + p["barrier_lock_write_us"]) * 1e-6))
+    assert work.lock_s == pytest.approx(np.full(3, (p["barrier_lock_us"] + md.device_lock_us) * 1e-6))
     assert not work.pre_s.any() and not work.mid_s.any()
 
 
@@ -344,7 +345,8 @@ def test_engines_without_a_rebuild_mechanism_charge_nothing_for_it(catalog, name
 @pytest.mark.parametrize("priority", ["low", "normal", "high"])
 def test_rebuild_settings_request_size_and_depth(catalog, priority):
     """md RAID1/10: RESYNC_BLOCK_SIZE (64 KiB) cut at the chunk's end, RESYNC_DEPTH in flight (32 for
-    raid1, 512 for raid10), whatever the priority; otherwise rebuild_io_kib and rebuild_inflight
+    raid1, 512 for raid10), whatever the priority; RAID6 the stripe cache md lets grow, in requests of
+    rebuild_io_kib; otherwise rebuild_io_kib and rebuild_inflight
     scaled by the priority (low 0.5x, high 2x)."""
     scale = PRIORITY_SCALE[priority]
     md4 = make_engine(catalog, MD, members=8, strip_bytes=4 * KIB)
@@ -352,7 +354,9 @@ def test_rebuild_settings_request_size_and_depth(catalog, priority):
     assert md4.rebuild_settings(10, priority) == (4 * KIB, 512.0)
     assert md512.rebuild_settings(10, priority) == (64 * KIB, 512.0)
     assert md512.rebuild_settings(1, priority) == (64 * KIB, 32.0)
-    for name, level in ((MD, 6), (GPU, 6), (GPU, 10), (CARD, 5), (LOCKLESS, 6)):
+    md64 = make_engine(catalog, MD, members=8, strip_bytes=64 * KIB)  # RAID6: the grown stripe cache
+    assert md64.rebuild_settings(6, priority) == (32 * KIB, STRIPE_CACHE_MAX / 8)
+    for name, level in ((GPU, 6), (GPU, 10), (CARD, 5), (LOCKLESS, 6)):
         engine = make_engine(catalog, name, members=8, strip_bytes=64 * KIB)
         p = vars(engine.v)
         step, inflight = engine.rebuild_settings(level, priority)

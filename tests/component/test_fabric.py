@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nvsim import constants, fabric, pcie, platform, raid, specs
+from nvsim import constants, fabric, host_io, pcie, platform, raid, specs
 from nvsim.bounds import CANONICAL as BOUNDS_CANONICAL
 from nvsim.bounds import array_bounds
 from nvsim.catalog import default_catalog
@@ -21,7 +21,6 @@ from nvsim.scenario import load_scenario
 from nvsim.sim.fluid import demand_table, sample_batches, simulate_fluid
 from nvsim.sim.mixed import _rebuild_class
 from nvsim.sim.network import io_demands, io_visits, stations
-from nvsim.sim import model as sim_model
 from nvsim.sim.demand import host_io_batch, rebuild_batch
 from nvsim.sim.memo import Memo
 from nvsim.sim.model import build
@@ -175,7 +174,7 @@ def test_raid_level_rules_are_written_once():
 
 
 def test_page_bytes_is_defined_once():
-    for module in (specs, layout, platform, pcie, engines_md, engines_gpu, sim_model, derive):
+    for module in (specs, layout, host_io, pcie, engines_md, engines_gpu, derive):
         assert getattr(module, "PAGE_BYTES") is constants.PAGE_BYTES
 
 

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nvsim import parity
+from nvsim.engines.md import MdEngine
 from nvsim.rebuild import rebuild_summary, run_timeline
 from nvsim.scenario import parse_scenario
 from nvsim.stripe.layout import ArrayGeometry, data_members, parity_members, syndrome_members
@@ -235,8 +236,9 @@ def test_event_mode_full_rebuild_agrees_with_the_fluid_prediction(catalog):
 
 
 def test_event_window_beside_a_deep_md_resync_measures_its_steady_state(catalog):
-    """md RAID6's unthrottled resync at its fitted depth (~700 requests in flight) leaves the
-    foreground a few thousand IOPS of its ~100K: the event mode sizes its warm-up and window on the
+    """md RAID6's unthrottled resync, with a resync thread cheap enough (1 µs per stripe_head) that
+    its grown stripe cache (4,096 requests) floods raid5d, leaves the foreground a few thousand
+    IOPS of its ~100K: the event mode sizes its warm-up and window on the
     rate beside the rebuild, so its default run measures the steady state, which the fluid network
     matches (a window sized on the array's rate without the rebuild measured the queues filling:
     5x the IOPS)."""
@@ -244,6 +246,7 @@ def test_event_window_beside_a_deep_md_resync_measures_its_steady_state(catalog)
     from nvsim.sim.mixed import solve_state
     from nvsim.sim.system import ArraySystem
     limits = {"span_bytes": "64GiB", "speed_limit_min_kib_per_s": 600000, "speed_limit_max_kib_per_s": 600000}
+    catalog = catalog.with_values({"engines/linux-md/resync_request_us": 1.0})
     s = scenario(catalog, engine="linux-md", rebuild=limits, workloads=[RR])
     fluid = solve_state(s, s.workloads[0], catalog, rebuilding=0)
     assert fluid.total_iops < 0.05 * solve_state(s, s.workloads[0], catalog).total_iops
@@ -253,19 +256,21 @@ def test_event_window_beside_a_deep_md_resync_measures_its_steady_state(catalog)
     assert event.rebuild_bytes_per_s == pytest.approx(fluid.rebuild_bytes_per_s, rel=0.05)
 
 
-def test_md_raid6_resync_stripes_crowd_out_the_foreground_more_as_they_grow(catalog):
+def test_md_raid6_resync_stripes_crowd_out_the_foreground_more_as_they_grow(catalog, monkeypatch):
     """An unthrottled md RAID6 resync (speed_limit_min above its rate) shares raid5d with the
     foreground's degraded reads in proportion to their numbers: more resync stripe_heads in flight
-    take more of the rebuild and leave the foreground less; more foreground I/Os take some back."""
+    take more of the rebuild and leave the foreground less; more foreground I/Os take some back
+    (a resync thread of 1 µs per stripe_head, so that raid5d, not the thread, is the limit)."""
     from nvsim.sim.mixed import solve_state
     limits = {"speed_limit_min_kib_per_s": 600000, "speed_limit_max_kib_per_s": 600000}
+    cheap = catalog.with_values({"engines/linux-md/resync_request_us": 1.0})
     out = {}
     for depth in (4, 16):
         wl = {"name": "r", "rw": "randread", "bs": "16k", "numjobs": 16, "iodepth": depth}
         s = scenario(catalog, engine="linux-md", strip="4KiB", rebuild=limits, workloads=[wl])
-        for inflight in (32, 498):
-            trial = catalog.with_values({"engines/linux-md/rebuild_inflight": inflight})
-            r = solve_state(s, s.workloads[0], trial, rebuilding=0)
+        for inflight in (32, 498):  # the stripe_heads the resync holds, in requests of 8
+            monkeypatch.setattr(MdEngine, "resync_stripe_heads", lambda self, held=inflight: 8.0 * held)
+            r = solve_state(s, s.workloads[0], cheap, rebuilding=0)
             assert r.rebuild_limited_by.startswith("md stripe thread")
             out[depth, inflight] = (r.rebuild_bytes_per_s, r.total_iops)
     for depth in (4, 16):

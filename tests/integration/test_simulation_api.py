@@ -102,21 +102,21 @@ def test_an_oltp_state_under_faults_is_compared_with_the_optimal_array(catalog):
 
 
 def test_catalog_with_values_is_a_new_validated_frozen_catalog(catalog):
-    key = "engines/linux-md/device_lock_us"
-    changed = catalog.with_values({key: 0.5, "host_io/libaio/submit_us": 2.0})
-    before = catalog.engines["linux-md"].parameters["device_lock_us"]
-    after = changed.engines["linux-md"].parameters["device_lock_us"]
-    assert after.value == 0.5 and (after.source, after.basis, after.note) == (before.source, before.basis, before.note)
+    key = "engines/linux-md/barrier_lock_us"
+    changed = catalog.with_values({key: 2.0, "host_io/libaio/submit_us": 2.0})
+    before = catalog.engines["linux-md"].parameters["barrier_lock_us"]
+    after = changed.engines["linux-md"].parameters["barrier_lock_us"]
+    assert after.value == 2.0 and (after.source, after.basis, after.note) == (before.source, before.basis, before.note)
     assert changed.host_io["libaio"].submit_us.value == 2.0
-    assert catalog.engines["linux-md"].parameters["device_lock_us"] is before  # the original is untouched
+    assert catalog.engines["linux-md"].parameters["barrier_lock_us"] is before  # the original is untouched
     assert changed.drives["kioxia-cm7-r-3.84tb"] is catalog.drives["kioxia-cm7-r-3.84tb"]  # unchanged: shared
     with pytest.raises(dataclasses.FrozenInstanceError):
         changed.drives = {}
-    with pytest.raises(nvsim.InputError, match="did you mean 'device_lock_us'"):
+    with pytest.raises(nvsim.InputError, match="did you mean 'barrier_lock_us'"):
         catalog.with_values({"engines/linux-md/device_lok_us": 1.0})
     with pytest.raises(nvsim.InputError, match="section/entry/field"):
-        catalog.with_values({"linux-md/device_lock_us": 1.0})
-    md = nvsim.load_scenario(G6 / "md-raid6-4k.yaml", catalog)
+        catalog.with_values({"linux-md/barrier_lock_us": 1.0})
+    md = nvsim.load_scenario(G6 / "md-raid10-512k.yaml", catalog)  # random reads wait at raid10's barrier lock
     slower = nvsim.Simulation(md, "randread-b4k-j192-d32", catalog=changed).run("fluid")
     assert slower.total_iops < nvsim.Simulation(md, "randread-b4k-j192-d32", catalog=catalog).run("fluid").total_iops
 

@@ -1,9 +1,10 @@
+import re
 from pathlib import Path
 
 import pytest
 import yaml
 
-from nvsim.catalog import Catalog, iter_cited, load_catalog
+from nvsim.catalog import DEFAULT_CATALOG_DIR, Catalog, iter_cited, load_catalog
 from nvsim.errors import InputError
 from nvsim.specs import DriveSpec, PlatformSpec
 
@@ -114,3 +115,24 @@ def _walk_cited(value):
     elif isinstance(value, list):
         for item in value:
             yield from _walk_cited(item)
+
+
+MAX_FITTED_PER_ENTRY = 4
+"""The brief's rule: at most 4 fitted parameters in any catalog entry."""
+
+
+def test_no_catalog_entry_has_more_than_four_fitted_numbers():
+    """Read models/ itself (every YAML, every nested value): a fifth ``basis: fitted`` fails."""
+    crowded = {}
+    for path in sorted(DEFAULT_CATALOG_DIR.glob("*/*.yaml")):
+        text = path.read_text()
+        fitted = len(re.findall(r"basis:\s*fitted\b", text))
+        if fitted > MAX_FITTED_PER_ENTRY:
+            crowded[path.name] = fitted
+    assert crowded == {}
+
+
+def test_the_fit_count_rule_reads_what_calibrate_writes(tmp_path):
+    """The count above sees the line format calibrate writes (a test of the test)."""
+    line = "  x_us: {value: 1.0, source: seed-000, basis: fitted, note: \"nvsim calibrate\"}\n"
+    assert len(re.findall(r"basis:\s*fitted\b", line * 5)) == 5
