@@ -82,18 +82,31 @@ class EngineServer:
 
 @dataclass(frozen=True)
 class RebuildThrottle:
-    """What an engine's throttle does to its rebuild (``Engine.rebuild_throttle``): hold it to a
-    rate (md's speed limit), pace it to a share of the busy time of the drive it loads most (a
-    vendor's rebuild priority, like a RAID card's "rebuild rate" percentage), or nothing (both None:
-    the rebuild keeps its requests in flight and takes what the queues give it)."""
+    """What an engine's throttle does to its rebuild (``Engine.rebuild_throttle``):
+
+    * ``limit_bytes_per_s``: a rate it never passes (md's ``speed_limit_max``: above it md sleeps);
+    * ``share``: a pace, that share of the busy time of the drive it loads most (a vendor's rebuild
+      priority, like a RAID card's "rebuild rate" percentage);
+    * ``floor_bytes_per_s`` and ``window_bytes``: md_do_sync on a busy array -- below the floor
+      (``speed_limit_min``) it never waits; above it, every ``window_bytes`` of progress it waits
+      until its requests in flight have all completed before issuing more;
+    * none of them: the rebuild keeps its requests in flight and takes what the queues give it.
+    """
 
     limit_bytes_per_s: float | None = None
     share: float | None = None
+    floor_bytes_per_s: float | None = None
+    window_bytes: float | None = None
     why: str = ""
 
     @property
     def paced(self) -> bool:
         return self.share is not None
+
+    @property
+    def drains(self) -> bool:
+        """Whether the rebuild waits for its requests in flight every ``window_bytes`` above its floor."""
+        return self.window_bytes is not None
 
 
 @dataclass(frozen=True)

@@ -60,6 +60,9 @@ device_lock hold; ``raid5_wakeup_stripe_thread`` wakes one more worker for each 
 DEVICE_LOCK_LINES = 1
 """Cache lines a device_lock hold moves between cores: the lock's own (raid5_read_one_chunk's
 ``active_aligned_reads``, the stripe lists' heads share it in ``struct r5conf``)."""
+SYNC_WINDOW_BYTES = 32 * PAGE_BYTES
+"""md_do_sync's ``window = 32 * (PAGE_SIZE / 512)`` sectors: the resync progress between two checks
+of its speed (128 KiB with 4 KiB pages)."""
 RESYNC_BLOCK_BYTES = 64 * 1024
 """raid1.c/raid10.c ``RESYNC_BLOCK_SIZE``: the most one resync/recovery request covers."""
 RESYNC_DEPTH = {1: 32.0, 10: 512.0}
@@ -189,10 +192,18 @@ class MdEngine(Engine):
         return float(STRIPE_CACHE_MAX)
 
     def rebuild_throttle(self, limits: RebuildSpec, loaded: bool) -> RebuildThrottle:
-        """md_do_sync's speed limits: while the array has other I/O the resync runs at no more than
-        ``speed_limit_min`` (above it md sleeps), idle at no more than ``speed_limit_max``."""
-        kib = limits.speed_limit_min_kib_per_s if loaded else limits.speed_limit_max_kib_per_s
-        return RebuildThrottle(limit_bytes_per_s=kib * 1024.0, why=f"md speed limit {kib:.0f} KiB/s")
+        """md_do_sync's throttle (drivers/md/md.c, as in Linux 5.4 and 5.15): the resync never runs
+        above ``speed_limit_max`` (it sleeps 500 ms when its speed passes it). On a busy array
+        (``is_mddev_idle`` false), once its speed is above ``speed_limit_min``, after every
+        ``window`` of progress it waits until its requests in flight have all completed
+        (``wait_event(recovery_wait, !recovery_active)``): "give other IO more of a chance"."""
+        top = limits.speed_limit_max_kib_per_s * 1024.0
+        if not loaded:
+            return RebuildThrottle(limit_bytes_per_s=top,
+                                   why=f"md speed_limit_max {limits.speed_limit_max_kib_per_s:.0f} KiB/s")
+        floor = limits.speed_limit_min_kib_per_s * 1024.0
+        return RebuildThrottle(limit_bytes_per_s=top, floor_bytes_per_s=floor, window_bytes=SYNC_WINDOW_BYTES,
+                               why=f"md speed_limit_min {limits.speed_limit_min_kib_per_s:.0f} KiB/s")
 
     def recovery_excludes_host_io(self, level: int) -> bool:
         """raid10's barrier is array-wide; raid1's is per 64 MiB bucket (since Linux 4.11), which

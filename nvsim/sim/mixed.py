@@ -4,9 +4,11 @@ Foreground work (a fio job's I/Os in flight, or an OLTP database's users) and a 
 stations of ``network.py``; the network is solved for both at once, then the engine's rebuild
 policy is applied:
 
-* md (``md_do_sync``): while the array has other I/O the rebuild runs at no more than
-  ``speed_limit_min`` (else ``speed_limit_max``): above it md sleeps, so fewer requests are in
-  flight on average -- the population of the rebuild class is cut until its rate meets the limit.
+* md (``md_do_sync``): never above ``speed_limit_max`` (md sleeps: the population of the
+  rebuild class is cut until its rate meets the limit). On a busy array, above
+  ``speed_limit_min`` it waits for its requests in flight every 128 KiB window: solved as a
+  population of one window's requests; if that runs below the floor, md never waits and the
+  rebuild is held at the floor instead (``rebuild_stages``).
 * md RAID10 (``raise_barrier``/``wait_barrier`` in raid10.c): recovery requests and normal I/O
   exclude each other. A batch of recovery requests runs once the normal I/O in flight has drained;
   the md requests that arrived meanwhile go through when it ends, and the barrier rises again
@@ -26,7 +28,7 @@ undamped alternates between two or three states and never settles.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -88,17 +90,39 @@ PACED_REQUESTS_MAX = 256.0
 """Most rebuild requests a pacing card keeps in flight to hold its share (a bound for the solvers)."""
 
 
-def rebuild_cap(system: ArraySystem, rb: RebuildClass, net, loaded: bool) -> tuple[float, str, bool]:
-    """The rate the engine's throttle (``Engine.rebuild_throttle``) holds its rebuild to, why, and
-    whether the engine paces it: a fixed limit (md's speed limits) as it is; a paced share of drive
-    time as the rate that gives the drive station the rebuild loads most that share; else none."""
+@dataclass(frozen=True)
+class RebuildStage:
+    """One way the engine's throttle may run its rebuild: the requests it keeps in flight (at
+    most), the rate it holds them to, why, whether it paces to a share, and the floor below which
+    this way does not hold (md's drain-every-window applies only above ``speed_limit_min``)."""
+
+    inflight: float
+    cap_bytes_per_s: float
+    why: str
+    paced: bool = False
+    floor_bytes_per_s: float | None = None
+
+
+def rebuild_stages(system: ArraySystem, rb: RebuildClass, net, loaded: bool) -> list[RebuildStage]:
+    """The ways the engine's throttle (``Engine.rebuild_throttle``) may run its rebuild, to try in
+    order: a paced share of drive time as the rate giving the drive station the rebuild loads most
+    that share; a limit as it is; md's drain-every-window on a busy array first as a population of
+    one window's requests (kept if its rate stays above the floor), else held at the floor."""
     throttle = system.engine.rebuild_throttle(system.array.rebuild, loaded)
+    limit = throttle.limit_bytes_per_s if throttle.limit_bytes_per_s is not None else math.inf
     if throttle.paced:
         rate, station = paced_rate_bytes_per_s(rb, net, throttle.share)
-        return rate, f"{throttle.why} {station}", math.isfinite(rate)
-    if throttle.limit_bytes_per_s is not None:
-        return throttle.limit_bytes_per_s, throttle.why, False
-    return math.inf, "", False
+        paced = math.isfinite(rate)
+        return [RebuildStage(rb.inflight, min(rate, limit),
+                             f"{throttle.why} {station}", paced)]
+    if not throttle.drains:
+        return [RebuildStage(rb.inflight, limit, throttle.why if math.isfinite(limit) else "")]
+    window = max(1.0, min(rb.inflight, throttle.window_bytes / rb.step_bytes))
+    floor = throttle.floor_bytes_per_s
+    drained = (f"md_do_sync above speed_limit_min on a busy array: waits for its {window:.0f} requests "
+               f"in flight ({throttle.window_bytes / 1024:.0f} KiB window) to complete before the next")
+    return [RebuildStage(window, limit, drained, floor_bytes_per_s=floor),
+            RebuildStage(rb.inflight, min(floor, limit), throttle.why)]
 
 
 def rebuild_plan(system: ArraySystem, target: int) -> dict:
@@ -108,11 +132,15 @@ def rebuild_plan(system: ArraySystem, target: int) -> dict:
     span = float(array.rebuild.span_bytes or system.capacity.member_bytes)
     net = stations(system)
     rb = _rebuild_class(system, net, target)
-    cap, _why, paced = rebuild_cap(system, rb, net, loaded=True)  # the event mode always runs a foreground job
-    guess = min(cap, rb.inflight * rb.step_bytes / rb.base_s)
-    inflight = PACED_REQUESTS_MAX if paced else rb.inflight
-    return {"step_bytes": rb.step_bytes, "inflight": inflight, "cap_bytes_per_s": cap,
-            "span_bytes": min(span, system.capacity.member_bytes), "rate_guess": guess}
+    throttle = system.engine.rebuild_throttle(array.rebuild, True)  # the event mode always runs a foreground job
+    stage = rebuild_stages(system, rb, net, loaded=True)[0]
+    # the event mode drains md's windows itself; a pacing card keeps as many as its share needs
+    inflight = PACED_REQUESTS_MAX if stage.paced else rb.inflight
+    guess = min(stage.cap_bytes_per_s, stage.inflight * rb.step_bytes / rb.base_s)
+    return {"step_bytes": rb.step_bytes, "inflight": inflight, "cap_bytes_per_s": stage.cap_bytes_per_s,
+            "span_bytes": min(span, system.capacity.member_bytes), "rate_guess": guess,
+            "floor_bytes_per_s": throttle.floor_bytes_per_s if throttle.drains else None,
+            "drain_window_bytes": throttle.window_bytes}
 
 
 @dataclass
@@ -181,23 +209,41 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
                 failed: tuple[int, ...] = (), rebuilding: int | None = None, seed: int | None = None) -> SimResult:
     """Foreground metrics (and ``rebuild_bytes_per_s``) with ``failed`` members missing and member
     ``rebuilding`` being rebuilt (it is missing to the foreground until done); ``workload`` None:
-    no foreground I/O (the rebuild alone)."""
+    no foreground I/O (the rebuild alone). The engine's throttle may offer several ways to run the
+    rebuild (``rebuild_stages``): the first whose rate stays above its floor is the answer."""
     catalog = catalog or default_catalog()
     seed = scenario.seed if seed is None else seed
     missing = tuple(sorted(set(failed) | ({rebuilding} if rebuilding is not None else set())))
     idle = workload is None
-    if idle:
-        workload = WorkloadSpec(name="idle", rw="randread", bs=4096)
-    if workload.is_oltp:
-        load = OltpLoad(scenario, workload, catalog, missing, seed)
-    else:
-        load = FioLoad(scenario, workload, catalog, missing, seed, idle)
+    workload = WorkloadSpec(name="idle", rw="randread", bs=4096) if idle else workload
+
+    def fresh_load():
+        if workload.is_oltp:
+            return OltpLoad(scenario, workload, catalog, missing, seed)
+        return FioLoad(scenario, workload, catalog, missing, seed, idle)
+
+    load = fresh_load()
+    net = stations(load.system)
+    if rebuilding is None:
+        return _settle(load, net, None, None)
+    rb = _rebuild_class(load.system, net, rebuilding)
+    stages = rebuild_stages(load.system, rb, net, load.demands(net)[2] > 0)
+    for i, stage in enumerate(stages):
+        result = _settle(load if i == 0 else fresh_load(), net, rb, stage)
+        floor = stage.floor_bytes_per_s
+        if floor is None or result.rebuild_bytes_per_s >= floor:
+            break
+    return result
+
+
+def _settle(load, net, rb: RebuildClass | None, stage: RebuildStage | None) -> SimResult:
+    """The state's fixed point with the rebuild run ``stage``'s way (``rb`` None: no rebuild)."""
     system = load.system
-    net = stations(system)
     fg_demand, fg_base, population = load.demands(net)
-    rb = _rebuild_class(system, net, rebuilding) if rebuilding is not None else None
-    barrier = rb is not None and system.engine.recovery_excludes_host_io(scenario.array.level)
-    cap_bytes_per_s, cap_why, paced = rebuild_cap(system, rb, net, population > 0) if rb is not None \
+    if rb is not None:
+        rb = replace(rb, inflight=stage.inflight)
+    barrier = rb is not None and system.engine.recovery_excludes_host_io(system.array.level)
+    cap_bytes_per_s, cap_why, paced = (stage.cap_bytes_per_s, stage.why, stage.paced) if rb is not None \
         else (math.inf, "", False)
 
     def solve(k: float, open_u: np.ndarray):
@@ -264,8 +310,8 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
             if cycle.released >= 1 else f"md recovery alone: {batches}")
     elif rb is not None and len(sol.throughput) > 1:
         rebuild_rate = sol.throughput[1] * rb.step_bytes
-        if rebuild_rate >= 0.995 * cap_bytes_per_s:
-            rebuild_limit = cap_why
+        if rebuild_rate >= 0.995 * cap_bytes_per_s or stage.floor_bytes_per_s is not None:
+            rebuild_limit = cap_why  # at its limit, or md draining its windows above the floor
         else:
             j = int(np.argmax(sol.utilisation))
             rebuild_limit = f"{net.labels[j]} at {100 * sol.utilisation[j]:.0f}%" if sol.utilisation[j] > 0.9 else \

@@ -463,3 +463,28 @@ def test_md_raid10_recovery_holds_each_chunk_piece_of_an_fio_io(catalog, monkeyp
     monkeypatch.setattr(MdEngine, "barrier_requests", staticmethod(lambda level, chunks: np.ones_like(chunks)))
     per_io = ratio()
     assert 0 < per_piece < 0.8 * per_io < per_io < 1
+
+
+def test_md_resync_above_its_floor_drains_each_window_in_both_modes(catalog):
+    """md_do_sync on a busy array with the kernel's default limits (min 1,000, max 200,000 KiB/s):
+    above speed_limit_min it waits for its requests in flight every 128 KiB window, so the resync
+    runs well above the floor yet far below its unthrottled rate (min = max = 600,000 KiB/s), and
+    the foreground keeps most of its I/O; the event mode, which runs the waits request by request,
+    agrees with the fluid mode's population of one window."""
+    from nvsim.sim.event import simulate_event
+    from nvsim.sim.mixed import solve_state
+    from nvsim.sim.system import ArraySystem
+    span = {"span_bytes": "16GiB"}
+    default = scenario(catalog, engine="linux-md", rebuild=span, workloads=[RR])
+    free = scenario(catalog, engine="linux-md", workloads=[RR],
+                    rebuild={**span, "speed_limit_min_kib_per_s": 600000, "speed_limit_max_kib_per_s": 600000})
+    drained = solve_state(default, default.workloads[0], catalog, rebuilding=0)
+    unthrottled = solve_state(free, free.workloads[0], catalog, rebuilding=0)
+    floor = 1000 * 1024
+    assert 10 * floor < drained.rebuild_bytes_per_s < 0.5 * unthrottled.rebuild_bytes_per_s
+    assert drained.rebuild_limited_by.startswith("md_do_sync")
+    assert drained.total_iops > 3 * unthrottled.total_iops
+    event = simulate_event(ArraySystem(default, default.workloads[0], catalog, failed_members=(0,)),
+                           rebuild_member=0, host_ios=20_000)
+    assert event.rebuild_bytes_per_s == pytest.approx(drained.rebuild_bytes_per_s, rel=0.3)
+    assert event.total_iops == pytest.approx(drained.total_iops, rel=0.15)

@@ -108,6 +108,15 @@ class BatchRebuildSlot(RebuildSlot):
             self.gate.batch.succeed()
 
 
+def _batch_requests(progress: RebuildProgress, now: float, inflight: int) -> int:
+    """Recovery requests in the next batch: ``inflight`` (RESYNC_DEPTH), or, once md_do_sync's
+    speed is above ``speed_limit_min`` on this busy array, one drain window's worth (it waits for
+    them all before the next window, as the batch does)."""
+    if progress.drain_window_bytes is None or now <= 0 or progress.done_bytes / now <= progress.floor_bytes_per_s:
+        return inflight
+    return max(1, int(progress.drain_window_bytes // progress.step_bytes))
+
+
 def resync_cycle(run: Run, queue: JobQueue, progress: RebuildProgress,
                  gate: Gate) -> Generator[simpy.Event, None, None]:
     """SimPy process: md_do_sync over raid10_sync_request, a batch at a time: raise the barrier
@@ -125,7 +134,7 @@ def resync_cycle(run: Run, queue: JobQueue, progress: RebuildProgress,
             gate.drained = env.event()
             yield gate.drained
         left = int(math.ceil((progress.span_bytes - progress.issued_bytes) / progress.step_bytes))
-        gate.left = min(inflight, left)
+        gate.left = min(_batch_requests(progress, env.now, inflight), left)
         gate.batch = env.event()
         for _ in range(gate.left):
             BatchRebuildSlot(run, queue, progress, gate).issue()

@@ -4,7 +4,7 @@ run counts the bytes they rebuild."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import simpy
@@ -25,13 +25,21 @@ class RebuildProgress:
     """The rebuild's plan (``mixed.rebuild_plan``: request size, requests in flight, the engine's
     throttle, the span and a guess of its rate) and its progress: the member offset planned next,
     bytes issued, done, and done in the measured window, when the span was done. ``stop``: the
-    event a run to the end of the rebuild waits for (None: the run has a fixed window)."""
+    event a run to the end of the rebuild waits for (None: the run has a fixed window). md's
+    drain-every-window (``floor_bytes_per_s``, ``drain_window_bytes``; None: not this engine):
+    where the next speed check falls, whether the resync is waiting for its requests in flight to
+    complete, and the slots waiting with it."""
 
     step_bytes: int
     inflight: float
     cap_bytes_per_s: float
     span_bytes: float
     rate_guess: float
+    floor_bytes_per_s: float | None = None
+    drain_window_bytes: float | None = None
+    next_check_bytes: float = 0.0
+    draining: bool = False
+    waiters: list = field(default_factory=list)
     next_offset: int = 0
     issued_bytes: float = 0.0
     done_bytes: float = 0.0
@@ -71,6 +79,8 @@ class RebuildSlot(HostSlot):
         p = self.progress
         if p.issued_bytes >= p.span_bytes:
             return
+        if p.drain_window_bytes is not None and self.drain_wait():
+            return
         allowed = p.issued_bytes / p.cap_bytes_per_s
         if allowed > self.t0 + PACE_TOLERANCE_S:
             self.t0 = allowed
@@ -95,6 +105,31 @@ class RebuildSlot(HostSlot):
                 p.stop.succeed()
         return finish
 
+    def drain_wait(self) -> bool:
+        """md_do_sync's check, every ``drain_window_bytes`` of progress: when the resync's speed so
+        far is above ``speed_limit_min`` it waits until every request in flight has completed
+        (this slot joins the waiters); True while it waits."""
+        p = self.progress
+        if p.draining and p.issued_bytes > p.done_bytes:
+            p.waiters.append(self)
+            return True
+        p.draining = False
+        if p.issued_bytes >= p.next_check_bytes:
+            p.next_check_bytes = p.issued_bytes + p.drain_window_bytes
+            now = self.env.now
+            if now > 0 and p.done_bytes / now > p.floor_bytes_per_s and p.issued_bytes > p.done_bytes:
+                p.draining = True
+                p.waiters.append(self)
+                return True
+        return False
+
     def done(self, _event) -> None:
         self.t0 = self.rebuilt()
+        p = self.progress
+        if p.draining and p.issued_bytes <= p.done_bytes:  # the window has drained: all go again
+            p.draining = False
+            waiting, p.waiters = p.waiters, []
+            for slot in waiting:
+                slot.t0 = max(slot.t0, self.env.now)
+                slot.issue()
         self.issue()
