@@ -1,42 +1,34 @@
-"""Linux md (drivers/md/raid{0,1,10,5}.c as in 5.x kernels), the mechanisms that set its speed.
+"""Linux md (drivers/md/raid{0,1,10,5}.c and md.c as in the 5.4 and 5.15 kernels of the reference
+documents), the mechanisms that set its speed (docs/models/engines.md):
 
 * RAID1/10: a bio is split at chunk boundaries (``raid10_make_request``; raid1 at its barrier
-  units) and every piece takes ``conf->resync_lock`` in ``wait_barrier`` (a spinlock shared by all
-  submitters) -- ``barrier_lock_us`` per chunk request, plus ``barrier_lock_write_us`` per member
-  write (the per-copy bio set-up and pending-list work done under the same serialisation).
+  units) and every piece takes ``conf->resync_lock`` in ``wait_barrier`` (``barrier_lock_us``
+  per md request); each member write is queued on ``conf->pending_bio_list`` under
+  ``conf->device_lock`` (one device_lock hold per member write).
 * RAID4/5/6 reads in the optimal state bypass the stripe cache (``raid5_read_one_chunk``), one
-  per chunk, each taking ``conf->device_lock`` (``device_lock_us``).
+  per chunk, each a device_lock hold.
+* A device_lock hold is the platform's transfer of the lock's cache line (``line_transfer_us``:
+  the CPU's ``cache_line_transfer_ns``); on two sockets every locked and raid5d time is
+  multiplied by ``shared_access_factor`` (the CPU's ``cross_socket_line_factor`` over the share
+  of submitters on the other socket).
 * RAID4/5/6 writes go through the stripe cache: each 4 KiB page row is a ``stripe_head``; the
-  submitter takes ``device_lock`` per stripe_head, and the single ``raid5d`` thread (plus
-  ``group_thread_cnt`` workers, 0 by default, each adding ``group_thread_gain`` of a thread: fitted
-  0 on the one published run with workers, seed 003, whose md RAID6 plateau is one thread's)
-  handles each stripe_head in one pass per state
-  change: ``stripe_disk_us`` per member of the array per pass (``analyse_stripe`` and
-  ``handle_stripe_dirtying`` walk every device of the stripe) plus ``stripe_member_bio_us`` per
-  member page bio it issues, plus
-  parity at ``parity_gen_gb_per_s``. RMW/RCW reads: a pass before the reads, one after.
-* On a two-socket machine md's shared structures (locks, stripe_heads, lists) bounce between the
-  sockets: every locked and raid5d time above is multiplied by ``1 + f (remote_access_factor - 1)``
-  with f the share of submitters on the other socket (nvsim.platform.cross_socket_fraction).
-* Every md request (one per chunk a bio is split into) costs ``request_cpu_us`` on the submitting
-  core (bio split/clone, accounting, wake-ups), at ``reference_clock_ghz``.
+  submitter takes device_lock per stripe_head, and raid5d (one thread: ``stripe_thread_count``)
+  handles each stripe_head in one pass per state change: ``stripe_disk_us`` per member of the
+  array per pass plus ``stripe_member_bio_us`` per member page bio it issues, plus parity at
+  ``parity_gen_gb_per_s``. RMW/RCW reads: a pass before the reads, one after.
+* Every md request (one per chunk a bio is split into) costs ``request_cpu_us`` on the
+  submitting core, at ``reference_clock_ghz``.
 * Degraded (a member missing): RAID5/6 reads no longer bypass the stripe cache
   (``raid5_make_request`` takes ``chunk_aligned_read`` only while ``mddev->degraded == 0``): every
   read is a stripe_head handled by raid5d like a write, plus the reconstruction's parity work.
-* Rebuild (``md_do_sync`` -> ``sync_request``): RAID5/6 one stripe_head per 4 KiB row, reading
-  every other member (handle_stripe reads them all while syncing) and writing the new one; a
-  request covers ``rebuild_io_kib`` (the rows raid5d handles in one plugged batch), and
-  ``rebuild_inflight`` requests are in flight: below ``speed_limit_min`` md_do_sync never throttles
-  the resync, and each time it finds no free stripe_head the cache grows (``R5_ALLOC_MORE`` ->
-  ``grow_one_stripe`` in raid5d, re-armed at every release), so the resync holds far more than
-  ``stripe_cache_size`` (fitted on seed 003: ~700 requests, ~5,600 stripe_heads), and foreground
-  stripe_heads take their turn behind them in raid5d's lists. RAID10 reads up to
-  ``RESYNC_BLOCK_SIZE`` (64 KiB, and no further than the chunk's end:
-  ``(sector_nr | chunk_mask) - sector_nr + 1``) from a surviving copy and writes it,
-  ``RESYNC_DEPTH`` (512) at once, each under the array barrier (``raise_barrier``): normal I/O
-  waits while any recovery request is in flight (nvsim.sim.mixed.BarrierCycle). RAID1: 32 at once,
-  under a barrier per 64 MiB bucket that random normal I/O all but never meets. The resync
-  thread's CPU per request is ``resync_request_us``.
+* Rebuild (``md_do_sync`` -> ``sync_request``, ``resync_request_us`` each on the resync thread):
+  RAID5/6 one stripe_head per 4 KiB row, reading every other member and writing the new one, in
+  requests of ``rebuild_io_kib`` (MAX_STRIPE_BATCH rows), as many as the grown stripe cache holds
+  (``resync_stripe_heads``). RAID10 reads up to ``RESYNC_BLOCK_SIZE`` (64 KiB, and no further
+  than the chunk's end) from a surviving copy and writes it, ``RESYNC_DEPTH`` (512) at once, each
+  under the array barrier (``raise_barrier``): normal I/O waits while any recovery request is in
+  flight (nvsim.sim.mixed.BarrierCycle). RAID1: 32 at once, under a barrier per 64 MiB bucket that
+  random normal I/O all but never meets. The throttle is md_do_sync's (``rebuild_throttle``).
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ class ArrayModel:
     drive_spec: DriveSpec
     platform_spec: PlatformSpec
     engine_spec: EngineSpec
-    kind: str  # the engine's kind (nvsim.engines.ENGINE_CLASSES)
+    kind: str  # the engine's kind (a key of nvsim.engines.ENGINES)
     engine: Engine
     platform: PlatformModel
     logical_cpus: int  # of the jobs' sockets
