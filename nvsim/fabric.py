@@ -45,6 +45,7 @@ class ArrayFacts(NamedTuple):
     drive_name: str
     drive_units: int  # servers of one drive's NAND pool
     drive_link: str
+    rebuild_threads: int = 1  # threads the engine's rebuild runs on (``Engine.rebuild_threads``)
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,7 @@ KINDS: tuple[ResourceKind, ...] = (
     # md's resync thread or a card driver's rebuild thread: only rebuild requests load it (their
     # submit cost runs there, not on the job cores)
     ResourceKind("rebuild_thread", lambda f, _w: "rebuild thread (md resync / driver)",
-                 rebuild_fields=("submit_s", "complete_s"), host_cpu=lambda f: True, reported=False),
+                 servers=lambda f: float(f.rebuild_threads), rebuild_fields=("submit_s", "complete_s"), host_cpu=lambda f: True, reported=False),
 )
 KIND = {kind.key: kind for kind in KINDS}
 RESOURCE_KEYS = tuple(kind.key for kind in KINDS if kind.reported)

@@ -17,10 +17,13 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
+import numpy as np
+
 from .bounds import capacity
 from .catalog import Catalog, default_catalog
 from .raid import failures_tolerated
 from .risk import HOURS_PER_YEAR, RebuildRisk, rebuild_risk
+from .sim.system import ArraySystem
 from .simulation import ArrayState, Result, Simulation
 from .specs import FaultSpec, ScenarioSpec, WorkloadSpec
 
@@ -50,6 +53,8 @@ class RebuildRecord:
     end_s: float | None  # None: not finished within the timeline
     bytes_rebuilt: float
     survivor_bytes_read: float
+    raid_waf: float = float("nan")  # member bytes written per byte of the replaced member rebuilt
+    waf_nand: float = float("nan")  # NAND bytes programmed per byte written, in the member written
 
     @property
     def duration_s(self) -> float | None:
@@ -160,7 +165,8 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog:
             break
         if current is None and queue:
             member = queue.pop(0)
-            current = RebuildRecord(member, t, None, 0.0, 0.0)
+            current = RebuildRecord(member, t, None, 0.0, 0.0,
+                                    *rebuild_write_amplification(scenario, catalog, member, tuple(missing - {member})))
             out.rebuilds.append(current)
         next_event = events[0].at_s if events else math.inf
         if horizon_s is not None:
@@ -207,6 +213,33 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog:
     return out
 
 
+REBUILD_SAMPLE_REQUESTS = 8
+"""Rebuild requests priced to measure the rebuild's write amplification (every one writes alike)."""
+
+
+def rebuild_write_amplification(scenario: ScenarioSpec, catalog: Catalog, target: int,
+                                missing: tuple[int, ...] = ()) -> tuple[float, float]:
+    """(RAID WAF, NAND WAF) of rebuilding member ``target`` with ``missing`` members down, from the
+    engine's own rebuild requests (``ArraySystem.rebuild_batch``): the member bytes they write per
+    byte of the replaced member they rebuild (1 for a plain recovery), and inside the drive written
+    the FTL's NAND bytes programmed per byte written -- as for host writes (``sim.fluid.
+    write_amplification``: the indirection unit's read-modify-write of each write size times the
+    garbage collection of the stream), the stream here being the new member's sequential fill."""
+    array = scenario.array
+    idle = WorkloadSpec(name="idle", rw="randread", bs=4096)  # a system needs a workload; none runs
+    system = ArraySystem(scenario, idle, catalog, tuple(sorted(set(missing) | {target})))
+    step, _inflight = system.engine.rebuild_settings(array.level, array.rebuild.priority)
+    batch = system.rebuild_batch(target, np.arange(REBUILD_SAMPLE_REQUESTS, dtype=np.int64) * step, step)
+    written = batch.op_bytes[batch.op_is_write]
+    member = float(written.sum())
+    if member == 0:
+        return float("nan"), float("nan")
+    ssd = system.drive.ssd
+    sizes, counts = np.unique(written, return_counts=True)
+    nand = float(sum(int(size) * ssd.rmw_factor(int(size)) * c for size, c in zip(sizes, counts)))
+    return member / (REBUILD_SAMPLE_REQUESTS * step), nand / member * ssd.waf_ftl(random=False)
+
+
 def _reads_per_rebuilt_byte(scenario: ScenarioSpec, missing: int) -> float:
     """Survivor bytes read per byte rebuilt: every other surviving member (parity), one copy (mirror)."""
     level = scenario.array.level
@@ -241,7 +274,8 @@ def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, work
         "p_another_failure": risk.p_another_failure, "p_unrecoverable_read": risk.p_unrecoverable_read,
         "annual_failure_rate": risk.annual_failure_rate, "survivor_bytes_read": risk.survivor_bytes_read,
         "rebuild_limited_by": timeline.segments[0].limited_by if timeline.segments else "",
+        "rebuild_raid_waf": record.raid_waf, "rebuild_waf_nand": record.waf_nand,
     }
 
 
-__all__ = ["run_timeline", "rebuild_summary", "Timeline", "Segment", "DataLoss", "RebuildRecord"]
+__all__ = ["run_timeline", "rebuild_summary", "rebuild_write_amplification", "Timeline", "Segment", "DataLoss", "RebuildRecord"]

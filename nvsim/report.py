@@ -105,6 +105,9 @@ def print_resilience(console: Console, resilience: dict) -> None:
         table.add_row("rebuild time", f"{r['rebuild_hours']:.2f} h")
         table.add_row("rebuild speed", f"{r['rebuild_mb_per_s']:,.0f} MB/s")
         table.add_row("rebuild limited by", str(r.get("rebuild_limited_by", "")))
+        if r.get("rebuild_raid_waf") is not None:
+            table.add_row("rebuild RAID WAF (member bytes written / byte rebuilt)", f"{r['rebuild_raid_waf']:.2f}")
+            table.add_row("rebuild NAND WAF (new member's sequential fill)", f"{r['rebuild_waf_nand']:.2f}")
         table.add_row("P(data loss during the rebuild)", f"{r['data_loss_probability']:.2e}")
         table.add_row("  from more drive failures", f"{r['p_another_failure']:.2e}")
         table.add_row("  from unrecoverable read errors", f"{r['p_unrecoverable_read']:.2e}")

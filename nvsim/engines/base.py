@@ -197,6 +197,11 @@ class Engine:
             return RebuildThrottle()
         return RebuildThrottle(share=share, why=f"rebuild priority {limits.priority}: {100 * share:.0f}% of")
 
+    def rebuild_threads(self) -> int:
+        """Threads the rebuild's own CPU work runs on (the servers of the fabric's rebuild thread):
+        one here, as md's resync thread or a card driver's."""
+        return 1
+
     def recovery_excludes_host_io(self, level: int) -> bool:
         """Whether rebuild requests and host I/O take turns (an array-wide barrier) rather than
         share the queues. None here."""

@@ -5,25 +5,60 @@ Each I/O is handled on the core that submits it (``request_cpu_us`` per host I/O
 instructions at ``parity_gen_gb_per_s`` per core over the bytes the stripe update touches.
 Throughput then scales with cores until drives or links bind. No stripe cache: a sequential
 stream's writes are not merged into whole stripes (seed 001, Figures 4-5).
+
+Reconstruction (xiRAID Classic's ``recon``; docs/models/rebuild.md, "xiRAID"):
+
+* stripe-wise: a request rebuilds one stripe row of the replaced member -- it reads the row's
+  strip from every surviving member, computes the missing strip, writes it (one strip per member:
+  ``strip_bytes``);
+* spread over cores like the data path: ``rebuild_threads`` threads, each keeping
+  ``rebuild_rows_per_thread`` stripe rows in flight; each row costs its thread
+  ``request_cpu_us``, ``member_io_us`` per member I/O and the parity over the survivors' bytes at
+  ``parity_gen_gb_per_s`` (the same per-core AVX rate as a host write's parity);
+* ``recon_prio`` (``xicli raid create/modify --recon_prio``, 0..100 %, default 100, the scenario's
+  ``array.engine_settings``): while host I/O runs the reconstruction is paced to that share of the
+  busy time of the drive it loads most (``array.rebuild.priority`` scales it as for every vendor
+  engine); on an idle array it runs at the rate its requests in flight, its threads and the drives
+  allow. nvsim takes 1..100: at 0 xiRAID reconstructs only an idle array, which a rebuild under a
+  steady load never finishes.
 """
 
 from __future__ import annotations
 
-from ..specs import Cited
-from .base import Engine, EngineParameters, EngineWork, per_host_sum
+import numpy as np
+from pydantic import Field
+
+from ..specs import Cited, RebuildSpec
+from .base import (PRIORITY_SCALE, Engine, EngineParameters, EngineSettings, EngineWork, RebuildThrottle,
+                   per_host_sum)
+
+PACED_SHARE_MAX = 0.95
+"""The largest share of a drive's time a paced rebuild takes (as ``Engine.rebuild_share``)."""
 
 
 class LocklessParameters(EngineParameters):
-    """A lockless CPU RAID's costs on the submitting core, at ``reference_clock_ghz``."""
+    """A lockless CPU RAID's costs on the submitting core, at ``reference_clock_ghz``, and its
+    reconstruction's threads and stripe rows in flight."""
 
     reference_clock_ghz: Cited[float]
     request_cpu_us: Cited[float]
     member_io_us: Cited[float]
     parity_gen_gb_per_s: Cited[float]
+    rebuild_threads: Cited[float]
+    rebuild_rows_per_thread: Cited[float]
+
+
+class LocklessSettings(EngineSettings):
+    """What a scenario sets for xiRAID (``xicli raid create/modify``)."""
+
+    recon_prio: int = Field(default=100, ge=1, le=100,
+                            description="reconstruction priority in % (xicli --recon_prio; 0, rebuild only when idle, "
+                                        "is not modelled)")
 
 
 class LocklessCpuEngine(Engine):
     Parameters = LocklessParameters
+    Settings = LocklessSettings
 
     stripe_cache = False  # each write is handled as it comes: seed 001's 128 KiB writes on a 128 KiB
     # strip read-modify-write their stripe every time ("the checksum strip ... updated four times")
@@ -36,4 +71,40 @@ class LocklessCpuEngine(Engine):
         touched = per_host_sum(plan.length_bytes.astype(float), plan.host_index, n)
         parity = touched / (p.parity_gen_gb_per_s * 1e9) if level in (5, 6) else 0.0
         out.submit_cpu_ref_s = 1e-6 * (p.request_cpu_us + p.member_io_us * members) + parity * is_write
+        return out
+
+    def rebuild_threads(self) -> int:
+        """The cores the reconstruction runs on (``rebuild_threads``)."""
+        return max(1, int(round(self.v.rebuild_threads)))
+
+    def rebuild_settings(self, level: int, priority: str) -> tuple[int, float]:
+        """(one strip: a stripe row of the replaced member, rows in flight over all its threads).
+        ``priority`` acts through the paced share (``rebuild_throttle``), not the rows in flight."""
+        return int(self.strip_bytes), float(self.rebuild_threads() * max(1.0, self.v.rebuild_rows_per_thread))
+
+    def rebuild_share(self, priority: str) -> float:
+        """``recon_prio`` as a share of the busiest drive's time, scaled by the scenario's priority."""
+        return min(PACED_SHARE_MAX, self.settings.recon_prio / 100.0 * PRIORITY_SCALE[priority])
+
+    def rebuild_throttle(self, limits: RebuildSpec, loaded: bool) -> RebuildThrottle:
+        """While host I/O runs, ``recon_prio`` paces the reconstruction to a share of the time of
+        the drive it loads most; an idle array's reconstruction is held back by nothing."""
+        if not loaded:
+            return RebuildThrottle()
+        share = self.rebuild_share(limits.priority)
+        return RebuildThrottle(share=share, why=f"xiRAID recon_prio {self.settings.recon_prio}"
+                                                f" (rebuild priority {limits.priority}): {100 * share:.0f}% of")
+
+    def rebuild_work(self, plan, n, rows_per_step, level) -> EngineWork:
+        """Costs of ``n`` reconstruction requests on the rebuild's threads: per request
+        ``request_cpu_us``, ``member_io_us`` per member I/O, and (RAID5/6) the parity over the
+        survivors' bytes read at ``parity_gen_gb_per_s``."""
+        out = self.empty_work(plan, n, 0)
+        p = self.v
+        member_ios = per_host_sum(np.ones(len(plan.member)), plan.host_index, n)
+        read_bytes = per_host_sum(np.where(plan.phase == 0, plan.length_bytes, 0).astype(float), plan.host_index, n)
+        parity_s = read_bytes / (p.parity_gen_gb_per_s * 1e9) if level in (5, 6) else 0.0
+        out.submit_cpu_ref_s = 1e-6 * (p.request_cpu_us + p.member_io_us * member_ios) + parity_s
+        written = per_host_sum(np.where(plan.is_write, plan.length_bytes, 0).astype(float), plan.host_index, n)
+        out.memory_bytes = read_bytes + written
         return out

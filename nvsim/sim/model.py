@@ -156,7 +156,7 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
         len(cpu.speed), engine.lock_label, server.label if server else None, server.servers if server else 1,
         bool(server and server.on_host_cpu), engine_spec.name, bool(device_read),
         device_link.name if device_link is not None else None, catalog.drives[array.drive].name, drive.units,
-        drive.link.name)
+        drive.link.name, engine.rebuild_threads())
     return ArrayModel.assemble(
         scenario=scenario, workload=workload, catalog=catalog, failed_members=failed,
         array=array, drive_spec=catalog.drives[array.drive], platform_spec=platform_spec, engine_spec=engine_spec,

@@ -335,7 +335,7 @@ def test_gpu_rebuild_costs_one_parity_block_per_row_reconstructed(catalog, level
     assert not work.submit_cpu_ref_s.any() and not work.lock_s.any()  # the card rebuilds by itself
 
 
-@pytest.mark.parametrize("name", [CARD, LOCKLESS, IDEAL])
+@pytest.mark.parametrize("name", [CARD, IDEAL])  # xiRAID's reconstruction: tests/component/test_xiraid_rebuild.py
 def test_engines_without_a_rebuild_mechanism_charge_nothing_for_it(catalog, name):
     engine = make_engine(catalog, name, members=8, strip_bytes=64 * KIB)
     work = engine.rebuild_work(rebuild_requests(8, 0, 2, 256 * KIB, range(1, 8)), 2, 4, 6)
@@ -356,7 +356,7 @@ def test_rebuild_settings_request_size_and_depth(catalog, priority):
     assert md512.rebuild_settings(1, priority) == (64 * KIB, 32.0)
     md64 = make_engine(catalog, MD, members=8, strip_bytes=64 * KIB)  # RAID6: the grown stripe cache
     assert md64.rebuild_settings(6, priority) == (32 * KIB, STRIPE_CACHE_MAX / 8)
-    for name, level in ((GPU, 6), (GPU, 10), (CARD, 5), (LOCKLESS, 6)):
+    for name, level in ((GPU, 6), (GPU, 10), (CARD, 5)):  # xiRAID's: tests/component/test_xiraid_rebuild.py
         engine = make_engine(catalog, name, members=8, strip_bytes=64 * KIB)
         p = vars(engine.v)
         step, inflight = engine.rebuild_settings(level, priority)
@@ -371,7 +371,7 @@ def test_rebuild_share_is_the_vendors_paced_share_scaled_by_priority(catalog):
     assert shares == pytest.approx([share / 2, share, min(0.95, 2 * share)])
     capped = make_engine(catalog, GPU, members=8, strip_bytes=64 * KIB, overrides={"rebuild_share": 0.6})
     assert capped.rebuild_share("high") == 0.95  # never the drive's whole time
-    for name in (MD, CARD, LOCKLESS, IDEAL):  # no pacing: the rebuild takes what the queues give it
+    for name in (MD, CARD, IDEAL):  # no pacing: the rebuild takes what the queues give it
         assert make_engine(catalog, name, members=8, strip_bytes=64 * KIB).rebuild_share("normal") is None
 
 
