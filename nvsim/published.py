@@ -44,7 +44,7 @@ class PublishedNumber(BaseModel):
     workload: str | None = None
     metric: str
     value: float | str
-    unit: Literal["bytes", "B/s", "IOPS", "percent", "TPS", "ratio", "MB/s"]
+    unit: Literal["bytes", "B/s", "IOPS", "percent", "TPS", "ratio", "MB/s", "hours"]
     tolerance: Tolerance
     table: str
     wording: str
@@ -164,7 +164,7 @@ DECLARED_FITS: tuple[DeclaredFit, ...] = (SSD_FIT,) + tuple(
 )
 
 SOURCE_OF_DIR = {G6: "seed-000", G5: "seed-004", XI: "seed-001", "kioxia-cm7-namespace": "seed-002", MY: "seed-003",
-                 "host-io-paths": "axboe2019-io-uring"}
+                 "host-io-paths": "axboe2019-io-uring", "qlc-raid5-rebuild": "solidigm-xinnor-rebuild-2025"}
 """The brief (shared/seeds source key) each scenario directory's published numbers come from."""
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from .bounds import capacity
 from .catalog import Catalog, default_catalog
 from .errors import InputError
+from .rebuild import rebuild_summary
 from .published import PublishedNumber, fitted_ids as declared_fitted_ids, load_published, published_files
 from .scenario import load_scenario
 from .simulation import predict_workload
@@ -73,6 +74,9 @@ def predict_metric(scenario: ScenarioSpec, workload: WorkloadSpec | None, metric
     """The model's value for one published metric, or None where nvsim does not model it yet."""
     if metric == "usable_capacity_bytes":
         return float(capacity(scenario, catalog).usable_bytes)
+    if metric == "rebuild_hours_idle":  # one member fails onto a hot spare, no host workload
+        hours = rebuild_summary(scenario.model_copy(update={"workloads": ()}), catalog)["rebuild_hours"]
+        return None if hours is None else float(hours)
     if workload is None:
         return None
     value = predict_workload(scenario, workload, catalog).get(metric)
