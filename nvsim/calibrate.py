@@ -129,4 +129,23 @@ def write_fitted(fitted: dict[str, tuple[float, float]], directory: Path | None 
             text = pattern.sub(lambda m: m.group(1) + line, text, count=1)
         write_text_atomic(path, text)
         written.append(path)
+    written += _restate_copies(fitted, directory)
+    return written
+
+
+def _restate_copies(fitted: dict[str, tuple[float, float]], directory: Path) -> list[Path]:
+    """Catalog numbers whose source is a fitted entry (``source: linux-md`` in intel-vroc.yaml:
+    VROC runs md's code) restate its new values, so a refit never leaves a stale copy."""
+    written = []
+    for path in sorted((directory / "engines").glob("*.yaml")):
+        text = original = path.read_text()
+        for fit in ENGINE_FITS:
+            for name in fit.parameters:
+                value = fitted[f"{fit.entry} {name}"][0]
+                pattern = re.compile(rf"^(\s*{re.escape(name)}: \{{value: )[^,]+(, source: {re.escape(fit.entry)},)",
+                                     re.MULTILINE)
+                text = pattern.sub(lambda m: f"{m.group(1)}{value:.6g}{m.group(2)}", text)
+        if text != original:
+            write_text_atomic(path, text)
+            written.append(path)
     return written

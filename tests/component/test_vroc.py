@@ -142,3 +142,28 @@ def test_a_non_intel_platform_is_refused(catalog):
                                 "platform asus-rs520a-e12-rs24u has AMD EPYC 9334")
     data["array"].update(engine="linux-md", engine_settings={})  # md itself runs anywhere
     assert parse_scenario(data, catalog).platform == "asus-rs520a-e12-rs24u"
+
+
+def test_a_refit_of_md_restates_vrocs_copies(tmp_path):
+    """calibrate --write rewrites linux-md's fitted values and every copy whose source is
+    linux-md (VROC's), so the catalog never carries a stale restatement."""
+    import shutil
+
+    from nvsim.calibrate import write_fitted
+    from nvsim.catalog import DEFAULT_CATALOG_DIR, load_catalog
+    from nvsim.published import ENGINE_FITS
+    shutil.copytree(DEFAULT_CATALOG_DIR, tmp_path / "models")
+    before = load_catalog(tmp_path / "models")
+    fitted = {}
+    for fit in ENGINE_FITS:
+        entry = getattr(before, fit.section)[fit.entry]
+        for name in fit.parameters:
+            cited = getattr(entry, name) if fit.section in ("host_io", "oltp") else entry.parameters[name]
+            fitted[f"{fit.entry} {name}"] = (cited.value * (1.5 if fit.entry == "linux-md" else 1.0), cited.value)
+    write_fitted(fitted, tmp_path / "models")
+    after = load_catalog(tmp_path / "models")
+    for name in ("barrier_lock_us", "request_cpu_us", "stripe_member_bio_us", "resync_request_us"):
+        new = after.engines["linux-md"].parameters[name].value
+        assert new == pytest.approx(1.5 * before.engines["linux-md"].parameters[name].value, rel=1e-5)
+        assert after.engines["intel-vroc"].parameters[name].value == new
+        assert after.engines["intel-vroc"].parameters[name].source == "linux-md"
