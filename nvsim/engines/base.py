@@ -28,6 +28,12 @@ from ..stripe.planner import MemberIOPlan
 
 PRIORITY_SCALE = {"low": 0.5, "normal": 1.0, "high": 2.0}
 """What a vendor's rebuild priority does to its rebuild requests in flight and its paced share."""
+PACED_SHARE_MAX = 0.95
+"""The largest share of a drive's time a paced rebuild takes."""
+REBUILD_IO_KIB = 256.0
+"""Bytes of the replaced member one rebuild request covers, for an engine that states none."""
+REBUILD_INFLIGHT = 8.0
+"""Rebuild requests kept in flight, for an engine that states none."""
 
 
 class EngineParameters(Spec):
@@ -38,7 +44,7 @@ class EngineParameters(Spec):
 
     def values(self) -> Any:
         """The parameters as plain floats (a frozen object with the same attribute names)."""
-        return _values_type(type(self))(**{name: float(getattr(self, name).value) for name in type(self).model_fields})
+        return _values_type(type(self))(**dict(self.items()))
 
     def items(self) -> tuple[tuple[str, float], ...]:
         return tuple((name, float(getattr(self, name).value)) for name in type(self).model_fields)
@@ -176,8 +182,8 @@ class Engine:
     def rebuild_settings(self, level: int, priority: str) -> tuple[int, float]:
         """(bytes per rebuild request, requests in flight) for this level and rebuild priority."""
         scale = PRIORITY_SCALE[priority]
-        return int(getattr(self.v, "rebuild_io_kib", 256.0) * 1024), \
-            max(1.0, getattr(self.v, "rebuild_inflight", 8.0) * scale)
+        return int(getattr(self.v, "rebuild_io_kib", REBUILD_IO_KIB) * 1024), \
+            max(1.0, getattr(self.v, "rebuild_inflight", REBUILD_INFLIGHT) * scale)
 
     def rebuild_share(self, priority: str) -> float | None:
         """Share of its busiest drive's time the engine paces its rebuild to while host I/O runs
@@ -186,7 +192,7 @@ class Engine:
         share = getattr(self.v, "rebuild_share", None)
         if share is None:
             return None
-        return min(0.95, share * PRIORITY_SCALE[priority])
+        return min(PACED_SHARE_MAX, share * PRIORITY_SCALE[priority])
 
     def rebuild_throttle(self, limits: RebuildSpec, loaded: bool) -> RebuildThrottle:
         """The throttle on this engine's rebuild, ``loaded`` by host I/O or not (``limits``: the
@@ -195,7 +201,11 @@ class Engine:
         share = self.rebuild_share(limits.priority)
         if share is None or not loaded:
             return RebuildThrottle()
-        return RebuildThrottle(share=share, why=f"rebuild priority {limits.priority}: {100 * share:.0f}% of")
+        return RebuildThrottle(share=share, why=f"{self.priority_label(limits)}: {100 * share:.0f}% of")
+
+    def priority_label(self, limits: RebuildSpec) -> str:
+        """How the rebuild's paced share is named where it limits the rebuild."""
+        return f"rebuild priority {limits.priority}"
 
     def rebuild_threads(self) -> int:
         """Threads the rebuild's own CPU work runs on (the servers of the fabric's rebuild thread):
@@ -225,5 +235,5 @@ def per_host_sum(values: np.ndarray, host_index: np.ndarray, n: int) -> np.ndarr
     return np.bincount(host_index, weights=values, minlength=n)[:n]
 
 
-__all__ = ["Engine", "DirectDrives", "EngineParameters", "EngineSettings", "RebuildThrottle", "EngineWork",
+__all__ = ["Engine", "DirectDrives", "PACED_SHARE_MAX", "EngineParameters", "EngineSettings", "RebuildThrottle", "EngineWork",
            "EngineServer", "per_host_sum"]

@@ -29,11 +29,7 @@ import numpy as np
 from pydantic import Field
 
 from ..specs import Cited, RebuildSpec
-from .base import (PRIORITY_SCALE, Engine, EngineParameters, EngineSettings, EngineWork, RebuildThrottle,
-                   per_host_sum)
-
-PACED_SHARE_MAX = 0.95
-"""The largest share of a drive's time a paced rebuild takes (as ``Engine.rebuild_share``)."""
+from .base import PACED_SHARE_MAX, PRIORITY_SCALE, Engine, EngineParameters, EngineSettings, EngineWork, per_host_sum
 
 
 class LocklessParameters(EngineParameters):
@@ -86,14 +82,10 @@ class LocklessCpuEngine(Engine):
         """``recon_prio`` as a share of the busiest drive's time, scaled by the scenario's priority."""
         return min(PACED_SHARE_MAX, self.settings.recon_prio / 100.0 * PRIORITY_SCALE[priority])
 
-    def rebuild_throttle(self, limits: RebuildSpec, loaded: bool) -> RebuildThrottle:
-        """While host I/O runs, ``recon_prio`` paces the reconstruction to a share of the time of
-        the drive it loads most; an idle array's reconstruction is held back by nothing."""
-        if not loaded:
-            return RebuildThrottle()
-        share = self.rebuild_share(limits.priority)
-        return RebuildThrottle(share=share, why=f"xiRAID recon_prio {self.settings.recon_prio}"
-                                                f" (rebuild priority {limits.priority}): {100 * share:.0f}% of")
+    def priority_label(self, limits: RebuildSpec) -> str:
+        """While host I/O runs ``recon_prio`` paces the reconstruction (``Engine.rebuild_throttle``);
+        an idle array's reconstruction is held back by nothing."""
+        return f"xiRAID recon_prio {self.settings.recon_prio} (rebuild priority {limits.priority})"
 
     def rebuild_work(self, plan, n, rows_per_step, level) -> EngineWork:
         """Costs of ``n`` reconstruction requests on the rebuild's threads: per request

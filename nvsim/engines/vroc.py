@@ -72,7 +72,7 @@ class VrocEngine(MdEngine):
 
     def _with_vmd(self, out: EngineWork, n: int) -> EngineWork:
         """One remapped interrupt per member I/O, on the submitting core."""
-        member_ios = np.bincount(out.host_index, minlength=n)[:n].astype(float)
+        member_ios = per_host_sum(np.ones(len(out.host_index)), out.host_index, n)
         out.submit_cpu_ref_s = out.submit_cpu_ref_s + self.v.vmd_interrupt_us * 1e-6 * member_ios
         return out
 

@@ -216,30 +216,29 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
     missing = tuple(sorted(set(failed) | ({rebuilding} if rebuilding is not None else set())))
     idle = workload is None
     workload = WorkloadSpec(name="idle", rw="randread", bs=4096) if idle else workload
-
-    def fresh_load():
-        if workload.is_oltp:
-            return OltpLoad(scenario, workload, catalog, missing, seed)
-        return FioLoad(scenario, workload, catalog, missing, seed, idle)
-
-    load = fresh_load()
+    if workload.is_oltp:
+        load = OltpLoad(scenario, workload, catalog, missing, seed)
+    else:
+        load = FioLoad(scenario, workload, catalog, missing, seed, idle)
     net = stations(load.system)
+    demands = load.demands(net)
     if rebuilding is None:
-        return _settle(load, net, None, None)
+        return _settle(load, net, demands, None, None)
     rb = _rebuild_class(load.system, net, rebuilding)
-    stages = rebuild_stages(load.system, rb, net, load.demands(net)[2] > 0)
-    for i, stage in enumerate(stages):
-        result = _settle(load if i == 0 else fresh_load(), net, rb, stage)
+    for stage in rebuild_stages(load.system, rb, net, demands[2] > 0):
+        load.other_busy = 0.0  # each stage settles from the same start
+        result = _settle(load, net, demands, rb, stage)
         floor = stage.floor_bytes_per_s
         if floor is None or result.rebuild_bytes_per_s >= floor:
             break
     return result
 
 
-def _settle(load, net, rb: RebuildClass | None, stage: RebuildStage | None) -> SimResult:
-    """The state's fixed point with the rebuild run ``stage``'s way (``rb`` None: no rebuild)."""
+def _settle(load, net, demands, rb: RebuildClass | None, stage: RebuildStage | None) -> SimResult:
+    """The state's fixed point with the rebuild run ``stage``'s way (``rb`` None: no rebuild);
+    ``demands``: the foreground's (``load.demands(net)``)."""
     system = load.system
-    fg_demand, fg_base, population = load.demands(net)
+    fg_demand, fg_base, population = demands
     if rb is not None:
         rb = replace(rb, inflight=stage.inflight)
     barrier = rb is not None and system.engine.recovery_excludes_host_io(system.array.level)

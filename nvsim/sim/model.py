@@ -18,7 +18,7 @@ import numpy as np
 from .. import fabric
 from ..array_capacity import Capacity, capacity
 from ..catalog import Catalog, default_catalog
-from ..engines import Engine, EngineSettings, build_engine, engine_settings
+from ..engines import Engine, build_engine
 from ..host_io import HostIoCosts, workload_host_io_costs
 from ..links import engine_link
 from ..pcie import PcieLink
@@ -176,21 +176,20 @@ def _engine(spec: EngineSpec, array: ArraySpec, failed: tuple[int, ...],
     """The engine configured for this array (with the settings its scenario gives it,
     ``array.engine_settings``, and the slow-down of its shared state by submitters on the other
     socket); one per configuration (engines never change once built)."""
-    settings = engine_settings(spec, array.engine_settings)
     placement = platform.placement
     factor = memo.recall(memo.cross_socket, (id(platform.spec), placement.drive_sockets, placement.job_sockets,
                                              array.drives, platform.sockets),
                          PlatformModel.shared_access_factor, platform, bounded=False)
     line_us = platform.line_transfer_us()
+    settings = tuple(sorted(array.engine_settings.items()))  # checked once, when the scenario loaded
     key = (id(spec), settings, array.drives, array.strip_bytes, bool(failed), factor, line_us)
-    return memo.recall(memo.engines, key, _configured_engine, spec, settings, array, bool(failed), factor, line_us,
+    return memo.recall(memo.engines, key, _configured_engine, spec, array, bool(failed), factor, line_us,
                        owner=spec)
 
 
-def _configured_engine(spec: EngineSpec, settings: EngineSettings, array: ArraySpec, degraded: bool,
-                       factor: float, line_us: float) -> Engine:
-    return build_engine(spec, settings, members=array.drives, strip_bytes=array.strip_bytes, degraded=degraded,
-                        shared_access_factor=factor, line_transfer_us=line_us)
+def _configured_engine(spec: EngineSpec, array: ArraySpec, degraded: bool, factor: float, line_us: float) -> Engine:
+    return build_engine(spec, array.engine_settings, members=array.drives, strip_bytes=array.strip_bytes,
+                        degraded=degraded, shared_access_factor=factor, line_transfer_us=line_us)
 
 
 def _geometry(array: ArraySpec, member_bytes: int) -> ArrayGeometry:
