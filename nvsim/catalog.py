@@ -13,11 +13,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import InputError, from_validation_error, suggestion_text
 from .engines import engine_parameters
+from .loader import load_yaml
 from .specs import Cited, DriveSpec, EngineSpec, HostIoSpec, OltpProfileSpec, PcieGenerationSpec, PlatformSpec
 
 _SOURCE_TREE_MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -39,17 +39,26 @@ def catalog_dir() -> Path:
 
 
 def read_yaml(path: Path) -> Any:
-    """Safe YAML (data only); a syntax error names the file and line."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return yaml.safe_load(handle)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else "?"
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise InputError(where, f"YAML syntax error: {problem}", source=str(path)) from None
-    except OSError as exc:
-        raise InputError("", f"cannot read file: {exc.strerror}", source=str(path)) from None
+    """A YAML file through the one input boundary (``nvsim.loader``): bounded, strict UTF-8, no
+    duplicate keys; a syntax error names the file and line."""
+    return load_yaml(path)
+
+
+class SourceEntry(BaseModel):
+    """One source of models/bibliography.yaml as written: a title, and where to find it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    title: str = Field(min_length=1)
+    publisher: str = ""
+    year: int | None = Field(default=None, ge=1800, le=2200)
+    location: str = ""
+
+
+class BibliographyFile(BaseModel):
+    """models/bibliography.yaml: ``sources``, each a key and its ``SourceEntry``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    sources: dict[str, SourceEntry] = Field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -173,10 +182,7 @@ def iter_cited(value: Any, path: str = "") -> Iterator[tuple[str, Cited]]:
 def load_catalog(directory: Path | None = None) -> Catalog:
     directory = Path(directory) if directory else catalog_dir()
     catalog = Catalog()
-    bib = read_yaml(directory / "bibliography.yaml") or {}
-    for key, item in (bib.get("sources") or {}).items():
-        catalog.bibliography[key] = Source(key=key, title=item["title"], publisher=item.get("publisher", ""),
-                                           year=item.get("year"), location=item.get("location", ""))
+    catalog.bibliography.update(load_bibliography(directory / "bibliography.yaml"))
     for section, model in SECTIONS.items():
         for path in sorted((directory / section).glob("*.yaml")):
             raw = read_yaml(path)
@@ -195,7 +201,31 @@ def load_catalog(directory: Path | None = None) -> Catalog:
                 if cited.source not in catalog.bibliography:
                     hint = suggestion_text(cited.source, catalog.bibliography)
                     raise InputError(where, f"source {cited.source!r} is not in models/bibliography.yaml{hint}", source=str(path))
+    _check_generations(catalog)
     return catalog
+
+
+def load_bibliography(path: Path) -> dict[str, Source]:
+    """models/bibliography.yaml checked (every source has a title; known keys only), one line if not."""
+    raw = read_yaml(path)
+    try:
+        bib = BibliographyFile.model_validate(raw if raw is not None else {})
+    except ValidationError as exc:
+        raise from_validation_error(exc, BibliographyFile, source=str(path)) from None
+    return {key: Source(key=key, title=item.title, publisher=item.publisher, year=item.year, location=item.location)
+            for key, item in bib.sources.items()}
+
+
+def _check_generations(catalog: Catalog) -> None:
+    """Every PCIe generation an entry names (a drive's, a platform's, an engine card's) has its
+    link constants in the catalog's links/, so no model meets an unknown generation later."""
+    known = {entry.generation for entry in catalog.links.values()}
+    for section in ("drives", "platforms", "engines"):
+        for name, entry in getattr(catalog, section).items():
+            for where, cited in iter_cited(entry):
+                if where.endswith("pcie_generation") and cited.value not in known:
+                    raise InputError(where, f"no PCIe generation {cited.value} in the catalog's links/; known: "
+                                            f"{', '.join(map(str, sorted(known)))}", source=str(catalog.files[name]))
 
 
 @lru_cache(maxsize=4)

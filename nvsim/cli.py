@@ -24,7 +24,7 @@ from rich.table import Table
 import nvsim
 
 from .errors import EXIT_INPUT_ERROR, InputError, require_extra, suggestion_text
-from .io import write_json_atomic
+from .io import check_output_path, write_json_atomic
 
 try:  # Typer >= 0.26 vendors its own copy of click
     from typer._click import exceptions as _vendored
@@ -57,6 +57,8 @@ def _emit_json(data: object, output: Optional[Path]) -> None:
         sys.stdout.write(json.dumps(data, indent=2, default=float) + "\n")
 
 
+MAX_WORKERS = 512
+"""Most local worker processes a command starts (--workers)."""
 FIDELITY_HELP = "event: SimPy discrete events (latency percentiles); fluid: rates only, ~1000x faster."
 
 
@@ -75,11 +77,17 @@ def run(
 ) -> None:
     """Predict a scenario: usable capacity, the bounds of its components, and per workload the IOPS, GB/s, latency, CPU, write amplification and the resource that limits it."""
     fidelity = _fidelity(fidelity)
+    check_output_path(output, "--output")
     catalog = nvsim.default_catalog()
     spec = nvsim.load_scenario(scenario, catalog)
+    for workload in spec.workloads:
+        nvsim.budget.check_workload(workload, fidelity, field=f"workloads[{spec.workloads.index(workload)}]")
     report = nvsim.array_bounds(spec, catalog)
-    results = {w.name: nvsim.Simulation(spec, w, catalog=catalog).run(fidelity) for w in spec.workloads}
+    loss = None if nvsim.simulation.single_drive(spec) else nvsim.rebuild.data_loss_at_start(spec, catalog)
+    results = {w.name: nvsim.Simulation(spec, w, catalog=catalog).run(fidelity) for w in spec.workloads if loss is None}
     predictions = {name: result.metrics() for name, result in results.items()}
+    if loss is not None:  # the faults at t = 0 lost data: every workload gets I/O errors, not rates
+        predictions = {w.name: nvsim.rebuild.data_loss_metrics(loss) for w in spec.workloads}
     simulated = {name: result for name, result in results.items() if result.simulation is not None}
     resilience = None if nvsim.simulation.single_drive(spec) else _resilience(spec, catalog)
     if json_out or output is not None:
@@ -119,6 +127,7 @@ def fio_command(
 ) -> None:
     """Run a fio job file against a simulated array; print fio's --output-format=json."""
     fidelity = _fidelity(fidelity)
+    check_output_path(output, "--output")
     catalog = nvsim.default_catalog()
     spec = nvsim.load_scenario(system, catalog)
     parsed = nvsim.fio.load_fio_jobfile(jobfile, catalog=catalog)
@@ -134,6 +143,8 @@ def fio_command(
         raise InputError("jobfile", f"{jobfile}: no job sections")
     device_bytes = None
     results = []
+    for job in parsed.jobs:
+        nvsim.budget.check_workload(job.workload, fidelity, field=f"{jobfile}: [{job.name}]")
     for job in parsed.jobs:
         workload = job.workload
         if job.needs_device_bytes:
@@ -163,10 +174,12 @@ def _fio_job_result(job, result) -> dict:
 def sweep(
     spec: Path = typer.Argument(..., help="Sweep YAML: base scenario, grid/points over any field, constraints, objective."),
     output: Path = typer.Option(..., "--output", "-o", help="Output path without suffix: writes OUT.parquet and OUT.csv (atomically)."),
-    workers: int = typer.Option(0, "--workers", help="Local worker processes (0: one per CPU)."),
+    workers: int = typer.Option(0, "--workers", min=0, max=MAX_WORKERS, help="Local worker processes (0: one per CPU)."),
     dask: Optional[str] = typer.Option(None, "--dask", help="Address of an existing Dask distributed scheduler to run the points on."),
 ) -> None:
     """Run a sweep of set-ups (fluid or event mode) into a tidy table; re-running finishes only missing points."""
+    if not str(output).strip() or output.name in ("", ".", ".."):
+        raise InputError("--output", f"an output path without suffix is needed (OUT gives OUT.parquet and OUT.csv), got {str(output)!r}")
     nvsim.sweep.prepare_sweep(spec)  # a bad sweep file or base stops here, before the progress bar draws anything
     with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                   console=Console(stderr=True), transient=True) as bar:
@@ -237,10 +250,13 @@ def validate(
     json_out: bool = typer.Option(False, "--json", help="One JSON record per published number."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the JSON records to this file (atomically)."),
     strict: bool = typer.Option(False, "--strict", help="Exit 1 if any modelled number is outside its tolerance without a written reason."),
-    workers: int = typer.Option(0, "--workers", help="Processes to simulate with (0: one per CPU)."),
+    workers: int = typer.Option(0, "--workers", min=0, max=MAX_WORKERS, help="Processes to simulate with (0: one per CPU)."),
     scenarios: Optional[Path] = typer.Option(None, "--scenarios", help="Directory of scenario folders (default: the project's scenarios/)."),
 ) -> None:
     """Re-predict every published number in scenarios/*/published.yaml and compare (fitted or predicted, error, status)."""
+    check_output_path(output, "--output")
+    if scenarios is not None and not scenarios.is_dir():
+        raise InputError("--scenarios", f"no such directory: {scenarios}")
     comparisons = nvsim.compare_all(root=scenarios, workers=workers or os.cpu_count() or 1)
     records = [c.as_record() for c in comparisons]
     if json_out or output is not None:
@@ -280,7 +296,7 @@ def calibrate(
 @app.command()
 def dashboard(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (default: this machine only)."),
-    port: int = typer.Option(8050, "--port", help="TCP port to listen on."),
+    port: int = typer.Option(8050, "--port", min=1, max=65535, help="TCP port to listen on."),
 ) -> None:
     """Start the Dash dashboard: build a set-up from the catalog, see its predictions, compare set-ups, export (works offline)."""
     require_extra("dash", "dashboard", "dashboard", "the dashboard")

@@ -42,6 +42,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from .errors import InputError, from_validation_error, suggestion_text
+from .loader import read_text
 from .specs import WorkloadSpec
 
 # ---------------------------------------------------------------- option tables
@@ -216,14 +217,7 @@ class _Section:
 def load_fio_jobfile(path: str | Path, *, catalog: Any = None) -> FioJobFile:
     """Read and parse a fio job file (see ``parse_fio_jobfile``)."""
     where = str(path)
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError("", f"cannot read file: {exc.strerror}", source=where) from None
-    try:
-        text = raw.decode("utf-8-sig")  # a byte-order mark from an editor is not part of the first line
-    except UnicodeDecodeError as exc:
-        raise InputError("", f"not UTF-8 text (byte {exc.start})", source=where) from None
+    text = read_text(path)  # the one input boundary: size bound, strict UTF-8 naming the byte
     return parse_fio_jobfile(text, where, catalog=catalog)
 
 

@@ -1,13 +1,31 @@
-"""Atomic output: a file appears whole or not at all (temp file in the same folder + rename)."""
+"""Output that survives any kill: a file appears whole or not at all, files written together are
+committed together, and what a killed writer left is cleaned up by the next one.
+
+- One file: written to a hidden temporary file beside it (``.NAME.PID.XXXX.tmp``), flushed to
+  disk, renamed over the target (``atomic_path``, ``write_text_atomic``).
+- Several files (a sweep's Parquet and CSV): all written to temporaries first; then a journal
+  (``.NAME.commit.json``, itself written atomically) records the renames, and is the commit
+  point; the old files are removed and the temporaries renamed; the journal goes last. A writer
+  killed before the journal leaves the old files untouched; one killed after it leaves a journal
+  that the next writer finishes (``recover_commit``), so a new Parquet is never read beside an
+  old CSV.
+- A temporary whose writer (the PID in its name) is no longer running is removed by the next
+  write to the same target (``clean_stale_temps``).
+- Output paths are checked before any work starts (``check_output_path``): not a directory, an
+  empty path, a path whose folder cannot be created or written.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import tempfile
+from collections.abc import Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from .errors import InputError
 
 
 def write_text_atomic(path: str | Path, text: str) -> Path:
@@ -21,20 +39,165 @@ def write_json_atomic(path: str | Path, data: Any) -> Path:
     return write_text_atomic(path, json.dumps(data, indent=2, sort_keys=False, default=float) + "\n")
 
 
+def _temp_prefix(path: Path) -> str:
+    return f".{path.name}."
+
+
+def _new_temp(path: Path) -> str:
+    """A fresh hidden temporary beside ``path``, named with this process's id."""
+    handle, tmp = tempfile.mkstemp(prefix=f"{_temp_prefix(path)}{os.getpid()}.", suffix=".tmp", dir=path.parent)
+    os.close(handle)
+    return tmp
+
+
+def _fsync_file(tmp: str | Path) -> None:
+    with open(tmp, "rb+") as written:
+        os.fsync(written.fileno())
+
+
+def _fsync_dir(directory: Path) -> None:
+    """Make renames in ``directory`` durable (where the platform allows opening a directory)."""
+    try:
+        handle = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(handle)
+    except OSError:
+        pass
+    finally:
+        os.close(handle)
+
+
 @contextmanager
 def atomic_path(path: str | Path):
     """A temporary path beside ``path`` for a writer that wants a file name (Parquet, CSV); renamed
-    over ``path`` when the block ends without error, removed otherwise."""
+    over ``path`` when the block ends without error, removed otherwise. Temporaries of earlier,
+    killed writers of ``path`` are removed first."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(handle)
+    clean_stale_temps(path)
+    tmp = _new_temp(path)
     try:
         yield tmp
-        with open(tmp, "rb+") as written:
-            os.fsync(written.fileno())
+        _fsync_file(tmp)
         os.replace(tmp, path)
+        _fsync_dir(path.parent)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's live process
+        return True
+    return True
+
+
+def clean_stale_temps(path: str | Path) -> list[Path]:
+    """Remove the hidden temporaries of ``path`` whose writing process has gone (killed mid-write);
+    a live writer's are kept. Returns the files removed."""
+    path = Path(path)
+    removed = []
+    if not path.parent.is_dir():
+        return removed
+    prefix = _temp_prefix(path)
+    for candidate in path.parent.glob(f"{prefix}*.tmp"):
+        pid_text = candidate.name[len(prefix):].split(".", 1)[0]
+        if pid_text.isdigit() and _pid_alive(int(pid_text)):
+            continue  # a writer still running (this process included)
+        candidate.unlink(missing_ok=True)
+        removed.append(candidate)
+    return removed
+
+
+def journal_path(first: str | Path) -> Path:
+    """Where the commit journal of a group of files named after ``first`` lives."""
+    first = Path(first)
+    return first.with_name(f".{first.name}.commit.json")
+
+
+def commit_together(writers: Sequence[tuple[Path, Any]]) -> None:
+    """Write several files so that they are replaced together or not at all.
+
+    ``writers``: (target path, function writing to a path it is given). Every file is written to
+    a temporary first; the journal is the commit point (see the module docstring)."""
+    targets = [Path(target) for target, _ in writers]
+    journal = journal_path(targets[0])
+    recover_commit(journal)
+    temps: list[str] = []
+    try:
+        for target, write in writers:
+            target = Path(target)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            clean_stale_temps(target)
+            temps.append(_new_temp(target))
+            write(temps[-1])
+            _fsync_file(temps[-1])
+        write_json_atomic(journal, [[tmp, str(target)] for tmp, target in zip(temps, targets)])
+    except BaseException:
+        for tmp in temps:
+            Path(tmp).unlink(missing_ok=True)
+        raise
+    recover_commit(journal)
+
+
+def recover_commit(journal: str | Path) -> bool:
+    """Finish a commit a killed writer left (its journal exists): remove the old files, rename the
+    new ones in, drop the journal. Returns whether there was one."""
+    journal = Path(journal)
+    if not journal.exists():
+        return False
+    try:
+        pairs = json.loads(journal.read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # cannot happen for an atomically written journal; drop it
+        journal.unlink(missing_ok=True)
+        return False
+    for tmp, target in pairs:  # the old files go first: never a new file beside an old one
+        if Path(tmp).exists():
+            Path(target).unlink(missing_ok=True)
+    for tmp, target in pairs:
+        if Path(tmp).exists():
+            os.replace(tmp, target)
+    _fsync_dir(journal.parent)
+    journal.unlink(missing_ok=True)
+    return True
+
+
+def check_output_path(path: str | Path | None, field: str) -> Path | None:
+    """An output path checked before any work starts: not empty, not an existing directory, and
+    its folder exists and is writable or can be created. One-line InputError naming ``field``."""
+    if path is None:
+        return None
+    text = str(path)
+    if not text.strip() or text in (".", ".."):
+        raise InputError(field, f"an output file path is needed, got {text!r}")
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(field, f"{path} is a directory; give a file path")
+    ancestor = path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise InputError(field, f"cannot create {path}: {ancestor} is not a directory")
+    if ancestor == path.parent:
+        _probe_writable(path.parent, path, field)
+    elif not os.access(ancestor, os.W_OK | os.X_OK):
+        raise InputError(field, f"cannot create the folder of {path}: {ancestor} is not writable")
+    return path
+
+
+def _probe_writable(directory: Path, path: Path, field: str) -> None:
+    """Create and remove a temporary in ``directory``: the one test that also holds for root and
+    read-only file systems."""
+    try:
+        handle, probe = tempfile.mkstemp(prefix=f"{_temp_prefix(path)}{os.getpid()}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise InputError(field, f"cannot write in {directory}: {exc.strerror or exc}") from None
+    os.close(handle)
+    os.unlink(probe)

@@ -13,6 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 LEVELS = (0, 1, 5, 6, 10)
+MAX_MEMBERS = 256
+"""Most members an array may have: what the stripe planner lays out (nvsim.stripe.layout refuses
+more), and above what RAID6's Q over GF(2^8) can tell apart (255 data members + P + Q = 257)."""
 MD_PARITY_ALGORITHMS = ("left-asymmetric", "right-asymmetric", "left-symmetric", "right-symmetric")
 """md's RAID5/6 layouts by algorithm number (ALGORITHM_LEFT_ASYMMETRIC 0 ... RIGHT_SYMMETRIC 3)."""
 PARITY_LAYOUTS = ("left-symmetric", "left-asymmetric", "right-symmetric", "right-asymmetric")

@@ -119,6 +119,20 @@ def _lost(scenario: ScenarioSpec, catalog: Catalog, missing: set[int], rebuilt: 
                     f"{len(missing)} members down, RAID{array.level} tolerates {tolerance}: {rows:,} stripe rows lost")
 
 
+def data_loss_at_start(scenario: ScenarioSpec, catalog: Catalog | None = None) -> DataLoss | None:
+    """What the scenario's faults at t = 0 leave lost (None: every stripe is still readable). A
+    workload on such an array gets I/O errors (md fails the array), not the optimal state's rates."""
+    missing = set(ArrayState.at_start(scenario).missing)
+    return _lost(scenario, catalog or default_catalog(), missing, {}) if missing else None
+
+
+def data_loss_metrics(loss: DataLoss) -> dict[str, float | str | None]:
+    """A workload's metrics on an array that has lost data: no I/O completes, the reason says why."""
+    return {"read_iops": 0.0, "write_iops": 0.0, "total_iops": 0.0, "read_bytes_per_s": 0.0, "write_bytes_per_s": 0.0,
+            "cpu_percent": None, "raid_waf": None, "waf_nand": None, "limited_by": f"DATA LOSS: {loss.detail}",
+            "data_loss": True}
+
+
 def _state_result(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: Catalog, state: ArrayState,
                   fidelity: str) -> Result:
     """One state's foreground and rebuild rates, from the orchestrator with the state pinned."""
@@ -278,4 +292,5 @@ def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, work
     }
 
 
-__all__ = ["run_timeline", "rebuild_summary", "rebuild_write_amplification", "Timeline", "Segment", "DataLoss", "RebuildRecord"]
+__all__ = ["run_timeline", "rebuild_summary", "rebuild_write_amplification", "Timeline", "Segment", "DataLoss", "RebuildRecord",
+           "data_loss_at_start", "data_loss_metrics"]

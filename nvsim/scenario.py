@@ -7,7 +7,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .catalog import Catalog, default_catalog, read_yaml
+from .catalog import Catalog, default_catalog
+from .loader import load_yaml
 from .engines import engine_settings
 from .errors import InputError, from_validation_error
 from .specs import ScenarioSpec
@@ -45,4 +46,4 @@ def parse_scenario(data: Any, catalog: Catalog | None = None, *, source: str | N
 
 def load_scenario(path: str | Path, catalog: Catalog | None = None) -> ScenarioSpec:
     file = scenario_path(path)
-    return parse_scenario(read_yaml(file), catalog, source=str(file))
+    return parse_scenario(load_yaml(file), catalog, source=str(file))

@@ -8,13 +8,14 @@ models/bibliography.yaml and its basis.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Generic, Literal, TypeVar
+import math
+from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from .constants import PAGE_BYTES  # md works in 4 KiB pages; strips must be whole pages
 from .errors import suggestion_text
-from .raid import DEFAULT_LAYOUT_BY_LEVEL, LAYOUTS_BY_LEVEL, MIN_DRIVES
+from .raid import DEFAULT_LAYOUT_BY_LEVEL, LAYOUTS_BY_LEVEL, LEVELS, MAX_MEMBERS, MIN_DRIVES
 from .units import format_bytes_decimal, parse_bytes, parse_bytes_per_s, parse_count, parse_seconds
 
 
@@ -24,10 +25,25 @@ def _positive(value: float) -> float:
     return value
 
 
+def _finite(parse: Any) -> Any:
+    """``parse`` that refuses NaN and infinity: no physical size, rate, count or time is either."""
+    def checked(value: Any) -> Any:
+        number = parse(value)
+        if isinstance(number, float) and not math.isfinite(number):
+            raise ValueError(f"must be a finite number, got {value!r}")
+        return number
+    checked.__doc__ = parse.__doc__
+    return checked
+
+
 Bytes = Annotated[int, BeforeValidator(parse_bytes)]
-BytesPerS = Annotated[float, BeforeValidator(parse_bytes_per_s)]
-Count = Annotated[float, BeforeValidator(parse_count)]
-Seconds = Annotated[float, BeforeValidator(parse_seconds)]
+BytesPerS = Annotated[float, BeforeValidator(_finite(parse_bytes_per_s))]
+Count = Annotated[float, BeforeValidator(_finite(parse_count))]
+Seconds = Annotated[float, BeforeValidator(_finite(parse_seconds))]
+PCIE_GENERATIONS = (1, 2, 3, 4, 5, 6)
+"""PCIe generations the PCI-SIG has published a base specification for, to 6.0 (2022)."""
+SECTOR_BYTES = 512
+"""The smallest logical block an NVMe namespace has: sizes on a drive are whole sectors."""
 
 Basis = Literal["datasheet", "published", "fitted", "assumed"]
 T = TypeVar("T")
@@ -50,9 +66,45 @@ class Cited(Spec, Generic[T]):
     note: str | None = None
 
 
+def _cited_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+class PhysicalNumbers(Spec):
+    """A catalog entry whose cited numbers are physical: finite, and > 0 unless named in
+    ``NON_NEGATIVE`` (may be 0); ``AT_MOST_ONE`` names probabilities (in [0, 1]). A zero where the
+    model divides (lanes, MTBF, IOPS, cores, a memory rate) is refused at load, in one line."""
+
+    NON_NEGATIVE: ClassVar[tuple[str, ...]] = ()
+    AT_MOST_ONE: ClassVar[tuple[str, ...]] = ()
+
+    @model_validator(mode="after")
+    def _physical(self) -> "PhysicalNumbers":
+        for name in type(self).model_fields:
+            cited = getattr(self, name)
+            if not isinstance(cited, Cited) or not _cited_number(cited.value):
+                continue
+            value = cited.value
+            if not math.isfinite(value):
+                raise ValueError(f"{name}: must be a finite number, got {value!r}")
+            if name in self.NON_NEGATIVE and value < 0:
+                raise ValueError(f"{name}: must be >= 0, got {value!r}")
+            if name not in self.NON_NEGATIVE and value <= 0:
+                raise ValueError(f"{name}: must be > 0, got {value!r}")
+            if name in self.AT_MOST_ONE and value > 1:
+                raise ValueError(f"{name}: a probability, allowed 0 to 1, got {value!r}")
+        return self
+
+
+def _pcie_generation(label: str, generation: Any) -> None:
+    if generation not in PCIE_GENERATIONS:
+        raise ValueError(f"{label}: PCIe generation {generation!r} does not exist; allowed: "
+                         f"{', '.join(map(str, PCIE_GENERATIONS))}")
+
+
 # ---------------------------------------------------------------- catalog entries
 
-class PcieGenerationSpec(Spec):
+class PcieGenerationSpec(PhysicalNumbers):
     """One PCIe generation's link-layer constants (PCI Express Base Specification)."""
 
     name: str
@@ -69,9 +121,17 @@ class PcieGenerationSpec(Spec):
     tlps_per_flow_control_dllp: Cited[float]
     skp_interval_blocks: Cited[int]
 
+    @model_validator(mode="after")
+    def _encoding(self) -> "PcieGenerationSpec":
+        if self.encoding_payload_bits.value > self.encoding_total_bits.value:
+            raise ValueError("encoding_payload_bits: larger than encoding_total_bits; allowed: payload <= total")
+        return self
 
-class DriveSpec(Spec):
+
+class DriveSpec(PhysicalNumbers):
     """An NVMe SSD model and capacity point, from its datasheet."""
+
+    AT_MOST_ONE = ("uber_per_bit",)
 
     name: str
     kind: Literal["drive"] = "drive"
@@ -103,10 +163,14 @@ class DriveSpec(Spec):
     def _raw_covers_capacity(self) -> "DriveSpec":
         if self.raw_nand_bytes.value < self.capacity_bytes.value:
             raise ValueError("raw_nand_bytes must be at least capacity_bytes")
+        _pcie_generation("pcie_generation", self.pcie_generation.value)
+        for name in ("capacity_bytes", "seq_block_bytes", "rand_block_bytes", "indirection_unit_bytes"):
+            if getattr(self, name).value % SECTOR_BYTES:
+                raise ValueError(f"{name}: must be a whole number of {SECTOR_BYTES}-byte sectors, got {getattr(self, name).value}")
         return self
 
 
-class CpuSpec(Spec):
+class CpuSpec(PhysicalNumbers):
     model: str
     sockets: int = Field(ge=1, le=8)
     cores_per_socket: Cited[int]
@@ -134,8 +198,10 @@ class SlotSpec(Spec):
     socket: int = Field(ge=0)
 
 
-class PlatformSpec(Spec):
+class PlatformSpec(PhysicalNumbers):
     """A server: CPUs, memory, PCIe root ports, where drives and cards attach."""
+
+    NON_NEGATIVE = ("drive_bays",)
 
     name: str
     kind: Literal["platform"] = "platform"
@@ -154,6 +220,11 @@ class PlatformSpec(Spec):
     slots: tuple[SlotSpec, ...] = ()
     used_in: str | None = None
 
+    @model_validator(mode="after")
+    def _generation_exists(self) -> "PlatformSpec":
+        _pcie_generation("pcie_generation", self.pcie_generation.value)
+        return self
+
     @property
     def total_cores(self) -> int:
         return self.cpu.sockets * self.cpu.cores_per_socket.value
@@ -164,7 +235,7 @@ class PlatformSpec(Spec):
         return self.memory_channels_per_socket.value * self.memory_transfer_rate_mt_per_s.value * 1e6 * 8
 
 
-class EngineDeviceSpec(Spec):
+class EngineDeviceSpec(PhysicalNumbers):
     """The engine's own device (GPU or RAID card): its link and advertised limits."""
 
     product: str
@@ -177,12 +248,17 @@ class EngineDeviceSpec(Spec):
     max_drives: Cited[int] | None = None
     data_through_device: bool = Field(description="True when host data crosses the device's own link (hardware RAID)")
 
+    @model_validator(mode="after")
+    def _generation_exists(self) -> "EngineDeviceSpec":
+        _pcie_generation("device.pcie_generation", self.pcie_generation.value)
+        return self
+
 
 HostIoOption = Literal["hipri", "fixedbufs", "registerfiles", "sqthread_poll"]
 """fio options of a host I/O path that change its costs (``WorkloadSpec`` fields of the same names)."""
 
 
-class HostIoSpec(Spec):
+class HostIoSpec(PhysicalNumbers):
     """A host I/O path (fio ioengine): CPU time a core spends per I/O, at a reference clock, and
     what parts of it batching, polling, registered buffers and files remove (``nvsim.host_io``).
 
@@ -192,6 +268,9 @@ class HostIoSpec(Spec):
     and polling remove. ``switch_us`` (CPU) and ``wake_us`` (latency) are paid when the job sleeps
     for its one I/O in flight (depth 1, not polled).
     """
+
+    NON_NEGATIVE = ("submit_us", "complete_us", "per_page_us", "submit_syscall_us", "file_ref_us", "reap_syscall_us",
+                    "interrupt_us", "poll_us", "switch_us", "wake_us", "seek_us")
 
     name: str
     kind: Literal["host_io"] = "host_io"
@@ -227,8 +306,19 @@ class EngineSpec(Spec):
         default=None, description="makers of the CPUs it runs on (Intel VROC: VMD is in Intel Xeon's root complex); None: any")
     parameters: dict[str, Cited[float]] = Field(default_factory=dict)
 
+    @model_validator(mode="after")
+    def _levels_and_parameters(self) -> "EngineSpec":
+        bad = [level for level in self.levels if level not in LEVELS]
+        if bad or not self.levels:
+            raise ValueError(f"levels: RAID level {bad[0] if bad else 'list'} is not one nvsim models; allowed: "
+                             f"{', '.join(map(str, LEVELS))} (at least one)")
+        for name, cited in self.parameters.items():
+            if not math.isfinite(cited.value) or cited.value < 0:
+                raise ValueError(f"parameters.{name}: must be a finite number >= 0, got {cited.value!r}")
+        return self
 
-class OltpProfileSpec(Spec):
+
+class OltpProfileSpec(PhysicalNumbers):
     """An OLTP benchmark's transaction as the storage sees it (catalog section ``oltp``).
 
     Per transaction: ``page_accesses_per_tx`` leaf pages touched (inner index pages stay cached),
@@ -239,6 +329,8 @@ class OltpProfileSpec(Spec):
     per runnable thread beyond the hardware threads; ``client_delay_us_per_tx`` of round trips and
     waits that load no modelled resource.
     """
+
+    NON_NEGATIVE = ("pages_dirtied_per_tx", "client_delay_us_per_tx", "contention_per_excess_thread")
 
     name: str
     kind: Literal["oltp"] = "oltp"
@@ -326,7 +418,7 @@ class ArraySpec(Spec):
 
     level: RaidLevel
     drive: str
-    drives: int = Field(ge=1, le=1024)
+    drives: int = Field(ge=1, le=MAX_MEMBERS)
     strip_bytes: Bytes = 512 * 1024
     layout: str | None = None
     near_copies: int = Field(default=2, ge=2, le=4)
@@ -364,7 +456,11 @@ class ArraySpec(Spec):
             raise ValueError(f"layout: RAID{self.level} allows {', '.join(allowed)}; got {self.layout!r}")
         if self.level == 10 and self.drives < self.near_copies:
             raise ValueError(f"drives: RAID10 with {self.near_copies} near copies needs at least {self.near_copies} drives")
+        if self.namespace_bytes is not None and self.namespace_bytes % SECTOR_BYTES:
+            raise ValueError(f"namespace_bytes: must be a whole number of {SECTOR_BYTES}-byte sectors, got {self.namespace_bytes}")
         catalog = _catalog(info)
+        if catalog is not None and self.engine in catalog.engines:
+            self._engine_geometry(catalog.engines[self.engine].engine_kind)
         if catalog is not None and self.drive in catalog.drives:
             capacity = catalog.drives[self.drive].capacity_bytes.value
             if self.namespace_bytes is not None and not 0 < self.namespace_bytes <= capacity:
@@ -382,6 +478,18 @@ class ArraySpec(Spec):
                 raise ValueError(f"drives: {self.engine} supports at most {engine.device.max_drives.value} drives, got {self.drives}")
         return self
 
+    def _engine_geometry(self, engine_kind: str) -> None:
+        """md (and VROC, which is md) takes only a power-of-two chunk for RAID5, 6 and 10
+        (mdadm: "chunk size must be a power of 2"); a card's or vendor's RAID10 is a stripe of
+        mirror sets, so its drive count is a multiple of the copies (md's near layout is not)."""
+        strip = self.strip_bytes
+        if engine_kind in MD_ENGINE_KINDS and self.level in (5, 6, 10) and strip & (strip - 1):
+            raise ValueError(f"strip_bytes: md takes only a power-of-two chunk for RAID{self.level}, got {strip} bytes; "
+                             f"allowed: 4 KiB, 8 KiB, 16 KiB, ... (powers of two)")
+        if engine_kind not in MD_ENGINE_KINDS and self.level == 10 and self.drives % self.near_copies:
+            raise ValueError(f"drives: RAID10 on engine {self.engine} mirrors sets of {self.near_copies} drives; "
+                             f"the count must be a multiple of {self.near_copies}, got {self.drives}")
+
     @property
     def resolved_layout(self) -> str:
         return self.layout or DEFAULT_LAYOUT_BY_LEVEL[self.level]
@@ -390,6 +498,10 @@ class ArraySpec(Spec):
     def single_drive(self) -> bool:
         """One drive used directly (engine ``none``): the SSD model answers, not the array simulator."""
         return self.engine == "none" and self.drives == 1
+
+
+MD_ENGINE_KINDS = ("md", "vroc")
+"""Engine kinds that run Linux md's code (its chunk rules apply)."""
 
 
 class FaultSpec(Spec):
@@ -420,16 +532,16 @@ FioRw = Literal["read", "write", "randread", "randwrite", "rw", "readwrite", "ra
 class WorkloadSpec(Spec):
     """A fio-like job: the names and meanings follow fio (sizes binary for bare k/m/g as fio's)."""
 
-    name: str
+    name: str = Field(min_length=1, max_length=200)
     rw: FioRw
     bs: Bytes = 4096
     iodepth: int = Field(default=1, ge=1, le=65536)
     numjobs: int = Field(default=1, ge=1, le=65536)
     rwmixread: int = Field(default=50, ge=0, le=100)
-    size: Bytes | None = None
-    offset_increment: Bytes = 0
-    runtime: Seconds | None = None
-    ramp_time: Seconds = 0.0
+    size: Bytes | None = Field(default=None, gt=0)
+    offset_increment: Bytes = Field(default=0, ge=0)
+    runtime: Seconds | None = Field(default=None, gt=0)
+    ramp_time: Seconds = Field(default=0.0, ge=0)
     time_based: bool = False
     ioengine: str = "libaio"
     hipri: FioBool = False
@@ -513,18 +625,31 @@ class PlacementSpec(Spec):
     job_sockets: tuple[int, ...] | None = None
 
 
+MAX_TEXT_CHARS = 10_000
+"""Longest free text (a description) a scenario may carry: it is printed whole."""
+
+
 class ScenarioSpec(Spec):
     """A runnable set-up: a platform, one array on it, the workloads to run, and the seed."""
 
-    name: str
-    description: str = ""
-    source: str | None = None
+    name: str = Field(min_length=1, max_length=200)
+    description: str = Field(default="", max_length=MAX_TEXT_CHARS)
+    source: str | None = Field(default=None, max_length=MAX_TEXT_CHARS)
     platform: str
     array: ArraySpec
     placement: PlacementSpec = PlacementSpec()
     workloads: tuple[WorkloadSpec, ...] = ()
     faults: tuple[FaultSpec, ...] = ()
     seed: int = Field(default=1, ge=0)
+
+    @model_validator(mode="after")
+    def _unique_workload_names(self) -> "ScenarioSpec":
+        seen: set[str] = set()
+        for i, workload in enumerate(self.workloads):
+            if workload.name in seen:
+                raise ValueError(f"workloads[{i}].name: {workload.name!r} names two workloads; names must be unique")
+            seen.add(workload.name)
+        return self
 
     @model_validator(mode="after")
     def _faults_fit(self) -> "ScenarioSpec":

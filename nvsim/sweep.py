@@ -26,10 +26,12 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 import multiprocessing
 import operator
 import os
 import re
+from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor, as_completed as done_first
 from pathlib import Path
 from typing import Any, Callable, Literal
@@ -37,10 +39,12 @@ from typing import Any, Callable, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .bounds import capacity
-from .catalog import default_catalog, read_yaml
+from .budget import MAX_SWEEP_POINTS, check_points, check_workload
+from .catalog import default_catalog
+from .loader import load_yaml
 from .errors import InputError, from_validation_error, require_extra
-from .io import atomic_path
-from .rebuild import rebuild_summary
+from .io import check_output_path, commit_together, journal_path, recover_commit
+from .rebuild import data_loss_at_start, data_loss_metrics, rebuild_summary
 from .scenario import load_scenario, parse_scenario
 from .simulation import Simulation
 from .units import parse_bytes, parse_bytes_per_s, parse_count
@@ -48,6 +52,11 @@ from .units import parse_bytes, parse_bytes_per_s, parse_count
 OPS: dict[str, Callable[[float, float], bool]] = {
     ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt, "==": operator.eq}
 CONSTRAINT = re.compile(r"^\s*([a-z0-9_][a-z0-9_.-]*)\s*(>=|<=|==|>|<)\s*(.+?)\s*$")
+DASK_CONNECT_TIMEOUT_S = 5.0
+"""How long a sweep waits for a Dask scheduler to answer before refusing the address."""
+FIXED_COLUMNS = ("workload", "key", "status", "error", "usable_bytes", "usable_bytes_per_drive", "point",
+                 "meets_constraints", "rank")
+"""Columns every sweep table has besides the set fields and the metrics of its rows."""
 
 
 class Objective(BaseModel):
@@ -74,6 +83,8 @@ class SweepSpec(BaseModel):
     host_ios: int = Field(default=20_000, ge=1_000, description="event mode: measured host I/Os per point")
     rebuild: bool = Field(default=False, description="add each point's rebuild time and data-loss risk (one drive "
                                                      "failing under the row's workload, fluid mode)")
+    max_points: int = Field(default=MAX_SWEEP_POINTS, ge=1, description="most set-ups the sweep may have (a bound "
+                                                                         "on its work and memory)")
 
     @field_validator("grid")
     @classmethod
@@ -81,7 +92,14 @@ class SweepSpec(BaseModel):
         for field, values in grid.items():
             if not values:
                 raise ValueError(f"{field}: give at least one value")
+            if not field or any(not part for part in field.split(".")):
+                raise ValueError(f"{field!r}: a field is a dotted path such as array.drives")
         return grid
+
+    @property
+    def point_count(self) -> int:
+        """Set-ups the sweep has, counted without expanding the grid."""
+        return math.prod(len(values) for values in self.grid.values()) * bool(self.grid) + len(self.points) or 1
 
     @field_validator("constraints")
     @classmethod
@@ -109,7 +127,7 @@ def load_sweep(path: str | Path) -> tuple[SweepSpec, Path]:
     path = Path(path)
     if not path.exists():
         raise InputError("SPEC", f"no such file: {path}")
-    data = read_yaml(path)
+    data = load_yaml(path)
     try:
         return SweepSpec.model_validate(data), path.parent
     except ValidationError as exc:
@@ -171,11 +189,20 @@ def run_point(task: dict[str, Any]) -> list[dict[str, Any]]:
     data, _ = apply_point(task["base"], point)
     try:
         scenario = parse_scenario(data, catalog, source=f"sweep point {point}")
+        for workload in scenario.workloads:
+            if workload.name in task["workloads"]:
+                check_workload(workload, fidelity)
     except InputError as exc:
         return [dict(_fields(point), workload=name, key=point_key(point, name, fidelity), status="invalid", error=str(exc))
                 for name in task["workloads"]]
     usable = capacity(scenario, catalog).usable_bytes
+    loss = None if scenario.array.single_drive else data_loss_at_start(scenario, catalog)
     for name in task["workloads"]:
+        if loss is not None:  # the array has lost data: its workloads get errors, not rates
+            rows.append(dict(_fields(point), workload=name, key=point_key(point, name, fidelity), status="data loss",
+                             error=loss.detail, usable_bytes=float(usable),
+                             usable_bytes_per_drive=float(usable) / scenario.array.drives, **data_loss_metrics(loss)))
+            continue
         metrics = Simulation(scenario, name, catalog=catalog).run(fidelity, host_ios=task["host_ios"]).metrics()
         if task.get("rebuild"):
             workload = next(w for w in scenario.workloads if w.name == name)
@@ -192,45 +219,69 @@ def _fields(point: dict[str, Any]) -> dict[str, Any]:
 
 
 def prepare_sweep(spec_path: str | Path):
-    """Check a sweep before running it: the file, its base scenario, the workloads it names."""
+    """Check a sweep before running it: the file, its size, its base scenario, the workloads it
+    names (in its list, its constraints and its objective) and their work."""
     spec, here = load_sweep(spec_path)
+    check_points(spec.point_count, spec.max_points)
     base = load_scenario(here / spec.base)
     names = list(spec.workloads or [w.name for w in base.workloads])
     unknown = [n for n in names if n not in {w.name for w in base.workloads}]
     if unknown:
         raise InputError("workloads", f"the base scenario has no workload {unknown[0]!r}; it has {', '.join(w.name for w in base.workloads)}")
+    for column in [c for c, _, _ in map(parse_constraint, spec.constraints)] + [spec.objective.column if spec.objective else None]:
+        workload, _ = _split_column(column or "")
+        if workload and workload not in names:
+            raise InputError("constraints", f"{column!r} names workload {workload!r}, which the sweep does not run; "
+                                            f"it runs {', '.join(names)}")
+    for workload in base.workloads:
+        if workload.name in names:
+            check_workload(workload, spec.fidelity, field=f"base workload {workload.name}")
     return spec, base, names
+
+
+def _split_column(column: str) -> tuple[str, str]:
+    """'randread-b4k.read_iops' -> ('randread-b4k', 'read_iops'); 'read_iops' and 'set.X' -> ('', column)."""
+    if "." in column and column.split(".")[0] != "set":
+        workload, _, metric = column.rpartition(".")
+        return workload, metric
+    return "", column
 
 
 def run_sweep(spec_path: str | Path, out: str | Path, *, workers: int = 1, dask_address: str | None = None,
               progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Run (or finish) a sweep; write ``out``.parquet and ``out``.csv; return a summary."""
+    """Run (or finish) a sweep; write ``out``.parquet and ``out``.csv together; return a summary.
+
+    Everything is checked before a point runs (the file, its size, the output paths, the Dask
+    scheduler); a constraint naming a column no row has is refused before the first row is
+    logged, so a refused sweep leaves no ``.partial.jsonl``."""
     spec, base, names = prepare_sweep(spec_path)
     require_extra("pyarrow", "parquet", "--output", "writing a sweep's Parquet and CSV tables")
     if dask_address:
         require_extra("distributed", "dask", "--dask", "a sweep on a Dask cluster")
-    base_data = base.model_dump(mode="json")
     out = Path(out)
+    for path in (out.with_suffix(".parquet"), out.with_suffix(".csv")):
+        check_output_path(path, "--output")
+    recover_commit(journal_path(out.with_suffix(".parquet")))  # a commit a killed run left half done
     partial = out.with_name(out.name + ".partial.jsonl")
     done = _load_partial(partial)
     points = expand(spec)
+    base_data = base.model_dump(mode="json")
     tasks = [{"point": p, "base": base_data, "workloads": names, "fidelity": spec.fidelity, "host_ios": spec.host_ios,
               "rebuild": spec.rebuild}
              for p in points if any(point_key(p, n, spec.fidelity) not in done for n in names)]
     already = len(points) - len(tasks)
     if progress:
         progress(already, len(points))
-    partial.parent.mkdir(parents=True, exist_ok=True)
-    with open(partial, "a", encoding="utf-8") as log:
-        for rows in _execute(tasks, workers, dask_address):
-            for row in rows:
-                done[row["key"]] = row
-                log.write(json.dumps(row, default=float) + "\n")
-            log.flush()
-            os.fsync(log.fileno())
-            already += 1
-            if progress:
-                progress(already, len(points))
+    with _executor(tasks, workers, dask_address) as results:
+        log = _PartialLog(partial, spec, done)
+        try:
+            for rows in results:
+                log.add(rows)
+                already += 1
+                if progress:
+                    progress(already, len(points))
+        finally:
+            log.close()
     rows = [dict(done[point_key(p, n, spec.fidelity)], point=i) for i, p in enumerate(points) for n in names]
     table = _rank(rows, spec)
     _write_table(table, out)
@@ -240,40 +291,107 @@ def run_sweep(spec_path: str | Path, out: str | Path, *, workers: int = 1, dask_
             "parquet": str(out.with_suffix(".parquet")), "csv": str(out.with_suffix(".csv"))}
 
 
+def _columns_named(spec: SweepSpec) -> set[str]:
+    """The metric columns the constraints and the objective read."""
+    columns = [c for c, _, _ in map(parse_constraint, spec.constraints)]
+    if spec.objective and spec.objective.column:
+        columns.append(spec.objective.column)
+    return {_split_column(c)[1] for c in columns}
+
+
+class _PartialLog:
+    """The sweep's ``.partial.jsonl``: finished rows appended and flushed to disk as they come.
+
+    Rows wait in memory until every column the constraints and objective name has been seen in
+    a row (or the resumed file): a sweep whose constraint names no column is refused by ``_rank``
+    before the file is ever created."""
+
+    def __init__(self, path: Path, spec: SweepSpec, done: dict[str, dict]):
+        self.path, self.done, self.handle = path, done, None
+        self.needed = _columns_named(spec)
+        self.seen: set[str] = set(FIXED_COLUMNS).union(*(row.keys() for row in done.values()))
+        self.waiting: list[dict] = []
+
+    def add(self, rows: list[dict]) -> None:
+        for row in rows:
+            self.done[row["key"]] = row
+            self.seen.update(row)
+        self.waiting.extend(rows)
+        if self.handle is None and not self.needed <= self.seen:
+            return
+        if self.handle is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.handle = open(self.path, "a", encoding="utf-8")
+        for row in self.waiting:
+            self.handle.write(json.dumps(row, default=float) + "\n")
+        self.waiting.clear()
+        self.handle.flush()
+        os.fsync(self.handle.fileno())
+
+    def close(self) -> None:
+        if self.handle is not None:
+            self.handle.close()
+
+
 def _load_partial(partial: Path) -> dict[str, dict]:
+    """Rows a killed run finished. A torn last line (the kill came mid-write) is cut off the file,
+    so the next row appended starts on a line of its own and is not lost to the fragment."""
     done: dict[str, dict] = {}
     if not partial.exists():
         return done
-    for line in partial.read_text(encoding="utf-8").splitlines():
+    raw = partial.read_bytes()
+    whole = raw.rfind(b"\n") + 1
+    if whole < len(raw):
+        with open(partial, "rb+") as handle:
+            handle.truncate(whole)
+    for line in raw[:whole].decode("utf-8", errors="replace").splitlines():
         try:
             row = json.loads(line)
-        except json.JSONDecodeError:  # a line cut by the kill: that point runs again
+        except json.JSONDecodeError:  # a damaged line: that point runs again
             continue
-        done[row["key"]] = row
+        if isinstance(row, dict) and isinstance(row.get("key"), str):
+            done[row["key"]] = row
     return done
 
 
-def _execute(tasks: list[dict], workers: int, dask_address: str | None):
-    """Yield each task's rows as it finishes (order of completion does not matter: rows are keyed)."""
+@contextmanager
+def _executor(tasks: list[dict], workers: int, dask_address: str | None):
+    """Each task's rows as it finishes (order of completion does not matter: rows are keyed), on
+    a Dask cluster (connected before any row runs, refused within ``DASK_CONNECT_TIMEOUT_S``),
+    in local processes, or in this one."""
     if not tasks:
-        return
-    if dask_address:
-        from dask.distributed import Client, as_completed  # optional and heavy: only a sweep on a cluster loads it
+        yield iter(())
+    elif dask_address:
+        with _dask_client(dask_address) as client:
+            yield _dask_results(client, tasks)
+    elif workers <= 1:
+        yield map(run_point, tasks)
+    else:  # spawn, not fork: a forked child of a process whose Numba thread pool is running can crash
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = [pool.submit(run_point, t) for t in tasks]
+            yield (future.result() for future in done_first(futures))
 
-        with Client(dask_address) as client:
-            futures = client.map(run_point, tasks, pure=False)
-            for future in as_completed(futures):
-                yield future.result()
-        return
-    if workers <= 1:
-        for task in tasks:
-            yield run_point(task)
-        return
-    # spawn, not fork: a forked child of a process whose Numba thread pool is running can crash
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = [pool.submit(run_point, t) for t in tasks]
-        for future in done_first(futures):
-            yield future.result()
+
+@contextmanager
+def _dask_client(address: str):
+    """A Dask client of the scheduler at ``address``, or a one-line refusal when none answers."""
+    from dask.distributed import Client  # optional and heavy: only a sweep on a cluster loads it
+
+    try:
+        client = Client(address, timeout=DASK_CONNECT_TIMEOUT_S)
+    except (OSError, TimeoutError, ValueError, TypeError) as exc:
+        reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise InputError("--dask", f"no Dask scheduler answers at {address!r} within {DASK_CONNECT_TIMEOUT_S:g} s "
+                                   f"({reason})") from None
+    with client:
+        yield client
+
+
+def _dask_results(client, tasks: list[dict]):
+    from dask.distributed import as_completed  # optional and heavy: only a sweep on a cluster loads it
+
+    for future in as_completed(client.map(run_point, tasks, pure=False)):
+        yield future.result()
 
 
 def _rank(rows: list[dict], spec: SweepSpec) -> list[dict]:
@@ -291,7 +409,7 @@ def _rank(rows: list[dict], spec: SweepSpec) -> list[dict]:
     columns = set().union(*(r.keys() for r in table)) if table else set()
 
     def values(point_rows: list[dict], column: str) -> list[Any]:
-        workload, _, metric = column.rpartition(".") if "." in column and column.split(".")[0] not in ("set",) else ("", "", column)
+        workload, metric = _split_column(column)
         if metric not in columns:
             raise InputError("constraints", f"no column {metric!r} in the results; columns: {', '.join(sorted(columns))}")
         chosen = [r for r in point_rows if not workload or r["workload"] == workload]
@@ -324,7 +442,8 @@ def _rank(rows: list[dict], spec: SweepSpec) -> list[dict]:
 
 
 def _write_table(rows: list[dict], out: Path) -> None:
-    """Parquet and CSV, each written to a temporary file in place and renamed (atomic)."""
+    """Parquet and CSV, committed together (``nvsim.io.commit_together``): a kill never leaves a
+    new Parquet beside an old CSV."""
     import pyarrow as pa  # optional and heavy (with its csv and parquet modules): only writing a table loads it
     import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
@@ -336,10 +455,8 @@ def _write_table(rows: list[dict], out: Path) -> None:
                 columns.append(key)
     data = {c: [_cell(r.get(c)) for r in rows] for c in columns}
     table = pa.table(data)
-    with atomic_path(out.with_suffix(".parquet")) as tmp:
-        pq.write_table(table, tmp)
-    with atomic_path(out.with_suffix(".csv")) as tmp:
-        pacsv.write_csv(table, tmp)
+    commit_together([(out.with_suffix(".parquet"), lambda tmp: pq.write_table(table, tmp)),
+                     (out.with_suffix(".csv"), lambda tmp: pacsv.write_csv(table, tmp))])
 
 
 def _cell(value: Any) -> Any:

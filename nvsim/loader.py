@@ -1,0 +1,158 @@
+"""The one boundary for untrusted input files: bounded, strictly decoded, duplicate-free YAML.
+
+Every file nvsim reads (a scenario, a fio job file, a sweep spec, a catalog entry,
+models/bibliography.yaml, a dashboard upload) comes through here. A file is
+
+- bounded in size (``MAX_INPUT_BYTES``, raised with the environment variable
+  ``NVSIM_MAX_INPUT_BYTES``): a scenario is kilobytes; a 50 MB file is refused before it is read;
+- decoded strictly as UTF-8 (a byte-order mark is dropped): a bad byte is one line naming the
+  file and the byte's offset, never a UnicodeDecodeError;
+- parsed by libyaml's C loader (``yaml.CSafeLoader``; the pure-Python ``SafeLoader`` only where
+  PyYAML was built without libyaml): data only, a duplicate key refused (YAML says keys are
+  unique; PyYAML would keep the last one silently);
+- bounded in shape: nesting deeper than ``MAX_DEPTH`` or more than ``MAX_NODES`` values (aliases
+  counted each time they are used, so an alias bomb is refused) is one line, never a
+  RecursionError or a MemoryError further on.
+
+Every failure is an ``InputError`` naming the file.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import InputError
+
+MAX_INPUT_BYTES = 4 * 2**20
+"""Largest input file read (4 MiB; the largest shipped file is a few kB)."""
+MAX_INPUT_BYTES_ENV = "NVSIM_MAX_INPUT_BYTES"
+MAX_DEPTH = 32
+"""Deepest nesting of mappings and lists a file may have (a scenario needs 4)."""
+MAX_NODES = 1_000_000
+"""Most values (scalars, mappings, lists) a loaded document may hold, aliases expanded."""
+
+_BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """libyaml's safe loader that refuses a mapping with the same key twice."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: set = set()
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            try:
+                duplicate = key in seen
+            except TypeError:  # an unhashable key: the base class says so
+                break
+            if duplicate:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r} (each key may appear once)", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def max_input_bytes() -> int:
+    """The size bound in force: ``NVSIM_MAX_INPUT_BYTES`` when set to a positive integer."""
+    raw = os.environ.get(MAX_INPUT_BYTES_ENV, "")
+    try:
+        value = int(raw)
+    except ValueError:
+        return MAX_INPUT_BYTES
+    return value if value > 0 else MAX_INPUT_BYTES
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """A file's bytes, refused (one line) if it cannot be read or is over the size bound."""
+    path = Path(path)
+    limit = max_input_bytes()
+    try:
+        if path.is_dir():
+            raise InputError("", "is a directory, not a file", source=str(path))
+        size = path.stat().st_size
+        if size > limit:
+            raise InputError("", f"file is {size:,} bytes; input files are bounded at {limit:,} bytes "
+                                 f"(set {MAX_INPUT_BYTES_ENV} to raise it)", source=str(path))
+        with open(path, "rb") as handle:
+            raw = handle.read(limit + 1)  # a pipe or a device may not know its size
+    except OSError as exc:
+        raise InputError("", f"cannot read file: {exc.strerror or exc}", source=str(path)) from None
+    if len(raw) > limit:
+        raise InputError("", f"more than {limit:,} bytes; input files are bounded at {limit:,} bytes "
+                             f"(set {MAX_INPUT_BYTES_ENV} to raise it)", source=str(path))
+    return raw
+
+
+def decode(raw: bytes, source: str) -> str:
+    """Strict UTF-8 (a leading byte-order mark dropped); a bad byte names its offset."""
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        offset = exc.start + (3 if raw.startswith(b"\xef\xbb\xbf") else 0)
+        raise InputError("", f"not UTF-8 text: byte 0x{raw[offset]:02x} at offset {offset} "
+                             f"(save the file as UTF-8)", source=source) from None
+
+
+def read_text(path: str | Path) -> str:
+    """A text file (fio job file, trace) through the size bound and strict decoding."""
+    return decode(read_bytes(path), str(path))
+
+
+def load_yaml(path: str | Path) -> Any:
+    """A YAML file as data, through every bound of this module."""
+    return parse_yaml(read_text(path), str(path))
+
+
+def parse_yaml(text: str, source: str) -> Any:
+    """YAML text (a file's, or an upload's) as data: libyaml, no duplicate keys, bounded shape."""
+    if len(text.encode("utf-8", "surrogatepass")) > max_input_bytes():
+        raise InputError("", f"more than {max_input_bytes():,} bytes; input is bounded "
+                             f"(set {MAX_INPUT_BYTES_ENV} to raise it)", source=source)
+    try:
+        data = yaml.load(text, Loader=StrictLoader)  # noqa: S506 - StrictLoader is a SafeLoader
+    except yaml.YAMLError as exc:
+        raise _syntax_error(exc, source) from None
+    except RecursionError:  # the pure-Python composer on deep nesting
+        raise InputError("", f"nested deeper than {MAX_DEPTH} levels", source=source) from None
+    check_shape(data, source)
+    return data
+
+
+def _syntax_error(exc: yaml.YAMLError, source: str) -> InputError:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    where = f"line {mark.line + 1}" if mark is not None else ""
+    problem = getattr(exc, "problem", None) or str(exc)
+    if isinstance(exc, yaml.reader.ReaderError):
+        problem = f"character that YAML does not allow at position {exc.position}"
+    problem = " ".join(str(problem).split())
+    if "maximum nesting depth" in problem:
+        problem = f"nested deeper than {MAX_DEPTH} levels"
+    return InputError(where, f"YAML syntax error: {problem}", source=source)
+
+
+def check_shape(data: Any, source: str) -> None:
+    """Refuse data nested deeper than MAX_DEPTH or with more than MAX_NODES values, walking it
+    without recursion (aliases are walked each time they are used, as a consumer would)."""
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    nodes = 0
+    while stack:
+        value, depth = stack.pop()
+        nodes += 1
+        if nodes > MAX_NODES:
+            raise InputError("", f"more than {MAX_NODES:,} values (aliases counted each time used); "
+                                 f"input is bounded", source=source)
+        if isinstance(value, dict):
+            children = [*value.keys(), *value.values()]
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if depth + 1 > MAX_DEPTH and children:
+            raise InputError("", f"nested deeper than {MAX_DEPTH} levels", source=source)
+        stack.extend((child, depth + 1) for child in children)
