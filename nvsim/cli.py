@@ -131,6 +131,8 @@ def fio_command(
     catalog = nvsim.default_catalog()
     spec = nvsim.load_scenario(system, catalog)
     parsed = nvsim.fio.load_fio_jobfile(jobfile, catalog=catalog)
+    for job in parsed.jobs:  # a run over the work budget is refused before anything is printed
+        nvsim.budget.check_workload(job.workload, fidelity, field=f"{jobfile}: [{job.name}]")
     warning = parsed.unmodelled_warning()
     together = parsed.concurrent_jobs()
     if together:  # fio would run these at once, sharing the array; nvsim runs each alone
@@ -143,8 +145,6 @@ def fio_command(
         raise InputError("jobfile", f"{jobfile}: no job sections")
     device_bytes = None
     results = []
-    for job in parsed.jobs:
-        nvsim.budget.check_workload(job.workload, fidelity, field=f"{jobfile}: [{job.name}]")
     for job in parsed.jobs:
         workload = job.workload
         if job.needs_device_bytes:

@@ -180,15 +180,24 @@ def check_output_path(path: str | Path | None, field: str) -> Path | None:
     path = Path(path)
     if path.is_dir():
         raise InputError(field, f"{path} is a directory; give a file path")
+    missing: list[Path] = []
     ancestor = path.parent
     while not ancestor.exists() and ancestor != ancestor.parent:
+        missing.append(ancestor)
         ancestor = ancestor.parent
     if not ancestor.is_dir():
         raise InputError(field, f"cannot create {path}: {ancestor} is not a directory")
-    if ancestor == path.parent:
+    try:
+        for folder in reversed(missing):  # created to be tried, removed again: the run creates them
+            try:
+                folder.mkdir()
+            except OSError as exc:
+                raise InputError(field, f"cannot create the folder {folder}: {exc.strerror or exc}") from None
         _probe_writable(path.parent, path, field)
-    elif not os.access(ancestor, os.W_OK | os.X_OK):
-        raise InputError(field, f"cannot create the folder of {path}: {ancestor} is not writable")
+    finally:
+        for folder in missing:
+            if folder.is_dir():
+                folder.rmdir()
     return path
 
 

@@ -127,7 +127,8 @@ def parse_yaml(text: str, source: str) -> Any:
 def _syntax_error(exc: yaml.YAMLError, source: str) -> InputError:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     where = f"line {mark.line + 1}" if mark is not None else ""
-    problem = getattr(exc, "problem", None) or str(exc)
+    parts = [getattr(exc, "context", None), getattr(exc, "problem", None)]
+    problem = " ".join(str(p) for p in parts if p) or str(exc)
     if isinstance(exc, yaml.reader.ReaderError):
         problem = f"character that YAML does not allow at position {exc.position}"
     problem = " ".join(str(problem).split())

@@ -10,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = Path(__file__).resolve().parent
-LAYERS = ("unit", "component", "integration", "validation", "ui")
+LAYERS = ("unit", "component", "integration", "validation", "ui", "robustness")
 """The folders of tests/, one per layer, each registered as a marker in pyproject.toml."""
 
 

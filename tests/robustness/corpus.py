@@ -1,0 +1,422 @@
+"""The bad-input corpus: every case one malformed input a careless or hostile user could give, the
+command it goes to, and the one line nvsim must answer with (a regular expression).
+
+Kinds of input: ``scenario`` (a field of a valid scenario changed), ``scenario_text`` (the bytes of
+a scenario file), ``fio`` (a fio job file), ``sweep`` (a sweep spec), ``catalog`` (one catalog
+entry, or the bibliography, changed in a copy of models/), ``cli`` (command-line options). Each
+case runs in its own empty folder; ``test_corpus.py`` checks exit status 2, one line on stderr
+matching the pattern, no traceback, and no file left behind.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+BASE_SCENARIO: dict[str, Any] = {
+    "name": "corpus",
+    "description": "8x KIOXIA CM7-R 3.84 TB, md RAID6, for the bad-input corpus",
+    "platform": "supermicro-as-2125hs-tnr",
+    "array": {"level": 6, "drive": "kioxia-cm7-r-3.84tb", "drives": 8, "strip_bytes": "64KiB", "engine": "linux-md"},
+    "workloads": [{"name": "randread", "rw": "randread", "bs": "4k", "iodepth": 32, "numjobs": 8, "runtime": 60}],
+}
+"""A valid scenario every ``scenario`` case changes one thing of."""
+GRAID_SCENARIO = "scenarios/graid-gen5-raid6/scenario.yaml"
+FIO_SYSTEM = "scenarios/graid-gen5-raid6"
+GOOD_FIO_JOB = "[global]\nioengine=libaio\ndirect=1\nruntime=60\ntime_based=1\n[job]\nrw=randread\nbs=4k\niodepth=32\nnumjobs=8\n"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One bad input: ``kind``, what to write or change (``data``), extra arguments (``argv``)
+    and the pattern of the one line expected on stderr."""
+
+    id: str
+    kind: str
+    data: Any
+    pattern: str
+    argv: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+
+
+NAN, INF = float("nan"), float("inf")
+DELETE = object()
+"""A ``scenario`` change that removes the field."""
+
+
+def changed(base: dict, path: str, value: Any) -> dict:
+    """A deep copy of ``base`` with the dotted ``path`` set to ``value`` (``workloads.0.bs``)."""
+    data = copy.deepcopy(base)
+    parts = path.split(".")
+    node: Any = data
+    for part in parts[:-1]:
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    last: Any = int(parts[-1]) if isinstance(node, list) else parts[-1]
+    if value is DELETE:
+        del node[last]
+    else:
+        node[last] = value
+    return data
+
+
+W = "workloads.0."
+SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
+    # the array: level, drives, strip, namespace, engine
+    ("array.level", 2, r"array\.level: .*0, 1, 5, 6 or 10|array\.level: Input should be 0, 1, 5, 6 or 10"),
+    ("array.level", 3, r"array\.level"), ("array.level", 4, r"array\.level"), ("array.level", 7, r"array\.level"),
+    ("array.level", "six", r"array\.level"), ("array.level", -1, r"array\.level"), ("array.level", None, r"array\.level"),
+    ("array.level", DELETE, r"array\.level: required field is missing"),
+    ("array.drives", 0, r"array\.drives: .*greater than or equal to 1"),
+    ("array.drives", -1, r"array\.drives: .*greater than or equal to 1"),
+    ("array.drives", 257, r"array\.drives: .*less than or equal to 256"),
+    ("array.drives", 1024, r"array\.drives: .*less than or equal to 256"),
+    ("array.drives", 100000, r"array\.drives: .*less than or equal to 256"),
+    ("array.drives", 2.5, r"array\.drives"), ("array.drives", "many", r"array\.drives"),
+    ("array.drives", 3, r"RAID6 needs at least 4 drives, got 3"), ("array.drives", None, r"array\.drives"),
+    ("array.drives", [8], r"array\.drives"), ("array.drives", {"n": 8}, r"array\.drives"),
+    ("array.strip_bytes", "48KiB", r"strip_bytes: md takes only a power-of-two chunk for RAID6"),
+    ("array.strip_bytes", "12KiB", r"strip_bytes: md takes only a power-of-two chunk"),
+    ("array.strip_bytes", "96KiB", r"strip_bytes: md takes only a power-of-two chunk"),
+    ("array.strip_bytes", "6KiB", r"array\.strip_bytes: .*multiple of 4 KiB"),
+    ("array.strip_bytes", 0, r"array\.strip_bytes: .*multiple of 4 KiB"),
+    ("array.strip_bytes", -4096, r"array\.strip_bytes: .*multiple of 4 KiB"),
+    ("array.strip_bytes", "4 parsecs", r"array\.strip_bytes: unknown size unit"),
+    ("array.strip_bytes", 3.5, r"array\.strip_bytes: .*whole number"),
+    ("array.strip_bytes", NAN, r"array\.strip_bytes"), ("array.strip_bytes", "4 TB", r"strip_bytes"),
+    ("array.strip_bytes", True, r"array\.strip_bytes"),
+    ("array.namespace_bytes", 1000, r"namespace_bytes: must be a whole number of 512-byte sectors"),
+    ("array.namespace_bytes", "1.0000001 TB", r"namespace_bytes: must be a whole number of 512-byte sectors"),
+    ("array.namespace_bytes", "100 TB", r"namespace_bytes: .*larger than the drive"),
+    ("array.namespace_bytes", -512, r"namespace_bytes"), ("array.namespace_bytes", 0, r"namespace_bytes"),
+    ("array.near_copies", 1, r"array\.near_copies: .*greater than or equal to 2"),
+    ("array.near_copies", 5, r"array\.near_copies: .*less than or equal to 4"),
+    ("array.layout", "diagonal", r"layout: RAID6 allows left-symmetric"),
+    ("array.layout", "near", r"layout: RAID6 allows"),
+    ("array.engine", "md", r"array\.engine: unknown engine 'md'"),
+    ("array.engine", "", r"array\.engine: unknown engine"),
+    ("array.engine", 7, r"array\.engine"),
+    ("array.drive", "kioxia-cm7", r"array\.drive: unknown drive"), ("array.drive", 7, r"array\.drive"),
+    ("array.drive", DELETE, r"array\.drive: required field is missing"),
+    ("array.hot_spares", -1, r"array\.hot_spares"), ("array.hot_spares", 65, r"array\.hot_spares"),
+    ("array.rebuild", {"speed_limit_min_kib_per_s": 0}, r"speed_limit_min_kib_per_s: .*greater than 0"),
+    ("array.rebuild", {"speed_limit_max_kib_per_s": -1}, r"speed_limit_max_kib_per_s"),
+    ("array.rebuild", {"speed_limit_min_kib_per_s": 300000}, r"speed_limit_min_kib_per_s: .*above"),
+    ("array.rebuild", {"priority": "urgent"}, r"array\.rebuild\.priority"),
+    ("array.rebuild", {"span_bytes": 0}, r"span_bytes: must be > 0"),
+    ("array.rebuild", {"span_bytes": -4096}, r"span_bytes"),
+    ("array.rebuild", {"speed": 1}, r"array\.rebuild\.speed: unknown key"),
+    ("array.engine_settings", {"bogus": 1}, r"array\.engine_settings\.bogus: unknown key"),
+    ("array.engine_settings", {"group_thread_cnt": -1}, r"array\.engine_settings\.group_thread_cnt"),
+    ("array.stripe", "4KiB", r"array\.stripe: unknown key; did you mean 'strip_bytes'"),
+    ("array", "raid6", r"array: .*(dictionary|mapping|object)"), ("array", None, r"array"), ("array", [], r"array"),
+    # the top level
+    ("name", "", r"name: .*at least 1 character"), ("name", None, r"name"), ("name", DELETE, r"name: required field"),
+    ("name", "x" * 300, r"name: .*at most 200 characters"),
+    ("description", "d" * 20_000, r"description: .*at most 10000 characters"),
+    ("platform", "supermicro", r"platform: unknown platform"), ("platform", 5, r"platform"),
+    ("seed", -1, r"seed: .*greater than or equal to 0"), ("seed", "abc", r"seed"), ("seed", 1.5, r"seed"),
+    ("colour", "blue", r"colour: unknown key"),
+    ("workloads", "randread", r"workloads"), ("workloads", 5, r"workloads"), ("workloads", {"a": 1}, r"workloads"),
+    ("faults", [{"at_s": 0, "drive": 99, "action": "fail"}], r"faults\[0\]\.drive: drive 99 does not exist"),
+    ("faults", [{"at_s": -1, "drive": 0, "action": "fail"}], r"faults\[0\]\.at_s"),
+    ("faults", [{"at_s": NAN, "drive": 0, "action": "fail"}], r"faults\[0\]\.at_s: .*finite"),
+    ("faults", [{"at_s": 0, "drive": 0, "action": "explode"}], r"faults\[0\]\.action"),
+    ("faults", [{"at_s": 5, "drive": 0, "action": "fail"}, {"at_s": 1, "drive": 1, "action": "fail"}],
+     r"faults\[1\]\.at_s: events must be in time order"),
+    ("faults", [{"at_s": 0, "drive": -1, "action": "fail"}], r"faults\[0\]\.drive"),
+    ("faults", "fail drive 0", r"faults"),
+    ("placement", {"drive_sockets": [0, 1]}, r"placement\.drive_sockets: give one socket per drive"),
+    ("placement", {"drive_sockets": [5] * 8}, r"placement\.drive_sockets: socket 5 does not exist"),
+    ("placement", {"engine_socket": 9}, r"placement\.engine_socket: socket 9 does not exist"),
+    ("placement", {"engine_socket": -1}, r"placement\.engine_socket"),
+    ("placement", {"job_sockets": [3]}, r"placement\.job_sockets: socket 3 does not exist"),
+    # the workload
+    (W + "rw", "randomread", r"workloads\[0\]\.rw"), (W + "rw", "trim", r"workloads\[0\]\.rw"),
+    (W + "rw", 5, r"workloads\[0\]\.rw"), (W + "rw", DELETE, r"workloads\[0\]\.rw: required field"),
+    (W + "bs", 0, r"workloads\[0\]\.bs: .*positive multiple of 512"),
+    (W + "bs", "1000", r"workloads\[0\]\.bs: .*positive multiple of 512"),
+    (W + "bs", -4096, r"workloads\[0\]\.bs: .*positive multiple of 512"),
+    (W + "bs", "4 parsecs", r"workloads\[0\]\.bs: unknown size unit"),
+    (W + "bs", NAN, r"workloads\[0\]\.bs"), (W + "bs", INF, r"workloads\[0\]\.bs"),
+    (W + "bs", "1TiB", r"workloads\[0\]\.bs: a 1,099,511,627,776-byte block means planning at least .* member pages "
+                       r"\(limit 16,777,216; set NVSIM_MAX_PLANNED_PAGES to raise it\)"),
+    (W + "bs", "64GiB", r"workloads\[0\]\.bs: .*NVSIM_MAX_PLANNED_PAGES"),
+    (W + "iodepth", 0, r"workloads\[0\]\.iodepth: .*greater than or equal to 1"),
+    (W + "iodepth", -1, r"workloads\[0\]\.iodepth"), (W + "iodepth", 70000, r"workloads\[0\]\.iodepth: .*less than"),
+    (W + "iodepth", 1.5, r"workloads\[0\]\.iodepth"), (W + "iodepth", "deep", r"workloads\[0\]\.iodepth"),
+    (W + "iodepth", 65536, r"workloads\[0\]\.iodepth: iodepth x numjobs = 524,288 I/Os in flight need about 2\.5 GB "
+                           r"in the event mode \(limit 262,144 slots; set NVSIM_MAX_EVENT_SLOTS"),
+    (W + "numjobs", 0, r"workloads\[0\]\.numjobs"), (W + "numjobs", 65537, r"workloads\[0\]\.numjobs"),
+    (W + "numjobs", 65536, r"workloads\[0\]\.iodepth: iodepth x numjobs = 2,097,152 I/Os in flight"),
+    (W + "rwmixread", -1, r"workloads\[0\]\.rwmixread"), (W + "rwmixread", 101, r"workloads\[0\]\.rwmixread"),
+    (W + "size", -1, r"workloads\[0\]\.size: .*greater than 0"), (W + "size", 0, r"workloads\[0\]\.size: .*greater than 0"),
+    (W + "size", "-5G", r"workloads\[0\]\.size: .*greater than 0"), (W + "size", NAN, r"workloads\[0\]\.size"),
+    (W + "offset_increment", -1, r"workloads\[0\]\.offset_increment: .*greater than or equal to 0"),
+    (W + "offset_increment", "-1G", r"workloads\[0\]\.offset_increment"),
+    (W + "runtime", -1, r"workloads\[0\]\.runtime: .*greater than 0"), (W + "runtime", 0, r"workloads\[0\]\.runtime"),
+    (W + "runtime", NAN, r"workloads\[0\]\.runtime: must be a finite number"),
+    (W + "runtime", INF, r"workloads\[0\]\.runtime: must be a finite number"),
+    (W + "runtime", "-5s", r"workloads\[0\]\.runtime"), (W + "runtime", "forever", r"workloads\[0\]\.runtime"),
+    (W + "runtime", "5 fortnights", r"workloads\[0\]\.runtime: unknown time unit"),
+    (W + "ramp_time", -1, r"workloads\[0\]\.ramp_time: .*greater than or equal to 0"),
+    (W + "ramp_time", NAN, r"workloads\[0\]\.ramp_time: must be a finite number"),
+    (W + "ramp_time", -INF, r"workloads\[0\]\.ramp_time"),
+    (W + "ioengine", "aio", r"workloads\[0\]\.ioengine: unknown ioengine 'aio'"),
+    (W + "hipri", 2, r"workloads\[0\]\.hipri: must be 0 or 1"), (W + "hipri", "maybe", r"workloads\[0\]\.hipri"),
+    (W + "hipri", 1, r"hipri: ioengine libaio does not take it"),
+    (W + "iodepth_batch_submit", 0, r"workloads\[0\]\.iodepth_batch_submit"),
+    (W + "users", 5, r"users/oltp: only for rw: oltp"),
+    (W + "name", "", r"workloads\[0\]\.name: .*at least 1 character"),
+    (W + "blocksize", "4k", r"workloads\[0\]\.blocksize: unknown key"),
+    (W + "rw", "oltp", r"rw: oltp needs users and an oltp section"),
+]
+
+SCENARIO_CASES = [Case(f"scenario-{path}-{i}", "scenario", changed(BASE_SCENARIO, path, value), pattern)
+                  for i, (path, value, pattern) in enumerate(SCENARIO_FIELDS)]
+_TWO = copy.deepcopy(BASE_SCENARIO)
+_TWO["workloads"] = [BASE_SCENARIO["workloads"][0], dict(BASE_SCENARIO["workloads"][0], bs="8k")]
+_CARD = changed(changed(changed(BASE_SCENARIO, "array.engine", "broadcom-megaraid-9560-16i"), "array.level", 10),
+                "array.drives", 7)
+_GPU10 = changed(changed(changed(BASE_SCENARIO, "array.engine", "graid-supremeraid-sr1010"), "array.level", 10),
+                 "array.drives", 9)
+_FAULTS = changed(BASE_SCENARIO, "faults", [{"at_s": 0, "drive": 0, "action": "fail"}, {"at_s": 0, "drive": 0, "action": "fail"},
+                                            {"at_s": 1, "drive": 9, "action": "replace"}])
+SCENARIO_CASES += [
+    Case("scenario-duplicate-workload-names", "scenario", _TWO, r"workloads\[1\]\.name: 'randread' names two workloads"),
+    Case("scenario-hardware-raid10-odd", "scenario", _CARD, r"drives: RAID10 on engine broadcom-megaraid-9560-16i .*multiple of 2, got 7"),
+    Case("scenario-gpu-raid10-odd", "scenario", _GPU10, r"drives: RAID10 on engine graid-supremeraid-sr1010 .*got 9"),
+    Case("scenario-fault-drive-out-of-range", "scenario", _FAULTS, r"faults\[2\]\.drive: drive 9 does not exist"),
+    Case("scenario-top-level-list", "scenario", [BASE_SCENARIO], r"a scenario must be a YAML mapping"),
+    Case("scenario-top-level-scalar", "scenario", "scenario", r"a scenario must be a YAML mapping"),
+    Case("scenario-top-level-number", "scenario", 42, r"a scenario must be a YAML mapping"),
+    Case("scenario-empty-mapping", "scenario", {}, r"required field is missing"),
+]
+
+
+def _scenario_yaml(**changes: Any) -> str:
+    return yaml.safe_dump({**BASE_SCENARIO, **changes}, sort_keys=False)
+
+
+_GOOD = _scenario_yaml()
+_NEST = "[" * 40 + "]" * 40
+_BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+    f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n" for i in range(8))
+SCENARIO_TEXTS: list[tuple[str, bytes, str]] = [
+    ("latin1-byte", _GOOD.replace("KIOXIA", "KIOXIA caf\xe9").encode("latin-1"),
+     r"not UTF-8 text: byte 0xe9 at offset \d+"),
+    ("leading-ff", b"\xff\xfe" + _GOOD.encode(), r"not UTF-8 text: byte 0xff at offset 0"),
+    ("utf16", _GOOD.encode("utf-16"), r"not UTF-8 text: byte 0x.. at offset [01]"),
+    ("binary", bytes(range(256)) * 4, r"not UTF-8 text: byte 0x80 at offset 128"),
+    ("truncated-utf8", _GOOD.encode() + b"\xe2\x82", r"not UTF-8 text: byte 0xe2 at offset \d+"),
+    ("nul-byte", b"name: a\x00b\n", r"YAML syntax error: character that YAML does not allow"),
+    ("control-char", b"name: a\x07b\n", r"YAML syntax error: character that YAML does not allow"),
+    ("deep-flow", ("x: " + "[" * 2000 + "]" * 2000).encode(), r"nested deeper than 32 levels"),
+    ("deep-40", f"name: {_NEST}\n".encode(), r"nested deeper than 32 levels"),
+    ("deep-block", "".join(" " * i + "k:\n" for i in range(60)).encode() + b" " * 60 + b"k: 1\n",
+     r"nested deeper than 32 levels"),
+    ("alias-bomb", _BOMB.encode(), r"more than 1,000,000 values"),
+    ("duplicate-top-key", (_GOOD + "name: other\n").encode(), r"line \d+: YAML syntax error: duplicate key 'name'"),
+    ("duplicate-array-key", _GOOD.replace("  level: 6\n", "  level: 6\n  level: 5\n").encode(),
+     r"YAML syntax error: duplicate key 'level'"),
+    ("duplicate-workload-key", _GOOD.replace("  bs: 4k\n", "  bs: 4k\n  bs: 8k\n").encode(), r"duplicate key 'bs'"),
+    ("duplicate-flow-key", b"name: x\narray: {level: 6, level: 5}\n", r"duplicate key 'level'"),
+    ("tab-indent", b"name: x\narray:\n\tlevel: 6\n", r"YAML syntax error"),
+    ("unclosed-quote", b"name: \"x\narray: {}\n", r"YAML syntax error"),
+    ("mapping-in-scalar", b"name: a: b: c\n", r"line 1: YAML syntax error"),
+    ("two-documents", (_GOOD + "---\n" + _GOOD).encode(), r"YAML syntax error: .*single document"),
+    ("python-tag", b"name: !!python/object/apply:os.system ['true']\n", r"YAML syntax error: .*python"),
+    ("unknown-tag", b"name: !secret x\n", r"YAML syntax error"),
+    ("empty-file", b"", r"a scenario must be a YAML mapping"),
+    ("only-comment", b"# nothing\n", r"a scenario must be a YAML mapping"),
+    ("null-doc", b"~\n", r"a scenario must be a YAML mapping"),
+    ("timestamp-runtime", _GOOD.replace("runtime: 60", "runtime: 2020-01-01").encode(), r"workloads\[0\]\.runtime"),
+    ("integer-key", (_GOOD + "1: 2\n").encode(), r"\[1\]: Keys should be strings"),
+    ("unhashable-key", b"? [a, b]\n: 1\n", r"YAML syntax error"),
+    ("bom-then-latin1", b"\xef\xbb\xbf" + "name: caf\xe9\n".encode("latin-1"), r"not UTF-8 text: byte 0xe9 at offset 12"),
+]
+SCENARIO_CASES += [Case(f"scenario-text-{name}", "scenario_text", data, pattern) for name, data, pattern in SCENARIO_TEXTS]
+SCENARIO_CASES += [
+    Case("scenario-over-size-bound", "scenario_text", b"description: " + b"x" * (4 * 2**20 + 10) + b"\n",
+         r"file is 4,194,3\d\d bytes; input files are bounded at 4,194,304 bytes \(set NVSIM_MAX_INPUT_BYTES to raise it\)"),
+    Case("scenario-size-bound-lowered", "scenario_text", _GOOD.encode(), r"input files are bounded at 100 bytes",
+         env={"NVSIM_MAX_INPUT_BYTES": "100"}),
+]
+
+FIO_TEXTS: list[tuple[str, str, str]] = [
+    ("rw-unknown", "[j]\nrw=randomread\n", r"rw"), ("bs-zero", "[j]\nrw=randread\nbs=0\n", r"bs"),
+    ("bs-letters", "[j]\nrw=randread\nbs=abc\n", r"bs"), ("bs-odd", "[j]\nrw=randread\nbs=1000\n", r"bs"),
+    ("bs-negative", "[j]\nrw=randread\nbs=-4k\n", r"bs"),
+    ("bs-1t", "[j]\nrw=randread\nbs=1t\n", r"\[j\]\.bs: a 1,099,511,627,776-byte block .*NVSIM_MAX_PLANNED_PAGES"),
+    ("iodepth-negative", "[j]\nrw=randread\niodepth=-1\n", r"iodepth"),
+    ("iodepth-huge", "[j]\nrw=randread\nioengine=libaio\niodepth=99999999\n", r"iodepth"),
+    ("iodepth-text", "[j]\nrw=randread\niodepth=deep\n", r"iodepth"),
+    ("numjobs-zero", "[j]\nrw=randread\nnumjobs=0\n", r"numjobs"), ("numjobs-huge", "[j]\nrw=randread\nnumjobs=70000\n", r"numjobs"),
+    ("slots-over-budget", "[j]\nrw=randread\nioengine=libaio\niodepth=65536\nnumjobs=65536\n",
+     r"iodepth x numjobs = 4,294,967,296 I/Os in flight need about 20,615\.8 GB"),
+    ("rwmixread-101", "[j]\nrw=randrw\nrwmixread=101\n", r"rwmixread"),
+    ("rwmixwrite-negative", "[j]\nrw=randrw\nrwmixwrite=-5\n", r"rwmix"),
+    ("runtime-negative", "[j]\nrw=randread\nruntime=-1\n", r"runtime"), ("runtime-text", "[j]\nrw=randread\nruntime=soon\n", r"runtime"),
+    ("ramp-negative", "[j]\nrw=randread\nramp_time=-5\n", r"ramp_time"),
+    ("size-negative", "[j]\nrw=randread\nsize=-1\n", r"size"), ("size-text", "[j]\nrw=randread\nsize=big\n", r"size"),
+    ("offset-increment-negative", "[j]\nrw=read\noffset_increment=-1g\n", r"offset_increment"),
+    ("ioengine-unknown", "[j]\nrw=randread\nioengine=aio\n", r"ioengine"),
+    ("no-jobs", "[global]\nrw=randread\n", r"no jobs defined"), ("empty", "", r"no jobs defined"),
+    ("include", "include other.fio\n[j]\nrw=randread\n", r"include directives are not read"),
+    ("option-before-section", "rw=randread\n[j]\n", r"."),
+    ("bad-section", "[j\nrw=randread\n", r"."),
+    ("hipri-libaio", "[j]\nrw=randread\nioengine=libaio\nhipri=1\n", r"hipri"),
+    ("rwmix-disagree", "[j]\nrw=randrw\nrwmixread=70\nrwmixwrite=70\n", r"rwmixwrite: rwmixread=70 and rwmixwrite=70"),
+    ("asymmetric-bs", "[j]\nrw=randrw\nbs=4k,8k\n", r"asymmetric block sizes"),
+    ("bs-four-parts", "[j]\nrw=randread\nbs=4k,4k,4k,4k\n", r"takes at most three sizes"),
+]
+FIO_CASES = [Case(f"fio-{name}", "fio", text.encode(), pattern) for name, text, pattern in FIO_TEXTS]
+FIO_CASES += [
+    Case("fio-latin1", "fio", "[j]\nrw=randread\ndescription=caf\xe9\n".encode("latin-1"), r"not UTF-8 text: byte 0xe9 at offset \d+"),
+    Case("fio-binary", "fio", bytes(range(128, 256)), r"not UTF-8 text: byte 0x80 at offset 0"),
+    Case("fio-over-size-bound", "fio", b"[j]\nrw=randread\n" + b"# x\n" * (2**20 + 1), r"input files are bounded at 4,194,304 bytes"),
+]
+
+BASE_SWEEP = {"base": GRAID_SCENARIO, "workloads": ["randread-b4k-j192-d32"], "fidelity": "fluid",
+              "grid": {"array.drives": [8, 12]}}
+SWEEP_FIELDS: list[tuple[str, Any, str]] = [
+    ("base", DELETE, r"base: required field is missing"), ("base", "missing/scenario.yaml", r"no such file or directory"),
+    ("base", 5, r"base"), ("fidelity", "slow", r"fidelity"), ("host_ios", 10, r"host_ios: .*greater than or equal to 1000"),
+    ("grid", {"array.drives": []}, r"array\.drives: give at least one value"),
+    ("grid", {"array..drives": [8]}, r"a field is a dotted path"), ("grid", "drives", r"grid"),
+    ("grid", {"array.drives": 8}, r"grid\.array\.drives"),
+    ("grid", {f"workload.f{i}": list(range(10)) for i in range(7)},
+     r"the sweep has 10,000,000 set-ups; the limit is 100,000 \(set max_points in the sweep file to raise it\)"),
+    ("max_points", 0, r"max_points: .*greater than or equal to 1"), ("max_points", 1, r"the sweep has 2 set-ups; the limit is 1"),
+    ("points", "all", r"points"), ("points", [5], r"points"),
+    ("constraints", ["read_iops"], r"constraint 'read_iops': write 'column OP value'"),
+    ("constraints", ["read_iops >= lots"], r"cannot read the value 'lots'"),
+    ("constraints", ["nobody.read_iops >= 1"], r"'nobody\.read_iops' names workload 'nobody', which the sweep does not run"),
+    ("constraints", "read_iops >= 1", r"constraints"),
+    ("objective", {"maximise": "read_iops"}, r"objective\.maximise: unknown key"),
+    ("objective", {"maximize": "ghost.read_iops"}, r"names workload 'ghost'"),
+    ("workloads", ["nope"], r"the base scenario has no workload 'nope'"),
+    ("rebuild", "sometimes", r"rebuild"), ("extra", 1, r"extra: unknown key"),
+]
+SWEEP_CASES = [Case(f"sweep-{path}-{i}", "sweep", changed(BASE_SWEEP, path, value), pattern)
+               for i, (path, value, pattern) in enumerate(SWEEP_FIELDS)]
+SWEEP_CASES += [
+    Case("sweep-top-level-list", "sweep", [BASE_SWEEP], r"(mapping|dictionary|object|valid)"),
+    Case("sweep-duplicate-key", "sweep_text", b"base: a.yaml\nbase: b.yaml\n", r"duplicate key 'base'"),
+    Case("sweep-latin1", "sweep_text", "base: caf\xe9.yaml\n".encode("latin-1"), r"not UTF-8 text: byte 0xe9 at offset 9"),
+    Case("sweep-missing-file", "cli", None, r"SPEC: no such file", argv=("sweep", "nope.yaml", "-o", "out")),
+    Case("sweep-output-empty", "sweep", BASE_SWEEP, r"--output: an output path without suffix is needed", argv=("-o", "")),
+    Case("sweep-output-under-file", "sweep", BASE_SWEEP, r"--output: cannot create .*is not a directory",
+         argv=("-o", "spec.yaml/out")),
+    Case("sweep-output-parquet-is-dir", "sweep", BASE_SWEEP, r"--output: .*out\.parquet is a directory",
+         argv=("-o", "out", "--mkdir", "out.parquet")),
+    Case("sweep-workers-negative", "sweep", BASE_SWEEP, r"--workers", argv=("--workers", "-1")),
+    Case("sweep-workers-huge", "sweep", BASE_SWEEP, r"--workers", argv=("--workers", "100000")),
+    Case("sweep-workers-text", "sweep", BASE_SWEEP, r"--workers", argv=("--workers", "many")),
+]
+
+DRIVE = "drives/kioxia-cm7-r-3.84tb.yaml"
+PLATFORM = "platforms/supermicro-as-2125hs-tnr.yaml"
+ENGINE = "engines/linux-md.yaml"
+CATALOG_FIELDS: list[tuple[str, str, Any, str]] = [
+    (DRIVE, "lanes.value", 0, r"lanes: must be > 0, got 0"),
+    (DRIVE, "mtbf_hours.value", 0, r"mtbf_hours: must be > 0"),
+    (DRIVE, "rand_write_iops.value", 0, r"rand_write_iops: must be > 0"),
+    (DRIVE, "indirection_unit_bytes.value", 0, r"indirection_unit_bytes: must be > 0"),
+    (DRIVE, "indirection_unit_bytes.value", 1000, r"indirection_unit_bytes: must be a whole number of 512-byte sectors"),
+    (DRIVE, "uber_per_bit.value", 2, r"uber_per_bit: a probability, allowed 0 to 1, got 2"),
+    (DRIVE, "uber_per_bit.value", -1e-17, r"uber_per_bit: must be > 0"),
+    (DRIVE, "dwpd.value", 0, r"dwpd: must be > 0"),
+    (DRIVE, "pcie_generation.value", 9, r"pcie_generation: PCIe generation 9 does not exist"),
+    (DRIVE, "pcie_generation.value", 6, r"pcie_generation: no PCIe generation 6 in the catalog's links/"),
+    (DRIVE, "pcie_generation.value", 0, r"pcie_generation"),
+    (DRIVE, "seq_read_bytes_per_s.value", "-14000 MB/s", r"seq_read_bytes_per_s: must be > 0"),
+    (DRIVE, "seq_read_bytes_per_s.value", NAN, r"seq_read_bytes_per_s"),
+    (DRIVE, "rand_read_iops.value", -5, r"rand_read_iops: must be > 0"),
+    (DRIVE, "read_latency_us.value", -35, r"read_latency_us: must be > 0"),
+    (DRIVE, "read_latency_us.value", INF, r"read_latency_us: must be a finite number"),
+    (DRIVE, "write_latency_us.value", 0, r"write_latency_us: must be > 0"),
+    (DRIVE, "warranty_years.value", 0, r"warranty_years: must be > 0"),
+    (DRIVE, "capacity_bytes.value", 0, r"capacity_bytes: must be > 0"),
+    (DRIVE, "rand_queue_depth.value", 0, r"rand_queue_depth: must be > 0"),
+    (DRIVE, "raw_nand_bytes.value", "1 TB", r"raw_nand_bytes must be at least capacity_bytes"),
+    (DRIVE, "nand", "PLC", r"nand"), (DRIVE, "lanes.source", "nowhere", r"lanes: source 'nowhere' is not in models/bibliography\.yaml"),
+    (DRIVE, "lanes.basis", "guessed", r"lanes\.basis"), (DRIVE, "lanes", 4, r"lanes"),
+    (DRIVE, "colour", "red", r"colour: unknown key"), (DRIVE, "lanes.value", "four", r"lanes\.value"),
+    (PLATFORM, "cpu.cores_per_socket.value", 0, r"cores_per_socket: must be > 0"),
+    (PLATFORM, "memory_transfer_rate_mt_per_s.value", 0, r"memory_transfer_rate_mt_per_s: must be > 0"),
+    (PLATFORM, "memory_channels_per_socket.value", 0, r"memory_channels_per_socket: must be > 0"),
+    (PLATFORM, "pcie_lanes_per_socket.value", -1, r"pcie_lanes_per_socket: must be > 0"),
+    (PLATFORM, "cpu.sockets", 0, r"cpu\.sockets"), (PLATFORM, "cpu.base_clock_ghz.value", 0, r"base_clock_ghz: must be > 0"),
+    (PLATFORM, "cpu.threads_per_core.value", 0, r"threads_per_core: must be > 0"),
+    (PLATFORM, "pcie_generation.value", 8, r"pcie_generation: PCIe generation 8 does not exist"),
+    (PLATFORM, "drive_bay_lanes.value", 0, r"drive_bay_lanes: must be > 0"),
+    (ENGINE, "levels", [0, 2, 5], r"levels: RAID level 2 is not one nvsim models"),
+    (ENGINE, "levels", [], r"levels: RAID level list is not one nvsim models"),
+    (ENGINE, "engine_kind", "quantum", r"engine_kind: unknown engine kind 'quantum'"),
+    (ENGINE, "parameters.reference_clock_ghz.value", -3, r"parameters\.reference_clock_ghz: must be a finite number >= 0"),
+    ("engines/broadcom-megaraid-9560-16i.yaml", "device.lanes.value", 0, r"lanes: must be > 0"),
+    ("engines/broadcom-megaraid-9560-16i.yaml", "device.pcie_generation.value", 7, r"PCIe generation 7 does not exist"),
+    ("host_io/libaio.yaml", "submit_us.value", -1, r"submit_us: must be >= 0"),
+    ("host_io/libaio.yaml", "reference_clock_ghz.value", 0, r"reference_clock_ghz: must be > 0"),
+    ("links/pcie-gen5.yaml", "encoding_payload_bits.value", 200, r"encoding_payload_bits: larger than encoding_total_bits"),
+    ("links/pcie-gen5.yaml", "transfer_rate_gt_per_s.value", 0, r"transfer_rate_gt_per_s: must be > 0"),
+    ("links/pcie-gen5.yaml", "generation", 9, r"generation"),
+    ("oltp/sysbench-oltp-rw.yaml", "page_bytes.value", 0, r"page_bytes: must be > 0"),
+    ("oltp/sysbench-oltp-rw.yaml", "cpu_us_per_tx.value", -1, r"cpu_us_per_tx: must be > 0"),
+    ("bibliography.yaml", "sources.seed-000.title", DELETE, r"sources\.seed-000\.title: required field is missing"),
+    ("bibliography.yaml", "sources.seed-000.title", "", r"sources\.seed-000\.title: .*at least 1 character"),
+    ("bibliography.yaml", "sources.seed-000", "a title", r"sources\.seed-000"),
+    ("bibliography.yaml", "sources.seed-000", ["title"], r"sources\.seed-000"),
+    ("bibliography.yaml", "sources", ["seed-000"], r"sources"),
+    ("bibliography.yaml", "sources.seed-000.year", "last year", r"sources\.seed-000\.year"),
+    ("bibliography.yaml", "sources.seed-000.url", "x", r"sources\.seed-000\.url: unknown key"),
+    ("bibliography.yaml", "references", {}, r"references: unknown key"),
+]
+CATALOG_CASES = [Case(f"catalog-{file.split('/')[-1][:-5]}-{path}-{i}", "catalog", (file, path, value), pattern)
+                 for i, (file, path, value, pattern) in enumerate(CATALOG_FIELDS)]
+CATALOG_CASES += [
+    Case("catalog-bibliography-list", "catalog_text", ("bibliography.yaml", b"- seed-000\n"), r"(dictionary|mapping|object|valid)"),
+    Case("catalog-drive-duplicate-key", "catalog_text", (DRIVE, None), r"duplicate key 'lanes'"),
+    Case("catalog-drive-latin1", "catalog_text", ("drives/extra.yaml", "name: caf\xe9\n".encode("latin-1")),
+         r"not UTF-8 text: byte 0xe9 at offset 9"),
+    Case("catalog-drive-not-mapping", "catalog_text", ("drives/extra.yaml", b"- a\n- b\n"), r"extra\.yaml"),
+]
+
+CLI_ARGS: list[tuple[str, tuple[str, ...], str]] = [
+    ("fidelity", ("run", GRAID_SCENARIO, "--fidelity", "slow"), r"--fidelity: unknown fidelity 'slow'"),
+    ("run-missing", ("run", "nope.yaml"), r"SCENARIO: no such file or directory: nope\.yaml"),
+    ("run-dir-without-scenario", ("run", "."), r"SCENARIO: directory \. has no scenario\.yaml"),
+    ("run-output-dir", ("run", GRAID_SCENARIO, "-o", "."), r"--output: an output file path is needed, got '\.'"),
+    ("run-output-empty", ("run", GRAID_SCENARIO, "-o", ""), r"--output: an output file path is needed"),
+    ("run-output-existing-dir", ("run", GRAID_SCENARIO, "-o", "sub", "--mkdir", "sub"), r"--output: sub is a directory"),
+    ("run-output-under-file", ("run", GRAID_SCENARIO, "-o", "afile/x.json", "--touch", "afile"),
+     r"--output: cannot create afile/x\.json: afile is not a directory"),
+    ("run-output-proc", ("run", GRAID_SCENARIO, "-o", "/proc/nvsim-out.json"), r"--output: cannot write in /proc"),
+    ("run-output-sys", ("run", GRAID_SCENARIO, "-o", "/sys/nvsim/out.json"), r"--output: cannot"),
+    ("run-unknown-option", ("run", GRAID_SCENARIO, "--colour"), r"No such option"),
+    ("run-no-argument", ("run",), r"Missing argument"),
+    ("unknown-command", ("simulate",), r"No such command"),
+    ("fio-missing-jobfile", ("fio", "nope.fio", "--system", FIO_SYSTEM), r"nope\.fio: cannot read file"),
+    ("fio-jobfile-dir", ("fio", ".", "--system", FIO_SYSTEM), r"\.: is a directory"),
+    ("fio-missing-system", ("fio", "job.fio", "--system", "nope"), r"SCENARIO: no such file or directory"),
+    ("fio-output-dir", ("fio", "job.fio", "--system", FIO_SYSTEM, "-o", "."), r"--output"),
+    ("fio-no-system", ("fio", "job.fio"), r"Missing option '--system'"),
+    ("catalog-kind", ("catalog", "--kind", "gpus"), r"--kind: unknown section 'gpus'"),
+    ("catalog-show-unknown", ("catalog", "show", "kioxia-cm7"), r"NAME: unknown catalog entry 'kioxia-cm7'"),
+    ("validate-missing-dir", ("validate", "--scenarios", "nope"), r"--scenarios: no such directory: nope"),
+    ("validate-scenarios-file", ("validate", "--scenarios", "job.fio"), r"--scenarios: no such directory"),
+    ("validate-workers-negative", ("validate", "--workers", "-1"), r"--workers"),
+    ("validate-output-dir", ("validate", "-o", "."), r"--output"),
+    ("dashboard-port", ("dashboard", "--port", "0"), r"--port"),
+    ("dashboard-port-huge", ("dashboard", "--port", "70000"), r"--port"),
+    ("run-catalog-env-missing", ("run", GRAID_SCENARIO), r"cannot read file|no such"),
+]
+CLI_CASES = [Case(f"cli-{name}", "cli", None, pattern, argv=argv,
+                  env={"NVSIM_CATALOG": "no-such-catalog"} if name == "run-catalog-env-missing" else {})
+             for name, argv, pattern in CLI_ARGS]
+
+ALL_CASES: list[Case] = SCENARIO_CASES + FIO_CASES + SWEEP_CASES + CATALOG_CASES + CLI_CASES
