@@ -182,7 +182,7 @@ def sweep(
         raise InputError("--output", f"an output path without suffix is needed (OUT gives OUT.parquet and OUT.csv), got {str(output)!r}")
     nvsim.sweep.prepare_sweep(spec)  # a bad sweep file or base stops here, before the progress bar draws anything
     with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                  console=Console(stderr=True), transient=True) as bar:
+                  console=Console(stderr=True), transient=True, disable=not sys.stderr.isatty()) as bar:
         task = bar.add_task("sweep", total=None)
 
         def progress(done: int, total: int) -> None:

@@ -154,6 +154,6 @@ def check_shape(data: Any, source: str) -> None:
             children = value
         else:
             continue
-        if depth + 1 > MAX_DEPTH and children:
+        if depth + 1 > MAX_DEPTH:  # this mapping or list is level depth + 1
             raise InputError("", f"nested deeper than {MAX_DEPTH} levels", source=source)
         stack.extend((child, depth + 1) for child in children)

@@ -36,7 +36,19 @@ def _finite(parse: Any) -> Any:
     return checked
 
 
-Bytes = Annotated[int, BeforeValidator(parse_bytes)]
+MAX_BYTES = 2**64
+"""Largest size any field takes (16 EiB): no device or address space nvsim models is larger."""
+
+
+def _bounded_bytes(value: Any) -> int:
+    """``parse_bytes``, refusing sizes beyond ``MAX_BYTES`` (they would overflow every float after)."""
+    number = parse_bytes(value)
+    if abs(number) > MAX_BYTES:
+        raise ValueError(f"must be at most 2^64 bytes (16 EiB), got {value!r}")
+    return number
+
+
+Bytes = Annotated[int, BeforeValidator(_bounded_bytes)]
 BytesPerS = Annotated[float, BeforeValidator(_finite(parse_bytes_per_s))]
 Count = Annotated[float, BeforeValidator(_finite(parse_count))]
 Seconds = Annotated[float, BeforeValidator(_finite(parse_seconds))]
@@ -374,9 +386,10 @@ FioBool = Annotated[bool, BeforeValidator(_fio_bool)]
 def _host_io_entry(data: Any, info: ValidationInfo) -> Any:
     """The catalog's host I/O entry a raw workload names (None: no catalog, or not yet valid)."""
     catalog = _catalog(info)
-    if catalog is None or not isinstance(data, dict):
+    engine = data.get("ioengine", "libaio") if isinstance(data, dict) else None
+    if catalog is None or not isinstance(engine, str):
         return None
-    return catalog.host_io.get(data.get("ioengine", "libaio"))
+    return catalog.host_io.get(engine)
 
 
 def _known_name(value: str, info: ValidationInfo, section: str, label: str) -> str:
@@ -640,7 +653,7 @@ class ScenarioSpec(Spec):
     placement: PlacementSpec = PlacementSpec()
     workloads: tuple[WorkloadSpec, ...] = ()
     faults: tuple[FaultSpec, ...] = ()
-    seed: int = Field(default=1, ge=0)
+    seed: int = Field(default=1, ge=0, lt=2**64)
 
     @model_validator(mode="after")
     def _unique_workload_names(self) -> "ScenarioSpec":

@@ -1,0 +1,136 @@
+"""The input boundary (nvsim.loader), the work budget (nvsim.budget), the schema's drive limit
+against the planner's, and a workload on an array that has lost data."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import ROOT, run_cli
+from corpus import BASE_SCENARIO
+from nvsim.budget import MAX_EVENT_SLOTS, check_points, check_workload, planned_pages
+from nvsim.errors import InputError
+from nvsim.loader import MAX_DEPTH, load_yaml, parse_yaml
+from nvsim.raid import MAX_MEMBERS
+from nvsim.scenario import load_scenario, parse_scenario
+from nvsim.specs import WorkloadSpec
+from nvsim.stripe.layout import ArrayGeometry
+from nvsim.sweep import run_point
+
+
+def test_valid_yaml_features_still_load():
+    """Merge keys (a key overridden after <<), a byte-order mark, anchors used a few times."""
+    text = "base: &b {bs: 4k, iodepth: 8}\njob:\n  <<: *b\n  iodepth: 32\nlist: [*b, *b]\n"
+    data = parse_yaml(text, "t.yaml")
+    assert data["job"] == {"bs": "4k", "iodepth": 32} and data["list"][1]["iodepth"] == 8
+
+
+def test_bom_is_dropped_and_offsets_count_from_the_file_start(tmp_path: Path):
+    good = tmp_path / "good.yaml"
+    good.write_bytes(b"\xef\xbb\xbfname: x\n")
+    assert load_yaml(good) == {"name": "x"}
+    bad = tmp_path / "bad.yaml"
+    bad.write_bytes(b"name: ok\nother: \xc3\x28\n")
+    with pytest.raises(InputError, match=r"bad\.yaml: not UTF-8 text: byte 0xc3 at offset 16"):
+        load_yaml(bad)
+
+
+@pytest.mark.parametrize("depth, ok", [(MAX_DEPTH, True), (MAX_DEPTH + 1, False)])
+def test_depth_bound_is_exact(depth: int, ok: bool):
+    text = "[" * depth + "]" * depth
+    if ok:
+        parse_yaml(text, "t")
+    else:
+        with pytest.raises(InputError, match=f"nested deeper than {MAX_DEPTH} levels"):
+            parse_yaml(text, "t")
+
+
+def test_duplicate_keys_are_refused_at_every_level_with_their_line():
+    with pytest.raises(InputError, match=r"t: line 3: YAML syntax error: duplicate key 'b'"):
+        parse_yaml("a:\n  b: 1\n  b: 2\n", "t")
+
+
+def test_a_50_mb_scenario_is_refused_at_once_and_loads_fast_when_the_bound_is_raised(tmp_path: Path, monkeypatch):
+    """The issue's hang: 50 MB through the pure-Python loader took minutes, then printing the
+    description never ended. Refused by the size bound in well under a second; with the bound
+    raised, libyaml reads it in seconds and the schema bounds the description."""
+    data = dict(BASE_SCENARIO, description="x" * 50_000_000)
+    path = tmp_path / "big.yaml"
+    path.write_text(yaml.safe_dump(data, width=2**31))
+    start = time.perf_counter()
+    with pytest.raises(InputError, match=r"input files are bounded at 4,194,304 bytes"):
+        load_scenario(path)
+    assert time.perf_counter() - start < 1.0
+    monkeypatch.setenv("NVSIM_MAX_INPUT_BYTES", str(100 * 2**20))
+    start = time.perf_counter()
+    with pytest.raises(InputError, match=r"description: .*at most 10000 characters"):
+        load_scenario(path)
+    assert time.perf_counter() - start < 10.0
+
+
+def test_the_schema_drive_limit_is_the_planners():
+    ArrayGeometry(level=6, n_members=MAX_MEMBERS, strip_bytes=65536, layout="left-symmetric")
+    with pytest.raises(ValueError):
+        ArrayGeometry(level=6, n_members=MAX_MEMBERS + 1, strip_bytes=65536, layout="left-symmetric")
+    data = json.loads(json.dumps(BASE_SCENARIO))
+    data["array"]["drives"] = MAX_MEMBERS
+    assert parse_scenario(data).array.drives == MAX_MEMBERS
+    data["array"]["drives"] = MAX_MEMBERS + 1
+    with pytest.raises(InputError, match=r"array\.drives: .*less than or equal to 256"):
+        parse_scenario(data)
+
+
+def test_budget_refuses_above_and_accepts_at_its_limits():
+    at_limit = WorkloadSpec(name="w", rw="randread", bs=4096, iodepth=512, numjobs=MAX_EVENT_SLOTS // 512)
+    check_workload(at_limit, "event")
+    over = WorkloadSpec(name="w", rw="randread", bs=4096, iodepth=512, numjobs=MAX_EVENT_SLOTS // 512 + 1)
+    check_workload(over, "fluid")  # the fluid mode keeps no slots
+    with pytest.raises(InputError, match=r"NVSIM_MAX_EVENT_SLOTS"):
+        check_workload(over, "event")
+    assert planned_pages(WorkloadSpec(name="w", rw="read", bs=2**30)) == 16 * 2**18
+    check_workload(WorkloadSpec(name="w", rw="read", bs=2**30), "event")  # 1 GiB: within the limit
+    check_points(100_000, 100_000)
+    with pytest.raises(InputError, match=r"100,001 set-ups; the limit is 100,000"):
+        check_points(100_001, 100_000)
+
+
+def test_budget_limit_is_raised_by_its_environment_variable(monkeypatch):
+    over = WorkloadSpec(name="w", rw="randread", bs=4096, iodepth=1024, numjobs=1024)
+    with pytest.raises(InputError):
+        check_workload(over, "event")
+    monkeypatch.setenv("NVSIM_MAX_EVENT_SLOTS", str(2**20))
+    check_workload(over, "event")
+
+
+LOST = dict(BASE_SCENARIO, faults=[{"at_s": 0, "drive": d, "action": "fail"} for d in (0, 1, 2)])
+
+
+def test_a_workload_on_an_array_that_lost_data_reports_data_loss(tmp_path: Path):
+    """RAID6 with three members failed at t = 0: the workload's row says data loss and no I/O,
+    not the optimal (or a degraded) state's rates; two failed members still serve I/O."""
+    path = tmp_path / "lost.yaml"
+    path.write_text(yaml.safe_dump(LOST))
+    result = run_cli("run", str(path), "--json", "--fidelity", "fluid")
+    assert result.returncode == 0, result.stderr
+    prediction = json.loads(result.stdout)["predictions"]["randread"]
+    assert prediction["data_loss"] is True and prediction["total_iops"] == 0.0
+    assert "3 members down, RAID6 tolerates 2" in prediction["limited_by"]
+    degraded = dict(LOST, faults=LOST["faults"][:2])
+    rows = run_point({"point": {}, "base": degraded, "workloads": ["randread"], "fidelity": "fluid", "host_ios": 1000})
+    assert rows[0]["status"] == "ok" and rows[0]["total_iops"] > 0
+    rows = run_point({"point": {}, "base": LOST, "workloads": ["randread"], "fidelity": "fluid", "host_ios": 1000})
+    assert rows[0]["status"] == "data loss" and rows[0]["total_iops"] == 0.0 and "tolerates 2" in rows[0]["error"]
+
+
+def test_shipped_scenarios_and_catalog_pass_the_boundary():
+    from nvsim.catalog import load_catalog
+
+    catalog = load_catalog(ROOT / "models")
+    files = [p for p in (ROOT / "scenarios").glob("*/*.yaml") if p.name != "published.yaml" and p.parent.name != "sweeps"]
+    assert len(files) > 20
+    for path in files:
+        load_scenario(path, catalog)
