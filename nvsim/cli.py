@@ -296,7 +296,7 @@ def calibrate(
 @app.command()
 def dashboard(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (default: this machine only)."),
-    port: int = typer.Option(8050, "--port", min=1, max=65535, help="TCP port to listen on."),
+    port: int = typer.Option(8050, "--port", help="TCP port to listen on."),
 ) -> None:
     """Start the Dash dashboard: build a set-up from the catalog, see its predictions, compare set-ups, export (works offline)."""
     require_extra("dash", "dashboard", "dashboard", "the dashboard")
