@@ -130,6 +130,9 @@ def fio_command(
     check_output_path(output, "--output")
     catalog = nvsim.default_catalog()
     spec = nvsim.load_scenario(system, catalog)
+    loss = None if nvsim.simulation.single_drive(spec) else nvsim.rebuild.data_loss_at_start(spec, catalog)
+    if loss is not None:  # fio on such an array gets I/O errors: no rates to report
+        raise InputError("--system", f"{system}: the faults at t = 0 lose data ({loss.detail}); fio would see I/O errors")
     parsed = nvsim.fio.load_fio_jobfile(jobfile, catalog=catalog)
     for job in parsed.jobs:  # a run over the work budget is refused before anything is printed
         nvsim.budget.check_workload(job.workload, fidelity, field=f"{jobfile}: [{job.name}]")

@@ -408,6 +408,8 @@ CLI_ARGS: list[tuple[str, tuple[str, ...], str]] = [
     ("fio-missing-system", ("fio", "job.fio", "--system", "nope"), r"SCENARIO: no such file or directory"),
     ("fio-output-dir", ("fio", "job.fio", "--system", FIO_SYSTEM, "-o", "."), r"--output"),
     ("fio-no-system", ("fio", "job.fio"), r"Missing option '--system'"),
+    ("fio-system-lost-data", ("fio", "job.fio", "--system", "lost.yaml", "--write-lost"),
+     r"--system: lost\.yaml: the faults at t = 0 lose data \(3 members down, RAID6 tolerates 2"),
     ("catalog-kind", ("catalog", "--kind", "gpus"), r"--kind: unknown section 'gpus'"),
     ("catalog-show-unknown", ("catalog", "show", "kioxia-cm7"), r"NAME: unknown catalog entry 'kioxia-cm7'"),
     ("validate-missing-dir", ("validate", "--scenarios", "nope"), r"--scenarios: no such directory: nope"),

@@ -12,6 +12,7 @@ import yaml
 
 from conftest import ROOT, run_cli
 from corpus import BASE_SCENARIO
+from nvsim.catalog import load_catalog
 from nvsim.budget import MAX_EVENT_SLOTS, check_points, check_workload, planned_pages
 from nvsim.errors import InputError
 from nvsim.loader import MAX_DEPTH, load_yaml, parse_yaml
@@ -127,8 +128,6 @@ def test_a_workload_on_an_array_that_lost_data_reports_data_loss(tmp_path: Path)
 
 
 def test_shipped_scenarios_and_catalog_pass_the_boundary():
-    from nvsim.catalog import load_catalog
-
     catalog = load_catalog(ROOT / "models")
     files = [p for p in (ROOT / "scenarios").glob("*/*.yaml") if p.name != "published.yaml" and p.parent.name != "sweeps"]
     assert len(files) > 20

@@ -13,9 +13,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from corpus import ALL_CASES, DRIVE, FIO_SYSTEM, GOOD_FIO_JOB, Case, changed
+from corpus import ALL_CASES, BASE_SCENARIO, DRIVE, FIO_SYSTEM, GOOD_FIO_JOB, Case, changed
+from nvsim.catalog import load_catalog
 from nvsim.cli import main
 from nvsim.errors import EXIT_INPUT_ERROR
+from nvsim.fio import load_fio_jobfile
+from nvsim.scenario import parse_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,6 +38,10 @@ def _prepare(case: Case, here: Path) -> list[str]:
         target.mkdir() if flag == "--mkdir" else target.write_text("x")
         del argv[at:at + 2]
     (here / "job.fio").write_text(GOOD_FIO_JOB)
+    if "--write-lost" in argv:  # a scenario whose faults at t = 0 lose data
+        argv.remove("--write-lost")
+        faults = [{"at_s": 0, "drive": d, "action": "fail"} for d in (0, 1, 2)]
+        (here / "lost.yaml").write_text(yaml.safe_dump(dict(BASE_SCENARIO, faults=faults)))
     kind, data = case.kind, case.data
     if kind == "scenario":
         (here / "scenario.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
@@ -120,11 +127,6 @@ def test_corpus_has_a_few_hundred_cases_over_every_input_kind():
 def test_corpus_cases_are_bad_only_in_what_they_change(tmp_path: Path, monkeypatch):
     """The base scenario, fio job and catalog copy of the corpus are valid: each case's failure
     comes from its one change."""
-    from nvsim.catalog import load_catalog
-    from nvsim.fio import load_fio_jobfile
-    from nvsim.scenario import parse_scenario
-    from corpus import BASE_SCENARIO
-
     catalog = load_catalog(ROOT / "models")
     assert parse_scenario(BASE_SCENARIO, catalog).array.drives == 8
     (tmp_path / "job.fio").write_text(GOOD_FIO_JOB)
