@@ -80,8 +80,8 @@ def run(
     check_output_path(output, "--output")
     catalog = nvsim.default_catalog()
     spec = nvsim.load_scenario(scenario, catalog)
-    for workload in spec.workloads:
-        nvsim.budget.check_workload(workload, fidelity, field=f"workloads[{spec.workloads.index(workload)}]")
+    for index, workload in enumerate(spec.workloads):  # a run over the work budget is refused before it starts
+        nvsim.budget.check_workload(workload, fidelity, field=f"workloads[{index}]")
     report = nvsim.array_bounds(spec, catalog)
     loss = None if nvsim.simulation.single_drive(spec) else nvsim.rebuild.data_loss_at_start(spec, catalog)
     results = {w.name: nvsim.Simulation(spec, w, catalog=catalog).run(fidelity) for w in spec.workloads if loss is None}

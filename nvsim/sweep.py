@@ -80,7 +80,7 @@ class SweepSpec(BaseModel):
     points: list[dict[str, Any]] = Field(default_factory=list)
     constraints: tuple[str, ...] = ()
     objective: Objective | None = None
-    host_ios: int = Field(default=20_000, ge=1_000, description="event mode: measured host I/Os per point")
+    host_ios: int = Field(default=20_000, ge=1_000, le=10_000_000, description="event mode: measured host I/Os per point")
     rebuild: bool = Field(default=False, description="add each point's rebuild time and data-loss risk (one drive "
                                                      "failing under the row's workload, fluid mode)")
     max_points: int = Field(default=MAX_SWEEP_POINTS, ge=1, description="most set-ups the sweep may have (a bound "
