@@ -191,7 +191,7 @@ def run_point(task: dict[str, Any]) -> list[dict[str, Any]]:
         scenario = parse_scenario(data, catalog, source=f"sweep point {point}")
         for workload in scenario.workloads:
             if workload.name in task["workloads"]:
-                check_workload(workload, fidelity)
+                check_workload(workload, fidelity, host_ios=task["host_ios"])
     except InputError as exc:
         return [dict(_fields(point), workload=name, key=point_key(point, name, fidelity), status="invalid", error=str(exc))
                 for name in task["workloads"]]
@@ -235,7 +235,7 @@ def prepare_sweep(spec_path: str | Path):
                                             f"it runs {', '.join(names)}")
     for workload in base.workloads:
         if workload.name in names:
-            check_workload(workload, spec.fidelity, field=f"base workload {workload.name}")
+            check_workload(workload, spec.fidelity, field=f"base workload {workload.name}", host_ios=spec.host_ios)
     return spec, base, names
 
 

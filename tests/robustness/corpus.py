@@ -144,6 +144,8 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     (W + "bs", "1TiB", r"workloads\[0\]\.bs: a 1,099,511,627,776-byte block means planning at least .* member pages "
                        r"\(limit 16,777,216; set NVSIM_MAX_PLANNED_PAGES to raise it\)"),
     (W + "bs", "64GiB", r"workloads\[0\]\.bs: .*NVSIM_MAX_PLANNED_PAGES"),
+    (W + "bs", "64MiB", r"workloads\[0\]\.bs: 67,108,864-byte blocks mean planning about 1,179,648,000 member pages in "
+                        r"the event mode \(limit 1,073,741,824; set NVSIM_MAX_EVENT_PAGES to raise it, or use --fidelity fluid\)"),
     (W + "iodepth", 0, r"workloads\[0\]\.iodepth: .*greater than or equal to 1"),
     (W + "iodepth", -1, r"workloads\[0\]\.iodepth"), (W + "iodepth", 70000, r"workloads\[0\]\.iodepth: .*less than"),
     (W + "iodepth", 1.5, r"workloads\[0\]\.iodepth"), (W + "iodepth", "deep", r"workloads\[0\]\.iodepth"),

@@ -13,7 +13,7 @@ import yaml
 from conftest import ROOT, run_cli
 from corpus import BASE_SCENARIO
 from nvsim.catalog import load_catalog
-from nvsim.budget import MAX_EVENT_SLOTS, check_points, check_workload, planned_pages
+from nvsim.budget import MAX_EVENT_SLOTS, check_points, check_workload, event_pages, planned_pages
 from nvsim.errors import InputError
 from nvsim.loader import MAX_DEPTH, load_yaml, parse_yaml
 from nvsim.raid import MAX_MEMBERS
@@ -93,7 +93,15 @@ def test_budget_refuses_above_and_accepts_at_its_limits():
     with pytest.raises(InputError, match=r"NVSIM_MAX_EVENT_SLOTS"):
         check_workload(over, "event")
     assert planned_pages(WorkloadSpec(name="w", rw="read", bs=2**30)) == 16 * 2**18
-    check_workload(WorkloadSpec(name="w", rw="read", bs=2**30), "event")  # 1 GiB: within the limit
+    check_workload(WorkloadSpec(name="w", rw="read", bs=2**32), "fluid")  # 4 GiB: the fluid mode's limit
+    with pytest.raises(InputError, match=r"NVSIM_MAX_PLANNED_PAGES"):
+        check_workload(WorkloadSpec(name="w", rw="read", bs=2**32 + 4096), "fluid")
+    # the event mode plans its warm-up (12,000 host I/Os here) and window (60,000): 72,000 x 4,096 pages
+    assert event_pages(WorkloadSpec(name="w", rw="read", bs=16 * 2**20)) == 72_000 * 4096
+    check_workload(WorkloadSpec(name="w", rw="read", bs=32 * 2**20), "event")
+    with pytest.raises(InputError, match=r"about 1,179,648,000 member pages in the event mode .*NVSIM_MAX_EVENT_PAGES"):
+        check_workload(WorkloadSpec(name="w", rw="read", bs=64 * 2**20), "event")
+    check_workload(WorkloadSpec(name="w", rw="read", bs=64 * 2**20), "event", host_ios=20_000)  # a sweep's window
     check_points(100_000, 100_000)
     with pytest.raises(InputError, match=r"100,001 set-ups; the limit is 100,000"):
         check_points(100_001, 100_000)
