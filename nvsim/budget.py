@@ -10,7 +10,7 @@ Three costs grow without bound with a workload's numbers:
   mode has no such cost (it solves rates, not slots).
 - **Planned member pages, fluid mode.** The stripe planner maps every page of a host I/O to its
   members, for at least ``MIN_SAMPLE_IOS`` host I/Os of the workload's sample: a 4 GiB block took
-  16 s (2^24 pages), a 16 GiB one 20 s, a 1 TiB one exhausted memory.
+  16 s (2^24 pages, at the limit), a 16 GiB one 20 s, a 1 TiB one exhausted memory.
 - **Planned member pages, event mode.** The event mode plans every host I/O it simulates: its
   warm-up (``sim/event/window.py``: three per slot, at least a fifth of the window) and its window
   (``host_ios``, 60,000 by default). Measured (24-drive RAID6, sequential reads, 16 to 128 I/Os in
@@ -29,7 +29,8 @@ from .simulation import EVENT_HOST_IOS
 from .specs import WorkloadSpec
 
 MAX_EVENT_SLOTS = 262_144
-"""Most host I/Os in flight (iodepth x numjobs) the event mode takes (about 1.5 GB, 20 s)."""
+"""Most host I/Os in flight (iodepth x numjobs) the event mode takes: measured at the limit (512 x 512,
+graid-gen5-raid6 4 KiB random reads), 1.6 GB resident and 98 s on a loaded 2-core machine."""
 MAX_EVENT_SLOTS_ENV = "NVSIM_MAX_EVENT_SLOTS"
 EVENT_BYTES_PER_SLOT = 4_800
 """Resident memory per event-mode slot, measured (see the module docstring)."""
