@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import copy
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -31,6 +33,13 @@ EXAMPLES = int(os.environ.get("NVSIM_FUZZ_EXAMPLES", "300"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=False,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
 WORK = Path(tempfile.mkdtemp(prefix="nvsim-fuzz-"))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _remove_work_folder():
+    """The examples' files live in one folder (hypothesis reuses it across examples); removed after."""
+    yield
+    shutil.rmtree(WORK, ignore_errors=True)
 
 scalars = st.one_of(
     st.none(), st.booleans(), st.integers(min_value=-2**70, max_value=2**70), st.floats(allow_nan=True, allow_infinity=True),
