@@ -640,6 +640,10 @@ class PlacementSpec(Spec):
 
 MAX_TEXT_CHARS = 10_000
 """Longest free text (a description) a scenario may carry: it is printed whole."""
+MAX_WORKLOADS = 256
+"""Most workloads a scenario runs (each is a simulation of its own)."""
+MAX_FAULTS = 1024
+"""Most fault events a scenario's timeline holds (each starts a state the timeline solves)."""
 
 
 class ScenarioSpec(Spec):
@@ -651,8 +655,8 @@ class ScenarioSpec(Spec):
     platform: str
     array: ArraySpec
     placement: PlacementSpec = PlacementSpec()
-    workloads: tuple[WorkloadSpec, ...] = ()
-    faults: tuple[FaultSpec, ...] = ()
+    workloads: tuple[WorkloadSpec, ...] = Field(default=(), max_length=MAX_WORKLOADS)
+    faults: tuple[FaultSpec, ...] = Field(default=(), max_length=MAX_FAULTS)
     seed: int = Field(default=1, ge=0, lt=2**64)
 
     @model_validator(mode="after")

@@ -128,6 +128,8 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
      r"faults\[1\]\.at_s: events must be in time order"),
     ("faults", [{"at_s": 0, "drive": -1, "action": "fail"}], r"faults\[0\]\.drive"),
     ("faults", "fail drive 0", r"faults"),
+    ("faults", [{"at_s": i, "drive": 0, "action": "fail"} for i in range(1025)], r"faults: .*at most 1024 items"),
+    ("workloads", [dict(BASE_SCENARIO["workloads"][0], name=f"w{i}") for i in range(257)], r"workloads: .*at most 256 items"),
     ("placement", {"drive_sockets": [0, 1]}, r"placement\.drive_sockets: give one socket per drive"),
     ("placement", {"drive_sockets": [5] * 8}, r"placement\.drive_sockets: socket 5 does not exist"),
     ("placement", {"engine_socket": 9}, r"placement\.engine_socket: socket 9 does not exist"),
