@@ -24,6 +24,9 @@ The parts, one responsibility each, lower ones not importing higher ones:
   at it per chunk piece, the resync cycle and its batch requests. One module rather than slots
   and rebuild: the foreground's side and the resync's side read and write the same gate.
 - ``measure``: the busy time at the warm-up's end, batch-means CI, latency, the SimResult.
+- ``kernel`` and ``compiled``: the foreground alone (no rebuild beside it) compiled with Numba:
+  the slots, servers and event order above as arrays (``kernel``), fed its planned host I/Os a
+  batch at a time and measured as above (``compiled``).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ import simpy
 from ..result import SimResult
 from ..system import ArraySystem
 from .barrier import BarrierSlot, Gate, resync_cycle
+from .compiled import run_foreground
 from .measure import busy_at, event_result
 from .rebuild import RebuildProgress, RebuildSlot, rebuild_requests
 from .rows import HostJobs, JobQueue
@@ -46,20 +50,26 @@ from .window import batch_ios, measured_window, whole_rebuild
 
 def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: int = 60_000, batches: int = 10,
                    warmup_ios: int | None = None, rebuild_member: int | None = None,
-                   until_rebuilt: bool = False) -> SimResult:
+                   until_rebuilt: bool = False, compiled: bool = True) -> SimResult:
     """Run the scenario's workload for about ``host_ios`` measured host I/Os after a warm-up.
 
     ``rebuild_member``: that member is being rebuilt meanwhile (it must be among the system's
     failed members): the engine's rebuild requests (``ArraySystem.rebuild_batch``) run as slots of
     their own on a rebuild thread, md's speed limit gates them, and ``rebuild_bytes_per_s`` is
     measured over the window. ``until_rebuilt``: run until the whole span is rebuilt (the full
-    event simulation of a small rebuild) and measure over all of it.
+    event simulation of a small rebuild) and measure over all of it. ``compiled``: the foreground
+    alone runs on the compiled kernel (``kernel``: the same events in the same order, the same
+    numbers); False, or beside a rebuild, on SimPy's slots.
     """
     started = time.perf_counter()
     seed = system.scenario.seed if seed is None else seed
     window = measured_window(system, seed, host_ios, warmup_ios, rebuild_member, until_rebuilt)
-    env = simpy.Environment()
     servers = ArrayServers(system, rebuilding=rebuild_member is not None)
+    if compiled and rebuild_member is None:
+        jobs = HostJobs(system, seed, batch_ios(system, seed, window.warm_ios, host_ios), barrier=False)
+        run, at_warm = run_foreground(system, jobs, servers, window.warm_s, window.end_s)
+        return event_result(system, run, at_warm, window.end_s, batches, jobs.sampled, None, False, started)
+    env = simpy.Environment()
     rebuild = None
     if rebuild_member is not None:
         rebuild = RebuildProgress.of(system, rebuild_member)

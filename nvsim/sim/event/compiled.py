@@ -1,0 +1,174 @@
+"""The event mode's foreground run on the compiled kernel (``kernel``): the arrays it works on,
+the planned host I/Os fed to it a batch per job as it asks, and the run's SimResult.
+
+Same servers, same planned host I/Os (``rows.HostJobs``, the same named random streams) and same
+event order as the SimPy slots (``slots.HostSlot``), so a run gives the same numbers; the kernel
+is used where the SimPy path has nothing else to run beside the foreground (no rebuild, no
+barrier). The planned rows are appended to growing arrays and the used prefix dropped once no
+slot or job refers to it, so memory stays bounded on long runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import kernel as k
+from .rows import HostJobs
+from .servers import ArrayServers
+from .slots import LARGE_IO_S
+
+RECORDS_START = 1 << 16
+"""Window records (completion time, latency, direction) allocated at first; doubled as needed."""
+
+
+@dataclass
+class Rows:
+    """Planned host I/Os (``rows_f``/``rows_i``, columns of ``rows.Demand``) and their member I/Os
+    (``ops_i``/``ops_f``), the first ``n_rows``/``n_ops`` in use; ``job_next``/``job_end``: each
+    job's rows still to issue."""
+
+    rows_f: np.ndarray
+    rows_i: np.ndarray
+    ops_i: np.ndarray
+    ops_f: np.ndarray
+    job_next: np.ndarray
+    job_end: np.ndarray
+    n_rows: int = 0
+    n_ops: int = 0
+
+    @classmethod
+    def empty(cls, jobs: int) -> Rows:
+        return cls(np.zeros((1024, 9)), np.zeros((1024, 4), np.int64), np.zeros((4096, 3), np.int64),
+                   np.zeros((4096, 2)), np.zeros(jobs, np.int64), np.zeros(jobs, np.int64))
+
+    def append(self, job: int, b) -> None:
+        """Append ``job``'s next planned batch (a ``HostIoBatch``); its rows are the job's next."""
+        n, m = len(b), len(b.op_drive)
+        self._room(n, m)
+        r, o = self.n_rows, self.n_ops
+        self.rows_f[r:r + n] = np.column_stack((b.submit_s, b.complete_s, b.lock_s, b.pre_s, b.mid_s, b.device_bw_s,
+                                                b.device_down_s, b.device_up_s, b.memory_s))
+        self.rows_i[r:r + n] = np.column_stack((b.is_write, b.op_start[:-1] + o, b.op_start[1:] + o,
+                                                b.reads_gate_writes()))
+        self.ops_i[o:o + m] = np.column_stack((b.op_drive, b.op_is_write, b.op_phase))
+        self.ops_f[o:o + m] = np.column_stack((b.op_die_s, b.op_link_s))
+        self.job_next[job], self.job_end[job] = r, r + n
+        self.n_rows, self.n_ops = r + n, o + m
+
+    def _room(self, n: int, m: int) -> None:
+        if self.n_rows + n > len(self.rows_f):
+            size = max(2 * len(self.rows_f), self.n_rows + n)
+            self.rows_f, self.rows_i = _grown(self.rows_f, size), _grown(self.rows_i, size)
+        if self.n_ops + m > len(self.ops_i):
+            size = max(2 * len(self.ops_i), self.n_ops + m)
+            self.ops_i, self.ops_f = _grown(self.ops_i, size), _grown(self.ops_f, size)
+
+    def compact(self, slot_rows: np.ndarray) -> None:
+        """Drop the rows (and their member I/Os) before the first one a slot runs or a job has yet
+        to issue: rows and member I/Os are appended in the same order, so both are prefixes."""
+        live = [int(slot_rows.min())] if slot_rows.size else []
+        live += [int(a) for a, b in zip(self.job_next, self.job_end) if a < b]
+        first = min(live, default=self.n_rows)
+        if first < len(self.rows_f) // 2:
+            return
+        first_op = int(self.rows_i[first, k.R_LO]) if first < self.n_rows else self.n_ops
+        self.rows_f[:self.n_rows - first] = self.rows_f[first:self.n_rows]
+        self.rows_i[:self.n_rows - first] = self.rows_i[first:self.n_rows]
+        self.rows_i[:self.n_rows - first, k.R_LO:k.R_HI + 1] -= first_op
+        self.ops_i[:self.n_ops - first_op] = self.ops_i[first_op:self.n_ops]
+        self.ops_f[:self.n_ops - first_op] = self.ops_f[first_op:self.n_ops]
+        self.n_rows, self.n_ops = self.n_rows - first, self.n_ops - first_op
+        self.job_next -= first
+        self.job_end -= first
+        slot_rows -= first
+
+
+def _grown(a: np.ndarray, size: int) -> np.ndarray:
+    out = np.zeros((size,) + a.shape[1:], a.dtype)
+    out[:len(a)] = a
+    return out
+
+
+def _server_groups(servers: ArrayServers) -> tuple[dict[str, list[int]], np.ndarray, np.ndarray]:
+    """Each server of ``servers.by_key`` as a kernel group (the cores first, then the fixed groups,
+    then the drives' NAND, links up and links down): group indices by key, offsets and counts."""
+    order = ["cores", "lock", "engine", "device_bw", "device_down", "device_up", "memory", "nand", "link_up", "link_down"]
+    groups: dict[str, list[int]] = {}
+    counts = []
+    for key in order:
+        groups[key] = list(range(len(counts), len(counts) + len(servers.by_key[key])))
+        counts += [len(s.heap) if s.heap is not None else 1 for s in servers.by_key[key]]
+    cnt = np.array(counts, np.int64)
+    off = np.concatenate(([0], np.cumsum(cnt)[:-1])).astype(np.int64)
+    return groups, off, cnt
+
+
+@dataclass
+class KernelRun:
+    """What the run leaves for ``measure.event_result`` (the ``slots.Run`` fields it reads)."""
+
+    warm_s: float
+    completed: int
+    done_at: np.ndarray
+    latency: np.ndarray
+    writes: np.ndarray
+    servers: object
+
+
+class _Busy:
+    __slots__ = ("busy",)
+
+    def __init__(self, busy: float):
+        self.busy = busy
+
+
+class _BusyServers:
+    """``ArrayServers.by_key`` as the measurement reads it: each server's busy seconds."""
+
+    def __init__(self, groups: dict[str, list[int]], busy: np.ndarray):
+        self.by_key = {key: [_Busy(float(busy[g])) for g in ids] for key, ids in groups.items()}
+
+    def busy_s(self) -> dict[str, list[float]]:
+        return {key: [s.busy for s in group] for key, group in self.by_key.items()}
+
+
+def run_foreground(system, jobs: HostJobs, servers: ArrayServers, warm_s: float, end_s: float) -> tuple[KernelRun, dict]:
+    """The foreground's slots on the kernel from time 0 to ``end_s``: the run's counts and
+    records, and every server's busy seconds at ``warm_s`` by key (``measure.busy_at``)."""
+    w = system.workload
+    groups, off, cnt = _server_groups(servers)
+    free, busy = np.zeros(int(cnt.sum())), np.zeros(len(cnt))
+    cores = len(groups["cores"])
+    slots = w.numjobs * w.iodepth
+    slot_job = np.repeat(np.arange(w.numjobs, dtype=np.int64), w.iodepth)
+    slot_core = np.array([system.job_cpu[j] for j in slot_job], np.int64)
+    SL = (slot_job, slot_core, np.zeros(slots), np.zeros(slots, np.int64), np.zeros(slots), np.zeros(slots))
+    Q = (np.zeros((cores, slots + 1), np.int64), np.zeros(cores, np.int64), np.zeros(cores, np.int64), np.zeros(cores, np.int64))
+    cap = 4 * slots + cores + 16
+    H = (np.zeros(cap), np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int64))
+    st = np.zeros(9, np.int64)
+    st[k.S_PENDING_SLOT], st[k.S_CORES], st[k.S_DRIVES] = -1, cores, system.array.drives
+    sf = np.array([0.0, warm_s, end_s, servers.read_fixed_s, servers.write_fixed_s, servers.host_wake_s, LARGE_IO_S])
+    for slot in range(slots):
+        k.push(st, *H, 0.0, slot, k.ISSUE)
+    k.push(st, *H, warm_s, 0, k.WARM)
+    rows = Rows.empty(w.numjobs)
+    records = [np.zeros(RECORDS_START), np.zeros(RECORDS_START), np.zeros(RECORDS_START, np.int64)]
+    busy_warm = np.zeros(len(cnt))
+    while True:
+        R = (rows.rows_f, rows.rows_i, rows.ops_i, rows.ops_f, rows.job_next, rows.job_end)
+        code = k.run(H, (free, off, cnt, busy), Q, st, sf, SL, R, tuple(records), busy_warm)
+        if code == k.END:
+            break
+        if code == k.NEED_ROWS:
+            rows.compact(SL[3])
+            rows.append(int(st[k.S_NEED_JOB]), jobs.batch(int(st[k.S_NEED_JOB]))[0])
+        else:
+            records = [_grown(r, 2 * len(r)) for r in records]
+    n = int(st[k.S_RECORDED])
+    run = KernelRun(warm_s, int(st[k.S_COMPLETED]), records[0][:n].copy(), records[1][:n].copy(),
+                    records[2][:n].astype(bool), _BusyServers(groups, busy))
+    at_warm = _BusyServers(groups, busy_warm).busy_s() if st[k.S_WARMED] else {}
+    return run, at_warm

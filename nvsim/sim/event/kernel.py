@@ -1,0 +1,366 @@
+"""The event mode's foreground hot path compiled (Numba): the same slots, servers and event order
+as ``slots.HostSlot`` over SimPy, as arrays (issue 21).
+
+Every event is (time, sequence) on a binary heap, the sequence counting events in the order SimPy
+would create them (``env.timeout`` schedules at creation; a waiter's ``succeed`` at the moment it
+is handed the core), so the kernel processes events in SimPy's order and books every server in the
+same order: a run gives the same bits as the SimPy path. Event times are computed as SimPy does
+(``now + (t - now)``).
+
+State (``KernelState`` in ``compiled``): servers as groups of ``count`` FIFO reservation servers
+(a flat array of their free times, a min-heap per group; the job cores first, one server each),
+the cores' waiting slots (a ring per core), the slots (job, core, the row they run, their
+times), the planned host I/Os (``rows_f``/``rows_i``: one row per host I/O, the columns of
+``rows.Demand``) and their member I/Os (``ops_i``/``ops_f``), and what the window records.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# event kinds
+ISSUE, ENQUEUE, GRANTED, LOCKED, READS_DONE, DONE, HAND_OVER, WARM = 0, 1, 2, 3, 4, 5, 6, 7
+# rows_f columns
+R_SUBMIT, R_COMPLETE, R_LOCK, R_PRE, R_MID, R_BW, R_DOWN, R_UP, R_MEM = range(9)
+# rows_i columns
+R_WRITE, R_LO, R_HI, R_GATED = range(4)
+# ops_i / ops_f columns
+O_DRIVE, O_WRITE, O_PHASE = range(3)
+O_DIE, O_LINK = range(2)
+# scalar slots of ``st`` (int64)
+S_SEQ, S_HEAP_N, S_COMPLETED, S_RECORDED, S_NEED_JOB, S_PENDING_SLOT, S_WARMED, S_CORES, S_DRIVES = range(9)
+# scalar slots of ``sf`` (float64)
+F_NOW, F_WARM, F_END, F_RFIX, F_WFIX, F_WAKE, F_LARGE_IO = range(7)
+# fixed groups after the cores: lock, engine, device_bw, device_down, device_up, memory; then the
+# drives' nand, link_up, link_down groups
+G_LOCK, G_ENGINE, G_BW, G_DOWN, G_UP, G_MEMORY, G_DRIVES = range(7)
+# return codes
+END, NEED_ROWS, NEED_RECORDS = 0, 1, 2
+
+
+@njit(cache=True)
+def push(st, ht, hs, hp, hk, t, payload, kind):
+    """Schedule an event at ``t``: the next sequence number, sifted up the heap."""
+    i = st[S_HEAP_N]
+    st[S_HEAP_N] = i + 1
+    seq = st[S_SEQ]
+    st[S_SEQ] = seq + 1
+    while i > 0:
+        parent = (i - 1) >> 1
+        if ht[parent] < t or (ht[parent] == t and hs[parent] < seq):
+            break
+        ht[i], hs[i], hp[i], hk[i] = ht[parent], hs[parent], hp[parent], hk[parent]
+        i = parent
+    ht[i], hs[i], hp[i], hk[i] = t, seq, payload, kind
+
+
+@njit(cache=True)
+def pop(st, ht, hs, hp, hk):
+    """Remove the earliest event (the heap's root); its fields are read before the call."""
+    n = st[S_HEAP_N] - 1
+    st[S_HEAP_N] = n
+    t, seq, payload, kind = ht[n], hs[n], hp[n], hk[n]
+    i = 0
+    while True:
+        child = 2 * i + 1
+        if child >= n:
+            break
+        if child + 1 < n and (ht[child + 1] < ht[child] or (ht[child + 1] == ht[child] and hs[child + 1] < hs[child])):
+            child += 1
+        if ht[child] > t or (ht[child] == t and hs[child] > seq):
+            break
+        ht[i], hs[i], hp[i], hk[i] = ht[child], hs[child], hp[child], hk[child]
+        i = child
+    ht[i], hs[i], hp[i], hk[i] = t, seq, payload, kind
+
+
+@njit(cache=True)
+def book(free, off, cnt, busy, g, arrival, service):
+    """One visit of ``service`` to group ``g`` arriving at ``arrival`` (``servers.Server.book``):
+    the earliest free server of the group; the time it finishes."""
+    return book_start(free, off, cnt, busy, g, arrival, service) + service
+
+
+@njit(cache=True)
+def book_start(free, off, cnt, busy, g, arrival, service):
+    """``book``, returning when the visit starts."""
+    busy[g] += service
+    o = off[g]
+    first = free[o]
+    start = arrival if arrival > first else first
+    _replace_min(free, o, cnt[g], start + service)
+    return start
+
+
+@njit(cache=True)
+def _replace_min(free, o, n, value):
+    """Replace the least of the group's free times (its heap's root) by ``value``."""
+    i = 0
+    while True:
+        child = 2 * i + 1
+        if child >= n:
+            break
+        if child + 1 < n and free[o + child + 1] < free[o + child]:
+            child += 1
+        if free[o + child] >= value:
+            break
+        free[o + i] = free[o + child]
+        i = child
+    free[o + i] = value
+
+
+
+def group_of_drive(st, kind, d):
+    """Group of drive ``d``'s NAND (kind 0), link to host (1) or link to drive (2)."""
+    return st[S_CORES] + G_DRIVES + kind * st[S_DRIVES] + d
+
+
+group_of_drive = njit(cache=True)(group_of_drive)
+
+
+@njit(cache=True)
+def member_phase(S, st, sf, ops_i, ops_f, lo, hi, phase, arrival):
+    """Book one phase of a host I/O's member I/Os (``servers.ArrayServers.member_phase``): the
+    time the last one is done."""
+    free, off, cnt, busy = S
+    finish = arrival
+    for k in range(lo, hi):
+        if ops_i[k, O_PHASE] != phase:
+            continue
+        d = ops_i[k, O_DRIVE]
+        if ops_i[k, O_WRITE]:
+            sent = book(free, off, cnt, busy, group_of_drive(st, 2, d), arrival, ops_f[k, O_LINK])
+            start = book_start(free, off, cnt, busy, group_of_drive(st, 0, d), sent, ops_f[k, O_DIE])
+            t = sent + sf[F_WFIX]
+            if start > t:  # no room in the write buffer until a unit takes it
+                t = start
+        else:
+            sent = book(free, off, cnt, busy, group_of_drive(st, 1, d), arrival, ops_f[k, O_LINK])
+            t = book(free, off, cnt, busy, group_of_drive(st, 0, d), sent, ops_f[k, O_DIE]) + sf[F_RFIX]
+        if t > finish:
+            finish = t
+    return finish
+
+
+@njit(cache=True)
+def schedule(H, st, sf, t, payload, kind):
+    """``env.timeout(t - now)``: an event at ``now + (t - now)``, as SimPy computes it."""
+    now = sf[F_NOW]
+    push(st, H[0], H[1], H[2], H[3], now + (t - now), payload, kind)
+
+
+@njit(cache=True)
+def wake(H, S, Q, st, sf, core):
+    """``Server.wake``: hand the core to its next waiter once it is free; one hand-over pending."""
+    wq, head, tail, pending = Q
+    if head[core] == tail[core] or pending[core]:
+        return
+    pending[core] = 1
+    now = sf[F_NOW]
+    delay = S[0][S[1][core]] - now
+    push(st, H[0], H[1], H[2], H[3], now + (delay if delay > 0.0 else 0.0), core, HAND_OVER)
+
+
+@njit(cache=True)
+def hand_over(H, S, Q, st, sf, core):
+    """``Server._hand_over``: the first waiter is granted the core (an event now), unless the core
+    was booked again meanwhile."""
+    wq, head, tail, pending = Q
+    pending[core] = 0
+    if head[core] == tail[core]:
+        return
+    if S[0][S[1][core]] > sf[F_NOW]:
+        wake(H, S, Q, st, sf, core)
+        return
+    slot = wq[core, head[core] % wq.shape[1]]
+    head[core] += 1
+    push(st, H[0], H[1], H[2], H[3], sf[F_NOW], slot, GRANTED)
+
+
+@njit(cache=True)
+def enqueue(H, S, Q, st, sf, SL, slot):
+    """The slot queues for its job's core."""
+    wq, head, tail, pending = Q
+    core = SL[1][slot]
+    wq[core, tail[core] % wq.shape[1]] = slot
+    tail[core] += 1
+    wake(H, S, Q, st, sf, core)
+
+
+@njit(cache=True)
+def issue(H, S, Q, st, sf, SL, R, slot):
+    """``HostSlot.issue``: the job's next host I/O (NEED_ROWS when its planned rows are used up)."""
+    sl_job, sl_core, sl_t0, sl_row, sl_a, sl_now = SL
+    rows_f, rows_i, ops_i, ops_f, job_next, job_end = R
+    job = sl_job[slot]
+    if job_next[job] >= job_end[job]:
+        st[S_NEED_JOB] = job
+        st[S_PENDING_SLOT] = slot
+        return NEED_ROWS
+    row = job_next[job]
+    job_next[job] = row + 1
+    sl_row[slot] = row
+    core, t0 = sl_core[slot], sl_t0[slot]
+    free, off, cnt, busy = S
+    if free[off[core]] > t0 or Q[1][core] != Q[2][core]:  # the job's thread is busy: queue for it
+        if t0 > sf[F_NOW]:
+            schedule(H, st, sf, t0, slot, ENQUEUE)
+        else:
+            enqueue(H, S, Q, st, sf, SL, slot)
+        return END
+    submit = rows_f[row, R_SUBMIT]
+    busy[core] += submit
+    sl_now[slot] = t0
+    sl_a[slot] = free[off[core]] = t0 + submit
+    submitted(H, S, Q, st, sf, SL, R, slot)
+    return END
+
+
+@njit(cache=True)
+def granted(H, S, Q, st, sf, SL, R, slot):
+    """The core is the slot's: its submission is booked now."""
+    SL[5][slot] = sf[F_NOW]
+    row = SL[3][slot]
+    SL[4][slot] = book(S[0], S[1], S[2], S[3], SL[1][slot], sf[F_NOW], R[0][row, R_SUBMIT])
+    submitted(H, S, Q, st, sf, SL, R, slot)
+
+
+@njit(cache=True)
+def submitted(H, S, Q, st, sf, SL, R, slot):
+    """With a spinlock to take, wait until the submission reaches it."""
+    row = SL[3][slot]
+    if R[0][row, R_LOCK] and SL[4][slot] > sf[F_NOW]:
+        schedule(H, st, sf, SL[4][slot], slot, LOCKED)
+        return
+    locked(H, S, Q, st, sf, SL, R, slot)
+
+
+@njit(cache=True)
+def locked(H, S, Q, st, sf, SL, R, slot):
+    """``HostSlot.locked``: the spinlock (the core spins), the engine, the engine's device, DRAM,
+    then the member I/Os (gated: the reads first)."""
+    free, off, cnt, busy = S
+    rows_f, rows_i, ops_i, ops_f = R[0], R[1], R[2], R[3]
+    row, core, a = SL[3][slot], SL[1][slot], SL[4][slot]
+    c0 = st[S_CORES]
+    hold = rows_f[row, R_LOCK]
+    if hold:
+        unlocked = book(free, off, cnt, busy, c0 + G_LOCK, a, hold)
+        busy[core] += unlocked - a
+        if unlocked > free[off[core]]:
+            free[off[core]] = unlocked
+        a = unlocked
+    if Q[1][core] != Q[2][core]:
+        wake(H, S, Q, st, sf, core)
+    gated = rows_i[row, R_GATED]
+    pre, mid = rows_f[row, R_PRE], rows_f[row, R_MID]
+    if not gated and mid:
+        pre = pre + mid
+    if pre:
+        a = book(free, off, cnt, busy, c0 + G_ENGINE, a, pre)
+    if rows_f[row, R_BW]:
+        a = book(free, off, cnt, busy, c0 + G_BW, a, rows_f[row, R_BW])
+    if rows_f[row, R_DOWN]:
+        a = book(free, off, cnt, busy, c0 + G_DOWN, a, rows_f[row, R_DOWN])
+    if rows_f[row, R_UP]:
+        a = book(free, off, cnt, busy, c0 + G_UP, a, rows_f[row, R_UP])
+    mem = rows_f[row, R_MEM]
+    if mem > sf[F_LARGE_IO]:
+        book(free, off, cnt, busy, c0 + G_MEMORY, SL[5][slot], mem)
+    else:
+        busy[c0 + G_MEMORY] += mem
+    lo, hi = rows_i[row, R_LO], rows_i[row, R_HI]
+    if gated:
+        SL[4][slot] = member_phase(S, st, sf, ops_i, ops_f, lo, hi, 0, a)
+        schedule(H, st, sf, SL[4][slot], slot, READS_DONE)
+        return
+    if hi == lo + 1 and not ops_i[lo, O_WRITE]:
+        d = ops_i[lo, O_DRIVE]
+        sent = book(free, off, cnt, busy, group_of_drive(st, 1, d), a, ops_f[lo, O_LINK])
+        a = book(free, off, cnt, busy, group_of_drive(st, 0, d), sent, ops_f[lo, O_DIE]) + sf[F_RFIX]
+    elif hi > lo:
+        a = member_phase(S, st, sf, ops_i, ops_f, lo, hi, 1, a)
+    SL[4][slot] = a
+    schedule(H, st, sf, a, slot, DONE)
+
+
+@njit(cache=True)
+def reads_done(H, S, Q, st, sf, SL, R, slot):
+    """The gating reads are done: the engine's second visit, then the writes."""
+    row = SL[3][slot]
+    a = sf[F_NOW]
+    mid = R[0][row, R_MID]
+    if mid:
+        a = book(S[0], S[1], S[2], S[3], st[S_CORES] + G_ENGINE, a, mid)
+    SL[4][slot] = member_phase(S, st, sf, R[2], R[3], R[1][row, R_LO], R[1][row, R_HI], 1, a)
+    schedule(H, st, sf, SL[4][slot], slot, DONE)
+
+
+@njit(cache=True)
+def done(H, S, Q, st, sf, SL, R, REC, slot):
+    """``HostSlot.done``: the completion's CPU on the job's core, the count and the window's
+    record, and the slot's next host I/O at once."""
+    rec_done, rec_lat, rec_w = REC
+    row, core = SL[3][slot], SL[1][slot]
+    finish = book(S[0], S[1], S[2], S[3], core, SL[4][slot] + sf[F_WAKE], R[0][row, R_COMPLETE])
+    if Q[1][core] != Q[2][core]:
+        wake(H, S, Q, st, sf, core)
+    st[S_COMPLETED] += 1
+    if finish >= sf[F_WARM]:
+        n = st[S_RECORDED]
+        rec_done[n] = finish
+        rec_lat[n] = finish - SL[2][slot]
+        rec_w[n] = R[1][row, R_WRITE]
+        st[S_RECORDED] = n + 1
+    SL[2][slot] = finish
+    return issue(H, S, Q, st, sf, SL, R, slot)
+
+
+@njit(cache=True)
+def run(H, S, Q, st, sf, SL, R, REC, busy_warm):
+    """Process events in (time, sequence) order until the first at or after the window's end
+    (END), until a job needs its next planned rows (NEED_ROWS: plan them, then call again), or
+    until the window's records are nearly full (NEED_RECORDS: grow them, then call again)."""
+    if st[S_PENDING_SLOT] >= 0:  # the issue that waited for rows
+        slot = st[S_PENDING_SLOT]
+        st[S_PENDING_SLOT] = -1
+        if issue(H, S, Q, st, sf, SL, R, slot) == NEED_ROWS:
+            return NEED_ROWS
+    ht = H[0]
+    while st[S_HEAP_N] > 0:
+        t = ht[0]
+        if t >= sf[F_END]:
+            return END
+        if st[S_RECORDED] >= REC[0].size - 1:
+            return NEED_RECORDS
+        slot, kind = H[2][0], H[3][0]
+        pop(st, H[0], H[1], H[2], H[3])
+        sf[F_NOW] = t
+        code = step(H, S, Q, st, sf, SL, R, REC, busy_warm, slot, kind)
+        if code != END:
+            return code
+    return END
+
+
+@njit(cache=True)
+def step(H, S, Q, st, sf, SL, R, REC, busy_warm, slot, kind):
+    """One event's callback."""
+    if kind == ISSUE:
+        return issue(H, S, Q, st, sf, SL, R, slot)
+    if kind == DONE:
+        return done(H, S, Q, st, sf, SL, R, REC, slot)
+    if kind == LOCKED:
+        locked(H, S, Q, st, sf, SL, R, slot)
+    elif kind == READS_DONE:
+        reads_done(H, S, Q, st, sf, SL, R, slot)
+    elif kind == ENQUEUE:
+        enqueue(H, S, Q, st, sf, SL, slot)
+    elif kind == GRANTED:
+        granted(H, S, Q, st, sf, SL, R, slot)
+    elif kind == HAND_OVER:
+        hand_over(H, S, Q, st, sf, slot)
+    elif kind == WARM:
+        busy_warm[:] = S[3]
+        st[S_WARMED] = 1
+    return END
