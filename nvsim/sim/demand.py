@@ -192,7 +192,7 @@ def _plan_coalesced(model: ArrayModel, offsets: np.ndarray) -> MemberIOPlan:
     host = np.clip(np.searchsorted(offsets, position, side="right") - 1, 0, n - 1)
     # a host I/O's pages on one member that are contiguous become one member I/O, as the block
     # layer merges md's per-stripe page bios (the planner does the same within one piece)
-    order = np.lexsort((plan.member_offset_bytes, plan.member, plan.is_write, plan.phase, host))
+    order = _lexsort_packed((plan.member_offset_bytes, plan.member, plan.is_write, plan.phase, host))
     h, m, o = host[order], plan.member[order], plan.member_offset_bytes[order]
     length, w, ph = plan.length_bytes[order], plan.is_write[order], plan.phase[order]
     new_run = np.ones(len(h), dtype=bool)
@@ -210,6 +210,27 @@ def _plan_coalesced(model: ArrayModel, offsets: np.ndarray) -> MemberIOPlan:
         parity_bytes_computed=np.zeros(n, dtype=np.int64),  # per piece, not per host I/O: not shared out
         stripes_touched=share,
     )
+
+
+def _lexsort_packed(keys: tuple[np.ndarray, ...]) -> np.ndarray:
+    """``np.lexsort(keys)`` (the last key primary; stable) of non-negative integer keys, as one
+    stable argsort of the keys packed into an int64 when their bits fit (several times faster
+    than lexsort on a batch's member I/Os); else lexsort itself."""
+    if not len(keys[0]):
+        return np.zeros(0, dtype=np.int64)
+    first = keys[0].astype(np.int64)
+    low = int(np.bitwise_or.reduce(first))
+    shift = (low & -low).bit_length() - 1 if low else 0  # common trailing zero bits (sector alignment)
+    columns = [first >> shift] + [k.astype(np.int64) for k in keys[1:]]
+    widths = [max(1, int(c.max()).bit_length()) for c in columns]
+    if min(int(c.min()) for c in columns) < 0 or sum(widths) > 62:
+        return np.lexsort(keys)
+    packed = np.zeros(len(first), dtype=np.int64)
+    at = 0
+    for column, width in zip(columns, widths):
+        packed |= column << at
+        at += width
+    return np.argsort(packed, kind="stable")
 
 
 def _engine_work(model: ArrayModel, plan: MemberIOPlan, is_write: np.ndarray, chunks: np.ndarray, memo: Memo,

@@ -39,9 +39,12 @@ class Rows:
     n_ops: int = 0
 
     @classmethod
-    def empty(cls, jobs: int) -> Rows:
-        return cls(np.zeros((1024, 9)), np.zeros((1024, 4), np.int64), np.zeros((4096, 3), np.int64),
-                   np.zeros((4096, 2)), np.zeros(jobs, np.int64), np.zeros(jobs, np.int64))
+    def empty(cls, jobs: int, batch_ios: int) -> Rows:
+        """Room for two batches per job (each job's current one, and the used rows before the
+        oldest a slot still runs); member I/Os sized on the first batch."""
+        size = 2 * jobs * batch_ios
+        return cls(np.zeros((size, 9)), np.zeros((size, 4), np.int64), np.zeros((0, 3), np.int64),
+                   np.zeros((0, 2)), np.zeros(jobs, np.int64), np.zeros(jobs, np.int64))
 
     def append(self, job: int, b) -> None:
         """Append ``job``'s next planned batch (a ``HostIoBatch``); its rows are the job's next."""
@@ -62,7 +65,8 @@ class Rows:
             size = max(2 * len(self.rows_f), self.n_rows + n)
             self.rows_f, self.rows_i = _grown(self.rows_f, size), _grown(self.rows_i, size)
         if self.n_ops + m > len(self.ops_i):
-            size = max(2 * len(self.ops_i), self.n_ops + m)
+            per_row = m / max(n, 1) if not len(self.ops_i) else 0.0  # the first batch's member I/Os per host I/O
+            size = max(2 * len(self.ops_i), self.n_ops + m, int(1.25 * per_row * len(self.rows_f)))
             self.ops_i, self.ops_f = _grown(self.ops_i, size), _grown(self.ops_f, size)
 
     def compact(self, slot_rows: np.ndarray) -> None:
@@ -154,7 +158,7 @@ def run_foreground(system, jobs: HostJobs, servers: ArrayServers, warm_s: float,
     for slot in range(slots):
         k.push(st, *H, 0.0, slot, k.ISSUE)
     k.push(st, *H, warm_s, 0, k.WARM)
-    rows = Rows.empty(w.numjobs)
+    rows = Rows.empty(w.numjobs, jobs.batch_ios)
     records = [np.zeros(RECORDS_START), np.zeros(RECORDS_START), np.zeros(RECORDS_START, np.int64)]
     busy_warm = np.zeros(len(cnt))
     while True:
