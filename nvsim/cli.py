@@ -72,13 +72,22 @@ def run(
     json_out: bool = typer.Option(False, "--json", help="Print machine-readable JSON instead of tables."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the JSON result to this file (atomically)."),
     fidelity: str = typer.Option("event", "--fidelity", help=FIDELITY_HELP),
+    precision: float = typer.Option(0.1, "--precision", help="Event mode: measure until each direction's p99.99 latency is known within this fraction (half-width of its 95% CI over the estimate)."),
+    max_seconds: float = typer.Option(1.0, "--max-seconds", help="Event mode: wall seconds each workload may go on for --precision (its planned window always completes)."),
 ) -> None:
     """Predict a scenario: usable capacity, the bounds of its components, and per workload the IOPS, GB/s, latency, CPU, write amplification and the resource that limits it."""
     fidelity = _fidelity(fidelity)
+    if not precision > 0:
+        raise InputError("--precision", f"must be a fraction above 0 (e.g. 0.1), got {precision}")
+    if not max_seconds >= 0:
+        raise InputError("--max-seconds", f"must be 0 or more seconds, got {max_seconds}")
     catalog = nvsim.default_catalog()
     spec = nvsim.load_scenario(scenario, catalog)
     report = nvsim.array_bounds(spec, catalog)
-    results = {w.name: nvsim.Simulation(spec, w, catalog=catalog).run(fidelity) for w in spec.workloads}
+    window = nvsim.Precision(relative=precision, max_wall_s=max_seconds)
+    with _LateProgress() as bar:
+        results = {w.name: nvsim.Simulation(spec, w, catalog=catalog).run(fidelity, precision=window, progress=bar.for_task(w.name))
+                   for w in spec.workloads}
     predictions = {name: result.metrics() for name, result in results.items()}
     simulated = {name: result for name, result in results.items() if result.simulation is not None}
     resilience = None if nvsim.simulation.single_drive(spec) else _resilience(spec, catalog)
@@ -94,6 +103,32 @@ def run(
             nvsim.report.print_utilisation(console, name, result)
         if resilience:
             nvsim.report.print_resilience(console, resilience)
+
+
+class _LateProgress:
+    """A progress bar on stderr that shows only once a run has taken more than ``after_s``."""
+
+    def __init__(self, after_s: float = 1.0):
+        self.after_s, self.started, self.bar, self.task = after_s, time.perf_counter(), None, None
+
+    def __enter__(self) -> "_LateProgress":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+    def for_task(self, name: str):
+        def progress(done_s: float, total_s: float) -> None:
+            if self.bar is None and time.perf_counter() - self.started > self.after_s:
+                self.bar = Progress("[progress.description]{task.description}", BarColumn(), TimeRemainingColumn(),
+                                    console=Console(stderr=True), transient=True)
+                self.bar.start()
+            if self.bar is not None:
+                if self.task is None or self.bar.tasks[-1].description != name:
+                    self.task = self.bar.add_task(name, total=total_s)
+                self.bar.update(self.task, completed=min(done_s, total_s), total=total_s)
+        return progress
 
 
 def _resilience(spec, catalog) -> dict:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-PERCENTILES = (50.0, 90.0, 99.0, 99.9)
+PERCENTILES = (50.0, 90.0, 99.0, 99.9, 99.99)
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,7 @@ class SimResult:
     read_bytes_per_s: float
     write_bytes_per_s: float
     cpu_percent: float
-    read_latency_us: dict[str, float] = field(default_factory=dict)  # mean, p50, p90, p99, p99.9
+    read_latency_us: dict[str, float] = field(default_factory=dict)  # mean, p50, p90, p99, p99.9, p99.99
     write_latency_us: dict[str, float] = field(default_factory=dict)
     iops_ci95: float = 0.0  # half-width of the 95% confidence interval of total IOPS (batch means)
     raid_waf: float = float("nan")  # member bytes written / host bytes written
@@ -40,6 +40,7 @@ class SimResult:
     transaction_latency_us: dict[str, float] = field(default_factory=dict)
     rebuild_bytes_per_s: float | None = None  # while a member is rebuilt: its rebuild rate
     rebuild_limited_by: str = ""
+    tail_ci95_us: dict = field(default_factory=dict)  # "read"/"write" -> (low, high) of p99.99's 95% CI; high None: too few samples
 
     @property
     def total_iops(self) -> float:

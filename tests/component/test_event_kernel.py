@@ -10,7 +10,8 @@ from nvsim.catalog import default_catalog
 from nvsim.scenario import load_scenario
 from nvsim.sim.demand import _lexsort_packed
 from nvsim.sim.event import kernel as k
-from nvsim.sim.event import simulate_event
+from nvsim.sim.event import Precision, simulate_event
+from nvsim.sim.event.measure import quantile_ci95
 from nvsim.sim.system import ArraySystem
 from nvsim.specs import WorkloadSpec
 
@@ -75,3 +76,29 @@ def test_packed_sort_is_lexsort(rows, align):
     keys = (np.array(columns[0], np.int64) * align, np.array(columns[1], np.int64), np.array(columns[2], bool),
             np.array(columns[3], np.int8), np.array(columns[4], np.int64))
     assert np.array_equal(_lexsort_packed(keys), np.lexsort(keys))
+
+
+def test_quantile_interval_from_order_statistics():
+    """Uniform samples: the 95% interval of p99.99 holds the true quantile and narrows as 1/sqrt(n);
+    too few samples beyond it leave the high end unknown."""
+    rng = np.random.default_rng(7)
+    widths = []
+    for n in (200_000, 800_000):
+        lo, hi = quantile_ci95(rng.random(n))
+        assert lo <= 0.9999 <= hi
+        widths.append(hi - lo)
+    assert widths[1] == pytest.approx(widths[0] / 2, rel=0.35)
+    assert quantile_ci95(rng.random(1000))[1] is None
+
+
+def test_precision_runs_past_the_window_within_its_wall_budget():
+    """An unreachable precision: the run measures more than its planned window, then stops on its
+    wall-time budget; no precision: exactly the planned run."""
+    system = ArraySystem(load_scenario("scenarios/graid-gen5-raid6"),
+                         WorkloadSpec(name="rr", rw="randread", bs=4096, numjobs=4, iodepth=8), default_catalog())
+    planned = simulate_event(system, host_ios=3000)
+    longer = simulate_event(system, host_ios=3000, precision=Precision(relative=1e-6, max_wall_s=0.5))
+    assert longer.simulated_host_ios > 2 * planned.simulated_host_ios
+    assert simulate_event(system, host_ios=3000).read_latency_us == planned.read_latency_us
+    lo, hi = longer.tail_ci95_us["read"]
+    assert lo <= longer.read_latency_us["p99.99"] <= hi

@@ -39,7 +39,7 @@ import simpy
 from ..result import SimResult
 from ..system import ArraySystem
 from .barrier import BarrierSlot, Gate, resync_cycle
-from .compiled import run_foreground
+from .compiled import Precision, run_foreground
 from .measure import busy_at, event_result
 from .rebuild import RebuildProgress, RebuildSlot, rebuild_requests
 from .rows import HostJobs, JobQueue
@@ -50,7 +50,8 @@ from .window import batch_ios, measured_window, whole_rebuild
 
 def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: int = 60_000, batches: int = 10,
                    warmup_ios: int | None = None, rebuild_member: int | None = None,
-                   until_rebuilt: bool = False, compiled: bool = True) -> SimResult:
+                   until_rebuilt: bool = False, compiled: bool = True, precision: Precision | None = None,
+                   progress=None) -> SimResult:
     """Run the scenario's workload for about ``host_ios`` measured host I/Os after a warm-up.
 
     ``rebuild_member``: that member is being rebuilt meanwhile (it must be among the system's
@@ -59,7 +60,9 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
     measured over the window. ``until_rebuilt``: run until the whole span is rebuilt (the full
     event simulation of a small rebuild) and measure over all of it. ``compiled``: the foreground
     alone runs on the compiled kernel (``kernel``: the same events in the same order, the same
-    numbers); False, or beside a rebuild, on SimPy's slots.
+    numbers); False, or beside a rebuild, on SimPy's slots. ``precision`` (compiled runs): go on
+    past the window until each direction's p99.99 is known to it (``compiled.Precision``);
+    ``progress(done_s, total_s)``: called as simulated time advances.
     """
     started = time.perf_counter()
     seed = system.scenario.seed if seed is None else seed
@@ -67,8 +70,8 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
     servers = ArrayServers(system, rebuilding=rebuild_member is not None)
     if compiled and rebuild_member is None:
         jobs = HostJobs(system, seed, batch_ios(system, seed, window.warm_ios, host_ios), barrier=False)
-        run, at_warm = run_foreground(system, jobs, servers, window.warm_s, window.end_s)
-        return event_result(system, run, at_warm, window.end_s, batches, jobs.sampled, None, False, started)
+        run, at_warm, end_s = run_foreground(system, jobs, servers, window.warm_s, window.end_s, precision, progress)
+        return event_result(system, run, at_warm, end_s, batches, jobs.sampled, None, False, started)
     env = simpy.Environment()
     rebuild = None
     if rebuild_member is not None:
@@ -123,4 +126,4 @@ def _run(env: simpy.Environment, end_s: float, stop: simpy.Event | None) -> floa
             gc.enable()
 
 
-__all__ = ["simulate_event"]
+__all__ = ["simulate_event", "Precision"]

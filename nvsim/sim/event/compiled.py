@@ -10,11 +10,14 @@ slot or job refers to it, so memory stays bounded on long runs.
 
 from __future__ import annotations
 
+import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import kernel as k
+from .measure import tail_relative_half_width
 from .rows import HostJobs
 from .servers import ArrayServers
 from .slots import LARGE_IO_S
@@ -138,9 +141,24 @@ class _BusyServers:
         return {key: [s.busy for s in group] for key, group in self.by_key.items()}
 
 
-def run_foreground(system, jobs: HostJobs, servers: ArrayServers, warm_s: float, end_s: float) -> tuple[KernelRun, dict]:
-    """The foreground's slots on the kernel from time 0 to ``end_s``: the run's counts and
-    records, and every server's busy seconds at ``warm_s`` by key (``measure.busy_at``)."""
+@dataclass(frozen=True)
+class Precision:
+    """How long a run goes on past its planned window: until the 95% confidence interval of each
+    direction's p99.99 latency is within ``relative`` of it (half-width over the estimate), or
+    until ``max_wall_s`` of wall time, or ``max_records`` measured host I/Os, whichever is first."""
+
+    relative: float = 0.1
+    max_wall_s: float = 1.0
+    max_records: int = 20_000_000
+
+
+def run_foreground(system, jobs: HostJobs, servers: ArrayServers, warm_s: float, end_s: float,
+                   precision: Precision | None = None, progress=None) -> tuple[KernelRun, dict, float]:
+    """The foreground's slots on the kernel from time 0 to ``end_s`` (later if ``precision`` asks
+    for more): the run's counts and records, every server's busy seconds at ``warm_s`` by key
+    (``measure.busy_at``), and when the window ended. ``progress(done, total)``: called as the
+    simulated time advances."""
+    started = time.perf_counter()
     w = system.workload
     groups, off, cnt = _server_groups(servers)
     free, busy = np.zeros(int(cnt.sum())), np.zeros(len(cnt))
@@ -164,15 +182,36 @@ def run_foreground(system, jobs: HostJobs, servers: ArrayServers, warm_s: float,
     while True:
         R = (rows.rows_f, rows.rows_i, rows.ops_i, rows.ops_f, rows.job_next, rows.job_end)
         code = k.run(H, (free, off, cnt, busy), Q, st, sf, SL, R, tuple(records), busy_warm)
-        if code == k.END:
-            break
         if code == k.NEED_ROWS:
             rows.compact(SL[3])
             rows.append(int(st[k.S_NEED_JOB]), jobs.batch(int(st[k.S_NEED_JOB]))[0])
-        else:
+            if progress is not None:
+                progress(sf[k.F_NOW], sf[k.F_END])
+        elif code == k.NEED_RECORDS:
             records = [_grown(r, 2 * len(r)) for r in records]
+        elif precision is None or not _extend(sf, st, records, precision, time.perf_counter() - started):
+            break
     n = int(st[k.S_RECORDED])
     run = KernelRun(warm_s, int(st[k.S_COMPLETED]), records[0][:n].copy(), records[1][:n].copy(),
                     records[2][:n].astype(bool), _BusyServers(groups, busy))
     at_warm = _BusyServers(groups, busy_warm).busy_s() if st[k.S_WARMED] else {}
-    return run, at_warm
+    return run, at_warm, float(sf[k.F_END])
+
+
+def _extend(sf: np.ndarray, st: np.ndarray, records: list[np.ndarray], precision: Precision, wall_s: float) -> bool:
+    """At the window's end: move it on if a direction's p99.99 is not yet known to ``precision``
+    and the wall-time and record budgets allow; by the samples the interval needs (its width
+    falls as one over the square root of their number), at the rate the window measured."""
+    n = int(st[k.S_RECORDED])
+    if n == 0 or wall_s >= precision.max_wall_s or n >= precision.max_records:
+        return False
+    latency, writes = records[1][:n], records[2][:n].astype(bool)
+    worst = max(tail_relative_half_width(latency[mask]) for mask in (writes, ~writes) if mask.any())
+    if worst <= precision.relative:
+        return False
+    factor = 4.0 if math.isinf(worst) else min(4.0, (worst / precision.relative) ** 2)
+    by_wall = n * (precision.max_wall_s / wall_s - 1.0) if wall_s > 0 else n * factor
+    more = max(1.0, min(n * (factor - 1.0), by_wall, precision.max_records - n))
+    window_s = sf[k.F_END] - sf[k.F_WARM]
+    sf[k.F_END] += window_s * more / n
+    return True
