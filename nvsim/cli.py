@@ -73,7 +73,7 @@ def run(
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the JSON result to this file (atomically)."),
     fidelity: str = typer.Option("event", "--fidelity", help=FIDELITY_HELP),
     precision: float = typer.Option(0.1, "--precision", help="Event mode: measure until each direction's p99.99 latency is known within this fraction (half-width of its 95% CI over the estimate)."),
-    max_seconds: float = typer.Option(1.0, "--max-seconds", help="Event mode: wall seconds each workload may go on for --precision (its planned window always completes)."),
+    max_seconds: float = typer.Option(1.0, "--max-seconds", help="Event mode: wall seconds each workload may go on for --precision (its planned window always completes). A run stopped by this budget depends on the machine's speed; 0 keeps the planned window (same seed, same bits)."),
 ) -> None:
     """Predict a scenario: usable capacity, the bounds of its components, and per workload the IOPS, GB/s, latency, CPU, write amplification and the resource that limits it."""
     fidelity = _fidelity(fidelity)

@@ -91,14 +91,44 @@ def test_quantile_interval_from_order_statistics():
     assert quantile_ci95(rng.random(1000))[1] is None
 
 
-def test_precision_runs_past_the_window_within_its_wall_budget():
-    """An unreachable precision: the run measures more than its planned window, then stops on its
-    wall-time budget; no precision: exactly the planned run."""
+def test_precision_runs_past_the_window_until_its_record_budget():
+    """An unreachable precision: the run measures past its planned window until its record
+    budget (a wall budget too large to bind: the same bits twice); no precision: the planned run."""
     system = ArraySystem(load_scenario("scenarios/graid-gen5-raid6"),
                          WorkloadSpec(name="rr", rw="randread", bs=4096, numjobs=4, iodepth=8), default_catalog())
     planned = simulate_event(system, host_ios=3000)
-    longer = simulate_event(system, host_ios=3000, precision=Precision(relative=1e-6, max_wall_s=0.5))
-    assert longer.simulated_host_ios > 2 * planned.simulated_host_ios
+    budget = Precision(relative=1e-6, max_wall_s=1e9, max_records=100_000)
+    longer = simulate_event(system, host_ios=3000, precision=budget)
+    assert longer.simulated_host_ios >= 95_000 > 10 * planned.simulated_host_ios
+    assert simulate_event(system, host_ios=3000, precision=budget).read_latency_us == longer.read_latency_us
     assert simulate_event(system, host_ios=3000).read_latency_us == planned.read_latency_us
     lo, hi = longer.tail_ci95_us["read"]
     assert lo <= longer.read_latency_us["p99.99"] <= hi
+
+
+REBUILD_CASES = [  # a member rebuilt beside the foreground: a card's paced rebuild, md's drained windows, xiRAID
+    ("scenarios/graid-gen5-raid6", WorkloadSpec(name="rr", rw="randread", bs=4096, numjobs=4, iodepth=16), None),
+    ("scenarios/graid-gen5-raid6/md-raid6-4k.yaml", WorkloadSpec(name="rw", rw="randwrite", bs=4096, numjobs=8,
+                                                                 iodepth=8), None),
+    ("scenarios/xiraid-qlc-raid5", WorkloadSpec(name="rr", rw="randread", bs=4096, numjobs=4, iodepth=16), None),
+    ("scenarios/graid-gen5-raid6", WorkloadSpec(name="rr", rw="randread", bs=4096, numjobs=4, iodepth=16), 64 * 2**20),
+    ("scenarios/graid-gen5-raid6/md-raid6-4k.yaml", WorkloadSpec(name="rr", rw="randread", bs=4096, numjobs=4,
+                                                                 iodepth=8), 16 * 2**20),
+]
+
+
+@pytest.mark.parametrize("path,workload,span", REBUILD_CASES,
+                         ids=[f"{p.split('/')[-1]}-{w.name}-{'whole' if s else 'window'}" for p, w, s in REBUILD_CASES])
+def test_kernel_rebuild_gives_the_simpy_slots_numbers(path, workload, span):
+    """Beside a rebuild (measured over a window, or run to the rebuild's end): the same numbers."""
+    spec = load_scenario(path)
+    if span is not None:
+        spec = spec.model_copy(update={"array": spec.array.model_copy(update={"rebuild": spec.array.rebuild.model_copy(
+            update={"span_bytes": span})})})
+    system = ArraySystem(spec, workload, default_catalog(), failed_members=(0,))
+    runs = [simulate_event(system, host_ios=3000, rebuild_member=0, until_rebuilt=span is not None, compiled=c)
+            for c in (False, True)]
+    assert runs[0].rebuild_bytes_per_s > 0
+    for field in ("read_iops", "write_iops", "cpu_percent", "rebuild_bytes_per_s", "simulated_s", "utilisation",
+                  "read_latency_us", "write_latency_us"):
+        assert getattr(runs[1], field) == getattr(runs[0], field), field

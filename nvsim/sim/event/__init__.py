@@ -33,15 +33,16 @@ from __future__ import annotations
 
 import gc
 import time
+from functools import partial
 
 import simpy
 
 from ..result import SimResult
 from ..system import ArraySystem
 from .barrier import BarrierSlot, Gate, resync_cycle
-from .compiled import Precision, run_foreground
+from .compiled import KernelRebuild, Precision, run_kernel
 from .measure import busy_at, event_result
-from .rebuild import RebuildProgress, RebuildSlot, rebuild_requests
+from .rebuild import RebuildProgress, RebuildSlot, rebuild_batch, rebuild_requests
 from .rows import HostJobs, JobQueue
 from .servers import ArrayServers, after
 from .slots import HostSlot, Run
@@ -60,7 +61,8 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
     measured over the window. ``until_rebuilt``: run until the whole span is rebuilt (the full
     event simulation of a small rebuild) and measure over all of it. ``compiled``: the foreground
     alone runs on the compiled kernel (``kernel``: the same events in the same order, the same
-    numbers); False, or beside a rebuild, on SimPy's slots. ``precision`` (compiled runs): go on
+    numbers, a rebuild's slots beside it included); False, or under md RAID10's recovery barrier,
+    on SimPy's slots. ``precision`` (compiled runs without a rebuild): go on
     past the window until each direction's p99.99 is known to it (``compiled.Precision``);
     ``progress(done_s, total_s)``: called as simulated time advances.
     """
@@ -68,18 +70,20 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
     seed = system.scenario.seed if seed is None else seed
     window = measured_window(system, seed, host_ios, warmup_ios, rebuild_member, until_rebuilt)
     servers = ArrayServers(system, rebuilding=rebuild_member is not None)
-    if compiled and rebuild_member is None:
+    rebuild = RebuildProgress.of(system, rebuild_member) if rebuild_member is not None else None
+    if rebuild is not None and until_rebuilt:
+        window = whole_rebuild(window, rebuild.span_bytes, rebuild.rate_guess)
+    barrier = rebuild is not None and system.engine.recovery_excludes_host_io(system.array.level)
+    if compiled and not barrier:
         jobs = HostJobs(system, seed, batch_ios(system, seed, window.warm_ios, host_ios), barrier=False)
-        run, at_warm, end_s = run_foreground(system, jobs, servers, window.warm_s, window.end_s, precision, progress)
-        return event_result(system, run, at_warm, end_s, batches, jobs.sampled, None, False, started)
+        beside = KernelRebuild(rebuild, partial(rebuild_batch, system, rebuild_member, rebuild), until_rebuilt) \
+            if rebuild is not None else None
+        run, at_warm, end_s = run_kernel(system, jobs, servers, window.warm_s, window.end_s, precision, progress, beside)
+        return event_result(system, run, at_warm, end_s, batches, jobs.sampled, rebuild, until_rebuilt, started)
     env = simpy.Environment()
-    rebuild = None
-    if rebuild_member is not None:
-        rebuild = RebuildProgress.of(system, rebuild_member)
-        if until_rebuilt:
-            window = whole_rebuild(window, rebuild.span_bytes, rebuild.rate_guess)
-            rebuild.stop = env.event()
-    gate = Gate() if rebuild is not None and system.engine.recovery_excludes_host_io(system.array.level) else None
+    if rebuild is not None and until_rebuilt:
+        rebuild.stop = env.event()
+    gate = Gate() if barrier else None
     jobs = HostJobs(system, seed, batch_ios(system, seed, window.warm_ios, host_ios), barrier=gate is not None)
     run = Run(env, servers, window.warm_s)
     _start_foreground(run, system, jobs.queues(), gate)

@@ -100,8 +100,10 @@ def _grown(a: np.ndarray, size: int) -> np.ndarray:
 
 def _server_groups(servers: ArrayServers) -> tuple[dict[str, list[int]], np.ndarray, np.ndarray]:
     """Each server of ``servers.by_key`` as a kernel group (the cores first, then the fixed groups,
-    then the drives' NAND, links up and links down): group indices by key, offsets and counts."""
+    then the drives' NAND, links up and links down, then the rebuild thread): group indices by key,
+    offsets and counts."""
     order = ["cores", "lock", "engine", "device_bw", "device_down", "device_up", "memory", "nand", "link_up", "link_down"]
+    order += [key for key in servers.by_key if key not in order]  # the rebuild thread, while rebuilding
     groups: dict[str, list[int]] = {}
     counts = []
     for key in order:
@@ -152,50 +154,93 @@ class Precision:
     max_records: int = 20_000_000
 
 
-def run_foreground(system, jobs: HostJobs, servers: ArrayServers, warm_s: float, end_s: float,
-                   precision: Precision | None = None, progress=None) -> tuple[KernelRun, dict, float]:
-    """The foreground's slots on the kernel from time 0 to ``end_s`` (later if ``precision`` asks
-    for more): the run's counts and records, every server's busy seconds at ``warm_s`` by key
-    (``measure.busy_at``), and when the window ended. ``progress(done, total)``: called as the
-    simulated time advances."""
+@dataclass
+class KernelRebuild:
+    """A rebuild beside the foreground: its plan and progress (``rebuild.RebuildProgress``), how
+    to plan its next requests, and whether the run goes to the rebuild's end."""
+
+    progress: object
+    plan: object  # () -> HostIoBatch of the next requests
+    until_rebuilt: bool
+
+
+def run_kernel(system, jobs: HostJobs, servers: ArrayServers, warm_s: float, end_s: float,
+               precision: Precision | None = None, progress=None,
+               rebuild: KernelRebuild | None = None) -> tuple[KernelRun, dict, float]:
+    """The foreground's slots (and a rebuild's) on the kernel from time 0 to ``end_s`` (later if
+    ``precision`` asks for more; sooner when a whole rebuild is done): the run's counts and
+    records, every server's busy seconds at ``warm_s`` by key (``measure.busy_at``), and when the
+    run ended. ``progress(done, total)``: called as the simulated time advances. The rebuild's
+    progress object is updated with what the run did."""
     started = time.perf_counter()
     w = system.workload
     groups, off, cnt = _server_groups(servers)
-    free, busy = np.zeros(int(cnt.sum())), np.zeros(len(cnt))
+    S = (np.zeros(int(cnt.sum())), off, cnt, np.zeros(len(cnt)), np.zeros(len(cnt)))
     cores = len(groups["cores"])
-    slots = w.numjobs * w.iodepth
-    slot_job = np.repeat(np.arange(w.numjobs, dtype=np.int64), w.iodepth)
-    slot_core = np.array([system.job_cpu[j] for j in slot_job], np.int64)
+    fg = w.numjobs * w.iodepth
+    rb_slots = rebuild.progress.requests_in_flight if rebuild is not None else 0
+    slots = fg + rb_slots
+    slot_job = np.concatenate((np.repeat(np.arange(w.numjobs, dtype=np.int64), w.iodepth), np.full(rb_slots, w.numjobs)))
+    slot_core = np.array([system.job_cpu[j] for j in slot_job[:fg]] + [groups.get("rebuild_thread", [0])[0]] * rb_slots,
+                         np.int64)
     SL = (slot_job, slot_core, np.zeros(slots), np.zeros(slots, np.int64), np.zeros(slots), np.zeros(slots))
-    Q = (np.zeros((cores, slots + 1), np.int64), np.zeros(cores, np.int64), np.zeros(cores, np.int64), np.zeros(cores, np.int64))
-    cap = 4 * slots + cores + 16
+    groups_n = len(cnt)
+    Q = (np.zeros((groups_n, slots + 1), np.int64), np.zeros(groups_n, np.int64), np.zeros(groups_n, np.int64),
+         np.zeros(groups_n, np.int64))
+    cap = 4 * slots + groups_n + 16
     H = (np.zeros(cap), np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int64))
-    st = np.zeros(9, np.int64)
-    st[k.S_PENDING_SLOT], st[k.S_CORES], st[k.S_DRIVES] = -1, cores, system.array.drives
-    sf = np.array([0.0, warm_s, end_s, servers.read_fixed_s, servers.write_fixed_s, servers.host_wake_s, LARGE_IO_S])
+    st = np.zeros(k.ST_SIZE, np.int64)
+    st[k.S_CORES], st[k.S_DRIVES], st[k.S_RB_FIRST] = cores, system.array.drives, fg
+    until = rebuild is not None and rebuild.until_rebuilt
+    st[k.S_UNTIL] = int(until)
+    sf = np.array([0.0, warm_s, math.inf if until else end_s, servers.read_fixed_s, servers.write_fixed_s,
+                   servers.host_wake_s, LARGE_IO_S])
+    RB = (_rebuild_state(rebuild), np.zeros(max(rb_slots, 1), np.int64), np.zeros(slots + 1, np.int64))
     for slot in range(slots):
         k.push(st, *H, 0.0, slot, k.ISSUE)
+    if until:  # the run's time limit, as SimPy's any_of with the rebuild's end
+        k.push(st, *H, end_s, 0, k.STOP)
     k.push(st, *H, warm_s, 0, k.WARM)
-    rows = Rows.empty(w.numjobs, jobs.batch_ios)
+    rows = Rows.empty(w.numjobs + 1, jobs.batch_ios)
     records = [np.zeros(RECORDS_START), np.zeros(RECORDS_START), np.zeros(RECORDS_START, np.int64)]
     busy_warm = np.zeros(len(cnt))
     while True:
         R = (rows.rows_f, rows.rows_i, rows.ops_i, rows.ops_f, rows.job_next, rows.job_end)
-        code = k.run(H, (free, off, cnt, busy), Q, st, sf, SL, R, tuple(records), busy_warm)
+        code = k.run(H, S, Q, st, sf, SL, R, tuple(records), RB, busy_warm)
         if code == k.NEED_ROWS:
+            job = int(st[k.S_NEED_JOB])
             rows.compact(SL[3])
-            rows.append(int(st[k.S_NEED_JOB]), jobs.batch(int(st[k.S_NEED_JOB]))[0])
+            rows.append(job, rebuild.plan() if job == w.numjobs else jobs.batch(job)[0])
             if progress is not None:
                 progress(sf[k.F_NOW], sf[k.F_END])
         elif code == k.NEED_RECORDS:
             records = [_grown(r, 2 * len(r)) for r in records]
-        elif precision is None or not _extend(sf, st, records, precision, time.perf_counter() - started):
+        elif precision is None or until or not _extend(sf, st, records, precision, time.perf_counter() - started):
             break
     n = int(st[k.S_RECORDED])
     run = KernelRun(warm_s, int(st[k.S_COMPLETED]), records[0][:n].copy(), records[1][:n].copy(),
-                    records[2][:n].astype(bool), _BusyServers(groups, busy))
+                    records[2][:n].astype(bool), _BusyServers(groups, S[3]))
     at_warm = _BusyServers(groups, busy_warm).busy_s() if st[k.S_WARMED] else {}
-    return run, at_warm, float(sf[k.F_END])
+    if rebuild is not None:
+        _rebuild_back(rebuild.progress, RB[0])
+    return run, at_warm, float(sf[k.F_END]) if math.isfinite(sf[k.F_END]) else float(sf[k.F_NOW])
+
+
+def _rebuild_state(rebuild: KernelRebuild | None) -> np.ndarray:
+    """The kernel's ``rb`` array from a rebuild's plan (nan where the engine has no such limit)."""
+    if rebuild is None:
+        return np.array([0.0, 0.0, 0.0, 0.0, 1.0, 1.0, np.nan, np.nan, 0.0, np.nan])
+    p = rebuild.progress
+    return np.array([p.issued_bytes, p.done_bytes, p.window_bytes, p.span_bytes, float(p.step_bytes),
+                     p.cap_bytes_per_s, np.nan if p.floor_bytes_per_s is None else p.floor_bytes_per_s,
+                     np.nan if p.drain_window_bytes is None else p.drain_window_bytes, p.next_check_bytes, np.nan])
+
+
+def _rebuild_back(progress, rb: np.ndarray) -> None:
+    """What the run did to the rebuild, onto its progress object."""
+    progress.issued_bytes, progress.done_bytes = float(rb[k.RB_ISSUED]), float(rb[k.RB_DONE])
+    progress.window_bytes, progress.next_check_bytes = float(rb[k.RB_WINDOW]), float(rb[k.RB_NEXT_CHECK])
+    progress.finished_s = None if np.isnan(rb[k.RB_FINISHED]) else float(rb[k.RB_FINISHED])
 
 
 def _extend(sf: np.ndarray, st: np.ndarray, records: list[np.ndarray], precision: Precision, wall_s: float) -> bool:

@@ -19,8 +19,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-# event kinds
-ISSUE, ENQUEUE, GRANTED, LOCKED, READS_DONE, DONE, HAND_OVER, WARM = 0, 1, 2, 3, 4, 5, 6, 7
+# event kinds (STOP: the whole rebuild's end or the run's time limit, as SimPy's any_of; STOPPED:
+# the any_of event itself, which ends the run)
+ISSUE, ENQUEUE, GRANTED, LOCKED, READS_DONE, DONE, HAND_OVER, WARM, STOP, STOPPED = range(10)
 # rows_f columns
 R_SUBMIT, R_COMPLETE, R_LOCK, R_PRE, R_MID, R_BW, R_DOWN, R_UP, R_MEM = range(9)
 # rows_i columns
@@ -29,11 +30,18 @@ R_WRITE, R_LO, R_HI, R_GATED = range(4)
 O_DRIVE, O_WRITE, O_PHASE = range(3)
 O_DIE, O_LINK = range(2)
 # scalar slots of ``st`` (int64)
-S_SEQ, S_HEAP_N, S_COMPLETED, S_RECORDED, S_NEED_JOB, S_PENDING_SLOT, S_WARMED, S_CORES, S_DRIVES = range(9)
+S_SEQ, S_HEAP_N, S_COMPLETED, S_RECORDED, S_NEED_JOB, S_PEND_HEAD, S_WARMED, S_CORES, S_DRIVES, S_PEND_N, \
+    S_RB_FIRST, S_DRAINING, S_STOPPING, S_UNTIL, S_NWAIT = range(15)
+ST_SIZE = 15
+# the rebuild's state (``rb``, float64): bytes issued, done, done in the window, the span, one
+# request's bytes, md's speed limit, its floor and drain window (nan: not this engine), where the
+# next speed check falls, when the span was done (nan: not yet)
+RB_ISSUED, RB_DONE, RB_WINDOW, RB_SPAN, RB_STEP, RB_CAP, RB_FLOOR, RB_DRAIN, RB_NEXT_CHECK, RB_FINISHED = range(10)
+PACE_TOLERANCE_S = 1e-12  # rebuild.PACE_TOLERANCE_S
 # scalar slots of ``sf`` (float64)
 F_NOW, F_WARM, F_END, F_RFIX, F_WFIX, F_WAKE, F_LARGE_IO = range(7)
 # fixed groups after the cores: lock, engine, device_bw, device_down, device_up, memory; then the
-# drives' nand, link_up, link_down groups
+# drives' nand, link_up, link_down groups; then the rebuild thread (while rebuilding)
 G_LOCK, G_ENGINE, G_BW, G_DOWN, G_UP, G_MEMORY, G_DRIVES = range(7)
 # return codes
 END, NEED_ROWS, NEED_RECORDS = 0, 1, 2
@@ -94,6 +102,21 @@ def book_start(free, off, cnt, busy, g, arrival, service):
 
 
 @njit(cache=True)
+def thread_free(S, g):
+    """A thread's ``Server.free`` as the slots read it: the heap's root for a single server,
+    the separate scalar (``S[4]``) for a pool of threads (the slots' own bookings)."""
+    return S[0][S[1][g]] if S[2][g] == 1 else S[4][g]
+
+
+@njit(cache=True)
+def set_thread_free(S, g, value):
+    if S[2][g] == 1:
+        S[0][S[1][g]] = value
+    else:
+        S[4][g] = value
+
+
+@njit(cache=True)
 def _replace_min(free, o, n, value):
     """Replace the least of the group's free times (its heap's root) by ``value``."""
     i = 0
@@ -123,7 +146,7 @@ group_of_drive = njit(cache=True)(group_of_drive)
 def member_phase(S, st, sf, ops_i, ops_f, lo, hi, phase, arrival):
     """Book one phase of a host I/O's member I/Os (``servers.ArrayServers.member_phase``): the
     time the last one is done."""
-    free, off, cnt, busy = S
+    free, off, cnt, busy = S[0], S[1], S[2], S[3]
     finish = arrival
     for k in range(lo, hi):
         if ops_i[k, O_PHASE] != phase:
@@ -158,7 +181,7 @@ def wake(H, S, Q, st, sf, core):
         return
     pending[core] = 1
     now = sf[F_NOW]
-    delay = S[0][S[1][core]] - now
+    delay = thread_free(S, core) - now
     push(st, H[0], H[1], H[2], H[3], now + (delay if delay > 0.0 else 0.0), core, HAND_OVER)
 
 
@@ -170,7 +193,7 @@ def hand_over(H, S, Q, st, sf, core):
     pending[core] = 0
     if head[core] == tail[core]:
         return
-    if S[0][S[1][core]] > sf[F_NOW]:
+    if thread_free(S, core) > sf[F_NOW]:
         wake(H, S, Q, st, sf, core)
         return
     slot = wq[core, head[core] % wq.shape[1]]
@@ -189,32 +212,84 @@ def enqueue(H, S, Q, st, sf, SL, slot):
 
 
 @njit(cache=True)
-def issue(H, S, Q, st, sf, SL, R, slot):
-    """``HostSlot.issue``: the job's next host I/O (NEED_ROWS when its planned rows are used up)."""
+def defer(st, pend, slot):
+    """The slot issues again, first, once its job's rows are planned (``run``'s pending queue)."""
+    st[S_PEND_HEAD] = (st[S_PEND_HEAD] - 1) % pend.size
+    pend[st[S_PEND_HEAD]] = slot
+    st[S_PEND_N] += 1
+
+
+@njit(cache=True)
+def issue(H, S, Q, st, sf, SL, R, RB, slot):
+    """``HostSlot.issue`` (rebuild slots: ``RebuildSlot.issue``, its gate first): the job's next
+    host I/O; NEED_ROWS when the job's planned rows are used up (the slot is deferred)."""
     sl_job, sl_core, sl_t0, sl_row, sl_a, sl_now = SL
     rows_f, rows_i, ops_i, ops_f, job_next, job_end = R
     job = sl_job[slot]
+    if slot >= st[S_RB_FIRST] and RB[0][RB_ISSUED] >= RB[0][RB_SPAN]:
+        return END  # the span is issued: this rebuild slot stops (before planning more of it)
     if job_next[job] >= job_end[job]:
         st[S_NEED_JOB] = job
-        st[S_PENDING_SLOT] = slot
+        defer(st, RB[2], slot)
         return NEED_ROWS
+    if slot >= st[S_RB_FIRST] and not rebuild_gate(H, st, sf, SL, RB, slot):
+        return END
     row = job_next[job]
     job_next[job] = row + 1
     sl_row[slot] = row
     core, t0 = sl_core[slot], sl_t0[slot]
-    free, off, cnt, busy = S
-    if free[off[core]] > t0 or Q[1][core] != Q[2][core]:  # the job's thread is busy: queue for it
+    if thread_free(S, core) > t0 or Q[1][core] != Q[2][core]:  # the job's thread is busy: queue for it
         if t0 > sf[F_NOW]:
             schedule(H, st, sf, t0, slot, ENQUEUE)
         else:
             enqueue(H, S, Q, st, sf, SL, slot)
         return END
     submit = rows_f[row, R_SUBMIT]
-    busy[core] += submit
+    S[3][core] += submit
     sl_now[slot] = t0
-    sl_a[slot] = free[off[core]] = t0 + submit
+    sl_a[slot] = t0 + submit
+    set_thread_free(S, core, t0 + submit)
     submitted(H, S, Q, st, sf, SL, R, slot)
     return END
+
+
+@njit(cache=True)
+def rebuild_gate(H, st, sf, SL, RB, slot):
+    """``RebuildSlot.issue``'s checks: the span done (the slot stops), md's drain window, the
+    engine's speed limit (wait until the bytes issued allow one more); True: issue a request."""
+    rb = RB[0]
+    if rb[RB_ISSUED] >= rb[RB_SPAN]:
+        return False
+    if not np.isnan(rb[RB_DRAIN]) and drain_wait(st, sf, RB, slot):
+        return False
+    allowed = rb[RB_ISSUED] / rb[RB_CAP]
+    if allowed > SL[2][slot] + PACE_TOLERANCE_S:
+        SL[2][slot] = allowed
+        schedule(H, st, sf, allowed, slot, ISSUE)
+        return False
+    rb[RB_ISSUED] += rb[RB_STEP]
+    return True
+
+
+@njit(cache=True)
+def drain_wait(st, sf, RB, slot):
+    """``RebuildSlot.drain_wait``: md_do_sync's speed check every drain window; True while the
+    slot waits for the requests in flight."""
+    rb, waiters = RB[0], RB[1]
+    if st[S_DRAINING] and rb[RB_ISSUED] > rb[RB_DONE]:
+        waiters[st[S_NWAIT]] = slot
+        st[S_NWAIT] += 1
+        return True
+    st[S_DRAINING] = 0
+    if rb[RB_ISSUED] >= rb[RB_NEXT_CHECK]:
+        rb[RB_NEXT_CHECK] = rb[RB_ISSUED] + rb[RB_DRAIN]
+        now = sf[F_NOW]
+        if now > 0 and rb[RB_DONE] / now > rb[RB_FLOOR] and rb[RB_ISSUED] > rb[RB_DONE]:
+            st[S_DRAINING] = 1
+            waiters[st[S_NWAIT]] = slot
+            st[S_NWAIT] += 1
+            return True
+    return False
 
 
 @njit(cache=True)
@@ -240,7 +315,7 @@ def submitted(H, S, Q, st, sf, SL, R, slot):
 def locked(H, S, Q, st, sf, SL, R, slot):
     """``HostSlot.locked``: the spinlock (the core spins), the engine, the engine's device, DRAM,
     then the member I/Os (gated: the reads first)."""
-    free, off, cnt, busy = S
+    free, off, cnt, busy = S[0], S[1], S[2], S[3]
     rows_f, rows_i, ops_i, ops_f = R[0], R[1], R[2], R[3]
     row, core, a = SL[3][slot], SL[1][slot], SL[4][slot]
     c0 = st[S_CORES]
@@ -248,8 +323,8 @@ def locked(H, S, Q, st, sf, SL, R, slot):
     if hold:
         unlocked = book(free, off, cnt, busy, c0 + G_LOCK, a, hold)
         busy[core] += unlocked - a
-        if unlocked > free[off[core]]:
-            free[off[core]] = unlocked
+        if unlocked > thread_free(S, core):
+            set_thread_free(S, core, unlocked)
         a = unlocked
     if Q[1][core] != Q[2][core]:
         wake(H, S, Q, st, sf, core)
@@ -298,9 +373,11 @@ def reads_done(H, S, Q, st, sf, SL, R, slot):
 
 
 @njit(cache=True)
-def done(H, S, Q, st, sf, SL, R, REC, slot):
+def done(H, S, Q, st, sf, SL, R, REC, RB, slot):
     """``HostSlot.done``: the completion's CPU on the job's core, the count and the window's
     record, and the slot's next host I/O at once."""
+    if slot >= st[S_RB_FIRST]:
+        return rebuilt(H, S, Q, st, sf, SL, R, RB, slot)
     rec_done, rec_lat, rec_w = REC
     row, core = SL[3][slot], SL[1][slot]
     finish = book(S[0], S[1], S[2], S[3], core, SL[4][slot] + sf[F_WAKE], R[0][row, R_COMPLETE])
@@ -314,19 +391,65 @@ def done(H, S, Q, st, sf, SL, R, REC, slot):
         rec_w[n] = R[1][row, R_WRITE]
         st[S_RECORDED] = n + 1
     SL[2][slot] = finish
-    return issue(H, S, Q, st, sf, SL, R, slot)
+    return issue(H, S, Q, st, sf, SL, R, RB, slot)
 
 
 @njit(cache=True)
-def run(H, S, Q, st, sf, SL, R, REC, busy_warm):
-    """Process events in (time, sequence) order until the first at or after the window's end
-    (END), until a job needs its next planned rows (NEED_ROWS: plan them, then call again), or
-    until the window's records are nearly full (NEED_RECORDS: grow them, then call again)."""
-    if st[S_PENDING_SLOT] >= 0:  # the issue that waited for rows
-        slot = st[S_PENDING_SLOT]
-        st[S_PENDING_SLOT] = -1
-        if issue(H, S, Q, st, sf, SL, R, slot) == NEED_ROWS:
+def rebuilt(H, S, Q, st, sf, SL, R, RB, slot):
+    """``RebuildSlot.done``: the request's completion on the rebuild thread, its bytes counted
+    (the span's end noted, and the run stopped there when it is the whole rebuild); a drained
+    window lets every waiting request go again, then this one."""
+    rb, waiters, pend = RB[0], RB[1], RB[2]
+    row, core = SL[3][slot], SL[1][slot]
+    finish = book(S[0], S[1], S[2], S[3], core, SL[4][slot], R[0][row, R_COMPLETE])
+    if Q[1][core] != Q[2][core]:
+        wake(H, S, Q, st, sf, core)
+    rb[RB_DONE] += rb[RB_STEP]
+    if finish >= sf[F_WARM]:
+        rb[RB_WINDOW] += rb[RB_STEP]
+    if rb[RB_DONE] >= rb[RB_SPAN]:
+        rb[RB_FINISHED] = finish
+        if st[S_UNTIL] and st[S_STOPPING] == 0:
+            st[S_STOPPING] = 1
+            push(st, H[0], H[1], H[2], H[3], sf[F_NOW], 0, STOP)
+    SL[2][slot] = finish
+    if st[S_DRAINING] and rb[RB_ISSUED] <= rb[RB_DONE]:  # the window has drained: all go again
+        st[S_DRAINING] = 0
+        for i in range(st[S_NWAIT]):  # queued in order behind anything deferred, this slot last
+            w = waiters[i]
+            if SL[2][w] < sf[F_NOW]:
+                SL[2][w] = sf[F_NOW]
+            pend[(st[S_PEND_HEAD] + st[S_PEND_N]) % pend.size] = w
+            st[S_PEND_N] += 1
+        st[S_NWAIT] = 0
+        pend[(st[S_PEND_HEAD] + st[S_PEND_N]) % pend.size] = slot
+        st[S_PEND_N] += 1
+        return issue_pending(H, S, Q, st, sf, SL, R, RB)
+    return issue(H, S, Q, st, sf, SL, R, RB, slot)
+
+
+@njit(cache=True)
+def issue_pending(H, S, Q, st, sf, SL, R, RB):
+    """Issue the deferred slots in order; NEED_ROWS (the slot deferred again) if one's job needs
+    rows."""
+    pend = RB[2]
+    while st[S_PEND_N] > 0:
+        slot = pend[st[S_PEND_HEAD]]
+        st[S_PEND_HEAD] = (st[S_PEND_HEAD] + 1) % pend.size
+        st[S_PEND_N] -= 1
+        if issue(H, S, Q, st, sf, SL, R, RB, slot) == NEED_ROWS:
             return NEED_ROWS
+    return END
+
+
+@njit(cache=True)
+def run(H, S, Q, st, sf, SL, R, REC, RB, busy_warm):
+    """Process events in (time, sequence) order until the first at or after the window's end
+    (END; or a whole rebuild's STOPPED), until a job needs its next planned rows (NEED_ROWS: plan
+    them, then call again), or until the window's records are nearly full (NEED_RECORDS: grow
+    them, then call again)."""
+    if issue_pending(H, S, Q, st, sf, SL, R, RB) == NEED_ROWS:
+        return NEED_ROWS
     ht = H[0]
     while st[S_HEAP_N] > 0:
         t = ht[0]
@@ -337,19 +460,22 @@ def run(H, S, Q, st, sf, SL, R, REC, busy_warm):
         slot, kind = H[2][0], H[3][0]
         pop(st, H[0], H[1], H[2], H[3])
         sf[F_NOW] = t
-        code = step(H, S, Q, st, sf, SL, R, REC, busy_warm, slot, kind)
+        if kind == STOPPED:
+            sf[F_END] = t
+            return END
+        code = step(H, S, Q, st, sf, SL, R, REC, RB, busy_warm, slot, kind)
         if code != END:
             return code
     return END
 
 
 @njit(cache=True)
-def step(H, S, Q, st, sf, SL, R, REC, busy_warm, slot, kind):
+def step(H, S, Q, st, sf, SL, R, REC, RB, busy_warm, slot, kind):
     """One event's callback."""
     if kind == ISSUE:
-        return issue(H, S, Q, st, sf, SL, R, slot)
+        return issue(H, S, Q, st, sf, SL, R, RB, slot)
     if kind == DONE:
-        return done(H, S, Q, st, sf, SL, R, REC, slot)
+        return done(H, S, Q, st, sf, SL, R, REC, RB, slot)
     if kind == LOCKED:
         locked(H, S, Q, st, sf, SL, R, slot)
     elif kind == READS_DONE:
@@ -363,4 +489,7 @@ def step(H, S, Q, st, sf, SL, R, REC, busy_warm, slot, kind):
     elif kind == WARM:
         busy_warm[:] = S[3]
         st[S_WARMED] = 1
+    elif kind == STOP and st[S_STOPPING] < 2:  # the first of the rebuild's end and the time limit
+        st[S_STOPPING] = 2
+        push(st, H[0], H[1], H[2], H[3], sf[F_NOW], 0, STOPPED)
     return END
