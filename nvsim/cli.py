@@ -47,7 +47,32 @@ catalog_app = typer.Typer(help="List the catalog (drives, PCIe links, platforms,
                           invoke_without_command=True, rich_markup_mode=None)
 app.add_typer(catalog_app, name="catalog")
 
-console = Console(width=None if sys.stdout.isatty() else 120)
+
+def _show_version(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"nvsim {nvsim.__version__}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(version: bool = typer.Option(False, "--version", callback=_show_version, is_eager=True,
+                                          help="Print nvsim's version and exit.")) -> None:
+    """nvsim: calibrated simulator of NVMe RAID arrays. Predicts capacity, IOPS, GB/s, latency, CPU and wear."""
+
+NOT_A_TERMINAL_COLUMNS = 100  # the width of tables sent to a file or a pipe when COLUMNS does not say
+
+
+def console_width(environ=os.environ, is_terminal: bool | None = None) -> int | None:
+    """The width tables are laid out for: COLUMNS when set, else the terminal's own (None: rich asks
+    the terminal), else NOT_A_TERMINAL_COLUMNS for a file or a pipe."""
+    columns = environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    terminal = sys.stdout.isatty() if is_terminal is None else is_terminal
+    return None if terminal else NOT_A_TERMINAL_COLUMNS
+
+
+console = Console(width=console_width())
 
 
 def _emit_json(data: object, output: Optional[Path]) -> None:
@@ -289,10 +314,20 @@ def dashboard(
     run_dashboard(host=host, port=port)
 
 
+def _full_short_help(command) -> None:
+    """Each command's whole first paragraph in its group's list (click cuts it at 45 characters)."""
+    for sub in getattr(command, "commands", {}).values():
+        if sub.help and not sub.short_help:
+            sub.short_help = " ".join(sub.help.split("\n\n")[0].split())
+        _full_short_help(sub)
+
+
 def main(argv: Optional[list[str]] = None) -> None:
     """Entry point: run the app, turning input errors into one line and exit status 2."""
+    command = typer.main.get_command(app)
+    _full_short_help(command)
     try:
-        app(args=argv, standalone_mode=False, prog_name="nvsim")
+        command(args=argv, standalone_mode=False, prog_name="nvsim")
     except InputError as exc:
         sys.stderr.write(f"error: {exc}\n")
         raise SystemExit(EXIT_INPUT_ERROR) from None
