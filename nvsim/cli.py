@@ -107,10 +107,11 @@ def run(
     predictions = {name: result.metrics() for name, result in results.items()}
     simulated = {name: result for name, result in results.items() if result.simulation is not None}
     resilience = None if nvsim.simulation.single_drive(spec) else _resilience(spec, catalog)
+    costs = _cost_power(spec, catalog, report.capacity.usable_bytes, results)
     if json_out or output is not None:
         _emit_json({"scenario": spec.model_dump(mode="json"), **report.as_dict(), "predictions": predictions,
                     "simulations": {name: r.as_dict() for name, r in simulated.items()},
-                    "resilience": resilience}, output)
+                    "resilience": resilience, "cost_power": costs}, output)
     if not json_out:
         nvsim.report.print_bounds(console, spec, report)
         if predictions:
@@ -119,6 +120,19 @@ def run(
             nvsim.report.print_utilisation(console, name, result)
         if resilience:
             nvsim.report.print_resilience(console, resilience)
+        nvsim.report.print_cost_power(console, costs)
+
+
+def _cost_power(spec, catalog, usable_bytes: float, results: dict) -> dict:
+    """The set-up's bill of parts, its price and idle power, and per workload its watts, dollars
+    per usable TB, per 1K IOPS and per GB/s and its endurance cost (nvsim.cost)."""
+    cost = nvsim.cost
+    per_workload = {}
+    for name, result in results.items():
+        metrics = result.metrics()
+        per_workload[name] = None if metrics is None else cost.cost_power(catalog, spec, usable_bytes, metrics, result.utilisation)
+    return {"parts": cost.price_parts(catalog, spec), "idle": cost.cost_power(catalog, spec, usable_bytes, None),
+            "per_workload": per_workload}
 
 
 def _resilience(spec, catalog) -> dict:
@@ -204,6 +218,7 @@ def sweep(
     console.print(f"{summary['points']} set-ups ({summary['computed_now']} computed now, the rest resumed), "
                   f"{summary['rows']} rows; {summary['meeting_constraints']} rows meet the constraints; "
                   f"wrote {summary['parquet']} and {summary['csv']}")
+    nvsim.report.print_sweep_best(console, summary["best"], summary["objective"])
 
 
 @catalog_app.callback()

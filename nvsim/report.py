@@ -264,3 +264,67 @@ def _print_timeline(console: Console, timeline: dict) -> None:
     if loss:
         console.print(f"DATA LOSS at {loss['at_s']:,.0f} s: {loss['detail']}; {loss['stripes_lost']:,} stripes, "
                       f"{loss['bytes_lost'] / 1e9:,.1f} GB")
+
+
+def _dollars(value: float | None) -> str:
+    return MISSING if value is None else f"{value:,.0f}"
+
+
+def _price_line(parts: list[dict], idle: dict) -> str:
+    """The bill of parts in one sentence: each part's count, price and what kind of price it is."""
+    items = []
+    for p in parts:
+        each = "no price in the catalog" if p["usd_each"] is None else f"${p['usd_each']:,.0f} ({p['kind']} {p['date']})"
+        items.append(f"{p['count']} x {p['part']} {each}" if p["count"] != 1 else f"{p['part']} {each}")
+    total = idle.get("price_usd")
+    head = "Set-up price: unknown" if total is None else f"Set-up price: ${total:,.0f}"
+    per_tb = idle.get("usd_per_usable_tb")
+    tail = "" if per_tb is None else f"; ${per_tb:,.0f} per usable TB"
+    idle_w = idle.get("power_w")
+    watts = "" if idle_w is None else f"; {idle_w:,.0f} W idle"
+    return f"{head} ({'; '.join(items)}){tail}{watts}"
+
+
+def print_cost_power(console: Console, costs: dict) -> None:
+    """The set-up's price and idle power, then per workload its watts at the predicted load and what
+    each 1K IOPS and GB/s costs, and the endurance its writes use (docs/cost-power.md)."""
+    console.print(_price_line(costs["parts"], costs["idle"]))
+    rated = costs["idle"].get("rated_dwpd")
+    rows = []
+    for workload, c in costs["per_workload"].items():
+        if c is None:
+            rows.append((workload,) + (MISSING,) * 7)
+            continue
+        rows.append((workload, _dollars(c["power_w"]), _optional(c["watts_per_kiops"], 3), _optional(c["usd_per_kiops"], 3),
+                     _dollars(c["usd_per_gb_per_s"]), _optional(c["effective_dwpd"], 3),
+                     _optional(c["drive_lifetime_years"], 3), _dollars(c["wear_usd_per_year"])))
+    if rows:
+        print_grid(console, Grid("Cost and power at the predicted load",
+                                 ("workload", "power W", "W per 1K IOPS", "$ per 1K IOPS", "$ per GB/s",
+                                  f"drive writes per day (rated {format_significant(rated, 2) if rated else MISSING})",
+                                  "drive life years", "wear $ per year"), (False,) + (True,) * 7, tuple(rows)))
+
+
+def _optional(value: float | None, digits: int) -> str:
+    return MISSING if value is None else format_significant(value, digits)
+
+
+def print_sweep_best(console: Console, best: list[dict], objective: str | None) -> None:
+    """The end of `nvsim sweep`: its best set-ups (ranked by the objective, or those meeting the
+    constraints), each with the fields the sweep set, the objective, usable TB, price and watts."""
+    if not best:
+        console.print("No set-up meets the constraints.")
+        return
+    fields = list(dict.fromkeys(k for b in best for k in b["fields"]))
+    headers = ("rank", *fields) + ((objective,) if objective else ()) + ("usable TB", "price $", "power W")
+    rows = []
+    for i, b in enumerate(best, start=1):
+        cells = [str(b["rank"] if b["rank"] is not None else i)] + [str(b["fields"].get(f, MISSING)) for f in fields]
+        if objective:
+            cells.append(_optional(b["objective"], 4))
+        usable = b.get("usable_bytes")
+        cells += [_optional(None if usable is None else usable / 1e12, 4), _dollars(b.get("price_usd")), _dollars(b.get("power_w"))]
+        rows.append(tuple(cells))
+    title = f"Best set-ups by {objective}" if objective else "Set-ups meeting the constraints"
+    print_grid(console, Grid(title, headers, (True,) + (False,) * len(fields) + (True,) * (len(headers) - 1 - len(fields)),
+                             tuple(rows)))
