@@ -19,7 +19,6 @@ import click.exceptions
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-from rich.table import Table
 
 import nvsim
 
@@ -233,9 +232,7 @@ def catalog_list(
     if kind is not None and kind not in sections:
         raise InputError("--kind", f"unknown section {kind!r}{suggestion_text(kind, sections)} allowed: {', '.join(sections)}")
     catalog = nvsim.default_catalog()
-    table = Table(title="nvsim catalog (models/)")
-    for column in ("section", "name", "description", "sources"):
-        table.add_column(column)
+    rows = []
     for section, entry in catalog.entries():
         if kind and section != kind:
             continue
@@ -243,8 +240,9 @@ def catalog_list(
         description = getattr(entry, "model", None) or getattr(entry, "product", "")
         if section == "drives":
             description = f"{entry.vendor} {entry.model}, {entry.capacity_bytes.value / 1e12:g} TB, Gen{entry.pcie_generation.value} x{entry.lanes.value}"
-        table.add_row(section, entry.name, str(description), ", ".join(sources))
-    console.print(table)
+        rows.append((section, entry.name, str(description), ", ".join(sources)))
+    nvsim.report.print_grid(console, nvsim.report.Grid("nvsim catalog (models/)", ("section", "name", "description", "sources"),
+                                                       (False,) * 4, tuple(rows)))
 
 
 @catalog_app.command("show")
@@ -259,13 +257,10 @@ def catalog_show(
         _emit_json(entry.model_dump(mode="json"), None)
         return
     console.print(f"[bold]{entry.name}[/bold] ({catalog.files[entry.name]})")
-    table = Table()
-    for column in ("field", "value", "basis", "source", "note"):
-        table.add_column(column)
-    for path, cited in nvsim.catalog.iter_cited(entry):
-        table.add_row(path, f"{cited.value:,}" if isinstance(cited.value, (int, float)) else str(cited.value),
-                      cited.basis, cited.source, cited.note or "")
-    console.print(table)
+    rows = tuple((path, nvsim.units.format_exact(cited.value) if isinstance(cited.value, (int, float)) else str(cited.value),
+                  cited.basis, cited.source, cited.note or "") for path, cited in nvsim.catalog.iter_cited(entry))
+    nvsim.report.print_grid(console, nvsim.report.Grid("", ("field", "value", "basis", "source", "note"),
+                                                       (False, True, False, False, False), rows))
     used = sorted({cited.source for _, cited in nvsim.catalog.iter_cited(entry)})
     for key in used:
         source = catalog.bibliography[key]

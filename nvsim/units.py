@@ -195,3 +195,14 @@ def format_probability(p: float) -> str:
     if p >= 1e-3:
         return f"{format_significant(100 * p, 3)}%"
     return f"1 in {format_large(1 / p)}"
+
+
+def format_exact(value: float | int) -> str:
+    """A catalog number as written, with thousands separators and no e-notation: 2,500,000;
+    0.691068; 1e-17 -> "1×10⁻¹⁷"."""
+    text = f"{value:,}"
+    if "e" not in text:
+        return text
+    mantissa, exponent = f"{value:e}".split("e")
+    mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{mantissa}×10{str(int(exponent)).translate(SUPERSCRIPT)}"
