@@ -316,15 +316,30 @@ def print_sweep_best(console: Console, best: list[dict], objective: str | None) 
         console.print("No set-up meets the constraints.")
         return
     fields = list(dict.fromkeys(k for b in best for k in b["fields"]))
-    headers = ("rank", *fields) + ((objective,) if objective else ()) + ("usable TB", "price $", "power W")
+    factor, unit = _objective_scale(objective or "")
+    headers = ("rank", *fields) + ((f"{objective} {unit}".strip(),) if objective else ()) + ("usable TB", "price $", "power W")
     rows = []
     for i, b in enumerate(best, start=1):
         cells = [str(b["rank"] if b["rank"] is not None else i)] + [str(b["fields"].get(f, MISSING)) for f in fields]
         if objective:
-            cells.append(_optional(b["objective"], 4))
+            cells.append(_optional(None if b["objective"] is None else b["objective"] / factor, 4))
         usable = b.get("usable_bytes")
         cells += [_optional(None if usable is None else usable / 1e12, 4), _dollars(b.get("price_usd")), _dollars(b.get("power_w"))]
         rows.append(tuple(cells))
     title = f"Best set-ups by {objective}" if objective else "Set-ups meeting the constraints"
     print_grid(console, Grid(title, headers, (True,) + (False,) * len(fields) + (True,) * (len(headers) - 1 - len(fields)),
                              tuple(rows)))
+
+
+def _objective_scale(column: str) -> tuple[float, str]:
+    """A sweep objective's factor and unit for the best-points table: bytes in TB, rates in GB/s,
+    IOPS in M IOPS; anything else as it is."""
+    metric = column.rpartition(".")[2]
+    if "bytes_per_s" in metric:
+        return 1e9, "GB/s"
+    if "bytes" in metric:
+        return 1e12, "TB"
+    if metric.endswith("_iops"):
+        return 1e6, "M IOPS"
+    return 1.0, ""
+
