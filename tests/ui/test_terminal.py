@@ -62,6 +62,10 @@ def test_every_number_of_run_survives_whole(tmp_path, predictions, columns):
         cells.append(format_significant(bound["value"] / factor))
     risk = predictions["resilience"]["if_one_drive_fails"]
     cells += [format_probability(risk["data_loss_probability"]), format_large(risk["mttdl_years"])]
+    costs = predictions["cost_power"]
+    cells += [f"{c['power_w']:,.0f}" for c in costs["per_workload"].values()]
+    cells += [f"{c['usd_per_gb_per_s']:,.0f}" for c in costs["per_workload"].values()]
+    cells.append(f"${costs['idle']['price_usd']:,.0f}")
     missing = [cell for cell in cells if not _whole(text, cell)]
     assert not missing, f"cut or missing at {width} columns: {missing}"
 
