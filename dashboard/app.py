@@ -62,7 +62,8 @@ def _strip_options(extra: int | None = None) -> list[dict]:
 
 CARDS = (("m-iops", "IOPS"), ("m-gbps", "Throughput"), ("m-p50", "Latency p50"), ("m-p99", "Latency p99"),
          ("m-p999", "Latency p99.9"), ("m-cpu", "Host CPU"), ("m-capacity", "Usable capacity"), ("m-waf", "Write amplification"),
-         ("m-dwpd", "Effective DWPD"), ("m-life", "Drive lifetime"), ("m-rebuild", "Rebuild time"), ("m-risk", "Data-loss risk"))
+         ("m-dwpd", "Effective DWPD"), ("m-life", "Drive lifetime"), ("m-power", "Power"), ("m-cost", "Cost"),
+         ("m-rebuild", "Rebuild time"), ("m-risk", "Data-loss risk"))
 
 
 def layout(catalog: Catalog) -> html.Div:
@@ -233,6 +234,13 @@ def cards(record: dict) -> list[html.Div]:
     life = wear.get("lifetime_years")
     out.append(_card("m-life", "Drive lifetime", core.fmt_years(life),
                      f"at this load, all day; warranty {wear.get('warranty_years', 0):g} years", life))
+    cost = workload.get("cost_power") or {}
+    watts, usd = cost.get("power_w"), cost.get("price_usd")
+    out.append(_card("m-power", "Power", "n/a" if watts is None else f"{watts:,.0f} W",
+                     "at this load: drives, RAID device, server" if watts is not None else "no power figure in the catalog", watts))
+    out.append(_card("m-cost", "Cost", "n/a" if usd is None else f"${usd:,.0f}",
+                     f"${cost.get('usd_per_usable_tb') or 0:,.0f} per usable TB; ${cost.get('usd_per_kiops') or 0:,.2f} per 1K IOPS"
+                     if usd is not None else f"no price for {cost.get('price_missing') or 'a part'}", usd))
     if rebuild.get("rebuild_hours") is not None:
         where = "under this workload" if rebuild.get("under_load") else "idle array (Simulate: under load)"
         out.append(_card("m-rebuild", "Rebuild time", f"{rebuild['rebuild_hours']:.3g} h",

@@ -25,6 +25,8 @@ from nvsim import (Catalog, InputError, ScenarioSpec, Simulation, WorkloadSpec, 
 from nvsim.constants import PAGE_BYTES
 from nvsim.fio import parse_fio_jobfile
 from nvsim.units import format_bytes_binary, format_bytes_decimal, parse_bytes
+from nvsim.bounds import capacity
+from nvsim.cost import cost_power
 from nvsim.wear import drive_wear
 
 UPLOAD_LIMIT_BYTES = 1_000_000
@@ -266,6 +268,8 @@ def workload_record(spec: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog
     record["total_bytes_per_s"] = (record["read_bytes_per_s"] or 0.0) + (record["write_bytes_per_s"] or 0.0)
     record["wear"] = _clean(drive_wear(catalog, array.drive, array.drives, record["write_bytes_per_s"] or 0.0,
                                        record["raid_waf"], record["waf_nand"]))
+    record["cost_power"] = _clean(cost_power(catalog, spec, capacity(spec, catalog).usable_bytes, result.metrics(),
+                                             result.utilisation))  # docs/cost-power.md
     return record
 
 

@@ -19,7 +19,6 @@ import click.exceptions
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-from rich.table import Table
 
 import nvsim
 
@@ -47,7 +46,32 @@ catalog_app = typer.Typer(help="List the catalog (drives, PCIe links, platforms,
                           invoke_without_command=True, rich_markup_mode=None)
 app.add_typer(catalog_app, name="catalog")
 
-console = Console(width=None if sys.stdout.isatty() else 120)
+
+def _show_version(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"nvsim {nvsim.__version__}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(version: bool = typer.Option(False, "--version", callback=_show_version, is_eager=True,
+                                          help="Print nvsim's version and exit.")) -> None:
+    """nvsim: calibrated simulator of NVMe RAID arrays. Predicts capacity, IOPS, GB/s, latency, CPU and wear."""
+
+NOT_A_TERMINAL_COLUMNS = 100  # the width of tables sent to a file or a pipe when COLUMNS does not say
+
+
+def console_width(environ=os.environ, is_terminal: bool | None = None) -> int | None:
+    """The width tables are laid out for: COLUMNS when set, else the terminal's own (None: rich asks
+    the terminal), else NOT_A_TERMINAL_COLUMNS for a file or a pipe."""
+    columns = environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    terminal = sys.stdout.isatty() if is_terminal is None else is_terminal
+    return None if terminal else NOT_A_TERMINAL_COLUMNS
+
+
+console = Console(width=console_width())
 
 
 def _emit_json(data: object, output: Optional[Path]) -> None:
@@ -91,10 +115,11 @@ def run(
     predictions = {name: result.metrics() for name, result in results.items()}
     simulated = {name: result for name, result in results.items() if result.simulation is not None}
     resilience = None if nvsim.simulation.single_drive(spec) else _resilience(spec, catalog)
+    costs = _cost_power(spec, catalog, report.capacity.usable_bytes, results)
     if json_out or output is not None:
         _emit_json({"scenario": spec.model_dump(mode="json"), **report.as_dict(), "predictions": predictions,
                     "simulations": {name: r.as_dict() for name, r in simulated.items()},
-                    "resilience": resilience}, output)
+                    "resilience": resilience, "cost_power": costs}, output)
     if not json_out:
         nvsim.report.print_bounds(console, spec, report)
         if predictions:
@@ -103,6 +128,19 @@ def run(
             nvsim.report.print_utilisation(console, name, result)
         if resilience:
             nvsim.report.print_resilience(console, resilience)
+        nvsim.report.print_cost_power(console, costs)
+
+
+def _cost_power(spec, catalog, usable_bytes: float, results: dict) -> dict:
+    """The set-up's bill of parts, its price and idle power, and per workload its watts, dollars
+    per usable TB, per 1K IOPS and per GB/s and its endurance cost (nvsim.cost)."""
+    cost = nvsim.cost
+    per_workload = {}
+    for name, result in results.items():
+        metrics = result.metrics()
+        per_workload[name] = None if metrics is None else cost.cost_power(catalog, spec, usable_bytes, metrics, result.utilisation)
+    return {"parts": cost.price_parts(catalog, spec), "idle": cost.cost_power(catalog, spec, usable_bytes, None),
+            "per_workload": per_workload}
 
 
 class _LateProgress:
@@ -214,6 +252,7 @@ def sweep(
     console.print(f"{summary['points']} set-ups ({summary['computed_now']} computed now, the rest resumed), "
                   f"{summary['rows']} rows; {summary['meeting_constraints']} rows meet the constraints; "
                   f"wrote {summary['parquet']} and {summary['csv']}")
+    nvsim.report.print_sweep_best(console, summary["best"], summary["objective"])
 
 
 @catalog_app.callback()
@@ -228,9 +267,7 @@ def catalog_list(
     if kind is not None and kind not in sections:
         raise InputError("--kind", f"unknown section {kind!r}{suggestion_text(kind, sections)} allowed: {', '.join(sections)}")
     catalog = nvsim.default_catalog()
-    table = Table(title="nvsim catalog (models/)")
-    for column in ("section", "name", "description", "sources"):
-        table.add_column(column)
+    rows = []
     for section, entry in catalog.entries():
         if kind and section != kind:
             continue
@@ -238,8 +275,9 @@ def catalog_list(
         description = getattr(entry, "model", None) or getattr(entry, "product", "")
         if section == "drives":
             description = f"{entry.vendor} {entry.model}, {entry.capacity_bytes.value / 1e12:g} TB, Gen{entry.pcie_generation.value} x{entry.lanes.value}"
-        table.add_row(section, entry.name, str(description), ", ".join(sources))
-    console.print(table)
+        rows.append((section, entry.name, str(description), ", ".join(sources)))
+    nvsim.report.print_grid(console, nvsim.report.Grid("nvsim catalog (models/)", ("section", "name", "description", "sources"),
+                                                       (False,) * 4, tuple(rows)))
 
 
 @catalog_app.command("show")
@@ -254,13 +292,10 @@ def catalog_show(
         _emit_json(entry.model_dump(mode="json"), None)
         return
     console.print(f"[bold]{entry.name}[/bold] ({catalog.files[entry.name]})")
-    table = Table()
-    for column in ("field", "value", "basis", "source", "note"):
-        table.add_column(column)
-    for path, cited in nvsim.catalog.iter_cited(entry):
-        table.add_row(path, f"{cited.value:,}" if isinstance(cited.value, (int, float)) else str(cited.value),
-                      cited.basis, cited.source, cited.note or "")
-    console.print(table)
+    rows = tuple((path, nvsim.units.format_exact(cited.value) if isinstance(cited.value, (int, float)) else str(cited.value),
+                  cited.basis, cited.source, cited.note or "") for path, cited in nvsim.catalog.iter_cited(entry))
+    nvsim.report.print_grid(console, nvsim.report.Grid("", ("field", "value", "basis", "source", "note"),
+                                                       (False, True, False, False, False), rows))
     used = sorted({cited.source for _, cited in nvsim.catalog.iter_cited(entry)})
     for key in used:
         source = catalog.bibliography[key]
@@ -324,10 +359,20 @@ def dashboard(
     run_dashboard(host=host, port=port)
 
 
+def _full_short_help(command) -> None:
+    """Each command's whole first paragraph in its group's list (click cuts it at 45 characters)."""
+    for sub in getattr(command, "commands", {}).values():
+        if sub.help and not sub.short_help:
+            sub.short_help = " ".join(sub.help.split("\n\n")[0].split())
+        _full_short_help(sub)
+
+
 def main(argv: Optional[list[str]] = None) -> None:
     """Entry point: run the app, turning input errors into one line and exit status 2."""
+    command = typer.main.get_command(app)
+    _full_short_help(command)
     try:
-        app(args=argv, standalone_mode=False, prog_name="nvsim")
+        command(args=argv, standalone_mode=False, prog_name="nvsim")
     except InputError as exc:
         sys.stderr.write(f"error: {exc}\n")
         raise SystemExit(EXIT_INPUT_ERROR) from None

@@ -21,6 +21,14 @@ def write_json_atomic(path: str | Path, data: Any) -> Path:
     return write_text_atomic(path, json.dumps(data, indent=2, sort_keys=False, default=float) + "\n")
 
 
+def _new_file_mode() -> int:
+    """The mode ``open()`` gives a new file under this process's umask (0644 under umask 022);
+    mkstemp makes its files 0600, which would keep outputs from the rest of a team."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 @contextmanager
 def atomic_path(path: str | Path):
     """A temporary path beside ``path`` for a writer that wants a file name (Parquet, CSV); renamed
@@ -29,6 +37,7 @@ def atomic_path(path: str | Path):
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(handle)
+    os.chmod(tmp, _new_file_mode())
     try:
         yield tmp
         with open(tmp, "rb+") as written:

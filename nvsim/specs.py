@@ -52,6 +52,19 @@ class Cited(Spec, Generic[T]):
 
 # ---------------------------------------------------------------- catalog entries
 
+PriceKind = Literal["list", "street", "estimate"]
+"""A price's kind: the vendor's list price, a retailer's street price, or an estimate (basis assumed)."""
+PRICE_DATE = r"^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$"
+
+
+def _price_together(entry: Any) -> Any:
+    """A price comes with its date and kind, or not at all (docs/cost-power.md)."""
+    given = (entry.price_usd is not None, entry.price_date is not None, entry.price_kind is not None)
+    if any(given) and not all(given):
+        raise ValueError("price_usd, price_date (YYYY-MM or YYYY-MM-DD) and price_kind (list, street or estimate) go together")
+    return entry
+
+
 class PcieGenerationSpec(Spec):
     """One PCIe generation's link-layer constants (PCI Express Base Specification)."""
 
@@ -98,12 +111,18 @@ class DriveSpec(Spec):
     warranty_years: Cited[float]
     mtbf_hours: Cited[float]
     uber_per_bit: Cited[float]
+    price_usd: Cited[float] | None = Field(default=None, description="one drive, US dollars")
+    price_date: str | None = Field(default=None, pattern=PRICE_DATE)
+    price_kind: PriceKind | None = None
+    power_idle_w: Cited[float] | None = Field(default=None, description="idle (ready, no I/O)")
+    power_active_read_w: Cited[float] | None = Field(default=None, description="average while reading at full rate")
+    power_active_write_w: Cited[float] | None = Field(default=None, description="average while writing at full rate")
 
     @model_validator(mode="after")
     def _raw_covers_capacity(self) -> "DriveSpec":
         if self.raw_nand_bytes.value < self.capacity_bytes.value:
             raise ValueError("raw_nand_bytes must be at least capacity_bytes")
-        return self
+        return _price_together(self)
 
 
 class CpuSpec(Spec):
@@ -153,6 +172,15 @@ class PlatformSpec(Spec):
     drive_bay_lanes: Cited[int]
     slots: tuple[SlotSpec, ...] = ()
     used_in: str | None = None
+    price_usd: Cited[float] | None = Field(default=None, description="the server as configured (CPUs, memory; no drives or RAID card), US dollars")
+    price_date: str | None = Field(default=None, pattern=PRICE_DATE)
+    price_kind: PriceKind | None = None
+    power_idle_w: Cited[float] | None = Field(default=None, description="the server without drives or cards, idle")
+    power_active_w: Cited[float] | None = Field(default=None, description="the server without drives or cards, every CPU busy")
+
+    @model_validator(mode="after")
+    def _price_complete(self) -> "PlatformSpec":
+        return _price_together(self)
 
     @property
     def total_cores(self) -> int:
@@ -176,6 +204,8 @@ class EngineDeviceSpec(Spec):
     max_write_bytes_per_s: Cited[BytesPerS] | None = None
     max_drives: Cited[int] | None = None
     data_through_device: bool = Field(description="True when host data crosses the device's own link (hardware RAID)")
+    power_idle_w: Cited[float] | None = Field(default=None, description="the device idle")
+    power_active_w: Cited[float] | None = Field(default=None, description="the device fully busy (its board power)")
 
 
 HostIoOption = Literal["hipri", "fixedbufs", "registerfiles", "sqthread_poll"]
@@ -226,6 +256,13 @@ class EngineSpec(Spec):
     cpu_vendors: tuple[str, ...] | None = Field(
         default=None, description="makers of the CPUs it runs on (Intel VROC: VMD is in Intel Xeon's root complex); None: any")
     parameters: dict[str, Cited[float]] = Field(default_factory=dict)
+    price_usd: Cited[float] | None = Field(default=None, description="the card, or the software licence, US dollars (0: free)")
+    price_date: str | None = Field(default=None, pattern=PRICE_DATE)
+    price_kind: PriceKind | None = None
+
+    @model_validator(mode="after")
+    def _price_complete(self) -> "EngineSpec":
+        return _price_together(self)
 
 
 class OltpProfileSpec(Spec):

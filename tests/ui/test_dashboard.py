@@ -12,7 +12,7 @@ import zipfile
 import pytest
 import yaml
 
-from dashboard import core
+from dashboard import app as dash_app, core
 from nvsim import InputError, Simulation, capacity, load_scenario, parse_scenario
 from nvsim.wear import drive_wear
 
@@ -242,3 +242,15 @@ def test_cli_dashboard_serves_the_page_with_local_scripts_only(tmp_path):
     finally:
         server.terminate()
         server.wait(20)
+
+
+
+def test_the_record_carries_cost_and_power_and_the_cards_show_them(catalog):
+    """The dashboard's record of a workload holds nvsim.cost's figures; the Power and Cost cards
+    show the watts at the predicted load and the set-up's price (docs/cost-power.md)."""
+    record = core.compute(setup(), catalog=catalog)
+    cost = record["workloads"][0]["cost_power"]
+    assert cost["price_usd"] > 0 and cost["power_w"] > cost["power_platform_w"] > 0
+    assert cost["usd_per_usable_tb"] == pytest.approx(cost["price_usd"] / 84.48)
+    text = str(dash_app.cards(record))
+    assert f"{cost['power_w']:,.0f} W" in text and f"${cost['price_usd']:,.0f}" in text

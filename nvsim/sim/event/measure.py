@@ -13,7 +13,7 @@ import simpy
 
 from ...host_io import busy_cpus_with_polling
 from ..fluid import write_amplification
-from ..result import PERCENTILES, SimResult, Utilisation, busiest
+from ..result import PERCENTILES, SimResult, Utilisation, busiest, closed_loop_text
 from ..system import ArraySystem, HostIoBatch
 from .rebuild import RebuildProgress
 from .servers import PER_DRIVE_KEYS, ArrayServers
@@ -126,4 +126,5 @@ def event_result(system: ArraySystem, run: Run, at_warm: dict[str, list[float]],
         tail_ci95_us={d: tuple(None if v is None else 1e6 * v for v in quantile_ci95(x)) for d, x in
                       (("read", lat[~wr]), ("write", lat[wr])) if x.size},
         rebuild_bytes_per_s=rebuild_rate, rebuild_limited_by="measured (event mode)" if rebuild is not None else "",
+        closed_loop=closed_loop_text(w),
     )
