@@ -175,6 +175,7 @@ PREDICTION_COLUMNS = (("read_iops", "IOPS", "read"), ("write_iops", "IOPS", "wri
                       ("read_bytes_per_s", "B/s", "read"), ("write_bytes_per_s", "B/s", "write"),
                       ("transactions_per_s", "TPS", ""),
                       ("read_latency_p99_us", "us", "p99 read"), ("write_latency_p99_us", "us", "p99 write"),
+                      ("read_latency_p99_99_us", "us", "p99.99 read"), ("write_latency_p99_99_us", "us", "p99.99 write"),
                       ("transaction_latency_mean_us", "us", "mean transaction"),
                       ("cpu_percent", "percent", "CPU"), ("raid_waf", "ratio", "RAID WAF"), ("waf_nand", "ratio", "NAND WAF"),
                       ("rebuild_bytes_per_s", "B/s", "rebuild"))
