@@ -8,7 +8,8 @@ from hypothesis import strategies as st_
 
 from nvsim.catalog import default_catalog
 from nvsim.scenario import load_scenario
-from nvsim.sim.demand import _lexsort_packed
+from nvsim.sim.demand import _lexsort_packed, _merge_member_pages
+from nvsim.stripe.planner import MemberIOPlan
 from nvsim.sim.event import kernel as k
 from nvsim.sim.event import Precision, simulate_event
 from nvsim.sim.event.measure import quantile_ci95
@@ -132,3 +133,30 @@ def test_kernel_rebuild_gives_the_simpy_slots_numbers(path, workload, span):
     for field in ("read_iops", "write_iops", "cpu_percent", "rebuild_bytes_per_s", "simulated_s", "utilisation",
                   "read_latency_us", "write_latency_us"):
         assert getattr(runs[1], field) == getattr(runs[0], field), field
+
+
+def _merge_by_lexsort(host, plan):
+    """The reference: numpy's lexsort on the five keys, then the runs merged."""
+    order = np.lexsort((plan.member_offset_bytes, plan.member, plan.is_write, plan.phase, host))
+    h, m, o = host[order], plan.member[order], plan.member_offset_bytes[order]
+    length, w, ph = plan.length_bytes[order], plan.is_write[order], plan.phase[order]
+    new = np.ones(len(h), dtype=bool)
+    new[1:] = (h[1:] != h[:-1]) | (m[1:] != m[:-1]) | (ph[1:] != ph[:-1]) | (w[1:] != w[:-1]) | (o[1:] != o[:-1] + length[:-1])
+    heads = np.flatnonzero(new)
+    return h[heads], m[heads], o[heads], w[heads], ph[heads], np.add.reduceat(length, heads)
+
+
+@given(st_.lists(st_.tuples(st_.integers(0, 6), st_.integers(0, 5), st_.integers(0, 40), st_.booleans(),
+                            st_.integers(0, 1)), min_size=1, max_size=120))
+@settings(max_examples=200, deadline=None)
+def test_member_pages_merge_as_the_lexsort_reference(rows):
+    """Pages of a host I/O contiguous on one member merge into one member I/O, in (host, phase,
+    direction, member, offset) order, whether the offsets rise within buckets or not."""
+    host, member, page, write, phase = (np.array(c) for c in zip(*rows))
+    plan = MemberIOPlan(host_index=host.astype(np.int64), member=member.astype(np.int32),
+                        member_offset_bytes=page.astype(np.int64) * 4096, length_bytes=np.full(len(host), 4096, np.int64),
+                        is_write=write.astype(bool), phase=phase.astype(np.int8), mode=np.zeros(len(host), np.int8),
+                        parity_bytes_computed=np.zeros(len(host), np.int64), stripes_touched=np.ones(len(host)))
+    got = _merge_member_pages(host.astype(np.int64), plan)
+    for a, b in zip(got, _merge_by_lexsort(host.astype(np.int64), plan)):
+        assert np.array_equal(a, b) and a.dtype == b.dtype
