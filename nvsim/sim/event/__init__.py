@@ -61,8 +61,7 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
     measured over the window. ``until_rebuilt``: run until the whole span is rebuilt (the full
     event simulation of a small rebuild) and measure over all of it. ``compiled``: the foreground
     alone runs on the compiled kernel (``kernel``: the same events in the same order, the same
-    numbers, a rebuild's slots beside it included); False, or under md RAID10's recovery barrier,
-    on SimPy's slots. ``precision`` (compiled runs without a rebuild): go on
+    numbers, a rebuild's slots and md RAID10's recovery barrier included); False: on SimPy's slots. ``precision`` (compiled runs without a rebuild): go on
     past the window until each direction's p99.99 is known to it (``compiled.Precision``);
     ``progress(done_s, total_s)``: called as simulated time advances.
     """
@@ -74,8 +73,8 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
     if rebuild is not None and until_rebuilt:
         window = whole_rebuild(window, rebuild.span_bytes, rebuild.rate_guess)
     barrier = rebuild is not None and system.engine.recovery_excludes_host_io(system.array.level)
-    if compiled and not barrier:
-        jobs = HostJobs(system, seed, batch_ios(system, seed, window.warm_ios, host_ios), barrier=False)
+    if compiled:
+        jobs = HostJobs(system, seed, batch_ios(system, seed, window.warm_ios, host_ios), barrier=barrier)
         beside = KernelRebuild(rebuild, partial(rebuild_batch, system, rebuild_member, rebuild), until_rebuilt) \
             if rebuild is not None else None
         run, at_warm, end_s = run_kernel(system, jobs, servers, window.warm_s, window.end_s, precision, progress, beside)

@@ -46,16 +46,18 @@ class Rows:
         """Room for two batches per job (each job's current one, and the used rows before the
         oldest a slot still runs); member I/Os sized on the first batch."""
         size = 2 * jobs * batch_ios
-        return cls(np.zeros((size, 9)), np.zeros((size, 4), np.int64), np.zeros((0, 3), np.int64),
+        return cls(np.zeros((size, 10)), np.zeros((size, 4), np.int64), np.zeros((0, 3), np.int64),
                    np.zeros((0, 2)), np.zeros(jobs, np.int64), np.zeros(jobs, np.int64))
 
-    def append(self, job: int, b) -> None:
-        """Append ``job``'s next planned batch (a ``HostIoBatch``); its rows are the job's next."""
+    def append(self, job: int, b, pieces=None) -> None:
+        """Append ``job``'s next planned batch (a ``HostIoBatch``; ``pieces``: each host I/O's md
+        requests under md RAID10's barrier); its rows are the job's next."""
         n, m = len(b), len(b.op_drive)
         self._room(n, m)
         r, o = self.n_rows, self.n_ops
         self.rows_f[r:r + n] = np.column_stack((b.submit_s, b.complete_s, b.lock_s, b.pre_s, b.mid_s, b.device_bw_s,
-                                                b.device_down_s, b.device_up_s, b.memory_s))
+                                                b.device_down_s, b.device_up_s, b.memory_s,
+                                                np.zeros(n) if pieces is None else pieces))
         self.rows_i[r:r + n] = np.column_stack((b.is_write, b.op_start[:-1] + o, b.op_start[1:] + o,
                                                 b.reads_gate_writes()))
         self.ops_i[o:o + m] = np.column_stack((b.op_drive, b.op_is_write, b.op_phase))
@@ -193,14 +195,12 @@ def run_kernel(system, jobs: HostJobs, servers: ArrayServers, warm_s: float, end
     st[k.S_CORES], st[k.S_DRIVES], st[k.S_RB_FIRST] = cores, system.array.drives, fg
     until = rebuild is not None and rebuild.until_rebuilt
     st[k.S_UNTIL] = int(until)
+    st[k.S_BARRIER], st[k.S_INFLIGHT] = int(jobs.barrier), max(1, rb_slots)
     sf = np.array([0.0, warm_s, math.inf if until else end_s, servers.read_fixed_s, servers.write_fixed_s,
                    servers.host_wake_s, LARGE_IO_S])
-    RB = (_rebuild_state(rebuild), np.zeros(max(rb_slots, 1), np.int64), np.zeros(slots + 1, np.int64))
-    for slot in range(slots):
-        k.push(st, *H, 0.0, slot, k.ISSUE)
-    if until:  # the run's time limit, as SimPy's any_of with the rebuild's end
-        k.push(st, *H, end_s, 0, k.STOP)
-    k.push(st, *H, warm_s, 0, k.WARM)
+    RB = (_rebuild_state(rebuild), np.zeros(max(rb_slots, 1), np.int64), np.zeros(slots + 1, np.int64),
+          np.zeros((slots, 4), np.int64), np.zeros(slots), np.zeros(slots + 1, np.int64))
+    _initial_events(st, H, fg, rb_slots, jobs.barrier, until, warm_s, end_s)
     rows = Rows.empty(w.numjobs + 1, jobs.batch_ios)
     records = [np.zeros(RECORDS_START), np.zeros(RECORDS_START), np.zeros(RECORDS_START, np.int64)]
     busy_warm = np.zeros(len(cnt))
@@ -210,7 +210,7 @@ def run_kernel(system, jobs: HostJobs, servers: ArrayServers, warm_s: float, end
         if code == k.NEED_ROWS:
             job = int(st[k.S_NEED_JOB])
             rows.compact(SL[3])
-            rows.append(job, rebuild.plan() if job == w.numjobs else jobs.batch(job)[0])
+            rows.append(job, rebuild.plan()) if job == w.numjobs else rows.append(job, *jobs.batch(job))
             if progress is not None:
                 progress(sf[k.F_NOW], sf[k.F_END])
         elif code == k.NEED_RECORDS:
@@ -224,6 +224,22 @@ def run_kernel(system, jobs: HostJobs, servers: ArrayServers, warm_s: float, end
     if rebuild is not None:
         _rebuild_back(rebuild.progress, RB[0])
     return run, at_warm, float(sf[k.F_END]) if math.isfinite(sf[k.F_END]) else float(sf[k.F_NOW])
+
+
+def _initial_events(st, H, fg: int, rb_slots: int, barrier: bool, until: bool, warm_s: float, end_s: float) -> None:
+    """The events SimPy starts with, in its order: under md RAID10's barrier the resync cycle's and
+    ``busy_at``'s processes start first (SimPy's URGENT initialisation), then the foreground slots'
+    first issues; else the slots' (foreground, then the rebuild's) and the warm-up's end; a run to
+    the rebuild's end also has its time limit (scheduled before anything the processes create)."""
+    if barrier:
+        k.push(st, *H, 0.0, 0, k.RESYNC)
+        k.push(st, *H, 0.0, 0, k.BUSY_START)
+    for slot in range(fg + (0 if barrier else rb_slots)):
+        k.push(st, *H, 0.0, slot, k.ISSUE)
+    if until:  # the run's time limit, as SimPy's any_of with the rebuild's end
+        k.push(st, *H, end_s, 0, k.STOP)
+    if not barrier:
+        k.push(st, *H, warm_s, 0, k.WARM)
 
 
 def _rebuild_state(rebuild: KernelRebuild | None) -> np.ndarray:

@@ -21,9 +21,10 @@ from numba import njit
 
 # event kinds (STOP: the whole rebuild's end or the run's time limit, as SimPy's any_of; STOPPED:
 # the any_of event itself, which ends the run)
-ISSUE, ENQUEUE, GRANTED, LOCKED, READS_DONE, DONE, HAND_OVER, WARM, STOP, STOPPED = range(10)
+ISSUE, ENQUEUE, GRANTED, LOCKED, READS_DONE, DONE, HAND_OVER, WARM, STOP, STOPPED, THROUGH, PIECE_DONE, RESYNC, \
+    BUSY_START = range(14)
 # rows_f columns
-R_SUBMIT, R_COMPLETE, R_LOCK, R_PRE, R_MID, R_BW, R_DOWN, R_UP, R_MEM = range(9)
+R_SUBMIT, R_COMPLETE, R_LOCK, R_PRE, R_MID, R_BW, R_DOWN, R_UP, R_MEM, R_PIECES = range(10)
 # rows_i columns
 R_WRITE, R_LO, R_HI, R_GATED = range(4)
 # ops_i / ops_f columns
@@ -31,8 +32,16 @@ O_DRIVE, O_WRITE, O_PHASE = range(3)
 O_DIE, O_LINK = range(2)
 # scalar slots of ``st`` (int64)
 S_SEQ, S_HEAP_N, S_COMPLETED, S_RECORDED, S_NEED_JOB, S_PEND_HEAD, S_WARMED, S_CORES, S_DRIVES, S_PEND_N, \
-    S_RB_FIRST, S_DRAINING, S_STOPPING, S_UNTIL, S_NWAIT = range(15)
-ST_SIZE = 15
+    S_RB_FIRST, S_DRAINING, S_STOPPING, S_UNTIL, S_NWAIT, S_BARRIER, S_INFLIGHT, S_UP, S_PENDING, S_DRAIN_ARMED, \
+    S_LEFT, S_GW_HEAD, S_GW_N, S_RS_STATE = range(24)
+ST_SIZE = 24
+# md RAID10's barrier (``barrier.Gate``, ``barrier.resync_cycle``): S_BARRIER set, the foreground
+# slots are ``BarrierSlot``s and the rebuild's slots a resync cycle's batch; the gate (up, md
+# requests pending, a drain awaited, batch requests left) and its waiting pieces (a FIFO), the
+# cycle's state: where its generator would resume (RS_*)
+RS_TOP, RS_PACED, RS_DRAINED, RS_BATCH, RS_DONE = range(5)
+# per barrier slot (``bar``, int64 columns): the piece next, pieces, member I/Os per piece, pieces left
+B_K, B_PIECES, B_PER, B_LEFT = range(4)
 # the rebuild's state (``rb``, float64): bytes issued, done, done in the window, the span, one
 # request's bytes, md's speed limit, its floor and drain window (nan: not this engine), where the
 # next speed check falls, when the span was done (nan: not yet)
@@ -226,13 +235,14 @@ def issue(H, S, Q, st, sf, SL, R, RB, slot):
     sl_job, sl_core, sl_t0, sl_row, sl_a, sl_now = SL
     rows_f, rows_i, ops_i, ops_f, job_next, job_end = R
     job = sl_job[slot]
-    if slot >= st[S_RB_FIRST] and RB[0][RB_ISSUED] >= RB[0][RB_SPAN]:
+    paced = slot >= st[S_RB_FIRST] and not st[S_BARRIER]
+    if paced and RB[0][RB_ISSUED] >= RB[0][RB_SPAN]:
         return END  # the span is issued: this rebuild slot stops (before planning more of it)
     if job_next[job] >= job_end[job]:
         st[S_NEED_JOB] = job
         defer(st, RB[2], slot)
         return NEED_ROWS
-    if slot >= st[S_RB_FIRST] and not rebuild_gate(H, st, sf, SL, RB, slot):
+    if paced and not rebuild_gate(H, st, sf, SL, RB, slot):
         return END
     row = job_next[job]
     job_next[job] = row + 1
@@ -249,7 +259,7 @@ def issue(H, S, Q, st, sf, SL, R, RB, slot):
     sl_now[slot] = t0
     sl_a[slot] = t0 + submit
     set_thread_free(S, core, t0 + submit)
-    submitted(H, S, Q, st, sf, SL, R, slot)
+    submitted(H, S, Q, st, sf, SL, R, RB, slot)
     return END
 
 
@@ -293,22 +303,31 @@ def drain_wait(st, sf, RB, slot):
 
 
 @njit(cache=True)
-def granted(H, S, Q, st, sf, SL, R, slot):
+def granted(H, S, Q, st, sf, SL, R, RB, slot):
     """The core is the slot's: its submission is booked now."""
     SL[5][slot] = sf[F_NOW]
     row = SL[3][slot]
     SL[4][slot] = book(S[0], S[1], S[2], S[3], SL[1][slot], sf[F_NOW], R[0][row, R_SUBMIT])
-    submitted(H, S, Q, st, sf, SL, R, slot)
+    submitted(H, S, Q, st, sf, SL, R, RB, slot)
 
 
 @njit(cache=True)
-def submitted(H, S, Q, st, sf, SL, R, slot):
+def submitted(H, S, Q, st, sf, SL, R, RB, slot):
     """With a spinlock to take, wait until the submission reaches it."""
     row = SL[3][slot]
     if R[0][row, R_LOCK] and SL[4][slot] > sf[F_NOW]:
         schedule(H, st, sf, SL[4][slot], slot, LOCKED)
         return
-    locked(H, S, Q, st, sf, SL, R, slot)
+    locked_any(H, S, Q, st, sf, SL, R, RB, slot)
+
+
+@njit(cache=True)
+def locked_any(H, S, Q, st, sf, SL, R, RB, slot):
+    """``locked``, or a foreground slot's ``BarrierSlot.locked`` under md RAID10's barrier."""
+    if st[S_BARRIER] and slot < st[S_RB_FIRST]:
+        barrier_locked(H, S, Q, st, sf, SL, R, RB, slot)
+    else:
+        locked(H, S, Q, st, sf, SL, R, slot)
 
 
 @njit(cache=True)
@@ -413,6 +432,11 @@ def rebuilt(H, S, Q, st, sf, SL, R, RB, slot):
             st[S_STOPPING] = 1
             push(st, H[0], H[1], H[2], H[3], sf[F_NOW], 0, STOP)
     SL[2][slot] = finish
+    if st[S_BARRIER]:  # ``BatchRebuildSlot.done``: the last of the batch resumes the cycle
+        st[S_LEFT] -= 1
+        if st[S_LEFT] == 0:
+            push(st, H[0], H[1], H[2], H[3], sf[F_NOW], 0, RESYNC)
+        return END
     if st[S_DRAINING] and rb[RB_ISSUED] <= rb[RB_DONE]:  # the window has drained: all go again
         st[S_DRAINING] = 0
         for i in range(st[S_NWAIT]):  # queued in order behind anything deferred, this slot last
@@ -477,19 +501,154 @@ def step(H, S, Q, st, sf, SL, R, REC, RB, busy_warm, slot, kind):
     if kind == DONE:
         return done(H, S, Q, st, sf, SL, R, REC, RB, slot)
     if kind == LOCKED:
-        locked(H, S, Q, st, sf, SL, R, slot)
+        locked_any(H, S, Q, st, sf, SL, R, RB, slot)
     elif kind == READS_DONE:
         reads_done(H, S, Q, st, sf, SL, R, slot)
     elif kind == ENQUEUE:
         enqueue(H, S, Q, st, sf, SL, slot)
     elif kind == GRANTED:
-        granted(H, S, Q, st, sf, SL, R, slot)
+        granted(H, S, Q, st, sf, SL, R, RB, slot)
     elif kind == HAND_OVER:
         hand_over(H, S, Q, st, sf, slot)
     elif kind == WARM:
         busy_warm[:] = S[3]
         st[S_WARMED] = 1
+    elif kind == THROUGH:
+        through(H, S, Q, st, sf, SL, R, RB, slot)
+    elif kind == PIECE_DONE:
+        return piece_done(H, S, Q, st, sf, SL, R, REC, RB, slot)
+    elif kind == RESYNC:
+        return resync(H, S, Q, st, sf, SL, R, RB)
+    elif kind == BUSY_START:  # busy_at's process starts: its timeout to the warm-up's end
+        schedule(H, st, sf, sf[F_WARM], 0, WARM)
     elif kind == STOP and st[S_STOPPING] < 2:  # the first of the rebuild's end and the time limit
         st[S_STOPPING] = 2
         push(st, H[0], H[1], H[2], H[3], sf[F_NOW], 0, STOPPED)
     return END
+
+
+@njit(cache=True)
+def barrier_locked(H, S, Q, st, sf, SL, R, RB, slot):
+    """``BarrierSlot.locked``: the host I/O's md requests (its chunk pieces) pass the barrier one
+    after another, a share of the submit CPU apart, from the end of its submission."""
+    bar, gaps = RB[3], RB[4]
+    row, core = SL[3][slot], SL[1][slot]
+    if Q[1][core] != Q[2][core]:
+        wake(H, S, Q, st, sf, core)
+    S[3][st[S_CORES] + G_MEMORY] += R[0][row, R_MEM]
+    pieces = max(1, int(R[0][row, R_PIECES]))
+    bar[slot, B_PIECES] = bar[slot, B_LEFT] = pieces
+    bar[slot, B_PER] = max(1, (R[1][row, R_HI] - R[1][row, R_LO]) // pieces)
+    gaps[slot] = R[0][row, R_SUBMIT] / pieces
+    bar[slot, B_K] = 0
+    schedule(H, st, sf, SL[4][slot], slot, THROUGH)
+
+
+@njit(cache=True)
+def through(H, S, Q, st, sf, SL, R, RB, slot):
+    """``BarrierSlot.through``: one md request at ``wait_barrier`` -- it waits while the barrier is
+    up; through, it counts as pending, takes resync_lock and issues its member I/Os."""
+    bar, gate_wait = RB[3], RB[5]
+    if st[S_UP]:
+        gate_wait[(st[S_GW_HEAD] + st[S_GW_N]) % gate_wait.size] = slot
+        st[S_GW_N] += 1
+        return
+    st[S_PENDING] += 1
+    row, k, now = SL[3][slot], bar[slot, B_K], sf[F_NOW]
+    pieces = bar[slot, B_PIECES]
+    hold = R[0][row, R_LOCK]
+    if hold:
+        unlocked = book(S[0], S[1], S[2], S[3], st[S_CORES] + G_LOCK, now, hold / pieces)
+        S[3][SL[1][slot]] += unlocked - now
+        now = unlocked
+    lo = R[1][row, R_LO] + k * bar[slot, B_PER]
+    hi = R[1][row, R_HI] if k == pieces - 1 else lo + bar[slot, B_PER]
+    finish = member_phase(S, st, sf, R[2], R[3], lo, hi, 1, now) if hi > lo else now
+    schedule(H, st, sf, finish, slot, PIECE_DONE)
+    bar[slot, B_K] = k + 1
+    if k + 1 < pieces:  # the next piece, once md has split and submitted this one
+        push(st, H[0], H[1], H[2], H[3], sf[F_NOW] + RB[4][slot], slot, THROUGH)
+
+
+@njit(cache=True)
+def piece_done(H, S, Q, st, sf, SL, R, REC, RB, slot):
+    """``BarrierSlot.piece_done``: no longer pending (the last one lets a raised barrier's drain
+    end); the host I/O completes with its last piece."""
+    st[S_PENDING] -= 1
+    if st[S_PENDING] == 0 and st[S_DRAIN_ARMED]:
+        st[S_DRAIN_ARMED] = 0
+        push(st, H[0], H[1], H[2], H[3], sf[F_NOW], 0, RESYNC)
+    RB[3][slot, B_LEFT] -= 1
+    if RB[3][slot, B_LEFT] == 0:
+        SL[4][slot] = sf[F_NOW]
+        return done(H, S, Q, st, sf, SL, R, REC, RB, slot)
+    return END
+
+
+@njit(cache=True)
+def resync(H, S, Q, st, sf, SL, R, RB):
+    """``barrier.resync_cycle`` resumed where its generator waits (``S_RS_STATE``): the speed
+    limit's sleep, the barrier raised and the normal I/O in flight drained, a batch of recovery
+    requests issued and done, the barrier lowered and the waiting pieces let through; again."""
+    rb = RB[0]
+    state = st[S_RS_STATE]
+    while True:
+        if state == RS_TOP:
+            if rb[RB_ISSUED] >= rb[RB_SPAN]:
+                st[S_RS_STATE] = RS_DONE
+                return END
+            allowed = rb[RB_ISSUED] / rb[RB_CAP]
+            if allowed > sf[F_NOW]:
+                st[S_RS_STATE] = RS_PACED
+                schedule(H, st, sf, allowed, 0, RESYNC)
+                return END
+            state = RS_PACED
+        elif state == RS_PACED:
+            st[S_UP] = 1
+            if st[S_PENDING] > 0:
+                st[S_DRAIN_ARMED] = 1
+                st[S_RS_STATE] = RS_DRAINED
+                return END
+            state = RS_DRAINED
+        elif state == RS_DRAINED:
+            st[S_RS_STATE] = RS_BATCH
+            return issue_batch(H, S, Q, st, sf, SL, R, RB)
+        elif state == RS_BATCH:
+            st[S_UP] = 0
+            release(H, S, Q, st, sf, SL, R, RB)
+            state = RS_TOP
+        else:
+            return END
+
+
+@njit(cache=True)
+def issue_batch(H, S, Q, st, sf, SL, R, RB):
+    """A batch of recovery requests (``_batch_requests``: RESYNC_DEPTH, or one drain window's
+    worth above md's floor), each counted issued and started now, in order."""
+    rb, pend = RB[0], RB[2]
+    left = int(np.ceil((rb[RB_SPAN] - rb[RB_ISSUED]) / rb[RB_STEP]))
+    count = st[S_INFLIGHT]
+    now = sf[F_NOW]
+    if not np.isnan(rb[RB_DRAIN]) and now > 0 and rb[RB_DONE] / now > rb[RB_FLOOR]:
+        count = max(1, int(rb[RB_DRAIN] // rb[RB_STEP]))
+    count = min(count, left)
+    st[S_LEFT] = count
+    for i in range(count):
+        slot = st[S_RB_FIRST] + i
+        SL[2][slot] = now
+        pend[(st[S_PEND_HEAD] + st[S_PEND_N]) % pend.size] = slot
+        st[S_PEND_N] += 1
+    rb[RB_ISSUED] += count * rb[RB_STEP]
+    return issue_pending(H, S, Q, st, sf, SL, R, RB)
+
+
+@njit(cache=True)
+def release(H, S, Q, st, sf, SL, R, RB):
+    """The barrier is down: every waiting piece goes through, in the order it came."""
+    gate_wait = RB[5]
+    n = st[S_GW_N]
+    head = st[S_GW_HEAD]
+    st[S_GW_N] = 0
+    st[S_GW_HEAD] = (head + n) % gate_wait.size
+    for i in range(n):
+        through(H, S, Q, st, sf, SL, R, RB, gate_wait[(head + i) % gate_wait.size])
