@@ -184,7 +184,10 @@ def test_single_drive_uses_the_drive_model(catalog):
     assert record["errors"] == {}
     workload = record["workloads"][0]
     assert workload["fidelity"] == "drive model" and workload["utilisation"] == {}
-    assert workload["total_iops"] > 0 and workload["wear"]["lifetime_years"] > 0
+    drive = catalog.drives["kioxia-cm7-r-3.84tb"]  # at full capacity a lone drive writes at its steady-state datasheet rate
+    assert workload["total_iops"] == pytest.approx(drive.rand_write_iops.value, rel=1e-6)
+    dwpd = drive.rand_write_iops.value * 4096 * 86_400 / drive.capacity_bytes.value  # drive writes per day
+    assert workload["wear"]["lifetime_years"] == pytest.approx(drive.dwpd.value * drive.warranty_years.value / dwpd, rel=1e-6)
 
 
 def test_chart_exports_are_self_contained(catalog):
