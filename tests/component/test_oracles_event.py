@@ -130,10 +130,13 @@ HOST_PATH_US = (1.0, 6.0)
 a few microseconds; the drive's QD1 latency is its datasheet's."""
 
 
-def test_qd1_read_latency_is_the_datasheet_latency_plus_the_host_path(catalog):
-    quoted_us = catalog.drives[DRIVE].read_latency_us.value
-    result = run_event(catalog, array(catalog, 2, 1, 1))
-    mean_us = result.read_latency_us["mean"]
+@pytest.mark.parametrize("rw, quoted", [("randread", "read_latency_us"), ("randwrite", "write_latency_us")])
+def test_qd1_latency_is_the_datasheet_latency_plus_the_host_path(catalog, rw, quoted):
+    """A 4 KiB read at QD1 takes the drive's quoted read latency (35 us) and a write its quoted
+    write latency into the protected buffer (12 us), each plus the host path."""
+    quoted_us = getattr(catalog.drives[DRIVE], quoted).value
+    result = run_event(catalog, array(catalog, 2, 1, 1, rw))
+    mean_us = (result.read_latency_us if rw == "randread" else result.write_latency_us)["mean"]
     assert quoted_us + HOST_PATH_US[0] <= mean_us <= quoted_us + HOST_PATH_US[1]
     assert result.total_iops * mean_us * 1e-6 == pytest.approx(1.0, rel=0.01)  # QD1: X R = 1
 
@@ -141,7 +144,11 @@ def test_qd1_read_latency_is_the_datasheet_latency_plus_the_host_path(catalog):
 @pytest.mark.parametrize("numjobs, iodepth, rw", [(1, 4, "randread"), (4, 32, "randread"), (2, 8, "randrw"),
                                                   (2, 16, "randwrite")])
 def test_littles_law_holds_over_the_measured_window(catalog, numjobs, iodepth, rw):
-    result = run_event(catalog, array(catalog, 2, numjobs, iodepth, rw))
+    """Slots in flight = each direction's rate x its mean latency (70/30 mix: reads and writes
+    must not be swapped)."""
+    result = run_event(catalog, array(catalog, 2, numjobs, iodepth, rw, **({"rwmixread": 70} if rw == "randrw" else {})))
+    if rw == "randrw":
+        assert result.read_iops / result.total_iops == pytest.approx(0.7, abs=0.02)
     reads, writes = result.read_iops, result.write_iops
     in_flight = reads * result.read_latency_us.get("mean", 0) * 1e-6 + writes * result.write_latency_us.get("mean", 0) * 1e-6
     assert in_flight == pytest.approx(numjobs * iodepth, rel=0.03)
