@@ -124,8 +124,8 @@ MUTATIONS: tuple[Mutation, ...] = (
       'f"{directory}/{number.id}" in fitted_ids,', "False,",
       "tests/validation/test_validation.py::test_validate_json_records_have_the_promised_fields"),
     # --- md rules
-    m("md-tie-to-rmw", "RMW/RCW tie broken towards RMW (closed form)", "nvsim/raid.py",
-      "reads = rmw_reads if rmw_reads < rcw_reads else rcw_reads", "reads = rmw_reads if rmw_reads <= rcw_reads else rcw_reads", MD),
+    m("md-rcw-reads-own-strip", "reconstruct-write also reads the strip being written (closed form)", "nvsim/raid.py",
+      "rcw_reads = drives - p - 1", "rcw_reads = drives - p", MD),
     m("md-capacity-unrounded", "member capacity not rounded to whole strips", "nvsim/raid.py",
       "member = member_bytes - member_bytes % strip_bytes", "member = member_bytes", MD),
     m("md-full-stripe-parity", "full-stripe write bytes miscount the parity", "nvsim/raid.py",
@@ -145,6 +145,24 @@ MUTATIONS: tuple[Mutation, ...] = (
     m("parity-gf-mask", "gf_mul masks values to a byte again", "nvsim/parity.py",
       'return int(GF_MUL[_field_element(a, "a"), _field_element(b, "b")])', "return int(GF_MUL[a & 0xFF, b & 0xFF])",
       "tests/unit/test_parity.py"),
+    # --- written before these tests, against the suite's existing tests of other core modules
+    m("ftl-spare-over-logical", "spare factor over the logical instead of the physical capacity", "nvsim/ftl/closed_form.py",
+      "return (physical_bytes - logical_bytes) / physical_bytes", "return (physical_bytes - logical_bytes) / logical_bytes",
+      "tests/unit/test_ftl.py"),
+    m("ftl-iu-no-rmw", "sub-IU writes cost no read-modify-write", "nvsim/ftl/closed_form.py",
+      "return (last - first + 1) * iu_bytes / write_bytes", "return 1.0", "tests/unit/test_ftl.py"),
+    m("risk-failure-rate-constant", "every Markov state fails at n lambda (survivors not counted down)", "nvsim/risk.py",
+      "up = (n - k) * lam", "up = n * lam", "tests/unit/test_risk.py"),
+    m("risk-raid10-one-set", "a RAID10 counted as one mirror set", "nvsim/risk.py",
+      "sets = max(1, drives // copies) if level == 10 else 1", "sets = 1", "tests/unit/test_risk.py"),
+    m("units-tb-binary", "TB parsed as TiB", "nvsim/units.py",
+      '"TB": 10**12,', '"TB": 2**40,', "tests/unit/test_units.py"),
+    m("platform-smt-full-core", "an SMT sibling counted as a whole core", "nvsim/platform.py",
+      "return min(n, cores) + max(0.0, n - cores) * (smt_gain - 1.0) / max(1, threads_per_core - 1)",
+      "return n", "tests/unit/test_platform.py", EVENT),
+    m("wear-no-rated-waf", "effective DWPD not divided by the rated WAF", "nvsim/wear.py",
+      "return nand_write_bytes_per_s * SECONDS_PER_DAY / capacity_bytes / rated_waf",
+      "return nand_write_bytes_per_s * SECONDS_PER_DAY / capacity_bytes", "tests/ui/test_dashboard.py"),
     # --- the cache
     m("numba-cache-top-level", "the source digest sees only top-level modules", "nvsim/numba_cache.py",
       'sorted(package_dir.rglob("*.py"))', 'sorted(package_dir.glob("*.py"))', "tests/unit/test_numba_cache.py"),
@@ -243,7 +261,9 @@ tree, every test file below) passed in {baseline:.0f} s.
 
 {table}
 
-Survivors, if any, are listed with what a test would need to see them.
+Not in the list: breaking the closed form's RMW/RCW tie the other way (`rmw_reads <= rcw_reads`
+in `nvsim/raid.py`) is an equivalent mutant: at a tie both choices read the same number of blocks,
+so no test can tell them apart (the planner's tie, where the blocks differ, is `planner-tie-to-rmw`).
 """
 
 

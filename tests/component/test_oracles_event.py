@@ -209,3 +209,14 @@ def test_nand_service_times_follow_the_seed(catalog):
     again = HostJobs(system, 1, 256, barrier=False).plan(0)[1]
     assert again.die_s == plans[1].die_s and again.drive == plans[2].drive
     assert plans[1].die_s != plans[2].die_s
+
+
+def test_utilisation_law_at_qd1_the_host_path_is_cpu_time(catalog):
+    """Utilisation law (U = X S) on the job's core: libaio has no wake-up (models/host_io/libaio.yaml),
+    so at QD1 everything an I/O spends outside the drive's quoted latency is CPU on its core; the
+    core's reported busy share over the rate must be that time."""
+    quoted_us = catalog.drives[DRIVE].read_latency_us.value
+    result = run_event(catalog, array(catalog, 2, 1, 1))
+    cores = next(u for u in result.utilisation if u.resource.startswith("host cores"))
+    cpu_per_io_us = cores.utilisation / result.total_iops * 1e6  # one job CPU
+    assert cpu_per_io_us == pytest.approx(result.read_latency_us["mean"] - quoted_us, rel=0.03)
