@@ -159,7 +159,7 @@ MUTATIONS: tuple[Mutation, ...] = (
       '"TB": 10**12,', '"TB": 2**40,', "tests/unit/test_units.py"),
     m("platform-smt-full-core", "an SMT sibling counted as a whole core", "nvsim/platform.py",
       "return min(n, cores) + max(0.0, n - cores) * (smt_gain - 1.0) / max(1, threads_per_core - 1)",
-      "return n", "tests/unit/test_platform.py", EVENT),
+      "return n", "tests/unit/test_platform.py", "tests/unit/test_oracles_platform.py"),
     m("wear-no-rated-waf", "effective DWPD not divided by the rated WAF", "nvsim/wear.py",
       "return nand_write_bytes_per_s * SECONDS_PER_DAY / capacity_bytes / rated_waf",
       "return nand_write_bytes_per_s * SECONDS_PER_DAY / capacity_bytes", "tests/ui/test_dashboard.py"),

@@ -80,11 +80,13 @@ def test_wear_formula(catalog):
     from nvsim.ssd.derive import derive_ssd_parameters
     rated_waf = derive_ssd_parameters(drive).waf_at_capacity
     w = drive_wear(catalog, drive.name, drives=24, host_write_bytes_per_s=2.4e9, raid_waf=3.0, waf_nand=2.0)
-    member = 2.4e9 * 3.0 / 24  # 300 MB/s written to each member
-    assert w["member_write_bytes_per_s"] == pytest.approx(member)
-    assert w["member_dwpd"] == pytest.approx(member * 86_400 / 3.84e12)
-    assert w["effective_dwpd"] == pytest.approx(member * 2.0 / rated_waf * 86_400 / 3.84e12)
-    assert w["lifetime_years"] == pytest.approx(1.0 * 5.0 / w["effective_dwpd"])
+    # worked by hand: 2.4 GB/s x RAID WAF 3 over 24 drives = 300 MB/s per member = 25.92 TB a day
+    # = 6.75 drive writes a day of a 3.84 TB drive; NAND writes twice that, against a rating of
+    # 1 DWPD for 5 years at the drive's own WAF
+    assert w["member_write_bytes_per_s"] == pytest.approx(300e6)
+    assert w["member_dwpd"] == pytest.approx(6.75)
+    assert w["effective_dwpd"] == pytest.approx(13.5 / rated_waf)
+    assert w["lifetime_years"] == pytest.approx(5.0 * rated_waf / 13.5)
     idle = drive_wear(catalog, drive.name, drives=24, host_write_bytes_per_s=0.0, raid_waf=None, waf_nand=None)
     assert idle["effective_dwpd"] == 0 and idle["lifetime_years"] is None
 
