@@ -230,15 +230,16 @@ def run_mutation(tree: Path, mutation: Mutation, cache_root: Path, baseline: str
     return Outcome(mutation.id, verdict, seconds, last_line(result))
 
 
-def markdown(outcomes: list[Outcome], baseline_s: float) -> str:
+def markdown(outcomes: list[Outcome], baseline_s: float) -> tuple[str, str]:
     by_id = {mu.id: mu for mu in MUTATIONS}
     judged = [o for o in outcomes if o.verdict != "not-applied"]
     caught = sum(o.verdict in ("caught", "error") for o in judged)
-    rows = ["| mutation | what it breaks | tests run | verdict | s |", "|---|---|---|---|---:|"]
+    rows = ["| mutation | what it breaks | tests run | verdict: first failing test | s |", "|---|---|---|---|---:|"]
     for o in outcomes:
         mu = by_id[o.id]
         tests = ", ".join(t.replace("tests/", "") for t in mu.tests)
-        rows.append(f"| `{o.id}` | {mu.what} (`{mu.path}`) | {tests} | {o.verdict} | {o.seconds:.0f} |")
+        failing = o.detail.split(" - ")[0].removeprefix("FAILED ").split("::", 1)[-1] if o.verdict == "caught" else o.detail
+        rows.append(f"| `{o.id}` | {mu.what} (`{mu.path}`) | {tests} | {o.verdict}: `{failing}` | {o.seconds:.0f} |")
     score = f"{caught} of {len(judged)} caught ({100 * caught / max(1, len(judged)):.0f}%)"
     return score, "\n".join(rows)
 
@@ -254,7 +255,8 @@ regenerated from the model itself.
 below to a temporary copy of the tree, runs the behaviour tests named for it (`pytest -x -q`,
 never docs tables or the validation table) and records the verdict: *caught* (a test failed),
 *error* (the mutant could not even be imported or collected; counted as caught), *survived*
-(every test passed). It is not part of the test suite: it takes tens of minutes on two cores.
+(every test passed). It is not part of the test suite: it takes about ten minutes on two shared
+cores (most mutants a few seconds; those of Numba kernel modules compile their kernels afresh).
 
 **Score: {score}** (target: at least 95%). Measured {date} on {machine}; baseline (unmutated
 tree, every test file below) passed in {baseline:.0f} s.
@@ -273,7 +275,12 @@ def main() -> int:
     parser.add_argument("--list", action="store_true", help="list the mutations and exit")
     parser.add_argument("--write-doc", type=Path, help="write the result as this markdown file")
     parser.add_argument("--json", type=Path, help="write the outcomes as JSON")
+    parser.add_argument("--from-json", type=Path, help="only render --write-doc from a JSON written by --json")
     args = parser.parse_args()
+    if args.from_json:
+        saved = json.loads(args.from_json.read_text())
+        write_doc(args.write_doc, [Outcome(**o) for o in saved["outcomes"]], saved["baseline_s"])
+        return 0
     chosen = [mu for mu in MUTATIONS if not args.only or mu.id in args.only]
     if args.list:
         for mu in chosen:
@@ -296,15 +303,19 @@ def main() -> int:
             outcome = run_mutation(tree, mutation, cache_root, baseline)
             outcomes.append(outcome)
             print(f"{outcome.verdict:11s} {outcome.seconds:5.0f} s  {outcome.id}: {outcome.detail}", flush=True)
-    score, table = markdown(outcomes, baseline_s)
-    print(score)
+    print(markdown(outcomes, baseline_s)[0])
     if args.json:
-        args.json.write_text(json.dumps([o.__dict__ for o in outcomes], indent=1))
+        args.json.write_text(json.dumps({"baseline_s": baseline_s, "outcomes": [o.__dict__ for o in outcomes]}, indent=1))
     if args.write_doc:
-        machine = f"{os.cpu_count()} CPUs, Python {sys.version.split()[0]}"
-        args.write_doc.write_text(DOC.format(score=score, date=time.strftime("%Y-%m-%d"), machine=machine,
-                                             baseline=baseline_s, table=table))
+        write_doc(args.write_doc, outcomes, baseline_s)
     return 0
+
+
+def write_doc(path: Path, outcomes: list[Outcome], baseline_s: float) -> None:
+    score, table = markdown(outcomes, baseline_s)
+    machine = f"{os.cpu_count()} CPUs, Python {sys.version.split()[0]}"
+    path.write_text(DOC.format(score=score, date=time.strftime("%Y-%m-%d"), machine=machine, baseline=baseline_s,
+                               table=table))
 
 
 if __name__ == "__main__":
