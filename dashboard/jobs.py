@@ -33,6 +33,13 @@ from .core import rebuild_info, workload_record
 
 log = logging.getLogger(__name__)
 
+JOB_TIMEOUT_S = 120.0
+"""Longest an event-mode job may run (every workload and the rebuild): a job within the budget
+takes seconds (256 x 256 in flight: 3 s per workload on one core)."""
+WORKER_ADDRESS_SPACE_BYTES = 8 * 1024**3
+"""The worker's address-space cap (RLIMIT_AS): about 0.9 GB is mapped for a job at the budget's
+limit, so this only stops a run that would otherwise grow without bound."""
+
 
 def run_workload(scenario: dict[str, Any], index: int, host_ios: int) -> dict[str, Any]:
     """Worker side: one workload of the scenario in event mode (errors come back as a line of text)."""
@@ -40,6 +47,9 @@ def run_workload(scenario: dict[str, Any], index: int, host_ios: int) -> dict[st
         catalog = default_catalog()
         spec = parse_scenario(scenario, catalog)
         return workload_record(spec, spec.workloads[index], catalog, "event", host_ios)
+    except MemoryError:  # over the worker's address-space cap: a refusal, not a bug
+        log.warning("event-mode run of workload %d stopped: over the worker's memory cap", index)
+        return {"name": f"workload {index}", "error": "MemoryError: over the event-mode worker's memory cap"}
     except Exception as exc:  # an exception object may not pickle back (InputError): send its line
         log.error("event-mode run failed\n%s", traceback.format_exc())
         return {"name": f"workload {index}", "error": f"{type(exc).__name__}: {exc}"}
@@ -53,14 +63,6 @@ def run_rebuild(scenario: dict[str, Any]) -> dict[str, Any]:
     except Exception as exc:
         log.error("rebuild run failed\n%s", traceback.format_exc())
         return {"na": f"{type(exc).__name__}: {exc}"}
-
-
-JOB_TIMEOUT_S = 120.0
-"""Longest an event-mode job may run (every workload and the rebuild): a job within the budget
-takes seconds (256 x 256 in flight: 3 s per workload on one core)."""
-WORKER_ADDRESS_SPACE_BYTES = 8 * 1024**3
-"""The worker's address-space cap (RLIMIT_AS): about 0.9 GB is mapped for a job at the budget's
-limit, so this only stops a run that would otherwise grow without bound."""
 
 
 def _worker_init(address_space_bytes: int | None) -> None:
