@@ -30,18 +30,16 @@ details and the deviations from fio.
 
 from __future__ import annotations
 
-import math
 import re
-import time
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from pydantic import ValidationError
 
 from .errors import InputError, from_validation_error, suggestion_text
+from .fio_json import FIO_PERCENTILES, fio_json_report, percentile_table  # noqa: F401 (fio's JSON lives in nvsim.fio_json)
 from .specs import WorkloadSpec
 
 # ---------------------------------------------------------------- option tables
@@ -88,12 +86,36 @@ UNDERSTOOD_WITHOUT_EFFECT: frozenset[str] = frozenset({
     "log_hist_msec", "per_job_logs", "log_offset",
     # random offset generation: nvsim draws uniform offsets from its own seeded streams
     "randrepeat", "randseed", "random_generator", "norandommap", "softrandommap",
+    # what fio reports: percentiles and the JSON's job entries (nvsim.fio_json, nvsim.fio_run)
+    "percentile_list", "clat_percentiles", "lat_percentiles", "slat_percentiles", "disk_util",
     # how fio itself runs: threads or processes, CPU and memory placement policies
     "thread", "cpus_allowed_policy", "numa_mem_policy",
     # file handling that does not change direct I/O to a block device
     "invalidate", "allow_mounted_write", "allow_file_create", "create_serialize", "fallocate",
 })
 """fio options that are understood and do not change nvsim's answer; accepted silently."""
+
+REFUSED_OPTIONS: dict[str, str] = {
+    "bssplit": "a mix of block sizes is not carried through the solvers (one bs per job); give one bs, or one job per size",
+    "bsrange": "a range of block sizes is not carried through the solvers (one bs per job); give one bs",
+    "rate": "a bandwidth limit (open loop) is not modelled: nvsim runs closed loops at iodepth; drop it or lower iodepth/numjobs",
+    "rate_iops": "an IOPS limit (open loop) is not modelled: nvsim runs closed loops at iodepth; drop it or lower iodepth/numjobs",
+    "rate_min": "a minimum rate is not modelled (nvsim runs closed loops at iodepth)",
+    "rate_iops_min": "a minimum rate is not modelled (nvsim runs closed loops at iodepth)",
+    "thinktime": "think time between I/Os is not modelled (closed loops issue the next I/O at once)",
+    "read_iolog": "trace replay is not modelled: nvsim generates the job's I/O from rw, bs and iodepth",
+    "replay_redirect": "trace replay is not modelled",
+    "latency_target": "fio's latency-target search of the queue depth is not modelled; run the depths as separate jobs",
+    "flow": "fio's flow control between jobs is not modelled",
+    "random_distribution": "only uniform random offsets are modelled (zipf, pareto, normal and zoned skew the FTL's hot/cold data)",
+    "zonemode": "zoned block devices are not modelled",
+}
+"""fio options that change the answer in ways nvsim does not model: a job that sets one (to a value
+other than fio's default) is refused in one line naming the option."""
+
+_REFUSED_DEFAULTS = {"rate": ("0",), "rate_iops": ("0",), "rate_min": ("0",), "rate_iops_min": ("0",), "thinktime": ("0",),
+                     "random_distribution": ("random",), "zonemode": ("none",), "flow": ("0",), "latency_target": ("0",)}
+"""Values of refused options that mean fio's default behaviour (accepted)."""
 
 ALIASES: dict[str, str] = {
     "readwrite": "rw",
@@ -112,11 +134,31 @@ FIO_DEFAULT_RW = "read"
 FIO_DEFAULT_IOENGINE = "psync"
 """fio's defaults on Linux when a job names no rw / ioengine (``.def`` in fio's options.c)."""
 
+BLOCK_IOENGINES = ("psync", "sync", "pvsync", "pvsync2", "posixaio", "libaio", "io_uring", "spdk")
+"""fio's block ioengines nvsim simulates: each is a host I/O path of the catalog (``models/host_io/``)."""
+
+_NO_DEVICE = "moves no data to a device (it measures fio's own overhead), so there is no array to simulate"
+_REMOTE = "reaches storage over a network or a cluster protocol, not a local NVMe array"
+_FILE_OPS = "does file-system metadata operations, not block I/O"
+_MEMORY = "reads and writes memory-mapped or persistent memory, not NVMe block I/O"
+_OTHER_PATH = "drives the device through a path nvsim's host I/O models do not describe"
+UNSIMULATED_IOENGINES: dict[str, str] = {
+    **dict.fromkeys(("null", "cpp_null"), _NO_DEVICE),
+    "cpuio": "burns CPU and does no I/O",
+    "exec": "runs a program and does no I/O",
+    **dict.fromkeys(("net", "netsplice", "rdma", "http", "nbd", "nfs", "libiscsi", "rados", "rbd", "gfapi", "gfapi_async",
+                     "libhdfs", "dfs", "ime_psync", "ime_psyncv", "ime_aio"), _REMOTE),
+    **dict.fromkeys(("filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete", "falloc", "ftruncate",
+                     "e4defrag"), _FILE_OPS),
+    **dict.fromkeys(("dev-dax", "libpmem", "mmap", "splice"), _MEMORY),
+    **dict.fromkeys(("libcufile", "libhipfile"), "moves data between GPU memory and storage (GPUDirect Storage), a path nvsim does not model"),
+    "io_uring_cmd": "sends NVMe passthrough commands to a character device, bypassing the block layer; ioengine=io_uring is the modelled path",
+    **dict.fromkeys(("sg", "libzbc", "mtd", "xnvme", "libblkio", "windowsaio", "solarisaio", "guasi", "binject"), _OTHER_PATH),
+}
+"""fio ioengines that cannot be simulated, with the reason; ``parse_fio_jobfile`` refuses each in one line."""
+
 HOST_IO_FLAGS = ("hipri", "fixedbufs", "registerfiles", "sqthread_poll")
 """fio's ioengine options of the host I/O path (``WorkloadSpec`` fields; nvsim.host_io)."""
-
-FIO_PERCENTILES = (1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99)
-"""fio's default ``percentile_list``."""
 
 _KNOWN = frozenset({*MODELLED_OPTIONS, *KEPT_OPTIONS, *UNDERSTOOD_WITHOUT_EFFECT, *ALIASES})
 _READS = {"read", "randread"}
@@ -187,6 +229,21 @@ class FioJobFile:
             phases.setdefault(job.phase, []).append(job.name)
         return [names for names in phases.values() if len(names) > 1]
 
+    def notes(self) -> list[str]:
+        """What the user should know about how the file is simulated, one line each: jobs that
+        name no ioengine (fio's default psync), jobs fio runs together that nvsim runs one at a time."""
+        lines = []
+        defaulted = [job.name for job in self.jobs if "ioengine" not in job.options]
+        if defaulted:
+            lines.append(f"{self.path}: no ioengine given for {', '.join(dict.fromkeys(defaulted))}: fio's default "
+                         f"{FIO_DEFAULT_IOENGINE} is used (one I/O in flight per job whatever iodepth says)")
+        together = self.concurrent_jobs()
+        if together:
+            names = "; ".join(", ".join(group) for group in together)
+            lines.append(f"{self.path}: jobs that fio runs at the same time (no stonewall between them) are simulated "
+                         f"one after another, each with the whole array: {names}")
+        return lines
+
     def unmodelled_warning(self) -> str | None:
         """The one warning line for the CLI, or None when every option is understood."""
         if not self.unmodelled_options:
@@ -215,6 +272,11 @@ class _Section:
 
 def load_fio_jobfile(path: str | Path, *, catalog: Any = None) -> FioJobFile:
     """Read and parse a fio job file (see ``parse_fio_jobfile``)."""
+    return parse_fio_jobfile(read_jobfile_text(path), str(path), catalog=catalog)
+
+
+def read_jobfile_text(path: str | Path) -> str:
+    """A job file's text: UTF-8, a byte-order mark dropped; one-line errors naming the file."""
     where = str(path)
     try:
         raw = Path(path).read_bytes()
@@ -224,7 +286,7 @@ def load_fio_jobfile(path: str | Path, *, catalog: Any = None) -> FioJobFile:
         text = raw.decode("utf-8-sig")  # a byte-order mark from an editor is not part of the first line
     except UnicodeDecodeError as exc:
         raise InputError("", f"not UTF-8 text (byte {exc.start})", source=where) from None
-    return parse_fio_jobfile(text, where, catalog=catalog)
+    return text
 
 
 def parse_fio_jobfile(text: str, path: str = "<jobfile>", *, catalog: Any = None) -> FioJobFile:
@@ -254,6 +316,28 @@ def parse_fio_jobfile(text: str, path: str = "<jobfile>", *, catalog: Any = None
         raise InputError("", "no jobs defined: the file has no job section, only [global] (fio: 'No jobs(s) defined')", source=path)
     global_options = {e.key: e.value or "" for e in global_entries}
     return FioJobFile(path=path, jobs=tuple(jobs), unmodelled_options=tuple(sorted(unmodelled)), global_options=global_options)
+
+
+def command_line_to_jobfile(arguments: list[str] | tuple[str, ...]) -> str:
+    """fio's command-line job options (``--name=a --rw=randread --bs=4k``) as job-file text.
+
+    As fio's parse_cmd_line: options before the first ``--name`` go to ``[global]``; each
+    ``--name=X`` opens job ``[X]`` and the options after it are that job's; ``--flag`` alone is a
+    bare flag. The text comes before any job file's, so its global options apply to the file's jobs
+    too, as fio's command-line defaults do. Anything else than ``--key[=value]`` is an error.
+    """
+    lines = ["[global]"]
+    for argument in arguments:
+        if not argument.startswith("--") or len(argument) < 3:
+            raise InputError("command line", f"fio's job options are written --key=value or --flag, got {argument!r}")
+        key, has_value, value = argument[2:].partition("=")
+        if key == "name":
+            if not value:
+                raise InputError("--name", "needs a job name (--name=NAME)")
+            lines.append(f"[{value}]")
+        else:
+            lines.append(f"{key}={value}" if has_value else key)
+    return "\n".join(lines) + "\n"
 
 
 def _sections(text: str, path: str) -> list[_Section]:
@@ -366,7 +450,7 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
             data[key] = _parse_flag(entry, path)
             origin[key] = entry
         elif key == "ioengine":
-            ioengine = _need_value(entry, path)
+            ioengine = _parse_ioengine(entry, path)
             origin["ioengine"] = entry
         elif key in kept:
             kept[key] = _need_value(entry, path)
@@ -381,6 +465,8 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
             if value not in ("0", "1"):
                 raise _error(entry, path, f"must be 0 or 1, got {value!r}")
             direct = (value == "1") == (key == "direct")
+        elif key in REFUSED_OPTIONS:
+            _refuse_option(entry, path, kb_base)
         elif key == "kb_base" or key in UNDERSTOOD_WITHOUT_EFFECT:
             pass
         elif key.lower() in _KNOWN:
@@ -423,6 +509,31 @@ def _need_value(entry: _Entry, path: str) -> str:
     return entry.value
 
 
+def _refuse_option(entry: _Entry, path: str, kb_base: int) -> None:
+    """An option that changes the answer in a way nvsim does not model: refused unless it says fio's default."""
+    value = (entry.value or "").strip()
+    if value in _REFUSED_DEFAULTS.get(entry.key, ()):
+        return
+    if entry.key == "bsrange" and "-" in value:  # one size written as a range (4k-4k) is one bs
+        low, _, high = value.split(",")[0].partition("-")
+        if low and low == high:
+            return
+    if entry.key == "bssplit" and re.fullmatch(r"[^:,/]+(/100)?", value):  # one size at 100%
+        return
+    raise _error(entry, path, f"cannot be simulated: {REFUSED_OPTIONS[entry.key]} (got {entry.written}={value})")
+
+
+def _parse_ioengine(entry: _Entry, path: str) -> str:
+    """The engine as written; one that cannot be simulated (network, null, file operations, plug-ins) is refused."""
+    value = _need_value(entry, path)
+    supported = f"nvsim simulates the block engines {', '.join(BLOCK_IOENGINES)} (no ioengine: fio's default {FIO_DEFAULT_IOENGINE})"
+    if value.startswith("external") or "/" in value or value.endswith(".so"):
+        raise _error(entry, path, f"{value!r} is an external engine plug-in, which cannot be simulated; {supported}")
+    if value in UNSIMULATED_IOENGINES:
+        raise _error(entry, path, f"{value!r} cannot be simulated: it {UNSIMULATED_IOENGINES[value]}; {supported}")
+    return value
+
+
 def _parse_rw(entry: _Entry, path: str) -> str:
     value = _need_value(entry, path)
     if ":" in value:
@@ -459,6 +570,9 @@ def _parse_size(entry: _Entry, path: str, kb_base: int, *, allow_percent: bool) 
     (0, percent).
     """
     value = _need_value(entry, path)
+    whole = re.fullmatch(r"(\d+)\.0*", value)
+    if whole:  # fio's strtoll reads "16777216.0" as 16777216 (the ".0" is no unit): so does nvsim
+        value = whole.group(1)
     match = _SIZE.match(value)
     if not match:
         hint = "; fio reads whole numbers only" if re.match(r"^\d+\.\d", value) else ""
@@ -619,156 +733,3 @@ def _format_seconds(label: str, seconds: float, job: str) -> str:
     if microseconds % 1000 == 0:
         return f"{microseconds // 1000}ms"
     return f"{microseconds}us"
-
-
-# ---------------------------------------------------------------- fio JSON output
-
-
-def fio_json_report(jobs_results: list[dict], *, fio_version: str = "nvsim", timestamp: int,
-                    global_options: dict[str, str] | None = None, lat_percentiles: bool = False) -> dict:
-    """Results in fio's ``--output-format=json`` layout (fio 3.x), one entry per job (group_reporting).
-
-    Each item of ``jobs_results``: name, group, options (dict), runtime_s, cpu_percent (system-wide,
-    written as sys_cpu), and read / write: {ios, bytes, latencies_ns (1-D array or None)}. The
-    latencies are whole-I/O latencies; nvsim has no separate submission latency, so slat_ns has
-    N=0 and clat_ns and lat_ns carry the same statistics. Percentiles (fio's default list) go under
-    clat_ns as fio does by default, and under lat_ns too with ``lat_percentiles=True``.
-    """
-    report: dict[str, Any] = {
-        "fio version": fio_version,
-        "timestamp": int(timestamp),
-        "timestamp_ms": int(timestamp) * 1000,
-        "time": time.asctime(time.gmtime(timestamp)),
-        "global options": {str(k): str(v) for k, v in (global_options or {}).items()},
-        "jobs": [],
-    }
-    for index, result in enumerate(jobs_results):
-        report["jobs"].append(_job_json(result, index, lat_percentiles))
-    return report
-
-
-_JOB_KEYS = ("name", "group", "options", "runtime_s", "read", "write", "cpu_percent")
-
-
-def _job_json(result: dict, index: int, lat_percentiles: bool) -> dict[str, Any]:
-    for key in _JOB_KEYS:
-        if key not in result:
-            raise InputError(f"jobs_results[{index}].{key}", f"required key is missing; each job needs {', '.join(_JOB_KEYS)}")
-    runtime_s = float(result["runtime_s"])
-    if not math.isfinite(runtime_s) or runtime_s < 0:
-        raise InputError(f"jobs_results[{index}].runtime_s", f"must be a finite number of seconds >= 0, got {result['runtime_s']!r}")
-    directions = {}
-    samples = []
-    for ddir in ("read", "write"):
-        directions[ddir], lat = _direction_json(result[ddir], runtime_s, f"jobs_results[{index}].{ddir}", lat_percentiles)
-        if lat is not None:
-            samples.append(lat)
-    directions["trim"], _ = _direction_json({"ios": 0, "bytes": 0, "latencies_ns": None}, runtime_s, "", lat_percentiles)
-    all_latencies = np.concatenate(samples) if samples else np.zeros(0, dtype=np.int64)
-    job: dict[str, Any] = {
-        "jobname": str(result["name"]),
-        "groupid": int(result["group"]),
-        "error": 0,
-        "eta": 0,
-        "elapsed": int(round(runtime_s)),
-        "job options": {str(k): str(v) for k, v in dict(result["options"]).items()},
-        **directions,
-        "sync": {"total_ios": 0, "lat_ns": _lat_stats(np.zeros(0, dtype=np.int64), percentiles=False)},
-        "job_runtime": int(round(runtime_s * 1000)),
-        "usr_cpu": 0.0,
-        "sys_cpu": float(result["cpu_percent"]),
-        "ctx": 0,
-        "majf": 0,
-        "minf": 0,
-        **_latency_buckets(all_latencies),
-    }
-    return job
-
-
-def _direction_json(data: dict, runtime_s: float, label: str, lat_percentiles: bool) -> tuple[dict[str, Any], np.ndarray | None]:
-    ios = int(data.get("ios", 0))
-    io_bytes = int(data.get("bytes", 0))
-    if ios < 0 or io_bytes < 0:
-        raise InputError(label, f"ios and bytes must be >= 0, got {ios} and {io_bytes}")
-    raw = data.get("latencies_ns")
-    latencies = None
-    if raw is not None:
-        array = np.asarray(raw, dtype=np.float64)
-        if array.ndim != 1 or not np.all(np.isfinite(array)) or np.any(array < 0):
-            raise InputError(f"{label}.latencies_ns", "must be a 1-D array of finite latencies >= 0 in nanoseconds")
-        latencies = np.rint(array).astype(np.int64)  # fio records whole nanoseconds
-    active = (ios > 0 or io_bytes > 0) and runtime_s > 0
-    bw_bytes = int(io_bytes // runtime_s) if active else 0
-    stats = latencies if latencies is not None else np.zeros(0, dtype=np.int64)
-    out = {
-        "io_bytes": io_bytes,
-        "io_kbytes": io_bytes >> 10,
-        "bw_bytes": bw_bytes,
-        "bw": bw_bytes // 1024,
-        "iops": ios / runtime_s if active else 0.0,
-        "runtime": int(round(runtime_s * 1000)) if active else 0,
-        "total_ios": ios,
-        "short_ios": 0,
-        "drop_ios": 0,
-        "slat_ns": _lat_stats(np.zeros(0, dtype=np.int64), percentiles=False),
-        "clat_ns": _lat_stats(stats, percentiles=True),
-        "lat_ns": _lat_stats(stats, percentiles=lat_percentiles),
-    }
-    return out, latencies
-
-
-def _lat_stats(values: np.ndarray, *, percentiles: bool) -> dict[str, Any]:
-    """fio's add_ddir_lat_json: min, max, mean, stddev (n-1), N, and percentiles when there are samples."""
-    n = int(values.size)
-    out: dict[str, Any] = {
-        "min": int(values.min()) if n else 0,
-        "max": int(values.max()) if n else 0,
-        "mean": float(values.mean()) if n else 0.0,
-        "stddev": float(values.std(ddof=1)) if n > 1 else 0.0,
-        "N": n,
-    }
-    if percentiles and n:
-        out["percentile"] = percentile_table(values)
-    return out
-
-
-def percentile_table(latencies_ns: np.ndarray, percentiles: tuple[float, ...] = FIO_PERCENTILES) -> dict[str, int]:
-    """fio's percentile keys ("99.000000") to the nearest-rank latency: the smallest sample with at
-    least p% of the samples at or below it (the rule of fio's calc_clat_percentiles, without its
-    histogram buckets)."""
-    ordered = np.sort(np.asarray(latencies_ns))
-    n = ordered.size
-    table = {}
-    for p in percentiles:
-        rank = max(1, math.ceil(Fraction(str(p)) * n / 100))
-        table[f"{p:f}"] = int(ordered[min(rank, n) - 1])
-    return table
-
-
-_NS_EDGES = np.array([2, 4, 10, 20, 50, 100, 250, 500, 750])
-_MS_EDGES = np.array([2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000])
-_BUCKETS = ("2", "4", "10", "20", "50", "100", "250", "500", "750", "1000")
-
-
-def _latency_buckets(latencies: np.ndarray) -> dict[str, dict[str, float]]:
-    """fio's latency_ns / latency_us / latency_ms: percent of I/Os per bucket (io_u_mark_latency)."""
-    total = latencies.size
-    ns = latencies[latencies < 1000]
-    us = latencies[(latencies >= 1000) & (latencies < 1_000_000)] // 1000
-    ms = latencies[latencies >= 1_000_000] // 1_000_000
-    counts_ns = np.bincount(np.searchsorted(_NS_EDGES, ns, side="right"), minlength=10)
-    counts_us = np.bincount(np.searchsorted(_NS_EDGES, us, side="right"), minlength=10)
-    counts_ms = np.bincount(np.searchsorted(_MS_EDGES, ms, side="right"), minlength=12)
-
-    def percent(counts: np.ndarray, labels: tuple[str, ...]) -> dict[str, float]:
-        out = {}
-        for label, count in zip(labels, counts):
-            value = 100.0 * count / total if total else 0.0
-            out[label] = 0.01 if 0 < value < 0.01 else float(value)  # fio shows a tiny share as 0.01
-        return out
-
-    return {
-        "latency_ns": percent(counts_ns, _BUCKETS),
-        "latency_us": percent(counts_us, _BUCKETS),
-        "latency_ms": percent(counts_ms, (*_BUCKETS, "2000", ">=2000")),
-    }

@@ -15,7 +15,7 @@ from hypothesis import given, settings, strategies as st
 
 from nvsim.errors import InputError
 from nvsim.fio import (
-    FIO_PERCENTILES, KEPT_OPTIONS, MODELLED_OPTIONS, UNDERSTOOD_WITHOUT_EFFECT, FioJobFile, fio_json_report,
+    FIO_PERCENTILES, KEPT_OPTIONS, MODELLED_OPTIONS, UNDERSTOOD_WITHOUT_EFFECT, UNSIMULATED_IOENGINES, FioJobFile, fio_json_report,
     load_fio_jobfile, parse_fio_jobfile, percentile_table, workload_to_fio_section,
 )
 from nvsim.specs import WorkloadSpec
@@ -322,25 +322,41 @@ def test_unmodelled_options_are_listed_once_sorted_and_understood_ones_are_not()
     text = """
 [global]
 direct=1
-rate_iops=1000
+fsync=8
 exitall
 randrepeat=0
 thread
 description=x
 [a]
 rw=randread
-bssplit=4k/50:64k/50
-rate_iops=2000
+fsync=16
 [b]
 rw=read
 exitall
-zonemode=zbd
+verify=crc32c
 """
     jobfile = parse(text)
-    assert jobfile.unmodelled_options == ("bssplit", "exitall", "rate_iops", "zonemode")
+    assert jobfile.unmodelled_options == ("exitall", "fsync", "verify")
     warning = jobfile.unmodelled_warning()
-    assert warning == "job.fio: fio options not modelled (nvsim ignores them): bssplit, exitall, rate_iops, zonemode"
-    assert jobfile.jobs[0].options["rate_iops"] == "2000"
+    assert warning == "job.fio: fio options not modelled (nvsim ignores them): exitall, fsync, verify"
+    assert jobfile.jobs[0].options["fsync"] == "16"
+
+
+@pytest.mark.parametrize("option, value", [
+    ("rate_iops", "1000"), ("rate", "100m"), ("rate_min", "10m"), ("thinktime", "100"), ("bssplit", "4k/50:64k/50"),
+    ("bsrange", "4k-64k"), ("read_iolog", "trace.log"), ("latency_target", "1ms"), ("random_distribution", "zipf:1.2"),
+    ("zonemode", "zbd"),
+])
+def test_options_that_change_the_answer_are_refused_in_one_line_naming_them(option, value):
+    message = error_of(f"[a]\nrw=randread\n{option}={value}\n")
+    assert f"line 3: {option}: cannot be simulated" in message and f"{option}={value}" in message
+
+
+@pytest.mark.parametrize("option, value", [("rate_iops", "0"), ("thinktime", "0"), ("bssplit", "4k/100"), ("bsrange", "4k-4k"),
+                                           ("random_distribution", "random"), ("zonemode", "none")])
+def test_refused_options_at_fios_default_are_accepted(option, value):
+    parse(f"[a]\nrw=randread\ndirect=1\n{option}={value}\n")
+    assert option not in parse(f"[a]\nrw=randread\ndirect=1\n{option}={value}\n").unmodelled_options
 
 
 def test_buffered_io_is_listed_as_unmodelled_direct():
@@ -368,6 +384,11 @@ def test_docs_name_every_option_nvsim_reads():
 NAME_CHARS = st.characters(blacklist_categories=("Cs",), blacklist_characters="\n")  # anything on one line
 PLAIN_CHARS = st.characters(whitelist_categories=("L", "N", "P", "S"))  # mostly what fio keeps as written
 TEXT = st.text(PLAIN_CHARS, min_size=1, max_size=30) | st.text(NAME_CHARS, min_size=1, max_size=30)
+
+
+def _simulable_engine_name(text: str) -> bool:
+    """Engine names the parser keeps as written (no catalog): not one fio cannot simulate, not a plug-in path."""
+    return text not in UNSIMULATED_IOENGINES and not (text.startswith("external") or "/" in text or text.endswith(".so"))
 SECONDS = (st.integers(1, 10**6).map(float) | st.integers(1, 10**9).map(lambda ms: ms / 10**3)
            | st.integers(1, 10**12).map(lambda us: us / 10**6))  # whole s, ms and us, as fio writes them
 WORKLOADS = st.builds(
@@ -383,7 +404,7 @@ WORKLOADS = st.builds(
     runtime=st.none() | SECONDS,
     ramp_time=st.just(0.0) | SECONDS,
     time_based=st.booleans(),
-    ioengine=st.sampled_from(["libaio", "io_uring", "psync"]) | TEXT,
+    ioengine=st.sampled_from(["libaio", "io_uring", "psync", "posixaio"]) | TEXT.filter(_simulable_engine_name),
     hipri=st.booleans(), fixedbufs=st.booleans(), registerfiles=st.booleans(), sqthread_poll=st.booleans(),
     iodepth_batch_submit=st.integers(1, 65536), iodepth_batch_complete_min=st.integers(1, 65536),
 )
@@ -472,7 +493,8 @@ def test_json_report_has_the_keys_fio_tools_read():
     assert percentiles["99.000000"] > percentiles["50.000000"]
     values = list(percentiles.values())
     assert values == sorted(values)
-    assert read["clat_ns"]["N"] == 7000 and read["clat_ns"]["min"] <= values[0] and values[-1] <= read["clat_ns"]["max"]
+    # fio prints a bucket's middle: within 1/128 of the samples' range (FIO_IO_U_PLAT_BITS = 6)
+    assert read["clat_ns"]["N"] == 7000 and read["clat_ns"]["min"] * (1 - 1 / 128) <= values[0] <= values[-1] <= read["clat_ns"]["max"] * (1 + 1 / 128)
     assert read["lat_ns"]["mean"] == read["clat_ns"]["mean"] and "percentile" not in read["lat_ns"]  # fio's defaults
     assert read["slat_ns"] == {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}
     assert job["sys_cpu"] == 22.09 and job["usr_cpu"] == 0.0 and (job["ctx"], job["majf"], job["minf"]) == (0, 0, 0)
@@ -492,13 +514,25 @@ def test_json_directions_without_io_are_zeros_as_fio_writes_them():
     assert job["latency_us"]["250"] == 100.0  # 100 us falls in fio's (100, 250] us bucket
 
 
-def test_percentiles_are_fios_nearest_rank():
-    latencies = np.arange(1, 1001)  # 1..1000 ns
-    table = percentile_table(latencies)
-    assert table["50.000000"] == 500 and table["99.000000"] == 990 and table["99.900000"] == 999
-    assert table["99.990000"] == 1000 and table["1.000000"] == 10
+def test_percentiles_are_fios_histogram_buckets():
+    """fio's calc_clat_percentiles: exact below 128 ns, then the middle of a bucket 1/64 of a power of two wide."""
+    small = percentile_table(np.arange(1, 101))  # 1..100 ns: every value its own bucket
+    assert small["50.000000"] == 50 and small["99.000000"] == 99 and small["1.000000"] == 1
+    table = percentile_table(np.arange(1, 1001))
+    assert table["50.000000"] == 502  # 500 lies in [500, 504): fio prints 502
+    assert table["99.990000"] == 1004 and table["1.000000"] == 10  # 1000 lies in [1000, 1008)
     assert percentile_table(np.array([7]))["99.990000"] == 7
     assert len(FIO_PERCENTILES) == 17
+
+
+@given(st.lists(st.integers(0, 10**10), min_size=1, max_size=300), st.sampled_from(FIO_PERCENTILES))
+@settings(max_examples=200, deadline=None)
+def test_a_percentile_is_within_a_bucket_of_the_nearest_rank_sample(samples, p):
+    """Law of fio's histogram: the value printed is within 1/128 of the nearest-rank sample (exact below 128 ns)."""
+    values = np.array(samples)
+    exact = np.sort(values)[max(1, -(-len(values) * int(p * 100) // 10000)) - 1]
+    got = percentile_table(values, (p,))[f"{p:f}"]
+    assert abs(got - exact) <= max(exact / 128, 0.5)
 
 
 def test_lat_percentiles_option_adds_them_to_lat_ns():

@@ -1,0 +1,180 @@
+"""``nvsim fio``: run a parsed fio job file against a simulated array and report as fio does.
+
+Each job is simulated (event or fluid mode) on the scenario's array; its rates are carried over the
+job's own runtime as fio would run it:
+
+* a ``time_based`` job with ``runtime`` runs ``runtime`` seconds;
+* otherwise each of its ``numjobs`` clones moves ``size`` bytes (``size`` absent: the whole
+  device, as fio does on a block device), stopped early by ``runtime`` if given;
+
+so ``io_bytes``, ``total_ios`` and ``runtime`` describe the job, and the simulated window (the
+measured part of the simulation that gave the rates and the latencies) is stated under each job's
+``nvsim`` key. Without ``group_reporting`` fio prints one entry per clone of a ``numjobs`` job (the
+same name each time); with it, one entry per reporting group, summed: so does nvsim. Jobs that fio
+runs at the same time (no ``stonewall`` between them) are simulated one after another, each with
+the array to itself; ``FioJobFile.notes`` says so.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .fio import FioJob, FioJobFile
+from .fio_json import fio_json_report, parse_percentile_list, FIO_PERCENTILES
+from .host_io import effective_iodepth
+from .simulation import Result, Simulation
+from .specs import ScenarioSpec, WorkloadSpec
+
+
+@dataclass(frozen=True)
+class JobRun:
+    """One job's simulation and what fio would report of it over its runtime."""
+
+    job: FioJob
+    workload: WorkloadSpec
+    result: Result
+    runtime_s: float
+    device_bytes: int
+
+
+def job_runtime_s(workload: WorkloadSpec, bytes_per_s: float, device_bytes: int) -> float:
+    """How long fio would run the job at ``bytes_per_s`` (all clones together).
+
+    time_based with a runtime: the runtime. Otherwise every clone moves ``size`` bytes (the device
+    when size is absent), and a runtime stops it early.
+    """
+    if workload.time_based and workload.runtime:
+        return float(workload.runtime)
+    per_clone = workload.size if workload.size else device_bytes
+    by_size = workload.numjobs * per_clone / bytes_per_s if bytes_per_s > 0 else float(workload.runtime or 0.0)
+    return min(by_size, float(workload.runtime)) if workload.runtime else by_size
+
+
+def simulate_jobs(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, fidelity: str) -> list[JobRun]:
+    """Simulate every job of the file, one after another (``FioJobFile.notes`` states it)."""
+    runs = []
+    device_bytes = None
+    for job in parsed.jobs:
+        if device_bytes is None:
+            device_bytes = Simulation(spec, job.workload, catalog=catalog).device_bytes
+        workload = job.resolved(device_bytes) if job.needs_device_bytes else job.workload
+        result = Simulation(spec, workload, catalog=catalog).run(fidelity)
+        rate = result.read_bytes_per_s + result.write_bytes_per_s
+        runs.append(JobRun(job, workload, result, job_runtime_s(workload, rate, device_bytes), device_bytes))
+    return runs
+
+
+def _direction(result: Result, ddir: str, runtime_s: float, share: float, pick: slice | None) -> dict:
+    """ios, bytes, latency samples (event mode) and mean latency (both modes) of one direction."""
+    iops = result.read_iops if ddir == "read" else result.write_iops
+    rate = result.read_bytes_per_s if ddir == "read" else result.write_bytes_per_s
+    latency = result.read_latency_us if ddir == "read" else result.write_latency_us
+    samples = result.latency_samples_s.get(ddir)
+    ns = None if samples is None else np.asarray(samples)[pick or slice(None)] * 1e9
+    mean = latency.get("mean")
+    return {"ios": int(round(iops * runtime_s * share)), "bytes": int(round(rate * runtime_s * share)),
+            "latencies_ns": ns, "mean_latency_ns": None if mean is None else mean * 1000.0}
+
+
+def _job_entry(run: JobRun, host_io: Any, clone: int | None) -> dict:
+    """One entry of fio's jobs list: the whole job, or one of its clones (``clone``)."""
+    workload, result = run.workload, run.result
+    share = 1.0 if clone is None else 1.0 / workload.numjobs
+    pick = None if clone is None else slice(clone, None, workload.numjobs)
+    return {
+        "name": run.job.name, "group": run.job.group, "options": run.job.options, "runtime_s": run.runtime_s,
+        "ramp_time_s": workload.ramp_time,
+        "read": _direction(result, "read", run.runtime_s, share, pick),
+        "write": _direction(result, "write", run.runtime_s, share, pick),
+        "cpu_percent": result.cpu_percent,
+        "iodepth": effective_iodepth(host_io, workload.iodepth) if host_io else workload.iodepth,
+        "batch_submit": workload.iodepth_batch_submit, "batch_complete": workload.iodepth_batch_complete_min,
+        "nvsim": {"simulated_window_s": result.simulated_s, "fidelity": result.fidelity, "limited_by": result.bottleneck,
+                  "numjobs_in_entry": workload.numjobs if clone is None else 1},
+    }
+
+
+def _group_entry(entries: list[dict]) -> dict:
+    """fio's group_reporting: the jobs of one group summed into one entry named after the first."""
+    first = entries[0]
+    merged = dict(first)
+    merged["runtime_s"] = max(e["runtime_s"] for e in entries)
+    for ddir in ("read", "write"):
+        parts = [e[ddir] for e in entries]
+        samples = [p["latencies_ns"] for p in parts if p["latencies_ns"] is not None]
+        ios = sum(p["ios"] for p in parts)
+        means = [(p["ios"], p["mean_latency_ns"]) for p in parts if p["mean_latency_ns"] is not None and p["ios"]]
+        merged[ddir] = {"ios": ios, "bytes": sum(p["bytes"] for p in parts),
+                        "latencies_ns": np.concatenate(samples) if samples else None,
+                        "mean_latency_ns": sum(n * m for n, m in means) / sum(n for n, _ in means) if means else None}
+    merged["cpu_percent"] = max((e["cpu_percent"] or 0.0) for e in entries)
+    merged["nvsim"] = {**first["nvsim"], "jobs_in_group": len(entries),
+                       "numjobs_in_entry": sum(e["nvsim"]["numjobs_in_entry"] for e in entries)}
+    return merged
+
+
+def job_entries(runs: list[JobRun], catalog: Any, group_reporting: bool) -> list[dict]:
+    """fio's jobs list: one entry per clone, or per group with ``group_reporting``."""
+    entries: list[dict] = []
+    for run in runs:
+        host_io = catalog.host_io.get(run.workload.ioengine) if catalog is not None else None
+        if group_reporting or run.workload.numjobs == 1:
+            entries.append(_job_entry(run, host_io, None))
+        else:
+            entries += [_job_entry(run, host_io, clone) for clone in range(run.workload.numjobs)]
+    if not group_reporting:
+        return entries
+    groups: dict[int, list[dict]] = {}
+    for entry in entries:
+        groups.setdefault(entry["group"], []).append(entry)
+    return [_group_entry(members) for members in groups.values()]
+
+
+def disk_util(runs: list[JobRun]) -> list[dict]:
+    """fio's disk_util for the array as one device: I/Os, time in queue (ms) and the busiest drive's busy share."""
+    read_ios = write_ios = 0
+    read_ticks = write_ticks = 0.0
+    busy_ms = total_ms = 0.0
+    for run in runs:
+        r = run.result
+        read_ios += int(round(r.read_iops * run.runtime_s))
+        write_ios += int(round(r.write_iops * run.runtime_s))
+        read_ticks += r.read_iops * run.runtime_s * r.read_latency_us.get("mean", 0.0) / 1000.0
+        write_ticks += r.write_iops * run.runtime_s * r.write_latency_us.get("mean", 0.0) / 1000.0
+        drives = [u.utilisation for u in r.utilisation if u.resource.startswith("drive")]
+        busy_ms += (max(drives) if drives else 0.0) * run.runtime_s * 1000.0
+        total_ms += run.runtime_s * 1000.0
+    return [{"name": "nvsim-array", "read_ios": read_ios, "write_ios": write_ios, "read_merges": 0, "write_merges": 0,
+             "read_ticks": int(round(read_ticks)), "write_ticks": int(round(write_ticks)),
+             "in_queue": int(round(read_ticks + write_ticks)), "util": 100.0 * busy_ms / total_ms if total_ms else 0.0}]
+
+
+def _flag(options: dict[str, str], key: str, default: bool) -> bool:
+    value = options.get(key)
+    if value is None:
+        return default
+    return value == "" or value.strip() not in ("0", "false")
+
+
+def report_options(parsed: FioJobFile) -> dict:
+    """group_reporting, percentile_list, clat_percentiles and lat_percentiles in force (the first job's)."""
+    options = parsed.jobs[0].options
+    plist = parse_percentile_list(options["percentile_list"]) if options.get("percentile_list") else FIO_PERCENTILES
+    return {"group_reporting": any(_flag(job.options, "group_reporting", False) for job in parsed.jobs),
+            "percentiles": plist, "clat_percentiles": _flag(options, "clat_percentiles", True),
+            "lat_percentiles": _flag(options, "lat_percentiles", False)}
+
+
+def fio_report(parsed: FioJobFile, runs: list[JobRun], catalog: Any, *, json_plus: bool = False,
+               timestamp: int | None = None) -> dict:
+    """fio's JSON (or json+) for the simulated jobs."""
+    how = report_options(parsed)
+    entries = job_entries(runs, catalog, how["group_reporting"])
+    return fio_json_report(entries, timestamp=int(time.time()) if timestamp is None else timestamp,
+                           global_options=parsed.global_options, lat_percentiles=how["lat_percentiles"],
+                           clat_percentiles=how["clat_percentiles"], percentiles=how["percentiles"],
+                           json_plus=json_plus, disk_util=disk_util(runs))
