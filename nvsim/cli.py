@@ -143,6 +143,12 @@ def fio_command(
         sys.stderr.write(f"warning: {line}\n")
     runs = nvsim.fio_run.simulate_jobs(parsed, spec, catalog, fidelity)
     report = nvsim.fio_run.fio_report(parsed, runs, catalog, json_plus=output_format == "json+")
+    if nvsim.fio_run.wants_logs(parsed):
+        entries = nvsim.fio_run.log_entries(runs, catalog)
+        if nvsim.fio_log.uses_default_window(entries):
+            sys.stderr.write(f"warning: {label}: log_avg_msec is not set: fio would log every I/O; nvsim writes "
+                             f"{nvsim.fio_log.DEFAULT_LOG_MSEC} ms windows of the steady state\n")
+        nvsim.fio_log.write_log_files(entries, Path.cwd())
     _emit_json(report, output)
 
 

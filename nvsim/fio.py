@@ -82,6 +82,7 @@ KEPT_OPTIONS: dict[str, str] = {
 UNDERSTOOD_WITHOUT_EFFECT: frozenset[str] = frozenset({
     # naming and reporting
     "description", "group_reporting", "unit_base", "stats",
+    # log files, written by nvsim.fio_log in fio's formats
     "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "log_avg_msec",
     "log_hist_msec", "per_job_logs", "log_offset",
     # random offset generation: nvsim draws uniform offsets from its own seeded streams
@@ -176,7 +177,8 @@ class FioJob:
     ``new_group`` once the current group has jobs. phase: jobs of one phase run together; a
     ``stonewall`` job waits for every job before it, so it starts the next phase.
     options: every option in force for the job (globals first, then the job's own), by fio's
-    canonical name, value as written ("" for a bare flag).
+    canonical name, value as written ("" for a bare flag). job_options: the job section's own
+    options only, as fio's JSON writes them under "job options".
     """
 
     name: str
@@ -190,6 +192,7 @@ class FioJob:
     cpus_allowed: str | None = None
     numa_cpu_nodes: str | None = None
     line: int = 0
+    job_options: dict[str, str] = field(default_factory=dict)
 
     @property
     def needs_device_bytes(self) -> bool:
@@ -490,7 +493,8 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
         raise InputError(label, f"{problem.message} (job [{section.name}])", source=where) from None
     job = FioJob(name=name, workload=workload, group=0, filename=kept["filename"], size_percent=size_percent,
                  offset_increment_percent=offset_percent, options=options, phase=0,
-                 cpus_allowed=kept["cpus_allowed"], numa_cpu_nodes=kept["numa_cpu_nodes"], line=section.line)
+                 cpus_allowed=kept["cpus_allowed"], numa_cpu_nodes=kept["numa_cpu_nodes"], line=section.line,
+                 job_options={e.key: e.value if e.value is not None else "" for e in section.entries})
     return job, flags
 
 

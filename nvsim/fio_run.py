@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 
 from .fio import FioJob, FioJobFile
-from .fio_json import fio_json_report, parse_percentile_list, FIO_PERCENTILES
+from .fio_json import FIO_PERCENTILES, fio_json_report, parse_percentile_list
+from .fio_log import LOG_OPTIONS, LogEntry
 from .host_io import effective_iodepth
 from .simulation import Result, Simulation
 from .specs import ScenarioSpec, WorkloadSpec
@@ -86,7 +87,7 @@ def _job_entry(run: JobRun, host_io: Any, clone: int | None) -> dict:
     share = 1.0 if clone is None else 1.0 / workload.numjobs
     pick = None if clone is None else slice(clone, None, workload.numjobs)
     return {
-        "name": run.job.name, "group": run.job.group, "options": run.job.options, "runtime_s": run.runtime_s,
+        "name": run.job.name, "group": run.job.group, "options": run.job.job_options, "runtime_s": run.runtime_s,
         "ramp_time_s": workload.ramp_time,
         "read": _direction(result, "read", run.runtime_s, share, pick),
         "write": _direction(result, "write", run.runtime_s, share, pick),
@@ -132,6 +133,24 @@ def job_entries(runs: list[JobRun], catalog: Any, group_reporting: bool) -> list
     for entry in entries:
         groups.setdefault(entry["group"], []).append(entry)
     return [_group_entry(members) for members in groups.values()]
+
+
+def log_entries(runs: list[JobRun], catalog: Any) -> list[LogEntry]:
+    """Each job and numjobs clone in fio's numbering (from 1), for its log files (``nvsim.fio_log``)."""
+    out: list[LogEntry] = []
+    for run in runs:
+        host_io = catalog.host_io.get(run.workload.ioengine) if catalog is not None else None
+        clones = [None] if run.workload.numjobs == 1 else list(range(run.workload.numjobs))
+        for clone in clones:
+            entry = _job_entry(run, host_io, clone)
+            out.append(LogEntry(run.job.name, run.job.options, len(out) + 1, run.runtime_s,
+                                {"read": entry["read"], "write": entry["write"]}))
+    return out
+
+
+def wants_logs(parsed: FioJobFile) -> bool:
+    """Whether any job asks for a write_*_log."""
+    return any(key in job.options for job in parsed.jobs for key in LOG_OPTIONS)
 
 
 def disk_util(runs: list[JobRun]) -> list[dict]:

@@ -1,0 +1,192 @@
+"""`nvsim fio`'s output read by the tools that read fio's: real fio's key set, fio's own
+fio_jsonplus_clat2csv, PerfKitBenchmarker's fio result parser (the keys it reads), fio-plot.
+
+tests/data/fio/real/ holds a small file-backed job and Debian fio 3.33's json+ output of it;
+tests/data/fio/tools/ holds fio's scripts (tests/data/fio/upstream/README.md names the commit).
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nvsim.fio_json import percentile_table, json_plus_bins
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data" / "fio"
+REAL_JOB = DATA / "real" / "psync-file.fio"
+REAL_JSON = DATA / "real" / "psync-file.fio-3.33.json"
+SYSTEM = "scenarios/graid-gen5-raid6"
+
+
+def nvsim_fio(cli, *args: str) -> dict:
+    done = cli("fio", *args, "--system", SYSTEM)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def key_tree(value, depth: int = 0) -> object:
+    """The keys of a fio report, nested; percentile and bin keys (numbers) and list items collapsed."""
+    if isinstance(value, dict):
+        if value and all(k.replace(".", "").replace(">=", "").isdigit() for k in value) and depth > 2:
+            return "numbers"
+        return {k: key_tree(v, depth + 1) for k, v in value.items() if k not in ("job options", "global options")}
+    if isinstance(value, list):
+        return [key_tree(value[0], depth + 1)] if value else []
+    return None
+
+
+def without_nvsim(tree: dict) -> dict:
+    tree = json.loads(json.dumps(tree))
+    for job in tree["jobs"]:
+        job.pop("nvsim")
+    return tree
+
+
+@pytest.fixture(scope="module")
+def nvsim_plus(tmp_path_factory):
+    from tests.conftest import run_cli
+    done = run_cli("fio", str(REAL_JOB), "--system", SYSTEM, "--output-format=json+")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_same_key_set_as_real_fio_json_plus(nvsim_plus):
+    """Every key of fio 3.33's json+ report, at every level, and no other (bar each job's `nvsim`)."""
+    real = json.loads(REAL_JSON.read_text())
+    assert without_nvsim(key_tree(nvsim_plus)) == key_tree(real)
+    assert set(nvsim_plus["global options"]) == set(real["global options"])
+    assert nvsim_plus["jobs"][0]["job options"] == real["jobs"][0]["job options"]
+
+
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed (make system-packages installs Debian's fio)")
+def test_same_key_set_as_fio_run_now(tmp_path, cli):
+    """Run the installed fio on the file-backed job and compare the key sets of its JSON and nvsim's."""
+    job = tmp_path / "job.fio"
+    job.write_text(REAL_JOB.read_text().replace("/tmp/nvsim-fio-keyset.dat", str(tmp_path / "data")))
+    done = subprocess.run(["fio", "--output-format=json", str(job)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    real = json.loads(done.stdout[done.stdout.index("{"):])
+    ours = nvsim_fio(cli, str(job))
+    assert without_nvsim(key_tree(ours)) == key_tree(real)
+
+
+def test_percentiles_are_the_ones_real_fio_prints_for_the_same_latencies():
+    """fio's json+ bins give back fio's own percentiles and bins through nvsim's histogram."""
+    clat = json.loads(REAL_JSON.read_text())["jobs"][0]["read"]["clat_ns"]
+    samples = np.concatenate([np.full(count, int(value)) for value, count in clat["bins"].items()])
+    assert json_plus_bins(samples) == clat["bins"]
+    assert percentile_table(samples) == clat["percentile"]
+
+
+def test_fio_jsonplus_clat2csv_reads_nvsim_json_plus(nvsim_plus, tmp_path):
+    """fio's own tools/fio_jsonplus_clat2csv writes a CSV with every bin, and validates it."""
+    source = tmp_path / "nvsim.json"
+    source.write_text(json.dumps(nvsim_plus))
+    shim = tmp_path / "shim"  # the script imports six (Python 2 compatibility) for iteritems only
+    shim.mkdir()
+    (shim / "six.py").write_text("def iteritems(d):\n    return iter(d.items())\n")
+    env = dict(os.environ, PYTHONPATH=str(shim))
+    script = DATA / "tools" / "fio_jsonplus_clat2csv"
+    for extra in ([], ["--validate"]):
+        done = subprocess.run([sys.executable, str(script), str(source), str(tmp_path / "out.csv"), *extra],
+                              capture_output=True, text=True, env=env, timeout=60)
+        assert done.returncode == 0, done.stdout + done.stderr
+    rows = (tmp_path / "out_job0.csv").read_text().strip().splitlines()
+    bins = nvsim_plus["jobs"][0]["read"]["clat_ns"]["bins"]
+    assert len(rows) == 1 + len(bins) and len(bins) > 5
+    counts = [int(row.split(",")[4]) for row in rows[1:]]  # read_clat_ns_count
+    assert sum(counts) == nvsim_plus["jobs"][0]["read"]["clat_ns"]["N"]
+
+
+def pkb_samples(report: dict) -> list[tuple[str, float]]:
+    """The keys PerfKitBenchmarker's fio.ParseResults reads (perfkitbenchmarker/linux_packages/fio.py),
+    in its order: bw_min, bw_max, bw_dev, bw_agg, bw_mean, bw, clat_ns min/max/mean/stddev and
+    every percentile key, iops; and the fixed percentile keys of its fio-2 era parser."""
+    samples = []
+    for job in report["jobs"]:
+        for mode in ("read", "write", "trim"):
+            data = job[mode]
+            if not data["io_bytes"]:
+                continue
+            for key in ("bw_min", "bw_max", "bw_dev", "bw_agg", "bw_mean", "bw", "iops"):
+                samples.append((f"{job['jobname']}:{mode}:{key}", float(data[key])))
+            lat = data["clat_ns"]
+            for key in ("min", "max", "mean", "stddev"):
+                samples.append((f"{job['jobname']}:{mode}:latency:{key}", lat[key] / 1000))
+            for key, value in lat["percentile"].items():
+                samples.append((f"{job['jobname']}:{mode}:latency:p{float(key):g}", value / 1000))
+            for key in ("1.000000", "50.000000", "99.000000", "99.990000"):
+                samples.append((f"{job['jobname']}:{mode}:fixed:p{key}", lat["percentile"][key] / 1000))
+    return samples
+
+
+def test_perfkitbenchmarker_parser_keys_and_percentile_list(cli, tmp_path):
+    report = nvsim_fio(cli, str(REAL_JOB), "--fidelity", "event")
+    samples = dict(pkb_samples(report))
+    assert samples["randread:read:bw"] > 0 and samples["randread:read:bw_min"] == samples["randread:read:bw_max"]
+    assert samples["randread:read:latency:p99"] >= samples["randread:read:latency:p50"] > 0
+    job = tmp_path / "job.fio"  # percentile_list is honoured: those keys and no others
+    job.write_text(REAL_JOB.read_text() + "percentile_list=50:99.9\n")
+    listed = nvsim_fio(cli, str(job))
+    assert list(listed["jobs"][0]["read"]["clat_ns"]["percentile"]) == ["50.000000", "99.900000"]
+
+
+def test_fio_plot_reads_nvsim_json(cli, tmp_path):
+    jsonparsing = pytest.importorskip("fio_plot.fiolib.jsonparsing", reason="fio-plot is not installed (pip install -e '.[test]')")
+    job = tmp_path / "job.fio"
+    job.write_text("[global]\nioengine=libaio\ndirect=1\nbs=4k\niodepth=16\nnumjobs=2\ngroup_reporting\n"
+                   "size=64m\n[randread]\nrw=randread\n")
+    report = nvsim_fio(cli, str(job), "--fidelity", "fluid")
+    settings = {"rw": "randread", "filter": ("read", "write"), "compare_graph": False, "include_hosts": None,
+                "exclude_hosts": None}
+    dataset = [{"directory": str(tmp_path), "rawdata": [report]}]
+    jsonparsing.parse_json_data(settings, dataset)  # fills dataset[i]["data"]
+    data = dataset[0]["data"]
+    assert len(data) == 1 and data[0]["iops"] == pytest.approx(report["jobs"][0]["read"]["iops"])
+    assert data[0]["lat"] == report["jobs"][0]["read"]["lat_ns"]["mean"] > 0  # the fluid mode fills the mean
+    assert data[0]["iops_stddev"] == 0.0 and data[0]["iodepth"] == "16" and data[0]["numjobs"] == "2"
+
+
+# ---------------------------------------------------------------- log files
+
+
+def test_log_files_in_fios_formats_read_by_fios_log_parser(tmp_path):
+    from tests.conftest import run_cli
+    done = run_cli("fio", "--system", str(ROOT / SYSTEM), "--fidelity", "event", "--name=j", "--rw=randread", "--bs=4k",
+                   "--ioengine=libaio", "--iodepth=8", "--direct=1", "--numjobs=2", "--time_based", "--runtime=2",
+                   "--write_bw_log=j", "--write_lat_log=j", "--write_iops_log=j", "--log_avg_msec=200",
+                   "--write_hist_log=j", "--log_hist_msec=500", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    names = {p.name for p in tmp_path.iterdir()}
+    for index in (1, 2):  # one set per numjobs clone, numbered as fio numbers jobs
+        assert {f"j_{kind}.{index}.log" for kind in ("bw", "iops", "lat", "clat", "slat", "clat_hist")} <= names
+    bw_lines = (tmp_path / "j_bw.1.log").read_text().splitlines()
+    rows = [[int(x) for x in line.split(", ")] for line in bw_lines]
+    assert [r[0] for r in rows] == list(range(200, 2001, 200))  # time (ms) every log_avg_msec
+    assert all(len(r) == 5 and r[2:] == [0, 0, 0] for r in rows)  # direction read, windowed: bs and offset 0
+    assert {r[1] for r in rows} == {report["jobs"][0]["read"]["bw"]}  # KiB/s, the steady state in every window
+    lat = [int(line.split(", ")[1]) for line in (tmp_path / "j_lat.1.log").read_text().splitlines()]
+    assert set(lat) == {round(report["jobs"][0]["read"]["lat_ns"]["mean"])}
+    parser = subprocess.run([sys.executable, str(DATA / "tools" / "fiologparser.py"), str(tmp_path / "j_iops.1.log")],
+                            capture_output=True, text=True, timeout=60)
+    assert parser.returncode == 0, parser.stderr
+    assert float(parser.stdout) == pytest.approx(report["jobs"][0]["read"]["iops"], rel=1e-5)
+    hist = [[int(x) for x in line.split(", ")] for line in (tmp_path / "j_clat_hist.1.log").read_text().splitlines()]
+    assert [h[0] for h in hist] == [500, 1000, 1500, 2000] and all(len(h) == 3 + 1856 for h in hist)  # as fio 3.33
+    assert sum(sum(h[3:]) for h in hist) == pytest.approx(report["jobs"][0]["read"]["total_ios"], rel=1e-3)
+
+
+def test_per_job_logs_off_and_bare_option_name_the_file_after_the_job(tmp_path):
+    from tests.conftest import run_cli
+    done = run_cli("fio", "--system", str(ROOT / SYSTEM), "--fidelity", "fluid", "--name=seq", "--rw=read", "--bs=128k",
+                   "--direct=1", "--size=64m", "--write_bw_log", "--per_job_logs=0", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "log_avg_msec is not set" in done.stderr and "no ioengine given for seq: fio's default psync" in done.stderr
+    assert (tmp_path / "seq_bw.log").exists()
