@@ -190,3 +190,59 @@ def test_per_job_logs_off_and_bare_option_name_the_file_after_the_job(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "log_avg_msec is not set" in done.stderr and "no ioengine given for seq: fio's default psync" in done.stderr
     assert (tmp_path / "seq_bw.log").exists()
+
+
+# ---------------------------------------------------------------- fio's job entries and runtime
+
+
+@pytest.fixture(scope="module")
+def system(catalog):
+    import nvsim
+    return nvsim.load_scenario(ROOT / SYSTEM, catalog)
+
+
+def fluid_report(text: str, system, catalog) -> dict:
+    from nvsim.fio import parse_fio_jobfile
+    from nvsim.fio_run import fio_report, simulate_jobs
+    parsed = parse_fio_jobfile(text, "job.fio", catalog=catalog)
+    return fio_report(parsed, simulate_jobs(parsed, system, catalog, "fluid"), catalog, timestamp=0)
+
+
+JOBS = ("[global]\nioengine=libaio\ndirect=1\nbs=4k\niodepth=16\nsize=256m\n{extra}"
+        "[a]\nrw=randread\nnumjobs=3\n[b]\nrw=randwrite\n[c]\nrw=read\nbs=128k\nstonewall\n")
+
+
+def test_job_entries_are_fios_with_and_without_group_reporting(system, catalog):
+    apart = fluid_report(JOBS.format(extra=""), system, catalog)
+    assert [j["jobname"] for j in apart["jobs"]] == ["a", "a", "a", "b", "c"]  # one entry per numjobs clone, as fio
+    together = fluid_report(JOBS.format(extra="group_reporting\n"), system, catalog)
+    assert [(j["jobname"], j["groupid"]) for j in together["jobs"]] == [("a", 0), ("c", 1)]  # one per group
+    group = together["jobs"][0]
+    assert group["read"]["total_ios"] == sum(j["read"]["total_ios"] for j in apart["jobs"][:3])
+    assert group["write"]["total_ios"] == apart["jobs"][3]["write"]["total_ios"]
+    assert group["nvsim"]["jobs_in_group"] == 2 and group["nvsim"]["numjobs_in_entry"] == 4
+
+
+def test_runtime_and_io_are_the_jobs_and_the_simulated_window_is_stated(system, catalog):
+    report = fluid_report(JOBS.format(extra=""), system, catalog)
+    clone = report["jobs"][0]["read"]
+    assert clone["io_bytes"] == pytest.approx(256 * 2**20, rel=1e-6)  # each clone moves its size, as fio
+    assert clone["runtime"] == pytest.approx(1000 * clone["io_bytes"] / clone["bw_bytes"], abs=1)
+    assert report["jobs"][0]["nvsim"]["fidelity"] == "fluid" and report["jobs"][0]["nvsim"]["simulated_window_s"] == 0.0
+    assert clone["lat_ns"]["mean"] > 0 and clone["lat_ns"]["N"] == clone["total_ios"]
+
+
+def test_command_line_jobs_and_decimal_sizes(cli):
+    report = nvsim_fio(cli, "--fidelity", "fluid", "--direct=1", "--name=a", "--rw=randread", "--bs=4k",
+                       "--ioengine=io_uring", "--iodepth=32", "--size=16777216.0")
+    read = report["jobs"][0]["read"]
+    assert report["jobs"][0]["jobname"] == "a" and read["io_bytes"] == 16777216 and read["iops"] > 0
+    assert report["global options"] == {"direct": "1"}
+
+
+def test_refusals_from_the_command_line_are_one_line_with_exit_status_2(cli):
+    done = cli("fio", "--system", SYSTEM, "--name=a", "--rw=randread", "--rate_iops=1000")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "rate_iops: cannot be simulated" in done.stderr
+    done = cli("fio", "--system", SYSTEM, "--name=a", "--ioengine=null")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "'null' cannot be simulated" in done.stderr
+    assert cli("fio", "--system", SYSTEM).returncode == 2  # neither a job file nor --name

@@ -15,7 +15,8 @@ from hypothesis import given, settings, strategies as st
 
 from nvsim.errors import InputError
 from nvsim.fio import (
-    FIO_PERCENTILES, KEPT_OPTIONS, MODELLED_OPTIONS, UNDERSTOOD_WITHOUT_EFFECT, UNSIMULATED_IOENGINES, FioJobFile, fio_json_report,
+    FIO_PERCENTILES, KEPT_OPTIONS, MODELLED_OPTIONS, UNDERSTOOD_WITHOUT_EFFECT, UNSIMULATED_IOENGINES, FioJobFile,
+    command_line_to_jobfile, fio_json_report,
     load_fio_jobfile, parse_fio_jobfile, percentile_table, workload_to_fio_section,
 )
 from nvsim.specs import WorkloadSpec
@@ -547,3 +548,58 @@ def test_json_report_rejects_incomplete_results():
         fio_json_report([result], timestamp=0)
     with pytest.raises(InputError, match="latencies_ns"):
         fio_json_report([_result(read={"ios": 1, "bytes": 4096, "latencies_ns": np.array([[1.0]])})], timestamp=0)
+
+
+# ---------------------------------------------------------------- engines, notes, the command line
+
+
+@pytest.mark.parametrize("engine", ["null", "net", "http", "rbd", "io_uring_cmd", "filecreate", "libpmem", "cpuio", "sg"])
+def test_engines_that_cannot_be_simulated_are_refused_in_one_line_naming_what_is_supported(engine):
+    message = error_of(f"[a]\nrw=read\nioengine={engine}\n")
+    assert message.startswith(f"job.fio line 3: ioengine: '{engine}' cannot be simulated: it ")
+    assert "nvsim simulates the block engines psync, sync, pvsync, pvsync2, posixaio, libaio, io_uring, spdk" in message
+    assert "fio's default psync" in message
+
+
+@pytest.mark.parametrize("plugin", ["external:/opt/engine.so", "/usr/lib/fio/libfio_x.so"])
+def test_external_engine_plugins_are_refused(plugin):
+    assert "external engine plug-in" in error_of(f"[a]\nrw=read\nioengine={plugin}\n")
+
+
+def test_posixaio_is_a_block_engine_with_one_io_in_flight_per_job(catalog):
+    job = parse("[a]\nrw=randread\nioengine=posixaio\niodepth=32\ndirect=1\n", catalog=catalog).jobs[0]
+    assert job.workload.ioengine == "posixaio" and job.workload.iodepth == 1  # glibc serialises one fd's requests
+    posix, psync = catalog.host_io["posixaio"], catalog.host_io["psync"]
+    assert posix.synchronous and posix.switch_us.value > psync.switch_us.value and posix.wake_us.value > psync.wake_us.value
+
+
+def test_a_job_without_ioengine_gets_fios_default_and_a_note_says_so(catalog):
+    jobfile = parse("[a]\nrw=read\n[b]\nrw=read\nioengine=libaio\n", catalog=catalog)
+    assert [job.workload.ioengine for job in jobfile.jobs] == ["psync", "libaio"]
+    notes = jobfile.notes()
+    assert notes[0] == ("job.fio: no ioengine given for a: fio's default psync is used "
+                        "(one I/O in flight per job whatever iodepth says)")
+    assert "simulated one after another, each with the whole array: a, b" in notes[1]
+    assert parse("[a]\nrw=read\nioengine=libaio\n[b]\nstonewall\nioengine=libaio\n").notes() == []
+
+
+def test_command_line_options_become_a_job_file_as_fio_reads_them():
+    text = command_line_to_jobfile(["--direct=1", "--ioengine=libaio", "--name=a", "--rw=randread", "--bs=4k",
+                                    "--name=b", "--rw=write", "--stonewall"])
+    assert text == "[global]\ndirect=1\nioengine=libaio\n[a]\nrw=randread\nbs=4k\n[b]\nrw=write\nstonewall\n"
+    jobfile = parse(text)
+    assert [(j.name, j.workload.rw, j.phase) for j in jobfile.jobs] == [("a", "randread", 0), ("b", "write", 1)]
+    assert jobfile.unmodelled_options == ()
+
+
+@pytest.mark.parametrize("arguments, field", [(["--name="], "--name"), (["rw=read"], "command line"), (["-x"], "command line")])
+def test_command_line_errors_are_one_line(arguments, field):
+    with pytest.raises(InputError) as info:
+        command_line_to_jobfile(arguments)
+    assert str(info.value).startswith(field) and "\n" not in str(info.value)
+
+
+def test_sizes_written_with_a_zero_fraction_are_read_as_fio_reads_them():
+    job = parse("[a]\nrw=read\nsize=16777216.0\nbs=4096.00\n").jobs[0]
+    assert (job.workload.size, job.workload.bs) == (16777216, 4096)
+    assert "fio reads whole numbers only" in error_of("[a]\nrw=read\nsize=1.5\n")
