@@ -14,8 +14,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import run_cli
 
-from nvsim.fio_json import percentile_table, json_plus_bins
+import nvsim
+from nvsim.fio import parse_fio_jobfile
+from nvsim.fio_json import json_plus_bins, percentile_table
+from nvsim.fio_run import fio_report, simulate_jobs
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "fio"
@@ -50,7 +54,6 @@ def without_nvsim(tree: dict) -> dict:
 
 @pytest.fixture(scope="module")
 def nvsim_plus(tmp_path_factory):
-    from tests.conftest import run_cli
     done = run_cli("fio", str(REAL_JOB), "--system", SYSTEM, "--output-format=json+")
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
@@ -157,7 +160,6 @@ def test_fio_plot_reads_nvsim_json(cli, tmp_path):
 
 
 def test_log_files_in_fios_formats_read_by_fios_log_parser(tmp_path):
-    from tests.conftest import run_cli
     done = run_cli("fio", "--system", str(ROOT / SYSTEM), "--fidelity", "event", "--name=j", "--rw=randread", "--bs=4k",
                    "--ioengine=libaio", "--iodepth=8", "--direct=1", "--numjobs=2", "--time_based", "--runtime=2",
                    "--write_bw_log=j", "--write_lat_log=j", "--write_iops_log=j", "--log_avg_msec=200",
@@ -184,7 +186,6 @@ def test_log_files_in_fios_formats_read_by_fios_log_parser(tmp_path):
 
 
 def test_per_job_logs_off_and_bare_option_name_the_file_after_the_job(tmp_path):
-    from tests.conftest import run_cli
     done = run_cli("fio", "--system", str(ROOT / SYSTEM), "--fidelity", "fluid", "--name=seq", "--rw=read", "--bs=128k",
                    "--direct=1", "--size=64m", "--write_bw_log", "--per_job_logs=0", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
@@ -197,13 +198,10 @@ def test_per_job_logs_off_and_bare_option_name_the_file_after_the_job(tmp_path):
 
 @pytest.fixture(scope="module")
 def system(catalog):
-    import nvsim
     return nvsim.load_scenario(ROOT / SYSTEM, catalog)
 
 
 def fluid_report(text: str, system, catalog) -> dict:
-    from nvsim.fio import parse_fio_jobfile
-    from nvsim.fio_run import fio_report, simulate_jobs
     parsed = parse_fio_jobfile(text, "job.fio", catalog=catalog)
     return fio_report(parsed, simulate_jobs(parsed, system, catalog, "fluid"), catalog, timestamp=0)
 
