@@ -18,14 +18,18 @@ and ``parse.c`` of fio 3.x) and turns every job into a validated ``WorkloadSpec`
   starts a new serial *phase* (the job waits for every job before it).
 
 Options nvsim maps or keeps are listed in ``MODELLED_OPTIONS`` and ``KEPT_OPTIONS``; options that
-are understood but do not change the model's answer are in ``UNDERSTOOD_WITHOUT_EFFECT``; every
-other option is collected in ``FioJobFile.unmodelled_options`` so the CLI can print one warning.
+are understood but do not change the model's answer are in ``UNDERSTOOD_WITHOUT_EFFECT``; options
+that change the answer in ways nvsim does not model (``REFUSED_OPTIONS``) and ioengines that cannot
+be simulated (``UNSIMULATED_IOENGINES``) are refused; every other option is collected in
+``FioJobFile.unmodelled_options`` so the CLI can print one warning, and ``FioJobFile.notes`` says
+what the user should know (fio's default ioengine, jobs fio runs together). fio's command-line
+job options become job-file text with ``command_line_to_jobfile``.
 Every problem is an ``InputError`` of one line naming the file, the line and the option.
 
 ``workload_to_fio_section`` writes a ``WorkloadSpec`` back as a job section (``parse`` of what it
-writes gives the same spec), and ``fio_json_report`` writes results in the layout of fio's
-``--output-format=json`` (``stat.c:show_thread_status_json`` of fio 3.x). docs/fio.md has the
-details and the deviations from fio.
+writes gives the same spec). fio's JSON is ``nvsim.fio_json`` (``fio_json_report`` is re-exported
+here), running a job file is ``nvsim.fio_run``, its log files ``nvsim.fio_log``. docs/fio.md has
+the details and the deviations from fio.
 """
 
 from __future__ import annotations
