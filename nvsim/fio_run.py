@@ -69,14 +69,20 @@ def simulate_jobs(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, fidelity
     return runs
 
 
-def _direction(result: Result, ddir: str, runtime_s: float, share: float, pick: slice | None) -> dict:
-    """ios, bytes, latency samples (event mode) and mean latency (both modes) of one direction."""
+def _direction(result: Result, ddir: str, runtime_s: float, share: float, pick: slice | None, in_flight: int) -> dict:
+    """ios, bytes, latency samples (event mode) and mean latency of one direction.
+
+    The mean is the solver's; where it gives none (the single-drive model) it is Little's law for
+    the closed loop: the I/Os in flight over the IOPS.
+    """
     iops = result.read_iops if ddir == "read" else result.write_iops
     rate = result.read_bytes_per_s if ddir == "read" else result.write_bytes_per_s
     latency = result.read_latency_us if ddir == "read" else result.write_latency_us
     samples = result.latency_samples_s.get(ddir)
     ns = None if samples is None else np.asarray(samples)[pick or slice(None)] * 1e9
     mean = latency.get("mean")
+    if mean is None and iops > 0 and result.total_iops > 0:
+        mean = in_flight / result.total_iops * 1e6
     return {"ios": int(round(iops * runtime_s * share)), "bytes": int(round(rate * runtime_s * share)),
             "latencies_ns": ns, "mean_latency_ns": None if mean is None else mean * 1000.0}
 
@@ -86,13 +92,14 @@ def _job_entry(run: JobRun, host_io: Any, clone: int | None) -> dict:
     workload, result = run.workload, run.result
     share = 1.0 if clone is None else 1.0 / workload.numjobs
     pick = None if clone is None else slice(clone, None, workload.numjobs)
+    depth = effective_iodepth(host_io, workload.iodepth) if host_io else workload.iodepth
     return {
         "name": run.job.name, "group": run.job.group, "options": run.job.job_options, "runtime_s": run.runtime_s,
         "ramp_time_s": workload.ramp_time,
-        "read": _direction(result, "read", run.runtime_s, share, pick),
-        "write": _direction(result, "write", run.runtime_s, share, pick),
+        "read": _direction(result, "read", run.runtime_s, share, pick, workload.numjobs * depth),
+        "write": _direction(result, "write", run.runtime_s, share, pick, workload.numjobs * depth),
         "cpu_percent": result.cpu_percent,
-        "iodepth": effective_iodepth(host_io, workload.iodepth) if host_io else workload.iodepth,
+        "iodepth": depth,
         "batch_submit": workload.iodepth_batch_submit, "batch_complete": workload.iodepth_batch_complete_min,
         "nvsim": {"simulated_window_s": result.simulated_s, "fidelity": result.fidelity, "limited_by": result.bottleneck,
                   "numjobs_in_entry": workload.numjobs if clone is None else 1},

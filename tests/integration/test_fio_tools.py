@@ -244,3 +244,12 @@ def test_refusals_from_the_command_line_are_one_line_with_exit_status_2(cli):
     done = cli("fio", "--system", SYSTEM, "--name=a", "--ioengine=null")
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "'null' cannot be simulated" in done.stderr
     assert cli("fio", "--system", SYSTEM).returncode == 2  # neither a job file nor --name
+
+
+def test_a_single_drive_reports_littles_law_mean_latency(catalog):
+    """The single-drive model gives no latency: the mean is the closed loop's I/Os in flight over its IOPS."""
+    drive = nvsim.load_scenario(ROOT / "scenarios" / "kioxia-cm7-namespace", catalog)
+    report = fluid_report("[a]\nrw=randwrite\nbs=4k\niodepth=16\nnumjobs=2\nioengine=libaio\ndirect=1\nsize=1g\ngroup_reporting\n",
+                          drive, catalog)
+    write = report["jobs"][0]["write"]
+    assert write["lat_ns"]["mean"] == pytest.approx(2 * 16 / write["iops"] * 1e9, rel=1e-9)
