@@ -109,7 +109,8 @@ def _resilience(spec, catalog) -> dict:
     return out
 
 
-@app.command("fio", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@app.command("fio", context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+             options_metavar="[OPTIONS] [JOBFILE] [--FIO-OPTION=VALUE ...]")
 def fio_command(
     ctx: typer.Context,
     system: Path = typer.Option(..., "--system", help="Scenario YAML (or directory) giving platform, drives and array; its workloads are not used."),
