@@ -143,6 +143,9 @@ def fio_command(
     for line in ([parsed.unmodelled_warning()] if parsed.unmodelled_warning() else []) + parsed.notes():
         sys.stderr.write(f"warning: {line}\n")
     runs = nvsim.fio_run.simulate_jobs(parsed, spec, catalog, fidelity)
+    for run in runs:
+        if run.note:
+            sys.stderr.write(f"note: {label}: {run.note}\n")
     report = nvsim.fio_run.fio_report(parsed, runs, catalog, json_plus=output_format == "json+")
     if nvsim.fio_run.wants_logs(parsed):
         entries = nvsim.fio_run.log_entries(runs, catalog)

@@ -67,6 +67,8 @@ MODELLED_OPTIONS: dict[str, str] = {
     "sqthread_poll": "WorkloadSpec.sqthread_poll (io_uring IORING_SETUP_SQPOLL)",
     "iodepth_batch_submit": "WorkloadSpec.iodepth_batch_submit (alias iodepth_batch): I/Os one submit syscall carries",
     "iodepth_batch_complete_min": "WorkloadSpec.iodepth_batch_complete_min (alias iodepth_batch_complete): completions one reap carries",
+    "rate": "FioJob.rate_iops: a bandwidth cap per job (read,write[,trim] as bs), as I/Os per second of the job's bs",
+    "rate_iops": "FioJob.rate_iops: an IOPS cap per job (read,write[,trim] as bs)",
 }
 """fio options that set a ``WorkloadSpec`` field."""
 
@@ -103,10 +105,9 @@ UNDERSTOOD_WITHOUT_EFFECT: frozenset[str] = frozenset({
 REFUSED_OPTIONS: dict[str, str] = {
     "bssplit": "a mix of block sizes is not carried through the solvers (one bs per job); give one bs, or one job per size",
     "bsrange": "a range of block sizes is not carried through the solvers (one bs per job); give one bs",
-    "rate": "a bandwidth limit (open loop) is not modelled: nvsim runs closed loops at iodepth; drop it or lower iodepth/numjobs",
-    "rate_iops": "an IOPS limit (open loop) is not modelled: nvsim runs closed loops at iodepth; drop it or lower iodepth/numjobs",
-    "rate_min": "a minimum rate is not modelled (nvsim runs closed loops at iodepth)",
-    "rate_iops_min": "a minimum rate is not modelled (nvsim runs closed loops at iodepth)",
+    "rate_min": "a minimum rate (fio stops a job that falls below it) is not modelled",
+    "rate_iops_min": "a minimum rate (fio stops a job that falls below it) is not modelled",
+    "rate_process": "Poisson submissions are not modelled: a rate-limited job is paced as fio's default linear process",
     "thinktime": "think time between I/Os is not modelled (closed loops issue the next I/O at once)",
     "read_iolog": "trace replay is not modelled: nvsim generates the job's I/O from rw, bs and iodepth",
     "replay_redirect": "trace replay is not modelled",
@@ -118,7 +119,7 @@ REFUSED_OPTIONS: dict[str, str] = {
 """fio options that change the answer in ways nvsim does not model: a job that sets one (to a value
 other than fio's default) is refused in one line naming the option."""
 
-_REFUSED_DEFAULTS = {"rate": ("0",), "rate_iops": ("0",), "rate_min": ("0",), "rate_iops_min": ("0",), "thinktime": ("0",),
+_REFUSED_DEFAULTS = {"rate_min": ("0",), "rate_iops_min": ("0",), "rate_process": ("linear",), "thinktime": ("0",),
                      "random_distribution": ("random",), "zonemode": ("none",), "flow": ("0",), "latency_target": ("0",)}
 """Values of refused options that mean fio's default behaviour (accepted)."""
 
@@ -182,7 +183,8 @@ class FioJob:
     ``stonewall`` job waits for every job before it, so it starts the next phase.
     options: every option in force for the job (globals first, then the job's own), by fio's
     canonical name, value as written ("" for a bare flag). job_options: the job section's own
-    options only, as fio's JSON writes them under "job options".
+    options only, as fio's JSON writes them under "job options". rate_iops: the I/Os per second one
+    clone may issue under fio's rate / rate_iops (None: no cap), for the job's mix of directions.
     """
 
     name: str
@@ -197,6 +199,7 @@ class FioJob:
     numa_cpu_nodes: str | None = None
     line: int = 0
     job_options: dict[str, str] = field(default_factory=dict)
+    rate_iops: float | None = None
 
     @property
     def needs_device_bytes(self) -> bool:
@@ -419,6 +422,7 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
     flags: dict[str, Any] = {"stonewall": False, "new_group": False, "unmodelled": set()}
     direct = False
     options: dict[str, str] = {}
+    rates: dict[str, _Entry] = {}
     name = section.name
 
     for entry in entries:
@@ -472,6 +476,8 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
             if value not in ("0", "1"):
                 raise _error(entry, path, f"must be 0 or 1, got {value!r}")
             direct = (value == "1") == (key == "direct")
+        elif key in ("rate", "rate_iops"):
+            rates[key] = entry
         elif key in REFUSED_OPTIONS:
             _refuse_option(entry, path, kb_base)
         elif key == "kb_base" or key in UNDERSTOOD_WITHOUT_EFFECT:
@@ -498,8 +504,40 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
     job = FioJob(name=name, workload=workload, group=0, filename=kept["filename"], size_percent=size_percent,
                  offset_increment_percent=offset_percent, options=options, phase=0,
                  cpus_allowed=kept["cpus_allowed"], numa_cpu_nodes=kept["numa_cpu_nodes"], line=section.line,
-                 job_options={e.key: e.value if e.value is not None else "" for e in section.entries})
+                 job_options={e.key: e.value if e.value is not None else "" for e in section.entries},
+                 rate_iops=_rate_limit_iops(rates, workload, path, kb_base))
     return job, flags
+
+
+def _rate_limit_iops(rates: dict[str, _Entry], workload: WorkloadSpec, path: str, kb_base: int) -> float | None:
+    """One clone's IOPS cap from fio's rate (bytes/s) and rate_iops, each read,write[,trim] as bs.
+
+    fio caps each direction on its own; a job issues its directions in its mix (rwmixread), so the
+    job's I/Os per second are capped at the tightest cap over a direction's share of the I/Os.
+    """
+    caps = []
+    shares = (workload.read_fraction, 1.0 - workload.read_fraction)
+    for key, entry in rates.items():
+        for value, share in zip(_per_direction(entry, path, kb_base), shares):
+            if value and share > 0:  # 0 or an empty part: no cap on that direction
+                iops = value / workload.bs if key == "rate" else float(value)
+                caps.append(iops / share)
+    return min(caps) if caps else None
+
+
+def _per_direction(entry: _Entry, path: str, kb_base: int) -> list[int | None]:
+    """R[,W[,T]] as fio reads rate and rate_iops: the last part given also fills the directions after it."""
+    value = _need_value(entry, path)
+    parts = value.split(",")
+    if len(parts) > 3:
+        raise _error(entry, path, f"takes at most three values (read,write,trim), got {value!r}")
+    out: list[int | None] = [None, None, None]
+    for index, part in enumerate(parts):
+        if part.strip():
+            amount, _ = _parse_size(_Entry(entry.key, entry.written, part.strip(), entry.line), path, kb_base, allow_percent=False)
+            for direction in range(index, 3 if index == len(parts) - 1 else index + 1):
+                out[direction] = amount
+    return out
 
 
 def _substituted(key: str, value: str) -> bool:

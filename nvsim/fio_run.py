@@ -18,7 +18,7 @@ the array to itself; ``FioJobFile.notes`` says so.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -40,6 +40,15 @@ class JobRun:
     result: Result
     runtime_s: float
     device_bytes: int
+    scale: float = 1.0  # a rate-limited job: its rate over the rate of the run whose latencies it reports
+    paced: WorkloadSpec | None = None  # that run's numjobs x iodepth (None: the job's own)
+    note: str = ""
+
+    @property
+    def in_flight(self) -> int:
+        """I/Os in flight in the run that gave the latencies (Little's law where a solver gives none)."""
+        w = self.paced or self.workload
+        return w.numjobs * w.iodepth
 
 
 def job_runtime_s(workload: WorkloadSpec, bytes_per_s: float, device_bytes: int) -> float:
@@ -64,12 +73,57 @@ def simulate_jobs(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, fidelity
             device_bytes = Simulation(spec, job.workload, catalog=catalog).device_bytes
         workload = job.resolved(device_bytes) if job.needs_device_bytes else job.workload
         result = Simulation(spec, workload, catalog=catalog).run(fidelity)
-        rate = result.read_bytes_per_s + result.write_bytes_per_s
-        runs.append(JobRun(job, workload, result, job_runtime_s(workload, rate, device_bytes), device_bytes))
+        run = JobRun(job, workload, result, 0.0, device_bytes)
+        if job.rate_iops is not None:
+            run = paced_run(run, spec, catalog, fidelity, job.rate_iops * workload.numjobs)
+        rate = (run.result.read_bytes_per_s + run.result.write_bytes_per_s) * run.scale
+        runs.append(replace(run, runtime_s=job_runtime_s(workload, rate, device_bytes)))
     return runs
 
 
-def _direction(result: Result, ddir: str, runtime_s: float, share: float, pick: slice | None, in_flight: int) -> dict:
+def population_ladder(workload: WorkloadSpec) -> list[tuple[int, int]]:
+    """Closed loops of growing population, (numjobs, iodepth): 1..numjobs jobs at depth 1, then all
+    jobs at depth 2..iodepth; I/Os in flight grow by one job or one depth step at a time."""
+    return [(j, 1) for j in range(1, workload.numjobs + 1)] + [(workload.numjobs, d) for d in range(2, workload.iodepth + 1)]
+
+
+def paced_run(run: JobRun, spec: ScenarioSpec, catalog: Any, fidelity: str, target_iops: float) -> JobRun:
+    """A job under fio's rate / rate_iops (linear pacing): it runs at the cap when its closed loop
+    could go faster, else at what the loop allows (the cap is not reached).
+
+    Below the loop's rate the job keeps fewer I/Os in flight; nvsim takes the latencies of the
+    smallest closed loop of the ladder (``population_ladder``) whose rate reaches the cap: that loop
+    is at least as loaded as the paced job, so its latencies bound the paced job's from above,
+    within one step of the ladder. Rates are scaled to the cap (``JobRun.scale``).
+    """
+    name = run.job.name
+    if run.result.total_iops <= target_iops:
+        return replace(run, note=f"job {name}: the rate cap ({target_iops:,.0f} IOPS) is not reached; "
+                                 f"the job runs at {run.result.total_iops:,.0f} IOPS")
+    ladder = population_ladder(run.workload)
+    results: dict[int, Result] = {len(ladder) - 1: run.result}
+
+    def rate_at(index: int) -> float:
+        if index not in results:
+            jobs, depth = ladder[index]
+            paced = run.workload.model_copy(update={"numjobs": jobs, "iodepth": depth})
+            results[index] = Simulation(spec, paced, catalog=catalog).run(fidelity)
+        return results[index].total_iops
+
+    low, high = 0, len(ladder) - 1  # the smallest index whose rate reaches the cap, by bisection
+    while low < high:
+        middle = (low + high) // 2
+        low, high = (middle + 1, high) if rate_at(middle) < target_iops else (low, middle)
+    rate_at(low)
+    jobs, depth = ladder[low]
+    paced = run.workload.model_copy(update={"numjobs": jobs, "iodepth": depth})
+    return replace(run, result=results[low], scale=target_iops / results[low].total_iops, paced=paced,
+                   note=f"job {name}: capped at {target_iops:,.0f} IOPS by its rate; latencies of the smallest closed loop "
+                        f"that reaches it ({jobs} job(s) x iodepth {depth}), an upper bound within one step")
+
+
+def _direction(result: Result, ddir: str, runtime_s: float, share: float, pick: slice | None, in_flight: int,
+               scale: float = 1.0) -> dict:
     """ios, bytes, latency samples (event mode) and mean latency of one direction.
 
     The mean is the solver's; where it gives none (the single-drive model) it is Little's law for
@@ -83,7 +137,7 @@ def _direction(result: Result, ddir: str, runtime_s: float, share: float, pick: 
     mean = latency.get("mean")
     if mean is None and iops > 0 and result.total_iops > 0:
         mean = in_flight / result.total_iops * 1e6
-    return {"ios": int(round(iops * runtime_s * share)), "bytes": int(round(rate * runtime_s * share)),
+    return {"ios": int(round(iops * scale * runtime_s * share)), "bytes": int(round(rate * scale * runtime_s * share)),
             "latencies_ns": ns, "mean_latency_ns": None if mean is None else mean * 1000.0}
 
 
@@ -92,12 +146,15 @@ def _job_entry(run: JobRun, host_io: Any, clone: int | None) -> dict:
     workload, result = run.workload, run.result
     share = 1.0 if clone is None else 1.0 / workload.numjobs
     pick = None if clone is None else slice(clone, None, workload.numjobs)
-    depth = effective_iodepth(host_io, workload.iodepth) if host_io else workload.iodepth
+    if run.paced is not None:
+        depth = run.paced.iodepth
+    else:
+        depth = effective_iodepth(host_io, workload.iodepth) if host_io else workload.iodepth
     return {
         "name": run.job.name, "group": run.job.group, "options": run.job.job_options, "runtime_s": run.runtime_s,
         "ramp_time_s": workload.ramp_time,
-        "read": _direction(result, "read", run.runtime_s, share, pick, workload.numjobs * depth),
-        "write": _direction(result, "write", run.runtime_s, share, pick, workload.numjobs * depth),
+        "read": _direction(result, "read", run.runtime_s, share, pick, run.in_flight, run.scale),
+        "write": _direction(result, "write", run.runtime_s, share, pick, run.in_flight, run.scale),
         "cpu_percent": result.cpu_percent,
         "iodepth": depth,
         "batch_submit": workload.iodepth_batch_submit, "batch_complete": workload.iodepth_batch_complete_min,
@@ -167,12 +224,12 @@ def disk_util(runs: list[JobRun]) -> list[dict]:
     busy_ms = total_ms = 0.0
     for run in runs:
         r = run.result
-        read_ios += int(round(r.read_iops * run.runtime_s))
-        write_ios += int(round(r.write_iops * run.runtime_s))
-        read_ticks += r.read_iops * run.runtime_s * r.read_latency_us.get("mean", 0.0) / 1000.0
-        write_ticks += r.write_iops * run.runtime_s * r.write_latency_us.get("mean", 0.0) / 1000.0
+        read_ios += int(round(r.read_iops * run.scale * run.runtime_s))
+        write_ios += int(round(r.write_iops * run.scale * run.runtime_s))
+        read_ticks += r.read_iops * run.scale * run.runtime_s * r.read_latency_us.get("mean", 0.0) / 1000.0
+        write_ticks += r.write_iops * run.scale * run.runtime_s * r.write_latency_us.get("mean", 0.0) / 1000.0
         drives = [u.utilisation for u in r.utilisation if u.resource.startswith("drive")]
-        busy_ms += (max(drives) if drives else 0.0) * run.runtime_s * 1000.0
+        busy_ms += min(1.0, (max(drives) if drives else 0.0) * run.scale) * run.runtime_s * 1000.0
         total_ms += run.runtime_s * 1000.0
     return [{"name": "nvsim-array", "read_ios": read_ios, "write_ios": write_ios, "read_merges": 0, "write_merges": 0,
              "read_ticks": int(round(read_ticks)), "write_ticks": int(round(write_ticks)),

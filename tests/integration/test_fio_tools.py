@@ -239,8 +239,8 @@ def test_command_line_jobs_and_decimal_sizes(cli):
 
 
 def test_refusals_from_the_command_line_are_one_line_with_exit_status_2(cli):
-    done = cli("fio", "--system", SYSTEM, "--name=a", "--rw=randread", "--rate_iops=1000")
-    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "rate_iops: cannot be simulated" in done.stderr
+    done = cli("fio", "--system", SYSTEM, "--name=a", "--rw=randread", "--thinktime=1000")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "thinktime: cannot be simulated" in done.stderr
     done = cli("fio", "--system", SYSTEM, "--name=a", "--ioengine=null")
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "'null' cannot be simulated" in done.stderr
     assert cli("fio", "--system", SYSTEM).returncode == 2  # neither a job file nor --name
@@ -253,3 +253,33 @@ def test_a_single_drive_reports_littles_law_mean_latency(catalog):
                           drive, catalog)
     write = report["jobs"][0]["write"]
     assert write["lat_ns"]["mean"] == pytest.approx(2 * 16 / write["iops"] * 1e9, rel=1e-9)
+
+
+# ---------------------------------------------------------------- rate limits
+
+
+RATED = ("[global]\nioengine=libaio\ndirect=1\nbs=4k\niodepth=16\nnumjobs=4\ntime_based\nruntime=10\n"
+         "group_reporting\n[a]\nrw=randread\nrate_iops={rate}\n")
+
+
+def test_a_rate_limited_sweep_never_exceeds_the_cap_and_draws_latency_against_load(system, catalog):
+    full = fluid_report(RATED.format(rate=0), system, catalog)["jobs"][0]["read"]
+    points = []
+    for rate in (1_000, 20_000, 100_000, 250_000, 10**7):
+        read = fluid_report(RATED.format(rate=rate), system, catalog)["jobs"][0]["read"]
+        assert read["iops"] == pytest.approx(min(4 * rate, full["iops"]), rel=1e-9)  # the cap, or what the loop allows
+        assert read["total_ios"] == pytest.approx(read["iops"] * 10, rel=1e-6)
+        points.append((read["iops"], read["lat_ns"]["mean"]))
+    latencies = [lat for _, lat in points]
+    assert latencies == sorted(latencies) and latencies[-1] > latencies[0]  # the knee of the closed loop at the top
+
+
+def test_event_mode_latency_grows_with_the_rate(cli):
+    means = []
+    for rate in (20_000, 250_000):
+        report = nvsim_fio(cli, "--name=a", "--rw=randread", "--bs=4k", "--iodepth=16", "--numjobs=4", "--ioengine=libaio",
+                           "--direct=1", "--time_based", "--runtime=10", "--group_reporting", f"--rate_iops={rate}")
+        read = report["jobs"][0]["read"]
+        assert read["iops"] == pytest.approx(4 * rate, rel=1e-9)
+        means.append((read["lat_ns"]["mean"], read["clat_ns"]["percentile"]["99.000000"]))
+    assert means[1][0] > means[0][0] and means[1][1] >= means[0][1]

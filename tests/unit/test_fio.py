@@ -344,7 +344,7 @@ verify=crc32c
 
 
 @pytest.mark.parametrize("option, value", [
-    ("rate_iops", "1000"), ("rate", "100m"), ("rate_min", "10m"), ("thinktime", "100"), ("bssplit", "4k/50:64k/50"),
+    ("rate_process", "poisson"), ("rate_iops_min", "100"), ("rate_min", "10m"), ("thinktime", "100"), ("bssplit", "4k/50:64k/50"),
     ("bsrange", "4k-64k"), ("read_iolog", "trace.log"), ("latency_target", "1ms"), ("random_distribution", "zipf:1.2"),
     ("zonemode", "zbd"),
 ])
@@ -353,7 +353,7 @@ def test_options_that_change_the_answer_are_refused_in_one_line_naming_them(opti
     assert f"line 3: {option}: cannot be simulated" in message and f"{option}={value}" in message
 
 
-@pytest.mark.parametrize("option, value", [("rate_iops", "0"), ("thinktime", "0"), ("bssplit", "4k/100"), ("bsrange", "4k-4k"),
+@pytest.mark.parametrize("option, value", [("rate_process", "linear"), ("thinktime", "0"), ("bssplit", "4k/100"), ("bsrange", "4k-4k"),
                                            ("random_distribution", "random"), ("zonemode", "none")])
 def test_refused_options_at_fios_default_are_accepted(option, value):
     parse(f"[a]\nrw=randread\ndirect=1\n{option}={value}\n")
@@ -603,3 +603,15 @@ def test_sizes_written_with_a_zero_fraction_are_read_as_fio_reads_them():
     job = parse("[a]\nrw=read\nsize=16777216.0\nbs=4096.00\n").jobs[0]
     assert (job.workload.size, job.workload.bs) == (16777216, 4096)
     assert "fio reads whole numbers only" in error_of("[a]\nrw=read\nsize=1.5\n")
+
+
+@pytest.mark.parametrize("options, cap", [
+    ("rw=randread\nrate_iops=1000", 1000.0), ("rw=randread\nrate=4m", 1024.0),  # 4 MiB/s of 4 KiB
+    ("rw=randread\nrate=,1m", None), ("rw=randwrite\nrate=,1m", 256.0), ("rw=randread\nrate=1m,", 256.0),
+    ("rw=randread\nrate_iops=0", None),
+    ("rw=randrw\nrwmixread=70\nrate_iops=1000", 1000 / 0.7),  # reads reach their cap first
+    ("rw=randrw\nrate_iops=500,1000", 1000.0), ("rw=randread\nrate_iops=2000\nrate=4m", 1024.0),
+])
+def test_rate_caps_are_per_clone_iops_of_the_jobs_mix(options, cap):
+    job = parse(f"[a]\nbs=4k\n{options}\n").jobs[0]
+    assert job.rate_iops == (pytest.approx(cap) if cap is not None else None)
