@@ -69,6 +69,8 @@ MODELLED_OPTIONS: dict[str, str] = {
     "iodepth_batch_complete_min": "WorkloadSpec.iodepth_batch_complete_min (alias iodepth_batch_complete): completions one reap carries",
     "rate": "FioJob.rate_iops: a bandwidth cap per job (read,write[,trim] as bs), as I/Os per second of the job's bs",
     "rate_iops": "FioJob.rate_iops: an IOPS cap per job (read,write[,trim] as bs)",
+    "rate_min": "FioJob.rate_min_iops (alias ratemin): fio stops a job below it; nvsim notes a job whose simulated rate is below",
+    "rate_iops_min": "FioJob.rate_min_iops: as rate_min, in I/Os per second",
 }
 """fio options that set a ``WorkloadSpec`` field."""
 
@@ -105,8 +107,6 @@ UNDERSTOOD_WITHOUT_EFFECT: frozenset[str] = frozenset({
 REFUSED_OPTIONS: dict[str, str] = {
     "bssplit": "a mix of block sizes is not carried through the solvers (one bs per job); give one bs, or one job per size",
     "bsrange": "a range of block sizes is not carried through the solvers (one bs per job); give one bs",
-    "rate_min": "a minimum rate (fio stops a job that falls below it) is not modelled",
-    "rate_iops_min": "a minimum rate (fio stops a job that falls below it) is not modelled",
     "rate_process": "Poisson submissions are not modelled: a rate-limited job is paced as fio's default linear process",
     "thinktime": "think time between I/Os is not modelled (closed loops issue the next I/O at once)",
     "read_iolog": "trace replay is not modelled: nvsim generates the job's I/O from rw, bs and iodepth",
@@ -119,7 +119,7 @@ REFUSED_OPTIONS: dict[str, str] = {
 """fio options that change the answer in ways nvsim does not model: a job that sets one (to a value
 other than fio's default) is refused in one line naming the option."""
 
-_REFUSED_DEFAULTS = {"rate_min": ("0",), "rate_iops_min": ("0",), "rate_process": ("linear",), "thinktime": ("0",),
+_REFUSED_DEFAULTS = {"rate_process": ("linear",), "thinktime": ("0",),
                      "random_distribution": ("random",), "zonemode": ("none",), "flow": ("0",), "latency_target": ("0",)}
 """Values of refused options that mean fio's default behaviour (accepted)."""
 
@@ -131,6 +131,7 @@ ALIASES: dict[str, str] = {
     "allrandrepeat": "randrepeat",
     "iodepth_batch": "iodepth_batch_submit",
     "iodepth_batch_complete": "iodepth_batch_complete_min",
+    "ratemin": "rate_min",
 }
 """fio's option aliases (``options.c``) for the options named above."""
 
@@ -184,7 +185,8 @@ class FioJob:
     options: every option in force for the job (globals first, then the job's own), by fio's
     canonical name, value as written ("" for a bare flag). job_options: the job section's own
     options only, as fio's JSON writes them under "job options". rate_iops: the I/Os per second one
-    clone may issue under fio's rate / rate_iops (None: no cap), for the job's mix of directions.
+    clone may issue under fio's rate / rate_iops (None: no cap), for the job's mix of directions;
+    rate_min_iops: the least one clone must do under rate_min / rate_iops_min (fio stops it below).
     """
 
     name: str
@@ -200,6 +202,7 @@ class FioJob:
     line: int = 0
     job_options: dict[str, str] = field(default_factory=dict)
     rate_iops: float | None = None
+    rate_min_iops: float | None = None
 
     @property
     def needs_device_bytes(self) -> bool:
@@ -239,19 +242,31 @@ class FioJobFile:
             phases.setdefault(job.phase, []).append(job.name)
         return [names for names in phases.values() if len(names) > 1]
 
+    def phases(self) -> list[list[FioJob]]:
+        """The jobs in fio's order of running: each list runs at the same time (no stonewall between them)."""
+        phases: dict[int, list[FioJob]] = {}
+        for job in self.jobs:
+            phases.setdefault(job.phase, []).append(job)
+        return list(phases.values())
+
     def notes(self) -> list[str]:
         """What the user should know about how the file is simulated, one line each: jobs that
-        name no ioengine (fio's default psync), jobs fio runs together that nvsim runs one at a time."""
+        name no ioengine (fio's default psync), jobs fio runs together: on one array when they are
+        one closed loop (``shares_one_loop``), else one after another."""
         lines = []
         defaulted = [job.name for job in self.jobs if "ioengine" not in job.options]
         if defaulted:
             lines.append(f"{self.path}: no ioengine given for {', '.join(dict.fromkeys(defaulted))}: fio's default "
                          f"{FIO_DEFAULT_IOENGINE} is used (one I/O in flight per job whatever iodepth says)")
-        together = self.concurrent_jobs()
-        if together:
-            names = "; ".join(", ".join(group) for group in together)
-            lines.append(f"{self.path}: jobs that fio runs at the same time (no stonewall between them) are simulated "
-                         f"one after another, each with the whole array: {names}")
+        together = [phase for phase in self.phases() if len(phase) > 1]
+        shared = [", ".join(job.name for job in phase) for phase in together if shares_one_loop(phase)]
+        apart = [", ".join(job.name for job in phase) for phase in together if not shares_one_loop(phase)]
+        if shared:
+            lines.append(f"{self.path}: jobs that fio runs at the same time with the same workload run together on one "
+                         f"simulated array, as one closed loop of all their clones: {'; '.join(shared)}")
+        if apart:
+            lines.append(f"{self.path}: jobs that fio runs at the same time (no stonewall between them) with different "
+                         f"workloads are simulated one after another, each with the whole array: {'; '.join(apart)}")
         return lines
 
     def unmodelled_warning(self) -> str | None:
@@ -259,6 +274,15 @@ class FioJobFile:
         if not self.unmodelled_options:
             return None
         return f"{self.path}: fio options not modelled (nvsim ignores them): {', '.join(self.unmodelled_options)}"
+
+
+def shares_one_loop(jobs: list[FioJob]) -> bool:
+    """Whether jobs that run at the same time are one closed loop: the same workload but for name,
+    numjobs and how long they run, and no rate cap; nvsim then simulates them together on one array."""
+    def signature(job: FioJob) -> tuple:
+        w = job.workload.model_copy(update={"name": "", "numjobs": 1, "runtime": None, "time_based": False, "ramp_time": 0.0})
+        return w.model_dump_json(), job.size_percent, job.offset_increment_percent
+    return len(jobs) > 1 and all(job.rate_iops is None for job in jobs) and len({signature(job) for job in jobs}) == 1
 
 
 @dataclass(frozen=True)
@@ -423,6 +447,7 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
     direct = False
     options: dict[str, str] = {}
     rates: dict[str, _Entry] = {}
+    minimums: dict[str, _Entry] = {}
     name = section.name
 
     for entry in entries:
@@ -478,6 +503,8 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
             direct = (value == "1") == (key == "direct")
         elif key in ("rate", "rate_iops"):
             rates[key] = entry
+        elif key in ("rate_min", "rate_iops_min"):
+            minimums[key.replace("_min", "")] = entry
         elif key in REFUSED_OPTIONS:
             _refuse_option(entry, path, kb_base)
         elif key == "kb_base" or key in UNDERSTOOD_WITHOUT_EFFECT:
@@ -505,15 +532,19 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
                  offset_increment_percent=offset_percent, options=options, phase=0,
                  cpus_allowed=kept["cpus_allowed"], numa_cpu_nodes=kept["numa_cpu_nodes"], line=section.line,
                  job_options={e.key: e.value if e.value is not None else "" for e in section.entries},
-                 rate_iops=_rate_limit_iops(rates, workload, path, kb_base))
+                 rate_iops=_rate_limit_iops(rates, workload, path, kb_base),
+                 rate_min_iops=_rate_limit_iops(minimums, workload, path, kb_base, tightest=False))
     return job, flags
 
 
-def _rate_limit_iops(rates: dict[str, _Entry], workload: WorkloadSpec, path: str, kb_base: int) -> float | None:
-    """One clone's IOPS cap from fio's rate (bytes/s) and rate_iops, each read,write[,trim] as bs.
+def _rate_limit_iops(rates: dict[str, _Entry], workload: WorkloadSpec, path: str, kb_base: int,
+                     tightest: bool = True) -> float | None:
+    """One clone's IOPS cap from fio's rate (bytes/s) and rate_iops, each read,write[,trim] as bs
+    (keys "rate", "rate_iops"); with ``tightest=False`` the least rate rate_min / rate_iops_min ask.
 
     fio caps each direction on its own; a job issues its directions in its mix (rwmixread), so the
-    job's I/Os per second are capped at the tightest cap over a direction's share of the I/Os.
+    job's I/Os per second are capped at the tightest cap over a direction's share of the I/Os, and
+    its minimum is the highest minimum over a direction's share.
     """
     caps = []
     shares = (workload.read_fraction, 1.0 - workload.read_fraction)
@@ -522,7 +553,7 @@ def _rate_limit_iops(rates: dict[str, _Entry], workload: WorkloadSpec, path: str
             if value and share > 0:  # 0 or an empty part: no cap on that direction
                 iops = value / workload.bs if key == "rate" else float(value)
                 caps.append(iops / share)
-    return min(caps) if caps else None
+    return (min(caps) if tightest else max(caps)) if caps else None
 
 
 def _per_direction(entry: _Entry, path: str, kb_base: int) -> list[int | None]:

@@ -10,9 +10,14 @@ job's own runtime as fio would run it:
 so ``io_bytes``, ``total_ios`` and ``runtime`` describe the job, and the simulated window (the
 measured part of the simulation that gave the rates and the latencies) is stated under each job's
 ``nvsim`` key. Without ``group_reporting`` fio prints one entry per clone of a ``numjobs`` job (the
-same name each time); with it, one entry per reporting group, summed: so does nvsim. Jobs that fio
-runs at the same time (no ``stonewall`` between them) are simulated one after another, each with
-the array to itself; ``FioJobFile.notes`` says so.
+same name each time); with it, one entry per reporting group, summed: so does nvsim.
+
+Jobs that fio runs at the same time (no ``stonewall`` between them) share the array. When they are
+one closed loop (the same workload but for name, numjobs and run length: ``fio.shares_one_loop``)
+nvsim simulates them together, all their clones in one loop, and gives each job its clones' share
+of the rates and of the latency samples; jobs with different workloads are simulated one after
+another, each with the array to itself. ``FioJobFile.notes`` says which. A job under ``rate`` /
+``rate_iops`` is paced (``paced_run``).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .fio import FioJob, FioJobFile
+from .fio import FioJob, FioJobFile, shares_one_loop
 from .fio_json import FIO_PERCENTILES, fio_json_report, parse_percentile_list
 from .fio_log import LOG_OPTIONS, LogEntry
 from .host_io import effective_iodepth
@@ -40,14 +45,15 @@ class JobRun:
     result: Result
     runtime_s: float
     device_bytes: int
-    scale: float = 1.0  # a rate-limited job: its rate over the rate of the run whose latencies it reports
-    paced: WorkloadSpec | None = None  # that run's numjobs x iodepth (None: the job's own)
+    scale: float = 1.0  # the job's rate over the rate of the run it reports (a rate cap, or its share of a shared loop)
+    loop: WorkloadSpec | None = None  # that run's closed loop, numjobs x iodepth (None: the job's own)
     note: str = ""
+    samples: tuple[int, int, int] | None = None  # (first, count, of): the job's clones among a shared loop's
 
     @property
     def in_flight(self) -> int:
         """I/Os in flight in the run that gave the latencies (Little's law where a solver gives none)."""
-        w = self.paced or self.workload
+        w = self.loop or self.workload
         return w.numjobs * w.iodepth
 
 
@@ -65,19 +71,58 @@ def job_runtime_s(workload: WorkloadSpec, bytes_per_s: float, device_bytes: int)
 
 
 def simulate_jobs(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, fidelity: str) -> list[JobRun]:
-    """Simulate every job of the file, one after another (``FioJobFile.notes`` states it)."""
+    """Simulate every job of the file: the jobs of a phase (no stonewall between them) together on
+    one array when they are one closed loop (``shares_one_loop``), otherwise one after another
+    (``FioJobFile.notes`` states which)."""
     runs = []
-    device_bytes = None
-    for job in parsed.jobs:
-        if device_bytes is None:
-            device_bytes = Simulation(spec, job.workload, catalog=catalog).device_bytes
-        workload = job.resolved(device_bytes) if job.needs_device_bytes else job.workload
-        result = Simulation(spec, workload, catalog=catalog).run(fidelity)
-        run = JobRun(job, workload, result, 0.0, device_bytes)
-        if job.rate_iops is not None:
-            run = paced_run(run, spec, catalog, fidelity, job.rate_iops * workload.numjobs)
-        rate = (run.result.read_bytes_per_s + run.result.write_bytes_per_s) * run.scale
-        runs.append(replace(run, runtime_s=job_runtime_s(workload, rate, device_bytes)))
+    device_bytes = Simulation(spec, parsed.jobs[0].workload, catalog=catalog).device_bytes
+    for phase in parsed.phases():
+        if shares_one_loop(phase):
+            runs += shared_loop_runs(phase, spec, catalog, fidelity, device_bytes)
+            continue
+        for job in phase:
+            workload = job.resolved(device_bytes) if job.needs_device_bytes else job.workload
+            run = JobRun(job, workload, Simulation(spec, workload, catalog=catalog).run(fidelity), 0.0, device_bytes)
+            if job.rate_iops is not None:
+                run = paced_run(run, spec, catalog, fidelity, job.rate_iops * workload.numjobs)
+            runs.append(_with_runtime(_check_minimum(run)))
+    return runs
+
+
+def _iops_text(iops: float) -> str:
+    return f"{iops:,.0f}" if iops >= 10 else f"{iops:.3g}"
+
+
+def _check_minimum(run: JobRun) -> JobRun:
+    """fio stops a job whose rate falls below rate_min / rate_iops_min: a note says so when the simulated rate does."""
+    if run.job.rate_min_iops is None:
+        return run
+    need, have = run.job.rate_min_iops * run.workload.numjobs, run.result.total_iops * run.scale
+    if have >= need:
+        return run
+    note = (f"job {run.job.name}: {_iops_text(have)} IOPS is below its rate_min ({_iops_text(need)} IOPS): "
+            f"fio would stop the job with an error")
+    return replace(run, note=f"{run.note}; {note}" if run.note else note)
+
+
+def _with_runtime(run: JobRun) -> JobRun:
+    rate = (run.result.read_bytes_per_s + run.result.write_bytes_per_s) * run.scale
+    return replace(run, runtime_s=job_runtime_s(run.workload, rate, run.device_bytes))
+
+
+def shared_loop_runs(phase: list[FioJob], spec: ScenarioSpec, catalog: Any, fidelity: str, device_bytes: int) -> list[JobRun]:
+    """Jobs fio runs at the same time with one workload: one closed loop of all their clones on the
+    array; each job gets its clones' share of the rates and of the latency samples."""
+    workloads = [job.resolved(device_bytes) if job.needs_device_bytes else job.workload for job in phase]
+    total = sum(w.numjobs for w in workloads)
+    loop = workloads[0].model_copy(update={"numjobs": total})
+    result = Simulation(spec, loop, catalog=catalog).run(fidelity)
+    runs, first = [], 0
+    for job, workload in zip(phase, workloads):
+        run = JobRun(job, workload, result, 0.0, device_bytes, scale=workload.numjobs / total, loop=loop,
+                     samples=(first, workload.numjobs, total))
+        runs.append(_with_runtime(_check_minimum(run)))
+        first += workload.numjobs
     return runs
 
 
@@ -98,8 +143,8 @@ def paced_run(run: JobRun, spec: ScenarioSpec, catalog: Any, fidelity: str, targ
     """
     name = run.job.name
     if run.result.total_iops <= target_iops:
-        return replace(run, note=f"job {name}: the rate cap ({target_iops:,.0f} IOPS) is not reached; "
-                                 f"the job runs at {run.result.total_iops:,.0f} IOPS")
+        return replace(run, note=f"job {name}: the rate cap ({_iops_text(target_iops)} IOPS) is not reached; "
+                                 f"the job runs at {_iops_text(run.result.total_iops)} IOPS")
     ladder = population_ladder(run.workload)
     results: dict[int, Result] = {len(ladder) - 1: run.result}
 
@@ -117,13 +162,13 @@ def paced_run(run: JobRun, spec: ScenarioSpec, catalog: Any, fidelity: str, targ
     rate_at(low)
     jobs, depth = ladder[low]
     paced = run.workload.model_copy(update={"numjobs": jobs, "iodepth": depth})
-    return replace(run, result=results[low], scale=target_iops / results[low].total_iops, paced=paced,
-                   note=f"job {name}: capped at {target_iops:,.0f} IOPS by its rate; latencies of the smallest closed loop "
+    return replace(run, result=results[low], scale=target_iops / results[low].total_iops, loop=paced,
+                   note=f"job {name}: capped at {_iops_text(target_iops)} IOPS by its rate; latencies of the smallest closed loop "
                         f"that reaches it ({jobs} job(s) x iodepth {depth}), an upper bound within one step")
 
 
 def _direction(result: Result, ddir: str, runtime_s: float, share: float, pick: slice | None, in_flight: int,
-               scale: float = 1.0) -> dict:
+               scale: float = 1.0, samples_of_job: tuple[int, int, int] | None = None) -> dict:
     """ios, bytes, latency samples (event mode) and mean latency of one direction.
 
     The mean is the solver's; where it gives none (the single-drive model) it is Little's law for
@@ -133,6 +178,10 @@ def _direction(result: Result, ddir: str, runtime_s: float, share: float, pick: 
     rate = result.read_bytes_per_s if ddir == "read" else result.write_bytes_per_s
     latency = result.read_latency_us if ddir == "read" else result.write_latency_us
     samples = result.latency_samples_s.get(ddir)
+    if samples is not None and samples_of_job is not None:  # the job's clones among a shared loop's, interleaved
+        first, count, total = samples_of_job
+        position = np.arange(len(samples)) % total
+        samples = np.asarray(samples)[(position >= first) & (position < first + count)]
     ns = None if samples is None else np.asarray(samples)[pick or slice(None)] * 1e9
     mean = latency.get("mean")
     if mean is None and iops > 0 and result.total_iops > 0:
@@ -146,15 +195,15 @@ def _job_entry(run: JobRun, host_io: Any, clone: int | None) -> dict:
     workload, result = run.workload, run.result
     share = 1.0 if clone is None else 1.0 / workload.numjobs
     pick = None if clone is None else slice(clone, None, workload.numjobs)
-    if run.paced is not None:
-        depth = run.paced.iodepth
+    if run.loop is not None:
+        depth = run.loop.iodepth
     else:
         depth = effective_iodepth(host_io, workload.iodepth) if host_io else workload.iodepth
     return {
         "name": run.job.name, "group": run.job.group, "options": run.job.job_options, "runtime_s": run.runtime_s,
         "ramp_time_s": workload.ramp_time,
-        "read": _direction(result, "read", run.runtime_s, share, pick, run.in_flight, run.scale),
-        "write": _direction(result, "write", run.runtime_s, share, pick, run.in_flight, run.scale),
+        "read": _direction(result, "read", run.runtime_s, share, pick, run.in_flight, run.scale, run.samples),
+        "write": _direction(result, "write", run.runtime_s, share, pick, run.in_flight, run.scale, run.samples),
         "cpu_percent": result.cpu_percent,
         "iodepth": depth,
         "batch_submit": workload.iodepth_batch_submit, "batch_complete": workload.iodepth_batch_complete_min,

@@ -283,3 +283,26 @@ def test_event_mode_latency_grows_with_the_rate(cli):
         assert read["iops"] == pytest.approx(4 * rate, rel=1e-9)
         means.append((read["lat_ns"]["mean"], read["clat_ns"]["percentile"]["99.000000"]))
     assert means[1][0] > means[0][0] and means[1][1] >= means[0][1]
+
+
+def test_a_job_below_its_rate_min_gets_a_note_as_fio_would_stop_it(cli):
+    done = cli("fio", "--system", SYSTEM, "--fidelity", "fluid", "--name=a", "--rw=randread", "--bs=4k", "--ioengine=psync",
+               "--direct=1", "--size=64m", "--rate_iops_min=10000000")
+    assert done.returncode == 0, done.stderr
+    assert "is below its rate_min (10,000,000 IOPS): fio would stop the job with an error" in done.stderr
+
+
+def test_jobs_with_one_workload_run_together_on_one_array(system, catalog):
+    """Two identical jobs in one phase are one closed loop of all their clones on the array: where the
+    array binds (the engine card's bandwidth here), each gets half of what it gets alone."""
+    base = "[global]\nioengine=libaio\ndirect=1\nbs=128k\niodepth=32\nrw=read\nsize=1g\n"
+    pair = fluid_report(base + "[a]\nnumjobs=16\n[b]\nnumjobs=16\n", system, catalog)
+    alone = fluid_report(base + "[a]\nnumjobs=16\n", system, catalog)
+    both = fluid_report(base + "[ab]\nnumjobs=32\n", system, catalog)
+
+    def total(report, name=None):
+        return sum(job["read"]["iops"] for job in report["jobs"] if name in (None, job["jobname"]))
+    assert len(pair["jobs"]) == 32 and total(pair) == pytest.approx(total(both), rel=1e-9)
+    assert total(pair, "a") == pytest.approx(total(pair, "b"), rel=1e-9)
+    assert total(pair, "a") == pytest.approx(total(alone) / 2, rel=1e-6)  # sharing the card's bandwidth
+    assert "bandwidth limit" in pair["jobs"][0]["nvsim"]["limited_by"]

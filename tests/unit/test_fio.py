@@ -16,7 +16,7 @@ from hypothesis import given, settings, strategies as st
 from nvsim.errors import InputError
 from nvsim.fio import (
     FIO_PERCENTILES, KEPT_OPTIONS, MODELLED_OPTIONS, UNDERSTOOD_WITHOUT_EFFECT, UNSIMULATED_IOENGINES, FioJobFile,
-    command_line_to_jobfile, fio_json_report,
+    command_line_to_jobfile, fio_json_report, shares_one_loop,
     load_fio_jobfile, parse_fio_jobfile, percentile_table, workload_to_fio_section,
 )
 from nvsim.specs import WorkloadSpec
@@ -344,7 +344,7 @@ verify=crc32c
 
 
 @pytest.mark.parametrize("option, value", [
-    ("rate_process", "poisson"), ("rate_iops_min", "100"), ("rate_min", "10m"), ("thinktime", "100"), ("bssplit", "4k/50:64k/50"),
+    ("rate_process", "poisson"), ("flow", "1"), ("replay_redirect", "/dev/sdb"), ("thinktime", "100"), ("bssplit", "4k/50:64k/50"),
     ("bsrange", "4k-64k"), ("read_iolog", "trace.log"), ("latency_target", "1ms"), ("random_distribution", "zipf:1.2"),
     ("zonemode", "zbd"),
 ])
@@ -615,3 +615,19 @@ def test_sizes_written_with_a_zero_fraction_are_read_as_fio_reads_them():
 def test_rate_caps_are_per_clone_iops_of_the_jobs_mix(options, cap):
     job = parse(f"[a]\nbs=4k\n{options}\n").jobs[0]
     assert job.rate_iops == (pytest.approx(cap) if cap is not None else None)
+
+
+def test_rate_minimums_are_the_highest_minimum_of_the_jobs_mix():
+    job = parse("[a]\nrw=read\nbs=4k\nratemin=1m\nrate_iops_min=10\n").jobs[0]  # ratemin: fio's alias of rate_min
+    assert job.rate_min_iops == 256.0 and job.rate_iops is None
+
+
+def test_jobs_fio_runs_together_share_one_loop_when_their_workloads_agree():
+    same = parse("[global]\nioengine=libaio\nrw=randread\n[a]\nnumjobs=2\nruntime=10\n[b]\n[c]\nstonewall\nrw=write\n")
+    phases = same.phases()
+    assert [[job.name for job in phase] for phase in phases] == [["a", "b"], ["c"]]
+    assert shares_one_loop(phases[0]) and not shares_one_loop(phases[1])  # numjobs and runtime may differ
+    assert same.notes() == ["job.fio: jobs that fio runs at the same time with the same workload run together on one "
+                            "simulated array, as one closed loop of all their clones: a, b"]
+    assert not shares_one_loop(parse("[global]\nioengine=libaio\n[a]\nrw=read\n[b]\nrw=read\nbs=8k\n").jobs)
+    assert not shares_one_loop(parse("[global]\nioengine=libaio\nrw=read\n[a]\n[b]\nrate_iops=10\n").jobs)  # paced jobs apart
