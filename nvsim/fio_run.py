@@ -208,7 +208,9 @@ def _job_entry(run: JobRun, host_io: Any, clone: int | None) -> dict:
         "iodepth": depth,
         "batch_submit": workload.iodepth_batch_submit, "batch_complete": workload.iodepth_batch_complete_min,
         "nvsim": {"simulated_window_s": result.simulated_s, "fidelity": result.fidelity, "limited_by": result.bottleneck,
-                  "numjobs_in_entry": workload.numjobs if clone is None else 1},
+                  "numjobs_in_entry": workload.numjobs if clone is None else 1,
+                  **({"closed_loop": {"numjobs": run.loop.numjobs, "iodepth": run.loop.iodepth}} if run.loop else {}),
+                  **({"rate_cap_iops": run.job.rate_iops * workload.numjobs} if run.job.rate_iops is not None else {})},
     }
 
 

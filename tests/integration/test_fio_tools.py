@@ -266,7 +266,9 @@ def test_a_rate_limited_sweep_never_exceeds_the_cap_and_draws_latency_against_lo
     full = fluid_report(RATED.format(rate=0), system, catalog)["jobs"][0]["read"]
     points = []
     for rate in (1_000, 20_000, 100_000, 250_000, 10**7):
-        read = fluid_report(RATED.format(rate=rate), system, catalog)["jobs"][0]["read"]
+        job = fluid_report(RATED.format(rate=rate), system, catalog)["jobs"][0]
+        read = job["read"]
+        assert job["nvsim"]["rate_cap_iops"] == 4 * rate
         assert read["iops"] == pytest.approx(min(4 * rate, full["iops"]), rel=1e-9)  # the cap, or what the loop allows
         assert read["total_ios"] == pytest.approx(read["iops"] * 10, rel=1e-6)
         points.append((read["iops"], read["lat_ns"]["mean"]))

@@ -9,7 +9,7 @@ from nvsim.fio_json import (
     PLAT_NR, fio_json_report, iodepth_json, json_plus_bins, lat_stats, parse_percentile_list, plat_idx_to_val,
     plat_val_to_idx,
 )
-from nvsim.fio_run import job_runtime_s
+from nvsim.fio_run import job_runtime_s, population_ladder
 from nvsim.specs import WorkloadSpec
 
 
@@ -85,3 +85,11 @@ def test_job_runtime_is_the_runtime_or_the_time_size_takes():
     assert job_runtime_s(w.model_copy(update={"runtime": 0.25}), 4 * (1 << 30), 1 << 40) == 0.25  # runtime stops it first
     assert job_runtime_s(w.model_copy(update={"runtime": 60.0, "time_based": True}), 1.0, 1 << 40) == 60.0
     assert job_runtime_s(w.model_copy(update={"size": None}), 4 * (1 << 40), device_bytes=1 << 40) == pytest.approx(1.0)
+
+
+def test_the_population_ladder_grows_one_job_or_one_depth_step_at_a_time():
+    w = WorkloadSpec(name="a", rw="randread", numjobs=3, iodepth=4)
+    ladder = population_ladder(w)
+    assert ladder == [(1, 1), (2, 1), (3, 1), (3, 2), (3, 3), (3, 4)]
+    populations = [j * d for j, d in ladder]
+    assert populations == sorted(populations) and ladder[-1] == (w.numjobs, w.iodepth)
