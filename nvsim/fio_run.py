@@ -269,11 +269,14 @@ def wants_logs(parsed: FioJobFile) -> bool:
 
 
 def disk_util(runs: list[JobRun]) -> list[dict]:
-    """fio's disk_util for the array as one device: I/Os, time in queue (ms) and the busiest drive's busy share."""
+    """fio's disk_util for the array as one device: I/Os, time in queue (ms) and the busiest drive's
+    busy share over the run's wall time (each phase lasts as long as its longest job)."""
     read_ios = write_ios = 0
     read_ticks = write_ticks = 0.0
-    busy_ms = total_ms = 0.0
+    busy_ms = 0.0
+    phase_ms: dict[int, float] = {}
     for run in runs:
+        phase_ms[run.job.phase] = max(phase_ms.get(run.job.phase, 0.0), run.runtime_s * 1000.0)
         r = run.result
         read_ios += int(round(r.read_iops * run.scale * run.runtime_s))
         write_ios += int(round(r.write_iops * run.scale * run.runtime_s))
@@ -281,10 +284,10 @@ def disk_util(runs: list[JobRun]) -> list[dict]:
         write_ticks += r.write_iops * run.scale * run.runtime_s * r.write_latency_us.get("mean", 0.0) / 1000.0
         drives = [u.utilisation for u in r.utilisation if u.resource.startswith("drive")]
         busy_ms += min(1.0, (max(drives) if drives else 0.0) * run.scale) * run.runtime_s * 1000.0
-        total_ms += run.runtime_s * 1000.0
+    total_ms = sum(phase_ms.values())
     return [{"name": "nvsim-array", "read_ios": read_ios, "write_ios": write_ios, "read_merges": 0, "write_merges": 0,
              "read_ticks": int(round(read_ticks)), "write_ticks": int(round(write_ticks)),
-             "in_queue": int(round(read_ticks + write_ticks)), "util": 100.0 * busy_ms / total_ms if total_ms else 0.0}]
+             "in_queue": int(round(read_ticks + write_ticks)), "util": min(100.0, 100.0 * busy_ms / total_ms) if total_ms else 0.0}]
 
 
 def _flag(options: dict[str, str], key: str, default: bool) -> bool:

@@ -308,3 +308,11 @@ def test_jobs_with_one_workload_run_together_on_one_array(system, catalog):
     assert total(pair, "a") == pytest.approx(total(pair, "b"), rel=1e-9)
     assert total(pair, "a") == pytest.approx(total(alone) / 2, rel=1e-6)  # sharing the card's bandwidth
     assert "bandwidth limit" in pair["jobs"][0]["nvsim"]["limited_by"]
+
+
+def test_disk_util_is_the_busiest_drives_share_of_the_wall_time(system, catalog):
+    base = "[global]\nioengine=libaio\ndirect=1\nbs=128k\niodepth=32\nrw=read\nsize=1g\n"
+    one = fluid_report(base + "[ab]\nnumjobs=32\n", system, catalog)["disk_util"][0]
+    pair = fluid_report(base + "[a]\nnumjobs=16\n[b]\nnumjobs=16\n", system, catalog)["disk_util"][0]
+    assert 0 < one["util"] <= 100 and pair["util"] == pytest.approx(one["util"], rel=1e-6)  # together: one wall time
+    assert pair["read_ios"] == pytest.approx(one["read_ios"], abs=2)
