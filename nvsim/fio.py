@@ -70,6 +70,7 @@ class FioJob:
     options only, as fio's JSON writes them under "job options". rate_iops: the I/Os per second one
     clone may issue under fio's rate / rate_iops (None: no cap), for the job's mix of directions;
     rate_min_iops: the least one clone must do under rate_min / rate_iops_min (fio stops it below).
+    thinktime_s: fio's thinktime, the stall after each I/O (None: none).
     """
 
     name: str
@@ -86,6 +87,7 @@ class FioJob:
     job_options: dict[str, str] = field(default_factory=dict)
     rate_iops: float | None = None
     rate_min_iops: float | None = None
+    thinktime_s: float | None = None
 
     @property
     def needs_device_bytes(self) -> bool:
@@ -161,11 +163,12 @@ class FioJobFile:
 
 def shares_one_loop(jobs: list[FioJob]) -> bool:
     """Whether jobs that run at the same time are one closed loop: the same workload but for name,
-    numjobs and how long they run, and no rate cap; nvsim then simulates them together on one array."""
+    numjobs and how long they run, and no rate cap or think time; nvsim then simulates them together on one array."""
     def signature(job: FioJob) -> tuple:
         w = job.workload.model_copy(update={"name": "", "numjobs": 1, "runtime": None, "time_based": False, "ramp_time": 0.0})
         return w.model_dump_json(), job.size_percent, job.offset_increment_percent
-    return len(jobs) > 1 and all(job.rate_iops is None for job in jobs) and len({signature(job) for job in jobs}) == 1
+    unpaced = all(job.rate_iops is None and job.thinktime_s is None for job in jobs)
+    return len(jobs) > 1 and unpaced and len({signature(job) for job in jobs}) == 1
 
 
 @dataclass(frozen=True)
@@ -331,6 +334,7 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
     options: dict[str, str] = {}
     rates: dict[str, _Entry] = {}
     minimums: dict[str, _Entry] = {}
+    think_s = None
     name = section.name
 
     for entry in entries:
@@ -388,6 +392,8 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
             rates[key] = entry
         elif key in ("rate_min", "rate_iops_min"):
             minimums[key.replace("_min", "")] = entry
+        elif key == "thinktime":
+            think_s = _parse_time(entry, path, default_unit="us") or None
         elif key in REFUSED_OPTIONS:
             _refuse_option(entry, path, kb_base)
         elif key == "kb_base" or key in UNDERSTOOD_WITHOUT_EFFECT:
@@ -416,7 +422,9 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
                  cpus_allowed=kept["cpus_allowed"], numa_cpu_nodes=kept["numa_cpu_nodes"], line=section.line,
                  job_options={e.key: e.value if e.value is not None else "" for e in section.entries},
                  rate_iops=_rate_limit_iops(rates, workload, path, kb_base),
-                 rate_min_iops=_rate_limit_iops(minimums, workload, path, kb_base, tightest=False))
+                 rate_min_iops=_rate_limit_iops(minimums, workload, path, kb_base, tightest=False), thinktime_s=think_s)
+    if think_s and job.rate_iops is not None:
+        raise _error(rates[next(iter(rates))], path, f"a rate cap together with thinktime is not modelled (job [{section.name}])")
     return job, flags
 
 
@@ -565,15 +573,17 @@ def _parse_size(entry: _Entry, path: str, kb_base: int, *, allow_percent: bool) 
 _TIME_UNITS_US = {"us": 1, "usec": 1, "ms": 1000, "msec": 1000, "s": 10**6, "m": 60 * 10**6, "h": 3600 * 10**6, "d": 86400 * 10**6}
 
 
-def _parse_time(entry: _Entry, path: str) -> float:
-    """fio's check_str_time for seconds options: a whole number, seconds unless a unit says otherwise."""
+def _parse_time(entry: _Entry, path: str, default_unit: str = "s") -> float:
+    """fio's check_str_time: a whole number, in ``default_unit`` (seconds for runtime, microseconds
+    for thinktime) unless a unit says otherwise."""
     value = _need_value(entry, path)
     match = re.fullmatch(r"(\d+)([A-Za-z]*)", value)
     unit = match.group(2).lower() if match else ""
     if not match or unit not in ("", *_TIME_UNITS_US):
         hint = "; fio reads whole numbers only" if re.match(r"^\d+\.\d", value) else ""
-        raise _error(entry, path, f"cannot read {value!r} as a time; a whole number with unit us, ms, s (default), m, h or d{hint}")
-    microseconds = int(match.group(1)) * _TIME_UNITS_US[unit or "s"]
+        raise _error(entry, path, f"cannot read {value!r} as a time; a whole number with unit us, ms, s, m, h or d "
+                                  f"({default_unit} without one){hint}")
+    microseconds = int(match.group(1)) * _TIME_UNITS_US[unit or default_unit]
     return float(Fraction(microseconds, 10**6))
 
 

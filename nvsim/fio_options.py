@@ -28,6 +28,7 @@ MODELLED_OPTIONS: dict[str, str] = {
     "rate_iops": "FioJob.rate_iops: an IOPS cap per job (read,write[,trim] as bs)",
     "rate_min": "FioJob.rate_min_iops (alias ratemin): fio stops a job below it; nvsim notes a job whose simulated rate is below",
     "rate_iops_min": "FioJob.rate_min_iops: as rate_min, in I/Os per second",
+    "thinktime": "FioJob.thinktime_s (microseconds unless a unit is given): the job stalls that long after each I/O",
 }
 """fio options that set a ``WorkloadSpec`` field."""
 
@@ -65,7 +66,9 @@ REFUSED_OPTIONS: dict[str, str] = {
     "bssplit": "a mix of block sizes is not carried through the solvers (one bs per job); give one bs, or one job per size",
     "bsrange": "a range of block sizes is not carried through the solvers (one bs per job); give one bs",
     "rate_process": "Poisson submissions are not modelled: a rate-limited job is paced as fio's default linear process",
-    "thinktime": "think time between I/Os is not modelled (closed loops issue the next I/O at once)",
+    "thinktime_blocks": "think time after more than one I/O is not modelled (thinktime_blocks=1, fio's default, is)",
+    "thinktime_spin": "spinning on the CPU during think time is not modelled",
+    "thinktime_iotime": "think time every thinktime_iotime of I/O is not modelled",
     "read_iolog": "trace replay is not modelled: nvsim generates the job's I/O from rw, bs and iodepth",
     "replay_redirect": "trace replay is not modelled",
     "latency_target": "fio's latency-target search of the queue depth is not modelled; run the depths as separate jobs",
@@ -76,7 +79,7 @@ REFUSED_OPTIONS: dict[str, str] = {
 """fio options that change the answer in ways nvsim does not model: a job that sets one (to a value
 other than fio's default) is refused in one line naming the option."""
 
-REFUSED_DEFAULTS = {"rate_process": ("linear",), "thinktime": ("0",),
+REFUSED_DEFAULTS = {"rate_process": ("linear",), "thinktime_blocks": ("1",), "thinktime_spin": ("0",), "thinktime_iotime": ("0",),
                      "random_distribution": ("random",), "zonemode": ("none",), "flow": ("0",), "latency_target": ("0",)}
 """Values of refused options that mean fio's default behaviour (accepted)."""
 

@@ -85,6 +85,8 @@ def simulate_jobs(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, fidelity
             run = JobRun(job, workload, Simulation(spec, workload, catalog=catalog).run(fidelity), 0.0, device_bytes)
             if job.rate_iops is not None:
                 run = paced_run(run, spec, catalog, fidelity, job.rate_iops * workload.numjobs)
+            if job.thinktime_s is not None:
+                run = thinking_run(run, spec, catalog, fidelity, job.thinktime_s)
             runs.append(_with_runtime(_check_minimum(run)))
     return runs
 
@@ -288,6 +290,39 @@ def disk_util(runs: list[JobRun]) -> list[dict]:
     return [{"name": "nvsim-array", "read_ios": read_ios, "write_ios": write_ios, "read_merges": 0, "write_merges": 0,
              "read_ticks": int(round(read_ticks)), "write_ticks": int(round(write_ticks)),
              "in_queue": int(round(read_ticks + write_ticks)), "util": min(100.0, 100.0 * busy_ms / total_ms) if total_ms else 0.0}]
+
+
+def thinking_run(run: JobRun, spec: ScenarioSpec, catalog: Any, fidelity: str, think_s: float) -> JobRun:
+    """A job under fio's thinktime (thinktime_blocks=1): each clone stalls ``think_s`` after every
+    I/O, so it has at most one I/O in flight, and its clones are an interactive closed system:
+    IOPS X and latency R obey X (R + Z) = numjobs (Little's law over the think-I/O cycle).
+
+    With n of the clones' I/Os in flight on average, the array answers as the closed loop of n jobs
+    at depth 1; nvsim takes the smallest such loop (1..numjobs jobs, by bisection) whose rate X_n
+    meets n + X_n Z >= numjobs, reports its latencies R_n and the rate numjobs / (R_n + Z): the
+    latencies bound the job's from above within one job, and the rate from below.
+    """
+    jobs = run.workload.numjobs
+    results: dict[int, Result] = {}
+
+    def loop(n: int) -> WorkloadSpec:
+        return run.workload.model_copy(update={"numjobs": n, "iodepth": 1})
+
+    def enough(n: int) -> bool:
+        if n not in results:
+            results[n] = Simulation(spec, loop(n), catalog=catalog).run(fidelity)
+        return n + results[n].total_iops * think_s >= jobs
+
+    low, high = 1, jobs
+    while low < high:
+        middle = (low + high) // 2
+        low, high = (low, middle) if enough(middle) else (middle + 1, high)
+    enough(low)
+    rate = results[low].total_iops
+    iops = jobs / (low / rate + think_s)
+    return replace(run, result=results[low], scale=iops / rate, loop=loop(low),
+                   note=f"job {run.job.name}: thinktime {think_s * 1e6:,.0f} us after each I/O: {_iops_text(iops)} IOPS; "
+                        f"latencies of the closed loop of {low} job(s) at depth 1 (an upper bound within one job)")
 
 
 def _flag(options: dict[str, str], key: str, default: bool) -> bool:

@@ -239,8 +239,8 @@ def test_command_line_jobs_and_decimal_sizes(cli):
 
 
 def test_refusals_from_the_command_line_are_one_line_with_exit_status_2(cli):
-    done = cli("fio", "--system", SYSTEM, "--name=a", "--rw=randread", "--thinktime=1000")
-    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "thinktime: cannot be simulated" in done.stderr
+    done = cli("fio", "--system", SYSTEM, "--name=a", "--rw=randread", "--bssplit=4k/50:64k/50")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "bssplit: cannot be simulated" in done.stderr
     done = cli("fio", "--system", SYSTEM, "--name=a", "--ioengine=null")
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "'null' cannot be simulated" in done.stderr
     assert cli("fio", "--system", SYSTEM).returncode == 2  # neither a job file nor --name
@@ -316,3 +316,14 @@ def test_disk_util_is_the_busiest_drives_share_of_the_wall_time(system, catalog)
     pair = fluid_report(base + "[a]\nnumjobs=16\n[b]\nnumjobs=16\n", system, catalog)["disk_util"][0]
     assert 0 < one["util"] <= 100 and pair["util"] == pytest.approx(one["util"], rel=1e-6)  # together: one wall time
     assert pair["read_ios"] == pytest.approx(one["read_ios"], abs=2)
+
+
+
+@pytest.mark.parametrize("think_us", [1, 100, 2000, 10**6])
+def test_think_time_obeys_littles_law_of_the_interactive_system(system, catalog, think_us):
+    """numjobs clones, each thinking Z after every I/O: IOPS x (latency + Z) = numjobs, at depth 1."""
+    job = fluid_report("[a]\nioengine=libaio\ndirect=1\nrw=randread\nbs=4k\niodepth=32\nnumjobs=8\ntime_based\nruntime=10\n"
+                       f"group_reporting\nthinktime={think_us}\n", system, catalog)["jobs"][0]
+    read = job["read"]
+    assert read["iops"] * (read["lat_ns"]["mean"] * 1e-9 + think_us * 1e-6) == pytest.approx(8, rel=1e-4)
+    assert job["nvsim"]["closed_loop"]["iodepth"] == 1 and job["iodepth_level"]["1"] == 100.0

@@ -161,7 +161,7 @@ def test_syntax_errors_name_the_file_and_line(text, line, phrase):
     ("iodepth=0", 2, "iodepth", "greater than or equal to 1"),
     ("rw=read\nnumjobs=64\nrwmixread=150", 4, "rwmixread", "less than or equal to 100"),
     ("rwmixwrite=130", 2, "rwmixwrite", "must be 0 to 100"),
-    ("runtime=5min", 2, "runtime", "unit us, ms, s (default), m, h or d"),
+    ("runtime=5min", 2, "runtime", "unit us, ms, s, m, h or d (s without one)"),
     ("ramp_time=1.5s", 2, "ramp_time", "whole numbers only"),
     ("time_based=yes", 2, "time_based", "0/1"),
     ("size=0%", 2, "size", "1% to 100%"),
@@ -344,7 +344,7 @@ verify=crc32c
 
 
 @pytest.mark.parametrize("option, value", [
-    ("rate_process", "poisson"), ("flow", "1"), ("replay_redirect", "/dev/sdb"), ("thinktime", "100"), ("bssplit", "4k/50:64k/50"),
+    ("rate_process", "poisson"), ("flow", "1"), ("replay_redirect", "/dev/sdb"), ("thinktime_blocks", "4"), ("bssplit", "4k/50:64k/50"),
     ("bsrange", "4k-64k"), ("read_iolog", "trace.log"), ("latency_target", "1ms"), ("random_distribution", "zipf:1.2"),
     ("zonemode", "zbd"),
 ])
@@ -353,7 +353,7 @@ def test_options_that_change_the_answer_are_refused_in_one_line_naming_them(opti
     assert f"line 3: {option}: cannot be simulated" in message and f"{option}={value}" in message
 
 
-@pytest.mark.parametrize("option, value", [("rate_process", "linear"), ("thinktime", "0"), ("bssplit", "4k/100"), ("bsrange", "4k-4k"),
+@pytest.mark.parametrize("option, value", [("rate_process", "linear"), ("thinktime_blocks", "1"), ("bssplit", "4k/100"), ("bsrange", "4k-4k"),
                                            ("random_distribution", "random"), ("zonemode", "none")])
 def test_refused_options_at_fios_default_are_accepted(option, value):
     parse(f"[a]\nrw=randread\ndirect=1\n{option}={value}\n")
@@ -631,3 +631,12 @@ def test_jobs_fio_runs_together_share_one_loop_when_their_workloads_agree():
                             "simulated array, as one closed loop of all their clones: a, b"]
     assert not shares_one_loop(parse("[global]\nioengine=libaio\n[a]\nrw=read\n[b]\nrw=read\nbs=8k\n").jobs)
     assert not shares_one_loop(parse("[global]\nioengine=libaio\nrw=read\n[a]\n[b]\nrate_iops=10\n").jobs)  # paced jobs apart
+
+
+@pytest.mark.parametrize("value, seconds", [("2000", 0.002), ("2ms", 0.002), ("1s", 1.0), ("0", None)])
+def test_thinktime_is_microseconds_unless_a_unit_says_otherwise(value, seconds):
+    assert parse(f"[a]\nrw=read\nthinktime={value}\n").jobs[0].thinktime_s == seconds
+
+
+def test_thinktime_with_a_rate_cap_is_refused():
+    assert "a rate cap together with thinktime is not modelled" in error_of("[a]\nrw=read\nrate_iops=10\nthinktime=10\n")
