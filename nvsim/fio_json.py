@@ -283,6 +283,8 @@ def job_json(result: dict, index: int, report: dict, group_bw: dict[str, float])
         **buckets,
         "latency_depth": iodepth, "latency_target": 0, "latency_percentile": 100.0, "latency_window": 0,
     }
+    if result.get("description"):
+        job["desc"] = str(result["description"])  # fio writes the job's description under "desc"
     if result.get("nvsim"):
         job["nvsim"] = dict(result["nvsim"])
     return job
@@ -318,7 +320,8 @@ def fio_json_report(jobs_results: list[dict], *, fio_version: str = "nvsim", tim
     Each item of ``jobs_results``: name, group, options (dict), runtime_s (the job's runtime),
     cpu_percent, and read / write (/ trim): {ios, bytes, latencies_ns (1-D array or None),
     mean_latency_ns (used without samples)}; optional: iodepth, batch_submit, batch_complete,
-    ramp_time_s, ctx, nvsim (extra facts written under the job's ``nvsim`` key). nvsim has no
+    ramp_time_s, ctx, description (written as ``desc``, as fio does), nvsim (extra facts written
+    under the job's ``nvsim`` key). nvsim has no
     separate submission latency, so slat_ns has N=0 and clat_ns and lat_ns carry the same numbers.
     ``global options`` is written only when there are some, as fio does.
     """

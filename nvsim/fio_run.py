@@ -203,7 +203,7 @@ def _job_entry(run: JobRun, host_io: Any, clone: int | None) -> dict:
         depth = effective_iodepth(host_io, workload.iodepth) if host_io else workload.iodepth
     return {
         "name": run.job.name, "group": run.job.group, "options": run.job.job_options, "runtime_s": run.runtime_s,
-        "ramp_time_s": workload.ramp_time,
+        "ramp_time_s": workload.ramp_time, "description": run.job.options.get("description"),
         "read": _direction(result, "read", run.runtime_s, share, pick, run.in_flight, run.scale, run.samples),
         "write": _direction(result, "write", run.runtime_s, share, pick, run.in_flight, run.scale, run.samples),
         "cpu_percent": result.cpu_percent,

@@ -93,3 +93,8 @@ def test_the_population_ladder_grows_one_job_or_one_depth_step_at_a_time():
     assert ladder == [(1, 1), (2, 1), (3, 1), (3, 2), (3, 3), (3, 4)]
     populations = [j * d for j, d in ladder]
     assert populations == sorted(populations) and ladder[-1] == (w.numjobs, w.iodepth)
+
+
+def test_a_description_is_written_as_fios_desc():
+    assert fio_json_report([{**job(), "description": "4k random reads"}], timestamp=0)["jobs"][0]["desc"] == "4k random reads"
+    assert "desc" not in fio_json_report([job()], timestamp=0)["jobs"][0]
