@@ -70,7 +70,9 @@ class FioJob:
     options only, as fio's JSON writes them under "job options". rate_iops: the I/Os per second one
     clone may issue under fio's rate / rate_iops (None: no cap), for the job's mix of directions;
     rate_min_iops: the least one clone must do under rate_min / rate_iops_min (fio stops it below).
-    thinktime_s: fio's thinktime, the stall after each I/O (None: none).
+    thinktime_s: fio's thinktime, the stall after each I/O (None: none). latency_target_s,
+    latency_percentile, latency_window_s: fio's latency target (the highest iodepth at which that
+    share of I/Os is at most the target; None: no target).
     """
 
     name: str
@@ -88,6 +90,9 @@ class FioJob:
     rate_iops: float | None = None
     rate_min_iops: float | None = None
     thinktime_s: float | None = None
+    latency_target_s: float | None = None
+    latency_percentile: float = 100.0
+    latency_window_s: float | None = None
 
     @property
     def needs_device_bytes(self) -> bool:
@@ -167,7 +172,7 @@ def shares_one_loop(jobs: list[FioJob]) -> bool:
     def signature(job: FioJob) -> tuple:
         w = job.workload.model_copy(update={"name": "", "numjobs": 1, "runtime": None, "time_based": False, "ramp_time": 0.0})
         return w.model_dump_json(), job.size_percent, job.offset_increment_percent
-    unpaced = all(job.rate_iops is None and job.thinktime_s is None for job in jobs)
+    unpaced = all(job.rate_iops is None and job.thinktime_s is None and job.latency_target_s is None for job in jobs)
     return len(jobs) > 1 and unpaced and len({signature(job) for job in jobs}) == 1
 
 
@@ -335,6 +340,7 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
     rates: dict[str, _Entry] = {}
     minimums: dict[str, _Entry] = {}
     think_s = None
+    latency: dict[str, tuple[Any, _Entry]] = {}
     name = section.name
 
     for entry in entries:
@@ -394,6 +400,10 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
             minimums[key.replace("_min", "")] = entry
         elif key == "thinktime":
             think_s = _parse_time(entry, path, default_unit="us") or None
+        elif key in ("latency_target", "latency_window"):
+            latency[key] = (_parse_time(entry, path, default_unit="us") or None, entry)
+        elif key == "latency_percentile":
+            latency[key] = (_parse_percentage(entry, path), entry)
         elif key in REFUSED_OPTIONS:
             _refuse_option(entry, path, kb_base)
         elif key == "kb_base" or key in UNDERSTOOD_WITHOUT_EFFECT:
@@ -425,6 +435,12 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
                  rate_min_iops=_rate_limit_iops(minimums, workload, path, kb_base, tightest=False), thinktime_s=think_s)
     if think_s and job.rate_iops is not None:
         raise _error(rates[next(iter(rates))], path, f"a rate cap together with thinktime is not modelled (job [{section.name}])")
+    target = latency.get("latency_target", (None, None))
+    if target[0] and (think_s or job.rate_iops is not None):
+        raise _error(target[1], path, f"a latency target together with a rate cap or thinktime is not modelled (job [{section.name}])")
+    if target[0]:
+        job = replace(job, latency_target_s=target[0], latency_window_s=latency.get("latency_window", (None,))[0],
+                      latency_percentile=latency.get("latency_percentile", (100.0,))[0])
     return job, flags
 
 
@@ -520,6 +536,18 @@ def _parse_flag(entry: _Entry, path: str) -> bool:
     if not re.fullmatch(r"\d+", entry.value):
         raise _error(entry, path, f"takes no value or 0/1, got {entry.value!r}")
     return int(entry.value) != 0
+
+
+def _parse_percentage(entry: _Entry, path: str) -> float:
+    """A float percentage in (0, 100], as fio's latency_percentile."""
+    value = _need_value(entry, path)
+    try:
+        number = float(value)
+    except ValueError:
+        raise _error(entry, path, f"expected a percentage (0, 100], got {value!r}") from None
+    if not 0 < number <= 100:
+        raise _error(entry, path, f"expected a percentage (0, 100], got {value!r}")
+    return number
 
 
 def _parse_int(entry: _Entry, path: str, kb_base: int) -> int:

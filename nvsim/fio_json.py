@@ -281,7 +281,8 @@ def job_json(result: dict, index: int, report: dict, group_bw: dict[str, float])
         "usr_cpu": 0.0, "sys_cpu": float(result["cpu_percent"] or 0.0), "ctx": int(result.get("ctx", 0)), "majf": 0, "minf": 0,
         **iodepth_json(iodepth, int(result.get("batch_submit", 1)), int(result.get("batch_complete", 1))),
         **buckets,
-        "latency_depth": iodepth, "latency_target": 0, "latency_percentile": 100.0, "latency_window": 0,
+        "latency_depth": iodepth, "latency_target": int(result.get("latency_target_ns", 0)),
+        "latency_percentile": float(result.get("latency_percentile", 100.0)), "latency_window": int(result.get("latency_window_us", 0)),
     }
     if result.get("description"):
         job["desc"] = str(result["description"])  # fio writes the job's description under "desc"

@@ -29,6 +29,9 @@ MODELLED_OPTIONS: dict[str, str] = {
     "rate_min": "FioJob.rate_min_iops (alias ratemin): fio stops a job below it; nvsim notes a job whose simulated rate is below",
     "rate_iops_min": "FioJob.rate_min_iops: as rate_min, in I/Os per second",
     "thinktime": "FioJob.thinktime_s (microseconds unless a unit is given): the job stalls that long after each I/O",
+    "latency_target": "FioJob.latency_target_s (microseconds unless a unit is given): the highest iodepth that meets it",
+    "latency_window": "FioJob.latency_window_s (microseconds unless a unit is given), reported as fio does",
+    "latency_percentile": "FioJob.latency_percentile: the share of I/Os that must meet latency_target (default 100)",
 }
 """fio options that set a ``WorkloadSpec`` field."""
 
@@ -71,7 +74,7 @@ REFUSED_OPTIONS: dict[str, str] = {
     "thinktime_iotime": "think time every thinktime_iotime of I/O is not modelled",
     "read_iolog": "trace replay is not modelled: nvsim generates the job's I/O from rw, bs and iodepth",
     "replay_redirect": "trace replay is not modelled",
-    "latency_target": "fio's latency-target search of the queue depth is not modelled; run the depths as separate jobs",
+    "latency_run": "fio's continuous adjustment of the depth to a latency target is not modelled (latency_run=0, fio's default, is)",
     "flow": "fio's flow control between jobs is not modelled",
     "random_distribution": "only uniform random offsets are modelled (zipf, pareto, normal and zoned skew the FTL's hot/cold data)",
     "zonemode": "zoned block devices are not modelled",
@@ -80,7 +83,7 @@ REFUSED_OPTIONS: dict[str, str] = {
 other than fio's default) is refused in one line naming the option."""
 
 REFUSED_DEFAULTS = {"rate_process": ("linear",), "thinktime_blocks": ("1",), "thinktime_spin": ("0",), "thinktime_iotime": ("0",),
-                     "random_distribution": ("random",), "zonemode": ("none",), "flow": ("0",), "latency_target": ("0",)}
+                     "random_distribution": ("random",), "zonemode": ("none",), "flow": ("0",), "latency_run": ("0",)}
 """Values of refused options that mean fio's default behaviour (accepted)."""
 
 ALIASES: dict[str, str] = {

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from .fio import FioJob, FioJobFile, shares_one_loop
-from .fio_json import FIO_PERCENTILES, fio_json_report, parse_percentile_list
+from .fio_json import FIO_PERCENTILES, fio_json_report, parse_percentile_list, percentile_table
 from .fio_log import LOG_OPTIONS, LogEntry
 from .host_io import effective_iodepth
 from .simulation import Result, Simulation
@@ -87,6 +87,8 @@ def simulate_jobs(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, fidelity
                 run = paced_run(run, spec, catalog, fidelity, job.rate_iops * workload.numjobs)
             if job.thinktime_s is not None:
                 run = thinking_run(run, spec, catalog, fidelity, job.thinktime_s)
+            if job.latency_target_s is not None:
+                run = latency_target_run(run, spec, catalog, fidelity)
             runs.append(_with_runtime(_check_minimum(run)))
     return runs
 
@@ -204,6 +206,7 @@ def _job_entry(run: JobRun, host_io: Any, clone: int | None) -> dict:
     return {
         "name": run.job.name, "group": run.job.group, "options": run.job.job_options, "runtime_s": run.runtime_s,
         "ramp_time_s": workload.ramp_time, "description": run.job.options.get("description"),
+        **_latency_target_keys(run.job),
         "read": _direction(result, "read", run.runtime_s, share, pick, run.in_flight, run.scale, run.samples),
         "write": _direction(result, "write", run.runtime_s, share, pick, run.in_flight, run.scale, run.samples),
         "cpu_percent": result.cpu_percent,
@@ -214,6 +217,14 @@ def _job_entry(run: JobRun, host_io: Any, clone: int | None) -> dict:
                   **({"closed_loop": {"numjobs": run.loop.numjobs, "iodepth": run.loop.iodepth}} if run.loop else {}),
                   **({"rate_cap_iops": run.job.rate_iops * workload.numjobs} if run.job.rate_iops is not None else {})},
     }
+
+
+def _latency_target_keys(job: FioJob) -> dict:
+    """fio's latency_target (ns), latency_percentile and latency_window (us) of a job that has a target."""
+    if job.latency_target_s is None:
+        return {}
+    return {"latency_target_ns": round(job.latency_target_s * 1e9), "latency_percentile": job.latency_percentile,
+            "latency_window_us": round((job.latency_window_s or 0.0) * 1e6)}
 
 
 def _group_entry(entries: list[dict]) -> dict:
@@ -323,6 +334,43 @@ def thinking_run(run: JobRun, spec: ScenarioSpec, catalog: Any, fidelity: str, t
     return replace(run, result=results[low], scale=iops / rate, loop=loop(low),
                    note=f"job {run.job.name}: thinktime {think_s * 1e6:,.0f} us after each I/O: {_iops_text(iops)} IOPS; "
                         f"latencies of the closed loop of {low} job(s) at depth 1 (an upper bound within one job)")
+
+
+def latency_target_run(run: JobRun, spec: ScenarioSpec, catalog: Any, fidelity: str) -> JobRun:
+    """fio's latency_target (latency_run=0): the highest iodepth (1..iodepth, numjobs kept) at
+    which latency_percentile % of the I/Os take at most the target, found by bisection; the job
+    reports that depth's run. The event mode's samples give the percentile (fio's histogram rule);
+    the fluid mode has only the mean, which then stands for it (a note says so)."""
+    job, workload = run.job, run.workload
+    results: dict[int, Result] = {}
+
+    def meets(depth: int) -> bool:
+        if depth not in results:
+            loop = workload.model_copy(update={"iodepth": depth})
+            results[depth] = Simulation(spec, loop, catalog=catalog).run(fidelity)
+        return _latency_s(results[depth], job.latency_percentile) <= job.latency_target_s
+
+    low, high = 1, workload.iodepth  # the highest depth that meets the target
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if meets(middle) else (low, middle - 1)
+    met = meets(low)
+    measure = f"p{job.latency_percentile:g}" if results[low].latency_samples_s else "mean (the fluid mode has no percentiles)"
+    note = (f"job {job.name}: latency_target {job.latency_target_s * 1e6:,.0f} us on the {measure}: iodepth {low}"
+            + ("" if met else ", where the target is not met (fio cannot go below depth 1)"))
+    return replace(run, result=results[low], loop=workload.model_copy(update={"iodepth": low}), note=note)
+
+
+def _latency_s(result: Result, percentile: float) -> float:
+    """The latency a target is checked against: fio's percentile of the samples, else the mean."""
+    samples = [np.asarray(s) for s in result.latency_samples_s.values() if s is not None and len(s)]
+    if samples:
+        ns = np.rint(np.concatenate(samples) * 1e9).astype(np.int64)
+        return percentile_table(ns, (percentile,))[f"{percentile:f}"] / 1e9
+    means = [(iops, lat["mean"]) for iops, lat in ((result.read_iops, result.read_latency_us),
+                                                    (result.write_iops, result.write_latency_us)) if iops and "mean" in lat]
+    total = sum(iops for iops, _ in means)
+    return sum(iops * mean for iops, mean in means) / total / 1e6 if total else float("inf")
 
 
 def _flag(options: dict[str, str], key: str, default: bool) -> bool:

@@ -345,7 +345,7 @@ verify=crc32c
 
 @pytest.mark.parametrize("option, value", [
     ("rate_process", "poisson"), ("flow", "1"), ("replay_redirect", "/dev/sdb"), ("thinktime_blocks", "4"), ("bssplit", "4k/50:64k/50"),
-    ("bsrange", "4k-64k"), ("read_iolog", "trace.log"), ("latency_target", "1ms"), ("random_distribution", "zipf:1.2"),
+    ("bsrange", "4k-64k"), ("read_iolog", "trace.log"), ("latency_run", "1"), ("random_distribution", "zipf:1.2"),
     ("zonemode", "zbd"),
 ])
 def test_options_that_change_the_answer_are_refused_in_one_line_naming_them(option, value):
@@ -640,3 +640,11 @@ def test_thinktime_is_microseconds_unless_a_unit_says_otherwise(value, seconds):
 
 def test_thinktime_with_a_rate_cap_is_refused():
     assert "a rate cap together with thinktime is not modelled" in error_of("[a]\nrw=read\nrate_iops=10\nthinktime=10\n")
+
+
+def test_latency_target_options_are_read_as_fio_reads_them():
+    job = load_fio_jobfile(DATA / "upstream" / "examples" / "latency-profile.fio").jobs[0]
+    assert (job.latency_target_s, job.latency_window_s, job.latency_percentile) == (0.5, 5.0, 99.9)  # microseconds by default
+    assert "latency_run: cannot be simulated" in error_of("[a]\nrw=read\nlatency_target=1ms\nlatency_run=1\n")
+    assert "a latency target together with a rate cap" in error_of("[a]\nrw=read\nlatency_target=1ms\nrate_iops=10\n")
+    assert "expected a percentage" in error_of("[a]\nrw=read\nlatency_target=1ms\nlatency_percentile=120\n")
