@@ -337,10 +337,7 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
     flags: dict[str, Any] = {"stonewall": False, "new_group": False, "unmodelled": set()}
     direct = False
     options: dict[str, str] = {}
-    rates: dict[str, _Entry] = {}
-    minimums: dict[str, _Entry] = {}
-    think_s = None
-    latency: dict[str, tuple[Any, _Entry]] = {}
+    pacing = _Pacing()
     name = section.name
 
     for entry in entries:
@@ -394,16 +391,8 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
             if value not in ("0", "1"):
                 raise _error(entry, path, f"must be 0 or 1, got {value!r}")
             direct = (value == "1") == (key == "direct")
-        elif key in ("rate", "rate_iops"):
-            rates[key] = entry
-        elif key in ("rate_min", "rate_iops_min"):
-            minimums[key.replace("_min", "")] = entry
-        elif key == "thinktime":
-            think_s = _parse_time(entry, path, default_unit="us") or None
-        elif key in ("latency_target", "latency_window"):
-            latency[key] = (_parse_time(entry, path, default_unit="us") or None, entry)
-        elif key == "latency_percentile":
-            latency[key] = (_parse_percentage(entry, path), entry)
+        elif key in _Pacing.KEYS:
+            pacing.take(entry, path)
         elif key in REFUSED_OPTIONS:
             _refuse_option(entry, path, kb_base)
         elif key == "kb_base" or key in UNDERSTOOD_WITHOUT_EFFECT:
@@ -430,18 +419,49 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
     job = FioJob(name=name, workload=workload, group=0, filename=kept["filename"], size_percent=size_percent,
                  offset_increment_percent=offset_percent, options=options, phase=0,
                  cpus_allowed=kept["cpus_allowed"], numa_cpu_nodes=kept["numa_cpu_nodes"], line=section.line,
-                 job_options={e.key: e.value if e.value is not None else "" for e in section.entries},
-                 rate_iops=_rate_limit_iops(rates, workload, path, kb_base),
-                 rate_min_iops=_rate_limit_iops(minimums, workload, path, kb_base, tightest=False), thinktime_s=think_s)
-    if think_s and job.rate_iops is not None:
-        raise _error(rates[next(iter(rates))], path, f"a rate cap together with thinktime is not modelled (job [{section.name}])")
-    target = latency.get("latency_target", (None, None))
-    if target[0] and (think_s or job.rate_iops is not None):
-        raise _error(target[1], path, f"a latency target together with a rate cap or thinktime is not modelled (job [{section.name}])")
-    if target[0]:
-        job = replace(job, latency_target_s=target[0], latency_window_s=latency.get("latency_window", (None,))[0],
-                      latency_percentile=latency.get("latency_percentile", (100.0,))[0])
-    return job, flags
+                 job_options={e.key: e.value if e.value is not None else "" for e in section.entries})
+    return pacing.apply(job, section.name, path, kb_base), flags
+
+
+@dataclass
+class _Pacing:
+    """fio's options that pace a job, collected while its section is read, then applied to it: rate
+    caps and minimums (per direction), think time, a latency target."""
+
+    KEYS = ("rate", "rate_iops", "rate_min", "rate_iops_min", "thinktime", "latency_target", "latency_window",
+            "latency_percentile")
+    rates: dict[str, _Entry] = field(default_factory=dict)
+    minimums: dict[str, _Entry] = field(default_factory=dict)
+    think_s: float | None = None
+    latency: dict[str, tuple[Any, _Entry]] = field(default_factory=dict)
+
+    def take(self, entry: _Entry, path: str) -> None:
+        key = entry.key
+        if key in ("rate", "rate_iops"):
+            self.rates[key] = entry
+        elif key in ("rate_min", "rate_iops_min"):
+            self.minimums[key.replace("_min", "")] = entry
+        elif key == "thinktime":
+            self.think_s = _parse_time(entry, path, default_unit="us") or None
+        elif key == "latency_percentile":
+            self.latency[key] = (_parse_percentage(entry, path), entry)
+        else:  # latency_target, latency_window: microseconds by default
+            self.latency[key] = (_parse_time(entry, path, default_unit="us") or None, entry)
+
+    def apply(self, job: FioJob, section: str, path: str, kb_base: int) -> FioJob:
+        """The job with its caps, think time and target; combinations nvsim does not model refused."""
+        w = job.workload
+        job = replace(job, rate_iops=_rate_limit_iops(self.rates, w, path, kb_base), thinktime_s=self.think_s,
+                      rate_min_iops=_rate_limit_iops(self.minimums, w, path, kb_base, tightest=False))
+        if self.think_s and job.rate_iops is not None:
+            raise _error(next(iter(self.rates.values())), path, f"a rate cap together with thinktime is not modelled (job [{section}])")
+        target, entry = self.latency.get("latency_target", (None, None))
+        if not target:
+            return job
+        if self.think_s or job.rate_iops is not None:
+            raise _error(entry, path, f"a latency target together with a rate cap or thinktime is not modelled (job [{section}])")
+        return replace(job, latency_target_s=target, latency_window_s=self.latency.get("latency_window", (None,))[0],
+                       latency_percentile=self.latency.get("latency_percentile", (100.0,))[0])
 
 
 def _rate_limit_iops(rates: dict[str, _Entry], workload: WorkloadSpec, path: str, kb_base: int,
