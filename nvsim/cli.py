@@ -11,7 +11,6 @@ import json
 import math
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Optional
 
@@ -183,53 +182,51 @@ def _resilience(spec, catalog) -> dict:
     return out
 
 
-@app.command("fio")
+@app.command("fio", context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+             options_metavar="[OPTIONS] [JOBFILE] [--FIO-OPTION=VALUE ...]")
 def fio_command(
-    jobfile: Path = typer.Argument(..., help="A fio job file ([global] and job sections), as fio reads it."),
+    ctx: typer.Context,
     system: Path = typer.Option(..., "--system", help="Scenario YAML (or directory) giving platform, drives and array; its workloads are not used."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write fio's JSON to this file (atomically) instead of stdout."),
+    output_format: str = typer.Option("json", "--output-format", help="json (fio's normal JSON) or json+ (with fio's latency bins)."),
     fidelity: str = typer.Option("event", "--fidelity", help=FIDELITY_HELP),
 ) -> None:
-    """Run a fio job file against a simulated array; print fio's --output-format=json."""
+    """Run fio jobs against a simulated array; print fio's --output-format=json (or json+).
+
+    Give a job file (JOBFILE, as fio reads it), fio's job options on the command line as fio takes
+    them (--name=a --rw=randread --bs=4k ...: options before the first --name are global), or both
+    (the command line's global options apply to the file's jobs too).
+    """
     fidelity = _fidelity(fidelity)
+    if output_format not in ("json", "json+"):
+        raise InputError("--output-format", f"unknown format {output_format!r}; allowed: json, json+")
+    files = [arg for arg in ctx.args if not arg.startswith("-")]
+    options = [arg for arg in ctx.args if arg.startswith("-")]
+    if len(files) > 1:
+        raise InputError("jobfile", f"one job file at a time, got {', '.join(files)}")
+    if not files and not any(arg.startswith("--name=") for arg in options):
+        raise InputError("jobfile", "give a fio job file or fio's job options with at least one --name=JOB")
     catalog = nvsim.default_catalog()
     spec = nvsim.load_scenario(system, catalog)
-    parsed = nvsim.fio.load_fio_jobfile(jobfile, catalog=catalog)
-    warning = parsed.unmodelled_warning()
-    together = parsed.concurrent_jobs()
-    if together:  # fio would run these at once, sharing the array; nvsim runs each alone
-        concurrent = "; ".join(", ".join(names) for names in together)
-        note = f"jobs that fio runs concurrently (no stonewall) are simulated one at a time: {concurrent}"
-        warning = f"{warning}; {note}" if warning else f"{jobfile}: {note}"
-    if warning:
-        sys.stderr.write(f"warning: {warning}\n")
-    if not parsed.jobs:
-        raise InputError("jobfile", f"{jobfile}: no job sections")
-    device_bytes = None
-    results = []
-    for job in parsed.jobs:
-        workload = job.workload
-        if job.needs_device_bytes:
-            if device_bytes is None:
-                device_bytes = nvsim.Simulation(spec, workload, catalog=catalog).device_bytes
-            workload = job.resolved(device_bytes)
-        results.append(_fio_job_result(job, nvsim.Simulation(spec, workload, catalog=catalog).run(fidelity)))
-    report = nvsim.fio.fio_json_report(results, timestamp=int(time.time()), global_options=parsed.global_options)
+    text = nvsim.fio.command_line_to_jobfile(options) if options else ""
+    label = files[0] if files else "command line"
+    if files:
+        text += nvsim.fio.read_jobfile_text(files[0])
+    parsed = nvsim.fio.parse_fio_jobfile(text, label, catalog=catalog)
+    for line in ([parsed.unmodelled_warning()] if parsed.unmodelled_warning() else []) + parsed.notes():
+        sys.stderr.write(f"warning: {line}\n")
+    runs = nvsim.fio_run.simulate_jobs(parsed, spec, catalog, fidelity)
+    for run in runs:
+        if run.note:
+            sys.stderr.write(f"note: {label}: {run.note}\n")
+    report = nvsim.fio_run.fio_report(parsed, runs, catalog, json_plus=output_format == "json+")
+    if nvsim.fio_run.wants_logs(parsed):
+        entries = nvsim.fio_run.log_entries(runs, catalog)
+        if nvsim.fio_log.uses_default_window(entries):
+            sys.stderr.write(f"warning: {label}: log_avg_msec is not set: fio would log every I/O; nvsim writes "
+                             f"{nvsim.fio_log.DEFAULT_LOG_MSEC} ms windows of the steady state\n")
+        nvsim.fio_log.write_log_files(entries, Path.cwd())
     _emit_json(report, output)
-
-
-def _fio_job_result(job, result) -> dict:
-    """One job's I/O counts, bytes and latency samples over the simulated window, as fio reports them."""
-    samples = result.latency_samples_s
-    window = result.simulated_s or 1.0
-    return {
-        "name": job.name, "group": job.group, "options": job.options, "runtime_s": window,
-        "read": {"ios": int(round(result.read_iops * window)), "bytes": int(round(result.read_bytes_per_s * window)),
-                 "latencies_ns": (samples["read"] * 1e9) if "read" in samples else None},
-        "write": {"ios": int(round(result.write_iops * window)), "bytes": int(round(result.write_bytes_per_s * window)),
-                  "latencies_ns": (samples["write"] * 1e9) if "write" in samples else None},
-        "cpu_percent": result.cpu_percent,
-    }
 
 
 @app.command()

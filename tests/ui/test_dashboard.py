@@ -138,9 +138,9 @@ def test_fio_upload_gives_workloads_and_a_broken_one_names_the_line(catalog):
     assert custom["warning"] == ""  # every option of the reference job file is understood
     record = core.compute(setup(workload=core.FILE_WORKLOADS), custom, catalog=catalog)
     assert record["errors"] == {} and len(record["workloads"]) == 5
-    percent = core.import_fio("[j]\nioengine=libaio\nrw=randread\nbs=4k\nsize=50%\nthinktime=10\n", "half.fio", scenario, catalog)
+    percent = core.import_fio("[j]\nioengine=libaio\nrw=randread\nbs=4k\nsize=50%\nexitall\n", "half.fio", scenario, catalog)
     assert percent["workloads"][0]["size"] == 84_480_000_000_000 // 2 // 4096 * 4096
-    assert "not modelled" in percent["warning"] and "thinktime" in percent["warning"]
+    assert "not modelled" in percent["warning"] and "exitall" in percent["warning"]
     with pytest.raises(InputError) as broken:
         core.import_fio("[job]\nioengine=libaio\nrw=randread\nbs=4q\n", "broken.fio", scenario, catalog)
     assert "broken.fio" in str(broken.value) and "bs" in str(broken.value)
