@@ -18,7 +18,8 @@ run: setup
 	$(BIN)/nvsim run $(SCENARIO)
 
 # System packages the test suite uses (Debian names): libisal2 (Intel ISA-L, parity cross-check);
-# chromium and chromium-driver (the dashboard's browser tests: without them those tests fail).
+# chromium and chromium-driver (the dashboard's browser tests: without them those tests fail);
+# fio (a real fio run's JSON keys against nvsim's; skipped without it).
 system-packages:
 	@if ! ldconfig -p | grep -q libisal; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
@@ -31,6 +32,12 @@ system-packages:
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null) \
 	      || echo "warning: could not install chromium and chromium-driver; the dashboard's browser tests will fail"; \
 	  else echo "warning: chromium or chromedriver missing and not root; the dashboard's browser tests will fail (NVSIM_NO_BROWSER=1 skips them)"; fi; \
+	fi
+	@if ! command -v fio >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fio >/dev/null) \
+	      || echo "warning: could not install fio; the test against a real fio run will be skipped"; \
+	  else echo "warning: fio missing and not root; the test against a real fio run will be skipped"; fi; \
 	fi
 
 test: setup system-packages

@@ -21,9 +21,9 @@ from typing import Any
 import dash
 from dash import Dash, Input, Output, State, dcc, html, no_update
 
-from nvsim import Catalog, InputError, default_catalog
+from nvsim import Catalog, InputError, default_catalog, parse_scenario
 
-from . import core
+from . import core, guard
 from .figures import bounds_figure, compare_figure, empty_figure, utilisation_figure
 from .jobs import EventRunner
 
@@ -62,7 +62,8 @@ def _strip_options(extra: int | None = None) -> list[dict]:
 
 CARDS = (("m-iops", "IOPS"), ("m-gbps", "Throughput"), ("m-p50", "Latency p50"), ("m-p99", "Latency p99"),
          ("m-p999", "Latency p99.9"), ("m-cpu", "Host CPU"), ("m-capacity", "Usable capacity"), ("m-waf", "Write amplification"),
-         ("m-dwpd", "Effective DWPD"), ("m-life", "Drive lifetime"), ("m-rebuild", "Rebuild time"), ("m-risk", "Data-loss risk"))
+         ("m-dwpd", "Effective DWPD"), ("m-life", "Drive lifetime"), ("m-power", "Power"), ("m-cost", "Cost"),
+         ("m-rebuild", "Rebuild time"), ("m-risk", "Data-loss risk"))
 
 
 def layout(catalog: Catalog) -> html.Div:
@@ -74,7 +75,7 @@ def layout(catalog: Catalog) -> html.Div:
         html.H2("Set-up"),
         _field("Server (platform)", dcc.Dropdown(id="platform", options=platforms, value=setup["platform"], clearable=False), "platform"),
         _field("Drive model and capacity", dcc.Dropdown(id="drive", options=drives, value=setup["drive"], clearable=False), "drive"),
-        _field("Drive count", dcc.Input(id="drives", type="number", min=1, max=1024, step=1, value=setup["drives"],
+        _field("Drive count", dcc.Input(id="drives", type="number", min=1, max=core.MAX_DRIVES, step=1, value=setup["drives"],
                                         className="number-input"), "drives"),
         _field("Namespace per drive", html.Div([
             dcc.RadioItems(id="namespace-mode", inline=True, value=setup["namespace_mode"], className="radio",
@@ -233,6 +234,13 @@ def cards(record: dict) -> list[html.Div]:
     life = wear.get("lifetime_years")
     out.append(_card("m-life", "Drive lifetime", core.fmt_years(life),
                      f"at this load, all day; warranty {wear.get('warranty_years', 0):g} years", life))
+    cost = workload.get("cost_power") or {}
+    watts, usd = cost.get("power_w"), cost.get("price_usd")
+    out.append(_card("m-power", "Power", "n/a" if watts is None else f"{watts:,.0f} W",
+                     "at this load: drives, RAID device, server" if watts is not None else "no power figure in the catalog", watts))
+    out.append(_card("m-cost", "Cost", "n/a" if usd is None else f"${usd:,.0f}",
+                     f"${cost.get('usd_per_usable_tb') or 0:,.0f} per usable TB; ${cost.get('usd_per_kiops') or 0:,.2f} per 1K IOPS"
+                     if usd is not None else f"no price for {cost.get('price_missing') or 'a part'}", usd))
     if rebuild.get("rebuild_hours") is not None:
         where = "under this workload" if rebuild.get("under_load") else "idle array (Simulate: under load)"
         out.append(_card("m-rebuild", "Rebuild time", f"{rebuild['rebuild_hours']:.3g} h",
@@ -342,6 +350,7 @@ def create_app(catalog: Catalog | None = None, *, warm: bool = True, host_ios: i
         runner.warm()
         core.compute(core.default_setup(catalog), catalog=catalog)
     _callbacks(app, catalog, runner)
+    guard.install(app.server, app.callback_map, app.config.routes_pathname_prefix)
     return app
 
 
@@ -386,6 +395,19 @@ def render(current: dict | None, event: dict | None) -> tuple:
             workload_table(record), mode, answer, f"scenario: {record['scenario']['name']}")
 
 
+def simulation_refusal(current: dict, catalog: Catalog) -> str | None:
+    """Why a Simulate request is not started, or None: the record's scenario comes back from the
+    browser, so it is validated again here, must match its key, and must fit the job budget."""
+    scenario = current.get("scenario")
+    if not isinstance(scenario, dict) or core.scenario_key(scenario) != current.get("key"):
+        raise guard.PayloadError("current.data", "the scenario does not match its key")
+    try:
+        core.check_event_budget(parse_scenario(scenario, catalog))
+    except InputError as exc:
+        return f"not simulated: {exc}"
+    return None
+
+
 def _callbacks(app: Dash, catalog: Catalog, runner: EventRunner) -> None:
     control_inputs = [Input("platform", "value"), Input("drive", "value"), Input("drives", "value"),
                       Input("namespace-mode", "value"), Input("namespace-value", "value"), Input("level", "value"),
@@ -406,15 +428,20 @@ def _callbacks(app: Dash, catalog: Catalog, runner: EventRunner) -> None:
                   Output("bounds-graph", "figure"), Output("workload-table", "children"), Output("mode", "children"),
                   Output("answer-time", "children"), Output("scenario-name", "children"),
                   Input("current", "data"), Input("event", "data"))
+    @guard.client_data("current.data/event.data")
     def _render(current, event):
         return render(current, event)
 
     @app.callback(Output("job", "data"), Output("poll", "disabled"), Output("simulate", "disabled"),
                   Output("sim-status", "children"), Output("sim-progress", "value"),
                   Input("simulate", "n_clicks"), State("current", "data"), prevent_initial_call=True)
+    @guard.client_data("current.data")
     def _simulate(_clicks, current):
         if not current or current.get("errors") or "workloads" not in current:
             return no_update, True, False, "fix the set-up first", 0
+        refusal = simulation_refusal(current, catalog)
+        if refusal:
+            return no_update, True, False, refusal, 0
         job_id = runner.start(current["key"], current["scenario"])
         return {"id": job_id, "key": current["key"]}, False, True, "event mode: starting…", None
 
@@ -430,6 +457,8 @@ def _callbacks(app: Dash, catalog: Catalog, runner: EventRunner) -> None:
             text = f"event mode: {status['done']} of {status['total']} tasks done, {status['elapsed_s']:.1f} s"
             return no_update, False, True, text, (status["done"] / status["total"]) if status["done"] else None
         errors = [w["error"] for w in status["workloads"] if "error" in w]
+        if status.get("stopped"):
+            return no_update, True, False, f"event mode {status['stopped']}", 0
         text = f"event mode finished in {status['elapsed_s']:.1f} s" + (f"; {errors[0]}" if errors else "")
         return ({"key": status["key"], "workloads": status["workloads"], "rebuild": status["rebuild"]},
                 True, False, text, 1)
@@ -446,6 +475,7 @@ def _callbacks(app: Dash, catalog: Catalog, runner: EventRunner) -> None:
     @app.callback(Output("compare", "data"), Output("add-note", "children"), Output("compare-note", "children"),
                   Input("add-compare", "n_clicks"), Input("clear-compare", "n_clicks"),
                   State("current", "data"), State("event", "data"), State("compare", "data"), prevent_initial_call=True)
+    @guard.client_data("current.data/event.data/compare.data")
     def _compare(_add, _clear, current, event, entries):
         entries = list(entries or [])
         if dash.ctx.triggered_id == "clear-compare":
@@ -463,6 +493,7 @@ def _callbacks(app: Dash, catalog: Catalog, runner: EventRunner) -> None:
 
     @app.callback(Output("compare-table", "children"), Output("compare-graph", "figure"), Output("compare-count", "children"),
                   Input("compare", "data"))
+    @guard.client_data("compare.data")
     def _render_compare(entries):
         entries = entries or []
         return compare_table(entries), compare_figure(entries), f"{len(entries)} of {MAX_COMPARE} set-ups"
@@ -470,6 +501,7 @@ def _callbacks(app: Dash, catalog: Catalog, runner: EventRunner) -> None:
     @app.callback(Output("custom", "data"), Output("workload", "value"), Output("workload", "options"),
                   Output("fio-note", "children"), Input("fio-upload", "contents"), State("fio-upload", "filename"),
                   State("current", "data"), prevent_initial_call=True)
+    @guard.client_data("current.data")
     def _upload_fio(contents, filename, current):
         try:
             text = core.decode_upload(contents, filename)
@@ -502,6 +534,7 @@ def _callbacks(app: Dash, catalog: Catalog, runner: EventRunner) -> None:
     @app.callback(Output("download", "data"), Output("export-note", "children"),
                   Input("export-yaml", "n_clicks"), Input("export-csv", "n_clicks"), Input("export-html", "n_clicks"),
                   Input("export-png", "n_clicks"), State("current", "data"), State("event", "data"), prevent_initial_call=True)
+    @guard.client_data("current.data/event.data")
     def _export(_y, _c, _h, _p, current, event):
         record = shown(current, event)
         if record is None:
@@ -527,6 +560,7 @@ def _callbacks(app: Dash, catalog: Catalog, runner: EventRunner) -> None:
     @app.callback(Output("download-compare", "data"), Output("compare-note", "children", allow_duplicate=True),
                   Input("export-compare-csv", "n_clicks"), Input("export-compare-html", "n_clicks"),
                   State("compare", "data"), prevent_initial_call=True)
+    @guard.client_data("compare.data")
     def _export_compare(_c, _h, entries):
         if not entries:
             return no_update, "nothing to export: add set-ups first"
@@ -581,7 +615,7 @@ def run(host: str = "127.0.0.1", port: int = 8050, debug: bool = False) -> None:
     check_address(host, port)
     app = create_app()
     print(f"nvsim dashboard on http://{host}:{port}/ (Ctrl+C to stop)", flush=True)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # `kill` stops the worker process too
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # `kill`: leave serve_forever, stop the workers below
     try:
         app.run(host=host, port=port, debug=debug, use_reloader=False)
     finally:

@@ -13,6 +13,7 @@ import csv
 import hashlib
 import io
 import json
+import logging
 import math
 import re
 from functools import lru_cache
@@ -25,13 +26,26 @@ from nvsim import (Catalog, InputError, ScenarioSpec, Simulation, WorkloadSpec, 
 from nvsim.constants import PAGE_BYTES
 from nvsim.fio import parse_fio_jobfile
 from nvsim.units import format_bytes_binary, format_bytes_decimal, parse_bytes
+from nvsim.bounds import capacity
+from nvsim.cost import cost_power
 from nvsim.wear import drive_wear
 
+log = logging.getLogger(__name__)
 UPLOAD_LIMIT_BYTES = 1_000_000
 """Largest file the dashboard reads (scenario YAML or fio job file); bigger ones are refused."""
 EVENT_HOST_IOS = 20_000
 """Measured host I/Os per workload of the dashboard's event-mode run: seconds, not minutes."""
 DEFAULT_NUMJOBS = 192
+MAX_DRIVES = 256
+"""Most drives the dashboard simulates: the md stripe planner's member limit
+(nvsim/stripe/layout.py); a larger count is refused beside the control, not attempted."""
+EVENT_MAX_OUTSTANDING_IOS = 65_536
+"""Most I/Os one event-mode workload may keep in flight (numjobs x iodepth, or OLTP users): each
+costs about EVENT_BYTES_PER_OUTSTANDING_IO of worker memory (measured: 256 x 256 took 0.55 GB
+and 3 s for 20,000 host I/Os, 192 x 32 0.32 GB), so this bounds a job near 0.5 GB."""
+EVENT_BYTES_PER_OUTSTANDING_IO = 3_700
+EVENT_BASE_BYTES = 320_000_000
+"""A worker's memory before any I/O is in flight (the models and their kernels loaded)."""
 FILE_WORKLOADS = "file"
 """The workload selector's value for workloads from an uploaded fio job file or scenario."""
 
@@ -170,6 +184,8 @@ def scenario_dict(setup: dict[str, Any], custom: dict | None = None, extras: dic
     drives = _whole(setup.get("drives"), "array.drives", "drives")
     if drives is None:
         raise InputError("array.drives", "enter the number of drives")
+    if not 1 <= drives <= MAX_DRIVES:
+        raise InputError("array.drives", f"the dashboard simulates 1 to {MAX_DRIVES} drives, got {drives}")
     level = _whole(setup.get("level"), "array.level", "RAID level")
     strip = _whole(setup.get("strip_bytes"), "array.strip_bytes", "strip")
     array: dict[str, Any] = {"level": level, "drive": setup.get("drive"), "drives": drives,
@@ -205,9 +221,21 @@ def scenario_dict(setup: dict[str, Any], custom: dict | None = None, extras: dic
     return out
 
 
+def _canonical(value: Any) -> Any:
+    """The value as it comes back from the browser: a whole float is a JavaScript integer."""
+    if isinstance(value, dict):
+        return {k: _canonical(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_canonical(v) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
 def scenario_key(data: dict[str, Any]) -> str:
-    """A short fingerprint of a scenario dict: results belong to the set-up with the same key."""
-    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    """A short fingerprint of a scenario dict: results belong to the set-up with the same key (the
+    same before and after a trip through the browser's JSON)."""
+    return hashlib.sha256(json.dumps(_canonical(data), sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 def validate(setup: dict[str, Any], custom: dict | None = None, extras: dict | None = None,
@@ -266,6 +294,8 @@ def workload_record(spec: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog
     record["total_bytes_per_s"] = (record["read_bytes_per_s"] or 0.0) + (record["write_bytes_per_s"] or 0.0)
     record["wear"] = _clean(drive_wear(catalog, array.drive, array.drives, record["write_bytes_per_s"] or 0.0,
                                        record["raid_waf"], record["waf_nand"]))
+    record["cost_power"] = _clean(cost_power(catalog, spec, capacity(spec, catalog).usable_bytes, result.metrics(),
+                                             result.utilisation))  # docs/cost-power.md
     return record
 
 
@@ -322,6 +352,26 @@ def evaluate(data: dict[str, Any], spec: ScenarioSpec, catalog: Catalog | None =
     return _clean(record) | {"scenario": data}
 
 
+def outstanding_ios(workload: WorkloadSpec) -> int:
+    """I/Os the workload keeps in flight: OLTP users, else fio's numjobs x iodepth."""
+    return workload.users if workload.is_oltp and workload.users else workload.numjobs * workload.iodepth
+
+
+def check_event_budget(spec: ScenarioSpec) -> int:
+    """Refuse an event-mode job over the work and memory budget before any work starts: one
+    InputError naming the workload, its estimate and the limit. Returns the estimated bytes."""
+    worst = 0
+    for index, workload in enumerate(spec.workloads):
+        in_flight = outstanding_ios(workload)
+        if in_flight > EVENT_MAX_OUTSTANDING_IOS:
+            estimate = EVENT_BASE_BYTES + in_flight * EVENT_BYTES_PER_OUTSTANDING_IO
+            raise InputError(f"workloads[{index}].iodepth",
+                             f"{workload.name} keeps {in_flight:,} I/Os in flight (about {estimate / 1e9:,.1f} GB in "
+                             f"event mode); the dashboard simulates at most {EVENT_MAX_OUTSTANDING_IOS:,}: lower jobs or queue depth")
+        worst = max(worst, in_flight)
+    return EVENT_BASE_BYTES + worst * EVENT_BYTES_PER_OUTSTANDING_IO
+
+
 def compute(setup: dict[str, Any], custom: dict | None = None, extras: dict | None = None,
             catalog: Catalog | None = None) -> dict[str, Any]:
     """What a control change computes (fluid mode): {"errors": {...}} or the results record."""
@@ -329,7 +379,11 @@ def compute(setup: dict[str, Any], custom: dict | None = None, extras: dict | No
     data, spec, errors = validate(setup, custom, extras, catalog)
     if errors:
         return {"errors": errors, "scenario": data}
-    record = evaluate(data, spec, catalog, "fluid")
+    try:
+        record = evaluate(data, spec, catalog, "fluid")
+    except ValueError as exc:  # a model's own limit (e.g. the planner's member count): say it, no traceback
+        log.warning("set-up refused by the model: %s", exc)
+        return {"errors": {"general": f"cannot simulate this set-up: {exc}"}, "scenario": data}
     bad = [w for w in record["workloads"] if "error" in w]
     record["errors"] = {"workload": bad[0]["error"]} if bad else {}
     return record
@@ -464,17 +518,68 @@ def _workload_data(workload: WorkloadSpec) -> dict[str, Any]:
     return workload.model_dump(mode="json", exclude_defaults=True) | {"name": workload.name, "rw": workload.rw}
 
 
-def import_scenario(text: str, filename: str, catalog: Catalog | None = None) -> dict[str, Any]:
-    """A scenario YAML (data only: yaml.safe_load) -> {"setup", "custom", "extras", "strip_bytes"}."""
-    catalog = catalog or default_catalog()
+YAML_MAX_DEPTH = 64
+"""Deepest nesting of an uploaded YAML document (a scenario has five levels at most)."""
+
+
+class UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """yaml's safe loader (libyaml's C parser where installed) that refuses a key given twice in
+    one mapping (plain YAML keeps the last silently) and nesting deeper than YAML_MAX_DEPTH."""
+
+    def construct_document(self, node):
+        self._check_depth(node)
+        return super().construct_document(node)
+
+    def construct_mapping(self, node, deep=False):
+        seen: dict[Any, Any] = {}
+        for key_node, _value in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            try:
+                first = seen.setdefault(key, key_node)
+            except TypeError:  # an unhashable key: SafeConstructor names it below
+                continue
+            if first is not key_node:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r} (first at line {first.start_mark.line + 1})", key_node.start_mark)
+        return super().construct_mapping(node, deep=deep)
+
+    def _check_depth(self, node) -> None:
+        depth, stack = 0, [(node, 0)]
+        while stack:  # iterative: a deep document must not exhaust Python's stack here
+            current, level = stack.pop()
+            depth = max(depth, level)
+            if depth > YAML_MAX_DEPTH:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"nested deeper than {YAML_MAX_DEPTH} levels", node.start_mark)
+            children = current.value if isinstance(current.value, list) else []
+            for child in children:
+                for sub in (child if isinstance(child, tuple) else (child,)):
+                    stack.append((sub, level + 1))
+
+
+def load_yaml(text: str, filename: str) -> Any:
+    """Data only (safe loader), duplicate keys and deep nesting refused, errors in one line."""
     try:
-        data = yaml.safe_load(text)
+        return yaml.load(text, Loader=UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise InputError(where, f"YAML syntax error: {problem}", source=filename) from None
-    spec = parse_scenario(data, catalog, source=filename)
+    except RecursionError:
+        raise InputError("", f"YAML nested deeper than {YAML_MAX_DEPTH} levels", source=filename) from None
+
+
+def import_scenario(text: str, filename: str, catalog: Catalog | None = None) -> dict[str, Any]:
+    """A scenario YAML (data only: yaml.safe_load) -> {"setup", "custom", "extras", "strip_bytes"}."""
+    catalog = catalog or default_catalog()
+    data = load_yaml(text, filename)
+    try:
+        spec = parse_scenario(data, catalog, source=filename)
+    except RecursionError:
+        raise InputError("", f"nested deeper than {YAML_MAX_DEPTH} levels", source=filename) from None
     array = spec.array
     setup = {"platform": spec.platform, "drive": array.drive, "drives": array.drives,
              "namespace_mode": "size" if array.namespace_bytes else "full",

@@ -3,6 +3,13 @@
 The SimPy simulation is pure Python and would hold the server's GIL for seconds; in a separate
 (spawned) process it cannot slow the fluid-mode answers or freeze the page. Each workload, and the
 rebuild under load, is its own task, so the page can show "k of n done".
+
+A job is bounded three ways: the app refuses one whose estimate is over the work and memory budget
+before it starts (``core.check_event_budget``); the worker's address space is capped
+(WORKER_ADDRESS_SPACE_BYTES: a run that grows past it fails with MemoryError, reported as the
+workload's error); and a job still running after its time-out is stopped (the worker is killed and
+replaced) and reported as such. ``shutdown`` kills the workers too, so a server stopped by SIGTERM
+leaves no process behind.
 """
 
 from __future__ import annotations
@@ -10,6 +17,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import resource
 import threading
 import time
 import traceback
@@ -25,6 +33,13 @@ from .core import rebuild_info, workload_record
 
 log = logging.getLogger(__name__)
 
+JOB_TIMEOUT_S = 120.0
+"""Longest an event-mode job may run (every workload and the rebuild): a job within the budget
+takes seconds (256 x 256 in flight: 3 s per workload on one core)."""
+WORKER_ADDRESS_SPACE_BYTES = 8 * 1024**3
+"""The worker's address-space cap (RLIMIT_AS): about 0.9 GB is mapped for a job at the budget's
+limit, so this only stops a run that would otherwise grow without bound."""
+
 
 def run_workload(scenario: dict[str, Any], index: int, host_ios: int) -> dict[str, Any]:
     """Worker side: one workload of the scenario in event mode (errors come back as a line of text)."""
@@ -32,6 +47,9 @@ def run_workload(scenario: dict[str, Any], index: int, host_ios: int) -> dict[st
         catalog = default_catalog()
         spec = parse_scenario(scenario, catalog)
         return workload_record(spec, spec.workloads[index], catalog, "event", host_ios)
+    except MemoryError:  # over the worker's address-space cap: a refusal, not a bug
+        log.warning("event-mode run of workload %d stopped: over the worker's memory cap", index)
+        return {"name": f"workload {index}", "error": "MemoryError: over the event-mode worker's memory cap"}
     except Exception as exc:  # an exception object may not pickle back (InputError): send its line
         log.error("event-mode run failed\n%s", traceback.format_exc())
         return {"name": f"workload {index}", "error": f"{type(exc).__name__}: {exc}"}
@@ -47,8 +65,15 @@ def run_rebuild(scenario: dict[str, Any]) -> dict[str, Any]:
         return {"na": f"{type(exc).__name__}: {exc}"}
 
 
+def _worker_init(address_space_bytes: int | None) -> None:
+    """Worker initializer: cap the worker's memory, leave when the server process is gone."""
+    if address_space_bytes:
+        resource.setrlimit(resource.RLIMIT_AS, (address_space_bytes, address_space_bytes))
+    _exit_with_parent()
+
+
 def _exit_with_parent() -> None:
-    """Worker initializer: leave when the server process is gone (killed without a clean shutdown)."""
+    """Leave when the server process is gone (killed without a clean shutdown)."""
     parent = os.getppid()
 
     def watch() -> None:
@@ -72,31 +97,59 @@ class Job:
     rebuild: Future | None
     started_s: float = field(default_factory=time.monotonic)
     names: list[str] = field(default_factory=list)
+    stopped: str | None = None
 
 
 class EventRunner:
-    """Starts event-mode jobs in one worker process and reports their progress."""
+    """Starts event-mode jobs in one worker process, reports their progress, stops them."""
 
-    def __init__(self, host_ios: int, workers: int = 1):
+    def __init__(self, host_ios: int, workers: int = 1, timeout_s: float = JOB_TIMEOUT_S,
+                 address_space_bytes: int | None = WORKER_ADDRESS_SPACE_BYTES):
         self.host_ios = host_ios
         self.workers = workers
+        self.timeout_s = timeout_s
+        self.address_space_bytes = address_space_bytes
         self._pool: ProcessPoolExecutor | None = None
         self._jobs: dict[str, Job] = {}
         self._lock = threading.Lock()
+        self._context = multiprocessing.get_context("spawn")
+        self._pids: set[int] = set()
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_exit_with_parent)
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=self._context, initializer=_worker_init,
+                                             initargs=(self.address_space_bytes,))
         return self._pool
 
+    def worker_pids(self) -> set[int]:
+        """The pids of the worker processes started so far (those still alive or not yet reaped)."""
+        return set(self._pids)
+
+    def _kill_workers(self) -> None:
+        """Stop every worker now (a running task cannot be cancelled otherwise); the next job gets
+        a fresh pool."""
+        pool, self._pool = self._pool, None
+        ours = self.worker_pids()
+        for process in multiprocessing.active_children():  # live children only: no stale pid is signalled
+            if process.pid in ours:
+                process.kill()
+                process.join(5)
+        self._pids.clear()
+        if pool is not None:  # the pool now fails every unfinished task (BrokenProcessPool); cancelling
+            pool.shutdown(wait=True)  # them here as well would race it (CPython's InvalidStateError)
+
     def _submit(self, fn, *args) -> Future:
-        """Submit to the worker; a worker that died (killed, out of memory) is replaced once."""
+        """Submit to the worker; a worker that died (killed, out of memory) is replaced once. The
+        pool starts its processes inside ``submit``: the children that appear then are its workers
+        (known at once, before they have even finished importing, so they can always be stopped)."""
+        before = {p.pid for p in multiprocessing.active_children()}
         try:
-            return self._executor().submit(fn, *args)
+            future = self._executor().submit(fn, *args)
         except BrokenProcessPool:
             self._pool = None
-            return self._executor().submit(fn, *args)
+            future = self._executor().submit(fn, *args)
+        self._pids |= {p.pid for p in multiprocessing.active_children()} - before
+        return future
 
     def warm(self) -> None:
         with self._lock:
@@ -121,26 +174,38 @@ class EventRunner:
         if job is None:
             return {"state": "unknown"}
         tasks = job.workloads + ([job.rebuild] if job.rebuild else [])
+        elapsed_s = time.monotonic() - job.started_s
+        if job.stopped is None and elapsed_s > self.timeout_s and not all(f.done() for f in tasks):
+            self._stop(job, f"stopped: still running after the time-out of {self.timeout_s:g} s")
         done = sum(f.done() for f in tasks)
         out: dict[str, Any] = {"state": "running", "done": done, "total": len(tasks), "key": job.key,
-                               "elapsed_s": time.monotonic() - job.started_s}
+                               "elapsed_s": elapsed_s}
         if done == len(tasks):
+            reason = job.stopped or "cancelled"
             out["state"] = "done"
-            out["workloads"] = [self._value(f, {"name": n, "error": "cancelled"}) for f, n in zip(job.workloads, job.names)]
-            out["rebuild"] = self._value(job.rebuild, {"na": "cancelled"}) if job.rebuild else None
+            out["stopped"] = job.stopped
+            out["workloads"] = [self._value(f, {"name": n, "error": reason}, job.stopped) for f, n in zip(job.workloads, job.names)]
+            out["rebuild"] = self._value(job.rebuild, {"na": reason}, job.stopped) if job.rebuild else None
         return out
 
+    def _stop(self, job: Job, reason: str) -> None:
+        """End a job over its time-out: kill the worker, mark every unfinished task with the reason."""
+        log.warning("event-mode job %s", reason)
+        with self._lock:
+            job.stopped = reason
+            self._kill_workers()
+
     @staticmethod
-    def _value(future: Future, fallback: dict) -> dict:
+    def _value(future: Future, fallback: dict, stopped: str | None = None) -> dict:
         if future.cancelled():
             return fallback
         exc = future.exception()
-        if exc is not None:  # the worker process died (BrokenProcessPool) or could not send its answer
-            return dict(fallback, error=f"{type(exc).__name__}: {exc}", na=f"{type(exc).__name__}: {exc}")
+        if exc is not None:  # stopped, the worker process died (BrokenProcessPool) or could not answer
+            reason = stopped or f"{type(exc).__name__}: {exc}"
+            return dict(fallback, error=reason, na=reason)
         return future.result()
 
     def shutdown(self) -> None:
+        """Cancel queued tasks and stop the workers, running ones included (server exit)."""
         with self._lock:
-            if self._pool is not None:
-                self._pool.shutdown(wait=False, cancel_futures=True)
-                self._pool = None
+            self._kill_workers()

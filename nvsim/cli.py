@@ -11,7 +11,6 @@ import json
 import math
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Optional
 
@@ -19,7 +18,6 @@ import click.exceptions
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-from rich.table import Table
 
 import nvsim
 
@@ -47,7 +45,32 @@ catalog_app = typer.Typer(help="List the catalog (drives, PCIe links, platforms,
                           invoke_without_command=True, rich_markup_mode=None)
 app.add_typer(catalog_app, name="catalog")
 
-console = Console(width=None if sys.stdout.isatty() else 120)
+
+def _show_version(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"nvsim {nvsim.__version__}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(version: bool = typer.Option(False, "--version", callback=_show_version, is_eager=True,
+                                          help="Print nvsim's version and exit.")) -> None:
+    """nvsim: calibrated simulator of NVMe RAID arrays. Predicts capacity, IOPS, GB/s, latency, CPU and wear."""
+
+NOT_A_TERMINAL_COLUMNS = 100  # the width of tables sent to a file or a pipe when COLUMNS does not say
+
+
+def console_width(environ=os.environ, is_terminal: bool | None = None) -> int | None:
+    """The width tables are laid out for: COLUMNS when set, else the terminal's own (None: rich asks
+    the terminal), else NOT_A_TERMINAL_COLUMNS for a file or a pipe."""
+    columns = environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    terminal = sys.stdout.isatty() if is_terminal is None else is_terminal
+    return None if terminal else NOT_A_TERMINAL_COLUMNS
+
+
+console = Console(width=console_width())
 
 
 def _emit_json(data: object, output: Optional[Path]) -> None:
@@ -74,26 +97,36 @@ def run(
     json_out: bool = typer.Option(False, "--json", help="Print machine-readable JSON instead of tables."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the JSON result to this file (atomically)."),
     fidelity: str = typer.Option("event", "--fidelity", help=FIDELITY_HELP),
+    precision: float = typer.Option(0.1, "--precision", help="Event mode: measure until each direction's p99.99 latency is known within this fraction (half-width of its 95% CI over the estimate)."),
+    max_seconds: float = typer.Option(1.0, "--max-seconds", help="Event mode: wall seconds each workload may go on for --precision (its planned window always completes). A run stopped by this budget depends on the machine's speed; 0 keeps the planned window (same seed, same bits)."),
 ) -> None:
     """Predict a scenario: usable capacity, the bounds of its components, and per workload the IOPS, GB/s, latency, CPU, write amplification and the resource that limits it."""
     fidelity = _fidelity(fidelity)
     check_output_path(output, "--output")
+    if not precision > 0:
+        raise InputError("--precision", f"must be a fraction above 0 (e.g. 0.1), got {precision}")
+    if not max_seconds >= 0:
+        raise InputError("--max-seconds", f"must be 0 or more seconds, got {max_seconds}")
     catalog = nvsim.default_catalog()
     spec = nvsim.load_scenario(scenario, catalog)
     for index, workload in enumerate(spec.workloads):  # a run over the work budget is refused before it starts
         nvsim.budget.check_workload(workload, fidelity, field=f"workloads[{index}]")
     report = nvsim.array_bounds(spec, catalog)
     loss = None if nvsim.simulation.single_drive(spec) else nvsim.rebuild.data_loss_at_start(spec, catalog)
-    results = {w.name: nvsim.Simulation(spec, w, catalog=catalog).run(fidelity) for w in spec.workloads if loss is None}
+    window = nvsim.Precision(relative=precision, max_wall_s=max_seconds)
+    with _LateProgress() as bar:
+        results = {w.name: nvsim.Simulation(spec, w, catalog=catalog).run(fidelity, precision=window, progress=bar.for_task(w.name))
+                   for w in spec.workloads if loss is None}
     predictions = {name: result.metrics() for name, result in results.items()}
     if loss is not None:  # the faults at t = 0 lost data: every workload gets I/O errors, not rates
         predictions = {w.name: nvsim.rebuild.data_loss_metrics(loss) for w in spec.workloads}
     simulated = {name: result for name, result in results.items() if result.simulation is not None}
     resilience = None if nvsim.simulation.single_drive(spec) else _resilience(spec, catalog)
+    costs = _cost_power(spec, catalog, report.capacity.usable_bytes, results)
     if json_out or output is not None:
         _emit_json({"scenario": spec.model_dump(mode="json"), **report.as_dict(), "predictions": predictions,
                     "simulations": {name: r.as_dict() for name, r in simulated.items()},
-                    "resilience": resilience}, output)
+                    "resilience": resilience, "cost_power": costs}, output)
     if not json_out:
         nvsim.report.print_bounds(console, spec, report)
         if predictions:
@@ -102,6 +135,45 @@ def run(
             nvsim.report.print_utilisation(console, name, result)
         if resilience:
             nvsim.report.print_resilience(console, resilience)
+        nvsim.report.print_cost_power(console, costs)
+
+
+def _cost_power(spec, catalog, usable_bytes: float, results: dict) -> dict:
+    """The set-up's bill of parts, its price and idle power, and per workload its watts, dollars
+    per usable TB, per 1K IOPS and per GB/s and its endurance cost (nvsim.cost)."""
+    cost = nvsim.cost
+    per_workload = {}
+    for name, result in results.items():
+        metrics = result.metrics()
+        per_workload[name] = None if metrics is None else cost.cost_power(catalog, spec, usable_bytes, metrics, result.utilisation)
+    return {"parts": cost.price_parts(catalog, spec), "idle": cost.cost_power(catalog, spec, usable_bytes, None),
+            "per_workload": per_workload}
+
+
+class _LateProgress:
+    """A progress bar on stderr that shows only once a run has taken more than ``after_s``."""
+
+    def __init__(self, after_s: float = 1.0):
+        self.after_s, self.started, self.bar, self.task = after_s, time.perf_counter(), None, None
+
+    def __enter__(self) -> "_LateProgress":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+    def for_task(self, name: str):
+        def progress(done_s: float, total_s: float) -> None:
+            if self.bar is None and time.perf_counter() - self.started > self.after_s:
+                self.bar = Progress("[progress.description]{task.description}", BarColumn(), TimeRemainingColumn(),
+                                    console=Console(stderr=True), transient=True)
+                self.bar.start()
+            if self.bar is not None:
+                if self.task is None or self.bar.tasks[-1].description != name:
+                    self.task = self.bar.add_task(name, total=total_s)
+                self.bar.update(self.task, completed=min(done_s, total_s), total=total_s)
+        return progress
 
 
 def _resilience(spec, catalog) -> dict:
@@ -118,59 +190,57 @@ def _resilience(spec, catalog) -> dict:
     return out
 
 
-@app.command("fio")
+@app.command("fio", context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+             options_metavar="[OPTIONS] [JOBFILE] [--FIO-OPTION=VALUE ...]")
 def fio_command(
-    jobfile: Path = typer.Argument(..., help="A fio job file ([global] and job sections), as fio reads it."),
+    ctx: typer.Context,
     system: Path = typer.Option(..., "--system", help="Scenario YAML (or directory) giving platform, drives and array; its workloads are not used."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write fio's JSON to this file (atomically) instead of stdout."),
+    output_format: str = typer.Option("json", "--output-format", help="json (fio's normal JSON) or json+ (with fio's latency bins)."),
     fidelity: str = typer.Option("event", "--fidelity", help=FIDELITY_HELP),
 ) -> None:
-    """Run a fio job file against a simulated array; print fio's --output-format=json."""
+    """Run fio jobs against a simulated array; print fio's --output-format=json (or json+).
+
+    Give a job file (JOBFILE, as fio reads it), fio's job options on the command line as fio takes
+    them (--name=a --rw=randread --bs=4k ...: options before the first --name are global), or both
+    (the command line's global options apply to the file's jobs too).
+    """
     fidelity = _fidelity(fidelity)
+    if output_format not in ("json", "json+"):
+        raise InputError("--output-format", f"unknown format {output_format!r}; allowed: json, json+")
+    files = [arg for arg in ctx.args if not arg.startswith("-")]
+    options = [arg for arg in ctx.args if arg.startswith("-")]
+    if len(files) > 1:
+        raise InputError("jobfile", f"one job file at a time, got {', '.join(files)}")
+    if not files and not any(arg.startswith("--name=") for arg in options):
+        raise InputError("jobfile", "give a fio job file or fio's job options with at least one --name=JOB")
     check_output_path(output, "--output")
     catalog = nvsim.default_catalog()
     spec = nvsim.load_scenario(system, catalog)
     loss = None if nvsim.simulation.single_drive(spec) else nvsim.rebuild.data_loss_at_start(spec, catalog)
     if loss is not None:  # fio on such an array gets I/O errors: no rates to report
         raise InputError("--system", f"{system}: the faults at t = 0 lose data ({loss.detail}); fio would see I/O errors")
-    parsed = nvsim.fio.load_fio_jobfile(jobfile, catalog=catalog)
+    text = nvsim.fio.command_line_to_jobfile(options) if options else ""
+    label = files[0] if files else "command line"
+    if files:
+        text += nvsim.fio.read_jobfile_text(files[0])
+    parsed = nvsim.fio.parse_fio_jobfile(text, label, catalog=catalog)
     for job in parsed.jobs:  # a run over the work budget is refused before anything is printed
-        nvsim.budget.check_workload(job.workload, fidelity, field=f"{jobfile}: [{job.name}]")
-    warning = parsed.unmodelled_warning()
-    together = parsed.concurrent_jobs()
-    if together:  # fio would run these at once, sharing the array; nvsim runs each alone
-        concurrent = "; ".join(", ".join(names) for names in together)
-        note = f"jobs that fio runs concurrently (no stonewall) are simulated one at a time: {concurrent}"
-        warning = f"{warning}; {note}" if warning else f"{jobfile}: {note}"
-    if warning:
-        sys.stderr.write(f"warning: {warning}\n")
-    if not parsed.jobs:
-        raise InputError("jobfile", f"{jobfile}: no job sections")
-    device_bytes = None
-    results = []
-    for job in parsed.jobs:
-        workload = job.workload
-        if job.needs_device_bytes:
-            if device_bytes is None:
-                device_bytes = nvsim.Simulation(spec, workload, catalog=catalog).device_bytes
-            workload = job.resolved(device_bytes)
-        results.append(_fio_job_result(job, nvsim.Simulation(spec, workload, catalog=catalog).run(fidelity)))
-    report = nvsim.fio.fio_json_report(results, timestamp=int(time.time()), global_options=parsed.global_options)
+        nvsim.budget.check_workload(job.workload, fidelity, field=f"{label}: [{job.name}]")
+    for line in ([parsed.unmodelled_warning()] if parsed.unmodelled_warning() else []) + parsed.notes():
+        sys.stderr.write(f"warning: {line}\n")
+    runs = nvsim.fio_run.simulate_jobs(parsed, spec, catalog, fidelity)
+    for run in runs:
+        if run.note:
+            sys.stderr.write(f"note: {label}: {run.note}\n")
+    report = nvsim.fio_run.fio_report(parsed, runs, catalog, json_plus=output_format == "json+")
+    if nvsim.fio_run.wants_logs(parsed):
+        entries = nvsim.fio_run.log_entries(runs, catalog)
+        if nvsim.fio_log.uses_default_window(entries):
+            sys.stderr.write(f"warning: {label}: log_avg_msec is not set: fio would log every I/O; nvsim writes "
+                             f"{nvsim.fio_log.DEFAULT_LOG_MSEC} ms windows of the steady state\n")
+        nvsim.fio_log.write_log_files(entries, Path.cwd())
     _emit_json(report, output)
-
-
-def _fio_job_result(job, result) -> dict:
-    """One job's I/O counts, bytes and latency samples over the simulated window, as fio reports them."""
-    samples = result.latency_samples_s
-    window = result.simulated_s or 1.0
-    return {
-        "name": job.name, "group": job.group, "options": job.options, "runtime_s": window,
-        "read": {"ios": int(round(result.read_iops * window)), "bytes": int(round(result.read_bytes_per_s * window)),
-                 "latencies_ns": (samples["read"] * 1e9) if "read" in samples else None},
-        "write": {"ios": int(round(result.write_iops * window)), "bytes": int(round(result.write_bytes_per_s * window)),
-                  "latencies_ns": (samples["write"] * 1e9) if "write" in samples else None},
-        "cpu_percent": result.cpu_percent,
-    }
 
 
 @app.command()
@@ -195,6 +265,7 @@ def sweep(
     console.print(f"{summary['points']} set-ups ({summary['computed_now']} computed now, the rest resumed), "
                   f"{summary['rows']} rows; {summary['meeting_constraints']} rows meet the constraints; "
                   f"wrote {summary['parquet']} and {summary['csv']}")
+    nvsim.report.print_sweep_best(console, summary["best"], summary["objective"])
 
 
 @catalog_app.callback()
@@ -209,9 +280,7 @@ def catalog_list(
     if kind is not None and kind not in sections:
         raise InputError("--kind", f"unknown section {kind!r}{suggestion_text(kind, sections)} allowed: {', '.join(sections)}")
     catalog = nvsim.default_catalog()
-    table = Table(title="nvsim catalog (models/)")
-    for column in ("section", "name", "description", "sources"):
-        table.add_column(column)
+    rows = []
     for section, entry in catalog.entries():
         if kind and section != kind:
             continue
@@ -219,8 +288,9 @@ def catalog_list(
         description = getattr(entry, "model", None) or getattr(entry, "product", "")
         if section == "drives":
             description = f"{entry.vendor} {entry.model}, {entry.capacity_bytes.value / 1e12:g} TB, Gen{entry.pcie_generation.value} x{entry.lanes.value}"
-        table.add_row(section, entry.name, str(description), ", ".join(sources))
-    console.print(table)
+        rows.append((section, entry.name, str(description), ", ".join(sources)))
+    nvsim.report.print_grid(console, nvsim.report.Grid("nvsim catalog (models/)", ("section", "name", "description", "sources"),
+                                                       (False,) * 4, tuple(rows)))
 
 
 @catalog_app.command("show")
@@ -235,13 +305,10 @@ def catalog_show(
         _emit_json(entry.model_dump(mode="json"), None)
         return
     console.print(f"[bold]{entry.name}[/bold] ({catalog.files[entry.name]})")
-    table = Table()
-    for column in ("field", "value", "basis", "source", "note"):
-        table.add_column(column)
-    for path, cited in nvsim.catalog.iter_cited(entry):
-        table.add_row(path, f"{cited.value:,}" if isinstance(cited.value, (int, float)) else str(cited.value),
-                      cited.basis, cited.source, cited.note or "")
-    console.print(table)
+    rows = tuple((path, nvsim.units.format_exact(cited.value) if isinstance(cited.value, (int, float)) else str(cited.value),
+                  cited.basis, cited.source, cited.note or "") for path, cited in nvsim.catalog.iter_cited(entry))
+    nvsim.report.print_grid(console, nvsim.report.Grid("", ("field", "value", "basis", "source", "note"),
+                                                       (False, True, False, False, False), rows))
     used = sorted({cited.source for _, cited in nvsim.catalog.iter_cited(entry)})
     for key in used:
         source = catalog.bibliography[key]
@@ -308,10 +375,20 @@ def dashboard(
     run_dashboard(host=host, port=port)
 
 
+def _full_short_help(command) -> None:
+    """Each command's whole first paragraph in its group's list (click cuts it at 45 characters)."""
+    for sub in getattr(command, "commands", {}).values():
+        if sub.help and not sub.short_help:
+            sub.short_help = " ".join(sub.help.split("\n\n")[0].split())
+        _full_short_help(sub)
+
+
 def main(argv: Optional[list[str]] = None) -> None:
     """Entry point: run the app, turning input errors into one line and exit status 2."""
+    command = typer.main.get_command(app)
+    _full_short_help(command)
     try:
-        app(args=argv, standalone_mode=False, prog_name="nvsim")
+        command(args=argv, standalone_mode=False, prog_name="nvsim")
     except InputError as exc:
         sys.stderr.write(f"error: {exc}\n")
         raise SystemExit(EXIT_INPUT_ERROR) from None

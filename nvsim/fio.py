@@ -18,106 +18,38 @@ and ``parse.c`` of fio 3.x) and turns every job into a validated ``WorkloadSpec`
   starts a new serial *phase* (the job waits for every job before it).
 
 Options nvsim maps or keeps are listed in ``MODELLED_OPTIONS`` and ``KEPT_OPTIONS``; options that
-are understood but do not change the model's answer are in ``UNDERSTOOD_WITHOUT_EFFECT``; every
-other option is collected in ``FioJobFile.unmodelled_options`` so the CLI can print one warning.
+are understood but do not change the model's answer are in ``UNDERSTOOD_WITHOUT_EFFECT``; options
+that change the answer in ways nvsim does not model (``REFUSED_OPTIONS``) and ioengines that cannot
+be simulated (``UNSIMULATED_IOENGINES``) are refused; every other option is collected in
+``FioJobFile.unmodelled_options`` so the CLI can print one warning, and ``FioJobFile.notes`` says
+what the user should know (fio's default ioengine, jobs fio runs together). fio's command-line
+job options become job-file text with ``command_line_to_jobfile``.
 Every problem is an ``InputError`` of one line naming the file, the line and the option.
 
 ``workload_to_fio_section`` writes a ``WorkloadSpec`` back as a job section (``parse`` of what it
-writes gives the same spec), and ``fio_json_report`` writes results in the layout of fio's
-``--output-format=json`` (``stat.c:show_thread_status_json`` of fio 3.x). docs/fio.md has the
-details and the deviations from fio.
+writes gives the same spec). fio's JSON is ``nvsim.fio_json`` (``fio_json_report`` is re-exported
+here), running a job file is ``nvsim.fio_run``, its log files ``nvsim.fio_log``. docs/fio.md has
+the details and the deviations from fio.
 """
 
 from __future__ import annotations
 
-import math
 import re
-import time
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from pydantic import ValidationError
 
 from .errors import InputError, from_validation_error, suggestion_text
 from .loader import read_text
+from .fio_options import (  # noqa: F401 (the tables, re-exported for callers of nvsim.fio)
+    MODELLED_OPTIONS, KEPT_OPTIONS, UNDERSTOOD_WITHOUT_EFFECT, REFUSED_OPTIONS, REFUSED_DEFAULTS, ALIASES, FIO_RW_MODELLED,
+    FIO_RW_TRIM, FIO_DEFAULT_RW, FIO_DEFAULT_IOENGINE, BLOCK_IOENGINES, UNSIMULATED_IOENGINES, HOST_IO_FLAGS,
+)
+from .fio_json import FIO_PERCENTILES, fio_json_report, percentile_table  # noqa: F401 (fio's JSON lives in nvsim.fio_json)
 from .specs import WorkloadSpec
-
-# ---------------------------------------------------------------- option tables
-
-MODELLED_OPTIONS: dict[str, str] = {
-    "rw": "WorkloadSpec.rw (alias readwrite); trim types are refused as not modelled",
-    "bs": "WorkloadSpec.bs (alias blocksize); read,write[,trim] form: the sizes of the directions the job uses must agree",
-    "iodepth": "WorkloadSpec.iodepth",
-    "numjobs": "WorkloadSpec.numjobs",
-    "rwmixread": "WorkloadSpec.rwmixread",
-    "rwmixwrite": "WorkloadSpec.rwmixread = 100 - rwmixwrite",
-    "size": "WorkloadSpec.size in bytes, or FioJob.size_percent for 'N%'",
-    "offset_increment": "WorkloadSpec.offset_increment in bytes, or FioJob.offset_increment_percent for 'N%'",
-    "runtime": "WorkloadSpec.runtime in seconds (alias timeout; 0 = no limit = None)",
-    "ramp_time": "WorkloadSpec.ramp_time in seconds",
-    "time_based": "WorkloadSpec.time_based",
-    "ioengine": "WorkloadSpec.ioengine (checked against the catalog's host_io entries when a catalog is given)",
-    "hipri": "WorkloadSpec.hipri (io_uring: IORING_SETUP_IOPOLL; pvsync2: RWF_HIPRI; polled completions)",
-    "fixedbufs": "WorkloadSpec.fixedbufs (io_uring registered buffers)",
-    "registerfiles": "WorkloadSpec.registerfiles (io_uring registered files)",
-    "sqthread_poll": "WorkloadSpec.sqthread_poll (io_uring IORING_SETUP_SQPOLL)",
-    "iodepth_batch_submit": "WorkloadSpec.iodepth_batch_submit (alias iodepth_batch): I/Os one submit syscall carries",
-    "iodepth_batch_complete_min": "WorkloadSpec.iodepth_batch_complete_min (alias iodepth_batch_complete): completions one reap carries",
-}
-"""fio options that set a ``WorkloadSpec`` field."""
-
-KEPT_OPTIONS: dict[str, str] = {
-    "filename": "FioJob.filename (raw string)",
-    "cpus_allowed": "FioJob.cpus_allowed (raw string, for the scenario's placement)",
-    "numa_cpu_nodes": "FioJob.numa_cpu_nodes (raw string, for the scenario's placement)",
-    "name": "the job's name (overrides the section name, as in fio)",
-    "stonewall": "FioJob.group and FioJob.phase (alias wait_for_previous)",
-    "new_group": "FioJob.group",
-    "kb_base": "how sizes are read (1024, fio's default, or 1000)",
-    "direct": "direct=1 is what nvsim models; buffered I/O (direct=0, fio's default) is listed as unmodelled 'direct'",
-    "buffered": "the inverse of direct",
-}
-"""fio options that are read and kept on ``FioJob`` or steer the parsing itself."""
-
-UNDERSTOOD_WITHOUT_EFFECT: frozenset[str] = frozenset({
-    # naming and reporting
-    "description", "group_reporting", "unit_base", "stats",
-    "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "log_avg_msec",
-    "log_hist_msec", "per_job_logs", "log_offset",
-    # random offset generation: nvsim draws uniform offsets from its own seeded streams
-    "randrepeat", "randseed", "random_generator", "norandommap", "softrandommap",
-    # how fio itself runs: threads or processes, CPU and memory placement policies
-    "thread", "cpus_allowed_policy", "numa_mem_policy",
-    # file handling that does not change direct I/O to a block device
-    "invalidate", "allow_mounted_write", "allow_file_create", "create_serialize", "fallocate",
-})
-"""fio options that are understood and do not change nvsim's answer; accepted silently."""
-
-ALIASES: dict[str, str] = {
-    "readwrite": "rw",
-    "blocksize": "bs",
-    "timeout": "runtime",
-    "wait_for_previous": "stonewall",
-    "allrandrepeat": "randrepeat",
-    "iodepth_batch": "iodepth_batch_submit",
-    "iodepth_batch_complete": "iodepth_batch_complete_min",
-}
-"""fio's option aliases (``options.c``) for the options named above."""
-
-FIO_RW_MODELLED = ("read", "write", "randread", "randwrite", "rw", "readwrite", "randrw")
-FIO_RW_TRIM = ("trim", "randtrim", "trimwrite", "randtrimwrite")
-FIO_DEFAULT_RW = "read"
-FIO_DEFAULT_IOENGINE = "psync"
-"""fio's defaults on Linux when a job names no rw / ioengine (``.def`` in fio's options.c)."""
-
-HOST_IO_FLAGS = ("hipri", "fixedbufs", "registerfiles", "sqthread_poll")
-"""fio's ioengine options of the host I/O path (``WorkloadSpec`` fields; nvsim.host_io)."""
-
-FIO_PERCENTILES = (1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99)
-"""fio's default ``percentile_list``."""
 
 _KNOWN = frozenset({*MODELLED_OPTIONS, *KEPT_OPTIONS, *UNDERSTOOD_WITHOUT_EFFECT, *ALIASES})
 _READS = {"read", "randread"}
@@ -135,7 +67,13 @@ class FioJob:
     ``new_group`` once the current group has jobs. phase: jobs of one phase run together; a
     ``stonewall`` job waits for every job before it, so it starts the next phase.
     options: every option in force for the job (globals first, then the job's own), by fio's
-    canonical name, value as written ("" for a bare flag).
+    canonical name, value as written ("" for a bare flag). job_options: the job section's own
+    options only, as fio's JSON writes them under "job options". rate_iops: the I/Os per second one
+    clone may issue under fio's rate / rate_iops (None: no cap), for the job's mix of directions;
+    rate_min_iops: the least one clone must do under rate_min / rate_iops_min (fio stops it below).
+    thinktime_s: fio's thinktime, the stall after each I/O (None: none). latency_target_s,
+    latency_percentile, latency_window_s: fio's latency target (the highest iodepth at which that
+    share of I/Os is at most the target; None: no target).
     """
 
     name: str
@@ -149,6 +87,13 @@ class FioJob:
     cpus_allowed: str | None = None
     numa_cpu_nodes: str | None = None
     line: int = 0
+    job_options: dict[str, str] = field(default_factory=dict)
+    rate_iops: float | None = None
+    rate_min_iops: float | None = None
+    thinktime_s: float | None = None
+    latency_target_s: float | None = None
+    latency_percentile: float = 100.0
+    latency_window_s: float | None = None
 
     @property
     def needs_device_bytes(self) -> bool:
@@ -188,11 +133,48 @@ class FioJobFile:
             phases.setdefault(job.phase, []).append(job.name)
         return [names for names in phases.values() if len(names) > 1]
 
+    def phases(self) -> list[list[FioJob]]:
+        """The jobs in fio's order of running: each list runs at the same time (no stonewall between them)."""
+        phases: dict[int, list[FioJob]] = {}
+        for job in self.jobs:
+            phases.setdefault(job.phase, []).append(job)
+        return list(phases.values())
+
+    def notes(self) -> list[str]:
+        """What the user should know about how the file is simulated, one line each: jobs that
+        name no ioengine (fio's default psync), jobs fio runs together: on one array when they are
+        one closed loop (``shares_one_loop``), else one after another."""
+        lines = []
+        defaulted = [job.name for job in self.jobs if "ioengine" not in job.options]
+        if defaulted:
+            lines.append(f"{self.path}: no ioengine given for {', '.join(dict.fromkeys(defaulted))}: fio's default "
+                         f"{FIO_DEFAULT_IOENGINE} is used (one I/O in flight per job whatever iodepth says)")
+        together = [phase for phase in self.phases() if len(phase) > 1]
+        shared = [", ".join(job.name for job in phase) for phase in together if shares_one_loop(phase)]
+        apart = [", ".join(job.name for job in phase) for phase in together if not shares_one_loop(phase)]
+        if shared:
+            lines.append(f"{self.path}: jobs that fio runs at the same time with the same workload run together on one "
+                         f"simulated array, as one closed loop of all their clones: {'; '.join(shared)}")
+        if apart:
+            lines.append(f"{self.path}: jobs that fio runs at the same time (no stonewall between them) with different "
+                         f"workloads are simulated one after another, each with the whole array: {'; '.join(apart)}")
+        return lines
+
     def unmodelled_warning(self) -> str | None:
         """The one warning line for the CLI, or None when every option is understood."""
         if not self.unmodelled_options:
             return None
         return f"{self.path}: fio options not modelled (nvsim ignores them): {', '.join(self.unmodelled_options)}"
+
+
+def shares_one_loop(jobs: list[FioJob]) -> bool:
+    """Whether jobs that run at the same time are one closed loop: the same workload but for name,
+    numjobs and how long they run, and no rate cap or think time; nvsim then simulates them together on one array."""
+    def signature(job: FioJob) -> tuple:
+        w = job.workload.model_copy(update={"name": "", "numjobs": 1, "runtime": None, "time_based": False, "ramp_time": 0.0})
+        return w.model_dump_json(), job.size_percent, job.offset_increment_percent
+    unpaced = all(job.rate_iops is None and job.thinktime_s is None and job.latency_target_s is None for job in jobs)
+    return len(jobs) > 1 and unpaced and len({signature(job) for job in jobs}) == 1
 
 
 @dataclass(frozen=True)
@@ -216,9 +198,12 @@ class _Section:
 
 def load_fio_jobfile(path: str | Path, *, catalog: Any = None) -> FioJobFile:
     """Read and parse a fio job file (see ``parse_fio_jobfile``)."""
-    where = str(path)
-    text = read_text(path)  # the one input boundary: size bound, strict UTF-8 naming the byte
-    return parse_fio_jobfile(text, where, catalog=catalog)
+    return parse_fio_jobfile(read_jobfile_text(path), str(path), catalog=catalog)
+
+
+def read_jobfile_text(path: str | Path) -> str:
+    """A job file's text: UTF-8, a byte-order mark dropped; one-line errors naming the file."""
+    return read_text(path)  # the one input boundary: size bound, strict UTF-8 naming the byte
 
 
 def parse_fio_jobfile(text: str, path: str = "<jobfile>", *, catalog: Any = None) -> FioJobFile:
@@ -248,6 +233,28 @@ def parse_fio_jobfile(text: str, path: str = "<jobfile>", *, catalog: Any = None
         raise InputError("", "no jobs defined: the file has no job section, only [global] (fio: 'No jobs(s) defined')", source=path)
     global_options = {e.key: e.value or "" for e in global_entries}
     return FioJobFile(path=path, jobs=tuple(jobs), unmodelled_options=tuple(sorted(unmodelled)), global_options=global_options)
+
+
+def command_line_to_jobfile(arguments: list[str] | tuple[str, ...]) -> str:
+    """fio's command-line job options (``--name=a --rw=randread --bs=4k``) as job-file text.
+
+    As fio's parse_cmd_line: options before the first ``--name`` go to ``[global]``; each
+    ``--name=X`` opens job ``[X]`` and the options after it are that job's; ``--flag`` alone is a
+    bare flag. The text comes before any job file's, so its global options apply to the file's jobs
+    too, as fio's command-line defaults do. Anything else than ``--key[=value]`` is an error.
+    """
+    lines = ["[global]"]
+    for argument in arguments:
+        if not argument.startswith("--") or len(argument) < 3:
+            raise InputError("command line", f"fio's job options are written --key=value or --flag, got {argument!r}")
+        key, has_value, value = argument[2:].partition("=")
+        if key == "name":
+            if not value:
+                raise InputError("--name", "needs a job name (--name=NAME)")
+            lines.append(f"[{value}]")
+        else:
+            lines.append(f"{key}={value}" if has_value else key)
+    return "\n".join(lines) + "\n"
 
 
 def _sections(text: str, path: str) -> list[_Section]:
@@ -322,6 +329,7 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
     flags: dict[str, Any] = {"stonewall": False, "new_group": False, "unmodelled": set()}
     direct = False
     options: dict[str, str] = {}
+    pacing = _Pacing()
     name = section.name
 
     for entry in entries:
@@ -360,7 +368,7 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
             data[key] = _parse_flag(entry, path)
             origin[key] = entry
         elif key == "ioengine":
-            ioengine = _need_value(entry, path)
+            ioengine = _parse_ioengine(entry, path)
             origin["ioengine"] = entry
         elif key in kept:
             kept[key] = _need_value(entry, path)
@@ -375,6 +383,10 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
             if value not in ("0", "1"):
                 raise _error(entry, path, f"must be 0 or 1, got {value!r}")
             direct = (value == "1") == (key == "direct")
+        elif key in _Pacing.KEYS:
+            pacing.take(entry, path)
+        elif key in REFUSED_OPTIONS:
+            _refuse_option(entry, path, kb_base)
         elif key == "kb_base" or key in UNDERSTOOD_WITHOUT_EFFECT:
             pass
         elif key.lower() in _KNOWN:
@@ -398,8 +410,84 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
         raise InputError(label, f"{problem.message} (job [{section.name}])", source=where) from None
     job = FioJob(name=name, workload=workload, group=0, filename=kept["filename"], size_percent=size_percent,
                  offset_increment_percent=offset_percent, options=options, phase=0,
-                 cpus_allowed=kept["cpus_allowed"], numa_cpu_nodes=kept["numa_cpu_nodes"], line=section.line)
-    return job, flags
+                 cpus_allowed=kept["cpus_allowed"], numa_cpu_nodes=kept["numa_cpu_nodes"], line=section.line,
+                 job_options={e.key: e.value if e.value is not None else "" for e in section.entries})
+    return pacing.apply(job, section.name, path, kb_base), flags
+
+
+@dataclass
+class _Pacing:
+    """fio's options that pace a job, collected while its section is read, then applied to it: rate
+    caps and minimums (per direction), think time, a latency target."""
+
+    KEYS = ("rate", "rate_iops", "rate_min", "rate_iops_min", "thinktime", "latency_target", "latency_window",
+            "latency_percentile")
+    rates: dict[str, _Entry] = field(default_factory=dict)
+    minimums: dict[str, _Entry] = field(default_factory=dict)
+    think_s: float | None = None
+    latency: dict[str, tuple[Any, _Entry]] = field(default_factory=dict)
+
+    def take(self, entry: _Entry, path: str) -> None:
+        key = entry.key
+        if key in ("rate", "rate_iops"):
+            self.rates[key] = entry
+        elif key in ("rate_min", "rate_iops_min"):
+            self.minimums[key.replace("_min", "")] = entry
+        elif key == "thinktime":
+            self.think_s = _parse_time(entry, path, default_unit="us") or None
+        elif key == "latency_percentile":
+            self.latency[key] = (_parse_percentage(entry, path), entry)
+        else:  # latency_target, latency_window: microseconds by default
+            self.latency[key] = (_parse_time(entry, path, default_unit="us") or None, entry)
+
+    def apply(self, job: FioJob, section: str, path: str, kb_base: int) -> FioJob:
+        """The job with its caps, think time and target; combinations nvsim does not model refused."""
+        w = job.workload
+        job = replace(job, rate_iops=_rate_limit_iops(self.rates, w, path, kb_base), thinktime_s=self.think_s,
+                      rate_min_iops=_rate_limit_iops(self.minimums, w, path, kb_base, tightest=False))
+        if self.think_s and job.rate_iops is not None:
+            raise _error(next(iter(self.rates.values())), path, f"a rate cap together with thinktime is not modelled (job [{section}])")
+        target, entry = self.latency.get("latency_target", (None, None))
+        if not target:
+            return job
+        if self.think_s or job.rate_iops is not None:
+            raise _error(entry, path, f"a latency target together with a rate cap or thinktime is not modelled (job [{section}])")
+        return replace(job, latency_target_s=target, latency_window_s=self.latency.get("latency_window", (None,))[0],
+                       latency_percentile=self.latency.get("latency_percentile", (100.0,))[0])
+
+
+def _rate_limit_iops(rates: dict[str, _Entry], workload: WorkloadSpec, path: str, kb_base: int,
+                     tightest: bool = True) -> float | None:
+    """One clone's IOPS cap from fio's rate (bytes/s) and rate_iops, each read,write[,trim] as bs
+    (keys "rate", "rate_iops"); with ``tightest=False`` the least rate rate_min / rate_iops_min ask.
+
+    fio caps each direction on its own; a job issues its directions in its mix (rwmixread), so the
+    job's I/Os per second are capped at the tightest cap over a direction's share of the I/Os, and
+    its minimum is the highest minimum over a direction's share.
+    """
+    caps = []
+    shares = (workload.read_fraction, 1.0 - workload.read_fraction)
+    for key, entry in rates.items():
+        for value, share in zip(_per_direction(entry, path, kb_base), shares):
+            if value and share > 0:  # 0 or an empty part: no cap on that direction
+                iops = value / workload.bs if key == "rate" else float(value)
+                caps.append(iops / share)
+    return (min(caps) if tightest else max(caps)) if caps else None
+
+
+def _per_direction(entry: _Entry, path: str, kb_base: int) -> list[int | None]:
+    """R[,W[,T]] as fio reads rate and rate_iops: the last part given also fills the directions after it."""
+    value = _need_value(entry, path)
+    parts = value.split(",")
+    if len(parts) > 3:
+        raise _error(entry, path, f"takes at most three values (read,write,trim), got {value!r}")
+    out: list[int | None] = [None, None, None]
+    for index, part in enumerate(parts):
+        if part.strip():
+            amount, _ = _parse_size(_Entry(entry.key, entry.written, part.strip(), entry.line), path, kb_base, allow_percent=False)
+            for direction in range(index, 3 if index == len(parts) - 1 else index + 1):
+                out[direction] = amount
+    return out
 
 
 def _substituted(key: str, value: str) -> bool:
@@ -415,6 +503,31 @@ def _need_value(entry: _Entry, path: str) -> str:
     if entry.value is None or entry.value == "":
         raise _error(entry, path, f"needs a value ({entry.written}=...)")
     return entry.value
+
+
+def _refuse_option(entry: _Entry, path: str, kb_base: int) -> None:
+    """An option that changes the answer in a way nvsim does not model: refused unless it says fio's default."""
+    value = (entry.value or "").strip()
+    if value in REFUSED_DEFAULTS.get(entry.key, ()):
+        return
+    if entry.key == "bsrange" and "-" in value:  # one size written as a range (4k-4k) is one bs
+        low, _, high = value.split(",")[0].partition("-")
+        if low and low == high:
+            return
+    if entry.key == "bssplit" and re.fullmatch(r"[^:,/]+(/100)?", value):  # one size at 100%
+        return
+    raise _error(entry, path, f"cannot be simulated: {REFUSED_OPTIONS[entry.key]} (got {entry.written}={value})")
+
+
+def _parse_ioengine(entry: _Entry, path: str) -> str:
+    """The engine as written; one that cannot be simulated (network, null, file operations, plug-ins) is refused."""
+    value = _need_value(entry, path)
+    supported = f"nvsim simulates the block engines {', '.join(BLOCK_IOENGINES)} (no ioengine: fio's default {FIO_DEFAULT_IOENGINE})"
+    if value.startswith("external") or "/" in value or value.endswith(".so"):
+        raise _error(entry, path, f"{value!r} is an external engine plug-in, which cannot be simulated; {supported}")
+    if value in UNSIMULATED_IOENGINES:
+        raise _error(entry, path, f"{value!r} cannot be simulated: it {UNSIMULATED_IOENGINES[value]}; {supported}")
+    return value
 
 
 def _parse_rw(entry: _Entry, path: str) -> str:
@@ -437,6 +550,18 @@ def _parse_flag(entry: _Entry, path: str) -> bool:
     return int(entry.value) != 0
 
 
+def _parse_percentage(entry: _Entry, path: str) -> float:
+    """A float percentage in (0, 100], as fio's latency_percentile."""
+    value = _need_value(entry, path)
+    try:
+        number = float(value)
+    except ValueError:
+        raise _error(entry, path, f"expected a percentage (0, 100], got {value!r}") from None
+    if not 0 < number <= 100:
+        raise _error(entry, path, f"expected a percentage (0, 100], got {value!r}")
+    return number
+
+
 def _parse_int(entry: _Entry, path: str, kb_base: int) -> int:
     amount, _ = _parse_size(entry, path, kb_base, allow_percent=False)
     return amount
@@ -453,6 +578,9 @@ def _parse_size(entry: _Entry, path: str, kb_base: int, *, allow_percent: bool) 
     (0, percent).
     """
     value = _need_value(entry, path)
+    whole = re.fullmatch(r"(\d+)\.0*", value)
+    if whole:  # fio's strtoll reads "16777216.0" as 16777216 (the ".0" is no unit): so does nvsim
+        value = whole.group(1)
     match = _SIZE.match(value)
     if not match:
         hint = "; fio reads whole numbers only" if re.match(r"^\d+\.\d", value) else ""
@@ -485,15 +613,17 @@ def _parse_size(entry: _Entry, path: str, kb_base: int, *, allow_percent: bool) 
 _TIME_UNITS_US = {"us": 1, "usec": 1, "ms": 1000, "msec": 1000, "s": 10**6, "m": 60 * 10**6, "h": 3600 * 10**6, "d": 86400 * 10**6}
 
 
-def _parse_time(entry: _Entry, path: str) -> float:
-    """fio's check_str_time for seconds options: a whole number, seconds unless a unit says otherwise."""
+def _parse_time(entry: _Entry, path: str, default_unit: str = "s") -> float:
+    """fio's check_str_time: a whole number, in ``default_unit`` (seconds for runtime, microseconds
+    for thinktime) unless a unit says otherwise."""
     value = _need_value(entry, path)
     match = re.fullmatch(r"(\d+)([A-Za-z]*)", value)
     unit = match.group(2).lower() if match else ""
     if not match or unit not in ("", *_TIME_UNITS_US):
         hint = "; fio reads whole numbers only" if re.match(r"^\d+\.\d", value) else ""
-        raise _error(entry, path, f"cannot read {value!r} as a time; a whole number with unit us, ms, s (default), m, h or d{hint}")
-    microseconds = int(match.group(1)) * _TIME_UNITS_US[unit or "s"]
+        raise _error(entry, path, f"cannot read {value!r} as a time; a whole number with unit us, ms, s, m, h or d "
+                                  f"({default_unit} without one){hint}")
+    microseconds = int(match.group(1)) * _TIME_UNITS_US[unit or default_unit]
     return float(Fraction(microseconds, 10**6))
 
 
@@ -613,156 +743,3 @@ def _format_seconds(label: str, seconds: float, job: str) -> str:
     if microseconds % 1000 == 0:
         return f"{microseconds // 1000}ms"
     return f"{microseconds}us"
-
-
-# ---------------------------------------------------------------- fio JSON output
-
-
-def fio_json_report(jobs_results: list[dict], *, fio_version: str = "nvsim", timestamp: int,
-                    global_options: dict[str, str] | None = None, lat_percentiles: bool = False) -> dict:
-    """Results in fio's ``--output-format=json`` layout (fio 3.x), one entry per job (group_reporting).
-
-    Each item of ``jobs_results``: name, group, options (dict), runtime_s, cpu_percent (system-wide,
-    written as sys_cpu), and read / write: {ios, bytes, latencies_ns (1-D array or None)}. The
-    latencies are whole-I/O latencies; nvsim has no separate submission latency, so slat_ns has
-    N=0 and clat_ns and lat_ns carry the same statistics. Percentiles (fio's default list) go under
-    clat_ns as fio does by default, and under lat_ns too with ``lat_percentiles=True``.
-    """
-    report: dict[str, Any] = {
-        "fio version": fio_version,
-        "timestamp": int(timestamp),
-        "timestamp_ms": int(timestamp) * 1000,
-        "time": time.asctime(time.gmtime(timestamp)),
-        "global options": {str(k): str(v) for k, v in (global_options or {}).items()},
-        "jobs": [],
-    }
-    for index, result in enumerate(jobs_results):
-        report["jobs"].append(_job_json(result, index, lat_percentiles))
-    return report
-
-
-_JOB_KEYS = ("name", "group", "options", "runtime_s", "read", "write", "cpu_percent")
-
-
-def _job_json(result: dict, index: int, lat_percentiles: bool) -> dict[str, Any]:
-    for key in _JOB_KEYS:
-        if key not in result:
-            raise InputError(f"jobs_results[{index}].{key}", f"required key is missing; each job needs {', '.join(_JOB_KEYS)}")
-    runtime_s = float(result["runtime_s"])
-    if not math.isfinite(runtime_s) or runtime_s < 0:
-        raise InputError(f"jobs_results[{index}].runtime_s", f"must be a finite number of seconds >= 0, got {result['runtime_s']!r}")
-    directions = {}
-    samples = []
-    for ddir in ("read", "write"):
-        directions[ddir], lat = _direction_json(result[ddir], runtime_s, f"jobs_results[{index}].{ddir}", lat_percentiles)
-        if lat is not None:
-            samples.append(lat)
-    directions["trim"], _ = _direction_json({"ios": 0, "bytes": 0, "latencies_ns": None}, runtime_s, "", lat_percentiles)
-    all_latencies = np.concatenate(samples) if samples else np.zeros(0, dtype=np.int64)
-    job: dict[str, Any] = {
-        "jobname": str(result["name"]),
-        "groupid": int(result["group"]),
-        "error": 0,
-        "eta": 0,
-        "elapsed": int(round(runtime_s)),
-        "job options": {str(k): str(v) for k, v in dict(result["options"]).items()},
-        **directions,
-        "sync": {"total_ios": 0, "lat_ns": _lat_stats(np.zeros(0, dtype=np.int64), percentiles=False)},
-        "job_runtime": int(round(runtime_s * 1000)),
-        "usr_cpu": 0.0,
-        "sys_cpu": float(result["cpu_percent"]),
-        "ctx": 0,
-        "majf": 0,
-        "minf": 0,
-        **_latency_buckets(all_latencies),
-    }
-    return job
-
-
-def _direction_json(data: dict, runtime_s: float, label: str, lat_percentiles: bool) -> tuple[dict[str, Any], np.ndarray | None]:
-    ios = int(data.get("ios", 0))
-    io_bytes = int(data.get("bytes", 0))
-    if ios < 0 or io_bytes < 0:
-        raise InputError(label, f"ios and bytes must be >= 0, got {ios} and {io_bytes}")
-    raw = data.get("latencies_ns")
-    latencies = None
-    if raw is not None:
-        array = np.asarray(raw, dtype=np.float64)
-        if array.ndim != 1 or not np.all(np.isfinite(array)) or np.any(array < 0):
-            raise InputError(f"{label}.latencies_ns", "must be a 1-D array of finite latencies >= 0 in nanoseconds")
-        latencies = np.rint(array).astype(np.int64)  # fio records whole nanoseconds
-    active = (ios > 0 or io_bytes > 0) and runtime_s > 0
-    bw_bytes = int(io_bytes // runtime_s) if active else 0
-    stats = latencies if latencies is not None else np.zeros(0, dtype=np.int64)
-    out = {
-        "io_bytes": io_bytes,
-        "io_kbytes": io_bytes >> 10,
-        "bw_bytes": bw_bytes,
-        "bw": bw_bytes // 1024,
-        "iops": ios / runtime_s if active else 0.0,
-        "runtime": int(round(runtime_s * 1000)) if active else 0,
-        "total_ios": ios,
-        "short_ios": 0,
-        "drop_ios": 0,
-        "slat_ns": _lat_stats(np.zeros(0, dtype=np.int64), percentiles=False),
-        "clat_ns": _lat_stats(stats, percentiles=True),
-        "lat_ns": _lat_stats(stats, percentiles=lat_percentiles),
-    }
-    return out, latencies
-
-
-def _lat_stats(values: np.ndarray, *, percentiles: bool) -> dict[str, Any]:
-    """fio's add_ddir_lat_json: min, max, mean, stddev (n-1), N, and percentiles when there are samples."""
-    n = int(values.size)
-    out: dict[str, Any] = {
-        "min": int(values.min()) if n else 0,
-        "max": int(values.max()) if n else 0,
-        "mean": float(values.mean()) if n else 0.0,
-        "stddev": float(values.std(ddof=1)) if n > 1 else 0.0,
-        "N": n,
-    }
-    if percentiles and n:
-        out["percentile"] = percentile_table(values)
-    return out
-
-
-def percentile_table(latencies_ns: np.ndarray, percentiles: tuple[float, ...] = FIO_PERCENTILES) -> dict[str, int]:
-    """fio's percentile keys ("99.000000") to the nearest-rank latency: the smallest sample with at
-    least p% of the samples at or below it (the rule of fio's calc_clat_percentiles, without its
-    histogram buckets)."""
-    ordered = np.sort(np.asarray(latencies_ns))
-    n = ordered.size
-    table = {}
-    for p in percentiles:
-        rank = max(1, math.ceil(Fraction(str(p)) * n / 100))
-        table[f"{p:f}"] = int(ordered[min(rank, n) - 1])
-    return table
-
-
-_NS_EDGES = np.array([2, 4, 10, 20, 50, 100, 250, 500, 750])
-_MS_EDGES = np.array([2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000])
-_BUCKETS = ("2", "4", "10", "20", "50", "100", "250", "500", "750", "1000")
-
-
-def _latency_buckets(latencies: np.ndarray) -> dict[str, dict[str, float]]:
-    """fio's latency_ns / latency_us / latency_ms: percent of I/Os per bucket (io_u_mark_latency)."""
-    total = latencies.size
-    ns = latencies[latencies < 1000]
-    us = latencies[(latencies >= 1000) & (latencies < 1_000_000)] // 1000
-    ms = latencies[latencies >= 1_000_000] // 1_000_000
-    counts_ns = np.bincount(np.searchsorted(_NS_EDGES, ns, side="right"), minlength=10)
-    counts_us = np.bincount(np.searchsorted(_NS_EDGES, us, side="right"), minlength=10)
-    counts_ms = np.bincount(np.searchsorted(_MS_EDGES, ms, side="right"), minlength=12)
-
-    def percent(counts: np.ndarray, labels: tuple[str, ...]) -> dict[str, float]:
-        out = {}
-        for label, count in zip(labels, counts):
-            value = 100.0 * count / total if total else 0.0
-            out[label] = 0.01 if 0 < value < 0.01 else float(value)  # fio shows a tiny share as 0.01
-        return out
-
-    return {
-        "latency_ns": percent(counts_ns, _BUCKETS),
-        "latency_us": percent(counts_us, _BUCKETS),
-        "latency_ms": percent(counts_ms, (*_BUCKETS, "2000", ">=2000")),
-    }

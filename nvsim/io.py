@@ -47,6 +47,7 @@ def _new_temp(path: Path) -> str:
     """A fresh hidden temporary beside ``path``, named with this process's id."""
     handle, tmp = tempfile.mkstemp(prefix=f"{_temp_prefix(path)}{os.getpid()}.", suffix=".tmp", dir=path.parent)
     os.close(handle)
+    os.chmod(tmp, _new_file_mode())
     return tmp
 
 
@@ -67,6 +68,14 @@ def _fsync_dir(directory: Path) -> None:
         pass
     finally:
         os.close(handle)
+
+
+def _new_file_mode() -> int:
+    """The mode ``open()`` gives a new file under this process's umask (0644 under umask 022);
+    mkstemp makes its files 0600, which would keep outputs from the rest of a team."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
 
 
 @contextmanager

@@ -19,6 +19,9 @@ import numpy as np
 
 ISAL_LEN_MULTIPLE_BYTES = 64
 ISAL_ALIGN_BYTES = 64
+ISAL_MAX_Q_DATA_ROWS = 255
+"""pq_gen weights data row i by 2^i in GF(2^8): 2^255 = 2^0, so more rows give a Q that cannot
+rebuild them (ISA-L itself does not check)."""
 
 
 class IsalUnavailable(RuntimeError):
@@ -83,8 +86,10 @@ class PointerArray:
         parity = np.asarray(parity)
         if data.dtype != np.uint8 or data.ndim != 2 or not data.flags.c_contiguous:
             raise ValueError("data: expected a C-contiguous 2-D uint8 array (members, bytes)")
-        if parity.dtype != np.uint8 or parity.ndim != 2 or parity.shape[1] != data.shape[1]:
+        if parity.dtype != np.uint8 or parity.ndim != 2 or parity.shape[1] != data.shape[1] or parity.shape[0] not in (1, 2):
             raise ValueError("parity: expected a 2-D uint8 array (1 or 2, bytes) matching data")
+        if data.shape[0] < 1:
+            raise ValueError("data: needs at least one member row")
         nbytes = data.shape[1]
         if nbytes % ISAL_LEN_MULTIPLE_BYTES:
             raise ValueError(f"bytes per member must be a multiple of {ISAL_LEN_MULTIPLE_BYTES} for ISA-L, got {nbytes}")
@@ -98,8 +103,11 @@ class PointerArray:
 def xor_gen(data: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """ISA-L ``xor_gen``: P = XOR of the rows of ``data``. Returns (bytes,) uint8."""
     lib = _lib()
-    nbytes = np.asarray(data).shape[1]
-    parity = aligned_empty((1, nbytes)) if out is None else out.reshape(1, nbytes)
+    data = np.asarray(data)
+    if data.ndim != 2:
+        raise ValueError(f"data: expected a 2-D uint8 array (members, bytes), got shape {data.shape}")
+    nbytes = data.shape[1]
+    parity = aligned_empty((1, nbytes)) if out is None else np.asarray(out).reshape(1, nbytes)
     ptrs = PointerArray(data, parity)
     rc = lib.xor_gen(ptrs.vects, ptrs.len_bytes, ptrs.array)
     if rc != 0:
@@ -111,8 +119,10 @@ def pq_gen(data: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """ISA-L ``pq_gen``: P and Q of the rows of ``data``. Returns (2, bytes) uint8 [P, Q]."""
     lib = _lib()
     data = np.asarray(data)
-    if data.shape[0] < 2:
-        raise ValueError("pq_gen needs at least 2 data rows")
+    if data.ndim != 2 or data.shape[0] < 2:
+        raise ValueError(f"data: pq_gen needs at least 2 data rows, got shape {data.shape}")
+    if data.shape[0] > ISAL_MAX_Q_DATA_ROWS:
+        raise ValueError(f"data: Q over GF(2^8) distinguishes at most {ISAL_MAX_Q_DATA_ROWS} data rows, got {data.shape[0]}")
     nbytes = data.shape[1]
     parity = aligned_empty((2, nbytes)) if out is None else out
     ptrs = PointerArray(data, parity)

@@ -72,14 +72,26 @@ GF_INV.flags.writeable = False
 GF_MUL.flags.writeable = False
 
 
+def _field_element(value: int, name: str) -> int:
+    """``value`` as a GF(2^8) element (a whole number 0..255), else ValueError naming ``name``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name}: a GF(2^8) element is a whole number 0..255, got {value!r}")
+    if not 0 <= int(value) <= 255:
+        raise ValueError(f"{name}: a GF(2^8) element is 0..255, got {int(value)}")
+    return int(value)
+
+
 def gf_mul(a: int, b: int) -> int:
-    """Product of two field elements (scalar helper for tests and docs)."""
-    return int(GF_MUL[a & 0xFF, b & 0xFF])
+    """Product of two field elements (scalar helper for tests and docs); each must be 0..255 (a
+    larger value is not an element: masking it to a byte would answer for another number)."""
+    return int(GF_MUL[_field_element(a, "a"), _field_element(b, "b")])
 
 
 def gf_pow2(i: int) -> int:
-    """g^i for the generator g = 2."""
-    return int(GF_EXP[i % 255])
+    """g^i for the generator g = 2 (any whole i: g has order 255, so g^i = g^(i mod 255))."""
+    if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
+        raise ValueError(f"i: an exponent is a whole number, got {i!r}")
+    return int(GF_EXP[int(i) % 255])
 
 
 # ----------------------------------------------------------------------------- kernels
@@ -546,6 +558,16 @@ def _check_q_rows(k: int, field: str) -> None:
         raise ValueError(f"{field}: Q over GF(2^8) distinguishes at most {MAX_Q_DATA_MEMBERS} data rows, got {k}")
 
 
+def _check_out(out: np.ndarray | None, shape: tuple[int, ...]) -> None:
+    """``out`` must be a uint8 array of the result's shape (a wider dtype would hold other values)."""
+    if out is None:
+        return
+    if not isinstance(out, np.ndarray) or out.dtype != np.uint8:
+        raise ValueError(f"out: expected a uint8 array, got {getattr(out, 'dtype', type(out).__name__)}")
+    if out.shape != shape:
+        raise ValueError(f"out: expected shape {shape}, got {out.shape}")
+
+
 def _use_parallel(data: np.ndarray, parallel: bool | None) -> bool:
     if parallel is None:
         return data.size >= PARALLEL_MIN_BYTES and nb.get_num_threads() > 1
@@ -559,10 +581,8 @@ def gen_p(data: np.ndarray, out: np.ndarray | None = None, *, parallel: bool | N
     ``parallel`` forces (True) or forbids (False) the multi-core kernel; None picks by size.
     """
     words, nbytes = _as_words(data)
-    direct = out is not None and out.dtype == np.uint8 and out.shape == (nbytes,) and nbytes % 8 == 0 \
-        and out.flags.c_contiguous
-    if out is not None and out.shape != (nbytes,):
-        raise ValueError(f"out: expected shape ({nbytes},), got {out.shape}")
+    _check_out(out, (nbytes,))
+    direct = out is not None and nbytes % 8 == 0 and out.flags.c_contiguous
     buf = out if direct else np.empty(words.shape[1] * 8, dtype=np.uint8)
     kernel = _p_parallel if _use_parallel(data, parallel) else _p_serial
     kernel(words, buf.view(np.uint64))
@@ -582,9 +602,8 @@ def gen_pq(data: np.ndarray, out: np.ndarray | None = None, *, parallel: bool | 
     """
     words, nbytes = _as_words(data)
     _check_q_rows(words.shape[0], "data")
-    if out is not None and out.shape != (2, nbytes):
-        raise ValueError(f"out: expected shape (2, {nbytes}), got {out.shape}")
-    direct = out is not None and out.dtype == np.uint8 and nbytes % 8 == 0 and out.flags.c_contiguous
+    _check_out(out, (2, nbytes))
+    direct = out is not None and nbytes % 8 == 0 and out.flags.c_contiguous
     buf = out if direct else np.empty((2, words.shape[1] * 8), dtype=np.uint8)
     w = buf.view(np.uint64)
     kernel = _pq_parallel if _use_parallel(data, parallel) else _pq_serial
@@ -602,6 +621,13 @@ def gen_q(data: np.ndarray) -> np.ndarray:
     return gen_pq(data)[1]
 
 
+def _row_index(value) -> int:
+    """A lost row's index: a whole number (1.5 or "2" would name a row by accident)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"lost: row indices are whole numbers, got {value!r}")
+    return int(value)
+
+
 def recover(blocks: np.ndarray, lost: Iterable[int], level: int) -> np.ndarray:
     """Rebuild the ``lost`` rows of one stripe and return the whole stripe (a new array).
 
@@ -613,7 +639,7 @@ def recover(blocks: np.ndarray, lost: Iterable[int], level: int) -> np.ndarray:
     blocks = np.asarray(blocks)
     if blocks.dtype != np.uint8 or blocks.ndim != 2:
         raise ValueError(f"blocks: expected a 2-D uint8 array, got {blocks.dtype} {blocks.shape}")
-    if level not in (5, 6):
+    if isinstance(level, bool) or level not in (5, 6):
         raise ValueError(f"level: must be 5 or 6, got {level}")
     n_parity = 1 if level == 5 else 2
     k = blocks.shape[0] - n_parity
@@ -621,7 +647,7 @@ def recover(blocks: np.ndarray, lost: Iterable[int], level: int) -> np.ndarray:
         raise ValueError(f"blocks: RAID{level} needs at least {n_parity + 1} rows, got {blocks.shape[0]}")
     if level == 6:
         _check_q_rows(k, "blocks")
-    lost_set = sorted({int(i) for i in lost})
+    lost_set = sorted({_row_index(i) for i in lost})
     for i in lost_set:
         if not 0 <= i < blocks.shape[0]:
             raise ValueError(f"lost: row {i} out of range 0..{blocks.shape[0] - 1}")
@@ -676,15 +702,23 @@ def recover(blocks: np.ndarray, lost: Iterable[int], level: int) -> np.ndarray:
     return result
 
 
+def _reference_rows(data: np.ndarray) -> np.ndarray:
+    data = np.asarray(data)
+    if data.dtype != np.uint8 or data.ndim != 2 or data.shape[0] < 1:
+        raise ValueError(f"data: expected a 2-D uint8 array with at least one row, got {data.dtype} {data.shape}")
+    return data
+
+
 def gen_p_reference(data: np.ndarray) -> np.ndarray:
     """Plain NumPy P (bytewise XOR reduce): the slow, obvious definition, for tests and benchmarks."""
-    return np.bitwise_xor.reduce(np.asarray(data, dtype=np.uint8), axis=0)
+    return np.bitwise_xor.reduce(_reference_rows(data), axis=0)
 
 
 def gen_pq_reference(data: np.ndarray) -> np.ndarray:
     """Plain NumPy P and Q (Horner over rows with 64-bit lanes): reference for tests and benchmarks."""
-    data = np.asarray(data, dtype=np.uint8)
+    data = _reference_rows(data)
     k, n = data.shape
+    _check_q_rows(k, "data")
     pad = (-n) % 8
     d = np.zeros((k, n + pad), dtype=np.uint8)
     d[:, :n] = data

@@ -1,15 +1,123 @@
-"""Text and JSON renderings of results (no plotting here: the dashboard and notebooks plot)."""
+"""Text and JSON renderings of results (no plotting here: the dashboard and notebooks plot).
+
+Every table is laid out for the console's width (nvsim.cli: the terminal's, or COLUMNS, or 100
+columns when the output is a file or a pipe): numbers are never cut or folded. A table too wide for
+the width is transposed (its rows become columns) and split into as many pieces as it takes; the
+unit of every numeric column is in its header (M IOPS, GB/s, µs) and no cell uses e-notation.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from .bounds import BoundsReport
 from .simulation import Result
 from .specs import ScenarioSpec
-from .units import format_bytes_binary, format_bytes_decimal, format_value
+from .units import (column_scale, format_bytes_binary, format_bytes_decimal, format_large, format_probability,
+                    format_significant, format_value)
 from .validation import Comparison
+
+TEXT_MIN_WIDTH = 12  # the narrowest a column of words is squeezed to (its words wrap, and fold if longer)
+TABLE_OVERHEAD_PER_COLUMN = 3  # rich's default box: one space of padding each side and one rule
+MISSING = "-"
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A table to print: a header per column (the first column labels the rows), which columns hold
+    numbers (kept whole on one line), and the rows of cell text."""
+
+    title: str
+    headers: tuple[str, ...]
+    numeric: tuple[bool, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+
+def _longest_word(text: str) -> int:
+    return max((cell_len(word) for word in text.split()), default=0)
+
+
+def _allocate(natural: list[int], minimum: list[int], available: int, numeric: list[bool] | None = None) -> list[int] | None:
+    """Column widths no wider than ``natural`` and no narrower than ``minimum`` whose table fits
+    ``available`` cells; None if none fits. Number columns give way first (their headers wrap),
+    then the widest column of words, one cell at a time."""
+    budget = available - TABLE_OVERHEAD_PER_COLUMN * len(natural) - 1
+    if sum(minimum) > budget:
+        return None
+    widths, numeric = list(natural), numeric or [True] * len(natural)
+    for stage in ((True,), (True, False)):
+        while sum(widths) > budget:
+            squeezable = [j for j in range(len(widths)) if widths[j] > minimum[j] and numeric[j] in stage]
+            if not squeezable:
+                break
+            widths[max(squeezable, key=lambda j: widths[j])] -= 1
+    return widths
+
+
+def _column_widths(headers, numeric, columns) -> tuple[list[int], list[int]]:
+    """Natural and smallest widths of each column: a number column never narrower than its widest
+    number (or its header's longest word); a text column down to TEXT_MIN_WIDTH."""
+    natural, minimum = [], []
+    for header, is_number, cells in zip(headers, numeric, columns):
+        widest = max([cell_len(c) for c in cells] + [cell_len(header) if is_number else _longest_word(header)])
+        natural.append(widest)
+        floor = max([cell_len(c) for c in cells] + [_longest_word(header)]) if is_number else min(widest, TEXT_MIN_WIDTH)
+        minimum.append(floor)
+    return natural, minimum
+
+
+def _table(title: str, headers, widths, numeric_cells, rows) -> Table:
+    """A rich table with fixed column widths; cells flagged as numbers do not wrap."""
+    table = Table(title=title)
+    for i, (header, width) in enumerate(zip(headers, widths)):
+        table.add_column(Text(header, overflow="fold"), width=width, overflow="fold",
+                         justify="right" if any(numeric_cells(r, i) for r in range(len(rows))) else "left")
+    for r, row in enumerate(rows):
+        table.add_row(*(Text(cell, no_wrap=numeric_cells(r, c), overflow="fold") for c, cell in enumerate(row)))
+    return table
+
+
+def print_grid(console: Console, grid: Grid) -> None:
+    """Print ``grid`` as it is if it fits the console, else transposed in as many pieces as needed."""
+    columns = list(zip(*grid.rows)) if grid.rows else [()] * len(grid.headers)
+    natural, minimum = _column_widths(grid.headers, grid.numeric, columns)
+    widths = _allocate(natural, minimum, console.width, list(grid.numeric))
+    if widths is not None or not grid.rows:
+        widths = widths or natural
+        console.print(_table(grid.title, grid.headers, widths, lambda r, c: grid.numeric[c], grid.rows))
+        return
+    _print_transposed(console, grid)
+
+
+def _print_transposed(console: Console, grid: Grid) -> None:
+    """Rows become columns (headed by each row's label), split into pieces that fit the width."""
+    labels = list(grid.headers[1:])
+    data = [row[1:] for row in grid.rows]
+    numeric = grid.numeric[1:]
+    label_natural = max(cell_len(label) for label in labels)
+    label_min = min(label_natural, TEXT_MIN_WIDTH)
+    column_min = [max([cell_len(c) for c, n in zip(row, numeric) if n] + [TEXT_MIN_WIDTH if not all(numeric) else 1])
+                  for row in data]
+    column_natural = [max(max(cell_len(c) for c in row), _longest_word(grid.rows[i][0]), column_min[i])
+                      for i, row in enumerate(data)]
+    start = 0
+    while start < len(data):
+        end = start + 1
+        while end < len(data) and _allocate([label_natural] + column_natural[start:end + 1],
+                                            [label_min] + column_min[start:end + 1], console.width):
+            end += 1
+        widths = _allocate([label_natural] + column_natural[start:end], [label_min] + column_min[start:end],
+                           console.width) or [label_natural] + column_natural[start:end]
+        headers = [grid.headers[0]] + [row[0] for row in grid.rows[start:end]]
+        rows = [[label] + [data[j][i] for j in range(start, end)] for i, label in enumerate(labels)]
+        suffix = "" if start == 0 and end == len(data) else f" ({start + 1}-{end} of {len(data)})"
+        console.print(_table(grid.title + suffix, headers, widths, lambda r, c: c > 0 and numeric[r], rows))
+        start = end
 
 
 def print_bounds(console: Console, scenario: ScenarioSpec, report: BoundsReport) -> None:
@@ -24,110 +132,215 @@ def print_bounds(console: Console, scenario: ScenarioSpec, report: BoundsReport)
         f"Usable capacity: [bold]{format_bytes_decimal(cap.usable_bytes)}[/bold] ({format_bytes_binary(cap.usable_bytes)}) "
         f"of {format_bytes_decimal(cap.raw_bytes)} raw ({cap.efficiency:.1%})"
     )
-    table = Table(title="Upper bounds (drives, links, RAID level, engine device)")
-    table.add_column("metric")
-    table.add_column("bound", justify="right")
-    table.add_column("limited by")
-    table.add_column("next limit")
+    rows = []
     for bound in report.bounds:
         nxt = bound.limits[1] if len(bound.limits) > 1 else None
         unit = "IOPS" if bound.unit == "IOPS" else "B/s"
-        table.add_row(bound.metric, format_value(bound.value, unit), bound.limited_by,
-                      f"{nxt.component}: {format_value(nxt.value, unit)}" if nxt else "-")
-    console.print(table)
+        factor, header = column_scale([bound.value] + ([nxt.value] if nxt else []), unit)
+        rows.append((bound.metric, f"{format_significant(bound.value / factor)} {header}", bound.limited_by,
+                     f"{format_significant(nxt.value / factor)} {header}" if nxt else MISSING,
+                     nxt.component if nxt else MISSING))
+    print_grid(console, Grid("Upper bounds (drives, links, RAID level, engine device)",
+                             ("metric", "bound", "limited by", "next bound", "next limit"),
+                             (False, True, False, True, False), tuple(rows)))
 
 
 def print_validation(console: Console, comparisons: list[Comparison]) -> None:
-    table = Table(title="Published vs predicted")
-    for column in ("scenario", "metric", "published", "predicted", "error", "fitted", "status"):
-        table.add_column(column)
+    rows = []
     for c in comparisons:
         err = c.error
         if err is None:
-            err_text = "-"
+            err_text = MISSING
         elif c.number.tolerance.absolute is not None:
             err_text = f"{err:+.1f} pp"
         else:
-            err_text = f"{err:+.1%}"
-        table.add_row(f"{c.scenario_dir}/{c.number.id}", c.number.metric, format_value(c.published, c.number.unit),
-                      format_value(c.predicted, c.number.unit), err_text, "fitted" if c.fitted else "predicted", c.status)
-    console.print(table)
+            err_text = f"{100 * err:+.1f}%"
+        rows.append((f"{c.scenario_dir}/{c.number.id}", c.number.metric, _plain(c.published, c.number.unit),
+                     _plain(c.predicted, c.number.unit), err_text, "fitted" if c.fitted else "predicted", c.status))
+    print_grid(console, Grid("Published vs predicted", ("scenario", "metric", "published", "predicted", "error", "fitted", "status"),
+                             (False, False, True, True, True, False, False), tuple(rows)))
 
 
-PREDICTION_COLUMNS = (("read_iops", "IOPS", "read IOPS"), ("write_iops", "IOPS", "write IOPS"),
+def _plain(value: float | None, unit: str) -> str:
+    """A validation value with its unit, in a form without e-notation."""
+    if value is None:
+        return MISSING
+    if unit in ("B/s", "bytes", "IOPS", "percent"):
+        return format_value(value, unit)
+    return f"{format_significant(value)} {unit}".strip()
+
+
+# (metric key, unit kind, header before the unit): a column whose cells are all missing is left out
+PREDICTION_COLUMNS = (("read_iops", "IOPS", "read"), ("write_iops", "IOPS", "write"),
                       ("read_bytes_per_s", "B/s", "read"), ("write_bytes_per_s", "B/s", "write"),
-                      ("read_latency_p99_us", "us", "p99 read us"), ("write_latency_p99_us", "us", "p99 write us"),
-                      ("cpu_percent", "percent", "CPU"), ("raid_waf", "ratio", "RAID WAF"), ("waf_nand", "ratio", "NAND WAF"))
+                      ("transactions_per_s", "TPS", ""),
+                      ("read_latency_p99_us", "us", "p99 read"), ("write_latency_p99_us", "us", "p99 write"),
+                      ("read_latency_p99_99_us", "us", "p99.99 read"), ("write_latency_p99_99_us", "us", "p99.99 write"),
+                      ("transaction_latency_mean_us", "us", "mean transaction"),
+                      ("cpu_percent", "percent", "CPU"), ("raid_waf", "ratio", "RAID WAF"), ("waf_nand", "ratio", "NAND WAF"),
+                      ("rebuild_bytes_per_s", "B/s", "rebuild"))
+
+
+def _number(value) -> float | None:
+    return None if value is None or isinstance(value, str) or value != value else float(value)
+
+
+def prediction_columns(predictions: dict[str, dict | None]) -> list[tuple[str, list[str]]]:
+    """Each shown column of the predictions table: its header (with its unit) and its cells, one per
+    workload in order; columns with no value at all are left out."""
+    out = []
+    for key, unit, name in PREDICTION_COLUMNS:
+        values = [_number(v.get(key)) if v else None for v in predictions.values()]
+        if all(v is None for v in values):
+            continue
+        if unit in ("IOPS", "B/s", "TPS"):
+            factor, unit_header = column_scale(values, unit)
+            cells = [MISSING if v is None else format_significant(v / factor) for v in values]
+        elif unit == "us":
+            unit_header, cells = "µs", [MISSING if v is None else format_significant(v) for v in values]
+        elif unit == "percent":
+            unit_header, cells = "%", [MISSING if v is None else f"{v:,.1f}" for v in values]
+        else:
+            unit_header, cells = "", [MISSING if v is None else f"{v:,.2f}" for v in values]
+        out.append((f"{name} {unit_header}".strip(), cells))
+    return out
 
 
 def print_predictions(console: Console, predictions: dict[str, dict[str, float] | None]) -> None:
-    """Per-workload predicted metrics; workloads nvsim does not model yet say so."""
-    table = Table(title="Predicted steady state per workload")
-    table.add_column("workload", no_wrap=True)
-    for _, _, header in PREDICTION_COLUMNS:
-        table.add_column(header, justify="right")
-    extra = [c for c in (("transactions_per_s", "TPS", "TPS"), ("rebuild_bytes_per_s", "B/s", "rebuild"))
-             if any(v and v.get(c[0]) is not None for v in predictions.values())]
-    for _, _, header in extra:
-        table.add_column(header, justify="right")
-    table.add_column("limited by")
+    """Per-workload predicted metrics, then what limits each; workloads nvsim does not model yet say so."""
+    columns = prediction_columns(predictions)
+    rows = tuple((workload, *(cells[i] for _, cells in columns)) for i, workload in enumerate(predictions))
+    print_grid(console, Grid("Predicted steady state per workload", ("workload", *(h for h, _ in columns)),
+                             (False,) + (True,) * len(columns), rows))
     for workload, values in predictions.items():
-        if values is None:
-            table.add_row(workload, *["-"] * (len(PREDICTION_COLUMNS) + len(extra)), "not modelled yet")
-            continue
-        cells = []
-        for name, unit, _ in PREDICTION_COLUMNS + tuple(extra):
-            value = values.get(name)
-            cells.append("-" if value is None or value != value else format_value(value, unit))
-        table.add_row(workload, *cells, str(values.get("limited_by", "")))
-    console.print(table)
+        why = "not modelled yet" if values is None else values.get("limited_by", "")
+        console.print(f"  {workload}: limited by {why}")
 
 
 def print_utilisation(console: Console, workload: str, result: Result) -> None:
     """Every resource's utilisation for one simulated workload, the limiting one first."""
-    table = Table(title=f"{workload}: limited by {result.bottleneck} ({result.fidelity} mode)")
-    table.add_column("resource")
-    table.add_column("utilisation", justify="right")
-    for u in sorted(result.utilisation, key=lambda u: -u.utilisation):
-        table.add_row(u.resource, f"{100 * u.utilisation:.0f}%")
-    console.print(table)
+    rows = tuple((u.resource, f"{100 * u.utilisation:.0f}") for u in sorted(result.utilisation, key=lambda u: -u.utilisation))
+    print_grid(console, Grid(f"{workload}: limited by {result.bottleneck} ({result.fidelity} mode)",
+                             ("resource", "utilisation %"), (False, True), rows))
+
+
+def _rebuild_rows(r: dict) -> list[tuple[str, str]]:
+    rows = [("rebuild time", f"{r['rebuild_hours']:,.2f} h"), ("rebuild speed", f"{r['rebuild_mb_per_s']:,.0f} MB/s"),
+            ("rebuild limited by", str(r.get("rebuild_limited_by", "")))]
+    if r.get("rebuild_raid_waf") is not None:
+        rows += [("rebuild RAID WAF (member bytes written / byte rebuilt)", f"{r['rebuild_raid_waf']:.2f}"),
+                 ("rebuild NAND WAF (new member's sequential fill)", f"{r['rebuild_waf_nand']:.2f}")]
+    return rows + [("P(data loss during the rebuild)", format_probability(r["data_loss_probability"])),
+                   ("  from more drive failures", format_probability(r["p_another_failure"])),
+                   ("  from unrecoverable read errors", format_probability(r["p_unrecoverable_read"]))]
 
 
 def print_resilience(console: Console, resilience: dict) -> None:
     """Rebuild time, data-loss risk and MTTDL; the fault timeline when the scenario has one."""
     r = resilience["if_one_drive_fails"]
-    table = Table(title=f"If one drive fails (hot spare, under {r.get('workload', 'idle')}; fluid mode)")
-    table.add_column("quantity")
-    table.add_column("value", justify="right")
     if r.get("rebuild_hours") is None:
-        table.add_row("data loss", r.get("note", "no redundancy"))
+        rows = [("data loss", r.get("note", "no redundancy"))]
     else:
-        table.add_row("rebuild time", f"{r['rebuild_hours']:.2f} h")
-        table.add_row("rebuild speed", f"{r['rebuild_mb_per_s']:,.0f} MB/s")
-        table.add_row("rebuild limited by", str(r.get("rebuild_limited_by", "")))
-        if r.get("rebuild_raid_waf") is not None:
-            table.add_row("rebuild RAID WAF (member bytes written / byte rebuilt)", f"{r['rebuild_raid_waf']:.2f}")
-            table.add_row("rebuild NAND WAF (new member's sequential fill)", f"{r['rebuild_waf_nand']:.2f}")
-        table.add_row("P(data loss during the rebuild)", f"{r['data_loss_probability']:.2e}")
-        table.add_row("  from more drive failures", f"{r['p_another_failure']:.2e}")
-        table.add_row("  from unrecoverable read errors", f"{r['p_unrecoverable_read']:.2e}")
-    table.add_row("MTTDL (Markov)", f"{r['mttdl_years']:.3g} years")
-    console.print(table)
+        rows = _rebuild_rows(r)
+    rows.append(("MTTDL (Markov)", f"{format_large(r['mttdl_years'])} years"))
+    print_grid(console, Grid(f"If one drive fails (hot spare, under {r.get('workload', 'idle')}; fluid mode)",
+                             ("quantity", "value"), (False, False), tuple(rows)))
     timeline = resilience.get("timeline")
-    if not timeline:
-        return
-    table = Table(title=f"Fault timeline under {timeline['workload'] or 'no load'}")
-    for header in ("from (s)", "to (s)", "state", "missing", "rebuilding", "foreground IOPS", "TPS", "rebuild MB/s", "limited by"):
-        table.add_column(header)
-    for seg in timeline["segments"]:
-        end = "-" if seg["end_s"] is None else f"{seg['end_s']:,.0f}"
-        iops = "-" if seg["foreground_iops"] is None else f"{seg['foreground_iops']:,.0f}"
-        tps = "-" if seg["transactions_per_s"] is None else f"{seg['transactions_per_s']:,.0f}"
-        table.add_row(f"{seg['start_s']:,.0f}", end, seg["state"], str(list(seg["missing"])),
-                      "-" if seg["rebuilding"] is None else str(seg["rebuilding"]), iops, tps,
-                      f"{seg['rebuild_bytes_per_s'] / 1e6:,.0f}", seg["limited_by"])
-    console.print(table)
+    if timeline:
+        _print_timeline(console, timeline)
+
+
+def _print_timeline(console: Console, timeline: dict) -> None:
+    def count(value) -> str:
+        return MISSING if value is None else f"{value:,.0f}"
+
+    rows = tuple((f"{seg['start_s']:,.0f}", count(seg["end_s"]), seg["state"], str(list(seg["missing"])),
+                  MISSING if seg["rebuilding"] is None else str(seg["rebuilding"]), count(seg["foreground_iops"]),
+                  count(seg["transactions_per_s"]), f"{seg['rebuild_bytes_per_s'] / 1e6:,.0f}", seg["limited_by"])
+                 for seg in timeline["segments"])
+    print_grid(console, Grid(f"Fault timeline under {timeline['workload'] or 'no load'}",
+                             ("from s", "to s", "state", "missing", "rebuilding", "foreground IOPS", "TPS", "rebuild MB/s",
+                              "limited by"), (True, True, False, False, True, True, True, True, False), rows))
     loss = timeline.get("data_loss")
     if loss:
         console.print(f"DATA LOSS at {loss['at_s']:,.0f} s: {loss['detail']}; {loss['stripes_lost']:,} stripes, "
                       f"{loss['bytes_lost'] / 1e9:,.1f} GB")
+
+
+def _dollars(value: float | None) -> str:
+    return MISSING if value is None else f"{value:,.0f}"
+
+
+def _price_line(parts: list[dict], idle: dict) -> str:
+    """The bill of parts in one sentence: each part's count, price and what kind of price it is."""
+    items = []
+    for p in parts:
+        each = "no price in the catalog" if p["usd_each"] is None else f"${p['usd_each']:,.0f} ({p['kind']} {p['date']})"
+        items.append(f"{p['count']} x {p['part']} {each}" if p["count"] != 1 else f"{p['part']} {each}")
+    total = idle.get("price_usd")
+    head = "Set-up price: unknown" if total is None else f"Set-up price: ${total:,.0f}"
+    per_tb = idle.get("usd_per_usable_tb")
+    tail = "" if per_tb is None else f"; ${per_tb:,.0f} per usable TB"
+    idle_w = idle.get("power_w")
+    watts = "" if idle_w is None else f"; {idle_w:,.0f} W idle"
+    return f"{head} ({'; '.join(items)}){tail}{watts}"
+
+
+def print_cost_power(console: Console, costs: dict) -> None:
+    """The set-up's price and idle power, then per workload its watts at the predicted load and what
+    each 1K IOPS and GB/s costs, and the endurance its writes use (docs/cost-power.md)."""
+    console.print(_price_line(costs["parts"], costs["idle"]))
+    rated = costs["idle"].get("rated_dwpd")
+    rows = []
+    for workload, c in costs["per_workload"].items():
+        if c is None:
+            rows.append((workload,) + (MISSING,) * 7)
+            continue
+        rows.append((workload, _dollars(c["power_w"]), _optional(c["watts_per_kiops"], 3), _optional(c["usd_per_kiops"], 3),
+                     _dollars(c["usd_per_gb_per_s"]), _optional(c["effective_dwpd"], 3),
+                     _optional(c["drive_lifetime_years"], 3), _dollars(c["wear_usd_per_year"])))
+    if rows:
+        print_grid(console, Grid("Cost and power at the predicted load",
+                                 ("workload", "power W", "W per 1K IOPS", "$ per 1K IOPS", "$ per GB/s",
+                                  f"drive writes per day (rated {format_significant(rated, 2) if rated else MISSING})",
+                                  "drive life years", "wear $ per year"), (False,) + (True,) * 7, tuple(rows)))
+
+
+def _optional(value: float | None, digits: int) -> str:
+    return MISSING if value is None else format_significant(value, digits)
+
+
+def print_sweep_best(console: Console, best: list[dict], objective: str | None) -> None:
+    """The end of `nvsim sweep`: its best set-ups (ranked by the objective, or those meeting the
+    constraints), each with the fields the sweep set, the objective, usable TB, price and watts."""
+    if not best:
+        console.print("No set-up meets the constraints.")
+        return
+    fields = list(dict.fromkeys(k for b in best for k in b["fields"]))
+    factor, unit = _objective_scale(objective or "")
+    headers = ("rank", *fields) + ((f"{objective} {unit}".strip(),) if objective else ()) + ("usable TB", "price $", "power W")
+    rows = []
+    for i, b in enumerate(best, start=1):
+        cells = [str(b["rank"] if b["rank"] is not None else i)] + [str(b["fields"].get(f, MISSING)) for f in fields]
+        if objective:
+            cells.append(_optional(None if b["objective"] is None else b["objective"] / factor, 4))
+        usable = b.get("usable_bytes")
+        cells += [_optional(None if usable is None else usable / 1e12, 4), _dollars(b.get("price_usd")), _dollars(b.get("power_w"))]
+        rows.append(tuple(cells))
+    title = f"Best set-ups by {objective}" if objective else "Set-ups meeting the constraints"
+    print_grid(console, Grid(title, headers, (True,) + (False,) * len(fields) + (True,) * (len(headers) - 1 - len(fields)),
+                             tuple(rows)))
+
+
+def _objective_scale(column: str) -> tuple[float, str]:
+    """A sweep objective's factor and unit for the best-points table: bytes in TB, rates in GB/s,
+    IOPS in M IOPS; anything else as it is."""
+    metric = column.rpartition(".")[2]
+    if "bytes_per_s" in metric:
+        return 1e9, "GB/s"
+    if "bytes" in metric:
+        return 1e12, "TB"
+    if metric.endswith("_iops"):
+        return 1e6, "M IOPS"
+    return 1.0, ""
+

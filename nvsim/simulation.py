@@ -32,6 +32,7 @@ from .errors import InputError, suggestion_text
 from .links import drive_link
 from .scenario import load_scenario
 from .sim import ArraySystem, SimResult, Utilisation, simulate_event, simulate_fluid
+from .sim.event import Precision
 from .sim.mixed import solve_state
 from .specs import ScenarioSpec, WorkloadSpec
 from .ssd import DrivePrediction, SsdModel
@@ -247,13 +248,15 @@ class Simulation:
                                          f"{suggestion_text(workload, names)} it has: {', '.join(names) or 'none'}")
         return self.scenario.workloads[names.index(workload)]
 
-    def run(self, fidelity: Fidelity = "event", seed: int | None = None, host_ios: int = EVENT_HOST_IOS) -> Result:
-        """Solve the set-up on its route. ``fidelity``: ``event`` (SimPy: latency percentiles) or
+    def run(self, fidelity: Fidelity = "event", seed: int | None = None, host_ios: int = EVENT_HOST_IOS,
+            precision: Precision | None = None, progress=None) -> Result:
+        """Solve the set-up on its route. ``fidelity``: ``event`` (latency percentiles) or
         ``fluid`` (rates, ~1000x faster); ``seed`` None: the scenario's; ``host_ios``: host I/Os
-        measured by an event-mode run (after its warm-up)."""
+        measured by an event-mode run (after its warm-up), longer if ``precision`` asks for a tail
+        known to it (``nvsim.sim.event.Precision``); ``progress(done_s, total_s)`` as it runs."""
         if fidelity not in FIDELITIES:
             raise InputError("fidelity", f"unknown fidelity {fidelity!r}; allowed: {', '.join(FIDELITIES)}")
-        return SOLVERS[self.route](self, fidelity, seed, host_ios)
+        return SOLVERS[self.route](self, fidelity, seed, EventWindow(host_ios, precision, progress))
 
     def without_faults(self) -> "Simulation":
         """The same set-up on the optimal array (the scenario without its faults)."""
@@ -275,7 +278,16 @@ def _record(sim: Simulation, simulation: SimResult | None = None, drive: DrivePr
                   simulation, drive)
 
 
-def _run_drive(sim: Simulation, fidelity: str, seed: int | None, host_ios: int) -> Result:
+@dataclass(frozen=True)
+class EventWindow:
+    """How long an event-mode run measures: ``host_ios``, or on until ``precision``; ``progress``."""
+
+    host_ios: int = EVENT_HOST_IOS
+    precision: Precision | None = None
+    progress: Callable | None = None
+
+
+def _run_drive(sim: Simulation, fidelity: str, seed: int | None, window: EventWindow) -> Result:
     """One drive used directly: the SSD model's steady state on the platform's drive link."""
     scenario, catalog = sim.scenario, sim.catalog
     drive = catalog.drives[scenario.array.drive]
@@ -284,28 +296,29 @@ def _run_drive(sim: Simulation, fidelity: str, seed: int | None, host_ios: int) 
     return _record(sim, drive=prediction)
 
 
-def _run_array(sim: Simulation, fidelity: str, seed: int | None, host_ios: int) -> Result:
+def _run_array(sim: Simulation, fidelity: str, seed: int | None, window: EventWindow) -> Result:
     """The optimal array under a fio job: the array simulator in either fidelity."""
     system = ArraySystem(sim.scenario, sim.workload, sim.catalog)
     if fidelity == "fluid":
         return _record(sim, simulate_fluid(system, seed))
-    return _record(sim, simulate_event(system, seed=seed, host_ios=host_ios))
+    return _record(sim, simulate_event(system, seed=seed, host_ios=window.host_ios, precision=window.precision,
+                                       progress=window.progress))
 
 
-def _run_state(sim: Simulation, fidelity: str, seed: int | None, host_ios: int) -> Result:
+def _run_state(sim: Simulation, fidelity: str, seed: int | None, window: EventWindow) -> Result:
     """One state's foreground and rebuild rates (``workload`` None: the array idle): a fio job in
     the event mode runs SimPy with the rebuild's requests alongside; OLTP workloads, an idle array
     and the fluid mode solve the network of nvsim.sim.mixed."""
     state, workload = sim.state, sim.workload
     if fidelity == "event" and workload is not None and not workload.is_oltp:
         system = ArraySystem(sim.scenario, workload, sim.catalog, failed_members=state.missing)
-        return _record(sim, simulate_event(system, seed=seed, host_ios=host_ios, rebuild_member=state.rebuilding))
+        return _record(sim, simulate_event(system, seed=seed, host_ios=window.host_ios, rebuild_member=state.rebuilding))
     result = solve_state(sim.scenario, workload, sim.catalog, failed=state.failed, rebuilding=state.rebuilding,
                          seed=seed)
     return _record(sim, result)
 
 
-SOLVERS: dict[str, Callable[[Simulation, str, int | None, int], Result]] = {
+SOLVERS: dict[str, Callable[[Simulation, str, int | None, EventWindow], Result]] = {
     "drive": _run_drive, "array": _run_array, "state": _run_state}
 """Each route's solver (see :func:`route`)."""
 
@@ -325,5 +338,5 @@ def predict_workload(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Ca
     return values
 
 
-__all__ = ["Simulation", "Result", "ArrayState", "route", "single_drive", "predict_workload", "SOLVERS",
+__all__ = ["Simulation", "Result", "ArrayState", "Precision", "EventWindow", "route", "single_drive", "predict_workload", "SOLVERS",
            "EVENT_HOST_IOS", "FIDELITIES", "Fidelity", "Route"]

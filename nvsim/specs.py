@@ -82,9 +82,13 @@ def _cited_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+ZERO_ALLOWED_PREFIXES = ("price_", "power_")
+"""Cited numbers that may be 0: a free licence's price, a device whose power is counted elsewhere."""
+
+
 class PhysicalNumbers(Spec):
     """A catalog entry whose cited numbers are physical: finite, and > 0 unless named in
-    ``NON_NEGATIVE`` (may be 0); ``AT_MOST_ONE`` names probabilities (in [0, 1]). A zero where the
+    ``NON_NEGATIVE`` or a price or power (may be 0); ``AT_MOST_ONE`` names probabilities (in [0, 1]). A zero where the
     model divides (lanes, MTBF, IOPS, cores, a memory rate) is refused at load, in one line."""
 
     NON_NEGATIVE: ClassVar[tuple[str, ...]] = ()
@@ -99,9 +103,10 @@ class PhysicalNumbers(Spec):
             value = cited.value
             if not math.isfinite(value):
                 raise ValueError(f"{name}: must be a finite number, got {value!r}")
-            if name in self.NON_NEGATIVE and value < 0:
+            may_be_zero = name in self.NON_NEGATIVE or name.startswith(ZERO_ALLOWED_PREFIXES)
+            if may_be_zero and value < 0:
                 raise ValueError(f"{name}: must be >= 0, got {value!r}")
-            if name not in self.NON_NEGATIVE and value <= 0:
+            if not may_be_zero and value <= 0:
                 raise ValueError(f"{name}: must be > 0, got {value!r}")
             if name in self.AT_MOST_ONE and value > 1:
                 raise ValueError(f"{name}: a probability, allowed 0 to 1, got {value!r}")
@@ -115,6 +120,19 @@ def _pcie_generation(label: str, generation: Any) -> None:
 
 
 # ---------------------------------------------------------------- catalog entries
+
+PriceKind = Literal["list", "street", "estimate"]
+"""A price's kind: the vendor's list price, a retailer's street price, or an estimate (basis assumed)."""
+PRICE_DATE = r"^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$"
+
+
+def _price_together(entry: Any) -> Any:
+    """A price comes with its date and kind, or not at all (docs/cost-power.md)."""
+    given = (entry.price_usd is not None, entry.price_date is not None, entry.price_kind is not None)
+    if any(given) and not all(given):
+        raise ValueError("price_usd, price_date (YYYY-MM or YYYY-MM-DD) and price_kind (list, street or estimate) go together")
+    return entry
+
 
 class PcieGenerationSpec(PhysicalNumbers):
     """One PCIe generation's link-layer constants (PCI Express Base Specification)."""
@@ -170,6 +188,12 @@ class DriveSpec(PhysicalNumbers):
     warranty_years: Cited[float]
     mtbf_hours: Cited[float]
     uber_per_bit: Cited[float]
+    price_usd: Cited[float] | None = Field(default=None, description="one drive, US dollars")
+    price_date: str | None = Field(default=None, pattern=PRICE_DATE)
+    price_kind: PriceKind | None = None
+    power_idle_w: Cited[float] | None = Field(default=None, description="idle (ready, no I/O)")
+    power_active_read_w: Cited[float] | None = Field(default=None, description="average while reading at full rate")
+    power_active_write_w: Cited[float] | None = Field(default=None, description="average while writing at full rate")
 
     @model_validator(mode="after")
     def _raw_covers_capacity(self) -> "DriveSpec":
@@ -179,7 +203,7 @@ class DriveSpec(PhysicalNumbers):
         for name in ("capacity_bytes", "seq_block_bytes", "rand_block_bytes", "indirection_unit_bytes"):
             if getattr(self, name).value % SECTOR_BYTES:
                 raise ValueError(f"{name}: must be a whole number of {SECTOR_BYTES}-byte sectors, got {getattr(self, name).value}")
-        return self
+        return _price_together(self)
 
 
 class CpuSpec(PhysicalNumbers):
@@ -231,6 +255,15 @@ class PlatformSpec(PhysicalNumbers):
     drive_bay_lanes: Cited[int]
     slots: tuple[SlotSpec, ...] = ()
     used_in: str | None = None
+    price_usd: Cited[float] | None = Field(default=None, description="the server as configured (CPUs, memory; no drives or RAID card), US dollars")
+    price_date: str | None = Field(default=None, pattern=PRICE_DATE)
+    price_kind: PriceKind | None = None
+    power_idle_w: Cited[float] | None = Field(default=None, description="the server without drives or cards, idle")
+    power_active_w: Cited[float] | None = Field(default=None, description="the server without drives or cards, every CPU busy")
+
+    @model_validator(mode="after")
+    def _price_complete(self) -> "PlatformSpec":
+        return _price_together(self)
 
     @model_validator(mode="after")
     def _generation_exists(self) -> "PlatformSpec":
@@ -259,6 +292,8 @@ class EngineDeviceSpec(PhysicalNumbers):
     max_write_bytes_per_s: Cited[BytesPerS] | None = None
     max_drives: Cited[int] | None = None
     data_through_device: bool = Field(description="True when host data crosses the device's own link (hardware RAID)")
+    power_idle_w: Cited[float] | None = Field(default=None, description="the device idle")
+    power_active_w: Cited[float] | None = Field(default=None, description="the device fully busy (its board power)")
 
     @model_validator(mode="after")
     def _generation_exists(self) -> "EngineDeviceSpec":
@@ -304,7 +339,7 @@ class HostIoSpec(PhysicalNumbers):
     options: tuple[HostIoOption, ...] = ()
 
 
-class EngineSpec(Spec):
+class EngineSpec(PhysicalNumbers):
     """A RAID engine: what does the parity and I/O work, and its mechanism parameters."""
 
     name: str
@@ -317,6 +352,13 @@ class EngineSpec(Spec):
     cpu_vendors: tuple[str, ...] | None = Field(
         default=None, description="makers of the CPUs it runs on (Intel VROC: VMD is in Intel Xeon's root complex); None: any")
     parameters: dict[str, Cited[float]] = Field(default_factory=dict)
+    price_usd: Cited[float] | None = Field(default=None, description="the card, or the software licence, US dollars (0: free)")
+    price_date: str | None = Field(default=None, pattern=PRICE_DATE)
+    price_kind: PriceKind | None = None
+
+    @model_validator(mode="after")
+    def _price_complete(self) -> "EngineSpec":
+        return _price_together(self)
 
     @model_validator(mode="after")
     def _levels_and_parameters(self) -> "EngineSpec":

@@ -41,6 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from .bounds import capacity
 from .budget import MAX_SWEEP_POINTS, check_points, check_workload
 from .catalog import default_catalog
+from .cost import cost_power
 from .loader import load_yaml
 from .errors import InputError, from_validation_error, require_extra
 from .io import check_output_path, commit_together, journal_path, recover_commit
@@ -203,7 +204,9 @@ def run_point(task: dict[str, Any]) -> list[dict[str, Any]]:
                              error=loss.detail, usable_bytes=float(usable),
                              usable_bytes_per_drive=float(usable) / scenario.array.drives, **data_loss_metrics(loss)))
             continue
-        metrics = Simulation(scenario, name, catalog=catalog).run(fidelity, host_ios=task["host_ios"]).metrics()
+        result = Simulation(scenario, name, catalog=catalog).run(fidelity, host_ios=task["host_ios"])
+        metrics = result.metrics()
+        metrics.update(cost_power(catalog, scenario, float(usable), metrics, result.utilisation))
         if task.get("rebuild"):
             workload = next(w for w in scenario.workloads if w.name == name)
             r = rebuild_summary(scenario, catalog, workload)
@@ -288,7 +291,43 @@ def run_sweep(spec_path: str | Path, out: str | Path, *, workers: int = 1, dask_
     partial.unlink(missing_ok=True)
     return {"points": len(points), "rows": len(table), "computed_now": len(tasks),
             "meeting_constraints": sum(1 for r in table if r.get("meets_constraints")),
-            "parquet": str(out.with_suffix(".parquet")), "csv": str(out.with_suffix(".csv"))}
+            "parquet": str(out.with_suffix(".parquet")), "csv": str(out.with_suffix(".csv")),
+            "best": best_points(table, spec), "objective": spec.objective.column if spec.objective else None}
+
+
+BEST_POINTS = 10
+"""How many set-ups `nvsim sweep` lists at its end."""
+
+
+def best_points(table: list[dict], spec: SweepSpec, limit: int = BEST_POINTS) -> list[dict]:
+    """The best set-ups, one record each: by rank when the sweep has an objective, else those
+    meeting the constraints in sweep order. Each holds its rank, the fields the sweep set, and per
+    set-up the objective's value (the worst workload's, as ranked), its usable bytes, price and
+    highest power over its workloads."""
+    by_point: dict[int, list[dict]] = {}
+    for row in table:
+        if row.get("meets_constraints"):
+            by_point.setdefault(row["point"], []).append(row)
+    chosen = sorted(by_point.items(), key=lambda item: (item[1][0].get("rank") is None, item[1][0].get("rank") or 0, item[0]))
+    column = spec.objective.column if spec.objective else None
+    best = []
+    for _, rows in chosen[:limit]:
+        first = rows[0]
+        powers = [r.get("power_w") for r in rows if r.get("power_w") is not None]
+        best.append({"rank": first.get("rank"), "fields": {k[4:]: v for k, v in first.items() if k.startswith("set.")},
+                     "objective": _objective_value(rows, column, spec) if column else None,
+                     "usable_bytes": first.get("usable_bytes"), "price_usd": first.get("price_usd"),
+                     "power_w": max(powers) if powers else None})
+    return best
+
+
+def _objective_value(rows: list[dict], column: str, spec: SweepSpec) -> float | None:
+    """The objective as ``_rank`` scores a set-up: its worst workload row (lowest when maximizing)."""
+    workload, metric = _split_column(column)
+    values = [r.get(metric) for r in rows if (not workload or r["workload"] == workload) and r.get(metric) is not None]
+    if not values:
+        return None
+    return min(values) if spec.objective.maximize else max(values)
 
 
 def _columns_named(spec: SweepSpec) -> set[str]:
@@ -465,4 +504,4 @@ def _cell(value: Any) -> Any:
     return value
 
 
-__all__ = ["SweepSpec", "load_sweep", "prepare_sweep", "expand", "run_sweep", "run_point", "point_key", "apply_point", "parse_constraint"]
+__all__ = ["SweepSpec", "best_points", "load_sweep", "prepare_sweep", "expand", "run_sweep", "run_point", "point_key", "apply_point", "parse_constraint"]

@@ -139,3 +139,70 @@ def format_value(value: float | None, unit: str) -> str:
     if unit == "percent":
         return f"{value:.2f}%"
     return f"{value:,.4g}"
+
+
+# --- numbers for tables: the unit (and its SI prefix) goes in the header, the cell holds a plain number ---
+
+SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+LARGE_NAMES = ((1e18, "quintillion"), (1e15, "quadrillion"), (1e12, "trillion"), (1e9, "billion"), (1e6, "million"))
+COLUMN_SCALES = {  # a column's unit -> (threshold, factor, header unit), largest first
+    "IOPS": ((1e6, 1e6, "M IOPS"), (1e3, 1e3, "K IOPS"), (0.0, 1.0, "IOPS")),
+    "B/s": ((1e9, 1e9, "GB/s"), (1e6, 1e6, "MB/s"), (0.0, 1e3, "kB/s")),
+    "TPS": ((1e6, 1e6, "M TPS"), (0.0, 1.0, "TPS")),
+}
+
+
+def format_significant(value: float, digits: int = 4) -> str:
+    """A plain decimal with at least ``digits`` significant digits and thousands separators, never
+    e-notation: 28 -> "28.00", 0.24791 -> "0.2479", 45740.2 -> "45,740"; 0 -> "0"."""
+    if value != value:
+        return "-"
+    if value == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(value)))
+    decimals = min(9, max(0, digits - 1 - magnitude))
+    return f"{value:,.{decimals}f}"
+
+
+def column_scale(values, unit: str) -> tuple[float, str]:
+    """The factor and header unit for a column of ``values`` in ``unit`` ("IOPS", "B/s", "TPS"),
+    chosen by the column's largest value so that every cell shares one prefix."""
+    largest = max((abs(v) for v in values if v is not None and v == v), default=0.0)
+    for threshold, factor, header in COLUMN_SCALES[unit]:
+        if largest >= threshold:
+            return factor, header
+    raise ValueError(f"no scale for {unit!r}")  # pragma: no cover - every table ends at threshold 0
+
+
+def format_large(value: float) -> str:
+    """A large number in words: 313,000 -> "313,000"; 3.13e11 -> "313 billion"; beyond the named
+    scales, "3.1×10²¹" (superscript, not e-notation)."""
+    if abs(value) < 1e6:
+        return f"{value:,.0f}"
+    for factor, name in LARGE_NAMES:
+        if abs(value) >= factor and abs(value) < 1000 * factor:
+            return f"{format_significant(value / factor, 3)} {name}"
+    exponent = math.floor(math.log10(abs(value)))
+    return f"{value / 10 ** exponent:.1f}×10{str(exponent).translate(SUPERSCRIPT)}"
+
+
+def format_probability(p: float) -> str:
+    """A probability as people read it: "0", "2.5%", or odds "1 in 50.5 billion" below 0.1%."""
+    if p != p:
+        return "-"
+    if p <= 0:
+        return "0"
+    if p >= 1e-3:
+        return f"{format_significant(100 * p, 3)}%"
+    return f"1 in {format_large(1 / p)}"
+
+
+def format_exact(value: float | int) -> str:
+    """A catalog number as written, with thousands separators and no e-notation: 2,500,000;
+    0.691068; 1e-17 -> "1×10⁻¹⁷"."""
+    text = f"{value:,}"
+    if "e" not in text:
+        return text
+    mantissa, exponent = f"{value:e}".split("e")
+    mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{mantissa}×10{str(int(exponent)).translate(SUPERSCRIPT)}"

@@ -15,7 +15,7 @@ from .. import fabric
 from ..host_io import busy_cpus_with_polling
 from .fluid import SAMPLE_REGION_BYTES, jbod_imbalance, sample_batches, unloaded_latency_s, write_amplification
 from .network import io_demands, io_visits
-from .result import SimResult, Utilisation, busiest
+from .result import SimResult, Utilisation, busiest, closed_loop_text
 from .system import ArraySystem, HostIoBatch
 from .workload import HostStream
 
@@ -133,6 +133,7 @@ class FioLoad:
             read_latency_us={"mean": float(sol.cycle_s[0]) * 1e6} if f_read > 0 and x > 0 else {},
             write_latency_us={"mean": float(sol.cycle_s[0]) * 1e6} if f_read < 1 and x > 0 else {},
             raid_waf=raid_waf, waf_nand=waf_nand, utilisation=util, limited_by=limit(util),
+            closed_loop=closed_loop_text(w),
         )
 
 

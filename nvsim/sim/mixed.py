@@ -39,7 +39,7 @@ from .fluid import unloaded_latency_s
 from .foreground import FioLoad
 from .network import io_demands, io_visits, solve_network, stations
 from .oltp_load import OltpLoad
-from .result import SimResult
+from .result import SimResult, population_text
 from .system import ArraySystem, HostIoBatch
 
 @dataclass
@@ -325,6 +325,8 @@ def _settle(load, net, demands, rb: RebuildClass | None, stage: RebuildStage | N
     result = load.result(net, sol)
     result.rebuild_bytes_per_s = rebuild_rate if rb is not None else None
     result.rebuild_limited_by = rebuild_limit
+    if barrier and cycle.released >= 1:  # the foreground waits out each recovery batch
+        result.closed_loop = f"md's RAID10 recovery barrier: {population_text(load.workload)} wait out each recovery batch"
     if not settled:  # say so rather than pass off the last iterate as the answer
         result.limited_by += f" (fluid solve unsettled after {SOLVE_ITERATIONS} iterations)"
     return result

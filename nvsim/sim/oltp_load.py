@@ -17,7 +17,7 @@ from ..specs import WorkloadSpec
 from .fluid import unloaded_latency_s, write_amplification
 from .foreground import burst_piece_s, cpu_percent, grouped_utilisation, limit, network_sample, piece_latency_s
 from .network import io_demands, io_visits
-from .result import SimResult
+from .result import SimResult, closed_loop_text
 from .system import ArraySystem
 
 
@@ -109,6 +109,7 @@ class OltpLoad:
             cpu_percent=min(100.0, cpu_percent(self.system, net, sol)),
             raid_waf=raid_waf, waf_nand=waf_nand, utilisation=grouped, limited_by=limit(grouped),
             transactions_per_s=x, transaction_latency_us={"mean": float(sol.cycle_s[0]) * 1e6},
+            closed_loop=closed_loop_text(self.workload),
         )
 
 

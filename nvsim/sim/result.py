@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-PERCENTILES = (50.0, 90.0, 99.0, 99.9)
+PERCENTILES = (50.0, 90.0, 99.0, 99.9, 99.99)
+SATURATED_UTILISATION = 0.9
+"""Below this, the busiest resource does not set the operating point: the closed loop does (more
+I/Os in flight or more users would raise the rate), and the bottleneck sentence says so."""
 
 
 @dataclass(frozen=True)
@@ -24,7 +27,7 @@ class SimResult:
     read_bytes_per_s: float
     write_bytes_per_s: float
     cpu_percent: float
-    read_latency_us: dict[str, float] = field(default_factory=dict)  # mean, p50, p90, p99, p99.9
+    read_latency_us: dict[str, float] = field(default_factory=dict)  # mean, p50, p90, p99, p99.9, p99.99
     write_latency_us: dict[str, float] = field(default_factory=dict)
     iops_ci95: float = 0.0  # half-width of the 95% confidence interval of total IOPS (batch means)
     raid_waf: float = float("nan")  # member bytes written / host bytes written
@@ -40,6 +43,8 @@ class SimResult:
     transaction_latency_us: dict[str, float] = field(default_factory=dict)
     rebuild_bytes_per_s: float | None = None  # while a member is rebuilt: its rebuild rate
     rebuild_limited_by: str = ""
+    tail_ci95_us: dict = field(default_factory=dict)  # "read"/"write" -> (low, high) of p99.99's 95% CI; high None: too few samples
+    closed_loop: str = ""  # what holds the rate below the busiest resource's ("the closed loop of 64 OLTP users")
 
     @property
     def total_iops(self) -> float:
@@ -50,7 +55,10 @@ class SimResult:
         if not self.utilisation or self.limited_by.startswith("I/Os in flight"):
             return self.limited_by
         top = busiest(self.utilisation)
-        return f"{top.resource} at {100 * top.utilisation:.0f}%"
+        busiest_text = f"{top.resource} at {100 * top.utilisation:.0f}%"
+        if self.closed_loop and top.utilisation < SATURATED_UTILISATION:
+            return f"{self.closed_loop} (busiest resource: {busiest_text})"
+        return busiest_text
 
 
     def metrics(self) -> dict[str, float | str]:
@@ -88,10 +96,22 @@ class SimResult:
         return out
 
 
+def population_text(workload) -> str:
+    """A workload's closed-loop population: "64 OLTP users", "6,144 I/Os in flight (192 jobs x QD32)"."""
+    if workload.rw == "oltp":
+        return f"{workload.users:,} OLTP users"
+    return f"{workload.numjobs * workload.iodepth:,} I/Os in flight ({workload.numjobs} jobs x QD{workload.iodepth})"
+
+
+def closed_loop_text(workload) -> str:
+    """The bottleneck sentence of a run whose busiest resource is not saturated."""
+    return f"the closed loop of {population_text(workload)}"
+
+
 def busiest(utilisation) -> Utilisation:
     """The limiting resource: the busiest, where cores that are full only because they spin on a
     saturated lock (or wait on another saturated resource) give way to that resource."""
     return max(utilisation, key=lambda u: (round(u.utilisation, 2), not u.resource.startswith("host cores")))
 
 
-__all__ = ["SimResult", "Utilisation", "PERCENTILES", "busiest"]
+__all__ = ["SimResult", "Utilisation", "PERCENTILES", "SATURATED_UTILISATION", "busiest", "closed_loop_text", "population_text"]

@@ -26,6 +26,7 @@ Everything else (6.4 TB namespace, CM7-V, the namespace sweep) is predicted.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ..constants import PAGE_BYTES
@@ -87,14 +88,35 @@ def nand_dies(raw_nand_bytes: int, nand: str) -> int:
     return max(1, round(raw_nand_bytes / NAND_DIE_BYTES[nand]))
 
 
+def partial_iu_reads(block_bytes: int, iu_bytes: int) -> int:
+    """IUs a write must read before programming them whole: none when it covers whole IUs, one
+    when it is smaller than an IU, two when it straddles IU boundaries at both ends."""
+    if block_bytes % iu_bytes == 0:
+        return 0
+    return 1 if block_bytes < iu_bytes else 2
+
+
+def random_read_pool_s(block_bytes: int, read_service_iops: float, seq_read_bytes_per_s: float) -> float:
+    """Pool time of one random read: its 4 KiB pages at the random read service rate, or its
+    bytes at the streaming read bandwidth, whichever is longer."""
+    pages = max(1, math.ceil(block_bytes / PAGE_BYTES))
+    return max(pages / read_service_iops, block_bytes / seq_read_bytes_per_s)
+
+
 def random_write_efficiency(rand_write_iops: float, block_bytes: int, iu_bytes: int, waf: float,
-                            nand_program_bytes_per_s: float) -> float:
+                            nand_program_bytes_per_s: float, partial_read_s: float = 0.0) -> float:
     """eta = NAND bytes programmed per second in random steady state / sequential program bandwidth.
 
-    NAND bytes per host write = IU-rounded write size (internal RMW) x WAF.
+    NAND bytes per host write = IU-rounded write size (internal RMW) x WAF. A write smaller than
+    the IU first reads the IU (``partial_read_s`` of pool time, ``SsdModel.write_pool_s`` charges
+    it): the datasheet's rate is what is left of the pool after those reads.
     """
     nand_bytes = block_bytes * iu_rmw_factor(block_bytes, iu_bytes) * waf
-    return rand_write_iops * nand_bytes / nand_program_bytes_per_s
+    program_s = 1.0 / rand_write_iops - partial_read_s
+    if program_s <= 0.0:
+        raise ValueError(f"rand_write_iops {rand_write_iops:.0f} leaves no pool time to program: its partial-IU "
+                         f"reads alone take {partial_read_s * 1e6:.2f} us of pool time per write")
+    return nand_bytes / (program_s * nand_program_bytes_per_s)
 
 
 def derive_ssd_parameters(drive: DriveSpec, program_suspend_us: float = PROGRAM_SUSPEND_US) -> SsdParameters:
@@ -104,9 +126,10 @@ def derive_ssd_parameters(drive: DriveSpec, program_suspend_us: float = PROGRAM_
     spare = spare_factor_from_capacity(raw, capacity)
     waf = waf_greedy_desnoyers2012(spare)
     program_bw = float(drive.seq_write_bytes_per_s.value)
-    eta = random_write_efficiency(float(drive.rand_write_iops.value), int(drive.rand_block_bytes.value),
-                                  int(drive.indirection_unit_bytes.value), waf, program_bw)
     read_iops = float(drive.rand_read_iops.value) * PAGE_BYTES / max(PAGE_BYTES, int(drive.rand_block_bytes.value))
+    block, iu = int(drive.rand_block_bytes.value), int(drive.indirection_unit_bytes.value)
+    partial_read_s = partial_iu_reads(block, iu) * random_read_pool_s(iu, read_iops, float(drive.seq_read_bytes_per_s.value))
+    eta = random_write_efficiency(float(drive.rand_write_iops.value), block, iu, waf, program_bw, partial_read_s)
     return SsdParameters(
         name=drive.name,
         capacity_bytes=capacity,
@@ -125,5 +148,6 @@ def derive_ssd_parameters(drive: DriveSpec, program_suspend_us: float = PROGRAM_
     )
 
 
-__all__ = ["SsdParameters", "derive_ssd_parameters", "random_write_efficiency", "nand_dies",
+__all__ = ["SsdParameters", "derive_ssd_parameters", "random_write_efficiency", "nand_dies", "partial_iu_reads",
+           "random_read_pool_s",
            "PROGRAM_SUSPEND_US", "NAND_DIE_BYTES"]

@@ -28,7 +28,7 @@ from ..ftl.closed_form import iu_rmw_factor, spare_factor_from_capacity, waf_gre
 from ..pcie import PcieLink
 from ..specs import DriveSpec, WorkloadSpec
 from ..constants import PAGE_BYTES
-from .derive import SsdParameters, derive_ssd_parameters
+from .derive import SsdParameters, derive_ssd_parameters, partial_iu_reads, random_read_pool_s
 
 
 @dataclass(frozen=True)
@@ -94,9 +94,9 @@ class SsdModel:
     # -- pool time of one I/O (seconds of the whole die pool) ---------------------------------
     def read_pool_s(self, block_bytes: int, random: bool) -> float:
         p = self.params
-        pages = max(1, math.ceil(block_bytes / PAGE_BYTES))
-        per_read = pages / p.read_service_iops if random else 0.0
-        return max(per_read, block_bytes / p.seq_read_bytes_per_s)
+        if random:
+            return random_read_pool_s(block_bytes, p.read_service_iops, p.seq_read_bytes_per_s)
+        return block_bytes / p.seq_read_bytes_per_s
 
     def write_pool_s(self, block_bytes: int, random: bool) -> float:
         p = self.params
@@ -104,8 +104,7 @@ class SsdModel:
         eta = p.random_write_efficiency if random else 1.0
         program = block_bytes * rmw * self.waf_ftl(random) / (eta * p.nand_program_bytes_per_s)
         iu = p.indirection_unit_bytes
-        partial_ius = 0 if block_bytes % iu == 0 else (1 if block_bytes < iu else 2)
-        return program + partial_ius * self.read_pool_s(iu, True)
+        return program + partial_iu_reads(block_bytes, iu) * self.read_pool_s(iu, True)
 
     @property
     def suspend_pool_s(self) -> float:

@@ -147,3 +147,23 @@ def test_sweep_adds_rebuild_time_and_risk_and_filters_on_them(tmp_path):
     for r in rows:
         assert 0 <= r["data_loss_probability"] <= 1 and r["mttdl_years"] > 0
         assert r["meets_constraints"] == (r["rebuild_hours"] <= 10)
+
+
+def test_sweep_ranks_by_cost_and_constrains_power_and_ends_with_its_best_points(tmp_path):
+    """Cost and power are columns like any other: a constraint on watts and an objective in dollars
+    per 1K IOPS; `nvsim sweep` ends with the best set-ups, best first."""
+    spec = write_spec(tmp_path, workloads=["randread-b4k-j16-d64"], grid={"array.drives": [4, 5, 6, 8]},
+                      constraints=["power_w <= 100000"], objective={"minimize": "usd_per_kiops"})
+    summary = run_sweep(spec, tmp_path / "out", workers=1)
+    rows = pq.read_table(tmp_path / "out.parquet").to_pylist()
+    assert all(r["price_usd"] > 0 and r["power_w"] > 0 and r["usd_per_kiops"] > 0 for r in rows)
+    best = summary["best"]
+    assert [b["rank"] for b in best] == [1, 2, 3, 4]
+    assert [b["objective"] for b in best] == sorted(r["usd_per_kiops"] for r in rows)
+    printed = run_cli("sweep", str(spec), "-o", str(tmp_path / "out"))
+    assert printed.returncode == 0, printed.stderr
+    table = printed.stdout.split("Best set-ups by usd_per_kiops")[1]
+    cells = [[c.strip() for c in line.split("│")[1:-1]] for line in table.splitlines() if line.startswith("│")]
+    assert [(c[0], c[1]) for c in cells] == [(str(b["rank"]), str(b["fields"]["array.drives"])) for b in best]
+    tight = write_spec(tmp_path, workloads=["randread-b4k-j16-d64"], grid={"array.drives": [4]}, constraints=["power_w <= 1"])
+    assert "No set-up meets the constraints." in run_cli("sweep", str(tight), "-o", str(tmp_path / "none")).stdout

@@ -12,7 +12,7 @@ import zipfile
 import pytest
 import yaml
 
-from dashboard import core
+from dashboard import app as dash_app, core
 from nvsim import InputError, Simulation, capacity, load_scenario, parse_scenario
 from nvsim.wear import drive_wear
 
@@ -80,11 +80,13 @@ def test_wear_formula(catalog):
     from nvsim.ssd.derive import derive_ssd_parameters
     rated_waf = derive_ssd_parameters(drive).waf_at_capacity
     w = drive_wear(catalog, drive.name, drives=24, host_write_bytes_per_s=2.4e9, raid_waf=3.0, waf_nand=2.0)
-    member = 2.4e9 * 3.0 / 24  # 300 MB/s written to each member
-    assert w["member_write_bytes_per_s"] == pytest.approx(member)
-    assert w["member_dwpd"] == pytest.approx(member * 86_400 / 3.84e12)
-    assert w["effective_dwpd"] == pytest.approx(member * 2.0 / rated_waf * 86_400 / 3.84e12)
-    assert w["lifetime_years"] == pytest.approx(1.0 * 5.0 / w["effective_dwpd"])
+    # worked by hand: 2.4 GB/s x RAID WAF 3 over 24 drives = 300 MB/s per member = 25.92 TB a day
+    # = 6.75 drive writes a day of a 3.84 TB drive; NAND writes twice that, against a rating of
+    # 1 DWPD for 5 years at the drive's own WAF
+    assert w["member_write_bytes_per_s"] == pytest.approx(300e6)
+    assert w["member_dwpd"] == pytest.approx(6.75)
+    assert w["effective_dwpd"] == pytest.approx(13.5 / rated_waf)
+    assert w["lifetime_years"] == pytest.approx(5.0 * rated_waf / 13.5)
     idle = drive_wear(catalog, drive.name, drives=24, host_write_bytes_per_s=0.0, raid_waf=None, waf_nand=None)
     assert idle["effective_dwpd"] == 0 and idle["lifetime_years"] is None
 
@@ -136,9 +138,9 @@ def test_fio_upload_gives_workloads_and_a_broken_one_names_the_line(catalog):
     assert custom["warning"] == ""  # every option of the reference job file is understood
     record = core.compute(setup(workload=core.FILE_WORKLOADS), custom, catalog=catalog)
     assert record["errors"] == {} and len(record["workloads"]) == 5
-    percent = core.import_fio("[j]\nioengine=libaio\nrw=randread\nbs=4k\nsize=50%\nthinktime=10\n", "half.fio", scenario, catalog)
+    percent = core.import_fio("[j]\nioengine=libaio\nrw=randread\nbs=4k\nsize=50%\nexitall\n", "half.fio", scenario, catalog)
     assert percent["workloads"][0]["size"] == 84_480_000_000_000 // 2 // 4096 * 4096
-    assert "not modelled" in percent["warning"] and "thinktime" in percent["warning"]
+    assert "not modelled" in percent["warning"] and "exitall" in percent["warning"]
     with pytest.raises(InputError) as broken:
         core.import_fio("[job]\nioengine=libaio\nrw=randread\nbs=4q\n", "broken.fio", scenario, catalog)
     assert "broken.fio" in str(broken.value) and "bs" in str(broken.value)
@@ -184,7 +186,10 @@ def test_single_drive_uses_the_drive_model(catalog):
     assert record["errors"] == {}
     workload = record["workloads"][0]
     assert workload["fidelity"] == "drive model" and workload["utilisation"] == {}
-    assert workload["total_iops"] > 0 and workload["wear"]["lifetime_years"] > 0
+    drive = catalog.drives["kioxia-cm7-r-3.84tb"]  # at full capacity a lone drive writes at its steady-state datasheet rate
+    assert workload["total_iops"] == pytest.approx(drive.rand_write_iops.value, rel=1e-6)
+    dwpd = drive.rand_write_iops.value * 4096 * 86_400 / drive.capacity_bytes.value  # drive writes per day
+    assert workload["wear"]["lifetime_years"] == pytest.approx(drive.dwpd.value * drive.warranty_years.value / dwpd, rel=1e-6)
 
 
 def test_chart_exports_are_self_contained(catalog):
@@ -242,3 +247,265 @@ def test_cli_dashboard_serves_the_page_with_local_scripts_only(tmp_path):
     finally:
         server.terminate()
         server.wait(20)
+
+
+
+def test_the_record_carries_cost_and_power_and_the_cards_show_them(catalog):
+    """The dashboard's record of a workload holds nvsim.cost's figures; the Power and Cost cards
+    show the watts at the predicted load and the set-up's price (docs/cost-power.md)."""
+    record = core.compute(setup(), catalog=catalog)
+    cost = record["workloads"][0]["cost_power"]
+    assert cost["price_usd"] > 0 and cost["power_w"] > cost["power_platform_w"] > 0
+    assert cost["usd_per_usable_tb"] == pytest.approx(cost["price_usd"] / 84.48)
+    text = str(dash_app.cards(record))
+    assert f"{cost['power_w']:,.0f} W" in text and f"${cost['price_usd']:,.0f}" in text
+
+
+# ---------------------------------------------------------------- untrusted requests (issue 24)
+
+import logging  # noqa: E402
+import os  # noqa: E402
+import re  # noqa: E402
+import signal  # noqa: E402
+import socket  # noqa: E402
+import subprocess  # noqa: E402
+import time  # noqa: E402
+import urllib.error  # noqa: E402
+import urllib.request  # noqa: E402
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from dashboard import guard  # noqa: E402
+from dashboard.jobs import EventRunner  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def app_client(catalog):
+    from dashboard.app import create_app
+
+    app = create_app(catalog, warm=False)
+    started = []
+    app.nvsim_runner.start = lambda key, scenario, rebuild=True: started.append(scenario) or "job-under-test"
+    deps = {d["output"]: d for d in app.server.test_client().get("/_dash-dependencies").get_json()}
+    yield app.server.test_client(), deps, started
+    app.nvsim_runner.shutdown()
+
+
+def callback(deps, first_output: str) -> dict:
+    return next(d for out, d in deps.items() if out.startswith(f"..{first_output}.") or out == first_output)
+
+
+def request_body(dep: dict, inputs, state=()) -> dict:
+    outputs = [o.split("@")[0] for o in dep["output"].strip(".").split("...")]
+    return {"output": dep["output"], "outputs": [{"id": o.rsplit(".", 1)[0], "property": o.rsplit(".", 1)[1]} for o in outputs],
+            "inputs": [dict(i, value=v) for i, v in zip(dep["inputs"], inputs)],
+            "state": [dict(s, value=v) for s, v in zip(dep["state"], state)], "changedPropIds": []}
+
+
+def post(client, body) -> tuple[int, str]:
+    data = body if isinstance(body, bytes) else json.dumps(body)
+    response = client.post("/_dash-update-component", data=data, content_type="application/json")
+    return response.status_code, response.get_data(as_text=True)
+
+
+def assert_refused(status: int, text: str, words: str) -> None:
+    assert status == 400, text
+    message = json.loads(text)["error"]
+    assert words in message and "\n" not in message and len(message) <= guard.MESSAGE_CHARS
+
+
+@pytest.mark.parametrize("body, words", [
+    (b"", "must be a JSON object"), (b"{not json", "not JSON"), (b"[1, 2]", "must be a JSON object"),
+    (b"[" * 100_000, "not JSON"), (b"{}", "names no callback"), ({"output": "nothing.here"}, "names no callback"),
+])
+def test_malformed_callback_requests_are_400_with_one_line(app_client, caplog, body, words):
+    client, _deps, _started = app_client
+    with caplog.at_level(logging.WARNING):
+        assert_refused(*post(client, body), words)
+    assert not any(r.exc_info for r in caplog.records)  # no traceback in the server log
+
+
+def test_callback_values_are_checked_against_their_controls(app_client, catalog, caplog):
+    client, deps, _started = app_client
+    simulate, render = callback(deps, "job.data"), callback(deps, "cards.children")
+    record = core.compute(setup(), catalog=catalog)
+    body = request_body(simulate, [1], [record])
+    assert_refused(*post(client, dict(body, outputs=[])), "outputs")
+    assert_refused(*post(client, dict(body, inputs=[])), "expected 1 items")
+    assert_refused(*post(client, dict(body, state=[{"id": "drives", "property": "value", "value": 3}])), "expected current.data")
+    assert_refused(*post(client, request_body(simulate, ["many"], [record])), "simulate.n_clicks")
+    assert_refused(*post(client, request_body(simulate, [-1], [record])), "simulate.n_clicks")
+    assert_refused(*post(client, request_body(render, ["text", None])), "current.data")
+    broken = dict(record, workloads=[{"name": "no numbers"}])
+    with caplog.at_level(logging.WARNING):
+        assert_refused(*post(client, request_body(render, [broken, None])), "cannot be read")
+    assert not any(r.exc_info for r in caplog.records)
+    assert post(client, request_body(render, [record, None]))[0] == 200
+
+
+JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False) | st.text(max_size=8),
+                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+                           max_leaves=8)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_no_callback_payload_gets_a_500(app_client, data):
+    """Random JSON in every input and state of every callback: a 200 or a 400, never a server error."""
+    client, deps, _started = app_client
+    dep = data.draw(st.sampled_from(sorted(deps.values(), key=lambda d: d["output"])))
+    inputs = [data.draw(JSON_VALUES) for _ in dep["inputs"]]
+    state = [data.draw(JSON_VALUES) for _ in dep["state"]]
+    status, text = post(client, request_body(dep, inputs, state))
+    assert status in (200, 204, 400), text
+    if status == 400:
+        assert "\n" not in json.loads(text)["error"]
+
+
+def test_a_crafted_simulate_request_is_refused_before_work_starts(app_client, catalog):
+    client, deps, started = app_client
+    simulate = callback(deps, "job.data")
+    record = core.compute(setup(), catalog=catalog)
+    huge = json.loads(json.dumps(record))
+    huge["scenario"]["workloads"][0].update(iodepth=65536, numjobs=65536)
+    assert_refused(*post(client, request_body(simulate, [1], [huge])), "does not match its key")
+    huge["key"] = core.scenario_key(huge["scenario"])  # a consistent forgery: the budget refuses it
+    status, text = post(client, request_body(simulate, [1], [huge]))
+    assert status == 200 and started == []
+    assert "4,294,967,296 I\\u002fOs in flight" in text and "at most 65,536" in text
+    invalid = json.loads(json.dumps(record))
+    invalid["scenario"]["array"]["drives"] = 3
+    invalid["key"] = core.scenario_key(invalid["scenario"])
+    status, text = post(client, request_body(simulate, [1], [invalid]))
+    assert status == 200 and started == [] and "needs at least 4 drives" in text
+    assert post(client, request_body(simulate, [1], [record]))[0] == 200 and len(started) == 1
+
+
+def test_event_budget_estimates_before_allocating(catalog):
+    within = parse_scenario(core.compute(setup(numjobs=256, iodepth=256), catalog=catalog)["scenario"], catalog)
+    assert core.check_event_budget(within) == core.EVENT_BASE_BYTES + 65_536 * core.EVENT_BYTES_PER_OUTSTANDING_IO
+    over = parse_scenario(core.compute(setup(numjobs=257, iodepth=256), catalog=catalog)["scenario"], catalog)
+    with pytest.raises(InputError, match=r"workloads\[0\]\.iodepth: .*65,792 I/Os in flight"):
+        core.check_event_budget(over)
+
+
+def test_a_control_change_to_1024_drives_is_refused_inline_without_a_traceback(catalog, caplog):
+    from dashboard.app import on_change
+
+    with caplog.at_level(logging.DEBUG):
+        for engine in ("linux-md", "none", "graid-supremeraid-sr1010"):
+            values = setup(drives=1024, engine=engine, level=0)
+            out = on_change(catalog, *(values[k] for k in ("platform", "drive", "drives", "namespace_mode", "namespace_value",
+                                                             "level", "strip_bytes", "engine", "workload", "numjobs", "iodepth")),
+                            None, None)
+            errors = dict(zip([*core.CONTROLS, "general"], out[:-1]))
+            assert errors["drives"] and "\n" not in errors["drives"], errors
+    assert not any(r.exc_info for r in caplog.records)
+    assert "1 to 256 drives, got 1024" in core.compute(setup(drives=1024, engine="linux-md"), catalog=catalog)["errors"]["drives"]
+    assert core.compute(setup(drives=256, engine="linux-md", level=0), catalog=catalog)["errors"] == {}
+
+
+@pytest.mark.parametrize("text, words", [
+    ("name: a\nname: b\n", "duplicate key 'name' (first at line 1)"),
+    ("array: {drives: 4, drives: 8}\n", "duplicate key 'drives'"),
+    ("a: " + "[" * 100 + "]" * 100 + "\n", "nested deeper than 64 levels"),
+    ("a: " + "[" * 50_000 + "]" * 50_000 + "\n", "YAML"),
+])
+def test_uploaded_yaml_refuses_duplicate_keys_and_deep_nesting(catalog, text, words):
+    with pytest.raises(InputError) as refused:
+        core.import_scenario(text, "up.yaml", catalog)
+    assert words in str(refused.value) and "up.yaml" in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_yaml_merge_keys_still_override():
+    assert core.load_yaml("base: &b {x: 1}\nmine:\n  <<: *b\n  x: 2\n", "m.yaml")["mine"] == {"x": 2}
+
+
+def _running_children(pid: int) -> set[int]:
+    children = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                children.add(int(entry))
+    return children
+
+
+def test_a_job_over_its_time_out_is_stopped_and_reported(catalog):
+    runner = EventRunner(host_ios=50_000_000, timeout_s=4.0)
+    try:
+        record = core.compute(setup(), catalog=catalog)
+        job = runner.start(record["key"], record["scenario"], rebuild=False)
+        deadline = time.monotonic() + 60
+        while (status := runner.poll(job))["state"] == "running" and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert status["state"] == "done" and status["elapsed_s"] < 30
+        assert status["stopped"].startswith("stopped: still running after the time-out of 4 s")
+        assert status["workloads"][0]["error"] == status["stopped"]
+        assert _running_children(os.getpid()) & runner.worker_pids() == set()
+    finally:
+        runner.shutdown()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads child processes from /proc")
+def test_sigterm_stops_the_server_and_its_busy_worker(catalog):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "nvsim.cli", "dashboard", "--port", str(port)],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        url = f"http://127.0.0.1:{port}/"
+        deadline, deps = time.monotonic() + 90, None
+        while deps is None and time.monotonic() < deadline and server.poll() is None:
+            try:
+                deps = json.loads(urllib.request.urlopen(url + "_dash-dependencies", timeout=5).read())
+            except OSError:
+                time.sleep(0.3)
+        assert deps is not None, "the server did not answer"
+        simulate = callback({d["output"]: d for d in deps}, "job.data")
+        record = core.compute(setup(engine="linux-md", workload="randwrite-4k", numjobs=256, iodepth=256),
+                              catalog=catalog)  # about 9 s of work in the worker (measured)
+        request = urllib.request.Request(url + "_dash-update-component", json.dumps(request_body(simulate, [1], [record])).encode(),
+                                         {"Content-Type": "application/json"})
+        assert urllib.request.urlopen(request, timeout=30).status == 200
+        bad = urllib.request.Request(url + "_dash-update-component", b"{", {"Content-Type": "application/json"})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(bad, timeout=10)
+        assert refused.value.code == 400
+        children = _running_children(server.pid)
+        assert children, "the event-mode worker should be running"
+        signalled = time.monotonic()
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(30) == 0
+        assert time.monotonic() - signalled < 6  # the busy worker (about 9 s of work) was stopped, not waited for
+        time.sleep(0.5)
+        assert not any(os.path.exists(f"/proc/{pid}") and pid in _running_children(1) | _running_children(server.pid)
+                       for pid in children)
+        output = server.stdout.read()
+        assert "Traceback" not in output, output
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait(10)
+
+
+def test_a_job_over_the_worker_memory_cap_ends_with_an_error(catalog):
+    """The worker's address space is capped: a run that needs more (here: a cap of 0.8 GB under a
+    job at the in-flight budget's limit, which maps about 0.9 GB) ends with an error line instead
+    of growing; a worker that cannot even load under the cap is reported as broken, not waited for."""
+    runner = EventRunner(host_ios=core.EVENT_HOST_IOS, address_space_bytes=800_000_000)
+    try:
+        record = core.compute(setup(numjobs=256, iodepth=256), catalog=catalog)
+        job = runner.start(record["key"], record["scenario"], rebuild=False)
+        deadline = time.monotonic() + 90
+        while (status := runner.poll(job))["state"] == "running" and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert status["state"] == "done"
+        assert status["workloads"][0]["error"].startswith(("MemoryError", "BrokenProcessPool"))
+    finally:
+        runner.shutdown()

@@ -15,7 +15,8 @@ from hypothesis import given, settings, strategies as st
 
 from nvsim.errors import InputError
 from nvsim.fio import (
-    FIO_PERCENTILES, KEPT_OPTIONS, MODELLED_OPTIONS, UNDERSTOOD_WITHOUT_EFFECT, FioJobFile, fio_json_report,
+    FIO_PERCENTILES, KEPT_OPTIONS, MODELLED_OPTIONS, UNDERSTOOD_WITHOUT_EFFECT, UNSIMULATED_IOENGINES, FioJobFile,
+    command_line_to_jobfile, fio_json_report, shares_one_loop,
     load_fio_jobfile, parse_fio_jobfile, percentile_table, workload_to_fio_section,
 )
 from nvsim.specs import WorkloadSpec
@@ -160,7 +161,7 @@ def test_syntax_errors_name_the_file_and_line(text, line, phrase):
     ("iodepth=0", 2, "iodepth", "greater than or equal to 1"),
     ("rw=read\nnumjobs=64\nrwmixread=150", 4, "rwmixread", "less than or equal to 100"),
     ("rwmixwrite=130", 2, "rwmixwrite", "must be 0 to 100"),
-    ("runtime=5min", 2, "runtime", "unit us, ms, s (default), m, h or d"),
+    ("runtime=5min", 2, "runtime", "unit us, ms, s, m, h or d (s without one)"),
     ("ramp_time=1.5s", 2, "ramp_time", "whole numbers only"),
     ("time_based=yes", 2, "time_based", "0/1"),
     ("size=0%", 2, "size", "1% to 100%"),
@@ -322,25 +323,41 @@ def test_unmodelled_options_are_listed_once_sorted_and_understood_ones_are_not()
     text = """
 [global]
 direct=1
-rate_iops=1000
+fsync=8
 exitall
 randrepeat=0
 thread
 description=x
 [a]
 rw=randread
-bssplit=4k/50:64k/50
-rate_iops=2000
+fsync=16
 [b]
 rw=read
 exitall
-zonemode=zbd
+verify=crc32c
 """
     jobfile = parse(text)
-    assert jobfile.unmodelled_options == ("bssplit", "exitall", "rate_iops", "zonemode")
+    assert jobfile.unmodelled_options == ("exitall", "fsync", "verify")
     warning = jobfile.unmodelled_warning()
-    assert warning == "job.fio: fio options not modelled (nvsim ignores them): bssplit, exitall, rate_iops, zonemode"
-    assert jobfile.jobs[0].options["rate_iops"] == "2000"
+    assert warning == "job.fio: fio options not modelled (nvsim ignores them): exitall, fsync, verify"
+    assert jobfile.jobs[0].options["fsync"] == "16"
+
+
+@pytest.mark.parametrize("option, value", [
+    ("rate_process", "poisson"), ("flow", "1"), ("replay_redirect", "/dev/sdb"), ("thinktime_blocks", "4"), ("bssplit", "4k/50:64k/50"),
+    ("bsrange", "4k-64k"), ("read_iolog", "trace.log"), ("latency_run", "1"), ("random_distribution", "zipf:1.2"),
+    ("zonemode", "zbd"),
+])
+def test_options_that_change_the_answer_are_refused_in_one_line_naming_them(option, value):
+    message = error_of(f"[a]\nrw=randread\n{option}={value}\n")
+    assert f"line 3: {option}: cannot be simulated" in message and f"{option}={value}" in message
+
+
+@pytest.mark.parametrize("option, value", [("rate_process", "linear"), ("thinktime_blocks", "1"), ("bssplit", "4k/100"), ("bsrange", "4k-4k"),
+                                           ("random_distribution", "random"), ("zonemode", "none")])
+def test_refused_options_at_fios_default_are_accepted(option, value):
+    parse(f"[a]\nrw=randread\ndirect=1\n{option}={value}\n")
+    assert option not in parse(f"[a]\nrw=randread\ndirect=1\n{option}={value}\n").unmodelled_options
 
 
 def test_buffered_io_is_listed_as_unmodelled_direct():
@@ -368,6 +385,11 @@ def test_docs_name_every_option_nvsim_reads():
 NAME_CHARS = st.characters(blacklist_categories=("Cs",), blacklist_characters="\n")  # anything on one line
 PLAIN_CHARS = st.characters(whitelist_categories=("L", "N", "P", "S"))  # mostly what fio keeps as written
 TEXT = st.text(PLAIN_CHARS, min_size=1, max_size=30) | st.text(NAME_CHARS, min_size=1, max_size=30)
+
+
+def _simulable_engine_name(text: str) -> bool:
+    """Engine names the parser keeps as written (no catalog): not one fio cannot simulate, not a plug-in path."""
+    return text not in UNSIMULATED_IOENGINES and not (text.startswith("external") or "/" in text or text.endswith(".so"))
 SECONDS = (st.integers(1, 10**6).map(float) | st.integers(1, 10**9).map(lambda ms: ms / 10**3)
            | st.integers(1, 10**12).map(lambda us: us / 10**6))  # whole s, ms and us, as fio writes them
 WORKLOADS = st.builds(
@@ -383,7 +405,7 @@ WORKLOADS = st.builds(
     runtime=st.none() | SECONDS,
     ramp_time=st.just(0.0) | SECONDS,
     time_based=st.booleans(),
-    ioengine=st.sampled_from(["libaio", "io_uring", "psync"]) | TEXT,
+    ioengine=st.sampled_from(["libaio", "io_uring", "psync", "posixaio"]) | TEXT.filter(_simulable_engine_name),
     hipri=st.booleans(), fixedbufs=st.booleans(), registerfiles=st.booleans(), sqthread_poll=st.booleans(),
     iodepth_batch_submit=st.integers(1, 65536), iodepth_batch_complete_min=st.integers(1, 65536),
 )
@@ -472,7 +494,8 @@ def test_json_report_has_the_keys_fio_tools_read():
     assert percentiles["99.000000"] > percentiles["50.000000"]
     values = list(percentiles.values())
     assert values == sorted(values)
-    assert read["clat_ns"]["N"] == 7000 and read["clat_ns"]["min"] <= values[0] and values[-1] <= read["clat_ns"]["max"]
+    # fio prints a bucket's middle: within 1/128 of the samples' range (FIO_IO_U_PLAT_BITS = 6)
+    assert read["clat_ns"]["N"] == 7000 and read["clat_ns"]["min"] * (1 - 1 / 128) <= values[0] <= values[-1] <= read["clat_ns"]["max"] * (1 + 1 / 128)
     assert read["lat_ns"]["mean"] == read["clat_ns"]["mean"] and "percentile" not in read["lat_ns"]  # fio's defaults
     assert read["slat_ns"] == {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}
     assert job["sys_cpu"] == 22.09 and job["usr_cpu"] == 0.0 and (job["ctx"], job["majf"], job["minf"]) == (0, 0, 0)
@@ -492,13 +515,25 @@ def test_json_directions_without_io_are_zeros_as_fio_writes_them():
     assert job["latency_us"]["250"] == 100.0  # 100 us falls in fio's (100, 250] us bucket
 
 
-def test_percentiles_are_fios_nearest_rank():
-    latencies = np.arange(1, 1001)  # 1..1000 ns
-    table = percentile_table(latencies)
-    assert table["50.000000"] == 500 and table["99.000000"] == 990 and table["99.900000"] == 999
-    assert table["99.990000"] == 1000 and table["1.000000"] == 10
+def test_percentiles_are_fios_histogram_buckets():
+    """fio's calc_clat_percentiles: exact below 128 ns, then the middle of a bucket 1/64 of a power of two wide."""
+    small = percentile_table(np.arange(1, 101))  # 1..100 ns: every value its own bucket
+    assert small["50.000000"] == 50 and small["99.000000"] == 99 and small["1.000000"] == 1
+    table = percentile_table(np.arange(1, 1001))
+    assert table["50.000000"] == 502  # 500 lies in [500, 504): fio prints 502
+    assert table["99.990000"] == 1004 and table["1.000000"] == 10  # 1000 lies in [1000, 1008)
     assert percentile_table(np.array([7]))["99.990000"] == 7
     assert len(FIO_PERCENTILES) == 17
+
+
+@given(st.lists(st.integers(0, 10**10), min_size=1, max_size=300), st.sampled_from(FIO_PERCENTILES))
+@settings(max_examples=200, deadline=None)
+def test_a_percentile_is_within_a_bucket_of_the_nearest_rank_sample(samples, p):
+    """Law of fio's histogram: the value printed is within 1/128 of the nearest-rank sample (exact below 128 ns)."""
+    values = np.array(samples)
+    exact = np.sort(values)[max(1, -(-len(values) * int(p * 100) // 10000)) - 1]
+    got = percentile_table(values, (p,))[f"{p:f}"]
+    assert abs(got - exact) <= max(exact / 128, 0.5)
 
 
 def test_lat_percentiles_option_adds_them_to_lat_ns():
@@ -513,3 +548,103 @@ def test_json_report_rejects_incomplete_results():
         fio_json_report([result], timestamp=0)
     with pytest.raises(InputError, match="latencies_ns"):
         fio_json_report([_result(read={"ios": 1, "bytes": 4096, "latencies_ns": np.array([[1.0]])})], timestamp=0)
+
+
+# ---------------------------------------------------------------- engines, notes, the command line
+
+
+@pytest.mark.parametrize("engine", ["null", "net", "http", "rbd", "io_uring_cmd", "filecreate", "libpmem", "cpuio", "sg"])
+def test_engines_that_cannot_be_simulated_are_refused_in_one_line_naming_what_is_supported(engine):
+    message = error_of(f"[a]\nrw=read\nioengine={engine}\n")
+    assert message.startswith(f"job.fio line 3: ioengine: '{engine}' cannot be simulated: it ")
+    assert "nvsim simulates the block engines psync, sync, pvsync, pvsync2, posixaio, libaio, io_uring, spdk" in message
+    assert "fio's default psync" in message
+
+
+@pytest.mark.parametrize("plugin", ["external:/opt/engine.so", "/usr/lib/fio/libfio_x.so"])
+def test_external_engine_plugins_are_refused(plugin):
+    assert "external engine plug-in" in error_of(f"[a]\nrw=read\nioengine={plugin}\n")
+
+
+def test_posixaio_is_a_block_engine_with_one_io_in_flight_per_job(catalog):
+    job = parse("[a]\nrw=randread\nioengine=posixaio\niodepth=32\ndirect=1\n", catalog=catalog).jobs[0]
+    assert job.workload.ioengine == "posixaio" and job.workload.iodepth == 1  # glibc serialises one fd's requests
+    posix, psync = catalog.host_io["posixaio"], catalog.host_io["psync"]
+    assert posix.synchronous and posix.switch_us.value > psync.switch_us.value and posix.wake_us.value > psync.wake_us.value
+
+
+def test_a_job_without_ioengine_gets_fios_default_and_a_note_says_so(catalog):
+    jobfile = parse("[a]\nrw=read\n[b]\nrw=read\nioengine=libaio\n", catalog=catalog)
+    assert [job.workload.ioengine for job in jobfile.jobs] == ["psync", "libaio"]
+    notes = jobfile.notes()
+    assert notes[0] == ("job.fio: no ioengine given for a: fio's default psync is used "
+                        "(one I/O in flight per job whatever iodepth says)")
+    assert "simulated one after another, each with the whole array: a, b" in notes[1]
+    assert parse("[a]\nrw=read\nioengine=libaio\n[b]\nstonewall\nioengine=libaio\n").notes() == []
+
+
+def test_command_line_options_become_a_job_file_as_fio_reads_them():
+    text = command_line_to_jobfile(["--direct=1", "--ioengine=libaio", "--name=a", "--rw=randread", "--bs=4k",
+                                    "--name=b", "--rw=write", "--stonewall"])
+    assert text == "[global]\ndirect=1\nioengine=libaio\n[a]\nrw=randread\nbs=4k\n[b]\nrw=write\nstonewall\n"
+    jobfile = parse(text)
+    assert [(j.name, j.workload.rw, j.phase) for j in jobfile.jobs] == [("a", "randread", 0), ("b", "write", 1)]
+    assert jobfile.unmodelled_options == ()
+
+
+@pytest.mark.parametrize("arguments, field", [(["--name="], "--name"), (["rw=read"], "command line"), (["-x"], "command line")])
+def test_command_line_errors_are_one_line(arguments, field):
+    with pytest.raises(InputError) as info:
+        command_line_to_jobfile(arguments)
+    assert str(info.value).startswith(field) and "\n" not in str(info.value)
+
+
+def test_sizes_written_with_a_zero_fraction_are_read_as_fio_reads_them():
+    job = parse("[a]\nrw=read\nsize=16777216.0\nbs=4096.00\n").jobs[0]
+    assert (job.workload.size, job.workload.bs) == (16777216, 4096)
+    assert "fio reads whole numbers only" in error_of("[a]\nrw=read\nsize=1.5\n")
+
+
+@pytest.mark.parametrize("options, cap", [
+    ("rw=randread\nrate_iops=1000", 1000.0), ("rw=randread\nrate=4m", 1024.0),  # 4 MiB/s of 4 KiB
+    ("rw=randread\nrate=,1m", None), ("rw=randwrite\nrate=,1m", 256.0), ("rw=randread\nrate=1m,", 256.0),
+    ("rw=randread\nrate_iops=0", None),
+    ("rw=randrw\nrwmixread=70\nrate_iops=1000", 1000 / 0.7),  # reads reach their cap first
+    ("rw=randrw\nrate_iops=500,1000", 1000.0), ("rw=randread\nrate_iops=2000\nrate=4m", 1024.0),
+])
+def test_rate_caps_are_per_clone_iops_of_the_jobs_mix(options, cap):
+    job = parse(f"[a]\nbs=4k\n{options}\n").jobs[0]
+    assert job.rate_iops == (pytest.approx(cap) if cap is not None else None)
+
+
+def test_rate_minimums_are_the_highest_minimum_of_the_jobs_mix():
+    job = parse("[a]\nrw=read\nbs=4k\nratemin=1m\nrate_iops_min=10\n").jobs[0]  # ratemin: fio's alias of rate_min
+    assert job.rate_min_iops == 256.0 and job.rate_iops is None
+
+
+def test_jobs_fio_runs_together_share_one_loop_when_their_workloads_agree():
+    same = parse("[global]\nioengine=libaio\nrw=randread\n[a]\nnumjobs=2\nruntime=10\n[b]\n[c]\nstonewall\nrw=write\n")
+    phases = same.phases()
+    assert [[job.name for job in phase] for phase in phases] == [["a", "b"], ["c"]]
+    assert shares_one_loop(phases[0]) and not shares_one_loop(phases[1])  # numjobs and runtime may differ
+    assert same.notes() == ["job.fio: jobs that fio runs at the same time with the same workload run together on one "
+                            "simulated array, as one closed loop of all their clones: a, b"]
+    assert not shares_one_loop(parse("[global]\nioengine=libaio\n[a]\nrw=read\n[b]\nrw=read\nbs=8k\n").jobs)
+    assert not shares_one_loop(parse("[global]\nioengine=libaio\nrw=read\n[a]\n[b]\nrate_iops=10\n").jobs)  # paced jobs apart
+
+
+@pytest.mark.parametrize("value, seconds", [("2000", 0.002), ("2ms", 0.002), ("1s", 1.0), ("0", None)])
+def test_thinktime_is_microseconds_unless_a_unit_says_otherwise(value, seconds):
+    assert parse(f"[a]\nrw=read\nthinktime={value}\n").jobs[0].thinktime_s == seconds
+
+
+def test_thinktime_with_a_rate_cap_is_refused():
+    assert "a rate cap together with thinktime is not modelled" in error_of("[a]\nrw=read\nrate_iops=10\nthinktime=10\n")
+
+
+def test_latency_target_options_are_read_as_fio_reads_them():
+    job = load_fio_jobfile(DATA / "upstream" / "examples" / "latency-profile.fio").jobs[0]
+    assert (job.latency_target_s, job.latency_window_s, job.latency_percentile) == (0.5, 5.0, 99.9)  # microseconds by default
+    assert "latency_run: cannot be simulated" in error_of("[a]\nrw=read\nlatency_target=1ms\nlatency_run=1\n")
+    assert "a latency target together with a rate cap" in error_of("[a]\nrw=read\nlatency_target=1ms\nrate_iops=10\n")
+    assert "expected a percentage" in error_of("[a]\nrw=read\nlatency_target=1ms\nlatency_percentile=120\n")

@@ -37,3 +37,20 @@ def test_nvsims_kernels_compile_into_the_directory_of_this_source(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     cache_dir, digest = out.stdout.split()
     assert cache_dir == str(tmp_path / digest)
+
+
+def test_editing_the_real_layout_module_moves_the_planner_to_a_fresh_cache(tmp_path):
+    """Issue 24 item 9: a copy of nvsim whose stripe/layout.py differs by one line compiles into
+    another directory under the same user-given root, so the planner cannot load kernels compiled
+    against the old layout."""
+    import shutil
+
+    copy = tmp_path / "nvsim"
+    shutil.copytree(ROOT / "nvsim", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    assert source_digest(copy) == source_digest(ROOT / "nvsim")  # the digest is of the source, not the path
+    root = str(tmp_path / "user-root")
+    before = keyed_cache_dir(root, source_digest(copy))
+    with open(copy / "stripe" / "layout.py", "a") as layout:
+        layout.write("\n# an edit\n")
+    after = keyed_cache_dir(root, source_digest(copy))
+    assert before != after and os.path.dirname(before) == os.path.dirname(after) == root

@@ -19,11 +19,14 @@ def test_every_package_of_the_tree_is_shipped_and_the_catalog_with_it():
     tree = {".".join(p.parent.relative_to(ROOT).parts) for top in ("nvsim", "dashboard")
             for p in (ROOT / top).rglob("__init__.py")}
     shipped = set(PYPROJECT["tool"]["setuptools"]["packages"])
-    assert shipped == tree | {"nvsim._models"}
+    data_folders = {"nvsim._models"} | {f"nvsim._models.{d.name}" for d in (ROOT / "models").iterdir() if d.is_dir()} \
+        | {"dashboard.assets"}  # data only, listed so that setuptools ships them without a warning
+    assert shipped == tree | data_folders
     assert PYPROJECT["tool"]["setuptools"]["package-dir"]["nvsim._models"] == "models"
-    patterns = PYPROJECT["tool"]["setuptools"]["package-data"]["nvsim._models"]
-    catalog = {p.relative_to(ROOT / "models") for p in (ROOT / "models").rglob("*.yaml")}
-    assert all(any(c.match(pattern) for pattern in patterns) for c in catalog)
+    package_data = PYPROJECT["tool"]["setuptools"]["package-data"]
+    for path in (ROOT / "models").rglob("*.yaml"):
+        folder = ".".join(("nvsim._models",) + path.parent.relative_to(ROOT / "models").parts)
+        assert any(path.match(pattern) for pattern in package_data[folder]), path
 
 
 def test_the_core_needs_no_optional_extra():
@@ -32,6 +35,7 @@ def test_the_core_needs_no_optional_extra():
     extras = PYPROJECT["project"]["optional-dependencies"]
     assert {"dashboard", "dask", "parquet", "docs", "test"} <= set(extras)
     assert PYPROJECT["project"]["license"] == "Apache-2.0"  # an SPDX expression, not a table
+    assert all((ROOT / name).is_file() for name in PYPROJECT["project"]["license-files"])
 
 
 def test_a_missing_extra_is_one_line_naming_what_to_install():

@@ -172,3 +172,46 @@ def test_gpu_kernel_matches_cpu_under_cuda_simulator():
         pytest.skip("numba.cuda not importable here")
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.strip().endswith("ok")
+
+
+_D = np.zeros((4, 16), dtype=np.uint8)
+_WIDE = np.zeros((parity.MAX_Q_DATA_MEMBERS + 1, 8), dtype=np.uint8)
+
+
+@pytest.mark.parametrize("call, field", [
+    (lambda: parity.gf_mul(256, 1), "a"), (lambda: parity.gf_mul(-1, 1), "a"), (lambda: parity.gf_mul(1, 0x1FF), "b"),
+    (lambda: parity.gf_mul(1.5, 1), "a"), (lambda: parity.gf_mul(True, 1), "a"), (lambda: parity.gf_pow2(2.0), "i"),
+    (lambda: parity.gen_p(_D, out=np.empty(16, dtype=np.int64)), "out"),
+    (lambda: parity.gen_p(_D, out=np.empty(15, dtype=np.uint8)), "out"),
+    (lambda: parity.gen_pq(_D, out=np.empty((2, 16), dtype=np.uint16)), "out"),
+    (lambda: parity.gen_pq(np.zeros((0, 16), dtype=np.uint8)), "data"),
+    (lambda: parity.gen_pq(np.zeros(16, dtype=np.uint8)), "data"),
+    (lambda: parity.gen_q(_WIDE), "data"), (lambda: parity.gen_pq_reference(_WIDE), "data"),
+    (lambda: parity.gen_pq_reference(_D.astype(np.int32)), "data"), (lambda: parity.gen_p_reference(_D.astype(float)), "data"),
+    (lambda: parity.recover(_D, [1.5], 6), "lost"), (lambda: parity.recover(_D, ["1"], 6), "lost"),
+    (lambda: parity.recover(_D, [-1], 6), "lost"), (lambda: parity.recover(_D, [4], 6), "lost"),
+    (lambda: parity.recover(_D, [0], True), "level"), (lambda: parity.recover(_D.astype(np.int16), [0], 5), "blocks"),
+    (lambda: parity.recover(np.zeros((2, 8), dtype=np.uint8), [0], 6), "blocks"),
+])
+def test_every_public_function_refuses_what_gf256_cannot_represent(call, field):
+    with pytest.raises(ValueError, match=rf"^{field}: "):
+        call()
+
+
+def test_field_elements_at_the_edges_are_accepted():
+    assert parity.gf_mul(255, 255) == parity.gf_mul(np.uint8(255), np.int64(255))
+    assert parity.gf_mul(0, 255) == 0 and parity.gf_mul(1, 255) == 255
+    assert parity.gf_pow2(255) == parity.gf_pow2(0) == 1 and parity.gf_pow2(-1) == parity.GF_INV[2]
+
+
+def test_isal_binding_refuses_what_gf256_cannot_represent():
+    from nvsim import isal
+
+    if not isal.available():
+        pytest.skip(isal.library_name())
+    with pytest.raises(ValueError, match=r"^data: Q over GF\(2\^8\) distinguishes at most 255"):
+        isal.pq_gen(isal.aligned_empty((256, 64)))
+    with pytest.raises(ValueError, match="^data: pq_gen needs at least 2"):
+        isal.pq_gen(isal.aligned_empty((1, 64)))
+    with pytest.raises(ValueError, match="^parity: "):
+        isal.PointerArray(isal.aligned_empty((3, 64)), isal.aligned_empty((3, 64)))

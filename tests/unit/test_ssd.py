@@ -36,9 +36,11 @@ def _link(catalog, drive_name, platform="supermicro-as-1125hs-tnr"):
     return drive_link(catalog.drives[drive_name], catalog.platforms[platform], catalog)
 
 
-@pytest.mark.parametrize("name", DRIVES)
+@pytest.mark.parametrize("name", sorted(default_catalog().drives))
 def test_derivation_round_trips_datasheet(catalog, name):
-    """At its full capacity the model gives back the datasheet figures it was derived from."""
+    """At its full capacity every catalog drive gives back the datasheet figures it was derived
+    from (within 3%, issue 19), QLC with a 16 KiB IU included; a figure may be lower only where
+    the drive's own link, not its NAND, sets it -- and then it is the link's figure."""
     drive = catalog.drives[name]
     model = SsdModel.from_drive(drive)
     link = _link(catalog, name)
@@ -46,12 +48,29 @@ def test_derivation_round_trips_datasheet(catalog, name):
     sw = model.predict(WorkloadSpec(name="sw", rw="write", bs=drive.seq_block_bytes.value, iodepth=32), link)
     sr = model.predict(WorkloadSpec(name="sr", rw="read", bs=drive.seq_block_bytes.value, iodepth=32), link)
     rr = model.predict(WorkloadSpec(name="rr", rw="randread", bs=drive.rand_block_bytes.value, iodepth=256), link)
-    for prediction, datasheet in ((rw.write_iops, drive.rand_write_iops.value), (rr.read_iops, drive.rand_read_iops.value),
-                                  (sw.write_bytes_per_s, drive.seq_write_bytes_per_s.value),
-                                  (sr.read_bytes_per_s, drive.seq_read_bytes_per_s.value)):
-        # equal unless the drive's own link is the tighter limit
-        assert prediction == pytest.approx(datasheet, rel=1e-9) or prediction < datasheet
+    for prediction, datasheet, rate in ((rw, drive.rand_write_iops.value, rw.write_iops),
+                                        (rr, drive.rand_read_iops.value, rr.read_iops),
+                                        (sw, drive.seq_write_bytes_per_s.value, sw.write_bytes_per_s),
+                                        (sr, drive.seq_read_bytes_per_s.value, sr.read_bytes_per_s)):
+        if prediction.limited_by == "NAND die pool":
+            assert rate == pytest.approx(datasheet, rel=0.03)
+        else:  # the link binds: below the datasheet, at the link's own rate
+            assert rate < datasheet
+            assert prediction.total_iops == pytest.approx(dict(prediction.limits_iops)[prediction.limited_by], rel=1e-9)
     assert rw.limited_by == "NAND die pool"
+
+
+def test_sub_iu_random_write_charges_the_iu_read(catalog):
+    """A 4 KiB write on a 16 KiB IU reads the IU first: the derivation leaves that read's pool time
+    out of the programming efficiency, so halving the random read rate lowers a sibling's
+    4 KiB write rate but the datasheet drive's own figure still comes back."""
+    drive = catalog.drives["solidigm-d5-p5336-61.44tb"]
+    assert drive.indirection_unit_bytes.value > drive.rand_block_bytes.value
+    model = SsdModel.from_drive(drive)
+    write = model.write_pool_s(int(drive.rand_block_bytes.value), random=True)
+    read = model.read_pool_s(int(drive.indirection_unit_bytes.value), random=True)
+    assert write == pytest.approx(1.0 / drive.rand_write_iops.value, rel=1e-9)
+    assert read > 0.05 * write  # the IU read is a real share of the write's pool time
 
 
 def test_parameters_are_physical(catalog):

@@ -24,20 +24,25 @@ The parts, one responsibility each, lower ones not importing higher ones:
   at it per chunk piece, the resync cycle and its batch requests. One module rather than slots
   and rebuild: the foreground's side and the resync's side read and write the same gate.
 - ``measure``: the busy time at the warm-up's end, batch-means CI, latency, the SimResult.
+- ``kernel`` and ``compiled``: the foreground alone (no rebuild beside it) compiled with Numba:
+  the slots, servers and event order above as arrays (``kernel``), fed its planned host I/Os a
+  batch at a time and measured as above (``compiled``).
 """
 
 from __future__ import annotations
 
 import gc
 import time
+from functools import partial
 
 import simpy
 
 from ..result import SimResult
 from ..system import ArraySystem
 from .barrier import BarrierSlot, Gate, resync_cycle
+from .compiled import KernelRebuild, Precision, run_kernel
 from .measure import busy_at, event_result
-from .rebuild import RebuildProgress, RebuildSlot, rebuild_requests
+from .rebuild import RebuildProgress, RebuildSlot, rebuild_batch, rebuild_requests
 from .rows import HostJobs, JobQueue
 from .servers import ArrayServers, after
 from .slots import HostSlot, Run
@@ -46,27 +51,38 @@ from .window import batch_ios, measured_window, whole_rebuild
 
 def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: int = 60_000, batches: int = 10,
                    warmup_ios: int | None = None, rebuild_member: int | None = None,
-                   until_rebuilt: bool = False) -> SimResult:
+                   until_rebuilt: bool = False, compiled: bool = True, precision: Precision | None = None,
+                   progress=None) -> SimResult:
     """Run the scenario's workload for about ``host_ios`` measured host I/Os after a warm-up.
 
     ``rebuild_member``: that member is being rebuilt meanwhile (it must be among the system's
     failed members): the engine's rebuild requests (``ArraySystem.rebuild_batch``) run as slots of
     their own on a rebuild thread, md's speed limit gates them, and ``rebuild_bytes_per_s`` is
     measured over the window. ``until_rebuilt``: run until the whole span is rebuilt (the full
-    event simulation of a small rebuild) and measure over all of it.
+    event simulation of a small rebuild) and measure over all of it. ``compiled``: the foreground
+    alone runs on the compiled kernel (``kernel``: the same events in the same order, the same
+    numbers, a rebuild's slots and md RAID10's recovery barrier included); False: on SimPy's slots. ``precision`` (compiled runs without a rebuild): go on
+    past the window until each direction's p99.99 is known to it (``compiled.Precision``);
+    ``progress(done_s, total_s)``: called as simulated time advances.
     """
     started = time.perf_counter()
     seed = system.scenario.seed if seed is None else seed
     window = measured_window(system, seed, host_ios, warmup_ios, rebuild_member, until_rebuilt)
-    env = simpy.Environment()
     servers = ArrayServers(system, rebuilding=rebuild_member is not None)
-    rebuild = None
-    if rebuild_member is not None:
-        rebuild = RebuildProgress.of(system, rebuild_member)
-        if until_rebuilt:
-            window = whole_rebuild(window, rebuild.span_bytes, rebuild.rate_guess)
-            rebuild.stop = env.event()
-    gate = Gate() if rebuild is not None and system.engine.recovery_excludes_host_io(system.array.level) else None
+    rebuild = RebuildProgress.of(system, rebuild_member) if rebuild_member is not None else None
+    if rebuild is not None and until_rebuilt:
+        window = whole_rebuild(window, rebuild.span_bytes, rebuild.rate_guess)
+    barrier = rebuild is not None and system.engine.recovery_excludes_host_io(system.array.level)
+    if compiled:
+        jobs = HostJobs(system, seed, batch_ios(system, seed, window.warm_ios, host_ios), barrier=barrier)
+        beside = KernelRebuild(rebuild, partial(rebuild_batch, system, rebuild_member, rebuild), until_rebuilt) \
+            if rebuild is not None else None
+        run, at_warm, end_s = run_kernel(system, jobs, servers, window.warm_s, window.end_s, precision, progress, beside)
+        return event_result(system, run, at_warm, end_s, batches, jobs.sampled, rebuild, until_rebuilt, started)
+    env = simpy.Environment()
+    if rebuild is not None and until_rebuilt:
+        rebuild.stop = env.event()
+    gate = Gate() if barrier else None
     jobs = HostJobs(system, seed, batch_ios(system, seed, window.warm_ios, host_ios), barrier=gate is not None)
     run = Run(env, servers, window.warm_s)
     _start_foreground(run, system, jobs.queues(), gate)
@@ -113,4 +129,4 @@ def _run(env: simpy.Environment, end_s: float, stop: simpy.Event | None) -> floa
             gc.enable()
 
 
-__all__ = ["simulate_event"]
+__all__ = ["simulate_event", "Precision"]

@@ -13,7 +13,7 @@ import simpy
 
 from ...host_io import busy_cpus_with_polling
 from ..fluid import write_amplification
-from ..result import PERCENTILES, SimResult, Utilisation, busiest
+from ..result import PERCENTILES, SimResult, Utilisation, busiest, closed_loop_text
 from ..system import ArraySystem, HostIoBatch
 from .rebuild import RebuildProgress
 from .servers import PER_DRIVE_KEYS, ArrayServers
@@ -59,6 +59,33 @@ def latency_summary(values_s: np.ndarray) -> dict[str, float]:
     return out
 
 
+TAIL_QUANTILE = 99.99
+"""The tail percentile whose confidence interval sizes a run on a precision (``Precision``)."""
+
+
+def quantile_ci95(values: np.ndarray, percentile: float = TAIL_QUANTILE) -> tuple[float, float | None]:
+    """95% confidence interval of a percentile from its order statistics (distribution-free:
+    the rank of the true quantile among n samples is binomial(n, q)); the high end None when
+    fewer samples lie beyond the percentile than the interval needs."""
+    n = values.size
+    if n == 0:
+        return float("nan"), None
+    q = percentile / 100.0
+    spread = 1.96 * math.sqrt(n * q * (1.0 - q))
+    lo, hi = int(math.floor(n * q - spread)), int(math.ceil(n * q + spread))
+    ordered = np.partition(values, [max(lo, 0), min(hi, n - 1)])
+    return float(ordered[max(lo, 0)]), (float(ordered[hi]) if hi < n else None)
+
+
+def tail_relative_half_width(values: np.ndarray, percentile: float = TAIL_QUANTILE) -> float:
+    """Half the width of ``quantile_ci95`` over the percentile's estimate (inf: too few samples)."""
+    lo, hi = quantile_ci95(values, percentile)
+    if hi is None or values.size == 0:
+        return math.inf
+    middle = float(np.percentile(values, percentile))
+    return 0.5 * (hi - lo) / middle if middle > 0 else 0.0
+
+
 def utilisation(system: ArraySystem, busy_of: dict[str, float], window_s: float) -> list[Utilisation]:
     """Each resource of ``system.resources()``: busy over its servers' time, at most 1."""
     util = [Utilisation(label, busy_of[key] / (servers * window_s)) for key, label, servers in system.resources()]
@@ -96,5 +123,8 @@ def event_result(system: ArraySystem, run: Run, at_warm: dict[str, list[float]],
         limited_by=busiest(util).resource, simulated_host_ios=int(len(done)), completed_host_ios=run.completed,
         simulated_s=window, wall_s=time.perf_counter() - started,
         latency_samples_s={"read": lat[~wr], "write": lat[wr]},
+        tail_ci95_us={d: tuple(None if v is None else 1e6 * v for v in quantile_ci95(x)) for d, x in
+                      (("read", lat[~wr]), ("write", lat[wr])) if x.size},
         rebuild_bytes_per_s=rebuild_rate, rebuild_limited_by="measured (event mode)" if rebuild is not None else "",
+        closed_loop=closed_loop_text(w),
     )

@@ -10,7 +10,7 @@ import numpy as np
 import simpy
 
 from ..mixed import rebuild_plan
-from ..system import ArraySystem
+from ..system import ArraySystem, HostIoBatch
 from .rows import Demand, JobQueue, MemberOps, demand_rows, member_ops
 from .slots import HostSlot, Run
 
@@ -56,11 +56,16 @@ class RebuildProgress:
         return int(round(self.inflight))
 
 
-def rebuild_requests(system: ArraySystem, member: int, progress: RebuildProgress) -> tuple[list[Demand], MemberOps]:
-    """The rebuild's next ``REQUESTS_PER_BATCH`` requests, in member order."""
+def rebuild_batch(system: ArraySystem, member: int, progress: RebuildProgress) -> HostIoBatch:
+    """The rebuild's next ``REQUESTS_PER_BATCH`` requests, in member order, as a batch."""
     step, first = progress.step_bytes, progress.next_offset
     progress.next_offset = first + REQUESTS_PER_BATCH * step
-    b = system.rebuild_batch(member, first + np.arange(REQUESTS_PER_BATCH, dtype=np.int64) * step, step)
+    return system.rebuild_batch(member, first + np.arange(REQUESTS_PER_BATCH, dtype=np.int64) * step, step)
+
+
+def rebuild_requests(system: ArraySystem, member: int, progress: RebuildProgress) -> tuple[list[Demand], MemberOps]:
+    """The rebuild's next ``REQUESTS_PER_BATCH`` requests, in member order, as the slots read them."""
+    b = rebuild_batch(system, member, progress)
     return demand_rows(b), member_ops(b)
 
 

@@ -92,8 +92,8 @@ class HostJobs:
         self.streams = [HostStream.for_job(w, j, system.device_bytes, seed) for j in range(w.numjobs)]
         self.sampled: list[HostIoBatch] = []
 
-    def plan(self, job: int) -> tuple[list[Demand], MemberOps]:
-        """The next batch of ``job``'s host I/Os."""
+    def batch(self, job: int) -> tuple[HostIoBatch, list[float] | None]:
+        """The next batch of ``job``'s host I/Os, and each one's chunk pieces under a barrier."""
         system, stream = self.system, self.streams[job]
         offsets, is_write = stream.next_batch(self.batch_ios)
         rng = named_rng(self.seed, "nand service times", job, stream.batches_made)
@@ -102,6 +102,11 @@ class HostJobs:
             self.sampled.append(b)
         pieces = strips_spanned(offsets, system.workload.bs, system.array.strip_bytes).tolist() \
             if self.barrier else None
+        return b, pieces
+
+    def plan(self, job: int) -> tuple[list[Demand], MemberOps]:
+        """The next batch of ``job``'s host I/Os, as the SimPy slots read it."""
+        b, pieces = self.batch(job)
         return demand_rows(b, pieces), member_ops(b)
 
     def queues(self) -> list[JobQueue]:

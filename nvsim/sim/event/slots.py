@@ -132,11 +132,14 @@ class HostSlot:
             a = link.free = start + service
             pool = servers.nand[d]
             service = ops.die_s[lo]
-            pool.busy += service
-            first = pool.heap[0]
-            start = a if a > first else first
-            a = start + service
-            heapreplace(pool.heap, a)
+            if pool.heap is None:  # a single NAND unit
+                a = pool.book(a, service)
+            else:
+                pool.busy += service
+                first = pool.heap[0]
+                start = a if a > first else first
+                a = start + service
+                heapreplace(pool.heap, a)
             a += servers.read_fixed_s
         elif hi > lo:
             a = servers.member_phase(ops, lo, hi, 1, a)

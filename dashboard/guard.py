@@ -1,0 +1,215 @@
+"""The dashboard's boundary for untrusted requests: every callback payload is checked before use.
+
+A Dash callback request is JSON the browser sends (``POST /_dash-update-component``): anyone can
+craft one. Here, before any callback runs, the request's envelope is checked against the callback
+it names (the output, its inputs and states, in order), and every value against the type its
+property can take (a number box a number or text, a click count a whole number, a store the shape
+the server itself writes). A malformed request is answered ``400`` with one short line, never a
+``500`` page or a traceback; the server log gets one line too. Stores the server writes
+(``current``, ``event``, ``compare``) travel through the browser, so a callback that reads one is
+also guarded: a record that passes the shape check but still cannot be read is a bad request, not
+a server error.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from flask import Flask, Response, request
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+from werkzeug.exceptions import HTTPException
+
+from nvsim import InputError
+
+log = logging.getLogger(__name__)
+UPDATE_ROUTE = "_dash-update-component"
+MESSAGE_CHARS = 300
+"""Longest message a refusal carries (the field and what is allowed, not the whole payload)."""
+
+
+class PayloadError(Exception):
+    """A callback request or value that the dashboard does not accept (HTTP 400)."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"{field}: {message}"[:MESSAGE_CHARS])
+        self.field = field
+
+
+class _Shape(BaseModel):
+    """Stores the server writes: the keys callbacks read must have these types (others pass)."""
+
+    model_config = ConfigDict(extra="allow", strict=False)
+
+
+class Custom(_Shape):
+    label: str = ""
+    workloads: list[dict[str, Any]]
+    warning: str = ""
+
+
+class Extras(_Shape):
+    seed: int | None = None
+    layout: str | None = None
+    near_copies: int | None = None
+    placement: dict[str, Any] | None = None
+
+
+class Job(_Shape):
+    id: str
+    key: str
+
+
+class Record(_Shape):
+    """A results record (``core.compute``) or its error form."""
+
+    key: str | None = None
+    scenario: dict[str, Any] | None = None
+    errors: dict[str, str] | None = None
+    workloads: list[dict[str, Any]] | None = None
+    capacity: dict[str, float] | None = None
+    bounds: list[dict[str, Any]] | None = None
+    rebuild: dict[str, Any] | None = None
+
+
+class EventRecord(_Shape):
+    key: str
+    workloads: list[dict[str, Any]]
+    rebuild: dict[str, Any] | None = None
+
+
+class CompareEntry(_Shape):
+    label: str
+    record: Record
+
+
+_NUMBER_BOX = int | float | str | None
+_CLICKS = TypeAdapter(int | None, config=ConfigDict(strict=True))
+_TEXT = TypeAdapter(str | None, config=ConfigDict(strict=True))
+_BOX = TypeAdapter(_NUMBER_BOX, config=ConfigDict(strict=True))
+_STORES: dict[str, TypeAdapter] = {
+    "custom": TypeAdapter(Custom | None), "extras": TypeAdapter(Extras | None), "job": TypeAdapter(Job | None),
+    "current": TypeAdapter(Record | None), "event": TypeAdapter(EventRecord | None),
+    "compare": TypeAdapter(list[CompareEntry] | None),
+}
+_NUMBER_CONTROLS = {"drives", "numjobs", "iodepth", "level", "strip", "namespace-value"}
+MAX_COMPARE_ENTRIES = 3
+MAX_CLICKS = 2**53
+"""Largest click count a browser can send exactly (a JavaScript number)."""
+
+
+def _adapter(component: str, prop: str) -> TypeAdapter:
+    if prop == "data":
+        if component not in _STORES:
+            raise PayloadError(component, "not a store of this page")
+        return _STORES[component]
+    if prop in ("n_clicks", "n_intervals"):
+        return _CLICKS
+    if prop == "value" and component in _NUMBER_CONTROLS:
+        return _BOX
+    return _TEXT  # dropdowns, radio items, upload contents and file names
+
+
+def check_value(component: str, prop: str, value: Any) -> None:
+    """Raise PayloadError unless ``value`` is what ``component.prop`` can hold."""
+    try:
+        _adapter(component, prop).validate_python(value)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"] if not str(p).startswith(("function-", "nullable", "union")))
+        raise PayloadError(f"{component}.{prop}", f"{first['msg']}{' at ' + where if where else ''}") from None
+    if prop in ("n_clicks", "n_intervals") and value is not None and not 0 <= value <= MAX_CLICKS:
+        raise PayloadError(f"{component}.{prop}", f"must be 0 to {MAX_CLICKS}, got {value}")
+    if component == "compare" and value is not None and len(value) > MAX_COMPARE_ENTRIES:
+        raise PayloadError("compare.data", f"at most {MAX_COMPARE_ENTRIES} entries, got {len(value)}")
+
+
+def _items(body: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    items = body.get(key, [])
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise PayloadError(key, "must be a list of {id, property, value} objects")
+    return items
+
+
+def _check_listed(items: list[dict[str, Any]], expected: list[dict[str, Any]], key: str) -> None:
+    """The request's inputs (or states) are the callback's, in order, with values of their type."""
+    if len(items) != len(expected):
+        raise PayloadError(key, f"expected {len(expected)} items, got {len(items)}")
+    for item, want in zip(items, expected):
+        if item.get("id") != want["id"] or item.get("property") != want["property"]:
+            raise PayloadError(key, f"expected {want['id']}.{want['property']}, got {item.get('id')!r}.{item.get('property')!r}")
+        check_value(want["id"], want["property"], item.get("value"))
+
+
+def check_update_request(body: Any, callbacks: dict[str, dict[str, Any]]) -> None:
+    """The whole envelope of a callback request against the app's callback map."""
+    if not isinstance(body, dict):
+        raise PayloadError("request", "must be a JSON object")
+    output = body.get("output")
+    if not isinstance(output, str) or output not in callbacks:
+        raise PayloadError("output", "names no callback of this page")
+    spec = callbacks[output]
+    outputs = body.get("outputs")
+    count = len(spec["output"]) if isinstance(spec["output"], list) else 1
+    if not (isinstance(outputs, list) and len(outputs) == count and all(isinstance(o, dict) for o in outputs)
+            or count == 1 and isinstance(outputs, dict)):
+        raise PayloadError("outputs", f"expected {count} output object(s)")
+    _check_listed(_items(body, "inputs"), spec["inputs"], "inputs")
+    _check_listed(_items(body, "state"), spec["state"], "state")
+    changed = body.get("changedPropIds", [])
+    if not isinstance(changed, list) or not all(isinstance(c, str) for c in changed):
+        raise PayloadError("changedPropIds", "must be a list of strings")
+
+
+def _refuse(status: int, message: str) -> Response:
+    return Response(json.dumps({"error": message}), status=status, mimetype="application/json")
+
+
+def install(server: Flask, callbacks: dict[str, dict[str, Any]], prefix: str) -> None:
+    """Check every callback request before Dash sees it; answer refusals and errors in one line."""
+    route = f"{prefix}{UPDATE_ROUTE}"
+
+    @server.before_request
+    def _check() -> Response | None:
+        if request.path != route:
+            return None
+        if request.method != "POST":
+            return _refuse(405, "callbacks take POST")
+        try:
+            body = json.loads(request.get_data(cache=True) or b"null")
+        except (ValueError, RecursionError):
+            return _refuse(400, "request: not JSON")
+        try:
+            check_update_request(body, callbacks)
+        except PayloadError as exc:
+            log.warning("refused a callback request: %s", exc)
+            return _refuse(400, str(exc))
+        return None
+
+    @server.errorhandler(PayloadError)
+    def _payload(exc: PayloadError) -> Response:
+        log.warning("refused a callback request: %s", exc)
+        return _refuse(400, str(exc))
+
+    @server.errorhandler(HTTPException)
+    def _http(exc: HTTPException) -> Response:
+        return _refuse(exc.code or 400, f"{exc.name}: {exc.description}"[:MESSAGE_CHARS])
+
+
+def client_data(what: str) -> Callable:
+    """Guard a callback that reads data held by the browser: an error reading it is a bad request.
+
+    Shapes are checked before the callback runs (``install``); a record whose contents still cannot
+    be read (a key missing deep inside, a number that is text) raises here as PayloadError (400)."""
+    def wrap(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def guarded(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except (KeyError, TypeError, ValueError, AttributeError, IndexError, InputError) as exc:
+                raise PayloadError(what, f"cannot be read ({type(exc).__name__}: {exc})") from None
+        return guarded
+    return wrap

@@ -1,0 +1,198 @@
+"""Cost and power of a set-up: its price, the watts it draws at a predicted load, and what each
+usable TB, each 1K IOPS and each GB/s costs; the endurance cost of its writes.
+
+Prices and power figures are catalog numbers (``price_usd`` with ``price_date`` and
+``price_kind``; ``power_idle_w``, ``power_active_read_w``, ``power_active_write_w``,
+``power_active_w``), each ``Cited``. The power model is linear between idle and active, each part
+by its own busy share at the operating point (docs/cost-power.md):
+
+* a drive: idle + NAND busy share x (active - idle), its active figure the read and write ones
+  mixed by the share of bytes the drives write;
+* the RAID engine's device (a GPU, a card): idle + its busy share x (active - idle);
+* the server (CPUs, memory, fans; no drives or cards): idle + the host CPU share x (active - idle).
+
+Hot spares are bought and draw idle power. A part without a price or power figure leaves the total
+unknown (None) and is named in ``missing``: no silent zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .catalog import Catalog
+from .specs import ScenarioSpec
+from .wear import drive_wear
+
+TB = 1e12
+KIOPS = 1e3
+GB_PER_S = 1e9
+DRIVE_BUSY_PREFIX = "drive NAND"  # fabric's label of the drives' NAND (nvsim.fabric.KINDS, key "nand")
+
+
+def linear_power_w(idle_w: float, active_w: float, busy_share: float) -> float:
+    """Watts of a part busy ``busy_share`` of the time, linear between its idle and active draw."""
+    return idle_w + min(1.0, max(0.0, busy_share)) * (active_w - idle_w)
+
+
+def drive_power_w(idle_w: float, read_w: float, write_w: float, busy_share: float, write_share: float) -> float:
+    """One drive's watts: active draw mixed from the read and write figures by ``write_share``
+    (the share of its bytes that are writes), then linear from idle by its NAND busy share."""
+    share = min(1.0, max(0.0, write_share))
+    return linear_power_w(idle_w, (1.0 - share) * read_w + share * write_w, busy_share)
+
+
+def per_unit(total: float | None, amount: float | None, unit: float) -> float | None:
+    """``total`` per ``unit`` of ``amount`` (dollars per TB, per 1K IOPS, per GB/s; watts per 1K IOPS);
+    None when either is unknown or nothing is delivered."""
+    if total is None or not amount or amount != amount or amount <= 0:
+        return None
+    return total / (amount / unit)
+
+
+def wear_usd_per_year(drives_usd: float | None, effective_dwpd: float, rated_dwpd: float, warranty_years: float) -> float | None:
+    """The drives' price used up by their writes each year: the share of the rated write budget
+    (rated DWPD for the warranty) a year at ``effective_dwpd`` takes, times what they cost."""
+    if drives_usd is None or rated_dwpd <= 0 or warranty_years <= 0:
+        return None
+    return drives_usd * effective_dwpd / (rated_dwpd * warranty_years)
+
+
+@dataclass(frozen=True)
+class SetupParts:
+    """A set-up's bill of parts: the drives (members and hot spares), the RAID engine (card or
+    licence) and its device, the server."""
+
+    drive_count: int
+    drive_usd: float | None
+    engine_usd: float | None
+    platform_usd: float | None
+    missing: tuple[str, ...]  # parts with no price in the catalog
+
+    @property
+    def drives_usd(self) -> float | None:
+        return None if self.drive_usd is None else self.drive_usd * self.drive_count
+
+    @property
+    def total_usd(self) -> float | None:
+        parts = (self.drives_usd, self.engine_usd, self.platform_usd)
+        return None if any(p is None for p in parts) else float(sum(parts))
+
+
+def _value(cited) -> float | None:
+    return None if cited is None else float(cited.value)
+
+
+def setup_parts(catalog: Catalog, scenario: ScenarioSpec) -> SetupParts:
+    """The prices of a scenario's parts, and which of them the catalog has no price for."""
+    array = scenario.array
+    drive, engine, platform = catalog.drives[array.drive], catalog.engines[array.engine], catalog.platforms[scenario.platform]
+    prices = {drive.name: _value(drive.price_usd), engine.name: _value(engine.price_usd), platform.name: _value(platform.price_usd)}
+    return SetupParts(drive_count=array.drives + array.hot_spares, drive_usd=prices[drive.name],
+                      engine_usd=prices[engine.name], platform_usd=prices[platform.name],
+                      missing=tuple(name for name, usd in prices.items() if usd is None))
+
+
+def price_parts(catalog: Catalog, scenario: ScenarioSpec) -> list[dict]:
+    """Each part of the bill with its count, price each, and the price's kind, date, basis and
+    source (what a report prints beside the total)."""
+    array = scenario.array
+    entries = ((catalog.drives[array.drive], array.drives + array.hot_spares), (catalog.engines[array.engine], 1),
+               (catalog.platforms[scenario.platform], 1))
+    return [{"part": entry.name, "count": count, "usd_each": _value(entry.price_usd), "kind": entry.price_kind,
+             "date": entry.price_date, "basis": entry.price_usd.basis if entry.price_usd else None,
+             "source": entry.price_usd.source if entry.price_usd else None} for entry, count in entries]
+
+
+def _busy(utilisation, match) -> float | None:
+    shares = [u.utilisation for u in utilisation if match(u.resource)]
+    return max(shares) if shares else None
+
+
+def _drive_busy_share(catalog: Catalog, scenario: ScenarioSpec, metrics: dict, utilisation) -> float:
+    """The drives' NAND busy share: the simulator's (its busiest drive), or for a lone drive the
+    share of its datasheet rates the workload uses."""
+    busy = _busy(utilisation, lambda label: label.startswith(DRIVE_BUSY_PREFIX))
+    if busy is not None:
+        return busy
+    drive, n = catalog.drives[scenario.array.drive], scenario.array.drives
+    shares = [(metrics.get("read_iops") or 0.0) / n / drive.rand_read_iops.value,
+              (metrics.get("write_iops") or 0.0) / n / drive.rand_write_iops.value,
+              (metrics.get("read_bytes_per_s") or 0.0) / n / drive.seq_read_bytes_per_s.value,
+              (metrics.get("write_bytes_per_s") or 0.0) / n / drive.seq_write_bytes_per_s.value]
+    return min(1.0, max(shares))
+
+
+def _write_share(metrics: dict) -> float:
+    """The share of the drives' bytes that are writes: host writes x RAID WAF against host reads."""
+    writes = (metrics.get("write_bytes_per_s") or 0.0) * (metrics.get("raid_waf") or 1.0)
+    total = writes + (metrics.get("read_bytes_per_s") or 0.0)
+    return writes / total if total > 0 else 0.0
+
+
+def setup_power_w(catalog: Catalog, scenario: ScenarioSpec, metrics: dict, utilisation) -> dict[str, float | None]:
+    """Watts of the drives, the engine's device and the server at one workload's operating point
+    (None: a part has no power figure in the catalog)."""
+    array = scenario.array
+    drive, engine, platform = catalog.drives[array.drive], catalog.engines[array.engine], catalog.platforms[scenario.platform]
+    busy = _drive_busy_share(catalog, scenario, metrics, utilisation) if metrics else 0.0
+    figures = (drive.power_idle_w, drive.power_active_read_w, drive.power_active_write_w)
+    drives_w = None if any(f is None for f in figures) else (
+        array.drives * drive_power_w(*(float(f.value) for f in figures), busy, _write_share(metrics or {}))
+        + array.hot_spares * float(drive.power_idle_w.value))
+    device = engine.device
+    if device is None:  # a software engine: its work is host CPU, counted in the server's share
+        engine_w: float | None = 0.0
+    elif device.power_idle_w is None or device.power_active_w is None:
+        engine_w = None
+    else:
+        share = _busy(utilisation, lambda label: f"({device.product})" in label) or 0.0
+        engine_w = linear_power_w(float(device.power_idle_w.value), float(device.power_active_w.value), share)
+    platform_w = None if platform.power_idle_w is None or platform.power_active_w is None else linear_power_w(
+        float(platform.power_idle_w.value), float(platform.power_active_w.value), (metrics.get("cpu_percent") or 0.0) / 100.0)
+    parts = (drives_w, engine_w, platform_w)
+    return {"power_w": None if any(p is None for p in parts) else float(sum(parts)),
+            "power_drives_w": drives_w, "power_engine_w": engine_w, "power_platform_w": platform_w}
+
+
+def cost_power(catalog: Catalog, scenario: ScenarioSpec, usable_bytes: float, metrics: dict | None,
+               utilisation=()) -> dict[str, float | str | None]:
+    """Flat cost and power figures of a set-up at one workload's predicted operating point
+    (``metrics``: ``Result.metrics()``; ``utilisation``: ``Result.utilisation``): the price and
+    its parts, watts, dollars per usable TB, per 1K IOPS and per GB/s, watts per 1K IOPS, the
+    drives' effective DWPD against their rating and the dollars of drive life its writes use a year.
+    These are the columns sweeps may constrain and rank by (docs/sweeps.md)."""
+    metrics = metrics or {}
+    parts = setup_parts(catalog, scenario)
+    power = setup_power_w(catalog, scenario, metrics, utilisation)
+    iops = metrics.get("total_iops") or ((metrics.get("read_iops") or 0.0) + (metrics.get("write_iops") or 0.0))
+    rate = (metrics.get("read_bytes_per_s") or 0.0) + (metrics.get("write_bytes_per_s") or 0.0)
+    array = scenario.array
+    wear = drive_wear(catalog, array.drive, array.drives, metrics.get("write_bytes_per_s") or 0.0,
+                      metrics.get("raid_waf"), metrics.get("waf_nand"))
+    total = parts.total_usd
+    return _plain_floats({
+        "price_usd": total, "price_drives_usd": parts.drives_usd, "price_engine_usd": parts.engine_usd,
+        "price_platform_usd": parts.platform_usd, "price_missing": ", ".join(parts.missing),
+        **power,
+        "usd_per_usable_tb": per_unit(total, usable_bytes, TB), "usd_per_kiops": per_unit(total, iops, KIOPS),
+        "usd_per_gb_per_s": per_unit(total, rate, GB_PER_S), "watts_per_kiops": per_unit(power["power_w"], iops, KIOPS),
+        "effective_dwpd": wear["effective_dwpd"], "rated_dwpd": wear["rated_dwpd"],
+        "drive_lifetime_years": wear["lifetime_years"],
+        "wear_usd_per_year": wear_usd_per_year(parts.drives_usd, wear["effective_dwpd"], wear["rated_dwpd"], wear["warranty_years"]),
+    })
+
+
+def _plain_floats(values: dict) -> dict:
+    """Python floats (not NumPy scalars) for JSON, Parquet and the tables."""
+    return {k: (float(v) if v is not None and not isinstance(v, str) else v) for k, v in values.items()}
+
+
+COST_POWER_COLUMNS = ("price_usd", "price_drives_usd", "price_engine_usd", "price_platform_usd", "price_missing",
+                      "power_w", "power_drives_w", "power_engine_w", "power_platform_w", "usd_per_usable_tb",
+                      "usd_per_kiops", "usd_per_gb_per_s", "watts_per_kiops", "effective_dwpd", "rated_dwpd",
+                      "drive_lifetime_years", "wear_usd_per_year")
+"""The keys ``cost_power`` returns, in order (sweep columns, JSON keys)."""
+
+
+__all__ = ["cost_power", "price_parts", "setup_parts", "setup_power_w", "SetupParts", "linear_power_w", "drive_power_w", "per_unit",
+           "wear_usd_per_year", "COST_POWER_COLUMNS"]

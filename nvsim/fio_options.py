@@ -1,0 +1,131 @@
+"""fio's options and ioengines as nvsim reads them: which set a ``WorkloadSpec`` field, which are
+kept or understood, which are refused (they change the answer in ways nvsim does not model), fio's
+aliases and defaults, and which ioengines are block engines nvsim simulates (``nvsim.fio`` parses
+job files with these tables; docs/fio.md lists them)."""
+
+from __future__ import annotations
+
+MODELLED_OPTIONS: dict[str, str] = {
+    "rw": "WorkloadSpec.rw (alias readwrite); trim types are refused as not modelled",
+    "bs": "WorkloadSpec.bs (alias blocksize); read,write[,trim] form: the sizes of the directions the job uses must agree",
+    "iodepth": "WorkloadSpec.iodepth",
+    "numjobs": "WorkloadSpec.numjobs",
+    "rwmixread": "WorkloadSpec.rwmixread",
+    "rwmixwrite": "WorkloadSpec.rwmixread = 100 - rwmixwrite",
+    "size": "WorkloadSpec.size in bytes, or FioJob.size_percent for 'N%'",
+    "offset_increment": "WorkloadSpec.offset_increment in bytes, or FioJob.offset_increment_percent for 'N%'",
+    "runtime": "WorkloadSpec.runtime in seconds (alias timeout; 0 = no limit = None)",
+    "ramp_time": "WorkloadSpec.ramp_time in seconds",
+    "time_based": "WorkloadSpec.time_based",
+    "ioengine": "WorkloadSpec.ioengine (checked against the catalog's host_io entries when a catalog is given)",
+    "hipri": "WorkloadSpec.hipri (io_uring: IORING_SETUP_IOPOLL; pvsync2: RWF_HIPRI; polled completions)",
+    "fixedbufs": "WorkloadSpec.fixedbufs (io_uring registered buffers)",
+    "registerfiles": "WorkloadSpec.registerfiles (io_uring registered files)",
+    "sqthread_poll": "WorkloadSpec.sqthread_poll (io_uring IORING_SETUP_SQPOLL)",
+    "iodepth_batch_submit": "WorkloadSpec.iodepth_batch_submit (alias iodepth_batch): I/Os one submit syscall carries",
+    "iodepth_batch_complete_min": "WorkloadSpec.iodepth_batch_complete_min (alias iodepth_batch_complete): completions one reap carries",
+    "rate": "FioJob.rate_iops: a bandwidth cap per job (read,write[,trim] as bs), as I/Os per second of the job's bs",
+    "rate_iops": "FioJob.rate_iops: an IOPS cap per job (read,write[,trim] as bs)",
+    "rate_min": "FioJob.rate_min_iops (alias ratemin): fio stops a job below it; nvsim notes a job whose simulated rate is below",
+    "rate_iops_min": "FioJob.rate_min_iops: as rate_min, in I/Os per second",
+    "thinktime": "FioJob.thinktime_s (microseconds unless a unit is given): the job stalls that long after each I/O",
+    "latency_target": "FioJob.latency_target_s (microseconds unless a unit is given): the highest iodepth that meets it",
+    "latency_window": "FioJob.latency_window_s (microseconds unless a unit is given), reported as fio does",
+    "latency_percentile": "FioJob.latency_percentile: the share of I/Os that must meet latency_target (default 100)",
+}
+"""fio options that set a ``WorkloadSpec`` field."""
+
+KEPT_OPTIONS: dict[str, str] = {
+    "filename": "FioJob.filename (raw string)",
+    "cpus_allowed": "FioJob.cpus_allowed (raw string, for the scenario's placement)",
+    "numa_cpu_nodes": "FioJob.numa_cpu_nodes (raw string, for the scenario's placement)",
+    "name": "the job's name (overrides the section name, as in fio)",
+    "stonewall": "FioJob.group and FioJob.phase (alias wait_for_previous)",
+    "new_group": "FioJob.group",
+    "kb_base": "how sizes are read (1024, fio's default, or 1000)",
+    "direct": "direct=1 is what nvsim models; buffered I/O (direct=0, fio's default) is listed as unmodelled 'direct'",
+    "buffered": "the inverse of direct",
+}
+"""fio options that are read and kept on ``FioJob`` or steer the parsing itself."""
+
+UNDERSTOOD_WITHOUT_EFFECT: frozenset[str] = frozenset({
+    # naming and reporting
+    "description", "group_reporting", "unit_base", "stats",
+    # log files, written by nvsim.fio_log in fio's formats
+    "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "log_avg_msec",
+    "log_hist_msec", "per_job_logs", "log_offset",
+    # random offset generation: nvsim draws uniform offsets from its own seeded streams
+    "randrepeat", "randseed", "random_generator", "norandommap", "softrandommap",
+    # what fio reports: percentiles and the JSON's job entries (nvsim.fio_json, nvsim.fio_run)
+    "percentile_list", "clat_percentiles", "lat_percentiles", "slat_percentiles", "disk_util",
+    # how fio itself runs: threads or processes, CPU and memory placement policies
+    "thread", "cpus_allowed_policy", "numa_mem_policy",
+    # file handling that does not change direct I/O to a block device
+    "invalidate", "allow_mounted_write", "allow_file_create", "create_serialize", "fallocate",
+})
+"""fio options that are understood and do not change nvsim's answer; accepted silently."""
+
+REFUSED_OPTIONS: dict[str, str] = {
+    "bssplit": "a mix of block sizes is not carried through the solvers (one bs per job); give one bs, or one job per size",
+    "bsrange": "a range of block sizes is not carried through the solvers (one bs per job); give one bs",
+    "rate_process": "Poisson submissions are not modelled: a rate-limited job is paced as fio's default linear process",
+    "thinktime_blocks": "think time after more than one I/O is not modelled (thinktime_blocks=1, fio's default, is)",
+    "thinktime_spin": "spinning on the CPU during think time is not modelled",
+    "thinktime_iotime": "think time every thinktime_iotime of I/O is not modelled",
+    "read_iolog": "trace replay is not modelled: nvsim generates the job's I/O from rw, bs and iodepth",
+    "replay_redirect": "trace replay is not modelled",
+    "latency_run": "fio's continuous adjustment of the depth to a latency target is not modelled (latency_run=0, fio's default, is)",
+    "flow": "fio's flow control between jobs is not modelled",
+    "random_distribution": "only uniform random offsets are modelled (zipf, pareto, normal and zoned skew the FTL's hot/cold data)",
+    "zonemode": "zoned block devices are not modelled",
+}
+"""fio options that change the answer in ways nvsim does not model: a job that sets one (to a value
+other than fio's default) is refused in one line naming the option."""
+
+REFUSED_DEFAULTS = {"rate_process": ("linear",), "thinktime_blocks": ("1",), "thinktime_spin": ("0",), "thinktime_iotime": ("0",),
+                     "random_distribution": ("random",), "zonemode": ("none",), "flow": ("0",), "latency_run": ("0",)}
+"""Values of refused options that mean fio's default behaviour (accepted)."""
+
+ALIASES: dict[str, str] = {
+    "readwrite": "rw",
+    "blocksize": "bs",
+    "timeout": "runtime",
+    "wait_for_previous": "stonewall",
+    "allrandrepeat": "randrepeat",
+    "iodepth_batch": "iodepth_batch_submit",
+    "iodepth_batch_complete": "iodepth_batch_complete_min",
+    "ratemin": "rate_min",
+}
+"""fio's option aliases (``options.c``) for the options named above."""
+
+FIO_RW_MODELLED = ("read", "write", "randread", "randwrite", "rw", "readwrite", "randrw")
+FIO_RW_TRIM = ("trim", "randtrim", "trimwrite", "randtrimwrite")
+FIO_DEFAULT_RW = "read"
+FIO_DEFAULT_IOENGINE = "psync"
+"""fio's defaults on Linux when a job names no rw / ioengine (``.def`` in fio's options.c)."""
+
+BLOCK_IOENGINES = ("psync", "sync", "pvsync", "pvsync2", "posixaio", "libaio", "io_uring", "spdk")
+"""fio's block ioengines nvsim simulates: each is a host I/O path of the catalog (``models/host_io/``)."""
+
+_NO_DEVICE = "moves no data to a device (it measures fio's own overhead), so there is no array to simulate"
+_REMOTE = "reaches storage over a network or a cluster protocol, not a local NVMe array"
+_FILE_OPS = "does file-system metadata operations, not block I/O"
+_MEMORY = "reads and writes memory-mapped or persistent memory, not NVMe block I/O"
+_OTHER_PATH = "drives the device through a path nvsim's host I/O models do not describe"
+UNSIMULATED_IOENGINES: dict[str, str] = {
+    **dict.fromkeys(("null", "cpp_null"), _NO_DEVICE),
+    "cpuio": "burns CPU and does no I/O",
+    "exec": "runs a program and does no I/O",
+    **dict.fromkeys(("net", "netsplice", "rdma", "http", "nbd", "nfs", "libiscsi", "rados", "rbd", "gfapi", "gfapi_async",
+                     "libhdfs", "dfs", "ime_psync", "ime_psyncv", "ime_aio"), _REMOTE),
+    **dict.fromkeys(("filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete", "falloc", "ftruncate",
+                     "e4defrag"), _FILE_OPS),
+    **dict.fromkeys(("dev-dax", "libpmem", "mmap", "splice"), _MEMORY),
+    **dict.fromkeys(("libcufile", "libhipfile"), "moves data between GPU memory and storage (GPUDirect Storage), a path nvsim does not model"),
+    "io_uring_cmd": "sends NVMe passthrough commands to a character device, bypassing the block layer; ioengine=io_uring is the modelled path",
+    **dict.fromkeys(("sg", "libzbc", "mtd", "xnvme", "libblkio", "windowsaio", "solarisaio", "guasi", "binject"), _OTHER_PATH),
+}
+"""fio ioengines that cannot be simulated, with the reason; ``parse_fio_jobfile`` refuses each in one line."""
+
+HOST_IO_FLAGS = ("hipri", "fixedbufs", "registerfiles", "sqthread_poll")
+"""fio's ioengine options of the host I/O path (``WorkloadSpec`` fields; nvsim.host_io)."""

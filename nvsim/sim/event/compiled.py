@@ -1,0 +1,278 @@
+"""The event mode's foreground run on the compiled kernel (``kernel``): the arrays it works on,
+the planned host I/Os fed to it a batch per job as it asks, and the run's SimResult.
+
+Same servers, same planned host I/Os (``rows.HostJobs``, the same named random streams) and same
+event order as the SimPy slots (``slots.HostSlot``), so a run gives the same numbers; the kernel
+is used where the SimPy path has nothing else to run beside the foreground (no rebuild, no
+barrier). The planned rows are appended to growing arrays and the used prefix dropped once no
+slot or job refers to it, so memory stays bounded on long runs.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import kernel as k
+from .measure import tail_relative_half_width
+from .rows import HostJobs
+from .servers import ArrayServers
+from .slots import LARGE_IO_S
+
+RECORDS_START = 1 << 16
+"""Window records (completion time, latency, direction) allocated at first; doubled as needed."""
+
+
+@dataclass
+class Rows:
+    """Planned host I/Os (``rows_f``/``rows_i``, columns of ``rows.Demand``) and their member I/Os
+    (``ops_i``/``ops_f``), the first ``n_rows``/``n_ops`` in use; ``job_next``/``job_end``: each
+    job's rows still to issue."""
+
+    rows_f: np.ndarray
+    rows_i: np.ndarray
+    ops_i: np.ndarray
+    ops_f: np.ndarray
+    job_next: np.ndarray
+    job_end: np.ndarray
+    n_rows: int = 0
+    n_ops: int = 0
+
+    @classmethod
+    def empty(cls, jobs: int, batch_ios: int) -> Rows:
+        """Room for two batches per job (each job's current one, and the used rows before the
+        oldest a slot still runs); member I/Os sized on the first batch."""
+        size = 2 * jobs * batch_ios
+        return cls(np.zeros((size, 10)), np.zeros((size, 4), np.int64), np.zeros((0, 3), np.int64),
+                   np.zeros((0, 2)), np.zeros(jobs, np.int64), np.zeros(jobs, np.int64))
+
+    def append(self, job: int, b, pieces=None) -> None:
+        """Append ``job``'s next planned batch (a ``HostIoBatch``; ``pieces``: each host I/O's md
+        requests under md RAID10's barrier); its rows are the job's next."""
+        n, m = len(b), len(b.op_drive)
+        self._room(n, m)
+        r, o = self.n_rows, self.n_ops
+        self.rows_f[r:r + n] = np.column_stack((b.submit_s, b.complete_s, b.lock_s, b.pre_s, b.mid_s, b.device_bw_s,
+                                                b.device_down_s, b.device_up_s, b.memory_s,
+                                                np.zeros(n) if pieces is None else pieces))
+        self.rows_i[r:r + n] = np.column_stack((b.is_write, b.op_start[:-1] + o, b.op_start[1:] + o,
+                                                b.reads_gate_writes()))
+        self.ops_i[o:o + m] = np.column_stack((b.op_drive, b.op_is_write, b.op_phase))
+        self.ops_f[o:o + m] = np.column_stack((b.op_die_s, b.op_link_s))
+        self.job_next[job], self.job_end[job] = r, r + n
+        self.n_rows, self.n_ops = r + n, o + m
+
+    def _room(self, n: int, m: int) -> None:
+        if self.n_rows + n > len(self.rows_f):
+            size = max(2 * len(self.rows_f), self.n_rows + n)
+            self.rows_f, self.rows_i = _grown(self.rows_f, size), _grown(self.rows_i, size)
+        if self.n_ops + m > len(self.ops_i):
+            per_row = m / max(n, 1) if not len(self.ops_i) else 0.0  # the first batch's member I/Os per host I/O
+            size = max(2 * len(self.ops_i), self.n_ops + m, int(1.25 * per_row * len(self.rows_f)))
+            self.ops_i, self.ops_f = _grown(self.ops_i, size), _grown(self.ops_f, size)
+
+    def compact(self, slot_rows: np.ndarray) -> None:
+        """Drop the rows (and their member I/Os) before the first one a slot runs or a job has yet
+        to issue: rows and member I/Os are appended in the same order, so both are prefixes."""
+        live = [int(slot_rows.min())] if slot_rows.size else []
+        live += [int(a) for a, b in zip(self.job_next, self.job_end) if a < b]
+        first = min(live, default=self.n_rows)
+        if first < len(self.rows_f) // 2:
+            return
+        first_op = int(self.rows_i[first, k.R_LO]) if first < self.n_rows else self.n_ops
+        self.rows_f[:self.n_rows - first] = self.rows_f[first:self.n_rows]
+        self.rows_i[:self.n_rows - first] = self.rows_i[first:self.n_rows]
+        self.rows_i[:self.n_rows - first, k.R_LO:k.R_HI + 1] -= first_op
+        self.ops_i[:self.n_ops - first_op] = self.ops_i[first_op:self.n_ops]
+        self.ops_f[:self.n_ops - first_op] = self.ops_f[first_op:self.n_ops]
+        self.n_rows, self.n_ops = self.n_rows - first, self.n_ops - first_op
+        self.job_next -= first
+        self.job_end -= first
+        slot_rows -= first
+
+
+def _grown(a: np.ndarray, size: int) -> np.ndarray:
+    out = np.zeros((size,) + a.shape[1:], a.dtype)
+    out[:len(a)] = a
+    return out
+
+
+def _server_groups(servers: ArrayServers) -> tuple[dict[str, list[int]], np.ndarray, np.ndarray]:
+    """Each server of ``servers.by_key`` as a kernel group (the cores first, then the fixed groups,
+    then the drives' NAND, links up and links down, then the rebuild thread): group indices by key,
+    offsets and counts."""
+    order = ["cores", "lock", "engine", "device_bw", "device_down", "device_up", "memory", "nand", "link_up", "link_down"]
+    order += [key for key in servers.by_key if key not in order]  # the rebuild thread, while rebuilding
+    groups: dict[str, list[int]] = {}
+    counts = []
+    for key in order:
+        groups[key] = list(range(len(counts), len(counts) + len(servers.by_key[key])))
+        counts += [len(s.heap) if s.heap is not None else 1 for s in servers.by_key[key]]
+    cnt = np.array(counts, np.int64)
+    off = np.concatenate(([0], np.cumsum(cnt)[:-1])).astype(np.int64)
+    return groups, off, cnt
+
+
+@dataclass
+class KernelRun:
+    """What the run leaves for ``measure.event_result`` (the ``slots.Run`` fields it reads)."""
+
+    warm_s: float
+    completed: int
+    done_at: np.ndarray
+    latency: np.ndarray
+    writes: np.ndarray
+    servers: object
+
+
+class _Busy:
+    __slots__ = ("busy",)
+
+    def __init__(self, busy: float):
+        self.busy = busy
+
+
+class _BusyServers:
+    """``ArrayServers.by_key`` as the measurement reads it: each server's busy seconds."""
+
+    def __init__(self, groups: dict[str, list[int]], busy: np.ndarray):
+        self.by_key = {key: [_Busy(float(busy[g])) for g in ids] for key, ids in groups.items()}
+
+    def busy_s(self) -> dict[str, list[float]]:
+        return {key: [s.busy for s in group] for key, group in self.by_key.items()}
+
+
+@dataclass(frozen=True)
+class Precision:
+    """How long a run goes on past its planned window: until the 95% confidence interval of each
+    direction's p99.99 latency is within ``relative`` of it (half-width over the estimate), or
+    until ``max_wall_s`` of wall time, or ``max_records`` measured host I/Os, whichever is first."""
+
+    relative: float = 0.1
+    max_wall_s: float = 1.0
+    max_records: int = 20_000_000
+
+
+@dataclass
+class KernelRebuild:
+    """A rebuild beside the foreground: its plan and progress (``rebuild.RebuildProgress``), how
+    to plan its next requests, and whether the run goes to the rebuild's end."""
+
+    progress: object
+    plan: object  # () -> HostIoBatch of the next requests
+    until_rebuilt: bool
+
+
+def run_kernel(system, jobs: HostJobs, servers: ArrayServers, warm_s: float, end_s: float,
+               precision: Precision | None = None, progress=None,
+               rebuild: KernelRebuild | None = None) -> tuple[KernelRun, dict, float]:
+    """The foreground's slots (and a rebuild's) on the kernel from time 0 to ``end_s`` (later if
+    ``precision`` asks for more; sooner when a whole rebuild is done): the run's counts and
+    records, every server's busy seconds at ``warm_s`` by key (``measure.busy_at``), and when the
+    run ended. ``progress(done, total)``: called as the simulated time advances. The rebuild's
+    progress object is updated with what the run did."""
+    started = time.perf_counter()
+    w = system.workload
+    groups, off, cnt = _server_groups(servers)
+    S = (np.zeros(int(cnt.sum())), off, cnt, np.zeros(len(cnt)), np.zeros(len(cnt)))
+    cores = len(groups["cores"])
+    fg = w.numjobs * w.iodepth
+    rb_slots = rebuild.progress.requests_in_flight if rebuild is not None else 0
+    slots = fg + rb_slots
+    slot_job = np.concatenate((np.repeat(np.arange(w.numjobs, dtype=np.int64), w.iodepth), np.full(rb_slots, w.numjobs)))
+    slot_core = np.array([system.job_cpu[j] for j in slot_job[:fg]] + [groups.get("rebuild_thread", [0])[0]] * rb_slots,
+                         np.int64)
+    SL = (slot_job, slot_core, np.zeros(slots), np.zeros(slots, np.int64), np.zeros(slots), np.zeros(slots))
+    groups_n = len(cnt)
+    Q = (np.zeros((groups_n, slots + 1), np.int64), np.zeros(groups_n, np.int64), np.zeros(groups_n, np.int64),
+         np.zeros(groups_n, np.int64))
+    cap = 4 * slots + groups_n + 16
+    H = (np.zeros(cap), np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int64))
+    st = np.zeros(k.ST_SIZE, np.int64)
+    st[k.S_CORES], st[k.S_DRIVES], st[k.S_RB_FIRST] = cores, system.array.drives, fg
+    until = rebuild is not None and rebuild.until_rebuilt
+    st[k.S_UNTIL] = int(until)
+    st[k.S_BARRIER], st[k.S_INFLIGHT] = int(jobs.barrier), max(1, rb_slots)
+    sf = np.array([0.0, warm_s, math.inf if until else end_s, servers.read_fixed_s, servers.write_fixed_s,
+                   servers.host_wake_s, LARGE_IO_S])
+    RB = (_rebuild_state(rebuild), np.zeros(max(rb_slots, 1), np.int64), np.zeros(slots + 1, np.int64),
+          np.zeros((slots, 4), np.int64), np.zeros(slots), np.zeros(slots + 1, np.int64))
+    _initial_events(st, H, fg, rb_slots, jobs.barrier, until, warm_s, end_s)
+    rows = Rows.empty(w.numjobs + 1, jobs.batch_ios)
+    records = [np.zeros(RECORDS_START), np.zeros(RECORDS_START), np.zeros(RECORDS_START, np.int64)]
+    busy_warm = np.zeros(len(cnt))
+    while True:
+        R = (rows.rows_f, rows.rows_i, rows.ops_i, rows.ops_f, rows.job_next, rows.job_end)
+        code = k.run(H, S, Q, st, sf, SL, R, tuple(records), RB, busy_warm)
+        if code == k.NEED_ROWS:
+            job = int(st[k.S_NEED_JOB])
+            rows.compact(SL[3])
+            rows.append(job, rebuild.plan()) if job == w.numjobs else rows.append(job, *jobs.batch(job))
+            if progress is not None:
+                progress(sf[k.F_NOW], sf[k.F_END])
+        elif code == k.NEED_RECORDS:
+            records = [_grown(r, 2 * len(r)) for r in records]
+        elif precision is None or until or not _extend(sf, st, records, precision, time.perf_counter() - started):
+            break
+    n = int(st[k.S_RECORDED])
+    run = KernelRun(warm_s, int(st[k.S_COMPLETED]), records[0][:n].copy(), records[1][:n].copy(),
+                    records[2][:n].astype(bool), _BusyServers(groups, S[3]))
+    at_warm = _BusyServers(groups, busy_warm).busy_s() if st[k.S_WARMED] else {}
+    if rebuild is not None:
+        _rebuild_back(rebuild.progress, RB[0])
+    return run, at_warm, float(sf[k.F_END]) if math.isfinite(sf[k.F_END]) else float(sf[k.F_NOW])
+
+
+def _initial_events(st, H, fg: int, rb_slots: int, barrier: bool, until: bool, warm_s: float, end_s: float) -> None:
+    """The events SimPy starts with, in its order: under md RAID10's barrier the resync cycle's and
+    ``busy_at``'s processes start first (SimPy's URGENT initialisation), then the foreground slots'
+    first issues; else the slots' (foreground, then the rebuild's) and the warm-up's end; a run to
+    the rebuild's end also has its time limit (scheduled before anything the processes create)."""
+    if barrier:
+        k.push(st, *H, 0.0, 0, k.RESYNC)
+        k.push(st, *H, 0.0, 0, k.BUSY_START)
+    for slot in range(fg + (0 if barrier else rb_slots)):
+        k.push(st, *H, 0.0, slot, k.ISSUE)
+    if until:  # the run's time limit, as SimPy's any_of with the rebuild's end
+        k.push(st, *H, end_s, 0, k.STOP)
+    if not barrier:
+        k.push(st, *H, warm_s, 0, k.WARM)
+
+
+def _rebuild_state(rebuild: KernelRebuild | None) -> np.ndarray:
+    """The kernel's ``rb`` array from a rebuild's plan (nan where the engine has no such limit)."""
+    if rebuild is None:
+        return np.array([0.0, 0.0, 0.0, 0.0, 1.0, 1.0, np.nan, np.nan, 0.0, np.nan])
+    p = rebuild.progress
+    return np.array([p.issued_bytes, p.done_bytes, p.window_bytes, p.span_bytes, float(p.step_bytes),
+                     p.cap_bytes_per_s, np.nan if p.floor_bytes_per_s is None else p.floor_bytes_per_s,
+                     np.nan if p.drain_window_bytes is None else p.drain_window_bytes, p.next_check_bytes, np.nan])
+
+
+def _rebuild_back(progress, rb: np.ndarray) -> None:
+    """What the run did to the rebuild, onto its progress object."""
+    progress.issued_bytes, progress.done_bytes = float(rb[k.RB_ISSUED]), float(rb[k.RB_DONE])
+    progress.window_bytes, progress.next_check_bytes = float(rb[k.RB_WINDOW]), float(rb[k.RB_NEXT_CHECK])
+    progress.finished_s = None if np.isnan(rb[k.RB_FINISHED]) else float(rb[k.RB_FINISHED])
+
+
+def _extend(sf: np.ndarray, st: np.ndarray, records: list[np.ndarray], precision: Precision, wall_s: float) -> bool:
+    """At the window's end: move it on if a direction's p99.99 is not yet known to ``precision``
+    and the wall-time and record budgets allow; by the samples the interval needs (its width
+    falls as one over the square root of their number), at the rate the window measured."""
+    n = int(st[k.S_RECORDED])
+    if n == 0 or wall_s >= precision.max_wall_s or n >= precision.max_records:
+        return False
+    latency, writes = records[1][:n], records[2][:n].astype(bool)
+    worst = max(tail_relative_half_width(latency[mask]) for mask in (writes, ~writes) if mask.any())
+    if worst <= precision.relative:
+        return False
+    factor = 4.0 if math.isinf(worst) else min(4.0, (worst / precision.relative) ** 2)
+    by_wall = n * (precision.max_wall_s / wall_s - 1.0) if wall_s > 0 else n * factor
+    more = max(1.0, min(n * (factor - 1.0), by_wall, precision.max_records - n))
+    window_s = sf[k.F_END] - sf[k.F_WARM]
+    sf[k.F_END] += window_s * more / n
+    return True

@@ -1,0 +1,170 @@
+"""The compiled foreground kernel (nvsim.sim.event.kernel) against the SimPy slots it replaces:
+the same events in the same order, so every number of a run is the same, bit for bit."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st_
+
+from nvsim.catalog import default_catalog
+from nvsim.scenario import load_scenario
+from nvsim.sim.demand import _lexsort_packed, _merge_member_pages
+from nvsim.stripe.planner import MemberIOPlan
+from nvsim.sim.event import kernel as k
+from nvsim.sim.event import Precision, simulate_event
+from nvsim.sim.event.measure import quantile_ci95
+from nvsim.sim.system import ArraySystem
+from nvsim.specs import WorkloadSpec
+
+CASES = [  # (scenario, workload): GPU reads, md's spinlock and gated RMW writes, 1 MiB stripe writes, VROC
+    ("scenarios/graid-gen5-raid6", WorkloadSpec(name="rr", rw="randread", bs=4096, numjobs=8, iodepth=16)),
+    ("scenarios/graid-gen5-raid6/md-raid6-4k.yaml", WorkloadSpec(name="rw", rw="randwrite", bs=4096, numjobs=8, iodepth=8)),
+    ("scenarios/graid-gen5-raid6/md-raid10-512k.yaml", WorkloadSpec(name="mix", rw="randrw", rwmixread=70, bs=16384,
+                                                                      numjobs=4, iodepth=8)),
+    ("scenarios/graid-gen5-raid6/md-raid6-4k.yaml", WorkloadSpec(name="sw", rw="write", bs=1 << 20, numjobs=4, iodepth=4)),
+    ("scenarios/vroc-example", WorkloadSpec(name="rw", rw="randwrite", bs=4096, numjobs=2, iodepth=32)),
+]
+
+
+@pytest.mark.parametrize("path,workload", CASES, ids=[f"{p.split('/')[-1]}-{w.name}" for p, w in CASES])
+def test_kernel_gives_the_simpy_slots_numbers(path, workload):
+    system = ArraySystem(load_scenario(path), workload, default_catalog())
+    simpy_run = simulate_event(system, host_ios=4000, compiled=False)
+    kernel_run = simulate_event(system, host_ios=4000, compiled=True)
+    assert kernel_run.completed_host_ios == simpy_run.completed_host_ios > 0
+    for field in ("read_iops", "write_iops", "cpu_percent", "iops_ci95", "simulated_s"):
+        assert getattr(kernel_run, field) == getattr(simpy_run, field), field
+    assert kernel_run.read_latency_us == simpy_run.read_latency_us
+    assert kernel_run.write_latency_us == simpy_run.write_latency_us
+    assert kernel_run.utilisation == simpy_run.utilisation
+
+
+def _heap(n):
+    st = np.zeros(9, np.int64)
+    return st, (np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64))
+
+
+def test_calendar_pops_by_time_then_by_order_of_scheduling():
+    """SimPy's order: earlier time first; at one time, the event scheduled first."""
+    st, H = _heap(64)
+    rng = np.random.default_rng(3)
+    times = rng.choice([0.0, 1.0, 2.0, 3.5], size=40)
+    for i, t in enumerate(times):
+        k.push(st, *H, float(t), i, k.DONE)
+    popped = []
+    while st[k.S_HEAP_N]:
+        popped.append((H[0][0], H[2][0]))
+        k.pop(st, *H)
+    assert popped == sorted(((float(t), i) for i, t in enumerate(times)))
+
+
+def test_reservation_group_books_its_earliest_free_server():
+    """Two servers: three visits at t=0 of 1 s each finish at 1, 1 and 2; busy time adds up."""
+    free, off, cnt, busy = np.zeros(2), np.array([0]), np.array([2]), np.zeros(1)
+    ends = [k.book(free, off, cnt, busy, 0, 0.0, 1.0) for _ in range(3)]
+    assert ends == [1.0, 1.0, 2.0]
+    assert busy[0] == 3.0
+    assert k.book_start(free, off, cnt, busy, 0, 5.0, 1.0) == 5.0  # an idle server starts at arrival
+
+
+@given(st_.lists(st_.tuples(st_.integers(0, 2**40 - 1), st_.integers(0, 300), st_.booleans(), st_.integers(0, 1),
+                            st_.integers(0, 5000)), max_size=200),
+       st_.sampled_from([1, 512, 4096]))
+@settings(max_examples=200, deadline=None)
+def test_packed_sort_is_lexsort(rows, align):
+    """The planner's member-page order (demand._lexsort_packed) is numpy's lexsort, ties included."""
+    columns = list(zip(*rows)) if rows else [[]] * 5
+    keys = (np.array(columns[0], np.int64) * align, np.array(columns[1], np.int64), np.array(columns[2], bool),
+            np.array(columns[3], np.int8), np.array(columns[4], np.int64))
+    assert np.array_equal(_lexsort_packed(keys), np.lexsort(keys))
+
+
+def test_quantile_interval_from_order_statistics():
+    """Uniform samples: the 95% interval of p99.99 holds the true quantile and narrows as 1/sqrt(n);
+    too few samples beyond it leave the high end unknown."""
+    rng = np.random.default_rng(7)
+    widths = []
+    for n in (200_000, 800_000):
+        lo, hi = quantile_ci95(rng.random(n))
+        assert lo <= 0.9999 <= hi
+        widths.append(hi - lo)
+    assert widths[1] == pytest.approx(widths[0] / 2, rel=0.35)
+    assert quantile_ci95(rng.random(1000))[1] is None
+
+
+def test_precision_runs_past_the_window_until_its_record_budget():
+    """An unreachable precision: the run measures past its planned window until its record
+    budget (a wall budget too large to bind: the same bits twice); no precision: the planned run."""
+    system = ArraySystem(load_scenario("scenarios/graid-gen5-raid6"),
+                         WorkloadSpec(name="rr", rw="randread", bs=4096, numjobs=4, iodepth=8), default_catalog())
+    planned = simulate_event(system, host_ios=3000)
+    budget = Precision(relative=1e-6, max_wall_s=1e9, max_records=100_000)
+    longer = simulate_event(system, host_ios=3000, precision=budget)
+    assert longer.simulated_host_ios >= 95_000 > 10 * planned.simulated_host_ios
+    assert simulate_event(system, host_ios=3000, precision=budget).read_latency_us == longer.read_latency_us
+    assert simulate_event(system, host_ios=3000).read_latency_us == planned.read_latency_us
+    lo, hi = longer.tail_ci95_us["read"]
+    assert lo <= longer.read_latency_us["p99.99"] <= hi
+
+
+REBUILD_CASES = [  # a member rebuilt beside the foreground: a card's paced rebuild, md's drained windows, xiRAID
+    ("scenarios/graid-gen5-raid6", WorkloadSpec(name="rr", rw="randread", bs=4096, numjobs=4, iodepth=16), None),
+    ("scenarios/graid-gen5-raid6/md-raid6-4k.yaml", WorkloadSpec(name="rw", rw="randwrite", bs=4096, numjobs=8,
+                                                                 iodepth=8), None),
+    ("scenarios/xiraid-qlc-raid5", WorkloadSpec(name="rr", rw="randread", bs=4096, numjobs=4, iodepth=16), None),
+    ("scenarios/graid-gen5-raid6", WorkloadSpec(name="rr", rw="randread", bs=4096, numjobs=4, iodepth=16), 64 * 2**20),
+    ("scenarios/graid-gen5-raid6/md-raid6-4k.yaml", WorkloadSpec(name="rr", rw="randread", bs=4096, numjobs=4,
+                                                                 iodepth=8), 16 * 2**20),
+    # md RAID10's recovery barrier: pieces waiting at the gate, batches, drains, md's speed limit
+    ("scenarios/graid-gen5-raid6/md-raid10-512k.yaml", WorkloadSpec(name="rr", rw="randread", bs=4096, numjobs=8,
+                                                                    iodepth=8), None),
+    ("scenarios/graid-gen5-raid6/md-raid10-512k.yaml", WorkloadSpec(name="mix", rw="randrw", rwmixread=70, bs=1 << 20,
+                                                                    numjobs=4, iodepth=4), None),
+    ("scenarios/graid-mysql-oltp/md-raid10-16k-rebuilding.yaml",
+     WorkloadSpec(name="rw", rw="randwrite", bs=65536, numjobs=4, iodepth=8), 8 * 2**20),
+]
+
+
+@pytest.mark.parametrize("path,workload,span", REBUILD_CASES,
+                         ids=[f"{p.split('/')[-1]}-{w.name}-{'whole' if s else 'window'}" for p, w, s in REBUILD_CASES])
+def test_kernel_rebuild_gives_the_simpy_slots_numbers(path, workload, span):
+    """Beside a rebuild (measured over a window, or run to the rebuild's end; md RAID10's barrier
+    too): the same numbers."""
+    spec = load_scenario(path)
+    if span is not None:
+        spec = spec.model_copy(update={"array": spec.array.model_copy(update={"rebuild": spec.array.rebuild.model_copy(
+            update={"span_bytes": span})})})
+    system = ArraySystem(spec, workload, default_catalog(), failed_members=(0,))
+    runs = [simulate_event(system, host_ios=3000, rebuild_member=0, until_rebuilt=span is not None, compiled=c)
+            for c in (False, True)]
+    assert runs[0].rebuild_bytes_per_s > 0
+    for field in ("read_iops", "write_iops", "cpu_percent", "rebuild_bytes_per_s", "simulated_s", "utilisation",
+                  "read_latency_us", "write_latency_us"):
+        assert getattr(runs[1], field) == getattr(runs[0], field), field
+
+
+def _merge_by_lexsort(host, plan):
+    """The reference: numpy's lexsort on the five keys, then the runs merged."""
+    order = np.lexsort((plan.member_offset_bytes, plan.member, plan.is_write, plan.phase, host))
+    h, m, o = host[order], plan.member[order], plan.member_offset_bytes[order]
+    length, w, ph = plan.length_bytes[order], plan.is_write[order], plan.phase[order]
+    new = np.ones(len(h), dtype=bool)
+    new[1:] = (h[1:] != h[:-1]) | (m[1:] != m[:-1]) | (ph[1:] != ph[:-1]) | (w[1:] != w[:-1]) | (o[1:] != o[:-1] + length[:-1])
+    heads = np.flatnonzero(new)
+    return h[heads], m[heads], o[heads], w[heads], ph[heads], np.add.reduceat(length, heads)
+
+
+@given(st_.lists(st_.tuples(st_.integers(0, 6), st_.integers(0, 5), st_.integers(0, 40), st_.booleans(),
+                            st_.integers(0, 1)), min_size=1, max_size=120))
+@settings(max_examples=200, deadline=None)
+def test_member_pages_merge_as_the_lexsort_reference(rows):
+    """Pages of a host I/O contiguous on one member merge into one member I/O, in (host, phase,
+    direction, member, offset) order, whether the offsets rise within buckets or not."""
+    host, member, page, write, phase = (np.array(c) for c in zip(*rows))
+    plan = MemberIOPlan(host_index=host.astype(np.int64), member=member.astype(np.int32),
+                        member_offset_bytes=page.astype(np.int64) * 4096, length_bytes=np.full(len(host), 4096, np.int64),
+                        is_write=write.astype(bool), phase=phase.astype(np.int8), mode=np.zeros(len(host), np.int8),
+                        parity_bytes_computed=np.zeros(len(host), np.int64), stripes_touched=np.ones(len(host)))
+    got = _merge_member_pages(host.astype(np.int64), plan)
+    for a, b in zip(got, _merge_by_lexsort(host.astype(np.int64), plan)):
+        assert np.array_equal(a, b) and a.dtype == b.dtype

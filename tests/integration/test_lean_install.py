@@ -1,0 +1,54 @@
+"""A bare `pip install .` (no extras) runs `nvsim run`: the command line with every optional package
+(Dash, Plotly, kaleido, Dask, pyarrow, MkDocs, Selenium) made unimportable, as in a fresh environment
+without them. The commands that need an extra say which, in one line (exit status 2).
+The real check, a fresh virtual environment with `pip install .`, is recorded in docs/getting-started.md."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from conftest import ROOT
+
+BLOCKED = ("dash", "plotly", "kaleido", "dask", "distributed", "pyarrow", "mkdocs", "selenium")
+BLOCKER = f"""
+import importlib.abc, sys
+BLOCKED = {BLOCKED!r}
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split('.')[0] in BLOCKED:
+            raise ModuleNotFoundError(f"No module named {{name!r}} (blocked: not installed)", name=name)
+        return None
+sys.meta_path.insert(0, Block())
+import importlib.util
+_find = importlib.util.find_spec
+importlib.util.find_spec = lambda name, *a: None if name.split('.')[0] in BLOCKED else _find(name, *a)
+"""
+RUN_CLI = "from nvsim.cli import main\nmain(sys.argv[1:])\n"
+
+
+def _lean(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", BLOCKER + RUN_CLI, *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_the_blocker_does_block_the_optional_packages():
+    for name in ("dash", "pyarrow.parquet", "dask.distributed"):
+        probe = subprocess.run([sys.executable, "-c", BLOCKER + f"import {name}"], cwd=ROOT, capture_output=True, text=True)
+        assert probe.returncode != 0 and "blocked: not installed" in probe.stderr, name
+
+
+def test_run_works_without_any_optional_package():
+    done = _lean("run", "scenarios/graid-gen5-raid6", "--fidelity", "fluid")
+    assert done.returncode == 0, done.stderr
+    assert "Predicted steady state per workload" in done.stdout and "Set-up price" in done.stdout
+    for name in BLOCKED:
+        assert f"'{name}'" not in done.stderr
+
+
+def test_commands_needing_an_extra_name_it_in_one_line(tmp_path):
+    dashboard = _lean("dashboard")
+    assert dashboard.returncode == 2 and dashboard.stderr.count("\n") == 1
+    assert "pip install 'nvsim[dashboard]'" in dashboard.stderr
+    sweep = _lean("sweep", "scenarios/sweeps/drive-count-level-strip.yaml", "-o", str(tmp_path / "s"))
+    assert sweep.returncode == 2 and "pip install 'nvsim[parquet]'" in sweep.stderr
