@@ -1,21 +1,23 @@
 """Work and memory estimated before anything is allocated: above a limit, a one-line refusal with
 the estimate and how to raise the limit; below it, a run that completes.
 
-Three costs grow without bound with a workload's numbers:
+Three costs grow without bound with a workload's numbers (measured on this 2-core machine with
+the compiled event kernel, graid-gen5-raid6: 24 drives, RAID6):
 
-- **Event-mode host slots.** The event mode keeps one closed-loop slot (a SimPy process and its
-  queue entries) per I/O in flight, ``iodepth x numjobs``, and warms up with three host I/Os per
-  slot. Measured (graid-gen5-raid6, 4 KiB random reads, this machine): 65,536 slots took 5 s and
-  614 MB resident against 318 MB for 6,144 slots, about ``EVENT_BYTES_PER_SLOT`` each. The fluid
-  mode has no such cost (it solves rates, not slots).
+- **Event-mode host slots.** The event mode keeps one closed-loop slot per I/O in flight,
+  ``iodepth x numjobs``, and warms up with three host I/Os per slot: 4 KiB random reads with
+  65,536 slots took 2.4 s and 494 MB resident, with 262,144 slots (the limit) 6.9 s and 1.5 GB,
+  about ``EVENT_BYTES_PER_SLOT`` per slot. The fluid mode has no such cost (it solves rates).
 - **Planned member pages, fluid mode.** The stripe planner maps every page of a host I/O to its
-  members, for at least ``MIN_SAMPLE_IOS`` host I/Os of the workload's sample: a 4 GiB block took
-  16 s (2^24 pages, at the limit), a 16 GiB one 20 s, a 1 TiB one exhausted memory.
+  members, for at least ``MIN_SAMPLE_IOS`` host I/Os of the workload's sample: a 4 GiB block (2^24
+  pages, the limit) took 16 s, a 16 GiB one 20 s, a 1 TiB one exhausted memory.
 - **Planned member pages, event mode.** The event mode plans every host I/O it simulates: its
   warm-up (``sim/event/window.py``: three per slot, at least a fifth of the window) and its window
-  (``host_ios``, 60,000 by default). Measured (24-drive RAID6, sequential reads, 16 to 128 I/Os in
-  flight): 1 MiB blocks 9 s, 16 MiB 39 s, 64 MiB 118 s and 1.7 GB.
+  (``host_ios``, 60,000 by default): sequential reads of 16 MiB took 2.6 s and 0.35 GB, of 64 MiB
+  (1.2 x 10^9 pages, just over the limit) 15 s and 1.7 GB.
 
+The limits below are the defaults; the environment variables named raise (or lower) them. A sweep
+bounds its points by its own field ``max_points``.
 """
 
 from __future__ import annotations
@@ -29,16 +31,15 @@ from .simulation import EVENT_HOST_IOS
 from .specs import WorkloadSpec
 
 MAX_EVENT_SLOTS = 262_144
-"""Most host I/Os in flight (iodepth x numjobs) the event mode takes: measured at the limit (512 x 512,
-graid-gen5-raid6 4 KiB random reads), 1.6 GB resident and 98 s on a loaded 2-core machine."""
+"""Most host I/Os in flight (iodepth x numjobs) the event mode takes (1.5 GB resident at the limit)."""
 MAX_EVENT_SLOTS_ENV = "NVSIM_MAX_EVENT_SLOTS"
-EVENT_BYTES_PER_SLOT = 4_800
+EVENT_BYTES_PER_SLOT = 5_200
 """Resident memory per event-mode slot, measured (see the module docstring)."""
 MAX_PLANNED_PAGES = 2**24
-"""Most member pages planned for a workload's sample (fluid mode: a 4 GiB block, about 16 s)."""
+"""Most member pages planned for a workload's sample (either mode: a 4 GiB block, about 16 s)."""
 MAX_PLANNED_PAGES_ENV = "NVSIM_MAX_PLANNED_PAGES"
 MAX_EVENT_PAGES = 2**30
-"""Most member pages an event-mode run plans (32 MiB blocks at the default window: about 1 min)."""
+"""Most member pages an event-mode run plans (about 1.5 GB; 32 MiB blocks at the default window pass)."""
 MAX_EVENT_PAGES_ENV = "NVSIM_MAX_EVENT_PAGES"
 MIN_SAMPLE_IOS = 16
 """Fewest host I/Os a workload's sample holds (``ArrayModel.sample_size``)."""

@@ -151,7 +151,7 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     (W + "iodepth", 0, r"workloads\[0\]\.iodepth: .*greater than or equal to 1"),
     (W + "iodepth", -1, r"workloads\[0\]\.iodepth"), (W + "iodepth", 70000, r"workloads\[0\]\.iodepth: .*less than"),
     (W + "iodepth", 1.5, r"workloads\[0\]\.iodepth"), (W + "iodepth", "deep", r"workloads\[0\]\.iodepth"),
-    (W + "iodepth", 65536, r"workloads\[0\]\.iodepth: iodepth x numjobs = 524,288 I/Os in flight need about 2\.5 GB "
+    (W + "iodepth", 65536, r"workloads\[0\]\.iodepth: iodepth x numjobs = 524,288 I/Os in flight need about 2\.7 GB "
                            r"in the event mode \(limit 262,144 slots; set NVSIM_MAX_EVENT_SLOTS"),
     (W + "numjobs", 0, r"workloads\[0\]\.numjobs"), (W + "numjobs", 65537, r"workloads\[0\]\.numjobs"),
     (W + "numjobs", 65536, r"workloads\[0\]\.iodepth: iodepth x numjobs = 2,097,152 I/Os in flight"),
@@ -263,7 +263,7 @@ FIO_TEXTS: list[tuple[str, str, str]] = [
     ("iodepth-text", "[j]\nrw=randread\niodepth=deep\n", r"iodepth"),
     ("numjobs-zero", "[j]\nrw=randread\nnumjobs=0\n", r"numjobs"), ("numjobs-huge", "[j]\nrw=randread\nnumjobs=70000\n", r"numjobs"),
     ("slots-over-budget", "[j]\nrw=randread\nioengine=libaio\niodepth=65536\nnumjobs=65536\n",
-     r"iodepth x numjobs = 4,294,967,296 I/Os in flight need about 20,615\.8 GB"),
+     r"iodepth x numjobs = 4,294,967,296 I/Os in flight need about 22,333\.8 GB"),
     ("rwmixread-101", "[j]\nrw=randrw\nrwmixread=101\n", r"rwmixread"),
     ("rwmixwrite-negative", "[j]\nrw=randrw\nrwmixwrite=-5\n", r"rwmix"),
     ("runtime-negative", "[j]\nrw=randread\nruntime=-1\n", r"runtime"), ("runtime-text", "[j]\nrw=randread\nruntime=soon\n", r"runtime"),
