@@ -140,6 +140,10 @@ def test_killed_run_output_is_whole_or_absent_and_temporaries_are_cleaned(tmp_pa
         _kill_after(_spawn("-m", "nvsim.cli", "run", scenario, "--fidelity", "fluid", "-o", str(target)), rng.uniform(0.5, 8.0))
         if target.exists():
             assert json.loads(target.read_text())["capacity"]["usable_bytes"] > 0
+    finished = subprocess.run([sys.executable, "-m", "nvsim.cli", "run", scenario, "--fidelity", "fluid", "-o", str(target)],
+                              cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300)
+    assert finished.returncode == 0, finished.stderr  # the run that is not killed completes
+    assert json.loads(target.read_text())["capacity"]["usable_bytes"] > 0
     # a temporary a killed writer left (its process gone) is removed by the next write
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     stale = tmp_path / f".result.json.{dead.stdout.strip()}.abcd.tmp"
