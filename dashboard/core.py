@@ -25,6 +25,7 @@ from nvsim import (Catalog, InputError, ScenarioSpec, Simulation, WorkloadSpec, 
                    parse_scenario, rebuild_summary)
 from nvsim.constants import PAGE_BYTES
 from nvsim.fio import parse_fio_jobfile
+from nvsim.loader import parse_yaml
 from nvsim.units import format_bytes_binary, format_bytes_decimal, parse_bytes
 from nvsim.bounds import capacity
 from nvsim.cost import cost_power
@@ -518,68 +519,17 @@ def _workload_data(workload: WorkloadSpec) -> dict[str, Any]:
     return workload.model_dump(mode="json", exclude_defaults=True) | {"name": workload.name, "rw": workload.rw}
 
 
-YAML_MAX_DEPTH = 64
-"""Deepest nesting of an uploaded YAML document (a scenario has five levels at most)."""
-
-
-class UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """yaml's safe loader (libyaml's C parser where installed) that refuses a key given twice in
-    one mapping (plain YAML keeps the last silently) and nesting deeper than YAML_MAX_DEPTH."""
-
-    def construct_document(self, node):
-        self._check_depth(node)
-        return super().construct_document(node)
-
-    def construct_mapping(self, node, deep=False):
-        seen: dict[Any, Any] = {}
-        for key_node, _value in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                continue
-            key = self.construct_object(key_node, deep=True)
-            try:
-                first = seen.setdefault(key, key_node)
-            except TypeError:  # an unhashable key: SafeConstructor names it below
-                continue
-            if first is not key_node:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r} (first at line {first.start_mark.line + 1})", key_node.start_mark)
-        return super().construct_mapping(node, deep=deep)
-
-    def _check_depth(self, node) -> None:
-        depth, stack = 0, [(node, 0)]
-        while stack:  # iterative: a deep document must not exhaust Python's stack here
-            current, level = stack.pop()
-            depth = max(depth, level)
-            if depth > YAML_MAX_DEPTH:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"nested deeper than {YAML_MAX_DEPTH} levels", node.start_mark)
-            children = current.value if isinstance(current.value, list) else []
-            for child in children:
-                for sub in (child if isinstance(child, tuple) else (child,)):
-                    stack.append((sub, level + 1))
-
-
 def load_yaml(text: str, filename: str) -> Any:
-    """Data only (safe loader), duplicate keys and deep nesting refused, errors in one line."""
-    try:
-        return yaml.load(text, Loader=UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise InputError(where, f"YAML syntax error: {problem}", source=filename) from None
-    except RecursionError:
-        raise InputError("", f"YAML nested deeper than {YAML_MAX_DEPTH} levels", source=filename) from None
+    """An uploaded YAML document as data, through the CLI's own boundary (``nvsim.loader``:
+    libyaml, no duplicate keys, bounded size, depth and values, one-line errors)."""
+    return parse_yaml(text, filename)
 
 
 def import_scenario(text: str, filename: str, catalog: Catalog | None = None) -> dict[str, Any]:
     """A scenario YAML (data only: yaml.safe_load) -> {"setup", "custom", "extras", "strip_bytes"}."""
     catalog = catalog or default_catalog()
     data = load_yaml(text, filename)
-    try:
-        spec = parse_scenario(data, catalog, source=filename)
-    except RecursionError:
-        raise InputError("", f"nested deeper than {YAML_MAX_DEPTH} levels", source=filename) from None
+    spec = parse_scenario(data, catalog, source=filename)
     array = spec.array
     setup = {"platform": spec.platform, "drive": array.drive, "drives": array.drives,
              "namespace_mode": "size" if array.namespace_bytes else "full",

@@ -407,12 +407,13 @@ def test_a_control_change_to_1024_drives_is_refused_inline_without_a_traceback(c
 
 
 @pytest.mark.parametrize("text, words", [
-    ("name: a\nname: b\n", "duplicate key 'name' (first at line 1)"),
+    ("name: a\nname: b\n", "line 2: YAML syntax error: duplicate key 'name'"),
     ("array: {drives: 4, drives: 8}\n", "duplicate key 'drives'"),
-    ("a: " + "[" * 100 + "]" * 100 + "\n", "nested deeper than 64 levels"),
+    ("a: " + "[" * 100 + "]" * 100 + "\n", "nested deeper than 32 levels"),
     ("a: " + "[" * 50_000 + "]" * 50_000 + "\n", "YAML"),
 ])
 def test_uploaded_yaml_refuses_duplicate_keys_and_deep_nesting(catalog, text, words):
+    """An upload goes through the CLI's own input boundary (nvsim.loader), with its messages."""
     with pytest.raises(InputError) as refused:
         core.import_scenario(text, "up.yaml", catalog)
     assert words in str(refused.value) and "up.yaml" in str(refused.value) and "\n" not in str(refused.value)
