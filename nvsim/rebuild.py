@@ -21,11 +21,11 @@ import numpy as np
 
 from .bounds import capacity
 from .catalog import Catalog, default_catalog
-from .raid import failures_tolerated
 from .risk import HOURS_PER_YEAR, RebuildRisk, rebuild_risk
 from .sim.system import ArraySystem
-from .simulation import ArrayState, Result, Simulation
+from .simulation import Result, Simulation
 from .specs import FaultSpec, ScenarioSpec, WorkloadSpec
+from .states import ArrayState, DataLoss, data_loss_at_start, data_loss_metrics, lost_data
 
 MAX_SEGMENTS = 1000
 TIMELINE_HOST_IOS = 20_000
@@ -62,15 +62,6 @@ class RebuildRecord:
 
 
 @dataclass
-class DataLoss:
-    at_s: float
-    missing: tuple[int, ...]
-    stripes_lost: int
-    bytes_lost: float
-    detail: str
-
-
-@dataclass
 class Timeline:
     scenario: str
     workload: str | None
@@ -81,56 +72,6 @@ class Timeline:
 
     def as_dict(self) -> dict:
         return asdict(self)
-
-
-def _lost(scenario: ScenarioSpec, catalog: Catalog, missing: set[int], rebuilt: dict[int, float]) -> DataLoss | None:
-    """Stripes and bytes lost when ``missing`` members are down (``rebuilt``: bytes a member being
-    rebuilt already holds: its rows below that point are whole again)."""
-    array = scenario.array
-    cap = capacity(scenario, catalog)
-    member = cap.member_bytes
-    tolerance = failures_tolerated(array.level, array.drives, array.near_copies) if array.engine != "none" else 0
-    if array.level in (1, 10) and array.engine != "none":
-        copies = array.near_copies
-        groups = {}
-        for m in missing:
-            groups.setdefault(m // copies if array.drives % copies == 0 else 0, set()).add(m)
-        bad = [g for g in groups.values() if len(g) >= copies]
-        if not bad:
-            return None
-        lost_rows = sum(member - max(rebuilt.get(m, 0.0) for m in g) for g in bad)
-        strips = int(math.ceil(lost_rows / array.strip_bytes))
-        return DataLoss(0.0, tuple(sorted(missing)), strips, float(lost_rows),
-                        f"all {copies} copies of mirror set(s) {[sorted(g) for g in bad]} are down")
-    if len(missing) <= tolerance:
-        return None
-    if tolerance == 0:  # RAID0 / no RAID: the missing drives' data
-        lost = float(len(missing) * member)
-        return DataLoss(0.0, tuple(sorted(missing)), int(math.ceil(lost / array.strip_bytes)), lost,
-                        f"RAID{array.level} keeps no redundancy: the data of drive(s) {sorted(missing)} is gone")
-    # parity levels: a stripe row is lost where more than ``tolerance`` of its members are missing;
-    # rows below a rebuilding member's progress have that member back
-    progress = sorted(rebuilt.get(m, 0.0) for m in missing)
-    start = progress[tolerance]  # rows from here on miss tolerance + 1 members
-    lost_member_bytes = max(0.0, member - start)
-    data_members = array.drives - tolerance
-    rows = int(math.ceil(lost_member_bytes / array.strip_bytes))
-    return DataLoss(0.0, tuple(sorted(missing)), rows, lost_member_bytes * data_members,
-                    f"{len(missing)} members down, RAID{array.level} tolerates {tolerance}: {rows:,} stripe rows lost")
-
-
-def data_loss_at_start(scenario: ScenarioSpec, catalog: Catalog | None = None) -> DataLoss | None:
-    """What the scenario's faults at t = 0 leave lost (None: every stripe is still readable). A
-    workload on such an array gets I/O errors (md fails the array), not the optimal state's rates."""
-    missing = set(ArrayState.at_start(scenario).missing)
-    return _lost(scenario, catalog or default_catalog(), missing, {}) if missing else None
-
-
-def data_loss_metrics(loss: DataLoss) -> dict[str, float | str | None]:
-    """A workload's metrics on an array that has lost data: no I/O completes, the reason says why."""
-    return {"read_iops": 0.0, "write_iops": 0.0, "total_iops": 0.0, "read_bytes_per_s": 0.0, "write_bytes_per_s": 0.0,
-            "cpu_percent": None, "raid_waf": None, "waf_nand": None, "limited_by": f"DATA LOSS: {loss.detail}",
-            "data_loss": True}
 
 
 def _state_result(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: Catalog, state: ArrayState,
@@ -171,7 +112,7 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog:
                     (current is None or current.member != e.drive):
                 queue.append(e.drive)
         rebuilt = {current.member: current.bytes_rebuilt} if current else {}
-        loss = _lost(scenario, catalog, missing, rebuilt)
+        loss = lost_data(scenario, catalog, missing, rebuilt)
         if loss is not None:
             loss.at_s = t
             out.data_loss = loss

@@ -35,6 +35,7 @@ from .sim import ArraySystem, SimResult, Utilisation, simulate_event, simulate_f
 from .sim.event import Precision
 from .sim.mixed import solve_state
 from .specs import ScenarioSpec, WorkloadSpec
+from .states import ArrayState, lost_data
 from .ssd import DrivePrediction, SsdModel
 
 Fidelity = Literal["event", "fluid"]
@@ -44,41 +45,6 @@ EVENT_HOST_IOS = 60_000
 """Measured host I/Os per event-mode run (after warm-up): batch-means 95% CI of IOPS ~1% here."""
 DRIVE_MODEL = "drive model"
 """The ``fidelity`` of a single drive's result: the SSD model has one (steady-state rates)."""
-
-
-@dataclass(frozen=True)
-class ArrayState:
-    """Which members are missing (failed, pulled, or being rebuilt) and which one is being rebuilt
-    (it stays missing to host I/O until its rebuild is done)."""
-
-    missing: tuple[int, ...] = ()
-    rebuilding: int | None = None
-
-    @property
-    def failed(self) -> tuple[int, ...]:
-        """Missing members that are not being rebuilt."""
-        return tuple(m for m in self.missing if m != self.rebuilding)
-
-    @classmethod
-    def at_start(cls, scenario: ScenarioSpec) -> "ArrayState":
-        """The state the scenario's faults at t = 0 leave (later events are the timeline's).
-
-        A failed or pulled drive is missing; a hot spare (``array.hot_spares``), or a ``replace``
-        of a missing drive, starts the first rebuild."""
-        missing: list[int] = []
-        rebuilding = None
-        spares = scenario.array.hot_spares
-        for fault in scenario.faults:
-            if fault.at_s > 0:
-                break
-            if fault.action in ("fail", "pull") and fault.drive not in missing:
-                missing.append(fault.drive)
-                if spares > 0 and rebuilding is None:
-                    spares -= 1
-                    rebuilding = fault.drive
-            elif fault.action == "replace" and fault.drive in missing and rebuilding is None:
-                rebuilding = fault.drive
-        return cls(tuple(missing), rebuilding)
 
 
 def single_drive(scenario: ScenarioSpec) -> bool:
@@ -256,6 +222,10 @@ class Simulation:
         known to it (``nvsim.sim.event.Precision``); ``progress(done_s, total_s)`` as it runs."""
         if fidelity not in FIDELITIES:
             raise InputError("fidelity", f"unknown fidelity {fidelity!r}; allowed: {', '.join(FIDELITIES)}")
+        if self.route != "drive" and self.state.missing:
+            loss = lost_data(self.scenario, self.catalog, set(self.state.missing), {})
+            if loss is not None:  # md fails the array: every I/O errors, no rate to predict
+                return _record(self, _no_io(self, fidelity, f"DATA LOSS: {loss.detail}"))
         return SOLVERS[self.route](self, fidelity, seed, EventWindow(host_ios, precision, progress))
 
     def without_faults(self) -> "Simulation":
@@ -276,6 +246,13 @@ def _record(sim: Simulation, simulation: SimResult | None = None, drive: DrivePr
     fidelity = simulation.fidelity if simulation is not None else DRIVE_MODEL
     return Result(sim.scenario.name, sim.workload.name if sim.workload else None, sim.route, fidelity, sim.state,
                   simulation, drive)
+
+
+def _no_io(sim: Simulation, fidelity: str, why: str) -> SimResult:
+    """A state that serves no I/O (it has lost data): zero rates, and why."""
+    return SimResult(scenario=sim.scenario.name, workload=sim.workload.name if sim.workload else "idle",
+                     fidelity=fidelity, read_iops=0.0, write_iops=0.0, read_bytes_per_s=0.0, write_bytes_per_s=0.0,
+                     cpu_percent=0.0, limited_by=why)
 
 
 @dataclass(frozen=True)

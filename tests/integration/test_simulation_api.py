@@ -127,3 +127,15 @@ def test_wear_model(catalog):
     assert lifetime_years(1.0, 5.0, 0.0) is None and lifetime_years(1.0, 5.0, 0.5) == 10.0
     wear = drive_wear(catalog, "kioxia-cm7-r-3.84tb", 24, 2.4e9, 3.0, 2.0)
     assert wear["lifetime_years"] == pytest.approx(1.0 * 5.0 / wear["effective_dwpd"])
+
+
+def test_a_state_that_has_lost_data_serves_no_io():
+    """Issue 24: two drives failed at t = 0 on RAID5 lose data -- the API reports that for the
+    workload (no I/O, DATA LOSS named), not a degraded state's rates; one failed drive still runs."""
+    spec = nvsim.load_scenario(ROOT / "scenarios" / "xiraid-qlc-raid5")
+    faults = [{"at_s": 0, "drive": 0, "action": "fail"}, {"at_s": 0, "drive": 1, "action": "fail"}]
+    lost = nvsim.parse_scenario({**spec.model_dump(mode="json"), "faults": faults})
+    result = nvsim.Simulation(lost, lost.workloads[0]).run("fluid")
+    assert result.total_iops == 0.0 and result.metrics()["limited_by"].startswith("DATA LOSS: 2 members down, RAID5")
+    one = nvsim.parse_scenario({**spec.model_dump(mode="json"), "faults": faults[:1]})
+    assert nvsim.Simulation(one, one.workloads[0]).run("fluid").total_iops > 0
