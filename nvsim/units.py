@@ -32,7 +32,10 @@ def _split_exact(text: str) -> tuple[Fraction, str]:
 
 def _split(text: str) -> tuple[float, str]:
     number, unit = _split_exact(text)
-    return float(number), unit
+    try:
+        return float(number), unit
+    except OverflowError:  # e.g. "1E400": beyond any float
+        raise ValueError(f"{text.strip()!r} is too large a number (at most ~1.8e308)") from None
 
 
 def parse_bytes(value: int | float | str) -> int:

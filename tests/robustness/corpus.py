@@ -168,6 +168,7 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     (W + "runtime", INF, r"workloads\[0\]\.runtime: must be a finite number"),
     (W + "runtime", "-5s", r"workloads\[0\]\.runtime"), (W + "runtime", "forever", r"workloads\[0\]\.runtime"),
     (W + "runtime", "5 fortnights", r"workloads\[0\]\.runtime: unknown time unit"),
+    (W + "runtime", "1E400", r"workloads\[0\]\.runtime: '1E400' is too large a number"),  # found by fuzzing
     (W + "ramp_time", -1, r"workloads\[0\]\.ramp_time: .*greater than or equal to 0"),
     (W + "ramp_time", NAN, r"workloads\[0\]\.ramp_time: must be a finite number"),
     (W + "ramp_time", -INF, r"workloads\[0\]\.ramp_time"),
