@@ -185,12 +185,7 @@ def _plan_coalesced(model: ArrayModel, offsets: np.ndarray) -> MemberIOPlan:
     starts = np.concatenate(pieces_start).astype(np.int64)
     lens = np.concatenate(pieces_len).astype(np.int64)
     plan = plan_ios(model.geometry, np.ones(len(starts), dtype=bool), starts, lens, model.failed_members)
-    counts = np.bincount(plan.host_index, minlength=len(starts))
-    first = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    rank = np.arange(plan.n_member_ios) - first[plan.host_index]
-    # the logical byte each member I/O stands for, spread evenly over its piece
-    position = starts[plan.host_index] + (rank + 0.5) * lens[plan.host_index] / np.maximum(counts[plan.host_index], 1)
-    host = np.clip(np.searchsorted(offsets, position, side="right") - 1, 0, n - 1)
+    host = _host_of_pages(plan.host_index, starts, lens, offsets)
     # a host I/O's pages on one member that are contiguous become one member I/O, as the block
     # layer merges md's per-stripe page bios (the planner does the same within one piece)
     h, m, o, w, ph, merged = _merge_member_pages(host, plan)
@@ -218,9 +213,76 @@ def _merge_member_pages(host: np.ndarray, plan: MemberIOPlan) -> tuple[np.ndarra
         order = _bucket_order(*columns)
     if order is None or len(order) != len(host):
         order = _lexsort_packed((plan.member_offset_bytes, plan.member, plan.is_write, plan.phase, host))
-    h, m, o, w, ph, length = (a[order] for a in (*columns, plan.length_bytes))
-    heads, merged = _runs(h, m, o, w, ph, length)
-    return h[heads], m[heads], o[heads], w[heads], ph[heads], merged
+    heads, merged = _runs(order, *columns, plan.length_bytes)
+    return host[heads], plan.member[heads], plan.member_offset_bytes[heads], plan.is_write[heads], \
+        plan.phase[heads], merged
+
+
+def _host_of_pages(piece: np.ndarray, starts: np.ndarray, lens: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """The host I/O each member page of a stream's pieces belongs to: the logical byte it stands
+    for (its piece's bytes spread evenly over the piece's pages) looked up among the host I/Os'
+    offsets (compiled in one pass when both rise; numpy's search otherwise: the same answer)."""
+    n = len(offsets)
+    if len(piece) and n and bool(np.all(offsets[1:] >= offsets[:-1])):
+        host = _pages_walk(piece, starts, lens, offsets, len(starts))
+        if len(host) == len(piece):
+            return host
+    counts = np.bincount(piece, minlength=len(starts))
+    first = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    rank = np.arange(len(piece)) - first[piece]
+    position = starts[piece] + (rank + 0.5) * lens[piece] / np.maximum(counts[piece], 1)
+    return np.clip(_search_right(offsets, position) - 1, 0, n - 1)
+
+
+@nb.njit(cache=True)
+def _pages_walk(piece, starts, lens, offsets, pieces):
+    """``_host_of_pages`` for rising offsets: the same arithmetic as its NumPy form, and a merge
+    walk; empty when the pages' bytes fall somewhere (the caller then searches)."""
+    counts = np.zeros(pieces, np.int64)
+    for i in range(piece.size):
+        counts[piece[i]] += 1
+    first = np.zeros(pieces, np.int64)
+    for k in range(1, pieces):
+        first[k] = first[k - 1] + counts[k - 1]
+    out = np.empty(piece.size, np.int64)
+    j = 0
+    last = -np.inf
+    for i in range(piece.size):
+        k = piece[i]
+        rank = i - first[k]
+        position = starts[k] + (rank + 0.5) * lens[k] / max(counts[k], 1)
+        if position < last:
+            return np.empty(0, np.int64)
+        last = position
+        while j < offsets.size and offsets[j] <= position:
+            j += 1
+        out[i] = min(max(j - 1, 0), offsets.size - 1)
+    return out
+
+
+def _search_right(keys: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(keys, values, side="right")``: a compiled merge walk when both rise (a
+    stream's member pages against its host I/Os, the common case), numpy's search otherwise."""
+    if len(keys) and len(values) and bool(np.all(keys[1:] >= keys[:-1])):
+        found = _walk_right(keys, values)
+        if len(found) == len(values):
+            return found
+    return np.searchsorted(keys, values, side="right")
+
+
+@nb.njit(cache=True)
+def _walk_right(keys, values):
+    """For rising ``keys`` and ``values``: how many keys are <= each value; empty when the values
+    fall somewhere (the caller then searches)."""
+    out = np.empty(values.size, np.int64)
+    j = 0
+    for i in range(values.size):
+        if i and values[i] < values[i - 1]:
+            return np.empty(0, np.int64)
+        while j < keys.size and keys[j] <= values[i]:
+            j += 1
+        out[i] = j
+    return out
 
 
 @nb.njit(cache=True)
@@ -251,16 +313,22 @@ def _bucket_order(host, member, offset, is_write, phase):
 
 
 @nb.njit(cache=True)
-def _runs(h, m, o, w, ph, length):
-    """Heads of the runs of sorted member I/Os that continue one another on one member (same host
-    I/O, member, phase and direction, each starting where the last ended), and each run's bytes."""
-    n = h.size
+def _runs(order, h, m, o, w, ph, length):
+    """Taken in ``order``, the runs of member I/Os that continue one another on one member (same
+    host I/O, member, phase and direction, each starting where the last ended): each run's first
+    member I/O (an index into the unsorted arrays) and its bytes."""
+    n = order.size
     heads = np.empty(n, np.int64)
     merged = np.empty(n, np.int64)
     k = -1
-    for i in range(n):
-        if i == 0 or h[i] != h[i - 1] or m[i] != m[i - 1] or ph[i] != ph[i - 1] or w[i] != w[i - 1] \
-                or o[i] != o[i - 1] + length[i - 1]:
+    for pos in range(n):
+        i = order[pos]
+        if pos:
+            p = order[pos - 1]
+            new = h[i] != h[p] or m[i] != m[p] or ph[i] != ph[p] or w[i] != w[p] or o[i] != o[p] + length[p]
+        else:
+            new = True
+        if new:
             k += 1
             heads[k] = i
             merged[k] = 0

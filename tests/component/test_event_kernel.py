@@ -8,7 +8,7 @@ from hypothesis import strategies as st_
 
 from nvsim.catalog import default_catalog
 from nvsim.scenario import load_scenario
-from nvsim.sim.demand import _lexsort_packed, _merge_member_pages
+from nvsim.sim.demand import _host_of_pages, _lexsort_packed, _merge_member_pages, _search_right
 from nvsim.stripe.planner import MemberIOPlan
 from nvsim.sim.event import kernel as k
 from nvsim.sim.event import Precision, simulate_event
@@ -168,3 +168,31 @@ def test_member_pages_merge_as_the_lexsort_reference(rows):
     got = _merge_member_pages(host.astype(np.int64), plan)
     for a, b in zip(got, _merge_by_lexsort(host.astype(np.int64), plan)):
         assert np.array_equal(a, b) and a.dtype == b.dtype
+
+
+@given(st_.lists(st_.integers(0, 50), max_size=40), st_.lists(st_.floats(-5, 60, allow_nan=False), max_size=80),
+       st_.booleans(), st_.booleans())
+@settings(max_examples=300, deadline=None)
+def test_merge_walk_is_numpys_search(keys, values, sort_keys, sort_values):
+    """The stream planner's lookup of each member page's host I/O is np.searchsorted(side="right"),
+    rising inputs or not."""
+    keys = np.array(sorted(keys) if sort_keys else keys, dtype=np.int64)
+    values = np.array(sorted(values) if sort_values else values, dtype=np.float64)
+    assert np.array_equal(_search_right(keys, values), np.searchsorted(keys, values, side="right"))
+
+
+@given(st_.lists(st_.integers(1, 9), min_size=1, max_size=20), st_.integers(1, 3), st_.integers(1, 12),
+       st_.integers(0, 3))
+@settings(max_examples=300, deadline=None)
+def test_pages_find_their_host_io_as_numpy_does(pages_per_piece, piece_bytes_k, host_ios, skip):
+    """A stream's pieces and their member pages: the compiled walk (``_host_of_pages``) gives each
+    page the host I/O numpy's arithmetic and search give, bit for bit."""
+    lens = np.full(len(pages_per_piece), piece_bytes_k * 4096, np.int64)
+    starts = np.concatenate(([0], np.cumsum(lens)[:-1])).astype(np.int64) + skip * 512
+    piece = np.repeat(np.arange(len(pages_per_piece)), pages_per_piece).astype(np.int64)
+    offsets = np.arange(host_ios, dtype=np.int64) * int(lens.sum() // host_ios + 1)
+    counts = np.bincount(piece, minlength=len(starts))
+    rank = np.arange(len(piece)) - np.concatenate(([0], np.cumsum(counts)[:-1]))[piece]
+    position = starts[piece] + (rank + 0.5) * lens[piece] / np.maximum(counts[piece], 1)
+    expected = np.clip(np.searchsorted(offsets, position, side="right") - 1, 0, len(offsets) - 1)
+    assert np.array_equal(_host_of_pages(piece, starts, lens, offsets), expected)
