@@ -221,7 +221,8 @@ def _merge_member_pages(host: np.ndarray, plan: MemberIOPlan) -> tuple[np.ndarra
 def _host_of_pages(piece: np.ndarray, starts: np.ndarray, lens: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """The host I/O each member page of a stream's pieces belongs to: the logical byte it stands
     for (its piece's bytes spread evenly over the piece's pages) looked up among the host I/Os'
-    offsets (compiled in one pass when both rise; numpy's search otherwise: the same answer)."""
+    offsets (compiled in one pass when both rise; NumPy's arithmetic and search otherwise: the
+    same answer)."""
     n = len(offsets)
     if len(piece) and n and bool(np.all(offsets[1:] >= offsets[:-1])):
         host = _pages_walk(piece, starts, lens, offsets, len(starts))
@@ -231,7 +232,7 @@ def _host_of_pages(piece: np.ndarray, starts: np.ndarray, lens: np.ndarray, offs
     first = np.concatenate(([0], np.cumsum(counts)[:-1]))
     rank = np.arange(len(piece)) - first[piece]
     position = starts[piece] + (rank + 0.5) * lens[piece] / np.maximum(counts[piece], 1)
-    return np.clip(_search_right(offsets, position) - 1, 0, n - 1)
+    return np.clip(np.searchsorted(offsets, position, side="right") - 1, 0, n - 1)
 
 
 @nb.njit(cache=True)
@@ -257,31 +258,6 @@ def _pages_walk(piece, starts, lens, offsets, pieces):
         while j < offsets.size and offsets[j] <= position:
             j += 1
         out[i] = min(max(j - 1, 0), offsets.size - 1)
-    return out
-
-
-def _search_right(keys: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """``np.searchsorted(keys, values, side="right")``: a compiled merge walk when both rise (a
-    stream's member pages against its host I/Os, the common case), numpy's search otherwise."""
-    if len(keys) and len(values) and bool(np.all(keys[1:] >= keys[:-1])):
-        found = _walk_right(keys, values)
-        if len(found) == len(values):
-            return found
-    return np.searchsorted(keys, values, side="right")
-
-
-@nb.njit(cache=True)
-def _walk_right(keys, values):
-    """For rising ``keys`` and ``values``: how many keys are <= each value; empty when the values
-    fall somewhere (the caller then searches)."""
-    out = np.empty(values.size, np.int64)
-    j = 0
-    for i in range(values.size):
-        if i and values[i] < values[i - 1]:
-            return np.empty(0, np.int64)
-        while j < keys.size and keys[j] <= values[i]:
-            j += 1
-        out[i] = j
     return out
 
 

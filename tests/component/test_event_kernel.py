@@ -8,7 +8,7 @@ from hypothesis import strategies as st_
 
 from nvsim.catalog import default_catalog
 from nvsim.scenario import load_scenario
-from nvsim.sim.demand import _host_of_pages, _lexsort_packed, _merge_member_pages, _search_right
+from nvsim.sim.demand import _host_of_pages, _lexsort_packed, _merge_member_pages
 from nvsim.stripe.planner import MemberIOPlan
 from nvsim.sim.event import kernel as k
 from nvsim.sim.event import Precision, simulate_event
@@ -168,17 +168,6 @@ def test_member_pages_merge_as_the_lexsort_reference(rows):
     got = _merge_member_pages(host.astype(np.int64), plan)
     for a, b in zip(got, _merge_by_lexsort(host.astype(np.int64), plan)):
         assert np.array_equal(a, b) and a.dtype == b.dtype
-
-
-@given(st_.lists(st_.integers(0, 50), max_size=40), st_.lists(st_.floats(-5, 60, allow_nan=False), max_size=80),
-       st_.booleans(), st_.booleans())
-@settings(max_examples=300, deadline=None)
-def test_merge_walk_is_numpys_search(keys, values, sort_keys, sort_values):
-    """The stream planner's lookup of each member page's host I/O is np.searchsorted(side="right"),
-    rising inputs or not."""
-    keys = np.array(sorted(keys) if sort_keys else keys, dtype=np.int64)
-    values = np.array(sorted(values) if sort_values else values, dtype=np.float64)
-    assert np.array_equal(_search_right(keys, values), np.searchsorted(keys, values, side="right"))
 
 
 @given(st_.lists(st_.integers(1, 9), min_size=1, max_size=20), st_.integers(1, 3), st_.integers(1, 12),

@@ -143,12 +143,10 @@ def _replace_min(free, o, n, value):
 
 
 
+@njit(cache=True)
 def group_of_drive(st, kind, d):
     """Group of drive ``d``'s NAND (kind 0), link to host (1) or link to drive (2)."""
     return st[S_CORES] + G_DRIVES + kind * st[S_DRIVES] + d
-
-
-group_of_drive = njit(cache=True)(group_of_drive)
 
 
 @njit(cache=True)
@@ -265,11 +263,9 @@ def issue(H, S, Q, st, sf, SL, R, RB, slot):
 
 @njit(cache=True)
 def rebuild_gate(H, st, sf, SL, RB, slot):
-    """``RebuildSlot.issue``'s checks: the span done (the slot stops), md's drain window, the
-    engine's speed limit (wait until the bytes issued allow one more); True: issue a request."""
-    rb = RB[0]
-    if rb[RB_ISSUED] >= rb[RB_SPAN]:
-        return False
+    """``RebuildSlot.issue``'s checks after the span's end: md's drain window, the engine's speed
+    limit (wait until the bytes issued allow one more); True: issue a request."""
+    rb = RB[0]  # the span's end was checked by ``issue``, before it planned more rows
     if not np.isnan(rb[RB_DRAIN]) and drain_wait(st, sf, RB, slot):
         return False
     allowed = rb[RB_ISSUED] / rb[RB_CAP]
