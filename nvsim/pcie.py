@@ -24,6 +24,12 @@ NVME_CQE_BYTES = 16
 NVME_DOORBELL_BYTES = 4
 MSIX_BYTES = 4
 PRP_ENTRY_BYTES = 8
+NVME_READ_TRAVERSALS = 4
+"""One-way trips across the path (switch, retimer) on an NVMe read's critical path: the SQ doorbell
+down, the SQE fetch (MemRd up, CplD down), then data, CQE and MSI-X up (posted, pipelined)."""
+NVME_WRITE_TRAVERSALS = 6
+"""The same for an NVMe write: doorbell down, SQE fetch up and down, data fetch (MemRd up, CplD
+down), CQE and MSI-X up."""
 
 
 def raw_bytes_per_s(transfer_rate_gt_per_s: float, lanes: int, payload_bits: int = 128, total_bits: int = 130) -> float:
