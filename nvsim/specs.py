@@ -148,8 +148,6 @@ class PcieGenerationSpec(PhysicalNumbers):
     tlp_header_bytes: Cited[int]
     completion_header_bytes: Cited[int]
     dllp_bytes: Cited[int]
-    tlps_per_ack_dllp: Cited[float]
-    tlps_per_flow_control_dllp: Cited[float]
     skp_interval_blocks: Cited[int]
 
     @model_validator(mode="after")
