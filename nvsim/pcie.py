@@ -235,6 +235,8 @@ TAGS_8_BIT = 256
 """Read requests a requester may have outstanding with 8-bit tags (Extended Tag Field Enable; PCIe
 Base Specification 6.3, section 2.2.6.2); 10-bit tags allow 768, the default of Gen4+ completers."""
 TAGS_10_BIT = 768
+FC_UNIT_BYTES = 16
+"""One data flow-control credit: 4 DW (PCIe Base Specification, section 2.6.1)."""
 
 
 @dataclass(frozen=True)
@@ -247,13 +249,16 @@ class DmaEndpoints:
     Defaults (basis assumed; the sources named in docs/models/pcie.md): 256 tags (8-bit tags);
     a 600 ns DMA read round trip, of the order Neugebauer et al. (SIGCOMM 2018) measured on Xeon
     root complexes with pcie-bench; 2 ns of TLP processing in a Gen4/Gen5 DMA engine (one TLP per
-    500 MHz cycle of a 512-bit datapath, the common soft-IP width) and 2 ns in the root complex.
+    500 MHz cycle of a 512-bit datapath, the common soft-IP width) and 2 ns in the root complex;
+    256 posted data credits at the root port (16 B each: 4 KiB of write buffer; the specification's
+    minimum is one MPS, Table 2-50).
     """
 
     read_tags: int = TAGS_8_BIT
     read_round_trip_ns: float = 600.0
     device_tlp_ns: float = 2.0
     root_complex_tlp_ns: float = 2.0
+    posted_data_credits: int = 256
 
 
 @dataclass(frozen=True)
@@ -263,15 +268,17 @@ class DmaTransfer:
     wire_bytes_per_s: float
     tags_bytes_per_s: float
     tlp_processing_bytes_per_s: float
+    credits_bytes_per_s: float = math.inf
 
     @property
     def bytes_per_s(self) -> float:
-        return min(self.wire_bytes_per_s, self.tags_bytes_per_s, self.tlp_processing_bytes_per_s)
+        return min(self.wire_bytes_per_s, self.tags_bytes_per_s, self.tlp_processing_bytes_per_s,
+                   self.credits_bytes_per_s)
 
     @property
     def limited_by(self) -> str:
         named = {"wire": self.wire_bytes_per_s, "read tags": self.tags_bytes_per_s,
-                 "TLP processing": self.tlp_processing_bytes_per_s}
+                 "TLP processing": self.tlp_processing_bytes_per_s, "credits": self.credits_bytes_per_s}
         return min(named, key=named.get)
 
 
@@ -283,7 +290,10 @@ def dma_transfer(link: PcieLink, transfer_bytes: int, is_read: bool,
     * the wire: TLP and DLLP bytes of the busier direction at the usable rate (``with_dllps``);
     * read tags: ``BW = S x N / RTT`` (the specification's formula), S the bytes one request asks
       (the transfer, at most MRRS), N the tags, RTT the round trip; writes are posted (no limit);
-    * TLP processing: every TLP the device's DMA engine or the root complex handles takes its time.
+    * TLP processing: every TLP the device's DMA engine or the root complex handles takes its time;
+    * posted credits (writes): the root port's posted data credits (16 B each) come back one
+      UpdateFC latency (Table 2-54) after the TLPs that used them were received, so at most
+      ``credits x 16 B`` of writes are in flight per that loop (a TLP's time on the wire plus it).
     """
     if is_read:
         req, cpl = link._read_request(transfer_bytes)
@@ -300,7 +310,11 @@ def dma_transfer(link: PcieLink, transfer_bytes: int, is_read: bool,
     tlps = sum(d.tlps for d in up + down)
     slowest_ns = max(ends.device_tlp_ns, ends.root_complex_tlp_ns)
     processing = transfer_bytes / (tlps * slowest_ns * 1e-9)
-    return DmaTransfer(wire, tags, processing)
+    credits = math.inf
+    if not is_read:
+        loop_s = link.update_fc_interval_s() + up[0].tlp_bytes / up[0].tlps / link.usable_bytes_per_s()
+        credits = ends.posted_data_credits * FC_UNIT_BYTES / loop_s
+    return DmaTransfer(wire, tags, processing, credits)
 
 
 SMALL_TRANSFER_SIZES = (64, 128, 256, 512, 1024, 4096, 16384, 65536, 262144, 1048576)
@@ -309,8 +323,8 @@ SMALL_TRANSFER_SIZES = (64, 128, 256, 512, 1024, 4096, 16384, 65536, 262144, 104
 def small_transfer_table_markdown(catalog, links=((4, 4, 256), (5, 4, 512), (5, 16, 512)),
                                   sizes=SMALL_TRANSFER_SIZES) -> str:
     """The docs table of DMA effective bandwidth (GB/s) against transfer size, reads and writes,
-    with the ceiling that sets each (W: wire, T: read tags, P: TLP processing)."""
-    mark = {"wire": "W", "read tags": "T", "TLP processing": "P"}
+    with the ceiling that sets each (W: wire, T: read tags, P: TLP processing, C: posted credits)."""
+    mark = {"wire": "W", "read tags": "T", "TLP processing": "P", "credits": "C"}
     header = "| transfer | " + " | ".join(f"Gen{g} x{w} MPS {m} {op}" for g, w, m in links for op in ("read", "write")) + " |"
     rows = [header, "|" + "---|" * (len(links) * 2 + 1)]
     for size in sizes:
