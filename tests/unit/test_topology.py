@@ -141,3 +141,8 @@ def test_bifurcation_splits_a_slot_into_links(catalog):
     links = slot_links(slots, {"slot1-x16": (4, 4, 4, 4)})
     assert [link.lanes for link in links] == [16, 4, 4, 4, 4]
     assert placement_error(parse_scenario(scenario(), catalog), catalog) is None
+
+
+def test_a_hardware_raid_cards_drives_do_not_hang_behind_a_switch(catalog):
+    data = scenario(level=5, engine="broadcom-megaraid-9560-16i", topology={"switches": {"model": "broadcom-pex89104"}})
+    assert "hang from the card's own ports" in error_of(data, catalog)
