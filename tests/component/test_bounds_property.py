@@ -23,6 +23,11 @@ METRIC = {rw: (metric, bs) for metric, (rw, bs) in CANONICAL.items()}
 ENGINES = ("linux-md", "graid-supremeraid-sr1010", "xinnor-xiraid", "ideal-raid", "broadcom-megaraid-9560-16i")
 DRIVES = ("kioxia-cm7-r-3.84tb", "samsung-pm9a3-3.84tb", "solidigm-d5-p5336-61.44tb")
 TOLERANCE = 1e-9
+EVENT_HOST_IOS = 8_000
+EVENT_TOLERANCE = 1e-3
+"""The event mode counts the host I/Os completed in its measurement window: one in service on the
+binding server when the window opens adds up to one host I/O's service to the window's busy time
+(1/8,000 of it here), so a saturated run may read that much above its capacity."""
 
 
 @st.composite
@@ -46,7 +51,7 @@ def setups(draw):
     return data
 
 
-def _checked(data, simulate) -> None:
+def _checked(data, simulate, tolerance: float = TOLERANCE) -> None:
     try:
         spec = parse_scenario(data, CATALOG)
     except InputError:  # a set-up the loader refuses (a card's drives behind a switch, too many lanes)
@@ -55,7 +60,7 @@ def _checked(data, simulate) -> None:
     metric = METRIC[workload.rw][0]
     bound = next(b for b in array_bounds(spec, CATALOG).bounds if b.metric == metric)
     value = simulate(ArraySystem(spec, workload, CATALOG)).metrics()[FIELD[workload.rw]]
-    assert value <= bound.value * (1 + TOLERANCE), (
+    assert value <= bound.value * (1 + tolerance), (
         f"{FIELD[workload.rw]} {value:.4g} above the bound {bound.value:.4g} ({bound.limited_by})")
 
 
@@ -76,4 +81,4 @@ def test_no_fluid_rate_exceeds_its_bound(data):
      "workloads": [{"name": "w", "rw": "randwrite", "bs": "4k", "numjobs": 8, "iodepth": 16, "runtime": 1}]},
 ], ids=["md-raid0-behind-a-x4-uplink", "gpu-raid5-randwrite"])
 def test_no_event_rate_exceeds_its_bound(data):
-    _checked(data, lambda system: simulate_event(system, host_ios=8_000))
+    _checked(data, lambda system: simulate_event(system, host_ios=EVENT_HOST_IOS), EVENT_TOLERANCE)
