@@ -26,7 +26,7 @@ from nvsim import (Catalog, InputError, ScenarioSpec, Simulation, WorkloadSpec, 
 from nvsim.constants import PAGE_BYTES
 from nvsim.fio import parse_fio_jobfile
 from nvsim.loader import parse_yaml
-from nvsim.units import format_bytes_binary, format_bytes_decimal, parse_bytes
+from nvsim.units import format_bytes_binary, format_bytes_decimal, format_large, format_probability, parse_bytes
 from nvsim.bounds import capacity
 from nvsim.cost import cost_power
 from nvsim.wear import drive_wear
@@ -390,6 +390,19 @@ def compute(setup: dict[str, Any], custom: dict | None = None, extras: dict | No
     return record
 
 
+def shown(current: dict | None, event: dict | None) -> dict | None:
+    """The record on screen: the event-mode one when it belongs to the current set-up, else fluid."""
+    if not current or current.get("errors") or "workloads" not in current:
+        return None
+    if event and event.get("key") == current.get("key"):
+        record = dict(current, fidelity="event", workloads=event["workloads"])
+        rebuild = event.get("rebuild")
+        if rebuild and not (rebuild.get("na") and rebuild.get("rebuild_hours") is None and "cancelled" in rebuild["na"]):
+            record["rebuild"] = rebuild
+        return record
+    return current
+
+
 # ---------------------------------------------------------------- formatting
 
 
@@ -423,9 +436,13 @@ def fmt_years(value: float | None) -> str:
 
 
 def fmt_probability(value: float | None) -> str:
-    if value is None:
-        return "n/a"
-    return f"{value:.2%}" if value >= 1e-3 else f"{value:.2g}"
+    """A probability as people read it (nvsim's own: "2.5%", "1 in 190 billion"), never e-notation."""
+    return "n/a" if value is None else format_probability(value)
+
+
+def fmt_large(value: float | None) -> str:
+    """A large number in words ("1.18 trillion"), never e-notation."""
+    return "n/a" if value is None else format_large(value)
 
 
 def latency_us(workload: dict[str, Any], key: str) -> float | None:
