@@ -159,6 +159,8 @@ def check_update_request(body: Any, callbacks: dict[str, dict[str, Any]]) -> Non
         raise PayloadError("output", "names no callback of this page")
     spec = callbacks[output]
     outputs = body.get("outputs")
+    if not output.startswith("..") and not isinstance(outputs, dict):  # one output: Dash reads a list as several
+        raise PayloadError("outputs", "expected one output object")
     count = len(spec["output"]) if isinstance(spec["output"], list) else 1
     if not (isinstance(outputs, list) and len(outputs) == count and all(isinstance(o, dict) for o in outputs)
             or count == 1 and isinstance(outputs, dict)):

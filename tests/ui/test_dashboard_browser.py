@@ -138,7 +138,7 @@ def test_compare_two_set_ups_side_by_side(page, catalog):
     bars = page.wait(lambda: page.driver.execute_script(
         "const g = document.querySelector('#compare-graph .js-plotly-plot');"
         "return g && g.data && g.data.map(t => t.y.length);"), 10, "the comparison bars")
-    assert bars == [1] * 12  # six charts, one bar per set-up in each
+    assert bars == [1] * 18  # nine charts, one bar per set-up in each
     page.click("tab-setup")  # the view switches in the browser after the click returns: wait for it
     assert page.wait(lambda: page.element("m-iops").is_displayed(), 10, "the set-up view again")
 
