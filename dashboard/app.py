@@ -25,7 +25,8 @@ from dash import Dash, Input, Output, State, dcc, html, no_update
 from nvsim import Catalog, InputError, default_catalog, parse_scenario
 
 from . import core, guard, views
-from .figures import bounds_figure, compare_figure, empty_figure, host_cores_percent, utilisation_figure
+from .core import host_cores_percent
+from .figures import bounds_figure, compare_figure, empty_figure, utilisation_figure
 from .datasheet import session_catalog
 from .jobs import EventRunner
 
@@ -254,7 +255,8 @@ def cards(record: dict) -> list[html.Div]:
 
 
 def workload_table(record: dict) -> html.Table:
-    head = ["workload", "IOPS", "GB/s", "p50", "p99", "p99.9", "mean", "CPU %", "RAID WAF", "NAND WAF", "lifetime", "limited by"]
+    head = ["workload", "IOPS", "GB/s", "p50", "p99", "p99.9", "mean", "cores busy %", "threads busy %", "RAID WAF", "NAND WAF",
+            "lifetime", "limited by"]
     rows = []
     for w in record["workloads"]:
         if "error" in w:
@@ -263,6 +265,7 @@ def workload_table(record: dict) -> html.Table:
         cells = [w["name"], core.fmt_count(w["total_iops"]), core.fmt_gb_per_s(w["total_bytes_per_s"]),
                  core.fmt_us(core.latency_us(w, "p50")), core.fmt_us(core.latency_us(w, "p99")),
                  core.fmt_us(core.latency_us(w, "p99.9")), core.fmt_us(core.latency_us(w, "mean")),
+                 "n/a" if host_cores_percent(w) is None else f"{host_cores_percent(w):.0f}",
                  "n/a" if w.get("cpu_percent") is None else f"{w['cpu_percent']:.1f}",
                  "-" if w.get("raid_waf") is None else f"{w['raid_waf']:.2f}",
                  "-" if w.get("waf_nand") is None else f"{w['waf_nand']:.2f}",
@@ -282,7 +285,8 @@ def compare_table(entries: list[dict]) -> html.Table | html.Div:
              ("mode", "fidelity", str), ("IOPS", "total_iops", core.fmt_count),
              ("read GB/s", "read_bytes_per_s", lambda v: f"{v / 1e9:.3g}"), ("write GB/s", "write_bytes_per_s", lambda v: f"{v / 1e9:.3g}"),
              ("latency mean", "latency_mean_us", core.fmt_us), ("latency p99", "latency_p99_us", core.fmt_us),
-             ("latency p99.9", "latency_p99_9_us", core.fmt_us), ("CPU %", "cpu_percent", lambda v: f"{v:.1f}"),
+             ("latency p99.9", "latency_p99_9_us", core.fmt_us), ("host cores busy %", "host_cores_busy_percent", lambda v: f"{v:.0f}"),
+             ("hardware threads busy % (top)", "cpu_percent", lambda v: f"{v:.1f}"),
              ("usable capacity", "usable_bytes", core.fmt_bytes), ("RAID WAF", "raid_waf", lambda v: f"{v:.2f}"),
              ("NAND WAF", "waf_nand", lambda v: f"{v:.2f}"), ("effective DWPD", "effective_dwpd", lambda v: f"{v:.3g}"),
              ("drive lifetime", "lifetime_years", core.fmt_years), ("rebuild time (h)", "rebuild_hours", lambda v: f"{v:.3g}"),

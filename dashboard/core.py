@@ -445,6 +445,14 @@ def fmt_large(value: float | None) -> str:
     return "n/a" if value is None else format_large(value)
 
 
+def host_cores_percent(workload: dict[str, Any]) -> float | None:
+    """Busy share of the host cores resource (%), the figure the "limited by" line gives (``cpu_percent``
+    is the share of all hardware threads, as top shows it: with SMT about half of this at saturation)."""
+    util = workload.get("utilisation") or {}
+    busy = [v for k, v in util.items() if k.startswith("host cores")]
+    return 100 * busy[0] if busy else None
+
+
 def latency_us(workload: dict[str, Any], key: str) -> float | None:
     """A latency statistic of the workload: reads' for read-only jobs, else the writes' (worse) one."""
     reads, writes = workload.get("read_latency_us") or {}, workload.get("write_latency_us") or {}
@@ -464,7 +472,7 @@ def scenario_yaml(data: dict[str, Any]) -> str:
 RESULT_COLUMNS = (
     "setup", "scenario", "platform", "drive", "drives", "namespace_bytes", "level", "strip_bytes", "engine",
     "workload", "fidelity", "total_iops", "read_iops", "write_iops", "read_bytes_per_s", "write_bytes_per_s",
-    "latency_mean_us", "latency_p50_us", "latency_p99_us", "latency_p99_9_us", "cpu_percent",
+    "latency_mean_us", "latency_p50_us", "latency_p99_us", "latency_p99_9_us", "cpu_percent", "host_cores_busy_percent",
     "usable_bytes", "raid_waf", "waf_nand", "member_dwpd", "effective_dwpd", "lifetime_years",
     "rebuild_hours", "data_loss_probability", "mttdl_years", "bottleneck",
 )
@@ -490,7 +498,7 @@ def result_rows(record: dict[str, Any], label: str = "", first_only: bool = Fals
             "write_bytes_per_s": workload.get("write_bytes_per_s"),
             "latency_mean_us": latency_us(workload, "mean"), "latency_p50_us": latency_us(workload, "p50"),
             "latency_p99_us": latency_us(workload, "p99"), "latency_p99_9_us": latency_us(workload, "p99.9"),
-            "cpu_percent": workload.get("cpu_percent"),
+            "cpu_percent": workload.get("cpu_percent"), "host_cores_busy_percent": host_cores_percent(workload),
             "usable_bytes": (record.get("capacity") or {}).get("usable_bytes"),
             "raid_waf": workload.get("raid_waf"), "waf_nand": workload.get("waf_nand"),
             "member_dwpd": wear_.get("member_dwpd"), "effective_dwpd": wear_.get("effective_dwpd"),

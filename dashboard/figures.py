@@ -7,7 +7,7 @@ from typing import Any
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .core import fmt_count, latency_us
+from .core import fmt_count, host_cores_percent, latency_us
 
 FONT = dict(family="system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif", size=12)
 BLUE, GREY, RED, GREEN = "#1f5fa8", "#9aa5b1", "#c0392b", "#2e8b57"
@@ -98,13 +98,6 @@ def bounds_figure(bounds: list[dict[str, Any]], workload: dict[str, Any] | None)
     fig.update_layout(showlegend=True, legend=dict(orientation="h", y=-0.08, x=0))
     fig.update_annotations(font=dict(size=12), x=0, xanchor="left")
     return fig
-
-
-def host_cores_percent(workload: dict[str, Any]) -> float | None:
-    """Busy share of the host cores resource (%), the number the "limited by" line gives."""
-    util = workload.get("utilisation") or {}
-    busy = [v for k, v in util.items() if k.startswith("host cores")]
-    return 100 * busy[0] if busy else None
 
 
 COMPARE_METRICS = (

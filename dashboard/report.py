@@ -79,10 +79,10 @@ def prediction_rows(record: dict[str, Any]) -> list[list[str]]:
         if "error" in w:
             rows.append([escape(w["name"]), escape(w["error"])] + [""] * 6)
             continue
-        cpu = w.get("cpu_percent")
+        cores = core.host_cores_percent(w)
         rows.append([escape(w["name"]), core.fmt_count(w["total_iops"]), core.fmt_gb_per_s(w["total_bytes_per_s"]),
                      core.fmt_us(core.latency_us(w, "mean")), core.fmt_us(core.latency_us(w, "p99")),
-                     core.fmt_us(core.latency_us(w, "p99.9")), "n/a" if cpu is None else f"{cpu:.1f} %",
+                     core.fmt_us(core.latency_us(w, "p99.9")), "n/a" if cores is None else f"{cores:.0f} %",
                      escape(w.get("bottleneck") or "")])
     return rows
 
@@ -210,7 +210,7 @@ def report_html(record: dict[str, Any], catalog: Catalog | None = None) -> str:
             "<div class='cols'><div><h2>Set-up</h2>", _pairs(setup_rows(record, catalog)),
             "<h2>Cost and power</h2>", _pairs(cost_rows(workload)), "</div><div><h2>Where the time goes</h2>",
             utilisation_html(workload), "<h2>Rebuild and risk</h2>", _pairs(rebuild_rows(record)), "</div></div>",
-            "<h2>Predictions</h2>", _table(["workload", "IOPS", "throughput", "latency mean", "p99", "p99.9", "host CPU", "limited by"],
+            "<h2>Predictions</h2>", _table(["workload", "IOPS", "throughput", "latency mean", "p99", "p99.9", "host cores busy", "limited by"],
                                             prediction_rows(record), {1, 2, 3, 4, 5, 6}),
             "<h2>Validation status of the models used</h2>", validation_html(record, catalog),
             "<div class='foot'>Every catalog figure is cited (docs/catalog.md); published numbers and their sources: "

@@ -518,7 +518,8 @@ def test_a_job_over_the_worker_memory_cap_ends_with_an_error(catalog):
 from pathlib import Path  # noqa: E402
 
 from dashboard import curves, datasheet, report, share, views  # noqa: E402
-from dashboard.figures import COMPARE_METRICS, bounds_figure, compare_figure, host_cores_percent  # noqa: E402
+from dashboard.core import host_cores_percent  # noqa: E402
+from dashboard.figures import COMPARE_METRICS, bounds_figure, compare_figure  # noqa: E402
 from nvsim.published import load_published, published_files  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
