@@ -67,8 +67,8 @@ CARDS = (("m-iops", "IOPS"), ("m-gbps", "Throughput"), ("m-p50", "Latency p50"),
          ("m-rebuild", "Rebuild time"), ("m-risk", "Data-loss risk"))
 
 
-def layout(catalog: Catalog) -> html.Div:
-    setup = core.default_setup(catalog)
+def _controls(catalog: Catalog, setup: dict) -> html.Aside:
+    """The set-up controls (left column), each with its message slot."""
     platforms = [{"label": f"{p.vendor} {p.model}", "value": name} for name, p in sorted(catalog.platforms.items())]
     drives = [{"label": core.drive_label(catalog, name), "value": name} for name in sorted(catalog.drives)]
     engines = [{"label": f"{name} ({e.engine_kind})", "value": name} for name, e in sorted(catalog.engines.items())]
@@ -112,6 +112,11 @@ def layout(catalog: Catalog) -> html.Div:
         html.Div(id="general-error", className="field-error", role="alert"),
         html.Div(id="url-note", className="field-error", role="alert"),
     ])
+    return controls
+
+
+def _results() -> html.Main:
+    """The set-up view: headline, actions, cards, bottleneck, charts, every workload."""
     actions = html.Div(className="actions", children=[
         html.Button("Simulate (event mode)", id="simulate", className="primary", n_clicks=0),
         html.Progress(id="sim-progress", max=1, value=0, className="progress"),
@@ -139,6 +144,11 @@ def layout(catalog: Catalog) -> html.Div:
         html.H3("Every workload of the set-up"),
         html.Div(id="workload-table"),
     ])
+    return results
+
+
+def _compare_pane() -> html.Div:
+    """The comparison view: its actions, table and charts."""
     compare = html.Div(className="compare", children=[
         html.Div(className="actions", children=[
             html.Span(id="compare-count", className="mode"),
@@ -151,6 +161,11 @@ def layout(catalog: Catalog) -> html.Div:
         html.Div(id="compare-table"),
         dcc.Graph(id="compare-graph", config=GRAPH_CONFIG, figure=compare_figure([])),
     ])
+    return compare
+
+
+def layout(catalog: Catalog) -> html.Div:
+    controls, results, compare = _controls(catalog, core.default_setup(catalog)), _results(), _compare_pane()
     controls.children.append(views.datasheet_panel())
     panes = {"setup": results, "curves": views.curves_view(), "compare": compare, "report": views.report_view()}
     return html.Div(className="page", children=[
@@ -240,18 +255,21 @@ def cards(record: dict) -> list[html.Div]:
     out.append(_card("m-cost", "Cost", "n/a" if usd is None else f"${usd:,.0f}",
                      f"${cost.get('usd_per_usable_tb') or 0:,.0f} per usable TB; ${cost.get('usd_per_kiops') or 0:,.2f} per 1K IOPS"
                      if usd is not None else f"no price for {cost.get('price_missing') or 'a part'}", usd))
+    return out + rebuild_cards(rebuild)
+
+
+def rebuild_cards(rebuild: dict) -> list[html.Div]:
+    """The rebuild time and data-loss risk cards (or n/a with the reason)."""
     if rebuild.get("rebuild_hours") is not None:
         where = "under this workload" if rebuild.get("under_load") else "idle array (Simulate: under load)"
-        out.append(_card("m-rebuild", "Rebuild time", f"{rebuild['rebuild_hours']:.3g} h",
-                         f"{rebuild.get('rebuild_mb_per_s') or 0:.4g} MB/s, {where}", rebuild["rebuild_hours"]))
-        out.append(_card("m-risk", "Data-loss risk", core.fmt_probability(rebuild.get("data_loss_probability")),
-                         f"per rebuild; MTTDL {core.fmt_large(rebuild.get('mttdl_years'))} years", rebuild.get("data_loss_probability")))
-    else:
-        reason = rebuild.get("na") or "n/a"
-        out.append(_card("m-rebuild", "Rebuild time", "n/a", reason))
-        risk = rebuild.get("data_loss_probability")
-        out.append(_card("m-risk", "Data-loss risk", core.fmt_probability(risk) if risk is not None else "n/a", reason, risk))
-    return out
+        return [_card("m-rebuild", "Rebuild time", f"{rebuild['rebuild_hours']:.3g} h",
+                      f"{rebuild.get('rebuild_mb_per_s') or 0:.4g} MB/s, {where}", rebuild["rebuild_hours"]),
+                _card("m-risk", "Data-loss risk", core.fmt_probability(rebuild.get("data_loss_probability")),
+                      f"per rebuild; MTTDL {core.fmt_large(rebuild.get('mttdl_years'))} years", rebuild.get("data_loss_probability"))]
+    reason = rebuild.get("na") or "n/a"
+    risk = rebuild.get("data_loss_probability")
+    return [_card("m-rebuild", "Rebuild time", "n/a", reason),
+            _card("m-risk", "Data-loss risk", core.fmt_probability(risk) if risk is not None else "n/a", reason, risk)]
 
 
 def workload_table(record: dict) -> html.Table:
@@ -353,6 +371,8 @@ def create_app(catalog: Catalog | None = None, *, warm: bool = True, host_ios: i
         core.compute(core.default_setup(catalog), catalog=catalog)
     app.nvsim_tabs = TABS
     _callbacks(app, catalog, runner)
+    _file_callbacks(app, catalog)
+    _export_callbacks(app)
     views.register(app, catalog, runner)
     guard.install(app.server, app.callback_map, app.config.routes_pathname_prefix)
     return app
@@ -514,6 +534,9 @@ def _callbacks(app: Dash, catalog: Catalog, runner: EventRunner) -> None:
         entries = entries or []
         return compare_table(entries), compare_figure(entries), f"{len(entries)} set-up{'s' if len(entries) != 1 else ''} (up to {MAX_COMPARE})"
 
+
+def _file_callbacks(app: Dash, catalog: Catalog) -> None:
+    """Uploads: a fio job file (its jobs become the workload) and a scenario (into the controls)."""
     @app.callback(Output("custom", "data"), Output("workload", "value"), Output("workload", "options"),
                   Output("fio-note", "children"), Output("fio-note", "className"),
                   Input("fio-upload", "contents"), State("fio-upload", "filename"),
@@ -549,6 +572,9 @@ def _callbacks(app: Dash, catalog: Catalog, runner: EventRunner) -> None:
                 s["workload"] or (workload if workload != core.FILE_WORKLOADS else "randread-4k"),
                 _workload_options(custom), custom, loaded["extras"], f"loaded {filename}", NOTE_OK)
 
+
+def _export_callbacks(app: Dash) -> None:
+    """Exports: the set-up as scenario YAML, results CSV, charts HTML/PNG, and the comparison's."""
     @app.callback(Output("download", "data"), Output("export-note", "children"),
                   Input("export-yaml", "n_clicks"), Input("export-csv", "n_clicks"), Input("export-html", "n_clicks"),
                   Input("export-png", "n_clicks"), State("current", "data"), State("event", "data"), prevent_initial_call=True)
