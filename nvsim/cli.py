@@ -384,9 +384,9 @@ def report(
 ) -> None:
     """Write the one-page report of a scenario: set-up, predictions, bottleneck, rebuild and risk, cost and power, validation status of its models (HTML or PDF)."""
     fidelity = _fidelity(fidelity)
+    check_output_path(out, "--out")
     if out.suffix.lower() not in (".html", ".pdf"):
         raise InputError("--out", f"must end in .html or .pdf, got {out.name!r}")
-    check_output_path(out, "--out")
     from dashboard import report as one_page  # the dashboard's report (no Dash needed), loaded only for this command
 
     html_text = one_page.report_html(one_page.scenario_record(scenario, fidelity=fidelity))
