@@ -189,7 +189,8 @@ def validation_html(record: dict[str, Any], catalog: Catalog) -> str:
                 else "no published number uses it: its figures are predictions only")
         lines.append([escape(kind), escape(name), text])
     misses = [[escape(r["id"]), f"{format_significant(100 * r['error'], 3)}%" if r["error"] is not None and r["unit"] != "percent"
-               else "", escape(_short(r["reason"] or "no reason declared"))] for r in rows if r["status"] == "OUT"]
+               else "", escape(_short(r["reason"] or "no reason declared"))]
+              for r in sorted(rows, key=lambda r: -len(r["models"])) if r["status"] == "OUT"]  # most models shared first
     table = _table(["model", "catalog entry", "published numbers re-predicted now (fluid mode)"], lines)
     if misses:
         table += "<p>Outside tolerance:</p>" + _table(["number", "error", "why (declared in published.yaml)"], misses[:MISSES_SHOWN])
