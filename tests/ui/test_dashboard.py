@@ -725,3 +725,14 @@ def test_a_poll_of_a_curve_job_fills_the_curve_store_not_the_cards():
     assert curve[0] is dash_app.no_update and curve[1]["key"] == "k" and curve[6].startswith("event mode finished")
     cards = dash_app.poll_outputs(done, "setup")
     assert cards[1] is dash_app.no_update and cards[0]["key"] == "k" and cards[5].startswith("event mode finished")
+
+
+def test_the_event_worker_simulates_a_datasheet_drive_it_is_given(catalog):
+    from dashboard.jobs import run_workload
+
+    sheets, name = datasheet.add_sheet(DATASHEET_FORM, [], catalog)
+    scenario = core.compute(setup(drive=name, numjobs=8, iodepth=4), catalog=datasheet.session_catalog(catalog, sheets))["scenario"]
+    done = run_workload(scenario, 0, 2_000, sheets)
+    assert "error" not in done and done["fidelity"] == "event" and done["total_iops"] > 0
+    refused = run_workload(scenario, 0, 2_000, None)  # without the session's drives the worker cannot know it
+    assert name in refused["error"] and "\n" not in refused["error"]
