@@ -10,6 +10,7 @@ import io
 import logging
 import signal
 import socket
+import string
 import sys
 import threading
 import time
@@ -23,17 +24,25 @@ from dash import Dash, Input, Output, State, dcc, html, no_update
 
 from nvsim import Catalog, InputError, default_catalog, parse_scenario
 
-from . import core, guard
+from . import core, guard, views
+from .core import host_cores_percent
 from .figures import bounds_figure, compare_figure, empty_figure, utilisation_figure
+from .datasheet import session_catalog
 from .jobs import EventRunner
 
 log = logging.getLogger(__name__)
 ASSETS = Path(__file__).resolve().parent / "assets"
 POLL_MS = 400
-MAX_COMPARE = 3
+MAX_COMPARE = guard.MAX_COMPARE_ENTRIES
+"""Set-ups the comparison holds (A to Z): as many as a meeting compares, a bounded browser store."""
+NOTE_OK, NOTE_WARNING, NOTE_ERROR = "field-note ok", "field-note warning", "field-error"
+"""Message classes under an upload: green for done, amber for done with a warning, red for refused."""
+TABS = (("setup", "Set-up and results"), ("curves", "Curves"), ("compare", "Compare set-ups"), ("report", "Report"))
+"""The views beside the set-up controls: a tab button ``tab-KEY`` shows ``view-KEY``. A new view
+(the Plan view) adds its entry here and its pane in ``layout``; the tab callback covers every entry."""
 REQUEST_LIMIT_BYTES = 4 * core.UPLOAD_LIMIT_BYTES
 """Flask refuses larger requests outright; files between the two limits get the one-line message."""
-GRAPH_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
+GRAPH_CONFIG = views.GRAPH_CONFIG
 
 
 # ---------------------------------------------------------------- layout
@@ -48,26 +57,18 @@ def _field(label: str, control, name: str, hint: str | None = None) -> html.Div:
     return html.Div(parts, className="field", id=f"{name}-field")
 
 
-def _workload_options(custom: dict | None) -> list[dict]:
-    options = [{"label": p["label"], "value": key} for key, p in core.PRESETS.items()]
-    label = (custom or {}).get("label") or "uploaded file (upload a fio job file or a scenario first)"
-    options.append({"label": f"From file: {label}", "value": core.FILE_WORKLOADS})
-    return options
-
-
-def _strip_options(extra: int | None = None) -> list[dict]:
-    values = sorted(set(core.STRIP_CHOICES_BYTES) | ({extra} if extra else set()))
-    return [{"label": core.strip_label(v), "value": v} for v in values]
+_workload_options = views.workload_options
+_strip_options = views.strip_options
 
 
 CARDS = (("m-iops", "IOPS"), ("m-gbps", "Throughput"), ("m-p50", "Latency p50"), ("m-p99", "Latency p99"),
-         ("m-p999", "Latency p99.9"), ("m-cpu", "Host CPU"), ("m-capacity", "Usable capacity"), ("m-waf", "Write amplification"),
+         ("m-p999", "Latency p99.9"), ("m-cpu", "Host cores busy"), ("m-capacity", "Usable capacity"), ("m-waf", "Write amplification"),
          ("m-dwpd", "Effective DWPD"), ("m-life", "Drive lifetime"), ("m-power", "Power"), ("m-cost", "Cost"),
          ("m-rebuild", "Rebuild time"), ("m-risk", "Data-loss risk"))
 
 
-def layout(catalog: Catalog) -> html.Div:
-    setup = core.default_setup(catalog)
+def _controls(catalog: Catalog, setup: dict) -> html.Aside:
+    """The set-up controls (left column), each with its message slot."""
     platforms = [{"label": f"{p.vendor} {p.model}", "value": name} for name, p in sorted(catalog.platforms.items())]
     drives = [{"label": core.drive_label(catalog, name), "value": name} for name in sorted(catalog.drives)]
     engines = [{"label": f"{name} ({e.engine_kind})", "value": name} for name, e in sorted(catalog.engines.items())]
@@ -109,7 +110,13 @@ def layout(catalog: Catalog) -> html.Div:
             html.Div(id="import-note", className="field-error", role="alert"),
         ]),
         html.Div(id="general-error", className="field-error", role="alert"),
+        html.Div(id="url-note", className="field-error", role="alert"),
     ])
+    return controls
+
+
+def _results() -> html.Main:
+    """The set-up view: headline, actions, cards, bottleneck, charts, every workload."""
     actions = html.Div(className="actions", children=[
         html.Button("Simulate (event mode)", id="simulate", className="primary", n_clicks=0),
         html.Progress(id="sim-progress", max=1, value=0, className="progress"),
@@ -137,6 +144,11 @@ def layout(catalog: Catalog) -> html.Div:
         html.H3("Every workload of the set-up"),
         html.Div(id="workload-table"),
     ])
+    return results
+
+
+def _compare_pane() -> html.Div:
+    """The comparison view: its actions, table and charts."""
     compare = html.Div(className="compare", children=[
         html.Div(className="actions", children=[
             html.Span(id="compare-count", className="mode"),
@@ -149,21 +161,31 @@ def layout(catalog: Catalog) -> html.Div:
         html.Div(id="compare-table"),
         dcc.Graph(id="compare-graph", config=GRAPH_CONFIG, figure=compare_figure([])),
     ])
+    return compare
+
+
+def layout(catalog: Catalog) -> html.Div:
+    controls, results, compare = _controls(catalog, core.default_setup(catalog)), _results(), _compare_pane()
+    controls.children.append(views.datasheet_panel())
+    panes = {"setup": results, "curves": views.curves_view(), "compare": compare, "report": views.report_view()}
     return html.Div(className="page", children=[
         html.Header(className="top", children=[
             html.H1("nvsim: NVMe RAID what-if"),
             html.Span("predictions from calibrated models of drives, links, platform and RAID engine", className="tagline"),
         ]),
-        html.Nav(className="tab-bar", children=[
-            html.Button("Set-up and results", id="tab-setup", className="tab active", n_clicks=0),
-            html.Button("Compare set-ups", id="tab-compare", className="tab", n_clicks=0),
-        ]),
-        html.Div(id="view-setup", className="grid", children=[controls, results]),
-        html.Div(id="view-compare", style={"display": "none"}, children=compare),
+        html.Div(className="grid", children=[controls, html.Div(className="right", children=[
+            html.Nav(className="tab-bar", children=[
+                html.Button(label, id=f"tab-{key}", className="tab active" if key == TABS[0][0] else "tab", n_clicks=0)
+                for key, label in TABS]),
+            *[html.Div(id=f"view-{key}", className="view", style={} if key == TABS[0][0] else {"display": "none"},
+                       children=panes[key]) for key, _ in TABS],
+        ])]),
         dcc.Store(id="current"), dcc.Store(id="event"), dcc.Store(id="job"), dcc.Store(id="custom"),
-        dcc.Store(id="extras"), dcc.Store(id="compare", data=[]),
+        dcc.Store(id="extras"), dcc.Store(id="compare", data=[]), dcc.Store(id="tab", data=TABS[0][0]),
+        dcc.Store(id="sheets", data=[]), dcc.Store(id="curve-event"), dcc.Location(id="url", refresh=False),
+        dcc.Store(id="link-state", data=views.LINK_WAITING),
         dcc.Interval(id="poll", interval=POLL_MS, disabled=True),
-        dcc.Download(id="download"), dcc.Download(id="download-compare"),
+        dcc.Download(id="download"), dcc.Download(id="download-compare"), dcc.Download(id="download-report"),
     ])
 
 
@@ -178,17 +200,7 @@ def _card(cid: str, label: str, value: str, sub: str, raw: Any = None) -> html.D
 # ---------------------------------------------------------------- rendering
 
 
-def shown(current: dict | None, event: dict | None) -> dict | None:
-    """The record on screen: the event-mode one when it belongs to the current set-up, else fluid."""
-    if not current or current.get("errors") or "workloads" not in current:
-        return None
-    if event and event.get("key") == current.get("key"):
-        record = dict(current, fidelity="event", workloads=event["workloads"])
-        rebuild = event.get("rebuild")
-        if rebuild and not (rebuild.get("na") and rebuild.get("rebuild_hours") is None and "cancelled" in rebuild["na"]):
-            record["rebuild"] = rebuild
-        return record
-    return current
+shown = core.shown
 
 
 def cards(record: dict) -> list[html.Div]:
@@ -217,8 +229,10 @@ def cards(record: dict) -> list[html.Div]:
         else:
             sub = "event mode, slower direction" if workload.get("read_latency_us") and workload.get("write_latency_us") else "event mode"
         out.append(_card(cid, label, core.fmt_us(value), sub, value))
-    cpu = workload.get("cpu_percent")
-    out.append(_card("m-cpu", "Host CPU", "n/a" if cpu is None else f"{cpu:.1f} %", "of all host cores", cpu))
+    cpu, cores = workload.get("cpu_percent"), host_cores_percent(workload)
+    threads = "n/a" if cpu is None else f"{cpu:.1f} % of hardware threads busy (what top shows)"
+    out.append(_card("m-cpu", "Host cores busy", "n/a" if cores is None else f"{cores:.0f} %",
+                     threads if cores is not None else "no host-core resource in this model", cores))
     out.append(_card("m-capacity", "Usable capacity", core.fmt_bytes(cap["usable_bytes"]),
                      f"{cap['efficiency']:.1%} of {core.fmt_bytes(cap['raw_bytes'])} raw; {core.fmt_bytes(cap['member_bytes'])} per drive",
                      cap["usable_bytes"]))
@@ -241,22 +255,26 @@ def cards(record: dict) -> list[html.Div]:
     out.append(_card("m-cost", "Cost", "n/a" if usd is None else f"${usd:,.0f}",
                      f"${cost.get('usd_per_usable_tb') or 0:,.0f} per usable TB; ${cost.get('usd_per_kiops') or 0:,.2f} per 1K IOPS"
                      if usd is not None else f"no price for {cost.get('price_missing') or 'a part'}", usd))
+    return out + rebuild_cards(rebuild)
+
+
+def rebuild_cards(rebuild: dict) -> list[html.Div]:
+    """The rebuild time and data-loss risk cards (or n/a with the reason)."""
     if rebuild.get("rebuild_hours") is not None:
         where = "under this workload" if rebuild.get("under_load") else "idle array (Simulate: under load)"
-        out.append(_card("m-rebuild", "Rebuild time", f"{rebuild['rebuild_hours']:.3g} h",
-                         f"{rebuild.get('rebuild_mb_per_s') or 0:.4g} MB/s, {where}", rebuild["rebuild_hours"]))
-        out.append(_card("m-risk", "Data-loss risk", core.fmt_probability(rebuild.get("data_loss_probability")),
-                         f"per rebuild; MTTDL {rebuild.get('mttdl_years') or 0:.3g} years", rebuild.get("data_loss_probability")))
-    else:
-        reason = rebuild.get("na") or "n/a"
-        out.append(_card("m-rebuild", "Rebuild time", "n/a", reason))
-        risk = rebuild.get("data_loss_probability")
-        out.append(_card("m-risk", "Data-loss risk", core.fmt_probability(risk) if risk is not None else "n/a", reason, risk))
-    return out
+        return [_card("m-rebuild", "Rebuild time", f"{rebuild['rebuild_hours']:.3g} h",
+                      f"{rebuild.get('rebuild_mb_per_s') or 0:.4g} MB/s, {where}", rebuild["rebuild_hours"]),
+                _card("m-risk", "Data-loss risk", core.fmt_probability(rebuild.get("data_loss_probability")),
+                      f"per rebuild; MTTDL {core.fmt_large(rebuild.get('mttdl_years'))} years", rebuild.get("data_loss_probability"))]
+    reason = rebuild.get("na") or "n/a"
+    risk = rebuild.get("data_loss_probability")
+    return [_card("m-rebuild", "Rebuild time", "n/a", reason),
+            _card("m-risk", "Data-loss risk", core.fmt_probability(risk) if risk is not None else "n/a", reason, risk)]
 
 
 def workload_table(record: dict) -> html.Table:
-    head = ["workload", "IOPS", "GB/s", "p50", "p99", "p99.9", "mean", "CPU %", "RAID WAF", "NAND WAF", "lifetime", "limited by"]
+    head = ["workload", "IOPS", "GB/s", "p50", "p99", "p99.9", "mean", "cores busy %", "threads busy %", "RAID WAF", "NAND WAF",
+            "lifetime", "limited by"]
     rows = []
     for w in record["workloads"]:
         if "error" in w:
@@ -265,6 +283,7 @@ def workload_table(record: dict) -> html.Table:
         cells = [w["name"], core.fmt_count(w["total_iops"]), core.fmt_gb_per_s(w["total_bytes_per_s"]),
                  core.fmt_us(core.latency_us(w, "p50")), core.fmt_us(core.latency_us(w, "p99")),
                  core.fmt_us(core.latency_us(w, "p99.9")), core.fmt_us(core.latency_us(w, "mean")),
+                 "n/a" if host_cores_percent(w) is None else f"{host_cores_percent(w):.0f}",
                  "n/a" if w.get("cpu_percent") is None else f"{w['cpu_percent']:.1f}",
                  "-" if w.get("raid_waf") is None else f"{w['raid_waf']:.2f}",
                  "-" if w.get("waf_nand") is None else f"{w['waf_nand']:.2f}",
@@ -284,7 +303,8 @@ def compare_table(entries: list[dict]) -> html.Table | html.Div:
              ("mode", "fidelity", str), ("IOPS", "total_iops", core.fmt_count),
              ("read GB/s", "read_bytes_per_s", lambda v: f"{v / 1e9:.3g}"), ("write GB/s", "write_bytes_per_s", lambda v: f"{v / 1e9:.3g}"),
              ("latency mean", "latency_mean_us", core.fmt_us), ("latency p99", "latency_p99_us", core.fmt_us),
-             ("latency p99.9", "latency_p99_9_us", core.fmt_us), ("CPU %", "cpu_percent", lambda v: f"{v:.1f}"),
+             ("latency p99.9", "latency_p99_9_us", core.fmt_us), ("host cores busy %", "host_cores_busy_percent", lambda v: f"{v:.0f}"),
+             ("hardware threads busy % (top)", "cpu_percent", lambda v: f"{v:.1f}"),
              ("usable capacity", "usable_bytes", core.fmt_bytes), ("RAID WAF", "raid_waf", lambda v: f"{v:.2f}"),
              ("NAND WAF", "waf_nand", lambda v: f"{v:.2f}"), ("effective DWPD", "effective_dwpd", lambda v: f"{v:.3g}"),
              ("drive lifetime", "lifetime_years", core.fmt_years), ("rebuild time (h)", "rebuild_hours", lambda v: f"{v:.3g}"),
@@ -349,7 +369,11 @@ def create_app(catalog: Catalog | None = None, *, warm: bool = True, host_ios: i
     if warm:  # the first answer on screen is then as fast as the later ones
         runner.warm()
         core.compute(core.default_setup(catalog), catalog=catalog)
+    app.nvsim_tabs = TABS
     _callbacks(app, catalog, runner)
+    _file_callbacks(app, catalog)
+    _export_callbacks(app)
+    views.register(app, catalog, runner)
     guard.install(app.server, app.callback_map, app.config.routes_pathname_prefix)
     return app
 
@@ -364,13 +388,20 @@ def _import_models() -> None:
 
 
 def on_change(catalog: Catalog, platform, drive, drives, namespace_mode, namespace_value, level, strip, engine,
-              workload, numjobs, iodepth, custom, extras) -> tuple:
-    """The control-change callback's work (also what benchmarks/bench_dashboard.py times)."""
+              workload, numjobs, iodepth, custom, extras, sheets=None) -> tuple:
+    """The control-change callback's work (also what benchmarks/bench_dashboard.py times).
+    ``sheets``: the session's datasheet drives, added to the catalog for this answer."""
     start = time.perf_counter()
     setup = {"platform": platform, "drive": drive, "drives": drives, "namespace_mode": namespace_mode,
              "namespace_value": namespace_value, "level": level, "strip_bytes": strip, "engine": engine,
              "workload": workload, "numjobs": numjobs, "iodepth": iodepth}
-    record = core.compute(setup, custom, extras, catalog)
+    try:
+        session = session_catalog(catalog, sheets)
+    except InputError as exc:
+        session = catalog
+        log.warning("datasheet drives refused: %s", exc)
+    record = core.compute(setup, custom, extras, session)
+    record["setup"] = setup
     record["compute_ms"] = 1000 * (time.perf_counter() - start)
     errors = record.get("errors") or {}
     messages = [errors.get(control, "") for control in core.CONTROLS] + [errors.get("general", "")]
@@ -408,11 +439,35 @@ def simulation_refusal(current: dict, catalog: Catalog) -> str | None:
     return None
 
 
+def poll_outputs(status: dict, kind: str) -> tuple:
+    """What a poll of an event-mode job shows: (event, curve-event, poll off, Simulate off, curve
+    button off, status text, curve status text, progress); ``kind`` is "setup" or "curve"."""
+    curve = kind == "curve"
+
+    def say(text: str, progress, poll_off: bool, data=no_update) -> tuple:
+        buttons = not poll_off
+        return (no_update if curve else data, data if curve else no_update, poll_off, buttons, buttons,
+                no_update if curve else text, text if curve else no_update, progress)
+
+    if status["state"] == "unknown":
+        return say("", 0, True)
+    if status["state"] == "running":
+        text = f"event mode: {status['done']} of {status['total']} tasks done, {status['elapsed_s']:.1f} s"
+        return say(text, (status["done"] / status["total"]) if status["done"] else None, False)
+    if status.get("stopped"):
+        return say(f"event mode {status['stopped']}", 0, True)
+    errors = [w["error"] for w in status["workloads"] if "error" in w]
+    text = f"event mode finished in {status['elapsed_s']:.1f} s" + (f"; {errors[0]}" if errors else "")
+    data = {"key": status["key"], "workloads": status["workloads"], "rebuild": status["rebuild"]}
+    return say(text, 1, True, data)
+
+
 def _callbacks(app: Dash, catalog: Catalog, runner: EventRunner) -> None:
     control_inputs = [Input("platform", "value"), Input("drive", "value"), Input("drives", "value"),
                       Input("namespace-mode", "value"), Input("namespace-value", "value"), Input("level", "value"),
                       Input("strip", "value"), Input("engine", "value"), Input("workload", "value"),
-                      Input("numjobs", "value"), Input("iodepth", "value"), Input("custom", "data"), Input("extras", "data")]
+                      Input("numjobs", "value"), Input("iodepth", "value"), Input("custom", "data"), Input("extras", "data"),
+                      Input("sheets", "data")]
     error_outputs = [Output(f"{control}-error", "children") for control in core.CONTROLS] + [Output("general-error", "children")]
 
     @app.callback(*error_outputs, Output("current", "data"), *control_inputs)
@@ -434,43 +489,24 @@ def _callbacks(app: Dash, catalog: Catalog, runner: EventRunner) -> None:
 
     @app.callback(Output("job", "data"), Output("poll", "disabled"), Output("simulate", "disabled"),
                   Output("sim-status", "children"), Output("sim-progress", "value"),
-                  Input("simulate", "n_clicks"), State("current", "data"), prevent_initial_call=True)
-    @guard.client_data("current.data")
-    def _simulate(_clicks, current):
+                  Input("simulate", "n_clicks"), State("current", "data"), State("sheets", "data"), prevent_initial_call=True)
+    @guard.client_data("current.data/sheets.data")
+    def _simulate(_clicks, current, sheets):
         if not current or current.get("errors") or "workloads" not in current:
             return no_update, True, False, "fix the set-up first", 0
-        refusal = simulation_refusal(current, catalog)
+        refusal = simulation_refusal(current, session_catalog(catalog, sheets))
         if refusal:
             return no_update, True, False, refusal, 0
-        job_id = runner.start(current["key"], current["scenario"])
-        return {"id": job_id, "key": current["key"]}, False, True, "event mode: starting…", None
+        job_id = runner.start(current["key"], current["scenario"], sheets=sheets)
+        return {"id": job_id, "key": current["key"], "kind": "setup"}, False, True, "event mode: starting…", None
 
-    @app.callback(Output("event", "data"), Output("poll", "disabled", allow_duplicate=True),
-                  Output("simulate", "disabled", allow_duplicate=True), Output("sim-status", "children", allow_duplicate=True),
+    @app.callback(Output("event", "data"), Output("curve-event", "data"), Output("poll", "disabled", allow_duplicate=True),
+                  Output("simulate", "disabled", allow_duplicate=True), Output("curve-simulate", "disabled"),
+                  Output("sim-status", "children", allow_duplicate=True), Output("curve-status", "children"),
                   Output("sim-progress", "value", allow_duplicate=True),
                   Input("poll", "n_intervals"), State("job", "data"), prevent_initial_call=True)
     def _poll(_n, job):
-        status = runner.poll((job or {}).get("id"))
-        if status["state"] == "unknown":
-            return no_update, True, False, "", 0
-        if status["state"] == "running":
-            text = f"event mode: {status['done']} of {status['total']} tasks done, {status['elapsed_s']:.1f} s"
-            return no_update, False, True, text, (status["done"] / status["total"]) if status["done"] else None
-        errors = [w["error"] for w in status["workloads"] if "error" in w]
-        if status.get("stopped"):
-            return no_update, True, False, f"event mode {status['stopped']}", 0
-        text = f"event mode finished in {status['elapsed_s']:.1f} s" + (f"; {errors[0]}" if errors else "")
-        return ({"key": status["key"], "workloads": status["workloads"], "rebuild": status["rebuild"]},
-                True, False, text, 1)
-
-    @app.callback(Output("view-setup", "style"), Output("view-compare", "style"), Output("tab-setup", "className"),
-                  Output("tab-compare", "className"), Input("tab-setup", "n_clicks"), Input("tab-compare", "n_clicks"),
-                  prevent_initial_call=True)
-    def _tab(_setup, _compare):
-        compare_view = dash.ctx.triggered_id == "tab-compare"
-        hidden, shown_style = {"display": "none"}, {}
-        return (hidden if compare_view else shown_style, shown_style if compare_view else hidden,
-                "tab" if compare_view else "tab active", "tab active" if compare_view else "tab")
+        return poll_outputs(runner.poll((job or {}).get("id")), (job or {}).get("kind") or "setup")
 
     @app.callback(Output("compare", "data"), Output("add-note", "children"), Output("compare-note", "children"),
                   Input("add-compare", "n_clicks"), Input("clear-compare", "n_clicks"),
@@ -486,7 +522,7 @@ def _callbacks(app: Dash, catalog: Catalog, runner: EventRunner) -> None:
         if len(entries) >= MAX_COMPARE:
             return no_update, f"already {MAX_COMPARE} set-ups: clear the comparison first", no_update
         array = record["scenario"]["array"]
-        letter = "ABC"[len(entries)]
+        letter = string.ascii_uppercase[len(entries)]
         label = f"{letter}: {array['drives']}x RAID{array['level']} {array['engine']} ({record['workloads'][0]['name']}, {record['fidelity']})"
         entries.append({"label": label, "record": record})
         return entries, f"added {label}", ""
@@ -496,10 +532,14 @@ def _callbacks(app: Dash, catalog: Catalog, runner: EventRunner) -> None:
     @guard.client_data("compare.data")
     def _render_compare(entries):
         entries = entries or []
-        return compare_table(entries), compare_figure(entries), f"{len(entries)} of {MAX_COMPARE} set-ups"
+        return compare_table(entries), compare_figure(entries), f"{len(entries)} set-up{'s' if len(entries) != 1 else ''} (up to {MAX_COMPARE})"
 
+
+def _file_callbacks(app: Dash, catalog: Catalog) -> None:
+    """Uploads: a fio job file (its jobs become the workload) and a scenario (into the controls)."""
     @app.callback(Output("custom", "data"), Output("workload", "value"), Output("workload", "options"),
-                  Output("fio-note", "children"), Input("fio-upload", "contents"), State("fio-upload", "filename"),
+                  Output("fio-note", "children"), Output("fio-note", "className"),
+                  Input("fio-upload", "contents"), State("fio-upload", "filename"),
                   State("current", "data"), prevent_initial_call=True)
     @guard.client_data("current.data")
     def _upload_fio(contents, filename, current):
@@ -507,15 +547,16 @@ def _callbacks(app: Dash, catalog: Catalog, runner: EventRunner) -> None:
             text = core.decode_upload(contents, filename)
             custom = core.import_fio(text, filename or "job.fio", (current or {}).get("scenario"), catalog)
         except InputError as exc:
-            return no_update, no_update, no_update, str(exc)
+            return no_update, no_update, no_update, str(exc), NOTE_ERROR
         note = f"loaded {custom['label']}" + (f"; warning: {custom['warning']}" if custom["warning"] else "")
-        return custom, core.FILE_WORKLOADS, _workload_options(custom), note
+        return custom, core.FILE_WORKLOADS, _workload_options(custom), note, NOTE_WARNING if custom["warning"] else NOTE_OK
 
     @app.callback(Output("platform", "value"), Output("drive", "value"), Output("drives", "value"),
                   Output("namespace-mode", "value"), Output("namespace-value", "value"), Output("level", "value"),
                   Output("strip", "options"), Output("strip", "value"), Output("engine", "value"),
                   Output("workload", "value", allow_duplicate=True), Output("workload", "options", allow_duplicate=True),
                   Output("custom", "data", allow_duplicate=True), Output("extras", "data"), Output("import-note", "children"),
+                  Output("import-note", "className"),
                   Input("scenario-upload", "contents"), State("scenario-upload", "filename"), State("workload", "value"),
                   prevent_initial_call=True)
     def _import(contents, filename, workload):
@@ -523,14 +564,17 @@ def _callbacks(app: Dash, catalog: Catalog, runner: EventRunner) -> None:
             text = core.decode_upload(contents, filename)
             loaded = core.import_scenario(text, filename or "scenario.yaml", catalog)
         except InputError as exc:
-            return (*[no_update] * 13, str(exc))
+            return (*[no_update] * 13, str(exc), NOTE_ERROR)
         s = loaded["setup"]
         custom = loaded["custom"]
         return (s["platform"], s["drive"], s["drives"], s["namespace_mode"], s["namespace_value"], s["level"],
                 _strip_options(s["strip_bytes"]), s["strip_bytes"], s["engine"],
                 s["workload"] or (workload if workload != core.FILE_WORKLOADS else "randread-4k"),
-                _workload_options(custom), custom, loaded["extras"], f"loaded {filename}")
+                _workload_options(custom), custom, loaded["extras"], f"loaded {filename}", NOTE_OK)
 
+
+def _export_callbacks(app: Dash) -> None:
+    """Exports: the set-up as scenario YAML, results CSV, charts HTML/PNG, and the comparison's."""
     @app.callback(Output("download", "data"), Output("export-note", "children"),
                   Input("export-yaml", "n_clicks"), Input("export-csv", "n_clicks"), Input("export-html", "n_clicks"),
                   Input("export-png", "n_clicks"), State("current", "data"), State("event", "data"), prevent_initial_call=True)

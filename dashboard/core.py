@@ -26,7 +26,7 @@ from nvsim import (Catalog, InputError, ScenarioSpec, Simulation, WorkloadSpec, 
 from nvsim.constants import PAGE_BYTES
 from nvsim.fio import parse_fio_jobfile
 from nvsim.loader import parse_yaml
-from nvsim.units import format_bytes_binary, format_bytes_decimal, parse_bytes
+from nvsim.units import format_bytes_binary, format_bytes_decimal, format_large, format_probability, parse_bytes
 from nvsim.bounds import capacity
 from nvsim.cost import cost_power
 from nvsim.wear import drive_wear
@@ -390,6 +390,19 @@ def compute(setup: dict[str, Any], custom: dict | None = None, extras: dict | No
     return record
 
 
+def shown(current: dict | None, event: dict | None) -> dict | None:
+    """The record on screen: the event-mode one when it belongs to the current set-up, else fluid."""
+    if not current or current.get("errors") or "workloads" not in current:
+        return None
+    if event and event.get("key") == current.get("key"):
+        record = dict(current, fidelity="event", workloads=event["workloads"])
+        rebuild = event.get("rebuild")
+        if rebuild and not (rebuild.get("na") and rebuild.get("rebuild_hours") is None and "cancelled" in rebuild["na"]):
+            record["rebuild"] = rebuild
+        return record
+    return current
+
+
 # ---------------------------------------------------------------- formatting
 
 
@@ -423,9 +436,21 @@ def fmt_years(value: float | None) -> str:
 
 
 def fmt_probability(value: float | None) -> str:
-    if value is None:
-        return "n/a"
-    return f"{value:.2%}" if value >= 1e-3 else f"{value:.2g}"
+    """A probability as people read it (nvsim's own: "2.5%", "1 in 190 billion"), never e-notation."""
+    return "n/a" if value is None else format_probability(value)
+
+
+def fmt_large(value: float | None) -> str:
+    """A large number in words ("1.18 trillion"), never e-notation."""
+    return "n/a" if value is None else format_large(value)
+
+
+def host_cores_percent(workload: dict[str, Any]) -> float | None:
+    """Busy share of the host cores resource (%), the figure the "limited by" line gives (``cpu_percent``
+    is the share of all hardware threads, as top shows it: with SMT about half of this at saturation)."""
+    util = workload.get("utilisation") or {}
+    busy = [v for k, v in util.items() if k.startswith("host cores")]
+    return 100 * busy[0] if busy else None
 
 
 def latency_us(workload: dict[str, Any], key: str) -> float | None:
@@ -447,7 +472,7 @@ def scenario_yaml(data: dict[str, Any]) -> str:
 RESULT_COLUMNS = (
     "setup", "scenario", "platform", "drive", "drives", "namespace_bytes", "level", "strip_bytes", "engine",
     "workload", "fidelity", "total_iops", "read_iops", "write_iops", "read_bytes_per_s", "write_bytes_per_s",
-    "latency_mean_us", "latency_p50_us", "latency_p99_us", "latency_p99_9_us", "cpu_percent",
+    "latency_mean_us", "latency_p50_us", "latency_p99_us", "latency_p99_9_us", "cpu_percent", "host_cores_busy_percent",
     "usable_bytes", "raid_waf", "waf_nand", "member_dwpd", "effective_dwpd", "lifetime_years",
     "rebuild_hours", "data_loss_probability", "mttdl_years", "bottleneck",
 )
@@ -473,7 +498,7 @@ def result_rows(record: dict[str, Any], label: str = "", first_only: bool = Fals
             "write_bytes_per_s": workload.get("write_bytes_per_s"),
             "latency_mean_us": latency_us(workload, "mean"), "latency_p50_us": latency_us(workload, "p50"),
             "latency_p99_us": latency_us(workload, "p99"), "latency_p99_9_us": latency_us(workload, "p99.9"),
-            "cpu_percent": workload.get("cpu_percent"),
+            "cpu_percent": workload.get("cpu_percent"), "host_cores_busy_percent": host_cores_percent(workload),
             "usable_bytes": (record.get("capacity") or {}).get("usable_bytes"),
             "raid_waf": workload.get("raid_waf"), "waf_nand": workload.get("waf_nand"),
             "member_dwpd": wear_.get("member_dwpd"), "effective_dwpd": wear_.get("effective_dwpd"),

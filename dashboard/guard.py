@@ -93,10 +93,14 @@ _BOX = TypeAdapter(_NUMBER_BOX, config=ConfigDict(strict=True))
 _STORES: dict[str, TypeAdapter] = {
     "custom": TypeAdapter(Custom | None), "extras": TypeAdapter(Extras | None), "job": TypeAdapter(Job | None),
     "current": TypeAdapter(Record | None), "event": TypeAdapter(EventRecord | None),
-    "compare": TypeAdapter(list[CompareEntry] | None),
+    "compare": TypeAdapter(list[CompareEntry] | None), "tab": TypeAdapter(str | None), "link-state": TypeAdapter(str | None),
+    "sheets": TypeAdapter(list[dict[str, Any]] | None), "curve-event": TypeAdapter(EventRecord | None),
 }
-_NUMBER_CONTROLS = {"drives", "numjobs", "iodepth", "level", "strip", "namespace-value"}
-MAX_COMPARE_ENTRIES = 3
+_NUMBER_CONTROLS = {"drives", "numjobs", "iodepth", "level", "strip", "namespace-value", "ds-dwpd", "ds-pcie"}
+MAX_SHEETS = 8
+"""Datasheet drives a session keeps (dashboard.datasheet.MAX_SHEETS reads this)."""
+MAX_COMPARE_ENTRIES = 26
+"""Set-ups a comparison holds (A to Z)."""
 MAX_CLICKS = 2**53
 """Largest click count a browser can send exactly (a JavaScript number)."""
 
@@ -123,6 +127,8 @@ def check_value(component: str, prop: str, value: Any) -> None:
         raise PayloadError(f"{component}.{prop}", f"{first['msg']}{' at ' + where if where else ''}") from None
     if prop in ("n_clicks", "n_intervals") and value is not None and not 0 <= value <= MAX_CLICKS:
         raise PayloadError(f"{component}.{prop}", f"must be 0 to {MAX_CLICKS}, got {value}")
+    if component == "sheets" and value is not None and len(value) > MAX_SHEETS:
+        raise PayloadError("sheets.data", f"at most {MAX_SHEETS} datasheet drives, got {len(value)}")
     if component == "compare" and value is not None and len(value) > MAX_COMPARE_ENTRIES:
         raise PayloadError("compare.data", f"at most {MAX_COMPARE_ENTRIES} entries, got {len(value)}")
 
@@ -153,6 +159,8 @@ def check_update_request(body: Any, callbacks: dict[str, dict[str, Any]]) -> Non
         raise PayloadError("output", "names no callback of this page")
     spec = callbacks[output]
     outputs = body.get("outputs")
+    if not output.startswith("..") and not isinstance(outputs, dict):  # one output: Dash reads a list as several
+        raise PayloadError("outputs", "expected one output object")
     count = len(spec["output"]) if isinstance(spec["output"], list) else 1
     if not (isinstance(outputs, list) and len(outputs) == count and all(isinstance(o, dict) for o in outputs)
             or count == 1 and isinstance(outputs, dict)):

@@ -30,6 +30,7 @@ from typing import Any
 from nvsim import default_catalog, parse_scenario
 
 from .core import rebuild_info, workload_record
+from .datasheet import session_catalog
 
 log = logging.getLogger(__name__)
 
@@ -41,10 +42,11 @@ WORKER_ADDRESS_SPACE_BYTES = 8 * 1024**3
 limit, so this only stops a run that would otherwise grow without bound."""
 
 
-def run_workload(scenario: dict[str, Any], index: int, host_ios: int) -> dict[str, Any]:
-    """Worker side: one workload of the scenario in event mode (errors come back as a line of text)."""
+def run_workload(scenario: dict[str, Any], index: int, host_ios: int, sheets: list[dict] | None = None) -> dict[str, Any]:
+    """Worker side: one workload of the scenario in event mode (errors come back as a line of text);
+    ``sheets``: the session's datasheet drives (``dashboard.datasheet``)."""
     try:
-        catalog = default_catalog()
+        catalog = session_catalog(default_catalog(), sheets)
         spec = parse_scenario(scenario, catalog)
         return workload_record(spec, spec.workloads[index], catalog, "event", host_ios)
     except MemoryError:  # over the worker's address-space cap: a refusal, not a bug
@@ -55,10 +57,10 @@ def run_workload(scenario: dict[str, Any], index: int, host_ios: int) -> dict[st
         return {"name": f"workload {index}", "error": f"{type(exc).__name__}: {exc}"}
 
 
-def run_rebuild(scenario: dict[str, Any]) -> dict[str, Any]:
+def run_rebuild(scenario: dict[str, Any], sheets: list[dict] | None = None) -> dict[str, Any]:
     """Worker side: rebuild time and risk under the scenario's first workload."""
     try:
-        catalog = default_catalog()
+        catalog = session_catalog(default_catalog(), sheets)
         return rebuild_info(parse_scenario(scenario, catalog), catalog, under_load=True)
     except Exception as exc:
         log.error("rebuild run failed\n%s", traceback.format_exc())
@@ -155,14 +157,17 @@ class EventRunner:
         with self._lock:
             self._submit(_warm)
 
-    def start(self, key: str, scenario: dict[str, Any], rebuild: bool = True) -> str:
-        """Queue every workload of ``scenario`` (older queued jobs are cancelled); returns the job id."""
+    def start(self, key: str, scenario: dict[str, Any], rebuild: bool = True, sheets: list[dict] | None = None,
+              host_ios: int | None = None) -> str:
+        """Queue every workload of ``scenario`` (older queued jobs are cancelled); returns the job id.
+        ``sheets``: the session's datasheet drives; ``host_ios``: per workload (default the runner's)."""
         with self._lock:
             for old in self._jobs.values():
                 for future in old.workloads + ([old.rebuild] if old.rebuild else []):
                     future.cancel()
-            futures = [self._submit(run_workload, scenario, i, self.host_ios) for i in range(len(scenario.get("workloads") or []))]
-            after = self._submit(run_rebuild, scenario) if rebuild else None
+            futures = [self._submit(run_workload, scenario, i, host_ios or self.host_ios, sheets)
+                       for i in range(len(scenario.get("workloads") or []))]
+            after = self._submit(run_rebuild, scenario, sheets) if rebuild else None
             job_id = uuid.uuid4().hex[:12]
             self._jobs = {job_id: Job(key, futures, after, names=[w.get("name", "") for w in scenario.get("workloads") or []])}
             return job_id

@@ -1,10 +1,12 @@
 """Screenshots of the dashboard for docs/dashboard.md, taken in headless Chromium.
 
-    .venv/bin/python docs/screenshots.py     # writes docs/images/dashboard-main.png and -compare.png
+    .venv/bin/python docs/screenshots.py     # writes docs/images/dashboard-*.png
 
 Needs Debian's chromium and chromium-driver (`make system-packages`). The main view: 24x KIOXIA
 CM7-R 3.84 TB, GPU RAID6, 4K random 70/30, after an event-mode run; the comparison: 4K random
-writes on md RAID6, GPU RAID6 and md RAID10.
+writes on md RAID6, GPU RAID6, md RAID10 and xiRAID RAID6; the curves of the reference set-up with
+event-mode p99; the report tab; the datasheet form with a customer's drive added; the main view at
+1280x800 (a laptop in a meeting room).
 """
 
 from __future__ import annotations
@@ -15,6 +17,62 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 IMAGES = ROOT / "docs" / "images"
+DATASHEET = {"ds-model": "PM1743 15.36 TB", "ds-vendor": "Samsung", "ds-capacity": "15.36 TB", "ds-dwpd": "1",
+             "ds-seq-read": "14 GB/s", "ds-seq-write": "6 GB/s", "ds-rand-read": "2500K", "ds-rand-write": "300K"}
+"""An example datasheet typed into the form (figures as a datasheet gives them)."""
+
+
+def shot_main(page) -> None:
+    page.choose_option("workload", "randrw-70-30-4k")
+    page.wait(lambda: "randrw-70-30-4k" in page.text("workloads"), 20, "the 70/30 numbers")
+    page.click("simulate")
+    page.wait(lambda: "finished" in page.text("sim-status"), 120, "the event-mode run")
+    page.wait(lambda: page.text("mode").startswith("event mode") and page.value("m-p99"), 20, "event-mode numbers")
+    page.screenshot(IMAGES / "dashboard-main.png", full_page=True)
+
+
+def shot_compare(page) -> None:
+    page.choose_option("workload", "randwrite-4k")
+    for engine, level, strip in (("linux-md", "6", 4096), ("graid-supremeraid-sr1010", "6", 4096), ("linux-md", "10", 524288),
+                                 ("xinnor-xiraid", "6", 65536)):
+        page.choose_radio("engine", engine)
+        page.choose_radio("level", level)
+        page.choose_option("strip", strip)
+        key = f"RAID{level} {engine}"
+        name = f"raid{level}-{strip // 1024}k-{engine}"
+        before = page.text("add-note")
+        page.wait(lambda: page.text("scenario-name").endswith(name) and "randwrite-4k" in page.text("workloads"), 20, name)
+        page.click("add-compare")
+        page.wait(lambda: page.text("add-note") != before and key in page.text("add-note"), 20, f"adding {key}")
+    page.click("tab-compare")
+    page.wait(lambda: page.element("compare-values").is_displayed(), 20, "the comparison")
+    page.screenshot(IMAGES / "dashboard-compare.png", full_page=True)
+
+
+def shot_curves(page, url: str) -> None:
+    page.open(url)
+    page.click("tab-curves")
+    page.click("curve-simulate")
+    page.wait(lambda: "finished" in page.text("curve-status"), 180, "the event-mode load points")
+    page.wait(lambda: page.driver.execute_script(
+        "const g = document.querySelector('#load-graph .js-plotly-plot');"
+        "return g && g.data.some(t => t.name === 'p99 (event mode)');"), 20, "the p99 curve")
+    page.screenshot(IMAGES / "dashboard-curves.png", full_page=True)
+
+
+def shot_report_and_datasheet(page, url: str) -> None:
+    page.open(url)
+    page.click("tab-report")
+    page.wait(lambda: "Validation status" in (page.element("report-frame").get_attribute("srcdoc") or ""), 30, "the report")
+    page.screenshot(IMAGES / "dashboard-report.png", full_page=True)
+    page.click("tab-setup")
+    page.driver.find_element("css selector", "#datasheet summary").click()
+    for field, text in DATASHEET.items():
+        page.type_into(field, text)
+    page.click("ds-add")
+    page.wait(lambda: page.text("ds-note").startswith("added"), 20, "the datasheet drive")
+    page.wait(lambda: page.value("m-capacity") == 22 * 15_360_000_000_000, 20, "its numbers")
+    page.screenshot(IMAGES / "dashboard-datasheet.png", full_page=True)
 
 
 def main() -> int:
@@ -28,31 +86,17 @@ def main() -> int:
     page = Browser(width=1500, height=1100)
     try:
         page.open(server.url)
-        page.choose_option("workload", "randrw-70-30-4k")
-        page.wait(lambda: "randrw-70-30-4k" in page.text("workloads"), 20, "the 70/30 numbers")
-        page.click("simulate")
-        page.wait(lambda: "finished" in page.text("sim-status"), 120, "the event-mode run")
-        page.wait(lambda: page.text("mode").startswith("event mode") and page.value("m-p99"), 20, "event-mode numbers")
-        page.screenshot(IMAGES / "dashboard-main.png", full_page=True)
-
-        page.choose_option("workload", "randwrite-4k")
-        for engine, level, strip in (("linux-md", "6", 4096), ("graid-supremeraid-sr1010", "6", 4096), ("linux-md", "10", 524288)):
-            page.choose_radio("engine", engine)
-            page.choose_radio("level", level)
-            page.choose_option("strip", strip)
-            key = f"RAID{level} {engine}"
-            name = f"raid{level}-{strip // 1024}k-{engine}"
-            before = page.text("add-note")
-            page.wait(lambda: page.text("scenario-name").endswith(name) and "randwrite-4k" in page.text("workloads"), 20, name)
-            page.click("add-compare")
-            page.wait(lambda: page.text("add-note") != before and key in page.text("add-note"), 20, f"adding {key}")
-        page.click("tab-compare")
-        page.wait(lambda: page.element("compare-values").is_displayed(), 20, "the comparison")
-        page.screenshot(IMAGES / "dashboard-compare.png", full_page=True)
+        shot_main(page)
+        shot_compare(page)
+        shot_curves(page, server.url)
+        shot_report_and_datasheet(page, server.url)
+        page.driver.set_window_size(1280, 800)
+        page.open(server.url)
+        page.screenshot(IMAGES / "dashboard-1280x800.png", full_page=True)
     finally:
         page.quit()
         server.stop()
-    print(f"wrote {IMAGES / 'dashboard-main.png'} and {IMAGES / 'dashboard-compare.png'}")
+    print(f"wrote {', '.join(sorted(p.name for p in IMAGES.glob('dashboard-*.png')))} in {IMAGES}")
     return 0
 
 

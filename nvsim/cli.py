@@ -23,7 +23,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemaining
 import nvsim
 
 from .errors import EXIT_INPUT_ERROR, InputError, require_extra, suggestion_text
-from .io import check_output_path, write_json_atomic
+from .io import atomic_path, check_output_path, write_json_atomic, write_text_atomic
 
 try:  # Typer >= 0.26 vendors its own copy of click
     from typer._click import exceptions as _vendored
@@ -374,6 +374,29 @@ def dashboard(
     from dashboard.app import run as run_dashboard  # Dash (optional and heavy) loads only for this command
 
     run_dashboard(host=host, port=port)
+
+
+@app.command()
+def report(
+    scenario: Path = typer.Argument(..., help="Scenario YAML file, or a directory holding scenario.yaml."),
+    out: Path = typer.Option(..., "--out", "-o", help="The report file: NAME.html, or NAME.pdf (printed by headless Chromium)."),
+    fidelity: str = typer.Option("event", "--fidelity", help=FIDELITY_HELP),
+) -> None:
+    """Write the one-page report of a scenario: set-up, predictions, bottleneck, rebuild and risk, cost and power, validation status of its models (HTML or PDF)."""
+    fidelity = _fidelity(fidelity)
+    check_output_path(out, "--out")
+    if out.suffix.lower() not in (".html", ".pdf"):
+        raise InputError("--out", f"must end in .html or .pdf, got {out.name!r}")
+    from dashboard import report as one_page  # the dashboard's report (no Dash needed), loaded only for this command
+
+    html_text = one_page.report_html(one_page.scenario_record(scenario, fidelity=fidelity))
+    if out.suffix.lower() == ".pdf":
+        data = one_page.report_pdf(html_text)
+        with atomic_path(out) as tmp:
+            Path(tmp).write_bytes(data)
+    else:
+        write_text_atomic(out, html_text)
+    Console(stderr=True).print(f"wrote {out}")
 
 
 def _full_short_help(command) -> None:

@@ -286,7 +286,7 @@ def app_client(catalog):
 
     app = create_app(catalog, warm=False)
     started = []
-    app.nvsim_runner.start = lambda key, scenario, rebuild=True: started.append(scenario) or "job-under-test"
+    app.nvsim_runner.start = lambda key, scenario, rebuild=True, sheets=None, host_ios=None: started.append(scenario) or "job-under-test"
     deps = {d["output"]: d for d in app.server.test_client().get("/_dash-dependencies").get_json()}
     yield app.server.test_client(), deps, started
     app.nvsim_runner.shutdown()
@@ -330,12 +330,13 @@ def test_callback_values_are_checked_against_their_controls(app_client, catalog,
     client, deps, _started = app_client
     simulate, render = callback(deps, "job.data"), callback(deps, "cards.children")
     record = core.compute(setup(), catalog=catalog)
-    body = request_body(simulate, [1], [record])
+    body = request_body(simulate, [1], [record, None])
     assert_refused(*post(client, dict(body, outputs=[])), "outputs")
     assert_refused(*post(client, dict(body, inputs=[])), "expected 1 items")
-    assert_refused(*post(client, dict(body, state=[{"id": "drives", "property": "value", "value": 3}])), "expected current.data")
-    assert_refused(*post(client, request_body(simulate, ["many"], [record])), "simulate.n_clicks")
-    assert_refused(*post(client, request_body(simulate, [-1], [record])), "simulate.n_clicks")
+    assert_refused(*post(client, dict(body, state=[{"id": "drives", "property": "value", "value": 3}, body["state"][1]])),
+                   "expected current.data")
+    assert_refused(*post(client, request_body(simulate, ["many"], [record, None])), "simulate.n_clicks")
+    assert_refused(*post(client, request_body(simulate, [-1], [record, None])), "simulate.n_clicks")
     assert_refused(*post(client, request_body(render, ["text", None])), "current.data")
     broken = dict(record, workloads=[{"name": "no numbers"}])
     with caplog.at_level(logging.WARNING):
@@ -369,17 +370,17 @@ def test_a_crafted_simulate_request_is_refused_before_work_starts(app_client, ca
     record = core.compute(setup(), catalog=catalog)
     huge = json.loads(json.dumps(record))
     huge["scenario"]["workloads"][0].update(iodepth=65536, numjobs=65536)
-    assert_refused(*post(client, request_body(simulate, [1], [huge])), "does not match its key")
+    assert_refused(*post(client, request_body(simulate, [1], [huge, None])), "does not match its key")
     huge["key"] = core.scenario_key(huge["scenario"])  # a consistent forgery: the budget refuses it
-    status, text = post(client, request_body(simulate, [1], [huge]))
+    status, text = post(client, request_body(simulate, [1], [huge, None]))
     assert status == 200 and started == []
     assert "4,294,967,296 I\\u002fOs in flight" in text and "at most 65,536" in text
     invalid = json.loads(json.dumps(record))
     invalid["scenario"]["array"]["drives"] = 3
     invalid["key"] = core.scenario_key(invalid["scenario"])
-    status, text = post(client, request_body(simulate, [1], [invalid]))
+    status, text = post(client, request_body(simulate, [1], [invalid, None]))
     assert status == 200 and started == [] and "needs at least 4 drives" in text
-    assert post(client, request_body(simulate, [1], [record]))[0] == 200 and len(started) == 1
+    assert post(client, request_body(simulate, [1], [record, None]))[0] == 200 and len(started) == 1
 
 
 def test_event_budget_estimates_before_allocating(catalog):
@@ -474,7 +475,7 @@ def test_sigterm_stops_the_server_and_its_busy_worker(catalog):
         simulate = callback({d["output"]: d for d in deps}, "job.data")
         record = core.compute(setup(engine="linux-md", workload="randwrite-4k", numjobs=256, iodepth=256),
                               catalog=catalog)  # about 9 s of work in the worker (measured)
-        request = urllib.request.Request(url + "_dash-update-component", json.dumps(request_body(simulate, [1], [record])).encode(),
+        request = urllib.request.Request(url + "_dash-update-component", json.dumps(request_body(simulate, [1], [record, None])).encode(),
                                          {"Content-Type": "application/json"})
         assert urllib.request.urlopen(request, timeout=30).status == 200
         bad = urllib.request.Request(url + "_dash-update-component", b"{", {"Content-Type": "application/json"})
@@ -513,3 +514,231 @@ def test_a_job_over_the_worker_memory_cap_ends_with_an_error(catalog):
         assert status["workloads"][0]["error"].startswith(("MemoryError", "BrokenProcessPool"))
     finally:
         runner.shutdown()
+
+
+# ---------------------------------------------------------------- issue 23: the selling views
+
+from pathlib import Path  # noqa: E402
+
+from dashboard import curves, datasheet, report, share, views  # noqa: E402
+from dashboard.core import host_cores_percent  # noqa: E402
+from dashboard.figures import COMPARE_METRICS, bounds_figure, compare_figure  # noqa: E402
+from nvsim.published import load_published, published_files  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+E_NOTATION = re.compile(r"\d[eE][-+]?\d")
+DATASHEET_FORM = {"ds-model": "PM1743 7.68 TB", "ds-vendor": "Samsung", "ds-capacity": "7.68 TB", "ds-dwpd": 1,
+                  "ds-seq-read": "14 GB/s", "ds-seq-write": "6 GB/s", "ds-rand-read": "2500K", "ds-rand-write": "300K",
+                  "ds-pcie": 5, "ds-nand": "TLC"}
+
+
+def test_load_curve_obeys_littles_law_and_passes_through_the_set_up(catalog):
+    """A closed loop keeps N I/Os in flight: mean latency = N / IOPS at every point (Little's law),
+    IOPS never falls as the load grows, and the set-up's own load is a point of the curve."""
+    record = core.compute(setup(engine="xinnor-xiraid"), catalog=catalog)
+    curve = curves.load_curve(record["scenario"], catalog)
+    points = curve["points"]
+    assert 8 <= len(points) <= curves.CURVE_POINTS + 1 and curve["skipped"] == [] and curve["note"] == ""
+    for p in points:
+        assert p["mean_us"] == pytest.approx(p["x"] / p["iops"] * 1e6, rel=1e-6)
+    iops = [p["iops"] for p in points]
+    assert iops == sorted(iops) and iops[0] < iops[-1] / 100
+    own = next(p for p in points if p["x"] == curve["current"])
+    assert curve["current"] == 192 * 32 and own["iops"] == pytest.approx(record["workloads"][0]["total_iops"], rel=1e-12)
+
+
+def test_drive_curve_grows_until_another_resource_limits_and_skips_what_the_engine_refuses(catalog):
+    record = core.compute(setup(), catalog=catalog)  # the GPU engine (and the server's bays) refuse the largest counts
+    curve = curves.drive_curve(record["scenario"], catalog)
+    xs = [p["x"] for p in curve["points"]]
+    assert xs[0] == 4 and 24 in xs and xs == sorted(xs)
+    skipped = [int(s.split(":")[0]) for s in curve["skipped"]]
+    assert skipped and min(skipped) > max(xs) and max(skipped) == 48  # what is refused is said, not drawn
+    for count in skipped:
+        assert core.compute(setup(drives=count), catalog=catalog)["errors"]  # the set-up itself refuses it too
+    own = next(p for p in curve["points"] if p["x"] == 24)
+    assert own["iops"] == pytest.approx(record["workloads"][0]["total_iops"], rel=1e-12)
+    assert curve["points"][0]["iops"] < own["iops"] and "drive NAND" in curve["points"][0]["bottleneck"]
+
+
+def test_event_curve_workloads_fit_the_job_budget_and_read_back_as_points(catalog):
+    record = core.compute(setup(), catalog=catalog)
+    scenario = curves.load_workloads(record["scenario"], catalog)
+    assert len(scenario["workloads"]) <= curves.EVENT_CURVE_POINTS
+    core.check_event_budget(parse_scenario(scenario, catalog))  # within the budget: no InputError
+    fake = [{"name": w["name"], "total_iops": 1.0, "read_latency_us": {"p99": 10.0 * i, "mean": 5.0}}
+            for i, w in enumerate(scenario["workloads"])]
+    points = curves.event_points(fake + [{"name": "x", "error": "boom"}])
+    assert [p["x"] for p in points] == sorted(p["x"] for p in points) and len(points) == len(scenario["workloads"])
+    assert 192 * 32 in [p["x"] for p in points]
+
+
+SETUP_TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=20)
+
+
+@settings(max_examples=60, deadline=None)
+@given(drives=st.integers(1, 256), level=st.sampled_from(core.LEVELS), ns=SETUP_TEXT, engine=SETUP_TEXT,
+       jobs=st.none() | st.integers(1, 65536), seed=st.none() | st.integers(0, 2**31))
+def test_a_link_reads_back_as_the_same_set_up(drives, level, ns, engine, jobs, seed):
+    chosen = setup(drives=drives, level=level, namespace_mode="size", namespace_value=ns, engine=engine, numjobs=jobs)
+    extras = {"seed": seed} if seed is not None else None
+    sheets = [dict(DATASHEET_FORM, name="datasheet-pm1743-7.68-tb")]
+    back = share.from_query(share.to_query(chosen, extras, None, sheets))
+    expected = {k: v for k, v in chosen.items() if v not in (None, "")}
+    assert back["setup"] == expected and back["extras"] == extras and back["sheets"] == sheets
+
+
+@pytest.mark.parametrize("query, words", [
+    ("?drives=many", "link drives: must be a whole number"),
+    ("?more=%%%", "link more: is not base64url JSON"),
+    ("?more=" + base64.urlsafe_b64encode(b'{"evil": 1}').decode(), "must hold only extras, custom and sheets"),
+    ("?more=" + base64.urlsafe_b64encode(b'{"extras": {"seed": "x"}}').decode(), "extras.data"),
+    ("?" + "&".join(f"a{i}=1" for i in range(40)), "too many parameters"),
+    ("?drives=" + "1" * 70_000, "characters; at most"),
+])
+def test_a_bad_link_is_one_line(query, words):
+    with pytest.raises(InputError) as refused:
+        share.from_query(query)
+    assert words in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_the_address_bar_waits_for_the_links_own_answer():
+    """A stale answer (for the default set-up) must not overwrite the link the page was opened with."""
+    link = share.to_query(setup(drives=12))
+    stale = {"key": "k", "errors": {}, "workloads": [{}], "setup": setup()}
+    fresh = dict(stale, setup=setup(drives=12))
+    assert views.url_outputs(stale, None, None, [], views.LINK_WAITING, link) == (dash_app.no_update, dash_app.no_update)
+    assert views.url_outputs(stale, None, None, [], link, link) == (dash_app.no_update, dash_app.no_update)
+    assert views.url_outputs(fresh, None, None, [], link, link) == (dash_app.no_update, views.LINK_SETTLED)
+    changed = dict(fresh, setup=setup(drives=16))
+    assert views.url_outputs(changed, None, None, [], views.LINK_SETTLED, link)[0] == share.to_query(setup(drives=16))
+
+
+def test_a_datasheet_drive_is_derived_by_nvsim_and_usable_in_a_set_up(catalog):
+    sheets, name = datasheet.add_sheet(DATASHEET_FORM, [], catalog)
+    session = datasheet.session_catalog(catalog, sheets)
+    assert name in session.drives and name not in catalog.drives and len(session.drives) == len(catalog.drives) + 1
+    drive = session.drives[name]
+    assert drive.rand_write_iops.value == 300_000 and drive.raw_nand_bytes.value == 2**43  # 8 TiB over 7.68 TB
+    assert drive.raw_nand_bytes.basis == "assumed" and drive.capacity_bytes.basis == "datasheet"
+    record = core.compute(setup(drive=name, workload="randwrite-4k"), catalog=session)
+    assert record["errors"] == {} and record["capacity"]["member_bytes"] == 7_680_000_000_000
+    assert record["workloads"][0]["total_iops"] > 0
+    assert core.compute(setup(drive=name), catalog=catalog)["errors"]  # not in the shipped catalog
+    again, _ = datasheet.add_sheet(dict(DATASHEET_FORM, **{"ds-rand-write": "320K"}), sheets, catalog)
+    assert len(again) == 1 and again[0]["ds-rand-write"] == "320K"  # the same model replaces its sheet
+    exported = yaml.safe_load(datasheet.sheet_yaml(again[0]))
+    assert exported["name"] == name and exported["rand_write_iops"]["value"] == "320K"
+
+
+@pytest.mark.parametrize("changes, field, words", [
+    ({"ds-capacity": "lots"}, "ds-capacity", "not a size"),
+    ({"ds-dwpd": -1}, "ds-dwpd", "dwpd: must be > 0"),
+    ({"ds-seq-read": ""}, "ds-seq-read", "enter the sequential read"),
+    ({"ds-pcie": 9}, "ds-pcie", "PCIe generation 9 does not exist"),
+    ({"ds-raw": "1 TB"}, "ds-raw", "raw_nand_bytes must be at least capacity_bytes"),
+    ({"ds-model": ""}, "ds-model", "enter the drive's model"),
+])
+def test_a_bad_datasheet_figure_is_one_line_beside_its_field(catalog, changes, field, words):
+    sheets, name, errors, note = views.add_drive(dict(DATASHEET_FORM, **changes), [], catalog)
+    assert sheets is dash_app.no_update and list(errors) == [field]
+    assert words in errors[field] and "\n" not in errors[field] and note.startswith("not added")
+
+
+def _published_using(drive: str, engine: str, platform: str) -> int:
+    count = 0
+    for path in published_files():
+        for number in load_published(path).numbers:
+            spec = load_scenario(path.parent / number.scenario)
+            count += drive == spec.array.drive or engine == spec.array.engine or platform == spec.platform
+    return count
+
+
+def test_the_report_holds_every_section_and_the_validation_of_the_models_it_uses(catalog):
+    record = report.scenario_record(ROOT / "scenarios/graid-gen5-raid6", catalog)
+    page = report.report_html(record, catalog)
+    for words in ("Set-up", "Predictions", "Limited by", "Rebuild and risk", "Cost and power", "Validation status",
+                  "randwrite-b4k-j192-d16", "1 in ", "per usable TB"):
+        assert words in page
+    assert not E_NOTATION.search(re.sub(r"<style>.*?</style>", "", page, flags=re.S))
+    rows = report.validation_status("kioxia-cm7-r-3.84tb", "graid-supremeraid-sr1010", "supermicro-as-2125hs-tnr")
+    assert len(rows) == _published_using("kioxia-cm7-r-3.84tb", "graid-supremeraid-sr1010", "supermicro-as-2125hs-tnr") > 0
+    assert {r["status"] for r in rows} <= {"ok", "OUT", "event mode only", "not modelled yet"}
+    drive_rows = [r for r in rows if "drive" in r["models"]]
+    assert f"{len(drive_rows)} published numbers" in page
+
+
+@pytest.mark.skipif(report.pdf_missing() is not None, reason="no Chromium to print with")
+def test_the_report_prints_as_a_one_page_pdf(catalog):
+    record = core.compute(setup(), catalog=catalog)
+    pdf = report.report_pdf(report.report_html(record, catalog))
+    assert pdf.startswith(b"%PDF") and len(re.findall(rb"/Type\s*/Page[^s]", pdf)) == 1
+
+
+def test_without_chromium_the_pdf_is_one_line(monkeypatch):
+    monkeypatch.setattr(report, "CHROMIUM", "/nonexistent/chromium")
+    with pytest.raises(InputError, match="the PDF needs Chromium") as refused:
+        report.report_pdf("<p>x</p>")
+    assert "\n" not in str(refused.value)
+
+
+def test_nvsim_report_writes_html_and_refuses_other_names(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = tmp_path / "report.html"
+    done = subprocess.run([sys.executable, "-m", "nvsim.cli", "report", "scenarios/graid-gen5-raid6", "--out", str(out),
+                           "--fidelity", "fluid"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "Validation status" in out.read_text() and oct(out.stat().st_mode & 0o777) == oct(0o666 & ~_umask())
+    bad = subprocess.run([sys.executable, "-m", "nvsim.cli", "report", "scenarios/graid-gen5-raid6", "--out", str(tmp_path / "r.txt")],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and bad.stderr.strip() == "error: --out: must end in .html or .pdf, got 'r.txt'"
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def test_compare_charts_show_what_their_titles_say(catalog):
+    fluid = core.compute(setup(engine="xinnor-xiraid"), catalog=catalog)
+    entries = [{"label": f"{letter}: x", "record": fluid} for letter in "ABCDE"]  # more than three
+    fig = compare_figure(entries)
+    titles = [m[0] for m in COMPARE_METRICS]
+    p99 = [t for i, t in enumerate(fig.data) if i % len(titles) == titles.index("latency p99 (µs, event mode)")]
+    assert all(t.text == ("n/a",) and t.y == (0,) for t in p99)  # fluid mode has no p99: not its mean
+    cores = [t for i, t in enumerate(fig.data) if i % len(titles) == titles.index("host cores busy (%)")]
+    workload = fluid["workloads"][0]
+    assert cores[0].y[0] == pytest.approx(100.0) == host_cores_percent(workload)
+    assert workload["bottleneck"].startswith("host cores") and "at 100%" in workload["bottleneck"]
+    assert len(fig.data) == 5 * len(titles)
+
+
+def test_bounds_labels_are_readable_and_risk_reads_in_words(catalog):
+    record = core.compute(setup(), catalog=catalog)
+    fig = bounds_figure(record["bounds"], record["workloads"][0])
+    bound_bars = [t for t in fig.data if t.name == "bound"]
+    assert all(t.orientation == "h" and t.textfont.size >= 11 and t.constraintext == "none" for t in bound_bars)
+    assert "SupremeRAID SR-1010 card limit" in bound_bars[0].text[0]
+    assert core.fmt_probability(5.26e-12) == "1 in 190 billion" and core.fmt_large(1.18e12) == "1.18 trillion"
+    risk = next(c for c in dash_app.cards(record) if c.children[1].id == "m-risk")
+    assert not E_NOTATION.search(risk.children[1].children + risk.children[2].children)
+
+
+def test_a_poll_of_a_curve_job_fills_the_curve_store_not_the_cards():
+    done = {"state": "done", "done": 2, "total": 2, "key": "k", "elapsed_s": 1.0, "workloads": [], "rebuild": None}
+    curve = dash_app.poll_outputs(done, "curve")
+    assert curve[0] is dash_app.no_update and curve[1]["key"] == "k" and curve[6].startswith("event mode finished")
+    cards = dash_app.poll_outputs(done, "setup")
+    assert cards[1] is dash_app.no_update and cards[0]["key"] == "k" and cards[5].startswith("event mode finished")
+
+
+def test_the_event_worker_simulates_a_datasheet_drive_it_is_given(catalog):
+    from dashboard.jobs import run_workload
+
+    sheets, name = datasheet.add_sheet(DATASHEET_FORM, [], catalog)
+    scenario = core.compute(setup(drive=name, numjobs=8, iodepth=4), catalog=datasheet.session_catalog(catalog, sheets))["scenario"]
+    done = run_workload(scenario, 0, 2_000, sheets)
+    assert "error" not in done and done["fidelity"] == "event" and done["total_iops"] > 0
+    refused = run_workload(scenario, 0, 2_000, None)  # without the session's drives the worker cannot know it
+    assert name in refused["error"] and "\n" not in refused["error"]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from dashboard import core
+from dashboard import core, curves
 from dashboard.browser import Browser, missing
 from nvsim import Simulation, load_scenario
 
@@ -138,7 +138,7 @@ def test_compare_two_set_ups_side_by_side(page, catalog):
     bars = page.wait(lambda: page.driver.execute_script(
         "const g = document.querySelector('#compare-graph .js-plotly-plot');"
         "return g && g.data && g.data.map(t => t.y.length);"), 10, "the comparison bars")
-    assert bars == [1] * 12  # six charts, one bar per set-up in each
+    assert bars == [1] * 18  # nine charts, one bar per set-up in each
     page.click("tab-setup")  # the view switches in the browser after the click returns: wait for it
     assert page.wait(lambda: page.element("m-iops").is_displayed(), 10, "the set-up view again")
 
@@ -174,3 +174,128 @@ def test_reference_scenario_import_lists_all_its_workloads(page):
     rows = page.element("workloads").find_elements("css selector", "tbody tr")
     assert len(rows) == 4
     assert page.element("engine").find_element("css selector", "input[value='linux-md']").is_selected()
+
+
+# ---------------------------------------------------------------- issue 23: the selling views
+
+DATASHEET = {"ds-model": "PM1743 7.68 TB", "ds-vendor": "Samsung", "ds-capacity": "7.68 TB", "ds-dwpd": "1",
+             "ds-seq-read": "14 GB/s", "ds-seq-write": "6 GB/s", "ds-rand-read": "2500K", "ds-rand-write": "300K"}
+
+
+def traces(page: Browser, graph: str) -> list:
+    """[name, x, y] of every trace of a chart, as the browser holds them."""
+    return page.driver.execute_script(
+        f"const g = document.querySelector('#{graph} .js-plotly-plot');"
+        "return g && g.data && g.data.map(t => [t.name || '', Array.from(t.x || []), Array.from(t.y || [])]);")
+
+
+def test_curves_follow_the_set_up_and_add_event_mode_p99(page, catalog):
+    reset(page)
+    page.click("tab-curves")
+    load = page.wait(lambda: traces(page, "load-graph"), 20, "the load curve")
+    assert load[0][0] == "IOPS (fluid)" and len(load[0][1]) >= 8 and 192 * 32 in load[0][1]
+    expected = curves.drive_curve(core.compute(core.default_setup(catalog), catalog=catalog)["scenario"], catalog)
+    drives = page.wait(lambda: traces(page, "drives-graph"), 20, "the drive-count curve")
+    assert drives[0][1] == [p["x"] for p in expected["points"]]
+    assert drives[0][2] == [pytest.approx(p["iops"], rel=1e-9) for p in expected["points"]]
+    refused = ", ".join(s.split(":")[0] for s in expected["skipped"])
+    assert refused and refused in page.text("curve-note")  # what the engine or server refuses is said, not drawn
+    page.type_into("drives", "12")  # the controls stay beside the curves, and the curves follow them
+    page.wait(lambda: page.driver.execute_script(
+        "return document.querySelector('#drives-graph .js-plotly-plot').layout.shapes[0].x0") == 12, 20, "the new set-up's line")
+    page.click("curve-simulate")
+    page.wait(lambda: "finished" in page.text("curve-status"), 150, "the event-mode load points")
+    p99 = page.wait(lambda: next((t for t in traces(page, "load-graph") if t[0] == "p99 (event mode)"), None), 20, "the p99 curve")
+    mean = dict(zip(load[1][1], load[1][2]))
+    assert len(p99[1]) >= 4 and all(y > 0 for y in p99[2])
+    assert p99[2][-1] > p99[2][0]  # deeper queues wait longer
+    assert page.element("simulate").is_enabled() and page.element("curve-simulate").is_enabled()
+    assert mean  # the fluid mean is drawn beside it
+
+
+def test_a_link_reopens_the_set_up_and_a_bad_link_says_why(page):
+    reset(page)
+    page.choose_radio("engine", "linux-md")
+    page.type_into("drives", "12")
+    page.wait(lambda: "drives=12" in page.driver.current_url and "engine=linux-md" in page.driver.current_url, 20, "the link")
+    page.wait(lambda: page.value("m-capacity") == 10 * 3_840_000_000_000, 15, "the 12-drive numbers")
+    link, iops = page.driver.current_url, page.value("m-iops")
+    page.open(page.url)  # the default set-up first, then the link in a fresh page
+    assert page.value("m-capacity") == 22 * 3_840_000_000_000
+    page.open(link)
+    page.wait(lambda: page.value("m-capacity") == 10 * 3_840_000_000_000, 20, "the linked set-up")
+    assert page.value("m-iops") == pytest.approx(iops, rel=1e-9)
+    assert page.element("engine").find_element("css selector", "input[value='linux-md']").is_selected()
+    assert page.driver.current_url == link
+    page.open(page.url + "?drives=many")
+    assert page.wait(lambda: page.text("url-note"), 15, "the link's message") == \
+        "the link was not read: link drives: must be a whole number, got 'many'"
+
+
+def test_a_drive_from_its_datasheet_is_checked_added_and_kept_in_the_link(page):
+    reset(page)
+    page.driver.find_element("css selector", "#datasheet summary").click()
+    for field, text in dict(DATASHEET, **{"ds-capacity": "lots"}).items():
+        page.type_into(field, text)
+    page.click("ds-add")
+    assert "not a size" in page.wait(lambda: page.text("ds-capacity-error"), 15, "the capacity message")
+    assert page.value("m-capacity") == 22 * 3_840_000_000_000  # the set-up is untouched
+    page.type_into("ds-capacity", "7.68 TB")
+    page.click("ds-add")
+    page.wait(lambda: page.value("m-capacity") == 22 * 7_680_000_000_000, 20, "the set-up with the new drive")
+    assert page.text("ds-capacity-error") == "" and page.text("ds-note").startswith("added datasheet-pm1743-7.68-tb")
+    assert "ok" in page.element("ds-note").get_attribute("class")
+    assert "(your datasheet)" in page.text("drive")
+    page.wait(lambda: "more=" in page.driver.current_url, 15, "the link with the drive")
+    link = page.driver.current_url
+    page.open(link)  # a fresh page: the drive comes back from the link
+    page.wait(lambda: page.value("m-capacity") == 22 * 7_680_000_000_000, 20, "the drive from the link")
+
+
+def test_the_report_tab_and_its_html_and_pdf(page):
+    reset(page)
+    page.click("tab-report")
+    page.wait(lambda: "Validation status" in (page.element("report-frame").get_attribute("srcdoc") or ""), 20, "the report")
+    before = {p.name for p in page.downloads.iterdir()}
+    page.click("report-html")
+    assert "Cost and power" in page.downloaded(".html", after=before).read_text()
+    page.click("report-pdf")
+    assert page.downloaded(".pdf", after=before, timeout_s=60).read_bytes().startswith(b"%PDF")
+    assert page.text("report-note").endswith("-report.pdf")
+
+
+def test_rough_edges_of_issue_23(page, tmp_path):
+    reset(page)
+    assert page.text("m-risk").startswith("1 in ") and "e-" not in page.text("m-risk-sub")
+    good = tmp_path / "good.fio"
+    good.write_text("[global]\nioengine=libaio\ndirect=1\n[job]\nrw=randread\nbs=4k\niodepth=8\nnumjobs=4\n")
+    page.upload("fio-upload", good)
+    page.wait(lambda: page.text("fio-note").startswith("loaded"), 15, "the upload note")
+    assert page.element("fio-note").value_of_css_property("color") == "rgba(46, 125, 50, 1)"  # green, not red
+    page.click("add-compare")
+    page.wait(lambda: page.text("add-note").startswith("added A:"), 15, "set-up A")
+    page.type_into("drives", "3")  # invalid now: the note about the last set-up goes
+    page.wait(lambda: page.text("drives-error") and page.text("add-note") == "", 15, "the stale note to go")
+    page.type_into("drives", "24")
+    for engine in ("linux-md", "xinnor-xiraid", "graid-supremeraid-sr1010"):  # four set-ups: more than three
+        page.choose_radio("engine", engine)
+        page.wait(lambda: engine in page.text("scenario-name"), 15, engine)
+        page.click("add-compare")
+        page.wait(lambda: engine in page.text("add-note"), 15, f"adding {engine}")
+    page.click("tab-compare")
+    page.wait(lambda: page.text("compare-count").startswith("4 set-ups"), 15, "four set-ups")
+    page.click("tab-setup")
+    page.driver.set_window_size(1280, 800)  # the laptop in the meeting room
+    try:
+        page.wait(lambda: page.element("bounds-graph").is_displayed(), 10, "the charts")
+        widths = page.driver.execute_script(
+            "const w = document.documentElement.clientWidth;"
+            "return ['util-graph', 'bounds-graph'].map(id => document.getElementById(id).getBoundingClientRect().right <= w);")
+        covered = page.driver.execute_script(
+            "return ['util-graph', 'bounds-graph'].map(id => { const g = document.querySelector('#' + id + ' .js-plotly-plot');"
+            "const m = g.querySelector('.modebar').getBoundingClientRect();"
+            "return [...g.querySelectorAll('.gtitle, .annotation-text')].map(e => e.getBoundingClientRect())"
+            ".filter(t => !(t.right < m.left || t.left > m.right || t.bottom < m.top || t.top > m.bottom)).length; });")
+    finally:
+        page.driver.set_window_size(1500, 1200)
+    assert widths == [True, True] and covered == [0, 0]

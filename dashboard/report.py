@@ -1,0 +1,257 @@
+"""The one-page report of a set-up: HTML (no JavaScript, prints on one A4 page) and PDF.
+
+What it holds: the set-up, the predictions of every workload, what limits it, rebuild and risk,
+cost and power, and the validation status of the models it uses -- every published number in
+scenarios/*/published.yaml whose scenario uses the same drive, RAID engine or platform, re-predicted
+now in fluid mode (``nvsim.validation.predict_metric``) against its tolerance, with the declared
+reason of a known miss. Numbers that need event mode (latency percentiles) are listed as such;
+docs/validation.md has their event-mode status.
+
+The PDF is the HTML printed by headless Chromium (``--print-to-pdf``); without Chromium the PDF is
+refused in one line (the HTML prints from any browser).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from functools import lru_cache
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from nvsim import Catalog, InputError, __version__, default_catalog, parse_scenario
+from nvsim.published import fitted_ids, load_published, published_files
+from nvsim.scenario import load_scenario
+from nvsim.units import format_large, format_probability, format_significant
+from nvsim.simulation import predict_workload
+from nvsim.validation import Comparison, predict_metric
+
+from . import core
+from .browser import CHROMIUM
+
+MISSES_SHOWN, REASON_CHARS = 4, 220
+"""The report keeps to one page: the first misses, each reason cut at a word."""
+PDF_TIMEOUT_S = 60.0
+"""Longest Chromium may take to print the report (it takes about a second)."""
+STYLE = """
+@page { size: A4; margin: 11mm; }
+body { font: 9.5px/1.35 system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif; color: #1d2733; margin: 0; }
+h1 { font-size: 16px; margin: 0 0 2px; } h2 { font-size: 11.5px; margin: 8px 0 3px; color: #1f5fa8; }
+.sub { color: #5b6878; margin-bottom: 6px; } .cols { display: grid; grid-template-columns: 1fr 1fr; gap: 10px; }
+table { border-collapse: collapse; width: 100%; } th, td { border: 1px solid #dde3ea; padding: 2px 4px; text-align: left; vertical-align: top; }
+th { background: #eef2f6; font-weight: 600; } td.num { text-align: right; white-space: nowrap; }
+.limit { font-size: 12px; margin: 4px 0; padding: 4px 6px; background: #fdf3e7; border-left: 3px solid #e67e22; }
+.bar { background: #e9eef4; height: 8px; width: 100%; } .bar > div { background: #1f5fa8; height: 8px; }
+.bar > div.top { background: #c0392b; } .ok { color: #2e8b57; font-weight: 600; } .out { color: #b3261e; font-weight: 600; }
+.foot { color: #6b7785; margin-top: 6px; font-size: 8.5px; }
+"""
+
+
+def _table(head: list[str], rows: list[list[str]], numeric: set[int] = frozenset()) -> str:
+    cells = "".join("<tr>" + "".join(f"<td class='num'>{c}</td>" if i in numeric else f"<td>{c}</td>"
+                                     for i, c in enumerate(row)) + "</tr>" for row in rows)
+    return "<table><tr>" + "".join(f"<th>{escape(h)}</th>" for h in head) + "</tr>" + cells + "</table>"
+
+
+def _pairs(rows: list[tuple[str, str]]) -> str:
+    return "<table>" + "".join(f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in rows) + "</table>"
+
+
+def setup_rows(record: dict[str, Any], catalog: Catalog) -> list[tuple[str, str]]:
+    data = record["scenario"]
+    array = data["array"]
+    platform = catalog.platforms.get(data.get("platform"))
+    cap = record["capacity"]
+    return [("server", f"{platform.vendor} {platform.model}" if platform else str(data.get("platform"))),
+            ("drives", f"{array['drives']} x {core.drive_label(catalog, array['drive'])}" if array["drive"] in catalog.drives
+             else f"{array['drives']} x {array['drive']}"),
+            ("RAID", f"RAID{array['level']}, strip {core.strip_label(int(array['strip_bytes']))}, engine {array['engine']}"),
+            ("namespace per drive", core.fmt_bytes(cap["member_bytes"])),
+            ("usable capacity", f"{core.fmt_bytes(cap['usable_bytes'])} ({cap['efficiency']:.1%} of {core.fmt_bytes(cap['raw_bytes'])} raw)"),
+            ("workloads", ", ".join(w["name"] for w in record["workloads"]))]
+
+
+def prediction_rows(record: dict[str, Any]) -> list[list[str]]:
+    rows = []
+    for w in record["workloads"]:
+        if "error" in w:
+            rows.append([escape(w["name"]), escape(w["error"])] + [""] * 6)
+            continue
+        cores = core.host_cores_percent(w)
+        rows.append([escape(w["name"]), core.fmt_count(w["total_iops"]), core.fmt_gb_per_s(w["total_bytes_per_s"]),
+                     core.fmt_us(core.latency_us(w, "mean")), core.fmt_us(core.latency_us(w, "p99")),
+                     core.fmt_us(core.latency_us(w, "p99.9")), "n/a" if cores is None else f"{cores:.0f} %",
+                     escape(w.get("bottleneck") or "")])
+    return rows
+
+
+def utilisation_html(workload: dict[str, Any]) -> str:
+    util = sorted((workload.get("utilisation") or {}).items(), key=lambda kv: -kv[1])
+    if not util:
+        return "<p>per-resource utilisation: n/a (a single drive, answered by the SSD model)</p>"
+    top = util[0][1]
+    rows = [[escape(name), f"<div class='bar'><div class='{'top' if v >= top - 1e-9 else ''}' style='width:{min(100, 100 * v):.1f}%'></div></div>",
+             f"{100 * v:.0f}%"] for name, v in util]
+    return _table(["resource", "busy", ""], rows, {2})
+
+
+def rebuild_rows(record: dict[str, Any]) -> list[tuple[str, str]]:
+    rebuild = record.get("rebuild") or {}
+    if rebuild.get("rebuild_hours") is None:
+        return [("rebuild", rebuild.get("na") or "not computed")]
+    where = "under the first workload" if rebuild.get("under_load") else "idle array"
+    risk = rebuild.get("data_loss_probability")
+    return [("rebuild time", f"{format_significant(rebuild['rebuild_hours'], 3)} h at {core.fmt_gb_per_s((rebuild.get('rebuild_mb_per_s') or 0) * 1e6)} ({where})"),
+            ("rebuild limited by", str(rebuild.get("rebuild_limited_by") or "")),
+            ("data loss per rebuild", "n/a" if risk is None else format_probability(risk)),
+            ("MTTDL", "n/a" if rebuild.get("mttdl_years") is None else f"{format_large(rebuild['mttdl_years'])} years")]
+
+
+def cost_rows(workload: dict[str, Any]) -> list[tuple[str, str]]:
+    cost = workload.get("cost_power") or {}
+    wear = workload.get("wear") or {}
+    dollars = (lambda v, d=0: "n/a" if v is None else f"${v:,.{d}f}")
+    return [("price", dollars(cost.get("price_usd")) + (f" (no price for {cost['price_missing']})" if cost.get("price_missing") else "")),
+            ("power at this load", "n/a" if cost.get("power_w") is None else f"{cost['power_w']:,.0f} W"),
+            ("per usable TB", dollars(cost.get("usd_per_usable_tb"))), ("per 1K IOPS", dollars(cost.get("usd_per_kiops"), 2)),
+            ("per GB/s", dollars(cost.get("usd_per_gb_per_s"))),
+            ("endurance", f"effective {format_significant(wear.get('effective_dwpd') or 0, 3)} DWPD of {wear.get('rated_dwpd', 0):g} rated; "
+                          f"drive lifetime {core.fmt_years(wear.get('lifetime_years'))}")]
+
+
+@lru_cache(maxsize=1)
+def _published() -> tuple[tuple[str, Any, str], ...]:
+    """(scenario directory, number, scenario file) of every published number, as nvsim reads them."""
+    return tuple((path.parent.name, number, str(path.parent / number.scenario))
+                 for path in published_files() for number in load_published(path).numbers)
+
+
+@lru_cache(maxsize=64)
+def _scenario(path: str):
+    return load_scenario(Path(path), default_catalog())
+
+
+@lru_cache(maxsize=256)
+def _fluid_metrics(path: str, workload: str) -> dict[str, Any]:
+    spec = _scenario(path)
+    chosen = next(w for w in spec.workloads if w.name == workload)
+    return dict(predict_workload(spec, chosen, default_catalog(), "fluid"))
+
+
+def _models(spec) -> dict[str, str]:
+    return {"drive": spec.array.drive, "engine": spec.array.engine, "platform": spec.platform}
+
+
+@lru_cache(maxsize=32)
+def validation_status(drive: str, engine: str, platform: str) -> tuple[dict[str, Any], ...]:
+    """Every published number whose scenario uses this drive, engine or platform, re-predicted in
+    fluid mode: {"models", "id", "metric", "published", "predicted", "status", "reason", "fitted"}."""
+    ours = {"drive": drive, "engine": engine, "platform": platform}
+    fitted = fitted_ids()
+    out = []
+    for directory, number, path in _published():
+        spec = _scenario(path)
+        shared = [kind for kind, name in _models(spec).items() if ours[kind] == name]
+        if not shared:
+            continue
+        if number.workload is None:
+            predicted = predict_metric(spec, None, number.metric, default_catalog())
+        else:
+            value = _fluid_metrics(path, number.workload).get(number.metric)
+            predicted = None if value is None else float(value)
+        c = Comparison(directory, number, predicted, f"{directory}/{number.id}" in fitted, number.known_miss or "")
+        status = "event mode only" if predicted is None and number.workload is not None else c.status
+        out.append({"models": shared, "id": f"{directory}/{number.id}", "metric": number.metric, "unit": number.unit,
+                    "published": c.published, "predicted": predicted, "error": c.error, "status": status,
+                    "fitted": c.fitted, "reason": c.reason})
+    return tuple(out)
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= REASON_CHARS else text[:REASON_CHARS].rsplit(" ", 1)[0] + " …"
+
+
+def validation_html(record: dict[str, Any], catalog: Catalog) -> str:
+    """The summary line per model and the numbers that miss (with their declared reasons)."""
+    array = record["scenario"]["array"]
+    rows = validation_status(array["drive"], array["engine"], record["scenario"]["platform"])
+    lines = []
+    for kind in ("drive", "engine", "platform"):
+        mine = [r for r in rows if kind in r["models"]]
+        ok = sum(r["status"] == "ok" for r in mine)
+        out = [r for r in mine if r["status"] == "OUT"]
+        event = sum(r["status"] == "event mode only" for r in mine)
+        name = {"drive": array["drive"], "engine": array["engine"], "platform": record["scenario"]["platform"]}[kind]
+        text = (f"{len(mine)} published numbers: <span class='ok'>{ok} within tolerance</span>, "
+                f"<span class='out'>{len(out)} outside</span>, {event} event mode only" if mine
+                else "no published number uses it: its figures are predictions only")
+        lines.append([escape(kind), escape(name), text])
+    misses = [[escape(r["id"]), f"{format_significant(100 * r['error'], 3)}%" if r["error"] is not None and r["unit"] != "percent"
+               else "", escape(_short(r["reason"] or "no reason declared"))]
+              for r in sorted(rows, key=lambda r: -len(r["models"])) if r["status"] == "OUT"]  # most models shared first
+    table = _table(["model", "catalog entry", "published numbers re-predicted now (fluid mode)"], lines)
+    if misses:
+        table += "<p>Outside tolerance:</p>" + _table(["number", "error", "why (declared in published.yaml)"], misses[:MISSES_SHOWN])
+        if len(misses) > MISSES_SHOWN:
+            table += f"<p>and {len(misses) - MISSES_SHOWN} more: docs/validation.md lists every number with its reason.</p>"
+    return table
+
+
+def report_html(record: dict[str, Any], catalog: Catalog | None = None) -> str:
+    """The one-page report of a results record (``core.evaluate`` / ``core.compute``)."""
+    catalog = catalog or default_catalog()
+    data = record["scenario"]
+    workload = next((w for w in record["workloads"] if "error" not in w), {})
+    mode = "event mode (discrete events)" if record.get("fidelity") == "event" else "fluid mode (rates; latency is the mean)"
+    body = [f"<h1>{escape(data.get('description') or data['name'])}</h1>",
+            f"<div class='sub'>nvsim {escape(__version__)} prediction, {mode}; scenario {escape(data['name'])}</div>",
+            f"<div class='limit'>Limited by: <b>{escape(workload.get('bottleneck') or 'n/a')}</b> ({escape(workload.get('name', ''))})</div>",
+            "<div class='cols'><div><h2>Set-up</h2>", _pairs(setup_rows(record, catalog)),
+            "<h2>Cost and power</h2>", _pairs(cost_rows(workload)), "</div><div><h2>Where the time goes</h2>",
+            utilisation_html(workload), "<h2>Rebuild and risk</h2>", _pairs(rebuild_rows(record)), "</div></div>",
+            "<h2>Predictions</h2>", _table(["workload", "IOPS", "throughput", "latency mean", "p99", "p99.9", "host cores busy", "limited by"],
+                                            prediction_rows(record), {1, 2, 3, 4, 5, 6}),
+            "<h2>Validation status of the models used</h2>", validation_html(record, catalog),
+            "<div class='foot'>Every catalog figure is cited (docs/catalog.md); published numbers and their sources: "
+            "scenarios/*/published.yaml, docs/validation.md. Percentiles need event mode (nvsim run, or Simulate in the dashboard).</div>"]
+    return ("<!doctype html><html><head><meta charset='utf-8'>"
+            f"<title>nvsim report: {escape(data['name'])}</title><style>{STYLE}</style></head><body>"
+            + "\n".join(body) + "</body></html>")
+
+
+def pdf_missing() -> str | None:
+    """Why the PDF cannot be printed here, or None."""
+    if not (Path(CHROMIUM).is_file() and os.access(CHROMIUM, os.X_OK)):
+        return f"the PDF needs Chromium ({CHROMIUM} not found; set CHROMIUM): save the HTML report and print it from a browser"
+    return None
+
+
+def report_pdf(html_text: str) -> bytes:
+    """The report printed by headless Chromium; an InputError (one line) without it."""
+    reason = pdf_missing()
+    if reason:
+        raise InputError("pdf", reason)
+    with tempfile.TemporaryDirectory(prefix="nvsim-report-") as folder:
+        source, target = Path(folder) / "report.html", Path(folder) / "report.pdf"
+        source.write_text(html_text, encoding="utf-8")
+        command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage",
+                   f"--user-data-dir={Path(folder) / 'profile'}", "--no-pdf-header-footer", f"--print-to-pdf={target}",
+                   source.as_uri()]
+        try:
+            subprocess.run(command, capture_output=True, timeout=PDF_TIMEOUT_S, check=False)
+        except subprocess.TimeoutExpired:
+            raise InputError("pdf", f"Chromium did not print the report within {PDF_TIMEOUT_S:g} s") from None
+        if not target.is_file() or target.stat().st_size == 0:
+            raise InputError("pdf", "Chromium printed no PDF")
+        return target.read_bytes()
+
+
+def scenario_record(path: str | Path, catalog: Catalog | None = None, fidelity: str = "fluid") -> dict[str, Any]:
+    """The results record of a scenario file, as the dashboard computes it (``nvsim report``)."""
+    catalog = catalog or default_catalog()
+    spec = load_scenario(path, catalog)
+    data = spec.model_dump(mode="json", exclude_defaults=True)
+    data = dict(data, name=spec.name, platform=spec.platform)
+    return core.evaluate(data, parse_scenario(data, catalog), catalog, fidelity)
