@@ -113,11 +113,9 @@ def test_md_raid6_parity_time_is_bytes_over_the_parity_rate(catalog):
     assert w2.pre_s[0] == w1.pre_s[0] == w0.pre_s[0] and w2.lock_s[0] == w0.lock_s[0]
 
 
-@pytest.mark.xfail(strict=True, reason="md.py says a stripe_head is a 4 KiB page row (device_lock and a raid5d "
-                   "pass per stripe_head), as in raid5.c, but MdEngine.work counts plan.stripes_touched, stripes "
-                   "of a whole chunk's height: on 64 KiB chunks a 16 KiB write (4 page rows) is charged 1 "
-                   "stripe_head (rebuild_work does count page rows)")
 def test_md_raid6_write_on_a_tall_chunk_costs_one_stripe_head_per_page_row(catalog):
+    """raid5.c keys a stripe_head by its member sector (one 4 KiB page of every member): a 16 KiB
+    write inside one 64 KiB chunk is 4 stripe_heads, each a device_lock hold and a raid5d pass."""
     md = make_engine(catalog, MD, members=8, strip_bytes=64 * KIB, overrides=NO_PARITY_TIME)
     p = vars(md.v)
     plan, work = costs(md, raid6(64 * KIB), [True], [0], 16 * KIB)
