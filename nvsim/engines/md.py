@@ -114,7 +114,7 @@ class MdEngine(Engine):
         pages = plan.length_bytes / PAGE_BYTES
         phase0_pages = per_host_sum(np.where(plan.phase == 0, pages, 0.0), plan.host_index, n)
         phase1_pages = per_host_sum(np.where(plan.phase == 1, pages, 0.0), plan.host_index, n)
-        stripes = plan.stripes_touched.astype(float)
+        stripes = self.stripe_heads(plan, is_write, n)
         parity_bytes = per_host_sum(plan.length_bytes.astype(float), plan.host_index, n)
         writes = is_write
         if self.degraded:  # every read is a stripe_head too: one raid5d pass to read, one to return it
@@ -137,6 +137,25 @@ class MdEngine(Engine):
         # md copies written data into the stripe cache pages: one more read and write of DRAM
         out.memory_bytes = np.where(writes, 3.0 * host_bytes, float(host_bytes))
         return self._numa(out)
+
+    def stripe_heads(self, plan, is_write, n: int) -> np.ndarray:
+        """stripe_heads each host I/O goes through: raid5.c keys a stripe_head by its sector on the
+        members (``raid5_get_active_stripe(conf, sector, ...)``, one 4 KiB page of every member),
+        so a host I/O's stripe_heads are the distinct member page offsets its member I/Os cover (a
+        16 KiB write on 64 KiB chunks: 4; a 16 KiB write on 4 KiB chunks: 1). A write of a
+        sequential stream planned as whole stripes (``parity_bytes_computed`` 0: the stripe's
+        pages are shared out among the host I/Os that fill it) gets its share of the stripe's
+        rows: ``stripes_touched`` (its share of the stripe) x the rows of a chunk."""
+        rows = np.zeros(n)
+        lo = plan.member_offset_bytes // PAGE_BYTES
+        count = (plan.member_offset_bytes + plan.length_bytes - 1) // PAGE_BYTES - lo + 1
+        if len(count):
+            host = np.repeat(plan.host_index, count)
+            page = np.repeat(lo - np.cumsum(count) + count, count) + np.arange(int(count.sum()))
+            key = np.unique(host * (int(page.max()) + 1) + page)
+            rows = np.bincount(key // (int(page.max()) + 1), minlength=n)[:n].astype(float)
+        shared = is_write & (plan.parity_bytes_computed == 0)
+        return np.where(shared, plan.stripes_touched * (self.strip_bytes / PAGE_BYTES), rows)
 
     @property
     def device_lock_us(self) -> float:
@@ -177,10 +196,15 @@ class MdEngine(Engine):
 
     def resync_stripe_heads(self) -> float:
         """stripe_heads the resync holds: md_do_sync does not throttle below ``speed_limit_min``, so
-        sync_request takes every free stripe_head, and each time it finds none free raid5d grows
-        the cache by one (``R5_ALLOC_MORE`` -> ``grow_one_stripe``): the resync fills as large a
-        cache as md lets a user set (``STRIPE_CACHE_MAX``). What paces it is then its own thread
-        (``resync_request_us`` per stripe_head) and raid5d."""
+        sync_request takes every free stripe_head, and when it finds none free raid5d may grow
+        the cache by one (``R5_ALLOC_MORE`` -> ``grow_one_stripe``): nvsim lets the resync fill as
+        large a cache as md lets a user set (``STRIPE_CACHE_MAX``); what paces it is then its own
+        thread (``resync_request_us`` per stripe_head) and raid5d. Known to be generous: raid5d
+        grows the cache only once its ``while (1)`` loop has found nothing to handle, which a
+        raid5d as busy as the model's under seed 003's load never does, and raid5_sync_request
+        sleeps a jiffy each time it waited for a stripe_head; md's default cache (256) leaves
+        the resync far below the brief's speed (docs/models/rebuild.md, "What bounds the stripe
+        cache in the kernel")."""
         return float(STRIPE_CACHE_MAX)
 
     def rebuild_throttle(self, limits: RebuildSpec, loaded: bool) -> RebuildThrottle:

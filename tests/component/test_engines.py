@@ -113,11 +113,9 @@ def test_md_raid6_parity_time_is_bytes_over_the_parity_rate(catalog):
     assert w2.pre_s[0] == w1.pre_s[0] == w0.pre_s[0] and w2.lock_s[0] == w0.lock_s[0]
 
 
-@pytest.mark.xfail(strict=True, reason="md.py says a stripe_head is a 4 KiB page row (device_lock and a raid5d "
-                   "pass per stripe_head), as in raid5.c, but MdEngine.work counts plan.stripes_touched, stripes "
-                   "of a whole chunk's height: on 64 KiB chunks a 16 KiB write (4 page rows) is charged 1 "
-                   "stripe_head (rebuild_work does count page rows)")
 def test_md_raid6_write_on_a_tall_chunk_costs_one_stripe_head_per_page_row(catalog):
+    """raid5.c keys a stripe_head by its member sector (one 4 KiB page of every member): a 16 KiB
+    write inside one 64 KiB chunk is 4 stripe_heads, each a device_lock hold and a raid5d pass."""
     md = make_engine(catalog, MD, members=8, strip_bytes=64 * KIB, overrides=NO_PARITY_TIME)
     p = vars(md.v)
     plan, work = costs(md, raid6(64 * KIB), [True], [0], 16 * KIB)
@@ -126,6 +124,28 @@ def test_md_raid6_write_on_a_tall_chunk_costs_one_stripe_head_per_page_row(catal
     assert work.lock_s[0] == pytest.approx(stripe_heads * md.device_lock_us * 1e-6)
     one_pass = p["stripe_disk_us"] * 8 * 1e-6
     assert work.pre_s[0] == pytest.approx(stripe_heads * one_pass + 12 * p["stripe_member_bio_us"] * 1e-6)
+
+
+def test_md_stripe_heads_count_member_pages_and_share_a_whole_stripe_stream(catalog):
+    """A stripe_head is one member page offset: a 16 KiB write on 4 KiB chunks (4 data members, one
+    row) is 1, a 64 KiB write inside one 64 KiB chunk is 16, a two-stripe write on 4 KiB chunks 2;
+    a write of a stream planned as whole stripes (``parity_bytes_computed`` 0) gets its share of
+    the stripe's rows: 1/60 of a stripe of 512 KiB chunks is 128/60 rows."""
+    md = make_engine(catalog, MD, members=8, strip_bytes=4 * KIB)
+    one_row, _ = costs(md, raid6(), [True], [0], 16 * KIB)
+    assert md.stripe_heads(one_row, np.array([True]), 1)[0] == 1
+    tall = make_engine(catalog, MD, members=8, strip_bytes=64 * KIB)
+    chunk, _ = costs(tall, raid6(64 * KIB), [True], [0], 64 * KIB)
+    assert tall.stripe_heads(chunk, np.array([True]), 1)[0] == 16
+    two, _ = costs(md, raid6(), [True], [16 * KIB], 16 * KIB)  # data pages 4..7: rows 0 and 1
+    assert md.stripe_heads(two, np.array([True]), 1)[0] == 2
+    wide = make_engine(catalog, MD, members=16, strip_bytes=512 * KIB)
+    shared = MemberIOPlan(
+        host_index=np.zeros(1, dtype=np.int64), member=np.zeros(1, dtype=np.int32),
+        member_offset_bytes=np.zeros(1, dtype=np.int64), length_bytes=np.full(1, 128 * KIB, dtype=np.int64),
+        is_write=np.ones(1, dtype=bool), phase=np.ones(1, dtype=np.int8), mode=np.array([FULL_STRIPE_WRITE], dtype=np.int8),
+        parity_bytes_computed=np.zeros(1, dtype=np.int64), stripes_touched=np.array([1 / 60]))
+    assert wide.stripe_heads(shared, np.array([True]), 1)[0] == pytest.approx(128 / 60)
 
 
 def test_md_raid10_takes_the_barrier_per_chunk_request_and_raid1_once(catalog):
