@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from .errors import InputError, from_validation_error, suggestion_text
 from .engines import engine_parameters
 from .loader import load_yaml
-from .ssd.family import DriveFamilySpec, complete_sku
+from .ssd.family import DriveFamilySpec, SkuFieldError, complete_sku
 from .specs import Cited, DriveSpec, EngineSpec, HostIoSpec, OltpProfileSpec, PcieGenerationSpec, PlatformSpec
 
 _SOURCE_TREE_MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -225,7 +225,9 @@ def _with_family(catalog: Catalog, raw: Any, path: Path) -> Any:
                                    f"(models/families/)", source=str(path))
     try:
         return complete_sku(raw, catalog.families[name])
-    except ValueError as exc:
+    except SkuFieldError as exc:
+        raise InputError(exc.field, str(exc), source=str(path)) from None
+    except ValueError as exc:  # the family's own numbers cannot price this SKU
         raise InputError("family", f"{name}: {exc}", source=str(path)) from None
 
 

@@ -5,7 +5,10 @@ page, bits per cell, tR / tPROG / tBERS, the suspend cost a read pays on a progr
 controller (channels and their transfer rate, command-rate and bandwidth ceilings per direction,
 its time per NAND page a random write programs), and the datasheet values every SKU quotes alike
 (latencies, block sizes, IU, warranty). A *SKU* (models/drives/<name>.yaml with ``family:``) is
-what a buyer knows: capacity, raw NAND, DWPD class, form factor, link width. Any datasheet figure
+what a buyer knows: capacity, raw NAND, DWPD class, form factor, link width, and -- for an add-in
+card that puts several of the family's controllers behind one x8/x16 link -- ``controllers`` (each
+with an equal share of the NAND; the card's figures are the sum, the link caps them in the drive
+model). Any datasheet figure
 the SKU's file gives is an input (datasheet mode); those it leaves out are predicted here:
 
 * dies ``D = raw NAND / die capacity``; die program bandwidth ``planes * page * bits / tPROG``,
@@ -41,10 +44,21 @@ BITS_PER_CELL = {"SLC": 1, "MLC": 2, "TLC": 3, "QLC": 4}
 FAMILY_MODEL_SOURCE = "nvsim-drive-family-model"
 """Bibliography key of the figures this module predicts (basis ``predicted``)."""
 
+MAX_CONTROLLERS = 8
+"""Controllers one add-in card may carry (x16 cards carry two to four x4 controllers today)."""
+
 SHARED_FIELDS = ("pcie_generation", "seq_block_bytes", "rand_block_bytes", "rand_queue_depth", "read_latency_us",
                  "write_latency_us", "indirection_unit_bytes", "warranty_years", "mtbf_hours", "uber_per_bit",
                  "program_suspend_us")
 """Family values a SKU takes as they are unless its own file gives them."""
+
+
+class SkuFieldError(ValueError):
+    """A SKU file's field the family model cannot use: ``field`` and the one-line reason."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
 
 
 class DriveFamilySpec(PhysicalNumbers):
@@ -157,8 +171,17 @@ def random_write_host_s(family: DriveFamilySpec, dies: int, spare_factor: float,
     return pages * (t_ctrl + t_die) + partial_iu_reads(block_bytes, iu) * read_s * iu / PAGE_BYTES
 
 
-def predict_sku(family: DriveFamilySpec, capacity_bytes: float, raw_nand_bytes: float) -> SkuFigures:
-    """The datasheet figures of a SKU of ``family`` with this capacity and raw NAND (module docstring)."""
+def predict_sku(family: DriveFamilySpec, capacity_bytes: float, raw_nand_bytes: float, controllers: int = 1) -> SkuFigures:
+    """The datasheet figures of a SKU of ``family`` with this capacity and raw NAND (module
+    docstring); ``controllers`` > 1: an add-in card of that many controllers, each with an equal share
+    of the capacity and NAND, whose figures add up."""
+    if controllers > 1:
+        one = predict_sku(family, capacity_bytes / controllers, raw_nand_bytes / controllers)
+        return SkuFigures(dies=one.dies * controllers, spare_factor=one.spare_factor, waf=one.waf,
+                          seq_read_bytes_per_s=one.seq_read_bytes_per_s * controllers,
+                          seq_write_bytes_per_s=one.seq_write_bytes_per_s * controllers,
+                          rand_read_iops=one.rand_read_iops * controllers,
+                          rand_write_iops=one.rand_write_iops * controllers, limits=one.limits)
     dies = family_dies(family, raw_nand_bytes)
     spare = spare_factor_from_capacity(raw_nand_bytes, capacity_bytes)
     (read_limit, seq_read), (write_limit, seq_write) = sequential_figures(family, dies)
@@ -204,6 +227,7 @@ def complete_sku(raw: dict[str, Any], family: DriveFamilySpec) -> dict[str, Any]
     they are, its performance figures predicted from the SKU's capacity and raw NAND. Fields the
     file gives are kept (datasheet mode): the reference SKU keeps its own datasheet figures."""
     out = dict(raw)
+    controllers = _controllers(out.pop("controllers", 1))
     out.setdefault("nand", family.nand)
     for name in SHARED_FIELDS:
         if name not in out:
@@ -211,11 +235,19 @@ def complete_sku(raw: dict[str, Any], family: DriveFamilySpec) -> dict[str, Any]
     capacity, raw_nand = _cited_bytes(raw, "capacity_bytes"), _cited_bytes(raw, "raw_nand_bytes")
     if capacity is None or raw_nand is None or not 0 < capacity < raw_nand:
         return out  # DriveSpec's own validation names what is missing or wrong
-    figures = predict_sku(family, capacity, raw_nand)
+    figures = predict_sku(family, capacity, raw_nand, controllers)
     for field, value in figures.as_fields().items():
         if field not in out:
             out[field] = _predicted(value, family, figures, field)
     return out
+
+
+def _controllers(value: Any) -> int:
+    """A SKU file's ``controllers``: a whole number from 1 to ``MAX_CONTROLLERS``."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_CONTROLLERS:
+        raise SkuFieldError("controllers", f"a whole number of the family's controllers on the card, 1 to "
+                                           f"{MAX_CONTROLLERS}, got {value!r}")
+    return value
 
 
 def _cited_bytes(raw: dict[str, Any], name: str) -> float | None:
@@ -228,6 +260,6 @@ def _cited_bytes(raw: dict[str, Any], name: str) -> float | None:
         return None
 
 
-__all__ = ["DriveFamilySpec", "SkuFigures", "BITS_PER_CELL", "FAMILY_MODEL_SOURCE", "SHARED_FIELDS", "family_dies",
+__all__ = ["DriveFamilySpec", "SkuFigures", "SkuFieldError", "BITS_PER_CELL", "FAMILY_MODEL_SOURCE", "SHARED_FIELDS", "MAX_CONTROLLERS", "family_dies",
            "die_program_bytes_per_s", "die_read_iops", "sequential_figures", "random_write_host_s", "predict_sku",
            "fit_controller_write_page_us", "complete_sku"]

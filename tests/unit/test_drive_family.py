@@ -20,7 +20,7 @@ from nvsim.errors import InputError
 from nvsim.published import FAMILY_FITS, SCENARIOS_DIR, fitted_ids
 from nvsim.specs import DriveSpec
 from nvsim.ssd import PROGRAM_SUSPEND_US, derive_ssd_parameters
-from nvsim.ssd.family import (FAMILY_MODEL_SOURCE, complete_sku, die_program_bytes_per_s, family_dies, predict_sku,
+from nvsim.ssd.family import (FAMILY_MODEL_SOURCE, SkuFieldError, complete_sku, die_program_bytes_per_s, family_dies, predict_sku,
                               random_write_host_s)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -169,3 +169,29 @@ def test_building_a_drive_from_its_family_takes_under_10_ms(catalog):
         derive_ssd_parameters(DriveSpec.model_validate(complete_sku(raw, family)))
         times.append(time.perf_counter() - start)
     assert sorted(times)[len(times) // 2] < 0.010
+
+
+def test_an_add_in_card_of_several_controllers_adds_their_figures(catalog):
+    """An x8/x16 card carrying n of the family's controllers, each with 1/n of the NAND: each figure
+    is n times that of one controller's SKU (the drive link caps them later, in the drive model)."""
+    family = _family(catalog)
+    one = predict_sku(family, 7.68e12, 8 * TIB)
+    card = predict_sku(family, 2 * 7.68e12, 16 * TIB, controllers=2)
+    for field, value in one.as_fields().items():
+        assert card.as_fields()[field] == pytest.approx(2 * value)
+    raw = read_yaml(ROOT / "models" / "drives" / "sandisk-sn861-7.68tb.yaml")
+    sku = {key: value for key, value in raw.items() if key not in ("seq_read_bytes_per_s", "seq_write_bytes_per_s",
+                                                                    "rand_read_iops", "rand_write_iops")}
+    sku.update(capacity_bytes={"value": "15.36 TB", "source": "seed-000", "basis": "assumed"},
+               raw_nand_bytes={"value": "16 TiB", "source": "seed-000", "basis": "assumed"},
+               lanes={"value": 8, "source": "seed-000", "basis": "assumed"}, controllers=2)
+    drive = DriveSpec.model_validate(complete_sku(sku, family))
+    assert drive.rand_write_iops.value == pytest.approx(2 * one.rand_write_iops)
+
+
+@pytest.mark.parametrize("bad", [0, 9, 1.5, "two", True])
+def test_controllers_out_of_range_is_one_line_naming_the_field(bad, catalog):
+    raw = read_yaml(ROOT / "models" / "drives" / "sandisk-sn861-3.84tb.yaml")
+    with pytest.raises(SkuFieldError, match="1 to 8") as error:
+        complete_sku({**raw, "controllers": bad}, _family(catalog))
+    assert error.value.field == "controllers"
