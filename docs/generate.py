@@ -17,10 +17,10 @@ DOCS = Path(__file__).resolve().parent
 
 def blocks() -> dict[str, str]:
     from nvsim.catalog import default_catalog
-    from nvsim.pcie import bandwidth_table_markdown
+    from nvsim.pcie import bandwidth_table_markdown, small_transfer_table_markdown
 
     catalog = default_catalog()
-    return {"pcie-bandwidth": bandwidth_table_markdown(catalog)}
+    return {"pcie-bandwidth": bandwidth_table_markdown(catalog), "pcie-small-transfer": small_transfer_table_markdown(catalog)}
 
 
 def render(text: str, generated: dict[str, str]) -> str:

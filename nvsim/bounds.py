@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 
 from .array_capacity import Capacity, capacity
 from .catalog import Catalog, default_catalog
-from .links import drive_link, engine_link
+from .links import attachment, drive_link, engine_link, switch_bytes_per_s, switch_uplink
 from .platform import PlatformModel
 from .raid import full_stripe_write_bytes_per_host_byte, small_write_ops
 from .sim.fluid import resource_caps
@@ -83,7 +83,7 @@ def _datasheet_limits(scenario: ScenarioSpec, catalog: Catalog, host: PlatformMo
     array = scenario.array
     drive = catalog.drives[array.drive]
     n = array.drives
-    link = drive_link(drive, catalog.platforms[scenario.platform], catalog)
+    link = drive_link(drive, catalog.platforms[scenario.platform], catalog, scenario.topology, n)
     media = f"{n} x {drive.model} {drive.name.rsplit('-', 1)[-1].upper()} media"
     links = f"{n} x drive link {link.name}"
 
@@ -115,7 +115,27 @@ def _datasheet_limits(scenario: ScenarioSpec, catalog: Catalog, host: PlatformMo
         sw.append(Limit("inter-socket link", crossing))
     limits = {RANDOM_READ: rr, RANDOM_WRITE: rw, SEQUENTIAL_READ: sr, SEQUENTIAL_WRITE: sw}
     _add_card_limits(limits, scenario, catalog)
+    _add_switch_limits(limits, scenario, catalog, ops, write_factor)
     return limits
+
+
+def _add_switch_limits(limits: dict[str, list[Limit]], scenario: ScenarioSpec, catalog: Catalog, ops,
+                       write_factor: float) -> None:
+    """The uplinks of the switches the drives hang behind: every member I/O's data crosses one of
+    them (its rate, or the switch core's where lower: ``nvsim.links.switch_bytes_per_s``)."""
+    platform, array = catalog.platforms[scenario.platform], scenario.array
+    path = attachment(catalog.drives[array.drive], platform, catalog, scenario.topology, array.drives)
+    uplink = switch_uplink(platform, catalog, path)
+    if uplink is None:
+        return
+    share = switch_bytes_per_s(uplink, path) / uplink.usable_bytes_per_s() * path.switches
+    name = f"{path.switches} x switch {path.switch.name} uplink {uplink.name}"
+    read_iops, write_iops = uplink.nvme_iops(RANDOM_IO_BYTES, True), uplink.nvme_iops(RANDOM_IO_BYTES, False)
+    limits[RANDOM_READ].append(Limit(name, share * read_iops))
+    limits[RANDOM_WRITE].append(Limit(name, share / max(ops.reads / read_iops, ops.writes / write_iops)))
+    limits[SEQUENTIAL_READ].append(Limit(name, share * uplink.nvme_data_bytes_per_s(SEQUENTIAL_MEMBER_IO_BYTES, True)))
+    limits[SEQUENTIAL_WRITE].append(Limit(name, share * uplink.nvme_data_bytes_per_s(SEQUENTIAL_MEMBER_IO_BYTES, False)
+                                          / write_factor))
 
 
 def _add_card_limits(limits: dict[str, list[Limit]], scenario: ScenarioSpec, catalog: Catalog) -> None:

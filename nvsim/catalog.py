@@ -1,4 +1,5 @@
-"""The calibrated catalog in models/: drive families, drives, PCIe generations, platforms, engines, and the bibliography.
+"""The calibrated catalog in models/: drive families, drives, PCIe generations, platforms, engines,
+host I/O paths, OLTP profiles, PCIe switches, retimers and backplanes, and the bibliography.
 
 A drive file that names a ``family`` (models/families/) is a SKU of it: what the file leaves out is
 filled in from the family before the drive is checked -- the family's shared values, and the
@@ -24,7 +25,8 @@ from .errors import InputError, from_validation_error, suggestion_text
 from .engines import engine_parameters
 from .loader import load_yaml
 from .ssd.family import DriveFamilySpec, SkuFieldError, complete_sku
-from .specs import Cited, DriveSpec, EngineSpec, HostIoSpec, OltpProfileSpec, PcieGenerationSpec, PlatformSpec
+from .specs import (BackplaneSpec, Cited, DriveSpec, EngineSpec, HostIoSpec, OltpProfileSpec, PcieGenerationSpec,
+                    PlatformSpec, RetimerSpec, SwitchSpec)
 
 _SOURCE_TREE_MODELS = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_CATALOG_DIR = _SOURCE_TREE_MODELS if _SOURCE_TREE_MODELS.is_dir() else Path(__file__).resolve().parent / "_models"
@@ -38,6 +40,9 @@ SECTIONS: dict[str, type[BaseModel]] = {
     "engines": EngineSpec,
     "host_io": HostIoSpec,
     "oltp": OltpProfileSpec,
+    "switches": SwitchSpec,
+    "retimers": RetimerSpec,
+    "backplanes": BackplaneSpec,
 }
 
 
@@ -90,6 +95,9 @@ class Catalog:
     engines: dict[str, EngineSpec] = field(default_factory=dict)
     host_io: dict[str, HostIoSpec] = field(default_factory=dict)
     oltp: dict[str, OltpProfileSpec] = field(default_factory=dict)
+    switches: dict[str, SwitchSpec] = field(default_factory=dict)
+    retimers: dict[str, RetimerSpec] = field(default_factory=dict)
+    backplanes: dict[str, BackplaneSpec] = field(default_factory=dict)
     bibliography: dict[str, Source] = field(default_factory=dict)
     files: dict[str, Path] = field(default_factory=dict)
 
@@ -255,7 +263,7 @@ def _check_generations(catalog: Catalog) -> None:
     """Every PCIe generation an entry names (a drive's, a platform's, an engine card's) has its
     link constants in the catalog's links/, so no model meets an unknown generation later."""
     known = {entry.generation for entry in catalog.links.values()}
-    for section in ("drives", "platforms", "engines"):
+    for section in ("drives", "platforms", "engines", "switches", "retimers", "backplanes"):
         for name, entry in getattr(catalog, section).items():
             for where, cited in iter_cited(entry):
                 if where.endswith("pcie_generation") and cited.value not in known:

@@ -46,6 +46,8 @@ class ArrayFacts(NamedTuple):
     drive_units: int  # servers of one drive's NAND pool
     drive_link: str
     rebuild_threads: int = 1  # threads the engine's rebuild runs on (``Engine.rebuild_threads``)
+    uplink: str | None = None  # the drives' switches' uplinks, when they hang behind switches
+    uplinks: int = 1  # how many switch uplinks (each a server)
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,17 @@ def _always(facts: ArrayFacts) -> bool:
 
 def _one(facts: ArrayFacts) -> float:
     return 1.0
+
+
+def _has_shared_link(facts: ArrayFacts) -> bool:
+    return facts.device_link is not None or facts.uplink is not None
+
+
+def _shared_link(facts: ArrayFacts, towards: str) -> str:
+    """The label of the card's link or the switches' uplinks, in one direction."""
+    if facts.device_link is not None:
+        return f"RAID card link {facts.device_link} to {towards}"
+    return f"{facts.uplink} to {towards}"
 
 
 @dataclass(frozen=True)
@@ -107,10 +120,13 @@ KINDS: tuple[ResourceKind, ...] = (
                  host_cpu=lambda f: f.engine_on_host_cpu),
     ResourceKind("device_bw", lambda f, _w: f"{f.engine_name} bandwidth limit", present=lambda f: f.bandwidth_limited,
                  host_fields=("device_bw_s",)),
-    ResourceKind("device_up", lambda f, _w: f"RAID card link {f.device_link} to host",
-                 present=lambda f: f.device_link is not None, host_fields=("device_up_s",)),
-    ResourceKind("device_down", lambda f, _w: f"RAID card link {f.device_link} to card",
-                 present=lambda f: f.device_link is not None, host_fields=("device_down_s",)),
+    # the shared link between the drives and host memory: a hardware RAID card's own link, or the
+    # uplinks of the PCIe switches the drives hang behind (one server each; never both: a card's
+    # drives hang from its own ports, nvsim.topology)
+    ResourceKind("device_up", lambda f, _w: _shared_link(f, "host"), servers=lambda f: float(f.uplinks),
+                 present=_has_shared_link, host_fields=("device_up_s",)),
+    ResourceKind("device_down", lambda f, _w: _shared_link(f, "card" if f.device_link else "drives"),
+                 servers=lambda f: float(f.uplinks), present=_has_shared_link, host_fields=("device_down_s",)),
     ResourceKind("nand", lambda f, w: f"drive NAND ({f.drive_name}, {w})", servers=lambda f: float(f.drive_units),
                  member=MemberDemand("op_die_s"), visits="member"),
     ResourceKind("link_up", lambda f, w: f"drive link {f.drive_link} to host ({w})",

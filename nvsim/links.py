@@ -1,24 +1,52 @@
-"""The PCIe links of a built array: a drive's, the engine card's, a socket's root ports.
+"""The PCIe links of a built array: a drive's, the engine card's, a socket's root ports, a switch's uplink.
 
 One place that says which generation, width and payload size each link runs at (the lower of the
-two ends), so the bounds, the platform model and the simulator build the same links.
+two ends, and of every bay, slot, switch or retimer between them: ``nvsim.topology``), so the
+bounds, the platform model and the simulator build the same links.
 """
 
 from __future__ import annotations
 
 from .catalog import Catalog
 from .pcie import PcieLink
-from .specs import DriveSpec, EngineSpec, PlatformSpec
+from .specs import DriveSpec, EngineSpec, PlatformSpec, TopologySpec
+from .topology import DriveAttachment, drive_attachment
 
 ROOT_PORT_LANES = 16
 """Root ports are counted as x16 links (a socket's lanes / 16 of them)."""
 
 
-def drive_link(drive: DriveSpec, platform: PlatformSpec, catalog: Catalog) -> PcieLink:
-    """A drive's link runs at the lower generation and width of drive and bay."""
-    generation = min(drive.pcie_generation.value, platform.pcie_generation.value)
-    lanes = min(drive.lanes.value, platform.drive_bay_lanes.value)
+def attachment(drive: DriveSpec, platform: PlatformSpec, catalog: Catalog, topology: TopologySpec | None = None,
+               drives: int = 1) -> DriveAttachment:
+    """Where the drives hang (``nvsim.topology.drive_attachment``): bays or slots, switches, retimer."""
+    return drive_attachment(topology, platform, drive, drives, catalog)
+
+
+def drive_link(drive: DriveSpec, platform: PlatformSpec, catalog: Catalog, topology: TopologySpec | None = None,
+               drives: int = 1) -> PcieLink:
+    """A drive's link runs at the lower generation and width of drive and bay (or slot, switch
+    port, retimer); without a topology, the platform's bay."""
+    path = attachment(drive, platform, catalog, topology, drives)
+    generation = min(drive.pcie_generation.value, path.generation)
+    lanes = min(drive.lanes.value, path.lanes)
     return PcieLink(catalog.pcie(generation), lanes, platform.max_payload_bytes.value)
+
+
+def switch_uplink(platform: PlatformSpec, catalog: Catalog, path: DriveAttachment) -> PcieLink | None:
+    """One switch's uplink to its root port (None: the drives hang directly on root ports)."""
+    if not path.switches:
+        return None
+    generation = min(path.switch.pcie_generation.value, platform.pcie_generation.value)
+    return PcieLink(catalog.pcie(generation), path.uplink_lanes, platform.max_payload_bytes.value)
+
+
+def switch_bytes_per_s(uplink: PcieLink, path: DriveAttachment) -> float:
+    """Bytes per second one switch passes to or from the host, per direction: its uplink's usable
+    rate, or its core's switching bandwidth where that is lower (a non-blocking core, the
+    default, forwards its lanes' rate and never binds before its uplink)."""
+    core = path.switch.internal_bytes_per_s
+    rate = uplink.usable_bytes_per_s()
+    return min(rate, core.value) if core is not None else rate
 
 
 def engine_link(engine: EngineSpec, platform: PlatformSpec, catalog: Catalog) -> PcieLink | None:
@@ -34,4 +62,5 @@ def root_port_link(platform: PlatformSpec, catalog: Catalog) -> PcieLink:
     return PcieLink(catalog.pcie(platform.pcie_generation.value), ROOT_PORT_LANES, platform.max_payload_bytes.value)
 
 
-__all__ = ["drive_link", "engine_link", "root_port_link", "ROOT_PORT_LANES"]
+__all__ = ["drive_link", "engine_link", "root_port_link", "switch_uplink", "switch_bytes_per_s", "attachment",
+           "ROOT_PORT_LANES"]

@@ -9,6 +9,18 @@ ordered set every ``skp_interval_blocks`` blocks. Each TLP costs its header plus
 and LCRC); payloads are cut at the max payload size (posted writes) or completion size (read
 completions); DLLPs (ACK, UpdateFC) acknowledging TLPs travel in the opposite direction.
 An NVMe I/O adds the doorbells, the SQE fetch, the CQE and an MSI-X write.
+
+DLLPs follow the specification's cadence (PCI Express Base Specification 6.3, Table 3-12 "Maximum
+Ack Latency Limits" and Table 2-54 "Maximum UpdateFC Transmission Latency Guidelines", 8.0 GT/s and
+higher, by the receiver's MPS and the link's width): a receiver sends an Ack at the latest one Ack
+Latency Limit after a TLP, so a stream gets one Ack per limit (at most one per TLP), and one
+UpdateFC per credit type it holds finite credits of, per UpdateFC latency (an endpoint and a root
+complex without peer-to-peer advertise infinite completion credits, Table 2-50: no UpdateFC-Cpl).
+
+``dma_transfer`` adds what the wire does not show, for the docs' small-transfer table: read
+requests in flight limited by the requester's tags (BW = S x N / RTT, the specification's
+formula, section 2.2.6.2) and each TLP's processing time in the device's DMA engine and in the
+root complex (``DmaEndpoints``).
 """
 
 from __future__ import annotations
@@ -24,6 +36,44 @@ NVME_CQE_BYTES = 16
 NVME_DOORBELL_BYTES = 4
 MSIX_BYTES = 4
 PRP_ENTRY_BYTES = 8
+NVME_READ_TRAVERSALS = 4
+"""One-way trips across the path (switch, retimer) on an NVMe read's critical path: the SQ doorbell
+down, the SQE fetch (MemRd up, CplD down), then data, CQE and MSI-X up (posted, pipelined)."""
+NVME_WRITE_TRAVERSALS = 6
+"""The same for an NVMe write: doorbell down, SQE fetch up and down, data fetch (MemRd up, CplD
+down), CQE and MSI-X up."""
+
+
+ACK_LATENCY_LIMIT_SYMBOLS = {  # Table 3-12 (8.0 GT/s and higher), symbol times; x32 from Table 2-54
+    128: {1: 333, 2: 224, 4: 169, 8: 163, 16: 144, 32: 129},
+    256: {1: 512, 2: 313, 4: 214, 8: 203, 16: 168, 32: 141},
+    512: {1: 655, 2: 385, 4: 250, 8: 182, 16: 182, 32: 148},
+    1024: {1: 1167, 2: 641, 4: 378, 8: 246, 16: 246, 32: 180},
+    2048: {1: 2191, 2: 1153, 4: 634, 8: 374, 16: 374, 32: 244},
+    4096: {1: 4239, 2: 2177, 4: 1146, 8: 630, 16: 630, 32: 372},
+}
+"""The longest a receiver may hold an Ack (PCIe Base Specification 6.3, Table 3-12), by its MPS and
+the link width, in symbol times; Table 2-54's UpdateFC transmission latency guidelines give the
+same values for x1 to x16 (and these for x32), so one table serves both."""
+UPDATEFC_LATENCY_SYMBOLS = ACK_LATENCY_LIMIT_SYMBOLS
+BITS_PER_SYMBOL = 8
+"""A symbol time is the time one lane takes for 8 bits (8 UI): 1 ns at 8 GT/s, 0.25 ns at 32 GT/s."""
+DLLP_FIXED_POINT_STEPS = 4
+"""Passes of the DLLP cadence's fixed point (an I/O's time sets its DLLPs, which lengthen it): the
+DLLP bytes are a few per cent of the busy direction at most, so it settles in two."""
+
+
+def symbol_time_s(transfer_rate_gt_per_s: float) -> float:
+    """Seconds of one symbol on a lane: 8 UI at the transfer rate."""
+    return BITS_PER_SYMBOL / (transfer_rate_gt_per_s * 1e9)
+
+
+def dllps_per_interval(tlps_received: float, busy_s: float, interval_s: float) -> float:
+    """DLLPs of one kind a receiver sends while ``tlps_received`` TLPs arrive over ``busy_s``: one
+    per ``interval_s`` (the specification's latency limit) while they stream, at most one per TLP."""
+    if tlps_received <= 0:
+        return 0.0
+    return min(tlps_received, max(1.0, busy_s / interval_s))
 
 
 def raw_bytes_per_s(transfer_rate_gt_per_s: float, lanes: int, payload_bits: int = 128, total_bits: int = 130) -> float:
@@ -46,17 +96,19 @@ def tlp_wire_bytes(payload_bytes: int, max_payload_bytes: int, header_bytes: int
     return payload_bytes + tlp_count(payload_bytes, max_payload_bytes) * (header_bytes + framing_bytes)
 
 
-def dllp_bytes_for(tlps_acknowledged: float, dllp_bytes: int, tlps_per_ack: float, tlps_per_fc: float) -> float:
-    """ACK and UpdateFC DLLP bytes sent back for ``tlps_acknowledged`` TLPs received."""
-    return tlps_acknowledged * dllp_bytes * (1.0 / tlps_per_ack + 1.0 / tlps_per_fc)
-
-
 @dataclass(frozen=True)
 class DirectionLoad:
-    """Wire bytes and TLP count one I/O puts on one direction of a link."""
+    """Wire bytes and TLP count one I/O puts on one direction of a link, and the TLPs' credit type
+    at the receiver: "posted" (memory writes), "non_posted" (read requests) or "completion"."""
 
     tlp_bytes: float
     tlps: float
+    credit: str = "posted"
+
+
+FINITE_CREDITS = ("posted", "non_posted")
+"""Credit types a receiver returns with UpdateFC DLLPs; completions are infinite at an endpoint and
+at a root complex without peer-to-peer (PCIe Base Specification 6.3, Table 2-50)."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +147,16 @@ class PcieLink:
         return raw_bytes_per_s(g.transfer_rate_gt_per_s.value, self.lanes, g.encoding_payload_bits.value,
                                g.encoding_total_bits.value) * skp_efficiency(g.skp_interval_blocks.value)
 
+    def ack_interval_s(self) -> float:
+        """The Ack Latency Limit of this link's MPS and width (Table 3-12), in seconds."""
+        symbols = ACK_LATENCY_LIMIT_SYMBOLS[self.max_payload_bytes][self.lanes]
+        return symbols * symbol_time_s(self.generation.transfer_rate_gt_per_s.value)
+
+    def update_fc_interval_s(self) -> float:
+        """The UpdateFC transmission latency guideline of this MPS and width (Table 2-54), in seconds."""
+        symbols = UPDATEFC_LATENCY_SYMBOLS[self.max_payload_bytes][self.lanes]
+        return symbols * symbol_time_s(self.generation.transfer_rate_gt_per_s.value)
+
     # -- building blocks -------------------------------------------------------------
     def _posted(self, payload: int) -> DirectionLoad:
         g = self.generation
@@ -105,10 +167,35 @@ class PcieLink:
         """A device or host read: requests one way, completions with data the other way."""
         g = self.generation
         n_req = tlp_count(payload, self.max_read_request_bytes)
-        req = DirectionLoad(n_req * (g.tlp_header_bytes.value + g.tlp_framing_bytes.value), n_req)
+        req = DirectionLoad(n_req * (g.tlp_header_bytes.value + g.tlp_framing_bytes.value), n_req, "non_posted")
         n_cpl = tlp_count(payload, self.completion_bytes)
-        cpl = DirectionLoad(tlp_wire_bytes(payload, self.completion_bytes, g.completion_header_bytes.value, g.tlp_framing_bytes.value), n_cpl)
+        cpl = DirectionLoad(tlp_wire_bytes(payload, self.completion_bytes, g.completion_header_bytes.value,
+                                           g.tlp_framing_bytes.value), n_cpl, "completion")
         return req, cpl
+
+    def dllp_bytes(self, received: list[DirectionLoad], busy_s: float) -> float:
+        """DLLP bytes a receiver sends back for the TLPs ``received`` over ``busy_s`` seconds: Acks
+        at the Ack Latency Limit, one UpdateFC per finite credit type at its latency (each at most
+        one per TLP)."""
+        tlps = sum(d.tlps for d in received)
+        count = dllps_per_interval(tlps, busy_s, self.ack_interval_s())
+        for credit in FINITE_CREDITS:
+            typed = sum(d.tlps for d in received if d.credit == credit)
+            count += dllps_per_interval(typed, busy_s, self.update_fc_interval_s())
+        return count * self.generation.dllp_bytes.value
+
+    def with_dllps(self, up: list[DirectionLoad], down: list[DirectionLoad]) -> tuple[float, float]:
+        """Wire bytes (to_host, to_device) of the TLPs ``up`` and ``down`` with the DLLPs each side
+        returns, at the rate where the busier direction is saturated (a fixed point: the DLLPs
+        lengthen the time they are paced by)."""
+        up_tlp = sum(d.tlp_bytes for d in up)
+        down_tlp = sum(d.tlp_bytes for d in down)
+        to_host, to_device = up_tlp, down_tlp
+        for _ in range(DLLP_FIXED_POINT_STEPS):
+            busy_s = max(to_host, to_device) / self.usable_bytes_per_s()
+            to_host = up_tlp + self.dllp_bytes(down, busy_s)
+            to_device = down_tlp + self.dllp_bytes(up, busy_s)
+        return to_host, to_device
 
     def nvme_io_load(self, transfer_bytes: int, is_read: bool) -> tuple[float, float]:
         """Wire bytes (to_host, to_device) that one NVMe I/O of ``transfer_bytes`` costs, DLLPs included.
@@ -132,13 +219,7 @@ class PcieLink:
         up.append(self._posted(NVME_CQE_BYTES))                   # completion queue entry
         up.append(self._posted(MSIX_BYTES))                       # interrupt
         down.append(self._posted(NVME_DOORBELL_BYTES))            # CQ head doorbell
-        g = self.generation
-        up_tlps = sum(d.tlps for d in up)
-        down_tlps = sum(d.tlps for d in down)
-        ack = (g.dllp_bytes.value, g.tlps_per_ack_dllp.value, g.tlps_per_flow_control_dllp.value)
-        to_host = sum(d.tlp_bytes for d in up) + dllp_bytes_for(down_tlps, *ack)
-        to_device = sum(d.tlp_bytes for d in down) + dllp_bytes_for(up_tlps, *ack)
-        return to_host, to_device
+        return self.with_dllps(up, down)
 
     def nvme_iops(self, transfer_bytes: int, is_read: bool) -> float:
         """Most NVMe I/Os per second the link carries: the busier direction sets it."""
@@ -148,6 +229,114 @@ class PcieLink:
     def nvme_data_bytes_per_s(self, transfer_bytes: int, is_read: bool) -> float:
         """Effective data bandwidth of NVMe I/Os of ``transfer_bytes``."""
         return self.nvme_iops(transfer_bytes, is_read) * transfer_bytes
+
+
+TAGS_8_BIT = 256
+"""Read requests a requester may have outstanding with 8-bit tags (Extended Tag Field Enable; PCIe
+Base Specification 6.3, section 2.2.6.2); 10-bit tags allow 768, the default of Gen4+ completers."""
+TAGS_10_BIT = 768
+FC_UNIT_BYTES = 16
+"""One data flow-control credit: 4 DW (PCIe Base Specification, section 2.6.1)."""
+
+
+@dataclass(frozen=True)
+class DmaEndpoints:
+    """What the two ends of a link add to a DMA transfer beyond the wire (docs/models/pcie.md,
+    "Small transfers"): the requester's read tags, the root complex's read round trip, and the
+    time each TLP occupies the device's DMA engine and the root complex (each a pipeline: a TLP
+    per that time at most).
+
+    Defaults (basis assumed; the sources named in docs/models/pcie.md): 256 tags (8-bit tags);
+    a 600 ns DMA read round trip, of the order Neugebauer et al. (SIGCOMM 2018) measured on Xeon
+    root complexes with pcie-bench; 2 ns of TLP processing in a Gen4/Gen5 DMA engine (one TLP per
+    500 MHz cycle of a 512-bit datapath, the common soft-IP width) and 2 ns in the root complex;
+    256 posted data credits at the root port (16 B each: 4 KiB of write buffer; the specification's
+    minimum is one MPS, Table 2-50).
+    """
+
+    read_tags: int = TAGS_8_BIT
+    read_round_trip_ns: float = 600.0
+    device_tlp_ns: float = 2.0
+    root_complex_tlp_ns: float = 2.0
+    posted_data_credits: int = 256
+
+
+@dataclass(frozen=True)
+class DmaTransfer:
+    """One DMA transfer size on a link: each ceiling (bytes of data per second) and the tightest."""
+
+    wire_bytes_per_s: float
+    tags_bytes_per_s: float
+    tlp_processing_bytes_per_s: float
+    credits_bytes_per_s: float = math.inf
+
+    @property
+    def bytes_per_s(self) -> float:
+        return min(self.wire_bytes_per_s, self.tags_bytes_per_s, self.tlp_processing_bytes_per_s,
+                   self.credits_bytes_per_s)
+
+    @property
+    def limited_by(self) -> str:
+        named = {"wire": self.wire_bytes_per_s, "read tags": self.tags_bytes_per_s,
+                 "TLP processing": self.tlp_processing_bytes_per_s, "credits": self.credits_bytes_per_s}
+        return min(named, key=named.get)
+
+
+def dma_transfer(link: PcieLink, transfer_bytes: int, is_read: bool,
+                 ends: DmaEndpoints = DmaEndpoints()) -> DmaTransfer:
+    """A device's DMA transfers of ``transfer_bytes`` back to back: reads of host memory (MemRd up,
+    CplD down) or writes to it (posted MemWr up), as data bytes per second under each ceiling:
+
+    * the wire: TLP and DLLP bytes of the busier direction at the usable rate (``with_dllps``);
+    * read tags: ``BW = S x N / RTT`` (the specification's formula), S the bytes one request asks
+      (the transfer, at most MRRS), N the tags, RTT the round trip; writes are posted (no limit);
+    * TLP processing: every TLP the device's DMA engine or the root complex handles takes its time;
+    * posted credits (writes): the root port's posted data credits (16 B each) come back one
+      UpdateFC latency (Table 2-54) after the TLPs that used them were received, so at most
+      ``credits x 16 B`` of writes are in flight per that loop (a TLP's time on the wire plus it).
+    """
+    if is_read:
+        req, cpl = link._read_request(transfer_bytes)
+        up, down = [req], [cpl]
+    else:
+        up, down = [link._posted(transfer_bytes)], []
+    to_host, to_device = link.with_dllps(up, down)
+    wire = link.usable_bytes_per_s() * transfer_bytes / max(to_host, to_device)
+    if is_read:
+        per_request = min(transfer_bytes, link.max_read_request_bytes)
+        tags = per_request * ends.read_tags / (ends.read_round_trip_ns * 1e-9)
+    else:
+        tags = math.inf
+    tlps = sum(d.tlps for d in up + down)
+    slowest_ns = max(ends.device_tlp_ns, ends.root_complex_tlp_ns)
+    processing = transfer_bytes / (tlps * slowest_ns * 1e-9)
+    credits = math.inf
+    if not is_read:
+        loop_s = link.update_fc_interval_s() + up[0].tlp_bytes / up[0].tlps / link.usable_bytes_per_s()
+        credits = ends.posted_data_credits * FC_UNIT_BYTES / loop_s
+    return DmaTransfer(wire, tags, processing, credits)
+
+
+SMALL_TRANSFER_SIZES = (64, 128, 256, 512, 1024, 4096, 16384, 65536, 262144, 1048576)
+
+
+def small_transfer_table_markdown(catalog, links=((4, 4, 256), (5, 4, 512), (5, 16, 512)),
+                                  sizes=SMALL_TRANSFER_SIZES) -> str:
+    """The docs table of DMA effective bandwidth (GB/s) against transfer size, reads and writes,
+    with the ceiling that sets each (W: wire, T: read tags, P: TLP processing, C: posted credits)."""
+    mark = {"wire": "W", "read tags": "T", "TLP processing": "P", "credits": "C"}
+    header = "| transfer | " + " | ".join(f"Gen{g} x{w} MPS {m} {op}" for g, w, m in links for op in ("read", "write")) + " |"
+    rows = [header, "|" + "---|" * (len(links) * 2 + 1)]
+    for size in sizes:
+        cells = []
+        for gen, lanes, mps in links:
+            link = PcieLink(catalog.pcie(gen), lanes, mps)
+            for is_read in (True, False):
+                t = dma_transfer(link, size, is_read)
+                cells.append(f"{t.bytes_per_s / 1e9:.2f} {mark[t.limited_by]}")
+        label = f"{size} B" if size < 1024 else f"{size // 1024} KiB" if size < 1 << 20 else f"{size >> 20} MiB"
+        rows.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
 
 
 def bandwidth_table_markdown(catalog, generations=(3, 4, 5), widths=(4, 8, 16), mps_values=(256, 512),

@@ -268,7 +268,7 @@ def _run_drive(sim: Simulation, fidelity: str, seed: int | None, window: EventWi
     """One drive used directly: the SSD model's steady state on the platform's drive link."""
     scenario, catalog = sim.scenario, sim.catalog
     drive = catalog.drives[scenario.array.drive]
-    link = drive_link(drive, catalog.platforms[scenario.platform], catalog)
+    link = drive_link(drive, catalog.platforms[scenario.platform], catalog, scenario.topology, 1)  # bay or slot
     prediction = SsdModel.from_drive(drive, scenario.array.namespace_bytes).predict(sim.workload, link)
     return _record(sim, drive=prediction)
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationIn
 from .constants import PAGE_BYTES  # md works in 4 KiB pages; strips must be whole pages
 from .errors import suggestion_text
 from .raid import DEFAULT_LAYOUT_BY_LEVEL, LAYOUTS_BY_LEVEL, LEVELS, MAX_MEMBERS, MIN_DRIVES
+from .topology import placement_error
 from .units import format_bytes_decimal, parse_bytes, parse_bytes_per_s, parse_count, parse_seconds
 
 
@@ -150,8 +151,6 @@ class PcieGenerationSpec(PhysicalNumbers):
     tlp_header_bytes: Cited[int]
     completion_header_bytes: Cited[int]
     dllp_bytes: Cited[int]
-    tlps_per_ack_dllp: Cited[float]
-    tlps_per_flow_control_dllp: Cited[float]
     skp_interval_blocks: Cited[int]
 
     @model_validator(mode="after")
@@ -286,6 +285,61 @@ class PlatformSpec(PhysicalNumbers):
     def memory_bytes_per_s_per_socket(self) -> float:
         """DDR: 8 bytes per transfer per channel."""
         return self.memory_channels_per_socket.value * self.memory_transfer_rate_mt_per_s.value * 1e6 * 8
+
+
+class SwitchSpec(PhysicalNumbers):
+    """A PCIe switch (its datasheet): generation, lanes and ports, the latency a TLP takes through
+    it (cut-through, port to port), and its core's switching bandwidth (bytes it forwards per
+    second, each byte counted once; ``None``: non-blocking, its lanes times one lane's rate)."""
+
+    name: str
+    kind: Literal["pcie_switch"] = "pcie_switch"
+    vendor: str
+    model: str
+    pcie_generation: Cited[int]
+    lanes: Cited[int]
+    ports: Cited[int]
+    latency_ns: Cited[float]
+    internal_bytes_per_s: Cited[BytesPerS] | None = None
+
+    @model_validator(mode="after")
+    def _generation_exists(self) -> "SwitchSpec":
+        _pcie_generation("pcie_generation", self.pcie_generation.value)
+        return self
+
+
+class RetimerSpec(PhysicalNumbers):
+    """A PCIe retimer on a link: the latency it adds each way."""
+
+    name: str
+    kind: Literal["pcie_retimer"] = "pcie_retimer"
+    vendor: str
+    model: str
+    pcie_generation: Cited[int]
+    latency_ns: Cited[float]
+
+    @model_validator(mode="after")
+    def _generation_exists(self) -> "RetimerSpec":
+        _pcie_generation("pcie_generation", self.pcie_generation.value)
+        return self
+
+
+class BackplaneSpec(PhysicalNumbers):
+    """A drive backplane: its bays, their form factor and the lanes and generation each bay carries."""
+
+    name: str
+    kind: Literal["backplane"] = "backplane"
+    vendor: str
+    model: str
+    form_factor: str
+    bays: Cited[int]
+    bay_lanes: Cited[int]
+    pcie_generation: Cited[int]
+
+    @model_validator(mode="after")
+    def _generation_exists(self) -> "BackplaneSpec":
+        _pcie_generation("pcie_generation", self.pcie_generation.value)
+        return self
 
 
 class EngineDeviceSpec(PhysicalNumbers):
@@ -688,6 +742,49 @@ class PlacementSpec(Spec):
     job_sockets: tuple[int, ...] | None = None
 
 
+LinkWidth = Literal[1, 2, 4, 8, 16]
+
+
+class SwitchUseSpec(Spec):
+    """Switches of one catalog model the drives hang behind (spread evenly, in order), each on an
+    uplink of ``uplink_lanes`` to a root port."""
+
+    model: str
+    count: int = Field(default=1, ge=1, le=64)
+    uplink_lanes: LinkWidth = 16
+
+    @field_validator("model")
+    @classmethod
+    def _known_switch(cls, value: str, info: ValidationInfo) -> str:
+        return _known_name(value, info, "switches", "switch")
+
+
+class TopologySpec(Spec):
+    """Where the drives hang (docs/models/platform.md, "Topology"): in the bays of a backplane
+    (``backplane`` and ``backplanes`` of it; default: the platform's own bays) or as add-in cards in
+    the platform's slots (``attach: slots``; ``bifurcation`` splits a slot into narrower links),
+    directly on root ports or behind PCIe ``switches``, through a ``retimer`` on each drive link,
+    in an Intel VMD domain (``vmd``). Without a topology section: direct, one bay link per drive."""
+
+    attach: Literal["bays", "slots"] = "bays"
+    backplane: str | None = None
+    backplanes: int = Field(default=1, ge=1, le=16)
+    bifurcation: dict[str, tuple[LinkWidth, ...]] = Field(default_factory=dict)
+    switches: SwitchUseSpec | None = None
+    retimer: str | None = None
+    vmd: bool = False
+
+    @field_validator("backplane")
+    @classmethod
+    def _known_backplane(cls, value: str | None, info: ValidationInfo) -> str | None:
+        return None if value is None else _known_name(value, info, "backplanes", "backplane")
+
+    @field_validator("retimer")
+    @classmethod
+    def _known_retimer(cls, value: str | None, info: ValidationInfo) -> str | None:
+        return None if value is None else _known_name(value, info, "retimers", "retimer")
+
+
 MAX_TEXT_CHARS = 10_000
 """Longest free text (a description) a scenario may carry: it is printed whole."""
 MAX_WORKLOADS = 256
@@ -705,6 +802,7 @@ class ScenarioSpec(Spec):
     platform: str
     array: ArraySpec
     placement: PlacementSpec = PlacementSpec()
+    topology: TopologySpec | None = None
     workloads: tuple[WorkloadSpec, ...] = Field(default=(), max_length=MAX_WORKLOADS)
     faults: tuple[FaultSpec, ...] = Field(default=(), max_length=MAX_FAULTS)
     seed: int = Field(default=1, ge=0, lt=2**64)
@@ -757,6 +855,18 @@ class ScenarioSpec(Spec):
         if allowed is not None and cpu.vendor not in allowed:
             raise ValueError(f"array.engine: {self.array.engine} runs only on {' or '.join(allowed)} CPUs; "
                              f"platform {self.platform} has {cpu.model}")
+        return self
+
+    @model_validator(mode="after")
+    def _topology_fits(self, info: ValidationInfo) -> "ScenarioSpec":
+        """Drives, cards and switches fit the platform: bays, slots and their widths, switch ports
+        and lanes, root-port lanes (``nvsim.topology.placement_error``; one line if not)."""
+        catalog = _catalog(info)
+        if catalog is None or self.platform not in catalog.platforms or self.array.drive not in catalog.drives:
+            return self
+        error = placement_error(self, catalog)
+        if error:
+            raise ValueError(error)
         return self
 
     @field_validator("platform")

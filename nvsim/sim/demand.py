@@ -385,6 +385,8 @@ def host_io_batch(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np
         dev_up = np.where(work.device_up_bytes > 0, up / bw, 0.0)
     else:
         dev_down = dev_up = np.zeros(n)
+    if model.switch_ratio:  # the drives hang behind switches: their data crosses an uplink too
+        dev_up, dev_down = switch_uplink_s(model.switch_ratio, work.host_index, work.is_write, link, n)
     return HostIoBatch(
         job=job,
         submit_s=(model.host_submit_s + work.submit_cpu_ref_s * scale_engine) / speed,
@@ -396,6 +398,17 @@ def host_io_batch(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np
         op_start=op_start, op_runs=runs, op_drive=work.member.astype(np.int64), op_is_write=work.is_write,
         op_phase=work.phase, op_die_s=die, op_link_s=link, op_bytes=lengths, nand_write_share=write_share,
     )
+
+
+def switch_uplink_s(ratio: float, host_index: np.ndarray, op_is_write: np.ndarray, op_link_s: np.ndarray,
+                    n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per host I/O, the seconds its member I/Os keep a switch's uplink busy, (to host, to drives):
+    each member I/O's drive-link time (its data direction) times ``ratio``, the drive link's rate
+    over the uplink's (the same TLPs cross both; ``nvsim.sim.model``)."""
+    scaled = op_link_s * ratio
+    up = np.bincount(host_index, weights=np.where(op_is_write, 0.0, scaled), minlength=n)[:n]
+    down = np.bincount(host_index, weights=np.where(op_is_write, scaled, 0.0), minlength=n)[:n]
+    return up, down
 
 
 def rebuild_batch(model: ArrayModel, target: int, member_offsets: np.ndarray, step_bytes: int) -> HostIoBatch:
@@ -439,13 +452,15 @@ def rebuild_batch(model: ArrayModel, target: int, member_offsets: np.ndarray, st
     on_host = model.engine.server is not None and model.engine.server.on_host_cpu
     scale = model.engine_clock_scale if on_host else 1.0
     zeros = np.zeros(n)
+    up, down = switch_uplink_s(model.switch_ratio, host_index, plan.is_write, link, n) if model.switch_ratio \
+        else (zeros.copy(), zeros.copy())
     return HostIoBatch(
         job=-1, submit_s=work.submit_cpu_ref_s * model.engine_clock_scale, complete_s=zeros.copy(),
         lock_s=work.lock_s, pre_s=work.pre_s * scale, mid_s=work.mid_s * scale,
-        device_bw_s=zeros.copy(), device_down_s=zeros.copy(), device_up_s=zeros.copy(),
+        device_bw_s=zeros.copy(), device_down_s=down, device_up_s=up,
         memory_s=work.memory_bytes / model.memory_bytes_per_s, is_write=np.ones(n, dtype=bool),
         op_start=op_start, op_drive=plan.member.astype(np.int64), op_is_write=plan.is_write, op_phase=plan.phase,
         op_die_s=die, op_link_s=link, op_bytes=plan.length_bytes)
 
 
-__all__ = ["HostIoBatch", "host_io_batch", "rebuild_batch", "plan_host_ios", "phase_runs", "nand_write_share"]
+__all__ = ["HostIoBatch", "host_io_batch", "rebuild_batch", "switch_uplink_s", "plan_host_ios", "phase_runs", "nand_write_share"]

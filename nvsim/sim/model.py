@@ -20,12 +20,13 @@ from ..array_capacity import Capacity, capacity
 from ..catalog import Catalog, default_catalog
 from ..engines import Engine, build_engine
 from ..host_io import HostIoCosts, workload_host_io_costs
-from ..links import engine_link
-from ..pcie import PcieLink
+from ..links import attachment, drive_link, engine_link, switch_bytes_per_s, switch_uplink
+from ..pcie import NVME_READ_TRAVERSALS, NVME_WRITE_TRAVERSALS, PcieLink
 from ..platform import CpuLayout, PlatformModel
 from ..raid import parity_members
 from ..specs import ArraySpec, DriveSpec, EngineSpec, PlatformSpec, ScenarioSpec, WorkloadSpec
 from ..stripe.layout import DEFAULT_LAYOUT, ArrayGeometry
+from ..topology import DriveAttachment
 from .drive import DriveTiming, drive_timing
 from .memo import MEMO, PER_CATALOG_LIMIT, Memo
 
@@ -60,6 +61,7 @@ class ArrayModel:
     device_link: PcieLink | None  # the engine card's link, when host data crosses it
     device_read_bytes_per_s: float | None  # the engine card's advertised read bandwidth
     memory_bytes_per_s: float
+    switch_ratio: float  # a switch uplink's busy seconds per second of a drive link's (0: no switch)
     facts: fabric.ArrayFacts
     resource_list: tuple[tuple[str, str, float], ...]
 
@@ -137,6 +139,13 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
     platform = PlatformModel(platform_spec, scenario.placement, array.drives, catalog)
     engine = _engine(engine_spec, array, failed, platform, memo)
     drive = drive_timing(catalog, array.drive, array.namespace_bytes, scenario.platform, memo)
+    path = None
+    if scenario.topology is not None:
+        path = attachment(catalog.drives[array.drive], platform_spec, catalog, scenario.topology, array.drives)
+        key = (id(catalog), array.drive, array.namespace_bytes, scenario.platform, scenario.topology.model_dump_json())
+        drive = memo.recall(memo.drive_timings, key, _topology_timing, drive, scenario, catalog, path, owner=catalog,
+                            limit=PER_CATALOG_LIMIT)
+    uplink_label, uplinks, switch_ratio = _switch_facts(platform_spec, catalog, path, drive.link)
     cap = memo.recall(memo.capacities, (id(catalog), array.drive, array.namespace_bytes, array.level, array.drives,
                                         array.strip_bytes, array.near_copies), capacity, scenario, catalog, owner=catalog)
     jbod = not engine.striped
@@ -156,7 +165,7 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
         len(cpu.speed), engine.lock_label, server.label if server else None, server.servers if server else 1,
         bool(server and server.on_host_cpu), engine_spec.name, bool(device_read),
         device_link.name if device_link is not None else None, catalog.drives[array.drive].name, drive.units,
-        drive.link.name, engine.rebuild_threads())
+        drive.link.name, engine.rebuild_threads(), uplink_label, uplinks)
     return ArrayModel.assemble(
         scenario=scenario, workload=workload, catalog=catalog, failed_members=failed,
         array=array, drive_spec=catalog.drives[array.drive], platform_spec=platform_spec, engine_spec=engine_spec,
@@ -166,9 +175,31 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
         geometry=geometry, host_submit_s=host_io.submit_s, host_complete_s=host_io.complete_s, host_io=host_io,
         engine_clock_scale=engine.clock_ghz / platform.clock_ghz,
         device_link=device_link, device_read_bytes_per_s=device_read,
-        memory_bytes_per_s=platform.memory_bytes_per_s(), facts=facts,
+        memory_bytes_per_s=platform.memory_bytes_per_s(), switch_ratio=switch_ratio, facts=facts,
         resource_list=memo.recall(memo.resources, facts, _resource_list, facts, bounded=False),
     )
+
+
+def _topology_timing(base: DriveTiming, scenario: ScenarioSpec, catalog: Catalog, path: DriveAttachment) -> DriveTiming:
+    """The drive model on the link its topology gives it (bay, slot, switch port), its fixed
+    latencies longer by the trips its commands and data make through the switch and retimer."""
+    spec = catalog.drives[scenario.array.drive]
+    link = drive_link(spec, catalog.platforms[scenario.platform], catalog, scenario.topology, scenario.array.drives)
+    timing = DriveTiming(base.ssd, link)  # a model of its own: its link and fixed latencies differ
+    timing.read_fixed_s += NVME_READ_TRAVERSALS * path.traversal_ns * 1e-9
+    timing.write_fixed_s += NVME_WRITE_TRAVERSALS * path.traversal_ns * 1e-9
+    return timing
+
+
+def _switch_facts(platform: PlatformSpec, catalog: Catalog, path: DriveAttachment | None,
+                  link: PcieLink) -> tuple[str | None, int, float]:
+    """The switches' uplinks as the fabric names and counts them, and a switch uplink's busy
+    seconds per second of drive-link time (the same TLPs over the uplink's rate); no switch: 0."""
+    uplink = switch_uplink(platform, catalog, path) if path is not None else None
+    if uplink is None:
+        return None, 1, 0.0
+    label = f"{path.switches} x switch {path.switch.name} uplink {uplink.name}"
+    return label, path.switches, link.usable_bytes_per_s() / switch_bytes_per_s(uplink, path)
 
 
 def _engine(spec: EngineSpec, array: ArraySpec, failed: tuple[int, ...],

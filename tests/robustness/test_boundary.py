@@ -79,6 +79,10 @@ def test_the_schema_drive_limit_is_the_planners():
         ArrayGeometry(level=6, n_members=MAX_MEMBERS + 1, strip_bytes=65536, layout="left-symmetric")
     data = json.loads(json.dumps(BASE_SCENARIO))
     data["array"]["drives"] = MAX_MEMBERS
+    # 256 drives need bays and root-port lanes for them (issue 20): 11 x 24 bays, behind 8 x PEX89144
+    # (32 drives x4 + a x16 uplink = its 144 lanes), 8 x16 uplinks = the platform's 128 lanes
+    data["topology"] = {"backplane": "supermicro-2u-24x-nvme-gen5", "backplanes": 11,
+                        "switches": {"model": "broadcom-pex89144", "count": 8, "uplink_lanes": 16}}
     assert parse_scenario(data).array.drives == MAX_MEMBERS
     data["array"]["drives"] = MAX_MEMBERS + 1
     with pytest.raises(InputError, match=r"array\.drives: .*less than or equal to 256"):

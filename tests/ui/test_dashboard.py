@@ -403,7 +403,10 @@ def test_a_control_change_to_1024_drives_is_refused_inline_without_a_traceback(c
             assert errors["drives"] and "\n" not in errors["drives"], errors
     assert not any(r.exc_info for r in caplog.records)
     assert "1 to 256 drives, got 1024" in core.compute(setup(drives=1024, engine="linux-md"), catalog=catalog)["errors"]["drives"]
-    assert core.compute(setup(drives=256, engine="linux-md", level=0), catalog=catalog)["errors"] == {}
+    # 256 drives pass the array's limit but not the platform's 24 bays (issue 20: placement checked at load)
+    errors = core.compute(setup(drives=256, engine="linux-md", level=0), catalog=catalog)["errors"]
+    assert "array.drives: 256 drives do not fit the 24 bays" in errors["general"]
+    assert core.compute(setup(drives=24, engine="linux-md", level=0), catalog=catalog)["errors"] == {}
 
 
 @pytest.mark.parametrize("text, words", [

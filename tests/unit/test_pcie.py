@@ -42,7 +42,9 @@ def test_effective_bandwidth_laws(catalog, gen, lanes, mps, size, is_read):
     bw = link.nvme_data_bytes_per_s(size, is_read)
     assert 0 < bw < link.usable_bytes_per_s()
     wider = PcieLink(catalog.pcie(gen), min(lanes * 2, 32), mps)
-    assert wider.nvme_data_bytes_per_s(size, is_read) == pytest.approx(bw * wider.lanes / lanes)
+    # TLP bytes scale with the width; the DLLPs the other way follow the spec's Ack limit by width
+    # (not 1/width), a few per cent of the reverse direction at most
+    assert wider.nvme_data_bytes_per_s(size, is_read) == pytest.approx(bw * wider.lanes / lanes, rel=0.03)
     bigger_mps = PcieLink(catalog.pcie(gen), lanes, mps * 2)
     assert bigger_mps.nvme_data_bytes_per_s(size, is_read) >= bw * (1 - 1e-12)
 
@@ -61,3 +63,24 @@ def test_bad_link_parameters_name_the_field(catalog):
         PcieLink(catalog.pcie(4), 3)
     with pytest.raises(ValueError, match="max_payload_bytes"):
         PcieLink(catalog.pcie(4), 4, 300)
+
+
+def test_dma_ceilings_follow_their_formulas(catalog):
+    """The small-transfer ceilings (docs/models/pcie.md): read tags BW = S x N / RTT (PCIe Base
+    Specification, section 2.2.6.2), posted credits x 16 B per UpdateFC loop, TLP processing at
+    the slower end; small transfers are never more efficient than large ones."""
+    from nvsim.pcie import DmaEndpoints, dma_transfer
+
+    link = PcieLink(catalog.pcie(5), 16, 512)
+    ends = DmaEndpoints(read_tags=32, read_round_trip_ns=1000.0, device_tlp_ns=3.0, root_complex_tlp_ns=1.0)
+    read = dma_transfer(link, 256, True, ends)
+    assert read.tags_bytes_per_s == pytest.approx(256 * 32 / 1e-6) and read.limited_by == "read tags"
+    assert read.tlp_processing_bytes_per_s == pytest.approx(256 / (2 * 3e-9))  # request + completion
+    write = dma_transfer(link, 4096, False)
+    loop_s = link.update_fc_interval_s() + (512 + 24) / link.usable_bytes_per_s()
+    assert write.credits_bytes_per_s == pytest.approx(256 * 16 / loop_s)
+    sizes = [64, 256, 1024, 4096, 65536, 1 << 20]
+    for is_read in (True, False):
+        rates = [dma_transfer(link, s, is_read).bytes_per_s / s for s in sizes]
+        efficiency = [dma_transfer(link, s, is_read).bytes_per_s for s in sizes]
+        assert efficiency == sorted(efficiency) and rates == sorted(rates, reverse=True)
