@@ -19,11 +19,12 @@ from scipy.optimize import least_squares
 
 from .catalog import Catalog, catalog_dir, default_catalog
 from .io import write_text_atomic
-from .published import ENGINE_FITS, SCENARIOS_DIR, SOURCE_OF_DIR, EngineFit, load_published
+from .published import ENGINE_FITS, FAMILY_FITS, SCENARIOS_DIR, SOURCE_OF_DIR, EngineFit, FamilyFit, load_published
 from .scenario import load_scenario
 from .simulation import predict_workload
 from .specs import ScenarioSpec, WorkloadSpec
 from .ssd import PROGRAM_SUSPEND_US, derive_ssd_parameters, fit_program_suspend_us
+from .ssd.family import fit_controller_write_page_us
 
 Target = tuple[str, ScenarioSpec, WorkloadSpec, str, float]
 """One declared number: (id, scenario, workload, metric, published value)."""
@@ -96,6 +97,7 @@ def fit_all(catalog: Catalog | None = None, root: Path | None = None, engines: b
     total = next(n for n in kioxia.numbers if n.id == "cm7r-ns768-mix-total").numeric_value
     params = derive_ssd_parameters(catalog.drives["kioxia-cm7-r-7.68tb"])
     out = {"ssd program_suspend_us": (fit_program_suspend_us(params, int(7.68e12), total, 0.7), PROGRAM_SUSPEND_US)}
+    out.update(fit_families(catalog, root))
     if not engines:
         return out
     fitting = catalog
@@ -108,6 +110,52 @@ def fit_all(catalog: Catalog | None = None, root: Path | None = None, engines: b
             used = getattr(entry, name).value if fit.section in ("host_io", "oltp") else entry.parameters[name].value
             out[f"{fit.entry} {name}"] = (value, float(used))
     return out
+
+
+def _published_value(full_id: str, root: Path) -> float:
+    directory, number_id = full_id.split("/", 1)
+    published = load_published(root / directory / "published.yaml")
+    return next(n for n in published.numbers if n.id == number_id).numeric_value
+
+
+def fit_family(fit: FamilyFit, catalog: Catalog, root: Path) -> float:
+    """One family value in closed form on its reference SKU: the controller's time per NAND page
+    from the reference's random write (its published number, else its catalog datasheet figure),
+    or the suspend cost from the reference's 70/30 total over its whole capacity."""
+    family = catalog.families[fit.family]
+    reference = catalog.drives[family.reference_sku]
+    capacity, raw = float(reference.capacity_bytes.value), float(reference.raw_nand_bytes.value)
+    if fit.parameter == "controller_write_page_us":
+        figure = _published_value(fit.published_ids[0], root) if fit.published_ids else float(reference.rand_write_iops.value)
+        return fit_controller_write_page_us(family, capacity, raw, figure)
+    if fit.parameter == "program_suspend_us":
+        return fit_program_suspend_us(derive_ssd_parameters(reference), int(capacity), _published_value(fit.published_ids[0], root), 0.7)
+    raise ValueError(f"{fit.family}: no closed-form fit for {fit.parameter!r}")
+
+
+def fit_families(catalog: Catalog, root: Path) -> dict[str, tuple[float, float]]:
+    """Every declared family fit: "<family> <parameter>" -> (value fitted now, value models/ holds)."""
+    return {f"{fit.family} {fit.parameter}": (fit_family(fit, catalog, root),
+                                               float(getattr(catalog.families[fit.family], fit.parameter).value))
+            for fit in FAMILY_FITS}
+
+
+def write_family_fitted(fitted: dict[str, tuple[float, float]], directory: Path) -> list[Path]:
+    """Store the fitted family values in models/families/ (the value of each fitted line); fits
+    ``fitted`` does not hold are left as they are."""
+    written = []
+    for fit in FAMILY_FITS:
+        if f"{fit.family} {fit.parameter}" not in fitted:
+            continue
+        path = directory / "families" / f"{fit.family}.yaml"
+        text = path.read_text()
+        value = fitted[f"{fit.family} {fit.parameter}"][0]
+        pattern = re.compile(rf"^({re.escape(fit.parameter)}: \{{value: )[^,]+(, .*basis: fitted.*)$", re.MULTILINE)
+        if not pattern.search(text):
+            raise KeyError(f"{path}: no fitted line for {fit.parameter}")
+        write_text_atomic(path, pattern.sub(lambda m: f"{m.group(1)}{value:.6g}{m.group(2)}", text, count=1))
+        written.append(path)
+    return sorted(set(written))
 
 
 def write_fitted(fitted: dict[str, tuple[float, float]], directory: Path | None = None) -> list[Path]:
@@ -130,6 +178,7 @@ def write_fitted(fitted: dict[str, tuple[float, float]], directory: Path | None 
         write_text_atomic(path, text)
         written.append(path)
     written += _restate_copies(fitted, directory)
+    written += write_family_fitted(fitted, directory)
     return written
 
 

@@ -1,5 +1,10 @@
-"""The calibrated catalog in models/: drives, PCIe generations, platforms, engines, host I/O paths,
-OLTP profiles, PCIe switches, retimers and backplanes, and the bibliography.
+"""The calibrated catalog in models/: drive families, drives, PCIe generations, platforms, engines,
+host I/O paths, OLTP profiles, PCIe switches, retimers and backplanes, and the bibliography.
+
+A drive file that names a ``family`` (models/families/) is a SKU of it: what the file leaves out is
+filled in from the family before the drive is checked -- the family's shared values, and the
+performance figures its model predicts from the SKU's capacity and raw NAND
+(``nvsim.ssd.family.complete_sku``, basis ``predicted``). Families load before drives.
 
 One YAML file per entry; every number is ``Cited`` and its source key must resolve in
 models/bibliography.yaml. Loading checks all of this before anything runs.
@@ -19,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from .errors import InputError, from_validation_error, suggestion_text
 from .engines import engine_parameters
 from .loader import load_yaml
+from .ssd.family import DriveFamilySpec, SkuFieldError, complete_sku
 from .specs import (BackplaneSpec, Cited, DriveSpec, EngineSpec, HostIoSpec, OltpProfileSpec, PcieGenerationSpec,
                     PlatformSpec, RetimerSpec, SwitchSpec)
 
@@ -27,6 +33,7 @@ DEFAULT_CATALOG_DIR = _SOURCE_TREE_MODELS if _SOURCE_TREE_MODELS.is_dir() else P
 """The repository's models/ (a checkout or an editable install), else the copy an installed wheel
 carries inside the package (pyproject.toml maps models/ to ``nvsim._models``)."""
 SECTIONS: dict[str, type[BaseModel]] = {
+    "families": DriveFamilySpec,
     "drives": DriveSpec,
     "links": PcieGenerationSpec,
     "platforms": PlatformSpec,
@@ -81,6 +88,7 @@ class Catalog:
     from. Frozen (entries are frozen specs): a different set of values is a new catalog
     (:meth:`with_values`)."""
 
+    families: dict[str, DriveFamilySpec] = field(default_factory=dict)
     drives: dict[str, DriveSpec] = field(default_factory=dict)
     links: dict[str, PcieGenerationSpec] = field(default_factory=dict)
     platforms: dict[str, PlatformSpec] = field(default_factory=dict)
@@ -193,7 +201,7 @@ def load_catalog(directory: Path | None = None) -> Catalog:
     catalog.bibliography.update(load_bibliography(directory / "bibliography.yaml"))
     for section, model in SECTIONS.items():
         for path in sorted((directory / section).glob("*.yaml")):
-            raw = read_yaml(path)
+            raw = _with_family(catalog, read_yaml(path), path) if section == "drives" else read_yaml(path)
             try:
                 entry = model.model_validate(raw)
             except ValidationError as exc:
@@ -210,7 +218,34 @@ def load_catalog(directory: Path | None = None) -> Catalog:
                     hint = suggestion_text(cited.source, catalog.bibliography)
                     raise InputError(where, f"source {cited.source!r} is not in models/bibliography.yaml{hint}", source=str(path))
     _check_generations(catalog)
+    _check_families(catalog)
     return catalog
+
+
+def _with_family(catalog: Catalog, raw: Any, path: Path) -> Any:
+    """A drive file's mapping, completed from the family it names (module docstring); as it is
+    when it names none."""
+    if not isinstance(raw, dict) or raw.get("family") is None:
+        return raw
+    name = raw["family"]
+    if name not in catalog.families:
+        raise InputError("family", f"unknown drive family {name!r}{suggestion_text(str(name), catalog.families)} "
+                                   f"(models/families/)", source=str(path))
+    try:
+        return complete_sku(raw, catalog.families[name])
+    except SkuFieldError as exc:
+        raise InputError(exc.field, str(exc), source=str(path)) from None
+    except ValueError as exc:  # the family's own numbers cannot price this SKU
+        raise InputError("family", f"{name}: {exc}", source=str(path)) from None
+
+
+def _check_families(catalog: Catalog) -> None:
+    """Every family's reference SKU is a catalog drive of that family."""
+    for name, family in catalog.families.items():
+        drive = catalog.drives.get(family.reference_sku)
+        if drive is None or drive.family != name:
+            raise InputError("reference_sku", f"{family.reference_sku!r} is not a drive of family {name!r} in models/drives/",
+                             source=str(catalog.files[name]))
 
 
 def load_bibliography(path: Path) -> dict[str, Source]:

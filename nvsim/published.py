@@ -107,12 +107,44 @@ class EngineFit:
 
 SSD_FIT = DeclaredFit(
     parameter="ssd program_suspend_us",
-    where="nvsim/ssd/derive.py PROGRAM_SUSPEND_US",
+    where="models/families/kioxia-cm7.yaml program_suspend_us (nvsim/ssd/derive.py PROGRAM_SUSPEND_US for drives with no family)",
     published_ids=("kioxia-cm7-namespace/cm7r-ns768-mix-total",
                    # the 70/30 split of the fitted total follows from it
                    "kioxia-cm7-namespace/cm7r-ns768-mix-read-iops",
                    "kioxia-cm7-namespace/cm7r-ns768-mix-write-iops"),
     why="die time a read costs when it lands on a programming die; only mixed workloads depend on it",
+)
+
+DF = "drive-families"
+
+
+@dataclass(frozen=True)
+class FamilyFit:
+    """One fitted value of a drive family (models/families/<family>.yaml), fitted in closed form on
+    figures of the family's reference SKU only; every other SKU's figures are predictions."""
+
+    family: str
+    parameter: str  # "controller_write_page_us" or "program_suspend_us"
+    published_ids: tuple[str, ...]  # "<scenario dir>/<id>": the reference SKU's numbers it is fitted on
+    why: str
+
+
+_CTRL_WHY = "controller time per NAND page a random write programs: the reference SKU's datasheet random write"
+FAMILY_FITS: tuple[FamilyFit, ...] = tuple(
+    FamilyFit(family, "controller_write_page_us", (f"{DF}/{reference}-randwrite-iops",), _CTRL_WHY)
+    for family, reference in (
+        ("micron-9550", "micron-9550-max-6.4tb"), ("samsung-pm9a3", "samsung-pm9a3-3.84tb"),
+        ("kioxia-cd8p", "kioxia-cd8p-r-7.68tb"), ("kioxia-cm6", "kioxia-cm6-r-30.72tb"),
+        ("kioxia-cd6", "kioxia-cd6-r-15.36tb"), ("intel-d7-p5500-p5600", "intel-d7-p5500-7.68tb"),
+        ("solidigm-d7-ps1010-ps1030", "solidigm-d7-ps1010-7.68tb"), ("sandisk-sn861", "sandisk-sn861-7.68tb"),
+        ("phison-x200", "phison-x200p-7.68tb"), ("samsung-pm1743", "samsung-pm1743-7.68tb"))
+) + (
+    FamilyFit("kioxia-cm7", "controller_write_page_us", (),
+              "controller time per NAND page a random write programs: the reference CM7-R 7.68 TB's datasheet random "
+              "write (310K, seed 000; a catalog input, no published number). No CM7 drive uses it: each gives its own figures"),
+    FamilyFit("micron-9550", "program_suspend_us", (f"{DF}/micron-9550-max-6.4tb-mix70-total-iops",),
+              "die time a read costs on a programming die: the reference SKU's datasheet 70/30 total"),
+    FamilyFit("kioxia-cm7", "program_suspend_us", SSD_FIT.published_ids, SSD_FIT.why),
 )
 
 G6, G5, XI, MY = "graid-gen5-raid6", "graid-gen5-raid5-16x", "xiraid-qlc-raid5", "graid-mysql-oltp"
@@ -161,6 +193,10 @@ DECLARED_FITS: tuple[DeclaredFit, ...] = (SSD_FIT,) + tuple(
     DeclaredFit(parameter=f"{fit.entry} {', '.join(fit.parameters)}", where=f"models/{fit.section}/{fit.entry}.yaml",
                 published_ids=fit.published_ids, why=fit.why)
     for fit in ENGINE_FITS
+) + tuple(
+    DeclaredFit(parameter=f"{fit.family} {fit.parameter}", where=f"models/families/{fit.family}.yaml",
+                published_ids=fit.published_ids, why=fit.why)
+    for fit in FAMILY_FITS if fit.family != "kioxia-cm7" or fit.parameter != "program_suspend_us"
 )
 
 SOURCE_OF_DIR = {G6: "seed-000", G5: "seed-004", XI: "seed-001", "kioxia-cm7-namespace": "seed-002", MY: "seed-003",
@@ -174,4 +210,4 @@ def fitted_ids() -> frozenset[str]:
 
 
 __all__ = ["Tolerance", "PublishedNumber", "PublishedFile", "load_published", "published_files", "SCENARIOS_DIR",
-           "DeclaredFit", "EngineFit", "SSD_FIT", "ENGINE_FITS", "DECLARED_FITS", "SOURCE_OF_DIR", "fitted_ids"]
+           "DeclaredFit", "EngineFit", "FamilyFit", "FAMILY_FITS", "SSD_FIT", "ENGINE_FITS", "DECLARED_FITS", "SOURCE_OF_DIR", "fitted_ids"]

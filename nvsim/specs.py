@@ -58,7 +58,9 @@ PCIE_GENERATIONS = (1, 2, 3, 4, 5, 6)
 SECTOR_BYTES = 512
 """The smallest logical block an NVMe namespace has: sizes on a drive are whole sectors."""
 
-Basis = Literal["datasheet", "published", "fitted", "assumed"]
+Basis = Literal["datasheet", "published", "fitted", "assumed", "predicted"]
+"""predicted: computed by a model of nvsim's from other cited numbers (its note names the model), e.g. a
+drive family's sibling SKU figures (nvsim.ssd.family)."""
 T = TypeVar("T")
 
 
@@ -70,7 +72,8 @@ class Cited(Spec, Generic[T]):
     """A catalog number with where it comes from.
 
     basis: datasheet (vendor or standard's specification), published (measured in a cited
-    document), fitted (set by ``nvsim calibrate``), assumed (engineering judgement, said why in note).
+    document), fitted (set by ``nvsim calibrate``), assumed (engineering judgement, said why in note),
+    predicted (computed by an nvsim model from other cited numbers, the note names it).
     """
 
     value: T
@@ -193,6 +196,11 @@ class DriveSpec(PhysicalNumbers):
     power_idle_w: Cited[float] | None = Field(default=None, description="idle (ready, no I/O)")
     power_active_read_w: Cited[float] | None = Field(default=None, description="average while reading at full rate")
     power_active_write_w: Cited[float] | None = Field(default=None, description="average while writing at full rate")
+    family: str | None = Field(default=None, description="models/families/ entry: figures this file leaves out are "
+                                                          "predicted from it (nvsim.ssd.family)")
+    program_suspend_us: Cited[float] | None = Field(
+        default=None, description="die time a read costs when its die is programming (suspend + resume); None: the "
+                                  "KIOXIA CM7 family's fitted value (nvsim.ssd.derive.PROGRAM_SUSPEND_US)")
 
     @model_validator(mode="after")
     def _raw_covers_capacity(self) -> "DriveSpec":

@@ -20,7 +20,7 @@ from .. import fabric
 from ..raid import parity_members
 from ..stripe.layout import map_logical_copies, unmap_member
 from ..stripe.planner import MemberIOPlan, plan_ios
-from .drive import NAND_SERVICE_CV
+from ..ssd.latency import draw_die_s, mean_die_s
 from .memo import MEMO, Memo
 from .model import ArrayModel, strips_spanned
 
@@ -348,9 +348,9 @@ def host_io_batch(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np
                   ) -> HostIoBatch:
     """Service demands of host I/Os of ``job`` at ``offsets``.
 
-    With ``rng`` (the event mode), each NAND service time varies around its mean with
-    ``NAND_SERVICE_CV`` (gamma-distributed): reads of lower and upper pages of TLC/QLC
-    differ, and programs with them; without it (the fluid mode), means. ``write_share``: the
+    With ``rng`` (the event mode), each NAND service time is drawn around its mean
+    (``nvsim.ssd.latency.draw_die_s``: page-type spread, program interference, read retry);
+    without it (the fluid mode), means. ``write_share``: the
     share of NAND time spent programming, which makes reads pay program suspend (None: this
     batch's own; the batch records the share it was priced with, ``nand_write_share``).
     """
@@ -372,11 +372,10 @@ def host_io_batch(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np
         die, link = model.drive.service(work.length_bytes, work.is_write, random)
     if write_share is None:  # share of NAND time spent programming, from this batch
         write_share = nand_write_share(die, work.is_write)
-    if write_share > 0:  # a read landing on a programming die pays program suspend
-        die = np.where(work.is_write, die, die + model.drive.suspend_unit_s * write_share)
-    if rng is not None and len(die):
-        shape = 1.0 / NAND_SERVICE_CV**2
-        die = die * rng.gamma(shape, 1.0 / shape, size=len(die))
+    if rng is not None and len(die):  # drawn: tR/tPROG spread, program interference, read retry (nvsim.ssd.latency)
+        die = draw_die_s(rng, die, work.is_write, model.drive.suspend_unit_s, write_share)
+    else:  # means: a read landing on a programming die pays program suspend
+        die = mean_die_s(die, work.is_write, model.drive.suspend_unit_s, write_share)
     device_bw = (work.device_read_bytes / model.device_read_bytes_per_s) if model.device_read_bytes_per_s else np.zeros(n)
     if model.device_link is not None:
         up, _ = model.device_link.nvme_io_load(model.workload.bs, True)

@@ -14,15 +14,10 @@ from ..constants import PAGE_BYTES
 from ..links import drive_link
 from ..pcie import PcieLink
 from ..ssd.derive import derive_ssd_parameters
+from ..ssd.latency import NAND_SERVICE_CV  # noqa: F401  (re-exported: sim.system names it)
 from ..ssd.model import SsdModel
 from ..stripe.planner import MemberIOPlan
 from .memo import MEMO, PER_CATALOG_LIMIT, Memo
-
-NAND_SERVICE_CV = 0.3
-"""Coefficient of variation of one NAND operation's time (basis: assumed; TLC lower/middle/upper
-page reads take roughly 40/60/80 us, a spread of this order). Only the event mode draws it; it
-also keeps synchronised sequential jobs from marching over the members in a convoy forever."""
-
 
 class DriveTiming:
     """Per-I/O service of one drive model: unit time, link time, fixed controller latency.

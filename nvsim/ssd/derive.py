@@ -17,10 +17,13 @@ what each figure sets (docs/models/ssd.md has the full derivation):
 * ``raw_nand_bytes`` (catalog, basis *assumed*) sets every spare factor: Desnoyers' ``Sf = (raw -
   namespace) / raw``; capacity not allocated to a namespace joins the spare pool.
 
-One parameter is *fitted* (not a datasheet figure): ``PROGRAM_SUSPEND_US``, the die time a read
+One parameter is *fitted* (not a datasheet figure): the program suspend cost, the die time a read
 costs when it lands on a die busy programming (program suspend + resume). Pure reads and pure
-writes do not depend on it; only mixed workloads do. It was fitted on one published number: the
-KIOXIA brief's CM7-R 7.68 TB namespace 70/30 total (seed 002) -- see ``nvsim.ssd.model.fit_program_suspend_us``.
+writes do not depend on it; only mixed workloads do. It is a drive family's value
+(models/families/<family>.yaml ``program_suspend_us``, nvsim.ssd.family), carried by each SKU's
+``DriveSpec.program_suspend_us``; a drive with no family takes ``PROGRAM_SUSPEND_US``, the KIOXIA CM7
+family's value, fitted on one published number: the KIOXIA brief's CM7-R 7.68 TB namespace 70/30
+total (seed 002) -- see ``nvsim.ssd.model.fit_program_suspend_us``.
 Everything else (6.4 TB namespace, CM7-V, the namespace sweep) is predicted.
 """
 
@@ -40,12 +43,13 @@ NAND_DIE_BYTES = {"SLC": 2**40 // 8 // 2, "MLC": 2**40 // 8, "TLC": 2**40 // 8, 
 time into per-die time for the later discrete-event drive and for the fitted suspend cost."""
 
 PROGRAM_SUSPEND_US = 29.4
-"""Die time a read costs when its die is programming (suspend + resume), per read, microseconds.
+"""Die time a read costs when its die is programming (suspend + resume), per read, microseconds,
+for a drive that names no family and gives no ``program_suspend_us`` of its own.
 
-basis: fitted, on the KIOXIA brief's CM7-R 7.68 TB / 7.68 TB namespace random 70/30 total
-(693K IOPS, the scenario directory kioxia-cm7-namespace) with ``nvsim.ssd.model.fit_program_suspend_us``;
-tests/test_ssd.py re-derives it from that number. Physical order of magnitude: NAND program
-suspend latencies are tens of microseconds.
+The KIOXIA CM7 family's value (models/families/kioxia-cm7.yaml, basis fitted, on the KIOXIA brief's
+CM7-R 7.68 TB / 7.68 TB namespace random 70/30 total, 693K IOPS, with
+``nvsim.ssd.model.fit_program_suspend_us``); a test keeps the two equal. Physical order of
+magnitude: NAND program suspend latencies are tens of microseconds.
 """
 
 
@@ -119,8 +123,15 @@ def random_write_efficiency(rand_write_iops: float, block_bytes: int, iu_bytes: 
     return nand_bytes / (program_s * nand_program_bytes_per_s)
 
 
-def derive_ssd_parameters(drive: DriveSpec, program_suspend_us: float = PROGRAM_SUSPEND_US) -> SsdParameters:
+def drive_program_suspend_us(drive: DriveSpec) -> float:
+    """The drive's suspend cost: its own (or its family's, filled in by the catalog), else the default."""
+    return float(drive.program_suspend_us.value) if drive.program_suspend_us is not None else PROGRAM_SUSPEND_US
+
+
+def derive_ssd_parameters(drive: DriveSpec, program_suspend_us: float | None = None) -> SsdParameters:
     """The datasheet of ``drive`` -> ``SsdParameters`` (see the module docstring for each step)."""
+    if program_suspend_us is None:
+        program_suspend_us = drive_program_suspend_us(drive)
     raw = int(drive.raw_nand_bytes.value)
     capacity = int(drive.capacity_bytes.value)
     spare = spare_factor_from_capacity(raw, capacity)
@@ -148,6 +159,6 @@ def derive_ssd_parameters(drive: DriveSpec, program_suspend_us: float = PROGRAM_
     )
 
 
-__all__ = ["SsdParameters", "derive_ssd_parameters", "random_write_efficiency", "nand_dies", "partial_iu_reads",
+__all__ = ["SsdParameters", "derive_ssd_parameters", "drive_program_suspend_us", "random_write_efficiency", "nand_dies", "partial_iu_reads",
            "random_read_pool_s",
            "PROGRAM_SUSPEND_US", "NAND_DIE_BYTES"]

@@ -1,0 +1,65 @@
+"""Per-I/O NAND service times with their variation: what makes a drive's latency tail.
+
+The steady-state model (nvsim.ssd.model) prices each member I/O with its *mean* die time. The event
+mode draws each one instead, from the mechanisms that spread real service times, keeping the mean:
+
+* **tR / tPROG spread** (``NAND_SERVICE_CV``): lower, middle and upper pages of a TLC/QLC wordline
+  read and program in different times; gamma-distributed around the mean with this coefficient of
+  variation.
+* **Program interference** (reads only): a read lands on a die that is programming with probability
+  ``write_share`` (the share of die time spent programming) and then waits for the program to
+  suspend and resume; the wait is exponential with mean ``suspend_unit_s`` (the suspend cost in the
+  time of one pool unit). Its mean ``write_share x suspend_unit_s`` is what the fluid mode charges.
+* **Read retry** (reads only): with probability ``READ_RETRY_PROBABILITY`` a read fails ECC and is
+  read again with shifted reference voltages, ``READ_RETRY_EXTRA_READS`` more reads. The datasheet
+  rate already includes those retries, so the first read's time is scaled down to keep the mean.
+
+The draws are made where member I/Os are priced (nvsim.sim.demand), never inside the compiled event
+kernel; the fluid mode uses the means (``mean_die_s``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+NAND_SERVICE_CV = 0.3
+"""Coefficient of variation of one NAND operation's time (basis: assumed; TLC lower/middle/upper
+page reads take roughly 40/60/80 us, a spread of this order). It also keeps synchronised
+sequential jobs from marching over the members in a convoy forever."""
+
+READ_RETRY_PROBABILITY = 1e-3
+"""Share of page reads that fail the first ECC decode and are retried (basis: assumed; enterprise
+TLC mid-life, raw bit error rates near the hard-decision LDPC limit on a small share of pages).
+Sets the 99.9th-99.99th percentile of a read's NAND time, not its mean."""
+
+READ_RETRY_EXTRA_READS = 2.0
+"""Additional page reads a retried read costs (basis: assumed; one or two reads with shifted read
+reference voltages before the decode succeeds)."""
+
+
+def mean_die_s(die_s: np.ndarray, is_write: np.ndarray, suspend_unit_s: float, write_share: float) -> np.ndarray:
+    """Each member I/O's mean unit time: reads add the expected program-suspend wait."""
+    if write_share <= 0:
+        return die_s
+    return np.where(is_write, die_s, die_s + suspend_unit_s * write_share)
+
+
+def draw_die_s(rng: np.random.Generator, die_s: np.ndarray, is_write: np.ndarray, suspend_unit_s: float,
+               write_share: float) -> np.ndarray:
+    """Each member I/O's unit time drawn from the mechanisms of the module docstring; the expected
+    value of each is ``mean_die_s``'s."""
+    n = len(die_s)
+    shape = 1.0 / NAND_SERVICE_CV**2
+    spread = rng.gamma(shape, 1.0 / shape, size=n)
+    retried = rng.random(n) < READ_RETRY_PROBABILITY
+    reads = ~is_write.astype(bool)
+    first = 1.0 / (1.0 + READ_RETRY_PROBABILITY * READ_RETRY_EXTRA_READS)
+    out = np.where(reads, die_s * spread * first * (1.0 + retried * READ_RETRY_EXTRA_READS), die_s * spread)
+    if write_share > 0 and suspend_unit_s > 0:
+        behind_program = rng.random(n) < write_share
+        wait = rng.exponential(suspend_unit_s, size=n)
+        out = out + np.where(reads & behind_program, wait, 0.0)
+    return out
+
+
+__all__ = ["NAND_SERVICE_CV", "READ_RETRY_PROBABILITY", "READ_RETRY_EXTRA_READS", "mean_die_s", "draw_die_s"]
