@@ -125,7 +125,7 @@ def rebuild_pass(spec: PlanSpec, ranked: list[dict], tasks: dict[int, dict], ver
             answer = answers[row["index"]]
             if answer["miss"] is not None:
                 pruned += _reject_one(verdicts, row["index"], 3, answer["miss"])
-            elif len(kept) < wanted:
+            else:
                 kept.append(dict(row, **{k: answer[k] for k in ("rebuild_hours", "data_loss_probability", "mttdl_years")}))
     return pruned, kept, len(ranked) - done
 

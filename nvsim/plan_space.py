@@ -287,8 +287,10 @@ def exact_filters(spec: PlanSpec, cands: Candidates, catalog: Catalog, verdicts:
     price = price_usd(cands, catalog)
     if spec.requirements.max_price_usd is not None:
         verdicts.reject(price > spec.requirements.max_price_usd, 1, "max_price_usd", price, spec.requirements.max_price_usd, "price")
-    cands.columns.update(member_bytes=member, usable_bytes=usable, price_usd=price,
-                         usd_per_usable_tb=price / (usable / 1e12), idle_power_w=idle_power_w(cands, catalog))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_tb = price / (usable / 1e12)
+    cands.columns.update(member_bytes=member, usable_bytes=usable, price_usd=price, usd_per_usable_tb=per_tb,
+                         idle_power_w=idle_power_w(cands, catalog))
     return before - int(verdicts.alive().sum())
 
 

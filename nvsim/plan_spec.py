@@ -22,7 +22,7 @@ A plan file (YAML, read through ``nvsim.loader``; ``extra="forbid"``, one-line e
       strips_bytes: [64KiB, 512KiB]
       overprovisioning: [0.0, 0.1]           # share of each drive left out of its namespace
       hot_spares: [0, 1]
-    objective: usd_per_usable_tb             # or usd_per_kiops, power_w, {weights: {...}}
+    objective: usd_per_usable_tb             # or usd_per_kiops, power_w, price_usd, drives, {weights: {...}}
 
 Workloads are closed loops as fio runs them (numjobs x iodepth in flight); a target is met when
 the predicted rate reaches it and every latency percentile named stays under its limit there.
@@ -58,8 +58,9 @@ NOT_PRODUCTS = ("ideal-raid", "none")
 """Catalog engines the default search leaves out: a theoretical engine and 'no RAID'."""
 DEFAULT_STRIPS_BYTES = (64 * 1024, 128 * 1024, 512 * 1024)
 """Strips the default search tries: md's 512 KiB default and two smaller ones."""
-OBJECTIVES = ("usd_per_usable_tb", "usd_per_kiops", "power_w", "price_usd")
-"""What a plan may rank by (lowest first); a weighted mix takes these keys too."""
+OBJECTIVES = ("usd_per_usable_tb", "usd_per_kiops", "power_w", "price_usd", "drives")
+"""What a plan may rank by (lowest first; ``drives``: the fewest drives, needing no prices); a
+weighted mix takes these keys too."""
 PERCENTILES = ("p50", "p90", "p95", "p99", "p99.9", "p99.99")
 
 
@@ -185,7 +186,7 @@ class SearchSpace(PlanModel):
 class WeightedObjective(PlanModel):
     """A weighted mix: each metric divided by its best value over the feasible set, then summed."""
 
-    weights: dict[Literal["usd_per_usable_tb", "usd_per_kiops", "power_w", "price_usd"], float] = Field(min_length=1)
+    weights: dict[Literal["usd_per_usable_tb", "usd_per_kiops", "power_w", "price_usd", "drives"], float] = Field(min_length=1)
 
     @field_validator("weights")
     @classmethod
@@ -198,7 +199,7 @@ class WeightedObjective(PlanModel):
 class PlanSpec(PlanModel):
     requirements: Requirements
     search: SearchSpace = SearchSpace()
-    objective: Literal["usd_per_usable_tb", "usd_per_kiops", "power_w", "price_usd"] | WeightedObjective = "usd_per_usable_tb"
+    objective: Literal["usd_per_usable_tb", "usd_per_kiops", "power_w", "price_usd", "drives"] | WeightedObjective = "usd_per_usable_tb"
     top: int = Field(default=10, ge=1, le=1000, description="candidates listed and written as scenarios")
     confirm: int = Field(default=3, ge=0, le=20, description="top candidates the event mode confirms")
     seed: int = Field(default=1, ge=0, lt=2**63)
