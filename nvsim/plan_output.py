@@ -44,10 +44,10 @@ def output_paths(out: Path, top: int) -> list[Path]:
 
 def check_outputs(out: Path, top: int) -> None:
     """Refuse an output folder that cannot take the plan's files (one line naming --output)."""
-    for path in output_paths(out, top)[:1]:
-        check_output_path(path, "--output")
     if out.exists() and not out.is_dir():
         raise InputError("--output", f"{out} is a file; give a folder")
+    for path in output_paths(out, top)[:1]:
+        check_output_path(path, "--output")
 
 
 def ranking_rows(result: PlanResult) -> list[dict]:

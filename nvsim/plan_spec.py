@@ -31,9 +31,9 @@ the predicted rate reaches it and every latency percentile named stays under its
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator, model_validator
 
 from .catalog import Catalog
 from .errors import InputError, from_validation_error, suggestion_text
@@ -196,10 +196,19 @@ class WeightedObjective(PlanModel):
         return weights
 
 
+ObjectiveName = Literal["usd_per_usable_tb", "usd_per_kiops", "power_w", "price_usd", "drives"]
+
+
+def _objective_kind(value) -> str:
+    """A mapping is a weighted mix; anything else names one objective (errors then name the branch meant)."""
+    return "weights" if isinstance(value, (dict, WeightedObjective)) else "name"
+
+
 class PlanSpec(PlanModel):
     requirements: Requirements
     search: SearchSpace = SearchSpace()
-    objective: Literal["usd_per_usable_tb", "usd_per_kiops", "power_w", "price_usd", "drives"] | WeightedObjective = "usd_per_usable_tb"
+    objective: Annotated[Union[Annotated[ObjectiveName, Tag("name")], Annotated[WeightedObjective, Tag("weights")]],
+                         Discriminator(_objective_kind)] = "usd_per_usable_tb"
     top: int = Field(default=10, ge=1, le=1000, description="candidates listed and written as scenarios")
     confirm: int = Field(default=3, ge=0, le=20, description="top candidates the event mode confirms")
     seed: int = Field(default=1, ge=0, lt=2**63)
