@@ -23,7 +23,7 @@ from dash import Dash, Input, Output, State, dcc, html, no_update
 
 from nvsim import Catalog, InputError, default_catalog, parse_scenario
 
-from . import core, guard
+from . import core, guard, plan_view
 from .figures import bounds_figure, compare_figure, empty_figure, utilisation_figure
 from .jobs import EventRunner
 
@@ -350,6 +350,7 @@ def create_app(catalog: Catalog | None = None, *, warm: bool = True, host_ios: i
         runner.warm()
         core.compute(core.default_setup(catalog), catalog=catalog)
     _callbacks(app, catalog, runner)
+    plan_view.attach(app)  # the Plan view: dashboard/plan_view.py
     guard.install(app.server, app.callback_map, app.config.routes_pathname_prefix)
     return app
 
