@@ -18,6 +18,7 @@ from dash import Dash, Input, Output, State, dcc, html
 from nvsim.errors import InputError
 from nvsim.plan import run_plan
 from nvsim.plan_answer import performance
+from nvsim.plan_output import stages_text
 from nvsim.plan_spec import PlanSpec
 
 EXAMPLE = """\
@@ -119,19 +120,13 @@ def pareto_figure(answer: dict, spec: PlanSpec) -> go.Figure:
     return figure
 
 
-def status_text(answer: dict) -> str:
-    p = answer["pruned"]
-    return (f"{answer['candidates']:,} candidates: {p['filters']:,} pruned by exact filters, {p['bounds']:,} by bounds, "
-            f"{p['fluid']:,} by the fluid mode, {p['event']:,} by the event mode; {answer['ranked_count']:,} ranked")
-
-
 def on_plan(text: str) -> tuple:
     """The callback's work: (status, ranked table, Pareto figure, families table)."""
     out = plan_from_text(text or "")
     if "error" in out:
         return f"error: {out['error']}", None, go.Figure(), None
     answer = out["result"]
-    return status_text(answer), ranked_table(answer), pareto_figure(answer, out["spec"]), families_table(answer)
+    return stages_text(answer), ranked_table(answer), pareto_figure(answer, out["spec"]), families_table(answer)
 
 
 def attach(app: Dash) -> None:

@@ -7,7 +7,10 @@ The search runs in stages, each cheaper than the next and each counting what it 
    capacity, price), as NumPy arrays;
 2. bounds (``nvsim.plan_bounds``: NAND and link ceilings, the shortest rebuild, idle power,
    endurance), as NumPy arrays; never tighter than the fluid mode;
-3. the fluid mode on the survivors (``nvsim.plan_fluid``), in worker processes or on Dask;
+3. the fluid mode on the survivors (``nvsim.plan_fluid``), in worker processes or on Dask, best
+   first: in the order of a lower bound of the objective known before it runs (exact for price,
+   $/usable TB and drives), until the top candidates are feasible and no survivor left could beat
+   them (``exhaustive: true`` visits every survivor);
 4. the event mode on the best, confirming rates and latency percentiles.
 
 The answer: the feasible candidates ranked by the objective (ties broken by the set-up itself, so
@@ -52,12 +55,10 @@ class PlanResult:
     families: list[dict]
     pareto: list[int]
     scenarios: dict[int, dict] = field(default_factory=dict)
-    unchecked: int = 0  # met the rates but were not needed: below the ranks the rebuild pass checked
     seconds: dict[str, float] = field(default_factory=dict)  # wall time per stage (not in as_dict: not a result)
 
     def as_dict(self) -> dict:
         return {"candidates": self.candidates, "pruned": self.pruned, "ranked_count": len(self.ranked),
-                "below_ranking_unchecked": self.unchecked,
                 "objective": self.spec.objective if isinstance(self.spec.objective, str) else self.spec.objective.model_dump(),
                 "ranked": self.ranked, "pareto_ranks": self.pareto, "rejected_families": self.families}
 
@@ -97,37 +98,89 @@ def _reject_one(verdicts: Verdicts, i: int, stage: int, miss: dict) -> int:
     return verdicts.reject(mask, stage, miss["requirement"], miss["achieved"], miss["target"], resource)
 
 
-def fluid_stage(spec: PlanSpec, cands: Candidates, verdicts: Verdicts, tasks: dict[int, dict], where,
-                progress: Callable[[int], None] | None = None) -> tuple[int, dict[int, dict]]:
-    """Stage 3: the fluid mode's rates, power and endurance on every survivor; returns (pruned,
-    answers by candidate index)."""
-    idx = np.flatnonzero(verdicts.alive())
-    if len(idx) > MAX_FLUID:
-        raise InputError("search", f"{len(idx):,} candidates survive the filters and bounds; the fluid stage takes at most "
-                                   f"{MAX_FLUID:,}: narrow the search or tighten the requirements")
-    answers = {a["index"]: a for a in run_tasks([tasks[i] for i in idx.tolist()], where, progress)}
-    pruned = sum(_reject_one(verdicts, i, 3, a["miss"]) for i, a in answers.items() if a["miss"] is not None)
-    return pruned, answers
+def objective_floor(spec: PlanSpec, cands: Candidates, idx: np.ndarray) -> np.ndarray:
+    """A lower bound of each candidate's objective, known before the fluid mode: exact for price,
+    $/usable TB and drives; idle watts for power; price over the IOPS bound for $/1K IOPS. A
+    weighted mix has none (zeros: the search then visits every survivor)."""
+    if not isinstance(spec.objective, str):
+        return np.zeros(len(idx))
+    columns = cands.columns
+    if spec.objective == "drives":
+        return cands.count[idx].astype(float)
+    if spec.objective == "power_w":
+        return columns["idle_power_w"][idx]
+    if spec.objective == "usd_per_kiops":
+        workloads = spec.requirements.workloads
+        if not workloads:
+            return np.zeros(len(idx))
+        return columns["price_usd"][idx] / (columns[f"{workloads[0].name}.iops_bound"][idx] / 1e3)
+    return columns[spec.objective][idx]
 
 
-def rebuild_pass(spec: PlanSpec, ranked: list[dict], tasks: dict[int, dict], verdicts: Verdicts, where,
-                 wanted: int, progress: Callable[[int], None] | None = None) -> tuple[int, list[dict], int]:
-    """Stage 3, second pass: the rebuild and its risk, down the ranking in batches, until ``wanted``
-    candidates pass. Returns (pruned, the passing rows in rank order, rows left unchecked)."""
-    kept: list[dict] = []
-    pruned = done = 0
-    batch = max(CHUNK, wanted)
-    while done < len(ranked) and len(kept) < wanted:
-        rows = ranked[done:done + batch]
-        done += len(rows)
-        answers = {a["index"]: a for a in run_tasks([dict(tasks[r["index"]], rebuild=True) for r in rows], where, progress)}
-        for row in rows:
-            answer = answers[row["index"]]
-            if answer["miss"] is not None:
-                pruned += _reject_one(verdicts, row["index"], 3, answer["miss"])
-            else:
-                kept.append(dict(row, **{k: answer[k] for k in ("rebuild_hours", "data_loss_probability", "mttdl_years")}))
-    return pruned, kept, len(ranked) - done
+def _evaluate(spec: PlanSpec, cands: Candidates, verdicts: Verdicts, make_tasks, batch: list[int], where,
+              progress) -> list[dict]:
+    """The fluid mode on ``batch``: rates, power and endurance, then (where asked) the rebuild and
+    its risk for those that meet them; misses are ruled out; returns the feasible rows."""
+    tasks = make_tasks(batch)
+    answers = {a["index"]: a for a in run_tasks([tasks[i] for i in batch], where, progress)}
+    for i, answer in answers.items():
+        if answer["miss"] is not None:
+            _reject_one(verdicts, i, 3, answer["miss"])
+    passing = [i for i in batch if answers[i]["miss"] is None]
+    if passing and needs_rebuild(spec.requirements.model_dump(mode="json")):
+        _rebuild_checks(cands, verdicts, tasks, passing, answers, where)
+    alive = np.zeros(len(cands), bool)
+    alive[[i for i in passing if verdicts.stage[i] == 0]] = True
+    return feasible_rows(spec, cands, answers, alive)
+
+
+def _rebuild_checks(cands: Candidates, verdicts: Verdicts, tasks: dict[int, dict], passing: list[int], answers: dict,
+                    where) -> None:
+    """The rebuild and its risk for ``passing``, solved once per set-up less its hot spares (the
+    rebuild starts on a spare either way: ``rebuild_summary``)."""
+    key = {i: (int(cands.platform[i]), int(cands.drive[i]), int(cands.count[i]), int(cands.level[i]), int(cands.strip[i]),
+               int(cands.engine[i]), int(cands.op[i])) for i in passing}
+    first = {}
+    for i in passing:
+        first.setdefault(key[i], i)
+    solved = {a["index"]: a for a in run_tasks([dict(tasks[i], rebuild=True) for i in first.values()], where)}
+    for i in passing:
+        answer = solved[first[key[i]]]
+        if answer["miss"] is not None:
+            _reject_one(verdicts, i, 3, answer["miss"])
+        else:
+            answers[i].update({k: answer[k] for k in ("rebuild_hours", "data_loss_probability", "mttdl_years")})
+
+
+def fluid_stage(spec: PlanSpec, cands: Candidates, verdicts: Verdicts, make_tasks, where, workers: int,
+                progress: Callable[[int], None] | None = None) -> tuple[int, list[dict], int]:
+    """Stage 3, best first: the survivors in the order of their objective's lower bound, in
+    batches, until ``top`` (and the event stage's tries) are feasible and no candidate left can
+    beat them (its lower bound is above the last one's objective); ``exhaustive`` (or a weighted
+    objective) visits every survivor. Returns (pruned, feasible rows, survivors left unvisited)."""
+    alive = np.flatnonzero(verdicts.alive())
+    floor = objective_floor(spec, cands, alive)
+    order = alive[np.lexsort((alive, np.nan_to_num(floor, nan=np.inf)))]
+    floor_of = dict(zip(alive.tolist(), floor.tolist()))
+    wanted = max(spec.top, spec.confirm * EVENT_TRIES)
+    visit_all = spec.exhaustive or not isinstance(spec.objective, str)
+    step = len(order) if visit_all else max(4 * wanted, 2 * CHUNK * max(1, workers))
+    before, feasible, done = int(verdicts.alive().sum()), [], 0
+    while done < len(order):
+        if len(feasible) >= wanted and objective_values(spec, feasible)[wanted - 1] < floor_of[int(order[done])]:
+            break
+        batch = order[done:done + step].tolist()
+        done += len(batch)
+        feasible = rank(spec, feasible + _evaluate(spec, cands, verdicts, make_tasks, batch, where, progress))
+    pruned = before - int(verdicts.alive().sum())
+    left = np.zeros(len(cands), bool)
+    left[order[done:]] = True
+    if left.any():
+        floors = np.full(len(cands), np.nan)
+        floors[alive] = floor
+        verdicts.reject(left, 5, f"{spec.objective} within the top {wanted}", floors,
+                        objective_values(spec, feasible)[wanted - 1], "the objective's lower bound")
+    return pruned, feasible, int(left.sum())
 
 
 def objective_values(spec: PlanSpec, rows: list[dict]) -> list[float]:
@@ -250,18 +303,17 @@ def run_plan(path: str | Path, *, workers: int = 1, dask_address: str | None = N
     pruned = {"filters": exact_filters(spec, cands, catalog, verdicts)}
     pruned["bounds"] = bounds_stage(spec, cands, catalog, verdicts, workloads)
     seconds = {"filters+bounds": time.perf_counter() - started}
-    tasks = _tasks(spec, cands, np.flatnonzero(verdicts.alive()), workloads)
-    wanted = max(spec.top, spec.confirm * EVENT_TRIES)
+    tasks: dict[int, dict] = {}
+
+    def make_tasks(idx: list[int]) -> dict[int, dict]:
+        tasks.update(_tasks(spec, cands, np.asarray(idx, np.int64), workloads))
+        return tasks
     tick = (lambda stage, total: (lambda k: progress(stage, k, total))) if progress else (lambda stage, total: None)
     with pool(workers, dask_address) as where:
-        pruned["fluid"], answers = fluid_stage(spec, cands, verdicts, tasks, where, tick("fluid", len(tasks)))
-        ranked = rank(spec, feasible_rows(spec, cands, answers, verdicts.alive()))
-        unchecked = 0
-        if needs_rebuild(spec.requirements.model_dump(mode="json")):
-            extra, ranked, unchecked = rebuild_pass(spec, ranked, tasks, verdicts, where, wanted, tick("rebuild", None))
-            pruned["fluid"] += extra
+        pruned["fluid"], ranked, pruned["ranking"] = fluid_stage(spec, cands, verdicts, make_tasks, where, workers,
+                                                                 tick("fluid", int(verdicts.alive().sum())))
     seconds["fluid"] = time.perf_counter() - started - seconds["filters+bounds"]
-    pruned["event"], ranked = event_stage(spec, ranked, tasks, verdicts, tick("event", min(len(ranked), wanted)))
+    pruned["event"], ranked = event_stage(spec, ranked, tasks, verdicts, tick("event", min(len(ranked), spec.confirm * EVENT_TRIES)))
     seconds["event"] = time.perf_counter() - started - sum(seconds.values())
     for row in ranked:
         row["margins"] = margins(spec, row)
@@ -269,8 +321,8 @@ def run_plan(path: str | Path, *, workers: int = 1, dask_address: str | None = N
                performance(r, spec.requirements.workloads), r.get("data_loss_probability") or 0.0) for r in ranked]
     return PlanResult(spec, len(cands), pruned, ranked, rejected_families(cands, verdicts),
                       [ranked[i]["rank"] for i in pareto_front(points)],
-                      {r["rank"]: tasks[r["index"]]["scenario"] for r in ranked[:spec.top]}, unchecked, seconds)
+                      {r["rank"]: tasks[r["index"]]["scenario"] for r in ranked[:spec.top]}, seconds=seconds)
 
 
 __all__ = ["PlanResult", "run_plan", "prepare_plan", "rank", "margins", "objective_values", "sort_key", "candidate_name",
-           "candidate_row", "fluid_stage", "event_stage", "feasible_rows", "STAGES", "MAX_FLUID", "EVENT_TRIES"]
+           "candidate_row", "fluid_stage", "objective_floor", "event_stage", "feasible_rows", "STAGES", "MAX_FLUID", "EVENT_TRIES"]

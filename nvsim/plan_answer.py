@@ -19,7 +19,7 @@ import numpy as np
 from .plan_space import STAGES, Candidates, Verdicts
 from .units import format_value
 
-CEILINGS = ("max_", "rebuild hours", "P(data loss)", "latency")
+CEILINGS = ("max_", "rebuild hours", "P(data loss)", "latency", "drive bays", "PCIe lanes", "engine's drive limit", "within the top")
 """Requirement labels that are upper limits (achieved must stay under the target)."""
 
 
@@ -28,13 +28,16 @@ def is_ceiling(label: str) -> bool:
 
 
 def closeness(verdicts: Verdicts) -> np.ndarray:
-    """Per rejected candidate, how near it came: its stage plus its achieved/target ratio in [0, 1)."""
+    """Per rejected candidate, how near it came: its stage; within the filters and bounds, how many
+    checks it passed (their labels are recorded in the order they run); then its achieved/target
+    ratio in [0, 1)."""
     labels = np.asarray([is_ceiling(label) for label in verdicts.labels] + [False])
     ceiling = labels[verdicts.requirement]
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(ceiling, verdicts.target / verdicts.achieved, verdicts.achieved / verdicts.target)
     ratio = np.nan_to_num(ratio, nan=0.0, posinf=0.0, neginf=0.0)
-    return verdicts.stage.astype(float) + np.clip(ratio, 0.0, 0.999)
+    order = np.where(verdicts.stage <= 2, np.maximum(verdicts.requirement, 0), 0)
+    return verdicts.stage * 1e6 + order * 1e3 + np.clip(ratio, 0.0, 0.999)
 
 
 def _amount(value: float, label: str) -> str:

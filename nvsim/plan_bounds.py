@@ -1,14 +1,15 @@
 """The plan's second stage: bounds, over NumPy arrays, that no set-up can beat.
 
 Each bound is a ceiling the fluid mode cannot exceed, so a bound never prunes a candidate the
-fluid mode would accept (tests/unit/test_plan.py checks it on random spaces):
+fluid mode would accept (tests/unit/test_plan_search.py checks it on random spaces):
 
 * throughput: the drives' NAND pool (``nvsim.ssd.SsdModel``'s pool seconds; one pool second per
   drive per second, as the fluid mode's NAND servers) and the drives' links (payload bytes at the
   link's usable rate), with the least member bytes a host write can cost at the level (a full
   stripe's, ``nvsim.raid``) and the least pool time the SSD model charges per byte programmed
   (no partial-IU reads, no program suspend);
-* rebuild: the replacement drive has every member byte programmed at its sequential rate;
+* rebuild: the replacement drive has every member byte programmed at its sequential rate, no
+  faster than the engine's rebuild throttle allows (md's speed_limit_max);
 * risk: P(data loss) and MTTDL at that shortest rebuild (``nvsim.risk`` is monotone in it),
   reading at least one member's bytes;
 * endurance: the drives' writes at the level's least write amplification and a NAND WAF of 1;
@@ -23,12 +24,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .catalog import Catalog
+from .engines import build_engine
 from .links import drive_link
 from .plan_space import NEAR_COPIES, Axes, Candidates, Verdicts
 from .plan_spec import PlanSpec
 from .raid import full_stripe_write_bytes_per_host_byte
-from .risk import rebuild_risk
-from .specs import SECTOR_BYTES, WorkloadSpec
+from .risk import HOURS_PER_YEAR, rebuild_risk
+from .specs import SECTOR_BYTES, RebuildSpec, WorkloadSpec
 from .ssd.model import SsdModel
 from .wear import SECONDS_PER_DAY
 
@@ -109,38 +111,61 @@ def _throughput_bounds(spec: PlanSpec, cands: Candidates, catalog: Catalog, verd
             verdicts.reject(rate < req.min_bytes_per_s, 2, f"{req.name} bytes/s", rate, req.min_bytes_per_s, resource)
 
 
-def shortest_rebuild_hours(cands: Candidates, catalog: Catalog) -> np.ndarray:
-    """Hours the replacement drive needs at least: every member byte programmed at its sequential
-    rate (the SSD model's least pool time per byte)."""
+def rebuild_limits_bytes_per_s(axes: Axes, catalog: Catalog, loaded: bool) -> np.ndarray:
+    """Per engine of the axes, the rate its rebuild throttle never passes (md's speed_limit_max at
+    the scenario default ``RebuildSpec``; inf: no such limit), through ``Engine.rebuild_throttle``."""
+    limits = []
+    for name in axes.engines:
+        throttle = build_engine(catalog.engines[name], None).rebuild_throttle(RebuildSpec(), loaded)
+        limits.append(throttle.limit_bytes_per_s if throttle.limit_bytes_per_s is not None else np.inf)
+    return np.asarray(limits, float)
+
+
+def shortest_rebuild_hours(cands: Candidates, catalog: Catalog, loaded: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(hours, True where the engine's throttle sets them) the replacement drive needs at least:
+    every member byte (less the largest strip a rounding can drop) written no faster than the
+    drive's sequential program rate (the SSD model's least pool time per byte) and the engine's
+    rebuild throttle. Depends on the drive, its overprovisioning and the engine only."""
     ceilings = drive_ceilings(cands.axes, catalog, None)
-    member = cands.columns["member_bytes"]
-    member = member - member % cands.strip
-    return member * ceilings.write_pool_s_per_byte[cands.drive, cands.op] / 3600.0
+    member = np.maximum(cands.columns["member_bytes"] - max(cands.axes.strips), 0)
+    nand_rate = 1.0 / ceilings.write_pool_s_per_byte[cands.drive, cands.op]
+    throttle = rebuild_limits_bytes_per_s(cands.axes, catalog, loaded)[cands.engine]
+    return member / np.minimum(nand_rate, throttle) / 3600.0, throttle < nand_rate
+
+
+def _risk_table(cands: Candidates, catalog: Catalog, hours: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """P(data loss) and MTTDL years at ``hours`` for the candidates ``idx``, solved once per
+    (level, count, drive, overprovisioning, engine); no unrecoverable read is counted (a lower bound)."""
+    p_loss, mttdl = np.full(len(cands), np.nan), np.full(len(cands), np.nan)
+    if not len(idx):
+        return p_loss, mttdl
+    keys = np.stack([cands.level[idx], cands.count[idx], cands.drive[idx], cands.op[idx], cands.engine[idx]], axis=1)
+    uniq, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    values = np.zeros((len(uniq), 2))
+    for k, (level, count, drive_i, _op, _engine) in enumerate(uniq.tolist()):
+        drive = catalog.drives[cands.axes.drives[drive_i]]
+        if level == 0:
+            values[k] = (1.0, drive.mtbf_hours.value / count / HOURS_PER_YEAR)
+            continue
+        risk = rebuild_risk(level, count, drive.mtbf_hours.value, drive.uber_per_bit.value,
+                            max(float(hours[idx[first[k]]]), 1e-9), 0.0, NEAR_COPIES)
+        values[k] = (risk.p_data_loss, risk.mttdl_years)
+    p_loss[idx], mttdl[idx] = values[inverse.reshape(-1), 0], values[inverse.reshape(-1), 1]
+    return p_loss, mttdl
 
 
 def _risk_bounds(spec: PlanSpec, cands: Candidates, catalog: Catalog, verdicts: Verdicts) -> None:
     """Rebuild time, P(data loss) and MTTDL at the shortest rebuild the drives allow."""
     req = spec.requirements
-    alive = verdicts.alive()
-    no_redundancy = cands.level == 0
-    hours = shortest_rebuild_hours(cands, catalog)
+    hours, throttled = shortest_rebuild_hours(cands, catalog, bool(req.rebuild and req.rebuild.workload))
     if req.rebuild is not None:
-        verdicts.reject(no_redundancy, 2, "rebuild hours", np.inf, req.rebuild.max_hours, "no redundancy (RAID0)")
-        verdicts.reject(hours > req.rebuild.max_hours, 2, "rebuild hours", hours, req.rebuild.max_hours,
-                        "replacement drive's NAND (sequential program rate)")
+        verdicts.reject(cands.level == 0, 2, "rebuild hours", np.inf, req.rebuild.max_hours, "no redundancy (RAID0)")
+        resource = np.where(throttled, verdicts._index(verdicts.resources, "the engine's rebuild speed limit"),
+                            verdicts._index(verdicts.resources, "replacement drive's NAND (sequential program rate)"))
+        verdicts.reject(hours > req.rebuild.max_hours, 2, "rebuild hours", hours, req.rebuild.max_hours, resource)
     if req.max_data_loss_probability is None and req.min_mttdl_years is None:
         return
-    idx = np.flatnonzero(alive & verdicts.alive())
-    p_loss, mttdl = np.full(len(cands), np.nan), np.full(len(cands), np.nan)
-    cache: dict[tuple, tuple[float, float]] = {}
-    for i in idx:
-        key = (int(cands.level[i]), int(cands.count[i]), int(cands.drive[i]), float(hours[i]))
-        if key not in cache:
-            drive = catalog.drives[cands.axes.drives[key[2]]]
-            risk = rebuild_risk(key[0], key[1], drive.mtbf_hours.value, drive.uber_per_bit.value, max(key[3], 1e-9), 0.0,
-                                NEAR_COPIES) if key[0] else None
-            cache[key] = (risk.p_data_loss, risk.mttdl_years) if risk else (1.0, drive.mtbf_hours.value / key[1] / 8766.0)
-        p_loss[i], mttdl[i] = cache[key]
+    p_loss, mttdl = _risk_table(cands, catalog, hours, np.flatnonzero(verdicts.alive()))
     if req.max_data_loss_probability is not None:
         verdicts.reject(p_loss > req.max_data_loss_probability, 2, "P(data loss)", p_loss, req.max_data_loss_probability,
                         "failures during the shortest rebuild")
@@ -182,4 +207,4 @@ def bounds_stage(spec: PlanSpec, cands: Candidates, catalog: Catalog, verdicts: 
 
 
 __all__ = ["bounds_stage", "throughput_bound", "drive_ceilings", "min_write_factor", "shortest_rebuild_hours",
-           "endurance_years", "DriveCeilings", "NAND", "LINKS"]
+           "endurance_years", "rebuild_limits_bytes_per_s", "DriveCeilings", "NAND", "LINKS"]

@@ -127,12 +127,18 @@ def _si(value, unit: str = "") -> str:
     return f"{value:.3g}{unit}"
 
 
+def stages_text(answer: dict) -> str:
+    """'86,400 candidates: 75,474 pruned by exact filters, ...; 12 ranked' (the CLI's and the view's line)."""
+    p = answer["pruned"]
+    return (f"{answer['candidates']:,} candidates: {p['filters']:,} pruned by exact filters, {p['bounds']:,} by bounds, "
+            f"{p['fluid']:,} by the fluid mode, {p.get('ranking', 0):,} by the objective (no better than the top), "
+            f"{p['event']:,} by the event mode; {answer['ranked_count']:,} ranked")
+
+
 def print_plan(console: Console, result: PlanResult, written: list[Path]) -> None:
     """The stages' prunes, the ranked table with margins, and the rejected families."""
     p = result.pruned
-    console.print(f"{result.candidates:,} candidates: {p['filters']:,} pruned by exact filters, {p['bounds']:,} by bounds, "
-                  f"{p['fluid']:,} by the fluid mode, {p['event']:,} by the event mode; {len(result.ranked):,} ranked"
-                  + (f" ({result.unchecked:,} more met the rates below them, unchecked)" if result.unchecked else ""))
+    console.print(stages_text(result.as_dict()))
     names = [w.name for w in result.spec.requirements.workloads]
     headers = ("rank", "set-up", "usable", "price $", "power W", *(f"{n} IOPS" for n in names), "least margin", "event")
     rows = []
@@ -154,4 +160,4 @@ def print_plan(console: Console, result: PlanResult, written: list[Path]) -> Non
     console.print(f"wrote {len(written)} files under {written[0].parent if written else '-'}")
 
 
-__all__ = ["write_outputs", "print_plan", "ranking_rows", "pareto_html", "has_plotly", "check_outputs", "output_paths"]
+__all__ = ["write_outputs", "print_plan", "ranking_rows", "pareto_html", "has_plotly", "check_outputs", "output_paths", "stages_text"]

@@ -21,7 +21,7 @@ from .plan_spec import NOT_PRODUCTS, PlanSpec, needs_power, needs_prices
 from .raid import MIN_DRIVES
 from .specs import MD_ENGINE_KINDS, SECTOR_BYTES
 
-STAGES = ("alive", "filters", "bounds", "fluid", "event")
+STAGES = ("alive", "filters", "bounds", "fluid", "event", "ranking")
 """Where a candidate was ruled out (index = code; 0: still alive)."""
 NEAR_COPIES = 2
 """RAID10's copies in every candidate (md's default near=2)."""

@@ -214,6 +214,8 @@ class PlanSpec(PlanModel):
     seed: int = Field(default=1, ge=0, lt=2**63)
     event_host_ios: int = Field(default=20_000, ge=2_000, le=1_000_000)
     max_candidates: int = Field(default=5_000_000, ge=1, le=50_000_000)
+    exhaustive: bool = Field(default=False, description="run the fluid mode on every survivor of the bounds, not only "
+                                                        "until no survivor left can reach the top")
 
     @property
     def objective_keys(self) -> tuple[str, ...]:
