@@ -16,10 +16,11 @@ from nvsim.catalog import default_catalog
 from nvsim.errors import InputError
 from nvsim.plan import rank, sort_key
 from nvsim.plan_answer import pareto_front, reason_text
-from nvsim.plan_bounds import bounds_stage, drive_ceilings, throughput_bound
+from nvsim.plan_bounds import bounds_stage, drive_ceilings, shortest_rebuild_hours, throughput_bound
 from nvsim.plan_fluid import scenario_data
 from nvsim.plan_space import Verdicts, enumerate_candidates, exact_filters, resolve_axes
 from nvsim.plan_spec import PROFILES, PlanSpec
+from nvsim.rebuild import rebuild_summary
 from nvsim.scenario import parse_scenario
 from nvsim.simulation import Simulation
 from nvsim.specs import WorkloadSpec
@@ -149,3 +150,20 @@ def test_the_pareto_front_is_exactly_the_undominated_points(points):
 
     for i, p in enumerate(points):
         assert (i in front) == (not any(dominates(q, p) for q in points))
+
+
+@pytest.mark.parametrize("engine, drive", [("graid-supremeraid-sr1010", "kioxia-cm7-r-3.84tb"), ("linux-md", "kioxia-cm7-v-6.4tb"),
+                                           ("xinnor-xiraid", "kioxia-cm7-r-3.84tb")])
+def test_the_shortest_rebuild_is_never_longer_than_the_solved_one(engine, drive):
+    """The rebuild bound (drive program rate, the engine's throttle and paced share) under a load."""
+    spec = PlanSpec.model_validate({"requirements": {"usable_bytes": 1}, "objective": "drives",
+                                    "search": {"platforms": ["supermicro-as-2125hs-tnr"], "drives": [drive], "engines": [engine],
+                                               "drive_counts": [8], "levels": [6], "strips_bytes": ["64KiB"],
+                                               "overprovisioning": [0.5]}})
+    cands, verdicts, _ = _filtered(spec)
+    hours, _ = shortest_rebuild_hours(cands, CATALOG, loaded=True)
+    workload = WorkloadSpec.model_validate(dict(PROFILES["randrw-8k-70"], name="w", numjobs=16, iodepth=8))
+    row = dict(cands.row(0), namespace_bytes=int(cands.columns["member_bytes"][0]))
+    scenario = parse_scenario(scenario_data(row, [workload], 1, "x"), CATALOG)
+    solved = rebuild_summary(scenario, CATALOG, workload)["rebuild_hours"]
+    assert 0 < hours[0] <= solved, (hours[0], solved)
