@@ -138,7 +138,7 @@ def stages_text(answer: dict) -> str:
 def print_plan(console: Console, result: PlanResult, written: list[Path]) -> None:
     """The stages' prunes, the ranked table with margins, and the rejected families."""
     p = result.pruned
-    console.print(stages_text(result.as_dict()))
+    console.print(stages_text(result.as_dict()), markup=False)
     names = [w.name for w in result.spec.requirements.workloads]
     headers = ("rank", "set-up", "usable", "price $", "power W", *(f"{n} IOPS" for n in names), "least margin", "event")
     rows = []
@@ -156,8 +156,8 @@ def print_plan(console: Console, result: PlanResult, written: list[Path]) -> Non
                                  tuple((f"{f['engine']} RAID{f['level']} {f['drive']}", f["stage"], f["reason"].split(": ", 1)[1])
                                        for f in result.families)))
     if not has_plotly():
-        console.print("note: plotly is not installed (pip install 'nvsim[dashboard]'): pareto.html not written")
-    console.print(f"wrote {len(written)} files under {written[0].parent if written else '-'}")
+        console.print("note: plotly is not installed (pip install 'nvsim[dashboard]'): pareto.html not written", markup=False)
+    console.print(f"wrote {len(written)} files under {written[0].parent if written else '-'}", markup=False)
 
 
 __all__ = ["write_outputs", "print_plan", "ranking_rows", "pareto_html", "has_plotly", "check_outputs", "output_paths", "stages_text"]

@@ -100,3 +100,17 @@ def test_bad_plans_are_one_line_and_exit_2(tmp_path: Path, change: dict, pattern
     assert code == EXIT_INPUT_ERROR and out == "" and len(err.strip().splitlines()) == 1, err
     assert re.search(pattern, err), err
     assert not (tmp_path / "out").exists()
+
+
+def test_without_plotly_the_plan_says_so_in_one_line_and_writes_the_rest(tmp_path: Path, monkeypatch):
+    import nvsim.plan_output
+
+    monkeypatch.setattr(nvsim.plan_output, "has_plotly", lambda: False)
+    small = {**PLAN, "confirm": 0, "requirements": {k: v for k, v in PLAN["requirements"].items() if k != "max_data_loss_probability"}}
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump(small))
+    code, out, err = _cli(["plan", str(tmp_path / "p.yaml"), "-o", str(tmp_path / "out"), "--workers", "1"])
+    assert code == 0, err
+    notes = [line for line in out.splitlines() if line.startswith("note:")]
+    assert notes == ["note: plotly is not installed (pip install 'nvsim[dashboard]'): pareto.html not written"]
+    assert not (tmp_path / "out" / "pareto.html").exists()
+    assert (tmp_path / "out" / "plan.json").exists() and (tmp_path / "out" / "scenarios" / "rank-01.yaml").exists()
