@@ -156,7 +156,7 @@ def print_plan(console: Console, result: PlanResult, written: list[Path]) -> Non
                                  tuple((f"{f['engine']} RAID{f['level']} {f['drive']}", f["stage"], f["reason"].split(": ", 1)[1])
                                        for f in result.families)))
     if not has_plotly():
-        console.print("note: plotly is not installed (pip install 'nvsim[dashboard]'): pareto.html not written", markup=False)
+        console.print("note: plotly is not installed (pip install 'nvsim[dashboard]'): pareto.html not written", markup=False, soft_wrap=True)
     console.print(f"wrote {len(written)} files under {written[0].parent if written else '-'}", markup=False)
 
 
