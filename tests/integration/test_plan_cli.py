@@ -114,3 +114,16 @@ def test_without_plotly_the_plan_says_so_in_one_line_and_writes_the_rest(tmp_pat
     assert notes == ["note: plotly is not installed (pip install 'nvsim[dashboard]'): pareto.html not written"]
     assert not (tmp_path / "out" / "pareto.html").exists()
     assert (tmp_path / "out" / "plan.json").exists() and (tmp_path / "out" / "scenarios" / "rank-01.yaml").exists()
+
+
+def test_a_plan_on_a_dask_cluster_gives_the_same_answer(tmp_path: Path):
+    distributed = pytest.importorskip("distributed")
+    from nvsim.plan import run_plan
+
+    small = {**PLAN, "confirm": 0, "exhaustive": True}
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump(small))
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        on_dask = run_plan(tmp_path / "p.yaml", dask_address=cluster.scheduler_address)
+    local = run_plan(tmp_path / "p.yaml", workers=1)
+    assert json.dumps(on_dask.as_dict(), sort_keys=True, default=float) == json.dumps(local.as_dict(), sort_keys=True, default=float)
+    assert on_dask.pruned["ranking"] == 0 and len(on_dask.ranked) > 0
