@@ -94,7 +94,7 @@ def _reject_one(verdicts: Verdicts, i: int, stage: int, miss: dict) -> int:
     """Rule out candidate ``i`` for the requirement an answer names (``plan_fluid._miss``)."""
     mask = np.zeros(len(verdicts.stage), bool)
     mask[i] = True
-    resource = np.full(len(mask), verdicts._index(verdicts.resources, miss["resource"]), np.int32)
+    resource = np.full(len(mask), verdicts.index_of(verdicts.resources, miss["resource"]), np.int32)
     return verdicts.reject(mask, stage, miss["requirement"], miss["achieved"], miss["target"], resource)
 
 

@@ -102,7 +102,7 @@ def throughput_bound(cands: Candidates, ceilings: DriveCeilings, workload: Workl
 def _throughput_bounds(spec: PlanSpec, cands: Candidates, catalog: Catalog, verdicts: Verdicts,
                        workloads: dict[str, WorkloadSpec]) -> None:
     """Each workload's IOPS and bytes-per-second targets against the NAND and link ceilings."""
-    resources = [verdicts._index(verdicts.resources, NAND), verdicts._index(verdicts.resources, LINKS)]
+    resources = [verdicts.index_of(verdicts.resources, NAND), verdicts.index_of(verdicts.resources, LINKS)]
     for req in spec.requirements.workloads:
         workload = workloads[req.name]
         bound, which = throughput_bound(cands, drive_ceilings(cands.axes, catalog, workload), workload, verdicts.alive())
@@ -170,8 +170,8 @@ def _risk_bounds(spec: PlanSpec, cands: Candidates, catalog: Catalog, verdicts: 
     hours, throttled = shortest_rebuild_hours(cands, catalog, bool(req.rebuild and req.rebuild.workload))
     if req.rebuild is not None:
         verdicts.reject(cands.level == 0, 2, "rebuild hours", np.inf, req.rebuild.max_hours, "no redundancy (RAID0)")
-        resource = np.where(throttled, verdicts._index(verdicts.resources, "the engine's rebuild throttle"),
-                            verdicts._index(verdicts.resources, "replacement drive's NAND (sequential program rate)"))
+        resource = np.where(throttled, verdicts.index_of(verdicts.resources, "the engine's rebuild throttle"),
+                            verdicts.index_of(verdicts.resources, "replacement drive's NAND (sequential program rate)"))
         verdicts.reject(hours > req.rebuild.max_hours, 2, "rebuild hours", hours, req.rebuild.max_hours, resource)
     if req.max_data_loss_probability is None and req.min_mttdl_years is None:
         return

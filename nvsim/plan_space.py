@@ -64,7 +64,7 @@ class Verdicts:
         return cls(np.zeros(n, np.int8), np.full(n, -1, np.int32), np.full(n, np.nan), np.full(n, np.nan),
                    np.full(n, -1, np.int32))
 
-    def _index(self, table: list[str], text: str) -> int:
+    def index_of(self, table: list[str], text: str) -> int:
         if text not in table:
             table.append(text)
         return table.index(text)
@@ -76,11 +76,11 @@ class Verdicts:
         count = int(hit.sum())
         if count:
             self.stage[hit] = stage
-            self.requirement[hit] = self._index(self.labels, label)
+            self.requirement[hit] = self.index_of(self.labels, label)
             self.achieved[hit] = np.broadcast_to(np.asarray(achieved, float), mask.shape)[hit]
             self.target[hit] = np.broadcast_to(np.asarray(target, float), mask.shape)[hit]
             if isinstance(resource, str):
-                self.resource[hit] = self._index(self.resources, resource)
+                self.resource[hit] = self.index_of(self.resources, resource)
             else:
                 self.resource[hit] = np.asarray(resource)[hit]
         return count

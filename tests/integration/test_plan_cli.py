@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+import nvsim.plan_output
 from nvsim.cli import main
 from nvsim.errors import EXIT_INPUT_ERROR
+from nvsim.plan import run_plan
 
 PLAN = {
     "requirements": {
@@ -103,8 +105,6 @@ def test_bad_plans_are_one_line_and_exit_2(tmp_path: Path, change: dict, pattern
 
 
 def test_without_plotly_the_plan_says_so_in_one_line_and_writes_the_rest(tmp_path: Path, monkeypatch):
-    import nvsim.plan_output
-
     monkeypatch.setattr(nvsim.plan_output, "has_plotly", lambda: False)
     small = {**PLAN, "confirm": 0, "requirements": {k: v for k, v in PLAN["requirements"].items() if k != "max_data_loss_probability"}}
     (tmp_path / "p.yaml").write_text(yaml.safe_dump(small))
@@ -118,8 +118,6 @@ def test_without_plotly_the_plan_says_so_in_one_line_and_writes_the_rest(tmp_pat
 
 def test_a_plan_on_a_dask_cluster_gives_the_same_answer(tmp_path: Path):
     distributed = pytest.importorskip("distributed")
-    from nvsim.plan import run_plan
-
     small = {**PLAN, "confirm": 0, "exhaustive": True}
     (tmp_path / "p.yaml").write_text(yaml.safe_dump(small))
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
