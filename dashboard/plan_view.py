@@ -83,13 +83,14 @@ def ranked_table(answer: dict, limit: int = 20) -> html.Table:
     """The ranked candidates: set-up, usable bytes, price, power, each workload's IOPS, margins."""
     rows = answer["ranked"][:limit]
     names = list(rows[0]["workloads"]) if rows else []
-    head = ["rank", "set-up", "usable B", "price $", "power W", *(f"{n} IOPS" for n in names), "margins", "event"]
+    rate = {n: ("bytes_per_s", "B/s") if any(k == f"{n} bytes/s" for k in rows[0]["margins"]) else ("iops", "IOPS") for n in names}
+    head = ["rank", "set-up", "usable B", "price $", "power W", *(f"{n} {rate[n][1]}" for n in names), "margins", "event"]
     body = []
     for r in rows:
         margins = ", ".join(f"{k} {v:+.0%}" for k, v in r["margins"].items())
         cells = [r["rank"], f"{r['drives']}x {r['drive']} RAID{r['level']} {r['strip_bytes'] // 1024}K {r['engine']} {r['platform']}",
                  _si(r["usable_bytes"]), _si(r.get("price_usd")), _si(r.get("power_w")),
-                 *(_si(r["workloads"][n]["iops"]) for n in names), margins, r["event"]]
+                 *(_si(r["workloads"][n][rate[n][0]]) for n in names), margins, r["event"]]
         body.append(html.Tr([html.Td(str(c)) for c in cells]))
     return html.Table(className="table", id="plan-ranked-table",
                       children=[html.Thead(html.Tr([html.Th(h) for h in head])), html.Tbody(body)])

@@ -137,10 +137,11 @@ def stages_text(answer: dict) -> str:
 
 def print_plan(console: Console, result: PlanResult, written: list[Path]) -> None:
     """The stages' prunes, the ranked table with margins, and the rejected families."""
-    p = result.pruned
     console.print(stages_text(result.as_dict()), markup=False)
-    names = [w.name for w in result.spec.requirements.workloads]
-    headers = ("rank", "set-up", "usable", "price $", "power W", *(f"{n} IOPS" for n in names), "least margin", "event")
+    reqs = result.spec.requirements.workloads
+    names = [w.name for w in reqs]
+    rate = {w.name: ("bytes_per_s", "B/s") if w.min_bytes_per_s and not w.min_iops else ("iops", "IOPS") for w in reqs}
+    headers = ("rank", "set-up", "usable", "price $", "power W", *(f"{n} {rate[n][1]}" for n in names), "least margin", "event")
     rows = []
     for r in result.ranked[:result.spec.top]:
         least = min(r["margins"].items(), key=lambda kv: kv[1])
@@ -148,7 +149,7 @@ def print_plan(console: Console, result: PlanResult, written: list[Path]) -> Non
                                      f"{r['engine']} {r['platform']}" + (f" op{r['overprovisioning']:.0%}" if r["overprovisioning"] else "")
                      + (f" +{r['hot_spares']} spare" if r["hot_spares"] else ""),
                      _si(r["usable_bytes"], "B"), _si(r.get("price_usd")), _si(r.get("power_w")),
-                     *(_si(r["workloads"][n]["iops"]) for n in names), f"{least[0]} {least[1]:+.0%}", r["event"]))
+                     *(_si(r["workloads"][n][rate[n][0]]) for n in names), f"{least[0]} {least[1]:+.0%}", r["event"]))
     print_grid(console, Grid("Ranked candidates", headers, (True, False) + (True,) * (len(headers) - 4) + (False, False), tuple(rows)))
     if result.families:
         print_grid(console, Grid("Rejected families (engine x RAID level x drive): the closest candidate's miss",
