@@ -24,7 +24,7 @@ from dash import Dash, Input, Output, State, dcc, html, no_update
 
 from nvsim import Catalog, InputError, default_catalog, parse_scenario
 
-from . import core, guard, views
+from . import core, guard, plan_view, views
 from .core import host_cores_percent
 from .figures import bounds_figure, compare_figure, empty_figure, utilisation_figure
 from .datasheet import session_catalog
@@ -37,7 +37,7 @@ MAX_COMPARE = guard.MAX_COMPARE_ENTRIES
 """Set-ups the comparison holds (A to Z): as many as a meeting compares, a bounded browser store."""
 NOTE_OK, NOTE_WARNING, NOTE_ERROR = "field-note ok", "field-note warning", "field-error"
 """Message classes under an upload: green for done, amber for done with a warning, red for refused."""
-TABS = (("setup", "Set-up and results"), ("curves", "Curves"), ("compare", "Compare set-ups"), ("report", "Report"))
+TABS = (("setup", "Set-up and results"), ("curves", "Curves"), ("compare", "Compare set-ups"), ("report", "Report"), ("plan", "Plan"))
 """The views beside the set-up controls: a tab button ``tab-KEY`` shows ``view-KEY``. A new view
 (the Plan view) adds its entry here and its pane in ``layout``; the tab callback covers every entry."""
 REQUEST_LIMIT_BYTES = 4 * core.UPLOAD_LIMIT_BYTES
@@ -167,7 +167,7 @@ def _compare_pane() -> html.Div:
 def layout(catalog: Catalog) -> html.Div:
     controls, results, compare = _controls(catalog, core.default_setup(catalog)), _results(), _compare_pane()
     controls.children.append(views.datasheet_panel())
-    panes = {"setup": results, "curves": views.curves_view(), "compare": compare, "report": views.report_view()}
+    panes = {"setup": results, "curves": views.curves_view(), "compare": compare, "report": views.report_view(), "plan": plan_view.layout()}
     return html.Div(className="page", children=[
         html.Header(className="top", children=[
             html.H1("nvsim: NVMe RAID what-if"),
@@ -374,6 +374,7 @@ def create_app(catalog: Catalog | None = None, *, warm: bool = True, host_ios: i
     _file_callbacks(app, catalog)
     _export_callbacks(app)
     views.register(app, catalog, runner)
+    plan_view.attach(app)  # the Plan view's callback: dashboard/plan_view.py
     guard.install(app.server, app.callback_map, app.config.routes_pathname_prefix)
     return app
 

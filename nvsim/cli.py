@@ -1,4 +1,4 @@
-"""The nvsim command line: run, fio, sweep, catalog, validate, calibrate, dashboard.
+"""The nvsim command line: run, fio, sweep, plan, catalog, validate, calibrate, dashboard.
 
 Every bad input ends in one line on stderr naming the field, and exit status 2. The models are
 reached through the ``nvsim`` package, whose names and submodules load on first use
@@ -267,6 +267,34 @@ def sweep(
                   f"{summary['rows']} rows; {summary['meeting_constraints']} rows meet the constraints; "
                   f"wrote {summary['parquet']} and {summary['csv']}")
     nvsim.report.print_sweep_best(console, summary["best"], summary["objective"])
+
+
+@app.command()
+def plan(
+    requirements: Path = typer.Argument(..., help="Plan YAML: requirements (capacity, workload targets, rebuild, risk, endurance, power, bays, budget), the search space and the objective."),
+    output: Path = typer.Option(Path("plan-out"), "--output", "-o", help="Folder for plan.json, ranking.csv, rejected.csv, pareto.html and scenarios/rank-NN.yaml (written together, atomically)."),
+    workers: int = typer.Option(0, "--workers", min=0, max=MAX_WORKERS, help="Local worker processes for the fluid stage (0: one per CPU)."),
+    dask: Optional[str] = typer.Option(None, "--dask", help="Address of an existing Dask distributed scheduler to run the fluid stage on."),
+) -> None:
+    """Turn requirements into ranked configurations: exact filters, bounds, the fluid mode on the survivors, the event mode on the best; margins against every requirement, the Pareto front and why each rejected family failed."""
+    if not str(output).strip() or output.name in ("", ".", ".."):
+        raise InputError("--output", f"a folder for the plan's files is needed, got {str(output)!r}")
+    spec = nvsim.plan.prepare_plan(requirements)[0]  # a bad plan stops here, before any work
+    nvsim.plan_output.check_outputs(output, spec.top)
+    if dask:
+        require_extra("distributed", "dask", "--dask", "a plan on a Dask cluster")
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=Console(stderr=True), transient=True, disable=not sys.stderr.isatty()) as bar:
+        tasks: dict[str, int] = {}
+
+        def progress(stage: str, advance: int, total: Optional[int]) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total)
+            bar.update(tasks[stage], advance=advance)
+
+        result = nvsim.plan.run_plan(requirements, workers=workers or os.cpu_count() or 1, dask_address=dask, progress=progress)
+    written = nvsim.plan_output.write_outputs(result, output)
+    nvsim.plan_output.print_plan(console, result, written)
 
 
 @catalog_app.callback()

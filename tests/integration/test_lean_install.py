@@ -52,3 +52,14 @@ def test_commands_needing_an_extra_name_it_in_one_line(tmp_path):
     assert "pip install 'nvsim[dashboard]'" in dashboard.stderr
     sweep = _lean("sweep", "scenarios/sweeps/drive-count-level-strip.yaml", "-o", str(tmp_path / "s"))
     assert sweep.returncode == 2 and "pip install 'nvsim[parquet]'" in sweep.stderr
+
+
+def test_plan_works_without_plotly_and_says_so_in_one_line(tmp_path):
+    plan = tmp_path / "plan.yaml"
+    plan.write_text("requirements: {usable_bytes: 20 TB, workloads: [{name: rr, profile: randread-4k, numjobs: 8, iodepth: 8, "
+                    "min_iops: 100k}]}\nsearch: {platforms: [supermicro-as-2125hs-tnr], drives: [kioxia-cm7-r-3.84tb], "
+                    "engines: [linux-md], drive_counts: [8, 12], levels: [6], strips_bytes: [64KiB]}\nconfirm: 0\n")
+    done = _lean("plan", str(plan), "-o", str(tmp_path / "out"), "--workers", "1")
+    assert done.returncode == 0, done.stderr
+    assert [line for line in done.stdout.splitlines() if "plotly" in line and line.startswith("note:")]
+    assert (tmp_path / "out" / "ranking.csv").exists() and not (tmp_path / "out" / "pareto.html").exists()

@@ -2,7 +2,7 @@
 command it goes to, and the one line nvsim must answer with (a regular expression).
 
 Kinds of input: ``scenario`` (a field of a valid scenario changed), ``scenario_text`` (the bytes of
-a scenario file), ``fio`` (a fio job file), ``sweep`` (a sweep spec), ``catalog`` (one catalog
+a scenario file), ``fio`` (a fio job file), ``sweep`` (a sweep spec), ``plan`` (a plan's requirements), ``catalog`` (one catalog
 entry, or the bibliography, changed in a copy of models/), ``cli`` (command-line options). Each
 case runs in its own empty folder; ``test_corpus.py`` checks exit status 2, one line on stderr
 matching the pattern, no traceback, and no file left behind.
@@ -346,6 +346,62 @@ SWEEP_CASES += [
     Case("sweep-workers-text", "sweep", BASE_SWEEP, r"--workers", argv=("--workers", "many")),
 ]
 
+BASE_PLAN = {"requirements": {"usable_bytes": "20 TB", "workloads": [{"name": "rr", "profile": "randread-4k", "min_iops": "1M"}]},
+             "search": {"platforms": ["supermicro-as-2125hs-tnr"], "drives": ["kioxia-cm7-r-3.84tb"], "engines": ["linux-md"],
+                        "drive_counts": [8], "levels": [6], "strips_bytes": ["64KiB"]},
+             "confirm": 0, "top": 1}
+"""A valid plan (nvsim plan) every ``plan`` case changes one thing of."""
+PLAN_FIELDS: list[tuple[str, Any, str]] = [
+    ("requirements", DELETE, r"requirements: required field is missing"),
+    ("requirements.usable_bytes", 0, r"requirements\.usable_bytes: .*greater than 0"),
+    ("requirements.usable_bytes", "lots", r"requirements\.usable_bytes"),
+    ("requirements.usable_bytes", INF, r"requirements\.usable_bytes"),
+    ("requirements.colour", "red", r"requirements\.colour: unknown key"),
+    ("requirements.workloads.0.profile", "randsomething", r"profile: unknown 'randsomething'"),
+    ("requirements.workloads.0.min_iops", -1, r"requirements\.workloads\[0\]\.min_iops"),
+    ("requirements.workloads.0.min_iops", NAN, r"requirements\.workloads\[0\]\.min_iops"),
+    ("requirements.workloads.0.max_latency_us", {"p42": 100}, r"unknown percentile 'p42'"),
+    ("requirements.workloads.0.max_latency_us", {"p99": -1}, r"p99: must be a finite number of microseconds > 0"),
+    ("requirements.workloads.0.fio", "job.fio", r"give exactly one of profile .* or fio"),
+    ("requirements.workloads.0.numjobs", 0, r"numjobs: .*greater than or equal to 1"),
+    ("requirements.workloads.0.name", "../x", r"requirements\.workloads\[0\]\.name"),
+    ("requirements.rebuild", {"max_hours": 4, "workload": "ghost"}, r"rebuild\.workload: no workload 'ghost'"),
+    ("requirements.rebuild", {"max_hours": 0}, r"max_hours: .*greater than 0"),
+    ("requirements.max_data_loss_probability", 2, r"max_data_loss_probability: .*less than or equal to 1"),
+    ("requirements.endurance", {"service_life_years": 5, "host_write_bytes_per_s": "fast"}, r"host_write_bytes_per_s"),
+    ("requirements.max_rack_units", 2, r"search\.rack_units: max_rack_units needs each platform's height.*supermicro-as-2125hs-tnr"),
+    ("search.drives", ["kioxia-cm7-r-3.84"], r"search\.drives: unknown drive 'kioxia-cm7-r-3\.84'"),
+    ("search.drives", ["intel-d7-p5500-7.68tb"], r"search\.drives: .*needs price_usd.*intel-d7-p5500-7\.68tb"),
+    ("search.engines", ["ideal"], r"search\.engines: unknown engine 'ideal'"),
+    ("search.levels", [7], r"search\.levels"), ("search.drive_counts", [1], r"search\.drive_counts: each count must be 2 to 256"),
+    ("search.drive_counts", [], r"search\.drive_counts"),
+    ("search.strips_bytes", ["5KiB"], r"each strip must be a positive multiple of 4 KiB"),
+    ("search.overprovisioning", [0.95], r"each share must be 0 to 0\.9"),
+    ("search.hot_spares", [-1], r"each count must be 0 to 64 spares"),
+    ("search.priced_only", "maybe", r"search\.priced_only"),
+    ("objective", "cheapest", r"objective"), ("objective", {"weights": {"usd_per_usable_tb": 0}}, r"each weight must be a finite number > 0"),
+    ("objective", {"weights": {"beauty": 1}}, r"objective"),
+    ("top", 0, r"top: .*greater than or equal to 1"), ("confirm", 50, r"confirm: .*less than or equal to 20"),
+    ("extra", 1, r"extra: unknown key"),
+]
+PLAN_CASES = [Case(f"plan-{path}-{i}", "plan", changed(BASE_PLAN, path, value), pattern)
+              for i, (path, value, pattern) in enumerate(PLAN_FIELDS)]
+PLAN_CASES += [
+    Case("plan-over-max-candidates", "plan", changed(changed(BASE_PLAN, "search.drive_counts", [8, 12]), "max_candidates", 1),
+         r"max_candidates: the search space has 2 candidates; the limit is 1 \(set max_candidates"),
+    Case("plan-top-level-list", "plan", [BASE_PLAN], r"(mapping|dictionary|object|valid)"),
+    Case("plan-duplicate-key", "plan_text", b"requirements: {}\nrequirements: {}\n", r"duplicate key 'requirements'"),
+    Case("plan-latin1", "plan_text", "requirements: caf\xe9\n".encode("latin-1"), r"not UTF-8 text: byte 0xe9"),
+    Case("plan-missing-file", "cli", None, r"REQUIREMENTS: no such file", argv=("plan", "nope.yaml", "-o", "out")),
+    Case("plan-output-under-file", "plan", BASE_PLAN, r"--output: cannot create .*is not a directory", argv=("-o", "spec.yaml/out")),
+    Case("plan-output-is-file", "plan", BASE_PLAN, r"--output: .*is a file; give a folder", argv=("-o", "x", "--touch", "x")),
+    Case("plan-workers-negative", "plan", BASE_PLAN, r"--workers", argv=("--workers", "-1")),
+    Case("plan-fio-missing", "plan", changed(BASE_PLAN, "requirements.workloads.0",
+                                             {"name": "f", "fio": "nope.fio", "min_iops": 1}), r"nope\.fio"),
+    Case("plan-fio-no-such-job", "plan", changed(BASE_PLAN, "requirements.workloads.0",
+                                                 {"name": "f", "fio": "job.fio", "job": "other", "min_iops": 1}), r"job: no job 'other' in job\.fio"),
+]
+
 DRIVE = "drives/kioxia-cm7-r-3.84tb.yaml"
 PLATFORM = "platforms/supermicro-as-2125hs-tnr.yaml"
 ENGINE = "engines/linux-md.yaml"
@@ -449,4 +505,4 @@ CLI_CASES = [Case(f"cli-{name}", "cli", None, pattern, argv=argv,
                   env={"NVSIM_CATALOG": "no-such-catalog"} if name == "run-catalog-env-missing" else {})
              for name, argv, pattern in CLI_ARGS]
 
-ALL_CASES: list[Case] = SCENARIO_CASES + FIO_CASES + SWEEP_CASES + CATALOG_CASES + CLI_CASES
+ALL_CASES: list[Case] = SCENARIO_CASES + FIO_CASES + SWEEP_CASES + PLAN_CASES + CATALOG_CASES + CLI_CASES

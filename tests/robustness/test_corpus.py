@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from corpus import ALL_CASES, BASE_SCENARIO, DRIVE, FIO_SYSTEM, GOOD_FIO_JOB, Case, changed
+from corpus import ALL_CASES, BASE_PLAN, BASE_SCENARIO, DRIVE, FIO_SYSTEM, GOOD_FIO_JOB, Case, changed
 from nvsim.catalog import load_catalog
 from nvsim.cli import main
 from nvsim.errors import EXIT_INPUT_ERROR
 from nvsim.fio import load_fio_jobfile
+from nvsim.plan import prepare_plan
 from nvsim.scenario import parse_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,6 +57,10 @@ def _prepare(case: Case, here: Path) -> list[str]:
         text = data if kind == "sweep_text" else yaml.safe_dump(_absolute_base(data), sort_keys=False).encode()
         (here / "spec.yaml").write_bytes(text)
         return ["sweep", "spec.yaml", *(argv if "-o" in argv else [*argv, "-o", "out"])]
+    if kind in ("plan", "plan_text"):
+        text = data if kind == "plan_text" else yaml.safe_dump(data, sort_keys=False).encode()
+        (here / "spec.yaml").write_bytes(text)
+        return ["plan", "spec.yaml", *(argv if "-o" in argv else [*argv, "-o", "out"])]
     if kind.startswith("catalog"):
         _write_catalog(case, here / "models")
         return ["catalog"]
@@ -119,7 +124,7 @@ def test_bad_input_is_one_line_exit_2_and_leaves_nothing(case: Case, tmp_path: P
 
 def test_corpus_has_a_few_hundred_cases_over_every_input_kind():
     kinds = {case.kind.split("_")[0] for case in ALL_CASES}
-    assert kinds == {"scenario", "fio", "sweep", "catalog", "cli"}
+    assert kinds == {"scenario", "fio", "sweep", "plan", "catalog", "cli"}
     assert len(ALL_CASES) >= 250
     assert len({case.id for case in ALL_CASES}) == len(ALL_CASES)
 
@@ -129,6 +134,8 @@ def test_corpus_cases_are_bad_only_in_what_they_change(tmp_path: Path, monkeypat
     comes from its one change."""
     catalog = load_catalog(ROOT / "models")
     assert parse_scenario(BASE_SCENARIO, catalog).array.drives == 8
+    (tmp_path / "plan.yaml").write_text(yaml.safe_dump(BASE_PLAN))
+    assert prepare_plan(tmp_path / "plan.yaml", catalog)[1].size == 1
     (tmp_path / "job.fio").write_text(GOOD_FIO_JOB)
     assert load_fio_jobfile(tmp_path / "job.fio", catalog=catalog).jobs[0].workload.iodepth == 32
     shutil.copytree(ROOT / "models", tmp_path / "models")

@@ -1,0 +1,328 @@
+"""``nvsim plan``: from requirements to ranked, verified configurations.
+
+The search runs in stages, each cheaper than the next and each counting what it pruned
+(docs/plan.md):
+
+1. exact filters over every candidate (``nvsim.plan_space``: compatibility, bays, lanes, racks,
+   capacity, price), as NumPy arrays;
+2. bounds (``nvsim.plan_bounds``: NAND and link ceilings, the shortest rebuild, idle power,
+   endurance), as NumPy arrays; never tighter than the fluid mode;
+3. the fluid mode on the survivors (``nvsim.plan_fluid``), in worker processes or on Dask, best
+   first: in the order of a lower bound of the objective known before it runs (exact for price,
+   $/usable TB and drives), until the top candidates are feasible and no survivor left could beat
+   them (``exhaustive: true`` visits every survivor);
+4. the event mode on the best, confirming rates and latency percentiles.
+
+The answer: the feasible candidates ranked by the objective (ties broken by the set-up itself, so
+the ranking is a total order whatever the input order), each with its margin against every
+requirement; the Pareto front of price, performance and risk; and for each family (engine x RAID
+level x drive) with no feasible candidate, the requirement that ruled out its closest candidate,
+by how much, at which resource.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from .catalog import Catalog, default_catalog
+from .errors import InputError
+from .plan_answer import pareto_front, performance, rejected_families
+from .plan_bounds import bounds_stage, min_write_factor
+from .plan_fluid import CHUNK, event_check, needs_rebuild, pool, run_tasks, scenario_data
+from .plan_space import STAGES, Candidates, Verdicts, enumerate_candidates, exact_filters, resolve_axes
+from .plan_spec import PlanSpec, check_names, load_plan, workload_specs
+
+MAX_FLUID = 200_000
+"""Most candidates the fluid stage takes (a bound on its work); past it the plan is refused."""
+EVENT_TRIES = 3
+"""The event mode tries up to ``confirm x EVENT_TRIES`` candidates to confirm ``confirm``."""
+
+
+@dataclass
+class PlanResult:
+    """Everything a plan found (``as_dict`` is the JSON ``nvsim plan`` writes)."""
+
+    spec: PlanSpec
+    candidates: int
+    pruned: dict[str, int]
+    ranked: list[dict]
+    families: list[dict]
+    pareto: list[int]
+    scenarios: dict[int, dict] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)  # wall time per stage (not in as_dict: not a result)
+
+    def as_dict(self) -> dict:
+        return {"candidates": self.candidates, "pruned": self.pruned, "ranked_count": len(self.ranked),
+                "objective": self.spec.objective if isinstance(self.spec.objective, str) else self.spec.objective.model_dump(),
+                "ranked": self.ranked, "pareto_ranks": self.pareto, "rejected_families": self.families}
+
+
+def _tasks(spec: PlanSpec, cands: Candidates, idx: np.ndarray, workloads: dict) -> dict[int, dict]:
+    """Each candidate's fluid-stage task, by candidate index: its scenario and the requirements."""
+    requirements = spec.requirements.model_dump(mode="json")
+    factors = min_write_factor(cands.level[idx], cands.count[idx])
+    tasks = {}
+    for i, factor in zip(idx.tolist(), factors.tolist()):
+        row = candidate_row(cands, i)
+        tasks[i] = ({"index": i, "requirements": requirements, "min_write_factor": factor,
+                      "scenario": scenario_data(row, workloads.values(), spec.seed, candidate_name(row))})
+    return tasks
+
+
+def candidate_row(cands: Candidates, i: int) -> dict:
+    """A candidate's set-up with its namespace (None: the whole drive)."""
+    row = cands.row(i)
+    row["namespace_bytes"] = int(cands.columns["member_bytes"][i]) if row["overprovisioning"] else None
+    return row
+
+
+def candidate_name(row: dict) -> str:
+    """A stable, readable name for a candidate's scenario."""
+    op = f"-op{round(row['overprovisioning'] * 100)}" if row["overprovisioning"] else ""
+    spares = f"-hs{row['hot_spares']}" if row["hot_spares"] else ""
+    return (f"plan-{row['drives']}x-{row['drive']}-raid{row['level']}-{row['strip_bytes'] // 1024}k-{row['engine']}"
+            f"{op}{spares}-{row['platform']}")
+
+
+def _reject_one(verdicts: Verdicts, i: int, stage: int, miss: dict) -> int:
+    """Rule out candidate ``i`` for the requirement an answer names (``plan_fluid._miss``)."""
+    mask = np.zeros(len(verdicts.stage), bool)
+    mask[i] = True
+    resource = np.full(len(mask), verdicts.index_of(verdicts.resources, miss["resource"]), np.int32)
+    return verdicts.reject(mask, stage, miss["requirement"], miss["achieved"], miss["target"], resource)
+
+
+def objective_floor(spec: PlanSpec, cands: Candidates, idx: np.ndarray) -> np.ndarray:
+    """A lower bound of each candidate's objective, known before the fluid mode: exact for price,
+    $/usable TB and drives; idle watts for power; price over the IOPS bound for $/1K IOPS. A
+    weighted mix has none (zeros: the search then visits every survivor)."""
+    if not isinstance(spec.objective, str):
+        return np.zeros(len(idx))
+    columns = cands.columns
+    if spec.objective == "drives":
+        return cands.count[idx].astype(float)
+    if spec.objective == "power_w":
+        return columns["idle_power_w"][idx]
+    if spec.objective == "usd_per_kiops":
+        workloads = spec.requirements.workloads
+        if not workloads:
+            return np.zeros(len(idx))
+        return columns["price_usd"][idx] / (columns[f"{workloads[0].name}.iops_bound"][idx] / 1e3)
+    return columns[spec.objective][idx]
+
+
+def _evaluate(spec: PlanSpec, cands: Candidates, verdicts: Verdicts, make_tasks, batch: list[int], where,
+              progress) -> list[dict]:
+    """The fluid mode on ``batch``: rates, power and endurance, then (where asked) the rebuild and
+    its risk for those that meet them; misses are ruled out; returns the feasible rows."""
+    tasks = make_tasks(batch)
+    answers = {a["index"]: a for a in run_tasks([tasks[i] for i in batch], where, progress)}
+    for i, answer in answers.items():
+        if answer["miss"] is not None:
+            _reject_one(verdicts, i, 3, answer["miss"])
+    passing = [i for i in batch if answers[i]["miss"] is None]
+    if passing and needs_rebuild(spec.requirements.model_dump(mode="json")):
+        _rebuild_checks(cands, verdicts, tasks, passing, answers, where)
+    alive = np.zeros(len(cands), bool)
+    alive[[i for i in passing if verdicts.stage[i] == 0]] = True
+    return feasible_rows(spec, cands, answers, alive)
+
+
+def _rebuild_checks(cands: Candidates, verdicts: Verdicts, tasks: dict[int, dict], passing: list[int], answers: dict,
+                    where) -> None:
+    """The rebuild and its risk for ``passing``, solved once per set-up less its hot spares (the
+    rebuild starts on a spare either way: ``rebuild_summary``)."""
+    key = {i: (int(cands.platform[i]), int(cands.drive[i]), int(cands.count[i]), int(cands.level[i]), int(cands.strip[i]),
+               int(cands.engine[i]), int(cands.op[i])) for i in passing}
+    first = {}
+    for i in passing:
+        first.setdefault(key[i], i)
+    solved = {a["index"]: a for a in run_tasks([dict(tasks[i], rebuild=True) for i in first.values()], where)}
+    for i in passing:
+        answer = solved[first[key[i]]]
+        if answer["miss"] is not None:
+            _reject_one(verdicts, i, 3, answer["miss"])
+        else:
+            answers[i].update({k: answer[k] for k in ("rebuild_hours", "data_loss_probability", "mttdl_years")})
+
+
+def fluid_stage(spec: PlanSpec, cands: Candidates, verdicts: Verdicts, make_tasks, where, workers: int,
+                progress: Callable[[int], None] | None = None) -> tuple[int, list[dict], int]:
+    """Stage 3, best first: the survivors in the order of their objective's lower bound, in
+    batches, until ``top`` (and the event stage's tries) are feasible and no candidate left can
+    beat them (its lower bound is above the last one's objective); ``exhaustive`` (or a weighted
+    objective) visits every survivor. Returns (pruned, feasible rows, survivors left unvisited)."""
+    alive = np.flatnonzero(verdicts.alive())
+    floor = objective_floor(spec, cands, alive)
+    order = alive[np.lexsort((alive, np.nan_to_num(floor, nan=np.inf)))]
+    floor_of = dict(zip(alive.tolist(), floor.tolist()))
+    wanted = max(spec.top, spec.confirm * EVENT_TRIES)
+    visit_all = spec.exhaustive or not isinstance(spec.objective, str)
+    step = len(order) if visit_all else max(4 * wanted, 2 * CHUNK * max(1, workers))
+    before, feasible, done = int(verdicts.alive().sum()), [], 0
+    while done < len(order):
+        if len(feasible) >= wanted and objective_values(spec, feasible)[wanted - 1] < floor_of[int(order[done])]:
+            break
+        batch = order[done:done + step].tolist()
+        done += len(batch)
+        feasible = rank(spec, feasible + _evaluate(spec, cands, verdicts, make_tasks, batch, where, progress))
+    pruned = before - int(verdicts.alive().sum())
+    left = np.zeros(len(cands), bool)
+    left[order[done:]] = True
+    if left.any():
+        floors = np.full(len(cands), np.nan)
+        floors[alive] = floor
+        verdicts.reject(left, 5, f"{spec.objective} within the top {wanted}", floors,
+                        objective_values(spec, feasible)[wanted - 1], "the objective's lower bound")
+    return pruned, feasible, int(left.sum())
+
+
+def objective_values(spec: PlanSpec, rows: list[dict]) -> list[float]:
+    """Each feasible row's objective (lower is better): one metric, or the weighted sum of each
+    metric over its best value among the rows."""
+    keys = spec.objective_keys
+    if isinstance(spec.objective, str):
+        return [r[keys[0]] if _finite(r.get(keys[0])) else math.inf for r in rows]
+    weights = spec.objective.weights
+    best = {k: min((r[k] for r in rows if _finite(r.get(k))), default=1.0) or 1.0 for k in keys}
+    return [sum(w * (r[k] if _finite(r.get(k)) else math.inf) / best[k] for k, w in weights.items()) for r in rows]
+
+
+def _finite(value) -> bool:
+    return value is not None and isinstance(value, (int, float)) and math.isfinite(value)
+
+
+def sort_key(row: dict) -> tuple:
+    """The set-up as a tuple: the tie-break that makes the ranking a total order."""
+    return (row["platform"], row["drive"], row["drives"], row["level"], row["strip_bytes"], row["engine"],
+            row["overprovisioning"], row["hot_spares"])
+
+
+def rank(spec: PlanSpec, rows: list[dict]) -> list[dict]:
+    """Rows sorted by objective, then by set-up; each gets its objective value and rank (1 = best)."""
+    values = objective_values(spec, rows)
+    order = sorted(range(len(rows)), key=lambda i: (values[i], sort_key(rows[i])))
+    return [dict(rows[i], objective=values[i], rank=r) for r, i in enumerate(order, start=1)]
+
+
+def margins(spec: PlanSpec, row: dict) -> dict[str, float]:
+    """Headroom against every requirement as a share of it (+0.25: 25% to spare; negative: missed)."""
+    req = spec.requirements
+    out = {"usable_bytes": row["usable_bytes"] / req.usable_bytes - 1.0}
+    for w in req.workloads:
+        fig = row["workloads"][w.name]
+        if w.min_iops:
+            out[f"{w.name} IOPS"] = fig["iops"] / w.min_iops - 1.0
+        if w.min_bytes_per_s:
+            out[f"{w.name} bytes/s"] = fig["bytes_per_s"] / w.min_bytes_per_s - 1.0
+    limits = [("max_price_usd", "price_usd"), ("max_power_w", "power_w")]
+    for name, key in limits:
+        limit = getattr(req, name)
+        if limit is not None and _finite(row.get(key)):
+            out[name] = 1.0 - row[key] / limit
+    if req.rebuild is not None:
+        out["rebuild hours"] = 1.0 - row["rebuild_hours"] / req.rebuild.max_hours
+    if req.max_data_loss_probability is not None:
+        out["P(data loss)"] = 1.0 - row["data_loss_probability"] / req.max_data_loss_probability
+    if req.min_mttdl_years is not None:
+        out["MTTDL years"] = row["mttdl_years"] / req.min_mttdl_years - 1.0
+    if req.endurance is not None:
+        out["endurance years"] = row["lifetime_years"] / req.endurance.service_life_years - 1.0
+    return out
+
+
+def feasible_rows(spec: PlanSpec, cands: Candidates, answers: dict[int, dict], alive: np.ndarray) -> list[dict]:
+    """The candidates alive after the fluid stage, as rows: set-up, capacity, price, fluid figures."""
+    rows = []
+    for i in np.flatnonzero(alive).tolist():
+        answer = answers[i]
+        row = candidate_row(cands, i)
+        row.update(index=i, usable_bytes=int(cands.columns["usable_bytes"][i]), price_usd=_num(cands.columns["price_usd"][i]),
+                   usd_per_usable_tb=_num(cands.columns["usd_per_usable_tb"][i]), workloads=answer["workloads"],
+                   **{k: answer.get(k) for k in ("power_w", "rebuild_hours", "data_loss_probability", "mttdl_years",
+                                                 "lifetime_years", "effective_dwpd")})
+        first = next(iter(answer["workloads"].values()), None)
+        row["usd_per_kiops"] = first["usd_per_kiops"] if first else None
+        rows.append(row)
+    return rows
+
+
+def _num(value) -> float | None:
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def event_stage(spec: PlanSpec, ranked: list[dict], tasks: dict[int, dict], verdicts: Verdicts,
+                progress: Callable[[int], None] | None = None) -> tuple[int, list[dict]]:
+    """Stage 4: the event mode down the ranking until ``confirm`` candidates meet every target
+    (rates and latency percentiles) or ``confirm x EVENT_TRIES`` were tried. Returns (pruned,
+    the ranking without the candidates it ruled out), each tried row carrying its event figures."""
+    requirements = spec.requirements.model_dump(mode="json")
+    confirmed = pruned = 0
+    kept = []
+    for tried, row in enumerate(ranked):
+        if confirmed >= spec.confirm or tried >= spec.confirm * EVENT_TRIES:
+            kept.append(dict(row, event="not run"))
+            continue
+        check = event_check(tasks[row["index"]]["scenario"], requirements, spec.event_host_ios, row["workloads"])
+        if progress:
+            progress(1)
+        if check["miss"] is not None:
+            pruned += _reject_one(verdicts, row["index"], 4, check["miss"])
+            continue
+        confirmed += 1
+        kept.append(dict(row, event="confirmed", event_workloads=check["workloads"]))
+    return pruned, [dict(r, rank=i) for i, r in enumerate(kept, start=1)]
+
+
+def prepare_plan(path: str | Path, catalog: Catalog | None = None):
+    """Check a plan before it runs: the file, the names, the prices, the workloads, the size."""
+    catalog = catalog or default_catalog()
+    spec, here = load_plan(path)
+    check_names(spec, catalog)
+    axes = resolve_axes(spec, catalog)
+    workloads = workload_specs(spec, here, catalog)
+    if axes.size > spec.max_candidates:
+        enumerate_candidates(axes, spec.max_candidates)  # the one-line refusal
+    return spec, axes, workloads, catalog
+
+
+def run_plan(path: str | Path, *, workers: int = 1, dask_address: str | None = None,
+             progress: Callable[[str, int, int | None], None] | None = None) -> PlanResult:
+    """Run every stage of a plan file; ``progress(stage, advance, total)`` as it goes."""
+    spec, axes, workloads, catalog = prepare_plan(path)
+    started = time.perf_counter()
+    cands = enumerate_candidates(axes, spec.max_candidates)
+    verdicts = Verdicts.empty(len(cands))
+    pruned = {"filters": exact_filters(spec, cands, catalog, verdicts)}
+    pruned["bounds"] = bounds_stage(spec, cands, catalog, verdicts, workloads)
+    seconds = {"filters+bounds": time.perf_counter() - started}
+    tasks: dict[int, dict] = {}
+
+    def make_tasks(idx: list[int]) -> dict[int, dict]:
+        tasks.update(_tasks(spec, cands, np.asarray(idx, np.int64), workloads))
+        return tasks
+    tick = (lambda stage, total: (lambda k: progress(stage, k, total))) if progress else (lambda stage, total: None)
+    with pool(workers, dask_address) as where:
+        pruned["fluid"], ranked, pruned["ranking"] = fluid_stage(spec, cands, verdicts, make_tasks, where, workers,
+                                                                 tick("fluid", int(verdicts.alive().sum())))
+    seconds["fluid"] = time.perf_counter() - started - seconds["filters+bounds"]
+    pruned["event"], ranked = event_stage(spec, ranked, tasks, verdicts, tick("event", min(len(ranked), spec.confirm * EVENT_TRIES)))
+    seconds["event"] = time.perf_counter() - started - sum(seconds.values())
+    for row in ranked:
+        row["margins"] = margins(spec, row)
+    points = [(r.get("price_usd") if r.get("price_usd") is not None else r["objective"],
+               performance(r, spec.requirements.workloads), r.get("data_loss_probability") or 0.0) for r in ranked]
+    return PlanResult(spec, len(cands), pruned, ranked, rejected_families(cands, verdicts),
+                      [ranked[i]["rank"] for i in pareto_front(points)],
+                      {r["rank"]: tasks[r["index"]]["scenario"] for r in ranked[:spec.top]}, seconds=seconds)
+
+
+__all__ = ["PlanResult", "run_plan", "prepare_plan", "rank", "margins", "objective_values", "sort_key", "candidate_name",
+           "candidate_row", "fluid_stage", "objective_floor", "event_stage", "feasible_rows", "STAGES", "MAX_FLUID", "EVENT_TRIES"]

@@ -1,0 +1,128 @@
+"""What a plan tells a planner beyond the ranking: why each family failed, and the Pareto front.
+
+A family is an engine x RAID level x drive. When none of its candidates is feasible, its closest
+candidate speaks for it: the one that got through the most stages, and among those the one that
+came nearest its failing requirement (achieved over target, or target over achieved for a
+ceiling). Its line names the requirement, the shortfall and the limiting resource ("linux-md
+RAID6 on 24x kioxia-cm7-r-3.84tb: oltp IOPS 1.2M short of 2M (40%) at md raid6 thread").
+
+The Pareto front is the feasible set not dominated on price (lower), performance (the least
+headroom over the workload targets, higher) and risk (P(data loss), lower).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .plan_space import STAGES, Candidates, Verdicts
+from .units import format_value
+
+CEILINGS = ("max_", "rebuild hours", "P(data loss)", "latency", "drive bays", "PCIe lanes", "engine's drive limit", "within the top")
+"""Requirement labels that are upper limits (achieved must stay under the target)."""
+
+
+def is_ceiling(label: str) -> bool:
+    return any(label.startswith(c) or c in label for c in CEILINGS)
+
+
+def closeness(verdicts: Verdicts) -> np.ndarray:
+    """Per rejected candidate, how near it came: its stage; within the filters and bounds, how many
+    checks it passed (their labels are recorded in the order they run); then its achieved/target
+    ratio in [0, 1)."""
+    labels = np.asarray([is_ceiling(label) for label in verdicts.labels] + [False])
+    ceiling = labels[verdicts.requirement]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(ceiling, verdicts.target / verdicts.achieved, verdicts.achieved / verdicts.target)
+    ratio = np.nan_to_num(ratio, nan=0.0, posinf=0.0, neginf=0.0)
+    order = np.where(verdicts.stage <= 2, np.maximum(verdicts.requirement, 0), 0)
+    return verdicts.stage * 1e6 + order * 1e3 + np.clip(ratio, 0.0, 0.999)
+
+
+def _amount(value: float, label: str) -> str:
+    """A figure of a requirement as a planner reads it (1.2M IOPS, 40 GB/s, 150 TB, $120,000)."""
+    if not math.isfinite(value):
+        return "none"
+    for key, unit in (("bytes/s", "B/s"), ("bytes", "bytes"), ("IOPS", "IOPS")):
+        if key in label:
+            return format_value(value, unit)
+    if "usd" in label:
+        return f"${value:,.0f}"
+    return f"{value:.3g}" if value < 1000 else f"{value:,.0f}"
+
+
+def reason_text(verdicts: Verdicts, i: int) -> str:
+    """'oltp IOPS 1.2M short of 2M (40%) at drive NAND': the requirement that ruled candidate ``i`` out."""
+    label = verdicts.labels[verdicts.requirement[i]]
+    achieved, target = float(verdicts.achieved[i]), float(verdicts.target[i])
+    resource = verdicts.resources[verdicts.resource[i]] if verdicts.resource[i] >= 0 else ""
+    if math.isnan(achieved) or math.isnan(target):
+        return f"{label}: not met ({resource})"
+    if is_ceiling(label):
+        gap = (achieved - target) / target if target else math.inf
+        text = f"{label} {_amount(achieved, label)} over {_amount(target, label)} ({gap:+.0%})"
+    else:
+        gap = (target - achieved) / target if target else 0.0
+        text = f"{label} {_amount(achieved, label)} short of {_amount(target, label)} ({gap:.0%})"
+    return f"{text} at {resource}" if resource else text
+
+
+def rejected_families(cands: Candidates, verdicts: Verdicts) -> list[dict]:
+    """One record per family with no feasible candidate, from its closest candidate; sorted by
+    engine, level and drive."""
+    a = cands.axes
+    family = (cands.engine.astype(np.int64) * 16 + cands.level) * len(a.drives) + cands.drive
+    feasible = set(np.unique(family[verdicts.stage == 0]).tolist())
+    score = closeness(verdicts)
+    order = np.lexsort((-score, family))  # per family, the closest first
+    first = np.ones(len(order), bool)
+    first[1:] = family[order][1:] != family[order][:-1]
+    out = []
+    for i in order[first].tolist():
+        if int(family[i]) in feasible:
+            continue
+        row = cands.row(i)
+        out.append({"engine": row["engine"], "level": row["level"], "drive": row["drive"],
+                    "stage": STAGES[verdicts.stage[i]], "requirement": verdicts.labels[verdicts.requirement[i]],
+                    "achieved": _plain(verdicts.achieved[i]), "target": _plain(verdicts.target[i]),
+                    "resource": verdicts.resources[verdicts.resource[i]] if verdicts.resource[i] >= 0 else "",
+                    "closest": row, "reason": f"{row['engine']} RAID{row['level']} on {row['drives']}x {row['drive']}: "
+                                              f"{reason_text(verdicts, i)}"})
+    return sorted(out, key=lambda f: (f["engine"], f["level"], f["drive"]))
+
+
+def _plain(value) -> float | None:
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def performance(row: dict, workloads) -> float:
+    """The least headroom over the workload targets (1.0: exactly met), the Pareto front's axis."""
+    ratios = []
+    for w in workloads:
+        fig = row["workloads"][w.name]
+        if w.min_iops:
+            ratios.append(fig["iops"] / w.min_iops)
+        if w.min_bytes_per_s:
+            ratios.append(fig["bytes_per_s"] / w.min_bytes_per_s)
+    if not ratios:
+        ratios = [sum(f["iops"] for f in row["workloads"].values())]
+    return min(ratios)
+
+
+def pareto_front(points: list[tuple[float, float, float]]) -> list[int]:
+    """Indices of the points no other point dominates (price lower, performance higher, risk lower)."""
+    if not points:
+        return []
+    p = np.asarray([(c, -perf, r) for c, perf, r in points], float)
+    p = np.nan_to_num(p, nan=np.inf)
+    front = []
+    for i in range(len(p)):
+        dominated = np.all(p <= p[i], axis=1) & np.any(p < p[i], axis=1)
+        if not dominated.any():
+            front.append(i)
+    return front
+
+
+__all__ = ["rejected_families", "reason_text", "closeness", "is_ceiling", "performance", "pareto_front"]

@@ -1,0 +1,218 @@
+"""The plan's third and fourth stages: each surviving candidate in the fluid mode, then the best
+in the event mode.
+
+A candidate becomes a scenario (``scenario_data``: what ``nvsim run`` reads) and runs every
+requirement's workload in the fluid mode (``nvsim.Simulation``), with its cost and power at each
+operating point (``nvsim.cost``), its rebuild under the stated load and the data-loss risk that
+rebuild leaves (``nvsim.rebuild.rebuild_summary``), and its drives' life under the endurance
+requirement (``nvsim.wear``). The first requirement it misses rules it out, with the resource
+the fluid mode names as the bottleneck. A rebuild solve costs ~30x a workload's, so it runs as
+a second pass, down the ranking, until enough candidates pass (``nvsim.plan``). Candidates run in
+local processes (spawned, as sweeps) or on a Dask cluster; each is seeded by the plan, so where it
+runs does not change its numbers.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from typing import Any, Callable, Iterable
+
+from .array_capacity import capacity
+from .catalog import default_catalog
+from .cost import cost_power
+from .errors import InputError
+from .rebuild import rebuild_summary
+from .scenario import parse_scenario
+from .simulation import Simulation
+from .specs import WorkloadSpec
+from .wear import drive_wear
+
+CHUNK = 32
+"""Candidates a worker process takes at a time (amortises the hand-over)."""
+
+
+def scenario_data(row: dict, workloads: Iterable[WorkloadSpec], seed: int, name: str) -> dict:
+    """The scenario ``nvsim run`` reads for one candidate (``Candidates.row``)."""
+    array: dict[str, Any] = {"level": row["level"], "drive": row["drive"], "drives": row["drives"],
+                             "strip_bytes": row["strip_bytes"], "engine": row["engine"], "hot_spares": row["hot_spares"]}
+    if row.get("namespace_bytes"):
+        array["namespace_bytes"] = row["namespace_bytes"]
+    op = f", {row['overprovisioning']:.0%} overprovisioned" if row["overprovisioning"] else ""
+    spares = f", {row['hot_spares']} hot spare(s)" if row["hot_spares"] else ""
+    return {"name": name, "description": f"nvsim plan: {row['drives']}x {row['drive']} RAID{row['level']} on "
+                                         f"{row['engine']}, {row['strip_bytes'] // 1024} KiB strip{op}{spares}, {row['platform']}",
+            "platform": row["platform"], "array": array,
+            "workloads": [w.model_dump(mode="json", exclude_defaults=True) | {"name": w.name, "rw": w.rw} for w in workloads],
+            "seed": seed}
+
+
+def _miss(label: str, achieved: float, target: float, resource: str) -> dict:
+    return {"requirement": label, "achieved": float(achieved), "target": float(target), "resource": resource}
+
+
+def _workload_checks(task: dict, scenario, catalog, usable: float) -> tuple[dict, dict | None]:
+    """Every workload in the fluid mode: its rates, bottleneck, power and cost; the first miss."""
+    figures: dict[str, dict] = {}
+    for req in task["requirements"]["workloads"]:
+        name = req["name"]
+        result = Simulation(scenario, name, catalog=catalog).run("fluid")
+        metrics = result.metrics()
+        money = cost_power(catalog, scenario, usable, metrics, result.utilisation)
+        iops = result.total_iops
+        rate = result.read_bytes_per_s + result.write_bytes_per_s
+        figures[name] = {"iops": iops, "bytes_per_s": rate, "limited_by": str(metrics.get("limited_by", "")),
+                         "power_w": money["power_w"], "usd_per_kiops": money["usd_per_kiops"],
+                         "raid_waf": metrics.get("raid_waf"), "waf_nand": metrics.get("waf_nand"),
+                         "write_share": result.write_bytes_per_s / rate if rate else 0.0,
+                         "mean_latency_us": (metrics.get("read_latency_mean_us") or metrics.get("write_latency_mean_us"))}
+        if req.get("min_iops") and iops < req["min_iops"]:
+            return figures, _miss(f"{name} IOPS", iops, req["min_iops"], figures[name]["limited_by"])
+        if req.get("min_bytes_per_s") and rate < req["min_bytes_per_s"]:
+            return figures, _miss(f"{name} bytes/s", rate, req["min_bytes_per_s"], figures[name]["limited_by"])
+    return figures, None
+
+
+def _power_and_wear(task: dict, scenario, catalog, figures: dict) -> tuple[dict, dict | None]:
+    """The highest power over the workloads, and the drives' life under the endurance rate."""
+    req = task["requirements"]
+    powers = [f["power_w"] for f in figures.values() if f["power_w"] is not None]
+    out: dict[str, Any] = {"power_w": max(powers) if powers else None}
+    if req.get("max_power_w") is not None and out["power_w"] is not None and out["power_w"] > req["max_power_w"]:
+        worst = max(figures, key=lambda k: figures[k]["power_w"] or 0.0)
+        return out, _miss("max_power_w", out["power_w"], req["max_power_w"], f"drives and CPUs busy under {worst}")
+    endurance = req.get("endurance")
+    if endurance:
+        writing = [f for f in figures.values() if f["write_share"] > 0]
+        worst = max(writing, key=lambda f: (f["raid_waf"] or 1.0) * (f["waf_nand"] or 1.0), default=None)
+        raid_waf = worst["raid_waf"] if worst else task["min_write_factor"]
+        waf_nand = worst["waf_nand"] if worst else 1.0
+        wear = drive_wear(catalog, scenario.array.drive, scenario.array.drives, endurance["host_write_bytes_per_s"],
+                          raid_waf, waf_nand)
+        years = wear["lifetime_years"] if wear["lifetime_years"] is not None else math.inf
+        out.update(lifetime_years=years, effective_dwpd=wear["effective_dwpd"], rated_dwpd=wear["rated_dwpd"])
+        if years < endurance["service_life_years"]:
+            return out, _miss("endurance years", years, endurance["service_life_years"], "drives' rated writes")
+    return out, None
+
+
+def _rebuild_and_risk(task: dict, scenario, catalog) -> tuple[dict, dict | None]:
+    """One member failing under the stated load: rebuild hours, P(data loss), MTTDL."""
+    req = task["requirements"]
+    rebuild = req.get("rebuild")
+    if not rebuild and req.get("max_data_loss_probability") is None and req.get("min_mttdl_years") is None:
+        return {}, None
+    load = None
+    if rebuild and rebuild.get("workload"):
+        base = next(w for w in scenario.workloads if w.name == rebuild["workload"])
+        load = base.model_copy(update={"numjobs": max(1, round(base.numjobs * rebuild["load_fraction"]))})
+    summary = rebuild_summary(scenario, catalog, load)
+    hours = summary["rebuild_hours"] if summary["rebuild_hours"] is not None else math.inf
+    out = {"rebuild_hours": hours, "data_loss_probability": summary["data_loss_probability"],
+           "mttdl_years": summary["mttdl_years"]}
+    limit = summary.get("rebuild_limited_by") or "no redundancy"
+    if rebuild and hours > rebuild["max_hours"]:
+        return out, _miss("rebuild hours", hours, rebuild["max_hours"], limit)
+    if req.get("max_data_loss_probability") is not None and out["data_loss_probability"] > req["max_data_loss_probability"]:
+        return out, _miss("P(data loss)", out["data_loss_probability"], req["max_data_loss_probability"], limit)
+    if req.get("min_mttdl_years") is not None and out["mttdl_years"] < req["min_mttdl_years"]:
+        return out, _miss("MTTDL years", out["mttdl_years"], req["min_mttdl_years"], limit)
+    return out, None
+
+
+def evaluate(task: dict) -> dict:
+    """One candidate in the fluid mode against the rate, power and endurance requirements, or
+    (``task["rebuild"]``) against the rebuild and risk ones (runs in a worker process)."""
+    catalog = default_catalog()
+    try:
+        scenario = parse_scenario(task["scenario"], catalog, source=f"plan candidate {task['index']}")
+    except InputError as exc:
+        return {"index": task["index"], "miss": _miss("a valid set-up", math.nan, math.nan, str(exc))}
+    if task.get("rebuild"):
+        out, miss = _rebuild_and_risk(task, scenario, catalog)
+        return dict(out, index=task["index"], miss=miss)
+    usable = float(capacity(scenario, catalog).usable_bytes)
+    figures, miss = _workload_checks(task, scenario, catalog, usable)
+    out: dict[str, Any] = {"index": task["index"], "workloads": figures}
+    if miss is None:
+        extra, miss = _power_and_wear(task, scenario, catalog, figures)
+        out.update(extra)
+    out["miss"] = miss
+    return out
+
+
+def evaluate_chunk(tasks: list[dict]) -> list[dict]:
+    return [evaluate(t) for t in tasks]
+
+
+def needs_rebuild(requirements: dict) -> bool:
+    """Whether the plan asks for a rebuild time, P(data loss) or MTTDL (each needs a rebuild solve)."""
+    return bool(requirements.get("rebuild")) or requirements.get("max_data_loss_probability") is not None \
+        or requirements.get("min_mttdl_years") is not None
+
+
+@contextmanager
+def pool(workers: int, dask_address: str | None = None):
+    """Where candidates run: a Dask client, local spawned processes, or this process (None)."""
+    if dask_address:
+        from dask.distributed import Client  # optional and heavy: only a plan on a cluster loads it
+
+        with Client(dask_address, timeout=5.0) as client:
+            yield client
+    elif workers > 1:  # spawn, not fork: a forked child of a process running Numba's threads can crash
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as executor:
+            yield executor
+    else:
+        yield None
+
+
+def run_tasks(tasks: list[dict], where, progress: Callable[[int], None] | None = None) -> list[dict]:
+    """Every task's answer, in the tasks' order, from ``pool``'s executor (or this process)."""
+    chunks = [tasks[i:i + CHUNK] for i in range(0, len(tasks), CHUNK)]
+    if where is None or len(chunks) <= 1:
+        results: Iterable[list[dict]] = map(evaluate_chunk, chunks)
+    elif hasattr(where, "gather"):  # a Dask client
+        results = (future.result() for future in where.map(evaluate_chunk, chunks, pure=False))
+    else:
+        results = where.map(evaluate_chunk, chunks)
+    answers: list[dict] = []
+    for chunk in results:
+        answers.extend(chunk)
+        if progress:
+            progress(len(chunk))
+    return sorted(answers, key=lambda a: a["index"])
+
+
+def event_check(scenario_dict: dict, requirements: dict, host_ios: int, fluid: dict) -> dict:
+    """The event mode on one candidate: each workload's rate and latency percentiles against the
+    targets, and its rate over the fluid mode's."""
+    catalog = default_catalog()
+    scenario = parse_scenario(scenario_dict, catalog, source="plan candidate")
+    out: dict[str, Any] = {"workloads": {}, "miss": None}
+    for req in requirements["workloads"]:
+        name = req["name"]
+        metrics = Simulation(scenario, name, catalog=catalog).run("event", host_ios=host_ios).metrics()
+        iops = (metrics.get("read_iops") or 0.0) + (metrics.get("write_iops") or 0.0)
+        latency = {p: _percentile(metrics, p) for p in req.get("max_latency_us", {})}
+        out["workloads"][name] = {"iops": iops, "event_over_fluid": iops / fluid[name]["iops"] if fluid[name]["iops"] else None,
+                                  "latency_us": latency, "limited_by": str(metrics.get("limited_by", ""))}
+        checks = [(f"{name} IOPS", iops, req.get("min_iops"), False),
+                  (f"{name} bytes/s", iops * fluid[name]["bytes_per_s"] / max(fluid[name]["iops"], 1e-12), req.get("min_bytes_per_s"), False)]
+        checks += [(f"{name} {p} latency us", latency[p], limit, True) for p, limit in req.get("max_latency_us", {}).items()]
+        for label, value, target, is_max in checks:
+            if target is not None and out["miss"] is None and (value > target if is_max else value < target):
+                out["miss"] = _miss(label, value, target, str(metrics.get("limited_by", "")))
+    return out
+
+
+def _percentile(metrics: dict, p: str) -> float:
+    """The worse direction's latency at percentile ``p`` (microseconds)."""
+    key = p.replace(".", "_")
+    values = [metrics.get(f"{d}_latency_{key}_us") for d in ("read", "write")]
+    values = [v for v in values if v is not None]
+    return max(values) if values else math.inf
+
+
+__all__ = ["scenario_data", "evaluate", "evaluate_chunk", "run_tasks", "pool", "needs_rebuild", "event_check", "CHUNK"]

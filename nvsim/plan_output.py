@@ -1,0 +1,164 @@
+"""What ``nvsim plan`` writes and prints: the ranking, the rejected families, the Pareto front,
+and a scenario per top candidate, all committed together (``nvsim.io.commit_together``).
+
+OUT/plan.json        every stage's prunes, the ranking with margins, the rejected families
+OUT/ranking.csv      the ranking, one row per candidate (margins as columns)
+OUT/rejected.csv     one row per family with no feasible candidate: why, by how much, where
+OUT/pareto.html      price against performance against risk (Plotly; skipped, with a note, without it)
+OUT/scenarios/rank-NN.yaml   each top candidate as a scenario ``nvsim run`` reads
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import io
+import json
+from pathlib import Path
+from typing import Callable
+
+import yaml
+from rich.console import Console
+
+from .errors import InputError
+from .io import check_output_path, commit_together
+from .plan import PlanResult
+from .plan_answer import performance
+from .report import Grid, print_grid
+
+SET_UP = ("platform", "drive", "drives", "level", "strip_bytes", "engine", "overprovisioning", "hot_spares")
+FIGURES = ("usable_bytes", "price_usd", "usd_per_usable_tb", "usd_per_kiops", "power_w", "rebuild_hours",
+           "data_loss_probability", "mttdl_years", "lifetime_years", "objective", "event")
+
+
+def has_plotly() -> bool:
+    """Whether the optional Plotly (the ``dashboard`` extra) can be imported."""
+    return importlib.util.find_spec("plotly") is not None
+
+
+def output_paths(out: Path, top: int) -> list[Path]:
+    """Every file a plan writes under ``out`` (checked before any work starts)."""
+    names = ["plan.json", "ranking.csv", "rejected.csv", "pareto.html"]
+    return [out / n for n in names] + [out / "scenarios" / f"rank-{r:02d}.yaml" for r in range(1, top + 1)]
+
+
+def check_outputs(out: Path, top: int) -> None:
+    """Refuse an output folder that cannot take the plan's files (one line naming --output)."""
+    if out.exists() and not out.is_dir():
+        raise InputError("--output", f"{out} is a file; give a folder")
+    for path in output_paths(out, top)[:1]:
+        check_output_path(path, "--output")
+
+
+def ranking_rows(result: PlanResult) -> list[dict]:
+    """The ranking as flat rows: rank, set-up, figures, per-workload rates, margins."""
+    rows = []
+    for r in result.ranked:
+        row = {"rank": r["rank"], **{k: r[k] for k in SET_UP}, **{k: r.get(k) for k in FIGURES}}
+        for name, fig in r["workloads"].items():
+            row.update({f"{name}.iops": fig["iops"], f"{name}.bytes_per_s": fig["bytes_per_s"],
+                        f"{name}.limited_by": fig["limited_by"]})
+            event = (r.get("event_workloads") or {}).get(name)
+            if event:
+                row[f"{name}.event_over_fluid"] = event["event_over_fluid"]
+                row.update({f"{name}.event_{p}_us": v for p, v in event["latency_us"].items()})
+        row.update({f"margin.{k}": v for k, v in r["margins"].items()})
+        rows.append(row)
+    return rows
+
+
+def _csv(rows: list[dict]) -> str:
+    columns = list(dict.fromkeys(k for row in rows for k in row))
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def pareto_html(result: PlanResult) -> str:
+    """An interactive 3-D scatter of the ranked candidates, the Pareto front highlighted."""
+    import plotly.graph_objects as go  # noqa: PLC0415 - optional (the dashboard extra)
+
+    front = set(result.pareto)
+    traces = []
+    for on_front, label, size in ((False, "ranked", 3), (True, "Pareto front", 6)):
+        rows = [r for r in result.ranked if (r["rank"] in front) == on_front]
+        traces.append(go.Scatter3d(
+            x=[r.get("price_usd") or r["objective"] for r in rows],
+            y=[performance(r, result.spec.requirements.workloads) for r in rows],
+            z=[r.get("data_loss_probability") or 0.0 for r in rows], mode="markers", name=label,
+            marker={"size": size}, text=[f"#{r['rank']} {r['drives']}x {r['drive']} RAID{r['level']} {r['engine']} "
+                                        f"{r['strip_bytes'] // 1024}K {r['platform']}" for r in rows]))
+    figure = go.Figure(traces)
+    figure.update_layout(title="nvsim plan: price, performance, risk", scene={
+        "xaxis_title": "price (USD)", "yaxis_title": "least headroom over the targets (x)",
+        "zaxis_title": "P(data loss) per failure"})
+    return figure.to_html(include_plotlyjs=True, full_html=True)
+
+
+def _text_writer(text: str) -> Callable[[str], None]:
+    def write(tmp: str) -> None:
+        Path(tmp).write_text(text, encoding="utf-8")
+    return write
+
+
+def write_outputs(result: PlanResult, out: Path) -> list[Path]:
+    """Write every output together; returns the paths written (pareto.html only with Plotly)."""
+    files: list[tuple[Path, str]] = [
+        (out / "plan.json", json.dumps(result.as_dict(), indent=1, sort_keys=True, default=float) + "\n"),
+        (out / "ranking.csv", _csv(ranking_rows(result))),
+        (out / "rejected.csv", _csv([{k: v for k, v in f.items() if k != "closest"} for f in result.families])),
+    ]
+    if has_plotly():
+        files.append((out / "pareto.html", pareto_html(result)))
+    for rank, scenario in sorted(result.scenarios.items()):
+        files.append((out / "scenarios" / f"rank-{rank:02d}.yaml", yaml.safe_dump(scenario, sort_keys=False)))
+    commit_together([(path, _text_writer(text)) for path, text in files])
+    return [path for path, _ in files]
+
+
+def _si(value, unit: str = "") -> str:
+    if value is None:
+        return "-"
+    for factor, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "K")):
+        if abs(value) >= factor:
+            return f"{value / factor:.3g}{prefix}{unit}"
+    return f"{value:.3g}{unit}"
+
+
+def stages_text(answer: dict) -> str:
+    """'86,400 candidates: 75,474 pruned by exact filters, ...; 12 ranked' (the CLI's and the view's line)."""
+    p = answer["pruned"]
+    return (f"{answer['candidates']:,} candidates: {p['filters']:,} pruned by exact filters, {p['bounds']:,} by bounds, "
+            f"{p['fluid']:,} by the fluid mode, {p.get('ranking', 0):,} by the objective (no better than the top), "
+            f"{p['event']:,} by the event mode; {answer['ranked_count']:,} ranked")
+
+
+def print_plan(console: Console, result: PlanResult, written: list[Path]) -> None:
+    """The stages' prunes, the ranked table with margins, and the rejected families."""
+    console.print(stages_text(result.as_dict()), markup=False)
+    reqs = result.spec.requirements.workloads
+    names = [w.name for w in reqs]
+    rate = {w.name: ("bytes_per_s", "B/s") if w.min_bytes_per_s and not w.min_iops else ("iops", "IOPS") for w in reqs}
+    headers = ("rank", "set-up", "usable", "price $", "power W", *(f"{n} {rate[n][1]}" for n in names), "least margin", "event")
+    rows = []
+    for r in result.ranked[:result.spec.top]:
+        least = min(r["margins"].items(), key=lambda kv: kv[1])
+        rows.append((str(r["rank"]), f"{r['drives']}x {r['drive']} RAID{r['level']} {r['strip_bytes'] // 1024}K "
+                                     f"{r['engine']} {r['platform']}" + (f" op{r['overprovisioning']:.0%}" if r["overprovisioning"] else "")
+                     + (f" +{r['hot_spares']} spare" if r["hot_spares"] else ""),
+                     _si(r["usable_bytes"], "B"), _si(r.get("price_usd")), _si(r.get("power_w")),
+                     *(_si(r["workloads"][n][rate[n][0]]) for n in names), f"{least[0]} {least[1]:+.0%}", r["event"]))
+    print_grid(console, Grid("Ranked candidates", headers, (True, False) + (True,) * (len(headers) - 4) + (False, False), tuple(rows)))
+    if result.families:
+        print_grid(console, Grid("Rejected families (engine x RAID level x drive): the closest candidate's miss",
+                                 ("family", "stage", "why"), (False, False, False),
+                                 tuple((f"{f['engine']} RAID{f['level']} {f['drive']}", f["stage"], f["reason"].split(": ", 1)[1])
+                                       for f in result.families)))
+    if not has_plotly():
+        console.print("note: plotly is not installed (pip install 'nvsim[dashboard]'): pareto.html not written", markup=False, soft_wrap=True)
+    console.print(f"wrote {len(written)} files under {written[0].parent if written else '-'}", markup=False)
+
+
+__all__ = ["write_outputs", "print_plan", "ranking_rows", "pareto_html", "has_plotly", "check_outputs", "output_paths", "stages_text"]

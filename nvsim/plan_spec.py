@@ -1,0 +1,283 @@
+"""The requirements file of ``nvsim plan``: what a planner needs, and where to look for it.
+
+A plan file (YAML, read through ``nvsim.loader``; ``extra="forbid"``, one-line errors)::
+
+    requirements:
+      usable_bytes: 150 TB
+      workloads:
+        - {name: oltp, profile: randrw-8k-70, min_iops: 1M, max_latency_us: {p99: 2000}}
+        - {name: scan, fio: scan.fio, min_bytes_per_s: 40 GB/s}      # a fio job file instead
+      rebuild: {max_hours: 4, workload: oltp, load_fraction: 0.5}
+      max_data_loss_probability: 1e-5      # per member failure (nvsim.risk)
+      min_mttdl_years: 1000
+      endurance: {service_life_years: 5, host_write_bytes_per_s: 1 GB/s}
+      max_power_w: 2500
+      max_bays: 24
+      max_rack_units: 2                      # needs search.rack_units for every platform
+      max_price_usd: 150000
+    search:                                  # every field defaults to the whole catalog
+      drives: [kioxia-cm7-r-7.68tb]
+      drive_counts: [8, 12, 16, 24]
+      levels: [5, 6, 10]
+      strips_bytes: [64KiB, 512KiB]
+      overprovisioning: [0.0, 0.1]           # share of each drive left out of its namespace
+      hot_spares: [0, 1]
+    objective: usd_per_usable_tb             # or usd_per_kiops, power_w, price_usd, drives, {weights: {...}}
+
+Workloads are closed loops as fio runs them (numjobs x iodepth in flight); a target is met when
+the predicted rate reaches it and every latency percentile named stays under its limit there.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator, model_validator
+
+from .catalog import Catalog
+from .errors import InputError, from_validation_error, suggestion_text
+from .fio import load_fio_jobfile
+from .loader import load_yaml
+from .raid import LEVELS
+from .specs import Bytes, BytesPerS, Count, WorkloadSpec
+
+PROFILES: dict[str, dict] = {
+    "randread-4k": {"rw": "randread", "bs": 4096},
+    "randwrite-4k": {"rw": "randwrite", "bs": 4096},
+    "randrw-4k-70": {"rw": "randrw", "bs": 4096, "rwmixread": 70},
+    "randrw-8k-70": {"rw": "randrw", "bs": 8192, "rwmixread": 70},
+    "randread-16k": {"rw": "randread", "bs": 16384},
+    "read-128k": {"rw": "read", "bs": 131072},
+    "write-128k": {"rw": "write", "bs": 131072},
+    "read-1m": {"rw": "read", "bs": 1 << 20},
+    "write-1m": {"rw": "write", "bs": 1 << 20},
+}
+"""Named workload profiles (fio's rw, bs, rwmixread); numjobs and iodepth come from the requirement."""
+NOT_PRODUCTS = ("ideal-raid", "none")
+"""Catalog engines the default search leaves out: a theoretical engine and 'no RAID'."""
+DEFAULT_STRIPS_BYTES = (64 * 1024, 128 * 1024, 512 * 1024)
+"""Strips the default search tries: md's 512 KiB default and two smaller ones."""
+OBJECTIVES = ("usd_per_usable_tb", "usd_per_kiops", "power_w", "price_usd", "drives")
+"""What a plan may rank by (lowest first; ``drives``: the fewest drives, needing no prices); a
+weighted mix takes these keys too."""
+PERCENTILES = ("p50", "p90", "p95", "p99", "p99.9", "p99.99")
+
+
+class PlanModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class WorkloadRequirement(PlanModel):
+    """One workload and its targets: a named profile or a fio job file, the closed loop it runs."""
+
+    name: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    profile: str | None = None
+    fio: str | None = Field(default=None, description="a fio job file, relative to the plan file")
+    job: str | None = Field(default=None, description="which job of the fio file (default: its first)")
+    numjobs: int = Field(default=64, ge=1, le=4096)
+    iodepth: int = Field(default=32, ge=1, le=4096)
+    min_iops: Count | None = Field(default=None, gt=0)
+    min_bytes_per_s: BytesPerS | None = Field(default=None, gt=0)
+    max_latency_us: dict[str, float] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _one_source(self) -> "WorkloadRequirement":
+        if (self.profile is None) == (self.fio is None):
+            raise ValueError("give exactly one of profile (" + ", ".join(PROFILES) + ") or fio (a job file)")
+        if self.profile is not None and self.profile not in PROFILES:
+            raise ValueError(f"profile: unknown {self.profile!r}{suggestion_text(self.profile, PROFILES)} "
+                             f"allowed: {', '.join(PROFILES)}")
+        if self.min_iops is None and self.min_bytes_per_s is None and not self.max_latency_us:
+            raise ValueError("give a target: min_iops, min_bytes_per_s or max_latency_us")
+        return self
+
+    @field_validator("max_latency_us")
+    @classmethod
+    def _percentiles(cls, limits: dict[str, float]) -> dict[str, float]:
+        for key, value in limits.items():
+            if key not in PERCENTILES:
+                raise ValueError(f"unknown percentile {key!r}; allowed: {', '.join(PERCENTILES)}")
+            if not value > 0 or value != value or value == float("inf"):
+                raise ValueError(f"{key}: must be a finite number of microseconds > 0, got {value!r}")
+        return limits
+
+
+class RebuildRequirement(PlanModel):
+    """A rebuild (one member failed, a spare in its place) under a share of a workload's load."""
+
+    max_hours: float = Field(gt=0, le=1e6)
+    workload: str | None = Field(default=None, description="the load (a requirement's workload; default: idle)")
+    load_fraction: float = Field(default=1.0, gt=0, le=1, description="share of the workload's jobs that run")
+
+
+class EnduranceRequirement(PlanModel):
+    """The drives must last ``service_life_years`` under an average host write rate."""
+
+    service_life_years: float = Field(gt=0, le=100)
+    host_write_bytes_per_s: BytesPerS = Field(ge=0)
+
+
+class Requirements(PlanModel):
+    usable_bytes: Bytes = Field(gt=0)
+    workloads: tuple[WorkloadRequirement, ...] = Field(default=(), max_length=16)
+    rebuild: RebuildRequirement | None = None
+    max_data_loss_probability: float | None = Field(default=None, gt=0, le=1)
+    min_mttdl_years: float | None = Field(default=None, gt=0, le=1e15)
+    endurance: EnduranceRequirement | None = None
+    max_power_w: float | None = Field(default=None, gt=0, le=1e7)
+    max_bays: int | None = Field(default=None, ge=1, le=1024)
+    max_rack_units: int | None = Field(default=None, ge=1, le=100)
+    max_price_usd: float | None = Field(default=None, gt=0, le=1e12)
+
+    @model_validator(mode="after")
+    def _names(self) -> "Requirements":
+        names = [w.name for w in self.workloads]
+        if len(set(names)) != len(names):
+            raise ValueError(f"workloads: names must be unique, got {', '.join(names)}")
+        if self.rebuild and self.rebuild.workload and self.rebuild.workload not in names:
+            raise ValueError(f"rebuild.workload: no workload {self.rebuild.workload!r}; allowed: {', '.join(names) or 'none given'}")
+        return self
+
+
+class SearchSpace(PlanModel):
+    """Where to look; a field left out is the whole catalog (or the default named)."""
+
+    platforms: tuple[str, ...] | None = Field(default=None, min_length=1)
+    drives: tuple[str, ...] | None = Field(default=None, min_length=1)
+    engines: tuple[str, ...] | None = Field(default=None, min_length=1)
+    drive_counts: tuple[int, ...] | None = Field(default=None, min_length=1)
+    levels: tuple[Literal[0, 1, 5, 6, 10], ...] = Field(default=LEVELS, min_length=1)
+    strips_bytes: tuple[Bytes, ...] = Field(default=DEFAULT_STRIPS_BYTES, min_length=1)
+    overprovisioning: tuple[float, ...] = Field(default=(0.0,), min_length=1)
+    hot_spares: tuple[int, ...] = Field(default=(0,), min_length=1)
+    priced_only: bool = Field(default=False, description="leave out catalog entries without a price")
+    rack_units: dict[str, int] = Field(default_factory=dict, description="rack units of each platform (the catalog has none)")
+
+    @field_validator("drive_counts")
+    @classmethod
+    def _counts(cls, counts: tuple[int, ...] | None) -> tuple[int, ...] | None:
+        if counts and not all(2 <= c <= 256 for c in counts):
+            raise ValueError(f"each count must be 2 to 256 drives, got {list(counts)}")
+        return counts
+
+    @field_validator("overprovisioning")
+    @classmethod
+    def _shares(cls, shares: tuple[float, ...]) -> tuple[float, ...]:
+        if not all(0.0 <= s < 0.9 for s in shares):
+            raise ValueError(f"each share must be 0 to 0.9 (a share of the drive left unallocated), got {list(shares)}")
+        return shares
+
+    @field_validator("hot_spares")
+    @classmethod
+    def _spares(cls, spares: tuple[int, ...]) -> tuple[int, ...]:
+        if not all(0 <= s <= 64 for s in spares):
+            raise ValueError(f"each count must be 0 to 64 spares, got {list(spares)}")
+        return spares
+
+    @field_validator("strips_bytes")
+    @classmethod
+    def _strips(cls, strips: tuple[int, ...]) -> tuple[int, ...]:
+        if not all(s > 0 and s % 4096 == 0 for s in strips):
+            raise ValueError(f"each strip must be a positive multiple of 4 KiB, got {list(strips)}")
+        return strips
+
+
+class WeightedObjective(PlanModel):
+    """A weighted mix: each metric divided by its best value over the feasible set, then summed."""
+
+    weights: dict[Literal["usd_per_usable_tb", "usd_per_kiops", "power_w", "price_usd", "drives"], float] = Field(min_length=1)
+
+    @field_validator("weights")
+    @classmethod
+    def _positive(cls, weights: dict[str, float]) -> dict[str, float]:
+        if not all(w > 0 and w != float("inf") for w in weights.values()):
+            raise ValueError("each weight must be a finite number > 0")
+        return weights
+
+
+ObjectiveName = Literal["usd_per_usable_tb", "usd_per_kiops", "power_w", "price_usd", "drives"]
+
+
+def _objective_kind(value) -> str:
+    """A mapping is a weighted mix; anything else names one objective (errors then name the branch meant)."""
+    return "weights" if isinstance(value, (dict, WeightedObjective)) else "name"
+
+
+class PlanSpec(PlanModel):
+    requirements: Requirements
+    search: SearchSpace = SearchSpace()
+    objective: Annotated[Union[Annotated[ObjectiveName, Tag("name")], Annotated[WeightedObjective, Tag("weights")]],
+                         Discriminator(_objective_kind)] = "usd_per_usable_tb"
+    top: int = Field(default=10, ge=1, le=1000, description="candidates listed and written as scenarios")
+    confirm: int = Field(default=3, ge=0, le=20, description="top candidates the event mode confirms")
+    seed: int = Field(default=1, ge=0, lt=2**63)
+    event_host_ios: int = Field(default=20_000, ge=2_000, le=1_000_000)
+    max_candidates: int = Field(default=5_000_000, ge=1, le=50_000_000)
+    exhaustive: bool = Field(default=False, description="run the fluid mode on every survivor of the bounds, not only "
+                                                        "until no survivor left can reach the top")
+
+    @property
+    def objective_keys(self) -> tuple[str, ...]:
+        return (self.objective,) if isinstance(self.objective, str) else tuple(sorted(self.objective.weights))
+
+
+def load_plan(path: str | Path) -> tuple[PlanSpec, Path]:
+    """The plan file's spec and its folder (fio job files are relative to it); one-line errors."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError("REQUIREMENTS", f"no such file: {path}")
+    data = load_yaml(path)
+    try:
+        return PlanSpec.model_validate(data), path.parent
+    except ValidationError as exc:
+        raise from_validation_error(exc, PlanSpec, source=str(path)) from None
+
+
+def workload_specs(spec: PlanSpec, here: Path, catalog: Catalog) -> dict[str, WorkloadSpec]:
+    """Each requirement's workload as a ``WorkloadSpec`` (a profile, or the job of a fio file)."""
+    out: dict[str, WorkloadSpec] = {}
+    for i, req in enumerate(spec.requirements.workloads):
+        field = f"requirements.workloads[{i}]"
+        if req.profile is not None:
+            data = dict(PROFILES[req.profile], name=req.name, numjobs=req.numjobs, iodepth=req.iodepth)
+            out[req.name] = WorkloadSpec.model_validate(data, context={"catalog": catalog})
+            continue
+        jobs = load_fio_jobfile(here / req.fio, catalog=catalog).jobs
+        chosen = [j for j in jobs if req.job is None or j.name == req.job]
+        if not chosen:
+            raise InputError(f"{field}.job", f"no job {req.job!r} in {req.fio}; it has {', '.join(j.name for j in jobs)}")
+        if chosen[0].workload.is_oltp:
+            raise InputError(f"{field}.fio", "an OLTP job is not a plan workload; give a fio job of reads and writes")
+        out[req.name] = chosen[0].workload.model_copy(update={"name": req.name})
+    return out
+
+
+def check_names(spec: PlanSpec, catalog: Catalog) -> None:
+    """Every platform, drive and engine the search names is in the catalog; racks are known."""
+    search = spec.search
+    for field, section in (("platforms", "platforms"), ("drives", "drives"), ("engines", "engines")):
+        known = getattr(catalog, section)
+        for name in getattr(search, field) or ():
+            if name not in known:
+                raise InputError(f"search.{field}", f"unknown {section[:-1]} {name!r}{suggestion_text(name, known)} "
+                                                    f"allowed: {', '.join(sorted(known))}")
+    if spec.requirements.max_rack_units is not None:
+        missing = [p for p in (search.platforms or sorted(catalog.platforms)) if p not in search.rack_units]
+        if missing:
+            raise InputError("search.rack_units", f"max_rack_units needs each platform's height, which the catalog "
+                                                  f"does not hold; give it for {', '.join(missing)}")
+
+
+def needs_prices(spec: PlanSpec) -> bool:
+    keys = set(spec.objective_keys)
+    return spec.requirements.max_price_usd is not None or bool(keys & {"usd_per_usable_tb", "usd_per_kiops", "price_usd"})
+
+
+def needs_power(spec: PlanSpec) -> bool:
+    return spec.requirements.max_power_w is not None or "power_w" in spec.objective_keys
+
+
+__all__ = ["PlanSpec", "Requirements", "SearchSpace", "WorkloadRequirement", "RebuildRequirement", "EnduranceRequirement",
+           "WeightedObjective", "PROFILES", "OBJECTIVES", "load_plan", "workload_specs", "check_names", "needs_prices",
+           "needs_power", "NOT_PRODUCTS", "PERCENTILES"]

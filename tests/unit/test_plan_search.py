@@ -1,0 +1,169 @@
+"""nvsim plan's pure parts: the exact filters, the bounds (never below the fluid mode), the
+ranking (a total order), margins, the Pareto front and the rejected families' reasons."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from nvsim.array_capacity import capacity
+from nvsim.catalog import default_catalog
+from nvsim.errors import InputError
+from nvsim.plan import rank, sort_key
+from nvsim.plan_answer import pareto_front, reason_text
+from nvsim.plan_bounds import bounds_stage, drive_ceilings, shortest_rebuild_hours, throughput_bound
+from nvsim.plan_fluid import scenario_data
+from nvsim.plan_space import Verdicts, enumerate_candidates, exact_filters, resolve_axes
+from nvsim.plan_spec import PROFILES, PlanSpec
+from nvsim.rebuild import rebuild_summary
+from nvsim.scenario import parse_scenario
+from nvsim.simulation import Simulation
+from nvsim.specs import WorkloadSpec
+
+CATALOG = default_catalog()
+
+
+def _spec(**search) -> PlanSpec:
+    base = {"requirements": {"usable_bytes": "10 TB", "workloads": [{"name": "rr", "profile": "randread-4k", "min_iops": "1M"}]},
+            "search": {"platforms": ["supermicro-as-2125hs-tnr"], "drives": ["kioxia-cm7-r-3.84tb"], **search},
+            "objective": "usd_per_usable_tb"}
+    return PlanSpec.model_validate(base)
+
+
+def _filtered(spec: PlanSpec):
+    cands = enumerate_candidates(resolve_axes(spec, CATALOG), spec.max_candidates)
+    verdicts = Verdicts.empty(len(cands))
+    pruned = exact_filters(spec, cands, CATALOG, verdicts)
+    return cands, verdicts, pruned
+
+
+def _why(cands, verdicts, **match) -> str:
+    for i in range(len(cands)):
+        row = cands.row(i)
+        if all(row[k] == v for k, v in match.items()):
+            return verdicts.labels[verdicts.requirement[i]] if verdicts.stage[i] else "alive"
+    raise AssertionError(f"no candidate {match}")
+
+
+def test_exact_filters_name_the_rule_each_candidate_breaks():
+    spec = _spec(engines=["intel-vroc", "linux-md", "graid-supremeraid-sr1010"], drive_counts=[2, 4, 25, 8],
+                 levels=[5, 6, 10], strips_bytes=["48KiB", "64KiB"])
+    cands, verdicts, pruned = _filtered(spec)
+    assert len(cands) == 3 * 4 * 3 * 2 and pruned == int((verdicts.stage == 1).sum()) > 0
+    assert _why(cands, verdicts, engine="intel-vroc", level=6) == "engine supports the RAID level"
+    assert _why(cands, verdicts, engine="linux-md", level=6, drives=2, strip_bytes=65536) == "drives for the RAID level"
+    assert _why(cands, verdicts, engine="linux-md", level=5, drives=25, strip_bytes=65536) == "drive bays"
+    assert _why(cands, verdicts, engine="linux-md", level=5, drives=8, strip_bytes=49152) == "md chunk is a power of two"
+    assert _why(cands, verdicts, engine="graid-supremeraid-sr1010", level=5, drives=8, strip_bytes=49152) == "alive"
+    assert _why(cands, verdicts, engine="linux-md", level=10, drives=4, strip_bytes=65536) == "usable_bytes"  # 7.68 TB
+    assert _why(cands, verdicts, engine="intel-vroc", level=10, drives=8, strip_bytes=65536) == "engine runs on the platform's CPU"
+
+
+def test_capacity_filter_matches_the_scenarios_own_capacity():
+    spec = _spec(engines=["linux-md"], drive_counts=[4, 9, 16], levels=[0, 1, 5, 6, 10], overprovisioning=[0.0, 0.13])
+    cands, verdicts, _ = _filtered(spec)
+    workloads = {"rr": WorkloadSpec(name="rr", rw="randread")}
+    for i in range(len(cands)):
+        row = dict(cands.row(i), namespace_bytes=int(cands.columns["member_bytes"][i]) if cands.op[i] else None)
+        scenario = parse_scenario(scenario_data(row, workloads.values(), 1, "x"), CATALOG)
+        assert capacity(scenario, CATALOG).usable_bytes == cands.columns["usable_bytes"][i]
+
+
+def test_a_cost_objective_over_unpriced_drives_is_one_line_naming_them():
+    spec = PlanSpec.model_validate({"requirements": {"usable_bytes": "10 TB"}, "search": {"drives": ["intel-d7-p5500-7.68tb", "kioxia-cm7-r-3.84tb"]}})
+    with pytest.raises(InputError, match=r"search\.drives: .*price_usd.* 1 of 2: intel-d7-p5500-7\.68tb"):
+        resolve_axes(spec, CATALOG)
+    priced = PlanSpec.model_validate({"requirements": {"usable_bytes": "10 TB"}, "search": {"priced_only": True}})
+    assert all(CATALOG.drives[d].price_usd is not None for d in resolve_axes(priced, CATALOG).drives)
+
+
+ENGINES = ["linux-md", "graid-supremeraid-sr1010", "xinnor-xiraid", "broadcom-megaraid-9560-16i"]
+DRIVES = ["kioxia-cm7-r-3.84tb", "kioxia-cm7-v-6.4tb", "solidigm-d5-p5336-61.44tb", "samsung-pm9a3-3.84tb",
+          "micron-9550-pro-7.68tb", "intel-d7-p5510-3.84tb"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(drive=st.sampled_from(DRIVES), engine=st.sampled_from(ENGINES), level=st.sampled_from([0, 1, 5, 6, 10]),
+       count=st.sampled_from([4, 6, 8, 12, 16, 24]), strip=st.sampled_from([16384, 65536, 524288]),
+       op=st.sampled_from([0.0, 0.2]), profile=st.sampled_from(sorted(PROFILES)), jobs=st.sampled_from([8, 64]))
+def test_the_throughput_bound_is_never_below_the_fluid_mode(drive, engine, level, count, strip, op, profile, jobs):
+    """The law the bounds stage rests on: no candidate the fluid mode accepts is pruned."""
+    spec = PlanSpec.model_validate({"requirements": {"usable_bytes": 1},
+                                    "search": {"platforms": ["supermicro-as-2125hs-tnr"], "drives": [drive], "engines": [engine],
+                                               "drive_counts": [count], "levels": [level], "strips_bytes": [strip],
+                                               "overprovisioning": [op]}, "objective": "drives"})
+    cands, verdicts, _ = _filtered(spec)
+    if not verdicts.alive().all():
+        return
+    workload = WorkloadSpec.model_validate(dict(PROFILES[profile], name="w", numjobs=jobs, iodepth=32), context={"catalog": CATALOG})
+    bound, _ = throughput_bound(cands, drive_ceilings(cands.axes, CATALOG, workload), workload, verdicts.alive())
+    row = dict(cands.row(0), namespace_bytes=int(cands.columns["member_bytes"][0]) if op else None)
+    scenario = parse_scenario(scenario_data(row, [workload], 1, "x"), CATALOG)
+    fluid = Simulation(scenario, "w", catalog=CATALOG).run("fluid").total_iops
+    assert fluid <= bound[0] * (1 + 1e-9), (fluid, bound[0])
+
+
+def test_bounds_prune_only_what_the_fluid_mode_would_also_reject():
+    spec = PlanSpec.model_validate({"requirements": {"usable_bytes": "5 TB", "workloads": [
+        {"name": "w", "profile": "randwrite-4k", "min_iops": "2M"}]},
+        "search": {"platforms": ["supermicro-as-2125hs-tnr"], "drives": ["kioxia-cm7-r-3.84tb"], "engines": ["linux-md"],
+                   "drive_counts": [4, 8, 24], "levels": [5, 10], "strips_bytes": ["64KiB"]}})
+    cands, verdicts, _ = _filtered(spec)
+    workloads = {"w": WorkloadSpec.model_validate(dict(PROFILES["randwrite-4k"], name="w", numjobs=64, iodepth=32))}
+    assert bounds_stage(spec, cands, CATALOG, verdicts, workloads) > 0
+    for i in np.flatnonzero(verdicts.stage == 2):
+        scenario = parse_scenario(scenario_data(cands.row(int(i)) | {"namespace_bytes": None}, workloads.values(), 1, "x"), CATALOG)
+        assert Simulation(scenario, "w", catalog=CATALOG).run("fluid").total_iops < 2e6
+    assert "short of" in reason_text(verdicts, int(np.flatnonzero(verdicts.stage == 2)[0]))
+
+
+def _row(i: int, price: float) -> dict:
+    return {"platform": "p", "drive": f"d{i % 3}", "drives": 4 + i, "level": 6, "strip_bytes": 65536, "engine": "e",
+            "overprovisioning": 0.0, "hot_spares": 0, "usd_per_usable_tb": price, "workloads": {}}
+
+
+@given(prices=st.lists(st.sampled_from([1.0, 2.0, 2.0, 3.5, math.inf]), min_size=1, max_size=12), seed=st.integers(0, 1000))
+def test_the_ranking_is_a_total_order_whatever_the_input_order(prices, seed):
+    spec = _spec()
+    rows = [_row(i, p) for i, p in enumerate(prices)]
+    shuffled = rows[:]
+    random.Random(seed).shuffle(shuffled)
+    first, second = rank(spec, rows), rank(spec, shuffled)
+    assert [sort_key(r) for r in first] == [sort_key(r) for r in second]
+    assert [r["rank"] for r in first] == list(range(1, len(rows) + 1))
+    assert all((a["objective"], sort_key(a)) < (b["objective"], sort_key(b)) for a, b in zip(first, first[1:]))
+
+
+@given(st.lists(st.tuples(st.floats(0, 10), st.floats(0, 10), st.floats(0, 10)), min_size=1, max_size=30))
+def test_the_pareto_front_is_exactly_the_undominated_points(points):
+    front = set(pareto_front(points))
+
+    def dominates(a, b):
+        better = (a[0] <= b[0], a[1] >= b[1], a[2] <= b[2])
+        strictly = (a[0] < b[0], a[1] > b[1], a[2] < b[2])
+        return all(better) and any(strictly)
+
+    for i, p in enumerate(points):
+        assert (i in front) == (not any(dominates(q, p) for q in points))
+
+
+@pytest.mark.parametrize("engine, drive", [("graid-supremeraid-sr1010", "kioxia-cm7-r-3.84tb"), ("linux-md", "kioxia-cm7-v-6.4tb"),
+                                           ("xinnor-xiraid", "kioxia-cm7-r-3.84tb")])
+def test_the_shortest_rebuild_is_never_longer_than_the_solved_one(engine, drive):
+    """The rebuild bound (drive program rate, the engine's throttle and paced share) under a load."""
+    spec = PlanSpec.model_validate({"requirements": {"usable_bytes": 1}, "objective": "drives",
+                                    "search": {"platforms": ["supermicro-as-2125hs-tnr"], "drives": [drive], "engines": [engine],
+                                               "drive_counts": [8], "levels": [6], "strips_bytes": ["64KiB"],
+                                               "overprovisioning": [0.5]}})
+    cands, verdicts, _ = _filtered(spec)
+    hours, _ = shortest_rebuild_hours(cands, CATALOG, loaded=True)
+    workload = WorkloadSpec.model_validate(dict(PROFILES["randrw-8k-70"], name="w", numjobs=16, iodepth=8))
+    row = dict(cands.row(0), namespace_bytes=int(cands.columns["member_bytes"][0]))
+    scenario = parse_scenario(scenario_data(row, [workload], 1, "x"), CATALOG)
+    solved = rebuild_summary(scenario, CATALOG, workload)["rebuild_hours"]
+    assert 0 < hours[0] <= solved, (hours[0], solved)
