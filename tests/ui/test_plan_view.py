@@ -41,7 +41,8 @@ def test_the_view_is_on_the_page_with_its_callback(catalog):
 
     def walk(node):
         ids.add(getattr(node, "id", None))
-        for child in getattr(node, "children", None) or []:
+        children = getattr(node, "children", None) or []
+        for child in children if isinstance(children, (list, tuple)) else [children]:
             if not isinstance(child, str):
                 walk(child)
     walk(app.layout)
