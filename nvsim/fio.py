@@ -331,6 +331,11 @@ def _check_rwmix_pair(section: _Section, path: str) -> None:
 
 # ---------------------------------------------------------------- one job
 
+_SHAPE_OPTIONS = {"bssplit": "mix", "bsrange": "mix", "read_iolog": "replay", "replay_no_stall": "replay",
+                  "replay_time_scale": "replay", "zonemode": "placement", "zonesize": "placement",
+                  "random_distribution": "placement"}
+"""Options read once the whole section is (``_shape``): a mix of sizes, a replayed trace, zones and skew."""
+
 
 def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any) -> tuple[FioJob, dict[str, Any]]:
     kb_base = 1024
@@ -353,9 +358,7 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
     options: dict[str, str] = {}
     pacing = _Pacing()
     name = section.name
-    mixes: dict[str, _Entry] = {}
-    replay: dict[str, _Entry] = {}
-    placement: dict[str, _Entry] = {}
+    shape: dict[str, dict[str, _Entry]] = {"mix": {}, "replay": {}, "placement": {}}
 
     for entry in entries:
         options[entry.key] = entry.value if entry.value is not None else ""
@@ -393,12 +396,8 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
             data["offset"], offset_share = (0, None) if zero else _parse_size(entry, path, kb_base, allow_percent=True)
             pacing.offset_percent = offset_share
             origin[key] = entry
-        elif key in ("bssplit", "bsrange"):
-            mixes[key] = entry
-        elif key in ("read_iolog", "replay_no_stall", "replay_time_scale"):
-            replay[key] = entry
-        elif key in ("zonemode", "zonesize", "random_distribution"):
-            placement[key] = entry
+        elif key in _SHAPE_OPTIONS:
+            shape[_SHAPE_OPTIONS[key]][key] = entry
         elif key in ("runtime", "ramp_time"):
             seconds = _parse_time(entry, path)
             data[key] = (seconds or None) if key == "runtime" else seconds  # fio: runtime=0 is no limit
@@ -438,19 +437,7 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
     data["name"] = name
     data["rw"] = rw
     data["ioengine"] = ioengine
-    trace = _replayed_trace(replay, path, kb_base) if "read_iolog" in replay else None
-    if trace is not None:  # the trace's I/Os replace rw, bs, offset and size, as fio's replay does
-        rw, mixes = _trace_rw(trace), {}
-        data["rw"] = rw
-        data.update(rwmixread=round(trace.read_fraction * 100), offset=trace.start_bytes, size=max(512, trace.region_bytes))
-        data.pop("rw_skip_bytes", None)
-        data.pop("random_run_ios", None)
-    mix = _block_size_mix(mixes, rw, data.get("rwmixread", 50), path, kb_base) if trace is None else trace.parts
-    _check_placement(placement, rw, data.get("rwmixread", 50), path, kb_base)
-    data["bs"] = _mean_size(mix) if mix else _choose_bs(rw, bs, origin, section, path)
-    if mix:
-        origin["bs"] = mixes.get("bssplit") or mixes.get("bsrange") or replay["read_iolog"]
-        mix = mix if len(mix) > 1 or mix[0].rw is not None else None  # one size: the job's bs
+    mix, trace = _shape(data, bs, shape["mix"], shape["replay"], shape["placement"], origin, section, path, kb_base)
     try:
         workload = WorkloadSpec.model_validate(data, context={"catalog": catalog})
     except ValidationError as exc:
@@ -465,7 +452,7 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
                  job_options={e.key: e.value if e.value is not None else "" for e in section.entries}, bs_mix=mix)
     job = pacing.apply(job, section.name, path, kb_base)
     if trace is not None:
-        job = _with_trace(job, trace, replay, path)
+        job = _with_trace(job, trace, shape["replay"], path)
     return job, flags
 
 
@@ -619,6 +606,28 @@ def _check_placement(placement: dict[str, _Entry], rw: str, rwmixread: int, path
         raise _error(entry, path, f"cannot be simulated for a job that writes (got {entry.written}={distribution}): skewed "
                                   f"writes change the drives' garbage collection (hot/cold write amplification), which the "
                                   f"drive model takes as uniform; a read-only job takes it (nvsim models no read cache)")
+
+
+def _shape(data: dict[str, Any], bs: list, mixes: dict[str, _Entry], replay: dict[str, _Entry], placement: dict[str, _Entry],
+           origin: dict[str, _Entry], section: _Section, path: str, kb_base: int,
+           ) -> tuple[tuple[MixPart, ...] | None, TraceSummary | None]:
+    """The job's I/O shape once its section is read: a replayed trace (it replaces rw, bs, offset
+    and size, as fio's replay does), its block size or mix of sizes, zone and skew checks; sets
+    ``data["rw"]``/``["bs"]`` and returns (the mix, None for one size; the trace summary)."""
+    rw = data["rw"]
+    trace = _replayed_trace(replay, path, kb_base) if "read_iolog" in replay else None
+    if trace is not None:
+        rw, mixes = _trace_rw(trace), {}
+        data.update(rw=rw, rwmixread=round(trace.read_fraction * 100), offset=trace.start_bytes, size=max(512, trace.region_bytes))
+        data.pop("rw_skip_bytes", None)
+        data.pop("random_run_ios", None)
+    mix = _block_size_mix(mixes, rw, data.get("rwmixread", 50), path, kb_base) if trace is None else trace.parts
+    _check_placement(placement, rw, data.get("rwmixread", 50), path, kb_base)
+    data["bs"] = _mean_size(mix) if mix else _choose_bs(rw, bs, origin, section, path)
+    if mix:
+        origin["bs"] = mixes.get("bssplit") or mixes.get("bsrange") or replay["read_iolog"]
+        mix = mix if len(mix) > 1 or mix[0].rw is not None else None  # one size: the job's bs
+    return mix, trace
 
 
 def _replayed_trace(replay: dict[str, _Entry], path: str, kb_base: int) -> TraceSummary:
