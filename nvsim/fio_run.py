@@ -130,8 +130,10 @@ def together_runs(phase: list[FioJob], spec: ScenarioSpec, catalog: Any, fidelit
     shared, wait_s, label = shared_results(members)
     runs = []
     for job, workload, (result, scale) in zip(phase, workloads, shared):
+        shared = (f"a common wait of {wait_s * 1e6:,.1f} us at {label}" if wait_s > 0
+                  else "no shared resource is saturated, each job runs as it would alone")
         note = (f"job {job.name}: runs at the same time as {len(phase) - 1} other job(s) on one array: "
-                f"{_iops_text(result.total_iops * scale)} IOPS, a common wait of {wait_s * 1e6:,.1f} us at {label}")
+                f"{_iops_text(result.total_iops * scale)} IOPS; {shared}")
         runs.append(_with_runtime(_check_minimum(JobRun(job, workload, result, 0.0, device_bytes, scale=scale, note=note))))
     return runs
 

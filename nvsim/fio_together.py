@@ -12,8 +12,9 @@ and W is the least wait at which no resource is loaded past its servers,
 saturated resource W = 0 and each job runs as it would alone. fio's ``flow`` (jobs of one
 ``flow_id`` kept at I/O counts in the ratio of their weights) slows the jobs ahead of their share.
 
-Each job's latency is then R0_j + W: its own run's latency distribution (event mode) scaled to that
-mean; its CPU share and utilisation follow its rate.
+Each job's own CPUs (fabric's ``cores``) are not shared: they cap only their job. Each job's
+latency is then R0_j + W (its own run's when its CPUs hold it back), its own run's latency
+distribution (event mode) scaled to that mean; its CPU share and utilisation follow its rate.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ from .simulation import Result
 
 WAIT_BISECTIONS = 80
 """Bisection steps for the common wait W (its bracket shrinks 2^80-fold)."""
+JOB_CPUS_LABEL = "host cores ("
+"""The start of the label of ``nvsim.fabric``'s ``cores`` kind ("host cores (N job CPUs)"): each
+job's own CPUs, which the jobs running together do not share; they cap only their own job."""
 
 
 @dataclass(frozen=True)
@@ -44,17 +48,27 @@ class Member:
 
 
 def demands(members: list[Member]) -> dict[str, np.ndarray]:
-    """Each resource's share of its servers one I/O of each job takes (``u_r,j / X_j``)."""
+    """Each shared resource's share of its servers one I/O of each job takes (``u_r,j / X_j``);
+    the jobs' own CPUs are not shared (``own_cpu_cap``)."""
     out: dict[str, np.ndarray] = {}
     for j, m in enumerate(members):
         for u in m.alone.simulation.utilisation:
-            out.setdefault(u.resource, np.zeros(len(members)))[j] = u.utilisation / m.alone.total_iops
+            if not u.resource.startswith(JOB_CPUS_LABEL):
+                out.setdefault(u.resource, np.zeros(len(members)))[j] = u.utilisation / m.alone.total_iops
     return out
 
 
+def own_cpu_cap(member: Member) -> float:
+    """The I/Os per second the job's own CPUs allow it (inf: they never saturate)."""
+    shares = [u.utilisation / member.alone.total_iops for u in member.alone.simulation.utilisation
+              if u.resource.startswith(JOB_CPUS_LABEL) and u.utilisation > 0]
+    return 1.0 / max(shares) if shares else float("inf")
+
+
 def rates_at(members: list[Member], wait_s: float) -> np.ndarray:
-    """Each job's rate when its I/Os wait ``wait_s`` at the shared queue, flow ratios applied."""
-    x = np.array([m.population / (m.unloaded_s + wait_s + m.think_s) for m in members])
+    """Each job's rate when its I/Os wait ``wait_s`` at the shared queue (at most its own CPUs'
+    and its rate cap's), flow ratios applied."""
+    x = np.array([min(m.population / (m.unloaded_s + wait_s + m.think_s), own_cpu_cap(m)) for m in members])
     x = np.array([min(v, m.cap_iops) if m.cap_iops is not None else v for v, m in zip(x, members)])
     for flow_id in {m.flow_id for m in members if m.flow_weight}:
         group = [j for j, m in enumerate(members) if m.flow_weight and m.flow_id == flow_id]
@@ -74,6 +88,8 @@ def shared_wait(members: list[Member]) -> tuple[float, np.ndarray, str]:
         label, value = max(((k, float(d @ x)) for k, d in table.items()), key=lambda item: item[1])
         return value, label
 
+    if not table:
+        return 0.0, rates_at(members, 0.0), "each job's own CPUs"
     busiest, label = load(0.0)
     if busiest <= 1.0 + 1e-9:
         return 0.0, rates_at(members, 0.0), label
@@ -95,6 +111,8 @@ def shared_results(members: list[Member]) -> tuple[list[tuple[Result, float]], f
     for m, x in zip(members, rates):
         sim = m.alone.simulation
         mean_s = m.unloaded_s + wait_s
+        if x >= own_cpu_cap(m) * (1 - 1e-9):  # held back by its own CPUs: its I/Os wait there (Little's law)
+            mean_s = max(mean_s, m.population / x - m.think_s)
         samples = {}
         for ddir, values in sim.latency_samples_s.items():
             if values is not None and len(values):
@@ -108,4 +126,4 @@ def shared_results(members: list[Member]) -> tuple[list[tuple[Result, float]], f
     return out, wait_s, label
 
 
-__all__ = ["Member", "demands", "rates_at", "shared_wait", "shared_results", "WAIT_BISECTIONS"]
+__all__ = ["Member", "demands", "own_cpu_cap", "rates_at", "shared_wait", "shared_results", "WAIT_BISECTIONS", "JOB_CPUS_LABEL"]

@@ -80,14 +80,14 @@ def test_poisson_at_the_arrays_capacity_runs_at_the_loops_rate(spec, catalog):
 
 
 def test_jobs_with_different_workloads_share_the_array(spec, catalog):
-    reader = "[r]\nrw=randread\nbs=4k\nnumjobs=8\niodepth=32\n"
-    writer = "[w]\nrw=write\nbs=1m\nnumjobs=4\niodepth=8\n"
+    reader = "[r]\nrw=randread\nbs=128k\nnumjobs=16\niodepth=32\n"
+    writer = "[w]\nrw=randwrite\nbs=256k\nnumjobs=8\niodepth=16\n"
     solo = [alone(reader, spec, catalog), alone(writer, spec, catalog)]
     parsed, runs, report = run(reader + writer, spec, catalog)
     together = [iops(runs, 0), iops(runs, 1)]
     assert all(t <= s * (1 + 1e-9) for t, s in zip(together, solo))
     assert together[0] < solo[0] or together[1] < solo[1]  # the two saturate something together
-    assert [j["jobname"] for j in report["jobs"]] == ["r"] * 8 + ["w"] * 4  # fio's entries, one per clone
+    assert [j["jobname"] for j in report["jobs"]] == ["r"] * 16 + ["w"] * 8  # fio's entries, one per clone
     assert all("runs at the same time" in r.note for r in runs)
     grouped = fio_report(parse_fio_jobfile(ENGINE + "group_reporting\n" + reader + writer, "job.fio", catalog=catalog),
                          runs, catalog, timestamp=0)

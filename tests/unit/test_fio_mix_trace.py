@@ -15,7 +15,8 @@ from nvsim.fio import parse_fio_jobfile
 from nvsim.fio_expand import expand_value, platform_keywords
 from nvsim.fio_mix import MAX_MIX_PARTS, MixPart, binned
 from nvsim.fio_open import ladder_picks, occupancy
-from nvsim.fio_together import Member, shared_wait
+from nvsim import fabric
+from nvsim.fio_together import JOB_CPUS_LABEL, Member, shared_wait
 from nvsim.fio_trace import BLK_TRACE_MAGIC, parse_blkparse, parse_blktrace, parse_iolog, parse_msr_csv, read_trace, summarize
 from nvsim.sim.result import Utilisation
 from nvsim.sim.workload import HostStream, named_rng
@@ -249,3 +250,12 @@ def test_a_trace_job_takes_the_traces_mix_and_pace():
     assert closed.rate_iops is None
     half = parse(f"[a]\nread_iolog={TRACES / 'msr-hm1.csv'}\nreplay_time_scale=50\n").jobs[0]
     assert half.rate_iops == pytest.approx(2000.0, rel=1e-3)
+
+
+def test_a_jobs_own_cpus_cap_only_that_job():
+    """fabric's cores kind is each job's own CPUs: a job held back by them imposes no wait on the others."""
+    assert fabric.KINDS[0].key == "cores" and fabric.KINDS[0].label(SimpleNamespace(job_cpus=3), "").startswith(JOB_CPUS_LABEL)
+    cpu_bound = _member(1e4, {"host cores (1 job CPUs)": 1e-4, "drives": 1e-7}, 1e-5, 64)
+    reader = _member(1e5, {"host cores (8 job CPUs)": 1e-6, "drives": 1e-6}, 1e-4, 8)
+    wait, rates, _ = shared_wait([cpu_bound, reader])
+    assert wait == 0.0 and rates[0] == pytest.approx(1e4) and rates[1] == pytest.approx(8 / 1e-4)
