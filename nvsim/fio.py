@@ -138,7 +138,7 @@ class FioJobFile:
 
     def concurrent_jobs(self) -> list[list[str]]:
         """Names of the jobs fio would run at once (one phase, no stonewall between them); nvsim
-        simulates each alone."""
+        runs them on one array (``nvsim.fio_run.simulate_jobs``)."""
         phases: dict[int, list[str]] = {}
         for job in self.jobs:
             phases.setdefault(job.phase, []).append(job.name)
@@ -154,7 +154,7 @@ class FioJobFile:
     def notes(self) -> list[str]:
         """What the user should know about how the file is simulated, one line each: jobs that
         name no ioengine (fio's default psync), jobs fio runs together: on one array when they are
-        one closed loop (``shares_one_loop``), else one after another."""
+        one closed loop (``shares_one_loop``), else each its own loop sharing the array's queues."""
         lines = []
         defaulted = [job.name for job in self.jobs if "ioengine" not in job.options]
         if defaulted:

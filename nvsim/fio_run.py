@@ -15,9 +15,11 @@ same name each time); with it, one entry per reporting group, summed: so does nv
 Jobs that fio runs at the same time (no ``stonewall`` between them) share the array. When they are
 one closed loop (the same workload but for name, numjobs and run length: ``fio.shares_one_loop``)
 nvsim simulates them together, all their clones in one loop, and gives each job its clones' share
-of the rates and of the latency samples; jobs with different workloads are simulated one after
-another, each with the array to itself. ``FioJobFile.notes`` says which. A job under ``rate`` /
-``rate_iops`` is paced (``paced_run``).
+of the rates and of the latency samples; jobs with different workloads each run their own loop and
+wait together at the saturated resource (``together_runs``, ``nvsim.fio_together``).
+``FioJobFile.notes`` says which. A job under ``rate`` / ``rate_iops`` is paced (``paced_run``; with
+``rate_process=poisson``, ``poisson_run``); a mix of block sizes or a trace runs through
+``nvsim.fio_mix`` (``simulate_job``).
 """
 
 from __future__ import annotations

@@ -259,3 +259,20 @@ def test_a_jobs_own_cpus_cap_only_that_job():
     reader = _member(1e5, {"host cores (8 job CPUs)": 1e-6, "drives": 1e-6}, 1e-4, 8)
     wait, rates, _ = shared_wait([cpu_bound, reader])
     assert wait == 0.0 and rates[0] == pytest.approx(1e4) and rates[1] == pytest.approx(8 / 1e-4)
+
+
+def test_zones_skew_and_offsets_that_simulate():
+    job = parse("[a]\nrw=read\nbs=64k\nzonemode=strided\nzonesize=256m\nzoneskip=2g\n").jobs[0]
+    assert job.workload.rw == "read" and "zoneskip" not in parse("[a]\nzonemode=strided\nzonesize=1m\nzoneskip=2g\n").unmodelled_options
+    for distribution in ("zipf:1.2", "pareto:0.9", "normal:10", "zoned:50/5:30/15:20/80", "random"):
+        assert parse(f"[a]\nrw=randread\nrandom_distribution={distribution}\n").jobs[0].workload.rw == "randread"
+    assert parse("[a]\nrw=randwrite\nrandom_distribution=random\n").jobs[0].workload.rw == "randwrite"
+    job = parse("[a]\nrw=read\nbs=4k\noffset=50%\n").jobs[0]
+    assert job.offset_percent == 50.0 and job.resolved(1 << 30).offset == 1 << 29
+    assert parse("[a]\noffset=0%\n").jobs[0].workload.offset == 0
+
+
+def test_flow_and_rate_process_are_read():
+    job = parse("[a]\nrw=read\nflow=-8\nflow_id=2\nrate_iops=100\nrate_process=poisson\n").jobs[0]
+    assert (job.flow_weight, job.flow_id, job.rate_process, job.rate_iops) == (8, 2, "poisson", 100.0)
+    assert parse("[a]\nflow=0\n").jobs[0].flow_weight is None
