@@ -276,3 +276,22 @@ def test_flow_and_rate_process_are_read():
     job = parse("[a]\nrw=read\nflow=-8\nflow_id=2\nrate_iops=100\nrate_process=poisson\n").jobs[0]
     assert (job.flow_weight, job.flow_id, job.rate_process, job.rate_iops) == (8, 2, "poisson", 100.0)
     assert parse("[a]\nflow=0\n").jobs[0].flow_weight is None
+
+
+NEW_OPTIONS = ["bssplit", "bsrange", "rw", "offset", "flow", "flow_id", "rate_process", "zonemode", "zonesize",
+               "random_distribution", "replay_time_scale", "replay_no_stall", "size", "iodepth", "numjobs"]
+VALUES = st.one_of(st.sampled_from(["4k/50:8k/50", "4k/:8k/", "512-4k", "1k:1M", "read:8k", "randread:4", "write:-4k",
+                                    "(2*$ncpus)", "${HOME}", "1/0", "2^70", "4k/100,", ",8k/100", "strided", "zbd",
+                                    "zipf:1.1", "zoned:10/90:90/10", "poisson", "-3", "1e3", "0x10", "50%", "0%",
+                                    "((", "4k/50:", ":", "/", "-"]),
+                   st.text(alphabet="0123456789kmKM/:%,-+*()^$.", max_size=14))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(NEW_OPTIONS), VALUES), min_size=1, max_size=4))
+def test_any_value_of_the_new_options_parses_or_is_one_line(pairs):
+    text = "[a]\n" + "".join(f"{key}={value}\n" for key, value in pairs)
+    try:
+        parse(text, keywords=KEYWORDS, environ={"HOME": "4k"})
+    except InputError as exc:
+        assert "\n" not in str(exc) and str(exc).startswith("job.fio line ")
