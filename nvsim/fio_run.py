@@ -116,7 +116,7 @@ def together_runs(phase: list[FioJob], spec: ScenarioSpec, catalog: Any, fidelit
     """Jobs with different workloads that fio runs at the same time, sharing the array's queues
     (``nvsim.fio_together``: a common wait at the saturated resource); a single drive (no array
     record of utilisation) runs them one after another."""
-    members, workloads, alone = [], [], []
+    members, workloads = [], []
     for job in phase:
         workload = job.resolved(device_bytes) if job.needs_device_bytes else job.workload
         result = simulate_job(job, workload, spec, catalog, fidelity)
@@ -128,14 +128,13 @@ def together_runs(phase: list[FioJob], spec: ScenarioSpec, catalog: Any, fidelit
                               cap_iops=None if job.rate_iops is None else job.rate_iops * workload.numjobs,
                               think_s=job.thinktime_s or 0.0, flow_weight=job.flow_weight, flow_id=job.flow_id))
         workloads.append(workload)
-        alone.append(result)
-    shared, wait_s, label = shared_results(members)
+    together, wait_s, label = shared_results(members)
+    how = (f"a common wait of {wait_s * 1e6:,.1f} us at {label}" if wait_s > 0
+           else "no shared resource is saturated, each job runs as it would alone")
     runs = []
-    for job, workload, (result, scale) in zip(phase, workloads, shared):
-        shared = (f"a common wait of {wait_s * 1e6:,.1f} us at {label}" if wait_s > 0
-                  else "no shared resource is saturated, each job runs as it would alone")
+    for job, workload, (result, scale) in zip(phase, workloads, together):
         note = (f"job {job.name}: runs at the same time as {len(phase) - 1} other job(s) on one array: "
-                f"{_iops_text(result.total_iops * scale)} IOPS; {shared}")
+                f"{_iops_text(result.total_iops * scale)} IOPS; {how}")
         runs.append(_with_runtime(_check_minimum(JobRun(job, workload, result, 0.0, device_bytes, scale=scale, note=note))))
     return runs
 
