@@ -290,8 +290,24 @@ def _job_entry(run: JobRun, host_io: Any, clone: int | None) -> dict:
         "nvsim": {"simulated_window_s": result.simulated_s, "fidelity": result.fidelity, "limited_by": result.bottleneck,
                   "numjobs_in_entry": workload.numjobs if clone is None else 1,
                   **({"closed_loop": {"numjobs": run.loop.numjobs, "iodepth": run.loop.iodepth}} if run.loop else {}),
-                  **({"rate_cap_iops": run.job.rate_iops * workload.numjobs} if run.job.rate_iops is not None else {})},
+                  **({"rate_cap_iops": run.job.rate_iops * workload.numjobs} if run.job.rate_iops is not None else {}),
+                  **_shape_keys(run.job)},
     }
+
+
+def _shape_keys(job: FioJob) -> dict:
+    """nvsim's extra keys for how the job's I/Os were drawn: Poisson arrivals, a mix of sizes
+    (size, share of the I/Os, direction), a replayed trace."""
+    out: dict = {}
+    if job.rate_iops is not None:
+        out["rate_process"] = job.rate_process
+    if job.bs_mix:
+        out["block_size_mix"] = [[p.bs, p.share, p.rw or "job"] for p in job.bs_mix]
+    if job.trace is not None:
+        t = job.trace
+        out["trace"] = {"format": t.format, "ios": t.ios, "read_fraction": t.read_fraction, "sequential_share": t.sequential_share,
+                        "arrival_iops": t.arrival_iops, "left_out": t.skipped}
+    return out
 
 
 def _latency_target_keys(job: FioJob) -> dict:

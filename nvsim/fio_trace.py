@@ -82,6 +82,7 @@ class TraceSummary:
     region_bytes: int
     arrival_iops: float | None
     skipped: int
+    format: str = ""
 
 
 def read_trace(path: str | Path) -> Trace:
@@ -226,7 +227,8 @@ def summarize(trace: Trace, time_scale: float = 1.0) -> TraceSummary:
     duration = float(np.nanmax(trace.time_s)) if trace.timed else 0.0
     rate = (n - 1) / duration * time_scale if trace.timed and duration > 0 and n > 1 else None
     return TraceSummary(ios=n, read_fraction=float(np.mean(~trace.is_write)), parts=tuple(parts), sequential_share=sequential,
-                        start_bytes=start, region_bytes=int(ends.max()) - start, arrival_iops=rate, skipped=trace.skipped)
+                        start_bytes=start, region_bytes=int(ends.max()) - start, arrival_iops=rate, skipped=trace.skipped,
+                        format=trace.format)
 
 
 __all__ = ["Trace", "TraceSummary", "read_trace", "parse_iolog", "parse_blkparse", "parse_blktrace", "parse_msr_csv",

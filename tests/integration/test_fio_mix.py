@@ -110,6 +110,7 @@ def test_each_trace_format_replays_open_and_closed_loop(name, spec, catalog):
     assert rate and iops(runs) == pytest.approx(rate, rel=1e-9)  # at its timestamps' mean rate
     entry = report["jobs"][0]
     assert entry["read"]["io_bytes"] + entry["write"]["io_bytes"] > 0
+    assert entry["nvsim"]["trace"]["ios"] > 0 and entry["nvsim"]["rate_process"] == "poisson"
     _, closed, _ = run(f"[t]\niodepth=16\nread_iolog={path}\nreplay_no_stall=1\n", spec, catalog)
     assert iops(closed) > iops(runs)  # as fast as iodepth 16 allows
 
