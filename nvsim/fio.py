@@ -103,6 +103,8 @@ class FioJob:
     flow_weight: float | None = None
     flow_id: int = 0
     trace: TraceSummary | None = None
+    io_size_bytes: int | None = None
+    loops: int = 1
 
     @property
     def needs_device_bytes(self) -> bool:
@@ -359,6 +361,7 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
     pacing = _Pacing()
     name = section.name
     shape: dict[str, dict[str, _Entry]] = {"mix": {}, "replay": {}, "placement": {}}
+    extent: dict[str, int | None] = {}
 
     for entry in entries:
         options[entry.key] = entry.value if entry.value is not None else ""
@@ -396,6 +399,11 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
             data["offset"], offset_share = (0, None) if zero else _parse_size(entry, path, kb_base, allow_percent=True)
             pacing.offset_percent = offset_share
             origin[key] = entry
+        elif key in ("io_size", "loops"):
+            amount = _parse_int(entry, path, kb_base)
+            if amount < (1 if key == "loops" else 0):
+                raise _error(entry, path, f"must be at least 1, got {amount}")
+            extent[key] = amount or None
         elif key in _SHAPE_OPTIONS:
             shape[_SHAPE_OPTIONS[key]][key] = entry
         elif key in ("runtime", "ramp_time"):
@@ -449,7 +457,8 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
     job = FioJob(name=name, workload=workload, group=0, filename=kept["filename"], size_percent=size_percent,
                  offset_increment_percent=offset_percent, options=options, phase=0,
                  cpus_allowed=kept["cpus_allowed"], numa_cpu_nodes=kept["numa_cpu_nodes"], line=section.line,
-                 job_options={e.key: e.value if e.value is not None else "" for e in section.entries}, bs_mix=mix)
+                 job_options={e.key: e.value if e.value is not None else "" for e in section.entries}, bs_mix=mix,
+                 io_size_bytes=extent.get("io_size"), loops=extent.get("loops") or 1)
     job = pacing.apply(job, section.name, path, kb_base)
     if trace is not None:
         job = _with_trace(job, trace, shape["replay"], path)

@@ -43,6 +43,8 @@ MODELLED_OPTIONS: dict[str, str] = {
     "zonemode": "none, or strided (zones of zonesize bytes: the job's stream when a zone holds at least 64 I/Os of 4 KiB); zbd refused",
     "zonesize": "zonemode=strided: the bytes of I/O in each zone",
     "random_distribution": "read-only jobs: accepted (no read cache is modelled); a job that writes: refused (hot/cold garbage collection)",
+    "io_size": "FioJob.io_size_bytes (alias io_limit): the bytes each clone moves (default size), for the job's runtime and io_bytes",
+    "loops": "FioJob.loops: fio repeats the job's I/O this many times (runtime and io_bytes)",
     "rate_process": "FioJob.rate_process: linear (fio's default, paced evenly) or poisson (open-loop arrivals, nvsim.fio_open)",
 }
 """fio options that set a ``WorkloadSpec`` field."""
@@ -103,6 +105,7 @@ ALIASES: dict[str, str] = {
     "iodepth_batch": "iodepth_batch_submit",
     "iodepth_batch_complete": "iodepth_batch_complete_min",
     "ratemin": "rate_min",
+    "io_limit": "io_size",
 }
 """fio's option aliases (``options.c``) for the options named above."""
 

@@ -62,15 +62,16 @@ class JobRun:
         return w.numjobs * w.iodepth
 
 
-def job_runtime_s(workload: WorkloadSpec, bytes_per_s: float, device_bytes: int) -> float:
+def job_runtime_s(workload: WorkloadSpec, bytes_per_s: float, device_bytes: int, io_bytes: int | None = None,
+                  loops: int = 1) -> float:
     """How long fio would run the job at ``bytes_per_s`` (all clones together).
 
-    time_based with a runtime: the runtime. Otherwise every clone moves ``size`` bytes (the device
-    when size is absent), and a runtime stops it early.
+    time_based with a runtime: the runtime. Otherwise every clone moves ``io_bytes`` (fio's
+    io_size; else ``size``, the device when size is absent) ``loops`` times, and a runtime stops it early.
     """
     if workload.time_based and workload.runtime:
         return float(workload.runtime)
-    per_clone = workload.size if workload.size else device_bytes
+    per_clone = loops * (io_bytes or workload.size or device_bytes)
     by_size = workload.numjobs * per_clone / bytes_per_s if bytes_per_s > 0 else float(workload.runtime or 0.0)
     return min(by_size, float(workload.runtime)) if workload.runtime else by_size
 
@@ -165,7 +166,7 @@ def _check_minimum(run: JobRun) -> JobRun:
 
 def _with_runtime(run: JobRun) -> JobRun:
     rate = (run.result.read_bytes_per_s + run.result.write_bytes_per_s) * run.scale
-    return replace(run, runtime_s=job_runtime_s(run.workload, rate, run.device_bytes))
+    return replace(run, runtime_s=job_runtime_s(run.workload, rate, run.device_bytes, run.job.io_size_bytes, run.job.loops))
 
 
 def shared_loop_runs(phase: list[FioJob], spec: ScenarioSpec, catalog: Any, fidelity: str, device_bytes: int) -> list[JobRun]:

@@ -15,6 +15,7 @@ from nvsim.fio import parse_fio_jobfile
 from nvsim.fio_expand import expand_value, platform_keywords
 from nvsim.fio_mix import MAX_MIX_PARTS, MixPart, binned
 from nvsim.fio_open import ladder_picks, occupancy
+from nvsim.fio_run import job_runtime_s
 from nvsim import fabric
 from nvsim.fio_together import JOB_CPUS_LABEL, Member, shared_wait
 from nvsim.fio_trace import BLK_TRACE_MAGIC, parse_blkparse, parse_blktrace, parse_iolog, parse_msr_csv, read_trace, summarize
@@ -295,3 +296,10 @@ def test_any_value_of_the_new_options_parses_or_is_one_line(pairs):
         parse(text, keywords=KEYWORDS, environ={"HOME": "4k"})
     except InputError as exc:
         assert "\n" not in str(exc) and str(exc).startswith("job.fio line ")
+
+
+def test_io_size_and_loops_set_what_each_clone_moves():
+    job = parse("[a]\nrw=write\nbs=16k\nnumjobs=2\nsize=1g\nio_limit=4g\nloops=2\n").jobs[0]
+    assert (job.io_size_bytes, job.loops) == (4 << 30, 2)
+    assert job_runtime_s(job.workload, 2 * (1 << 30), 1 << 40, job.io_size_bytes, job.loops) == pytest.approx(8.0)
+    assert job_runtime_s(job.workload, 2 * (1 << 30), 1 << 40) == pytest.approx(1.0)  # size alone, once
