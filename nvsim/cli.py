@@ -225,7 +225,8 @@ def fio_command(
     label = files[0] if files else "command line"
     if files:
         text += nvsim.fio.read_jobfile_text(files[0])
-    parsed = nvsim.fio.parse_fio_jobfile(text, label, catalog=catalog)
+    keywords = nvsim.fio.platform_keywords(catalog.platforms[spec.platform])  # $ncpus etc. of the simulated platform
+    parsed = nvsim.fio.parse_fio_jobfile(text, label, catalog=catalog, keywords=keywords)
     for job in parsed.jobs:  # a run over the work budget is refused before anything is printed
         nvsim.budget.check_workload(job.workload, fidelity, field=f"{label}: [{job.name}]")
     for line in ([parsed.unmodelled_warning()] if parsed.unmodelled_warning() else []) + parsed.notes():

@@ -48,6 +48,9 @@ from .fio_options import (  # noqa: F401 (the tables, re-exported for callers of
     MODELLED_OPTIONS, KEPT_OPTIONS, UNDERSTOOD_WITHOUT_EFFECT, REFUSED_OPTIONS, REFUSED_DEFAULTS, ALIASES, FIO_RW_MODELLED,
     FIO_RW_TRIM, FIO_DEFAULT_RW, FIO_DEFAULT_IOENGINE, BLOCK_IOENGINES, UNSIMULATED_IOENGINES, HOST_IO_FLAGS,
 )
+from .fio_expand import expand_value, platform_keywords  # noqa: F401 (re-exported)
+from .fio_mix import MixPart
+from .fio_trace import TraceSummary, read_trace, summarize
 from .fio_json import FIO_PERCENTILES, fio_json_report, percentile_table  # noqa: F401 (fio's JSON lives in nvsim.fio_json)
 from .specs import WorkloadSpec
 
@@ -94,11 +97,19 @@ class FioJob:
     latency_target_s: float | None = None
     latency_percentile: float = 100.0
     latency_window_s: float | None = None
+    bs_mix: tuple[MixPart, ...] | None = None
+    offset_percent: float | None = None
+    rate_process: str = "linear"
+    flow_weight: float | None = None
+    flow_id: int = 0
+    trace: TraceSummary | None = None
+    io_size_bytes: int | None = None
+    loops: int = 1
 
     @property
     def needs_device_bytes(self) -> bool:
         """Whether ``size`` or ``offset_increment`` was written as a share of the device ('N%')."""
-        return self.size_percent is not None or self.offset_increment_percent is not None
+        return self.size_percent is not None or self.offset_increment_percent is not None or self.offset_percent is not None
 
     def resolved(self, device_bytes: int) -> WorkloadSpec:
         """The job's workload with 'N%' sizes taken of ``device_bytes`` (as fio does: size whole
@@ -109,6 +120,8 @@ class FioJob:
             update["size"] = max(w.bs, int(device_bytes * self.size_percent / 100) // w.bs * w.bs)
         if self.offset_increment_percent is not None:
             update["offset_increment"] = int(device_bytes * self.offset_increment_percent / 100) // 4096 * 4096
+        if self.offset_percent is not None:
+            update["offset"] = int(device_bytes * self.offset_percent / 100) // w.bs * w.bs
         return w.model_copy(update=update) if update else w
 
 
@@ -127,7 +140,7 @@ class FioJobFile:
 
     def concurrent_jobs(self) -> list[list[str]]:
         """Names of the jobs fio would run at once (one phase, no stonewall between them); nvsim
-        simulates each alone."""
+        runs them on one array (``nvsim.fio_run.simulate_jobs``)."""
         phases: dict[int, list[str]] = {}
         for job in self.jobs:
             phases.setdefault(job.phase, []).append(job.name)
@@ -143,7 +156,7 @@ class FioJobFile:
     def notes(self) -> list[str]:
         """What the user should know about how the file is simulated, one line each: jobs that
         name no ioengine (fio's default psync), jobs fio runs together: on one array when they are
-        one closed loop (``shares_one_loop``), else one after another."""
+        one closed loop (``shares_one_loop``), else each its own loop sharing the array's queues."""
         lines = []
         defaulted = [job.name for job in self.jobs if "ioengine" not in job.options]
         if defaulted:
@@ -157,7 +170,8 @@ class FioJobFile:
                          f"simulated array, as one closed loop of all their clones: {'; '.join(shared)}")
         if apart:
             lines.append(f"{self.path}: jobs that fio runs at the same time (no stonewall between them) with different "
-                         f"workloads are simulated one after another, each with the whole array: {'; '.join(apart)}")
+                         f"workloads share one simulated array, each its own closed loop waiting in the array's common "
+                         f"queue (a job with a latency target runs alone): {'; '.join(apart)}")
         return lines
 
     def unmodelled_warning(self) -> str | None:
@@ -172,8 +186,9 @@ def shares_one_loop(jobs: list[FioJob]) -> bool:
     numjobs and how long they run, and no rate cap or think time; nvsim then simulates them together on one array."""
     def signature(job: FioJob) -> tuple:
         w = job.workload.model_copy(update={"name": "", "numjobs": 1, "runtime": None, "time_based": False, "ramp_time": 0.0})
-        return w.model_dump_json(), job.size_percent, job.offset_increment_percent
-    unpaced = all(job.rate_iops is None and job.thinktime_s is None and job.latency_target_s is None for job in jobs)
+        return w.model_dump_json(), job.size_percent, job.offset_increment_percent, job.bs_mix
+    unpaced = all(job.rate_iops is None and job.thinktime_s is None and job.latency_target_s is None
+                  and job.flow_weight is None for job in jobs)
     return len(jobs) > 1 and unpaced and len({signature(job) for job in jobs}) == 1
 
 
@@ -196,9 +211,10 @@ class _Section:
 # ---------------------------------------------------------------- reading the file
 
 
-def load_fio_jobfile(path: str | Path, *, catalog: Any = None) -> FioJobFile:
+def load_fio_jobfile(path: str | Path, *, catalog: Any = None, keywords: dict[str, int] | None = None,
+                     environ: dict[str, str] | None = None) -> FioJobFile:
     """Read and parse a fio job file (see ``parse_fio_jobfile``)."""
-    return parse_fio_jobfile(read_jobfile_text(path), str(path), catalog=catalog)
+    return parse_fio_jobfile(read_jobfile_text(path), str(path), catalog=catalog, keywords=keywords, environ=environ)
 
 
 def read_jobfile_text(path: str | Path) -> str:
@@ -206,9 +222,14 @@ def read_jobfile_text(path: str | Path) -> str:
     return read_text(path)  # the one input boundary: size bound, strict UTF-8 naming the byte
 
 
-def parse_fio_jobfile(text: str, path: str = "<jobfile>", *, catalog: Any = None) -> FioJobFile:
-    """Parse fio job-file text; every job becomes a ``WorkloadSpec`` validated with ``catalog``."""
-    sections = _sections(text, path)
+def parse_fio_jobfile(text: str, path: str = "<jobfile>", *, catalog: Any = None, keywords: dict[str, int] | None = None,
+                      environ: dict[str, str] | None = None) -> FioJobFile:
+    """Parse fio job-file text; every job becomes a ``WorkloadSpec`` validated with ``catalog``.
+
+    ``${VAR}`` is taken from ``environ`` (the process environment when None), fio's keywords
+    ``$ncpus``, ``$mb_memory``, ``$pagesize`` from ``keywords`` (``platform_keywords`` of the
+    simulated platform; None: a keyword is an error), as fio expands them (``nvsim.fio_expand``)."""
+    sections = _sections(text, path, keywords, environ)
     jobs: list[FioJob] = []
     unmodelled: set[str] = set()
     global_entries: list[_Entry] = []
@@ -257,7 +278,8 @@ def command_line_to_jobfile(arguments: list[str] | tuple[str, ...]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _sections(text: str, path: str) -> list[_Section]:
+def _sections(text: str, path: str, keywords: dict[str, int] | None = None,
+              environ: dict[str, str] | None = None) -> list[_Section]:
     """Split the text into sections of (key, value, line) entries, as fio's parse_jobs_ini."""
     sections: list[_Section] = []
     for number, raw in enumerate(text.split("\n"), start=1):
@@ -280,7 +302,9 @@ def _sections(text: str, path: str) -> list[_Section]:
         if not _KEY.match(written):
             raise InputError("", f"expected key=value or [section], got {line!r}", source=where)
         key = ALIASES.get(written, written)
-        sections[-1].entries.append(_Entry(key, written, value.strip() if has_value else None, number))
+        strict = key in MODELLED_OPTIONS or key in REFUSED_OPTIONS or key in ("kb_base", "stonewall", "new_group", "direct", "buffered")
+        value = expand_value(key, value.strip(), keywords, environ, written, where, strict) if has_value else None
+        sections[-1].entries.append(_Entry(key, written, value, number))
     return sections
 
 
@@ -309,6 +333,11 @@ def _check_rwmix_pair(section: _Section, path: str) -> None:
 
 # ---------------------------------------------------------------- one job
 
+_SHAPE_OPTIONS = {"bssplit": "mix", "bsrange": "mix", "read_iolog": "replay", "replay_no_stall": "replay",
+                  "replay_time_scale": "replay", "zonemode": "placement", "zonesize": "placement",
+                  "random_distribution": "placement"}
+"""Options read once the whole section is (``_shape``): a mix of sizes, a replayed trace, zones and skew."""
+
 
 def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any) -> tuple[FioJob, dict[str, Any]]:
     kb_base = 1024
@@ -331,15 +360,20 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
     options: dict[str, str] = {}
     pacing = _Pacing()
     name = section.name
+    shape: dict[str, dict[str, _Entry]] = {"mix": {}, "replay": {}, "placement": {}}
+    extent: dict[str, int | None] = {}
 
     for entry in entries:
         options[entry.key] = entry.value if entry.value is not None else ""
         key = entry.key
         if key in MODELLED_OPTIONS and entry.value is not None and _substituted(key, entry.value):
-            raise _error(entry, path, f"fio expands ${{VARIABLES}} and (expressions) when it runs; nvsim reads values literally, "
-                                      f"write the value itself (got {entry.value!r})")
+            raise _error(entry, path, f"an expression is read only in numeric options (fio expands ${{VARIABLES}} and "
+                                      f"$keywords everywhere, (arithmetic) in numbers; got {entry.value!r})")
         if key == "rw":
             rw = _parse_rw(entry, path)
+            data.pop("rw_skip_bytes", None)
+            data.pop("random_run_ios", None)
+            data.update(_parse_rw_modifier(entry, path, kb_base))
             origin["rw"] = entry
         elif key == "bs":
             _apply_bs(bs, entry, path, kb_base)
@@ -360,6 +394,18 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
                 offset_percent = percent
                 data["offset_increment"] = amount
             origin[key] = entry
+        elif key == "offset":
+            zero = re.fullmatch(r"0+\s*%", entry.value or "")  # offset=0%: the start, as offset=0
+            data["offset"], offset_share = (0, None) if zero else _parse_size(entry, path, kb_base, allow_percent=True)
+            pacing.offset_percent = offset_share
+            origin[key] = entry
+        elif key in ("io_size", "loops"):
+            amount = _parse_int(entry, path, kb_base)
+            if amount < (1 if key == "loops" else 0):
+                raise _error(entry, path, f"must be at least 1, got {amount}")
+            extent[key] = amount or None
+        elif key in _SHAPE_OPTIONS:
+            shape[_SHAPE_OPTIONS[key]][key] = entry
         elif key in ("runtime", "ramp_time"):
             seconds = _parse_time(entry, path)
             data[key] = (seconds or None) if key == "runtime" else seconds  # fio: runtime=0 is no limit
@@ -399,7 +445,7 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
     data["name"] = name
     data["rw"] = rw
     data["ioengine"] = ioengine
-    data["bs"] = _choose_bs(rw, bs, origin, section, path)
+    mix, trace = _shape(data, bs, shape["mix"], shape["replay"], shape["placement"], origin, section, path, kb_base)
     try:
         workload = WorkloadSpec.model_validate(data, context={"catalog": catalog})
     except ValidationError as exc:
@@ -411,8 +457,12 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
     job = FioJob(name=name, workload=workload, group=0, filename=kept["filename"], size_percent=size_percent,
                  offset_increment_percent=offset_percent, options=options, phase=0,
                  cpus_allowed=kept["cpus_allowed"], numa_cpu_nodes=kept["numa_cpu_nodes"], line=section.line,
-                 job_options={e.key: e.value if e.value is not None else "" for e in section.entries})
-    return pacing.apply(job, section.name, path, kb_base), flags
+                 job_options={e.key: e.value if e.value is not None else "" for e in section.entries}, bs_mix=mix,
+                 io_size_bytes=extent.get("io_size"), loops=extent.get("loops") or 1)
+    job = pacing.apply(job, section.name, path, kb_base)
+    if trace is not None:
+        job = _with_trace(job, trace, shape["replay"], path)
+    return job, flags
 
 
 @dataclass
@@ -421,11 +471,15 @@ class _Pacing:
     caps and minimums (per direction), think time, a latency target."""
 
     KEYS = ("rate", "rate_iops", "rate_min", "rate_iops_min", "thinktime", "latency_target", "latency_window",
-            "latency_percentile")
+            "latency_percentile", "rate_process", "flow", "flow_id")
     rates: dict[str, _Entry] = field(default_factory=dict)
     minimums: dict[str, _Entry] = field(default_factory=dict)
     think_s: float | None = None
     latency: dict[str, tuple[Any, _Entry]] = field(default_factory=dict)
+    offset_percent: float | None = None
+    process: str = "linear"
+    flow: int | None = None
+    flow_id: int = 0
 
     def take(self, entry: _Entry, path: str) -> None:
         key = entry.key
@@ -435,6 +489,19 @@ class _Pacing:
             self.minimums[key.replace("_min", "")] = entry
         elif key == "thinktime":
             self.think_s = _parse_time(entry, path, default_unit="us") or None
+        elif key in ("flow", "flow_id"):
+            value = _need_value(entry, path)
+            if not re.fullmatch(r"-?\d+", value) or (key == "flow_id" and int(value) < 0):
+                raise _error(entry, path, f"expected a whole number{'' if key == 'flow' else ' >= 0'}, got {value!r}")
+            if key == "flow":
+                self.flow = abs(int(value)) or None  # fio keeps the ratio of |weights|; 0: no flow control
+            else:
+                self.flow_id = int(value)
+        elif key == "rate_process":
+            value = _need_value(entry, path)
+            if value not in ("linear", "poisson"):
+                raise _error(entry, path, f"unknown value {value!r}; allowed: linear, poisson")
+            self.process = value
         elif key == "latency_percentile":
             self.latency[key] = (_parse_percentage(entry, path), entry)
         else:  # latency_target, latency_window: microseconds by default
@@ -444,6 +511,7 @@ class _Pacing:
         """The job with its caps, think time and target; combinations nvsim does not model refused."""
         w = job.workload
         job = replace(job, rate_iops=_rate_limit_iops(self.rates, w, path, kb_base), thinktime_s=self.think_s,
+                      offset_percent=self.offset_percent, rate_process=self.process, flow_weight=self.flow, flow_id=self.flow_id,
                       rate_min_iops=_rate_limit_iops(self.minimums, w, path, kb_base, tightest=False))
         if self.think_s and job.rate_iops is not None:
             raise _error(next(iter(self.rates.values())), path, f"a rate cap together with thinktime is not modelled (job [{section}])")
@@ -505,16 +573,189 @@ def _need_value(entry: _Entry, path: str) -> str:
     return entry.value
 
 
+STRIDED_ZONE_MIN_IOS = 64
+"""zonemode=strided is simulated as the job's plain stream when each zone holds at least this many
+I/Os: the jump to the next zone then comes once per 64 I/Os or less often, which moves a sequential
+stream's rate by a share of a stripe per zone."""
+_DISTRIBUTIONS = re.compile(r"^(random|zipf:\d+(\.\d+)?|pareto:\d*\.?\d+|(normal|gauss):\d+(\.\d+)?%?|zoned(_abs)?:.+)"
+                            r"(:\d+(\.\d+)?)?$")
+
+
+def _check_placement(placement: dict[str, _Entry], rw: str, rwmixread: int, path: str, kb_base: int) -> None:
+    """zonemode and random_distribution: what nvsim simulates, the rest refused in one line.
+
+    zonemode=strided (zones of zonesize bytes, zoneskip between them) is the job's stream when a
+    zone holds at least ``STRIDED_ZONE_MIN_IOS`` I/Os; zonemode=zbd (zoned namespaces) is refused.
+    random_distribution skews which blocks are hit: a read-only job's answer does not depend on it
+    (nvsim models no read cache), a job that writes is refused (its skew changes the drives' garbage
+    collection, which the drive model takes as uniform)."""
+    mode = placement.get("zonemode")
+    value = (mode.value or "").strip() if mode else "none"
+    if value == "zbd":
+        raise _error(mode, path, "cannot be simulated: zoned block devices (zonemode=zbd) are not modelled, nvsim's drives "
+                                 "are conventional NVMe namespaces; zonemode=none and zonemode=strided are simulated")
+    if value == "strided":
+        if "zonesize" not in placement:
+            raise _error(mode, path, "zonemode=strided needs zonesize (the bytes of I/O in each zone)")
+        zone = _parse_int(placement["zonesize"], path, kb_base)
+        if zone < STRIDED_ZONE_MIN_IOS * 4096:
+            raise _error(placement["zonesize"], path, f"zones of {zone} bytes jump too often to simulate as one stream: "
+                                                      f"zonesize must be at least {STRIDED_ZONE_MIN_IOS * 4096} bytes")
+    elif value not in ("none",):
+        raise _error(mode, path, f"unknown value {value!r}; allowed: none, strided, zbd (refused)")
+    entry = placement.get("random_distribution")
+    if entry is None:
+        return
+    distribution = _need_value(entry, path).strip()
+    if not _DISTRIBUTIONS.match(distribution):
+        raise _error(entry, path, f"cannot read {distribution!r}; allowed: random, zipf:THETA, pareto:H, normal:SIGMA, "
+                                  f"zoned:PCT/PCT:..., zoned_abs:PCT/SIZE:...")
+    writes = not (rw in _READS or (rw not in _WRITES and rwmixread == 100))
+    if distribution != "random" and writes:
+        raise _error(entry, path, f"cannot be simulated for a job that writes (got {entry.written}={distribution}): skewed "
+                                  f"writes change the drives' garbage collection (hot/cold write amplification), which the "
+                                  f"drive model takes as uniform; a read-only job takes it (nvsim models no read cache)")
+
+
+def _shape(data: dict[str, Any], bs: list, mixes: dict[str, _Entry], replay: dict[str, _Entry], placement: dict[str, _Entry],
+           origin: dict[str, _Entry], section: _Section, path: str, kb_base: int,
+           ) -> tuple[tuple[MixPart, ...] | None, TraceSummary | None]:
+    """The job's I/O shape once its section is read: a replayed trace (it replaces rw, bs, offset
+    and size, as fio's replay does), its block size or mix of sizes, zone and skew checks; sets
+    ``data["rw"]``/``["bs"]`` and returns (the mix, None for one size; the trace summary)."""
+    rw = data["rw"]
+    trace = _replayed_trace(replay, path, kb_base) if "read_iolog" in replay else None
+    if trace is not None:
+        rw, mixes = _trace_rw(trace), {}
+        data.update(rw=rw, rwmixread=round(trace.read_fraction * 100), offset=trace.start_bytes, size=max(512, trace.region_bytes))
+        data.pop("rw_skip_bytes", None)
+        data.pop("random_run_ios", None)
+    mix = _block_size_mix(mixes, rw, data.get("rwmixread", 50), path, kb_base) if trace is None else trace.parts
+    _check_placement(placement, rw, data.get("rwmixread", 50), path, kb_base)
+    data["bs"] = _mean_size(mix) if mix else _choose_bs(rw, bs, origin, section, path)
+    if mix:
+        origin["bs"] = mixes.get("bssplit") or mixes.get("bsrange") or replay["read_iolog"]
+        mix = mix if len(mix) > 1 or mix[0].rw is not None else None  # one size: the job's bs
+    return mix, trace
+
+
+def _replayed_trace(replay: dict[str, _Entry], path: str, kb_base: int) -> TraceSummary:
+    """The trace a job's read_iolog names (fio's path, or beside the job file), summarised at
+    replay_time_scale (a percentage of the trace's rate, default 100)."""
+    entry = replay["read_iolog"]
+    name = Path(_need_value(entry, path))
+    beside = Path(path).parent / name
+    found = name if name.exists() or name.is_absolute() else beside if beside.exists() else name
+    if not found.exists():
+        raise _error(entry, path, f"trace file {str(name)!r} not found (looked in the working directory and beside the job file)")
+    scale = 100
+    if "replay_time_scale" in replay:
+        scale = _parse_int(replay["replay_time_scale"], path, kb_base)
+        if not 1 <= scale <= 10**6:
+            raise _error(replay["replay_time_scale"], path, f"a percentage of the trace's rate, 1 or more, got {scale}")
+    try:
+        return summarize(read_trace(found), scale / 100.0)
+    except InputError as exc:
+        raise _error(entry, path, f"{found}: {exc.message}") from None
+
+
+def _trace_rw(trace: TraceSummary) -> str:
+    """fio's rw for the trace's character: random unless most I/Os start where the one before ended."""
+    kind = "" if trace.sequential_share >= 0.5 else "rand"
+    if trace.read_fraction >= 1.0:
+        return f"{kind}read"
+    if trace.read_fraction <= 0.0:
+        return f"{kind}write"
+    return "randrw" if kind else "rw"
+
+
+def _with_trace(job: FioJob, trace: TraceSummary, replay: dict[str, _Entry], path: str) -> FioJob:
+    """A replayed trace: open loop at its timestamps' rate (Poisson arrivals), or with
+    replay_no_stall (or no timestamps) the closed loop at the job's iodepth."""
+    stall = not (_parse_flag(replay["replay_no_stall"], path) if "replay_no_stall" in replay else False)
+    if job.rate_iops is not None or job.thinktime_s is not None or job.latency_target_s is not None:
+        raise _error(replay["read_iolog"], path, f"a replayed trace sets its own pace; rate, thinktime and latency_target "
+                                                 f"are not modelled with it (job [{job.name}])")
+    if stall and trace.arrival_iops:
+        return replace(job, rate_iops=trace.arrival_iops / job.workload.numjobs, rate_process="poisson", trace=trace)
+    return replace(job, trace=trace)
+
+
+def _block_size_mix(mixes: dict[str, _Entry], rw: str, rwmixread: int, path: str, kb_base: int) -> tuple[MixPart, ...] | None:
+    """The job's mix of block sizes from bssplit (which wins, as in fio) or bsrange, for the
+    directions its rw uses: one part per (size, direction); None when it is a single size."""
+    if not mixes:
+        return None
+    entry = mixes.get("bssplit") or mixes["bsrange"]
+    per_direction = _parse_bssplit(entry, path, kb_base) if entry.key == "bssplit" else _parse_bsrange(entry, path, kb_base)
+    read_share = 1.0 if rw in _READS else 0.0 if rw in _WRITES else rwmixread / 100.0
+    used = [(d, share) for d, share in (("read", read_share), ("write", 1.0 - read_share)) if share > 0]
+    splits = [per_direction[0 if d == "read" else 1] for d, _ in used]
+    if len({tuple(split) for split in splits}) == 1:
+        parts = tuple(MixPart(size, share) for size, share in splits[0])
+    else:
+        parts = tuple(MixPart(size, share * dshare, d) for (d, dshare), split in zip(used, splits) for size, share in split)
+    return parts
+
+
+def _mean_size(parts: tuple[MixPart, ...]) -> int:
+    """The mix's mean I/O size in whole 512-byte sectors: the job's ``bs`` where one size stands for it (rate in bytes)."""
+    total = sum(p.share for p in parts)
+    return max(512, int(round(sum(p.bs * p.share for p in parts) / total / 512)) * 512)
+
+
+def _parse_bssplit(entry: _Entry, path: str, kb_base: int) -> list[list[tuple[int, float]]]:
+    """fio's bssplit=SIZE/PCT:SIZE/PCT[,write split[,trim split]]: a size without a percentage shares
+    what the others leave equally; a direction without a split takes the last one given."""
+    value = _need_value(entry, path)
+    directions = value.split(",")
+    if len(directions) > 3:
+        raise _error(entry, path, f"takes at most three splits (read,write,trim), got {value!r}")
+    out: list[list[tuple[int, float]]] = []
+    for text in directions:
+        sizes, percents = [], []
+        for item in (part for part in text.split(":") if part.strip()):
+            size_text, _, pct_text = item.strip().partition("/")
+            size, _ = _parse_size(_Entry(entry.key, entry.written, size_text, entry.line), path, kb_base, allow_percent=False)
+            if size <= 0 or size % 512:
+                raise _error(entry, path, f"block size {size_text!r} must be a positive multiple of 512 bytes (got {value!r})")
+            if pct_text and not re.fullmatch(r"\d+(\.\d+)?", pct_text):
+                raise _error(entry, path, f"expected SIZE/PERCENT entries separated by ':', got {item!r}")
+            sizes.append(size)
+            percents.append(float(pct_text) if pct_text else None)
+        given = sum(p for p in percents if p is not None)
+        missing = sum(p is None for p in percents)
+        if not sizes or given > 100 or (given == 0 and not missing):
+            raise _error(entry, path, f"the percentages must add up to at most 100 and not all be 0, got {text!r}")
+        rest = (100.0 - given) / missing if missing else 0.0
+        split = [(s, p if p is not None else rest) for s, p in zip(sizes, percents)]
+        out.append([(s, p / 100.0) for s, p in split if p > 0])
+    return out + [out[-1]] * (3 - len(out))
+
+
+def _parse_bsrange(entry: _Entry, path: str, kb_base: int) -> list[list[tuple[int, float]]]:
+    """fio's bsrange=LOW-HIGH (or LOW:HIGH)[,write range]: fio draws a size uniformly between LOW
+    and HIGH and rounds it down to a multiple of LOW, so LOW, 2 LOW, ... below HIGH are equally
+    likely (HIGH itself only when drawn exactly)."""
+    value = _need_value(entry, path)
+    out: list[list[tuple[int, float]]] = []
+    for text in value.split(",")[:3]:
+        match = re.fullmatch(r"\s*([^-:\s]+)\s*[-:]\s*([^-:\s]+)\s*", text)
+        if not match:
+            raise _error(entry, path, f"expected LOW-HIGH (or LOW:HIGH) sizes, got {text!r}")
+        low, high = (_parse_size(_Entry(entry.key, entry.written, g, entry.line), path, kb_base, allow_percent=False)[0]
+                     for g in match.groups())
+        if low <= 0 or low % 512 or high < low:
+            raise _error(entry, path, f"LOW must be a positive multiple of 512 bytes and HIGH at least LOW, got {text!r}")
+        sizes = list(range(low, high, low)) or [low]
+        out.append([(size, 1.0 / len(sizes)) for size in sizes])
+    return out + [out[-1]] * (3 - len(out))
+
+
 def _refuse_option(entry: _Entry, path: str, kb_base: int) -> None:
     """An option that changes the answer in a way nvsim does not model: refused unless it says fio's default."""
     value = (entry.value or "").strip()
     if value in REFUSED_DEFAULTS.get(entry.key, ()):
-        return
-    if entry.key == "bsrange" and "-" in value:  # one size written as a range (4k-4k) is one bs
-        low, _, high = value.split(",")[0].partition("-")
-        if low and low == high:
-            return
-    if entry.key == "bssplit" and re.fullmatch(r"[^:,/]+(/100)?", value):  # one size at 100%
         return
     raise _error(entry, path, f"cannot be simulated: {REFUSED_OPTIONS[entry.key]} (got {entry.written}={value})")
 
@@ -530,10 +771,30 @@ def _parse_ioengine(entry: _Entry, path: str) -> str:
     return value
 
 
-def _parse_rw(entry: _Entry, path: str) -> str:
+def _parse_rw_modifier(entry: _Entry, path: str, kb_base: int) -> dict[str, int]:
+    """fio's rw=TYPE:N: a sequential job skips N bytes after each I/O (negative: backwards), a random
+    job issues N I/Os one after the other from each random offset (``WorkloadSpec.rw_skip_bytes``,
+    ``random_run_ios``); no modifier: {}."""
     value = _need_value(entry, path)
-    if ":" in value:
-        raise _error(entry, path, f"the ':' offset modifier of {value!r} is not modelled; allowed: {', '.join(FIO_RW_MODELLED)}")
+    if ":" not in value:
+        return {}
+    kind, _, modifier = value.partition(":")
+    modifier = modifier.strip()
+    if kind.startswith("rand"):
+        if not re.fullmatch(r"\d+", modifier) or not 1 <= int(modifier) <= 2**20:
+            raise _error(entry, path, f"the ':N' of a random rw is a count of I/Os per random offset, 1 to {2**20}, got {value!r}")
+        return {"random_run_ios": int(modifier)}
+    negative = modifier.startswith("-")
+    if not modifier.lstrip("-"):
+        raise _error(entry, path, f"the ':' of {value!r} needs a size to skip (read:8k) or a count of I/Os (randread:8)")
+    skip, _ = _parse_size(_Entry(entry.key, entry.written, modifier.lstrip("-"), entry.line), path, kb_base, allow_percent=False)
+    if skip % 512:
+        raise _error(entry, path, f"the ':N' of {value!r} is a size to skip after each I/O, a multiple of 512 bytes")
+    return {"rw_skip_bytes": -skip if negative else skip}
+
+
+def _parse_rw(entry: _Entry, path: str) -> str:
+    value = _need_value(entry, path).partition(":")[0].strip()
     if value in FIO_RW_TRIM:
         raise _error(entry, path, f"{value!r}: trim is not modelled (nvsim models reads and writes); allowed: {', '.join(FIO_RW_MODELLED)}")
     if value not in FIO_RW_MODELLED:

@@ -32,6 +32,20 @@ MODELLED_OPTIONS: dict[str, str] = {
     "latency_target": "FioJob.latency_target_s (microseconds unless a unit is given): the highest iodepth that meets it",
     "latency_window": "FioJob.latency_window_s (microseconds unless a unit is given), reported as fio does",
     "latency_percentile": "FioJob.latency_percentile: the share of I/Os that must meet latency_target (default 100)",
+    "bssplit": "FioJob.bs_mix: the job's closed loop with its I/Os drawn from the sizes in their shares (nvsim.fio_mix)",
+    "bsrange": "FioJob.bs_mix: LOW, 2 LOW, ... below HIGH equally likely, as fio rounds its uniform draw (nvsim.fio_mix)",
+    "offset": "WorkloadSpec.offset: where job 0's region starts (or FioJob.offset_percent for 'N%')",
+    "flow": "FioJob.flow_weight: jobs of one flow_id that run together keep their I/O counts in the ratio of their weights (nvsim.fio_together)",
+    "flow_id": "FioJob.flow_id: the group a flow weight counts in (default 0)",
+    "read_iolog": "FioJob.trace: a fio iolog (v2, v3), blktrace (binary or blkparse text) or MSR CSV, replayed as its mix (nvsim.fio_trace)",
+    "replay_no_stall": "a replayed trace as fast as the job's iodepth allows (closed loop) instead of at its timestamps",
+    "replay_time_scale": "a replayed trace's rate, percent of its timestamps' rate (default 100)",
+    "zonemode": "none, or strided (zones of zonesize bytes: the job's stream when a zone holds at least 64 I/Os of 4 KiB); zbd refused",
+    "zonesize": "zonemode=strided: the bytes of I/O in each zone",
+    "random_distribution": "read-only jobs: accepted (no read cache is modelled); a job that writes: refused (hot/cold garbage collection)",
+    "io_size": "FioJob.io_size_bytes (alias io_limit): the bytes each clone moves (default size), for the job's runtime and io_bytes",
+    "loops": "FioJob.loops: fio repeats the job's I/O this many times (runtime and io_bytes)",
+    "rate_process": "FioJob.rate_process: linear (fio's default, paced evenly) or poisson (open-loop arrivals, nvsim.fio_open)",
 }
 """fio options that set a ``WorkloadSpec`` field."""
 
@@ -58,6 +72,10 @@ UNDERSTOOD_WITHOUT_EFFECT: frozenset[str] = frozenset({
     "randrepeat", "randseed", "random_generator", "norandommap", "softrandommap",
     # what fio reports: percentiles and the JSON's job entries (nvsim.fio_json, nvsim.fio_run)
     "percentile_list", "clat_percentiles", "lat_percentiles", "slat_percentiles", "disk_util",
+    # trace replay onto another device: the simulated array is the device
+    "replay_redirect",
+    # zonemode=strided's skip and range: the job's stream within its zones (zonemode, zonesize)
+    "zoneskip", "zonerange",
     # how fio itself runs: threads or processes, CPU and memory placement policies
     "thread", "cpus_allowed_policy", "numa_mem_policy",
     # file handling that does not change direct I/O to a block device
@@ -66,24 +84,16 @@ UNDERSTOOD_WITHOUT_EFFECT: frozenset[str] = frozenset({
 """fio options that are understood and do not change nvsim's answer; accepted silently."""
 
 REFUSED_OPTIONS: dict[str, str] = {
-    "bssplit": "a mix of block sizes is not carried through the solvers (one bs per job); give one bs, or one job per size",
-    "bsrange": "a range of block sizes is not carried through the solvers (one bs per job); give one bs",
-    "rate_process": "Poisson submissions are not modelled: a rate-limited job is paced as fio's default linear process",
     "thinktime_blocks": "think time after more than one I/O is not modelled (thinktime_blocks=1, fio's default, is)",
     "thinktime_spin": "spinning on the CPU during think time is not modelled",
     "thinktime_iotime": "think time every thinktime_iotime of I/O is not modelled",
-    "read_iolog": "trace replay is not modelled: nvsim generates the job's I/O from rw, bs and iodepth",
-    "replay_redirect": "trace replay is not modelled",
     "latency_run": "fio's continuous adjustment of the depth to a latency target is not modelled (latency_run=0, fio's default, is)",
-    "flow": "fio's flow control between jobs is not modelled",
-    "random_distribution": "only uniform random offsets are modelled (zipf, pareto, normal and zoned skew the FTL's hot/cold data)",
-    "zonemode": "zoned block devices are not modelled",
 }
 """fio options that change the answer in ways nvsim does not model: a job that sets one (to a value
 other than fio's default) is refused in one line naming the option."""
 
-REFUSED_DEFAULTS = {"rate_process": ("linear",), "thinktime_blocks": ("1",), "thinktime_spin": ("0",), "thinktime_iotime": ("0",),
-                     "random_distribution": ("random",), "zonemode": ("none",), "flow": ("0",), "latency_run": ("0",)}
+REFUSED_DEFAULTS = {"thinktime_blocks": ("1",), "thinktime_spin": ("0",), "thinktime_iotime": ("0",),
+                     "latency_run": ("0",)}
 """Values of refused options that mean fio's default behaviour (accepted)."""
 
 ALIASES: dict[str, str] = {
@@ -95,6 +105,7 @@ ALIASES: dict[str, str] = {
     "iodepth_batch": "iodepth_batch_submit",
     "iodepth_batch_complete": "iodepth_batch_complete_min",
     "ratemin": "rate_min",
+    "io_limit": "io_size",
 }
 """fio's option aliases (``options.c``) for the options named above."""
 
@@ -121,6 +132,7 @@ UNSIMULATED_IOENGINES: dict[str, str] = {
     **dict.fromkeys(("filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete", "falloc", "ftruncate",
                      "e4defrag"), _FILE_OPS),
     **dict.fromkeys(("dev-dax", "libpmem", "mmap", "splice"), _MEMORY),
+    "page_fault": "touches anonymous memory to measure page faults, not block I/O",
     **dict.fromkeys(("libcufile", "libhipfile"), "moves data between GPU memory and storage (GPUDirect Storage), a path nvsim does not model"),
     "io_uring_cmd": "sends NVMe passthrough commands to a character device, bypassing the block layer; ioengine=io_uring is the modelled path",
     **dict.fromkeys(("sg", "libzbc", "mtd", "xnvme", "libblkio", "windowsaio", "solarisaio", "guasi", "binject"), _OTHER_PATH),

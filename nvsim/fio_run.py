@@ -15,9 +15,11 @@ same name each time); with it, one entry per reporting group, summed: so does nv
 Jobs that fio runs at the same time (no ``stonewall`` between them) share the array. When they are
 one closed loop (the same workload but for name, numjobs and run length: ``fio.shares_one_loop``)
 nvsim simulates them together, all their clones in one loop, and gives each job its clones' share
-of the rates and of the latency samples; jobs with different workloads are simulated one after
-another, each with the array to itself. ``FioJobFile.notes`` says which. A job under ``rate`` /
-``rate_iops`` is paced (``paced_run``).
+of the rates and of the latency samples; jobs with different workloads each run their own loop and
+wait together at the saturated resource (``together_runs``, ``nvsim.fio_together``).
+``FioJobFile.notes`` says which. A job under ``rate`` / ``rate_iops`` is paced (``paced_run``; with
+``rate_process=poisson``, ``poisson_run``); a mix of block sizes or a trace runs through
+``nvsim.fio_mix`` (``simulate_job``).
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ import numpy as np
 from .fio import FioJob, FioJobFile, shares_one_loop
 from .fio_json import FIO_PERCENTILES, fio_json_report, parse_percentile_list, percentile_table
 from .fio_log import LOG_OPTIONS, LogEntry
+from .fio_mix import mixed_result
+from .fio_open import ladder_picks, open_loop_result
+from .fio_together import Member, shared_results
 from .host_io import effective_iodepth
 from .simulation import Result, Simulation
 from .specs import ScenarioSpec, WorkloadSpec
@@ -57,40 +62,90 @@ class JobRun:
         return w.numjobs * w.iodepth
 
 
-def job_runtime_s(workload: WorkloadSpec, bytes_per_s: float, device_bytes: int) -> float:
+def job_runtime_s(workload: WorkloadSpec, bytes_per_s: float, device_bytes: int, io_bytes: int | None = None,
+                  loops: int = 1) -> float:
     """How long fio would run the job at ``bytes_per_s`` (all clones together).
 
-    time_based with a runtime: the runtime. Otherwise every clone moves ``size`` bytes (the device
-    when size is absent), and a runtime stops it early.
+    time_based with a runtime: the runtime. Otherwise every clone moves ``io_bytes`` (fio's
+    io_size; else ``size``, the device when size is absent) ``loops`` times, and a runtime stops it early.
     """
     if workload.time_based and workload.runtime:
         return float(workload.runtime)
-    per_clone = workload.size if workload.size else device_bytes
+    per_clone = loops * (io_bytes or workload.size or device_bytes)
     by_size = workload.numjobs * per_clone / bytes_per_s if bytes_per_s > 0 else float(workload.runtime or 0.0)
     return min(by_size, float(workload.runtime)) if workload.runtime else by_size
 
 
 def simulate_jobs(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, fidelity: str) -> list[JobRun]:
     """Simulate every job of the file: the jobs of a phase (no stonewall between them) together on
-    one array when they are one closed loop (``shares_one_loop``), otherwise one after another
-    (``FioJobFile.notes`` states which)."""
+    one array: as one closed loop when they share one workload (``shares_one_loop``), otherwise
+    each job's loop sharing the array's queues (``together_runs``); ``FioJobFile.notes`` states which."""
     runs = []
     device_bytes = Simulation(spec, parsed.jobs[0].workload, catalog=catalog).device_bytes
     for phase in parsed.phases():
         if shares_one_loop(phase):
             runs += shared_loop_runs(phase, spec, catalog, fidelity, device_bytes)
-            continue
-        for job in phase:
-            workload = job.resolved(device_bytes) if job.needs_device_bytes else job.workload
-            run = JobRun(job, workload, Simulation(spec, workload, catalog=catalog).run(fidelity), 0.0, device_bytes)
-            if job.rate_iops is not None:
-                run = paced_run(run, spec, catalog, fidelity, job.rate_iops * workload.numjobs)
-            if job.thinktime_s is not None:
-                run = thinking_run(run, spec, catalog, fidelity, job.thinktime_s)
-            if job.latency_target_s is not None:
-                run = latency_target_run(run, spec, catalog, fidelity)
-            runs.append(_with_runtime(_check_minimum(run)))
+        elif len(phase) > 1 and runs_together(phase):
+            runs += together_runs(phase, spec, catalog, fidelity, device_bytes)
+        else:
+            runs += [solo_run(job, spec, catalog, fidelity, device_bytes) for job in phase]
     return runs
+
+
+def solo_run(job: FioJob, spec: ScenarioSpec, catalog: Any, fidelity: str, device_bytes: int) -> JobRun:
+    """One job with the array to itself, under its pacing (rate cap, Poisson arrivals, think time, latency target)."""
+    workload = job.resolved(device_bytes) if job.needs_device_bytes else job.workload
+    run = JobRun(job, workload, simulate_job(job, workload, spec, catalog, fidelity), 0.0, device_bytes)
+    if job.rate_iops is not None and job.rate_process == "poisson":
+        run = poisson_run(run, spec, catalog, fidelity, job.rate_iops * workload.numjobs)
+    elif job.rate_iops is not None:
+        run = paced_run(run, spec, catalog, fidelity, job.rate_iops * workload.numjobs)
+    if job.thinktime_s is not None:
+        run = thinking_run(run, spec, catalog, fidelity, job.thinktime_s)
+    if job.latency_target_s is not None:
+        run = latency_target_run(run, spec, catalog, fidelity)
+    return _with_runtime(_check_minimum(run))
+
+
+def runs_together(phase: list[FioJob]) -> bool:
+    """Whether the jobs of a phase can share the array's queues (``nvsim.fio_together``): none
+    searches its depth for a latency target (that job is simulated alone)."""
+    return all(job.latency_target_s is None for job in phase)
+
+
+def together_runs(phase: list[FioJob], spec: ScenarioSpec, catalog: Any, fidelity: str, device_bytes: int) -> list[JobRun]:
+    """Jobs with different workloads that fio runs at the same time, sharing the array's queues
+    (``nvsim.fio_together``: a common wait at the saturated resource); a single drive (no array
+    record of utilisation) runs them one after another."""
+    members, workloads = [], []
+    for job in phase:
+        workload = job.resolved(device_bytes) if job.needs_device_bytes else job.workload
+        result = simulate_job(job, workload, spec, catalog, fidelity)
+        if result.simulation is None:
+            return [solo_run(job, spec, catalog, fidelity, device_bytes) for job in phase]
+        one = simulate_job(job, workload.model_copy(update={"numjobs": 1, "iodepth": 1}), spec, catalog, fidelity)
+        thinking = job.thinktime_s is not None
+        members.append(Member(result, 1.0 / one.total_iops, workload.numjobs * (1 if thinking else workload.iodepth),
+                              cap_iops=None if job.rate_iops is None else job.rate_iops * workload.numjobs,
+                              think_s=job.thinktime_s or 0.0, flow_weight=job.flow_weight, flow_id=job.flow_id))
+        workloads.append(workload)
+    together, wait_s, label = shared_results(members)
+    how = (f"a common wait of {wait_s * 1e6:,.1f} us at {label}" if wait_s > 0
+           else "no shared resource is saturated, each job runs as it would alone")
+    runs = []
+    for job, workload, (result, scale) in zip(phase, workloads, together):
+        note = (f"job {job.name}: runs at the same time as {len(phase) - 1} other job(s) on one array: "
+                f"{_iops_text(result.total_iops * scale)} IOPS; {how}")
+        runs.append(_with_runtime(_check_minimum(JobRun(job, workload, result, 0.0, device_bytes, scale=scale, note=note))))
+    return runs
+
+
+def simulate_job(job: FioJob, workload: WorkloadSpec, spec: ScenarioSpec, catalog: Any, fidelity: str) -> Result:
+    """One closed loop of the job's I/Os (``workload``: the job's, or a loop of it at another
+    population): a mix of block sizes (bssplit, bsrange, a trace) through ``nvsim.fio_mix``."""
+    if job.bs_mix:
+        return mixed_result(workload, list(job.bs_mix), spec, catalog, fidelity)
+    return Simulation(spec, workload, catalog=catalog).run(fidelity)
 
 
 def _iops_text(iops: float) -> str:
@@ -111,7 +166,7 @@ def _check_minimum(run: JobRun) -> JobRun:
 
 def _with_runtime(run: JobRun) -> JobRun:
     rate = (run.result.read_bytes_per_s + run.result.write_bytes_per_s) * run.scale
-    return replace(run, runtime_s=job_runtime_s(run.workload, rate, run.device_bytes))
+    return replace(run, runtime_s=job_runtime_s(run.workload, rate, run.device_bytes, run.job.io_size_bytes, run.job.loops))
 
 
 def shared_loop_runs(phase: list[FioJob], spec: ScenarioSpec, catalog: Any, fidelity: str, device_bytes: int) -> list[JobRun]:
@@ -120,7 +175,7 @@ def shared_loop_runs(phase: list[FioJob], spec: ScenarioSpec, catalog: Any, fide
     workloads = [job.resolved(device_bytes) if job.needs_device_bytes else job.workload for job in phase]
     total = sum(w.numjobs for w in workloads)
     loop = workloads[0].model_copy(update={"numjobs": total})
-    result = Simulation(spec, loop, catalog=catalog).run(fidelity)
+    result = simulate_job(phase[0], loop, spec, catalog, fidelity)
     runs, first = [], 0
     for job, workload in zip(phase, workloads):
         run = JobRun(job, workload, result, 0.0, device_bytes, scale=workload.numjobs / total, loop=loop,
@@ -156,7 +211,7 @@ def paced_run(run: JobRun, spec: ScenarioSpec, catalog: Any, fidelity: str, targ
         if index not in results:
             jobs, depth = ladder[index]
             paced = run.workload.model_copy(update={"numjobs": jobs, "iodepth": depth})
-            results[index] = Simulation(spec, paced, catalog=catalog).run(fidelity)
+            results[index] = simulate_job(run.job, paced, spec, catalog, fidelity)
         return results[index].total_iops
 
     low, high = 0, len(ladder) - 1  # the smallest index whose rate reaches the cap, by bisection
@@ -169,6 +224,27 @@ def paced_run(run: JobRun, spec: ScenarioSpec, catalog: Any, fidelity: str, targ
     return replace(run, result=results[low], scale=target_iops / results[low].total_iops, loop=paced,
                    note=f"job {name}: capped at {_iops_text(target_iops)} IOPS by its rate; latencies of the smallest closed loop "
                         f"that reaches it ({jobs} job(s) x iodepth {depth}), an upper bound within one step")
+
+
+def poisson_run(run: JobRun, spec: ScenarioSpec, catalog: Any, fidelity: str, target_iops: float) -> JobRun:
+    """A job under fio's rate with ``rate_process=poisson``: I/Os arrive at random at the cap's
+    mean rate (``nvsim.fio_open``: the array as a flow-equivalent server of its closed loops)."""
+    ladder = population_ladder(run.workload)
+    loops = []
+    for index in ladder_picks(len(ladder)):
+        jobs, depth = ladder[index]
+        loop = run.workload.model_copy(update={"numjobs": jobs, "iodepth": depth})
+        result = run.result if index == len(ladder) - 1 else simulate_job(run.job, loop, spec, catalog, fidelity)
+        loops.append((jobs * depth, result))
+    result, in_system, reached = open_loop_result(run.workload, target_iops, loops)
+    name = run.job.name
+    if not reached:
+        return replace(run, note=f"job {name}: Poisson arrivals at {_iops_text(target_iops)} IOPS reach the full loop's "
+                                 f"{_iops_text(result.total_iops)} IOPS: the queue does not settle; the job runs at the loop's rate")
+    return replace(run, result=result, scale=target_iops / result.total_iops,
+                   note=f"job {name}: Poisson arrivals at {_iops_text(target_iops)} IOPS: {in_system:.2f} I/Os in the array "
+                        f"on average, mean latency {in_system / target_iops * 1e6:,.1f} us (flow-equivalent server of "
+                        f"{len(loops)} closed loops)")
 
 
 def _direction(result: Result, ddir: str, runtime_s: float, share: float, pick: slice | None, in_flight: int,
@@ -215,8 +291,24 @@ def _job_entry(run: JobRun, host_io: Any, clone: int | None) -> dict:
         "nvsim": {"simulated_window_s": result.simulated_s, "fidelity": result.fidelity, "limited_by": result.bottleneck,
                   "numjobs_in_entry": workload.numjobs if clone is None else 1,
                   **({"closed_loop": {"numjobs": run.loop.numjobs, "iodepth": run.loop.iodepth}} if run.loop else {}),
-                  **({"rate_cap_iops": run.job.rate_iops * workload.numjobs} if run.job.rate_iops is not None else {})},
+                  **({"rate_cap_iops": run.job.rate_iops * workload.numjobs} if run.job.rate_iops is not None else {}),
+                  **_shape_keys(run.job)},
     }
+
+
+def _shape_keys(job: FioJob) -> dict:
+    """nvsim's extra keys for how the job's I/Os were drawn: Poisson arrivals, a mix of sizes
+    (size, share of the I/Os, direction), a replayed trace."""
+    out: dict = {}
+    if job.rate_iops is not None:
+        out["rate_process"] = job.rate_process
+    if job.bs_mix:
+        out["block_size_mix"] = [[p.bs, p.share, p.rw or "job"] for p in job.bs_mix]
+    if job.trace is not None:
+        t = job.trace
+        out["trace"] = {"format": t.format, "ios": t.ios, "read_fraction": t.read_fraction, "sequential_share": t.sequential_share,
+                        "arrival_iops": t.arrival_iops, "left_out": t.skipped}
+    return out
 
 
 def _latency_target_keys(job: FioJob) -> dict:
@@ -321,7 +413,7 @@ def thinking_run(run: JobRun, spec: ScenarioSpec, catalog: Any, fidelity: str, t
 
     def enough(n: int) -> bool:
         if n not in results:
-            results[n] = Simulation(spec, loop(n), catalog=catalog).run(fidelity)
+            results[n] = simulate_job(run.job, loop(n), spec, catalog, fidelity)
         return n + results[n].total_iops * think_s >= jobs
 
     low, high = 1, jobs
@@ -347,7 +439,7 @@ def latency_target_run(run: JobRun, spec: ScenarioSpec, catalog: Any, fidelity: 
     def meets(depth: int) -> bool:
         if depth not in results:
             loop = workload.model_copy(update={"iodepth": depth})
-            results[depth] = Simulation(spec, loop, catalog=catalog).run(fidelity)
+            results[depth] = simulate_job(job, loop, spec, catalog, fidelity)
         return _latency_s(results[depth], job.latency_percentile) <= job.latency_target_s
 
     low, high = 1, workload.iodepth  # the highest depth that meets the target

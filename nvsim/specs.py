@@ -657,6 +657,11 @@ class WorkloadSpec(Spec):
     rwmixread: int = Field(default=50, ge=0, le=100)
     size: Bytes | None = Field(default=None, gt=0)
     offset_increment: Bytes = Field(default=0, ge=0)
+    offset: Bytes = Field(default=0, ge=0, description="fio's offset: where job 0's region starts on the device")
+    rw_skip_bytes: int = Field(default=0, ge=-(2**40), le=2**40, description="fio's rw=read:N for a sequential job: bytes "
+                               "skipped after each I/O (negative: the stream runs backwards)")
+    random_run_ios: int = Field(default=1, ge=1, le=2**20, description="fio's rw=randread:N: I/Os issued one after the "
+                                "other from each random offset")
     runtime: Seconds | None = Field(default=None, gt=0)
     ramp_time: Seconds = Field(default=0.0, ge=0)
     time_based: bool = False

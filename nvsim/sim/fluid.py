@@ -30,7 +30,7 @@ def sample_batches(system: ArraySystem, seed: int) -> list[HostIoBatch]:
     region = min(system.device_bytes, SAMPLE_REGION_BYTES)
     w = system.workload
     size = system.sample_size
-    key = (w.rw, w.bs, w.size, w.offset_increment, w.rwmixread, region, seed, size)
+    key = (w.rw, w.bs, w.size, w.offset_increment, w.rwmixread, region, seed, size, w.offset, w.rw_skip_bytes, w.random_run_ios)
     memo = system.memo
     sample = memo.recall(memo.samples, key, _sample, w, region, seed, size)
     return [system.batch(0, *sample)]

@@ -2,8 +2,9 @@
 
 fio semantics kept: ``numjobs`` independent jobs, each with ``iodepth`` I/Os in flight; random
 offsets uniform over the job's region, aligned to ``bs`` (``norandommap``: repeats allowed);
-sequential jobs start at ``job * offset_increment`` and wrap at the end of their region; the
-read/write choice of mixed jobs is a Bernoulli draw with ``rwmixread``.
+sequential jobs start at ``offset + job * offset_increment``, step ``bs`` plus fio's
+``rw=read:N`` skip (backwards when negative) and wrap within their region; ``rw=randread:N`` issues
+N I/Os one after the other from each random offset; the read/write choice of mixed jobs is a Bernoulli draw with ``rwmixread``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..specs import WorkloadSpec
+from ..specs import SECTOR_BYTES, WorkloadSpec
 
 
 def named_rng(seed: int, stream: str, *index: int) -> np.random.Generator:
@@ -36,7 +37,7 @@ class HostStream:
     @classmethod
     def for_job(cls, workload: WorkloadSpec, job: int, device_bytes: int, seed: int) -> "HostStream":
         bs = workload.bs
-        start = (job * workload.offset_increment) % max(device_bytes, 1)
+        start = (workload.offset + job * workload.offset_increment) % max(device_bytes, 1)
         region = workload.size or device_bytes
         region = max(bs, min(region, device_bytes - start) // bs * bs)
         return cls(workload, job, start, region, seed)
@@ -52,11 +53,15 @@ class HostStream:
         if w.is_random:
             rng = named_rng(self.seed, "random offsets", self.job, self._batches)
             slots = self.region_bytes // bs
-            offsets = self.region_start_bytes + rng.integers(0, slots, size=count, dtype=np.int64) * bs
+            run = w.random_run_ios  # fio's randread:N: N I/Os one after the other from each random offset
+            draws = rng.integers(0, slots, size=-(-count // run), dtype=np.int64)
+            within = np.arange(count, dtype=np.int64)
+            offsets = self.region_start_bytes + (draws[within // run] + within % run) % slots * bs
         else:
-            steps = self._next_sequential_bytes + np.arange(count, dtype=np.int64) * bs
-            offsets = self.region_start_bytes + steps % self.region_bytes
-            self._next_sequential_bytes = int((self._next_sequential_bytes + count * bs) % self.region_bytes)
+            stride = bs + w.rw_skip_bytes  # fio's read:N skips N bytes after each I/O (N < 0: backwards)
+            steps = self._next_sequential_bytes + np.arange(count, dtype=np.int64) * stride
+            offsets = self.region_start_bytes + steps % self.region_bytes // SECTOR_BYTES * SECTOR_BYTES
+            self._next_sequential_bytes = int((self._next_sequential_bytes + count * stride) % self.region_bytes)
         f = w.read_fraction
         if f >= 1.0:
             is_write = np.zeros(count, dtype=bool)

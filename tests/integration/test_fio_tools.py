@@ -239,8 +239,10 @@ def test_command_line_jobs_and_decimal_sizes(cli):
 
 
 def test_refusals_from_the_command_line_are_one_line_with_exit_status_2(cli):
-    done = cli("fio", "--system", SYSTEM, "--name=a", "--rw=randread", "--bssplit=4k/50:64k/50")
-    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "bssplit: cannot be simulated" in done.stderr
+    done = cli("fio", "--system", SYSTEM, "--name=a", "--rw=randread", "--bssplit=4k/70:64k/70")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "bssplit: the percentages must add up" in done.stderr
+    done = cli("fio", "--system", SYSTEM, "--name=a", "--rw=randread", "--zonemode=zbd")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "zonemode: cannot be simulated" in done.stderr
     done = cli("fio", "--system", SYSTEM, "--name=a", "--ioengine=null")
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "'null' cannot be simulated" in done.stderr
     assert cli("fio", "--system", SYSTEM).returncode == 2  # neither a job file nor --name

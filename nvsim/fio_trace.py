@@ -1,0 +1,235 @@
+"""Traces in: fio's ``read_iolog`` files (versions 2 and 3), blktrace (binary, or blkparse's text),
+and the SNIA / MSR Cambridge CSV format, read into one ``Trace`` of host I/Os and summarised for
+replay (``TraceSummary``).
+
+A trace is replayed as the job's closed loop or open loop of what it holds (``nvsim.fio``: a
+``read_iolog`` job): its mix of block sizes per direction (``nvsim.fio_mix``, binned to at most
+``MAX_MIX_PARTS`` sizes), its read share, whether its I/Os are mostly sequential (each starts where
+the one before ended) or random, and the region it touches; open-loop at its timestamps' mean
+rate (fio's default: ``nvsim.fio_open``, arrivals taken as Poisson) or, with ``replay_no_stall``
+or a trace without timestamps, closed-loop at the job's iodepth. The I/Os are not replayed one by
+one: the simulated stream draws the trace's sizes, directions and offsets' character, which are
+what the array's answer depends on.
+
+Formats (detected from the content):
+
+* fio v2: ``fio version 2 iolog``, then ``file action [offset length]``; ``wait`` lines (µs) give times;
+* fio v3: ``fio version 3 iolog``, then ``timestamp file action [offset length]``, the timestamp
+  in microseconds from the start (what fio 3.33's write_iolog writes);
+* blkparse text (its default format): ``maj,min cpu seq time_s pid action rwbs sector + blocks
+  [process]``; the ``Q`` (queued) events are the host's I/Os (``D``, issued, if there is no ``Q``);
+* binary blktrace (``struct blk_io_trace``, 48 bytes and a payload, either byte order): ``QUEUE``
+  events, their sector, bytes and time in ns;
+* SNIA / MSR Cambridge CSV: ``Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime``,
+  the timestamp in Windows file time (100 ns ticks).
+
+Reads and writes are kept; trims, syncs and file actions are counted and left out (a note says
+how many). Every problem is one ``InputError`` line naming the file and line.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .errors import InputError
+from .fio_mix import MixPart
+from .loader import read_bytes
+
+SECTOR_BYTES_BLKTRACE = 512
+"""blktrace and blkparse count 512-byte sectors whatever the device's block size."""
+WINDOWS_TICK_S = 1e-7
+"""A Windows file-time tick (the MSR Cambridge traces' timestamps)."""
+BLK_TRACE_MAGIC = 0x65617400
+"""blktrace's magic (its low byte is the format version)."""
+BLK_TA_QUEUE, BLK_TA_ISSUE = 1, 7
+BLK_TC_READ, BLK_TC_WRITE, BLK_TC_DISCARD = 1 << 0, 1 << 1, 1 << 7
+BLK_TC_SHIFT = 16
+_BLK_HEADER = "IIQQIIIIIHH"  # magic, sequence, time, sector, bytes, action, pid, device, cpu, error, pdu_len
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Host I/Os of a trace in order: time (s from the first, NaN when the format has none),
+    offset and size (bytes), direction; ``skipped``: actions left out (trims, syncs)."""
+
+    format: str
+    time_s: np.ndarray
+    offset_bytes: np.ndarray
+    size_bytes: np.ndarray
+    is_write: np.ndarray
+    skipped: int = 0
+
+    @property
+    def timed(self) -> bool:
+        return bool(len(self.time_s)) and not np.isnan(self.time_s).any()
+
+
+@dataclass(frozen=True)
+class TraceSummary:
+    """What a replay draws from a trace: I/O count, read share, the size mix per direction, the
+    share of sequential I/Os, the region touched, and the mean arrival rate (None: untimed)."""
+
+    ios: int
+    read_fraction: float
+    parts: tuple[MixPart, ...]
+    sequential_share: float
+    start_bytes: int
+    region_bytes: int
+    arrival_iops: float | None
+    skipped: int
+    format: str = ""
+
+
+def read_trace(path: str | Path) -> Trace:
+    """The trace in ``path``, its format detected from the content."""
+    raw = read_bytes(path)
+    source = str(path)
+    if len(raw) >= 4 and (struct.unpack("<I", raw[:4])[0] & 0xFFFFFF00 == BLK_TRACE_MAGIC
+                          or struct.unpack(">I", raw[:4])[0] & 0xFFFFFF00 == BLK_TRACE_MAGIC):
+        return parse_blktrace(raw, source)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError("read_iolog", f"not a fio iolog, blkparse text, MSR CSV or binary blktrace (byte {exc.start} is not UTF-8)",
+                         source=source) from None
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if first.startswith("fio version"):
+        return parse_iolog(text, source)
+    if re.match(r"^\d+,\d+\s+\d+\s+\d+\s+\d+\.\d+", first):
+        return parse_blkparse(text, source)
+    if re.match(r"^\d+,[^,]*,\d+,(Read|Write)", first, re.IGNORECASE) or first.lower().startswith("timestamp,"):
+        return parse_msr_csv(text, source)
+    raise InputError("read_iolog", f"not a fio iolog (version 2 or 3), blkparse text, MSR CSV or binary blktrace: "
+                                   f"first line {first[:60]!r}", source=source)
+
+
+def _trace(fmt: str, rows: list[tuple[float, int, int, bool]], skipped: int, source: str) -> Trace:
+    if not rows:
+        raise InputError("read_iolog", f"the {fmt} trace holds no reads or writes", source=source)
+    times, offsets, sizes, writes = (np.array(column) for column in zip(*rows))
+    bad = np.flatnonzero((sizes <= 0) | (sizes % 512 != 0) | (offsets < 0))
+    if len(bad):
+        i = int(bad[0])
+        raise InputError("read_iolog", f"I/O {i + 1} of the {fmt} trace: size {int(sizes[i])} at offset {int(offsets[i])}: "
+                                       f"sizes must be positive multiples of 512 bytes, offsets not negative", source=source)
+    t = times.astype(float)
+    t = t - np.nanmin(t) if not np.isnan(t).all() else t
+    return Trace(fmt, t, offsets.astype(np.int64), sizes.astype(np.int64), writes.astype(bool), skipped)
+
+
+def parse_iolog(text: str, source: str = "<iolog>") -> Trace:
+    """fio's iolog, version 2 (``wait`` lines give the times) or 3 (a µs timestamp first)."""
+    lines = text.splitlines()
+    header = lines[0].strip() if lines else ""
+    if header not in ("fio version 2 iolog", "fio version 3 iolog"):
+        raise InputError("read_iolog", f"line 1: expected 'fio version 2 iolog' or 'fio version 3 iolog', got {header[:60]!r}",
+                         source=source)
+    v3 = header.startswith("fio version 3")
+    rows, skipped, clock_us = [], 0, 0.0
+    for number, line in enumerate(lines[1:], start=2):
+        fields = line.split()
+        if not fields:
+            continue
+        try:
+            stamp = float(fields.pop(0)) if v3 else None
+            action = fields[1] if len(fields) > 1 else ""
+            if action == "wait" and not v3:
+                clock_us += float(fields[2])
+            elif action in ("read", "write"):
+                when = stamp if v3 else clock_us
+                rows.append((when * 1e-6, int(fields[2]), int(fields[3]), action == "write"))
+            elif action in ("trim", "sync", "datasync"):
+                skipped += 1
+            elif action not in ("add", "open", "close"):
+                raise ValueError(f"unknown action {action!r}")
+        except (ValueError, IndexError) as exc:
+            raise InputError("read_iolog", f"line {number}: cannot read {line.strip()[:80]!r} ({exc})", source=source) from None
+    return _trace("fio v3 iolog" if v3 else "fio v2 iolog", rows, skipped, source)
+
+
+_BLKPARSE = re.compile(r"^\s*\d+,\d+\s+\d+\s+\d+\s+(?P<time>\d+\.\d+)\s+\d+\s+(?P<action>[A-Z]+)\s+(?P<rwbs>[A-Z]+)"
+                       r"\s+(?P<sector>\d+)\s+\+\s+(?P<blocks>\d+)")
+
+
+def parse_blkparse(text: str, source: str = "<blkparse>") -> Trace:
+    """blkparse's default text output; the Q events (or D, issued, when the trace has no Q)."""
+    events: dict[str, list] = {"Q": [], "D": []}
+    skipped = 0
+    for line in text.splitlines():
+        match = _BLKPARSE.match(line)
+        if not match or match["action"] not in events:
+            continue
+        rwbs = match["rwbs"]
+        if "D" in rwbs or not ("R" in rwbs or "W" in rwbs) or match["blocks"] == "0":  # a discard, a flush
+            skipped += match["action"] == "Q"
+            continue
+        events[match["action"]].append((float(match["time"]), int(match["sector"]) * SECTOR_BYTES_BLKTRACE,
+                                        int(match["blocks"]) * SECTOR_BYTES_BLKTRACE, "W" in rwbs))
+    rows = events["Q"] or events["D"]
+    return _trace("blkparse text", rows, skipped, source)
+
+
+def parse_blktrace(raw: bytes, source: str = "<blktrace>") -> Trace:
+    """Binary blktrace: each ``struct blk_io_trace`` (48 bytes) and its payload; QUEUE events (ISSUE without any)."""
+    order = "<" if struct.unpack("<I", raw[:4])[0] & 0xFFFFFF00 == BLK_TRACE_MAGIC else ">"
+    size = struct.calcsize(order + _BLK_HEADER)
+    events: dict[int, list] = {BLK_TA_QUEUE: [], BLK_TA_ISSUE: []}
+    at, skipped = 0, 0
+    while at + size <= len(raw):
+        magic, _seq, time_ns, sector, nbytes, action, _pid, _dev, _cpu, _err, pdu = struct.unpack_from(order + _BLK_HEADER, raw, at)
+        if magic & 0xFFFFFF00 != BLK_TRACE_MAGIC:
+            raise InputError("read_iolog", f"binary blktrace: bad magic at byte {at}", source=source)
+        at += size + pdu
+        kind, category = action & 0xFFFF, action >> BLK_TC_SHIFT
+        if kind not in events or nbytes == 0:
+            continue
+        if category & BLK_TC_DISCARD or not category & (BLK_TC_READ | BLK_TC_WRITE):
+            skipped += kind == BLK_TA_QUEUE
+            continue
+        events[kind].append((time_ns * 1e-9, sector * SECTOR_BYTES_BLKTRACE, nbytes, bool(category & BLK_TC_WRITE)))
+    return _trace("binary blktrace", events[BLK_TA_QUEUE] or events[BLK_TA_ISSUE], skipped, source)
+
+
+def parse_msr_csv(text: str, source: str = "<msr>") -> Trace:
+    """SNIA / MSR Cambridge CSV: Timestamp (100 ns ticks), Hostname, DiskNumber, Type, Offset, Size, ResponseTime."""
+    rows = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        fields = [f.strip() for f in line.split(",")]
+        if not line.strip() or fields[0].lower() == "timestamp":
+            continue
+        try:
+            kind = fields[3].lower()
+            if kind not in ("read", "write"):
+                raise ValueError(f"type {fields[3]!r} is not Read or Write")
+            rows.append((int(fields[0]) * WINDOWS_TICK_S, int(fields[4]), int(fields[5]), kind == "write"))
+        except (ValueError, IndexError) as exc:
+            raise InputError("read_iolog", f"line {number}: cannot read {line.strip()[:80]!r} as MSR CSV ({exc})", source=source) from None
+    return _trace("MSR CSV", rows, 0, source)
+
+
+def summarize(trace: Trace, time_scale: float = 1.0) -> TraceSummary:
+    """What a replay draws from ``trace`` (``time_scale``: fio's replay_time_scale / 100, the rate's factor)."""
+    n = len(trace.size_bytes)
+    ends = trace.offset_bytes + trace.size_bytes
+    sequential = float(np.mean(trace.offset_bytes[1:] == ends[:-1])) if n > 1 else 1.0
+    parts = []
+    for write in (False, True):
+        sizes = trace.size_bytes[trace.is_write == write]
+        if len(sizes):
+            values, counts = np.unique(sizes, return_counts=True)
+            parts += [MixPart(int(v), float(c) / n, "write" if write else "read") for v, c in zip(values, counts)]
+    start = int(trace.offset_bytes.min()) // 4096 * 4096
+    duration = float(np.nanmax(trace.time_s)) if trace.timed else 0.0
+    rate = (n - 1) / duration * time_scale if trace.timed and duration > 0 and n > 1 else None
+    return TraceSummary(ios=n, read_fraction=float(np.mean(~trace.is_write)), parts=tuple(parts), sequential_share=sequential,
+                        start_bytes=start, region_bytes=int(ends.max()) - start, arrival_iops=rate, skipped=trace.skipped,
+                        format=trace.format)
+
+
+__all__ = ["Trace", "TraceSummary", "read_trace", "parse_iolog", "parse_blkparse", "parse_blktrace", "parse_msr_csv",
+           "summarize", "SECTOR_BYTES_BLKTRACE", "WINDOWS_TICK_S", "BLK_TRACE_MAGIC"]
