@@ -246,16 +246,17 @@ class DmaEndpoints:
     time each TLP occupies the device's DMA engine and the root complex (each a pipeline: a TLP
     per that time at most).
 
-    Defaults (basis assumed; the sources named in docs/models/pcie.md): 256 tags (8-bit tags);
-    a 600 ns DMA read round trip, of the order Neugebauer et al. (SIGCOMM 2018) measured on Xeon
-    root complexes with pcie-bench; 2 ns of TLP processing in a Gen4/Gen5 DMA engine (one TLP per
+    Defaults (the sources named in docs/models/pcie.md): 256 tags (8-bit tags); a 560 ns DMA read
+    round trip (published: the median 64 B DMA read latency pcie-bench measured from a NFP6000 on a
+    Xeon E5-2630 v4 root complex, host cache warm, in the pcie-bench/data repository behind
+    Neugebauer et al., SIGCOMM 2018; basis assumed only for today's root complexes); 2 ns of TLP processing in a Gen4/Gen5 DMA engine (one TLP per
     500 MHz cycle of a 512-bit datapath, the common soft-IP width) and 2 ns in the root complex;
     256 posted data credits at the root port (16 B each: 4 KiB of write buffer; the specification's
     minimum is one MPS, Table 2-50).
     """
 
     read_tags: int = TAGS_8_BIT
-    read_round_trip_ns: float = 600.0
+    read_round_trip_ns: float = 560.0
     device_tlp_ns: float = 2.0
     root_complex_tlp_ns: float = 2.0
     posted_data_credits: int = 256

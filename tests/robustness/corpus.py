@@ -492,7 +492,7 @@ CLI_ARGS: list[tuple[str, tuple[str, ...], str]] = [
     ("fio-system-lost-data", ("fio", "job.fio", "--system", "lost.yaml", "--write-lost"),
      r"--system: lost\.yaml: the faults at t = 0 lose data \(3 members down, RAID6 tolerates 2"),
     ("catalog-kind", ("catalog", "--kind", "gpus"), r"--kind: unknown section 'gpus'"),
-    ("catalog-show-unknown", ("catalog", "show", "kioxia-cm7"), r"NAME: unknown catalog entry 'kioxia-cm7'"),
+    ("catalog-show-unknown", ("catalog", "show", "kioxia-cm99"), r"NAME: unknown catalog entry 'kioxia-cm99'"),
     ("validate-missing-dir", ("validate", "--scenarios", "nope"), r"--scenarios: no such directory: nope"),
     ("validate-scenarios-file", ("validate", "--scenarios", "job.fio"), r"--scenarios: no such directory"),
     ("validate-workers-negative", ("validate", "--workers", "-1"), r"--workers"),
