@@ -25,7 +25,9 @@ from typing import Any
 
 import yaml
 
-from .errors import InputError
+from pydantic import BaseModel, ValidationError
+
+from .errors import InputError, from_validation_error
 
 MAX_INPUT_BYTES = 4 * 2**20
 """Largest input file read (4 MiB; the largest shipped file is a few kB)."""
@@ -107,6 +109,19 @@ def read_text(path: str | Path) -> str:
 def load_yaml(path: str | Path) -> Any:
     """A YAML file as data, through every bound of this module."""
     return parse_yaml(read_text(path), str(path))
+
+
+def load_model(path: str | Path, model: type[BaseModel], field: str) -> tuple[Any, Path]:
+    """A YAML file validated as ``model`` and the folder it sits in (the base of the paths it
+    names); a missing file or a bad value is one line, ``field`` naming the command's argument."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(field, f"no such file: {path}")
+    data = load_yaml(path)
+    try:
+        return model.model_validate(data), path.parent
+    except ValidationError as exc:
+        raise from_validation_error(exc, model, source=str(path)) from None
 
 
 def parse_yaml(text: str, source: str) -> Any:

@@ -33,12 +33,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
 from .catalog import Catalog
-from .errors import InputError, from_validation_error, suggestion_text
+from .errors import InputError, suggestion_text
 from .fio import load_fio_jobfile
-from .loader import load_yaml
+from .loader import load_model
 from .raid import LEVELS
 from .specs import Bytes, BytesPerS, Count, WorkloadSpec
 
@@ -224,14 +224,7 @@ class PlanSpec(PlanModel):
 
 def load_plan(path: str | Path) -> tuple[PlanSpec, Path]:
     """The plan file's spec and its folder (fio job files are relative to it); one-line errors."""
-    path = Path(path)
-    if not path.exists():
-        raise InputError("REQUIREMENTS", f"no such file: {path}")
-    data = load_yaml(path)
-    try:
-        return PlanSpec.model_validate(data), path.parent
-    except ValidationError as exc:
-        raise from_validation_error(exc, PlanSpec, source=str(path)) from None
+    return load_model(path, PlanSpec, "REQUIREMENTS")
 
 
 def workload_specs(spec: PlanSpec, here: Path, catalog: Catalog) -> dict[str, WorkloadSpec]:

@@ -36,14 +36,14 @@ from concurrent.futures import ProcessPoolExecutor, as_completed as done_first
 from pathlib import Path
 from typing import Any, Callable, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .bounds import capacity
 from .budget import MAX_SWEEP_POINTS, check_points, check_workload
 from .catalog import default_catalog
 from .cost import cost_power
-from .loader import load_yaml
-from .errors import InputError, from_validation_error, require_extra
+from .loader import load_model
+from .errors import InputError, require_extra
 from .io import check_output_path, commit_together, journal_path, recover_commit
 from .rebuild import data_loss_at_start, data_loss_metrics, rebuild_summary
 from .scenario import load_scenario, parse_scenario
@@ -125,14 +125,8 @@ def parse_constraint(text: str) -> tuple[str, str, float]:
 
 
 def load_sweep(path: str | Path) -> tuple[SweepSpec, Path]:
-    path = Path(path)
-    if not path.exists():
-        raise InputError("SPEC", f"no such file: {path}")
-    data = load_yaml(path)
-    try:
-        return SweepSpec.model_validate(data), path.parent
-    except ValidationError as exc:
-        raise from_validation_error(exc, SweepSpec, source=str(path)) from None
+    """The sweep spec and its folder (the scenario it names is relative to it); one-line errors."""
+    return load_model(path, SweepSpec, "SPEC")
 
 
 def expand(spec: SweepSpec) -> list[dict[str, Any]]:
