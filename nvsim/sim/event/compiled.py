@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from numba import literal_unroll, njit
 
 from . import kernel as k
 from .measure import tail_relative_half_width
@@ -55,13 +56,10 @@ class Rows:
         n, m = len(b), len(b.op_drive)
         self._room(n, m)
         r, o = self.n_rows, self.n_ops
-        self.rows_f[r:r + n] = np.column_stack((b.submit_s, b.complete_s, b.lock_s, b.pre_s, b.mid_s, b.device_bw_s,
-                                                b.device_down_s, b.device_up_s, b.memory_s,
-                                                np.zeros(n) if pieces is None else pieces))
-        self.rows_i[r:r + n] = np.column_stack((b.is_write, b.op_start[:-1] + o, b.op_start[1:] + o,
-                                                b.reads_gate_writes()))
-        self.ops_i[o:o + m] = np.column_stack((b.op_drive, b.op_is_write, b.op_phase))
-        self.ops_f[o:o + m] = np.column_stack((b.op_die_s, b.op_link_s))
+        _fill_rows(self.rows_f, self.rows_i, self.ops_i, self.ops_f, r, o,
+                   (b.submit_s, b.complete_s, b.lock_s, b.pre_s, b.mid_s, b.device_bw_s, b.device_down_s,
+                    b.device_up_s, b.memory_s, np.zeros(n) if pieces is None else np.asarray(pieces, np.float64)),
+                   b.is_write, b.op_start, b.op_drive, b.op_is_write, b.op_phase, b.op_die_s, b.op_link_s)
         self.job_next[job], self.job_end[job] = r, r + n
         self.n_rows, self.n_ops = r + n, o + m
 
@@ -92,6 +90,28 @@ class Rows:
         self.job_next -= first
         self.job_end -= first
         slot_rows -= first
+
+
+@njit(cache=True, _nrt=False)
+def _fill_rows(rows_f, rows_i, ops_i, ops_f, r, o, columns, is_write, op_start, drive, op_write, phase, die_s, link_s):
+    """``Rows.append``'s copy, compiled: the batch's demand ``columns`` (``rows.Demand``'s order)
+    into ``rows_f`` from row ``r``, its direction, member I/O range and gating into ``rows_i``
+    (``HostIoBatch.reads_gate_writes``), its member I/Os into ``ops_i``/``ops_f`` from ``o``;
+    no NumPy temporaries (a column_stack per column group cost more than the events)."""
+    n, m = is_write.size, drive.size
+    j = 0
+    for col in literal_unroll(columns):
+        for i in range(n):
+            rows_f[r + i, j] = col[i]
+        j += 1
+    for i in range(n):
+        lo, hi = op_start[i], op_start[i + 1]
+        rows_i[r + i, k.R_WRITE] = 1 if is_write[i] else 0
+        rows_i[r + i, k.R_LO], rows_i[r + i, k.R_HI] = lo + o, hi + o
+        rows_i[r + i, k.R_GATED] = 1 if m and hi > lo and phase[min(lo, m - 1)] == 0 else 0
+    for i in range(m):
+        ops_i[o + i, k.O_DRIVE], ops_i[o + i, k.O_WRITE], ops_i[o + i, k.O_PHASE] = drive[i], op_write[i], phase[i]
+        ops_f[o + i, k.O_DIE], ops_f[o + i, k.O_LINK] = die_s[i], link_s[i]
 
 
 def _grown(a: np.ndarray, size: int) -> np.ndarray:
