@@ -40,6 +40,7 @@ import simpy
 from ..result import SimResult
 from ..system import ArraySystem
 from .barrier import BarrierSlot, Gate, resync_cycle
+from . import hdr
 from .compiled import KernelRebuild, Precision, run_kernel
 from .measure import busy_at, event_result
 from .rebuild import RebuildProgress, RebuildSlot, rebuild_batch, rebuild_requests

@@ -17,14 +17,20 @@ from dataclasses import dataclass
 import numpy as np
 from numba import literal_unroll, njit
 
+from . import hdr
 from . import kernel as k
-from .measure import tail_relative_half_width
+from .measure import TAIL_QUANTILE, tail_relative_half_width
 from .rows import HostJobs
 from .servers import ArrayServers
 from .slots import LARGE_IO_S
 
 RECORDS_START = 1 << 16
 """Window records (completion time, latency, direction) allocated at first; doubled as needed."""
+SAMPLES_MAX = 4_000_000
+"""Exact samples (24 bytes each) a run keeps at most; past them its latencies are read from the
+kernel's histograms (``hdr``) and its rates from their counts, so memory stays bounded."""
+GRID_BINS = 4096
+"""Bins of the window's completion-time grid (the batch means' counts once the samples are full)."""
 
 
 @dataclass
@@ -146,6 +152,10 @@ class KernelRun:
     latency: np.ndarray
     writes: np.ndarray
     servers: object
+    hist: np.ndarray | None = None  # (2, hdr.BUCKETS): the window's latencies, reads then writes
+    grid: np.ndarray | None = None  # the window's completions by time, bins of ``grid_s`` from warm_s
+    grid_s: float = 0.0
+    capped: bool = False  # the samples were full: counts and latencies from ``hist`` and ``grid``
 
 
 class _Busy:
@@ -169,11 +179,13 @@ class _BusyServers:
 class Precision:
     """How long a run goes on past its planned window: until the 95% confidence interval of each
     direction's p99.99 latency is within ``relative`` of it (half-width over the estimate), or
-    until ``max_wall_s`` of wall time, or ``max_records`` measured host I/Os, whichever is first."""
+    until ``max_wall_s`` of wall time, or ``max_records`` measured host I/Os, whichever is first.
+    At most ``max_samples`` exact samples are kept; the rest count in the latency histograms."""
 
     relative: float = 0.1
     max_wall_s: float = 1.0
     max_records: int = 20_000_000
+    max_samples: int = SAMPLES_MAX
 
 
 @dataclass
@@ -217,12 +229,16 @@ def run_kernel(system, jobs: HostJobs, servers: ArrayServers, warm_s: float, end
     st[k.S_UNTIL] = int(until)
     st[k.S_BARRIER], st[k.S_INFLIGHT] = int(jobs.barrier), max(1, rb_slots)
     sf = np.array([0.0, warm_s, math.inf if until else end_s, servers.read_fixed_s, servers.write_fixed_s,
-                   servers.host_wake_s, LARGE_IO_S])
+                   servers.host_wake_s, LARGE_IO_S, max(end_s - warm_s, 1e-9) / GRID_BINS])
     RB = (_rebuild_state(rebuild), np.zeros(max(rb_slots, 1), np.int64), np.zeros(slots + 1, np.int64),
           np.zeros((slots, 4), np.int64), np.zeros(slots), np.zeros(slots + 1, np.int64))
     _initial_events(st, H, fg, rb_slots, jobs.barrier, until, warm_s, end_s)
     rows = Rows.empty(w.numjobs + 1, jobs.batch_ios)
-    records = [np.zeros(RECORDS_START), np.zeros(RECORDS_START), np.zeros(RECORDS_START, np.int64)]
+    cap = precision.max_samples if precision is not None else SAMPLES_MAX
+    room = min(RECORDS_START, cap + 1)  # the kernel asks for more with one place left
+    records = [np.zeros(room), np.zeros(room), np.zeros(room, np.int64),
+               np.zeros((2, hdr.BUCKETS), np.int64), np.zeros(GRID_BINS, np.int64), np.zeros((slots + 1, 2)),
+               np.zeros(slots + 1, np.int64)]
     busy_warm = np.zeros(len(cnt))
     while True:
         R = (rows.rows_f, rows.rows_i, rows.ops_i, rows.ops_f, rows.job_next, rows.job_end)
@@ -234,16 +250,27 @@ def run_kernel(system, jobs: HostJobs, servers: ArrayServers, warm_s: float, end
             if progress is not None:
                 progress(sf[k.F_NOW], sf[k.F_END])
         elif code == k.NEED_RECORDS:
-            records = [_grown(r, 2 * len(r)) for r in records]
+            records = _more_records(records, st, cap)
         elif precision is None or until or not _extend(sf, st, records, precision, time.perf_counter() - started):
             break
     n = int(st[k.S_RECORDED])
     run = KernelRun(warm_s, int(st[k.S_COMPLETED]), records[0][:n].copy(), records[1][:n].copy(),
-                    records[2][:n].astype(bool), _BusyServers(groups, S[3]))
+                    records[2][:n].astype(bool), _BusyServers(groups, S[3]), records[3], records[4],
+                    float(sf[k.F_GRID_S]), bool(st[k.S_CAPPED]))
     at_warm = _BusyServers(groups, busy_warm).busy_s() if st[k.S_WARMED] else {}
     if rebuild is not None:
         _rebuild_back(rebuild.progress, RB[0])
     return run, at_warm, float(sf[k.F_END]) if math.isfinite(sf[k.F_END]) else float(sf[k.F_NOW])
+
+
+def _more_records(records: list[np.ndarray], st: np.ndarray, cap: int) -> list[np.ndarray]:
+    """The sample arrays doubled, up to ``cap`` samples; at the cap the kernel stops keeping them."""
+    size = len(records[0])
+    if size >= cap + 1:
+        st[k.S_CAPPED] = 1
+        return records
+    size = min(2 * size, cap + 1)
+    return [_grown(r, size) for r in records[:3]] + records[3:]
 
 
 def _initial_events(st, H, fg: int, rb_slots: int, barrier: bool, until: bool, warm_s: float, end_s: float) -> None:
@@ -279,15 +306,25 @@ def _rebuild_back(progress, rb: np.ndarray) -> None:
     progress.finished_s = None if np.isnan(rb[k.RB_FINISHED]) else float(rb[k.RB_FINISHED])
 
 
+def _worst_tail(records: list[np.ndarray], st: np.ndarray) -> float:
+    """The wider of the two directions' p99.99 intervals over their estimates: from the exact
+    samples while they are all kept, else from the histograms."""
+    if st[k.S_CAPPED]:
+        hist = records[3]
+        return max(hdr.tail_relative_half_width(hist[d], TAIL_QUANTILE) for d in (0, 1) if hist[d].any())
+    n = int(st[k.S_RECORDED])
+    latency, writes = records[1][:n], records[2][:n].astype(bool)
+    return max(tail_relative_half_width(latency[mask]) for mask in (writes, ~writes) if mask.any())
+
+
 def _extend(sf: np.ndarray, st: np.ndarray, records: list[np.ndarray], precision: Precision, wall_s: float) -> bool:
     """At the window's end: move it on if a direction's p99.99 is not yet known to ``precision``
     and the wall-time and record budgets allow; by the samples the interval needs (its width
     falls as one over the square root of their number), at the rate the window measured."""
-    n = int(st[k.S_RECORDED])
+    n = int(records[3].sum())
     if n == 0 or wall_s >= precision.max_wall_s or n >= precision.max_records:
         return False
-    latency, writes = records[1][:n], records[2][:n].astype(bool)
-    worst = max(tail_relative_half_width(latency[mask]) for mask in (writes, ~writes) if mask.any())
+    worst = _worst_tail(records, st)
     if worst <= precision.relative:
         return False
     factor = 4.0 if math.isinf(worst) else min(4.0, (worst / precision.relative) ** 2)

@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from . import hdr
+
 # event kinds (STOP: the whole rebuild's end or the run's time limit, as SimPy's any_of; STOPPED:
 # the any_of event itself, which ends the run)
 ISSUE, ENQUEUE, GRANTED, LOCKED, READS_DONE, DONE, HAND_OVER, WARM, STOP, STOPPED, THROUGH, PIECE_DONE, RESYNC, \
@@ -33,8 +35,12 @@ O_DIE, O_LINK = range(2)
 # scalar slots of ``st`` (int64)
 S_SEQ, S_HEAP_N, S_COMPLETED, S_RECORDED, S_NEED_JOB, S_PEND_HEAD, S_WARMED, S_CORES, S_DRIVES, S_PEND_N, \
     S_RB_FIRST, S_DRAINING, S_STOPPING, S_UNTIL, S_NWAIT, S_BARRIER, S_INFLIGHT, S_UP, S_PENDING, S_DRAIN_ARMED, \
-    S_LEFT, S_GW_HEAD, S_GW_N, S_RS_STATE = range(24)
-ST_SIZE = 24
+    S_LEFT, S_GW_HEAD, S_GW_N, S_RS_STATE, S_CAPPED, S_LATE_N = range(26)
+ST_SIZE = 26
+# S_CAPPED: the window's exact samples are full (``compiled``'s cap): completions go on being
+# counted in the latency histograms (``hdr``) and the completion-time grid only. S_LATE_N:
+# completions whose CPU ends past the window's end, held back (``REC[5]``, ``REC[6]``) until the
+# window is moved on past them (the exact samples drop them at the end, and so do the histograms)
 # md RAID10's barrier (``barrier.Gate``, ``barrier.resync_cycle``): S_BARRIER set, the foreground
 # slots are ``BarrierSlot``s and the rebuild's slots a resync cycle's batch; the gate (up, md
 # requests pending, a drain awaited, batch requests left) and its waiting pieces (a FIFO), the
@@ -48,7 +54,9 @@ B_K, B_PIECES, B_PER, B_LEFT = range(4)
 RB_ISSUED, RB_DONE, RB_WINDOW, RB_SPAN, RB_STEP, RB_CAP, RB_FLOOR, RB_DRAIN, RB_NEXT_CHECK, RB_FINISHED = range(10)
 PACE_TOLERANCE_S = 1e-12  # rebuild.PACE_TOLERANCE_S
 # scalar slots of ``sf`` (float64)
-F_NOW, F_WARM, F_END, F_RFIX, F_WFIX, F_WAKE, F_LARGE_IO = range(7)
+F_NOW, F_WARM, F_END, F_RFIX, F_WFIX, F_WAKE, F_LARGE_IO, F_GRID_S = range(8)
+# F_GRID_S: the width of a bin of the window's completion-time grid (``REC[4]``), doubled (pairs of
+# bins merged) whenever a completion falls past its last bin
 # fixed groups after the cores: lock, engine, device_bw, device_down, device_up, memory; then the
 # drives' nand, link_up, link_down groups; then the rebuild thread (while rebuilding)
 G_LOCK, G_ENGINE, G_BW, G_DOWN, G_UP, G_MEMORY, G_DRIVES = range(7)
@@ -393,20 +401,63 @@ def done(H, S, Q, st, sf, SL, R, REC, RB, slot):
     record, and the slot's next host I/O at once."""
     if slot >= st[S_RB_FIRST]:
         return rebuilt(H, S, Q, st, sf, SL, R, RB, slot)
-    rec_done, rec_lat, rec_w = REC
     row, core = SL[3][slot], SL[1][slot]
     finish = book(S[0], S[1], S[2], S[3], core, SL[4][slot] + sf[F_WAKE], R[0][row, R_COMPLETE])
     if Q[1][core] != Q[2][core]:
         wake(H, S, Q, st, sf, core)
     st[S_COMPLETED] += 1
     if finish >= sf[F_WARM]:
-        n = st[S_RECORDED]
-        rec_done[n] = finish
-        rec_lat[n] = finish - SL[2][slot]
-        rec_w[n] = R[1][row, R_WRITE]
-        st[S_RECORDED] = n + 1
+        record(st, sf, REC, finish, finish - SL[2][slot], R[1][row, R_WRITE])
     SL[2][slot] = finish
     return issue(H, S, Q, st, sf, SL, R, RB, slot)
+
+
+@njit(cache=True, _nrt=False)
+def record(st, sf, REC, finish, latency, write):
+    """A completion in the window: its exact sample (completion time, latency, direction) while
+    there is room, its latency in its direction's histogram and its time in the grid always."""
+    rec_done, rec_lat, rec_w = REC[0], REC[1], REC[2]
+    if not st[S_CAPPED]:
+        n = st[S_RECORDED]
+        rec_done[n], rec_lat[n], rec_w[n] = finish, latency, write
+        st[S_RECORDED] = n + 1
+    if finish > sf[F_END]:
+        late_f, late_w = REC[5], REC[6]
+        late_f[st[S_LATE_N], 0], late_f[st[S_LATE_N], 1], late_w[st[S_LATE_N]] = finish, latency, write
+        st[S_LATE_N] += 1
+        return
+    count(sf, REC, finish, latency, write)
+
+
+@njit(cache=True, _nrt=False)
+def count(sf, REC, finish, latency, write):
+    """A completion in the window, into the histograms and the completion-time grid."""
+    hist, grid = REC[3], REC[4]
+    hdr.record(hist, write, latency)
+    b = int((finish - sf[F_WARM]) / sf[F_GRID_S])
+    while b >= grid.size:  # past the grid: each pair of bins becomes one of twice the width
+        half = grid.size // 2
+        for i in range(half):
+            grid[i] = grid[2 * i] + grid[2 * i + 1]
+        for i in range(half, grid.size):
+            grid[i] = 0
+        sf[F_GRID_S] *= 2.0
+        b = int((finish - sf[F_WARM]) / sf[F_GRID_S])
+    grid[b] += 1
+
+
+@njit(cache=True, _nrt=False)
+def count_late(st, sf, REC):
+    """The held-back completions the window now reaches, counted; the rest held back still."""
+    late_f, late_w = REC[5], REC[6]
+    kept = 0
+    for i in range(st[S_LATE_N]):
+        if late_f[i, 0] > sf[F_END]:
+            late_f[kept, 0], late_f[kept, 1], late_w[kept] = late_f[i, 0], late_f[i, 1], late_w[i]
+            kept += 1
+        else:
+            count(sf, REC, late_f[i, 0], late_f[i, 1], late_w[i])
+    st[S_LATE_N] = kept
 
 
 @njit(cache=True, _nrt=False)
@@ -468,6 +519,8 @@ def run(H, S, Q, st, sf, SL, R, REC, RB, busy_warm):
     (END; or a whole rebuild's STOPPED), until a job needs its next planned rows (NEED_ROWS: plan
     them, then call again), or until the window's records are nearly full (NEED_RECORDS: grow
     them, then call again)."""
+    if st[S_LATE_N]:
+        count_late(st, sf, REC)
     if issue_pending(H, S, Q, st, sf, SL, R, RB) == NEED_ROWS:
         return NEED_ROWS
     ht = H[0]
@@ -475,7 +528,7 @@ def run(H, S, Q, st, sf, SL, R, REC, RB, busy_warm):
         t = ht[0]
         if t >= sf[F_END]:
             return END
-        if st[S_RECORDED] >= REC[0].size - 1:
+        if st[S_RECORDED] >= REC[0].size - 1 and not st[S_CAPPED]:
             return NEED_RECORDS
         slot, kind = H[2][0], H[3][0]
         pop(st, H[0], H[1], H[2], H[3])
