@@ -254,6 +254,8 @@ def run_kernel(system, jobs: HostJobs, servers: ArrayServers, warm_s: float, end
         elif precision is None or until or not _extend(sf, st, records, precision, time.perf_counter() - started):
             break
     n = int(st[k.S_RECORDED])
+    import os
+    if os.environ.get('KDEBUG'): print('events', st[k.S_SEQ], 'completed', st[k.S_COMPLETED], st[k.S_SEQ]/st[k.S_COMPLETED])
     run = KernelRun(warm_s, int(st[k.S_COMPLETED]), records[0][:n].copy(), records[1][:n].copy(),
                     records[2][:n].astype(bool), _BusyServers(groups, S[3]), records[3], records[4],
                     float(sf[k.F_GRID_S]), bool(st[k.S_CAPPED]))

@@ -81,6 +81,6 @@ def batch_ios(system: ArraySystem, seed: int, warm_ios: int, host_ios: int) -> i
     ``MEMBER_IOS_PER_BATCH`` member I/Os."""
     sample = sample_batches(system, seed)[0]
     members_per_io = max(1.0, len(sample.op_die_s) / max(1, len(sample)))
-    n = int(min(BATCH_IOS_MAX, max(BATCH_IOS_MIN, 2 * (warm_ios + host_ios) / system.workload.numjobs),
+    n = int(min(BATCH_IOS_MAX, max(BATCH_IOS_MIN, 1.25 * (warm_ios + host_ios) / system.workload.numjobs),
                 MEMBER_IOS_PER_BATCH / members_per_io))
     return max(BATCH_IOS_FLOOR, n)
