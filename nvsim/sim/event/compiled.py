@@ -53,7 +53,7 @@ class Rows:
         """Room for two batches per job (each job's current one, and the used rows before the
         oldest a slot still runs); member I/Os sized on the first batch."""
         size = 2 * jobs * batch_ios
-        return cls(np.zeros((size, 10)), np.zeros((size, 4), np.int64), np.zeros((0, 3), np.int64),
+        return cls(np.zeros((size, 10)), np.zeros((size, 4), np.int64), np.zeros((0, 3), np.int32),
                    np.zeros((0, 2)), np.zeros(jobs, np.int64), np.zeros(jobs, np.int64))
 
     def append(self, job: int, b, pieces=None) -> None:
@@ -254,8 +254,6 @@ def run_kernel(system, jobs: HostJobs, servers: ArrayServers, warm_s: float, end
         elif precision is None or until or not _extend(sf, st, records, precision, time.perf_counter() - started):
             break
     n = int(st[k.S_RECORDED])
-    import os
-    if os.environ.get('KDEBUG'): print('events', st[k.S_SEQ], 'completed', st[k.S_COMPLETED], st[k.S_SEQ]/st[k.S_COMPLETED])
     run = KernelRun(warm_s, int(st[k.S_COMPLETED]), records[0][:n].copy(), records[1][:n].copy(),
                     records[2][:n].astype(bool), _BusyServers(groups, S[3]), records[3], records[4],
                     float(sf[k.F_GRID_S]), bool(st[k.S_CAPPED]))
