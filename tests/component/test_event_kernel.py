@@ -11,6 +11,7 @@ from nvsim.scenario import load_scenario
 from nvsim.sim.demand import _host_of_pages, _lexsort_packed, _merge_member_pages, _stream_pages
 from nvsim.stripe.planner import MemberIOPlan
 from nvsim.sim.event import kernel as k
+from nvsim.sim.event import timeline
 from nvsim.sim.event import Precision, simulate_event
 from nvsim.sim.event.measure import quantile_ci95
 from nvsim.sim.system import ArraySystem
@@ -215,3 +216,39 @@ def test_stream_pages_walk_as_the_two_steps(pieces, host_ios, skip, rnd):
     if got is not None:
         for a, b in zip(got, want):
             assert np.array_equal(a, b) and a.dtype == b.dtype
+
+
+class _Recorder:
+    """A stepper that notes where the timeline moves it, and asks for one extension."""
+
+    def __init__(self):
+        self.calls, self.ended, self.extended = [], False, False
+
+    def advance(self, to_s):
+        self.calls.append(to_s)
+
+    def extension(self):
+        if self.extended:
+            return None
+        self.extended = True
+        return 5.0
+
+
+def test_the_simpy_timeline_moves_the_kernel_through_ramp_windows_and_extensions():
+    stepper = _Recorder()
+    timeline.drive(stepper, 1.0, 3.0, 4)
+    assert stepper.calls == [1.0, 1.5, 2.0, 2.5, 3.0, 5.0]
+
+
+def test_a_run_cut_into_windows_gives_one_run_s_bits(monkeypatch):
+    """The kernel stopped at every window boundary and resumed: the same numbers as a run moved
+    from the ramp's end to the window's end in one go."""
+    system = ArraySystem(load_scenario("scenarios/graid-gen5-raid6/md-raid6-4k.yaml"),
+                         WorkloadSpec(name="mix", rw="randrw", rwmixread=70, bs=4096, numjobs=4, iodepth=8),
+                         default_catalog())
+    windowed = simulate_event(system, host_ios=4000)
+    monkeypatch.setattr(timeline, "window_ends", lambda warm_s, end_s, windows: [end_s])
+    whole = simulate_event(system, host_ios=4000)
+    for field in ("read_iops", "write_iops", "cpu_percent", "iops_ci95", "read_latency_us", "write_latency_us",
+                  "utilisation", "tail_ci95_us"):
+        assert getattr(windowed, field) == getattr(whole, field), field

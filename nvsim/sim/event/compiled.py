@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import literal_unroll, njit
 
-from . import hdr
+from . import hdr, timeline
 from . import kernel as k
 from .measure import TAIL_QUANTILE, tail_relative_half_width
 from .rows import HostJobs
@@ -200,17 +200,86 @@ class KernelRebuild:
 
 def run_kernel(system, jobs: HostJobs, servers: ArrayServers, warm_s: float, end_s: float,
                precision: Precision | None = None, progress=None,
-               rebuild: KernelRebuild | None = None) -> tuple[KernelRun, dict, float]:
+               rebuild: KernelRebuild | None = None, windows: int = 10) -> tuple[KernelRun, dict, float]:
     """The foreground's slots (and a rebuild's) on the kernel from time 0 to ``end_s`` (later if
-    ``precision`` asks for more; sooner when a whole rebuild is done): the run's counts and
-    records, every server's busy seconds at ``warm_s`` by key (``measure.busy_at``), and when the
-    run ended. ``progress(done, total)``: called as the simulated time advances. The rebuild's
-    progress object is updated with what the run did."""
-    started = time.perf_counter()
+    ``precision`` asks for more; sooner when a whole rebuild is done), moved on window by window by
+    SimPy's timeline (``timeline``: the ramp, ``windows`` parts of the window, the extensions): the
+    run's counts and records, every server's busy seconds at ``warm_s`` by key
+    (``measure.busy_at``), and when the run ended. ``progress(done, total)``: called as the
+    simulated time advances. The rebuild's progress object is updated with what the run did."""
+    stepper = KernelStepper(system, jobs, servers, warm_s, end_s, precision, progress, rebuild)
+    timeline.drive(stepper, warm_s, math.inf if stepper.until else end_s, windows)
+    return stepper.finish()
+
+
+class KernelStepper:
+    """One run's kernel state (``_kernel_state``), moved on to a time at a time (``advance``),
+    planning rows and growing the sample arrays as the kernel asks."""
+
+    def __init__(self, system, jobs: HostJobs, servers: ArrayServers, warm_s: float, end_s: float,
+                 precision: Precision | None, progress, rebuild: KernelRebuild | None):
+        self.started = time.perf_counter()
+        self.system, self.jobs, self.rebuild, self.warm_s = system, jobs, rebuild, warm_s
+        self.precision, self.progress = precision, progress
+        self.until = rebuild is not None and rebuild.until_rebuilt
+        self.groups, self.H, self.S, self.Q, self.st, self.sf, self.SL, self.RB = \
+            _kernel_state(system, jobs, servers, warm_s, end_s, rebuild)
+        self.rows = Rows.empty(system.workload.numjobs + 1, jobs.batch_ios)
+        self.cap = precision.max_samples if precision is not None else SAMPLES_MAX
+        room, slots = min(RECORDS_START, self.cap + 1), len(self.SL[0])  # one place left when it asks for more
+        self.records = [np.zeros(room), np.zeros(room), np.zeros(room, np.int64), np.zeros((2, hdr.BUCKETS), np.int64),
+                        np.zeros(GRID_BINS, np.int64), np.zeros((slots + 1, 2)), np.zeros(slots + 1, np.int64)]
+        self.busy_warm = np.zeros(len(self.S[2]))
+        self.ended = False
+
+    def advance(self, to_s: float) -> None:
+        """Every event before ``to_s`` (the kernel's window end), planning rows as jobs run out."""
+        sf, st, numjobs = self.sf, self.st, self.system.workload.numjobs
+        sf[k.F_END] = to_s
+        while True:
+            rows = self.rows
+            R = (rows.rows_f, rows.rows_i, rows.ops_i, rows.ops_f, rows.job_next, rows.job_end)
+            code = k.run(self.H, self.S, self.Q, st, sf, self.SL, R, tuple(self.records), self.RB, self.busy_warm)
+            if code == k.NEED_ROWS:
+                job = int(st[k.S_NEED_JOB])
+                rows.compact(self.SL[3])
+                rows.append(job, self.rebuild.plan()) if job == numjobs else rows.append(job, *self.jobs.batch(job))
+                if self.progress is not None:
+                    self.progress(sf[k.F_NOW], sf[k.F_END])
+            elif code == k.NEED_RECORDS:
+                self.records = _more_records(self.records, st, self.cap)
+            else:
+                break
+        self.ended = sf[k.F_END] < to_s or self.st[k.S_HEAP_N] == 0  # a whole rebuild's end, or nothing left
+        if self.progress is not None:
+            self.progress(min(sf[k.F_NOW], sf[k.F_END]), sf[k.F_END])
+
+    def extension(self) -> float | None:
+        """The window's new end if the precision asks for more (``_extend``), else None."""
+        if self.precision is None or self.until:
+            return None
+        return _extend(self.sf, self.st, self.records, self.precision, time.perf_counter() - self.started)
+
+    def finish(self) -> tuple[KernelRun, dict, float]:
+        """``run_kernel``'s answer."""
+        st, sf, records, groups = self.st, self.sf, self.records, self.groups
+        n = int(st[k.S_RECORDED])
+        run = KernelRun(self.warm_s, int(st[k.S_COMPLETED]), records[0][:n].copy(), records[1][:n].copy(),
+                        records[2][:n].astype(bool), _BusyServers(groups, self.S[3]), records[3], records[4],
+                        float(sf[k.F_GRID_S]), bool(st[k.S_CAPPED]))
+        at_warm = _BusyServers(groups, self.busy_warm).busy_s() if st[k.S_WARMED] else {}
+        if self.rebuild is not None:
+            _rebuild_back(self.rebuild.progress, self.RB[0])
+        return run, at_warm, float(sf[k.F_END]) if math.isfinite(sf[k.F_END]) else float(sf[k.F_NOW])
+
+
+def _kernel_state(system, jobs: HostJobs, servers: ArrayServers, warm_s: float, end_s: float,
+                  rebuild: KernelRebuild | None) -> tuple:
+    """The kernel's arrays at time 0 (``kernel``'s docstring): server groups by key, the heap (its
+    first events in), servers, core queues, scalars, slots and the rebuild's state."""
     w = system.workload
     groups, off, cnt = _server_groups(servers)
     S = (np.zeros(int(cnt.sum())), off, cnt, np.zeros(len(cnt)), np.zeros(len(cnt)))
-    cores = len(groups["cores"])
     fg = w.numjobs * w.iodepth
     rb_slots = rebuild.progress.requests_in_flight if rebuild is not None else 0
     slots = fg + rb_slots
@@ -224,7 +293,7 @@ def run_kernel(system, jobs: HostJobs, servers: ArrayServers, warm_s: float, end
     cap = 4 * slots + groups_n + 16
     H = (np.zeros(cap), np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int64))
     st = np.zeros(k.ST_SIZE, np.int64)
-    st[k.S_CORES], st[k.S_DRIVES], st[k.S_RB_FIRST] = cores, system.array.drives, fg
+    st[k.S_CORES], st[k.S_DRIVES], st[k.S_RB_FIRST] = len(groups["cores"]), system.array.drives, fg
     until = rebuild is not None and rebuild.until_rebuilt
     st[k.S_UNTIL] = int(until)
     st[k.S_BARRIER], st[k.S_INFLIGHT] = int(jobs.barrier), max(1, rb_slots)
@@ -233,34 +302,7 @@ def run_kernel(system, jobs: HostJobs, servers: ArrayServers, warm_s: float, end
     RB = (_rebuild_state(rebuild), np.zeros(max(rb_slots, 1), np.int64), np.zeros(slots + 1, np.int64),
           np.zeros((slots, 4), np.int64), np.zeros(slots), np.zeros(slots + 1, np.int64))
     _initial_events(st, H, fg, rb_slots, jobs.barrier, until, warm_s, end_s)
-    rows = Rows.empty(w.numjobs + 1, jobs.batch_ios)
-    cap = precision.max_samples if precision is not None else SAMPLES_MAX
-    room = min(RECORDS_START, cap + 1)  # the kernel asks for more with one place left
-    records = [np.zeros(room), np.zeros(room), np.zeros(room, np.int64),
-               np.zeros((2, hdr.BUCKETS), np.int64), np.zeros(GRID_BINS, np.int64), np.zeros((slots + 1, 2)),
-               np.zeros(slots + 1, np.int64)]
-    busy_warm = np.zeros(len(cnt))
-    while True:
-        R = (rows.rows_f, rows.rows_i, rows.ops_i, rows.ops_f, rows.job_next, rows.job_end)
-        code = k.run(H, S, Q, st, sf, SL, R, tuple(records), RB, busy_warm)
-        if code == k.NEED_ROWS:
-            job = int(st[k.S_NEED_JOB])
-            rows.compact(SL[3])
-            rows.append(job, rebuild.plan()) if job == w.numjobs else rows.append(job, *jobs.batch(job))
-            if progress is not None:
-                progress(sf[k.F_NOW], sf[k.F_END])
-        elif code == k.NEED_RECORDS:
-            records = _more_records(records, st, cap)
-        elif precision is None or until or not _extend(sf, st, records, precision, time.perf_counter() - started):
-            break
-    n = int(st[k.S_RECORDED])
-    run = KernelRun(warm_s, int(st[k.S_COMPLETED]), records[0][:n].copy(), records[1][:n].copy(),
-                    records[2][:n].astype(bool), _BusyServers(groups, S[3]), records[3], records[4],
-                    float(sf[k.F_GRID_S]), bool(st[k.S_CAPPED]))
-    at_warm = _BusyServers(groups, busy_warm).busy_s() if st[k.S_WARMED] else {}
-    if rebuild is not None:
-        _rebuild_back(rebuild.progress, RB[0])
-    return run, at_warm, float(sf[k.F_END]) if math.isfinite(sf[k.F_END]) else float(sf[k.F_NOW])
+    return groups, H, S, Q, st, sf, SL, RB
 
 
 def _more_records(records: list[np.ndarray], st: np.ndarray, cap: int) -> list[np.ndarray]:
@@ -317,19 +359,20 @@ def _worst_tail(records: list[np.ndarray], st: np.ndarray) -> float:
     return max(tail_relative_half_width(latency[mask]) for mask in (writes, ~writes) if mask.any())
 
 
-def _extend(sf: np.ndarray, st: np.ndarray, records: list[np.ndarray], precision: Precision, wall_s: float) -> bool:
-    """At the window's end: move it on if a direction's p99.99 is not yet known to ``precision``
-    and the wall-time and record budgets allow; by the samples the interval needs (its width
-    falls as one over the square root of their number), at the rate the window measured."""
-    n = int(records[3].sum())
+def _extend(sf: np.ndarray, st: np.ndarray, records: list[np.ndarray], precision: Precision,
+            wall_s: float) -> float | None:
+    """At the window's end: its new end if a direction's p99.99 is not yet known to ``precision``
+    and the wall-time and record budgets allow (None: the run ends), by the samples the interval
+    needs (its width falls as one over the square root of their number), at the rate the window
+    measured."""
+    n = int(records[3].sum()) + int(st[k.S_LATE_N])  # every completion in the window since the ramp
     if n == 0 or wall_s >= precision.max_wall_s or n >= precision.max_records:
-        return False
+        return None
     worst = _worst_tail(records, st)
     if worst <= precision.relative:
-        return False
+        return None
     factor = 4.0 if math.isinf(worst) else min(4.0, (worst / precision.relative) ** 2)
     by_wall = n * (precision.max_wall_s / wall_s - 1.0) if wall_s > 0 else n * factor
     more = max(1.0, min(n * (factor - 1.0), by_wall, precision.max_records - n))
     window_s = sf[k.F_END] - sf[k.F_WARM]
-    sf[k.F_END] += window_s * more / n
-    return True
+    return sf[k.F_END] + window_s * more / n
