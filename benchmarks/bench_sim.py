@@ -2,7 +2,10 @@
 
 Usage: python benchmarks/bench_sim.py [--quick]. The event-mode figure counts every host I/O the
 run completed (warm-up included) over the wall time of the whole call (planning, the fluid guess
-that sizes the window, the SimPy run); a short warm-up run compiles the planner first.
+that sizes the window, the SimPy run); a short warm-up run compiles the planner first, and the
+plan memo is emptied before each timed run (a run with the same seed would otherwise find every
+plan there: 1.5-5x faster than a first run). ``benchmarks/bench_event.py`` times one case per
+process, for A/B pairs against another checkout.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from nvsim.catalog import default_catalog  # noqa: E402
 from nvsim.scenario import load_scenario  # noqa: E402
 from nvsim.sim.event import simulate_event  # noqa: E402
 from nvsim.sim.fluid import simulate_fluid  # noqa: E402
+from nvsim.sim.memo import MEMO  # noqa: E402
 from nvsim.sim.system import ArraySystem  # noqa: E402
 
 CASES = (
@@ -51,6 +55,7 @@ def main(argv=None) -> int:
         n = host_ios if "b1m" not in name else host_ios // 10
         rates, windows = [], []
         for _ in range(args.repeat):
+            MEMO.clear()
             start = time.perf_counter()
             result = simulate_event(system, host_ios=n)
             wall = time.perf_counter() - start
@@ -86,6 +91,7 @@ def _ab_ratio(system, host_ios: int, repeat: int) -> float:
     for _ in range(repeat):
         rate = {}
         for compiled in (True, False):
+            MEMO.clear()
             start = time.perf_counter()
             result = simulate_event(system, host_ios=host_ios, compiled=compiled)
             rate[compiled] = result.completed_host_ios / (time.perf_counter() - start)

@@ -185,10 +185,12 @@ def _plan_coalesced(model: ArrayModel, offsets: np.ndarray) -> MemberIOPlan:
     starts = np.concatenate(pieces_start).astype(np.int64)
     lens = np.concatenate(pieces_len).astype(np.int64)
     plan = plan_ios(model.geometry, np.ones(len(starts), dtype=bool), starts, lens, model.failed_members)
-    host = _host_of_pages(plan.host_index, starts, lens, offsets)
     # a host I/O's pages on one member that are contiguous become one member I/O, as the block
     # layer merges md's per-stripe page bios (the planner does the same within one piece)
-    h, m, o, w, ph, merged = _merge_member_pages(host, plan)
+    merged_pages = _stream_pages(plan, starts, lens, offsets)
+    if merged_pages is None:
+        merged_pages = _merge_member_pages(_host_of_pages(plan.host_index, starts, lens, offsets), plan)
+    h, m, o, w, ph, merged = merged_pages
     piece_of_host = np.clip(np.searchsorted(starts, offsets, side="right") - 1, 0, len(starts) - 1)
     hosts_per_piece = np.bincount(piece_of_host, minlength=len(starts))
     share = plan.stripes_touched[piece_of_host] / np.maximum(hosts_per_piece[piece_of_host], 1)
@@ -199,6 +201,119 @@ def _plan_coalesced(model: ArrayModel, offsets: np.ndarray) -> MemberIOPlan:
         parity_bytes_computed=np.zeros(n, dtype=np.int64),  # per piece, not per host I/O: not shared out
         stripes_touched=share,
     )
+
+
+def _stream_pages(plan: MemberIOPlan, starts: np.ndarray, lens: np.ndarray,
+                  offsets: np.ndarray) -> tuple[np.ndarray, ...] | None:
+    """``_host_of_pages`` then ``_merge_member_pages`` in one compiled pass, where both take their
+    compiled paths (host I/O offsets and the pages' bytes rising, offsets rising within each
+    bucket): the same six arrays; None elsewhere (the caller takes the two steps)."""
+    n = len(offsets)
+    piece = plan.host_index
+    if not (len(piece) and n and 0 <= int(plan.phase.min()) and int(plan.phase.max()) <= 1
+            and int(plan.member.min()) >= 0 and bool(np.all(offsets[1:] >= offsets[:-1]))):
+        return None
+    heads, merged, host = _stream_walk(piece, starts, lens, offsets, len(starts), plan.member, plan.member_offset_bytes,
+                                       plan.length_bytes, plan.is_write, plan.phase, int(plan.member.max()) + 1)
+    if len(host) != len(piece):
+        return None
+    return host[heads], plan.member[heads], plan.member_offset_bytes[heads], plan.is_write[heads], \
+        plan.phase[heads], merged
+
+
+@nb.njit(cache=True)
+def _stream_walk(piece, starts, lens, offsets, pieces, member, offset, length, is_write, phase, members):
+    """Each page's host I/O (``_pages_walk``'s arithmetic and walk), and as the hosts rise, each
+    host I/O's runs: per (phase, direction, member) bucket, pages continuing the bucket's last run
+    extend it; a host's runs come out bucket by bucket (``_bucket_order``'s order). Returns (run
+    heads, run bytes, page hosts); empty hosts where a compiled step of the two would fail."""
+    n = piece.size
+    counts = np.zeros(pieces, np.int64)
+    for i in range(n):
+        counts[piece[i]] += 1
+    first = np.zeros(pieces, np.int64)
+    for k in range(1, pieces):
+        first[k] = first[k - 1] + counts[k - 1]
+    host = np.empty(n, np.int64)
+    runs = _run_state(n, 4 * members)
+    j, last, current = 0, -np.inf, -1
+    for i in range(n):
+        k = piece[i]
+        position = starts[k] + (i - first[k] + 0.5) * lens[k] / max(counts[k], 1)
+        if position < last:
+            return runs[0][:0], runs[0][:0], host[:0]
+        last = position
+        while j < offsets.size and offsets[j] <= position:
+            j += 1
+        h = min(max(j - 1, 0), offsets.size - 1)
+        host[i] = h
+        if h != current:
+            _flush_runs(runs)
+            current = h
+        key = (np.int64(phase[i]) * 2 + np.int64(is_write[i])) * members + np.int64(member[i])
+        if not _add_page(runs, key, i, offset, length):
+            return runs[0][:0], runs[0][:0], host[:0]
+    _flush_runs(runs)
+    return runs[6][:runs[9][1]], runs[7][:runs[9][1]], host
+
+
+@nb.njit(cache=True)
+def _run_state(n, keys):
+    """The walk's run state: run heads, bytes and next run of the same bucket (0-2); per bucket its
+    first run, last run and last page (3-5); the output heads and bytes (6, 7); the buckets
+    touched by this host (8); counts (9: runs, output runs, buckets touched)."""
+    return (np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64), np.full(keys, -1, np.int64),
+            np.full(keys, -1, np.int64), np.full(keys, -1, np.int64), np.empty(n, np.int64), np.empty(n, np.int64),
+            np.empty(keys, np.int64), np.zeros(3, np.int64))
+
+
+@nb.njit(cache=True, _nrt=False)
+def _add_page(runs, key, i, offset, length):
+    """Page ``i`` into bucket ``key``: extends the bucket's last run when contiguous with its last
+    page, else starts a run; False when its offset falls below that page's."""
+    head, size, nxt, b_first, b_last, b_page, touched, c = runs[0], runs[1], runs[2], runs[3], runs[4], runs[5], \
+        runs[8], runs[9]
+    p = b_page[key]
+    b_page[key] = i
+    if p >= 0:
+        if offset[i] < offset[p]:
+            return False
+        if offset[i] == offset[p] + length[p]:
+            size[b_last[key]] += length[i]
+            return True
+    r = c[0]
+    c[0] = r + 1
+    head[r], size[r], nxt[r] = i, length[i], -1
+    if b_last[key] >= 0:
+        nxt[b_last[key]] = r
+    else:
+        b_first[key] = r
+        touched[c[2]] = key
+        c[2] += 1
+    b_last[key] = r
+    return True
+
+
+@nb.njit(cache=True, _nrt=False)
+def _flush_runs(runs):
+    """The current host's runs out, bucket by bucket in key order, each bucket's in the order
+    they started; the buckets cleared."""
+    head, size, nxt, b_first, b_last, b_page, out_head, out_size, touched, c = runs
+    for a in range(1, c[2]):  # insertion sort of the (few) buckets touched
+        key, b = touched[a], a - 1
+        while b >= 0 and touched[b] > key:
+            touched[b + 1] = touched[b]
+            b -= 1
+        touched[b + 1] = key
+    for a in range(c[2]):
+        key = touched[a]
+        r = b_first[key]
+        while r >= 0:
+            out_head[c[1]], out_size[c[1]] = head[r], size[r]
+            c[1] += 1
+            r = nxt[r]
+        b_first[key] = b_last[key] = b_page[key] = -1
+    c[2] = 0
 
 
 def _merge_member_pages(host: np.ndarray, plan: MemberIOPlan) -> tuple[np.ndarray, ...]:

@@ -8,9 +8,10 @@ from hypothesis import strategies as st_
 
 from nvsim.catalog import default_catalog
 from nvsim.scenario import load_scenario
-from nvsim.sim.demand import _host_of_pages, _lexsort_packed, _merge_member_pages
+from nvsim.sim.demand import _host_of_pages, _lexsort_packed, _merge_member_pages, _stream_pages
 from nvsim.stripe.planner import MemberIOPlan
 from nvsim.sim.event import kernel as k
+from nvsim.sim.event import timeline
 from nvsim.sim.event import Precision, simulate_event
 from nvsim.sim.event.measure import quantile_ci95
 from nvsim.sim.system import ArraySystem
@@ -185,3 +186,69 @@ def test_pages_find_their_host_io_as_numpy_does(pages_per_piece, piece_bytes_k, 
     position = starts[piece] + (rank + 0.5) * lens[piece] / np.maximum(counts[piece], 1)
     expected = np.clip(np.searchsorted(offsets, position, side="right") - 1, 0, len(offsets) - 1)
     assert np.array_equal(_host_of_pages(piece, starts, lens, offsets), expected)
+
+
+@given(st_.lists(st_.tuples(st_.integers(1, 6), st_.integers(0, 4)), min_size=1, max_size=12), st_.integers(1, 8),
+       st_.integers(0, 3), st_.randoms(use_true_random=False))
+@settings(max_examples=300, deadline=None)
+def test_stream_pages_walk_as_the_two_steps(pieces, host_ios, skip, rnd):
+    """The fused pass over a stream's member pages (``_stream_pages``) gives what its two compiled
+    steps give (each page's host I/O, then the merged runs), or declines where either would."""
+    member, page, write, phase, piece = [], [], [], [], []
+    for k, (count, base) in enumerate(pieces):
+        for _ in range(count):
+            member.append(rnd.randint(0, 3))
+            page.append(base + rnd.randint(0, 6) + (k if rnd.random() < 0.8 else 0))
+            write.append(rnd.random() < 0.7)
+            phase.append(rnd.randint(0, 1))
+            piece.append(k)
+    n = len(piece)
+    plan = MemberIOPlan(host_index=np.array(piece, np.int64), member=np.array(member, np.int32),
+                        member_offset_bytes=np.array(page, np.int64) * 4096, length_bytes=np.full(n, 4096, np.int64),
+                        is_write=np.array(write, bool), phase=np.array(phase, np.int8), mode=np.zeros(n, np.int8),
+                        parity_bytes_computed=np.zeros(n, np.int64), stripes_touched=np.ones(n))
+    lens = np.full(len(pieces), 3 * 4096, np.int64)
+    starts = np.arange(len(pieces), dtype=np.int64) * 3 * 4096 + skip * 512
+    offsets = np.arange(host_ios, dtype=np.int64) * int(lens.sum() // host_ios + 1)
+    got = _stream_pages(plan, starts, lens, offsets)
+    host = _host_of_pages(plan.host_index, starts, lens, offsets)
+    want = _merge_member_pages(host, plan)
+    if got is not None:
+        for a, b in zip(got, want):
+            assert np.array_equal(a, b) and a.dtype == b.dtype
+
+
+class _Recorder:
+    """A stepper that notes where the timeline moves it, and asks for one extension."""
+
+    def __init__(self):
+        self.calls, self.ended, self.extended = [], False, False
+
+    def advance(self, to_s):
+        self.calls.append(to_s)
+
+    def extension(self):
+        if self.extended:
+            return None
+        self.extended = True
+        return 5.0
+
+
+def test_the_simpy_timeline_moves_the_kernel_through_ramp_windows_and_extensions():
+    stepper = _Recorder()
+    timeline.drive(stepper, 1.0, 3.0, 4)
+    assert stepper.calls == [1.0, 1.5, 2.0, 2.5, 3.0, 5.0]
+
+
+def test_a_run_cut_into_windows_gives_one_run_s_bits(monkeypatch):
+    """The kernel stopped at every window boundary and resumed: the same numbers as a run moved
+    from the ramp's end to the window's end in one go."""
+    system = ArraySystem(load_scenario("scenarios/graid-gen5-raid6/md-raid6-4k.yaml"),
+                         WorkloadSpec(name="mix", rw="randrw", rwmixread=70, bs=4096, numjobs=4, iodepth=8),
+                         default_catalog())
+    windowed = simulate_event(system, host_ios=4000)
+    monkeypatch.setattr(timeline, "window_ends", lambda warm_s, end_s, windows: [end_s])
+    whole = simulate_event(system, host_ios=4000)
+    for field in ("read_iops", "write_iops", "cpu_percent", "iops_ci95", "read_latency_us", "write_latency_us",
+                  "utilisation", "tail_ci95_us"):
+        assert getattr(windowed, field) == getattr(whole, field), field

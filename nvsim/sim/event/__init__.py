@@ -24,9 +24,10 @@ The parts, one responsibility each, lower ones not importing higher ones:
   at it per chunk piece, the resync cycle and its batch requests. One module rather than slots
   and rebuild: the foreground's side and the resync's side read and write the same gate.
 - ``measure``: the busy time at the warm-up's end, batch-means CI, latency, the SimResult.
-- ``kernel`` and ``compiled``: the foreground alone (no rebuild beside it) compiled with Numba:
-  the slots, servers and event order above as arrays (``kernel``), fed its planned host I/Os a
-  batch at a time and measured as above (``compiled``).
+- ``kernel`` and ``compiled``: the slots, servers, rebuild, barrier and event order above as
+  arrays compiled with Numba (``kernel``), fed its planned host I/Os a batch at a time and
+  measured as above (``compiled``); ``hdr``: its log-linear latency histograms; ``timeline``: a
+  SimPy process that moves it on window by window (the ramp, the window's batches, extensions).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ import simpy
 from ..result import SimResult
 from ..system import ArraySystem
 from .barrier import BarrierSlot, Gate, resync_cycle
+from . import hdr
 from .compiled import KernelRebuild, Precision, run_kernel
 from .measure import busy_at, event_result
 from .rebuild import RebuildProgress, RebuildSlot, rebuild_batch, rebuild_requests
@@ -77,7 +79,8 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
         jobs = HostJobs(system, seed, batch_ios(system, seed, window.warm_ios, host_ios), barrier=barrier)
         beside = KernelRebuild(rebuild, partial(rebuild_batch, system, rebuild_member, rebuild), until_rebuilt) \
             if rebuild is not None else None
-        run, at_warm, end_s = run_kernel(system, jobs, servers, window.warm_s, window.end_s, precision, progress, beside)
+        run, at_warm, end_s = run_kernel(system, jobs, servers, window.warm_s, window.end_s, precision, progress, beside,
+                                         batches)
         return event_result(system, run, at_warm, end_s, batches, jobs.sampled, rebuild, until_rebuilt, started)
     env = simpy.Environment()
     if rebuild is not None and until_rebuilt:

@@ -15,15 +15,22 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from numba import literal_unroll, njit
 
+from . import hdr, timeline
 from . import kernel as k
-from .measure import tail_relative_half_width
+from .measure import TAIL_QUANTILE, tail_relative_half_width
 from .rows import HostJobs
 from .servers import ArrayServers
 from .slots import LARGE_IO_S
 
 RECORDS_START = 1 << 16
 """Window records (completion time, latency, direction) allocated at first; doubled as needed."""
+SAMPLES_MAX = 4_000_000
+"""Exact samples (24 bytes each) a run keeps at most; past them its latencies are read from the
+kernel's histograms (``hdr``) and its rates from their counts, so memory stays bounded."""
+GRID_BINS = 4096
+"""Bins of the window's completion-time grid (the batch means' counts once the samples are full)."""
 
 
 @dataclass
@@ -46,7 +53,7 @@ class Rows:
         """Room for two batches per job (each job's current one, and the used rows before the
         oldest a slot still runs); member I/Os sized on the first batch."""
         size = 2 * jobs * batch_ios
-        return cls(np.zeros((size, 10)), np.zeros((size, 4), np.int64), np.zeros((0, 3), np.int64),
+        return cls(np.zeros((size, 10)), np.zeros((size, 4), np.int64), np.zeros((0, 3), np.int32),
                    np.zeros((0, 2)), np.zeros(jobs, np.int64), np.zeros(jobs, np.int64))
 
     def append(self, job: int, b, pieces=None) -> None:
@@ -55,13 +62,10 @@ class Rows:
         n, m = len(b), len(b.op_drive)
         self._room(n, m)
         r, o = self.n_rows, self.n_ops
-        self.rows_f[r:r + n] = np.column_stack((b.submit_s, b.complete_s, b.lock_s, b.pre_s, b.mid_s, b.device_bw_s,
-                                                b.device_down_s, b.device_up_s, b.memory_s,
-                                                np.zeros(n) if pieces is None else pieces))
-        self.rows_i[r:r + n] = np.column_stack((b.is_write, b.op_start[:-1] + o, b.op_start[1:] + o,
-                                                b.reads_gate_writes()))
-        self.ops_i[o:o + m] = np.column_stack((b.op_drive, b.op_is_write, b.op_phase))
-        self.ops_f[o:o + m] = np.column_stack((b.op_die_s, b.op_link_s))
+        _fill_rows(self.rows_f, self.rows_i, self.ops_i, self.ops_f, r, o,
+                   (b.submit_s, b.complete_s, b.lock_s, b.pre_s, b.mid_s, b.device_bw_s, b.device_down_s,
+                    b.device_up_s, b.memory_s, np.zeros(n) if pieces is None else np.asarray(pieces, np.float64)),
+                   b.is_write, b.op_start, b.op_drive, b.op_is_write, b.op_phase, b.op_die_s, b.op_link_s)
         self.job_next[job], self.job_end[job] = r, r + n
         self.n_rows, self.n_ops = r + n, o + m
 
@@ -92,6 +96,28 @@ class Rows:
         self.job_next -= first
         self.job_end -= first
         slot_rows -= first
+
+
+@njit(cache=True, _nrt=False)
+def _fill_rows(rows_f, rows_i, ops_i, ops_f, r, o, columns, is_write, op_start, drive, op_write, phase, die_s, link_s):
+    """``Rows.append``'s copy, compiled: the batch's demand ``columns`` (``rows.Demand``'s order)
+    into ``rows_f`` from row ``r``, its direction, member I/O range and gating into ``rows_i``
+    (``HostIoBatch.reads_gate_writes``), its member I/Os into ``ops_i``/``ops_f`` from ``o``;
+    no NumPy temporaries (a column_stack per column group cost more than the events)."""
+    n, m = is_write.size, drive.size
+    j = 0
+    for col in literal_unroll(columns):
+        for i in range(n):
+            rows_f[r + i, j] = col[i]
+        j += 1
+    for i in range(n):
+        lo, hi = op_start[i], op_start[i + 1]
+        rows_i[r + i, k.R_WRITE] = 1 if is_write[i] else 0
+        rows_i[r + i, k.R_LO], rows_i[r + i, k.R_HI] = lo + o, hi + o
+        rows_i[r + i, k.R_GATED] = 1 if m and hi > lo and phase[min(lo, m - 1)] == 0 else 0
+    for i in range(m):
+        ops_i[o + i, k.O_DRIVE], ops_i[o + i, k.O_WRITE], ops_i[o + i, k.O_PHASE] = drive[i], op_write[i], phase[i]
+        ops_f[o + i, k.O_DIE], ops_f[o + i, k.O_LINK] = die_s[i], link_s[i]
 
 
 def _grown(a: np.ndarray, size: int) -> np.ndarray:
@@ -126,6 +152,10 @@ class KernelRun:
     latency: np.ndarray
     writes: np.ndarray
     servers: object
+    hist: np.ndarray | None = None  # (2, hdr.BUCKETS): the window's latencies, reads then writes
+    grid: np.ndarray | None = None  # the window's completions by time, bins of ``grid_s`` from warm_s
+    grid_s: float = 0.0
+    capped: bool = False  # the samples were full: counts and latencies from ``hist`` and ``grid``
 
 
 class _Busy:
@@ -149,11 +179,13 @@ class _BusyServers:
 class Precision:
     """How long a run goes on past its planned window: until the 95% confidence interval of each
     direction's p99.99 latency is within ``relative`` of it (half-width over the estimate), or
-    until ``max_wall_s`` of wall time, or ``max_records`` measured host I/Os, whichever is first."""
+    until ``max_wall_s`` of wall time, or ``max_records`` measured host I/Os, whichever is first.
+    At most ``max_samples`` exact samples are kept; the rest count in the latency histograms."""
 
     relative: float = 0.1
     max_wall_s: float = 1.0
     max_records: int = 20_000_000
+    max_samples: int = SAMPLES_MAX
 
 
 @dataclass
@@ -168,17 +200,86 @@ class KernelRebuild:
 
 def run_kernel(system, jobs: HostJobs, servers: ArrayServers, warm_s: float, end_s: float,
                precision: Precision | None = None, progress=None,
-               rebuild: KernelRebuild | None = None) -> tuple[KernelRun, dict, float]:
+               rebuild: KernelRebuild | None = None, windows: int = 10) -> tuple[KernelRun, dict, float]:
     """The foreground's slots (and a rebuild's) on the kernel from time 0 to ``end_s`` (later if
-    ``precision`` asks for more; sooner when a whole rebuild is done): the run's counts and
-    records, every server's busy seconds at ``warm_s`` by key (``measure.busy_at``), and when the
-    run ended. ``progress(done, total)``: called as the simulated time advances. The rebuild's
-    progress object is updated with what the run did."""
-    started = time.perf_counter()
+    ``precision`` asks for more; sooner when a whole rebuild is done), moved on window by window by
+    SimPy's timeline (``timeline``: the ramp, ``windows`` parts of the window, the extensions): the
+    run's counts and records, every server's busy seconds at ``warm_s`` by key
+    (``measure.busy_at``), and when the run ended. ``progress(done, total)``: called as the
+    simulated time advances. The rebuild's progress object is updated with what the run did."""
+    stepper = KernelStepper(system, jobs, servers, warm_s, end_s, precision, progress, rebuild)
+    timeline.drive(stepper, warm_s, math.inf if stepper.until else end_s, windows)
+    return stepper.finish()
+
+
+class KernelStepper:
+    """One run's kernel state (``_kernel_state``), moved on to a time at a time (``advance``),
+    planning rows and growing the sample arrays as the kernel asks."""
+
+    def __init__(self, system, jobs: HostJobs, servers: ArrayServers, warm_s: float, end_s: float,
+                 precision: Precision | None, progress, rebuild: KernelRebuild | None):
+        self.started = time.perf_counter()
+        self.system, self.jobs, self.rebuild, self.warm_s = system, jobs, rebuild, warm_s
+        self.precision, self.progress = precision, progress
+        self.until = rebuild is not None and rebuild.until_rebuilt
+        self.groups, self.H, self.S, self.Q, self.st, self.sf, self.SL, self.RB = \
+            _kernel_state(system, jobs, servers, warm_s, end_s, rebuild)
+        self.rows = Rows.empty(system.workload.numjobs + 1, jobs.batch_ios)
+        self.cap = precision.max_samples if precision is not None else SAMPLES_MAX
+        room, slots = min(RECORDS_START, self.cap + 1), len(self.SL[0])  # one place left when it asks for more
+        self.records = [np.zeros(room), np.zeros(room), np.zeros(room, np.int64), np.zeros((2, hdr.BUCKETS), np.int64),
+                        np.zeros(GRID_BINS, np.int64), np.zeros((slots + 1, 2)), np.zeros(slots + 1, np.int64)]
+        self.busy_warm = np.zeros(len(self.S[2]))
+        self.ended = False
+
+    def advance(self, to_s: float) -> None:
+        """Every event before ``to_s`` (the kernel's window end), planning rows as jobs run out."""
+        sf, st, numjobs = self.sf, self.st, self.system.workload.numjobs
+        sf[k.F_END] = to_s
+        while True:
+            rows = self.rows
+            R = (rows.rows_f, rows.rows_i, rows.ops_i, rows.ops_f, rows.job_next, rows.job_end)
+            code = k.run(self.H, self.S, self.Q, st, sf, self.SL, R, tuple(self.records), self.RB, self.busy_warm)
+            if code == k.NEED_ROWS:
+                job = int(st[k.S_NEED_JOB])
+                rows.compact(self.SL[3])
+                rows.append(job, self.rebuild.plan()) if job == numjobs else rows.append(job, *self.jobs.batch(job))
+                if self.progress is not None:
+                    self.progress(sf[k.F_NOW], sf[k.F_END])
+            elif code == k.NEED_RECORDS:
+                self.records = _more_records(self.records, st, self.cap)
+            else:
+                break
+        self.ended = sf[k.F_END] < to_s or self.st[k.S_HEAP_N] == 0  # a whole rebuild's end, or nothing left
+        if self.progress is not None:
+            self.progress(min(sf[k.F_NOW], sf[k.F_END]), sf[k.F_END])
+
+    def extension(self) -> float | None:
+        """The window's new end if the precision asks for more (``_extend``), else None."""
+        if self.precision is None or self.until:
+            return None
+        return _extend(self.sf, self.st, self.records, self.precision, time.perf_counter() - self.started)
+
+    def finish(self) -> tuple[KernelRun, dict, float]:
+        """``run_kernel``'s answer."""
+        st, sf, records, groups = self.st, self.sf, self.records, self.groups
+        n = int(st[k.S_RECORDED])
+        run = KernelRun(self.warm_s, int(st[k.S_COMPLETED]), records[0][:n].copy(), records[1][:n].copy(),
+                        records[2][:n].astype(bool), _BusyServers(groups, self.S[3]), records[3], records[4],
+                        float(sf[k.F_GRID_S]), bool(st[k.S_CAPPED]))
+        at_warm = _BusyServers(groups, self.busy_warm).busy_s() if st[k.S_WARMED] else {}
+        if self.rebuild is not None:
+            _rebuild_back(self.rebuild.progress, self.RB[0])
+        return run, at_warm, float(sf[k.F_END]) if math.isfinite(sf[k.F_END]) else float(sf[k.F_NOW])
+
+
+def _kernel_state(system, jobs: HostJobs, servers: ArrayServers, warm_s: float, end_s: float,
+                  rebuild: KernelRebuild | None) -> tuple:
+    """The kernel's arrays at time 0 (``kernel``'s docstring): server groups by key, the heap (its
+    first events in), servers, core queues, scalars, slots and the rebuild's state."""
     w = system.workload
     groups, off, cnt = _server_groups(servers)
     S = (np.zeros(int(cnt.sum())), off, cnt, np.zeros(len(cnt)), np.zeros(len(cnt)))
-    cores = len(groups["cores"])
     fg = w.numjobs * w.iodepth
     rb_slots = rebuild.progress.requests_in_flight if rebuild is not None else 0
     slots = fg + rb_slots
@@ -192,38 +293,26 @@ def run_kernel(system, jobs: HostJobs, servers: ArrayServers, warm_s: float, end
     cap = 4 * slots + groups_n + 16
     H = (np.zeros(cap), np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int64))
     st = np.zeros(k.ST_SIZE, np.int64)
-    st[k.S_CORES], st[k.S_DRIVES], st[k.S_RB_FIRST] = cores, system.array.drives, fg
+    st[k.S_CORES], st[k.S_DRIVES], st[k.S_RB_FIRST] = len(groups["cores"]), system.array.drives, fg
     until = rebuild is not None and rebuild.until_rebuilt
     st[k.S_UNTIL] = int(until)
     st[k.S_BARRIER], st[k.S_INFLIGHT] = int(jobs.barrier), max(1, rb_slots)
     sf = np.array([0.0, warm_s, math.inf if until else end_s, servers.read_fixed_s, servers.write_fixed_s,
-                   servers.host_wake_s, LARGE_IO_S])
+                   servers.host_wake_s, LARGE_IO_S, max(end_s - warm_s, 1e-9) / GRID_BINS])
     RB = (_rebuild_state(rebuild), np.zeros(max(rb_slots, 1), np.int64), np.zeros(slots + 1, np.int64),
           np.zeros((slots, 4), np.int64), np.zeros(slots), np.zeros(slots + 1, np.int64))
     _initial_events(st, H, fg, rb_slots, jobs.barrier, until, warm_s, end_s)
-    rows = Rows.empty(w.numjobs + 1, jobs.batch_ios)
-    records = [np.zeros(RECORDS_START), np.zeros(RECORDS_START), np.zeros(RECORDS_START, np.int64)]
-    busy_warm = np.zeros(len(cnt))
-    while True:
-        R = (rows.rows_f, rows.rows_i, rows.ops_i, rows.ops_f, rows.job_next, rows.job_end)
-        code = k.run(H, S, Q, st, sf, SL, R, tuple(records), RB, busy_warm)
-        if code == k.NEED_ROWS:
-            job = int(st[k.S_NEED_JOB])
-            rows.compact(SL[3])
-            rows.append(job, rebuild.plan()) if job == w.numjobs else rows.append(job, *jobs.batch(job))
-            if progress is not None:
-                progress(sf[k.F_NOW], sf[k.F_END])
-        elif code == k.NEED_RECORDS:
-            records = [_grown(r, 2 * len(r)) for r in records]
-        elif precision is None or until or not _extend(sf, st, records, precision, time.perf_counter() - started):
-            break
-    n = int(st[k.S_RECORDED])
-    run = KernelRun(warm_s, int(st[k.S_COMPLETED]), records[0][:n].copy(), records[1][:n].copy(),
-                    records[2][:n].astype(bool), _BusyServers(groups, S[3]))
-    at_warm = _BusyServers(groups, busy_warm).busy_s() if st[k.S_WARMED] else {}
-    if rebuild is not None:
-        _rebuild_back(rebuild.progress, RB[0])
-    return run, at_warm, float(sf[k.F_END]) if math.isfinite(sf[k.F_END]) else float(sf[k.F_NOW])
+    return groups, H, S, Q, st, sf, SL, RB
+
+
+def _more_records(records: list[np.ndarray], st: np.ndarray, cap: int) -> list[np.ndarray]:
+    """The sample arrays doubled, up to ``cap`` samples; at the cap the kernel stops keeping them."""
+    size = len(records[0])
+    if size >= cap + 1:
+        st[k.S_CAPPED] = 1
+        return records
+    size = min(2 * size, cap + 1)
+    return [_grown(r, size) for r in records[:3]] + records[3:]
 
 
 def _initial_events(st, H, fg: int, rb_slots: int, barrier: bool, until: bool, warm_s: float, end_s: float) -> None:
@@ -259,20 +348,31 @@ def _rebuild_back(progress, rb: np.ndarray) -> None:
     progress.finished_s = None if np.isnan(rb[k.RB_FINISHED]) else float(rb[k.RB_FINISHED])
 
 
-def _extend(sf: np.ndarray, st: np.ndarray, records: list[np.ndarray], precision: Precision, wall_s: float) -> bool:
-    """At the window's end: move it on if a direction's p99.99 is not yet known to ``precision``
-    and the wall-time and record budgets allow; by the samples the interval needs (its width
-    falls as one over the square root of their number), at the rate the window measured."""
+def _worst_tail(records: list[np.ndarray], st: np.ndarray) -> float:
+    """The wider of the two directions' p99.99 intervals over their estimates: from the exact
+    samples while they are all kept, else from the histograms."""
+    if st[k.S_CAPPED]:
+        hist = records[3]
+        return max(hdr.tail_relative_half_width(hist[d], TAIL_QUANTILE) for d in (0, 1) if hist[d].any())
     n = int(st[k.S_RECORDED])
-    if n == 0 or wall_s >= precision.max_wall_s or n >= precision.max_records:
-        return False
     latency, writes = records[1][:n], records[2][:n].astype(bool)
-    worst = max(tail_relative_half_width(latency[mask]) for mask in (writes, ~writes) if mask.any())
+    return max(tail_relative_half_width(latency[mask]) for mask in (writes, ~writes) if mask.any())
+
+
+def _extend(sf: np.ndarray, st: np.ndarray, records: list[np.ndarray], precision: Precision,
+            wall_s: float) -> float | None:
+    """At the window's end: its new end if a direction's p99.99 is not yet known to ``precision``
+    and the wall-time and record budgets allow (None: the run ends), by the samples the interval
+    needs (its width falls as one over the square root of their number), at the rate the window
+    measured."""
+    n = int(records[3].sum()) + int(st[k.S_LATE_N])  # every completion in the window since the ramp
+    if n == 0 or wall_s >= precision.max_wall_s or n >= precision.max_records:
+        return None
+    worst = _worst_tail(records, st)
     if worst <= precision.relative:
-        return False
+        return None
     factor = 4.0 if math.isinf(worst) else min(4.0, (worst / precision.relative) ** 2)
     by_wall = n * (precision.max_wall_s / wall_s - 1.0) if wall_s > 0 else n * factor
     more = max(1.0, min(n * (factor - 1.0), by_wall, precision.max_records - n))
     window_s = sf[k.F_END] - sf[k.F_WARM]
-    sf[k.F_END] += window_s * more / n
-    return True
+    return sf[k.F_END] + window_s * more / n

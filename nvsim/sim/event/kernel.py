@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from . import hdr
+
 # event kinds (STOP: the whole rebuild's end or the run's time limit, as SimPy's any_of; STOPPED:
 # the any_of event itself, which ends the run)
 ISSUE, ENQUEUE, GRANTED, LOCKED, READS_DONE, DONE, HAND_OVER, WARM, STOP, STOPPED, THROUGH, PIECE_DONE, RESYNC, \
@@ -33,8 +35,12 @@ O_DIE, O_LINK = range(2)
 # scalar slots of ``st`` (int64)
 S_SEQ, S_HEAP_N, S_COMPLETED, S_RECORDED, S_NEED_JOB, S_PEND_HEAD, S_WARMED, S_CORES, S_DRIVES, S_PEND_N, \
     S_RB_FIRST, S_DRAINING, S_STOPPING, S_UNTIL, S_NWAIT, S_BARRIER, S_INFLIGHT, S_UP, S_PENDING, S_DRAIN_ARMED, \
-    S_LEFT, S_GW_HEAD, S_GW_N, S_RS_STATE = range(24)
-ST_SIZE = 24
+    S_LEFT, S_GW_HEAD, S_GW_N, S_RS_STATE, S_CAPPED, S_LATE_N = range(26)
+ST_SIZE = 26
+# S_CAPPED: the window's exact samples are full (``compiled``'s cap): completions go on being
+# counted in the latency histograms (``hdr``) and the completion-time grid only. S_LATE_N:
+# completions whose CPU ends past the window's end, held back (``REC[5]``, ``REC[6]``) until the
+# window is moved on past them (the exact samples drop them at the end, and so do the histograms)
 # md RAID10's barrier (``barrier.Gate``, ``barrier.resync_cycle``): S_BARRIER set, the foreground
 # slots are ``BarrierSlot``s and the rebuild's slots a resync cycle's batch; the gate (up, md
 # requests pending, a drain awaited, batch requests left) and its waiting pieces (a FIFO), the
@@ -48,7 +54,9 @@ B_K, B_PIECES, B_PER, B_LEFT = range(4)
 RB_ISSUED, RB_DONE, RB_WINDOW, RB_SPAN, RB_STEP, RB_CAP, RB_FLOOR, RB_DRAIN, RB_NEXT_CHECK, RB_FINISHED = range(10)
 PACE_TOLERANCE_S = 1e-12  # rebuild.PACE_TOLERANCE_S
 # scalar slots of ``sf`` (float64)
-F_NOW, F_WARM, F_END, F_RFIX, F_WFIX, F_WAKE, F_LARGE_IO = range(7)
+F_NOW, F_WARM, F_END, F_RFIX, F_WFIX, F_WAKE, F_LARGE_IO, F_GRID_S = range(8)
+# F_GRID_S: the width of a bin of the window's completion-time grid (``REC[4]``), doubled (pairs of
+# bins merged) whenever a completion falls past its last bin
 # fixed groups after the cores: lock, engine, device_bw, device_down, device_up, memory; then the
 # drives' nand, link_up, link_down groups; then the rebuild thread (while rebuilding)
 G_LOCK, G_ENGINE, G_BW, G_DOWN, G_UP, G_MEMORY, G_DRIVES = range(7)
@@ -56,7 +64,7 @@ G_LOCK, G_ENGINE, G_BW, G_DOWN, G_UP, G_MEMORY, G_DRIVES = range(7)
 END, NEED_ROWS, NEED_RECORDS = 0, 1, 2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def push(st, ht, hs, hp, hk, t, payload, kind):
     """Schedule an event at ``t``: the next sequence number, sifted up the heap."""
     i = st[S_HEAP_N]
@@ -72,7 +80,7 @@ def push(st, ht, hs, hp, hk, t, payload, kind):
     ht[i], hs[i], hp[i], hk[i] = t, seq, payload, kind
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pop(st, ht, hs, hp, hk):
     """Remove the earliest event (the heap's root); its fields are read before the call."""
     n = st[S_HEAP_N] - 1
@@ -92,14 +100,14 @@ def pop(st, ht, hs, hp, hk):
     ht[i], hs[i], hp[i], hk[i] = t, seq, payload, kind
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def book(free, off, cnt, busy, g, arrival, service):
     """One visit of ``service`` to group ``g`` arriving at ``arrival`` (``servers.Server.book``):
     the earliest free server of the group; the time it finishes."""
     return book_start(free, off, cnt, busy, g, arrival, service) + service
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def book_start(free, off, cnt, busy, g, arrival, service):
     """``book``, returning when the visit starts."""
     busy[g] += service
@@ -110,14 +118,14 @@ def book_start(free, off, cnt, busy, g, arrival, service):
     return start
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def thread_free(S, g):
     """A thread's ``Server.free`` as the slots read it: the heap's root for a single server,
     the separate scalar (``S[4]``) for a pool of threads (the slots' own bookings)."""
     return S[0][S[1][g]] if S[2][g] == 1 else S[4][g]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def set_thread_free(S, g, value):
     if S[2][g] == 1:
         S[0][S[1][g]] = value
@@ -125,7 +133,7 @@ def set_thread_free(S, g, value):
         S[4][g] = value
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _replace_min(free, o, n, value):
     """Replace the least of the group's free times (its heap's root) by ``value``."""
     i = 0
@@ -143,13 +151,13 @@ def _replace_min(free, o, n, value):
 
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def group_of_drive(st, kind, d):
     """Group of drive ``d``'s NAND (kind 0), link to host (1) or link to drive (2)."""
     return st[S_CORES] + G_DRIVES + kind * st[S_DRIVES] + d
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def member_phase(S, st, sf, ops_i, ops_f, lo, hi, phase, arrival):
     """Book one phase of a host I/O's member I/Os (``servers.ArrayServers.member_phase``): the
     time the last one is done."""
@@ -173,14 +181,14 @@ def member_phase(S, st, sf, ops_i, ops_f, lo, hi, phase, arrival):
     return finish
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def schedule(H, st, sf, t, payload, kind):
     """``env.timeout(t - now)``: an event at ``now + (t - now)``, as SimPy computes it."""
     now = sf[F_NOW]
     push(st, H[0], H[1], H[2], H[3], now + (t - now), payload, kind)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def wake(H, S, Q, st, sf, core):
     """``Server.wake``: hand the core to its next waiter once it is free; one hand-over pending."""
     wq, head, tail, pending = Q
@@ -192,7 +200,7 @@ def wake(H, S, Q, st, sf, core):
     push(st, H[0], H[1], H[2], H[3], now + (delay if delay > 0.0 else 0.0), core, HAND_OVER)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hand_over(H, S, Q, st, sf, core):
     """``Server._hand_over``: the first waiter is granted the core (an event now), unless the core
     was booked again meanwhile."""
@@ -208,7 +216,7 @@ def hand_over(H, S, Q, st, sf, core):
     push(st, H[0], H[1], H[2], H[3], sf[F_NOW], slot, GRANTED)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def enqueue(H, S, Q, st, sf, SL, slot):
     """The slot queues for its job's core."""
     wq, head, tail, pending = Q
@@ -218,7 +226,7 @@ def enqueue(H, S, Q, st, sf, SL, slot):
     wake(H, S, Q, st, sf, core)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def defer(st, pend, slot):
     """The slot issues again, first, once its job's rows are planned (``run``'s pending queue)."""
     st[S_PEND_HEAD] = (st[S_PEND_HEAD] - 1) % pend.size
@@ -226,7 +234,7 @@ def defer(st, pend, slot):
     st[S_PEND_N] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def issue(H, S, Q, st, sf, SL, R, RB, slot):
     """``HostSlot.issue`` (rebuild slots: ``RebuildSlot.issue``, its gate first): the job's next
     host I/O; NEED_ROWS when the job's planned rows are used up (the slot is deferred)."""
@@ -261,7 +269,7 @@ def issue(H, S, Q, st, sf, SL, R, RB, slot):
     return END
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rebuild_gate(H, st, sf, SL, RB, slot):
     """``RebuildSlot.issue``'s checks after the span's end: md's drain window, the engine's speed
     limit (wait until the bytes issued allow one more); True: issue a request."""
@@ -277,7 +285,7 @@ def rebuild_gate(H, st, sf, SL, RB, slot):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def drain_wait(st, sf, RB, slot):
     """``RebuildSlot.drain_wait``: md_do_sync's speed check every drain window; True while the
     slot waits for the requests in flight."""
@@ -298,7 +306,7 @@ def drain_wait(st, sf, RB, slot):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def granted(H, S, Q, st, sf, SL, R, RB, slot):
     """The core is the slot's: its submission is booked now."""
     SL[5][slot] = sf[F_NOW]
@@ -307,7 +315,7 @@ def granted(H, S, Q, st, sf, SL, R, RB, slot):
     submitted(H, S, Q, st, sf, SL, R, RB, slot)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def submitted(H, S, Q, st, sf, SL, R, RB, slot):
     """With a spinlock to take, wait until the submission reaches it."""
     row = SL[3][slot]
@@ -317,7 +325,7 @@ def submitted(H, S, Q, st, sf, SL, R, RB, slot):
     locked_any(H, S, Q, st, sf, SL, R, RB, slot)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def locked_any(H, S, Q, st, sf, SL, R, RB, slot):
     """``locked``, or a foreground slot's ``BarrierSlot.locked`` under md RAID10's barrier."""
     if st[S_BARRIER] and slot < st[S_RB_FIRST]:
@@ -326,7 +334,7 @@ def locked_any(H, S, Q, st, sf, SL, R, RB, slot):
         locked(H, S, Q, st, sf, SL, R, slot)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def locked(H, S, Q, st, sf, SL, R, slot):
     """``HostSlot.locked``: the spinlock (the core spins), the engine, the engine's device, DRAM,
     then the member I/Os (gated: the reads first)."""
@@ -375,7 +383,7 @@ def locked(H, S, Q, st, sf, SL, R, slot):
     schedule(H, st, sf, a, slot, DONE)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def reads_done(H, S, Q, st, sf, SL, R, slot):
     """The gating reads are done: the engine's second visit, then the writes."""
     row = SL[3][slot]
@@ -387,29 +395,72 @@ def reads_done(H, S, Q, st, sf, SL, R, slot):
     schedule(H, st, sf, SL[4][slot], slot, DONE)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def done(H, S, Q, st, sf, SL, R, REC, RB, slot):
     """``HostSlot.done``: the completion's CPU on the job's core, the count and the window's
     record, and the slot's next host I/O at once."""
     if slot >= st[S_RB_FIRST]:
         return rebuilt(H, S, Q, st, sf, SL, R, RB, slot)
-    rec_done, rec_lat, rec_w = REC
     row, core = SL[3][slot], SL[1][slot]
     finish = book(S[0], S[1], S[2], S[3], core, SL[4][slot] + sf[F_WAKE], R[0][row, R_COMPLETE])
     if Q[1][core] != Q[2][core]:
         wake(H, S, Q, st, sf, core)
     st[S_COMPLETED] += 1
     if finish >= sf[F_WARM]:
-        n = st[S_RECORDED]
-        rec_done[n] = finish
-        rec_lat[n] = finish - SL[2][slot]
-        rec_w[n] = R[1][row, R_WRITE]
-        st[S_RECORDED] = n + 1
+        record(st, sf, REC, finish, finish - SL[2][slot], R[1][row, R_WRITE])
     SL[2][slot] = finish
     return issue(H, S, Q, st, sf, SL, R, RB, slot)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
+def record(st, sf, REC, finish, latency, write):
+    """A completion in the window: its exact sample (completion time, latency, direction) while
+    there is room, its latency in its direction's histogram and its time in the grid always."""
+    rec_done, rec_lat, rec_w = REC[0], REC[1], REC[2]
+    if not st[S_CAPPED]:
+        n = st[S_RECORDED]
+        rec_done[n], rec_lat[n], rec_w[n] = finish, latency, write
+        st[S_RECORDED] = n + 1
+    if finish > sf[F_END]:
+        late_f, late_w = REC[5], REC[6]
+        late_f[st[S_LATE_N], 0], late_f[st[S_LATE_N], 1], late_w[st[S_LATE_N]] = finish, latency, write
+        st[S_LATE_N] += 1
+        return
+    count(sf, REC, finish, latency, write)
+
+
+@njit(cache=True, _nrt=False)
+def count(sf, REC, finish, latency, write):
+    """A completion in the window, into the histograms and the completion-time grid."""
+    hist, grid = REC[3], REC[4]
+    hdr.record(hist, write, latency)
+    b = int((finish - sf[F_WARM]) / sf[F_GRID_S])
+    while b >= grid.size:  # past the grid: each pair of bins becomes one of twice the width
+        half = grid.size // 2
+        for i in range(half):
+            grid[i] = grid[2 * i] + grid[2 * i + 1]
+        for i in range(half, grid.size):
+            grid[i] = 0
+        sf[F_GRID_S] *= 2.0
+        b = int((finish - sf[F_WARM]) / sf[F_GRID_S])
+    grid[b] += 1
+
+
+@njit(cache=True, _nrt=False)
+def count_late(st, sf, REC):
+    """The held-back completions the window now reaches, counted; the rest held back still."""
+    late_f, late_w = REC[5], REC[6]
+    kept = 0
+    for i in range(st[S_LATE_N]):
+        if late_f[i, 0] > sf[F_END]:
+            late_f[kept, 0], late_f[kept, 1], late_w[kept] = late_f[i, 0], late_f[i, 1], late_w[i]
+            kept += 1
+        else:
+            count(sf, REC, late_f[i, 0], late_f[i, 1], late_w[i])
+    st[S_LATE_N] = kept
+
+
+@njit(cache=True, _nrt=False)
 def rebuilt(H, S, Q, st, sf, SL, R, RB, slot):
     """``RebuildSlot.done``: the request's completion on the rebuild thread, its bytes counted
     (the span's end noted, and the run stopped there when it is the whole rebuild); a drained
@@ -448,7 +499,7 @@ def rebuilt(H, S, Q, st, sf, SL, R, RB, slot):
     return issue(H, S, Q, st, sf, SL, R, RB, slot)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def issue_pending(H, S, Q, st, sf, SL, R, RB):
     """Issue the deferred slots in order; NEED_ROWS (the slot deferred again) if one's job needs
     rows."""
@@ -462,12 +513,14 @@ def issue_pending(H, S, Q, st, sf, SL, R, RB):
     return END
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def run(H, S, Q, st, sf, SL, R, REC, RB, busy_warm):
     """Process events in (time, sequence) order until the first at or after the window's end
     (END; or a whole rebuild's STOPPED), until a job needs its next planned rows (NEED_ROWS: plan
     them, then call again), or until the window's records are nearly full (NEED_RECORDS: grow
     them, then call again)."""
+    if st[S_LATE_N]:
+        count_late(st, sf, REC)
     if issue_pending(H, S, Q, st, sf, SL, R, RB) == NEED_ROWS:
         return NEED_ROWS
     ht = H[0]
@@ -475,7 +528,7 @@ def run(H, S, Q, st, sf, SL, R, REC, RB, busy_warm):
         t = ht[0]
         if t >= sf[F_END]:
             return END
-        if st[S_RECORDED] >= REC[0].size - 1:
+        if st[S_RECORDED] >= REC[0].size - 1 and not st[S_CAPPED]:
             return NEED_RECORDS
         slot, kind = H[2][0], H[3][0]
         pop(st, H[0], H[1], H[2], H[3])
@@ -489,7 +542,7 @@ def run(H, S, Q, st, sf, SL, R, REC, RB, busy_warm):
     return END
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def step(H, S, Q, st, sf, SL, R, REC, RB, busy_warm, slot, kind):
     """One event's callback."""
     if kind == ISSUE:
@@ -507,7 +560,8 @@ def step(H, S, Q, st, sf, SL, R, REC, RB, busy_warm, slot, kind):
     elif kind == HAND_OVER:
         hand_over(H, S, Q, st, sf, slot)
     elif kind == WARM:
-        busy_warm[:] = S[3]
+        for g in range(busy_warm.size):
+            busy_warm[g] = S[3][g]
         st[S_WARMED] = 1
     elif kind == THROUGH:
         through(H, S, Q, st, sf, SL, R, RB, slot)
@@ -523,7 +577,7 @@ def step(H, S, Q, st, sf, SL, R, REC, RB, busy_warm, slot, kind):
     return END
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def barrier_locked(H, S, Q, st, sf, SL, R, RB, slot):
     """``BarrierSlot.locked``: the host I/O's md requests (its chunk pieces) pass the barrier one
     after another, a share of the submit CPU apart, from the end of its submission."""
@@ -540,7 +594,7 @@ def barrier_locked(H, S, Q, st, sf, SL, R, RB, slot):
     schedule(H, st, sf, SL[4][slot], slot, THROUGH)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def through(H, S, Q, st, sf, SL, R, RB, slot):
     """``BarrierSlot.through``: one md request at ``wait_barrier`` -- it waits while the barrier is
     up; through, it counts as pending, takes resync_lock and issues its member I/Os."""
@@ -566,7 +620,7 @@ def through(H, S, Q, st, sf, SL, R, RB, slot):
         push(st, H[0], H[1], H[2], H[3], sf[F_NOW] + RB[4][slot], slot, THROUGH)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def piece_done(H, S, Q, st, sf, SL, R, REC, RB, slot):
     """``BarrierSlot.piece_done``: no longer pending (the last one lets a raised barrier's drain
     end); the host I/O completes with its last piece."""
@@ -581,7 +635,7 @@ def piece_done(H, S, Q, st, sf, SL, R, REC, RB, slot):
     return END
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def resync(H, S, Q, st, sf, SL, R, RB):
     """``barrier.resync_cycle`` resumed where its generator waits (``S_RS_STATE``): the speed
     limit's sleep, the barrier raised and the normal I/O in flight drained, a batch of recovery
@@ -617,7 +671,7 @@ def resync(H, S, Q, st, sf, SL, R, RB):
             return END
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def issue_batch(H, S, Q, st, sf, SL, R, RB):
     """A batch of recovery requests (``_batch_requests``: RESYNC_DEPTH, or one drain window's
     worth above md's floor), each counted issued and started now, in order."""
@@ -638,7 +692,7 @@ def issue_batch(H, S, Q, st, sf, SL, R, RB):
     return issue_pending(H, S, Q, st, sf, SL, R, RB)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def release(H, S, Q, st, sf, SL, R, RB):
     """The barrier is down: every waiting piece goes through, in the order it came."""
     gate_wait = RB[5]

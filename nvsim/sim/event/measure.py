@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Generator
+from dataclasses import dataclass
 
 import numpy as np
 import simpy
@@ -15,6 +16,7 @@ from ...host_io import busy_cpus_with_polling
 from ..fluid import write_amplification
 from ..result import PERCENTILES, SimResult, Utilisation, busiest, closed_loop_text
 from ..system import ArraySystem, HostIoBatch
+from . import hdr
 from .rebuild import RebuildProgress
 from .servers import PER_DRIVE_KEYS, ArrayServers
 from .slots import Run
@@ -92,18 +94,71 @@ def utilisation(system: ArraySystem, busy_of: dict[str, float], window_s: float)
     return [Utilisation(u.resource, min(1.0, u.utilisation)) for u in util]
 
 
+@dataclass(frozen=True)
+class WindowStats:
+    """What a run measured in its window: host I/Os by direction, the IOPS interval's half-width,
+    the latency summaries and p99.99 intervals by direction, and the samples kept."""
+
+    n_read: int
+    n_write: int
+    half_width: float
+    latency_us: dict
+    tails_us: dict
+    samples: dict
+
+
+def exact_stats(run: Run, end_s: float, batches: int) -> WindowStats:
+    """From every completion's sample (those done by ``end_s``)."""
+    done = np.asarray(run.done_at)
+    keep = done <= end_s
+    done, lat, wr = done[keep], np.asarray(run.latency)[keep], np.asarray(run.writes, dtype=bool)[keep]
+    by = {"read": lat[~wr], "write": lat[wr]}
+    return WindowStats(int((~wr).sum()), int(wr.sum()), ci95_half_width(done, run.warm_s, end_s, batches),
+                       {d: latency_summary(x) for d, x in by.items()},
+                       {d: tuple(None if v is None else 1e6 * v for v in quantile_ci95(x)) for d, x in by.items() if x.size},
+                       by)
+
+
+def histogram_stats(run, end_s: float, batches: int) -> WindowStats:
+    """From the kernel's histograms (``hdr``: each percentile within ``hdr.RESOLUTION / 2`` of its
+    nearest-rank sample; the mean by bucket midpoints) and its completion-time grid (the batch
+    means, each grid bin in the batch its middle falls in), for a run past its sample cap; the
+    samples it kept (the window's first) as the samples. Completions whose CPU ran past ``end_s``
+    are counted here (a few per slot at most; the exact path drops them)."""
+    hist, grid = run.hist, run.grid
+    middles = run.warm_s + (np.arange(grid.size) + 0.5) * run.grid_s
+    rates = np.bincount(np.minimum(((middles - run.warm_s) / ((end_s - run.warm_s) / batches)).astype(np.int64), batches),
+                        weights=grid, minlength=batches + 1)[:batches] / ((end_s - run.warm_s) / batches)
+    half = float(T_95.get(batches, 1.96) * rates.std(ddof=1) / math.sqrt(batches)) if batches > 1 else 0.0
+    latency, tails = {}, {}
+    for row, d in enumerate(("read", "write")):
+        latency[d] = _hist_summary(hist[row])
+        if hist[row].any():
+            tails[d] = tuple(None if v is None else 1e6 * v for v in hdr.quantile_ci95(hist[row], TAIL_QUANTILE))
+    wr = np.asarray(run.writes, dtype=bool)
+    lat = np.asarray(run.latency)
+    return WindowStats(int(hist[0].sum()), int(hist[1].sum()), half, latency, tails, {"read": lat[~wr], "write": lat[wr]})
+
+
+def _hist_summary(hist: np.ndarray) -> dict[str, float]:
+    """``latency_summary`` of one direction's histogram."""
+    if not hist.any():
+        return {}
+    out = {"mean": 1e6 * hdr.mean_s(hist)}
+    for q, v in zip(PERCENTILES, hdr.percentiles_s(hist, PERCENTILES)):
+        out[f"p{q:g}"] = float(1e6 * v)
+    return out
+
+
 def event_result(system: ArraySystem, run: Run, at_warm: dict[str, list[float]], end_s: float, batches: int,
                  sampled: list[HostIoBatch], rebuild: RebuildProgress | None, until_rebuilt: bool,
                  started: float) -> SimResult:
     """The run's SimResult: host I/Os completed in [warm-up end, ``end_s``]; ``started``: the
     wall clock (``time.perf_counter``) at the call's start."""
     w = system.workload
-    done = np.asarray(run.done_at)
-    keep = done <= end_s
-    done, lat, wr = done[keep], np.asarray(run.latency)[keep], np.asarray(run.writes, dtype=bool)[keep]
     window = end_s - run.warm_s
-    n_read, n_write = int((~wr).sum()), int(wr.sum())
-    half_width = ci95_half_width(done, run.warm_s, end_s, batches)
+    stats = histogram_stats(run, end_s, batches) if getattr(run, "capped", False) else exact_stats(run, end_s, batches)
+    n_read, n_write, half_width, samples = stats.n_read, stats.n_write, stats.half_width, stats.samples
     busy_of = busy_over_window(run.servers, at_warm)
     util = utilisation(system, busy_of, window)
     cpu_busy = busy_of["cores"] + (busy_of["engine"] if system.engine_on_host_cpu else 0.0)
@@ -118,13 +173,11 @@ def event_result(system: ArraySystem, run: Run, at_warm: dict[str, list[float]],
         read_iops=n_read / window, write_iops=n_write / window,
         read_bytes_per_s=n_read * w.bs / window, write_bytes_per_s=n_write * w.bs / window,
         cpu_percent=100.0 * cpu_busy / (system.logical_cpus * window),
-        read_latency_us=latency_summary(lat[~wr]), write_latency_us=latency_summary(lat[wr]),
+        read_latency_us=stats.latency_us["read"], write_latency_us=stats.latency_us["write"],
         iops_ci95=half_width, raid_waf=raid_waf, waf_nand=waf_nand, utilisation=tuple(util),
-        limited_by=busiest(util).resource, simulated_host_ios=int(len(done)), completed_host_ios=run.completed,
+        limited_by=busiest(util).resource, simulated_host_ios=n_read + n_write, completed_host_ios=run.completed,
         simulated_s=window, wall_s=time.perf_counter() - started,
-        latency_samples_s={"read": lat[~wr], "write": lat[wr]},
-        tail_ci95_us={d: tuple(None if v is None else 1e6 * v for v in quantile_ci95(x)) for d, x in
-                      (("read", lat[~wr]), ("write", lat[wr])) if x.size},
+        latency_samples_s=samples, tail_ci95_us=stats.tails_us,
         rebuild_bytes_per_s=rebuild_rate, rebuild_limited_by="measured (event mode)" if rebuild is not None else "",
         closed_loop=closed_loop_text(w),
     )

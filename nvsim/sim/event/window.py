@@ -19,6 +19,9 @@ MEMBER_IOS_PER_BATCH = 32768
 """Member I/Os a job plans at a time at most (a 1 MiB write on a 4 KiB strip is ~280 of them;
 every job holds one batch in memory)."""
 BATCH_IOS_MIN, BATCH_IOS_MAX, BATCH_IOS_FLOOR = 64, 4096, 8
+BATCH_MARGIN = 1.25
+"""A job plans this many times its share of the run's host I/Os at a time (jobs run at slightly
+different rates; one that runs out plans another batch). It was 2: half of every batch unused."""
 WHOLE_REBUILD_SLACK = 3.0
 """A run to the end of a rebuild stops at the latest after this many times its guessed length."""
 
@@ -81,6 +84,6 @@ def batch_ios(system: ArraySystem, seed: int, warm_ios: int, host_ios: int) -> i
     ``MEMBER_IOS_PER_BATCH`` member I/Os."""
     sample = sample_batches(system, seed)[0]
     members_per_io = max(1.0, len(sample.op_die_s) / max(1, len(sample)))
-    n = int(min(BATCH_IOS_MAX, max(BATCH_IOS_MIN, 2 * (warm_ios + host_ios) / system.workload.numjobs),
+    n = int(min(BATCH_IOS_MAX, max(BATCH_IOS_MIN, BATCH_MARGIN * (warm_ios + host_ios) / system.workload.numjobs),
                 MEMBER_IOS_PER_BATCH / members_per_io))
     return max(BATCH_IOS_FLOOR, n)
