@@ -195,3 +195,19 @@ def test_controllers_out_of_range_is_one_line_naming_the_field(bad, catalog):
     with pytest.raises(SkuFieldError, match="1 to 8") as error:
         complete_sku({**raw, "controllers": bad}, _family(catalog))
     assert error.value.field == "controllers"
+
+
+def test_a_family_on_smaller_dies_of_the_same_program_rate_writes_a_small_sku_faster(catalog):
+    """Die program rate is per die, not per byte (SK hynix's 512 Gbit 238-layer die programs at 164
+    MB/s, its 1 Tbit >300-layer die at 194 MB/s): the same raw NAND on half-size dies has twice the
+    dies, so a 4 TiB SKU that is die-bound on 1 Tbit dies writes faster on 512 Gbit ones."""
+    family = catalog.families["solidigm-d7-ps1010-ps1030"]
+    assert family.die_bytes.value == 64 * 2**30
+    small = predict_sku(family, 3.84e12, 4 * TIB)
+    assert small.dies == 64
+    assert dict(small.limits)["seq_write"] == "dies"
+    assert small.seq_write_bytes_per_s == pytest.approx(64 * die_program_bytes_per_s(family))
+    assert die_program_bytes_per_s(family) == pytest.approx(164e6 / 1.2, rel=0.01)
+    tbit_die = {**family.die_bytes.model_dump(), "value": 128 * 2**30}
+    big_dies = type(family).model_validate({**family.model_dump(), "die_bytes": tbit_die})
+    assert predict_sku(big_dies, 3.84e12, 4 * TIB).seq_write_bytes_per_s < 0.6 * small.seq_write_bytes_per_s
