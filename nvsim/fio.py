@@ -51,6 +51,8 @@ from .fio_options import (  # noqa: F401 (the tables, re-exported for callers of
 from .fio_expand import expand_value, platform_keywords  # noqa: F401 (re-exported)
 from .fio_mix import MixPart
 from .fio_trace import TraceSummary, read_trace, summarize
+from .ftl.load import DRIVE_STATES
+from .ftl.skew import check_distribution
 from .fio_json import FIO_PERCENTILES, fio_json_report, percentile_table  # noqa: F401 (fio's JSON lives in nvsim.fio_json)
 from .specs import WorkloadSpec
 
@@ -413,6 +415,9 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
         elif key in ("time_based", *HOST_IO_FLAGS):
             data[key] = _parse_flag(entry, path)
             origin[key] = entry
+        elif key == "drive_state":
+            data["drive_state"] = _parse_drive_state(entry, path)
+            origin[key] = entry
         elif key == "ioengine":
             ioengine = _parse_ioengine(entry, path)
             origin["ioengine"] = entry
@@ -577,18 +582,16 @@ STRIDED_ZONE_MIN_IOS = 64
 """zonemode=strided is simulated as the job's plain stream when each zone holds at least this many
 I/Os: the jump to the next zone then comes once per 64 I/Os or less often, which moves a sequential
 stream's rate by a share of a stripe per zone."""
-_DISTRIBUTIONS = re.compile(r"^(random|zipf:\d+(\.\d+)?|pareto:\d*\.?\d+|(normal|gauss):\d+(\.\d+)?%?|zoned(_abs)?:.+)"
-                            r"(:\d+(\.\d+)?)?$")
 
-
-def _check_placement(placement: dict[str, _Entry], rw: str, rwmixread: int, path: str, kb_base: int) -> None:
+def _check_placement(placement: dict[str, _Entry], rw: str, rwmixread: int, path: str, kb_base: int) -> str | None:
     """zonemode and random_distribution: what nvsim simulates, the rest refused in one line.
 
     zonemode=strided (zones of zonesize bytes, zoneskip between them) is the job's stream when a
     zone holds at least ``STRIDED_ZONE_MIN_IOS`` I/Os; zonemode=zbd (zoned namespaces) is refused.
     random_distribution skews which blocks are hit: a read-only job's answer does not depend on it
-    (nvsim models no read cache), a job that writes is refused (its skew changes the drives' garbage
-    collection, which the drive model takes as uniform)."""
+    (nvsim models no read cache); for a job that writes it is returned, to become
+    ``WorkloadSpec.random_distribution``: the written data's hotness sets the drives' hot/cold write
+    amplification (nvsim.ftl.skew, nvsim.ftl.load)."""
     mode = placement.get("zonemode")
     value = (mode.value or "").strip() if mode else "none"
     if value == "zbd":
@@ -605,16 +608,18 @@ def _check_placement(placement: dict[str, _Entry], rw: str, rwmixread: int, path
         raise _error(mode, path, f"unknown value {value!r}; allowed: none, strided, zbd (refused)")
     entry = placement.get("random_distribution")
     if entry is None:
-        return
+        return None
     distribution = _need_value(entry, path).strip()
-    if not _DISTRIBUTIONS.match(distribution):
-        raise _error(entry, path, f"cannot read {distribution!r}; allowed: random, zipf:THETA, pareto:H, normal:SIGMA, "
-                                  f"zoned:PCT/PCT:..., zoned_abs:PCT/SIZE:...")
+    if distribution.lower().startswith("sequence"):
+        raise _error(entry, path, "cannot be simulated: a fixed sequence of block indices is not modelled; allowed: random, "
+                                  "zipf:THETA, pareto:H, normal:DEV, zoned:PCT/PCT:..., zoned_abs:PCT/SIZE:...")
+    try:
+        check_distribution(distribution)
+    except ValueError as exc:
+        raise _error(entry, path, f"cannot read {distribution!r}: {exc}; allowed: random, zipf:THETA, pareto:H, "
+                                  f"normal:SIGMA, zoned:PCT/PCT:..., zoned_abs:PCT/SIZE:...") from None
     writes = not (rw in _READS or (rw not in _WRITES and rwmixread == 100))
-    if distribution != "random" and writes:
-        raise _error(entry, path, f"cannot be simulated for a job that writes (got {entry.written}={distribution}): skewed "
-                                  f"writes change the drives' garbage collection (hot/cold write amplification), which the "
-                                  f"drive model takes as uniform; a read-only job takes it (nvsim models no read cache)")
+    return distribution if writes and distribution != "random" else None
 
 
 def _shape(data: dict[str, Any], bs: list, mixes: dict[str, _Entry], replay: dict[str, _Entry], placement: dict[str, _Entry],
@@ -631,7 +636,9 @@ def _shape(data: dict[str, Any], bs: list, mixes: dict[str, _Entry], replay: dic
         data.pop("rw_skip_bytes", None)
         data.pop("random_run_ios", None)
     mix = _block_size_mix(mixes, rw, data.get("rwmixread", 50), path, kb_base) if trace is None else trace.parts
-    _check_placement(placement, rw, data.get("rwmixread", 50), path, kb_base)
+    skew = _check_placement(placement, rw, data.get("rwmixread", 50), path, kb_base)
+    if skew is not None:
+        data["random_distribution"] = skew
     data["bs"] = _mean_size(mix) if mix else _choose_bs(rw, bs, origin, section, path)
     if mix:
         origin["bs"] = mixes.get("bssplit") or mixes.get("bsrange") or replay["read_iolog"]
@@ -799,6 +806,15 @@ def _parse_rw(entry: _Entry, path: str) -> str:
         raise _error(entry, path, f"{value!r}: trim is not modelled (nvsim models reads and writes); allowed: {', '.join(FIO_RW_MODELLED)}")
     if value not in FIO_RW_MODELLED:
         raise _error(entry, path, f"unknown value {value!r}{suggestion_text(value, FIO_RW_MODELLED)} allowed: {', '.join(FIO_RW_MODELLED)}")
+    return value
+
+
+def _parse_drive_state(entry: _Entry, path: str) -> str:
+    """nvsim's drive_state (not a fio option): steady (preconditioned, the default) or fresh."""
+    value = _need_value(entry, path).strip().lower()
+    if value not in DRIVE_STATES:
+        raise _error(entry, path, f"unknown value {value!r}; allowed: {', '.join(DRIVE_STATES)} (nvsim's own option: "
+                                  f"steady = preconditioned drives, fresh = secure-erased drives writing into free blocks)")
     return value
 
 

@@ -646,6 +646,9 @@ class OltpSpec(Spec):
 FioRw = Literal["read", "write", "randread", "randwrite", "rw", "readwrite", "randrw", "oltp"]
 
 
+_DISTRIBUTION_KINDS = ("random", "zipf", "pareto", "normal", "gauss", "zoned", "zoned_abs")
+
+
 class WorkloadSpec(Spec):
     """A fio-like job: the names and meanings follow fio (sizes binary for bare k/m/g as fio's)."""
 
@@ -674,6 +677,24 @@ class WorkloadSpec(Spec):
     iodepth_batch_complete_min: int = Field(default=1, ge=1, le=65536)
     users: int | None = Field(default=None, ge=1, le=1_000_000, description="OLTP: concurrent clients (closed loop)")
     oltp: OltpSpec | None = None
+    random_distribution: str = Field(default="random", max_length=4000, description=(
+        "fio's random_distribution (random, zipf:THETA, pareto:H, normal:DEV, zoned:A/R:..., zoned_abs:A/SIZE:...): "
+        "the hotness of the written data, which sets the drives' hot/cold write amplification (nvsim.ftl.skew)"))
+    drive_state: Literal["steady", "fresh"] = Field(default="steady", description=(
+        "steady: drives preconditioned (garbage collection at the steady-state WAF); fresh: secure-erased drives "
+        "writing into free blocks, WAF 1 (nvsim.ftl.load)"))
+    deallocated_fraction: float = Field(default=0.0, ge=0.0, lt=1.0, description=(
+        "share of the written region deallocated (trimmed, NVMe Dataset Management) and not rewritten: it holds no "
+        "valid data, so the FTL counts it as spare"))
+
+    @field_validator("random_distribution")
+    @classmethod
+    def _distribution_kind(cls, value: str) -> str:
+        kind = value.strip().partition(":")[0].lower()
+        if kind not in _DISTRIBUTION_KINDS or (kind != "random" and ":" not in value):
+            raise ValueError(f"{value!r}: allowed: random, zipf:THETA, pareto:H, normal:DEV, zoned:A/R:..., "
+                             f"zoned_abs:A/SIZE:... (fio's random_distribution)")
+        return value.strip()
 
     @model_validator(mode="after")
     def _oltp_fields(self) -> "WorkloadSpec":
