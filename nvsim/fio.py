@@ -106,6 +106,7 @@ class FioJob:
     flow_id: int = 0
     trace: TraceSummary | None = None
     io_size_bytes: int | None = None
+    trim: str | None = None  # fio's rw when it trims (trim, randtrim, trimwrite, randtrimwrite; nvsim.fio_trim)
     loops: int = 1
 
     @property
@@ -188,7 +189,7 @@ def shares_one_loop(jobs: list[FioJob]) -> bool:
     numjobs and how long they run, and no rate cap or think time; nvsim then simulates them together on one array."""
     def signature(job: FioJob) -> tuple:
         w = job.workload.model_copy(update={"name": "", "numjobs": 1, "runtime": None, "time_based": False, "ramp_time": 0.0})
-        return w.model_dump_json(), job.size_percent, job.offset_increment_percent, job.bs_mix
+        return w.model_dump_json(), job.size_percent, job.offset_increment_percent, job.bs_mix, job.trim
     unpaced = all(job.rate_iops is None and job.thinktime_s is None and job.latency_target_s is None
                   and job.flow_weight is None for job in jobs)
     return len(jobs) > 1 and unpaced and len({signature(job) for job in jobs}) == 1
@@ -335,6 +336,9 @@ def _check_rwmix_pair(section: _Section, path: str) -> None:
 
 # ---------------------------------------------------------------- one job
 
+_TRIM_SHAPE = {"trim": "write", "randtrim": "randwrite", "trimwrite": "write", "randtrimwrite": "randwrite"}
+"""The write job whose offsets (and, for trimwrite, writes) a trim job has."""
+
 _SHAPE_OPTIONS = {"bssplit": "mix", "bsrange": "mix", "read_iolog": "replay", "replay_no_stall": "replay",
                   "replay_time_scale": "replay", "zonemode": "placement", "zonesize": "placement",
                   "random_distribution": "placement"}
@@ -448,6 +452,8 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
         flags["unmodelled"].add("direct")  # buffered I/O through the page cache: nvsim models O_DIRECT
 
     data["name"] = name
+    trim = rw if rw in FIO_RW_TRIM else None
+    rw = _TRIM_SHAPE.get(rw, rw)  # a trim job's offsets are a write job's (nvsim.fio_trim)
     data["rw"] = rw
     data["ioengine"] = ioengine
     mix, trace = _shape(data, bs, shape["mix"], shape["replay"], shape["placement"], origin, section, path, kb_base)
@@ -463,7 +469,7 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
                  offset_increment_percent=offset_percent, options=options, phase=0,
                  cpus_allowed=kept["cpus_allowed"], numa_cpu_nodes=kept["numa_cpu_nodes"], line=section.line,
                  job_options={e.key: e.value if e.value is not None else "" for e in section.entries}, bs_mix=mix,
-                 io_size_bytes=extent.get("io_size"), loops=extent.get("loops") or 1)
+                 io_size_bytes=extent.get("io_size"), loops=extent.get("loops") or 1, trim=trim)
     job = pacing.apply(job, section.name, path, kb_base)
     if trace is not None:
         job = _with_trace(job, trace, shape["replay"], path)
@@ -803,9 +809,9 @@ def _parse_rw_modifier(entry: _Entry, path: str, kb_base: int) -> dict[str, int]
 def _parse_rw(entry: _Entry, path: str) -> str:
     value = _need_value(entry, path).partition(":")[0].strip()
     if value in FIO_RW_TRIM:
-        raise _error(entry, path, f"{value!r}: trim is not modelled (nvsim models reads and writes); allowed: {', '.join(FIO_RW_MODELLED)}")
+        return value
     if value not in FIO_RW_MODELLED:
-        raise _error(entry, path, f"unknown value {value!r}{suggestion_text(value, FIO_RW_MODELLED)} allowed: {', '.join(FIO_RW_MODELLED)}")
+        raise _error(entry, path, f"unknown value {value!r}{suggestion_text(value, FIO_RW_MODELLED + FIO_RW_TRIM)} allowed: {', '.join(FIO_RW_MODELLED + FIO_RW_TRIM)}")
     return value
 
 

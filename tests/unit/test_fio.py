@@ -148,8 +148,7 @@ def test_syntax_errors_name_the_file_and_line(text, line, phrase):
 
 @pytest.mark.parametrize("body, line, option, phrase", [
     ("rw=randwirte", 2, "rw", "did you mean 'randwrite'"),
-    ("rw=trim", 2, "rw", "trim is not modelled"),
-    ("rw=randtrimwrite", 2, "rw", "allowed: read, write, randread, randwrite, rw, readwrite, randrw"),
+    ("rw=randtrimread", 2, "rw", "allowed: read, write, randread, randwrite, rw, readwrite, randrw, trim, randtrim"),
     ("rw=randread:0", 2, "rw", "count of I/Os per random offset"),
     ("rw=read:1000", 2, "rw", "multiple of 512 bytes"),
     ("rw=read:", 2, "rw", "needs a size to skip"),
