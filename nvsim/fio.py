@@ -521,9 +521,10 @@ class _Pacing:
     def apply(self, job: FioJob, section: str, path: str, kb_base: int) -> FioJob:
         """The job with its caps, think time and target; combinations nvsim does not model refused."""
         w = job.workload
-        job = replace(job, rate_iops=_rate_limit_iops(self.rates, w, path, kb_base), thinktime_s=self.think_s,
+        trims = job.trim in ("trim", "randtrim")
+        job = replace(job, rate_iops=_rate_limit_iops(self.rates, w, path, kb_base, trims_only=trims), thinktime_s=self.think_s,
                       offset_percent=self.offset_percent, rate_process=self.process, flow_weight=self.flow, flow_id=self.flow_id,
-                      rate_min_iops=_rate_limit_iops(self.minimums, w, path, kb_base, tightest=False))
+                      rate_min_iops=_rate_limit_iops(self.minimums, w, path, kb_base, tightest=False, trims_only=trims))
         if self.think_s and job.rate_iops is not None:
             raise _error(next(iter(self.rates.values())), path, f"a rate cap together with thinktime is not modelled (job [{section}])")
         target, entry = self.latency.get("latency_target", (None, None))
@@ -536,16 +537,17 @@ class _Pacing:
 
 
 def _rate_limit_iops(rates: dict[str, _Entry], workload: WorkloadSpec, path: str, kb_base: int,
-                     tightest: bool = True) -> float | None:
+                     tightest: bool = True, trims_only: bool = False) -> float | None:
     """One clone's IOPS cap from fio's rate (bytes/s) and rate_iops, each read,write[,trim] as bs
     (keys "rate", "rate_iops"); with ``tightest=False`` the least rate rate_min / rate_iops_min ask.
 
     fio caps each direction on its own; a job issues its directions in its mix (rwmixread), so the
     job's I/Os per second are capped at the tightest cap over a direction's share of the I/Os, and
-    its minimum is the highest minimum over a direction's share.
+    its minimum is the highest minimum over a direction's share. A trim-only job (rw=trim,
+    randtrim: ``trims_only``) takes the trim part.
     """
     caps = []
-    shares = (workload.read_fraction, 1.0 - workload.read_fraction)
+    shares = (0.0, 0.0, 1.0) if trims_only else (workload.read_fraction, 1.0 - workload.read_fraction, 0.0)
     for key, entry in rates.items():
         for value, share in zip(_per_direction(entry, path, kb_base), shares):
             if value and share > 0:  # 0 or an empty part: no cap on that direction

@@ -6,7 +6,7 @@ job files with these tables; docs/fio.md lists them)."""
 from __future__ import annotations
 
 MODELLED_OPTIONS: dict[str, str] = {
-    "rw": "WorkloadSpec.rw (alias readwrite); trim types are refused as not modelled",
+    "rw": "WorkloadSpec.rw (alias readwrite); trim types: FioJob.trim, NVMe deallocations (nvsim.fio_trim)",
     "bs": "WorkloadSpec.bs (alias blocksize); read,write[,trim] form: the sizes of the directions the job uses must agree",
     "iodepth": "WorkloadSpec.iodepth",
     "numjobs": "WorkloadSpec.numjobs",

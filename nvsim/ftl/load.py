@@ -5,12 +5,14 @@ factor, which assumes uniform writes over all the data of a drive in steady stat
 states where that assumption is changed, each input with its physical meaning:
 
 * ``write_classes``: (share of writes, share of the data) per hotness class, hottest first (fio's
-  random_distribution, nvsim.fio_skew). The drive takes Desnoyers' one-frontier multi-class model
+  random_distribution, nvsim.ftl.skew). The drive takes Desnoyers' one-frontier multi-class model
   (``waf_classes_lru_desnoyers2012``): greedy without hot/cold separation matches it in the page
   simulation (docs/models/ftl.md), and skew *raises* WAF (hot and cold pages share blocks, so
-  cold pages are copied again and again), as Van Houdt found for greedy without data separation
-  (Performance Evaluation 2013, "On the necessity of hot and cold data identification to reduce
-  the write amplification in flash-based SSDs").
+  cold pages are copied again and again); the page simulation shows it too (greedy, 80% of writes
+  to 20% of data at Sf 0.2: 3.03 against 2.69 uniform). B. Van Houdt, "On the necessity of hot and
+  cold data identification to reduce the write amplification in flash-based SSDs", Performance
+  Evaluation (2014), doi:10.1016/j.peva.2014.08.003, compares such single-frontier cleaning
+  with hot/cold separation, which drives are not modelled as doing.
 * ``deallocated_fraction``: the share of the namespace's data deallocated (NVMe Dataset
   Management, fio's trims) and not yet rewritten: it holds no valid data, so it joins the spare:
   ``Sf' = 1 - (1 - Sf)(1 - d)``.
