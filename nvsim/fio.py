@@ -52,7 +52,7 @@ from .fio_expand import expand_value, platform_keywords  # noqa: F401 (re-export
 from .fio_mix import MixPart
 from .fio_trace import TraceSummary, read_trace, summarize
 from .ftl.load import DRIVE_STATES
-from .ftl.skew import check_distribution
+from .skew_syntax import check_distribution
 from .fio_json import FIO_PERCENTILES, fio_json_report, percentile_table  # noqa: F401 (fio's JSON lives in nvsim.fio_json)
 from .specs import WorkloadSpec
 

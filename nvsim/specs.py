@@ -16,6 +16,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationIn
 from .constants import PAGE_BYTES  # md works in 4 KiB pages; strips must be whole pages
 from .errors import suggestion_text
 from .raid import DEFAULT_LAYOUT_BY_LEVEL, LAYOUTS_BY_LEVEL, LEVELS, MAX_MEMBERS, MIN_DRIVES
+from .skew_syntax import check_distribution
 from .topology import placement_error
 from .units import format_bytes_decimal, parse_bytes, parse_bytes_per_s, parse_count, parse_seconds
 
@@ -646,9 +647,6 @@ class OltpSpec(Spec):
 FioRw = Literal["read", "write", "randread", "randwrite", "rw", "readwrite", "randrw", "oltp"]
 
 
-_DISTRIBUTION_KINDS = ("random", "zipf", "pareto", "normal", "gauss", "zoned", "zoned_abs")
-
-
 class WorkloadSpec(Spec):
     """A fio-like job: the names and meanings follow fio (sizes binary for bare k/m/g as fio's)."""
 
@@ -689,11 +687,12 @@ class WorkloadSpec(Spec):
 
     @field_validator("random_distribution")
     @classmethod
-    def _distribution_kind(cls, value: str) -> str:
-        kind = value.strip().partition(":")[0].lower()
-        if kind not in _DISTRIBUTION_KINDS or (kind != "random" and ":" not in value):
-            raise ValueError(f"{value!r}: allowed: random, zipf:THETA, pareto:H, normal:DEV, zoned:A/R:..., "
-                             f"zoned_abs:A/SIZE:... (fio's random_distribution)")
+    def _distribution(cls, value: str) -> str:
+        try:
+            check_distribution(value)
+        except ValueError as exc:
+            raise ValueError(f"{value!r}: {exc}; allowed: random, zipf:THETA, pareto:H, normal:DEV, zoned:A/R:..., "
+                             f"zoned_abs:A/SIZE:... (fio's random_distribution)") from None
         return value.strip()
 
     @model_validator(mode="after")

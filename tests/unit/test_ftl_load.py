@@ -179,7 +179,9 @@ def test_a_loaded_drive_prices_writes_by_its_load_and_keeps_reads(catalog):
 
 
 def test_workload_fields_are_checked_in_one_line():
-    with pytest.raises(ValueError, match="allowed: random, zipf:THETA"):
-        WorkloadSpec(name="w", rw="randwrite", random_distribution="lognormal:3")
+    for bad, phrase in (("lognormal:3", "unknown distribution"), ("zipf:1", "not 1"), ("zoned:60/10", "add up to 100")):
+        with pytest.raises(ValueError, match="allowed: random, zipf:THETA") as info:
+            WorkloadSpec(name="w", rw="randwrite", random_distribution=bad)
+        assert phrase in str(info.value)
     with pytest.raises(ValueError):
         WorkloadSpec(name="w", rw="randwrite", drive_state="used")
