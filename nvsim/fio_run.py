@@ -35,6 +35,7 @@ from .fio_json import FIO_PERCENTILES, fio_json_report, parse_percentile_list, p
 from .fio_log import LOG_OPTIONS, LogEntry
 from .fio_mix import mixed_result
 from .fio_open import ladder_picks, open_loop_result
+from .fio_state import blended_scale, crossing_note, fresh_seconds
 from .fio_together import Member, shared_results
 from .fio_trim import PURE_TRIMS, TRIM_WRITES, check_discards, deallocated_share, pure_trim_result, trim_cost, trim_direction
 from .host_io import effective_iodepth
@@ -125,8 +126,21 @@ def phase_with_trims(phase: list[FioJob], spec: ScenarioSpec, catalog: Any, fide
         runs = [replace(run, note=f"{run.note}; {note}" if run.note else note)
                 for run in phase_runs(others, spec, catalog, fidelity, device_bytes)]
     runs = [_with_trims(run, spec, catalog) if run.job.trim in TRIM_WRITES else run for run in runs]
+    runs = [_fresh_until_full(run, spec, catalog, fidelity) if run.workload.drive_state == "fresh" else run for run in runs]
     order = {(job.name, job.line): i for i, job in enumerate(phase)}
     return sorted(trims + runs, key=lambda run: order.get((run.job.name, run.job.line), len(order)))
+
+
+def _fresh_until_full(run: JobRun, spec: ScenarioSpec, catalog: Any, fidelity: str) -> JobRun:
+    """A job on fresh drives that outlasts their free blocks: steady state for the rest (``nvsim.fio_state``)."""
+    raw = build(spec, run.workload, catalog).drive.ssd.params.raw_nand_bytes
+    fresh_s = fresh_seconds(run.result, run.scale, spec.array.drives, raw)
+    if fresh_s >= run.runtime_s:
+        return run
+    steady = simulate_job(run.job, run.workload.model_copy(update={"drive_state": "steady"}), spec, catalog, fidelity)
+    factor = blended_scale(run.runtime_s, fresh_s, run.result.total_iops, steady.total_iops)
+    note = crossing_note(run.job.name, fresh_s, run.runtime_s, factor)
+    return replace(run, scale=run.scale * factor, note=f"{run.note}; {note}" if run.note else note)
 
 
 def trim_run(job: FioJob, spec: ScenarioSpec, catalog: Any, device_bytes: int) -> JobRun:

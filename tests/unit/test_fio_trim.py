@@ -9,6 +9,7 @@ import nvsim
 from nvsim.errors import InputError
 from nvsim.fio import parse_fio_jobfile
 from nvsim.fio_run import fio_report, simulate_jobs
+from nvsim.fio_state import blended_scale
 from nvsim.fio_trim import deallocated_share, trim_cost
 from nvsim.sim.model import build
 
@@ -92,3 +93,22 @@ def test_read_only_skew_and_default_state_keep_todays_numbers(catalog):
     steady = _run("[w]\nrw=randwrite\ndrive_state=steady\n", RAID10, catalog)[0][0].result
     default = _run("[w]\nrw=randwrite\n", RAID10, catalog)[0][0].result
     assert steady.write_iops == default.write_iops and steady.simulation.waf_nand == default.simulation.waf_nand
+
+
+def test_blended_scale_is_the_time_weighted_rate():
+    assert blended_scale(100.0, 150.0, 10.0, 5.0) == 1.0  # the run ends before the free blocks are used
+    assert blended_scale(100.0, 40.0, 10.0, 5.0) == pytest.approx((40 + 60 * 0.5) / 100)
+    assert blended_scale(100.0, 0.0, 10.0, 5.0) == pytest.approx(0.5)
+
+
+def test_fresh_drives_turn_steady_when_a_long_run_has_written_their_free_blocks(catalog):
+    """GPU RAID 6, zipf writes: fresh drives are GPU-bound at WAF 1, steady ones NAND-bound; a run of
+    two hours writes the drives' raw NAND after ~1.6 h, so its rate lies between the two."""
+    body = "[w]\nrw=randwrite\niodepth=16\nnumjobs=192\nrandom_distribution=zipf:1.2\ngroup_reporting\n"
+    rate = {}
+    for state, runtime in (("fresh", 60), ("fresh", 7200), ("steady", 7200)):
+        runs, _ = _run(body.replace("[w]", f"[w]\ndrive_state={state}\nruntime={runtime}"), GPU_RAID6, catalog)
+        rate[state, runtime] = runs[0].result.write_iops * runs[0].scale
+        if (state, runtime) == ("fresh", 7200):
+            assert "free blocks are written after" in runs[0].note
+    assert rate["steady", 7200] < rate["fresh", 7200] < rate["fresh", 60]
