@@ -51,6 +51,8 @@ from .fio_options import (  # noqa: F401 (the tables, re-exported for callers of
 from .fio_expand import expand_value, platform_keywords  # noqa: F401 (re-exported)
 from .fio_mix import MixPart
 from .fio_trace import TraceSummary, read_trace, summarize
+from .ftl.load import DRIVE_STATES
+from .skew_syntax import check_distribution
 from .fio_json import FIO_PERCENTILES, fio_json_report, percentile_table  # noqa: F401 (fio's JSON lives in nvsim.fio_json)
 from .specs import WorkloadSpec
 
@@ -104,6 +106,7 @@ class FioJob:
     flow_id: int = 0
     trace: TraceSummary | None = None
     io_size_bytes: int | None = None
+    trim: str | None = None  # fio's rw when it trims (trim, randtrim, trimwrite, randtrimwrite; nvsim.fio_trim)
     loops: int = 1
 
     @property
@@ -186,7 +189,7 @@ def shares_one_loop(jobs: list[FioJob]) -> bool:
     numjobs and how long they run, and no rate cap or think time; nvsim then simulates them together on one array."""
     def signature(job: FioJob) -> tuple:
         w = job.workload.model_copy(update={"name": "", "numjobs": 1, "runtime": None, "time_based": False, "ramp_time": 0.0})
-        return w.model_dump_json(), job.size_percent, job.offset_increment_percent, job.bs_mix
+        return w.model_dump_json(), job.size_percent, job.offset_increment_percent, job.bs_mix, job.trim
     unpaced = all(job.rate_iops is None and job.thinktime_s is None and job.latency_target_s is None
                   and job.flow_weight is None for job in jobs)
     return len(jobs) > 1 and unpaced and len({signature(job) for job in jobs}) == 1
@@ -333,6 +336,9 @@ def _check_rwmix_pair(section: _Section, path: str) -> None:
 
 # ---------------------------------------------------------------- one job
 
+_TRIM_SHAPE = {"trim": "write", "randtrim": "randwrite", "trimwrite": "write", "randtrimwrite": "randwrite"}
+"""The write job whose offsets (and, for trimwrite, writes) a trim job has."""
+
 _SHAPE_OPTIONS = {"bssplit": "mix", "bsrange": "mix", "read_iolog": "replay", "replay_no_stall": "replay",
                   "replay_time_scale": "replay", "zonemode": "placement", "zonesize": "placement",
                   "random_distribution": "placement"}
@@ -413,6 +419,9 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
         elif key in ("time_based", *HOST_IO_FLAGS):
             data[key] = _parse_flag(entry, path)
             origin[key] = entry
+        elif key == "drive_state":
+            data["drive_state"] = _parse_drive_state(entry, path)
+            origin[key] = entry
         elif key == "ioengine":
             ioengine = _parse_ioengine(entry, path)
             origin["ioengine"] = entry
@@ -443,6 +452,8 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
         flags["unmodelled"].add("direct")  # buffered I/O through the page cache: nvsim models O_DIRECT
 
     data["name"] = name
+    trim = rw if rw in FIO_RW_TRIM else None
+    rw = _TRIM_SHAPE.get(rw, rw)  # a trim job's offsets are a write job's (nvsim.fio_trim)
     data["rw"] = rw
     data["ioengine"] = ioengine
     mix, trace = _shape(data, bs, shape["mix"], shape["replay"], shape["placement"], origin, section, path, kb_base)
@@ -458,7 +469,7 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
                  offset_increment_percent=offset_percent, options=options, phase=0,
                  cpus_allowed=kept["cpus_allowed"], numa_cpu_nodes=kept["numa_cpu_nodes"], line=section.line,
                  job_options={e.key: e.value if e.value is not None else "" for e in section.entries}, bs_mix=mix,
-                 io_size_bytes=extent.get("io_size"), loops=extent.get("loops") or 1)
+                 io_size_bytes=extent.get("io_size"), loops=extent.get("loops") or 1, trim=trim)
     job = pacing.apply(job, section.name, path, kb_base)
     if trace is not None:
         job = _with_trace(job, trace, shape["replay"], path)
@@ -510,9 +521,10 @@ class _Pacing:
     def apply(self, job: FioJob, section: str, path: str, kb_base: int) -> FioJob:
         """The job with its caps, think time and target; combinations nvsim does not model refused."""
         w = job.workload
-        job = replace(job, rate_iops=_rate_limit_iops(self.rates, w, path, kb_base), thinktime_s=self.think_s,
+        trims = job.trim in ("trim", "randtrim")
+        job = replace(job, rate_iops=_rate_limit_iops(self.rates, w, path, kb_base, trims_only=trims), thinktime_s=self.think_s,
                       offset_percent=self.offset_percent, rate_process=self.process, flow_weight=self.flow, flow_id=self.flow_id,
-                      rate_min_iops=_rate_limit_iops(self.minimums, w, path, kb_base, tightest=False))
+                      rate_min_iops=_rate_limit_iops(self.minimums, w, path, kb_base, tightest=False, trims_only=trims))
         if self.think_s and job.rate_iops is not None:
             raise _error(next(iter(self.rates.values())), path, f"a rate cap together with thinktime is not modelled (job [{section}])")
         target, entry = self.latency.get("latency_target", (None, None))
@@ -525,16 +537,17 @@ class _Pacing:
 
 
 def _rate_limit_iops(rates: dict[str, _Entry], workload: WorkloadSpec, path: str, kb_base: int,
-                     tightest: bool = True) -> float | None:
+                     tightest: bool = True, trims_only: bool = False) -> float | None:
     """One clone's IOPS cap from fio's rate (bytes/s) and rate_iops, each read,write[,trim] as bs
     (keys "rate", "rate_iops"); with ``tightest=False`` the least rate rate_min / rate_iops_min ask.
 
     fio caps each direction on its own; a job issues its directions in its mix (rwmixread), so the
     job's I/Os per second are capped at the tightest cap over a direction's share of the I/Os, and
-    its minimum is the highest minimum over a direction's share.
+    its minimum is the highest minimum over a direction's share. A trim-only job (rw=trim,
+    randtrim: ``trims_only``) takes the trim part.
     """
     caps = []
-    shares = (workload.read_fraction, 1.0 - workload.read_fraction)
+    shares = (0.0, 0.0, 1.0) if trims_only else (workload.read_fraction, 1.0 - workload.read_fraction, 0.0)
     for key, entry in rates.items():
         for value, share in zip(_per_direction(entry, path, kb_base), shares):
             if value and share > 0:  # 0 or an empty part: no cap on that direction
@@ -577,18 +590,16 @@ STRIDED_ZONE_MIN_IOS = 64
 """zonemode=strided is simulated as the job's plain stream when each zone holds at least this many
 I/Os: the jump to the next zone then comes once per 64 I/Os or less often, which moves a sequential
 stream's rate by a share of a stripe per zone."""
-_DISTRIBUTIONS = re.compile(r"^(random|zipf:\d+(\.\d+)?|pareto:\d*\.?\d+|(normal|gauss):\d+(\.\d+)?%?|zoned(_abs)?:.+)"
-                            r"(:\d+(\.\d+)?)?$")
 
-
-def _check_placement(placement: dict[str, _Entry], rw: str, rwmixread: int, path: str, kb_base: int) -> None:
+def _check_placement(placement: dict[str, _Entry], rw: str, rwmixread: int, path: str, kb_base: int) -> str | None:
     """zonemode and random_distribution: what nvsim simulates, the rest refused in one line.
 
     zonemode=strided (zones of zonesize bytes, zoneskip between them) is the job's stream when a
     zone holds at least ``STRIDED_ZONE_MIN_IOS`` I/Os; zonemode=zbd (zoned namespaces) is refused.
     random_distribution skews which blocks are hit: a read-only job's answer does not depend on it
-    (nvsim models no read cache), a job that writes is refused (its skew changes the drives' garbage
-    collection, which the drive model takes as uniform)."""
+    (nvsim models no read cache); for a job that writes it is returned, to become
+    ``WorkloadSpec.random_distribution``: the written data's hotness sets the drives' hot/cold write
+    amplification (nvsim.ftl.skew, nvsim.ftl.load)."""
     mode = placement.get("zonemode")
     value = (mode.value or "").strip() if mode else "none"
     if value == "zbd":
@@ -605,16 +616,18 @@ def _check_placement(placement: dict[str, _Entry], rw: str, rwmixread: int, path
         raise _error(mode, path, f"unknown value {value!r}; allowed: none, strided, zbd (refused)")
     entry = placement.get("random_distribution")
     if entry is None:
-        return
+        return None
     distribution = _need_value(entry, path).strip()
-    if not _DISTRIBUTIONS.match(distribution):
-        raise _error(entry, path, f"cannot read {distribution!r}; allowed: random, zipf:THETA, pareto:H, normal:SIGMA, "
-                                  f"zoned:PCT/PCT:..., zoned_abs:PCT/SIZE:...")
+    if distribution.lower().startswith("sequence"):
+        raise _error(entry, path, "cannot be simulated: a fixed sequence of block indices is not modelled; allowed: random, "
+                                  "zipf:THETA, pareto:H, normal:DEV, zoned:PCT/PCT:..., zoned_abs:PCT/SIZE:...")
+    try:
+        check_distribution(distribution)
+    except ValueError as exc:
+        raise _error(entry, path, f"cannot read {distribution!r}: {exc}; allowed: random, zipf:THETA, pareto:H, "
+                                  f"normal:SIGMA, zoned:PCT/PCT:..., zoned_abs:PCT/SIZE:...") from None
     writes = not (rw in _READS or (rw not in _WRITES and rwmixread == 100))
-    if distribution != "random" and writes:
-        raise _error(entry, path, f"cannot be simulated for a job that writes (got {entry.written}={distribution}): skewed "
-                                  f"writes change the drives' garbage collection (hot/cold write amplification), which the "
-                                  f"drive model takes as uniform; a read-only job takes it (nvsim models no read cache)")
+    return distribution if writes and distribution != "random" else None
 
 
 def _shape(data: dict[str, Any], bs: list, mixes: dict[str, _Entry], replay: dict[str, _Entry], placement: dict[str, _Entry],
@@ -631,7 +644,9 @@ def _shape(data: dict[str, Any], bs: list, mixes: dict[str, _Entry], replay: dic
         data.pop("rw_skip_bytes", None)
         data.pop("random_run_ios", None)
     mix = _block_size_mix(mixes, rw, data.get("rwmixread", 50), path, kb_base) if trace is None else trace.parts
-    _check_placement(placement, rw, data.get("rwmixread", 50), path, kb_base)
+    skew = _check_placement(placement, rw, data.get("rwmixread", 50), path, kb_base)
+    if skew is not None:
+        data["random_distribution"] = skew
     data["bs"] = _mean_size(mix) if mix else _choose_bs(rw, bs, origin, section, path)
     if mix:
         origin["bs"] = mixes.get("bssplit") or mixes.get("bsrange") or replay["read_iolog"]
@@ -796,9 +811,18 @@ def _parse_rw_modifier(entry: _Entry, path: str, kb_base: int) -> dict[str, int]
 def _parse_rw(entry: _Entry, path: str) -> str:
     value = _need_value(entry, path).partition(":")[0].strip()
     if value in FIO_RW_TRIM:
-        raise _error(entry, path, f"{value!r}: trim is not modelled (nvsim models reads and writes); allowed: {', '.join(FIO_RW_MODELLED)}")
+        return value
     if value not in FIO_RW_MODELLED:
-        raise _error(entry, path, f"unknown value {value!r}{suggestion_text(value, FIO_RW_MODELLED)} allowed: {', '.join(FIO_RW_MODELLED)}")
+        raise _error(entry, path, f"unknown value {value!r}{suggestion_text(value, FIO_RW_MODELLED + FIO_RW_TRIM)} allowed: {', '.join(FIO_RW_MODELLED + FIO_RW_TRIM)}")
+    return value
+
+
+def _parse_drive_state(entry: _Entry, path: str) -> str:
+    """nvsim's drive_state (not a fio option): steady (preconditioned, the default) or fresh."""
+    value = _need_value(entry, path).strip().lower()
+    if value not in DRIVE_STATES:
+        raise _error(entry, path, f"unknown value {value!r}; allowed: {', '.join(DRIVE_STATES)} (nvsim's own option: "
+                                  f"steady = preconditioned drives, fresh = secure-erased drives writing into free blocks)")
     return value
 
 

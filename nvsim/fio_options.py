@@ -6,7 +6,7 @@ job files with these tables; docs/fio.md lists them)."""
 from __future__ import annotations
 
 MODELLED_OPTIONS: dict[str, str] = {
-    "rw": "WorkloadSpec.rw (alias readwrite); trim types are refused as not modelled",
+    "rw": "WorkloadSpec.rw (alias readwrite); trim types: FioJob.trim, NVMe deallocations (nvsim.fio_trim)",
     "bs": "WorkloadSpec.bs (alias blocksize); read,write[,trim] form: the sizes of the directions the job uses must agree",
     "iodepth": "WorkloadSpec.iodepth",
     "numjobs": "WorkloadSpec.numjobs",
@@ -42,7 +42,8 @@ MODELLED_OPTIONS: dict[str, str] = {
     "replay_time_scale": "a replayed trace's rate, percent of its timestamps' rate (default 100)",
     "zonemode": "none, or strided (zones of zonesize bytes: the job's stream when a zone holds at least 64 I/Os of 4 KiB); zbd refused",
     "zonesize": "zonemode=strided: the bytes of I/O in each zone",
-    "random_distribution": "read-only jobs: accepted (no read cache is modelled); a job that writes: refused (hot/cold garbage collection)",
+    "random_distribution": "WorkloadSpec.random_distribution for a job that writes: the written data's hotness sets the drives' hot/cold WAF (nvsim.ftl.skew); read-only jobs: accepted without effect (no read cache is modelled); sequence refused",
+    "drive_state": "WorkloadSpec.drive_state, nvsim's own option (fio does not know it): steady (preconditioned, default) or fresh (WAF 1, free blocks)",
     "io_size": "FioJob.io_size_bytes (alias io_limit): the bytes each clone moves (default size), for the job's runtime and io_bytes",
     "loops": "FioJob.loops: fio repeats the job's I/O this many times (runtime and io_bytes)",
     "rate_process": "FioJob.rate_process: linear (fio's default, paced evenly) or poisson (open-loop arrivals, nvsim.fio_open)",

@@ -35,8 +35,11 @@ from .fio_json import FIO_PERCENTILES, fio_json_report, parse_percentile_list, p
 from .fio_log import LOG_OPTIONS, LogEntry
 from .fio_mix import mixed_result
 from .fio_open import ladder_picks, open_loop_result
+from .fio_state import blended_scale, crossing_note, fresh_seconds
 from .fio_together import Member, shared_results
+from .fio_trim import PURE_TRIMS, TRIM_WRITES, check_discards, deallocated_share, pure_trim_result, trim_cost, trim_direction
 from .host_io import effective_iodepth
+from .sim.model import build
 from .simulation import Result, Simulation
 from .specs import ScenarioSpec, WorkloadSpec
 
@@ -54,6 +57,7 @@ class JobRun:
     loop: WorkloadSpec | None = None  # that run's closed loop, numjobs x iodepth (None: the job's own)
     note: str = ""
     samples: tuple[int, int, int] | None = None  # (first, count, of): the job's clones among a shared loop's
+    trim: tuple[float, float] | None = None  # (trims per second of the whole job, one trim's latency s): nvsim.fio_trim
 
     @property
     def in_flight(self) -> int:
@@ -79,17 +83,80 @@ def job_runtime_s(workload: WorkloadSpec, bytes_per_s: float, device_bytes: int,
 def simulate_jobs(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, fidelity: str) -> list[JobRun]:
     """Simulate every job of the file: the jobs of a phase (no stonewall between them) together on
     one array: as one closed loop when they share one workload (``shares_one_loop``), otherwise
-    each job's loop sharing the array's queues (``together_runs``); ``FioJobFile.notes`` states which."""
+    each job's loop sharing the array's queues (``together_runs``); ``FioJobFile.notes`` states which.
+    Trim jobs: ``phase_with_trims``."""
     runs = []
     device_bytes = Simulation(spec, parsed.jobs[0].workload, catalog=catalog).device_bytes
     for phase in parsed.phases():
-        if shares_one_loop(phase):
-            runs += shared_loop_runs(phase, spec, catalog, fidelity, device_bytes)
-        elif len(phase) > 1 and runs_together(phase):
-            runs += together_runs(phase, spec, catalog, fidelity, device_bytes)
-        else:
-            runs += [solo_run(job, spec, catalog, fidelity, device_bytes) for job in phase]
+        runs += phase_with_trims(phase, spec, catalog, fidelity, device_bytes, str(parsed.path))
     return runs
+
+
+def phase_runs(phase: list[FioJob], spec: ScenarioSpec, catalog: Any, fidelity: str, device_bytes: int) -> list[JobRun]:
+    """The runs of one phase's jobs that read or write (trim-only jobs aside)."""
+    if not phase:
+        return []
+    if shares_one_loop(phase):
+        return shared_loop_runs(phase, spec, catalog, fidelity, device_bytes)
+    if len(phase) > 1 and runs_together(phase):
+        return together_runs(phase, spec, catalog, fidelity, device_bytes)
+    return [solo_run(job, spec, catalog, fidelity, device_bytes) for job in phase]
+
+
+def phase_with_trims(phase: list[FioJob], spec: ScenarioSpec, catalog: Any, fidelity: str, device_bytes: int,
+                     path: str = "") -> list[JobRun]:
+    """One phase, its trims as NVMe deallocations (``nvsim.fio_trim``): trim-only jobs at their
+    closed loop's rate; the writes that run with them on a region whose trimmed share holds no valid
+    data (``deallocated_fraction``, one step of the fixed point); trimwrite jobs' trims beside
+    their writes, one each."""
+    for job in phase:
+        if job.trim is not None:
+            check_discards(spec, catalog, job.name, f"{path} line {job.line}" if path else "")
+    trims = [trim_run(job, spec, catalog, device_bytes) for job in phase if job.trim in PURE_TRIMS]
+    others = [job for job in phase if job.trim not in PURE_TRIMS]
+    runs = phase_runs(others, spec, catalog, fidelity, device_bytes)
+    trimmed = sum(run.trim[0] * run.workload.bs for run in trims)
+    written = sum(run.result.write_bytes_per_s * run.scale for run in runs)
+    share = deallocated_share(trimmed, written)
+    if share > 0:
+        others = [replace(job, workload=job.workload.model_copy(update={"deallocated_fraction": share}))
+                  if job.workload.read_fraction < 1 else job for job in others]
+        note = (f"trims at {trimmed / 1e6:,.1f} MB/s beside writes at {written / 1e6:,.1f} MB/s: {share:.1%} of the "
+                f"region holds no valid data (deallocated), the drives' FTL counts it as spare")
+        runs = [replace(run, note=f"{run.note}; {note}" if run.note else note)
+                for run in phase_runs(others, spec, catalog, fidelity, device_bytes)]
+    runs = [_with_trims(run, spec, catalog) if run.job.trim in TRIM_WRITES else run for run in runs]
+    runs = [_fresh_until_full(run, spec, catalog, fidelity) if run.workload.drive_state == "fresh" else run for run in runs]
+    order = {(job.name, job.line): i for i, job in enumerate(phase)}
+    return sorted(trims + runs, key=lambda run: order.get((run.job.name, run.job.line), len(order)))
+
+
+def _fresh_until_full(run: JobRun, spec: ScenarioSpec, catalog: Any, fidelity: str) -> JobRun:
+    """A job on fresh drives that outlasts their free blocks: steady state for the rest (``nvsim.fio_state``)."""
+    raw = build(spec, run.workload, catalog).drive.ssd.params.raw_nand_bytes
+    fresh_s = fresh_seconds(run.result, run.scale, spec.array.drives, raw)
+    if fresh_s >= run.runtime_s:
+        return run
+    steady = simulate_job(run.job, run.workload.model_copy(update={"drive_state": "steady"}), spec, catalog, fidelity)
+    factor = blended_scale(run.runtime_s, fresh_s, run.result.total_iops, steady.total_iops)
+    note = crossing_note(run.job.name, fresh_s, run.runtime_s, factor)
+    return replace(run, scale=run.scale * factor, note=f"{run.note}; {note}" if run.note else note)
+
+
+def trim_run(job: FioJob, spec: ScenarioSpec, catalog: Any, device_bytes: int) -> JobRun:
+    """A trim-only job (rw=trim, randtrim): deallocations at its closed loop's rate or its rate cap."""
+    workload = job.resolved(device_bytes) if job.needs_device_bytes else job.workload
+    cap = None if job.rate_iops is None else job.rate_iops * workload.numjobs
+    result, iops, latency_s = pure_trim_result(spec, workload, catalog, cap)
+    note = (f"job {job.name}: {_iops_text(iops)} trims/s (NVMe deallocate, {latency_s * 1e6:,.1f} us each: host path "
+            f"plus the drive's command latency, assumed; {result.simulation.limited_by}; nvsim.fio_trim)")
+    return _with_runtime(JobRun(job, workload, result, 0.0, device_bytes, trim=(iops, latency_s), note=note))
+
+
+def _with_trims(run: JobRun, spec: ScenarioSpec, catalog: Any) -> JobRun:
+    """A trimwrite job's run with its trims: one before each write, at the deallocate's latency."""
+    cost = trim_cost(build(spec, run.workload, catalog))
+    return _with_runtime(replace(run, trim=(run.result.write_iops * run.scale, cost.latency_s)))
 
 
 def solo_run(job: FioJob, spec: ScenarioSpec, catalog: Any, fidelity: str, device_bytes: int) -> JobRun:
@@ -166,6 +233,7 @@ def _check_minimum(run: JobRun) -> JobRun:
 
 def _with_runtime(run: JobRun) -> JobRun:
     rate = (run.result.read_bytes_per_s + run.result.write_bytes_per_s) * run.scale
+    rate += run.trim[0] * run.workload.bs if run.trim else 0.0
     return replace(run, runtime_s=job_runtime_s(run.workload, rate, run.device_bytes, run.job.io_size_bytes, run.job.loops))
 
 
@@ -285,6 +353,7 @@ def _job_entry(run: JobRun, host_io: Any, clone: int | None) -> dict:
         **_latency_target_keys(run.job),
         "read": _direction(result, "read", run.runtime_s, share, pick, run.in_flight, run.scale, run.samples),
         "write": _direction(result, "write", run.runtime_s, share, pick, run.in_flight, run.scale, run.samples),
+        **({"trim": trim_direction(run.trim[0], workload.bs, run.runtime_s, share, run.trim[1])} if run.trim else {}),
         "cpu_percent": result.cpu_percent,
         "iodepth": depth,
         "batch_submit": workload.iodepth_batch_submit, "batch_complete": workload.iodepth_batch_complete_min,

@@ -32,6 +32,7 @@ from .errors import InputError, suggestion_text
 from .links import drive_link
 from .scenario import load_scenario
 from .sim import ArraySystem, SimResult, Utilisation, simulate_event, simulate_fluid
+from .sim.drive_load import ftl_load
 from .sim.event import Precision
 from .sim.mixed import solve_state
 from .specs import ScenarioSpec, WorkloadSpec
@@ -269,7 +270,9 @@ def _run_drive(sim: Simulation, fidelity: str, seed: int | None, window: EventWi
     scenario, catalog = sim.scenario, sim.catalog
     drive = catalog.drives[scenario.array.drive]
     link = drive_link(drive, catalog.platforms[scenario.platform], catalog, scenario.topology, 1)  # bay or slot
-    prediction = SsdModel.from_drive(drive, scenario.array.namespace_bytes).predict(sim.workload, link)
+    model = SsdModel.from_drive(drive, scenario.array.namespace_bytes)
+    model = model.with_load(ftl_load(sim.workload, sim.workload.size or model.namespace_bytes))  # skew, trims, state
+    prediction = model.predict(sim.workload, link)
     return _record(sim, drive=prediction)
 
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationIn
 from .constants import PAGE_BYTES  # md works in 4 KiB pages; strips must be whole pages
 from .errors import suggestion_text
 from .raid import DEFAULT_LAYOUT_BY_LEVEL, LAYOUTS_BY_LEVEL, LEVELS, MAX_MEMBERS, MIN_DRIVES
+from .skew_syntax import check_distribution
 from .topology import placement_error
 from .units import format_bytes_decimal, parse_bytes, parse_bytes_per_s, parse_count, parse_seconds
 
@@ -674,6 +675,25 @@ class WorkloadSpec(Spec):
     iodepth_batch_complete_min: int = Field(default=1, ge=1, le=65536)
     users: int | None = Field(default=None, ge=1, le=1_000_000, description="OLTP: concurrent clients (closed loop)")
     oltp: OltpSpec | None = None
+    random_distribution: str = Field(default="random", max_length=4000, description=(
+        "fio's random_distribution (random, zipf:THETA, pareto:H, normal:DEV, zoned:A/R:..., zoned_abs:A/SIZE:...): "
+        "the hotness of the written data, which sets the drives' hot/cold write amplification (nvsim.ftl.skew)"))
+    drive_state: Literal["steady", "fresh"] = Field(default="steady", description=(
+        "steady: drives preconditioned (garbage collection at the steady-state WAF); fresh: secure-erased drives "
+        "writing into free blocks, WAF 1 (nvsim.ftl.load)"))
+    deallocated_fraction: float = Field(default=0.0, ge=0.0, lt=1.0, description=(
+        "share of the written region deallocated (trimmed, NVMe Dataset Management) and not rewritten: it holds no "
+        "valid data, so the FTL counts it as spare"))
+
+    @field_validator("random_distribution")
+    @classmethod
+    def _distribution(cls, value: str) -> str:
+        try:
+            check_distribution(value)
+        except ValueError as exc:
+            raise ValueError(f"{value!r}: {exc}; allowed: random, zipf:THETA, pareto:H, normal:DEV, zoned:A/R:..., "
+                             f"zoned_abs:A/SIZE:... (fio's random_distribution)") from None
+        return value.strip()
 
     @model_validator(mode="after")
     def _oltp_fields(self) -> "WorkloadSpec":

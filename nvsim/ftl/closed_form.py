@@ -90,6 +90,35 @@ def waf_hot_cold_lru_desnoyers2012(spare_factor: float, hot_write_fraction: floa
     return brentq(excess, 1.0 + 1e-12, 1e6)
 
 
+def waf_classes_lru_desnoyers2012(spare_factor: float, write_fractions, data_fractions) -> float:
+    """LRU cleaning, N traffic classes sharing one frontier (the two-class model, generalised).
+
+    Class i takes a fraction ``r_i`` of the writes, spread uniformly over a fraction ``f_i`` of the
+    data. Over one pass of the log a class-i page survives with probability
+    ``s_i = exp(-alpha r_i / (f_i A))``; each class's NAND stream is its host stream over
+    ``1 - s_i``, so A solves ``A = sum r_i / (1 - s_i)``. A class never written (``r_i = 0``)
+    is static data copied once per pass: its term is the limit ``f_i A / alpha``.
+    Law (Jensen: ``t -> t / (1 - exp(-c t))`` is convex, so its perspective summed over classes
+    is at least its value at the mean): any skew gives A at least the uniform A; merging two
+    classes never raises A (tested with hypothesis).
+    """
+    a = _alpha(spare_factor)
+    r = np.asarray(write_fractions, dtype=float)
+    f = np.asarray(data_fractions, dtype=float)
+    if r.shape != f.shape or r.ndim != 1 or not r.size:
+        raise ValueError("write_fractions and data_fractions must be equal-length, non-empty lists")
+    if np.any(r < 0) or np.any(f <= 0) or abs(r.sum() - 1) > 1e-9 or abs(f.sum() - 1) > 1e-9:
+        raise ValueError("write fractions must be >= 0, data fractions > 0, each summing to 1")
+    written = r > 0
+    static = float(f[~written].sum()) / a
+
+    def excess(amp: float) -> float:
+        survive = np.exp(-a * r[written] / (f[written] * amp))
+        return float(np.sum(r[written] / (1.0 - survive))) + static * amp - amp
+
+    return brentq(excess, 1.0 + 1e-12, 1e6)
+
+
 def waf_hot_cold_separated_desnoyers2012(spare_factor: float, hot_write_fraction: float, hot_data_fraction: float) -> float:
     """Hot and cold data in separate pools, each cleaned as uniform traffic, spare split optimally.
 
@@ -139,6 +168,6 @@ def iu_rmw_factor_random(write_bytes: int, iu_bytes: int, align_bytes: int = 409
 __all__ = [
     "spare_factor_from_capacity", "waf_lru_desnoyers2012", "waf_greedy_desnoyers2012",
     "valid_fraction_at_cleaning_desnoyers2012", "waf_asymptotic_small_spare",
-    "waf_hot_cold_lru_desnoyers2012", "waf_hot_cold_separated_desnoyers2012", "waf_sequential",
+    "waf_hot_cold_lru_desnoyers2012", "waf_classes_lru_desnoyers2012", "waf_hot_cold_separated_desnoyers2012", "waf_sequential",
     "iu_rmw_factor", "iu_rmw_factor_random",
 ]

@@ -28,6 +28,7 @@ from ..specs import ArraySpec, DriveSpec, EngineSpec, PlatformSpec, ScenarioSpec
 from ..stripe.layout import DEFAULT_LAYOUT, ArrayGeometry
 from ..topology import DriveAttachment
 from .drive import DriveTiming, drive_timing
+from .drive_load import loaded_timing
 from .memo import MEMO, PER_CATALOG_LIMIT, Memo
 
 
@@ -149,6 +150,7 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
     cap = memo.recall(memo.capacities, (id(catalog), array.drive, array.namespace_bytes, array.level, array.drives,
                                         array.strip_bytes, array.near_copies), capacity, scenario, catalog, owner=catalog)
     jbod = not engine.striped
+    drive = loaded_timing(drive, workload, cap.member_bytes if jbod else cap.usable_bytes)  # FTL load (sim/drive_load)
     geometry = None if jbod else memo.recall(
         memo.geometries, (array.level, array.drives, array.strip_bytes, array.resolved_layout, cap.member_bytes,
                           array.near_copies), _geometry, array, cap.member_bytes)

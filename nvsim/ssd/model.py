@@ -24,7 +24,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..ftl.closed_form import iu_rmw_factor, spare_factor_from_capacity, waf_greedy_desnoyers2012, waf_sequential
+from ..ftl.closed_form import iu_rmw_factor, spare_factor_from_capacity, waf_sequential
+from ..ftl.load import FtlLoad
 from ..pcie import PcieLink
 from ..specs import DriveSpec, WorkloadSpec
 from ..constants import PAGE_BYTES
@@ -65,14 +66,20 @@ class DrivePrediction:
 
 
 class SsdModel:
-    """A drive's derived parameters and the namespace in use (the rest of the NAND is spare)."""
+    """A drive's derived parameters and the namespace in use (the rest of the NAND is spare), and
+    the FTL load of the writes it takes (``nvsim.ftl.load``; default: uniform, steady state)."""
 
-    def __init__(self, params: SsdParameters, namespace_bytes: int | None = None):
+    def __init__(self, params: SsdParameters, namespace_bytes: int | None = None, ftl_load: FtlLoad = FtlLoad()):
         namespace = int(namespace_bytes or params.capacity_bytes)
         if not 0 < namespace <= params.capacity_bytes:
             raise ValueError(f"namespace_bytes must be in (0, {params.capacity_bytes}], got {namespace}")
         self.params = params
         self.namespace_bytes = namespace
+        self.ftl_load = ftl_load
+
+    def with_load(self, ftl_load: FtlLoad) -> "SsdModel":
+        """The same drive and namespace taking writes of another FTL load."""
+        return SsdModel(self.params, self.namespace_bytes, ftl_load)
 
     @classmethod
     def from_drive(cls, drive: DriveSpec, namespace_bytes: int | None = None) -> "SsdModel":
@@ -84,8 +91,9 @@ class SsdModel:
         return spare_factor_from_capacity(self.params.raw_nand_bytes, self.namespace_bytes)
 
     def waf_ftl(self, random: bool) -> float:
-        """GC write amplification: greedy closed form for random writes, 1 for sequential streams."""
-        return waf_greedy_desnoyers2012(self.spare_factor) if random else waf_sequential()
+        """GC write amplification: the FTL load's closed form for random writes (default: greedy,
+        uniform, steady state), 1 for sequential streams."""
+        return self.ftl_load.waf_random(self.spare_factor) if random else waf_sequential()
 
     def rmw_factor(self, block_bytes: int) -> float:
         """IU bytes programmed per host byte (aligned writes; sub-IU writes program whole IUs)."""

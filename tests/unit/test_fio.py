@@ -148,8 +148,7 @@ def test_syntax_errors_name_the_file_and_line(text, line, phrase):
 
 @pytest.mark.parametrize("body, line, option, phrase", [
     ("rw=randwirte", 2, "rw", "did you mean 'randwrite'"),
-    ("rw=trim", 2, "rw", "trim is not modelled"),
-    ("rw=randtrimwrite", 2, "rw", "allowed: read, write, randread, randwrite, rw, readwrite, randrw"),
+    ("rw=randtrimread", 2, "rw", "allowed: read, write, randread, randwrite, rw, readwrite, randrw, trim, randtrim"),
     ("rw=randread:0", 2, "rw", "count of I/Os per random offset"),
     ("rw=read:1000", 2, "rw", "multiple of 512 bytes"),
     ("rw=read:", 2, "rw", "needs a size to skip"),
@@ -165,7 +164,10 @@ def test_syntax_errors_name_the_file_and_line(text, line, phrase):
     ("zonemode=strided\nzonesize=64k", 3, "zonesize", "jump too often"),
     ("zonemode=sometimes", 2, "zonemode", "allowed: none, strided"),
     ("random_distribution=zipf", 2, "random_distribution", "allowed: random, zipf:THETA"),
-    ("rw=randwrite\nrandom_distribution=zipf:1.2", 3, "random_distribution", "for a job that writes"),
+    ("rw=randwrite\nrandom_distribution=sequence:2,0,1", 3, "random_distribution", "cannot be simulated"),
+    ("rw=randwrite\nrandom_distribution=zipf:1", 3, "random_distribution", "zipf theta must be positive and not 1"),
+    ("rw=randwrite\nrandom_distribution=zoned:60/10:30/20", 3, "random_distribution", "must add up to 100"),
+    ("rw=randwrite\ndrive_state=used", 3, "drive_state", "allowed: steady, fresh"),
     ("read_iolog=/nonexistent/trace.log", 2, "read_iolog", "not found"),
     ("size=(4*", 2, "size", "fio's arithmetic"),
     ("size=1/0", 2, "size", "fio's arithmetic"),
