@@ -145,15 +145,16 @@ def run_latency_s(system: ArraySystem, b: HostIoBatch, runs: np.ndarray) -> np.n
     """
     rfix, wfix = system.drive.read_fixed_s, system.drive.write_fixed_s
     reads = ~b.op_is_write
-    op_time = np.where(reads, b.op_die_s + b.op_link_s + rfix, b.op_link_s + wfix)
+    read_fixed = b.op_link_s + rfix
+    read_die = b.op_die_s * reads
+    op_time = np.where(reads, read_fixed + b.op_die_s, b.op_link_s + wfix)
     slowest = np.maximum.reduceat(op_time, runs)
-    k = np.add.reduceat(reads.astype(np.int64), runs)
-    k_max = int(k.max()) if len(k) else 0
-    if k_max <= 1:
+    if len(runs) == len(op_time):  # one member I/O a run: no fork-join
         return slowest
-    read_time = np.maximum.reduceat(np.where(reads, b.op_link_s + rfix, 0.0), runs)
-    read_die = np.maximum.reduceat(np.where(reads, b.op_die_s, 0.0), runs)
-    return np.maximum(slowest, read_time + read_die * expected_max_table(k_max)[k])
+    k = np.add.reduceat(reads, runs, dtype=np.int64)
+    spread = expected_max_table(int(k.max()))[k] - 1.0  # 0 where a run has one read or none
+    return np.maximum(slowest, np.maximum.reduceat(read_fixed * reads, runs)
+                      + np.maximum.reduceat(read_die, runs) * (1.0 + spread))
 
 
 def expected_max_table(k_max: int, cv: float = NAND_SERVICE_CV) -> np.ndarray:
