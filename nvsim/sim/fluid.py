@@ -2,8 +2,10 @@
 
 Each resource r with c_r servers and mean demand D_r seconds per host I/O caps the throughput at
 c_r / D_r; the closed loop of N = numjobs x iodepth I/Os caps it at N / R0 (R0: latency with no
-queueing, Little's law). X = min of all; the resource at the minimum is the bottleneck. Mean
-latency is N / X. A spinning lock at saturation keeps every job core busy.
+queueing, Little's law; each phase of a host I/O waits for the expected slowest of its member
+reads, a fork-join over their NAND time's spread). X = min of all; the resource at the minimum is
+the bottleneck. Mean latency is N / X. A spinning lock at saturation keeps every job core busy.
+The sample of host I/Os holds the workload's read share exactly (``exact_mix``).
 """
 
 from __future__ import annotations
@@ -228,4 +230,4 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
 
 
 __all__ = ["simulate_fluid", "demand_table", "caps", "resource_caps", "sample_batches",
-           "write_amplification"]
+           "write_amplification", "exact_mix", "run_latency_s", "expected_max_gamma", "expected_max_table"]
