@@ -140,23 +140,21 @@ def run_latency_s(system: ArraySystem, b: HostIoBatch, runs: np.ndarray) -> np.n
     A write is done when the drive's buffer takes it (link and fixed time, no NAND time); a read
     is its link and fixed time plus a NAND time that the event mode draws around its mean with
     coefficient of variation ``NAND_SERVICE_CV`` (``nvsim.ssd.latency``). The expected maximum of
-    k such reads exceeds the largest mean: for k alike ones it is c + d x E[max of k unit-mean
-    gammas] (``expected_max_gamma``); a run of unlike ones is taken as k reads of its largest NAND
-    time on its largest fixed part (exact for the striped reads of one host I/O, which are alike).
-    The runs of a host I/O follow one another.
+    k such reads exceeds the largest mean: for k alike ones, c + d x E[max of k unit-mean gammas]
+    (``expected_max_gamma``), so the run's slowest mean time gains d x (E[max] - 1) with d its
+    largest NAND time (exact for the striped reads of one host I/O, which are alike; a run of
+    unlike reads is charged as if all had the largest). The runs of a host I/O follow one another.
     """
-    rfix, wfix = system.drive.read_fixed_s, system.drive.write_fixed_s
+    drive = system.drive
     reads = ~b.op_is_write
-    read_fixed = b.op_link_s + rfix
     read_die = b.op_die_s * reads
-    op_time = np.where(reads, read_fixed + b.op_die_s, b.op_link_s + wfix)
+    op_time = b.op_link_s + np.where(reads, read_die + drive.read_fixed_s, drive.write_fixed_s)
     slowest = np.maximum.reduceat(op_time, runs)
     if len(runs) == len(op_time):  # one member I/O a run: no fork-join
         return slowest
     k = np.add.reduceat(reads, runs, dtype=np.int64)
-    spread = expected_max_table(int(k.max()))[k] - 1.0  # 0 where a run has one read or none
-    return np.maximum(slowest, np.maximum.reduceat(read_fixed * reads, runs)
-                      + np.maximum.reduceat(read_die, runs) * (1.0 + spread))
+    extra = np.maximum(expected_max_table(int(k.max()))[k] - 1.0, 0.0)  # 0 for a run of one read or none
+    return slowest + np.maximum.reduceat(read_die, runs) * extra
 
 
 def expected_max_table(k_max: int, cv: float = NAND_SERVICE_CV) -> np.ndarray:
