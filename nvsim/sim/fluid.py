@@ -153,19 +153,19 @@ def run_latency_s(system: ArraySystem, b: HostIoBatch, runs: np.ndarray) -> np.n
     if len(runs) == len(op_time):  # one member I/O a run: no fork-join
         return slowest
     k = np.add.reduceat(reads, runs, dtype=np.int64)
-    extra = np.maximum(expected_max_table(int(k.max()))[k] - 1.0, 0.0)  # 0 for a run of one read or none
-    return slowest + np.maximum.reduceat(read_die, runs) * extra
+    return slowest + np.maximum.reduceat(read_die, runs) * fork_join_excess(int(k.max()))[k]
 
 
-def expected_max_table(k_max: int, cv: float = NAND_SERVICE_CV) -> np.ndarray:
-    """``expected_max_gamma(k, cv)`` for k = 0..k_max (at least; 0 for k = 0), remembered."""
+def fork_join_excess(k_max: int, cv: float = NAND_SERVICE_CV) -> np.ndarray:
+    """E[max of k] - 1 (``expected_max_gamma``) for k = 0..k_max at least: what a run of k alike
+    reads adds to its slowest mean, in its NAND time (0 for no read or one), remembered."""
     size = 1 << max(4, int(k_max).bit_length())  # a power of two above k_max: few tables
-    return _expected_max_table(size, cv)
+    return _fork_join_excess(size, cv)
 
 
 @functools.lru_cache(maxsize=16)
-def _expected_max_table(size: int, cv: float) -> np.ndarray:
-    table = np.array([0.0] + [expected_max_gamma(k, cv) for k in range(1, size + 1)])
+def _fork_join_excess(size: int, cv: float) -> np.ndarray:
+    table = np.array([0.0] + [expected_max_gamma(k, cv) - 1.0 for k in range(1, size + 1)])
     table.setflags(write=False)
     return table
 
@@ -228,4 +228,4 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
 
 
 __all__ = ["simulate_fluid", "demand_table", "caps", "resource_caps", "sample_batches",
-           "write_amplification", "exact_mix", "run_latency_s", "expected_max_gamma", "expected_max_table"]
+           "write_amplification", "exact_mix", "run_latency_s", "expected_max_gamma", "fork_join_excess"]
