@@ -118,22 +118,23 @@ def resource_caps(system: ArraySystem, seed: int | None = None) -> list[tuple[st
     return caps(demand_table(system, sample_batches(system, seed)))
 
 
-def unloaded_latency_s(system: ArraySystem, batches: list[HostIoBatch]) -> float:
+def unloaded_latency_s(system: ArraySystem, batches: list[HostIoBatch], fork_join: bool = True) -> float:
     """Mean latency of one host I/O with no queueing anywhere: the path's service times, each
-    (host I/O, phase) run of member I/Os waiting for its slowest (``run_latency_s``)."""
+    (host I/O, phase) run of member I/Os waiting for its slowest (``run_latency_s``; without
+    ``fork_join``, the slowest mean: the event mode's rebuild requests take mean NAND times)."""
     total = 0.0
     count = 0
     for b in batches:
         if len(b.op_is_write):
             runs = b.op_runs if b.op_runs is not None else phase_runs(b.op_phase, b.op_start)
-            total += float(run_latency_s(system, b, runs).sum())
+            total += float(run_latency_s(system, b, runs, fork_join).sum())
         total += float((b.submit_s + b.complete_s + b.lock_s + b.pre_s + b.mid_s + b.device_bw_s
                         + b.device_down_s + b.device_up_s).sum())
         count += len(b)
     return total / count + system.host_io.wake_s  # a sleeping job's wake-up (nvsim.host_io)
 
 
-def run_latency_s(system: ArraySystem, b: HostIoBatch, runs: np.ndarray) -> np.ndarray:
+def run_latency_s(system: ArraySystem, b: HostIoBatch, runs: np.ndarray, fork_join: bool = True) -> np.ndarray:
     """Expected time of each run of member I/Os issued together (a host I/O's phase): a fork-join,
     done when its slowest member is.
 
@@ -150,7 +151,7 @@ def run_latency_s(system: ArraySystem, b: HostIoBatch, runs: np.ndarray) -> np.n
     read_die = b.op_die_s * reads
     op_time = b.op_link_s + np.where(reads, read_die + drive.read_fixed_s, drive.write_fixed_s)
     slowest = np.maximum.reduceat(op_time, runs)
-    if len(runs) == len(op_time):  # one member I/O a run: no fork-join
+    if not fork_join or len(runs) == len(op_time):  # means only, or one member I/O a run
         return slowest
     k = np.add.reduceat(reads, runs, dtype=np.int64)
     return slowest + np.maximum.reduceat(read_die, runs) * fork_join_excess(int(k.max()))[k]
