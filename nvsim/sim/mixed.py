@@ -63,8 +63,7 @@ def _rebuild_class(system: ArraySystem, net, target: int) -> RebuildClass:
     # the survivors are read at once: a request waits for the slowest read, not their sum
     readers = max(1, len(set(batch.op_drive[~batch.op_is_write].tolist())))
     scale = np.array([1.0 / readers if _loaded_by_reads(key) else 1.0 for key, _ in net.keys])
-    # the event mode prices rebuild requests at mean NAND times (no spread to fork-join over)
-    return RebuildClass(step, inflight, demand, unloaded_latency_s(system, [batch], fork_join=False), batch, scale, visits)
+    return RebuildClass(step, inflight, demand, unloaded_latency_s(system, [batch]), batch, scale, visits)
 
 
 def _loaded_by_reads(key: str) -> bool:
