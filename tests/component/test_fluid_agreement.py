@@ -1,0 +1,123 @@
+"""The fluid mode against the event mode where `nvsim plan`'s worked example found them apart
+(docs/plan.md): a NAND-bound 70/30 mix (the fluid sample's read share) and a wide-strip
+sequential read limited by its closed loop (the fork-join of a host I/O's member reads).
+
+The set-up is the example's top candidate: 16x KIOXIA CM7-R 30.72 TB, RAID6 on xiRAID, in the
+ASUS RS520A server.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nvsim.scenario import parse_scenario
+from nvsim.sim.event import simulate_event
+from nvsim.sim.fluid import exact_mix, expected_max_gamma, sample_batches, simulate_fluid, unloaded_latency_s
+from nvsim.sim.system import ArraySystem
+
+HOST_IOS = 12_000
+
+
+def example(catalog, strip: str, workload: dict):
+    spec = parse_scenario({
+        "name": "plan-example", "platform": "asus-rs520a-e12-rs24u",
+        "array": {"level": 6, "drive": "kioxia-cm7-r-30.72tb", "drives": 16, "strip_bytes": strip,
+                  "engine": "xinnor-xiraid"},
+        "workloads": [{"name": "w", **workload}], "seed": 1,
+    }, catalog)
+    return ArraySystem(spec, spec.workloads[0], catalog)
+
+
+SCAN = {"rw": "read", "bs": "1m", "numjobs": 32, "iodepth": 8}
+MIX = {"rw": "randrw", "bs": "8k", "rwmixread": 70, "numjobs": 64, "iodepth": 16}
+
+
+def test_wide_strip_scan_fluid_within_5_percent_of_event_mode(catalog):
+    """A 1 MiB read at a 512 KiB strip is two member reads; the closed loop (256 in flight) sets
+    the rate, and each read waits for the slower of the two. Without the fork-join term the fluid
+    mode was 14% above the event mode."""
+    system = example(catalog, "512KiB", SCAN)
+    fluid = simulate_fluid(system)
+    assert fluid.limited_by.startswith("I/Os in flight")
+    event = simulate_event(system, host_ios=HOST_IOS)
+    assert event.total_iops == pytest.approx(fluid.total_iops, rel=0.05)
+
+
+def test_fork_join_lowers_the_closed_loop_rate_by_the_expected_maximum(catalog):
+    """The fluid rate of the loop-bound scan is N / R0, and R0 holds the expected slowest of a
+    host I/O's two member reads: 0.167 x the NAND time above the latency of mean times (the
+    maximum of two gammas of cv 0.3: 1.166 by 200,000 draws), which is most of R0."""
+    system = example(catalog, "512KiB", SCAN)
+    batch = sample_batches(system, 1)[0]
+    fluid = simulate_fluid(system)
+    assert np.all(np.diff(batch.op_start) == 2)  # two member reads a host I/O, alike
+    die_s = float(batch.op_die_s.max())
+    r0_s = SCAN["numjobs"] * SCAN["iodepth"] / fluid.total_iops
+    r0_means_s = unloaded_latency_s(system, [batch], fork_join=False)
+    assert die_s > 0.8 * r0_means_s  # the NAND time is most of the latency: the term matters
+    assert r0_s - r0_means_s == pytest.approx(0.166 * die_s, rel=0.02)
+
+
+def test_nand_bound_mix_fluid_within_5_percent_of_event_mode(catalog):
+    """The 70/30 8 KiB mix is NAND-bound (a RAID6 write costs three member reads and three
+    writes): the fluid mode's sample must carry the mix's read share, or the rate moves with it
+    (it was 13% below the event mode with 44 writes in 128)."""
+    system = example(catalog, "64KiB", MIX)
+    fluid = simulate_fluid(system)
+    assert fluid.read_iops / fluid.total_iops == pytest.approx(0.7, abs=0.005)
+    event = simulate_event(system, host_ios=HOST_IOS)
+    assert "NAND" in fluid.limited_by
+    assert event.total_iops == pytest.approx(fluid.total_iops, rel=0.05)
+
+
+@settings(max_examples=60, deadline=None)
+@given(k=st.integers(1, 64))
+def test_expected_max_of_exponentials_is_the_harmonic_number(k):
+    """Law: the maximum of k i.i.d. unit-mean exponentials (a gamma of cv 1) has mean H_k."""
+    harmonic = sum(1.0 / i for i in range(1, k + 1))
+    assert expected_max_gamma(k, 1.0) == pytest.approx(harmonic, rel=2e-3)
+
+
+@settings(max_examples=40, deadline=None)
+@given(k=st.integers(1, 48), cv=st.floats(0.05, 0.8))
+def test_expected_max_grows_with_k_and_spread(k, cv):
+    """Monotone in the number of members and in their spread; 1 for a single member."""
+    e = expected_max_gamma(k, cv)
+    assert e >= 1.0 - 1e-9
+    assert expected_max_gamma(k + 1, cv) >= e - 1e-9
+    assert expected_max_gamma(k, cv * 1.1) >= e - 1e-9
+    if k == 1:
+        assert e == 1.0
+
+
+def test_expected_max_matches_monte_carlo():
+    rng = np.random.default_rng(7)
+    shape = 1 / 0.3**2
+    for k in (2, 8, 24):
+        draws = rng.gamma(shape, 1 / shape, size=(100_000, k)).max(axis=1).mean()
+        assert expected_max_gamma(k, 0.3) == pytest.approx(draws, rel=3e-3)
+
+
+@settings(max_examples=80, deadline=None)
+@given(n=st.integers(1, 600), f=st.floats(0.0, 1.0), seed=st.integers(0, 2**16), p=st.floats(0.0, 1.0))
+def test_exact_mix_holds_the_read_share_and_keeps_other_draws(n, f, seed, p):
+    """Law: round((1 - f) n) writes (f strictly inside (0, 1)), and only the surplus direction's
+    excess changes: every I/O of the scarcer direction keeps its draw."""
+    drawn = np.random.default_rng(seed).random(n) < p
+    out = exact_mix(drawn, f, seed)
+    if 0.0 < f < 1.0:
+        assert int(out.sum()) == int(round((1 - f) * n))
+        changed = int((out != drawn).sum())
+        assert changed == abs(int(drawn.sum()) - int(round((1 - f) * n)))
+        if drawn.sum() > out.sum():  # writes became reads: every drawn read stays a read
+            assert not out[~drawn].any()
+        else:
+            assert out[drawn].all()
+    else:
+        assert np.array_equal(out, drawn)
+    assert not math.isnan(float(out.mean()))
