@@ -18,8 +18,8 @@ import numpy as np
 
 from .. import fabric
 from ..raid import parity_members
-from ..stripe.layout import map_logical_copies, unmap_member
-from ..stripe.planner import MemberIOPlan, plan_ios
+from ..stripe.layout import _data_member, _pq_of_stripe, map_logical_copies, unmap_member
+from ..stripe.planner import FULL_STRIPE_WRITE, MemberIOPlan, plan_ios
 from ..ssd.latency import draw_die_s, mean_die_s
 from .memo import MEMO, Memo
 from .model import ArrayModel, strips_spanned
@@ -169,8 +169,9 @@ def _coalesces(model: ArrayModel, is_write: np.ndarray) -> bool:
     return -(-stripe // model.workload.bs) <= model.workload.iodepth
 
 
-def _plan_coalesced(model: ArrayModel, offsets: np.ndarray) -> MemberIOPlan:
-    """Plan the stream cut at stripe boundaries; member I/Os go to the host I/O whose bytes they hold."""
+def _plan_coalesced(model: ArrayModel, offsets: np.ndarray, closed_form: bool = True) -> MemberIOPlan:
+    """Plan the stream cut at stripe boundaries; member I/Os go to the host I/O whose bytes they hold
+    (``closed_form``: whole stripes without the page-level planner, the same arrays; False for tests)."""
     bs = model.workload.bs
     n = len(offsets)
     data_members = model.array.drives - parity_members(model.array.level)
@@ -184,23 +185,184 @@ def _plan_coalesced(model: ArrayModel, offsets: np.ndarray) -> MemberIOPlan:
         pieces_len.append(np.diff(cuts))
     starts = np.concatenate(pieces_start).astype(np.int64)
     lens = np.concatenate(pieces_len).astype(np.int64)
+    fast = _plan_full_stripes(model, starts, lens, offsets) if closed_form else None
+    if fast is not None:
+        return fast
     plan = plan_ios(model.geometry, np.ones(len(starts), dtype=bool), starts, lens, model.failed_members)
     # a host I/O's pages on one member that are contiguous become one member I/O, as the block
     # layer merges md's per-stripe page bios (the planner does the same within one piece)
     merged_pages = _stream_pages(plan, starts, lens, offsets)
     if merged_pages is None:
         merged_pages = _merge_member_pages(_host_of_pages(plan.host_index, starts, lens, offsets), plan)
-    h, m, o, w, ph, merged = merged_pages
+    return _coalesced_plan(offsets, starts, merged_pages, plan.mode, plan.stripes_touched)
+
+
+def _coalesced_plan(offsets: np.ndarray, starts: np.ndarray, runs: tuple[np.ndarray, ...], piece_mode: np.ndarray,
+                    piece_stripes: np.ndarray) -> MemberIOPlan:
+    """The merged member I/Os of a coalesced stream and, per host I/O, its piece's mode and its
+    share of the piece's stripes."""
+    n = len(offsets)
+    h, m, o, w, ph, merged = runs
     piece_of_host = np.clip(np.searchsorted(starts, offsets, side="right") - 1, 0, len(starts) - 1)
     hosts_per_piece = np.bincount(piece_of_host, minlength=len(starts))
-    share = plan.stripes_touched[piece_of_host] / np.maximum(hosts_per_piece[piece_of_host], 1)
+    share = piece_stripes[piece_of_host] / np.maximum(hosts_per_piece[piece_of_host], 1)
     return MemberIOPlan(
         host_index=h, member=m, member_offset_bytes=o, length_bytes=merged.astype(np.int64),
         is_write=w, phase=ph,
-        mode=plan.mode[piece_of_host],
+        mode=piece_mode[piece_of_host],
         parity_bytes_computed=np.zeros(n, dtype=np.int64),  # per piece, not per host I/O: not shared out
         stripes_touched=share,
     )
+
+
+def _plan_full_stripes(model: ArrayModel, starts: np.ndarray, lens: np.ndarray,
+                       offsets: np.ndarray) -> MemberIOPlan | None:
+    """``_plan_coalesced`` without page-level planning of the whole-stripe pieces: a full-stripe
+    write with no member failed is, in closed form, one write of the strip on each data member in
+    data order, then P (and Q), and needs no reads (the planner's FULL_STRIPE_WRITE). Only the
+    partial pieces go through the planner; the pages are walked to their host I/Os and merged as
+    ``_stream_walk`` does (the same six arrays). None where the walk or its preconditions fail
+    (the caller then takes the page-level path, whose answer is the same)."""
+    g = model.geometry
+    strip = g.strip_bytes
+    stripe = (g.n_members - parity_members(g.level)) * strip
+    if not (len(offsets) and len(starts) and strip % 4096 == 0 and bool(np.all(offsets[1:] >= offsets[:-1]))):
+        return None
+    full = (starts % stripe == 0) & (lens == stripe)
+    partial = np.flatnonzero(~full)
+    part = plan_ios(g, np.ones(len(partial), dtype=bool), starts[partial], lens[partial], model.failed_members)
+    part_starts = member_io_starts(part.host_index, len(partial))
+    lo = np.zeros(len(starts), dtype=np.int64)
+    hi = np.zeros(len(starts), dtype=np.int64)
+    lo[partial], hi[partial] = part_starts[:-1], part_starts[1:]
+    if len(part.phase) and not (0 <= int(part.phase.min()) and int(part.phase.max()) <= 1):
+        return None
+    runs = _full_stripe_walk(g.level, g.layout_code, g.n_members, strip, starts, lens, full, lo, hi, part.member,
+                             part.member_offset_bytes, part.length_bytes, part.is_write, part.phase, offsets)
+    if runs[6] < 0:
+        return None
+    count = runs[6]
+    piece_mode = np.full(len(starts), FULL_STRIPE_WRITE, dtype=np.int8)
+    piece_mode[partial] = part.mode
+    piece_stripes = np.ones(len(starts), dtype=np.int64)
+    piece_stripes[partial] = part.stripes_touched
+    return _coalesced_plan(offsets, starts, tuple(a[:count] for a in runs[:6]), piece_mode, piece_stripes)
+
+
+@nb.njit(nogil=True, cache=True)
+def _full_stripe_walk(level, code, n, strip, starts, lens, full, lo, hi, p_mem, p_off, p_len, p_w, p_ph, offsets):
+    """``_stream_walk`` over pieces whose pages are generated (whole stripes: data blocks in data
+    order, P, Q; one strip each) or read from the partial pieces' plan (``lo[k]:hi[k]``): the
+    merged runs' (host, member, offset, is_write, phase, bytes) and their count; count -1 where
+    ``_stream_walk`` would decline. Allocates the state; the loop runs without reference counting."""
+    total = 0
+    for k in range(starts.size):
+        total += n if full[k] else hi[k] - lo[k]
+    st = _walk_state(total, 4 * n)
+    count = _full_stripe_loop(level, code, n, strip, starts, lens, full, lo, hi, p_mem, p_off, p_len, p_w, p_ph,
+                              offsets, st)
+    return st[0], st[1], st[2], st[3], st[4], st[5], count
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _full_stripe_loop(level, code, n, strip, starts, lens, full, lo, hi, p_mem, p_off, p_len, p_w, p_ph, offsets, st):
+    """The pages in order, each to its host I/O (the position of ``_stream_walk``) and its bucket;
+    returns the output runs' count, or -1."""
+    kd = n - (1 if level == 5 else 2)
+    j, last, current = 0, -np.inf, -1
+    for k in range(starts.size):
+        cnt = n if full[k] else hi[k] - lo[k]
+        s = starts[k] // (kd * strip)
+        pd, qd = _pq_of_stripe(level, code, n, s)
+        for r in range(cnt):
+            position = starts[k] + (r + 0.5) * lens[k] / max(cnt, 1)
+            if position < last:
+                return -1
+            last = position
+            while j < offsets.size and offsets[j] <= position:
+                j += 1
+            h = min(max(j - 1, 0), offsets.size - 1)
+            if h != current:
+                _walk_flush(st)
+                current = h
+            if full[k]:
+                m = _data_member(level, code, n, pd, r) if r < kd else (pd if r == kd else qd)
+                ok = _walk_add(st, h, np.int64(m), s * strip, strip, True, np.int64(1), n)
+            else:
+                i = lo[k] + r
+                ok = _walk_add(st, h, np.int64(p_mem[i]), p_off[i], p_len[i], p_w[i], np.int64(p_ph[i]), n)
+            if not ok:
+                return -1
+    _walk_flush(st)
+    return st[17][1]
+
+
+@nb.njit(nogil=True, cache=True)
+def _walk_state(n, keys):
+    """The closed-form walk's state: the output runs' host, member, offset, is_write, phase, bytes
+    (0-5); the current host's runs: the same six and the next run of their bucket (6-12); per
+    bucket its first and last run and its last page's offset and end (13-16); counts (17: runs,
+    output runs, buckets touched); the buckets touched (18)."""
+    return (np.empty(n, np.int64), np.empty(n, np.int32), np.empty(n, np.int64), np.empty(n, np.bool_),
+            np.empty(n, np.int8), np.empty(n, np.int64),
+            np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.bool_),
+            np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64),
+            np.full(keys, -1, np.int64), np.full(keys, -1, np.int64), np.full(keys, -1, np.int64),
+            np.full(keys, -1, np.int64), np.zeros(3, np.int64), np.empty(keys, np.int64))
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _walk_add(st, h, m, off, ln, w, ph, n):
+    """A page into its (phase, direction, member) bucket: extends the bucket's last run when it
+    starts where the bucket's last page ended (``_add_page``); False when it starts below it."""
+    key = (ph * 2 + (1 if w else 0)) * n + m
+    b_first, b_last, b_off, b_end, c = st[13], st[14], st[15], st[16], st[17]
+    if b_last[key] >= 0:
+        if off < b_off[key]:
+            return False
+        if off == b_end[key]:
+            b_off[key] = off
+            b_end[key] = off + ln
+            st[11][b_last[key]] += ln
+            return True
+    r = c[0]
+    c[0] = r + 1
+    st[6][r], st[7][r], st[8][r], st[9][r], st[10][r], st[11][r], st[12][r] = h, m, off, w, ph, ln, -1
+    if b_last[key] >= 0:
+        st[12][b_last[key]] = r
+    else:
+        b_first[key] = r
+        st[18][c[2]] = key
+        c[2] += 1
+    b_last[key] = r
+    b_off[key] = off
+    b_end[key] = off + ln
+    return True
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _walk_flush(st):
+    """The current host's runs out, bucket by bucket in key order, each bucket's in the order they
+    started (``_flush_runs``); the buckets and runs cleared."""
+    touched, c = st[18], st[17]
+    for a in range(1, c[2]):  # insertion sort of the (few) buckets touched
+        key, b = touched[a], a - 1
+        while b >= 0 and touched[b] > key:
+            touched[b + 1] = touched[b]
+            b -= 1
+        touched[b + 1] = key
+    for a in range(c[2]):
+        key = touched[a]
+        r = st[13][key]
+        while r >= 0:
+            o = c[1]
+            st[0][o], st[1][o], st[2][o], st[3][o], st[4][o], st[5][o] = \
+                st[6][r], st[7][r], st[8][r], st[9][r], st[10][r], st[11][r]
+            c[1] = o + 1
+            r = st[12][r]
+        st[13][key] = st[14][key] = st[15][key] = st[16][key] = -1
+    c[0] = 0
+    c[2] = 0
 
 
 def _stream_pages(plan: MemberIOPlan, starts: np.ndarray, lens: np.ndarray,
