@@ -125,12 +125,22 @@ def _ordered_plan(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np
     """``plan_host_ios`` without the memo: the planner's member I/Os grouped by host I/O in phase order."""
     plan, chunks = _plan_uncached(model, job, offsets, is_write)
     # member I/Os of each host I/O in phase order (reads that gate the writes first)
-    order = np.lexsort((plan.phase, plan.host_index))
-    if not np.array_equal(order, np.arange(len(order))):
+    if not _in_phase_order(plan.host_index, plan.phase):
+        order = np.lexsort((plan.phase, plan.host_index))
         plan = MemberIOPlan(**{f: (getattr(plan, f)[order] if f in _PER_MEMBER_IO else getattr(plan, f))
                                for f in plan.__dataclass_fields__})
     op_start = member_io_starts(plan.host_index, len(offsets))
     return plan, chunks, op_start, phase_runs(plan.phase, op_start)
+
+
+@nb.njit(nogil=True, cache=True)
+def _in_phase_order(host, phase):
+    """Whether member I/Os are grouped by host I/O in phase order already (``np.lexsort((phase,
+    host))`` would be the identity: a stable sort leaves sorted keys where they are)."""
+    for i in range(1, host.size):
+        if host[i] < host[i - 1] or (host[i] == host[i - 1] and phase[i] < phase[i - 1]):
+            return False
+    return True
 
 
 def _plan_uncached(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np.ndarray) -> tuple[MemberIOPlan, np.ndarray]:
@@ -197,6 +207,11 @@ def _plan_coalesced(model: ArrayModel, offsets: np.ndarray, closed_form: bool = 
     return _coalesced_plan(offsets, starts, merged_pages, plan.mode, plan.stripes_touched)
 
 
+_EMPTY_PLAN = MemberIOPlan(np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int64), np.zeros(0, np.int64),
+                           np.zeros(0, np.bool_), np.zeros(0, np.int8), np.zeros(0, np.int8), np.zeros(0, np.int64),
+                           np.zeros(0, np.int64))  # what ``plan_ios`` gives for no host I/Os
+
+
 def _coalesced_plan(offsets: np.ndarray, starts: np.ndarray, runs: tuple[np.ndarray, ...], piece_mode: np.ndarray,
                     piece_stripes: np.ndarray) -> MemberIOPlan:
     """The merged member I/Os of a coalesced stream and, per host I/O, its piece's mode and its
@@ -230,7 +245,8 @@ def _plan_full_stripes(model: ArrayModel, starts: np.ndarray, lens: np.ndarray,
         return None
     full = (starts % stripe == 0) & (lens == stripe)
     partial = np.flatnonzero(~full)
-    part = plan_ios(g, np.ones(len(partial), dtype=bool), starts[partial], lens[partial], model.failed_members)
+    part = plan_ios(g, np.ones(len(partial), dtype=bool), starts[partial], lens[partial], model.failed_members) \
+        if len(partial) else _EMPTY_PLAN
     part_starts = member_io_starts(part.host_index, len(partial))
     lo = np.zeros(len(starts), dtype=np.int64)
     hi = np.zeros(len(starts), dtype=np.int64)
@@ -267,12 +283,30 @@ def _full_stripe_walk(level, code, n, strip, starts, lens, full, lo, hi, p_mem, 
 @nb.njit(nogil=True, cache=True, _nrt=False)
 def _full_stripe_loop(level, code, n, strip, starts, lens, full, lo, hi, p_mem, p_off, p_len, p_w, p_ph, offsets, st):
     """The pages in order, each to its host I/O (the position of ``_stream_walk``) and its bucket;
-    returns the output runs' count, or -1."""
+    returns the output runs' count, or -1. Consecutive whole stripes that lie inside the current
+    host I/O (the positions rise within a piece: its last page is the current host's) are added
+    as one block per member (``_walk_stripes``): each member holds one strip of each, contiguous."""
     kd = n - (1 if level == 5 else 2)
     j, last, current = 0, -np.inf, -1
+    g0, g1 = -1, -1  # the pending run of whole stripes inside the current host I/O
     for k in range(starts.size):
         cnt = n if full[k] else hi[k] - lo[k]
         s = starts[k] // (kd * strip)
+        if full[k] and current >= 0 and starts[k] + 0.5 * lens[k] / cnt >= last:
+            end = starts[k] + (cnt - 1 + 0.5) * lens[k] / cnt
+            if j >= offsets.size or offsets[j] > end:
+                if g0 >= 0 and s == g1 + 1:
+                    g1 = s
+                else:
+                    if g0 >= 0 and not _walk_stripes(st, current, level, code, n, kd, strip, g0, g1):
+                        return -1
+                    g0 = g1 = s
+                last = end
+                continue
+        if g0 >= 0:
+            if not _walk_stripes(st, current, level, code, n, kd, strip, g0, g1):
+                return -1
+            g0 = -1
         pd, qd = _pq_of_stripe(level, code, n, s)
         for r in range(cnt):
             position = starts[k] + (r + 0.5) * lens[k] / max(cnt, 1)
@@ -287,14 +321,28 @@ def _full_stripe_loop(level, code, n, strip, starts, lens, full, lo, hi, p_mem, 
                 current = h
             if full[k]:
                 m = _data_member(level, code, n, pd, r) if r < kd else (pd if r == kd else qd)
-                ok = _walk_add(st, h, np.int64(m), s * strip, strip, True, np.int64(1), n)
+                ok = _walk_add(st, h, np.int64(m), s * strip, strip, s * strip, True, np.int64(1), n)
             else:
                 i = lo[k] + r
-                ok = _walk_add(st, h, np.int64(p_mem[i]), p_off[i], p_len[i], p_w[i], np.int64(p_ph[i]), n)
+                ok = _walk_add(st, h, np.int64(p_mem[i]), p_off[i], p_len[i], p_off[i], p_w[i], np.int64(p_ph[i]), n)
             if not ok:
                 return -1
+    if g0 >= 0 and not _walk_stripes(st, current, level, code, n, kd, strip, g0, g1):
+        return -1
     _walk_flush(st)
     return st[17][1]
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _walk_stripes(st, h, level, code, n, kd, strip, s0, s1):
+    """Whole stripes s0..s1 of host I/O h: on each member one block of their strips (what adding
+    their pages one by one gives: each bucket's pages in the same order, contiguous)."""
+    pd, qd = _pq_of_stripe(level, code, n, s0)
+    for r in range(n):
+        m = _data_member(level, code, n, pd, r) if r < kd else (pd if r == kd else qd)
+        if not _walk_add(st, h, np.int64(m), s0 * strip, (s1 - s0 + 1) * strip, s1 * strip, True, np.int64(1), n):
+            return False
+    return True
 
 
 @nb.njit(nogil=True, cache=True)
@@ -312,16 +360,17 @@ def _walk_state(n, keys):
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
-def _walk_add(st, h, m, off, ln, w, ph, n):
-    """A page into its (phase, direction, member) bucket: extends the bucket's last run when it
-    starts where the bucket's last page ended (``_add_page``); False when it starts below it."""
+def _walk_add(st, h, m, off, ln, last_off, w, ph, n):
+    """A page (or contiguous pages, the last at ``last_off``) into its (phase, direction, member)
+    bucket: extends the bucket's last run when it starts where the bucket's last page ended
+    (``_add_page``); False when it starts below that page."""
     key = (ph * 2 + (1 if w else 0)) * n + m
     b_first, b_last, b_off, b_end, c = st[13], st[14], st[15], st[16], st[17]
     if b_last[key] >= 0:
         if off < b_off[key]:
             return False
         if off == b_end[key]:
-            b_off[key] = off
+            b_off[key] = last_off
             b_end[key] = off + ln
             st[11][b_last[key]] += ln
             return True
@@ -335,7 +384,7 @@ def _walk_add(st, h, m, off, ln, w, ph, n):
         st[18][c[2]] = key
         c[2] += 1
     b_last[key] = r
-    b_off[key] = off
+    b_off[key] = last_off
     b_end[key] = off + ln
     return True
 
