@@ -182,19 +182,7 @@ def _coalesces(model: ArrayModel, is_write: np.ndarray) -> bool:
 def _plan_coalesced(model: ArrayModel, offsets: np.ndarray, closed_form: bool = True) -> MemberIOPlan:
     """Plan the stream cut at stripe boundaries; member I/Os go to the host I/O whose bytes they hold
     (``closed_form``: whole stripes without the page-level planner, the same arrays; False for tests)."""
-    bs = model.workload.bs
-    n = len(offsets)
-    data_members = model.array.drives - parity_members(model.array.level)
-    stripe = data_members * model.array.strip_bytes
-    pieces_start, pieces_len = [], []
-    breaks = np.flatnonzero(np.diff(offsets) != bs) + 1  # a stream wraps at its region's end
-    for first, last in zip(np.concatenate(([0], breaks)), np.concatenate((breaks, [n]))):
-        lo, hi = int(offsets[first]), int(offsets[last - 1]) + bs
-        cuts = np.concatenate(([lo], np.arange((lo // stripe + 1) * stripe, hi, stripe), [hi]))
-        pieces_start.append(cuts[:-1])
-        pieces_len.append(np.diff(cuts))
-    starts = np.concatenate(pieces_start).astype(np.int64)
-    lens = np.concatenate(pieces_len).astype(np.int64)
+    starts, lens = _stream_pieces(model, offsets)
     fast = _plan_full_stripes(model, starts, lens, offsets) if closed_form else None
     if fast is not None:
         return fast
@@ -205,6 +193,22 @@ def _plan_coalesced(model: ArrayModel, offsets: np.ndarray, closed_form: bool = 
     if merged_pages is None:
         merged_pages = _merge_member_pages(_host_of_pages(plan.host_index, starts, lens, offsets), plan)
     return _coalesced_plan(offsets, starts, merged_pages, plan.mode, plan.stripes_touched)
+
+
+def _stream_pieces(model: ArrayModel, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A write stream's runs of consecutive host I/Os cut at stripe boundaries: each piece's start
+    and length (int64)."""
+    bs = model.workload.bs
+    data_members = model.array.drives - parity_members(model.array.level)
+    stripe = data_members * model.array.strip_bytes
+    pieces_start, pieces_len = [], []
+    breaks = np.flatnonzero(np.diff(offsets) != bs) + 1  # a stream wraps at its region's end
+    for first, last in zip(np.concatenate(([0], breaks)), np.concatenate((breaks, [len(offsets)]))):
+        lo, hi = int(offsets[first]), int(offsets[last - 1]) + bs
+        cuts = np.concatenate(([lo], np.arange((lo // stripe + 1) * stripe, hi, stripe), [hi]))
+        pieces_start.append(cuts[:-1])
+        pieces_len.append(np.diff(cuts))
+    return np.concatenate(pieces_start).astype(np.int64), np.concatenate(pieces_len).astype(np.int64)
 
 
 _EMPTY_PLAN = MemberIOPlan(np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int64), np.zeros(0, np.int64),
@@ -262,7 +266,7 @@ def _plan_full_stripes(model: ArrayModel, starts: np.ndarray, lens: np.ndarray,
     piece_mode[partial] = part.mode
     piece_stripes = np.ones(len(starts), dtype=np.int64)
     piece_stripes[partial] = part.stripes_touched
-    return _coalesced_plan(offsets, starts, tuple(a[:count] for a in runs[:6]), piece_mode, piece_stripes)
+    return _coalesced_plan(offsets, starts, tuple(a[:count].copy() for a in runs[:6]), piece_mode, piece_stripes)
 
 
 @nb.njit(nogil=True, cache=True)
@@ -271,10 +275,7 @@ def _full_stripe_walk(level, code, n, strip, starts, lens, full, lo, hi, p_mem, 
     order, P, Q; one strip each) or read from the partial pieces' plan (``lo[k]:hi[k]``): the
     merged runs' (host, member, offset, is_write, phase, bytes) and their count; count -1 where
     ``_stream_walk`` would decline. Allocates the state; the loop runs without reference counting."""
-    total = 0
-    for k in range(starts.size):
-        total += n if full[k] else hi[k] - lo[k]
-    st = _walk_state(total, 4 * n)
+    st = _walk_state(_runs_bound(n, (n - (1 if level == 5 else 2)) * strip, starts, full, lo, hi, offsets.size), 4 * n)
     count = _full_stripe_loop(level, code, n, strip, starts, lens, full, lo, hi, p_mem, p_off, p_len, p_w, p_ph,
                               offsets, st)
     return st[0], st[1], st[2], st[3], st[4], st[5], count
@@ -346,6 +347,20 @@ def _walk_stripes(st, h, level, code, n, kd, strip, s0, s1):
 
 
 @nb.njit(nogil=True, cache=True)
+def _runs_bound(n, stripe, starts, full, lo, hi, hosts):
+    """At most how many runs the walk makes: a host I/O's whole-stripe pages start a run on a
+    member only at its first page there or after a piece that does not follow the previous one
+    (the next stripe), so n per host I/O and per such piece, and one per partial piece's page."""
+    bound = n * (hosts + 1)
+    for k in range(starts.size):
+        if not full[k]:
+            bound += hi[k] - lo[k]
+        elif k == 0 or not full[k - 1] or starts[k] != starts[k - 1] + stripe:
+            bound += n
+    return bound
+
+
+@nb.njit(nogil=True, cache=True)
 def _walk_state(n, keys):
     """The closed-form walk's state: the output runs' host, member, offset, is_write, phase, bytes
     (0-5); the current host's runs: the same six and the next run of their bucket (6-12); per
@@ -363,7 +378,7 @@ def _walk_state(n, keys):
 def _walk_add(st, h, m, off, ln, last_off, w, ph, n):
     """A page (or contiguous pages, the last at ``last_off``) into its (phase, direction, member)
     bucket: extends the bucket's last run when it starts where the bucket's last page ended
-    (``_add_page``); False when it starts below that page."""
+    (``_add_page``); False when it starts below that page (or the runs would overflow the state)."""
     key = (ph * 2 + (1 if w else 0)) * n + m
     b_first, b_last, b_off, b_end, c = st[13], st[14], st[15], st[16], st[17]
     if b_last[key] >= 0:
@@ -375,6 +390,8 @@ def _walk_add(st, h, m, off, ln, last_off, w, ph, n):
             st[11][b_last[key]] += ln
             return True
     r = c[0]
+    if c[1] + r >= st[6].size:  # more runs than ``_runs_bound`` allowed for: decline, never write past
+        return False
     c[0] = r + 1
     st[6][r], st[7][r], st[8][r], st[9][r], st[10][r], st[11][r], st[12][r] = h, m, off, w, ph, ln, -1
     if b_last[key] >= 0:
