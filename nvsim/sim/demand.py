@@ -247,26 +247,74 @@ def _plan_full_stripes(model: ArrayModel, starts: np.ndarray, lens: np.ndarray,
     stripe = (g.n_members - parity_members(g.level)) * strip
     if not (len(offsets) and len(starts) and strip % 4096 == 0 and bool(np.all(offsets[1:] >= offsets[:-1]))):
         return None
-    full = (starts % stripe == 0) & (lens == stripe)
-    partial = np.flatnonzero(~full)
+    full, partial = _whole_stripes(starts, lens, stripe)
     part = plan_ios(g, np.ones(len(partial), dtype=bool), starts[partial], lens[partial], model.failed_members) \
         if len(partial) else _EMPTY_PLAN
-    part_starts = member_io_starts(part.host_index, len(partial))
-    lo = np.zeros(len(starts), dtype=np.int64)
-    hi = np.zeros(len(starts), dtype=np.int64)
-    lo[partial], hi[partial] = part_starts[:-1], part_starts[1:]
     if len(part.phase) and not (0 <= int(part.phase.min()) and int(part.phase.max()) <= 1):
         return None
+    lo, hi = _partial_bounds(part.host_index, partial, len(starts))
     runs = _full_stripe_walk(g.level, g.layout_code, g.n_members, strip, starts, lens, full, lo, hi, part.member,
                              part.member_offset_bytes, part.length_bytes, part.is_write, part.phase, offsets)
     if runs[6] < 0:
         return None
     count = runs[6]
-    piece_mode = np.full(len(starts), FULL_STRIPE_WRITE, dtype=np.int8)
-    piece_mode[partial] = part.mode
-    piece_stripes = np.ones(len(starts), dtype=np.int64)
-    piece_stripes[partial] = part.stripes_touched
-    return _coalesced_plan(offsets, starts, tuple(a[:count].copy() for a in runs[:6]), piece_mode, piece_stripes)
+    mode, share = _host_pieces(starts, offsets, partial, part.mode, part.stripes_touched, FULL_STRIPE_WRITE)
+    h, m, o, w, ph, merged = (a[:count].copy() for a in runs[:6])
+    return MemberIOPlan(host_index=h, member=m, member_offset_bytes=o, length_bytes=merged, is_write=w, phase=ph,
+                        mode=mode, parity_bytes_computed=np.zeros(len(offsets), dtype=np.int64),
+                        stripes_touched=share)
+
+
+@nb.njit(nogil=True, cache=True)
+def _whole_stripes(starts, lens, stripe):
+    """Which pieces are whole stripes (start on a stripe boundary, a stripe long), and the others' indices."""
+    full = np.empty(starts.size, np.bool_)
+    partial = np.empty(starts.size, np.int64)
+    count = 0
+    for k in range(starts.size):
+        full[k] = starts[k] % stripe == 0 and lens[k] == stripe
+        if not full[k]:
+            partial[count] = k
+            count += 1
+    return full, partial[:count].copy()
+
+
+@nb.njit(nogil=True, cache=True)
+def _partial_bounds(host_index, partial, pieces):
+    """Where each partial piece's member I/Os lie in their plan (grouped by piece in order):
+    ``lo[k]:hi[k]`` per piece k (empty for whole stripes)."""
+    lo = np.zeros(pieces, np.int64)
+    hi = np.zeros(pieces, np.int64)
+    at = 0
+    for p in range(partial.size):
+        k = partial[p]
+        lo[k] = at
+        while at < host_index.size and host_index[at] == p:
+            at += 1
+        hi[k] = at
+    return lo, hi
+
+
+@nb.njit(nogil=True, cache=True)
+def _host_pieces(starts, offsets, partial, part_mode, part_stripes, whole_mode):
+    """Per host I/O, its piece's mode and its share of the piece's stripes (``_coalesced_plan``'s
+    arithmetic: the piece it starts in, the piece's stripes over the host I/Os starting there)."""
+    pieces = starts.size
+    piece_mode = np.full(pieces, np.int8(whole_mode))
+    piece_stripes = np.ones(pieces, np.int64)
+    for p in range(partial.size):
+        piece_mode[partial[p]] = part_mode[p]
+        piece_stripes[partial[p]] = part_stripes[p]
+    piece = np.minimum(np.maximum(np.searchsorted(starts, offsets, side="right") - 1, 0), pieces - 1)
+    hosts = np.zeros(pieces, np.int64)
+    for i in range(offsets.size):
+        hosts[piece[i]] += 1
+    mode = np.empty(offsets.size, np.int8)
+    share = np.empty(offsets.size, np.float64)
+    for i in range(offsets.size):
+        mode[i] = piece_mode[piece[i]]
+        share[i] = piece_stripes[piece[i]] / max(hosts[piece[i]], 1)
+    return mode, share
 
 
 @nb.njit(nogil=True, cache=True)
