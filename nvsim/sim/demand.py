@@ -18,8 +18,8 @@ import numpy as np
 
 from .. import fabric
 from ..raid import parity_members
-from ..stripe.layout import map_logical_copies, unmap_member
-from ..stripe.planner import MemberIOPlan, plan_ios
+from ..stripe.layout import _data_member, _pq_of_stripe, map_logical_copies, unmap_member
+from ..stripe.planner import FULL_STRIPE_WRITE, MemberIOPlan, plan_ios
 from ..ssd.latency import draw_die_s, mean_die_s
 from .memo import MEMO, Memo
 from .model import ArrayModel, strips_spanned
@@ -125,12 +125,22 @@ def _ordered_plan(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np
     """``plan_host_ios`` without the memo: the planner's member I/Os grouped by host I/O in phase order."""
     plan, chunks = _plan_uncached(model, job, offsets, is_write)
     # member I/Os of each host I/O in phase order (reads that gate the writes first)
-    order = np.lexsort((plan.phase, plan.host_index))
-    if not np.array_equal(order, np.arange(len(order))):
+    if not _in_phase_order(plan.host_index, plan.phase):
+        order = np.lexsort((plan.phase, plan.host_index))
         plan = MemberIOPlan(**{f: (getattr(plan, f)[order] if f in _PER_MEMBER_IO else getattr(plan, f))
                                for f in plan.__dataclass_fields__})
     op_start = member_io_starts(plan.host_index, len(offsets))
     return plan, chunks, op_start, phase_runs(plan.phase, op_start)
+
+
+@nb.njit(nogil=True, cache=True)
+def _in_phase_order(host, phase):
+    """Whether member I/Os are grouped by host I/O in phase order already (``np.lexsort((phase,
+    host))`` would be the identity: a stable sort leaves sorted keys where they are)."""
+    for i in range(1, host.size):
+        if host[i] < host[i - 1] or (host[i] == host[i - 1] and phase[i] < phase[i - 1]):
+            return False
+    return True
 
 
 def _plan_uncached(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np.ndarray) -> tuple[MemberIOPlan, np.ndarray]:
@@ -169,38 +179,304 @@ def _coalesces(model: ArrayModel, is_write: np.ndarray) -> bool:
     return -(-stripe // model.workload.bs) <= model.workload.iodepth
 
 
-def _plan_coalesced(model: ArrayModel, offsets: np.ndarray) -> MemberIOPlan:
-    """Plan the stream cut at stripe boundaries; member I/Os go to the host I/O whose bytes they hold."""
-    bs = model.workload.bs
-    n = len(offsets)
-    data_members = model.array.drives - parity_members(model.array.level)
-    stripe = data_members * model.array.strip_bytes
-    pieces_start, pieces_len = [], []
-    breaks = np.flatnonzero(np.diff(offsets) != bs) + 1  # a stream wraps at its region's end
-    for first, last in zip(np.concatenate(([0], breaks)), np.concatenate((breaks, [n]))):
-        lo, hi = int(offsets[first]), int(offsets[last - 1]) + bs
-        cuts = np.concatenate(([lo], np.arange((lo // stripe + 1) * stripe, hi, stripe), [hi]))
-        pieces_start.append(cuts[:-1])
-        pieces_len.append(np.diff(cuts))
-    starts = np.concatenate(pieces_start).astype(np.int64)
-    lens = np.concatenate(pieces_len).astype(np.int64)
+def _plan_coalesced(model: ArrayModel, offsets: np.ndarray, closed_form: bool = True) -> MemberIOPlan:
+    """Plan the stream cut at stripe boundaries; member I/Os go to the host I/O whose bytes they hold
+    (``closed_form``: whole stripes without the page-level planner, the same arrays; False for tests)."""
+    starts, lens = _stream_pieces(model, offsets)
+    fast = _plan_full_stripes(model, starts, lens, offsets) if closed_form else None
+    if fast is not None:
+        return fast
     plan = plan_ios(model.geometry, np.ones(len(starts), dtype=bool), starts, lens, model.failed_members)
     # a host I/O's pages on one member that are contiguous become one member I/O, as the block
     # layer merges md's per-stripe page bios (the planner does the same within one piece)
     merged_pages = _stream_pages(plan, starts, lens, offsets)
     if merged_pages is None:
         merged_pages = _merge_member_pages(_host_of_pages(plan.host_index, starts, lens, offsets), plan)
-    h, m, o, w, ph, merged = merged_pages
+    return _coalesced_plan(offsets, starts, merged_pages, plan.mode, plan.stripes_touched)
+
+
+def _stream_pieces(model: ArrayModel, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A write stream's runs of consecutive host I/Os cut at stripe boundaries: each piece's start
+    and length (int64)."""
+    bs = model.workload.bs
+    data_members = model.array.drives - parity_members(model.array.level)
+    stripe = data_members * model.array.strip_bytes
+    pieces_start, pieces_len = [], []
+    breaks = np.flatnonzero(np.diff(offsets) != bs) + 1  # a stream wraps at its region's end
+    for first, last in zip(np.concatenate(([0], breaks)), np.concatenate((breaks, [len(offsets)]))):
+        lo, hi = int(offsets[first]), int(offsets[last - 1]) + bs
+        cuts = np.concatenate(([lo], np.arange((lo // stripe + 1) * stripe, hi, stripe), [hi]))
+        pieces_start.append(cuts[:-1])
+        pieces_len.append(np.diff(cuts))
+    return np.concatenate(pieces_start).astype(np.int64), np.concatenate(pieces_len).astype(np.int64)
+
+
+_EMPTY_PLAN = MemberIOPlan(np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int64), np.zeros(0, np.int64),
+                           np.zeros(0, np.bool_), np.zeros(0, np.int8), np.zeros(0, np.int8), np.zeros(0, np.int64),
+                           np.zeros(0, np.int64))  # what ``plan_ios`` gives for no host I/Os
+
+
+def _coalesced_plan(offsets: np.ndarray, starts: np.ndarray, runs: tuple[np.ndarray, ...], piece_mode: np.ndarray,
+                    piece_stripes: np.ndarray) -> MemberIOPlan:
+    """The merged member I/Os of a coalesced stream and, per host I/O, its piece's mode and its
+    share of the piece's stripes."""
+    n = len(offsets)
+    h, m, o, w, ph, merged = runs
     piece_of_host = np.clip(np.searchsorted(starts, offsets, side="right") - 1, 0, len(starts) - 1)
     hosts_per_piece = np.bincount(piece_of_host, minlength=len(starts))
-    share = plan.stripes_touched[piece_of_host] / np.maximum(hosts_per_piece[piece_of_host], 1)
+    share = piece_stripes[piece_of_host] / np.maximum(hosts_per_piece[piece_of_host], 1)
     return MemberIOPlan(
         host_index=h, member=m, member_offset_bytes=o, length_bytes=merged.astype(np.int64),
         is_write=w, phase=ph,
-        mode=plan.mode[piece_of_host],
+        mode=piece_mode[piece_of_host],
         parity_bytes_computed=np.zeros(n, dtype=np.int64),  # per piece, not per host I/O: not shared out
         stripes_touched=share,
     )
+
+
+def _plan_full_stripes(model: ArrayModel, starts: np.ndarray, lens: np.ndarray,
+                       offsets: np.ndarray) -> MemberIOPlan | None:
+    """``_plan_coalesced`` without page-level planning of the whole-stripe pieces: a full-stripe
+    write with no member failed is, in closed form, one write of the strip on each data member in
+    data order, then P (and Q), and needs no reads (the planner's FULL_STRIPE_WRITE). Only the
+    partial pieces go through the planner; the pages are walked to their host I/Os and merged as
+    ``_stream_walk`` does (the same six arrays). None where the walk or its preconditions fail
+    (the caller then takes the page-level path, whose answer is the same)."""
+    g = model.geometry
+    strip = g.strip_bytes
+    stripe = (g.n_members - parity_members(g.level)) * strip
+    if not (len(offsets) and len(starts) and strip % 4096 == 0 and bool(np.all(offsets[1:] >= offsets[:-1]))):
+        return None
+    full, partial = _whole_stripes(starts, lens, stripe)
+    part = plan_ios(g, np.ones(len(partial), dtype=bool), starts[partial], lens[partial], model.failed_members) \
+        if len(partial) else _EMPTY_PLAN
+    if len(part.phase) and not (0 <= int(part.phase.min()) and int(part.phase.max()) <= 1):
+        return None
+    lo, hi = _partial_bounds(part.host_index, partial, len(starts))
+    runs = _full_stripe_walk(g.level, g.layout_code, g.n_members, strip, starts, lens, full, lo, hi, part.member,
+                             part.member_offset_bytes, part.length_bytes, part.is_write, part.phase, offsets)
+    if runs[6] < 0:
+        return None
+    count = runs[6]
+    mode, share = _host_pieces(starts, offsets, partial, part.mode, part.stripes_touched, FULL_STRIPE_WRITE)
+    h, m, o, w, ph, merged = (a[:count].copy() for a in runs[:6])
+    return MemberIOPlan(host_index=h, member=m, member_offset_bytes=o, length_bytes=merged, is_write=w, phase=ph,
+                        mode=mode, parity_bytes_computed=np.zeros(len(offsets), dtype=np.int64),
+                        stripes_touched=share)
+
+
+@nb.njit(nogil=True, cache=True)
+def _whole_stripes(starts, lens, stripe):
+    """Which pieces are whole stripes (start on a stripe boundary, a stripe long), and the others' indices."""
+    full = np.empty(starts.size, np.bool_)
+    partial = np.empty(starts.size, np.int64)
+    count = 0
+    for k in range(starts.size):
+        full[k] = starts[k] % stripe == 0 and lens[k] == stripe
+        if not full[k]:
+            partial[count] = k
+            count += 1
+    return full, partial[:count].copy()
+
+
+@nb.njit(nogil=True, cache=True)
+def _partial_bounds(host_index, partial, pieces):
+    """Where each partial piece's member I/Os lie in their plan (grouped by piece in order):
+    ``lo[k]:hi[k]`` per piece k (empty for whole stripes)."""
+    lo = np.zeros(pieces, np.int64)
+    hi = np.zeros(pieces, np.int64)
+    at = 0
+    for p in range(partial.size):
+        k = partial[p]
+        lo[k] = at
+        while at < host_index.size and host_index[at] == p:
+            at += 1
+        hi[k] = at
+    return lo, hi
+
+
+@nb.njit(nogil=True, cache=True)
+def _host_pieces(starts, offsets, partial, part_mode, part_stripes, whole_mode):
+    """Per host I/O, its piece's mode and its share of the piece's stripes (``_coalesced_plan``'s
+    arithmetic: the piece it starts in, the piece's stripes over the host I/Os starting there)."""
+    pieces = starts.size
+    piece_mode = np.full(pieces, np.int8(whole_mode))
+    piece_stripes = np.ones(pieces, np.int64)
+    for p in range(partial.size):
+        piece_mode[partial[p]] = part_mode[p]
+        piece_stripes[partial[p]] = part_stripes[p]
+    piece = np.minimum(np.maximum(np.searchsorted(starts, offsets, side="right") - 1, 0), pieces - 1)
+    hosts = np.zeros(pieces, np.int64)
+    for i in range(offsets.size):
+        hosts[piece[i]] += 1
+    mode = np.empty(offsets.size, np.int8)
+    share = np.empty(offsets.size, np.float64)
+    for i in range(offsets.size):
+        mode[i] = piece_mode[piece[i]]
+        share[i] = piece_stripes[piece[i]] / max(hosts[piece[i]], 1)
+    return mode, share
+
+
+@nb.njit(nogil=True, cache=True)
+def _full_stripe_walk(level, code, n, strip, starts, lens, full, lo, hi, p_mem, p_off, p_len, p_w, p_ph, offsets):
+    """``_stream_walk`` over pieces whose pages are generated (whole stripes: data blocks in data
+    order, P, Q; one strip each) or read from the partial pieces' plan (``lo[k]:hi[k]``): the
+    merged runs' (host, member, offset, is_write, phase, bytes) and their count; count -1 where
+    ``_stream_walk`` would decline. Allocates the state; the loop runs without reference counting."""
+    st = _walk_state(_runs_bound(n, (n - (1 if level == 5 else 2)) * strip, starts, full, lo, hi, offsets.size), 4 * n)
+    count = _full_stripe_loop(level, code, n, strip, starts, lens, full, lo, hi, p_mem, p_off, p_len, p_w, p_ph,
+                              offsets, st)
+    return st[0], st[1], st[2], st[3], st[4], st[5], count
+
+
+@nb.njit(nogil=True, cache=True, _nrt=False)
+def _full_stripe_loop(level, code, n, strip, starts, lens, full, lo, hi, p_mem, p_off, p_len, p_w, p_ph, offsets, st):
+    """The pages in order, each to its host I/O (the position of ``_stream_walk``) and its bucket;
+    returns the output runs' count, or -1. Consecutive whole stripes that lie inside the current
+    host I/O (the positions rise within a piece: its last page is the current host's) are added
+    as one block per member (``_walk_stripes``): each member holds one strip of each, contiguous."""
+    kd = n - (1 if level == 5 else 2)
+    j, last, current = 0, -np.inf, -1
+    g0, g1 = -1, -1  # the pending run of whole stripes inside the current host I/O
+    for k in range(starts.size):
+        cnt = n if full[k] else hi[k] - lo[k]
+        s = starts[k] // (kd * strip)
+        if full[k] and current >= 0 and starts[k] + 0.5 * lens[k] / cnt >= last:
+            end = starts[k] + (cnt - 1 + 0.5) * lens[k] / cnt
+            if j >= offsets.size or offsets[j] > end:
+                if g0 >= 0 and s == g1 + 1:
+                    g1 = s
+                else:
+                    if g0 >= 0 and not _walk_stripes(st, current, level, code, n, kd, strip, g0, g1):
+                        return -1
+                    g0 = g1 = s
+                last = end
+                continue
+        if g0 >= 0:
+            if not _walk_stripes(st, current, level, code, n, kd, strip, g0, g1):
+                return -1
+            g0 = -1
+        pd, qd = _pq_of_stripe(level, code, n, s)
+        for r in range(cnt):
+            position = starts[k] + (r + 0.5) * lens[k] / max(cnt, 1)
+            if position < last:
+                return -1
+            last = position
+            while j < offsets.size and offsets[j] <= position:
+                j += 1
+            h = min(max(j - 1, 0), offsets.size - 1)
+            if h != current:
+                _walk_flush(st)
+                current = h
+            if full[k]:
+                m = _data_member(level, code, n, pd, r) if r < kd else (pd if r == kd else qd)
+                ok = _walk_add(st, h, np.int64(m), s * strip, strip, s * strip, True, np.int64(1), n)
+            else:
+                i = lo[k] + r
+                ok = _walk_add(st, h, np.int64(p_mem[i]), p_off[i], p_len[i], p_off[i], p_w[i], np.int64(p_ph[i]), n)
+            if not ok:
+                return -1
+    if g0 >= 0 and not _walk_stripes(st, current, level, code, n, kd, strip, g0, g1):
+        return -1
+    _walk_flush(st)
+    return st[17][1]
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _walk_stripes(st, h, level, code, n, kd, strip, s0, s1):
+    """Whole stripes s0..s1 of host I/O h: on each member one block of their strips (what adding
+    their pages one by one gives: each bucket's pages in the same order, contiguous)."""
+    pd, qd = _pq_of_stripe(level, code, n, s0)
+    for r in range(n):
+        m = _data_member(level, code, n, pd, r) if r < kd else (pd if r == kd else qd)
+        if not _walk_add(st, h, np.int64(m), s0 * strip, (s1 - s0 + 1) * strip, s1 * strip, True, np.int64(1), n):
+            return False
+    return True
+
+
+@nb.njit(nogil=True, cache=True)
+def _runs_bound(n, stripe, starts, full, lo, hi, hosts):
+    """At most how many runs the walk makes: a host I/O's whole-stripe pages start a run on a
+    member only at its first page there or after a piece that does not follow the previous one
+    (the next stripe), so n per host I/O and per such piece, and one per partial piece's page."""
+    bound = n * (hosts + 1)
+    for k in range(starts.size):
+        if not full[k]:
+            bound += hi[k] - lo[k]
+        elif k == 0 or not full[k - 1] or starts[k] != starts[k - 1] + stripe:
+            bound += n
+    return bound
+
+
+@nb.njit(nogil=True, cache=True)
+def _walk_state(n, keys):
+    """The closed-form walk's state: the output runs' host, member, offset, is_write, phase, bytes
+    (0-5); the current host's runs: the same six and the next run of their bucket (6-12); per
+    bucket its first and last run and its last page's offset and end (13-16); counts (17: runs,
+    output runs, buckets touched); the buckets touched (18)."""
+    return (np.empty(n, np.int64), np.empty(n, np.int32), np.empty(n, np.int64), np.empty(n, np.bool_),
+            np.empty(n, np.int8), np.empty(n, np.int64),
+            np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.bool_),
+            np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64),
+            np.full(keys, -1, np.int64), np.full(keys, -1, np.int64), np.full(keys, -1, np.int64),
+            np.full(keys, -1, np.int64), np.zeros(3, np.int64), np.empty(keys, np.int64))
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _walk_add(st, h, m, off, ln, last_off, w, ph, n):
+    """A page (or contiguous pages, the last at ``last_off``) into its (phase, direction, member)
+    bucket: extends the bucket's last run when it starts where the bucket's last page ended
+    (``_add_page``); False when it starts below that page (or the runs would overflow the state)."""
+    key = (ph * 2 + (1 if w else 0)) * n + m
+    b_first, b_last, b_off, b_end, c = st[13], st[14], st[15], st[16], st[17]
+    if b_last[key] >= 0:
+        if off < b_off[key]:
+            return False
+        if off == b_end[key]:
+            b_off[key] = last_off
+            b_end[key] = off + ln
+            st[11][b_last[key]] += ln
+            return True
+    r = c[0]
+    if c[1] + r >= st[6].size:  # more runs than ``_runs_bound`` allowed for: decline, never write past
+        return False
+    c[0] = r + 1
+    st[6][r], st[7][r], st[8][r], st[9][r], st[10][r], st[11][r], st[12][r] = h, m, off, w, ph, ln, -1
+    if b_last[key] >= 0:
+        st[12][b_last[key]] = r
+    else:
+        b_first[key] = r
+        st[18][c[2]] = key
+        c[2] += 1
+    b_last[key] = r
+    b_off[key] = last_off
+    b_end[key] = off + ln
+    return True
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _walk_flush(st):
+    """The current host's runs out, bucket by bucket in key order, each bucket's in the order they
+    started (``_flush_runs``); the buckets and runs cleared."""
+    touched, c = st[18], st[17]
+    for a in range(1, c[2]):  # insertion sort of the (few) buckets touched
+        key, b = touched[a], a - 1
+        while b >= 0 and touched[b] > key:
+            touched[b + 1] = touched[b]
+            b -= 1
+        touched[b + 1] = key
+    for a in range(c[2]):
+        key = touched[a]
+        r = st[13][key]
+        while r >= 0:
+            o = c[1]
+            st[0][o], st[1][o], st[2][o], st[3][o], st[4][o], st[5][o] = \
+                st[6][r], st[7][r], st[8][r], st[9][r], st[10][r], st[11][r]
+            c[1] = o + 1
+            r = st[12][r]
+        st[13][key] = st[14][key] = st[15][key] = st[16][key] = -1
+    c[0] = 0
+    c[2] = 0
 
 
 def _stream_pages(plan: MemberIOPlan, starts: np.ndarray, lens: np.ndarray,

@@ -478,6 +478,26 @@ def _plan_kernel(level, code, n, copies, strip, is_write, offs, lens, failed, em
                        (o_host, o_mem, o_moff, o_len, o_w, o_ph), mode_out, parity_out, stripes_out)
 
 
+@nb.njit(nogil=True, cache=True)
+def _plan_arrays(level, code, n, copies, strip, is_write, offs, lens, failed, mode_out, parity_out, stripes_out):
+    """``_plan_kernel`` counting, then filling arrays of that size: the member I/O columns (host,
+    member, offset, length, is_write, phase). One compiled call for both passes (a batch of a few
+    host I/Os spent most of its planning in the two calls' argument handling)."""
+    e64 = np.empty(0, np.int64)
+    count = _plan_kernel(level, code, n, copies, strip, is_write, offs, lens, failed, False, e64,
+                         np.empty(0, np.int32), e64, e64, np.empty(0, np.bool_), np.empty(0, np.int8),
+                         mode_out, parity_out, stripes_out)
+    o_host = np.empty(count, np.int64)
+    o_mem = np.empty(count, np.int32)
+    o_moff = np.empty(count, np.int64)
+    o_len = np.empty(count, np.int64)
+    o_w = np.empty(count, np.bool_)
+    o_ph = np.empty(count, np.int8)
+    _plan_kernel(level, code, n, copies, strip, is_write, offs, lens, failed, True, o_host, o_mem, o_moff, o_len,
+                 o_w, o_ph, mode_out, parity_out, stripes_out)
+    return o_host, o_mem, o_moff, o_len, o_w, o_ph
+
+
 # ----------------------------------------------------------------------------- public API
 
 
@@ -510,16 +530,6 @@ def plan_ios(geom: ArrayGeometry, is_write, offset_bytes, length_bytes, failed_m
     mode = np.empty(n_host, dtype=np.int8)
     parity = np.empty(n_host, dtype=np.int64)
     stripes = np.empty(n_host, dtype=np.int64)
-    args = (geom.level, geom.layout_code, geom.n_members, geom.copies, geom.strip_bytes, isw, offs, lens, failed)
-    e64 = np.empty(0, np.int64)
-    count = _plan_kernel(*args, False, e64, np.empty(0, np.int32), e64, e64, np.empty(0, np.bool_),
-                         np.empty(0, np.int8), mode, parity, stripes)
-    o_host = np.empty(count, np.int64)
-    o_mem = np.empty(count, np.int32)
-    o_moff = np.empty(count, np.int64)
-    o_len = np.empty(count, np.int64)
-    o_w = np.empty(count, np.bool_)
-    o_ph = np.empty(count, np.int8)
-    filled = _plan_kernel(*args, True, o_host, o_mem, o_moff, o_len, o_w, o_ph, mode, parity, stripes)
-    assert filled == count
-    return MemberIOPlan(o_host, o_mem, o_moff, o_len, o_w, o_ph, mode, parity, stripes)
+    out = _plan_arrays(geom.level, geom.layout_code, geom.n_members, geom.copies, geom.strip_bytes, isw, offs, lens,
+                       failed, mode, parity, stripes)
+    return MemberIOPlan(*out, mode, parity, stripes)
