@@ -1,0 +1,25 @@
+"""sim.drive.distinct_sizes: the compiled pass over a batch's few member I/O sizes gives exactly
+np.unique's sorted keys and inverse, and hands many distinct sizes to np.unique itself."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nvsim.sim.drive import FEW_DISTINCT, distinct_sizes
+
+
+@settings(max_examples=200, deadline=None)
+@given(sizes=st.lists(st.integers(1, 300), min_size=0, max_size=400), seed=st.integers(0, 2**32 - 1))
+def test_same_as_numpy_unique(sizes, seed):
+    lengths = np.array(sizes, dtype=np.int64) * 4096
+    is_write = np.random.default_rng(seed).integers(0, 2, lengths.size).astype(bool)
+    values, inverse = distinct_sizes(lengths, is_write)
+    want_values, want_inverse = np.unique(lengths * 2 + is_write, return_inverse=True)
+    assert np.array_equal(values, want_values) and values.dtype == want_values.dtype
+    assert np.array_equal(inverse, want_inverse) and inverse.dtype == want_inverse.dtype
+
+
+def test_more_sizes_than_the_compiled_list_holds():
+    lengths = np.arange(1, 3 * FEW_DISTINCT, dtype=np.int64)[::-1] * 512
+    values, inverse = distinct_sizes(lengths, np.zeros(lengths.size, bool))
+    assert values.size == lengths.size and np.array_equal(values[inverse], lengths * 2)
