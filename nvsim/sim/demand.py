@@ -455,16 +455,22 @@ def _walk_add(st, h, m, off, ln, last_off, w, ph, n):
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
+def _sort_few(keys, count):
+    """``keys[:count]`` sorted in place by insertion (the few buckets one host I/O touched)."""
+    for a in range(1, count):
+        key, b = keys[a], a - 1
+        while b >= 0 and keys[b] > key:
+            keys[b + 1] = keys[b]
+            b -= 1
+        keys[b + 1] = key
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
 def _walk_flush(st):
     """The current host's runs out, bucket by bucket in key order, each bucket's in the order they
     started (``_flush_runs``); the buckets and runs cleared."""
     touched, c = st[18], st[17]
-    for a in range(1, c[2]):  # insertion sort of the (few) buckets touched
-        key, b = touched[a], a - 1
-        while b >= 0 and touched[b] > key:
-            touched[b + 1] = touched[b]
-            b -= 1
-        touched[b + 1] = key
+    _sort_few(touched, c[2])
     for a in range(c[2]):
         key = touched[a]
         r = st[13][key]
@@ -575,12 +581,7 @@ def _flush_runs(runs):
     """The current host's runs out, bucket by bucket in key order, each bucket's in the order
     they started; the buckets cleared."""
     head, size, nxt, b_first, b_last, b_page, out_head, out_size, touched, c = runs
-    for a in range(1, c[2]):  # insertion sort of the (few) buckets touched
-        key, b = touched[a], a - 1
-        while b >= 0 and touched[b] > key:
-            touched[b + 1] = touched[b]
-            b -= 1
-        touched[b + 1] = key
+    _sort_few(touched, c[2])
     for a in range(c[2]):
         key = touched[a]
         r = b_first[key]
