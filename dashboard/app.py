@@ -464,6 +464,14 @@ def poll_outputs(status: dict, kind: str) -> tuple:
 
 
 def _callbacks(app: Dash, catalog: Catalog, runner: EventRunner) -> None:
+    """The main page's callbacks, grouped by concern: the set-up, the event-mode run, the comparison."""
+    _setup_callbacks(app, catalog)
+    _simulation_callbacks(app, catalog, runner)
+    _compare_callbacks(app)
+
+
+def _setup_callbacks(app: Dash, catalog: Catalog) -> None:
+    """The controls: every change re-validates the set-up (fluid mode) and the page re-renders its answer."""
     control_inputs = [Input("platform", "value"), Input("drive", "value"), Input("drives", "value"),
                       Input("namespace-mode", "value"), Input("namespace-value", "value"), Input("level", "value"),
                       Input("strip", "value"), Input("engine", "value"), Input("workload", "value"),
@@ -488,6 +496,9 @@ def _callbacks(app: Dash, catalog: Catalog, runner: EventRunner) -> None:
     def _render(current, event):
         return render(current, event)
 
+
+def _simulation_callbacks(app: Dash, catalog: Catalog, runner: EventRunner) -> None:
+    """The event-mode run: the Simulate button starts a background job and the poll timer reports it."""
     @app.callback(Output("job", "data"), Output("poll", "disabled"), Output("simulate", "disabled"),
                   Output("sim-status", "children"), Output("sim-progress", "value"),
                   Input("simulate", "n_clicks"), State("current", "data"), State("sheets", "data"), prevent_initial_call=True)
@@ -509,6 +520,9 @@ def _callbacks(app: Dash, catalog: Catalog, runner: EventRunner) -> None:
     def _poll(_n, job):
         return poll_outputs(runner.poll((job or {}).get("id")), (job or {}).get("kind") or "setup")
 
+
+def _compare_callbacks(app: Dash) -> None:
+    """The comparison: add the answer shown to the list (or clear it) and draw the list as a table and a graph."""
     @app.callback(Output("compare", "data"), Output("add-note", "children"), Output("compare-note", "children"),
                   Input("add-compare", "n_clicks"), Input("clear-compare", "n_clicks"),
                   State("current", "data"), State("event", "data"), State("compare", "data"), prevent_initial_call=True)

@@ -346,6 +346,20 @@ _SHAPE_OPTIONS = {"bssplit": "mix", "bsrange": "mix", "read_iolog": "replay", "r
 
 
 def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any) -> tuple[FioJob, dict[str, Any]]:
+    """One job from its effective options (the globals in force, then its own section), in fio's order:
+    every option is taken in turn, later ones overriding earlier ones, then the job is validated.
+    Returns the job and its flags (``stonewall``, ``new_group``, the ``unmodelled`` option names)."""
+    draft = _JobDraft(section=section, path=path, kb_base=_kb_base(entries, path), name=section.name,
+                      data={"name": section.name})
+    for entry in entries:
+        _take_option(draft, entry)
+    if not draft.direct:
+        draft.flags["unmodelled"].add("direct")  # buffered I/O through the page cache: nvsim models O_DIRECT
+    return _finish_job(draft, catalog), draft.flags
+
+
+def _kb_base(entries: list[_Entry], path: str) -> int:
+    """fio's ``kb_base`` (1024 or 1000; the last one given wins), needed before any size is read."""
     kb_base = 1024
     for entry in entries:
         if entry.key == "kb_base":
@@ -353,127 +367,176 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
             if value not in ("1024", "1000"):
                 raise _error(entry, path, f"must be 1024 or 1000, got {value!r}")
             kb_base = int(value)
+    return kb_base
 
-    data: dict[str, Any] = {"name": section.name}
-    origin: dict[str, _Entry] = {}
-    bs: list[tuple[int, _Entry] | None] = [None, None, None]  # read, write, trim
-    rw = FIO_DEFAULT_RW
-    ioengine = FIO_DEFAULT_IOENGINE
-    size_percent = offset_percent = None
-    kept: dict[str, str | None] = {"filename": None, "cpus_allowed": None, "numa_cpu_nodes": None}
-    flags: dict[str, Any] = {"stonewall": False, "new_group": False, "unmodelled": set()}
-    direct = False
-    options: dict[str, str] = {}
-    pacing = _Pacing()
-    name = section.name
-    shape: dict[str, dict[str, _Entry]] = {"mix": {}, "replay": {}, "placement": {}}
-    extent: dict[str, int | None] = {}
 
-    for entry in entries:
-        options[entry.key] = entry.value if entry.value is not None else ""
-        key = entry.key
-        if key in MODELLED_OPTIONS and entry.value is not None and _substituted(key, entry.value):
-            raise _error(entry, path, f"an expression is read only in numeric options (fio expands ${{VARIABLES}} and "
-                                      f"$keywords everywhere, (arithmetic) in numbers; got {entry.value!r})")
-        if key == "rw":
-            rw = _parse_rw(entry, path)
-            data.pop("rw_skip_bytes", None)
-            data.pop("random_run_ios", None)
-            data.update(_parse_rw_modifier(entry, path, kb_base))
-            origin["rw"] = entry
-        elif key == "bs":
-            _apply_bs(bs, entry, path, kb_base)
-        elif key in ("iodepth", "numjobs", "rwmixread", "rwmixwrite", "iodepth_batch_submit", "iodepth_batch_complete_min"):
-            number = _parse_int(entry, path, kb_base)
-            if key == "rwmixwrite":
-                if not 0 <= number <= 100:
-                    raise _error(entry, path, f"must be 0 to 100, got {number}")
-                key, number = "rwmixread", 100 - number
-            data[key] = number
-            origin[key] = entry
-        elif key in ("size", "offset_increment"):
-            amount, percent = _parse_size(entry, path, kb_base, allow_percent=True)
-            if key == "size":
-                size_percent = percent
-                data["size"] = amount if amount else None  # fio: size=0 means the whole file
-            else:
-                offset_percent = percent
-                data["offset_increment"] = amount
-            origin[key] = entry
-        elif key == "offset":
-            zero = re.fullmatch(r"0+\s*%", entry.value or "")  # offset=0%: the start, as offset=0
-            data["offset"], offset_share = (0, None) if zero else _parse_size(entry, path, kb_base, allow_percent=True)
-            pacing.offset_percent = offset_share
-            origin[key] = entry
-        elif key in ("io_size", "loops"):
-            amount = _parse_int(entry, path, kb_base)
-            if amount < (1 if key == "loops" else 0):
-                raise _error(entry, path, f"must be at least 1, got {amount}")
-            extent[key] = amount or None
-        elif key in _SHAPE_OPTIONS:
-            shape[_SHAPE_OPTIONS[key]][key] = entry
-        elif key in ("runtime", "ramp_time"):
-            seconds = _parse_time(entry, path)
-            data[key] = (seconds or None) if key == "runtime" else seconds  # fio: runtime=0 is no limit
-            origin[key] = entry
-        elif key in ("time_based", *HOST_IO_FLAGS):
-            data[key] = _parse_flag(entry, path)
-            origin[key] = entry
-        elif key == "drive_state":
-            data["drive_state"] = _parse_drive_state(entry, path)
-            origin[key] = entry
-        elif key == "ioengine":
-            ioengine = _parse_ioengine(entry, path)
-            origin["ioengine"] = entry
-        elif key in kept:
-            kept[key] = _need_value(entry, path)
-        elif key in ("stonewall", "new_group"):
-            flags[key] = _parse_flag(entry, path)
-        elif key == "name":
-            if any(entry is own for own in section.entries):  # a name= in [global] gives way to the section name, as in fio
-                name = _need_value(entry, path)
-                origin["name"] = entry
-        elif key in ("direct", "buffered"):
-            value = _need_value(entry, path)
-            if value not in ("0", "1"):
-                raise _error(entry, path, f"must be 0 or 1, got {value!r}")
-            direct = (value == "1") == (key == "direct")
-        elif key in _Pacing.KEYS:
-            pacing.take(entry, path)
-        elif key in REFUSED_OPTIONS:
-            _refuse_option(entry, path, kb_base)
-        elif key == "kb_base" or key in UNDERSTOOD_WITHOUT_EFFECT:
-            pass
-        elif key.lower() in _KNOWN:
-            raise _error(entry, path, f"fio option names are case-sensitive; did you mean {key.lower()!r}?")
+@dataclass
+class _JobDraft:
+    """A job as its options are read, before it becomes a validated ``WorkloadSpec`` and ``FioJob``:
+    ``data`` is the spec's fields, ``origin`` the entry each field came from (to name the line of a
+    validation error), the rest what ``FioJob`` keeps beside the spec."""
+
+    section: _Section
+    path: str
+    kb_base: int
+    name: str
+    data: dict[str, Any]
+    origin: dict[str, _Entry] = field(default_factory=dict)
+    bs: list[tuple[int, _Entry] | None] = field(default_factory=lambda: [None, None, None])  # read, write, trim
+    rw: str = FIO_DEFAULT_RW
+    ioengine: str = FIO_DEFAULT_IOENGINE
+    size_percent: float | None = None
+    offset_percent: float | None = None
+    kept: dict[str, str | None] = field(default_factory=lambda: {"filename": None, "cpus_allowed": None, "numa_cpu_nodes": None})
+    flags: dict[str, Any] = field(default_factory=lambda: {"stonewall": False, "new_group": False, "unmodelled": set()})
+    direct: bool = False
+    options: dict[str, str] = field(default_factory=dict)
+    pacing: _Pacing = field(default_factory=lambda: _Pacing())
+    shape: dict[str, dict[str, _Entry]] = field(default_factory=lambda: {"mix": {}, "replay": {}, "placement": {}})
+    extent: dict[str, int | None] = field(default_factory=dict)
+
+
+def _take_option(draft: _JobDraft, entry: _Entry) -> None:
+    """Take one option into the draft; the handlers are tried in a fixed order and the first that
+    knows the option takes it (an option no handler knows is collected as unmodelled)."""
+    draft.options[entry.key] = entry.value if entry.value is not None else ""
+    if entry.key in MODELLED_OPTIONS and entry.value is not None and _substituted(entry.key, entry.value):
+        raise _error(entry, draft.path, f"an expression is read only in numeric options (fio expands ${{VARIABLES}} and "
+                                        f"$keywords everywhere, (arithmetic) in numbers; got {entry.value!r})")
+    if not (_take_amount_option(draft, entry) or _take_run_option(draft, entry)):
+        _take_job_option(draft, entry)
+
+
+def _take_amount_option(draft: _JobDraft, entry: _Entry) -> bool:
+    """The direction, block size, counts and extents of the I/O (``rw``, ``bs``, ``iodepth``, ``size``,
+    ``offset``, ``io_size`` ...); False when the option is none of these."""
+    key, path, kb_base, data = entry.key, draft.path, draft.kb_base, draft.data
+    if key == "rw":
+        draft.rw = _parse_rw(entry, path)
+        data.pop("rw_skip_bytes", None)
+        data.pop("random_run_ios", None)
+        data.update(_parse_rw_modifier(entry, path, kb_base))
+        draft.origin["rw"] = entry
+    elif key == "bs":
+        _apply_bs(draft.bs, entry, path, kb_base)
+    elif key in ("iodepth", "numjobs", "rwmixread", "rwmixwrite", "iodepth_batch_submit", "iodepth_batch_complete_min"):
+        number = _parse_int(entry, path, kb_base)
+        if key == "rwmixwrite":
+            if not 0 <= number <= 100:
+                raise _error(entry, path, f"must be 0 to 100, got {number}")
+            key, number = "rwmixread", 100 - number
+        data[key] = number
+        draft.origin[key] = entry
+    elif key in ("size", "offset_increment"):
+        amount, percent = _parse_size(entry, path, kb_base, allow_percent=True)
+        if key == "size":
+            draft.size_percent = percent
+            data["size"] = amount if amount else None  # fio: size=0 means the whole file
         else:
-            flags["unmodelled"].add(key)
-    if not direct:
-        flags["unmodelled"].add("direct")  # buffered I/O through the page cache: nvsim models O_DIRECT
+            draft.offset_percent = percent
+            data["offset_increment"] = amount
+        draft.origin[key] = entry
+    elif key == "offset":
+        zero = re.fullmatch(r"0+\s*%", entry.value or "")  # offset=0%: the start, as offset=0
+        data["offset"], offset_share = (0, None) if zero else _parse_size(entry, path, kb_base, allow_percent=True)
+        draft.pacing.offset_percent = offset_share
+        draft.origin[key] = entry
+    elif key in ("io_size", "loops"):
+        amount = _parse_int(entry, path, kb_base)
+        if amount < (1 if key == "loops" else 0):
+            raise _error(entry, path, f"must be at least 1, got {amount}")
+        draft.extent[key] = amount or None
+    else:
+        return False
+    return True
 
-    data["name"] = name
-    trim = rw if rw in FIO_RW_TRIM else None
-    rw = _TRIM_SHAPE.get(rw, rw)  # a trim job's offsets are a write job's (nvsim.fio_trim)
-    data["rw"] = rw
-    data["ioengine"] = ioengine
-    mix, trace = _shape(data, bs, shape["mix"], shape["replay"], shape["placement"], origin, section, path, kb_base)
-    try:
-        workload = WorkloadSpec.model_validate(data, context={"catalog": catalog})
-    except ValidationError as exc:
-        problem = from_validation_error(exc, WorkloadSpec)
-        entry = origin.get(problem.field.split(".")[0])
-        where = f"{path} line {entry.line if entry else section.line}"
-        label = entry.written if entry else problem.field
-        raise InputError(label, f"{problem.message} (job [{section.name}])", source=where) from None
-    job = FioJob(name=name, workload=workload, group=0, filename=kept["filename"], size_percent=size_percent,
-                 offset_increment_percent=offset_percent, options=options, phase=0,
-                 cpus_allowed=kept["cpus_allowed"], numa_cpu_nodes=kept["numa_cpu_nodes"], line=section.line,
+
+def _take_run_option(draft: _JobDraft, entry: _Entry) -> bool:
+    """How the job runs: the block-size mix, trace replay and placement options, its times, host I/O
+    flags, drive state and ioengine; False when the option is none of these."""
+    key, path = entry.key, draft.path
+    if key in _SHAPE_OPTIONS:
+        draft.shape[_SHAPE_OPTIONS[key]][key] = entry
+    elif key in ("runtime", "ramp_time"):
+        seconds = _parse_time(entry, path)
+        draft.data[key] = (seconds or None) if key == "runtime" else seconds  # fio: runtime=0 is no limit
+        draft.origin[key] = entry
+    elif key in ("time_based", *HOST_IO_FLAGS):
+        draft.data[key] = _parse_flag(entry, path)
+        draft.origin[key] = entry
+    elif key == "drive_state":
+        draft.data["drive_state"] = _parse_drive_state(entry, path)
+        draft.origin[key] = entry
+    elif key == "ioengine":
+        draft.ioengine = _parse_ioengine(entry, path)
+        draft.origin["ioengine"] = entry
+    else:
+        return False
+    return True
+
+
+def _take_job_option(draft: _JobDraft, entry: _Entry) -> None:
+    """Every other option: those kept as written, grouping flags, the job's name, O_DIRECT, pacing;
+    refused options raise, misspelt case is named, an option fio has but nvsim does not model is
+    collected."""
+    key, path = entry.key, draft.path
+    if key in draft.kept:
+        draft.kept[key] = _need_value(entry, path)
+    elif key in ("stonewall", "new_group"):
+        draft.flags[key] = _parse_flag(entry, path)
+    elif key == "name":
+        if any(entry is own for own in draft.section.entries):  # a name= in [global] gives way to the section name, as in fio
+            draft.name = _need_value(entry, path)
+            draft.origin["name"] = entry
+    elif key in ("direct", "buffered"):
+        value = _need_value(entry, path)
+        if value not in ("0", "1"):
+            raise _error(entry, path, f"must be 0 or 1, got {value!r}")
+        draft.direct = (value == "1") == (key == "direct")
+    elif key in _Pacing.KEYS:
+        draft.pacing.take(entry, path)
+    elif key in REFUSED_OPTIONS:
+        _refuse_option(entry, path, draft.kb_base)
+    elif key == "kb_base" or key in UNDERSTOOD_WITHOUT_EFFECT:
+        pass
+    elif key.lower() in _KNOWN:
+        raise _error(entry, path, f"fio option names are case-sensitive; did you mean {key.lower()!r}?")
+    else:
+        draft.flags["unmodelled"].add(key)
+
+
+def _finish_job(draft: _JobDraft, catalog: Any) -> FioJob:
+    """The draft as a ``FioJob``: its spec validated, then pacing and any replayed trace applied."""
+    section, path, data = draft.section, draft.path, draft.data
+    data["name"] = draft.name
+    trim = draft.rw if draft.rw in FIO_RW_TRIM else None
+    data["rw"] = _TRIM_SHAPE.get(draft.rw, draft.rw)  # a trim job's offsets are a write job's (nvsim.fio_trim)
+    data["ioengine"] = draft.ioengine
+    shape = draft.shape
+    mix, trace = _shape(data, draft.bs, shape["mix"], shape["replay"], shape["placement"], draft.origin, section, path,
+                        draft.kb_base)
+    workload = _validated_workload(draft, catalog)
+    job = FioJob(name=draft.name, workload=workload, group=0, filename=draft.kept["filename"], size_percent=draft.size_percent,
+                 offset_increment_percent=draft.offset_percent, options=draft.options, phase=0,
+                 cpus_allowed=draft.kept["cpus_allowed"], numa_cpu_nodes=draft.kept["numa_cpu_nodes"], line=section.line,
                  job_options={e.key: e.value if e.value is not None else "" for e in section.entries}, bs_mix=mix,
-                 io_size_bytes=extent.get("io_size"), loops=extent.get("loops") or 1, trim=trim)
-    job = pacing.apply(job, section.name, path, kb_base)
+                 io_size_bytes=draft.extent.get("io_size"), loops=draft.extent.get("loops") or 1, trim=trim)
+    job = draft.pacing.apply(job, section.name, path, draft.kb_base)
     if trace is not None:
         job = _with_trace(job, trace, shape["replay"], path)
-    return job, flags
+    return job
+
+
+def _validated_workload(draft: _JobDraft, catalog: Any) -> WorkloadSpec:
+    """The draft's ``WorkloadSpec``; a validation error names the option's line (or the section's) and the job."""
+    try:
+        return WorkloadSpec.model_validate(draft.data, context={"catalog": catalog})
+    except ValidationError as exc:
+        problem = from_validation_error(exc, WorkloadSpec)
+        entry = draft.origin.get(problem.field.split(".")[0])
+        where = f"{draft.path} line {entry.line if entry else draft.section.line}"
+        label = entry.written if entry else problem.field
+        raise InputError(label, f"{problem.message} (job [{draft.section.name}])", source=where) from None
 
 
 @dataclass
