@@ -18,7 +18,7 @@ from dash import Dash, Input, Output, State, dcc, html
 from nvsim.errors import InputError
 from nvsim.plan import run_plan
 from nvsim.plan_answer import performance
-from nvsim.plan_output import stages_text
+from nvsim.plan_output import si_text, stages_text
 from nvsim.plan_spec import PlanSpec
 
 EXAMPLE = """\
@@ -70,15 +70,6 @@ def plan_from_text(text: str, workers: int = 1) -> dict:
     return {"result": result.as_dict(), "spec": result.spec}
 
 
-def _si(value) -> str:
-    if value is None:
-        return "-"
-    for factor, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "K")):
-        if abs(value) >= factor:
-            return f"{value / factor:.3g}{prefix}"
-    return f"{value:.3g}"
-
-
 def ranked_table(answer: dict, limit: int = 20) -> html.Table:
     """The ranked candidates: set-up, usable bytes, price, power, each workload's IOPS, margins."""
     rows = answer["ranked"][:limit]
@@ -89,8 +80,8 @@ def ranked_table(answer: dict, limit: int = 20) -> html.Table:
     for r in rows:
         margins = ", ".join(f"{k} {v:+.0%}" for k, v in r["margins"].items())
         cells = [r["rank"], f"{r['drives']}x {r['drive']} RAID{r['level']} {r['strip_bytes'] // 1024}K {r['engine']} {r['platform']}",
-                 _si(r["usable_bytes"]), _si(r.get("price_usd")), _si(r.get("power_w")),
-                 *(_si(r["workloads"][n][rate[n][0]]) for n in names), margins, r["event"]]
+                 si_text(r["usable_bytes"]), si_text(r.get("price_usd")), si_text(r.get("power_w")),
+                 *(si_text(r["workloads"][n][rate[n][0]]) for n in names), margins, r["event"]]
         body.append(html.Tr([html.Td(str(c)) for c in cells]))
     return html.Table(className="table", id="plan-ranked-table",
                       children=[html.Thead(html.Tr([html.Th(h) for h in head])), html.Tbody(body)])

@@ -118,7 +118,8 @@ def write_outputs(result: PlanResult, out: Path) -> list[Path]:
     return [path for path, _ in files]
 
 
-def _si(value, unit: str = "") -> str:
+def si_text(value, unit: str = "") -> str:
+    """Three significant digits with an SI prefix (K, M, G, T): the plan tables' cells; "-" for none."""
     if value is None:
         return "-"
     for factor, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "K")):
@@ -148,8 +149,8 @@ def print_plan(console: Console, result: PlanResult, written: list[Path]) -> Non
         rows.append((str(r["rank"]), f"{r['drives']}x {r['drive']} RAID{r['level']} {r['strip_bytes'] // 1024}K "
                                      f"{r['engine']} {r['platform']}" + (f" op{r['overprovisioning']:.0%}" if r["overprovisioning"] else "")
                      + (f" +{r['hot_spares']} spare" if r["hot_spares"] else ""),
-                     _si(r["usable_bytes"], "B"), _si(r.get("price_usd")), _si(r.get("power_w")),
-                     *(_si(r["workloads"][n][rate[n][0]]) for n in names), f"{least[0]} {least[1]:+.0%}", r["event"]))
+                     si_text(r["usable_bytes"], "B"), si_text(r.get("price_usd")), si_text(r.get("power_w")),
+                     *(si_text(r["workloads"][n][rate[n][0]]) for n in names), f"{least[0]} {least[1]:+.0%}", r["event"]))
     print_grid(console, Grid("Ranked candidates", headers, (True, False) + (True,) * (len(headers) - 4) + (False, False), tuple(rows)))
     if result.families:
         print_grid(console, Grid("Rejected families (engine x RAID level x drive): the closest candidate's miss",
@@ -161,4 +162,4 @@ def print_plan(console: Console, result: PlanResult, written: list[Path]) -> Non
     console.print(f"wrote {len(written)} files under {written[0].parent if written else '-'}", markup=False)
 
 
-__all__ = ["write_outputs", "print_plan", "ranking_rows", "pareto_html", "has_plotly", "check_outputs", "output_paths", "stages_text"]
+__all__ = ["write_outputs", "print_plan", "ranking_rows", "pareto_html", "has_plotly", "check_outputs", "output_paths", "stages_text", "si_text"]
