@@ -387,7 +387,7 @@ def calibrate(
                 now, used = values[name]
                 console.print(f"{name} = {now:.4g} (in use: {used:.4g}; {fit.where})")
         console.print(f"  fitted on {', '.join(fit.published_ids)}: {fit.why}")
-    console.print(f"{sum(len(f.parameters) for f in nvsim.published.ENGINE_FITS) + 1} fitted parameters in all")
+    console.print(f"{nvsim.published.fitted_parameter_count()} fitted parameters in all")
     if write:
         for path in nvsim.calibrate.write_fitted(values):
             console.print(f"wrote {path}")

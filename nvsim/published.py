@@ -199,6 +199,12 @@ DECLARED_FITS: tuple[DeclaredFit, ...] = (SSD_FIT,) + tuple(
     for fit in FAMILY_FITS if fit.family != "kioxia-cm7" or fit.parameter != "program_suspend_us"
 )
 
+def fitted_parameter_count() -> int:
+    """Every declared fitted value once: each ``DeclaredFit`` names its entry, then its parameters
+    separated by ", " (the KIOXIA CM7 family's program_suspend_us is SSD_FIT itself)."""
+    return sum(len(fit.parameter.split(" ", 1)[1].split(", ")) for fit in DECLARED_FITS)
+
+
 SOURCE_OF_DIR = {G6: "seed-000", G5: "seed-004", XI: "seed-001", "kioxia-cm7-namespace": "seed-002", MY: "seed-003",
                  "host-io-paths": "axboe2019-io-uring", "qlc-raid5-rebuild": "solidigm-xinnor-rebuild-2025"}
 """The brief (shared/seeds source key) each scenario directory's published numbers come from."""
@@ -210,4 +216,4 @@ def fitted_ids() -> frozenset[str]:
 
 
 __all__ = ["Tolerance", "PublishedNumber", "PublishedFile", "load_published", "published_files", "SCENARIOS_DIR",
-           "DeclaredFit", "EngineFit", "FamilyFit", "FAMILY_FITS", "SSD_FIT", "ENGINE_FITS", "DECLARED_FITS", "SOURCE_OF_DIR", "fitted_ids"]
+           "DeclaredFit", "EngineFit", "FamilyFit", "FAMILY_FITS", "SSD_FIT", "ENGINE_FITS", "DECLARED_FITS", "SOURCE_OF_DIR", "fitted_ids", "fitted_parameter_count"]

@@ -6,6 +6,7 @@ import yaml
 
 from nvsim.catalog import DEFAULT_CATALOG_DIR, Catalog, iter_cited, load_catalog
 from nvsim.errors import InputError
+from nvsim.published import fitted_parameter_count
 from nvsim.specs import DriveSpec, PlatformSpec
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -130,6 +131,14 @@ def test_no_catalog_entry_has_more_than_four_fitted_numbers():
         if fitted > MAX_FITTED_PER_ENTRY:
             crowded[path.name] = fitted
     assert crowded == {}
+
+
+def test_every_fitted_value_in_models_is_a_declared_fit():
+    """`nvsim calibrate` prints the declared fits' count: it is the number of ``basis: fitted``
+    values in models/ (a fit added to models/ without its declaration, or the reverse, fails)."""
+    in_models = sum(len(re.findall(r"basis:\s*fitted\b", path.read_text()))
+                    for path in DEFAULT_CATALOG_DIR.glob("*/*.yaml"))
+    assert fitted_parameter_count() == in_models
 
 
 def test_the_fit_count_rule_reads_what_calibrate_writes(tmp_path):
