@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from nvsim.scenario import parse_scenario
 from nvsim.sim.event import simulate_event
+from nvsim.sim.foreground import NETWORK_SAMPLE_IOS, network_sample
 from nvsim.sim.fluid import exact_mix, expected_max_gamma, sample_batches, simulate_fluid, unloaded_latency_s
 from nvsim.sim.system import ArraySystem
 
@@ -121,3 +122,13 @@ def test_exact_mix_holds_the_read_share_and_keeps_other_draws(n, f, seed, p):
     else:
         assert np.array_equal(out, drawn)
     assert not math.isnan(float(out.mean()))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 7])
+def test_network_sample_holds_the_mix_like_the_fluid_sample(catalog, seed):
+    """The mixed solve's sample (degraded, rebuilding and OLTP states) carries the workload's
+    write share exactly, as the steady fluid mode's does: 1,024 Bernoulli draws alone miss it."""
+    system = example(catalog, "64k", MIX)
+    batches = network_sample(system, seed)
+    writes = int(sum(int(b.is_write.sum()) for b in batches))
+    assert writes == round(0.3 * NETWORK_SAMPLE_IOS)
