@@ -30,6 +30,7 @@ from typing import Literal
 from .catalog import Catalog, default_catalog
 from .errors import InputError, suggestion_text
 from .links import drive_link
+from .platform import PlatformModel
 from .scenario import load_scenario
 from .sim import ArraySystem, SimResult, Utilisation, simulate_event, simulate_fluid
 from .sim.drive_load import ftl_load
@@ -266,13 +267,15 @@ class EventWindow:
 
 
 def _run_drive(sim: Simulation, fidelity: str, seed: int | None, window: EventWindow) -> Result:
-    """One drive used directly: the SSD model's steady state on the platform's drive link."""
+    """One drive used directly: the SSD model's steady state on the platform's drive link, bounded
+    by the job's queue (Little's law) and its cores' host-path CPU."""
     scenario, catalog = sim.scenario, sim.catalog
     drive = catalog.drives[scenario.array.drive]
     link = drive_link(drive, catalog.platforms[scenario.platform], catalog, scenario.topology, 1)  # bay or slot
     model = SsdModel.from_drive(drive, scenario.array.namespace_bytes)
     model = model.with_load(ftl_load(sim.workload, sim.workload.size or model.namespace_bytes))  # skew, trims, state
-    prediction = model.predict(sim.workload, link)
+    host = PlatformModel(catalog.platforms[scenario.platform], scenario.placement, 1, catalog)
+    prediction = model.predict(sim.workload, link, host.host_io_cpu_s(sim.workload.ioengine, sim.workload.bs))
     return _record(sim, drive=prediction)
 
 

@@ -14,9 +14,11 @@ Pool time per I/O (seconds of the whole pool, i.e. die-seconds / nand_dies):
   happens with probability rho_w = the pool share of writes.
 Mixed, with read fraction f and total rate X:  X [f u_r + (1-f) u_w] + s f (1-f) X^2 u_w = 1.
 
-The queue depth is taken as deep enough to saturate the tightest resource (true for every KIOXIA
-brief workload by Little's law at the published rates); latency and queueing belong to the
-discrete-event drive that will reuse ``SsdParameters``.
+The job's own limits bound it too (``SsdModel.loop_limits``): Little's law on its numjobs x iodepth
+I/Os in flight over the unloaded latency (the drive's QD1 latency, the link transfer and the host
+path's CPU), and each job's core. Every KIOXIA brief and drive-family workload is deep enough for
+the drive's resources to set the rate; at QD1 the latency does. Queueing and latency percentiles
+belong to the array simulator (nvsim.sim), which reuses ``SsdParameters``.
 """
 
 from __future__ import annotations
@@ -139,8 +141,30 @@ class SsdModel:
         per_io = max(f * r_up + (1 - f) * w_up, f * r_down + (1 - f) * w_down)
         return link.usable_bytes_per_s() / per_io
 
-    def predict(self, workload: WorkloadSpec, link: PcieLink) -> DrivePrediction:
+    def unloaded_latency_s(self, workload: WorkloadSpec, link: PcieLink, host_cpu_s: float = 0.0) -> float:
+        """Mean latency of one I/O with nothing queued: the drive's QD1 latency (datasheet) of its
+        direction, the data's transfer over the link, and the host path's CPU per I/O."""
+        f = workload.read_fraction
+        drive_s = 1e-6 * (f * self.params.read_latency_us + (1 - f) * self.params.write_latency_us)
+        return drive_s + workload.bs / link.usable_bytes_per_s() + host_cpu_s
+
+    def loop_limits(self, workload: WorkloadSpec, link: PcieLink, host_cpu_s: float) -> tuple[tuple[str, float], ...]:
+        """The job's own limits: Little's law on its ``numjobs x iodepth`` I/Os in flight over the
+        unloaded latency (a queue too shallow to keep the pool busy), and, with ``host_cpu_s``,
+        each job's core (one I/O at a time of submit and complete CPU)."""
+        w = workload
+        in_flight = w.numjobs * w.iodepth
+        out = ((f"I/Os in flight ({in_flight} = {w.numjobs} jobs x QD{w.iodepth})",
+                in_flight / self.unloaded_latency_s(w, link, host_cpu_s)),)
+        if host_cpu_s > 0:
+            out += ((f"host cores ({w.numjobs} job CPUs)", w.numjobs / host_cpu_s),)
+        return out
+
+    def predict(self, workload: WorkloadSpec, link: PcieLink, host_cpu_s: float = 0.0) -> DrivePrediction:
+        """The workload's steady rate: the least of the die pool, the link and the job's own
+        limits (``loop_limits``); a deep enough queue leaves the drive's resources to set it."""
         limits = (("NAND die pool", self.nand_iops(workload)), (f"drive link {link.name}", self.link_iops(workload, link)))
+        limits += self.loop_limits(workload, link, host_cpu_s)
         name, total = min(limits, key=lambda item: item[1])
         f = workload.read_fraction
         reads, writes = total * f, total * (1 - f)

@@ -120,3 +120,33 @@ def test_scenarios_load_with_five_workloads(catalog):
     for name in ("scenario.yaml", "cm7r-7.68-ns6.4.yaml", "cm7v-6.4-ns6.4.yaml"):
         s = load_scenario(KIOXIA / name, catalog)
         assert len(s.workloads) == 5 and s.array.drives == 1 and s.array.engine == "none"
+
+
+def test_one_io_in_flight_is_set_by_the_unloaded_latency(catalog):
+    """QD1, one job: Little's law -- one I/O per unloaded latency (the drive's QD1 latency, the
+    link transfer, the host path's CPU), far below the die pool's rate."""
+    drive = catalog.drives["kioxia-cm7-r-7.68tb"]
+    model, link = SsdModel.from_drive(drive), _link(catalog, drive.name)
+    w = WorkloadSpec(name="qd1", rw="randread", bs=4096, iodepth=1, numjobs=1)
+    host_s = 2e-6
+    p = model.predict(w, link, host_s)
+    latency_s = drive.read_latency_us.value * 1e-6 + 4096 / link.usable_bytes_per_s() + host_s
+    assert p.total_iops == pytest.approx(1.0 / latency_s, rel=1e-9)
+    assert p.limited_by.startswith("I/Os in flight (1 = 1 jobs x QD1)")
+    assert p.total_iops < 0.05 * model.nand_iops(w)
+
+
+@pytest.mark.parametrize("rw", ["randread", "randwrite", "randrw", "read"])
+def test_rate_grows_with_the_queue_up_to_the_drives_own_limit(catalog, rw):
+    """Law: more I/Os in flight never lower the rate, which never exceeds the die pool's and the
+    link's, and reaches it once the queue is deep (QD4096)."""
+    drive = catalog.drives["kioxia-cm7-v-6.4tb"]
+    model, link = SsdModel.from_drive(drive), _link(catalog, drive.name)
+    rates = []
+    for depth in (1, 2, 4, 8, 16, 32, 64, 128, 256, 4096):
+        w = WorkloadSpec(name="q", rw=rw, bs=4096 if rw.startswith("rand") else 131072, iodepth=depth, numjobs=4)
+        rates.append(model.predict(w, link, 1e-6).total_iops)
+    drive_limit = min(model.nand_iops(w), model.link_iops(w, link))
+    assert all(b >= a for a, b in zip(rates, rates[1:]))
+    assert max(rates) <= drive_limit * (1 + 1e-12)
+    assert rates[-1] == pytest.approx(drive_limit, rel=1e-12)
