@@ -67,6 +67,7 @@ class HostIoBatch:
     op_die_s: np.ndarray
     op_link_s: np.ndarray
     op_bytes: np.ndarray
+    op_pieces: np.ndarray  # int64: NAND units each member I/O occupies at once (``DriveTiming.pieces_of``)
     op_runs: np.ndarray | None = None  # first member I/O of each (host I/O, phase) run (see ``phase_runs``)
     _totals: dict | None = None
     nand_write_share: float | None = None  # share of NAND time programming the batch was priced with
@@ -788,7 +789,8 @@ def host_io_batch(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np
         memory_s=work.memory_bytes / model.memory_bytes_per_s,
         is_write=is_write,
         op_start=op_start, op_runs=runs, op_drive=work.member.astype(np.int64), op_is_write=work.is_write,
-        op_phase=work.phase, op_die_s=die, op_link_s=link, op_bytes=lengths, nand_write_share=write_share,
+        op_phase=work.phase, op_die_s=die, op_link_s=link, op_bytes=lengths, op_pieces=model.drive.pieces_of(lengths),
+        nand_write_share=write_share,
     )
 
 
@@ -852,7 +854,7 @@ def rebuild_batch(model: ArrayModel, target: int, member_offsets: np.ndarray, st
         device_bw_s=zeros.copy(), device_down_s=down, device_up_s=up,
         memory_s=work.memory_bytes / model.memory_bytes_per_s, is_write=np.ones(n, dtype=bool),
         op_start=op_start, op_drive=plan.member.astype(np.int64), op_is_write=plan.is_write, op_phase=plan.phase,
-        op_die_s=die, op_link_s=link, op_bytes=plan.length_bytes)
+        op_die_s=die, op_link_s=link, op_bytes=plan.length_bytes, op_pieces=model.drive.pieces_of(plan.length_bytes))
 
 
 __all__ = ["HostIoBatch", "host_io_batch", "rebuild_batch", "switch_uplink_s", "plan_host_ios", "phase_runs", "nand_write_share"]

@@ -28,6 +28,12 @@ class DriveTiming:
     (``read_service_iops x read_latency / 2``), so that one read's unit time stays a part of its
     QD1 latency on drives whose controller, not their dies, sets the random-read rate. The pool's
     capacity (units / unit time) is the SSD model's either way.
+
+    A member I/O larger than the drive's indirection unit is spread over the dies: the FTL places
+    consecutive IUs on different dies (its write frontier stripes them), so the controller reads
+    or programs them in parallel. It occupies ``pieces_of`` units at once, each for its unit time
+    over their count: the pool's load is unchanged, and a large I/O at a shallow queue takes its
+    share of the pool's bandwidth instead of one unit's (a 512 KiB read on one unit took 1.8 ms).
     """
 
     def __init__(self, ssd: SsdModel, link: PcieLink):
@@ -47,6 +53,11 @@ class DriveTiming:
         if is_write:
             return self.ssd.write_pool_s(length_bytes, random) * self.units
         return self.ssd.read_pool_s(length_bytes, random) * self.units
+
+    def pieces_of(self, lengths: np.ndarray) -> np.ndarray:
+        """Units each member I/O occupies at once: its indirection units, at most the pool's."""
+        iu = self.ssd.params.indirection_unit_bytes
+        return np.clip(-(-np.asarray(lengths, dtype=np.int64) // iu), 1, self.units)
 
     def link_s(self, length_bytes: int, is_write: bool) -> float:
         """Seconds the data direction of the drive link is busy (reads: to host; writes: to drive)."""

@@ -155,7 +155,7 @@ def run_latency_s(system: ArraySystem, b: HostIoBatch, runs: np.ndarray, fork_jo
     """
     drive = system.drive
     reads = ~b.op_is_write
-    read_die = b.op_die_s * reads
+    read_die = b.op_die_s / b.op_pieces * reads  # a member I/O's pieces run on as many dies at once
     op_time = b.op_link_s + np.where(reads, read_die + drive.read_fixed_s, drive.write_fixed_s)
     slowest = np.maximum.reduceat(op_time, runs)
     if not fork_join or len(runs) == len(op_time):  # means only, or one member I/O a run

@@ -42,7 +42,8 @@ def piece_latency_s(system: ArraySystem, batches: list[HostIoBatch], pieces: flo
     """One md request's (chunk piece's) unloaded latency through the barrier: its share of the
     lock hold and a member I/O."""
     rfix, wfix = system.drive.read_fixed_s, system.drive.write_fixed_s
-    ops = np.concatenate([np.where(b.op_is_write, b.op_link_s + wfix, b.op_die_s + b.op_link_s + rfix) for b in batches])
+    ops = np.concatenate([np.where(b.op_is_write, b.op_link_s + wfix, b.op_die_s / b.op_pieces + b.op_link_s + rfix)
+                          for b in batches])
     lock = float(np.mean(np.concatenate([b.lock_s for b in batches])))
     return (float(ops.mean()) if ops.size else 0.0) + lock / max(pieces, 1.0)
 

@@ -99,13 +99,30 @@ def test_member_phase_books_the_phase_asked_for_and_returns_the_last_finish(cata
     system = small_system(catalog)
     servers = ArrayServers(system)
     # two reads (phase 0) on drives 0 and 1, a write (phase 1) on drive 2
-    ops = ([0, 1, 2], [False, False, True], [0, 0, 1], [10e-6, 20e-6, 30e-6], [1e-6, 1e-6, 2e-6])
+    ops = ([0, 1, 2], [False, False, True], [0, 0, 1], [10e-6, 20e-6, 30e-6], [1e-6, 1e-6, 2e-6], [1, 1, 1])
     finish = servers.member_phase(ops, 0, 3, 0, 0.0)
     assert finish == pytest.approx(1e-6 + 20e-6 + system.drive.read_fixed_s)
     assert servers.link_down[2].busy == 0.0 and servers.nand[1].busy == 20e-6
     finish = servers.member_phase(ops, 0, 3, 1, 0.0)
     assert servers.link_down[2].busy == 2e-6
     assert finish == pytest.approx(max(2e-6 + system.drive.write_fixed_s, 2e-6))
+
+
+def test_a_member_io_over_several_ius_runs_on_as_many_units_at_once(catalog):
+    """A read spread over 4 units of an idle pool is done a quarter of its unit time after its
+    link transfer; the pool is as busy as with one unit (its load is unchanged); a second read
+    spread over every unit of a busy pool waits for them."""
+    system = small_system(catalog)
+    servers = ArrayServers(system)
+    units = system.drive.units
+    assert units >= 4
+    ops = ([0, 0], [False, False], [1, 1], [40e-6, 40e-6 * units], [1e-6, 1e-6], [4, units])
+    finish = servers.member_phase(ops, 0, 1, 1, 0.0)
+    assert finish == pytest.approx(1e-6 + 10e-6 + system.drive.read_fixed_s)
+    assert servers.nand[0].busy == pytest.approx(40e-6)
+    finish = servers.member_phase(ops, 1, 2, 1, 0.0)  # 4 of its 40 us pieces wait for the 4 busy units
+    assert finish == pytest.approx(1e-6 + 10e-6 + 40e-6 + system.drive.read_fixed_s)
+    assert servers.nand[0].busy == pytest.approx(40e-6 * (1 + units))
 
 
 # -- rows ---------------------------------------------------------------------------------------------

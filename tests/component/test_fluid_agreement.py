@@ -34,14 +34,14 @@ def example(catalog, strip: str, workload: dict):
     return ArraySystem(spec, spec.workloads[0], catalog)
 
 
-SCAN = {"rw": "read", "bs": "1m", "numjobs": 32, "iodepth": 8}
+SCAN = {"rw": "read", "bs": "1m", "numjobs": 4, "iodepth": 1}
 MIX = {"rw": "randrw", "bs": "8k", "rwmixread": 70, "numjobs": 64, "iodepth": 16}
 
 
 def test_wide_strip_scan_fluid_within_5_percent_of_event_mode(catalog):
-    """A 1 MiB read at a 512 KiB strip is two member reads; the closed loop (256 in flight) sets
+    """A 1 MiB read at a 512 KiB strip is two member reads; the closed loop (4 in flight) sets
     the rate, and each read waits for the slower of the two. Without the fork-join term the fluid
-    mode was 14% above the event mode."""
+    mode was 14% above the event mode (at 256 in flight, when a member read took one NAND unit)."""
     system = example(catalog, "512KiB", SCAN)
     fluid = simulate_fluid(system)
     assert fluid.limited_by.startswith("I/Os in flight")
@@ -52,15 +52,16 @@ def test_wide_strip_scan_fluid_within_5_percent_of_event_mode(catalog):
 def test_fork_join_lowers_the_closed_loop_rate_by_the_expected_maximum(catalog):
     """The fluid rate of the loop-bound scan is N / R0, and R0 holds the expected slowest of a
     host I/O's two member reads: 0.167 x the NAND time above the latency of mean times (the
-    maximum of two gammas of cv 0.3: 1.166 by 200,000 draws), which is most of R0."""
+    maximum of two gammas of cv 0.3: 1.166 by 200,000 draws). A member read's NAND time is its
+    unit time over the units it runs on at once (``op_pieces``)."""
     system = example(catalog, "512KiB", SCAN)
     batch = sample_batches(system, 1)[0]
     fluid = simulate_fluid(system)
     assert np.all(np.diff(batch.op_start) == 2)  # two member reads a host I/O, alike
-    die_s = float(batch.op_die_s.max())
+    die_s = float((batch.op_die_s / batch.op_pieces).max())
     r0_s = SCAN["numjobs"] * SCAN["iodepth"] / fluid.total_iops
     r0_means_s = unloaded_latency_s(system, [batch], fork_join=False)
-    assert die_s > 0.8 * r0_means_s  # the NAND time is most of the latency: the term matters
+    assert die_s > 0.25 * r0_means_s  # the NAND time is a good part of the latency: the term shows
     assert r0_s - r0_means_s == pytest.approx(0.166 * die_s, rel=0.02)
 
 

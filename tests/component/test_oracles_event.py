@@ -48,7 +48,7 @@ def closed_loop(slots: int, units: int, die_s: float, warm_s: float, end_s: floa
     env = simpy.Environment()
     servers = OneDriveServers(units, read_fixed_s)
     run = Run(env, servers, warm_s)
-    ops = MemberOps([0], [False], [1], [die_s], [0.0])
+    ops = MemberOps([0], [False], [1], [die_s], [0.0], [1])
     threads = [Server(1) for _ in range(cores)]
     for i in range(slots):
         queue = JobQueue(lambda: ([read_row(submit_s, complete_s)] * 64, ops))

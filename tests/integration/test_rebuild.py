@@ -434,16 +434,16 @@ def test_md_raid10_barrier_cycle_agrees_with_the_event_mode(catalog, strip, jobs
 
 def test_md_raid1_recovery_runs_beside_the_foreground(catalog):
     """raid1's barrier is per 64 MiB bucket (Linux 4.11+), so random reads rarely meet it: the
-    recovery runs at md's speed limit beside the foreground, which keeps most of its IOPS, in both
-    modes (under an array-wide barrier, raid10's, it would keep 43%)."""
+    recovery runs at md's speed limit beside the foreground, which keeps most of what the degraded
+    array (one drive serving every read) gives, in both modes."""
     from nvsim.sim.event import simulate_event
     from nvsim.sim.mixed import solve_state
     from nvsim.sim.system import ArraySystem
     limits = {"span_bytes": "16GiB", "speed_limit_min_kib_per_s": 600000, "speed_limit_max_kib_per_s": 600000}
     s = scenario(catalog, level=1, drives=2, engine="linux-md", rebuild=limits, workloads=[RR])
-    optimal = solve_state(s, s.workloads[0], catalog).total_iops
+    degraded = solve_state(s, s.workloads[0], catalog, failed=(0,)).total_iops
     fluid = solve_state(s, s.workloads[0], catalog, rebuilding=0)
-    assert fluid.rebuild_limited_by.startswith("md speed_limit") and fluid.total_iops > 0.5 * optimal
+    assert fluid.rebuild_limited_by.startswith("md speed_limit") and fluid.total_iops > 0.85 * degraded
     event = simulate_event(ArraySystem(s, s.workloads[0], catalog, failed_members=(0,)), rebuild_member=0,
                            host_ios=20_000)
     assert event.total_iops == pytest.approx(fluid.total_iops, rel=0.10)

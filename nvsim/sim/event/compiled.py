@@ -53,7 +53,7 @@ class Rows:
         """Room for two batches per job (each job's current one, and the used rows before the
         oldest a slot still runs); member I/Os sized on the first batch."""
         size = 2 * jobs * batch_ios
-        return cls(np.zeros((size, 10)), np.zeros((size, 4), np.int64), np.zeros((0, 3), np.int32),
+        return cls(np.zeros((size, 10)), np.zeros((size, 4), np.int64), np.zeros((0, 4), np.int32),
                    np.zeros((0, 2)), np.zeros(jobs, np.int64), np.zeros(jobs, np.int64))
 
     def append(self, job: int, b, pieces=None) -> None:
@@ -65,7 +65,7 @@ class Rows:
         _fill_rows(self.rows_f, self.rows_i, self.ops_i, self.ops_f, r, o,
                    (b.submit_s, b.complete_s, b.lock_s, b.pre_s, b.mid_s, b.device_bw_s, b.device_down_s,
                     b.device_up_s, b.memory_s, np.zeros(n) if pieces is None else np.asarray(pieces, np.float64)),
-                   b.is_write, b.op_start, b.op_drive, b.op_is_write, b.op_phase, b.op_die_s, b.op_link_s)
+                   b.is_write, b.op_start, b.op_drive, b.op_is_write, b.op_phase, b.op_die_s, b.op_link_s, b.op_pieces)
         self.job_next[job], self.job_end[job] = r, r + n
         self.n_rows, self.n_ops = r + n, o + m
 
@@ -99,7 +99,8 @@ class Rows:
 
 
 @njit(cache=True, _nrt=False)
-def _fill_rows(rows_f, rows_i, ops_i, ops_f, r, o, columns, is_write, op_start, drive, op_write, phase, die_s, link_s):
+def _fill_rows(rows_f, rows_i, ops_i, ops_f, r, o, columns, is_write, op_start, drive, op_write, phase, die_s, link_s,
+               pieces):
     """``Rows.append``'s copy, compiled: the batch's demand ``columns`` (``rows.Demand``'s order)
     into ``rows_f`` from row ``r``, its direction, member I/O range and gating into ``rows_i``
     (``HostIoBatch.reads_gate_writes``), its member I/Os into ``ops_i``/``ops_f`` from ``o``;
@@ -117,6 +118,7 @@ def _fill_rows(rows_f, rows_i, ops_i, ops_f, r, o, columns, is_write, op_start, 
         rows_i[r + i, k.R_GATED] = 1 if m and hi > lo and phase[min(lo, m - 1)] == 0 else 0
     for i in range(m):
         ops_i[o + i, k.O_DRIVE], ops_i[o + i, k.O_WRITE], ops_i[o + i, k.O_PHASE] = drive[i], op_write[i], phase[i]
+        ops_i[o + i, k.O_PIECES] = pieces[i]
         ops_f[o + i, k.O_DIE], ops_f[o + i, k.O_LINK] = die_s[i], link_s[i]
 
 

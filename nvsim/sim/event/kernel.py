@@ -30,7 +30,7 @@ R_SUBMIT, R_COMPLETE, R_LOCK, R_PRE, R_MID, R_BW, R_DOWN, R_UP, R_MEM, R_PIECES 
 # rows_i columns
 R_WRITE, R_LO, R_HI, R_GATED = range(4)
 # ops_i / ops_f columns
-O_DRIVE, O_WRITE, O_PHASE = range(3)
+O_DRIVE, O_WRITE, O_PHASE, O_PIECES = range(4)
 O_DIE, O_LINK = range(2)
 # scalar slots of ``st`` (int64)
 S_SEQ, S_HEAP_N, S_COMPLETED, S_RECORDED, S_NEED_JOB, S_PEND_HEAD, S_WARMED, S_CORES, S_DRIVES, S_PEND_N, \
@@ -158,6 +158,21 @@ def group_of_drive(st, kind, d):
 
 
 @njit(cache=True, _nrt=False)
+def nand_pieces(free, off, cnt, busy, g, arrival, die, pieces, starts):
+    """A member I/O's ``pieces`` (``DriveTiming.pieces_of``) on NAND pool ``g``, each for
+    ``die / pieces``: when the last starts (``starts``) or finishes."""
+    piece = die / pieces if pieces > 1 else die
+    last = arrival
+    for _ in range(pieces):
+        t = book_start(free, off, cnt, busy, g, arrival, piece)
+        if not starts:
+            t += piece
+        if t > last:
+            last = t
+    return last
+
+
+@njit(cache=True, _nrt=False)
 def member_phase(S, st, sf, ops_i, ops_f, lo, hi, phase, arrival):
     """Book one phase of a host I/O's member I/Os (``servers.ArrayServers.member_phase``): the
     time the last one is done."""
@@ -167,15 +182,16 @@ def member_phase(S, st, sf, ops_i, ops_f, lo, hi, phase, arrival):
         if ops_i[k, O_PHASE] != phase:
             continue
         d = ops_i[k, O_DRIVE]
+        nand = group_of_drive(st, 0, d)
         if ops_i[k, O_WRITE]:
             sent = book(free, off, cnt, busy, group_of_drive(st, 2, d), arrival, ops_f[k, O_LINK])
-            start = book_start(free, off, cnt, busy, group_of_drive(st, 0, d), sent, ops_f[k, O_DIE])
+            start = nand_pieces(free, off, cnt, busy, nand, sent, ops_f[k, O_DIE], ops_i[k, O_PIECES], True)
             t = sent + sf[F_WFIX]
             if start > t:  # no room in the write buffer until a unit takes it
                 t = start
         else:
             sent = book(free, off, cnt, busy, group_of_drive(st, 1, d), arrival, ops_f[k, O_LINK])
-            t = book(free, off, cnt, busy, group_of_drive(st, 0, d), sent, ops_f[k, O_DIE]) + sf[F_RFIX]
+            t = nand_pieces(free, off, cnt, busy, nand, sent, ops_f[k, O_DIE], ops_i[k, O_PIECES], False) + sf[F_RFIX]
         if t > finish:
             finish = t
     return finish
@@ -376,7 +392,8 @@ def locked(H, S, Q, st, sf, SL, R, slot):
     if hi == lo + 1 and not ops_i[lo, O_WRITE]:
         d = ops_i[lo, O_DRIVE]
         sent = book(free, off, cnt, busy, group_of_drive(st, 1, d), a, ops_f[lo, O_LINK])
-        a = book(free, off, cnt, busy, group_of_drive(st, 0, d), sent, ops_f[lo, O_DIE]) + sf[F_RFIX]
+        a = nand_pieces(free, off, cnt, busy, group_of_drive(st, 0, d), sent, ops_f[lo, O_DIE], ops_i[lo, O_PIECES],
+                        False) + sf[F_RFIX]
     elif hi > lo:
         a = member_phase(S, st, sf, ops_i, ops_f, lo, hi, 1, a)
     SL[4][slot] = a

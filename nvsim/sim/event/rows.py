@@ -46,6 +46,7 @@ class MemberOps(NamedTuple):
     phase: list[int]
     die_s: list[float]
     link_s: list[float]
+    pieces: list[int]  # NAND units each occupies at once (``DriveTiming.pieces_of``)
 
 
 def demand_rows(b: HostIoBatch, pieces: list[float] | None = None) -> list[Demand]:
@@ -60,7 +61,7 @@ def demand_rows(b: HostIoBatch, pieces: list[float] | None = None) -> list[Deman
 
 def member_ops(b: HostIoBatch) -> MemberOps:
     return MemberOps(b.op_drive.tolist(), b.op_is_write.tolist(), b.op_phase.tolist(), b.op_die_s.tolist(),
-                     b.op_link_s.tolist())
+                     b.op_link_s.tolist(), b.op_pieces.tolist())
 
 
 class JobQueue:

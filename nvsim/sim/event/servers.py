@@ -80,6 +80,19 @@ class Server:
         self.waiters.popleft().succeed()
 
 
+def _book_start(nd: Server, arrival: float, service: float) -> float:
+    """``Server.book`` returning when the visit starts (a write's program: the buffer takes it)."""
+    nd.busy += service
+    if nd.heap is not None:
+        first = nd.heap[0]
+        start = arrival if arrival > first else first
+        heapq.heapreplace(nd.heap, start + service)
+        return start
+    start = arrival if arrival > nd.free else nd.free
+    nd.free = start + service
+    return start
+
+
 def array_servers(system: ArraySystem, rebuilding: bool) -> dict[str, list[Server]]:
     """The servers of every resource kind the fabric declares (``nvsim.fabric.KINDS``), by its key:
     a kind of threads one single server per thread (the job CPUs), a per-drive kind one pool per
@@ -127,30 +140,24 @@ class ArrayServers:
         Single-server links are booked at the arrival (now), the multi-unit NAND pool after: the
         pool tolerates bookings ahead of time, a single server would idle in the gap.
         """
-        op_drive, op_w, op_phase, op_die, op_link = ops
+        op_drive, op_w, op_phase, op_die, op_link, op_pieces = ops
         link_down, link_up, nand = self.link_down, self.link_up, self.nand
         rfix, wfix = self.read_fixed_s, self.write_fixed_s
         finish = arrival
         for k in range(lo, hi):
             if op_phase[k] != phase:
                 continue
-            d = op_drive[k]
+            d, pieces = op_drive[k], op_pieces[k]
+            piece = op_die[k] / pieces if pieces > 1 else op_die[k]
             if op_w[k]:
                 sent = link_down[d].book(arrival, op_link[k])
-                nd = nand[d]
-                nd.busy += op_die[k]
-                if nd.heap is not None:
-                    first = nd.heap[0]
-                    start = sent if sent > first else first
-                    heapq.heapreplace(nd.heap, start + op_die[k])
-                else:
-                    start = sent if sent > nd.free else nd.free
-                    nd.free = start + op_die[k]
+                start = max(_book_start(nand[d], sent, piece) for _ in range(pieces))
                 t = sent + wfix
                 if start > t:  # no room in the write buffer until a unit takes it
                     t = start
             else:
-                t = nand[d].book(link_up[d].book(arrival, op_link[k]), op_die[k]) + rfix
+                sent = link_up[d].book(arrival, op_link[k])
+                t = max(nand[d].book(sent, piece) for _ in range(pieces)) + rfix
             if t > finish:
                 finish = t
         return finish

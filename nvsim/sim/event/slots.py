@@ -123,7 +123,7 @@ class HostSlot:
             self.a = servers.member_phase(ops, lo, hi, 0, a)
             self.timeout(self.a - self.env.now).callbacks.append(self.reads_done)
             return
-        if hi == lo + 1 and not ops.is_write[lo]:  # one member read: the common small-read path, inlined
+        if hi == lo + 1 and not ops.is_write[lo] and ops.pieces[lo] == 1:  # one small member read, inlined
             d = ops.drive[lo]
             link = servers.link_up[d]
             service = ops.link_s[lo]
