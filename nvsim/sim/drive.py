@@ -29,11 +29,13 @@ class DriveTiming:
     QD1 latency on drives whose controller, not their dies, sets the random-read rate. The pool's
     capacity (units / unit time) is the SSD model's either way.
 
-    A member I/O larger than the drive's indirection unit is spread over the dies: the FTL places
-    consecutive IUs on different dies (its write frontier stripes them), so the controller reads
-    or programs them in parallel. It occupies ``pieces_of`` units at once, each for its unit time
-    over their count: the pool's load is unchanged, and a large I/O at a shallow queue takes its
-    share of the pool's bandwidth instead of one unit's (a 512 KiB read on one unit took 1.8 ms).
+    A member I/O of several 4 KiB pages is spread over the units: its unit time is charged per page
+    (the datasheet's random-read rate is per 4 KiB page), and the controller serves the pages in
+    parallel -- consecutive IUs sit on different dies (the FTL's write frontier stripes them), and
+    the pages of one IU are read in one page operation. It occupies ``pieces_of`` units at once,
+    each for its unit time over their count: the pool's load is unchanged, and a large I/O at a
+    shallow queue takes its share of the pool's bandwidth instead of one unit's (a 512 KiB read on
+    one unit took 1.8 ms; a 16 KiB read on a 16 KiB-IU QLC drive four 4 KiB reads' time).
     """
 
     def __init__(self, ssd: SsdModel, link: PcieLink):
@@ -55,9 +57,8 @@ class DriveTiming:
         return self.ssd.read_pool_s(length_bytes, random) * self.units
 
     def pieces_of(self, lengths: np.ndarray) -> np.ndarray:
-        """Units each member I/O occupies at once: its indirection units, at most the pool's."""
-        iu = self.ssd.params.indirection_unit_bytes
-        return np.clip(-(-np.asarray(lengths, dtype=np.int64) // iu), 1, self.units)
+        """Units each member I/O occupies at once: its 4 KiB pages, at most the pool's units."""
+        return np.clip(-(-np.asarray(lengths, dtype=np.int64) // PAGE_BYTES), 1, self.units)
 
     def link_s(self, length_bytes: int, is_write: bool) -> float:
         """Seconds the data direction of the drive link is busy (reads: to host; writes: to drive)."""

@@ -1,11 +1,14 @@
-"""sim.drive.distinct_sizes: the compiled pass over a batch's few member I/O sizes gives exactly
-np.unique's sorted keys and inverse, and hands many distinct sizes to np.unique itself."""
+"""sim.drive: distinct_sizes (the compiled pass over a batch's few member I/O sizes gives exactly
+np.unique's sorted keys and inverse, and hands many distinct sizes to np.unique itself) and
+DriveTiming.pieces_of (the units a member I/O runs on at once)."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nvsim.sim.drive import FEW_DISTINCT, distinct_sizes
+from nvsim.catalog import default_catalog
+from nvsim.sim.drive import FEW_DISTINCT, distinct_sizes, drive_timing
 
 
 @settings(max_examples=200, deadline=None)
@@ -23,3 +26,13 @@ def test_more_sizes_than_the_compiled_list_holds():
     lengths = np.arange(1, 3 * FEW_DISTINCT, dtype=np.int64)[::-1] * 512
     values, inverse = distinct_sizes(lengths, np.zeros(lengths.size, bool))
     assert values.size == lengths.size and np.array_equal(values[inverse], lengths * 2)
+
+
+@pytest.mark.parametrize("drive", ["kioxia-cm7-r-7.68tb", "solidigm-d5-p5336-61.44tb"])
+def test_a_member_io_runs_on_its_pages_at_most_the_pools_units(drive):
+    """``pieces_of``: one unit per 4 KiB page, whatever the drive's indirection unit (a 16 KiB read
+    on a 16 KiB-IU QLC drive is four pages read in parallel), never more than the pool's units."""
+    catalog = default_catalog()
+    timing = drive_timing(catalog, drive, None, "supermicro-sys-120u-tnr")
+    lengths = np.array([512, 4096, 16384, 131072, 1 << 30])
+    assert timing.pieces_of(lengths).tolist() == [1, 1, 4, min(32, timing.units), timing.units]
