@@ -114,7 +114,9 @@ def plan_host_ios(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np
         g = model.geometry
         # not the member size: md's layouts repeat every few stripes, so the member I/Os of the
         # same offsets are the same on any drive size or namespace (a sweep's common case)
-        key = (g.level, g.n_members, g.strip_bytes, g.layout, g.copies,
+        # the engine's stripe cache too: with one, a sequential write stream is planned stripe by
+        # stripe (``_coalesces``); without, write by write
+        key = (g.level, g.n_members, g.strip_bytes, g.layout, g.copies, model.engine.stripe_cache,
                model.workload.bs, model.workload.iodepth, model.workload.is_random, model.failed_members,
                hash(offsets.tobytes()), hash(is_write.tobytes()) if write_key is None else write_key, len(offsets))
         return memo.recall(memo.plans, key, _ordered_plan, model, job, offsets, is_write)

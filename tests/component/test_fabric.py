@@ -17,7 +17,7 @@ from nvsim.catalog import default_catalog
 from nvsim.engines import gpu as engines_gpu
 from nvsim.engines import md as engines_md
 from nvsim.platform import job_cpu_speeds, smt_capacity
-from nvsim.scenario import load_scenario
+from nvsim.scenario import load_scenario, parse_scenario
 from nvsim.sim.fluid import demand_table, sample_batches, simulate_fluid
 from nvsim.sim.mixed import _rebuild_class
 from nvsim.sim.network import io_demands, io_visits, stations
@@ -218,3 +218,20 @@ def test_a_memo_of_its_own_gives_the_same_answer():
     assert fresh.plans and fresh.samples and fresh.drive_timings  # it was used, not the default
     fresh.clear()
     assert not fresh.plans
+
+
+def test_an_engine_with_a_stripe_cache_is_not_planned_with_one_without():
+    """Plans are shared across set-ups of one geometry, but a stripe cache changes the plan of a
+    sequential write stream (whole stripes, not write by write): priced after a lockless engine
+    on the same geometry and sample, a stripe-cache engine gets the answer of a memo of its own."""
+    def spec(engine):
+        return parse_scenario({"name": "p", "platform": "supermicro-as-2125hs-tnr",
+                               "workloads": [{"name": "w", "rw": "write", "bs": 131072, "numjobs": 16, "iodepth": 64}],
+                               "array": {"level": 6, "drive": "kioxia-cm7-r-3.84tb", "drives": 4, "strip_bytes": "512KiB",
+                                         "engine": engine}}, CATALOG)
+    shared = Memo()
+    lockless, cached = spec("xinnor-xiraid"), spec("graid-supremeraid-sr1010")
+    simulate_fluid(ArraySystem(lockless, lockless.workloads[0], CATALOG, memo=shared))
+    after = simulate_fluid(ArraySystem(cached, cached.workloads[0], CATALOG, memo=shared)).metrics()
+    alone = simulate_fluid(ArraySystem(cached, cached.workloads[0], CATALOG, memo=Memo())).metrics()
+    assert after == alone
