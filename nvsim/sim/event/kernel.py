@@ -161,7 +161,7 @@ def group_of_drive(st, kind, d):
 def nand_pieces(free, off, cnt, busy, g, arrival, die, pieces, starts):
     """A member I/O's ``pieces`` (``DriveTiming.pieces_of``) on NAND pool ``g``, each for
     ``die / pieces``: when the last starts (``starts``) or finishes."""
-    piece = die / pieces if pieces > 1 else die
+    piece = die / pieces
     last = arrival
     for _ in range(pieces):
         t = book_start(free, off, cnt, busy, g, arrival, piece)

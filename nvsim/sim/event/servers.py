@@ -52,15 +52,19 @@ class Server:
 
     def book(self, arrival: float, service: float) -> float:
         """Book one visit of ``service`` seconds arriving at ``arrival``; the time it finishes."""
+        return self.book_start(arrival, service) + service
+
+    def book_start(self, arrival: float, service: float) -> float:
+        """``book``, returning when the visit starts (a write's program: when the buffer takes it)."""
         self.busy += service
         if self.heap is None:
             start = arrival if arrival > self.free else self.free
             self.free = start + service
-            return self.free
+            return start
         first = self.heap[0]
         start = arrival if arrival > first else first
         heapq.heapreplace(self.heap, start + service)
-        return start + service
+        return start
 
     def wake(self, env: simpy.Environment) -> None:
         """Hand the (single) server to the next queued waiter once it is free: one wake-up event
@@ -78,19 +82,6 @@ class Server:
             self.wake(env)
             return
         self.waiters.popleft().succeed()
-
-
-def _book_start(nd: Server, arrival: float, service: float) -> float:
-    """``Server.book`` returning when the visit starts (a write's program: the buffer takes it)."""
-    nd.busy += service
-    if nd.heap is not None:
-        first = nd.heap[0]
-        start = arrival if arrival > first else first
-        heapq.heapreplace(nd.heap, start + service)
-        return start
-    start = arrival if arrival > nd.free else nd.free
-    nd.free = start + service
-    return start
 
 
 def array_servers(system: ArraySystem, rebuilding: bool) -> dict[str, list[Server]]:
@@ -148,10 +139,10 @@ class ArrayServers:
             if op_phase[k] != phase:
                 continue
             d, pieces = op_drive[k], op_pieces[k]
-            piece = op_die[k] / pieces if pieces > 1 else op_die[k]
+            piece = op_die[k] / pieces
             if op_w[k]:
                 sent = link_down[d].book(arrival, op_link[k])
-                start = max(_book_start(nand[d], sent, piece) for _ in range(pieces))
+                start = max(nand[d].book_start(sent, piece) for _ in range(pieces))
                 t = sent + wfix
                 if start > t:  # no room in the write buffer until a unit takes it
                     t = start
