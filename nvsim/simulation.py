@@ -29,6 +29,7 @@ from typing import Literal
 
 from .catalog import Catalog, default_catalog
 from .errors import InputError, suggestion_text
+from .host_io import workload_host_io_costs
 from .links import drive_link
 from .platform import PlatformModel
 from .scenario import load_scenario
@@ -275,7 +276,8 @@ def _run_drive(sim: Simulation, fidelity: str, seed: int | None, window: EventWi
     model = SsdModel.from_drive(drive, scenario.array.namespace_bytes)
     model = model.with_load(ftl_load(sim.workload, sim.workload.size or model.namespace_bytes))  # skew, trims, state
     host = PlatformModel(catalog.platforms[scenario.platform], scenario.placement, 1, catalog)
-    prediction = model.predict(sim.workload, link, host.host_io_cpu_s(sim.workload.ioengine, sim.workload.bs))
+    costs = workload_host_io_costs(catalog.host_io[sim.workload.ioengine], sim.workload, host.clock_ghz)  # as the simulator's
+    prediction = model.predict(sim.workload, link, costs.cpu_s, costs.wake_s)
     return _record(sim, drive=prediction)
 
 

@@ -141,30 +141,34 @@ class SsdModel:
         per_io = max(f * r_up + (1 - f) * w_up, f * r_down + (1 - f) * w_down)
         return link.usable_bytes_per_s() / per_io
 
-    def unloaded_latency_s(self, workload: WorkloadSpec, link: PcieLink, host_cpu_s: float = 0.0) -> float:
+    def unloaded_latency_s(self, workload: WorkloadSpec, link: PcieLink, host_s: float = 0.0) -> float:
         """Mean latency of one I/O with nothing queued: the drive's QD1 latency (datasheet) of its
-        direction, the data's transfer over the link, and the host path's CPU per I/O."""
+        direction, the data's transfer over the link, and ``host_s`` of the host path (its CPU per
+        I/O and its wake-up)."""
         f = workload.read_fraction
         drive_s = 1e-6 * (f * self.params.read_latency_us + (1 - f) * self.params.write_latency_us)
-        return drive_s + workload.bs / link.usable_bytes_per_s() + host_cpu_s
+        return drive_s + workload.bs / link.usable_bytes_per_s() + host_s
 
-    def loop_limits(self, workload: WorkloadSpec, link: PcieLink, host_cpu_s: float) -> tuple[tuple[str, float], ...]:
+    def loop_limits(self, workload: WorkloadSpec, link: PcieLink, host_cpu_s: float,
+                    host_wake_s: float = 0.0) -> tuple[tuple[str, float], ...]:
         """The job's own limits: Little's law on its ``numjobs x iodepth`` I/Os in flight over the
         unloaded latency (a queue too shallow to keep the pool busy), and, with ``host_cpu_s``,
-        each job's core (one I/O at a time of submit and complete CPU)."""
+        each job's core (one I/O at a time of submit and complete CPU); ``host_wake_s``: the
+        path's wake-up latency (``nvsim.host_io.HostIoCosts``), in the cycle but not on the core."""
         w = workload
         in_flight = w.numjobs * w.iodepth
         out = ((f"I/Os in flight ({in_flight} = {w.numjobs} jobs x QD{w.iodepth})",
-                in_flight / self.unloaded_latency_s(w, link, host_cpu_s)),)
+                in_flight / self.unloaded_latency_s(w, link, host_cpu_s + host_wake_s)),)
         if host_cpu_s > 0:
             out += ((f"host cores ({w.numjobs} job CPUs)", w.numjobs / host_cpu_s),)
         return out
 
-    def predict(self, workload: WorkloadSpec, link: PcieLink, host_cpu_s: float = 0.0) -> DrivePrediction:
+    def predict(self, workload: WorkloadSpec, link: PcieLink, host_cpu_s: float = 0.0,
+                host_wake_s: float = 0.0) -> DrivePrediction:
         """The workload's steady rate: the least of the die pool, the link and the job's own
         limits (``loop_limits``); a deep enough queue leaves the drive's resources to set it."""
         limits = (("NAND die pool", self.nand_iops(workload)), (f"drive link {link.name}", self.link_iops(workload, link)))
-        limits += self.loop_limits(workload, link, host_cpu_s)
+        limits += self.loop_limits(workload, link, host_cpu_s, host_wake_s)
         name, total = min(limits, key=lambda item: item[1])
         f = workload.read_fraction
         reads, writes = total * f, total * (1 - f)
