@@ -202,6 +202,12 @@ class DriveSpec(PhysicalNumbers):
     program_suspend_us: Cited[float] | None = Field(
         default=None, description="die time a read costs when its die is programming (suspend + resume); None: the "
                                   "KIOXIA CM7 family's fitted value (nvsim.ssd.derive.PROGRAM_SUSPEND_US)")
+    nand_program_us: Cited[float] | None = Field(
+        default=None, description="tPROG of one wordline on all planes, from the family; None: "
+                                  "nvsim.ssd.latency.DEFAULT_NAND_PROGRAM_US (sets how often a die erases)")
+    nand_erase_us: Cited[float] | None = Field(
+        default=None, description="tBERS of one block, from the family; None: nvsim.ssd.latency.DEFAULT_NAND_ERASE_US "
+                                  "(what a read waits for on an erasing die)")
 
     @model_validator(mode="after")
     def _raw_covers_capacity(self) -> "DriveSpec":

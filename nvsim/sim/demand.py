@@ -767,8 +767,10 @@ def host_io_batch(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np
         die, link = model.drive.service(work.length_bytes, work.is_write, random)
     if write_share is None:  # share of NAND time spent programming, from this batch
         write_share = nand_write_share(die, work.is_write)
-    if rng is not None and len(die):  # drawn: tR/tPROG spread, program interference, read retry (nvsim.ssd.latency)
-        die = draw_die_s(rng, die, work.is_write, model.drive.suspend_unit_s, write_share)
+    if rng is not None and len(die):  # drawn: tR/tPROG spread, program and erase interference, read retry (nvsim.ssd.latency)
+        drive = model.drive
+        die = draw_die_s(rng, die, work.is_write, drive.suspend_unit_s, write_share, drive.erasing,
+                         drive.erase_step_unit_s)
     else:  # means: a read landing on a programming die pays program suspend
         die = mean_die_s(die, work.is_write, model.drive.suspend_unit_s, write_share)
     device_bw = (work.device_read_bytes / model.device_read_bytes_per_s) if model.device_read_bytes_per_s else np.zeros(n)

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from ..constants import PAGE_BYTES
 from ..ftl.closed_form import iu_rmw_factor, spare_factor_from_capacity, waf_greedy_desnoyers2012
 from ..specs import DriveSpec
+from .latency import DEFAULT_NAND_ERASE_US, DEFAULT_NAND_PROGRAM_US, erase_share
 
 """Accounting unit for NAND time (one 4 KiB host page)."""
 
@@ -69,6 +70,8 @@ class SsdParameters:
     spare_factor_at_capacity: float
     waf_at_capacity: float
     program_suspend_us: float
+    nand_erase_us: float
+    erase_share: float  # share of a writing die's time spent erasing (nvsim.ssd.latency.erase_share)
     read_latency_us: float
     write_latency_us: float
 
@@ -128,6 +131,11 @@ def drive_program_suspend_us(drive: DriveSpec) -> float:
     return float(drive.program_suspend_us.value) if drive.program_suspend_us is not None else PROGRAM_SUSPEND_US
 
 
+def _cited_or(value, default: float) -> float:
+    """A drive's optional figure (its own or its family's), else ``default``."""
+    return float(value.value) if value is not None else default
+
+
 def derive_ssd_parameters(drive: DriveSpec, program_suspend_us: float | None = None) -> SsdParameters:
     """The datasheet of ``drive`` -> ``SsdParameters`` (see the module docstring for each step)."""
     if program_suspend_us is None:
@@ -154,6 +162,9 @@ def derive_ssd_parameters(drive: DriveSpec, program_suspend_us: float | None = N
         spare_factor_at_capacity=spare,
         waf_at_capacity=waf,
         program_suspend_us=program_suspend_us,
+        nand_erase_us=_cited_or(drive.nand_erase_us, DEFAULT_NAND_ERASE_US),
+        erase_share=erase_share(_cited_or(drive.nand_erase_us, DEFAULT_NAND_ERASE_US),
+                                _cited_or(drive.nand_program_us, DEFAULT_NAND_PROGRAM_US)),
         read_latency_us=float(drive.read_latency_us.value),
         write_latency_us=float(drive.write_latency_us.value),
     )

@@ -49,7 +49,7 @@ MAX_CONTROLLERS = 8
 
 SHARED_FIELDS = ("pcie_generation", "seq_block_bytes", "rand_block_bytes", "rand_queue_depth", "read_latency_us",
                  "write_latency_us", "indirection_unit_bytes", "warranty_years", "mtbf_hours", "uber_per_bit",
-                 "program_suspend_us")
+                 "program_suspend_us", "nand_program_us", "nand_erase_us")
 """Family values a SKU takes as they are unless its own file gives them."""
 
 

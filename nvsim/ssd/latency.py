@@ -10,6 +10,13 @@ mode draws each one instead, from the mechanisms that spread real service times,
   ``write_share`` (the share of die time spent programming) and then waits for the program to
   suspend and resume; the wait is exponential with mean ``suspend_unit_s`` (the suspend cost in the
   time of one pool unit). Its mean ``write_share x suspend_unit_s`` is what the fluid mode charges.
+* **Erase interference** (reads only): a die writing spends part of that time erasing -- one block
+  erase (tBERS) per block programmed (``WORDLINES_PER_BLOCK`` x tPROG), garbage collection's
+  copies included, since they are programs like the host's. A read that finds its die busy writing
+  finds it erasing with that share (``erase_share``) and waits for the erase to reach its next
+  suspend point, uniform over one of the erase's ``ERASE_SUSPEND_POINTS`` steps; otherwise it waits
+  for a program to suspend, exponential. The two waits together keep the suspend cost's mean, which
+  is fitted as the mean die time a read loses on a writing die.
 * **Read retry** (reads only): with probability ``READ_RETRY_PROBABILITY`` a read fails ECC and is
   read again with shifted reference voltages, ``READ_RETRY_EXTRA_READS`` more reads. The datasheet
   rate already includes those retries, so the first read's time is scaled down to keep the mean.
@@ -37,6 +44,29 @@ READ_RETRY_EXTRA_READS = 2.0
 reference voltages before the decode succeeds)."""
 
 
+WORDLINES_PER_BLOCK = 384
+"""Wordlines in one erase block (basis: assumed; 3D TLC blocks hold a few hundred wordlines per plane,
+e.g. 96 layers x 4 strings). A die programs a block in this many tPROG, then erases one."""
+
+ERASE_SUSPEND_POINTS = 4
+"""Steps of a block erase at which it can be suspended for a read (basis: assumed; an erase is a few
+incremental-step pulses, each followed by a verify, and suspends at the end of the current step)."""
+
+DEFAULT_NAND_PROGRAM_US = 1013.0
+"""tPROG of one wordline on all planes for a drive that names no family (basis: published; the
+1 Tbit TLC die of the ISSCC 2023 paper the KIOXIA CM7 family file cites, 194 MB/s on 4 planes)."""
+
+DEFAULT_NAND_ERASE_US = 3500.0
+"""tBERS of one block for a drive that names no family (basis: assumed; the value every family file
+assumes: a few milliseconds for TLC blocks)."""
+
+
+def erase_share(nand_erase_us: float, nand_program_us: float) -> float:
+    """Share of a writing die's time spent erasing: one tBERS per block of ``WORDLINES_PER_BLOCK``
+    programs."""
+    return nand_erase_us / (nand_erase_us + WORDLINES_PER_BLOCK * nand_program_us)
+
+
 def mean_die_s(die_s: np.ndarray, is_write: np.ndarray, suspend_unit_s: float, write_share: float) -> np.ndarray:
     """Each member I/O's mean unit time: reads add the expected program-suspend wait."""
     if write_share <= 0:
@@ -45,9 +75,10 @@ def mean_die_s(die_s: np.ndarray, is_write: np.ndarray, suspend_unit_s: float, w
 
 
 def draw_die_s(rng: np.random.Generator, die_s: np.ndarray, is_write: np.ndarray, suspend_unit_s: float,
-               write_share: float) -> np.ndarray:
+               write_share: float, erasing: float = 0.0, erase_step_unit_s: float = 0.0) -> np.ndarray:
     """Each member I/O's unit time drawn from the mechanisms of the module docstring; the expected
-    value of each is ``mean_die_s``'s."""
+    value of each is ``mean_die_s``'s. ``erasing``: the share of a writing die's time spent erasing
+    (``erase_share``); ``erase_step_unit_s``: one suspendable erase step in unit time."""
     n = len(die_s)
     shape = 1.0 / NAND_SERVICE_CV**2
     spread = rng.gamma(shape, 1.0 / shape, size=n)
@@ -56,10 +87,17 @@ def draw_die_s(rng: np.random.Generator, die_s: np.ndarray, is_write: np.ndarray
     first = 1.0 / (1.0 + READ_RETRY_PROBABILITY * READ_RETRY_EXTRA_READS)
     out = np.where(reads, die_s * spread * first * (1.0 + retried * READ_RETRY_EXTRA_READS), die_s * spread)
     if write_share > 0 and suspend_unit_s > 0:
-        behind_program = rng.random(n) < write_share
-        wait = rng.exponential(suspend_unit_s, size=n)
-        out = out + np.where(reads & behind_program, wait, 0.0)
+        behind_write = rng.random(n) < write_share
+        erase_mean = min(erasing * erase_step_unit_s / 2, suspend_unit_s)
+        program_mean = (suspend_unit_s - erase_mean) / (1.0 - erasing) if erasing < 1 else 0.0
+        wait = rng.exponential(program_mean, size=n)
+        if erase_mean > 0:  # the erasing share waits out the rest of an erase step instead
+            behind_erase = rng.random(n) < erasing
+            wait = np.where(behind_erase, rng.random(n) * (2 * erase_mean / erasing), wait)
+        out = out + np.where(reads & behind_write, wait, 0.0)
     return out
 
 
-__all__ = ["NAND_SERVICE_CV", "READ_RETRY_PROBABILITY", "READ_RETRY_EXTRA_READS", "mean_die_s", "draw_die_s"]
+__all__ = ["NAND_SERVICE_CV", "READ_RETRY_PROBABILITY", "READ_RETRY_EXTRA_READS", "WORDLINES_PER_BLOCK",
+           "ERASE_SUSPEND_POINTS", "DEFAULT_NAND_PROGRAM_US", "DEFAULT_NAND_ERASE_US", "erase_share", "mean_die_s",
+           "draw_die_s"]

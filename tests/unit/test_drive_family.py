@@ -22,6 +22,7 @@ from nvsim.specs import DriveSpec
 from nvsim.ssd import PROGRAM_SUSPEND_US, derive_ssd_parameters
 from nvsim.ssd.family import (FAMILY_MODEL_SOURCE, SkuFieldError, complete_sku, die_program_bytes_per_s, family_dies, predict_sku,
                               random_write_host_s)
+from nvsim.ssd.latency import DEFAULT_NAND_ERASE_US, DEFAULT_NAND_PROGRAM_US, erase_share
 
 ROOT = Path(__file__).resolve().parents[2]
 TIB = 2**40
@@ -84,6 +85,18 @@ def test_siblings_carry_predicted_figures_and_their_familys_suspend(catalog):
     assert derive_ssd_parameters(sibling).program_suspend_us == micron.program_suspend_us.value
     reference = catalog.drives[micron.reference_sku]
     assert reference.rand_write_iops.basis == "datasheet"
+
+
+def test_a_sku_erases_as_its_family_and_a_drive_with_none_as_the_default(catalog):
+    """The erase interference (nvsim.ssd.latency) takes the family's tBERS and tPROG; a drive that
+    names no family takes the defaults."""
+    sku, family = catalog.drives["micron-9550-max-3.2tb"], catalog.families["micron-9550"]
+    params = derive_ssd_parameters(sku)
+    assert params.nand_erase_us == family.nand_erase_us.value
+    assert params.erase_share == erase_share(family.nand_erase_us.value, family.nand_program_us.value)
+    lone = derive_ssd_parameters(catalog.drives["intel-d7-p5510-3.84tb"])
+    assert lone.erase_share == erase_share(DEFAULT_NAND_ERASE_US, DEFAULT_NAND_PROGRAM_US)
+    assert 0 < lone.erase_share < 0.05
 
 
 def test_a_sku_files_own_figure_wins(catalog):

@@ -1,5 +1,5 @@
 """Per-I/O NAND service draws (nvsim.ssd.latency): the mean is the fluid mode's, the tail comes
-from program interference and read retry, and the same seed gives the same bits."""
+from program and erase interference and read retry, and the same seed gives the same bits."""
 
 from __future__ import annotations
 
@@ -8,23 +8,28 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nvsim.ssd.latency import READ_RETRY_EXTRA_READS, READ_RETRY_PROBABILITY, draw_die_s, mean_die_s
+from nvsim.ssd.latency import (READ_RETRY_EXTRA_READS, READ_RETRY_PROBABILITY, WORDLINES_PER_BLOCK, draw_die_s,
+                               erase_share, mean_die_s)
 
 N = 400_000
 
 
-def _draw(write_share: float, suspend_s: float = 20e-6, seed: int = 7, reads_only: bool = True):
+def _draw(write_share: float, suspend_s: float = 20e-6, seed: int = 7, reads_only: bool = True, erasing: float = 0.0,
+          erase_step_s: float = 0.0):
     die = np.full(N, 17e-6)
     is_write = np.zeros(N, bool) if reads_only else (np.arange(N) % 3 == 0)
-    return die, is_write, draw_die_s(np.random.default_rng(seed), die, is_write, suspend_s, write_share)
+    rng = np.random.default_rng(seed)
+    return die, is_write, draw_die_s(rng, die, is_write, suspend_s, write_share, erasing, erase_step_s)
 
 
 @settings(max_examples=15, deadline=None)
-@given(write_share=st.floats(min_value=0.0, max_value=0.9), suspend_us=st.floats(min_value=0.0, max_value=200.0))
-def test_draws_keep_the_fluid_modes_mean(write_share, suspend_us):
+@given(write_share=st.floats(min_value=0.0, max_value=0.9), suspend_us=st.floats(min_value=0.0, max_value=200.0),
+       erasing=st.floats(min_value=0.0, max_value=0.05), erase_step_us=st.floats(min_value=0.0, max_value=2000.0))
+def test_draws_keep_the_fluid_modes_mean(write_share, suspend_us, erasing, erase_step_us):
     """Law: the expected drawn time of each class is the mean the fluid mode charges (within the
-    sampling error of 400K draws)."""
-    die, is_write, drawn = _draw(write_share, suspend_us * 1e-6, reads_only=False)
+    sampling error of 400K draws), whatever share of the writing time is erasing."""
+    die, is_write, drawn = _draw(write_share, suspend_us * 1e-6, reads_only=False, erasing=erasing,
+                                 erase_step_s=erase_step_us * 1e-6)
     mean = mean_die_s(die, is_write, suspend_us * 1e-6, write_share)
     for cls in (is_write, ~is_write):
         assert drawn[cls].mean() == pytest.approx(mean[cls].mean(), rel=0.02)
@@ -45,3 +50,19 @@ def test_reads_behind_programs_and_retries_make_the_tail():
 def test_same_seed_same_bits():
     assert np.array_equal(_draw(0.3, seed=3)[2], _draw(0.3, seed=3)[2])
     assert not np.array_equal(_draw(0.3, seed=3)[2], _draw(0.3, seed=4)[2])
+
+
+def test_reads_on_erasing_dies_wait_out_an_erase_step():
+    """A read behind a write finds an erase with the erasing share and waits up to one erase step
+    (uniform); behind a program it waits an exponential time of a few suspend costs at most."""
+    write_share, erasing, step = 0.5, 0.01, 1000e-6
+    die, _, drawn = _draw(write_share, 20e-6, erasing=erasing, erase_step_s=step)
+    long_wait = drawn - die * 1.2 > 300e-6  # past anything spread, retry or a program suspend gives
+    assert np.mean(long_wait) == pytest.approx(write_share * erasing * 0.7, rel=0.2)
+    die, _, no_erase = _draw(write_share, 20e-6)
+    assert np.mean(no_erase - die * 1.2 > 300e-6) < 1e-4
+
+
+def test_erase_share_is_one_erase_per_block_programmed():
+    assert erase_share(3500.0, 1013.0) == pytest.approx(3500 / (3500 + WORDLINES_PER_BLOCK * 1013))
+    assert erase_share(3500.0, 1900.0) < erase_share(3500.0, 1013.0) < erase_share(5000.0, 1013.0)
