@@ -50,7 +50,9 @@ e.g. 96 layers x 4 strings). A die programs a block in this many tPROG, then era
 
 ERASE_SUSPEND_POINTS = 4
 """Steps of a block erase at which it can be suspended for a read (basis: assumed; an erase is a few
-incremental-step pulses, each followed by a verify, and suspends at the end of the current step)."""
+incremental-step pulses (ISPE), each followed by a verify, and suspends at a safe point at the end
+of the current step, as in Wu, Huang and He, J. Systems Architecture 60(4), 2014, and Kim, Seo and
+Kim, "SSR: Smart Suspend/Resume", J. KICS 50(9), 2025; neither gives a count for today's dies)."""
 
 DEFAULT_NAND_PROGRAM_US = 1013.0
 """tPROG of one wordline on all planes for a drive that names no family (basis: published; the
