@@ -90,6 +90,7 @@ def draw_die_s(rng: np.random.Generator, die_s: np.ndarray, is_write: np.ndarray
     out = np.where(reads, die_s * spread * first * (1.0 + retried * READ_RETRY_EXTRA_READS), die_s * spread)
     if write_share > 0 and suspend_unit_s > 0:
         behind_write = rng.random(n) < write_share
+        # the erase waits' part of the mean, at most all of it (then the step is shortened to fit)
         erase_mean = min(erasing * erase_step_unit_s / 2, suspend_unit_s)
         program_mean = (suspend_unit_s - erase_mean) / (1.0 - erasing) if erasing < 1 else 0.0
         wait = rng.exponential(program_mean, size=n)
