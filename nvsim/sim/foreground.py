@@ -17,7 +17,7 @@ from .fluid import SAMPLE_REGION_BYTES, exact_mix, jbod_imbalance, sample_batche
 from .network import io_demands, io_visits
 from .result import SimResult, Utilisation, busiest, closed_loop_text
 from .system import ArraySystem, HostIoBatch
-from .workload import HostStream
+from .workload import HostStream, exact_mix_size
 
 NETWORK_SAMPLE_IOS = 1024
 """Random host I/Os sampled for the network, in every state: each drive is a station of its own, so
@@ -28,13 +28,15 @@ writes when optimal (the 64 that give the fio fluid mode its mean member leave o
 
 def network_sample(system: ArraySystem, seed: int) -> list[HostIoBatch]:
     """The host I/Os a foreground class is solved with: the fluid mode's sample for sequential
-    workloads, ``NETWORK_SAMPLE_IOS`` random ones otherwise, their directions stratified to the
-    workload's mix as the fluid mode's are (``fluid.exact_mix``: 1,024 Bernoulli draws would leave
-    the write share of a 70/30 mix off by up to ~1.4 points, one standard deviation)."""
+    workloads, at least ``NETWORK_SAMPLE_IOS`` random ones otherwise (``exact_mix_size``: 1,030 for
+    a 70/30 mix), their directions stratified to the workload's mix as the fluid mode's are
+    (``fluid.exact_mix``: 1,024 Bernoulli draws would leave the write share of a 70/30 mix off by up
+    to ~1.4 points, one standard deviation)."""
     if not system.workload.is_random:
         return sample_batches(system, seed)
     region = min(system.device_bytes, SAMPLE_REGION_BYTES)
-    offsets, is_write = HostStream.for_job(system.workload, 0, region, seed).next_batch(NETWORK_SAMPLE_IOS)
+    size = exact_mix_size(system.workload.read_fraction, NETWORK_SAMPLE_IOS)
+    offsets, is_write = HostStream.for_job(system.workload, 0, region, seed).next_batch(size)
     return [system.batch(0, offsets, exact_mix(is_write, system.workload.read_fraction, seed))]
 
 

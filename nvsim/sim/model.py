@@ -30,6 +30,7 @@ from ..topology import DriveAttachment
 from .drive import DriveTiming, drive_timing
 from .drive_load import loaded_timing
 from .memo import MEMO, PER_CATALOG_LIMIT, Memo
+from .workload import exact_mix_size
 
 
 @dataclass(frozen=True, eq=False)
@@ -99,9 +100,9 @@ class ArrayModel:
         reads and writes; the fluid mode and the drives' write share average over them."""
         w = self.workload
         if self.jbod:
-            return 64
+            return exact_mix_size(w.read_fraction, 64)
         if w.is_random:
-            return 128 if 0 < w.read_fraction < 1 else 64
+            return exact_mix_size(w.read_fraction, 128) if 0 < w.read_fraction < 1 else 64
         data = self.array.drives - parity_members(self.array.level)
         period = math.lcm(w.bs, max(1, data) * self.array.strip_bytes) // w.bs
         return int(min(512, max(16, 2 * period)))

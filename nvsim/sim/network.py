@@ -105,6 +105,9 @@ def solve_network(demand_s: np.ndarray, servers: np.ndarray, population: np.ndar
     if visits is not None:
         v = np.maximum(np.atleast_2d(visits), 1e-12)
         service = np.where(demand_s > 0, demand_s / v, 0.0) / m / (1.0 - u_open)  # per visit, per server
+    # open work slows a closed customer's own service too (R = D (1 + Q) / (1 - U_open)): the
+    # stretch of the queue part of its demand, beside its waiting
+    stretch = queue_part - demand_s / m
     queue = np.zeros((classes, k)) if start is None or start.shape != (classes, k) else start.copy()
     x = np.zeros(classes)
     for _ in range(iterations):
@@ -113,21 +116,14 @@ def solve_network(demand_s: np.ndarray, servers: np.ndarray, population: np.ndar
         own = np.divide(queue, population[:, None], out=np.zeros_like(queue), where=population[:, None] > 0)
         seen = np.maximum(total[None, :] - own, 0.0)
         if visits is None:
-            waiting = queue_part * seen
+            waiting = queue_part * seen + stretch
         else:  # the work ahead: each class's queue in its own service time
             ahead = (queue * service).sum(axis=0)[None, :] - own * service
-            waiting = np.where(demand_s > 0, v * np.maximum(ahead, 0.0), 0.0)
+            waiting = np.where(demand_s > 0, v * np.maximum(ahead, 0.0), 0.0) + stretch
         cycle = base_s + (waiting * scale).sum(axis=1)
         x_new = np.divide(population, cycle, out=np.zeros(classes), where=cycle > 0)
-        # no station beyond its capacity (the approximation can overshoot near saturation)
-        load = (x_new[:, None] * demand_s).sum(axis=0) / m + u_open
-        over = load.max() if k else 0.0
-        if over > 1.0:
-            x_new = x_new / over
-        if visits is None:
-            queue_new = x_new[:, None] * (queue_part * (1.0 + seen))
-        else:
-            queue_new = x_new[:, None] * (queue_part + waiting)
+        x_new, waiting = _at_capacity(x_new, waiting, demand_s, m, u_open, population, cycle, scale)
+        queue_new = x_new[:, None] * (queue_part + waiting - stretch)  # Little's law at each station
         if np.allclose(x_new, x, rtol=tolerance, atol=0.0) and np.allclose(queue_new, queue, rtol=1e-5, atol=1e-9):
             x, queue = x_new, queue_new
             break
@@ -135,6 +131,26 @@ def solve_network(demand_s: np.ndarray, servers: np.ndarray, population: np.ndar
     utilisation = np.minimum(1.0, (x[:, None] * demand_s).sum(axis=0) / m + u_open)
     cycle = np.divide(population, x, out=np.full(classes, np.inf), where=x > 0)
     return NetworkSolution(throughput=x, cycle_s=cycle, utilisation=utilisation, waiting_s=waiting, queue=queue)
+
+
+def _at_capacity(x: np.ndarray, waiting: np.ndarray, demand_s: np.ndarray, m: np.ndarray, u_open: np.ndarray,
+                 population: np.ndarray, cycle: np.ndarray, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """No station beyond the capacity the open work leaves it (the approximation can overshoot near
+    saturation): the closed classes' throughputs are scaled down together until the busiest
+    station's closed load is ``1 - U_open``; the cycle time each class loses that way is waiting at
+    that station, so Little's law holds over the cycle's parts (N = X x cycle) at every iterate."""
+    if not len(m):
+        return x, waiting
+    over_k = (x[:, None] * demand_s).sum(axis=0) / m / (1.0 - u_open)
+    j = int(np.argmax(over_k))
+    if over_k[j] <= 1.0:
+        return x, waiting
+    x = x / over_k[j]
+    missing = np.divide(population, x, out=np.zeros_like(x), where=x > 0) - cycle
+    waiting = waiting.copy()
+    at_j = (demand_s[:, j] > 0) & (scale[:, j] > 0)
+    waiting[at_j, j] += np.maximum(missing[at_j], 0.0) / scale[at_j, j]
+    return x, waiting
 
 
 __all__ = ["Stations", "stations", "io_demands", "solve_network", "NetworkSolution"]

@@ -9,8 +9,10 @@ N I/Os one after the other from each random offset; the read/write choice of mix
 
 from __future__ import annotations
 
+import math
 import zlib
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -73,4 +75,22 @@ class HostStream:
         return offsets.astype(np.int64), is_write
 
 
-__all__ = ["HostStream", "named_rng"]
+MIX_DENOMINATOR_MAX = 100
+"""Largest denominator of a read share a sample is sized to hold exactly (fio's whole percents)."""
+
+
+def exact_mix_size(read_fraction: float, least: int) -> int:
+    """The smallest sample of at least ``least`` host I/Os in which the workload's mix is a whole
+    number of I/Os (``exact_mix`` then holds it exactly): fio's ``rwmixread`` is a whole percent,
+    so 70/30 takes 130 where 128 would carry 38 writes (29.7%) and let a NAND-bound mix of 24-way
+    mirrored writes pass the plan's NAND bound by 0.24%. A share that is no fraction of
+    denominator up to ``MIX_DENOMINATOR_MAX`` keeps ``least``."""
+    if not 0.0 < read_fraction < 1.0:
+        return least
+    share = Fraction(read_fraction).limit_denominator(MIX_DENOMINATOR_MAX)
+    if float(share) != read_fraction:
+        return least
+    return share.denominator * math.ceil(least / share.denominator)
+
+
+__all__ = ["HostStream", "named_rng", "exact_mix_size", "MIX_DENOMINATOR_MAX"]

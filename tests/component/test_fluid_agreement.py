@@ -20,6 +20,7 @@ from nvsim.sim.event import simulate_event
 from nvsim.sim.foreground import NETWORK_SAMPLE_IOS, network_sample
 from nvsim.sim.fluid import exact_mix, expected_max_gamma, sample_batches, simulate_fluid, unloaded_latency_s
 from nvsim.sim.system import ArraySystem
+from nvsim.sim.workload import exact_mix_size
 
 HOST_IOS = 12_000
 
@@ -128,8 +129,25 @@ def test_exact_mix_holds_the_read_share_and_keeps_other_draws(n, f, seed, p):
 @pytest.mark.parametrize("seed", [1, 2, 7])
 def test_network_sample_holds_the_mix_like_the_fluid_sample(catalog, seed):
     """The mixed solve's sample (degraded, rebuilding and OLTP states) carries the workload's
-    write share exactly, as the steady fluid mode's does: 1,024 Bernoulli draws alone miss it."""
+    write share exactly, as the steady fluid mode's does: 1,024 Bernoulli draws alone miss it,
+    and 1,024 I/Os cannot hold 30% (307.2), so the sample takes 1,030."""
     system = example(catalog, "64k", MIX)
     batches = network_sample(system, seed)
     writes = int(sum(int(b.is_write.sum()) for b in batches))
-    assert writes == round(0.3 * NETWORK_SAMPLE_IOS)
+    size = int(sum(len(b.is_write) for b in batches))
+    assert size == 1030 and size >= NETWORK_SAMPLE_IOS
+    assert writes == 309  # 30% of 1,030, exactly
+
+
+@pytest.mark.parametrize("least", [64, 128, 1024])
+def test_a_sample_is_sized_to_hold_every_whole_percent_mix(least):
+    """Law: for every fio rwmixread (a whole percent) the sample is the least size of at least
+    ``least`` I/Os whose reads and writes are whole numbers; pure directions keep ``least``."""
+    for percent in range(1, 100):
+        size = exact_mix_size(percent / 100, least)
+        assert least <= size < least + 100
+        assert (size * percent) % 100 == 0
+        assert all((smaller * percent) % 100 for smaller in range(least, size))
+    assert exact_mix_size(1.0, least) == exact_mix_size(0.0, least) == least
+    assert exact_mix_size(1 / 3, least) % 3 == 0  # a third is held too
+    assert exact_mix_size(0.123456, least) == least  # no fraction of denominator <= 100: kept as it is

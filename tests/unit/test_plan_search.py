@@ -82,6 +82,25 @@ def test_a_cost_objective_over_unpriced_drives_is_one_line_naming_them():
     assert all(CATALOG.drives[d].price_usd is not None for d in resolve_axes(priced, CATALOG).drives)
 
 
+def test_a_mirrored_mix_stays_under_its_nand_bound():
+    """Regression (found by the law below): a 70/30 mix on a 24-way md RAID1 of PM9A3 is NAND-bound
+    and each write costs 24 member writes; the fluid sample of 128 I/Os held 38 writes (29.7%) and
+    passed the NAND bound by 0.24%. The sample now holds the mix exactly (130 I/Os, 39 writes)."""
+    spec = PlanSpec.model_validate({"requirements": {"usable_bytes": 1},
+                                    "search": {"platforms": ["supermicro-as-2125hs-tnr"], "drives": ["samsung-pm9a3-3.84tb"],
+                                               "engines": ["linux-md"], "drive_counts": [24], "levels": [1],
+                                               "strips_bytes": [16384], "overprovisioning": [0.0]}, "objective": "drives"})
+    cands, verdicts, _ = _filtered(spec)
+    workload = WorkloadSpec.model_validate(dict(PROFILES["randrw-8k-70"], name="w", numjobs=8, iodepth=32),
+                                           context={"catalog": CATALOG})
+    bound, which = throughput_bound(cands, drive_ceilings(cands.axes, CATALOG, workload), workload, verdicts.alive())
+    scenario = parse_scenario(scenario_data(dict(cands.row(0), namespace_bytes=None), [workload], 1, "x"), CATALOG)
+    fluid = Simulation(scenario, "w", catalog=CATALOG).run("fluid")
+    assert which[0] == 0  # the NAND bound
+    assert fluid.write_iops / fluid.total_iops == pytest.approx(0.3, abs=1e-12)
+    assert fluid.total_iops <= bound[0] * (1 + 1e-9)
+
+
 ENGINES = ["linux-md", "graid-supremeraid-sr1010", "xinnor-xiraid", "broadcom-megaraid-9560-16i"]
 DRIVES = ["kioxia-cm7-r-3.84tb", "kioxia-cm7-v-6.4tb", "solidigm-d5-p5336-61.44tb", "samsung-pm9a3-3.84tb",
           "micron-9550-pro-7.68tb", "intel-d7-p5510-3.84tb"]
