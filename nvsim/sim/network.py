@@ -136,20 +136,27 @@ def solve_network(demand_s: np.ndarray, servers: np.ndarray, population: np.ndar
 def _at_capacity(x: np.ndarray, waiting: np.ndarray, demand_s: np.ndarray, m: np.ndarray, u_open: np.ndarray,
                  population: np.ndarray, cycle: np.ndarray, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """No station beyond the capacity the open work leaves it (the approximation can overshoot near
-    saturation): the closed classes' throughputs are scaled down together until the busiest
-    station's closed load is ``1 - U_open``; the cycle time each class loses that way is waiting at
-    that station, so Little's law holds over the cycle's parts (N = X x cycle) at every iterate."""
+    saturation): the classes that visit the most overloaded station are scaled down together until
+    its closed load is ``1 - U_open``, station after station; the cycle time a class loses that way
+    is waiting at the station that held it, so Little's law holds over the cycle's parts (N = X x
+    cycle) at every iterate. A class that does not visit a station is not held by it."""
     if not len(m):
         return x, waiting
-    over_k = (x[:, None] * demand_s).sum(axis=0) / m / (1.0 - u_open)
-    j = int(np.argmax(over_k))
-    if over_k[j] <= 1.0:
+    held_at = np.full(len(x), -1)
+    for _ in range(len(m)):
+        over_k = (x[:, None] * demand_s).sum(axis=0) / m / (1.0 - u_open)
+        j = int(np.argmax(over_k))
+        if over_k[j] <= 1.0:
+            break
+        visitors = demand_s[:, j] > 0
+        x = np.where(visitors, x / over_k[j], x)
+        held_at = np.where(visitors & (held_at < 0) & (scale[:, j] > 0), j, held_at)
+    if (held_at < 0).all():
         return x, waiting
-    x = x / over_k[j]
-    missing = np.divide(population, x, out=np.zeros_like(x), where=x > 0) - cycle
+    missing = np.maximum(np.divide(population, x, out=np.zeros_like(x), where=x > 0) - cycle, 0.0)
     waiting = waiting.copy()
-    at_j = (demand_s[:, j] > 0) & (scale[:, j] > 0)
-    waiting[at_j, j] += np.maximum(missing[at_j], 0.0) / scale[at_j, j]
+    for c in np.flatnonzero(held_at >= 0):
+        waiting[c, held_at[c]] += missing[c] / scale[c, held_at[c]]
     return x, waiting
 
 

@@ -144,6 +144,18 @@ def test_a_second_class_takes_throughput_from_the_first():
     assert alone > xs[0] > xs[1] > xs[2]
 
 
+def test_a_saturated_station_holds_only_the_classes_that_visit_it():
+    """A class that never visits a saturated station keeps its own rate (the cap scales the
+    station's visitors), and each class's cycle obeys Little's law."""
+    demand = np.array([[D, 0.0], [0.0, D]])
+    alone = solve_network(demand[:1], np.array([4.0, 1.0]), np.array([4.0]), np.array([D + 1e-3])).throughput[0]
+    sol = solve_network(demand, np.array([4.0, 1.0]), np.array([4.0, 500.0]), np.array([D + 1e-3, D]))
+    assert sol.throughput[0] == pytest.approx(alone, rel=1e-6)
+    assert sol.throughput[1] == pytest.approx(1 / D, rel=1e-6)
+    for c, base in ((0, D + 1e-3), (1, D)):
+        assert sol.throughput[c] * (base + sol.waiting_s[c].sum()) == pytest.approx(sol.throughput[c] * sol.cycle_s[c], rel=1e-3)
+
+
 # --------------------------------------------------------------- open work beside the closed classes
 
 @pytest.mark.parametrize("n", [4, 16])
