@@ -117,12 +117,9 @@ def test_a_rebuild_request_loads_the_rebuild_thread_not_the_job_cores():
 
 CANONICAL = {"randread": ("4K random read", "read_iops"), "randwrite": ("4K random write", "write_iops"),
              "read": ("sequential read", "read_bytes_per_s"), "write": ("sequential write", "write_bytes_per_s")}
-KNOWN_ABOVE_BOUNDS = {
-    **{(f"kioxia-cm7-namespace/{name}", "randwrite-b4k-j8-d4"):
-       "the media bound takes the datasheet random-write IOPS at full capacity; a smaller namespace "
-       "leaves more spare area and writes faster" for name in ("cm7r-7.68-ns6.4.yaml", "sweep-ns5.76.yaml",
-                                                                  "sweep-ns7.04.yaml")},
-}
+KNOWN_ABOVE_BOUNDS: dict[tuple[str, str], str] = {}
+"""(scenario, workload) pairs the fluid mode is known to beat, with why (none today: the namespace
+cases were fixed on 2026-11-25 by ``bounds.namespace_random_write_iops``)."""
 
 
 def _bound_cases():
