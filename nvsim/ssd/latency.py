@@ -92,6 +92,8 @@ def draw_die_s(rng: np.random.Generator, die_s: np.ndarray, is_write: np.ndarray
         behind_write = rng.random(n) < write_share
         # the erase waits' part of the mean, at most all of it (then the step is shortened to fit)
         erase_mean = min(erasing * erase_step_unit_s / 2, suspend_unit_s)
+        if erase_mean <= 0:  # no erase step to wait for: every wait is a program's
+            erasing = 0.0
         program_mean = (suspend_unit_s - erase_mean) / (1.0 - erasing) if erasing < 1 else 0.0
         wait = rng.exponential(program_mean, size=n)
         if erase_mean > 0:  # the erasing share waits out the rest of an erase step instead

@@ -52,6 +52,14 @@ def test_same_seed_same_bits():
     assert not np.array_equal(_draw(0.3, seed=3)[2], _draw(0.3, seed=4)[2])
 
 
+def test_an_erase_share_with_no_erase_step_keeps_the_mean():
+    """Regression (found by the law above): an erasing share with a zero-length erase step drew
+    every wait as a program's, but with the program mean raised by 1 / (1 - erasing)."""
+    die, is_write, drawn = _draw(0.71875, 43e-6, reads_only=False, erasing=0.03125, erase_step_s=0.0)
+    mean = mean_die_s(die, is_write, 43e-6, 0.71875)
+    assert drawn[~is_write].mean() == pytest.approx(mean[~is_write].mean(), rel=0.01)
+
+
 def test_reads_on_erasing_dies_wait_out_an_erase_step():
     """A read behind a write finds an erase with the erasing share and waits up to one erase step
     (uniform); behind a program it waits an exponential time of a few suspend costs at most."""
