@@ -86,7 +86,7 @@ def _tightest(metric: str, unit: str, limits: list[Limit]) -> Bound:
 def namespace_random_write_iops(drive: DriveSpec, namespace_bytes: int | None) -> float:
     """The drive's 4 KiB random-write ceiling: its datasheet figure at full capacity; a smaller
     namespace leaves more spare area, and the SSD model's steady state gives the rate there (the
-    KIOXIA brief's CM7-R 7.68 TB wrote 582K at a 6.4 TB namespace against its datasheet's 310K)."""
+    namespace sizing of seed 002); never below the datasheet figure, so it stays a ceiling."""
     if namespace_bytes is None or namespace_bytes >= drive.capacity_bytes.value:
         return float(drive.rand_write_iops.value)
     ssd = SsdModel.from_drive(drive, namespace_bytes)
