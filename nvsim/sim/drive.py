@@ -15,7 +15,6 @@ from ..constants import PAGE_BYTES
 from ..links import drive_link
 from ..pcie import PcieLink
 from ..ssd.derive import derive_ssd_parameters
-from ..ssd.latency import ERASE_SUSPEND_POINTS
 from ..ssd.latency import NAND_SERVICE_CV  # noqa: F401  (re-exported: sim.system names it)
 from ..ssd.model import SsdModel
 from ..stripe.planner import MemberIOPlan
@@ -49,7 +48,7 @@ class DriveTiming:
         self.write_fixed_s = p.write_latency_us * 1e-6
         self.suspend_unit_s = ssd.suspend_pool_s * self.units
         self.erasing = p.erase_share
-        self.erase_step_unit_s = p.nand_erase_us * 1e-6 / ERASE_SUSPEND_POINTS / p.nand_dies * self.units
+        self.erase_step_unit_s = ssd.erase_step_pool_s * self.units
         self._cache: dict[tuple, tuple[float, float]] = {}
         self._plans: dict[tuple, tuple] = {}
 

@@ -149,6 +149,7 @@ def derive_ssd_parameters(drive: DriveSpec, program_suspend_us: float | None = N
     block, iu = int(drive.rand_block_bytes.value), int(drive.indirection_unit_bytes.value)
     partial_read_s = partial_iu_reads(block, iu) * random_read_pool_s(iu, read_iops, float(drive.seq_read_bytes_per_s.value))
     eta = random_write_efficiency(float(drive.rand_write_iops.value), block, iu, waf, program_bw, partial_read_s)
+    erase_us = _cited_or(drive.nand_erase_us, DEFAULT_NAND_ERASE_US)
     return SsdParameters(
         name=drive.name,
         capacity_bytes=capacity,
@@ -162,9 +163,8 @@ def derive_ssd_parameters(drive: DriveSpec, program_suspend_us: float | None = N
         spare_factor_at_capacity=spare,
         waf_at_capacity=waf,
         program_suspend_us=program_suspend_us,
-        nand_erase_us=_cited_or(drive.nand_erase_us, DEFAULT_NAND_ERASE_US),
-        erase_share=erase_share(_cited_or(drive.nand_erase_us, DEFAULT_NAND_ERASE_US),
-                                _cited_or(drive.nand_program_us, DEFAULT_NAND_PROGRAM_US)),
+        nand_erase_us=erase_us,
+        erase_share=erase_share(erase_us, _cited_or(drive.nand_program_us, DEFAULT_NAND_PROGRAM_US)),
         read_latency_us=float(drive.read_latency_us.value),
         write_latency_us=float(drive.write_latency_us.value),
     )

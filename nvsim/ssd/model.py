@@ -32,6 +32,7 @@ from ..pcie import PcieLink
 from ..specs import DriveSpec, WorkloadSpec
 from ..constants import PAGE_BYTES
 from .derive import SsdParameters, derive_ssd_parameters, partial_iu_reads, random_read_pool_s
+from .latency import ERASE_SUSPEND_POINTS
 
 
 @dataclass(frozen=True)
@@ -119,6 +120,11 @@ class SsdModel:
     @property
     def suspend_pool_s(self) -> float:
         return self.params.program_suspend_us * 1e-6 / self.params.nand_dies
+
+    @property
+    def erase_step_pool_s(self) -> float:
+        """One suspendable step of a block erase (tBERS / ``ERASE_SUSPEND_POINTS``) in pool time."""
+        return self.params.nand_erase_us * 1e-6 / ERASE_SUSPEND_POINTS / self.params.nand_dies
 
     # -- throughput -----------------------------------------------------------------------------
     def nand_iops(self, workload: WorkloadSpec) -> float:
