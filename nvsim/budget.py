@@ -9,8 +9,12 @@ the compiled event kernel, graid-gen5-raid6: 24 drives, RAID6):
   65,536 slots took 2.4 s and 494 MB resident, with 262,144 slots (the limit) 6.9 s and 1.5 GB,
   about ``EVENT_BYTES_PER_SLOT`` per slot. The fluid mode has no such cost (it solves rates).
 - **Planned member pages, fluid mode.** The stripe planner maps every page of a host I/O to its
-  members, for at least ``MIN_SAMPLE_IOS`` host I/Os of the workload's sample: a 4 GiB block (2^24
-  pages, the limit) took 16 s, a 16 GiB one 20 s, a 1 TiB one exhausted memory.
+  members, for at least ``SAMPLE_IOS_MIN`` host I/Os of the workload's sample: a 4 GiB block (2^24
+  pages, the limit) took 16 s, a 16 GiB one 20 s, a 1 TiB one exhausted memory. Random blocks
+  above 1 MiB take fewer host I/Os (``nvsim.sim.workload.page_bounded_ios``, at least
+  ``SAMPLE_IOS_MIN``): before, the mixed solve sampled 1,024 of them whatever their size, and a
+  1 GiB random read on graid-gen5-raid6's md RAID6 took 65 s and 9.7 GB (now 1.9 s and 0.37 GB;
+  4 GiB, the limit, 5.2 s and 0.84 GB; 2026-11-25).
 - **Planned member pages, event mode.** The event mode plans every host I/O it simulates: its
   warm-up (``sim/event/window.py``: three per slot, at least a fifth of the window) and its window
   (``host_ios``, 60,000 by default): sequential reads of 16 MiB took 2.6 s and 0.35 GB, of 64 MiB
@@ -27,6 +31,7 @@ import os
 
 from .constants import PAGE_BYTES
 from .errors import InputError
+from .sim.workload import SAMPLE_IOS_MIN
 from .simulation import EVENT_HOST_IOS
 from .specs import WorkloadSpec
 
@@ -41,8 +46,6 @@ MAX_PLANNED_PAGES_ENV = "NVSIM_MAX_PLANNED_PAGES"
 MAX_EVENT_PAGES = 2**30
 """Most member pages an event-mode run plans (about 1.5 GB; 32 MiB blocks at the default window pass)."""
 MAX_EVENT_PAGES_ENV = "NVSIM_MAX_EVENT_PAGES"
-MIN_SAMPLE_IOS = 16
-"""Fewest host I/Os a workload's sample holds (``ArrayModel.sample_size``)."""
 MAX_SWEEP_POINTS = 100_000
 """Default most set-ups a sweep runs (its field ``max_points`` raises it)."""
 
@@ -63,7 +66,7 @@ def event_slots(workload: WorkloadSpec) -> int:
 
 def planned_pages(workload: WorkloadSpec) -> int:
     """A lower bound on the member pages planned for ``workload``'s sample (either mode)."""
-    return MIN_SAMPLE_IOS * _pages_per_io(workload)
+    return SAMPLE_IOS_MIN * _pages_per_io(workload)
 
 
 def event_pages(workload: WorkloadSpec, host_ios: int = EVENT_HOST_IOS) -> int:

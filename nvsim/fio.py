@@ -181,7 +181,12 @@ class FioJobFile:
         """The one warning line for the CLI, or None when every option is understood."""
         if not self.unmodelled_options:
             return None
-        return f"{self.path}: fio options not modelled (nvsim ignores them): {', '.join(self.unmodelled_options)}"
+        names = [BUFFERED_NOTE if name == "direct" else name for name in self.unmodelled_options]
+        return f"{self.path}: fio options not modelled (nvsim ignores them): {', '.join(names)}"
+
+
+BUFFERED_NOTE = "direct (buffered I/O, fio's default direct=0, is simulated as direct=1)"
+"""How the warning names ``direct`` when a job is buffered: the page cache is not modelled."""
 
 
 def shares_one_loop(jobs: list[FioJob]) -> bool:

@@ -161,21 +161,21 @@ def run_latency_s(system: ArraySystem, b: HostIoBatch, runs: np.ndarray, fork_jo
     if not fork_join or len(runs) == len(op_time):  # means only, or one member I/O a run
         return slowest
     k = np.add.reduceat(reads, runs, dtype=np.int64)
-    return slowest + np.maximum.reduceat(read_die, runs) * fork_join_excess(int(k.max()))[k]
+    return slowest + np.maximum.reduceat(read_die, runs) * fork_join_excess(k)
 
 
-def fork_join_excess(k_max: int, cv: float = NAND_SERVICE_CV) -> np.ndarray:
-    """E[max of k] - 1 (``expected_max_gamma``) for k = 0..k_max at least: what a run of k alike
-    reads adds to its slowest mean, in its NAND time (0 for no read or one), remembered."""
-    size = 1 << max(4, int(k_max).bit_length())  # a power of two above k_max: few tables
-    return _fork_join_excess(size, cv)
+def fork_join_excess(k: np.ndarray, cv: float = NAND_SERVICE_CV) -> np.ndarray:
+    """E[max of k] - 1 (``expected_max_gamma``) for each run's count of alike reads ``k``: what a
+    run of k reads adds to its slowest mean, in its NAND time (0 for no read or one). Computed
+    once per distinct k and remembered: a 1 GiB read's runs count thousands of reads, and a table
+    of every count up to theirs took 5 s."""
+    distinct, where = np.unique(k, return_inverse=True)
+    return np.array([_fork_join_excess(int(count), cv) for count in distinct])[where]
 
 
-@functools.lru_cache(maxsize=16)
-def _fork_join_excess(size: int, cv: float) -> np.ndarray:
-    table = np.array([0.0] + [expected_max_gamma(k, cv) - 1.0 for k in range(1, size + 1)])
-    table.setflags(write=False)
-    return table
+@functools.lru_cache(maxsize=4096)
+def _fork_join_excess(k: int, cv: float) -> float:
+    return expected_max_gamma(k, cv) - 1.0 if k >= 1 else 0.0
 
 
 def expected_max_gamma(k: int, cv: float, points: int = 4001) -> float:

@@ -9,15 +9,18 @@ limiting resource) are the same for both, and live here, below both.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import fabric
+from ..constants import PAGE_BYTES
 from ..host_io import busy_cpus_with_polling
 from .fluid import SAMPLE_REGION_BYTES, exact_mix, jbod_imbalance, sample_batches, unloaded_latency_s, write_amplification
 from .network import io_demands, io_visits
 from .result import SimResult, Utilisation, busiest, closed_loop_text
 from .system import ArraySystem, HostIoBatch
-from .workload import HostStream, exact_mix_size
+from .workload import HostStream, exact_mix_size, page_bounded_ios
 
 NETWORK_SAMPLE_IOS = 1024
 """Random host I/Os sampled for the network, in every state: each drive is a station of its own, so
@@ -29,13 +32,14 @@ writes when optimal (the 64 that give the fio fluid mode its mean member leave o
 def network_sample(system: ArraySystem, seed: int) -> list[HostIoBatch]:
     """The host I/Os a foreground class is solved with: the fluid mode's sample for sequential
     workloads, at least ``NETWORK_SAMPLE_IOS`` random ones otherwise (``exact_mix_size``: 1,030 for
-    a 70/30 mix), their directions stratified to the workload's mix as the fluid mode's are
+    a 70/30 mix; fewer for blocks above 1 MiB, ``page_bounded_ios``), their directions stratified to the workload's mix as the fluid mode's are
     (``fluid.exact_mix``: 1,024 Bernoulli draws would leave the write share of a 70/30 mix off by up
     to ~1.4 points, one standard deviation)."""
     if not system.workload.is_random:
         return sample_batches(system, seed)
     region = min(system.device_bytes, SAMPLE_REGION_BYTES)
-    size = exact_mix_size(system.workload.read_fraction, NETWORK_SAMPLE_IOS)
+    pages = math.ceil(system.workload.bs / PAGE_BYTES)
+    size = exact_mix_size(system.workload.read_fraction, page_bounded_ios(NETWORK_SAMPLE_IOS, pages))
     offsets, is_write = HostStream.for_job(system.workload, 0, region, seed).next_batch(size)
     return [system.batch(0, offsets, exact_mix(is_write, system.workload.read_fraction, seed))]
 

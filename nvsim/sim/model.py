@@ -18,6 +18,7 @@ import numpy as np
 from .. import fabric
 from ..array_capacity import Capacity, capacity
 from ..catalog import Catalog, default_catalog
+from ..constants import PAGE_BYTES
 from ..engines import Engine, build_engine
 from ..host_io import HostIoCosts, workload_host_io_costs
 from ..links import attachment, drive_link, engine_link, switch_bytes_per_s, switch_uplink
@@ -30,7 +31,7 @@ from ..topology import DriveAttachment
 from .drive import DriveTiming, drive_timing
 from .drive_load import loaded_timing
 from .memo import MEMO, PER_CATALOG_LIMIT, Memo
-from .workload import exact_mix_size
+from .workload import exact_mix_size, page_bounded_ios
 
 
 @dataclass(frozen=True, eq=False)
@@ -97,15 +98,18 @@ class ArrayModel:
     def sample_size(self) -> int:
         """Host I/Os of one job that show every member-I/O pattern of this workload: a few stripes
         of a sequential stream (a whole period of its alignment), or enough random I/Os to mix
-        reads and writes; the fluid mode and the drives' write share average over them."""
+        reads and writes; the fluid mode and the drives' write share average over them. Blocks so
+        large that these would plan more than ``SAMPLE_PAGES`` member pages take fewer
+        (``page_bounded_ios``): each of them already spans many stripes."""
         w = self.workload
+        pages = math.ceil(w.bs / PAGE_BYTES)
         if self.jbod:
-            return exact_mix_size(w.read_fraction, 64)
+            return exact_mix_size(w.read_fraction, page_bounded_ios(64, pages))
         if w.is_random:
-            return exact_mix_size(w.read_fraction, 128) if 0 < w.read_fraction < 1 else 64
+            return exact_mix_size(w.read_fraction, page_bounded_ios(128 if 0 < w.read_fraction < 1 else 64, pages))
         data = self.array.drives - parity_members(self.array.level)
         period = math.lcm(w.bs, max(1, data) * self.array.strip_bytes) // w.bs
-        return int(min(512, max(16, 2 * period)))
+        return page_bounded_ios(int(min(512, max(16, 2 * period))), pages)
 
     def chunk_requests_per_io(self) -> float:
         """Strips (chunks) one host I/O of the workload's size touches, on average over the

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from nvsim.scenario import parse_scenario
 from nvsim.sim.event import simulate_event
 from nvsim.sim.foreground import NETWORK_SAMPLE_IOS, network_sample
-from nvsim.sim.fluid import exact_mix, expected_max_gamma, sample_batches, simulate_fluid, unloaded_latency_s
+from nvsim.sim.fluid import exact_mix, expected_max_gamma, fork_join_excess, sample_batches, simulate_fluid, unloaded_latency_s
 from nvsim.sim.system import ArraySystem
-from nvsim.sim.workload import exact_mix_size
+from nvsim.sim.workload import SAMPLE_IOS_MIN, SAMPLE_PAGES, exact_mix_size, page_bounded_ios
 
 HOST_IOS = 12_000
 
@@ -151,3 +151,49 @@ def test_a_sample_is_sized_to_hold_every_whole_percent_mix(least):
     assert exact_mix_size(1.0, least) == exact_mix_size(0.0, least) == least
     assert exact_mix_size(1 / 3, least) % 3 == 0  # a third is held too
     assert exact_mix_size(0.123456, least) == least  # no fraction of denominator <= 100: kept as it is
+
+
+@given(least=st.integers(1, 4096), pages=st.integers(0, 2**30))
+def test_a_sample_of_large_blocks_is_bounded_in_pages(least, pages):
+    """Law: ``least`` host I/Os when they fit in ``SAMPLE_PAGES`` member pages; otherwise as many as
+    fit, never fewer than ``SAMPLE_IOS_MIN``; never more than ``least`` unless ``least`` is below
+    the floor."""
+    n = page_bounded_ios(least, pages)
+    assert n >= SAMPLE_IOS_MIN
+    assert n <= max(least, SAMPLE_IOS_MIN)
+    if least * max(1, pages) <= SAMPLE_PAGES:
+        assert n == max(least, SAMPLE_IOS_MIN)
+    elif n > SAMPLE_IOS_MIN:
+        assert n * pages <= SAMPLE_PAGES < (n + 1) * pages or n == least
+
+
+@pytest.mark.parametrize("bs, fluid_ios, network_ios", [
+    ("4k", 64, 1024), ("1m", 64, 1024), ("4m", 64, 256), ("16m", 64, 64), ("1g", 16, 16)])
+def test_random_blocks_above_1_mib_sample_fewer_host_ios(catalog, bs, fluid_ios, network_ios):
+    """A 1 GiB random read sampled 1,024 host I/Os for the mixed solve (the rebuild's states) as
+    a 4 KiB one does: 2.7 x 10^8 member pages, 65 s and 9.7 GB. Blocks up to 1 MiB keep their
+    samples (and their results); larger ones take as many as ``SAMPLE_PAGES`` hold, at least 16."""
+    system = example(catalog, "64KiB", {"rw": "randread", "bs": bs, "numjobs": 4, "iodepth": 4})
+    assert system.sample_size == fluid_ios
+    batches = network_sample(system, 1)
+    assert sum(len(b.is_write) for b in batches) == network_ios
+
+
+def test_fork_join_excess_is_the_expected_maximum_per_count():
+    """The run's extra NAND time per distinct count of alike reads: E[max of k] - 1, 0 for none or one."""
+    k = np.array([0, 1, 2, 16, 2, 0, 11_915])
+    out = fork_join_excess(k)
+    assert out[0] == out[1] == out[5] == 0.0
+    assert out[2] == out[4] == expected_max_gamma(2, 0.3) - 1.0
+    assert out[3] == pytest.approx(0.60, abs=0.01)  # 1.60 for k = 16 at cv 0.3
+    assert out[6] > out[3]
+
+
+def test_a_sequential_sample_of_large_blocks_is_bounded_in_pages(catalog):
+    """A sequential sample covers twice its alignment period, at most 512 I/Os: with 4 MiB + 4 KiB
+    blocks on 14 data members of 512 KiB that is 512 I/Os of 1,025 pages, twice ``SAMPLE_PAGES``;
+    the sample keeps 255 (as many as fit). A 1 MiB scan keeps its whole period."""
+    odd = example(catalog, "512KiB", {"rw": "read", "bs": 4 * 2**20 + 4096, "numjobs": 1, "iodepth": 1})
+    assert odd.sample_size == SAMPLE_PAGES // 1025 == 255
+    scan = example(catalog, "512KiB", SCAN)
+    assert scan.sample_size == 16  # 1 MiB on 14 x 512 KiB: a period of 7, at least 16

@@ -383,6 +383,9 @@ def test_buffered_io_is_listed_as_unmodelled_direct():
     assert parse("[a]\ndirect=0\n").unmodelled_options == ("direct",)
     assert parse("[a]\nbuffered=0\n").unmodelled_options == ()
     assert parse("[global]\ndirect=1\n[a]\nbuffered=1\n").unmodelled_options == ("direct",)
+    warning = parse("[a]\nrw=read\nverify=crc32c\n").unmodelled_warning()  # the line says what buffered means
+    assert warning.endswith("not modelled (nvsim ignores them): direct (buffered I/O, fio's default direct=0, "
+                            "is simulated as direct=1), verify")
 
 
 def test_option_tables_do_not_overlap():
