@@ -155,6 +155,7 @@ def apply_point(base: dict[str, Any], point: dict[str, Any]) -> tuple[dict[str, 
     data = json.loads(json.dumps(base))
     workload_fields: dict[str, Any] = {}
     for field, value in point.items():
+        check_settable(data, field)
         parts = field.split(".")
         if parts[0] == "workload":
             workload_fields[".".join(parts[1:])] = value
@@ -174,6 +175,28 @@ def apply_point(base: dict[str, Any], point: dict[str, Any]) -> tuple[dict[str, 
         # the drive count changed: keep "all on one socket" placements, else spread them evenly
         placement["drive_sockets"] = [sockets[0]] * drives if len(set(sockets)) == 1 else None
     return data, workload_fields
+
+
+def check_settable(data: dict[str, Any], field: str) -> None:
+    """Refuse (one line) a dotted field that goes through a list of the scenario (``workloads``,
+    ``faults``) or through a value: a point sets a list or a value whole, and ``workload.X`` sets
+    field X of every workload; absent sections (``topology.switches``) are created."""
+    parts = field.split(".")
+    if parts[0] == "workload":
+        return
+    node: Any = data
+    for depth, part in enumerate(parts[:-1]):
+        child = node.get(part)
+        if child is None:
+            return
+        where = ".".join(parts[:depth + 1])
+        if isinstance(child, list):
+            hint = "; set a workload's field with workload.<field> (every workload the sweep runs)" \
+                if where == "workloads" else ""
+            raise InputError("grid", f"{field!r}: {where} is a list in the scenario, set whole or not at all{hint}")
+        if not isinstance(child, dict):
+            raise InputError("grid", f"{field!r}: {where} is a value ({child!r}), not a section with fields")
+        node = child
 
 
 def run_point(task: dict[str, Any]) -> list[dict[str, Any]]:
@@ -233,6 +256,9 @@ def prepare_sweep(spec_path: str | Path):
     for workload in base.workloads:
         if workload.name in names:
             check_workload(workload, spec.fidelity, field=f"base workload {workload.name}", host_ios=spec.host_ios)
+    base_data = base.model_dump(mode="json")
+    for field in [*spec.grid, *(f for point in spec.points for f in point)]:
+        check_settable(base_data, field)
     return spec, base, names
 
 
@@ -498,4 +524,5 @@ def _cell(value: Any) -> Any:
     return value
 
 
-__all__ = ["SweepSpec", "best_points", "load_sweep", "prepare_sweep", "expand", "run_sweep", "run_point", "point_key", "apply_point", "parse_constraint"]
+__all__ = ["SweepSpec", "best_points", "load_sweep", "prepare_sweep", "expand", "run_sweep", "run_point", "point_key", "apply_point",
+           "check_settable", "parse_constraint"]

@@ -122,6 +122,26 @@ def test_dask_cluster_gives_the_same_table_as_local_processes(tmp_path):
     assert a == b
 
 
+@pytest.mark.parametrize("field, message", [
+    ("workloads.0.bs", "'workloads.0.bs': workloads is a list in the scenario, set whole or not at all; set a "
+                       "workload's field with workload.<field>"),
+    ("array.drives.count", "'array.drives.count': array.drives is a value (5), not a section with fields"),
+])
+def test_a_field_through_a_list_or_a_value_is_a_one_line_error_before_any_point(tmp_path, field, message):
+    """A grid key through the workload list replaced the list by a mapping and every worker died
+    with a traceback (AttributeError); through a value it made each point invalid. Both are
+    refused before a point runs, in a grid or a list of points, nothing written."""
+    for spec in (write_spec(tmp_path, grid={field: [1, 2]}), write_spec(tmp_path, grid={}, points=[{field: 1}])):
+        bad = run_cli("sweep", str(spec), "-o", str(tmp_path / "o"))
+        assert bad.returncode == 2 and bad.stderr == f"error: grid: {message}" + (
+            " (every workload the sweep runs)\n" if field.startswith("workloads") else "\n")
+        assert not list(tmp_path.glob("o*"))
+    with pytest.raises(InputError, match="workloads is a list"):  # apply_point refuses it too
+        apply_point({"workloads": [{"name": "a"}]}, {"workloads.0.bs": 4096})
+    data, _ = apply_point({"topology": None}, {"topology.switches.count": 2})  # absent sections are created
+    assert data["topology"] == {"switches": {"count": 2}}
+
+
 def test_point_keys_are_stable_and_distinguish_workloads_and_fidelity():
     point = {"array.drives": 8}
     assert point_key(point, "a", "fluid") == point_key({"array.drives": 8}, "a", "fluid")
