@@ -29,7 +29,7 @@ from .engines import build_engine
 from .links import drive_link
 from .plan_space import NEAR_COPIES, Axes, Candidates, Verdicts
 from .plan_spec import PlanSpec
-from .raid import full_stripe_write_bytes_per_host_byte
+from .raid import MIN_DRIVES, full_stripe_write_bytes_per_host_byte
 from .risk import HOURS_PER_YEAR, rebuild_risk
 from .specs import SECTOR_BYTES, RebuildSpec, WorkloadSpec
 from .ssd.model import SsdModel
@@ -41,10 +41,13 @@ REBUILD_SLACK = 1e-3
 NAND, LINKS = "drive NAND (pool ceiling)", "drive links (payload ceiling)"
 """The bounds' limiting resources, named as the report prints them."""
 def min_write_factor(level: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """Least member bytes written per host byte at each level: a full stripe's (``raid``)."""
+    """Least member bytes written per host byte at each level: a full stripe's (``raid``); infinite
+    for a count the level does not take (RAID6 of 2 drives: the exact filters reject it, and the
+    bounds still see every candidate)."""
     keys = np.stack([level, n], axis=1)
     uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
-    values = np.asarray([full_stripe_write_bytes_per_host_byte(int(lv), int(k), NEAR_COPIES) for lv, k in uniq])
+    values = np.asarray([full_stripe_write_bytes_per_host_byte(int(lv), int(k), NEAR_COPIES)
+                         if k >= MIN_DRIVES[int(lv)] else np.inf for lv, k in uniq])
     return values[inverse.reshape(-1)]
 
 

@@ -16,7 +16,7 @@ from nvsim.catalog import default_catalog
 from nvsim.errors import InputError
 from nvsim.plan import rank, sort_key
 from nvsim.plan_answer import pareto_front, reason_text
-from nvsim.plan_bounds import bounds_stage, drive_ceilings, shortest_rebuild_hours, throughput_bound
+from nvsim.plan_bounds import bounds_stage, drive_ceilings, min_write_factor, shortest_rebuild_hours, throughput_bound
 from nvsim.plan_fluid import scenario_data
 from nvsim.plan_space import Verdicts, enumerate_candidates, exact_filters, resolve_axes
 from nvsim.plan_spec import PROFILES, PlanSpec
@@ -125,6 +125,24 @@ def test_the_throughput_bound_is_never_below_the_fluid_mode(drive, engine, level
     scenario = parse_scenario(scenario_data(row, [workload], 1, "x"), CATALOG)
     fluid = Simulation(scenario, "w", catalog=CATALOG).run("fluid").total_iops
     assert fluid <= bound[0] * (1 + 1e-9), (fluid, bound[0])
+
+
+def test_bounds_take_counts_their_level_does_not(tmp_path):
+    """An endurance requirement over drive counts below a level's minimum (RAID6 of 2 drives,
+    rejected by the exact filters) divided by zero in the bounds, which see every candidate: a
+    traceback. Such counts have no write factor (infinite); the valid ones keep theirs."""
+    spec = PlanSpec.model_validate({"requirements": {"usable_bytes": "1 TB", "workloads": [
+        {"name": "w", "profile": "randread-4k", "min_iops": "1K"}],
+        "endurance": {"service_life_years": 5, "host_write_bytes_per_s": "100 MB/s"}},
+        "search": {"platforms": ["supermicro-as-2125hs-tnr"], "drives": ["kioxia-cm7-r-3.84tb"], "engines": ["linux-md"],
+                   "drive_counts": [2, 4], "levels": [1, 5, 6]}})
+    cands, verdicts, _ = _filtered(spec)
+    workloads = {"w": WorkloadSpec.model_validate(dict(PROFILES["randread-4k"], name="w", numjobs=1, iodepth=1))}
+    bounds_stage(spec, cands, CATALOG, verdicts, workloads)
+    assert _why(cands, verdicts, level=6, drives=2) == "drives for the RAID level"
+    assert _why(cands, verdicts, level=1, drives=2) == "alive"
+    factors = min_write_factor(np.array([6, 5, 6, 1]), np.array([2, 2, 4, 2]))
+    assert np.isinf(factors[:2]).all() and factors[2] == 2.0 and factors[3] == 2.0
 
 
 def test_bounds_prune_only_what_the_fluid_mode_would_also_reject():
