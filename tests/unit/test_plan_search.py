@@ -204,3 +204,33 @@ def test_the_shortest_rebuild_is_never_longer_than_the_solved_one(engine, drive)
     scenario = parse_scenario(scenario_data(row, [workload], 1, "x"), CATALOG)
     solved = rebuild_summary(scenario, CATALOG, workload)["rebuild_hours"]
     assert 0 < hours[0] <= solved, (hours[0], solved)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(counts=st.lists(st.integers(2, 40), min_size=1, max_size=4),
+       levels=st.lists(st.sampled_from([0, 1, 5, 6, 10]), min_size=1, max_size=5),
+       strips=st.lists(st.sampled_from(["4KiB", "16KiB", "48KiB", "512KiB", "1GiB"]), min_size=1, max_size=3),
+       spares=st.lists(st.integers(0, 3), min_size=1, max_size=2),
+       op=st.lists(st.sampled_from([0.0, 0.1, 0.5]), min_size=1, max_size=2),
+       profile=st.sampled_from(sorted(PROFILES)),
+       extras=st.fixed_dictionaries({}, optional={
+           "endurance": st.just({"service_life_years": 5, "host_write_bytes_per_s": "1 GB/s"}),
+           "rebuild": st.just({"max_hours": 4, "workload": "w", "load_fraction": 0.5}),
+           "max_data_loss_probability": st.just(1e-5), "min_mttdl_years": st.just(1e6),
+           "max_power_w": st.just(800.0), "max_bays": st.just(12)}),
+       usable=st.sampled_from(["1 GB", "10 TB", "1 PB"]))
+def test_any_search_space_passes_the_filters_and_bounds_without_an_error(counts, levels, strips, spares, op, profile,
+                                                                          extras, usable):
+    """Law: stages 1 and 2 take every search space the schema accepts (counts a level does not
+    take, strips larger than a namespace, spares, every requirement) and only prune: each
+    candidate ends alive or with the stage and rule that pruned it."""
+    spec = PlanSpec.model_validate({
+        "requirements": {"usable_bytes": usable, "workloads": [{"name": "w", "profile": profile, "min_iops": "1K"}], **extras},
+        "search": {"platforms": ["supermicro-as-2125hs-tnr"], "drives": ["kioxia-cm7-r-3.84tb", "solidigm-d5-p5336-61.44tb"],
+                   "engines": ["linux-md", "graid-supremeraid-sr1010"], "drive_counts": counts, "levels": levels,
+                   "strips_bytes": strips, "hot_spares": spares, "overprovisioning": op}})
+    cands, verdicts, _ = _filtered(spec)
+    workloads = {"w": WorkloadSpec.model_validate(dict(PROFILES[profile], name="w", numjobs=8, iodepth=8))}
+    bounds_stage(spec, cands, CATALOG, verdicts, workloads)
+    assert set(np.unique(verdicts.stage)) <= {0, 1, 2}
+    assert all(verdicts.labels[verdicts.requirement[i]] for i in np.flatnonzero(verdicts.stage))
