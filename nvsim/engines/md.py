@@ -16,8 +16,9 @@ documents), the mechanisms that set its speed (docs/models/engines.md):
   handles each stripe_head in one pass per state change: ``stripe_disk_us`` per member of the
   array per pass plus ``stripe_member_bio_us`` per member page bio it issues, plus parity at
   ``parity_gen_gb_per_s``. RMW/RCW reads: a pass before the reads, one after.
-* Every md request (one per chunk a bio is split into) costs ``request_cpu_us`` on the
-  submitting core, at ``reference_clock_ghz``.
+* Every md request (one per chunk a bio is split into; on RAID1, which has no chunks, one per
+  64 MiB barrier unit, ``raid1_requests``) costs ``request_cpu_us`` on the submitting core, at
+  ``reference_clock_ghz``.
 * Degraded (a member missing): RAID5/6 reads no longer bypass the stripe cache
   (``raid5_make_request`` takes ``chunk_aligned_read`` only while ``mddev->degraded == 0``): every
   read is a stripe_head handled by raid5d like a write, plus the reconstruction's parity work.
@@ -66,6 +67,21 @@ to back once normal I/O has drained, so a RAID10 recovery batch is 512 requests
 64 MiB bucket (since Linux 4.11), so its 32 requests run beside random normal I/O."""
 
 
+BARRIER_UNIT_BYTES = 64 * 2**20
+"""raid1.c ``BARRIER_UNIT_SECTOR_SIZE`` (1 << 17 sectors): raid1 has no chunks and splits a bio only
+at the end of one of these units (``align_to_barrier_unit_end``), each piece one md request."""
+
+
+def raid1_requests(plan, n: int) -> np.ndarray:
+    """md requests each of ``n`` host I/Os becomes on RAID1: the barrier units its member I/Os
+    span (a mirror's member I/O covers the host I/O at the same offset), 1 below 64 MiB."""
+    lo = np.full(n, np.iinfo(np.int64).max)
+    hi = np.zeros(n, dtype=np.int64)
+    np.minimum.at(lo, plan.host_index, plan.member_offset_bytes // BARRIER_UNIT_BYTES)
+    np.maximum.at(hi, plan.host_index, (plan.member_offset_bytes + plan.length_bytes - 1) // BARRIER_UNIT_BYTES)
+    return np.where(hi >= lo, hi - lo + 1, 1).astype(float)
+
+
 class MdParameters(EngineParameters):
     """Linux md's costs (models/engines/linux-md.yaml), at ``reference_clock_ghz``."""
 
@@ -100,13 +116,13 @@ class MdEngine(Engine):
         n = len(is_write)
         out = self.empty_work(plan, n, host_bytes)
         p = self.v
-        out.submit_cpu_ref_s = p.request_cpu_us * 1e-6 * chunks
+        requests = raid1_requests(plan, n) if level == 1 else chunks
+        out.submit_cpu_ref_s = p.request_cpu_us * 1e-6 * requests
         member_writes = per_host_sum(plan.is_write.astype(float), plan.host_index, n)
         if level in (1, 10):
             # wait_barrier per md request; each member write is queued on conf->pending_bio_list
             # under conf->device_lock for raid1d/raid10d to submit once the bitmap is written
-            out.lock_s = 1e-6 * (p.barrier_lock_us * self.barrier_requests(level, chunks)
-                                 + self.device_lock_us * member_writes)
+            out.lock_s = 1e-6 * (p.barrier_lock_us * requests + self.device_lock_us * member_writes)
             return self._numa(out)
         if level == 0:
             return out
