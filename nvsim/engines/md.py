@@ -202,11 +202,13 @@ class MdEngine(Engine):
 
     def rebuild_settings(self, level, priority):
         """(bytes per recovery request, requests in flight): RAID1/10 ``RESYNC_DEPTH`` requests of
-        up to ``RESYNC_BLOCK_SIZE`` (no further than a chunk's end); RAID5/6 requests of
+        ``RESYNC_BLOCK_SIZE`` (RAID10: no further than a chunk's end); RAID5/6 requests of
         ``rebuild_io_kib`` (MAX_STRIPE_BATCH stripe_heads of a page) as many as the stripe cache
         holds (``resync_stripe_heads``)."""
-        if level in (1, 10):  # raid10 recovery stops each request at a chunk end
+        if level == 10:  # raid10 recovery stops each request at a chunk end
             return min(RESYNC_BLOCK_BYTES, self.strip_bytes), RESYNC_DEPTH[level]
+        if level == 1:  # raid1 has no chunks: raid1_sync_request fills RESYNC_PAGES
+            return RESYNC_BLOCK_BYTES, RESYNC_DEPTH[level]
         step = int(self.v.rebuild_io_kib * 1024)
         return step, self.resync_stripe_heads() / (step // PAGE_BYTES)
 

@@ -379,7 +379,7 @@ def test_engines_without_a_rebuild_mechanism_charge_nothing_for_it(catalog, name
 
 @pytest.mark.parametrize("priority", ["low", "normal", "high"])
 def test_rebuild_settings_request_size_and_depth(catalog, priority):
-    """md RAID1/10: RESYNC_BLOCK_SIZE (64 KiB) cut at the chunk's end, RESYNC_DEPTH in flight (32 for
+    """md RAID1/10: RESYNC_BLOCK_SIZE (64 KiB), RAID10's cut at the chunk's end, RESYNC_DEPTH in flight (32 for
     raid1, 512 for raid10), whatever the priority; RAID6 the stripe cache md lets grow, in requests of
     rebuild_io_kib; otherwise rebuild_io_kib and rebuild_inflight
     scaled by the priority (low 0.5x, high 2x)."""
@@ -389,6 +389,7 @@ def test_rebuild_settings_request_size_and_depth(catalog, priority):
     assert md4.rebuild_settings(10, priority) == (4 * KIB, 512.0)
     assert md512.rebuild_settings(10, priority) == (64 * KIB, 512.0)
     assert md512.rebuild_settings(1, priority) == (64 * KIB, 32.0)
+    assert md4.rebuild_settings(1, priority) == (64 * KIB, 32.0)  # raid1 has no chunk to stop at
     md64 = make_engine(catalog, MD, members=8, strip_bytes=64 * KIB)  # RAID6: the grown stripe cache
     assert md64.rebuild_settings(6, priority) == (32 * KIB, STRIPE_CACHE_MAX / 8)
     for name, level in ((GPU, 6), (GPU, 10), (CARD, 5)):  # xiRAID's: tests/component/test_xiraid_rebuild.py
