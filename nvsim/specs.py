@@ -851,12 +851,23 @@ class ScenarioSpec(Spec):
     def _faults_fit(self) -> "ScenarioSpec":
         n = self.array.drives
         last = -1.0
+        missing: dict[int, float] = {}  # drive -> when it failed (or was pulled), until replaced
         for i, fault in enumerate(self.faults):
             if fault.drive >= n:
                 raise ValueError(f"faults[{i}].drive: drive {fault.drive} does not exist; the array has drives 0..{n - 1}")
             if fault.at_s < last:
                 raise ValueError(f"faults[{i}].at_s: events must be in time order ({fault.at_s:g} s after {last:g} s)")
             last = fault.at_s
+            if fault.action == "replace":
+                if fault.drive not in missing:
+                    raise ValueError(f"faults[{i}].action: replace of drive {fault.drive}, which has not failed; a "
+                                     f"replace follows the drive's fail or pull")
+                del missing[fault.drive]
+            elif fault.drive in missing:
+                raise ValueError(f"faults[{i}].action: {fault.action} of drive {fault.drive}, which failed at "
+                                 f"{missing[fault.drive]:g} s and has not been replaced")
+            else:
+                missing[fault.drive] = fault.at_s
         return self
 
     @model_validator(mode="after")

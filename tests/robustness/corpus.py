@@ -210,13 +210,19 @@ _CARD = changed(changed(changed(BASE_SCENARIO, "array.engine", "broadcom-megarai
                 "array.drives", 7)
 _GPU10 = changed(changed(changed(BASE_SCENARIO, "array.engine", "graid-supremeraid-sr1010"), "array.level", 10),
                  "array.drives", 9)
-_FAULTS = changed(BASE_SCENARIO, "faults", [{"at_s": 0, "drive": 0, "action": "fail"}, {"at_s": 0, "drive": 0, "action": "fail"},
+_FAULTS = changed(BASE_SCENARIO, "faults", [{"at_s": 0, "drive": 0, "action": "fail"}, {"at_s": 0, "drive": 1, "action": "fail"},
                                             {"at_s": 1, "drive": 9, "action": "replace"}])
+_UNFAILED = changed(BASE_SCENARIO, "faults", [{"at_s": 0, "drive": 0, "action": "replace"}])
+_TWICE = changed(BASE_SCENARIO, "faults", [{"at_s": 0, "drive": 3, "action": "fail"}, {"at_s": 5, "drive": 3, "action": "pull"}])
 SCENARIO_CASES += [
     Case("scenario-duplicate-workload-names", "scenario", _TWO, r"workloads\[1\]\.name: 'randread' names two workloads"),
     Case("scenario-hardware-raid10-odd", "scenario", _CARD, r"drives: RAID10 on engine broadcom-megaraid-9560-16i .*multiple of 2, got 7"),
     Case("scenario-gpu-raid10-odd", "scenario", _GPU10, r"drives: RAID10 on engine graid-supremeraid-sr1010 .*got 9"),
     Case("scenario-fault-drive-out-of-range", "scenario", _FAULTS, r"faults\[2\]\.drive: drive 9 does not exist"),
+    Case("scenario-fault-replace-unfailed", "scenario", _UNFAILED,
+         r"faults\[0\]\.action: replace of drive 0, which has not failed; a replace follows the drive's fail or pull"),
+    Case("scenario-fault-fail-twice", "scenario", _TWICE,
+         r"faults\[1\]\.action: pull of drive 3, which failed at 0 s and has not been replaced"),
     Case("scenario-top-level-list", "scenario", [BASE_SCENARIO], r"a scenario must be a YAML mapping"),
     Case("scenario-top-level-scalar", "scenario", "scenario", r"a scenario must be a YAML mapping"),
     Case("scenario-top-level-number", "scenario", 42, r"a scenario must be a YAML mapping"),
