@@ -182,9 +182,13 @@ def placement_error(scenario: Any, catalog: Any) -> str | None:
         have = platform.cpu.sockets * platform.pcie_lanes_per_socket.value
         need = root_lanes_needed(scenario, catalog)
         if need > have:
-            error = (f"topology: the drives and the engine's card need {need} PCIe lanes of root ports; "
+            switched = topology is not None and topology.switches is not None
+            who = "the switches' uplinks and the engine's card" if switched else "the drives and the engine's card"
+            fix = ("fewer switches or narrower uplinks (topology.switches)" if switched
+                   else "put drives behind switches (topology.switches)")
+            error = (f"topology: {who} need {need} PCIe lanes of root ports; "
                      f"{platform.name} has {have} ({platform.cpu.sockets} x {platform.pcie_lanes_per_socket.value}); "
-                     f"allowed: put drives behind switches (topology.switches)")
+                     f"allowed: {fix}")
     if error is None and topology is not None:
         error = _vmd_error(scenario, catalog, platform)
     return error

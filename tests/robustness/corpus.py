@@ -149,7 +149,8 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     ("topology", {"switches": {"model": "broadcom-pex89104", "uplink_lanes": 12}}, r"topology\.switches\.uplink_lanes"),
     ("topology", {"switches": {"model": "broadcom-pex89104", "count": 0}}, r"topology\.switches\.count"),
     ("topology", {"switches": {"model": "broadcom-pex89104", "count": 9}},
-     r"topology: the drives and the engine's card need 144 PCIe lanes of root ports; supermicro-as-2125hs-tnr has 128"),
+     r"topology: the switches' uplinks and the engine's card need 144 PCIe lanes of root ports; supermicro-as-2125hs-tnr "
+     r"has 128 \(2 x 64\); allowed: fewer switches or narrower uplinks"),
     ("topology", {"retimer": "aries"}, r"topology\.retimer: unknown retimer 'aries'"),
     ("topology", {"vmd": True}, r"topology\.vmd: VMD is a feature of Intel Xeon CPUs"),
     ("topology", {"vmd": "sometimes"}, r"topology\.vmd"),

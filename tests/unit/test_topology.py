@@ -65,6 +65,7 @@ def test_a_x16_card_in_a_x8_slot_is_refused_and_a_x8_card_keeps_its_x8_link(cata
 def test_root_port_lanes_beyond_the_platform_are_refused(catalog):
     message = error_of(scenario(topology={"switches": {"model": "broadcom-pex89104", "count": 9}}), catalog)
     assert "need 144 PCIe lanes of root ports; supermicro-as-2125hs-tnr has 128" in message
+    assert "the switches' uplinks and the engine's card" in message and message.endswith("fewer switches or narrower uplinks (topology.switches)")
 
 
 def test_switch_ports_and_lanes_are_checked(catalog):
