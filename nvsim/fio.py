@@ -50,6 +50,7 @@ from .fio_options import (  # noqa: F401 (the tables, re-exported for callers of
 )
 from .fio_expand import expand_value, platform_keywords  # noqa: F401 (re-exported)
 from .fio_mix import MixPart
+from .fio_names import FIO_OPTION_NAMES, FIO_VERSION
 from .fio_trace import TraceSummary, read_trace, summarize
 from .ftl.load import DRIVE_STATES
 from .skew_syntax import check_distribution
@@ -506,6 +507,9 @@ def _take_job_option(draft: _JobDraft, entry: _Entry) -> None:
         pass
     elif key.lower() in _KNOWN:
         raise _error(entry, path, f"fio option names are case-sensitive; did you mean {key.lower()!r}?")
+    elif key not in FIO_OPTION_NAMES:  # fio refuses the file; ignoring it would change the answer unseen
+        raise _error(entry, path, f"not an option of fio {FIO_VERSION}, which stops at it ('Bad option')"
+                                  f"{suggestion_text(key, FIO_OPTION_NAMES | _KNOWN)}")
     else:
         draft.flags["unmodelled"].add(key)
 

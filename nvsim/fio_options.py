@@ -5,6 +5,8 @@ job files with these tables; docs/fio.md lists them)."""
 
 from __future__ import annotations
 
+from .fio_names import FIO_OPTION_ALIASES
+
 MODELLED_OPTIONS: dict[str, str] = {
     "rw": "WorkloadSpec.rw (alias readwrite); trim types: FioJob.trim, NVMe deallocations (nvsim.fio_trim)",
     "bs": "WorkloadSpec.bs (alias blocksize); read,write[,trim] form: the sizes of the directions the job uses must agree",
@@ -97,7 +99,7 @@ REFUSED_DEFAULTS = {"thinktime_blocks": ("1",), "thinktime_spin": ("0",), "think
                      "latency_run": ("0",)}
 """Values of refused options that mean fio's default behaviour (accepted)."""
 
-ALIASES: dict[str, str] = {
+_NVSIM_ALIASES: dict[str, str] = {
     "readwrite": "rw",
     "blocksize": "bs",
     "timeout": "runtime",
@@ -108,7 +110,10 @@ ALIASES: dict[str, str] = {
     "ratemin": "rate_min",
     "io_limit": "io_size",
 }
-"""fio's option aliases (``options.c``) for the options named above."""
+ALIASES: dict[str, str] = {**{alias: name for alias, name in FIO_OPTION_ALIASES.items() if alias not in _NVSIM_ALIASES.values()},
+                           **_NVSIM_ALIASES}
+"""fio's option aliases (``options.c``; ``nvsim.fio_names``), by the names the tables above use
+(``iodepth_batch_submit`` is fio's alias of ``iodepth_batch``; nvsim names the option by it)."""
 
 FIO_RW_MODELLED = ("read", "write", "randread", "randwrite", "rw", "readwrite", "randrw")
 FIO_RW_TRIM = ("trim", "randtrim", "trimwrite", "randtrimwrite")

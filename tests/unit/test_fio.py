@@ -388,6 +388,35 @@ def test_buffered_io_is_listed_as_unmodelled_direct():
                             "is simulated as direct=1), verify")
 
 
+def test_a_misspelled_option_is_refused_as_fio_refuses_it_with_a_suggestion():
+    """fio stops at an option it does not know ('Bad option'); nvsim listed it as unmodelled and
+    ran the job without it: io_depth=8 ran at fio's default depth of 1."""
+    message = error_of("[a]\nrw=randread\ndirect=1\nio_depth=8\n")
+    assert message == ("job.fio line 4: io_depth: not an option of fio 3.42, which stops at it ('Bad option'); "
+                       "did you mean 'iodepth' or 'iodepth_low' or 'iodepth_batch'?")
+    assert "verify" in parse("[a]\nrw=read\ndirect=1\nverify=crc32c\n").unmodelled_options  # fio's, not modelled
+
+
+def test_fios_aliases_of_modelled_options_are_taken():
+    """blocksize_range is fio's alias of bsrange: it was ignored (the job ran at bs=4k); fileoffset
+    is offset's."""
+    aliased = parse("[a]\nrw=randread\ndirect=1\nblocksize_range=4k-64k\nfileoffset=1m\n").jobs[0]
+    named = parse("[a]\nrw=randread\ndirect=1\nbsrange=4k-64k\noffset=1m\n").jobs[0]
+    assert aliased.bs_mix == named.bs_mix and aliased.bs_mix
+    assert aliased.workload.offset == named.workload.offset == 2**20
+
+
+def test_every_option_nvsim_names_is_fios_and_every_alias_names_one():
+    """The tables name fio's options (a typo in them would never match a job file); nvsim's one
+    option of its own is drive_state."""
+    from nvsim.fio_names import FIO_OPTION_ALIASES, FIO_OPTION_NAMES
+    from nvsim.fio_options import ALIASES, REFUSED_OPTIONS
+    names = set(MODELLED_OPTIONS) | set(KEPT_OPTIONS) | set(UNDERSTOOD_WITHOUT_EFFECT) | set(REFUSED_OPTIONS)
+    assert {n for n in names if n not in FIO_OPTION_NAMES and n not in FIO_OPTION_ALIASES} == {"drive_state"}
+    assert set(FIO_OPTION_ALIASES.values()) <= FIO_OPTION_NAMES
+    assert all(alias in FIO_OPTION_NAMES | set(FIO_OPTION_ALIASES) for alias in ALIASES)
+
+
 def test_option_tables_do_not_overlap():
     assert not set(MODELLED_OPTIONS) & set(KEPT_OPTIONS)
     assert not (set(MODELLED_OPTIONS) | set(KEPT_OPTIONS)) & UNDERSTOOD_WITHOUT_EFFECT
