@@ -145,6 +145,20 @@ def test_bounds_take_counts_their_level_does_not(tmp_path):
     assert np.isinf(factors[:2]).all() and factors[2] == 2.0 and factors[3] == 2.0
 
 
+def test_a_rebuild_requirement_rules_raid0_out_in_words():
+    """RAID0 has nothing to rebuild: its line said 'rebuild hours none over 10 (+inf%)'."""
+    spec = PlanSpec.model_validate({"requirements": {"usable_bytes": "1 TB", "rebuild": {"max_hours": 10}, "workloads": [
+        {"name": "w", "profile": "randread-4k", "min_iops": "1K"}]},
+        "search": {"platforms": ["supermicro-as-2125hs-tnr"], "drives": ["kioxia-cm7-r-3.84tb"], "engines": ["linux-md"],
+                   "drive_counts": [4], "levels": [0, 5], "strips_bytes": ["64KiB"]}})
+    cands, verdicts, _ = _filtered(spec)
+    workloads = {"w": WorkloadSpec.model_validate(dict(PROFILES["randread-4k"], name="w", numjobs=1, iodepth=1))}
+    bounds_stage(spec, cands, CATALOG, verdicts, workloads)
+    raid0 = next(i for i in range(len(cands)) if cands.row(i)["level"] == 0)
+    assert reason_text(verdicts, raid0) == "rebuild hours: not met (RAID0 has no redundancy to rebuild)"
+    assert _why(cands, verdicts, level=5) == "alive"
+
+
 def test_bounds_prune_only_what_the_fluid_mode_would_also_reject():
     spec = PlanSpec.model_validate({"requirements": {"usable_bytes": "5 TB", "workloads": [
         {"name": "w", "profile": "randwrite-4k", "min_iops": "2M"}]},
