@@ -20,7 +20,7 @@ from nvsim.sim.event import simulate_event
 from nvsim.sim.foreground import NETWORK_SAMPLE_IOS, network_sample
 from nvsim.sim.fluid import exact_mix, expected_max_gamma, fork_join_excess, sample_batches, simulate_fluid, unloaded_latency_s
 from nvsim.sim.system import ArraySystem
-from nvsim.sim.workload import SAMPLE_IOS_MIN, SAMPLE_PAGES, exact_mix_size, page_bounded_ios
+from nvsim.sim.workload import SAMPLE_IOS_MIN, SAMPLE_PAGES, clone_phase_bytes, exact_mix_size, page_bounded_ios
 
 HOST_IOS = 12_000
 
@@ -197,3 +197,19 @@ def test_a_sequential_sample_of_large_blocks_is_bounded_in_pages(catalog):
     assert odd.sample_size == SAMPLE_PAGES // 1025 == 255
     scan = example(catalog, "512KiB", SCAN)
     assert scan.sample_size == 16  # 1 MiB on 14 x 512 KiB: a period of 7, at least 16
+
+
+@given(jobs=st.integers(1, 4096), pages=st.integers(1, 256), period_pages=st.integers(0, 2**14),
+       rw=st.sampled_from(["read", "write", "randread", "randwrite"]), increment=st.sampled_from([0, 2**20]))
+def test_clones_start_spread_over_one_stripe_in_whole_blocks(jobs, pages, period_pages, rw, increment):
+    """Law: a sequential job's clones without an offset_increment start at whole blocks inside one
+    data stripe, in order, the first at fio's offset; every other job starts where fio starts it."""
+    from nvsim.specs import WorkloadSpec
+    w = WorkloadSpec(name="w", rw=rw, bs=pages * 4096, numjobs=jobs, offset_increment=increment)
+    period = period_pages * 4096
+    phases = [clone_phase_bytes(w, j, period) for j in range(min(jobs, 64))]
+    assert phases[0] == 0
+    assert all(p % w.bs == 0 and 0 <= p < max(period, 1) for p in phases)
+    assert phases == sorted(phases)
+    if w.is_random or increment or jobs == 1 or period == 0:
+        assert not any(phases)
