@@ -110,8 +110,10 @@ _NVSIM_ALIASES: dict[str, str] = {
     "ratemin": "rate_min",
     "io_limit": "io_size",
 }
-ALIASES: dict[str, str] = {**{alias: name for alias, name in FIO_OPTION_ALIASES.items() if alias not in _NVSIM_ALIASES.values()},
-                           **_NVSIM_ALIASES}
+ALIASES: dict[str, str] = {
+    **{alias: name for alias, name in FIO_OPTION_ALIASES.items() if alias not in _NVSIM_ALIASES.values()},
+    **_NVSIM_ALIASES,
+}
 """fio's option aliases (``options.c``; ``nvsim.fio_names``), by the names the tables above use
 (``iodepth_batch_submit`` is fio's alias of ``iodepth_batch``; nvsim names the option by it)."""
 

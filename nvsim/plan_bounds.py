@@ -172,7 +172,8 @@ def _risk_bounds(spec: PlanSpec, cands: Candidates, catalog: Catalog, verdicts: 
     req = spec.requirements
     hours, throttled = shortest_rebuild_hours(cands, catalog, bool(req.rebuild and req.rebuild.workload))
     if req.rebuild is not None:
-        verdicts.reject(cands.level == 0, 2, "rebuild hours", np.nan, req.rebuild.max_hours, "RAID0 has no redundancy to rebuild")
+        verdicts.reject(cands.level == 0, 2, "rebuild hours", np.nan, req.rebuild.max_hours,
+                        "RAID0 has no redundancy to rebuild")
         resource = np.where(throttled, verdicts.index_of(verdicts.resources, "the engine's rebuild throttle"),
                             verdicts.index_of(verdicts.resources, "replacement drive's NAND (sequential program rate)"))
         verdicts.reject(hours > req.rebuild.max_hours, 2, "rebuild hours", hours, req.rebuild.max_hours, resource)

@@ -32,9 +32,9 @@ writes when optimal (the 64 that give the fio fluid mode its mean member leave o
 def network_sample(system: ArraySystem, seed: int) -> list[HostIoBatch]:
     """The host I/Os a foreground class is solved with: the fluid mode's sample for sequential
     workloads, at least ``NETWORK_SAMPLE_IOS`` random ones otherwise (``exact_mix_size``: 1,030 for
-    a 70/30 mix; fewer for blocks above 1 MiB, ``page_bounded_ios``), their directions stratified to the workload's mix as the fluid mode's are
-    (``fluid.exact_mix``: 1,024 Bernoulli draws would leave the write share of a 70/30 mix off by up
-    to ~1.4 points, one standard deviation)."""
+    a 70/30 mix; fewer for blocks above 1 MiB, ``page_bounded_ios``), their directions stratified
+    to the workload's mix as the fluid mode's are (``fluid.exact_mix``: 1,024 Bernoulli draws would
+    leave the write share of a 70/30 mix off by up to ~1.4 points, one standard deviation)."""
     if not system.workload.is_random:
         return sample_batches(system, seed)
     region = min(system.device_bytes, SAMPLE_REGION_BYTES)

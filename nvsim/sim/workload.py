@@ -126,5 +126,5 @@ def page_bounded_ios(least: int, pages_per_io: int) -> int:
     return max(SAMPLE_IOS_MIN, min(least, SAMPLE_PAGES // max(1, pages_per_io)))
 
 
-__all__ = ["HostStream", "named_rng", "exact_mix_size", "page_bounded_ios", "clone_phase_bytes", "MIX_DENOMINATOR_MAX", "SAMPLE_PAGES",
-           "SAMPLE_IOS_MIN"]
+__all__ = ["HostStream", "named_rng", "exact_mix_size", "page_bounded_ios", "clone_phase_bytes",
+           "MIX_DENOMINATOR_MAX", "SAMPLE_PAGES", "SAMPLE_IOS_MIN"]
