@@ -1074,6 +1074,8 @@ def _check_section_text(label: str, text: str, *, name: bool) -> None:
         problem = "contains a control or line-break character"
     elif not name and "${" in text:
         problem = "contains '${', which fio replaces with an environment variable"
+    elif not name and re.search(r"\$[A-Za-z_]", text):
+        problem = "contains '$' before a name, which fio reads as one of its keywords ($ncpus, $pagesize, ...)"
     elif name and text.startswith("global"):
         problem = "starts with 'global', which fio reads as a [global] section"
     elif name and len(text) > 255:
