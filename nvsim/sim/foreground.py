@@ -9,12 +9,9 @@ limiting resource) are the same for both, and live here, below both.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .. import fabric
-from ..constants import PAGE_BYTES
 from ..host_io import busy_cpus_with_polling
 from .fluid import SAMPLE_REGION_BYTES, exact_mix, jbod_imbalance, sample_batches, unloaded_latency_s, write_amplification
 from .network import io_demands, io_visits
@@ -38,8 +35,7 @@ def network_sample(system: ArraySystem, seed: int) -> list[HostIoBatch]:
     if not system.workload.is_random:
         return sample_batches(system, seed)
     region = min(system.device_bytes, SAMPLE_REGION_BYTES)
-    pages = math.ceil(system.workload.bs / PAGE_BYTES)
-    size = exact_mix_size(system.workload.read_fraction, page_bounded_ios(NETWORK_SAMPLE_IOS, pages))
+    size = exact_mix_size(system.workload.read_fraction, page_bounded_ios(NETWORK_SAMPLE_IOS, system.workload.bs))
     offsets, is_write = HostStream.for_job(system.workload, 0, region, seed).next_batch(size)
     return [system.batch(0, offsets, exact_mix(is_write, system.workload.read_fraction, seed))]
 

@@ -18,7 +18,6 @@ import numpy as np
 from .. import fabric
 from ..array_capacity import Capacity, capacity
 from ..catalog import Catalog, default_catalog
-from ..constants import PAGE_BYTES
 from ..engines import Engine, build_engine
 from ..host_io import HostIoCosts, workload_host_io_costs
 from ..links import attachment, drive_link, engine_link, switch_bytes_per_s, switch_uplink
@@ -102,14 +101,13 @@ class ArrayModel:
         large that these would plan more than ``SAMPLE_PAGES`` member pages take fewer
         (``page_bounded_ios``): each of them already spans many stripes."""
         w = self.workload
-        pages = math.ceil(w.bs / PAGE_BYTES)
         if self.jbod:
-            return exact_mix_size(w.read_fraction, page_bounded_ios(64, pages))
+            return exact_mix_size(w.read_fraction, page_bounded_ios(64, w.bs))
         if w.is_random:
-            return exact_mix_size(w.read_fraction, page_bounded_ios(128 if 0 < w.read_fraction < 1 else 64, pages))
+            return exact_mix_size(w.read_fraction, page_bounded_ios(128 if 0 < w.read_fraction < 1 else 64, w.bs))
         data = self.array.drives - parity_members(self.array.level)
         period = math.lcm(w.bs, max(1, data) * self.array.strip_bytes) // w.bs
-        return page_bounded_ios(int(min(512, max(16, 2 * period))), pages)
+        return page_bounded_ios(int(min(512, max(16, 2 * period))), w.bs)
 
     def chunk_requests_per_io(self) -> float:
         """Strips (chunks) one host I/O of the workload's size touches, on average over the

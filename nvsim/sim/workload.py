@@ -16,6 +16,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..constants import PAGE_BYTES
 from ..specs import SECTOR_BYTES, WorkloadSpec
 
 
@@ -120,10 +121,10 @@ SAMPLE_IOS_MIN = 16
 """Fewest host I/Os any sample holds, however large its blocks."""
 
 
-def page_bounded_ios(least: int, pages_per_io: int) -> int:
-    """``least`` host I/Os, or fewer (never below ``SAMPLE_IOS_MIN``) where ``least`` of them would
-    plan more than ``SAMPLE_PAGES`` member pages."""
-    return max(SAMPLE_IOS_MIN, min(least, SAMPLE_PAGES // max(1, pages_per_io)))
+def page_bounded_ios(least: int, bs: int) -> int:
+    """``least`` host I/Os of ``bs`` bytes, or fewer (never below ``SAMPLE_IOS_MIN``) where ``least``
+    of them would plan more than ``SAMPLE_PAGES`` member pages."""
+    return max(SAMPLE_IOS_MIN, min(least, SAMPLE_PAGES // max(1, math.ceil(bs / PAGE_BYTES))))
 
 
 __all__ = ["HostStream", "named_rng", "exact_mix_size", "page_bounded_ios", "clone_phase_bytes",

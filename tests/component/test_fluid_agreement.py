@@ -158,7 +158,7 @@ def test_a_sample_of_large_blocks_is_bounded_in_pages(least, pages):
     """Law: ``least`` host I/Os when they fit in ``SAMPLE_PAGES`` member pages; otherwise as many as
     fit, never fewer than ``SAMPLE_IOS_MIN``; never more than ``least`` unless ``least`` is below
     the floor."""
-    n = page_bounded_ios(least, pages)
+    n = page_bounded_ios(least, pages * 4096)
     assert n >= SAMPLE_IOS_MIN
     assert n <= max(least, SAMPLE_IOS_MIN)
     if least * max(1, pages) <= SAMPLE_PAGES:

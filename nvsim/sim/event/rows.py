@@ -12,7 +12,6 @@ from functools import partial
 from itertools import repeat
 from typing import NamedTuple
 
-from ...raid import data_members_per_stripe
 from ..system import ArraySystem, HostIoBatch, strips_spanned
 from ..workload import HostStream, clone_phase_bytes, named_rng
 
@@ -91,8 +90,7 @@ class HostJobs:
     def __init__(self, system: ArraySystem, seed: int, batch_ios: int, barrier: bool):
         w = system.workload
         self.system, self.seed, self.batch_ios, self.barrier = system, seed, batch_ios, barrier
-        a = system.array
-        period = 0 if system.jbod else data_members_per_stripe(a.level, a.drives, a.near_copies) * a.strip_bytes
+        period = 0 if system.geometry is None else system.geometry.stripe_data_bytes
         self.streams = [HostStream.for_job(w, j, system.device_bytes, seed, clone_phase_bytes(w, j, period))
                         for j in range(w.numjobs)]
         self.sampled: list[HostIoBatch] = []
