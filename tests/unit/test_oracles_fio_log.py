@@ -1,0 +1,34 @@
+"""fio's log files (nvsim.fio_log) against fio's rules worked by hand: an entry every log_avg_msec
+and a last one flushed at the end of a run that is not a whole number of windows; bandwidth in KiB/s
+(1,024 bytes); the histogram log's windows together hold every I/O of the run once."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from nvsim.fio_log import LogEntry, log_files
+
+READS = {"ios": 10_000, "bytes": 10_000 * 4096, "mean_latency_ns": 80_000.0,
+         "latencies_ns": np.full(1000, 80_000.0)}
+
+
+def _entry(**options) -> LogEntry:
+    return LogEntry("j", {k: str(v) for k, v in options.items()}, 1, 1.0, {"read": READS})
+
+
+def test_logs_have_an_entry_per_window_and_a_last_flush_at_the_end():
+    files = log_files(_entry(write_bw_log="j", write_iops_log="j", log_avg_msec=300))
+    bw = [[int(x) for x in line.split(", ")] for line in files["j_bw.1.log"]]
+    assert [r[0] for r in bw] == [300, 600, 900, 1000]  # 1 s in 300 ms windows: three, then the flush at 1,000 ms
+    assert {r[1] for r in bw} == {10_000 * 4096 // 1024}  # 40,000 KiB/s
+    iops = [[int(x) for x in line.split(", ")] for line in files["j_iops.1.log"]]
+    assert [r[0] for r in iops] == [300, 600, 900, 1000] and {r[1] for r in iops} == {10_000}
+    whole = log_files(_entry(write_bw_log="j", log_avg_msec=250))["j_bw.1.log"]
+    assert [int(line.split(", ")[0]) for line in whole] == [250, 500, 750, 1000]  # no second entry at the end
+
+
+def test_the_histogram_logs_windows_hold_every_io_once():
+    files = log_files(_entry(write_hist_log="j", log_hist_msec=300))
+    rows = [[int(x) for x in line.split(", ")] for line in files["j_clat_hist.1.log"]]
+    assert [r[0] for r in rows] == [300, 600, 900, 1000]
+    assert [sum(r[3:]) for r in rows] == [3000, 3000, 3000, 1000]  # the I/Os of each window's share of the second

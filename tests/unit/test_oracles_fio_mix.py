@@ -1,0 +1,53 @@
+"""A job whose I/Os are a mix (nvsim.fio_mix) against arithmetic worked by hand: the fluid mode's
+closed loop of a mix is N over the share-weighted mean unloaded latency, its busiest resource the
+share-weighted demands; the event mode's rate the time-share (harmonic) mixture; percentiles read
+at the percentile they are named after (issue 34: a loop ignoring the shares and a p99 read at p90
+both survived the suite's earlier tests)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from nvsim.fio_mix import _fluid_rate, latency_dict, mix_samples
+from nvsim.sim.result import Utilisation
+
+
+def _part(iops: float, seconds_per_io: dict[str, float]):
+    sim = SimpleNamespace(utilisation=[Utilisation(k, v * iops) for k, v in seconds_per_io.items()])
+    return SimpleNamespace(simulation=sim, total_iops=iops)
+
+
+def test_a_mixs_closed_loop_weights_each_parts_unloaded_latency_by_its_share():
+    # 90% of the I/Os take 100 us unloaded, 10% take 1 ms: the mean is 190 us, so 8 in flight give 8 / 190 us
+    parts = [_part(1e5, {"drives": 1e-8}), _part(1e4, {"drives": 1e-8})]
+    x, limited = _fluid_rate(parts, np.array([0.9, 0.1]), np.array([1e5, 1e4]), np.array([1e-4, 1e-3]), 8)
+    assert x == pytest.approx(8 / 1.9e-4, rel=1e-12) and "I/Os in flight (8)" in limited
+
+
+def test_a_mixs_busiest_resource_carries_the_share_weighted_demand():
+    # 75% of I/Os need 4 us of the drives, 25% need 20 us: 8 us per I/O of the mix, so at most 125K
+    parts = [_part(2.5e5, {"drives": 4e-6, "cpu": 1e-7}), _part(5e4, {"drives": 2e-5, "cpu": 1e-7})]
+    x, limited = _fluid_rate(parts, np.array([0.75, 0.25]), np.array([2.5e5, 5e4]), np.array([1e-5, 1e-5]), 1024)
+    assert x == pytest.approx(1.25e5, rel=1e-12) and limited == "drives"
+
+
+def test_percentiles_are_read_at_their_names():
+    # 1..1000 us: numpy's linear percentile (the definition nvsim reports) at q is 1 + q/100 x 999 us
+    samples = np.arange(1, 1001) * 1e-6
+    out = latency_dict(samples, 0.0, True)
+    assert out["mean"] == pytest.approx(500.5)
+    for key, q in (("p50", 50), ("p90", 90), ("p99", 99), ("p99.9", 99.9), ("p99.99", 99.99)):
+        assert out[key] == pytest.approx(1 + q / 100 * 999, rel=1e-9), key
+    assert latency_dict(None, 2e-4, True) == {"mean": pytest.approx(200.0)} and latency_dict(None, 2e-4, False) == {}
+
+
+def test_a_mixs_samples_are_taken_in_proportion_to_the_shares():
+    # part 1: 1,000 read samples of 10 us, part 2: 1,000 of 100 us; shares 80/20: four 10 us samples to each 100 us
+    sims = [SimpleNamespace(read_iops=1.0, write_iops=0.0, total_iops=1.0, latency_samples_s={"read": np.full(1000, v)})
+            for v in (1e-5, 1e-4)]
+    out = mix_samples(sims, np.array([0.8, 0.2]))["read"]
+    fast, slow = int((out == 1e-5).sum()), int((out == 1e-4).sum())
+    assert fast == 4 * slow and fast + slow == len(out) and fast == 1000

@@ -1,0 +1,88 @@
+"""Jobs that fio runs at the same time (nvsim.fio_together) against laws worked by hand: a closed
+loop with think time (X = N / (R + Z)), fio's flow (jobs ahead of their share wait for the slowest),
+Little's law for each job's latency once the jobs share a queue, and each job's own CPUs held by
+that job alone (issue 34: every mutant of the module survived the suite's earlier tests)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+from nvsim.fio_together import JOB_CPUS_LABEL, Member, shared_results, shared_wait
+from nvsim.sim.result import Utilisation
+
+
+@dataclass(frozen=True)
+class _Sim:
+    """The fields of a SimResult that fio_together reads and replaces."""
+
+    utilisation: tuple
+    read_iops: float
+    total_iops: float
+    latency_samples_s: dict = field(default_factory=dict)
+    read_latency_us: dict = field(default_factory=dict)
+    write_latency_us: dict = field(default_factory=dict)
+    tail_ci95_us: dict = field(default_factory=dict)
+    limited_by: str = "alone"
+
+
+@dataclass(frozen=True)
+class _Alone:
+    simulation: _Sim
+    total_iops: float
+
+
+def member(iops: float, seconds_per_io: dict[str, float], unloaded_s: float, population: int, **kw) -> Member:
+    """A job whose own run went at ``iops`` and took ``seconds_per_io[r]`` of resource r's servers per I/O."""
+    util = tuple(Utilisation(k, v * iops) for k, v in seconds_per_io.items())
+    samples = {"read": np.full(50, population / iops)}
+    return Member(_Alone(_Sim(util, iops, iops, samples), iops), unloaded_s, population, **kw)
+
+
+def test_think_time_slows_a_closed_loop_as_n_over_r_plus_z():
+    # 4 I/Os in flight, 100 us unloaded, 900 us of think time: 4 / 1 ms = 4,000 IOPS (the drives are far from busy)
+    job = member(4e4, {"drives": 1e-7}, 1e-4, 4, think_s=9e-4)
+    wait, rates, _ = shared_wait([job])
+    assert wait == 0.0 and rates[0] == pytest.approx(4000.0, rel=1e-12)
+
+
+def test_a_flow_group_goes_at_the_pace_of_its_slowest_job():
+    # fio's flow: a job ahead of its share waits. Alone, a (1 in flight, 100 us) can do 10K and b (8 in flight) 80K;
+    # with weights 1:2 the group goes at a's pace: a 10K, b 20K (never b at 80K and a pushed to 40K it cannot do)
+    a = member(1e4, {"drives": 1e-8}, 1e-4, 1, flow_weight=1.0)
+    b = member(8e4, {"drives": 1e-8}, 1e-4, 8, flow_weight=2.0)
+    _, rates, _ = shared_wait([a, b])
+    assert rates[0] == pytest.approx(1e4, rel=1e-12) and rates[1] == pytest.approx(2e4, rel=1e-12)
+
+
+def test_jobs_sharing_a_saturated_queue_obey_littles_law_each():
+    # two jobs on one drive server: a needs 10 us, b 20 us of it per I/O; 16 and 8 in flight, 50 us unloaded each.
+    # Alone a would go 16 / 50 us = 320K (capped at 100K by the drive); together they wait W at the drive with
+    # 16 / (50 us + W) * 10 us + 8 / (50 us + W) * 20 us = 1  ->  50 us + W = 320 us, W = 270 us
+    a = member(1e5, {"drives": 1e-5}, 5e-5, 16)
+    b = member(5e4, {"drives": 2e-5}, 5e-5, 8)
+    results, wait, label = shared_results([a, b])
+    assert label == "drives" and wait == pytest.approx(2.7e-4, rel=1e-9)
+    for (result, scale), m in zip(results, (a, b)):
+        rate = scale * m.alone.total_iops
+        assert rate == pytest.approx(m.population / 3.2e-4, rel=1e-9)
+        # Little's law: the mean latency is the population over the rate, the shared wait included
+        assert result.simulation.read_latency_us["mean"] == pytest.approx(1e6 * m.population / rate, rel=1e-9)
+        assert "shared with the jobs" in result.simulation.limited_by
+
+
+def test_each_jobs_own_cpus_are_its_own_even_under_the_same_label():
+    # two jobs each 80% busy on their own one job CPU (the same label "host cores (1 job CPUs)"): fio gives each
+    # job its own thread, so together each still runs as it did alone and no queue forms
+    label = f"{JOB_CPUS_LABEL}1 job CPUs)"
+    a = member(8e4, {label: 1e-5, "drives": 1e-7}, 1e-5, 1)  # alone: min(1 / 10 us, 1 / 10 us x 0.8) -> 80K loop
+    b = member(8e4, {label: 1e-5, "drives": 1e-7}, 1e-5, 1)
+    wait, rates, _ = shared_wait([a, b])
+    assert wait == 0.0
+    assert rates == pytest.approx([1e5, 1e5], rel=1e-12)  # each its own loop's 1 / 10 us, its CPU never shared
+    # a job held back by its own CPU (cap: 1 / 20 us = 50K) goes no faster together, whatever its loop allows
+    c = member(5e4, {label: 2e-5, "drives": 1e-7}, 1e-6, 64)
+    _, rates, _ = shared_wait([c, a])
+    assert rates[0] == pytest.approx(5e4, rel=1e-12)
