@@ -6,17 +6,17 @@ rebuild under load, is its own task, so the page can show "k of n done".
 
 A job is bounded three ways: the app refuses one whose estimate is over the work and memory budget
 before it starts (``core.check_event_budget``); the worker's address space is capped
-(WORKER_ADDRESS_SPACE_BYTES: a run that grows past it fails with MemoryError, reported as the
-workload's error); and a job still running after its time-out is stopped (the worker is killed and
-replaced) and reported as such. ``shutdown`` kills the workers too, so a server stopped by SIGTERM
-leaves no process behind.
+(WORKER_ADDRESS_SPACE_BYTES, or the server's own cap where that is lower: a run that grows past it
+fails with MemoryError, reported as the workload's error); and a job still running after its
+time-out is stopped (the worker is killed and replaced) and reported as such. ``shutdown`` kills the workers too, so a server stopped by SIGTERM
+leaves no process behind; a server killed outright leaves none either (``nvsim.workers``: each
+worker watches its parent and leaves within half a second of its end).
 """
 
 from __future__ import annotations
 
 import logging
 import multiprocessing
-import os
 import resource
 import threading
 import time
@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nvsim import default_catalog, parse_scenario
+from nvsim.workers import process_pool
 
 from .core import rebuild_info, workload_record
 from .datasheet import session_catalog
@@ -67,23 +68,21 @@ def run_rebuild(scenario: dict[str, Any], sheets: list[dict] | None = None) -> d
         return {"na": f"{type(exc).__name__}: {exc}"}
 
 
+def address_space_cap(wanted_bytes: int | None) -> int | None:
+    """The worker's address-space cap: ``wanted_bytes`` where this process may have that much, else
+    the most it is given (its own RLIMIT_AS, soft or hard, whichever is lower): a limit is never
+    raised above the hard one (setrlimit refuses that, and the pool would break). None: no cap."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    given = [limit for limit in (soft, hard) if limit != resource.RLIM_INFINITY]
+    caps = ([wanted_bytes] if wanted_bytes else []) + given
+    return min(caps) if caps else None
+
+
 def _worker_init(address_space_bytes: int | None) -> None:
-    """Worker initializer: cap the worker's memory, leave when the server process is gone."""
-    if address_space_bytes:
-        resource.setrlimit(resource.RLIMIT_AS, (address_space_bytes, address_space_bytes))
-    _exit_with_parent()
-
-
-def _exit_with_parent() -> None:
-    """Leave when the server process is gone (killed without a clean shutdown)."""
-    parent = os.getppid()
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(1.0)
-        os._exit(0)
-
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+    """Worker initializer: cap the worker's memory within what it was given (``address_space_cap``)."""
+    cap = address_space_cap(address_space_bytes)
+    if address_space_bytes and cap is not None:
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
 
 def _warm() -> bool:
@@ -114,13 +113,13 @@ class EventRunner:
         self._pool: ProcessPoolExecutor | None = None
         self._jobs: dict[str, Job] = {}
         self._lock = threading.Lock()
-        self._context = multiprocessing.get_context("spawn")
         self._pids: set[int] = set()
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=self._context, initializer=_worker_init,
-                                             initargs=(self.address_space_bytes,))
+            # workers start from request threads that end long before them: no parent-death signal
+            # (it follows the starting thread); they watch for the server's end instead (nvsim.workers)
+            self._pool = process_pool(self.workers, _worker_init, (self.address_space_bytes,), parent_death_signal=False)
         return self._pool
 
     def worker_pids(self) -> set[int]:

@@ -15,8 +15,6 @@ runs does not change its numbers.
 from __future__ import annotations
 
 import math
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable
 
@@ -29,6 +27,7 @@ from .scenario import parse_scenario
 from .simulation import Simulation
 from .specs import WorkloadSpec
 from .wear import drive_wear
+from .workers import dask_client, process_pool
 
 CHUNK = 32
 """Candidates a worker process takes at a time (amortises the hand-over)."""
@@ -156,13 +155,11 @@ def needs_rebuild(requirements: dict) -> bool:
 @contextmanager
 def pool(workers: int, dask_address: str | None = None):
     """Where candidates run: a Dask client, local spawned processes, or this process (None)."""
-    if dask_address:
-        from dask.distributed import Client  # optional and heavy: only a plan on a cluster loads it
-
-        with Client(dask_address, timeout=5.0) as client:
+    if dask_address:  # refused in one line naming --dask when no scheduler answers
+        with dask_client(dask_address) as client:
             yield client
-    elif workers > 1:  # spawn, not fork: a forked child of a process running Numba's threads can crash
-        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as executor:
+    elif workers > 1:  # spawned workers that die with this process (nvsim.workers)
+        with process_pool(workers) as executor:
             yield executor
     else:
         yield None

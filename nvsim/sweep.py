@@ -27,12 +27,11 @@ import hashlib
 import itertools
 import json
 import math
-import multiprocessing
 import operator
 import os
 import re
 from contextlib import contextmanager
-from concurrent.futures import ProcessPoolExecutor, as_completed as done_first
+from concurrent.futures import as_completed as done_first
 from pathlib import Path
 from typing import Any, Callable, Literal
 
@@ -49,12 +48,11 @@ from .rebuild import data_loss_at_start, data_loss_metrics, rebuild_summary
 from .scenario import load_scenario, parse_scenario
 from .simulation import Simulation
 from .units import parse_bytes, parse_bytes_per_s, parse_count
+from .workers import dask_client, process_pool
 
 OPS: dict[str, Callable[[float, float], bool]] = {
     ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt, "==": operator.eq}
 CONSTRAINT = re.compile(r"^\s*([a-z0-9_][a-z0-9_.-]*)\s*(>=|<=|==|>|<)\s*(.+?)\s*$")
-DASK_CONNECT_TIMEOUT_S = 5.0
-"""How long a sweep waits for a Dask scheduler to answer before refusing the address."""
 FIXED_COLUMNS = ("workload", "key", "status", "error", "usable_bytes", "usable_bytes_per_drive", "point",
                  "meets_constraints", "rank")
 """Columns every sweep table has besides the set fields and the metrics of its rows."""
@@ -416,34 +414,19 @@ def _load_partial(partial: Path) -> dict[str, dict]:
 @contextmanager
 def _executor(tasks: list[dict], workers: int, dask_address: str | None):
     """Each task's rows as it finishes (order of completion does not matter: rows are keyed), on
-    a Dask cluster (connected before any row runs, refused within ``DASK_CONNECT_TIMEOUT_S``),
+    a Dask cluster (connected before any row runs, refused within ``nvsim.workers.DASK_CONNECT_TIMEOUT_S``),
     in local processes, or in this one."""
     if not tasks:
         yield iter(())
     elif dask_address:
-        with _dask_client(dask_address) as client:
+        with dask_client(dask_address) as client:
             yield _dask_results(client, tasks)
     elif workers <= 1:
         yield map(run_point, tasks)
-    else:  # spawn, not fork: a forked child of a process whose Numba thread pool is running can crash
-        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    else:  # spawned workers that die with this process (nvsim.workers)
+        with process_pool(workers) as pool:
             futures = [pool.submit(run_point, t) for t in tasks]
             yield (future.result() for future in done_first(futures))
-
-
-@contextmanager
-def _dask_client(address: str):
-    """A Dask client of the scheduler at ``address``, or a one-line refusal when none answers."""
-    from dask.distributed import Client  # optional and heavy: only a sweep on a cluster loads it
-
-    try:
-        client = Client(address, timeout=DASK_CONNECT_TIMEOUT_S)
-    except (OSError, TimeoutError, ValueError, TypeError) as exc:
-        reason = " ".join(str(exc).split())[:200] or type(exc).__name__
-        raise InputError("--dask", f"no Dask scheduler answers at {address!r} within {DASK_CONNECT_TIMEOUT_S:g} s "
-                                   f"({reason})") from None
-    with client:
-        yield client
 
 
 def _dask_results(client, tasks: list[dict]):

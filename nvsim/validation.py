@@ -6,9 +6,7 @@ module and the declared calibration step are their only users -- the models neve
 
 from __future__ import annotations
 
-import multiprocessing
 import statistics
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +19,7 @@ from .scenario import load_scenario
 from .simulation import predict_workload
 from .specs import ScenarioSpec, WorkloadSpec
 from .units import format_value
+from .workers import process_pool
 
 
 @dataclass(frozen=True)
@@ -116,8 +115,7 @@ def compare_all(root: Path | None = None, catalog: Catalog | None = None, fitted
                 jobs[(scenario_path, number.workload)] = (scenario_path, number.workload, fidelity)
     results: dict[tuple[str, str | None], dict] = {}
     if workers > 1 and len(jobs) > 1 and not own_catalog:
-        # spawn, not fork: a forked child of a process whose Numba thread pool is running can crash
-        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        with process_pool(workers) as pool:  # spawned workers that die with this process (nvsim.workers)
             results.update(pool.map(_predict_job, list(jobs.values())))
     else:
         results.update(_predict_job(job, catalog) for job in jobs.values())

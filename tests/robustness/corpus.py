@@ -408,6 +408,12 @@ PLAN_CASES += [
     Case("plan-fio-no-such-job", "plan", changed(BASE_PLAN, "requirements.workloads.0",
                                                  {"name": "f", "fio": "job.fio", "job": "other", "min_iops": 1}), r"job: no job 'other' in job\.fio"),
 ]
+# issue 34, H2: a Dask address nothing listens on (an OSError traceback before; the sweep's twin is
+# tests/robustness/test_kill.py's test_dask_address_where_nothing_listens_is_refused_quickly)
+PLAN_CASES += [
+    Case("plan-dask-nothing-listens", "plan", BASE_PLAN,
+         r"--dask: no Dask scheduler answers at 'tcp://127\.0\.0\.1:9' within 5 s \(", argv=("--dask", "tcp://127.0.0.1:9")),
+]
 
 DRIVE = "drives/kioxia-cm7-r-3.84tb.yaml"
 PLATFORM = "platforms/supermicro-as-2125hs-tnr.yaml"

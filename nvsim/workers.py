@@ -1,0 +1,103 @@
+"""Where parallel work runs: local worker processes that die with their parent, or a Dask cluster.
+
+Every process pool of nvsim (sweeps, the plan's fluid and event stages, ``nvsim validate``, the
+dashboard's event-mode worker) is made here. Its workers are spawned (not forked: a forked child of
+a process whose Numba thread pool is running can crash) and each one, before it takes any task:
+
+* asks Linux to SIGKILL it when its parent goes (``prctl(PR_SET_PDEATHSIG)``): a ``kill -9`` of
+  ``nvsim sweep`` or ``nvsim plan`` then leaves no worker (about 200 MB each) computing for
+  nobody. The signal follows the *thread* that started the worker, so it is asked for only where
+  that thread outlives the pool (a ``with`` block in the caller's thread: sweep, plan, validate);
+  the dashboard starts workers from short-lived request threads and passes
+  ``parent_death_signal=False``.
+* leaves at once if its parent is already gone (it died before the signal was asked for), and
+  watches its parent (a thread polling ``getppid`` every ``PARENT_POLL_S``) on every system.
+
+multiprocessing's resource tracker (a process the parent starts for the pool's semaphores) needs
+nothing more: it reads a pipe whose writing ends the parent and the workers hold, and exits when
+the last of them is gone (measured: within 0.5 s of the workers' end).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from typing import Any, Callable
+
+from .errors import InputError
+
+PARENT_POLL_S = 0.5
+"""How often a worker looks whether its parent is still there (where no death signal is set)."""
+DASK_CONNECT_TIMEOUT_S = 5.0
+"""Longest a sweep or a plan waits for a Dask scheduler to answer before it is refused in one line."""
+PR_SET_PDEATHSIG = 1
+"""prctl(2) option: the signal the calling process gets when its parent (thread) dies."""
+
+
+def set_parent_death_signal(signum: int = signal.SIGKILL) -> bool:
+    """Ask Linux to send ``signum`` to this process when its parent dies; False where it cannot."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def die_with_parent(parent_pid: int, parent_death_signal: bool = True) -> None:
+    """Make this (worker) process end when ``parent_pid`` does: the death signal where asked for,
+    an exit now if the parent is already gone, and a watching thread."""
+    if parent_death_signal:
+        set_parent_death_signal(signal.SIGKILL)
+    if os.getppid() != parent_pid:  # the parent died before the signal was set: nothing will send it
+        os._exit(0)
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_POLL_S)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _start_worker(parent_pid: int, parent_death_signal: bool, initializer: Callable | None, initargs: tuple) -> None:
+    die_with_parent(parent_pid, parent_death_signal)
+    if initializer is not None:
+        initializer(*initargs)
+
+
+def process_pool(workers: int, initializer: Callable | None = None, initargs: tuple[Any, ...] = (),
+                 parent_death_signal: bool = True) -> ProcessPoolExecutor:
+    """A pool of ``workers`` spawned processes that die with this one; ``initializer(*initargs)``
+    runs in each after that is arranged. Use it where the thread that makes it outlives it (a
+    ``with`` block), or pass ``parent_death_signal=False``."""
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_start_worker,
+                               initargs=(os.getpid(), parent_death_signal, initializer, tuple(initargs)))
+
+
+@contextmanager
+def dask_client(address: str, timeout_s: float = DASK_CONNECT_TIMEOUT_S):
+    """A Dask client of the scheduler at ``address``, or a one-line refusal naming --dask when none
+    answers within ``timeout_s`` (an address nothing listens on, a malformed one)."""
+    from dask.distributed import Client  # optional and heavy: only work on a cluster loads it
+
+    try:
+        client = Client(address, timeout=timeout_s)
+    except (OSError, TimeoutError, ValueError, TypeError) as exc:
+        reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise InputError("--dask", f"no Dask scheduler answers at {address!r} within {timeout_s:g} s ({reason})") from None
+    with client:
+        yield client
+
+
+__all__ = ["process_pool", "die_with_parent", "set_parent_death_signal", "dask_client", "DASK_CONNECT_TIMEOUT_S",
+           "PARENT_POLL_S"]
