@@ -228,6 +228,10 @@ def _with_family(catalog: Catalog, raw: Any, path: Path) -> Any:
     if not isinstance(raw, dict) or raw.get("family") is None:
         return raw
     name = raw["family"]
+    if not isinstance(name, str):
+        raise InputError("family", f"must name one drive family of models/families/ (a string), got a "
+                                   f"{type(name).__name__}; allowed: {', '.join(sorted(catalog.families)) or 'none'}",
+                         source=str(path))
     if name not in catalog.families:
         raise InputError("family", f"unknown drive family {name!r}{suggestion_text(str(name), catalog.families)} "
                                    f"(models/families/)", source=str(path))

@@ -64,6 +64,10 @@ weighted mix takes these keys too."""
 PERCENTILES = ("p50", "p90", "p95", "p99", "p99.9", "p99.99")
 
 
+MAX_RACK_UNITS = 100
+"""Tallest height a plan takes, in rack units (a 42U rack is 42; a whole row, never 100)."""
+
+
 class PlanModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -127,7 +131,7 @@ class Requirements(PlanModel):
     endurance: EnduranceRequirement | None = None
     max_power_w: float | None = Field(default=None, gt=0, le=1e7)
     max_bays: int | None = Field(default=None, ge=1, le=1024)
-    max_rack_units: int | None = Field(default=None, ge=1, le=100)
+    max_rack_units: int | None = Field(default=None, ge=1, le=MAX_RACK_UNITS)
     max_price_usd: float | None = Field(default=None, gt=0, le=1e12)
 
     @model_validator(mode="after")
@@ -174,6 +178,15 @@ class SearchSpace(PlanModel):
         if not all(0 <= s <= 64 for s in spares):
             raise ValueError(f"each count must be 0 to 64 spares, got {list(spares)}")
         return spares
+
+    @field_validator("rack_units")
+    @classmethod
+    def _racks(cls, racks: dict[str, int]) -> dict[str, int]:
+        bad = {name: units for name, units in racks.items() if not 1 <= units <= MAX_RACK_UNITS}
+        if bad:
+            name, units = next(iter(bad.items()))
+            raise ValueError(f"{name}: a server is 1 to {MAX_RACK_UNITS} rack units high, got {units}")
+        return racks
 
     @field_validator("strips_bytes")
     @classmethod
@@ -255,6 +268,10 @@ def check_names(spec: PlanSpec, catalog: Catalog) -> None:
             if name not in known:
                 raise InputError(f"search.{field}", f"unknown {section[:-1]} {name!r}{suggestion_text(name, known)} "
                                                     f"allowed: {', '.join(sorted(known))}")
+    for name in search.rack_units:
+        if name not in catalog.platforms:
+            raise InputError("search.rack_units", f"unknown platform {name!r}{suggestion_text(name, catalog.platforms)} "
+                                                  f"allowed: {', '.join(sorted(catalog.platforms))}")
     if spec.requirements.max_rack_units is not None:
         missing = [p for p in (search.platforms or sorted(catalog.platforms)) if p not in search.rack_units]
         if missing:

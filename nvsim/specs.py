@@ -124,6 +124,17 @@ def _pcie_generation(label: str, generation: Any) -> None:
                          f"{', '.join(map(str, PCIE_GENERATIONS))}")
 
 
+PCIE_LINK_WIDTHS = (1, 2, 4, 8, 16, 32)
+"""Link widths the PCIe base specification defines (x1 to x32); ``nvsim.pcie.PcieLink`` builds no other."""
+
+
+def _link_width(label: str, lanes: Any) -> None:
+    """A bay's, slot's, drive's or card's link width is one PCIe defines: a x3 bay is no link."""
+    if lanes not in PCIE_LINK_WIDTHS:
+        raise ValueError(f"{label}: a PCIe link is x1, x2, x4, x8, x16 or x32 wide, got {lanes!r} lanes; allowed: "
+                         f"{', '.join(map(str, PCIE_LINK_WIDTHS))}")
+
+
 # ---------------------------------------------------------------- catalog entries
 
 PriceKind = Literal["list", "street", "estimate"]
@@ -214,6 +225,7 @@ class DriveSpec(PhysicalNumbers):
         if self.raw_nand_bytes.value < self.capacity_bytes.value:
             raise ValueError("raw_nand_bytes must be at least capacity_bytes")
         _pcie_generation("pcie_generation", self.pcie_generation.value)
+        _link_width("lanes", self.lanes.value)
         for name in ("capacity_bytes", "seq_block_bytes", "rand_block_bytes", "indirection_unit_bytes"):
             if getattr(self, name).value % SECTOR_BYTES:
                 raise ValueError(f"{name}: must be a whole number of {SECTOR_BYTES}-byte sectors, got {getattr(self, name).value}")
@@ -282,6 +294,22 @@ class PlatformSpec(PhysicalNumbers):
     @model_validator(mode="after")
     def _generation_exists(self) -> "PlatformSpec":
         _pcie_generation("pcie_generation", self.pcie_generation.value)
+        _link_width("drive_bay_lanes", self.drive_bay_lanes.value)
+        return self
+
+    @model_validator(mode="after")
+    def _slots_exist(self) -> "PlatformSpec":
+        """Each slot is on a socket the platform has, under a name no other slot takes (a scenario's
+        ``topology.bifurcation`` names slots), with a link width PCIe defines."""
+        seen: set[str] = set()
+        for i, slot in enumerate(self.slots):
+            if slot.name in seen:
+                raise ValueError(f"slots[{i}].name: {slot.name!r} names two slots; slot names must be unique")
+            seen.add(slot.name)
+            if slot.socket >= self.cpu.sockets:
+                raise ValueError(f"slots[{i}].socket: socket {slot.socket} does not exist; the platform has "
+                                 f"{self.cpu.sockets} socket(s), allowed: 0..{self.cpu.sockets - 1}")
+            _link_width(f"slots[{i}].lanes", slot.lanes)
         return self
 
     @property
@@ -312,6 +340,18 @@ class SwitchSpec(PhysicalNumbers):
     @model_validator(mode="after")
     def _generation_exists(self) -> "SwitchSpec":
         _pcie_generation("pcie_generation", self.pcie_generation.value)
+        return self
+
+    @model_validator(mode="after")
+    def _ports_fed(self) -> "SwitchSpec":
+        """An upstream port and at least one downstream port, each at least one lane wide."""
+        ports, lanes = self.ports.value, self.lanes.value
+        if ports < 2:
+            raise ValueError(f"ports: a switch has an upstream port and at least one downstream port, got {ports}; "
+                             f"allowed: 2 to lanes ({lanes})")
+        if ports > lanes:
+            raise ValueError(f"ports: {ports} ports need at least {ports} lanes (x1 each); lanes is {lanes}; "
+                             f"allowed: 2 to {lanes} ports")
         return self
 
 
@@ -346,6 +386,7 @@ class BackplaneSpec(PhysicalNumbers):
     @model_validator(mode="after")
     def _generation_exists(self) -> "BackplaneSpec":
         _pcie_generation("pcie_generation", self.pcie_generation.value)
+        _link_width("bay_lanes", self.bay_lanes.value)
         return self
 
 
@@ -367,6 +408,7 @@ class EngineDeviceSpec(PhysicalNumbers):
     @model_validator(mode="after")
     def _generation_exists(self) -> "EngineDeviceSpec":
         _pcie_generation("device.pcie_generation", self.pcie_generation.value)
+        _link_width("lanes", self.lanes.value)
         return self
 
 

@@ -94,6 +94,27 @@ def _bifurcation_error(topology: Any, platform: Any) -> str | None:
     return None
 
 
+def _fields_error(scenario: Any, catalog: Any) -> str | None:
+    """A topology field that would change nothing where it is given: a bifurcation with no drive in
+    a slot, a backplane under add-in cards, a count of backplanes none of which is named (and VMD
+    under an engine whose model has no VMD in it: ``_vmd_error``). Each is refused, not ignored."""
+    topology = scenario.topology
+    if topology.attach == "bays" and topology.bifurcation:
+        return ("topology.bifurcation: splits a slot into links for add-in cards, and with attach: bays no drive is "
+                "in a slot; allowed: topology.attach: slots (add-in cards), or no bifurcation")
+    if topology.attach == "slots" and topology.backplane is not None:
+        return (f"topology.backplane: add-in cards (attach: slots) hang in slots, not in the bays of {topology.backplane}; "
+                f"allowed: no backplane with attach: slots, or attach: bays")
+    if topology.backplane is None and topology.backplanes != 1:
+        return (f"topology.backplanes: counts the backplane topology.backplane names, and none is named (the drives "
+                f"are in the platform's own bays); allowed: name topology.backplane, or leave backplanes out")
+    return None
+
+
+def _spares_note(spares: int) -> str:
+    return f" (hot spares included: {spares})" if spares else ""
+
+
 def _bays_error(scenario: Any, catalog: Any, drive: Any) -> str | None:
     topology, platform = scenario.topology, catalog.platforms[scenario.platform]
     if is_add_in_card(drive):
@@ -106,20 +127,30 @@ def _bays_error(scenario: Any, catalog: Any, drive: Any) -> str | None:
         if not any(shape in drive.form_factor.lower() for shape in shapes):
             return (f"topology.backplane: {plane.name} takes {plane.form_factor} drives; {drive.name} is "
                     f"{drive.form_factor}")
-    if scenario.array.drives > bays:
-        return (f"array.drives: {scenario.array.drives} drives do not fit the {bays} bays of {label}; allowed: "
+    n, spares = scenario.array.drives, scenario.array.hot_spares
+    if n > bays:
+        return (f"array.drives: {n} drives do not fit the {bays} bays of {label}; allowed: "
                 f"at most {bays} (or name more bays: topology.backplane and topology.backplanes)")
+    if n + spares > bays:  # a hot spare sits in a bay, powered, as a member does
+        return (f"array.hot_spares: {n} drives and {spares} hot spares need {n + spares} bays; {label} has {bays}; "
+                f"allowed: at most {bays - n} hot spares (or name more bays: topology.backplane and topology.backplanes)")
     return None
 
 
 def _slots_error(scenario: Any, catalog: Any, drive: Any) -> str | None:
     platform = catalog.platforms[scenario.platform]
+    if not is_add_in_card(drive):
+        return (f"topology.attach: slots take add-in cards; {drive.name} is {drive.form_factor}, a bay drive; "
+                f"allowed: attach: bays (the default), or an add-in card drive")
     links = slot_links(platform.slots, scenario.topology.bifurcation)
-    n = scenario.array.drives
+    n, spares = scenario.array.drives, scenario.array.hot_spares
+    where = f"{platform.name} has {len(links)} ({', '.join(s.name for s in platform.slots) or 'no slots'}; bifurcation splits a slot)"
     if n > len(links):
-        return (f"array.drives: {n} add-in cards need {n} slot links; {platform.name} has {len(links)} "
-                f"({', '.join(s.name for s in platform.slots) or 'no slots'}; bifurcation splits a slot)")
-    narrow = [link for link in links[:n] if link.lanes < drive.lanes.value]
+        return f"array.drives: {n} add-in cards need {n} slot links; {where}"
+    if n + spares > len(links):
+        return (f"array.hot_spares: {n} add-in cards and {spares} hot spares need {n + spares} slot links; {where}; "
+                f"allowed: at most {len(links) - n} hot spares")
+    narrow = [link for link in links[:n + spares] if link.lanes < drive.lanes.value]
     if narrow:
         return (f"topology: {drive.name} is a x{drive.lanes.value} card and slot {narrow[0].name} gives it "
                 f"x{narrow[0].lanes}; allowed: a slot link at least as wide as the card")
@@ -129,14 +160,15 @@ def _slots_error(scenario: Any, catalog: Any, drive: Any) -> str | None:
 def _switch_error(scenario: Any, catalog: Any, link_lanes: int) -> str | None:
     use = scenario.topology.switches
     switch = catalog.switches[use.model]
-    most = max(drives_per_switch(scenario.array.drives, use.count))
+    spares = scenario.array.hot_spares  # a spare hangs behind the switches as a member does
+    most = max(drives_per_switch(scenario.array.drives + spares, use.count))
     if most + 1 > switch.ports.value:
-        return (f"topology.switches: {most} drives behind one {switch.name} and its uplink need {most + 1} ports; "
-                f"it has {switch.ports.value}; allowed: more switches (topology.switches.count)")
+        return (f"topology.switches: {most} drives{_spares_note(spares)} behind one {switch.name} and its uplink need "
+                f"{most + 1} ports; it has {switch.ports.value}; allowed: more switches (topology.switches.count)")
     lanes = most * link_lanes + use.uplink_lanes
     if lanes > switch.lanes.value:
-        return (f"topology.switches: {most} drives x{link_lanes} and a x{use.uplink_lanes} uplink need {lanes} "
-                f"lanes of one {switch.name}; it has {switch.lanes.value}")
+        return (f"topology.switches: {most} drives x{link_lanes}{_spares_note(spares)} and a x{use.uplink_lanes} uplink "
+                f"need {lanes} lanes of one {switch.name}; it has {switch.lanes.value}")
     device = catalog.engines[scenario.array.engine].device
     if device is not None and device.data_through_device:
         return (f"topology.switches: the drives of {scenario.array.engine} hang from the card's own ports, "
@@ -145,17 +177,18 @@ def _switch_error(scenario: Any, catalog: Any, link_lanes: int) -> str | None:
 
 
 def root_lanes_needed(scenario: Any, catalog: Any) -> int:
-    """Root-port lanes the drives (their bay or slot links, or their switches' uplinks) and the
-    engine's card take."""
+    """Root-port lanes the drives and hot spares (their bay or slot links, or their switches'
+    uplinks) and the engine's card take."""
     topology, platform = scenario.topology, catalog.platforms[scenario.platform]
     drive = catalog.drives[scenario.array.drive]
+    drives = scenario.array.drives + scenario.array.hot_spares
     if topology is not None and topology.switches is not None:
         lanes = topology.switches.count * topology.switches.uplink_lanes
     elif topology is not None and topology.attach == "slots":
-        lanes = sum(link.lanes for link in slot_links(platform.slots, topology.bifurcation)[:scenario.array.drives])
+        lanes = sum(link.lanes for link in slot_links(platform.slots, topology.bifurcation)[:drives])
     else:
         _bays, bay_lanes, _gen, _label = bay_count(topology, platform, catalog)
-        lanes = scenario.array.drives * min(drive.lanes.value, bay_lanes)
+        lanes = drives * min(drive.lanes.value, bay_lanes)
     device = catalog.engines[scenario.array.engine].device
     return lanes + (device.lanes.value if device is not None else 0)
 
@@ -163,10 +196,12 @@ def root_lanes_needed(scenario: Any, catalog: Any) -> int:
 def placement_error(scenario: Any, catalog: Any) -> str | None:
     """Why the scenario's drives, switches and card do not fit its platform (one line), or None.
 
-    Checked: drives against bays (and the backplane's form factor), add-in cards against slot
-    links and their widths, bifurcation against the slots, switch ports and lanes, the root-port
-    lanes of the platform's sockets, VMD on a CPU that has it. A switch may carry more drive lanes
-    than its uplink (legal over-subscription: the uplink is a shared server, not an error).
+    Checked: drives and hot spares against bays (and the backplane's form factor), add-in cards
+    (and only they) against slot links and their widths, bifurcation against the slots, switch ports
+    and lanes, the root-port lanes of the platform's sockets, VMD on a CPU that has it; a topology
+    field that would change nothing is refused (``_fields_error``). A hot spare takes a bay or slot,
+    a switch port and its lanes as a member does. A switch may carry more drive lanes than its
+    uplink (legal over-subscription: the uplink is a shared server, not an error).
     """
     if catalog.engines.get(scenario.array.engine) is None:
         return None
@@ -174,6 +209,7 @@ def placement_error(scenario: Any, catalog: Any) -> str | None:
     drive = catalog.drives[scenario.array.drive]
     slots = topology is not None and topology.attach == "slots"
     error = _bifurcation_error(topology, platform) if topology is not None else None
+    error = error or (_fields_error(scenario, catalog) if topology is not None else None)
     error = error or (_slots_error(scenario, catalog, drive) if slots else _bays_error(scenario, catalog, drive))
     if error is None and topology is not None and topology.switches is not None:
         link_lanes = drive.lanes.value if slots else min(drive.lanes.value, bay_count(topology, platform, catalog)[1])
@@ -183,7 +219,9 @@ def placement_error(scenario: Any, catalog: Any) -> str | None:
         need = root_lanes_needed(scenario, catalog)
         if need > have:
             switched = topology is not None and topology.switches is not None
-            who = "the switches' uplinks and the engine's card" if switched else "the drives and the engine's card"
+            spares = scenario.array.hot_spares
+            drives = f"the drives ({spares} hot spares included)" if spares else "the drives"
+            who = "the switches' uplinks and the engine's card" if switched else f"{drives} and the engine's card"
             fix = ("fewer switches or narrower uplinks (topology.switches)" if switched
                    else "put drives behind switches (topology.switches)")
             error = (f"topology: {who} need {need} PCIe lanes of root ports; "
@@ -198,8 +236,13 @@ def _vmd_error(scenario: Any, catalog: Any, platform: Any) -> str | None:
     topology = scenario.topology
     if topology.vmd and platform.cpu.vendor != "Intel":
         return f"topology.vmd: VMD is a feature of Intel Xeon CPUs; {platform.name} has {platform.cpu.model}"
-    if not topology.vmd and catalog.engines[scenario.array.engine].engine_kind == "vroc":
+    kind = catalog.engines[scenario.array.engine].engine_kind
+    if not topology.vmd and kind == "vroc":
         return f"topology.vmd: {scenario.array.engine} runs on drives behind Intel VMD; set topology.vmd: true"
+    if topology.vmd and kind != "vroc":
+        return (f"topology.vmd: nvsim models a VMD domain only under a vroc engine (its remapped interrupts, "
+                f"vmd_interrupt_us); {scenario.array.engine} behind VMD would cost what it costs without it; "
+                f"allowed: vmd: false, or array.engine: intel-vroc")
     return None
 
 

@@ -140,7 +140,7 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     ("topology", {"backplane": "e3s-16x-gen5"}, r"topology\.backplane: e3s-16x-gen5 takes E3\.S drives"),
     ("topology", {"backplane": "backplane-9"}, r"topology\.backplane: unknown backplane 'backplane-9'"),
     ("topology", {"backplanes": 0}, r"topology\.backplanes: .*greater than or equal to 1"),
-    ("topology", {"attach": "slots"}, r"array\.drives: 8 add-in cards need 8 slot links; supermicro-as-2125hs-tnr has 2"),
+    ("topology", {"attach": "slots"}, r"topology\.attach: slots take add-in cards; kioxia-cm7-r-3\.84tb is 2\.5-inch U\.2"),
     ("topology", {"attach": "cables"}, r"topology\.attach"),
     ("topology", {"bifurcation": {"slot1-x16": [8, 8, 8]}}, r"topology\.bifurcation\.slot1-x16: 8 \+ 8 \+ 8 lanes is more"),
     ("topology", {"bifurcation": {"slot9": [4]}}, r"topology\.bifurcation: supermicro-as-2125hs-tnr has no slot 'slot9'"),
@@ -481,6 +481,48 @@ CATALOG_CASES += [
     Case("catalog-drive-latin1", "catalog_text", ("drives/extra.yaml", "name: caf\xe9\n".encode("latin-1")),
          r"not UTF-8 text: byte 0xe9 at offset 9"),
     Case("catalog-drive-not-mapping", "catalog_text", ("drives/extra.yaml", b"- a\n- b\n"), r"extra\.yaml"),
+]
+
+# issue 34: inputs mean what they say (H4): hot spares take bays; a topology field that would change
+# nothing is refused; catalog cross-references and link widths are checked at load; rack units
+_INTEL_MD = changed(BASE_SCENARIO, "platform", "dell-poweredge-r750")
+SCENARIO_CASES += [
+    Case("scenario-hot-spares-over-bays", "scenario", changed(BASE_SCENARIO, "array.hot_spares", 17),
+         r"array\.hot_spares: 8 drives and 17 hot spares need 25 bays; supermicro-as-2125hs-tnr has 24; allowed: at most 16"),
+    Case("scenario-topology-bifurcation-bays", "scenario", changed(BASE_SCENARIO, "topology", {"bifurcation": {"slot1-x16": [8, 8]}}),
+         r"topology\.bifurcation: splits a slot into links for add-in cards, and with attach: bays no drive is in a slot"),
+    Case("scenario-topology-backplanes-unnamed", "scenario", changed(BASE_SCENARIO, "topology", {"backplanes": 2}),
+         r"topology\.backplanes: counts the backplane topology\.backplane names, and none is named"),
+    Case("scenario-topology-slots-backplane", "scenario",
+         changed(BASE_SCENARIO, "topology", {"attach": "slots", "backplane": "supermicro-2u-24x-nvme-gen5"}),
+         r"topology\.backplane: add-in cards \(attach: slots\) hang in slots"),
+    Case("scenario-topology-vmd-md", "scenario", changed(_INTEL_MD, "topology", {"vmd": True}),
+         r"topology\.vmd: nvsim models a VMD domain only under a vroc engine .*linux-md"),
+]
+_WIDTH = r"a PCIe link is x1, x2, x4, x8, x16 or x32 wide, got {} lanes"
+_SKU = "drives/intel-d7-p5600-6.4tb.yaml"
+CATALOG_CASES += [Case(f"catalog-issue34-{name}", "catalog", (file, path, value), pattern) for name, file, path, value, pattern in [
+    ("slot-socket", PLATFORM, "slots.1.socket", 2, r"supermicro-as-2125hs-tnr\.yaml: slots\[1\]\.socket: socket 2 does not exist"),
+    ("slot-name-twice", PLATFORM, "slots.1.name", "slot1-x16", r"slots\[1\]\.name: 'slot1-x16' names two slots"),
+    ("slot-width", PLATFORM, "slots.0.lanes", 3, r"slots\[0\]\.lanes: " + _WIDTH.format(3)),
+    ("bay-width", PLATFORM, "drive_bay_lanes.value", 6, r"drive_bay_lanes: " + _WIDTH.format(6)),
+    ("switch-ports", "switches/broadcom-pex89104.yaml", "ports.value", 200,
+     r"broadcom-pex89104\.yaml: ports: 200 ports need at least 200 lanes \(x1 each\); lanes is 104"),
+    ("switch-one-port", "switches/broadcom-pex89104.yaml", "ports.value", 1, r"ports: a switch has an upstream port"),
+    ("backplane-width", "backplanes/e3s-16x-gen5.yaml", "bay_lanes.value", 3, r"e3s-16x-gen5\.yaml: bay_lanes: " + _WIDTH.format(3)),
+    ("drive-width", DRIVE, "lanes.value", 3, r"lanes: " + _WIDTH.format(3)),
+    ("card-width", "engines/broadcom-megaraid-9560-16i.yaml", "device.lanes.value", 12, r"device: lanes: " + _WIDTH.format(12)),
+    ("family-list", _SKU, "family", ["intel-d7-p5500-p5600"],
+     r"intel-d7-p5600-6\.4tb\.yaml: family: must name one drive family of models/families/ \(a string\), got a list"),
+    ("family-mapping", _SKU, "family", {"name": "intel-d7-p5500-p5600"}, r"family: .*got a dict"),
+]]
+PLAN_CASES += [
+    Case("plan-rack-units-negative", "plan", changed(changed(BASE_PLAN, "requirements.max_rack_units", 2), "search.rack_units",
+                                                     {"supermicro-as-2125hs-tnr": -2}),
+         r"search\.rack_units: supermicro-as-2125hs-tnr: a server is 1 to 100 rack units high, got -2"),
+    Case("plan-rack-units-unknown-platform", "plan", changed(BASE_PLAN, "search.rack_units",
+                                                             {"supermicro-as-2125hs-tnr": 2, "supermicro-as-2125": 2}),
+         r"search\.rack_units: unknown platform 'supermicro-as-2125'; did you mean"),
 ]
 
 CLI_ARGS: list[tuple[str, tuple[str, ...], str]] = [
