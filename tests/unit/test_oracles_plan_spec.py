@@ -1,0 +1,35 @@
+"""The plan's search axes at their boundaries (nvsim.plan_spec): a strip is a whole number of 4 KiB
+pages (md's chunk and every card's strip), a drive count 2 to 256 (the scenario's own limits)."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from nvsim.plan_spec import PlanSpec
+
+
+def _spec(**search) -> PlanSpec:
+    return PlanSpec.model_validate({
+        "requirements": {"usable_bytes": "10 TB", "workloads": [{"name": "rr", "profile": "randread-4k", "min_iops": "1M"}]},
+        "search": {"platforms": ["supermicro-as-2125hs-tnr"], "drives": ["kioxia-cm7-r-3.84tb"], **search},
+        "objective": "usd_per_usable_tb"})
+
+
+@pytest.mark.parametrize("strip, ok", [("4KiB", True), ("64KiB", True), ("1MiB", True), ("6KiB", False),
+                                       ("5KiB", False), ("512B", False), ("4100B", False)])
+def test_a_strip_is_a_whole_number_of_4k_pages(strip, ok):
+    if ok:
+        assert _spec(strips_bytes=[strip]).search.strips_bytes[0] % 4096 == 0
+    else:
+        with pytest.raises(ValidationError, match="multiple of 4 KiB"):
+            _spec(strips_bytes=[strip])
+
+
+@pytest.mark.parametrize("count, ok", [(2, True), (256, True), (1, False), (257, False)])
+def test_drive_counts_are_2_to_256(count, ok):
+    if ok:
+        assert _spec(drive_counts=[count]).search.drive_counts == (count,)
+    else:
+        with pytest.raises(ValidationError, match="2 to 256"):
+            _spec(drive_counts=[count])
