@@ -252,6 +252,7 @@ def scenario_record(path: str | Path, catalog: Catalog | None = None, fidelity: 
     """The results record of a scenario file, as the dashboard computes it (``nvsim report``)."""
     catalog = catalog or default_catalog()
     spec = load_scenario(path, catalog)
-    data = spec.model_dump(mode="json", exclude_defaults=True)
-    data = dict(data, name=spec.name, platform=spec.platform)
+    # every field, defaults included: the report names the set-up from this dict (engine, strip,
+    # level), and a field left at its default is still part of the set-up (md is the default engine)
+    data = spec.model_dump(mode="json")
     return core.evaluate(data, parse_scenario(data, catalog), catalog, fidelity)
