@@ -24,7 +24,8 @@ import yaml
 from nvsim import (Catalog, InputError, ScenarioSpec, Simulation, WorkloadSpec, array_bounds, default_catalog,
                    parse_scenario, rebuild_summary)
 from nvsim.constants import PAGE_BYTES
-from nvsim.fio import parse_fio_jobfile
+from nvsim.fio import FileOpener, parse_fio_jobfile, platform_keywords
+from nvsim.fio_expand import NO_ENVIRONMENT
 from nvsim.loader import parse_yaml
 from nvsim.units import format_bytes_binary, format_bytes_decimal, format_large, format_probability, parse_bytes
 from nvsim.bounds import capacity
@@ -32,6 +33,8 @@ from nvsim.cost import cost_power
 from nvsim.wear import drive_wear
 
 log = logging.getLogger(__name__)
+from .client_files import ClientFiles
+
 UPLOAD_LIMIT_BYTES = 1_000_000
 """Largest file the dashboard reads (scenario YAML or fio job file); bigger ones are refused."""
 EVENT_HOST_IOS = 20_000
@@ -583,10 +586,19 @@ def exact_size_text(n_bytes: int) -> str:
     return f"{n_bytes} B"
 
 
-def import_fio(text: str, filename: str, scenario: dict[str, Any] | None, catalog: Catalog | None = None) -> dict[str, Any]:
-    """A fio job file -> {"label", "workloads", "warning"}; N% sizes resolved against the current array."""
+def import_fio(text: str, filename: str, scenario: dict[str, Any] | None, catalog: Catalog | None = None,
+               open_file: FileOpener | None = None) -> dict[str, Any]:
+    """A fio job file -> {"label", "workloads", "warning"}; N% sizes resolved against the current array.
+
+    The file is the client's: ``${VAR}`` is not taken from the server's environment, ``$ncpus``-style
+    keywords are the current set-up's platform's, and a trace it names (read_iolog) is reached only
+    through ``open_file`` (``ClientFiles``: uploaded files and the shipped examples)."""
     catalog = catalog or default_catalog()
-    parsed = parse_fio_jobfile(text, filename, catalog=catalog)
+    name = scenario.get("platform") if isinstance(scenario, dict) else None
+    platform = catalog.platforms.get(name) if isinstance(name, str) else None
+    keywords = platform_keywords(platform) if platform is not None else None
+    parsed = parse_fio_jobfile(text, filename, catalog=catalog, keywords=keywords, environ=NO_ENVIRONMENT,
+                               open_file=open_file or ClientFiles())
     warnings = [parsed.unmodelled_warning()] if parsed.unmodelled_warning() else []
     if parsed.concurrent_jobs():
         warnings.append("jobs that fio runs concurrently (no stonewall) are simulated one at a time")

@@ -8,6 +8,12 @@ raw NAND is the power of two at or above RAW_OVER_CAPACITY x the capacity unless
 
 A sheet is plain JSON (it lives in the browser's store and in a shared link); ``session_catalog``
 adds the session's drives to the shipped catalog. A bad figure is one line naming the form field.
+
+Every figure must be one a drive can have (``BOUNDS``, docs/dashboard.md): capacity from 1 GB to
+1 PB, raw NAND up to 2 PB, rates above 0 and no more than a PCIe 6.0 x16 link carries (128 GB/s,
+31.25M 4 KiB I/Os per second: no drive has a faster link), DWPD above 0 and up to 100; every text at
+most ``MAX_TEXT_CHARS`` characters. A form or a shared link outside them is refused, one line
+naming the field and the range allowed.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from nvsim import Catalog, InputError, default_catalog
 from nvsim.errors import from_validation_error
 from nvsim.specs import DriveSpec
 from nvsim.ssd.derive import derive_ssd_parameters
-from nvsim.units import parse_bytes
+from nvsim.units import format_bytes_decimal, format_count, format_rate_decimal, parse_bytes, parse_bytes_per_s, parse_count
 
 from . import guard
 
@@ -52,6 +58,26 @@ ASSUMED = {  # DriveSpec field -> (value, note); basis assumed
     "warranty_years": (5.0, "enterprise drives carry 5 years"), "mtbf_hours": (2_000_000.0, "typical enterprise figure"),
     "uber_per_bit": (1e-17, "enterprise class"),
 }
+MAX_TEXT_CHARS = 100
+"""Longest text a form field takes: model names are a few dozen characters ('PM1743 7.68 TB')."""
+LINK_CEILING_BYTES_PER_S = 64e9 * 16 / 8
+"""The most a drive's link can carry one way: PCIe 6.0 (64 GT/s per lane, the newest the PCI-SIG
+has published) x16 (the widest link), before any protocol overhead: 128 GB/s."""
+RANDOM_IO_BYTES = 4096
+"""The datasheet's random figures are 4 KiB I/Os (ASSUMED rand_block_bytes)."""
+BOUNDS = {  # form field -> (parser, least (exclusive when 0), most, formatter, why)
+    "ds-capacity": (parse_bytes, 10**9, 10**15, format_bytes_decimal,
+                    "the largest drives shipping hold 245.76 TB"),
+    "ds-raw": (parse_bytes, 10**9, 2 * 10**15, format_bytes_decimal, "up to twice the largest capacity allowed"),
+    "ds-seq-read": (parse_bytes_per_s, 0, LINK_CEILING_BYTES_PER_S, format_rate_decimal, "what a PCIe 6.0 x16 link carries"),
+    "ds-seq-write": (parse_bytes_per_s, 0, LINK_CEILING_BYTES_PER_S, format_rate_decimal, "what a PCIe 6.0 x16 link carries"),
+    "ds-rand-read": (parse_count, 0, LINK_CEILING_BYTES_PER_S / RANDOM_IO_BYTES, format_count,
+                     "4 KiB I/Os a PCIe 6.0 x16 link carries"),
+    "ds-rand-write": (parse_count, 0, LINK_CEILING_BYTES_PER_S / RANDOM_IO_BYTES, format_count,
+                      "4 KiB I/Os a PCIe 6.0 x16 link carries"),
+    "ds-dwpd": (float, 0, 100, lambda v: f"{v:g}", "the most endurant drives are rated 100 DWPD"),
+}
+"""The range each figure of the form may take, and why."""
 IU_BYTES = {"TLC": "4 KiB", "QLC": "16 KiB", "MLC": "4 KiB", "SLC": "4 KiB"}
 """Assumed indirection unit by NAND type (large-capacity QLC drives map 16 KiB units)."""
 
@@ -74,8 +100,33 @@ def _text(form: dict[str, Any], key: str) -> str:
     return "" if value is None else str(value).strip()
 
 
+def _check_text(form: dict[str, Any]) -> None:
+    for key, value in form.items():
+        if isinstance(key, str) and key.startswith("ds-") and value is not None and len(str(value)) > MAX_TEXT_CHARS:
+            raise InputError(key, f"{len(str(value)):,} characters; at most {MAX_TEXT_CHARS}")
+
+
+def check_bounds(form: dict[str, Any]) -> None:
+    """Each figure the form gives within its physical range (``BOUNDS``); a figure that does not
+    parse is left to the drive's own validation, which names it."""
+    for key, (parse, least, most, shown, why) in BOUNDS.items():
+        text = _text(form, key)
+        if not text:
+            continue
+        try:
+            value = parse(text)
+        except (InputError, ValueError, OverflowError):
+            continue
+        if not (value > least if least == 0 else value >= least) or not value <= most:
+            low = f"above {shown(least) if least else 0}" if least == 0 else f"from {shown(least)}"
+            raise InputError(key, f"{text!r} is outside what a drive can have: allowed {low} up to {shown(most)} ({why})")
+
+
 def drive_data(form: dict[str, Any]) -> dict[str, Any]:
-    """The DriveSpec data of a datasheet form (not yet validated); a missing figure is an InputError."""
+    """The DriveSpec data of a datasheet form (not yet validated); a missing figure, a text too
+    long or a figure out of its physical range (``BOUNDS``) is an InputError."""
+    _check_text(form)
+    check_bounds(form)
     model = _text(form, "ds-model")
     if not model:
         raise InputError("ds-model", "enter the drive's model, e.g. 'PM1743 7.68 TB'")

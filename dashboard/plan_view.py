@@ -4,7 +4,9 @@ out -- the ranked table with margins, the rejected families and the Pareto front
 ``attach(app)`` adds the view below the page and registers its one callback; the logic
 (``plan_from_text``, ``ranked_table``, ``families_table``, ``pareto_figure``) is plain functions
 tests/ui/test_plan_view.py calls without a browser. The plan runs in the server's process on one
-worker (the same stages and numbers as `nvsim plan --workers 1`).
+worker (the same stages and numbers as `nvsim plan --workers 1`). The requirements are the
+client's: a ``fio:`` job file (and the trace it replays) is one of the shipped examples
+(``client_files.ClientFiles``), and ``${VAR}`` in it is not taken from the server's environment.
 """
 
 from __future__ import annotations
@@ -16,10 +18,13 @@ import plotly.graph_objects as go
 from dash import Dash, Input, Output, State, dcc, html
 
 from nvsim.errors import InputError
+from nvsim.fio_expand import NO_ENVIRONMENT
 from nvsim.plan import run_plan
 from nvsim.plan_answer import performance
 from nvsim.plan_output import si_text, stages_text
 from nvsim.plan_spec import PlanSpec
+
+from .client_files import ClientFiles
 
 EXAMPLE = """\
 requirements:
@@ -64,7 +69,7 @@ def plan_from_text(text: str, workers: int = 1) -> dict:
         path = Path(folder) / "plan.yaml"
         path.write_text(text, encoding="utf-8")
         try:
-            result = run_plan(path, workers=workers)
+            result = run_plan(path, workers=workers, open_file=ClientFiles(), environ=NO_ENVIRONMENT)
         except InputError as exc:
             return {"error": str(exc).replace(str(path), "requirements")}
     return {"result": result.as_dict(), "spec": result.spec}

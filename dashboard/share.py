@@ -26,6 +26,8 @@ PARAMS = (("platform", "platform", str), ("drive", "drive", str), ("drives", "dr
           ("ns_value", "namespace_value", str), ("level", "level", int), ("strip", "strip_bytes", int),
           ("engine", "engine", str), ("workload", "workload", str), ("jobs", "numjobs", int), ("qd", "iodepth", int))
 """Query name -> set-up key -> type."""
+MAX_PARAM_CHARS = 100
+"""Longest value of one control in a link (catalog names are under 40 characters)."""
 
 
 def to_query(setup: dict[str, Any], extras: dict | None = None, custom: dict | None = None,
@@ -43,6 +45,8 @@ def to_query(setup: dict[str, Any], extras: dict | None = None, custom: dict | N
 
 
 def _value(name: str, text: str, kind: type) -> Any:
+    if len(text) > MAX_PARAM_CHARS:
+        raise InputError(f"link {name}", f"is {len(text):,} characters; at most {MAX_PARAM_CHARS}")
     if kind is int:
         try:
             return int(text)
@@ -70,7 +74,10 @@ def _more(text: str) -> dict[str, Any]:
     for sheet in sheets:
         if not isinstance(sheet.get("name"), str):
             raise InputError("link more", "sheets: each drive needs its name")
-        drive_spec(drive_data(sheet))
+        data = drive_data(sheet)  # every figure within its physical range (datasheet.BOUNDS)
+        if sheet["name"] != data["name"]:
+            raise InputError("link more", f"sheets: a drive's name is {data['name'][:60]!r}, from its model")
+        drive_spec(data)
     return more
 
 

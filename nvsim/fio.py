@@ -37,13 +37,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from .errors import InputError, from_validation_error, suggestion_text
-from .loader import read_text
+from .loader import read_bytes, read_text
 from .fio_options import (  # noqa: F401 (the tables, re-exported for callers of nvsim.fio)
     MODELLED_OPTIONS, KEPT_OPTIONS, UNDERSTOOD_WITHOUT_EFFECT, REFUSED_OPTIONS, REFUSED_DEFAULTS, ALIASES, FIO_RW_MODELLED,
     FIO_RW_TRIM, FIO_DEFAULT_RW, FIO_DEFAULT_IOENGINE, BLOCK_IOENGINES, UNSIMULATED_IOENGINES, HOST_IO_FLAGS,
@@ -51,7 +52,7 @@ from .fio_options import (  # noqa: F401 (the tables, re-exported for callers of
 from .fio_expand import expand_value, platform_keywords  # noqa: F401 (re-exported)
 from .fio_mix import MixPart
 from .fio_names import FIO_OPTION_NAMES, FIO_VERSION
-from .fio_trace import TraceSummary, read_trace, summarize
+from .fio_trace import TraceSummary, parse_trace, summarize
 from .ftl.load import DRIVE_STATES
 from .skew_syntax import check_distribution
 from .fio_json import FIO_PERCENTILES, fio_json_report, percentile_table  # noqa: F401 (fio's JSON lives in nvsim.fio_json)
@@ -220,10 +221,30 @@ class _Section:
 # ---------------------------------------------------------------- reading the file
 
 
+FileOpener = Callable[[str, str], tuple[str, bytes]]
+"""How a file a job file names is reached: ``(name as written, the naming file's path) -> (the name
+to show for it, its bytes)``, or a one-line ``InputError`` (its message, without a field)."""
+
+
+def local_file(name: str, naming_path: str) -> tuple[str, bytes]:
+    """fio's way (``nvsim fio``, ``nvsim plan``: the user's own files): the path as written, from the
+    working directory, else beside the file that names it; read through the input boundary."""
+    path = Path(name)
+    beside = Path(naming_path).parent / path
+    found = path if path.exists() or path.is_absolute() else beside if beside.exists() else path
+    if not found.exists():
+        raise InputError("", f"file {name!r} not found (looked in the working directory and beside {Path(naming_path).name})")
+    try:
+        return str(found), read_bytes(found)
+    except InputError as exc:
+        raise InputError("", f"{found}: {exc.message}") from None
+
+
 def load_fio_jobfile(path: str | Path, *, catalog: Any = None, keywords: dict[str, int] | None = None,
-                     environ: dict[str, str] | None = None) -> FioJobFile:
+                     environ: Mapping[str, str] | None = None, open_file: FileOpener = local_file) -> FioJobFile:
     """Read and parse a fio job file (see ``parse_fio_jobfile``)."""
-    return parse_fio_jobfile(read_jobfile_text(path), str(path), catalog=catalog, keywords=keywords, environ=environ)
+    return parse_fio_jobfile(read_jobfile_text(path), str(path), catalog=catalog, keywords=keywords, environ=environ,
+                             open_file=open_file)
 
 
 def read_jobfile_text(path: str | Path) -> str:
@@ -232,12 +253,15 @@ def read_jobfile_text(path: str | Path) -> str:
 
 
 def parse_fio_jobfile(text: str, path: str = "<jobfile>", *, catalog: Any = None, keywords: dict[str, int] | None = None,
-                      environ: dict[str, str] | None = None) -> FioJobFile:
+                      environ: Mapping[str, str] | None = None, open_file: FileOpener = local_file) -> FioJobFile:
     """Parse fio job-file text; every job becomes a ``WorkloadSpec`` validated with ``catalog``.
 
-    ``${VAR}`` is taken from ``environ`` (the process environment when None), fio's keywords
-    ``$ncpus``, ``$mb_memory``, ``$pagesize`` from ``keywords`` (``platform_keywords`` of the
-    simulated platform; None: a keyword is an error), as fio expands them (``nvsim.fio_expand``)."""
+    ``${VAR}`` is taken from ``environ`` (the process environment when None; ``NO_ENVIRONMENT``
+    for a file someone else sent), fio's keywords ``$ncpus``, ``$mb_memory``, ``$pagesize`` from
+    ``keywords`` (``platform_keywords`` of the simulated platform; None: a keyword is an error), as
+    fio expands them (``nvsim.fio_expand``). A trace the file names (``read_iolog``) is reached
+    through ``open_file`` (``local_file``: fio's way; the dashboard passes its own, which opens
+    only what the client uploaded and the shipped examples)."""
     sections = _sections(text, path, keywords, environ)
     jobs: list[FioJob] = []
     unmodelled: set[str] = set()
@@ -250,7 +274,7 @@ def parse_fio_jobfile(text: str, path: str = "<jobfile>", *, catalog: Any = None
             continue
         _check_rwmix_pair(section, path)
         effective = [*global_entries, *section.entries]
-        job, flags = _build_job(section, effective, path, catalog)
+        job, flags = _build_job(section, effective, path, catalog, open_file)
         if (flags["stonewall"] or flags["new_group"]) and prev_group_jobs:
             groupid += 1
             prev_group_jobs = 0
@@ -288,7 +312,7 @@ def command_line_to_jobfile(arguments: list[str] | tuple[str, ...]) -> str:
 
 
 def _sections(text: str, path: str, keywords: dict[str, int] | None = None,
-              environ: dict[str, str] | None = None) -> list[_Section]:
+              environ: Mapping[str, str] | None = None) -> list[_Section]:
     """Split the text into sections of (key, value, line) entries, as fio's parse_jobs_ini."""
     sections: list[_Section] = []
     for number, raw in enumerate(text.split("\n"), start=1):
@@ -351,12 +375,13 @@ _SHAPE_OPTIONS = {"bssplit": "mix", "bsrange": "mix", "read_iolog": "replay", "r
 """Options read once the whole section is (``_shape``): a mix of sizes, a replayed trace, zones and skew."""
 
 
-def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any) -> tuple[FioJob, dict[str, Any]]:
+def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any,
+               open_file: FileOpener = local_file) -> tuple[FioJob, dict[str, Any]]:
     """One job from its effective options (the globals in force, then its own section), in fio's order:
     every option is taken in turn, later ones overriding earlier ones, then the job is validated.
     Returns the job and its flags (``stonewall``, ``new_group``, the ``unmodelled`` option names)."""
     draft = _JobDraft(section=section, path=path, kb_base=_kb_base(entries, path), name=section.name,
-                      data={"name": section.name})
+                      data={"name": section.name}, open_file=open_file)
     for entry in entries:
         _take_option(draft, entry)
     if not draft.direct:
@@ -400,6 +425,7 @@ class _JobDraft:
     pacing: _Pacing = field(default_factory=lambda: _Pacing())
     shape: dict[str, dict[str, _Entry]] = field(default_factory=lambda: {"mix": {}, "replay": {}, "placement": {}})
     extent: dict[str, int | None] = field(default_factory=dict)
+    open_file: FileOpener = local_file
 
 
 def _take_option(draft: _JobDraft, entry: _Entry) -> None:
@@ -523,7 +549,7 @@ def _finish_job(draft: _JobDraft, catalog: Any) -> FioJob:
     data["ioengine"] = draft.ioengine
     shape = draft.shape
     mix, trace = _shape(data, draft.bs, shape["mix"], shape["replay"], shape["placement"], draft.origin, section, path,
-                        draft.kb_base)
+                        draft.kb_base, draft.open_file)
     workload = _validated_workload(draft, catalog)
     job = FioJob(name=draft.name, workload=workload, group=0, filename=draft.kept["filename"], size_percent=draft.size_percent,
                  offset_increment_percent=draft.offset_percent, options=draft.options, phase=0,
@@ -703,13 +729,13 @@ def _check_placement(placement: dict[str, _Entry], rw: str, rwmixread: int, path
 
 
 def _shape(data: dict[str, Any], bs: list, mixes: dict[str, _Entry], replay: dict[str, _Entry], placement: dict[str, _Entry],
-           origin: dict[str, _Entry], section: _Section, path: str, kb_base: int,
+           origin: dict[str, _Entry], section: _Section, path: str, kb_base: int, open_file: FileOpener = local_file,
            ) -> tuple[tuple[MixPart, ...] | None, TraceSummary | None]:
     """The job's I/O shape once its section is read: a replayed trace (it replaces rw, bs, offset
     and size, as fio's replay does), its block size or mix of sizes, zone and skew checks; sets
     ``data["rw"]``/``["bs"]`` and returns (the mix, None for one size; the trace summary)."""
     rw = data["rw"]
-    trace = _replayed_trace(replay, path, kb_base) if "read_iolog" in replay else None
+    trace = _replayed_trace(replay, path, kb_base, open_file) if "read_iolog" in replay else None
     if trace is not None:
         rw, mixes = _trace_rw(trace), {}
         data.update(rw=rw, rwmixread=round(trace.read_fraction * 100), offset=trace.start_bytes, size=max(512, trace.region_bytes))
@@ -726,22 +752,21 @@ def _shape(data: dict[str, Any], bs: list, mixes: dict[str, _Entry], replay: dic
     return mix, trace
 
 
-def _replayed_trace(replay: dict[str, _Entry], path: str, kb_base: int) -> TraceSummary:
-    """The trace a job's read_iolog names (fio's path, or beside the job file), summarised at
-    replay_time_scale (a percentage of the trace's rate, default 100)."""
+def _replayed_trace(replay: dict[str, _Entry], path: str, kb_base: int, open_file: FileOpener = local_file) -> TraceSummary:
+    """The trace a job's read_iolog names, reached through ``open_file`` (fio's path, or beside the
+    job file), summarised at replay_time_scale (a percentage of the trace's rate, default 100)."""
     entry = replay["read_iolog"]
-    name = Path(_need_value(entry, path))
-    beside = Path(path).parent / name
-    found = name if name.exists() or name.is_absolute() else beside if beside.exists() else name
-    if not found.exists():
-        raise _error(entry, path, f"trace file {str(name)!r} not found (looked in the working directory and beside the job file)")
+    try:
+        found, raw = open_file(_need_value(entry, path), path)
+    except InputError as exc:
+        raise _error(entry, path, f"trace {exc.message}") from None
     scale = 100
     if "replay_time_scale" in replay:
         scale = _parse_int(replay["replay_time_scale"], path, kb_base)
         if not 1 <= scale <= 10**6:
             raise _error(replay["replay_time_scale"], path, f"a percentage of the trace's rate, 1 or more, got {scale}")
     try:
-        return summarize(read_trace(found), scale / 100.0)
+        return summarize(parse_trace(raw, found), scale / 100.0)
     except InputError as exc:
         raise _error(entry, path, f"{found}: {exc.message}") from None
 

@@ -87,8 +87,11 @@ class TraceSummary:
 
 def read_trace(path: str | Path) -> Trace:
     """The trace in ``path``, its format detected from the content."""
-    raw = read_bytes(path)
-    source = str(path)
+    return parse_trace(read_bytes(path), str(path))
+
+
+def parse_trace(raw: bytes, source: str = "<trace>") -> Trace:
+    """The trace in ``raw`` (a file's bytes, named ``source`` in errors), its format detected from the content."""
     if len(raw) >= 4 and (struct.unpack("<I", raw[:4])[0] & 0xFFFFFF00 == BLK_TRACE_MAGIC
                           or struct.unpack(">I", raw[:4])[0] & 0xFFFFFF00 == BLK_TRACE_MAGIC):
         return parse_blktrace(raw, source)
@@ -231,5 +234,5 @@ def summarize(trace: Trace, time_scale: float = 1.0) -> TraceSummary:
                         format=trace.format)
 
 
-__all__ = ["Trace", "TraceSummary", "read_trace", "parse_iolog", "parse_blkparse", "parse_blktrace", "parse_msr_csv",
+__all__ = ["Trace", "TraceSummary", "read_trace", "parse_trace", "parse_iolog", "parse_blkparse", "parse_blktrace", "parse_msr_csv",
            "summarize", "SECTOR_BYTES_BLKTRACE", "WINDOWS_TICK_S", "BLK_TRACE_MAGIC"]

@@ -281,22 +281,24 @@ def event_stage(spec: PlanSpec, ranked: list[dict], tasks: dict[int, dict], verd
     return pruned, [dict(r, rank=i) for i, r in enumerate(kept, start=1)]
 
 
-def prepare_plan(path: str | Path, catalog: Catalog | None = None):
-    """Check a plan before it runs: the file, the names, the prices, the workloads, the size."""
+def prepare_plan(path: str | Path, catalog: Catalog | None = None, **files):
+    """Check a plan before it runs: the file, the names, the prices, the workloads, the size.
+    ``files``: how its fio job files are reached (``open_file``, ``environ``: plan_spec.workload_specs)."""
     catalog = catalog or default_catalog()
     spec, here = load_plan(path)
     check_names(spec, catalog)
     axes = resolve_axes(spec, catalog)
-    workloads = workload_specs(spec, here, catalog)
+    workloads = workload_specs(spec, here, catalog, **files)
     if axes.size > spec.max_candidates:
         enumerate_candidates(axes, spec.max_candidates)  # the one-line refusal
     return spec, axes, workloads, catalog
 
 
 def run_plan(path: str | Path, *, workers: int = 1, dask_address: str | None = None,
-             progress: Callable[[str, int, int | None], None] | None = None) -> PlanResult:
-    """Run every stage of a plan file; ``progress(stage, advance, total)`` as it goes."""
-    spec, axes, workloads, catalog = prepare_plan(path)
+             progress: Callable[[str, int, int | None], None] | None = None, **files) -> PlanResult:
+    """Run every stage of a plan file; ``progress(stage, advance, total)`` as it goes; ``files``: how
+    its fio job files are reached (``open_file``, ``environ``; the dashboard's Plan view passes them)."""
+    spec, axes, workloads, catalog = prepare_plan(path, **files)
     started = time.perf_counter()
     cands = enumerate_candidates(axes, spec.max_candidates)
     verdicts = Verdicts.empty(len(cands))

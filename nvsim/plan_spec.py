@@ -30,6 +30,7 @@ the predicted rate reaches it and every latency percentile named stays under its
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Literal, Union
 
@@ -37,8 +38,8 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_val
 
 from .catalog import Catalog
 from .errors import InputError, suggestion_text
-from .fio import load_fio_jobfile
-from .loader import load_model
+from .fio import FileOpener, parse_fio_jobfile
+from .loader import decode, load_model, read_bytes
 from .raid import LEVELS
 from .specs import Bytes, BytesPerS, Count, WorkloadSpec
 
@@ -240,8 +241,24 @@ def load_plan(path: str | Path) -> tuple[PlanSpec, Path]:
     return load_model(path, PlanSpec, "REQUIREMENTS")
 
 
-def workload_specs(spec: PlanSpec, here: Path, catalog: Catalog) -> dict[str, WorkloadSpec]:
-    """Each requirement's workload as a ``WorkloadSpec`` (a profile, or the job of a fio file)."""
+def beside_plan(name: str, naming_path: str) -> tuple[str, bytes]:
+    """The user's own file ``name``, relative to the folder of the file that names it (a plan's
+    ``fio:``; a trace of that job file is then fio's, ``nvsim.fio.local_file``)."""
+    path = Path(naming_path).parent / name
+    try:
+        return str(path), read_bytes(path)
+    except InputError as exc:
+        raise InputError("", f"{path}: {exc.message}") from None
+
+
+def workload_specs(spec: PlanSpec, here: Path, catalog: Catalog, *, open_file: FileOpener | None = None,
+                   environ: Mapping[str, str] | None = None) -> dict[str, WorkloadSpec]:
+    """Each requirement's workload as a ``WorkloadSpec`` (a profile, or the job of a fio file).
+
+    A ``fio:`` file, and any trace it names, is reached through ``open_file`` relative to the plan's
+    folder ``here`` (None: the user's disk, ``beside_plan``, and fio's way for its traces; the
+    dashboard's Plan view passes its ``ClientFiles``), its ``${VAR}`` taken from ``environ`` (None:
+    the process environment)."""
     out: dict[str, WorkloadSpec] = {}
     for i, req in enumerate(spec.requirements.workloads):
         field = f"requirements.workloads[{i}]"
@@ -249,7 +266,12 @@ def workload_specs(spec: PlanSpec, here: Path, catalog: Catalog) -> dict[str, Wo
             data = dict(PROFILES[req.profile], name=req.name, numjobs=req.numjobs, iodepth=req.iodepth)
             out[req.name] = WorkloadSpec.model_validate(data, context={"catalog": catalog})
             continue
-        jobs = load_fio_jobfile(here / req.fio, catalog=catalog).jobs
+        try:
+            found, raw = (open_file or beside_plan)(req.fio, str(here / "plan.yaml"))
+        except InputError as exc:
+            raise InputError(f"{field}.fio", exc.message) from None
+        traces = {"open_file": open_file} if open_file else {}
+        jobs = parse_fio_jobfile(decode(raw, found), found, catalog=catalog, environ=environ, **traces).jobs
         chosen = [j for j in jobs if req.job is None or j.name == req.job]
         if not chosen:
             raise InputError(f"{field}.job", f"no job {req.job!r} in {req.fio}; it has {', '.join(j.name for j in jobs)}")

@@ -414,6 +414,17 @@ PLAN_CASES += [
     Case("plan-dask-nothing-listens", "plan", BASE_PLAN,
          r"--dask: no Dask scheduler answers at 'tcp://127\.0\.0\.1:9' within 5 s \(", argv=("--dask", "tcp://127.0.0.1:9")),
 ]
+# issue 34, H1: fio's arithmetic bounded before it is parsed (50,000 terms ended in RecursionError),
+# and no value beyond fio's 64-bit numbers (a tower of powers would take the machine's memory)
+FIO_CASES += [
+    Case("fio-expression-50000-terms", "fio", b"[j]\nrw=randread\nsize=" + b"+".join([b"1"] * 50_000) + b"\n",
+         r"bad\.fio line 3: size: an expression of 99,999 characters nested 1 deep; fio's arithmetic is read up to 256 "
+         r"characters and 16 levels of parentheses or signs"),
+    Case("fio-expression-nested-40", "fio", b"[j]\nrw=randread\nsize=" + b"(" * 40 + b"1" + b")" * 40 + b"\n",
+         r"bad\.fio line 3: size: an expression of 81 characters nested 40 deep; .* up to 256 characters and 16 levels"),
+    Case("fio-expression-power-tower", "fio", b"[j]\nrw=randread\nsize=((9^64)^64)^64\n",
+         r"bad\.fio line 3: size: cannot evaluate '\(\(9\^64\)\^64\)\^64' as fio's arithmetic \(a value beyond fio's 64-bit numbers"),
+]
 
 DRIVE = "drives/kioxia-cm7-r-3.84tb.yaml"
 PLATFORM = "platforms/supermicro-as-2125hs-tnr.yaml"
