@@ -9,7 +9,8 @@ same order: a run gives the same bits as the SimPy path. Event times are compute
 
 State (``KernelState`` in ``compiled``): servers as groups of ``count`` FIFO reservation servers
 (a flat array of their free times, a min-heap per group; the job cores first, one server each),
-the cores' waiting slots (a ring per core), the slots (job, core, the row they run, their
+the cores' waiting slots (a ring per core in one flat array: each core's first place and size,
+as many places as the slots that run on it), the slots (job, core, the row they run, their
 times), the planned host I/Os (``rows_f``/``rows_i``: one row per host I/O, the columns of
 ``rows.Demand``) and their member I/Os (``ops_i``/``ops_f``), and what the window records.
 """
@@ -207,7 +208,7 @@ def schedule(H, st, sf, t, payload, kind):
 @njit(cache=True, _nrt=False)
 def wake(H, S, Q, st, sf, core):
     """``Server.wake``: hand the core to its next waiter once it is free; one hand-over pending."""
-    wq, head, tail, pending = Q
+    wq, head, tail, pending, ring = Q
     if head[core] == tail[core] or pending[core]:
         return
     pending[core] = 1
@@ -220,14 +221,14 @@ def wake(H, S, Q, st, sf, core):
 def hand_over(H, S, Q, st, sf, core):
     """``Server._hand_over``: the first waiter is granted the core (an event now), unless the core
     was booked again meanwhile."""
-    wq, head, tail, pending = Q
+    wq, head, tail, pending, ring = Q
     pending[core] = 0
     if head[core] == tail[core]:
         return
     if thread_free(S, core) > sf[F_NOW]:
         wake(H, S, Q, st, sf, core)
         return
-    slot = wq[core, head[core] % wq.shape[1]]
+    slot = wq[ring[core, 0] + head[core] % ring[core, 1]]
     head[core] += 1
     push(st, H[0], H[1], H[2], H[3], sf[F_NOW], slot, GRANTED)
 
@@ -235,9 +236,9 @@ def hand_over(H, S, Q, st, sf, core):
 @njit(cache=True, _nrt=False)
 def enqueue(H, S, Q, st, sf, SL, slot):
     """The slot queues for its job's core."""
-    wq, head, tail, pending = Q
+    wq, head, tail, pending, ring = Q
     core = SL[1][slot]
-    wq[core, tail[core] % wq.shape[1]] = slot
+    wq[ring[core, 0] + tail[core] % ring[core, 1]] = slot
     tail[core] += 1
     wake(H, S, Q, st, sf, core)
 
