@@ -325,7 +325,7 @@ def charts_html(title: str, figures: list, table_rows: list[dict] | None = None)
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{escape(title)}</title></head>"
              "<body style='font-family: system-ui, sans-serif'>", f"<h1>{escape(title)}</h1>"]
     for index, fig in enumerate(figures):
-        parts.append(fig.to_html(full_html=False, include_plotlyjs=(index == 0)))
+        parts.append(fig.to_html(full_html=False, include_plotlyjs=(index == 0), div_id=f"nvsim-chart-{index}"))  # not random: same bytes
     if table_rows:
         keys = [k for k in core.RESULT_COLUMNS if any(r.get(k) is not None for r in table_rows)]
         parts.append("<table border='1' cellspacing='0' cellpadding='3'><tr>" + "".join(f"<th>{k}</th>" for k in keys) + "</tr>")

@@ -131,11 +131,12 @@ def journal_path(first: str | Path) -> Path:
     return first.with_name(f".{first.name}.commit.json")
 
 
-def commit_together(writers: Sequence[tuple[Path, Any]]) -> None:
+def commit_together(writers: Sequence[tuple[Path, Any]], remove: Sequence[Path] = ()) -> None:
     """Write several files so that they are replaced together or not at all.
 
     ``writers``: (target path, function writing to a path it is given). Every file is written to
-    a temporary first; the journal is the commit point (see the module docstring)."""
+    a temporary first; the journal is the commit point (see the module docstring). ``remove``:
+    files of an older answer that the new one does not have, removed in the same commit."""
     targets = [Path(target) for target, _ in writers]
     journal = journal_path(targets[0])
     recover_commit(journal)
@@ -148,7 +149,8 @@ def commit_together(writers: Sequence[tuple[Path, Any]]) -> None:
             temps.append(_new_temp(target))
             write(temps[-1])
             _fsync_file(temps[-1])
-        write_json_atomic(journal, [[tmp, str(target)] for tmp, target in zip(temps, targets)])
+        write_json_atomic(journal, [[tmp, str(target)] for tmp, target in zip(temps, targets)]
+                          + [[None, str(path)] for path in remove if Path(path) not in targets])
     except BaseException:
         for tmp in temps:
             Path(tmp).unlink(missing_ok=True)
@@ -168,10 +170,10 @@ def recover_commit(journal: str | Path) -> bool:
         journal.unlink(missing_ok=True)
         return False
     for tmp, target in pairs:  # the old files go first: never a new file beside an old one
-        if Path(tmp).exists():
+        if tmp is None or Path(tmp).exists():  # None: a file the new answer does not have
             Path(target).unlink(missing_ok=True)
     for tmp, target in pairs:
-        if Path(tmp).exists():
+        if tmp is not None and Path(tmp).exists():
             os.replace(tmp, target)
     _fsync_dir(journal.parent)
     journal.unlink(missing_ok=True)

@@ -14,6 +14,7 @@ import csv
 import importlib.util
 import io
 import json
+import re
 from pathlib import Path
 from typing import Callable
 
@@ -26,6 +27,9 @@ from .plan import PlanResult
 from .plan_answer import performance
 from .report import Grid, print_grid
 
+RANK_FILE = re.compile(r"rank-\d+\.yaml")
+PARETO_DIV_ID = "nvsim-plan-pareto"
+"""The chart's HTML id (Plotly draws a random one): a rerun writes the same bytes."""
 SET_UP = ("platform", "drive", "drives", "level", "strip_bytes", "engine", "overprovisioning", "hot_spares")
 FIGURES = ("usable_bytes", "price_usd", "usd_per_usable_tb", "usd_per_kiops", "power_w", "rebuild_hours",
            "data_loss_probability", "mttdl_years", "lifetime_years", "objective", "event")
@@ -94,7 +98,7 @@ def pareto_html(result: PlanResult) -> str:
     figure.update_layout(title="nvsim plan: price, performance, risk", scene={
         "xaxis_title": "price (USD)", "yaxis_title": "least headroom over the targets (x)",
         "zaxis_title": "P(data loss) per failure"})
-    return figure.to_html(include_plotlyjs=True, full_html=True)
+    return figure.to_html(include_plotlyjs=True, full_html=True, div_id=PARETO_DIV_ID)  # not a random id: same input, same bytes
 
 
 def _text_writer(text: str) -> Callable[[str], None]:
@@ -114,8 +118,17 @@ def write_outputs(result: PlanResult, out: Path) -> list[Path]:
         files.append((out / "pareto.html", pareto_html(result)))
     for rank, scenario in sorted(result.scenarios.items()):
         files.append((out / "scenarios" / f"rank-{rank:02d}.yaml", yaml.safe_dump(scenario, sort_keys=False)))
-    commit_together([(path, _text_writer(text)) for path, text in files])
+    commit_together([(path, _text_writer(text)) for path, text in files], remove=stale_outputs(out, [p for p, _ in files]))
     return [path for path, _ in files]
+
+
+def stale_outputs(out: Path, written: list[Path]) -> list[Path]:
+    """The files an earlier plan left under ``out`` that this one does not write (a ``top: 10``
+    answer's rank-04..10.yaml under a ``top: 3`` one; pareto.html without Plotly): removed in the
+    same commit, so the folder holds exactly the answer just written. Only a plan's own file
+    names are touched."""
+    ours = [out / "pareto.html"] + sorted(p for p in (out / "scenarios").glob("rank-*.yaml") if RANK_FILE.fullmatch(p.name))
+    return [p for p in ours if p.is_file() and p not in written]
 
 
 def si_text(value, unit: str = "") -> str:
@@ -162,4 +175,5 @@ def print_plan(console: Console, result: PlanResult, written: list[Path]) -> Non
     console.print(f"wrote {len(written)} files under {written[0].parent if written else '-'}", markup=False)
 
 
-__all__ = ["write_outputs", "print_plan", "ranking_rows", "pareto_html", "has_plotly", "check_outputs", "output_paths", "stages_text", "si_text"]
+__all__ = ["write_outputs", "print_plan", "ranking_rows", "pareto_html", "has_plotly", "check_outputs", "output_paths", "stages_text", "si_text",
+           "stale_outputs"]
