@@ -26,6 +26,7 @@ from nvsim import (Catalog, InputError, ScenarioSpec, Simulation, WorkloadSpec, 
 from nvsim.constants import PAGE_BYTES
 from nvsim.fio import FileOpener, parse_fio_jobfile, platform_keywords
 from nvsim.fio_expand import NO_ENVIRONMENT
+from nvsim.fio_run import check_regions
 from nvsim.loader import parse_yaml
 from nvsim.units import format_bytes_binary, format_bytes_decimal, format_large, format_probability, parse_bytes
 from nvsim.bounds import capacity
@@ -611,6 +612,8 @@ def import_fio(text: str, filename: str, scenario: dict[str, Any] | None, catalo
                 device_bytes = _device_bytes(scenario, workload, catalog, filename)
             workload = job.resolved(device_bytes)
         workloads.append(_workload_data(workload))
+    if scenario and any(j.workload.offset or j.workload.size or j.needs_device_bytes for j in parsed.jobs):
+        check_regions(parsed, parse_scenario(dict(scenario, workloads=[]), catalog), catalog, filename)  # as `nvsim fio`
     return {"label": f"{filename}: {len(workloads)} fio job(s)", "workloads": workloads, "warning": "; ".join(warnings)}
 
 

@@ -80,9 +80,11 @@ def _pages_per_io(workload: WorkloadSpec) -> int:
     return math.ceil(workload.bs / PAGE_BYTES)
 
 
-def check_workload(workload: WorkloadSpec, fidelity: str, field: str = "", host_ios: int = EVENT_HOST_IOS) -> None:
+def check_workload(workload: WorkloadSpec, fidelity: str, field: str = "", host_ios: int = EVENT_HOST_IOS,
+                   instead: str = "use --fidelity fluid") -> None:
     """Refuse (one line) a workload whose run would exceed a limit, with the estimate and the
-    environment variable that raises the limit (``host_ios``: an event-mode run's window)."""
+    environment variable that raises the limit (``host_ios``: an event-mode run's window;
+    ``instead``: how the caller's user skips the event mode)."""
     where = field or f"workloads[{workload.name}]"
     pages, page_limit = planned_pages(workload), limit(MAX_PLANNED_PAGES, MAX_PLANNED_PAGES_ENV)
     if pages > page_limit:
@@ -95,12 +97,28 @@ def check_workload(workload: WorkloadSpec, fidelity: str, field: str = "", host_
         gigabytes = slots * EVENT_BYTES_PER_SLOT / 1e9
         raise InputError(f"{where}.iodepth", f"iodepth x numjobs = {slots:,} I/Os in flight need about "
                                              f"{gigabytes:,.1f} GB in the event mode (limit {slot_limit:,} slots; set "
-                                             f"{MAX_EVENT_SLOTS_ENV} to raise it, or use --fidelity fluid)")
+                                             f"{MAX_EVENT_SLOTS_ENV} to raise it, or {instead})")
     pages, page_limit = event_pages(workload, host_ios), limit(MAX_EVENT_PAGES, MAX_EVENT_PAGES_ENV)
     if pages > page_limit:
         raise InputError(f"{where}.bs", f"{workload.bs:,}-byte blocks mean planning about {pages:,} member pages "
                                         f"in the event mode (limit {page_limit:,}; set {MAX_EVENT_PAGES_ENV} to raise "
-                                        f"it, or use --fidelity fluid)")
+                                        f"it, or {instead})")
+
+
+def check_region(workload: WorkloadSpec, device_bytes: int, field: str = "", size_clamped: bool = False) -> None:
+    """Refuse (one line) a workload whose region is not on the array of ``device_bytes``: fio's
+    ``offset`` at or past its end (fio: "offset extends end"), or ``offset + size`` past it (fio
+    stops the job at the device's end: the I/Os it was asked for are not done). fio wraps neither;
+    ``size_clamped``: a size written as a share ('N%'), which fio cuts to what follows the offset."""
+    where = field or f"workloads[{workload.name}]"
+    if workload.offset >= device_bytes:
+        raise InputError(f"{where}.offset", f"{workload.offset:,} bytes is at or past the end of the array ({device_bytes:,} "
+                                            f"bytes); allowed: 0 to {device_bytes - 1:,}")
+    end = workload.offset + (workload.size or 0)
+    if not size_clamped and end > device_bytes:
+        raise InputError(f"{where}.size", f"offset + size = {end:,} bytes goes past the end of the array ({device_bytes:,} "
+                                          f"bytes); allowed: size up to {device_bytes - workload.offset:,} at offset "
+                                          f"{workload.offset:,}")
 
 
 def check_points(points: int, max_points: int, field: str = "grid") -> None:

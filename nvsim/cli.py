@@ -110,8 +110,10 @@ def run(
         raise InputError("--max-seconds", f"must be 0 or more seconds, got {max_seconds}")
     catalog = nvsim.default_catalog()
     spec = nvsim.load_scenario(scenario, catalog)
-    for index, workload in enumerate(spec.workloads):  # a run over the work budget is refused before it starts
+    device_bytes = nvsim.Simulation(spec, catalog=catalog).device_bytes
+    for index, workload in enumerate(spec.workloads):  # a run over the work budget or off the array is refused before it starts
         nvsim.budget.check_workload(workload, fidelity, field=f"workloads[{index}]")
+        nvsim.budget.check_region(workload, device_bytes, field=f"workloads[{index}]")
     report = nvsim.array_bounds(spec, catalog)
     loss = None if nvsim.simulation.single_drive(spec) else nvsim.rebuild.data_loss_at_start(spec, catalog)
     window = nvsim.Precision(relative=precision, max_wall_s=max_seconds)
@@ -227,8 +229,7 @@ def fio_command(
         text += nvsim.fio.read_jobfile_text(files[0])
     keywords = nvsim.fio.platform_keywords(catalog.platforms[spec.platform])  # $ncpus etc. of the simulated platform
     parsed = nvsim.fio.parse_fio_jobfile(text, label, catalog=catalog, keywords=keywords)
-    for job in parsed.jobs:  # a run over the work budget is refused before anything is printed
-        nvsim.budget.check_workload(job.workload, fidelity, field=f"{label}: [{job.name}]")
+    nvsim.fio_run.check_jobs(parsed, spec, catalog, fidelity, label)  # over the budget or off the array: refused first
     for line in ([parsed.unmodelled_warning()] if parsed.unmodelled_warning() else []) + parsed.notes():
         sys.stderr.write(f"warning: {line}\n")
     runs = nvsim.fio_run.simulate_jobs(parsed, spec, catalog, fidelity)

@@ -50,13 +50,13 @@ from .fio_options import (  # noqa: F401 (the tables, re-exported for callers of
     FIO_RW_TRIM, FIO_DEFAULT_RW, FIO_DEFAULT_IOENGINE, BLOCK_IOENGINES, UNSIMULATED_IOENGINES, HOST_IO_FLAGS,
 )
 from .fio_expand import expand_value, platform_keywords  # noqa: F401 (re-exported)
-from .fio_mix import MixPart
+from .fio_mix import MAX_MIX_PARTS, MixPart
 from .fio_names import FIO_OPTION_NAMES, FIO_VERSION
 from .fio_trace import TraceSummary, parse_trace, summarize
 from .ftl.load import DRIVE_STATES
 from .skew_syntax import check_distribution
 from .fio_json import FIO_PERCENTILES, fio_json_report, percentile_table  # noqa: F401 (fio's JSON lives in nvsim.fio_json)
-from .specs import WorkloadSpec
+from .specs import MAX_BYTES, WorkloadSpec
 
 _KNOWN = frozenset({*MODELLED_OPTIONS, *KEPT_OPTIONS, *UNDERSTOOD_WITHOUT_EFFECT, *ALIASES})
 _READS = {"read", "randread"}
@@ -859,9 +859,34 @@ def _parse_bsrange(entry: _Entry, path: str, kb_base: int) -> list[list[tuple[in
                      for g in match.groups())
         if low <= 0 or low % 512 or high < low:
             raise _error(entry, path, f"LOW must be a positive multiple of 512 bytes and HIGH at least LOW, got {text!r}")
+        if high > MAX_BYTES:
+            raise _error(entry, path, f"HIGH must be at most 2^64 bytes, got {text!r}")
+        count = max(1, (high - 1) // low)  # LOW, 2 LOW, ... below HIGH
+        if count > MAX_LISTED_SIZES:
+            out.append(_range_bins(low, count))
+            continue
         sizes = list(range(low, high, low)) or [low]
         out.append([(size, 1.0 / len(sizes)) for size in sizes])
     return out + [out[-1]] * (3 - len(out))
+
+
+MAX_LISTED_SIZES = 2**16
+"""Most sizes of a ``bsrange`` listed one by one (512-32m at 512 B steps, about 8 MB of list); a
+wider range (``bsrange=512-1t`` is 2^31 sizes) is given directly as the ``MAX_MIX_PARTS`` bins the
+mix is simulated as (``_range_bins``), never enumerated."""
+
+
+def _range_bins(low: int, count: int) -> list[tuple[int, float]]:
+    """The sizes LOW, 2 LOW, ..., count x LOW, equally likely, as ``fio_mix.binned`` bins them,
+    without listing them: bin b holds the multiples k with b/MAX_MIX_PARTS < k/count <=
+    (b+1)/MAX_MIX_PARTS, its share their count over ``count``, its size their mean (whole 512-byte sectors)."""
+    bins = []
+    for b in range(MAX_MIX_PARTS):
+        first, last = b * count // MAX_MIX_PARTS + 1, (b + 1) * count // MAX_MIX_PARTS
+        if last >= first:
+            mean = low * (first + last) / 2
+            bins.append((max(512, int(round(mean / 512)) * 512), (last - first + 1) / count))
+    return bins
 
 
 def _refuse_option(entry: _Entry, path: str, kb_base: int) -> None:

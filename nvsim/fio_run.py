@@ -33,7 +33,9 @@ import numpy as np
 from .fio import FioJob, FioJobFile, shares_one_loop
 from .fio_json import FIO_PERCENTILES, fio_json_report, parse_percentile_list, percentile_table
 from .fio_log import LOG_OPTIONS, LogEntry
-from .fio_mix import mixed_result
+from .budget import check_region, check_workload
+from .errors import InputError
+from .fio_mix import binned, mixed_result, part_workload
 from .fio_open import ladder_picks, open_loop_result
 from .fio_state import blended_scale, crossing_note, fresh_seconds
 from .fio_together import Member, shared_results
@@ -86,10 +88,39 @@ def simulate_jobs(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, fidelity
     each job's loop sharing the array's queues (``together_runs``); ``FioJobFile.notes`` states which.
     Trim jobs: ``phase_with_trims``."""
     runs = []
-    device_bytes = Simulation(spec, parsed.jobs[0].workload, catalog=catalog).device_bytes
+    device_bytes = check_regions(parsed, spec, catalog, str(parsed.path))
     for phase in parsed.phases():
         runs += phase_with_trims(phase, spec, catalog, fidelity, device_bytes, str(parsed.path))
     return runs
+
+
+def check_jobs(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, fidelity: str, label: str) -> int:
+    """Refuse (one line, before anything runs or is printed) a job over the work budget (its
+    workload and each block size its mix is simulated as: ``nvsim.budget.check_workload``) or not
+    on the array (``check_regions``). Returns the array's bytes."""
+    for job in parsed.jobs:
+        check_workload(job.workload, fidelity, field=f"{label}: [{job.name}]")
+        for part in binned(list(job.bs_mix or ())):
+            check_workload(part_workload(job.workload, part), fidelity, field=f"{label}: [{job.name}]")
+    return check_regions(parsed, spec, catalog, label)
+
+
+def check_regions(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, label: str) -> int:
+    """Refuse (one line) a job whose region is not on the array (``nvsim.budget.check_region``): an
+    offset at or past its end, offset + size past it (a size given as 'N%' fio cuts at the end, so
+    does nvsim), or a replayed trace whose I/Os reach past it (fio replays a trace's offsets as
+    written, unwrapped). Returns the array's bytes."""
+    device_bytes = Simulation(spec, catalog=catalog).device_bytes
+    for job in parsed.jobs:
+        where = f"{label}: [{job.name}]"
+        workload = job.resolved(device_bytes) if job.needs_device_bytes else job.workload
+        end = workload.offset + (workload.size or 0)
+        if job.trace is not None and end > device_bytes:
+            raise InputError(f"{where}.read_iolog", f"the trace's I/Os reach byte {end:,}, past the end of the array "
+                                                    f"({device_bytes:,} bytes); fio replays a trace's offsets as written, "
+                                                    f"without wrapping them")
+        check_region(workload, device_bytes, field=where, size_clamped=job.size_percent is not None)
+    return device_bytes
 
 
 def phase_runs(phase: list[FioJob], spec: ScenarioSpec, catalog: Any, fidelity: str, device_bytes: int) -> list[JobRun]:

@@ -25,12 +25,22 @@ Formats (detected from the content):
 
 Reads and writes are kept; trims, syncs and file actions are counted and left out (a note says
 how many). Every problem is one ``InputError`` line naming the file and line.
+
+Bounded before anything grows: at most ``MAX_TRACE_RECORDS`` lines (or binary records) are read;
+every I/O kept lies within ``[0, MAX_TRACE_BYTES)`` (offset and offset + size; fio's and
+blktrace's unsigned 64-bit fields beyond it are refused, never wrapped), its size a positive
+multiple of 512 bytes below ``MAX_TRACE_IO_BYTES``, its timestamp finite, not negative, not
+before the I/O before it and at most ``MAX_TRACE_SECONDS`` after the first.
 """
 
 from __future__ import annotations
 
+import io
+import math
+import os
 import re
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,6 +60,75 @@ BLK_TA_QUEUE, BLK_TA_ISSUE = 1, 7
 BLK_TC_READ, BLK_TC_WRITE, BLK_TC_DISCARD = 1 << 0, 1 << 1, 1 << 7
 BLK_TC_SHIFT = 16
 _BLK_HEADER = "IIQQIIIIIHH"  # magic, sequence, time, sector, bytes, action, pid, device, cpu, error, pdu_len
+
+MAX_TRACE_BYTES = 2**63
+"""Every I/O of a trace ends below this byte address: a signed 64-bit file offset (the
+kernel's ``loff_t``), where fio's ``%llu`` offsets and blktrace's 64-bit sectors would wrap."""
+MAX_TRACE_IO_BYTES = 2**32
+"""Every I/O of a trace is shorter: fio's iolog reads a length as ``%u`` and blktrace keeps it in a ``__u32``."""
+MAX_TRACE_SECONDS = 2**64 * 1e-9
+"""Longest span of a trace's timestamps: blktrace's 64-bit nanosecond clock (about 585 years)."""
+MAX_TRACE_RECORDS = 2**20
+"""Most lines (or binary records) a trace is read to (about 170 MB of kept I/Os at the limit)."""
+MAX_TRACE_RECORDS_ENV = "NVSIM_MAX_TRACE_RECORDS"
+
+
+def max_trace_records() -> int:
+    """``MAX_TRACE_RECORDS``, or the positive integer in ``NVSIM_MAX_TRACE_RECORDS``."""
+    try:
+        value = int(os.environ.get(MAX_TRACE_RECORDS_ENV, ""))
+    except ValueError:
+        return MAX_TRACE_RECORDS
+    return value if value > 0 else MAX_TRACE_RECORDS
+
+
+class _Kept:
+    """The reads and writes of a trace as they are read, each checked against the bounds before it is kept."""
+
+    def __init__(self, source: str, fmt: str):
+        self.source, self.fmt = source, fmt
+        self.rows: list[tuple[float, int, int, bool]] = []
+        self.first_s: float | None = None
+        self.last_s = 0.0
+        self.last_clock: float | int = 0
+
+    def add(self, where: str, time_s: float, offset: int, size: int, write: bool, clock: int | None = None) -> None:
+        """Keep one I/O; ``clock``: its timestamp in the format's own whole units, where it has them
+        (ticks, ns), so that order is compared exactly, not after rounding to float seconds."""
+        clock = time_s if clock is None else clock
+        problem = _bad_io(time_s, offset, size, self.first_s, self.last_s)
+        if problem is None and self.first_s is not None and clock < self.last_clock:
+            problem = f"timestamp {time_s:.9g} s is before the previous I/O's: timestamps must not go backwards"
+        if problem:
+            raise InputError("read_iolog", f"{where} of the {self.fmt} trace: {problem}", source=self.source)
+        self.first_s = time_s if self.first_s is None else self.first_s
+        self.last_s, self.last_clock = time_s, clock
+        self.rows.append((time_s, offset, size, write))
+
+
+def _bad_io(time_s: float, offset: int, size: int, first_s: float | None, last_s: float) -> str | None:
+    """What is wrong with one I/O of a trace, its time aside from the one before (None: nothing)."""
+    if not 0 < size < MAX_TRACE_IO_BYTES or size % 512:
+        return f"size {size}: sizes must be positive multiples of 512 bytes below 2^32"
+    if offset < 0 or offset + size >= MAX_TRACE_BYTES:
+        return f"offset {offset} (size {size}): offsets not negative, offset + size below 2^63 bytes"
+    if not (math.isfinite(time_s) and time_s >= 0):
+        return f"timestamp {time_s!r}: timestamps must be finite and not negative"
+    if first_s is not None and time_s < last_s:
+        return f"timestamp {time_s:.9g} s is before the previous I/O's {last_s:.9g} s: timestamps must not go backwards"
+    if first_s is not None and time_s - first_s > MAX_TRACE_SECONDS:
+        return f"timestamp {time_s:.9g} s: a trace spans at most 2^64 ns ({MAX_TRACE_SECONDS:.3g} s) from its first I/O"
+    return None
+
+
+def _lines(text: str, source: str) -> Iterator[tuple[int, str]]:
+    """The text's lines, numbered from 1, read one at a time (no list of them), at most ``max_trace_records()``."""
+    most = max_trace_records()
+    for number, line in enumerate(io.StringIO(text, newline=None), start=1):
+        if number > most:
+            raise InputError("read_iolog", f"line {number}: a trace is read to at most {most:,} lines "
+                                           f"(set {MAX_TRACE_RECORDS_ENV} to raise it)", source=source)
+        yield number, line.rstrip("\n")
 
 
 @dataclass(frozen=True)
@@ -112,14 +191,10 @@ def parse_trace(raw: bytes, source: str = "<trace>") -> Trace:
 
 
 def _trace(fmt: str, rows: list[tuple[float, int, int, bool]], skipped: int, source: str) -> Trace:
+    """The trace of ``rows`` (each already within the bounds: ``_Kept``)."""
     if not rows:
         raise InputError("read_iolog", f"the {fmt} trace holds no reads or writes", source=source)
     times, offsets, sizes, writes = (np.array(column) for column in zip(*rows))
-    bad = np.flatnonzero((sizes <= 0) | (sizes % 512 != 0) | (offsets < 0))
-    if len(bad):
-        i = int(bad[0])
-        raise InputError("read_iolog", f"I/O {i + 1} of the {fmt} trace: size {int(sizes[i])} at offset {int(offsets[i])}: "
-                                       f"sizes must be positive multiples of 512 bytes, offsets not negative", source=source)
     t = times.astype(float)
     t = t - np.nanmin(t) if not np.isnan(t).all() else t
     return Trace(fmt, t, offsets.astype(np.int64), sizes.astype(np.int64), writes.astype(bool), skipped)
@@ -127,14 +202,14 @@ def _trace(fmt: str, rows: list[tuple[float, int, int, bool]], skipped: int, sou
 
 def parse_iolog(text: str, source: str = "<iolog>") -> Trace:
     """fio's iolog, version 2 (``wait`` lines give the times) or 3 (a µs timestamp first)."""
-    lines = text.splitlines()
-    header = lines[0].strip() if lines else ""
+    lines = _lines(text, source)
+    header = next(lines, (1, ""))[1].strip()
     if header not in ("fio version 2 iolog", "fio version 3 iolog"):
         raise InputError("read_iolog", f"line 1: expected 'fio version 2 iolog' or 'fio version 3 iolog', got {header[:60]!r}",
                          source=source)
     v3 = header.startswith("fio version 3")
-    rows, skipped, clock_us = [], 0, 0.0
-    for number, line in enumerate(lines[1:], start=2):
+    kept, skipped, clock_us = _Kept(source, "fio v3 iolog" if v3 else "fio v2 iolog"), 0, 0.0
+    for number, line in lines:
         fields = line.split()
         if not fields:
             continue
@@ -142,17 +217,23 @@ def parse_iolog(text: str, source: str = "<iolog>") -> Trace:
             stamp = float(fields.pop(0)) if v3 else None
             action = fields[1] if len(fields) > 1 else ""
             if action == "wait" and not v3:
-                clock_us += float(fields[2])
+                wait_us = float(fields[2])
+                if not (math.isfinite(wait_us) and wait_us >= 0):
+                    raise InputError("read_iolog", f"line {number}: wait {fields[2][:40]!r}: a wait is a finite number of "
+                                                   f"microseconds, not negative", source=source)
+                clock_us += wait_us
             elif action in ("read", "write"):
                 when = stamp if v3 else clock_us
-                rows.append((when * 1e-6, int(fields[2]), int(fields[3]), action == "write"))
+                kept.add(f"line {number}", when * 1e-6, int(fields[2]), int(fields[3]), action == "write")
             elif action in ("trim", "sync", "datasync"):
                 skipped += 1
             elif action not in ("add", "open", "close"):
                 raise ValueError(f"unknown action {action!r}")
+        except InputError:
+            raise
         except (ValueError, IndexError) as exc:
             raise InputError("read_iolog", f"line {number}: cannot read {line.strip()[:80]!r} ({exc})", source=source) from None
-    return _trace("fio v3 iolog" if v3 else "fio v2 iolog", rows, skipped, source)
+    return _trace(kept.fmt, kept.rows, skipped, source)
 
 
 _BLKPARSE = re.compile(r"^\s*\d+,\d+\s+\d+\s+\d+\s+(?P<time>\d+\.\d+)\s+\d+\s+(?P<action>[A-Z]+)\s+(?P<rwbs>[A-Z]+)"
@@ -161,9 +242,9 @@ _BLKPARSE = re.compile(r"^\s*\d+,\d+\s+\d+\s+\d+\s+(?P<time>\d+\.\d+)\s+\d+\s+(?
 
 def parse_blkparse(text: str, source: str = "<blkparse>") -> Trace:
     """blkparse's default text output; the Q events (or D, issued, when the trace has no Q)."""
-    events: dict[str, list] = {"Q": [], "D": []}
+    events = {"Q": _Kept(source, "blkparse text"), "D": _Kept(source, "blkparse text")}
     skipped = 0
-    for line in text.splitlines():
+    for number, line in _lines(text, source):
         match = _BLKPARSE.match(line)
         if not match or match["action"] not in events:
             continue
@@ -171,9 +252,9 @@ def parse_blkparse(text: str, source: str = "<blkparse>") -> Trace:
         if "D" in rwbs or not ("R" in rwbs or "W" in rwbs) or match["blocks"] == "0":  # a discard, a flush
             skipped += match["action"] == "Q"
             continue
-        events[match["action"]].append((float(match["time"]), int(match["sector"]) * SECTOR_BYTES_BLKTRACE,
-                                        int(match["blocks"]) * SECTOR_BYTES_BLKTRACE, "W" in rwbs))
-    rows = events["Q"] or events["D"]
+        events[match["action"]].add(f"line {number}", float(match["time"]), int(match["sector"]) * SECTOR_BYTES_BLKTRACE,
+                                    int(match["blocks"]) * SECTOR_BYTES_BLKTRACE, "W" in rwbs)
+    rows = events["Q"].rows or events["D"].rows
     return _trace("blkparse text", rows, skipped, source)
 
 
@@ -181,9 +262,13 @@ def parse_blktrace(raw: bytes, source: str = "<blktrace>") -> Trace:
     """Binary blktrace: each ``struct blk_io_trace`` (48 bytes) and its payload; QUEUE events (ISSUE without any)."""
     order = "<" if struct.unpack("<I", raw[:4])[0] & 0xFFFFFF00 == BLK_TRACE_MAGIC else ">"
     size = struct.calcsize(order + _BLK_HEADER)
-    events: dict[int, list] = {BLK_TA_QUEUE: [], BLK_TA_ISSUE: []}
-    at, skipped = 0, 0
+    events = {BLK_TA_QUEUE: _Kept(source, "binary blktrace"), BLK_TA_ISSUE: _Kept(source, "binary blktrace")}
+    at, skipped, record, most = 0, 0, 0, max_trace_records()
     while at + size <= len(raw):
+        record += 1
+        if record > most:
+            raise InputError("read_iolog", f"record {record} (byte {at}): a trace is read to at most {most:,} records "
+                                           f"(set {MAX_TRACE_RECORDS_ENV} to raise it)", source=source)
         magic, _seq, time_ns, sector, nbytes, action, _pid, _dev, _cpu, _err, pdu = struct.unpack_from(order + _BLK_HEADER, raw, at)
         if magic & 0xFFFFFF00 != BLK_TRACE_MAGIC:
             raise InputError("read_iolog", f"binary blktrace: bad magic at byte {at}", source=source)
@@ -194,14 +279,15 @@ def parse_blktrace(raw: bytes, source: str = "<blktrace>") -> Trace:
         if category & BLK_TC_DISCARD or not category & (BLK_TC_READ | BLK_TC_WRITE):
             skipped += kind == BLK_TA_QUEUE
             continue
-        events[kind].append((time_ns * 1e-9, sector * SECTOR_BYTES_BLKTRACE, nbytes, bool(category & BLK_TC_WRITE)))
-    return _trace("binary blktrace", events[BLK_TA_QUEUE] or events[BLK_TA_ISSUE], skipped, source)
+        events[kind].add(f"record {record} (byte {at - size - pdu})", time_ns * 1e-9, sector * SECTOR_BYTES_BLKTRACE, nbytes,
+                         bool(category & BLK_TC_WRITE), clock=time_ns)
+    return _trace("binary blktrace", events[BLK_TA_QUEUE].rows or events[BLK_TA_ISSUE].rows, skipped, source)
 
 
 def parse_msr_csv(text: str, source: str = "<msr>") -> Trace:
     """SNIA / MSR Cambridge CSV: Timestamp (100 ns ticks), Hostname, DiskNumber, Type, Offset, Size, ResponseTime."""
-    rows = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    kept = _Kept(source, "MSR CSV")
+    for number, line in _lines(text, source):
         fields = [f.strip() for f in line.split(",")]
         if not line.strip() or fields[0].lower() == "timestamp":
             continue
@@ -209,10 +295,14 @@ def parse_msr_csv(text: str, source: str = "<msr>") -> Trace:
             kind = fields[3].lower()
             if kind not in ("read", "write"):
                 raise ValueError(f"type {fields[3]!r} is not Read or Write")
-            rows.append((int(fields[0]) * WINDOWS_TICK_S, int(fields[4]), int(fields[5]), kind == "write"))
+            ticks, offset, size = int(fields[0]), int(fields[4]), int(fields[5])
         except (ValueError, IndexError) as exc:
             raise InputError("read_iolog", f"line {number}: cannot read {line.strip()[:80]!r} as MSR CSV ({exc})", source=source) from None
-    return _trace("MSR CSV", rows, 0, source)
+        if not 0 <= ticks < 2**64:
+            raise InputError("read_iolog", f"line {number} of the MSR CSV trace: timestamp {fields[0][:40]!r}: a Windows "
+                                           f"file time is 0 to 2^64 ticks of 100 ns", source=source)
+        kept.add(f"line {number}", ticks * WINDOWS_TICK_S, offset, size, kind == "write", clock=ticks)
+    return _trace("MSR CSV", kept.rows, 0, source)
 
 
 def summarize(trace: Trace, time_scale: float = 1.0) -> TraceSummary:

@@ -30,6 +30,7 @@ from typing import Callable
 
 import numpy as np
 
+from .budget import check_workload
 from .catalog import Catalog, default_catalog
 from .errors import InputError
 from .plan_answer import pareto_front, performance, rejected_families
@@ -289,6 +290,9 @@ def prepare_plan(path: str | Path, catalog: Catalog | None = None, **files):
     check_names(spec, catalog)
     axes = resolve_axes(spec, catalog)
     workloads = workload_specs(spec, here, catalog, **files)
+    for i, workload in enumerate(workloads.values()):  # the stages' work budget, as `nvsim run` applies it
+        check_workload(workload, "event" if spec.confirm else "fluid", field=f"requirements.workloads[{i}]",
+                       host_ios=spec.event_host_ios, instead="set confirm: 0 to skip the event stage")
     if axes.size > spec.max_candidates:
         enumerate_candidates(axes, spec.max_candidates)  # the one-line refusal
     return spec, axes, workloads, catalog

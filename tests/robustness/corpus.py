@@ -425,6 +425,34 @@ FIO_CASES += [
     Case("fio-expression-power-tower", "fio", b"[j]\nrw=randread\nsize=((9^64)^64)^64\n",
          r"bad\.fio line 3: size: cannot evaluate '\(\(9\^64\)\^64\)\^64' as fio's arithmetic \(a value beyond fio's 64-bit numbers"),
 ]
+# issue 34: bounded parsers (H3): a block-size range of 2^31 sizes (a MemoryError before), a mix
+# whose largest part is over the event budget, offsets and sizes past the array (silently wrapped
+# before: BASE_SCENARIO is 8 x 3.84 TB in RAID6, 23 TB), the plan's event stage under `nvsim run`'s
+# budget (51.8 GiB asked for before). Traces: tests/robustness/test_bounded_inputs.py.
+FIO_CASES += [
+    Case("fio-bsrange-512-1t", "fio", b"[j]\nioengine=libaio\nrw=randread\nbsrange=512-1t\n",
+         r"bad\.fio: \[j\]\.bs: a 549,755,813,888-byte block means planning at least 2,147,483,648 member pages"),
+    Case("fio-bsrange-high-over-2-64", "fio", b"[j]\nrw=randread\nbsrange=4k-99999p\n", r"bsrange: HIGH must be at most 2\^64 bytes"),
+    Case("fio-bssplit-part-over-event-budget", "fio", b"[j]\nioengine=libaio\nrw=randread\nbssplit=4k/99:1g/1\n",
+         r"\[j\]\.bs: 1,073,741,824-byte blocks mean planning about .* member pages in the event mode"),
+    Case("fio-offset-1p", "fio", b"[j]\nioengine=libaio\nrw=randread\noffset=1p\n",
+         r"bad\.fio: \[j\]\.offset: 1,125,899,906,842,624 bytes is at or past the end of the array \(84,480,000,000,000 bytes\); allowed: 0 to"),
+    Case("fio-offset-100-percent", "fio", b"[j]\nioengine=libaio\nrw=randread\noffset=100%\n", r"\[j\]\.offset: .* at or past the end of the array"),
+    Case("fio-size-past-end", "fio", b"[j]\nioengine=libaio\nrw=read\noffset=70t\nsize=10t\n",
+         r"\[j\]\.size: offset \+ size = 87,960,930,222,080 bytes goes past the end of the array"),
+]
+SCENARIO_CASES += [
+    Case("scenario-offset-1p", "scenario", changed(BASE_SCENARIO, "workloads.0.offset", "1PB"),
+         r"workloads\[0\]\.offset: 1,000,000,000,000,000 bytes is at or past the end of the array \(23,040,000,000,000 bytes\)"),
+    Case("scenario-size-past-end", "scenario", changed(BASE_SCENARIO, "workloads.0.size", "30TB"),
+         r"workloads\[0\]\.size: offset \+ size = 30,000,000,000,000 bytes goes past the end of the array"),
+]
+PLAN_CASES += [
+    Case("plan-event-stage-over-budget", "plan",
+         changed(changed(changed(BASE_PLAN, "confirm", 1), "requirements.workloads.0.numjobs", 4096), "requirements.workloads.0.iodepth", 4096),
+         r"requirements\.workloads\[0\]\.iodepth: iodepth x numjobs = 16,777,216 I/Os in flight need about 87\.2 GB in the "
+         r"event mode \(limit 262,144 slots; set NVSIM_MAX_EVENT_SLOTS to raise it, or set confirm: 0 to skip the event stage\)"),
+]
 
 DRIVE = "drives/kioxia-cm7-r-3.84tb.yaml"
 PLATFORM = "platforms/supermicro-as-2125hs-tnr.yaml"
