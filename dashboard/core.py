@@ -33,9 +33,9 @@ from nvsim.bounds import capacity
 from nvsim.cost import cost_power
 from nvsim.wear import drive_wear
 
-log = logging.getLogger(__name__)
 from .client_files import ClientFiles
 
+log = logging.getLogger(__name__)
 UPLOAD_LIMIT_BYTES = 1_000_000
 """Largest file the dashboard reads (scenario YAML or fio job file); bigger ones are refused."""
 EVENT_HOST_IOS = 20_000
