@@ -1,0 +1,155 @@
+"""Shared ground of the typed specifications: the frozen ``Spec`` base, ``Cited`` catalog numbers, units.
+
+Every model is frozen and forbids unknown keys. Sizes and rates may be written with units
+("4KiB", "7.68 TB", "14.5 GB/s"); field names carry the canonical unit (``_bytes``,
+``_bytes_per_s``, ``_iops``). Catalog numbers are ``Cited``: a value with the key of its source in
+models/bibliography.yaml and its basis. Here also the checks the other spec modules share: finite
+and bounded sizes, PCIe generations and link widths, a price with its date and kind, and a name the
+catalog must know.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, model_validator
+
+from ..errors import suggestion_text
+from ..units import parse_bytes, parse_bytes_per_s, parse_count, parse_seconds
+
+def _positive(value: float) -> float:
+    if value <= 0:
+        raise ValueError(f"must be > 0, got {value!r}")
+    return value
+
+
+def _finite(parse: Any) -> Any:
+    """``parse`` that refuses NaN and infinity: no physical size, rate, count or time is either."""
+    def checked(value: Any) -> Any:
+        number = parse(value)
+        if isinstance(number, float) and not math.isfinite(number):
+            raise ValueError(f"must be a finite number, got {value!r}")
+        return number
+    checked.__doc__ = parse.__doc__
+    return checked
+
+
+MAX_BYTES = 2**64
+"""Largest size any field takes (16 EiB): no device or address space nvsim models is larger."""
+
+
+def _bounded_bytes(value: Any) -> int:
+    """``parse_bytes``, refusing sizes beyond ``MAX_BYTES`` (they would overflow every float after)."""
+    number = parse_bytes(value)
+    if abs(number) > MAX_BYTES:
+        raise ValueError(f"must be at most 2^64 bytes (16 EiB), got {value!r}")
+    return number
+
+
+Bytes = Annotated[int, BeforeValidator(_bounded_bytes)]
+BytesPerS = Annotated[float, BeforeValidator(_finite(parse_bytes_per_s))]
+Count = Annotated[float, BeforeValidator(_finite(parse_count))]
+Seconds = Annotated[float, BeforeValidator(_finite(parse_seconds))]
+PCIE_GENERATIONS = (1, 2, 3, 4, 5, 6)
+"""PCIe generations the PCI-SIG has published a base specification for, to 6.0 (2022)."""
+SECTOR_BYTES = 512
+"""The smallest logical block an NVMe namespace has: sizes on a drive are whole sectors."""
+
+Basis = Literal["datasheet", "published", "fitted", "assumed", "predicted"]
+"""predicted: computed by a model of nvsim's from other cited numbers (its note names the model), e.g. a
+drive family's sibling SKU figures (nvsim.ssd.family)."""
+T = TypeVar("T")
+
+
+class Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+
+class Cited(Spec, Generic[T]):
+    """A catalog number with where it comes from.
+
+    basis: datasheet (vendor or standard's specification), published (measured in a cited
+    document), fitted (set by ``nvsim calibrate``), assumed (engineering judgement, said why in note),
+    predicted (computed by an nvsim model from other cited numbers, the note names it).
+    """
+
+    value: T
+    source: str = Field(min_length=1)
+    basis: Basis
+    note: str | None = None
+
+
+def _cited_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+ZERO_ALLOWED_PREFIXES = ("price_", "power_")
+"""Cited numbers that may be 0: a free licence's price, a device whose power is counted elsewhere."""
+
+
+class PhysicalNumbers(Spec):
+    """A catalog entry whose cited numbers are physical: finite, and > 0 unless named in
+    ``NON_NEGATIVE`` or a price or power (may be 0); ``AT_MOST_ONE`` names probabilities (in [0, 1]). A zero where the
+    model divides (lanes, MTBF, IOPS, cores, a memory rate) is refused at load, in one line."""
+
+    NON_NEGATIVE: ClassVar[tuple[str, ...]] = ()
+    AT_MOST_ONE: ClassVar[tuple[str, ...]] = ()
+
+    @model_validator(mode="after")
+    def _physical(self) -> "PhysicalNumbers":
+        for name in type(self).model_fields:
+            cited = getattr(self, name)
+            if not isinstance(cited, Cited) or not _cited_number(cited.value):
+                continue
+            value = cited.value
+            if not math.isfinite(value):
+                raise ValueError(f"{name}: must be a finite number, got {value!r}")
+            may_be_zero = name in self.NON_NEGATIVE or name.startswith(ZERO_ALLOWED_PREFIXES)
+            if may_be_zero and value < 0:
+                raise ValueError(f"{name}: must be >= 0, got {value!r}")
+            if not may_be_zero and value <= 0:
+                raise ValueError(f"{name}: must be > 0, got {value!r}")
+            if name in self.AT_MOST_ONE and value > 1:
+                raise ValueError(f"{name}: a probability, allowed 0 to 1, got {value!r}")
+        return self
+
+
+def _pcie_generation(label: str, generation: Any) -> None:
+    if generation not in PCIE_GENERATIONS:
+        raise ValueError(f"{label}: PCIe generation {generation!r} does not exist; allowed: "
+                         f"{', '.join(map(str, PCIE_GENERATIONS))}")
+
+
+PCIE_LINK_WIDTHS = (1, 2, 4, 8, 16, 32)
+"""Link widths the PCIe base specification defines (x1 to x32); ``nvsim.pcie.PcieLink`` builds no other."""
+
+
+def _link_width(label: str, lanes: Any) -> None:
+    """A bay's, slot's, drive's or card's link width is one PCIe defines: a x3 bay is no link."""
+    if lanes not in PCIE_LINK_WIDTHS:
+        raise ValueError(f"{label}: a PCIe link is x1, x2, x4, x8, x16 or x32 wide, got {lanes!r} lanes; allowed: "
+                         f"{', '.join(map(str, PCIE_LINK_WIDTHS))}")
+
+PriceKind = Literal["list", "street", "estimate"]
+"""A price's kind: the vendor's list price, a retailer's street price, or an estimate (basis assumed)."""
+PRICE_DATE = r"^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$"
+
+
+def _price_together(entry: Any) -> Any:
+    """A price comes with its date and kind, or not at all (docs/cost-power.md)."""
+    given = (entry.price_usd is not None, entry.price_date is not None, entry.price_kind is not None)
+    if any(given) and not all(given):
+        raise ValueError("price_usd, price_date (YYYY-MM or YYYY-MM-DD) and price_kind (list, street or estimate) go together")
+    return entry
+
+def _catalog(info: ValidationInfo) -> Any:
+    return (info.context or {}).get("catalog")
+
+def _known_name(value: str, info: ValidationInfo, section: str, label: str) -> str:
+    """Refuse a name the catalog does not have, suggesting close ones (no catalog: no check)."""
+    catalog = _catalog(info)
+    if catalog is not None and value not in getattr(catalog, section):
+        known = getattr(catalog, section)
+        raise ValueError(f"unknown {label} {value!r}{suggestion_text(value, known)} allowed: {', '.join(sorted(known))}")
+    return value

@@ -1,0 +1,207 @@
+"""Catalog entries for what sits between the host and the drives, and what loads them: PCIe
+switches, retimers, backplanes, a RAID engine and its device, host I/O paths (fio ioengines), OLTP
+profiles.
+
+Each entry is a frozen spec read from ``models/`` (``nvsim.catalog``), its numbers ``Cited`` and
+physical (finite, > 0 unless allowed 0).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from ..raid import LEVELS
+from .base import (PRICE_DATE, Bytes, BytesPerS, Cited, Count, PhysicalNumbers, PriceKind, _link_width, _pcie_generation,
+                   _price_together)
+
+class SwitchSpec(PhysicalNumbers):
+    """A PCIe switch (its datasheet): generation, lanes and ports, the latency a TLP takes through
+    it (cut-through, port to port), and its core's switching bandwidth (bytes it forwards per
+    second, each byte counted once; ``None``: non-blocking, its lanes times one lane's rate)."""
+
+    name: str
+    kind: Literal["pcie_switch"] = "pcie_switch"
+    vendor: str
+    model: str
+    pcie_generation: Cited[int]
+    lanes: Cited[int]
+    ports: Cited[int]
+    latency_ns: Cited[float]
+    internal_bytes_per_s: Cited[BytesPerS] | None = None
+
+    @model_validator(mode="after")
+    def _generation_exists(self) -> "SwitchSpec":
+        _pcie_generation("pcie_generation", self.pcie_generation.value)
+        return self
+
+    @model_validator(mode="after")
+    def _ports_fed(self) -> "SwitchSpec":
+        """An upstream port and at least one downstream port, each at least one lane wide."""
+        ports, lanes = self.ports.value, self.lanes.value
+        if ports < 2:
+            raise ValueError(f"ports: a switch has an upstream port and at least one downstream port, got {ports}; "
+                             f"allowed: 2 to lanes ({lanes})")
+        if ports > lanes:
+            raise ValueError(f"ports: {ports} ports need at least {ports} lanes (x1 each); lanes is {lanes}; "
+                             f"allowed: 2 to {lanes} ports")
+        return self
+
+
+class RetimerSpec(PhysicalNumbers):
+    """A PCIe retimer on a link: the latency it adds each way."""
+
+    name: str
+    kind: Literal["pcie_retimer"] = "pcie_retimer"
+    vendor: str
+    model: str
+    pcie_generation: Cited[int]
+    latency_ns: Cited[float]
+
+    @model_validator(mode="after")
+    def _generation_exists(self) -> "RetimerSpec":
+        _pcie_generation("pcie_generation", self.pcie_generation.value)
+        return self
+
+
+class BackplaneSpec(PhysicalNumbers):
+    """A drive backplane: its bays, their form factor and the lanes and generation each bay carries."""
+
+    name: str
+    kind: Literal["backplane"] = "backplane"
+    vendor: str
+    model: str
+    form_factor: str
+    bays: Cited[int]
+    bay_lanes: Cited[int]
+    pcie_generation: Cited[int]
+
+    @model_validator(mode="after")
+    def _generation_exists(self) -> "BackplaneSpec":
+        _pcie_generation("pcie_generation", self.pcie_generation.value)
+        _link_width("bay_lanes", self.bay_lanes.value)
+        return self
+
+
+class EngineDeviceSpec(PhysicalNumbers):
+    """The engine's own device (GPU or RAID card): its link and advertised limits."""
+
+    product: str
+    pcie_generation: Cited[int]
+    lanes: Cited[int]
+    max_read_iops: Cited[Count] | None = None
+    max_write_iops: Cited[Count] | None = None
+    max_read_bytes_per_s: Cited[BytesPerS] | None = None
+    max_write_bytes_per_s: Cited[BytesPerS] | None = None
+    max_drives: Cited[int] | None = None
+    data_through_device: bool = Field(description="True when host data crosses the device's own link (hardware RAID)")
+    power_idle_w: Cited[float] | None = Field(default=None, description="the device idle")
+    power_active_w: Cited[float] | None = Field(default=None, description="the device fully busy (its board power)")
+
+    @model_validator(mode="after")
+    def _generation_exists(self) -> "EngineDeviceSpec":
+        _pcie_generation("device.pcie_generation", self.pcie_generation.value)
+        _link_width("lanes", self.lanes.value)
+        return self
+
+
+HostIoOption = Literal["hipri", "fixedbufs", "registerfiles", "sqthread_poll"]
+"""fio options of a host I/O path that change its costs (``WorkloadSpec`` fields of the same names)."""
+
+
+class HostIoSpec(PhysicalNumbers):
+    """A host I/O path (fio ioengine): CPU time a core spends per I/O, at a reference clock, and
+    what parts of it batching, polling, registered buffers and files remove (``nvsim.host_io``).
+
+    ``submit_us`` and ``complete_us`` are the costs with one syscall per I/O and interrupt
+    completions (fio's defaults); ``submit_syscall_us``, ``file_ref_us``, ``reap_syscall_us`` and
+    ``interrupt_us`` are the parts of them that a batch shares, registered files, a batch of reaps
+    and polling remove. ``switch_us`` (CPU) and ``wake_us`` (latency) are paid when the job sleeps
+    for its one I/O in flight (depth 1, not polled).
+    """
+
+    NON_NEGATIVE = ("submit_us", "complete_us", "per_page_us", "submit_syscall_us", "file_ref_us", "reap_syscall_us",
+                    "interrupt_us", "poll_us", "switch_us", "wake_us", "seek_us")
+
+    name: str
+    kind: Literal["host_io"] = "host_io"
+    description: str
+    submit_us: Cited[float]
+    complete_us: Cited[float]
+    per_page_us: Cited[float]
+    reference_clock_ghz: Cited[float]
+    submit_syscall_us: Cited[float] | None = None
+    file_ref_us: Cited[float] | None = None
+    reap_syscall_us: Cited[float] | None = None
+    interrupt_us: Cited[float] | None = None
+    poll_us: Cited[float] | None = None
+    switch_us: Cited[float] | None = None
+    wake_us: Cited[float] | None = None
+    seek_us: Cited[float] | None = None
+    synchronous: bool = Field(default=False, description="one I/O per syscall, the job blocks: depth 1 per job")
+    polling: Literal["never", "hipri", "always"] = "never"
+    options: tuple[HostIoOption, ...] = ()
+
+
+class EngineSpec(PhysicalNumbers):
+    """A RAID engine: what does the parity and I/O work, and its mechanism parameters."""
+
+    name: str
+    kind: Literal["engine"] = "engine"
+    engine_kind: str = Field(description="the engine plug-in that models it (nvsim.engines.ENGINES)")
+    vendor: str
+    product: str
+    levels: tuple[int, ...]
+    device: EngineDeviceSpec | None = None
+    cpu_vendors: tuple[str, ...] | None = Field(
+        default=None, description="makers of the CPUs it runs on (Intel VROC: VMD is in Intel Xeon's root complex); None: any")
+    parameters: dict[str, Cited[float]] = Field(default_factory=dict)
+    price_usd: Cited[float] | None = Field(default=None, description="the card, or the software licence, US dollars (0: free)")
+    price_date: str | None = Field(default=None, pattern=PRICE_DATE)
+    price_kind: PriceKind | None = None
+
+    @model_validator(mode="after")
+    def _price_complete(self) -> "EngineSpec":
+        return _price_together(self)
+
+    @model_validator(mode="after")
+    def _levels_and_parameters(self) -> "EngineSpec":
+        bad = [level for level in self.levels if level not in LEVELS]
+        if bad or not self.levels:
+            raise ValueError(f"levels: RAID level {bad[0] if bad else 'list'} is not one nvsim models; allowed: "
+                             f"{', '.join(map(str, LEVELS))} (at least one)")
+        for name, cited in self.parameters.items():
+            if not math.isfinite(cited.value) or cited.value < 0:
+                raise ValueError(f"parameters.{name}: must be a finite number >= 0, got {cited.value!r}")
+        return self
+
+
+class OltpProfileSpec(PhysicalNumbers):
+    """An OLTP benchmark's transaction as the storage sees it (catalog section ``oltp``).
+
+    Per transaction: ``page_accesses_per_tx`` leaf pages touched (inner index pages stay cached),
+    of which a share misses the buffer pool and is read (16 KiB random reads, waited for);
+    ``pages_dirtied_per_tx`` pages changed, flushed later by the page cleaners (random writes, not
+    waited for; each written twice with the doublewrite buffer); one redo-log write waited for at
+    commit; ``cpu_us_per_tx`` of CPU (server and client), slowed by ``contention_per_excess_thread``
+    per runnable thread beyond the hardware threads; ``client_delay_us_per_tx`` of round trips and
+    waits that load no modelled resource.
+    """
+
+    NON_NEGATIVE = ("pages_dirtied_per_tx", "client_delay_us_per_tx", "contention_per_excess_thread")
+
+    name: str
+    kind: Literal["oltp"] = "oltp"
+    description: str
+    page_bytes: Cited[Bytes]
+    page_accesses_per_tx: Cited[float]
+    pages_dirtied_per_tx: Cited[float]
+    doublewrite: Cited[bool]
+    doublewrite_batch_bytes: Cited[Bytes]
+    log_write_bytes: Cited[Bytes]
+    cpu_us_per_tx: Cited[float]
+    client_delay_us_per_tx: Cited[float]
+    contention_per_excess_thread: Cited[float]
+    reference_clock_ghz: Cited[float]

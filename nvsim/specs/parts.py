@@ -1,0 +1,186 @@
+"""Catalog entries for the server and its drives: PCIe generations, NVMe drives, CPUs, slots, platforms.
+
+Each entry is a frozen spec read from ``models/`` (``nvsim.catalog``), its numbers ``Cited`` and
+physical (finite, > 0 unless allowed 0), its PCIe generation and link widths ones the
+specification defines, a price given with its date and kind.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from .base import (PRICE_DATE, SECTOR_BYTES, Bytes, BytesPerS, Cited, Count, PhysicalNumbers, PriceKind, Spec,
+                   _link_width, _pcie_generation, _price_together)
+
+class PcieGenerationSpec(PhysicalNumbers):
+    """One PCIe generation's link-layer constants (PCI Express Base Specification)."""
+
+    name: str
+    kind: Literal["pcie_generation"] = "pcie_generation"
+    generation: int = Field(ge=1, le=6)
+    transfer_rate_gt_per_s: Cited[float]
+    encoding_payload_bits: Cited[int]
+    encoding_total_bits: Cited[int]
+    tlp_framing_bytes: Cited[int]
+    tlp_header_bytes: Cited[int]
+    completion_header_bytes: Cited[int]
+    dllp_bytes: Cited[int]
+    skp_interval_blocks: Cited[int]
+
+    @model_validator(mode="after")
+    def _encoding(self) -> "PcieGenerationSpec":
+        if self.encoding_payload_bits.value > self.encoding_total_bits.value:
+            raise ValueError("encoding_payload_bits: larger than encoding_total_bits; allowed: payload <= total")
+        return self
+
+
+class DriveSpec(PhysicalNumbers):
+    """An NVMe SSD model and capacity point, from its datasheet."""
+
+    AT_MOST_ONE = ("uber_per_bit",)
+
+    name: str
+    kind: Literal["drive"] = "drive"
+    vendor: str
+    model: str
+    part_number: str | None = None
+    nand: Literal["SLC", "MLC", "TLC", "QLC"]
+    form_factor: str
+    capacity_bytes: Cited[Bytes]
+    raw_nand_bytes: Cited[Bytes]
+    pcie_generation: Cited[int]
+    lanes: Cited[int]
+    seq_read_bytes_per_s: Cited[BytesPerS]
+    seq_write_bytes_per_s: Cited[BytesPerS]
+    seq_block_bytes: Cited[Bytes]
+    rand_read_iops: Cited[Count]
+    rand_write_iops: Cited[Count]
+    rand_block_bytes: Cited[Bytes]
+    rand_queue_depth: Cited[int]
+    read_latency_us: Cited[float]
+    write_latency_us: Cited[float]
+    indirection_unit_bytes: Cited[Bytes]
+    dwpd: Cited[float]
+    warranty_years: Cited[float]
+    mtbf_hours: Cited[float]
+    uber_per_bit: Cited[float]
+    price_usd: Cited[float] | None = Field(default=None, description="one drive, US dollars")
+    price_date: str | None = Field(default=None, pattern=PRICE_DATE)
+    price_kind: PriceKind | None = None
+    power_idle_w: Cited[float] | None = Field(default=None, description="idle (ready, no I/O)")
+    power_active_read_w: Cited[float] | None = Field(default=None, description="average while reading at full rate")
+    power_active_write_w: Cited[float] | None = Field(default=None, description="average while writing at full rate")
+    family: str | None = Field(default=None, description="models/families/ entry: figures this file leaves out are "
+                                                          "predicted from it (nvsim.ssd.family)")
+    program_suspend_us: Cited[float] | None = Field(
+        default=None, description="die time a read costs when its die is programming (suspend + resume); None: the "
+                                  "KIOXIA CM7 family's fitted value (nvsim.ssd.derive.PROGRAM_SUSPEND_US)")
+    nand_program_us: Cited[float] | None = Field(
+        default=None, description="tPROG of one wordline on all planes, from the family; None: "
+                                  "nvsim.ssd.latency.DEFAULT_NAND_PROGRAM_US (sets how often a die erases)")
+    nand_erase_us: Cited[float] | None = Field(
+        default=None, description="tBERS of one block, from the family; None: nvsim.ssd.latency.DEFAULT_NAND_ERASE_US "
+                                  "(what a read waits for on an erasing die)")
+
+    @model_validator(mode="after")
+    def _raw_covers_capacity(self) -> "DriveSpec":
+        if self.raw_nand_bytes.value < self.capacity_bytes.value:
+            raise ValueError("raw_nand_bytes must be at least capacity_bytes")
+        _pcie_generation("pcie_generation", self.pcie_generation.value)
+        _link_width("lanes", self.lanes.value)
+        for name in ("capacity_bytes", "seq_block_bytes", "rand_block_bytes", "indirection_unit_bytes"):
+            if getattr(self, name).value % SECTOR_BYTES:
+                raise ValueError(f"{name}: must be a whole number of {SECTOR_BYTES}-byte sectors, got {getattr(self, name).value}")
+        return _price_together(self)
+
+
+class CpuSpec(PhysicalNumbers):
+    model: str
+    sockets: int = Field(ge=1, le=8)
+    cores_per_socket: Cited[int]
+    threads_per_core: Cited[int]
+    smt_throughput_gain: Cited[float] | None = Field(
+        default=None, description="Throughput of a core running two busy hardware threads over one; None: no gain")
+    base_clock_ghz: Cited[float]
+    boost_clock_ghz: Cited[float]
+    cache_line_transfer_ns: Cited[float] = Field(description="Time a contended cache line (a spinlock and the "
+                                                 "counter beside it) takes to move between two cores of one socket")
+    cross_socket_line_factor: Cited[float] | None = Field(
+        default=None, description="Time a contended cache line (a lock, a shared counter) takes to reach a core on "
+                                  "the other socket over one on the same socket; None: one socket")
+
+    @property
+    def vendor(self) -> str:
+        """The CPU's maker: the first word of its model ("Intel Xeon Gold 6338", "AMD EPYC 9334")."""
+        return self.model.split()[0] if self.model.strip() else ""
+
+
+class SlotSpec(Spec):
+    name: str
+    pcie_generation: int = Field(ge=3, le=6)
+    lanes: int = Field(ge=1, le=16)
+    socket: int = Field(ge=0)
+
+
+class PlatformSpec(PhysicalNumbers):
+    """A server: CPUs, memory, PCIe root ports, where drives and cards attach."""
+
+    NON_NEGATIVE = ("drive_bays",)
+
+    name: str
+    kind: Literal["platform"] = "platform"
+    vendor: str
+    model: str
+    cpu: CpuSpec
+    memory_channels_per_socket: Cited[int]
+    memory_transfer_rate_mt_per_s: Cited[float]
+    memory_bytes: Cited[Bytes]
+    pcie_generation: Cited[int]
+    pcie_lanes_per_socket: Cited[int]
+    max_payload_bytes: Cited[Bytes]
+    inter_socket_bytes_per_s: Cited[BytesPerS] | None = None
+    drive_bays: Cited[int]
+    drive_bay_lanes: Cited[int]
+    slots: tuple[SlotSpec, ...] = ()
+    used_in: str | None = None
+    price_usd: Cited[float] | None = Field(default=None, description="the server as configured (CPUs, memory; no drives or RAID card), US dollars")
+    price_date: str | None = Field(default=None, pattern=PRICE_DATE)
+    price_kind: PriceKind | None = None
+    power_idle_w: Cited[float] | None = Field(default=None, description="the server without drives or cards, idle")
+    power_active_w: Cited[float] | None = Field(default=None, description="the server without drives or cards, every CPU busy")
+
+    @model_validator(mode="after")
+    def _price_complete(self) -> "PlatformSpec":
+        return _price_together(self)
+
+    @model_validator(mode="after")
+    def _generation_exists(self) -> "PlatformSpec":
+        _pcie_generation("pcie_generation", self.pcie_generation.value)
+        _link_width("drive_bay_lanes", self.drive_bay_lanes.value)
+        return self
+
+    @model_validator(mode="after")
+    def _slots_exist(self) -> "PlatformSpec":
+        """Each slot is on a socket the platform has, under a name no other slot takes (a scenario's
+        ``topology.bifurcation`` names slots), with a link width PCIe defines."""
+        seen: set[str] = set()
+        for i, slot in enumerate(self.slots):
+            if slot.name in seen:
+                raise ValueError(f"slots[{i}].name: {slot.name!r} names two slots; slot names must be unique")
+            seen.add(slot.name)
+            if slot.socket >= self.cpu.sockets:
+                raise ValueError(f"slots[{i}].socket: socket {slot.socket} does not exist; the platform has "
+                                 f"{self.cpu.sockets} socket(s), allowed: 0..{self.cpu.sockets - 1}")
+            _link_width(f"slots[{i}].lanes", slot.lanes)
+        return self
+
+    @property
+    def total_cores(self) -> int:
+        return self.cpu.sockets * self.cpu.cores_per_socket.value
+
+    @property
+    def memory_bytes_per_s_per_socket(self) -> float:
+        """DDR: 8 bytes per transfer per channel."""
+        return self.memory_channels_per_socket.value * self.memory_transfer_rate_mt_per_s.value * 1e6 * 8

@@ -1,0 +1,300 @@
+"""A runnable set-up (``ScenarioSpec``): a platform, one array on it, where things hang, the workloads, the faults.
+
+The array (RAID level, drives, strip, layout, engine, rebuild throttle), the placement and
+topology of drives and cards, and the fault timeline, checked against the RAID rules of
+``nvsim.raid``, the catalog and the platform's topology (``nvsim.topology``) when the scenario loads.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, ValidationInfo, field_validator, model_validator
+
+from ..constants import PAGE_BYTES  # md works in 4 KiB pages; strips must be whole pages
+from ..raid import DEFAULT_LAYOUT_BY_LEVEL, LAYOUTS_BY_LEVEL, MAX_MEMBERS, MIN_DRIVES
+from ..topology import placement_error
+from ..units import format_bytes_decimal
+from .base import SECTOR_BYTES, Bytes, Seconds, Spec, _catalog, _known_name
+from .workload import WorkloadSpec
+
+RaidLevel = Literal[0, 1, 5, 6, 10]
+
+class RebuildSpec(Spec):
+    """How the engine rebuilds a replaced member: md's throttle, a vendor's priority, the span.
+
+    md (drivers/md/md.c, md_do_sync): the rebuild runs at up to ``speed_limit_max``; while the
+    array has other I/O it backs off to ``speed_limit_min`` (the sysctls dev.raid.speed_limit_min
+    and _max, in KiB/s; kernel defaults 1,000 and 200,000). Vendor engines take ``priority``.
+    ``span_bytes`` rebuilds only the first bytes of the member (md's sync_max): a test of a small
+    drive without changing the drive.
+    """
+
+    speed_limit_min_kib_per_s: float = Field(default=1000.0, gt=0)
+    speed_limit_max_kib_per_s: float = Field(default=200000.0, gt=0)
+    priority: Literal["low", "normal", "high"] = "normal"
+    span_bytes: Bytes | None = None
+
+    @model_validator(mode="after")
+    def _min_below_max(self) -> "RebuildSpec":
+        if self.speed_limit_min_kib_per_s > self.speed_limit_max_kib_per_s:
+            raise ValueError(f"speed_limit_min_kib_per_s: {self.speed_limit_min_kib_per_s:g} is above "
+                             f"speed_limit_max_kib_per_s ({self.speed_limit_max_kib_per_s:g}); allowed: min <= max")
+        if self.span_bytes is not None and self.span_bytes <= 0:
+            raise ValueError("span_bytes: must be > 0")
+        return self
+
+
+class ArraySpec(Spec):
+    """The array: RAID level, member drives, strip (md's chunk) and layout, namespace per drive."""
+
+    level: RaidLevel
+    drive: str
+    drives: int = Field(ge=1, le=MAX_MEMBERS)
+    strip_bytes: Bytes = 512 * 1024
+    layout: str | None = None
+    near_copies: int = Field(default=2, ge=2, le=4)
+    namespace_bytes: Bytes | None = None
+    engine: str = "linux-md"
+    hot_spares: int = Field(default=0, ge=0, le=64, description="spare drives a rebuild starts on at once when a member fails")
+    engine_settings: dict[str, Any] = Field(default_factory=dict, description="what the scenario sets for its engine "
+                                            "(md: group_thread_cnt), checked against the engine's Settings")
+    rebuild: RebuildSpec = RebuildSpec()
+
+    @field_validator("strip_bytes")
+    @classmethod
+    def _whole_pages(cls, value: int) -> int:
+        if value <= 0 or value % PAGE_BYTES:
+            raise ValueError(f"must be a positive multiple of 4 KiB (4096 bytes), got {value} bytes")
+        return value
+
+    @field_validator("drive")
+    @classmethod
+    def _known_drive(cls, value: str, info: ValidationInfo) -> str:
+        return _known_name(value, info, "drives", "drive")
+
+    @field_validator("engine")
+    @classmethod
+    def _known_engine(cls, value: str, info: ValidationInfo) -> str:
+        return _known_name(value, info, "engines", "engine")
+
+    @model_validator(mode="after")
+    def _level_rules(self, info: ValidationInfo) -> "ArraySpec":
+        need = 1 if self.engine == "none" else MIN_DRIVES[self.level]
+        if self.drives < need:
+            raise ValueError(f"drives: RAID{self.level} needs at least {need} drives, got {self.drives}")
+        allowed = LAYOUTS_BY_LEVEL[self.level]
+        if self.layout is not None and self.layout not in allowed:
+            raise ValueError(f"layout: RAID{self.level} allows {', '.join(allowed)}; got {self.layout!r}")
+        if self.level == 10 and self.drives < self.near_copies:
+            raise ValueError(f"drives: RAID10 with {self.near_copies} near copies needs at least {self.near_copies} drives")
+        if self.namespace_bytes is not None and self.namespace_bytes % SECTOR_BYTES:
+            raise ValueError(f"namespace_bytes: must be a whole number of {SECTOR_BYTES}-byte sectors, got {self.namespace_bytes}")
+        catalog = _catalog(info)
+        if catalog is not None and self.engine in catalog.engines:
+            self._engine_geometry(catalog.engines[self.engine].engine_kind)
+        if catalog is not None and self.drive in catalog.drives:
+            capacity = catalog.drives[self.drive].capacity_bytes.value
+            if self.namespace_bytes is not None and not 0 < self.namespace_bytes <= capacity:
+                raise ValueError(
+                    f"namespace_bytes: {format_bytes_decimal(self.namespace_bytes)} is larger than the drive "
+                    f"({self.drive}: {format_bytes_decimal(capacity)}); allowed: 1 byte to {format_bytes_decimal(capacity)}"
+                )
+            if self.strip_bytes > (self.namespace_bytes or capacity):
+                raise ValueError("strip_bytes: larger than the member namespace")
+        if catalog is not None and self.engine in catalog.engines:
+            engine = catalog.engines[self.engine]
+            if self.level not in engine.levels:
+                raise ValueError(f"engine: {self.engine} supports RAID levels {list(engine.levels)}, not {self.level}")
+            if engine.device and engine.device.max_drives and self.drives > engine.device.max_drives.value:
+                raise ValueError(f"drives: {self.engine} supports at most {engine.device.max_drives.value} drives, got {self.drives}")
+        return self
+
+    def _engine_geometry(self, engine_kind: str) -> None:
+        """md (and VROC, which is md) takes only a power-of-two chunk for RAID5, 6 and 10
+        (mdadm: "chunk size must be a power of 2"); a card's or vendor's RAID10 is a stripe of
+        mirror sets, so its drive count is a multiple of the copies (md's near layout is not)."""
+        strip = self.strip_bytes
+        if engine_kind in MD_ENGINE_KINDS and self.level in (5, 6, 10) and strip & (strip - 1):
+            raise ValueError(f"strip_bytes: md takes only a power-of-two chunk for RAID{self.level}, got {strip} bytes; "
+                             f"allowed: 4 KiB, 8 KiB, 16 KiB, ... (powers of two)")
+        if engine_kind not in MD_ENGINE_KINDS and self.level == 10 and self.drives % self.near_copies:
+            raise ValueError(f"drives: RAID10 on engine {self.engine} mirrors sets of {self.near_copies} drives; "
+                             f"the count must be a multiple of {self.near_copies}, got {self.drives}")
+
+    @property
+    def resolved_layout(self) -> str:
+        return self.layout or DEFAULT_LAYOUT_BY_LEVEL[self.level]
+
+    @property
+    def single_drive(self) -> bool:
+        """One drive used directly (engine ``none``): the SSD model answers, not the array simulator."""
+        return self.engine == "none" and self.drives == 1
+
+
+MD_ENGINE_KINDS = ("md", "vroc")
+"""Engine kinds that run Linux md's code (its chunk rules apply)."""
+
+
+class FaultSpec(Spec):
+    """One event on the array's timeline: ``fail`` (the drive dies), ``pull`` (removed while I/O
+    runs; to the array the same as a failure) or ``replace`` (a new drive in its slot: rebuild)."""
+
+    at_s: Seconds = Field(ge=0)
+    drive: int = Field(ge=0)
+    action: Literal["fail", "pull", "replace"]
+
+class PlacementSpec(Spec):
+    """Where things hang: the socket of each drive, of the engine's card, and where jobs run.
+
+    Default: drives spread evenly over the sockets (first half on socket 0), the engine card on
+    socket 0, jobs on every socket.
+    """
+
+    drive_sockets: tuple[int, ...] | None = None
+    engine_socket: int = Field(default=0, ge=0)
+    job_sockets: tuple[int, ...] | None = None
+
+
+LinkWidth = Literal[1, 2, 4, 8, 16]
+
+
+class SwitchUseSpec(Spec):
+    """Switches of one catalog model the drives hang behind (spread evenly, in order), each on an
+    uplink of ``uplink_lanes`` to a root port."""
+
+    model: str
+    count: int = Field(default=1, ge=1, le=64)
+    uplink_lanes: LinkWidth = 16
+
+    @field_validator("model")
+    @classmethod
+    def _known_switch(cls, value: str, info: ValidationInfo) -> str:
+        return _known_name(value, info, "switches", "switch")
+
+
+class TopologySpec(Spec):
+    """Where the drives hang (docs/models/platform.md, "Topology"): in the bays of a backplane
+    (``backplane`` and ``backplanes`` of it; default: the platform's own bays) or as add-in cards in
+    the platform's slots (``attach: slots``; ``bifurcation`` splits a slot into narrower links),
+    directly on root ports or behind PCIe ``switches``, through a ``retimer`` on each drive link,
+    in an Intel VMD domain (``vmd``). Without a topology section: direct, one bay link per drive."""
+
+    attach: Literal["bays", "slots"] = "bays"
+    backplane: str | None = None
+    backplanes: int = Field(default=1, ge=1, le=16)
+    bifurcation: dict[str, tuple[LinkWidth, ...]] = Field(default_factory=dict)
+    switches: SwitchUseSpec | None = None
+    retimer: str | None = None
+    vmd: bool = False
+
+    @field_validator("backplane")
+    @classmethod
+    def _known_backplane(cls, value: str | None, info: ValidationInfo) -> str | None:
+        return None if value is None else _known_name(value, info, "backplanes", "backplane")
+
+    @field_validator("retimer")
+    @classmethod
+    def _known_retimer(cls, value: str | None, info: ValidationInfo) -> str | None:
+        return None if value is None else _known_name(value, info, "retimers", "retimer")
+
+
+MAX_TEXT_CHARS = 10_000
+"""Longest free text (a description) a scenario may carry: it is printed whole."""
+MAX_WORKLOADS = 256
+"""Most workloads a scenario runs (each is a simulation of its own)."""
+MAX_FAULTS = 1024
+"""Most fault events a scenario's timeline holds (each starts a state the timeline solves)."""
+
+
+class ScenarioSpec(Spec):
+    """A runnable set-up: a platform, one array on it, the workloads to run, and the seed."""
+
+    name: str = Field(min_length=1, max_length=200)
+    description: str = Field(default="", max_length=MAX_TEXT_CHARS)
+    source: str | None = Field(default=None, max_length=MAX_TEXT_CHARS)
+    platform: str
+    array: ArraySpec
+    placement: PlacementSpec = PlacementSpec()
+    topology: TopologySpec | None = None
+    workloads: tuple[WorkloadSpec, ...] = Field(default=(), max_length=MAX_WORKLOADS)
+    faults: tuple[FaultSpec, ...] = Field(default=(), max_length=MAX_FAULTS)
+    seed: int = Field(default=1, ge=0, lt=2**64)
+
+    @model_validator(mode="after")
+    def _unique_workload_names(self) -> "ScenarioSpec":
+        seen: set[str] = set()
+        for i, workload in enumerate(self.workloads):
+            if workload.name in seen:
+                raise ValueError(f"workloads[{i}].name: {workload.name!r} names two workloads; names must be unique")
+            seen.add(workload.name)
+        return self
+
+    @model_validator(mode="after")
+    def _faults_fit(self) -> "ScenarioSpec":
+        n = self.array.drives
+        last = -1.0
+        missing: dict[int, float] = {}  # drive -> when it failed (or was pulled), until replaced
+        for i, fault in enumerate(self.faults):
+            if fault.drive >= n:
+                raise ValueError(f"faults[{i}].drive: drive {fault.drive} does not exist; the array has drives 0..{n - 1}")
+            if fault.at_s < last:
+                raise ValueError(f"faults[{i}].at_s: events must be in time order ({fault.at_s:g} s after {last:g} s)")
+            last = fault.at_s
+            if fault.action == "replace":
+                if fault.drive not in missing:
+                    raise ValueError(f"faults[{i}].action: replace of drive {fault.drive}, which has not failed; a "
+                                     f"replace follows the drive's fail or pull")
+                del missing[fault.drive]
+            elif fault.drive in missing:
+                raise ValueError(f"faults[{i}].action: {fault.action} of drive {fault.drive}, which failed at "
+                                 f"{missing[fault.drive]:g} s and has not been replaced")
+            else:
+                missing[fault.drive] = fault.at_s
+        return self
+
+    @model_validator(mode="after")
+    def _placement_fits(self, info: ValidationInfo) -> "ScenarioSpec":
+        catalog = _catalog(info)
+        if catalog is None or self.platform not in catalog.platforms:
+            return self
+        sockets = catalog.platforms[self.platform].cpu.sockets
+        place = self.placement
+        if place.drive_sockets is not None and len(place.drive_sockets) != self.array.drives:
+            raise ValueError(f"placement.drive_sockets: give one socket per drive ({self.array.drives}), got {len(place.drive_sockets)}")
+        for label, values in (("drive_sockets", place.drive_sockets or ()), ("job_sockets", place.job_sockets or ()),
+                              ("engine_socket", (place.engine_socket,))):
+            bad = [v for v in values if not 0 <= v < sockets]
+            if bad:
+                raise ValueError(f"placement.{label}: socket {bad[0]} does not exist; {self.platform} has sockets 0..{sockets - 1}")
+        return self
+
+    @model_validator(mode="after")
+    def _engine_runs_on_platform(self, info: ValidationInfo) -> "ScenarioSpec":
+        """An engine tied to a CPU maker's silicon (``EngineSpec.cpu_vendors``) refuses other platforms."""
+        catalog = _catalog(info)
+        if catalog is None or self.platform not in catalog.platforms or self.array.engine not in catalog.engines:
+            return self
+        allowed = catalog.engines[self.array.engine].cpu_vendors
+        cpu = catalog.platforms[self.platform].cpu
+        if allowed is not None and cpu.vendor not in allowed:
+            raise ValueError(f"array.engine: {self.array.engine} runs only on {' or '.join(allowed)} CPUs; "
+                             f"platform {self.platform} has {cpu.model}")
+        return self
+
+    @model_validator(mode="after")
+    def _topology_fits(self, info: ValidationInfo) -> "ScenarioSpec":
+        """Drives, cards and switches fit the platform: bays, slots and their widths, switch ports
+        and lanes, root-port lanes (``nvsim.topology.placement_error``; one line if not)."""
+        catalog = _catalog(info)
+        if catalog is None or self.platform not in catalog.platforms or self.array.drive not in catalog.drives:
+            return self
+        error = placement_error(self, catalog)
+        if error:
+            raise ValueError(error)
+        return self
+
+    @field_validator("platform")
+    @classmethod
+    def _known_platform(cls, value: str, info: ValidationInfo) -> str:
+        return _known_name(value, info, "platforms", "platform")
