@@ -1,7 +1,7 @@
 """Rebuild prediction speed: how long (wall time) a rebuild's prediction takes.
 
 Cases (each in a fresh process state of the catalog, first run = cold caches and Numba compiles):
-  * the issue's case: a 30.72 TB KIOXIA CM7-R fails in a 24-drive RAID6 (SupremeRAID SR-1010,
+  * the issue's case: a 30.72 TB KIOXIA CM7-R fails in a 23-drive RAID6 with a hot spare (24 bays; SupremeRAID SR-1010,
     64 KiB strip) under a 70/30 4 KiB load, hot spare: fluid timeline + risk (`rebuild_summary`);
   * the same with md RAID6 (linux-md);
   * the measured-window route: one event-mode window with the rebuild running (20,000 host I/Os),
@@ -24,8 +24,8 @@ from nvsim.simulation import Simulation
 
 def case(engine: str):
     return parse_scenario({
-        "name": f"24x30.72TB-raid6-{engine}", "platform": "supermicro-as-2125hs-tnr",
-        "array": {"level": 6, "drive": "kioxia-cm7-r-30.72tb", "drives": 24, "strip_bytes": "64KiB", "engine": engine,
+        "name": f"23x30.72TB-raid6-{engine}", "platform": "supermicro-as-2125hs-tnr",
+        "array": {"level": 6, "drive": "kioxia-cm7-r-30.72tb", "drives": 23, "strip_bytes": "64KiB", "engine": engine,
                   "hot_spares": 1},
         "faults": [{"at_s": 0, "drive": 5, "action": "fail"}],
         "workloads": [{"name": "mix70-b4k-j48-d16", "rw": "randrw", "bs": "4k", "numjobs": 48, "iodepth": 16, "rwmixread": 70}],
