@@ -116,9 +116,9 @@ MUTATIONS: tuple[Mutation, ...] = (
     # --- fio JSON
     m("fio-lat-in-us", "fio JSON latencies written in us under fio's _ns keys", "nvsim/cli.py",
       '(samples["read"] * 1e9)', '(samples["read"] * 1e6)', FIO_JSON),
-    m("fio-runtime-in-s", "fio JSON runtime in seconds (fio: ms)", "nvsim/fio.py",
+    m("fio-runtime-in-s", "fio JSON runtime in seconds (fio: ms)", "nvsim/fio/json_report.py",
       '"runtime": int(round(runtime_s * 1000)) if active else 0,', '"runtime": int(round(runtime_s)) if active else 0,', FIO_JSON),
-    m("fio-bw-in-bytes", "fio JSON bw in bytes/s (fio: KiB/s)", "nvsim/fio.py",
+    m("fio-bw-in-bytes", "fio JSON bw in bytes/s (fio: KiB/s)", "nvsim/fio/json_report.py",
       '"bw": bw_bytes // 1024,', '"bw": bw_bytes,', FIO_JSON),
     # --- validation labels
     m("fitted-as-predicted", "a declared fit reported as a prediction", "nvsim/validation.py",
