@@ -9,7 +9,7 @@ source tree), normalised and checked to lie inside one of them before anything i
 again after ``Path.resolve`` (a symbolic link out of them is refused). Any other name is refused in
 one line that reads the same whether or not such a file exists on the server, and is never
 opened, so no error can quote it. The environment is kept out the same way
-(``nvsim.fio_expand.NO_ENVIRONMENT``).
+(``nvsim.fio.expand.NO_ENVIRONMENT``).
 """
 
 from __future__ import annotations

@@ -25,8 +25,8 @@ from nvsim import (Catalog, InputError, ScenarioSpec, Simulation, WorkloadSpec, 
                    parse_scenario, rebuild_summary)
 from nvsim.constants import PAGE_BYTES
 from nvsim.fio import FileOpener, parse_fio_jobfile, platform_keywords
-from nvsim.fio_expand import NO_ENVIRONMENT
-from nvsim.fio_run import check_regions
+from nvsim.fio.expand import NO_ENVIRONMENT
+from nvsim.fio.run import check_regions
 from nvsim.loader import parse_yaml
 from nvsim.units import format_bytes_binary, format_bytes_decimal, format_large, format_probability, parse_bytes
 from nvsim.bounds import capacity

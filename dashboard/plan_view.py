@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 from dash import Dash, Input, Output, State, dcc, html
 
 from nvsim.errors import InputError
-from nvsim.fio_expand import NO_ENVIRONMENT
+from nvsim.fio.expand import NO_ENVIRONMENT
 from nvsim.plan import run_plan
 from nvsim.plan_answer import performance
 from nvsim.plan_output import si_text, stages_text

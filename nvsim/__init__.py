@@ -25,7 +25,7 @@ use_source_keyed_cache()  # before any kernel loads: compiled code always matche
 
 _SOURCES: dict[str, str] = {
     # the orchestrator and its result
-    "Simulation": "simulation", "Result": "simulation", "ArrayState": "simulation", "EVENT_HOST_IOS": "simulation",
+    "Simulation": "simulation", "Result": "result", "ArrayState": "simulation", "EVENT_HOST_IOS": "simulation",
     "Precision": "simulation",
     # inputs
     "load_scenario": "scenario", "parse_scenario": "scenario", "ScenarioSpec": "specs", "WorkloadSpec": "specs",
@@ -71,7 +71,8 @@ if TYPE_CHECKING:  # what type checkers and the import graph see; at run time th
     from .published import fitted_ids, load_published, published_files
     from .rebuild import Timeline, rebuild_summary, run_timeline
     from .scenario import load_scenario, parse_scenario
-    from .simulation import EVENT_HOST_IOS, ArrayState, Precision, Result, Simulation
+    from .result import Result
+    from .simulation import EVENT_HOST_IOS, ArrayState, Precision, Simulation
     from .specs import ScenarioSpec, WorkloadSpec
     from .ssd.raid5_strip_waf import raid5_strip_waf
     from .units import format_value

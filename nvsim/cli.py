@@ -223,26 +223,28 @@ def fio_command(
     loss = None if nvsim.simulation.single_drive(spec) else nvsim.rebuild.data_loss_at_start(spec, catalog)
     if loss is not None:  # fio on such an array gets I/O errors: no rates to report
         raise InputError("--system", f"{system}: the faults at t = 0 lose data ({loss.detail}); fio would see I/O errors")
+    from .fio import logs as fio_logs, run as fio_run  # the client of Simulation that runs a job file, and its logs
+
     text = nvsim.fio.command_line_to_jobfile(options) if options else ""
     label = files[0] if files else "command line"
     if files:
         text += nvsim.fio.read_jobfile_text(files[0])
     keywords = nvsim.fio.platform_keywords(catalog.platforms[spec.platform])  # $ncpus etc. of the simulated platform
     parsed = nvsim.fio.parse_fio_jobfile(text, label, catalog=catalog, keywords=keywords)
-    nvsim.fio_run.check_jobs(parsed, spec, catalog, fidelity, label)  # over the budget or off the array: refused first
+    fio_run.check_jobs(parsed, spec, catalog, fidelity, label)  # over the budget or off the array: refused first
     for line in ([parsed.unmodelled_warning()] if parsed.unmodelled_warning() else []) + parsed.notes():
         sys.stderr.write(f"warning: {line}\n")
-    runs = nvsim.fio_run.simulate_jobs(parsed, spec, catalog, fidelity)
+    runs = fio_run.simulate_jobs(parsed, spec, catalog, fidelity)
     for run in runs:
         if run.note:
             sys.stderr.write(f"note: {label}: {run.note}\n")
-    report = nvsim.fio_run.fio_report(parsed, runs, catalog, json_plus=output_format == "json+")
-    if nvsim.fio_run.wants_logs(parsed):
-        entries = nvsim.fio_run.log_entries(runs, catalog)
-        if nvsim.fio_log.uses_default_window(entries):
+    report = fio_run.fio_report(parsed, runs, catalog, json_plus=output_format == "json+")
+    if fio_run.wants_logs(parsed):
+        entries = fio_run.log_entries(runs, catalog)
+        if fio_logs.uses_default_window(entries):
             sys.stderr.write(f"warning: {label}: log_avg_msec is not set: fio would log every I/O; nvsim writes "
-                             f"{nvsim.fio_log.DEFAULT_LOG_MSEC} ms windows of the steady state\n")
-        nvsim.fio_log.write_log_files(entries, Path.cwd())
+                             f"{fio_logs.DEFAULT_LOG_MSEC} ms windows of the steady state\n")
+        fio_logs.write_log_files(entries, Path.cwd())
     _emit_json(report, output)
 
 

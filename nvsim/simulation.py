@@ -18,6 +18,9 @@ The route is chosen in one place, :func:`route`, from this table:
 A scenario's state is the one its faults at t = 0 leave (:meth:`ArrayState.at_start`); the fault
 timeline (nvsim.rebuild) pins each later state in turn, and a pinned state always takes the
 ``state`` route, so every segment of a timeline comes from the same solver.
+
+``Result``, ``Route`` and ``Fidelity`` live in nvsim.result (below the composite workloads of
+nvsim.workload, which return them too) and are re-exported here.
 """
 
 from __future__ import annotations
@@ -25,15 +28,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from .catalog import Catalog, default_catalog
 from .errors import InputError, suggestion_text
 from .host_io import workload_host_io_costs
 from .links import drive_link
 from .platform import PlatformModel
+from .result import Fidelity, Result, Route
 from .scenario import load_scenario
-from .sim import ArraySystem, SimResult, Utilisation, simulate_event, simulate_fluid
+from .sim import ArraySystem, SimResult, simulate_event, simulate_fluid
 from .sim.drive_load import ftl_load
 from .sim.event import Precision
 from .sim.mixed import solve_state
@@ -41,9 +44,7 @@ from .specs import ScenarioSpec, WorkloadSpec
 from .states import ArrayState, lost_data
 from .ssd import DrivePrediction, SsdModel
 
-Fidelity = Literal["event", "fluid"]
 FIDELITIES: tuple[str, ...] = ("event", "fluid")
-Route = Literal["drive", "array", "state"]
 EVENT_HOST_IOS = 60_000
 """Measured host I/Os per event-mode run (after warm-up): batch-means 95% CI of IOPS ~1% here."""
 DRIVE_MODEL = "drive model"
@@ -67,128 +68,6 @@ def route(scenario: ScenarioSpec, workload: WorkloadSpec | None, state: ArraySta
     if workload.is_oltp or ArrayState.at_start(scenario).missing:
         return "state"
     return "array"
-
-
-@dataclass(frozen=True)
-class Result:
-    """What a simulation returns, whichever route answered: rates, CPU, latency, write
-    amplification, utilisation and what limits them.
-
-    ``simulation`` is the array simulator's full record (``nvsim.sim.SimResult``: latency samples,
-    the measured window, every resource's utilisation) and ``drive`` the SSD model's
-    (``nvsim.ssd.DrivePrediction``); exactly one of the two is set. The properties read either,
-    spelled as :meth:`metrics` names them.
-    """
-
-    scenario: str
-    workload: str | None
-    route: Route
-    fidelity: str  # the solver's: "event", "fluid" (the network's states too), or "drive model"
-    state: ArrayState
-    simulation: SimResult | None = None
-    drive: DrivePrediction | None = None
-
-    def metrics(self) -> dict[str, float | str | None]:
-        """Flat metrics, the names validation compares: the simulator's ``SimResult.metrics()``, or
-        for a single drive the SSD model's numbers (``DrivePrediction.as_dict()``) and
-        ``limited_by``."""
-        if self.drive is not None:
-            values: dict[str, float | str | None] = dict(self.drive.as_dict())
-            values["limited_by"] = self.drive.limited_by
-            return values
-        return self.simulation.metrics()
-
-    def as_dict(self) -> dict:
-        """A JSON record: the simulator's (``SimResult.as_dict()``), or a single drive's metrics."""
-        return self.simulation.as_dict() if self.simulation is not None else self.metrics()
-
-    @property
-    def read_iops(self) -> float:
-        return self._either("read_iops")
-
-    @property
-    def write_iops(self) -> float:
-        return self._either("write_iops")
-
-    @property
-    def total_iops(self) -> float:
-        return self.read_iops + self.write_iops
-
-    @property
-    def read_bytes_per_s(self) -> float:
-        return self._either("read_bytes_per_s")
-
-    @property
-    def write_bytes_per_s(self) -> float:
-        return self._either("write_bytes_per_s")
-
-    @property
-    def cpu_percent(self) -> float | None:
-        """Host CPU busy, percent of all logical CPUs (None: the drive model has no host)."""
-        return None if self.simulation is None else self.simulation.cpu_percent
-
-    @property
-    def read_latency_us(self) -> dict[str, float]:
-        """mean, p50, p90, p99, p99.9 in microseconds (event mode only; else empty)."""
-        return {} if self.simulation is None else self.simulation.read_latency_us
-
-    @property
-    def write_latency_us(self) -> dict[str, float]:
-        return {} if self.simulation is None else self.simulation.write_latency_us
-
-    @property
-    def raid_waf(self) -> float:
-        """Member bytes written / host bytes written (1 for a drive used directly; NaN: no writes)."""
-        if self.simulation is None:
-            return 1.0 if self.drive.write_iops else float("nan")
-        return self.simulation.raid_waf
-
-    @property
-    def waf_nand(self) -> float:
-        """NAND bytes programmed / bytes written to the drives (NaN: no writes)."""
-        return self.drive.waf_nand if self.simulation is None else self.simulation.waf_nand
-
-    @property
-    def utilisation(self) -> tuple[Utilisation, ...]:
-        """Every resource's busy share (the array simulator's; none for a single drive)."""
-        return () if self.simulation is None else self.simulation.utilisation
-
-    @property
-    def limited_by(self) -> str:
-        """What the solver says limits the run (a resource's name, or its own sentence)."""
-        return self._either("limited_by")
-
-    @property
-    def bottleneck(self) -> str:
-        """The limiting resource as reports show it ("GPU ... at 100%"): ``metrics()["limited_by"]``."""
-        return self.drive.limited_by if self.simulation is None else self.simulation.bottleneck_text
-
-    @property
-    def transactions_per_s(self) -> float | None:
-        """OLTP workloads: transactions completed per second; otherwise None."""
-        return None if self.simulation is None else self.simulation.transactions_per_s
-
-    @property
-    def rebuild_bytes_per_s(self) -> float | None:
-        """While a member is being rebuilt: its rebuild rate; otherwise None."""
-        return None if self.simulation is None else self.simulation.rebuild_bytes_per_s
-
-    @property
-    def rebuild_limited_by(self) -> str:
-        return "" if self.simulation is None else self.simulation.rebuild_limited_by
-
-    @property
-    def latency_samples_s(self) -> dict:
-        """Every measured host I/O's latency in seconds, "read"/"write" -> array (event mode only)."""
-        return {} if self.simulation is None else self.simulation.latency_samples_s
-
-    @property
-    def simulated_s(self) -> float:
-        """Simulated time of the measured window (0: the drive model and the network have none)."""
-        return 0.0 if self.simulation is None else self.simulation.simulated_s
-
-    def _either(self, name: str):
-        return getattr(self.drive if self.simulation is None else self.simulation, name)
 
 
 class Simulation:

@@ -28,9 +28,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..specs.workload import DRIVE_STATES
 from .closed_form import waf_classes_lru_desnoyers2012, waf_greedy_desnoyers2012
-
-DRIVE_STATES = ("steady", "fresh")
 
 
 @dataclass(frozen=True)

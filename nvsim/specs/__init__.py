@@ -8,7 +8,7 @@ models/bibliography.yaml and its basis.
 One module per schema: ``base`` (``Spec``, ``Cited``, the unit types and the checks the others
 share), ``parts`` (catalog entries: PCIe generations, drives, CPUs, slots, platforms), ``devices``
 (catalog entries: switches, retimers, backplanes, engines and their devices, host I/O paths, OLTP
-profiles), ``workload`` (the fio-like job, the OLTP database), ``scenario`` (the array, placement,
+profiles), ``workload`` (the fio-like job, the OLTP database, a mix's parts and a trace's summary), ``scenario`` (the array, placement,
 topology, faults and the scenario). Every name is re-exported here, so ``from nvsim.specs import X``
 works for all of them.
 """
@@ -29,7 +29,8 @@ from .devices import (BackplaneSpec, EngineDeviceSpec, EngineSpec, HostIoOption,
 from .parts import CpuSpec, DriveSpec, PcieGenerationSpec, PlatformSpec, SlotSpec
 from .scenario import (MAX_FAULTS, MAX_TEXT_CHARS, MAX_WORKLOADS, MD_ENGINE_KINDS, ArraySpec, FaultSpec, LinkWidth,
                        PlacementSpec, RaidLevel, RebuildSpec, ScenarioSpec, SwitchUseSpec, TopologySpec)
-from .workload import FioBool, FioRw, OltpSpec, WorkloadSpec, _fio_bool, _host_io_entry
+from .workload import (DRIVE_STATES, MAX_MIX_PARTS, FioBool, FioRw, MixPart, OltpSpec, TraceSummary, WorkloadSpec, _fio_bool,
+                       _host_io_entry)
 
 __all__ = [
     # base
@@ -41,7 +42,7 @@ __all__ = [
     "SwitchSpec", "RetimerSpec", "BackplaneSpec", "EngineDeviceSpec", "HostIoOption", "HostIoSpec", "EngineSpec",
     "OltpProfileSpec",
     # workload
-    "FioBool", "FioRw", "OltpSpec", "WorkloadSpec",
+    "FioBool", "FioRw", "OltpSpec", "WorkloadSpec", "DRIVE_STATES", "MAX_MIX_PARTS", "MixPart", "TraceSummary",
     # scenario
     "RaidLevel", "RebuildSpec", "ArraySpec", "MD_ENGINE_KINDS", "FaultSpec", "PlacementSpec", "LinkWidth", "SwitchUseSpec",
     "TopologySpec", "MAX_TEXT_CHARS", "MAX_WORKLOADS", "MAX_FAULTS", "ScenarioSpec",

@@ -6,6 +6,7 @@ ioengine, its options and the OLTP profile are checked against the catalog when 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, ValidationInfo, field_validator, model_validator
@@ -158,3 +159,39 @@ class WorkloadSpec(Spec):
     @property
     def is_random(self) -> bool:
         return self.rw.startswith("rand")
+
+
+# ---------------------------------------------------------------- what fio's jobs carry beyond WorkloadSpec
+
+DRIVE_STATES = ("steady", "fresh")
+
+MAX_MIX_PARTS = 8
+"""Most parts a mix is simulated as: a wider mix (``bsrange=16k-1m`` is 64 sizes) is binned into
+this many parts of equal share (each the I/O-weighted mean size, a whole number of 512-byte
+sectors), which keeps the event mode's work to 8 runs."""
+
+
+@dataclass(frozen=True)
+class MixPart:
+    """One part of a mix: a block size, its share of the I/Os (0..1], and its direction ("read",
+    "write", or None: the job's rw)."""
+
+    bs: int
+    share: float
+    rw: str | None = None
+
+
+@dataclass(frozen=True)
+class TraceSummary:
+    """What a replay draws from a trace: I/O count, read share, the size mix per direction, the
+    share of sequential I/Os, the region touched, and the mean arrival rate (None: untimed)."""
+
+    ios: int
+    read_fraction: float
+    parts: tuple[MixPart, ...]
+    sequential_share: float
+    start_bytes: int
+    region_bytes: int
+    arrival_iops: float | None
+    skipped: int
+    format: str = ""

@@ -1,6 +1,6 @@
 """fio jobs that mix block sizes, arrive at random, share the array with other jobs, or replay a
-trace, simulated on graid-gen5-raid6 (nvsim.fio_mix, fio_open, fio_together, fio_trace through
-nvsim.fio_run): the laws each answer obeys, and the latency-against-load sweep docs/fio.md shows."""
+trace, simulated on graid-gen5-raid6 (nvsim.workload.mix, open_loop, together, nvsim.fio.trace through
+nvsim.fio.run): the laws each answer obeys, and the latency-against-load sweep docs/fio.md shows."""
 
 import json
 from pathlib import Path
@@ -10,7 +10,7 @@ import pytest
 
 import nvsim
 from nvsim.fio import parse_fio_jobfile, platform_keywords
-from nvsim.fio_run import fio_report, simulate_jobs
+from nvsim.fio.run import fio_report, simulate_jobs
 
 ROOT = Path(__file__).resolve().parents[2]
 TRACES = ROOT / "tests" / "data" / "fio" / "traces"

@@ -18,8 +18,8 @@ from conftest import run_cli
 
 import nvsim
 from nvsim.fio import parse_fio_jobfile
-from nvsim.fio_json import json_plus_bins, percentile_table
-from nvsim.fio_run import fio_report, simulate_jobs
+from nvsim.fio.json_report import json_plus_bins, percentile_table
+from nvsim.fio.run import fio_report, simulate_jobs
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "fio"

@@ -14,7 +14,7 @@ import pytest
 import nvsim
 from nvsim.errors import InputError
 from nvsim.fio import REFUSED_OPTIONS, UNSIMULATED_IOENGINES, load_fio_jobfile, platform_keywords
-from nvsim.fio_run import fio_report, simulate_jobs
+from nvsim.fio.run import fio_report, simulate_jobs
 
 ROOT = Path(__file__).resolve().parents[2]
 UPSTREAM = ROOT / "tests" / "data" / "fio" / "upstream"

@@ -19,9 +19,10 @@ from hypothesis import strategies as st
 
 from nvsim.cli import main
 from nvsim.errors import EXIT_INPUT_ERROR, InputError
-from nvsim.fio import MAX_LISTED_SIZES, _range_bins, parse_fio_jobfile
-from nvsim.fio_mix import MixPart, binned
-from nvsim.fio_trace import BLK_TRACE_MAGIC, MAX_TRACE_BYTES, parse_iolog
+from nvsim.fio import MAX_LISTED_SIZES, parse_fio_jobfile
+from nvsim.fio.jobfile import _range_bins
+from nvsim.workload.mix import MixPart, binned
+from nvsim.fio.trace import BLK_TRACE_MAGIC, MAX_TRACE_BYTES, parse_iolog
 
 ROOT = Path(__file__).resolve().parents[2]
 SYSTEM = str(ROOT / "scenarios/graid-gen5-raid6")  # 84,480,000,000,000 bytes usable

@@ -127,6 +127,52 @@ def test_no_import_cycle_among_nvsims_modules():
     assert cycles(graph) == []
 
 
+def imported_closure(names: list[str]) -> set[str]:
+    """Every nvsim module ``names`` import, directly or through others (local and lazy imports too)."""
+    seen: set[str] = set()
+    todo = list(names)
+    while todo:
+        for module in imports_of(todo.pop()):
+            if module not in seen:
+                seen.add(module)
+                todo.append(module)
+    return seen
+
+
+FIO_READER = sorted(m for m in MODULES if (m == "nvsim.fio" or m.startswith("nvsim.fio.")) and m != "nvsim.fio.run")
+WORKLOAD = sorted(m for m in MODULES if m == "nvsim.workload" or m.startswith("nvsim.workload."))
+
+
+def _under(module: str, *packages: str) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+def test_fios_reader_imports_nothing_of_the_simulator():
+    """fio the format at the edge (docs/architecture.md): its reader, writer, tables, traces, JSON and
+    logs import nothing of ``sim``, ``simulation`` or ``workload``, directly or through another module;
+    only ``nvsim.fio.run``, the client that runs a job file, does."""
+    assert {"nvsim.fio", "nvsim.fio.jobfile", "nvsim.fio.writer", "nvsim.fio.trace"} <= set(FIO_READER)
+    found = sorted(m for m in imported_closure(FIO_READER) if _under(m, "nvsim.sim", "nvsim.simulation", "nvsim.workload"))
+    assert found == []
+
+
+def test_composite_workloads_import_neither_the_orchestrator_nor_fio():
+    """``workload/`` is handed the closed-loop runner: it imports neither ``simulation`` nor ``fio``."""
+    assert {"nvsim.workload.mix", "nvsim.workload.trim", "nvsim.workload.together"} <= set(WORKLOAD)
+    found = sorted(m for m in imported_closure(WORKLOAD) if _under(m, "nvsim.simulation", "nvsim.fio"))
+    assert found == []
+
+
+def test_reading_a_job_file_loads_no_numba():
+    """``import nvsim.fio`` stays below the simulator at run time too (a fresh interpreter)."""
+    import subprocess
+    import sys
+
+    code = "import sys, nvsim.fio; assert 'numba' not in sys.modules, 'numba loaded'"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
 def test_no_function_longer_than_150_lines():
     long = []
     for name, path in MODULES.items():

@@ -409,8 +409,8 @@ def test_fios_aliases_of_modelled_options_are_taken():
 def test_every_option_nvsim_names_is_fios_and_every_alias_names_one():
     """The tables name fio's options (a typo in them would never match a job file); nvsim's one
     option of its own is drive_state."""
-    from nvsim.fio_names import FIO_OPTION_ALIASES, FIO_OPTION_NAMES
-    from nvsim.fio_options import ALIASES, REFUSED_OPTIONS
+    from nvsim.fio.names import FIO_OPTION_ALIASES, FIO_OPTION_NAMES
+    from nvsim.fio.options import ALIASES, REFUSED_OPTIONS
     names = set(MODELLED_OPTIONS) | set(KEPT_OPTIONS) | set(UNDERSTOOD_WITHOUT_EFFECT) | set(REFUSED_OPTIONS)
     assert {n for n in names if n not in FIO_OPTION_NAMES and n not in FIO_OPTION_ALIASES} == {"drive_state"}
     assert set(FIO_OPTION_ALIASES.values()) <= FIO_OPTION_NAMES

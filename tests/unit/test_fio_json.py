@@ -1,15 +1,15 @@
-"""fio's JSON details (nvsim.fio_json) and the runtime rule of `nvsim fio` (nvsim.fio_run.job_runtime_s)."""
+"""fio's JSON details (nvsim.fio.json_report) and the runtime rule of `nvsim fio` (nvsim.fio.run.job_runtime_s)."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from nvsim.errors import InputError
-from nvsim.fio_json import (
+from nvsim.fio.json_report import (
     PLAT_NR, fio_json_report, iodepth_json, json_plus_bins, lat_stats, parse_percentile_list, plat_idx_to_val,
     plat_val_to_idx,
 )
-from nvsim.fio_run import job_runtime_s, population_ladder
+from nvsim.fio.run import job_runtime_s, population_ladder
 from nvsim.specs import WorkloadSpec
 
 

@@ -1,5 +1,5 @@
 """fio's expansions, block-size mixes, open-loop arrivals, jobs sharing an array, and traces in,
-as pure functions (nvsim.fio_expand, fio_mix, fio_open, fio_together, fio_trace; the host stream's
+as pure functions (nvsim.fio.expand, nvsim.workload.mix, open_loop, together, nvsim.fio.trace; the host stream's
 rw=TYPE:N and offset in nvsim.sim.workload)."""
 
 import struct
@@ -12,13 +12,13 @@ from hypothesis import given, settings, strategies as st
 
 from nvsim.errors import InputError
 from nvsim.fio import parse_fio_jobfile
-from nvsim.fio_expand import expand_value, platform_keywords
-from nvsim.fio_mix import MAX_MIX_PARTS, MixPart, binned
-from nvsim.fio_open import ladder_picks, occupancy
-from nvsim.fio_run import job_runtime_s
+from nvsim.fio.expand import expand_value, platform_keywords
+from nvsim.workload.mix import MAX_MIX_PARTS, MixPart, binned
+from nvsim.workload.open_loop import ladder_picks, occupancy
+from nvsim.fio.run import job_runtime_s
 from nvsim import fabric
-from nvsim.fio_together import JOB_CPUS_LABEL, Member, shared_wait
-from nvsim.fio_trace import BLK_TRACE_MAGIC, parse_blkparse, parse_blktrace, parse_iolog, parse_msr_csv, read_trace, summarize
+from nvsim.workload.together import JOB_CPUS_LABEL, Member, shared_wait
+from nvsim.fio.trace import BLK_TRACE_MAGIC, parse_blkparse, parse_blktrace, parse_iolog, parse_msr_csv, read_trace, summarize
 from nvsim.sim.result import Utilisation
 from nvsim.sim.workload import HostStream, named_rng
 from nvsim.specs import WorkloadSpec

@@ -1,4 +1,4 @@
-"""fio's trim jobs as NVMe deallocations (nvsim.fio_trim), random_distribution and drive_state on
+"""fio's trim jobs as NVMe deallocations (nvsim.workload.trim), random_distribution and drive_state on
 jobs that write (the FTL load reaches the drive's write cost), through nvsim fio's run."""
 
 from pathlib import Path
@@ -8,9 +8,9 @@ import pytest
 import nvsim
 from nvsim.errors import InputError
 from nvsim.fio import parse_fio_jobfile
-from nvsim.fio_run import fio_report, simulate_jobs
-from nvsim.fio_state import blended_scale
-from nvsim.fio_trim import deallocated_share, trim_cost
+from nvsim.fio.run import fio_report, simulate_jobs
+from nvsim.workload.fresh import blended_scale
+from nvsim.workload.trim import deallocated_share, trim_cost
 from nvsim.sim.model import build
 
 ROOT = Path(__file__).resolve().parents[2]

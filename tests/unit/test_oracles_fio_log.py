@@ -1,4 +1,4 @@
-"""fio's log files (nvsim.fio_log) against fio's rules worked by hand: an entry every log_avg_msec
+"""fio's log files (nvsim.fio.logs) against fio's rules worked by hand: an entry every log_avg_msec
 and a last one flushed at the end of a run that is not a whole number of windows; bandwidth in KiB/s
 (1,024 bytes); the histogram log's windows together hold every I/O of the run once."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nvsim.fio_log import LogEntry, log_files
+from nvsim.fio.logs import LogEntry, log_files
 
 READS = {"ios": 10_000, "bytes": 10_000 * 4096, "mean_latency_ns": 80_000.0,
          "latencies_ns": np.full(1000, 80_000.0)}

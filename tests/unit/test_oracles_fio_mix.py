@@ -1,4 +1,4 @@
-"""A job whose I/Os are a mix (nvsim.fio_mix) against arithmetic worked by hand: the fluid mode's
+"""A job whose I/Os are a mix (nvsim.workload.mix) against arithmetic worked by hand: the fluid mode's
 closed loop of a mix is N over the share-weighted mean unloaded latency, its busiest resource the
 share-weighted demands; the event mode's rate the time-share (harmonic) mixture; percentiles read
 at the percentile they are named after (issue 34: a loop ignoring the shares and a p99 read at p90
@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from nvsim.fio_mix import _fluid_rate, latency_dict, mix_samples
+from nvsim.workload.mix import _fluid_rate, latency_dict, mix_samples
 from nvsim.sim.result import Utilisation
 
 

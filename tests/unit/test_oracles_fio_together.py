@@ -1,4 +1,4 @@
-"""Jobs that fio runs at the same time (nvsim.fio_together) against laws worked by hand: a closed
+"""Jobs that fio runs at the same time (nvsim.workload.together) against laws worked by hand: a closed
 loop with think time (X = N / (R + Z)), fio's flow (jobs ahead of their share wait for the slowest),
 Little's law for each job's latency once the jobs share a queue, and each job's own CPUs held by
 that job alone (issue 34: every mutant of the module survived the suite's earlier tests)."""
@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 
-from nvsim.fio_together import JOB_CPUS_LABEL, Member, shared_results, shared_wait
+from nvsim.workload.together import JOB_CPUS_LABEL, Member, shared_results, shared_wait
 from nvsim.sim.result import Utilisation
 
 
 @dataclass(frozen=True)
 class _Sim:
-    """The fields of a SimResult that fio_together reads and replaces."""
+    """The fields of a SimResult that nvsim.workload.together reads and replaces."""
 
     utilisation: tuple
     read_iops: float

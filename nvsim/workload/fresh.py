@@ -14,8 +14,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .ftl.load import fresh_free_bytes
-from .simulation import Result
+from ..ftl.load import fresh_free_bytes
+from ..result import Result
 
 
 def fresh_seconds(result: Result, scale: float, drives: int, raw_nand_bytes: float) -> float:
@@ -40,7 +40,7 @@ def crossing_note(name: str, fresh_s: float, runtime_s: float, factor: float) ->
     """One line: when the job's fresh drives turned steady and what it did to the job's rate."""
     return (f"job {name}: drive_state=fresh: the drives' free blocks are written after {fresh_s:,.1f} s of its "
             f"{runtime_s:,.1f} s; from then on they garbage-collect at the steady-state WAF, so the job's rates are "
-            f"{factor:.3f} x the fresh drives' (nvsim.fio_state)")
+            f"{factor:.3f} x the fresh drives' (nvsim.workload.fresh)")
 
 
 __all__ = ["fresh_seconds", "blended_scale", "crossing_note"]

@@ -3,7 +3,7 @@ simulated array.
 
 Each job j is first simulated alone: its closed loop of N_j = numjobs x iodepth I/Os gives its
 rate X_j and each resource's utilisation u_r,j, so the job costs ``d_r,j = u_r,j / X_j`` of
-resource r's servers per I/O (as ``nvsim.fio_mix`` reads them); its depth-1 run gives its unloaded
+resource r's servers per I/O (as ``nvsim.workload.mix`` reads them); its depth-1 run gives its unloaded
 latency R0_j (``1 / X_1``, Little's law). Together, the jobs wait in the same queue at a saturated
 resource: every job's I/Os wait the same W there (first come, first served), so a job runs at
 ``X_j(W) = N_j / (R0_j + W)`` (a rate cap: at most its cap; think time Z: ``N_j / (R0_j + W + Z)``),
@@ -23,8 +23,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .fio_mix import latency_dict
-from .simulation import Result
+from ..result import Result
+from .mix import latency_dict
 
 WAIT_BISECTIONS = 80
 """Bisection steps for the common wait W (its bracket shrinks 2^80-fold)."""

@@ -30,12 +30,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import InputError
-from .ftl.load import steady_deallocated_fraction
-from .sim.model import build
-from .sim.result import SimResult
-from .simulation import Result, Simulation
-from .specs import ScenarioSpec, WorkloadSpec
+from ..errors import InputError
+from ..ftl.load import steady_deallocated_fraction
+from ..result import Result, Route
+from ..sim.model import build
+from ..sim.result import SimResult
+from ..specs import ScenarioSpec, WorkloadSpec
+from ..states import ArrayState
 
 PURE_TRIMS = ("trim", "randtrim")
 TRIM_WRITES = ("trimwrite", "randtrimwrite")
@@ -73,13 +74,14 @@ def trim_cost(model: Any) -> TrimCost:
     return TrimCost(latency_s=cpu + model.drive.write_fixed_s, cpu_s=cpu)
 
 
-def pure_trim_result(spec: ScenarioSpec, workload: WorkloadSpec, catalog: Any, cap_iops: float | None
-                     ) -> tuple[Result, float, float]:
+def pure_trim_result(spec: ScenarioSpec, workload: WorkloadSpec, catalog: Any, cap_iops: float | None, route: Route,
+                     state: ArrayState) -> tuple[Result, float, float]:
     """A trim-only job: (a Result with no reads or writes, its trims per second, their mean latency s).
 
     The closed loop's rate, numjobs x iodepth over one trim's latency, at most what the clones'
     CPUs can submit and complete (each clone one thread: 1 / CPU seconds per trim), under the
-    job's rate cap; held back by its CPUs, a trim waits: the latency is then Little's law's."""
+    job's rate cap; held back by its CPUs, a trim waits: the latency is then Little's law's. ``route``
+    and ``state``: where the orchestrator places the job (``Simulation(spec, workload).route``, ``.state``)."""
     model = build(spec, workload, catalog)
     cost = trim_cost(model)
     in_flight = workload.numjobs * workload.iodepth
@@ -89,16 +91,15 @@ def pure_trim_result(spec: ScenarioSpec, workload: WorkloadSpec, catalog: Any, c
         limits.append((cap_iops, "the job's rate cap"))
     iops, limited = min(limits)
     latency_s = in_flight / iops if limited.startswith("the CPUs") else cost.latency_s
-    sim = Simulation(spec, workload, catalog=catalog)
     record = SimResult(scenario=spec.name, workload=workload.name, fidelity="fluid", read_iops=0.0, write_iops=0.0,
                        read_bytes_per_s=0.0, write_bytes_per_s=0.0,
                        cpu_percent=100.0 * iops * cost.cpu_s / max(1, model.logical_cpus),
                        limited_by=f"deallocations: {limited}")
-    return Result(spec.name, workload.name, sim.route, "fluid", sim.state, record, None), iops, latency_s
+    return Result(spec.name, workload.name, route, "fluid", state, record, None), iops, latency_s
 
 
 def trim_direction(iops: float, bs: int, runtime_s: float, share: float, latency_s: float) -> dict:
-    """The trim direction of a job's entry, as ``fio_run._direction`` writes the others."""
+    """The trim direction of a job's entry, as ``nvsim.fio.run._direction`` writes the others."""
     ios = int(round(iops * runtime_s * share))
     return {"ios": ios, "bytes": ios * bs, "latencies_ns": None, "mean_latency_ns": latency_s * 1e9}
 

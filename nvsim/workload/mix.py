@@ -3,7 +3,7 @@ whose host I/Os are drawn from parts, each a workload of one block size and dire
 share of the I/Os.
 
 The solvers carry one block size per workload, so each part is simulated as the job's closed loop
-of that size (``Simulation``), and the mix is put together from what each part costs per I/O:
+of that size (the closed-loop runner the caller hands in, ``loop``), and the mix is put together from what each part costs per I/O:
 
 * **fluid mode** (exact for the fluid model, whose demands are means over the sampled I/Os and so
   linear in the mix): each resource's demand per I/O is the parts' demands weighted by their
@@ -27,25 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from .simulation import Result, Simulation
-from .sim.result import Utilisation
-from .specs import ScenarioSpec, WorkloadSpec
-
-MAX_MIX_PARTS = 8
-"""Most parts a mix is simulated as: a wider mix (``bsrange=16k-1m`` is 64 sizes) is binned into
-this many parts of equal share (each the I/O-weighted mean size, a whole number of 512-byte
-sectors), which keeps the event mode's work to 8 runs."""
-
-
-@dataclass(frozen=True)
-class MixPart:
-    """One part of a mix: a block size, its share of the I/Os (0..1], and its direction ("read",
-    "write", or None: the job's rw)."""
-
-    bs: int
-    share: float
-    rw: str | None = None
-
+from ..result import ClosedLoop, Result
+from ..sim.result import Utilisation
+from ..specs import ScenarioSpec, WorkloadSpec
+from ..specs.workload import MAX_MIX_PARTS, MixPart
 
 def binned(parts: list[MixPart], most: int = MAX_MIX_PARTS) -> list[MixPart]:
     """``parts`` with the shares summed per (size, direction) and normalised, binned into at most
@@ -81,19 +66,19 @@ def part_workload(workload: WorkloadSpec, part: MixPart) -> WorkloadSpec:
     return workload.model_copy(update=update)
 
 
-def mixed_result(workload: WorkloadSpec, parts: list[MixPart], spec: ScenarioSpec, catalog: Any, fidelity: str) -> Result:
-    """The job's closed loop with its I/Os drawn from ``parts`` (see the module's text)."""
+def mixed_result(workload: WorkloadSpec, parts: list[MixPart], spec: ScenarioSpec, fidelity: str, loop: ClosedLoop) -> Result:
+    """The job's closed loop with its I/Os drawn from ``parts`` (see the module's text); each part's
+    closed loop is run through ``loop``."""
     parts = binned(parts)
     shares = np.array([p.share for p in parts])
     shares = shares / shares.sum()
     loads = [part_workload(workload, p) for p in parts]
-    results = [Simulation(spec, w, catalog=catalog).run(fidelity) for w in loads]
+    results = [loop(spec, w, fidelity) for w in loads]
     if len(results) == 1:
         return results[0]
     rates = np.array([r.total_iops for r in results])
     if fidelity == "fluid" and all(r.simulation is not None for r in results):
-        unloaded = [Simulation(spec, w.model_copy(update={"numjobs": 1, "iodepth": 1}), catalog=catalog).run("fluid")
-                    for w in loads]
+        unloaded = [loop(spec, w.model_copy(update={"numjobs": 1, "iodepth": 1}), "fluid") for w in loads]
         r0 = np.array([1.0 / r.total_iops for r in unloaded])
         x, limited = _fluid_rate(results, shares, rates, r0, workload.numjobs * workload.iodepth)
     else:

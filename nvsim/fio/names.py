@@ -6,7 +6,7 @@ Extracted from fio 3.42's source (github.com/axboe/fio, commit f5344384): the ``
 the other source files, and the option entries of ``engines/cmdprio.h``'s macros. Engine options
 (``hipri``, ``userspace_reap`` ...) are included whatever the job's ioengine; nvsim checks which
 engine takes which of the options it models (``WorkloadSpec``). Regenerate by re-running that
-extraction on a newer fio; the tables of ``nvsim.fio_options`` say what nvsim does with each.
+extraction on a newer fio; the tables of ``nvsim.fio.options`` say what nvsim does with each.
 """
 
 from __future__ import annotations

@@ -16,10 +16,10 @@ Jobs that fio runs at the same time (no ``stonewall`` between them) share the ar
 one closed loop (the same workload but for name, numjobs and run length: ``fio.shares_one_loop``)
 nvsim simulates them together, all their clones in one loop, and gives each job its clones' share
 of the rates and of the latency samples; jobs with different workloads each run their own loop and
-wait together at the saturated resource (``together_runs``, ``nvsim.fio_together``).
+wait together at the saturated resource (``together_runs``, ``nvsim.workload.together``).
 ``FioJobFile.notes`` says which. A job under ``rate`` / ``rate_iops`` is paced (``paced_run``; with
 ``rate_process=poisson``, ``poisson_run``); a mix of block sizes or a trace runs through
-``nvsim.fio_mix`` (``simulate_job``).
+``nvsim.workload.mix`` (``simulate_job``).
 """
 
 from __future__ import annotations
@@ -30,20 +30,22 @@ from typing import Any
 
 import numpy as np
 
-from .fio import FioJob, FioJobFile, shares_one_loop
-from .fio_json import FIO_PERCENTILES, fio_json_report, parse_percentile_list, percentile_table
-from .fio_log import LOG_OPTIONS, LogEntry
-from .budget import check_region, check_workload
-from .errors import InputError
-from .fio_mix import binned, mixed_result, part_workload
-from .fio_open import ladder_picks, open_loop_result
-from .fio_state import blended_scale, crossing_note, fresh_seconds
-from .fio_together import Member, shared_results
-from .fio_trim import PURE_TRIMS, TRIM_WRITES, check_discards, deallocated_share, pure_trim_result, trim_cost, trim_direction
-from .host_io import effective_iodepth
-from .sim.model import build
-from .simulation import Result, Simulation
-from .specs import ScenarioSpec, WorkloadSpec
+from .jobfile import FioJob, FioJobFile, shares_one_loop
+from .json_report import FIO_PERCENTILES, fio_json_report, parse_percentile_list, percentile_table
+from .logs import LOG_OPTIONS, LogEntry
+from ..budget import check_region, check_workload
+from ..errors import InputError
+from ..host_io import effective_iodepth
+from ..result import ClosedLoop
+from ..sim.model import build
+from ..simulation import Result, Simulation
+from ..specs import ScenarioSpec, WorkloadSpec
+from ..workload.fresh import blended_scale, crossing_note, fresh_seconds
+from ..workload.mix import binned, mixed_result, part_workload
+from ..workload.open_loop import ladder_picks, open_loop_result
+from ..workload.together import Member, shared_results
+from ..workload.trim import (PURE_TRIMS, TRIM_WRITES, check_discards, deallocated_share, pure_trim_result, trim_cost,
+                             trim_direction)
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,7 @@ class JobRun:
     loop: WorkloadSpec | None = None  # that run's closed loop, numjobs x iodepth (None: the job's own)
     note: str = ""
     samples: tuple[int, int, int] | None = None  # (first, count, of): the job's clones among a shared loop's
-    trim: tuple[float, float] | None = None  # (trims per second of the whole job, one trim's latency s): nvsim.fio_trim
+    trim: tuple[float, float] | None = None  # (trims per second of the whole job, one trim's latency s): nvsim.workload.trim
 
     @property
     def in_flight(self) -> int:
@@ -136,7 +138,7 @@ def phase_runs(phase: list[FioJob], spec: ScenarioSpec, catalog: Any, fidelity: 
 
 def phase_with_trims(phase: list[FioJob], spec: ScenarioSpec, catalog: Any, fidelity: str, device_bytes: int,
                      path: str = "") -> list[JobRun]:
-    """One phase, its trims as NVMe deallocations (``nvsim.fio_trim``): trim-only jobs at their
+    """One phase, its trims as NVMe deallocations (``nvsim.workload.trim``): trim-only jobs at their
     closed loop's rate; the writes that run with them on a region whose trimmed share holds no valid
     data (``deallocated_fraction``, one step of the fixed point); trimwrite jobs' trims beside
     their writes, one each."""
@@ -163,7 +165,7 @@ def phase_with_trims(phase: list[FioJob], spec: ScenarioSpec, catalog: Any, fide
 
 
 def _fresh_until_full(run: JobRun, spec: ScenarioSpec, catalog: Any, fidelity: str) -> JobRun:
-    """A job on fresh drives that outlasts their free blocks: steady state for the rest (``nvsim.fio_state``)."""
+    """A job on fresh drives that outlasts their free blocks: steady state for the rest (``nvsim.workload.fresh``)."""
     raw = build(spec, run.workload, catalog).drive.ssd.params.raw_nand_bytes
     fresh_s = fresh_seconds(run.result, run.scale, spec.array.drives, raw)
     if fresh_s >= run.runtime_s:
@@ -178,9 +180,10 @@ def trim_run(job: FioJob, spec: ScenarioSpec, catalog: Any, device_bytes: int) -
     """A trim-only job (rw=trim, randtrim): deallocations at its closed loop's rate or its rate cap."""
     workload = job.resolved(device_bytes) if job.needs_device_bytes else job.workload
     cap = None if job.rate_iops is None else job.rate_iops * workload.numjobs
-    result, iops, latency_s = pure_trim_result(spec, workload, catalog, cap)
+    placed = Simulation(spec, workload, catalog=catalog)  # where the orchestrator places the job
+    result, iops, latency_s = pure_trim_result(spec, workload, catalog, cap, placed.route, placed.state)
     note = (f"job {job.name}: {_iops_text(iops)} trims/s (NVMe deallocate, {latency_s * 1e6:,.1f} us each: host path "
-            f"plus the drive's command latency, assumed; {result.simulation.limited_by}; nvsim.fio_trim)")
+            f"plus the drive's command latency, assumed; {result.simulation.limited_by}; nvsim.workload.trim)")
     return _with_runtime(JobRun(job, workload, result, 0.0, device_bytes, trim=(iops, latency_s), note=note))
 
 
@@ -206,14 +209,14 @@ def solo_run(job: FioJob, spec: ScenarioSpec, catalog: Any, fidelity: str, devic
 
 
 def runs_together(phase: list[FioJob]) -> bool:
-    """Whether the jobs of a phase can share the array's queues (``nvsim.fio_together``): none
+    """Whether the jobs of a phase can share the array's queues (``nvsim.workload.together``): none
     searches its depth for a latency target (that job is simulated alone)."""
     return all(job.latency_target_s is None for job in phase)
 
 
 def together_runs(phase: list[FioJob], spec: ScenarioSpec, catalog: Any, fidelity: str, device_bytes: int) -> list[JobRun]:
     """Jobs with different workloads that fio runs at the same time, sharing the array's queues
-    (``nvsim.fio_together``: a common wait at the saturated resource); a single drive (no array
+    (``nvsim.workload.together``: a common wait at the saturated resource); a single drive (no array
     record of utilisation) runs them one after another."""
     members, workloads = [], []
     for job in phase:
@@ -240,10 +243,18 @@ def together_runs(phase: list[FioJob], spec: ScenarioSpec, catalog: Any, fidelit
 
 def simulate_job(job: FioJob, workload: WorkloadSpec, spec: ScenarioSpec, catalog: Any, fidelity: str) -> Result:
     """One closed loop of the job's I/Os (``workload``: the job's, or a loop of it at another
-    population): a mix of block sizes (bssplit, bsrange, a trace) through ``nvsim.fio_mix``."""
+    population): a mix of block sizes (bssplit, bsrange, a trace) through ``nvsim.workload.mix``."""
     if job.bs_mix:
-        return mixed_result(workload, list(job.bs_mix), spec, catalog, fidelity)
+        return mixed_result(workload, list(job.bs_mix), spec, fidelity, closed_loop(catalog))
     return Simulation(spec, workload, catalog=catalog).run(fidelity)
+
+
+def closed_loop(catalog: Any) -> ClosedLoop:
+    """The closed-loop runner handed to the composite workloads (nvsim.workload): one closed loop
+    through the orchestrator, on ``catalog``."""
+    def loop(spec: ScenarioSpec, workload: WorkloadSpec, fidelity: str) -> Result:
+        return Simulation(spec, workload, catalog=catalog).run(fidelity)
+    return loop
 
 
 def _iops_text(iops: float) -> str:
@@ -327,7 +338,7 @@ def paced_run(run: JobRun, spec: ScenarioSpec, catalog: Any, fidelity: str, targ
 
 def poisson_run(run: JobRun, spec: ScenarioSpec, catalog: Any, fidelity: str, target_iops: float) -> JobRun:
     """A job under fio's rate with ``rate_process=poisson``: I/Os arrive at random at the cap's
-    mean rate (``nvsim.fio_open``: the array as a flow-equivalent server of its closed loops)."""
+    mean rate (``nvsim.workload.open_loop``: the array as a flow-equivalent server of its closed loops)."""
     ladder = population_ladder(run.workload)
     loops = []
     for index in ladder_picks(len(ladder)):
@@ -456,7 +467,7 @@ def job_entries(runs: list[JobRun], catalog: Any, group_reporting: bool) -> list
 
 
 def log_entries(runs: list[JobRun], catalog: Any) -> list[LogEntry]:
-    """Each job and numjobs clone in fio's numbering (from 1), for its log files (``nvsim.fio_log``)."""
+    """Each job and numjobs clone in fio's numbering (from 1), for its log files (``nvsim.fio.logs``)."""
     out: list[LogEntry] = []
     for run in runs:
         host_io = catalog.host_io.get(run.workload.ioengine) if catalog is not None else None

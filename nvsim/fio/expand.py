@@ -24,8 +24,8 @@ import re
 from collections.abc import Mapping
 from fractions import Fraction
 
-from .errors import InputError
-from .specs import PlatformSpec
+from ..errors import InputError
+from ..specs import PlatformSpec
 
 PAGE_BYTES_X86_64 = 4096
 """``$pagesize``: the base page of x86-64 Linux, the platforms nvsim models."""

@@ -6,7 +6,7 @@ Formats as fio 3.x writes them (HOWTO "Log File Formats"; fio 3.33's files have 
   size, offset`` per line; windowed (``log_avg_msec``), one line per direction and window, with
   block size and offset 0 as fio writes them. Values: KiB/s, IOPS, latency in ns.
 * histogram log (``write_hist_log`` with ``log_hist_msec``): ``time (ms), direction, block size,``
-  then the count of each of fio's 1856 latency buckets (``nvsim.fio_json``'s histogram) in the
+  then the count of each of fio's 1856 latency buckets (``nvsim.fio.json_report``'s histogram) in the
   window; fio's tools/hist/fiologparser_hist.py reads it.
 * names: ``<prefix>_bw.<x>.log``, ``_iops``, ``_lat``/``_clat``/``_slat``, ``_clat_hist``, where
   ``x`` numbers the jobs (each numjobs clone) from 1, and ``per_job_logs=0`` drops ``.<x>``; the
@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError
-from .fio_json import PLAT_NR, plat_val_to_idx
+from ..errors import InputError
+from .json_report import PLAT_NR, plat_val_to_idx
 
 DEFAULT_LOG_MSEC = 500
 """Window of the bandwidth, IOPS and latency logs when the job sets no ``log_avg_msec`` (fio's

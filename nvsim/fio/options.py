@@ -5,10 +5,10 @@ job files with these tables; docs/fio.md lists them)."""
 
 from __future__ import annotations
 
-from .fio_names import FIO_OPTION_ALIASES
+from .names import FIO_OPTION_ALIASES
 
 MODELLED_OPTIONS: dict[str, str] = {
-    "rw": "WorkloadSpec.rw (alias readwrite); trim types: FioJob.trim, NVMe deallocations (nvsim.fio_trim)",
+    "rw": "WorkloadSpec.rw (alias readwrite); trim types: FioJob.trim, NVMe deallocations (nvsim.workload.trim)",
     "bs": "WorkloadSpec.bs (alias blocksize); read,write[,trim] form: the sizes of the directions the job uses must agree",
     "iodepth": "WorkloadSpec.iodepth",
     "numjobs": "WorkloadSpec.numjobs",
@@ -34,12 +34,12 @@ MODELLED_OPTIONS: dict[str, str] = {
     "latency_target": "FioJob.latency_target_s (microseconds unless a unit is given): the highest iodepth that meets it",
     "latency_window": "FioJob.latency_window_s (microseconds unless a unit is given), reported as fio does",
     "latency_percentile": "FioJob.latency_percentile: the share of I/Os that must meet latency_target (default 100)",
-    "bssplit": "FioJob.bs_mix: the job's closed loop with its I/Os drawn from the sizes in their shares (nvsim.fio_mix)",
-    "bsrange": "FioJob.bs_mix: LOW, 2 LOW, ... below HIGH equally likely, as fio rounds its uniform draw (nvsim.fio_mix)",
+    "bssplit": "FioJob.bs_mix: the job's closed loop with its I/Os drawn from the sizes in their shares (nvsim.workload.mix)",
+    "bsrange": "FioJob.bs_mix: LOW, 2 LOW, ... below HIGH equally likely, as fio rounds its uniform draw (nvsim.workload.mix)",
     "offset": "WorkloadSpec.offset: where job 0's region starts (or FioJob.offset_percent for 'N%')",
-    "flow": "FioJob.flow_weight: jobs of one flow_id that run together keep their I/O counts in the ratio of their weights (nvsim.fio_together)",
+    "flow": "FioJob.flow_weight: jobs of one flow_id that run together keep their I/O counts in the ratio of their weights (nvsim.workload.together)",
     "flow_id": "FioJob.flow_id: the group a flow weight counts in (default 0)",
-    "read_iolog": "FioJob.trace: a fio iolog (v2, v3), blktrace (binary or blkparse text) or MSR CSV, replayed as its mix (nvsim.fio_trace)",
+    "read_iolog": "FioJob.trace: a fio iolog (v2, v3), blktrace (binary or blkparse text) or MSR CSV, replayed as its mix (nvsim.fio.trace)",
     "replay_no_stall": "a replayed trace as fast as the job's iodepth allows (closed loop) instead of at its timestamps",
     "replay_time_scale": "a replayed trace's rate, percent of its timestamps' rate (default 100)",
     "zonemode": "none, or strided (zones of zonesize bytes: the job's stream when a zone holds at least 64 I/Os of 4 KiB); zbd refused",
@@ -48,7 +48,7 @@ MODELLED_OPTIONS: dict[str, str] = {
     "drive_state": "WorkloadSpec.drive_state, nvsim's own option (fio does not know it): steady (preconditioned, default) or fresh (WAF 1, free blocks)",
     "io_size": "FioJob.io_size_bytes (alias io_limit): the bytes each clone moves (default size), for the job's runtime and io_bytes",
     "loops": "FioJob.loops: fio repeats the job's I/O this many times (runtime and io_bytes)",
-    "rate_process": "FioJob.rate_process: linear (fio's default, paced evenly) or poisson (open-loop arrivals, nvsim.fio_open)",
+    "rate_process": "FioJob.rate_process: linear (fio's default, paced evenly) or poisson (open-loop arrivals, nvsim.workload.open_loop)",
 }
 """fio options that set a ``WorkloadSpec`` field."""
 
@@ -68,12 +68,12 @@ KEPT_OPTIONS: dict[str, str] = {
 UNDERSTOOD_WITHOUT_EFFECT: frozenset[str] = frozenset({
     # naming and reporting
     "description", "group_reporting", "unit_base", "stats",
-    # log files, written by nvsim.fio_log in fio's formats
+    # log files, written by nvsim.fio.logs in fio's formats
     "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "log_avg_msec",
     "log_hist_msec", "per_job_logs", "log_offset",
     # random offset generation: nvsim draws uniform offsets from its own seeded streams
     "randrepeat", "randseed", "random_generator", "norandommap", "softrandommap",
-    # what fio reports: percentiles and the JSON's job entries (nvsim.fio_json, nvsim.fio_run)
+    # what fio reports: percentiles and the JSON's job entries (nvsim.fio.json_report, nvsim.fio.run)
     "percentile_list", "clat_percentiles", "lat_percentiles", "slat_percentiles", "disk_util",
     # trace replay onto another device: the simulated array is the device
     "replay_redirect",
@@ -114,7 +114,7 @@ ALIASES: dict[str, str] = {
     **{alias: name for alias, name in FIO_OPTION_ALIASES.items() if alias not in _NVSIM_ALIASES.values()},
     **_NVSIM_ALIASES,
 }
-"""fio's option aliases (``options.c``; ``nvsim.fio_names``), by the names the tables above use
+"""fio's option aliases (``options.c``; ``nvsim.fio.names``), by the names the tables above use
 (``iodepth_batch_submit`` is fio's alias of ``iodepth_batch``; nvsim names the option by it)."""
 
 FIO_RW_MODELLED = ("read", "write", "randread", "randwrite", "rw", "readwrite", "randrw")

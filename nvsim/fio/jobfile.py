@@ -26,10 +26,10 @@ what the user should know (fio's default ioengine, jobs fio runs together). fio'
 job options become job-file text with ``command_line_to_jobfile``.
 Every problem is an ``InputError`` of one line naming the file, the line and the option.
 
-``workload_to_fio_section`` writes a ``WorkloadSpec`` back as a job section (``parse`` of what it
-writes gives the same spec). fio's JSON is ``nvsim.fio_json`` (``fio_json_report`` is re-exported
-here), running a job file is ``nvsim.fio_run``, its log files ``nvsim.fio_log``. docs/fio.md has
-the details and the deviations from fio.
+``workload_to_fio_section`` (nvsim.fio.writer, re-exported here) writes a ``WorkloadSpec`` back as a
+job section (``parse`` of what it writes gives the same spec). fio's JSON is ``nvsim.fio.json_report``
+(``fio_json_report`` is re-exported here), running a job file is ``nvsim.fio.run``, its log files
+``nvsim.fio.logs``. docs/fio.md has the details and the deviations from fio.
 """
 
 from __future__ import annotations
@@ -43,20 +43,20 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .errors import InputError, from_validation_error, suggestion_text
-from .loader import read_bytes, read_text
-from .fio_options import (  # noqa: F401 (the tables, re-exported for callers of nvsim.fio)
+from ..errors import InputError, from_validation_error, suggestion_text
+from ..loader import read_bytes, read_text
+from .options import (  # noqa: F401 (the tables, re-exported for callers of nvsim.fio)
     MODELLED_OPTIONS, KEPT_OPTIONS, UNDERSTOOD_WITHOUT_EFFECT, REFUSED_OPTIONS, REFUSED_DEFAULTS, ALIASES, FIO_RW_MODELLED,
     FIO_RW_TRIM, FIO_DEFAULT_RW, FIO_DEFAULT_IOENGINE, BLOCK_IOENGINES, UNSIMULATED_IOENGINES, HOST_IO_FLAGS,
 )
-from .fio_expand import expand_value, platform_keywords  # noqa: F401 (re-exported)
-from .fio_mix import MAX_MIX_PARTS, MixPart
-from .fio_names import FIO_OPTION_NAMES, FIO_VERSION
-from .fio_trace import TraceSummary, parse_trace, summarize
-from .ftl.load import DRIVE_STATES
-from .skew_syntax import check_distribution
-from .fio_json import FIO_PERCENTILES, fio_json_report, percentile_table  # noqa: F401 (fio's JSON lives in nvsim.fio_json)
-from .specs import MAX_BYTES, WorkloadSpec
+from .expand import expand_value, platform_keywords  # noqa: F401 (re-exported)
+from .names import FIO_OPTION_NAMES, FIO_VERSION
+from .trace import parse_trace, summarize
+from ..skew_syntax import check_distribution
+from .json_report import FIO_PERCENTILES, fio_json_report, percentile_table  # noqa: F401 (fio's JSON lives in nvsim.fio.json_report)
+from ..specs import MAX_BYTES, WorkloadSpec
+from ..specs.workload import DRIVE_STATES, MAX_MIX_PARTS, MixPart, TraceSummary
+from .writer import command_line_to_jobfile, workload_to_fio_section  # noqa: F401 (re-exported: the writer lives in nvsim.fio.writer)
 
 _KNOWN = frozenset({*MODELLED_OPTIONS, *KEPT_OPTIONS, *UNDERSTOOD_WITHOUT_EFFECT, *ALIASES})
 _READS = {"read", "randread"}
@@ -108,7 +108,7 @@ class FioJob:
     flow_id: int = 0
     trace: TraceSummary | None = None
     io_size_bytes: int | None = None
-    trim: str | None = None  # fio's rw when it trims (trim, randtrim, trimwrite, randtrimwrite; nvsim.fio_trim)
+    trim: str | None = None  # fio's rw when it trims (trim, randtrim, trimwrite, randtrimwrite; nvsim.workload.trim)
     loops: int = 1
 
     @property
@@ -145,7 +145,7 @@ class FioJobFile:
 
     def concurrent_jobs(self) -> list[list[str]]:
         """Names of the jobs fio would run at once (one phase, no stonewall between them); nvsim
-        runs them on one array (``nvsim.fio_run.simulate_jobs``)."""
+        runs them on one array (``nvsim.fio.run.simulate_jobs``)."""
         phases: dict[int, list[str]] = {}
         for job in self.jobs:
             phases.setdefault(job.phase, []).append(job.name)
@@ -259,7 +259,7 @@ def parse_fio_jobfile(text: str, path: str = "<jobfile>", *, catalog: Any = None
     ``${VAR}`` is taken from ``environ`` (the process environment when None; ``NO_ENVIRONMENT``
     for a file someone else sent), fio's keywords ``$ncpus``, ``$mb_memory``, ``$pagesize`` from
     ``keywords`` (``platform_keywords`` of the simulated platform; None: a keyword is an error), as
-    fio expands them (``nvsim.fio_expand``). A trace the file names (``read_iolog``) is reached
+    fio expands them (``nvsim.fio.expand``). A trace the file names (``read_iolog``) is reached
     through ``open_file`` (``local_file``: fio's way; the dashboard passes its own, which opens
     only what the client uploaded and the shipped examples)."""
     sections = _sections(text, path, keywords, environ)
@@ -287,28 +287,6 @@ def parse_fio_jobfile(text: str, path: str = "<jobfile>", *, catalog: Any = None
         raise InputError("", "no jobs defined: the file has no job section, only [global] (fio: 'No jobs(s) defined')", source=path)
     global_options = {e.key: e.value or "" for e in global_entries}
     return FioJobFile(path=path, jobs=tuple(jobs), unmodelled_options=tuple(sorted(unmodelled)), global_options=global_options)
-
-
-def command_line_to_jobfile(arguments: list[str] | tuple[str, ...]) -> str:
-    """fio's command-line job options (``--name=a --rw=randread --bs=4k``) as job-file text.
-
-    As fio's parse_cmd_line: options before the first ``--name`` go to ``[global]``; each
-    ``--name=X`` opens job ``[X]`` and the options after it are that job's; ``--flag`` alone is a
-    bare flag. The text comes before any job file's, so its global options apply to the file's jobs
-    too, as fio's command-line defaults do. Anything else than ``--key[=value]`` is an error.
-    """
-    lines = ["[global]"]
-    for argument in arguments:
-        if not argument.startswith("--") or len(argument) < 3:
-            raise InputError("command line", f"fio's job options are written --key=value or --flag, got {argument!r}")
-        key, has_value, value = argument[2:].partition("=")
-        if key == "name":
-            if not value:
-                raise InputError("--name", "needs a job name (--name=NAME)")
-            lines.append(f"[{value}]")
-        else:
-            lines.append(f"{key}={value}" if has_value else key)
-    return "\n".join(lines) + "\n"
 
 
 def _sections(text: str, path: str, keywords: dict[str, int] | None = None,
@@ -545,7 +523,7 @@ def _finish_job(draft: _JobDraft, catalog: Any) -> FioJob:
     section, path, data = draft.section, draft.path, draft.data
     data["name"] = draft.name
     trim = draft.rw if draft.rw in FIO_RW_TRIM else None
-    data["rw"] = _TRIM_SHAPE.get(draft.rw, draft.rw)  # a trim job's offsets are a write job's (nvsim.fio_trim)
+    data["rw"] = _TRIM_SHAPE.get(draft.rw, draft.rw)  # a trim job's offsets are a write job's (nvsim.workload.trim)
     data["ioengine"] = draft.ioengine
     shape = draft.shape
     mix, trace = _shape(data, draft.bs, shape["mix"], shape["replay"], shape["placement"], draft.origin, section, path,
@@ -877,7 +855,7 @@ mix is simulated as (``_range_bins``), never enumerated."""
 
 
 def _range_bins(low: int, count: int) -> list[tuple[int, float]]:
-    """The sizes LOW, 2 LOW, ..., count x LOW, equally likely, as ``fio_mix.binned`` bins them,
+    """The sizes LOW, 2 LOW, ..., count x LOW, equally likely, as ``nvsim.workload.mix.binned`` bins them,
     without listing them: bin b holds the multiples k with b/MAX_MIX_PARTS < k/count <=
     (b+1)/MAX_MIX_PARTS, its share their count over ``count``, its size their mean (whole 512-byte sectors)."""
     bins = []
@@ -1069,86 +1047,3 @@ def _choose_bs(rw: str, bs: list, origin: dict[str, _Entry], section: _Section, 
     if chosen:
         origin["bs"] = chosen[1]
     return sizes[0]
-
-
-# ---------------------------------------------------------------- writing a job section
-
-
-def workload_to_fio_section(workload: WorkloadSpec) -> str:
-    """One fio job section for ``workload``; ``parse_fio_jobfile`` of it gives ``workload`` back.
-
-    Values fio cannot say exactly are refused (InputError): a name fio would read differently
-    (empty, ';' or '#', surrounding blanks, starting with "global", control characters), times that
-    are not whole microseconds, a zero runtime or size (fio reads 0 as "no limit" / "whole file").
-    """
-    w = workload
-    _check_section_text("name", w.name, name=True)
-    _check_section_text("ioengine", w.ioengine, name=False)
-    lines = [f"[{w.name}]", f"rw={w.rw}", f"bs={_format_bytes(w.bs)}", f"iodepth={w.iodepth}", f"numjobs={w.numjobs}"]
-    if w.rwmixread != 50:
-        lines.append(f"rwmixread={w.rwmixread}")
-    if w.size is not None:
-        if w.size <= 0:
-            raise InputError("size", f"fio reads size={w.size} as the whole file; write None for that (job {w.name!r})")
-        lines.append(f"size={_format_bytes(w.size)}")
-    if w.offset_increment:
-        if w.offset_increment < 0:
-            raise InputError("offset_increment", f"must not be negative, got {w.offset_increment} (job {w.name!r})")
-        lines.append(f"offset_increment={_format_bytes(w.offset_increment)}")
-    if w.runtime is not None:
-        if w.runtime <= 0:
-            raise InputError("runtime", f"fio reads runtime={w.runtime} as no limit; write None for that (job {w.name!r})")
-        lines.append(f"runtime={_format_seconds('runtime', w.runtime, w.name)}")
-    if w.ramp_time:
-        if w.ramp_time < 0:
-            raise InputError("ramp_time", f"must not be negative, got {w.ramp_time} (job {w.name!r})")
-        lines.append(f"ramp_time={_format_seconds('ramp_time', w.ramp_time, w.name)}")
-    if w.time_based:
-        lines.append("time_based=1")
-    lines.append(f"ioengine={w.ioengine}")
-    lines += [f"{flag}=1" for flag in HOST_IO_FLAGS if getattr(w, flag)]  # engine options follow ioengine, as fio needs
-    lines += [f"{key}={getattr(w, key)}" for key in ("iodepth_batch_submit", "iodepth_batch_complete_min")
-              if getattr(w, key) != 1]
-    return "\n".join(lines) + "\n"
-
-
-def _check_section_text(label: str, text: str, *, name: bool) -> None:
-    problem = None
-    if not text:
-        problem = "is empty"
-    elif text != text.strip():
-        problem = "has blanks at its ends, which fio strips"
-    elif ";" in text or "#" in text:
-        problem = "contains ';' or '#', where fio starts a comment"
-    elif not text.isprintable():
-        problem = "contains a control or line-break character"
-    elif not name and "${" in text:
-        problem = "contains '${', which fio replaces with an environment variable"
-    elif not name and re.search(r"\$[A-Za-z_]", text):
-        problem = "contains '$' before a name, which fio reads as one of its keywords ($ncpus, $pagesize, ...)"
-    elif name and text.startswith("global"):
-        problem = "starts with 'global', which fio reads as a [global] section"
-    elif name and len(text) > 255:
-        problem = "is longer than the 255 characters fio keeps"
-    if problem:
-        raise InputError(label, f"{text!r} {problem}; it cannot be written to a fio job file")
-
-
-def _format_bytes(n: int) -> str:
-    """4096 -> '4k', 1048576 -> '1m' (fio's default kb_base=1024); other sizes in bytes."""
-    for suffix, power in (("p", 5), ("t", 4), ("g", 3), ("m", 2), ("k", 1)):
-        unit = 1024**power
-        if n and n % unit == 0:
-            return f"{n // unit}{suffix}"
-    return str(n)
-
-
-def _format_seconds(label: str, seconds: float, job: str) -> str:
-    microseconds = round(Fraction(seconds) * 10**6)
-    if float(Fraction(microseconds, 10**6)) != seconds:
-        raise InputError(label, f"{seconds!r} s is not a whole number of microseconds, fio's resolution (job {job!r})")
-    if microseconds % 10**6 == 0:
-        return str(microseconds // 10**6)
-    if microseconds % 1000 == 0:
-        return f"{microseconds // 1000}ms"
-    return f"{microseconds}us"

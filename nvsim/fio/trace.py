@@ -3,10 +3,10 @@ and the SNIA / MSR Cambridge CSV format, read into one ``Trace`` of host I/Os an
 replay (``TraceSummary``).
 
 A trace is replayed as the job's closed loop or open loop of what it holds (``nvsim.fio``: a
-``read_iolog`` job): its mix of block sizes per direction (``nvsim.fio_mix``, binned to at most
+``read_iolog`` job): its mix of block sizes per direction (``nvsim.workload.mix``, binned to at most
 ``MAX_MIX_PARTS`` sizes), its read share, whether its I/Os are mostly sequential (each starts where
 the one before ended) or random, and the region it touches; open-loop at its timestamps' mean
-rate (fio's default: ``nvsim.fio_open``, arrivals taken as Poisson) or, with ``replay_no_stall``
+rate (fio's default: ``nvsim.workload.open_loop``, arrivals taken as Poisson) or, with ``replay_no_stall``
 or a trace without timestamps, closed-loop at the job's iodepth. The I/Os are not replayed one by
 one: the simulated stream draws the trace's sizes, directions and offsets' character, which are
 what the array's answer depends on.
@@ -46,9 +46,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError
-from .fio_mix import MixPart
-from .loader import read_bytes
+from ..errors import InputError
+from ..loader import read_bytes
+from ..specs.workload import MixPart, TraceSummary
 
 SECTOR_BYTES_BLKTRACE = 512
 """blktrace and blkparse count 512-byte sectors whatever the device's block size."""
@@ -146,22 +146,6 @@ class Trace:
     @property
     def timed(self) -> bool:
         return bool(len(self.time_s)) and not np.isnan(self.time_s).any()
-
-
-@dataclass(frozen=True)
-class TraceSummary:
-    """What a replay draws from a trace: I/O count, read share, the size mix per direction, the
-    share of sequential I/Os, the region touched, and the mean arrival rate (None: untimed)."""
-
-    ios: int
-    read_fraction: float
-    parts: tuple[MixPart, ...]
-    sequential_share: float
-    start_bytes: int
-    region_bytes: int
-    arrival_iops: float | None
-    skipped: int
-    format: str = ""
 
 
 def read_trace(path: str | Path) -> Trace:

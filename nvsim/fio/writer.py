@@ -1,0 +1,118 @@
+"""fio job files out: a ``WorkloadSpec`` as a job section (``workload_to_fio_section``; the reader,
+``nvsim.fio.jobfile.parse_fio_jobfile``, of what it writes gives the same spec), and fio's
+command-line job options as job-file text (``command_line_to_jobfile``).
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from ..errors import InputError
+from ..specs import WorkloadSpec
+from .options import HOST_IO_FLAGS
+
+
+def command_line_to_jobfile(arguments: list[str] | tuple[str, ...]) -> str:
+    """fio's command-line job options (``--name=a --rw=randread --bs=4k``) as job-file text.
+
+    As fio's parse_cmd_line: options before the first ``--name`` go to ``[global]``; each
+    ``--name=X`` opens job ``[X]`` and the options after it are that job's; ``--flag`` alone is a
+    bare flag. The text comes before any job file's, so its global options apply to the file's jobs
+    too, as fio's command-line defaults do. Anything else than ``--key[=value]`` is an error.
+    """
+    lines = ["[global]"]
+    for argument in arguments:
+        if not argument.startswith("--") or len(argument) < 3:
+            raise InputError("command line", f"fio's job options are written --key=value or --flag, got {argument!r}")
+        key, has_value, value = argument[2:].partition("=")
+        if key == "name":
+            if not value:
+                raise InputError("--name", "needs a job name (--name=NAME)")
+            lines.append(f"[{value}]")
+        else:
+            lines.append(f"{key}={value}" if has_value else key)
+    return "\n".join(lines) + "\n"
+
+
+def workload_to_fio_section(workload: WorkloadSpec) -> str:
+    """One fio job section for ``workload``; ``parse_fio_jobfile`` of it gives ``workload`` back.
+
+    Values fio cannot say exactly are refused (InputError): a name fio would read differently
+    (empty, ';' or '#', surrounding blanks, starting with "global", control characters), times that
+    are not whole microseconds, a zero runtime or size (fio reads 0 as "no limit" / "whole file").
+    """
+    w = workload
+    _check_section_text("name", w.name, name=True)
+    _check_section_text("ioengine", w.ioengine, name=False)
+    lines = [f"[{w.name}]", f"rw={w.rw}", f"bs={_format_bytes(w.bs)}", f"iodepth={w.iodepth}", f"numjobs={w.numjobs}"]
+    if w.rwmixread != 50:
+        lines.append(f"rwmixread={w.rwmixread}")
+    if w.size is not None:
+        if w.size <= 0:
+            raise InputError("size", f"fio reads size={w.size} as the whole file; write None for that (job {w.name!r})")
+        lines.append(f"size={_format_bytes(w.size)}")
+    if w.offset_increment:
+        if w.offset_increment < 0:
+            raise InputError("offset_increment", f"must not be negative, got {w.offset_increment} (job {w.name!r})")
+        lines.append(f"offset_increment={_format_bytes(w.offset_increment)}")
+    if w.runtime is not None:
+        if w.runtime <= 0:
+            raise InputError("runtime", f"fio reads runtime={w.runtime} as no limit; write None for that (job {w.name!r})")
+        lines.append(f"runtime={_format_seconds('runtime', w.runtime, w.name)}")
+    if w.ramp_time:
+        if w.ramp_time < 0:
+            raise InputError("ramp_time", f"must not be negative, got {w.ramp_time} (job {w.name!r})")
+        lines.append(f"ramp_time={_format_seconds('ramp_time', w.ramp_time, w.name)}")
+    if w.time_based:
+        lines.append("time_based=1")
+    lines.append(f"ioengine={w.ioengine}")
+    lines += [f"{flag}=1" for flag in HOST_IO_FLAGS if getattr(w, flag)]  # engine options follow ioengine, as fio needs
+    lines += [f"{key}={getattr(w, key)}" for key in ("iodepth_batch_submit", "iodepth_batch_complete_min")
+              if getattr(w, key) != 1]
+    return "\n".join(lines) + "\n"
+
+
+def _check_section_text(label: str, text: str, *, name: bool) -> None:
+    problem = None
+    if not text:
+        problem = "is empty"
+    elif text != text.strip():
+        problem = "has blanks at its ends, which fio strips"
+    elif ";" in text or "#" in text:
+        problem = "contains ';' or '#', where fio starts a comment"
+    elif not text.isprintable():
+        problem = "contains a control or line-break character"
+    elif not name and "${" in text:
+        problem = "contains '${', which fio replaces with an environment variable"
+    elif not name and re.search(r"\$[A-Za-z_]", text):
+        problem = "contains '$' before a name, which fio reads as one of its keywords ($ncpus, $pagesize, ...)"
+    elif name and text.startswith("global"):
+        problem = "starts with 'global', which fio reads as a [global] section"
+    elif name and len(text) > 255:
+        problem = "is longer than the 255 characters fio keeps"
+    if problem:
+        raise InputError(label, f"{text!r} {problem}; it cannot be written to a fio job file")
+
+
+def _format_bytes(n: int) -> str:
+    """4096 -> '4k', 1048576 -> '1m' (fio's default kb_base=1024); other sizes in bytes."""
+    for suffix, power in (("p", 5), ("t", 4), ("g", 3), ("m", 2), ("k", 1)):
+        unit = 1024**power
+        if n and n % unit == 0:
+            return f"{n // unit}{suffix}"
+    return str(n)
+
+
+def _format_seconds(label: str, seconds: float, job: str) -> str:
+    microseconds = round(Fraction(seconds) * 10**6)
+    if float(Fraction(microseconds, 10**6)) != seconds:
+        raise InputError(label, f"{seconds!r} s is not a whole number of microseconds, fio's resolution (job {job!r})")
+    if microseconds % 10**6 == 0:
+        return str(microseconds // 10**6)
+    if microseconds % 1000 == 0:
+        return f"{microseconds // 1000}ms"
+    return f"{microseconds}us"
+
+
+__all__ = ["workload_to_fio_section", "command_line_to_jobfile"]

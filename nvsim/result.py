@@ -1,0 +1,150 @@
+"""What a simulation returns, whichever route answered: :class:`Result`, and the names of its
+route (:data:`Route`) and fidelity (:data:`Fidelity`).
+
+Below everything that returns one: the orchestrator (nvsim.simulation) and the composite workloads
+(nvsim.workload) build it; clients read it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from .sim.result import SimResult, Utilisation
+from .specs import ScenarioSpec, WorkloadSpec
+from .ssd import DrivePrediction
+from .states import ArrayState
+
+Fidelity = Literal["event", "fluid"]
+Route = Literal["drive", "array", "state"]
+
+ClosedLoop = Callable[[ScenarioSpec, WorkloadSpec, str], "Result"]
+"""The closed-loop runner the composite workloads (nvsim.workload) are handed: one closed loop of a
+workload on a scenario at a fidelity, as ``Simulation(scenario, workload).run(fidelity)`` (the
+caller binds the catalog)."""
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a simulation returns, whichever route answered: rates, CPU, latency, write
+    amplification, utilisation and what limits them.
+
+    ``simulation`` is the array simulator's full record (``nvsim.sim.SimResult``: latency samples,
+    the measured window, every resource's utilisation) and ``drive`` the SSD model's
+    (``nvsim.ssd.DrivePrediction``); exactly one of the two is set. The properties read either,
+    spelled as :meth:`metrics` names them.
+    """
+
+    scenario: str
+    workload: str | None
+    route: Route
+    fidelity: str  # the solver's: "event", "fluid" (the network's states too), or "drive model"
+    state: ArrayState
+    simulation: SimResult | None = None
+    drive: DrivePrediction | None = None
+
+    def metrics(self) -> dict[str, float | str | None]:
+        """Flat metrics, the names validation compares: the simulator's ``SimResult.metrics()``, or
+        for a single drive the SSD model's numbers (``DrivePrediction.as_dict()``) and
+        ``limited_by``."""
+        if self.drive is not None:
+            values: dict[str, float | str | None] = dict(self.drive.as_dict())
+            values["limited_by"] = self.drive.limited_by
+            return values
+        return self.simulation.metrics()
+
+    def as_dict(self) -> dict:
+        """A JSON record: the simulator's (``SimResult.as_dict()``), or a single drive's metrics."""
+        return self.simulation.as_dict() if self.simulation is not None else self.metrics()
+
+    @property
+    def read_iops(self) -> float:
+        return self._either("read_iops")
+
+    @property
+    def write_iops(self) -> float:
+        return self._either("write_iops")
+
+    @property
+    def total_iops(self) -> float:
+        return self.read_iops + self.write_iops
+
+    @property
+    def read_bytes_per_s(self) -> float:
+        return self._either("read_bytes_per_s")
+
+    @property
+    def write_bytes_per_s(self) -> float:
+        return self._either("write_bytes_per_s")
+
+    @property
+    def cpu_percent(self) -> float | None:
+        """Host CPU busy, percent of all logical CPUs (None: the drive model has no host)."""
+        return None if self.simulation is None else self.simulation.cpu_percent
+
+    @property
+    def read_latency_us(self) -> dict[str, float]:
+        """mean, p50, p90, p99, p99.9 in microseconds (event mode only; else empty)."""
+        return {} if self.simulation is None else self.simulation.read_latency_us
+
+    @property
+    def write_latency_us(self) -> dict[str, float]:
+        return {} if self.simulation is None else self.simulation.write_latency_us
+
+    @property
+    def raid_waf(self) -> float:
+        """Member bytes written / host bytes written (1 for a drive used directly; NaN: no writes)."""
+        if self.simulation is None:
+            return 1.0 if self.drive.write_iops else float("nan")
+        return self.simulation.raid_waf
+
+    @property
+    def waf_nand(self) -> float:
+        """NAND bytes programmed / bytes written to the drives (NaN: no writes)."""
+        return self.drive.waf_nand if self.simulation is None else self.simulation.waf_nand
+
+    @property
+    def utilisation(self) -> tuple[Utilisation, ...]:
+        """Every resource's busy share (the array simulator's; none for a single drive)."""
+        return () if self.simulation is None else self.simulation.utilisation
+
+    @property
+    def limited_by(self) -> str:
+        """What the solver says limits the run (a resource's name, or its own sentence)."""
+        return self._either("limited_by")
+
+    @property
+    def bottleneck(self) -> str:
+        """The limiting resource as reports show it ("GPU ... at 100%"): ``metrics()["limited_by"]``."""
+        return self.drive.limited_by if self.simulation is None else self.simulation.bottleneck_text
+
+    @property
+    def transactions_per_s(self) -> float | None:
+        """OLTP workloads: transactions completed per second; otherwise None."""
+        return None if self.simulation is None else self.simulation.transactions_per_s
+
+    @property
+    def rebuild_bytes_per_s(self) -> float | None:
+        """While a member is being rebuilt: its rebuild rate; otherwise None."""
+        return None if self.simulation is None else self.simulation.rebuild_bytes_per_s
+
+    @property
+    def rebuild_limited_by(self) -> str:
+        return "" if self.simulation is None else self.simulation.rebuild_limited_by
+
+    @property
+    def latency_samples_s(self) -> dict:
+        """Every measured host I/O's latency in seconds, "read"/"write" -> array (event mode only)."""
+        return {} if self.simulation is None else self.simulation.latency_samples_s
+
+    @property
+    def simulated_s(self) -> float:
+        """Simulated time of the measured window (0: the drive model and the network have none)."""
+        return 0.0 if self.simulation is None else self.simulation.simulated_s
+
+    def _either(self, name: str):
+        return getattr(self.drive if self.simulation is None else self.simulation, name)
+
+
+__all__ = ["Result", "Route", "Fidelity", "ClosedLoop"]
