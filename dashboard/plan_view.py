@@ -20,9 +20,9 @@ from dash import Dash, Input, Output, State, dcc, html
 from nvsim.errors import InputError
 from nvsim.fio.expand import NO_ENVIRONMENT
 from nvsim.plan import run_plan
-from nvsim.plan_answer import performance
-from nvsim.plan_output import si_text, stages_text
-from nvsim.plan_spec import PlanSpec
+from nvsim.plan.answer import performance
+from nvsim.plan.output import si_text, stages_text
+from nvsim.plan.spec import PlanSpec
 
 from .client_files import ClientFiles
 

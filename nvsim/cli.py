@@ -284,7 +284,8 @@ def plan(
     if not str(output).strip() or output.name in ("", ".", ".."):
         raise InputError("--output", f"a folder for the plan's files is needed, got {str(output)!r}")
     spec = nvsim.plan.prepare_plan(requirements)[0]  # a bad plan stops here, before any work
-    nvsim.plan_output.check_outputs(output, spec.top)
+    from .plan import output as plan_output
+    plan_output.check_outputs(output, spec.top)
     if dask:
         require_extra("distributed", "dask", "--dask", "a plan on a Dask cluster")
     with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
@@ -297,8 +298,8 @@ def plan(
             bar.update(tasks[stage], advance=advance)
 
         result = nvsim.plan.run_plan(requirements, workers=workers or os.cpu_count() or 1, dask_address=dask, progress=progress)
-    written = nvsim.plan_output.write_outputs(result, output)
-    nvsim.plan_output.print_plan(console, result, written)
+    written = plan_output.write_outputs(result, output)
+    plan_output.print_plan(console, result, written)
 
 
 @catalog_app.callback()

@@ -29,7 +29,7 @@ from dashboard.client_files import ClientFiles, SOURCE_TREE
 from dashboard.views import LINK_WAITING
 from nvsim import InputError
 from nvsim.fio import local_file, parse_fio_jobfile
-from nvsim.plan_spec import load_plan, workload_specs
+from nvsim.plan.spec import load_plan, workload_specs
 
 CANARY_VAR = "NVSIM_DISCLOSURE_CANARY"
 

@@ -13,9 +13,9 @@ from nvsim.array_capacity import capacity
 from nvsim.catalog import default_catalog
 from nvsim.cost import cost_power, price_parts
 from nvsim.errors import InputError
-from nvsim.plan_fluid import scenario_data
-from nvsim.plan_space import Verdicts, enumerate_candidates, exact_filters, idle_power_w, price_usd, resolve_axes
-from nvsim.plan_spec import PlanSpec
+from nvsim.plan.fluid import scenario_data
+from nvsim.plan.space import Verdicts, enumerate_candidates, exact_filters, idle_power_w, price_usd, resolve_axes
+from nvsim.plan.spec import PlanSpec
 from nvsim.scenario import parse_scenario
 from nvsim.specs import WorkloadSpec
 

@@ -8,8 +8,8 @@ import pytest
 
 from nvsim.catalog import default_catalog
 from nvsim.cost import cost_power, price_parts
-from nvsim.plan_space import Verdicts, enumerate_candidates, exact_filters, price_usd, resolve_axes
-from nvsim.plan_spec import PlanSpec
+from nvsim.plan.space import Verdicts, enumerate_candidates, exact_filters, price_usd, resolve_axes
+from nvsim.plan.spec import PlanSpec
 from nvsim.scenario import parse_scenario
 
 CATALOG = default_catalog()

@@ -1,4 +1,4 @@
-"""The plan's search axes at their boundaries (nvsim.plan_spec): a strip is a whole number of 4 KiB
+"""The plan's search axes at their boundaries (nvsim.plan.spec): a strip is a whole number of 4 KiB
 pages (md's chunk and every card's strip), a drive count 2 to 256 (the scenario's own limits)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from nvsim.plan_spec import PlanSpec
+from nvsim.plan.spec import PlanSpec
 
 
 def _spec(**search) -> PlanSpec:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-import nvsim.plan_output
+import nvsim.plan.output
 from nvsim.cli import main
 from nvsim.errors import EXIT_INPUT_ERROR
 from nvsim.plan import run_plan
@@ -105,7 +105,7 @@ def test_bad_plans_are_one_line_and_exit_2(tmp_path: Path, change: dict, pattern
 
 
 def test_without_plotly_the_plan_says_so_in_one_line_and_writes_the_rest(tmp_path: Path, monkeypatch):
-    monkeypatch.setattr(nvsim.plan_output, "has_plotly", lambda: False)
+    monkeypatch.setattr(nvsim.plan.output, "has_plotly", lambda: False)
     small = {**PLAN, "confirm": 0, "requirements": {k: v for k, v in PLAN["requirements"].items() if k != "max_data_loss_probability"}}
     (tmp_path / "p.yaml").write_text(yaml.safe_dump(small))
     code, out, err = _cli(["plan", str(tmp_path / "p.yaml"), "-o", str(tmp_path / "out"), "--workers", "1"])

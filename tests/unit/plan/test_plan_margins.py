@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from nvsim.plan import margins
-from nvsim.plan_spec import PlanSpec
+from nvsim.plan.spec import PlanSpec
 
 
 def _spec() -> PlanSpec:
@@ -41,8 +41,8 @@ def test_a_set_up_at_its_ceilings_has_no_margin_and_a_cheaper_one_more():
 def test_a_rejected_candidates_reason_gives_its_gap_with_the_sign_of_the_miss():
     import numpy as np
 
-    from nvsim.plan_answer import reason_text
-    from nvsim.plan_space import Verdicts
+    from nvsim.plan.answer import reason_text
+    from nvsim.plan.space import Verdicts
 
     verdicts = Verdicts.empty(2)
     verdicts.reject(np.array([True, False]), 2, "max_power_w", 2500.0, 2000.0, "idle draw of the parts")

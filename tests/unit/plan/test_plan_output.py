@@ -1,4 +1,4 @@
-"""The plan's table cells (nvsim.plan_output.si_text): three significant digits under the SI
+"""The plan's table cells (nvsim.plan.output.si_text): three significant digits under the SI
 prefix of the value's magnitude, whatever its sign (a negative margin or a shortfall reads as
 its positive twin with a minus), worked by hand."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from nvsim.plan_output import si_text
+from nvsim.plan.output import si_text
 
 
 @pytest.mark.parametrize("value, unit, text", [

@@ -18,16 +18,16 @@ import math
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable
 
-from .array_capacity import capacity
-from .catalog import default_catalog
-from .cost import cost_power
-from .errors import InputError
-from .rebuild import rebuild_summary
-from .scenario import parse_scenario
-from .simulation import Simulation
-from .specs import WorkloadSpec
-from .wear import drive_wear
-from .workers import dask_client, process_pool
+from ..array_capacity import capacity
+from ..catalog import default_catalog
+from ..cost import cost_power
+from ..errors import InputError
+from ..rebuild import rebuild_summary
+from ..scenario import parse_scenario
+from ..simulation import Simulation
+from ..specs import WorkloadSpec
+from ..wear import drive_wear
+from ..workers import dask_client, process_pool
 
 CHUNK = 32
 """Candidates a worker process takes at a time (amortises the hand-over)."""

@@ -21,11 +21,11 @@ from typing import Callable
 import yaml
 from rich.console import Console
 
-from .errors import InputError
-from .io import check_output_path, commit_together
-from .plan import PlanResult
-from .plan_answer import performance
-from .report import Grid, print_grid
+from ..errors import InputError
+from ..io import check_output_path, commit_together
+from ..report import Grid, print_grid
+from .answer import performance
+from .search import PlanResult
 
 RANK_FILE = re.compile(r"rank-\d+\.yaml")
 PARETO_DIV_ID = "nvsim-plan-pareto"

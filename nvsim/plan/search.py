@@ -3,11 +3,11 @@
 The search runs in stages, each cheaper than the next and each counting what it pruned
 (docs/plan.md):
 
-1. exact filters over every candidate (``nvsim.plan_space``: compatibility, bays, lanes, racks,
+1. exact filters over every candidate (``nvsim.plan.space``: compatibility, bays, lanes, racks,
    capacity, price), as NumPy arrays;
-2. bounds (``nvsim.plan_bounds``: NAND and link ceilings, the shortest rebuild, idle power,
+2. bounds (``nvsim.plan.bounds``: NAND and link ceilings, the shortest rebuild, idle power,
    endurance), as NumPy arrays; never tighter than the fluid mode;
-3. the fluid mode on the survivors (``nvsim.plan_fluid``), in worker processes or on Dask, best
+3. the fluid mode on the survivors (``nvsim.plan.fluid``), in worker processes or on Dask, best
    first: in the order of a lower bound of the objective known before it runs (exact for price,
    $/usable TB and drives), until the top candidates are feasible and no survivor left could beat
    them (``exhaustive: true`` visits every survivor);
@@ -30,14 +30,14 @@ from typing import Callable
 
 import numpy as np
 
-from .budget import check_workload
-from .catalog import Catalog, default_catalog
-from .errors import InputError
-from .plan_answer import pareto_front, performance, rejected_families
-from .plan_bounds import bounds_stage, min_write_factor
-from .plan_fluid import CHUNK, event_check, needs_rebuild, pool, run_tasks, scenario_data
-from .plan_space import STAGES, Candidates, Verdicts, enumerate_candidates, exact_filters, resolve_axes
-from .plan_spec import PlanSpec, check_names, load_plan, workload_specs
+from ..budget import check_workload
+from ..catalog import Catalog, default_catalog
+from ..errors import InputError
+from .answer import pareto_front, performance, rejected_families
+from .bounds import bounds_stage, min_write_factor
+from .fluid import CHUNK, event_check, needs_rebuild, pool, run_tasks, scenario_data
+from .space import STAGES, Candidates, Verdicts, enumerate_candidates, exact_filters, resolve_axes
+from .spec import PlanSpec, check_names, load_plan, workload_specs
 
 MAX_FLUID = 200_000
 """Most candidates the fluid stage takes (a bound on its work); past it the plan is refused."""
@@ -92,7 +92,7 @@ def candidate_name(row: dict) -> str:
 
 
 def _reject_one(verdicts: Verdicts, i: int, stage: int, miss: dict) -> int:
-    """Rule out candidate ``i`` for the requirement an answer names (``plan_fluid._miss``)."""
+    """Rule out candidate ``i`` for the requirement an answer names (``plan.fluid._miss``)."""
     mask = np.zeros(len(verdicts.stage), bool)
     mask[i] = True
     resource = np.full(len(mask), verdicts.index_of(verdicts.resources, miss["resource"]), np.int32)
@@ -284,7 +284,7 @@ def event_stage(spec: PlanSpec, ranked: list[dict], tasks: dict[int, dict], verd
 
 def prepare_plan(path: str | Path, catalog: Catalog | None = None, **files):
     """Check a plan before it runs: the file, the names, the prices, the workloads, the size.
-    ``files``: how its fio job files are reached (``open_file``, ``environ``: plan_spec.workload_specs)."""
+    ``files``: how its fio job files are reached (``open_file``, ``environ``: plan.spec.workload_specs)."""
     catalog = catalog or default_catalog()
     spec, here = load_plan(path)
     check_names(spec, catalog)

@@ -1,7 +1,7 @@
 """The plan's second stage: bounds, over NumPy arrays, that no set-up can beat.
 
 Each bound is a ceiling the fluid mode cannot exceed, so a bound never prunes a candidate the
-fluid mode would accept (tests/unit/test_plan_search.py checks it on random spaces):
+fluid mode would accept (tests/unit/plan/test_plan_search.py checks it on random spaces):
 
 * throughput: the drives' NAND pool (``nvsim.ssd.SsdModel``'s pool seconds; one pool second per
   drive per second, as the fluid mode's NAND servers) and the drives' links (payload bytes at the
@@ -24,16 +24,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .catalog import Catalog
-from .engines import build_engine
-from .links import drive_link
-from .plan_space import NEAR_COPIES, Axes, Candidates, Verdicts
-from .plan_spec import PlanSpec
-from .raid import MIN_DRIVES, full_stripe_write_bytes_per_host_byte
-from .risk import HOURS_PER_YEAR, rebuild_risk
-from .specs import SECTOR_BYTES, RebuildSpec, WorkloadSpec
-from .ssd.model import SsdModel
-from .wear import SECONDS_PER_DAY
+from ..catalog import Catalog
+from ..engines import build_engine
+from ..links import drive_link
+from ..raid import MIN_DRIVES, full_stripe_write_bytes_per_host_byte
+from ..risk import HOURS_PER_YEAR, rebuild_risk
+from ..specs import SECTOR_BYTES, RebuildSpec, WorkloadSpec
+from ..ssd.model import SsdModel
+from ..wear import SECONDS_PER_DAY
+from .space import NEAR_COPIES, Axes, Candidates, Verdicts
+from .spec import PlanSpec
 
 REBUILD_SLACK = 1e-3
 """The shortest rebuild is taken 0.1% shorter still: the rebuild solve rounds the span it rebuilds

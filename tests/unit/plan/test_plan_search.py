@@ -15,11 +15,11 @@ from nvsim.array_capacity import capacity
 from nvsim.catalog import default_catalog
 from nvsim.errors import InputError
 from nvsim.plan import rank, sort_key
-from nvsim.plan_answer import pareto_front, reason_text
-from nvsim.plan_bounds import bounds_stage, drive_ceilings, min_write_factor, shortest_rebuild_hours, throughput_bound
-from nvsim.plan_fluid import scenario_data
-from nvsim.plan_space import Verdicts, enumerate_candidates, exact_filters, resolve_axes
-from nvsim.plan_spec import PROFILES, PlanSpec
+from nvsim.plan.answer import pareto_front, reason_text
+from nvsim.plan.bounds import bounds_stage, drive_ceilings, min_write_factor, shortest_rebuild_hours, throughput_bound
+from nvsim.plan.fluid import scenario_data
+from nvsim.plan.space import Verdicts, enumerate_candidates, exact_filters, resolve_axes
+from nvsim.plan.spec import PROFILES, PlanSpec
 from nvsim.rebuild import rebuild_summary
 from nvsim.scenario import parse_scenario
 from nvsim.simulation import Simulation

@@ -16,8 +16,8 @@ import math
 
 import numpy as np
 
-from .plan_space import STAGES, Candidates, Verdicts
-from .units import format_value
+from ..units import format_value
+from .space import STAGES, Candidates, Verdicts
 
 CEILINGS = ("max_", "rebuild hours", "P(data loss)", "latency", "drive bays", "PCIe lanes", "engine's drive limit", "within the top")
 """Requirement labels that are upper limits (achieved must stay under the target)."""

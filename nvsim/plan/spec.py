@@ -36,12 +36,12 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
-from .catalog import Catalog
-from .errors import InputError, suggestion_text
-from .fio import FileOpener, parse_fio_jobfile
-from .loader import decode, load_model, read_bytes
-from .raid import LEVELS
-from .specs import Bytes, BytesPerS, Count, WorkloadSpec
+from ..catalog import Catalog
+from ..errors import InputError, suggestion_text
+from ..fio import FileOpener, parse_fio_jobfile
+from ..loader import decode, load_model, read_bytes
+from ..raid import LEVELS
+from ..specs import Bytes, BytesPerS, Count, WorkloadSpec
 
 PROFILES: dict[str, dict] = {
     "randread-4k": {"rw": "randread", "bs": 4096},

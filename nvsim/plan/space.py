@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .catalog import Catalog
-from .errors import InputError
-from .plan_spec import NOT_PRODUCTS, PlanSpec, needs_power, needs_prices
-from .raid import MIN_DRIVES
-from .specs import MD_ENGINE_KINDS, SECTOR_BYTES
+from ..catalog import Catalog
+from ..errors import InputError
+from ..raid import MIN_DRIVES
+from ..specs import MD_ENGINE_KINDS, SECTOR_BYTES
+from .spec import NOT_PRODUCTS, PlanSpec, needs_power, needs_prices
 
 STAGES = ("alive", "filters", "bounds", "fluid", "event", "ranking")
 """Where a candidate was ruled out (index = code; 0: still alive)."""
