@@ -174,9 +174,9 @@ FIRST_RUN: tuple[Mutation, ...] = (
 TOGETHER = "tests/unit/test_oracles_fio_together.py"
 MIX = "tests/unit/test_oracles_fio_mix.py"
 MIX_TRACE = "tests/unit/test_fio_mix_trace.py"
-MARGINS = "tests/unit/test_oracles_plan_margins.py"
-PLAN_SEARCH = "tests/unit/test_plan_search.py"
-PLAN_CLI = "tests/integration/test_plan_cli.py"
+MARGINS = "tests/unit/plan/test_plan_margins.py"
+PLAN_SEARCH = "tests/unit/plan/test_plan_search.py"
+PLAN_CLI = "tests/integration/plan/test_plan_cli.py"
 FIO_UNIT = "tests/unit/test_fio.py"
 FIO_TOOLS = "tests/integration/test_fio_tools.py"
 FTL_LOAD = "tests/unit/test_ftl_load.py"
@@ -210,31 +210,31 @@ NEW_MUTATIONS: tuple[Mutation, ...] = (
     m("mix-shares-not-normalised", "bssplit shares not normalised to their total", "nvsim/workload/mix.py",
       "sizes[p.bs] = sizes.get(p.bs, 0.0) + p.share / total", "sizes[p.bs] = sizes.get(p.bs, 0.0) + p.share", MIX_TRACE),
     # --- plan (margins, answer, bounds, fluid, output, spec, space)
-    m("plan-price-margin-sign", "the plan's price margin with the wrong sign", "nvsim/plan.py",
+    m("plan-price-margin-sign", "the plan's price margin with the wrong sign", "nvsim/plan/search.py",
       "out[name] = 1.0 - row[key] / limit", "out[name] = row[key] / limit - 1.0", MARGINS),
-    m("plan-answer-gap-sign", "a ceiling's miss reported with the sign of a floor's", "nvsim/plan_answer.py",
+    m("plan-answer-gap-sign", "a ceiling's miss reported with the sign of a floor's", "nvsim/plan/answer.py",
       "gap = (achieved - target) / target if target else math.inf", "gap = (target - achieved) / target if target else math.inf",
       MARGINS),
-    m("plan-answer-pareto-ties", "a point dominated by its equals (the Pareto front loses ties)", "nvsim/plan_answer.py",
+    m("plan-answer-pareto-ties", "a point dominated by its equals (the Pareto front loses ties)", "nvsim/plan/answer.py",
       "dominated = np.all(p <= p[i], axis=1) & np.any(p < p[i], axis=1)", "dominated = np.all(p <= p[i], axis=1)",
       PLAN_SEARCH + "::test_the_pareto_front_is_exactly_the_undominated_points"),
-    m("plan-bounds-mix-write-share", "the throughput bound charges every I/O a write", "nvsim/plan_bounds.py",
+    m("plan-bounds-mix-write-share", "the throughput bound charges every I/O a write", "nvsim/plan/bounds.py",
       "nand = n / (r * read_s + (1.0 - r) * write_s)", "nand = n / (r * read_s + write_s)",
       PLAN_SEARCH + "::test_the_throughput_bound_is_never_below_the_fluid_mode",
       PLAN_SEARCH + "::test_a_mirrored_mix_stays_under_its_nand_bound"),
-    m("plan-bounds-rebuild-slack", "the shortest rebuild stretched by the slack instead of shortened", "nvsim/plan_bounds.py",
+    m("plan-bounds-rebuild-slack", "the shortest rebuild stretched by the slack instead of shortened", "nvsim/plan/bounds.py",
       "* (1.0 - REBUILD_SLACK), throttled", "* (1.0 + REBUILD_SLACK), throttled",
       PLAN_SEARCH + "::test_the_shortest_rebuild_is_never_longer_than_the_solved_one"),
-    m("plan-fluid-iops-miss-inverted", "the fluid stage misses candidates above the IOPS floor", "nvsim/plan_fluid.py",
+    m("plan-fluid-iops-miss-inverted", "the fluid stage misses candidates above the IOPS floor", "nvsim/plan/fluid.py",
       'if req.get("min_iops") and iops < req["min_iops"]:', 'if req.get("min_iops") and iops > req["min_iops"]:',
       PLAN_SEARCH + "::test_bounds_prune_only_what_the_fluid_mode_would_also_reject", PLAN_CLI),
-    m("plan-output-si-sign", "a negative figure in the plan's tables loses its SI prefix", "nvsim/plan_output.py",
-      "        if abs(value) >= factor:\n", "        if value >= factor:\n", "tests/unit/test_oracles_plan_output.py"),
-    m("plan-spec-strip-512", "a strip of 512 B multiples accepted by the search", "nvsim/plan_spec.py",
-      "s > 0 and s % 4096 == 0", "s > 0 and s % 512 == 0", "tests/unit/test_oracles_plan_spec.py"),
-    m("plan-space-spares-no-bay", "hot spares take no bay in the plan", "nvsim/plan_space.py",
+    m("plan-output-si-sign", "a negative figure in the plan's tables loses its SI prefix", "nvsim/plan/output.py",
+      "        if abs(value) >= factor:\n", "        if value >= factor:\n", "tests/unit/plan/test_plan_output.py"),
+    m("plan-spec-strip-512", "a strip of 512 B multiples accepted by the search", "nvsim/plan/spec.py",
+      "s > 0 and s % 4096 == 0", "s > 0 and s % 512 == 0", "tests/unit/plan/test_plan_spec.py"),
+    m("plan-space-spares-no-bay", "hot spares take no bay in the plan", "nvsim/plan/space.py",
       "    used = cands.count + cands.spares\n", "    used = cands.count\n", SPARES, OWN_SPARES),
-    m("plan-space-spares-unpriced", "hot spares left out of the plan's price", "nvsim/plan_space.py",
+    m("plan-space-spares-unpriced", "hot spares left out of the plan's price", "nvsim/plan/space.py",
       "return drive * (cands.count + cands.spares) + engine + platform", "return drive * cands.count + engine + platform",
       SPARES, OWN_SPARES),
     m("cost-spares-unpriced", "hot spares left out of cost.py's price", "nvsim/cost.py",
@@ -551,7 +551,7 @@ session, so the score says the named mistakes are caught, not that the suite cat
   time, X = N / (R + Z); fio's flow at the slowest job's pace; Little's law for each job once the
   jobs share a queue; two jobs at 80% of their own CPU under one label run as alone); the mix's
   loop and p99 by `test_oracles_fio_mix.py` (the share-weighted mean unloaded latency by hand;
-  numpy's percentile of 1..1000 us); the margins by `test_oracles_plan_margins.py` (+25% under a
+  numpy's percentile of 1..1000 us); the margins by `test_plan_margins.py` (+25% under a
   price ceiling, -25% over a power one); hot spares by `test_oracles_hot_spares.py` and helper H4's
   `test_hot_spares_are_drives.py` (a spare is one drive's price and one bay); read tags by
   `test_oracles_pcie_mrrs.py` (S x N / RTT with S = MRRS for transfers above it); the uplink's
@@ -561,7 +561,7 @@ session, so the score says the named mistakes are caught, not that the suite cat
 - **Development runs** (two partial batches): `plan-output-one-rank-short` survived and is
   equivalent (`output_paths` is only checked for its first path before a plan runs; the files
   written come from the ranking), replaced by `plan-output-si-sign` with
-  `tests/unit/test_oracles_plan_output.py`; `kernel-no-wake` survived: every kernel test ran at
+  `tests/unit/plan/test_plan_output.py`; `kernel-no-wake` survived: every kernel test ran at
   depth 4 or more or on libaio, which has no wake-up, so a sleeping job's wake-up in the compiled
   kernel was never exercised: `tests/component/test_oracles_event_wake.py` (psync and posixaio at
   QD1: the event mode's mean latency is the fluid mode's closed form, X R = 1).
