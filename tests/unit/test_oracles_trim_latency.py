@@ -1,4 +1,4 @@
-"""A trim at depth 1 (nvsim.fio_trim) against the datasheet: each deallocation is a command the
+"""A trim at depth 1 (nvsim.workload.trim) against the datasheet: each deallocation is a command the
 drive completes, so it takes at least the drive's quoted write-command latency (the assumed cost
 of a Dataset Management command) on top of the host path, and the loop obeys X R = 1."""
 
@@ -8,7 +8,7 @@ import pytest
 
 import nvsim
 from nvsim.fio import parse_fio_jobfile
-from nvsim.fio_run import fio_report, simulate_jobs
+from nvsim.fio.run import fio_report, simulate_jobs
 
 ROOT = Path(__file__).resolve().parents[2]
 RAID10 = ROOT / "scenarios" / "graid-gen5-raid6" / "md-raid10-512k.yaml"
