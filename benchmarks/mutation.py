@@ -188,7 +188,7 @@ DASH = "tests/ui/test_dashboard.py"
 DASH_PARTS = "tests/ui/test_oracles_dashboard_parts.py"
 KERNEL = "tests/component/test_event_kernel.py"
 SPARES = "tests/unit/test_hot_spares_are_drives.py"
-"""Helper H4's tests of hot spares (issue 34, item 4); ``test_oracles_hot_spares.py`` is this run's own."""
+"""The scenario validator's and the plan's tests of hot spares (issue 34, item 4); ``test_oracles_hot_spares.py`` is this run's own."""
 OWN_SPARES = "tests/unit/test_oracles_hot_spares.py"
 
 NEW_MUTATIONS: tuple[Mutation, ...] = (
@@ -494,7 +494,7 @@ first run (`dashboard/curves.py`, `datasheet.py`, `plan_view.py`, `report.py`, `
 `views.py`; `nvsim/budget.py`, `cost.py`, the `fio_*` modules, `ftl/load.py`, `ftl/skew.py`,
 `loader.py`, the `plan*` modules, `sim/drive_load.py`, `sim/event/compiled.py`, `hdr.py`,
 `kernel.py`, `timeline.py`, `skew_syntax.py`, `ssd/family.py`, `ssd/latency.py`, `states.py`,
-`topology.py`), one to four mutants each, among them the 13 that survived the suite's tests when
+`topology.py`; the `fio_*` and `plan*` modules have since moved into `nvsim/fio/`, `nvsim/workload/` and `nvsim/plan/`, and the mutants with them), one to four mutants each, among them the 13 that survived the suite's tests when
 issue 34 was filed (those of `pcie.py` and `sim/event/measure.py`, older modules, included, with
 the histogram path of the same confidence interval beside the exact one). The first full run of
 them caught 62 of 67 (93%); its five survivors, what each was and what followed, are under the table.
@@ -543,7 +543,7 @@ record test (one declared fit in the xiRAID brief), not by the validation table.
 
 NEW_STORY = """### How this score came about (each run measured, in order)
 
-The same caveat as below: the mutants and most of their tests were written by one helper in one
+The same caveat as below: the mutants and most of their tests were written by one person in one
 session, so the score says the named mistakes are caught, not that the suite catches everything.
 
 - **The 13 survivors of issue 34**, each now caught by a test against an independent oracle:
@@ -552,7 +552,7 @@ session, so the score says the named mistakes are caught, not that the suite cat
   jobs share a queue; two jobs at 80% of their own CPU under one label run as alone); the mix's
   loop and p99 by `test_oracles_fio_mix.py` (the share-weighted mean unloaded latency by hand;
   numpy's percentile of 1..1000 us); the margins by `test_plan_margins.py` (+25% under a
-  price ceiling, -25% over a power one); hot spares by `test_oracles_hot_spares.py` and helper H4's
+  price ceiling, -25% over a power one); hot spares by `test_oracles_hot_spares.py` and the validator's
   `test_hot_spares_are_drives.py` (a spare is one drive's price and one bay); read tags by
   `test_oracles_pcie_mrrs.py` (S x N / RTT with S = MRRS for transfers above it); the uplink's
   port by `test_oracles_switch_port.py` (a switch of 8 ports with lanes to spare takes 7 drives);
@@ -576,7 +576,7 @@ session, so the score says the named mistakes are caught, not that the suite cat
   and `rwmixwrite` from the modelled-options table (the parser reads it whatever the table says;
   the table is what `docs/fio.md` is checked against, and the run copies no docs; now fio's
   default ioengine).
-- **Run 2** (those five, and the three hot-spare mutants against H4's tests first): 8 of 8. The
+- **Run 2** (those five, and the three hot-spare mutants against the validator's hot-spare tests first): 8 of 8. The
   table above is run 1 with run 2's verdicts for those eight."""
 
 """How the new modules' score came about: written from the runs it sums up."""
