@@ -27,6 +27,7 @@ from nvsim.constants import PAGE_BYTES
 from nvsim.fio import FileOpener, parse_fio_jobfile, platform_keywords
 from nvsim.fio.expand import NO_ENVIRONMENT
 from nvsim.fio.run import check_regions
+from nvsim.budget import check_scenario_regions
 from nvsim.loader import parse_yaml
 from nvsim.units import format_bytes_binary, format_bytes_decimal, format_large, format_probability, parse_bytes
 from nvsim.bounds import capacity
@@ -253,6 +254,7 @@ def validate(setup: dict[str, Any], custom: dict | None = None, extras: dict | N
         return None, None, {control_for(exc): str(exc)}
     try:
         spec = parse_scenario(data, catalog)
+        check_scenario_regions(spec, lambda: Simulation(spec, catalog=catalog).device_bytes)  # an offset or size off the array
     except InputError as exc:
         return data, None, {control_for(exc): str(exc)}
     return data, spec, {}

@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 
 from .constants import PAGE_BYTES
 from .errors import InputError
 from .sim.workload import SAMPLE_IOS_MIN
 from .simulation import EVENT_HOST_IOS
-from .specs import WorkloadSpec
+from .specs import ScenarioSpec, WorkloadSpec
 
 MAX_EVENT_SLOTS = 262_144
 """Most host I/Os in flight (iodepth x numjobs) the event mode takes (1.5 GB resident at the limit)."""
@@ -119,6 +120,16 @@ def check_region(workload: WorkloadSpec, device_bytes: int, field: str = "", siz
         raise InputError(f"{where}.size", f"offset + size = {end:,} bytes goes past the end of the array ({device_bytes:,} "
                                           f"bytes); allowed: size up to {device_bytes - workload.offset:,} at offset "
                                           f"{workload.offset:,}")
+
+
+def check_scenario_regions(scenario: ScenarioSpec, device_bytes: Callable[[], int]) -> None:
+    """``check_region`` for every workload of a scenario that places its I/O (an ``offset`` or a
+    ``size``), each named by its place in ``workloads`` (``nvsim run``, a sweep's points, the
+    dashboard's set-up); ``device_bytes`` is asked only when one does."""
+    placed = [(index, w) for index, w in enumerate(scenario.workloads) if w.offset or w.size]
+    size_bytes = device_bytes() if placed else 0
+    for index, workload in placed:
+        check_region(workload, size_bytes, field=f"workloads[{index}]")
 
 
 def check_points(points: int, max_points: int, field: str = "grid") -> None:

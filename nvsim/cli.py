@@ -110,10 +110,9 @@ def run(
         raise InputError("--max-seconds", f"must be 0 or more seconds, got {max_seconds}")
     catalog = nvsim.default_catalog()
     spec = nvsim.load_scenario(scenario, catalog)
-    device_bytes = nvsim.Simulation(spec, catalog=catalog).device_bytes
     for index, workload in enumerate(spec.workloads):  # a run over the work budget or off the array is refused before it starts
         nvsim.budget.check_workload(workload, fidelity, field=f"workloads[{index}]")
-        nvsim.budget.check_region(workload, device_bytes, field=f"workloads[{index}]")
+    nvsim.budget.check_scenario_regions(spec, lambda: nvsim.Simulation(spec, catalog=catalog).device_bytes)
     report = nvsim.array_bounds(spec, catalog)
     loss = None if nvsim.simulation.single_drive(spec) else nvsim.rebuild.data_loss_at_start(spec, catalog)
     window = nvsim.Precision(relative=precision, max_wall_s=max_seconds)

@@ -38,7 +38,7 @@ from typing import Any, Callable, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .bounds import capacity
-from .budget import MAX_SWEEP_POINTS, check_points, check_workload
+from .budget import MAX_SWEEP_POINTS, check_points, check_scenario_regions, check_workload
 from .catalog import default_catalog
 from .cost import cost_power
 from .loader import load_model
@@ -208,6 +208,7 @@ def run_point(task: dict[str, Any]) -> list[dict[str, Any]]:
         for workload in scenario.workloads:
             if workload.name in task["workloads"]:
                 check_workload(workload, fidelity, host_ios=task["host_ios"])
+        check_scenario_regions(scenario, lambda: Simulation(scenario, catalog=catalog).device_bytes)  # a point's region off its array
     except InputError as exc:
         return [dict(_fields(point), workload=name, key=point_key(point, name, fidelity), status="invalid", error=str(exc))
                 for name in task["workloads"]]

@@ -408,13 +408,13 @@ PLAN_CASES += [
     Case("plan-fio-no-such-job", "plan", changed(BASE_PLAN, "requirements.workloads.0",
                                                  {"name": "f", "fio": "job.fio", "job": "other", "min_iops": 1}), r"job: no job 'other' in job\.fio"),
 ]
-# issue 34, H2: a Dask address nothing listens on (an OSError traceback before; the sweep's twin is
+# issue 34: a Dask address nothing listens on (an OSError traceback before; the sweep's twin is
 # tests/robustness/test_kill.py's test_dask_address_where_nothing_listens_is_refused_quickly)
 PLAN_CASES += [
     Case("plan-dask-nothing-listens", "plan", BASE_PLAN,
          r"--dask: no Dask scheduler answers at 'tcp://127\.0\.0\.1:9' within 5 s \(", argv=("--dask", "tcp://127.0.0.1:9")),
 ]
-# issue 34, H1: fio's arithmetic bounded before it is parsed (50,000 terms ended in RecursionError),
+# issue 34: fio's arithmetic bounded before it is parsed (50,000 terms ended in RecursionError),
 # and no value beyond fio's 64-bit numbers (a tower of powers would take the machine's memory)
 FIO_CASES += [
     Case("fio-expression-50000-terms", "fio", b"[j]\nrw=randread\nsize=" + b"+".join([b"1"] * 50_000) + b"\n",
@@ -425,7 +425,7 @@ FIO_CASES += [
     Case("fio-expression-power-tower", "fio", b"[j]\nrw=randread\nsize=((9^64)^64)^64\n",
          r"bad\.fio line 3: size: cannot evaluate '\(\(9\^64\)\^64\)\^64' as fio's arithmetic \(a value beyond fio's 64-bit numbers"),
 ]
-# issue 34: bounded parsers (H3): a block-size range of 2^31 sizes (a MemoryError before), a mix
+# issue 34: bounded parsers: a block-size range of 2^31 sizes (a MemoryError before), a mix
 # whose largest part is over the event budget, offsets and sizes past the array (silently wrapped
 # before: BASE_SCENARIO is 8 x 3.84 TB in RAID6, 23 TB), the plan's event stage under `nvsim run`'s
 # budget (51.8 GiB asked for before). Traces: tests/robustness/test_bounded_inputs.py.
@@ -522,7 +522,7 @@ CATALOG_CASES += [
     Case("catalog-drive-not-mapping", "catalog_text", ("drives/extra.yaml", b"- a\n- b\n"), r"extra\.yaml"),
 ]
 
-# issue 34: inputs mean what they say (H4): hot spares take bays; a topology field that would change
+# issue 34: inputs mean what they say: hot spares take bays; a topology field that would change
 # nothing is refused; catalog cross-references and link widths are checked at load; rack units
 _INTEL_MD = changed(BASE_SCENARIO, "platform", "dell-poweredge-r750")
 SCENARIO_CASES += [

@@ -145,3 +145,24 @@ def test_shipped_scenarios_and_catalog_pass_the_boundary():
     assert len(files) > 20
     for path in files:
         load_scenario(path, catalog)
+
+
+OFF_THE_ARRAY = dict(BASE_SCENARIO, workloads=[dict(BASE_SCENARIO["workloads"][0], offset="1PB")])
+"""8 x 3.84 TB in RAID6 is about 23 TB: an offset of a petabyte is not on it (fio wraps no offset)."""
+
+
+def test_a_region_off_the_array_is_refused_in_a_sweep_point_and_the_dashboard():
+    """The region check of ``nvsim run`` holds at the other entry points that take a scenario: a
+    sweep's point is invalid with the one line, the dashboard's set-up shows it at its control."""
+    from dashboard import core
+
+    rows = run_point({"point": {}, "base": OFF_THE_ARRAY, "workloads": ["randread"], "fidelity": "fluid", "host_ios": 1000})
+    assert rows[0]["status"] == "invalid"
+    assert "workloads[0].offset: 1,000,000,000,000,000 bytes is at or past the end of the array" in rows[0]["error"]
+    inside = dict(BASE_SCENARIO, workloads=[dict(BASE_SCENARIO["workloads"][0], offset="1TB", size="1TB")])
+    assert run_point({"point": {}, "base": inside, "workloads": ["randread"], "fidelity": "fluid",
+                      "host_ios": 1000})[0]["status"] == "ok"
+    setup = dict(core.default_setup(), workload=core.FILE_WORKLOADS)
+    custom = {"label": "upload", "workloads": OFF_THE_ARRAY["workloads"]}
+    _, spec, errors = core.validate(setup, custom)
+    assert spec is None and any("is at or past the end of the array" in e for e in errors.values()), errors
