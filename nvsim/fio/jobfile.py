@@ -824,9 +824,9 @@ def _parse_bssplit(entry: _Entry, path: str, kb_base: int) -> list[list[tuple[in
 
 
 def _parse_bsrange(entry: _Entry, path: str, kb_base: int) -> list[list[tuple[int, float]]]:
-    """fio's bsrange=LOW-HIGH (or LOW:HIGH)[,write range]: fio draws a size uniformly between LOW
-    and HIGH and rounds it down to a multiple of LOW, so LOW, 2 LOW, ... below HIGH are equally
-    likely (HIGH itself only when drawn exactly)."""
+    """fio's bsrange=LOW-HIGH (or LOW:HIGH)[,write range], as fio's ``get_next_buflen`` (io_u.c)
+    draws it: LOW + HIGH x u (u uniform in [0, 1)), rounded down to a multiple of LOW, at most HIGH
+    (``_bsrange_sizes``)."""
     value = _need_value(entry, path)
     out: list[list[tuple[int, float]]] = []
     for text in value.split(",")[:3]:
@@ -839,13 +839,26 @@ def _parse_bsrange(entry: _Entry, path: str, kb_base: int) -> list[list[tuple[in
             raise _error(entry, path, f"LOW must be a positive multiple of 512 bytes and HIGH at least LOW, got {text!r}")
         if high > MAX_BYTES:
             raise _error(entry, path, f"HIGH must be at most 2^64 bytes, got {text!r}")
-        count = max(1, (high - 1) // low)  # LOW, 2 LOW, ... below HIGH
-        if count > MAX_LISTED_SIZES:
-            out.append(_range_bins(low, count))
-            continue
-        sizes = list(range(low, high, low)) or [low]
-        out.append([(size, 1.0 / len(sizes)) for size in sizes])
+        if high % low and high % 512:
+            raise _error(entry, path, f"HIGH must be a multiple of 512 bytes (fio issues HIGH itself when it is not a "
+                                      f"multiple of LOW), got {text!r}")
+        out.append(_bsrange_sizes(low, high))
     return out + [out[-1]] * (3 - len(out))
+
+
+def _bsrange_sizes(low: int, high: int) -> list[tuple[int, float]]:
+    """(size, share) of fio's draw LOW + floor(HIGH x u), rounded down to a multiple of LOW and
+    capped at HIGH: the m = HIGH // LOW multiples LOW .. m LOW take LOW / HIGH each (a whole LOW of
+    the draw's HIGH-long range), and HIGH the rest, (HIGH - m LOW) / HIGH, where HIGH is not a
+    multiple of LOW (bsrange=4k-16k: 4, 8, 12, 16 KiB, a quarter each; 4k-10k: 4 and 8 KiB, 0.4
+    each, and 10 KiB, 0.2). Past ``MAX_LISTED_SIZES`` multiples they are given as their bins."""
+    count = high // low
+    if count > MAX_LISTED_SIZES:
+        sizes = [(size, share * count * low / high) for size, share in _range_bins(low, count)]
+    else:
+        sizes = [(low * k, low / high) for k in range(1, count + 1)]
+    rest = high - count * low
+    return sizes + ([(high, rest / high)] if rest else [])
 
 
 MAX_LISTED_SIZES = 2**16

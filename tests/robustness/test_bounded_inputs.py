@@ -138,5 +138,5 @@ def test_a_range_of_2_31_sizes_is_not_listed():
     job = parse_fio_jobfile("[a]\nrw=randread\nbsrange=512-1t\n").jobs[0]
     assert len(job.bs_mix) == 8 and sum(p.share for p in job.bs_mix) == pytest.approx(1.0)
     assert job.workload.bs == pytest.approx(2**39, rel=1e-3)  # the mean of 512 .. 1 TiB
-    listed = parse_fio_jobfile(f"[a]\nrw=randread\nbsrange=512-{512 * (MAX_LISTED_SIZES + 1)}\n").jobs[0]
+    listed = parse_fio_jobfile(f"[a]\nrw=randread\nbsrange=512-{512 * MAX_LISTED_SIZES}\n").jobs[0]
     assert listed.bs_mix is not None and len(listed.bs_mix) == MAX_LISTED_SIZES  # at the limit, still listed as before

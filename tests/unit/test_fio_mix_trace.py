@@ -85,8 +85,13 @@ def test_bssplit_per_direction_gives_each_direction_its_split():
 
 
 def test_bsrange_is_fios_rounded_uniform_draw():
+    """fio (io_u.c, get_next_buflen): LOW + HIGH x u rounded down to a multiple of LOW, capped at
+    HIGH. 1k-4k: 1, 2, 3 and 4 KiB a quarter each (HIGH is drawn as often as the others); 4k-10k:
+    4 and 8 KiB 0.4 each, the capped rest 10 KiB, 0.2 (worked by hand over the draw's range)."""
     job = parse("[a]\nrw=randread\nbsrange=1k-4k\n").jobs[0]
-    assert [(p.bs, pytest.approx(p.share)) for p in job.bs_mix] == [(1024, 1 / 3), (2048, 1 / 3), (3072, 1 / 3)]
+    assert [(p.bs, pytest.approx(p.share)) for p in job.bs_mix] == [(1024, 0.25), (2048, 0.25), (3072, 0.25), (4096, 0.25)]
+    uneven = parse("[a]\nrw=randread\nbsrange=4k-10k\n").jobs[0]
+    assert [(p.bs, pytest.approx(p.share)) for p in uneven.bs_mix] == [(4096, 0.4), (8192, 0.4), (10240, 0.2)]
     assert parse("[a]\nrw=read\nbsrange=512:1M\n").jobs[0].bs_mix is not None
     assert parse("[a]\nrw=read\nbsrange=8k-8k\n").jobs[0].workload.bs == 8192  # one size: the job's bs
 
