@@ -44,12 +44,12 @@ def main(argv: list[str]) -> int:
     for engine in ("graid-supremeraid-sr1010", "linux-md"):
         s = case(engine)
         for attempt in ("first", "again"):
-            timed(f"30.72 TB x 24 RAID6 {engine}, fluid timeline + risk ({attempt})",
+            timed(f"30.72 TB x 23 + spare RAID6 {engine}, fluid timeline + risk ({attempt})",
                   lambda: (lambda r: f"rebuild {r['rebuild_hours']:.2f} h at {r['rebuild_mb_per_s']:.0f} MB/s, "
                            f"P(loss) {r['data_loss_probability']:.1e}")(rebuild_summary(s, catalog)))
     if "--quick" not in argv:
         s = case("graid-supremeraid-sr1010")
-        timed("30.72 TB x 24 RAID6 SupremeRAID, event window + integration",
+        timed("30.72 TB x 23 + spare RAID6 SupremeRAID, event window + integration",
               lambda: (lambda t: f"rebuild {t.rebuilds[0].duration_s / 3600:.2f} h")(run_timeline(s, s.workloads[0], catalog, "event")))
         mysql = load_scenario("scenarios/graid-mysql-oltp/sr-raid6-rebuilding.yaml", catalog)
         w = next(w for w in mysql.workloads if w.users == 512)
