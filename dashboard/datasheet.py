@@ -31,6 +31,8 @@ from pydantic import ValidationError
 from nvsim import Catalog, InputError, default_catalog
 from nvsim.errors import from_validation_error
 from nvsim.specs import DriveSpec
+from nvsim.specs.parts import (DRIVE_CAPACITY_BYTES_RANGE, DRIVE_DWPD_MAX, DRIVE_LINK_CEILING_BYTES_PER_S, DRIVE_RAW_NAND_BYTES_MAX,
+                               DRIVE_TEXT_CHARS_MAX)
 from nvsim.ssd.derive import derive_ssd_parameters
 from nvsim.units import format_bytes_decimal, format_count, format_rate_decimal, parse_bytes, parse_bytes_per_s, parse_count
 
@@ -58,24 +60,24 @@ ASSUMED = {  # DriveSpec field -> (value, note); basis assumed
     "warranty_years": (5.0, "enterprise drives carry 5 years"), "mtbf_hours": (2_000_000.0, "typical enterprise figure"),
     "uber_per_bit": (1e-17, "enterprise class"),
 }
-MAX_TEXT_CHARS = 100
-"""Longest text a form field takes: model names are a few dozen characters ('PM1743 7.68 TB')."""
-LINK_CEILING_BYTES_PER_S = 64e9 * 16 / 8
-"""The most a drive's link can carry one way: PCIe 6.0 (64 GT/s per lane, the newest the PCI-SIG
-has published) x16 (the widest link), before any protocol overhead: 128 GB/s."""
+MAX_TEXT_CHARS = DRIVE_TEXT_CHARS_MAX
+"""Longest text a form field takes (the catalog's own bound for a drive's names)."""
+LINK_CEILING_BYTES_PER_S = DRIVE_LINK_CEILING_BYTES_PER_S
+"""The most a drive's link can carry one way (PCIe 6.0 x16, ``nvsim.specs.parts``)."""
 RANDOM_IO_BYTES = 4096
 """The datasheet's random figures are 4 KiB I/Os (ASSUMED rand_block_bytes)."""
 BOUNDS = {  # form field -> (parser, least (exclusive when 0), most, formatter, why)
-    "ds-capacity": (parse_bytes, 10**9, 10**15, format_bytes_decimal,
+    "ds-capacity": (parse_bytes, *DRIVE_CAPACITY_BYTES_RANGE, format_bytes_decimal,
                     "the largest drives shipping hold 245.76 TB"),
-    "ds-raw": (parse_bytes, 10**9, 2 * 10**15, format_bytes_decimal, "up to twice the largest capacity allowed"),
+    "ds-raw": (parse_bytes, DRIVE_CAPACITY_BYTES_RANGE[0], DRIVE_RAW_NAND_BYTES_MAX, format_bytes_decimal,
+               "up to twice the largest capacity allowed"),
     "ds-seq-read": (parse_bytes_per_s, 0, LINK_CEILING_BYTES_PER_S, format_rate_decimal, "what a PCIe 6.0 x16 link carries"),
     "ds-seq-write": (parse_bytes_per_s, 0, LINK_CEILING_BYTES_PER_S, format_rate_decimal, "what a PCIe 6.0 x16 link carries"),
     "ds-rand-read": (parse_count, 0, LINK_CEILING_BYTES_PER_S / RANDOM_IO_BYTES, format_count,
                      "4 KiB I/Os a PCIe 6.0 x16 link carries"),
     "ds-rand-write": (parse_count, 0, LINK_CEILING_BYTES_PER_S / RANDOM_IO_BYTES, format_count,
                       "4 KiB I/Os a PCIe 6.0 x16 link carries"),
-    "ds-dwpd": (float, 0, 100, lambda v: f"{v:g}", "the most endurant drives are rated 100 DWPD"),
+    "ds-dwpd": (float, 0, DRIVE_DWPD_MAX, lambda v: f"{v:g}", "the most endurant drives are rated 100 DWPD"),
 }
 """The range each figure of the form may take, and why."""
 IU_BYTES = {"TLC": "4 KiB", "QLC": "16 KiB", "MLC": "4 KiB", "SLC": "4 KiB"}

@@ -36,6 +36,43 @@ class PcieGenerationSpec(PhysicalNumbers):
         return self
 
 
+DRIVE_TEXT_CHARS_MAX = 100
+"""Longest name, vendor, model, part number or form factor of a drive: model names are a few dozen
+characters ('PM1743 7.68 TB')."""
+DRIVE_CAPACITY_BYTES_RANGE = (10**9, 10**15)
+"""A drive's user capacity, 1 GB to 1 PB (the largest drives shipping hold 245.76 TB)."""
+DRIVE_RAW_NAND_BYTES_MAX = 2 * 10**15
+"""A drive's raw NAND, up to twice the largest capacity allowed."""
+DRIVE_LINK_CEILING_BYTES_PER_S = 64e9 * 16 / 8
+"""The most a drive's link can carry one way: PCIe 6.0 (64 GT/s per lane, the newest the PCI-SIG
+has published) x16 (the widest link), before any protocol overhead: 128 GB/s. No datasheet rate
+(sequential bytes, or random I/Os times their block) can exceed it."""
+DRIVE_DWPD_MAX = 100.0
+"""The most endurant drives are rated 100 drive writes per day."""
+
+
+def _drive_bounds(drive: "DriveSpec") -> None:
+    """A datasheet's figures within what a drive can physically have (one ValueError naming the field)."""
+    for name in ("name", "vendor", "model", "part_number", "form_factor"):
+        text = getattr(drive, name) or ""
+        if len(text) > DRIVE_TEXT_CHARS_MAX:
+            raise ValueError(f"{name}: {len(text):,} characters; at most {DRIVE_TEXT_CHARS_MAX}")
+    low, high = DRIVE_CAPACITY_BYTES_RANGE
+    if not low <= drive.capacity_bytes.value <= high:
+        raise ValueError(f"capacity_bytes: {drive.capacity_bytes.value:,} bytes; a drive holds {low:,} to {high:,}")
+    if drive.raw_nand_bytes.value > DRIVE_RAW_NAND_BYTES_MAX:
+        raise ValueError(f"raw_nand_bytes: {drive.raw_nand_bytes.value:,} bytes; at most {DRIVE_RAW_NAND_BYTES_MAX:,}")
+    rates = {"seq_read_bytes_per_s": drive.seq_read_bytes_per_s.value, "seq_write_bytes_per_s": drive.seq_write_bytes_per_s.value,
+             "rand_read_iops": drive.rand_read_iops.value * drive.rand_block_bytes.value,
+             "rand_write_iops": drive.rand_write_iops.value * drive.rand_block_bytes.value}
+    for name, bytes_per_s in rates.items():
+        if bytes_per_s > DRIVE_LINK_CEILING_BYTES_PER_S:
+            raise ValueError(f"{name}: {bytes_per_s:,.0f} bytes/s; no drive's link carries more than "
+                             f"{DRIVE_LINK_CEILING_BYTES_PER_S:,.0f} (PCIe 6.0 x16)")
+    if drive.dwpd.value > DRIVE_DWPD_MAX:
+        raise ValueError(f"dwpd: {drive.dwpd.value:g}; at most {DRIVE_DWPD_MAX:g} drive writes per day")
+
+
 class DriveSpec(PhysicalNumbers):
     """An NVMe SSD model and capacity point, from its datasheet."""
 
@@ -93,6 +130,7 @@ class DriveSpec(PhysicalNumbers):
         for name in ("capacity_bytes", "seq_block_bytes", "rand_block_bytes", "indirection_unit_bytes"):
             if getattr(self, name).value % SECTOR_BYTES:
                 raise ValueError(f"{name}: must be a whole number of {SECTOR_BYTES}-byte sectors, got {getattr(self, name).value}")
+        _drive_bounds(self)
         return _price_together(self)
 
 

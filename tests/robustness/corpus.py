@@ -554,6 +554,11 @@ CATALOG_CASES += [Case(f"catalog-issue34-{name}", "catalog", (file, path, value)
     ("family-list", _SKU, "family", ["intel-d7-p5500-p5600"],
      r"intel-d7-p5600-6\.4tb\.yaml: family: must name one drive family of models/families/ \(a string\), got a list"),
     ("family-mapping", _SKU, "family", {"name": "intel-d7-p5500-p5600"}, r"family: .*got a dict"),
+    ("drive-iops-past-the-link", DRIVE, "rand_write_iops.value", 10**12,
+     r"rand_write_iops: 4,096,000,000,000,000 bytes/s; no drive's link carries more than 128,000,000,000 \(PCIe 6\.0 x16\)"),
+    ("drive-model-200k", DRIVE, "model", "M" * 200_000, r"model: 200,000 characters; at most 100"),
+    ("drive-capacity-zero", DRIVE, "capacity_bytes.value", 0, r"capacity_bytes"),
+    ("drive-dwpd-1000", DRIVE, "dwpd.value", 1000, r"dwpd: 1000; at most 100 drive writes per day"),
 ]]
 PLAN_CASES += [
     Case("plan-rack-units-negative", "plan", changed(changed(BASE_PLAN, "requirements.max_rack_units", 2), "search.rack_units",
