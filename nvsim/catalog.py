@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import InputError, from_validation_error, suggestion_text
-from .engines import engine_parameters
+from .engines import Engine, engine_class, engine_parameters
 from .loader import load_yaml
 from .ssd.family import DriveFamilySpec, SkuFieldError, complete_sku
 from .specs import (BackplaneSpec, Cited, DriveSpec, EngineSpec, HostIoSpec, OltpProfileSpec, PcieGenerationSpec,
@@ -133,6 +133,12 @@ class Catalog:
         for (section, entry), fields in changes.items():
             sections[section][entry] = _with_cited_values(sections[section][entry], fields, self.files.get(entry))
         return Catalog(**sections, bibliography=dict(self.bibliography), files=dict(self.files))
+
+    def engine_class(self, name: str) -> type[Engine]:
+        """The mechanism (``nvsim.engines`` class) of engine entry ``name``: the specs, the topology
+        and the workload ask it their engine's rules (``strip_must_be_power_of_two``,
+        ``drive_multiple``, ``passes_discards``, ``needs_vmd``) without importing the registry."""
+        return engine_class(self.engines[name])
 
     def pcie(self, generation: int) -> PcieGenerationSpec:
         for entry in self.links.values():

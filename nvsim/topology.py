@@ -236,10 +236,10 @@ def _vmd_error(scenario: Any, catalog: Any, platform: Any) -> str | None:
     topology = scenario.topology
     if topology.vmd and platform.cpu.vendor != "Intel":
         return f"topology.vmd: VMD is a feature of Intel Xeon CPUs; {platform.name} has {platform.cpu.model}"
-    kind = catalog.engines[scenario.array.engine].engine_kind
-    if not topology.vmd and kind == "vroc":
+    needs_vmd = catalog.engine_class(scenario.array.engine).needs_vmd
+    if not topology.vmd and needs_vmd:
         return f"topology.vmd: {scenario.array.engine} runs on drives behind Intel VMD; set topology.vmd: true"
-    if topology.vmd and kind != "vroc":
+    if topology.vmd and not needs_vmd:
         return (f"topology.vmd: nvsim models a VMD domain only under a vroc engine (its remapped interrupts, "
                 f"vmd_interrupt_us); {scenario.array.engine} behind VMD would cost what it costs without it; "
                 f"allowed: vmd: false, or array.engine: intel-vroc")

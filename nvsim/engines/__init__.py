@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from ..errors import InputError, from_validation_error, suggestion_text
 from ..specs import EngineSpec
-from .base import DirectDrives, Engine, EngineParameters, EngineServer, EngineSettings, EngineWork
+from .base import DirectDrives, Engine, EngineParameters, EngineServer, EngineSettings, EngineWork, IdealEngine
 from .gpu import GpuEngine
 from .hardware import HardwareEngine
 from .lockless import LocklessCpuEngine
@@ -35,7 +35,7 @@ def register(engine: type[Engine], kind: str) -> type[Engine]:
     return engine
 
 
-for _kind, _engine in (("none", DirectDrives), ("ideal", Engine), ("md", MdEngine),
+for _kind, _engine in (("none", DirectDrives), ("ideal", IdealEngine), ("md", MdEngine),
                        ("lockless_cpu", LocklessCpuEngine), ("gpu", GpuEngine), ("hardware", HardwareEngine)):
     register(_engine, _kind)
 register(VrocEngine, "vroc")

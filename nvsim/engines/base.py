@@ -117,7 +117,8 @@ class RebuildThrottle:
 
 @dataclass(frozen=True)
 class Engine:
-    """Base: no cost of its own (the ideal engine). Subclasses add their mechanisms.
+    """Base: no cost of its own (the ideal engine's mechanism; ``IdealEngine`` states its rules).
+    Subclasses add their mechanisms.
 
     Built once for one array (``build_engine``: its parameters, members, strip, whether a member
     is missing, the share of submitters on the other socket) and never changed afterwards; its
@@ -142,6 +143,34 @@ class Engine:
     striped: ClassVar[bool] = True  # lays a RAID level over its members (False: drives used directly)
     stripe_cache: ClassVar[bool] = True  # holds a stripe's writes until it is whole before computing parity
     reference_clock_ghz: ClassVar[float] = 3.0  # the clock its CPU costs are stated at, unless a parameter says
+    needs_vmd: ClassVar[bool] = False  # runs only on drives behind Intel VMD (and is the one engine modelled there)
+
+    # Rules of the engine a scenario or a plan candidate must keep, asked of the class (no array
+    # built): the specs' validators reach them through ``Catalog.engine_class``, the plan's
+    # vectorised filters over a table of levels. Each states its message where it is refused.
+
+    @classmethod
+    def strip_must_be_power_of_two(cls, level: int) -> bool:
+        """Whether the strip at RAID ``level`` must be a power of two (md's chunk). No here."""
+        return False
+
+    @classmethod
+    def drive_multiple(cls, level: int, near_copies: int) -> int:
+        """The number the drive count at RAID ``level`` must be a multiple of: here a RAID10 is a
+        stripe of mirror sets of ``near_copies`` drives (a card's or a vendor's RAID10), so
+        ``near_copies``; 1 at other levels."""
+        return near_copies if level == 10 else 1
+
+    @classmethod
+    def passes_discards(cls, level: int) -> bool:
+        """Whether the array at RAID ``level`` passes a trim (NVMe deallocation) to its drives.
+        Here no: an engine is not known to pass discards unless it says so."""
+        return False
+
+    @classmethod
+    def discard_refusal(cls, level: int, name: str) -> str:
+        """Why engine entry ``name`` at RAID ``level`` does not pass discards (one clause)."""
+        return f"nvsim does not know whether {name} passes discards to its drives"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "v", self.params.values())
@@ -224,10 +253,24 @@ class Engine:
 
 
 @dataclass(frozen=True)
+class IdealEngine(Engine):
+    """The ideal engine: no cost of its own (the base's mechanism); it passes discards at every level."""
+
+    @classmethod
+    def passes_discards(cls, level: int) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
 class DirectDrives(Engine):
-    """No RAID: the drives used directly, each fio job bound to one drive (engine ``none``)."""
+    """No RAID: the drives used directly, each fio job bound to one drive (engine ``none``); a
+    trim reaches the drive."""
 
     striped = False
+
+    @classmethod
+    def passes_discards(cls, level: int) -> bool:
+        return True
 
 
 def per_host_sum(values: np.ndarray, host_index: np.ndarray, n: int) -> np.ndarray:
@@ -235,5 +278,5 @@ def per_host_sum(values: np.ndarray, host_index: np.ndarray, n: int) -> np.ndarr
     return np.bincount(host_index, weights=values, minlength=n)[:n]
 
 
-__all__ = ["Engine", "DirectDrives", "PACED_SHARE_MAX", "EngineParameters", "EngineSettings", "RebuildThrottle", "EngineWork",
-           "EngineServer", "per_host_sum"]
+__all__ = ["Engine", "IdealEngine", "DirectDrives", "PACED_SHARE_MAX", "EngineParameters", "EngineSettings", "RebuildThrottle",
+           "EngineWork", "EngineServer", "per_host_sum"]

@@ -101,9 +101,36 @@ class MdSettings(EngineSettings):
     group_thread_cnt: int = Field(default=0, ge=0, le=256, description="raid5 worker threads per group (RAID5/6)")
 
 
+MD_DISCARD_LEVELS = (0, 1, 10)
+"""md levels that pass discards to their members without a module parameter (raid0, raid1, raid10)."""
+
+
 class MdEngine(Engine):
     Parameters = MdParameters
     Settings = MdSettings
+
+    @classmethod
+    def strip_must_be_power_of_two(cls, level: int) -> bool:
+        """md takes only a power-of-two chunk for RAID5, 6 and 10 (mdadm: "chunk size must be a
+        power of 2")."""
+        return level in (5, 6, 10)
+
+    @classmethod
+    def drive_multiple(cls, level: int, near_copies: int) -> int:
+        """Any count: md's near layout rotates the copies over the drives, so a RAID10 need not be
+        a multiple of its copies."""
+        return 1
+
+    @classmethod
+    def passes_discards(cls, level: int) -> bool:
+        """md RAID 0, 1 and 10 pass discards; RAID 4/5/6 only with the raid456 module's
+        ``devices_handle_discard_safely`` (drivers/md/raid5.c), which a scenario does not state."""
+        return level in MD_DISCARD_LEVELS
+
+    @classmethod
+    def discard_refusal(cls, level: int, name: str) -> str:
+        return (f"md RAID {level} passes discards to its drives only with the raid456 module's "
+                f"devices_handle_discard_safely=Y, which the scenario does not state")
 
     def own_server(self) -> EngineServer:
         threads = int(self.stripe_thread_count())

@@ -59,6 +59,7 @@ class VrocSettings(MdSettings):
 class VrocEngine(MdEngine):
     Parameters = VrocParameters
     Settings = VrocSettings
+    needs_vmd = True  # VROC's md runs on drives behind the platform's VMD (and only VROC is modelled there)
 
     def work(self, plan, is_write, chunks, host_bytes, level) -> EngineWork:
         out = super().work(plan, is_write, chunks, host_bytes, level)

@@ -18,7 +18,7 @@ import numpy as np
 from ..catalog import Catalog
 from ..errors import InputError
 from ..raid import MIN_DRIVES
-from ..specs import MD_ENGINE_KINDS, SECTOR_BYTES
+from ..specs import SECTOR_BYTES
 from .spec import NOT_PRODUCTS, PlanSpec, needs_power, needs_prices
 
 STAGES = ("alive", "filters", "bounds", "fluid", "event", "ranking")
@@ -223,10 +223,12 @@ def _engine_rules(cands: Candidates, catalog: Catalog, verdicts: Verdicts, platf
                     max_drives[cands.engine], "engine")
     vendor_ok = np.asarray([[e.cpu_vendors is None or p.cpu.vendor in e.cpu_vendors for p in platforms] for e in engines])
     verdicts.reject(~vendor_ok[cands.engine, cands.platform], 1, "engine runs on the platform's CPU", np.nan, np.nan, "CPU vendor")
-    md = np.asarray([e.engine_kind in MD_ENGINE_KINDS for e in engines])[cands.engine]
+    classes = [catalog.engine_class(e) for e in a.engines]
+    pow2_rule = np.asarray([[c.strip_must_be_power_of_two(lv) for lv in a.levels] for c in classes])
     pow2 = (cands.strip & (cands.strip - 1)) == 0
-    verdicts.reject(md & np.isin(cands.level, (5, 6, 10)) & ~pow2, 1, "md chunk is a power of two", np.nan, np.nan, "strip")
-    verdicts.reject(~md & (cands.level == 10) & (cands.count % NEAR_COPIES != 0), 1, "a card's RAID10 mirrors pairs",
+    verdicts.reject(pow2_rule[cands.engine, level_index] & ~pow2, 1, "md chunk is a power of two", np.nan, np.nan, "strip")
+    multiple = np.asarray([[c.drive_multiple(lv, NEAR_COPIES) for lv in a.levels] for c in classes])
+    verdicts.reject(cands.count % multiple[cands.engine, level_index] != 0, 1, "a card's RAID10 mirrors pairs",
                     np.nan, np.nan, "drive count")
 
 

@@ -27,7 +27,7 @@ from .base import (MAX_BYTES, PCIE_GENERATIONS, PCIE_LINK_WIDTHS, PRICE_DATE, SE
 from .devices import (BackplaneSpec, EngineDeviceSpec, EngineSpec, HostIoOption, HostIoSpec, OltpProfileSpec, RetimerSpec,
                       SwitchSpec)
 from .parts import CpuSpec, DriveSpec, PcieGenerationSpec, PlatformSpec, SlotSpec
-from .scenario import (MAX_FAULTS, MAX_TEXT_CHARS, MAX_WORKLOADS, MD_ENGINE_KINDS, ArraySpec, FaultSpec, LinkWidth,
+from .scenario import (MAX_FAULTS, MAX_TEXT_CHARS, MAX_WORKLOADS, ArraySpec, FaultSpec, LinkWidth,
                        PlacementSpec, RaidLevel, RebuildSpec, ScenarioSpec, SwitchUseSpec, TopologySpec)
 from .workload import (DRIVE_STATES, MAX_MIX_PARTS, FioBool, FioRw, MixPart, OltpSpec, TraceSummary, WorkloadSpec, _fio_bool,
                        _host_io_entry)
@@ -44,6 +44,6 @@ __all__ = [
     # workload
     "FioBool", "FioRw", "OltpSpec", "WorkloadSpec", "DRIVE_STATES", "MAX_MIX_PARTS", "MixPart", "TraceSummary",
     # scenario
-    "RaidLevel", "RebuildSpec", "ArraySpec", "MD_ENGINE_KINDS", "FaultSpec", "PlacementSpec", "LinkWidth", "SwitchUseSpec",
+    "RaidLevel", "RebuildSpec", "ArraySpec", "FaultSpec", "PlacementSpec", "LinkWidth", "SwitchUseSpec",
     "TopologySpec", "MAX_TEXT_CHARS", "MAX_WORKLOADS", "MAX_FAULTS", "ScenarioSpec",
 ]

@@ -92,7 +92,7 @@ class ArraySpec(Spec):
             raise ValueError(f"namespace_bytes: must be a whole number of {SECTOR_BYTES}-byte sectors, got {self.namespace_bytes}")
         catalog = _catalog(info)
         if catalog is not None and self.engine in catalog.engines:
-            self._engine_geometry(catalog.engines[self.engine].engine_kind)
+            self._engine_geometry(catalog.engine_class(self.engine))
         if catalog is not None and self.drive in catalog.drives:
             capacity = catalog.drives[self.drive].capacity_bytes.value
             if self.namespace_bytes is not None and not 0 < self.namespace_bytes <= capacity:
@@ -110,17 +110,19 @@ class ArraySpec(Spec):
                 raise ValueError(f"drives: {self.engine} supports at most {engine.device.max_drives.value} drives, got {self.drives}")
         return self
 
-    def _engine_geometry(self, engine_kind: str) -> None:
-        """md (and VROC, which is md) takes only a power-of-two chunk for RAID5, 6 and 10
-        (mdadm: "chunk size must be a power of 2"); a card's or vendor's RAID10 is a stripe of
-        mirror sets, so its drive count is a multiple of the copies (md's near layout is not)."""
+    def _engine_geometry(self, engine: Any) -> None:
+        """The engine's rules (``engine``: its class, from the catalog): md (and VROC, which is
+        md) takes only a power-of-two chunk for RAID5, 6 and 10 (mdadm: "chunk size must be a power
+        of 2"); a card's or vendor's RAID10 is a stripe of mirror sets, so its drive count is a
+        multiple of the copies (md's near layout is not)."""
         strip = self.strip_bytes
-        if engine_kind in MD_ENGINE_KINDS and self.level in (5, 6, 10) and strip & (strip - 1):
+        if engine.strip_must_be_power_of_two(self.level) and strip & (strip - 1):
             raise ValueError(f"strip_bytes: md takes only a power-of-two chunk for RAID{self.level}, got {strip} bytes; "
                              f"allowed: 4 KiB, 8 KiB, 16 KiB, ... (powers of two)")
-        if engine_kind not in MD_ENGINE_KINDS and self.level == 10 and self.drives % self.near_copies:
-            raise ValueError(f"drives: RAID10 on engine {self.engine} mirrors sets of {self.near_copies} drives; "
-                             f"the count must be a multiple of {self.near_copies}, got {self.drives}")
+        multiple = engine.drive_multiple(self.level, self.near_copies)
+        if self.drives % multiple:
+            raise ValueError(f"drives: RAID{self.level} on engine {self.engine} mirrors sets of {multiple} drives; "
+                             f"the count must be a multiple of {multiple}, got {self.drives}")
 
     @property
     def resolved_layout(self) -> str:
@@ -130,10 +132,6 @@ class ArraySpec(Spec):
     def single_drive(self) -> bool:
         """One drive used directly (engine ``none``): the SSD model answers, not the array simulator."""
         return self.engine == "none" and self.drives == 1
-
-
-MD_ENGINE_KINDS = ("md", "vroc")
-"""Engine kinds that run Linux md's code (its chunk rules apply)."""
 
 
 class FaultSpec(Spec):

@@ -18,7 +18,7 @@ writes' rate without trims (one step of the fixed point). ``trimwrite`` trims ea
 writes it: to the FTL an overwrite, so its writes are simulated as ``write``/``randwrite`` and its
 trims reported alongside, one per write.
 
-Which arrays pass trims to their drives (refused in one line otherwise): drives without RAID and
+Which arrays pass trims to their drives (the engine's ``passes_discards``; refused in one line otherwise): drives without RAID and
 the ideal engine; Linux md (and VROC, which is md) RAID 0, 1 and 10; md RAID 4/5/6 passes discards
 only when the raid456 module's ``devices_handle_discard_safely`` is set (drivers/md/raid5.c: the
 drives must read zeroes from discarded blocks), which a scenario does not state, so it is refused;
@@ -40,8 +40,6 @@ from ..states import ArrayState
 
 PURE_TRIMS = ("trim", "randtrim")
 TRIM_WRITES = ("trimwrite", "randtrimwrite")
-MD_DISCARD_LEVELS = (0, 1, 10)
-"""md levels that pass discards to their members without a module parameter (raid0, raid1, raid10)."""
 
 
 @dataclass(frozen=True)
@@ -54,15 +52,10 @@ class TrimCost:
 
 def check_discards(spec: ScenarioSpec, catalog: Any, job_name: str, source: str = "") -> None:
     """Refuse, in one line, a trim job on an array that does not pass discards to its drives."""
-    engine = catalog.engines[spec.array.engine]
-    kind, level = engine.engine_kind, spec.array.level
-    if kind in ("none", "ideal") or (kind in ("md", "vroc") and level in MD_DISCARD_LEVELS):
+    engine, level = catalog.engine_class(spec.array.engine), spec.array.level
+    if engine.passes_discards(level):
         return
-    if kind in ("md", "vroc"):
-        why = (f"md RAID {level} passes discards to its drives only with the raid456 module's "
-               f"devices_handle_discard_safely=Y, which the scenario does not state")
-    else:
-        why = f"nvsim does not know whether {engine.name} passes discards to its drives"
+    why = engine.discard_refusal(level, catalog.engines[spec.array.engine].name)
     raise InputError("rw", f"job [{job_name}]: trims cannot be simulated on this array: {why}; trims are simulated on "
                            f"drives without RAID and on md RAID 0, 1 and 10", source=source or None)
 
@@ -112,4 +105,4 @@ def deallocated_share(trim_bytes_per_s: float, write_bytes_per_s: float) -> floa
 
 
 __all__ = ["TrimCost", "check_discards", "trim_cost", "pure_trim_result", "trim_direction", "deallocated_share",
-           "PURE_TRIMS", "TRIM_WRITES", "MD_DISCARD_LEVELS"]
+           "PURE_TRIMS", "TRIM_WRITES"]

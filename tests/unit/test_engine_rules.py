@@ -1,0 +1,113 @@
+"""The engines' rules, asked of the engine classes (nvsim.engines): md's power-of-two chunk, a
+card's RAID10 drive multiples, which arrays pass discards, VROC's need for VMD; and the modules
+that used to decide them by engine kind (specs, topology, trims, the plan) now ask the class."""
+
+import ast
+import copy
+from pathlib import Path
+
+import pytest
+
+from nvsim.engines import ENGINES, Engine, EngineParameters
+from nvsim.specs import ScenarioSpec
+
+ROOT = Path(__file__).resolve().parents[2]
+LEVELS = (0, 1, 5, 6, 10)
+MD_KINDS = ("md", "vroc")
+BUILT_IN = ("none", "ideal", "md", "vroc", "lockless_cpu", "gpu", "hardware")
+
+
+class _PlugIn(Engine):
+    """An engine that states no rule of its own (as tests/support/dpu_engine.py): the base's defaults."""
+
+    Parameters = EngineParameters
+
+
+def test_every_built_in_kind_is_registered():
+    assert set(BUILT_IN) <= set(ENGINES)
+
+
+@pytest.mark.parametrize("kind", BUILT_IN)
+def test_md_and_vroc_take_only_power_of_two_strips_on_raid5_6_and_10(kind):
+    expected = {lv: kind in MD_KINDS and lv in (5, 6, 10) for lv in LEVELS}
+    assert {lv: ENGINES[kind].strip_must_be_power_of_two(lv) for lv in LEVELS} == expected
+
+
+@pytest.mark.parametrize("kind", BUILT_IN)
+@pytest.mark.parametrize("copies", (2, 3))
+def test_a_cards_raid10_is_a_multiple_of_its_copies_and_mds_near_layout_is_not(kind, copies):
+    expected = {lv: copies if lv == 10 and kind not in MD_KINDS else 1 for lv in LEVELS}
+    assert {lv: ENGINES[kind].drive_multiple(lv, copies) for lv in LEVELS} == expected
+
+
+@pytest.mark.parametrize("kind", BUILT_IN)
+def test_which_arrays_pass_discards(kind):
+    passes = {lv: ENGINES[kind].passes_discards(lv) for lv in (0, 1, 4, 5, 6, 10)}
+    if kind in ("none", "ideal"):
+        assert all(passes.values())
+    elif kind in MD_KINDS:
+        assert passes == {0: True, 1: True, 4: False, 5: False, 6: False, 10: True}
+        assert ENGINES[kind].discard_refusal(6, "x") == (
+            "md RAID 6 passes discards to its drives only with the raid456 module's "
+            "devices_handle_discard_safely=Y, which the scenario does not state")
+    else:
+        assert not any(passes.values())
+        assert ENGINES[kind].discard_refusal(5, "card") == "nvsim does not know whether card passes discards to its drives"
+
+
+def test_only_vroc_needs_vmd():
+    assert {kind for kind, engine in ENGINES.items() if engine.needs_vmd} == {"vroc"}
+
+
+def test_an_engine_that_states_no_rule_gets_the_bases_defaults():
+    assert not any(_PlugIn.strip_must_be_power_of_two(lv) for lv in LEVELS)
+    assert [_PlugIn.drive_multiple(lv, 2) for lv in LEVELS] == [1, 1, 1, 1, 2]
+    assert not any(_PlugIn.passes_discards(lv) for lv in LEVELS)
+    assert _PlugIn.discard_refusal(0, "dpu") == "nvsim does not know whether dpu passes discards to its drives"
+    assert _PlugIn.needs_vmd is False
+
+
+def test_the_catalog_gives_each_entry_its_kinds_class(catalog):
+    for name, entry in catalog.engines.items():
+        assert catalog.engine_class(name) is ENGINES[entry.engine_kind]
+
+
+BASE = {"name": "rules", "description": "rules", "platform": "supermicro-as-2125hs-tnr",
+        "array": {"level": 6, "drive": "kioxia-cm7-r-3.84tb", "drives": 8, "strip_bytes": "64KiB", "engine": "linux-md"},
+        "workloads": [{"name": "r", "rw": "randread", "bs": "4k", "iodepth": 32, "numjobs": 8, "runtime": 60}]}
+
+
+def _scenario_error(catalog, **array):
+    data = copy.deepcopy(BASE)
+    data["array"].update(array)
+    try:
+        ScenarioSpec.model_validate(data, context={"catalog": catalog})
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def test_the_scenarios_validator_asks_the_engine_with_its_messages_word_for_word(catalog):
+    assert ("strip_bytes: md takes only a power-of-two chunk for RAID6, got 49152 bytes; "
+            "allowed: 4 KiB, 8 KiB, 16 KiB, ... (powers of two)") in _scenario_error(catalog, strip_bytes="48KiB")
+    assert _scenario_error(catalog, strip_bytes="48KiB", level=1, drives=2) is None
+    assert _scenario_error(catalog, strip_bytes="48KiB", engine="xinnor-xiraid") is None
+    card = "broadcom-megaraid-9560-16i"
+    assert ("drives: RAID10 on engine broadcom-megaraid-9560-16i mirrors sets of 3 drives; "
+            "the count must be a multiple of 3, got 7") in _scenario_error(catalog, engine=card, level=10, drives=7,
+                                                                            near_copies=3)
+    assert _scenario_error(catalog, engine="linux-md", level=10, drives=7, near_copies=3) is None
+
+
+RULE_USERS = ("specs/scenario.py", "topology.py", "workload/trim.py", "plan/space.py")
+
+
+@pytest.mark.parametrize("module", RULE_USERS)
+def test_the_rules_users_ask_the_engine_and_never_branch_on_its_kind(module):
+    tree = ast.parse((ROOT / "nvsim" / module).read_text(encoding="utf-8"))
+    kinds = set(ENGINES) - {"none"}  # "none" also names the catalog's entry for drives used directly
+    found = [f"line {node.lineno}: {node.value!r}" for node in ast.walk(tree)
+             if isinstance(node, ast.Constant) and node.value in kinds]
+    found += [f"line {node.lineno}: .{node.attr}" for node in ast.walk(tree)
+              if isinstance(node, ast.Attribute) and node.attr == "engine_kind"]
+    assert found == []
