@@ -603,16 +603,17 @@ def import_fio(text: str, filename: str, scenario: dict[str, Any] | None, catalo
     parsed = parse_fio_jobfile(text, filename, catalog=catalog, keywords=keywords, environ=NO_ENVIRONMENT,
                                open_file=open_file or ClientFiles())
     warnings = [parsed.unmodelled_warning()] if parsed.unmodelled_warning() else []
-    if parsed.concurrent_jobs():
-        warnings.append("jobs that fio runs concurrently (no stonewall) are simulated one at a time")
+    together = {job.phase for phase in parsed.phases() if len(phase) > 1 for job in phase}
     device_bytes = None
     workloads = []
-    for job in parsed.jobs:
+    for job in parsed.jobs:  # the whole job (mix, pacing, trims), as `nvsim fio` runs it
         workload = job.workload
         if job.needs_device_bytes:
             if device_bytes is None:
                 device_bytes = _device_bytes(scenario, workload, catalog, filename)
             workload = job.resolved(device_bytes)
+        if job.phase in together:  # jobs fio runs at the same time share the array (nvsim.workload.compose.phase)
+            workload = workload.model_copy(update={"phase": f"fio phase {job.phase + 1}"})
         workloads.append(_workload_data(workload))
     if scenario and any(j.workload.offset or j.workload.size or j.needs_device_bytes for j in parsed.jobs):
         check_regions(parsed, parse_scenario(dict(scenario, workloads=[]), catalog), catalog, filename)  # as `nvsim fio`

@@ -35,6 +35,7 @@ from .errors import InputError
 from .sim.workload import SAMPLE_IOS_MIN
 from .simulation import EVENT_HOST_IOS
 from .specs import ScenarioSpec, WorkloadSpec
+from .workload.mix import binned, part_workload
 
 MAX_EVENT_SLOTS = 262_144
 """Most host I/Os in flight (iodepth x numjobs) the event mode takes (1.5 GB resident at the limit)."""
@@ -85,7 +86,14 @@ def check_workload(workload: WorkloadSpec, fidelity: str, field: str = "", host_
                    instead: str = "use --fidelity fluid") -> None:
     """Refuse (one line) a workload whose run would exceed a limit, with the estimate and the
     environment variable that raises the limit (``host_ios``: an event-mode run's window;
-    ``instead``: how the caller's user skips the event mode)."""
+    ``instead``: how the caller's user skips the event mode); then each block size its mix is
+    simulated as."""
+    _check_one(workload, fidelity, field, host_ios, instead)
+    for part in binned(list(workload.bs_mix or ())):
+        _check_one(part_workload(workload, part), fidelity, field, host_ios, instead)
+
+
+def _check_one(workload: WorkloadSpec, fidelity: str, field: str, host_ios: int, instead: str) -> None:
     where = field or f"workloads[{workload.name}]"
     pages, page_limit = planned_pages(workload), limit(MAX_PLANNED_PAGES, MAX_PLANNED_PAGES_ENV)
     if pages > page_limit:

@@ -8,7 +8,7 @@ Below everything that returns one: the orchestrator (nvsim.simulation) and the c
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from .sim.result import SimResult, Utilisation
@@ -17,7 +17,12 @@ from .ssd import DrivePrediction
 from .states import ArrayState
 
 Fidelity = Literal["event", "fluid"]
-Route = Literal["drive", "array", "state"]
+Route = Literal["drive", "array", "state", "phase", "trim", "fresh", "trimwrite", "poisson", "paced", "think",
+                "latency_target", "mix"]
+"""The rows of the route table (nvsim.simulation): three closed-loop solvers, and the composite rows
+of nvsim.workload.compose, each peeling one feature of the workload."""
+RATE_METRICS = ("read_iops", "write_iops", "total_iops", "read_bytes_per_s", "write_bytes_per_s")
+"""The metrics a composite result's ``scale`` multiplies (its latencies are its closed loop's)."""
 
 ClosedLoop = Callable[[ScenarioSpec, WorkloadSpec, str], "Result"]
 """The closed-loop runner the composite workloads (nvsim.workload) are handed: one closed loop of a
@@ -34,6 +39,14 @@ class Result:
     the measured window, every resource's utilisation) and ``drive`` the SSD model's
     (``nvsim.ssd.DrivePrediction``); exactly one of the two is set. The properties read either,
     spelled as :meth:`metrics` names them.
+
+    A composite workload (nvsim.workload.compose) answers with the record of the closed loop that
+    gave its latencies and ``scale``, the job's rate over that loop's (a rate cap, a share of a shared
+    loop, think time, fresh drives filling): the rate properties and :meth:`metrics` are scaled,
+    ``simulation``/``drive`` are the loop's own. ``loop``: that closed loop (None: the workload's
+    own); ``note``: what the composite did; ``trim_iops``/``trim_latency_s``: trims (NVMe
+    deallocations) per second and each one's latency; ``clones``: (first, count, of) the job's clones
+    among a shared loop's; ``jobs``: a phase's jobs, each a Result (the phase's rates are their sum).
     """
 
     scenario: str
@@ -43,28 +56,62 @@ class Result:
     state: ArrayState
     simulation: SimResult | None = None
     drive: DrivePrediction | None = None
+    scale: float = 1.0
+    loop: WorkloadSpec | None = None
+    note: str = ""
+    trim_iops: float | None = None
+    trim_latency_s: float | None = None
+    clones: tuple[int, int, int] | None = None
+    jobs: tuple["Result", ...] = ()
+
+    @property
+    def unscaled(self) -> "Result":
+        """The closed loop's own rates (``scale`` 1)."""
+        return replace(self, scale=1.0)
+
+    def with_note(self, note: str) -> "Result":
+        """This result with ``note`` added to its notes."""
+        return replace(self, note=f"{self.note}; {note}" if self.note else note)
 
     def metrics(self) -> dict[str, float | str | None]:
         """Flat metrics, the names validation compares: the simulator's ``SimResult.metrics()``, or
         for a single drive the SSD model's numbers (``DrivePrediction.as_dict()``) and
         ``limited_by``."""
+        if self.jobs:
+            return self._phase_metrics()
         if self.drive is not None:
             values: dict[str, float | str | None] = dict(self.drive.as_dict())
             values["limited_by"] = self.drive.limited_by
-            return values
-        return self.simulation.metrics()
+        else:
+            values = self.simulation.metrics()
+        if self.scale != 1.0:
+            values.update({k: v * self.scale for k, v in values.items() if k in RATE_METRICS and v is not None})
+        return values
+
+    def _phase_metrics(self) -> dict[str, float | str | None]:
+        """A phase: its jobs' rates summed; what limits it, as its first job says."""
+        values: dict[str, float | str | None] = {k: sum(job.metrics().get(k) or 0.0 for job in self.jobs)
+                                                 for k in RATE_METRICS}
+        values["limited_by"] = self.jobs[0].limited_by
+        return values
 
     def as_dict(self) -> dict:
         """A JSON record: the simulator's (``SimResult.as_dict()``), or a single drive's metrics."""
-        return self.simulation.as_dict() if self.simulation is not None else self.metrics()
+        if self.jobs:
+            return {"phase": self.workload, "jobs": {job.workload: job.as_dict() for job in self.jobs}, **self.metrics()}
+        out = self.simulation.as_dict() if self.simulation is not None else self.metrics()
+        if self.scale != 1.0 or self.note or self.trim_iops is not None:
+            out = {**out, **{k: v for k, v in self.metrics().items() if k in RATE_METRICS}, "scale": self.scale,
+                   "note": self.note, "trim_iops": self.trim_iops}
+        return out
 
     @property
     def read_iops(self) -> float:
-        return self._either("read_iops")
+        return self._rate("read_iops")
 
     @property
     def write_iops(self) -> float:
-        return self._either("write_iops")
+        return self._rate("write_iops")
 
     @property
     def total_iops(self) -> float:
@@ -72,11 +119,11 @@ class Result:
 
     @property
     def read_bytes_per_s(self) -> float:
-        return self._either("read_bytes_per_s")
+        return self._rate("read_bytes_per_s")
 
     @property
     def write_bytes_per_s(self) -> float:
-        return self._either("write_bytes_per_s")
+        return self._rate("write_bytes_per_s")
 
     @property
     def cpu_percent(self) -> float | None:
@@ -144,7 +191,16 @@ class Result:
         return 0.0 if self.simulation is None else self.simulation.simulated_s
 
     def _either(self, name: str):
+        if self.jobs:
+            return getattr(self.jobs[0], name)
         return getattr(self.drive if self.simulation is None else self.simulation, name)
 
+    def _rate(self, name: str) -> float:
+        """A rate: the phase's sum, or the loop's times ``scale``."""
+        if self.jobs:
+            return sum(getattr(job, name) for job in self.jobs)
+        value = self._either(name)
+        return value * self.scale if self.scale != 1.0 else value
 
-__all__ = ["Result", "Route", "Fidelity", "ClosedLoop"]
+
+__all__ = ["Result", "Route", "Fidelity", "ClosedLoop", "RATE_METRICS"]

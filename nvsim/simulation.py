@@ -14,6 +14,20 @@ The route is chosen in one place, :func:`route`, from this table:
 | one drive used directly (engine ``none``, one drive) | ``drive`` | the SSD model's steady state (nvsim.ssd); the fidelity does not apply |
 | an array in its optimal state under a fio job | ``array`` | the array simulator: SimPy events (``event``) or rates (``fluid``) |
 | an OLTP workload, an idle array, a member missing, or a state the caller pins | ``state`` | a fio job in the ``event`` mode runs SimPy with the rebuild's requests alongside; everything else solves the queueing network of nvsim.sim.mixed |
+| jobs that run at the same time (a ``Phase``, or a workload with a ``phase``) | ``phase`` | nvsim.workload.compose.phase |
+| trims only (rw: trim, randtrim) | ``trim`` | nvsim.workload.compose.trim |
+| fresh drives (``drive_state: fresh``) | ``fresh`` | nvsim.workload.compose.fresh |
+| a trim before each write (rw: trimwrite) | ``trimwrite`` | nvsim.workload.compose.trimwrite |
+| a rate cap with Poisson arrivals | ``poisson`` | nvsim.workload.compose.poisson |
+| a rate cap (``rate_iops``) | ``paced`` | nvsim.workload.compose.paced |
+| a think time (``thinktime``) | ``think`` | nvsim.workload.compose.think |
+| a latency target (``latency_target``) | ``latency_target`` | nvsim.workload.compose.latency_target |
+| a mix of block sizes (``bssplit``, ``bsrange``, a trace's sizes) | ``mix`` | nvsim.workload.compose.mix |
+
+The composite rows (the last nine) come first, in that order: each peels one feature of the workload
+and solves the rest through the runner it is handed (``Simulation`` itself, with that row skipped),
+so a workload with a mix, a rate cap and fresh drives goes fresh -> paced -> mix -> array. A
+composite result carries ``scale``, the job's rate over the closed loop that gave its latencies.
 
 A scenario's state is the one its faults at t = 0 leave (:meth:`ArrayState.at_start`); the fault
 timeline (nvsim.rebuild) pins each later state in turn, and a pinned state always takes the
@@ -40,9 +54,10 @@ from .sim import ArraySystem, SimResult, simulate_event, simulate_fluid
 from .sim.drive_load import ftl_load
 from .sim.event import Precision
 from .sim.mixed import solve_state
-from .specs import ScenarioSpec, WorkloadSpec
+from .specs import Phase, ScenarioSpec, WorkloadSpec
 from .states import ArrayState, lost_data
 from .ssd import DrivePrediction, SsdModel
+from .workload.compose import ROWS, Job, composite_route
 
 FIDELITIES: tuple[str, ...] = ("event", "fluid")
 EVENT_HOST_IOS = 60_000
@@ -56,11 +71,22 @@ def single_drive(scenario: ScenarioSpec) -> bool:
     return scenario.array.single_drive
 
 
-def route(scenario: ScenarioSpec, workload: WorkloadSpec | None, state: ArrayState | None = None) -> Route:
+def route(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, state: ArrayState | None = None,
+          peeled: frozenset[str] = frozenset()) -> Route:
     """The route table of the module docstring: which solver answers this set-up.
 
     ``state`` None: the state the scenario's faults leave at t = 0; a state the caller pins (the
-    fault timeline's) always takes the ``state`` route."""
+    fault timeline's) always takes the ``state`` route once the composite rows are peeled;
+    ``peeled``: composite rows already applied (skipped)."""
+    if workload is not None and not workload.is_oltp:
+        row = composite_route(workload, peeled)
+        if row is not None:
+            return row
+    return placed_route(scenario, workload, state)
+
+
+def placed_route(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, state: ArrayState | None = None) -> Route:
+    """Where a closed loop of the workload is solved: one drive, the optimal array, or a state."""
     if state is not None or workload is None:
         return "state"
     if single_drive(scenario):
@@ -75,26 +101,32 @@ class Simulation:
     array's state (default: the one the scenario's faults leave at t = 0).
 
     ``scenario``: a ``ScenarioSpec``, or a path to a scenario file or directory (loaded with
-    ``nvsim.scenario.load_scenario``); ``workload``: a ``WorkloadSpec`` or the name of one of the
-    scenario's workloads.
+    ``nvsim.scenario.load_scenario``); ``workload``: a ``WorkloadSpec``, a ``Phase`` (jobs that run
+    at the same time), or the name of one of the scenario's workloads or phases. ``peeled``: the
+    composite rows already applied (the runner the composite rows are handed sets it).
     """
 
-    def __init__(self, scenario: ScenarioSpec | str | Path, workload: WorkloadSpec | str | None = None, *,
-                 catalog: Catalog | None = None, state: ArrayState | None = None):
+    def __init__(self, scenario: ScenarioSpec | str | Path, workload: WorkloadSpec | Phase | str | None = None, *,
+                 catalog: Catalog | None = None, state: ArrayState | None = None, peeled: frozenset[str] = frozenset()):
         self.catalog = catalog or default_catalog()
         self.scenario = scenario if isinstance(scenario, ScenarioSpec) else load_scenario(scenario, self.catalog)
         self.workload = self._workload(workload)
-        self.route: Route = route(self.scenario, self.workload, state)
+        self.peeled = peeled
+        self.route: Route = route(self.scenario, self.workload, state, peeled)
+        self.pinned = state
         self.state = state if state is not None else ArrayState.at_start(self.scenario)
 
-    def _workload(self, workload: WorkloadSpec | str | None) -> WorkloadSpec | None:
-        if workload is None or isinstance(workload, WorkloadSpec):
+    def _workload(self, workload: WorkloadSpec | Phase | str | None) -> WorkloadSpec | Phase | None:
+        if workload is None or isinstance(workload, (WorkloadSpec, Phase)):
             return workload
         names = [w.name for w in self.scenario.workloads]
-        if workload not in names:
+        if workload in names:
+            return self.scenario.workloads[names.index(workload)]
+        phase = self.scenario.phase(workload)
+        if phase is None:
             raise InputError("workload", f"scenario {self.scenario.name} has no workload {workload!r}"
                                          f"{suggestion_text(workload, names)} it has: {', '.join(names) or 'none'}")
-        return self.scenario.workloads[names.index(workload)]
+        return phase
 
     def run(self, fidelity: Fidelity = "event", seed: int | None = None, host_ios: int = EVENT_HOST_IOS,
             precision: Precision | None = None, progress=None) -> Result:
@@ -108,8 +140,19 @@ class Simulation:
             loss = lost_data(self.scenario, self.catalog, set(self.state.missing), {})
             if loss is not None:  # md fails the array: every I/O errors, no rate to predict
                 return _record(self, _no_io(self, fidelity, f"DATA LOSS: {loss.detail}"))
-        return SOLVERS[self.route](self, fidelity, seed, EventWindow(host_ios, precision, progress))
+        window = EventWindow(host_ios, precision, progress)
+        if self.route in ROWS:
+            return ROWS[self.route](self._job(fidelity, seed, window))
+        return SOLVERS[self.route](self, fidelity, seed, window)
 
+    def _job(self, fidelity: str, seed: int | None, window: "EventWindow") -> Job:
+        """What a composite row is handed: the set-up, and this orchestrator as its runner."""
+        def solve(workload: WorkloadSpec, peel: frozenset[str]) -> Result:
+            inner = Simulation(self.scenario, workload, catalog=self.catalog, state=self.pinned,
+                               peeled=self.peeled | peel | {self.route})
+            return inner.run(fidelity, seed, window.host_ios, window.precision, window.progress)
+        placed = placed_route(self.scenario, self._any_workload(), self.pinned)
+        return Job(self.scenario, self.workload, self.catalog, fidelity, self.state, placed, solve, lambda: self.device_bytes)
     def without_faults(self) -> "Simulation":
         """The same set-up on the optimal array (the scenario without its faults)."""
         return Simulation(self.scenario.model_copy(update={"faults": ()}), self.workload, catalog=self.catalog)
@@ -120,6 +163,8 @@ class Simulation:
         return ArraySystem(self.scenario, self._any_workload(), self.catalog).device_bytes
 
     def _any_workload(self) -> WorkloadSpec:
+        if isinstance(self.workload, Phase):
+            return self.workload.jobs[0]
         return self.workload or WorkloadSpec(name="idle", rw="randread", bs=4096)
 
 
@@ -203,4 +248,4 @@ def predict_workload(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Ca
 
 
 __all__ = ["Simulation", "Result", "ArrayState", "Precision", "EventWindow", "route", "single_drive", "predict_workload", "SOLVERS",
-           "EVENT_HOST_IOS", "FIDELITIES", "Fidelity", "Route"]
+           "EVENT_HOST_IOS", "FIDELITIES", "Fidelity", "Route", "Phase", "placed_route"]

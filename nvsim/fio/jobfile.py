@@ -54,8 +54,9 @@ from .names import FIO_OPTION_NAMES, FIO_VERSION
 from .trace import parse_trace, summarize
 from ..skew_syntax import check_distribution
 from .json_report import FIO_PERCENTILES, fio_json_report, percentile_table  # noqa: F401 (fio's JSON lives in nvsim.fio.json_report)
-from ..specs import MAX_BYTES, WorkloadSpec
-from ..specs.workload import DRIVE_STATES, MAX_MIX_PARTS, MixPart, TraceSummary
+from ..specs import Phase, WorkloadSpec
+from ..specs.mix import MAX_LISTED_SIZES, MixPart, block_size_mix, is_a_mix, mean_size, parse_bsrange, parse_bssplit, range_bins
+from ..specs.workload import DRIVE_STATES, TRIM_SHAPE, TraceSummary
 from .writer import command_line_to_jobfile, workload_to_fio_section  # noqa: F401 (re-exported: the writer lives in nvsim.fio.writer)
 
 _KNOWN = frozenset({*MODELLED_OPTIONS, *KEPT_OPTIONS, *UNDERSTOOD_WITHOUT_EFFECT, *ALIASES})
@@ -75,12 +76,10 @@ class FioJob:
     ``stonewall`` job waits for every job before it, so it starts the next phase.
     options: every option in force for the job (globals first, then the job's own), by fio's
     canonical name, value as written ("" for a bare flag). job_options: the job section's own
-    options only, as fio's JSON writes them under "job options". rate_iops: the I/Os per second one
-    clone may issue under fio's rate / rate_iops (None: no cap), for the job's mix of directions;
-    rate_min_iops: the least one clone must do under rate_min / rate_iops_min (fio stops it below).
-    thinktime_s: fio's thinktime, the stall after each I/O (None: none). latency_target_s,
-    latency_percentile, latency_window_s: fio's latency target (the highest iodepth at which that
-    share of I/Os is at most the target; None: no target).
+    options only, as fio's JSON writes them under "job options". rate_min_iops: the least one clone
+    must do under rate_min / rate_iops_min (fio stops it below). Everything that changes the answer
+    (mix, rate cap, think time, latency target, trims, flow, io_size, loops) is the workload's
+    (``WorkloadSpec``), read here under the names nvsim.fio.run uses.
     """
 
     name: str
@@ -95,21 +94,58 @@ class FioJob:
     numa_cpu_nodes: str | None = None
     line: int = 0
     job_options: dict[str, str] = field(default_factory=dict)
-    rate_iops: float | None = None
     rate_min_iops: float | None = None
-    thinktime_s: float | None = None
-    latency_target_s: float | None = None
-    latency_percentile: float = 100.0
-    latency_window_s: float | None = None
-    bs_mix: tuple[MixPart, ...] | None = None
     offset_percent: float | None = None
-    rate_process: str = "linear"
-    flow_weight: float | None = None
-    flow_id: int = 0
     trace: TraceSummary | None = None
-    io_size_bytes: int | None = None
-    trim: str | None = None  # fio's rw when it trims (trim, randtrim, trimwrite, randtrimwrite; nvsim.workload.trim)
-    loops: int = 1
+
+    # what changes the answer lives in the workload (nvsim.specs.workload); read here under fio's names
+    @property
+    def rate_iops(self) -> float | None:
+        return self.workload.rate_iops
+
+    @property
+    def rate_process(self) -> str:
+        return self.workload.rate_process
+
+    @property
+    def thinktime_s(self) -> float | None:
+        return self.workload.thinktime
+
+    @property
+    def latency_target_s(self) -> float | None:
+        return self.workload.latency_target
+
+    @property
+    def latency_percentile(self) -> float:
+        return self.workload.latency_percentile
+
+    @property
+    def latency_window_s(self) -> float | None:
+        return self.workload.latency_window
+
+    @property
+    def bs_mix(self) -> tuple[MixPart, ...] | None:
+        return self.workload.bs_mix
+
+    @property
+    def flow_weight(self) -> int | None:
+        return self.workload.flow
+
+    @property
+    def flow_id(self) -> int:
+        return self.workload.flow_id
+
+    @property
+    def trim(self) -> str | None:
+        return self.workload.trim
+
+    @property
+    def io_size_bytes(self) -> int | None:
+        return self.workload.io_size
+
+    @property
+    def loops(self) -> int:
+        return self.workload.loops
 
     @property
     def needs_device_bytes(self) -> bool:
@@ -192,14 +228,10 @@ BUFFERED_NOTE = "direct (buffered I/O, fio's default direct=0, is simulated as d
 
 
 def shares_one_loop(jobs: list[FioJob]) -> bool:
-    """Whether jobs that run at the same time are one closed loop: the same workload but for name,
-    numjobs and how long they run, and no rate cap or think time; nvsim then simulates them together on one array."""
-    def signature(job: FioJob) -> tuple:
-        w = job.workload.model_copy(update={"name": "", "numjobs": 1, "runtime": None, "time_based": False, "ramp_time": 0.0})
-        return w.model_dump_json(), job.size_percent, job.offset_increment_percent, job.bs_mix, job.trim
-    unpaced = all(job.rate_iops is None and job.thinktime_s is None and job.latency_target_s is None
-                  and job.flow_weight is None for job in jobs)
-    return len(jobs) > 1 and unpaced and len({signature(job) for job in jobs}) == 1
+    """Whether jobs that run at the same time are one closed loop (``Phase.one_loop``: the same
+    workload but for name, numjobs and how long they run, unpaced); their 'N%' sizes alike."""
+    sizes = {(job.size_percent, job.offset_increment_percent) for job in jobs}
+    return len(sizes) == 1 and Phase(name="phase", jobs=tuple(job.workload for job in jobs)).one_loop
 
 
 @dataclass(frozen=True)
@@ -343,9 +375,6 @@ def _check_rwmix_pair(section: _Section, path: str) -> None:
 
 
 # ---------------------------------------------------------------- one job
-
-_TRIM_SHAPE = {"trim": "write", "randtrim": "randwrite", "trimwrite": "write", "randtrimwrite": "randwrite"}
-"""The write job whose offsets (and, for trimwrite, writes) a trim job has."""
 
 _SHAPE_OPTIONS = {"bssplit": "mix", "bsrange": "mix", "read_iolog": "replay", "replay_no_stall": "replay",
                   "replay_time_scale": "replay", "zonemode": "placement", "zonesize": "placement",
@@ -523,17 +552,17 @@ def _finish_job(draft: _JobDraft, catalog: Any) -> FioJob:
     section, path, data = draft.section, draft.path, draft.data
     data["name"] = draft.name
     trim = draft.rw if draft.rw in FIO_RW_TRIM else None
-    data["rw"] = _TRIM_SHAPE.get(draft.rw, draft.rw)  # a trim job's offsets are a write job's (nvsim.workload.trim)
+    data["rw"] = TRIM_SHAPE.get(draft.rw, draft.rw)  # a trim job's offsets are a write job's (nvsim.workload.trim)
     data["ioengine"] = draft.ioengine
     shape = draft.shape
     mix, trace = _shape(data, draft.bs, shape["mix"], shape["replay"], shape["placement"], draft.origin, section, path,
                         draft.kb_base, draft.open_file)
-    workload = _validated_workload(draft, catalog)
+    workload = _validated_workload(draft, catalog).model_copy(update={
+        "bs_mix": mix, "trim": trim, "io_size": draft.extent.get("io_size"), "loops": draft.extent.get("loops") or 1})
     job = FioJob(name=draft.name, workload=workload, group=0, filename=draft.kept["filename"], size_percent=draft.size_percent,
                  offset_increment_percent=draft.offset_percent, options=draft.options, phase=0,
                  cpus_allowed=draft.kept["cpus_allowed"], numa_cpu_nodes=draft.kept["numa_cpu_nodes"], line=section.line,
-                 job_options={e.key: e.value if e.value is not None else "" for e in section.entries}, bs_mix=mix,
-                 io_size_bytes=draft.extent.get("io_size"), loops=draft.extent.get("loops") or 1, trim=trim)
+                 job_options={e.key: e.value if e.value is not None else "" for e in section.entries})
     job = draft.pacing.apply(job, section.name, path, draft.kb_base)
     if trace is not None:
         job = _with_trace(job, trace, shape["replay"], path)
@@ -598,18 +627,23 @@ class _Pacing:
         """The job with its caps, think time and target; combinations nvsim does not model refused."""
         w = job.workload
         trims = job.trim in ("trim", "randtrim")
-        job = replace(job, rate_iops=_rate_limit_iops(self.rates, w, path, kb_base, trims_only=trims), thinktime_s=self.think_s,
-                      offset_percent=self.offset_percent, rate_process=self.process, flow_weight=self.flow, flow_id=self.flow_id,
-                      rate_min_iops=_rate_limit_iops(self.minimums, w, path, kb_base, tightest=False, trims_only=trims))
-        if self.think_s and job.rate_iops is not None:
-            raise _error(next(iter(self.rates.values())), path, f"a rate cap together with thinktime is not modelled (job [{section}])")
+        rate = _rate_limit_iops(self.rates, w, path, kb_base, trims_only=trims)
+        job = _paced(replace(job, offset_percent=self.offset_percent,
+                             rate_min_iops=_rate_limit_iops(self.minimums, w, path, kb_base, tightest=False, trims_only=trims)),
+                     rate_iops=rate, thinktime=self.think_s, rate_process=self.process if rate is not None else "linear",
+                     flow=self.flow, flow_id=self.flow_id)
         target, entry = self.latency.get("latency_target", (None, None))
         if not target:
             return job
         if self.think_s or job.rate_iops is not None:
             raise _error(entry, path, f"a latency target together with a rate cap or thinktime is not modelled (job [{section}])")
-        return replace(job, latency_target_s=target, latency_window_s=self.latency.get("latency_window", (None,))[0],
-                       latency_percentile=self.latency.get("latency_percentile", (100.0,))[0])
+        return _paced(job, latency_target=target, latency_window=self.latency.get("latency_window", (None,))[0],
+                      latency_percentile=self.latency.get("latency_percentile", (100.0,))[0])
+
+
+def _paced(job: FioJob, **pacing: Any) -> FioJob:
+    """The job with its workload's pacing fields set (checked by the reader, as fio reads them)."""
+    return replace(job, workload=job.workload.model_copy(update=pacing))
 
 
 def _rate_limit_iops(rates: dict[str, _Entry], workload: WorkloadSpec, path: str, kb_base: int,
@@ -723,10 +757,10 @@ def _shape(data: dict[str, Any], bs: list, mixes: dict[str, _Entry], replay: dic
     skew = _check_placement(placement, rw, data.get("rwmixread", 50), path, kb_base)
     if skew is not None:
         data["random_distribution"] = skew
-    data["bs"] = _mean_size(mix) if mix else _choose_bs(rw, bs, origin, section, path)
+    data["bs"] = mean_size(mix) if mix else _choose_bs(rw, bs, origin, section, path)
     if mix:
         origin["bs"] = mixes.get("bssplit") or mixes.get("bsrange") or replay["read_iolog"]
-        mix = mix if len(mix) > 1 or mix[0].rw is not None else None  # one size: the job's bs
+        mix = mix if is_a_mix(mix) else None  # one size: the job's bs
     return mix, trace
 
 
@@ -767,117 +801,28 @@ def _with_trace(job: FioJob, trace: TraceSummary, replay: dict[str, _Entry], pat
         raise _error(replay["read_iolog"], path, f"a replayed trace sets its own pace; rate, thinktime and latency_target "
                                                  f"are not modelled with it (job [{job.name}])")
     if stall and trace.arrival_iops:
-        return replace(job, rate_iops=trace.arrival_iops / job.workload.numjobs, rate_process="poisson", trace=trace)
+        return replace(_paced(job, rate_iops=trace.arrival_iops / job.workload.numjobs, rate_process="poisson"), trace=trace)
     return replace(job, trace=trace)
 
 
 def _block_size_mix(mixes: dict[str, _Entry], rw: str, rwmixread: int, path: str, kb_base: int) -> tuple[MixPart, ...] | None:
     """The job's mix of block sizes from bssplit (which wins, as in fio) or bsrange, for the
-    directions its rw uses: one part per (size, direction); None when it is a single size."""
+    directions its rw uses (``nvsim.specs.mix``): one part per (size, direction); None when it is a single size."""
     if not mixes:
         return None
     entry = mixes.get("bssplit") or mixes["bsrange"]
-    per_direction = _parse_bssplit(entry, path, kb_base) if entry.key == "bssplit" else _parse_bsrange(entry, path, kb_base)
-    read_share = 1.0 if rw in _READS else 0.0 if rw in _WRITES else rwmixread / 100.0
-    used = [(d, share) for d, share in (("read", read_share), ("write", 1.0 - read_share)) if share > 0]
-    splits = [per_direction[0 if d == "read" else 1] for d, _ in used]
-    if len({tuple(split) for split in splits}) == 1:
-        parts = tuple(MixPart(size, share) for size, share in splits[0])
-    else:
-        parts = tuple(MixPart(size, share * dshare, d) for (d, dshare), split in zip(used, splits) for size, share in split)
-    return parts
-
-
-def _mean_size(parts: tuple[MixPart, ...]) -> int:
-    """The mix's mean I/O size in whole 512-byte sectors: the job's ``bs`` where one size stands for it (rate in bytes)."""
-    total = sum(p.share for p in parts)
-    return max(512, int(round(sum(p.bs * p.share for p in parts) / total / 512)) * 512)
-
-
-def _parse_bssplit(entry: _Entry, path: str, kb_base: int) -> list[list[tuple[int, float]]]:
-    """fio's bssplit=SIZE/PCT:SIZE/PCT[,write split[,trim split]]: a size without a percentage shares
-    what the others leave equally; a direction without a split takes the last one given."""
     value = _need_value(entry, path)
-    directions = value.split(",")
-    if len(directions) > 3:
-        raise _error(entry, path, f"takes at most three splits (read,write,trim), got {value!r}")
-    out: list[list[tuple[int, float]]] = []
-    for text in directions:
-        sizes, percents = [], []
-        for item in (part for part in text.split(":") if part.strip()):
-            size_text, _, pct_text = item.strip().partition("/")
-            size, _ = _parse_size(_Entry(entry.key, entry.written, size_text, entry.line), path, kb_base, allow_percent=False)
-            if size <= 0 or size % 512:
-                raise _error(entry, path, f"block size {size_text!r} must be a positive multiple of 512 bytes (got {value!r})")
-            if pct_text and not re.fullmatch(r"\d+(\.\d+)?", pct_text):
-                raise _error(entry, path, f"expected SIZE/PERCENT entries separated by ':', got {item!r}")
-            sizes.append(size)
-            percents.append(float(pct_text) if pct_text else None)
-        given = sum(p for p in percents if p is not None)
-        missing = sum(p is None for p in percents)
-        if not sizes or given > 100 or (given == 0 and not missing):
-            raise _error(entry, path, f"the percentages must add up to at most 100 and not all be 0, got {text!r}")
-        rest = (100.0 - given) / missing if missing else 0.0
-        split = [(s, p if p is not None else rest) for s, p in zip(sizes, percents)]
-        out.append([(s, p / 100.0) for s, p in split if p > 0])
-    return out + [out[-1]] * (3 - len(out))
+
+    def size_of(text: str) -> int:
+        return _parse_size(_Entry(entry.key, entry.written, text, entry.line), path, kb_base, allow_percent=False)[0]
+    try:
+        per_direction = parse_bssplit(value, size_of) if entry.key == "bssplit" else parse_bsrange(value, size_of)
+    except ValueError as exc:
+        raise _error(entry, path, str(exc)) from None
+    return block_size_mix(per_direction, rw, rwmixread)
 
 
-def _parse_bsrange(entry: _Entry, path: str, kb_base: int) -> list[list[tuple[int, float]]]:
-    """fio's bsrange=LOW-HIGH (or LOW:HIGH)[,write range], as fio's ``get_next_buflen`` (io_u.c)
-    draws it: LOW + HIGH x u (u uniform in [0, 1)), rounded down to a multiple of LOW, at most HIGH
-    (``_bsrange_sizes``)."""
-    value = _need_value(entry, path)
-    out: list[list[tuple[int, float]]] = []
-    for text in value.split(",")[:3]:
-        match = re.fullmatch(r"\s*([^-:\s]+)\s*[-:]\s*([^-:\s]+)\s*", text)
-        if not match:
-            raise _error(entry, path, f"expected LOW-HIGH (or LOW:HIGH) sizes, got {text!r}")
-        low, high = (_parse_size(_Entry(entry.key, entry.written, g, entry.line), path, kb_base, allow_percent=False)[0]
-                     for g in match.groups())
-        if low <= 0 or low % 512 or high < low:
-            raise _error(entry, path, f"LOW must be a positive multiple of 512 bytes and HIGH at least LOW, got {text!r}")
-        if high > MAX_BYTES:
-            raise _error(entry, path, f"HIGH must be at most 2^64 bytes, got {text!r}")
-        if high % low and high % 512:
-            raise _error(entry, path, f"HIGH must be a multiple of 512 bytes (fio issues HIGH itself when it is not a "
-                                      f"multiple of LOW), got {text!r}")
-        out.append(_bsrange_sizes(low, high))
-    return out + [out[-1]] * (3 - len(out))
-
-
-def _bsrange_sizes(low: int, high: int) -> list[tuple[int, float]]:
-    """(size, share) of fio's draw LOW + floor(HIGH x u), rounded down to a multiple of LOW and
-    capped at HIGH: the m = HIGH // LOW multiples LOW .. m LOW take LOW / HIGH each (a whole LOW of
-    the draw's HIGH-long range), and HIGH the rest, (HIGH - m LOW) / HIGH, where HIGH is not a
-    multiple of LOW (bsrange=4k-16k: 4, 8, 12, 16 KiB, a quarter each; 4k-10k: 4 and 8 KiB, 0.4
-    each, and 10 KiB, 0.2). Past ``MAX_LISTED_SIZES`` multiples they are given as their bins."""
-    count = high // low
-    if count > MAX_LISTED_SIZES:
-        sizes = [(size, share * count * low / high) for size, share in _range_bins(low, count)]
-    else:
-        sizes = [(low * k, low / high) for k in range(1, count + 1)]
-    rest = high - count * low
-    return sizes + ([(high, rest / high)] if rest else [])
-
-
-MAX_LISTED_SIZES = 2**16
-"""Most sizes of a ``bsrange`` listed one by one (512-32m at 512 B steps, about 8 MB of list); a
-wider range (``bsrange=512-1t`` is 2^31 sizes) is given directly as the ``MAX_MIX_PARTS`` bins the
-mix is simulated as (``_range_bins``), never enumerated."""
-
-
-def _range_bins(low: int, count: int) -> list[tuple[int, float]]:
-    """The sizes LOW, 2 LOW, ..., count x LOW, equally likely, as ``nvsim.workload.mix.binned`` bins them,
-    without listing them: bin b holds the multiples k with b/MAX_MIX_PARTS < k/count <=
-    (b+1)/MAX_MIX_PARTS, its share their count over ``count``, its size their mean (whole 512-byte sectors)."""
-    bins = []
-    for b in range(MAX_MIX_PARTS):
-        first, last = b * count // MAX_MIX_PARTS + 1, (b + 1) * count // MAX_MIX_PARTS
-        if last >= first:
-            mean = low * (first + last) / 2
-            bins.append((max(512, int(round(mean / 512)) * 512), (last - first + 1) / count))
-    return bins
+_range_bins = range_bins  # noqa: F401 (the bins' law is tested here)
 
 
 def _refuse_option(entry: _Entry, path: str, kb_base: int) -> None:

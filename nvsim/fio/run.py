@@ -1,7 +1,10 @@
 """``nvsim fio``: run a parsed fio job file against a simulated array and report as fio does.
 
-Each job is simulated (event or fluid mode) on the scenario's array; its rates are carried over the
-job's own runtime as fio would run it:
+A plain client of the orchestrator: each phase of the file (jobs with no ``stonewall`` between them)
+is one ``Phase`` solved by ``nvsim.Simulation`` (its composite rows, nvsim.workload.compose: jobs
+together, trims, fresh drives, rate caps, Poisson arrivals, think time, latency targets, mixes of
+block sizes). This module adds what fio adds: each job's runtime, its clones, group reporting, the
+JSON and the logs. Rates are carried over the job's own runtime as fio would run it:
 
 * a ``time_based`` job with ``runtime`` runs ``runtime`` seconds;
 * otherwise each of its ``numjobs`` clones moves ``size`` bytes (``size`` absent: the whole
@@ -11,15 +14,7 @@ so ``io_bytes``, ``total_ios`` and ``runtime`` describe the job, and the simulat
 measured part of the simulation that gave the rates and the latencies) is stated under each job's
 ``nvsim`` key. Without ``group_reporting`` fio prints one entry per clone of a ``numjobs`` job (the
 same name each time); with it, one entry per reporting group, summed: so does nvsim.
-
-Jobs that fio runs at the same time (no ``stonewall`` between them) share the array. When they are
-one closed loop (the same workload but for name, numjobs and run length: ``fio.shares_one_loop``)
-nvsim simulates them together, all their clones in one loop, and gives each job its clones' share
-of the rates and of the latency samples; jobs with different workloads each run their own loop and
-wait together at the saturated resource (``together_runs``, ``nvsim.workload.together``).
-``FioJobFile.notes`` says which. A job under ``rate`` / ``rate_iops`` is paced (``paced_run``; with
-``rate_process=poisson``, ``poisson_run``); a mix of block sizes or a trace runs through
-``nvsim.workload.mix`` (``simulate_job``).
+``FioJobFile.notes`` says how the jobs of a phase share the array.
 """
 
 from __future__ import annotations
@@ -30,22 +25,16 @@ from typing import Any
 
 import numpy as np
 
-from .jobfile import FioJob, FioJobFile, shares_one_loop
-from .json_report import FIO_PERCENTILES, fio_json_report, parse_percentile_list, percentile_table
+from .jobfile import FioJob, FioJobFile
+from .json_report import FIO_PERCENTILES, fio_json_report, parse_percentile_list
 from .logs import LOG_OPTIONS, LogEntry
 from ..budget import check_region, check_workload
 from ..errors import InputError
 from ..host_io import effective_iodepth
-from ..result import ClosedLoop
-from ..sim.model import build
 from ..simulation import Result, Simulation
-from ..specs import ScenarioSpec, WorkloadSpec
-from ..workload.fresh import blended_scale, crossing_note, fresh_seconds
-from ..workload.mix import binned, mixed_result, part_workload
-from ..workload.open_loop import ladder_picks, open_loop_result
-from ..workload.together import Member, shared_results
-from ..workload.trim import (PURE_TRIMS, TRIM_WRITES, check_discards, deallocated_share, pure_trim_result, trim_cost,
-                             trim_direction)
+from ..specs import Phase, ScenarioSpec, WorkloadSpec
+from ..workload.compose import iops_text, job_runtime_s, moved_bytes_per_s, population_ladder  # noqa: F401 (re-exported)
+from ..workload.trim import check_discards, trim_direction
 
 
 @dataclass(frozen=True)
@@ -70,30 +59,30 @@ class JobRun:
         return w.numjobs * w.iodepth
 
 
-def job_runtime_s(workload: WorkloadSpec, bytes_per_s: float, device_bytes: int, io_bytes: int | None = None,
-                  loops: int = 1) -> float:
-    """How long fio would run the job at ``bytes_per_s`` (all clones together).
-
-    time_based with a runtime: the runtime. Otherwise every clone moves ``io_bytes`` (fio's
-    io_size; else ``size``, the device when size is absent) ``loops`` times, and a runtime stops it early.
-    """
-    if workload.time_based and workload.runtime:
-        return float(workload.runtime)
-    per_clone = loops * (io_bytes or workload.size or device_bytes)
-    by_size = workload.numjobs * per_clone / bytes_per_s if bytes_per_s > 0 else float(workload.runtime or 0.0)
-    return min(by_size, float(workload.runtime)) if workload.runtime else by_size
-
-
 def simulate_jobs(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, fidelity: str) -> list[JobRun]:
-    """Simulate every job of the file: the jobs of a phase (no stonewall between them) together on
-    one array: as one closed loop when they share one workload (``shares_one_loop``), otherwise
-    each job's loop sharing the array's queues (``together_runs``); ``FioJobFile.notes`` states which.
-    Trim jobs: ``phase_with_trims``."""
-    runs = []
+    """Simulate every job of the file: each phase (no stonewall between its jobs) as one ``Phase``
+    through ``Simulation``; each job's runtime as fio would run it."""
     device_bytes = check_regions(parsed, spec, catalog, str(parsed.path))
-    for phase in parsed.phases():
-        runs += phase_with_trims(phase, spec, catalog, fidelity, device_bytes, str(parsed.path))
+    runs: list[JobRun] = []
+    for index, phase in enumerate(parsed.phases()):
+        if not phase:
+            continue
+        for job in phase:
+            if job.trim is not None:  # refused first, naming the job's line
+                check_discards(spec, catalog, job.name, f"{parsed.path} line {job.line}")
+        workloads = tuple(job.resolved(device_bytes) if job.needs_device_bytes else job.workload for job in phase)
+        result = Simulation(spec, Phase(name=f"phase {index + 1}", jobs=workloads), catalog=catalog).run(fidelity)
+        runs += [job_run(job, workload, answer, device_bytes) for job, workload, answer in zip(phase, workloads, result.jobs)]
     return runs
+
+
+def job_run(job: FioJob, workload: WorkloadSpec, result: Result, device_bytes: int) -> JobRun:
+    """One job's answer from the orchestrator, carried over its runtime (and its rate_min checked)."""
+    trim = None if result.trim_iops is None else (result.trim_iops, result.trim_latency_s)
+    run = JobRun(job, workload, result.unscaled, 0.0, device_bytes, scale=result.scale, loop=result.loop,
+                 note=result.note, samples=result.clones, trim=trim)
+    runtime_s = job_runtime_s(workload, moved_bytes_per_s(result, workload.bs), device_bytes)
+    return _check_minimum(replace(run, runtime_s=runtime_s))
 
 
 def check_jobs(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, fidelity: str, label: str) -> int:
@@ -102,8 +91,6 @@ def check_jobs(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, fidelity: s
     on the array (``check_regions``). Returns the array's bytes."""
     for job in parsed.jobs:
         check_workload(job.workload, fidelity, field=f"{label}: [{job.name}]")
-        for part in binned(list(job.bs_mix or ())):
-            check_workload(part_workload(job.workload, part), fidelity, field=f"{label}: [{job.name}]")
     return check_regions(parsed, spec, catalog, label)
 
 
@@ -125,142 +112,6 @@ def check_regions(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, label: s
     return device_bytes
 
 
-def phase_runs(phase: list[FioJob], spec: ScenarioSpec, catalog: Any, fidelity: str, device_bytes: int) -> list[JobRun]:
-    """The runs of one phase's jobs that read or write (trim-only jobs aside)."""
-    if not phase:
-        return []
-    if shares_one_loop(phase):
-        return shared_loop_runs(phase, spec, catalog, fidelity, device_bytes)
-    if len(phase) > 1 and runs_together(phase):
-        return together_runs(phase, spec, catalog, fidelity, device_bytes)
-    return [solo_run(job, spec, catalog, fidelity, device_bytes) for job in phase]
-
-
-def phase_with_trims(phase: list[FioJob], spec: ScenarioSpec, catalog: Any, fidelity: str, device_bytes: int,
-                     path: str = "") -> list[JobRun]:
-    """One phase, its trims as NVMe deallocations (``nvsim.workload.trim``): trim-only jobs at their
-    closed loop's rate; the writes that run with them on a region whose trimmed share holds no valid
-    data (``deallocated_fraction``, one step of the fixed point); trimwrite jobs' trims beside
-    their writes, one each."""
-    for job in phase:
-        if job.trim is not None:
-            check_discards(spec, catalog, job.name, f"{path} line {job.line}" if path else "")
-    trims = [trim_run(job, spec, catalog, device_bytes) for job in phase if job.trim in PURE_TRIMS]
-    others = [job for job in phase if job.trim not in PURE_TRIMS]
-    runs = phase_runs(others, spec, catalog, fidelity, device_bytes)
-    trimmed = sum(run.trim[0] * run.workload.bs for run in trims)
-    written = sum(run.result.write_bytes_per_s * run.scale for run in runs)
-    share = deallocated_share(trimmed, written)
-    if share > 0:
-        others = [replace(job, workload=job.workload.model_copy(update={"deallocated_fraction": share}))
-                  if job.workload.read_fraction < 1 else job for job in others]
-        note = (f"trims at {trimmed / 1e6:,.1f} MB/s beside writes at {written / 1e6:,.1f} MB/s: {share:.1%} of the "
-                f"region holds no valid data (deallocated), the drives' FTL counts it as spare")
-        runs = [replace(run, note=f"{run.note}; {note}" if run.note else note)
-                for run in phase_runs(others, spec, catalog, fidelity, device_bytes)]
-    runs = [_with_trims(run, spec, catalog) if run.job.trim in TRIM_WRITES else run for run in runs]
-    runs = [_fresh_until_full(run, spec, catalog, fidelity) if run.workload.drive_state == "fresh" else run for run in runs]
-    order = {(job.name, job.line): i for i, job in enumerate(phase)}
-    return sorted(trims + runs, key=lambda run: order.get((run.job.name, run.job.line), len(order)))
-
-
-def _fresh_until_full(run: JobRun, spec: ScenarioSpec, catalog: Any, fidelity: str) -> JobRun:
-    """A job on fresh drives that outlasts their free blocks: steady state for the rest (``nvsim.workload.fresh``)."""
-    raw = build(spec, run.workload, catalog).drive.ssd.params.raw_nand_bytes
-    fresh_s = fresh_seconds(run.result, run.scale, spec.array.drives, raw)
-    if fresh_s >= run.runtime_s:
-        return run
-    steady = simulate_job(run.job, run.workload.model_copy(update={"drive_state": "steady"}), spec, catalog, fidelity)
-    factor = blended_scale(run.runtime_s, fresh_s, run.result.total_iops, steady.total_iops)
-    note = crossing_note(run.job.name, fresh_s, run.runtime_s, factor)
-    return replace(run, scale=run.scale * factor, note=f"{run.note}; {note}" if run.note else note)
-
-
-def trim_run(job: FioJob, spec: ScenarioSpec, catalog: Any, device_bytes: int) -> JobRun:
-    """A trim-only job (rw=trim, randtrim): deallocations at its closed loop's rate or its rate cap."""
-    workload = job.resolved(device_bytes) if job.needs_device_bytes else job.workload
-    cap = None if job.rate_iops is None else job.rate_iops * workload.numjobs
-    placed = Simulation(spec, workload, catalog=catalog)  # where the orchestrator places the job
-    result, iops, latency_s = pure_trim_result(spec, workload, catalog, cap, placed.route, placed.state)
-    note = (f"job {job.name}: {_iops_text(iops)} trims/s (NVMe deallocate, {latency_s * 1e6:,.1f} us each: host path "
-            f"plus the drive's command latency, assumed; {result.simulation.limited_by}; nvsim.workload.trim)")
-    return _with_runtime(JobRun(job, workload, result, 0.0, device_bytes, trim=(iops, latency_s), note=note))
-
-
-def _with_trims(run: JobRun, spec: ScenarioSpec, catalog: Any) -> JobRun:
-    """A trimwrite job's run with its trims: one before each write, at the deallocate's latency."""
-    cost = trim_cost(build(spec, run.workload, catalog))
-    return _with_runtime(replace(run, trim=(run.result.write_iops * run.scale, cost.latency_s)))
-
-
-def solo_run(job: FioJob, spec: ScenarioSpec, catalog: Any, fidelity: str, device_bytes: int) -> JobRun:
-    """One job with the array to itself, under its pacing (rate cap, Poisson arrivals, think time, latency target)."""
-    workload = job.resolved(device_bytes) if job.needs_device_bytes else job.workload
-    run = JobRun(job, workload, simulate_job(job, workload, spec, catalog, fidelity), 0.0, device_bytes)
-    if job.rate_iops is not None and job.rate_process == "poisson":
-        run = poisson_run(run, spec, catalog, fidelity, job.rate_iops * workload.numjobs)
-    elif job.rate_iops is not None:
-        run = paced_run(run, spec, catalog, fidelity, job.rate_iops * workload.numjobs)
-    if job.thinktime_s is not None:
-        run = thinking_run(run, spec, catalog, fidelity, job.thinktime_s)
-    if job.latency_target_s is not None:
-        run = latency_target_run(run, spec, catalog, fidelity)
-    return _with_runtime(_check_minimum(run))
-
-
-def runs_together(phase: list[FioJob]) -> bool:
-    """Whether the jobs of a phase can share the array's queues (``nvsim.workload.together``): none
-    searches its depth for a latency target (that job is simulated alone)."""
-    return all(job.latency_target_s is None for job in phase)
-
-
-def together_runs(phase: list[FioJob], spec: ScenarioSpec, catalog: Any, fidelity: str, device_bytes: int) -> list[JobRun]:
-    """Jobs with different workloads that fio runs at the same time, sharing the array's queues
-    (``nvsim.workload.together``: a common wait at the saturated resource); a single drive (no array
-    record of utilisation) runs them one after another."""
-    members, workloads = [], []
-    for job in phase:
-        workload = job.resolved(device_bytes) if job.needs_device_bytes else job.workload
-        result = simulate_job(job, workload, spec, catalog, fidelity)
-        if result.simulation is None:
-            return [solo_run(job, spec, catalog, fidelity, device_bytes) for job in phase]
-        one = simulate_job(job, workload.model_copy(update={"numjobs": 1, "iodepth": 1}), spec, catalog, fidelity)
-        thinking = job.thinktime_s is not None
-        members.append(Member(result, 1.0 / one.total_iops, workload.numjobs * (1 if thinking else workload.iodepth),
-                              cap_iops=None if job.rate_iops is None else job.rate_iops * workload.numjobs,
-                              think_s=job.thinktime_s or 0.0, flow_weight=job.flow_weight, flow_id=job.flow_id))
-        workloads.append(workload)
-    together, wait_s, label = shared_results(members)
-    how = (f"a common wait of {wait_s * 1e6:,.1f} us at {label}" if wait_s > 0
-           else "no shared resource is saturated, each job runs as it would alone")
-    runs = []
-    for job, workload, (result, scale) in zip(phase, workloads, together):
-        note = (f"job {job.name}: runs at the same time as {len(phase) - 1} other job(s) on one array: "
-                f"{_iops_text(result.total_iops * scale)} IOPS; {how}")
-        runs.append(_with_runtime(_check_minimum(JobRun(job, workload, result, 0.0, device_bytes, scale=scale, note=note))))
-    return runs
-
-
-def simulate_job(job: FioJob, workload: WorkloadSpec, spec: ScenarioSpec, catalog: Any, fidelity: str) -> Result:
-    """One closed loop of the job's I/Os (``workload``: the job's, or a loop of it at another
-    population): a mix of block sizes (bssplit, bsrange, a trace) through ``nvsim.workload.mix``."""
-    if job.bs_mix:
-        return mixed_result(workload, list(job.bs_mix), spec, fidelity, closed_loop(catalog))
-    return Simulation(spec, workload, catalog=catalog).run(fidelity)
-
-
-def closed_loop(catalog: Any) -> ClosedLoop:
-    """The closed-loop runner handed to the composite workloads (nvsim.workload): one closed loop
-    through the orchestrator, on ``catalog``."""
-    def loop(spec: ScenarioSpec, workload: WorkloadSpec, fidelity: str) -> Result:
-        return Simulation(spec, workload, catalog=catalog).run(fidelity)
-    return loop
-
-
-def _iops_text(iops: float) -> str:
-    return f"{iops:,.0f}" if iops >= 10 else f"{iops:.3g}"
-
-
 def _check_minimum(run: JobRun) -> JobRun:
     """fio stops a job whose rate falls below rate_min / rate_iops_min: a note says so when the simulated rate does."""
     if run.job.rate_min_iops is None:
@@ -268,93 +119,9 @@ def _check_minimum(run: JobRun) -> JobRun:
     need, have = run.job.rate_min_iops * run.workload.numjobs, run.result.total_iops * run.scale
     if have >= need:
         return run
-    note = (f"job {run.job.name}: {_iops_text(have)} IOPS is below its rate_min ({_iops_text(need)} IOPS): "
+    note = (f"job {run.job.name}: {iops_text(have)} IOPS is below its rate_min ({iops_text(need)} IOPS): "
             f"fio would stop the job with an error")
     return replace(run, note=f"{run.note}; {note}" if run.note else note)
-
-
-def _with_runtime(run: JobRun) -> JobRun:
-    rate = (run.result.read_bytes_per_s + run.result.write_bytes_per_s) * run.scale
-    rate += run.trim[0] * run.workload.bs if run.trim else 0.0
-    return replace(run, runtime_s=job_runtime_s(run.workload, rate, run.device_bytes, run.job.io_size_bytes, run.job.loops))
-
-
-def shared_loop_runs(phase: list[FioJob], spec: ScenarioSpec, catalog: Any, fidelity: str, device_bytes: int) -> list[JobRun]:
-    """Jobs fio runs at the same time with one workload: one closed loop of all their clones on the
-    array; each job gets its clones' share of the rates and of the latency samples."""
-    workloads = [job.resolved(device_bytes) if job.needs_device_bytes else job.workload for job in phase]
-    total = sum(w.numjobs for w in workloads)
-    loop = workloads[0].model_copy(update={"numjobs": total})
-    result = simulate_job(phase[0], loop, spec, catalog, fidelity)
-    runs, first = [], 0
-    for job, workload in zip(phase, workloads):
-        run = JobRun(job, workload, result, 0.0, device_bytes, scale=workload.numjobs / total, loop=loop,
-                     samples=(first, workload.numjobs, total))
-        runs.append(_with_runtime(_check_minimum(run)))
-        first += workload.numjobs
-    return runs
-
-
-def population_ladder(workload: WorkloadSpec) -> list[tuple[int, int]]:
-    """Closed loops of growing population, (numjobs, iodepth): 1..numjobs jobs at depth 1, then all
-    jobs at depth 2..iodepth; I/Os in flight grow by one job or one depth step at a time."""
-    return [(j, 1) for j in range(1, workload.numjobs + 1)] + [(workload.numjobs, d) for d in range(2, workload.iodepth + 1)]
-
-
-def paced_run(run: JobRun, spec: ScenarioSpec, catalog: Any, fidelity: str, target_iops: float) -> JobRun:
-    """A job under fio's rate / rate_iops (linear pacing): it runs at the cap when its closed loop
-    could go faster, else at what the loop allows (the cap is not reached).
-
-    Below the loop's rate the job keeps fewer I/Os in flight; nvsim takes the latencies of the
-    smallest closed loop of the ladder (``population_ladder``) whose rate reaches the cap: that loop
-    is at least as loaded as the paced job, so its latencies bound the paced job's from above,
-    within one step of the ladder. Rates are scaled to the cap (``JobRun.scale``).
-    """
-    name = run.job.name
-    if run.result.total_iops <= target_iops:
-        return replace(run, note=f"job {name}: the rate cap ({_iops_text(target_iops)} IOPS) is not reached; "
-                                 f"the job runs at {_iops_text(run.result.total_iops)} IOPS")
-    ladder = population_ladder(run.workload)
-    results: dict[int, Result] = {len(ladder) - 1: run.result}
-
-    def rate_at(index: int) -> float:
-        if index not in results:
-            jobs, depth = ladder[index]
-            paced = run.workload.model_copy(update={"numjobs": jobs, "iodepth": depth})
-            results[index] = simulate_job(run.job, paced, spec, catalog, fidelity)
-        return results[index].total_iops
-
-    low, high = 0, len(ladder) - 1  # the smallest index whose rate reaches the cap, by bisection
-    while low < high:
-        middle = (low + high) // 2
-        low, high = (middle + 1, high) if rate_at(middle) < target_iops else (low, middle)
-    rate_at(low)
-    jobs, depth = ladder[low]
-    paced = run.workload.model_copy(update={"numjobs": jobs, "iodepth": depth})
-    return replace(run, result=results[low], scale=target_iops / results[low].total_iops, loop=paced,
-                   note=f"job {name}: capped at {_iops_text(target_iops)} IOPS by its rate; latencies of the smallest closed loop "
-                        f"that reaches it ({jobs} job(s) x iodepth {depth}), an upper bound within one step")
-
-
-def poisson_run(run: JobRun, spec: ScenarioSpec, catalog: Any, fidelity: str, target_iops: float) -> JobRun:
-    """A job under fio's rate with ``rate_process=poisson``: I/Os arrive at random at the cap's
-    mean rate (``nvsim.workload.open_loop``: the array as a flow-equivalent server of its closed loops)."""
-    ladder = population_ladder(run.workload)
-    loops = []
-    for index in ladder_picks(len(ladder)):
-        jobs, depth = ladder[index]
-        loop = run.workload.model_copy(update={"numjobs": jobs, "iodepth": depth})
-        result = run.result if index == len(ladder) - 1 else simulate_job(run.job, loop, spec, catalog, fidelity)
-        loops.append((jobs * depth, result))
-    result, in_system, reached = open_loop_result(run.workload, target_iops, loops)
-    name = run.job.name
-    if not reached:
-        return replace(run, note=f"job {name}: Poisson arrivals at {_iops_text(target_iops)} IOPS reach the full loop's "
-                                 f"{_iops_text(result.total_iops)} IOPS: the queue does not settle; the job runs at the loop's rate")
-    return replace(run, result=result, scale=target_iops / result.total_iops,
-                   note=f"job {name}: Poisson arrivals at {_iops_text(target_iops)} IOPS: {in_system:.2f} I/Os in the array "
-                        f"on average, mean latency {in_system / target_iops * 1e6:,.1f} us (flow-equivalent server of "
-                        f"{len(loops)} closed loops)")
 
 
 def _direction(result: Result, ddir: str, runtime_s: float, share: float, pick: slice | None, in_flight: int,
@@ -504,76 +271,6 @@ def disk_util(runs: list[JobRun]) -> list[dict]:
     return [{"name": "nvsim-array", "read_ios": read_ios, "write_ios": write_ios, "read_merges": 0, "write_merges": 0,
              "read_ticks": int(round(read_ticks)), "write_ticks": int(round(write_ticks)),
              "in_queue": int(round(read_ticks + write_ticks)), "util": min(100.0, 100.0 * busy_ms / total_ms) if total_ms else 0.0}]
-
-
-def thinking_run(run: JobRun, spec: ScenarioSpec, catalog: Any, fidelity: str, think_s: float) -> JobRun:
-    """A job under fio's thinktime (thinktime_blocks=1): each clone stalls ``think_s`` after every
-    I/O, so it has at most one I/O in flight, and its clones are an interactive closed system:
-    IOPS X and latency R obey X (R + Z) = numjobs (Little's law over the think-I/O cycle).
-
-    With n of the clones' I/Os in flight on average, the array answers as the closed loop of n jobs
-    at depth 1; nvsim takes the smallest such loop (1..numjobs jobs, by bisection) whose rate X_n
-    meets n + X_n Z >= numjobs, reports its latencies R_n and the rate numjobs / (R_n + Z): the
-    latencies bound the job's from above within one job, and the rate from below.
-    """
-    jobs = run.workload.numjobs
-    results: dict[int, Result] = {}
-
-    def loop(n: int) -> WorkloadSpec:
-        return run.workload.model_copy(update={"numjobs": n, "iodepth": 1})
-
-    def enough(n: int) -> bool:
-        if n not in results:
-            results[n] = simulate_job(run.job, loop(n), spec, catalog, fidelity)
-        return n + results[n].total_iops * think_s >= jobs
-
-    low, high = 1, jobs
-    while low < high:
-        middle = (low + high) // 2
-        low, high = (low, middle) if enough(middle) else (middle + 1, high)
-    enough(low)
-    rate = results[low].total_iops
-    iops = jobs / (low / rate + think_s)
-    return replace(run, result=results[low], scale=iops / rate, loop=loop(low),
-                   note=f"job {run.job.name}: thinktime {think_s * 1e6:,.0f} us after each I/O: {_iops_text(iops)} IOPS; "
-                        f"latencies of the closed loop of {low} job(s) at depth 1 (an upper bound within one job)")
-
-
-def latency_target_run(run: JobRun, spec: ScenarioSpec, catalog: Any, fidelity: str) -> JobRun:
-    """fio's latency_target (latency_run=0): the highest iodepth (1..iodepth, numjobs kept) at
-    which latency_percentile % of the I/Os take at most the target, found by bisection; the job
-    reports that depth's run. The event mode's samples give the percentile (fio's histogram rule);
-    the fluid mode has only the mean, which then stands for it (a note says so)."""
-    job, workload = run.job, run.workload
-    results: dict[int, Result] = {}
-
-    def meets(depth: int) -> bool:
-        if depth not in results:
-            loop = workload.model_copy(update={"iodepth": depth})
-            results[depth] = simulate_job(job, loop, spec, catalog, fidelity)
-        return _latency_s(results[depth], job.latency_percentile) <= job.latency_target_s
-
-    low, high = 1, workload.iodepth  # the highest depth that meets the target
-    while low < high:
-        middle = (low + high + 1) // 2
-        low, high = (middle, high) if meets(middle) else (low, middle - 1)
-    met = meets(low)
-    measure = f"p{job.latency_percentile:g}" if results[low].latency_samples_s else "mean (the fluid mode has no percentiles)"
-    note = (f"job {job.name}: latency_target {job.latency_target_s * 1e6:,.0f} us on the {measure}: iodepth {low}"
-            + ("" if met else ", where the target is not met (fio cannot go below depth 1)"))
-    return replace(run, result=results[low], loop=workload.model_copy(update={"iodepth": low}), note=note)
-
-
-def _latency_s(result: Result, percentile: float) -> float:
-    """The latency a target is checked against: fio's percentile of the samples, else the mean."""
-    samples = [np.asarray(s) for s in result.latency_samples_s.values() if s is not None and len(s)]
-    if samples:
-        ns = np.rint(np.concatenate(samples) * 1e9).astype(np.int64)
-        return percentile_table(ns, (percentile,))[f"{percentile:f}"] / 1e9
-    means = [(iops, lat["mean"]) for iops, lat in ((result.read_iops, result.read_latency_us),
-                                                    (result.write_iops, result.write_latency_us)) if iops and "mean" in lat]
-    total = sum(iops for iops, _ in means)
-    return sum(iops * mean for iops, mean in means) / total / 1e6 if total else float("inf")
 
 
 def _flag(options: dict[str, str], key: str, default: bool) -> bool:

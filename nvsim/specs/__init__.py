@@ -29,8 +29,8 @@ from .devices import (BackplaneSpec, EngineDeviceSpec, EngineSpec, HostIoOption,
 from .parts import CpuSpec, DriveSpec, PcieGenerationSpec, PlatformSpec, SlotSpec
 from .scenario import (MAX_FAULTS, MAX_TEXT_CHARS, MAX_WORKLOADS, ArraySpec, FaultSpec, LinkWidth,
                        PlacementSpec, RaidLevel, RebuildSpec, ScenarioSpec, SwitchUseSpec, TopologySpec)
-from .workload import (DRIVE_STATES, MAX_MIX_PARTS, FioBool, FioRw, MixPart, OltpSpec, TraceSummary, WorkloadSpec, _fio_bool,
-                       _host_io_entry)
+from .workload import (COMPOSITE_FIELDS, DRIVE_STATES, MAX_MIX_PARTS, TRIM_SHAPE, FioBool, FioRw, MixPart, OltpSpec, Phase,
+                       TraceSummary, WorkloadSpec, _fio_bool, _host_io_entry)
 
 __all__ = [
     # base
@@ -42,7 +42,8 @@ __all__ = [
     "SwitchSpec", "RetimerSpec", "BackplaneSpec", "EngineDeviceSpec", "HostIoOption", "HostIoSpec", "EngineSpec",
     "OltpProfileSpec",
     # workload
-    "FioBool", "FioRw", "OltpSpec", "WorkloadSpec", "DRIVE_STATES", "MAX_MIX_PARTS", "MixPart", "TraceSummary",
+    "FioBool", "FioRw", "OltpSpec", "WorkloadSpec", "DRIVE_STATES", "MAX_MIX_PARTS", "MixPart", "TraceSummary", "Phase",
+    "TRIM_SHAPE", "COMPOSITE_FIELDS",
     # scenario
     "RaidLevel", "RebuildSpec", "ArraySpec", "FaultSpec", "PlacementSpec", "LinkWidth", "SwitchUseSpec",
     "TopologySpec", "MAX_TEXT_CHARS", "MAX_WORKLOADS", "MAX_FAULTS", "ScenarioSpec",

@@ -16,7 +16,7 @@ from ..raid import DEFAULT_LAYOUT_BY_LEVEL, LAYOUTS_BY_LEVEL, MAX_MEMBERS, MIN_D
 from ..topology import placement_error
 from ..units import format_bytes_decimal
 from .base import SECTOR_BYTES, Bytes, Seconds, Spec, _catalog, _known_name
-from .workload import WorkloadSpec
+from .workload import Phase, WorkloadSpec
 
 RaidLevel = Literal[0, 1, 5, 6, 10]
 
@@ -226,7 +226,15 @@ class ScenarioSpec(Spec):
             if workload.name in seen:
                 raise ValueError(f"workloads[{i}].name: {workload.name!r} names two workloads; names must be unique")
             seen.add(workload.name)
+        phases = {w.phase for w in self.workloads if w.phase is not None}
+        if phases & seen:
+            raise ValueError(f"workloads: {sorted(phases & seen)[0]!r} names a workload and a phase; names must be unique")
         return self
+
+    def phase(self, name: str) -> Phase | None:
+        """The workloads of phase ``name`` as one ``Phase`` (None: no workload has that phase)."""
+        jobs = tuple(w for w in self.workloads if w.phase == name)
+        return Phase(name=name, jobs=jobs) if jobs else None
 
     @model_validator(mode="after")
     def _faults_fit(self) -> "ScenarioSpec":

@@ -13,6 +13,8 @@ from pydantic import BeforeValidator, Field, ValidationInfo, field_validator, mo
 
 from ..skew_syntax import check_distribution
 from .base import Bytes, Seconds, Spec, _catalog, _known_name
+from .mix import MAX_MIX_PARTS, MixPart, block_size_mix, mean_size, parse_bsrange, parse_bssplit  # noqa: F401 (re-exported)
+from ..units import parse_bytes
 
 def _fio_bool(value: Any) -> bool:
     """fio's boolean options: 0/1 (and true/false, yes/no, on/off as YAML writes them)."""
@@ -36,6 +38,34 @@ def _host_io_entry(data: Any, info: ValidationInfo) -> Any:
     if catalog is None or not isinstance(engine, str):
         return None
     return catalog.host_io.get(engine)
+
+TRIM_SHAPE = {"trim": "write", "randtrim": "randwrite", "trimwrite": "write", "randtrimwrite": "randwrite"}
+"""The write job whose offsets (and, for trimwrite, writes) a trim job has (fio's rw for trims)."""
+COMPOSITE_FIELDS = ("bs_mix", "rate_iops", "thinktime", "latency_target", "flow", "trim", "phase")
+"""The fields that make a workload composite (solved by nvsim.workload.compose from closed loops)."""
+MAX_LISTED_PARTS = 2**16 + 1
+"""Most parts a mix lists (a bsrange of 2^16 sizes, and HIGH's remainder)."""
+
+
+def _bytes(text: str) -> int:
+    """One size of a mix written in a scenario (nvsim.units; binary for bare k/m/g, as fio's)."""
+    return parse_bytes(text.strip())
+
+
+def _part(item: Any) -> Any:
+    """A mix part written as a mapping, its size with units."""
+    if isinstance(item, dict) and isinstance(item.get("bs"), str):
+        return {**item, "bs": parse_bytes(item["bs"])}
+    return item
+
+
+def _mean_of(items: list) -> Any:
+    """The mean size of a mix written as parts (4096 where the parts cannot be read: the field's check says why)."""
+    try:
+        return mean_size(tuple(p if isinstance(p, MixPart) else MixPart(int(p["bs"]), float(p["share"])) for p in items))
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        return 4096
+
 
 class OltpSpec(Spec):
     """An OLTP database on the array: the profile (catalog ``oltp``), the data and its cache."""
@@ -90,6 +120,101 @@ class WorkloadSpec(Spec):
     deallocated_fraction: float = Field(default=0.0, ge=0.0, lt=1.0, description=(
         "share of the written region deallocated (trimmed, NVMe Dataset Management) and not rewritten: it holds no "
         "valid data, so the FTL counts it as spare"))
+    # the block-size mix: bssplit / bsrange (fio's text, read by the model validator) or parts
+    bs_mix: tuple[MixPart, ...] | None = Field(default=None, description=(
+        "the mix of block sizes (fio's bssplit or bsrange, a trace's sizes): parts of a size, a share of the I/Os "
+        "and a direction (None: the job's rw); bs is then the mix's mean (nvsim.workload.mix)"))
+    # pacing (nvsim.workload.compose): a rate cap, a think time (either or both), or a latency target
+    rate_iops: float | None = Field(default=None, gt=0, le=1e9, description=(
+        "fio's rate_iops: the I/Os per second one clone may issue (a cap over the job's mix of directions)"))
+    rate_process: Literal["linear", "poisson"] = Field(default="linear", description=(
+        "fio's rate_process: linear (evenly spaced) or poisson (random arrivals at the cap's mean rate)"))
+    thinktime: Seconds | None = Field(default=None, gt=0, le=3600, description="fio's thinktime: each clone's stall after every I/O")
+    latency_target: Seconds | None = Field(default=None, gt=0, le=3600, description=(
+        "fio's latency_target: the highest iodepth at which latency_percentile % of the I/Os take at most this"))
+    latency_percentile: float = Field(default=100.0, gt=0, le=100)
+    latency_window: Seconds | None = Field(default=None, gt=0, le=3600)
+    flow: int | None = Field(default=None, ge=1, le=2**31, description=(
+        "fio's flow: this job's weight among the jobs of its flow_id that run together"))
+    flow_id: int = Field(default=0, ge=0, le=2**31)
+    trim: Literal["trim", "randtrim", "trimwrite", "randtrimwrite"] | None = Field(default=None, description=(
+        "fio's trim rw (NVMe deallocate; written rw: trim, randtrim, trimwrite, randtrimwrite): trims only, or a trim "
+        "before each write (nvsim.workload.trim); rw is then the write job whose offsets the trims have"))
+    io_size: Bytes | None = Field(default=None, gt=0, description="fio's io_size: bytes each clone moves (default size)")
+    loops: int = Field(default=1, ge=1, le=2**31, description="fio's loops: how many times each clone moves io_size")
+    phase: str | None = Field(default=None, min_length=1, max_length=200, description=(
+        "the workloads of a scenario with one phase run at the same time on the array, as fio's jobs without a "
+        "stonewall between them (nvsim.workload.compose.phase)"))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fio_forms(cls, data: Any) -> Any:
+        """fio's written forms: rw as a trim (trim, randtrim, trimwrite, randtrimwrite), bssplit and
+        bsrange as fio's text (the mix's parts, ``bs`` their mean), parts' sizes with units."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        if data.get("rw") in TRIM_SHAPE:
+            data["trim"], data["rw"] = data["rw"], TRIM_SHAPE[data["rw"]]
+        texts = [key for key in ("bssplit", "bsrange") if key in data]
+        if not texts:
+            if isinstance(data.get("bs_mix"), (list, tuple)):
+                data["bs_mix"] = [_part(item) for item in data["bs_mix"]]
+                data.setdefault("bs", _mean_of(data["bs_mix"]))
+            return data
+        if len(texts) > 1 or "bs_mix" in data:
+            raise ValueError("bssplit, bsrange, bs_mix: give one mix of block sizes")
+        key = texts[0]
+        parse = parse_bssplit if key == "bssplit" else parse_bsrange
+        try:
+            split = parse(str(data.pop(key)), _bytes)
+            mix = block_size_mix(split, str(data.get("rw", "")), int(data.get("rwmixread", 50)))
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{key}: {exc}") from None
+        if "bs" in data and parse_bytes(data["bs"]) != mean_size(mix):
+            raise ValueError(f"bs: with {key} the block size is the mix's mean, {mean_size(mix)} bytes; leave bs out")
+        data.update(bs_mix=list(mix), bs=mean_size(mix))
+        return data
+
+    @field_validator("bs_mix")
+    @classmethod
+    def _parts(cls, value: tuple[MixPart, ...] | None) -> tuple[MixPart, ...] | None:
+        if value is None:
+            return None
+        if not 1 <= len(value) <= MAX_LISTED_PARTS:
+            raise ValueError(f"a mix has 1 to {MAX_LISTED_PARTS} parts, got {len(value)}")
+        for part in value:
+            if part.bs <= 0 or part.bs % 512 or part.bs > 2**64:
+                raise ValueError(f"a part's bs must be a positive multiple of 512 bytes, got {part.bs}")
+            if not 0 < part.share <= 1 or part.share != part.share:
+                raise ValueError(f"a part's share of the I/Os must be in (0, 1], got {part.share}")
+            if part.rw not in (None, "read", "write"):
+                raise ValueError(f"a part's rw must be read, write or absent, got {part.rw!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _pacing_and_trims(self) -> "WorkloadSpec":
+        """Combinations nvsim does not model are refused, as the fio reader refuses them."""
+        if self.latency_target is not None and (self.rate_iops is not None or self.thinktime is not None):
+            raise ValueError("latency_target: a latency target together with a rate cap or a think time is not modelled")
+        if self.rate_process == "poisson" and self.rate_iops is None:
+            raise ValueError("rate_process: poisson arrivals need a rate (rate_iops)")
+        if self.trim is not None and self.rw != TRIM_SHAPE[self.trim]:
+            raise ValueError(f"trim: {self.trim}'s offsets are those of rw {TRIM_SHAPE[self.trim]}; write rw: {self.trim}")
+        shaped = [name for name in COMPOSITE_FIELDS if getattr(self, name) not in (None, 0, "linear")]
+        if self.rw == "oltp" and shaped:
+            raise ValueError(f"{shaped[0]}: not for rw: oltp (a database's clients pace themselves)")
+        return self
+
+    @property
+    def mix(self) -> tuple[MixPart, ...] | None:
+        """The block-size mix (None: one size, ``bs``)."""
+        return self.bs_mix
+
+    @property
+    def pure_trim(self) -> bool:
+        """Trims only (rw=trim, randtrim): deallocations, no reads or writes."""
+        return self.trim in ("trim", "randtrim")
 
     @field_validator("random_distribution")
     @classmethod
@@ -165,22 +290,6 @@ class WorkloadSpec(Spec):
 
 DRIVE_STATES = ("steady", "fresh")
 
-MAX_MIX_PARTS = 8
-"""Most parts a mix is simulated as: a wider mix (``bsrange=16k-1m`` is 64 sizes) is binned into
-this many parts of equal share (each the I/O-weighted mean size, a whole number of 512-byte
-sectors), which keeps the event mode's work to 8 runs."""
-
-
-@dataclass(frozen=True)
-class MixPart:
-    """One part of a mix: a block size, its share of the I/Os (0..1], and its direction ("read",
-    "write", or None: the job's rw)."""
-
-    bs: int
-    share: float
-    rw: str | None = None
-
-
 @dataclass(frozen=True)
 class TraceSummary:
     """What a replay draws from a trace: I/O count, read share, the size mix per direction, the
@@ -195,3 +304,27 @@ class TraceSummary:
     arrival_iops: float | None
     skipped: int
     format: str = ""
+
+
+class Phase(Spec):
+    """Jobs that run at the same time on one array (fio's jobs with no ``stonewall`` between them,
+    or a scenario's workloads of one ``phase``): ``Simulation(scenario, phase)`` solves them
+    together (nvsim.workload.compose.phase), one result per job."""
+
+    name: str = Field(min_length=1, max_length=200)
+    jobs: tuple[WorkloadSpec, ...] = Field(min_length=1, max_length=4096)
+
+    @property
+    def is_oltp(self) -> bool:
+        return False
+
+    @property
+    def one_loop(self) -> bool:
+        """Whether the jobs are one closed loop: the same workload but for name, numjobs and how long
+        they run, none paced (rate cap, think time, latency target, flow weight)."""
+        def signature(w: WorkloadSpec) -> str:
+            return w.model_copy(update={"name": "", "numjobs": 1, "runtime": None, "time_based": False, "ramp_time": 0.0,
+                                        "io_size": None, "loops": 1, "flow_id": 0, "phase": None}).model_dump_json()
+        unpaced = all(w.rate_iops is None and w.thinktime is None and w.latency_target is None and w.flow is None
+                      for w in self.jobs)
+        return len(self.jobs) > 1 and unpaced and len({signature(w) for w in self.jobs}) == 1

@@ -30,7 +30,7 @@ import numpy as np
 from ..result import ClosedLoop, Result
 from ..sim.result import Utilisation
 from ..specs import ScenarioSpec, WorkloadSpec
-from ..specs.workload import MAX_MIX_PARTS, MixPart
+from ..specs.mix import MAX_MIX_PARTS, MixPart
 
 def binned(parts: list[MixPart], most: int = MAX_MIX_PARTS) -> list[MixPart]:
     """``parts`` with the shares summed per (size, direction) and normalised, binned into at most
@@ -59,8 +59,8 @@ def binned(parts: list[MixPart], most: int = MAX_MIX_PARTS) -> list[MixPart]:
 
 
 def part_workload(workload: WorkloadSpec, part: MixPart) -> WorkloadSpec:
-    """The job's closed loop issuing only ``part``'s I/Os."""
-    update: dict[str, Any] = {"bs": part.bs}
+    """The job's closed loop issuing only ``part``'s I/Os (one size: no mix)."""
+    update: dict[str, Any] = {"bs": part.bs, "bs_mix": None}
     if part.rw is not None:
         update["rw"] = ("rand" if workload.is_random else "") + part.rw
     return workload.model_copy(update=update)

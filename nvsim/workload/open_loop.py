@@ -3,7 +3,7 @@ I/Os arrive at random at a mean rate, whatever the array is doing, so they queue
 evenly paced (linear) submissions, and latency rises with load towards the array's capacity.
 
 The array is seen as a flow-equivalent server (Chandy, Herzog and Woo's decomposition): its
-closed loops of n I/Os in flight (``nvsim.fio.run.population_ladder``: 1..numjobs jobs at depth 1, then
+closed loops of n I/Os in flight (``nvsim.workload.compose.population_ladder``: 1..numjobs jobs at depth 1, then
 numjobs jobs at depth 2..iodepth) complete X(n) I/Os per second; n between the simulated points
 is interpolated, and beyond the job's numjobs x iodepth the extra I/Os wait for a slot at the full
 loop's rate. Arrivals at rate lambda make the number in the system a birth-death chain, p(n)

@@ -201,6 +201,25 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     (W + "name", "", r"workloads\[0\]\.name: .*at least 1 character"),
     (W + "blocksize", "4k", r"workloads\[0\]\.blocksize: unknown key"),
     (W + "rw", "oltp", r"rw: oltp needs users and an oltp section"),
+    # composite workloads (nvsim.workload.compose): a mix, pacing, trims, phases
+    (W + "bssplit", "4k/70:128k/50", r"workloads\[0\]: bssplit: the percentages must add up to at most 100"),
+    (W + "bssplit", "4k/70:1000/30", r"workloads\[0\]: bssplit: block size '1000' must be a positive multiple of 512"),
+    (W + "bssplit", "4k/seventy", r"workloads\[0\]: bssplit: expected SIZE/PERCENT entries"),
+    (W + "bsrange", "64k-4k", r"workloads\[0\]: bsrange: LOW must be a positive multiple of 512 bytes and HIGH at least LOW"),
+    (W + "bs_mix", [{"bs": "4k", "share": 2}], r"workloads\[0\]\.bs_mix: a part's share of the I/Os must be in \(0, 1\]"),
+    (W + "bs_mix", [{"bs": "4k", "share": 1, "rw": "trim"}], r"workloads\[0\]\.bs_mix: a part's rw must be read, write"),
+    (W + "rate_iops", -5, r"workloads\[0\]\.rate_iops: .*greater than 0"),
+    (W + "rate_iops", "fast", r"workloads\[0\]\.rate_iops"),
+    (W + "rate_process", "bursty", r"workloads\[0\]\.rate_process: .*'linear' or 'poisson'"),
+    (W + "rate_process", "poisson", r"workloads\[0\]: rate_process: poisson arrivals need a rate \(rate_iops\)"),
+    (W + "thinktime", "-5us", r"workloads\[0\]\.thinktime: .*greater than 0"),
+    (W + "thinktime", "2 fortnights", r"workloads\[0\]\.thinktime: unknown time unit"),
+    (W + "latency_percentile", 101, r"workloads\[0\]\.latency_percentile: .*less than or equal to 100"),
+    (W + "trim", "trim", r"workloads\[0\]: trim: trim's offsets are those of rw write; write rw: trim"),
+    (W + "rw", "randtrim", r"rw: job \[randread\]: trims cannot be simulated on this array: md raid6 "),
+    (W + "phase", "", r"workloads\[0\]\.phase: .*at least 1 character"),
+    (W + "phase", "randread", r"workloads: 'randread' names a workload and a phase"),
+    (W + "flow", 0, r"workloads\[0\]\.flow: .*greater than or equal to 1"),
 ]
 
 SCENARIO_CASES = [Case(f"scenario-{path}-{i}", "scenario", changed(BASE_SCENARIO, path, value), pattern)

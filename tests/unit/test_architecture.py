@@ -158,9 +158,18 @@ def test_fios_reader_imports_nothing_of_the_simulator():
 
 def test_composite_workloads_import_neither_the_orchestrator_nor_fio():
     """``workload/`` is handed the closed-loop runner: it imports neither ``simulation`` nor ``fio``."""
-    assert {"nvsim.workload.mix", "nvsim.workload.trim", "nvsim.workload.together"} <= set(WORKLOAD)
+    assert {"nvsim.workload.compose", "nvsim.workload.mix", "nvsim.workload.trim", "nvsim.workload.together"} <= set(WORKLOAD)
     found = sorted(m for m in imported_closure(WORKLOAD) if _under(m, "nvsim.simulation", "nvsim.fio"))
     assert found == []
+
+
+def test_running_a_job_file_is_a_plain_client_of_the_orchestrator():
+    """``nvsim.fio.run`` routes nothing itself: it reaches the solvers only through ``Simulation``
+    (no ``nvsim.sim`` module, no composite solver but the runtime rule, the mix's parts for the budget)."""
+    direct = imports_of("nvsim.fio.run")
+    assert "nvsim.simulation" in direct
+    assert not sorted(m for m in direct if _under(m, "nvsim.sim")), direct
+    assert not {"nvsim.workload.together", "nvsim.workload.open_loop", "nvsim.workload.fresh"} & direct
 
 
 def test_reading_a_job_file_loads_no_numba():

@@ -696,8 +696,9 @@ def test_thinktime_is_microseconds_unless_a_unit_says_otherwise(value, seconds):
     assert parse(f"[a]\nrw=read\nthinktime={value}\n").jobs[0].thinktime_s == seconds
 
 
-def test_thinktime_with_a_rate_cap_is_refused():
-    assert "a rate cap together with thinktime is not modelled" in error_of("[a]\nrw=read\nrate_iops=10\nthinktime=10\n")
+def test_thinktime_with_a_rate_cap_is_read_into_the_workload():
+    job = parse("[a]\nrw=read\nrate_iops=10\nthinktime=10\n").jobs[0]
+    assert (job.workload.rate_iops, job.workload.thinktime) == (10.0, 1e-05)  # solved by nvsim.workload.compose
 
 
 def test_latency_target_options_are_read_as_fio_reads_them():

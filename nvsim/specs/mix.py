@@ -1,0 +1,149 @@
+"""A job's mix of block sizes in fio's own syntax: ``bssplit`` (SIZE/PCT:SIZE/PCT[,write split[,trim
+split]]) and ``bsrange`` (LOW-HIGH[,write range]), as fio reads and draws them.
+
+Shared by the scenario schema (``WorkloadSpec.bssplit``/``bsrange`` written in a YAML) and the fio
+reader (nvsim.fio.jobfile), which hands in its own size parser (fio's kb_base rules) and turns a
+``ValueError`` into its one-line error naming the file and line. Pure functions, nothing of the model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+MAX_MIX_PARTS = 8
+"""Most parts a mix is simulated as: a wider mix (``bsrange=16k-1m`` is 64 sizes) is binned into
+this many parts of equal share (each the I/O-weighted mean size, a whole number of 512-byte
+sectors), which keeps the event mode's work to 8 runs."""
+
+MAX_LISTED_SIZES = 2**16
+"""Most sizes of a ``bsrange`` listed one by one (512-32m at 512 B steps, about 8 MB of list); a
+wider range (``bsrange=512-1t`` is 2^31 sizes) is given directly as the ``MAX_MIX_PARTS`` bins the
+mix is simulated as (``range_bins``), never enumerated."""
+
+MAX_MIX_BYTES = 2**64
+"""Largest block size a mix takes (the bound every size field has)."""
+
+_READS = {"read", "randread"}
+_WRITES = {"write", "randwrite"}
+
+SizeParser = Callable[[str], int]
+"""Text of one size -> bytes (a bad size raises ``ValueError`` or the caller's own one-line error)."""
+
+
+@dataclass(frozen=True)
+class MixPart:
+    """One part of a mix: a block size, its share of the I/Os (0..1], and its direction ("read",
+    "write", or None: the job's rw)."""
+
+    bs: int
+    share: float
+    rw: str | None = None
+
+
+Split = list[list[tuple[int, float]]]
+"""(size, share) per direction: read, write, trim."""
+
+
+def parse_bssplit(value: str, size_of: SizeParser) -> Split:
+    """fio's bssplit=SIZE/PCT:SIZE/PCT[,write split[,trim split]]: a size without a percentage shares
+    what the others leave equally; a direction without a split takes the last one given."""
+    directions = value.split(",")
+    if len(directions) > 3:
+        raise ValueError(f"takes at most three splits (read,write,trim), got {value!r}")
+    out: Split = []
+    for text in directions:
+        sizes, percents = [], []
+        for item in (part for part in text.split(":") if part.strip()):
+            size_text, _, pct_text = item.strip().partition("/")
+            size = size_of(size_text)
+            if size <= 0 or size % 512:
+                raise ValueError(f"block size {size_text!r} must be a positive multiple of 512 bytes (got {value!r})")
+            if pct_text and not re.fullmatch(r"\d+(\.\d+)?", pct_text):
+                raise ValueError(f"expected SIZE/PERCENT entries separated by ':', got {item!r}")
+            sizes.append(size)
+            percents.append(float(pct_text) if pct_text else None)
+        given = sum(p for p in percents if p is not None)
+        missing = sum(p is None for p in percents)
+        if not sizes or given > 100 or (given == 0 and not missing):
+            raise ValueError(f"the percentages must add up to at most 100 and not all be 0, got {text!r}")
+        rest = (100.0 - given) / missing if missing else 0.0
+        split = [(s, p if p is not None else rest) for s, p in zip(sizes, percents)]
+        out.append([(s, p / 100.0) for s, p in split if p > 0])
+    return out + [out[-1]] * (3 - len(out))
+
+
+def parse_bsrange(value: str, size_of: SizeParser) -> Split:
+    """fio's bsrange=LOW-HIGH (or LOW:HIGH)[,write range], as fio's ``get_next_buflen`` (io_u.c)
+    draws it: LOW + HIGH x u (u uniform in [0, 1)), rounded down to a multiple of LOW, at most HIGH
+    (``bsrange_sizes``)."""
+    out: Split = []
+    for text in value.split(",")[:3]:
+        match = re.fullmatch(r"\s*([^-:\s]+)\s*[-:]\s*([^-:\s]+)\s*", text)
+        if not match:
+            raise ValueError(f"expected LOW-HIGH (or LOW:HIGH) sizes, got {text!r}")
+        low, high = (size_of(g) for g in match.groups())
+        if low <= 0 or low % 512 or high < low:
+            raise ValueError(f"LOW must be a positive multiple of 512 bytes and HIGH at least LOW, got {text!r}")
+        if high > MAX_MIX_BYTES:
+            raise ValueError(f"HIGH must be at most 2^64 bytes, got {text!r}")
+        if high % low and high % 512:
+            raise ValueError(f"HIGH must be a multiple of 512 bytes (fio issues HIGH itself when it is not a "
+                             f"multiple of LOW), got {text!r}")
+        out.append(bsrange_sizes(low, high))
+    return out + [out[-1]] * (3 - len(out))
+
+
+def bsrange_sizes(low: int, high: int) -> list[tuple[int, float]]:
+    """(size, share) of fio's draw LOW + floor(HIGH x u), rounded down to a multiple of LOW and
+    capped at HIGH: the m = HIGH // LOW multiples LOW .. m LOW take LOW / HIGH each (a whole LOW of
+    the draw's HIGH-long range), and HIGH the rest, (HIGH - m LOW) / HIGH, where HIGH is not a
+    multiple of LOW (bsrange=4k-16k: 4, 8, 12, 16 KiB, a quarter each; 4k-10k: 4 and 8 KiB, 0.4
+    each, and 10 KiB, 0.2). Past ``MAX_LISTED_SIZES`` multiples they are given as their bins."""
+    count = high // low
+    if count > MAX_LISTED_SIZES:
+        sizes = [(size, share * count * low / high) for size, share in range_bins(low, count)]
+    else:
+        sizes = [(low * k, low / high) for k in range(1, count + 1)]
+    rest = high - count * low
+    return sizes + ([(high, rest / high)] if rest else [])
+
+
+def range_bins(low: int, count: int) -> list[tuple[int, float]]:
+    """The sizes LOW, 2 LOW, ..., count x LOW, equally likely, as ``nvsim.workload.mix.binned`` bins them,
+    without listing them: bin b holds the multiples k with b/MAX_MIX_PARTS < k/count <=
+    (b+1)/MAX_MIX_PARTS, its share their count over ``count``, its size their mean (whole 512-byte sectors)."""
+    bins = []
+    for b in range(MAX_MIX_PARTS):
+        first, last = b * count // MAX_MIX_PARTS + 1, (b + 1) * count // MAX_MIX_PARTS
+        if last >= first:
+            mean = low * (first + last) / 2
+            bins.append((max(512, int(round(mean / 512)) * 512), (last - first + 1) / count))
+    return bins
+
+
+def block_size_mix(per_direction: Split, rw: str, rwmixread: int) -> tuple[MixPart, ...]:
+    """The mix for the directions ``rw`` uses: one part per (size, direction); the parts carry no
+    direction when every direction used has the same split."""
+    read_share = 1.0 if rw in _READS else 0.0 if rw in _WRITES else rwmixread / 100.0
+    used = [(d, share) for d, share in (("read", read_share), ("write", 1.0 - read_share)) if share > 0]
+    splits = [per_direction[0 if d == "read" else 1] for d, _ in used]
+    if len({tuple(split) for split in splits}) == 1:
+        return tuple(MixPart(size, share) for size, share in splits[0])
+    return tuple(MixPart(size, share * dshare, d) for (d, dshare), split in zip(used, splits) for size, share in split)
+
+
+def mean_size(parts: tuple[MixPart, ...]) -> int:
+    """The mix's mean I/O size in whole 512-byte sectors: the job's ``bs`` where one size stands for it (rate in bytes)."""
+    total = sum(p.share for p in parts)
+    return max(512, int(round(sum(p.bs * p.share for p in parts) / total / 512)) * 512)
+
+
+def is_a_mix(parts: tuple[MixPart, ...]) -> bool:
+    """Whether the parts are a mix (more than one, or a direction of their own), not one size."""
+    return len(parts) > 1 or parts[0].rw is not None
+
+
+__all__ = ["MixPart", "MAX_MIX_PARTS", "MAX_LISTED_SIZES", "parse_bssplit", "parse_bsrange", "bsrange_sizes", "range_bins",
+           "block_size_mix", "mean_size", "is_a_mix"]

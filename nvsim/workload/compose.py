@@ -1,0 +1,394 @@
+"""The composite rows of the route table (nvsim.simulation): each peels one feature of a workload
+and solves it from closed loops run through the runner it is handed, never importing the orchestrator.
+
+| row | the workload has | solved as |
+|---|---|---|
+| ``phase`` | jobs that run at the same time (``Phase``) | one closed loop of all their clones when they are one loop (``Phase.one_loop``), else each job's loop waiting with the others at the saturated resource (nvsim.workload.together); then each job's trims and fresh drives |
+| ``trim`` | trims only (rw=trim, randtrim) | deallocations at the closed loop's rate or the cap (nvsim.workload.trim) |
+| ``fresh`` | ``drive_state: fresh`` | the fresh run, blended with the steady run once the free blocks are written (nvsim.workload.fresh) |
+| ``trimwrite`` | a trim before each write | the writes' run, its trims beside it (nvsim.workload.trim) |
+| ``poisson`` | a rate cap with Poisson arrivals | a flow-equivalent server of closed loops (nvsim.workload.open_loop) |
+| ``paced`` | a rate cap (linear) | the cap, latencies of the smallest closed loop that reaches it |
+| ``think`` | a think time | an interactive closed system (Little's law over the think-I/O cycle) |
+| ``latency_target`` | a latency target | the highest iodepth that meets it (fio's percentile rule) |
+| ``mix`` | a mix of block sizes | each part's closed loop, put together (nvsim.workload.mix) |
+
+A row returns a ``Result`` whose ``scale`` carries the job's rate over the closed loop that gave its
+latencies (``loop``), with a ``note`` saying what it did. ``Job.solve(workload, peeled)`` runs the
+rest of the table for ``workload`` with the rows in ``peeled`` (and those already peeled) skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from ..histogram import percentile_table
+from ..result import Result, Route
+from ..sim.model import build
+from ..specs import Phase, ScenarioSpec, WorkloadSpec
+from ..states import ArrayState
+from .fresh import blended_scale, crossing_note, fresh_seconds
+from .mix import mixed_result
+from .open_loop import ladder_picks, open_loop_result
+from .together import Member, shared_results
+from .trim import check_discards, deallocated_share, pure_trim_result, trim_cost
+
+PACING_ROWS = frozenset({"poisson", "paced", "think", "latency_target"})
+"""The rows that pace a job; a job's bare closed loop (its mix) is what is left without them."""
+AFTER_PHASE_ROWS = frozenset({"fresh", "trimwrite"})
+"""Rows a phase applies to each job once the jobs have shared the array."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """What a composite row is handed: the set-up, where the orchestrator places the workload
+    (``placed``: drive, array or state), and ``solve(workload, peeled)``, the route table for the rest."""
+
+    scenario: ScenarioSpec
+    workload: WorkloadSpec | Phase
+    catalog: Any
+    fidelity: str
+    state: ArrayState
+    placed: Route
+    solve: Callable[[WorkloadSpec, frozenset[str]], Result]
+    array_bytes: Callable[[], int]
+
+    @property
+    def device_bytes(self) -> int:
+        """Bytes the host sees (fio's device size, for a job's runtime)."""
+        return self.array_bytes()
+
+    def loop(self, workload: WorkloadSpec, *peel: str) -> Result:
+        """``workload`` solved with ``peel`` rows skipped."""
+        return self.solve(workload, frozenset(peel))
+
+    def closed_loop(self, workload: WorkloadSpec) -> Result:
+        """The job's bare closed loop (its mix, no pacing) at ``workload``'s population."""
+        return self.solve(workload, PACING_ROWS | AFTER_PHASE_ROWS | {"phase"})
+
+
+def composite_route(workload: WorkloadSpec | Phase, peeled: frozenset[str]) -> Route | None:
+    """The first composite row that applies to ``workload`` (None: a closed loop, today's rows)."""
+    if isinstance(workload, Phase) or (workload.phase is not None and "phase" not in peeled):
+        return "phase"
+    rows = (("trim", workload.pure_trim), ("fresh", workload.drive_state == "fresh"),
+            ("trimwrite", workload.trim is not None and not workload.pure_trim),
+            ("poisson", workload.rate_iops is not None and workload.rate_process == "poisson"),
+            ("paced", workload.rate_iops is not None and workload.rate_process == "linear"), ("think", workload.thinktime is not None),
+            ("latency_target", workload.latency_target is not None), ("mix", workload.bs_mix is not None))
+    return next((row for row, applies in rows if applies and row not in peeled), None)
+
+
+def iops_text(iops: float) -> str:
+    return f"{iops:,.0f}" if iops >= 10 else f"{iops:.3g}"
+
+
+def job_runtime_s(workload: WorkloadSpec, bytes_per_s: float, device_bytes: int) -> float:
+    """How long fio would run the job at ``bytes_per_s`` (all clones together).
+
+    time_based with a runtime: the runtime. Otherwise every clone moves ``io_size`` (else ``size``,
+    the device when size is absent) ``loops`` times, and a runtime stops it early.
+    """
+    if workload.time_based and workload.runtime:
+        return float(workload.runtime)
+    per_clone = workload.loops * (workload.io_size or workload.size or device_bytes)
+    by_size = workload.numjobs * per_clone / bytes_per_s if bytes_per_s > 0 else float(workload.runtime or 0.0)
+    return min(by_size, float(workload.runtime)) if workload.runtime else by_size
+
+
+def moved_bytes_per_s(result: Result, bs: int) -> float:
+    """Bytes per second a job's result moves: reads, writes and trims (as fio counts its runtime)."""
+    raw = result.unscaled
+    rate = (raw.read_bytes_per_s + raw.write_bytes_per_s) * result.scale
+    return rate + (result.trim_iops * bs if result.trim_iops is not None else 0.0)
+
+
+# ---------------------------------------------------------------- a job's rows
+
+
+def mix(job: Job) -> Result:
+    """A mix of block sizes: each part one closed loop (nvsim.workload.mix)."""
+    return mixed_result(job.workload, list(job.workload.bs_mix), job.scenario, job.fidelity,
+                        lambda spec, workload, fidelity: job.loop(workload, "mix"))
+
+
+def population_ladder(workload: WorkloadSpec) -> list[tuple[int, int]]:
+    """Closed loops of growing population, (numjobs, iodepth): 1..numjobs jobs at depth 1, then all
+    jobs at depth 2..iodepth; I/Os in flight grow by one job or one depth step at a time."""
+    return [(j, 1) for j in range(1, workload.numjobs + 1)] + [(workload.numjobs, d) for d in range(2, workload.iodepth + 1)]
+
+
+def _at(workload: WorkloadSpec, jobs: int, depth: int) -> WorkloadSpec:
+    return workload.model_copy(update={"numjobs": jobs, "iodepth": depth})
+
+
+def paced(job: Job) -> Result:
+    """fio's rate / rate_iops (linear pacing): the job runs at the cap when its closed loop could go
+    faster, else at what the loop allows (the cap is not reached).
+
+    Below the loop's rate the job keeps fewer I/Os in flight; nvsim takes the latencies of the
+    smallest closed loop of the ladder (``population_ladder``) whose rate reaches the cap: that loop
+    is at least as loaded as the paced job, so its latencies bound the paced job's from above,
+    within one step of the ladder. Rates are scaled to the cap (``Result.scale``)."""
+    workload = job.workload
+    target = workload.rate_iops * workload.numjobs
+    full = job.loop(workload, "paced")
+    if full.total_iops <= target:
+        return full.with_note(f"job {workload.name}: the rate cap ({iops_text(target)} IOPS) is not reached; "
+                              f"the job runs at {iops_text(full.total_iops)} IOPS")
+    ladder = population_ladder(workload)
+    results: dict[int, Result] = {len(ladder) - 1: full}
+
+    def rate_at(index: int) -> float:
+        if index not in results:
+            results[index] = job.loop(_at(workload, *ladder[index]), "paced")
+        return results[index].total_iops
+
+    low, high = 0, len(ladder) - 1  # the smallest index whose rate reaches the cap, by bisection
+    while low < high:
+        middle = (low + high) // 2
+        low, high = (middle + 1, high) if rate_at(middle) < target else (low, middle)
+    rate_at(low)
+    jobs, depth = ladder[low]
+    scale = results[low].scale * target / results[low].total_iops  # on top of a think time's own scale
+    return replace(results[low], route="paced", scale=scale, loop=results[low].loop or _at(workload, jobs, depth)).with_note(
+        f"job {workload.name}: capped at {iops_text(target)} IOPS by its rate; latencies of the smallest closed loop "
+        f"that reaches it ({jobs} job(s) x iodepth {depth}), an upper bound within one step")
+
+
+def poisson(job: Job) -> Result:
+    """fio's rate with ``rate_process=poisson``: I/Os arrive at random at the cap's mean rate
+    (nvsim.workload.open_loop: the array as a flow-equivalent server of its closed loops)."""
+    workload = job.workload
+    target = workload.rate_iops * workload.numjobs
+    ladder = population_ladder(workload)
+    full = job.loop(workload, "poisson")
+    loops = []
+    for index in ladder_picks(len(ladder)):
+        jobs, depth = ladder[index]
+        loops.append((jobs * depth, full if index == len(ladder) - 1 else job.loop(_at(workload, jobs, depth), "poisson")))
+    result, in_system, reached = open_loop_result(workload, target, loops)
+    if not reached:
+        return full.with_note(f"job {workload.name}: Poisson arrivals at {iops_text(target)} IOPS reach the full loop's "
+                              f"{iops_text(result.total_iops)} IOPS: the queue does not settle; the job runs at the loop's rate")
+    return replace(result, route="poisson", scale=target / result.total_iops).with_note(
+        f"job {workload.name}: Poisson arrivals at {iops_text(target)} IOPS: {in_system:.2f} I/Os in the array "
+        f"on average, mean latency {in_system / target * 1e6:,.1f} us (flow-equivalent server of {len(loops)} closed loops)")
+
+
+def think(job: Job) -> Result:
+    """fio's thinktime (thinktime_blocks=1): each clone stalls ``thinktime`` after every I/O, so it
+    has at most one I/O in flight, and its clones are an interactive closed system: IOPS X and
+    latency R obey X (R + Z) = numjobs (Little's law over the think-I/O cycle).
+
+    With n of the clones' I/Os in flight on average, the array answers as the closed loop of n jobs
+    at depth 1; nvsim takes the smallest such loop (1..numjobs jobs, by bisection) whose rate X_n
+    meets n + X_n Z >= numjobs, reports its latencies R_n and the rate numjobs / (R_n + Z): the
+    latencies bound the job's from above within one job, and the rate from below."""
+    workload, think_s = job.workload, job.workload.thinktime
+    jobs = workload.numjobs
+    results: dict[int, Result] = {}
+
+    def enough(n: int) -> bool:
+        if n not in results:
+            results[n] = job.loop(_at(workload, n, 1), "think")
+        return n + results[n].total_iops * think_s >= jobs
+
+    low, high = 1, jobs
+    while low < high:
+        middle = (low + high) // 2
+        low, high = (low, middle) if enough(middle) else (middle + 1, high)
+    enough(low)
+    rate = results[low].total_iops
+    iops = jobs / (low / rate + think_s)
+    return replace(results[low], route="think", scale=iops / rate, loop=_at(workload, low, 1)).with_note(
+        f"job {workload.name}: thinktime {think_s * 1e6:,.0f} us after each I/O: {iops_text(iops)} IOPS; "
+        f"latencies of the closed loop of {low} job(s) at depth 1 (an upper bound within one job)")
+
+
+def latency_target(job: Job) -> Result:
+    """fio's latency_target (latency_run=0): the highest iodepth (1..iodepth, numjobs kept) at which
+    latency_percentile % of the I/Os take at most the target, found by bisection; the job reports
+    that depth's run. The event mode's samples give the percentile (fio's histogram rule,
+    nvsim.histogram); the fluid mode has only the mean, which then stands for it (a note says so)."""
+    workload = job.workload
+    results: dict[int, Result] = {}
+
+    def meets(depth: int) -> bool:
+        if depth not in results:
+            results[depth] = job.loop(workload.model_copy(update={"iodepth": depth}), "latency_target")
+        return latency_s(results[depth], workload.latency_percentile) <= workload.latency_target
+
+    low, high = 1, workload.iodepth  # the highest depth that meets the target
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if meets(middle) else (low, middle - 1)
+    met = meets(low)
+    measure = (f"p{workload.latency_percentile:g}" if results[low].latency_samples_s
+               else "mean (the fluid mode has no percentiles)")
+    return replace(results[low], route="latency_target", loop=workload.model_copy(update={"iodepth": low})).with_note(
+        f"job {workload.name}: latency_target {workload.latency_target * 1e6:,.0f} us on the {measure}: iodepth {low}"
+        + ("" if met else ", where the target is not met (fio cannot go below depth 1)"))
+
+
+def latency_s(result: Result, percentile: float) -> float:
+    """The latency a target is checked against: fio's percentile of the samples, else the mean."""
+    samples = [np.asarray(s) for s in result.latency_samples_s.values() if s is not None and len(s)]
+    if samples:
+        ns = np.rint(np.concatenate(samples) * 1e9).astype(np.int64)
+        return percentile_table(ns, (percentile,))[f"{percentile:f}"] / 1e9
+    means = [(iops, lat["mean"]) for iops, lat in ((result.read_iops, result.read_latency_us),
+                                                    (result.write_iops, result.write_latency_us)) if iops and "mean" in lat]
+    total = sum(iops for iops, _ in means)
+    return sum(iops * mean for iops, mean in means) / total / 1e6 if total else float("inf")
+
+
+def trim(job: Job) -> Result:
+    """Trims only (rw=trim, randtrim): deallocations at the closed loop's rate or the job's rate cap."""
+    workload = job.workload
+    check_discards(job.scenario, job.catalog, workload.name)
+    cap = None if workload.rate_iops is None else workload.rate_iops * workload.numjobs
+    result, iops, latency = pure_trim_result(job.scenario, workload, job.catalog, cap, job.placed, job.state)
+    return replace(result, trim_iops=iops, trim_latency_s=latency).with_note(
+        f"job {workload.name}: {iops_text(iops)} trims/s (NVMe deallocate, {latency * 1e6:,.1f} us each: host path "
+        f"plus the drive's command latency, assumed; {result.simulation.limited_by}; nvsim.workload.trim)")
+
+
+def trimwrite(job: Job) -> Result:
+    """trimwrite: the writes' run, with one trim before each write at the deallocate's latency."""
+    check_discards(job.scenario, job.catalog, job.workload.name)
+    return with_trims(job, job.loop(job.workload, "trimwrite"), job.workload)
+
+
+def with_trims(job: Job, result: Result, workload: WorkloadSpec) -> Result:
+    """``result`` with its trims: one before each write, at the deallocate's latency."""
+    cost = trim_cost(build(job.scenario, workload, job.catalog))
+    return replace(result, trim_iops=result.write_iops, trim_latency_s=cost.latency_s)
+
+
+def fresh(job: Job) -> Result:
+    """Fresh drives: the fresh run, blended with the steady run past the free blocks (nvsim.workload.fresh)."""
+    return fresh_until_full(job, job.loop(job.workload, "fresh"), job.workload, job.device_bytes)
+
+
+def fresh_until_full(job: Job, result: Result, workload: WorkloadSpec, device_bytes: int) -> Result:
+    """A job on fresh drives that outlasts their free blocks: steady state for the rest."""
+    raw = build(job.scenario, workload, job.catalog).drive.ssd.params.raw_nand_bytes
+    fresh_s = fresh_seconds(result.unscaled, result.scale, job.scenario.array.drives, raw)
+    runtime_s = job_runtime_s(workload, moved_bytes_per_s(result, workload.bs), device_bytes)
+    if fresh_s >= runtime_s:
+        return result
+    steady = job.closed_loop(workload.model_copy(update={"drive_state": "steady"}))
+    factor = blended_scale(runtime_s, fresh_s, result.unscaled.total_iops, steady.total_iops)
+    return replace(result, scale=result.scale * factor).with_note(crossing_note(workload.name, fresh_s, runtime_s, factor))
+
+
+# ---------------------------------------------------------------- a phase
+
+
+def phase(job: Job) -> Result:
+    """Jobs that run at the same time on one array, one Result each (``Result.jobs``; a workload of
+    a scenario's phase: its own Result among them): trim-only
+    jobs at their own rate; the others as one closed loop (``Phase.one_loop``), sharing the array's
+    queues (nvsim.workload.together), or each alone where one searches a latency target; the writes
+    beside trims on a region whose trimmed share holds no valid data (``deallocated_fraction``, one
+    step of the fixed point); then each job's trims before writes and its fresh drives filling."""
+    jobs = phase_jobs(job)
+    results: dict[int, Result] = {i: job.loop(w, "phase") for i, w in enumerate(jobs) if w.pure_trim}
+    others = {i: w for i, w in enumerate(jobs) if not w.pure_trim}
+    for i, w in others.items():
+        if w.trim is not None:
+            check_discards(job.scenario, job.catalog, w.name)
+    runs = _sharing(job, others)
+    trimmed = sum(r.trim_iops * jobs[i].bs for i, r in results.items())
+    written = sum(r.write_bytes_per_s for r in runs.values())
+    share = deallocated_share(trimmed, written)
+    if share > 0:
+        others = {i: w.model_copy(update={"deallocated_fraction": share}) if w.read_fraction < 1 else w
+                  for i, w in others.items()}
+        note = (f"trims at {trimmed / 1e6:,.1f} MB/s beside writes at {written / 1e6:,.1f} MB/s: {share:.1%} of the "
+                f"region holds no valid data (deallocated), the drives' FTL counts it as spare")
+        runs = {i: r.with_note(note) for i, r in _sharing(job, others).items()}
+    for i, r in runs.items():
+        if others[i].trim is not None:
+            r = with_trims(job, r, others[i])
+        if others[i].drive_state == "fresh":
+            r = fresh_until_full(job, r, others[i], job.device_bytes)
+        results[i] = r
+    ordered = tuple(results[i] for i in range(len(jobs)))
+    if not isinstance(job.workload, Phase):  # one workload of a scenario's phase: its own answer, beside the others
+        return ordered[jobs.index(job.workload)]
+    first = ordered[0]
+    return Result(job.scenario.name, job.workload.name, "phase", first.fidelity, job.state, first.simulation, first.drive,
+                  jobs=ordered)
+
+
+def phase_jobs(job: Job) -> tuple[WorkloadSpec, ...]:
+    """The jobs of the phase: a ``Phase``'s, or the scenario's workloads of the workload's phase."""
+    if isinstance(job.workload, Phase):
+        return job.workload.jobs
+    found = job.scenario.phase(job.workload.phase)
+    jobs = found.jobs if found is not None else ()
+    return jobs if job.workload in jobs else (job.workload, *jobs)
+
+
+def _sharing(job: Job, jobs: dict[int, WorkloadSpec]) -> dict[int, Result]:
+    """The jobs that read or write, on one array: one closed loop, together, or each alone."""
+    if not jobs:
+        return {}
+    workloads = list(jobs.values())
+    if Phase(name="phase", jobs=tuple(workloads)).one_loop:
+        return dict(zip(jobs, shared_loop(job, workloads)))
+    if len(workloads) > 1 and all(w.latency_target is None for w in workloads):
+        return dict(zip(jobs, together(job, workloads)))
+    return {i: job.solve(w, frozenset({"phase"}) | AFTER_PHASE_ROWS) for i, w in jobs.items()}
+
+
+def shared_loop(job: Job, workloads: list[WorkloadSpec]) -> list[Result]:
+    """Jobs with one workload: one closed loop of all their clones; each job gets its clones' share
+    of the rates (``scale``) and of the latency samples (``clones``)."""
+    total = sum(w.numjobs for w in workloads)
+    loop = workloads[0].model_copy(update={"numjobs": total})
+    result = job.closed_loop(loop)
+    out, first = [], 0
+    for w in workloads:
+        out.append(replace(result, workload=w.name, route="phase", scale=w.numjobs / total, loop=loop,
+                           clones=(first, w.numjobs, total)))
+        first += w.numjobs
+    return out
+
+
+def together(job: Job, workloads: list[WorkloadSpec]) -> list[Result]:
+    """Jobs with different workloads sharing the array's queues (nvsim.workload.together: a common
+    wait at the saturated resource); a single drive (no array record of utilisation) runs them one
+    after another."""
+    members = []
+    for w in workloads:
+        alone = job.closed_loop(w)
+        if alone.simulation is None:
+            return [job.solve(w, frozenset({"phase"}) | AFTER_PHASE_ROWS) for w in workloads]
+        one = job.closed_loop(_at(w, 1, 1))
+        thinking = w.thinktime is not None
+        members.append(Member(alone, 1.0 / one.total_iops, w.numjobs * (1 if thinking else w.iodepth),
+                              cap_iops=None if w.rate_iops is None else w.rate_iops * w.numjobs,
+                              think_s=w.thinktime or 0.0, flow_weight=w.flow, flow_id=w.flow_id))
+    shared, wait_s, label = shared_results(members)
+    how = (f"a common wait of {wait_s * 1e6:,.1f} us at {label}" if wait_s > 0
+           else "no shared resource is saturated, each job runs as it would alone")
+    return [replace(result, workload=w.name, route="phase", scale=scale).with_note(
+                f"job {w.name}: runs at the same time as {len(workloads) - 1} other job(s) on one array: "
+                f"{iops_text(result.total_iops * scale)} IOPS; {how}")
+            for w, (result, scale) in zip(workloads, shared)]
+
+
+ROWS: dict[str, Callable[[Job], Result]] = {
+    "phase": phase, "trim": trim, "fresh": fresh, "trimwrite": trimwrite, "poisson": poisson, "paced": paced,
+    "think": think, "latency_target": latency_target, "mix": mix}
+"""Each composite row's solver (the route table's composite rows, in nvsim.simulation)."""
+
+__all__ = ["Job", "ROWS", "composite_route", "job_runtime_s", "moved_bytes_per_s", "population_ladder", "latency_s",
+           "iops_text", "PACING_ROWS", "AFTER_PHASE_ROWS"]
