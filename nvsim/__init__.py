@@ -29,6 +29,7 @@ _SOURCES: dict[str, str] = {
     "Precision": "simulation",
     # inputs
     "load_scenario": "scenario", "parse_scenario": "scenario", "ScenarioSpec": "specs", "WorkloadSpec": "specs",
+    "Phase": "specs", "MixPart": "specs",
     "default_catalog": "catalog", "load_catalog": "catalog", "Catalog": "catalog", "InputError": "errors",
     # capacity and bounds
     "capacity": "array_capacity", "array_bounds": "bounds",
@@ -73,7 +74,7 @@ if TYPE_CHECKING:  # what type checkers and the import graph see; at run time th
     from .scenario import load_scenario, parse_scenario
     from .result import Result
     from .simulation import EVENT_HOST_IOS, ArrayState, Precision, Simulation
-    from .specs import ScenarioSpec, WorkloadSpec
+    from .specs import MixPart, Phase, ScenarioSpec, WorkloadSpec
     from .ssd.raid5_strip_waf import raid5_strip_waf
     from .units import format_value
     from .validation import compare_all

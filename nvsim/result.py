@@ -46,7 +46,8 @@ class Result:
     ``simulation``/``drive`` are the loop's own. ``loop``: that closed loop (None: the workload's
     own); ``note``: what the composite did; ``trim_iops``/``trim_latency_s``: trims (NVMe
     deallocations) per second and each one's latency; ``clones``: (first, count, of) the job's clones
-    among a shared loop's; ``jobs``: a phase's jobs, each a Result (the phase's rates are their sum).
+    among a shared loop's; ``jobs``: a phase's jobs, each a Result (the phase's rates are their sum);
+    ``solved``: the workload as solved where the composite changed it (a phase's trimmed share).
     """
 
     scenario: str
@@ -63,6 +64,7 @@ class Result:
     trim_latency_s: float | None = None
     clones: tuple[int, int, int] | None = None
     jobs: tuple["Result", ...] = ()
+    solved: WorkloadSpec | None = None
 
     @property
     def unscaled(self) -> "Result":

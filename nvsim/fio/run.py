@@ -79,6 +79,7 @@ def simulate_jobs(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, fidelity
 def job_run(job: FioJob, workload: WorkloadSpec, result: Result, device_bytes: int) -> JobRun:
     """One job's answer from the orchestrator, carried over its runtime (and its rate_min checked)."""
     trim = None if result.trim_iops is None else (result.trim_iops, result.trim_latency_s)
+    workload = result.solved or workload  # as the phase solved it (the share its trims leave deallocated)
     run = JobRun(job, workload, result.unscaled, 0.0, device_bytes, scale=result.scale, loop=result.loop,
                  note=result.note, samples=result.clones, trim=trim)
     runtime_s = job_runtime_s(workload, moved_bytes_per_s(result, workload.bs), device_bytes)

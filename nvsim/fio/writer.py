@@ -45,7 +45,7 @@ def workload_to_fio_section(workload: WorkloadSpec) -> str:
     w = workload
     _check_section_text("name", w.name, name=True)
     _check_section_text("ioengine", w.ioengine, name=False)
-    lines = [f"[{w.name}]", f"rw={w.rw}", f"bs={_format_bytes(w.bs)}", f"iodepth={w.iodepth}", f"numjobs={w.numjobs}"]
+    lines = [f"[{w.name}]", f"rw={w.trim or w.rw}", f"bs={_format_bytes(w.bs)}", f"iodepth={w.iodepth}", f"numjobs={w.numjobs}"]
     if w.rwmixread != 50:
         lines.append(f"rwmixread={w.rwmixread}")
     if w.size is not None:
@@ -70,7 +70,52 @@ def workload_to_fio_section(workload: WorkloadSpec) -> str:
     lines += [f"{flag}=1" for flag in HOST_IO_FLAGS if getattr(w, flag)]  # engine options follow ioengine, as fio needs
     lines += [f"{key}={getattr(w, key)}" for key in ("iodepth_batch_submit", "iodepth_batch_complete_min")
               if getattr(w, key) != 1]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _composite_lines(w)) + "\n"
+
+
+def _composite_lines(w: WorkloadSpec) -> list[str]:
+    """The options of a composite workload (nvsim.workload.compose): its mix, pacing, flow and run length."""
+    lines = [f"bssplit={_bssplit(w)}"] if w.bs_mix else []
+    if w.rate_iops is not None:  # fio caps each direction: the job's cap is the tightest over its directions' shares
+        share = max(w.read_fraction, 1.0 - w.read_fraction)
+        lines += [f"rate_iops={_whole('rate_iops', w.rate_iops * share, w.name)}", f"rate_process={w.rate_process}"]
+    for key in ("thinktime", "latency_target", "latency_window"):
+        if getattr(w, key) is not None:
+            lines.append(f"{key}={_microseconds(key, getattr(w, key), w.name)}")
+    if w.latency_target is not None and w.latency_percentile != 100.0:
+        lines.append(f"latency_percentile={w.latency_percentile:g}")
+    if w.flow is not None:
+        lines += [f"flow={w.flow}", f"flow_id={w.flow_id}"]
+    if w.io_size is not None:
+        lines.append(f"io_size={_format_bytes(w.io_size)}")
+    if w.loops != 1:
+        lines.append(f"loops={w.loops}")
+    return lines
+
+
+def _bssplit(w: WorkloadSpec) -> str:
+    """fio's bssplit for the mix: one split, or a read and a write split (each its direction's shares)."""
+    def split(parts) -> str:
+        total = sum(p.share for p in parts)
+        return ":".join(f"{_format_bytes(p.bs)}/{p.share / total * 100:.12g}" for p in parts)
+    if all(p.rw is None for p in w.bs_mix):
+        return split(w.bs_mix)
+    reads, writes = ([p for p in w.bs_mix if p.rw == d] for d in ("read", "write"))
+    return ",".join(split(parts) for parts in (reads or writes, writes or reads))
+
+
+def _microseconds(label: str, seconds: float, job: str) -> str:
+    """A pacing time in fio's microseconds ('50us' reads as 4.9999999999999996e-05 s: the nearest one)."""
+    microseconds = round(seconds * 1e6)
+    if microseconds < 1 or abs(seconds * 1e6 - microseconds) > 1e-6:
+        raise InputError(label, f"{seconds!r} s is not a whole number of microseconds, fio's resolution (job {job!r})")
+    return f"{microseconds}us"
+
+
+def _whole(label: str, value: float, job: str) -> str:
+    if value != int(value):
+        raise InputError(label, f"{value!r} is not a whole number of I/Os per second, which fio's {label} takes (job {job!r})")
+    return str(int(value))
 
 
 def _check_section_text(label: str, text: str, *, name: bool) -> None:

@@ -154,7 +154,7 @@ class WorkloadSpec(Spec):
         if not isinstance(data, dict):
             return data
         data = dict(data)
-        if data.get("rw") in TRIM_SHAPE:
+        if isinstance(data.get("rw"), str) and data["rw"] in TRIM_SHAPE:
             data["trim"], data["rw"] = data["rw"], TRIM_SHAPE[data["rw"]]
         texts = [key for key in ("bssplit", "bsrange") if key in data]
         if not texts:
@@ -201,6 +201,11 @@ class WorkloadSpec(Spec):
             raise ValueError("rate_process: poisson arrivals need a rate (rate_iops)")
         if self.trim is not None and self.rw != TRIM_SHAPE[self.trim]:
             raise ValueError(f"trim: {self.trim}'s offsets are those of rw {TRIM_SHAPE[self.trim]}; write rw: {self.trim}")
+        directed = [p for p in self.bs_mix or () if p.rw is not None]
+        if directed and self.rw not in ("read", "randread", "write", "randwrite"):
+            reads = sum(p.share for p in directed if p.rw == "read") / sum(p.share for p in directed)
+            if abs(reads - self.rwmixread / 100) > 0.005 + 1e-9:  # a trace's read share, rounded to a percent
+                raise ValueError(f"bs_mix: its read parts are {reads:.1%} of the I/Os, rwmixread says {self.rwmixread}%")
         shaped = [name for name in COMPOSITE_FIELDS if getattr(self, name) not in (None, 0, "linear")]
         if self.rw == "oltp" and shaped:
             raise ValueError(f"{shaped[0]}: not for rw: oltp (a database's clients pace themselves)")

@@ -312,7 +312,7 @@ def phase(job: Job) -> Result:
                   for i, w in others.items()}
         note = (f"trims at {trimmed / 1e6:,.1f} MB/s beside writes at {written / 1e6:,.1f} MB/s: {share:.1%} of the "
                 f"region holds no valid data (deallocated), the drives' FTL counts it as spare")
-        runs = {i: r.with_note(note) for i, r in _sharing(job, others).items()}
+        runs = {i: replace(r, solved=others[i]).with_note(note) for i, r in _sharing(job, others).items()}
     for i, r in runs.items():
         if others[i].trim is not None:
             r = with_trims(job, r, others[i])
