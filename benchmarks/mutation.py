@@ -43,7 +43,7 @@ TEST_TIMEOUT_S = 900
 EVENT = "tests/component/test_oracles_event.py"
 PCIE = "tests/unit/test_oracles_pcie.py"
 MD = "tests/unit/test_oracles_md.py"
-FIO_JSON = "tests/integration/test_oracles_fio_json.py"
+FIO_JSON = "tests/integration/fio/test_fio_run_json.py"
 
 
 @dataclass(frozen=True)
@@ -171,16 +171,20 @@ FIRST_RUN: tuple[Mutation, ...] = (
 
 
 # --- issue 34: the modules added since the first run (each mutant names the behaviour tests that should catch it)
-TOGETHER = "tests/unit/test_oracles_fio_together.py"
-MIX = "tests/unit/test_oracles_fio_mix.py"
-MIX_TRACE = "tests/unit/test_fio_mix_trace.py"
+TOGETHER = "tests/unit/workload/test_workload_together.py"
+MIX = "tests/unit/workload/test_workload_mix.py"
+OPEN_LOOP = "tests/unit/workload/test_workload_open_loop.py"
+EXPAND = "tests/unit/fio/test_fio_expand.py"
+TRACE = "tests/unit/fio/test_fio_trace.py"
 MARGINS = "tests/unit/plan/test_plan_margins.py"
 PLAN_SEARCH = "tests/unit/plan/test_plan_search.py"
 PLAN_CLI = "tests/integration/plan/test_plan_cli.py"
-FIO_UNIT = "tests/unit/test_fio.py"
-FIO_TOOLS = "tests/integration/test_fio_tools.py"
+FIO_UNIT = "tests/unit/fio/test_fio_jobfile.py"
+FIO_OPTIONS = "tests/unit/fio/test_fio_options.py"
+FIO_TOOLS = "tests/integration/fio/test_fio_run_tools.py"
 FTL_LOAD = "tests/unit/test_ftl_load.py"
-TRIM = "tests/unit/test_fio_trim.py"
+TRIM = "tests/unit/workload/test_workload_trim.py"
+FRESH = "tests/unit/workload/test_workload_fresh.py"
 FAMILY = "tests/unit/test_drive_family.py"
 BOUNDARY = "tests/robustness/test_boundary.py"
 BUDGET_TEST = BOUNDARY + "::test_budget_refuses_above_and_accepts_at_its_limits"
@@ -208,7 +212,7 @@ NEW_MUTATIONS: tuple[Mutation, ...] = (
     m("mix-p99-from-p90", "a mix's p99 reported from p90", "nvsim/workload/mix.py",
       '"p99": 99, "p99.9"', '"p99": 90, "p99.9"', MIX),
     m("mix-shares-not-normalised", "bssplit shares not normalised to their total", "nvsim/workload/mix.py",
-      "sizes[p.bs] = sizes.get(p.bs, 0.0) + p.share / total", "sizes[p.bs] = sizes.get(p.bs, 0.0) + p.share", MIX_TRACE),
+      "sizes[p.bs] = sizes.get(p.bs, 0.0) + p.share / total", "sizes[p.bs] = sizes.get(p.bs, 0.0) + p.share", MIX),
     # --- plan (margins, answer, bounds, fluid, output, spec, space)
     m("plan-price-margin-sign", "the plan's price margin with the wrong sign", "nvsim/plan/search.py",
       "out[name] = 1.0 - row[key] / limit", "out[name] = row[key] / limit - 1.0", MARGINS),
@@ -267,40 +271,40 @@ NEW_MUTATIONS: tuple[Mutation, ...] = (
       BOUNDARY + "::test_bom_is_dropped_and_offsets_count_from_the_file_start", "tests/robustness/test_oracles_bom_offset.py"),
     # --- fio modules
     m("fio-expand-pow-xor", "fio's '^' read as Python's XOR", "nvsim/fio/expand.py",
-      "ast.Pow: operator.pow}", "ast.Pow: operator.xor, ast.BitXor: operator.xor}", MIX_TRACE),
+      "ast.Pow: operator.pow}", "ast.Pow: operator.xor, ast.BitXor: operator.xor}", EXPAND),
     m("fio-expand-ncpus-cores", "$ncpus counts cores, not logical CPUs", "nvsim/fio/expand.py",
-      "cpus = platform.total_cores * platform.cpu.threads_per_core.value", "cpus = platform.total_cores", MIX_TRACE),
+      "cpus = platform.total_cores * platform.cpu.threads_per_core.value", "cpus = platform.total_cores", EXPAND),
     m("fio-log-bw-decimal", "bandwidth logs in kB/s (1000) instead of fio's KiB/s", "nvsim/fio/logs.py",
       'return int(data["bytes"] / runtime_s // 1024)', 'return int(data["bytes"] / runtime_s // 1000)',
       FIO_TOOLS + "::test_log_files_in_fios_formats_read_by_fios_log_parser"),
     m("fio-log-no-last-flush", "no last log entry at the end of the run", "nvsim/fio/logs.py",
       "    if runtime_ms > 0 and (not times or times[-1] != runtime_ms):\n        times.append(runtime_ms)\n", "",
-      "tests/unit/test_oracles_fio_log.py"),
+      "tests/unit/fio/test_fio_logs.py"),
     m("fio-names-flow-missing", "fio's 'flow' option missing from its names", "nvsim/fio/names.py",
-      " flow flow_id ", " flow_id ", MIX_TRACE + "::test_flow_and_rate_process_are_read",
-      FIO_UNIT + "::test_every_option_nvsim_names_is_fios_and_every_alias_names_one"),
+      " flow flow_id ", " flow_id ", FIO_UNIT + "::test_flow_and_rate_process_are_read",
+      FIO_OPTIONS + "::test_every_option_nvsim_names_is_fios_and_every_alias_names_one"),
     m("fio-names-alias-dropped", "fio's alias fileoffset= no longer read as offset=", "nvsim/fio/names.py",
       '    "fileoffset": "offset",\n', "", FIO_UNIT + "::test_fios_aliases_of_modelled_options_are_taken"),
     m("fio-options-default-engine", "a job without ioengine= gets libaio, not fio's default psync", "nvsim/fio/options.py",
       'FIO_DEFAULT_IOENGINE = "psync"', 'FIO_DEFAULT_IOENGINE = "libaio"',
       FIO_UNIT + "::test_a_job_without_ioengine_gets_fios_default_and_a_note_says_so"),
     m("fio-open-tail-weight", "the open loop's tail above N weighted as one state", "nvsim/workload/open_loop.py",
-      "tail = q[-1] * r / (1 - r)", "tail = q[-1] * r", MIX_TRACE + "::test_poisson_on_one_server_is_mm1",
-      MIX_TRACE + "::test_poisson_occupancy_is_a_distribution_and_rises_with_load"),
+      "tail = q[-1] * r / (1 - r)", "tail = q[-1] * r", OPEN_LOOP + "::test_poisson_on_one_server_is_mm1",
+      OPEN_LOOP + "::test_poisson_occupancy_is_a_distribution_and_rises_with_load"),
     m("fio-open-littles-law", "the open loop's latency from the population, not L / lambda", "nvsim/workload/open_loop.py",
       "latency_s = in_system / arrival_iops", "latency_s = top / arrival_iops",
-      "tests/integration/test_fio_mix.py::test_poisson_arrivals_queue_more_than_linear_pacing_and_rise_with_load"),
+      "tests/integration/fio/test_fio_run_mix.py::test_poisson_arrivals_queue_more_than_linear_pacing_and_rise_with_load"),
     m("fio-state-blend-inverted", "a fresh-then-steady run's rate weighted the wrong way", "nvsim/workload/fresh.py",
       "(fresh_s + (runtime_s - fresh_s) * steady_iops / fresh_iops) / runtime_s",
-      "(fresh_s * steady_iops / fresh_iops + (runtime_s - fresh_s)) / runtime_s", TRIM),
+      "(fresh_s * steady_iops / fresh_iops + (runtime_s - fresh_s)) / runtime_s", FRESH),
     m("fio-trim-cpu-per-clone", "a trim job's CPU limit shared by all its clones", "nvsim/workload/trim.py",
       "(workload.numjobs / cost.cpu_s,", "(1 / cost.cpu_s,", TRIM),
     m("fio-trim-no-write-latency", "a trim's latency without the drive's fixed command time", "nvsim/workload/trim.py",
-      "latency_s=cpu + model.drive.write_fixed_s", "latency_s=cpu", TRIM, "tests/unit/test_oracles_trim_latency.py"),
+      "latency_s=cpu + model.drive.write_fixed_s", "latency_s=cpu", TRIM),
     m("fio-trace-v2-wait-ms", "iolog v2 wait read as milliseconds", "nvsim/fio/trace.py",
-      "when * 1e-6, int(fields[2])", "when * 1e-3, int(fields[2])", MIX_TRACE),
+      "when * 1e-6, int(fields[2])", "when * 1e-3, int(fields[2])", TRACE),
     m("fio-trace-rate-n", "a trace's replay rate counts n I/Os over n - 1 gaps", "nvsim/fio/trace.py",
-      "rate = (n - 1) / duration * time_scale", "rate = n / duration * time_scale", MIX_TRACE),
+      "rate = (n - 1) / duration * time_scale", "rate = n / duration * time_scale", TRACE),
     # --- FTL load, skew, drive load
     m("ftl-dealloc-not-spare", "deallocated data not added to the spare", "nvsim/ftl/load.py",
       "return 1.0 - (1.0 - spare_factor) * (1.0 - self.deallocated_fraction)", "return spare_factor", FTL_LOAD),
@@ -311,7 +315,7 @@ NEW_MUTATIONS: tuple[Mutation, ...] = (
     m("skew-zipf-first-rank", "zipf's first rank loses its 1/zeta(n) mass", "nvsim/ftl/skew.py",
       "    mass[0] += 1.0 / zetan\n", "", FTL_LOAD),
     m("drive-load-fresh-ignored", "drive_state=fresh never reaches the FTL", "nvsim/sim/drive_load.py",
-      'fresh=workload.drive_state == "fresh")', "fresh=False)", TRIM, FTL_LOAD),
+      'fresh=workload.drive_state == "fresh")', "fresh=False)", FRESH, FTL_LOAD),
     m("skew-syntax-zone-decimal", "zoned_abs sizes read in powers of 1000", "nvsim/skew_syntax.py",
       "return float(match.group(1)) * 1024 ** power", "return float(match.group(1)) * 1000 ** power", FTL_LOAD,
       "tests/unit/test_oracles_skew_zones.py"),
@@ -547,10 +551,10 @@ The same caveat as below: the mutants and most of their tests were written by on
 session, so the score says the named mistakes are caught, not that the suite catches everything.
 
 - **The 13 survivors of issue 34**, each now caught by a test against an independent oracle:
-  `fio_together`'s four by `tests/unit/test_oracles_fio_together.py` (a closed loop with think
+  `fio_together`'s four by `tests/unit/workload/test_workload_together.py` (a closed loop with think
   time, X = N / (R + Z); fio's flow at the slowest job's pace; Little's law for each job once the
   jobs share a queue; two jobs at 80% of their own CPU under one label run as alone); the mix's
-  loop and p99 by `test_oracles_fio_mix.py` (the share-weighted mean unloaded latency by hand;
+  loop and p99 by `test_workload_mix.py` (the share-weighted mean unloaded latency by hand;
   numpy's percentile of 1..1000 us); the margins by `test_plan_margins.py` (+25% under a
   price ceiling, -25% over a power one); hot spares by `test_oracles_hot_spares.py` and the validator's
   `test_hot_spares_are_drives.py` (a spare is one drive's price and one bay); read tags by
@@ -568,7 +572,7 @@ session, so the score says the named mistakes are caught, not that the suite cat
 - **Run 1** (all 67, and the first run's three mutants moved with the code they edit): 62 of 67
   caught (93%). Survivors: `loader-bom-offset` (no test had a byte-order mark and a bad byte:
   `tests/robustness/test_oracles_bom_offset.py`); `fio-trim-no-write-latency` (the trim tests
-  compared the model with its own `trim_cost`: `tests/unit/test_oracles_trim_latency.py` holds a
+  compared the model with its own `trim_cost`: `tests/unit/workload/test_workload_trim.py` holds a
   QD1 trim to the drive's quoted command latency plus the host path); `fio-names-flow-missing`
   (the parser reads nvsim's own table; the test that pins every option nvsim models to fio's names
   was not named for it, now is); two equivalent mutants, replaced: dropping `readwrite` from fio's

@@ -1,15 +1,20 @@
 """Jobs that fio runs at the same time (nvsim.workload.together) against laws worked by hand: a closed
 loop with think time (X = N / (R + Z)), fio's flow (jobs ahead of their share wait for the slowest),
 Little's law for each job's latency once the jobs share a queue, and each job's own CPUs held by
-that job alone (issue 34: every mutant of the module survived the suite's earlier tests)."""
+that job alone (issue 34: every mutant of the module survived the suite's earlier tests); one job
+alone gets the fluid answer, jobs sharing a resource never load it past its servers, flow keeps the
+ratio of its weights, and a job held back by its own CPUs imposes no wait on the others."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
+from nvsim import fabric
 from nvsim.workload.together import JOB_CPUS_LABEL, Member, shared_results, shared_wait
 from nvsim.sim.result import Utilisation
 
@@ -86,3 +91,45 @@ def test_each_jobs_own_cpus_are_its_own_even_under_the_same_label():
     c = member(5e4, {label: 2e-5, "drives": 1e-7}, 1e-6, 64)
     _, rates, _ = shared_wait([c, a])
     assert rates[0] == pytest.approx(5e4, rel=1e-12)
+
+
+def _member(iops, demands, unloaded_s, population, **kw):
+    sim = SimpleNamespace(utilisation=[Utilisation(k, v * iops) for k, v in demands.items()])
+    return Member(SimpleNamespace(simulation=sim, total_iops=iops), unloaded_s, population, **kw)
+
+
+def test_one_job_alone_gets_the_fluid_answer():
+    m = _member(1e5, {"drives": 1e-5}, 1e-4, 64)  # cap 100K, loop 640K
+    wait, rates, label = shared_wait([m])
+    assert rates[0] == pytest.approx(1e5, rel=1e-9) and label == "drives" and wait > 0
+    m = _member(1e5, {"drives": 1e-6}, 1e-4, 4)  # loop 40K under the 1M cap: no wait
+    assert shared_wait([m])[0] == 0.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.floats(1e-7, 1e-4), st.floats(1e-6, 1e-3), st.integers(1, 256)), min_size=2, max_size=5))
+def test_jobs_sharing_a_resource_never_load_it_past_its_servers(jobs):
+    members = [_member(1.0 / d, {"drives": d}, r0, n) for d, r0, n in jobs]
+    wait, rates, _ = shared_wait(members)
+    load = sum(x * d for x, (d, _, _) in zip(rates, jobs))
+    assert load <= 1.0 + 1e-6
+    alone = [min(n / r0, 1 / d) for d, r0, n in jobs]
+    assert all(x <= a * (1 + 1e-9) for x, a in zip(rates, alone))  # sharing never speeds a job up
+    if wait > 0:
+        assert load == pytest.approx(1.0, rel=1e-6)
+
+
+def test_flow_keeps_the_ratio_of_weights():
+    a = _member(1e5, {"drives": 1e-6}, 1e-4, 8, flow_weight=1)
+    b = _member(1e5, {"drives": 1e-6}, 1e-4, 8, flow_weight=8)
+    _, rates, _ = shared_wait([a, b])
+    assert rates[1] / rates[0] == pytest.approx(8.0)
+
+
+def test_a_jobs_own_cpus_cap_only_that_job():
+    """fabric's cores kind is each job's own CPUs: a job held back by them imposes no wait on the others."""
+    assert fabric.KINDS[0].key == "cores" and fabric.KINDS[0].label(SimpleNamespace(job_cpus=3), "").startswith(JOB_CPUS_LABEL)
+    cpu_bound = _member(1e4, {"host cores (1 job CPUs)": 1e-4, "drives": 1e-7}, 1e-5, 64)
+    reader = _member(1e5, {"host cores (8 job CPUs)": 1e-6, "drives": 1e-6}, 1e-4, 8)
+    wait, rates, _ = shared_wait([cpu_bound, reader])
+    assert wait == 0.0 and rates[0] == pytest.approx(1e4) and rates[1] == pytest.approx(8 / 1e-4)

@@ -2,7 +2,8 @@
 closed loop of a mix is N over the share-weighted mean unloaded latency, its busiest resource the
 share-weighted demands; the event mode's rate the time-share (harmonic) mixture; percentiles read
 at the percentile they are named after (issue 34: a loop ignoring the shares and a p99 read at p90
-both survived the suite's earlier tests)."""
+both survived the suite's earlier tests); a wide mix binned into at most eight parts keeps its
+shares and its mean size."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
-from nvsim.workload.mix import _fluid_rate, latency_dict, mix_samples
+from nvsim.workload.mix import MAX_MIX_PARTS, MixPart, _fluid_rate, binned, latency_dict, mix_samples
 from nvsim.sim.result import Utilisation
 
 
@@ -51,3 +53,16 @@ def test_a_mixs_samples_are_taken_in_proportion_to_the_shares():
     out = mix_samples(sims, np.array([0.8, 0.2]))["read"]
     fast, slow = int((out == 1e-5).sum()), int((out == 1e-4).sum())
     assert fast == 4 * slow and fast + slow == len(out) and fast == 1000
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 4096), st.floats(0.01, 1.0)), min_size=1, max_size=80))
+def test_binning_keeps_the_shares_and_at_most_eight_parts(items):
+    parts = [MixPart(sectors * 512, share) for sectors, share in items]
+    out = binned(parts)
+    assert len(out) <= MAX_MIX_PARTS
+    assert sum(p.share for p in out) == pytest.approx(1.0)
+    assert all(p.bs % 512 == 0 and p.bs > 0 for p in out)
+    total = sum(s for _, s in items)
+    mean = sum(n * 512 * s for n, s in items) / total
+    assert sum(p.bs * p.share for p in out) == pytest.approx(mean, abs=512)

@@ -1,12 +1,13 @@
-"""fio job files in (nvsim.fio.parse_fio_jobfile) and fio JSON out (nvsim.fio.fio_json_report).
+"""fio job files in (nvsim.fio.jobfile, nvsim.fio.parse_fio_jobfile): the reference briefs' job files, fio's
+syntax and values, the options read (a mix's bssplit and bsrange, rw=TYPE:N and offset as the host
+stream in nvsim.sim.workload takes them, zones, flow, pacing), refused or listed as unmodelled,
+engines, notes and the command line.
 
 The fixtures in tests/data/fio are the job files of the reference briefs, copied verbatim: seed 000's
 appendix profile, and seed 001's appendix profiles (with the no-break spaces of the web page, and
 the random-read profile cut off as the brief has it).
 """
 
-import json
-import re
 from pathlib import Path
 
 import numpy as np
@@ -15,18 +16,18 @@ from hypothesis import given, settings, strategies as st
 
 from nvsim.errors import InputError
 from nvsim.fio import (
-    FIO_PERCENTILES, KEPT_OPTIONS, MODELLED_OPTIONS, UNDERSTOOD_WITHOUT_EFFECT, UNSIMULATED_IOENGINES, FioJobFile,
-    command_line_to_jobfile, fio_json_report, shares_one_loop,
-    load_fio_jobfile, parse_fio_jobfile, percentile_table, workload_to_fio_section,
+    FioJobFile, command_line_to_jobfile, load_fio_jobfile, parse_fio_jobfile, shares_one_loop, workload_to_fio_section,
 )
+from nvsim.sim.workload import HostStream, named_rng
 from nvsim.specs import WorkloadSpec
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DATA = ROOT / "tests" / "data" / "fio"
 SEEDS = Path("/work/shared/seeds")
 SEED000 = SEEDS / "000_1c8313f7a5083cfb.txt"
 SEED001 = SEEDS / "001_3d34dbd516d9e7d6.txt"
 GiB = 2**30
+KEYWORDS = {"ncpus": 128, "mb_memory": 524288, "pagesize": 4096}
 
 
 def parse(text: str, **kwargs) -> FioJobFile:
@@ -406,208 +407,6 @@ def test_fios_aliases_of_modelled_options_are_taken():
     assert aliased.workload.offset == named.workload.offset == 2**20
 
 
-def test_every_option_nvsim_names_is_fios_and_every_alias_names_one():
-    """The tables name fio's options (a typo in them would never match a job file); nvsim's one
-    option of its own is drive_state."""
-    from nvsim.fio.names import FIO_OPTION_ALIASES, FIO_OPTION_NAMES
-    from nvsim.fio.options import ALIASES, REFUSED_OPTIONS
-    names = set(MODELLED_OPTIONS) | set(KEPT_OPTIONS) | set(UNDERSTOOD_WITHOUT_EFFECT) | set(REFUSED_OPTIONS)
-    assert {n for n in names if n not in FIO_OPTION_NAMES and n not in FIO_OPTION_ALIASES} == {"drive_state"}
-    assert set(FIO_OPTION_ALIASES.values()) <= FIO_OPTION_NAMES
-    assert all(alias in FIO_OPTION_NAMES | set(FIO_OPTION_ALIASES) for alias in ALIASES)
-
-
-def test_option_tables_do_not_overlap():
-    assert not set(MODELLED_OPTIONS) & set(KEPT_OPTIONS)
-    assert not (set(MODELLED_OPTIONS) | set(KEPT_OPTIONS)) & UNDERSTOOD_WITHOUT_EFFECT
-    assert {"direct", "group_reporting", "randrepeat", "random_generator", "norandommap", "cpus_allowed_policy",
-            "numa_mem_policy", "name", "description", "thread"} <= UNDERSTOOD_WITHOUT_EFFECT | set(KEPT_OPTIONS)
-
-
-def test_docs_name_every_option_nvsim_reads():
-    doc = (ROOT / "docs" / "fio.md").read_text()
-    for name in [*MODELLED_OPTIONS, *KEPT_OPTIONS, *UNDERSTOOD_WITHOUT_EFFECT]:
-        assert f"`{name}`" in doc, name
-
-
-# ---------------------------------------------------------------- writing a job section
-
-NAME_CHARS = st.characters(blacklist_categories=("Cs",), blacklist_characters="\n")  # anything on one line
-PLAIN_CHARS = st.characters(whitelist_categories=("L", "N", "P", "S"))  # mostly what fio keeps as written
-TEXT = st.text(PLAIN_CHARS, min_size=1, max_size=30) | st.text(NAME_CHARS, min_size=1, max_size=30)
-
-
-def _simulable_engine_name(text: str) -> bool:
-    """Engine names the parser keeps as written (no catalog): not one fio cannot simulate, not a plug-in path."""
-    return text not in UNSIMULATED_IOENGINES and not (text.startswith("external") or "/" in text or text.endswith(".so"))
-SECONDS = (st.integers(1, 10**6).map(float) | st.integers(1, 10**9).map(lambda ms: ms / 10**3)
-           | st.integers(1, 10**12).map(lambda us: us / 10**6))  # whole s, ms and us, as fio writes them
-WORKLOADS = st.builds(
-    WorkloadSpec,
-    name=TEXT,
-    rw=st.sampled_from(["read", "write", "randread", "randwrite", "rw", "readwrite", "randrw"]),
-    bs=st.integers(1, 2**22).map(lambda n: n * 512),
-    iodepth=st.integers(1, 65536),
-    numjobs=st.integers(1, 65536),
-    rwmixread=st.integers(0, 100),
-    size=st.none() | st.integers(1, 2**50),
-    offset_increment=st.integers(0, 2**45),
-    runtime=st.none() | SECONDS,
-    ramp_time=st.just(0.0) | SECONDS,
-    time_based=st.booleans(),
-    ioengine=st.sampled_from(["libaio", "io_uring", "psync", "posixaio"]) | TEXT.filter(_simulable_engine_name),
-    hipri=st.booleans(), fixedbufs=st.booleans(), registerfiles=st.booleans(), sqthread_poll=st.booleans(),
-    iodepth_batch_submit=st.integers(1, 65536), iodepth_batch_complete_min=st.integers(1, 65536),
-)
-
-
-def _representable(text: str, *, name: bool) -> bool:
-    """Independent statement of what fio reads back unchanged (see fio's parse_jobs_ini)."""
-    if not text or text != text.strip() or re.search(r"[;#]", text):
-        return False
-    if any(not ch.isprintable() for ch in text):
-        return False
-    if not name and ("${" in text or re.search(r"\$[A-Za-z_]", text)):  # environment variables, fio's $keywords
-        return False
-    return not (name and (text.startswith("global") or len(text) > 255))
-
-
-@settings(max_examples=300, deadline=None)
-@given(WORKLOADS)
-def test_workload_to_fio_section_round_trips(workload):
-    if not (_representable(workload.name, name=True) and _representable(workload.ioengine, name=False)):
-        with pytest.raises(InputError, match="cannot be written to a fio job file"):
-            workload_to_fio_section(workload)
-        return
-    text = workload_to_fio_section(workload)
-    (job,) = parse("[global]\ndirect=1\n" + text).jobs
-    assert job.workload == workload
-    assert job.name == workload.name and job.group == 0
-
-
-def test_an_ioengine_fio_would_read_as_a_keyword_is_not_written():
-    """CI's random seed found ioengine='$A': written as ``ioengine=$A``, fio (and nvsim) read it as a
-    keyword; it is refused in one line, as '${' is."""
-    with pytest.raises(InputError, match=r"'\$A' contains '\$' before a name, which fio reads as one of its keywords"):
-        workload_to_fio_section(WorkloadSpec(name="0", rw="read", bs=512, ioengine="$A"))
-    assert "ioengine=a$" in workload_to_fio_section(WorkloadSpec(name="0", rw="read", bs=512, ioengine="a$"))
-
-
-def test_written_section_is_plain_fio():
-    w = WorkloadSpec(name="seqw", rw="write", bs="1m", iodepth=16, numjobs=192, size="50G", offset_increment="50G",
-                     runtime=300, time_based=True)
-    assert workload_to_fio_section(w) == ("[seqw]\nrw=write\nbs=1m\niodepth=16\nnumjobs=192\nsize=50g\n"
-                                          "offset_increment=50g\nruntime=300\ntime_based=1\nioengine=libaio\n")
-    assert "runtime=1500ms" in workload_to_fio_section(w.model_copy(update={"runtime": 1.5}))
-
-
-@pytest.mark.parametrize("update, phrase", [
-    ({"runtime": 0.1234567}, "whole number of microseconds"),
-    ({"runtime": 0.0}, "as no limit"),
-    ({"size": 0}, "as the whole file"),
-    ({"name": "global-x"}, "starts with 'global'"),
-    ({"name": "a;b"}, "comment"),
-    ({"ioengine": " libaio"}, "blanks"),
-    ({"ioengine": "${ENGINE}"}, "environment variable"),
-])
-def test_writer_refuses_what_fio_would_read_differently(update, phrase):
-    w = WorkloadSpec(name="j", rw="read").model_copy(update=update)
-    with pytest.raises(InputError, match=re.escape(phrase)):
-        workload_to_fio_section(w)
-
-
-# ---------------------------------------------------------------- fio JSON
-
-FIO_KEYS = ["1.000000", "5.000000", "10.000000", "20.000000", "30.000000", "40.000000", "50.000000", "60.000000",
-            "70.000000", "80.000000", "90.000000", "95.000000", "99.000000", "99.500000", "99.900000", "99.950000",
-            "99.990000"]
-
-
-def _result(**changes):
-    rng = np.random.default_rng(7)
-    result = {
-        "name": "randrw73-b16k-j192-d16", "group": 3, "options": {"rw": "randrw", "rwmixread": "70", "bs": "16k"},
-        "runtime_s": 2.0,
-        "read": {"ios": 7000, "bytes": 7000 * 16384, "latencies_ns": rng.lognormal(11, 0.5, 7000)},
-        "write": {"ios": 3000, "bytes": 3000 * 16384, "latencies_ns": rng.lognormal(12, 0.5, 3000)},
-        "cpu_percent": 22.09,
-    }
-    result.update(changes)
-    return result
-
-
-def test_json_report_has_the_keys_fio_tools_read():
-    report = fio_json_report([_result()], timestamp=1_700_000_000, global_options={"ioengine": "libaio"})
-    assert list(report)[:6] == ["fio version", "timestamp", "timestamp_ms", "time", "global options", "jobs"]
-    assert report["fio version"] == "nvsim" and report["time"] == "Tue Nov 14 22:13:20 2023"
-    job = report["jobs"][0]
-    assert (job["jobname"], job["groupid"], job["error"], job["job options"]["rwmixread"]) == ("randrw73-b16k-j192-d16", 3, 0, "70")
-    read = job["read"]
-    assert read["iops"] == 3500.0 and read["total_ios"] == 7000 and read["runtime"] == 2000
-    assert read["io_bytes"] == 7000 * 16384 and read["io_kbytes"] == 7000 * 16
-    assert read["bw_bytes"] == 7000 * 16384 // 2 and read["bw"] == read["bw_bytes"] // 1024  # bw is KiB/s, as fio
-    assert job["write"]["iops"] == 1500.0
-    percentiles = read["clat_ns"]["percentile"]
-    assert list(percentiles) == FIO_KEYS and all(isinstance(v, int) for v in percentiles.values())
-    assert percentiles["99.000000"] > percentiles["50.000000"]
-    values = list(percentiles.values())
-    assert values == sorted(values)
-    # fio prints a bucket's middle: within 1/128 of the samples' range (FIO_IO_U_PLAT_BITS = 6)
-    assert read["clat_ns"]["N"] == 7000 and read["clat_ns"]["min"] * (1 - 1 / 128) <= values[0] <= values[-1] <= read["clat_ns"]["max"] * (1 + 1 / 128)
-    assert read["lat_ns"]["mean"] == read["clat_ns"]["mean"] and "percentile" not in read["lat_ns"]  # fio's defaults
-    assert read["slat_ns"] == {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}
-    assert job["sys_cpu"] == 22.09 and job["usr_cpu"] == 0.0 and (job["ctx"], job["majf"], job["minf"]) == (0, 0, 0)
-    assert sum(job["latency_us"].values()) + sum(job["latency_ms"].values()) + sum(job["latency_ns"].values()) == pytest.approx(100.0)
-    assert json.loads(json.dumps(report)) == report  # plain JSON types only
-
-
-def test_json_directions_without_io_are_zeros_as_fio_writes_them():
-    result = _result(read={"ios": 10, "bytes": 40960, "latencies_ns": np.array([100_000.0] * 10)},
-                     write={"ios": 0, "bytes": 0, "latencies_ns": None})
-    job = fio_json_report([result], timestamp=0)["jobs"][0]
-    for ddir in ("write", "trim"):
-        d = job[ddir]
-        assert (d["io_bytes"], d["bw_bytes"], d["bw"], d["iops"], d["runtime"], d["total_ios"]) == (0, 0, 0, 0.0, 0, 0)
-        assert d["clat_ns"] == {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}  # no percentile without samples
-    assert job["sync"]["total_ios"] == 0
-    assert job["latency_us"]["250"] == 100.0  # 100 us falls in fio's (100, 250] us bucket
-
-
-def test_percentiles_are_fios_histogram_buckets():
-    """fio's calc_clat_percentiles: exact below 128 ns, then the middle of a bucket 1/64 of a power of two wide."""
-    small = percentile_table(np.arange(1, 101))  # 1..100 ns: every value its own bucket
-    assert small["50.000000"] == 50 and small["99.000000"] == 99 and small["1.000000"] == 1
-    table = percentile_table(np.arange(1, 1001))
-    assert table["50.000000"] == 502  # 500 lies in [500, 504): fio prints 502
-    assert table["99.990000"] == 1004 and table["1.000000"] == 10  # 1000 lies in [1000, 1008)
-    assert percentile_table(np.array([7]))["99.990000"] == 7
-    assert len(FIO_PERCENTILES) == 17
-
-
-@given(st.lists(st.integers(0, 10**10), min_size=1, max_size=300), st.sampled_from(FIO_PERCENTILES))
-@settings(max_examples=200, deadline=None)
-def test_a_percentile_is_within_a_bucket_of_the_nearest_rank_sample(samples, p):
-    """Law of fio's histogram: the value printed is within 1/128 of the nearest-rank sample (exact below 128 ns)."""
-    values = np.array(samples)
-    exact = np.sort(values)[max(1, -(-len(values) * int(p * 100) // 10000)) - 1]
-    got = percentile_table(values, (p,))[f"{p:f}"]
-    assert abs(got - exact) <= max(exact / 128, 0.5)
-
-
-def test_lat_percentiles_option_adds_them_to_lat_ns():
-    job = fio_json_report([_result()], timestamp=0, lat_percentiles=True)["jobs"][0]
-    assert job["read"]["lat_ns"]["percentile"] == job["read"]["clat_ns"]["percentile"]
-
-
-def test_json_report_rejects_incomplete_results():
-    result = _result()
-    del result["runtime_s"]
-    with pytest.raises(InputError, match=r"jobs_results\[0\].runtime_s: required key is missing"):
-        fio_json_report([result], timestamp=0)
-    with pytest.raises(InputError, match="latencies_ns"):
-        fio_json_report([_result(read={"ios": 1, "bytes": 4096, "latencies_ns": np.array([[1.0]])})], timestamp=0)
-
-
 # ---------------------------------------------------------------- engines, notes, the command line
 
 
@@ -707,3 +506,90 @@ def test_latency_target_options_are_read_as_fio_reads_them():
     assert "latency_run: cannot be simulated" in error_of("[a]\nrw=read\nlatency_target=1ms\nlatency_run=1\n")
     assert "a latency target together with a rate cap" in error_of("[a]\nrw=read\nlatency_target=1ms\nrate_iops=10\n")
     assert "expected a percentage" in error_of("[a]\nrw=read\nlatency_target=1ms\nlatency_percentile=120\n")
+
+
+# ---------------------------------------------------------------- bssplit, bsrange, rw:N, offset, zones, flow
+
+def test_bssplit_shares_and_a_size_without_percentage_shares_the_rest():
+    job = parse("[a]\nrw=randread\nbssplit=512/25:1k/:2k/:4k/\n").jobs[0]
+    assert [(p.bs, pytest.approx(p.share), p.rw) for p in job.bs_mix] == [
+        (512, 0.25, None), (1024, 0.25, None), (2048, 0.25, None), (4096, 0.25, None)]
+    assert job.workload.bs == 2048  # the mix's mean size, whole sectors: 1920 -> 2048
+
+
+def test_bssplit_per_direction_gives_each_direction_its_split():
+    job = parse("[a]\nrw=randrw\nrwmixread=40\nbssplit=64k/40:1024k/60,1024k/100\n").jobs[0]
+    parts = {(p.bs, p.rw): p.share for p in job.bs_mix}
+    assert parts == {(65536, "read"): pytest.approx(0.16), (1048576, "read"): pytest.approx(0.24),
+                     (1048576, "write"): pytest.approx(0.6)}
+
+
+def test_bsrange_is_fios_rounded_uniform_draw():
+    """fio (io_u.c, get_next_buflen): LOW + HIGH x u rounded down to a multiple of LOW, capped at
+    HIGH. 1k-4k: 1, 2, 3 and 4 KiB a quarter each (HIGH is drawn as often as the others); 4k-10k:
+    4 and 8 KiB 0.4 each, the capped rest 10 KiB, 0.2 (worked by hand over the draw's range)."""
+    job = parse("[a]\nrw=randread\nbsrange=1k-4k\n").jobs[0]
+    assert [(p.bs, pytest.approx(p.share)) for p in job.bs_mix] == [(1024, 0.25), (2048, 0.25), (3072, 0.25), (4096, 0.25)]
+    uneven = parse("[a]\nrw=randread\nbsrange=4k-10k\n").jobs[0]
+    assert [(p.bs, pytest.approx(p.share)) for p in uneven.bs_mix] == [(4096, 0.4), (8192, 0.4), (10240, 0.2)]
+    assert parse("[a]\nrw=read\nbsrange=512:1M\n").jobs[0].bs_mix is not None
+    assert parse("[a]\nrw=read\nbsrange=8k-8k\n").jobs[0].workload.bs == 8192  # one size: the job's bs
+
+
+def test_rw_modifier_and_offset_shape_the_host_stream():
+    w = parse("[a]\nrw=read:-8k\nbs=4k\nsize=1m\noffset=64k\n").jobs[0].workload
+    assert (w.rw_skip_bytes, w.offset) == (-8192, 65536)
+    offsets, _ = HostStream.for_job(w, 0, 1 << 30, seed=1).next_batch(4)
+    assert offsets.tolist() == [65536, 65536 + (1 << 20) - 4096, 65536 + (1 << 20) - 8192, 65536 + (1 << 20) - 12288]
+    w = parse("[a]\nrw=write:112k\nbs=16k\n").jobs[0].workload
+    offsets, _ = HostStream.for_job(w, 0, 1 << 30, seed=1).next_batch(3)
+    assert np.diff(offsets).tolist() == [131072, 131072]
+    w = parse("[a]\nrw=randread:8\nbs=4k\n").jobs[0].workload
+    offsets, _ = HostStream.for_job(w, 0, 1 << 30, seed=1).next_batch(16)
+    runs = offsets.reshape(2, 8)
+    assert (np.diff(runs, axis=1) == 4096).all() and runs[0, 0] != runs[1, 0]
+
+
+def test_the_default_stream_is_unchanged_same_seed_same_bits():
+    w = WorkloadSpec(name="a", rw="randread", bs=4096)
+    offsets, _ = HostStream.for_job(w, 0, 1 << 40, seed=7).next_batch(64)
+    expected = named_rng(7, "random offsets", 0, 0).integers(0, (1 << 40) // 4096, size=64, dtype=np.int64) * 4096
+    assert offsets.tolist() == expected.tolist()
+
+
+def test_zones_skew_and_offsets_that_simulate():
+    job = parse("[a]\nrw=read\nbs=64k\nzonemode=strided\nzonesize=256m\nzoneskip=2g\n").jobs[0]
+    assert job.workload.rw == "read" and "zoneskip" not in parse("[a]\nzonemode=strided\nzonesize=1m\nzoneskip=2g\n").unmodelled_options
+    for distribution in ("zipf:1.2", "pareto:0.9", "normal:10", "zoned:50/5:30/15:20/80", "random"):
+        assert parse(f"[a]\nrw=randread\nrandom_distribution={distribution}\n").jobs[0].workload.rw == "randread"
+    assert parse("[a]\nrw=randwrite\nrandom_distribution=random\n").jobs[0].workload.rw == "randwrite"
+    job = parse("[a]\nrw=read\nbs=4k\noffset=50%\n").jobs[0]
+    assert job.offset_percent == 50.0 and job.resolved(1 << 30).offset == 1 << 29
+    assert parse("[a]\noffset=0%\n").jobs[0].workload.offset == 0
+
+
+def test_flow_and_rate_process_are_read():
+    job = parse("[a]\nrw=read\nflow=-8\nflow_id=2\nrate_iops=100\nrate_process=poisson\n").jobs[0]
+    assert (job.flow_weight, job.flow_id, job.rate_process, job.rate_iops) == (8, 2, "poisson", 100.0)
+    assert parse("[a]\nflow=0\n").jobs[0].flow_weight is None
+
+
+NEW_OPTIONS = ["bssplit", "bsrange", "rw", "offset", "flow", "flow_id", "rate_process", "zonemode", "zonesize",
+               "random_distribution", "replay_time_scale", "replay_no_stall", "size", "iodepth", "numjobs"]
+
+
+VALUES = st.one_of(st.sampled_from(["4k/50:8k/50", "4k/:8k/", "512-4k", "1k:1M", "read:8k", "randread:4", "write:-4k",
+                                    "(2*$ncpus)", "${HOME}", "1/0", "2^70", "4k/100,", ",8k/100", "strided", "zbd",
+                                    "zipf:1.1", "zoned:10/90:90/10", "poisson", "-3", "1e3", "0x10", "50%", "0%",
+                                    "((", "4k/50:", ":", "/", "-"]),
+                   st.text(alphabet="0123456789kmKM/:%,-+*()^$.", max_size=14))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(NEW_OPTIONS), VALUES), min_size=1, max_size=4))
+def test_any_value_of_the_new_options_parses_or_is_one_line(pairs):
+    text = "[a]\n" + "".join(f"{key}={value}\n" for key, value in pairs)
+    try:
+        parse(text, keywords=KEYWORDS, environ={"HOME": "4k"})
+    except InputError as exc:
+        assert "\n" not in str(exc) and str(exc).startswith("job.fio line ")

@@ -16,7 +16,7 @@ from nvsim.errors import InputError
 from nvsim.fio import REFUSED_OPTIONS, UNSIMULATED_IOENGINES, load_fio_jobfile, platform_keywords
 from nvsim.fio.run import fio_report, simulate_jobs
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 UPSTREAM = ROOT / "tests" / "data" / "fio" / "upstream"
 FILES = sorted(UPSTREAM.rglob("*.fio"))
 REFUSAL = re.compile(r"^(?P<file>\S+) line \d+: (?P<option>[A-Za-z_]+): (?P<why>.+)$")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-REAL = json.loads((Path(__file__).resolve().parents[1] / "data" / "fio" / "real" / "fio-3.33-null-randread-qd4.json").read_text())
+REAL = json.loads((Path(__file__).resolve().parents[2] / "data" / "fio" / "real" / "fio-3.33-null-randread-qd4.json").read_text())
 DIRECTION_KEYS = ("io_bytes", "io_kbytes", "bw_bytes", "bw", "iops", "runtime", "total_ios", "short_ios", "drop_ios",
                   "slat_ns", "clat_ns", "lat_ns")
 STAT_KEYS = ("min", "max", "mean", "stddev", "N")

@@ -21,7 +21,7 @@ from nvsim.fio import parse_fio_jobfile
 from nvsim.fio.json_report import json_plus_bins, percentile_table
 from nvsim.fio.run import fio_report, simulate_jobs
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DATA = ROOT / "tests" / "data" / "fio"
 REAL_JOB = DATA / "real" / "psync-file.fio"
 REAL_JSON = DATA / "real" / "psync-file.fio-3.33.json"

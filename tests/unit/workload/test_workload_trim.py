@@ -1,5 +1,7 @@
-"""fio's trim jobs as NVMe deallocations (nvsim.workload.trim), random_distribution and drive_state on
-jobs that write (the FTL load reaches the drive's write cost), through nvsim fio's run."""
+"""fio's trim jobs as NVMe deallocations (nvsim.workload.trim), through nvsim fio's run; and a trim at
+depth 1 against the datasheet: each deallocation is a command the drive completes, so it takes at
+least the drive's quoted write-command latency (the assumed cost of a Dataset Management command)
+on top of the host path, and the loop obeys X R = 1."""
 
 from pathlib import Path
 
@@ -9,11 +11,10 @@ import nvsim
 from nvsim.errors import InputError
 from nvsim.fio import parse_fio_jobfile
 from nvsim.fio.run import fio_report, simulate_jobs
-from nvsim.workload.fresh import blended_scale
 from nvsim.workload.trim import deallocated_share, trim_cost
 from nvsim.sim.model import build
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 RAID10 = ROOT / "scenarios" / "graid-gen5-raid6" / "md-raid10-512k.yaml"
 MD_RAID6 = ROOT / "scenarios" / "graid-gen5-raid6" / "md-raid6-4k.yaml"
 GPU_RAID6 = ROOT / "scenarios" / "graid-gen5-raid6"
@@ -75,40 +76,12 @@ def test_trimwrite_reports_one_trim_per_write(catalog):
     assert job["trim"]["total_ios"] == job["write"]["total_ios"] > 0
 
 
-def test_skew_and_fresh_drives_reach_the_writes_waf(catalog):
-    base = "[w]\nrw=randwrite\niodepth=32\nnumjobs=16\n"
-    waf = {extra: _run(base + extra, RAID10, catalog)[0][0].result.simulation.waf_nand
-           for extra in ("", "random_distribution=zipf:1.2\n", "random_distribution=zoned:50/5:30/15:20/80\n",
-                         "drive_state=fresh\n", "random_distribution=zipf:1.2\ndrive_state=steady\n")}
-    uniform = waf[""]
-    assert waf["random_distribution=zipf:1.2\n"] > waf["random_distribution=zoned:50/5:30/15:20/80\n"] > uniform
-    assert waf["drive_state=fresh\n"] < uniform
-    assert waf["random_distribution=zipf:1.2\ndrive_state=steady\n"] == waf["random_distribution=zipf:1.2\n"]
-
-
-def test_read_only_skew_and_default_state_keep_todays_numbers(catalog):
-    plain = _run("[r]\nrw=randread\niodepth=32\n", RAID10, catalog)[0][0].result
-    skewed = _run("[r]\nrw=randread\niodepth=32\nrandom_distribution=zipf:1.2\n", RAID10, catalog)[0][0].result
-    assert skewed.workload == plain.workload and skewed.read_iops == plain.read_iops
-    steady = _run("[w]\nrw=randwrite\ndrive_state=steady\n", RAID10, catalog)[0][0].result
-    default = _run("[w]\nrw=randwrite\n", RAID10, catalog)[0][0].result
-    assert steady.write_iops == default.write_iops and steady.simulation.waf_nand == default.simulation.waf_nand
-
-
-def test_blended_scale_is_the_time_weighted_rate():
-    assert blended_scale(100.0, 150.0, 10.0, 5.0) == 1.0  # the run ends before the free blocks are used
-    assert blended_scale(100.0, 40.0, 10.0, 5.0) == pytest.approx((40 + 60 * 0.5) / 100)
-    assert blended_scale(100.0, 0.0, 10.0, 5.0) == pytest.approx(0.5)
-
-
-def test_fresh_drives_turn_steady_when_a_long_run_has_written_their_free_blocks(catalog):
-    """GPU RAID 6, zipf writes: fresh drives are GPU-bound at WAF 1, steady ones NAND-bound; a run of
-    two hours writes the drives' raw NAND after ~1.6 h, so its rate lies between the two."""
-    body = "[w]\nrw=randwrite\niodepth=16\nnumjobs=192\nrandom_distribution=zipf:1.2\ngroup_reporting\n"
-    rate = {}
-    for state, runtime in (("fresh", 60), ("fresh", 7200), ("steady", 7200)):
-        runs, _ = _run(body.replace("[w]", f"[w]\ndrive_state={state}\nruntime={runtime}"), GPU_RAID6, catalog)
-        rate[state, runtime] = runs[0].result.write_iops * runs[0].scale
-        if (state, runtime) == ("fresh", 7200):
-            assert "free blocks are written after" in runs[0].note
-    assert rate["steady", 7200] < rate["fresh", 7200] < rate["fresh", 60]
+def test_a_qd1_trim_takes_the_drives_command_latency_and_the_host_path(catalog):
+    text = "[global]\nioengine=libaio\ndirect=1\nbs=4k\nruntime=30\ntime_based\n[t]\nrw=randtrim\niodepth=1\n"
+    parsed = parse_fio_jobfile(text, "job.fio", catalog=catalog)
+    spec = nvsim.load_scenario(RAID10, catalog)
+    job = fio_report(parsed, simulate_jobs(parsed, spec, catalog, "fluid"), catalog, timestamp=0)["jobs"][0]["trim"]
+    quoted_us = catalog.drives[spec.array.drive].write_latency_us.value
+    mean_us = job["lat_ns"]["mean"] / 1000
+    assert quoted_us + 1.0 <= mean_us <= quoted_us + 10.0  # the command plus a few microseconds of host path
+    assert job["iops"] * mean_us * 1e-6 == pytest.approx(1.0, rel=1e-3)  # one in flight: X R = 1

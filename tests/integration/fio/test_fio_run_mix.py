@@ -12,7 +12,7 @@ import nvsim
 from nvsim.fio import parse_fio_jobfile, platform_keywords
 from nvsim.fio.run import fio_report, simulate_jobs
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 TRACES = ROOT / "tests" / "data" / "fio" / "traces"
 ENGINE = "[global]\nioengine=libaio\ndirect=1\n"
 

@@ -1,0 +1,86 @@
+"""fio's traces in (nvsim.fio.trace): fio's iolog v2 and v3, blkparse text, binary blktrace and MSR
+CSV read as fio replays them, their summaries, one-line errors, and a job replaying a trace (its mix
+and pace)."""
+
+import struct
+from pathlib import Path
+
+import pytest
+
+from nvsim.errors import InputError
+from nvsim.fio import parse_fio_jobfile
+from nvsim.fio.trace import BLK_TRACE_MAGIC, parse_blkparse, parse_blktrace, parse_iolog, parse_msr_csv, read_trace, summarize
+
+ROOT = Path(__file__).resolve().parents[3]
+TRACES = ROOT / "tests" / "data" / "fio" / "traces"
+
+
+def parse(text: str, **kwargs):
+    return parse_fio_jobfile(text, "job.fio", **kwargs)
+
+
+def test_each_trace_format_reads_its_file():
+    expected = {"fio-v2.iolog": ("fio v2 iolog", 40, 0.0, 1000.0), "fio-v3.iolog": ("fio v3 iolog", 200, None, None),
+                "blkparse.txt": ("blkparse text", 60, 2 / 3, 2000.0), "blktrace.bin": ("binary blktrace", 50, 1.0, 5000.0),
+                "msr-hm1.csv": ("MSR CSV", 80, 0.25, 4000.0)}
+    for name, (fmt, ios, reads, rate) in expected.items():
+        trace = read_trace(TRACES / name)
+        summary = summarize(trace)
+        assert trace.format == fmt and summary.ios == ios, name
+        if reads is not None:
+            assert summary.read_fraction == pytest.approx(reads), name
+            assert summary.arrival_iops == pytest.approx(rate, rel=1e-3), name
+        assert sum(p.share for p in summary.parts) == pytest.approx(1.0)
+    v3 = summarize(read_trace(TRACES / "fio-v3.iolog"))  # written by Debian's fio 3.33: 70/30 randrw at 4k/64k
+    assert 0.3 < v3.read_fraction < 0.8 and v3.sequential_share < 0.1 and 100 < v3.arrival_iops < 10000
+    assert summarize(read_trace(TRACES / "fio-v2.iolog")).sequential_share == 1.0
+
+
+def test_trace_details():
+    v2 = parse_iolog("fio version 2 iolog\nf add\nf open\nf read 0 4096\nf wait 500 0\nf write 4096 8192\nf sync 0 0\nf close\n")
+    assert v2.time_s.tolist() == [0.0, 0.0005] and v2.is_write.tolist() == [False, True] and v2.skipped == 1
+    untimed = parse_iolog("fio version 2 iolog\nf read 0 4096\nf read 4096 4096\n")  # no wait: no rate to replay at
+    assert summarize(untimed).arrival_iops is None and summarize(untimed).sequential_share == 1.0
+    big = struct.pack(">IIQQIIIIIHH", BLK_TRACE_MAGIC | 7, 0, 5, 8, 4096, 1 | (2 << 16), 1, 1, 0, 0, 0)
+    trace = parse_blktrace(big)  # big-endian, a write
+    assert trace.offset_bytes.tolist() == [4096] and trace.is_write.tolist() == [True]
+    text = "8,0 1 1 0.5 10 Q D 8 + 8 [fio]\n8,0 1 2 0.6 10 Q R 16 + 8 [fio]\n"
+    assert parse_blkparse(text).skipped == 1  # the discard
+
+
+@pytest.mark.parametrize("text, phrase", [
+    ("fio version 4 iolog\n", "expected 'fio version 2 iolog'"),
+    ("fio version 3 iolog\n1 f read x 4096\n", "line 2: cannot read"),
+    ("fio version 3 iolog\n1 f fly 0 4096\n", "unknown action 'fly'"),
+    ("fio version 3 iolog\n1 f read 0 1000\n", "multiples of 512"),
+    ("fio version 2 iolog\nf open\n", "holds no reads or writes"),
+])
+def test_bad_traces_are_one_line(text, phrase):
+    with pytest.raises(InputError) as info:
+        parse_iolog(text, "t.log")
+    assert phrase in str(info.value) and "\n" not in str(info.value)
+
+
+def test_bad_msr_and_unknown_formats_are_one_line(tmp_path):
+    with pytest.raises(InputError, match="line 1: cannot read .* as MSR CSV"):
+        parse_msr_csv("128166372003061629,hm,1,Erase,0,4096,10\n")
+    odd = tmp_path / "odd.trace"
+    odd.write_text("hello world\n")
+    with pytest.raises(InputError, match="not a fio iolog"):
+        read_trace(odd)
+    job = tmp_path / "job.fio"
+    job.write_text(f"[a]\nread_iolog={odd}\n")
+    with pytest.raises(InputError) as info:
+        parse(job.read_text())
+    assert str(info.value).startswith("job.fio line 2: read_iolog: ") and "\n" not in str(info.value)
+
+
+def test_a_trace_job_takes_the_traces_mix_and_pace():
+    job = parse(f"[a]\nioengine=libaio\niodepth=8\nread_iolog={TRACES / 'msr-hm1.csv'}\n").jobs[0]
+    assert job.workload.rw == "randrw" and job.workload.rwmixread == 25
+    assert job.rate_process == "poisson" and job.rate_iops == pytest.approx(4000.0, rel=1e-3)
+    assert {(p.bs, p.rw) for p in job.bs_mix} == {(4096, "read"), (65536, "read"), (4096, "write"), (65536, "write")}
+    closed = parse(f"[a]\nread_iolog={TRACES / 'msr-hm1.csv'}\nreplay_no_stall=1\n").jobs[0]
+    assert closed.rate_iops is None
+    half = parse(f"[a]\nread_iolog={TRACES / 'msr-hm1.csv'}\nreplay_time_scale=50\n").jobs[0]
+    assert half.rate_iops == pytest.approx(2000.0, rel=1e-3)
