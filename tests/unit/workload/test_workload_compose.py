@@ -1,12 +1,14 @@
-"""What the composite rows of nvsim.workload.compose share: how long fio runs a job (its runtime, or
-the time its size, io_size and loops take) and the ladder of populations a job's closed loop is
-solved at."""
+"""The composite rows of nvsim.workload.compose: the order in which they peel a workload, what
+they share (how long fio runs a job; the ladder of populations a job's closed loop is solved at),
+and the laws of the rows that pace a job."""
 
 import pytest
 
 from nvsim.fio import parse_fio_jobfile
 from nvsim.specs import WorkloadSpec
-from nvsim.workload.compose import job_runtime_s, population_ladder
+import nvsim
+from nvsim.specs import Phase
+from nvsim.workload.compose import composite_route, job_runtime_s, population_ladder
 
 
 def parse(text: str, **kwargs):
@@ -35,3 +37,43 @@ def test_io_size_and_loops_set_what_each_clone_moves():
     assert job_runtime_s(job.workload, 2 * (1 << 30), 1 << 40) == pytest.approx(8.0)
     once = job.workload.model_copy(update={"io_size": None, "loops": 1})
     assert job_runtime_s(once, 2 * (1 << 30), 1 << 40) == pytest.approx(1.0)  # size alone, once
+
+
+def test_the_rows_peel_one_feature_at_a_time_in_the_tables_order():
+    w = WorkloadSpec(name="a", rw="randtrimwrite", bssplit="4k/50:64k/50", rate_iops=100, thinktime="1ms", drive_state="fresh")
+    peeled, order = frozenset(), []
+    while (row := composite_route(w, peeled)) is not None:
+        order.append(row)
+        peeled |= {row}
+    assert order == ["fresh", "trimwrite", "paced", "think", "mix"]
+    assert composite_route(w.model_copy(update={"rate_process": "poisson"}), frozenset()) == "fresh"
+    assert composite_route(w.model_copy(update={"rate_process": "poisson"}), frozenset({"fresh", "trimwrite"})) == "poisson"
+    assert composite_route(Phase(name="p", jobs=(w,)), frozenset({"phase"})) == "phase"  # a Phase is always one
+    assert composite_route(WorkloadSpec(name="b", rw="randread"), frozenset()) is None  # a closed loop: today's rows
+
+
+@pytest.fixture(scope="module")
+def graid():
+    return nvsim.load_scenario("scenarios/graid-gen5-raid6")
+
+
+def test_a_rate_cap_holds_a_job_to_it_and_only_below_its_loop(graid):
+    loop = WorkloadSpec(name="a", rw="randread", bs=4096, numjobs=8, iodepth=8, ioengine="libaio")
+    free = nvsim.Simulation(graid, loop).run("fluid").total_iops
+    capped = nvsim.Simulation(graid, loop.model_copy(update={"rate_iops": free / 8 / 4})).run("fluid")
+    assert capped.route == "paced" and capped.total_iops == pytest.approx(free / 4, rel=1e-12)
+    assert capped.loop is not None and capped.loop.numjobs * capped.loop.iodepth < 64  # fewer I/Os in flight
+    above = nvsim.Simulation(graid, loop.model_copy(update={"rate_iops": free})).run("fluid")
+    assert above.total_iops == pytest.approx(free, rel=1e-12) and "not reached" in above.note
+
+
+def test_think_time_obeys_littles_law_and_a_cap_on_top_holds(graid):
+    w = WorkloadSpec(name="t", rw="randread", bs=4096, numjobs=32, iodepth=1, thinktime="100us", ioengine="libaio")
+    thinking = nvsim.Simulation(graid, w).run("fluid")
+    assert thinking.route == "think"
+    latency_s = thinking.loop.numjobs / thinking.unscaled.total_iops  # the loop's latency, Little's law
+    assert thinking.total_iops == pytest.approx(w.numjobs / (latency_s + 100e-6), rel=1e-9)  # X (R + Z) = N
+    cap = thinking.total_iops / w.numjobs / 2
+    both = nvsim.Simulation(graid, w.model_copy(update={"rate_iops": cap})).run("fluid")
+    assert both.route == "paced" and both.total_iops == pytest.approx(cap * w.numjobs, rel=1e-12)
+    assert "thinktime" in both.note and "capped" in both.note
