@@ -47,3 +47,13 @@ def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
 @pytest.fixture
 def cli():
     return run_cli
+
+
+def run_fio(text: str, scenario, catalog, fidelity: str = "fluid"):
+    """A job file's text through `nvsim fio`'s run on ``scenario``: (the job runs, fio's JSON at timestamp 0)."""
+    import nvsim
+    from nvsim.fio import parse_fio_jobfile
+    from nvsim.fio.run import fio_report, simulate_jobs
+    parsed = parse_fio_jobfile(text, "job.fio", catalog=catalog)
+    runs = simulate_jobs(parsed, nvsim.load_scenario(scenario, catalog), catalog, fidelity)
+    return runs, fio_report(parsed, runs, catalog, timestamp=0)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 import time
-from fractions import Fraction
 from typing import Any
 
 import numpy as np

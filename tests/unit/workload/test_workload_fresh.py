@@ -6,9 +6,7 @@ from pathlib import Path
 
 import pytest
 
-import nvsim
-from nvsim.fio import parse_fio_jobfile
-from nvsim.fio.run import fio_report, simulate_jobs
+from conftest import run_fio
 from nvsim.workload.fresh import blended_scale
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -18,10 +16,7 @@ HEAD = "[global]\nioengine=libaio\ndirect=1\nbs=4k\nruntime=30\ntime_based\n"
 
 
 def _run(text, scenario, catalog):
-    parsed = parse_fio_jobfile(HEAD + text, "job.fio", catalog=catalog)
-    spec = nvsim.load_scenario(scenario, catalog)
-    runs = simulate_jobs(parsed, spec, catalog, "fluid")
-    return runs, fio_report(parsed, runs, catalog, timestamp=0)
+    return run_fio(HEAD + text, scenario, catalog)
 
 
 def test_skew_and_fresh_drives_reach_the_writes_waf(catalog):

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import nvsim
+from conftest import run_fio
 from nvsim.errors import InputError
 from nvsim.fio import parse_fio_jobfile
 from nvsim.fio.run import fio_report, simulate_jobs
@@ -22,10 +23,7 @@ HEAD = "[global]\nioengine=libaio\ndirect=1\nbs=4k\nruntime=30\ntime_based\n"
 
 
 def _run(text, scenario, catalog):
-    parsed = parse_fio_jobfile(HEAD + text, "job.fio", catalog=catalog)
-    spec = nvsim.load_scenario(scenario, catalog)
-    runs = simulate_jobs(parsed, spec, catalog, "fluid")
-    return runs, fio_report(parsed, runs, catalog, timestamp=0)
+    return run_fio(HEAD + text, scenario, catalog)
 
 
 def test_trim_types_parse_as_trims_with_a_write_jobs_offsets():
