@@ -80,8 +80,13 @@ BOUNDS = {  # form field -> (parser, least (exclusive when 0), most, formatter, 
     "ds-dwpd": (float, 0, DRIVE_DWPD_MAX, lambda v: f"{v:g}", "the most endurant drives are rated 100 DWPD"),
 }
 """The range each figure of the form may take, and why."""
-IU_BYTES = {"TLC": "4 KiB", "QLC": "16 KiB", "MLC": "4 KiB", "SLC": "4 KiB"}
-"""Assumed indirection unit by NAND type (large-capacity QLC drives map 16 KiB units)."""
+
+
+def nand_types(catalog: Catalog | None = None) -> list[str]:
+    """The NAND types the form offers: the catalog's (models/nand_types/) that have a default
+    generation, so a drive from a datasheet gets its die capacity from data."""
+    catalog = catalog or default_catalog()
+    return [name for name, entry in catalog.nand_types.items() if entry.default_generation is not None]
 
 
 def slug(text: str) -> str:
@@ -132,7 +137,11 @@ def drive_data(form: dict[str, Any]) -> dict[str, Any]:
     model = _text(form, "ds-model")
     if not model:
         raise InputError("ds-model", "enter the drive's model, e.g. 'PM1743 7.68 TB'")
+    catalog = default_catalog()
     nand = _text(form, "ds-nand") or "TLC"
+    if nand not in nand_types(catalog):
+        raise InputError("ds-nand", f"unknown NAND type {nand!r}; allowed: {', '.join(nand_types(catalog))}")
+    nand_type = catalog.nand_types[nand]
     data: dict[str, Any] = {"name": PREFIX + slug(model), "vendor": _text(form, "ds-vendor") or "datasheet", "model": model,
                             "nand": nand, "form_factor": "from datasheet"}
     for key, (field, label) in FIELDS.items():
@@ -150,7 +159,10 @@ def drive_data(form: dict[str, Any]) -> dict[str, Any]:
                                         f"power of two at or above {RAW_OVER_CAPACITY} x the capacity (raw NAND not given)")
     for field, (value, note) in ASSUMED.items():
         data[field] = _cited(value, "assumed", note)
-    data["indirection_unit_bytes"] = _cited(IU_BYTES.get(nand, "4 KiB"), "assumed", f"{nand} drives map this unit")
+    data["indirection_unit_bytes"] = _cited(nand_type.indirection_unit_bytes.value, "assumed", f"{nand} drives map this unit")
+    generation = catalog.nand[nand_type.default_generation]
+    data["nand_generation"] = generation.name
+    data["nand_die_bytes"] = generation.die_bytes.model_dump()
     return data
 
 
@@ -218,4 +230,5 @@ def sheet_yaml(sheet: dict[str, Any]) -> str:
     """The drive as a catalog file (models/drives/NAME.yaml) to keep it beyond the session."""
     header = ("# From the nvsim dashboard's datasheet form: put your datasheet in models/bibliography.yaml and\n"
               "# name it as the source of the figures whose basis is datasheet.\n")
-    return header + yaml.safe_dump(drive_data(sheet), sort_keys=False, allow_unicode=True)
+    data = {k: v for k, v in drive_data(sheet).items() if k != "nand_die_bytes"}  # the catalog fills it in
+    return header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True)

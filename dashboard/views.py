@@ -99,7 +99,7 @@ def datasheet_panel() -> html.Details:
     fields.append(html.Div(className="field-row", children=[
         _ds_field("ds-pcie", "PCIe", dcc.Dropdown(id="ds-pcie", options=[{"label": f"Gen{g}", "value": g} for g in (3, 4, 5, 6)],
                                                   value=5, clearable=False)),
-        _ds_field("ds-nand", "NAND", dcc.RadioItems(id="ds-nand", options=["TLC", "QLC"], value="TLC", inline=True,
+        _ds_field("ds-nand", "NAND", dcc.RadioItems(id="ds-nand", options=datasheet.nand_types(), value="TLC", inline=True,
                                                     className="radio")),
     ]))
     return html.Details(id="datasheet", className="datasheet", children=[

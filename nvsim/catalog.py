@@ -1,10 +1,13 @@
-"""The calibrated catalog in models/: drive families, drives, PCIe generations, platforms, engines,
+"""The calibrated catalog in models/: NAND types and generations, drive families, drives, PCIe generations, platforms, engines,
 host I/O paths, OLTP profiles, PCIe switches, retimers and backplanes, and the bibliography.
 
 A drive file that names a ``family`` (models/families/) is a SKU of it: what the file leaves out is
 filled in from the family before the drive is checked -- the family's shared values, and the
 performance figures its model predicts from the SKU's capacity and raw NAND
-(``nvsim.ssd.family.complete_sku``, basis ``predicted``). Families load before drives.
+(``nvsim.ssd.family.complete_sku``, basis ``predicted``). NAND types and generations load first:
+a family takes its die capacity and NAND type from the generation it names, a drive its die from
+its own, its family's or its type's default generation (``nvsim.ssd.nand``). Families load before
+drives.
 
 One YAML file per entry; every number is ``Cited`` and its source key must resolve in
 models/bibliography.yaml. Loading checks all of this before anything runs.
@@ -25,14 +28,17 @@ from .errors import InputError, from_validation_error, suggestion_text
 from .engines import Engine, engine_class, engine_parameters
 from .loader import load_yaml
 from .ssd.family import DriveFamilySpec, SkuFieldError, complete_sku
-from .specs import (BackplaneSpec, Cited, DriveSpec, EngineSpec, HostIoSpec, OltpProfileSpec, PcieGenerationSpec,
-                    PlatformSpec, RetimerSpec, SwitchSpec)
+from .ssd.nand import check_generation, check_type, complete_drive, complete_family
+from .specs import (BackplaneSpec, Cited, DriveSpec, EngineSpec, HostIoSpec, NandGenerationSpec, NandTypeSpec,
+                    OltpProfileSpec, PcieGenerationSpec, PlatformSpec, RetimerSpec, SwitchSpec)
 
 _SOURCE_TREE_MODELS = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_CATALOG_DIR = _SOURCE_TREE_MODELS if _SOURCE_TREE_MODELS.is_dir() else Path(__file__).resolve().parent / "_models"
 """The repository's models/ (a checkout or an editable install), else the copy an installed wheel
 carries inside the package (pyproject.toml maps models/ to ``nvsim._models``)."""
 SECTIONS: dict[str, type[BaseModel]] = {
+    "nand_types": NandTypeSpec,
+    "nand": NandGenerationSpec,
     "families": DriveFamilySpec,
     "drives": DriveSpec,
     "links": PcieGenerationSpec,
@@ -88,6 +94,8 @@ class Catalog:
     from. Frozen (entries are frozen specs): a different set of values is a new catalog
     (:meth:`with_values`)."""
 
+    nand_types: dict[str, NandTypeSpec] = field(default_factory=dict)
+    nand: dict[str, NandGenerationSpec] = field(default_factory=dict)
     families: dict[str, DriveFamilySpec] = field(default_factory=dict)
     drives: dict[str, DriveSpec] = field(default_factory=dict)
     links: dict[str, PcieGenerationSpec] = field(default_factory=dict)
@@ -207,11 +215,13 @@ def load_catalog(directory: Path | None = None) -> Catalog:
     catalog.bibliography.update(load_bibliography(directory / "bibliography.yaml"))
     for section, model in SECTIONS.items():
         for path in sorted((directory / section).glob("*.yaml")):
-            raw = _with_family(catalog, read_yaml(path), path) if section == "drives" else read_yaml(path)
+            raw = _prepared(catalog, section, read_yaml(path), path)
             try:
                 entry = model.model_validate(raw)
             except ValidationError as exc:
                 raise from_validation_error(exc, model, source=str(path)) from None
+            if isinstance(entry, NandGenerationSpec):
+                _nand_check(path, check_generation, entry, catalog.nand_types)
             store = getattr(catalog, section)
             if entry.name in catalog.files:
                 raise InputError("name", f"duplicate catalog name {entry.name!r} (also in {catalog.files[entry.name]})", source=str(path))
@@ -223,9 +233,33 @@ def load_catalog(directory: Path | None = None) -> Catalog:
                 if cited.source not in catalog.bibliography:
                     hint = suggestion_text(cited.source, catalog.bibliography)
                     raise InputError(where, f"source {cited.source!r} is not in models/bibliography.yaml{hint}", source=str(path))
+        if section == "nand":  # every type's default generation, once the generations are in
+            for name, nand_type in catalog.nand_types.items():
+                _nand_check(catalog.files[name], check_type, nand_type, catalog.nand)
     _check_generations(catalog)
     _check_families(catalog)
     return catalog
+
+
+def _prepared(catalog: Catalog, section: str, raw: Any, path: Path) -> Any:
+    """A file's mapping as its section's spec reads it: a family with its NAND generation's die
+    capacity and type, a drive completed from its family and given its NAND generation's die
+    (``nvsim.ssd.nand``)."""
+    if section == "families":
+        return _nand_check(path, complete_family, raw, catalog.nand, catalog.nand_types)
+    if section == "drives":
+        raw = _with_family(catalog, raw, path)
+        family = catalog.families.get(raw.get("family")) if isinstance(raw, dict) else None
+        return _nand_check(path, complete_drive, raw, family, catalog.nand, catalog.nand_types)
+    return raw
+
+
+def _nand_check(path: Path, function: Any, *args: Any) -> Any:
+    """``function(*args)`` with its ``SkuFieldError`` as the file's one-line InputError."""
+    try:
+        return function(*args)
+    except SkuFieldError as exc:
+        raise InputError(exc.field, str(exc), source=str(path)) from None
 
 
 def _with_family(catalog: Catalog, raw: Any, path: Path) -> Any:

@@ -6,7 +6,7 @@ Every model is frozen and forbids unknown keys. Sizes and rates may be written w
 models/bibliography.yaml and its basis.
 
 One module per schema: ``base`` (``Spec``, ``Cited``, the unit types and the checks the others
-share), ``parts`` (catalog entries: PCIe generations, drives, CPUs, slots, platforms), ``devices``
+share), ``nand`` (catalog entries: NAND types and generations), ``parts`` (catalog entries: PCIe generations, drives, CPUs, slots, platforms), ``devices``
 (catalog entries: switches, retimers, backplanes, engines and their devices, host I/O paths, OLTP
 profiles), ``workload`` (the fio-like job, the OLTP database, a mix's parts and a trace's summary), ``scenario`` (the array, placement,
 topology, faults and the scenario). Every name is re-exported here, so ``from nvsim.specs import X``
@@ -26,6 +26,7 @@ from .base import (MAX_BYTES, PCIE_GENERATIONS, PCIE_LINK_WIDTHS, PRICE_DATE, SE
                    _cited_number, _finite, _known_name, _link_width, _pcie_generation, _positive, _price_together)
 from .devices import (BackplaneSpec, EngineDeviceSpec, EngineSpec, HostIoOption, HostIoSpec, OltpProfileSpec, RetimerSpec,
                       SwitchSpec)
+from .nand import NandGenerationSpec, NandTypeSpec
 from .parts import CpuSpec, DriveSpec, PcieGenerationSpec, PlatformSpec, SlotSpec
 from .scenario import (MAX_FAULTS, MAX_TEXT_CHARS, MAX_WORKLOADS, ArraySpec, FaultSpec, LinkWidth,
                        PlacementSpec, RaidLevel, RebuildSpec, ScenarioSpec, SwitchUseSpec, TopologySpec)
@@ -38,6 +39,8 @@ __all__ = [
     "Bytes", "BytesPerS", "Cited", "Count", "PhysicalNumbers", "PriceKind", "Seconds", "Spec",
     # parts
     "PcieGenerationSpec", "DriveSpec", "CpuSpec", "SlotSpec", "PlatformSpec",
+    # nand
+    "NandTypeSpec", "NandGenerationSpec",
     # devices
     "SwitchSpec", "RetimerSpec", "BackplaneSpec", "EngineDeviceSpec", "HostIoOption", "HostIoSpec", "EngineSpec",
     "OltpProfileSpec",

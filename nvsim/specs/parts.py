@@ -13,6 +13,7 @@ from pydantic import Field, model_validator
 
 from .base import (PRICE_DATE, SECTOR_BYTES, Bytes, BytesPerS, Cited, Count, PhysicalNumbers, PriceKind, Spec,
                    _link_width, _pcie_generation, _price_together)
+from .nand import ENTRY_NAME, NAND_NAME
 
 class PcieGenerationSpec(PhysicalNumbers):
     """One PCIe generation's link-layer constants (PCI Express Base Specification)."""
@@ -83,7 +84,13 @@ class DriveSpec(PhysicalNumbers):
     vendor: str
     model: str
     part_number: str | None = None
-    nand: Literal["SLC", "MLC", "TLC", "QLC"]
+    nand: str = Field(pattern=NAND_NAME, description="its NAND type, a models/nand_types/ entry (checked by the catalog)")
+    nand_generation: str | None = Field(
+        default=None, pattern=ENTRY_NAME, description="models/nand/ entry: its own, else its family's, else its NAND "
+                                                      "type's default (filled in by the catalog)")
+    nand_die_bytes: Cited[Bytes] | None = Field(
+        default=None, description="die capacity, from its NAND generation (filled in by the catalog, never written in "
+                                  "a drive file): raw NAND over it is the SSD model's die count")
     form_factor: str
     capacity_bytes: Cited[Bytes]
     raw_nand_bytes: Cited[Bytes]

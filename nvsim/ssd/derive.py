@@ -14,6 +14,8 @@ what each figure sets (docs/models/ssd.md has the full derivation):
 * ``rand_read_iops`` (4 KiB at the datasheet queue depth): the pool's random read service rate
   (die time per 4 KiB read), the tighter of NAND reads and the controller's read path.
 * ``seq_read_bytes_per_s``: streaming read bandwidth (media + controller).
+* ``nand_die_bytes`` (the die capacity of the drive's NAND generation, models/nand/, filled in by
+  the catalog): dies ``= raw NAND / die capacity``, the family model's count too.
 * ``raw_nand_bytes`` (catalog, basis *assumed*) sets every spare factor: Desnoyers' ``Sf = (raw -
   namespace) / raw``; capacity not allocated to a namespace joins the spare pool.
 
@@ -38,10 +40,6 @@ from ..specs import DriveSpec
 from .latency import DEFAULT_NAND_ERASE_US, DEFAULT_NAND_PROGRAM_US, erase_share
 
 """Accounting unit for NAND time (one 4 KiB host page)."""
-
-NAND_DIE_BYTES = {"SLC": 2**40 // 8 // 2, "MLC": 2**40 // 8, "TLC": 2**40 // 8, "QLC": 2**40 // 8}
-"""Assumed die capacity: 1 Tbit TLC and QLC dies (BiCS5/6-class, 192-layer QLC); only converts pool
-time into per-die time for the later discrete-event drive and for the fitted suspend cost."""
 
 PROGRAM_SUSPEND_US = 29.4
 """Die time a read costs when its die is programming (suspend + resume), per read, microseconds,
@@ -90,9 +88,18 @@ class SsdParameters:
         return self.nand_program_bytes_per_s / PAGE_BYTES
 
 
-def nand_dies(raw_nand_bytes: int, nand: str) -> int:
-    """Dies behind the controller: raw NAND over the assumed die capacity."""
-    return max(1, round(raw_nand_bytes / NAND_DIE_BYTES[nand]))
+def nand_dies(raw_nand_bytes: float, die_bytes: float) -> int:
+    """Dies behind the controller: raw NAND over the die capacity of its NAND generation
+    (models/nand/), at least one. The one die count: the family model's too."""
+    return max(1, round(raw_nand_bytes / die_bytes))
+
+
+def drive_die_bytes(drive: DriveSpec) -> int:
+    """The drive's die capacity, filled in by the catalog from its NAND generation."""
+    if drive.nand_die_bytes is None:
+        raise ValueError(f"{drive.name}: nand_die_bytes is not set; a drive's die capacity comes from its NAND "
+                         "generation (models/nand/), filled in when the catalog loads it")
+    return int(drive.nand_die_bytes.value)
 
 
 def partial_iu_reads(block_bytes: int, iu_bytes: int) -> int:
@@ -155,7 +162,7 @@ def derive_ssd_parameters(drive: DriveSpec, program_suspend_us: float | None = N
         capacity_bytes=capacity,
         raw_nand_bytes=raw,
         indirection_unit_bytes=int(drive.indirection_unit_bytes.value),
-        nand_dies=nand_dies(raw, drive.nand),
+        nand_dies=nand_dies(raw, drive_die_bytes(drive)),
         nand_program_bytes_per_s=program_bw,
         seq_read_bytes_per_s=float(drive.seq_read_bytes_per_s.value),
         read_service_iops=read_iops,
@@ -172,4 +179,4 @@ def derive_ssd_parameters(drive: DriveSpec, program_suspend_us: float | None = N
 
 __all__ = ["SsdParameters", "derive_ssd_parameters", "drive_program_suspend_us", "random_write_efficiency", "nand_dies", "partial_iu_reads",
            "random_read_pool_s",
-           "PROGRAM_SUSPEND_US", "NAND_DIE_BYTES"]
+           "drive_die_bytes", "PROGRAM_SUSPEND_US"]

@@ -1,7 +1,8 @@
 """Drive families: a controller plus a NAND generation, and the SKUs built from them.
 
-A *family* (models/families/<name>.yaml) holds what its SKUs share: the NAND die (capacity, planes,
-page, bits per cell, tR / tPROG / tBERS, the suspend cost a read pays on a programming die), the
+A *family* (models/families/<name>.yaml) holds what its SKUs share: the NAND die (its generation,
+models/nand/, whose die capacity, NAND type and bits per cell the catalog fills in; planes, page,
+tR / tPROG / tBERS, the suspend cost a read pays on a programming die), the
 controller (channels and their transfer rate, command-rate and bandwidth ceilings per direction,
 its time per NAND page a random write programs), and the datasheet values every SKU quotes alike
 (latencies, block sizes, IU, warranty). A *SKU* (models/drives/<name>.yaml with ``family:``) is
@@ -32,14 +33,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
+from pydantic import Field
+
 from ..constants import PAGE_BYTES
 from ..ftl.closed_form import iu_rmw_factor, spare_factor_from_capacity, waf_greedy_desnoyers2012
 from ..specs import Bytes, BytesPerS, Cited, Count, PhysicalNumbers
+from ..specs.nand import NAND_NAME
 from ..units import parse_bytes
-from .derive import partial_iu_reads
-
-BITS_PER_CELL = {"SLC": 1, "MLC": 2, "TLC": 3, "QLC": 4}
-"""Bits one NAND cell stores: a wordline program writes that many pages per plane."""
+from .derive import nand_dies, partial_iu_reads
 
 FAMILY_MODEL_SOURCE = "nvsim-drive-family-model"
 """Bibliography key of the figures this module predicts (basis ``predicted``)."""
@@ -71,10 +72,13 @@ class DriveFamilySpec(PhysicalNumbers):
     vendor: str
     model: str
     controller: str
-    nand_generation: str
-    nand: Literal["SLC", "MLC", "TLC", "QLC"]
+    nand_generation: str = Field(description="models/nand/ entry: its die capacity, NAND type and bits per cell are "
+                                             "filled in from it by the catalog (nvsim.ssd.nand)")
+    nand: str = Field(pattern=NAND_NAME, description="the generation's NAND type (filled in by the catalog)")
+    bits_per_cell: Cited[int] = Field(description="the NAND type's (filled in by the catalog): a wordline program "
+                                                  "writes that many pages per plane")
     reference_sku: str
-    die_bytes: Cited[Bytes]
+    die_bytes: Cited[Bytes] = Field(description="the generation's die capacity (filled in by the catalog)")
     planes_per_die: Cited[int]
     page_bytes: Cited[Bytes]
     nand_read_us: Cited[float]
@@ -120,13 +124,14 @@ class SkuFigures:
 
 
 def family_dies(family: DriveFamilySpec, raw_nand_bytes: float) -> int:
-    """Dies behind the controller: raw NAND over the family's die capacity (at least one)."""
-    return max(1, round(raw_nand_bytes / family.die_bytes.value))
+    """Dies behind the controller: raw NAND over the family's die capacity (its NAND generation's),
+    the same count as the SSD model's (``nvsim.ssd.derive.nand_dies``)."""
+    return nand_dies(raw_nand_bytes, family.die_bytes.value)
 
 
 def die_program_bytes_per_s(family: DriveFamilySpec) -> float:
     """One die programming all planes, one wordline (bits-per-cell pages per plane) per tPROG."""
-    bits = BITS_PER_CELL[family.nand]
+    bits = family.bits_per_cell.value
     return family.planes_per_die.value * family.page_bytes.value * bits / (family.nand_program_us.value * 1e-6)
 
 
@@ -260,6 +265,6 @@ def _cited_bytes(raw: dict[str, Any], name: str) -> float | None:
         return None
 
 
-__all__ = ["DriveFamilySpec", "SkuFigures", "SkuFieldError", "BITS_PER_CELL", "FAMILY_MODEL_SOURCE", "SHARED_FIELDS", "MAX_CONTROLLERS", "family_dies",
+__all__ = ["DriveFamilySpec", "SkuFigures", "SkuFieldError", "FAMILY_MODEL_SOURCE", "SHARED_FIELDS", "MAX_CONTROLLERS", "family_dies",
            "die_program_bytes_per_s", "die_read_iops", "sequential_figures", "random_write_host_s", "predict_sku",
            "fit_controller_write_page_us", "complete_sku"]

@@ -1,0 +1,137 @@
+"""NAND generations and types as data (issue 39, item 1): the die capacity is stated once, in the
+generation (models/nand/), and the family model and the SSD model count the same dies; a new NAND
+type and generation are data alone; a name the catalog does not have is one line naming the field.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from nvsim.catalog import load_catalog
+from nvsim.errors import InputError
+from nvsim.ssd import derive_ssd_parameters
+from nvsim.ssd.family import die_program_bytes_per_s, family_dies, predict_sku
+
+MODELS = Path(__file__).resolve().parents[2] / "models"
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog(MODELS)
+
+
+def _family_skus(catalog):
+    return [(name, drive) for name, drive in catalog.drives.items() if drive.family is not None]
+
+
+def test_every_family_sku_has_the_dies_the_ssd_model_uses(catalog):
+    skus = _family_skus(catalog)
+    assert len(skus) >= 30 and {drive.family for _, drive in skus} == set(catalog.families)
+    for name, drive in skus:
+        family = catalog.families[drive.family]
+        generation = catalog.nand[family.nand_generation]
+        raw = drive.raw_nand_bytes.value
+        expected = round(raw / generation.die_bytes.value)
+        assert family.die_bytes == generation.die_bytes and drive.nand_die_bytes == generation.die_bytes, name
+        assert family_dies(family, raw) == expected, name
+        assert derive_ssd_parameters(drive).nand_dies == expected, name
+        assert predict_sku(family, drive.capacity_bytes.value, raw).dies == expected, name
+
+
+def test_the_cm6_r_30_72tb_counts_its_512_dies_of_512_gbit(catalog):
+    drive = catalog.drives["kioxia-cm6-r-30.72tb"]
+    assert drive.nand_die_bytes.value == 64 * 2**30
+    assert derive_ssd_parameters(drive).nand_dies == 512
+
+
+def test_a_drive_with_no_family_takes_its_types_default_generation(catalog):
+    for name, drive in catalog.drives.items():
+        if drive.family is None:
+            generation = catalog.nand_types[drive.nand].default_generation
+            assert drive.nand_generation == generation, name
+            assert drive.nand_die_bytes == catalog.nand[generation].die_bytes, name
+
+
+def test_every_family_and_generation_names_a_known_type_with_its_bits(catalog):
+    for family in catalog.families.values():
+        assert family.nand == catalog.nand[family.nand_generation].nand
+        assert family.bits_per_cell == catalog.nand_types[family.nand].bits_per_cell
+
+
+def _copy(tmp_path) -> Path:
+    models = tmp_path / "models"
+    shutil.copytree(MODELS, models)
+    return models
+
+
+def test_a_new_nand_type_and_generation_are_data_alone(tmp_path, catalog):
+    models = _copy(tmp_path)
+    (models / "nand_types" / "plc.yaml").write_text(
+        "name: PLC\n"
+        "bits_per_cell: {value: 5, source: nvsim-assumptions, basis: assumed, note: penta-level cell}\n"
+        "indirection_unit_bytes: {value: 16 KiB, source: nvsim-assumptions, basis: assumed, note: test}\n"
+        "default_generation: test-plc\n")
+    (models / "nand" / "test-plc.yaml").write_text(
+        "name: test-plc\nmaker: Test\ngeneration: test\nnand: PLC\n"
+        "layers: {value: 300, source: nvsim-assumptions, basis: assumed, note: test}\n"
+        "die_bytes: {value: 200 GiB, source: nvsim-assumptions, basis: assumed, note: test}\n")
+    text = (models / "drives" / "solidigm-d5-p5336-61.44tb.yaml").read_text()
+    (models / "drives" / "test-plc-drive.yaml").write_text(
+        text.replace("name: solidigm-d5-p5336-61.44tb", "name: test-plc-drive").replace("nand: QLC", "nand: PLC"))
+    family = (models / "families" / "micron-9550.yaml").read_text()
+    (models / "families" / "micron-9550.yaml").write_text(family.replace("nand_generation: micron-232l-tlc",
+                                                                         "nand_generation: test-plc"))
+    for sku in (models / "drives").glob("micron-9550-*.yaml"):  # a SKU file that states its type states the family's
+        sku.write_text(sku.read_text().replace("nand: TLC", "nand: PLC"))
+    loaded = load_catalog(models)
+    drive = loaded.drives["test-plc-drive"]
+    assert (drive.nand, drive.nand_generation, drive.nand_die_bytes.value) == ("PLC", "test-plc", 200 * 2**30)
+    assert derive_ssd_parameters(drive).nand_dies == round(64 * 2**40 / (200 * 2**30)) == 328
+    plc_family = loaded.families["micron-9550"]
+    assert plc_family.bits_per_cell.value == 5 and plc_family.die_bytes.value == 200 * 2**30
+    tlc_family = catalog.families["micron-9550"]
+    # the die's program rate goes as its bits per cell: 5/3 of the TLC family's, from the data alone
+    assert die_program_bytes_per_s(plc_family) == pytest.approx(die_program_bytes_per_s(tlc_family) * 5 / 3)
+
+
+def _refused(models, field, match):
+    with pytest.raises(InputError, match=match) as error:
+        load_catalog(models)
+    assert error.value.field == field
+    assert "\n" not in str(error.value)
+
+
+def test_an_unknown_generation_named_by_a_family_is_one_line(tmp_path):
+    models = _copy(tmp_path)
+    path = models / "families" / "kioxia-cm6.yaml"
+    path.write_text(path.read_text().replace("nand_generation: kioxia-bics4-tlc", "nand_generation: kioxia-bics4-tl"))
+    _refused(models, "nand_generation", "unknown NAND generation 'kioxia-bics4-tl'.*kioxia-bics4-tlc")
+
+
+def test_a_family_that_states_its_die_capacity_is_one_line(tmp_path):
+    models = _copy(tmp_path)
+    path = models / "families" / "kioxia-cm6.yaml"
+    path.write_text(path.read_text() + "die_bytes: {value: 128 GiB, source: nvsim-assumptions, basis: assumed}\n")
+    _refused(models, "die_bytes", "stated by the family's NAND generation")
+
+
+def test_a_drive_of_an_unknown_type_or_its_own_die_is_one_line(tmp_path):
+    models = _copy(tmp_path)
+    path = models / "drives" / "intel-d7-p5510-3.84tb.yaml"
+    text = path.read_text()
+    path.write_text(text.replace("nand: TLC", "nand: XLC"))
+    _refused(models, "nand", "unknown NAND type 'XLC'")
+    path.write_text(text + "nand_die_bytes: {value: 64 GiB, source: nvsim-assumptions, basis: assumed}\n")
+    _refused(models, "nand_die_bytes", "stated by the drive's NAND generation")
+    path.write_text(text.replace("nand: TLC", "nand: TLC\nnand_generation: intel-144l-qlc"))
+    _refused(models, "nand_generation", "intel-144l-qlc is QLC NAND, the drive TLC")
+
+
+def test_a_generation_of_an_unknown_type_is_one_line(tmp_path):
+    models = _copy(tmp_path)
+    path = models / "nand" / "samsung-v8-tlc.yaml"
+    path.write_text(path.read_text().replace("nand: TLC", "nand: TCL"))
+    _refused(models, "nand", "unknown NAND type 'TCL'")
