@@ -23,6 +23,7 @@ from nvsim.ssd import PROGRAM_SUSPEND_US, derive_ssd_parameters
 from nvsim.ssd.family import (FAMILY_MODEL_SOURCE, SkuFieldError, complete_sku, die_program_bytes_per_s, family_dies, predict_sku,
                               random_write_host_s)
 from nvsim.ssd.latency import DEFAULT_NAND_ERASE_US, DEFAULT_NAND_PROGRAM_US, erase_share
+from nvsim.ssd.nand import complete_drive
 
 ROOT = Path(__file__).resolve().parents[2]
 TIB = 2**40
@@ -173,13 +174,15 @@ def test_die_count_and_program_rate_follow_the_datasheet_physics(catalog):
 
 
 def test_building_a_drive_from_its_family_takes_under_10_ms(catalog):
-    """Completing a SKU file from its family, validating it and deriving its model parameters."""
+    """Completing a SKU file from its family and its NAND generation, validating it and deriving its
+    model parameters."""
     raw = read_yaml(ROOT / "models" / "drives" / "micron-9550-max-12.8tb.yaml")
     family = catalog.families["micron-9550"]
     times = []
     for _ in range(20):
         start = time.perf_counter()
-        derive_ssd_parameters(DriveSpec.model_validate(complete_sku(raw, family)))
+        completed = complete_drive(complete_sku(raw, family), family, catalog.nand, catalog.nand_types)
+        derive_ssd_parameters(DriveSpec.model_validate(completed))
         times.append(time.perf_counter() - start)
     assert sorted(times)[len(times) // 2] < 0.010
 
