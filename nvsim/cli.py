@@ -133,6 +133,9 @@ def run(
         nvsim.report.print_bounds(console, spec, report)
         if predictions:
             nvsim.report.print_predictions(console, predictions)
+        for name, result in results.items():  # what a composite workload's rows did (a cap, a think time, a phase)
+            if result.note:
+                console.print(f"{name}: {result.note}", markup=False, highlight=False)
         for name, result in simulated.items():
             nvsim.report.print_utilisation(console, name, result)
         if resilience:
