@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from nvsim import Catalog, InputError, __version__, default_catalog, parse_scenario
-from nvsim.published import fitted_ids, load_published, published_files
+from nvsim.published import fitted_ids, load_published, published_files, where_looked
 from nvsim.scenario import load_scenario
 from nvsim.units import format_large, format_probability, format_significant
 from nvsim.simulation import predict_workload
@@ -177,6 +177,7 @@ def validation_html(record: dict[str, Any], catalog: Catalog) -> str:
     """The summary line per model and the numbers that miss (with their declared reasons)."""
     array = record["scenario"]["array"]
     rows = validation_status(array["drive"], array["engine"], record["scenario"]["platform"])
+    found = bool(_published())  # absent published files are "not found", never "no number uses it"
     lines = []
     for kind in ("drive", "engine", "platform"):
         mine = [r for r in rows if kind in r["models"]]
@@ -186,12 +187,15 @@ def validation_html(record: dict[str, Any], catalog: Catalog) -> str:
         name = {"drive": array["drive"], "engine": array["engine"], "platform": record["scenario"]["platform"]}[kind]
         text = (f"{len(mine)} published numbers: <span class='ok'>{ok} within tolerance</span>, "
                 f"<span class='out'>{len(out)} outside</span>, {event} event mode only" if mine
-                else "no published number uses it: its figures are predictions only")
+                else "no published number uses it: its figures are predictions only" if found
+                else "not found: this install's published numbers could not be found, so its validation status is unknown")
         lines.append([escape(kind), escape(name), text])
     misses = [[escape(r["id"]), f"{format_significant(100 * r['error'], 3)}%" if r["error"] is not None and r["unit"] != "percent"
                else "", escape(_short(r["reason"] or "no reason declared"))]
               for r in sorted(rows, key=lambda r: -len(r["models"])) if r["status"] == "OUT"]  # most models shared first
     table = _table(["model", "catalog entry", "published numbers re-predicted now (fluid mode)"], lines)
+    if not found:
+        table += f"<p>Published numbers not found: looked for {escape(where_looked())}.</p>"
     if misses:
         table += "<p>Outside tolerance:</p>" + _table(["number", "error", "why (declared in published.yaml)"], misses[:MISSES_SHOWN])
         if len(misses) > MISSES_SHOWN:

@@ -357,9 +357,9 @@ def validate(
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the JSON records to this file (atomically)."),
     strict: bool = typer.Option(False, "--strict", help="Exit 1 if any modelled number is outside its tolerance without a written reason."),
     workers: int = typer.Option(0, "--workers", min=0, max=MAX_WORKERS, help="Processes to simulate with (0: one per CPU)."),
-    scenarios: Optional[Path] = typer.Option(None, "--scenarios", help="Directory of scenario folders (default: the project's scenarios/)."),
+    scenarios: Optional[Path] = typer.Option(None, "--scenarios", help="Directory of scenario folders, or one scenario folder holding its published.yaml (default: the clone's scenarios/, else the copy an installed nvsim carries)."),
 ) -> None:
-    """Re-predict every published number in scenarios/*/published.yaml and compare (fitted or predicted, error, status)."""
+    """Re-predict every published number in scenarios/*/published.yaml and compare (fitted or predicted, error, status); none found is an error (exit 2)."""
     check_output_path(output, "--output")
     if scenarios is not None and not scenarios.is_dir():
         raise InputError("--scenarios", f"no such directory: {scenarios}")

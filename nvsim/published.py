@@ -1,7 +1,8 @@
 """Published numbers and the declared fits, as data: what scenarios/*/published.yaml holds, and
 which of those numbers the calibration step fits which catalog parameters on.
 
-Published numbers live only in scenarios/*/published.yaml. This module reads them; validation
+Published numbers live only in scenarios/*/published.yaml (an installed wheel carries scenarios/
+as ``nvsim._scenarios``: a clone's copy is found first, else the package's). This module reads them; validation
 (re-predict and compare) and calibration (fit) are its only users -- the models never see them (a
 test enforces it). Keeping the data here, below both, is what lets validation label the fitted
 numbers without importing the fitting code.
@@ -16,10 +17,30 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .catalog import read_yaml
-from .errors import from_validation_error
+from .errors import InputError, from_validation_error
 from .units import parse_bytes, parse_bytes_per_s, parse_count
 
-SCENARIOS_DIR = Path(__file__).resolve().parent.parent / "scenarios"
+SOURCE_TREE_SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
+"""The repository's scenarios/ (a clone, or an editable install)."""
+PACKAGE_SCENARIOS = Path(__file__).resolve().parent / "_scenarios"
+"""The copy an installed wheel carries inside the package (pyproject.toml maps scenarios/ to ``nvsim._scenarios``)."""
+SCENARIO_ROOTS: tuple[Path, ...] = (SOURCE_TREE_SCENARIOS, PACKAGE_SCENARIOS)
+"""Where published numbers are looked for, in this order: a clone first, else the installed package."""
+PUBLISHED_GLOB = "*/published.yaml"
+
+
+def scenarios_dir() -> Path:
+    """The first of ``SCENARIO_ROOTS`` that holds a ``*/published.yaml`` (mirrors how
+    ``nvsim.catalog`` finds models/); the clone's path when none does (``published_files`` then
+    finds nothing and ``nvsim validate`` says where it looked)."""
+    for root in SCENARIO_ROOTS:
+        if any(root.glob(PUBLISHED_GLOB)):
+            return root
+    return SCENARIO_ROOTS[0]
+
+
+SCENARIOS_DIR = scenarios_dir()
+"""The scenarios this process found at import (calibration reads its declared numbers here)."""
 
 
 # ---------------------------------------------------------------- published numbers
@@ -74,8 +95,30 @@ def load_published(path: Path) -> PublishedFile:
 
 
 def published_files(root: Path | None = None) -> list[Path]:
-    """Every ``<scenario dir>/published.yaml`` under ``root`` (default: the project's scenarios/)."""
-    return sorted((root or SCENARIOS_DIR).glob("*/published.yaml"))
+    """Every ``<scenario dir>/published.yaml`` under ``root`` (default: ``scenarios_dir()``: the
+    clone's scenarios/, else the installed package's). ``root`` may also be one scenario folder
+    that holds a published.yaml itself."""
+    root = scenarios_dir() if root is None else root
+    if (root / "published.yaml").is_file():
+        return [root / "published.yaml"]
+    return sorted(root.glob(PUBLISHED_GLOB))
+
+
+def where_looked(root: Path | None = None) -> str:
+    """The places ``published_files(root)`` looks, in words (for the error when it finds nothing)."""
+    if root is not None:
+        return f"{root / PUBLISHED_GLOB} and {root / 'published.yaml'}"
+    return ", then ".join(str(r / PUBLISHED_GLOB) for r in SCENARIO_ROOTS) + \
+        " (a clone's scenarios/, then the copy an installed nvsim carries)"
+
+
+def require_published_files(root: Path | None = None) -> list[Path]:
+    """``published_files(root)``, or an InputError naming what was looked for and where when there
+    is none: validating nothing is not a pass."""
+    files = published_files(root)
+    if not files:
+        raise InputError("published numbers", f"none found: looked for {where_looked(root)}")
+    return files
 
 
 # ---------------------------------------------------------------- the declared fits
@@ -216,4 +259,5 @@ def fitted_ids() -> frozenset[str]:
 
 
 __all__ = ["Tolerance", "PublishedNumber", "PublishedFile", "load_published", "published_files", "SCENARIOS_DIR",
+           "SCENARIO_ROOTS", "scenarios_dir", "where_looked", "require_published_files",
            "DeclaredFit", "EngineFit", "FamilyFit", "FAMILY_FITS", "SSD_FIT", "ENGINE_FITS", "DECLARED_FITS", "SOURCE_OF_DIR", "fitted_ids", "fitted_parameter_count"]

@@ -47,6 +47,7 @@ from .catalog import Catalog, default_catalog
 from .errors import InputError, suggestion_text
 from .host_io import workload_host_io_costs
 from .links import drive_link
+from .numba_cache import compile_notice
 from .platform import PlatformModel
 from .result import Fidelity, Result, Route
 from .scenario import load_scenario
@@ -136,6 +137,7 @@ class Simulation:
         known to it (``nvsim.sim.event.Precision``); ``progress(done_s, total_s)`` as it runs."""
         if fidelity not in FIDELITIES:
             raise InputError("fidelity", f"unknown fidelity {fidelity!r}; allowed: {', '.join(FIDELITIES)}")
+        compile_notice()  # a process's first run with an empty kernel cache says it compiles (a terminal only)
         if self.route != "drive" and self.state.missing:
             loss = lost_data(self.scenario, self.catalog, set(self.state.missing), {})
             if loss is not None:  # md fails the array: every I/O errors, no rate to predict

@@ -1,6 +1,6 @@
 """Published numbers re-predicted and compared: each number's error, status and fitted label.
 
-Published numbers live only in scenarios/*/published.yaml (read by nvsim/published.py); this
+Published numbers live only in scenarios/*/published.yaml (found and read by nvsim/published.py); this
 module and the declared calibration step are their only users -- the models never see them.
 """
 
@@ -14,7 +14,7 @@ from .bounds import capacity
 from .catalog import Catalog, default_catalog
 from .errors import InputError
 from .rebuild import rebuild_summary
-from .published import PublishedNumber, fitted_ids as declared_fitted_ids, load_published, published_files
+from .published import PublishedNumber, fitted_ids as declared_fitted_ids, load_published, require_published_files
 from .scenario import load_scenario
 from .simulation import predict_workload
 from .specs import ScenarioSpec, WorkloadSpec
@@ -99,6 +99,8 @@ def compare_all(root: Path | None = None, catalog: Catalog | None = None, fitted
 
     Each (scenario, workload) is simulated once, for all its numbers; ``workers`` > 1 runs them in
     that many processes (results do not depend on it: each run has its own seeded streams).
+    ``root``: a directory of scenario folders, or one folder holding a published.yaml (default: the
+    clone's scenarios/, else the installed package's); none found there is an ``InputError``.
     ``fidelity="fluid"`` re-predicts in seconds (rates and CPU; no latency percentiles). Worker
     processes load the default catalog, so a ``catalog`` given here runs in this process.
     """
@@ -107,7 +109,7 @@ def compare_all(root: Path | None = None, catalog: Catalog | None = None, fitted
     fitted_ids = declared_fitted_ids() if fitted_ids is None else fitted_ids
     entries = []
     jobs: dict[tuple[str, str | None], tuple[str, str | None, str]] = {}
-    for path in published_files(root):
+    for path in require_published_files(root):
         for number in load_published(path).numbers:
             scenario_path = str(path.parent / number.scenario)
             entries.append((path.parent.name, number, scenario_path))

@@ -78,7 +78,11 @@ def process_pool(workers: int, initializer: Callable | None = None, initargs: tu
                  parent_death_signal: bool = True) -> ProcessPoolExecutor:
     """A pool of ``workers`` spawned processes that die with this one; ``initializer(*initargs)``
     runs in each after that is arranged. Use it where the thread that makes it outlives it (a
-    ``with`` block), or pass ``parent_death_signal=False``."""
+    ``with`` block), or pass ``parent_death_signal=False``. The compile notice (a terminal only,
+    an empty kernel cache) is said here, once, rather than by each worker."""
+    from .numba_cache import compile_notice
+
+    compile_notice()
     return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
                                initializer=_start_worker,
                                initargs=(os.getpid(), parent_death_signal, initializer, tuple(initargs)))

@@ -54,3 +54,76 @@ def test_editing_the_real_layout_module_moves_the_planner_to_a_fresh_cache(tmp_p
         layout.write("\n# an edit\n")
     after = keyed_cache_dir(root, source_digest(copy))
     assert before != after and os.path.dirname(before) == os.path.dirname(after) == root
+
+
+# ---------------------------------------------------------------- the first run's notice (issue 40)
+
+import io  # noqa: E402
+
+import pytest  # noqa: E402
+
+from nvsim import numba_cache  # noqa: E402
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.fixture
+def fresh_process(monkeypatch):
+    """As a new process: not looked yet, nothing said by a parent."""
+    monkeypatch.setattr(numba_cache, "_checked", False)
+    monkeypatch.delenv(numba_cache.NOTICE_SHOWN_ENV, raising=False)
+
+
+def test_the_cache_is_empty_until_a_kernel_index_is_written(tmp_path):
+    assert numba_cache.cache_is_empty(str(tmp_path / "absent"))
+    assert numba_cache.cache_is_empty(str(tmp_path))
+    (tmp_path / "sim_abc").mkdir()
+    (tmp_path / "sim_abc" / "drive.kernel-115.py311.nbi").write_bytes(b"")
+    assert not numba_cache.cache_is_empty(str(tmp_path))
+
+
+def test_the_notice_is_said_once_on_a_terminal_with_an_empty_cache(fresh_process, monkeypatch):
+    monkeypatch.setattr(numba_cache, "cache_is_empty", lambda directory=None: True)
+    stream = Terminal()
+    assert numba_cache.compile_notice(stream) is True
+    assert numba_cache.compile_notice(stream) is False  # once
+    assert stream.getvalue() == numba_cache.COMPILE_NOTICE + "\n"
+    assert "compiling" in stream.getvalue() and "first run only" in stream.getvalue()
+    import os
+    assert os.environ[numba_cache.NOTICE_SHOWN_ENV] == "1"  # spawned workers inherit it and stay quiet
+
+
+def test_no_notice_when_stderr_is_not_a_terminal(fresh_process, monkeypatch):
+    monkeypatch.setattr(numba_cache, "cache_is_empty", lambda directory=None: True)
+    stream = io.StringIO()  # isatty() is False: tests and CI capture stderr
+    assert numba_cache.compile_notice(stream) is False and stream.getvalue() == ""
+
+
+def test_no_notice_when_the_cache_holds_kernels(fresh_process, monkeypatch):
+    monkeypatch.setattr(numba_cache, "cache_is_empty", lambda directory=None: False)
+    stream = Terminal()
+    assert numba_cache.compile_notice(stream) is False and stream.getvalue() == ""
+
+
+def test_no_notice_in_a_worker_whose_parent_said_it(fresh_process, monkeypatch):
+    monkeypatch.setattr(numba_cache, "cache_is_empty", lambda directory=None: True)
+    monkeypatch.setenv(numba_cache.NOTICE_SHOWN_ENV, "1")
+    stream = Terminal()
+    assert numba_cache.compile_notice(stream) is False and stream.getvalue() == ""
+
+
+def test_a_simulation_asks_for_the_notice_before_it_runs(monkeypatch):
+    import nvsim.simulation
+
+    class Asked(Exception):
+        pass
+
+    def ask():
+        raise Asked
+
+    monkeypatch.setattr(nvsim.simulation, "compile_notice", ask)
+    with pytest.raises(Asked):
+        nvsim.simulation.Simulation(ROOT / "scenarios" / "graid-gen5-raid6", "randread-b4k-j192-d32").run("fluid")

@@ -1,5 +1,6 @@
-"""What `pip install .` ships: every package of the tree, the catalog inside the wheel, and a core
-that needs none of the optional extras (dashboard, Dask, Parquet, docs)."""
+"""What `pip install .` ships: every package of the tree, the catalog and the scenarios (their published
+numbers with them) inside the wheel, and a core that needs none of the optional extras (dashboard, Dask,
+Parquet, docs)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ def test_every_package_of_the_tree_is_shipped_and_the_catalog_with_it():
             for p in (ROOT / top).rglob("__init__.py")}
     shipped = set(PYPROJECT["tool"]["setuptools"]["packages"])
     data_folders = {"nvsim._models"} | {f"nvsim._models.{d.name}" for d in (ROOT / "models").iterdir() if d.is_dir()} \
+        | {"nvsim._scenarios"} | {f"nvsim._scenarios.{d.name}" for d in (ROOT / "scenarios").iterdir() if d.is_dir()} \
         | {"dashboard.assets"}  # data only, listed so that setuptools ships them without a warning
     assert shipped == tree | data_folders
     assert PYPROJECT["tool"]["setuptools"]["package-dir"]["nvsim._models"] == "models"
@@ -27,6 +29,18 @@ def test_every_package_of_the_tree_is_shipped_and_the_catalog_with_it():
     for path in (ROOT / "models").rglob("*.yaml"):
         folder = ".".join(("nvsim._models",) + path.parent.relative_to(ROOT / "models").parts)
         assert any(path.match(pattern) for pattern in package_data[folder]), path
+
+
+def test_the_scenarios_and_their_published_numbers_are_shipped():
+    """Issue 40: `nvsim validate` in an installed wheel re-runs every published number, so every file
+    of scenarios/ (the scenario YAML, published.yaml, job.fio) travels as nvsim._scenarios."""
+    assert PYPROJECT["tool"]["setuptools"]["package-dir"]["nvsim._scenarios"] == "scenarios"
+    package_data = PYPROJECT["tool"]["setuptools"]["package-data"]
+    files = [path for path in (ROOT / "scenarios").rglob("*") if path.is_file()]
+    assert any(path.name == "published.yaml" for path in files) and any(path.suffix == ".fio" for path in files)
+    for path in files:
+        folder = ".".join(("nvsim._scenarios",) + path.parent.relative_to(ROOT / "scenarios").parts)
+        assert any(path.match(pattern) for pattern in package_data.get(folder, ())), path
 
 
 def test_the_core_needs_no_optional_extra():

@@ -1,0 +1,29 @@
+"""`nvsim validate` with no published numbers to find fails in one line (exit status 2), with or
+without --strict: validating nothing is not a pass (issue 40)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from conftest import ROOT, run_cli
+
+
+def test_validate_with_no_published_numbers_exits_2_in_one_line(tmp_path):
+    for strict in ((), ("--strict",)):
+        done = run_cli("validate", "--scenarios", str(tmp_path), "--workers", "1", *strict)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: published numbers: none found: looked for ")
+        assert str(tmp_path) in done.stderr and "published.yaml" in done.stderr
+        assert "numbers modelled" not in done.stdout
+
+
+def test_an_install_without_the_clones_scenarios_and_without_the_package_copy_fails(tmp_path):
+    """The default search (a clone's scenarios/, then nvsim._scenarios) finding nothing: exit 2."""
+    code = ("import sys; from pathlib import Path; import nvsim.published as p; "
+            f"p.SCENARIO_ROOTS = (Path({str(tmp_path / 'clone')!r}), Path({str(tmp_path / 'package')!r})); "
+            "from nvsim.cli import main; main(sys.argv[1:])")
+    done = subprocess.run([sys.executable, "-c", code, "validate", "--strict", "--workers", "1"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert str(tmp_path / "clone") in done.stderr and str(tmp_path / "package") in done.stderr
