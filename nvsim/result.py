@@ -92,8 +92,8 @@ class Result:
 
     def _phase_metrics(self) -> dict[str, float | str | None]:
         """A phase: its jobs' rates summed; what limits it, as its first job says."""
-        values: dict[str, float | str | None] = {k: sum(job.metrics().get(k) or 0.0 for job in self.jobs)
-                                                 for k in RATE_METRICS}
+        each = [job.metrics() for job in self.jobs]
+        values: dict[str, float | str | None] = {k: sum(m.get(k) or 0.0 for m in each) for k in RATE_METRICS}
         values["limited_by"] = self.jobs[0].limited_by
         return values
 
@@ -192,9 +192,7 @@ class Result:
         """Simulated time of the measured window (0: the drive model and the network have none)."""
         return 0.0 if self.simulation is None else self.simulation.simulated_s
 
-    def _either(self, name: str):
-        if self.jobs:
-            return getattr(self.jobs[0], name)
+    def _either(self, name: str):  # a phase holds its first job's record
         return getattr(self.drive if self.simulation is None else self.simulation, name)
 
     def _rate(self, name: str) -> float:

@@ -66,6 +66,11 @@ class Job:
         """``workload`` solved with ``peel`` rows skipped."""
         return self.solve(workload, frozenset(peel))
 
+    def alone(self, workload: WorkloadSpec) -> Result:
+        """A job of a phase solved as if it had the array to itself (its pacing and mix, not its
+        trims or fresh drives, which the phase applies after)."""
+        return self.solve(workload, AFTER_PHASE_ROWS | {"phase"})
+
     def closed_loop(self, workload: WorkloadSpec) -> Result:
         """The job's bare closed loop (its mix, no pacing) at ``workload``'s population."""
         return self.solve(workload, PACING_ROWS | AFTER_PHASE_ROWS | {"phase"})
@@ -345,7 +350,7 @@ def _sharing(job: Job, jobs: dict[int, WorkloadSpec]) -> dict[int, Result]:
         return dict(zip(jobs, shared_loop(job, workloads)))
     if len(workloads) > 1 and all(w.latency_target is None for w in workloads):
         return dict(zip(jobs, together(job, workloads)))
-    return {i: job.solve(w, frozenset({"phase"}) | AFTER_PHASE_ROWS) for i, w in jobs.items()}
+    return {i: job.alone(w) for i, w in jobs.items()}
 
 
 def shared_loop(job: Job, workloads: list[WorkloadSpec]) -> list[Result]:
@@ -370,7 +375,7 @@ def together(job: Job, workloads: list[WorkloadSpec]) -> list[Result]:
     for w in workloads:
         alone = job.closed_loop(w)
         if alone.simulation is None:
-            return [job.solve(w, frozenset({"phase"}) | AFTER_PHASE_ROWS) for w in workloads]
+            return [job.alone(w) for w in workloads]
         one = job.closed_loop(_at(w, 1, 1))
         thinking = w.thinktime is not None
         members.append(Member(alone, 1.0 / one.total_iops, w.numjobs * (1 if thinking else w.iodepth),
