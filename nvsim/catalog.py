@@ -26,10 +26,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import InputError, from_validation_error, suggestion_text
 from .engines import Engine, engine_class, engine_parameters
+from .engines.card import complete_card
 from .loader import load_yaml
 from .ssd.family import DriveFamilySpec, SkuFieldError, complete_sku
 from .ssd.nand import check_generation, check_type, complete_drive, complete_family
-from .specs import (BackplaneSpec, Cited, DriveSpec, EngineSpec, HostIoSpec, NandGenerationSpec, NandTypeSpec,
+from .specs import (BackplaneSpec, CardFamilySpec, Cited, DriveSpec, EngineSpec, HostIoSpec, NandGenerationSpec, NandTypeSpec,
                     OltpProfileSpec, PcieGenerationSpec, PlatformSpec, RetimerSpec, SwitchSpec)
 
 _SOURCE_TREE_MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -43,6 +44,7 @@ SECTIONS: dict[str, type[BaseModel]] = {
     "drives": DriveSpec,
     "links": PcieGenerationSpec,
     "platforms": PlatformSpec,
+    "card_families": CardFamilySpec,
     "engines": EngineSpec,
     "host_io": HostIoSpec,
     "oltp": OltpProfileSpec,
@@ -100,6 +102,7 @@ class Catalog:
     drives: dict[str, DriveSpec] = field(default_factory=dict)
     links: dict[str, PcieGenerationSpec] = field(default_factory=dict)
     platforms: dict[str, PlatformSpec] = field(default_factory=dict)
+    card_families: dict[str, CardFamilySpec] = field(default_factory=dict)
     engines: dict[str, EngineSpec] = field(default_factory=dict)
     host_io: dict[str, HostIoSpec] = field(default_factory=dict)
     oltp: dict[str, OltpProfileSpec] = field(default_factory=dict)
@@ -140,6 +143,13 @@ class Catalog:
         sections = {section: dict(getattr(self, section)) for section in SECTIONS}
         for (section, entry), fields in changes.items():
             sections[section][entry] = _with_cited_values(sections[section][entry], fields, self.files.get(entry))
+        for (section, family), fields in changes.items():  # a card family's values reach its SKUs
+            if section != "card_families":
+                continue
+            shared = sections[section][family].parameters
+            for name, engine in sections["engines"].items():
+                if engine.family == family:
+                    sections["engines"][name] = engine.model_copy(update={"parameters": {**engine.parameters, **shared}})
         return Catalog(**sections, bibliography=dict(self.bibliography), files=dict(self.files))
 
     def engine_class(self, name: str) -> type[Engine]:
@@ -251,7 +261,26 @@ def _prepared(catalog: Catalog, section: str, raw: Any, path: Path) -> Any:
         raw = _with_family(catalog, raw, path)
         family = catalog.families.get(raw.get("family")) if isinstance(raw, dict) else None
         return _nand_check(path, complete_drive, raw, family, catalog.nand, catalog.nand_types)
+    if section == "engines":
+        return _with_card_family(catalog, raw, path)
     return raw
+
+
+def _with_card_family(catalog: Catalog, raw: Any, path: Path) -> Any:
+    """A card SKU's mapping completed from the card family it names (``complete_card``); as it is
+    when it names none."""
+    if not isinstance(raw, dict) or raw.get("family") is None:
+        return raw
+    name = raw["family"]
+    if not isinstance(name, str) or name not in catalog.card_families:
+        known = ", ".join(sorted(catalog.card_families)) or "none"
+        raise InputError("family", f"unknown card family {name!r}{suggestion_text(str(name), catalog.card_families)} "
+                                   f"(models/card_families/); allowed: {known}", source=str(path))
+    try:
+        return complete_card(raw, catalog.card_families[name])
+    except ValueError as exc:
+        field_name, _, message = str(exc).partition(": ")
+        raise InputError(field_name, message, source=str(path)) from None
 
 
 def _nand_check(path: Path, function: Any, *args: Any) -> Any:

@@ -48,6 +48,7 @@ class ArrayFacts(NamedTuple):
     rebuild_threads: int = 1  # threads the engine's rebuild runs on (``Engine.rebuild_threads``)
     uplink: str | None = None  # the drives' switches' uplinks, when they hang behind switches
     uplinks: int = 1  # how many switch uplinks (each a server)
+    bandwidth_label: str | None = None  # the engine device's bandwidth limit (a GPU's advertised, a card's DRAM)
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,8 @@ KINDS: tuple[ResourceKind, ...] = (
     ResourceKind("engine", lambda f, _w: f.engine_label, servers=lambda f: float(f.engine_servers),
                  present=lambda f: bool(f.engine_label), host_fields=("pre_s", "mid_s"), visits="engine",
                  host_cpu=lambda f: f.engine_on_host_cpu),
-    ResourceKind("device_bw", lambda f, _w: f"{f.engine_name} bandwidth limit", present=lambda f: f.bandwidth_limited,
+    ResourceKind("device_bw", lambda f, _w: f.bandwidth_label or f"{f.engine_name} bandwidth limit",
+                 present=lambda f: f.bandwidth_limited,
                  host_fields=("device_bw_s",)),
     # the shared link between the drives and host memory: a hardware RAID card's own link, or the
     # uplinks of the PCIe switches the drives hang behind (one server each; never both: a card's

@@ -208,9 +208,10 @@ ENGINE_FITS: tuple[EngineFit, ...] = (
               "raid10's resync_lock hold in wait_barrier, md's CPU per md request, raid5d's cost per member bio "
               "(device_lock's hold is the platform's cache-line transfer)",
               ((0.01, 10.0), (0.0, 50.0), (0.0, 10.0))),
-    EngineFit("engines", "broadcom-megaraid-9560-16i", ("card_stripe_op_us", "card_stripe_op_us_per_kib"),
+    EngineFit("card_families", "broadcom-megaraid-95xx", ("card_stripe_op_us", "card_stripe_op_us_per_kib"),
               (f"{G5}/seed004-hwraid-randwrite-iops", f"{G5}/seed004-hwraid-seqwrite-bw"),
-              "the card processor's time per stripe update and per KiB through its XOR engine",
+              "the MegaRAID 9500 family's parity engine: time per stripe update and per KiB of member data (its "
+              "datasheets give no RAID5 write ceiling; seed 004's card is read as a 9560-16i)",
               ((0.0, 100.0), (0.0, 10.0))),
     EngineFit("engines", "xinnor-xiraid", ("request_cpu_us",),
               (f"{XI}/seed001-xiraid-randread-iops",),

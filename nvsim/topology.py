@@ -157,6 +157,19 @@ def _slots_error(scenario: Any, catalog: Any, drive: Any) -> str | None:
     return None
 
 
+def _card_drives_error(scenario: Any, catalog: Any) -> str | None:
+    """More drives (hot spares included) than the engine's card takes (its datasheet's maximum)."""
+    device = catalog.engines[scenario.array.engine].device
+    if device is None or device.max_drives is None:
+        return None
+    n = scenario.array.drives + scenario.array.hot_spares
+    most = device.max_drives.value
+    if n > most:
+        return (f"array.drives: {n} drives{_spares_note(scenario.array.hot_spares)} on one {device.product}; "
+                f"it takes at most {most}; allowed: at most {most}")
+    return None
+
+
 def _switch_error(scenario: Any, catalog: Any, link_lanes: int) -> str | None:
     use = scenario.topology.switches
     switch = catalog.switches[use.model]
@@ -178,10 +191,14 @@ def _switch_error(scenario: Any, catalog: Any, link_lanes: int) -> str | None:
 
 def root_lanes_needed(scenario: Any, catalog: Any) -> int:
     """Root-port lanes the drives and hot spares (their bay or slot links, or their switches'
-    uplinks) and the engine's card take."""
+    uplinks) and the engine's card take: a RAID card's own link only, when host data crosses it
+    (its drives hang from the card's ports, not the host's)."""
     topology, platform = scenario.topology, catalog.platforms[scenario.platform]
     drive = catalog.drives[scenario.array.drive]
     drives = scenario.array.drives + scenario.array.hot_spares
+    device = catalog.engines[scenario.array.engine].device
+    if device is not None and device.data_through_device:  # a card's drives hang from its own ports
+        return device.lanes.value
     if topology is not None and topology.switches is not None:
         lanes = topology.switches.count * topology.switches.uplink_lanes
     elif topology is not None and topology.attach == "slots":
@@ -189,7 +206,6 @@ def root_lanes_needed(scenario: Any, catalog: Any) -> int:
     else:
         _bays, bay_lanes, _gen, _label = bay_count(topology, platform, catalog)
         lanes = drives * min(drive.lanes.value, bay_lanes)
-    device = catalog.engines[scenario.array.engine].device
     return lanes + (device.lanes.value if device is not None else 0)
 
 
@@ -211,6 +227,7 @@ def placement_error(scenario: Any, catalog: Any) -> str | None:
     error = _bifurcation_error(topology, platform) if topology is not None else None
     error = error or (_fields_error(scenario, catalog) if topology is not None else None)
     error = error or (_slots_error(scenario, catalog, drive) if slots else _bays_error(scenario, catalog, drive))
+    error = error or _card_drives_error(scenario, catalog)
     if error is None and topology is not None and topology.switches is not None:
         link_lanes = drive.lanes.value if slots else min(drive.lanes.value, bay_count(topology, platform, catalog)[1])
         error = _switch_error(scenario, catalog, link_lanes)

@@ -103,6 +103,7 @@ class RebuildThrottle:
     share: float | None = None
     floor_bytes_per_s: float | None = None
     window_bytes: float | None = None
+    paced_over: str = "drives"  # the stations the share is of: "drives", or "all" (a card's own server too)
     why: str = ""
 
     @property
@@ -187,6 +188,15 @@ class Engine:
     def own_server(self) -> EngineServer | None:
         """The engine's own server (md's stripe thread, a GPU, a card's processor); None here."""
         return None
+
+    def device_bandwidth_bytes_per_s(self) -> float | None:
+        """The rate of the engine device's own bandwidth limit (``device_read_bytes`` load it): here
+        its advertised read bandwidth (a GPU card's), None where it has none."""
+        device = self.spec.device
+        return device.max_read_bytes_per_s.value if device and device.max_read_bytes_per_s else None
+
+    def device_bandwidth_label(self) -> str:
+        return f"{self.spec.name} bandwidth limit"
 
     def own_lock(self) -> str | None:
         """The label of the engine's serialised section on the submission path; None here."""

@@ -1,45 +1,165 @@
-"""Hardware RAID card: every byte crosses the card's own PCIe link and its processor.
+"""Hardware RAID card: a RAID-on-chip with its DRAM, on its own PCIe link, from its datasheet.
 
-* The card processor issues every member command (``card_command_us`` each).
-* A stripe update (RAID5/6 write) costs ``card_stripe_op_us`` plus ``card_stripe_op_us_per_kib``
-  per KiB of member data it moves through its XOR engine and DRAM.
-* Host data crosses the card's link once (reads up to the host, writes down to the card).
-* The write-back cache acknowledges writes once staged; in steady state its flush rate is that of
-  the stripe updates above, which is what the model charges.
+The card's parts and what loads them (costs from ``nvsim.engines.card``):
+
+* **the card's server** (its ROC: command processor and parity engine, one pipeline the firmware
+  drives stripe by stripe): ``command_s`` per member command (``pre_s``); for a RAID5/6 write,
+  ``stripe_update_s`` per stripe it updates and ``parity_s_per_kib`` per KiB of member data the
+  parity engine moves (``mid_s``, between the reads and the writes); a degraded read's
+  reconstruction and a rebuilt row run the same engine;
+* **the card's DRAM** (``device_read_bytes`` against the DRAM's bandwidth, where the datasheet gives
+  its rate and width): a write lands in the write-back cache (host bytes), each member write is
+  read out of it, each member read lands in it, and the parity engine reads its sources and
+  writes its result there; reads in the optimal state go straight to the host (no read-ahead
+  unless the family documents one);
+* **the card's link** (when host data crosses it): host reads up, host writes down.
+
+``array.engine_settings.mode: passthrough`` passes every drive through unRAIDed (JBOD, eHBA):
+each host I/O is one member command through the card, nothing else.
+
+Rebuild and degraded operation are the card's own work: a rebuild request reads the survivors
+into the card, runs the parity engine and writes the new drive, paced by the family's rebuild
+rate (``firmware.rebuild_rate_percent``, or the share its priority mode stands for, or
+``array.rebuild.rate_percent``) of the busy time of the resource it loads most -- the card's own
+server included.
 """
 
 from __future__ import annotations
 
+from functools import cached_property
+from types import SimpleNamespace
+from typing import Literal
+
 import numpy as np
 
-from ..specs import Cited
-from .base import Engine, EngineParameters, EngineServer, EngineWork, per_host_sum
+from ..specs import Cited, RebuildSpec
+from ..stripe.planner import Mode
+from .base import (PACED_SHARE_MAX, PRIORITY_SCALE, Engine, EngineParameters, EngineServer, EngineSettings, EngineWork,
+                   RebuildThrottle, per_host_sum)
+from .card import CardCosts, card_costs
+
+PARITY_LEVELS = (5, 6)
 
 
 class HardwareParameters(EngineParameters):
-    """A RAID card's processor costs (models/engines/*.yaml with engine_kind hardware)."""
+    """A card's stated costs (models/engines/*.yaml, or its family's ``parameters``); each absent one
+    is derived from the card's datasheet (``nvsim.engines.card``)."""
 
-    card_command_us: Cited[float]
-    card_stripe_op_us: Cited[float]
-    card_stripe_op_us_per_kib: Cited[float]
+    card_command_us: Cited[float] | None = None
+    card_stripe_op_us: Cited[float] | None = None
+    card_stripe_op_us_per_kib: Cited[float] | None = None
+
+    def items(self) -> tuple[tuple[str, float], ...]:
+        return tuple((name, float(getattr(self, name).value)) for name in type(self).model_fields
+                     if getattr(self, name) is not None)
+
+    def values(self) -> SimpleNamespace:
+        """The parameters as plain floats, an absent one None."""
+        stated = dict(self.items())
+        return SimpleNamespace(**{name: stated.get(name) for name in type(self).model_fields})
+
+
+class HardwareSettings(EngineSettings):
+    """What a scenario sets for a card: ``mode`` raid (the default: the array's level on the card)
+    or passthrough (each drive passed to the host unRAIDed: JBOD, Broadcom's and Dell's eHBA)."""
+
+    mode: Literal["raid", "passthrough"] = "raid"
 
 
 class HardwareEngine(Engine):
     Parameters = HardwareParameters
+    Settings = HardwareSettings
+
+    @cached_property
+    def costs(self) -> CardCosts:
+        return card_costs(self.spec.device, self.v)
+
+    @property
+    def striped(self) -> bool:  # type: ignore[override]
+        return self.settings.mode != "passthrough"
 
     def own_server(self) -> EngineServer:
-        product = self.spec.device.product if self.spec.device else self.spec.product
-        return EngineServer(f"RAID card processor ({product})", 1, on_host_cpu=False)
+        device = self.spec.device
+        product = device.product if device else self.spec.product
+        roc = f", {device.roc}" if device is not None and device.roc else ""
+        return EngineServer(f"RAID card processor and parity engine ({product}{roc})", 1, on_host_cpu=False)
+
+    def device_bandwidth_bytes_per_s(self) -> float | None:
+        """The card DRAM's bandwidth, the limit of what crosses its cache (None: not stated)."""
+        return self.costs.dram_bytes_per_s
+
+    def device_bandwidth_label(self) -> str:
+        return f"RAID card DRAM ({self.costs.why('dram')})"
 
     def work(self, plan, is_write, chunks, host_bytes, level) -> EngineWork:
         n = len(is_write)
         out = self.empty_work(plan, n, host_bytes)
-        p = self.v
+        costs = self.costs
         commands = per_host_sum(np.ones(len(plan.host_index)), plan.host_index, n)
-        out.pre_s = p.card_command_us * 1e-6 * commands
-        member_kib = per_host_sum(plan.length_bytes / 1024.0, plan.host_index, n)
-        stripe_op = 1e-6 * (p.card_stripe_op_us * plan.stripes_touched + p.card_stripe_op_us_per_kib * member_kib)
-        out.mid_s = np.where(is_write & (level in (5, 6)), stripe_op, 0.0)
-        out.device_down_bytes = np.where(is_write, float(host_bytes), 0.0)
-        out.device_up_bytes = np.where(is_write, 0.0, float(host_bytes))
+        out.pre_s = costs.command_s * commands
+        if self.spec.device is None or self.spec.device.data_through_device:
+            out.device_down_bytes = np.where(is_write, float(host_bytes), 0.0)
+            out.device_up_bytes = np.where(is_write, 0.0, float(host_bytes))
+        if not self.striped:
+            return out
+        member_bytes = per_host_sum(plan.length_bytes.astype(float), plan.host_index, n)
+        written = per_host_sum(np.where(plan.is_write, plan.length_bytes, 0).astype(float), plan.host_index, n)
+        parity = level in PARITY_LEVELS
+        rebuilt = (plan.mode == Mode.DEGRADED_READ) & ~is_write
+        engine_s = costs.stripe_update_s * plan.stripes_touched + costs.parity_s_per_kib * member_bytes / 1024.0
+        out.mid_s = np.where((is_write | rebuilt) & parity, engine_s, 0.0)
+        # card DRAM: a write lands (host bytes), every member byte is read out or lands, and the
+        # parity engine reads what it combines; a reconstructed read leaves for the host
+        engine_bytes = np.where(parity, member_bytes, 0.0)
+        cache = np.where(is_write, host_bytes + member_bytes + engine_bytes, 0.0)
+        cache = np.where(rebuilt, member_bytes - written + engine_bytes + host_bytes, cache)
+        out.device_read_bytes = cache if self.firmware_write_back else np.where(is_write, 0.0, cache)
         return out
+
+    @property
+    def firmware_write_back(self) -> bool:
+        return self.spec.firmware is None or self.spec.firmware.write_back
+
+    def rebuild_work(self, plan, n, rows_per_step, level) -> EngineWork:
+        """A rebuild request: its survivor reads and its write through the command processor, the
+        parity engine over every row it rebuilds (RAID5/6; a mirror copies), the bytes through DRAM."""
+        out = self.empty_work(plan, n, 0)
+        costs = self.costs
+        commands = per_host_sum(np.ones(len(plan.host_index)), plan.host_index, n)
+        member_bytes = per_host_sum(plan.length_bytes.astype(float), plan.host_index, n)
+        out.pre_s = costs.command_s * commands
+        if level in PARITY_LEVELS:
+            out.mid_s = costs.stripe_update_s * rows_per_step + costs.parity_s_per_kib * member_bytes / 1024.0
+            out.device_read_bytes = 2.0 * member_bytes
+        else:
+            out.device_read_bytes = member_bytes.copy()
+        return out
+
+    def rebuild_share(self, priority: str, rate_percent: float | None = None) -> float | None:
+        """The card's rebuild rate as a share: the scenario's ``rate_percent``, else the share the
+        family's firmware gives the priority mode, else its default rate scaled by the priority."""
+        firmware = self.spec.firmware
+        if rate_percent is not None:
+            return min(PACED_SHARE_MAX, rate_percent / 100.0)
+        if firmware is None:
+            return super().rebuild_share(priority)
+        mode = firmware.rebuild_priorities.get(priority)
+        if mode is not None:
+            return min(PACED_SHARE_MAX, mode.value / 100.0)
+        return min(PACED_SHARE_MAX, firmware.rebuild_rate_percent.value / 100.0 * PRIORITY_SCALE[priority])
+
+    def rebuild_throttle(self, limits: RebuildSpec, loaded: bool) -> RebuildThrottle:
+        share = self.rebuild_share(limits.priority, limits.rate_percent)
+        if share is None or not loaded:
+            return RebuildThrottle()
+        return RebuildThrottle(share=share, paced_over="all", why=f"{self.priority_label(limits)}: {100 * share:.0f}% of")
+
+    def priority_label(self, limits: RebuildSpec) -> str:
+        if limits.rate_percent is not None:
+            return f"rebuild rate {limits.rate_percent:g}%"
+        firmware = self.spec.firmware
+        if firmware is not None and limits.priority in firmware.rebuild_priorities:
+            return f"rebuild priority {limits.priority}"
+        if firmware is not None:
+            return f"rebuild rate {firmware.rebuild_rate_percent.value:g}% (firmware default), priority {limits.priority}"
+        return super().priority_label(limits)

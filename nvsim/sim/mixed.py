@@ -72,10 +72,11 @@ def _loaded_by_reads(key: str) -> bool:
     return kind.per_drive and kind.member.direction != "write"
 
 
-def paced_rate_bytes_per_s(rb: RebuildClass, net, share: float) -> tuple[float, str]:
-    """A vendor's rebuild priority as a rate: ``share`` of the busy time of the drive station the
-    rebuild loads most (busy share = rate x demand per request / servers), and that station."""
-    drives = np.array([d >= 0 for _key, d in net.keys]) & (rb.demand_s > 0)
+def paced_rate_bytes_per_s(rb: RebuildClass, net, share: float, over: str = "drives") -> tuple[float, str]:
+    """A vendor's rebuild priority as a rate: ``share`` of the busy time of the station the rebuild
+    loads most (busy share = rate x demand per request / servers), and that station: of the drive
+    stations, or (``over`` "all": a RAID card's rebuild rate is a share of its own work too) of all."""
+    drives = (np.array([d >= 0 for _key, d in net.keys]) | (over == "all")) & (rb.demand_s > 0)
     if not drives.any():
         return math.inf, ""
     per_request = np.where(drives, rb.demand_s / net.servers, 0.0)
@@ -111,7 +112,7 @@ def rebuild_stages(system: ArraySystem, rb: RebuildClass, net, loaded: bool) -> 
     throttle = system.engine.rebuild_throttle(system.array.rebuild, loaded)
     limit = throttle.limit_bytes_per_s if throttle.limit_bytes_per_s is not None else math.inf
     if throttle.paced:
-        rate, station = paced_rate_bytes_per_s(rb, net, throttle.share)
+        rate, station = paced_rate_bytes_per_s(rb, net, throttle.share, throttle.paced_over)
         paced = math.isfinite(rate)
         return [RebuildStage(rb.inflight, min(rate, limit),
                              f"{throttle.why} {station}", paced)]

@@ -164,13 +164,14 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
     link = memo.recall(memo.engine_links, (id(catalog), array.engine, scenario.platform), engine_link, engine_spec,
                        platform_spec, catalog, owner=catalog, limit=PER_CATALOG_LIMIT) if device else None
     device_link = link if device and device.data_through_device else None
-    device_read = device.max_read_bytes_per_s.value if device and device.max_read_bytes_per_s else None
+    device_read = engine.device_bandwidth_bytes_per_s()
     server = engine.server
     facts = fabric.ArrayFacts(  # positional, in ArrayFacts' order: a sweep builds thousands
         len(cpu.speed), engine.lock_label, server.label if server else None, server.servers if server else 1,
         bool(server and server.on_host_cpu), engine_spec.name, bool(device_read),
         device_link.name if device_link is not None else None, catalog.drives[array.drive].name, drive.units,
-        drive.link.name, engine.rebuild_threads(), uplink_label, uplinks)
+        drive.link.name, engine.rebuild_threads(), uplink_label, uplinks,
+        engine.device_bandwidth_label() if device_read else None)
     return ArrayModel.assemble(
         scenario=scenario, workload=workload, catalog=catalog, failed_members=failed,
         array=array, drive_spec=catalog.drives[array.drive], platform_spec=platform_spec, engine_spec=engine_spec,

@@ -97,6 +97,16 @@ class EngineDeviceSpec(PhysicalNumbers):
     max_write_bytes_per_s: Cited[BytesPerS] | None = None
     max_drives: Cited[int] | None = None
     data_through_device: bool = Field(description="True when host data crosses the device's own link (hardware RAID)")
+    # a RAID card's datasheet (nvsim.engines.card turns them into its mechanisms' costs)
+    roc: str | None = Field(default=None, description="the RAID-on-chip (controller) the card is built on")
+    max_raid5_write_iops: Cited[Count] | None = Field(default=None, description="RAID5 4 KiB random write ceiling")
+    max_raid6_write_iops: Cited[Count] | None = Field(default=None, description="RAID6 4 KiB random write ceiling")
+    max_raid5_write_bytes_per_s: Cited[BytesPerS] | None = Field(default=None, description="RAID5 sequential write ceiling")
+    max_raid6_write_bytes_per_s: Cited[BytesPerS] | None = Field(default=None, description="RAID6 sequential write ceiling")
+    cache_bytes: Cited[Bytes] | None = Field(default=None, description="the write-back cache (card DRAM)")
+    cache_mt_per_s: Cited[float] | None = Field(default=None, description="the cache DRAM's transfer rate (DDR4-2666: 2666)")
+    cache_bus_bits: Cited[int] | None = Field(default=None, description="the cache DRAM's data bus width (ECC bits excluded)")
+    max_virtual_disks: Cited[int] | None = None
     power_idle_w: Cited[float] | None = Field(default=None, description="the device idle")
     power_active_w: Cited[float] | None = Field(default=None, description="the device fully busy (its board power)")
 
@@ -145,8 +155,65 @@ class HostIoSpec(PhysicalNumbers):
     options: tuple[HostIoOption, ...] = ()
 
 
+class CardFirmwareSpec(PhysicalNumbers):
+    """What a RAID card family's firmware does, as its user guide documents it (shared by its SKUs).
+
+    * ``rebuild_rate_percent``: the default share of the card's work a rebuild takes while host
+      I/O runs (Broadcom/Dell "rebuild rate"); ``rebuild_priorities``: the modes a family names
+      instead or as well (Microchip "low/medium/high"), each as the share it stands for, keyed by
+      nvsim's ``array.rebuild.priority`` (low, normal, high);
+    * ``passthrough_modes``: what the family calls drives passed through unRAIDed (JBOD, eHBA);
+    * ``read_ahead``: whether the family reads ahead on sequential reads (documented default);
+    * ``write_back``: whether writes are acknowledged from the protected cache (the default policy).
+    """
+
+    AT_MOST_ONE = ()
+    rebuild_rate_percent: Cited[float]
+    rebuild_priorities: dict[str, Cited[float]] = Field(default_factory=dict)
+    passthrough_modes: tuple[str, ...] = ("JBOD",)
+    read_ahead: bool = False
+    write_back: bool = True
+
+    @model_validator(mode="after")
+    def _percentages(self) -> "CardFirmwareSpec":
+        for name, cited in (("rebuild_rate_percent", self.rebuild_rate_percent), *(
+                (f"rebuild_priorities.{k}", v) for k, v in self.rebuild_priorities.items())):
+            if not 0 < cited.value <= 100:
+                raise ValueError(f"{name}: a percentage, allowed more than 0 up to 100, got {cited.value!r}")
+        unknown = sorted(set(self.rebuild_priorities) - {"low", "normal", "high"})
+        if unknown:
+            raise ValueError(f"rebuild_priorities: {unknown[0]!r} is not a priority of array.rebuild; allowed: low, normal, high")
+        return self
+
+
+class CardFamilySpec(PhysicalNumbers):
+    """A RAID card family (models/card_families/): its RAID-on-chip and generation, its firmware's
+    behaviour, and at most two fitted mechanism parameters shared by every SKU. A SKU
+    (models/engines/*.yaml with ``family:``) adds its datasheet: link, ceilings, cache."""
+
+    name: str
+    kind: Literal["card_family"] = "card_family"
+    vendor: str
+    roc: str = Field(description="the RAID-on-chip family (e.g. Broadcom SAS3916)")
+    generation: str = Field(description="the family's generation, in the vendor's words")
+    levels: tuple[int, ...]
+    data_through_card: bool = Field(default=True, description="False where host data never crosses the card "
+                                                              "(Microchip SmartRAID 4300: the drives sit on the host's lanes)")
+    firmware: CardFirmwareSpec
+    parameters: dict[str, Cited[float]] = Field(default_factory=dict, description="fitted values shared by the SKUs (at most 2)")
+
+    @model_validator(mode="after")
+    def _few_fitted(self) -> "CardFamilySpec":
+        fitted = [name for name, cited in self.parameters.items() if cited.basis == "fitted"]
+        if len(fitted) > 2:
+            raise ValueError(f"parameters: a card family keeps at most 2 fitted values, got {len(fitted)} ({', '.join(fitted)})")
+        return self
+
+
 class EngineSpec(PhysicalNumbers):
-    """A RAID engine: what does the parity and I/O work, and its mechanism parameters."""
+    """A RAID engine: what does the parity and I/O work, and its mechanism parameters. A RAID
+    card SKU names its ``family`` (models/card_families/): the catalog fills in its vendor,
+    levels, firmware and the family's parameters (``nvsim.engines.card.complete_card``)."""
 
     name: str
     kind: Literal["engine"] = "engine"
@@ -154,6 +221,8 @@ class EngineSpec(PhysicalNumbers):
     vendor: str
     product: str
     levels: tuple[int, ...]
+    family: str | None = Field(default=None, description="the card family (models/card_families/) of a RAID card SKU")
+    firmware: CardFirmwareSpec | None = Field(default=None, description="its family's firmware behaviour (filled from the family)")
     device: EngineDeviceSpec | None = None
     cpu_vendors: tuple[str, ...] | None = Field(
         default=None, description="makers of the CPUs it runs on (Intel VROC: VMD is in Intel Xeon's root complex); None: any")

@@ -33,6 +33,9 @@ class RebuildSpec(Spec):
     speed_limit_min_kib_per_s: float = Field(default=1000.0, gt=0)
     speed_limit_max_kib_per_s: float = Field(default=200000.0, gt=0)
     priority: Literal["low", "normal", "high"] = "normal"
+    rate_percent: float | None = Field(default=None, gt=0, le=100, description=(
+        "a RAID card's rebuild rate: the share of its work the rebuild takes while host I/O runs "
+        "(Broadcom and Dell 'rebuild rate'); None: the family's firmware default for the priority"))
     span_bytes: Bytes | None = None
 
     @model_validator(mode="after")
@@ -80,7 +83,11 @@ class ArraySpec(Spec):
 
     @model_validator(mode="after")
     def _level_rules(self, info: ValidationInfo) -> "ArraySpec":
-        need = 1 if self.engine == "none" else MIN_DRIVES[self.level]
+        passthrough = self.engine_settings.get("mode") == "passthrough"
+        if passthrough and self.level != 0:
+            raise ValueError(f"level: engine_settings.mode passthrough passes each drive to the host unRAIDed; "
+                             f"allowed: level 0, got {self.level}")
+        need = 1 if self.engine == "none" or passthrough else MIN_DRIVES[self.level]
         if self.drives < need:
             raise ValueError(f"drives: RAID{self.level} needs at least {need} drives, got {self.drives}")
         allowed = LAYOUTS_BY_LEVEL[self.level]

@@ -14,6 +14,7 @@ import pytest
 from nvsim.engines import Engine, build_engine
 from nvsim.engines.md import STRIPE_CACHE_MAX
 from nvsim.engines.base import PRIORITY_SCALE
+from nvsim.specs import RebuildSpec
 from nvsim.stripe.layout import ArrayGeometry
 from nvsim.stripe.planner import DEGRADED_READ, FULL_STRIPE_WRITE, READ_MODIFY_WRITE, RECONSTRUCT_WRITE, \
     MemberIOPlan, plan_ios
@@ -370,7 +371,23 @@ def test_gpu_rebuild_costs_one_parity_block_per_row_reconstructed(catalog, level
     assert not work.submit_cpu_ref_s.any() and not work.lock_s.any()  # the card rebuilds by itself
 
 
-@pytest.mark.parametrize("name", [CARD, IDEAL])  # xiRAID's reconstruction: tests/component/test_xiraid_rebuild.py
+def test_a_card_rebuilds_through_its_processor_parity_engine_and_dram(catalog):
+    """A RAID5 rebuild request: every survivor read and the write are member commands; the parity
+    engine runs each rebuilt row and every member KiB; the bytes land in and leave the card's DRAM."""
+    card = make_engine(catalog, CARD, members=8, strip_bytes=64 * KIB)
+    costs_ = card.costs
+    plan = rebuild_requests(8, 0, 2, 256 * KIB, range(1, 8))
+    work = card.rebuild_work(plan, 2, 4, 5)
+    assert work.pre_s == pytest.approx(np.full(2, 8 * costs_.command_s))
+    member_kib = 8 * 256
+    assert work.mid_s == pytest.approx(np.full(2, 4 * costs_.stripe_update_s + member_kib * costs_.parity_s_per_kib))
+    assert work.device_read_bytes == pytest.approx(np.full(2, 2 * member_kib * KIB))
+    assert not (work.submit_cpu_ref_s.any() or work.lock_s.any())  # the card rebuilds by itself
+    mirror = card.rebuild_work(rebuild_requests(8, 0, 2, 256 * KIB, [1]), 2, 4, 10)
+    assert not mirror.mid_s.any() and mirror.device_read_bytes == pytest.approx(np.full(2, 512 * KIB))
+
+
+@pytest.mark.parametrize("name", [IDEAL])  # xiRAID's reconstruction: tests/component/test_xiraid_rebuild.py
 def test_engines_without_a_rebuild_mechanism_charge_nothing_for_it(catalog, name):
     engine = make_engine(catalog, name, members=8, strip_bytes=64 * KIB)
     work = engine.rebuild_work(rebuild_requests(8, 0, 2, 256 * KIB, range(1, 8)), 2, 4, 6)
@@ -407,8 +424,20 @@ def test_rebuild_share_is_the_vendors_paced_share_scaled_by_priority(catalog):
     assert shares == pytest.approx([share / 2, share, min(0.95, 2 * share)])
     capped = make_engine(catalog, GPU, members=8, strip_bytes=64 * KIB, overrides={"rebuild_share": 0.6})
     assert capped.rebuild_share("high") == 0.95  # never the drive's whole time
-    for name in (MD, CARD, IDEAL):  # no pacing: the rebuild takes what the queues give it
+    for name in (MD, IDEAL):  # no pacing: the rebuild takes what the queues give it
         assert make_engine(catalog, name, members=8, strip_bytes=64 * KIB).rebuild_share("normal") is None
+
+
+def test_a_cards_rebuild_rate_is_its_firmware_default_scaled_by_priority_or_the_scenarios(catalog):
+    """MegaRAID's controller property 'rebuild rate' (30% by default) paces the card's rebuild over
+    every resource it loads, the card's own server included; array.rebuild.rate_percent sets it."""
+    card = make_engine(catalog, CARD, members=8, strip_bytes=64 * KIB)
+    default = catalog.engines[CARD].firmware.rebuild_rate_percent.value / 100
+    assert [card.rebuild_share(p) for p in ("low", "normal", "high")] == pytest.approx([default / 2, default, 2 * default])
+    assert card.rebuild_share("normal", 55.0) == pytest.approx(0.55)
+    throttle = card.rebuild_throttle(RebuildSpec(rate_percent=60), loaded=True)
+    assert throttle.share == pytest.approx(0.6) and throttle.paced_over == "all" and "rebuild rate 60%" in throttle.why
+    assert not card.rebuild_throttle(RebuildSpec(rate_percent=60), loaded=False).paced  # idle: nothing holds it back
 
 
 @pytest.mark.parametrize("name", [MD, GPU, CARD, LOCKLESS, IDEAL])
