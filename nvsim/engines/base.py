@@ -143,6 +143,7 @@ class Engine:
     Settings: ClassVar[type[EngineSettings]] = EngineSettings
     striped: ClassVar[bool] = True  # lays a RAID level over its members (False: drives used directly)
     stripe_cache: ClassVar[bool] = True  # holds a stripe's writes until it is whole before computing parity
+    coalesces_degraded: ClassVar[bool] = False  # ...and still does with a member missing (a card's write-back cache)
     reference_clock_ghz: ClassVar[float] = 3.0  # the clock its CPU costs are stated at, unless a parameter says
     needs_vmd: ClassVar[bool] = False  # runs only on drives behind Intel VMD (and is the one engine modelled there)
 

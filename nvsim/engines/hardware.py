@@ -69,6 +69,7 @@ class HardwareSettings(EngineSettings):
 class HardwareEngine(Engine):
     Parameters = HardwareParameters
     Settings = HardwareSettings
+    coalesces_degraded = True  # the write-back cache gathers a sequential stream into whole stripes, degraded too
 
     @cached_property
     def costs(self) -> CardCosts:

@@ -117,6 +117,7 @@ def plan_host_ios(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np
         # the engine's stripe cache too: with one, a sequential write stream is planned stripe by
         # stripe (``_coalesces``); without, write by write
         key = (g.level, g.n_members, g.strip_bytes, g.layout, g.copies, model.engine.stripe_cache,
+               model.engine.coalesces_degraded,
                model.workload.bs, model.workload.iodepth, model.workload.is_random, model.failed_members,
                hash(offsets.tobytes()), hash(is_write.tobytes()) if write_key is None else write_key, len(offsets))
         return memo.recall(memo.plans, key, _ordered_plan, model, job, offsets, is_write)
@@ -158,7 +159,7 @@ def _plan_uncached(model: ArrayModel, job: int, offsets: np.ndarray, is_write: n
             parity_bytes_computed=np.zeros(n, dtype=np.int64), stripes_touched=np.ones(n, dtype=np.int64))
         return plan, np.ones(n)
     if _coalesces(model, is_write):
-        plan = _plan_coalesced(model, offsets)
+        plan = _plan_coalesced(model, offsets, closed_form=not model.failed_members)
     else:
         plan = plan_ios(model.geometry, is_write, offsets, np.full(n, bs, dtype=np.int64), model.failed_members)
     return plan, strips_spanned(offsets, bs, model.array.strip_bytes)
@@ -171,9 +172,14 @@ def _coalesces(model: ArrayModel, is_write: np.ndarray) -> bool:
     boundaries are completed by the neighbour before the stripe is handled (md's stripe cache
     delays pre-reads for exactly this; write-back caches do the same): when a stripe's worth
     of the stream is in flight, the stream is planned stripe by stripe, as the cache sees it.
-    An engine without a stripe cache (lockless CPU RAID) handles each write as it comes.
+    An engine without a stripe cache (lockless CPU RAID) handles each write as it comes. With a
+    member missing only an engine whose write-back cache gathers whole stripes regardless
+    (``coalesces_degraded``: a RAID card) still writes them whole (the missing member's share
+    is computed, not written).
     """
-    if model.workload.is_random or model.array.level not in (5, 6) or not is_write.all() or model.failed_members:
+    if model.workload.is_random or model.array.level not in (5, 6) or not is_write.all():
+        return False
+    if model.failed_members and not model.engine.coalesces_degraded:
         return False
     if not model.engine.stripe_cache:
         return False
