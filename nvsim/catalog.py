@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import InputError, from_validation_error, suggestion_text
 from .engines import Engine, engine_class, engine_parameters
-from .engines.card import complete_card
+from .engines.card import complete_card, scaled_family
 from .loader import load_yaml
 from .ssd.family import DriveFamilySpec, SkuFieldError, complete_sku
 from .ssd.nand import check_generation, check_type, complete_drive, complete_family
@@ -263,6 +263,17 @@ def _prepared(catalog: Catalog, section: str, raw: Any, path: Path) -> Any:
         return _nand_check(path, complete_drive, raw, family, catalog.nand, catalog.nand_types)
     if section == "engines":
         return _with_card_family(catalog, raw, path)
+    if section == "card_families" and isinstance(raw, dict) and isinstance(raw.get("scaled_from"), dict):
+        base = raw["scaled_from"].get("family")
+        if base not in catalog.card_families:
+            raise InputError("scaled_from.family", f"unknown card family {base!r} (it must load first: models/card_families/ "
+                                                   f"in name order); allowed: {', '.join(sorted(catalog.card_families)) or 'none'}",
+                             source=str(path))
+        try:
+            return scaled_family(raw, catalog.card_families[base])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError("scaled_from", f"needs iops_factor and bandwidth_factor, each {{value, source, basis}} ({exc})",
+                             source=str(path)) from None
     return raw
 
 

@@ -125,6 +125,25 @@ def card_costs(device: EngineDeviceSpec | None, parameters: Any) -> CardCosts:
                                                      ("stripe_update", why_update), ("dram", why_dram)))
 
 
+def scaled_family(raw: dict, predecessor: CardFamilySpec) -> dict:
+    """A family's mapping with the parity-engine costs its ``scaled_from`` step gives it: the
+    predecessor's, divided by the vendor's generation factors (``CardGenerationStep``)."""
+    step = raw["scaled_from"]
+    factors = {"card_stripe_op_us": ("iops_factor", "IOPS"), "card_stripe_op_us_per_kib": ("bandwidth_factor", "bandwidth")}
+    out = dict(raw)
+    parameters = dict(out.get("parameters") or {})
+    for name, cited in predecessor.parameters.items():
+        if name not in factors or name in parameters:
+            continue
+        key, word = factors[name]
+        factor = float(step[key]["value"])
+        parameters[name] = {"value": cited.value / factor, "source": step[key]["source"], "basis": "predicted",
+                            "note": f"{predecessor.name}'s {cited.value:.6g} ({cited.basis}) / {factor:g} "
+                                    f"(the vendor's {factor:g}x {word} over that generation)"}
+    out["parameters"] = parameters
+    return out
+
+
 def complete_card(raw: dict, family: CardFamilySpec) -> dict:
     """A card SKU's mapping completed from its family: vendor, levels, kind, firmware, the
     family's parameters and whether data crosses the card. A SKU may not restate a family
@@ -148,5 +167,5 @@ def complete_card(raw: dict, family: CardFamilySpec) -> dict:
     return out
 
 
-__all__ = ["CardCosts", "card_costs", "complete_card", "command_s", "parity_s_per_kib", "stripe_update_s",
+__all__ = ["CardCosts", "card_costs", "complete_card", "scaled_family", "command_s", "parity_s_per_kib", "stripe_update_s",
            "dram_bytes_per_s", "REFERENCE_DATA_MEMBERS", "DEFAULT_COMMAND_US"]

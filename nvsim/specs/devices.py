@@ -186,6 +186,17 @@ class CardFirmwareSpec(PhysicalNumbers):
         return self
 
 
+class CardGenerationStep(PhysicalNumbers):
+    """A family stated against its predecessor (``CardFamilySpec.scaled_from``): the vendor's
+    "N x the IOPS, M x the bandwidth" of the previous generation, which divides the predecessor's
+    parity-engine costs (per stripe update by the IOPS factor, per KiB by the bandwidth factor)
+    where the family's own datasheets give no write ceiling."""
+
+    family: str
+    iops_factor: Cited[float]
+    bandwidth_factor: Cited[float]
+
+
 class CardFamilySpec(PhysicalNumbers):
     """A RAID card family (models/card_families/): its RAID-on-chip and generation, its firmware's
     behaviour, and at most two fitted mechanism parameters shared by every SKU. A SKU
@@ -200,6 +211,7 @@ class CardFamilySpec(PhysicalNumbers):
     data_through_card: bool = Field(default=True, description="False where host data never crosses the card "
                                                               "(Microchip SmartRAID 4300: the drives sit on the host's lanes)")
     firmware: CardFirmwareSpec
+    scaled_from: CardGenerationStep | None = None
     parameters: dict[str, Cited[float]] = Field(default_factory=dict, description="fitted values shared by the SKUs (at most 2)")
 
     @model_validator(mode="after")
