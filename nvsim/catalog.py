@@ -11,6 +11,11 @@ drives.
 
 One YAML file per entry; every number is ``Cited`` and its source key must resolve in
 models/bibliography.yaml. Loading checks all of this before anything runs.
+
+A RAID card in models/engines/ that names a ``family`` (models/card_families/) is a SKU of it: the
+family gives its vendor, levels, firmware and parameters (``nvsim.engines.card.complete_card``);
+a family stated against its predecessor (``scaled_from``) takes the predecessor's parity costs
+divided by the vendor's generation factors. Card families load before engines.
 """
 
 from __future__ import annotations
