@@ -66,34 +66,42 @@ def command_s(device: EngineDeviceSpec | None, parameters: Any) -> tuple[float, 
     return DEFAULT_COMMAND_US * 1e-6, f"default {DEFAULT_COMMAND_US} us (no random-read ceiling in the datasheet)"
 
 
-def parity_s_per_kib(device: EngineDeviceSpec | None, parameters: Any, command: float) -> tuple[float, str]:
+def parity_s_per_kib(device: EngineDeviceSpec | None, parameters: Any) -> tuple[float, str]:
     """The parity engine's time per KiB of member data: a family's fitted value, else the
     sequential RAID5 (else RAID6) write ceiling, else none (the command processor and DRAM bound)."""
-    stated = getattr(parameters, "card_stripe_op_us_per_kib", None)
+    stated, ceiling, parities = _stated_or_ceiling(parameters, "card_stripe_op_us_per_kib", device, "bytes_per_s")
     if stated is not None:
-        return stated * 1e-6, "card_stripe_op_us_per_kib (family parameter)"
-    ceiling, parities = _write_ceiling(device, "bytes_per_s")
+        return stated
     if ceiling is None:
         return 0.0, "no sequential parity-write ceiling in the datasheet: not a limit"
     data = REFERENCE_DATA_MEMBERS
-    per_host_kib = KIB / ceiling
-    return per_host_kib * data / (data + parities), \
+    return KIB / ceiling * data / (data + parities), \
         f"RAID{4 + parities} sequential write ceiling ({ceiling / 1e9:.1f} GB/s) over a {data}+{parities} stripe"
 
 
 def stripe_update_s(device: EngineDeviceSpec | None, parameters: Any, command: float, per_kib: float) -> tuple[float, str]:
     """The parity engine's fixed time per stripe update: a family's fitted value, else what the
     random-write ceiling leaves after its member commands and data, else none."""
-    stated = getattr(parameters, "card_stripe_op_us", None)
+    stated, ceiling, parities = _stated_or_ceiling(parameters, "card_stripe_op_us", device, "iops")
     if stated is not None:
-        return stated * 1e-6, "card_stripe_op_us (family parameter)"
-    ceiling, parities = _write_ceiling(device, "iops")
+        return stated
     if ceiling is None:
         return 0.0, "no random parity-write ceiling in the datasheet: not a limit"
     level = 4 + parities
     commands = RAID5_SMALL_WRITE_COMMANDS if level == 5 else RAID6_SMALL_WRITE_COMMANDS
     left = 1.0 / ceiling - commands * command - SMALL_WRITE_MEMBER_KIB[level] * per_kib
     return max(0.0, left), f"RAID{level} random write ceiling ({ceiling:,.0f} IOPS) less its {commands} member commands"
+
+
+def _stated_or_ceiling(parameters: Any, name: str, device: EngineDeviceSpec | None,
+                       unit: str) -> tuple[tuple[float, str] | None, float | None, int]:
+    """A stated parameter ``name`` (microseconds) as (seconds, why), else None with the datasheet's
+    parity-write ceiling in ``unit`` and its parity count."""
+    stated = getattr(parameters, name, None)
+    if stated is not None:
+        return (stated * 1e-6, f"{name} (family parameter)"), None, 1
+    ceiling, parities = _write_ceiling(device, unit)
+    return None, ceiling, parities
 
 
 def _write_ceiling(device: EngineDeviceSpec | None, unit: str) -> tuple[float | None, int]:
@@ -118,7 +126,7 @@ def dram_bytes_per_s(device: EngineDeviceSpec | None) -> tuple[float | None, str
 def card_costs(device: EngineDeviceSpec | None, parameters: Any) -> CardCosts:
     """Every cost of a card from its datasheet (``device``) and its family's parameters."""
     command, why_command = command_s(device, parameters)
-    per_kib, why_kib = parity_s_per_kib(device, parameters, command)
+    per_kib, why_kib = parity_s_per_kib(device, parameters)
     update, why_update = stripe_update_s(device, parameters, command, per_kib)
     dram, why_dram = dram_bytes_per_s(device)
     return CardCosts(command, update, per_kib, dram, (("command", why_command), ("parity_kib", why_kib),
