@@ -41,6 +41,7 @@ _SOURCES: dict[str, str] = {
     # model functions for studies of one mechanism
     "gen_p": "parity", "gen_pq": "parity", "recover": "parity", "raid5_strip_waf": "ssd.raid5_strip_waf",
     "format_value": "units",
+    "run_volumes": "volumes",
 }
 """Each public name and the submodule that defines it."""
 

@@ -7,6 +7,7 @@ reached through the ``nvsim`` package, whose names and submodules load on first 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -125,10 +126,12 @@ def run(
     simulated = {name: result for name, result in results.items() if result.simulation is not None}
     resilience = None if nvsim.simulation.single_drive(spec) else _resilience(spec, catalog)
     costs = _cost_power(spec, catalog, report.capacity.usable_bytes, results)
+    together = nvsim.volumes.run_volumes(spec, catalog) if spec.volumes else None
     if json_out or output is not None:
         _emit_json({"scenario": spec.model_dump(mode="json"), **report.as_dict(), "predictions": predictions,
                     "simulations": {name: r.as_dict() for name, r in simulated.items()},
-                    "resilience": resilience, "cost_power": costs}, output)
+                    "resilience": resilience, "cost_power": costs,
+                    "volumes_together": None if together is None else dataclasses.asdict(together)}, output)
     if not json_out:
         nvsim.report.print_bounds(console, spec, report)
         if predictions:
@@ -138,6 +141,8 @@ def run(
                 console.print(f"{name}: {result.note}", markup=False, highlight=False)
         for name, result in simulated.items():
             nvsim.report.print_utilisation(console, name, result)
+        if together is not None:
+            nvsim.report.print_volumes(console, together)
         if resilience:
             nvsim.report.print_resilience(console, resilience)
         nvsim.report.print_cost_power(console, costs)

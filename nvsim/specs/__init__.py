@@ -29,7 +29,7 @@ from .devices import (BackplaneSpec, CardFamilySpec, CardFirmwareSpec, EngineDev
 from .nand import NandGenerationSpec, NandTypeSpec
 from .parts import CpuSpec, DriveSpec, PcieGenerationSpec, PlatformSpec, SlotSpec
 from .scenario import (MAX_FAULTS, MAX_TEXT_CHARS, MAX_WORKLOADS, ArraySpec, FaultSpec, LinkWidth,
-                       PlacementSpec, RaidLevel, RebuildSpec, ScenarioSpec, SwitchUseSpec, TopologySpec)
+                       PlacementSpec, RaidLevel, RebuildSpec, ScenarioSpec, SwitchUseSpec, TopologySpec, VolumeSpec)
 from .workload import (COMPOSITE_FIELDS, DRIVE_STATES, MAX_MIX_PARTS, TRIM_SHAPE, FioBool, FioRw, MixPart, OltpSpec, Phase,
                        TraceSummary, WorkloadSpec, _fio_bool, _host_io_entry)
 
@@ -49,5 +49,5 @@ __all__ = [
     "TRIM_SHAPE", "COMPOSITE_FIELDS",
     # scenario
     "RaidLevel", "RebuildSpec", "ArraySpec", "FaultSpec", "PlacementSpec", "LinkWidth", "SwitchUseSpec",
-    "TopologySpec", "MAX_TEXT_CHARS", "MAX_WORKLOADS", "MAX_FAULTS", "ScenarioSpec",
+    "TopologySpec", "MAX_TEXT_CHARS", "MAX_WORKLOADS", "MAX_FAULTS", "ScenarioSpec", "VolumeSpec",
 ]

@@ -212,8 +212,46 @@ MAX_FAULTS = 1024
 """Most fault events a scenario's timeline holds (each starts a state the timeline solves)."""
 
 
+MAX_VOLUMES = 31
+"""Volumes beside the array a scenario may run at once (a card's virtual disks are a few dozen)."""
+
+
+class VolumeSpec(Spec):
+    """Another volume on the same server, run at the same time as the array (``nvsim.volumes``):
+    a second virtual disk on the array's RAID card (``card`` 0), a virtual disk on another card of
+    its engine's model (``card`` 1, 2, ...), or an array of any engine. Its drives are its own;
+    it runs ``workload`` (a workload of the scenario) while the array runs the scenario's first."""
+
+    name: str = Field(min_length=1, max_length=200)
+    array: ArraySpec
+    card: int = Field(default=0, ge=0, le=MAX_VOLUMES, description="which card of its engine's model it hangs from")
+    workload: str
+
+
+def _cards_fit(scenario: "ScenarioSpec", catalog: Any) -> None:
+    """Each card's drives (hot spares included) and virtual disks within its datasheet's limits; a
+    ``card`` other than 0 only for an engine with a device of its own."""
+    per_card: dict[tuple[str, int], list[int]] = {}
+    arrays = [(None, scenario.array, 0)] + [(i, v.array, v.card) for i, v in enumerate(scenario.volumes)]
+    for i, array, card in arrays:
+        device = catalog.engines[array.engine].device if array.engine in catalog.engines else None
+        if device is None and card:
+            raise ValueError(f"volumes[{i}].card: {array.engine} has no card of its own; allowed: 0")
+        if device is not None:
+            per_card.setdefault((array.engine, card), []).append(array.drives + array.hot_spares)
+    for (engine, card), drives in per_card.items():
+        device = catalog.engines[engine].device
+        if device.max_drives is not None and sum(drives) > device.max_drives.value:
+            raise ValueError(f"volumes: card {card} of {engine} carries {sum(drives)} drives over {len(drives)} volumes; "
+                             f"it takes at most {device.max_drives.value}")
+        if device.max_virtual_disks is not None and len(drives) > device.max_virtual_disks.value:
+            raise ValueError(f"volumes: card {card} of {engine} holds {len(drives)} virtual disks; "
+                             f"it takes at most {device.max_virtual_disks.value}")
+
+
 class ScenarioSpec(Spec):
-    """A runnable set-up: a platform, one array on it, the workloads to run, and the seed."""
+    """A runnable set-up: a platform, one array on it, the workloads to run, and the seed;
+    ``volumes``: more volumes run at the same time (several virtual disks, several cards)."""
 
     name: str = Field(min_length=1, max_length=200)
     description: str = Field(default="", max_length=MAX_TEXT_CHARS)
@@ -224,7 +262,29 @@ class ScenarioSpec(Spec):
     topology: TopologySpec | None = None
     workloads: tuple[WorkloadSpec, ...] = Field(default=(), max_length=MAX_WORKLOADS)
     faults: tuple[FaultSpec, ...] = Field(default=(), max_length=MAX_FAULTS)
+    volumes: tuple[VolumeSpec, ...] = Field(default=(), max_length=MAX_VOLUMES)
     seed: int = Field(default=1, ge=0, lt=2**64)
+
+    @model_validator(mode="after")
+    def _volumes_fit(self, info: ValidationInfo) -> "ScenarioSpec":
+        if not self.volumes:
+            return self
+        names = {w.name for w in self.workloads}
+        if not self.workloads:
+            raise ValueError("volumes: the array runs the scenario's first workload beside the volumes; allowed: "
+                             "at least one workload")
+        seen = {"array"}
+        for i, volume in enumerate(self.volumes):
+            if volume.name in seen:
+                raise ValueError(f"volumes[{i}].name: {volume.name!r} names two volumes (the array is 'array'); names must be unique")
+            seen.add(volume.name)
+            if volume.workload not in names:
+                raise ValueError(f"volumes[{i}].workload: {volume.workload!r} is not a workload of the scenario; "
+                                 f"allowed: {', '.join(sorted(names))}")
+        catalog = _catalog(info)
+        if catalog is not None:
+            _cards_fit(self, catalog)
+        return self
 
     @model_validator(mode="after")
     def _unique_workload_names(self) -> "ScenarioSpec":

@@ -1,0 +1,61 @@
+"""Several volumes at once (nvsim.volumes): virtual disks on one RAID card share its processor and
+link; cards of their own do not; what a scenario may not ask of volumes is refused in one line."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from nvsim.errors import InputError
+from nvsim.scenario import parse_scenario
+from nvsim.volumes import run_volumes
+
+CARDS = Path(__file__).resolve().parents[2] / "scenarios" / "hardware-cards"
+
+
+def two_volumes(card: int, **volume_array) -> dict:
+    raw = yaml.safe_load((CARDS / "two-cards.yaml").read_text())
+    raw["volumes"][0]["card"] = card
+    raw["volumes"][0]["array"].update(volume_array)
+    return raw
+
+
+@pytest.fixture(scope="module")
+def read_runs():
+    return {card: run_volumes(parse_scenario(two_volumes(card))) for card in (0, 1)}
+
+
+def test_two_cards_are_two_of_the_same(read_runs):
+    array, other = read_runs[1].runs
+    assert array.read_iops == pytest.approx(other.read_iops, rel=1e-9)
+    assert "[card 0]" in array.limited_by and "[card 1]" in other.limited_by
+
+
+def test_two_virtual_disks_on_one_card_split_what_it_carries(read_runs):
+    one_card = sum(run.read_iops for run in read_runs[0].runs)
+    two_cards = sum(run.read_iops for run in read_runs[1].runs)
+    assert one_card == pytest.approx(two_cards / 2, rel=0.02)  # the card's link is the limit either way
+    assert all("[card 0]" in run.limited_by for run in read_runs[0].runs)
+
+
+def test_a_volume_of_an_engine_without_a_card_shares_only_the_hosts_memory():
+    raw = two_volumes(0, engine="linux-md", level=5, strip_bytes="512KiB")
+    result = run_volumes(parse_scenario(raw))
+    shared = [label for label, _busy in result.shared]
+    assert not any("[card 1]" in label for label in shared) and "DRAM" in shared
+    assert result.runs[1].engine == "linux-md"
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda raw: raw["volumes"][0].update(workload="nope"), r"volumes\[0\]\.workload: 'nope' is not a workload"),
+    (lambda raw: raw["volumes"][0].update(name="array"), r"volumes\[0\]\.name: 'array' names two volumes"),
+    (lambda raw: raw["volumes"][0]["array"].update(engine="linux-md", strip_bytes="512KiB"), r"volumes\[0\]\.card: linux-md has no card"),
+    (lambda raw: raw["volumes"][0].update(card=0) or raw["volumes"][0]["array"].update(drives=30),
+     r"volumes: card 0 of broadcom-megaraid-9670w-16i carries 38 drives over 2 volumes; it takes at most 32"),
+    (lambda raw: raw.update(workloads=[]), r"volumes: the array runs the scenario's first workload"),
+])
+def test_what_volumes_may_not_ask_is_refused_in_one_line(change, message):
+    raw = two_volumes(1)
+    change(raw)
+    with pytest.raises(InputError, match=message):
+        parse_scenario(raw)
