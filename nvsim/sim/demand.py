@@ -160,6 +160,8 @@ def _plan_uncached(model: ArrayModel, job: int, offsets: np.ndarray, is_write: n
         return plan, np.ones(n)
     if _coalesces(model, is_write):
         plan = _plan_coalesced(model, offsets, closed_form=not model.failed_members)
+    elif _coalesces_writes_of_mix(model, is_write):
+        plan = _plan_mixed(model, offsets, is_write)
     else:
         plan = plan_ios(model.geometry, is_write, offsets, np.full(n, bs, dtype=np.int64), model.failed_members)
     return plan, strips_spanned(offsets, bs, model.array.strip_bytes)
@@ -186,6 +188,36 @@ def _coalesces(model: ArrayModel, is_write: np.ndarray) -> bool:
     data_members = model.array.drives - parity_members(model.array.level)
     stripe = data_members * model.array.strip_bytes
     return -(-stripe // model.workload.bs) <= model.workload.iodepth
+
+
+def _coalesces_writes_of_mix(model: ArrayModel, is_write: np.ndarray) -> bool:
+    """Whether a mixed sequential stream's writes (a stream of their own, ``HostStream``) reach the
+    stripe cache as whole stripes: as ``_coalesces``, with the writes' share of the I/Os in flight."""
+    if model.workload.is_random or model.array.level not in (5, 6) or not is_write.any() or is_write.all():
+        return False
+    if not model.engine.stripe_cache or (model.failed_members and not model.engine.coalesces_degraded):
+        return False
+    data_members = model.array.drives - parity_members(model.array.level)
+    stripe = data_members * model.array.strip_bytes
+    return -(-stripe // model.workload.bs) <= model.workload.iodepth * float(is_write.mean())
+
+
+def _plan_mixed(model: ArrayModel, offsets: np.ndarray, is_write: np.ndarray) -> MemberIOPlan:
+    """A mixed sequential stream: its writes planned as their own coalesced stream, its reads one by
+    one, the two put back in the host I/Os' order."""
+    writes, reads = np.flatnonzero(is_write), np.flatnonzero(~is_write)
+    w_plan = _plan_coalesced(model, offsets[writes], closed_form=not model.failed_members)
+    r_plan = plan_ios(model.geometry, np.zeros(len(reads), dtype=bool), offsets[reads],
+                      np.full(len(reads), model.workload.bs, dtype=np.int64), model.failed_members)
+    n = len(offsets)
+    per_host = {}
+    for name in ("mode", "parity_bytes_computed", "stripes_touched"):
+        values = np.zeros(n, dtype=np.result_type(getattr(w_plan, name), getattr(r_plan, name)))
+        values[writes], values[reads] = getattr(w_plan, name), getattr(r_plan, name)
+        per_host[name] = values
+    member = {f: np.concatenate([getattr(w_plan, f), getattr(r_plan, f)]) for f in _PER_MEMBER_IO if f != "host_index"}
+    host = np.concatenate([writes[w_plan.host_index], reads[r_plan.host_index]]).astype(np.int64)
+    return MemberIOPlan(host_index=host, **member, **per_host)
 
 
 def _plan_coalesced(model: ArrayModel, offsets: np.ndarray, closed_form: bool = True) -> MemberIOPlan:

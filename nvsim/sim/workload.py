@@ -4,7 +4,9 @@ fio semantics kept: ``numjobs`` independent jobs, each with ``iodepth`` I/Os in 
 offsets uniform over the job's region, aligned to ``bs`` (``norandommap``: repeats allowed);
 sequential jobs start at ``offset + job * offset_increment``, step ``bs`` plus fio's
 ``rw=read:N`` skip (backwards when negative) and wrap within their region; ``rw=randread:N`` issues
-N I/Os one after the other from each random offset; the read/write choice of mixed jobs is a Bernoulli draw with ``rwmixread``.
+N I/Os one after the other from each random offset; the read/write choice of mixed jobs is a Bernoulli draw with ``rwmixread``;
+a mixed sequential job's reads and writes each keep their own position (fio's ``last_pos`` per
+direction), both from the job's start.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ class HostStream:
     region_bytes: int
     seed: int
     _next_sequential_bytes: int = 0
+    _next_write_bytes: int | None = None  # a mixed sequential job's writes: a position of their own
     _batches: int = 0
 
     @classmethod
@@ -56,6 +59,7 @@ class HostStream:
         """``count`` host I/Os: (offset_bytes int64, is_write bool)."""
         w = self.workload
         bs = w.bs
+        is_write = self._directions(count)
         if w.is_random:
             rng = named_rng(self.seed, "random offsets", self.job, self._batches)
             slots = self.region_bytes // bs
@@ -64,19 +68,36 @@ class HostStream:
             within = np.arange(count, dtype=np.int64)
             offsets = self.region_start_bytes + (draws[within // run] + within % run) % slots * bs
         else:
-            stride = bs + w.rw_skip_bytes  # fio's read:N skips N bytes after each I/O (N < 0: backwards)
-            steps = self._next_sequential_bytes + np.arange(count, dtype=np.int64) * stride
-            offsets = self.region_start_bytes + steps % self.region_bytes // SECTOR_BYTES * SECTOR_BYTES
-            self._next_sequential_bytes = int((self._next_sequential_bytes + count * stride) % self.region_bytes)
-        f = w.read_fraction
-        if f >= 1.0:
-            is_write = np.zeros(count, dtype=bool)
-        elif f <= 0.0:
-            is_write = np.ones(count, dtype=bool)
-        else:
-            is_write = named_rng(self.seed, "read-write mix", self.job, self._batches).random(count) >= f
+            offsets = self._sequential(count, is_write)
         self._batches += 1
         return offsets.astype(np.int64), is_write
+
+    def _directions(self, count: int) -> np.ndarray:
+        """Which of the next ``count`` I/Os write: a Bernoulli draw with ``rwmixread``."""
+        f = self.workload.read_fraction
+        if f >= 1.0:
+            return np.zeros(count, dtype=bool)
+        if f <= 0.0:
+            return np.ones(count, dtype=bool)
+        return named_rng(self.seed, "read-write mix", self.job, self._batches).random(count) >= f
+
+    def _sequential(self, count: int, is_write: np.ndarray) -> np.ndarray:
+        """Offsets of a sequential job: a mixed one's reads and writes each go on from where that
+        direction left off (fio's ``last_pos`` per direction), so its writes are a stream of their own."""
+        stride = self.workload.bs + self.workload.rw_skip_bytes  # fio's read:N skips N bytes (N < 0: backwards)
+        if not 0.0 < self.workload.read_fraction < 1.0:
+            steps = self._next_sequential_bytes + np.arange(count, dtype=np.int64) * stride
+            self._next_sequential_bytes = int((self._next_sequential_bytes + count * stride) % self.region_bytes)
+        else:
+            if self._next_write_bytes is None:  # both directions start where the job starts
+                self._next_write_bytes = self._next_sequential_bytes
+            writes = np.cumsum(is_write) - 1
+            reads = np.cumsum(~is_write) - 1
+            steps = np.where(is_write, self._next_write_bytes + writes * stride, self._next_sequential_bytes + reads * stride)
+            n_write = int(is_write.sum())
+            self._next_write_bytes = int((self._next_write_bytes + n_write * stride) % self.region_bytes)
+            self._next_sequential_bytes = int((self._next_sequential_bytes + (count - n_write) * stride) % self.region_bytes)
+        return self.region_start_bytes + steps % self.region_bytes // SECTOR_BYTES * SECTOR_BYTES
 
 
 MIX_DENOMINATOR_MAX = 100
