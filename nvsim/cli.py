@@ -216,15 +216,25 @@ def fio_command(
     (the command line's global options apply to the file's jobs too).
     """
     fidelity = _fidelity(fidelity)
+    arguments = nvsim.fio.parse_fio_arguments(ctx.args)  # as fio's parse_cmd_line: both option forms, fio's own options
+    if "version" in arguments.taken:
+        console.print(f"fio-{nvsim.fio.FIO_VERSION} (nvsim {nvsim.__version__}: simulated)", markup=False, highlight=False)
+        return
+    if "help" in arguments.taken:
+        console.print(ctx.get_help(), markup=False, highlight=False)
+        return
+    output_format = (arguments.taken.get("output-format") or [output_format])[-1]
+    output = Path(arguments.taken["output"][-1]) if output is None and "output" in arguments.taken else output
     if output_format not in ("json", "json+"):
         raise InputError("--output-format", f"unknown format {output_format!r}; allowed: json, json+")
-    files = [arg for arg in ctx.args if not arg.startswith("-")]
-    options = [arg for arg in ctx.args if arg.startswith("-")]
+    files, options = arguments.files, arguments.job_options
     if len(files) > 1:
         raise InputError("jobfile", f"one job file at a time, got {', '.join(files)}")
     if not files and not any(arg.startswith("--name=") for arg in options):
         raise InputError("jobfile", "give a fio job file or fio's job options with at least one --name=JOB")
     check_output_path(output, "--output")
+    for note in arguments.notes:
+        sys.stderr.write(f"note: {note}\n")
     catalog = nvsim.default_catalog()
     spec = nvsim.load_scenario(system, catalog)
     loss = None if nvsim.simulation.single_drive(spec) else nvsim.rebuild.data_loss_at_start(spec, catalog)
@@ -237,8 +247,11 @@ def fio_command(
     if files:
         text += nvsim.fio.read_jobfile_text(files[0])
     keywords = nvsim.fio.platform_keywords(catalog.platforms[spec.platform])  # $ncpus etc. of the simulated platform
-    parsed = nvsim.fio.parse_fio_jobfile(text, label, catalog=catalog, keywords=keywords)
+    parsed = nvsim.fio.parse_fio_jobfile(text, label, catalog=catalog, keywords=keywords,
+                                         sections=tuple(arguments.taken.get("section", ())) or None)
     fio_run.check_jobs(parsed, spec, catalog, fidelity, label)  # over the budget or off the array: refused first
+    if "parse-only" in arguments.taken:  # fio --parse-only: the jobs are read and checked, nothing runs
+        return
     for line in ([parsed.unmodelled_warning()] if parsed.unmodelled_warning() else []) + parsed.notes():
         sys.stderr.write(f"warning: {line}\n")
     runs = fio_run.simulate_jobs(parsed, spec, catalog, fidelity)
@@ -467,6 +480,24 @@ def main(argv: Optional[list[str]] = None) -> None:
     except _CLICK_ERROR as exc:
         sys.stderr.write("error: " + " ".join(exc.format_message().split()) + "\n")
         raise SystemExit(EXIT_INPUT_ERROR) from None
+
+
+FIO_SHIM_SYSTEM = "NVSIM_SYSTEM"
+FIO_SHIM_FIDELITY = "NVSIM_FIDELITY"
+
+
+def fio_main(argv: Optional[list[str]] = None) -> None:
+    """``nvsim-fio``: ``nvsim fio`` under fio's own calling convention, for tools that run ``fio``
+    (link it as ``fio`` first on PATH): the array from $NVSIM_SYSTEM (a scenario), the mode from
+    $NVSIM_FIDELITY (default event); every argument is fio's."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    system = os.environ.get(FIO_SHIM_SYSTEM, "").strip()
+    if not system:
+        sys.stderr.write(f"error: {FIO_SHIM_SYSTEM}: set it to the scenario whose array fio runs against "
+                         f"(e.g. {FIO_SHIM_SYSTEM}=scenarios/graid-gen5-raid6)\n")
+        raise SystemExit(EXIT_INPUT_ERROR)
+    fidelity = os.environ.get(FIO_SHIM_FIDELITY, "event").strip() or "event"
+    main(["fio", "--system", system, "--fidelity", fidelity, *argv])
 
 
 if __name__ == "__main__":

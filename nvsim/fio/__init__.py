@@ -12,6 +12,7 @@ this was one module.
 from __future__ import annotations
 
 from .expand import expand_value, platform_keywords
+from .argv import FioArguments, parse_fio_arguments
 from .jobfile import (BUFFERED_NOTE, MAX_LISTED_SIZES, STRIDED_ZONE_MIN_IOS, FileOpener, FioJob, FioJobFile,
                       load_fio_jobfile, local_file, parse_fio_jobfile, read_jobfile_text, shares_one_loop)
 from .json_report import FIO_PERCENTILES, fio_json_report, percentile_table
@@ -26,8 +27,8 @@ __all__ = [
     # the reader
     "FioJob", "FioJobFile", "FileOpener", "load_fio_jobfile", "parse_fio_jobfile", "read_jobfile_text", "local_file",
     "shares_one_loop", "BUFFERED_NOTE", "MAX_LISTED_SIZES", "STRIDED_ZONE_MIN_IOS",
-    # the writer
-    "workload_to_fio_section", "command_line_to_jobfile",
+    # the writer, and fio's command line
+    "workload_to_fio_section", "command_line_to_jobfile", "parse_fio_arguments", "FioArguments",
     # option tables and names
     "ALIASES", "BLOCK_IOENGINES", "FIO_DEFAULT_IOENGINE", "FIO_DEFAULT_RW", "FIO_RW_MODELLED", "FIO_RW_TRIM", "HOST_IO_FLAGS",
     "KEPT_OPTIONS", "MODELLED_OPTIONS", "REFUSED_DEFAULTS", "REFUSED_OPTIONS", "UNDERSTOOD_WITHOUT_EFFECT",

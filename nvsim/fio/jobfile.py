@@ -285,7 +285,8 @@ def read_jobfile_text(path: str | Path) -> str:
 
 
 def parse_fio_jobfile(text: str, path: str = "<jobfile>", *, catalog: Any = None, keywords: dict[str, int] | None = None,
-                      environ: Mapping[str, str] | None = None, open_file: FileOpener = local_file) -> FioJobFile:
+                      environ: Mapping[str, str] | None = None, open_file: FileOpener = local_file,
+                      sections: tuple[str, ...] | None = None) -> FioJobFile:
     """Parse fio job-file text; every job becomes a ``WorkloadSpec`` validated with ``catalog``.
 
     ``${VAR}`` is taken from ``environ`` (the process environment when None; ``NO_ENVIRONMENT``
@@ -293,8 +294,10 @@ def parse_fio_jobfile(text: str, path: str = "<jobfile>", *, catalog: Any = None
     ``keywords`` (``platform_keywords`` of the simulated platform; None: a keyword is an error), as
     fio expands them (``nvsim.fio.expand``). A trace the file names (``read_iolog``) is reached
     through ``open_file`` (``local_file``: fio's way; the dashboard passes its own, which opens
-    only what the client uploaded and the shipped examples)."""
-    sections = _sections(text, path, keywords, environ)
+    only what the client uploaded and the shipped examples). ``sections``: run only the job
+    sections of these names (fio's ``--section``; [global] sections always apply)."""
+    chosen = sections
+    sections = [s for s in _sections(text, path, keywords, environ) if s.is_global or chosen is None or s.name in chosen]
     jobs: list[FioJob] = []
     unmodelled: set[str] = set()
     global_entries: list[_Entry] = []

@@ -1,0 +1,43 @@
+"""A tool that runs `fio` runs against nvsim unchanged (`nvsim-fio`, docs/fio.md): cdmpy 0.3.2's
+call (`fio --ioengine posixaio --max-jobs=1 --output-format json JOBFILE`, its own job file) and
+the fields it reads from fio's JSON."""
+
+import json
+import os
+import subprocess
+import sys
+
+from conftest import ROOT
+
+JOBFILE = ROOT / "tests" / "data" / "fio" / "wrappers" / "cdmpy-0.3.2.jobfile"
+SHIM = "from nvsim.cli import fio_main; fio_main()"
+
+
+def fio(*argv, system: str | None = str(ROOT / "scenarios" / "graid-gen5-raid6")):
+    env = {k: v for k, v in os.environ.items() if k not in ("NVSIM_SYSTEM", "NVSIM_FIDELITY")}
+    if system is not None:
+        env.update(NVSIM_SYSTEM=system, NVSIM_FIDELITY="fluid")
+    return subprocess.run([sys.executable, "-c", SHIM, *argv], capture_output=True, text=True, env=env, cwd=ROOT)
+
+
+def test_cdmpys_call_gives_the_json_it_reads():
+    result = fio("--ioengine", "posixaio", "--max-jobs=1", "--output-format", "json", str(JOBFILE))
+    assert result.returncode == 0, result.stderr
+    assert "--max-jobs ignored" in result.stderr
+    info = {job.pop("jobname"): job for job in json.loads(result.stdout)["jobs"]}
+    sections = {line.strip()[1:-1] for line in JOBFILE.read_text().splitlines() if line.startswith("[")} - {"global"}
+    assert set(info) == sections  # cdmpy looks each of its jobs up by name
+    read = info["seq-read-1m-q8-t1"]["read"]
+    assert read["bw_bytes"] > 1e9 and read["iops"] > 0 and read["lat_ns"]["mean"] > 0
+    write = info["seq-write-1m-q8-t1"]["write"]
+    assert write["bw_bytes"] > 1e8
+
+
+def test_without_a_system_the_shim_says_what_to_set():
+    result = fio("--version", system=None)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "NVSIM_SYSTEM" in result.stderr
+
+
+def test_the_shim_answers_fios_version_question():
+    result = fio("--version")
+    assert result.returncode == 0 and result.stdout.startswith("fio-3.42")
