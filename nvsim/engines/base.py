@@ -200,6 +200,12 @@ class Engine:
         device = self.spec.device
         return device.max_read_bytes_per_s.value if device and device.max_read_bytes_per_s else None
 
+    def host_data_crosses_link(self) -> bool:
+        """Whether host data crosses the engine device's own link (a hardware card's; a GPU card's
+        where its driver moves written data through the GPU): its device's ``data_through_device``."""
+        device = self.spec.device
+        return bool(device and device.data_through_device)
+
     def device_bandwidth_label(self) -> str:
         return f"{self.spec.name} bandwidth limit"
 
