@@ -179,3 +179,24 @@ def test_rebuild_waf_is_a_plain_recovery_into_a_sequential_fill(catalog):
     assert record.raid_waf == 1.0
     assert record.waf_nand == pytest.approx(1.0)
     assert not math.isnan(record.waf_nand)
+
+
+def test_event_mode_holds_recon_prio_like_the_fluid_mode(catalog):
+    """The event mode gates the reconstruction's rows at recon_prio's share of its maximum rate, as
+    the fluid mode does, beside a host read load sharing the survivors."""
+    from nvsim.sim.event import simulate_event
+    from nvsim.sim.mixed import solve_state
+    reads = {"name": "r", "rw": "randread", "bs": "4k", "numjobs": 8, "iodepth": 16}
+    s = qlc_raid5(catalog, recon_prio=30, workloads=[reads], rebuild={"span_bytes": "2GiB"})
+    fluid = solve_state(s, s.workloads[0], catalog, rebuilding=0)
+    assert "recon_prio 30" in fluid.rebuild_limited_by
+    event = simulate_event(ArraySystem(s, s.workloads[0], catalog, failed_members=(0,)), rebuild_member=0,
+                           until_rebuilt=True, host_ios=20_000)
+    assert event.rebuild_bytes_per_s == pytest.approx(fluid.rebuild_bytes_per_s, rel=0.10)
+
+
+def test_same_seed_same_bits(catalog):
+    scenario = qlc_raid5(catalog, recon_prio=40, workloads=[RRW])
+    first = rebuild(catalog, scenario, WorkloadSpec(**RRW))[1]
+    again = rebuild(catalog, scenario, WorkloadSpec(**RRW))[1]
+    assert (first.rebuild_bytes_per_s, first.foreground_iops) == (again.rebuild_bytes_per_s, again.foreground_iops)
