@@ -155,3 +155,15 @@ def test_each_card_and_driver_combination_runs_in_its_shipped_scenario(catalog, 
     assert engine.device.gpu is not None and scenario.array.engine_settings["driver"] in engine.gpu_family.drivers
     result = fluid(catalog, scenario, scenario.workloads[0])
     assert result.write_iops > 0
+
+
+def test_bounds_name_the_gpu_link_only_where_written_data_crosses_it(catalog):
+    from nvsim.bounds import array_bounds
+    family = catalog.gpu_families[FAMILY]
+    through = family.drivers["1.x"].model_copy(update={"write_data_path": "through_gpu"})
+    changed = family.model_copy(update={"drivers": {**family.drivers, "through": through}})
+    spec = catalog.engines["graid-supremeraid-sr1000"].model_copy(update={"gpu_family": changed})
+    trial = dataclasses.replace(catalog, engines={**catalog.engines, spec.name: spec})
+    text = str(array_bounds(array(trial, spec.name, "through", SEQWRITE), trial))
+    assert "written data through the GPU" in text
+    assert "written data through the GPU" not in str(array_bounds(array(trial, spec.name, "1.x", SEQWRITE), trial))
