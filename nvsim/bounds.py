@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 
 from .array_capacity import Capacity, capacity
 from .catalog import Catalog, default_catalog
+from .engines import build_engine
 from .links import attachment, drive_link, engine_link, switch_bytes_per_s, switch_uplink
 from .platform import PlatformModel
 from .raid import full_stripe_write_bytes_per_host_byte, small_write_ops
@@ -174,6 +175,10 @@ def _add_card_limits(limits: dict[str, list[Limit]], scenario: ScenarioSpec, cat
         limits[RANDOM_READ].append(Limit(name, card_link.nvme_iops(RANDOM_IO_BYTES, True)))
         limits[RANDOM_WRITE].append(Limit(name, card_link.nvme_iops(RANDOM_IO_BYTES, False)))
         limits[SEQUENTIAL_READ].append(Limit(name, card_link.nvme_data_bytes_per_s(SEQUENTIAL_BOUND_TRANSFER_BYTES, True)))
+        limits[SEQUENTIAL_WRITE].append(Limit(name, card_link.nvme_data_bytes_per_s(SEQUENTIAL_BOUND_TRANSFER_BYTES, False)))
+    elif card_link is not None and build_engine(engine, scenario.array.engine_settings).host_data_crosses_link():
+        name = f"{label} link {card_link.name} (written data through the GPU)"  # a GPU driver's write path
+        limits[RANDOM_WRITE].append(Limit(name, card_link.nvme_iops(RANDOM_IO_BYTES, False)))
         limits[SEQUENTIAL_WRITE].append(Limit(name, card_link.nvme_data_bytes_per_s(SEQUENTIAL_BOUND_TRANSFER_BYTES, False)))
 
 

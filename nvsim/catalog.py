@@ -32,10 +32,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from .errors import InputError, from_validation_error, suggestion_text
 from .engines import Engine, engine_class, engine_parameters
 from .engines.card import complete_card, scaled_family
+from .engines.gpu import complete_gpu
 from .loader import load_yaml
 from .ssd.family import DriveFamilySpec, SkuFieldError, complete_sku
 from .ssd.nand import check_generation, check_type, complete_drive, complete_family
-from .specs import (BackplaneSpec, CardFamilySpec, Cited, DriveSpec, EngineSpec, HostIoSpec, NandGenerationSpec, NandTypeSpec,
+from .specs import (BackplaneSpec, CardFamilySpec, Cited, GpuFamilySpec, DriveSpec, EngineSpec, HostIoSpec, NandGenerationSpec, NandTypeSpec,
                     OltpProfileSpec, PcieGenerationSpec, PlatformSpec, RetimerSpec, SwitchSpec)
 
 _SOURCE_TREE_MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -50,6 +51,7 @@ SECTIONS: dict[str, type[BaseModel]] = {
     "links": PcieGenerationSpec,
     "platforms": PlatformSpec,
     "card_families": CardFamilySpec,
+    "gpu_families": GpuFamilySpec,
     "engines": EngineSpec,
     "host_io": HostIoSpec,
     "oltp": OltpProfileSpec,
@@ -108,6 +110,7 @@ class Catalog:
     links: dict[str, PcieGenerationSpec] = field(default_factory=dict)
     platforms: dict[str, PlatformSpec] = field(default_factory=dict)
     card_families: dict[str, CardFamilySpec] = field(default_factory=dict)
+    gpu_families: dict[str, GpuFamilySpec] = field(default_factory=dict)
     engines: dict[str, EngineSpec] = field(default_factory=dict)
     host_io: dict[str, HostIoSpec] = field(default_factory=dict)
     oltp: dict[str, OltpProfileSpec] = field(default_factory=dict)
@@ -148,13 +151,16 @@ class Catalog:
         sections = {section: dict(getattr(self, section)) for section in SECTIONS}
         for (section, entry), fields in changes.items():
             sections[section][entry] = _with_cited_values(sections[section][entry], fields, self.files.get(entry))
-        for (section, family), fields in changes.items():  # a card family's values reach its SKUs
-            if section != "card_families":
+        for (section, family), fields in changes.items():  # a card or GPU family's values reach its SKUs
+            if section not in ("card_families", "gpu_families"):
                 continue
             shared = sections[section][family].parameters
             for name, engine in sections["engines"].items():
                 if engine.family == family:
-                    sections["engines"][name] = engine.model_copy(update={"parameters": {**engine.parameters, **shared}})
+                    update = {"parameters": {**engine.parameters, **shared}}
+                    if section == "gpu_families":
+                        update["gpu_family"] = sections[section][family]
+                    sections["engines"][name] = engine.model_copy(update=update)
         return Catalog(**sections, bibliography=dict(self.bibliography), files=dict(self.files))
 
     def engine_class(self, name: str) -> type[Engine]:
@@ -288,10 +294,18 @@ def _with_card_family(catalog: Catalog, raw: Any, path: Path) -> Any:
     if not isinstance(raw, dict) or raw.get("family") is None:
         return raw
     name = raw["family"]
+    if isinstance(name, str) and name in catalog.gpu_families:
+        try:
+            return complete_gpu(raw, catalog.gpu_families[name])
+        except ValueError as exc:
+            field_name, _, message = str(exc).partition(": ")
+            raise InputError(field_name, message, source=str(path)) from None
     if not isinstance(name, str) or name not in catalog.card_families:
         known = ", ".join(sorted(catalog.card_families)) or "none"
-        raise InputError("family", f"unknown card family {name!r}{suggestion_text(str(name), catalog.card_families)} "
-                                   f"(models/card_families/); allowed: {known}", source=str(path))
+        known = ", ".join(sorted({**catalog.card_families, **catalog.gpu_families})) or "none"
+        raise InputError("family", f"unknown card or GPU family {name!r}"
+                                   f"{suggestion_text(str(name), {**catalog.card_families, **catalog.gpu_families})} "
+                                   f"(models/card_families/, models/gpu_families/); allowed: {known}", source=str(path))
     try:
         return complete_card(raw, catalog.card_families[name])
     except ValueError as exc:
@@ -313,6 +327,12 @@ def _with_family(catalog: Catalog, raw: Any, path: Path) -> Any:
     if not isinstance(raw, dict) or raw.get("family") is None:
         return raw
     name = raw["family"]
+    if isinstance(name, str) and name in catalog.gpu_families:
+        try:
+            return complete_gpu(raw, catalog.gpu_families[name])
+        except ValueError as exc:
+            field_name, _, message = str(exc).partition(": ")
+            raise InputError(field_name, message, source=str(path)) from None
     if not isinstance(name, str):
         raise InputError("family", f"must name one drive family of models/families/ (a string), got a "
                                    f"{type(name).__name__}; allowed: {', '.join(sorted(catalog.families)) or 'none'}",

@@ -197,7 +197,7 @@ ENGINE_FITS: tuple[EngineFit, ...] = (
               (f"{G6}/sr1010-randread-cpu", f"{G6}/sr1010-seqread-cpu"),
               "fio's own CPU per I/O and per page: the two SupremeRAID read CPU figures, where the engine adds "
               "no host work", ((0.05, 20.0), (0.001, 2.0))),
-    EngineFit("engines", "graid-supremeraid-sr1010", ("gpu_stripe_us", "gpu_parity_block_us", "driver_member_page_us"),
+    EngineFit("gpu_families", "graid-supremeraid", ("gpu_stripe_us", "gpu_parity_block_us", "driver_member_page_us"),
               (f"{G6}/sr1010-randwrite-iops", f"{G5}/seed004-sr1010-randwrite-iops", f"{G6}/sr1010-randwrite-cpu"),
               "GPU time per stripe update (RAID6 and RAID5 small writes separate the per-parity part) and the "
               "driver's CPU per member page a host write reads or writes", ((0.01, 10.0), (0.0, 10.0), (0.0, 10.0))),
@@ -222,7 +222,7 @@ ENGINE_FITS: tuple[EngineFit, ...] = (
               "the database's CPU per transaction, the client's round trips, and the CPU lost per runnable thread "
               "beyond the hardware threads: SupremeRAID RAID10 in the optimal state, where the engine adds least",
               ((100.0, 20000.0), (0.0, 20000.0), (0.0, 5.0))),
-    EngineFit("engines", "graid-supremeraid-sr1010", ("rebuild_share",),
+    EngineFit("gpu_families", "graid-supremeraid", ("rebuild_share",),
               (f"{MY}/sr-raid10-rebuild-speed", f"{MY}/sr-raid6-rebuild-speed"),
               "the share of its busiest drive's time the card paces its rebuild to at its default rebuild "
               "priority, while host I/O runs", ((0.01, 0.95),)),

@@ -96,6 +96,9 @@ class RebuildThrottle:
     * ``floor_bytes_per_s`` and ``window_bytes``: md_do_sync on a busy array -- below the floor
       (``speed_limit_min``) it never waits; above it, every ``window_bytes`` of progress it waits
       until its requests in flight have all completed before issuing more;
+    * ``alone_share``: a rate, that share of the rate the rebuild reaches with the array to itself
+      (its maximum rate: xiRAID's ``recon_prio``), idle or loaded; under host I/O its requests in
+      flight also wait in the queues they share with the host's, so it may run below that;
     * none of them: the rebuild keeps its requests in flight and takes what the queues give it.
     """
 
@@ -104,6 +107,7 @@ class RebuildThrottle:
     floor_bytes_per_s: float | None = None
     window_bytes: float | None = None
     paced_over: str = "drives"  # the stations the share is of: "drives", or "all" (a card's own server too)
+    alone_share: float | None = None
     why: str = ""
 
     @property
@@ -195,6 +199,12 @@ class Engine:
         its advertised read bandwidth (a GPU card's), None where it has none."""
         device = self.spec.device
         return device.max_read_bytes_per_s.value if device and device.max_read_bytes_per_s else None
+
+    def host_data_crosses_link(self) -> bool:
+        """Whether host data crosses the engine device's own link (a hardware card's; a GPU card's
+        where its driver moves written data through the GPU): its device's ``data_through_device``."""
+        device = self.spec.device
+        return bool(device and device.data_through_device)
 
     def device_bandwidth_label(self) -> str:
         return f"{self.spec.name} bandwidth limit"

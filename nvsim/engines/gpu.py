@@ -1,7 +1,8 @@
 """GPU RAID (SupremeRAID-like): off the data path, parity on the GPU.
 
 * Reads: data moves drive -> host memory directly; the GPU handles each host command
-  (``1 / max_read_iops`` of the card's datasheet per host I/O) and the card's advertised read
+  (``1 / max_read_iops`` of the card's datasheet per host I/O; a card that states none: the
+  family's reference card's, scaled by the GPUs' compute) and the card's advertised read
   bandwidth is a rate limit (``max_read_bytes_per_s``).
 * Writes: the host driver issues the member I/Os of a host write -- the reads of old data and
   parity (read-modify-write, or the survivors when degraded) as well as the writes --
@@ -9,11 +10,18 @@
   update per stripe touched: ``gpu_stripe_us`` plus
   ``gpu_parity_block_us`` per parity block (1 for RAID5, 2 for RAID6), after the old data and
   parity are read (read-modify-write) when the stripe is not written whole.
-* Written data is not sent over the GPU's own link: seed 000's 134 GB/s of RAID6 writes is about
-  ten times what a PCIe 4.0 x8 link carries, so the model charges the GPU per stripe, not per byte
-  (docs/models/engines.md).
+* The card is a **family** (models/gpu_families/) and SKUs: the family states its costs on a
+  reference GPU; a SKU's GPU (``device.gpu``, NVIDIA's figures) scales them -- the per-stripe
+  work with the GPU's single-precision compute, the parity blocks (streamed through GPU memory)
+  with its memory bandwidth (``GpuCosts``).
+* The driver version (``array.engine_settings.driver``, default the family's) sets the write data
+  path -- ``peer_to_peer``: written data is not sent over the GPU's own link (seed 000's 134 GB/s
+  of RAID6 writes is about ten times what the SR-1010's PCIe 4.0 x8 link carries); ``through_gpu``:
+  every written byte crosses the GPU card's link (``device_down_bytes``) -- and its factors on the
+  GPU's time per stripe update and per degraded-read reconstruction (the 2.x driver's redesigned
+  parity pipeline, from its release notes).
 * Degraded reads that need the missing member: one GPU reconstruction per stripe touched
-  (``gpu_stripe_us`` + ``gpu_parity_block_us``) after the survivors are read.
+  (``gpu_stripe_us`` + ``gpu_parity_block_us``, scaled as above) after the survivors are read.
 * Rebuild: the card reads the survivors and writes the new member itself, ``rebuild_io_kib`` per
   request, ``gpu_parity_block_us`` per stripe row reconstructed (rows are batched: no per-stripe
   set-up). While host I/O runs it paces the rebuild to ``rebuild_share`` of the busy time of the
@@ -27,12 +35,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cached_property
+
 import numpy as np
+from pydantic import Field
 
 from ..constants import PAGE_BYTES
+from ..errors import InputError
 from ..raid import parity_members
-from ..specs import Cited
-from .base import Engine, EngineParameters, EngineServer, EngineWork, per_host_sum
+from ..specs import Cited, GpuFamilySpec
+from .base import Engine, EngineParameters, EngineServer, EngineSettings, EngineWork, per_host_sum
 
 
 class GpuParameters(EngineParameters):
@@ -47,34 +60,126 @@ class GpuParameters(EngineParameters):
     rebuild_share: Cited[float]
 
 
+class GpuSettings(EngineSettings):
+    """What a scenario sets for a GPU RAID card: its driver version (one of its family's)."""
+
+    driver: str | None = Field(default=None, description="the driver version (one of the card family's drivers; "
+                                                         "default: the family's default_driver)")
+
+
+@dataclass(frozen=True)
+class GpuCosts:
+    """A GPU card's costs (seconds) and how its GPU and driver set them."""
+
+    command_s: float
+    stripe_update_s: float  # fixed per stripe update (scaled by compute)
+    parity_block_s: float  # per parity block (scaled by memory bandwidth)
+    write_factor: float  # the driver's factor on a write's stripe update
+    degraded_factor: float  # the driver's factor on a degraded read's reconstruction
+    through_gpu: bool  # written data crosses the card's link
+    driver: str
+    why: str
+
+
 class GpuEngine(Engine):
     Parameters = GpuParameters
+    Settings = GpuSettings
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        family = self.spec.gpu_family
+        wanted = self.settings.driver
+        if wanted is not None and (family is None or wanted not in family.drivers):
+            known = ", ".join(family.drivers) if family is not None else "none (the card names no GPU family)"
+            raise InputError("array.engine_settings.driver", f"{self.spec.name} has no driver {wanted!r}; allowed: {known}")
 
     def own_server(self) -> EngineServer:
         return EngineServer(f"GPU ({self.spec.device.product})" if self.spec.device else "GPU", 1, on_host_cpu=False)
+
+    @cached_property
+    def costs(self) -> GpuCosts:
+        return gpu_costs(self.spec, self.v, self.settings.driver)
+
+    def host_data_crosses_link(self) -> bool:
+        """Written data crosses the GPU card's link where its driver moves it through the GPU."""
+        return self.costs.through_gpu
 
     def work(self, plan, is_write, chunks, host_bytes, level) -> EngineWork:
         n = len(is_write)
         out = self.empty_work(plan, n, host_bytes)
         p = self.v
-        device = self.spec.device
-        command_s = 1.0 / device.max_read_iops.value if device and device.max_read_iops else 0.0
+        costs = self.costs
         parities = parity_members(level)
         # a host write's member pages, read (RMW, reconstruction) or written: seed 000's sequential
         # RAID6 writes, which read nothing, cost the host half what a cost per page written predicts
         member_pages = per_host_sum(plan.length_bytes / PAGE_BYTES, plan.host_index, n)
         out.submit_cpu_ref_s = np.where(is_write, p.driver_member_page_us * 1e-6 * member_pages, 0.0)
-        out.pre_s = np.full(n, command_s)
-        stripe_s = 1e-6 * (p.gpu_stripe_us + p.gpu_parity_block_us * parities)
-        out.mid_s = np.where(is_write & (parities > 0), stripe_s * plan.stripes_touched, 0.0)
+        out.pre_s = np.full(n, costs.command_s)
+        stripe_s = costs.stripe_update_s + costs.parity_block_s * parities
+        out.mid_s = np.where(is_write & (parities > 0), costs.write_factor * stripe_s * plan.stripes_touched, 0.0)
         out.device_read_bytes = np.where(is_write, 0.0, float(host_bytes))
+        if costs.through_gpu:
+            out.device_down_bytes = np.where(is_write, float(host_bytes), 0.0)
         if self.degraded and parities > 0:
             rebuilt = (plan.mode == 1) & ~is_write  # DEGRADED_READ
-            out.mid_s = np.where(rebuilt, stripe_s * plan.stripes_touched, out.mid_s)
+            out.mid_s = np.where(rebuilt, costs.degraded_factor * stripe_s * plan.stripes_touched, out.mid_s)
         return out
 
     def rebuild_work(self, plan, n, rows_per_step, level) -> EngineWork:
         out = self.empty_work(plan, n, 0)
-        p = self.v
-        out.mid_s = np.full(n, p.gpu_parity_block_us * 1e-6 * rows_per_step if level in (5, 6) else 0.0)
+        out.mid_s = np.full(n, self.costs.parity_block_s * rows_per_step if level in (5, 6) else 0.0)
         return out
+
+
+def gpu_costs(spec, values, driver: str | None) -> GpuCosts:
+    """A GPU card's costs from its family's values on the reference GPU, its own GPU's figures
+    (per stripe update: the reference's compute over its own; per parity block: the reference's
+    memory bandwidth over its own), its advertised command rate (else the reference card's, scaled
+    by compute) and its driver version's write path and factors."""
+    device = spec.device
+    family: GpuFamilySpec | None = spec.gpu_family
+    gpu = device.gpu if device is not None else None
+    compute, memory = 1.0, 1.0
+    why = []
+    if family is not None and gpu is not None:
+        ref = family.reference_gpu
+        compute = ref.fp32_tflops.value / gpu.fp32_tflops.value
+        memory = ref.memory_bytes_per_s.value / gpu.memory_bytes_per_s.value
+        why.append(f"{gpu.product}: compute x{1 / compute:.2f}, memory bandwidth x{1 / memory:.2f} of the {ref.product}")
+    if device is not None and device.max_read_iops is not None:
+        command = 1.0 / device.max_read_iops.value
+    elif family is not None:
+        command = compute / family.reference_max_read_iops.value
+        why.append("command rate: the reference card's, scaled by compute")
+    else:
+        command = 0.0
+    version = driver or (family.default_driver if family is not None else "")
+    spec_driver = family.drivers.get(version) if family is not None else None
+    write_factor = spec_driver.stripe_update_factor.value if spec_driver and spec_driver.stripe_update_factor else 1.0
+    degraded_factor = spec_driver.degraded_read_factor.value if spec_driver and spec_driver.degraded_read_factor else 1.0
+    through = spec_driver is not None and spec_driver.write_data_path == "through_gpu"
+    if version:
+        why.append(f"driver {version}: {spec_driver.write_data_path if spec_driver else 'peer_to_peer'}")
+    return GpuCosts(command, 1e-6 * values.gpu_stripe_us * compute, 1e-6 * values.gpu_parity_block_us * memory,
+                    write_factor, degraded_factor, through, version, "; ".join(why))
+
+
+def complete_gpu(raw: dict, family: GpuFamilySpec) -> dict:
+    """A GPU RAID SKU's mapping completed from its family: kind, vendor, levels, the family (its
+    reference GPU and drivers) and its parameters. A SKU may not restate a family parameter."""
+    out = dict(raw)
+    out.setdefault("engine_kind", "gpu")
+    out.setdefault("vendor", family.vendor)
+    out.setdefault("levels", list(family.levels))
+    out["gpu_family"] = family.model_dump()
+    own = dict(out.get("parameters") or {})
+    again = sorted(set(own) & set(family.parameters))
+    if again:
+        raise ValueError(f"parameters.{again[0]}: is the family's ({family.name}); a SKU may not restate it")
+    out["parameters"] = {**{k: v.model_dump() for k, v in family.parameters.items()}, **own}
+    device = out.get("device")
+    if isinstance(device, dict):
+        device = dict(device)
+        device.setdefault("data_through_device", False)  # the drives hang on the host, not on the GPU
+        out["device"] = device
+    return out

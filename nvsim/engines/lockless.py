@@ -10,17 +10,22 @@ Reconstruction (xiRAID Classic's ``recon``; docs/models/rebuild.md, "xiRAID"):
 
 * stripe-wise: a request rebuilds one stripe row of the replaced member -- it reads the row's
   strip from every surviving member, computes the missing strip, writes it (one strip per member:
-  ``strip_bytes``);
-* spread over cores like the data path: ``rebuild_threads`` threads, each keeping
-  ``rebuild_rows_per_thread`` stripe rows in flight; each row costs its thread
-  ``request_cpu_us``, ``member_io_us`` per member I/O and the parity over the survivors' bytes at
-  ``parity_gen_gb_per_s`` (the same per-core AVX rate as a host write's parity);
-* ``recon_prio`` (``xicli raid create/modify --recon_prio``, 0..100 %, default 100, the scenario's
-  ``array.engine_settings``): while host I/O runs the reconstruction is paced to that share of the
-  busy time of the drive it loads most (``array.rebuild.priority`` scales it as for every vendor
-  engine); on an idle array it runs at the rate its requests in flight, its threads and the drives
-  allow. nvsim takes 1..100: at 0 xiRAID reconstructs only an idle array, which a rebuild under a
-  steady load never finishes.
+  ``strip_bytes``, the array's strip, ``xicli raid create --strip_size``);
+* on host cores, like the data path: ``recon_threads`` threads (a setting; default the catalog's
+  ``rebuild_threads``), each keeping ``recon_rows_per_thread`` stripe rows in flight (default
+  ``rebuild_rows_per_thread``); each row costs its thread ``request_cpu_us``, ``member_io_us`` per
+  member I/O and the parity over the survivors' bytes at ``parity_gen_gb_per_s`` (the same
+  per-core AVX rate as a host write's parity). The threads run on the host's CPUs, the
+  application's too: the solvers give them only the CPUs the application's threads leave
+  (``nvsim.sim.foreground.FioLoad.servers``, ``nvsim.sim.oltp_load``), and a database's threads
+  lose what they take;
+* its rows in flight wait in the survivors' queues beside the host's reads: nothing raises them
+  to hold a share under load, so a host read load slows it;
+* ``recon_prio`` (``xicli raid create/modify --recon_prio``, "reconstruction priority in %,
+  0..100 (maximum rate of reconstruction), default 100"): the reconstruction runs at most at that
+  share of its maximum rate, the rate it reaches with the array to itself
+  (``RebuildThrottle.alone_share``), idle or loaded; ``array.rebuild.priority`` scales it as for
+  every vendor engine (capped at 100%). nvsim takes 1..100: at 0 the reconstruction would not run.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ import numpy as np
 from pydantic import Field
 
 from ..specs import Cited, RebuildSpec
-from .base import PACED_SHARE_MAX, PRIORITY_SCALE, Engine, EngineParameters, EngineSettings, EngineWork, per_host_sum
+from .base import PRIORITY_SCALE, Engine, EngineParameters, EngineSettings, EngineWork, RebuildThrottle, per_host_sum
 
 
 class LocklessParameters(EngineParameters):
@@ -48,8 +53,14 @@ class LocklessSettings(EngineSettings):
     """What a scenario sets for xiRAID (``xicli raid create/modify``)."""
 
     recon_prio: int = Field(default=100, ge=1, le=100,
-                            description="reconstruction priority in % (xicli --recon_prio; 0, rebuild only when idle, "
-                                        "is not modelled)")
+                            description="reconstruction priority in % of its maximum rate (xicli --recon_prio; "
+                                        "0, no reconstruction, is not modelled)")
+    recon_threads: int | None = Field(default=None, ge=1, le=256,
+                                      description="host threads the reconstruction runs on (default: the catalog's "
+                                                  "rebuild_threads)")
+    recon_rows_per_thread: int | None = Field(default=None, ge=1, le=1024,
+                                              description="stripe rows each reconstruction thread keeps in flight "
+                                                          "(default: the catalog's rebuild_rows_per_thread)")
 
 
 class LocklessCpuEngine(Engine):
@@ -70,21 +81,32 @@ class LocklessCpuEngine(Engine):
         return out
 
     def rebuild_threads(self) -> int:
-        """The cores the reconstruction runs on (``rebuild_threads``)."""
-        return max(1, int(round(self.v.rebuild_threads)))
+        """The host threads the reconstruction runs on (``recon_threads``, else ``rebuild_threads``)."""
+        stated = self.settings.recon_threads
+        return int(stated) if stated is not None else max(1, int(round(self.v.rebuild_threads)))
+
+    def rows_per_thread(self) -> int:
+        stated = self.settings.recon_rows_per_thread
+        return int(stated) if stated is not None else max(1, int(round(self.v.rebuild_rows_per_thread)))
 
     def rebuild_settings(self, level: int, priority: str) -> tuple[int, float]:
         """(one strip: a stripe row of the replaced member, rows in flight over all its threads).
-        ``priority`` acts through the paced share (``rebuild_throttle``), not the rows in flight."""
-        return int(self.strip_bytes), float(self.rebuild_threads() * max(1.0, self.v.rebuild_rows_per_thread))
+        ``priority`` acts through ``recon_prio``'s rate (``rebuild_throttle``), not the rows in flight."""
+        return int(self.strip_bytes), float(self.rebuild_threads() * self.rows_per_thread())
 
-    def rebuild_share(self, priority: str) -> float:
-        """``recon_prio`` as a share of the busiest drive's time, scaled by the scenario's priority."""
-        return min(PACED_SHARE_MAX, self.settings.recon_prio / 100.0 * PRIORITY_SCALE[priority])
+    def recon_share(self, priority: str) -> float:
+        """``recon_prio`` as a share of the reconstruction's maximum rate, scaled by the priority."""
+        return min(1.0, self.settings.recon_prio / 100.0 * PRIORITY_SCALE[priority])
+
+    def rebuild_throttle(self, limits: RebuildSpec, loaded: bool) -> RebuildThrottle:
+        """``recon_prio`` below 100%: at most that share of the rate the reconstruction reaches with
+        the array to itself, idle or loaded; at 100% nothing but the queues it shares holds it."""
+        share = self.recon_share(limits.priority)
+        if share >= 1.0:
+            return RebuildThrottle()
+        return RebuildThrottle(alone_share=share, why=f"{self.priority_label(limits)}: {100 * share:.0f}% of")
 
     def priority_label(self, limits: RebuildSpec) -> str:
-        """While host I/O runs ``recon_prio`` paces the reconstruction (``Engine.rebuild_throttle``);
-        an idle array's reconstruction is held back by nothing."""
         return f"xiRAID recon_prio {self.settings.recon_prio} (rebuild priority {limits.priority})"
 
     def rebuild_work(self, plan, n, rows_per_step, level) -> EngineWork:

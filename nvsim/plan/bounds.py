@@ -121,12 +121,14 @@ def _throughput_bounds(spec: PlanSpec, cands: Candidates, catalog: Catalog, verd
 def rebuild_throttles(axes: Axes, catalog: Catalog, loaded: bool) -> tuple[np.ndarray, np.ndarray]:
     """Per engine of the axes, through ``Engine.rebuild_throttle`` at the scenario default
     ``RebuildSpec``: the rate its rebuild never passes (md's speed_limit_max; inf: none) and the
-    share of a drive's busy time a paced rebuild takes (a vendor's priority, under load; 1: none)."""
+    share of a drive's busy time a paced rebuild takes (a vendor's priority, under load), or of its
+    maximum rate (xiRAID's recon_prio: never faster than that share of the drive); 1: none."""
     limits, shares = [], []
     for name in axes.engines:
         throttle = build_engine(catalog.engines[name], None).rebuild_throttle(RebuildSpec(), loaded)
         limits.append(throttle.limit_bytes_per_s if throttle.limit_bytes_per_s is not None else np.inf)
-        shares.append(throttle.share if throttle.paced else 1.0)
+        shares.append(throttle.share if throttle.paced else
+                      throttle.alone_share if throttle.alone_share is not None else 1.0)
     return np.asarray(limits, float), np.asarray(shares, float)
 
 

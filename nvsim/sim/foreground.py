@@ -91,7 +91,8 @@ def cpu_percent(system: ArraySystem, net, sol) -> float:
 class FioLoad:
     """A fio job as the foreground class: its I/Os in flight, one cycle per host I/O."""
 
-    other_busy = 0.0
+    other_busy = 0.0  # host CPUs kept busy by the engine's own threads (not the jobs')
+    job_busy = 0.0  # host CPUs the jobs keep busy (the last iterate's, set by the state's solve)
 
     def __init__(self, scenario, workload, catalog, missing, seed, idle=False):
         self.idle = idle
@@ -112,7 +113,16 @@ class FioLoad:
         return demand, unloaded_latency_s(system, self.batches), 0.0 if self.idle else float(w.numjobs * w.iodepth)
 
     def servers(self, net):
-        return net.servers
+        """The stations' servers; the engine's rebuild threads run on the host CPUs the jobs leave
+        (xiRAID's reconstruction threads are host threads: with every CPU busy with a job they
+        share the jobs' cores), at least one."""
+        servers = net.servers
+        i = net.index("rebuild_thread")
+        spare = float(self.system.logical_cpus) - self.job_busy
+        if spare < servers[i]:
+            servers = servers.copy()
+            servers[i] = max(1.0, spare)
+        return servers
 
     def open_utilisation(self, net, x):
         return np.zeros(len(net))

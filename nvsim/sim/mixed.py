@@ -84,6 +84,14 @@ def paced_rate_bytes_per_s(rb: RebuildClass, net, share: float, over: str = "dri
     return share / per_request[j] * rb.step_bytes, net.labels[j]
 
 
+def alone_rate_bytes_per_s(rb: RebuildClass, net) -> float:
+    """The rate the rebuild reaches with the array to itself: its requests in flight alone on the
+    network's stations (an engine's maximum rebuild rate, which xiRAID's ``recon_prio`` is a share of)."""
+    sol = solve_network(rb.demand_s[None, :], net.servers, np.array([rb.inflight]), np.array([rb.base_s]),
+                        wait_scale=rb.wait_scale[None, :], visits=rb.visits[None, :])
+    return float(sol.throughput[0]) * rb.step_bytes
+
+
 SOLVE_ITERATIONS = 400
 """Fixed-point iterations of one state's solve (the hardest published state settles in under 30)."""
 
@@ -111,6 +119,10 @@ def rebuild_stages(system: ArraySystem, rb: RebuildClass, net, loaded: bool) -> 
     one window's requests (kept if its rate stays above the floor), else held at the floor."""
     throttle = system.engine.rebuild_throttle(system.array.rebuild, loaded)
     limit = throttle.limit_bytes_per_s if throttle.limit_bytes_per_s is not None else math.inf
+    if throttle.alone_share is not None:
+        alone = alone_rate_bytes_per_s(rb, net)
+        return [RebuildStage(rb.inflight, min(throttle.alone_share * alone, limit),
+                             f"{throttle.why} its maximum rate ({alone / 1e6:,.0f} MB/s with the array to itself)")]
     if throttle.paced:
         rate, station = paced_rate_bytes_per_s(rb, net, throttle.share, throttle.paced_over)
         paced = math.isfinite(rate)
@@ -288,10 +300,14 @@ def _settle(load, net, demands, rb: RebuildClass | None, stage: RebuildStage | N
             last_step = step
             x_open += weight * step
         open_u = np.minimum(0.999, load.open_utilisation(net, x_open))
-        if system.engine_on_host_cpu:  # md's threads take host CPUs from the database's threads
-            other = sol.utilisation[net.index("engine")] * net.servers[net.index("engine")] \
-                + sol.utilisation[net.index("rebuild_thread")]
-            load.other_busy = 0.5 * load.other_busy + 0.5 * float(other)
+        # the engine's threads on the host (md's raid5d and resync, xiRAID's reconstruction threads)
+        # take host CPUs from the application's threads
+        servers_now = load.servers(net)
+        rebuild_cpus = sol.utilisation[net.index("rebuild_thread")] * servers_now[net.index("rebuild_thread")]
+        other = rebuild_cpus + (sol.utilisation[net.index("engine")] * net.servers[net.index("engine")]
+                                if system.engine_on_host_cpu else 0.0)
+        load.other_busy = 0.5 * load.other_busy + 0.5 * float(other)
+        load.job_busy = float(sol.utilisation[net.index("cores")] * servers_now[net.index("cores")])
         if cycle is not None:
             cycle.update(float(sol.throughput[0]))
         sol = solve(k, open_u)

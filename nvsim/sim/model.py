@@ -163,7 +163,7 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
     device = engine_spec.device
     link = memo.recall(memo.engine_links, (id(catalog), array.engine, scenario.platform), engine_link, engine_spec,
                        platform_spec, catalog, owner=catalog, limit=PER_CATALOG_LIMIT) if device else None
-    device_link = link if device and device.data_through_device else None
+    device_link = link if device and engine.host_data_crosses_link() else None
     device_read = engine.device_bandwidth_bytes_per_s()
     server = engine.server
     facts = fabric.ArrayFacts(  # positional, in ArrayFacts' order: a sweep builds thousands

@@ -24,7 +24,7 @@ from ..units import format_bytes_decimal, parse_bytes, parse_bytes_per_s, parse_
 from .base import (MAX_BYTES, PCIE_GENERATIONS, PCIE_LINK_WIDTHS, PRICE_DATE, SECTOR_BYTES, ZERO_ALLOWED_PREFIXES, Basis,
                    Bytes, BytesPerS, Cited, Count, PhysicalNumbers, PriceKind, Seconds, Spec, T, _bounded_bytes, _catalog,
                    _cited_number, _finite, _known_name, _link_width, _pcie_generation, _positive, _price_together)
-from .devices import (BackplaneSpec, CardFamilySpec, CardFirmwareSpec, EngineDeviceSpec, EngineSpec, HostIoOption, HostIoSpec, OltpProfileSpec, RetimerSpec,
+from .devices import (BackplaneSpec, CardFamilySpec, GpuDriverSpec, GpuFamilySpec, GpuSpec, CardFirmwareSpec, EngineDeviceSpec, EngineSpec, HostIoOption, HostIoSpec, OltpProfileSpec, RetimerSpec,
                       SwitchSpec)
 from .nand import NandGenerationSpec, NandTypeSpec
 from .parts import CpuSpec, DriveSpec, PcieGenerationSpec, PlatformSpec, SlotSpec
@@ -42,7 +42,7 @@ __all__ = [
     # nand
     "NandTypeSpec", "NandGenerationSpec",
     # devices
-    "SwitchSpec", "RetimerSpec", "BackplaneSpec", "CardFamilySpec", "CardFirmwareSpec", "EngineDeviceSpec", "HostIoOption", "HostIoSpec", "EngineSpec",
+    "SwitchSpec", "RetimerSpec", "BackplaneSpec", "CardFamilySpec", "GpuFamilySpec", "GpuDriverSpec", "GpuSpec", "CardFirmwareSpec", "EngineDeviceSpec", "HostIoOption", "HostIoSpec", "EngineSpec",
     "OltpProfileSpec",
     # workload
     "FioBool", "FioRw", "OltpSpec", "WorkloadSpec", "DRIVE_STATES", "MAX_MIX_PARTS", "MixPart", "TraceSummary", "Phase",

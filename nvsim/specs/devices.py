@@ -85,6 +85,78 @@ class BackplaneSpec(PhysicalNumbers):
         return self
 
 
+GPU_COST_PARAMETERS = ("gpu_stripe_us", "gpu_parity_block_us")
+"""A GPU RAID family's costs on its reference GPU: the fitted values a family may keep (at most 2)."""
+GPU_DRIVER_FITTED = ("driver_member_page_us", "rebuild_share")
+"""The driver's host-side values (its CPU per member page, its rebuild's paced share), fitted on
+the driver version the family's reference numbers were measured with (at most 2 more)."""
+
+
+class GpuDriverSpec(PhysicalNumbers):
+    """One driver version of a GPU RAID family: where written data goes and what the version
+    changes against the version the family's costs were stated with (factors on the GPU's costs)."""
+
+    AT_MOST_ONE = ()
+    write_data_path: Literal["peer_to_peer", "through_gpu"] = Field(
+        description="peer_to_peer: host data moves between host memory and the drives, the GPU gets parity work only; "
+                    "through_gpu: written data crosses the GPU card's link")
+    stripe_update_factor: Cited[float] | None = Field(
+        default=None, description="the GPU's time per stripe update, times this (a driver's faster parity pipeline: < 1)")
+    degraded_read_factor: Cited[float] | None = Field(
+        default=None, description="the GPU's time per degraded-read reconstruction, times this")
+
+    @model_validator(mode="after")
+    def _positive(self) -> "GpuDriverSpec":
+        for name in ("stripe_update_factor", "degraded_read_factor"):
+            cited = getattr(self, name)
+            if cited is not None and not cited.value > 0:
+                raise ValueError(f"{name}: a factor, allowed more than 0, got {cited.value!r}")
+        return self
+
+
+class GpuSpec(PhysicalNumbers):
+    """The GPU a SupremeRAID-like card is built on, from NVIDIA's specifications."""
+
+    AT_MOST_ONE = ()
+    product: str
+    architecture: str
+    memory_bytes_per_s: Cited[BytesPerS] = Field(description="the GPU's memory bandwidth")
+    fp32_tflops: Cited[float] = Field(description="single-precision compute, TFLOPS (boost clock)")
+
+
+class GpuFamilySpec(PhysicalNumbers):
+    """A GPU RAID family (models/gpu_families/): the GPU its costs are stated on (``reference_gpu``,
+    with the advertised command rate of the card it was measured in), its driver versions, and
+    its parameters: the GPU's costs on the reference GPU (at most 2 fitted), the driver's host
+    costs and rebuild policy (at most 2 fitted). A SKU (models/engines/*.yaml with ``family:``
+    and ``device.gpu``) adds its GPU, link and datasheet limits; its costs follow from its GPU's
+    against the reference's (``nvsim.engines.gpu``)."""
+
+    name: str
+    kind: Literal["gpu_family"] = "gpu_family"
+    vendor: str
+    levels: tuple[int, ...]
+    reference_gpu: GpuSpec
+    reference_max_read_iops: Cited[Count] = Field(description="the advertised 4 KiB read rate of the card on the reference GPU")
+    default_driver: str
+    drivers: dict[str, GpuDriverSpec]
+    parameters: dict[str, Cited[float]] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _few_fitted(self) -> "GpuFamilySpec":
+        if self.default_driver not in self.drivers:
+            raise ValueError(f"default_driver: {self.default_driver!r} is not one of drivers ({', '.join(self.drivers)})")
+        for names, what in ((GPU_COST_PARAMETERS, "the GPU's costs"), (GPU_DRIVER_FITTED, "the driver's values")):
+            fitted = [n for n, c in self.parameters.items() if c.basis == "fitted" and n in names]
+            if len(fitted) > 2:
+                raise ValueError(f"parameters: a GPU family keeps at most 2 fitted values of {what}, got {len(fitted)}")
+        other = [n for n, c in self.parameters.items() if c.basis == "fitted"
+                 and n not in GPU_COST_PARAMETERS + GPU_DRIVER_FITTED]
+        if other:
+            raise ValueError(f"parameters.{other[0]}: only {', '.join(GPU_COST_PARAMETERS + GPU_DRIVER_FITTED)} may be fitted")
+        return self
+
+
 class EngineDeviceSpec(PhysicalNumbers):
     """The engine's own device (GPU or RAID card): its link and advertised limits."""
 
@@ -107,6 +179,7 @@ class EngineDeviceSpec(PhysicalNumbers):
     cache_mt_per_s: Cited[float] | None = Field(default=None, description="the cache DRAM's transfer rate (DDR4-2666: 2666)")
     cache_bus_bits: Cited[int] | None = Field(default=None, description="the cache DRAM's data bus width (ECC bits excluded)")
     max_virtual_disks: Cited[int] | None = None
+    gpu: GpuSpec | None = Field(default=None, description="the GPU of a GPU RAID card (its costs scale from it)")
     power_idle_w: Cited[float] | None = Field(default=None, description="the device idle")
     power_active_w: Cited[float] | None = Field(default=None, description="the device fully busy (its board power)")
 
@@ -235,6 +308,7 @@ class EngineSpec(PhysicalNumbers):
     levels: tuple[int, ...]
     family: str | None = Field(default=None, description="the card family (models/card_families/) of a RAID card SKU")
     firmware: CardFirmwareSpec | None = Field(default=None, description="its family's firmware behaviour (filled from the family)")
+    gpu_family: GpuFamilySpec | None = Field(default=None, description="a GPU RAID SKU's family (filled from models/gpu_families/)")
     device: EngineDeviceSpec | None = None
     cpu_vendors: tuple[str, ...] | None = Field(
         default=None, description="makers of the CPUs it runs on (Intel VROC: VMD is in Intel Xeon's root complex); None: any")
