@@ -141,6 +141,11 @@ class Result:
     def write_latency_us(self) -> dict[str, float]:
         return {} if self.simulation is None else self.simulation.write_latency_us
 
+    def modelled_percentile_us(self, ddir: str, percent: float) -> float | None:
+        """The fluid mode's modelled latency percentile (``SimResult.modelled_percentile_us``); None
+        in the event mode (its percentiles are measured) and without a simulation."""
+        return None if self.simulation is None else self.simulation.modelled_percentile_us(ddir, percent)
+
     @property
     def raid_waf(self) -> float:
         """Member bytes written / host bytes written (1 for a drive used directly; NaN: no writes)."""

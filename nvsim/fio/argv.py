@@ -3,8 +3,11 @@ and every job option): ``--key=value`` and ``--key value`` alike, ``-key`` as ``
 fio's own options (``l_opts``) taken or ignored with a note, job files the arguments left over.
 
 Read from fio 3.42's source (github.com/axboe/fio, commit f5344384): ``l_opts`` in init.c with each
-option's ``has_arg``, and the job options whose ``.type`` is ``FIO_OPT_STR_SET`` (parse.c's
-``options_to_lopts`` gives them ``no_argument``; every other job option ``required_argument``).
+option's ``has_arg``, and the job options whose ``.type`` is ``FIO_OPT_STR_SET`` (options.c's
+``add_to_lopt`` gives them ``optional_argument``, a value only as ``--key=value``; every other job
+option ``required_argument``). One leniency: a job option written bare right before another option
+(``--write_bw_log --per_job_logs=0``) is read as a bare key of a job file, where fio's getopt would
+take the next option as its value.
 """
 
 from __future__ import annotations
@@ -92,6 +95,8 @@ def parse_fio_arguments(arguments: list[str] | tuple[str, ...]) -> FioArguments:
         if not key:
             raise InputError("command line", f"{argument!r} names no option")
         kind = _kind(key, argument)
+        if kind == REQUIRED and not has_value and key not in FIO_OWN_OPTIONS and _is_option(items, i):
+            kind = NONE  # a job option written bare before the next option: as a bare key of a job file
         if kind == REQUIRED and not has_value:
             if i >= len(items):
                 raise InputError(f"--{key}", f"needs a value (--{key}=VALUE or --{key} VALUE), as fio does")
@@ -102,6 +107,11 @@ def parse_fio_arguments(arguments: list[str] | tuple[str, ...]) -> FioArguments:
         else:
             out.job_options.append(f"--{key}={value}" if has_value else f"--{key}")
     return out
+
+
+def _is_option(items: list[str], i: int) -> bool:
+    """Whether the argument at ``i`` is another option (``--key`` or ``-key``, not a lone ``-``)."""
+    return i < len(items) and items[i].startswith("-") and len(items[i]) > 1 and not items[i][1].isdigit()
 
 
 def _kind(key: str, argument: str) -> str:

@@ -59,11 +59,13 @@ def parse_percentile_list(text: str) -> tuple[float, ...]:
 
 
 def lat_stats(values: np.ndarray, *, percentiles: tuple[float, ...] | None, bins: bool = False,
-              mean_ns: float | None = None, count: int = 0) -> dict[str, Any]:
+              mean_ns: float | None = None, count: int = 0, modelled: Any = None) -> dict[str, Any]:
     """fio's add_ddir_lat_json: min, max, mean, stddev (n-1), N; percentiles and json+ bins when asked.
 
     Without samples (the fluid mode) ``mean_ns`` gives the mean the model knows and ``count`` the
-    I/Os it stands for; min, max and the deviation stay 0, and no percentiles are written.
+    I/Os it stands for; min, max and the deviation stay 0; percentiles, when asked, are the fluid
+    mode's modelled ones (``modelled``: percent -> ns, ``Result.modelled_percentile_us``), in fio's
+    keys and whole nanoseconds, and no json+ bins (there are no samples to bin).
     """
     n = int(values.size)
     if n:
@@ -76,6 +78,8 @@ def lat_stats(values: np.ndarray, *, percentiles: tuple[float, ...] | None, bins
         out["percentile"] = percentile_table(values, percentiles)
         if bins:
             out["bins"] = json_plus_bins(values)
+    elif percentiles and modelled is not None and out["N"]:
+        out["percentile"] = {f"{p:f}": int(round(modelled(p))) for p in sorted(percentiles)}
     return out
 
 
@@ -125,9 +129,9 @@ def direction_json(data: dict, runtime_s: float, label: str, report: dict, group
         "total_ios": ios, "short_ios": 0, "drop_ios": 0,
         "slat_ns": lat_stats(np.zeros(0, dtype=np.int64), percentiles=None),
         "clat_ns": lat_stats(stats, percentiles=plist if report["clat_percentiles"] else None, bins=report["json_plus"],
-                             mean_ns=mean_ns, count=ios),
+                             mean_ns=mean_ns, count=ios, modelled=data.get("modelled_percentile_ns")),
         "lat_ns": lat_stats(stats, percentiles=plist if report["lat_percentiles"] else None, bins=report["json_plus"],
-                            mean_ns=mean_ns, count=ios),
+                            mean_ns=mean_ns, count=ios, modelled=data.get("modelled_percentile_ns")),
         **_rate_stats("bw", bw_bytes / 1024, runtime_ms, share),
         **_rate_stats("iops", ios / runtime_s if active else 0.0, runtime_ms, None),
     }

@@ -144,8 +144,12 @@ def _direction(result: Result, ddir: str, runtime_s: float, share: float, pick: 
     mean = latency.get("mean")
     if mean is None and iops > 0 and result.total_iops > 0:
         mean = in_flight / result.total_iops * 1e6
+    modelled = None
+    if ns is None and result.modelled_percentile_us(ddir, 50.0) is not None:  # fluid: the model's distribution
+        modelled = lambda percent: 1000.0 * result.modelled_percentile_us(ddir, percent)  # noqa: E731
     return {"ios": int(round(iops * scale * runtime_s * share)), "bytes": int(round(rate * scale * runtime_s * share)),
-            "latencies_ns": ns, "mean_latency_ns": None if mean is None else mean * 1000.0}
+            "latencies_ns": ns, "mean_latency_ns": None if mean is None else mean * 1000.0,
+            "modelled_percentile_ns": modelled}
 
 
 def _job_entry(run: JobRun, host_io: Any, clone: int | None) -> dict:
@@ -208,9 +212,12 @@ def _group_entry(entries: list[dict]) -> dict:
         samples = [p["latencies_ns"] for p in parts if p["latencies_ns"] is not None]
         ios = sum(p["ios"] for p in parts)
         means = [(p["ios"], p["mean_latency_ns"]) for p in parts if p["mean_latency_ns"] is not None and p["ios"]]
+        modelled = [p.get("modelled_percentile_ns") for p in parts]
+        one_model = all(m is not None for m in modelled) and len({m for _, m in means}) == 1  # clones of one job
         merged[ddir] = {"ios": ios, "bytes": sum(p["bytes"] for p in parts),
                         "latencies_ns": np.concatenate(samples) if samples else None,
-                        "mean_latency_ns": sum(n * m for n, m in means) / sum(n for n, _ in means) if means else None}
+                        "mean_latency_ns": sum(n * m for n, m in means) / sum(n for n, _ in means) if means else None,
+                        "modelled_percentile_ns": modelled[0] if one_model else None}
     merged["cpu_percent"] = max((e["cpu_percent"] or 0.0) for e in entries)
     merged["nvsim"] = {**first["nvsim"], "jobs_in_group": len(entries),
                        "numjobs_in_entry": sum(e["nvsim"]["numjobs_in_entry"] for e in entries)}

@@ -231,7 +231,7 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
         cpu_percent=cpu_percent,
         read_latency_us=lat if f_read > 0 else {}, write_latency_us=dict(lat) if f_read < 1 else {},
         raid_waf=raid_waf, waf_nand=waf_nand, utilisation=util, limited_by=limited,
-        wall_s=time.perf_counter() - start,
+        wall_s=time.perf_counter() - start, unloaded_latency_us=r0 * 1e6,
     )
 
 

@@ -3,6 +3,8 @@ every resource and the one that limits the run -- the same record from both fide
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import asdict, dataclass, field
 
 PERCENTILES = (50.0, 90.0, 99.0, 99.9, 99.99)
@@ -45,6 +47,18 @@ class SimResult:
     rebuild_limited_by: str = ""
     tail_ci95_us: dict = field(default_factory=dict)  # "read"/"write" -> (low, high) of p99.99's 95% CI; high None: too few samples
     closed_loop: str = ""  # what holds the rate below the busiest resource's ("the closed loop of 64 OLTP users")
+    unloaded_latency_us: float | None = None  # fluid mode: an I/O's latency with no queueing (the model's floor)
+
+    def modelled_percentile_us(self, ddir: str, percent: float) -> float | None:
+        """The fluid mode's latency percentile (None without a model or a mean): the unloaded
+        latency plus an exponential queueing wait with the solved mean (what a closed loop whose
+        waits are those of an M/M/1 queue gives), so p50 = floor + ln 2 x (mean - floor)."""
+        mean = (self.read_latency_us if ddir == "read" else self.write_latency_us).get("mean")
+        if self.unloaded_latency_us is None or mean is None or not 0 < percent <= 100:
+            return None
+        floor = min(self.unloaded_latency_us, mean)
+        share = min(percent / 100.0, 1.0 - 1e-9)
+        return floor + (mean - floor) * -math.log1p(-share)
 
     @property
     def total_iops(self) -> float:

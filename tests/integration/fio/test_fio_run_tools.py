@@ -129,6 +129,18 @@ def pkb_samples(report: dict) -> list[tuple[str, float]]:
     return samples
 
 
+def test_perfkitbenchmarker_parser_reads_the_fluid_modes_modelled_percentiles(cli, tmp_path):
+    """Fluid JSON carries clat_ns.percentile from the fluid latency model (floor plus an exponential
+    wait with the solved mean), so PerfKitBenchmarker's parser reads it as it reads the event mode's:
+    one psync job never queues (every percentile its latency); 32 in flight do."""
+    alone = dict(pkb_samples(nvsim_fio(cli, str(REAL_JOB), "--fidelity", "fluid")))
+    assert alone["randread:read:latency:p99"] == alone["randread:read:latency:p50"] == pytest.approx(alone["randread:read:latency:mean"], abs=1e-3)
+    job = tmp_path / "queued.fio"
+    job.write_text(REAL_JOB.read_text().replace("ioengine=psync", "ioengine=libaio\niodepth=32\nnumjobs=8"))
+    queued = dict(pkb_samples(nvsim_fio(cli, str(job), "--fidelity", "fluid")))
+    assert queued["randread:read:latency:p99"] > queued["randread:read:latency:mean"] > queued["randread:read:latency:p1"] > 0
+
+
 def test_perfkitbenchmarker_parser_keys_and_percentile_list(cli, tmp_path):
     report = nvsim_fio(cli, str(REAL_JOB), "--fidelity", "event")
     samples = dict(pkb_samples(report))

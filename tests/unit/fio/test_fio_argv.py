@@ -48,3 +48,8 @@ def test_sections_repeat():
 def test_bad_command_lines_are_one_line_errors(argv, message):
     with pytest.raises(InputError, match=message):
         parse_fio_arguments(argv)
+
+
+def test_a_job_option_written_bare_before_another_option_is_a_bare_key():
+    assert parse_fio_arguments(["--write_bw_log", "--per_job_logs=0"]).job_options == ["--write_bw_log", "--per_job_logs=0"]
+    assert parse_fio_arguments(["--write_bw_log", "name"]).job_options == ["--write_bw_log=name"]

@@ -143,3 +143,12 @@ def test_json_report_rejects_incomplete_results():
         fio_json_report([result], timestamp=0)
     with pytest.raises(InputError, match="latencies_ns"):
         fio_json_report([_result(read={"ios": 1, "bytes": 4096, "latencies_ns": np.array([[1.0]])})], timestamp=0)
+
+
+def test_fluid_percentiles_are_the_modelled_ones_in_fios_keys():
+    """Without samples the fluid mode's modelled distribution fills fio's percentile table (whole ns)."""
+    from nvsim.fio.json_report import lat_stats
+    out = lat_stats(np.zeros(0, dtype=np.int64), percentiles=(50.0, 99.0), mean_ns=1000.0, count=10,
+                    modelled=lambda p: 100.0 * p)
+    assert out["percentile"] == {"50.000000": 5000, "99.000000": 9900} and out["mean"] == 1000.0
+    assert "percentile" not in lat_stats(np.zeros(0, dtype=np.int64), percentiles=(50.0,), mean_ns=1000.0, count=10)
