@@ -54,6 +54,9 @@ class VrocSettings(MdSettings):
     ``--consistency-policy``): ``resync`` (no write-hole closure) or ``ppl`` (distributed PPL)."""
 
     consistency_policy: Literal["resync", "ppl"] = Field(default="resync", description="RAID5 write-hole closure")
+    bitmap: Literal["internal", "external", "none"] = Field(
+        default="none", description="write-intent bitmap: mdadm adds none on its own to IMSM (external metadata) "
+        "arrays (mdadm commit 848d71c9, 'Create: Block automatic enabling bitmap for external metadata')")
 
 
 class VrocEngine(MdEngine):

@@ -27,12 +27,16 @@ NO_PARITY_TIME = {"parity_gen_gb_per_s": 1e12}  # parity at an unbounded rate: o
 
 
 def make_engine(catalog, name: str, *, members: int, strip_bytes: int, degraded: bool = False,
-                shared_access_factor: float = 1.0, overrides: dict[str, float] | None = None) -> Engine:
+                shared_access_factor: float = 1.0, overrides: dict[str, float] | None = None,
+                settings: dict | None = None) -> Engine:
     """The one place these tests build and configure an engine (as nvsim.sim.model.build does);
-    ``overrides``: other values of its catalog parameters (``Catalog.with_values``)."""
+    ``overrides``: other values of its catalog parameters (``Catalog.with_values``); md without
+    its write-intent bitmap unless ``settings`` say (the bitmap's costs: tests/component/engines/)."""
     if overrides:
         catalog = catalog.with_values({f"engines/{name}/{key}": value for key, value in overrides.items()})
-    return build_engine(catalog.engines[name], members=members, strip_bytes=strip_bytes,
+    if settings is None:
+        settings = {"bitmap": "none"} if name == MD else {}
+    return build_engine(catalog.engines[name], settings, members=members, strip_bytes=strip_bytes,
                         degraded=degraded, shared_access_factor=shared_access_factor)
 
 

@@ -28,7 +28,8 @@ MEMBERS = 5
 def engine(catalog, name="intel-vroc", policy="ppl", **values):
     if values:
         catalog = catalog.with_values({f"engines/{name}/{k}": v for k, v in values.items()})
-    settings = {"consistency_policy": policy} if name == "intel-vroc" else {}
+    # md with VROC's default bitmap (none: mdadm adds none to IMSM arrays), so that only what VROC adds differs
+    settings = {"consistency_policy": policy} if name == "intel-vroc" else {"bitmap": "none"}
     return build_engine(catalog.engines[name], settings, members=MEMBERS, strip_bytes=STRIP)
 
 

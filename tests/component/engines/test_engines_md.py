@@ -1,0 +1,91 @@
+"""Linux md by kernel version and with its write-intent bitmap (nvsim.engines.md): the costs counted
+by hand from the module's docstrings, on plans from the stripe core."""
+
+import numpy as np
+import pytest
+
+import nvsim
+from nvsim.engines import build_engine, engine_settings
+from nvsim.engines.md import DEFAULT_KERNEL, KERNELS
+from nvsim.stripe.layout import ArrayGeometry
+from nvsim.stripe.planner import plan_ios
+
+KIB, PAGE, MEMBERS, STRIP = 1024, 4096, 8, 64 * 1024
+
+
+def md(catalog, **settings):
+    return build_engine(catalog.engines["linux-md"], settings, members=MEMBERS, strip_bytes=STRIP)
+
+
+def work(eng, level, writes, offsets, length):
+    geom = ArrayGeometry(level, MEMBERS, STRIP, member_size_bytes=STRIP * 64)
+    is_write = np.asarray(writes, dtype=bool)
+    offsets = np.asarray(offsets, dtype=np.int64)
+    plan = plan_ios(geom, is_write, offsets, np.full(len(offsets), length, dtype=np.int64))
+    chunks = ((offsets + length - 1) // STRIP - offsets // STRIP + 1).astype(float)
+    return eng.work(plan, is_write, chunks, length, level)
+
+
+def test_the_default_kernel_is_a_current_long_term_one_with_an_internal_bitmap(catalog):
+    eng = md(catalog)
+    assert DEFAULT_KERNEL == "6.6" and eng.settings.kernel == "6.6" and eng.settings.bitmap == "internal"
+    assert eng.settings.bitmap_chunk_bytes == 64 * 2**20 and eng.settings.bitmap_daemon_sleep_s == 5.0
+
+
+@pytest.mark.parametrize("kernel, lines", [("4.19", 2), ("5.4", 2), ("5.10", 2), ("5.15", 1), ("6.1", 1), ("6.6", 1)])
+def test_raid5_aligned_reads_take_device_lock_before_5_14(catalog, kernel, lines):
+    """Before Linux 5.14 a chunk-aligned read holds device_lock around its counter: two lines move
+    per read; from 5.14 (commit 97ae27252f49) the counter's alone."""
+    eng = md(catalog, kernel=kernel, bitmap="none")
+    reads = work(eng, 6, [False, False, False], [0, 5 * STRIP, 9 * STRIP + 4 * KIB], 4 * KIB)
+    assert np.allclose(reads.lock_s, lines * eng.line_transfer_us * 1e-6)
+
+
+def test_a_kernel_changes_no_write_cost(catalog):
+    old, new = md(catalog, kernel="5.4"), md(catalog, kernel="6.6")
+    a, b = (work(e, 6, [True, True], [0, 3 * STRIP], 16 * KIB) for e in (old, new))
+    assert np.array_equal(a.lock_s, b.lock_s) and np.array_equal(a.mid_s, b.mid_s)
+
+
+@pytest.mark.parametrize("length", [4 * KIB, 16 * KIB])
+def test_the_bitmap_takes_its_lock_twice_per_data_page_written_on_raid6(catalog, length):
+    with_bitmap, without = md(catalog), md(catalog, bitmap="none")
+    a, b = (work(e, 6, [True, False], [0, 3 * STRIP], length) for e in (with_bitmap, without))
+    pages = length // PAGE
+    assert np.allclose(a.lock_s - b.lock_s, [2 * pages * with_bitmap.line_transfer_us * 1e-6, 0.0])
+    assert np.array_equal(a.mid_s, b.mid_s) and np.array_equal(a.submit_cpu_ref_s, b.submit_cpu_ref_s)
+
+
+def test_the_bitmap_takes_its_lock_twice_per_written_raid10_request(catalog):
+    with_bitmap, without = md(catalog, bitmap="external"), md(catalog, bitmap="none")
+    a, b = (work(e, 10, [True, False], [STRIP - 4 * KIB, 0], 8 * KIB) for e in (with_bitmap, without))
+    # the write spans two chunks: two md requests, each a startwrite and an endwrite
+    assert np.allclose(a.lock_s - b.lock_s, [4 * with_bitmap.line_transfer_us * 1e-6, 0.0])
+
+
+def test_bitmap_updates_follow_the_chunk_and_vanish_without_a_bitmap(catalog):
+    small, large = md(catalog, bitmap_chunk_bytes=4 * 2**20), md(catalog)
+    region = 100e9
+    assert small.bitmap_updates_per_s(50e3, region, 6) > large.bitmap_updates_per_s(50e3, region, 6)
+    assert md(catalog, bitmap="none").bitmap_updates_per_s(50e3, region, 6) == 0.0
+
+
+@pytest.mark.parametrize("settings, field", [
+    ({"kernel": "5.3"}, "array.engine_settings.kernel"),
+    ({"bitmap": "yes"}, "array.engine_settings.bitmap"),
+    ({"bitmap_chunk_bytes": 3 * 2**20}, "array.engine_settings.bitmap_chunk_bytes"),
+    ({"bitmap_daemon_sleep_s": 0}, "array.engine_settings.bitmap_daemon_sleep_s"),
+])
+def test_a_bad_md_setting_is_one_line_naming_it(catalog, settings, field):
+    with pytest.raises(nvsim.InputError) as error:
+        engine_settings(catalog.engines["linux-md"], settings)
+    assert field in str(error.value) and "\n" not in str(error.value)
+
+
+def test_every_named_kernel_builds(catalog):
+    assert all(md(catalog, kernel=k).kernel >= (4, 19) for k in KERNELS)
+
+
+def test_vroc_has_no_bitmap_unless_asked(catalog):
+    eng = build_engine(catalog.engines["intel-vroc"], {}, members=MEMBERS, strip_bytes=STRIP)
+    assert eng.settings.bitmap == "none" and eng.bitmap_holds_per_page == 0.0

@@ -1,0 +1,61 @@
+"""md's write-intent bitmap as pure functions (nvsim.engines.md_bitmap): mdadm's default chunk
+against super1.c's rule counted by hand, and the laws of the chance a write dirties a clean chunk."""
+
+import math
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from nvsim.engines.md_bitmap import (MDADM_BITMAP_CHUNK_MIN_BYTES, bitmap_updates_per_s_random, clear_after_s,
+                                     dirty_fraction_random, dirty_fraction_sequential, mdadm_adds_bitmap,
+                                     mdadm_bitmap_chunk_bytes)
+
+MIB, GIB, TB = 2**20, 2**30, 10**12
+
+
+@pytest.mark.parametrize("member_bytes, chunk", [
+    (3.84 * TB, 64 * MIB),  # 3.84e12 / 4 KiB = 937.5M bits; 2^10 doublings fit 1,046,528: 4 MiB < 64 MiB
+    (61.44 * TB, 64 * MIB),  # 15.0G bits -> 2^14 doublings: 64 MiB
+    (140 * TB, 128 * MIB),  # 34.2G bits over 1,046,528 = 32,660 -> 2^15 doublings: 128 MiB
+    (1 * GIB, 64 * MIB),
+])
+def test_mdadm_default_chunk_is_64_mib_or_what_fits_128_kib_of_bits(member_bytes, chunk):
+    assert mdadm_bitmap_chunk_bytes(member_bytes) == chunk
+
+
+def test_mdadm_adds_a_bitmap_only_to_members_over_100_gib():
+    assert mdadm_adds_bitmap(3.84 * TB) and not mdadm_adds_bitmap(100 * GIB) and mdadm_adds_bitmap(100 * GIB + 1)
+
+
+def test_a_chunk_stays_dirty_one_and_a_half_daemon_periods():
+    assert clear_after_s(5.0) == 7.5
+
+
+@settings(max_examples=200, deadline=None)
+@given(rate=st.floats(1.0, 1e8), chunks=st.floats(1.0, 1e7), sleep=st.floats(0.1, 100.0))
+def test_bitmap_updates_never_exceed_chunks_over_e_t(rate, chunks, sleep):
+    """rate exp(-rate t / C) is largest at rate = C / t, where it is C / (e t)."""
+    bound = chunks / (math.e * clear_after_s(sleep))
+    assert bitmap_updates_per_s_random(rate, chunks, sleep) <= bound * (1 + 1e-9)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rate=st.floats(1.0, 1e7), more=st.floats(1.01, 10.0), chunks=st.floats(1.0, 1e6))
+def test_more_writes_or_fewer_chunks_find_fewer_clean_chunks(rate, more, chunks):
+    p = dirty_fraction_random(rate, chunks, 5.0)
+    assert 0.0 <= p <= 1.0
+    assert dirty_fraction_random(rate * more, chunks, 5.0) <= p
+    assert dirty_fraction_random(rate, chunks * more, 5.0) >= p
+
+
+def test_seed_000_random_writes_find_their_chunk_dirty():
+    """9,600 GB written at 100K writes/s on 22 data members of 64 MiB bitmap chunks: 6,502 chunks,
+    15 writes a second each, a clean chunk once in e^115."""
+    chunks = 9600e9 / (64 * MIB * 22)
+    assert dirty_fraction_random(100e3, chunks, 5.0) < 1e-40
+
+
+def test_a_sequential_stream_enters_a_new_chunk_once_per_chunk_of_data():
+    assert dirty_fraction_sequential(1 * MIB, 64 * MIB * 22) == pytest.approx(1 / (64 * 22))
+    assert dirty_fraction_sequential(2 * GIB, 64 * MIB) == 1.0
+    assert MDADM_BITMAP_CHUNK_MIN_BYTES == 64 * MIB
