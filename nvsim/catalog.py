@@ -294,20 +294,14 @@ def _with_card_family(catalog: Catalog, raw: Any, path: Path) -> Any:
     if not isinstance(raw, dict) or raw.get("family") is None:
         return raw
     name = raw["family"]
-    if isinstance(name, str) and name in catalog.gpu_families:
-        try:
-            return complete_gpu(raw, catalog.gpu_families[name])
-        except ValueError as exc:
-            field_name, _, message = str(exc).partition(": ")
-            raise InputError(field_name, message, source=str(path)) from None
-    if not isinstance(name, str) or name not in catalog.card_families:
-        known = ", ".join(sorted(catalog.card_families)) or "none"
-        known = ", ".join(sorted({**catalog.card_families, **catalog.gpu_families})) or "none"
-        raise InputError("family", f"unknown card or GPU family {name!r}"
-                                   f"{suggestion_text(str(name), {**catalog.card_families, **catalog.gpu_families})} "
+    families = {**catalog.card_families, **catalog.gpu_families}
+    if not isinstance(name, str) or name not in families:
+        known = ", ".join(sorted(families)) or "none"
+        raise InputError("family", f"unknown card or GPU family {name!r}{suggestion_text(str(name), families)} "
                                    f"(models/card_families/, models/gpu_families/); allowed: {known}", source=str(path))
+    complete = complete_gpu if name in catalog.gpu_families else complete_card
     try:
-        return complete_card(raw, catalog.card_families[name])
+        return complete(raw, families[name])
     except ValueError as exc:
         field_name, _, message = str(exc).partition(": ")
         raise InputError(field_name, message, source=str(path)) from None
@@ -327,12 +321,6 @@ def _with_family(catalog: Catalog, raw: Any, path: Path) -> Any:
     if not isinstance(raw, dict) or raw.get("family") is None:
         return raw
     name = raw["family"]
-    if isinstance(name, str) and name in catalog.gpu_families:
-        try:
-            return complete_gpu(raw, catalog.gpu_families[name])
-        except ValueError as exc:
-            field_name, _, message = str(exc).partition(": ")
-            raise InputError(field_name, message, source=str(path)) from None
     if not isinstance(name, str):
         raise InputError("family", f"must name one drive family of models/families/ (a string), got a "
                                    f"{type(name).__name__}; allowed: {', '.join(sorted(catalog.families)) or 'none'}",

@@ -152,20 +152,28 @@ def scaled_family(raw: dict, predecessor: CardFamilySpec) -> dict:
     return out
 
 
-def complete_card(raw: dict, family: CardFamilySpec) -> dict:
-    """A card SKU's mapping completed from its family: vendor, levels, kind, firmware, the
-    family's parameters and whether data crosses the card. A SKU may not restate a family
-    parameter (fitted values are the family's, never a SKU's)."""
+def sku_of_family(raw: dict, engine_kind: str, family: Any) -> dict:
+    """A card or GPU SKU's mapping with its family's kind, vendor and levels where it states none,
+    and the family's parameters; a SKU may not restate a family parameter (fitted values are the
+    family's, never a SKU's)."""
     out = dict(raw)
-    out.setdefault("engine_kind", "hardware")
+    out.setdefault("engine_kind", engine_kind)
     out.setdefault("vendor", family.vendor)
     out.setdefault("levels", list(family.levels))
-    out["firmware"] = family.firmware.model_dump()
     own = dict(out.get("parameters") or {})
     again = sorted(set(own) & set(family.parameters))
     if again:
         raise ValueError(f"parameters.{again[0]}: is the family's ({family.name}); a SKU may not restate it")
     out["parameters"] = {**{k: v.model_dump() for k, v in family.parameters.items()}, **own}
+    return out
+
+
+def complete_card(raw: dict, family: CardFamilySpec) -> dict:
+    """A card SKU's mapping completed from its family: vendor, levels, kind, firmware, the
+    family's parameters and whether data crosses the card. A SKU may not restate a family
+    parameter (fitted values are the family's, never a SKU's)."""
+    out = sku_of_family(raw, "hardware", family)
+    out["firmware"] = family.firmware.model_dump()
     device = out.get("device")
     if isinstance(device, dict):
         device = dict(device)
@@ -175,5 +183,5 @@ def complete_card(raw: dict, family: CardFamilySpec) -> dict:
     return out
 
 
-__all__ = ["CardCosts", "card_costs", "complete_card", "scaled_family", "command_s", "parity_s_per_kib", "stripe_update_s",
+__all__ = ["CardCosts", "card_costs", "complete_card", "sku_of_family", "scaled_family", "command_s", "parity_s_per_kib", "stripe_update_s",
            "dram_bytes_per_s", "REFERENCE_DATA_MEMBERS", "DEFAULT_COMMAND_US"]

@@ -46,6 +46,7 @@ from ..errors import InputError
 from ..raid import parity_members
 from ..specs import Cited, GpuFamilySpec
 from .base import Engine, EngineParameters, EngineServer, EngineSettings, EngineWork, per_host_sum
+from .card import sku_of_family
 
 
 class GpuParameters(EngineParameters):
@@ -167,16 +168,8 @@ def gpu_costs(spec, values, driver: str | None) -> GpuCosts:
 def complete_gpu(raw: dict, family: GpuFamilySpec) -> dict:
     """A GPU RAID SKU's mapping completed from its family: kind, vendor, levels, the family (its
     reference GPU and drivers) and its parameters. A SKU may not restate a family parameter."""
-    out = dict(raw)
-    out.setdefault("engine_kind", "gpu")
-    out.setdefault("vendor", family.vendor)
-    out.setdefault("levels", list(family.levels))
+    out = sku_of_family(raw, "gpu", family)
     out["gpu_family"] = family.model_dump()
-    own = dict(out.get("parameters") or {})
-    again = sorted(set(own) & set(family.parameters))
-    if again:
-        raise ValueError(f"parameters.{again[0]}: is the family's ({family.name}); a SKU may not restate it")
-    out["parameters"] = {**{k: v.model_dump() for k, v in family.parameters.items()}, **own}
     device = out.get("device")
     if isinstance(device, dict):
         device = dict(device)
