@@ -199,6 +199,9 @@ def scenario_dict(setup: dict[str, Any], custom: dict | None = None, extras: dic
     for key in ("layout", "near_copies"):
         if extras.get(key) is not None:
             array[key] = extras[key]
+    settings = extras.get("engine_settings")
+    if settings and settings.get("engine") == array["engine"]:  # an imported engine's settings, while it is chosen
+        array["engine_settings"] = dict(settings["values"])
     namespace = namespace_bytes_for(setup, catalog)
     if namespace is not None:
         array["namespace_bytes"] = namespace
@@ -572,6 +575,8 @@ def import_scenario(text: str, filename: str, catalog: Catalog | None = None) ->
         extras["layout"] = array.layout
     if array.level == 10:
         extras["near_copies"] = array.near_copies
+    if array.engine_settings:
+        extras["engine_settings"] = {"engine": array.engine, "values": dict(array.engine_settings)}
     placement = spec.placement.model_dump(mode="json", exclude_defaults=True)
     if placement:
         extras["placement"] = placement
