@@ -38,7 +38,7 @@ from pydantic import Field
 from ..constants import PAGE_BYTES
 from ..ftl.closed_form import iu_rmw_factor, spare_factor_from_capacity, waf_greedy_desnoyers2012
 from ..specs import Bytes, BytesPerS, Cited, Count, PhysicalNumbers
-from ..specs.nand import NAND_NAME
+from ..specs.nand import ENTRY_NAME, NAND_NAME
 from ..units import parse_bytes
 from .derive import nand_dies, partial_iu_reads
 
@@ -71,7 +71,8 @@ class DriveFamilySpec(PhysicalNumbers):
     kind: Literal["drive_family"] = "drive_family"
     vendor: str
     model: str
-    controller: str
+    controller: str = Field(pattern=ENTRY_NAME, description="models/controllers/ entry: its channels, channel rate and "
+                                                       "write command ceiling are filled in from it by the catalog")
     nand_generation: str = Field(description="models/nand/ entry: its die capacity, NAND type and bits per cell are "
                                              "filled in from it by the catalog (nvsim.ssd.nand)")
     nand: str = Field(pattern=NAND_NAME, description="the generation's NAND type (filled in by the catalog)")
@@ -85,12 +86,13 @@ class DriveFamilySpec(PhysicalNumbers):
     nand_program_us: Cited[float]
     nand_erase_us: Cited[float]
     program_suspend_us: Cited[float]
-    channels: Cited[int]
-    channel_bytes_per_s: Cited[BytesPerS]
+    channels: Cited[int] = Field(description="the controller's (filled in by the catalog)")
+    channel_bytes_per_s: Cited[BytesPerS] = Field(description="the controller's (filled in by the catalog)")
     controller_read_bytes_per_s: Cited[BytesPerS]
     controller_write_bytes_per_s: Cited[BytesPerS]
     controller_read_iops: Cited[Count]
-    controller_write_iops: Cited[Count] | None = None
+    controller_write_iops: Cited[Count] | None = Field(default=None, description="the controller's write command "
+                                                       "ceiling where its brief states one (filled in by the catalog)")
     controller_write_page_us: Cited[float]
     dram_bytes: Cited[Bytes] | None = None
     pcie_generation: Cited[int]

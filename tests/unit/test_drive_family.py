@@ -20,10 +20,10 @@ from nvsim.errors import InputError
 from nvsim.published import FAMILY_FITS, SCENARIOS_DIR, fitted_ids
 from nvsim.specs import DriveSpec
 from nvsim.ssd import PROGRAM_SUSPEND_US, derive_ssd_parameters
-from nvsim.ssd.family import (FAMILY_MODEL_SOURCE, SkuFieldError, complete_sku, die_program_bytes_per_s, family_dies, predict_sku,
+from nvsim.ssd.family import (FAMILY_MODEL_SOURCE, DriveFamilySpec, SkuFieldError, complete_sku, die_program_bytes_per_s, family_dies, predict_sku,
                               random_write_host_s)
 from nvsim.ssd.latency import DEFAULT_NAND_ERASE_US, DEFAULT_NAND_PROGRAM_US, erase_share
-from nvsim.ssd.nand import complete_drive
+from nvsim.ssd.nand import complete_drive, complete_family
 
 ROOT = Path(__file__).resolve().parents[2]
 TIB = 2**40
@@ -227,3 +227,55 @@ def test_a_family_on_smaller_dies_of_the_same_program_rate_writes_a_small_sku_fa
     tbit_die = {**family.die_bytes.model_dump(), "value": 128 * 2**30}
     big_dies = type(family).model_validate({**family.model_dump(), "die_bytes": tbit_die})
     assert predict_sku(big_dies, 3.84e12, 4 * TIB).seq_write_bytes_per_s < 0.6 * small.seq_write_bytes_per_s
+
+
+def test_every_familys_channels_are_its_controllers(catalog):
+    """Controllers are data (models/controllers/): a family names one and takes its channels, channel
+    rate and write command ceiling from it, stated once."""
+    for family in catalog.families.values():
+        controller = catalog.controllers[family.controller]
+        assert family.channels == controller.channels
+        assert family.channel_bytes_per_s == controller.channel_bytes_per_s
+        assert family.controller_write_iops == controller.write_iops
+
+
+def test_a_family_file_stating_its_controllers_channels_is_refused(catalog):
+    raw = read_yaml(ROOT / "models" / "families" / "sandisk-sn861.yaml")
+    stated = {"value": 16, "source": "seed-000", "basis": "assumed"}
+    with pytest.raises(SkuFieldError, match="models/controllers/") as error:
+        complete_family({**raw, "channels": stated}, catalog.nand, catalog.nand_types, catalog.controllers)
+    assert error.value.field == "channels"
+    with pytest.raises(SkuFieldError, match="unknown SSD controller") as error:
+        complete_family({**raw, "controller": "no-such-chip"}, catalog.nand, catalog.nand_types, catalog.controllers)
+    assert error.value.field == "controller"
+
+
+def _on_controller(catalog, controller_name, family_name="sandisk-sn861"):
+    """``family_name`` rebuilt on another catalog controller (its channels and ceiling from it)."""
+    raw = read_yaml(ROOT / "models" / "families" / f"{family_name}.yaml")
+    return DriveFamilySpec.model_validate(complete_family({**raw, "controller": controller_name}, catalog.nand,
+                                                          catalog.nand_types, catalog.controllers))
+
+
+@settings(max_examples=40, deadline=None)
+@given(tib=st.integers(min_value=2, max_value=256), namespace_share=st.floats(min_value=0.3, max_value=0.95))
+def test_a_controllers_write_ceiling_bounds_every_sku(tib, namespace_share):
+    """A family built on a controller whose brief states a write command ceiling (Marvell Bravera SC5:
+    1M IOPS) never predicts more, however many dies or however much spare; without one, enough dies
+    and spare go past it."""
+    catalog = load_catalog()
+    capped = _on_controller(catalog, "marvell-bravera-sc5-16ch")
+    ceiling = catalog.controllers["marvell-bravera-sc5-16ch"].write_iops.value
+    figures = predict_sku(capped, tib * TIB * namespace_share, tib * TIB)
+    assert figures.rand_write_iops <= ceiling * (1 + 1e-12)
+    free = predict_sku(_family(catalog), tib * TIB * namespace_share, tib * TIB)
+    assert figures.rand_write_iops == pytest.approx(min(free.rand_write_iops, ceiling))
+    assert capped.channels.value == 16
+
+
+def test_without_a_ceiling_a_large_spare_sku_extrapolates_past_the_controllers_brief(catalog):
+    free = predict_sku(_family(catalog), 0.5 * 64 * TIB, 64 * TIB)
+    assert free.rand_write_iops > 1.0e6
+    capped = predict_sku(_on_controller(catalog, "marvell-bravera-sc5-16ch"), 0.5 * 64 * TIB, 64 * TIB)
+    assert capped.rand_write_iops == pytest.approx(1.0e6)
+    assert dict(capped.limits)["rand_write"] == "controller write commands"
