@@ -24,7 +24,7 @@ from .scenario import load_scenario
 from .simulation import predict_workload
 from .specs import ScenarioSpec, WorkloadSpec
 from .ssd import PROGRAM_SUSPEND_US, derive_ssd_parameters, fit_program_suspend_us
-from .ssd.family import fit_controller_write_page_us
+from .ssd.family import fit_controller_write_page_us, fit_write_page_us
 
 Target = tuple[str, ScenarioSpec, WorkloadSpec, str, float]
 """One declared number: (id, scenario, workload, metric, published value)."""
@@ -125,6 +125,14 @@ def fit_family(fit: FamilyFit, catalog: Catalog, root: Path) -> float:
     family = catalog.families[fit.family]
     reference = catalog.drives[family.reference_sku]
     capacity, raw = float(reference.capacity_bytes.value), float(reference.raw_nand_bytes.value)
+    if fit.parameter in ("controller_write_page_us", "random_write_die_page_us") and len(fit.published_ids) == 2:
+        skus = []
+        for number_id in fit.published_ids:  # "<dir>/<sku>-randwrite-iops"
+            drive = catalog.drives[number_id.split("/", 1)[1].removesuffix("-randwrite-iops")]
+            skus.append((float(drive.capacity_bytes.value), float(drive.raw_nand_bytes.value),
+                         _published_value(number_id, root)))
+        t_ctrl, t_die = fit_write_page_us(family, tuple(skus))
+        return t_ctrl if fit.parameter == "controller_write_page_us" else t_die
     if fit.parameter == "controller_write_page_us":
         figure = _published_value(fit.published_ids[0], root) if fit.published_ids else float(reference.rand_write_iops.value)
         return fit_controller_write_page_us(family, capacity, raw, figure)

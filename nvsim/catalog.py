@@ -36,7 +36,7 @@ from .engines.gpu import complete_gpu
 from .loader import load_yaml
 from .ssd.family import DriveFamilySpec, SkuFieldError, complete_sku
 from .ssd.nand import check_generation, check_type, complete_drive, complete_family
-from .specs import (BackplaneSpec, CardFamilySpec, Cited, GpuFamilySpec, DriveSpec, EngineSpec, HostIoSpec, NandGenerationSpec, NandTypeSpec,
+from .specs import (BackplaneSpec, CardFamilySpec, Cited, GpuFamilySpec, ControllerSpec, DriveSpec, EngineSpec, HostIoSpec, NandGenerationSpec, NandTypeSpec,
                     OltpProfileSpec, PcieGenerationSpec, PlatformSpec, RetimerSpec, SwitchSpec)
 
 _SOURCE_TREE_MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -46,6 +46,7 @@ carries inside the package (pyproject.toml maps models/ to ``nvsim._models``).""
 SECTIONS: dict[str, type[BaseModel]] = {
     "nand_types": NandTypeSpec,
     "nand": NandGenerationSpec,
+    "controllers": ControllerSpec,
     "families": DriveFamilySpec,
     "drives": DriveSpec,
     "links": PcieGenerationSpec,
@@ -105,6 +106,7 @@ class Catalog:
 
     nand_types: dict[str, NandTypeSpec] = field(default_factory=dict)
     nand: dict[str, NandGenerationSpec] = field(default_factory=dict)
+    controllers: dict[str, ControllerSpec] = field(default_factory=dict)
     families: dict[str, DriveFamilySpec] = field(default_factory=dict)
     drives: dict[str, DriveSpec] = field(default_factory=dict)
     links: dict[str, PcieGenerationSpec] = field(default_factory=dict)
@@ -267,7 +269,7 @@ def _prepared(catalog: Catalog, section: str, raw: Any, path: Path) -> Any:
     capacity and type, a drive completed from its family and given its NAND generation's die
     (``nvsim.ssd.nand``)."""
     if section == "families":
-        return _nand_check(path, complete_family, raw, catalog.nand, catalog.nand_types)
+        return _nand_check(path, complete_family, raw, catalog.nand, catalog.nand_types, catalog.controllers)
     if section == "drives":
         raw = _with_family(catalog, raw, path)
         family = catalog.families.get(raw.get("family")) if isinstance(raw, dict) else None

@@ -167,20 +167,31 @@ class FamilyFit:
     figures of the family's reference SKU only; every other SKU's figures are predictions."""
 
     family: str
-    parameter: str  # "controller_write_page_us" or "program_suspend_us"
-    published_ids: tuple[str, ...]  # "<scenario dir>/<id>": the reference SKU's numbers it is fitted on
+    parameter: str  # "controller_write_page_us", "random_write_die_page_us" or "program_suspend_us"
+    published_ids: tuple[str, ...]  # "<scenario dir>/<id>": the reference SKU's numbers it is fitted on (and the smallest SKU's)
     why: str
 
 
 _CTRL_WHY = "controller time per NAND page a random write programs: the reference SKU's datasheet random write"
+_PAIR_WHY = ("the write path's two times per NAND page, the controller's and the die's (GC and collisions included), "
+             "from two SKUs' datasheet random writes: the smallest, die-bound SKU and the reference")
+WRITE_PATH_PAIRS = (("samsung-pm9a3", "samsung-pm9a3-3.84tb", "samsung-pm9a3-1.92tb"),
+                    ("kioxia-cd8p", "kioxia-cd8p-r-7.68tb", "kioxia-cd8p-v-3.2tb"),
+                    ("solidigm-d7-ps1010-ps1030", "solidigm-d7-ps1010-7.68tb", "solidigm-d7-ps1010-3.84tb"),
+                    ("sandisk-sn861", "sandisk-sn861-7.68tb", "sandisk-sn861-3.84tb"),
+                    ("phison-x200", "phison-x200p-7.68tb", "phison-x200p-3.84tb"))
+"""Families of at least three SKUs whose write path is fitted on two (reference, smallest die-bound
+SKU): ``controller_write_page_us`` and ``random_write_die_page_us`` (nvsim.ssd.family.fit_write_page_us).
+The Micron 9550 keeps the NAND generation's die time: its second fitted value is its suspend cost."""
 FAMILY_FITS: tuple[FamilyFit, ...] = tuple(
     FamilyFit(family, "controller_write_page_us", (f"{DF}/{reference}-randwrite-iops",), _CTRL_WHY)
     for family, reference in (
-        ("micron-9550", "micron-9550-max-6.4tb"), ("samsung-pm9a3", "samsung-pm9a3-3.84tb"),
-        ("kioxia-cd8p", "kioxia-cd8p-r-7.68tb"), ("kioxia-cm6", "kioxia-cm6-r-30.72tb"),
+        ("micron-9550", "micron-9550-max-6.4tb"), ("kioxia-cm6", "kioxia-cm6-r-30.72tb"),
         ("kioxia-cd6", "kioxia-cd6-r-15.36tb"), ("intel-d7-p5500-p5600", "intel-d7-p5500-7.68tb"),
-        ("solidigm-d7-ps1010-ps1030", "solidigm-d7-ps1010-7.68tb"), ("sandisk-sn861", "sandisk-sn861-7.68tb"),
-        ("phison-x200", "phison-x200p-7.68tb"), ("samsung-pm1743", "samsung-pm1743-7.68tb"))
+        ("samsung-pm1743", "samsung-pm1743-7.68tb"))
+) + tuple(
+    FamilyFit(family, parameter, (f"{DF}/{reference}-randwrite-iops", f"{DF}/{small}-randwrite-iops"), _PAIR_WHY)
+    for family, reference, small in WRITE_PATH_PAIRS for parameter in ("controller_write_page_us", "random_write_die_page_us")
 ) + (
     FamilyFit("kioxia-cm7", "controller_write_page_us", (),
               "controller time per NAND page a random write programs: the reference CM7-R 7.68 TB's datasheet random "

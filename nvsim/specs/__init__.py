@@ -6,7 +6,7 @@ Every model is frozen and forbids unknown keys. Sizes and rates may be written w
 models/bibliography.yaml and its basis.
 
 One module per schema: ``base`` (``Spec``, ``Cited``, the unit types and the checks the others
-share), ``nand`` (catalog entries: NAND types and generations), ``parts`` (catalog entries: PCIe generations, drives, CPUs, slots, platforms), ``devices``
+share), ``nand`` (catalog entries: NAND types and generations), ``controller`` (catalog entries: SSD controllers), ``parts`` (catalog entries: PCIe generations, drives, CPUs, slots, platforms), ``devices``
 (catalog entries: switches, retimers, backplanes, engines and their devices, host I/O paths, OLTP
 profiles), ``workload`` (the fio-like job, the OLTP database, a mix's parts and a trace's summary), ``scenario`` (the array, placement,
 topology, faults and the scenario). Every name is re-exported here, so ``from nvsim.specs import X``
@@ -26,6 +26,7 @@ from .base import (MAX_BYTES, PCIE_GENERATIONS, PCIE_LINK_WIDTHS, PRICE_DATE, SE
                    _cited_number, _finite, _known_name, _link_width, _pcie_generation, _positive, _price_together)
 from .devices import (BackplaneSpec, CardFamilySpec, GpuDriverSpec, GpuFamilySpec, GpuSpec, CardFirmwareSpec, EngineDeviceSpec, EngineSpec, HostIoOption, HostIoSpec, OltpProfileSpec, RetimerSpec,
                       SwitchSpec)
+from .controller import ControllerSpec
 from .nand import NandGenerationSpec, NandTypeSpec
 from .parts import CpuSpec, DriveSpec, PcieGenerationSpec, PlatformSpec, SlotSpec
 from .scenario import (MAX_FAULTS, MAX_TEXT_CHARS, MAX_WORKLOADS, ArraySpec, FaultSpec, LinkWidth,
@@ -41,6 +42,8 @@ __all__ = [
     "PcieGenerationSpec", "DriveSpec", "CpuSpec", "SlotSpec", "PlatformSpec",
     # nand
     "NandTypeSpec", "NandGenerationSpec",
+    # controller
+    "ControllerSpec",
     # devices
     "SwitchSpec", "RetimerSpec", "BackplaneSpec", "CardFamilySpec", "GpuFamilySpec", "GpuDriverSpec", "GpuSpec", "CardFirmwareSpec", "EngineDeviceSpec", "HostIoOption", "HostIoSpec", "EngineSpec",
     "OltpProfileSpec",

@@ -38,7 +38,7 @@ from pydantic import Field
 from ..constants import PAGE_BYTES
 from ..ftl.closed_form import iu_rmw_factor, spare_factor_from_capacity, waf_greedy_desnoyers2012
 from ..specs import Bytes, BytesPerS, Cited, Count, PhysicalNumbers
-from ..specs.nand import NAND_NAME
+from ..specs.nand import ENTRY_NAME, NAND_NAME
 from ..units import parse_bytes
 from .derive import nand_dies, partial_iu_reads
 
@@ -71,7 +71,8 @@ class DriveFamilySpec(PhysicalNumbers):
     kind: Literal["drive_family"] = "drive_family"
     vendor: str
     model: str
-    controller: str
+    controller: str = Field(pattern=ENTRY_NAME, description="models/controllers/ entry: its channels, channel rate and "
+                                                       "write command ceiling are filled in from it by the catalog")
     nand_generation: str = Field(description="models/nand/ entry: its die capacity, NAND type and bits per cell are "
                                              "filled in from it by the catalog (nvsim.ssd.nand)")
     nand: str = Field(pattern=NAND_NAME, description="the generation's NAND type (filled in by the catalog)")
@@ -85,13 +86,19 @@ class DriveFamilySpec(PhysicalNumbers):
     nand_program_us: Cited[float]
     nand_erase_us: Cited[float]
     program_suspend_us: Cited[float]
-    channels: Cited[int]
-    channel_bytes_per_s: Cited[BytesPerS]
+    channels: Cited[int] = Field(description="the controller's (filled in by the catalog)")
+    channel_bytes_per_s: Cited[BytesPerS] = Field(description="the controller's (filled in by the catalog)")
     controller_read_bytes_per_s: Cited[BytesPerS]
     controller_write_bytes_per_s: Cited[BytesPerS]
     controller_read_iops: Cited[Count]
-    controller_write_iops: Cited[Count] | None = None
+    controller_write_iops: Cited[Count] | None = Field(default=None, description="the controller's write command "
+                                                       "ceiling where its brief states one (filled in by the catalog)")
     controller_write_page_us: Cited[float]
+    random_write_die_page_us: Cited[float] | None = Field(
+        default=None, description="die time per 4 KiB NAND page a steady-state random write programs (GC and die "
+                                  "collisions included), fitted with controller_write_page_us on the family's smallest, "
+                                  "die-bound SKU and its reference (fit_write_page_us); None: one page's share of the "
+                                  "NAND generation's program (die_program_bytes_per_s)")
     dram_bytes: Cited[Bytes] | None = None
     pcie_generation: Cited[int]
     indirection_unit_bytes: Cited[Bytes]
@@ -140,6 +147,14 @@ def die_read_iops(family: DriveFamilySpec) -> float:
     return family.planes_per_die.value / (family.nand_read_us.value * 1e-6)
 
 
+def die_write_page_s(family: DriveFamilySpec) -> float:
+    """Die seconds one 4 KiB NAND page of a random write costs: the family's fitted value where it
+    has one, else one page's share of a die's program (``die_program_bytes_per_s``)."""
+    if family.random_write_die_page_us is not None:
+        return family.random_write_die_page_us.value * 1e-6
+    return PAGE_BYTES / die_program_bytes_per_s(family)
+
+
 def _channels_bytes_per_s(family: DriveFamilySpec) -> float:
     return family.channels.value * family.channel_bytes_per_s.value
 
@@ -160,18 +175,18 @@ def sequential_figures(family: DriveFamilySpec, dies: int) -> tuple[tuple[str, f
 
 
 def random_write_host_s(family: DriveFamilySpec, dies: int, spare_factor: float, block_bytes: int = PAGE_BYTES,
-                        controller_write_page_us: float | None = None) -> float:
+                        controller_write_page_us: float | None = None, die_page_us: float | None = None) -> float:
     """Seconds of the drive per random host write in steady state, without the command ceiling.
 
     ``rmw * WAF`` NAND pages per host write, each costing the controller ``controller_write_page_us``
-    and the die pool one page's share of a die's program time over ``dies``; plus the partial-IU
+    and the die pool ``die_write_page_s`` over ``dies``; plus the partial-IU
     read of a write smaller than the IU (one 4 KiB die read over the pool, or the controller's read
     rate, whichever is slower).
     """
     iu = family.indirection_unit_bytes.value
     pages = iu_rmw_factor(block_bytes, iu) * waf_greedy_desnoyers2012(spare_factor) * block_bytes / PAGE_BYTES
     t_ctrl = (family.controller_write_page_us.value if controller_write_page_us is None else controller_write_page_us) * 1e-6
-    t_die = PAGE_BYTES / die_program_bytes_per_s(family) / dies
+    t_die = (die_write_page_s(family) if die_page_us is None else die_page_us * 1e-6) / dies
     read_s = 1.0 / min(dies * die_read_iops(family), family.controller_read_iops.value)
     return pages * (t_ctrl + t_die) + partial_iu_reads(block_bytes, iu) * read_s * iu / PAGE_BYTES
 
@@ -218,6 +233,33 @@ def fit_controller_write_page_us(family: DriveFamilySpec, capacity_bytes: float,
         raise ValueError(f"{family.name}: the die term alone is slower than {rand_write_iops:.0f} IOPS; "
                          "the family's die timings cannot give the reference's random write")
     return t_ctrl * 1e6
+
+
+def fit_write_page_us(family: DriveFamilySpec, skus: tuple[tuple[float, float, float], ...]) -> tuple[float, float]:
+    """(controller_write_page_us, random_write_die_page_us) from two SKUs' datasheet random writes,
+    each ``(capacity_bytes, raw_nand_bytes, rand_write_iops)``, of different die counts: each SKU's
+    time per NAND page left after its partial-IU reads is ``t_ctrl + t_die / dies``, two linear
+    equations in the two unknowns. The SKU with fewer dies (the die-bound one) sets the die time,
+    the other the controller's; both must come out non-negative."""
+    if len(skus) != 2:
+        raise ValueError(f"{family.name}: the write path is fitted on two SKUs, got {len(skus)}")
+    block, iu = family.rand_block_bytes.value, family.indirection_unit_bytes.value
+    rows = []
+    for capacity, raw, iops in skus:
+        dies = family_dies(family, raw)
+        spare = spare_factor_from_capacity(raw, capacity)
+        pages = iu_rmw_factor(block, iu) * waf_greedy_desnoyers2012(spare) * block / PAGE_BYTES
+        reads_s = random_write_host_s(family, dies, spare, block, controller_write_page_us=0.0, die_page_us=0.0)
+        rows.append((1.0 / dies, (1.0 / iops - reads_s) / pages))
+    (x1, y1), (x2, y2) = rows
+    if x1 == x2:
+        raise ValueError(f"{family.name}: the two SKUs have the same die count; the die time needs two")
+    t_die = (y1 - y2) / (x1 - x2)
+    t_ctrl = y1 - t_die * x1
+    if t_die < 0 or t_ctrl < 0:
+        raise ValueError(f"{family.name}: the two SKUs' random writes give a negative time per page "
+                         f"(controller {t_ctrl * 1e6:.3f} us, die {t_die * 1e6:.3f} us)")
+    return t_ctrl * 1e6, t_die * 1e6
 
 
 def _predicted(value: float, family: DriveFamilySpec, figures: SkuFigures, field: str) -> dict[str, Any]:
@@ -267,4 +309,4 @@ def _cited_bytes(raw: dict[str, Any], name: str) -> float | None:
 
 __all__ = ["DriveFamilySpec", "SkuFigures", "SkuFieldError", "FAMILY_MODEL_SOURCE", "SHARED_FIELDS", "MAX_CONTROLLERS", "family_dies",
            "die_program_bytes_per_s", "die_read_iops", "sequential_figures", "random_write_host_s", "predict_sku",
-           "fit_controller_write_page_us", "complete_sku"]
+           "fit_controller_write_page_us", "fit_write_page_us", "die_write_page_s", "complete_sku"]

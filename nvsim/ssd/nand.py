@@ -16,11 +16,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import suggestion_text
-from ..specs import NandGenerationSpec, NandTypeSpec
+from ..specs import ControllerSpec, NandGenerationSpec, NandTypeSpec
 from .family import DriveFamilySpec, SkuFieldError
 
 FROM_GENERATION = ("die_bytes", "nand", "bits_per_cell")
 """A family's fields the catalog fills in from its NAND generation (a family file never gives them)."""
+
+FROM_CONTROLLER = {"channels": "channels", "channel_bytes_per_s": "channel_bytes_per_s",
+                   "controller_write_iops": "write_iops"}
+"""A family's fields the catalog fills in from its controller (models/controllers/), by the
+controller's field name; ``controller_write_iops`` only where the controller's brief states one."""
 
 
 def _known(value: Any, field: str, names: Mapping[str, Any], what: str, folder: str) -> str:
@@ -45,19 +50,28 @@ def check_type(nand_type: NandTypeSpec, generations: Mapping[str, NandGeneration
 
 
 def complete_family(raw: Any, generations: Mapping[str, NandGenerationSpec],
-                    types: Mapping[str, NandTypeSpec]) -> Any:
+                    types: Mapping[str, NandTypeSpec], controllers: Mapping[str, ControllerSpec]) -> Any:
     """A family file's mapping with its die capacity, NAND type and bits per cell from the NAND
-    generation it names (``nand_generation``)."""
+    generation it names (``nand_generation``), and its channels, channel rate and write command
+    ceiling from the controller it names (``controller``)."""
     if not isinstance(raw, dict):
         return raw
     for name in FROM_GENERATION:
         if name in raw:
             raise SkuFieldError(name, f"stated by the family's NAND generation (models/nand/), not by the family: "
                                       f"remove it and name the generation in nand_generation")
+    for name in FROM_CONTROLLER:
+        if name in raw:
+            raise SkuFieldError(name, f"stated by the family's controller (models/controllers/), not by the family: "
+                                      f"remove it and name the controller in controller")
     name = _known(raw.get("nand_generation"), "nand_generation", generations, "NAND generation", "models/nand/")
     generation = generations[name]
+    controller = controllers[_known(raw.get("controller"), "controller", controllers, "SSD controller",
+                                    "models/controllers/")]
+    from_controller = {field: getattr(controller, own).model_dump() for field, own in FROM_CONTROLLER.items()
+                       if getattr(controller, own) is not None}
     return {**raw, "die_bytes": generation.die_bytes.model_dump(), "nand": generation.nand,
-            "bits_per_cell": types[generation.nand].bits_per_cell.model_dump()}
+            "bits_per_cell": types[generation.nand].bits_per_cell.model_dump(), **from_controller}
 
 
 def complete_drive(raw: Any, family: DriveFamilySpec | None, generations: Mapping[str, NandGenerationSpec],
@@ -84,4 +98,4 @@ def complete_drive(raw: Any, family: DriveFamilySpec | None, generations: Mappin
     return {**raw, "nand_generation": name, "nand_die_bytes": generations[name].die_bytes.model_dump()}
 
 
-__all__ = ["FROM_GENERATION", "check_generation", "check_type", "complete_family", "complete_drive"]
+__all__ = ["FROM_GENERATION", "FROM_CONTROLLER", "check_generation", "check_type", "complete_family", "complete_drive"]

@@ -20,10 +20,10 @@ from nvsim.errors import InputError
 from nvsim.published import FAMILY_FITS, SCENARIOS_DIR, fitted_ids
 from nvsim.specs import DriveSpec
 from nvsim.ssd import PROGRAM_SUSPEND_US, derive_ssd_parameters
-from nvsim.ssd.family import (FAMILY_MODEL_SOURCE, SkuFieldError, complete_sku, die_program_bytes_per_s, family_dies, predict_sku,
-                              random_write_host_s)
+from nvsim.ssd.family import (FAMILY_MODEL_SOURCE, DriveFamilySpec, SkuFieldError, complete_sku, die_program_bytes_per_s, family_dies, predict_sku,
+                              fit_write_page_us, random_write_host_s)
 from nvsim.ssd.latency import DEFAULT_NAND_ERASE_US, DEFAULT_NAND_PROGRAM_US, erase_share
-from nvsim.ssd.nand import complete_drive
+from nvsim.ssd.nand import complete_drive, complete_family
 
 ROOT = Path(__file__).resolve().parents[2]
 TIB = 2**40
@@ -227,3 +227,94 @@ def test_a_family_on_smaller_dies_of_the_same_program_rate_writes_a_small_sku_fa
     tbit_die = {**family.die_bytes.model_dump(), "value": 128 * 2**30}
     big_dies = type(family).model_validate({**family.model_dump(), "die_bytes": tbit_die})
     assert predict_sku(big_dies, 3.84e12, 4 * TIB).seq_write_bytes_per_s < 0.6 * small.seq_write_bytes_per_s
+
+
+def test_every_familys_channels_are_its_controllers(catalog):
+    """Controllers are data (models/controllers/): a family names one and takes its channels, channel
+    rate and write command ceiling from it, stated once."""
+    for family in catalog.families.values():
+        controller = catalog.controllers[family.controller]
+        assert family.channels == controller.channels
+        assert family.channel_bytes_per_s == controller.channel_bytes_per_s
+        assert family.controller_write_iops == controller.write_iops
+
+
+def test_a_family_file_stating_its_controllers_channels_is_refused(catalog):
+    raw = read_yaml(ROOT / "models" / "families" / "sandisk-sn861.yaml")
+    stated = {"value": 16, "source": "seed-000", "basis": "assumed"}
+    with pytest.raises(SkuFieldError, match="models/controllers/") as error:
+        complete_family({**raw, "channels": stated}, catalog.nand, catalog.nand_types, catalog.controllers)
+    assert error.value.field == "channels"
+    with pytest.raises(SkuFieldError, match="unknown SSD controller") as error:
+        complete_family({**raw, "controller": "no-such-chip"}, catalog.nand, catalog.nand_types, catalog.controllers)
+    assert error.value.field == "controller"
+
+
+def _on_controller(catalog, controller_name, family_name="sandisk-sn861"):
+    """``family_name`` rebuilt on another catalog controller (its channels and ceiling from it)."""
+    raw = read_yaml(ROOT / "models" / "families" / f"{family_name}.yaml")
+    return DriveFamilySpec.model_validate(complete_family({**raw, "controller": controller_name}, catalog.nand,
+                                                          catalog.nand_types, catalog.controllers))
+
+
+@settings(max_examples=40, deadline=None)
+@given(tib=st.integers(min_value=2, max_value=256), namespace_share=st.floats(min_value=0.3, max_value=0.95))
+def test_a_controllers_write_ceiling_bounds_every_sku(tib, namespace_share):
+    """A family built on a controller whose brief states a write command ceiling (Marvell Bravera SC5:
+    1M IOPS) never predicts more, however many dies or however much spare; without one, enough dies
+    and spare go past it."""
+    catalog = load_catalog()
+    capped = _on_controller(catalog, "marvell-bravera-sc5-16ch")
+    ceiling = catalog.controllers["marvell-bravera-sc5-16ch"].write_iops.value
+    figures = predict_sku(capped, tib * TIB * namespace_share, tib * TIB)
+    assert figures.rand_write_iops <= ceiling * (1 + 1e-12)
+    free = predict_sku(_family(catalog), tib * TIB * namespace_share, tib * TIB)
+    assert figures.rand_write_iops == pytest.approx(min(free.rand_write_iops, ceiling))
+    assert capped.channels.value == 16
+
+
+def test_without_a_ceiling_a_large_spare_sku_extrapolates_past_the_controllers_brief(catalog):
+    free = predict_sku(_family(catalog), 0.5 * 64 * TIB, 64 * TIB)
+    assert free.rand_write_iops > 1.0e6
+    capped = predict_sku(_on_controller(catalog, "marvell-bravera-sc5-16ch"), 0.5 * 64 * TIB, 64 * TIB)
+    assert capped.rand_write_iops == pytest.approx(1.0e6)
+    assert dict(capped.limits)["rand_write"] == "controller write commands"
+
+
+@pytest.mark.parametrize("name", ["sandisk-sn861", "phison-x200", "samsung-pm9a3"])
+def test_the_two_sku_write_fit_gives_both_skus_back(catalog, name):
+    """fit_write_page_us: the controller's and the die's time per page from two SKUs' random writes;
+    the family rebuilt with them predicts both SKUs' random writes exactly, and the smaller SKU's
+    die term is the larger share of its time (it is the die-bound one)."""
+    family = catalog.families[name]
+    skus = [(catalog.drives[n].capacity_bytes.value, catalog.drives[n].raw_nand_bytes.value, iops)
+            for n, iops in ((family.reference_sku, catalog.drives[family.reference_sku].rand_write_iops.value),)]
+    small = min((d for d in catalog.drives.values() if d.family == name), key=lambda d: d.raw_nand_bytes.value)
+    skus.append((small.capacity_bytes.value, small.raw_nand_bytes.value, 0.8 * small.rand_write_iops.value))
+    t_ctrl, t_die = fit_write_page_us(family, tuple(skus))
+    cited = {"source": "seed-000", "basis": "assumed"}
+    rebuilt = DriveFamilySpec.model_validate({**family.model_dump(), "controller_write_page_us": {"value": t_ctrl, **cited},
+                                              "random_write_die_page_us": {"value": t_die, **cited}})
+    for capacity, raw, iops in skus:
+        assert predict_sku(rebuilt, capacity, raw).rand_write_iops == pytest.approx(iops, rel=1e-9)
+    assert t_die / family_dies(family, small.raw_nand_bytes.value) > 0.2 * t_ctrl
+
+
+def test_two_skus_of_one_die_count_cannot_fit_the_die_time(catalog):
+    family = catalog.families["sandisk-sn861"]
+    with pytest.raises(ValueError, match="same die count"):
+        fit_write_page_us(family, ((7.68e12, 8 * TIB, 430e3), (6.4e12, 8 * TIB, 800e3)))
+
+
+def test_leave_one_out_over_the_catalog_meets_the_issue_39_target():
+    """Every family of at least three SKUs rebuilt from its NAND generation and two SKUs predicts the
+    others' datasheet figures: median |error| at most 10%, 90th percentile at most 25%
+    (benchmarks/drive_family_loo.py; the table is in docs/models/drive-families.md)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("drive_family_loo", ROOT / "benchmarks" / "drive_family_loo.py")
+    loo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loo)
+    summary = loo.leave_one_out()["summary"]
+    assert summary["all"]["n"] >= 300
+    assert summary["all"]["median"] <= 0.10
+    assert summary["all"]["p90"] <= 0.25
