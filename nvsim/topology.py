@@ -157,19 +157,6 @@ def _slots_error(scenario: Any, catalog: Any, drive: Any) -> str | None:
     return None
 
 
-def _card_drives_error(scenario: Any, catalog: Any) -> str | None:
-    """More drives (hot spares included) than the engine's card takes (its datasheet's maximum)."""
-    device = catalog.engines[scenario.array.engine].device
-    if device is None or device.max_drives is None:
-        return None
-    n = scenario.array.drives + scenario.array.hot_spares
-    most = device.max_drives.value
-    if n > most:
-        return (f"array.drives: {n} drives{_spares_note(scenario.array.hot_spares)} on one {device.product}; "
-                f"it takes at most {most}; allowed: at most {most}")
-    return None
-
-
 def _switch_error(scenario: Any, catalog: Any, link_lanes: int) -> str | None:
     use = scenario.topology.switches
     switch = catalog.switches[use.model]
@@ -227,7 +214,6 @@ def placement_error(scenario: Any, catalog: Any) -> str | None:
     error = _bifurcation_error(topology, platform) if topology is not None else None
     error = error or (_fields_error(scenario, catalog) if topology is not None else None)
     error = error or (_slots_error(scenario, catalog, drive) if slots else _bays_error(scenario, catalog, drive))
-    error = error or _card_drives_error(scenario, catalog)
     if error is None and topology is not None and topology.switches is not None:
         link_lanes = drive.lanes.value if slots else min(drive.lanes.value, bay_count(topology, platform, catalog)[1])
         error = _switch_error(scenario, catalog, link_lanes)

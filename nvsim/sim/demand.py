@@ -179,27 +179,27 @@ def _coalesces(model: ArrayModel, is_write: np.ndarray) -> bool:
     (``coalesces_degraded``: a RAID card) still writes them whole (the missing member's share
     is computed, not written).
     """
-    if model.workload.is_random or model.array.level not in (5, 6) or not is_write.all():
-        return False
-    if model.failed_members and not model.engine.coalesces_degraded:
-        return False
-    if not model.engine.stripe_cache:
-        return False
-    data_members = model.array.drives - parity_members(model.array.level)
-    stripe = data_members * model.array.strip_bytes
-    return -(-stripe // model.workload.bs) <= model.workload.iodepth
+    return bool(is_write.all()) and _cache_gathers_stripes(model, float(model.workload.iodepth))
 
 
 def _coalesces_writes_of_mix(model: ArrayModel, is_write: np.ndarray) -> bool:
     """Whether a mixed sequential stream's writes (a stream of their own, ``HostStream``) reach the
     stripe cache as whole stripes: as ``_coalesces``, with the writes' share of the I/Os in flight."""
-    if model.workload.is_random or model.array.level not in (5, 6) or not is_write.any() or is_write.all():
+    return bool(is_write.any()) and not bool(is_write.all()) and \
+        _cache_gathers_stripes(model, model.workload.iodepth * float(is_write.mean()))
+
+
+def _cache_gathers_stripes(model: ArrayModel, writes_in_flight: float) -> bool:
+    """Whether the engine's stripe cache sees a sequential write stream with ``writes_in_flight``
+    writes in flight as whole stripes (``_coalesces``): RAID5/6, a stripe cache (still gathering
+    with a member missing), and a stripe's worth of the stream in flight."""
+    if model.workload.is_random or model.array.level not in (5, 6) or not model.engine.stripe_cache:
         return False
-    if not model.engine.stripe_cache or (model.failed_members and not model.engine.coalesces_degraded):
+    if model.failed_members and not model.engine.coalesces_degraded:
         return False
     data_members = model.array.drives - parity_members(model.array.level)
     stripe = data_members * model.array.strip_bytes
-    return -(-stripe // model.workload.bs) <= model.workload.iodepth * float(is_write.mean())
+    return -(-stripe // model.workload.bs) <= writes_in_flight
 
 
 def _plan_mixed(model: ArrayModel, offsets: np.ndarray, is_write: np.ndarray) -> MemberIOPlan:

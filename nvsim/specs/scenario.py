@@ -234,7 +234,7 @@ def _cards_fit(scenario: "ScenarioSpec", catalog: Any) -> None:
     per_card: dict[tuple[str, int], list[int]] = {}
     arrays = [(None, scenario.array, 0)] + [(i, v.array, v.card) for i, v in enumerate(scenario.volumes)]
     for i, array, card in arrays:
-        device = catalog.engines[array.engine].device if array.engine in catalog.engines else None
+        device = catalog.engines[array.engine].device
         if device is None and card:
             raise ValueError(f"volumes[{i}].card: {array.engine} has no card of its own; allowed: 0")
         if device is not None:
@@ -242,8 +242,9 @@ def _cards_fit(scenario: "ScenarioSpec", catalog: Any) -> None:
     for (engine, card), drives in per_card.items():
         device = catalog.engines[engine].device
         if device.max_drives is not None and sum(drives) > device.max_drives.value:
-            raise ValueError(f"volumes: card {card} of {engine} carries {sum(drives)} drives over {len(drives)} volumes; "
-                             f"it takes at most {device.max_drives.value}")
+            where = f"over {len(drives)} volumes" if len(drives) > 1 else "hot spares included"
+            raise ValueError(f"{'volumes' if len(drives) > 1 else 'array.hot_spares'}: card {card} of {engine} carries "
+                             f"{sum(drives)} drives ({where}); it takes at most {device.max_drives.value}")
         if device.max_virtual_disks is not None and len(drives) > device.max_virtual_disks.value:
             raise ValueError(f"volumes: card {card} of {engine} holds {len(drives)} virtual disks; "
                              f"it takes at most {device.max_virtual_disks.value}")
@@ -266,7 +267,14 @@ class ScenarioSpec(Spec):
     seed: int = Field(default=1, ge=0, lt=2**64)
 
     @model_validator(mode="after")
-    def _volumes_fit(self, info: ValidationInfo) -> "ScenarioSpec":
+    def _cards_hold_their_drives(self, info: ValidationInfo) -> "ScenarioSpec":
+        catalog = _catalog(info)
+        if catalog is not None and all(a.engine in catalog.engines for a in (self.array, *(v.array for v in self.volumes))):
+            _cards_fit(self, catalog)
+        return self
+
+    @model_validator(mode="after")
+    def _volumes_fit(self) -> "ScenarioSpec":
         if not self.volumes:
             return self
         names = {w.name for w in self.workloads}
@@ -281,9 +289,6 @@ class ScenarioSpec(Spec):
             if volume.workload not in names:
                 raise ValueError(f"volumes[{i}].workload: {volume.workload!r} is not a workload of the scenario; "
                                  f"allowed: {', '.join(sorted(names))}")
-        catalog = _catalog(info)
-        if catalog is not None:
-            _cards_fit(self, catalog)
         return self
 
     @model_validator(mode="after")

@@ -51,11 +51,19 @@ def test_a_volume_of_an_engine_without_a_card_shares_only_the_hosts_memory():
     (lambda raw: raw["volumes"][0].update(name="array"), r"volumes\[0\]\.name: 'array' names two volumes"),
     (lambda raw: raw["volumes"][0]["array"].update(engine="linux-md", strip_bytes="512KiB"), r"volumes\[0\]\.card: linux-md has no card"),
     (lambda raw: raw["volumes"][0].update(card=0) or raw["volumes"][0]["array"].update(drives=30),
-     r"volumes: card 0 of broadcom-megaraid-9670w-16i carries 38 drives over 2 volumes; it takes at most 32"),
+     r"volumes: card 0 of broadcom-megaraid-9670w-16i carries 38 drives \(over 2 volumes\); it takes at most 32"),
     (lambda raw: raw.update(workloads=[]), r"volumes: the array runs the scenario's first workload"),
 ])
 def test_what_volumes_may_not_ask_is_refused_in_one_line(change, message):
     raw = two_volumes(1)
     change(raw)
     with pytest.raises(InputError, match=message):
+        parse_scenario(raw)
+
+
+def test_a_cards_drive_limit_counts_its_hot_spares_without_volumes():
+    raw = yaml.safe_load((CARDS / "rebuild-idle.yaml").read_text())
+    raw["array"].update(drives=31, hot_spares=2)
+    with pytest.raises(InputError, match=r"array.hot_spares: card 0 of broadcom-megaraid-9670w-16i carries 33 drives "
+                                         r"\(hot spares included\); it takes at most 32"):
         parse_scenario(raw)
