@@ -9,9 +9,11 @@ by its own busy share at the operating point (docs/cost-power.md):
 * a drive: idle + NAND busy share x (active - idle), its active figure the read and write ones
   mixed by the share of bytes the drives write;
 * the RAID engine's device (a GPU, a card): idle + its busy share x (active - idle);
-* the server (CPUs, memory, fans; no drives or cards): idle + the host CPU share x (active - idle).
+* the server (CPUs, memory, fans; no drives or cards): idle + the host CPU share x (active - idle);
+* the PCIe switches a scenario's topology hangs the drives behind: each its one ``power_w``.
 
-Hot spares are bought and draw idle power. A part without a price or power figure leaves the total
+Hot spares are bought and draw idle power. A backplane or retimer the topology names is the
+server's own (its bays as built): in the server's price and power, not added again. A part without a price or power figure leaves the total
 unknown (None) and is named in ``missing``: no silent zero.
 """
 
@@ -60,13 +62,14 @@ def wear_usd_per_year(drives_usd: float | None, effective_dwpd: float, rated_dwp
 @dataclass(frozen=True)
 class SetupParts:
     """A set-up's bill of parts: the drives (members and hot spares), the RAID engine (card or
-    licence) and its device, the server."""
+    licence) and its device, the server, the topology's PCIe switches."""
 
     drive_count: int
     drive_usd: float | None
     engine_usd: float | None
     platform_usd: float | None
     missing: tuple[str, ...]  # parts with no price in the catalog
+    switches_usd: float | None = 0.0  # the topology's PCIe switches (0: none)
 
     @property
     def drives_usd(self) -> float | None:
@@ -74,7 +77,7 @@ class SetupParts:
 
     @property
     def total_usd(self) -> float | None:
-        parts = (self.drives_usd, self.engine_usd, self.platform_usd)
+        parts = (self.drives_usd, self.engine_usd, self.platform_usd, self.switches_usd)
         return None if any(p is None for p in parts) else float(sum(parts))
 
 
@@ -82,22 +85,37 @@ def _value(cited) -> float | None:
     return None if cited is None else float(cited.value)
 
 
+def _switches(catalog: Catalog, scenario: ScenarioSpec) -> tuple:
+    """The topology's PCIe switches as (catalog entry, count), or () when the drives hang on root ports."""
+    use = scenario.topology.switches if scenario.topology is not None else None
+    return () if use is None else (catalog.switches[use.model], use.count)
+
+
+def _bill(catalog: Catalog, scenario: ScenarioSpec) -> list[tuple]:
+    """The bill of parts as (catalog entry, count): the drives (members and spares), the engine,
+    the server, and the topology's switches if any."""
+    array = scenario.array
+    bill = [(catalog.drives[array.drive], array.drives + array.hot_spares), (catalog.engines[array.engine], 1),
+            (catalog.platforms[scenario.platform], 1)]
+    switches = _switches(catalog, scenario)
+    return bill + ([switches] if switches else [])
+
+
 def setup_parts(catalog: Catalog, scenario: ScenarioSpec) -> SetupParts:
     """The prices of a scenario's parts, and which of them the catalog has no price for."""
-    array = scenario.array
-    drive, engine, platform = catalog.drives[array.drive], catalog.engines[array.engine], catalog.platforms[scenario.platform]
-    prices = {drive.name: _value(drive.price_usd), engine.name: _value(engine.price_usd), platform.name: _value(platform.price_usd)}
-    return SetupParts(drive_count=array.drives + array.hot_spares, drive_usd=prices[drive.name],
-                      engine_usd=prices[engine.name], platform_usd=prices[platform.name],
-                      missing=tuple(name for name, usd in prices.items() if usd is None))
+    bill = _bill(catalog, scenario)
+    each = [_value(entry.price_usd) for entry, _count in bill]
+    totals = [None if usd is None else usd * count for usd, (_entry, count) in zip(each, bill)]
+    switches_usd = totals[3] if len(bill) > 3 else 0.0
+    return SetupParts(drive_count=bill[0][1], drive_usd=each[0], engine_usd=each[1], platform_usd=each[2],
+                      missing=tuple(entry.name for (entry, _count), usd in zip(bill, each) if usd is None),
+                      switches_usd=switches_usd)
 
 
 def price_parts(catalog: Catalog, scenario: ScenarioSpec) -> list[dict]:
     """Each part of the bill with its count, price each, and the price's kind, date, basis and
     source (what a report prints beside the total)."""
-    array = scenario.array
-    entries = ((catalog.drives[array.drive], array.drives + array.hot_spares), (catalog.engines[array.engine], 1),
-               (catalog.platforms[scenario.platform], 1))
+    entries = _bill(catalog, scenario)
     return [{"part": entry.name, "count": count, "usd_each": _value(entry.price_usd), "kind": entry.price_kind,
              "date": entry.price_date, "basis": entry.price_usd.basis if entry.price_usd else None,
              "source": entry.price_usd.source if entry.price_usd else None} for entry, count in entries]
@@ -130,7 +148,7 @@ def _write_share(metrics: dict) -> float:
 
 
 def setup_power_w(catalog: Catalog, scenario: ScenarioSpec, metrics: dict, utilisation) -> dict[str, float | None]:
-    """Watts of the drives, the engine's device and the server at one workload's operating point
+    """Watts of the drives, the engine's device, the server and the topology's switches at one workload's operating point
     (None: a part has no power figure in the catalog)."""
     array = scenario.array
     drive, engine, platform = catalog.drives[array.drive], catalog.engines[array.engine], catalog.platforms[scenario.platform]
@@ -149,9 +167,12 @@ def setup_power_w(catalog: Catalog, scenario: ScenarioSpec, metrics: dict, utili
         engine_w = linear_power_w(float(device.power_idle_w.value), float(device.power_active_w.value), share)
     platform_w = None if platform.power_idle_w is None or platform.power_active_w is None else linear_power_w(
         float(platform.power_idle_w.value), float(platform.power_active_w.value), (metrics.get("cpu_percent") or 0.0) / 100.0)
-    parts = (drives_w, engine_w, platform_w)
+    switches = _switches(catalog, scenario)
+    switches_w = 0.0 if not switches else (None if switches[0].power_w is None else float(switches[0].power_w.value) * switches[1])
+    parts = (drives_w, engine_w, platform_w, switches_w)
     return {"power_w": None if any(p is None for p in parts) else float(sum(parts)),
-            "power_drives_w": drives_w, "power_engine_w": engine_w, "power_platform_w": platform_w}
+            "power_drives_w": drives_w, "power_engine_w": engine_w, "power_platform_w": platform_w,
+            "power_switches_w": switches_w}
 
 
 def cost_power(catalog: Catalog, scenario: ScenarioSpec, usable_bytes: float, metrics: dict | None,
@@ -172,7 +193,7 @@ def cost_power(catalog: Catalog, scenario: ScenarioSpec, usable_bytes: float, me
     total = parts.total_usd
     return _plain_floats({
         "price_usd": total, "price_drives_usd": parts.drives_usd, "price_engine_usd": parts.engine_usd,
-        "price_platform_usd": parts.platform_usd, "price_missing": ", ".join(parts.missing),
+        "price_platform_usd": parts.platform_usd, "price_switches_usd": parts.switches_usd, "price_missing": ", ".join(parts.missing),
         **power,
         "usd_per_usable_tb": per_unit(total, usable_bytes, TB), "usd_per_kiops": per_unit(total, iops, KIOPS),
         "usd_per_gb_per_s": per_unit(total, rate, GB_PER_S), "watts_per_kiops": per_unit(power["power_w"], iops, KIOPS),
@@ -187,8 +208,9 @@ def _plain_floats(values: dict) -> dict:
     return {k: (float(v) if v is not None and not isinstance(v, str) else v) for k, v in values.items()}
 
 
-COST_POWER_COLUMNS = ("price_usd", "price_drives_usd", "price_engine_usd", "price_platform_usd", "price_missing",
-                      "power_w", "power_drives_w", "power_engine_w", "power_platform_w", "usd_per_usable_tb",
+COST_POWER_COLUMNS = ("price_usd", "price_drives_usd", "price_engine_usd", "price_platform_usd", "price_switches_usd",
+                      "price_missing", "power_w", "power_drives_w", "power_engine_w", "power_platform_w", "power_switches_w",
+                      "usd_per_usable_tb",
                       "usd_per_kiops", "usd_per_gb_per_s", "watts_per_kiops", "effective_dwpd", "rated_dwpd",
                       "drive_lifetime_years", "wear_usd_per_year")
 """The keys ``cost_power`` returns, in order (sweep columns, JSON keys)."""

@@ -121,7 +121,7 @@ def _has_power(entry) -> bool:
     device draws nothing of its own)."""
     kind = getattr(entry, "kind", "")
     if kind == "drive":
-        return entry.power_idle_w is not None and entry.power_active_read_w is not None
+        return all(f is not None for f in (entry.power_idle_w, entry.power_active_read_w, entry.power_active_write_w))
     if kind == "platform":
         return entry.power_idle_w is not None and entry.power_active_w is not None
     device = getattr(entry, "device", None)

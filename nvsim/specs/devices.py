@@ -17,7 +17,22 @@ from ..raid import LEVELS
 from .base import (PRICE_DATE, Bytes, BytesPerS, Cited, Count, PhysicalNumbers, PriceKind, _link_width, _pcie_generation,
                    _price_together)
 
-class SwitchSpec(PhysicalNumbers):
+class FabricPartSpec(PhysicalNumbers):
+    """What a switch, retimer or backplane costs and draws (docs/cost-power.md): a price with its
+    date and kind, and ``power_w``, what the part draws in service (its typical figure: a switch's
+    or retimer's draw hardly moves with traffic, so one figure, not an idle and an active one)."""
+
+    price_usd: Cited[float] | None = Field(default=None, description="one part, US dollars")
+    price_date: str | None = Field(default=None, pattern=PRICE_DATE)
+    price_kind: PriceKind | None = None
+    power_w: Cited[float] | None = Field(default=None, description="typical draw in service, watts")
+
+    @model_validator(mode="after")
+    def _price_complete(self) -> "FabricPartSpec":
+        return _price_together(self)
+
+
+class SwitchSpec(FabricPartSpec):
     """A PCIe switch (its datasheet): generation, lanes and ports, the latency a TLP takes through
     it (cut-through, port to port), and its core's switching bandwidth (bytes it forwards per
     second, each byte counted once; ``None``: non-blocking, its lanes times one lane's rate)."""
@@ -50,7 +65,7 @@ class SwitchSpec(PhysicalNumbers):
         return self
 
 
-class RetimerSpec(PhysicalNumbers):
+class RetimerSpec(FabricPartSpec):
     """A PCIe retimer on a link: the latency it adds each way."""
 
     name: str
@@ -66,7 +81,7 @@ class RetimerSpec(PhysicalNumbers):
         return self
 
 
-class BackplaneSpec(PhysicalNumbers):
+class BackplaneSpec(FabricPartSpec):
     """A drive backplane: its bays, their form factor and the lanes and generation each bay carries."""
 
     name: str

@@ -1,6 +1,8 @@
 """Cost and power (nvsim.cost): the linear power model, per-unit costs, the endurance cost, and the
 seed 000 set-up's bill and idle draw from the catalog's cited prices and power figures."""
 
+import dataclasses
+
 import pytest
 from hypothesis import given, strategies as st
 from pydantic import ValidationError
@@ -71,9 +73,22 @@ def test_load_raises_power_and_writes_cost_endurance(catalog, seed000):
 
 def test_a_part_without_a_price_leaves_the_total_unknown_and_named(catalog, seed000):
     spec, usable = seed000
-    ideal = spec.model_copy(update={"array": spec.array.model_copy(update={"engine": "ideal-raid"})})
-    out = cost_power(catalog, ideal, usable, None)
-    assert out["price_usd"] is None and out["usd_per_usable_tb"] is None and "ideal-raid" in out["price_missing"]
+    engine = catalog.engines[spec.array.engine]
+    unpriced = engine.model_copy(update={"price_usd": None, "price_date": None, "price_kind": None})
+    out = cost_power(dataclasses.replace(catalog, engines={**catalog.engines, engine.name: unpriced}), spec, usable, None)
+    assert out["price_usd"] is None and out["usd_per_usable_tb"] is None and out["price_missing"] == engine.name
+
+
+def test_the_topologys_switches_are_on_the_bill(catalog):
+    spec = nvsim.load_scenario("scenarios/switch-uplink-gen5", catalog)
+    switch, count = catalog.switches[spec.topology.switches.model], spec.topology.switches.count
+    plain = spec.model_copy(update={"topology": None})
+    usable = capacity(spec, catalog).usable_bytes
+    behind, direct = cost_power(catalog, spec, usable, None), cost_power(catalog, plain, usable, None)
+    assert behind["price_switches_usd"] == pytest.approx(count * switch.price_usd.value) and direct["price_switches_usd"] == 0
+    assert behind["price_usd"] - direct["price_usd"] == pytest.approx(count * switch.price_usd.value)
+    assert behind["power_w"] - direct["power_w"] == pytest.approx(count * switch.power_w.value)
+    assert [p["part"] for p in price_parts(catalog, spec)][-1] == switch.name
 
 
 def test_a_price_needs_its_date_and_kind(catalog):
@@ -88,7 +103,7 @@ def test_a_price_needs_its_date_and_kind(catalog):
 
 def test_every_price_and_power_figure_in_the_catalog_is_cited(catalog):
     for section, entry in catalog.entries():
-        for field in ("price_usd", "power_idle_w", "power_active_w", "power_active_read_w", "power_active_write_w"):
+        for field in ("price_usd", "power_idle_w", "power_active_w", "power_active_read_w", "power_active_write_w", "power_w"):
             cited = getattr(entry, field, None)
             if cited is not None:
                 assert cited.source in catalog.bibliography and cited.note, (entry.name, field)

@@ -3,6 +3,7 @@ ranking (a total order), margins, the Pareto front and the rejected families' re
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 
@@ -75,11 +76,15 @@ def test_capacity_filter_matches_the_scenarios_own_capacity():
 
 
 def test_a_cost_objective_over_unpriced_drives_is_one_line_naming_them():
+    drive = CATALOG.drives["intel-d7-p5500-7.68tb"]
+    unpriced = drive.model_copy(update={"price_usd": None, "price_date": None, "price_kind": None})
+    catalog = dataclasses.replace(CATALOG, drives={**CATALOG.drives, drive.name: unpriced})
     spec = PlanSpec.model_validate({"requirements": {"usable_bytes": "10 TB"}, "search": {"drives": ["intel-d7-p5500-7.68tb", "kioxia-cm7-r-3.84tb"]}})
     with pytest.raises(InputError, match=r"search\.drives: .*price_usd.* 1 of 2: intel-d7-p5500-7\.68tb"):
-        resolve_axes(spec, CATALOG)
+        resolve_axes(spec, catalog)
+    assert resolve_axes(spec, CATALOG).drives == ("intel-d7-p5500-7.68tb", "kioxia-cm7-r-3.84tb")  # the catalog prices both
     priced = PlanSpec.model_validate({"requirements": {"usable_bytes": "10 TB"}, "search": {"priced_only": True}})
-    assert all(CATALOG.drives[d].price_usd is not None for d in resolve_axes(priced, CATALOG).drives)
+    assert resolve_axes(priced, catalog).drives == tuple(sorted(set(CATALOG.drives) - {drive.name}))
 
 
 def test_a_mirrored_mix_stays_under_its_nand_bound():
