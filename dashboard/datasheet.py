@@ -6,8 +6,15 @@ mode (``nvsim.ssd.derive.derive_ssd_parameters``) turns it into the SSD model's 
 every catalog drive. What a datasheet rarely gives is assumed, each with its note (ASSUMED below):
 raw NAND is the power of two at or above RAW_OVER_CAPACITY x the capacity unless given.
 
+Optional, for cost and power (nvsim.cost): the drive's price (US dollars, with the date it holds
+for) and its idle, active read and active write power in watts, from the datasheet; a price is the
+user's (kind ``street``, basis ``datasheet``, like every figure the user enters), the powers go
+together or not at all.
+
 A sheet is plain JSON (it lives in the browser's store and in a shared link); ``session_catalog``
-adds the session's drives to the shipped catalog. A bad figure is one line naming the form field.
+adds the session's drives to the shipped catalog. A bad figure is one line under its form field
+that starts with the field's label as the form shows it (``LABELS``: "4K random read IOPS: ..."),
+never a spec path such as ``rand_read_iops.value``.
 
 Every figure must be one a drive can have (``BOUNDS``, docs/dashboard.md): capacity from 1 GB to
 1 PB, raw NAND up to 2 PB, rates above 0 and no more than a PCIe 6.0 x16 link carries (128 GB/s,
@@ -31,6 +38,7 @@ from pydantic import ValidationError
 from nvsim import Catalog, InputError, default_catalog
 from nvsim.errors import from_validation_error
 from nvsim.specs import DriveSpec
+from nvsim.specs.base import PRICE_DATE
 from nvsim.specs.parts import (DRIVE_CAPACITY_BYTES_RANGE, DRIVE_DWPD_MAX, DRIVE_LINK_CEILING_BYTES_PER_S, DRIVE_RAW_NAND_BYTES_MAX,
                                DRIVE_TEXT_CHARS_MAX)
 from nvsim.ssd.derive import derive_ssd_parameters
@@ -46,12 +54,28 @@ RAW_OVER_CAPACITY = 1.07
 """Least raw NAND over user capacity assumed when raw NAND is not given (a 1 DWPD drive's ~7%)."""
 MAX_SHEETS = guard.MAX_SHEETS
 
-FIELDS = {  # form field -> (DriveSpec field, label); the user's figures, basis datasheet
-    "ds-capacity": ("capacity_bytes", "capacity"), "ds-dwpd": ("dwpd", "DWPD"),
-    "ds-seq-read": ("seq_read_bytes_per_s", "sequential read"), "ds-seq-write": ("seq_write_bytes_per_s", "sequential write"),
-    "ds-rand-read": ("rand_read_iops", "4K random read IOPS"), "ds-rand-write": ("rand_write_iops", "4K random write IOPS"),
-    "ds-pcie": ("pcie_generation", "PCIe generation"), "ds-raw": ("raw_nand_bytes", "raw NAND"),
+LABELS = {  # form field -> its label in the form (dashboard/views.py shows these; errors start with them)
+    "ds-model": "Model", "ds-vendor": "Vendor", "ds-capacity": "Capacity", "ds-dwpd": "DWPD",
+    "ds-seq-read": "Sequential read", "ds-seq-write": "Sequential write", "ds-rand-read": "4K random read IOPS",
+    "ds-rand-write": "4K random write IOPS", "ds-raw": "Raw NAND", "ds-pcie": "PCIe", "ds-nand": "NAND",
+    "ds-price": "Price (USD)", "ds-price-date": "Price date", "ds-power-idle": "Idle power (W)",
+    "ds-power-read": "Active read power (W)", "ds-power-write": "Active write power (W)",
 }
+FIELDS = {  # form field -> DriveSpec field; the user's figures, basis datasheet
+    "ds-capacity": "capacity_bytes", "ds-dwpd": "dwpd", "ds-seq-read": "seq_read_bytes_per_s",
+    "ds-seq-write": "seq_write_bytes_per_s", "ds-rand-read": "rand_read_iops", "ds-rand-write": "rand_write_iops",
+    "ds-pcie": "pcie_generation", "ds-raw": "raw_nand_bytes",
+}
+OPTIONAL = ("ds-raw",)
+"""Figures of FIELDS the form may leave empty (raw NAND is then assumed from the capacity)."""
+POWER_FIELDS = {"ds-power-idle": "power_idle_w", "ds-power-read": "power_active_read_w", "ds-power-write": "power_active_write_w"}
+"""Optional power figures (watts), given all three or none (nvsim.cost needs the three)."""
+PRICE_KIND = "street"
+"""A price the user enters is theirs (a quote or what they paid), not the vendor's list price."""
+SPEC_FIELDS = {**{field: key for key, field in FIELDS.items()}, **{field: key for key, field in POWER_FIELDS.items()},
+               "price_usd": "ds-price", "price_date": "ds-price-date", "price_kind": "ds-price", "nand": "ds-nand",
+               "model": "ds-model", "vendor": "ds-vendor"}
+"""DriveSpec field -> the form field it comes from (an error from the spec is shown under it)."""
 ASSUMED = {  # DriveSpec field -> (value, note); basis assumed
     "lanes": (4, "x4: a U.2/U.3/E3.S drive"), "seq_block_bytes": ("128 KiB", "datasheet sequential figures are 128 KiB"),
     "rand_block_bytes": ("4 KiB", "datasheet random figures are 4 KiB"),
@@ -64,8 +88,21 @@ MAX_TEXT_CHARS = DRIVE_TEXT_CHARS_MAX
 """Longest text a form field takes (the catalog's own bound for a drive's names)."""
 LINK_CEILING_BYTES_PER_S = DRIVE_LINK_CEILING_BYTES_PER_S
 """The most a drive's link can carry one way (PCIe 6.0 x16, ``nvsim.specs.parts``)."""
+DRIVE_PRICE_USD_MAX = 1_000_000
+"""Most a drive may cost (USD): the dearest enterprise drives sell for tens of thousands."""
+DRIVE_POWER_W_MAX = 75.0
+"""Most a drive may draw (W): what a PCIe add-in card slot delivers (U.2 and E3.S drives: 25-70 W)."""
 RANDOM_IO_BYTES = 4096
 """The datasheet's random figures are 4 KiB I/Os (ASSUMED rand_block_bytes)."""
+def plain_number(text: str) -> float:
+    """A price or a power as typed: '1,250', 'USD 1250', '$1250', '25 W' -> the number."""
+    cleaned = re.sub(r"(?i)^\s*(usd|\$)|\s*w\s*$|[,\s]", "", str(text))
+    number = float(cleaned)
+    if not math.isfinite(number):
+        raise ValueError(f"not a finite number: {text!r}")
+    return number
+
+
 BOUNDS = {  # form field -> (parser, least (exclusive when 0), most, formatter, why)
     "ds-capacity": (parse_bytes, *DRIVE_CAPACITY_BYTES_RANGE, format_bytes_decimal,
                     "the largest drives shipping hold 245.76 TB"),
@@ -78,8 +115,16 @@ BOUNDS = {  # form field -> (parser, least (exclusive when 0), most, formatter, 
     "ds-rand-write": (parse_count, 0, LINK_CEILING_BYTES_PER_S / RANDOM_IO_BYTES, format_count,
                       "4 KiB I/Os a PCIe 6.0 x16 link carries"),
     "ds-dwpd": (float, 0, DRIVE_DWPD_MAX, lambda v: f"{v:g}", "the most endurant drives are rated 100 DWPD"),
+    "ds-price": (plain_number, 0, DRIVE_PRICE_USD_MAX, lambda v: f"USD {v:,.0f}", "no drive sells for more"),
+    **{key: (plain_number, 0, DRIVE_POWER_W_MAX, lambda v: f"{v:g} W", "a PCIe slot's 75 W, the most any drive may draw")
+       for key in POWER_FIELDS},
 }
 """The range each figure of the form may take, and why."""
+
+
+def form_error(key: str, message: str) -> InputError:
+    """An error shown under form field ``key``: one line that starts with the field's label."""
+    return InputError(key, f"{LABELS[key]}: {message}")
 
 
 def nand_types(catalog: Catalog | None = None) -> list[str]:
@@ -110,7 +155,7 @@ def _text(form: dict[str, Any], key: str) -> str:
 def _check_text(form: dict[str, Any]) -> None:
     for key, value in form.items():
         if isinstance(key, str) and key.startswith("ds-") and value is not None and len(str(value)) > MAX_TEXT_CHARS:
-            raise InputError(key, f"{len(str(value)):,} characters; at most {MAX_TEXT_CHARS}")
+            raise form_error(key if key in LABELS else "ds-model", f"{len(str(value)):,} characters; at most {MAX_TEXT_CHARS}")
 
 
 def check_bounds(form: dict[str, Any]) -> None:
@@ -126,7 +171,7 @@ def check_bounds(form: dict[str, Any]) -> None:
             continue
         if not (value > least if least == 0 else value >= least) or not value <= most:
             low = f"above {shown(least) if least else 0}" if least == 0 else f"from {shown(least)}"
-            raise InputError(key, f"{text!r} is outside what a drive can have: allowed {low} up to {shown(most)} ({why})")
+            raise form_error(key, f"{text!r} is outside what a drive can have: allowed {low} up to {shown(most)} ({why})")
 
 
 def drive_data(form: dict[str, Any]) -> dict[str, Any]:
@@ -136,25 +181,26 @@ def drive_data(form: dict[str, Any]) -> dict[str, Any]:
     check_bounds(form)
     model = _text(form, "ds-model")
     if not model:
-        raise InputError("ds-model", "enter the drive's model, e.g. 'PM1743 7.68 TB'")
+        raise form_error("ds-model", "enter the drive's model, e.g. 'PM1743 7.68 TB'")
     catalog = default_catalog()
     nand = _text(form, "ds-nand") or "TLC"
     if nand not in nand_types(catalog):
-        raise InputError("ds-nand", f"unknown NAND type {nand!r}; allowed: {', '.join(nand_types(catalog))}")
+        raise form_error("ds-nand", f"unknown NAND type {nand!r}; allowed: {', '.join(nand_types(catalog))}")
     nand_type = catalog.nand_types[nand]
     data: dict[str, Any] = {"name": PREFIX + slug(model), "vendor": _text(form, "ds-vendor") or "datasheet", "model": model,
                             "nand": nand, "form_factor": "from datasheet"}
-    for key, (field, label) in FIELDS.items():
+    for key, field in FIELDS.items():
         text = _text(form, key)
-        if not text and key != "ds-raw":
-            raise InputError(key, f"enter the {label} from the datasheet")
+        if not text and key not in OPTIONAL:
+            raise form_error(key, "enter the figure from the datasheet")
         if text:
             data[field] = _cited(text, "datasheet", "entered in the nvsim dashboard from the user's datasheet")
+    data.update(_cost_data(form))
     if "raw_nand_bytes" not in data:
         try:
             capacity = parse_bytes(data["capacity_bytes"]["value"])
         except (InputError, ValueError):
-            raise InputError("ds-capacity", f"capacity: not a size, got {data['capacity_bytes']['value']!r} (e.g. 7.68 TB)") from None
+            raise form_error("ds-capacity", f"not a size, got {data['capacity_bytes']['value']!r} (e.g. 7.68 TB)") from None
         data["raw_nand_bytes"] = _cited(raw_nand_bytes(capacity), "assumed",
                                         f"power of two at or above {RAW_OVER_CAPACITY} x the capacity (raw NAND not given)")
     for field, (value, note) in ASSUMED.items():
@@ -166,12 +212,49 @@ def drive_data(form: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _form_field(error: InputError) -> str:
-    """The form field an error from DriveSpec validation concerns (by the spec field it names)."""
-    for key, (field, _label) in FIELDS.items():
-        if (error.field or "").startswith(field) or error.message.startswith(field):
-            return key
-    return "ds-rand-write" if "rand_write_iops" in error.message else "ds-model"
+def _number(form: dict[str, Any], key: str) -> float | None:
+    text = _text(form, key)
+    if not text:
+        return None
+    try:
+        return plain_number(text)
+    except ValueError:
+        raise form_error(key, f"not a number, got {text!r} (e.g. {'1,200' if key == 'ds-price' else '25'})") from None
+
+
+def _cost_data(form: dict[str, Any]) -> dict[str, Any]:
+    """The drive's optional price (with its date) and power figures, cited as the user's."""
+    note = "entered in the nvsim dashboard by the user"
+    data: dict[str, Any] = {}
+    price, date = _number(form, "ds-price"), _text(form, "ds-price-date")
+    if price is not None or date:
+        if price is None:
+            raise form_error("ds-price", f"enter the price the date {date[:20]!r} is for, or clear the date")
+        if not re.fullmatch(PRICE_DATE, date):
+            got = f", got {date[:20]!r}" if date else ""
+            raise form_error("ds-price-date", f"enter the date the price holds for, as YYYY-MM or YYYY-MM-DD{got}")
+        data.update(price_usd=_cited(price, "datasheet", f"{note} (their price)"), price_date=date, price_kind=PRICE_KIND)
+    watts = {key: _number(form, key) for key in POWER_FIELDS}
+    given = [key for key, value in watts.items() if value is not None]
+    if given and len(given) < len(watts):
+        missing = next(key for key in watts if key not in given)
+        raise form_error(missing, "enter it too: idle, active read and active write power go together (or leave all three empty)")
+    data.update({POWER_FIELDS[key]: _cited(value, "datasheet", f"{note} from the datasheet") for key, value in watts.items()
+                 if value is not None})
+    return data
+
+
+def _spec_field_error(exc: ValidationError) -> InputError:
+    """A DriveSpec validation error as the form's: under the field the figure came from, starting
+    with that field's label, without the spec's path ('rand_read_iops.value: ...')."""
+    error = from_validation_error(exc, DriveSpec)
+    name = (error.field or "").split(".")[0] or error.message.split(":")[0].split(" ")[0]
+    key = SPEC_FIELDS.get(name, "ds-model")
+    message = re.sub(rf"^{re.escape(name)}(\.value)?:\s*", "", error.message) if name in SPEC_FIELDS else error.message
+    for field, other in SPEC_FIELDS.items():  # a message naming another figure ('raw_nand_bytes must be at least capacity_bytes')
+        if "_" in field:
+            message = re.sub(rf"\b{field}\b", LABELS[other], message)
+    return form_error(key, message.removeprefix(LABELS[key] + " "))
 
 
 def drive_spec(data: dict[str, Any]) -> DriveSpec:
@@ -180,12 +263,11 @@ def drive_spec(data: dict[str, Any]) -> DriveSpec:
     try:
         spec = DriveSpec.model_validate(data)
     except ValidationError as exc:
-        error = from_validation_error(exc, DriveSpec)
-        raise InputError(_form_field(error), str(error)) from None
+        raise _spec_field_error(exc) from None
     try:
         derive_ssd_parameters(spec)
     except ValueError as exc:
-        raise InputError("ds-rand-write", f"the figures do not make a drive: {exc}") from None
+        raise form_error("ds-rand-write", f"the figures do not make a drive: {exc}") from None
     return spec
 
 
@@ -196,10 +278,10 @@ def add_sheet(form: dict[str, Any], sheets: list[dict[str, Any]] | None, catalog
     drive_spec(data)
     sheet = {"name": data["name"], **{k: v for k, v in form.items() if k.startswith("ds-") and v not in (None, "")}}
     if data["name"] in catalog.drives and not any(s["name"] == data["name"] for s in sheets or []):
-        raise InputError("ds-model", f"{data['name']} is already a catalog drive: give the model another name")
+        raise form_error("ds-model", f"{data['name']} is already a catalog drive: give the model another name")
     kept = [s for s in sheets or [] if s.get("name") != data["name"]]
     if len(kept) >= MAX_SHEETS:
-        raise InputError("ds-model", f"at most {MAX_SHEETS} datasheet drives per session")
+        raise form_error("ds-model", f"at most {MAX_SHEETS} datasheet drives per session")
     return kept + [sheet], data["name"]
 
 

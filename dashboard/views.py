@@ -28,13 +28,17 @@ SETUP_CONTROLS = ("platform", "drive", "drives", "namespace-mode", "namespace-va
                   "workload", "numjobs", "iodepth")
 SETUP_KEYS = ("platform", "drive", "drives", "namespace_mode", "namespace_value", "level", "strip_bytes", "engine",
               "workload", "numjobs", "iodepth")
-DATASHEET_INPUTS = (("ds-model", "Model", "text", "e.g. PM1743 7.68 TB"), ("ds-vendor", "Vendor", "text", "optional"),
-                    ("ds-capacity", "Capacity", "text", "e.g. 7.68 TB"), ("ds-dwpd", "DWPD", "number", "e.g. 1"),
-                    ("ds-seq-read", "Sequential read", "text", "e.g. 14 GB/s"),
-                    ("ds-seq-write", "Sequential write", "text", "e.g. 6 GB/s"),
-                    ("ds-rand-read", "4K random read IOPS", "text", "e.g. 2500K"),
-                    ("ds-rand-write", "4K random write IOPS", "text", "e.g. 300K"),
-                    ("ds-raw", "Raw NAND (optional)", "text", "default: assumed from capacity"))
+_DATASHEET_BOXES = (("ds-model", "text", "e.g. PM1743 7.68 TB"), ("ds-vendor", "text", "optional"),
+                    ("ds-capacity", "text", "e.g. 7.68 TB"), ("ds-dwpd", "number", "e.g. 1"),
+                    ("ds-seq-read", "text", "e.g. 14 GB/s"), ("ds-seq-write", "text", "e.g. 6 GB/s"),
+                    ("ds-rand-read", "text", "e.g. 2500K"), ("ds-rand-write", "text", "e.g. 300K"),
+                    ("ds-raw", "text", "default: assumed from capacity"),
+                    ("ds-price", "text", "optional, e.g. 1,200"), ("ds-price-date", "text", "with a price: YYYY-MM"),
+                    ("ds-power-idle", "text", "optional, e.g. 5"), ("ds-power-read", "text", "with idle, e.g. 24"),
+                    ("ds-power-write", "text", "with idle, e.g. 25"))
+DATASHEET_INPUTS = tuple((key, datasheet.LABELS[key] + (" (optional)" if key in datasheet.OPTIONAL else ""), kind, hint)
+                         for key, kind, hint in _DATASHEET_BOXES)
+"""(form field, label, input type, placeholder); the labels are the datasheet module's, which its errors start with."""
 DATASHEET_FIELDS = tuple(i[0] for i in DATASHEET_INPUTS) + ("ds-pcie", "ds-nand")
 
 
@@ -104,7 +108,8 @@ def datasheet_panel() -> html.Details:
     ]))
     return html.Details(id="datasheet", className="datasheet", children=[
         html.Summary("Add a drive from its datasheet"),
-        html.Div("Random figures are 4 KiB; the rest (latency, IU, MTBF) is assumed and listed in the drive's file.",
+        html.Div("Random figures are 4 KiB; the rest (latency, IU, MTBF) is assumed and listed in the drive's file. "
+                 "Price and power are optional: with them the set-up gets its cost and watts.",
                  className="field-hint"),
         *fields,
         html.Div(className="actions", children=[html.Button("Add drive", id="ds-add", n_clicks=0),
