@@ -397,7 +397,6 @@ PLAN_FIELDS: list[tuple[str, Any, str]] = [
     ("requirements.endurance", {"service_life_years": 5, "host_write_bytes_per_s": "fast"}, r"host_write_bytes_per_s"),
     ("requirements.max_rack_units", 2, r"search\.rack_units: max_rack_units needs each platform's height.*supermicro-as-2125hs-tnr"),
     ("search.drives", ["kioxia-cm7-r-3.84"], r"search\.drives: unknown drive 'kioxia-cm7-r-3\.84'"),
-    ("search.drives", ["intel-d7-p5500-7.68tb"], r"search\.drives: .*needs price_usd.*intel-d7-p5500-7\.68tb"),
     ("search.engines", ["ideal"], r"search\.engines: unknown engine 'ideal'"),
     ("search.levels", [7], r"search\.levels"), ("search.drive_counts", [1], r"search\.drive_counts: each count must be 2 to 256"),
     ("search.drive_counts", [], r"search\.drive_counts"),

@@ -7,12 +7,14 @@ import contextlib
 import io
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 import yaml
 
 import nvsim.plan.output
+from nvsim.catalog import DEFAULT_CATALOG_DIR
 from nvsim.cli import main
 from nvsim.errors import EXIT_INPUT_ERROR
 from nvsim.plan import run_plan
@@ -91,7 +93,6 @@ def test_the_same_requirements_and_seed_give_the_same_bits(planned: Path):
     ({"requirements": {"usable_bytes": -5}}, r"requirements\.usable_bytes"),
     ({"objective": "cheapest"}, r"objective"),
     ({"search": {"drives": ["nope-drive"]}}, r"search\.drives: unknown drive 'nope-drive'"),
-    ({"search": {"drives": ["intel-d7-p5500-7.68tb"]}}, r"search\.drives: .*price_usd.*intel-d7-p5500-7\.68tb"),
     ({"requirements": {"usable_bytes": "1 TB", "max_rack_units": 2}}, r"search\.rack_units: .*supermicro-as-2125hs-tnr"),
     ({"requirements": {"usable_bytes": "1 TB", "workloads": [{"name": "x", "profile": "randread-4k"}]}}, r"give a target"),
 ])
@@ -102,6 +103,21 @@ def test_bad_plans_are_one_line_and_exit_2(tmp_path: Path, change: dict, pattern
     assert code == EXIT_INPUT_ERROR and out == "" and len(err.strip().splitlines()) == 1, err
     assert re.search(pattern, err), err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_cost_objective_over_an_unpriced_drive_is_one_line_and_exit_2(tmp_path: Path, monkeypatch):
+    """Every shipped drive is priced (tests/unit/test_catalog_prices.py): a catalog with one drive's
+    price taken out (NVSIM_CATALOG) shows the line a cost plan over it gets."""
+    models = tmp_path / "models"
+    shutil.copytree(DEFAULT_CATALOG_DIR, models)
+    drive = models / "drives" / "intel-d7-p5500-7.68tb.yaml"
+    drive.write_text("".join(line for line in drive.read_text().splitlines(keepends=True) if not line.startswith("price_")))
+    monkeypatch.setenv("NVSIM_CATALOG", str(models))
+    plan = {**PLAN, "search": {**PLAN["search"], "drives": ["intel-d7-p5500-7.68tb"]}}
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump(plan))
+    code, out, err = _cli(["plan", str(tmp_path / "p.yaml"), "-o", str(tmp_path / "out")])
+    assert code == EXIT_INPUT_ERROR and out == "" and len(err.strip().splitlines()) == 1, err
+    assert re.search(r"search\.drives: .*price_usd.*intel-d7-p5500-7\.68tb", err), err
 
 
 def test_without_plotly_the_plan_says_so_in_one_line_and_writes_the_rest(tmp_path: Path, monkeypatch):
