@@ -94,6 +94,8 @@ DRIVE_POWER_W_MAX = 75.0
 """Most a drive may draw (W): what a PCIe add-in card slot delivers (U.2 and E3.S drives: 25-70 W)."""
 RANDOM_IO_BYTES = 4096
 """The datasheet's random figures are 4 KiB I/Os (ASSUMED rand_block_bytes)."""
+
+
 def plain_number(text: str) -> float:
     """A price or a power as typed: '1,250', 'USD 1250', '$1250', '25 W' -> the number."""
     cleaned = re.sub(r"(?i)^\s*(usd|\$)|\s*w\s*$|[,\s]", "", str(text))
