@@ -33,6 +33,24 @@ from nvsim.plan.spec import OBJECTIVES, PROFILES
 from . import core, guard
 from .client_files import ClientFiles
 
+EXAMPLE = """\
+requirements:
+  usable_bytes: 100 TB
+  workloads:
+    - {name: oltp, profile: randrw-8k-70, numjobs: 64, iodepth: 16, min_iops: 1M, max_latency_us: {p99: 2000}}
+  max_data_loss_probability: 1e-4
+search:
+  platforms: [supermicro-as-2125hs-tnr]
+  priced_only: true
+  drive_counts: [8, 12, 16, 24]
+  levels: [5, 6, 10]
+  strips_bytes: [64KiB]
+objective: usd_per_usable_tb
+top: 10
+confirm: 1
+event_host_ios: 4000
+"""
+"""A small requirements file (seconds, not minutes): what the tests and scripts run through the view."""
 MAX_TEXT_CHARS = 100_000
 """Longest requirements text the view takes (the CLI's loader bounds files the same way)."""
 ROWS = 10
@@ -518,4 +536,4 @@ def _row_callbacks(app: Dash, catalog: Catalog) -> None:
 
 
 __all__ = ["attach", "layout", "prefill", "form_plan", "form_yaml", "check_text", "plan_from_text", "progress_text", "ranked_rows",
-           "row_store", "families_table", "pareto_figure", "answer_outputs", "on_plan", "row_setup", "compare_entry", "ROWS"]
+           "row_store", "families_table", "pareto_figure", "answer_outputs", "on_plan", "row_setup", "compare_entry", "ROWS", "EXAMPLE"]

@@ -118,7 +118,7 @@ def test_plans_run_in_a_bounded_pool_with_progress():
             seen.append(plan_view.progress_text(status)[0])
             time.sleep(0.2)
         assert status["state"] == "done" and status["answer"]["result"]["set_ups_ranked"] >= 1
-        assert status["stages"]["fluid"][0] >= 1
+        assert status["stages"]["fluid"][0] >= 1 and seen and all(s.startswith("planning: ") for s in seen)
         assert runner.poll("nope") == {"state": "unknown"}
         again = runner.start("requirements: {usable_bytes: -1}\n")
         while (status := runner.poll(again))["state"] == "running":
