@@ -28,10 +28,14 @@ from dash import Dash, Input, Output, State, dcc, html, no_update
 from nvsim import Catalog, default_catalog
 from nvsim.errors import InputError
 from nvsim.fio.expand import NO_ENVIRONMENT
+from nvsim.plan import prepare_plan, run_plan
+from nvsim.plan.answer import performance
+from nvsim.plan.output import set_up_text, si_text, stages_text, variants_text
 from nvsim.plan.spec import OBJECTIVES, PROFILES
 
 from . import core, guard
 from .client_files import ClientFiles
+from .views import strip_options
 
 EXAMPLE = """\
 requirements:
@@ -252,8 +256,6 @@ def _cells(i: int, row: dict | None, names: list[str] | None = None) -> list[htm
         html.Button("Add to compare", id=f"plan-add-{i}", n_clicks=0, title="add this set-up to the comparison")])
     if row is None:
         return [html.Td("") for _ in COLUMNS[:-1]] + [actions]
-    from nvsim.plan.output import set_up_text, si_text, variants_text  # noqa: PLC0415 - the planner, once a plan answered
-
     least = min(row["margins"].items(), key=lambda kv: kv[1]) if row.get("margins") else ("", 0.0)
     rates = "; ".join(f"{n} {si_text(row['workloads'][n]['iops'])} IOPS, {si_text(row['workloads'][n]['bytes_per_s'], 'B/s')}"
                       for n in names or row["workloads"])
@@ -313,15 +315,11 @@ def _with_file(text: str, run: Callable[[Path], dict]) -> dict:
 def check_text(text: str) -> str | None:
     """Why the plan in ``text`` cannot run (one line naming the field), or None: the file, the
     names, the prices, the workloads and the size, checked before a worker is asked."""
-    from nvsim.plan import prepare_plan  # noqa: PLC0415 - the planner loads the simulator
-
     return _with_file(text, lambda path: prepare_plan(path, open_file=ClientFiles(), environ=NO_ENVIRONMENT) and {}).get("error")
 
 
 def plan_from_text(text: str, workers: int = 1, progress: Callable[[str, int, int | None], None] | None = None) -> dict:
     """Run the plan in ``text``: {"error": one line} or {"result": the plan's JSON, "spec": PlanSpec}."""
-    from nvsim.plan import run_plan  # noqa: PLC0415 - the planner loads the simulator
-
     def run(path: Path) -> dict:
         result = run_plan(path, workers=workers, progress=progress, open_file=ClientFiles(), environ=NO_ENVIRONMENT)
         return {"result": result.as_dict(), "spec": result.spec}
@@ -365,8 +363,6 @@ def families_table(answer: dict) -> html.Table:
 
 def pareto_figure(answer: dict, spec) -> go.Figure:
     """Price against the least headroom over the targets, coloured by P(data loss); the front ringed."""
-    from nvsim.plan.answer import performance  # noqa: PLC0415
-
     front = set(answer["pareto_ranks"])
     ranked = answer["ranked"]
     figure = go.Figure()
@@ -388,8 +384,6 @@ def answer_outputs(out: dict) -> tuple:
     if "error" in out:
         blank = ranked_rows({"ranked": []})
         return (f"error: {out['error']}", NOTE_ERROR, [c for c, _ in blank], [s for _, s in blank], go.Figure(), None, [])
-    from nvsim.plan.output import stages_text  # noqa: PLC0415
-
     answer = out["result"]
     rows = ranked_rows(answer)
     more = answer.get("set_ups_ranked", 0) - ROWS
@@ -497,8 +491,6 @@ def _run_callbacks(app: Dash, runner) -> None:
 
 
 def _row_callbacks(app: Dash, catalog: Catalog) -> None:
-    from .views import strip_options  # noqa: PLC0415 - the set-up view's strip choices
-
     tabs = app.nvsim_tabs
     controls = [Output(c, "value", allow_duplicate=True) for c in ("platform", "drive", "drives", "namespace-mode", "namespace-value",
                                                                    "level", "strip", "engine")]
