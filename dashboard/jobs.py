@@ -2,7 +2,8 @@
 
 Plans (``PlanRunner``, the Plan view's) run the same way, at most MAX_PLANS at once, each in its
 own worker; a worker sends its progress back on a queue (stage, candidates done, total) that a
-poll drains, and a plan past PLAN_TIMEOUT_S is stopped like an event-mode job.
+poll drains, and a plan past PLAN_TIMEOUT_S is stopped like an event-mode job (the pool's workers
+are killed: another plan running then ends too, its status saying its worker ended).
 
 The SimPy simulation is pure Python and would hold the server's GIL for seconds; in a separate
 (spawned) process it cannot slow the fluid-mode answers or freeze the page. Each workload, and the
