@@ -50,7 +50,7 @@ def main() -> None:
     print(f"candidates: {result.candidates:,}")
     for stage, count in result.pruned.items():
         print(f"  pruned by {stage}: {count:,}")
-    print(f"  ranked: {len(result.ranked):,}")
+    print(f"  ranked: {len(result.every_candidate):,} ({len(result.ranked):,} distinct set-ups)")
     print(f"seconds per stage: " + ", ".join(f"{k} {v:.1f}" for k, v in result.seconds.items()))
     print(f"wall {wall:.1f} s, CPU {cpu:.1f} s (this process and its workers): {result.candidates / wall:,.0f} candidates per wall second")
 

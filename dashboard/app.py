@@ -28,7 +28,7 @@ from . import core, guard, plan_view, views
 from .core import host_cores_percent
 from .figures import bounds_figure, compare_figure, empty_figure, utilisation_figure
 from .datasheet import session_catalog
-from .jobs import EventRunner
+from .jobs import EventRunner, PlanRunner
 
 log = logging.getLogger(__name__)
 ASSETS = Path(__file__).resolve().parent / "assets"
@@ -167,7 +167,7 @@ def _compare_pane() -> html.Div:
 def layout(catalog: Catalog) -> html.Div:
     controls, results, compare = _controls(catalog, core.default_setup(catalog)), _results(), _compare_pane()
     controls.children.append(views.datasheet_panel())
-    panes = {"setup": results, "curves": views.curves_view(), "compare": compare, "report": views.report_view(), "plan": plan_view.layout()}
+    panes = {"setup": results, "curves": views.curves_view(), "compare": compare, "report": views.report_view(), "plan": plan_view.layout(catalog)}
     return html.Div(className="page", children=[
         html.Header(className="top", children=[
             html.H1("nvsim: NVMe RAID what-if"),
@@ -374,7 +374,8 @@ def create_app(catalog: Catalog | None = None, *, warm: bool = True, host_ios: i
     _file_callbacks(app, catalog)
     _export_callbacks(app)
     views.register(app, catalog, runner)
-    plan_view.attach(app)  # the Plan view's callback: dashboard/plan_view.py
+    app.nvsim_plans = PlanRunner()  # plans off the request thread (shut down with the event runner)
+    plan_view.attach(app, catalog, app.nvsim_plans)  # the Plan view's callbacks: dashboard/plan_view.py
     guard.install(app.server, app.callback_map, app.config.routes_pathname_prefix)
     return app
 
@@ -650,9 +651,10 @@ class ServerThread:
     def stop(self) -> None:
         self._server.shutdown()
         self._thread.join(10)
-        runner = getattr(self.app, "nvsim_runner", None)
-        if runner is not None:
-            runner.shutdown()
+        for name in ("nvsim_runner", "nvsim_plans"):
+            runner = getattr(self.app, name, None)
+            if runner is not None:
+                runner.shutdown()
 
 
 def check_address(host: str, port: int) -> None:
@@ -679,3 +681,4 @@ def run(host: str = "127.0.0.1", port: int = 8050, debug: bool = False) -> None:
         app.run(host=host, port=port, debug=debug, use_reloader=False)
     finally:
         app.nvsim_runner.shutdown()
+        app.nvsim_plans.shutdown()

@@ -86,6 +86,20 @@ class CompareEntry(_Shape):
     record: Record
 
 
+class PlanRow(_Shape):
+    """A ranked set-up the Plan view keeps for Open and Add to compare (``plan_view.row_store``)."""
+
+    rank: int
+    platform: str
+    drive: str
+    drives: int
+    level: int
+    strip_bytes: int
+    engine: str
+    overprovisioning: float
+    hot_spares: int
+
+
 _NUMBER_BOX = int | float | str | None
 _CLICKS = TypeAdapter(int | None, config=ConfigDict(strict=True))
 _TEXT = TypeAdapter(str | None, config=ConfigDict(strict=True))
@@ -95,7 +109,18 @@ _STORES: dict[str, TypeAdapter] = {
     "current": TypeAdapter(Record | None), "event": TypeAdapter(EventRecord | None),
     "compare": TypeAdapter(list[CompareEntry] | None), "tab": TypeAdapter(str | None), "link-state": TypeAdapter(str | None),
     "sheets": TypeAdapter(list[dict[str, Any]] | None), "curve-event": TypeAdapter(EventRecord | None),
+    "plan-job": TypeAdapter(str | None), "plan-rows": TypeAdapter(list[PlanRow] | None),
 }
+MAX_CHOICES = 1000
+"""Most values a multiple-choice control sends (a whole catalog is some hundreds)."""
+_CHOICES = {"plan-platforms": TypeAdapter(list[str] | None, config=ConfigDict(strict=True)),
+            "plan-drives": TypeAdapter(list[str] | None, config=ConfigDict(strict=True)),
+            "plan-engines": TypeAdapter(list[str] | None, config=ConfigDict(strict=True)),
+            "plan-priced": TypeAdapter(list[str] | None, config=ConfigDict(strict=True)),
+            "plan-levels": TypeAdapter(list[int] | None, config=ConfigDict(strict=True)),
+            "plan-strips": TypeAdapter(list[int] | None, config=ConfigDict(strict=True)),
+            "plan-spares": TypeAdapter(list[int] | None, config=ConfigDict(strict=True))}
+"""Multiple-choice controls (the Plan view's search): lists of names or of whole numbers."""
 _NUMBER_CONTROLS = {"drives", "numjobs", "iodepth", "level", "strip", "namespace-value", "ds-dwpd", "ds-pcie"}
 MAX_SHEETS = 8
 """Datasheet drives a session keeps (dashboard.datasheet.MAX_SHEETS reads this)."""
@@ -114,6 +139,8 @@ def _adapter(component: str, prop: str) -> TypeAdapter:
         return _CLICKS
     if prop == "value" and component in _NUMBER_CONTROLS:
         return _BOX
+    if prop == "value" and component in _CHOICES:
+        return _CHOICES[component]
     return _TEXT  # dropdowns, radio items, upload contents and file names
 
 
@@ -129,6 +156,10 @@ def check_value(component: str, prop: str, value: Any) -> None:
         raise PayloadError(f"{component}.{prop}", f"must be 0 to {MAX_CLICKS}, got {value}")
     if component == "sheets" and value is not None and len(value) > MAX_SHEETS:
         raise PayloadError("sheets.data", f"at most {MAX_SHEETS} datasheet drives, got {len(value)}")
+    if component in _CHOICES and value is not None and len(value) > MAX_CHOICES:
+        raise PayloadError(f"{component}.value", f"at most {MAX_CHOICES} choices, got {len(value)}")
+    if component == "plan-rows" and value is not None and len(value) > 1000:
+        raise PayloadError("plan-rows.data", f"at most 1000 rows, got {len(value)}")
     if component == "compare" and value is not None and len(value) > MAX_COMPARE_ENTRIES:
         raise PayloadError("compare.data", f"at most {MAX_COMPARE_ENTRIES} entries, got {len(value)}")
 

@@ -1,4 +1,9 @@
-"""Event-mode runs off the web server: one worker process, polled by the page (dcc.Interval).
+"""Event-mode runs and plans off the web server: worker processes, polled by the page (dcc.Interval).
+
+Plans (``PlanRunner``, the Plan view's) run the same way, at most MAX_PLANS at once, each in its
+own worker; a worker sends its progress back on a queue (stage, candidates done, total) that a
+poll drains, and a plan past PLAN_TIMEOUT_S is stopped like an event-mode job (the pool's workers
+are killed: another plan running then ends too, its status saying its worker ended).
 
 The SimPy simulation is pure Python and would hold the server's GIL for seconds; in a separate
 (spawned) process it cannot slow the fluid-mode answers or freeze the page. Each workload, and the
@@ -17,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import queue
 import resource
 import threading
 import time
@@ -101,17 +107,19 @@ class Job:
     stopped: str | None = None
 
 
-class EventRunner:
-    """Starts event-mode jobs in one worker process, reports their progress, stops them."""
+class WorkerPool:
+    """Spawned worker processes a server starts jobs in, and stops (killed, replaced) when a job
+    runs past its time-out or the server ends; ``initializer(address_space_bytes, *initargs)``
+    runs in each worker."""
 
-    def __init__(self, host_ios: int, workers: int = 1, timeout_s: float = JOB_TIMEOUT_S,
-                 address_space_bytes: int | None = WORKER_ADDRESS_SPACE_BYTES):
-        self.host_ios = host_ios
+    def __init__(self, workers: int = 1, timeout_s: float = JOB_TIMEOUT_S,
+                 address_space_bytes: int | None = WORKER_ADDRESS_SPACE_BYTES, initializer=None, initargs: tuple = ()):
         self.workers = workers
         self.timeout_s = timeout_s
         self.address_space_bytes = address_space_bytes
+        self._initializer = initializer or _worker_init
+        self._initargs = initargs
         self._pool: ProcessPoolExecutor | None = None
-        self._jobs: dict[str, Job] = {}
         self._lock = threading.Lock()
         self._pids: set[int] = set()
 
@@ -119,7 +127,8 @@ class EventRunner:
         if self._pool is None:
             # workers start from request threads that end long before them: no parent-death signal
             # (it follows the starting thread); they watch for the server's end instead (nvsim.workers)
-            self._pool = process_pool(self.workers, _worker_init, (self.address_space_bytes,), parent_death_signal=False)
+            self._pool = process_pool(self.workers, self._initializer, (self.address_space_bytes, *self._initargs),
+                                      parent_death_signal=False)
         return self._pool
 
     def worker_pids(self) -> set[int]:
@@ -151,6 +160,21 @@ class EventRunner:
             future = self._executor().submit(fn, *args)
         self._pids |= {p.pid for p in multiprocessing.active_children()} - before
         return future
+
+    def shutdown(self) -> None:
+        """Cancel queued tasks and stop the workers, running ones included (server exit)."""
+        with self._lock:
+            self._kill_workers()
+
+
+class EventRunner(WorkerPool):
+    """Starts event-mode jobs in one worker process, reports their progress, stops them."""
+
+    def __init__(self, host_ios: int, workers: int = 1, timeout_s: float = JOB_TIMEOUT_S,
+                 address_space_bytes: int | None = WORKER_ADDRESS_SPACE_BYTES):
+        super().__init__(workers, timeout_s, address_space_bytes)
+        self.host_ios = host_ios
+        self._jobs: dict[str, Job] = {}
 
     def warm(self) -> None:
         with self._lock:
@@ -209,7 +233,111 @@ class EventRunner:
             return dict(fallback, error=reason, na=reason)
         return future.result()
 
-    def shutdown(self) -> None:
-        """Cancel queued tasks and stop the workers, running ones included (server exit)."""
+
+# ---------------------------------------------------------------- plans
+
+MAX_PLANS = 2
+"""Plans that run at once (one worker process each); a further one is refused until one ends."""
+PLAN_TIMEOUT_S = 300.0
+"""Longest a plan may run in the dashboard: the view's searches take seconds; a larger one belongs
+to `nvsim plan`, which has no such limit."""
+_progress_queue = None
+"""In a plan worker: the queue its progress goes back to the server on (``_plan_worker_init``)."""
+
+
+def _plan_worker_init(address_space_bytes: int | None, queue) -> None:
+    global _progress_queue
+    _worker_init(address_space_bytes)
+    _progress_queue = queue
+
+
+def run_plan_job(job_id: str, text: str) -> dict[str, Any]:
+    """Worker side: the plan in ``text`` (``plan_view.plan_from_text``), its progress sent back as
+    (job, stage, advance, total) as each batch of candidates is done."""
+    from .plan_view import plan_from_text  # noqa: PLC0415 - plan_view imports views, which imports this module
+
+    def progress(stage: str, advance: int, total: int | None) -> None:
+        if _progress_queue is not None:
+            _progress_queue.put((job_id, stage, advance, total))
+    try:
+        return plan_from_text(text, progress=progress)
+    except MemoryError:
+        return {"error": "MemoryError: over the plan worker's memory cap; narrow the search"}
+    except Exception as exc:  # the view says one line; the traceback goes to the log
+        log.error("plan failed\n%s", traceback.format_exc())
+        return {"error": f"internal error: {type(exc).__name__}: {exc}"}
+
+
+@dataclass
+class PlanJob:
+    future: Future
+    started_s: float = field(default_factory=time.monotonic)
+    stages: dict[str, list] = field(default_factory=dict)  # stage -> [done, total]
+    stopped: str | None = None
+
+
+class PlanRunner(WorkerPool):
+    """Runs plans off the request thread, at most MAX_PLANS at once, each in a worker process, and
+    reports their progress (``poll``) from what the workers send back."""
+
+    KEEP = 16
+    """Finished jobs kept for a poll that comes late (older ones are forgotten)."""
+
+    def __init__(self, workers: int = MAX_PLANS, timeout_s: float = PLAN_TIMEOUT_S,
+                 address_space_bytes: int | None = WORKER_ADDRESS_SPACE_BYTES):
+        self._queue = multiprocessing.get_context("spawn").Queue()
+        super().__init__(workers, timeout_s, address_space_bytes, _plan_worker_init, (self._queue,))
+        self._jobs: dict[str, PlanJob] = {}
+
+    def running(self) -> int:
+        return sum(not j.future.done() for j in self._jobs.values())
+
+    def start(self, text: str) -> str | None:
+        """Queue a plan; its job id, or None when MAX_PLANS are running already."""
         with self._lock:
-            self._kill_workers()
+            if self.running() >= self.workers:
+                return None
+            job_id = uuid.uuid4().hex[:12]
+            self._jobs[job_id] = PlanJob(self._submit(run_plan_job, job_id, text))
+            for old in list(self._jobs)[:-self.KEEP]:
+                if self._jobs[old].future.done():
+                    del self._jobs[old]
+            return job_id
+
+    def _drain(self) -> None:
+        """Take every progress message the workers sent into its job's stages."""
+        while True:
+            try:
+                job_id, stage, advance, total = self._queue.get_nowait()
+            except (queue.Empty, OSError, ValueError):
+                return
+            job = self._jobs.get(job_id)
+            if job is not None:
+                done = job.stages.setdefault(stage, [0, total])
+                done[0] += advance
+
+    def poll(self, job_id: str | None) -> dict[str, Any]:
+        """{"state": running|done|unknown, "elapsed_s", "stages": {stage: [done, total]}, and when
+        done "answer" (``plan_from_text``'s) or "error"}."""
+        with self._lock:
+            self._drain()
+            job = self._jobs.get(job_id or "")
+        if job is None:
+            return {"state": "unknown"}
+        elapsed_s = time.monotonic() - job.started_s
+        if job.stopped is None and not job.future.done() and elapsed_s > self.timeout_s:
+            job.stopped = f"stopped: still running after the time-out of {self.timeout_s:g} s; narrow the search"
+            log.warning("plan %s", job.stopped)
+            with self._lock:  # every plan's worker goes: a running task cannot be stopped otherwise
+                self._kill_workers()
+        out: dict[str, Any] = {"state": "running", "elapsed_s": elapsed_s, "stages": dict(job.stages)}
+        if not job.future.done():
+            return out
+        out["state"] = "done"
+        if job.stopped or job.future.cancelled() or job.future.exception() is not None:
+            reason = job.stopped or ("cancelled" if job.future.cancelled() else
+                                     f"the plan's worker process ended ({type(job.future.exception()).__name__}); run it again")
+            out["answer"] = {"error": reason}
+        else:
+            out["answer"] = job.future.result()
+        return out

@@ -6,7 +6,10 @@ Needs Debian's chromium and chromium-driver (`make system-packages`). The main v
 CM7-R 3.84 TB, GPU RAID6, 4K random 70/30, after an event-mode run; the comparison: 4K random
 writes on md RAID6, GPU RAID6, md RAID10 and xiRAID RAID6; the curves of the reference set-up with
 event-mode p99; the report tab; the datasheet form with a customer's drive added; the main view at
-1280x800 (a laptop in a meeting room).
+1280x800 (a laptop in a meeting room); the Plan tab's form and its ranked set-ups (16 drives of
+the reference set-up, two drives and two engines searched).
+
+    .venv/bin/python docs/screenshots.py plan   # only the shots named (main, compare, curves, report, small, plan)
 """
 
 from __future__ import annotations
@@ -75,24 +78,56 @@ def shot_report_and_datasheet(page, url: str) -> None:
     page.screenshot(IMAGES / "dashboard-datasheet.png", full_page=True)
 
 
-def main() -> int:
+def shot_plan(page, url: str) -> None:
+    page.open(url)
+    page.type_into("drives", "16")
+    page.wait(lambda: page.value("m-capacity") == 14 * 3_840_000_000_000, 20, "the 16-drive set-up")
+    page.click("tab-plan")
+    page.wait(lambda: page.element("plan-counts").get_attribute("value") == "8, 12, 16", 10, "the form prefilled")
+    page.type_into("plan-usable", "40 TB")
+    page.type_into("plan-min-iops", "2M")
+    page.type_into("plan-counts", "8, 12, 16, 20, 24")
+    page.choose_option("plan-drives", "kioxia-cm7-r-7.68tb")
+    page.choose_option("plan-engines", "xinnor-xiraid")
+    page.wait(lambda: "xinnor-xiraid" in page.element("plan-text").get_attribute("value"), 10, "the YAML of the form")
+    page.click("plan-run")
+    page.wait(lambda: "distinct set-ups" in page.text("plan-status"), 240, "the plan's answer")
+    page.screenshot(IMAGES / "dashboard-plan.png", full_page=True)
+
+
+SHOTS = ("main", "compare", "curves", "report", "small", "plan")
+
+
+def main(names: list[str] | None = None) -> int:
     from dashboard.app import ServerThread, create_app
     from dashboard.browser import Browser, missing
 
     if missing():
         print(missing(), file=sys.stderr)
         return 1
+    chosen = set(names or SHOTS)
+    unknown = chosen - set(SHOTS)
+    if unknown:
+        print(f"unknown shot {sorted(unknown)[0]!r}; allowed: {', '.join(SHOTS)}", file=sys.stderr)
+        return 2
     server = ServerThread(create_app())
     page = Browser(width=1500, height=1100)
     try:
         page.open(server.url)
-        shot_main(page)
-        shot_compare(page)
-        shot_curves(page, server.url)
-        shot_report_and_datasheet(page, server.url)
-        page.driver.set_window_size(1280, 800)
-        page.open(server.url)
-        page.screenshot(IMAGES / "dashboard-1280x800.png", full_page=True)
+        if "main" in chosen:
+            shot_main(page)
+        if "compare" in chosen:
+            shot_compare(page)
+        if "curves" in chosen:
+            shot_curves(page, server.url)
+        if "report" in chosen:
+            shot_report_and_datasheet(page, server.url)
+        if "plan" in chosen:
+            shot_plan(page, server.url)
+        if "small" in chosen:
+            page.driver.set_window_size(1280, 800)
+            page.open(server.url)
+            page.screenshot(IMAGES / "dashboard-1280x800.png", full_page=True)
     finally:
         page.quit()
         server.stop()
@@ -101,4 +136,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -331,18 +331,28 @@ def print_sweep_best(console: Console, best: list[dict], objective: str | None) 
         return
     fields = list(dict.fromkeys(k for b in best for k in b["fields"]))
     factor, unit = _objective_scale(objective or "")
-    headers = ("rank", *fields) + ((f"{objective} {unit}".strip(),) if objective else ()) + ("usable TB", "price $", "power W")
+    headers = ("rank", *fields) + ((f"{objective} {unit}".strip(),) if objective else ()) + ("usable TB", "price $", "power W",
+                                                                                              "points meeting")
     rows = []
     for i, b in enumerate(best, start=1):
         cells = [str(b["rank"] if b["rank"] is not None else i)] + [str(b["fields"].get(f, MISSING)) for f in fields]
         if objective:
             cells.append(_optional(None if b["objective"] is None else b["objective"] / factor, 4))
         usable = b.get("usable_bytes")
-        cells += [_optional(None if usable is None else usable / 1e12, 4), _dollars(b.get("price_usd")), _dollars(b.get("power_w"))]
+        cells += [_optional(None if usable is None else usable / 1e12, 4), _dollars(b.get("price_usd")), _dollars(b.get("power_w")),
+                  _variants_text(b.get("variants") or {})]
         rows.append(tuple(cells))
     title = f"Best set-ups by {objective}" if objective else "Set-ups meeting the constraints"
-    print_grid(console, Grid(title, headers, (True,) + (False,) * len(fields) + (True,) * (len(headers) - 1 - len(fields)),
-                             tuple(rows)))
+    print_grid(console, Grid(title, headers,
+                             (True,) + (False,) * len(fields) + (True,) * (len(headers) - 2 - len(fields)) + (False,), tuple(rows)))
+
+
+def _variants_text(variants: dict) -> str:
+    """'3: strip_bytes 64KiB 128KiB 512KiB': the points of a best set-up meeting the constraints, and
+    the strips and spares they take where more than one."""
+    chosen = [f"{field.rpartition('.')[2]} {' '.join(map(str, values))}" for field, values in variants.items()
+              if field != "points" and len(values) > 1]
+    return f"{variants.get('points', 1)}" + (f": {', '.join(chosen)}" if chosen else "")
 
 
 def _objective_scale(column: str) -> tuple[float, str]:

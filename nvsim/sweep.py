@@ -47,12 +47,20 @@ from .io import check_output_path, commit_together, journal_path, recover_commit
 from .rebuild import data_loss_at_start, data_loss_metrics, rebuild_summary
 from .scenario import load_scenario, parse_scenario
 from .simulation import Simulation
+from .specs import SECTOR_BYTES
 from .units import parse_bytes, parse_bytes_per_s, parse_count
 from .workers import dask_client, process_pool
 
 OPS: dict[str, Callable[[float, float], bool]] = {
     ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt, "==": operator.eq}
 CONSTRAINT = re.compile(r"^\s*([a-z0-9_][a-z0-9_.-]*)\s*(>=|<=|==|>|<)\s*(.+?)\s*$")
+NAMESPACE_FRACTION = "array.namespace_fraction"
+"""The one sweep field that is not a scenario's: each member's namespace as a share of its drive's
+capacity (1: the whole drive), so a namespace axis follows every drive of a drive axis (a size in
+bytes would not fit a 3.84 TB drive and a 61.44 TB one alike)."""
+WITHIN_SET_UP = ("array.strip_bytes", "array.hot_spares")
+"""Fields the best points choose within a set-up: the best strip and spare count is listed once,
+not as rows of their own (the table keeps every point)."""
 FIXED_COLUMNS = ("workload", "key", "status", "error", "usable_bytes", "usable_bytes_per_drive", "point",
                  "meets_constraints", "rank")
 """Columns every sweep table has besides the set fields and the metrics of its rows."""
@@ -175,6 +183,28 @@ def apply_point(base: dict[str, Any], point: dict[str, Any]) -> tuple[dict[str, 
     return data, workload_fields
 
 
+def namespace_share(value: Any) -> float:
+    """A ``array.namespace_fraction`` value: a number above 0 and at most 1, or a one-line refusal."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+        raise InputError(NAMESPACE_FRACTION, f"a share of each drive's capacity, above 0 and at most 1 (1: the whole "
+                                             f"drive), got {value!r}")
+    return float(value)
+
+
+def apply_namespace_fraction(data: dict[str, Any], catalog) -> None:
+    """Turn the point's ``array.namespace_fraction`` into the member namespace of its drive, in
+    whole sectors (1: the whole drive, no namespace_bytes); an unknown drive is left to the
+    scenario's own check."""
+    array = data.get("array") or {}
+    if "namespace_fraction" not in array:
+        return
+    share = namespace_share(array.pop("namespace_fraction"))
+    drive = catalog.drives.get(array.get("drive"))
+    array.pop("namespace_bytes", None)
+    if drive is not None and share < 1:
+        array["namespace_bytes"] = int(drive.capacity_bytes.value * share) // SECTOR_BYTES * SECTOR_BYTES
+
+
 def check_settable(data: dict[str, Any], field: str) -> None:
     """Refuse (one line) a dotted field that goes through a list of the scenario (``workloads``,
     ``faults``) or through a value: a point sets a list or a value whole, and ``workload.X`` sets
@@ -204,6 +234,7 @@ def run_point(task: dict[str, Any]) -> list[dict[str, Any]]:
     rows = []
     data, _ = apply_point(task["base"], point)
     try:
+        apply_namespace_fraction(data, catalog)
         scenario = parse_scenario(data, catalog, source=f"sweep point {point}")
         for workload in scenario.workloads:
             if workload.name in task["workloads"]:
@@ -258,6 +289,8 @@ def prepare_sweep(spec_path: str | Path):
     base_data = base.model_dump(mode="json")
     for field in [*spec.grid, *(f for point in spec.points for f in point)]:
         check_settable(base_data, field)
+    for value in [*spec.grid.get(NAMESPACE_FRACTION, []), *(p[NAMESPACE_FRACTION] for p in spec.points if NAMESPACE_FRACTION in p)]:
+        namespace_share(value)
     return spec, base, names
 
 
@@ -320,24 +353,44 @@ BEST_POINTS = 10
 
 def best_points(table: list[dict], spec: SweepSpec, limit: int = BEST_POINTS) -> list[dict]:
     """The best set-ups, one record each: by rank when the sweep has an objective, else those
-    meeting the constraints in sweep order. Each holds its rank, the fields the sweep set, and per
-    set-up the objective's value (the worst workload's, as ranked), its usable bytes, price and
-    highest power over its workloads."""
+    meeting the constraints in sweep order. A set-up is the fields the sweep set but the strip and
+    spares (``WITHIN_SET_UP``): its best point speaks for it, the strips and spares of its other
+    points meeting the constraints listed in ``variants``. Each holds its rank among the set-ups,
+    the point's own rank, the fields, and per set-up the objective's value (the worst workload's,
+    as ranked), its usable bytes, price and highest power over its workloads."""
     by_point: dict[int, list[dict]] = {}
     for row in table:
         if row.get("meets_constraints"):
             by_point.setdefault(row["point"], []).append(row)
     chosen = sorted(by_point.items(), key=lambda item: (item[1][0].get("rank") is None, item[1][0].get("rank") or 0, item[0]))
+    families: dict[tuple, list[list[dict]]] = {}
+    for _, rows in chosen:
+        fields = _set_fields(rows[0])
+        families.setdefault(tuple((k, json.dumps(v)) for k, v in fields.items() if k not in WITHIN_SET_UP), []).append(rows)
     column = spec.objective.column if spec.objective else None
     best = []
-    for _, rows in chosen[:limit]:
+    for order, members in enumerate(list(families.values())[:limit], start=1):
+        rows = members[0]
         first = rows[0]
         powers = [r.get("power_w") for r in rows if r.get("power_w") is not None]
-        best.append({"rank": first.get("rank"), "fields": {k[4:]: v for k, v in first.items() if k.startswith("set.")},
+        variants = {"points": len(members), **{f: _in_grid_order(spec, f, [_set_fields(m[0]).get(f) for m in members])
+                                                for f in WITHIN_SET_UP if f in _set_fields(first)}}
+        best.append({"rank": order if first.get("rank") is not None else None, "point_rank": first.get("rank"),
+                     "fields": _set_fields(first), "variants": variants,
                      "objective": _objective_value(rows, column, spec) if column else None,
                      "usable_bytes": first.get("usable_bytes"), "price_usd": first.get("price_usd"),
                      "power_w": max(powers) if powers else None})
     return best
+
+
+def _in_grid_order(spec: SweepSpec, field: str, values: list[Any]) -> list[Any]:
+    """The distinct ``values`` of a field, in the order the grid lists them (listed points' last)."""
+    order = {json.dumps(v): i for i, v in enumerate(spec.grid.get(field, []))}
+    return sorted({json.dumps(v): v for v in values}.values(), key=lambda v: order.get(json.dumps(v), len(order)))
+
+
+def _set_fields(row: dict) -> dict[str, Any]:
+    return {k[4:]: v for k, v in row.items() if k.startswith("set.")}
 
 
 def _objective_value(rows: list[dict], column: str, spec: SweepSpec) -> float | None:
@@ -509,4 +562,4 @@ def _cell(value: Any) -> Any:
 
 
 __all__ = ["SweepSpec", "best_points", "load_sweep", "prepare_sweep", "expand", "run_sweep", "run_point", "point_key", "apply_point",
-           "check_settable", "parse_constraint"]
+           "check_settable", "parse_constraint", "NAMESPACE_FRACTION", "WITHIN_SET_UP", "apply_namespace_fraction", "namespace_share"]

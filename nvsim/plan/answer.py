@@ -1,6 +1,12 @@
-"""What a plan tells a planner beyond the ranking: why each family failed, and the Pareto front.
+"""What a plan tells a planner beyond the ranking: its distinct set-ups, why each family failed,
+and the Pareto front.
 
-A family is an engine x RAID level x drive. When none of its candidates is feasible, its closest
+A set-up is a drive, a drive count, a RAID level, an engine and a server (``SET_UP_KEY``): the
+ranking lists each once, as its best candidate (its strip, hot spares and overprovisioning the
+best of those the search tried), with the strips, spares and shares of its other feasible
+candidates beside it (``distinct_set_ups``); the full list of candidates stays in plan.json.
+
+A rejected family is an engine x RAID level x drive. When none of its candidates is feasible, its closest
 candidate speaks for it: the one that got through the most stages, and among those the one that
 came nearest its failing requirement (achieved over target, or target over achieved for a
 ceiling). Its line names the requirement, the shortfall and the limiting resource ("linux-md
@@ -92,6 +98,41 @@ def rejected_families(cands: Candidates, verdicts: Verdicts) -> list[dict]:
     return sorted(out, key=lambda f: (f["engine"], f["level"], f["drive"]))
 
 
+SET_UP_KEY = ("drive", "drives", "level", "engine", "platform")
+"""What makes two candidates distinct set-ups; the strip, the hot spares and the overprovisioning
+are chosen within one (the ranking shows its best)."""
+
+
+def set_up_of(row: dict) -> tuple:
+    return tuple(row[k] for k in SET_UP_KEY)
+
+
+def distinct_set_ups(ranked: list[dict]) -> list[dict]:
+    """One row per set-up, in the order of the ranking (``ranked``, best first): its best
+    candidate, with ``variants``: how many of its candidates are feasible and the strips, hot
+    spares and overprovisioning shares they take."""
+    members: dict[tuple, list[dict]] = {}
+    for row in ranked:
+        members.setdefault(set_up_of(row), []).append(row)
+    return [dict(rows[0], variants={"candidates": len(rows), "strips_bytes": sorted({r["strip_bytes"] for r in rows}),
+                                    "hot_spares": sorted({r["hot_spares"] for r in rows}),
+                                    "overprovisioning": sorted({r["overprovisioning"] for r in rows})})
+            for rows in members.values()]
+
+
+def nth_set_up_objective(ranked: list[dict], values: list[float], n: int) -> float | None:
+    """The objective of the ``n``-th distinct set-up of ``ranked`` (best first, ``values`` its
+    objectives), or None when it has fewer."""
+    seen: set[tuple] = set()
+    for row, value in zip(ranked, values):
+        key = set_up_of(row)
+        if key not in seen:
+            seen.add(key)
+            if len(seen) == n:
+                return value
+    return None
+
+
 def _plain(value) -> float | None:
     value = float(value)
     return value if math.isfinite(value) else None
@@ -125,4 +166,5 @@ def pareto_front(points: list[tuple[float, float, float]]) -> list[int]:
     return front
 
 
-__all__ = ["rejected_families", "reason_text", "closeness", "is_ceiling", "performance", "pareto_front"]
+__all__ = ["SET_UP_KEY", "set_up_of", "distinct_set_ups", "nth_set_up_objective", "rejected_families", "reason_text", "closeness",
+           "is_ceiling", "performance", "pareto_front"]

@@ -2,7 +2,8 @@
 and a scenario per top candidate, all committed together (``nvsim.io.commit_together``).
 
 OUT/plan.json        every stage's prunes, the ranking with margins, the rejected families
-OUT/ranking.csv      the ranking, one row per candidate (margins as columns)
+OUT/ranking.csv      the ranking, one row per distinct set-up (its best candidate; margins as columns)
+OUT/candidates.csv   every feasible candidate ranked, each with its set-up's rank
 OUT/rejected.csv     one row per family with no feasible candidate: why, by how much, where
 OUT/pareto.html      price against performance against risk (Plotly; skipped, with a note, without it)
 OUT/scenarios/rank-NN.yaml   each top candidate as a scenario ``nvsim run`` reads
@@ -42,7 +43,7 @@ def has_plotly() -> bool:
 
 def output_paths(out: Path, top: int) -> list[Path]:
     """Every file a plan writes under ``out`` (checked before any work starts)."""
-    names = ["plan.json", "ranking.csv", "rejected.csv", "pareto.html"]
+    names = ["plan.json", "ranking.csv", "candidates.csv", "rejected.csv", "pareto.html"]
     return [out / n for n in names] + [out / "scenarios" / f"rank-{r:02d}.yaml" for r in range(1, top + 1)]
 
 
@@ -54,11 +55,17 @@ def check_outputs(out: Path, top: int) -> None:
         check_output_path(path, "--output")
 
 
-def ranking_rows(result: PlanResult) -> list[dict]:
-    """The ranking as flat rows: rank, set-up, figures, per-workload rates, margins."""
+def ranking_rows(ranked: list[dict]) -> list[dict]:
+    """A ranking as flat rows: rank, set-up, figures, per-workload rates, margins; a set-up's
+    variants (the strips, spares and shares its feasible candidates take) or a candidate's set-up rank."""
     rows = []
-    for r in result.ranked:
+    for r in ranked:
         row = {"rank": r["rank"], **{k: r[k] for k in SET_UP}, **{k: r.get(k) for k in FIGURES}}
+        if "variants" in r:
+            row.update({f"variants.{k}": " ".join(f"{v:g}" for v in vs) if isinstance(vs, list) else vs
+                        for k, vs in r["variants"].items()})
+        if "set_up_rank" in r:
+            row["set_up_rank"] = r["set_up_rank"]
         for name, fig in r["workloads"].items():
             row.update({f"{name}.iops": fig["iops"], f"{name}.bytes_per_s": fig["bytes_per_s"],
                         f"{name}.limited_by": fig["limited_by"]})
@@ -111,7 +118,8 @@ def write_outputs(result: PlanResult, out: Path) -> list[Path]:
     """Write every output together; returns the paths written (pareto.html only with Plotly)."""
     files: list[tuple[Path, str]] = [
         (out / "plan.json", json.dumps(result.as_dict(), indent=1, sort_keys=True, default=float) + "\n"),
-        (out / "ranking.csv", _csv(ranking_rows(result))),
+        (out / "ranking.csv", _csv(ranking_rows(result.ranked))),
+        (out / "candidates.csv", _csv(ranking_rows(result.every_candidate))),
         (out / "rejected.csv", _csv([{k: v for k, v in f.items() if k != "closest"} for f in result.families])),
     ]
     if has_plotly():
@@ -141,12 +149,32 @@ def si_text(value, unit: str = "") -> str:
     return f"{value:.3g}{unit}"
 
 
+def set_up_text(r: dict) -> str:
+    """'16x kioxia-cm7-r-30.72tb RAID6 64K xiraid asus-rs520a op10% +1 spare': a ranked row's set-up."""
+    return (f"{r['drives']}x {r['drive']} RAID{r['level']} {r['strip_bytes'] // 1024}K {r['engine']} {r['platform']}"
+            + (f" op{r['overprovisioning']:.0%}" if r["overprovisioning"] else "")
+            + (f" +{r['hot_spares']} spare" if r["hot_spares"] else ""))
+
+
+def variants_text(r: dict) -> str:
+    """'3: strips 64K 128K 512K, spares 0 1': how many candidates of a ranked set-up are feasible and
+    the strips, spares and overprovisioning shares they take (values that vary only)."""
+    v = r.get("variants") or {}
+    if v.get("candidates", 1) <= 1:
+        return "1"
+    parts = [(f"strips {' '.join(f'{b // 1024}K' for b in v['strips_bytes'])}", len(v["strips_bytes"])),
+             (f"spares {' '.join(map(str, v['hot_spares']))}", len(v["hot_spares"])),
+             (f"OP {' '.join(f'{x:.0%}' for x in v['overprovisioning'])}", len(v["overprovisioning"]))]
+    return f"{v['candidates']}: " + ", ".join(text for text, n in parts if n > 1)
+
+
 def stages_text(answer: dict) -> str:
     """'86,400 candidates: 75,474 pruned by exact filters, ...; 12 ranked' (the CLI's and the view's line)."""
     p = answer["pruned"]
     return (f"{answer['candidates']:,} candidates: {p['filters']:,} pruned by exact filters, {p['bounds']:,} by bounds, "
             f"{p['fluid']:,} by the fluid mode, {p.get('ranking', 0):,} by the objective (no better than the top), "
-            f"{p['event']:,} by the event mode; {answer['ranked_count']:,} ranked")
+            f"{p['event']:,} by the event mode; {answer['ranked_count']:,} ranked, "
+            f"{answer.get('set_ups_ranked', answer['ranked_count']):,} distinct set-ups")
 
 
 def print_plan(console: Console, result: PlanResult, written: list[Path]) -> None:
@@ -155,16 +183,16 @@ def print_plan(console: Console, result: PlanResult, written: list[Path]) -> Non
     reqs = result.spec.requirements.workloads
     names = [w.name for w in reqs]
     rate = {w.name: ("bytes_per_s", "B/s") if w.min_bytes_per_s and not w.min_iops else ("iops", "IOPS") for w in reqs}
-    headers = ("rank", "set-up", "usable", "price $", "power W", *(f"{n} {rate[n][1]}" for n in names), "least margin", "event")
+    headers = ("rank", "set-up (best strip, spares, OP)", "feasible variants", "usable", "price $", "power W",
+               *(f"{n} {rate[n][1]}" for n in names), "least margin", "event")
     rows = []
     for r in result.ranked[:result.spec.top]:
         least = min(r["margins"].items(), key=lambda kv: kv[1])
-        rows.append((str(r["rank"]), f"{r['drives']}x {r['drive']} RAID{r['level']} {r['strip_bytes'] // 1024}K "
-                                     f"{r['engine']} {r['platform']}" + (f" op{r['overprovisioning']:.0%}" if r["overprovisioning"] else "")
-                     + (f" +{r['hot_spares']} spare" if r["hot_spares"] else ""),
+        rows.append((str(r["rank"]), set_up_text(r), variants_text(r),
                      si_text(r["usable_bytes"], "B"), si_text(r.get("price_usd")), si_text(r.get("power_w")),
                      *(si_text(r["workloads"][n][rate[n][0]]) for n in names), f"{least[0]} {least[1]:+.0%}", r["event"]))
-    print_grid(console, Grid("Ranked candidates", headers, (True, False) + (True,) * (len(headers) - 4) + (False, False), tuple(rows)))
+    print_grid(console, Grid("Ranked set-ups (one per drive, count, level, engine and server; every candidate in candidates.csv)",
+                             headers, (True, False, False) + (True,) * (len(headers) - 5) + (False, False), tuple(rows)))
     if result.families:
         print_grid(console, Grid("Rejected families (engine x RAID level x drive): the closest candidate's miss",
                                  ("family", "stage", "why"), (False, False, False),
@@ -176,4 +204,4 @@ def print_plan(console: Console, result: PlanResult, written: list[Path]) -> Non
 
 
 __all__ = ["write_outputs", "print_plan", "ranking_rows", "pareto_html", "has_plotly", "check_outputs", "output_paths", "stages_text", "si_text",
-           "stale_outputs"]
+           "set_up_text", "variants_text", "stale_outputs"]

@@ -15,7 +15,8 @@ The search runs in stages, each cheaper than the next and each counting what it 
 
 The answer: the feasible candidates ranked by the objective (ties broken by the set-up itself, so
 the ranking is a total order whatever the input order), each with its margin against every
-requirement; the Pareto front of price, performance and risk; and for each family (engine x RAID
+requirement, listed once per distinct set-up (drive, count, level, engine, server: its best strip,
+spares and overprovisioning; ``answer.distinct_set_ups``), every candidate kept beside them; the Pareto front of price, performance and risk; and for each family (engine x RAID
 level x drive) with no feasible candidate, the requirement that ruled out its closest candidate,
 by how much, at which resource.
 """
@@ -33,7 +34,7 @@ import numpy as np
 from ..budget import check_workload
 from ..catalog import Catalog, default_catalog
 from ..errors import InputError
-from .answer import pareto_front, performance, rejected_families
+from .answer import distinct_set_ups, nth_set_up_objective, pareto_front, performance, rejected_families, set_up_of
 from .bounds import bounds_stage, min_write_factor
 from .fluid import CHUNK, event_check, needs_rebuild, pool, run_tasks, scenario_data
 from .space import STAGES, Candidates, Verdicts, enumerate_candidates, exact_filters, resolve_axes
@@ -57,11 +58,14 @@ class PlanResult:
     pareto: list[int]
     scenarios: dict[int, dict] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)  # wall time per stage (not in as_dict: not a result)
+    every_candidate: list[dict] = field(default_factory=list)  # every feasible candidate, ranked (``ranked``: one per set-up)
 
     def as_dict(self) -> dict:
-        return {"candidates": self.candidates, "pruned": self.pruned, "ranked_count": len(self.ranked),
+        return {"candidates": self.candidates, "pruned": self.pruned, "ranked_count": len(self.every_candidate),
+                "set_ups_ranked": len(self.ranked),
                 "objective": self.spec.objective if isinstance(self.spec.objective, str) else self.spec.objective.model_dump(),
-                "ranked": self.ranked, "pareto_ranks": self.pareto, "rejected_families": self.families}
+                "ranked": self.ranked, "every_candidate": self.every_candidate, "pareto_ranks": self.pareto,
+                "rejected_families": self.families}
 
 
 def _tasks(spec: PlanSpec, cands: Candidates, idx: np.ndarray, workloads: dict) -> dict[int, dict]:
@@ -156,8 +160,8 @@ def _rebuild_checks(cands: Candidates, verdicts: Verdicts, tasks: dict[int, dict
 def fluid_stage(spec: PlanSpec, cands: Candidates, verdicts: Verdicts, make_tasks, where, workers: int,
                 progress: Callable[[int], None] | None = None) -> tuple[int, list[dict], int]:
     """Stage 3, best first: the survivors in the order of their objective's lower bound, in
-    batches, until ``top`` (and the event stage's tries) are feasible and no candidate left can
-    beat them (its lower bound is above the last one's objective); ``exhaustive`` (or a weighted
+    batches, until ``top`` distinct set-ups (and the event stage's tries) are feasible and no
+    candidate left can beat them (its lower bound is above the last one's best objective); ``exhaustive`` (or a weighted
     objective) visits every survivor. Returns (pruned, feasible rows, survivors left unvisited)."""
     alive = np.flatnonzero(verdicts.alive())
     floor = objective_floor(spec, cands, alive)
@@ -168,7 +172,8 @@ def fluid_stage(spec: PlanSpec, cands: Candidates, verdicts: Verdicts, make_task
     step = len(order) if visit_all else max(4 * wanted, 2 * CHUNK * max(1, workers))
     before, feasible, done = int(verdicts.alive().sum()), [], 0
     while done < len(order):
-        if len(feasible) >= wanted and objective_values(spec, feasible)[wanted - 1] < floor_of[int(order[done])]:
+        cutoff = nth_set_up_objective(feasible, objective_values(spec, feasible), wanted)
+        if cutoff is not None and cutoff < floor_of[int(order[done])]:
             break
         batch = order[done:done + step].tolist()
         done += len(batch)
@@ -179,8 +184,8 @@ def fluid_stage(spec: PlanSpec, cands: Candidates, verdicts: Verdicts, make_task
     if left.any():
         floors = np.full(len(cands), np.nan)
         floors[alive] = floor
-        verdicts.reject(left, 5, f"{spec.objective} within the top {wanted}", floors,
-                        objective_values(spec, feasible)[wanted - 1], "the objective's lower bound")
+        verdicts.reject(left, 5, f"{spec.objective} within the top {wanted} set-ups", floors,
+                        nth_set_up_objective(feasible, objective_values(spec, feasible), wanted), "the objective's lower bound")
     return pruned, feasible, int(left.sum())
 
 
@@ -319,15 +324,32 @@ def run_plan(path: str | Path, *, workers: int = 1, dask_address: str | None = N
         pruned["fluid"], ranked, pruned["ranking"] = fluid_stage(spec, cands, verdicts, make_tasks, where, workers,
                                                                  tick("fluid", int(verdicts.alive().sum())))
     seconds["fluid"] = time.perf_counter() - started - seconds["filters+bounds"]
-    pruned["event"], ranked = event_stage(spec, ranked, tasks, verdicts, tick("event", min(len(ranked), spec.confirm * EVENT_TRIES)))
+    pruned["event"], everyone, ranked = _event_on_set_ups(spec, ranked, tasks, verdicts, tick)
     seconds["event"] = time.perf_counter() - started - sum(seconds.values())
-    for row in ranked:
+    for row in everyone + ranked:
         row["margins"] = margins(spec, row)
     points = [(r.get("price_usd") if r.get("price_usd") is not None else r["objective"],
                performance(r, spec.requirements.workloads), r.get("data_loss_probability") or 0.0) for r in ranked]
     return PlanResult(spec, len(cands), pruned, ranked, rejected_families(cands, verdicts),
                       [ranked[i]["rank"] for i in pareto_front(points)],
-                      {r["rank"]: tasks[r["index"]]["scenario"] for r in ranked[:spec.top]}, seconds=seconds)
+                      {r["rank"]: tasks[r["index"]]["scenario"] for r in ranked[:spec.top]}, seconds=seconds,
+                      every_candidate=everyone)
+
+
+def _event_on_set_ups(spec: PlanSpec, ranked: list[dict], tasks: dict[int, dict], verdicts: Verdicts, tick) -> tuple:
+    """The event stage down the distinct set-ups (each one's best candidate); returns (pruned,
+    every feasible candidate ranked, each with its set-up's rank, one row per set-up ranked). A
+    set-up whose best candidate the event mode rules out is then led by its next feasible one."""
+    tried = distinct_set_ups(ranked)
+    pruned, checked = event_stage(spec, tried, tasks, verdicts, tick("event", min(len(tried), spec.confirm * EVENT_TRIES)))
+    events = {r["index"]: {k: v for k, v in r.items() if k != "variants"} for r in checked}
+    alive = [events.get(r["index"], dict(r, event="not run")) for r in ranked if verdicts.stage[r["index"]] == 0]
+    everyone = [dict(r, rank=i) for i, r in enumerate(alive, start=1)]
+    set_ups = [dict(r, rank=i) for i, r in enumerate(distinct_set_ups(everyone), start=1)]
+    rank_of = {set_up_of(r): r["rank"] for r in set_ups}
+    for row in everyone:
+        row["set_up_rank"] = rank_of[set_up_of(row)]
+    return pruned, everyone, set_ups
 
 
 __all__ = ["PlanResult", "run_plan", "prepare_plan", "rank", "margins", "objective_values", "sort_key", "candidate_name",

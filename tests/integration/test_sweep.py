@@ -187,3 +187,41 @@ def test_sweep_ranks_by_cost_and_constrains_power_and_ends_with_its_best_points(
     assert [(c[0], c[1]) for c in cells] == [(str(b["rank"]), str(b["fields"]["array.drives"])) for b in best]
     tight = write_spec(tmp_path, workloads=["randread-b4k-j16-d64"], grid={"array.drives": [4]}, constraints=["power_w <= 1"])
     assert "No set-up meets the constraints." in run_cli("sweep", str(tight), "-o", str(tmp_path / "none")).stdout
+
+
+def test_best_points_list_each_set_up_once_with_its_best_strip(tmp_path):
+    """Strips do not fill the best points: one row per set-up (here the drive count), led by its
+    best strip, the strips of its other points meeting the constraints beside it; the table keeps
+    every point."""
+    spec = write_spec(tmp_path, workloads=["randread-b4k-j16-d64"], objective={"minimize": "usd_per_kiops"})
+    summary = run_sweep(spec, tmp_path / "out", workers=1)
+    rows = pq.read_table(tmp_path / "out.parquet").to_pylist()
+    assert len(rows) == 4 * 3
+    best = summary["best"]
+    assert sorted(b["fields"]["array.drives"] for b in best) == [4, 5, 6, 8]  # one per count
+    assert [b["rank"] for b in best] == [1, 2, 3, 4]
+    for b in best:
+        points = [r for r in rows if r["set.array.drives"] == b["fields"]["array.drives"] and r["meets_constraints"]]
+        assert b["point_rank"] == min(r["rank"] for r in points)
+        assert b["variants"] == {"points": 3, "array.strip_bytes": ["64KiB", "128KiB", "256KiB"]}
+    printed = run_cli("sweep", str(spec), "-o", str(tmp_path / "out"))
+    assert printed.returncode == 0 and "3: strip_bytes 64KiB 128KiB 256KiB" in " ".join(printed.stdout.split()), printed.stdout
+
+
+def test_a_namespace_share_follows_each_drive_of_a_drive_axis(tmp_path):
+    """array.namespace_fraction sizes each member's namespace from its own drive: the same share of a
+    3.84 TB and a 7.68 TB drive gives namespaces in the drives' ratio; 1 is the whole drive; a share
+    out of (0, 1] is one line before any point runs."""
+    spec = write_spec(tmp_path, workloads=["randread-b4k-j16-d64"],
+                      grid={"array.drive": ["kioxia-cm7-r-3.84tb", "kioxia-cm7-r-7.68tb"], "array.namespace_fraction": [0.5, 1.0]})
+    run_sweep(spec, tmp_path / "out", workers=1)
+    rows = {(r["set.array.drive"], r["set.array.namespace_fraction"]): r for r in pq.read_table(tmp_path / "out.parquet").to_pylist()}
+    assert all(r["status"] == "ok" for r in rows.values())
+    small, large = (rows[(d, 0.5)]["usable_bytes_per_drive"] for d in ("kioxia-cm7-r-3.84tb", "kioxia-cm7-r-7.68tb"))
+    assert large == pytest.approx(2 * small, rel=1e-3)
+    assert rows[("kioxia-cm7-r-7.68tb", 1.0)]["usable_bytes_per_drive"] == pytest.approx(2 * large, rel=1e-3)
+    bad = write_spec(tmp_path, workloads=["randread-b4k-j16-d64"], grid={"array.namespace_fraction": [0.5, 1.5]})
+    printed = run_cli("sweep", str(bad), "-o", str(tmp_path / "bad"))
+    assert printed.returncode == 2 and printed.stderr.strip().count("\n") == 0
+    assert "array.namespace_fraction" in printed.stderr and "1.5" in printed.stderr
+    assert not (tmp_path / "bad.partial.jsonl").exists()

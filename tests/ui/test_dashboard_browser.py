@@ -299,3 +299,47 @@ def test_rough_edges_of_issue_23(page, tmp_path):
     finally:
         page.driver.set_window_size(1500, 1200)
     assert widths == [True, True] and covered == [0, 0]
+
+
+def test_the_plan_form_runs_with_progress_and_its_rows_open_and_add_to_compare(page):
+    """Issue 40: the Plan tab is a form prefilled from the set-up on screen (its YAML behind
+    "Advanced (YAML)"); the plan runs off the request thread with progress; its ranked set-ups
+    open in the set-up controls and add to the comparison."""
+    reset(page)
+    page.type_into("drives", "16")
+    page.wait(lambda: page.value("m-capacity") == 14 * 3_840_000_000_000, 20, "the 16-drive set-up")
+    page.click("tab-plan")
+    page.wait(lambda: page.element("plan-counts").get_attribute("value") == "8, 12, 16", 10, "the form prefilled from 16 drives")
+    assert page.element("plan-usable").is_displayed() and not page.element("plan-text").is_displayed()  # YAML: advanced
+    page.type_into("plan-usable", "20 TB")
+    page.type_into("plan-min-iops", "1M")
+    page.type_into("plan-counts", "8, 12, 16, 24")
+    page.driver.find_element("css selector", "#plan-advanced summary").click()
+    page.wait(lambda: "drive_counts: [8, 12, 16, 24]" in page.element("plan-text").get_attribute("value"), 10, "the YAML of the form")
+    assert "usable_bytes: 20 TB" in page.element("plan-text").get_attribute("value")
+    page.click("plan-run")
+    page.wait(lambda: page.text("plan-status").startswith("planning:"), 15, "the plan's progress")
+    assert not page.element("plan-run").is_enabled() and "field-error" not in page.element("plan-status").get_attribute("class")
+    page.wait(lambda: "distinct set-ups" in page.text("plan-status"), 180, "the plan's answer")
+    assert "ok" in page.element("plan-status").get_attribute("class") and page.element("plan-run").is_enabled()
+    rows = [page.element(f"plan-row-{i}") for i in (1, 2)]
+    assert all(r.is_displayed() for r in rows)
+    first, second = (r.find_elements("tag name", "td")[1].text for r in rows)
+    assert first != second and first.startswith(("8x", "12x", "16x", "24x"))
+    page.click("plan-add-1")
+    page.wait(lambda: "added A: plan #1" in page.text("plan-note"), 20, "set-up #1 in the comparison")
+    page.click("plan-open-2")
+    page.wait(lambda: page.element("view-setup").is_displayed(), 10, "the set-up view")
+    drives, level = second.split("x ")[0], second.split(" RAID")[1].split(" ")[0]
+    page.wait(lambda: page.element("drives").get_attribute("value") == drives, 10, "the row's drive count in the controls")
+    page.wait(lambda: page.text("scenario-name").startswith(f"scenario: dashboard-{drives}x-") and f"raid{level}-" in
+              page.text("scenario-name"), 20, "the row's set-up computed")
+    page.click("tab-compare")
+    table = page.wait(lambda: page.element("compare-values"), 10, "the comparison table")
+    assert "A: plan #1" in table.text
+    page.click("tab-plan")  # the form follows the set-up now on screen (the row opened)
+    page.wait(lambda: page.element("plan-usable").get_attribute("value") not in ("20 TB", ""), 10, "the form prefilled again")
+    page.type_into("plan-usable", "-1 TB")
+    page.click("plan-run")
+    page.wait(lambda: page.text("plan-status").startswith("error: requirements"), 15, "the refusal")
+    assert "usable_bytes" in page.text("plan-status") and "field-error" in page.element("plan-status").get_attribute("class")

@@ -159,7 +159,7 @@ def test_scenario_upload_discloses_nothing(app_client, canary):
 
 def test_plan_requirements_disclose_nothing(app_client, canary):
     client, deps = app_client
-    plan = callback(deps, "plan-status.children")
+    plan = callback(deps, "plan-job.data")  # Plan: the requirements are checked before a worker runs them
     names = [*hostile_names(canary), str(canary["job"]), *paths_to(canary["job"])]
     answers = []
     for name in names:
@@ -318,6 +318,7 @@ fio = core.import_fio("[j]\\nrw=randread\\nbs=4k\\nread_iolog=tests/data/fio/tra
 out = plan_view.plan_from_text(plan_view.EXAMPLE.replace("confirm: 1", "confirm: 0"))
 assert "result" in out, out
 app.nvsim_runner.shutdown()
+app.nvsim_plans.shutdown()
 print("served", len(fio["workloads"]), len(out["result"]["ranked"]), sorted(os.listdir(".")))
 """
 

@@ -141,3 +141,34 @@ def test_a_plan_on_a_dask_cluster_gives_the_same_answer(tmp_path: Path):
     local = run_plan(tmp_path / "p.yaml", workers=1)
     assert json.dumps(on_dask.as_dict(), sort_keys=True, default=float) == json.dumps(local.as_dict(), sort_keys=True, default=float)
     assert on_dask.pruned["ranking"] == 0 and len(on_dask.ranked) > 0
+
+
+def test_the_ranking_lists_distinct_set_ups_and_keeps_every_candidate(tmp_path: Path):
+    """Strips and spares do not fill the top: one row per drive, count, level, engine and server,
+    led by its best candidate; every feasible candidate stays in plan.json and candidates.csv."""
+    wide = {**PLAN, "confirm": 1, "top": 3, "exhaustive": True,
+            "search": {**PLAN["search"], "drives": ["kioxia-cm7-r-7.68tb"], "levels": [5, 6],
+                       "strips_bytes": ["64KiB", "512KiB"], "hot_spares": [0, 1]}}
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump(wide))
+    code, out, err = _cli(["plan", str(tmp_path / "p.yaml"), "-o", str(tmp_path / "out"), "--workers", "1"])
+    assert code == 0, err
+    answer = json.loads((tmp_path / "out" / "plan.json").read_text())
+    key = ("drive", "drives", "level", "engine", "platform")
+    set_ups = [tuple(r[k] for k in key) for r in answer["ranked"]]
+    everyone = answer["every_candidate"]
+    assert len(set(set_ups)) == len(set_ups) == answer["set_ups_ranked"] >= 3
+    assert len(everyone) == answer["ranked_count"] > len(set_ups)  # strips and spares were feasible too
+    assert sum(answer["pruned"].values()) + answer["ranked_count"] == answer["candidates"]
+    for rank, row in enumerate(answer["ranked"], start=1):
+        members = [c for c in everyone if tuple(c[k] for k in key) == set_ups[rank - 1]]
+        assert row["rank"] == rank and {c["set_up_rank"] for c in members} == {rank}
+        assert row["objective"] == min(c["objective"] for c in members) and row["variants"]["candidates"] == len(members)
+        assert row["variants"]["strips_bytes"] == sorted({c["strip_bytes"] for c in members})
+    assert [r["objective"] for r in answer["ranked"]] == sorted(r["objective"] for r in answer["ranked"])
+    assert answer["ranked"][0]["event"] == "confirmed"
+    ranking_csv = (tmp_path / "out" / "ranking.csv").read_text().splitlines()
+    assert len(ranking_csv) == 1 + len(set_ups) and "variants.strips_bytes" in ranking_csv[0] and "65536 524288" in ranking_csv[1]
+    candidates_csv = (tmp_path / "out" / "candidates.csv").read_text().splitlines()
+    assert len(candidates_csv) == 1 + len(everyone) and "set_up_rank" in candidates_csv[0]
+    assert f"{len(everyone)} ranked, {len(set_ups)} distinct set-ups" in " ".join(out.split())
+
