@@ -250,7 +250,7 @@ def fio_command(
 @app.command()
 def sweep(
     spec: Path = typer.Argument(..., help="Sweep YAML: base scenario, grid/points over any field, constraints, objective."),
-    output: Path = typer.Option(..., "--output", "-o", help="Output path without suffix: writes OUT.parquet and OUT.csv (atomically)."),
+    output: Path = typer.Option(..., "--output", "-o", help="Output path without suffix: writes OUT.parquet (with pyarrow) and OUT.csv (atomically)."),
     workers: int = typer.Option(0, "--workers", min=0, max=MAX_WORKERS, help="Local worker processes (0: one per CPU)."),
     dask: Optional[str] = typer.Option(None, "--dask", help="Address of an existing Dask distributed scheduler to run the points on."),
 ) -> None:
@@ -261,9 +261,11 @@ def sweep(
     with LateProgress() as bar:
         summary = nvsim.sweep.run_sweep(spec, output, workers=workers or os.cpu_count() or 1, dask_address=dask,
                                         progress=bar.for_task("sweep"))
+    wrote = f"{summary['parquet']} and {summary['csv']}" if summary["parquet"] else summary["csv"]
     console.print(f"{summary['points']} set-ups ({summary['computed_now']} computed now, the rest resumed), "
-                  f"{summary['rows']} rows; {summary['meeting_constraints']} rows meet the constraints; "
-                  f"wrote {summary['parquet']} and {summary['csv']}")
+                  f"{summary['rows']} rows; {summary['meeting_constraints']} rows meet the constraints; wrote {wrote}")
+    if not summary["parquet"]:
+        console.print(nvsim.sweep.PARQUET_MISSING_NOTE, markup=False)
     nvsim.report.print_sweep_best(console, summary["best"], summary["objective"])
 
 
