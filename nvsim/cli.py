@@ -263,9 +263,10 @@ def sweep(
                                         progress=bar.for_task("sweep"))
     wrote = f"{summary['parquet']} and {summary['csv']}" if summary["parquet"] else summary["csv"]
     console.print(f"{summary['points']} set-ups ({summary['computed_now']} computed now, the rest resumed), "
-                  f"{summary['rows']} rows; {summary['meeting_constraints']} rows meet the constraints; wrote {wrote}")
+                  f"{summary['rows']} rows; {summary['meeting_constraints']} rows meet the constraints; wrote {wrote}",
+                  markup=False, soft_wrap=True)  # a path is never broken across lines
     if not summary["parquet"]:
-        console.print(nvsim.sweep.PARQUET_MISSING_NOTE, markup=False)
+        console.print(nvsim.sweep.PARQUET_MISSING_NOTE, markup=False, soft_wrap=True)
     nvsim.report.print_sweep_best(console, summary["best"], summary["objective"])
 
 
