@@ -440,7 +440,7 @@ def main(argv: Optional[list[str]] = None) -> None:
     command = typer.main.get_command(app)
     _full_short_help(command)
     try:
-        command(args=argv, standalone_mode=False, prog_name="nvsim")
+        code = command(args=argv, standalone_mode=False, prog_name="nvsim")
     except InputError as exc:
         sys.stderr.write(f"error: {exc}\n")
         raise SystemExit(EXIT_INPUT_ERROR) from None
@@ -455,6 +455,8 @@ def main(argv: Optional[list[str]] = None) -> None:
     except _CLICK_ERROR as exc:
         sys.stderr.write("error: " + " ".join(exc.format_message().split()) + "\n")
         raise SystemExit(EXIT_INPUT_ERROR) from None
+    if isinstance(code, int) and code:  # click hands typer.Exit(n) back as n when not standalone
+        raise SystemExit(code)
 
 
 FIO_SHIM_SYSTEM = "NVSIM_SYSTEM"

@@ -125,3 +125,14 @@ def test_a_plan_on_a_dask_cluster_gives_the_same_answer(tmp_path: Path):
     local = run_plan(tmp_path / "p.yaml", workers=1)
     assert json.dumps(on_dask.as_dict(), sort_keys=True, default=float) == json.dumps(local.as_dict(), sort_keys=True, default=float)
     assert on_dask.pruned["ranking"] == 0 and len(on_dask.ranked) > 0
+
+
+def test_a_plan_that_ranks_nothing_exits_1_with_its_files_written(tmp_path: Path):
+    """Nothing meets the requirements: the files say why each family failed, the exit status says
+    nothing was found (1, not 0), in one line on stderr."""
+    impossible = {**PLAN, "requirements": {**PLAN["requirements"], "usable_bytes": "10 PB"}, "confirm": 0}
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump(impossible))
+    code, out, err = _cli(["plan", str(tmp_path / "p.yaml"), "-o", str(tmp_path / "out"), "--workers", "1"])
+    assert code == 1 and err.count("\n") == 1 and err.startswith("error: no set-up meets the requirements of ")
+    assert json.loads((tmp_path / "out" / "plan.json").read_text())["ranked_count"] == 0
+    assert (tmp_path / "out" / "rejected.csv").exists() and "Rejected families" in out
