@@ -73,7 +73,7 @@ def test_every_number_of_run_survives_whole(tmp_path, predictions, columns):
 
 def test_units_are_in_the_headers(tmp_path):
     text = _run(tmp_path, 160)
-    for header in ("M IOPS", "GB/s", "CPU %", "RAID WAF"):
+    for header in ("M IOPS", "GB/s", "CPU %", "RAID WAF", "mean read µs", "mean write µs"):
         assert header in text
     assert "M IOPS" in text.split("Upper bounds")[1]
 
