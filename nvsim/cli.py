@@ -136,7 +136,7 @@ def run(
         sys.stderr.write(fallback + "\n")
     if not json_out:
         if fallback:
-            console.print(fallback, markup=False, soft_wrap=False)
+            console.print(fallback, markup=False)
         nvsim.report.print_bounds(console, spec, report)
         if predictions:
             nvsim.report.print_predictions(console, predictions)
