@@ -1,18 +1,26 @@
-# Quick start: `make run` (set up + predict the default scenario), `make test` (set up + whole suite).
+# Quick start: `make run` (nvsim alone + predict the default scenario), `make test` (with the test extra + whole suite).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 SCENARIO ?= scenarios/graid-gen5-raid6
 
-.PHONY: setup run test system-packages bench clean
+.PHONY: setup setup-test run test system-packages bench clean
 
+# `make run` installs what running needs (nvsim alone: pip install -e .); `make test` adds the
+# test extra (every optional package and the test tools, about 1 GB) on top of it.
 $(BIN)/nvsim: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test]'
+	$(BIN)/python -m pip install -q -e .
 	touch $(BIN)/nvsim
 
+$(VENV)/.test-extra: pyproject.toml $(BIN)/nvsim
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $(VENV)/.test-extra
+
 setup: $(BIN)/nvsim
+
+setup-test: $(VENV)/.test-extra
 
 run: setup
 	$(BIN)/nvsim run $(SCENARIO)
@@ -40,10 +48,10 @@ system-packages:
 	  else echo "warning: fio missing and not root; the test against a real fio run will be skipped"; fi; \
 	fi
 
-test: setup system-packages
+test: setup-test system-packages
 	$(BIN)/python -m pytest -q -n 2
 
-bench: setup
+bench: setup-test
 	$(BIN)/python benchmarks/run.py
 
 clean:

@@ -7,6 +7,7 @@ file, no web fonts, no CDN), so it works in a meeting room without internet.
 from __future__ import annotations
 
 import io
+import ipaddress
 import logging
 import signal
 import socket
@@ -23,6 +24,7 @@ import dash
 from dash import Dash, Input, Output, State, dcc, html, no_update
 
 from nvsim import Catalog, InputError, default_catalog, parse_scenario
+from nvsim.errors import require_extra
 
 from . import core, guard, plan_view, views
 from .core import host_cores_percent
@@ -671,14 +673,36 @@ def check_address(host: str, port: int) -> None:
         raise InputError(field, f"cannot listen on {host}:{port}: {exc.strerror}") from None
 
 
+WAITRESS_THREADS = 8
+"""Request threads of waitress (the dashboard served beyond this machine); event runs go to their own worker."""
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is this machine only (127.0.0.0/8, ::1, localhost)."""
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host.lower() == "localhost"
+
+
 def run(host: str = "127.0.0.1", port: int = 8050, debug: bool = False) -> None:
-    """Serve the dashboard until interrupted (what ``nvsim dashboard`` calls)."""
+    """Serve the dashboard until interrupted (what ``nvsim dashboard`` calls): on a loopback address
+    with Werkzeug's development server (this machine's user only), on any other with waitress, a
+    production WSGI server (the ``dashboard`` extra; its absence is one line naming it)."""
     check_address(host, port)
+    local = is_loopback(host)
+    if not local:
+        require_extra("waitress", "dashboard", "--host", f"serving the dashboard on {host} (beyond this machine)")
     app = create_app()
     print(f"nvsim dashboard on http://{host}:{port}/ (Ctrl+C to stop)", flush=True)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # `kill`: leave serve_forever, stop the workers below
     try:
-        app.run(host=host, port=port, debug=debug, use_reloader=False)
+        if local:
+            app.run(host=host, port=port, debug=debug, use_reloader=False)
+        else:
+            from waitress import serve  # only a dashboard served beyond this machine loads it
+
+            serve(app.server, host=host, port=port, threads=WAITRESS_THREADS)
     finally:
         app.nvsim_runner.shutdown()
         app.nvsim_plans.shutdown()

@@ -12,19 +12,18 @@ import json
 import math
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Optional
 
 import click.exceptions
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
 import nvsim
 
 from .errors import EXIT_INPUT_ERROR, InputError, require_extra, suggestion_text
 from .io import atomic_path, check_output_path, write_json_atomic, write_text_atomic
+from .progress import LateProgress
 
 try:  # Typer >= 0.26 vendors its own copy of click
     from typer._click import exceptions as _vendored
@@ -72,7 +71,7 @@ def console_width(environ=os.environ, is_terminal: bool | None = None) -> int | 
     return None if terminal else NOT_A_TERMINAL_COLUMNS
 
 
-console = Console(width=console_width())
+console = Console(width=console_width(), highlight=False)  # no colour on digits inside names (randread-b4k-j192)
 
 
 def _emit_json(data: object, output: Optional[Path]) -> None:
@@ -117,7 +116,7 @@ def run(
     report = nvsim.array_bounds(spec, catalog)
     loss = None if nvsim.simulation.single_drive(spec) else nvsim.rebuild.data_loss_at_start(spec, catalog)
     window = nvsim.Precision(relative=precision, max_wall_s=max_seconds)
-    with _LateProgress() as bar:
+    with LateProgress() as bar:
         results = {w.name: nvsim.Simulation(spec, w, catalog=catalog).run(fidelity, precision=window, progress=bar.for_task(w.name))
                    for w in spec.workloads if loss is None}
     predictions = {name: result.metrics() for name, result in results.items()}
@@ -132,7 +131,12 @@ def run(
                     "simulations": {name: r.as_dict() for name, r in simulated.items()},
                     "resilience": resilience, "cost_power": costs,
                     "volumes_together": None if together is None else dataclasses.asdict(together)}, output)
+    fallback = nvsim.report.fallback_note(fidelity, results)
+    if fallback and json_out:
+        sys.stderr.write(fallback + "\n")
     if not json_out:
+        if fallback:
+            console.print(fallback, markup=False)
         nvsim.report.print_bounds(console, spec, report)
         if predictions:
             nvsim.report.print_predictions(console, predictions)
@@ -158,32 +162,6 @@ def _cost_power(spec, catalog, usable_bytes: float, results: dict) -> dict:
         per_workload[name] = None if metrics is None else cost.cost_power(catalog, spec, usable_bytes, metrics, result.utilisation)
     return {"parts": cost.price_parts(catalog, spec), "idle": cost.cost_power(catalog, spec, usable_bytes, None),
             "per_workload": per_workload}
-
-
-class _LateProgress:
-    """A progress bar on stderr that shows only once a run has taken more than ``after_s``."""
-
-    def __init__(self, after_s: float = 1.0):
-        self.after_s, self.started, self.bar, self.task = after_s, time.perf_counter(), None, None
-
-    def __enter__(self) -> "_LateProgress":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-
-    def for_task(self, name: str):
-        def progress(done_s: float, total_s: float) -> None:
-            if self.bar is None and time.perf_counter() - self.started > self.after_s:
-                self.bar = Progress("[progress.description]{task.description}", BarColumn(), TimeRemainingColumn(),
-                                    console=Console(stderr=True), transient=True)
-                self.bar.start()
-            if self.bar is not None:
-                if self.task is None or self.bar.tasks[-1].description != name:
-                    self.task = self.bar.add_task(name, total=total_s)
-                self.bar.update(self.task, completed=min(done_s, total_s), total=total_s)
-        return progress
 
 
 def _resilience(spec, catalog) -> dict:
@@ -249,10 +227,11 @@ def fio_command(
     keywords = nvsim.fio.platform_keywords(catalog.platforms[spec.platform])  # $ncpus etc. of the simulated platform
     parsed = nvsim.fio.parse_fio_jobfile(text, label, catalog=catalog, keywords=keywords,
                                          sections=tuple(arguments.taken.get("section", ())) or None)
-    fio_run.check_jobs(parsed, spec, catalog, fidelity, label)  # over the budget or off the array: refused first
+    device_bytes = fio_run.check_jobs(parsed, spec, catalog, fidelity, label)  # over the budget or off the array: refused first
     if "parse-only" in arguments.taken:  # fio --parse-only: the jobs are read and checked, nothing runs
         return
-    for line in ([parsed.unmodelled_warning()] if parsed.unmodelled_warning() else []) + parsed.notes():
+    for line in ([parsed.unmodelled_warning()] if parsed.unmodelled_warning() else []) + parsed.notes() \
+            + fio_run.clamped_sizes(parsed, device_bytes, label):
         sys.stderr.write(f"warning: {line}\n")
     runs = fio_run.simulate_jobs(parsed, spec, catalog, fidelity)
     for run in runs:
@@ -271,7 +250,7 @@ def fio_command(
 @app.command()
 def sweep(
     spec: Path = typer.Argument(..., help="Sweep YAML: base scenario, grid/points over any field, constraints, objective."),
-    output: Path = typer.Option(..., "--output", "-o", help="Output path without suffix: writes OUT.parquet and OUT.csv (atomically)."),
+    output: Path = typer.Option(..., "--output", "-o", help="Output path without suffix: writes OUT.parquet (with pyarrow) and OUT.csv (atomically)."),
     workers: int = typer.Option(0, "--workers", min=0, max=MAX_WORKERS, help="Local worker processes (0: one per CPU)."),
     dask: Optional[str] = typer.Option(None, "--dask", help="Address of an existing Dask distributed scheduler to run the points on."),
 ) -> None:
@@ -279,17 +258,15 @@ def sweep(
     if not str(output).strip() or output.name in ("", ".", ".."):
         raise InputError("--output", f"an output path without suffix is needed (OUT gives OUT.parquet and OUT.csv), got {str(output)!r}")
     nvsim.sweep.prepare_sweep(spec)  # a bad sweep file or base stops here, before the progress bar draws anything
-    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                  console=Console(stderr=True), transient=True, disable=not sys.stderr.isatty()) as bar:
-        task = bar.add_task("sweep", total=None)
-
-        def progress(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
-        summary = nvsim.sweep.run_sweep(spec, output, workers=workers or os.cpu_count() or 1, dask_address=dask, progress=progress)
+    with LateProgress() as bar:
+        summary = nvsim.sweep.run_sweep(spec, output, workers=workers or os.cpu_count() or 1, dask_address=dask,
+                                        progress=bar.for_task("sweep"))
+    wrote = f"{summary['parquet']} and {summary['csv']}" if summary["parquet"] else summary["csv"]
     console.print(f"{summary['points']} set-ups ({summary['computed_now']} computed now, the rest resumed), "
-                  f"{summary['rows']} rows; {summary['meeting_constraints']} rows meet the constraints; "
-                  f"wrote {summary['parquet']} and {summary['csv']}")
+                  f"{summary['rows']} rows; {summary['meeting_constraints']} rows meet the constraints; wrote {wrote}",
+                  markup=False, soft_wrap=True)  # a path is never broken across lines
+    if not summary["parquet"]:
+        console.print(nvsim.sweep.PARQUET_MISSING_NOTE, markup=False, soft_wrap=True)
     nvsim.report.print_sweep_best(console, summary["best"], summary["objective"])
 
 
@@ -308,18 +285,14 @@ def plan(
     plan_output.check_outputs(output, spec.top)
     if dask:
         require_extra("distributed", "dask", "--dask", "a plan on a Dask cluster")
-    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                  console=Console(stderr=True), transient=True, disable=not sys.stderr.isatty()) as bar:
-        tasks: dict[str, int] = {}
-
-        def progress(stage: str, advance: int, total: Optional[int]) -> None:
-            if stage not in tasks:
-                tasks[stage] = bar.add_task(stage, total=total)
-            bar.update(tasks[stage], advance=advance)
-
-        result = nvsim.plan.run_plan(requirements, workers=workers or os.cpu_count() or 1, dask_address=dask, progress=progress)
+    with LateProgress() as bar:
+        result = nvsim.plan.run_plan(requirements, workers=workers or os.cpu_count() or 1, dask_address=dask,
+                                     progress=bar.for_stages())
     written = plan_output.write_outputs(result, output)
     plan_output.print_plan(console, result, written)
+    if not result.ranked:  # the files say why each family failed; the exit status says nothing was found
+        sys.stderr.write(f"error: no set-up meets the requirements of {requirements} (see rejected.csv under {output})\n")
+        raise typer.Exit(1)
 
 
 @catalog_app.callback()
@@ -381,7 +354,9 @@ def validate(
     check_output_path(output, "--output")
     if scenarios is not None and not scenarios.is_dir():
         raise InputError("--scenarios", f"no such directory: {scenarios}")
-    comparisons = nvsim.compare_all(root=scenarios, workers=workers or os.cpu_count() or 1)
+    with LateProgress() as bar:
+        comparisons = nvsim.compare_all(root=scenarios, workers=workers or os.cpu_count() or 1,
+                                        progress=bar.for_task("validate"))
     records = [c.as_record() for c in comparisons]
     if json_out or output is not None:
         _emit_json(records, output)
@@ -465,7 +440,7 @@ def main(argv: Optional[list[str]] = None) -> None:
     command = typer.main.get_command(app)
     _full_short_help(command)
     try:
-        command(args=argv, standalone_mode=False, prog_name="nvsim")
+        code = command(args=argv, standalone_mode=False, prog_name="nvsim")
     except InputError as exc:
         sys.stderr.write(f"error: {exc}\n")
         raise SystemExit(EXIT_INPUT_ERROR) from None
@@ -480,6 +455,8 @@ def main(argv: Optional[list[str]] = None) -> None:
     except _CLICK_ERROR as exc:
         sys.stderr.write("error: " + " ".join(exc.format_message().split()) + "\n")
         raise SystemExit(EXIT_INPUT_ERROR) from None
+    if isinstance(code, int) and code:  # click hands typer.Exit(n) back as n when not standalone
+        raise SystemExit(code)
 
 
 FIO_SHIM_SYSTEM = "NVSIM_SYSTEM"

@@ -25,10 +25,11 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 DIGEST_CHARS = 16
 
 
-def source_digest(package_dir: Path = PACKAGE_DIR) -> str:
-    """A digest of every ``.py`` file under ``package_dir``: their paths and their bytes."""
+def source_digest(package_dir: Path = PACKAGE_DIR, pattern: str = "*.py") -> str:
+    """A digest of every ``pattern`` file under ``package_dir`` (default: nvsim's source): their
+    paths and their bytes. ``nvsim.workers.worker_identity`` takes the catalog's with ``*.yaml``."""
     digest = hashlib.sha256()
-    for path in sorted(package_dir.rglob("*.py")):
+    for path in sorted(package_dir.rglob(pattern)):
         digest.update(path.relative_to(package_dir).as_posix().encode())
         digest.update(b"\0")
         digest.update(path.read_bytes())

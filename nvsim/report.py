@@ -8,6 +8,7 @@ unit of every numeric column is in its header (M IOPS, GB/s, µs) and no cell us
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from rich.cells import cell_len
@@ -38,8 +39,30 @@ class Grid:
     rows: tuple[tuple[str, ...], ...]
 
 
+NAME_PART = re.compile(r"[^-_/\s]+[-_/]*|[-_/]+")
+"""A piece of a name a line may end after: up to and with its '-', '_' or '/' (randread-|b4k-|j192-|d32)."""
+
+
 def _longest_word(text: str) -> int:
     return max((cell_len(word) for word in text.split()), default=0)
+
+
+def _longest_part(text: str) -> int:
+    return max((cell_len(part) for part in NAME_PART.findall(text)), default=0)
+
+
+def _break_names(text: str, width: int) -> str:
+    """``text`` with each word wider than ``width`` broken into lines after its '-', '_' or '/', so a
+    name wraps at its parts, never mid-token (rich folds only a part still wider than ``width``)."""
+    words = []
+    for word in text.split(" "):
+        lines = [""]
+        for part in NAME_PART.findall(word) if cell_len(word) > width else [word]:
+            if lines[-1] and cell_len(lines[-1] + part) > width:
+                lines.append("")
+            lines[-1] += part
+        words.append("\n".join(lines))
+    return " ".join(words)
 
 
 def _allocate(natural: list[int], minimum: list[int], available: int, numeric: list[bool] | None = None) -> list[int] | None:
@@ -61,24 +84,30 @@ def _allocate(natural: list[int], minimum: list[int], available: int, numeric: l
 
 def _column_widths(headers, numeric, columns) -> tuple[list[int], list[int]]:
     """Natural and smallest widths of each column: a number column never narrower than its widest
-    number (or its header's longest word); a text column down to TEXT_MIN_WIDTH."""
+    number (or its header's longest word); a text column down to TEXT_MIN_WIDTH, or to the longest
+    part of a name in it (``_break_names``) where that is wider."""
     natural, minimum = [], []
     for header, is_number, cells in zip(headers, numeric, columns):
         widest = max([cell_len(c) for c in cells] + [cell_len(header) if is_number else _longest_word(header)])
         natural.append(widest)
-        floor = max([cell_len(c) for c in cells] + [_longest_word(header)]) if is_number else min(widest, TEXT_MIN_WIDTH)
+        parts = max([_longest_part(c) for c in cells] + [_longest_part(header)])
+        floor = max([cell_len(c) for c in cells] + [_longest_word(header)]) if is_number \
+            else min(widest, max(TEXT_MIN_WIDTH, parts))
         minimum.append(floor)
     return natural, minimum
 
 
 def _table(title: str, headers, widths, numeric_cells, rows) -> Table:
-    """A rich table with fixed column widths; cells flagged as numbers do not wrap."""
-    table = Table(title=title)
+    """A rich table with fixed column widths; cells flagged as numbers do not wrap, names wrap at
+    their parts (``_break_names``). Titles, headers and cells are plain text: no markup, no
+    highlighting of the digits inside names."""
+    table = Table(title=Text(title))
     for i, (header, width) in enumerate(zip(headers, widths)):
-        table.add_column(Text(header, overflow="fold"), width=width, overflow="fold",
+        table.add_column(Text(_break_names(header, width), overflow="fold"), width=width, overflow="fold",
                          justify="right" if any(numeric_cells(r, i) for r in range(len(rows))) else "left")
     for r, row in enumerate(rows):
-        table.add_row(*(Text(cell, no_wrap=numeric_cells(r, c), overflow="fold") for c, cell in enumerate(row)))
+        table.add_row(*(Text(cell, no_wrap=True, overflow="fold") if numeric_cells(r, c) else Text(_break_names(cell, widths[c]), overflow="fold")
+                        for c, cell in enumerate(row)))
     return table
 
 
@@ -174,6 +203,7 @@ def _plain(value: float | None, unit: str) -> str:
 PREDICTION_COLUMNS = (("read_iops", "IOPS", "read"), ("write_iops", "IOPS", "write"),
                       ("read_bytes_per_s", "B/s", "read"), ("write_bytes_per_s", "B/s", "write"),
                       ("transactions_per_s", "TPS", ""),
+                      ("read_latency_mean_us", "us", "mean read"), ("write_latency_mean_us", "us", "mean write"),
                       ("read_latency_p99_us", "us", "p99 read"), ("write_latency_p99_us", "us", "p99 write"),
                       ("read_latency_p99_99_us", "us", "p99.99 read"), ("write_latency_p99_99_us", "us", "p99.99 write"),
                       ("transaction_latency_mean_us", "us", "mean transaction"),
@@ -215,6 +245,22 @@ def print_predictions(console: Console, predictions: dict[str, dict[str, float] 
     for workload, values in predictions.items():
         why = "not modelled yet" if values is None else values.get("limited_by", "")
         console.print(f"  {workload}: limited by {why}")
+
+
+FALLBACK_REASONS = {"fluid": "the event mode does not simulate OLTP databases or degraded and rebuilding arrays: "
+                             "rates and mean latency, no percentiles",
+                    "drive model": "one drive used directly is the SSD model's steady state: rates, no latency"}
+"""Why a workload asked for in the event mode was solved another way, by the fidelity it got."""
+
+
+def fallback_note(asked: str, results: dict[str, Result]) -> str | None:
+    """The headline note of a run whose workloads did not all get the mode asked for (None: all did)."""
+    other = {name: r.fidelity for name, r in results.items() if r.fidelity != asked}
+    if asked != "event" or not other:
+        return None
+    parts = [f"{', '.join(n for n, f in other.items() if f == mode)} ran in the {mode} mode "
+             f"({FALLBACK_REASONS.get(mode, 'its route has no event mode')})" for mode in dict.fromkeys(other.values())]
+    return f"note: event mode asked for; {len(other)} of {len(results)} workloads did not get it: " + "; ".join(parts)
 
 
 def print_utilisation(console: Console, workload: str, result: Result) -> None:

@@ -17,13 +17,16 @@ Every point becomes one row per workload in a tidy table (its fields, then the m
 bottleneck, usable capacity, whether the set-up meets the constraints, its rank), written atomically as
 Parquet and CSV. Finished points are appended to ``<out>.partial.jsonl`` as they come, so a
 killed sweep re-run finishes only the missing points. Points run in local worker processes, or on
-a Dask distributed cluster (``dask_address``); each point is seeded by the scenario, so where it
-runs does not change its numbers.
+a Dask distributed cluster (``dask_address``: its workers checked to run this nvsim and catalog,
+the points sent in ``DASK_TASKS_PER_THREAD`` batches per worker thread); each point is seeded by
+the scenario, so where it runs does not change its numbers.
 """
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import importlib.util
 import itertools
 import json
 import math
@@ -304,19 +307,20 @@ def _split_column(column: str) -> tuple[str, str]:
 
 def run_sweep(spec_path: str | Path, out: str | Path, *, workers: int = 1, dask_address: str | None = None,
               progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Run (or finish) a sweep; write ``out``.parquet and ``out``.csv together; return a summary.
+    """Run (or finish) a sweep; write ``out``.parquet and ``out``.csv together (the CSV alone,
+    with a note, where pyarrow is not installed); return a summary.
 
     Everything is checked before a point runs (the file, its size, the output paths, the Dask
     scheduler); a constraint naming a column no row has is refused before the first row is
     logged, so a refused sweep leaves no ``.partial.jsonl``."""
     spec, base, names = prepare_sweep(spec_path)
-    require_extra("pyarrow", "parquet", "--output", "writing a sweep's Parquet and CSV tables")
     if dask_address:
         require_extra("distributed", "dask", "--dask", "a sweep on a Dask cluster")
     out = Path(out)
     for path in (out.with_suffix(".parquet"), out.with_suffix(".csv")):
         check_output_path(path, "--output")
-    recover_commit(journal_path(out.with_suffix(".parquet")))  # a commit a killed run left half done
+    for path in (out.with_suffix(".parquet"), out.with_suffix(".csv")):
+        recover_commit(journal_path(path))  # a commit a killed run left half done
     partial = out.with_name(out.name + ".partial.jsonl")
     done = _load_partial(partial)
     points = expand(spec)
@@ -339,11 +343,11 @@ def run_sweep(spec_path: str | Path, out: str | Path, *, workers: int = 1, dask_
             log.close()
     rows = [dict(done[point_key(p, n, spec.fidelity)], point=i) for i, p in enumerate(points) for n in names]
     table = _rank(rows, spec)
-    _write_table(table, out)
+    parquet = _write_table(table, out)
     partial.unlink(missing_ok=True)
     return {"points": len(points), "rows": len(table), "computed_now": len(tasks),
             "meeting_constraints": sum(1 for r in table if r.get("meets_constraints")),
-            "parquet": str(out.with_suffix(".parquet")), "csv": str(out.with_suffix(".csv")),
+            "parquet": str(parquet) if parquet else None, "csv": str(out.with_suffix(".csv")),
             "best": best_points(table, spec), "objective": spec.objective.column if spec.objective else None}
 
 
@@ -483,11 +487,33 @@ def _executor(tasks: list[dict], workers: int, dask_address: str | None):
             yield (future.result() for future in done_first(futures))
 
 
+DASK_TASKS_PER_THREAD = 4
+"""Tasks a sweep on a cluster gives each worker thread: points go in batches (a task per point
+costs the scheduler more than a fluid point's milliseconds; a few per thread keep them all busy)."""
+
+
+def batches(tasks: list, count: int) -> list[list]:
+    """``tasks`` in at most ``count`` batches of near-equal size, in order."""
+    count = max(1, min(count, len(tasks)))
+    size, extra = divmod(len(tasks), count)
+    bounds = [0]
+    for i in range(count):
+        bounds.append(bounds[-1] + size + (i < extra))
+    return [tasks[a:b] for a, b in zip(bounds, bounds[1:])]
+
+
+def run_points(tasks: list[dict]) -> list[list[dict]]:
+    """A batch of points (one Dask task): each point's rows, as ``run_point`` gives them."""
+    return [run_point(task) for task in tasks]
+
+
 def _dask_results(client, tasks: list[dict]):
     from dask.distributed import as_completed  # optional and heavy: only a sweep on a cluster loads it
 
-    for future in as_completed(client.map(run_point, tasks, pure=False)):
-        yield future.result()
+    threads = sum(client.nthreads().values()) or 1
+    futures = client.map(run_points, batches(tasks, threads * DASK_TASKS_PER_THREAD), pure=False)
+    for future in as_completed(futures):
+        yield from future.result()
 
 
 def _rank(rows: list[dict], spec: SweepSpec) -> list[dict]:
@@ -537,22 +563,47 @@ def _rank(rows: list[dict], spec: SweepSpec) -> list[dict]:
     return table
 
 
-def _write_table(rows: list[dict], out: Path) -> None:
-    """Parquet and CSV, committed together (``nvsim.io.commit_together``): a kill never leaves a
-    new Parquet beside an old CSV."""
-    import pyarrow as pa  # optional and heavy (with its csv and parquet modules): only writing a table loads it
-    import pyarrow.csv as pacsv
-    import pyarrow.parquet as pq
+PARQUET_MISSING_NOTE = "note: pyarrow is not installed (pip install 'nvsim[parquet]'): the CSV only, no Parquet"
 
+
+def _write_table(rows: list[dict], out: Path) -> Path | None:
+    """The CSV (the standard library's writer) and, where pyarrow is installed, the Parquet,
+    committed together (``nvsim.io.commit_together``): a kill never leaves a new Parquet beside an
+    old CSV, and a CSV written without pyarrow removes an older Parquet. The Parquet's path, or None."""
     columns: list[str] = []
     for row in rows:
         for key in row:
             if key not in columns:
                 columns.append(key)
-    data = {c: [_cell(r.get(c)) for r in rows] for c in columns}
-    table = pa.table(data)
-    commit_together([(out.with_suffix(".parquet"), lambda tmp: pq.write_table(table, tmp)),
-                     (out.with_suffix(".csv"), lambda tmp: pacsv.write_csv(table, tmp))])
+    csv_file, parquet = out.with_suffix(".csv"), out.with_suffix(".parquet")
+    writers = [(csv_file, lambda tmp: _write_csv(columns, rows, tmp))]
+    if importlib.util.find_spec("pyarrow") is None:
+        commit_together(writers, remove=[parquet] if parquet.exists() else [])
+        return None
+    import pyarrow as pa  # optional and heavy (with its parquet module): only writing a table loads it
+    import pyarrow.parquet as pq
+
+    table = pa.table({c: [_cell(r.get(c)) for r in rows] for c in columns})
+    commit_together([(parquet, lambda tmp: pq.write_table(table, tmp)), *writers])
+    return parquet
+
+
+def _write_csv(columns: list[str], rows: list[dict], path) -> None:
+    """The sweep's table as CSV: a header of the columns, a line per row; a missing value (None,
+    NaN) is an empty field, booleans are true/false."""
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(columns)
+        for row in rows:
+            writer.writerow([_csv_text(_cell(row.get(c))) for c in columns])
+
+
+def _csv_text(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value
 
 
 def _cell(value: Any) -> Any:
@@ -561,5 +612,6 @@ def _cell(value: Any) -> Any:
     return value
 
 
-__all__ = ["SweepSpec", "best_points", "load_sweep", "prepare_sweep", "expand", "run_sweep", "run_point", "point_key", "apply_point",
-           "check_settable", "parse_constraint", "NAMESPACE_FRACTION", "WITHIN_SET_UP", "apply_namespace_fraction", "namespace_share"]
+__all__ = ["SweepSpec", "best_points", "load_sweep", "prepare_sweep", "expand", "run_sweep", "run_point", "run_points", "batches",
+           "PARQUET_MISSING_NOTE", "point_key", "apply_point", "check_settable", "parse_constraint", "NAMESPACE_FRACTION",
+           "WITHIN_SET_UP", "apply_namespace_fraction", "namespace_share"]

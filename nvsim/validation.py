@@ -9,6 +9,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from .bounds import capacity
 from .catalog import Catalog, default_catalog
@@ -94,7 +95,8 @@ def _predict_job(job: tuple[str, str | None, str], catalog: Catalog | None = Non
 
 
 def compare_all(root: Path | None = None, catalog: Catalog | None = None, fitted_ids: frozenset[str] | None = None,
-                workers: int = 1, fidelity: str = "event") -> list[Comparison]:
+                workers: int = 1, fidelity: str = "event",
+                progress: Callable[[int, int], None] | None = None) -> list[Comparison]:
     """Every published number re-predicted; ``fitted_ids`` defaults to the declared calibration step's.
 
     Each (scenario, workload) is simulated once, for all its numbers; ``workers`` > 1 runs them in
@@ -103,6 +105,7 @@ def compare_all(root: Path | None = None, catalog: Catalog | None = None, fitted
     clone's scenarios/, else the installed package's); none found there is an ``InputError``.
     ``fidelity="fluid"`` re-predicts in seconds (rates and CPU; no latency percentiles). Worker
     processes load the default catalog, so a ``catalog`` given here runs in this process.
+    ``progress(done, total)`` as each (scenario, workload) is simulated.
     """
     own_catalog = catalog is not None
     catalog = catalog or default_catalog()
@@ -116,11 +119,18 @@ def compare_all(root: Path | None = None, catalog: Catalog | None = None, fitted
             if number.workload is not None:
                 jobs[(scenario_path, number.workload)] = (scenario_path, number.workload, fidelity)
     results: dict[tuple[str, str | None], dict] = {}
+    tick = progress or (lambda done, total: None)
+    tick(0, len(jobs))
     if workers > 1 and len(jobs) > 1 and not own_catalog:
         with process_pool(workers) as pool:  # spawned workers that die with this process (nvsim.workers)
-            results.update(pool.map(_predict_job, list(jobs.values())))
+            for key, value in pool.map(_predict_job, list(jobs.values())):
+                results[key] = value
+                tick(len(results), len(jobs))
     else:
-        results.update(_predict_job(job, catalog) for job in jobs.values())
+        for job in jobs.values():
+            key, value = _predict_job(job, catalog)
+            results[key] = value
+            tick(len(results), len(jobs))
     out: list[Comparison] = []
     scenarios: dict[str, ScenarioSpec] = {}
     for directory, number, scenario_path in entries:

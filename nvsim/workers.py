@@ -90,8 +90,10 @@ def process_pool(workers: int, initializer: Callable | None = None, initargs: tu
 
 @contextmanager
 def dask_client(address: str, timeout_s: float = DASK_CONNECT_TIMEOUT_S):
-    """A Dask client of the scheduler at ``address``, or a one-line refusal naming --dask when none
-    answers within ``timeout_s`` (an address nothing listens on, a malformed one)."""
+    """A Dask client of the scheduler at ``address`` whose every worker runs this nvsim on this
+    catalog (``check_dask_workers``), or a one-line refusal naming --dask: no scheduler answers
+    within ``timeout_s`` (an address nothing listens on, a malformed one), it has no worker, or a
+    worker differs."""
     from dask.distributed import Client  # optional and heavy: only work on a cluster loads it
 
     try:
@@ -100,8 +102,42 @@ def dask_client(address: str, timeout_s: float = DASK_CONNECT_TIMEOUT_S):
         reason = " ".join(str(exc).split())[:200] or type(exc).__name__
         raise InputError("--dask", f"no Dask scheduler answers at {address!r} within {timeout_s:g} s ({reason})") from None
     with client:
+        check_dask_workers(client, address, timeout_s)
         yield client
 
 
-__all__ = ["process_pool", "die_with_parent", "set_parent_death_signal", "dask_client", "DASK_CONNECT_TIMEOUT_S",
+def worker_identity() -> dict[str, str]:
+    """What a Dask worker must share with its client for a point to give the same bits wherever it
+    runs: nvsim's version, a digest of its source and a digest of its catalog's files."""
+    from . import __version__
+    from .catalog import DEFAULT_CATALOG_DIR
+    from .numba_cache import source_digest
+
+    return {"nvsim": __version__, "source": source_digest(), "catalog": source_digest(DEFAULT_CATALOG_DIR, "*.yaml")}
+
+
+def check_dask_workers(client, address: str, timeout_s: float = DASK_CONNECT_TIMEOUT_S) -> int:
+    """Refuse (one line naming --dask) a cluster with no worker within ``timeout_s``, or with a
+    worker that cannot run nvsim or runs another version, source or catalog than this process;
+    the number of workers otherwise."""
+    try:
+        client.wait_for_workers(1, timeout=timeout_s)
+    except (TimeoutError, OSError):
+        raise InputError("--dask", f"the Dask scheduler at {address!r} has no worker after {timeout_s:g} s; "
+                                   f"start one with: dask worker {address}") from None
+    here = worker_identity()
+    answers = client.run(worker_identity, on_error="return")
+    for worker, theirs in sorted(answers.items()):
+        if isinstance(theirs, BaseException):
+            raise InputError("--dask", f"worker {worker} cannot run nvsim ({type(theirs).__name__}: "
+                                       f"{' '.join(str(theirs).split())[:120]}); install nvsim {here['nvsim']} there")
+        if theirs != here:
+            differs = ", ".join(f"{k} {theirs.get(k)} (here {v})" for k, v in here.items() if theirs.get(k) != v)
+            raise InputError("--dask", f"worker {worker} differs from this nvsim: {differs}; start the workers "
+                                       f"from the same nvsim and catalog")
+    return len(answers)
+
+
+__all__ = ["process_pool", "die_with_parent", "set_parent_death_signal", "dask_client", "check_dask_workers",
+           "worker_identity", "DASK_CONNECT_TIMEOUT_S",
            "PARENT_POLL_S"]

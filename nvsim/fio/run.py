@@ -95,6 +95,19 @@ def check_jobs(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, fidelity: s
     return check_regions(parsed, spec, catalog, label)
 
 
+def clamped_sizes(parsed: FioJobFile, device_bytes: int, label: str) -> list[str]:
+    """A warning per job whose size, written as a share ('N%'), reaches past the array's end from
+    its offset: fio cuts it there without a word, and so does nvsim; this says so."""
+    warnings = []
+    for job in parsed.jobs:
+        workload = job.resolved(device_bytes) if job.needs_device_bytes else job.workload
+        end = workload.offset + (workload.size or 0)
+        if job.size_percent is not None and end > device_bytes:
+            warnings.append(f"{label}: [{job.name}] offset + size = {end:,} bytes reaches past the end of the array "
+                            f"({device_bytes:,} bytes): the job's region is cut to {device_bytes - workload.offset:,} bytes, as fio cuts it")
+    return warnings
+
+
 def check_regions(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, label: str) -> int:
     """Refuse (one line) a job whose region is not on the array (``nvsim.budget.check_region``): an
     offset at or past its end, offset + size past it (a size given as 'N%' fio cuts at the end, so

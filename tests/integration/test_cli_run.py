@@ -106,3 +106,32 @@ def test_bad_fidelity_and_broken_job_file_are_one_line_errors(cli, tmp_path):
     jobfile.write_text("[global]\nrw=randread\nthis line is broken\n")
     broken = cli("fio", str(jobfile), "--system", "scenarios/xiraid-qlc-raid5")
     assert broken.returncode == 2 and broken.stderr.count("\n") == 1 and "line 3" in broken.stderr
+
+
+def test_a_run_that_falls_back_from_the_event_mode_says_so_first(cli):
+    """One drive used directly has no event mode (the SSD model's steady state): the first line of
+    the tables says which workloads did not get the mode asked for, and why; with --json the note
+    goes to stderr and stdout stays JSON."""
+    tables = cli("run", "scenarios/kioxia-cm7-namespace")
+    assert tables.returncode == 0, tables.stderr
+    words = " ".join(tables.stdout.split())  # the note wraps at the width like any paragraph
+    assert words.startswith("note: event mode asked for; 5 of 5 workloads did not get it: seqread-b128k-j1-d32, ")
+    assert "ran in the drive model mode (one drive used directly" in words.split("Usable capacity")[0]
+    machine = cli("run", "scenarios/kioxia-cm7-namespace", "--json")
+    assert machine.returncode == 0 and json.loads(machine.stdout)["predictions"]
+    assert machine.stderr.startswith("note: event mode asked for; ")
+    fluid = cli("run", "scenarios/kioxia-cm7-namespace", "--fidelity", "fluid")
+    assert "note: event mode" not in fluid.stdout + fluid.stderr
+
+
+def test_the_fallback_note_names_each_mode_and_why():
+    from types import SimpleNamespace
+
+    from nvsim.report import fallback_note
+
+    results = {"a": SimpleNamespace(fidelity="event"), "oltp-64": SimpleNamespace(fidelity="fluid"),
+               "oltp-128": SimpleNamespace(fidelity="fluid")}
+    note = fallback_note("event", results)
+    assert note.startswith("note: event mode asked for; 2 of 3 workloads did not get it: oltp-64, oltp-128 ran in the fluid mode")
+    assert "OLTP" in note and "\n" not in note
+    assert fallback_note("fluid", results) is None and fallback_note("event", {"a": results["a"]}) is None

@@ -27,3 +27,18 @@ def test_an_install_without_the_clones_scenarios_and_without_the_package_copy_fa
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert str(tmp_path / "clone") in done.stderr and str(tmp_path / "package") in done.stderr
+
+
+def test_strict_exits_1_on_a_number_out_of_tolerance_without_a_reason(tmp_path):
+    """`--strict` is an exit status, not only a flag: a number outside its tolerance with no written
+    reason gives 1 (it gave 0: click hands typer.Exit back as a return value)."""
+    folder = tmp_path / "one"
+    folder.mkdir()
+    (folder / "scenario.yaml").write_text((ROOT / "scenarios/graid-gen5-raid6/capacity-24x-30.72tb.yaml").read_text())
+    (folder / "published.yaml").write_text(
+        "source: test\nnumbers:\n  - {id: capacity-wrong, scenario: scenario.yaml, metric: usable_capacity_bytes, "
+        "value: 100 TB, unit: bytes, tolerance: {relative: 0.005}, table: t, wording: w}\n")
+    loose = run_cli("validate", "--scenarios", str(folder), "--workers", "1")
+    strict = run_cli("validate", "--scenarios", str(folder), "--workers", "1", "--strict")
+    assert loose.returncode == 0 and "OUT" in loose.stdout, loose.stderr
+    assert strict.returncode == 1, strict.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import signal
@@ -15,7 +16,7 @@ import pytest
 
 from conftest import ROOT, run_cli
 from nvsim.errors import InputError
-from nvsim.sweep import SweepSpec, apply_point, expand, parse_constraint, point_key, run_sweep
+from nvsim.sweep import SweepSpec, apply_point, batches, expand, parse_constraint, point_key, run_sweep
 
 BASE = ROOT / "scenarios" / "xiraid-qlc-raid5" / "scenario.yaml"
 
@@ -74,6 +75,27 @@ def test_sweep_writes_a_tidy_ranked_table_in_parquet_and_csv(tmp_path):
             assert r["meets_constraints"]
     assert not (tmp_path / "out.partial.jsonl").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv", "out.parquet", "sweep.yaml"]
+    with open(tmp_path / "out.csv", newline="", encoding="utf-8") as handle:  # the CSV (standard library) holds the Parquet's values
+        lines = list(csv.DictReader(handle))
+    assert [list(line) for line in lines[:1]] == [list(rows[0])] and len(lines) == len(rows)
+    for line, row in zip(lines, rows):
+        for column, value in row.items():
+            text = line[column]
+            if value is None:
+                assert text == "", column
+            elif isinstance(value, bool):
+                assert text == str(value).lower(), column
+            elif isinstance(value, float):
+                assert float(text) == value, column  # every bit of the number
+            else:
+                assert text == str(value), column
+
+
+def test_points_go_to_a_cluster_in_near_equal_batches_in_order():
+    tasks = list(range(10))
+    assert batches(tasks, 4) == [[0, 1, 2], [3, 4, 5], [6, 7], [8, 9]]
+    assert batches(tasks, 40) == [[t] for t in tasks] and batches(tasks, 0) == [tasks]
+    assert [t for batch in batches(list(range(1440)), 8) for t in batch] == list(range(1440))
 
 
 def test_killed_sweep_reruns_only_the_missing_points(tmp_path):

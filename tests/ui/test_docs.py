@@ -1,3 +1,4 @@
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -30,3 +31,59 @@ def test_readme_quick_start_has_exactly_two_commands_and_ci_uses_the_test_one():
     assert len(commands) == 2, commands
     test_command = commands[1].split("#")[0].strip()
     assert test_command in (ROOT / ".ci/run").read_text()
+
+
+def _commands() -> list[str]:
+    import typer
+
+    from nvsim.cli import app
+
+    return sorted(typer.main.get_command(app).commands)
+
+
+def _nav_pages() -> list[str]:
+    """Every page of the site's nav but the API reference's module pages (its index stands for them)."""
+    import yaml
+
+    def walk(node):
+        if isinstance(node, str):
+            yield node
+        elif isinstance(node, dict):
+            for value in node.values():
+                yield from walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                yield from walk(item)
+
+    nav = yaml.safe_load("nav:" + (ROOT / "mkdocs.yml").read_text().split("\nnav:", 1)[1])["nav"]
+    return [page for page in walk(nav) if not page.startswith("reference/") or page == "reference/index.md"]
+
+
+def test_the_front_pages_list_every_command_and_every_docs_page():
+    """README, docs/index.md and docs/getting-started.md name every command; README and the home
+    page name every page of the site (the dashboard, the report, the Python API, cost and power...)."""
+    commands = _commands()
+    assert {"run", "fio", "sweep", "plan", "catalog", "validate", "calibrate", "dashboard", "report"} <= set(commands)
+    pages = _nav_pages()
+    assert {"api.md", "cost-power.md", "dashboard.md", "plan.md", "sweeps.md", "fio.md"} <= set(pages)
+    readme, index = (ROOT / "README.md").read_text(), (ROOT / "docs/index.md").read_text()
+    started = (ROOT / "docs/getting-started.md").read_text()
+    for name, text in (("README.md", readme), ("docs/index.md", index), ("docs/getting-started.md", started)):
+        missing = [c for c in commands if f"nvsim {c}" not in text]
+        assert not missing, f"{name} does not name: {missing}"
+    assert not [p for p in pages if f"({p})" not in index and p != "index.md"], "docs/index.md"
+    assert not [p for p in pages if f"docs/{p}" not in readme and f"`{p.rsplit('/', 1)[-1]}`" not in readme], "README.md"
+    for page in ("api.md", "cost-power.md", "dashboard.md", "plan.md", "sweeps.md", "fio.md", "index.md"):
+        assert f"]({page}" in started, page
+
+
+def test_notebooks_readme_cites_only_files_a_clone_has():
+    text = (ROOT / "notebooks/README.md").read_text()
+    assert "shared/" not in text
+    cited = re.findall(r"`([\w./*<>-]+\.(?:ipynb|py|md|yaml|txt))`", text)
+    assert len(cited) >= 10
+    for path in cited:
+        if "<" in path:
+            continue
+        hits = list(ROOT.glob(path)) + list((ROOT / "notebooks").glob(path))
+        assert hits, f"notebooks/README.md cites {path}, which a clone does not have"

@@ -13,6 +13,7 @@ from rich.console import Console
 
 from nvsim.cli import NOT_A_TERMINAL_COLUMNS, console_width
 from nvsim.io import write_json_atomic
+from nvsim.scenario import load_scenario
 from nvsim.report import Grid, prediction_columns, print_grid
 from nvsim.units import column_scale, format_large, format_probability, format_significant
 from tests.conftest import ROOT
@@ -72,7 +73,7 @@ def test_every_number_of_run_survives_whole(tmp_path, predictions, columns):
 
 def test_units_are_in_the_headers(tmp_path):
     text = _run(tmp_path, 160)
-    for header in ("M IOPS", "GB/s", "CPU %", "RAID WAF"):
+    for header in ("M IOPS", "GB/s", "CPU %", "RAID WAF", "mean read µs", "mean write µs"):
         assert header in text
     assert "M IOPS" in text.split("Upper bounds")[1]
 
@@ -128,3 +129,63 @@ def test_output_files_get_the_umask_mode(tmp_path):
         assert write_json_atomic(tmp_path / "s.json", {}).stat().st_mode & 0o777 == 0o640
     finally:
         os.umask(old)
+
+
+NAME_PARTS = re.compile(r"[^-_/\s]+[-_/]*")
+
+
+def _names(predictions) -> list[str]:
+    """The names a run prints: its workloads, drive, engine and platform."""
+    spec = load_scenario(ROOT / SCENARIO)
+    return [*predictions["predictions"], spec.array.drive, spec.array.engine, spec.platform]
+
+
+def _cut_mid_part(text: str, names: list[str]) -> list[str]:
+    """Table cell pieces (between '│' rules) that are a piece of a name only where it begins or
+    ends inside one of the name's parts: 'randread-b4k-j192' then '-d32' (a fold mid-token), where
+    'randread-b4k-' then 'j192-d32' is a wrap at its parts."""
+    def at_parts(piece: str, name: str) -> bool | None:
+        ends = {0, len(name)} | {m.end() for m in NAME_PARTS.finditer(name)} \
+            | {m.start() + len(m.group().rstrip("-_/")) for m in NAME_PARTS.finditer(name)}
+        starts = [i for i in range(len(name)) if name.startswith(piece, i)]
+        return any(i in ends and i + len(piece) in ends for i in starts) if starts else None
+
+    cut = []
+    for line in text.splitlines():
+        for piece in (p.strip() for p in line.split("│")[1:-1]):
+            verdicts = [at_parts(piece, name) for name in names] if len(piece) >= 3 else []
+            if any(v is False for v in verdicts) and not any(verdicts):
+                cut.append(piece)
+    return cut
+
+
+@pytest.mark.parametrize("columns", [80, 100])
+def test_names_fold_only_at_their_parts(tmp_path, predictions, columns):
+    """At 80 and 100 columns a name too long for its cell wraps after a '-' (randread-b4k-|j192-d32),
+    never inside a part (randread-b4k-j1|92-d32)."""
+    text = _run(tmp_path, columns)
+    assert not _cut_mid_part(text, _names(predictions))
+
+
+def test_a_name_longer_than_its_cell_wraps_at_its_parts():
+    rows = tuple((f"randread-b4k-j192-d32-{j}", "kioxia-cm7-r-3.84tb", f"{j * 1000:,}") for j in range(3))
+    console = Console(width=40, record=True, file=open(os.devnull, "w"))
+    print_grid(console, Grid("names", ("workload", "drive", "IOPS"), (False, False, True), rows))
+    text = console.export_text()
+    assert "│ b4k-j192-" in text and not _cut_mid_part(text, [r[0] for r in rows] + [rows[0][1]])  # randread-|b4k-j192-|d32-0
+
+
+@pytest.mark.parametrize("columns", [80, 100])
+def test_names_are_not_coloured_inside(tmp_path, columns, predictions):
+    """On a colour terminal (FORCE_COLOR) no escape code falls inside a name (rich's highlighter
+    colours the 3.84 of kioxia-cm7-r-3.84tb as a number): each name is found as often as in the
+    same output without colour."""
+    env = {**{k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TERM")}, "COLUMNS": str(columns),
+           "FORCE_COLOR": "1", "TERM": "xterm-256color"}
+    done = subprocess.run([sys.executable, "-m", "nvsim.cli", "run", SCENARIO, "--fidelity", "fluid"], cwd=ROOT,
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "\x1b[" in done.stdout  # colour is on: the table's bold headers
+    plain = _run(tmp_path, columns)
+    for name in _names(predictions):
+        assert done.stdout.count(name) == plain.count(name) > 0, name

@@ -354,3 +354,16 @@ def test_latency_target_finds_the_highest_depth_that_meets_it(system, catalog):
                        system, catalog)["jobs"][0]
     assert job["latency_depth"] == 12 and job["nvsim"]["closed_loop"]["iodepth"] == 12
     assert (job["latency_target"], job["latency_percentile"], job["latency_window"]) == (round(target_ns / 1000) * 1000, 99.0, 5_000_000)
+
+
+def test_a_share_size_cut_at_the_arrays_end_is_warned_not_silent(cli):
+    """offset=50% size=80%: fio cuts the region at the array's end without a word; nvsim does the
+    same and says so on stderr (one warning line naming the job and the bytes), fio's JSON unchanged."""
+    args = ("fio", "--system", "scenarios/graid-gen5-raid6", "--fidelity", "fluid", "--name=a", "--rw=randread", "--bs=4k",
+            "--ioengine=libaio", "--direct=1", "--runtime=1", "--offset=50%")
+    cut, whole = cli(*args, "--size=80%"), cli(*args, "--size=50%")
+    assert cut.returncode == 0 and whole.returncode == 0, cut.stderr
+    warned = [line for line in cut.stderr.splitlines() if "reaches past the end of the array" in line]
+    assert len(warned) == 1 and warned[0].startswith("warning: command line: [a] offset + size = 109,824,000,000,000 bytes")
+    assert "cut to 42,240,000,000,000 bytes" in warned[0]
+    assert "reaches past" not in whole.stderr

@@ -172,3 +172,12 @@ def test_the_ranking_lists_distinct_set_ups_and_keeps_every_candidate(tmp_path: 
     assert len(candidates_csv) == 1 + len(everyone) and "set_up_rank" in candidates_csv[0]
     assert f"{len(everyone)} ranked, {len(set_ups)} distinct set-ups" in " ".join(out.split())
 
+def test_a_plan_that_ranks_nothing_exits_1_with_its_files_written(tmp_path: Path):
+    """Nothing meets the requirements: the files say why each family failed, the exit status says
+    nothing was found (1, not 0), in one line on stderr."""
+    impossible = {**PLAN, "requirements": {**PLAN["requirements"], "usable_bytes": "10 PB"}, "confirm": 0}
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump(impossible))
+    code, out, err = _cli(["plan", str(tmp_path / "p.yaml"), "-o", str(tmp_path / "out"), "--workers", "1"])
+    assert code == 1 and err.count("\n") == 1 and err.startswith("error: no set-up meets the requirements of ")
+    assert json.loads((tmp_path / "out" / "plan.json").read_text())["ranked_count"] == 0
+    assert (tmp_path / "out" / "rejected.csv").exists() and "Rejected families" in out

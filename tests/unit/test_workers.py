@@ -1,0 +1,46 @@
+"""nvsim.workers' Dask checks (without a cluster): a worker of another nvsim or catalog, one that
+cannot import nvsim, or no worker at all is refused in one line naming --dask."""
+
+import pytest
+
+from nvsim.errors import InputError
+from nvsim.workers import check_dask_workers, worker_identity
+
+
+class FakeClient:
+    def __init__(self, answers: dict, workers: bool = True):
+        self.answers, self.workers = answers, workers
+
+    def wait_for_workers(self, n, timeout=None):
+        if not self.workers:
+            raise TimeoutError("no workers")
+
+    def run(self, function, on_error="raise"):
+        assert function is worker_identity and on_error == "return"
+        return self.answers
+
+
+def test_worker_identity_names_version_source_and_catalog():
+    here = worker_identity()
+    assert set(here) == {"nvsim", "source", "catalog"} and all(len(v) >= 5 for v in here.values())
+    assert here == worker_identity()
+
+
+def test_matching_workers_are_counted():
+    assert check_dask_workers(FakeClient({"tcp://a:1": worker_identity(), "tcp://b:1": worker_identity()}), "tcp://s:8786") == 2
+
+
+@pytest.mark.parametrize("field", ["nvsim", "catalog", "source"])
+def test_a_worker_that_differs_is_refused_in_one_line(field):
+    theirs = dict(worker_identity(), **{field: "other"})
+    with pytest.raises(InputError) as refused:
+        check_dask_workers(FakeClient({"tcp://a:1": worker_identity(), "tcp://b:1": theirs}), "tcp://s:8786")
+    text = str(refused.value)
+    assert text.startswith("--dask: worker tcp://b:1 differs") and f"{field} other (here" in text and "\n" not in text
+
+
+def test_a_worker_without_nvsim_and_a_cluster_without_workers_are_refused():
+    with pytest.raises(InputError, match="worker tcp://a:1 cannot run nvsim .ModuleNotFoundError"):
+        check_dask_workers(FakeClient({"tcp://a:1": ModuleNotFoundError("No module named 'nvsim'")}), "tcp://s:8786")
+    with pytest.raises(InputError, match="has no worker after .* start one with: dask worker tcp://s:8786"):
+        check_dask_workers(FakeClient({}, workers=False), "tcp://s:8786", timeout_s=0.1)
