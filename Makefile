@@ -13,6 +13,7 @@ $(BIN)/nvsim: pyproject.toml
 	touch $(BIN)/nvsim
 
 setup: $(BIN)/nvsim
+	$(BIN)/python -m nvsim.warm  # compile the kernels now, not in the first run (seconds once cached)
 
 run: setup
 	$(BIN)/nvsim run $(SCENARIO)

@@ -414,7 +414,8 @@ def cached_catalog(directory: Path, base: Path | None = None) -> Catalog:
 
 @lru_cache(maxsize=4)
 def _cached(directory: str) -> Catalog:
-    return cached_catalog(Path(directory))
+    shipped = Path(directory).resolve() == Path(DEFAULT_CATALOG_DIR).resolve()  # a test's copies leave no files
+    return cached_catalog(Path(directory)) if shipped else load_catalog(Path(directory))
 
 
 def default_catalog() -> Catalog:
