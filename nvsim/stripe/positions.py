@@ -22,6 +22,11 @@ LEVELS = (0, 5, 6)
 """Levels whose host I/Os plan independently of each other and of their index in the batch."""
 PLACES_MAX = 1 << 16
 """Places a table keeps; past it the table starts afresh (memory stays bounded)."""
+PERIOD_IOS_MAX = 1024
+"""Host I/Os of the size that fit in one period, at most, for plans by place: with more places than
+that a run of a few thousand batches keeps meeting new ones, and filing them costs more than
+planning the batch (8 members of 512 KiB strips: 6,144 places of 4 KiB, 11x slower a batch;
+benchmarks/bench_positions.py)."""
 
 _MEMBER_FIELDS = ("member", "member_offset_bytes", "length_bytes", "is_write", "phase")
 _HOST_FIELDS = ("mode", "parity_bytes_computed", "stripes_touched")
@@ -34,9 +39,11 @@ def period_bytes(geom: ArrayGeometry) -> tuple[int, int]:
 
 
 def plans_by_position(geom: ArrayGeometry, length_bytes: int) -> bool:
-    """Whether ``geom``'s host I/Os of ``length_bytes`` can be planned by place: a level of
-    ``LEVELS``, and room for an I/O at any place of the first period."""
-    return geom.level in LEVELS and geom.capacity_bytes >= period_bytes(geom)[0] + length_bytes
+    """Whether ``geom``'s host I/Os of ``length_bytes`` are planned by place: a level of ``LEVELS``,
+    at most ``PERIOD_IOS_MAX`` of them to a period, and room for one at any place of the first."""
+    period = period_bytes(geom)[0]
+    return (geom.level in LEVELS and period <= PERIOD_IOS_MAX * length_bytes
+            and geom.capacity_bytes >= period + length_bytes)
 
 
 class PositionPlans:

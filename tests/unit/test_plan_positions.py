@@ -33,7 +33,6 @@ def _same(a, b) -> None:
 @pytest.mark.parametrize("level, members, strip, layout, bs, failed", CASES)
 def test_plans_by_place_are_the_planners(level, members, strip, layout, bs, failed):
     geom = ArrayGeometry(level, members, strip, layout, member_size_bytes=1 << 30)
-    assert plans_by_position(geom, bs)
     table = PositionPlans(geom, bs, failed)
     rng = np.random.default_rng(level * 100 + members)
     slots = (geom.capacity_bytes - bs) // 512
@@ -62,6 +61,15 @@ def test_raid1_and_raid10_are_not_planned_by_place():
     """Their read balance depends on the host I/O's index and the reads before it."""
     assert not plans_by_position(ArrayGeometry(10, 4, 65536), 4096)
     assert not plans_by_position(ArrayGeometry(1, 2), 4096)
+
+
+def test_only_periods_of_few_host_ios_are_planned_by_place():
+    """The default scenario's 4 KiB I/Os (528 to a period) and 1 MiB ones are; md's 512 KiB strips
+    on 8 members (6,144 of 4 KiB to a period) plan whole batches."""
+    small = ArrayGeometry(6, 24, 4096, member_size_bytes=1 << 40)
+    large = ArrayGeometry(6, 8, 512 << 10, member_size_bytes=1 << 40)
+    assert plans_by_position(small, 4096) and plans_by_position(small, 1 << 20)
+    assert not plans_by_position(large, 4096) and plans_by_position(large, 1 << 20)
 
 
 def test_an_io_past_the_end_is_refused_as_the_planner_refuses_it():
