@@ -19,6 +19,7 @@ $(VENV)/.test-extra: pyproject.toml $(BIN)/nvsim
 	touch $(VENV)/.test-extra
 
 setup: $(BIN)/nvsim
+	$(BIN)/python -m nvsim.warm  # compile the kernels now, not in the first run (seconds once cached)
 
 setup-test: $(VENV)/.test-extra
 

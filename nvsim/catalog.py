@@ -20,7 +20,9 @@ divided by the vendor's generation factors. Card families load before engines.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import pickle
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -33,7 +35,9 @@ from .errors import InputError, from_validation_error, suggestion_text
 from .engines import Engine, engine_class, engine_parameters
 from .engines.card import complete_card, scaled_family
 from .engines.gpu import complete_gpu
-from .loader import load_yaml
+from .io import atomic_path
+from .loader import load_yaml, max_input_bytes
+from .numba_cache import DIGEST_CHARS, default_base, source_digest
 from .ssd.family import DriveFamilySpec, SkuFieldError, complete_sku
 from .ssd.nand import check_generation, check_type, complete_drive, complete_family
 from .specs import (BackplaneSpec, CardFamilySpec, Cited, GpuFamilySpec, ControllerSpec, DriveSpec, EngineSpec, HostIoSpec, NandGenerationSpec, NandTypeSpec,
@@ -370,9 +374,48 @@ def _check_generations(catalog: Catalog) -> None:
                                             f"{', '.join(map(str, sorted(known)))}", source=str(catalog.files[name]))
 
 
+CACHE_ENV = "NVSIM_CATALOG_CACHE"
+"""Set to 0 to load the catalog from its YAML files every time (no disk cache)."""
+
+
+def catalog_digest(directory: Path) -> str:
+    """A digest of what a loaded catalog depends on: nvsim's source, the directory's path, every
+    file under it (names and bytes) and the input size bound in force."""
+    digest = hashlib.sha256(f"{source_digest()}\0{directory.resolve()}\0{max_input_bytes()}\0".encode())
+    for path in sorted(p for p in directory.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(directory).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:DIGEST_CHARS]
+
+
+def cached_catalog(directory: Path, base: Path | None = None) -> Catalog:
+    """``load_catalog(directory)``, kept on disk (``<cache>/catalog/<catalog_digest>.pickle``) so
+    that the next process reads one file instead of parsing and checking 120 (about 1 s on 2
+    cores): any edit of the catalog or of nvsim's source makes a new key. A cache that cannot be
+    read or written is ignored."""
+    if os.environ.get(CACHE_ENV, "1") == "0":
+        return load_catalog(directory)
+    path = (base or default_base().parent / "catalog") / f"{catalog_digest(directory)}.pickle"
+    try:
+        with open(path, "rb") as handle:
+            catalog = pickle.load(handle)  # noqa: S301 - the user's own cache, written below
+        if isinstance(catalog, Catalog):
+            return catalog
+    except Exception:  # noqa: BLE001 - missing, partial or from another Python: load afresh
+        pass
+    catalog = load_catalog(directory)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(path) as tmp:
+            Path(tmp).write_bytes(pickle.dumps(catalog, protocol=pickle.HIGHEST_PROTOCOL))
+    except OSError:
+        pass
+    return catalog
+
+
 @lru_cache(maxsize=4)
 def _cached(directory: str) -> Catalog:
-    return load_catalog(Path(directory))
+    shipped = Path(directory).resolve() == Path(DEFAULT_CATALOG_DIR).resolve()  # a test's copies leave no files
+    return cached_catalog(Path(directory)) if shipped else load_catalog(Path(directory))
 
 
 def default_catalog() -> Catalog:

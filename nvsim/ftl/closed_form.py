@@ -25,8 +25,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import brentq, minimize_scalar
-from scipy.special import lambertw
 
 
 def _alpha(spare_factor: float) -> float:
@@ -44,6 +42,8 @@ def spare_factor_from_capacity(physical_bytes: float, logical_bytes: float) -> f
 
 def waf_lru_desnoyers2012(spare_factor: float) -> float:
     """LRU / FIFO cleaning, uniform random writes: A = alpha / (alpha + W0(-alpha e^-alpha))."""
+    from scipy.special import lambertw  # scipy loads on first use: `nvsim run` rarely needs it
+
     a = _alpha(spare_factor)
     w = lambertw(-a * math.exp(-a), 0).real
     return a / (a + w)
@@ -87,6 +87,8 @@ def waf_hot_cold_lru_desnoyers2012(spare_factor: float, hot_write_fraction: floa
         sc = math.exp(-a * (1 - r) / ((1 - f) * amp))
         return r / (1 - sh) + (1 - r) / (1 - sc) - amp
 
+    from scipy.optimize import brentq  # loads on first use
+
     return brentq(excess, 1.0 + 1e-12, 1e6)
 
 
@@ -116,6 +118,8 @@ def waf_classes_lru_desnoyers2012(spare_factor: float, write_fractions, data_fra
         survive = np.exp(-a * r[written] / (f[written] * amp))
         return float(np.sum(r[written] / (1.0 - survive))) + static * amp - amp
 
+    from scipy.optimize import brentq  # loads on first use
+
     return brentq(excess, 1.0 + 1e-12, 1e6)
 
 
@@ -136,6 +140,8 @@ def waf_hot_cold_separated_desnoyers2012(spare_factor: float, hot_write_fraction
         th = uh + share * spare
         tc = uc + (1 - share) * spare
         return r * waf_lru_desnoyers2012((th - uh) / th) + (1 - r) * waf_lru_desnoyers2012((tc - uc) / tc)
+
+    from scipy.optimize import minimize_scalar  # loads on first use
 
     res = minimize_scalar(total, bounds=(1e-6, 1 - 1e-6), method="bounded", options={"xatol": 1e-8})
     return float(res.fun)

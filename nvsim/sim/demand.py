@@ -20,6 +20,7 @@ from .. import fabric
 from ..raid import parity_members
 from ..stripe.layout import _data_member, _pq_of_stripe, map_logical_copies, unmap_member
 from ..stripe.planner import FULL_STRIPE_WRITE, MemberIOPlan, plan_ios
+from ..stripe.positions import PositionPlans, plans_by_position
 from ..ssd.latency import draw_die_s, mean_die_s
 from .memo import MEMO, Memo
 from .model import ArrayModel, strips_spanned
@@ -120,14 +121,14 @@ def plan_host_ios(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np
                model.engine.coalesces_degraded,
                model.workload.bs, model.workload.iodepth, model.workload.is_random, model.failed_members,
                hash(offsets.tobytes()), hash(is_write.tobytes()) if write_key is None else write_key, len(offsets))
-        return memo.recall(memo.plans, key, _ordered_plan, model, job, offsets, is_write)
-    return _ordered_plan(model, job, offsets, is_write)
+        return memo.recall(memo.plans, key, _ordered_plan, model, job, offsets, is_write, memo)
+    return _ordered_plan(model, job, offsets, is_write, memo)
 
 
-def _ordered_plan(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np.ndarray,
+def _ordered_plan(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np.ndarray, memo: Memo = MEMO,
                   ) -> tuple[MemberIOPlan, np.ndarray, np.ndarray, np.ndarray]:
     """``plan_host_ios`` without the memo: the planner's member I/Os grouped by host I/O in phase order."""
-    plan, chunks = _plan_uncached(model, job, offsets, is_write)
+    plan, chunks = _plan_uncached(model, job, offsets, is_write, memo)
     # member I/Os of each host I/O in phase order (reads that gate the writes first)
     if not _in_phase_order(plan.host_index, plan.phase):
         order = np.lexsort((plan.phase, plan.host_index))
@@ -147,7 +148,8 @@ def _in_phase_order(host, phase):
     return True
 
 
-def _plan_uncached(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np.ndarray) -> tuple[MemberIOPlan, np.ndarray]:
+def _plan_uncached(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np.ndarray,
+                   memo: Memo = MEMO) -> tuple[MemberIOPlan, np.ndarray]:
     bs = model.workload.bs
     n = len(offsets)
     if model.jbod:
@@ -163,8 +165,23 @@ def _plan_uncached(model: ArrayModel, job: int, offsets: np.ndarray, is_write: n
     elif _coalesces_writes_of_mix(model, is_write):
         plan = _plan_mixed(model, offsets, is_write)
     else:
-        plan = plan_ios(model.geometry, is_write, offsets, np.full(n, bs, dtype=np.int64), model.failed_members)
+        plan = _planned(model, offsets, is_write, memo)
     return plan, strips_spanned(offsets, bs, model.array.strip_bytes)
+
+
+POSITION_TABLES = 64
+"""Tables of plans by place (``stripe.positions``) the memo keeps: one per geometry, size and failed set."""
+
+
+def _planned(model: ArrayModel, offsets: np.ndarray, is_write: np.ndarray, memo: Memo) -> MemberIOPlan:
+    """The planner's member I/Os of host I/Os one by one: each place in the layout's period planned
+    once (``stripe.positions``) where the level allows, else the whole batch."""
+    g, bs, failed = model.geometry, model.workload.bs, tuple(model.failed_members)
+    if not plans_by_position(g, bs):
+        return plan_ios(g, is_write, offsets, np.full(len(offsets), bs, dtype=np.int64), failed)
+    key = (g.level, g.layout_code, g.n_members, g.strip_bytes, g.capacity_bytes, bs, failed)
+    table = memo.recall(memo.positions, key, PositionPlans, g, bs, failed, limit=POSITION_TABLES)
+    return table.plan(is_write, offsets)
 
 
 def _coalesces(model: ArrayModel, is_write: np.ndarray) -> bool:

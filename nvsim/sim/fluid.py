@@ -15,7 +15,6 @@ import math
 import time
 
 import numpy as np
-from scipy import special
 
 from .. import fabric
 from ..host_io import busy_cpus_with_polling
@@ -190,7 +189,9 @@ def expected_max_gamma(k: int, cv: float, points: int = 4001) -> float:
         return 1.0
     shape = 1.0 / (cv * cv)
     x = np.linspace(0.0, 1.0 + (12.0 + 2.0 * math.log(k)) * cv, points)
-    tail = 1.0 - special.gammainc(shape, shape * x) ** k
+    from scipy.special import gammainc  # loads on first use
+
+    tail = 1.0 - gammainc(shape, shape * x) ** k
     return float(np.trapezoid(tail, x))
 
 

@@ -27,8 +27,8 @@ catalog per trial (``Catalog.with_values``)."""
 class Memo:
     """The tables: drive timings, CPU layouts, resource lists, cross-socket shares of placements,
     engine card links, configured engines, array geometries and capacities (all immutable once made), member-I/O
-    plans, distinct member-I/O sizes of a plan, engine costs of a plan, and the fluid mode's
-    host-I/O samples."""
+    plans, distinct member-I/O sizes of a plan, engine costs of a plan, the fluid mode's
+    host-I/O samples, and plans by place in a layout's period (``stripe.positions``)."""
 
     def __init__(self) -> None:
         self.drive_timings: dict[Hashable, tuple[Any, Any]] = {}  # per catalog and drive: bounded (calibration
@@ -44,6 +44,7 @@ class Memo:
         self.distinct: dict[Hashable, tuple[Any, Any]] = {}
         self.engine_work: dict[Hashable, tuple[Any, Any]] = {}
         self.samples: dict[Hashable, tuple[Any, Any]] = {}
+        self.positions: dict[Hashable, tuple[Any, Any]] = {}  # plans by place in a layout's period: bounded
 
     def recall(self, table: dict, key: Hashable, make: Callable[..., T], *args: Any, owner: object = None,
                bounded: bool = True, limit: int = LIMIT) -> T:

@@ -24,15 +24,25 @@ def _positive(value: float) -> float:
     return value
 
 
-def _finite(parse: Any) -> Any:
-    """``parse`` that refuses NaN and infinity: no physical size, rate, count or time is either."""
-    def checked(value: Any) -> Any:
-        number = parse(value)
+class _finite:  # noqa: N801 - used as a function
+    """``parse`` that refuses NaN and infinity: no physical size, rate, count or time is either.
+    A class, not a closure, so that the types it annotates pickle (the catalog's disk cache)."""
+
+    def __init__(self, parse: Any) -> None:
+        self.parse = parse
+        self.__doc__ = parse.__doc__
+
+    def __call__(self, value: Any) -> Any:
+        number = self.parse(value)
         if isinstance(number, float) and not math.isfinite(number):
             raise ValueError(f"must be a finite number, got {value!r}")
         return number
-    checked.__doc__ = parse.__doc__
-    return checked
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _finite) and other.parse is self.parse
+
+    def __hash__(self) -> int:
+        return hash(self.parse)
 
 
 MAX_BYTES = 2**64
@@ -78,6 +88,17 @@ class Cited(Spec, Generic[T]):
     source: str = Field(min_length=1)
     basis: Basis
     note: str | None = None
+
+    def __reduce__(self):
+        """Pickled through its type argument (``Cited[int]`` has no importable name; the catalog's
+        disk cache, ``nvsim.catalog``, pickles entries)."""
+        return _new_cited, (type(self).__pydantic_generic_metadata__["args"],), self.__getstate__()
+
+
+def _new_cited(args: tuple) -> Cited:
+    """An empty ``Cited[args]`` for pickle to fill (``Cited.__reduce__``)."""
+    cls = Cited[args] if args else Cited
+    return cls.__new__(cls)
 
 
 def _cited_number(value: Any) -> bool:

@@ -1,0 +1,115 @@
+"""Host I/O plans by their place in the layout's period: plan each distinct place once.
+
+md's RAID0 and RAID5/6 layouts repeat: RAID0 every stripe, RAID5/6 every ``n`` stripes (the parity
+members rotate over the ``n`` members, ``layout._pq_of_stripe``). A host I/O at ``q`` periods plus
+``r`` bytes has the member I/Os of the one at ``r``, each ``q`` periods' member bytes further on
+the same members (``period_bytes``). Each host I/O is planned on its own (the planner merges pages
+only within a host I/O, and these levels keep no state across host I/Os: RAID1's and RAID10's
+read balance do, so they are not planned here). ``PositionPlans`` keeps each place's plan and
+assembles a batch's from them with NumPy gathers: the same arrays as ``plan_ios`` on the batch,
+while the event mode's random 4 KiB batches and sequential 1 MiB streams meet only a few hundred
+places. Tested against ``plan_ios`` (tests/unit/test_plan_positions.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .layout import ArrayGeometry
+from .planner import MemberIOPlan, plan_ios
+
+LEVELS = (0, 5, 6)
+"""Levels whose host I/Os plan independently of each other and of their index in the batch."""
+PLACES_MAX = 1 << 16
+"""Places a table keeps; past it the table starts afresh (memory stays bounded)."""
+PERIOD_IOS_MAX = 1024
+"""Host I/Os of the size that fit in one period, at most, for plans by place: with more places than
+that a run of a few thousand batches keeps meeting new ones, and filing them costs more than
+planning the batch (8 members of 512 KiB strips: 6,144 places of 4 KiB, 11x slower a batch;
+benchmarks/bench_positions.py)."""
+
+_MEMBER_FIELDS = ("member", "member_offset_bytes", "length_bytes", "is_write", "phase")
+_HOST_FIELDS = ("mode", "parity_bytes_computed", "stripes_touched")
+
+
+def period_bytes(geom: ArrayGeometry) -> tuple[int, int]:
+    """(logical bytes, member bytes) of one period of ``geom``'s layout."""
+    stripes = geom.n_members if geom.level in (5, 6) else 1
+    return stripes * geom.stripe_data_bytes, stripes * geom.strip_bytes
+
+
+def plans_by_position(geom: ArrayGeometry, length_bytes: int) -> bool:
+    """Whether ``geom``'s host I/Os of ``length_bytes`` are planned by place: a level of ``LEVELS``,
+    at most ``PERIOD_IOS_MAX`` of them to a period, and room for one at any place of the first."""
+    period = period_bytes(geom)[0]
+    return (geom.level in LEVELS and period <= PERIOD_IOS_MAX * length_bytes
+            and geom.capacity_bytes >= period + length_bytes)
+
+
+class PositionPlans:
+    """The plans of host I/Os of ``length_bytes`` on ``geom`` with ``failed_members``, by place
+    (offset within the period, and direction), planned as batches first meet them."""
+
+    def __init__(self, geom: ArrayGeometry, length_bytes: int, failed_members: tuple[int, ...] = ()):
+        self.geom, self.length, self.failed = geom, int(length_bytes), tuple(failed_members)
+        self.period, self.member_period = period_bytes(geom)
+        self._reset()
+
+    def _reset(self) -> None:
+        self.keys = np.zeros(0, np.int64)  # sorted place keys: offset within the period * 2 + is_write
+        self.entry = np.zeros(0, np.int64)  # each key's entry
+        self.count = np.zeros(0, np.int64)  # each entry's member I/Os ...
+        self.start = np.zeros(0, np.int64)  # ... and where they start in ``members``
+        self.members = {f: np.zeros(0, t) for f, t in zip(_MEMBER_FIELDS, (np.int32, np.int64, np.int64, np.bool_, np.int8))}
+        self.hosts = {f: np.zeros(0, t) for f, t in zip(_HOST_FIELDS, (np.int8, np.int64, np.int64))}
+
+    def plan(self, is_write: np.ndarray, offset_bytes: np.ndarray) -> MemberIOPlan:
+        """``plan_ios(geom, is_write, offset_bytes, length_bytes, failed_members)``, the same arrays."""
+        offs = np.asarray(offset_bytes, dtype=np.int64)
+        w = np.broadcast_to(np.asarray(is_write, dtype=np.bool_), offs.shape)
+        if offs.size and (offs.min() < 0 or int(offs.max()) + self.length > self.geom.capacity_bytes):
+            return plan_ios(self.geom, w, offs, self.length, self.failed)  # its own one-line refusal
+        turns, within = np.divmod(offs, self.period)
+        keys = within * 2 + w
+        entry = self._entries(keys)
+        count = self.count[entry]
+        n, total = len(offs), int(count.sum())
+        first = np.cumsum(count) - count
+        at = np.repeat(self.start[entry] - first, count) + np.arange(total, dtype=np.int64)
+        out = {f: a[at] for f, a in self.members.items()}
+        out["member_offset_bytes"] += np.repeat(turns * self.member_period, count)
+        return MemberIOPlan(host_index=np.repeat(np.arange(n, dtype=np.int64), count), **out,
+                            **{f: a[entry] for f, a in self.hosts.items()})
+
+    def _entries(self, keys: np.ndarray) -> np.ndarray:
+        """Each key's entry, planning the places not yet met."""
+        where = np.searchsorted(self.keys, keys)
+        known = where < len(self.keys)
+        known[known] = self.keys[where[known]] == keys[known]
+        if not known.all():
+            new = np.unique(keys[~known])
+            if len(self.count) + len(new) > PLACES_MAX:  # start afresh, with this batch's places
+                self._reset()
+                new = np.unique(keys)
+            self._add(new)
+            where = np.searchsorted(self.keys, keys)
+        return self.entry[where]
+
+    def _add(self, new: np.ndarray) -> None:
+        """Plan the places of ``new`` (sorted keys, none known yet) and file them."""
+        plan = plan_ios(self.geom, (new & 1).astype(np.bool_), new >> 1, self.length, self.failed)
+        count = np.bincount(plan.host_index, minlength=len(new)).astype(np.int64)
+        first = len(self.count)
+        self.start = np.concatenate((self.start, len(self.members["member"]) + np.cumsum(count) - count))
+        self.count = np.concatenate((self.count, count))
+        for f in _MEMBER_FIELDS:
+            self.members[f] = np.concatenate((self.members[f], getattr(plan, f)))
+        for f in _HOST_FIELDS:
+            self.hosts[f] = np.concatenate((self.hosts[f], getattr(plan, f)))
+        keys = np.concatenate((self.keys, new))
+        entry = np.concatenate((self.entry, np.arange(first, first + len(new), dtype=np.int64)))
+        order = np.argsort(keys, kind="stable")
+        self.keys, self.entry = keys[order], entry[order]
+
+
+__all__ = ["PositionPlans", "plans_by_position", "period_bytes", "LEVELS"]
