@@ -109,11 +109,11 @@ def dask_client(address: str, timeout_s: float = DASK_CONNECT_TIMEOUT_S):
 def worker_identity() -> dict[str, str]:
     """What a Dask worker must share with its client for a point to give the same bits wherever it
     runs: nvsim's version, a digest of its source and a digest of its catalog's files."""
-    from . import __version__
     from .catalog import DEFAULT_CATALOG_DIR
     from .numba_cache import source_digest
 
-    return {"nvsim": __version__, "source": source_digest(), "catalog": source_digest(DEFAULT_CATALOG_DIR, "*.yaml")}
+    version = sys.modules[__package__].__version__  # the package, loaded before any of its modules
+    return {"nvsim": version, "source": source_digest(), "catalog": source_digest(DEFAULT_CATALOG_DIR, "*.yaml")}
 
 
 def check_dask_workers(client, address: str, timeout_s: float = DASK_CONNECT_TIMEOUT_S) -> int:
