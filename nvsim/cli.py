@@ -133,7 +133,7 @@ def run(
                     "resilience": resilience, "cost_power": costs,
                     "volumes_together": None if together is None else dataclasses.asdict(together)}, output)
     if not json_out:
-        nvsim.report.print_bounds(console, spec, report)
+        nvsim.report.print_bounds(console, spec, report, catalog)
         if predictions:
             nvsim.report.print_predictions(console, predictions)
         for name, result in results.items():  # what a composite workload's rows did (a cap, a think time, a phase)

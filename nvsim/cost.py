@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .catalog import Catalog
+from .names import device_name, drive_name, engine_name, platform_name
 from .specs import ScenarioSpec
 from .wear import drive_wear
 
@@ -96,11 +97,11 @@ def price_parts(catalog: Catalog, scenario: ScenarioSpec) -> list[dict]:
     """Each part of the bill with its count, price each, and the price's kind, date, basis and
     source (what a report prints beside the total)."""
     array = scenario.array
-    entries = ((catalog.drives[array.drive], array.drives + array.hot_spares), (catalog.engines[array.engine], 1),
-               (catalog.platforms[scenario.platform], 1))
-    return [{"part": entry.name, "count": count, "usd_each": _value(entry.price_usd), "kind": entry.price_kind,
+    entries = ((catalog.drives[array.drive], array.drives + array.hot_spares, drive_name),
+               (catalog.engines[array.engine], 1, engine_name), (catalog.platforms[scenario.platform], 1, platform_name))
+    return [{"part": entry.name, "product": named(entry), "count": count, "usd_each": _value(entry.price_usd), "kind": entry.price_kind,
              "date": entry.price_date, "basis": entry.price_usd.basis if entry.price_usd else None,
-             "source": entry.price_usd.source if entry.price_usd else None} for entry, count in entries]
+             "source": entry.price_usd.source if entry.price_usd else None} for entry, count, named in entries]
 
 
 def _busy(utilisation, match) -> float | None:
@@ -145,7 +146,7 @@ def setup_power_w(catalog: Catalog, scenario: ScenarioSpec, metrics: dict, utili
     elif device.power_idle_w is None or device.power_active_w is None:
         engine_w = None
     else:
-        share = _busy(utilisation, lambda label: f"({device.product})" in label) or 0.0
+        share = _busy(utilisation, lambda label: f"({device_name(device.product)})" in label) or 0.0
         engine_w = linear_power_w(float(device.power_idle_w.value), float(device.power_active_w.value), share)
     platform_w = None if platform.power_idle_w is None or platform.power_active_w is None else linear_power_w(
         float(platform.power_idle_w.value), float(platform.power_active_w.value), (metrics.get("cpu_percent") or 0.0) / 100.0)
