@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import Flask, Response, request
-from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from werkzeug.exceptions import HTTPException
 
 from nvsim import InputError
@@ -63,6 +63,10 @@ class Job(_Shape):
     key: str
 
 
+class CompareJob(Job):
+    index: int = Field(ge=0, lt=26)  # which set-up (A to Z: MAX_COMPARE_ENTRIES) the Compare view's run simulates
+
+
 class Record(_Shape):
     """A results record (``core.compute``) or its error form."""
 
@@ -95,6 +99,7 @@ _STORES: dict[str, TypeAdapter] = {
     "current": TypeAdapter(Record | None), "event": TypeAdapter(EventRecord | None),
     "compare": TypeAdapter(list[CompareEntry] | None), "tab": TypeAdapter(str | None), "link-state": TypeAdapter(str | None),
     "sheets": TypeAdapter(list[dict[str, Any]] | None), "curve-event": TypeAdapter(EventRecord | None),
+    "compare-job": TypeAdapter(CompareJob | None),
 }
 _NUMBER_CONTROLS = {"drives", "numjobs", "iodepth", "level", "strip", "namespace-value", "ds-dwpd", "ds-pcie"}
 MAX_SHEETS = 8

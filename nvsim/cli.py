@@ -434,6 +434,9 @@ def report(
     scenario: Path = typer.Argument(..., help="Scenario YAML file, or a directory holding scenario.yaml."),
     out: Path = typer.Option(..., "--out", "-o", help="The report file: NAME.html, or NAME.pdf (printed by headless Chromium)."),
     fidelity: str = typer.Option("event", "--fidelity", help=FIDELITY_HELP),
+    customer: str = typer.Option("", "--customer", help="The customer the report is for (printed at its top)."),
+    project: str = typer.Option("", "--project", help="The project it is for (printed at its top)."),
+    date: str = typer.Option("", "--date", help="The report's date as printed (default: today, YYYY-MM-DD)."),
 ) -> None:
     """Write the one-page report of a scenario: set-up, predictions, bottleneck, rebuild and risk, cost and power, validation status of its models (HTML or PDF)."""
     fidelity = _fidelity(fidelity)
@@ -442,7 +445,8 @@ def report(
         raise InputError("--out", f"must end in .html or .pdf, got {out.name!r}")
     from dashboard import report as one_page  # the dashboard's report (no Dash needed), loaded only for this command
 
-    html_text = one_page.report_html(one_page.scenario_record(scenario, fidelity=fidelity))
+    html_text = one_page.report_html(one_page.scenario_record(scenario, fidelity=fidelity), customer=customer, project=project,
+                                     when=date or None)
     if out.suffix.lower() == ".pdf":
         data = one_page.report_pdf(html_text)
         with atomic_path(out) as tmp:
