@@ -69,6 +69,8 @@ def choice_options(catalog: Catalog, scenario: dict[str, Any] | None) -> dict[st
         for value in values:
             reason = refusal(_with(scenario, where, value), catalog) if check and value != current else None
             text = product_name(catalog, section, value) if section else f"RAID{value}"
+            if reason is not None:  # the choice's own name is beside the reason already
+                reason = reason.replace(text, "this server" if control == "platform" else "it")
             options.append({"label": _label(text, reason) if control != "platform" else
                             text + ("" if reason is None else f" (not with this set-up: {reason})"),
                             "value": value, "disabled": reason is not None})

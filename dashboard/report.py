@@ -49,7 +49,7 @@ th, td { border: 1px solid #dde3ea; padding: 2px 4px; text-align: left; vertical
 .fields { display: grid; grid-template-columns: repeat(4, 1fr); gap: 4px 10px; margin: 2px 0 6px; }
 .fields b { color: #5b6878; font-weight: 600; margin-right: 4px; } svg.curve { width: 100%; height: auto; display: block; }
 th { background: #eef2f6; font-weight: 600; } td.num { text-align: right; overflow-wrap: normal; }
-.limit { font-size: 12px; margin: 4px 0; padding: 4px 6px; background: #fdf3e7; border-left: 3px solid #e67e22; }
+.limit { font-size: 12px; margin: 4px 0; padding: 4px 6px; background: #fdf3e7; border-left: 3px solid #d35400; }
 .bar { background: #e9eef4; height: 8px; width: 100%; } .bar > div { background: #1f5fa8; height: 8px; }
 .bar > div.top { background: #c0392b; } .ok { color: #2e8b57; font-weight: 600; } .out { color: #b3261e; font-weight: 600; }
 .foot { color: #6b7785; margin-top: 6px; font-size: 8.5px; }
@@ -60,7 +60,7 @@ def _table(head: list[str], rows: list[list[str]], numeric: set[int] = frozenset
     """A table; ``widths``: each column's share of the width (%), so that long names wrap and nothing is cut."""
     cells = "".join("<tr>" + "".join(f"<td class='num'>{c}</td>" if i in numeric else f"<td>{c}</td>"
                                      for i, c in enumerate(row)) + "</tr>" for row in rows)
-    columns = "<colgroup>" + "".join(f"<col style='width:{w}%'>" for w in widths) + "</colgroup>" if widths else ""
+    columns = "<colgroup>" + "".join(f"<col style='width: {w}%'>" for w in widths) + "</colgroup>" if widths else ""
     return f"<table>{columns}<tr>" + "".join(f"<th>{escape(h)}</th>" for h in head) + "</tr>" + cells + "</table>"
 
 
@@ -183,8 +183,8 @@ def curve_svg(record: dict[str, Any], catalog: Catalog) -> str:
     own = next((at(x, p["iops"] / top_iops) for x, p in zip(xs, points) if p["x"] == curve["current"]), None)
     labels = [f"<text x='{CURVE_PAD - 3}' y='14' text-anchor='end' fill='#1f5fa8'>{core.fmt_count(top_iops)}</text>",
               f"<text x='{CURVE_PAD - 3}' y='{height}' text-anchor='end' fill='#1f5fa8'>0</text>",
-              f"<text x='{CURVE_W - CURVE_RIGHT + 3}' y='14' fill='#e67e22'>{core.fmt_us(points[lat.index(max(lat))]['mean_us'])}</text>",
-              f"<text x='{CURVE_W - CURVE_RIGHT + 3}' y='{height}' fill='#e67e22'>{core.fmt_us(points[lat.index(min(lat))]['mean_us'])}</text>",
+              f"<text x='{CURVE_W - CURVE_RIGHT + 3}' y='14' fill='#d35400'>{core.fmt_us(points[lat.index(max(lat))]['mean_us'])}</text>",
+              f"<text x='{CURVE_W - CURVE_RIGHT + 3}' y='{height}' fill='#d35400'>{core.fmt_us(points[lat.index(min(lat))]['mean_us'])}</text>",
               f"<text x='{CURVE_PAD}' y='{CURVE_H - 4}'>{points[0]['x']:,}</text>",
               f"<text x='{CURVE_W - CURVE_RIGHT}' y='{CURVE_H - 4}' text-anchor='end'>{points[-1]['x']:,}</text>",
               f"<text x='{(CURVE_W + CURVE_PAD - CURVE_RIGHT) / 2}' y='{CURVE_H - 4}' text-anchor='middle'>{escape(curve['axis'])}</text>"]
@@ -192,7 +192,7 @@ def curve_svg(record: dict[str, Any], catalog: Catalog) -> str:
     return (f"<svg class='curve' viewBox='0 0 {CURVE_W} {CURVE_H}' font-size='8' fill='#5b6878' role='img' "
             f"aria-label='IOPS and mean latency against load'>"
             f"<rect x='{CURVE_PAD}' y='8' width='{width}' height='{height - 8}' fill='none' stroke='#dde3ea'/>"
-            + _polyline(iops, "#1f5fa8") + _polyline(latency, "#e67e22", dashed=True) + marker + "".join(labels) + "</svg>"
+            + _polyline(iops, "#1f5fa8") + _polyline(latency, "#d35400", dashed=True) + marker + "".join(labels) + "</svg>"
             "<div class='sub'>IOPS (blue, solid) and mean latency (orange, dashed; log scale) of "
             f"{escape(curve['workload'])} against load; the dot: this set-up's own load. Fluid mode.</div>")
 
