@@ -76,8 +76,7 @@ def setup_rows(record: dict[str, Any], catalog: Catalog) -> list[tuple[str, str]
             ("RAID engine", names["engine"]),
             ("RAID", f"RAID{array['level']}, strip {core.strip_label(int(array['strip_bytes']))}"),
             ("namespace per drive", core.fmt_bytes(cap["member_bytes"])),
-            ("usable capacity", f"{core.fmt_bytes(cap['usable_bytes'])} ({cap['efficiency']:.1%} of {core.fmt_bytes(cap['raw_bytes'])} raw)"),
-            ("workloads", ", ".join(w["name"] for w in record["workloads"]))]
+            ("usable capacity", f"{core.fmt_bytes(cap['usable_bytes'])} ({cap['efficiency']:.1%} of {core.fmt_bytes(cap['raw_bytes'])} raw)")]
 
 
 def prediction_rows(record: dict[str, Any]) -> list[list[str]]:
@@ -193,8 +192,8 @@ def curve_svg(record: dict[str, Any], catalog: Catalog) -> str:
             f"aria-label='IOPS and mean latency against load'>"
             f"<rect x='{CURVE_PAD}' y='8' width='{width}' height='{height - 8}' fill='none' stroke='#dde3ea'/>"
             + _polyline(iops, "#1f5fa8") + _polyline(latency, "#d35400", dashed=True) + marker + "".join(labels) + "</svg>"
-            "<div class='sub'>IOPS (blue, solid) and mean latency (orange, dashed; log scale) of "
-            f"{escape(curve['workload'])} against load; the dot: this set-up's own load. Fluid mode.</div>")
+            f"<div class='sub'>{escape(curve['workload'])}: IOPS (solid) and mean latency (dashed, log scale) against load; "
+            "the dot: this set-up's load. Fluid mode.</div>")
 
 
 def cost_rows(workload: dict[str, Any]) -> list[tuple[str, str]]:
@@ -327,7 +326,7 @@ def report_html(record: dict[str, Any], catalog: Catalog | None = None, *, custo
             "<h2>Where the time goes</h2>", utilisation_html(workload), "</div></div>",
             "<h2>Rebuild and risk (one failed drive, onto a spare)</h2>", rebuild_html(record, catalog),
             "<h2>Predictions</h2>", _table(["workload", "IOPS", "throughput", "latency mean", "p99", "p99.9", "host cores busy", "limited by"],
-                                            prediction_rows(record), {1, 2, 3, 4, 5, 6}),
+                                            prediction_rows(record), {1, 2, 3, 4, 5, 6}, (18, 8, 9, 9, 8, 8, 9, 31)),
             "<h2>Validation status of the models used (the RAID engine first)</h2>", validation_html(record, catalog),
             "<div class='foot'>Every catalog figure is cited (docs/catalog.md); published numbers and their sources: "
             "scenarios/*/published.yaml, docs/validation.md. Percentiles need event mode (nvsim run, or Simulate in the dashboard).</div>"]

@@ -142,7 +142,7 @@ def run(
         for name, result in simulated.items():
             nvsim.report.print_utilisation(console, name, result)
         if together is not None:
-            nvsim.report.print_volumes(console, together)
+            nvsim.report.print_volumes(console, together, catalog)
         if resilience:
             nvsim.report.print_resilience(console, resilience)
         nvsim.report.print_cost_power(console, costs)

@@ -242,10 +242,13 @@ def _rebuild_rows(r: dict) -> list[tuple[str, str]]:
                    ("  from unrecoverable read errors", format_probability(r["p_unrecoverable_read"]))]
 
 
-def print_volumes(console: Console, together) -> None:
+def print_volumes(console: Console, together, catalog=None) -> None:
     """The array and its volumes run at once (``nvsim.volumes``): each one's rates, latency and
-    limit, and how busy the resources they share are."""
-    rows = tuple((run.volume, run.workload, f"{run.engine} card {run.card}", f"{run.read_iops + run.write_iops:,.0f}",
+    limit, and how busy the resources they share are (engines by product name, given ``catalog``)."""
+    def engine(name: str) -> str:
+        return name if catalog is None else product_name(catalog, "engines", name)
+
+    rows = tuple((run.volume, run.workload, f"{engine(run.engine)} card {run.card}", f"{run.read_iops + run.write_iops:,.0f}",
                   f"{(run.read_bytes_per_s + run.write_bytes_per_s) / 1e6:,.0f}", f"{run.mean_latency_us:,.1f}",
                   f"{run.limited_by} at {100 * run.utilisation:.0f}%") for run in together.runs)
     print_grid(console, Grid("Volumes run together (fluid mode)", ("volume", "workload", "engine", "IOPS", "MB/s",

@@ -371,3 +371,20 @@ def test_an_invalid_engine_is_refused_at_its_control_with_its_reason(page):
     assert "needs at least" not in chart
     page.type_into("drives", "24")
     page.wait(lambda: page.element("simulate").is_enabled() and page.element("add-compare").is_enabled(), 20, "both on again")
+
+
+def test_simulate_all_puts_every_compared_set_up_in_event_mode(page):
+    reset(page)
+    add_set_ups(page, ("linux-md", "graid-supremeraid-sr1010"))
+    page.click("tab-compare")
+    page.wait(lambda: page.element("simulate-all").is_displayed(), 10, "the Compare view")
+    page.click("simulate-all")
+    page.wait(lambda: page.text("compare-sim-status").startswith("event mode: set-up A"), 20, "set-up A running")
+
+    def modes():
+        return [c.text for c in page.element("compare-row-fidelity").find_elements("tag name", "td")]
+
+    page.wait(lambda: modes() == ["event", "event"], 300, "both set-ups in event mode")
+    p99 = [c.get_attribute("data-value") for c in page.element("compare-row-latency_p99_us").find_elements("tag name", "td")]
+    assert all(v and float(v) > 0 for v in p99)  # percentiles now, where fluid mode had n/a
+    assert page.text("compare-sim-status") == "every set-up is in event mode" and page.element("simulate-all").is_enabled()
