@@ -237,7 +237,7 @@ def cards(record: dict) -> list[html.Div]:
                      "at this load: drives, RAID device, server" if watts is not None else "no power figure in the catalog", watts))
     out.append(_card("m-cost", "Cost", "n/a" if usd is None else f"${usd:,.0f}",
                      f"${cost.get('usd_per_usable_tb') or 0:,.0f} per usable TB; ${cost.get('usd_per_kiops') or 0:,.2f} per 1K IOPS"
-                     if usd is not None else f"no price for {cost.get('price_missing') or 'a part'}", usd))
+                     if usd is not None else f"no price for {core.missing_prices(record, workload) or 'a part'}", usd))
     return out + rebuild_cards(rebuild)
 
 

@@ -115,6 +115,16 @@ def record_names(record: dict[str, Any], catalog: Catalog | None = None) -> dict
                                                       "platform": str(data.get("platform"))})
 
 
+def missing_prices(record: dict[str, Any], workload: dict[str, Any], catalog: Catalog | None = None) -> str:
+    """The parts the catalog has no price for (``nvsim.cost``'s ``price_missing``), by product name."""
+    data = record.get("scenario") or {}
+    array = data.get("array") or {}
+    names = record_names(record, catalog)
+    named = {array.get("drive"): names["drive"], array.get("engine"): names["engine"], data.get("platform"): names["platform"]}
+    parts = str((workload.get("cost_power") or {}).get("price_missing") or "").split(",")
+    return ", ".join(named.get(p.strip(), p.strip()) for p in parts if p.strip())
+
+
 def control_for(error: InputError) -> str:
     """The control whose message slot shows ``error`` (from the field it names)."""
     field, message = error.field or "", error.message

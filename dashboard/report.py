@@ -196,11 +196,14 @@ def curve_svg(record: dict[str, Any], catalog: Catalog) -> str:
             "the dot: this set-up's load. Fluid mode.</div>")
 
 
-def cost_rows(workload: dict[str, Any]) -> list[tuple[str, str]]:
+def cost_rows(workload: dict[str, Any], missing: str | None = None) -> list[tuple[str, str]]:
+    """Price, power and what they buy; ``missing``: the parts without a price, by product name
+    (default: as ``nvsim.cost`` names them)."""
     cost = workload.get("cost_power") or {}
+    missing = cost.get("price_missing") if missing is None else missing
     wear = workload.get("wear") or {}
     dollars = (lambda v, d=0: "n/a" if v is None else f"${v:,.{d}f}")
-    return [("price", dollars(cost.get("price_usd")) + (f" (no price for {cost['price_missing']})" if cost.get("price_missing") else "")),
+    return [("price", dollars(cost.get("price_usd")) + (f" (no price for {missing})" if missing else "")),
             ("power at this load", "n/a" if cost.get("power_w") is None else f"{cost['power_w']:,.0f} W"),
             ("per usable TB", dollars(cost.get("usd_per_usable_tb"))), ("per 1K IOPS", dollars(cost.get("usd_per_kiops"), 2)),
             ("per GB/s", dollars(cost.get("usd_per_gb_per_s"))),
@@ -322,7 +325,7 @@ def report_html(record: dict[str, Any], catalog: Catalog | None = None, *, custo
     body = [f"<h1>{escape(title(record, catalog))}</h1>", fields_html(customer, project, when or calendar_date.today().isoformat(), mode),
             f"<div class='limit'>Limited by: <b>{escape(workload.get('bottleneck') or 'n/a')}</b> ({escape(workload.get('name', ''))})</div>",
             "<div class='cols'><div><h2>Set-up</h2>", _pairs(setup_rows(record, catalog)),
-            "<h2>Cost and power</h2>", _pairs(cost_rows(workload)), "</div><div><h2>Against load</h2>", curve_svg(record, catalog),
+            "<h2>Cost and power</h2>", _pairs(cost_rows(workload, core.missing_prices(record, workload, catalog))), "</div><div><h2>Against load</h2>", curve_svg(record, catalog),
             "<h2>Where the time goes</h2>", utilisation_html(workload), "</div></div>",
             "<h2>Rebuild and risk (one failed drive, onto a spare)</h2>", rebuild_html(record, catalog),
             "<h2>Predictions</h2>", _table(["workload", "IOPS", "throughput", "latency mean", "p99", "p99.9", "host cores busy", "limited by"],

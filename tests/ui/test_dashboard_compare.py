@@ -116,3 +116,12 @@ def test_the_report_lists_only_its_own_engines_misses(catalog):
     assert not any(f"<td>{other}</td>" in page for other in others)
     if not others:
         pytest.skip("no other engine's miss shares this drive or platform")
+
+
+def test_a_part_without_a_price_is_named_as_sold(catalog):
+    record = core.compute(setup(drive="kioxia-cd6-r-15.36tb"), catalog=catalog)
+    workload = record["workloads"][0]
+    if not (workload.get("cost_power") or {}).get("price_missing"):
+        pytest.skip("every part of this set-up has a price now")
+    assert core.missing_prices(record, workload, catalog) == "KIOXIA CD6-R 15.36 TB"
+    assert "no price for KIOXIA CD6-R 15.36 TB" in report.report_html(record, catalog)
