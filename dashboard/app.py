@@ -327,7 +327,7 @@ def create_app(catalog: Catalog | None = None, *, warm: bool = True, host_ios: i
     app.nvsim_tabs = TABS
     _callbacks(app, catalog, runner)
     _file_callbacks(app, catalog)
-    _export_callbacks(app)
+    _export_callbacks(app, catalog)
     views.register(app, catalog, runner)
     choices.attach(app, catalog)  # the choices a set-up refuses, disabled with their reason
     plan_view.attach(app)  # the Plan view's callback: dashboard/plan_view.py
@@ -506,7 +506,7 @@ def _file_callbacks(app: Dash, catalog: Catalog) -> None:
                 _workload_options(custom), custom, loaded["extras"], f"loaded {filename}", NOTE_OK)
 
 
-def _export_callbacks(app: Dash) -> None:
+def _export_callbacks(app: Dash, catalog: Catalog) -> None:
     """Exports: the set-up as scenario YAML, results CSV, charts HTML/PNG, and the comparison's."""
     @app.callback(Output("download", "data"), Output("export-note", "children"),
                   Input("export-yaml", "n_clicks"), Input("export-csv", "n_clicks"), Input("export-html", "n_clicks"),
@@ -536,15 +536,16 @@ def _export_callbacks(app: Dash) -> None:
 
     @app.callback(Output("download-compare", "data"), Output("compare-note", "children", allow_duplicate=True),
                   Input("export-compare-csv", "n_clicks"), Input("export-compare-html", "n_clicks"),
-                  State("compare", "data"), prevent_initial_call=True)
-    @guard.client_data("compare.data")
-    def _export_compare(_c, _h, entries):
+                  State("compare", "data"), State("sheets", "data"), prevent_initial_call=True)
+    @guard.client_data("compare.data/sheets.data")
+    def _export_compare(_c, _h, entries, sheets):
         if not entries:
             return no_update, "nothing to export: add set-ups first"
         rows = [row for e in entries for row in core.result_rows(e["record"], e["label"], first_only=True)]
         if dash.ctx.triggered_id == "export-compare-csv":
             return dcc.send_string(core.rows_csv(rows), "nvsim-comparison.csv"), "wrote nvsim-comparison.csv"
-        return (dcc.send_string(charts_html("nvsim: set-ups compared", [compare_figure(entries)], rows), "nvsim-comparison.html"),
+        figures = [compare_view.curves_figure(entries, session_catalog(catalog, sheets)), compare_figure(entries)]
+        return (dcc.send_string(charts_html("nvsim: set-ups compared", figures, rows), "nvsim-comparison.html"),
                 "wrote nvsim-comparison.html")
 
 

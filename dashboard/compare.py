@@ -111,6 +111,15 @@ def curves_of(entries: list[dict], catalog: Catalog) -> tuple[list[tuple[str, di
     return out, (f"curves left out: {', '.join(left)}" if left else "")
 
 
+def curves_figure(entries: list[dict], catalog: Catalog):
+    """The chart of every set-up's curves (``curves_of``), its note on any left out in its title."""
+    drawn, note = curves_of(entries, catalog)
+    fig = compare_curves_figure(drawn)
+    if note:
+        fig.update_layout(title_text=f"{fig.layout.title.text} ({note})")
+    return fig
+
+
 def add_entry(current: dict | None, event: dict | None, entries: list[dict], catalog: Catalog) -> tuple:
     """(entries, add note) for the Add button."""
     record = core.shown(current, event)

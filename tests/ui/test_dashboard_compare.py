@@ -125,3 +125,13 @@ def test_a_part_without_a_price_is_named_as_sold(catalog):
         pytest.skip("every part of this set-up has a price now")
     assert core.missing_prices(record, workload, catalog) == "KIOXIA CD6-R 15.36 TB"
     assert "no price for KIOXIA CD6-R 15.36 TB" in report.report_html(record, catalog)
+
+
+def test_the_comparisons_html_export_holds_the_curves(catalog):
+    from dashboard import app
+
+    entries = _entries(catalog, ("linux-md", "xinnor-xiraid"))
+    fig = compare.curves_figure(entries, catalog)
+    assert sum(trace.mode == "lines" for trace in fig.data) == 4  # IOPS and latency of each set-up
+    page = app.charts_html("nvsim: set-ups compared", [fig], [])
+    assert "IOPS and latency against load" in page
