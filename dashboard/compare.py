@@ -213,8 +213,9 @@ def _simulate_all_callbacks(app: Dash, catalog: Catalog, runner: EventRunner) ->
     @guard.client_data("compare-job.data/compare.data/sheets.data")
     def _poll(_n, job, entries, sheets):
         status = runner.poll((job or {}).get("id"))
-        if status["state"] == "unknown":  # no job (a tick after the last one ended): the status line stays
-            return no_update, no_update, True, False, no_update
+        if status["state"] == "unknown":  # a tick after the last run ended, or another run took the worker
+            text = no_update if job is None else "stopped: another event-mode run took the worker (Simulate all goes on from here)"
+            return no_update, None, True, False, text
         if status["state"] == "running":
             return no_update, no_update, False, True, f"event mode: set-up {string.ascii_uppercase[job['index']]}, " \
                                                       f"{status['done']} of {status['total']} tasks, {status['elapsed_s']:.0f} s"
