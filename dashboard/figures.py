@@ -218,7 +218,7 @@ def compare_curves_figure(curves: list[tuple[str, dict[str, Any]]]) -> go.Figure
         if own is not None:
             for row, key in ((1, "iops"), (2, "mean_us")):
                 fig.add_trace(go.Scatter(x=[own["x"]], y=[own[key]], mode="markers+text", text=[letter], textposition="top center",
-                                         marker=dict(color=colour, size=9), showlegend=False, legendgroup=letter,
+                                         marker=dict(color=colour, size=9), showlegend=False, legendgroup=letter, cliponaxis=False,
                                          hoverinfo="skip"), row=row, col=1)
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log", row=2, col=1)
