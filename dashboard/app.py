@@ -11,7 +11,6 @@ import ipaddress
 import logging
 import signal
 import socket
-import string
 import sys
 import threading
 import time
@@ -23,10 +22,11 @@ from typing import Any
 import dash
 from dash import Dash, Input, Output, State, dcc, html, no_update
 
-from nvsim import Catalog, InputError, default_catalog, parse_scenario
+from nvsim import Catalog, InputError, default_catalog
 from nvsim.errors import require_extra
 
-from . import core, guard, plan_view, views
+from . import choices, core, guard, plan_view, views
+from . import compare as compare_view
 from .core import host_cores_percent
 from .figures import bounds_figure, compare_figure, empty_figure, utilisation_figure
 from .datasheet import session_catalog
@@ -35,7 +35,7 @@ from .jobs import EventRunner, PlanRunner
 log = logging.getLogger(__name__)
 ASSETS = Path(__file__).resolve().parent / "assets"
 POLL_MS = 400
-MAX_COMPARE = guard.MAX_COMPARE_ENTRIES
+MAX_COMPARE = compare_view.MAX_COMPARE
 """Set-ups the comparison holds (A to Z): as many as a meeting compares, a bounded browser store."""
 NOTE_OK, NOTE_WARNING, NOTE_ERROR = "field-note ok", "field-note warning", "field-error"
 """Message classes under an upload: green for done, amber for done with a warning, red for refused."""
@@ -71,9 +71,9 @@ CARDS = (("m-iops", "IOPS"), ("m-gbps", "Throughput"), ("m-p50", "Latency p50"),
 
 def _controls(catalog: Catalog, setup: dict) -> html.Aside:
     """The set-up controls (left column), each with its message slot."""
-    platforms = [{"label": f"{p.vendor} {p.model}", "value": name} for name, p in sorted(catalog.platforms.items())]
+    choice = choices.initial_options(catalog)  # product names; a choice the set-up refuses is disabled, with why
+    platforms, engines = choice["platform"], choice["engine"]
     drives = [{"label": core.drive_label(catalog, name), "value": name} for name in sorted(catalog.drives)]
-    engines = [{"label": f"{name} ({e.engine_kind})", "value": name} for name, e in sorted(catalog.engines.items())]
     controls = html.Aside(className="controls", children=[
         html.H2("Set-up"),
         _field("Server (platform)", dcc.Dropdown(id="platform", options=platforms, value=setup["platform"], clearable=False), "platform"),
@@ -88,7 +88,7 @@ def _controls(catalog: Catalog, setup: dict) -> html.Aside:
                       className="text-input"),
         ]), "namespace", "size: decimal or binary units (3.2 TB, 3 TiB); OP %: share of the drive left unallocated"),
         _field("RAID level", dcc.RadioItems(id="level", inline=True, value=setup["level"], className="radio",
-                                            options=[{"label": f"RAID{v}", "value": v} for v in core.LEVELS]), "level"),
+                                            options=choice["level"]), "level"),
         _field("Strip (chunk) size", dcc.Dropdown(id="strip", options=_strip_options(), value=setup["strip_bytes"],
                                                   clearable=False), "strip"),
         _field("RAID engine", dcc.RadioItems(id="engine", value=setup["engine"], className="radio radio-column",
@@ -149,25 +149,8 @@ def _results() -> html.Main:
     return results
 
 
-def _compare_pane() -> html.Div:
-    """The comparison view: its actions, table and charts."""
-    compare = html.Div(className="compare", children=[
-        html.Div(className="actions", children=[
-            html.Span(id="compare-count", className="mode"),
-            html.Button("Clear comparison", id="clear-compare", n_clicks=0),
-            html.Span("Export:", className="export-label"),
-            html.Button("comparison CSV", id="export-compare-csv", n_clicks=0),
-            html.Button("charts HTML", id="export-compare-html", n_clicks=0),
-            html.Span(id="compare-note", className="export-note"),
-        ]),
-        html.Div(id="compare-table"),
-        dcc.Graph(id="compare-graph", config=GRAPH_CONFIG, figure=compare_figure([])),
-    ])
-    return compare
-
-
 def layout(catalog: Catalog) -> html.Div:
-    controls, results, compare = _controls(catalog, core.default_setup(catalog)), _results(), _compare_pane()
+    controls, results, compare = _controls(catalog, core.default_setup(catalog)), _results(), compare_view.pane()
     controls.children.append(views.datasheet_panel())
     panes = {"setup": results, "curves": views.curves_view(), "compare": compare, "report": views.report_view(), "plan": plan_view.layout(catalog)}
     return html.Div(className="page", children=[
@@ -256,7 +239,7 @@ def cards(record: dict) -> list[html.Div]:
                      "at this load: drives, RAID device, server" if watts is not None else "no power figure in the catalog", watts))
     out.append(_card("m-cost", "Cost", "n/a" if usd is None else f"${usd:,.0f}",
                      f"${cost.get('usd_per_usable_tb') or 0:,.0f} per usable TB; ${cost.get('usd_per_kiops') or 0:,.2f} per 1K IOPS"
-                     if usd is not None else f"no price for {cost.get('price_missing') or 'a part'}", usd))
+                     if usd is not None else f"no price for {core.missing_prices(record, workload) or 'a part'}", usd))
     return out + rebuild_cards(rebuild)
 
 
@@ -292,34 +275,6 @@ def workload_table(record: dict) -> html.Table:
                  core.fmt_years((w.get("wear") or {}).get("lifetime_years")), w.get("bottleneck", "")]
         rows.append(html.Tr([html.Td(c) for c in cells]))
     return html.Table(className="table", id="workloads", children=[html.Thead(html.Tr([html.Th(h) for h in head])), html.Tbody(rows)])
-
-
-def compare_table(entries: list[dict]) -> html.Table | html.Div:
-    if not entries:
-        return html.Div("No set-ups yet.", className="field-hint")
-    rows = [core.result_rows(e["record"], e["label"], first_only=True) for e in entries]
-    rows = [r[0] if r else {} for r in rows]
-    lines = (("engine", "engine", str), ("drives", "drives", lambda v: f"{v:.0f}"), ("drive", "drive", str),
-             ("RAID level", "level", lambda v: f"RAID{v:.0f}"), ("strip", "strip_bytes", lambda v: core.strip_label(int(v))),
-             ("namespace per drive", "namespace_bytes", core.fmt_bytes), ("workload", "workload", str),
-             ("mode", "fidelity", str), ("IOPS", "total_iops", core.fmt_count),
-             ("read GB/s", "read_bytes_per_s", lambda v: f"{v / 1e9:.3g}"), ("write GB/s", "write_bytes_per_s", lambda v: f"{v / 1e9:.3g}"),
-             ("latency mean", "latency_mean_us", core.fmt_us), ("latency p99", "latency_p99_us", core.fmt_us),
-             ("latency p99.9", "latency_p99_9_us", core.fmt_us), ("host cores busy %", "host_cores_busy_percent", lambda v: f"{v:.0f}"),
-             ("hardware threads busy % (top)", "cpu_percent", lambda v: f"{v:.1f}"),
-             ("usable capacity", "usable_bytes", core.fmt_bytes), ("RAID WAF", "raid_waf", lambda v: f"{v:.2f}"),
-             ("NAND WAF", "waf_nand", lambda v: f"{v:.2f}"), ("effective DWPD", "effective_dwpd", lambda v: f"{v:.3g}"),
-             ("drive lifetime", "lifetime_years", core.fmt_years), ("rebuild time (h)", "rebuild_hours", lambda v: f"{v:.3g}"),
-             ("data-loss risk per rebuild", "data_loss_probability", core.fmt_probability), ("limited by", "bottleneck", str))
-    body = []
-    for title, key, fmt in lines:
-        cells = []
-        for row in rows:
-            value = row.get(key)
-            cells.append(html.Td("n/a" if value is None else fmt(value), **{"data-value": "" if value is None else repr(value)}))
-        body.append(html.Tr([html.Th(title)] + cells, id=f"compare-row-{key}"))
-    head = html.Thead(html.Tr([html.Th("")] + [html.Th(e["label"]) for e in entries]))
-    return html.Table(className="table compare-table", id="compare-values", children=[head, html.Tbody(body)])
 
 
 def charts_html(title: str, figures: list, table_rows: list[dict] | None = None) -> str:
@@ -374,10 +329,11 @@ def create_app(catalog: Catalog | None = None, *, warm: bool = True, host_ios: i
     app.nvsim_tabs = TABS
     _callbacks(app, catalog, runner)
     _file_callbacks(app, catalog)
-    _export_callbacks(app)
+    _export_callbacks(app, catalog)
     views.register(app, catalog, runner)
     app.nvsim_plans = PlanRunner()  # plans off the request thread (shut down with the event runner)
     plan_view.attach(app, catalog, app.nvsim_plans)  # the Plan view's callbacks: dashboard/plan_view.py
+    choices.attach(app, catalog)  # the choices a set-up refuses, disabled with their reason
     guard.install(app.server, app.callback_map, app.config.routes_pathname_prefix)
     return app
 
@@ -416,7 +372,7 @@ def render(current: dict | None, event: dict | None) -> tuple:
     """The results area from the current (fluid) record and the event-mode one when it matches."""
     record = shown(current, event)
     if record is None:
-        reason = "fix the set-up: " + "; ".join((current or {}).get("errors", {}).values()) if current else "computing…"
+        reason = "no chart: the set-up is invalid (why: beside its control)" if current else "computing…"
         blank = [_card(cid, label, "n/a", "") for cid, label in CARDS]
         return blank, "", empty_figure(reason), empty_figure(reason), html.Div(), "invalid set-up" if current else "", "", ""
     figures = _main_figures(record)
@@ -430,17 +386,8 @@ def render(current: dict | None, event: dict | None) -> tuple:
             workload_table(record), mode, answer, f"scenario: {record['scenario']['name']}")
 
 
-def simulation_refusal(current: dict, catalog: Catalog) -> str | None:
-    """Why a Simulate request is not started, or None: the record's scenario comes back from the
-    browser, so it is validated again here, must match its key, and must fit the job budget."""
-    scenario = current.get("scenario")
-    if not isinstance(scenario, dict) or core.scenario_key(scenario) != current.get("key"):
-        raise guard.PayloadError("current.data", "the scenario does not match its key")
-    try:
-        core.check_event_budget(parse_scenario(scenario, catalog))
-    except InputError as exc:
-        return f"not simulated: {exc}"
-    return None
+simulation_refusal = views.event_refusal
+"""Why a Simulate request is not started, or None (``views.event_refusal``)."""
 
 
 def poll_outputs(status: dict, kind: str) -> tuple:
@@ -470,7 +417,7 @@ def _callbacks(app: Dash, catalog: Catalog, runner: EventRunner) -> None:
     """The main page's callbacks, grouped by concern: the set-up, the event-mode run, the comparison."""
     _setup_callbacks(app, catalog)
     _simulation_callbacks(app, catalog, runner)
-    _compare_callbacks(app)
+    compare_view.attach(app, catalog, runner)  # the Compare view: dashboard/compare.py
 
 
 def _setup_callbacks(app: Dash, catalog: Catalog) -> None:
@@ -524,35 +471,6 @@ def _simulation_callbacks(app: Dash, catalog: Catalog, runner: EventRunner) -> N
         return poll_outputs(runner.poll((job or {}).get("id")), (job or {}).get("kind") or "setup")
 
 
-def _compare_callbacks(app: Dash) -> None:
-    """The comparison: add the answer shown to the list (or clear it) and draw the list as a table and a graph."""
-    @app.callback(Output("compare", "data"), Output("add-note", "children"), Output("compare-note", "children"),
-                  Input("add-compare", "n_clicks"), Input("clear-compare", "n_clicks"),
-                  State("current", "data"), State("event", "data"), State("compare", "data"), prevent_initial_call=True)
-    @guard.client_data("current.data/event.data/compare.data")
-    def _compare(_add, _clear, current, event, entries):
-        entries = list(entries or [])
-        if dash.ctx.triggered_id == "clear-compare":
-            return [], "", "cleared"
-        record = shown(current, event)
-        if record is None or not any("error" not in w for w in record["workloads"]):
-            return no_update, "the set-up is invalid: nothing to add", no_update
-        if len(entries) >= MAX_COMPARE:
-            return no_update, f"already {MAX_COMPARE} set-ups: clear the comparison first", no_update
-        array = record["scenario"]["array"]
-        letter = string.ascii_uppercase[len(entries)]
-        label = f"{letter}: {array['drives']}x RAID{array['level']} {array['engine']} ({record['workloads'][0]['name']}, {record['fidelity']})"
-        entries.append({"label": label, "record": record})
-        return entries, f"added {label}", ""
-
-    @app.callback(Output("compare-table", "children"), Output("compare-graph", "figure"), Output("compare-count", "children"),
-                  Input("compare", "data"))
-    @guard.client_data("compare.data")
-    def _render_compare(entries):
-        entries = entries or []
-        return compare_table(entries), compare_figure(entries), f"{len(entries)} set-up{'s' if len(entries) != 1 else ''} (up to {MAX_COMPARE})"
-
-
 def _file_callbacks(app: Dash, catalog: Catalog) -> None:
     """Uploads: a fio job file (its jobs become the workload) and a scenario (into the controls)."""
     @app.callback(Output("custom", "data"), Output("workload", "value"), Output("workload", "options"),
@@ -591,7 +509,7 @@ def _file_callbacks(app: Dash, catalog: Catalog) -> None:
                 _workload_options(custom), custom, loaded["extras"], f"loaded {filename}", NOTE_OK)
 
 
-def _export_callbacks(app: Dash) -> None:
+def _export_callbacks(app: Dash, catalog: Catalog) -> None:
     """Exports: the set-up as scenario YAML, results CSV, charts HTML/PNG, and the comparison's."""
     @app.callback(Output("download", "data"), Output("export-note", "children"),
                   Input("export-yaml", "n_clicks"), Input("export-csv", "n_clicks"), Input("export-html", "n_clicks"),
@@ -621,15 +539,16 @@ def _export_callbacks(app: Dash) -> None:
 
     @app.callback(Output("download-compare", "data"), Output("compare-note", "children", allow_duplicate=True),
                   Input("export-compare-csv", "n_clicks"), Input("export-compare-html", "n_clicks"),
-                  State("compare", "data"), prevent_initial_call=True)
-    @guard.client_data("compare.data")
-    def _export_compare(_c, _h, entries):
+                  State("compare", "data"), State("sheets", "data"), prevent_initial_call=True)
+    @guard.client_data("compare.data/sheets.data")
+    def _export_compare(_c, _h, entries, sheets):
         if not entries:
             return no_update, "nothing to export: add set-ups first"
         rows = [row for e in entries for row in core.result_rows(e["record"], e["label"], first_only=True)]
         if dash.ctx.triggered_id == "export-compare-csv":
             return dcc.send_string(core.rows_csv(rows), "nvsim-comparison.csv"), "wrote nvsim-comparison.csv"
-        return (dcc.send_string(charts_html("nvsim: set-ups compared", [compare_figure(entries)], rows), "nvsim-comparison.html"),
+        figures = [compare_view.curves_figure(entries, session_catalog(catalog, sheets)), compare_figure(entries)]
+        return (dcc.send_string(charts_html("nvsim: set-ups compared", figures, rows), "nvsim-comparison.html"),
                 "wrote nvsim-comparison.html")
 
 

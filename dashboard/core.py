@@ -29,7 +29,8 @@ from nvsim.fio.expand import NO_ENVIRONMENT
 from nvsim.fio.run import check_regions
 from nvsim.budget import check_scenario_regions
 from nvsim.loader import parse_yaml
-from nvsim.units import format_bytes_binary, format_bytes_decimal, format_large, format_probability, parse_bytes
+from nvsim.names import drive_name, product_name, size_text
+from nvsim.units import format_bytes_binary, format_bytes_decimal, format_large, format_probability
 from nvsim.bounds import capacity
 from nvsim.cost import cost_power
 from nvsim.wear import drive_wear
@@ -97,8 +98,31 @@ def default_setup(catalog: Catalog | None = None) -> dict[str, Any]:
 
 
 def drive_label(catalog: Catalog, name: str) -> str:
-    drive = catalog.drives[name]
-    return f"{drive.vendor} {drive.model} {exact_size_text(drive.capacity_bytes.value)}"
+    return drive_name(catalog.drives[name])
+
+
+def setup_names(catalog: Catalog, names: dict[str, str]) -> dict[str, str]:
+    """Product names (``nvsim.names``) of a set-up's "drive", "engine" and "platform" catalog names."""
+    sections = {"drive": "drives", "engine": "engines", "platform": "platforms"}
+    return {key: product_name(catalog, sections[key], value) for key, value in names.items()}
+
+
+def record_names(record: dict[str, Any], catalog: Catalog | None = None) -> dict[str, str]:
+    """Product names of a results record's drive, engine and server."""
+    data = record.get("scenario") or {}
+    array = data.get("array") or {}
+    return setup_names(catalog or default_catalog(), {"drive": str(array.get("drive")), "engine": str(array.get("engine")),
+                                                      "platform": str(data.get("platform"))})
+
+
+def missing_prices(record: dict[str, Any], workload: dict[str, Any], catalog: Catalog | None = None) -> str:
+    """The parts the catalog has no price for (``nvsim.cost``'s ``price_missing``), by product name."""
+    data = record.get("scenario") or {}
+    array = data.get("array") or {}
+    names = record_names(record, catalog)
+    named = {array.get("drive"): names["drive"], array.get("engine"): names["engine"], data.get("platform"): names["platform"]}
+    parts = str((workload.get("cost_power") or {}).get("price_missing") or "").split(",")
+    return ", ".join(named.get(p.strip(), p.strip()) for p in parts if p.strip())
 
 
 def control_for(error: InputError) -> str:
@@ -213,10 +237,10 @@ def scenario_dict(setup: dict[str, Any], custom: dict | None = None, extras: dic
         workloads = [preset_workload(setup.get("workload") or "randread-4k", setup.get("numjobs"), setup.get("iodepth"))]
     engine = str(setup.get("engine"))
     drive = str(setup.get("drive"))
-    size = format_bytes_decimal(catalog.drives[drive].capacity_bytes.value) if drive in catalog.drives else drive
+    named = setup_names(catalog, {"drive": drive, "engine": engine, "platform": str(setup.get("platform"))})
     out: dict[str, Any] = {
         "name": f"dashboard-{drives}x-{drive}-raid{level}-{array['strip_bytes'] // 1024}k-{engine}",
-        "description": f"{drives}x {drive} ({size}), RAID{level}, engine {engine}, on {setup.get('platform')} (nvsim dashboard)",
+        "description": f"{drives}x {named['drive']}, RAID{level}, {named['engine']}, on {named['platform']} (nvsim dashboard)",
         "platform": setup.get("platform"),
         "array": array,
     }
@@ -483,7 +507,7 @@ RESULT_COLUMNS = (
     "workload", "fidelity", "total_iops", "read_iops", "write_iops", "read_bytes_per_s", "write_bytes_per_s",
     "latency_mean_us", "latency_p50_us", "latency_p99_us", "latency_p99_9_us", "cpu_percent", "host_cores_busy_percent",
     "usable_bytes", "raid_waf", "waf_nand", "member_dwpd", "effective_dwpd", "lifetime_years",
-    "rebuild_hours", "data_loss_probability", "mttdl_years", "bottleneck",
+    "rebuild_hours", "data_loss_probability", "mttdl_years", "price_usd", "power_w", "usd_per_usable_tb", "bottleneck",
 )
 
 
@@ -496,7 +520,7 @@ def result_rows(record: dict[str, Any], label: str = "", first_only: bool = Fals
     for workload in record.get("workloads") or []:
         if "error" in workload:
             continue
-        wear_ = workload.get("wear") or {}
+        wear_, cost = workload.get("wear") or {}, workload.get("cost_power") or {}
         rows.append({
             "setup": label, "scenario": data.get("name"), "platform": data.get("platform"), "drive": array.get("drive"),
             "drives": array.get("drives"), "namespace_bytes": (record.get("capacity") or {}).get("member_bytes"),
@@ -513,6 +537,7 @@ def result_rows(record: dict[str, Any], label: str = "", first_only: bool = Fals
             "member_dwpd": wear_.get("member_dwpd"), "effective_dwpd": wear_.get("effective_dwpd"),
             "lifetime_years": wear_.get("lifetime_years"), "rebuild_hours": rebuild.get("rebuild_hours"),
             "data_loss_probability": rebuild.get("data_loss_probability"), "mttdl_years": rebuild.get("mttdl_years"),
+            "price_usd": cost.get("price_usd"), "power_w": cost.get("power_w"), "usd_per_usable_tb": cost.get("usd_per_usable_tb"),
             "bottleneck": workload.get("bottleneck"),
         })
         if first_only:
@@ -585,13 +610,8 @@ def import_scenario(text: str, filename: str, catalog: Catalog | None = None) ->
     return {"setup": setup, "custom": custom, "extras": extras}
 
 
-def exact_size_text(n_bytes: int) -> str:
-    """The shortest decimal size text ("6.4 TB") that reads back as exactly ``n_bytes``."""
-    for digits in range(0, 10):
-        text = format_bytes_decimal(n_bytes, digits)
-        if parse_bytes(text) == n_bytes:
-            return text
-    return f"{n_bytes} B"
+exact_size_text = size_text
+"""The shortest decimal size text ("6.4 TB") that reads back as exactly ``n_bytes`` (``nvsim.names``)."""
 
 
 def import_fio(text: str, filename: str, scenario: dict[str, Any] | None, catalog: Catalog | None = None,

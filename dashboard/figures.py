@@ -191,3 +191,39 @@ def drive_figure(curve: dict[str, Any]) -> go.Figure:
     fig = _layout(fig, f"Against drive count ({curve.get('workload')}; dashed: this set-up)", 520)
     fig.update_annotations(font=dict(size=12), x=0, xanchor="left")
     return fig
+
+
+def compare_curves_figure(curves: list[tuple[str, dict[str, Any]]]) -> go.Figure:
+    """Every set-up's IOPS and mean latency against I/Os in flight (jobs x queue depth) on one
+    chart, the view vendor calculators lead with: one colour per set-up, its own load marked."""
+    drawn = [(label, curve) for label, curve in curves if curve.get("points")]
+    if not drawn:
+        return empty_figure("no curves yet: add set-ups on the Set-up tab")
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.1,
+                        subplot_titles=("IOPS", "mean latency (µs, fluid mode)"))
+    for position, (label, curve) in enumerate(curves):
+        points = curve.get("points") or []
+        if not points:
+            continue
+        colour = SETUP_COLOURS[position % len(SETUP_COLOURS)]
+        letter = label.split(":", 1)[0]
+        xs = [p["x"] for p in points]
+        fig.add_trace(go.Scatter(x=xs, y=[p["iops"] for p in points], mode="lines", name=label, legendgroup=letter,
+                                 line=dict(color=colour), hovertemplate=f"{letter}: %{{x}} in flight, %{{y:.4s}} IOPS<extra></extra>"),
+                      row=1, col=1)
+        fig.add_trace(go.Scatter(x=xs, y=[p["mean_us"] for p in points], mode="lines", name=label, legendgroup=letter,
+                                 showlegend=False, line=dict(color=colour),
+                                 hovertemplate=f"{letter}: %{{x}} in flight, mean %{{y:.4g}} µs<extra></extra>"), row=2, col=1)
+        own = next((p for p in points if p["x"] == curve.get("current")), None)
+        if own is not None:
+            for row, key in ((1, "iops"), (2, "mean_us")):
+                fig.add_trace(go.Scatter(x=[own["x"]], y=[own[key]], mode="markers+text", text=[letter], textposition="top center",
+                                         marker=dict(color=colour, size=9), showlegend=False, legendgroup=letter, cliponaxis=False,
+                                         hoverinfo="skip"), row=row, col=1)
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log", row=2, col=1)
+    fig.update_xaxes(title_text=drawn[0][1].get("axis", ""), row=2, col=1)
+    fig = _layout(fig, "IOPS and latency against load, every set-up (lettered dot: the set-up's own load)", 640)
+    fig.update_layout(showlegend=True, legend=dict(orientation="h", y=-0.14, x=0, yanchor="top"), margin=dict(b=40))
+    fig.update_annotations(font=dict(size=12), x=0, xanchor="left")
+    return fig

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import Flask, Response, request
-from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from werkzeug.exceptions import HTTPException
 
 from nvsim import InputError
@@ -61,6 +61,10 @@ class Extras(_Shape):
 class Job(_Shape):
     id: str
     key: str
+
+
+class CompareJob(Job):
+    index: int = Field(ge=0, lt=26)  # which set-up (A to Z: MAX_COMPARE_ENTRIES) the Compare view's run simulates
 
 
 class Record(_Shape):
@@ -110,6 +114,7 @@ _STORES: dict[str, TypeAdapter] = {
     "compare": TypeAdapter(list[CompareEntry] | None), "tab": TypeAdapter(str | None), "link-state": TypeAdapter(str | None),
     "sheets": TypeAdapter(list[dict[str, Any]] | None), "curve-event": TypeAdapter(EventRecord | None),
     "plan-job": TypeAdapter(str | None), "plan-rows": TypeAdapter(list[PlanRow] | None),
+    "compare-job": TypeAdapter(CompareJob | None),
 }
 MAX_CHOICES = 1000
 """Most values a multiple-choice control sends (a whole catalog is some hundreds)."""

@@ -16,43 +16,52 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
+import json
+import math
+from datetime import date as calendar_date
 from functools import lru_cache
 from html import escape
 from pathlib import Path
 from typing import Any
 
 from nvsim import Catalog, InputError, __version__, default_catalog, parse_scenario
+from nvsim.names import product_name
 from nvsim.published import fitted_ids, load_published, published_files, where_looked
 from nvsim.scenario import load_scenario
 from nvsim.units import format_large, format_probability, format_significant
 from nvsim.simulation import predict_workload
 from nvsim.validation import Comparison, predict_metric
 
-from . import core
+from . import core, curves
 from .browser import CHROMIUM
 
-MISSES_SHOWN, REASON_CHARS = 4, 220
+MISSES_SHOWN, REASON_CHARS = 3, 170
 """The report keeps to one page: the first misses, each reason cut at a word."""
 PDF_TIMEOUT_S = 60.0
 """Longest Chromium may take to print the report (it takes about a second)."""
 STYLE = """
-@page { size: A4; margin: 11mm; }
+@page { size: A4; margin: 9mm; }
 body { font: 9.5px/1.35 system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif; color: #1d2733; margin: 0; }
-h1 { font-size: 16px; margin: 0 0 2px; } h2 { font-size: 11.5px; margin: 8px 0 3px; color: #1f5fa8; }
+h1 { font-size: 16px; margin: 0 0 2px; } h2 { font-size: 11.5px; margin: 6px 0 2px; color: #1f5fa8; }
 .sub { color: #5b6878; margin-bottom: 6px; } .cols { display: grid; grid-template-columns: 1fr 1fr; gap: 10px; }
-table { border-collapse: collapse; width: 100%; } th, td { border: 1px solid #dde3ea; padding: 2px 4px; text-align: left; vertical-align: top; }
-th { background: #eef2f6; font-weight: 600; } td.num { text-align: right; white-space: nowrap; }
-.limit { font-size: 12px; margin: 4px 0; padding: 4px 6px; background: #fdf3e7; border-left: 3px solid #e67e22; }
+table { border-collapse: collapse; width: 100%; table-layout: fixed; }
+th, td { border: 1px solid #dde3ea; padding: 2px 4px; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
+.fields { display: grid; grid-template-columns: repeat(4, 1fr); gap: 4px 10px; margin: 2px 0 6px; }
+.fields b { color: #5b6878; font-weight: 600; margin-right: 4px; } svg.curve { width: 100%; height: auto; display: block; }
+th { background: #eef2f6; font-weight: 600; } td.num { text-align: right; overflow-wrap: normal; }
+.limit { font-size: 12px; margin: 4px 0; padding: 4px 6px; background: #fdf3e7; border-left: 3px solid #d35400; }
 .bar { background: #e9eef4; height: 8px; width: 100%; } .bar > div { background: #1f5fa8; height: 8px; }
 .bar > div.top { background: #c0392b; } .ok { color: #2e8b57; font-weight: 600; } .out { color: #b3261e; font-weight: 600; }
 .foot { color: #6b7785; margin-top: 6px; font-size: 8.5px; }
 """
 
 
-def _table(head: list[str], rows: list[list[str]], numeric: set[int] = frozenset()) -> str:
+def _table(head: list[str], rows: list[list[str]], numeric: set[int] = frozenset(), widths: tuple[int, ...] = ()) -> str:
+    """A table; ``widths``: each column's share of the width (%), so that long names wrap and nothing is cut."""
     cells = "".join("<tr>" + "".join(f"<td class='num'>{c}</td>" if i in numeric else f"<td>{c}</td>"
                                      for i, c in enumerate(row)) + "</tr>" for row in rows)
-    return "<table><tr>" + "".join(f"<th>{escape(h)}</th>" for h in head) + "</tr>" + cells + "</table>"
+    columns = "<colgroup>" + "".join(f"<col style='width: {w}%'>" for w in widths) + "</colgroup>" if widths else ""
+    return f"<table>{columns}<tr>" + "".join(f"<th>{escape(h)}</th>" for h in head) + "</tr>" + cells + "</table>"
 
 
 def _pairs(rows: list[tuple[str, str]]) -> str:
@@ -60,17 +69,14 @@ def _pairs(rows: list[tuple[str, str]]) -> str:
 
 
 def setup_rows(record: dict[str, Any], catalog: Catalog) -> list[tuple[str, str]]:
-    data = record["scenario"]
-    array = data["array"]
-    platform = catalog.platforms.get(data.get("platform"))
+    array = record["scenario"]["array"]
+    names = core.record_names(record, catalog)
     cap = record["capacity"]
-    return [("server", f"{platform.vendor} {platform.model}" if platform else str(data.get("platform"))),
-            ("drives", f"{array['drives']} x {core.drive_label(catalog, array['drive'])}" if array["drive"] in catalog.drives
-             else f"{array['drives']} x {array['drive']}"),
-            ("RAID", f"RAID{array['level']}, strip {core.strip_label(int(array['strip_bytes']))}, engine {array['engine']}"),
+    return [("server", names["platform"]), ("drives", f"{array['drives']} x {names['drive']}"),
+            ("RAID engine", names["engine"]),
+            ("RAID", f"RAID{array['level']}, strip {core.strip_label(int(array['strip_bytes']))}"),
             ("namespace per drive", core.fmt_bytes(cap["member_bytes"])),
-            ("usable capacity", f"{core.fmt_bytes(cap['usable_bytes'])} ({cap['efficiency']:.1%} of {core.fmt_bytes(cap['raw_bytes'])} raw)"),
-            ("workloads", ", ".join(w["name"] for w in record["workloads"]))]
+            ("usable capacity", f"{core.fmt_bytes(cap['usable_bytes'])} ({cap['efficiency']:.1%} of {core.fmt_bytes(cap['raw_bytes'])} raw)")]
 
 
 def prediction_rows(record: dict[str, Any]) -> list[list[str]]:
@@ -94,26 +100,110 @@ def utilisation_html(workload: dict[str, Any]) -> str:
     top = util[0][1]
     rows = [[escape(name), f"<div class='bar'><div class='{'top' if v >= top - 1e-9 else ''}' style='width:{min(100, 100 * v):.1f}%'></div></div>",
              f"{100 * v:.0f}%"] for name, v in util]
-    return _table(["resource", "busy", ""], rows, {2})
+    return _table(["resource", "busy", ""], rows, {2}, (58, 30, 12))
 
 
-def rebuild_rows(record: dict[str, Any]) -> list[tuple[str, str]]:
-    rebuild = record.get("rebuild") or {}
+def rebuilds(record: dict[str, Any], catalog: Catalog) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(idle, under the first workload) rebuild of the record's set-up: the record's own one and the
+    other computed in fluid mode (``core.rebuild_info``; cached for the shipped catalog)."""
+    own = record.get("rebuild") or {}
+    if own.get("rebuild_hours") is None:
+        return own, own
+    loaded = not own.get("under_load")
+    data = record["scenario"]
+    try:
+        if catalog is default_catalog():
+            other = json.loads(_rebuild_cached(json.dumps(data, sort_keys=True), loaded))
+        else:
+            other = core.rebuild_info(parse_scenario(data, catalog), catalog, under_load=loaded)
+    except InputError as exc:
+        other = {"na": str(exc)}
+    return (own, other) if loaded else (other, own)
+
+
+@lru_cache(maxsize=32)
+def _rebuild_cached(data_json: str, under_load: bool) -> str:
+    catalog = default_catalog()
+    return json.dumps(core.rebuild_info(parse_scenario(json.loads(data_json), catalog), catalog, under_load=under_load))
+
+
+def _rebuild_cells(rebuild: dict[str, Any]) -> list[str]:
     if rebuild.get("rebuild_hours") is None:
-        return [("rebuild", rebuild.get("na") or "not computed")]
-    where = "under the first workload" if rebuild.get("under_load") else "idle array"
-    risk = rebuild.get("data_loss_probability")
-    return [("rebuild time", f"{format_significant(rebuild['rebuild_hours'], 3)} h at {core.fmt_gb_per_s((rebuild.get('rebuild_mb_per_s') or 0) * 1e6)} ({where})"),
-            ("rebuild limited by", str(rebuild.get("rebuild_limited_by") or "")),
-            ("data loss per rebuild", "n/a" if risk is None else format_probability(risk)),
-            ("MTTDL", "n/a" if rebuild.get("mttdl_years") is None else f"{format_large(rebuild['mttdl_years'])} years")]
+        return [escape(rebuild.get("na") or "not computed")] + [""] * 4
+    risk, mttdl = rebuild.get("data_loss_probability"), rebuild.get("mttdl_years")
+    return [f"{format_significant(rebuild['rebuild_hours'], 3)} h", core.fmt_gb_per_s((rebuild.get("rebuild_mb_per_s") or 0) * 1e6),
+            escape(str(rebuild.get("rebuild_limited_by") or "")), "n/a" if risk is None else format_probability(risk),
+            "n/a" if mttdl is None else f"{format_large(mttdl)} years"]
 
 
-def cost_rows(workload: dict[str, Any]) -> list[tuple[str, str]]:
+def rebuild_html(record: dict[str, Any], catalog: Catalog) -> str:
+    """Rebuild of one failed drive onto a spare, on an idle array and under the first workload, side by side."""
+    idle, loaded = rebuilds(record, catalog)
+    if idle.get("rebuild_hours") is None and loaded.get("rebuild_hours") is None:
+        return _pairs([("rebuild", idle.get("na") or "not computed")])
+    workload = next((w["name"] for w in record["workloads"] if "error" not in w), "the first workload")
+    columns = list(zip(_rebuild_cells(idle), _rebuild_cells(loaded)))
+    rows = [[escape(label), a, b] for label, (a, b) in
+            zip(("rebuild time", "rebuild speed", "limited by", "data loss per rebuild", "MTTDL"), columns)]
+    return _table(["", "idle array", f"under {workload}"], rows, widths=(16, 42, 42))
+
+
+CURVE_W, CURVE_H, CURVE_PAD, CURVE_RIGHT = 340, 104, 30, 44
+"""The report's small curve (SVG user units): width, height, and the room for its axis labels
+left and right (the latency labels: "1.25 ms" fits)."""
+
+
+def _polyline(points: list[tuple[float, float]], colour: str, dashed: bool = False) -> str:
+    coords = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
+    dash = " stroke-dasharray='4 3'" if dashed else ""
+    return f"<polyline fill='none' stroke='{colour}' stroke-width='1.6'{dash} points='{coords}'/>"
+
+
+def curve_svg(record: dict[str, Any], catalog: Catalog) -> str:
+    """IOPS (solid) and mean latency (dashed) of the first workload against I/Os in flight, as a
+    small inline SVG (``dashboard.curves.load_curve``, fluid mode); "" when there is no curve."""
+    try:
+        curve = curves.load_curve(record["scenario"], catalog)
+    except (InputError, ValueError):
+        return ""
+    points = [p for p in curve["points"] if p.get("mean_us")]
+    if len(points) < 2:
+        return ""
+    xs = [math.log(p["x"]) for p in points]
+    top_iops, lat = max(p["iops"] for p in points), [math.log(p["mean_us"]) for p in points]
+    width, height = CURVE_W - CURVE_PAD - CURVE_RIGHT, CURVE_H - CURVE_PAD + 8
+
+    def at(x: float, share: float) -> tuple[float, float]:
+        return CURVE_PAD + width * (x - xs[0]) / (xs[-1] - xs[0] or 1), 8 + (height - 8) * (1 - share)
+
+    iops = [at(x, p["iops"] / top_iops) for x, p in zip(xs, points)]
+    span = (max(lat) - min(lat)) or 1
+    latency = [at(x, (v - min(lat)) / span) for x, v in zip(xs, lat)]
+    own = next((at(x, p["iops"] / top_iops) for x, p in zip(xs, points) if p["x"] == curve["current"]), None)
+    labels = [f"<text x='{CURVE_PAD - 3}' y='14' text-anchor='end' fill='#1f5fa8'>{core.fmt_count(top_iops)}</text>",
+              f"<text x='{CURVE_PAD - 3}' y='{height}' text-anchor='end' fill='#1f5fa8'>0</text>",
+              f"<text x='{CURVE_W - CURVE_RIGHT + 3}' y='14' fill='#d35400'>{core.fmt_us(points[lat.index(max(lat))]['mean_us'])}</text>",
+              f"<text x='{CURVE_W - CURVE_RIGHT + 3}' y='{height}' fill='#d35400'>{core.fmt_us(points[lat.index(min(lat))]['mean_us'])}</text>",
+              f"<text x='{CURVE_PAD}' y='{CURVE_H - 4}'>{points[0]['x']:,}</text>",
+              f"<text x='{CURVE_W - CURVE_RIGHT}' y='{CURVE_H - 4}' text-anchor='end'>{points[-1]['x']:,}</text>",
+              f"<text x='{(CURVE_W + CURVE_PAD - CURVE_RIGHT) / 2}' y='{CURVE_H - 4}' text-anchor='middle'>{escape(curve['axis'])}</text>"]
+    marker = "" if own is None else f"<circle cx='{own[0]:.1f}' cy='{own[1]:.1f}' r='3' fill='#1f5fa8'/>"
+    return (f"<svg class='curve' viewBox='0 0 {CURVE_W} {CURVE_H}' font-size='8' fill='#5b6878' role='img' "
+            f"aria-label='IOPS and mean latency against load'>"
+            f"<rect x='{CURVE_PAD}' y='8' width='{width}' height='{height - 8}' fill='none' stroke='#dde3ea'/>"
+            + _polyline(iops, "#1f5fa8") + _polyline(latency, "#d35400", dashed=True) + marker + "".join(labels) + "</svg>"
+            f"<div class='sub'>{escape(curve['workload'])}: IOPS (solid) and mean latency (dashed, log scale) against load; "
+            "the dot: this set-up's load. Fluid mode.</div>")
+
+
+def cost_rows(workload: dict[str, Any], missing: str | None = None) -> list[tuple[str, str]]:
+    """Price, power and what they buy; ``missing``: the parts without a price, by product name
+    (default: as ``nvsim.cost`` names them)."""
     cost = workload.get("cost_power") or {}
+    missing = cost.get("price_missing") if missing is None else missing
     wear = workload.get("wear") or {}
     dollars = (lambda v, d=0: "n/a" if v is None else f"${v:,.{d}f}")
-    return [("price", dollars(cost.get("price_usd")) + (f" (no price for {cost['price_missing']})" if cost.get("price_missing") else "")),
+    return [("price", dollars(cost.get("price_usd")) + (f" (no price for {missing})" if missing else "")),
             ("power at this load", "n/a" if cost.get("power_w") is None else f"{cost['power_w']:,.0f} W"),
             ("per usable TB", dollars(cost.get("usd_per_usable_tb"))), ("per 1K IOPS", dollars(cost.get("usd_per_kiops"), 2)),
             ("per GB/s", dollars(cost.get("usd_per_gb_per_s"))),
@@ -173,55 +263,78 @@ def _short(text: str) -> str:
     return text if len(text) <= REASON_CHARS else text[:REASON_CHARS].rsplit(" ", 1)[0] + " …"
 
 
+VALIDATION_ORDER = ("engine", "drive", "platform")
+"""The chosen engine's validation status first: what a RAID-engine report is asked about."""
+
+
 def validation_html(record: dict[str, Any], catalog: Catalog) -> str:
-    """The summary line per model and the numbers that miss (with their declared reasons)."""
-    array = record["scenario"]["array"]
-    rows = validation_status(array["drive"], array["engine"], record["scenario"]["platform"])
+    """The summary line per model (the engine first) and the numbers of the chosen engine's own
+    scenarios that miss, with their declared reasons (another engine's misses are not this set-up's)."""
+    data = record["scenario"]
+    array = data["array"]
+    ours = {"drive": array["drive"], "engine": array["engine"], "platform": data["platform"]}
+    rows = validation_status(ours["drive"], ours["engine"], ours["platform"])
     found = bool(_published())  # absent published files are "not found", never "no number uses it"
+    sections = {"drive": "drives", "engine": "engines", "platform": "platforms"}
     lines = []
-    for kind in ("drive", "engine", "platform"):
+    for kind in VALIDATION_ORDER:
         mine = [r for r in rows if kind in r["models"]]
         ok = sum(r["status"] == "ok" for r in mine)
         out = [r for r in mine if r["status"] == "OUT"]
         event = sum(r["status"] == "event mode only" for r in mine)
-        name = {"drive": array["drive"], "engine": array["engine"], "platform": record["scenario"]["platform"]}[kind]
         text = (f"{len(mine)} published numbers: <span class='ok'>{ok} within tolerance</span>, "
                 f"<span class='out'>{len(out)} outside</span>, {event} event mode only" if mine
                 else "no published number uses it: its figures are predictions only" if found
                 else "not found: this install's published numbers could not be found, so its validation status is unknown")
-        lines.append([escape(kind), escape(name), text])
+        lines.append([escape(kind), escape(product_name(catalog, sections[kind], ours[kind])), text])
     misses = [[escape(r["id"]), f"{format_significant(100 * r['error'], 3)}%" if r["error"] is not None and r["unit"] != "percent"
                else "", escape(_short(r["reason"] or "no reason declared"))]
-              for r in sorted(rows, key=lambda r: -len(r["models"])) if r["status"] == "OUT"]  # most models shared first
-    table = _table(["model", "catalog entry", "published numbers re-predicted now (fluid mode)"], lines)
+              for r in sorted(rows, key=lambda r: -len(r["models"])) if r["status"] == "OUT" and "engine" in r["models"]]
+    table = _table(["model", "product", "published numbers re-predicted now (fluid mode)"], lines, widths=(10, 40, 50))
     if not found:
         table += f"<p>Published numbers not found: looked for {escape(where_looked())}.</p>"
     if misses:
-        table += "<p>Outside tolerance:</p>" + _table(["number", "error", "why (declared in published.yaml)"], misses[:MISSES_SHOWN])
+        table += "<p>Outside tolerance, in this engine's scenarios:</p>" + _table(
+            ["number", "error", "why (declared in published.yaml)"], misses[:MISSES_SHOWN], widths=(30, 8, 62))
         if len(misses) > MISSES_SHOWN:
             table += f"<p>and {len(misses) - MISSES_SHOWN} more: docs/validation.md lists every number with its reason.</p>"
     return table
 
 
-def report_html(record: dict[str, Any], catalog: Catalog | None = None) -> str:
-    """The one-page report of a results record (``core.evaluate`` / ``core.compute``)."""
+def title(record: dict[str, Any], catalog: Catalog) -> str:
+    """The report's title: the set-up in product names ("24 x KIOXIA CM7-R 3.84 TB, RAID6, Graid ...")."""
+    array = record["scenario"]["array"]
+    names = core.record_names(record, catalog)
+    return f"{array['drives']} x {names['drive']}, RAID{array['level']}, {names['engine']}"
+
+
+def fields_html(customer: str, project: str, when: str, mode: str) -> str:
+    """The report's customer, project and date (blank ones say so, for writing in on paper)."""
+    cells = (("Customer", customer), ("Project", project), ("Date", when))
+    return "<div class='fields'>" + "".join(f"<div><b>{k}</b>{escape(v.strip()) or '________________'}</div>" for k, v in cells) \
+        + f"<div><b>Model</b>nvsim {escape(__version__)}, {mode}</div></div>"
+
+
+def report_html(record: dict[str, Any], catalog: Catalog | None = None, *, customer: str = "", project: str = "",
+                when: str | None = None) -> str:
+    """The one-page report of a results record (``core.evaluate`` / ``core.compute``), for
+    ``customer`` and ``project`` on date ``when`` (default today, ISO 8601)."""
     catalog = catalog or default_catalog()
-    data = record["scenario"]
     workload = next((w for w in record["workloads"] if "error" not in w), {})
-    mode = "event mode (discrete events)" if record.get("fidelity") == "event" else "fluid mode (rates; latency is the mean)"
-    body = [f"<h1>{escape(data.get('description') or data['name'])}</h1>",
-            f"<div class='sub'>nvsim {escape(__version__)} prediction, {mode}; scenario {escape(data['name'])}</div>",
+    mode = "event mode" if record.get("fidelity") == "event" else "fluid mode (mean latency)"
+    body = [f"<h1>{escape(title(record, catalog))}</h1>", fields_html(customer, project, when or calendar_date.today().isoformat(), mode),
             f"<div class='limit'>Limited by: <b>{escape(workload.get('bottleneck') or 'n/a')}</b> ({escape(workload.get('name', ''))})</div>",
             "<div class='cols'><div><h2>Set-up</h2>", _pairs(setup_rows(record, catalog)),
-            "<h2>Cost and power</h2>", _pairs(cost_rows(workload)), "</div><div><h2>Where the time goes</h2>",
-            utilisation_html(workload), "<h2>Rebuild and risk</h2>", _pairs(rebuild_rows(record)), "</div></div>",
+            "<h2>Cost and power</h2>", _pairs(cost_rows(workload, core.missing_prices(record, workload, catalog))), "</div><div><h2>Against load</h2>", curve_svg(record, catalog),
+            "<h2>Where the time goes</h2>", utilisation_html(workload), "</div></div>",
+            "<h2>Rebuild and risk (one failed drive, onto a spare)</h2>", rebuild_html(record, catalog),
             "<h2>Predictions</h2>", _table(["workload", "IOPS", "throughput", "latency mean", "p99", "p99.9", "host cores busy", "limited by"],
-                                            prediction_rows(record), {1, 2, 3, 4, 5, 6}),
-            "<h2>Validation status of the models used</h2>", validation_html(record, catalog),
+                                            prediction_rows(record), {1, 2, 3, 4, 5, 6}, (18, 8, 9, 9, 8, 8, 9, 31)),
+            "<h2>Validation status of the models used (the RAID engine first)</h2>", validation_html(record, catalog),
             "<div class='foot'>Every catalog figure is cited (docs/catalog.md); published numbers and their sources: "
             "scenarios/*/published.yaml, docs/validation.md. Percentiles need event mode (nvsim run, or Simulate in the dashboard).</div>"]
     return ("<!doctype html><html><head><meta charset='utf-8'>"
-            f"<title>nvsim report: {escape(data['name'])}</title><style>{STYLE}</style></head><body>"
+            f"<title>nvsim report: {escape(title(record, catalog))}</title><style>{STYLE}</style></head><body>"
             + "\n".join(body) + "</body></html>")
 
 

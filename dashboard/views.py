@@ -82,12 +82,25 @@ def report_view() -> html.Div:
     return html.Div(className="report", children=[
         html.Div(className="actions", children=[
             html.Span("One page: set-up, predictions, bottleneck, rebuild and risk, cost and power, validation.", className="mode"),
+            *[dcc.Input(id=f"report-{key}", type="text", placeholder=hint, debounce=True, maxLength=REPORT_FIELD_CHARS,
+                        className="text-input report-field") for key, hint in REPORT_FIELDS],
             html.Button("report HTML", id="report-html", n_clicks=0),
             html.Button("report PDF", id="report-pdf", n_clicks=0),
             html.Span(id="report-note", className="export-note"),
         ]),
         html.Iframe(id="report-frame", className="report-frame", srcDoc=""),
     ])
+
+
+REPORT_FIELDS = (("customer", "customer"), ("project", "project"), ("date", "date (default today)"))
+"""The report's own fields, typed on the Report tab (the ids are ``report-<key>``)."""
+REPORT_FIELD_CHARS = 120
+
+
+def report_fields(customer, project, when) -> dict[str, str]:
+    """The report's customer, project and date as report_html takes them (text, cut to REPORT_FIELD_CHARS)."""
+    cut = [str(v or "")[:REPORT_FIELD_CHARS] for v in (customer, project, when)]
+    return {"customer": cut[0], "project": cut[1], "when": cut[2].strip() or None}
 
 
 def _ds_field(key: str, label: str, control) -> html.Div:
@@ -132,6 +145,16 @@ def _checked_scenario(current: dict) -> dict:
     if not isinstance(scenario, dict) or core.scenario_key(scenario) != current.get("key"):
         raise guard.PayloadError("current.data", "the scenario does not match its key")
     return scenario
+
+
+def event_refusal(current: dict, catalog: Catalog) -> str | None:
+    """Why an event-mode run of this record is not started, or None: its scenario came back from
+    the browser, so it must match its key, validate again and fit the job budget."""
+    try:
+        core.check_event_budget(parse_scenario(_checked_scenario(current), catalog))
+    except InputError as exc:
+        return f"not simulated: {exc}"
+    return None
 
 
 def curve_figures(current: dict | None, curve_event: dict | None, catalog: Catalog) -> tuple:
@@ -224,27 +247,30 @@ def _curve_callbacks(app: Dash, catalog: Catalog, runner: EventRunner) -> None:
 
 
 def _report_callbacks(app: Dash, catalog: Catalog) -> None:
+    fields = [Input(f"report-{key}", "value") for key, _ in REPORT_FIELDS]
+
     @app.callback(Output("report-frame", "srcDoc"), Input("current", "data"), Input("event", "data"), Input("tab", "data"),
-                  State("sheets", "data"))
+                  *fields, State("sheets", "data"))
     @guard.client_data("current.data/event.data/sheets.data")
-    def _preview(current, event, tab, sheets):
+    def _preview(current, event, tab, customer, project, when, sheets):
         if tab != "report":
             return no_update
         record = core.shown(current, event)
         if record is None:
             return "<p style='font-family:sans-serif'>No report: the set-up is invalid.</p>"
-        return report.report_html(record, datasheet.session_catalog(catalog, sheets))
+        return report.report_html(record, datasheet.session_catalog(catalog, sheets), **report_fields(customer, project, when))
 
     @app.callback(Output("download-report", "data"), Output("report-note", "children"),
                   Input("report-html", "n_clicks"), Input("report-pdf", "n_clicks"),
-                  State("current", "data"), State("event", "data"), State("sheets", "data"), prevent_initial_call=True)
+                  State("current", "data"), State("event", "data"), State("sheets", "data"),
+                  *[State(f"report-{key}", "value") for key, _ in REPORT_FIELDS], prevent_initial_call=True)
     @guard.client_data("current.data/event.data/sheets.data")
-    def _download(_h, _p, current, event, sheets):
+    def _download(_h, _p, current, event, sheets, customer, project, when):
         record = core.shown(current, event)
         if record is None:
             return no_update, "nothing to report: the set-up is invalid"
         name = f"{record['scenario']['name']}-report"
-        text = report.report_html(record, datasheet.session_catalog(catalog, sheets))
+        text = report.report_html(record, datasheet.session_catalog(catalog, sheets), **report_fields(customer, project, when))
         if dash.ctx.triggered_id == "report-html":
             return dcc.send_string(text, f"{name}.html"), f"wrote {name}.html"
         try:

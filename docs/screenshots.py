@@ -4,12 +4,13 @@
 
 Needs Debian's chromium and chromium-driver (`make system-packages`). The main view: 24x KIOXIA
 CM7-R 3.84 TB, GPU RAID6, 4K random 70/30, after an event-mode run; the comparison: 4K random
-writes on md RAID6, GPU RAID6, md RAID10 and xiRAID RAID6; the curves of the reference set-up with
-event-mode p99; the report tab; the datasheet form with a customer's drive added; the main view at
-1280x800 (a laptop in a meeting room); the Plan tab's form and its ranked set-ups (16 drives of
-the reference set-up, two drives and two engines searched).
+writes on md RAID6, GPU RAID6, md RAID10 and xiRAID RAID6, their curves on one chart; the curves of
+the reference set-up with event-mode p99; an engine the set-up refuses (Intel VROC on an AMD
+server); the report tab for a customer and project; the datasheet form with a customer's drive
+added; the main view at 1280x800 (a laptop in a meeting room); the Plan tab's form and its ranked
+set-ups (16 drives of the reference set-up, two drives and two engines searched).
 
-    .venv/bin/python docs/screenshots.py plan   # only the shots named (main, compare, curves, report, small, plan)
+    .venv/bin/python docs/screenshots.py plan   # only the shots named (main, compare, curves, invalid, report, small, plan)
 """
 
 from __future__ import annotations
@@ -36,20 +37,29 @@ def shot_main(page) -> None:
 
 def shot_compare(page) -> None:
     page.choose_option("workload", "randwrite-4k")
-    for engine, level, strip in (("linux-md", "6", 4096), ("graid-supremeraid-sr1010", "6", 4096), ("linux-md", "10", 524288),
-                                 ("xinnor-xiraid", "6", 65536)):
+    for letter, (engine, level, strip) in zip("ABCD", (("linux-md", "6", 4096), ("graid-supremeraid-sr1010", "6", 4096),
+                                                       ("linux-md", "10", 524288), ("xinnor-xiraid", "6", 65536))):
         page.choose_radio("engine", engine)
         page.choose_radio("level", level)
         page.choose_option("strip", strip)
-        key = f"RAID{level} {engine}"
         name = f"raid{level}-{strip // 1024}k-{engine}"
-        before = page.text("add-note")
         page.wait(lambda: page.text("scenario-name").endswith(name) and "randwrite-4k" in page.text("workloads"), 20, name)
         page.click("add-compare")
-        page.wait(lambda: page.text("add-note") != before and key in page.text("add-note"), 20, f"adding {key}")
+        page.wait(lambda: page.text("add-note").startswith(f"added {letter}:"), 20, f"adding {letter}")
     page.click("tab-compare")
     page.wait(lambda: page.element("compare-values").is_displayed(), 20, "the comparison")
+    page.wait(lambda: page.driver.execute_script(
+        "const g = document.querySelector('#compare-curves .js-plotly-plot');"
+        "return g && g.data && g.data.filter(t => t.mode === 'lines').length === 8;"), 60, "the four set-ups' curves")
     page.screenshot(IMAGES / "dashboard-compare.png", full_page=True)
+
+
+def shot_invalid_engine(page, url: str) -> None:
+    """Intel VROC offered on an AMD server: disabled, its reason beside it."""
+    page.open(url)
+    page.choose_radio("level", "5")
+    page.wait(lambda: "runs only on Intel CPUs" in page.text("engine-field"), 20, "VROC's reason")
+    page.screenshot(IMAGES / "dashboard-invalid-engine.png")
 
 
 def shot_curves(page, url: str) -> None:
@@ -66,7 +76,9 @@ def shot_curves(page, url: str) -> None:
 def shot_report_and_datasheet(page, url: str) -> None:
     page.open(url)
     page.click("tab-report")
-    page.wait(lambda: "Validation status" in (page.element("report-frame").get_attribute("srcdoc") or ""), 30, "the report")
+    page.type_into("report-customer", "ACME Bank")
+    page.type_into("report-project", "Trading database refresh")
+    page.wait(lambda: "Trading database refresh" in (page.element("report-frame").get_attribute("srcdoc") or ""), 120, "the report")
     page.screenshot(IMAGES / "dashboard-report.png", full_page=True)
     page.click("tab-setup")
     page.driver.find_element("css selector", "#datasheet summary").click()
@@ -95,7 +107,7 @@ def shot_plan(page, url: str) -> None:
     page.screenshot(IMAGES / "dashboard-plan.png", full_page=True)
 
 
-SHOTS = ("main", "compare", "curves", "report", "small", "plan")
+SHOTS = ("main", "compare", "curves", "invalid", "report", "small", "plan")
 
 
 def main(names: list[str] | None = None) -> int:
@@ -120,6 +132,8 @@ def main(names: list[str] | None = None) -> int:
             shot_compare(page)
         if "curves" in chosen:
             shot_curves(page, server.url)
+        if "invalid" in chosen:
+            shot_invalid_engine(page, server.url)
         if "report" in chosen:
             shot_report_and_datasheet(page, server.url)
         if "plan" in chosen:

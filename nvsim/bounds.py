@@ -25,6 +25,7 @@ from .array_capacity import Capacity, capacity
 from .catalog import Catalog, default_catalog
 from .engines import build_engine
 from .links import attachment, drive_link, engine_link, switch_bytes_per_s, switch_uplink
+from .names import drive_name, engine_name
 from .platform import PlatformModel
 from .raid import full_stripe_write_bytes_per_host_byte, small_write_ops
 from .sim.fluid import resource_caps
@@ -102,7 +103,7 @@ def _datasheet_limits(scenario: ScenarioSpec, catalog: Catalog, host: PlatformMo
     drive = catalog.drives[array.drive]
     n = array.drives
     link = drive_link(drive, catalog.platforms[scenario.platform], catalog, scenario.topology, n)
-    media = f"{n} x {drive.model} {drive.name.rsplit('-', 1)[-1].upper()} media"
+    media = f"{n} x {drive_name(drive)} media"
     links = f"{n} x drive link {link.name}"
 
     # 4 KiB random read: one member read per host read, spread over every member.
@@ -163,7 +164,7 @@ def _add_card_limits(limits: dict[str, list[Limit]], scenario: ScenarioSpec, cat
     device = engine.device
     if device is None:
         return
-    label = f"{engine.product.split('(')[0].strip()} card"
+    label = f"{engine_name(engine)} card"
     for metric, advertised in ((RANDOM_READ, device.max_read_iops), (RANDOM_WRITE, device.max_write_iops),
                                (SEQUENTIAL_READ, device.max_read_bytes_per_s),
                                (SEQUENTIAL_WRITE, device.max_write_bytes_per_s)):

@@ -137,7 +137,7 @@ def run(
     if not json_out:
         if fallback:
             console.print(fallback, markup=False)
-        nvsim.report.print_bounds(console, spec, report)
+        nvsim.report.print_bounds(console, spec, report, catalog)
         if predictions:
             nvsim.report.print_predictions(console, predictions)
         for name, result in results.items():  # what a composite workload's rows did (a cap, a think time, a phase)
@@ -146,7 +146,7 @@ def run(
         for name, result in simulated.items():
             nvsim.report.print_utilisation(console, name, result)
         if together is not None:
-            nvsim.report.print_volumes(console, together)
+            nvsim.report.print_volumes(console, together, catalog)
         if resilience:
             nvsim.report.print_resilience(console, resilience)
         nvsim.report.print_cost_power(console, costs)
@@ -409,6 +409,9 @@ def report(
     scenario: Path = typer.Argument(..., help="Scenario YAML file, or a directory holding scenario.yaml."),
     out: Path = typer.Option(..., "--out", "-o", help="The report file: NAME.html, or NAME.pdf (printed by headless Chromium)."),
     fidelity: str = typer.Option("event", "--fidelity", help=FIDELITY_HELP),
+    customer: str = typer.Option("", "--customer", help="The customer the report is for (printed at its top)."),
+    project: str = typer.Option("", "--project", help="The project it is for (printed at its top)."),
+    date: str = typer.Option("", "--date", help="The report's date as printed (default: today, YYYY-MM-DD)."),
 ) -> None:
     """Write the one-page report of a scenario: set-up, predictions, bottleneck, rebuild and risk, cost and power, validation status of its models (HTML or PDF)."""
     fidelity = _fidelity(fidelity)
@@ -417,7 +420,8 @@ def report(
         raise InputError("--out", f"must end in .html or .pdf, got {out.name!r}")
     from dashboard import report as one_page  # the dashboard's report (no Dash needed), loaded only for this command
 
-    html_text = one_page.report_html(one_page.scenario_record(scenario, fidelity=fidelity))
+    html_text = one_page.report_html(one_page.scenario_record(scenario, fidelity=fidelity), customer=customer, project=project,
+                                     when=date or None)
     if out.suffix.lower() == ".pdf":
         data = one_page.report_pdf(html_text)
         with atomic_path(out) as tmp:

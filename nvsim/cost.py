@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .catalog import Catalog
+from .names import device_name, drive_name, engine_name, platform_name, switch_name
 from .specs import ScenarioSpec
 from .wear import drive_wear
 
@@ -116,9 +117,10 @@ def price_parts(catalog: Catalog, scenario: ScenarioSpec) -> list[dict]:
     """Each part of the bill with its count, price each, and the price's kind, date, basis and
     source (what a report prints beside the total)."""
     entries = _bill(catalog, scenario)
-    return [{"part": entry.name, "count": count, "usd_each": _value(entry.price_usd), "kind": entry.price_kind,
+    named = (drive_name, engine_name, platform_name, switch_name)  # the bill's order (``_bill``)
+    return [{"part": entry.name, "product": name(entry), "count": count, "usd_each": _value(entry.price_usd), "kind": entry.price_kind,
              "date": entry.price_date, "basis": entry.price_usd.basis if entry.price_usd else None,
-             "source": entry.price_usd.source if entry.price_usd else None} for entry, count in entries]
+             "source": entry.price_usd.source if entry.price_usd else None} for (entry, count), name in zip(entries, named)]
 
 
 def _busy(utilisation, match) -> float | None:
@@ -163,7 +165,7 @@ def setup_power_w(catalog: Catalog, scenario: ScenarioSpec, metrics: dict, utili
     elif device.power_idle_w is None or device.power_active_w is None:
         engine_w = None
     else:
-        share = _busy(utilisation, lambda label: f"({device.product})" in label) or 0.0
+        share = _busy(utilisation, lambda label: f"({device_name(device.product)})" in label) or 0.0
         engine_w = linear_power_w(float(device.power_idle_w.value), float(device.power_active_w.value), share)
     platform_w = None if platform.power_idle_w is None or platform.power_active_w is None else linear_power_w(
         float(platform.power_idle_w.value), float(platform.power_active_w.value), (metrics.get("cpu_percent") or 0.0) / 100.0)

@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .bounds import BoundsReport
+from .names import product_name
 from .simulation import Result
 from .specs import ScenarioSpec
 from .units import (column_scale, format_bytes_binary, format_bytes_decimal, format_large, format_probability,
@@ -149,13 +150,19 @@ def _print_transposed(console: Console, grid: Grid) -> None:
         start = end
 
 
-def print_bounds(console: Console, scenario: ScenarioSpec, report: BoundsReport) -> None:
+def print_bounds(console: Console, scenario: ScenarioSpec, report: BoundsReport, catalog=None) -> None:
+    """The set-up in one line (product names from ``catalog``; its names without one), its usable
+    capacity and the upper bounds of its components."""
     array = scenario.array
     cap = report.capacity
+
+    def name(section: str, key: str) -> str:
+        return key if catalog is None else product_name(catalog, section, key)
+
     console.print(f"[bold]{scenario.name}[/bold]: {scenario.description}")
     console.print(
-        f"RAID{array.level} of {array.drives} x {array.drive}, strip {format_bytes_binary(array.strip_bytes)}, "
-        f"engine {array.engine}, platform {scenario.platform}"
+        f"RAID{array.level} of {array.drives} x {name('drives', array.drive)}, strip {format_bytes_binary(array.strip_bytes)}, "
+        f"engine {name('engines', array.engine)}, platform {name('platforms', scenario.platform)}", markup=False, highlight=False
     )
     console.print(
         f"Usable capacity: [bold]{format_bytes_decimal(cap.usable_bytes)}[/bold] ({format_bytes_binary(cap.usable_bytes)}) "
@@ -281,10 +288,13 @@ def _rebuild_rows(r: dict) -> list[tuple[str, str]]:
                    ("  from unrecoverable read errors", format_probability(r["p_unrecoverable_read"]))]
 
 
-def print_volumes(console: Console, together) -> None:
+def print_volumes(console: Console, together, catalog=None) -> None:
     """The array and its volumes run at once (``nvsim.volumes``): each one's rates, latency and
-    limit, and how busy the resources they share are."""
-    rows = tuple((run.volume, run.workload, f"{run.engine} card {run.card}", f"{run.read_iops + run.write_iops:,.0f}",
+    limit, and how busy the resources they share are (engines by product name, given ``catalog``)."""
+    def engine(name: str) -> str:
+        return name if catalog is None else product_name(catalog, "engines", name)
+
+    rows = tuple((run.volume, run.workload, f"{engine(run.engine)} card {run.card}", f"{run.read_iops + run.write_iops:,.0f}",
                   f"{(run.read_bytes_per_s + run.write_bytes_per_s) / 1e6:,.0f}", f"{run.mean_latency_us:,.1f}",
                   f"{run.limited_by} at {100 * run.utilisation:.0f}%") for run in together.runs)
     print_grid(console, Grid("Volumes run together (fluid mode)", ("volume", "workload", "engine", "IOPS", "MB/s",
@@ -335,7 +345,8 @@ def _price_line(parts: list[dict], idle: dict) -> str:
     items = []
     for p in parts:
         each = "no price in the catalog" if p["usd_each"] is None else f"${p['usd_each']:,.0f} ({p['kind']} {p['date']})"
-        items.append(f"{p['count']} x {p['part']} {each}" if p["count"] != 1 else f"{p['part']} {each}")
+        name = p.get("product") or p["part"]
+        items.append(f"{p['count']} x {name} {each}" if p["count"] != 1 else f"{name} {each}")
     total = idle.get("price_usd")
     head = "Set-up price: unknown" if total is None else f"Set-up price: ${total:,.0f}"
     per_tb = idle.get("usd_per_usable_tb")

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ..names import engine_name
 from ..specs import EngineSpec, RebuildSpec, Spec
 from ..stripe.planner import MemberIOPlan
 
@@ -207,7 +208,7 @@ class Engine:
         return bool(device and device.data_through_device)
 
     def device_bandwidth_label(self) -> str:
-        return f"{self.spec.name} bandwidth limit"
+        return f"{engine_name(self.spec)} bandwidth limit"
 
     def own_lock(self) -> str | None:
         """The label of the engine's serialised section on the submission path; None here."""

@@ -43,6 +43,7 @@ from pydantic import Field
 
 from ..constants import PAGE_BYTES
 from ..errors import InputError
+from ..names import device_name
 from ..raid import parity_members
 from ..specs import Cited, GpuFamilySpec
 from .base import Engine, EngineParameters, EngineServer, EngineSettings, EngineWork, per_host_sum
@@ -95,7 +96,7 @@ class GpuEngine(Engine):
             raise InputError("array.engine_settings.driver", f"{self.spec.name} has no driver {wanted!r}; allowed: {known}")
 
     def own_server(self) -> EngineServer:
-        return EngineServer(f"GPU ({self.spec.device.product})" if self.spec.device else "GPU", 1, on_host_cpu=False)
+        return EngineServer(f"GPU ({device_name(self.spec.device.product)})" if self.spec.device else "GPU", 1, on_host_cpu=False)
 
     @cached_property
     def costs(self) -> GpuCosts:

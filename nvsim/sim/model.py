@@ -21,6 +21,7 @@ from ..catalog import Catalog, default_catalog
 from ..engines import Engine, build_engine
 from ..host_io import HostIoCosts, workload_host_io_costs
 from ..links import attachment, drive_link, engine_link, switch_bytes_per_s, switch_uplink
+from ..names import drive_name, engine_name
 from ..pcie import NVME_READ_TRAVERSALS, NVME_WRITE_TRAVERSALS, PcieLink
 from ..platform import CpuLayout, PlatformModel
 from ..raid import parity_members
@@ -168,8 +169,8 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
     server = engine.server
     facts = fabric.ArrayFacts(  # positional, in ArrayFacts' order: a sweep builds thousands
         len(cpu.speed), engine.lock_label, server.label if server else None, server.servers if server else 1,
-        bool(server and server.on_host_cpu), engine_spec.name, bool(device_read),
-        device_link.name if device_link is not None else None, catalog.drives[array.drive].name, drive.units,
+        bool(server and server.on_host_cpu), engine_name(engine_spec), bool(device_read),
+        device_link.name if device_link is not None else None, drive_name(catalog.drives[array.drive]), drive.units,
         drive.link.name, engine.rebuild_threads(), uplink_label, uplinks,
         engine.device_bandwidth_label() if device_read else None)
     return ArrayModel.assemble(

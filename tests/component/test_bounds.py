@@ -36,7 +36,7 @@ def test_default_scenario_bounds_name_their_components(catalog):
     report = array_bounds(spec, catalog)
     by_metric = {b.metric: b for b in report.bounds}
     # The SR-1010's advertised 28M IOPS / 260 GB/s sit below 24 drives' media rates.
-    assert by_metric["4K random read"].limited_by.startswith("SupremeRAID SR-1010")
+    assert by_metric["4K random read"].limited_by.startswith("Graid Technology SupremeRAID SR-1010")  # its product name
     assert by_metric["sequential read"].value == pytest.approx(260e9)
     # RAID6 random writes: the GPU's own write cost (the fabric's engine resource) binds before the media
     assert by_metric["4K random write"].limited_by.startswith("GPU")

@@ -132,7 +132,8 @@ def test_compare_two_set_ups_side_by_side(page, catalog):
     page.click("tab-compare")  # the views switch in the browser after the click returns: wait for it
     assert page.wait(lambda: not page.element("view-setup").is_displayed(), 10, "the set-up view to hide")
     table = page.wait(lambda: page.element("compare-values"), 10, "the comparison table")
-    assert "A: 24x RAID6 linux-md" in table.text and "B: 24x RAID6 graid-supremeraid-sr1010" in table.text
+    assert "A: 24x KIOXIA CM7-R 3.84 TB RAID6, Linux kernel md (mdadm)" in table.text
+    assert "B: 24x KIOXIA CM7-R 3.84 TB RAID6, Graid Technology SupremeRAID SR-1010" in table.text
     cells = page.element("compare-row-total_iops").find_elements("tag name", "td")
     assert [float(c.get_attribute("data-value")) for c in cells] == [pytest.approx(md_iops), pytest.approx(gpu_iops)]
     bars = page.wait(lambda: page.driver.execute_script(
@@ -277,11 +278,11 @@ def test_rough_edges_of_issue_23(page, tmp_path):
     page.type_into("drives", "3")  # invalid now: the note about the last set-up goes
     page.wait(lambda: page.text("drives-error") and page.text("add-note") == "", 15, "the stale note to go")
     page.type_into("drives", "24")
-    for engine in ("linux-md", "xinnor-xiraid", "graid-supremeraid-sr1010"):  # four set-ups: more than three
+    for letter, engine in zip("BCD", ("linux-md", "xinnor-xiraid", "graid-supremeraid-sr1010")):  # four set-ups: more than three
         page.choose_radio("engine", engine)
         page.wait(lambda: engine in page.text("scenario-name"), 15, engine)
         page.click("add-compare")
-        page.wait(lambda: engine in page.text("add-note"), 15, f"adding {engine}")
+        page.wait(lambda: page.text("add-note").startswith(f"added {letter}:"), 15, f"adding {engine}")
     page.click("tab-compare")
     page.wait(lambda: page.text("compare-count").startswith("4 set-ups"), 15, "four set-ups")
     page.click("tab-setup")
@@ -343,3 +344,90 @@ def test_the_plan_form_runs_with_progress_and_its_rows_open_and_add_to_compare(p
     page.click("plan-run")
     page.wait(lambda: page.text("plan-status").startswith("error: requirements"), 15, "the refusal")
     assert "usable_bytes" in page.text("plan-status") and "field-error" in page.element("plan-status").get_attribute("class")
+def add_set_ups(page: Browser, engines: tuple[str, ...]) -> None:
+    """Add the default set-up with each engine in turn to the comparison (A, B, ...)."""
+    for letter, engine in zip("ABCDEFGH", engines):
+        page.choose_radio("engine", engine)
+        page.wait(lambda: page.text("scenario-name").endswith(engine) and page.value("m-iops"), 20, engine)
+        page.wait(lambda: page.element("add-compare").is_enabled(), 10, "Add enabled")
+        page.click("add-compare")
+        page.wait(lambda: page.text("add-note").startswith(f"added {letter}:"), 15, f"adding {engine}")
+
+
+def test_compare_draws_four_set_ups_curves_on_one_chart_with_price_and_power_rows(page):
+    reset(page)
+    engines = ("linux-md", "xinnor-xiraid", "graid-supremeraid-sr1010", "broadcom-megaraid-9560-16i")
+    add_set_ups(page, engines)
+    page.click("tab-compare")
+    traces = page.wait(lambda: page.driver.execute_script(
+        "const g = document.querySelector('#compare-curves .js-plotly-plot');"
+        "return g && g.data && g.data.length > 4 && g.data.map(t => [t.name || '', t.mode, t.x.length, t.xaxis, t.yaxis]);"),
+        60, "the comparison's curves")
+    lines = [t for t in traces if t[1] == "lines"]
+    assert sorted({t[0][:2] for t in lines}) == ["A:", "B:", "C:", "D:"]  # every set-up on the same chart
+    assert {(t[3], t[4]) for t in lines} == {("x", "y"), ("x2", "y2")}  # IOPS and latency, one shared load axis
+    assert all(t[2] >= 8 for t in lines)  # a curve, not a point
+    table = page.element("compare-values")
+    header = table.find_element("tag name", "thead").text
+    assert "Linux kernel md (mdadm)" in header and "Broadcom MegaRAID 9560-16i" in header and "linux-md" not in header
+    for key in ("price_usd", "power_w", "usd_per_usable_tb"):
+        cells = page.element(f"compare-row-{key}").find_elements("tag name", "td")
+        assert len(cells) == 4 and all(c.text == "n/a" or c.text[0] in "$0123456789" for c in cells)
+    assert page.element("simulate-all").is_enabled()
+
+
+def test_the_report_from_the_dashboard_names_products_customer_project_and_date(page):
+    reset(page)
+    page.click("tab-report")
+    page.type_into("report-customer", "ACME Bank")
+    page.type_into("report-project", "Trading DB")
+    page.type_into("report-date", "2026-12-01")
+    srcdoc = page.wait(lambda: (lambda s: "2026-12-01" in s and "Trading DB" in s and s)(
+        page.element("report-frame").get_attribute("srcdoc") or ""), 120, "the report with its fields")
+    assert "<h1>24 x KIOXIA CM7-R 3.84 TB, RAID6, Graid Technology SupremeRAID SR-1010</h1>" in srcdoc
+    assert "ACME Bank" in srcdoc and "<svg class='curve'" in srcdoc
+    assert "idle array" in srcdoc and "under randread-4k" in srcdoc  # rebuild side by side
+    validation = srcdoc.split("Validation status", 1)[1]
+    assert validation.index("<td>engine</td>") < validation.index("<td>drive</td>")  # the engine's status first
+    assert "graid-supremeraid-sr1010" not in srcdoc.split("<h2>Predictions", 1)[0]  # product names, not catalog names
+    for earlier in page.downloads.glob("*.html"):  # Chromium writes over a download of the same name
+        earlier.unlink()
+    page.click("report-html")
+    assert "ACME Bank" in page.downloaded(".html", timeout_s=90).read_text()
+
+
+def test_an_invalid_engine_is_refused_at_its_control_with_its_reason(page):
+    reset(page)  # an AMD server, RAID6
+    vroc = page.element("engine").find_element("css selector", "input[value='intel-vroc']")
+    assert not vroc.is_enabled()
+    row = vroc.find_element("xpath", "./ancestor::label").text
+    assert "not with this set-up" in row and "RAID levels" in row
+    page.choose_radio("level", "5")
+    page.wait(lambda: "runs only on Intel CPUs" in page.element("engine").find_element(
+        "css selector", "input[value='intel-vroc']").find_element("xpath", "./ancestor::label").text, 20, "VROC's reason on AMD")
+    page.choose_radio("engine", "intel-vroc")  # a disabled choice cannot be made
+    assert page.element("engine").find_element("css selector", "input[value='intel-vroc']").is_selected() is False
+    page.type_into("drives", "2")  # invalid for RAID5: Simulate and Add go off, the reason beside the drive count, not in a chart
+    page.wait(lambda: page.text("drives-error") and not page.element("simulate").is_enabled()
+              and not page.element("add-compare").is_enabled(), 20, "Simulate and Add off")
+    chart = page.driver.execute_script("return document.querySelector('#util-graph').innerText")
+    assert "needs at least" not in chart
+    page.type_into("drives", "24")
+    page.wait(lambda: page.element("simulate").is_enabled() and page.element("add-compare").is_enabled(), 20, "both on again")
+
+
+def test_simulate_all_puts_every_compared_set_up_in_event_mode(page):
+    reset(page)
+    add_set_ups(page, ("linux-md", "graid-supremeraid-sr1010"))
+    page.click("tab-compare")
+    page.wait(lambda: page.element("simulate-all").is_displayed(), 10, "the Compare view")
+    page.click("simulate-all")
+    page.wait(lambda: page.text("compare-sim-status").startswith("event mode: set-up A"), 20, "set-up A running")
+
+    def modes():
+        return [c.text for c in page.element("compare-row-fidelity").find_elements("tag name", "td")]
+
+    page.wait(lambda: modes() == ["event", "event"], 300, "both set-ups in event mode")
+    p99 = [c.get_attribute("data-value") for c in page.element("compare-row-latency_p99_us").find_elements("tag name", "td")]
+    assert all(v and float(v) > 0 for v in p99)  # percentiles now, where fluid mode had n/a
+    assert page.text("compare-sim-status") == "every set-up is in event mode" and page.element("simulate-all").is_enabled()

@@ -1,0 +1,137 @@
+"""Issue 40 without a browser: choices a set-up refuses (dashboard/choices.py), the Compare view
+(dashboard/compare.py) and the customer report's new parts (dashboard/report.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from dashboard import choices, compare, core, report
+from nvsim import parse_scenario
+
+
+def setup(**changes):
+    return core.default_setup() | changes
+
+
+def scenario(catalog, **changes):
+    return core.scenario_dict(setup(**changes), catalog=catalog)
+
+
+def options(catalog, control, **changes):
+    return {o["value"]: o for o in choices.choice_options(catalog, scenario(catalog, **changes))[control]}
+
+
+def reason(option) -> str:
+    return option["label"].children[1].children
+
+
+def test_vroc_is_offered_only_where_the_specs_accept_it_with_their_reason(catalog):
+    amd = options(catalog, "engine", level=5)
+    assert amd["intel-vroc"]["disabled"] and "runs only on Intel CPUs" in reason(amd["intel-vroc"])
+    intel = options(catalog, "engine", level=5, platform="dell-poweredge-r750", drives=8)
+    assert not intel["intel-vroc"]["disabled"]
+    parse_scenario(scenario(catalog, level=5, platform="dell-poweredge-r750", drives=8, engine="intel-vroc"), catalog)  # the same rule
+
+
+def test_a_cards_drive_limit_and_an_engines_levels_disable_it(catalog):
+    engines = options(catalog, "engine")  # 24 drives, RAID6
+    assert engines["lenovo-thinksystem-raid-940-16i"]["disabled"] and "at most 16 drives" in reason(engines["lenovo-thinksystem-raid-940-16i"])
+    assert engines["none"]["disabled"] and not engines["linux-md"]["disabled"]
+    levels = options(catalog, "level", engine="intel-vroc", platform="dell-poweredge-r750", drives=8, level=5)
+    assert levels[6]["disabled"] and not levels[10]["disabled"]
+
+
+def test_every_disabled_choice_is_exactly_one_the_specs_refuse(catalog):
+    base = scenario(catalog, level=5)
+    for control, section, where in choices.CONTROLS:
+        for option in choices.choice_options(catalog, base)[control]:
+            refused = choices.refusal(choices._with(base, where, option["value"]), catalog)
+            assert option["disabled"] == (refused is not None), (control, option["value"])
+
+
+def test_against_an_invalid_set_up_every_choice_stays_open(catalog):
+    invalid = scenario(catalog, drives=3)
+    assert choices.refusal(invalid, catalog)
+    assert not any(o["disabled"] for opts in choices.choice_options(catalog, invalid).values() for o in opts)
+    assert choices.invalid_outputs({"errors": {"drives": "x"}})[:2] == (True, True)
+    assert choices.invalid_outputs(core.compute(setup(), catalog=catalog))[:2] == (False, False)
+
+
+def _entries(catalog, engines):
+    entries = []
+    for engine in engines:
+        entries, _ = compare.add_entry(core.compute(setup(engine=engine), catalog=catalog), None, entries, catalog)
+    return entries
+
+
+def test_compare_labels_rows_and_curves(catalog):
+    entries = _entries(catalog, ("linux-md", "graid-supremeraid-sr1010"))
+    assert entries[0]["label"].startswith("A: 24x KIOXIA CM7-R 3.84 TB RAID6, Linux kernel md (mdadm)")
+    table = str(compare.compare_table(entries, catalog))
+    for row in ("compare-row-price_usd", "compare-row-power_w", "compare-row-usd_per_usable_tb", "Graid Technology SupremeRAID SR-1010"):
+        assert row in table
+    drawn, note = compare.curves_of(entries, catalog)
+    assert [label for label, _ in drawn] == [e["label"] for e in entries] and note == ""
+    assert all(len(curve["points"]) >= 8 for _, curve in drawn)
+
+
+class FakeRunner:
+    def __init__(self):
+        self.started = []
+
+    def start(self, key, scenario, **_):
+        self.started.append(key)
+        return f"job-{len(self.started)}"
+
+
+def test_simulate_all_runs_each_fluid_set_up_in_turn_and_keeps_the_event_numbers(catalog):
+    entries = _entries(catalog, ("linux-md", "xinnor-xiraid"))
+    runner = FakeRunner()
+    job, text = compare.start_next(entries, -1, None, catalog, runner)
+    assert job["index"] == 0 and runner.started == [entries[0]["record"]["key"]] and "set-up A" in text
+    event = [dict(w, fidelity="event") for w in entries[0]["record"]["workloads"]]
+    done = compare.finished(entries, job, {"workloads": event, "rebuild": None}, catalog)
+    assert done[0]["record"]["fidelity"] == "event" and done[0]["label"].endswith("event)") and done[1] == entries[1]
+    following, _ = compare.start_next(done, 0, None, catalog, runner)
+    assert following["index"] == 1
+    assert compare.start_next(done[:1], 0, None, catalog, runner) == (None, "every set-up is in event mode")
+
+
+def test_the_report_names_products_shows_both_rebuilds_and_escapes_its_fields(catalog):
+    record = core.compute(setup(engine="linux-md"), catalog=catalog)
+    page = report.report_html(record, catalog, customer="<b>ACME</b>", project="DB", when="2026-12-01")
+    assert "&lt;b&gt;ACME&lt;/b&gt;" in page and "<b>ACME</b>" not in page and "2026-12-01" in page
+    assert "<h1>24 x KIOXIA CM7-R 3.84 TB, RAID6, Linux kernel md (mdadm)</h1>" in page
+    idle, loaded = report.rebuilds(record, catalog)
+    assert not idle["under_load"] and loaded["under_load"] and loaded["rebuild_hours"] > idle["rebuild_hours"]
+    assert "<svg class='curve'" in page
+
+
+def test_the_report_lists_only_its_own_engines_misses(catalog):
+    record = core.compute(setup(), catalog=catalog)  # SupremeRAID
+    rows = report.validation_status("kioxia-cm7-r-3.84tb", "graid-supremeraid-sr1010", "supermicro-as-2125hs-tnr")
+    others = [r["id"] for r in rows if r["status"] == "OUT" and "engine" not in r["models"]]
+    page = report.validation_html(record, catalog)
+    assert page.index("<td>engine</td>") < page.index("<td>drive</td>")
+    assert not any(f"<td>{other}</td>" in page for other in others)
+    if not others:
+        pytest.skip("no other engine's miss shares this drive or platform")
+
+
+def test_a_part_without_a_price_is_named_as_sold(catalog):
+    record = core.compute(setup(drive="kioxia-cd6-r-15.36tb"), catalog=catalog)
+    workload = record["workloads"][0]
+    if not (workload.get("cost_power") or {}).get("price_missing"):
+        pytest.skip("every part of this set-up has a price now")
+    assert core.missing_prices(record, workload, catalog) == "KIOXIA CD6-R 15.36 TB"
+    assert "no price for KIOXIA CD6-R 15.36 TB" in report.report_html(record, catalog)
+
+
+def test_the_comparisons_html_export_holds_the_curves(catalog):
+    from dashboard import app
+
+    entries = _entries(catalog, ("linux-md", "xinnor-xiraid"))
+    fig = compare.curves_figure(entries, catalog)
+    assert sum(trace.mode == "lines" for trace in fig.data) == 4  # IOPS and latency of each set-up
+    page = app.charts_html("nvsim: set-ups compared", [fig], [])
+    assert "IOPS and latency against load" in page

@@ -1,0 +1,50 @@
+"""Product names (nvsim.names): what a customer reads for every engine, drive and server of the
+catalog; no doubled parentheses, a size's unit said once, never a catalog slug (issue 40)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from nvsim import default_catalog
+from nvsim.names import device_name, drive_name, engine_name, platform_name, product_name, size_text
+
+CATALOG = default_catalog()
+ALL = [(section, name) for section in ("engines", "drives", "platforms") for name in sorted(getattr(CATALOG, section))]
+
+
+@pytest.mark.parametrize(("section", "name"), ALL)
+def test_every_catalog_entry_has_a_clean_product_name(section, name):
+    text = product_name(CATALOG, section, name)
+    assert text and text != name and "\n" not in text
+    assert not re.search(r"\([^)]*\(", text), f"doubled parentheses: {text}"
+    assert not re.search(r"\b(TB|GB|TiB) \1\b", text), f"a unit twice: {text}"
+    assert not re.search(r"[:;]", text)
+
+
+def test_names_as_the_catalog_gives_them():
+    assert engine_name(CATALOG.engines["graid-supremeraid-sr1010"]) == "Graid Technology SupremeRAID SR-1010"
+    assert engine_name(CATALOG.engines["broadcom-megaraid-9560-16i"]) == "Broadcom MegaRAID 9560-16i"  # the card's own name
+    assert engine_name(CATALOG.engines["intel-vroc"]).startswith("Intel Virtual RAID on CPU (VROC)")  # a one-word parenthesis stays
+    assert engine_name(CATALOG.engines["none"]) == "No RAID"  # no vendor "-"
+    assert drive_name(CATALOG.drives["kioxia-cd6-r-15.36tb"]) == "KIOXIA CD6-R 15.36 TB"
+    assert platform_name(CATALOG.platforms["dell-poweredge-r750"]).startswith("Dell PowerEdge R750")
+    assert device_name("NVIDIA RTX 2000 Ada (GPU-NVQRTX2000-ADA)") == "NVIDIA RTX 2000 Ada"
+
+
+def test_an_unknown_name_is_itself_and_sizes_read_back_exactly():
+    assert product_name(CATALOG, "engines", "my-own-engine") == "my-own-engine"
+    assert size_text(15_360_000_000_000) == "15.36 TB" and size_text(6_400_000_000_000) == "6.4 TB"
+
+
+def test_resource_labels_use_product_names():
+    """The GPU's and the drives' labels in a bottleneck sentence (nvsim.fabric through sim/model)."""
+    from nvsim import Simulation, load_scenario
+    from pathlib import Path
+
+    spec = load_scenario(Path(__file__).resolve().parents[2] / "scenarios/graid-gen5-raid6", CATALOG)
+    labels = [u.resource for u in Simulation(spec, spec.workloads[0], catalog=CATALOG).run("fluid").utilisation]
+    assert "GPU (NVIDIA RTX 2000 Ada)" in labels
+    assert any(label.startswith("drive NAND (KIOXIA CM7-R 3.84 TB") for label in labels)
+    assert not any("kioxia-cm7-r-3.84tb" in label or "graid-supremeraid" in label for label in labels)
