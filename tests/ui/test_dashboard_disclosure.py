@@ -278,10 +278,10 @@ def test_the_physical_ceilings_are_accepted_and_catalog_like_drives_pass():
 
 
 @pytest.mark.parametrize("sheet, words", [
-    ({"ds-capacity": "0"}, "ds-capacity: '0' is outside what a drive can have"),
+    ({"ds-capacity": "0"}, "ds-capacity: Capacity: '0' is outside what a drive can have"),
     ({"ds-capacity": "-5 TB"}, "ds-capacity"),
     ({"ds-rand-write": "1e12"}, "ds-rand-write"),
-    ({"ds-model": "m" * 5_000}, "ds-model: 5,000 characters"),
+    ({"ds-model": "m" * 5_000}, "ds-model: Model: 5,000 characters"),
     ({"name": "datasheet-other"}, "a drive's name is 'datasheet-pm1743-7.68-tb', from its model"),
 ])
 def test_a_link_with_a_datasheet_drive_out_of_range_is_one_line(sheet, words):

@@ -12,7 +12,9 @@ from rich.cells import cell_len
 from rich.console import Console
 
 from nvsim.cli import NOT_A_TERMINAL_COLUMNS, console_width
+from nvsim.catalog import default_catalog
 from nvsim.io import write_json_atomic
+from nvsim.names import product_name
 from nvsim.scenario import load_scenario
 from nvsim.report import Grid, prediction_columns, print_grid
 from nvsim.units import column_scale, format_large, format_probability, format_significant
@@ -135,9 +137,10 @@ NAME_PARTS = re.compile(r"[^-_/\s]+[-_/]*")
 
 
 def _names(predictions) -> list[str]:
-    """The names a run prints: its workloads, drive, engine and platform."""
-    spec = load_scenario(ROOT / SCENARIO)
-    return [*predictions["predictions"], spec.array.drive, spec.array.engine, spec.platform]
+    """The names a run prints: its workloads, and its drive's, engine's and server's product names."""
+    spec, catalog = load_scenario(ROOT / SCENARIO), default_catalog()
+    return [*predictions["predictions"], product_name(catalog, "drives", spec.array.drive),
+            product_name(catalog, "engines", spec.array.engine), catalog.platforms[spec.platform].model.split()[0]]  # prose wraps at spaces
 
 
 def _cut_mid_part(text: str, names: list[str]) -> list[str]:
@@ -164,7 +167,8 @@ def test_names_fold_only_at_their_parts(tmp_path, predictions, columns):
     """At 80 and 100 columns a name too long for its cell wraps after a '-' (randread-b4k-|j192-d32),
     never inside a part (randread-b4k-j1|92-d32)."""
     text = _run(tmp_path, columns)
-    assert not _cut_mid_part(text, _names(predictions))
+    words = [word for name in _names(predictions) for word in name.split()]  # product names wrap at their spaces
+    assert not _cut_mid_part(text, words)
 
 
 def test_a_name_longer_than_its_cell_wraps_at_its_parts():
