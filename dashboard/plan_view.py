@@ -28,6 +28,7 @@ from dash import Dash, Input, Output, State, dcc, html, no_update
 from nvsim import Catalog, default_catalog
 from nvsim.errors import InputError
 from nvsim.fio.expand import NO_ENVIRONMENT
+from nvsim.names import engine_name, platform_name, product_name
 from nvsim.plan import prepare_plan, run_plan
 from nvsim.plan.answer import performance
 from nvsim.plan.output import set_up_text, si_text, stages_text, variants_text
@@ -200,9 +201,9 @@ def _text(field: str, value: str, placeholder: str = "") -> dcc.Input:
 
 def _form(catalog: Catalog, values: dict[str, Any]) -> html.Div:
     """The requirements (left) and the search (right), prefilled with ``values``."""
-    platforms = [{"label": f"{p.vendor} {p.model}", "value": n} for n, p in sorted(catalog.platforms.items())]
+    platforms = [{"label": platform_name(p), "value": n} for n, p in sorted(catalog.platforms.items())]
     drives = [{"label": core.drive_label(catalog, n), "value": n} for n in sorted(catalog.drives)]
-    engines = [{"label": n, "value": n} for n in sorted(catalog.engines)]
+    engines = [{"label": engine_name(e), "value": n} for n, e in sorted(catalog.engines.items())]
     strips = [{"label": core.strip_label(s), "value": s} for s in core.STRIP_CHOICES_BYTES]
     requirements = html.Fieldset(className="plan-group", children=[
         html.Legend("Requirements"),
@@ -250,7 +251,16 @@ def _row(i: int) -> html.Tr:
     return html.Tr(id=f"plan-row-{i}", style={"display": "none"}, children=_cells(i, None))
 
 
-def _cells(i: int, row: dict | None, names: list[str] | None = None) -> list[html.Td]:
+def shown(row: dict, catalog: Catalog | None) -> dict:
+    """A ranked row or family with its drive, engine and server as product names (``nvsim.names``),
+    for display only; the catalog names stay in the row store (Open and Add to compare use them)."""
+    if catalog is None:
+        return row
+    sections = {"drive": "drives", "engine": "engines", "platform": "platforms"}
+    return {**row, **{k: product_name(catalog, s, row[k]) for k, s in sections.items() if k in row}}
+
+
+def _cells(i: int, row: dict | None, names: list[str] | None = None, catalog: Catalog | None = None) -> list[html.Td]:
     actions = html.Td(className="plan-actions", children=[
         html.Button("Open", id=f"plan-open-{i}", n_clicks=0, title="load this set-up into the controls"),
         html.Button("Add to compare", id=f"plan-add-{i}", n_clicks=0, title="add this set-up to the comparison")])
@@ -259,7 +269,7 @@ def _cells(i: int, row: dict | None, names: list[str] | None = None) -> list[htm
     least = min(row["margins"].items(), key=lambda kv: kv[1]) if row.get("margins") else ("", 0.0)
     rates = "; ".join(f"{n} {si_text(row['workloads'][n]['iops'])} IOPS, {si_text(row['workloads'][n]['bytes_per_s'], 'B/s')}"
                       for n in names or row["workloads"])
-    cells = [row["rank"], set_up_text(row), variants_text(row), si_text(row["usable_bytes"], "B"), si_text(row.get("price_usd")),
+    cells = [row["rank"], set_up_text(shown(row, catalog)), variants_text(row), si_text(row["usable_bytes"], "B"), si_text(row.get("price_usd")),
              si_text(row.get("power_w")), rates, f"{least[0]} {least[1]:+.0%}", row.get("event", "")]
     return [html.Td(str(c)) for c in cells] + [actions]
 
@@ -339,11 +349,11 @@ def progress_text(status: dict) -> tuple[str, float | None]:
     return f"planning: starting, exact filters and bounds, {elapsed}", None
 
 
-def ranked_rows(answer: dict) -> list[tuple[list[html.Td], dict]]:
+def ranked_rows(answer: dict, catalog: Catalog | None = None) -> list[tuple[list[html.Td], dict]]:
     """The first ROWS ranked set-ups: each row's cells and style (the rest hidden)."""
     ranked = answer["ranked"][:ROWS]
     names = list(ranked[0]["workloads"]) if ranked else []
-    return [(_cells(i, ranked[i - 1], names), {}) if i <= len(ranked) else (_cells(i, None), {"display": "none"})
+    return [(_cells(i, ranked[i - 1], names, catalog), {}) if i <= len(ranked) else (_cells(i, None), {"display": "none"})
             for i in range(1, ROWS + 1)]
 
 
@@ -353,21 +363,22 @@ def row_store(answer: dict) -> list[dict]:
     return [{k: r[k] for k in keys} for r in answer["ranked"][:ROWS]]
 
 
-def families_table(answer: dict) -> html.Table:
+def families_table(answer: dict, catalog: Catalog | None = None) -> html.Table:
     """Each family with no feasible candidate and why (the closest candidate's miss)."""
+    families = [shown(f, catalog) for f in answer["rejected_families"]]
     body = [html.Tr([html.Td(f"{f['engine']} RAID{f['level']} {f['drive']}"), html.Td(f["stage"]),
-                     html.Td(f["reason"].split(": ", 1)[1])]) for f in answer["rejected_families"]]
+                     html.Td(f["reason"].split(": ", 1)[1])]) for f in families]
     return html.Table(className="table", id="plan-families-table",
                       children=[html.Thead(html.Tr([html.Th(h) for h in ("family", "stage", "why")])), html.Tbody(body)])
 
 
-def pareto_figure(answer: dict, spec) -> go.Figure:
+def pareto_figure(answer: dict, spec, catalog: Catalog | None = None) -> go.Figure:
     """Price against the least headroom over the targets, coloured by P(data loss); the front ringed."""
     front = set(answer["pareto_ranks"])
     ranked = answer["ranked"]
     figure = go.Figure()
     for on_front, name in ((False, "ranked"), (True, "Pareto front")):
-        rows = [r for r in ranked if (r["rank"] in front) == on_front]
+        rows = [shown(r, catalog) for r in ranked if (r["rank"] in front) == on_front]
         figure.add_trace(go.Scatter(
             x=[r.get("price_usd") or r["objective"] for r in rows], y=[performance(r, spec.requirements.workloads) for r in rows],
             mode="markers", name=name, text=[f"#{r['rank']} {r['drives']}x {r['drive']} RAID{r['level']} {r['engine']}" for r in rows],
@@ -378,20 +389,20 @@ def pareto_figure(answer: dict, spec) -> go.Figure:
     return figure
 
 
-def answer_outputs(out: dict) -> tuple:
+def answer_outputs(out: dict, catalog: Catalog | None = None) -> tuple:
     """(status, status class, rows' cells, rows' styles, Pareto figure, families, row store) for a
     finished plan (``plan_from_text``'s answer)."""
     if "error" in out:
         blank = ranked_rows({"ranked": []})
         return (f"error: {out['error']}", NOTE_ERROR, [c for c, _ in blank], [s for _, s in blank], go.Figure(), None, [])
     answer = out["result"]
-    rows = ranked_rows(answer)
+    rows = ranked_rows(answer, catalog)
     more = answer.get("set_ups_ranked", 0) - ROWS
     status = stages_text(answer) + (f"; the first {ROWS} are listed ({more} more)" if more > 0 else "")
     if not answer["ranked"]:
         status += ": nothing meets the requirements (the rejected families below say why)"
-    return (status, NOTE_OK if answer["ranked"] else NOTE_WARNING, [c for c, _ in rows], [s for _, s in rows], pareto_figure(answer, out["spec"]),
-            families_table(answer), row_store(answer))
+    return (status, NOTE_OK if answer["ranked"] else NOTE_WARNING, [c for c, _ in rows], [s for _, s in rows], pareto_figure(answer, out["spec"], catalog),
+            families_table(answer, catalog), row_store(answer))
 
 
 def on_plan(text: str) -> tuple:
@@ -423,7 +434,7 @@ def compare_entry(row: dict, setup: dict, entries: list[dict], custom: dict | No
     record["setup"] = setup
     letter = string.ascii_uppercase[len(entries)]
     spares = f" +{row['hot_spares']} spare" if row.get("hot_spares") else ""
-    label = (f"{letter}: plan #{row['rank']} {setup['drives']}x RAID{setup['level']} {setup['engine']}{spares} "
+    label = (f"{letter}: plan #{row['rank']} {setup['drives']}x RAID{setup['level']} {product_name(catalog, 'engines', setup['engine'])}{spares} "
              f"({record['workloads'][0]['name']}, fluid)")
     return {"label": label, "record": record}, f"added {label} to the comparison"
 
@@ -484,7 +495,7 @@ def _run_callbacks(app: Dash, runner) -> None:
             return (text, NOTE_BUSY, *[no_update] * (len(results) - 2), False, True, share)
         if status["state"] == "unknown":
             return ("", NOTE_BUSY, *[no_update] * (len(results) - 2), True, False, 0)
-        status_text, cls, cells, styles, figure, families, store = answer_outputs(status["answer"])
+        status_text, cls, cells, styles, figure, families, store = answer_outputs(status["answer"], catalog)
         if "error" not in status["answer"]:
             status_text += f" ({status['elapsed_s']:.1f} s)"
         return (status_text, cls, *cells, *styles, figure, families, store, True, False, 1)

@@ -89,7 +89,7 @@ def test_a_ranked_row_opens_in_the_controls_and_adds_to_the_comparison(catalog):
     setup = plan_view.row_setup(row, {"workload": "randread-4k", "numjobs": 32, "iodepth": None})
     assert setup["namespace_mode"] == "op" and setup["namespace_value"] == "10" and setup["drives"] == 12
     entry, note = plan_view.compare_entry(row, setup, [], None, catalog)
-    assert entry["label"].startswith("A: plan #2 12x RAID6 xinnor-xiraid +1 spare (randread-4k") and "added" in note
+    assert entry["label"].startswith("A: plan #2 12x RAID6 Xinnor xiRAID Classic 4.0 +1 spare (randread-4k") and "added" in note
     direct = core.compute(setup, catalog=catalog)
     assert entry["record"]["workloads"][0]["total_iops"] == direct["workloads"][0]["total_iops"]
     assert entry["record"]["scenario"]["array"]["namespace_bytes"] < 7.68e12 * 0.91
