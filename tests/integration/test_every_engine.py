@@ -23,6 +23,7 @@ from conftest import ROOT
 from dashboard import report as one_page
 from nvsim import InputError, default_catalog, parse_scenario
 from nvsim.cli import main
+from nvsim.names import product_name
 from nvsim.specs import ArraySpec
 
 ENGINES = sorted(p.stem for p in (ROOT / "models" / "engines").glob("*.yaml"))
@@ -89,8 +90,9 @@ def test_report_html_and_pdf(engine_scenario, capsys):
     engine, data, path = engine_scenario
     nvsim(capsys, "report", path, "-o", "report.html", "--fidelity", "fluid")
     page = Path("report.html").read_text()
-    assert f"engine {engine}" in page and "Validation status" in page and "Predictions" in page
-    assert re.search(rf"<td>engine</td><td>{re.escape(engine)}</td>", page)
+    name = product_name(default_catalog(), "engines", engine)
+    assert name in page.split("</h1>")[0] and "Validation status" in page and "Predictions" in page
+    assert re.search(rf"<td>engine</td><td>{re.escape(name)}</td>", page)
     assert all(w["name"] in page for w in WORKLOADS)
     if one_page.pdf_missing() is not None:
         pytest.skip(f"no Chromium to print the PDF with ({one_page.pdf_missing()})")
@@ -102,7 +104,8 @@ def test_report_html_and_pdf(engine_scenario, capsys):
 def test_run(engine_scenario, capsys):
     engine, data, path = engine_scenario
     out, _ = nvsim(capsys, "run", path, "--fidelity", "fluid", "-o", "run.json")
-    assert f"engine {engine}," in " ".join(out.split())  # rich folds long names at the console's width
+    name = product_name(default_catalog(), "engines", engine)
+    assert f"engine {name}," in " ".join(out.split())  # rich folds long names at the console's width
     predictions = json.loads(Path("run.json").read_text())["predictions"]
     assert set(predictions) == {w["name"] for w in WORKLOADS}
     assert all(p["total_iops"] > 0 for p in predictions.values()), predictions

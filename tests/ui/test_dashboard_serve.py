@@ -21,6 +21,7 @@ class FakeApp:
     def __init__(self, calls: list):
         self.calls, self.server = calls, object()
         self.nvsim_runner = types.SimpleNamespace(shutdown=lambda: calls.append("shutdown"))
+        self.nvsim_plans = types.SimpleNamespace(shutdown=lambda: calls.append("plans shut down"))
 
     def run(self, **kwargs):
         self.calls.append(("werkzeug", kwargs["host"]))
@@ -48,7 +49,7 @@ def served(monkeypatch):
 @pytest.mark.parametrize("host, server", [("127.0.0.1", "werkzeug"), ("localhost", "werkzeug"), ("0.0.0.0", "waitress")])
 def test_loopback_keeps_the_development_server_and_any_other_host_gets_waitress(served, host, server):
     app_module.run(host=host, port=_free_port())
-    assert served == [(server, host), "shutdown"]
+    assert served == [(server, host), "shutdown", "plans shut down"]  # both worker pools stopped
 
 
 def test_without_waitress_a_public_host_is_one_line_naming_the_extra(served, monkeypatch):
