@@ -446,7 +446,7 @@ def attach(app: Dash, catalog: Catalog, runner) -> None:
     """Register the Plan view's callbacks (its pane is the app's "plan" tab: dashboard/app.py TABS);
     ``runner``: a ``jobs.PlanRunner``."""
     _form_callbacks(app, catalog)
-    _run_callbacks(app, runner)
+    _run_callbacks(app, catalog, runner)
     _row_callbacks(app, catalog)
 
 
@@ -467,7 +467,7 @@ def _form_callbacks(app: Dash, catalog: Catalog) -> None:
         return form_yaml(dict(zip(FORM, values)))
 
 
-def _run_callbacks(app: Dash, runner) -> None:
+def _run_callbacks(app: Dash, catalog: Catalog, runner) -> None:
     results = [Output("plan-status", "children", allow_duplicate=True), Output("plan-status", "className", allow_duplicate=True),
                *[Output(f"plan-row-{i}", "children") for i in range(1, ROWS + 1)],
                *[Output(f"plan-row-{i}", "style") for i in range(1, ROWS + 1)],
