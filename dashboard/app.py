@@ -60,7 +60,7 @@ def _field(label: str, control, name: str, hint: str | None = None) -> html.Div:
 
 
 _workload_options = views.workload_options
-_strip_options = views.strip_options
+_strip_options = core.strip_options
 
 
 CARDS = (("m-iops", "IOPS"), ("m-gbps", "Throughput"), ("m-p50", "Latency p50"), ("m-p99", "Latency p99"),

@@ -655,3 +655,9 @@ def _device_bytes(scenario: dict[str, Any] | None, workload: WorkloadSpec, catal
 
 def strip_label(strip_bytes: int) -> str:
     return format_bytes_binary(strip_bytes, 0)
+
+
+def strip_options(extra: int | None = None) -> list[dict]:
+    """The strip selector's choices: the usual strips, and ``extra`` (a loaded set-up's own) among them."""
+    values = sorted(set(STRIP_CHOICES_BYTES) | ({extra} if extra else set()))
+    return [{"label": strip_label(v), "value": v} for v in values]

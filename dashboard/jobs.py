@@ -254,7 +254,7 @@ def _plan_worker_init(address_space_bytes: int | None, queue) -> None:
 def run_plan_job(job_id: str, text: str) -> dict[str, Any]:
     """Worker side: the plan in ``text`` (``plan_view.plan_from_text``), its progress sent back as
     (job, stage, advance, total) as each batch of candidates is done."""
-    from .plan_view import plan_from_text  # noqa: PLC0415 - plan_view imports views, which imports this module
+    from .plan_view import plan_from_text  # noqa: PLC0415 - only a plan worker loads the Plan view (and Plotly)
 
     def progress(stage: str, advance: int, total: int | None) -> None:
         if _progress_queue is not None:

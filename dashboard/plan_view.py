@@ -36,7 +36,6 @@ from nvsim.plan.spec import OBJECTIVES, PROFILES
 
 from . import core, guard
 from .client_files import ClientFiles
-from .views import strip_options
 
 EXAMPLE = """\
 requirements:
@@ -534,7 +533,7 @@ def _row_callbacks(app: Dash, catalog: Catalog) -> None:
         classes = ["tab active" if key == "setup" else "tab" for key, _ in tabs]
         spares = f"; its {row['hot_spares']} hot spare(s) are not a control of the set-up" if row.get("hot_spares") else ""
         return (setup["platform"], setup["drive"], setup["drives"], setup["namespace_mode"], setup["namespace_value"],
-                setup["level"], setup["strip_bytes"], setup["engine"], strip_options(setup["strip_bytes"]),
+                setup["level"], setup["strip_bytes"], setup["engine"], core.strip_options(setup["strip_bytes"]),
                 *shown, *classes, "setup", no_update, f"opened plan #{row['rank']} in the set-up{spares}", NOTE_OK)
 
 

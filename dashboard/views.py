@@ -49,11 +49,6 @@ def workload_options(custom: dict | None) -> list[dict]:
     return options
 
 
-def strip_options(extra: int | None = None) -> list[dict]:
-    values = sorted(set(core.STRIP_CHOICES_BYTES) | ({extra} if extra else set()))
-    return [{"label": core.strip_label(v), "value": v} for v in values]
-
-
 def drive_options(catalog: Catalog, sheets: list[dict] | None = None) -> list[dict]:
     """The drive selector: the catalog's drives, then the session's datasheet drives."""
     options = [{"label": core.drive_label(catalog, name), "value": name} for name in sorted(catalog.drives)]
@@ -301,7 +296,7 @@ def link_outputs(search: str | None, state: str | None, catalog: Catalog) -> tup
     custom, extras = parsed["custom"], parsed["extras"]
     values = [setup[key] for key in SETUP_KEYS]
     strip_at = SETUP_KEYS.index("strip_bytes")
-    controls = values[:strip_at] + [strip_options(setup["strip_bytes"])] + values[strip_at:SETUP_KEYS.index("workload") + 1] \
+    controls = values[:strip_at] + [core.strip_options(setup["strip_bytes"])] + values[strip_at:SETUP_KEYS.index("workload") + 1] \
         + [workload_options(custom)] + values[SETUP_KEYS.index("workload") + 1:]
     pending = share.to_query(setup, extras, custom, sheets)
     return (*controls, custom, extras, sheets, "", pending)
