@@ -27,9 +27,11 @@ DIGEST_CHARS = 16
 
 def source_digest(package_dir: Path = PACKAGE_DIR, pattern: str = "*.py") -> str:
     """A digest of every ``pattern`` file under ``package_dir`` (default: nvsim's source): their
-    paths and their bytes. ``nvsim.workers.worker_identity`` takes the catalog's with ``*.yaml``."""
+    paths and their bytes (folders matching ``pattern`` are walked, not read).
+    ``nvsim.workers.worker_identity`` takes the catalog's with ``*.yaml``; ``nvsim.catalog.catalog_digest``
+    every file of a catalog with ``*``."""
     digest = hashlib.sha256()
-    for path in sorted(package_dir.rglob(pattern)):
+    for path in sorted(p for p in package_dir.rglob(pattern) if p.is_file()):
         digest.update(path.relative_to(package_dir).as_posix().encode())
         digest.update(b"\0")
         digest.update(path.read_bytes())
