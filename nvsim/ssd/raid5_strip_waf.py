@@ -13,7 +13,7 @@ spare factor and IU, and reports three factors:
   drive_waf  = NAND bytes / bytes written to the drive (what the drive's SMART log reports: IU RMW x GC);
   total_waf  = NAND bytes / host bytes = raid_waf x drive_waf.
 The brief gives figures only (no values), so this has no published numbers; it states the result.
-Run: ``python -m nvsim.ssd.raid5_strip_waf``.
+Run: ``python -m nvsim.studies.raid5_strip_waf`` (the table for the brief's drive).
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..catalog import default_catalog
 from ..ftl.closed_form import spare_factor_from_capacity
 from ..ftl.simulate import logical_pages_for, simulate_ftl_trace
 from ..specs import DriveSpec
@@ -87,18 +86,3 @@ def raid5_strip_waf(drive: DriveSpec, io_bytes: int, strip_bytes: int = 128 * 10
     return StripWafResult(io_bytes, strip_bytes, iu, member_offset_bytes, member_bytes_all / host_bytes, r.waf_nand,
                           r.rmw_factor, r.waf_ftl)
 
-
-def main() -> None:
-    drive = default_catalog().drives["solidigm-d5-p5336-61.44tb"]
-    print(f"{drive.name}: RAID 5 4+1, 128 KiB strip, sequential host writes")
-    print(f"{'io':>8} {'IU':>6} {'offset':>7} {'raid_waf':>9} {'drive_waf':>9} {'rmw':>6} {'gc':>6} {'total':>6}")
-    for iu in (int(drive.indirection_unit_bytes.value), 65536):
-        for offset in (0, 4096):
-            for io in (128 * 1024, 512 * 1024):
-                r = raid5_strip_waf(drive, io, member_offset_bytes=offset, iu_bytes=iu)
-                print(f"{io // 1024:>6}Ki {iu // 1024:>4}Ki {offset // 1024:>5}Ki {r.raid_waf:9.3f} {r.drive_waf:9.3f} "
-                      f"{r.drive_rmw_factor:6.3f} {r.drive_gc_waf:6.3f} {r.total_waf:6.3f}")
-
-
-if __name__ == "__main__":
-    main()
