@@ -70,13 +70,14 @@ def erase_share(nand_erase_us: float, nand_program_us: float) -> float:
     return nand_erase_us / (nand_erase_us + WORDLINES_PER_BLOCK * nand_program_us)
 
 
-def programming_share(read_s: float, write_s: float, reads: int, suspend_s: float) -> float:
+def programming_share(read_s: float, write_s: float, reads: float, suspend_s: float) -> float:
     """Share of a busy die pool's time spent programming, when reads and programs share the dies
     and each read that finds its die programming adds ``suspend_s`` (program suspend and resume):
     the fixed point ``x = W / (R + W + n_r s x)``, with ``R`` and ``W`` the reads' and programs' own
-    die time and ``n_r`` the reads. It is the steady-state model's ``rho_w`` at its saturated rate
-    (``nvsim.ssd.model``: ``X [f u_r + (1-f) u_w] + s f (1-f) X^2 u_w = 1``), so the array's modes
-    price a mix on a drive as the drive model does; without suspend it is ``W / (R + W)``."""
+    die time and ``n_r`` the reads (a count, or reads per I/O with times per I/O). It is the
+    steady-state model's ``rho_w`` at its saturated rate (``nvsim.ssd.model``:
+    ``X [f u_r + (1-f) u_w] + s f (1-f) X^2 u_w = 1``), so the array's modes price a mix on a drive
+    as the drive model does; without suspend it is ``W / (R + W)``."""
     if write_s <= 0:
         return 0.0
     a, b = reads * suspend_s, read_s + write_s
