@@ -118,6 +118,6 @@ def draw_die_s(rng: np.random.Generator, die_s: np.ndarray, is_write: np.ndarray
     return out
 
 
-__all__ = ["programming_share", "NAND_SERVICE_CV", "READ_RETRY_PROBABILITY", "READ_RETRY_EXTRA_READS", "WORDLINES_PER_BLOCK",
+__all__ = ["NAND_SERVICE_CV", "READ_RETRY_PROBABILITY", "READ_RETRY_EXTRA_READS", "WORDLINES_PER_BLOCK",
            "ERASE_SUSPEND_POINTS", "DEFAULT_NAND_PROGRAM_US", "DEFAULT_NAND_ERASE_US", "erase_share", "mean_die_s",
-           "draw_die_s"]
+           "draw_die_s", "programming_share"]
