@@ -21,7 +21,7 @@ from ..raid import parity_members
 from ..stripe.layout import _data_member, _pq_of_stripe, map_logical_copies, unmap_member
 from ..stripe.planner import FULL_STRIPE_WRITE, MemberIOPlan, plan_ios
 from ..stripe.positions import PositionPlans, plans_by_position
-from ..ssd.latency import draw_die_s, mean_die_s
+from ..ssd.latency import draw_die_s, mean_die_s, programming_share
 from .memo import MEMO, Memo
 from .model import ArrayModel, strips_spanned
 
@@ -99,11 +99,12 @@ class HostIoBatch:
         return np.where(self.reads_gate_writes(), both, ((self.pre_s + self.mid_s) > 0).astype(float))
 
 
-def nand_write_share(die_s: np.ndarray, is_write: np.ndarray) -> float:
-    """Share of NAND time the member I/Os spend programming (0 with no NAND time)."""
-    t_w = float(die_s[is_write].sum())
-    total = float(die_s.sum())
-    return t_w / total if total > 0 else 0.0
+def nand_write_share(die_s: np.ndarray, is_write: np.ndarray, suspend_unit_s: float = 0.0) -> float:
+    """Share of NAND time the member I/Os spend programming (0 with no NAND time), each read paying
+    ``suspend_unit_s`` when it finds its die programming (``nvsim.ssd.latency.programming_share``)."""
+    writes = is_write.astype(bool)
+    t_w = float(die_s[writes].sum())
+    return programming_share(float(die_s.sum()) - t_w, t_w, int(np.count_nonzero(~writes)), suspend_unit_s)
 
 
 def plan_host_ios(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np.ndarray, memo: Memo = MEMO,
@@ -821,7 +822,7 @@ def host_io_batch(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np
         runs = phase_runs(work.phase, op_start)
         die, link = model.drive.service(work.length_bytes, work.is_write, random)
     if write_share is None:  # share of NAND time spent programming, from this batch
-        write_share = nand_write_share(die, work.is_write)
+        write_share = nand_write_share(die, work.is_write, model.drive.suspend_unit_s)
     if rng is not None and len(die):  # drawn: tR/tPROG spread, program and erase interference, read retry (nvsim.ssd.latency)
         drive = model.drive
         die = draw_die_s(rng, die, work.is_write, drive.suspend_unit_s, write_share, drive.erasing,

@@ -175,15 +175,17 @@ def sequential_figures(family: DriveFamilySpec, dies: int) -> tuple[tuple[str, f
 
 
 def random_write_host_s(family: DriveFamilySpec, dies: int, spare_factor: float, block_bytes: int = PAGE_BYTES,
-                        controller_write_page_us: float | None = None, die_page_us: float | None = None) -> float:
+                        controller_write_page_us: float | None = None, die_page_us: float | None = None,
+                        iu_bytes: int | None = None) -> float:
     """Seconds of the drive per random host write in steady state, without the command ceiling.
 
     ``rmw * WAF`` NAND pages per host write, each costing the controller ``controller_write_page_us``
     and the die pool ``die_write_page_s`` over ``dies``; plus the partial-IU
     read of a write smaller than the IU (one 4 KiB die read over the pool, or the controller's read
-    rate, whichever is slower).
+    rate, whichever is slower). ``iu_bytes``: the SKU's mapping unit where its file gives one, else
+    the family's.
     """
-    iu = family.indirection_unit_bytes.value
+    iu = iu_bytes or family.indirection_unit_bytes.value
     pages = iu_rmw_factor(block_bytes, iu) * waf_greedy_desnoyers2012(spare_factor) * block_bytes / PAGE_BYTES
     t_ctrl = (family.controller_write_page_us.value if controller_write_page_us is None else controller_write_page_us) * 1e-6
     t_die = (die_write_page_s(family) if die_page_us is None else die_page_us * 1e-6) / dies
@@ -191,12 +193,15 @@ def random_write_host_s(family: DriveFamilySpec, dies: int, spare_factor: float,
     return pages * (t_ctrl + t_die) + partial_iu_reads(block_bytes, iu) * read_s * iu / PAGE_BYTES
 
 
-def predict_sku(family: DriveFamilySpec, capacity_bytes: float, raw_nand_bytes: float, controllers: int = 1) -> SkuFigures:
+def predict_sku(family: DriveFamilySpec, capacity_bytes: float, raw_nand_bytes: float, controllers: int = 1,
+                iu_bytes: int | None = None) -> SkuFigures:
     """The datasheet figures of a SKU of ``family`` with this capacity and raw NAND (module
     docstring); ``controllers`` > 1: an add-in card of that many controllers, each with an equal share
-    of the capacity and NAND, whose figures add up."""
+    of the capacity and NAND, whose figures add up; ``iu_bytes``: the SKU's own mapping unit, where
+    its file gives one (a large SKU that maps larger units to keep its table within the controller's
+    DRAM writes 4 KiB randomly slower: read-modify-write of whole IUs), else the family's."""
     if controllers > 1:
-        one = predict_sku(family, capacity_bytes / controllers, raw_nand_bytes / controllers)
+        one = predict_sku(family, capacity_bytes / controllers, raw_nand_bytes / controllers, iu_bytes=iu_bytes)
         return SkuFigures(dies=one.dies * controllers, spare_factor=one.spare_factor, waf=one.waf,
                           seq_read_bytes_per_s=one.seq_read_bytes_per_s * controllers,
                           seq_write_bytes_per_s=one.seq_write_bytes_per_s * controllers,
@@ -207,7 +212,7 @@ def predict_sku(family: DriveFamilySpec, capacity_bytes: float, raw_nand_bytes: 
     (read_limit, seq_read), (write_limit, seq_write) = sequential_figures(family, dies)
     rand_read = _min_named(("dies", dies * die_read_iops(family)), ("controller", family.controller_read_iops.value))
     block = family.rand_block_bytes.value
-    terms = [("nand+controller write path", 1.0 / random_write_host_s(family, dies, spare, block))]
+    terms = [("nand+controller write path", 1.0 / random_write_host_s(family, dies, spare, block, iu_bytes=iu_bytes))]
     if family.controller_write_iops is not None:
         terms.append(("controller write commands", family.controller_write_iops.value))
     rand_write = _min_named(*terms)
@@ -282,7 +287,8 @@ def complete_sku(raw: dict[str, Any], family: DriveFamilySpec) -> dict[str, Any]
     capacity, raw_nand = _cited_bytes(raw, "capacity_bytes"), _cited_bytes(raw, "raw_nand_bytes")
     if capacity is None or raw_nand is None or not 0 < capacity < raw_nand:
         return out  # DriveSpec's own validation names what is missing or wrong
-    figures = predict_sku(family, capacity, raw_nand, controllers)
+    iu = _cited_bytes(raw, "indirection_unit_bytes")
+    figures = predict_sku(family, capacity, raw_nand, controllers, int(iu) if iu else None)
     for field, value in figures.as_fields().items():
         if field not in out:
             out[field] = _predicted(value, family, figures, field)

@@ -7,7 +7,8 @@ mode draws each one instead, from the mechanisms that spread real service times,
   read and program in different times; gamma-distributed around the mean with this coefficient of
   variation.
 * **Program interference** (reads only): a read lands on a die that is programming with probability
-  ``write_share`` (the share of die time spent programming) and then waits for the program to
+  ``write_share`` (the share of die time spent programming, ``programming_share``: the suspend
+  time itself counts as busy die time) and then waits for the program to
   suspend and resume; the wait is exponential with mean ``suspend_unit_s`` (the suspend cost in the
   time of one pool unit). Its mean ``write_share x suspend_unit_s`` is what the fluid mode charges.
 * **Erase interference** (reads only): a die writing spends part of that time erasing -- one block
@@ -69,6 +70,20 @@ def erase_share(nand_erase_us: float, nand_program_us: float) -> float:
     return nand_erase_us / (nand_erase_us + WORDLINES_PER_BLOCK * nand_program_us)
 
 
+def programming_share(read_s: float, write_s: float, reads: float, suspend_s: float) -> float:
+    """Share of a busy die pool's time spent programming, when reads and programs share the dies
+    and each read that finds its die programming adds ``suspend_s`` (program suspend and resume):
+    the fixed point ``x = W / (R + W + n_r s x)``, with ``R`` and ``W`` the reads' and programs' own
+    die time and ``n_r`` the reads (a count, or reads per I/O with times per I/O). It is the
+    steady-state model's ``rho_w`` at its saturated rate (``nvsim.ssd.model``:
+    ``X [f u_r + (1-f) u_w] + s f (1-f) X^2 u_w = 1``), so the array's modes price a mix on a drive
+    as the drive model does; without suspend it is ``W / (R + W)``."""
+    if write_s <= 0:
+        return 0.0
+    a, b = reads * suspend_s, read_s + write_s
+    return 2.0 * write_s / (b + float(np.sqrt(b * b + 4.0 * a * write_s)))
+
+
 def mean_die_s(die_s: np.ndarray, is_write: np.ndarray, suspend_unit_s: float, write_share: float) -> np.ndarray:
     """Each member I/O's mean unit time: reads add the expected program-suspend wait."""
     if write_share <= 0:
@@ -105,4 +120,4 @@ def draw_die_s(rng: np.random.Generator, die_s: np.ndarray, is_write: np.ndarray
 
 __all__ = ["NAND_SERVICE_CV", "READ_RETRY_PROBABILITY", "READ_RETRY_EXTRA_READS", "WORDLINES_PER_BLOCK",
            "ERASE_SUSPEND_POINTS", "DEFAULT_NAND_PROGRAM_US", "DEFAULT_NAND_ERASE_US", "erase_share", "mean_die_s",
-           "draw_die_s"]
+           "draw_die_s", "programming_share"]

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nvsim.ssd.latency import (READ_RETRY_EXTRA_READS, READ_RETRY_PROBABILITY, WORDLINES_PER_BLOCK, draw_die_s,
-                               erase_share, mean_die_s)
+                               erase_share, mean_die_s, programming_share)
 
 N = 400_000
 
@@ -74,3 +74,21 @@ def test_reads_on_erasing_dies_wait_out_an_erase_step():
 def test_erase_share_is_one_erase_per_block_programmed():
     assert erase_share(3500.0, 1013.0) == pytest.approx(3500 / (3500 + WORDLINES_PER_BLOCK * 1013))
     assert erase_share(3500.0, 1900.0) < erase_share(3500.0, 1013.0) < erase_share(5000.0, 1013.0)
+
+
+@pytest.mark.parametrize("drive", ["micron-9550-max-6.4tb", "kioxia-cm7-r-7.68tb", "solidigm-d5-p5336-61.44tb"])
+@pytest.mark.parametrize("read_fraction", [0.3, 0.5, 0.7])
+def test_the_programming_share_is_the_drive_models_rho_w_at_its_rate(drive, read_fraction):
+    """The array's modes price a read's suspend with ``programming_share`` of a batch's die time; at
+    the drive model's saturated rate that is its ``rho_w``, the writes' share of the pool."""
+    from nvsim.catalog import default_catalog
+    from nvsim.specs import WorkloadSpec
+    from nvsim.ssd import SsdModel
+    model = SsdModel.from_drive(default_catalog().drives[drive])
+    f = read_fraction
+    workload = WorkloadSpec(name="m", rw="randrw", rwmixread=round(100 * f), bs="4k", iodepth=32, numjobs=16)
+    u_r, u_w = model.read_pool_s(4096, True), model.write_pool_s(4096, True)
+    rho_w = (1 - f) * model.nand_iops(workload) * u_w
+    assert programming_share(f * u_r, (1 - f) * u_w, f, model.suspend_pool_s) == pytest.approx(rho_w, rel=1e-9)
+    assert programming_share(f * u_r, (1 - f) * u_w, f, 0.0) == pytest.approx((1 - f) * u_w / (f * u_r + (1 - f) * u_w))
+    assert programming_share(u_r, 0.0, 1, model.suspend_pool_s) == 0.0

@@ -1,6 +1,7 @@
 """NAND generations and types as data (issue 39, item 1): the die capacity is stated once, in the
-generation (models/nand/), and the family model and the SSD model count the same dies; a new NAND
-type and generation are data alone; a name the catalog does not have is one line naming the field.
+generation (models/nand/), and the family model, the SSD model and the array modes' die pool count
+the same dies; a new NAND type and generation are data alone (they load and run); a name the catalog
+does not have is one line naming the field.
 """
 
 from __future__ import annotations
@@ -12,7 +13,12 @@ import pytest
 
 from nvsim.catalog import load_catalog
 from nvsim.errors import InputError
+from nvsim.links import drive_link
+from nvsim.scenario import parse_scenario
+from nvsim.simulation import Simulation
 from nvsim.ssd import derive_ssd_parameters
+from nvsim.sim.drive import DriveTiming
+from nvsim.ssd.model import SsdModel
 from nvsim.ssd.family import die_program_bytes_per_s, family_dies, predict_sku
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -39,6 +45,13 @@ def test_every_family_sku_has_the_dies_the_ssd_model_uses(catalog):
         assert family_dies(family, raw) == expected, name
         assert derive_ssd_parameters(drive).nand_dies == expected, name
         assert predict_sku(family, drive.capacity_bytes.value, raw).dies == expected, name
+        # the array modes' die pool (nvsim.sim.drive): at most that many units, the same pool capacity
+        # and each read's suspend over the same dies
+        model = SsdModel.from_drive(drive)
+        timing = DriveTiming(model, drive_link(drive, catalog.platforms["asus-rs520a-e12-rs24u"], catalog))
+        assert 1 <= timing.units <= expected, name
+        assert timing.suspend_unit_s == pytest.approx(drive.program_suspend_us.value * 1e-6 / expected * timing.units), name
+        assert timing.unit_s(4096, False, True) / timing.units == pytest.approx(model.read_pool_s(4096, True)), name
 
 
 def test_the_cm6_r_30_72tb_counts_its_512_dies_of_512_gbit(catalog):
@@ -95,6 +108,22 @@ def test_a_new_nand_type_and_generation_are_data_alone(tmp_path, catalog):
     tlc_family = catalog.families["micron-9550"]
     # the die's program rate goes as its bits per cell: 5/3 of the TLC family's, from the data alone
     assert die_program_bytes_per_s(plc_family) == pytest.approx(die_program_bytes_per_s(tlc_family) * 5 / 3)
+    _runs(loaded, "test-plc-drive", "micron-9550-max-3.2tb", "micron-9550-max-25.6tb")
+
+
+def _runs(catalog, *drives):
+    """Each drive loads, derives and runs: a single-drive scenario of it, a 4 KiB 70/30 mix, through
+    the orchestrator; a family SKU on the new NAND with its dies from the new die capacity."""
+    for name in drives:
+        drive = catalog.drives[name]
+        assert derive_ssd_parameters(drive).nand_dies == round(drive.raw_nand_bytes.value / drive.nand_die_bytes.value)
+        scenario = parse_scenario({
+            "name": f"run-{name}", "description": "one drive", "source": "nvsim-assumptions", "seed": 1,
+            "platform": "asus-rs520a-e12-rs24u", "array": {"level": 0, "drive": name, "drives": 1, "engine": "none"},
+            "workloads": [{"name": "mix70", "rw": "randrw", "rwmixread": 70, "bs": "4k", "iodepth": 32,
+                           "numjobs": 16, "ioengine": "libaio"}]}, catalog)
+        result = Simulation(scenario, "mix70", catalog=catalog).run()
+        assert 0 < result.read_iops < 1e8 and result.write_iops == pytest.approx(result.read_iops * 3 / 7, rel=1e-6), name
 
 
 def _refused(models, field, match):
