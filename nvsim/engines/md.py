@@ -16,6 +16,9 @@ documents), the mechanisms that set its speed (docs/models/engines.md):
   handles each stripe_head in one pass per state change: ``stripe_disk_us`` per member of the
   array per pass plus ``stripe_member_bio_us`` per member page bio it issues, plus parity at
   ``parity_gen_gb_per_s``. RMW/RCW reads: a pass before the reads, one after.
+* The write-intent bitmap (``md_bitmap``): ``bitmap->counts.lock`` taken twice per written page
+  (RAID4/5/6) or request (RAID1/10); a write that sets a clean bit holds md's thread for one
+  bitmap update (``sync_update_share``, at the write rate the solvers feed back).
 * Every md request (one per chunk a bio is split into; on RAID1, which has no chunks, one per
   64 MiB barrier unit, ``raid1_requests``) costs ``request_cpu_us`` on the submitting core, at
   ``reference_clock_ghz``.
