@@ -150,6 +150,7 @@ class Engine:
     stripe_cache: ClassVar[bool] = True  # holds a stripe's writes until it is whole before computing parity
     coalesces_degraded: ClassVar[bool] = False  # ...and still does with a member missing (a card's write-back cache)
     reference_clock_ghz: ClassVar[float] = 3.0  # the clock its CPU costs are stated at, unless a parameter says
+    sync_update_bytes: ClassVar[int] = 4096  # what one synchronous metadata update writes to each member (``sync_update_share``)
     needs_vmd: ClassVar[bool] = False  # runs only on drives behind Intel VMD (and is the one engine modelled there)
 
     # Rules of the engine a scenario or a plan candidate must keep, asked of the class (no array
@@ -213,6 +214,12 @@ class Engine:
     def own_lock(self) -> str | None:
         """The label of the engine's serialised section on the submission path; None here."""
         return None
+
+    def sync_update_share(self, write_rate_per_s: float, region_bytes: float, write_bytes: int, random: bool,
+                          data_members: int) -> float:
+        """Share of host writes, at ``write_rate_per_s`` over ``region_bytes``, that wait for a
+        synchronous metadata update on the engine's thread (md's write-intent bitmap); none here."""
+        return 0.0
 
     @staticmethod
     def empty_work(plan: MemberIOPlan, n: int, host_bytes: int) -> EngineWork:

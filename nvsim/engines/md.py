@@ -16,6 +16,9 @@ documents), the mechanisms that set its speed (docs/models/engines.md):
   handles each stripe_head in one pass per state change: ``stripe_disk_us`` per member of the
   array per pass plus ``stripe_member_bio_us`` per member page bio it issues, plus parity at
   ``parity_gen_gb_per_s``. RMW/RCW reads: a pass before the reads, one after.
+* The write-intent bitmap (``md_bitmap``): ``bitmap->counts.lock`` taken twice per written page
+  (RAID4/5/6) or request (RAID1/10); a write that sets a clean bit holds md's thread for one
+  bitmap update (``sync_update_share``, at the write rate the solvers feed back).
 * Every md request (one per chunk a bio is split into; on RAID1, which has no chunks, one per
   64 MiB barrier unit, ``raid1_requests``) costs ``request_cpu_us`` on the submitting core, at
   ``reference_clock_ghz``.
@@ -43,7 +46,7 @@ from pydantic import Field, field_validator
 from ..constants import PAGE_BYTES
 from ..specs import Cited, RebuildSpec
 from .base import Engine, EngineParameters, EngineServer, EngineSettings, EngineWork, RebuildThrottle, per_host_sum
-from .md_bitmap import DEFAULT_DAEMON_SLEEP_S, MDADM_BITMAP_CHUNK_MIN_BYTES, bitmap_updates_per_s_random
+from .md_bitmap import BITMAP_PAGE_BYTES, DEFAULT_DAEMON_SLEEP_S, MDADM_BITMAP_CHUNK_MIN_BYTES, dirty_fraction_random, dirty_fraction_sequential
 
 
 RAID5D_THREADS = 1
@@ -143,6 +146,7 @@ MD_DISCARD_LEVELS = (0, 1, 10)
 class MdEngine(Engine):
     Parameters = MdParameters
     Settings = MdSettings
+    sync_update_bytes = BITMAP_PAGE_BYTES  # a write-intent bitmap update: one bitmap page to every member
 
     @classmethod
     def strip_must_be_power_of_two(cls, level: int) -> bool:
@@ -276,14 +280,19 @@ class MdEngine(Engine):
         ``bitmap_chunk_bytes`` of every member, so ``bitmap_chunk_bytes x data_members`` of data."""
         return max(1.0, region_bytes / (self.settings.bitmap_chunk_bytes * max(1, data_members)))
 
-    def bitmap_updates_per_s(self, write_rate_per_s: float, region_bytes: float, data_members: int) -> float:
-        """Synchronous bitmap updates per second that random writes at ``write_rate_per_s`` over
-        ``region_bytes`` cause (``md_bitmap.bitmap_updates_per_s_random``); 0 without a bitmap.
-        Each writes one bitmap page to every member and holds the writes behind it until done."""
+    def sync_update_share(self, write_rate_per_s: float, region_bytes: float, write_bytes: int, random: bool,
+                          data_members: int) -> float:
+        """Share of host writes that set a clean bit of the write-intent bitmap and so wait for its
+        synchronous update (``md_bitmap.dirty_fraction_random`` at the write rate the solver feeds
+        back; a sequential stream: one per bitmap chunk's worth of data, ``dirty_fraction_sequential``);
+        0 without a bitmap. The update is done by md's own thread (raid5d's, raid1d's or raid10d's
+        ``md_bitmap_unplug`` before the writes it holds go out), which waits for it."""
         if getattr(self.settings, "bitmap", "none") == "none":
             return 0.0
-        return bitmap_updates_per_s_random(write_rate_per_s, self.bitmap_chunks(region_bytes, data_members),
-                                           self.settings.bitmap_daemon_sleep_s)
+        if not random:
+            return dirty_fraction_sequential(write_bytes, self.settings.bitmap_chunk_bytes * max(1, data_members))
+        return dirty_fraction_random(write_rate_per_s, self.bitmap_chunks(region_bytes, data_members),
+                                     self.settings.bitmap_daemon_sleep_s)
 
     def stripe_thread_count(self) -> float:
         """Stripe-handling servers: raid5d, whatever ``group_thread_cnt`` says. With the write-intent

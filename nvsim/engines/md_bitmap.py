@@ -12,6 +12,9 @@
   ``md_bitmap_unplug`` writes the dirty pages and waits). A chunk's bit is cleared by the bitmap
   daemon once no write has touched the chunk for between one and two ``daemon_sleep`` periods
   (the counter steps 2 -> 1 -> 0 on successive daemon passes): nvsim takes 1.5 periods.
+* **After an unclean shutdown** md resyncs only the chunks whose bits are set
+  (``resync_member_bytes_after_crash``): under random writes ``dirty_chunks_random`` of them,
+  each ``bitmap_chunk_bytes`` of every member; without a bitmap, every member whole.
 * **The chance.** Writes spread at random over ``chunks`` bitmap chunks at ``rate`` per second
   reach one chunk as a Poisson stream of ``rate / chunks``: a write finds its chunk clean when the
   previous one came more than the clearing time earlier, ``exp(-rate t / chunks)``. The bitmap
@@ -83,6 +86,25 @@ def dirty_fraction_sequential(write_bytes: float, member_data_bytes_per_chunk: f
     return min(1.0, write_bytes / member_data_bytes_per_chunk)
 
 
-__all__ = ["mdadm_bitmap_chunk_bytes", "mdadm_adds_bitmap", "clear_after_s", "dirty_fraction_random",
+def dirty_chunks_random(rate_per_s: float, chunks: float, daemon_sleep_s: float) -> float:
+    """Bitmap chunks dirty at any moment under random writes at ``rate_per_s`` over ``chunks``: a
+    chunk is dirty while a write reached it within the clearing time, ``chunks (1 - exp(-rate t /
+    chunks))`` (the complement of ``dirty_fraction_random``)."""
+    if chunks <= 0:
+        return 0.0
+    return chunks * (1.0 - dirty_fraction_random(rate_per_s, chunks, daemon_sleep_s))
+
+
+def resync_member_bytes_after_crash(member_bytes: float, bitmap_chunk_bytes: float | None, dirty_chunks: float) -> float:
+    """Bytes of each member md resyncs after an unclean shutdown: with a write-intent bitmap only
+    the chunks dirty when it stopped (``md_do_sync`` skips a region whose bit is clear:
+    ``md_bitmap_start_sync``), each ``bitmap_chunk_bytes`` of every member, at most the member;
+    without one (``bitmap_chunk_bytes`` None) the whole member."""
+    if bitmap_chunk_bytes is None:
+        return float(member_bytes)
+    return min(float(member_bytes), max(0.0, dirty_chunks) * bitmap_chunk_bytes)
+
+
+__all__ = ["dirty_chunks_random", "resync_member_bytes_after_crash", "mdadm_bitmap_chunk_bytes", "mdadm_adds_bitmap", "clear_after_s", "dirty_fraction_random",
            "bitmap_updates_per_s_random", "dirty_fraction_sequential", "DEFAULT_DAEMON_SLEEP_S",
            "MDADM_BITMAP_CHUNK_MIN_BYTES", "BITMAP_PAGE_BYTES"]

@@ -195,18 +195,53 @@ def expected_max_gamma(k: int, cv: float, points: int = 4001) -> float:
     return float(np.trapezoid(tail, x))
 
 
+SYNC_UPDATE_STEPS = 200
+"""Most steps of the synchronous-update fixed point (it converges monotonically, mostly in a few)."""
+
+
+def closed_loop_rate(table: list[tuple[str, str, float, float]], population: int, r0: float) -> tuple[float, str | None]:
+    """(host I/Os per second, the limiting resource's label or None when the I/Os in flight are)."""
+    label, x_cap = min(caps(table), key=lambda item: item[1])
+    x_loop = population / r0
+    return (x_cap, label) if x_cap <= x_loop else (x_loop, None)
+
+
+def with_sync_updates(system: ArraySystem, table: list, population: int, r0: float,
+                      write_share: float) -> tuple[list, float, float]:
+    """(demand table, unloaded latency, engine seconds per host I/O) with the engine's synchronous
+    metadata updates (md's write-intent bitmap) charged at the write rate they leave: a write that
+    sets a clean bit holds the engine's thread for one update (``ArrayModel.sync_update``), and
+    the share of writes that do falls as the rate rises (a chunk stays dirty longer than the gap
+    between its writes). The fixed point x = X(wait(x)) is found from the rate without updates
+    downwards: each step's wait is at least the last's, so the rates fall monotonically to it."""
+    if write_share <= 0:
+        return table, r0, 0.0
+    x, _label = closed_loop_rate(table, population, r0)
+    wait, charged = 0.0, table
+    for _ in range(SYNC_UPDATE_STEPS):
+        share, update_s = system.sync_update(x * write_share)
+        wait = write_share * share * update_s
+        if wait <= 0:
+            return table, r0, 0.0
+        charged = [(key, lbl, d + wait if key == "engine" else d, servers) for key, lbl, d, servers in table]
+        x_next, _label = closed_loop_rate(charged, population, r0 + wait)
+        if abs(x_next - x) <= 1e-9 * x:
+            break
+        x = x_next
+    return charged, r0 + wait, wait
+
+
 def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
     start = time.perf_counter()
     seed = system.scenario.seed if seed is None else seed
     batches = sample_batches(system, seed)
-    table = demand_table(system, batches)
     w = system.workload
     population = w.numjobs * w.iodepth
-    r0 = unloaded_latency_s(system, batches, fork_join=True)
-    label, x_cap = min(caps(table), key=lambda item: item[1])
-    x_loop = population / r0
-    x = min(x_cap, x_loop)
-    limited = label if x_cap <= x_loop else f"I/Os in flight ({population} = {w.numjobs} jobs x QD{w.iodepth})"
+    f_read = 1.0 - float(np.mean(np.concatenate([b.is_write for b in batches])))
+    table, r0, sync_wait = with_sync_updates(system, demand_table(system, batches), population,
+                                             unloaded_latency_s(system, batches, fork_join=True), 1.0 - f_read)
+    x, label = closed_loop_rate(table, population, r0)
+    limited = label or f"I/Os in flight ({population} = {w.numjobs} jobs x QD{w.iodepth})"
     util = tuple(Utilisation(lbl, min(1.0, x * d / servers)) for _key, lbl, d, servers in table)
     demand = {key: d for key, _lbl, d, _servers in table}
     cpu_busy = x * demand["cores"]
@@ -217,11 +252,10 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
         else:
             spin = x * demand["lock"] * rho / (1 - rho)
             cpu_busy = min(float(len(system.cpu_speed)), cpu_busy + spin)
-    if system.engine_on_host_cpu:
-        cpu_busy += x * demand["engine"]
+    if system.engine_on_host_cpu:  # the engine's thread sleeps while it waits for a metadata update
+        cpu_busy += x * (demand["engine"] - sync_wait)
     cpu_busy = busy_cpus_with_polling(cpu_busy, float(len(system.cpu_speed)), w.numjobs, system.host_io)
     cpu_percent = 100.0 * cpu_busy / system.logical_cpus
-    f_read = 1.0 - float(np.mean(np.concatenate([b.is_write for b in batches])))
     raid_waf, waf_nand = write_amplification(system, batches)
     latency_us = population / x * 1e6
     lat = {"mean": latency_us}
@@ -236,5 +270,5 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
     )
 
 
-__all__ = ["simulate_fluid", "demand_table", "caps", "resource_caps", "sample_batches",
+__all__ = ["simulate_fluid", "with_sync_updates", "closed_loop_rate", "demand_table", "caps", "resource_caps", "sample_batches",
            "write_amplification", "exact_mix", "run_latency_s", "expected_max_gamma", "fork_join_excess"]

@@ -24,7 +24,7 @@ from ..links import attachment, drive_link, engine_link, switch_bytes_per_s, swi
 from ..names import drive_name, engine_name
 from ..pcie import NVME_READ_TRAVERSALS, NVME_WRITE_TRAVERSALS, PcieLink
 from ..platform import CpuLayout, PlatformModel
-from ..raid import parity_members
+from ..raid import data_members_per_stripe, parity_members
 from ..specs import ArraySpec, DriveSpec, EngineSpec, PlatformSpec, ScenarioSpec, WorkloadSpec
 from ..stripe.layout import DEFAULT_LAYOUT, ArrayGeometry
 from ..topology import DriveAttachment
@@ -109,6 +109,19 @@ class ArrayModel:
         data = self.array.drives - parity_members(self.array.level)
         period = math.lcm(w.bs, max(1, data) * self.array.strip_bytes) // w.bs
         return page_bounded_ios(int(min(512, max(16, 2 * period))), w.bs)
+
+    def sync_update(self, write_rate_per_s: float) -> tuple[float, float]:
+        """(share of host writes that wait for the engine's synchronous metadata update -- md's
+        write-intent bitmap -- when the array takes writes at ``write_rate_per_s``; seconds one
+        update holds the engine's thread: a bitmap page written to every member at once and waited
+        for, a drive's write latency and the page's time on its link). (0, 0) without RAID."""
+        if self.geometry is None:
+            return 0.0, 0.0
+        w, a = self.workload, self.array
+        region = min(w.size or self.device_bytes, self.device_bytes)
+        data = data_members_per_stripe(a.level, a.drives, a.near_copies)
+        share = self.engine.sync_update_share(write_rate_per_s, region, w.bs, w.is_random, data)
+        return share, self.drive.write_fixed_s + self.drive.link_s(self.engine.sync_update_bytes, True)
 
     def chunk_requests_per_io(self) -> float:
         """Strips (chunks) one host I/O of the workload's size touches, on average over the

@@ -45,6 +45,7 @@ class ArraySystem:
     # the model's methods and properties, reading the model's fields copied here
     resources = ArrayModel.resources
     chunk_requests_per_io = ArrayModel.chunk_requests_per_io
+    sync_update = ArrayModel.sync_update
     describe = ArrayModel.describe
     engine_server_label = ArrayModel.engine_server_label
     engine_servers = ArrayModel.engine_servers

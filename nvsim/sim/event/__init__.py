@@ -48,7 +48,7 @@ from .rebuild import RebuildProgress, RebuildSlot, rebuild_batch, rebuild_reques
 from .rows import HostJobs, JobQueue
 from .servers import ArrayServers, after
 from .slots import HostSlot, Run
-from .window import batch_ios, measured_window, whole_rebuild
+from .window import batch_ios, measured_window, sync_update_of, whole_rebuild
 
 
 def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: int = 60_000, batches: int = 10,
@@ -75,8 +75,9 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
     if rebuild is not None and until_rebuilt:
         window = whole_rebuild(window, rebuild.span_bytes, rebuild.rate_guess)
     barrier = rebuild is not None and system.engine.recovery_excludes_host_io(system.array.level)
+    sync = sync_update_of(system, seed) if rebuild is None else (0.0, 0.0)  # md's bitmap: the optimal array's
     if compiled:
-        jobs = HostJobs(system, seed, batch_ios(system, seed, window.warm_ios, host_ios), barrier=barrier)
+        jobs = HostJobs(system, seed, batch_ios(system, seed, window.warm_ios, host_ios), barrier=barrier, sync_update=sync)
         beside = KernelRebuild(rebuild, partial(rebuild_batch, system, rebuild_member, rebuild), until_rebuilt) \
             if rebuild is not None else None
         run, at_warm, end_s = run_kernel(system, jobs, servers, window.warm_s, window.end_s, precision, progress, beside,
@@ -86,7 +87,8 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
     if rebuild is not None and until_rebuilt:
         rebuild.stop = env.event()
     gate = Gate() if barrier else None
-    jobs = HostJobs(system, seed, batch_ios(system, seed, window.warm_ios, host_ios), barrier=gate is not None)
+    jobs = HostJobs(system, seed, batch_ios(system, seed, window.warm_ios, host_ios), barrier=gate is not None,
+                    sync_update=sync)
     run = Run(env, servers, window.warm_s)
     _start_foreground(run, system, jobs.queues(), gate)
     if rebuild is not None:

@@ -8,9 +8,12 @@ whole or read a field or two, a few ns more than a plain tuple per host I/O.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from itertools import repeat
 from typing import NamedTuple
+
+import numpy as np
 
 from ..system import ArraySystem, HostIoBatch, strips_spanned
 from ..workload import HostStream, clone_phase_bytes, named_rng
@@ -87,9 +90,13 @@ class HostJobs:
     service times drawn per batch; the first batches are kept (``sampled``) for the write
     amplification. ``barrier``: each row counts the chunks it spans (``Demand.pieces``)."""
 
-    def __init__(self, system: ArraySystem, seed: int, batch_ios: int, barrier: bool):
+    def __init__(self, system: ArraySystem, seed: int, batch_ios: int, barrier: bool,
+                 sync_update: tuple[float, float] = (0.0, 0.0)):
+        """``sync_update``: (share of writes that wait for a synchronous metadata update, seconds
+        each holds the engine's thread), from the write rate fed back (``sync_update_of``)."""
         w = system.workload
         self.system, self.seed, self.batch_ios, self.barrier = system, seed, batch_ios, barrier
+        self.sync_update = sync_update
         period = 0 if system.geometry is None else system.geometry.stripe_data_bytes
         self.streams = [HostStream.for_job(w, j, system.device_bytes, seed, clone_phase_bytes(w, j, period))
                         for j in range(w.numjobs)]
@@ -100,12 +107,21 @@ class HostJobs:
         system, stream = self.system, self.streams[job]
         offsets, is_write = stream.next_batch(self.batch_ios)
         rng = named_rng(self.seed, "nand service times", job, stream.batches_made)
-        b = system.batch(job, offsets, is_write, rng=rng)
+        b = self.with_sync_updates(system.batch(job, offsets, is_write, rng=rng), job, stream.batches_made)
         if len(self.sampled) < SAMPLED_BATCHES:
             self.sampled.append(b)
         pieces = strips_spanned(offsets, system.workload.bs, system.array.strip_bytes).tolist() \
             if self.barrier else None
         return b, pieces
+
+    def with_sync_updates(self, b: HostIoBatch, job: int, batch: int) -> HostIoBatch:
+        """``b`` with the writes that set a clean bitmap bit (each with the fed-back share, drawn
+        from a named stream) holding the engine's thread for one update before their own work."""
+        share, update_s = self.sync_update
+        if share <= 0 or not b.is_write.any():
+            return b
+        hit = b.is_write & (named_rng(self.seed, "bitmap updates", job, batch).random(len(b)) < share)
+        return replace(b, pre_s=b.pre_s + np.where(hit, update_s, 0.0), _totals=None)
 
     def plan(self, job: int) -> tuple[list[Demand], MemberOps]:
         """The next batch of ``job``'s host I/Os, as the SimPy slots read it."""

@@ -57,6 +57,15 @@ def rate_guess(system: ArraySystem, seed: int, rebuild_member: int | None = None
     return rate, cycle_s
 
 
+def sync_update_of(system: ArraySystem, seed: int) -> tuple[float, float]:
+    """(share of host writes that wait for the engine's synchronous metadata update, seconds each
+    holds its thread) at the write rate of the fluid mode's fixed point (``with_sync_updates``):
+    the rate fed back that the event mode's writes draw their bitmap updates with."""
+    if not system.workload.read_fraction < 1.0 or system.sync_update(0.0)[0] == 0.0:  # no writes, or no updates
+        return 0.0, 0.0
+    return system.sync_update(simulate_fluid(system, seed).write_iops)
+
+
 def measured_window(system: ArraySystem, seed: int, host_ios: int, warmup_ios: int | None = None,
                     rebuild_member: int | None = None, until_rebuilt: bool = False) -> Window:
     """Warm-up: ``warmup_ios`` host I/Os (default: three per slot, at least a fifth of the window)

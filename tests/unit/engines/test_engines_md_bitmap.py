@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from nvsim.engines.md_bitmap import (MDADM_BITMAP_CHUNK_MIN_BYTES, bitmap_updates_per_s_random, clear_after_s,
-                                     dirty_fraction_random, dirty_fraction_sequential, mdadm_adds_bitmap,
+                                     dirty_chunks_random, dirty_fraction_random, resync_member_bytes_after_crash, dirty_fraction_sequential, mdadm_adds_bitmap,
                                      mdadm_bitmap_chunk_bytes)
 
 MIB, GIB, TB = 2**20, 2**30, 10**12
@@ -59,3 +59,24 @@ def test_a_sequential_stream_enters_a_new_chunk_once_per_chunk_of_data():
     assert dirty_fraction_sequential(1 * MIB, 64 * MIB * 22) == pytest.approx(1 / (64 * 22))
     assert dirty_fraction_sequential(2 * GIB, 64 * MIB) == 1.0
     assert MDADM_BITMAP_CHUNK_MIN_BYTES == 64 * MIB
+
+
+def test_after_a_crash_md_resyncs_the_dirty_chunks_or_without_a_bitmap_the_whole_member():
+    member = 3.84 * TB
+    # 100K random writes/s over 10,000 chunks, cleared after 7.5 s: every chunk dirty (e^-75 clean)
+    dirty = dirty_chunks_random(1e5, 1e4, 5.0)
+    assert dirty == pytest.approx(1e4)
+    assert resync_member_bytes_after_crash(member, 64 * MIB, dirty) == pytest.approx(1e4 * 64 * MIB)
+    # 100 writes/s over 1M chunks: 750 written in the last 7.5 s, almost all distinct
+    few = dirty_chunks_random(100.0, 1e6, 5.0)
+    assert few == pytest.approx(750.0, rel=1e-3)
+    assert resync_member_bytes_after_crash(member, 64 * MIB, few) == pytest.approx(few * 64 * MIB)
+    assert resync_member_bytes_after_crash(member, None, few) == member
+    assert resync_member_bytes_after_crash(member, 64 * MIB, 1e9) == member
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.floats(1.0, 1e7), st.floats(1.0, 1e7), st.floats(0.1, 60.0))
+def test_dirty_and_clean_shares_of_the_chunks_add_up(rate, chunks, sleep):
+    clean = chunks * dirty_fraction_random(rate, chunks, sleep)
+    assert dirty_chunks_random(rate, chunks, sleep) + clean == pytest.approx(chunks)

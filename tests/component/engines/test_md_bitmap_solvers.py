@@ -1,0 +1,60 @@
+"""md's write-intent bitmap in the solvers (issue 37): a write that sets a clean bit holds md's
+thread for one bitmap update, at the write rate fed back (the fluid mode's fixed point; the event
+mode draws each write's update with the share at that rate)."""
+
+import pytest
+
+from nvsim import Simulation, parse_scenario
+from nvsim.sim import ArraySystem
+
+MIB = 2**20
+
+
+def raid6(catalog, jobs=16, depth=4, size="20G", **settings):
+    scenario = parse_scenario({
+        "name": "bitmap", "platform": "supermicro-as-2125hs-tnr",
+        "array": {"level": 6, "drive": "kioxia-cm7-r-3.84tb", "drives": 8, "strip_bytes": "64KiB",
+                  "engine": "linux-md", "engine_settings": settings},
+        "workloads": [{"name": "w", "rw": "randwrite", "bs": "4k", "numjobs": jobs, "iodepth": depth, "size": size}],
+    }, catalog)
+    return scenario, scenario.workloads[0]
+
+
+def fluid_write_iops(catalog, **settings):
+    scenario, workload = raid6(catalog, **settings)
+    return Simulation(scenario, workload, catalog=catalog).run("fluid").write_iops
+
+
+def test_small_bitmap_chunks_cost_random_writes_and_no_bitmap_costs_nothing(catalog):
+    none = fluid_write_iops(catalog, bitmap="none")
+    small = fluid_write_iops(catalog, bitmap="internal", bitmap_chunk_bytes=4096)
+    medium = fluid_write_iops(catalog, bitmap="internal", bitmap_chunk_bytes=8192)
+    large = fluid_write_iops(catalog, bitmap="internal", bitmap_chunk_bytes=MIB)
+    assert small < medium < none
+    # ~130K writes/s over 20 GB: a 1 MiB chunk's 3,400 chunks are written every 26 ms, never clean
+    assert large == pytest.approx(none, rel=1e-9)
+    assert fluid_write_iops(catalog, bitmap="external", bitmap_chunk_bytes=4096) == pytest.approx(small)
+
+
+def test_the_fluid_rate_is_a_fixed_point_of_the_bitmap_updates_it_causes(catalog):
+    """At the answer's write rate, md's thread spends the share of writes that set a clean bit
+    times one update on each write: the rate without updates, less exactly that."""
+    scenario, workload = raid6(catalog, bitmap_chunk_bytes=64 * 1024)
+    x = Simulation(scenario, workload, catalog=catalog).run("fluid").write_iops
+    system = ArraySystem(scenario, workload, catalog)
+    share, update_s = system.sync_update(x)
+    assert 0.0 < share < 1.0 and update_s > 0.0
+    bare, _ = raid6(catalog, bitmap="none")
+    x_bare = Simulation(bare, workload, catalog=catalog).run("fluid").write_iops
+    # raid5d binds both (one thread): 1/x = 1/x_bare + share x update
+    assert 1.0 / x == pytest.approx(1.0 / x_bare + share * update_s, rel=1e-6)
+
+
+def test_the_event_mode_draws_the_updates_at_the_fed_back_rate(catalog):
+    runs = {}
+    for label, settings in {"none": {"bitmap": "none"}, "4K": {"bitmap_chunk_bytes": 4096}}.items():
+        scenario, workload = raid6(catalog, **settings)
+        runs[label] = Simulation(scenario, workload, catalog=catalog).run("event", host_ios=6000)
+    assert runs["4K"].write_iops < 0.9 * runs["none"].write_iops
+    fluid = fluid_write_iops(catalog, bitmap_chunk_bytes=4096)
+    assert runs["4K"].write_iops == pytest.approx(fluid, rel=0.15)
