@@ -188,12 +188,15 @@ class HostStream:
             slots = self.region_bytes // bs
             run = w.random_run_ios  # fio's randread:N: N I/Os one after the other from each random offset
             draws = rng.integers(0, slots, size=-(-count // run), dtype=np.int64)
-            within = np.arange(count, dtype=np.int64)
-            offsets = self.region_start_bytes + (draws[within // run] + within % run) % slots * bs
+            if run == 1:  # each draw is one I/O's slot, already below ``slots``
+                offsets = self.region_start_bytes + draws * bs
+            else:
+                within = np.arange(count, dtype=np.int64)
+                offsets = self.region_start_bytes + (draws[within // run] + within % run) % slots * bs
         else:
             offsets = self._sequential(count, is_write)
         self._batches += 1
-        return offsets.astype(np.int64), is_write
+        return offsets.astype(np.int64, copy=False), is_write
 
     def _directions(self, count: int) -> np.ndarray:
         """Which of the next ``count`` I/Os write: a Bernoulli draw with ``rwmixread``."""
