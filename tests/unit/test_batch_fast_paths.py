@@ -71,3 +71,15 @@ def test_plan_ios_takes_ready_arrays_as_it_takes_lists():
     readonly = offsets.copy()
     readonly.flags.writeable = False
     assert np.array_equal(plan_ios(g, is_write, readonly, lengths).member_offset_bytes, ready.member_offset_bytes)
+
+
+@settings(max_examples=100, deadline=None)
+@given(lengths=st.lists(st.integers(0, 1 << 22), max_size=40), units=st.integers(1, 300))
+def test_pieces_are_the_clipped_page_counts(lengths, units):
+    from types import SimpleNamespace
+
+    from nvsim.sim.drive import PAGE_BYTES, DriveTiming
+
+    got = DriveTiming.pieces_of(SimpleNamespace(units=units), np.array(lengths, dtype=np.int64))
+    expected = np.clip(-(-np.array(lengths, dtype=np.int64) // PAGE_BYTES), 1, units)
+    assert got.dtype == expected.dtype and got.tolist() == expected.tolist()
