@@ -83,3 +83,40 @@ def test_pieces_are_the_clipped_page_counts(lengths, units):
     got = DriveTiming.pieces_of(SimpleNamespace(units=units), np.array(lengths, dtype=np.int64))
     expected = np.clip(-(-np.array(lengths, dtype=np.int64) // PAGE_BYTES), 1, units)
     assert got.dtype == expected.dtype and got.tolist() == expected.tolist()
+
+
+def unique_pages(host: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, n: int) -> np.ndarray:
+    """The formula md's stripe_heads replaced: every page as a (host, page) key, counted distinct."""
+    from nvsim.constants import PAGE_BYTES
+
+    lo = offsets // PAGE_BYTES
+    count = (offsets + lengths - 1) // PAGE_BYTES - lo + 1
+    if not len(count):
+        return np.zeros(n)
+    pages_host = np.repeat(host, count)
+    page = np.repeat(lo - np.cumsum(count) + count, count) + np.arange(int(count.sum()))
+    key = np.unique(pages_host * (int(page.max()) + 1) + page)
+    return np.bincount(key // (int(page.max()) + 1), minlength=n)[:n].astype(float)
+
+
+@settings(max_examples=300, deadline=None)
+@given(n=st.integers(1, 6), ios=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 200), st.integers(1, 70_000)),
+                                         max_size=30))
+def test_md_stripe_heads_count_the_distinct_pages_of_each_host_io(n, ios):
+    from nvsim.constants import PAGE_BYTES
+    from nvsim.engines.md import _pages_covered
+
+    host = np.array([h % n for h, _, _ in ios], dtype=np.int64)
+    offsets = np.array([o * 512 for _, o, _ in ios], dtype=np.int64)
+    lengths = np.array([b for _, _, b in ios], dtype=np.int64)
+    lo, end = offsets // PAGE_BYTES, (offsets + lengths - 1) // PAGE_BYTES + 1
+    got = _pages_covered(host, lo, end, np.lexsort((lo, host)), n)
+    assert got.tolist() == unique_pages(host, offsets, lengths, n).tolist()
+
+
+def test_md_stripe_heads_of_overlapping_member_ios():
+    from nvsim.engines.md import _pages_covered
+
+    # host 0: pages 0-3 on one member, 2-5 on another (6 distinct); host 1: page 9 twice (1)
+    host, lo, end = np.array([0, 0, 1, 1]), np.array([0, 2, 9, 9]), np.array([4, 6, 10, 10])
+    assert _pages_covered(host, lo, end, np.lexsort((lo, host)), 2).tolist() == [6.0, 1.0]
