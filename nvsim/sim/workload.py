@@ -71,7 +71,10 @@ def _int_words(value: int, out: list[int]) -> bool:
 def _entropy_words(seed: int, spawn_key: tuple[int, ...]) -> np.ndarray | None:
     """``SeedSequence(seed, spawn_key=spawn_key)``'s assembled entropy: the seed's words, padded with
     zeros to the pool's size (a spawn key follows), then the spawn key's words."""
-    words: list[int] = []
+    words = [seed, *[0] * (SEED_POOL_WORDS - 1), *spawn_key]
+    if min(words) >= 0 and max(words) <= _WORD_MASK:  # every number one word (the usual case)
+        return np.array(words, dtype=np.uint64)
+    words = []
     if not _int_words(seed, words):
         return None
     words.extend([0] * (SEED_POOL_WORDS - len(words)))
