@@ -37,6 +37,7 @@ documents), the mechanisms that set its speed (docs/models/engines.md):
 
 from __future__ import annotations
 
+import numba as nb
 import numpy as np
 
 from typing import Literal
@@ -86,6 +87,25 @@ def raid1_requests(plan, n: int) -> np.ndarray:
     np.minimum.at(lo, plan.host_index, plan.member_offset_bytes // BARRIER_UNIT_BYTES)
     np.maximum.at(hi, plan.host_index, (plan.member_offset_bytes + plan.length_bytes - 1) // BARRIER_UNIT_BYTES)
     return np.where(hi >= lo, hi - lo + 1, 1).astype(float)
+
+
+@nb.njit(nogil=True, cache=True)
+def _pages_covered(host, lo, end, order, n):
+    """Per host I/O (``host`` below ``n``), the number of distinct pages its member I/Os' page
+    ranges ``[lo, end)`` cover: the length of their union, swept in ``order`` (by host, then
+    ``lo``). As many as the distinct (host, page) keys of every page (``np.unique``'s count),
+    without making one key a page (a 1 MiB member I/O is 256)."""
+    rows = np.zeros(n)
+    current, reach = -1, 0
+    for i in order:
+        h, a, b = host[i], lo[i], end[i]
+        if h != current:
+            current, reach = h, a
+        if h >= n or b <= reach:
+            continue
+        rows[h] += b - max(a, reach)
+        reach = b
+    return rows
 
 
 class MdParameters(EngineParameters):
@@ -235,14 +255,10 @@ class MdEngine(Engine):
         sequential stream planned as whole stripes (``parity_bytes_computed`` 0: the stripe's
         pages are shared out among the host I/Os that fill it) gets its share of the stripe's
         rows: ``stripes_touched`` (its share of the stripe) x the rows of a chunk."""
-        rows = np.zeros(n)
         lo = plan.member_offset_bytes // PAGE_BYTES
-        count = (plan.member_offset_bytes + plan.length_bytes - 1) // PAGE_BYTES - lo + 1
-        if len(count):
-            host = np.repeat(plan.host_index, count)
-            page = np.repeat(lo - np.cumsum(count) + count, count) + np.arange(int(count.sum()))
-            key = np.unique(host * (int(page.max()) + 1) + page)
-            rows = np.bincount(key // (int(page.max()) + 1), minlength=n)[:n].astype(float)
+        end = (plan.member_offset_bytes + plan.length_bytes - 1) // PAGE_BYTES + 1
+        host = np.asarray(plan.host_index, dtype=np.int64)
+        rows = _pages_covered(host, lo, end, np.lexsort((lo, host)), n)
         shared = is_write & (plan.parity_bytes_computed == 0)
         return np.where(shared, plan.stripes_touched * (self.strip_bytes / PAGE_BYTES), rows)
 

@@ -38,12 +38,20 @@ def member_io_starts(host_index: np.ndarray, n: int) -> np.ndarray:
 def phase_runs(phase: np.ndarray, op_start: np.ndarray) -> np.ndarray:
     """Index of the first member I/O of each run of one host I/O's one phase (member I/Os are
     grouped by host I/O in phase order): the runs whose slowest member sets the unloaded latency."""
-    if len(phase) == 0:
-        return np.zeros(0, dtype=np.int64)
-    host = np.repeat(np.arange(len(op_start) - 1), np.diff(op_start))
-    new_run = np.ones(len(phase), dtype=bool)
-    new_run[1:] = (host[1:] != host[:-1]) | (phase[1:] != phase[:-1])
-    return np.flatnonzero(new_run)
+    return _phase_runs(phase, op_start)
+
+
+@nb.njit(nogil=True, cache=True)
+def _phase_runs(phase, op_start):
+    """``phase_runs`` in one pass (a batch's dozen NumPy calls cost more than its work)."""
+    out = np.empty(phase.size, np.int64)
+    count = 0
+    for host in range(op_start.size - 1):
+        for i in range(op_start[host], op_start[host + 1]):
+            if i == op_start[host] or phase[i] != phase[i - 1]:
+                out[count] = i
+                count += 1
+    return out[:count]
 
 
 @dataclass

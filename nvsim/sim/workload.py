@@ -16,15 +16,141 @@ import zlib
 from dataclasses import dataclass
 from fractions import Fraction
 
+import numba as nb
 import numpy as np
+from numpy.random.bit_generator import ISeedSequence
 
 from ..constants import PAGE_BYTES
 from ..specs import SECTOR_BYTES, WorkloadSpec
 
 
 def named_rng(seed: int, stream: str, *index: int) -> np.random.Generator:
-    """One independent generator per (seed, stream name, indices): same seed, same numbers."""
-    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(zlib.crc32(stream.encode()), *index)))
+    """One independent generator per (seed, stream name, indices): same seed, same numbers.
+
+    The generator of ``np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(crc32(stream),
+    *index)))``, bit for bit, made in a fifth of the time: the event mode makes two a batch (a
+    many-job run, one a job and batch), and NumPy's ``SeedSequence`` spends most of its 25 us
+    turning the Python integers into words and hashing them word by word. Here the words are
+    assembled as ``SeedSequence`` assembles them and hashed by ``_seed_state`` (compiled), and the
+    PCG64 generator is seeded with the resulting state (``tests/unit/test_named_rng.py``)."""
+    words = _entropy_words(seed, (_stream_code(stream), *index))
+    if words is None:  # a negative number: NumPy's own path says what is wrong
+        return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_stream_code(stream), *index)))
+    return np.random.Generator(np.random.PCG64(_SeedState(_seed_state(words))))
+
+
+_STREAM_CODES: dict[str, int] = {}
+
+
+def _stream_code(stream: str) -> int:
+    code = _STREAM_CODES.get(stream)
+    if code is None:
+        code = _STREAM_CODES.setdefault(stream, zlib.crc32(stream.encode()))
+    return code
+
+
+SEED_POOL_WORDS = 4
+"""``SeedSequence``'s pool: 4 words of 32 bits (NumPy's default ``pool_size``)."""
+_WORD_MASK = 0xFFFFFFFF
+
+
+def _int_words(value: int, out: list[int]) -> bool:
+    """Append ``value``'s 32-bit words, least significant first (0: one word), as NumPy's
+    ``SeedSequence`` splits an integer; False for a negative one."""
+    value = int(value)
+    if value < 0:
+        return False
+    out.append(value & _WORD_MASK)
+    value >>= 32
+    while value:
+        out.append(value & _WORD_MASK)
+        value >>= 32
+    return True
+
+
+def _entropy_words(seed: int, spawn_key: tuple[int, ...]) -> np.ndarray | None:
+    """``SeedSequence(seed, spawn_key=spawn_key)``'s assembled entropy: the seed's words, padded with
+    zeros to the pool's size (a spawn key follows), then the spawn key's words."""
+    words = [seed, *[0] * (SEED_POOL_WORDS - 1), *spawn_key]
+    if min(words) >= 0 and max(words) <= _WORD_MASK:  # every number one word (the usual case)
+        return np.array(words, dtype=np.uint64)
+    words = []
+    if not _int_words(seed, words):
+        return None
+    words.extend([0] * (SEED_POOL_WORDS - len(words)))
+    for value in spawn_key:
+        if not _int_words(value, words):
+            return None
+    return np.array(words, dtype=np.uint64)
+
+
+_INIT_A, _MULT_A, _INIT_B, _MULT_B = 0x43B0D7E5, 0x931E8875, 0x8B51F9DD, 0x58F38DED
+_MIX_MULT_L, _MIX_MULT_R = 0xCA01F9DD, 0x4973F715
+
+
+@nb.njit(nogil=True, cache=True)
+def _seed_state(entropy: np.ndarray) -> np.ndarray:
+    """NumPy's ``SeedSequence`` over the assembled ``entropy`` words (O'Neill's seed_seq hash: the
+    pool mixed from the words, then ``generate_state(4, np.uint64)``), in 64-bit arithmetic masked
+    to 32 bits."""
+    mask = np.uint64(0xFFFFFFFF)
+    pool = np.zeros(SEED_POOL_WORDS, np.uint64)
+    h = np.uint64(_INIT_A)
+    for i in range(SEED_POOL_WORDS):
+        word = entropy[i] if i < entropy.size else np.uint64(0)
+        hashed, h = _hashmix(word, h)
+        pool[i] = hashed
+    for i_src in range(SEED_POOL_WORDS):
+        for i_dst in range(SEED_POOL_WORDS):
+            if i_src != i_dst:
+                hashed, h = _hashmix(pool[i_src], h)
+                pool[i_dst] = _mix(pool[i_dst], hashed)
+    for i_src in range(SEED_POOL_WORDS, entropy.size):
+        for i_dst in range(SEED_POOL_WORDS):
+            hashed, h = _hashmix(entropy[i_src], h)
+            pool[i_dst] = _mix(pool[i_dst], hashed)
+    out = np.empty(4, np.uint64)
+    h = np.uint64(_INIT_B)
+    for i in range(8):  # 8 words of 32 bits, little-endian pairs into 4 of 64
+        value = pool[i % SEED_POOL_WORDS] ^ h
+        h = (h * np.uint64(_MULT_B)) & mask
+        value = (value * h) & mask
+        value ^= value >> np.uint64(16)
+        if i % 2 == 0:
+            out[i // 2] = value
+        else:
+            out[i // 2] |= value << np.uint64(32)
+    return out
+
+
+@nb.njit(nogil=True, cache=True)
+def _hashmix(value, h):
+    mask = np.uint64(0xFFFFFFFF)
+    value = value ^ h
+    h = (h * np.uint64(_MULT_A)) & mask
+    value = (value * h) & mask
+    return value ^ (value >> np.uint64(16)), h
+
+
+@nb.njit(nogil=True, cache=True)
+def _mix(x, y):
+    mask = np.uint64(0xFFFFFFFF)
+    result = (np.uint64(_MIX_MULT_L) * x - np.uint64(_MIX_MULT_R) * y) & mask
+    return result ^ (result >> np.uint64(16))
+
+
+class _SeedState(ISeedSequence):
+    """A seed sequence whose state is already generated: what ``PCG64`` asks of it."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, state: np.ndarray):
+        self.state = state
+
+    def generate_state(self, n_words: int, dtype=np.uint32) -> np.ndarray:
+        if n_words != 4 or np.dtype(dtype) != np.uint64:
+            raise ValueError("a precomputed seed state holds 4 words of 64 bits")
+        return self.state
 
 
 @dataclass
@@ -65,12 +191,15 @@ class HostStream:
             slots = self.region_bytes // bs
             run = w.random_run_ios  # fio's randread:N: N I/Os one after the other from each random offset
             draws = rng.integers(0, slots, size=-(-count // run), dtype=np.int64)
-            within = np.arange(count, dtype=np.int64)
-            offsets = self.region_start_bytes + (draws[within // run] + within % run) % slots * bs
+            if run == 1:  # each draw is one I/O's slot, already below ``slots``
+                offsets = self.region_start_bytes + draws * bs
+            else:
+                within = np.arange(count, dtype=np.int64)
+                offsets = self.region_start_bytes + (draws[within // run] + within % run) % slots * bs
         else:
             offsets = self._sequential(count, is_write)
         self._batches += 1
-        return offsets.astype(np.int64), is_write
+        return offsets.astype(np.int64, copy=False), is_write
 
     def _directions(self, count: int) -> np.ndarray:
         """Which of the next ``count`` I/Os write: a Bernoulli draw with ``rwmixread``."""

@@ -501,6 +501,17 @@ def _plan_arrays(level, code, n, copies, strip, is_write, offs, lens, failed, mo
 # ----------------------------------------------------------------------------- public API
 
 
+def _one_signature(values, dtype, shape: tuple[int, ...] | None) -> np.ndarray:
+    """``values`` as a writable C-contiguous array of ``dtype``, broadcast to ``shape`` (None: at
+    least 1-D); an array that is one already is used as it is (a batch's arrays mostly are)."""
+    if (type(values) is np.ndarray and values.dtype == dtype and values.ndim == 1 and values.flags.c_contiguous
+            and values.flags.writeable and (shape is None or values.shape == shape)):
+        return values
+    values = np.asarray(values, dtype=dtype)
+    values = np.atleast_1d(values) if shape is None else np.broadcast_to(values, shape)
+    return np.require(values, requirements=("C", "W"))
+
+
 def plan_ios(geom: ArrayGeometry, is_write, offset_bytes, length_bytes, failed_members=()) -> MemberIOPlan:
     """Plan the member I/Os of many host I/Os on ``geom`` with ``failed_members`` failed.
 
@@ -510,9 +521,9 @@ def plan_ios(geom: ArrayGeometry, is_write, offset_bytes, length_bytes, failed_m
     DATA_LOSS and no member I/Os (no exception).
     """
     # writable C-contiguous copies where needed: one compiled signature for every caller
-    offs = np.require(np.atleast_1d(np.asarray(offset_bytes, dtype=np.int64)), requirements=("C", "W"))
-    lens = np.require(np.broadcast_to(np.asarray(length_bytes, dtype=np.int64), offs.shape), requirements=("C", "W"))
-    isw = np.require(np.broadcast_to(np.asarray(is_write, dtype=np.bool_), offs.shape), requirements=("C", "W"))
+    offs = _one_signature(offset_bytes, np.int64, None)
+    lens = _one_signature(length_bytes, np.int64, offs.shape)
+    isw = _one_signature(is_write, np.bool_, offs.shape)
     if offs.size:
         if lens.min() <= 0:
             raise ValueError("length_bytes: every host I/O needs length > 0")
