@@ -97,6 +97,7 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog:
     t = 0.0
     current: RebuildRecord | None = None
     cache: dict[tuple, Result] = {}
+    protocol = _idle_system(scenario, catalog, ()).rebuild  # what a rebuilt byte reads
     for _ in range(MAX_SEGMENTS):
         while events and events[0].at_s <= t:
             e = events.pop(0)
@@ -154,7 +155,7 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog:
         if current is not None:
             done = rate * (end - t)
             current.bytes_rebuilt = min(span, current.bytes_rebuilt + done)
-            current.survivor_bytes_read += done * _reads_per_rebuilt_byte(scenario, len(missing))
+            current.survivor_bytes_read += done * protocol.reads_per_byte(array.drives, len(missing))
         out.segments.append(Segment(t, end, state, key[0], current.member if current else None, result.total_iops,
                                     result.transactions_per_s, rate, current.bytes_rebuilt if current else 0.0,
                                     result.rebuild_limited_by or result.limited_by))
@@ -180,10 +181,8 @@ def rebuild_write_amplification(scenario: ScenarioSpec, catalog: Catalog, target
     the FTL's NAND bytes programmed per byte written -- as for host writes (``sim.fluid.
     write_amplification``: the indirection unit's read-modify-write of each write size times the
     garbage collection of the stream), the stream here being the new member's sequential fill."""
-    array = scenario.array
-    idle = WorkloadSpec(name="idle", rw="randread", bs=4096)  # a system needs a workload; none runs
-    system = ArraySystem(scenario, idle, catalog, tuple(sorted(set(missing) | {target})))
-    step, _inflight = system.engine.rebuild_settings(array.level, array.rebuild.priority)
+    system = _idle_system(scenario, catalog, tuple(sorted(set(missing) | {target})))
+    step = system.rebuild.step_bytes
     batch = system.rebuild_batch(target, np.arange(REBUILD_SAMPLE_REQUESTS, dtype=np.int64) * step, step)
     written = batch.op_bytes[batch.op_is_write]
     member = float(written.sum())
@@ -195,10 +194,10 @@ def rebuild_write_amplification(scenario: ScenarioSpec, catalog: Catalog, target
     return member / (REBUILD_SAMPLE_REQUESTS * step), nand / member * ssd.waf_ftl(random=False)
 
 
-def _reads_per_rebuilt_byte(scenario: ScenarioSpec, missing: int) -> float:
-    """Survivor bytes read per byte rebuilt: every other surviving member (parity), one copy (mirror)."""
-    level = scenario.array.level
-    return 1.0 if level in (1, 10) else float(scenario.array.drives - missing)
+def _idle_system(scenario: ScenarioSpec, catalog: Catalog, missing: tuple[int, ...]) -> ArraySystem:
+    """The array with ``missing`` members down, for its rebuild protocol and requests alone."""
+    idle = WorkloadSpec(name="idle", rw="randread", bs=4096)  # a system needs a workload; none runs
+    return ArraySystem(scenario, idle, catalog, missing)
 
 
 def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, workload: WorkloadSpec | None = None,

@@ -142,6 +142,7 @@ MD_DISCARD_LEVELS = (0, 1, 10)
 
 class MdEngine(Engine):
     Parameters = MdParameters
+    rebuild_parity_on = "md's resync thread and raid5d (host cores)"
     Settings = MdSettings
 
     @classmethod

@@ -19,6 +19,7 @@ from .. import fabric
 from ..array_capacity import Capacity, capacity
 from ..catalog import Catalog, default_catalog
 from ..engines import Engine, build_engine
+from ..engines.rebuild_protocol import RebuildProtocol
 from ..host_io import HostIoCosts, workload_host_io_costs
 from ..links import attachment, drive_link, engine_link, switch_bytes_per_s, switch_uplink
 from ..names import drive_name, engine_name
@@ -66,6 +67,7 @@ class ArrayModel:
     memory_bytes_per_s: float
     switch_ratio: float  # a switch uplink's busy seconds per second of a drive link's (0: no switch)
     facts: fabric.ArrayFacts
+    rebuild: RebuildProtocol  # the engine's rebuild of this array (``Engine.rebuild_protocol``)
     resource_list: tuple[tuple[str, str, float], ...]
 
     @classmethod
@@ -167,11 +169,12 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
     device_link = link if device and engine.host_data_crosses_link() else None
     device_read = engine.device_bandwidth_bytes_per_s()
     server = engine.server
+    rebuild = engine.rebuild_protocol(array.level, array.rebuild)
     facts = fabric.ArrayFacts(  # positional, in ArrayFacts' order: a sweep builds thousands
         len(cpu.speed), engine.lock_label, server.label if server else None, server.servers if server else 1,
         bool(server and server.on_host_cpu), engine_name(engine_spec), bool(device_read),
         device_link.name if device_link is not None else None, drive_name(catalog.drives[array.drive]), drive.units,
-        drive.link.name, engine.rebuild_threads(), uplink_label, uplinks,
+        drive.link.name, rebuild.threads, uplink_label, uplinks,
         engine.device_bandwidth_label() if device_read else None)
     return ArrayModel.assemble(
         scenario=scenario, workload=workload, catalog=catalog, failed_members=failed,
@@ -182,7 +185,7 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
         geometry=geometry, host_submit_s=host_io.submit_s, host_complete_s=host_io.complete_s, host_io=host_io,
         engine_clock_scale=engine.clock_ghz / platform.clock_ghz,
         device_link=device_link, device_read_bytes_per_s=device_read,
-        memory_bytes_per_s=platform.memory_bytes_per_s(), switch_ratio=switch_ratio, facts=facts,
+        memory_bytes_per_s=platform.memory_bytes_per_s(), switch_ratio=switch_ratio, facts=facts, rebuild=rebuild,
         resource_list=memo.recall(memo.resources, facts, _resource_list, facts, bounded=False),
     )
 
