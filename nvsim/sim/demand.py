@@ -17,6 +17,7 @@ import numba as nb
 import numpy as np
 
 from .. import fabric
+from ..engines.rebuild_protocol import RebuildProtocol
 from ..raid import parity_members
 from ..stripe.layout import _data_member, _pq_of_stripe, map_logical_copies, unmap_member
 from ..stripe.planner import FULL_STRIPE_WRITE, MemberIOPlan, plan_ios
@@ -864,13 +865,14 @@ def switch_uplink_s(ratio: float, host_index: np.ndarray, op_is_write: np.ndarra
     return up, down
 
 
-def _rebuild_reads(model: ArrayModel, target: int, offsets: np.ndarray) -> tuple[list, list, list]:
+def _rebuild_reads(model: ArrayModel, protocol: RebuildProtocol, target: int,
+                   offsets: np.ndarray) -> tuple[list, list, list]:
     """(members, member offsets, request index) of the reads of rebuild requests of member
     ``target`` at ``offsets``, as the engine's protocol names them (``RebuildProtocol.reads``):
     every other member that has not failed (parity levels: md's handle_stripe reads them all while
     syncing), a surviving copy (mirrors), or every member (a check)."""
     n = len(offsets)
-    reads = model.rebuild.reads
+    reads = protocol.reads
     missing = set(model.failed_members) | ({target} if reads != "every member" else set())
     members, moffs, hosts = [], [], []
     if reads == "one copy":
@@ -888,17 +890,19 @@ def _rebuild_reads(model: ArrayModel, target: int, offsets: np.ndarray) -> tuple
     return members, moffs, hosts
 
 
-def rebuild_batch(model: ArrayModel, target: int, member_offsets: np.ndarray, step_bytes: int) -> HostIoBatch:
+def rebuild_batch(model: ArrayModel, target: int, member_offsets: np.ndarray, step_bytes: int,
+                  protocol: RebuildProtocol | None = None) -> HostIoBatch:
     """Demands of rebuild requests that each cover ``step_bytes`` of member ``target`` at
-    ``member_offsets``, as the engine's protocol says (``model.rebuild``): its reads (phase 0) and,
-    for a recovery, the write of the rebuilt bytes (phase 1). Member I/Os are sequential within
-    each member."""
+    ``member_offsets``, as the engine's protocol says (``protocol``, default the array's recovery,
+    ``model.rebuild``; a ``check`` covers a row of every member): its reads (phase 0) and, for a
+    recovery, the write of the rebuilt bytes (phase 1). Member I/Os are sequential within each member."""
     offsets = np.asarray(member_offsets, dtype=np.int64)
     n = len(offsets)
     level = model.array.level
-    members, moffs, hosts = _rebuild_reads(model, target, offsets)
+    protocol = protocol or model.rebuild
+    members, moffs, hosts = _rebuild_reads(model, protocol, target, offsets)
     writes, phases = [False] * len(members), [0] * len(members)
-    if model.rebuild.writes_member:
+    if protocol.writes_member:
         members += [target] * n; moffs += [int(o) for o in offsets]; hosts += list(range(n))
         writes += [True] * n; phases += [1] * n
     order = np.lexsort((np.asarray(phases), np.asarray(hosts)))
