@@ -68,3 +68,20 @@ def test_a_recovery_batch_reads_what_the_protocol_names(catalog):
     raid10 = system(catalog, "linux-md", 10)
     b = raid10.rebuild_batch(0, np.zeros(1, dtype=np.int64), 65536)
     assert len(b.op_drive[~b.op_is_write]) == 1 and b.op_drive[b.op_is_write].tolist() == [0]
+
+
+def test_host_writes_interleaved_with_the_fill_raise_the_new_members_nand_waf(catalog):
+    from nvsim.rebuild import rebuild_summary
+
+    def summary(workloads):
+        array = {"level": 5, "drive": "kioxia-cm7-r-7.68tb", "drives": 5, "strip_bytes": "128KiB", "hot_spares": 1,
+                 "engine": "graid-supremeraid-sr1010"}
+        return rebuild_summary(parse_scenario({"name": "t", "platform": "supermicro-sys-120u-tnr", "array": array,
+                                               "workloads": workloads}, catalog), catalog)
+
+    idle = summary([])
+    assert idle["rebuild_host_bytes_to_new_member"] == 0.0
+    assert idle["rebuild_member_waf_nand"] == idle["rebuild_waf_nand"]
+    busy = summary([{"name": "w", "rw": "randwrite", "bs": "4k", "numjobs": 8, "iodepth": 32}])
+    assert busy["rebuild_host_bytes_to_new_member"] > 0.0
+    assert busy["rebuild_member_waf_nand"] > busy["rebuild_waf_nand"]
