@@ -105,13 +105,9 @@ class RebuildProtocol:
         return self.loaded if loaded else self.idle
 
     def reads_per_byte(self, drives: int, missing: int) -> float:
-        """Member bytes read per byte of the member covered: every other surviving member (parity),
-        one copy (mirror), every member (a check)."""
-        if self.reads == "one copy":
-            return 1.0
-        if self.reads == "every member":
-            return float(drives - missing)
-        return float(drives - missing)
+        """Member bytes read per byte of the member covered: one copy (mirror), else every member
+        not ``missing`` (parity: the survivors; a check: every member, none missing)."""
+        return 1.0 if self.reads == "one copy" else float(drives - missing)
 
     def describe(self) -> dict:
         """The protocol as plain values (a report's rows)."""
