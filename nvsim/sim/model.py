@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
+from functools import cached_property
 
 import numpy as np
 
@@ -67,7 +68,6 @@ class ArrayModel:
     memory_bytes_per_s: float
     switch_ratio: float  # a switch uplink's busy seconds per second of a drive link's (0: no switch)
     facts: fabric.ArrayFacts
-    rebuild: RebuildProtocol  # the engine's rebuild of this array (``Engine.rebuild_protocol``)
     resource_list: tuple[tuple[str, str, float], ...]
 
     @classmethod
@@ -83,6 +83,12 @@ class ArrayModel:
         """(key, label, servers) of every resource this array has, in report order: the one list
         both fidelities report utilisation against (``nvsim.fabric.KINDS``; drives: the busiest)."""
         return list(self.resource_list)
+
+    @cached_property
+    def rebuild(self) -> RebuildProtocol:
+        """The engine's rebuild of this array (``Engine.rebuild_protocol``), built when first asked
+        (a sweep builds thousands of arrays and rebuilds few)."""
+        return self.engine.rebuild_protocol(self.array.level, self.array.rebuild)
 
     @property
     def engine_server_label(self) -> str | None:
@@ -169,12 +175,11 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
     device_link = link if device and engine.host_data_crosses_link() else None
     device_read = engine.device_bandwidth_bytes_per_s()
     server = engine.server
-    rebuild = engine.rebuild_protocol(array.level, array.rebuild)
     facts = fabric.ArrayFacts(  # positional, in ArrayFacts' order: a sweep builds thousands
         len(cpu.speed), engine.lock_label, server.label if server else None, server.servers if server else 1,
         bool(server and server.on_host_cpu), engine_name(engine_spec), bool(device_read),
         device_link.name if device_link is not None else None, drive_name(catalog.drives[array.drive]), drive.units,
-        drive.link.name, rebuild.threads, uplink_label, uplinks,
+        drive.link.name, engine.rebuild_threads(), uplink_label, uplinks,
         engine.device_bandwidth_label() if device_read else None)
     return ArrayModel.assemble(
         scenario=scenario, workload=workload, catalog=catalog, failed_members=failed,
@@ -185,7 +190,7 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
         geometry=geometry, host_submit_s=host_io.submit_s, host_complete_s=host_io.complete_s, host_io=host_io,
         engine_clock_scale=engine.clock_ghz / platform.clock_ghz,
         device_link=device_link, device_read_bytes_per_s=device_read,
-        memory_bytes_per_s=platform.memory_bytes_per_s(), switch_ratio=switch_ratio, facts=facts, rebuild=rebuild,
+        memory_bytes_per_s=platform.memory_bytes_per_s(), switch_ratio=switch_ratio, facts=facts,
         resource_list=memo.recall(memo.resources, facts, _resource_list, facts, bounded=False),
     )
 
