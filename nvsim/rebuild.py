@@ -54,11 +54,37 @@ class RebuildRecord:
     bytes_rebuilt: float
     survivor_bytes_read: float
     raid_waf: float = float("nan")  # member bytes written per byte of the replaced member rebuilt
-    waf_nand: float = float("nan")  # NAND bytes programmed per byte written, in the member written
+    waf_nand: float = float("nan")  # NAND bytes programmed per byte the rebuild writes, in the member written
+    host_bytes_to_member: float = 0.0  # host writes that landed on the new member's rebuilt part meanwhile
+    host_waf_nand: float = float("nan")  # NAND bytes programmed per byte of those (the host stream's)
 
     @property
     def duration_s(self) -> float | None:
         return None if self.end_s is None else self.end_s - self.start_s
+
+    @property
+    def member_waf_nand(self) -> float:
+        """NAND bytes programmed per byte written to the new member over its rebuild: the rebuild's
+        fill interleaved with the host writes that land on its rebuilt part (each at its own)."""
+        rebuild_bytes = self.bytes_rebuilt * self.raid_waf
+        host_waf = self.host_waf_nand if math.isfinite(self.host_waf_nand) else 1.0
+        total = rebuild_bytes + self.host_bytes_to_member
+        if not total > 0:
+            return self.waf_nand
+        return (rebuild_bytes * self.waf_nand + self.host_bytes_to_member * host_waf) / total
+
+    def add_host_writes(self, result: Result, survivors: int, before_bytes: float, span_bytes: float, dt_s: float) -> None:
+        """Host writes of one segment that land on the new member: the engine writes a stripe's
+        member once it is rebuilt (md's recovery_offset; a card's or a GPU's rebuilt region), so
+        each survivor's share of the host's member writes, times the share of the member rebuilt
+        (averaged over the segment, during which it grows linearly)."""
+        per_member = result.write_bytes_per_s * result.raid_waf / max(survivors, 1)
+        if not (math.isfinite(per_member) and per_member > 0):
+            return
+        rebuilt_share = (before_bytes + self.bytes_rebuilt) / (2.0 * span_bytes)
+        self.host_bytes_to_member += per_member * rebuilt_share * dt_s
+        if math.isfinite(result.waf_nand):
+            self.host_waf_nand = result.waf_nand
 
 
 @dataclass
@@ -97,6 +123,7 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog:
     t = 0.0
     current: RebuildRecord | None = None
     cache: dict[tuple, Result] = {}
+    protocol = _idle_system(scenario, catalog, ()).rebuild  # what a rebuilt byte reads
     for _ in range(MAX_SEGMENTS):
         while events and events[0].at_s <= t:
             e = events.pop(0)
@@ -152,9 +179,10 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog:
             break
         state = "rebuilding" if current is not None else "degraded"
         if current is not None:
-            done = rate * (end - t)
+            done, before = rate * (end - t), current.bytes_rebuilt
             current.bytes_rebuilt = min(span, current.bytes_rebuilt + done)
-            current.survivor_bytes_read += done * _reads_per_rebuilt_byte(scenario, len(missing))
+            current.add_host_writes(result, array.drives - len(missing), before, span, end - t)
+            current.survivor_bytes_read += done * protocol.reads_per_byte(array.drives, len(missing))
         out.segments.append(Segment(t, end, state, key[0], current.member if current else None, result.total_iops,
                                     result.transactions_per_s, rate, current.bytes_rebuilt if current else 0.0,
                                     result.rebuild_limited_by or result.limited_by))
@@ -180,10 +208,8 @@ def rebuild_write_amplification(scenario: ScenarioSpec, catalog: Catalog, target
     the FTL's NAND bytes programmed per byte written -- as for host writes (``sim.fluid.
     write_amplification``: the indirection unit's read-modify-write of each write size times the
     garbage collection of the stream), the stream here being the new member's sequential fill."""
-    array = scenario.array
-    idle = WorkloadSpec(name="idle", rw="randread", bs=4096)  # a system needs a workload; none runs
-    system = ArraySystem(scenario, idle, catalog, tuple(sorted(set(missing) | {target})))
-    step, _inflight = system.engine.rebuild_settings(array.level, array.rebuild.priority)
+    system = _idle_system(scenario, catalog, tuple(sorted(set(missing) | {target})))
+    step = system.rebuild.step_bytes
     batch = system.rebuild_batch(target, np.arange(REBUILD_SAMPLE_REQUESTS, dtype=np.int64) * step, step)
     written = batch.op_bytes[batch.op_is_write]
     member = float(written.sum())
@@ -195,10 +221,10 @@ def rebuild_write_amplification(scenario: ScenarioSpec, catalog: Catalog, target
     return member / (REBUILD_SAMPLE_REQUESTS * step), nand / member * ssd.waf_ftl(random=False)
 
 
-def _reads_per_rebuilt_byte(scenario: ScenarioSpec, missing: int) -> float:
-    """Survivor bytes read per byte rebuilt: every other surviving member (parity), one copy (mirror)."""
-    level = scenario.array.level
-    return 1.0 if level in (1, 10) else float(scenario.array.drives - missing)
+def _idle_system(scenario: ScenarioSpec, catalog: Catalog, missing: tuple[int, ...]) -> ArraySystem:
+    """The array with ``missing`` members down, for its rebuild protocol and requests alone."""
+    idle = WorkloadSpec(name="idle", rw="randread", bs=4096)  # a system needs a workload; none runs
+    return ArraySystem(scenario, idle, catalog, missing)
 
 
 def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, workload: WorkloadSpec | None = None,
@@ -230,6 +256,8 @@ def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, work
         "annual_failure_rate": risk.annual_failure_rate, "survivor_bytes_read": risk.survivor_bytes_read,
         "rebuild_limited_by": timeline.segments[0].limited_by if timeline.segments else "",
         "rebuild_raid_waf": record.raid_waf, "rebuild_waf_nand": record.waf_nand,
+        "rebuild_host_bytes_to_new_member": record.host_bytes_to_member,
+        "rebuild_member_waf_nand": record.member_waf_nand,
     }
 
 

@@ -283,6 +283,9 @@ def _rebuild_rows(r: dict) -> list[tuple[str, str]]:
     if r.get("rebuild_raid_waf") is not None:
         rows += [("rebuild RAID WAF (member bytes written / byte rebuilt)", f"{r['rebuild_raid_waf']:.2f}"),
                  ("rebuild NAND WAF (new member's sequential fill)", f"{r['rebuild_waf_nand']:.2f}")]
+    if r.get("rebuild_member_waf_nand") is not None:
+        rows += [("new member's NAND WAF (the fill and the host writes it takes meanwhile)",
+                  f"{r['rebuild_member_waf_nand']:.2f}")]
     return rows + [("P(data loss during the rebuild)", format_probability(r["data_loss_probability"])),
                    ("  from more drive failures", format_probability(r["p_another_failure"])),
                    ("  from unrecoverable read errors", format_probability(r["p_unrecoverable_read"]))]

@@ -26,6 +26,7 @@ import numpy as np
 from ..names import engine_name
 from ..specs import EngineSpec, RebuildSpec, Spec
 from ..stripe.planner import MemberIOPlan
+from .rebuild_protocol import Operation, RebuildProtocol, RebuildThrottle
 
 PRIORITY_SCALE = {"low": 0.5, "normal": 1.0, "high": 2.0}
 """What a vendor's rebuild priority does to its rebuild requests in flight and its paced share."""
@@ -88,40 +89,6 @@ class EngineServer:
 
 
 @dataclass(frozen=True)
-class RebuildThrottle:
-    """What an engine's throttle does to its rebuild (``Engine.rebuild_throttle``):
-
-    * ``limit_bytes_per_s``: a rate it never passes (md's ``speed_limit_max``: above it md sleeps);
-    * ``share``: a pace, that share of the busy time of the drive it loads most (a vendor's rebuild
-      priority, like a RAID card's "rebuild rate" percentage);
-    * ``floor_bytes_per_s`` and ``window_bytes``: md_do_sync on a busy array -- below the floor
-      (``speed_limit_min``) it never waits; above it, every ``window_bytes`` of progress it waits
-      until its requests in flight have all completed before issuing more;
-    * ``alone_share``: a rate, that share of the rate the rebuild reaches with the array to itself
-      (its maximum rate: xiRAID's ``recon_prio``), idle or loaded; under host I/O its requests in
-      flight also wait in the queues they share with the host's, so it may run below that;
-    * none of them: the rebuild keeps its requests in flight and takes what the queues give it.
-    """
-
-    limit_bytes_per_s: float | None = None
-    share: float | None = None
-    floor_bytes_per_s: float | None = None
-    window_bytes: float | None = None
-    paced_over: str = "drives"  # the stations the share is of: "drives", or "all" (a card's own server too)
-    alone_share: float | None = None
-    why: str = ""
-
-    @property
-    def paced(self) -> bool:
-        return self.share is not None
-
-    @property
-    def drains(self) -> bool:
-        """Whether the rebuild waits for its requests in flight every ``window_bytes`` above its floor."""
-        return self.window_bytes is not None
-
-
-@dataclass(frozen=True)
 class Engine:
     """Base: no cost of its own (the ideal engine's mechanism; ``IdealEngine`` states its rules).
     Subclasses add their mechanisms.
@@ -152,6 +119,7 @@ class Engine:
     reference_clock_ghz: ClassVar[float] = 3.0  # the clock its CPU costs are stated at, unless a parameter says
     sync_update_bytes: ClassVar[int] = 4096  # what one synchronous metadata update writes to each member (``sync_update_share``)
     needs_vmd: ClassVar[bool] = False  # runs only on drives behind Intel VMD (and is the one engine modelled there)
+    rebuild_parity_on: ClassVar[str] = "nowhere (the ideal engine's parity costs nothing)"  # RebuildProtocol.parity_on
 
     # Rules of the engine a scenario or a plan candidate must keep, asked of the class (no array
     # built): the specs' validators reach them through ``Catalog.engine_class``, the plan's
@@ -237,6 +205,30 @@ class Engine:
         return self.empty_work(plan, len(is_write), host_bytes)
 
 
+    def rebuild_protocol(self, level: int, limits: RebuildSpec, operation: Operation = "recovery") -> RebuildProtocol:
+        """This engine's rebuild of a RAID ``level`` array (``limits``: the scenario's ``array.rebuild``):
+        the one record the solvers, the event mode and the timeline read (``RebuildProtocol``). A
+        recovery reads the survivors (a mirror: one copy) and writes the new member; a ``check``
+        reads every member and writes nothing. Built from the engine's own hooks below."""
+        step, inflight = self.rebuild_settings(level, limits.priority)
+        mirror = level in (1, 10)
+        check = operation == "check"
+        reads = "every member" if check else "one copy" if mirror else "survivors"
+        parity_on = ("compares the copies on " if check else "none: a copy; the request set up on ") + \
+            self.rebuild_parity_on if mirror else self.rebuild_parity_on
+        threads = self.rebuild_threads()
+        resources = ["every member's NAND and link (reads)" if check else "the survivors' NAND and links (reads)"]
+        if not check:
+            resources.append("the new member's NAND and link (writes)")
+        resources.append(f"{threads} rebuild thread{'s' if threads > 1 else ''} (host cores)")
+        if self.server is not None:
+            resources.append(self.server.label)
+        if self.spec.device is not None and self.host_data_crosses_link():
+            resources.append(f"{engine_name(self.spec)}'s link")
+        return RebuildProtocol(engine_name(self.spec), level, operation, step, inflight, reads, parity_on, not check,
+                               threads, self.recovery_excludes_host_io(level), self.rebuild_throttle(limits, False),
+                               self.rebuild_throttle(limits, True), tuple(resources))
+
     def rebuild_settings(self, level: int, priority: str) -> tuple[int, float]:
         """(bytes per rebuild request, requests in flight) for this level and rebuild priority."""
         scale = PRIORITY_SCALE[priority]
@@ -307,5 +299,5 @@ def per_host_sum(values: np.ndarray, host_index: np.ndarray, n: int) -> np.ndarr
     return np.bincount(host_index, weights=values, minlength=n)[:n]
 
 
-__all__ = ["Engine", "IdealEngine", "DirectDrives", "PACED_SHARE_MAX", "EngineParameters", "EngineSettings", "RebuildThrottle",
+__all__ = ["Engine", "IdealEngine", "DirectDrives", "PACED_SHARE_MAX", "EngineParameters", "EngineSettings", "RebuildThrottle", "RebuildProtocol",
            "EngineWork", "EngineServer", "per_host_sum"]

@@ -85,6 +85,7 @@ class GpuCosts:
 
 class GpuEngine(Engine):
     Parameters = GpuParameters
+    rebuild_parity_on = "the GPU"
     Settings = GpuSettings
 
     def __post_init__(self) -> None:

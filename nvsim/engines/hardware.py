@@ -68,6 +68,7 @@ class HardwareSettings(EngineSettings):
 
 class HardwareEngine(Engine):
     Parameters = HardwareParameters
+    rebuild_parity_on = "the card's processor (parity engine)"
     Settings = HardwareSettings
     coalesces_degraded = True  # the write-back cache gathers a sequential stream into whole stripes, degraded too
 

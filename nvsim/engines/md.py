@@ -165,6 +165,7 @@ MD_DISCARD_LEVELS = (0, 1, 10)
 
 class MdEngine(Engine):
     Parameters = MdParameters
+    rebuild_parity_on = "md's resync thread and raid5d (host cores)"
     Settings = MdSettings
     sync_update_bytes = BITMAP_PAGE_BYTES  # a write-intent bitmap update: one bitmap page to every member
 
@@ -390,7 +391,9 @@ class MdEngine(Engine):
         reads = per_host_sum(np.where(plan.phase == 0, pages, 0.0), plan.host_index, n)
         writes = per_host_sum(np.where(plan.phase == 1, pages, 0.0), plan.host_index, n)
         read_bytes = per_host_sum(np.where(plan.phase == 0, plan.length_bytes, 0).astype(float), plan.host_index, n)
-        stripe_heads = writes  # one stripe_head per 4 KiB page row of the new member
+        member_ios = per_host_sum(np.ones(len(plan.host_index)), plan.host_index, n)
+        # one stripe_head per 4 KiB page row a request covers (every member I/O of it covers its rows)
+        stripe_heads = (reads + writes) / np.maximum(member_ios, 1.0)
         out.submit_cpu_ref_s = p.resync_request_us * 1e-6 * stripe_heads
         pass_s = p.stripe_disk_us * self.members * 1e-6 * stripe_heads
         out.lock_s = stripe_heads * self.device_lock_us * 1e-6

@@ -119,13 +119,14 @@ def _throughput_bounds(spec: PlanSpec, cands: Candidates, catalog: Catalog, verd
 
 
 def rebuild_throttles(axes: Axes, catalog: Catalog, loaded: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Per engine of the axes, through ``Engine.rebuild_throttle`` at the scenario default
+    """Per engine of the axes, through its rebuild protocol's pacing (``Engine.rebuild_protocol``; the
+    pacing does not depend on the level) at the scenario default
     ``RebuildSpec``: the rate its rebuild never passes (md's speed_limit_max; inf: none) and the
     share of a drive's busy time a paced rebuild takes (a vendor's priority, under load), or of its
     maximum rate (xiRAID's recon_prio: never faster than that share of the drive); 1: none."""
     limits, shares = [], []
     for name in axes.engines:
-        throttle = build_engine(catalog.engines[name], None).rebuild_throttle(RebuildSpec(), loaded)
+        throttle = build_engine(catalog.engines[name], None).rebuild_protocol(5, RebuildSpec()).pacing(loaded)
         limits.append(throttle.limit_bytes_per_s if throttle.limit_bytes_per_s is not None else np.inf)
         shares.append(throttle.share if throttle.paced else
                       throttle.alone_share if throttle.alone_share is not None else 1.0)

@@ -17,6 +17,7 @@ import numba as nb
 import numpy as np
 
 from .. import fabric
+from ..engines.rebuild_protocol import RebuildProtocol
 from ..raid import parity_members
 from ..stripe.layout import _data_member, _pq_of_stripe, map_logical_copies, unmap_member
 from ..stripe.planner import FULL_STRIPE_WRITE, MemberIOPlan, plan_ios
@@ -873,32 +874,46 @@ def switch_uplink_s(ratio: float, host_index: np.ndarray, op_is_write: np.ndarra
     return up, down
 
 
-def rebuild_batch(model: ArrayModel, target: int, member_offsets: np.ndarray, step_bytes: int) -> HostIoBatch:
-    """Demands of rebuild requests that each rebuild ``step_bytes`` of member ``target`` at
-    ``member_offsets``: read the survivors that hold what it needs (phase 0), write it (phase 1).
-
-    RAID5/6: every other member that has not failed (md's handle_stripe reads them all while
-    syncing); RAID1/10: a surviving copy. Member I/Os are sequential within each member.
-    """
-    offsets = np.asarray(member_offsets, dtype=np.int64)
+def _rebuild_reads(model: ArrayModel, protocol: RebuildProtocol, target: int,
+                   offsets: np.ndarray) -> tuple[list, list, list]:
+    """(members, member offsets, request index) of the reads of rebuild requests of member
+    ``target`` at ``offsets``, as the engine's protocol names them (``RebuildProtocol.reads``):
+    every other member that has not failed (parity levels: md's handle_stripe reads them all while
+    syncing), a surviving copy (mirrors), or every member (a check)."""
     n = len(offsets)
-    level = model.array.level
-    missing = set(model.failed_members) | {target}
-    members, moffs, hosts, writes, phases = [], [], [], [], []
-    if level in (1, 10):
+    reads = protocol.reads
+    missing = set(model.failed_members) | ({target} if reads != "every member" else set())
+    members, moffs, hosts = [], [], []
+    if reads == "one copy":
         logical = unmap_member(model.geometry, np.full(n, target), offsets)
         copy_members, copy_offsets = map_logical_copies(model.geometry, np.maximum(logical, 0))
         for i in range(n):
             choices = [(int(m), int(o)) for m, o in zip(copy_members[i], copy_offsets[i]) if int(m) not in missing]
             if choices:
-                members.append(choices[0][0]); moffs.append(choices[0][1]); hosts.append(i); writes.append(False); phases.append(0)
-    elif level in (5, 6):
+                members.append(choices[0][0]); moffs.append(choices[0][1]); hosts.append(i)
+    elif model.array.level in (5, 6) or reads == "every member":
         for i in range(n):
             for m in range(model.array.drives):
                 if m not in missing:
-                    members.append(m); moffs.append(int(offsets[i])); hosts.append(i); writes.append(False); phases.append(0)
-    for i in range(n):
-        members.append(target); moffs.append(int(offsets[i])); hosts.append(i); writes.append(True); phases.append(1)
+                    members.append(m); moffs.append(int(offsets[i])); hosts.append(i)
+    return members, moffs, hosts
+
+
+def rebuild_batch(model: ArrayModel, target: int, member_offsets: np.ndarray, step_bytes: int,
+                  protocol: RebuildProtocol | None = None) -> HostIoBatch:
+    """Demands of rebuild requests that each cover ``step_bytes`` of member ``target`` at
+    ``member_offsets``, as the engine's protocol says (``protocol``, default the array's recovery,
+    ``model.rebuild``; a ``check`` covers a row of every member): its reads (phase 0) and, for a
+    recovery, the write of the rebuilt bytes (phase 1). Member I/Os are sequential within each member."""
+    offsets = np.asarray(member_offsets, dtype=np.int64)
+    n = len(offsets)
+    level = model.array.level
+    protocol = protocol or model.rebuild
+    members, moffs, hosts = _rebuild_reads(model, protocol, target, offsets)
+    writes, phases = [False] * len(members), [0] * len(members)
+    if protocol.writes_member:
+        members += [target] * n; moffs += [int(o) for o in offsets]; hosts += list(range(n))
+        writes += [True] * n; phases += [1] * n
     order = np.lexsort((np.asarray(phases), np.asarray(hosts)))
     host_index = np.asarray(hosts, dtype=np.int64)[order]
     plan = MemberIOPlan(

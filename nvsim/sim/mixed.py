@@ -54,8 +54,7 @@ class RebuildClass:
 
 
 def _rebuild_class(system: ArraySystem, net, target: int) -> RebuildClass:
-    array = system.array
-    step, inflight = system.engine.rebuild_settings(array.level, array.rebuild.priority)
+    step, inflight = system.rebuild.step_bytes, system.rebuild.inflight
     offsets = np.arange(8, dtype=np.int64) * step
     batch = system.rebuild_batch(target, offsets, step)
     demand = io_demands(system, net, [batch], rebuild=True)  # the resync thread is a thread of its own
@@ -113,11 +112,11 @@ class RebuildStage:
 
 
 def rebuild_stages(system: ArraySystem, rb: RebuildClass, net, loaded: bool) -> list[RebuildStage]:
-    """The ways the engine's throttle (``Engine.rebuild_throttle``) may run its rebuild, to try in
+    """The ways the engine's throttle (its protocol's ``pacing``) may run its rebuild, to try in
     order: a paced share of drive time as the rate giving the drive station the rebuild loads most
     that share; a limit as it is; md's drain-every-window on a busy array first as a population of
     one window's requests (kept if its rate stays above the floor), else held at the floor."""
-    throttle = system.engine.rebuild_throttle(system.array.rebuild, loaded)
+    throttle = system.rebuild.pacing(loaded)
     limit = throttle.limit_bytes_per_s if throttle.limit_bytes_per_s is not None else math.inf
     if throttle.alone_share is not None:
         alone = alone_rate_bytes_per_s(rb, net)
@@ -145,7 +144,7 @@ def rebuild_plan(system: ArraySystem, target: int) -> dict:
     span = float(array.rebuild.span_bytes or system.capacity.member_bytes)
     net = stations(system)
     rb = _rebuild_class(system, net, target)
-    throttle = system.engine.rebuild_throttle(array.rebuild, True)  # the event mode always runs a foreground job
+    throttle = system.rebuild.pacing(True)  # the event mode always runs a foreground job
     stage = rebuild_stages(system, rb, net, loaded=True)[0]
     # the event mode drains md's windows itself; a pacing card keeps as many as its share needs
     inflight = PACED_REQUESTS_MAX if stage.paced else rb.inflight
@@ -254,7 +253,7 @@ def _settle(load, net, demands, rb: RebuildClass | None, stage: RebuildStage | N
     fg_demand, fg_base, population = demands
     if rb is not None:
         rb = replace(rb, inflight=stage.inflight)
-    barrier = rb is not None and system.engine.recovery_excludes_host_io(system.array.level)
+    barrier = rb is not None and system.rebuild.excludes_host_io
     cap_bytes_per_s, cap_why, paced = (stage.cap_bytes_per_s, stage.why, stage.paced) if rb is not None \
         else (math.inf, "", False)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
+from functools import cached_property
 
 import numpy as np
 
@@ -19,6 +20,7 @@ from .. import fabric
 from ..array_capacity import Capacity, capacity
 from ..catalog import Catalog, default_catalog
 from ..engines import Engine, build_engine
+from ..engines.rebuild_protocol import RebuildProtocol
 from ..host_io import HostIoCosts, workload_host_io_costs
 from ..links import attachment, drive_link, engine_link, switch_bytes_per_s, switch_uplink
 from ..names import drive_name, engine_name
@@ -81,6 +83,12 @@ class ArrayModel:
         """(key, label, servers) of every resource this array has, in report order: the one list
         both fidelities report utilisation against (``nvsim.fabric.KINDS``; drives: the busiest)."""
         return list(self.resource_list)
+
+    @cached_property
+    def rebuild(self) -> RebuildProtocol:
+        """The engine's rebuild of this array (``Engine.rebuild_protocol``), built when first asked
+        (a sweep builds thousands of arrays and rebuilds few)."""
+        return self.engine.rebuild_protocol(self.array.level, self.array.rebuild)
 
     @property
     def engine_server_label(self) -> str | None:

@@ -67,9 +67,10 @@ class ArraySystem:
             self.write_share = batch.nand_write_share
         return batch
 
-    def rebuild_batch(self, target: int, member_offsets: np.ndarray, step_bytes: int) -> HostIoBatch:
-        """Demands of rebuild requests of member ``target`` (``nvsim.sim.demand.rebuild_batch``)."""
-        return rebuild_batch(self.model, target, member_offsets, step_bytes)
+    def rebuild_batch(self, target: int, member_offsets: np.ndarray, step_bytes: int, protocol=None) -> HostIoBatch:
+        """Demands of rebuild requests of member ``target`` (``nvsim.sim.demand.rebuild_batch``;
+        ``protocol``: another of the engine's, a ``check``; default the array's recovery)."""
+        return rebuild_batch(self.model, target, member_offsets, step_bytes, protocol)
 
 
 __all__ = ["ArraySystem", "ArrayModel", "build", "HostIoBatch", "DriveTiming", "drive_timing", "strips_spanned",

@@ -74,7 +74,7 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
     rebuild = RebuildProgress.of(system, rebuild_member) if rebuild_member is not None else None
     if rebuild is not None and until_rebuilt:
         window = whole_rebuild(window, rebuild.span_bytes, rebuild.rate_guess)
-    barrier = rebuild is not None and system.engine.recovery_excludes_host_io(system.array.level)
+    barrier = rebuild is not None and system.rebuild.excludes_host_io
     sync = sync_update_of(system, seed) if rebuild is None else (0.0, 0.0)  # md's bitmap: the optimal array's
     if compiled:
         jobs = HostJobs(system, seed, batch_ios(system, seed, window.warm_ios, host_ios), barrier=barrier, sync_update=sync)

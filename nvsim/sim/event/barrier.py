@@ -1,5 +1,5 @@
 """md RAID10 recovery and host I/O taking turns (raid10.c's array-wide barrier,
-``Engine.recovery_excludes_host_io``): the gate's state, the foreground slot that waits at it for
+``RebuildProtocol.excludes_host_io``): the gate's state, the foreground slot that waits at it for
 each chunk piece of a host I/O, and the resync cycle that raises it, runs a batch of recovery
 requests with the array to itself, and lowers it."""
 

@@ -51,9 +51,9 @@ def rate_guess(system: ArraySystem, seed: int, rebuild_member: int | None = None
         beside = solve_state(system.scenario, system.workload, system.catalog, rebuilding=rebuild_member, seed=seed,
                              failed=tuple(m for m in system.failed_members if m != rebuild_member))
         rate = max(min(rate, beside.total_iops), 1.0)
-        if system.engine.recovery_excludes_host_io(system.array.level) and beside.rebuild_bytes_per_s:
-            step, inflight = system.engine.rebuild_settings(system.array.level, system.array.rebuild.priority)
-            cycle_s = inflight * step / beside.rebuild_bytes_per_s  # a batch and its drain (or sleep)
+        protocol = system.rebuild
+        if protocol.excludes_host_io and beside.rebuild_bytes_per_s:
+            cycle_s = protocol.inflight * protocol.step_bytes / beside.rebuild_bytes_per_s  # a batch and its drain (or sleep)
     return rate, cycle_s
 
 

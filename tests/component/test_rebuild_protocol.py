@@ -1,0 +1,87 @@
+"""Issue 38: one rebuild protocol every engine implements (nvsim.engines.rebuild_protocol): what a
+rebuild request reads, computes and where, writes, its depth, its pacing idle and under host I/O,
+and what it competes for; the demand layer prices the requests the protocol names (a recovery,
+and a parity check that reads every member and writes nothing)."""
+
+import numpy as np
+import pytest
+
+from nvsim.engines import RebuildProtocol
+from nvsim.scenario import parse_scenario
+from nvsim.sim.system import ArraySystem
+from nvsim.specs import RebuildSpec, WorkloadSpec
+
+IDLE = WorkloadSpec(name="idle", rw="randread", bs=4096)
+ENGINES = ("linux-md", "graid-supremeraid-sr1010", "xinnor-xiraid", "broadcom-megaraid-9670w-16i", "ideal-raid")
+
+
+def system(catalog, engine, level, drives=8, missing=(0,), platform="dell-poweredge-r750"):
+    array = {"level": level, "drive": "intel-d7-p5510-3.84tb", "drives": drives, "strip_bytes": "64KiB", "engine": engine}
+    scenario = parse_scenario({"name": "t", "platform": platform, "array": array, "workloads": []}, catalog)
+    return ArraySystem(scenario, IDLE, catalog, missing)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("level", [6, 10])
+def test_every_engine_states_one_protocol_the_model_holds(catalog, engine, level):
+    s = system(catalog, engine, level)
+    p = s.rebuild
+    assert isinstance(p, RebuildProtocol) and p.operation == "recovery" and p.writes_member
+    assert p.step_bytes > 0 and p.inflight >= 1 and p.threads >= 1
+    assert p.reads == ("one copy" if level == 10 else "survivors")
+    assert p.reads_per_byte(8, 1) == (1.0 if level == 10 else 7.0)
+    assert any("new member" in r for r in p.resources)
+    assert p == s.engine.rebuild_protocol(level, s.array.rebuild)
+
+
+def test_the_protocols_pacing_is_each_engines_own(catalog):
+    md6, md10 = system(catalog, "linux-md", 6).rebuild, system(catalog, "linux-md", 10).rebuild
+    assert md10.excludes_host_io and not md6.excludes_host_io  # raid10's array-wide barrier
+    assert md6.pacing(True).drains and not md6.pacing(False).drains  # md_do_sync's window only when busy
+    assert md6.pacing(False).limit_bytes_per_s == RebuildSpec().speed_limit_max_kib_per_s * 1024
+    gpu = system(catalog, "graid-supremeraid-sr1010", 6).rebuild
+    assert gpu.pacing(True).paced and gpu.pacing(False).kind == "none" and gpu.parity_on == "the GPU"
+    card = system(catalog, "broadcom-megaraid-9670w-16i", 6).rebuild
+    assert card.pacing(True).paced_over == "all" and "card" in card.parity_on
+    assert system(catalog, "ideal-raid", 6).rebuild.pacing(True).kind == "none"
+
+
+@pytest.mark.parametrize("engine", ["linux-md", "graid-supremeraid-sr1010", "broadcom-megaraid-9670w-16i"])
+def test_a_check_reads_every_member_writes_nothing_and_computes_parity(catalog, engine):
+    s = system(catalog, engine, 6, missing=())
+    check = s.engine.rebuild_protocol(6, s.array.rebuild, "check")
+    assert check.reads == "every member" and not check.writes_member
+    step = check.step_bytes
+    b = s.rebuild_batch(0, np.arange(2, dtype=np.int64) * step, step, check)
+    assert not b.op_is_write.any()
+    assert sorted(set(b.op_drive.tolist())) == list(range(8))
+    assert len(b.op_drive) == 2 * 8
+    engine_s = b.pre_s + b.mid_s + b.submit_s
+    assert (engine_s > 0).all()  # the parity of every row is computed somewhere
+
+
+def test_a_recovery_batch_reads_what_the_protocol_names(catalog):
+    raid6 = system(catalog, "linux-md", 6)
+    b = raid6.rebuild_batch(0, np.zeros(1, dtype=np.int64), 65536)
+    assert sorted(b.op_drive[~b.op_is_write].tolist()) == list(range(1, 8))
+    assert b.op_drive[b.op_is_write].tolist() == [0]
+    raid10 = system(catalog, "linux-md", 10)
+    b = raid10.rebuild_batch(0, np.zeros(1, dtype=np.int64), 65536)
+    assert len(b.op_drive[~b.op_is_write]) == 1 and b.op_drive[b.op_is_write].tolist() == [0]
+
+
+def test_host_writes_interleaved_with_the_fill_raise_the_new_members_nand_waf(catalog):
+    from nvsim.rebuild import rebuild_summary
+
+    def summary(workloads):
+        array = {"level": 5, "drive": "kioxia-cm7-r-7.68tb", "drives": 5, "strip_bytes": "128KiB", "hot_spares": 1,
+                 "engine": "graid-supremeraid-sr1010"}
+        return rebuild_summary(parse_scenario({"name": "t", "platform": "supermicro-sys-120u-tnr", "array": array,
+                                               "workloads": workloads}, catalog), catalog)
+
+    idle = summary([])
+    assert idle["rebuild_host_bytes_to_new_member"] == 0.0
+    assert idle["rebuild_member_waf_nand"] == idle["rebuild_waf_nand"]
+    busy = summary([{"name": "w", "rw": "randwrite", "bs": "4k", "numjobs": 8, "iodepth": 32}])
+    assert busy["rebuild_host_bytes_to_new_member"] > 0.0
+    assert busy["rebuild_member_waf_nand"] > busy["rebuild_waf_nand"]
