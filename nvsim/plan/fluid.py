@@ -31,7 +31,10 @@ from ..wear import drive_wear
 from ..workers import dask_client, process_pool
 
 CHUNK = 32
-"""Candidates a worker process takes at a time (amortises the hand-over)."""
+"""Most candidates a worker process takes at a time (amortises the hand-over)."""
+SPLIT = 8
+"""A batch of tasks is cut into about this many chunks, so that the workers share even a short one
+(a rebuild pass of 25 candidates) and none waits on another's long chunk."""
 
 
 def scenario_data(row: dict, workloads: Iterable[WorkloadSpec], seed: int, name: str) -> dict:
@@ -191,9 +194,17 @@ def pool(workers: int, dask_address: str | None = None):
         yield None
 
 
+def chunk_size(tasks: int) -> int:
+    """Candidates per chunk: about ``tasks / SPLIT``, at most ``CHUNK``, and even (a candidate and
+    its hot-spare twin, side by side in the plan's order, share a chunk and so their fluid runs)."""
+    size = -(-tasks // SPLIT)
+    return max(2, min(CHUNK, size + size % 2))
+
+
 def run_tasks(tasks: list[dict], where, progress: Callable[[int], None] | None = None) -> list[dict]:
     """Every task's answer, in the tasks' order, from ``pool``'s executor (or this process)."""
-    chunks = [tasks[i:i + CHUNK] for i in range(0, len(tasks), CHUNK)]
+    size = chunk_size(len(tasks))
+    chunks = [tasks[i:i + size] for i in range(0, len(tasks), size)]
     if where is None or len(chunks) <= 1:
         results: Iterable[list[dict]] = map(evaluate_chunk, chunks)
     elif hasattr(where, "gather"):  # a Dask client
@@ -238,4 +249,4 @@ def _percentile(metrics: dict, p: str) -> float:
     return max(values) if values else math.inf
 
 
-__all__ = ["scenario_data", "spares_apart", "evaluate", "evaluate_chunk", "run_tasks", "pool", "needs_rebuild", "event_check", "CHUNK"]
+__all__ = ["scenario_data", "spares_apart", "evaluate", "evaluate_chunk", "run_tasks", "pool", "needs_rebuild", "event_check", "CHUNK", "SPLIT", "chunk_size"]
