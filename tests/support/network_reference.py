@@ -12,17 +12,7 @@ def solve_network_reference(demand_s: np.ndarray, servers: np.ndarray, populatio
                   open_utilisation: np.ndarray | None = None, iterations: int = 400, tolerance: float = 1e-7,
                   start: np.ndarray | None = None, wait_scale: np.ndarray | None = None,
                   visits: np.ndarray | None = None) -> NetworkSolution:
-    """Schweitzer's approximate MVA for closed classes (``demand_s``: classes x stations).
-
-    ``population``: customers of each closed class (real numbers allowed); ``base_s``: each class's
-    cycle time with no queueing (unloaded latency plus any pure delay); ``open_utilisation``: the
-    busy share of each station taken by open classes. Returns throughputs, cycle times and
-    utilisations. ``wait_scale`` (classes x stations) weighs each station's waiting in a class's
-    cycle: 1/k where a cycle waits at k such stations at once (a rebuild request reads every
-    survivor in parallel, so it waits for the slowest, not the sum). ``visits`` (classes x
-    stations): with them a FCFS station's waiting is the work queued ahead in the other classes'
-    own service times per visit (Bard's multi-class FCFS rule), not the arriving class's.
-    """
+    """nvsim.sim.network.solve_network as it was in NumPy (its docstring says what each argument is)."""
     demand_s = np.atleast_2d(np.asarray(demand_s, dtype=float))
     classes, k = demand_s.shape
     population = np.asarray(population, dtype=float)
