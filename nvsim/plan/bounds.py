@@ -43,12 +43,16 @@ NAND, LINKS = "drive NAND (pool ceiling)", "drive links (payload ceiling)"
 def min_write_factor(level: np.ndarray, n: np.ndarray) -> np.ndarray:
     """Least member bytes written per host byte at each level: a full stripe's (``raid``); infinite
     for a count the level does not take (RAID6 of 2 drives: the exact filters reject it, and the
-    bounds still see every candidate)."""
-    keys = np.stack([level, n], axis=1)
-    uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
-    values = np.asarray([full_stripe_write_bytes_per_host_byte(int(lv), int(k), NEAR_COPIES)
-                         if k >= MIN_DRIVES[int(lv)] else np.inf for lv, k in uniq])
-    return values[inverse.reshape(-1)]
+    bounds still see every candidate). Computed once per (level, count) present, looked up by both."""
+    level, n = np.asarray(level, np.int64), np.asarray(n, np.int64)
+    if not len(level):
+        return np.zeros(0)
+    width = int(n.max()) + 1
+    table = np.full((int(level.max()) + 1, width), np.nan)
+    for key in np.flatnonzero(np.bincount(level * width + n)).tolist():
+        lv, k = divmod(key, width)
+        table[lv, k] = full_stripe_write_bytes_per_host_byte(lv, k, NEAR_COPIES) if k >= MIN_DRIVES[lv] else np.inf
+    return table[level, n]
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ runs does not change its numbers.
 
 from __future__ import annotations
 
+import json
 import math
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable
@@ -30,7 +31,10 @@ from ..wear import drive_wear
 from ..workers import dask_client, process_pool
 
 CHUNK = 32
-"""Candidates a worker process takes at a time (amortises the hand-over)."""
+"""Most candidates a worker process takes at a time (amortises the hand-over)."""
+SPLIT = 8
+"""A batch of tasks is cut into about this many chunks, so that the workers share even a short one
+(a rebuild pass of 25 candidates) and none waits on another's long chunk."""
 
 
 def scenario_data(row: dict, workloads: Iterable[WorkloadSpec], seed: int, name: str) -> dict:
@@ -52,12 +56,26 @@ def _miss(label: str, achieved: float, target: float, resource: str) -> dict:
     return {"requirement": label, "achieved": float(achieved), "target": float(target), "resource": resource}
 
 
-def _workload_checks(task: dict, scenario, catalog, usable: float) -> tuple[dict, dict | None]:
-    """Every workload in the fluid mode: its rates, bottleneck, power and cost; the first miss."""
+def spares_apart(scenario: dict) -> str:
+    """The set-up a fluid run sees, as a key: the scenario without its name, description and hot
+    spares (a spare takes no I/O until a member fails, and a plan's candidates have no failure;
+    its price and idle power are the cost's, computed per candidate)."""
+    array = {k: v for k, v in scenario["array"].items() if k != "hot_spares"}
+    return json.dumps({k: v for k, v in scenario.items() if k not in ("name", "description")} | {"array": array},
+                      sort_keys=True)
+
+
+def _workload_checks(task: dict, scenario, catalog, usable: float, runs: dict) -> tuple[dict, dict | None]:
+    """Every workload in the fluid mode: its rates, bottleneck, power and cost; the first miss.
+    ``runs``: fluid results by ``spares_apart`` and workload, shared by the candidates of a chunk
+    that differ in their hot spares only (one solve for both)."""
     figures: dict[str, dict] = {}
+    key = spares_apart(task["scenario"])
     for req in task["requirements"]["workloads"]:
         name = req["name"]
-        result = Simulation(scenario, name, catalog=catalog).run("fluid")
+        if (key, name) not in runs:
+            runs[key, name] = Simulation(scenario, name, catalog=catalog).run("fluid")
+        result = runs[key, name]
         metrics = result.metrics()
         money = cost_power(catalog, scenario, usable, metrics, result.utilisation)
         iops = result.total_iops
@@ -121,9 +139,10 @@ def _rebuild_and_risk(task: dict, scenario, catalog) -> tuple[dict, dict | None]
     return out, None
 
 
-def evaluate(task: dict) -> dict:
+def evaluate(task: dict, runs: dict | None = None) -> dict:
     """One candidate in the fluid mode against the rate, power and endurance requirements, or
-    (``task["rebuild"]``) against the rebuild and risk ones (runs in a worker process)."""
+    (``task["rebuild"]``) against the rebuild and risk ones (runs in a worker process); ``runs``:
+    the fluid results its chunk has so far (``_workload_checks``)."""
     catalog = default_catalog()
     try:
         scenario = parse_scenario(task["scenario"], catalog, source=f"plan candidate {task['index']}")
@@ -133,7 +152,7 @@ def evaluate(task: dict) -> dict:
         out, miss = _rebuild_and_risk(task, scenario, catalog)
         return dict(out, index=task["index"], miss=miss)
     usable = float(capacity(scenario, catalog).usable_bytes)
-    figures, miss = _workload_checks(task, scenario, catalog, usable)
+    figures, miss = _workload_checks(task, scenario, catalog, usable, {} if runs is None else runs)
     out: dict[str, Any] = {"index": task["index"], "workloads": figures}
     if miss is None:
         extra, miss = _power_and_wear(task, scenario, catalog, figures)
@@ -143,13 +162,21 @@ def evaluate(task: dict) -> dict:
 
 
 def evaluate_chunk(tasks: list[dict]) -> list[dict]:
-    return [evaluate(t) for t in tasks]
+    """Each task's answer; candidates of the chunk that differ in their hot spares only share
+    their fluid runs (the plan's order keeps them side by side)."""
+    runs: dict = {}
+    return [evaluate(t, runs) for t in tasks]
 
 
 def needs_rebuild(requirements: dict) -> bool:
     """Whether the plan asks for a rebuild time, P(data loss) or MTTDL (each needs a rebuild solve)."""
     return bool(requirements.get("rebuild")) or requirements.get("max_data_loss_probability") is not None \
         or requirements.get("min_mttdl_years") is not None
+
+
+def _start_worker() -> None:
+    """A worker's set-up, asked for as the pool opens: nvsim imported and the catalog loaded."""
+    default_catalog()
 
 
 @contextmanager
@@ -160,14 +187,24 @@ def pool(workers: int, dask_address: str | None = None):
             yield client
     elif workers > 1:  # spawned workers that die with this process (nvsim.workers)
         with process_pool(workers) as executor:
+            for _ in range(workers):  # each starts now (imports, catalog), not at the first chunk
+                executor.submit(_start_worker)
             yield executor
     else:
         yield None
 
 
+def chunk_size(tasks: int) -> int:
+    """Candidates per chunk: about ``tasks / SPLIT``, at most ``CHUNK``, and even (a candidate and
+    its hot-spare twin, side by side in the plan's order, share a chunk and so their fluid runs)."""
+    size = -(-tasks // SPLIT)
+    return max(2, min(CHUNK, size + size % 2))
+
+
 def run_tasks(tasks: list[dict], where, progress: Callable[[int], None] | None = None) -> list[dict]:
     """Every task's answer, in the tasks' order, from ``pool``'s executor (or this process)."""
-    chunks = [tasks[i:i + CHUNK] for i in range(0, len(tasks), CHUNK)]
+    size = chunk_size(len(tasks))
+    chunks = [tasks[i:i + size] for i in range(0, len(tasks), size)]
     if where is None or len(chunks) <= 1:
         results: Iterable[list[dict]] = map(evaluate_chunk, chunks)
     elif hasattr(where, "gather"):  # a Dask client
@@ -212,4 +249,4 @@ def _percentile(metrics: dict, p: str) -> float:
     return max(values) if values else math.inf
 
 
-__all__ = ["scenario_data", "evaluate", "evaluate_chunk", "run_tasks", "pool", "needs_rebuild", "event_check", "CHUNK"]
+__all__ = ["scenario_data", "spares_apart", "evaluate", "evaluate_chunk", "run_tasks", "pool", "needs_rebuild", "event_check", "CHUNK", "SPLIT", "chunk_size"]

@@ -97,10 +97,7 @@ def candidate_name(row: dict) -> str:
 
 def _reject_one(verdicts: Verdicts, i: int, stage: int, miss: dict) -> int:
     """Rule out candidate ``i`` for the requirement an answer names (``plan.fluid._miss``)."""
-    mask = np.zeros(len(verdicts.stage), bool)
-    mask[i] = True
-    resource = np.full(len(mask), verdicts.index_of(verdicts.resources, miss["resource"]), np.int32)
-    return verdicts.reject(mask, stage, miss["requirement"], miss["achieved"], miss["target"], resource)
+    return verdicts.reject_one(i, stage, miss["requirement"], miss["achieved"], miss["target"], miss["resource"])
 
 
 def objective_floor(spec: PlanSpec, cands: Candidates, idx: np.ndarray) -> np.ndarray:
@@ -308,19 +305,19 @@ def run_plan(path: str | Path, *, workers: int = 1, dask_address: str | None = N
     """Run every stage of a plan file; ``progress(stage, advance, total)`` as it goes; ``files``: how
     its fio job files are reached (``open_file``, ``environ``; the dashboard's Plan view passes them)."""
     spec, axes, workloads, catalog = prepare_plan(path, **files)
-    started = time.perf_counter()
-    cands = enumerate_candidates(axes, spec.max_candidates)
-    verdicts = Verdicts.empty(len(cands))
-    pruned = {"filters": exact_filters(spec, cands, catalog, verdicts)}
-    pruned["bounds"] = bounds_stage(spec, cands, catalog, verdicts, workloads)
-    seconds = {"filters+bounds": time.perf_counter() - started}
     tasks: dict[int, dict] = {}
-
-    def make_tasks(idx: list[int]) -> dict[int, dict]:
-        tasks.update(_tasks(spec, cands, np.asarray(idx, np.int64), workloads))
-        return tasks
     tick = (lambda stage, total: (lambda k: progress(stage, k, total))) if progress else (lambda stage, total: None)
-    with pool(workers, dask_address) as where:
+    with pool(workers, dask_address) as where:  # its workers start while the filters and bounds run
+        started = time.perf_counter()
+        cands = enumerate_candidates(axes, spec.max_candidates)
+        verdicts = Verdicts.empty(len(cands))
+        pruned = {"filters": exact_filters(spec, cands, catalog, verdicts)}
+        pruned["bounds"] = bounds_stage(spec, cands, catalog, verdicts, workloads)
+        seconds = {"filters+bounds": time.perf_counter() - started}
+
+        def make_tasks(idx: list[int]) -> dict[int, dict]:
+            tasks.update(_tasks(spec, cands, np.asarray(idx, np.int64), workloads))
+            return tasks
         pruned["fluid"], ranked, pruned["ranking"] = fluid_stage(spec, cands, verdicts, make_tasks, where, workers,
                                                                  tick("fluid", int(verdicts.alive().sum())))
     seconds["fluid"] = time.perf_counter() - started - seconds["filters+bounds"]

@@ -85,6 +85,17 @@ class Verdicts:
                 self.resource[hit] = np.asarray(resource)[hit]
         return count
 
+    def reject_one(self, i: int, stage: int, label: str, achieved: float, target: float, resource: str) -> int:
+        """``reject`` for candidate ``i`` alone (the fluid and event stages' answers, one by one)
+        without a mask over every candidate: the same records, the same tables."""
+        where = self.index_of(self.resources, resource)
+        if self.stage[i] != 0:
+            return 0
+        self.stage[i] = stage
+        self.requirement[i] = self.index_of(self.labels, label)
+        self.achieved[i], self.target[i], self.resource[i] = float(achieved), float(target), where
+        return 1
+
     def alive(self) -> np.ndarray:
         return self.stage == 0
 

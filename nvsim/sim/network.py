@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from .. import fabric
 from .system import ArraySystem, HostIoBatch
@@ -70,6 +71,10 @@ def io_visits(system: ArraySystem, net: Stations, batches: list[HostIoBatch]) ->
     return np.asarray(fabric.mean_visits(net.keys, batches, system.array.drives), dtype=float)
 
 
+STACK = 64
+"""Depth of ``_pairwise_sum``'s stack: NumPy's pairwise tree over 2**63 values is shallower."""
+
+
 @dataclass
 class NetworkSolution:
     throughput: np.ndarray  # per closed class, cycles per second
@@ -93,6 +98,9 @@ def solve_network(demand_s: np.ndarray, servers: np.ndarray, population: np.ndar
     survivor in parallel, so it waits for the slowest, not the sum). ``visits`` (classes x
     stations): with them a FCFS station's waiting is the work queued ahead in the other classes'
     own service times per visit (Bard's multi-class FCFS rule), not the arriving class's.
+
+    The fixed-point iteration is compiled (``_mva``); it does NumPy's operations in NumPy's order
+    (its pairwise sums included), so it gives the bits the NumPy loop it replaced gave.
     """
     demand_s = np.atleast_2d(np.asarray(demand_s, dtype=float))
     classes, k = demand_s.shape
@@ -102,6 +110,7 @@ def solve_network(demand_s: np.ndarray, servers: np.ndarray, population: np.ndar
     m = np.maximum(servers, 1.0)
     queue_part = demand_s / m / (1.0 - u_open)  # Seidmann: a single queue of D/m, slowed by open work
     scale = np.ones_like(demand_s) if wait_scale is None else np.atleast_2d(wait_scale)
+    v = service = np.zeros((0, 0))
     if visits is not None:
         v = np.maximum(np.atleast_2d(visits), 1e-12)
         service = np.where(demand_s > 0, demand_s / v, 0.0) / m / (1.0 - u_open)  # per visit, per server
@@ -109,64 +118,220 @@ def solve_network(demand_s: np.ndarray, servers: np.ndarray, population: np.ndar
     # stretch of the queue part of its demand, beside its waiting
     stretch = queue_part - demand_s / m
     queue = np.zeros((classes, k)) if start is None or start.shape != (classes, k) else start.copy()
-    x = np.zeros(classes)
-    for _ in range(iterations):
-        total = queue.sum(axis=0)
-        # arrival theorem (Schweitzer): a customer sees the queue less its own share
-        own = np.divide(queue, population[:, None], out=np.zeros_like(queue), where=population[:, None] > 0)
-        seen = np.maximum(total[None, :] - own, 0.0)
-        if visits is None:
-            waiting = queue_part * seen + stretch
-        else:  # the work ahead: each class's queue in its own service time
-            ahead = (queue * service).sum(axis=0)[None, :] - own * service
-            waiting = np.where(demand_s > 0, v * np.maximum(ahead, 0.0), 0.0) + stretch
-        cycle = base_s + (waiting * scale).sum(axis=1)
-        x_new = np.divide(population, cycle, out=np.zeros(classes), where=cycle > 0)
-        x_new, waiting = _at_capacity(x_new, waiting, demand_s, m, u_open, population, cycle, scale)
-        queue_new = x_new[:, None] * (queue_part + waiting - stretch)  # Little's law at each station
-        if _all_close(x_new, x, tolerance, 0.0) and _all_close(queue_new, queue, 1e-5, 1e-9):
-            x, queue = x_new, queue_new
-            break
-        x, queue = x_new, 0.5 * (queue + queue_new)
+    x, waiting = np.zeros(classes), np.zeros((classes, k))
+    shape = (classes, k)
+    arrays = [np.ascontiguousarray(np.broadcast_to(a, shape), dtype=float) for a in (demand_s, queue_part, stretch, scale)]
+    if visits is not None:
+        v, service = (np.ascontiguousarray(np.broadcast_to(a, shape), dtype=float) for a in (v, service))
+    _mva(*arrays, v, service, np.ascontiguousarray(m, dtype=float), np.ascontiguousarray(u_open, dtype=float),
+         np.ascontiguousarray(population), np.ascontiguousarray(base_s), iterations, tolerance, queue, x, waiting,
+         np.zeros((3, classes, k)), np.zeros((4, max(classes, k))), np.zeros(classes, np.int64),
+         np.zeros((STACK, 3), np.int64), np.zeros(STACK))
     utilisation = np.minimum(1.0, (x[:, None] * demand_s).sum(axis=0) / m + u_open)
     cycle = np.divide(population, x, out=np.full(classes, np.inf), where=x > 0)
     return NetworkSolution(throughput=x, cycle_s=cycle, utilisation=utilisation, waiting_s=waiting, queue=queue)
 
 
-def _all_close(x: np.ndarray, y: np.ndarray, rtol: float, atol: float) -> bool:
-    """``np.allclose(x, y, rtol=rtol, atol=atol)``: for finite arrays its test itself,
-    ``|x - y| <= atol + rtol |y|`` (the solve's convergence check, up to 400 times a solve, spent
-    most of its time in ``np.isclose``'s argument handling); else NumPy's."""
-    if np.isfinite(x).all() and np.isfinite(y).all():
-        return bool((np.abs(x - y) <= atol + rtol * np.abs(y)).all())
-    return bool(np.allclose(x, y, rtol=rtol, atol=atol))
+@njit(cache=True, _nrt=False)
+def _mva(demand_s, queue_part, stretch, scale, v, service, m, u_open, population, base_s, iterations, tolerance,
+         queue, x, waiting, work, rows, held_at, frames, lefts) -> None:
+    """Schweitzer's iteration in place: ``queue``, ``x`` and ``waiting`` end as the NumPy loop left
+    them; ``work`` (3 x classes x stations), ``rows`` (4 x max(classes, stations)) and ``held_at``
+    (classes) are scratch."""
+    own, queue_new, weighted = work[0], work[1], work[2]
+    total, x_new, cycle = rows[0], rows[1], rows[2]
+    classes, k = demand_s.shape
+    for _ in range(iterations):
+        _column_sums(queue, total)
+        _waiting(queue, total, population, queue_part, stretch, demand_s, v, service, own, waiting, rows[3])
+        for c in range(classes):
+            for j in range(k):
+                weighted[c, j] = waiting[c, j] * scale[c, j]
+            cycle[c] = base_s[c] + _pairwise_sum(weighted[c], 0, k, frames, lefts)
+            x_new[c] = population[c] / cycle[c] if cycle[c] > 0 else 0.0
+        _at_capacity(x_new, waiting, demand_s, m, u_open, population, cycle, scale, rows[3], held_at)
+        for c in range(classes):
+            for j in range(k):
+                queue_new[c, j] = x_new[c] * (queue_part[c, j] + waiting[c, j] - stretch[c, j])  # Little's law
+        done = _all_close(x_new, x, 1, classes, tolerance, 0.0) and _all_close(queue_new, queue, classes, k, 1e-5, 1e-9)
+        for c in range(classes):
+            x[c] = x_new[c]
+            for j in range(k):
+                queue[c, j] = queue_new[c, j] if done else 0.5 * (queue[c, j] + queue_new[c, j])
+        if done:
+            break
 
 
-def _at_capacity(x: np.ndarray, waiting: np.ndarray, demand_s: np.ndarray, m: np.ndarray, u_open: np.ndarray,
-                 population: np.ndarray, cycle: np.ndarray, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+@njit(cache=True, _nrt=False)
+def _column_sums(a, out) -> None:
+    """``a.sum(axis=0)`` into ``out``: NumPy adds the rows in turn."""
+    for j in range(a.shape[1]):
+        out[j] = 0.0
+    for c in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            out[j] += a[c, j]
+
+
+@njit(cache=True, _nrt=False)
+def _waiting(queue, total, population, queue_part, stretch, demand_s, v, service, own, waiting, ahead) -> None:
+    """Each class's waiting at each station, by the arrival theorem (a customer sees the queue less
+    its own share): in its own service time, or (``visits``) in the work queued ahead in each
+    class's own service time (``ahead``: scratch, stations)."""
+    classes, k = queue.shape
+    for c in range(classes):
+        for j in range(k):
+            own[c, j] = queue[c, j] / population[c] if population[c] > 0 else 0.0
+    if v.shape[0] == 0:
+        for c in range(classes):
+            for j in range(k):
+                waiting[c, j] = queue_part[c, j] * _max0(total[j] - own[c, j]) + stretch[c, j]
+        return
+    _column_products(queue, service, ahead)
+    for c in range(classes):
+        for j in range(k):
+            mine = v[c, j] * _max0(ahead[j] - own[c, j] * service[c, j]) if demand_s[c, j] > 0 else 0.0
+            waiting[c, j] = mine + stretch[c, j]
+
+
+@njit(cache=True, _nrt=False)
+def _column_products(a, b, out) -> None:
+    """``(a * b).sum(axis=0)`` into ``out`` (rows in turn, as NumPy)."""
+    for j in range(a.shape[1]):
+        out[j] = 0.0
+    for c in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            out[j] += a[c, j] * b[c, j]
+
+
+@njit(cache=True, _nrt=False)
+def _at_capacity(x, waiting, demand_s, m, u_open, population, cycle, scale, over, held_at) -> None:
     """No station beyond the capacity the open work leaves it (the approximation can overshoot near
     saturation): the classes that visit the most overloaded station are scaled down together until
     its closed load is ``1 - U_open``, station after station; the cycle time a class loses that way
     is waiting at the station that held it, so Little's law holds over the cycle's parts (N = X x
-    cycle) at every iterate. A class that does not visit a station is not held by it."""
-    if not len(m):
-        return x, waiting
-    held_at = np.full(len(x), -1)
-    for _ in range(len(m)):
-        over_k = (x[:, None] * demand_s).sum(axis=0) / m / (1.0 - u_open)
-        j = int(np.argmax(over_k))
-        if over_k[j] <= 1.0:
+    cycle) at every iterate. A class that does not visit a station is not held by it. ``over``
+    (stations) and ``held_at`` (classes) are scratch."""
+    classes, k = demand_s.shape
+    held_at[:] = -1
+    for _ in range(k):
+        _column_loads(x, demand_s, over)
+        for j in range(k):
+            over[j] = over[j] / m[j] / (1.0 - u_open[j])
+        j = _argmax(over, k)
+        if over[j] <= 1.0:
             break
-        visitors = demand_s[:, j] > 0
-        x = np.where(visitors, x / over_k[j], x)
-        held_at = np.where(visitors & (held_at < 0) & (scale[:, j] > 0), j, held_at)
-    if (held_at < 0).all():
-        return x, waiting
-    missing = np.maximum(np.divide(population, x, out=np.zeros_like(x), where=x > 0) - cycle, 0.0)
-    waiting = waiting.copy()
-    for c in np.flatnonzero(held_at >= 0):
-        waiting[c, held_at[c]] += missing[c] / scale[c, held_at[c]]
-    return x, waiting
+        for c in range(classes):
+            if demand_s[c, j] > 0:
+                x[c] = x[c] / over[j]
+                if held_at[c] < 0 and scale[c, j] > 0:
+                    held_at[c] = j
+    for c in range(classes):
+        if held_at[c] >= 0:
+            h = held_at[c]
+            missing = _max0((population[c] / x[c] if x[c] > 0 else 0.0) - cycle[c])
+            waiting[c, h] += missing / scale[c, h]
+
+
+@njit(cache=True, _nrt=False)
+def _column_loads(x, demand_s, out) -> None:
+    """``(x[:, None] * demand_s).sum(axis=0)`` into ``out`` (rows in turn, as NumPy)."""
+    for j in range(demand_s.shape[1]):
+        out[j] = 0.0
+    for c in range(demand_s.shape[0]):
+        for j in range(demand_s.shape[1]):
+            out[j] += x[c] * demand_s[c, j]
+
+
+@njit(cache=True, _nrt=False)
+def _argmax(a, n) -> int:
+    """``np.argmax(a[:n])``: the first largest, or the first NaN."""
+    best = 0
+    for i in range(n):
+        if a[i] != a[i]:
+            return i
+        if a[i] > a[best]:
+            best = i
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def _max0(a: float) -> float:
+    """``np.maximum(a, 0.0)``: NaN stays NaN."""
+    return a if a >= 0.0 or a != a else 0.0
+
+
+@njit(cache=True, _nrt=False)
+def _all_close(a, b, rows, cols, rtol, atol) -> bool:
+    """``np.allclose(a, b, rtol, atol)`` over the first ``rows`` x ``cols`` (a 1-D ``a``: rows 1)."""
+    flat_a, flat_b = a.reshape(-1), b.reshape(-1)
+    for i in range(rows * cols):
+        x, y = flat_a[i], flat_b[i]
+        close = abs(x - y) <= atol + rtol * abs(y) and abs(y) < np.inf
+        if not (close or x == y):
+            return False
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def _pairwise_sum(a, lo, n, frames, lefts) -> float:
+    """NumPy's pairwise sum of ``a[lo:lo + n]`` (its ``sum`` along a contiguous axis): blocks of at
+    most 128 (``_block_sum``) added up a binary tree that halves at multiples of 8, walked with
+    ``frames`` (depth x 3: start, length, left half done) and ``lefts`` (depth) as its stack."""
+    depth = 0
+    frames[0, 0], frames[0, 1], frames[0, 2] = lo, n, 0
+    while True:
+        start, length = frames[depth, 0], frames[depth, 1]
+        if length > 128:  # descend into the left half
+            depth += 1
+            frames[depth, 0], frames[depth, 1], frames[depth, 2] = start, _half(length), 0
+            continue
+        value = _block_sum(a, start, length)
+        while True:  # hand the value up until a node still owes its right half
+            depth -= 1
+            if depth < 0:
+                return value
+            if frames[depth, 2] == 0:
+                lefts[depth] = value
+                frames[depth, 2] = 1
+                half = _half(frames[depth, 1])
+                frames[depth + 1, 0], frames[depth + 1, 1], frames[depth + 1, 2] = frames[depth, 0] + half, frames[depth, 1] - half, 0
+                depth += 1
+                break
+            value = lefts[depth] + value
+
+
+@njit(cache=True, _nrt=False)
+def _half(n) -> int:
+    """Where NumPy's pairwise sum splits ``n`` values: half, down to a multiple of 8."""
+    half = n // 2
+    return half - half % 8
+
+
+@njit(cache=True, _nrt=False)
+def _block_sum(a, lo, n) -> float:
+    """NumPy's sum of at most 128 values: in turn below 8, else eight running sums, then the rest."""
+    if n < 8:
+        res = 0.0
+        for i in range(lo, lo + n):
+            res += a[i]
+        return res
+    r0, r1, r2, r3, r4, r5, r6, r7 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3], a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+    i = 8
+    while i < n - n % 8:
+        r0 += a[lo + i]
+        r1 += a[lo + i + 1]
+        r2 += a[lo + i + 2]
+        r3 += a[lo + i + 3]
+        r4 += a[lo + i + 4]
+        r5 += a[lo + i + 5]
+        r6 += a[lo + i + 6]
+        r7 += a[lo + i + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[lo + i]
+        i += 1
+    return res
 
 
 __all__ = ["Stations", "stations", "io_demands", "solve_network", "NetworkSolution"]
