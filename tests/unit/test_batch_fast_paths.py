@@ -120,21 +120,3 @@ def test_md_stripe_heads_of_overlapping_member_ios():
     # host 0: pages 0-3 on one member, 2-5 on another (6 distinct); host 1: page 9 twice (1)
     host, lo, end = np.array([0, 0, 1, 1]), np.array([0, 2, 9, 9]), np.array([4, 6, 10, 10])
     assert _pages_covered(host, lo, end, np.lexsort((lo, host)), 2).tolist() == [6.0, 1.0]
-
-
-FLOATS = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.floats(-1e3, 1e3), st.just(0.0))
-
-
-@settings(max_examples=400, deadline=None)
-@given(pairs=st.lists(st.tuples(FLOATS, FLOATS), min_size=1, max_size=6), rtol=st.sampled_from([1e-7, 1e-5, 0.0]),
-       atol=st.sampled_from([0.0, 1e-9]), nudge=st.booleans())
-def test_network_convergence_check_is_numpys_allclose(pairs, rtol, atol, nudge):
-    import warnings
-
-    from nvsim.sim.network import _all_close
-
-    x = np.array([a for a, _ in pairs])
-    y = np.array([a * (1 + 1e-8) if nudge else b for a, b in pairs])
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # neither path may warn (inf - inf)
-        assert _all_close(x, y, rtol, atol) == bool(np.allclose(x, y, rtol=rtol, atol=atol))
