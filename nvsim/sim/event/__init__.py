@@ -38,6 +38,7 @@ from functools import partial
 
 import simpy
 
+from ..fluid import simulate_fluid
 from ..result import SimResult
 from ..system import ArraySystem
 from .barrier import BarrierSlot, Gate, resync_cycle
@@ -69,13 +70,14 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
     """
     started = time.perf_counter()
     seed = system.scenario.seed if seed is None else seed
-    window = measured_window(system, seed, host_ios, warmup_ios, rebuild_member, until_rebuilt)
+    fluid = simulate_fluid(system, seed)  # sizes the window and sets md's bitmap share: solved once
+    window = measured_window(system, seed, host_ios, warmup_ios, rebuild_member, until_rebuilt, fluid)
     servers = ArrayServers(system, rebuilding=rebuild_member is not None)
     rebuild = RebuildProgress.of(system, rebuild_member) if rebuild_member is not None else None
     if rebuild is not None and until_rebuilt:
         window = whole_rebuild(window, rebuild.span_bytes, rebuild.rate_guess)
     barrier = rebuild is not None and system.rebuild.excludes_host_io
-    sync = sync_update_of(system, seed) if rebuild is None else (0.0, 0.0)  # md's bitmap: the optimal array's
+    sync = sync_update_of(system, fluid) if rebuild is None else (0.0, 0.0)  # md's bitmap: the optimal array's
     if compiled:
         jobs = HostJobs(system, seed, batch_ios(system, seed, window.warm_ios, host_ios), barrier=barrier, sync_update=sync)
         beside = KernelRebuild(rebuild, partial(rebuild_batch, system, rebuild_member, rebuild), until_rebuilt) \

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 
 from ..fluid import sample_batches, simulate_fluid
 from ..mixed import solve_state
+from ..result import SimResult
 from ..system import ArraySystem
 
 BARRIER_CYCLES = 40
@@ -37,15 +38,16 @@ class Window:
 
 
 def rate_guess(system: ArraySystem, seed: int, rebuild_member: int | None = None,
-               until_rebuilt: bool = False) -> tuple[float, float]:
+               until_rebuilt: bool = False, fluid: SimResult | None = None) -> tuple[float, float]:
     """(host I/Os per second the run should see, md RAID10's recovery cycle in seconds or 0).
+    ``fluid``: the fluid mode's answer for ``system`` and ``seed``, when the caller has it.
 
     Beside a rebuild the warm-up and window are sized on the foreground's rate beside it (the
     network solve of that state), not the array's without it: a deep md resync leaves the
     foreground a hundredth of it, and a window sized on the optimal rate would measure the fill
     transient.
     """
-    rate = max(simulate_fluid(system, seed).total_iops, 1.0)
+    rate = max((fluid if fluid is not None else simulate_fluid(system, seed)).total_iops, 1.0)
     cycle_s = 0.0
     if rebuild_member is not None and not until_rebuilt:
         beside = solve_state(system.scenario, system.workload, system.catalog, rebuilding=rebuild_member, seed=seed,
@@ -57,21 +59,23 @@ def rate_guess(system: ArraySystem, seed: int, rebuild_member: int | None = None
     return rate, cycle_s
 
 
-def sync_update_of(system: ArraySystem, seed: int) -> tuple[float, float]:
+def sync_update_of(system: ArraySystem, fluid: SimResult) -> tuple[float, float]:
     """(share of host writes that wait for the engine's synchronous metadata update, seconds each
     holds its thread) at the write rate of the fluid mode's fixed point (``with_sync_updates``):
-    the rate fed back that the event mode's writes draw their bitmap updates with."""
+    the rate fed back that the event mode's writes draw their bitmap updates with (``fluid``: the
+    fluid mode's answer for ``system``, the one the window was sized on)."""
     if not system.workload.read_fraction < 1.0 or system.sync_update(0.0)[0] == 0.0:  # no writes, or no updates
         return 0.0, 0.0
-    return system.sync_update(simulate_fluid(system, seed).write_iops)
+    return system.sync_update(fluid.write_iops)
 
 
 def measured_window(system: ArraySystem, seed: int, host_ios: int, warmup_ios: int | None = None,
-                    rebuild_member: int | None = None, until_rebuilt: bool = False) -> Window:
+                    rebuild_member: int | None = None, until_rebuilt: bool = False,
+                    fluid: SimResult | None = None) -> Window:
     """Warm-up: ``warmup_ios`` host I/Os (default: three per slot, at least a fifth of the window)
     or fio's ``ramp_time`` if shorter; window: ``host_ios`` at the guessed rate. Under md RAID10's
     recovery both span several barrier cycles."""
-    rate, cycle_s = rate_guess(system, seed, rebuild_member, until_rebuilt)
+    rate, cycle_s = rate_guess(system, seed, rebuild_member, until_rebuilt, fluid)
     w = system.workload
     population = w.numjobs * w.iodepth
     warm_ios = warmup_ios if warmup_ios is not None else max(3 * population, host_ios // 5)
