@@ -155,23 +155,21 @@ def _run_beside_pool(order: list[tuple[str, str | None, str]], pool_workers: int
     they die with this process) and this process take them in turn from the front, so this process
     computes too instead of waiting (one worker's start-up less: its imports, kernel loads and
     memo, 3-4 s of CPU)."""
+    def take(answer: tuple[tuple[str, str | None], dict]) -> None:
+        results[answer[0]] = answer[1]
+        tick()
+
     queue, pending = deque(order), deque()
     with process_pool(pool_workers) as pool:
         while queue or pending:
             while queue and len(pending) < IN_FLIGHT_PER_WORKER * pool_workers:
                 pending.append(pool.submit(_predict_job, queue.popleft()))
             while pending and pending[0].done():
-                key, value = pending.popleft().result()
-                results[key] = value
-                tick()
+                take(pending.popleft().result())
             if queue:
-                key, value = _predict_job(queue.popleft(), catalog)
-                results[key] = value
-                tick()
+                take(_predict_job(queue.popleft(), catalog))
             elif pending:
-                key, value = pending.popleft().result()
-                results[key] = value
-                tick()
+                take(pending.popleft().result())
 
 
 def _scenario(scenarios: dict[str, ScenarioSpec], path: str, catalog: Catalog) -> ScenarioSpec:
