@@ -285,3 +285,28 @@ def test_closed_form_full_stripes_as_the_planner(path, bs, segments, unit):
         a, b = getattr(got, field), getattr(want, field)
         assert a.dtype == b.dtype and np.array_equal(a, b), field
 
+
+
+@pytest.mark.parametrize("barrier,until,warm_s,end_s", [(False, False, 0.5, 2.0), (False, False, 0.0, 2.0),
+                                                        (True, False, 0.5, 2.0), (False, True, 0.0, 2.0),
+                                                        (True, True, 0.0, 2.0), (False, True, 3.0, 2.0)])
+def test_initial_events_leave_the_heap_the_pushes_one_by_one_leave(barrier, until, warm_s, end_s):
+    """``compiled._initial_events`` appends the events that sort last; the heap's arrays and
+    counters are those of ``k.push`` called event by event in SimPy's order."""
+    from nvsim.sim.event.compiled import _initial_events
+    fg, rb = 37, 3
+    st, H = _heap(4 * (fg + rb) + 16)
+    _initial_events(st, H, fg, rb, barrier, until, warm_s, end_s)
+    ref_st, ref_H = _heap(4 * (fg + rb) + 16)
+    if barrier:
+        k.push(ref_st, *ref_H, 0.0, 0, k.RESYNC)
+        k.push(ref_st, *ref_H, 0.0, 0, k.BUSY_START)
+    for slot in range(fg + (0 if barrier else rb)):
+        k.push(ref_st, *ref_H, 0.0, slot, k.ISSUE)
+    if until:
+        k.push(ref_st, *ref_H, end_s, 0, k.STOP)
+    if not barrier:
+        k.push(ref_st, *ref_H, warm_s, 0, k.WARM)
+    assert (st == ref_st).all()
+    for got, want in zip(H, ref_H):
+        np.testing.assert_array_equal(got, want)

@@ -124,3 +124,13 @@ def test_fluid_mode_within_5_percent_of_event_mode_across_the_validation_scenari
     assert len(checked) >= 30  # 36 rate numbers of seeds 000, 001 and 004
     far = [(c.number.id, c.predicted, f) for c, f in checked if abs(c.predicted - f) > 0.05 * f]
     assert far == []
+
+
+def test_this_process_and_a_worker_give_the_numbers_one_process_gives():
+    """``workers=2`` runs jobs in this process and a spawned one, largest blocks first: the same
+    predictions, bit for bit, as one process in file order (fluid mode, one folder)."""
+    folder = ROOT / "scenarios" / "graid-gen5-raid5-16x"
+    together = [(c.number.id, c.predicted) for c in compare_all(root=folder, workers=2, fidelity="fluid")]
+    alone = [(c.number.id, c.predicted) for c in compare_all(root=folder, workers=1, fidelity="fluid")]
+    assert together == alone
+    assert len(together) > 10

@@ -336,14 +336,26 @@ def _initial_events(st, H, fg: int, rb_slots: int, barrier: bool, until: bool, w
     first issues; else the slots' (foreground, then the rebuild's) and the warm-up's end; a run to
     the rebuild's end also has its time limit (scheduled before anything the processes create)."""
     if barrier:
-        k.push(st, *H, 0.0, 0, k.RESYNC)
-        k.push(st, *H, 0.0, 0, k.BUSY_START)
-    for slot in range(fg + (0 if barrier else rb_slots)):
-        k.push(st, *H, 0.0, slot, k.ISSUE)
+        _append_events(st, H, 0.0, np.zeros(2, np.int64), np.array([k.RESYNC, k.BUSY_START]))
+    slots = fg + (0 if barrier else rb_slots)
+    _append_events(st, H, 0.0, np.arange(slots, dtype=np.int64), np.full(slots, k.ISSUE))
     if until:  # the run's time limit, as SimPy's any_of with the rebuild's end
-        k.push(st, *H, end_s, 0, k.STOP)
-    if not barrier:
+        _append_events(st, H, end_s, np.zeros(1, np.int64), np.array([k.STOP]))
+    if not barrier and until and warm_s < end_s:  # it sorts before the time limit: sifted up
         k.push(st, *H, warm_s, 0, k.WARM)
+    elif not barrier:
+        _append_events(st, H, warm_s, np.zeros(1, np.int64), np.array([k.WARM]))
+
+
+def _append_events(st, H, t: float, payloads: np.ndarray, kinds: np.ndarray) -> None:
+    """``k.push`` of events at ``t`` in order, where ``t`` is at or after every event on the heap:
+    each then stays where it is appended (its parent is earlier, or as early with a smaller
+    sequence), so the heap's arrays are those the pushes one by one leave (a Python call per slot
+    cost 8 ms a run with 8,192 slots)."""
+    ht, hs, hp, hk = H
+    i, seq, n = int(st[k.S_HEAP_N]), int(st[k.S_SEQ]), len(payloads)
+    ht[i:i + n], hs[i:i + n], hp[i:i + n], hk[i:i + n] = t, np.arange(seq, seq + n), payloads, kinds
+    st[k.S_HEAP_N], st[k.S_SEQ] = i + n, seq + n
 
 
 def _rebuild_state(rebuild: KernelRebuild | None) -> np.ndarray:
