@@ -1,6 +1,7 @@
 """The parity scrub (issue 38, deliverable 5): ``array.scrub`` runs the engine's ``check`` protocol
 as a state of the array (``nvsim.rebuild.scrub_summary``, the fluid state solver with ``checking``)."""
 
+import json
 import os
 import subprocess
 import sys
@@ -80,3 +81,14 @@ def test_bad_scrub_input_exits_2_with_one_line(tmp_path):
     assert result.returncode == 2, result.stderr
     assert result.stderr.count("\n") == 1 and "scrub" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.yaml"]
+
+
+def test_nvsim_run_prints_the_scrub_and_writes_it_to_the_json(tmp_path):
+    out = tmp_path / "out.json"
+    result = subprocess.run([sys.executable, "-m", "nvsim.cli", "run", str(FAST), "--fidelity", "fluid", "-o", str(out)],
+                            cwd=ROOT, env={**ENV, "COLUMNS": "120"}, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "Parity scrub" in result.stdout and "speed_limit_min" in result.stdout
+    scrub = json.loads(out.read_text())["resilience"]["scrub"]
+    assert scrub["protocol"]["operation"] == "check" and not scrub["protocol"]["writes_member"]
+    assert scrub["loaded_hours"] > scrub["idle_hours"] > 0
