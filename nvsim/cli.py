@@ -168,6 +168,8 @@ def _resilience(spec, catalog) -> dict:
     """Rebuild time and data-loss risk (one drive failing under the first workload, fluid mode),
     and the scenario's own fault timeline when it has faults."""
     out: dict = {"if_one_drive_fails": nvsim.rebuild_summary(spec, catalog)}
+    if spec.array.scrub:
+        out["scrub"] = nvsim.rebuild.scrub_summary(spec, catalog)
     if spec.faults:
         workload = spec.workloads[0] if spec.workloads else None
         timeline = nvsim.run_timeline(spec, workload, catalog).as_dict()

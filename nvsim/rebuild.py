@@ -22,6 +22,7 @@ import numpy as np
 from .bounds import capacity
 from .catalog import Catalog, default_catalog
 from .risk import HOURS_PER_YEAR, RebuildRisk, rebuild_risk
+from .sim.mixed import solve_state
 from .sim.system import ArraySystem
 from .simulation import Result, Simulation
 from .specs import FaultSpec, ScenarioSpec, WorkloadSpec
@@ -261,5 +262,33 @@ def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, work
     }
 
 
-__all__ = ["run_timeline", "rebuild_summary", "rebuild_write_amplification", "Timeline", "Segment", "DataLoss", "RebuildRecord",
+def scrub_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, workload: WorkloadSpec | None = None) -> dict:
+    """The array's parity scrub (the engine's ``check`` protocol: md's ``check`` sync action, a
+    card's consistency check), fluid mode: its time over the member span (``array.rebuild.
+    span_bytes``, else the whole member) idle and under ``workload`` (the scenario's first), what
+    limits it, and the host's rate while it runs against the optimal state's."""
+    catalog = catalog or default_catalog()
+    if workload is None and scenario.workloads:
+        workload = scenario.workloads[0]
+    span = float(min(scenario.array.rebuild.span_bytes or math.inf, capacity(scenario, catalog).member_bytes))
+    protocol = _idle_system(scenario, catalog, ()).engine.rebuild_protocol(scenario.array.level, scenario.array.rebuild,
+                                                                          "check")
+    idle = solve_state(scenario, None, catalog, checking=True)
+    out = {"protocol": protocol.describe(), "span_bytes": span, **_scrub_rate("idle", span, idle)}
+    if workload is not None:
+        loaded = solve_state(scenario, workload, catalog, checking=True)
+        optimal = solve_state(scenario, workload, catalog)
+        out.update(_scrub_rate("loaded", span, loaded), workload=workload.name,
+                   host_iops_during=loaded.total_iops, host_iops_optimal=optimal.total_iops,
+                   host_share=loaded.total_iops / optimal.total_iops if optimal.total_iops else None)
+    return out
+
+
+def _scrub_rate(name: str, span: float, result) -> dict:
+    rate = float(result.rebuild_bytes_per_s or 0.0)
+    return {f"{name}_hours": span / rate / 3600.0 if rate > 0 else None, f"{name}_mb_per_s": rate / 1e6,
+            f"{name}_limited_by": result.rebuild_limited_by or result.limited_by}
+
+
+__all__ = ["run_timeline", "rebuild_summary", "scrub_summary", "rebuild_write_amplification", "Timeline", "Segment", "DataLoss", "RebuildRecord",
            "data_loss_at_start", "data_loss_metrics"]

@@ -317,9 +317,28 @@ def print_resilience(console: Console, resilience: dict) -> None:
     rows.append(("MTTDL (Markov)", f"{format_large(r['mttdl_years'])} years"))
     print_grid(console, Grid(f"If one drive fails (hot spare, under {r.get('workload', 'idle')}; fluid mode)",
                              ("quantity", "value"), (False, False), tuple(rows)))
+    if resilience.get("scrub"):
+        _print_scrub(console, resilience["scrub"])
     timeline = resilience.get("timeline")
     if timeline:
         _print_timeline(console, timeline)
+
+
+def _print_scrub(console: Console, scrub: dict) -> None:
+    """The parity scrub (``array.scrub``): its time idle and under load, what limits it, the host's rate meanwhile."""
+    def hours(value) -> str:
+        return MISSING if value is None else f"{value:,.2f} h"
+
+    rows = [("reads / computes / writes", f"{scrub['protocol']['reads']}; parity on {scrub['protocol']['parity_on']}; "
+             f"writes {'the member' if scrub['protocol']['writes_member'] else 'nothing'}"),
+            ("scrub time, idle", f"{hours(scrub['idle_hours'])} ({scrub['idle_mb_per_s']:,.0f} MB/s per member)"),
+            ("limited by, idle", scrub["idle_limited_by"])]
+    if "loaded_hours" in scrub:
+        rows += [(f"scrub time, under {scrub['workload']}", f"{hours(scrub['loaded_hours'])} "
+                  f"({scrub['loaded_mb_per_s']:,.0f} MB/s per member)"),
+                 ("limited by, under load", scrub["loaded_limited_by"]),
+                 ("host IOPS during / optimal", f"{scrub['host_iops_during']:,.0f} / {scrub['host_iops_optimal']:,.0f}")]
+    print_grid(console, Grid("Parity scrub (check; fluid mode)", ("quantity", "value"), (False, False), tuple(rows)))
 
 
 def _print_timeline(console: Console, timeline: dict) -> None:

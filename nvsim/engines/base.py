@@ -26,7 +26,7 @@ import numpy as np
 from ..names import engine_name
 from ..specs import EngineSpec, RebuildSpec, Spec
 from ..stripe.planner import MemberIOPlan
-from .rebuild_protocol import Operation, RebuildProtocol, RebuildThrottle
+from .rebuild_protocol import DegradedPath, Operation, RebuildProtocol, RebuildThrottle
 
 PRIORITY_SCALE = {"low": 0.5, "normal": 1.0, "high": 2.0}
 """What a vendor's rebuild priority does to its rebuild requests in flight and its paced share."""
@@ -227,7 +227,22 @@ class Engine:
             resources.append(f"{engine_name(self.spec)}'s link")
         return RebuildProtocol(engine_name(self.spec), level, operation, step, inflight, reads, parity_on, not check,
                                threads, self.recovery_excludes_host_io(level), self.rebuild_throttle(limits, False),
-                               self.rebuild_throttle(limits, True), tuple(resources))
+                               self.rebuild_throttle(limits, True), tuple(resources), self.degraded_path(level))
+
+    degraded_read_through: ClassVar[str] = "the engine's read path, unchanged"  # DegradedPath.read_through
+    degraded_parity_on: ClassVar[str | None] = None  # where host I/O's degraded parity runs, if not rebuild_parity_on
+
+    def degraded_path(self, level: int) -> DegradedPath:
+        """Host I/O with a member missing (``DegradedPath``): a read of the missing bytes reads the
+        row's survivors and reconstructs where the engine's rebuild does (a mirror: the other copy);
+        a write follows the planner's degraded read-modify-write / reconstruct-write."""
+        if level in (1, 10):
+            return DegradedPath("the surviving copy", "none: a copy", self.degraded_read_through,
+                                "the surviving copies written, the missing one not", "none: copies")
+        where = self.degraded_parity_on or self.rebuild_parity_on
+        return DegradedPath("the row's survivors", where, self.degraded_read_through,
+                            "read-modify-write or reconstruct-write over the survivors; the missing member's blocks "
+                            "are not written, the parity carries them", where)
 
     def rebuild_settings(self, level: int, priority: str) -> tuple[int, float]:
         """(bytes per rebuild request, requests in flight) for this level and rebuild priority."""

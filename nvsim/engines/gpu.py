@@ -48,6 +48,7 @@ from ..raid import parity_members
 from ..specs import Cited, GpuFamilySpec
 from .base import Engine, EngineParameters, EngineServer, EngineSettings, EngineWork, per_host_sum
 from .card import sku_of_family
+from .rebuild_protocol import DegradedPath
 
 
 class GpuParameters(EngineParameters):
@@ -124,7 +125,7 @@ class GpuEngine(Engine):
         if costs.through_gpu:
             out.device_down_bytes = np.where(is_write, float(host_bytes), 0.0)
         if self.degraded and parities > 0:
-            rebuilt = (plan.mode == 1) & ~is_write  # DEGRADED_READ
+            rebuilt = DegradedPath.reconstructed_reads(plan.mode, is_write)
             out.mid_s = np.where(rebuilt, costs.degraded_factor * stripe_s * plan.stripes_touched, out.mid_s)
         return out
 

@@ -33,10 +33,10 @@ from typing import Literal
 import numpy as np
 
 from ..specs import Cited, RebuildSpec
-from ..stripe.planner import Mode
 from .base import (PACED_SHARE_MAX, PRIORITY_SCALE, Engine, EngineParameters, EngineServer, EngineSettings, EngineWork,
                    RebuildThrottle, per_host_sum)
 from .card import CardCosts, card_costs
+from .rebuild_protocol import DegradedPath
 
 PARITY_LEVELS = (5, 6)
 
@@ -107,7 +107,7 @@ class HardwareEngine(Engine):
         member_bytes = per_host_sum(plan.length_bytes.astype(float), plan.host_index, n)
         written = per_host_sum(np.where(plan.is_write, plan.length_bytes, 0).astype(float), plan.host_index, n)
         parity = level in PARITY_LEVELS
-        rebuilt = (plan.mode == Mode.DEGRADED_READ) & ~is_write
+        rebuilt = DegradedPath.reconstructed_reads(plan.mode, is_write)
         engine_s = costs.stripe_update_s * plan.stripes_touched + costs.parity_s_per_kib * member_bytes / 1024.0
         out.mid_s = np.where((is_write | rebuilt) & parity, engine_s, 0.0)
         # card DRAM: a write lands (host bytes), every member byte is read out or lands, and the

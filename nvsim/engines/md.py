@@ -47,6 +47,7 @@ from pydantic import Field, field_validator
 from ..constants import PAGE_BYTES
 from ..specs import Cited, RebuildSpec
 from .base import Engine, EngineParameters, EngineServer, EngineSettings, EngineWork, RebuildThrottle, per_host_sum
+from .rebuild_protocol import DegradedPath
 from .md_bitmap import BITMAP_PAGE_BYTES, DEFAULT_DAEMON_SLEEP_S, MDADM_BITMAP_CHUNK_MIN_BYTES, dirty_fraction_random, dirty_fraction_sequential
 
 
@@ -166,6 +167,8 @@ MD_DISCARD_LEVELS = (0, 1, 10)
 class MdEngine(Engine):
     Parameters = MdParameters
     rebuild_parity_on = "md's resync thread and raid5d (host cores)"
+    degraded_read_through = "a stripe_head through raid5d (no chunk_aligned_read while degraded)"
+    degraded_parity_on = "raid5d (host cores)"
     Settings = MdSettings
     sync_update_bytes = BITMAP_PAGE_BYTES  # a write-intent bitmap update: one bitmap page to every member
 
@@ -227,7 +230,7 @@ class MdEngine(Engine):
             reads = ~is_write
             out.lock_s = np.where(reads, stripes, chunks) * self.device_lock_us * 1e-6
             pass_s = p.stripe_disk_us * self.members * 1e-6 * stripes
-            recon = np.isin(plan.mode, (1,))  # DEGRADED_READ: parity work over the survivors read
+            recon = DegradedPath.reconstructed_reads(plan.mode, is_write)  # parity work over the survivors read
             read_pre = 2 * pass_s + p.stripe_member_bio_us * 1e-6 * (phase0_pages + phase1_pages) \
                 + np.where(recon, parity_bytes / (p.parity_gen_gb_per_s * 1e9), 0.0)
             out.pre_s = np.where(reads, read_pre, 0.0)

@@ -7,7 +7,10 @@ CPU RAID, each as its documentation says); the solvers (``nvsim.sim.mixed``), th
 (``nvsim.sim.event``), the fault timeline (``nvsim.rebuild``) and the plan's bounds read only this
 record, and the demand layer prices its requests (``nvsim.sim.demand.rebuild_batch``: the member
 I/Os the protocol's ``reads`` and ``writes`` name, the costs of the engine's ``rebuild_work``).
-A degraded host read runs the same reconstruction (``parity_on``) through the engine's ``work``.
+A degraded host read runs the same reconstruction (``parity_on``) through the engine's ``work``;
+the record's ``degraded`` part (``DegradedPath``) says what a degraded read and a degraded write
+read, compute and write, and where, and its ``reconstructed_reads`` is the one place the engines'
+``work`` finds which host reads reconstruct.
 
 ``operation``: ``recovery`` rebuilds a replaced member (reads what reconstructs it, writes it);
 ``check`` is a parity scrub (md's ``check`` sync action, a card's consistency check): every member
@@ -18,6 +21,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
+
+import numpy as np
+
+from ..stripe.planner import Mode
 
 Reads = Literal["survivors", "one copy", "every member"]
 Operation = Literal["recovery", "check"]
@@ -69,6 +76,34 @@ class RebuildThrottle:
 
 
 @dataclass(frozen=True)
+class DegradedPath:
+    """Host I/O with a member missing, as the engine runs it (the planner, ``plan_ios(...,
+    failed_members)``, names the member I/Os; the engine's ``work`` prices them):
+
+    * ``read_reads``: what a read of the missing member's bytes reads instead (the row's survivors,
+      or a mirror's surviving copy); ``read_parity_on``: where it is reconstructed ("none" for a copy);
+    * ``read_through``: the path every read takes while degraded (md: a stripe_head through raid5d);
+    * ``write_rule``: what a write does (md's degraded read-modify-write / reconstruct-write: the
+      missing member's blocks are not written, the parity carries them); ``write_parity_on``: where.
+    """
+
+    read_reads: str
+    read_parity_on: str
+    read_through: str
+    write_rule: str
+    write_parity_on: str
+
+    @staticmethod
+    def reconstructed_reads(mode: np.ndarray, is_write: np.ndarray) -> np.ndarray:
+        """Which host I/Os are reads that reconstruct missing bytes (the planner's DEGRADED_READ)."""
+        return (mode == Mode.DEGRADED_READ) & ~is_write
+
+    def describe(self) -> dict:
+        return {"read_reads": self.read_reads, "read_parity_on": self.read_parity_on, "read_through": self.read_through,
+                "write_rule": self.write_rule, "write_parity_on": self.write_parity_on}
+
+
+@dataclass(frozen=True)
 class RebuildProtocol:
     """One engine's rebuild of one array, as every solver reads it.
 
@@ -83,7 +118,8 @@ class RebuildProtocol:
     * ``excludes_host_io``: rebuild requests and host I/O take turns (md RAID10's array-wide
       barrier) rather than share the queues;
     * ``idle`` and ``loaded``: its pacing on an idle array and under host I/O (``pacing``);
-    * ``resources``: what it competes with host I/O for, in words.
+    * ``resources``: what it competes with host I/O for, in words;
+    * ``degraded``: host reads and writes with a member missing (``DegradedPath``).
     """
 
     engine: str
@@ -99,6 +135,7 @@ class RebuildProtocol:
     idle: RebuildThrottle
     loaded: RebuildThrottle
     resources: tuple[str, ...]
+    degraded: DegradedPath
 
     def pacing(self, loaded: bool) -> RebuildThrottle:
         """Its throttle with host I/O running (``loaded``) or not."""
@@ -114,7 +151,8 @@ class RebuildProtocol:
         return {"operation": self.operation, "request_bytes": self.step_bytes, "requests_in_flight": self.inflight,
                 "reads": self.reads, "parity_on": self.parity_on, "writes_member": self.writes_member,
                 "threads": self.threads, "excludes_host_io": self.excludes_host_io,
-                "pacing_idle": self.idle.kind, "pacing_loaded": self.loaded.kind, "resources": list(self.resources)}
+                "pacing_idle": self.idle.kind, "pacing_loaded": self.loaded.kind, "resources": list(self.resources),
+                "degraded": self.degraded.describe()}
 
 
-__all__ = ["RebuildProtocol", "RebuildThrottle", "Reads", "Operation"]
+__all__ = ["DegradedPath", "RebuildProtocol", "RebuildThrottle", "Reads", "Operation"]

@@ -34,6 +34,7 @@ import numpy as np
 
 from .. import fabric
 from ..catalog import Catalog, default_catalog
+from ..engines.rebuild_protocol import RebuildProtocol
 from ..specs import ScenarioSpec, WorkloadSpec
 from .fluid import unloaded_latency_s
 from .foreground import FioLoad
@@ -51,18 +52,20 @@ class RebuildClass:
     batch: HostIoBatch
     wait_scale: np.ndarray
     visits: np.ndarray
+    protocol: RebuildProtocol  # what the requests are: the array's recovery, or a check
 
 
-def _rebuild_class(system: ArraySystem, net, target: int) -> RebuildClass:
-    step, inflight = system.rebuild.step_bytes, system.rebuild.inflight
+def _rebuild_class(system: ArraySystem, net, target: int, protocol: RebuildProtocol | None = None) -> RebuildClass:
+    protocol = protocol or system.rebuild
+    step, inflight = protocol.step_bytes, protocol.inflight
     offsets = np.arange(8, dtype=np.int64) * step
-    batch = system.rebuild_batch(target, offsets, step)
+    batch = system.rebuild_batch(target, offsets, step, protocol)
     demand = io_demands(system, net, [batch], rebuild=True)  # the resync thread is a thread of its own
     visits = io_visits(system, net, [batch])
     # the survivors are read at once: a request waits for the slowest read, not their sum
     readers = max(1, len(set(batch.op_drive[~batch.op_is_write].tolist())))
     scale = np.array([1.0 / readers if _loaded_by_reads(key) else 1.0 for key, _ in net.keys])
-    return RebuildClass(step, inflight, demand, unloaded_latency_s(system, [batch]), batch, scale, visits)
+    return RebuildClass(step, inflight, demand, unloaded_latency_s(system, [batch]), batch, scale, visits, protocol)
 
 
 def _loaded_by_reads(key: str) -> bool:
@@ -116,7 +119,7 @@ def rebuild_stages(system: ArraySystem, rb: RebuildClass, net, loaded: bool) -> 
     order: a paced share of drive time as the rate giving the drive station the rebuild loads most
     that share; a limit as it is; md's drain-every-window on a busy array first as a population of
     one window's requests (kept if its rate stays above the floor), else held at the floor."""
-    throttle = system.rebuild.pacing(loaded)
+    throttle = rb.protocol.pacing(loaded)
     limit = throttle.limit_bytes_per_s if throttle.limit_bytes_per_s is not None else math.inf
     if throttle.alone_share is not None:
         alone = alone_rate_bytes_per_s(rb, net)
@@ -218,11 +221,15 @@ class BarrierCycle:
 
 
 def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: Catalog | None = None,
-                failed: tuple[int, ...] = (), rebuilding: int | None = None, seed: int | None = None) -> SimResult:
+                failed: tuple[int, ...] = (), rebuilding: int | None = None, seed: int | None = None,
+                checking: bool = False) -> SimResult:
     """Foreground metrics (and ``rebuild_bytes_per_s``) with ``failed`` members missing and member
     ``rebuilding`` being rebuilt (it is missing to the foreground until done); ``workload`` None:
     no foreground I/O (the rebuild alone). The engine's throttle may offer several ways to run the
-    rebuild (``rebuild_stages``): the first whose rate stays above its floor is the answer."""
+    rebuild (``rebuild_stages``): the first whose rate stays above its floor is the answer.
+    ``checking``: a parity scrub runs instead of a rebuild (the engine's ``check`` protocol: every
+    member read, nothing written, paced as its rebuild); ``rebuild_bytes_per_s`` is its rate
+    (member bytes checked per second)."""
     catalog = catalog or default_catalog()
     seed = scenario.seed if seed is None else seed
     missing = tuple(sorted(set(failed) | ({rebuilding} if rebuilding is not None else set())))
@@ -234,9 +241,11 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
         load = FioLoad(scenario, workload, catalog, missing, seed, idle)
     net = stations(load.system)
     demands = load.demands(net)
-    if rebuilding is None:
+    if rebuilding is None and not checking:
         return _settle(load, net, demands, None, None)
-    rb = _rebuild_class(load.system, net, rebuilding)
+    system = load.system
+    check = system.engine.rebuild_protocol(system.array.level, system.array.rebuild, "check") if checking else None
+    rb = _rebuild_class(system, net, 0 if checking else rebuilding, check)
     for stage in rebuild_stages(load.system, rb, net, demands[2] > 0):
         load.other_busy = 0.0  # each stage settles from the same start
         result = _settle(load, net, demands, rb, stage)
@@ -253,7 +262,7 @@ def _settle(load, net, demands, rb: RebuildClass | None, stage: RebuildStage | N
     fg_demand, fg_base, population = demands
     if rb is not None:
         rb = replace(rb, inflight=stage.inflight)
-    barrier = rb is not None and system.rebuild.excludes_host_io
+    barrier = rb is not None and rb.protocol.excludes_host_io
     cap_bytes_per_s, cap_why, paced = (stage.cap_bytes_per_s, stage.why, stage.paced) if rb is not None \
         else (math.inf, "", False)
 

@@ -63,6 +63,8 @@ class ArraySpec(Spec):
     engine_settings: dict[str, Any] = Field(default_factory=dict, description="what the scenario sets for its engine "
                                             "(md: group_thread_cnt), checked against the engine's Settings")
     rebuild: RebuildSpec = RebuildSpec()
+    scrub: bool = Field(default=False, description="run a parity scrub (md's check sync action, a card's consistency "
+                        "check): `nvsim run` reports its time idle and under the first workload, paced by `rebuild`")
 
     @field_validator("strip_bytes")
     @classmethod
@@ -88,6 +90,9 @@ class ArraySpec(Spec):
             raise ValueError(f"level: engine_settings.mode passthrough passes each drive to the host unRAIDed; "
                              f"allowed: level 0, got {self.level}")
         need = 1 if self.engine == "none" or passthrough else MIN_DRIVES[self.level]
+        if self.scrub and (self.level == 0 or self.engine == "none" or passthrough):
+            raise ValueError(f"scrub: a check needs redundancy; allowed: levels 1, 5, 6, 10 on a RAID engine, "
+                             f"got RAID{self.level} on {self.engine}")
         if self.drives < need:
             raise ValueError(f"drives: RAID{self.level} needs at least {need} drives, got {self.drives}")
         allowed = LAYOUTS_BY_LEVEL[self.level]

@@ -8,6 +8,7 @@ import pytest
 
 from nvsim.engines import RebuildProtocol
 from nvsim.scenario import parse_scenario
+from nvsim.sim.memo import Memo
 from nvsim.sim.system import ArraySystem
 from nvsim.specs import RebuildSpec, WorkloadSpec
 
@@ -85,3 +86,29 @@ def test_host_writes_interleaved_with_the_fill_raise_the_new_members_nand_waf(ca
     busy = summary([{"name": "w", "rw": "randwrite", "bs": "4k", "numjobs": 8, "iodepth": 32}])
     assert busy["rebuild_host_bytes_to_new_member"] > 0.0
     assert busy["rebuild_member_waf_nand"] > busy["rebuild_waf_nand"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_record_states_degraded_io_where_the_engine_reconstructs(catalog, engine):
+    parity, mirror = system(catalog, engine, 6).rebuild.degraded, system(catalog, engine, 10).rebuild.degraded
+    assert parity.read_reads == "the row's survivors" and mirror.read_reads == "the surviving copy"
+    assert mirror.read_parity_on.startswith("none")
+    if engine == "linux-md":
+        assert parity.read_parity_on == "raid5d (host cores)" and "raid5d" in parity.read_through
+    else:
+        assert parity.read_parity_on == system(catalog, engine, 6).rebuild.parity_on
+
+
+def test_the_engines_reconstruct_exactly_the_reads_the_record_names(catalog, monkeypatch):
+    """A degraded read's reconstruction is charged through ``DegradedPath.reconstructed_reads`` (the
+    one place): the GPU charges a stripe operation to the reads it names and to no others."""
+    from nvsim.engines.rebuild_protocol import DegradedPath
+
+    s = system(catalog, "graid-supremeraid-sr1010", 6)
+    offsets = np.arange(64, dtype=np.int64) * 4096 * 3
+    reads = np.zeros(64, dtype=bool)
+    rebuilt = s.batch(0, offsets, reads).mid_s > 0
+    assert rebuilt.any() and (~rebuilt).any()  # some reads touch the missing member, some do not
+    monkeypatch.setattr(DegradedPath, "reconstructed_reads", staticmethod(lambda mode, is_write: np.zeros_like(is_write)))
+    fresh = ArraySystem(s.scenario, IDLE, catalog, (0,), Memo())  # priced anew, not from the memo
+    assert not (fresh.batch(0, offsets, reads).mid_s > 0).any()

@@ -1,0 +1,94 @@
+"""The parity scrub (issue 38, deliverable 5): ``array.scrub`` runs the engine's ``check`` protocol
+as a state of the array (``nvsim.rebuild.scrub_summary``, the fluid state solver with ``checking``)."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from nvsim.catalog import default_catalog
+from nvsim.errors import InputError
+from nvsim.rebuild import scrub_summary
+from nvsim.scenario import load_scenario, parse_scenario
+from nvsim.sim.system import ArraySystem
+
+ROOT = Path(__file__).resolve().parents[2]
+FAST = ROOT / "scenarios" / "scrub" / "md-raid5-fast.yaml"
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def _with_array(spec, **update):
+    return spec.model_copy(update={"array": spec.array.model_copy(update=update)})
+
+
+def test_the_check_time_scales_with_the_member_capacity():
+    spec = load_scenario(FAST)
+    whole = scrub_summary(spec)
+    half = scrub_summary(_with_array(spec, namespace_bytes=spec.array.namespace_bytes or 30_720_000_000_000))
+    assert whole["span_bytes"] == pytest.approx(2 * half["span_bytes"])
+    assert whole["idle_hours"] == pytest.approx(2 * half["idle_hours"], rel=1e-6)
+
+
+def test_the_check_is_slower_under_host_load_and_costs_the_host_some_of_its_rate():
+    r = scrub_summary(load_scenario(FAST))
+    assert r["loaded_hours"] > 1.2 * r["idle_hours"]
+    assert "speed_limit_min" in r["loaded_limited_by"]
+    assert 0 < r["host_iops_during"] < r["host_iops_optimal"]
+
+
+def test_md_default_limit_holds_the_idle_check():
+    r = scrub_summary(load_scenario(ROOT / "scenarios" / "scrub" / "md-raid5.yaml"))
+    assert r["idle_mb_per_s"] == pytest.approx(200_000 * 1024 / 1e6, rel=1e-3)
+    assert "speed_limit_max" in r["idle_limited_by"]
+
+
+def test_a_check_reads_every_member_and_writes_nothing():
+    spec = load_scenario(FAST)
+    system = ArraySystem(spec, spec.workloads[0], default_catalog())
+    check = system.engine.rebuild_protocol(spec.array.level, spec.array.rebuild, "check")
+    batch = system.rebuild_batch(0, np.arange(4, dtype=np.int64) * check.step_bytes, check.step_bytes, check)
+    assert not batch.op_is_write.any()
+    assert sorted(set(batch.op_drive.tolist())) == list(range(spec.array.drives))
+    recovery = system.rebuild_batch(0, np.arange(4, dtype=np.int64) * check.step_bytes, check.step_bytes)
+    assert recovery.op_is_write.any()
+
+
+def _data(**array):
+    data = yaml.safe_load(FAST.read_text())
+    data["array"].update(array)
+    return data
+
+
+@pytest.mark.parametrize("array, message", [
+    ({"scrub": "maybe"}, "scrub"),
+    ({"scrub": True, "level": 0, "rebuild": {}}, "scrub: a check needs redundancy"),
+])
+def test_bad_scrub_input_is_refused_naming_the_field(array, message):
+    with pytest.raises(InputError, match=message):
+        parse_scenario(_data(**array))
+
+
+def test_bad_scrub_input_exits_2_with_one_line(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(_data(scrub=True, level=0)))
+    result = subprocess.run([sys.executable, "-m", "nvsim.cli", "run", str(bad), "--fidelity", "fluid", "-o",
+                             str(tmp_path / "out.json")], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and "scrub" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.yaml"]
+
+
+def test_nvsim_run_prints_the_scrub_and_writes_it_to_the_json(tmp_path):
+    out = tmp_path / "out.json"
+    result = subprocess.run([sys.executable, "-m", "nvsim.cli", "run", str(FAST), "--fidelity", "fluid", "-o", str(out)],
+                            cwd=ROOT, env={**ENV, "COLUMNS": "120"}, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "Parity scrub" in result.stdout and "speed_limit_min" in result.stdout
+    scrub = json.loads(out.read_text())["resilience"]["scrub"]
+    assert scrub["protocol"]["operation"] == "check" and not scrub["protocol"]["writes_member"]
+    assert scrub["loaded_hours"] > scrub["idle_hours"] > 0
