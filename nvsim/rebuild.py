@@ -271,8 +271,7 @@ def scrub_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, worklo
     if workload is None and scenario.workloads:
         workload = scenario.workloads[0]
     span = float(min(scenario.array.rebuild.span_bytes or math.inf, capacity(scenario, catalog).member_bytes))
-    protocol = _idle_system(scenario, catalog, ()).engine.rebuild_protocol(scenario.array.level, scenario.array.rebuild,
-                                                                          "check")
+    protocol = _idle_system(scenario, catalog, ()).check
     idle = solve_state(scenario, None, catalog, checking=True)
     out = {"protocol": protocol.describe(), "span_bytes": span, **_scrub_rate("idle", span, idle)}
     if workload is not None:

@@ -243,9 +243,7 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
     demands = load.demands(net)
     if rebuilding is None and not checking:
         return _settle(load, net, demands, None, None)
-    system = load.system
-    check = system.engine.rebuild_protocol(system.array.level, system.array.rebuild, "check") if checking else None
-    rb = _rebuild_class(system, net, 0 if checking else rebuilding, check)
+    rb = _rebuild_class(load.system, net, 0 if checking else rebuilding, load.system.check if checking else None)
     for stage in rebuild_stages(load.system, rb, net, demands[2] > 0):
         load.other_busy = 0.0  # each stage settles from the same start
         result = _settle(load, net, demands, rb, stage)

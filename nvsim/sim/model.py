@@ -90,6 +90,12 @@ class ArrayModel:
         (a sweep builds thousands of arrays and rebuilds few)."""
         return self.engine.rebuild_protocol(self.array.level, self.array.rebuild)
 
+    @cached_property
+    def check(self) -> RebuildProtocol:
+        """The engine's parity scrub of this array (``Engine.rebuild_protocol(..., "check")``: every
+        member read, nothing written, paced as its rebuild), built when first asked."""
+        return self.engine.rebuild_protocol(self.array.level, self.array.rebuild, "check")
+
     @property
     def engine_server_label(self) -> str | None:
         return self.engine.server.label if self.engine.server else None
