@@ -70,7 +70,7 @@ class HostSlot:
         core.busy += submit  # the core is free at t0: start at once
         self.now = t0
         self.a = core.free = t0 + submit
-        if row.lock_s:
+        if row.lock_s or row.resync_lock_s or row.bitmap_lock_s:
             self.submitted()
         else:
             self.locked()
@@ -87,7 +87,8 @@ class HostSlot:
         self.submitted()
 
     def submitted(self, _event=None) -> None:
-        if self.row.lock_s:  # book the spinlock when submission reaches it
+        row = self.row
+        if row.lock_s or row.resync_lock_s or row.bitmap_lock_s:  # book the spinlocks when submission reaches them
             now = self.env.now
             if self.a > now:
                 self.timeout(self.a - now).callbacks.append(self.locked)
@@ -95,10 +96,12 @@ class HostSlot:
         self.locked()
 
     def locked(self, _event=None) -> None:
-        _submit, _complete, hold, pre, mid, bw, down, up, mem, _is_write, lo, hi, gated, _pieces = self.row
+        row = self.row
+        _submit, _complete, hold, pre, mid, bw, down, up, mem, _is_write, lo, hi, gated, _pieces, resync, bitmap, \
+            _handoff, _bitmap_handoff = row
         core, a, ops, servers = self.core, self.a, self.ops, self.servers
-        if hold:
-            unlocked = servers.lock.book(a, hold)
+        if hold or resync or bitmap:
+            unlocked = servers.spin_locks(row, a)
             core.busy += unlocked - a  # spinning, then holding
             if unlocked > core.free:
                 core.free = unlocked
