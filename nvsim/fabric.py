@@ -49,8 +49,6 @@ class ArrayFacts(NamedTuple):
     uplink: str | None = None  # the drives' switches' uplinks, when they hang behind switches
     uplinks: int = 1  # how many switch uplinks (each a server)
     bandwidth_label: str | None = None  # the engine device's bandwidth limit (a GPU's advertised, a card's DRAM)
-    resync_lock_label: str | None = None  # md RAID1/10's resync_lock, a lock of its own
-    bitmap_lock_label: str | None = None  # md's bitmap counts.lock, a lock of its own
 
 
 @dataclass(frozen=True)
@@ -102,8 +100,6 @@ class ResourceKind:
     host_cpu: Callable[[ArrayFacts], bool] = lambda facts: False  # its busy time is host CPU time
     reported: bool = True  # in the array's resource list (False: a station only a rebuild adds)
     threads: bool = False  # each server is a thread with a queue of its own (a job's core), not a pool
-    spinlock: bool = False  # a spinlock: a core that waits at it spins (busy)
-    handoff_field: str | None = None  # a spinlock: per host I/O, what its holds add when handed off
 
     @property
     def per_drive(self) -> bool:
@@ -119,14 +115,7 @@ class ResourceKind:
 KINDS: tuple[ResourceKind, ...] = (
     ResourceKind("cores", lambda f, _w: f"host cores ({f.job_cpus} job CPUs)", servers=lambda f: float(f.job_cpus),
                  host_fields=("submit_s", "complete_s"), rebuild_fields=(), host_cpu=lambda f: True, threads=True),
-    # the engine's spinlocks, each a server of its own (md: device_lock, RAID1/10's resync_lock, the
-    # bitmap's counts.lock); a waiting core spins, and a hold that meets its lock held is handed off
-    ResourceKind("lock", lambda f, _w: f.lock_label, present=lambda f: bool(f.lock_label), host_fields=("lock_s",),
-                 spinlock=True, handoff_field="lock_handoff_s"),
-    ResourceKind("resync_lock", lambda f, _w: f.resync_lock_label, present=lambda f: bool(f.resync_lock_label),
-                 host_fields=("resync_lock_s",), spinlock=True),
-    ResourceKind("bitmap_lock", lambda f, _w: f.bitmap_lock_label, present=lambda f: bool(f.bitmap_lock_label),
-                 host_fields=("bitmap_lock_s",), spinlock=True, handoff_field="bitmap_lock_handoff_s"),
+    ResourceKind("lock", lambda f, _w: f.lock_label, present=lambda f: bool(f.lock_label), host_fields=("lock_s",)),
     ResourceKind("engine", lambda f, _w: f.engine_label, servers=lambda f: float(f.engine_servers),
                  present=lambda f: bool(f.engine_label), host_fields=("pre_s", "mid_s"), visits="engine",
                  host_cpu=lambda f: f.engine_on_host_cpu),
@@ -155,13 +144,8 @@ KINDS: tuple[ResourceKind, ...] = (
 KIND = {kind.key: kind for kind in KINDS}
 RESOURCE_KEYS = tuple(kind.key for kind in KINDS if kind.reported)
 PER_DRIVE = tuple(kind.key for kind in KINDS if kind.per_drive)
-LOCK_KEYS = tuple(kind.key for kind in KINDS if kind.spinlock)
-"""The spinlocks' keys: a core that waits at one spins (busy)."""
-HANDOFF = {kind.key: kind.handoff_field for kind in KINDS if kind.handoff_field}
-"""The spinlocks whose hold grows when handed off, and the ``HostIoBatch`` field of what it adds."""
-HOST_FIELDS = tuple(dict.fromkeys([f for kind in KINDS for rebuild in (False, True) for f in kind.fields(rebuild)]
-                                  + list(HANDOFF.values())))
-"""Every per-host-I/O demand of ``HostIoBatch`` some resource sums (seconds), and the handoffs."""
+HOST_FIELDS = tuple(dict.fromkeys(f for kind in KINDS for rebuild in (False, True) for f in kind.fields(rebuild)))
+"""Every per-host-I/O demand of ``HostIoBatch`` some resource sums (seconds)."""
 BUSIEST = "busiest"
 """What a per-drive resource's label names in the array's list: its busiest drive."""
 
@@ -251,14 +235,6 @@ def mean_demands(keys: Sequence[tuple[str, int]], batches: Sequence, drives: int
     return out
 
 
-def mean_handoffs(batches: Sequence) -> dict[str, float]:
-    """Per spinlock with a handoff (``HANDOFF``), the mean seconds one host I/O's holds add when
-    every acquisition is handed off."""
-    n = sum(len(b) for b in batches)
-    totals = [b.totals() for b in batches]
-    return {key: _total(totals, field) / n for key, field in HANDOFF.items()}
-
-
 def mean_visits(keys: Sequence[tuple[str, int]], batches: Sequence, drives: int) -> list[float]:
     """Mean visits of one request to every station: its member I/Os at a drive's, the event mode's
     one or two at the engine (``HostIoBatch.engine_visits``), one elsewhere."""
@@ -288,5 +264,4 @@ def host_cpu_keys(facts: ArrayFacts) -> tuple[str, ...]:
 
 
 __all__ = ["ArrayFacts", "MemberDemand", "ResourceKind", "KINDS", "KIND", "RESOURCE_KEYS", "PER_DRIVE", "HOST_FIELDS",
-           "LOCK_KEYS", "HANDOFF", "mean_handoffs",
            "resources", "stations", "batch_totals", "mean_demands", "mean_visits", "host_cpu_keys"]

@@ -8,10 +8,7 @@ batch of host I/Os it says (arrays, one entry per host I/O unless noted):
 * CPU seconds on the submitting job's core beyond fio's own cost (``submit_cpu_ref_s``, at the
   engine's reference clock);
 * the hold time of a serialised section on the submission path (``lock_s``): a spinlock, so the
-  waiting job's core spins (busy) while it waits; an engine with more than one lock (md: device_lock,
-  RAID1/10's resync_lock, the bitmap's counts.lock) books each on a server of its own
-  (``resync_lock_s``, ``bitmap_lock_s``), and a lock's hold when the acquisition meets it held is
-  longer by a queued spinlock's handoff (``lock_handoff_s``, ``bitmap_lock_handoff_s``);
+  waiting job's core spins (busy) while it waits;
 * service time on the engine's own server before the member I/Os (``pre_s``) and between the
   read phase and the write phase (``mid_s``): md's stripe thread, the GPU, the card processor;
 * bytes that cross the engine device's link (``device_down_bytes``, ``device_up_bytes``) and
@@ -73,27 +70,13 @@ class EngineWork:
     is_write: np.ndarray  # bool
     phase: np.ndarray  # int8
     submit_cpu_ref_s: np.ndarray  # float, per host I/O
-    lock_s: np.ndarray  # the engine's main spinlock (md: device_lock), held uncontended
+    lock_s: np.ndarray
     pre_s: np.ndarray
     mid_s: np.ndarray
     device_down_bytes: np.ndarray
     device_up_bytes: np.ndarray
     device_read_bytes: np.ndarray
     memory_bytes: np.ndarray
-    resync_lock_s: np.ndarray | None = None  # md RAID1/10's resync_lock (wait_barrier): a lock of its own
-    bitmap_lock_s: np.ndarray | None = None  # md's write-intent bitmap counts.lock: a lock of its own
-    lock_handoff_s: np.ndarray | None = None  # more held at lock_s's lock when an acquisition meets it held
-    bitmap_lock_handoff_s: np.ndarray | None = None  # the same at bitmap_lock_s's lock
-
-    def __post_init__(self) -> None:
-        for name in LOCK_FIELDS:
-            if getattr(self, name) is None:
-                setattr(self, name, np.zeros(len(self.submit_cpu_ref_s)))
-
-
-LOCK_FIELDS = ("lock_s", "resync_lock_s", "bitmap_lock_s", "lock_handoff_s", "bitmap_lock_handoff_s")
-"""``EngineWork``'s per-host-I/O lock times (seconds): each lock's uncontended holds, and what a
-handed-off hold adds (engines.md, "Three locks, a handed-off hold")."""
 
 
 @dataclass(frozen=True)
@@ -199,12 +182,6 @@ class Engine:
     def own_lock(self) -> str | None:
         """The label of the engine's serialised section on the submission path; None here."""
         return None
-
-    def lock_labels(self, level: int) -> tuple[str | None, str | None, str | None]:
-        """Labels of the engine's locks at RAID ``level``, each a server of its own (None: not
-        taken): its main lock (``lock_s``), md's resync_lock (``resync_lock_s``) and md's bitmap
-        counts.lock (``bitmap_lock_s``). Here the main lock alone."""
-        return self.lock_label, None, None
 
     def sync_update_share(self, write_rate_per_s: float, region_bytes: float, write_bytes: int, random: bool,
                           data_members: int) -> float:

@@ -11,11 +11,6 @@ documents), the mechanisms that set its speed (docs/models/engines.md):
   the CPU's ``cache_line_transfer_ns``); on two sockets every locked and raid5d time is
   multiplied by ``shared_access_factor`` (the CPU's ``cross_socket_line_factor`` over the share
   of submitters on the other socket).
-* md's three locks are three servers (``lock_labels``): ``device_lock`` (``lock_s``), RAID1/10's
-  ``resync_lock`` (``resync_lock_s``) and the bitmap's ``counts.lock`` (``bitmap_lock_s``). An
-  acquisition of device_lock or counts.lock that meets the lock held is handed off through
-  qspinlock's queue: ``HANDOFF_LINES`` more line transfers (``lock_handoff_s``,
-  ``bitmap_lock_handoff_s``); the solvers charge them by each lock's own queue.
 * RAID4/5/6 writes go through the stripe cache: each 4 KiB page row is a ``stripe_head``; the
   submitter takes device_lock per stripe_head, and raid5d (one thread: ``stripe_thread_count``)
   handles each stripe_head in one pass per state change: ``stripe_disk_us`` per member of the
@@ -51,7 +46,7 @@ from pydantic import Field, field_validator
 
 from ..constants import PAGE_BYTES
 from ..specs import Cited, RebuildSpec
-from .base import LOCK_FIELDS, Engine, EngineParameters, EngineServer, EngineSettings, EngineWork, RebuildThrottle, per_host_sum
+from .base import Engine, EngineParameters, EngineServer, EngineSettings, EngineWork, RebuildThrottle, per_host_sum
 from .rebuild_protocol import DegradedPath
 from .md_bitmap import BITMAP_PAGE_BYTES, DEFAULT_DAEMON_SLEEP_S, MDADM_BITMAP_CHUNK_MIN_BYTES, dirty_fraction_random, dirty_fraction_sequential
 
@@ -66,19 +61,6 @@ device_lock hold; ``raid5_wakeup_stripe_thread`` wakes one more worker for each 
 DEVICE_LOCK_LINES = 1
 """Cache lines a device_lock hold moves between cores: the lock's own (raid5_read_one_chunk's
 ``active_aligned_reads``, the stripe lists' heads share it in ``struct r5conf``)."""
-HANDOFF_LINES = 4
-"""Cache-line transfers a handed-off acquisition of a queued spinlock (kernel/locking/qspinlock.c,
-x86 since 4.2) adds on the lock's critical path to its uncontended ones (the lock word's, the
-section's own lines): the head waiter re-reads the lock word the release invalidated and then
-upgrades it (one more than the fast path's ``cmpxchg``), the release's store invalidates the head
-waiter's shared copy (1), ``arch_mcs_spin_unlock_contended`` stores to the next waiter's MCS node
-(1), and in a closed loop one submitter arrives per hold, whose failed fast-path ``cmpxchg`` and
-``xchg_tail`` take the lock word's line once, which the release or the head waiter wins back (1).
-The lower end of the 4-6 the count allows (docs/models/engines.md, "Three locks, a handed-off
-hold"): a second transfer per arrival or a re-written flag line are not on every hold. The
-queue is in arrival order (mainline qspinlock is not NUMA-aware), so the next waiter is on the
-other socket with the share of submitters there: the transfers take ``shared_access_factor``
-like every other locked time."""
 SYNC_WINDOW_BYTES = 32 * PAGE_BYTES
 """md_do_sync's ``window = 32 * (PAGE_SIZE / 512)`` sectors: the resync progress between two checks
 of its speed (128 KiB with 4 KiB pages)."""
@@ -218,13 +200,7 @@ class MdEngine(Engine):
         return EngineServer("md stripe thread (raid5d)", threads, on_host_cpu=True)
 
     def own_lock(self) -> str:
-        return "md spinlock (device_lock)"
-
-    def lock_labels(self, level: int) -> tuple[str | None, str | None, str | None]:
-        """device_lock always; resync_lock on RAID1/10 (``wait_barrier``); the bitmap's counts.lock
-        with a bitmap: three spinlocks, each a server of its own."""
-        return (self.lock_label, "md spinlock (resync_lock)" if level in (1, 10) else None,
-                "md spinlock (bitmap counts.lock)" if self.bitmap_holds_per_page else None)
+        return "md spinlock (device_lock / resync_lock)"
 
     def work(self, plan, is_write, chunks, host_bytes, level) -> EngineWork:
         n = len(is_write)
@@ -238,8 +214,8 @@ class MdEngine(Engine):
             # under conf->device_lock for raid1d/raid10d to submit once the bitmap is written;
             # with a bitmap, md_bitmap_startwrite and md_bitmap_endwrite once per written request
             bitmap_holds = np.where(is_write, requests, 0.0) * self.bitmap_holds_per_page
-            out.resync_lock_s = 1e-6 * p.barrier_lock_us * requests
-            self._holds(out, member_writes, bitmap_holds)
+            out.lock_s = 1e-6 * (p.barrier_lock_us * requests
+                                 + self.device_lock_us * (member_writes + bitmap_holds))
             return self._numa(out)
         if level == 0:
             return out
@@ -252,22 +228,20 @@ class MdEngine(Engine):
         writes = is_write
         if self.degraded:  # every read is a stripe_head too: one raid5d pass to read, one to return it
             reads = ~is_write
+            out.lock_s = np.where(reads, stripes, chunks) * self.device_lock_us * 1e-6
             pass_s = p.stripe_disk_us * self.members * 1e-6 * stripes
             recon = DegradedPath.reconstructed_reads(plan.mode, is_write)  # parity work over the survivors read
             read_pre = 2 * pass_s + p.stripe_member_bio_us * 1e-6 * (phase0_pages + phase1_pages) \
                 + np.where(recon, parity_bytes / (p.parity_gen_gb_per_s * 1e9), 0.0)
             out.pre_s = np.where(reads, read_pre, 0.0)
-        # lock hold times are wall time (cache-line transfers), not scaled by the clock. With a
-        # bitmap, md_bitmap_startwrite (add_stripe_bio) and md_bitmap_endwrite
-        # (handle_stripe_clean_event) take bitmap->counts.lock once for every data page written
-        bitmap_holds = np.where(writes, host_bytes / PAGE_BYTES * self.bitmap_holds_per_page, 0.0)
-        if self.degraded:
-            self._holds(out, np.where(writes, chunks, stripes), bitmap_holds)
-        else:  # reads in the optimal state: one aligned read per chunk, no stripe thread; from 5.14
-            # an atomic counter that is no lock (no queue to hand off)
-            spinlocked_reads = self.kernel < ALIGNED_READ_NO_DEVICE_LOCK
-            self._holds(out, np.where(writes, stripes, chunks if spinlocked_reads else 0.0), bitmap_holds)
+        # lock hold times are wall time (cache-line transfers), not scaled by the clock.
+        # Reads in the optimal state: one device_lock per chunk, no stripe thread.
+        if not self.degraded:
             out.lock_s = np.where(writes, stripes * self.device_lock_us, chunks * self.aligned_read_lock_us) * 1e-6
+        # with a bitmap, md_bitmap_startwrite (add_stripe_bio) and md_bitmap_endwrite
+        # (handle_stripe_clean_event) take bitmap->counts.lock once for every data page written
+        out.lock_s = out.lock_s + np.where(writes, host_bytes / PAGE_BYTES * self.bitmap_holds_per_page
+                                           * self.device_lock_us * 1e-6, 0.0)
         pass_s = p.stripe_disk_us * self.members * 1e-6 * stripes  # handle_stripe walks every member
         write_pre = np.where(writes & (phase0_pages > 0), pass_s + p.stripe_member_bio_us * 1e-6 * phase0_pages, 0.0)
         out.pre_s = np.where(writes, write_pre, out.pre_s)
@@ -291,21 +265,6 @@ class MdEngine(Engine):
         rows = _pages_covered(host, lo, end, np.lexsort((lo, host)), n)
         shared = is_write & (plan.parity_bytes_computed == 0)
         return np.where(shared, plan.stripes_touched * (self.strip_bytes / PAGE_BYTES), rows)
-
-    def _holds(self, out: EngineWork, device_lock, bitmap_lock) -> None:
-        """``out``'s device_lock and counts.lock holds (acquisitions per host I/O, each one line
-        uncontended) and what they add when handed off (``HANDOFF_LINES`` each)."""
-        out.lock_s = 1e-6 * self.device_lock_us * device_lock
-        out.lock_handoff_s = 1e-6 * self.handoff_us * device_lock
-        bitmap_lock = np.zeros_like(out.lock_s) + bitmap_lock
-        out.bitmap_lock_s = 1e-6 * self.device_lock_us * bitmap_lock
-        out.bitmap_lock_handoff_s = 1e-6 * self.handoff_us * bitmap_lock
-
-    @property
-    def handoff_us(self) -> float:
-        """What a handed-off acquisition of a queued spinlock adds to its hold (``HANDOFF_LINES``
-        line transfers; the cross-socket share is ``_numa``'s)."""
-        return HANDOFF_LINES * self.line_transfer_us
 
     @property
     def device_lock_us(self) -> float:
@@ -333,7 +292,7 @@ class MdEngine(Engine):
         """Holds of the bitmap's ``counts.lock`` per written page (RAID4/5/6) or written md
         request (RAID1/10): ``md_bitmap_startwrite`` and ``md_bitmap_endwrite``, each
         ``spin_lock_irq(&bitmap->counts.lock)`` (md-bitmap.c); none without a bitmap. The lock is
-        the array's one bitmap lock, a server of its own (``lock_labels``)."""
+        the array's one bitmap lock; nvsim books it on md's one spinlock server."""
         return 0.0 if getattr(self.settings, "bitmap", "none") == "none" else 2.0
 
     def bitmap_chunks(self, region_bytes: float, data_members: int) -> float:
@@ -372,9 +331,7 @@ class MdEngine(Engine):
 
     def _numa(self, out: EngineWork) -> EngineWork:
         factor = self.shared_access_factor
-        for name in LOCK_FIELDS:
-            setattr(out, name, getattr(out, name) * factor)
-        out.pre_s, out.mid_s = out.pre_s * factor, out.mid_s * factor
+        out.lock_s, out.pre_s, out.mid_s = out.lock_s * factor, out.pre_s * factor, out.mid_s * factor
         return out
 
     def rebuild_settings(self, level, priority):
@@ -431,8 +388,7 @@ class MdEngine(Engine):
         member_writes = per_host_sum(plan.is_write.astype(float), plan.host_index, n)
         if level in (1, 10):
             out.submit_cpu_ref_s = np.full(n, p.resync_request_us * 1e-6)
-            out.resync_lock_s = np.full(n, 1e-6 * p.barrier_lock_us)
-            out.lock_s = 1e-6 * self.device_lock_us * member_writes
+            out.lock_s = 1e-6 * (p.barrier_lock_us + self.device_lock_us * member_writes)
             return self._numa(out)
         pages = plan.length_bytes / PAGE_BYTES
         reads = per_host_sum(np.where(plan.phase == 0, pages, 0.0), plan.host_index, n)

@@ -17,7 +17,6 @@ import numba as nb
 import numpy as np
 
 from .. import fabric
-from ..engines.base import LOCK_FIELDS
 from ..engines.rebuild_protocol import RebuildProtocol
 from ..raid import parity_members
 from ..stripe.layout import _data_member, _pq_of_stripe, map_logical_copies, unmap_member
@@ -63,11 +62,7 @@ class HostIoBatch:
     job: int
     submit_s: np.ndarray
     complete_s: np.ndarray
-    lock_s: np.ndarray  # the engine's main spinlock (md's device_lock), uncontended holds
-    resync_lock_s: np.ndarray  # md RAID1/10's resync_lock, a lock of its own
-    bitmap_lock_s: np.ndarray  # md's bitmap counts.lock, a lock of its own
-    lock_handoff_s: np.ndarray  # more held at lock_s's lock when the acquisition meets it held
-    bitmap_lock_handoff_s: np.ndarray  # the same at the bitmap's lock
+    lock_s: np.ndarray
     pre_s: np.ndarray
     mid_s: np.ndarray
     device_bw_s: np.ndarray
@@ -97,11 +92,6 @@ class HostIoBatch:
 
     def __len__(self) -> int:
         return len(self.submit_s)
-
-    def lock_hold_s(self) -> np.ndarray:
-        """Per host I/O, its uncontended holds of every lock, added (the locks are taken one after
-        another on the submission path)."""
-        return self.lock_s + self.resync_lock_s + self.bitmap_lock_s
 
     def reads_gate_writes(self) -> np.ndarray:
         """Host I/Os whose first member I/Os are phase-0 reads that must finish before the rest."""
@@ -863,7 +853,7 @@ def host_io_batch(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np
         job=job,
         submit_s=(model.host_submit_s + work.submit_cpu_ref_s * scale_engine) / speed,
         complete_s=np.full(n, model.host_complete_s / speed),
-        **_locks(work), pre_s=work.pre_s * thread_scale, mid_s=work.mid_s * thread_scale,
+        lock_s=work.lock_s, pre_s=work.pre_s * thread_scale, mid_s=work.mid_s * thread_scale,
         device_bw_s=device_bw, device_down_s=dev_down, device_up_s=dev_up,
         memory_s=work.memory_bytes / model.memory_bytes_per_s,
         is_write=is_write,
@@ -871,11 +861,6 @@ def host_io_batch(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np
         op_phase=work.phase, op_die_s=die, op_link_s=link, op_bytes=lengths, op_pieces=model.drive.pieces_of(lengths),
         nand_write_share=write_share,
     )
-
-
-def _locks(work) -> dict[str, np.ndarray]:
-    """The engine's lock times of ``work`` as ``HostIoBatch`` fields (the same names)."""
-    return {name: getattr(work, name) for name in LOCK_FIELDS}
 
 
 def switch_uplink_s(ratio: float, host_index: np.ndarray, op_is_write: np.ndarray, op_link_s: np.ndarray,
@@ -948,7 +933,7 @@ def rebuild_batch(model: ArrayModel, target: int, member_offsets: np.ndarray, st
         else (zeros.copy(), zeros.copy())
     return HostIoBatch(
         job=-1, submit_s=work.submit_cpu_ref_s * model.engine_clock_scale, complete_s=zeros.copy(),
-        **_locks(work), pre_s=work.pre_s * scale, mid_s=work.mid_s * scale,
+        lock_s=work.lock_s, pre_s=work.pre_s * scale, mid_s=work.mid_s * scale,
         device_bw_s=zeros.copy(), device_down_s=down, device_up_s=up,
         memory_s=work.memory_bytes / model.memory_bytes_per_s, is_write=np.ones(n, dtype=bool),
         op_start=op_start, op_drive=plan.member.astype(np.int64), op_is_write=plan.is_write, op_phase=plan.phase,

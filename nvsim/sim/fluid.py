@@ -134,7 +134,7 @@ def unloaded_latency_s(system: ArraySystem, batches: list[HostIoBatch], fork_joi
         if len(b.op_is_write):
             runs = b.op_runs if b.op_runs is not None else phase_runs(b.op_phase, b.op_start)
             total += float(run_latency_s(system, b, runs, fork_join).sum())
-        total += float((b.submit_s + b.complete_s + b.lock_hold_s() + b.pre_s + b.mid_s + b.device_bw_s
+        total += float((b.submit_s + b.complete_s + b.lock_s + b.pre_s + b.mid_s + b.device_bw_s
                         + b.device_down_s + b.device_up_s).sum())
         count += len(b)
     return total / count + system.host_io.wake_s  # a sleeping job's wake-up (nvsim.host_io)
@@ -231,61 +231,6 @@ def with_sync_updates(system: ArraySystem, table: list, population: int, r0: flo
     return charged, r0 + wait, wait
 
 
-HANDOFF_STEPS = 1000
-"""Most steps of the handed-off holds' fixed point (monotone; a few dozen where a lock binds)."""
-
-
-def met_held(contenders: float) -> float:
-    """Share of a lock's utilisation an acquisition can meet: the other submitters' holds. A job's
-    thread does one thing at a time (it submits, then spins or holds until its lock is released),
-    so its own holds are never in progress when it arrives; of ``contenders`` alike jobs the others
-    hold (J - 1) / J of the lock's busy time (the arrival theorem's "the others" in a closed loop;
-    Poisson arrivals from an infinite population would see all of it). One job: none."""
-    return max(0.0, contenders - 1.0) / contenders if contenders > 0 else 0.0
-
-
-def with_handoffs(table: list, handoffs: dict[str, float], population: int, r0: float, contenders: float) -> list:
-    """The demand table with each spinlock's handed-off holds charged by its own queue.
-
-    An acquisition meets its lock held with the probability an arrival finds the other submitters
-    holding it: rho (J - 1) / J (``met_held``, ``contenders`` J), and then it is handed off: a host
-    I/O's mean hold at lock L is d_L + p_L e_L (``handoffs``: e_L, every acquisition handed off),
-    with rho_L = x d_L and x the closed loop's rate over the charged table. x d_L rises with d_L (x is
-    min(servers / demand, N / r0), so x d_L is min(c d_L, 1, N d_L / r0)), so from rho = 0 each
-    step's rho is at least the last's: the iteration climbs monotonically to the least fixed point
-    (a lock that binds at rho = 1 holds d_L + e_L). The unloaded latency stays the uncontended
-    one: a handoff needs a queue."""
-    present = {key for key, *_rest in table}
-    share = met_held(contenders)
-    extra = {key: e * share for key, e in handoffs.items() if e * share > 0 and key in present}
-    if not extra:
-        return table
-    rho = dict.fromkeys(extra, 0.0)
-    charged = table
-    for _ in range(HANDOFF_STEPS):
-        charged = [(key, lbl, d + rho[key] * extra[key] if key in extra else d, servers)
-                   for key, lbl, d, servers in table]
-        x, _label = closed_loop_rate(charged, population, r0)
-        after = {key: min(1.0, x * d / servers) for key, _lbl, d, servers in charged if key in extra}
-        if all(after[key] - rho[key] <= 1e-12 for key in extra):
-            break
-        rho = after
-    return charged
-
-
-def spinning_cpus(x: float, demand: dict[str, float], cpus: float) -> float:
-    """Job CPUs that spin at the engine's spinlocks at ``x`` host I/Os per second: the M/M/1 wait
-    x d rho / (1 - rho) at each (its own queue), all of them once one is saturated."""
-    spin = 0.0
-    for key in fabric.LOCK_KEYS:
-        if key in demand:
-            rho = min(x * demand[key], 0.999)
-            if rho >= 0.98:  # every job waits at the lock, spinning: all job CPUs busy
-                return cpus
-            spin += x * demand[key] * rho / (1 - rho)
-    return spin
-
-
 def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
     start = time.perf_counter()
     seed = system.scenario.seed if seed is None else seed
@@ -295,15 +240,18 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
     f_read = 1.0 - float(np.mean(np.concatenate([b.is_write for b in batches])))
     table, r0, sync_wait = with_sync_updates(system, demand_table(system, batches), population,
                                              unloaded_latency_s(system, batches, fork_join=True), 1.0 - f_read)
-    table = with_handoffs(table, fabric.mean_handoffs(batches), population, r0, float(w.numjobs))
     x, label = closed_loop_rate(table, population, r0)
     limited = label or f"I/Os in flight ({population} = {w.numjobs} jobs x QD{w.iodepth})"
     util = tuple(Utilisation(lbl, min(1.0, x * d / servers)) for _key, lbl, d, servers in table)
     demand = {key: d for key, _lbl, d, _servers in table}
     cpu_busy = x * demand["cores"]
-    if any(key in demand for key in fabric.LOCK_KEYS):
-        cpus = float(len(system.cpu_speed))
-        cpu_busy = min(cpus, cpu_busy + spinning_cpus(x, demand, cpus))
+    if "lock" in demand:
+        rho = min(x * demand["lock"], 0.999)
+        if rho >= 0.98:  # every job waits at the lock, spinning: all job CPUs busy
+            cpu_busy = float(len(system.cpu_speed))
+        else:
+            spin = x * demand["lock"] * rho / (1 - rho)
+            cpu_busy = min(float(len(system.cpu_speed)), cpu_busy + spin)
     if system.engine_on_host_cpu:  # the engine's thread sleeps while it waits for a metadata update
         cpu_busy += x * (demand["engine"] - sync_wait)
     cpu_busy = busy_cpus_with_polling(cpu_busy, float(len(system.cpu_speed)), w.numjobs, system.host_io)
@@ -322,5 +270,5 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
     )
 
 
-__all__ = ["simulate_fluid", "with_sync_updates", "with_handoffs", "met_held", "spinning_cpus", "closed_loop_rate", "demand_table", "caps", "resource_caps", "sample_batches",
+__all__ = ["simulate_fluid", "with_sync_updates", "closed_loop_rate", "demand_table", "caps", "resource_caps", "sample_batches",
            "write_amplification", "exact_mix", "run_latency_s", "expected_max_gamma", "fork_join_excess"]

@@ -14,7 +14,7 @@ import numpy as np
 from .. import fabric
 from ..host_io import busy_cpus_with_polling
 from .fluid import SAMPLE_REGION_BYTES, exact_mix, jbod_imbalance, sample_batches, unloaded_latency_s, write_amplification
-from .network import io_demands, io_handoffs, io_visits
+from .network import io_demands, io_visits
 from .result import SimResult, Utilisation, busiest, closed_loop_text
 from .system import ArraySystem, HostIoBatch
 from .workload import HostStream, exact_mix_size, page_bounded_ios
@@ -46,7 +46,7 @@ def piece_latency_s(system: ArraySystem, batches: list[HostIoBatch], pieces: flo
     rfix, wfix = system.drive.read_fixed_s, system.drive.write_fixed_s
     ops = np.concatenate([np.where(b.op_is_write, b.op_link_s + wfix, b.op_die_s / b.op_pieces + b.op_link_s + rfix)
                           for b in batches])
-    lock = float(np.mean(np.concatenate([b.lock_hold_s() for b in batches])))
+    lock = float(np.mean(np.concatenate([b.lock_s for b in batches])))
     return (float(ops.mean()) if ops.size else 0.0) + lock / max(pieces, 1.0)
 
 
@@ -111,11 +111,6 @@ class FioLoad:
             self.visits = np.where(demand > 0, 1.0, 0.0)
         w = self.workload
         return demand, unloaded_latency_s(system, self.batches), 0.0 if self.idle else float(w.numjobs * w.iodepth)
-
-    def handoffs(self, net):
-        """(per station, what a host I/O's spinlock holds add when all are handed off; the jobs
-        that contend for the locks)."""
-        return io_handoffs(net, self.batches), float(self.workload.numjobs)
 
     def servers(self, net):
         """The stations' servers; the engine's rebuild threads run on the host CPUs the jobs leave

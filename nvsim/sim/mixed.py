@@ -36,7 +36,7 @@ from .. import fabric
 from ..catalog import Catalog, default_catalog
 from ..engines.rebuild_protocol import RebuildProtocol
 from ..specs import ScenarioSpec, WorkloadSpec
-from .fluid import met_held, unloaded_latency_s
+from .fluid import unloaded_latency_s
 from .foreground import FioLoad
 from .network import io_demands, io_visits, solve_network, stations
 from .oltp_load import OltpLoad
@@ -187,10 +187,8 @@ class BarrierCycle:
     @classmethod
     def of(cls, load, net, rb: RebuildClass, cap_bytes_per_s: float) -> BarrierCycle:
         pace = np.where(rb.demand_s > 0, rb.demand_s / np.maximum(net.servers, 1.0), 0.0)
-        # the resync thread holds resync_lock itself (raise_barrier) and device_lock for its writes:
-        # its pace is the sum of its work and its locks
-        thread = rb.demand_s[net.index("rebuild_thread")] + sum(
-            rb.demand_s[i] for i, (key, _drive) in enumerate(net.keys) if key in fabric.LOCK_KEYS)
+        # the resync thread holds resync_lock itself (raise_barrier): its pace is the sum of both
+        thread = rb.demand_s[net.index("rebuild_thread")] + rb.demand_s[net.index("lock")]
         batch_s = (rb.inflight - 1.0) * max(float(pace.max()), float(thread)) + rb.base_s
         sync, every, piece_s, latency_s = load.barrier_pieces(net)
         out = cls(batch_s, rb.inflight * rb.step_bytes, cap_bytes_per_s, sync, every, piece_s, latency_s)
@@ -220,14 +218,6 @@ class BarrierCycle:
     @property
     def rebuild_bytes_per_s(self) -> float:
         return self.batch_bytes / self.total_s
-
-
-def _charge_handoffs(demand: np.ndarray, uncontended: np.ndarray, handoffs: np.ndarray,
-                     utilisation: np.ndarray) -> None:
-    """The foreground's demands with each spinlock's handed-off holds at its utilisation: one step
-    of the state's fixed point (the fluid mode's reading, ``fluid.with_handoffs``; ``handoffs``
-    already weighed by the share of it an acquisition can meet, ``fluid.met_held``)."""
-    np.copyto(demand, uncontended + np.minimum(1.0, utilisation) * handoffs)
 
 
 def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: Catalog | None = None,
@@ -268,10 +258,6 @@ def _settle(load, net, demands, rb: RebuildClass | None, stage: RebuildStage | N
     ``demands``: the foreground's (``load.demands(net)``)."""
     system = load.system
     fg_demand, fg_base, population = demands
-    uncontended = fg_demand
-    fg_demand = fg_demand.copy()  # its spinlocks' holds charged at their utilisation (``_charge_handoffs``)
-    handoffs, contenders = load.handoffs(net)
-    share = met_held(contenders)
     if rb is not None:
         rb = replace(rb, inflight=stage.inflight)
     barrier = rb is not None and rb.protocol.excludes_host_io
@@ -330,7 +316,6 @@ def _settle(load, net, demands, rb: RebuildClass | None, stage: RebuildStage | N
         load.job_busy = float(sol.utilisation[net.index("cores")] * servers_now[net.index("cores")])
         if cycle is not None:
             cycle.update(float(sol.throughput[0]))
-        _charge_handoffs(fg_demand, uncontended, share * handoffs, sol.utilisation)
         sol = solve(k, open_u)
         if rb is not None and not barrier and len(sol.throughput) > 1:
             rate = sol.throughput[1] * rb.step_bytes

@@ -194,13 +194,12 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
     device_link = link if device and engine.host_data_crosses_link() else None
     device_read = engine.device_bandwidth_bytes_per_s()
     server = engine.server
-    lock, resync_lock, bitmap_lock = engine.lock_labels(array.level)
     facts = fabric.ArrayFacts(  # positional, in ArrayFacts' order: a sweep builds thousands
-        len(cpu.speed), lock, server.label if server else None, server.servers if server else 1,
+        len(cpu.speed), engine.lock_label, server.label if server else None, server.servers if server else 1,
         bool(server and server.on_host_cpu), engine_name(engine_spec), bool(device_read),
         device_link.name if device_link is not None else None, drive_name(catalog.drives[array.drive]), drive.units,
         drive.link.name, engine.rebuild_threads(), uplink_label, uplinks,
-        engine.device_bandwidth_label() if device_read else None, resync_lock, bitmap_lock)
+        engine.device_bandwidth_label() if device_read else None)
     return ArrayModel.assemble(
         scenario=scenario, workload=workload, catalog=catalog, failed_members=failed,
         array=array, drive_spec=catalog.drives[array.drive], platform_spec=platform_spec, engine_spec=engine_spec,

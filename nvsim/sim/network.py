@@ -64,13 +64,6 @@ def io_demands(system: ArraySystem, net: Stations, batches: list[HostIoBatch], d
                                           drive_weights=drive_weights), dtype=float)
 
 
-def io_handoffs(net: Stations, batches: list[HostIoBatch]) -> np.ndarray:
-    """Per station, what one host I/O's holds of that spinlock add when every acquisition is
-    handed off (``fabric.mean_handoffs``); 0 elsewhere."""
-    handoffs = fabric.mean_handoffs(batches)
-    return np.array([handoffs.get(key, 0.0) for key, _drive in net.keys])
-
-
 def io_visits(system: ArraySystem, net: Stations, batches: list[HostIoBatch]) -> np.ndarray:
     """Mean visits of one host I/O to every station: member I/Os per drive station, the event
     mode's one or two to the engine (``HostIoBatch.engine_visits``), one elsewhere (where it has a
@@ -341,4 +334,4 @@ def _block_sum(a, lo, n) -> float:
     return res
 
 
-__all__ = ["Stations", "stations", "io_demands", "io_handoffs", "solve_network", "NetworkSolution"]
+__all__ = ["Stations", "stations", "io_demands", "solve_network", "NetworkSolution"]

@@ -16,7 +16,7 @@ from ..platform import smt_capacity, smt_gain
 from ..specs import WorkloadSpec
 from .fluid import unloaded_latency_s, write_amplification
 from .foreground import burst_piece_s, cpu_percent, grouped_utilisation, limit, network_sample, piece_latency_s
-from .network import io_demands, io_handoffs, io_visits
+from .network import io_demands, io_visits
 from .result import SimResult, closed_loop_text
 from .system import ArraySystem
 
@@ -64,14 +64,6 @@ class OltpLoad:
         self.r0_log = unloaded_latency_s(*self.log)
         base = tx.client_delay_s + cpu_s + tx.page_reads * self.r0_read + tx.log_writes * self.r0_log
         return demand, base, float(self.workload.users)
-
-    def handoffs(self, net):
-        """(per station, what a transaction's synchronous I/Os' spinlock holds add when all are
-        handed off; the users that contend). The open classes' (flushes, doublewrite) are not
-        charged: their holds stay uncontended."""
-        tx = self.tx
-        return (tx.page_reads * io_handoffs(net, self.read[1]) + tx.log_writes * io_handoffs(net, self.log[1]),
-                float(self.workload.users))
 
     other_busy = 0.0  # host CPUs kept busy by the RAID engine's own threads (md raid5d, resync)
 

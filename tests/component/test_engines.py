@@ -63,7 +63,7 @@ def raid6(strip_bytes=4 * KIB, members=8) -> ArrayGeometry:
 
 
 def total_s(work) -> np.ndarray:
-    return work.submit_cpu_ref_s + work.lock_s + work.resync_lock_s + work.bitmap_lock_s + work.pre_s + work.mid_s
+    return work.submit_cpu_ref_s + work.lock_s + work.pre_s + work.mid_s
 
 
 # --------------------------------------------------------------- Linux md
@@ -161,12 +161,11 @@ def test_md_raid10_takes_the_barrier_per_chunk_request_and_raid1_once(catalog):
     raid10 = ArrayGeometry(10, 4, 4 * KIB, member_size_bytes=4 * KIB * 64)
     _, read = costs(md, raid10, [False], [0], 16 * KIB)  # four chunks, one copy each
     _, write = costs(md, raid10, [True], [0], 4 * KIB)  # one chunk, two copies
-    assert read.resync_lock_s[0] == pytest.approx(4 * p["barrier_lock_us"] * 1e-6) and read.lock_s[0] == 0.0
-    assert write.resync_lock_s[0] == pytest.approx(p["barrier_lock_us"] * 1e-6)  # resync_lock and device_lock apart
-    assert write.lock_s[0] == pytest.approx(2 * md.device_lock_us * 1e-6)
+    assert read.lock_s[0] == pytest.approx(4 * p["barrier_lock_us"] * 1e-6)
+    assert write.lock_s[0] == pytest.approx((p["barrier_lock_us"] + 2 * md.device_lock_us) * 1e-6)
     raid1 = ArrayGeometry(1, 2, 4 * KIB, member_size_bytes=4 * KIB * 64)
     _, mirror = costs(make_engine(catalog, MD, members=2, strip_bytes=4 * KIB), raid1, [False], [0], 16 * KIB)
-    assert mirror.resync_lock_s[0] == pytest.approx(p["barrier_lock_us"] * 1e-6)
+    assert mirror.lock_s[0] == pytest.approx(p["barrier_lock_us"] * 1e-6)
     assert read.pre_s[0] == read.mid_s[0] == write.mid_s[0] == 0.0  # no stripe thread on mirrors
 
 
@@ -182,8 +181,7 @@ def test_md_raid1_is_one_md_request_per_64_mib_barrier_unit_whatever_the_strip(c
         assert list(work.submit_cpu_ref_s) == pytest.approx([p["request_cpu_us"] * 1e-6] * 3)
         _, across = costs(md, raid1, [True], [63 * 2**20], 2 * 2**20)
         assert across.submit_cpu_ref_s[0] == pytest.approx(2 * p["request_cpu_us"] * 1e-6)
-        assert across.resync_lock_s[0] == pytest.approx(2 * p["barrier_lock_us"] * 1e-6)
-        assert across.lock_s[0] == pytest.approx(2 * md.device_lock_us * 1e-6)
+        assert across.lock_s[0] == pytest.approx((2 * p["barrier_lock_us"] + 2 * md.device_lock_us) * 1e-6)
 
 
 def test_md_shared_state_costs_grow_with_the_cross_socket_share(catalog):
@@ -193,7 +191,7 @@ def test_md_shared_state_costs_grow_with_the_cross_socket_share(catalog):
     remote = make_engine(catalog, MD, members=8, strip_bytes=4 * KIB, shared_access_factor=factor)
     _, a = costs(local, raid6(), [True, False], [0, 64 * KIB], 4 * KIB)
     _, b = costs(remote, raid6(), [True, False], [0, 64 * KIB], 4 * KIB)
-    for name in ("lock_s", "bitmap_lock_s", "lock_handoff_s", "bitmap_lock_handoff_s", "pre_s", "mid_s"):
+    for name in ("lock_s", "pre_s", "mid_s"):
         assert getattr(b, name) == pytest.approx(getattr(a, name) * factor)
     assert np.array_equal(b.submit_cpu_ref_s, a.submit_cpu_ref_s)
 
@@ -364,8 +362,7 @@ def test_md_raid10_recovery_request_takes_the_barrier_once(catalog):
     p = vars(md.v)
     work = md.rebuild_work(rebuild_requests(8, 0, 3, 4 * KIB, [1]), 3, 1, 10)
     assert work.submit_cpu_ref_s == pytest.approx(np.full(3, p["resync_request_us"] * 1e-6))
-    assert work.resync_lock_s == pytest.approx(np.full(3, p["barrier_lock_us"] * 1e-6))
-    assert work.lock_s == pytest.approx(np.full(3, md.device_lock_us * 1e-6))
+    assert work.lock_s == pytest.approx(np.full(3, (p["barrier_lock_us"] + md.device_lock_us) * 1e-6))
     assert not work.pre_s.any() and not work.mid_s.any()
 
 

@@ -42,8 +42,7 @@ def _system(path: str, workload: int = 0, failed: tuple[int, ...] = ()) -> Array
 def test_every_kind_has_a_label_servers_and_one_way_to_be_loaded():
     facts = fabric.ArrayFacts(job_cpus=8, lock_label="a lock", engine_label="a GPU", engine_servers=2,
                               engine_on_host_cpu=False, engine_name="e", bandwidth_limited=True, device_link="Gen5 x16",
-                              drive_name="d", drive_units=64, drive_link="Gen5 x4", resync_lock_label="a resync lock",
-                              bitmap_lock_label="a bitmap lock")
+                              drive_name="d", drive_units=64, drive_link="Gen5 x4")
     batch_fields = {f.name for f in fields(HostIoBatch)}
     for kind in fabric.KINDS:
         assert kind.present(facts)
@@ -59,7 +58,7 @@ def test_every_kind_has_a_label_servers_and_one_way_to_be_loaded():
     assert set(fabric.HOST_FIELDS) <= batch_fields
     keys = [kind.key for kind in fabric.KINDS]
     assert len(keys) == len(set(keys))
-    assert fabric.RESOURCE_KEYS == ("cores", "lock", "resync_lock", "bitmap_lock", "engine", "device_bw", "device_up", "device_down", "nand",
+    assert fabric.RESOURCE_KEYS == ("cores", "lock", "engine", "device_bw", "device_up", "device_down", "nand",
                                     "link_up", "link_down", "memory")
 
 

@@ -381,7 +381,7 @@ def test_md_raid10_takes_the_barrier_lock_once_per_chunk_request(catalog):
     lock = {}
     for strip in ("4KiB", "64KiB"):
         system = ArraySystem(scenario(catalog, level=10, engine="linux-md", strip=strip), w, catalog)
-        lock[strip] = float(system.batch(0, offsets, np.zeros(64, dtype=bool)).resync_lock_s.mean())
+        lock[strip] = float(system.batch(0, offsets, np.zeros(64, dtype=bool)).lock_s.mean())
         assert system.chunk_requests_per_io() == {"4KiB": 4.0, "64KiB": 1.0}[strip]
     assert lock["4KiB"] == pytest.approx(4 * lock["64KiB"], rel=1e-9)
 

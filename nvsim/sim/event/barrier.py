@@ -63,9 +63,8 @@ class BarrierSlot(HostSlot):
             return
         gate.pending += 1
         row, k, now = self.row, self.k, self.env.now
-        if row.lock_s or row.resync_lock_s or row.bitmap_lock_s:  # resync_lock, taken by wait_barrier
-            # for each piece, then its share of the others (the core spins meanwhile)
-            unlocked = self.servers.spin_locks(row, now, self.pieces)
+        if row.lock_s:  # resync_lock, taken by wait_barrier for each piece (the core spins meanwhile)
+            unlocked = self.servers.lock.book(now, row.lock_s / self.pieces)
             self.core.busy += unlocked - now
             now = unlocked
         lo = row.op_lo + k * self.per

@@ -53,7 +53,7 @@ class Rows:
         """Room for two batches per job (each job's current one, and the used rows before the
         oldest a slot still runs); member I/Os sized on the first batch."""
         size = 2 * jobs * batch_ios
-        return cls(np.zeros((size, k.R_COLUMNS)), np.zeros((size, 4), np.int64), np.zeros((0, 4), np.int32),
+        return cls(np.zeros((size, 10)), np.zeros((size, 4), np.int64), np.zeros((0, 4), np.int32),
                    np.zeros((0, 2)), np.zeros(jobs, np.int64), np.zeros(jobs, np.int64))
 
     def append(self, job: int, b, pieces=None, slot_rows: np.ndarray | None = None) -> None:
@@ -67,8 +67,7 @@ class Rows:
         r, o = self.n_rows, self.n_ops
         _fill_rows(self.rows_f, self.rows_i, self.ops_i, self.ops_f, r, o,
                    (b.submit_s, b.complete_s, b.lock_s, b.pre_s, b.mid_s, b.device_bw_s, b.device_down_s,
-                    b.device_up_s, b.memory_s, np.zeros(n) if pieces is None else np.asarray(pieces, np.float64),
-                    b.resync_lock_s, b.bitmap_lock_s, b.lock_handoff_s, b.bitmap_lock_handoff_s),
+                    b.device_up_s, b.memory_s, np.zeros(n) if pieces is None else np.asarray(pieces, np.float64)),
                    b.is_write, b.op_start, b.op_drive, b.op_is_write, b.op_phase, b.op_die_s, b.op_link_s, b.op_pieces)
         self.job_next[job], self.job_end[job] = r, r + n
         self.n_rows, self.n_ops = r + n, o + m
@@ -136,8 +135,7 @@ def _server_groups(servers: ArrayServers) -> tuple[dict[str, list[int]], np.ndar
     """Each server of ``servers.by_key`` as a kernel group (the cores first, then the fixed groups,
     then the drives' NAND, links up and links down, then the rebuild thread): group indices by key,
     offsets and counts."""
-    order = ["cores", "lock", "engine", "device_bw", "device_down", "device_up", "memory", "resync_lock", "bitmap_lock",
-             "nand", "link_up", "link_down"]
+    order = ["cores", "lock", "engine", "device_bw", "device_down", "device_up", "memory", "nand", "link_up", "link_down"]
     order += [key for key in servers.by_key if key not in order]  # the rebuild thread, while rebuilding
     groups: dict[str, list[int]] = {}
     counts = []

@@ -27,9 +27,7 @@ from . import hdr
 ISSUE, ENQUEUE, GRANTED, LOCKED, READS_DONE, DONE, HAND_OVER, WARM, STOP, STOPPED, THROUGH, PIECE_DONE, RESYNC, \
     BUSY_START = range(14)
 # rows_f columns
-R_SUBMIT, R_COMPLETE, R_LOCK, R_PRE, R_MID, R_BW, R_DOWN, R_UP, R_MEM, R_PIECES, R_RESYNC, R_BITMAP, R_LOCK_HO, \
-    R_BITMAP_HO = range(14)
-R_COLUMNS = 14
+R_SUBMIT, R_COMPLETE, R_LOCK, R_PRE, R_MID, R_BW, R_DOWN, R_UP, R_MEM, R_PIECES = range(10)
 # rows_i columns
 R_WRITE, R_LO, R_HI, R_GATED = range(4)
 # ops_i / ops_f columns
@@ -60,10 +58,9 @@ PACE_TOLERANCE_S = 1e-12  # rebuild.PACE_TOLERANCE_S
 F_NOW, F_WARM, F_END, F_RFIX, F_WFIX, F_WAKE, F_LARGE_IO, F_GRID_S = range(8)
 # F_GRID_S: the width of a bin of the window's completion-time grid (``REC[4]``), doubled (pairs of
 # bins merged) whenever a completion falls past its last bin
-# fixed groups after the cores: lock (device_lock), engine, device_bw, device_down, device_up, memory,
-# resync_lock, bitmap_lock; then the drives' nand, link_up, link_down groups; then the rebuild
-# thread (while rebuilding)
-G_LOCK, G_ENGINE, G_BW, G_DOWN, G_UP, G_MEMORY, G_RESYNC, G_BITMAP, G_DRIVES = range(9)
+# fixed groups after the cores: lock, engine, device_bw, device_down, device_up, memory; then the
+# drives' nand, link_up, link_down groups; then the rebuild thread (while rebuilding)
+G_LOCK, G_ENGINE, G_BW, G_DOWN, G_UP, G_MEMORY, G_DRIVES = range(7)
 # return codes
 END, NEED_ROWS, NEED_RECORDS = 0, 1, 2
 
@@ -339,41 +336,10 @@ def granted(H, S, Q, st, sf, SL, R, RB, slot):
 def submitted(H, S, Q, st, sf, SL, R, RB, slot):
     """With a spinlock to take, wait until the submission reaches it."""
     row = SL[3][slot]
-    if has_locks(R[0], row) and SL[4][slot] > sf[F_NOW]:
+    if R[0][row, R_LOCK] and SL[4][slot] > sf[F_NOW]:
         schedule(H, st, sf, SL[4][slot], slot, LOCKED)
         return
     locked_any(H, S, Q, st, sf, SL, R, RB, slot)
-
-
-@njit(cache=True, _nrt=False)
-def has_locks(rows_f, row):
-    """Whether the host I/O takes a spinlock."""
-    return rows_f[row, R_LOCK] != 0.0 or rows_f[row, R_RESYNC] != 0.0 or rows_f[row, R_BITMAP] != 0.0
-
-
-@njit(cache=True, _nrt=False)
-def spin_locks(S, st, rows_f, row, a, pieces):
-    """``ArrayServers.spin_locks``: resync_lock, the bitmap's counts.lock, device_lock, each on its
-    own server from ``a``, a hold that meets its lock held handed off (longer by its handoff);
-    ``pieces``: a barrier piece's share of each. When the last is released."""
-    free, off, cnt, busy = S[0], S[1], S[2], S[3]
-    c0 = st[S_CORES]
-    hold = rows_f[row, R_RESYNC]
-    if hold:
-        a = book(free, off, cnt, busy, c0 + G_RESYNC, a, hold / pieces)
-    hold = rows_f[row, R_BITMAP]
-    if hold:
-        g = c0 + G_BITMAP
-        if free[off[g]] > a:
-            hold = hold + rows_f[row, R_BITMAP_HO]
-        a = book(free, off, cnt, busy, g, a, hold / pieces)
-    hold = rows_f[row, R_LOCK]
-    if hold:
-        g = c0 + G_LOCK
-        if free[off[g]] > a:
-            hold = hold + rows_f[row, R_LOCK_HO]
-        a = book(free, off, cnt, busy, g, a, hold / pieces)
-    return a
 
 
 @njit(cache=True, _nrt=False)
@@ -393,8 +359,9 @@ def locked(H, S, Q, st, sf, SL, R, slot):
     rows_f, rows_i, ops_i, ops_f = R[0], R[1], R[2], R[3]
     row, core, a = SL[3][slot], SL[1][slot], SL[4][slot]
     c0 = st[S_CORES]
-    if has_locks(rows_f, row):
-        unlocked = spin_locks(S, st, rows_f, row, a, 1.0)
+    hold = rows_f[row, R_LOCK]
+    if hold:
+        unlocked = book(free, off, cnt, busy, c0 + G_LOCK, a, hold)
         busy[core] += unlocked - a
         if unlocked > thread_free(S, core):
             set_thread_free(S, core, unlocked)
@@ -657,8 +624,9 @@ def through(H, S, Q, st, sf, SL, R, RB, slot):
     st[S_PENDING] += 1
     row, k, now = SL[3][slot], bar[slot, B_K], sf[F_NOW]
     pieces = bar[slot, B_PIECES]
-    if has_locks(R[0], row):
-        unlocked = spin_locks(S, st, R[0], row, now, pieces)
+    hold = R[0][row, R_LOCK]
+    if hold:
+        unlocked = book(S[0], S[1], S[2], S[3], st[S_CORES] + G_LOCK, now, hold / pieces)
         S[3][SL[1][slot]] += unlocked - now
         now = unlocked
     lo = R[1][row, R_LO] + k * bar[slot, B_PER]

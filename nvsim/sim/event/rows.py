@@ -39,10 +39,6 @@ class Demand(NamedTuple):
     op_hi: int
     gated: bool  # phase-0 reads must finish before the rest (HostIoBatch.reads_gate_writes)
     pieces: float  # md requests (chunks spanned) it splits into under md RAID10's barrier; 0: not split
-    resync_lock_s: float  # md RAID1/10's resync_lock held (its own server)
-    bitmap_lock_s: float  # md's bitmap counts.lock held (its own server)
-    lock_handoff_s: float  # added to lock_s when its lock is met held (handed off)
-    bitmap_lock_handoff_s: float  # added to bitmap_lock_s when its lock is met held
 
 
 class MemberOps(NamedTuple):
@@ -62,8 +58,7 @@ def demand_rows(b: HostIoBatch, pieces: list[float] | None = None) -> list[Deman
     columns = zip(b.submit_s.tolist(), b.complete_s.tolist(), b.lock_s.tolist(), b.pre_s.tolist(),
                   b.mid_s.tolist(), b.device_bw_s.tolist(), b.device_down_s.tolist(), b.device_up_s.tolist(),
                   b.memory_s.tolist(), b.is_write.tolist(), starts[:-1], starts[1:], b.reads_gate_writes().tolist(),
-                  repeat(0.0) if pieces is None else pieces, b.resync_lock_s.tolist(), b.bitmap_lock_s.tolist(),
-                  b.lock_handoff_s.tolist(), b.bitmap_lock_handoff_s.tolist())
+                  repeat(0.0) if pieces is None else pieces)
     return list(map(tuple.__new__, repeat(Demand), columns))  # Demand(*row) without a call per row
 
 

@@ -107,36 +107,18 @@ class ArrayServers:
     """The servers of one array (``array_servers``) under their names, and the drives' fixed
     times, for the hot path; ``by_key`` for the measurement."""
 
-    __slots__ = ("by_key", "cores", "lock", "resync_lock", "bitmap_lock", "engine", "device_bw", "device_down", "device_up", "memory",
+    __slots__ = ("by_key", "cores", "lock", "engine", "device_bw", "device_down", "device_up", "memory",
                  "nand", "link_up", "link_down", "rebuild_thread", "read_fixed_s", "write_fixed_s", "host_wake_s")
 
     def __init__(self, system: ArraySystem, rebuilding: bool = False):
         by_key = self.by_key = array_servers(system, rebuilding)
         self.cores, self.nand, self.link_up, self.link_down = (by_key[k] for k in ("cores", "nand", "link_up", "link_down"))
         self.lock, self.engine, self.memory = by_key["lock"][0], by_key["engine"][0], by_key["memory"][0]
-        self.resync_lock, self.bitmap_lock = by_key["resync_lock"][0], by_key["bitmap_lock"][0]
         self.device_bw, self.device_down = by_key["device_bw"][0], by_key["device_down"][0]
         self.device_up = by_key["device_up"][0]
         self.rebuild_thread = by_key["rebuild_thread"][0] if rebuilding else None
         self.read_fixed_s, self.write_fixed_s = system.drive.read_fixed_s, system.drive.write_fixed_s
         self.host_wake_s = system.host_io.wake_s  # a sleeping job's wake-up after the device (nvsim.host_io)
-
-    def spin_locks(self, row, a: float, pieces: float = 1.0) -> float:
-        """Book ``row``'s spinlocks one after another from ``a`` (``pieces``: a barrier piece holds
-        its share of each): resync_lock (``wait_barrier``), the bitmap's counts.lock
-        (``md_bitmap_startwrite``), device_lock, each on its own server; a hold that meets its lock
-        held is handed off, longer by the row's handoff. The time the last is released."""
-        if row.resync_lock_s:
-            a = self.resync_lock.book(a, row.resync_lock_s / pieces)
-        if row.bitmap_lock_s:
-            lock = self.bitmap_lock
-            hold = row.bitmap_lock_s + row.bitmap_lock_handoff_s if lock.free > a else row.bitmap_lock_s
-            a = lock.book(a, hold / pieces)
-        if row.lock_s:
-            lock = self.lock
-            hold = row.lock_s + row.lock_handoff_s if lock.free > a else row.lock_s
-            a = lock.book(a, hold / pieces)
-        return a
 
     def busy_s(self) -> dict[str, list[float]]:
         """Busy seconds so far of every server, by resource key."""

@@ -70,7 +70,7 @@ class HostSlot:
         core.busy += submit  # the core is free at t0: start at once
         self.now = t0
         self.a = core.free = t0 + submit
-        if row.lock_s or row.resync_lock_s or row.bitmap_lock_s:
+        if row.lock_s:
             self.submitted()
         else:
             self.locked()
@@ -87,8 +87,7 @@ class HostSlot:
         self.submitted()
 
     def submitted(self, _event=None) -> None:
-        row = self.row
-        if row.lock_s or row.resync_lock_s or row.bitmap_lock_s:  # book the spinlocks when submission reaches them
+        if self.row.lock_s:  # book the spinlock when submission reaches it
             now = self.env.now
             if self.a > now:
                 self.timeout(self.a - now).callbacks.append(self.locked)
@@ -96,12 +95,10 @@ class HostSlot:
         self.locked()
 
     def locked(self, _event=None) -> None:
-        row = self.row
-        _submit, _complete, hold, pre, mid, bw, down, up, mem, _is_write, lo, hi, gated, _pieces, resync, bitmap, \
-            _handoff, _bitmap_handoff = row
+        _submit, _complete, hold, pre, mid, bw, down, up, mem, _is_write, lo, hi, gated, _pieces = self.row
         core, a, ops, servers = self.core, self.a, self.ops, self.servers
-        if hold or resync or bitmap:
-            unlocked = servers.spin_locks(row, a)
+        if hold:
+            unlocked = servers.lock.book(a, hold)
             core.busy += unlocked - a  # spinning, then holding
             if unlocked > core.free:
                 core.free = unlocked
