@@ -23,12 +23,11 @@ mode draws each one instead, from the mechanisms that spread real service times,
   rate already includes those retries, so the first read's time is scaled down to keep the mean.
 
 The draws are made where member I/Os are priced (nvsim.sim.demand), never inside the compiled event
-kernel (compiled themselves, with NumPy's generator: ``draw_die_s``); the fluid mode uses the means (``mean_die_s``).
+kernel; the fluid mode uses the means (``mean_die_s``).
 """
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
 NAND_SERVICE_CV = 0.3
@@ -96,59 +95,26 @@ def draw_die_s(rng: np.random.Generator, die_s: np.ndarray, is_write: np.ndarray
                write_share: float, erasing: float = 0.0, erase_step_unit_s: float = 0.0) -> np.ndarray:
     """Each member I/O's unit time drawn from the mechanisms of the module docstring; the expected
     value of each is ``mean_die_s``'s. ``erasing``: the share of a writing die's time spent erasing
-    (``erase_share``); ``erase_step_unit_s``: one suspendable erase step in unit time.
-
-    The draws, in this order, each one per member I/O (``rng``'s streams as NumPy's vectorised
-    calls would take them, compiled: ``_draw``): the gamma spread, the read-retry uniform; with
-    program interference the uniform of landing behind a write and the exponential program wait;
-    with erase interference the uniform of finding the die erasing and the uniform point in the
-    erase step."""
+    (``erase_share``); ``erase_step_unit_s``: one suspendable erase step in unit time."""
+    n = len(die_s)
     shape = 1.0 / NAND_SERVICE_CV**2
+    spread = rng.gamma(shape, 1.0 / shape, size=n)
+    retried = rng.random(n) < READ_RETRY_PROBABILITY
+    reads = ~is_write.astype(bool)
     first = 1.0 / (1.0 + READ_RETRY_PROBABILITY * READ_RETRY_EXTRA_READS)
-    suspends = write_share > 0 and suspend_unit_s > 0
-    erase_mean = min(erasing * erase_step_unit_s / 2, suspend_unit_s) if suspends else 0.0
-    if erase_mean <= 0:  # no erase step to wait for: every wait is a program's
-        erasing = 0.0
-    program_mean = (suspend_unit_s - erase_mean) / (1.0 - erasing) if erasing < 1 else 0.0
-    erase_span = 2 * erase_mean / erasing if erase_mean > 0 else 0.0
-    return _draw(rng, np.asarray(die_s, np.float64), np.asarray(is_write).astype(np.bool_, copy=False),
-                 shape, 1.0 / shape, first, suspends, write_share, program_mean, erase_mean > 0, erasing, erase_span)
-
-
-@nb.njit(nogil=True, cache=True)
-def _draw(rng, die_s, is_write, shape, scale, first, suspends, write_share, program_mean, erases, erasing, erase_span):
-    """``draw_die_s``'s draws and arithmetic, one pass per draw as NumPy's ``rng.gamma(size=n)``,
-    ``rng.random(n)`` ... take them (the same numbers from the same state: ``Generator`` methods
-    called in compiled code run NumPy's own algorithms on its bit generator)."""
-    n = die_s.size
-    out = np.empty(n)
-    for i in range(n):
-        out[i] = rng.gamma(shape, scale)
-    for i in range(n):
-        retried = rng.random() < READ_RETRY_PROBABILITY
-        if is_write[i]:
-            out[i] = die_s[i] * out[i]
-        else:
-            out[i] = die_s[i] * out[i] * first * (1.0 + retried * READ_RETRY_EXTRA_READS)
-    if not suspends:
-        return out
-    behind = np.empty(n, np.bool_)
-    for i in range(n):
-        behind[i] = rng.random() < write_share and not is_write[i]
-    wait = np.empty(n)
-    for i in range(n):
-        wait[i] = rng.exponential(program_mean)
-    if erases:  # the erasing share waits out the rest of an erase step instead
-        erase = np.empty(n, np.bool_)
-        for i in range(n):
-            erase[i] = rng.random() < erasing
-        for i in range(n):
-            point = rng.random()
-            if erase[i]:
-                wait[i] = point * erase_span
-    for i in range(n):
-        if behind[i]:
-            out[i] = out[i] + wait[i]
+    out = np.where(reads, die_s * spread * first * (1.0 + retried * READ_RETRY_EXTRA_READS), die_s * spread)
+    if write_share > 0 and suspend_unit_s > 0:
+        behind_write = rng.random(n) < write_share
+        # the erase waits' part of the mean, at most all of it (then the step is shortened to fit)
+        erase_mean = min(erasing * erase_step_unit_s / 2, suspend_unit_s)
+        if erase_mean <= 0:  # no erase step to wait for: every wait is a program's
+            erasing = 0.0
+        program_mean = (suspend_unit_s - erase_mean) / (1.0 - erasing) if erasing < 1 else 0.0
+        wait = rng.exponential(program_mean, size=n)
+        if erase_mean > 0:  # the erasing share waits out the rest of an erase step instead
+            behind_erase = rng.random(n) < erasing
+            wait = np.where(behind_erase, rng.random(n) * (2 * erase_mean / erasing), wait)
+        out = out + np.where(reads & behind_write, wait, 0.0)
     return out
 
 
