@@ -240,7 +240,7 @@ def cards(record: dict) -> list[html.Div]:
     out.append(_card("m-cost", "Cost", "n/a" if usd is None else f"${usd:,.0f}",
                      f"${cost.get('usd_per_usable_tb') or 0:,.0f} per usable TB; ${cost.get('usd_per_kiops') or 0:,.2f} per 1K IOPS"
                      if usd is not None else f"no price for {core.missing_prices(record, workload) or 'a part'}", usd))
-    return out + rebuild_cards(rebuild)
+    return out + rebuild_cards(rebuild) + scrub_cards(record.get("scrub"))
 
 
 def rebuild_cards(rebuild: dict) -> list[html.Div]:
@@ -255,6 +255,21 @@ def rebuild_cards(rebuild: dict) -> list[html.Div]:
     risk = rebuild.get("data_loss_probability")
     return [_card("m-rebuild", "Rebuild time", "n/a", reason),
             _card("m-risk", "Data-loss risk", core.fmt_probability(risk) if risk is not None else "n/a", reason, risk)]
+
+
+def scrub_cards(scrub: dict | None) -> list[html.Div]:
+    """The parity scrub's card where the set-up asks for one (``array.scrub``): its time idle, and
+    under the first workload with the host's share of its rate (fluid mode); none otherwise."""
+    if not scrub:
+        return []
+    if scrub.get("idle_hours") is None:
+        return [_card("m-scrub", "Parity scrub", "n/a", scrub.get("na") or "not computed")]
+    sub = f"idle, {scrub.get('idle_mb_per_s') or 0:,.0f} MB/s per drive ({scrub.get('idle_limited_by') or ''})"
+    if scrub.get("loaded_hours") is not None:
+        share = scrub.get("host_share")
+        sub += (f"; {scrub['loaded_hours']:.3g} h under {scrub.get('workload', 'the workload')}, the host keeping "
+                f"{'n/a' if share is None else f'{100 * share:.0f} %'} of its rate (fluid mode)")
+    return [_card("m-scrub", "Parity scrub", f"{scrub['idle_hours']:.3g} h", sub, scrub["idle_hours"])]
 
 
 def workload_table(record: dict) -> html.Table:

@@ -24,6 +24,7 @@ import yaml
 from nvsim import (Catalog, InputError, ScenarioSpec, Simulation, WorkloadSpec, array_bounds, default_catalog,
                    parse_scenario, rebuild_summary)
 from nvsim.constants import PAGE_BYTES
+from nvsim.rebuild import scrub_summary
 from nvsim.fio import FileOpener, parse_fio_jobfile, platform_keywords
 from nvsim.fio.expand import NO_ENVIRONMENT
 from nvsim.fio.run import check_regions
@@ -206,7 +207,7 @@ def scenario_dict(setup: dict[str, Any], custom: dict | None = None, extras: dic
 
     custom: workloads from an uploaded fio job file or scenario ({"label", "workloads": [dict]}),
     used when the workload selector is FILE_WORKLOADS. extras: what an imported scenario had that
-    has no control (layout, near_copies, placement, seed); placement.drive_sockets is dropped once
+    has no control (layout, near_copies, scrub, placement, seed); placement.drive_sockets is dropped once
     the drive count no longer matches it.
     """
     catalog = catalog or default_catalog()
@@ -220,7 +221,7 @@ def scenario_dict(setup: dict[str, Any], custom: dict | None = None, extras: dic
     strip = _whole(setup.get("strip_bytes"), "array.strip_bytes", "strip")
     array: dict[str, Any] = {"level": level, "drive": setup.get("drive"), "drives": drives,
                              "strip_bytes": strip if strip is not None else 512 * 1024, "engine": setup.get("engine")}
-    for key in ("layout", "near_copies"):
+    for key in ("layout", "near_copies", "scrub"):
         if extras.get(key) is not None:
             array[key] = extras[key]
     settings = extras.get("engine_settings")
@@ -352,6 +353,22 @@ def rebuild_info(spec: ScenarioSpec, catalog: Catalog, under_load: bool = False)
     return out
 
 
+def scrub_info(spec: ScenarioSpec, catalog: Catalog) -> dict[str, Any]:
+    """The parity scrub of a set-up that asks for one (``array.scrub``; ``nvsim.rebuild.scrub_summary``,
+    fluid mode): its time idle and under the first workload, what limits it, the host's share of
+    its optimal rate meanwhile, what it reads and where its parity runs; {"na": reason} where it
+    cannot be computed."""
+    try:
+        summary = scrub_summary(spec, catalog)
+    except InputError as exc:
+        return {"na": str(exc)}
+    protocol = summary["protocol"]
+    out = _clean({k: v for k, v in summary.items() if isinstance(v, (int, float, str, type(None)))})
+    out.update(reads=protocol["reads"], parity_on=protocol["parity_on"], writes_member=protocol["writes_member"],
+               pacing_loaded=protocol["pacing_loaded"])
+    return out
+
+
 @lru_cache(maxsize=64)
 def _idle_rebuild_cached(key: str, spec_json: str) -> str:
     spec = ScenarioSpec.model_validate_json(spec_json, context={"catalog": default_catalog()})
@@ -383,6 +400,8 @@ def evaluate(data: dict[str, Any], spec: ScenarioSpec, catalog: Catalog | None =
             record["rebuild"] = json.loads(_idle_rebuild_cached(record["key"], spec.model_dump_json()))
         else:
             record["rebuild"] = rebuild_info(spec, catalog)
+    if spec.array.scrub:
+        record["scrub"] = scrub_info(spec, catalog)
     return _clean(record) | {"scenario": data}
 
 
@@ -600,6 +619,8 @@ def import_scenario(text: str, filename: str, catalog: Catalog | None = None) ->
         extras["layout"] = array.layout
     if array.level == 10:
         extras["near_copies"] = array.near_copies
+    if array.scrub:
+        extras["scrub"] = True
     if array.engine_settings:
         extras["engine_settings"] = {"engine": array.engine, "values": dict(array.engine_settings)}
     placement = spec.placement.model_dump(mode="json", exclude_defaults=True)

@@ -55,6 +55,7 @@ class Extras(_Shape):
     seed: int | None = None
     layout: str | None = None
     near_copies: int | None = None
+    scrub: bool | None = None
     placement: dict[str, Any] | None = None
 
 
@@ -77,6 +78,7 @@ class Record(_Shape):
     capacity: dict[str, float] | None = None
     bounds: list[dict[str, Any]] | None = None
     rebuild: dict[str, Any] | None = None
+    scrub: dict[str, Any] | None = None
 
 
 class EventRecord(_Shape):

@@ -136,6 +136,30 @@ def _rebuild_cells(rebuild: dict[str, Any]) -> list[str]:
             "n/a" if mttdl is None else f"{format_large(mttdl)} years"]
 
 
+def scrub_html(record: dict[str, Any]) -> str:
+    """The parity scrub's section where the set-up asks for one (``array.scrub``; ``core.scrub_info``):
+    what it reads and where its parity runs, its time idle and under the first workload, what
+    limits it, the host's rate meanwhile; "" otherwise."""
+    scrub = record.get("scrub")
+    if not scrub:
+        return ""
+    if scrub.get("idle_hours") is None:
+        return "<h2>Parity scrub (check)</h2>" + _pairs([("scrub", scrub.get("na") or "not computed")])
+    rows = [("reads / computes / writes", f"{scrub.get('reads')}; parity on {scrub.get('parity_on')}; writes "
+                                          f"{'the member' if scrub.get('writes_member') else 'nothing'}"),
+            ("scrub time, idle", f"{format_significant(scrub['idle_hours'], 3)} h "
+                                 f"({scrub.get('idle_mb_per_s') or 0:,.0f} MB/s per drive; {scrub.get('idle_limited_by') or ''})")]
+    if scrub.get("loaded_hours") is not None:
+        share = scrub.get("host_share")
+        rows += [(f"scrub time, under {scrub.get('workload', '')}",
+                  f"{format_significant(scrub['loaded_hours'], 3)} h ({scrub.get('loaded_mb_per_s') or 0:,.0f} MB/s per "
+                  f"drive; {scrub.get('loaded_limited_by') or ''})"),
+                 ("host IOPS during / optimal", f"{core.fmt_count(scrub.get('host_iops_during'))} / "
+                                                f"{core.fmt_count(scrub.get('host_iops_optimal'))}"
+                                                + ("" if share is None else f" ({100 * share:.0f} %)"))]
+    return "<h2>Parity scrub (check; fluid mode)</h2>" + _pairs(rows)
+
+
 def rebuild_html(record: dict[str, Any], catalog: Catalog) -> str:
     """Rebuild of one failed drive onto a spare, on an idle array and under the first workload, side by side."""
     idle, loaded = rebuilds(record, catalog)
@@ -327,7 +351,7 @@ def report_html(record: dict[str, Any], catalog: Catalog | None = None, *, custo
             "<div class='cols'><div><h2>Set-up</h2>", _pairs(setup_rows(record, catalog)),
             "<h2>Cost and power</h2>", _pairs(cost_rows(workload, core.missing_prices(record, workload, catalog))), "</div><div><h2>Against load</h2>", curve_svg(record, catalog),
             "<h2>Where the time goes</h2>", utilisation_html(workload), "</div></div>",
-            "<h2>Rebuild and risk (one failed drive, onto a spare)</h2>", rebuild_html(record, catalog),
+            "<h2>Rebuild and risk (one failed drive, onto a spare)</h2>", rebuild_html(record, catalog), scrub_html(record),
             "<h2>Predictions</h2>", _table(["workload", "IOPS", "throughput", "latency mean", "p99", "p99.9", "host cores busy", "limited by"],
                                             prediction_rows(record), {1, 2, 3, 4, 5, 6}, (18, 8, 9, 9, 8, 8, 9, 31)),
             "<h2>Validation status of the models used (the RAID engine first)</h2>", validation_html(record, catalog),

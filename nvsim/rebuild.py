@@ -22,7 +22,6 @@ import numpy as np
 from .bounds import capacity
 from .catalog import Catalog, default_catalog
 from .risk import HOURS_PER_YEAR, RebuildRisk, rebuild_risk
-from .sim.mixed import solve_state
 from .sim.system import ArraySystem
 from .simulation import Result, Simulation
 from .specs import FaultSpec, ScenarioSpec, WorkloadSpec
@@ -262,24 +261,34 @@ def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, work
     }
 
 
-def scrub_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, workload: WorkloadSpec | None = None) -> dict:
+CHECKING = ArrayState(checking=True)
+"""The whole array with a parity scrub running (``array.scrub``)."""
+
+
+def scrub_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, workload: WorkloadSpec | None = None,
+                  fidelity: str = "fluid", host_ios: int = 60_000) -> dict:
     """The array's parity scrub (the engine's ``check`` protocol: md's ``check`` sync action, a
-    card's consistency check), fluid mode: its time over the member span (``array.rebuild.
-    span_bytes``, else the whole member) idle and under ``workload`` (the scenario's first), what
-    limits it, and the host's rate while it runs against the optimal state's."""
+    card's consistency check) as a state of the array (``ArrayState(checking=True)``, solved by the
+    orchestrator): its time over the member span (``array.rebuild.span_bytes``, else the whole
+    member) idle and under ``workload`` (the scenario's first), what limits it, and the host's
+    rate while it runs against the optimal state's. Idle it is the state solver's; under load in
+    ``fidelity`` ("event": the check's requests as the event mode's rebuild slots beside the
+    host's, about ``host_ios`` measured)."""
     catalog = catalog or default_catalog()
     if workload is None and scenario.workloads:
         workload = scenario.workloads[0]
     span = float(min(scenario.array.rebuild.span_bytes or math.inf, capacity(scenario, catalog).member_bytes))
     protocol = _idle_system(scenario, catalog, ()).check
-    idle = solve_state(scenario, None, catalog, checking=True)
+    idle = Simulation(scenario, None, catalog=catalog, state=CHECKING).run("fluid")
     out = {"protocol": protocol.describe(), "span_bytes": span, **_scrub_rate("idle", span, idle)}
     if workload is not None:
-        loaded = solve_state(scenario, workload, catalog, checking=True)
-        optimal = solve_state(scenario, workload, catalog)
+        loaded = Simulation(scenario, workload, catalog=catalog, state=CHECKING).run(fidelity, host_ios=host_ios)
+        optimal = Simulation(scenario, workload, catalog=catalog, state=ArrayState()).run(fidelity, host_ios=host_ios)
         out.update(_scrub_rate("loaded", span, loaded), workload=workload.name,
                    host_iops_during=loaded.total_iops, host_iops_optimal=optimal.total_iops,
                    host_share=loaded.total_iops / optimal.total_iops if optimal.total_iops else None)
+        if loaded.fidelity == "event":
+            out["loaded_fidelity"] = "event"
     return out
 
 

@@ -18,10 +18,12 @@ from .specs import ScenarioSpec
 @dataclass(frozen=True)
 class ArrayState:
     """Which members are missing (failed, pulled, or being rebuilt) and which one is being rebuilt
-    (it stays missing to host I/O until its rebuild is done)."""
+    (it stays missing to host I/O until its rebuild is done); ``checking``: a parity scrub runs on
+    the whole array (``array.scrub``: the engine's ``check`` protocol beside the host's I/O)."""
 
     missing: tuple[int, ...] = ()
     rebuilding: int | None = None
+    checking: bool = False
 
     @property
     def failed(self) -> tuple[int, ...]:

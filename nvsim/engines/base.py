@@ -26,7 +26,7 @@ import numpy as np
 from ..names import engine_name
 from ..specs import EngineSpec, RebuildSpec, Spec
 from ..stripe.planner import MemberIOPlan
-from .rebuild_protocol import DegradedPath, Operation, RebuildProtocol, RebuildThrottle
+from .rebuild_protocol import FREE, DegradedPath, Operation, Reconstruction, RebuildProtocol, RebuildThrottle
 
 PRIORITY_SCALE = {"low": 0.5, "normal": 1.0, "high": 2.0}
 """What a vendor's rebuild priority does to its rebuild requests in flight and its paced share."""
@@ -201,8 +201,9 @@ class Engine:
         )
 
     def work(self, plan: MemberIOPlan, is_write: np.ndarray, chunks: np.ndarray, host_bytes: int, level: int) -> EngineWork:
-        """Costs of ``plan`` (host I/Os of ``host_bytes`` each; ``chunks``: strips each touches)."""
-        return self.empty_work(plan, len(is_write), host_bytes)
+        """Costs of ``plan`` (host I/Os of ``host_bytes`` each; ``chunks``: strips each touches): none
+        of its own, degraded reads as its ``degraded_path`` says."""
+        return self.degraded_work(self.empty_work(plan, len(is_write), host_bytes), plan, is_write, host_bytes, level)
 
 
     def rebuild_protocol(self, level: int, limits: RebuildSpec, operation: Operation = "recovery") -> RebuildProtocol:
@@ -234,15 +235,29 @@ class Engine:
 
     def degraded_path(self, level: int) -> DegradedPath:
         """Host I/O with a member missing (``DegradedPath``): a read of the missing bytes reads the
-        row's survivors and reconstructs where the engine's rebuild does (a mirror: the other copy);
-        a write follows the planner's degraded read-modify-write / reconstruct-write."""
+        row's survivors and reconstructs where the engine's rebuild does, at what its
+        ``reconstruction`` costs (a mirror: the other copy, free); a write follows the planner's
+        degraded read-modify-write / reconstruct-write, a sequential stream gathered into whole
+        stripes only where ``coalesces_degraded``."""
         if level in (1, 10):
             return DegradedPath("the surviving copy", "none: a copy", self.degraded_read_through,
                                 "the surviving copies written, the missing one not", "none: copies")
         where = self.degraded_parity_on or self.rebuild_parity_on
         return DegradedPath("the row's survivors", where, self.degraded_read_through,
                             "read-modify-write or reconstruct-write over the survivors; the missing member's blocks "
-                            "are not written, the parity carries them", where)
+                            "are not written, the parity carries them", where, self.reconstruction(level),
+                            self.coalesces_degraded)
+
+    def reconstruction(self, level: int) -> Reconstruction:
+        """What a degraded read's reconstruction costs at parity RAID ``level`` (``Reconstruction``):
+        nothing here (the ideal engine's parity is free)."""
+        return FREE
+
+    def degraded_work(self, out: EngineWork, plan: MemberIOPlan, is_write: np.ndarray, host_bytes: int,
+                      level: int) -> EngineWork:
+        """``out`` with its degraded reads' reconstruction charged as ``degraded_path`` declares it
+        (``DegradedPath.charge``): every engine's ``work`` prices them here."""
+        return self.degraded_path(level).charge(out, plan, is_write, host_bytes)
 
     def rebuild_settings(self, level: int, priority: str) -> tuple[int, float]:
         """(bytes per rebuild request, requests in flight) for this level and rebuild priority."""

@@ -48,7 +48,7 @@ from ..raid import parity_members
 from ..specs import Cited, GpuFamilySpec
 from .base import Engine, EngineParameters, EngineServer, EngineSettings, EngineWork, per_host_sum
 from .card import sku_of_family
-from .rebuild_protocol import DegradedPath
+from .rebuild_protocol import Reconstruction
 
 
 class GpuParameters(EngineParameters):
@@ -124,10 +124,15 @@ class GpuEngine(Engine):
         out.device_read_bytes = np.where(is_write, 0.0, float(host_bytes))
         if costs.through_gpu:
             out.device_down_bytes = np.where(is_write, float(host_bytes), 0.0)
-        if self.degraded and parities > 0:
-            rebuilt = DegradedPath.reconstructed_reads(plan.mode, is_write)
-            out.mid_s = np.where(rebuilt, costs.degraded_factor * stripe_s * plan.stripes_touched, out.mid_s)
-        return out
+        return self.degraded_work(out, plan, is_write, host_bytes, level)
+
+    def reconstruction(self, level: int) -> Reconstruction:
+        """A degraded read's reconstruction: one GPU stripe operation per stripe touched
+        (``gpu_stripe_us`` + ``gpu_parity_block_us`` per parity block, scaled by the GPU) after the
+        survivors are read (``mid_s``), times the driver's ``degraded_read_factor``."""
+        costs = self.costs
+        stripe_s = costs.stripe_update_s + costs.parity_block_s * parity_members(level)
+        return Reconstruction("mid_s", s_per_stripe=costs.degraded_factor * stripe_s)
 
     def rebuild_work(self, plan, n, rows_per_step, level) -> EngineWork:
         out = self.empty_work(plan, n, 0)

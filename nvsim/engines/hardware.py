@@ -36,7 +36,7 @@ from ..specs import Cited, RebuildSpec
 from .base import (PACED_SHARE_MAX, PRIORITY_SCALE, Engine, EngineParameters, EngineServer, EngineSettings, EngineWork,
                    RebuildThrottle, per_host_sum)
 from .card import CardCosts, card_costs
-from .rebuild_protocol import DegradedPath
+from .rebuild_protocol import Reconstruction
 
 PARITY_LEVELS = (5, 6)
 
@@ -105,18 +105,24 @@ class HardwareEngine(Engine):
         if not self.striped:
             return out
         member_bytes = per_host_sum(plan.length_bytes.astype(float), plan.host_index, n)
-        written = per_host_sum(np.where(plan.is_write, plan.length_bytes, 0).astype(float), plan.host_index, n)
         parity = level in PARITY_LEVELS
-        rebuilt = DegradedPath.reconstructed_reads(plan.mode, is_write)
         engine_s = costs.stripe_update_s * plan.stripes_touched + costs.parity_s_per_kib * member_bytes / 1024.0
-        out.mid_s = np.where((is_write | rebuilt) & parity, engine_s, 0.0)
-        # card DRAM: a write lands (host bytes), every member byte is read out or lands, and the
-        # parity engine reads what it combines; a reconstructed read leaves for the host
+        out.mid_s = np.where(is_write & parity, engine_s, 0.0)
+        # card DRAM: a write lands (host bytes), every member byte is read out, and the parity
+        # engine reads what it combines (a degraded read's: its ``reconstruction``)
         engine_bytes = np.where(parity, member_bytes, 0.0)
         cache = np.where(is_write, host_bytes + member_bytes + engine_bytes, 0.0)
-        cache = np.where(rebuilt, member_bytes - written + engine_bytes + host_bytes, cache)
         out.device_read_bytes = cache if self.firmware_write_back else np.where(is_write, 0.0, cache)
-        return out
+        return self.degraded_work(out, plan, is_write, host_bytes, level)
+
+    def reconstruction(self, level: int) -> Reconstruction:
+        """A degraded read's reconstruction on the card: its parity engine (``mid_s``, after the
+        survivors are read) at ``stripe_update_s`` per stripe and ``parity_s_per_kib`` per KiB of
+        member data, the survivors' bytes landing in its DRAM, read by the engine, the rebuilt
+        bytes leaving for the host."""
+        costs = self.costs
+        return Reconstruction("mid_s", s_per_stripe=costs.stripe_update_s, s_per_kib=costs.parity_s_per_kib,
+                              through_memory=True)
 
     @property
     def firmware_write_back(self) -> bool:

@@ -35,6 +35,7 @@ from pydantic import Field
 
 from ..specs import Cited, RebuildSpec
 from .base import PRIORITY_SCALE, Engine, EngineParameters, EngineSettings, EngineWork, RebuildThrottle, per_host_sum
+from .rebuild_protocol import Reconstruction
 
 
 class LocklessParameters(EngineParameters):
@@ -79,7 +80,13 @@ class LocklessCpuEngine(Engine):
         touched = per_host_sum(plan.length_bytes.astype(float), plan.host_index, n)
         parity = touched / (p.parity_gen_gb_per_s * 1e9) if level in (5, 6) else 0.0
         out.submit_cpu_ref_s = 1e-6 * (p.request_cpu_us + p.member_io_us * members) + parity * is_write
-        return out
+        return self.degraded_work(out, plan, is_write, host_bytes, level)
+
+    def reconstruction(self, level: int) -> Reconstruction:
+        """A degraded read on the submitting core: its survivors' member I/Os cost ``member_io_us``
+        each (``work``); the XOR over them is not charged (not yet modelled: at
+        ``parity_gen_gb_per_s`` it would be ``bytes_per_s``; docs/models/rebuild.md)."""
+        return Reconstruction("submit_cpu_ref_s")
 
     def rebuild_threads(self) -> int:
         """The host threads the reconstruction runs on (``recon_threads``, else ``rebuild_threads``)."""

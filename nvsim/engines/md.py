@@ -47,7 +47,7 @@ from pydantic import Field, field_validator
 from ..constants import PAGE_BYTES
 from ..specs import Cited, RebuildSpec
 from .base import Engine, EngineParameters, EngineServer, EngineSettings, EngineWork, RebuildThrottle, per_host_sum
-from .rebuild_protocol import DegradedPath
+from .rebuild_protocol import Reconstruction
 from .md_bitmap import BITMAP_PAGE_BYTES, DEFAULT_DAEMON_SLEEP_S, MDADM_BITMAP_CHUNK_MIN_BYTES, dirty_fraction_random, dirty_fraction_sequential
 
 
@@ -224,6 +224,12 @@ class MdEngine(Engine):
         return (f"md RAID {level} passes discards to its drives only with the raid456 module's "
                 f"devices_handle_discard_safely=Y, which the scenario does not state")
 
+    def reconstruction(self, level: int) -> Reconstruction:
+        """A degraded RAID5/6 read's reconstruction: raid5d (``pre_s``, before the read returns)
+        XORs the survivors' bytes at ``parity_gen_gb_per_s``; the stripe_head it rides on is the
+        degraded read path's (``work``)."""
+        return Reconstruction("pre_s", bytes_per_s=self.v.parity_gen_gb_per_s * 1e9)
+
     def own_server(self) -> EngineServer:
         threads = int(self.stripe_thread_count())
         return EngineServer("md stripe thread (raid5d)", threads, on_host_cpu=True)
@@ -259,10 +265,9 @@ class MdEngine(Engine):
             reads = ~is_write
             out.lock_s = np.where(reads, stripes, chunks) * self.device_lock_us * 1e-6
             pass_s = p.stripe_disk_us * self.members * 1e-6 * stripes
-            recon = DegradedPath.reconstructed_reads(plan.mode, is_write)  # parity work over the survivors read
-            read_pre = 2 * pass_s + p.stripe_member_bio_us * 1e-6 * (phase0_pages + phase1_pages) \
-                + np.where(recon, parity_bytes / (p.parity_gen_gb_per_s * 1e9), 0.0)
+            read_pre = 2 * pass_s + p.stripe_member_bio_us * 1e-6 * (phase0_pages + phase1_pages)
             out.pre_s = np.where(reads, read_pre, 0.0)
+            out = self.degraded_work(out, plan, is_write, host_bytes, level)  # the parity over the survivors read
         # lock hold times are wall time (cache-line transfers), not scaled by the clock.
         # Reads in the optimal state: one device_lock per chunk, no stripe thread.
         if not self.degraded:

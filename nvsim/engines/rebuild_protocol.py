@@ -7,10 +7,11 @@ CPU RAID, each as its documentation says); the solvers (``nvsim.sim.mixed``), th
 (``nvsim.sim.event``), the fault timeline (``nvsim.rebuild``) and the plan's bounds read only this
 record, and the demand layer prices its requests (``nvsim.sim.demand.rebuild_batch``: the member
 I/Os the protocol's ``reads`` and ``writes`` name, the costs of the engine's ``rebuild_work``).
-A degraded host read runs the same reconstruction (``parity_on``) through the engine's ``work``;
-the record's ``degraded`` part (``DegradedPath``) says what a degraded read and a degraded write
-read, compute and write, and where, and its ``reconstructed_reads`` is the one place the engines'
-``work`` finds which host reads reconstruct.
+A degraded host read runs the same reconstruction (``parity_on``): the record's ``degraded`` part
+(``DegradedPath``) says what a degraded read and a degraded write read, compute and write, and
+where, as data -- what the reconstruction costs and where it is charged (``Reconstruction``),
+whether a sequential write stream is still gathered into whole stripes -- and its ``charge`` is
+the one function that turns it into the demands of every engine's ``work``.
 
 ``operation``: ``recovery`` rebuilds a replaced member (reads what reconstructs it, writes it);
 ``check`` is a parity scrub (md's ``check`` sync action, a card's consistency check): every member
@@ -19,6 +20,7 @@ of each row is read and the parity computed, nothing written, paced like a recov
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -75,16 +77,54 @@ class RebuildThrottle:
         return "rate limit" if self.limit_bytes_per_s is not None else "none"
 
 
+Charged = Literal["submit_cpu_ref_s", "pre_s", "mid_s"]
+
+
+@dataclass(frozen=True)
+class Reconstruction:
+    """What rebuilding a degraded read's missing bytes costs an engine, and where it is charged:
+
+    * ``charged_to``: the ``EngineWork`` field it lands on -- the submitting core
+      (``submit_cpu_ref_s``), the engine's own server before the reads return (``pre_s``: md's
+      raid5d) or after the survivors are read (``mid_s``: a GPU, a card's parity engine);
+    * ``s_per_stripe``: seconds per stripe the read touches (a stripe operation's set-up);
+    * ``s_per_kib``: seconds per KiB of member data read (a card's parity engine, as its datasheet
+      rates it);
+    * ``bytes_per_s``: the parity rate over the member bytes read (a CPU's XOR; ``inf``: not charged);
+    * ``through_memory``: the survivors' bytes land in the engine's memory, its parity engine reads
+      them and the rebuilt bytes leave for the host (``device_read_bytes``: a card's DRAM).
+    """
+
+    charged_to: Charged = "mid_s"
+    s_per_stripe: float = 0.0
+    s_per_kib: float = 0.0
+    bytes_per_s: float = math.inf
+    through_memory: bool = False
+
+    def seconds(self, stripes: np.ndarray, member_bytes: np.ndarray) -> np.ndarray:
+        """Seconds of each reconstruction over ``stripes`` stripes and ``member_bytes`` read."""
+        return self.s_per_stripe * stripes + self.s_per_kib * member_bytes / 1024.0 + member_bytes / self.bytes_per_s
+
+
+FREE = Reconstruction()
+"""A reconstruction that costs the engine nothing (a mirror's copy; the ideal engine)."""
+
+
 @dataclass(frozen=True)
 class DegradedPath:
     """Host I/O with a member missing, as the engine runs it (the planner, ``plan_ios(...,
-    failed_members)``, names the member I/Os; the engine's ``work`` prices them):
+    failed_members)``, names the member I/Os; ``charge`` prices the reconstruction into the
+    engine's ``work``):
 
     * ``read_reads``: what a read of the missing member's bytes reads instead (the row's survivors,
       or a mirror's surviving copy); ``read_parity_on``: where it is reconstructed ("none" for a copy);
     * ``read_through``: the path every read takes while degraded (md: a stripe_head through raid5d);
     * ``write_rule``: what a write does (md's degraded read-modify-write / reconstruct-write: the
-      missing member's blocks are not written, the parity carries them); ``write_parity_on``: where.
+      missing member's blocks are not written, the parity carries them); ``write_parity_on``: where;
+    * ``reconstruction``: what the reconstruction costs and where (``Reconstruction``);
+    * ``write_coalesces``: whether a sequential write stream is still gathered into whole stripes
+      with a member missing (a card's write-back cache; md's stripe cache stops at the planner's
+      degraded read-modify-write / reconstruct-write).
     """
 
     read_reads: str
@@ -92,11 +132,29 @@ class DegradedPath:
     read_through: str
     write_rule: str
     write_parity_on: str
+    reconstruction: Reconstruction = FREE
+    write_coalesces: bool = False
 
     @staticmethod
     def reconstructed_reads(mode: np.ndarray, is_write: np.ndarray) -> np.ndarray:
         """Which host I/Os are reads that reconstruct missing bytes (the planner's DEGRADED_READ)."""
         return (mode == Mode.DEGRADED_READ) & ~is_write
+
+    def charge(self, work, plan, is_write: np.ndarray, host_bytes: int):
+        """``work`` (an engine's ``EngineWork`` for ``plan``) with the reconstruction of each
+        reconstructed read added where the path says: the one place every engine's degraded reads
+        are priced."""
+        rebuilt = self.reconstructed_reads(plan.mode, is_write)
+        if not rebuilt.any():
+            return work
+        n = len(is_write)
+        member_bytes = np.bincount(plan.host_index, weights=plan.length_bytes.astype(float), minlength=n)[:n]
+        r = self.reconstruction
+        field = r.charged_to
+        setattr(work, field, getattr(work, field) + np.where(rebuilt, r.seconds(plan.stripes_touched, member_bytes), 0.0))
+        if r.through_memory:
+            work.device_read_bytes = work.device_read_bytes + np.where(rebuilt, member_bytes + member_bytes + host_bytes, 0.0)
+        return work
 
     def describe(self) -> dict:
         return {"read_reads": self.read_reads, "read_parity_on": self.read_parity_on, "read_through": self.read_through,
@@ -155,4 +213,4 @@ class RebuildProtocol:
                 "degraded": self.degraded.describe()}
 
 
-__all__ = ["DegradedPath", "RebuildProtocol", "RebuildThrottle", "Reads", "Operation"]
+__all__ = ["DegradedPath", "Reconstruction", "FREE", "RebuildProtocol", "RebuildThrottle", "Reads", "Operation"]

@@ -128,7 +128,7 @@ def plan_host_ios(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np
         # the engine's stripe cache too: with one, a sequential write stream is planned stripe by
         # stripe (``_coalesces``); without, write by write
         key = (g.level, g.n_members, g.strip_bytes, g.layout, g.copies, model.engine.stripe_cache,
-               model.engine.coalesces_degraded,
+               model.degraded_path.write_coalesces,
                model.workload.bs, model.workload.iodepth, model.workload.is_random, model.failed_members,
                hash(offsets.tobytes()), hash(is_write.tobytes()) if write_key is None else write_key, len(offsets))
         return memo.recall(memo.plans, key, _ordered_plan, model, job, offsets, is_write, memo)
@@ -203,7 +203,7 @@ def _coalesces(model: ArrayModel, is_write: np.ndarray) -> bool:
     of the stream is in flight, the stream is planned stripe by stripe, as the cache sees it.
     An engine without a stripe cache (lockless CPU RAID) handles each write as it comes. With a
     member missing only an engine whose write-back cache gathers whole stripes regardless
-    (``coalesces_degraded``: a RAID card) still writes them whole (the missing member's share
+    (the degraded path's ``write_coalesces``: a RAID card) still writes them whole (the missing member's share
     is computed, not written).
     """
     return bool(is_write.all()) and _cache_gathers_stripes(model, float(model.workload.iodepth))
@@ -222,7 +222,7 @@ def _cache_gathers_stripes(model: ArrayModel, writes_in_flight: float) -> bool:
     with a member missing), and a stripe's worth of the stream in flight."""
     if model.workload.is_random or model.array.level not in (5, 6) or not model.engine.stripe_cache:
         return False
-    if model.failed_members and not model.engine.coalesces_degraded:
+    if model.failed_members and not model.degraded_path.write_coalesces:
         return False
     data_members = model.array.drives - parity_members(model.array.level)
     stripe = data_members * model.array.strip_bytes

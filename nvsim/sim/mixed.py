@@ -140,14 +140,15 @@ def rebuild_stages(system: ArraySystem, rb: RebuildClass, net, loaded: bool) -> 
             RebuildStage(rb.inflight, min(floor, limit), throttle.why)]
 
 
-def rebuild_plan(system: ArraySystem, target: int) -> dict:
+def rebuild_plan(system: ArraySystem, target: int, protocol: RebuildProtocol | None = None) -> dict:
     """The event mode's rebuild plan: request size, requests in flight, the engine's throttle, the
-    span, and a guess of its rate (its progress is the event mode's: ``event.rebuild.RebuildProgress``)."""
+    span, and a guess of its rate (its progress is the event mode's: ``event.rebuild.RebuildProgress``);
+    ``protocol``: another of the engine's (a ``check``), default the array's recovery."""
     array = system.array
     span = float(array.rebuild.span_bytes or system.capacity.member_bytes)
     net = stations(system)
-    rb = _rebuild_class(system, net, target)
-    throttle = system.rebuild.pacing(True)  # the event mode always runs a foreground job
+    rb = _rebuild_class(system, net, target, protocol)
+    throttle = rb.protocol.pacing(True)  # the event mode always runs a foreground job
     stage = rebuild_stages(system, rb, net, loaded=True)[0]
     # the event mode drains md's windows itself; a pacing card keeps as many as its share needs
     inflight = PACED_REQUESTS_MAX if stage.paced else rb.inflight
@@ -155,7 +156,7 @@ def rebuild_plan(system: ArraySystem, target: int) -> dict:
     return {"step_bytes": rb.step_bytes, "inflight": inflight, "cap_bytes_per_s": stage.cap_bytes_per_s,
             "span_bytes": min(span, system.capacity.member_bytes), "rate_guess": guess,
             "floor_bytes_per_s": throttle.floor_bytes_per_s if throttle.drains else None,
-            "drain_window_bytes": throttle.window_bytes}
+            "drain_window_bytes": throttle.window_bytes, "protocol": rb.protocol}
 
 
 @dataclass

@@ -20,7 +20,7 @@ from .. import fabric
 from ..array_capacity import Capacity, capacity
 from ..catalog import Catalog, default_catalog
 from ..engines import Engine, build_engine
-from ..engines.rebuild_protocol import RebuildProtocol
+from ..engines.rebuild_protocol import DegradedPath, RebuildProtocol
 from ..host_io import HostIoCosts, workload_host_io_costs
 from ..links import attachment, drive_link, engine_link, switch_bytes_per_s, switch_uplink
 from ..names import drive_name, engine_name
@@ -95,6 +95,11 @@ class ArrayModel:
         """The engine's parity scrub of this array (``Engine.rebuild_protocol(..., "check")``: every
         member read, nothing written, paced as its rebuild), built when first asked."""
         return self.engine.rebuild_protocol(self.array.level, self.array.rebuild, "check")
+
+    @cached_property
+    def degraded_path(self) -> DegradedPath:
+        """Host I/O with a member missing, as the engine runs it (``Engine.degraded_path``)."""
+        return self.engine.degraded_path(self.array.level)
 
     @property
     def engine_server_label(self) -> str | None:

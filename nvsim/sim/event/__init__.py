@@ -55,7 +55,7 @@ from .window import batch_ios, measured_window, sync_update_of, whole_rebuild
 def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: int = 60_000, batches: int = 10,
                    warmup_ios: int | None = None, rebuild_member: int | None = None,
                    until_rebuilt: bool = False, compiled: bool = True, precision: Precision | None = None,
-                   progress=None) -> SimResult:
+                   progress=None, checking: bool = False) -> SimResult:
     """Run the scenario's workload for about ``host_ios`` measured host I/Os after a warm-up.
 
     ``rebuild_member``: that member is being rebuilt meanwhile (it must be among the system's
@@ -66,21 +66,25 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
     alone runs on the compiled kernel (``kernel``: the same events in the same order, the same
     numbers, a rebuild's slots and md RAID10's recovery barrier included); False: on SimPy's slots. ``precision`` (compiled runs without a rebuild): go on
     past the window until each direction's p99.99 is known to it (``compiled.Precision``);
-    ``progress(done_s, total_s)``: called as simulated time advances.
+    ``progress(done_s, total_s)``: called as simulated time advances. ``checking`` (no
+    ``rebuild_member``): a parity scrub runs instead, the engine's ``check`` protocol as the
+    rebuild's slots (every member read, nothing written); ``rebuild_bytes_per_s`` is its rate.
     """
     started = time.perf_counter()
     seed = system.scenario.seed if seed is None else seed
     fluid = simulate_fluid(system, seed)  # sizes the window and sets md's bitmap share: solved once
     window = measured_window(system, seed, host_ios, warmup_ios, rebuild_member, until_rebuilt, fluid)
-    servers = ArrayServers(system, rebuilding=rebuild_member is not None)
-    rebuild = RebuildProgress.of(system, rebuild_member) if rebuild_member is not None else None
+    target = 0 if checking else rebuild_member  # a check covers a row of every member: offsets on member 0
+    servers = ArrayServers(system, rebuilding=target is not None)
+    rebuild = RebuildProgress.of(system, target, system.check if checking else None) if target is not None else None
     if rebuild is not None and until_rebuilt:
         window = whole_rebuild(window, rebuild.span_bytes, rebuild.rate_guess)
-    barrier = rebuild is not None and system.rebuild.excludes_host_io
-    sync = sync_update_of(system, fluid) if rebuild is None else (0.0, 0.0)  # md's bitmap: the optimal array's
+    barrier = rebuild is not None and rebuild.protocol.excludes_host_io
+    # md's bitmap: the optimal array's, a check's too (its array is whole); none beside a rebuild
+    sync = sync_update_of(system, fluid) if rebuild is None or checking else (0.0, 0.0)
     if compiled:
         jobs = HostJobs(system, seed, batch_ios(system, seed, window.warm_ios, host_ios), barrier=barrier, sync_update=sync)
-        beside = KernelRebuild(rebuild, partial(rebuild_batch, system, rebuild_member, rebuild), until_rebuilt) \
+        beside = KernelRebuild(rebuild, partial(rebuild_batch, system, target, rebuild), until_rebuilt) \
             if rebuild is not None else None
         run, at_warm, end_s = run_kernel(system, jobs, servers, window.warm_s, window.end_s, precision, progress, beside,
                                          batches)
@@ -94,7 +98,7 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
     run = Run(env, servers, window.warm_s)
     _start_foreground(run, system, jobs.queues(), gate)
     if rebuild is not None:
-        _start_rebuild(run, JobQueue(lambda: rebuild_requests(system, rebuild_member, rebuild)), rebuild, gate)
+        _start_rebuild(run, JobQueue(lambda: rebuild_requests(system, target, rebuild)), rebuild, gate)
     at_warm: dict[str, list[float]] = {}
     env.process(busy_at(env, window.warm_s, servers, at_warm))
     end_s = _run(env, window.end_s, rebuild.stop if rebuild is not None else None)

@@ -1,6 +1,7 @@
 """A rebuild beside the foreground: the engine's rebuild requests run as slots of their own on a
 rebuild thread (md's resync thread, a card's rebuild driver), gated by the engine's throttle; the
-run counts the bytes they rebuild."""
+run counts the bytes they rebuild. A parity scrub runs the same way with the engine's ``check``
+protocol (every member read, nothing written): the bytes counted are each member's bytes checked."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import simpy
 
+from ...engines.rebuild_protocol import RebuildProtocol
 from ..mixed import rebuild_plan
 from ..system import ArraySystem, HostIoBatch
 from .rows import Demand, JobQueue, MemberOps, demand_rows, member_ops
@@ -46,10 +48,11 @@ class RebuildProgress:
     window_bytes: float = 0.0
     finished_s: float | None = None
     stop: simpy.Event | None = None
+    protocol: RebuildProtocol | None = None  # what the requests are: the array's recovery, or a check
 
     @classmethod
-    def of(cls, system: ArraySystem, member: int) -> RebuildProgress:
-        return cls(**rebuild_plan(system, member))
+    def of(cls, system: ArraySystem, member: int, protocol: RebuildProtocol | None = None) -> RebuildProgress:
+        return cls(**rebuild_plan(system, member, protocol))
 
     @property
     def requests_in_flight(self) -> int:
@@ -60,7 +63,8 @@ def rebuild_batch(system: ArraySystem, member: int, progress: RebuildProgress) -
     """The rebuild's next ``REQUESTS_PER_BATCH`` requests, in member order, as a batch."""
     step, first = progress.step_bytes, progress.next_offset
     progress.next_offset = first + REQUESTS_PER_BATCH * step
-    return system.rebuild_batch(member, first + np.arange(REQUESTS_PER_BATCH, dtype=np.int64) * step, step)
+    return system.rebuild_batch(member, first + np.arange(REQUESTS_PER_BATCH, dtype=np.int64) * step, step,
+                                progress.protocol)
 
 
 def rebuild_requests(system: ArraySystem, member: int, progress: RebuildProgress) -> tuple[list[Demand], MemberOps]:
