@@ -450,7 +450,7 @@ def _full_stripe_loop(level, code, n, strip, starts, lens, full, lo, hi, p_mem, 
     return st[17][1]
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _walk_stripes(st, h, level, code, n, kd, strip, s0, s1):
     """Whole stripes s0..s1 of host I/O h: on each member one block of their strips (what adding
     their pages one by one gives: each bucket's pages in the same order, contiguous)."""
@@ -490,7 +490,7 @@ def _walk_state(n, keys):
             np.full(keys, -1, np.int64), np.zeros(3, np.int64), np.empty(keys, np.int64))
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _walk_add(st, h, m, off, ln, last_off, w, ph, n):
     """A page (or contiguous pages, the last at ``last_off``) into its (phase, direction, member)
     bucket: extends the bucket's last run when it starts where the bucket's last page ended
@@ -533,7 +533,7 @@ def _sort_few(keys, count):
         keys[b + 1] = key
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _walk_flush(st):
     """The current host's runs out, bucket by bucket in key order, each bucket's in the order they
     started (``_flush_runs``); the buckets and runs cleared."""

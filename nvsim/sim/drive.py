@@ -127,7 +127,8 @@ def _few_distinct(keys: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray,
             continue
         if count == limit:
             return values, np.empty(0, np.intp), limit + 1
-        values[slot + 1:count + 1] = values[slot:count].copy()
+        for moved in range(count, slot, -1):  # shift up by hand: a slice assignment compiles NumPy's
+            values[moved] = values[moved - 1]  # shape-mismatch message (string formatting), seconds
         values[slot] = key
         count += 1
     inverse = np.empty(keys.size, np.intp)

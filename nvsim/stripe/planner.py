@@ -484,7 +484,9 @@ def _plan_arrays(level, code, n, copies, strip, is_write, offs, lens, failed, mo
     member, offset, length, is_write, phase). One compiled call for both passes (a batch of a few
     host I/Os spent most of its planning in the two calls' argument handling)."""
     e64 = np.empty(0, np.int64)
-    count = _plan_kernel(level, code, n, copies, strip, is_write, offs, lens, failed, False, e64,
+    # ``emit`` as np.bool_, not the literals False and True: Numba would compile the kernel (and
+    # every step under it) once per literal, twice the compile time for the same code
+    count = _plan_kernel(level, code, n, copies, strip, is_write, offs, lens, failed, np.bool_(False), e64,
                          np.empty(0, np.int32), e64, e64, np.empty(0, np.bool_), np.empty(0, np.int8),
                          mode_out, parity_out, stripes_out)
     o_host = np.empty(count, np.int64)
@@ -493,7 +495,7 @@ def _plan_arrays(level, code, n, copies, strip, is_write, offs, lens, failed, mo
     o_len = np.empty(count, np.int64)
     o_w = np.empty(count, np.bool_)
     o_ph = np.empty(count, np.int8)
-    _plan_kernel(level, code, n, copies, strip, is_write, offs, lens, failed, True, o_host, o_mem, o_moff, o_len,
+    _plan_kernel(level, code, n, copies, strip, is_write, offs, lens, failed, np.bool_(True), o_host, o_mem, o_moff, o_len,
                  o_w, o_ph, mode_out, parity_out, stripes_out)
     return o_host, o_mem, o_moff, o_len, o_w, o_ph
 
