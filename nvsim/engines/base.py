@@ -25,7 +25,7 @@ import numpy as np
 
 from ..names import engine_name
 from ..specs import EngineSpec, RebuildSpec, Spec
-from ..stripe.planner import MemberIOPlan
+from ..stripe.planner import MemberIOPlan, per_host_sum
 from .rebuild_protocol import FREE, DegradedPath, Operation, Reconstruction, RebuildProtocol, RebuildThrottle
 
 PRIORITY_SCALE = {"low": 0.5, "normal": 1.0, "high": 2.0}
@@ -257,6 +257,8 @@ class Engine:
                       level: int) -> EngineWork:
         """``out`` with its degraded reads' reconstruction charged as ``degraded_path`` declares it
         (``DegradedPath.charge``): every engine's ``work`` prices them here."""
+        if not self.degraded:
+            return out  # a whole array reconstructs nothing
         return self.degraded_path(level).charge(out, plan, is_write, host_bytes)
 
     def rebuild_settings(self, level: int, priority: str) -> tuple[int, float]:
@@ -322,11 +324,6 @@ class DirectDrives(Engine):
     @classmethod
     def passes_discards(cls, level: int) -> bool:
         return True
-
-
-def per_host_sum(values: np.ndarray, host_index: np.ndarray, n: int) -> np.ndarray:
-    """Sum a per-member-I/O quantity over each host I/O."""
-    return np.bincount(host_index, weights=values, minlength=n)[:n]
 
 
 __all__ = ["Engine", "IdealEngine", "DirectDrives", "PACED_SHARE_MAX", "EngineParameters", "EngineSettings", "RebuildThrottle", "RebuildProtocol",

@@ -26,7 +26,7 @@ from typing import Literal
 
 import numpy as np
 
-from ..stripe.planner import Mode
+from ..stripe.planner import Mode, per_host_sum
 
 Reads = Literal["survivors", "one copy", "every member"]
 Operation = Literal["recovery", "check"]
@@ -148,12 +148,12 @@ class DegradedPath:
         if not rebuilt.any():
             return work
         n = len(is_write)
-        member_bytes = np.bincount(plan.host_index, weights=plan.length_bytes.astype(float), minlength=n)[:n]
+        member_bytes = per_host_sum(plan.length_bytes.astype(float), plan.host_index, n)
         r = self.reconstruction
         field = r.charged_to
         setattr(work, field, getattr(work, field) + np.where(rebuilt, r.seconds(plan.stripes_touched, member_bytes), 0.0))
         if r.through_memory:
-            work.device_read_bytes = work.device_read_bytes + np.where(rebuilt, member_bytes + member_bytes + host_bytes, 0.0)
+            work.device_read_bytes = work.device_read_bytes + np.where(rebuilt, 2 * member_bytes + host_bytes, 0.0)
         return work
 
     def describe(self) -> dict:

@@ -50,6 +50,11 @@ READ, DEGRADED_READ, FULL_STRIPE_WRITE, READ_MODIFY_WRITE, RECONSTRUCT_WRITE, MI
     DEGRADED_WRITE, DATA_LOSS = (int(m) for m in Mode)
 
 
+def per_host_sum(values: np.ndarray, host_index: np.ndarray, n: int) -> np.ndarray:
+    """Sum a per-member-I/O quantity (a plan's ``length_bytes``, say) over each of ``n`` host I/Os."""
+    return np.bincount(host_index, weights=values, minlength=n)[:n]
+
+
 @dataclass(frozen=True)
 class MemberIOPlan:
     """Member I/Os (flat arrays, grouped by host I/O in order) and per-host-I/O summaries.
