@@ -93,6 +93,10 @@ def _controls(catalog: Catalog, setup: dict) -> html.Aside:
                                                   clearable=False), "strip"),
         _field("RAID engine", dcc.RadioItems(id="engine", value=setup["engine"], className="radio radio-column",
                                              options=engines), "engine"),
+        _field("Parity scrub", dcc.Checklist(id="scrub", value=[], className="radio",
+                                             options=[{"label": " time a parity check", "value": views.SCRUB_ON}]),
+               "scrub", "md's check, a card's consistency check: its time idle and under the workload, and what the "
+                        "host keeps meanwhile"),
         _field("Workload", dcc.Dropdown(id="workload", options=_workload_options(None), value=setup["workload"],
                                         clearable=False), "workload"),
         html.Div(className="field-row", children=[
@@ -452,6 +456,12 @@ def _setup_callbacks(app: Dash, catalog: Catalog) -> None:
             log.exception("fluid-mode update failed")
             messages = [""] * len(core.CONTROLS) + [f"internal error (see the server log): {type(exc).__name__}: {exc}"]
             return (*messages, None)
+
+    @app.callback(Output("extras", "data", allow_duplicate=True), Output("scrub", "value"),
+                  Input("scrub", "value"), Input("extras", "data"), prevent_initial_call=True)
+    @guard.client_data("scrub.value/extras.data")
+    def _scrub(value, extras):
+        return views.scrub_sync(dash.ctx.triggered_id, value, extras)
 
     @app.callback(Output("cards", "children"), Output("bottleneck", "children"), Output("util-graph", "figure"),
                   Output("bounds-graph", "figure"), Output("workload-table", "children"), Output("mode", "children"),

@@ -140,7 +140,8 @@ def control_for(error: InputError) -> str:
     table = {"array.drives": "drives", "array.near_copies": "drives", "drives": "drives",
              "array.namespace_bytes": "namespace", "namespace_bytes": "namespace",
              "array.strip_bytes": "strip", "strip_bytes": "strip", "array.engine": "engine", "engine": "engine",
-             "array.level": "level", "array.layout": "level", "layout": "level", "array.drive": "drive",
+             "array.level": "level", "array.layout": "level", "layout": "level", "array.scrub": "level", "scrub": "level",
+             "array.drive": "drive",
              "platform": "platform", "numjobs": "numjobs", "iodepth": "iodepth"}
     for prefix, control in table.items():
         if field == prefix or field.startswith(prefix + "."):

@@ -17,7 +17,7 @@ import functools
 import json
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from flask import Flask, Response, request
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -126,8 +126,10 @@ _CHOICES = {"plan-platforms": TypeAdapter(list[str] | None, config=ConfigDict(st
             "plan-priced": TypeAdapter(list[str] | None, config=ConfigDict(strict=True)),
             "plan-levels": TypeAdapter(list[int] | None, config=ConfigDict(strict=True)),
             "plan-strips": TypeAdapter(list[int] | None, config=ConfigDict(strict=True)),
-            "plan-spares": TypeAdapter(list[int] | None, config=ConfigDict(strict=True))}
-"""Multiple-choice controls (the Plan view's search): lists of names or of whole numbers."""
+            "plan-spares": TypeAdapter(list[int] | None, config=ConfigDict(strict=True)),
+            "scrub": TypeAdapter(list[Literal["on"]] | None, config=ConfigDict(strict=True))}
+"""Multiple-choice controls (the Plan view's search; the set-up's scrub box, ticked or not): lists of
+names or of whole numbers."""
 _NUMBER_CONTROLS = {"drives", "numjobs", "iodepth", "level", "strip", "namespace-value", "ds-dwpd", "ds-pcie"}
 MAX_SHEETS = 8
 """Datasheet drives a session keeps (dashboard.datasheet.MAX_SHEETS reads this)."""

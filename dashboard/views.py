@@ -183,6 +183,28 @@ def start_curve(current: dict | None, sheets: list | None, catalog: Catalog, run
     return {"id": job_id, "key": current["key"], "kind": "curve"}, f"event mode: {len(scenario['workloads'])} load points…"
 
 
+SCRUB_ON = "on"
+"""The scrub checkbox's value when ticked."""
+
+
+def scrub_sync(trigger: str | None, ticked: list | None, extras: dict | None) -> tuple:
+    """The scrub checkbox and ``extras.scrub`` (what ``core.scenario_dict`` puts in ``array.scrub``)
+    kept as one: ticking the box sets or clears it; a store set by an import or a link sets the box.
+    (extras, box), ``no_update`` where nothing changes."""
+    extras = dict(extras or {})
+    if trigger == "scrub":
+        on = SCRUB_ON in (ticked or [])
+        if on == bool(extras.get("scrub")):
+            return no_update, no_update
+        if on:
+            extras["scrub"] = True
+        else:
+            extras.pop("scrub", None)
+        return extras, no_update
+    box = [SCRUB_ON] if extras.get("scrub") else []
+    return no_update, box if box != list(ticked or []) else no_update
+
+
 def link_setup(search: str | None, current: dict | None, extras, custom, sheets) -> dict | None:
     """What a link asks the controls to show, or None when it shows that already (or asks nothing)."""
     parsed = share.from_query(search)

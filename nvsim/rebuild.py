@@ -30,19 +30,21 @@ from .states import ArrayState, DataLoss, data_loss_at_start, data_loss_metrics,
 MAX_SEGMENTS = 1000
 TIMELINE_HOST_IOS = 20_000
 """Measured host I/Os of each state's event-mode run (a timeline solves one run per state)."""
+CHECKING = ArrayState(checking=True)
+"""The whole array with a parity scrub running (``array.scrub``, a ``check`` event)."""
 
 
 @dataclass
 class Segment:
     start_s: float
     end_s: float
-    state: str  # optimal, degraded, rebuilding, data loss
+    state: str  # optimal, checking, degraded, rebuilding, data loss
     missing: tuple[int, ...]
     rebuilding: int | None
     foreground_iops: float
     transactions_per_s: float | None
-    rebuild_bytes_per_s: float
-    rebuilt_bytes_at_end: float
+    rebuild_bytes_per_s: float  # the sync's member bytes per s: the rebuild's, or while checking the check's
+    rebuilt_bytes_at_end: float  # of the member rebuilt, or while checking of each member checked
     limited_by: str
 
 
@@ -88,6 +90,24 @@ class RebuildRecord:
 
 
 @dataclass
+class CheckRecord:
+    """One parity check the timeline ran (a ``check`` event): from its start until it had read
+    every member's span (``done``), a member failed under it (``interrupted``: md's md_error stops a
+    running sync, MD_RECOVERY_INTR), or the timeline ended (``running``, no end); ``refused``: it
+    was asked while a member was missing or another sync ran (md's sync_action answers EBUSY while
+    one runs; a missing member leaves nothing to compare), never started."""
+
+    start_s: float
+    end_s: float | None
+    bytes_checked: float  # of each member
+    outcome: str  # done, interrupted, running, refused
+
+    @property
+    def duration_s(self) -> float | None:
+        return None if self.end_s is None else self.end_s - self.start_s
+
+
+@dataclass
 class Timeline:
     scenario: str
     workload: str | None
@@ -95,6 +115,7 @@ class Timeline:
     segments: list[Segment] = field(default_factory=list)
     rebuilds: list[RebuildRecord] = field(default_factory=list)
     data_loss: DataLoss | None = None
+    checks: list[CheckRecord] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -122,12 +143,17 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog:
     spares = array.hot_spares
     t = 0.0
     current: RebuildRecord | None = None
+    checking: CheckRecord | None = None
     cache: dict[tuple, Result] = {}
     protocol = _idle_system(scenario, catalog, ()).rebuild  # what a rebuilt byte reads
     for _ in range(MAX_SEGMENTS):
         while events and events[0].at_s <= t:
             e = events.pop(0)
-            if e.action in ("fail", "pull"):
+            if e.action == "check":
+                checking = _start_check(out, t, checking, bool(missing))
+            elif e.action in ("fail", "pull"):
+                if checking is not None:  # a failure stops the check (md_error: MD_RECOVERY_INTR)
+                    checking.end_s, checking.outcome, checking = t, "interrupted", None
                 if current is not None and current.member == e.drive:
                     current = None  # the drive being rebuilt failed again
                     queue = [m for m in queue if m != e.drive]
@@ -153,6 +179,15 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog:
         next_event = events[0].at_s if events else math.inf
         if horizon_s is not None:
             next_event = min(next_event, horizon_s)
+        if checking is not None:
+            if ("check",) not in cache:
+                cache[("check",)] = _state_result(scenario, workload, catalog, CHECKING, fidelity)
+            t = _check_segment(out, checking, cache[("check",)], t, next_event, span)
+            if checking.end_s is not None:
+                checking = None
+            if math.isinf(t) or (horizon_s is not None and t >= horizon_s):
+                break
+            continue
         if current is None and not missing:
             if math.isinf(next_event):
                 break
@@ -194,6 +229,30 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog:
         if horizon_s is not None and t >= horizon_s:
             break
     return out
+
+
+def _start_check(out: Timeline, t: float, checking: CheckRecord | None, degraded: bool) -> CheckRecord | None:
+    """A ``check`` event at ``t``: the running check (a new one when the array is whole and none
+    runs; a refused record otherwise)."""
+    if checking is None and not degraded:
+        checking = CheckRecord(t, None, 0.0, "running")
+        out.checks.append(checking)
+    else:
+        out.checks.append(CheckRecord(t, t, 0.0, "refused"))
+    return checking
+
+
+def _check_segment(out: Timeline, check: CheckRecord, result: Result, t: float, next_event: float, span: float) -> float:
+    """The whole array checking from ``t`` at the checking state's rate until the check has read
+    every member's ``span`` or the next event: its segment, the check's progress; the segment's end."""
+    rate = float(result.rebuild_bytes_per_s or 0.0)
+    end = min(next_event, t + (span - check.bytes_checked) / rate) if rate > 0 else next_event
+    check.bytes_checked = min(span, check.bytes_checked + rate * (end - t)) if math.isfinite(end) else check.bytes_checked
+    out.segments.append(Segment(t, end, "checking", (), None, result.total_iops, result.transactions_per_s, rate,
+                                check.bytes_checked, result.rebuild_limited_by or result.limited_by))
+    if check.bytes_checked >= span * (1 - 1e-12):
+        check.end_s, check.outcome = end, "done"
+    return end
 
 
 REBUILD_SAMPLE_REQUESTS = 8
@@ -261,10 +320,6 @@ def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, work
     }
 
 
-CHECKING = ArrayState(checking=True)
-"""The whole array with a parity scrub running (``array.scrub``)."""
-
-
 def scrub_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, workload: WorkloadSpec | None = None,
                   fidelity: str = "fluid", host_ios: int = 60_000) -> dict:
     """The array's parity scrub (the engine's ``check`` protocol: md's ``check`` sync action, a
@@ -298,5 +353,5 @@ def _scrub_rate(name: str, span: float, result) -> dict:
             f"{name}_limited_by": result.rebuild_limited_by or result.limited_by}
 
 
-__all__ = ["run_timeline", "rebuild_summary", "scrub_summary", "rebuild_write_amplification", "Timeline", "Segment", "DataLoss", "RebuildRecord",
+__all__ = ["run_timeline", "rebuild_summary", "scrub_summary", "rebuild_write_amplification", "Timeline", "Segment", "DataLoss", "RebuildRecord", "CheckRecord",
            "data_loss_at_start", "data_loss_metrics"]

@@ -350,8 +350,12 @@ def _print_timeline(console: Console, timeline: dict) -> None:
                   count(seg["transactions_per_s"]), f"{seg['rebuild_bytes_per_s'] / 1e6:,.0f}", seg["limited_by"])
                  for seg in timeline["segments"])
     print_grid(console, Grid(f"Fault timeline under {timeline['workload'] or 'no load'}",
-                             ("from s", "to s", "state", "missing", "rebuilding", "foreground IOPS", "TPS", "rebuild MB/s",
+                             ("from s", "to s", "state", "missing", "rebuilding", "foreground IOPS", "TPS", "sync MB/s",
                               "limited by"), (True, True, False, False, True, True, True, True, False), rows))
+    for check in timeline.get("checks", ()):
+        console.print(f"Parity check from {check['start_s']:,.0f} s: {check['outcome']}"
+                      + ("" if check["end_s"] is None else f" at {check['end_s']:,.0f} s")
+                      + f", {check['bytes_checked'] / 1e9:,.1f} GB of each member checked")
     loss = timeline.get("data_loss")
     if loss:
         console.print(f"DATA LOSS at {loss['at_s']:,.0f} s: {loss['detail']}; {loss['stripes_lost']:,} stripes, "

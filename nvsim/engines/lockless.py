@@ -84,9 +84,12 @@ class LocklessCpuEngine(Engine):
 
     def reconstruction(self, level: int) -> Reconstruction:
         """A degraded read on the submitting core: its survivors' member I/Os cost ``member_io_us``
-        each (``work``); the XOR over them is not charged (not yet modelled: at
-        ``parity_gen_gb_per_s`` it would be ``bytes_per_s``; docs/models/rebuild.md)."""
-        return Reconstruction("submit_cpu_ref_s")
+        each (``work``), and the missing bytes are computed there from the survivors' at
+        ``parity_gen_gb_per_s``, the same per-core vector rate as a write's parity and a
+        reconstruction row's (RAID1/10 read the mirror: nothing to compute)."""
+        if level not in (5, 6):
+            return Reconstruction("submit_cpu_ref_s")
+        return Reconstruction("submit_cpu_ref_s", bytes_per_s=self.v.parity_gen_gb_per_s * 1e9)
 
     def rebuild_threads(self) -> int:
         """The host threads the reconstruction runs on (``recon_threads``, else ``rebuild_threads``)."""

@@ -90,7 +90,7 @@ class ArraySpec(Spec):
             raise ValueError(f"level: engine_settings.mode passthrough passes each drive to the host unRAIDed; "
                              f"allowed: level 0, got {self.level}")
         need = 1 if self.engine == "none" or passthrough else MIN_DRIVES[self.level]
-        if self.scrub and (self.level == 0 or self.engine == "none" or passthrough):
+        if self.scrub and not self.checkable:
             raise ValueError(f"scrub: a check needs redundancy; allowed: levels 1, 5, 6, 10 on a RAID engine, "
                              f"got RAID{self.level} on {self.engine}")
         if self.drives < need:
@@ -141,18 +141,37 @@ class ArraySpec(Spec):
         return self.layout or DEFAULT_LAYOUT_BY_LEVEL[self.level]
 
     @property
+    def checkable(self) -> bool:
+        """Whether a parity check can run (``scrub``, a ``check`` event): redundancy on a RAID engine."""
+        return self.level != 0 and self.engine != "none" and self.engine_settings.get("mode") != "passthrough"
+
+    @property
     def single_drive(self) -> bool:
         """One drive used directly (engine ``none``): the SSD model answers, not the array simulator."""
         return self.engine == "none" and self.drives == 1
 
 
+FAULT_ACTIONS = ("fail", "pull", "replace", "check")
+"""What an event on the timeline does; ``check`` is the only one of the whole array (no drive)."""
+
+
 class FaultSpec(Spec):
     """One event on the array's timeline: ``fail`` (the drive dies), ``pull`` (removed while I/O
-    runs; to the array the same as a failure) or ``replace`` (a new drive in its slot: rebuild)."""
+    runs; to the array the same as a failure), ``replace`` (a new drive in its slot: rebuild) or
+    ``check`` (a parity scrub of the whole array starts: md's ``check`` sync action, a card's
+    consistency check; it names no drive)."""
 
     at_s: Seconds = Field(ge=0)
-    drive: int = Field(ge=0)
-    action: Literal["fail", "pull", "replace"]
+    drive: int | None = Field(default=None, ge=0)
+    action: Literal[FAULT_ACTIONS]
+
+    @model_validator(mode="after")
+    def _drive_named(self) -> "FaultSpec":
+        if self.action == "check" and self.drive is not None:
+            raise ValueError("drive: a check runs on the whole array; give no drive")
+        if self.action != "check" and self.drive is None:
+            raise ValueError(f"drive: a {self.action} names the drive it happens to (0 or more)")
+        return self
 
 class PlacementSpec(Spec):
     """Where things hang: the socket of each drive, of the engine's card, and where jobs run.
@@ -319,11 +338,16 @@ class ScenarioSpec(Spec):
         last = -1.0
         missing: dict[int, float] = {}  # drive -> when it failed (or was pulled), until replaced
         for i, fault in enumerate(self.faults):
-            if fault.drive >= n:
-                raise ValueError(f"faults[{i}].drive: drive {fault.drive} does not exist; the array has drives 0..{n - 1}")
             if fault.at_s < last:
                 raise ValueError(f"faults[{i}].at_s: events must be in time order ({fault.at_s:g} s after {last:g} s)")
             last = fault.at_s
+            if fault.action == "check":
+                if not self.array.checkable:
+                    raise ValueError(f"faults[{i}].action: a check needs redundancy; allowed: levels 1, 5, 6, 10 on a "
+                                     f"RAID engine, got RAID{self.array.level} on {self.array.engine}")
+                continue
+            if fault.drive >= n:
+                raise ValueError(f"faults[{i}].drive: drive {fault.drive} does not exist; the array has drives 0..{n - 1}")
             if fault.action == "replace":
                 if fault.drive not in missing:
                     raise ValueError(f"faults[{i}].action: replace of drive {fault.drive}, which has not failed; a "

@@ -73,6 +73,10 @@ def test_each_engine_declares_its_documented_reconstruction(catalog):
     assert card.reconstruction.through_memory and card.write_coalesces  # DRAM; the write-back cache gathers stripes
     assert not md.write_coalesces and not gpu.write_coalesces
     assert degraded_reads(catalog, "ideal-raid")[0].degraded_path(5).reconstruction == FREE
+    xiraid = degraded_reads(catalog, "xinnor-xiraid")[0]
+    assert xiraid.degraded_path(5).reconstruction == Reconstruction(  # its writes' per-core XOR rate, on the submitter
+        "submit_cpu_ref_s", bytes_per_s=xiraid.v.parity_gen_gb_per_s * 1e9)
+    assert xiraid.degraded_path(10).reconstruction.bytes_per_s == np.inf  # a mirror's copy: nothing to compute
     mirror = degraded_reads(catalog, "broadcom-megaraid-9670w-16i")[0].degraded_path(10)
     assert mirror.reconstruction == FREE  # a mirror's copy computes nothing
 

@@ -138,3 +138,64 @@ def test_scrub_summary_in_the_event_mode_says_so():
     assert event["loaded_mb_per_s"] == pytest.approx(fluid["loaded_mb_per_s"], rel=0.05)
     assert fluid["host_share"] < 1.0  # the check's reads cost the host some of its rate
     assert event["host_share"] == pytest.approx(fluid["host_share"], abs=0.05)
+
+
+# ---------------------------------------------------------------- the check in the fault timeline
+
+SPAN = "1GiB"
+
+
+def _timeline(faults, **array):
+    from nvsim.rebuild import run_timeline
+
+    data = _data(rebuild={"speed_limit_min_kib_per_s": 2000000, "speed_limit_max_kib_per_s": 2000000,
+                          "span_bytes": SPAN}, hot_spares=array.pop("hot_spares", 0), **array)
+    data["faults"] = faults
+    spec = parse_scenario(data)
+    return spec, run_timeline(spec, spec.workloads[0])
+
+
+def test_a_check_event_runs_the_checking_state_until_every_member_is_read():
+    spec, timeline = _timeline([{"at_s": 10, "action": "check"}])
+    first, checking = timeline.segments
+    assert first.state == "optimal" and first.end_s == 10
+    rate = scrub_summary(spec)["loaded_mb_per_s"] * 1e6  # the checking state's, as the scrub summary solves it
+    assert checking.state == "checking" and checking.rebuild_bytes_per_s == pytest.approx(rate)
+    assert checking.end_s - checking.start_s == pytest.approx(2**30 / rate)
+    assert checking.foreground_iops < first.foreground_iops  # the check's reads cost the host
+    (check,) = timeline.checks
+    assert check.outcome == "done" and check.bytes_checked == pytest.approx(2**30) and check.end_s == checking.end_s
+
+
+def test_a_failure_interrupts_the_check_and_a_check_on_a_degraded_array_is_refused():
+    _, timeline = _timeline([{"at_s": 0, "action": "check"}, {"at_s": 1, "drive": 2, "action": "fail"},
+                             {"at_s": 2, "action": "check"}])
+    interrupted, refused = timeline.checks
+    assert interrupted.outcome == "interrupted" and interrupted.end_s == 1 and 0 < interrupted.bytes_checked < 2**30
+    assert refused.outcome == "refused" and refused.bytes_checked == 0
+    assert [s.state for s in timeline.segments][:2] == ["checking", "degraded"]
+    assert "checking" not in [s.state for s in timeline.segments[1:]]
+
+
+def test_a_second_check_while_one_runs_is_refused():
+    _, timeline = _timeline([{"at_s": 0, "action": "check"}, {"at_s": 0.5, "action": "check"}])
+    assert [c.outcome for c in timeline.checks] == ["done", "refused"]
+
+
+@pytest.mark.parametrize("fault, message", [
+    ({"at_s": 0, "action": "check", "drive": 1}, "drive: a check runs on the whole array"),
+    ({"at_s": 0, "action": "fail"}, "drive: a fail names the drive"),
+    ({"at_s": 0, "action": "scrub"}, "action"),
+])
+def test_bad_check_events_are_refused_naming_the_field(fault, message):
+    data = _data()
+    data["faults"] = [fault]
+    with pytest.raises(InputError, match=message):
+        parse_scenario(data)
+
+
+def test_a_check_event_needs_redundancy():
+    data = _data(level=0, scrub=False)
+    data["faults"] = [{"at_s": 0, "action": "check"}]
+    with pytest.raises(InputError, match=r"faults\[0\]\.action: a check needs redundancy"):
+        parse_scenario(data)

@@ -54,3 +54,38 @@ def test_a_crafted_scrub_extra_is_refused_by_its_shape():
     assert extras.validate_python({"scrub": True}).scrub is True
     with pytest.raises(Exception):
         extras.validate_python({"scrub": "maybe"})
+
+
+def test_the_scrub_box_and_the_extras_store_are_kept_as_one():
+    from dash import no_update
+
+    from dashboard import views
+
+    extras, box = views.scrub_sync("scrub", [views.SCRUB_ON], {"seed": 3})
+    assert extras == {"seed": 3, "scrub": True} and box is no_update  # ticking sets array.scrub
+    extras, _ = views.scrub_sync("scrub", [], {"seed": 3, "scrub": True})
+    assert extras == {"seed": 3}  # unticking clears it
+    assert views.scrub_sync("scrub", [views.SCRUB_ON], {"scrub": True}) == (no_update, no_update)
+    assert views.scrub_sync("extras", [], {"scrub": True}) == (no_update, [views.SCRUB_ON])  # an import ticks it
+    assert views.scrub_sync("extras", [views.SCRUB_ON], None) == (no_update, [])
+    assert views.scrub_sync("extras", [], {}) == (no_update, no_update)
+
+
+def test_the_ticked_box_asks_the_scenario_for_a_scrub_and_the_dashboard_shows_it(catalog):
+    from dashboard import views
+
+    setup = core.default_setup(catalog) | {"engine": "linux-md", "level": 5, "drives": 5, "strip_bytes": 131072}
+    extras, _ = views.scrub_sync("scrub", [views.SCRUB_ON], None)
+    assert core.scenario_dict(setup, None, extras, catalog)["array"]["scrub"] is True
+    record = core.compute(setup, None, extras, catalog)
+    assert record["scrub"]["idle_hours"] > 0 and dash_app.scrub_cards(record["scrub"])
+    refused = core.compute(setup | {"level": 0}, None, extras, catalog)  # no redundancy: said beside the RAID level
+    assert "check needs redundancy" in refused["errors"]["level"]
+
+
+def test_the_scrub_box_takes_only_its_one_value():
+    guard.check_value("scrub", "value", ["on"])
+    guard.check_value("scrub", "value", [])
+    for bad in (["/etc/passwd"], "on", [1]):
+        with pytest.raises(guard.PayloadError):
+            guard.check_value("scrub", "value", bad)
