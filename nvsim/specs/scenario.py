@@ -91,8 +91,7 @@ class ArraySpec(Spec):
                              f"allowed: level 0, got {self.level}")
         need = 1 if self.engine == "none" or passthrough else MIN_DRIVES[self.level]
         if self.scrub and not self.checkable:
-            raise ValueError(f"scrub: a check needs redundancy; allowed: levels 1, 5, 6, 10 on a RAID engine, "
-                             f"got RAID{self.level} on {self.engine}")
+            raise ValueError(f"scrub: {self.check_refusal}")
         if self.drives < need:
             raise ValueError(f"drives: RAID{self.level} needs at least {need} drives, got {self.drives}")
         allowed = LAYOUTS_BY_LEVEL[self.level]
@@ -146,6 +145,11 @@ class ArraySpec(Spec):
         return self.level != 0 and self.engine != "none" and self.engine_settings.get("mode") != "passthrough"
 
     @property
+    def check_refusal(self) -> str:
+        """Why a check cannot run here (``checkable`` false), as the one-line error says it."""
+        return f"a check needs redundancy; allowed: levels 1, 5, 6, 10 on a RAID engine, got RAID{self.level} on {self.engine}"
+
+    @property
     def single_drive(self) -> bool:
         """One drive used directly (engine ``none``): the SSD model answers, not the array simulator."""
         return self.engine == "none" and self.drives == 1
@@ -172,6 +176,7 @@ class FaultSpec(Spec):
         if self.action != "check" and self.drive is None:
             raise ValueError(f"drive: a {self.action} names the drive it happens to (0 or more)")
         return self
+
 
 class PlacementSpec(Spec):
     """Where things hang: the socket of each drive, of the engine's card, and where jobs run.
@@ -343,8 +348,7 @@ class ScenarioSpec(Spec):
             last = fault.at_s
             if fault.action == "check":
                 if not self.array.checkable:
-                    raise ValueError(f"faults[{i}].action: a check needs redundancy; allowed: levels 1, 5, 6, 10 on a "
-                                     f"RAID engine, got RAID{self.array.level} on {self.array.engine}")
+                    raise ValueError(f"faults[{i}].action: {self.array.check_refusal}")
                 continue
             if fault.drive >= n:
                 raise ValueError(f"faults[{i}].drive: drive {fault.drive} does not exist; the array has drives 0..{n - 1}")
