@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nvsim import parity
+from nvsim.catalog import default_catalog
 from nvsim.engines.md import MdEngine
 from nvsim.rebuild import rebuild_summary, run_timeline
 from nvsim.scenario import parse_scenario
@@ -491,3 +492,46 @@ def test_md_resync_above_its_floor_drains_each_window_in_both_modes(catalog):
                            rebuild_member=0, host_ios=20_000)
     assert event.rebuild_bytes_per_s == pytest.approx(drained.rebuild_bytes_per_s, rel=0.3)
     assert event.total_iops == pytest.approx(drained.total_iops, rel=0.15)
+
+
+_EVENT = st.one_of(st.tuples(st.just("check"), st.none()), st.tuples(st.sampled_from(["fail", "replace"]), st.integers(0, 2)))
+
+
+@given(events=st.lists(st.tuples(st.floats(0, 4000), _EVENT), max_size=6), spares=st.integers(0, 1))
+@settings(max_examples=25, deadline=None)
+def test_checks_in_any_fault_timeline_keep_its_laws(events, spares):
+    """Checks among failures and replacements, at any times: the segments tile the time from 0
+    without a gap, the array checks only while whole, a check never reads more than the span and
+    ends done (at the span), interrupted (by the failure at its end), refused (never started) or
+    still running at the timeline's end."""
+    faults, missing = [], set()
+    for at_s, (action, drive) in sorted(events, key=lambda e: e[0]):  # a valid sequence: replace after fail
+        if action == "replace" and drive not in missing or action == "fail" and drive in missing:
+            continue
+        missing ^= {drive} if action != "check" else set()
+        faults.append({"at_s": at_s, "action": action, **({} if drive is None else {"drive": drive})})
+    catalog = default_catalog()
+    spec = scenario(catalog, level=5, drives=4, faults=faults, spares=spares, rebuild={"span_bytes": "64GiB"})
+    timeline = run_timeline(spec, None, catalog, horizon_s=20_000)
+    segments = timeline.segments
+    assert segments[0].start_s == 0.0 or not faults
+    for before, after in zip(segments, segments[1:]):
+        assert after.start_s == pytest.approx(before.end_s)
+    for segment in segments:
+        if segment.state == "checking":
+            assert segment.missing == () and segment.rebuilding is None and segment.rebuild_bytes_per_s > 0
+    fails = {f["at_s"] for f in faults if f["action"] == "fail"}
+    for check in timeline.checks:
+        assert 0.0 <= check.bytes_checked <= 64 * 2**30 * (1 + 1e-12)
+        if check.outcome == "done":
+            assert check.bytes_checked == pytest.approx(64 * 2**30)
+        elif check.outcome == "interrupted":
+            assert check.end_s in fails and check.bytes_checked < 64 * 2**30
+        elif check.outcome == "refused":
+            assert check.bytes_checked == 0.0 and check.end_s == check.start_s
+        else:
+            assert check.outcome == "running" and check.end_s is None
+    asked = [f["at_s"] for f in faults if f["action"] == "check"]
+    assert [c.start_s for c in timeline.checks] == asked[:len(timeline.checks)]  # each one asked, in order
+    if timeline.data_loss is None:
+        assert len(timeline.checks) == len(asked)  # none lost before the horizon (events end by 4,000 s)
