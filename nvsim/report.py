@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.console import Console
@@ -22,7 +23,9 @@ from .simulation import Result
 from .specs import ScenarioSpec
 from .units import (column_scale, format_bytes_binary, format_bytes_decimal, format_large, format_probability,
                     format_significant, format_value)
-from .validation import Comparison
+
+if TYPE_CHECKING:  # a name for the annotation only: `nvsim run` does not load validation (its workers, published files)
+    from .validation import Comparison
 
 TEXT_MIN_WIDTH = 12  # the narrowest a column of words is squeezed to (its words wrap, and fold if longer)
 TABLE_OVERHEAD_PER_COLUMN = 3  # rich's default box: one space of padding each side and one rule

@@ -11,7 +11,7 @@ in a ``Memo`` (a sweep plans the same geometry and sample many times).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numba as nb
 import numpy as np
@@ -21,7 +21,7 @@ from ..engines.rebuild_protocol import RebuildProtocol
 from ..raid import parity_members
 from ..stripe.layout import _data_member, _pq_of_stripe, map_logical_copies, unmap_member
 from ..stripe.planner import FULL_STRIPE_WRITE, MemberIOPlan, plan_ios
-from ..stripe.positions import PositionPlans, plans_by_position
+from ..stripe.positions import LEVELS, PositionPlans, period_bytes, plans_by_position
 from ..ssd.latency import draw_die_s, mean_die_s, programming_share
 from .memo import MEMO, Memo
 from .model import ArrayModel, strips_spanned
@@ -121,18 +121,57 @@ def plan_host_ios(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np
     """Member I/Os of a batch in phase order, the chunks of each host I/O, where each host
     I/O's member I/Os start and its phase runs (cached: a sweep plans the same geometry and
     sample many times; ``write_key``: ``hash(is_write.tobytes())``, when already known)."""
-    if not model.jbod:
-        g = model.geometry
-        # not the member size: md's layouts repeat every few stripes, so the member I/Os of the
-        # same offsets are the same on any drive size or namespace (a sweep's common case)
-        # the engine's stripe cache too: with one, a sequential write stream is planned stripe by
-        # stripe (``_coalesces``); without, write by write
-        key = (g.level, g.n_members, g.strip_bytes, g.layout, g.copies, model.engine.stripe_cache,
-               model.degraded_path.write_coalesces,
-               model.workload.bs, model.workload.iodepth, model.workload.is_random, model.failed_members,
-               hash(offsets.tobytes()), hash(is_write.tobytes()) if write_key is None else write_key, len(offsets))
-        return memo.recall(memo.plans, key, _ordered_plan, model, job, offsets, is_write, memo)
-    return _ordered_plan(model, job, offsets, is_write, memo)
+    first, shift, chunks, op_start, runs = _planned_batch(model, job, offsets, is_write, memo, write_key)
+    return _moved_on(first, shift), chunks, op_start, runs
+
+
+def _planned_batch(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np.ndarray, memo: Memo = MEMO,
+                   write_key: int | None = None) -> tuple[MemberIOPlan, int, np.ndarray, np.ndarray, np.ndarray]:
+    """``plan_host_ios`` as planned in the layout's first periods: the plan of the batch moved
+    back by its whole periods (``_whole_periods``), the member bytes its member I/Os move on by,
+    and the rest. Batches at the same places of the period share one plan (remembered): each job
+    of a sequential stream starts at its own offset, and a few dozen places recur."""
+    turns = _whole_periods(model, offsets)
+    period, member_period = period_bytes(model.geometry) if turns else (0, 0)
+    plan, chunks, op_start, runs = _remembered_plan(model, job, offsets - turns * period if turns else offsets,
+                                                    is_write, memo, write_key)
+    return plan, turns * member_period, chunks, op_start, runs
+
+
+def _remembered_plan(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np.ndarray, memo: Memo,
+                     write_key: int | None) -> tuple[MemberIOPlan, np.ndarray, np.ndarray, np.ndarray]:
+    """``_ordered_plan``, remembered for arrays (not JBOD: its member is the job's drive)."""
+    if model.jbod:
+        return _ordered_plan(model, job, offsets, is_write, memo)
+    g = model.geometry
+    # not the member size: md's layouts repeat every few stripes, so the member I/Os of the
+    # same offsets are the same on any drive size or namespace (a sweep's common case)
+    # the engine's stripe cache too: with one, a sequential write stream is planned stripe by
+    # stripe (``_coalesces``); without, write by write
+    key = (g.level, g.n_members, g.strip_bytes, g.layout, g.copies, model.engine.stripe_cache,
+           model.degraded_path.write_coalesces,
+           model.workload.bs, model.workload.iodepth, model.workload.is_random, model.failed_members,
+           hash(offsets.tobytes()), hash(is_write.tobytes()) if write_key is None else write_key, len(offsets))
+    return memo.recall(memo.plans, key, _ordered_plan, model, job, offsets, is_write, memo)
+
+
+def _whole_periods(model: ArrayModel, offsets: np.ndarray) -> int:
+    """Whole periods of the layout below the batch's lowest offset. RAID0's and RAID5/6's layouts
+    repeat (``stripe.positions``): host I/Os so many periods on have the member I/Os of those in
+    the first periods, so many member periods on. 0 where the layout does not repeat so (RAID1/10:
+    their read balance), for JBOD, and for a batch off the array (the planner refuses it)."""
+    g = model.geometry
+    if model.jbod or g.level not in LEVELS or not len(offsets):
+        return 0
+    low, high = int(offsets.min()), int(offsets.max())
+    if low < 0 or high + model.workload.bs > g.capacity_bytes:
+        return 0
+    return low // period_bytes(g)[0]
+
+
+def _moved_on(plan: MemberIOPlan, shift: int) -> MemberIOPlan:
+    """``plan`` with its member I/Os ``shift`` member bytes on (the same arrays otherwise)."""
+    return replace(plan, member_offset_bytes=plan.member_offset_bytes + shift) if shift else plan
 
 
 def _ordered_plan(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np.ndarray, memo: Memo = MEMO,
@@ -816,7 +855,8 @@ def host_io_batch(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np
     """
     n = len(offsets)
     write_key = hash(is_write.tobytes())
-    member_ios, chunks, op_start, runs = plan_host_ios(model, job, offsets, is_write, memo, write_key)
+    first, shift, chunks, op_start, runs = _planned_batch(model, job, offsets, is_write, memo, write_key)
+    member_ios = _moved_on(first, shift)
     work = _engine_work(model, member_ios, is_write, chunks, memo, write_key)
     speed = model.cpu_speed[model.job_cpu[job]]
     scale_engine = model.engine_clock_scale
@@ -825,7 +865,7 @@ def host_io_batch(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np
     random = model.workload.is_random
     lengths = work.length_bytes
     if work.host_index is member_ios.host_index:
-        die, link = model.drive.service_of(member_ios, random, memo)
+        die, link = model.drive.service_of(first, random, memo)  # the sizes and directions of ``member_ios``
     else:  # the engine added member I/Os of its own (VROC's partial parity log writes), grouped by host I/O
         op_start = member_io_starts(work.host_index, n)
         runs = phase_runs(work.phase, op_start)

@@ -1,5 +1,6 @@
 """`nvsim run` loads only what the command uses (issue 41): no dashboard (Dash, Plotly), no Dask,
-no pandas, and SciPy's optimizer only where a model calls it."""
+no pandas, SciPy's optimizer only where a model calls it, and none of nvsim's modules that only
+other commands use (validation, its workers and published files; the FTL simulation)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("dash", "plotly", "dask", "distributed", "pandas", "scipy.optimize")
+UNUSED_BY_RUN = ("nvsim.validation", "nvsim.published", "nvsim.workers", "nvsim.ftl.simulate", "multiprocessing")
 
 CODE = """
 import json, sys
@@ -30,3 +32,4 @@ def test_nvsim_run_loads_no_dashboard_dask_pandas_or_optimizer(tmp_path):
     loaded = set(json.loads(out.stdout.splitlines()[-1]))
     assert (tmp_path / "run.json").exists()
     assert not [m for m in loaded if m.split(".")[0] in HEAVY or m.startswith("scipy.optimize")]
+    assert not loaded & set(UNUSED_BY_RUN)
