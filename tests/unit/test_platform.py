@@ -30,7 +30,7 @@ def test_seed_000_platform(catalog):
     assert platform.memory_bytes_per_s() == pytest.approx(2 * 12 * 4800e6 * 8)
     libaio = catalog.host_io["libaio"]
     per_io_s = (libaio.submit_us.value + libaio.complete_us.value + libaio.per_page_us.value) * 1e-6
-    assert platform.host_cpu_iops("libaio", 4096) == pytest.approx(192 / (per_io_s * 3.0 / 2.4))
+    assert platform.host_cpu_iops("libaio", 4096) == pytest.approx(192 / (per_io_s * 3.0 / 3.55))  # every core busy: the all-core boost
 
 
 @given(count=st.integers(min_value=1, max_value=64), sockets=st.integers(min_value=1, max_value=4))
