@@ -64,7 +64,7 @@ def test_md_idle_rebuild_of_the_measured_set_is_its_resync_thread_at_the_clock_i
     """Issue 38's md row (scenarios/rebuild-measured): with speed_limit_max out of the way md's idle
     rebuild is its resync thread's pace, so it scales with the clock its core holds (the idle host's
     one busy core: the 6354's 3.6 GHz turbo); docs/models/rebuild.md gives the study's 2.1 GHz base
-    figure from this (about 62 h against the stand-in's 35.9 h)."""
+    figure from this (about 93 h against the stand-in's 54.3 h)."""
     import dataclasses
     path = ROOT / "scenarios" / "rebuild-measured" / "md-10x-idle.yaml"
     name = "supermicro-sys-120u-tnr"
