@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .platform import active_core_clock_ghz
 from .specs import OltpProfileSpec, OltpSpec, PlatformSpec
 
 
 @dataclass(frozen=True)
 class TransactionIo:
     """Per transaction: page reads waited for, page flushes and doublewrite batches (background),
-    redo-log writes waited for, and CPU seconds at the platform's clock."""
+    redo-log writes waited for, and CPU seconds at the clock ``users`` busy threads leave the cores."""
 
     page_bytes: int
     page_reads: float
@@ -54,8 +55,9 @@ def transaction_io(profile: OltpProfileSpec, spec: OltpSpec, users: int, platfor
     flushes = profile.pages_dirtied_per_tx.value * miss
     batch = int(profile.doublewrite_batch_bytes.value)
     cpu = platform.cpu
-    threads = cpu.sockets * cpu.cores_per_socket.value * cpu.threads_per_core.value
-    clock_scale = profile.reference_clock_ghz.value / cpu.base_clock_ghz.value
+    cores = cpu.sockets * cpu.cores_per_socket.value
+    threads = cores * cpu.threads_per_core.value
+    clock_scale = profile.reference_clock_ghz.value / active_core_clock_ghz(cpu, min(users, cores), cores)
     slowdown = runnable_thread_slowdown(users, threads, values["contention_per_excess_thread"])
     return TransactionIo(
         page_bytes=page, page_reads=profile.page_accesses_per_tx.value * miss, page_flushes=flushes,

@@ -34,6 +34,21 @@ def smt_capacity(busy_threads: float, cores: int, threads_per_core: int, smt_gai
     return min(n, cores) + max(0.0, n - cores) * (smt_gain - 1.0) / max(1, threads_per_core - 1)
 
 
+def active_core_clock_ghz(cpu: CpuSpec, active_cores: float, cores: int) -> float:
+    """The clock each busy core holds with ``active_cores`` of ``cores`` busy (hardware threads
+    folded onto their cores): the maximum boost with one, the all-core boost with all, linear in
+    between (an assumption: docs/models/platform.md); the base clock where the datasheet gives no
+    all-core figure."""
+    all_core = cpu.all_core_boost_clock_ghz
+    if all_core is None:
+        return cpu.base_clock_ghz.value
+    boost = cpu.boost_clock_ghz.value
+    if cores <= 1:
+        return boost
+    share_busy = (min(max(active_cores, 1), cores) - 1) / (cores - 1)
+    return boost - (boost - all_core.value) * share_busy
+
+
 def job_cpu_speeds(jobs: int, cores: int, threads: int, threads_per_core: int, smt_gain: float,
                    ) -> tuple[np.ndarray, np.ndarray]:
     """Speed of each logical CPU jobs run on (a core's worth: 1, or ``smt_gain / threads_per_core``
@@ -89,10 +104,11 @@ class PlatformModel:
     def cores(self) -> int:
         return self.spec.total_cores
 
-    @property
-    def clock_ghz(self) -> float:
-        """Sustained all-core clock: the base clock (turbo headroom is not counted on)."""
-        return self.spec.cpu.base_clock_ghz.value
+    def loaded_clock_ghz(self, busy_threads: int) -> float:
+        """The clock the cores of the jobs' sockets hold with ``busy_threads`` threads busy on them
+        (fio's jobs and an engine's host threads; siblings fold onto one core): ``active_core_clock_ghz``."""
+        cores, _ = self.job_cores()
+        return active_core_clock_ghz(self.spec.cpu, min(busy_threads, cores), cores)
 
     @property
     def drive_sockets(self) -> tuple[int, ...]:
@@ -103,8 +119,8 @@ class PlatformModel:
         return self.placement.job_sockets or tuple(range(self.sockets))
 
 
-    def cpu_layout(self, jobs: int) -> CpuLayout:
-        """``jobs`` fio jobs, one per logical CPU of the jobs' sockets (``cpus_allowed_policy=split``)."""
+    def job_cores(self) -> tuple[int, int]:
+        """Cores and logical CPUs of the sockets the jobs run on."""
         cpu = self.spec.cpu
         cores = self.cores
         threads = cores * cpu.threads_per_core.value
@@ -112,12 +128,19 @@ class PlatformModel:
         if job_sockets and len(set(job_sockets)) < cpu.sockets:
             share = len(set(job_sockets)) / cpu.sockets
             cores, threads = int(cores * share), int(threads * share)
+        return cores, threads
+
+    def cpu_layout(self, jobs: int) -> CpuLayout:
+        """``jobs`` fio jobs, one per logical CPU of the jobs' sockets (``cpus_allowed_policy=split``)."""
+        cpu = self.spec.cpu
+        cores, threads = self.job_cores()
         speed, job_cpu = job_cpu_speeds(jobs, cores, threads, cpu.threads_per_core.value, smt_gain(cpu))
         return CpuLayout(threads, speed, job_cpu)
 
     def host_io_cpu_s(self, host_io: str, io_bytes: int) -> float:
-        """Core-seconds of one host I/O on the named path (``nvsim.host_io.host_io_cpu_s``)."""
-        return host_io_cpu_s(self.catalog.host_io[host_io], io_bytes, self.clock_ghz)
+        """Core-seconds of one host I/O on the named path (``nvsim.host_io.host_io_cpu_s``) with
+        every core busy (the all-core clock)."""
+        return host_io_cpu_s(self.catalog.host_io[host_io], io_bytes, self.loaded_clock_ghz(self.cores))
 
     def host_cpu_iops(self, host_io: str, io_bytes: int) -> float:
         """Host I/Os per second all cores can submit and complete (fio's own cost, no RAID engine)."""

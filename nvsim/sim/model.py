@@ -190,7 +190,9 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
     geometry = None if jbod else memo.recall(
         memo.geometries, (array.level, array.drives, array.strip_bytes, array.resolved_layout, cap.member_bytes,
                           array.near_copies), _geometry, array, cap.member_bytes)
-    host_io = _host_io_costs(catalog, workload, platform.clock_ghz)
+    server = engine.server
+    clock_ghz = platform.loaded_clock_ghz(workload.numjobs + (server.servers if server and server.on_host_cpu else 0))
+    host_io = _host_io_costs(catalog, workload, clock_ghz)
     cpu: CpuLayout = memo.recall(memo.cpu_layouts, (id(platform_spec), workload.numjobs, scenario.placement.job_sockets),
                                  platform.cpu_layout, workload.numjobs, owner=platform_spec, bounded=False)
     device = engine_spec.device
@@ -198,7 +200,6 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
                        platform_spec, catalog, owner=catalog, limit=PER_CATALOG_LIMIT) if device else None
     device_link = link if device and engine.host_data_crosses_link() else None
     device_read = engine.device_bandwidth_bytes_per_s()
-    server = engine.server
     facts = fabric.ArrayFacts(  # positional, in ArrayFacts' order: a sweep builds thousands
         len(cpu.speed), engine.lock_label, server.label if server else None, server.servers if server else 1,
         bool(server and server.on_host_cpu), engine_name(engine_spec), bool(device_read),
@@ -212,7 +213,7 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
         logical_cpus=cpu.logical_cpus, cpu_speed=cpu.speed, job_cpu=cpu.job_cpu,
         drive=drive, capacity=cap, jbod=jbod, device_bytes=cap.member_bytes if jbod else cap.usable_bytes,
         geometry=geometry, host_submit_s=host_io.submit_s, host_complete_s=host_io.complete_s, host_io=host_io,
-        engine_clock_scale=engine.clock_ghz / platform.clock_ghz,
+        engine_clock_scale=engine.clock_ghz / clock_ghz,
         device_link=device_link, device_read_bytes_per_s=device_read,
         memory_bytes_per_s=platform.memory_bytes_per_s(), switch_ratio=switch_ratio, facts=facts,
         resource_list=memo.recall(memo.resources, facts, _resource_list, facts, bounded=False),
@@ -274,7 +275,7 @@ def _resource_list(facts: fabric.ArrayFacts) -> tuple[tuple[str, str, float], ..
 
 def _host_io_costs(catalog: Catalog, workload: WorkloadSpec, clock_ghz: float) -> HostIoCosts:
     """fio's costs of one host I/O on the workload's path (ioengine and options) at the
-    platform's clock: submit (pages included) and complete core-seconds, the latency the path
+    clock the busy cores hold: submit (pages included) and complete core-seconds, the latency the path
     adds, and whether it busy-polls (``nvsim.host_io``)."""
     return workload_host_io_costs(catalog.host_io[workload.ioengine], workload, clock_ghz)
 

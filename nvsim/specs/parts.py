@@ -149,12 +149,24 @@ class CpuSpec(PhysicalNumbers):
     smt_throughput_gain: Cited[float] | None = Field(
         default=None, description="Throughput of a core running two busy hardware threads over one; None: no gain")
     base_clock_ghz: Cited[float]
-    boost_clock_ghz: Cited[float]
+    boost_clock_ghz: Cited[float] = Field(description="The datasheet's maximum boost clock (one active core)")
+    all_core_boost_clock_ghz: Cited[float] | None = Field(
+        default=None, description="The clock every core holds with all cores busy (AMD's 'All Core Boost Speed', "
+                                  "Intel's all-core turbo); None: the base clock")
     cache_line_transfer_ns: Cited[float] = Field(description="Time a contended cache line (a spinlock and the "
                                                  "counter beside it) takes to move between two cores of one socket")
     cross_socket_line_factor: Cited[float] | None = Field(
         default=None, description="Time a contended cache line (a lock, a shared counter) takes to reach a core on "
                                   "the other socket over one on the same socket; None: one socket")
+
+    @model_validator(mode="after")
+    def _clocks_ordered(self) -> "CpuSpec":
+        base, boost = self.base_clock_ghz.value, self.boost_clock_ghz.value
+        all_core = self.all_core_boost_clock_ghz
+        if all_core is not None and not base <= all_core.value <= boost:
+            raise ValueError(f"all_core_boost_clock_ghz: allowed from base_clock_ghz ({base}) to boost_clock_ghz "
+                             f"({boost}), got {all_core.value}")
+        return self
 
     @property
     def vendor(self) -> str:

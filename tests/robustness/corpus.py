@@ -506,6 +506,7 @@ CATALOG_FIELDS: list[tuple[str, str, Any, str]] = [
     (PLATFORM, "pcie_lanes_per_socket.value", -1, r"pcie_lanes_per_socket: must be > 0"),
     (PLATFORM, "cpu.sockets", 0, r"cpu\.sockets"), (PLATFORM, "cpu.base_clock_ghz.value", 0, r"base_clock_ghz: must be > 0"),
     (PLATFORM, "cpu.threads_per_core.value", 0, r"threads_per_core: must be > 0"),
+    (PLATFORM, "cpu.all_core_boost_clock_ghz.value", 9.9, r"all_core_boost_clock_ghz: allowed from base_clock_ghz"),
     (PLATFORM, "pcie_generation.value", 8, r"pcie_generation: PCIe generation 8 does not exist"),
     (PLATFORM, "drive_bay_lanes.value", 0, r"drive_bay_lanes: must be > 0"),
     (ENGINE, "levels", [0, 2, 5], r"levels: RAID level 2 is not one nvsim models"),

@@ -2,9 +2,9 @@ import pytest
 from hypothesis import given, strategies as st
 
 from nvsim.errors import InputError
-from nvsim.platform import PlatformModel, balanced_sockets, cross_socket_fraction, host_io_cpu_s
+from nvsim.platform import PlatformModel, active_core_clock_ghz, balanced_sockets, cross_socket_fraction, host_io_cpu_s
 from nvsim.scenario import parse_scenario
-from nvsim.specs import PlacementSpec
+from nvsim.specs import CpuSpec, PlacementSpec
 
 
 def model(catalog, platform="supermicro-as-2125hs-tnr", drives=24, **placement):
@@ -30,7 +30,7 @@ def test_seed_000_platform(catalog):
     assert platform.memory_bytes_per_s() == pytest.approx(2 * 12 * 4800e6 * 8)
     libaio = catalog.host_io["libaio"]
     per_io_s = (libaio.submit_us.value + libaio.complete_us.value + libaio.per_page_us.value) * 1e-6
-    assert platform.host_cpu_iops("libaio", 4096) == pytest.approx(192 / (per_io_s * 3.0 / 2.4))
+    assert platform.host_cpu_iops("libaio", 4096) == pytest.approx(192 / (per_io_s * 3.0 / 3.55))  # every core busy: the all-core boost
 
 
 @given(count=st.integers(min_value=1, max_value=64), sockets=st.integers(min_value=1, max_value=4))
@@ -65,3 +65,49 @@ def test_placement_is_checked_against_the_platform(catalog):
         parse_scenario({**base, "placement": {"drive_sockets": [0, 0]}}, catalog)
     with pytest.raises(InputError, match="unknown ioengine 'libaoi'; did you mean 'libaio'"):
         parse_scenario({**base, "workloads": [{"name": "w", "rw": "read", "ioengine": "libaoi"}]}, catalog)
+
+
+def cpu_with_clocks(base: float, boost: float, all_core: float | None) -> CpuSpec:
+    cited = lambda v: {"value": v, "source": "test", "basis": "assumed"}  # noqa: E731
+    return CpuSpec(model="AMD EPYC test", sockets=1, cores_per_socket=cited(32), threads_per_core=cited(2),
+                   base_clock_ghz=cited(base), boost_clock_ghz=cited(boost),
+                   all_core_boost_clock_ghz=None if all_core is None else cited(all_core),
+                   cache_line_transfer_ns=cited(100))
+
+
+def test_clock_is_the_boost_with_one_busy_core_and_the_all_core_figure_with_all():
+    cpu = cpu_with_clocks(2.7, 3.9, 3.85)
+    assert active_core_clock_ghz(cpu, 1, 32) == pytest.approx(3.9)
+    assert active_core_clock_ghz(cpu, 32, 32) == pytest.approx(3.85)
+    assert active_core_clock_ghz(cpu, 64, 32) == pytest.approx(3.85)  # threads past the cores: all busy
+    assert active_core_clock_ghz(cpu, 0, 32) == pytest.approx(3.9)    # an idle host's next I/O: one core
+    assert active_core_clock_ghz(cpu, 1, 1) == pytest.approx(3.9)
+
+
+def test_clock_without_an_all_core_figure_is_the_base_clock():
+    cpu = cpu_with_clocks(2.7, 3.9, None)
+    assert active_core_clock_ghz(cpu, 1, 32) == active_core_clock_ghz(cpu, 32, 32) == 2.7
+
+
+@given(base=st.floats(1.0, 3.0), boost_extra=st.floats(0.0, 2.0), share=st.floats(0.0, 1.0),
+       cores=st.integers(1, 256), a=st.integers(0, 300), b=st.integers(0, 300))
+def test_clock_falls_as_cores_get_busy_and_stays_between_all_core_and_boost(base, boost_extra, share, cores, a, b):
+    boost = base + boost_extra
+    all_core = base + share * boost_extra
+    cpu = cpu_with_clocks(base, boost, all_core)
+    fewer, more = sorted((a, b))
+    assert active_core_clock_ghz(cpu, fewer, cores) >= active_core_clock_ghz(cpu, more, cores)
+    assert all_core - 1e-9 <= active_core_clock_ghz(cpu, a, cores) <= boost + 1e-9
+
+
+def test_an_all_core_figure_outside_base_to_boost_is_refused():
+    with pytest.raises(ValueError, match="all_core_boost_clock_ghz: allowed from base_clock_ghz"):
+        cpu_with_clocks(2.7, 3.9, 4.2)
+
+
+def test_the_clock_counts_the_cores_of_the_jobs_sockets_only(catalog):
+    both, one = model(catalog), model(catalog, job_sockets=(0,))
+    cpu = catalog.platforms["supermicro-as-2125hs-tnr"].cpu
+    assert both.loaded_clock_ghz(96) == pytest.approx(active_core_clock_ghz(cpu, 96, 192))
+    assert one.loaded_clock_ghz(96) == pytest.approx(cpu.all_core_boost_clock_ghz.value)
+    assert one.loaded_clock_ghz(500) == one.loaded_clock_ghz(96)
