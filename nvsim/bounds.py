@@ -193,13 +193,19 @@ def canonical_workload(metric: str, jobs: int) -> WorkloadSpec:
 def _fabric_limits(scenario: ScenarioSpec, catalog: Catalog, host: PlatformModel) -> dict[str, list[Limit]]:
     """Per metric, one limit per resource of the built array (``nvsim.fabric``) that the canonical
     workload loads: its servers over its mean demand per host I/O (``nvsim.sim.fluid.resource_caps``,
-    the fluid mode's own caps), in host I/Os per second or, for the sequential metrics, bytes."""
+    the fluid mode's own caps), in host I/Os per second or, for the sequential metrics, bytes.
+
+    A core's clock falls as more cores are busy (``nvsim.platform.active_core_clock_ghz``): the host
+    cores' cap is highest with every job CPU busy, a single engine thread's or lock's with the
+    fewest, at the maximum boost. Each resource's limit is the larger of the two, so the bound is
+    a ceiling for any job count."""
     jobs = host.cpu_layout(1).logical_cpus
     out: dict[str, list[Limit]] = {}
     for metric, (_rw, bs) in CANONICAL.items():
-        system = ArraySystem(scenario, canonical_workload(metric, jobs), catalog)
+        widest = resource_caps(ArraySystem(scenario, canonical_workload(metric, jobs), catalog))
+        fastest = dict(resource_caps(ArraySystem(scenario, canonical_workload(metric, 1), catalog)))
         scale = 1.0 if UNITS[metric] == "IOPS" else float(bs)
-        out[metric] = [Limit(label, cap * scale) for label, cap in resource_caps(system)]
+        out[metric] = [Limit(label, max(cap, fastest.get(label, 0.0)) * scale) for label, cap in widest]
     return out
 
 

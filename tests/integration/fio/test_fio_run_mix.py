@@ -62,15 +62,17 @@ def test_poisson_arrivals_queue_more_than_linear_pacing_and_rise_with_load(spec,
     curves = {}
     for process in ("linear", "poisson"):
         points = []
-        for per_clone in (25_000, 100_000, 200_000, 250_000, 300_000, 325_000):
+        for per_clone in (25_000, 100_000, 200_000, 250_000, 300_000, 340_000):
             job = f"[a]\nrw=randread\nbs=4k\nnumjobs=4\niodepth=16\nrate_iops={per_clone}\nrate_process={process}\n"
             _, runs, report = run(job, spec, catalog)
             assert iops(runs) == pytest.approx(4 * per_clone, rel=1e-9)  # the rate is met
             points.append(report["jobs"][0]["read"]["lat_ns"]["mean"] / 1000)
         curves[process] = points
-    print("\nmean latency (us) at 100K..1.3M IOPS:", {k: [round(v, 1) for v in p] for k, p in curves.items()})
+    print("\nmean latency (us) at 100K..1.36M IOPS:", {k: [round(v, 1) for v in p] for k, p in curves.items()})
     poisson, linear = np.array(curves["poisson"]), np.array(curves["linear"])
-    assert (np.diff(poisson) >= -1e-9).all() and (poisson >= linear - 1e-9).all()
+    # poisson's lightest load is answered by one job at depth 1, linear's by the four: one busy core
+    # holds a higher clock than four (nvsim.platform.active_core_clock_ghz), a few ns less latency
+    assert (np.diff(poisson) >= -1e-9).all() and (poisson >= linear * (1 - 1e-5)).all()
     assert poisson[-1] > 1.5 * poisson[0]  # near the array's capacity the queue grows
 
 

@@ -347,12 +347,13 @@ def test_latency_target_finds_the_highest_depth_that_meets_it(system, catalog):
     """fio's latency_target: the highest iodepth whose latency (the fluid mode: the mean) is at most
     the target; one more step of depth misses it. The JSON carries fio's latency_* keys."""
     base = "[a]\nioengine=libaio\ndirect=1\nrw=randread\nbs=4k\nnumjobs=4\ntime_based\nruntime=10\ngroup_reporting\n"
-    means = {d: fluid_report(base + f"iodepth={d}\n", system, catalog)["jobs"][0]["read"]["lat_ns"]["mean"] for d in (12, 13)}
-    target_ns = (means[12] + means[13]) / 2
-    assert means[12] < target_ns < means[13]
+    # 4 jobs queue from about depth 14 on this array (below it every depth has the unloaded latency)
+    means = {d: fluid_report(base + f"iodepth={d}\n", system, catalog)["jobs"][0]["read"]["lat_ns"]["mean"] for d in (24, 25)}
+    target_ns = (means[24] + means[25]) / 2
+    assert means[24] < target_ns < means[25]
     job = fluid_report(base + f"iodepth=64\nlatency_target={round(target_ns / 1000)}us\nlatency_percentile=99\nlatency_window=5s\n",
                        system, catalog)["jobs"][0]
-    assert job["latency_depth"] == 12 and job["nvsim"]["closed_loop"]["iodepth"] == 12
+    assert job["latency_depth"] == 24 and job["nvsim"]["closed_loop"]["iodepth"] == 24
     assert (job["latency_target"], job["latency_percentile"], job["latency_window"]) == (round(target_ns / 1000) * 1000, 99.0, 5_000_000)
 
 
