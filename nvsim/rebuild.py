@@ -205,9 +205,7 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog:
             cache[key] = _state_result(scenario, workload, catalog, ArrayState(*key), fidelity)
         result = cache[key]
         rate = float(result.rebuild_bytes_per_s or 0.0)
-        end = next_event
-        if current is not None and rate > 0:
-            end = min(end, t + (span - current.bytes_rebuilt) / rate)
+        end = _segment_end(t, next_event, current.bytes_rebuilt, span, rate) if current is not None else next_event
         if math.isinf(end):  # degraded for good: no replacement and no more events
             out.segments.append(Segment(t, math.inf, "degraded", key[0], None, result.total_iops,
                                         result.transactions_per_s, 0.0, 0.0, result.limited_by))
@@ -242,11 +240,17 @@ def _start_check(out: Timeline, t: float, checking: CheckRecord | None, degraded
     return checking
 
 
+def _segment_end(t: float, next_event: float, done_bytes: float, span: float, rate: float) -> float:
+    """When a pass over every member's ``span`` (a rebuild or a check, ``done_bytes`` of it done at
+    ``t``) running at ``rate`` bytes per second ends: when it is done, or at the next event first."""
+    return min(next_event, t + (span - done_bytes) / rate) if rate > 0 else next_event
+
+
 def _check_segment(out: Timeline, check: CheckRecord, result: Result, t: float, next_event: float, span: float) -> float:
     """The whole array checking from ``t`` at the checking state's rate until the check has read
     every member's ``span`` or the next event: its segment, the check's progress; the segment's end."""
     rate = float(result.rebuild_bytes_per_s or 0.0)
-    end = min(next_event, t + (span - check.bytes_checked) / rate) if rate > 0 else next_event
+    end = _segment_end(t, next_event, check.bytes_checked, span, rate)
     check.bytes_checked = min(span, check.bytes_checked + rate * (end - t)) if math.isfinite(end) else check.bytes_checked
     out.segments.append(Segment(t, end, "checking", (), None, result.total_iops, result.transactions_per_s, rate,
                                 check.bytes_checked, result.rebuild_limited_by or result.limited_by))
