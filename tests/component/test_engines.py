@@ -156,7 +156,7 @@ def test_md_stripe_heads_count_member_pages_and_share_a_whole_stripe_stream(cata
 def test_md_raid10_takes_the_barrier_per_chunk_request_and_raid1_once(catalog):
     """raid10 splits a bio at chunk ends and each piece waits at the barrier (barrier_lock_us each),
     plus one device_lock hold per member write (pending_bio_list); raid1 splits only at 64 MiB units."""
-    md = make_engine(catalog, MD, members=4, strip_bytes=4 * KIB)
+    md = make_engine(catalog, MD, members=4, strip_bytes=4 * KIB, settings={"bitmap": "none", "kernel": "5.15"})
     p = vars(md.v)
     raid10 = ArrayGeometry(10, 4, 4 * KIB, member_size_bytes=4 * KIB * 64)
     _, read = costs(md, raid10, [False], [0], 16 * KIB)  # four chunks, one copy each
@@ -167,6 +167,26 @@ def test_md_raid10_takes_the_barrier_per_chunk_request_and_raid1_once(catalog):
     _, mirror = costs(make_engine(catalog, MD, members=2, strip_bytes=4 * KIB), raid1, [False], [0], 16 * KIB)
     assert mirror.lock_s[0] == pytest.approx(p["barrier_lock_us"] * 1e-6)
     assert read.pre_s[0] == read.mid_s[0] == write.mid_s[0] == 0.0  # no stripe thread on mirrors
+
+
+@pytest.mark.parametrize("kernel", ["6.1", "6.6", "6.12"])
+def test_md_raid10_from_6_1_takes_no_resync_lock_in_the_barriers_fast_path(catalog, kernel):
+    """Yu Kuai's 6.1 series: a raid10 md request's wait_barrier is an atomic increment of
+    nr_pending (one line transfer), not a resync_lock hold; raid1 and a recovery request keep the
+    fitted hold; before 6.1 raid10 pays it too."""
+    def engine(k, members=4):
+        return make_engine(catalog, MD, members=members, strip_bytes=4 * KIB, settings={"bitmap": "none", "kernel": k})
+    new, old = engine(kernel), engine("5.15")
+    raid10 = ArrayGeometry(10, 4, 4 * KIB, member_size_bytes=4 * KIB * 64)
+    _, read = costs(new, raid10, [False], [0], 16 * KIB)
+    _, before = costs(old, raid10, [False], [0], 16 * KIB)
+    assert read.lock_s[0] == pytest.approx(4 * new.line_transfer_us * 1e-6)
+    assert before.lock_s[0] == pytest.approx(4 * old.v.barrier_lock_us * 1e-6) and before.lock_s[0] > read.lock_s[0]
+    raid1 = ArrayGeometry(1, 2, 4 * KIB, member_size_bytes=4 * KIB * 64)
+    _, mirror = costs(engine(kernel, 2), raid1, [False], [0], 16 * KIB)
+    assert mirror.lock_s[0] == pytest.approx(new.v.barrier_lock_us * 1e-6)
+    recovery = new.rebuild_work(rebuild_requests(4, 0, 1, 4 * KIB, [1]), 1, 1, 10)
+    assert recovery.lock_s[0] == pytest.approx((new.v.barrier_lock_us + new.device_lock_us) * 1e-6)
 
 
 def test_md_raid1_is_one_md_request_per_64_mib_barrier_unit_whatever_the_strip(catalog):
