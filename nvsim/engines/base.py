@@ -104,6 +104,7 @@ class Engine:
     strip_bytes: int = 64 * 1024  # the array's strip
     degraded: bool = False  # a member is missing: md sends every read through its stripe cache
     line_transfer_us: float = 0.1  # the platform's same-socket transfer of a contended cache line
+    job_nodes: int = 1  # NUMA nodes the submitting jobs run on (md's raid5 worker groups that get their stripes)
     shared_access_factor: float = 1.0  # slow-down of contended shared state (locks, counters): the
     # platform's cross-socket cache-line cost over its same-socket one, weighted by the share of
     # submitters on the other socket (nvsim.platform)

@@ -242,7 +242,9 @@ class MdEngine(Engine):
 
     def own_server(self) -> EngineServer:
         threads = int(self.stripe_thread_count())
-        return EngineServer("md stripe thread (raid5d)", threads, on_host_cpu=True)
+        if threads == RAID5D_THREADS:
+            return EngineServer("md stripe thread (raid5d)", threads, on_host_cpu=True)
+        return EngineServer(f"md stripe threads (raid5d and {threads - RAID5D_THREADS} workers)", threads, on_host_cpu=True)
 
     def own_lock(self) -> str:
         return "md spinlock (device_lock / resync_lock)"
@@ -370,12 +372,20 @@ class MdEngine(Engine):
                                      self.settings.bitmap_daemon_sleep_s)
 
     def stripe_thread_count(self) -> float:
-        """Stripe-handling servers: raid5d, whatever ``group_thread_cnt`` says. With the write-intent
-        bitmap every written stripe_head that sets a bitmap bit waits (STRIPE_BIT_DELAY, on
-        ``bitmap_list``) until raid5d itself unplugs the bitmap (``md_bitmap_unplug`` in raid5d,
-        then ``activate_bit_delay``): the one thread stays in every write's path, and nvsim does
-        not model the workers' share of the rest (seed 003's md RAID6 with 8 workers plateaus
-        where one thread does: docs/models/engines.md)."""
+        """Stripe-handling servers. With the write-intent bitmap, raid5d alone, whatever
+        ``group_thread_cnt`` says: every written stripe_head that sets a bitmap bit waits
+        (STRIPE_BIT_DELAY, on ``bitmap_list``) until raid5d itself unplugs the bitmap
+        (``md_bitmap_unplug`` in raid5d, then ``activate_bit_delay``), so the one thread stays in
+        every write's path, and nvsim does not model the workers' share of the rest (seed 003's md
+        RAID6 with 8 workers plateaus where one thread does: docs/models/engines.md). Without a
+        bitmap nothing holds a stripe_head for raid5d: ``raid5_wakeup_stripe_thread`` queues it to
+        the worker group of the CPU that released it (``cpu_to_group(sh->cpu)``, one group per NUMA
+        node, ``alloc_thread_groups``) and wakes that group's workers, while raid5d takes from any
+        group (``handle_active_stripes(conf, ANY_GROUP, ...)``): raid5d plus ``group_thread_cnt``
+        workers on each node the jobs submit from."""
+        workers = getattr(self.settings, "group_thread_cnt", 0)
+        if workers and getattr(self.settings, "bitmap", "none") == "none":
+            return float(RAID5D_THREADS + workers * self.job_nodes)
         return float(RAID5D_THREADS)
 
     @staticmethod

@@ -252,15 +252,17 @@ def _engine(spec: EngineSpec, array: ArraySpec, failed: tuple[int, ...],
                                              array.drives, platform.sockets),
                          PlatformModel.shared_access_factor, platform, bounded=False)
     line_us = platform.line_transfer_us()
+    nodes = len(set(platform.job_sockets))  # one NUMA node a socket
     settings = tuple(sorted(array.engine_settings.items()))  # checked once, when the scenario loaded
-    key = (id(spec), settings, array.drives, array.strip_bytes, bool(failed), factor, line_us)
-    return memo.recall(memo.engines, key, _configured_engine, spec, array, bool(failed), factor, line_us,
+    key = (id(spec), settings, array.drives, array.strip_bytes, bool(failed), factor, line_us, nodes)
+    return memo.recall(memo.engines, key, _configured_engine, spec, array, bool(failed), factor, line_us, nodes,
                        owner=spec)
 
 
-def _configured_engine(spec: EngineSpec, array: ArraySpec, degraded: bool, factor: float, line_us: float) -> Engine:
+def _configured_engine(spec: EngineSpec, array: ArraySpec, degraded: bool, factor: float, line_us: float,
+                       nodes: int) -> Engine:
     return build_engine(spec, array.engine_settings, members=array.drives, strip_bytes=array.strip_bytes,
-                        degraded=degraded, shared_access_factor=factor, line_transfer_us=line_us)
+                        degraded=degraded, shared_access_factor=factor, line_transfer_us=line_us, job_nodes=nodes)
 
 
 def _geometry(array: ArraySpec, member_bytes: int) -> ArrayGeometry:

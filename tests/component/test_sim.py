@@ -174,6 +174,31 @@ def test_md_group_threads_leave_raid5d_in_every_written_stripes_path(catalog):
     assert eight.total_iops == pytest.approx(alone.total_iops, rel=1e-9)
 
 
+@pytest.mark.parametrize("job_sockets, nodes", [([0], 1), (None, 2)])
+def test_md_group_threads_without_a_bitmap_share_the_stripes_per_numa_node(catalog, job_sockets, nodes):
+    """Without a write-intent bitmap nothing holds a written stripe_head for raid5d: raid5's
+    workers (group_thread_cnt on each NUMA node the jobs submit from) handle stripes beside it, so
+    a random write bound by raid5d alone runs on 1 + cnt x nodes stripe servers, faster until
+    another resource binds; the same workers with the bitmap change nothing."""
+    from nvsim.scenario import parse_scenario
+
+    def with_settings(settings):
+        base = small_array(catalog, rw="randwrite", jobs=16, iodepth=16)
+        raw = base.model_dump(mode="json")
+        raw["array"] = {**raw["array"], "engine_settings": settings}
+        if job_sockets is not None:
+            raw["placement"] = {**raw.get("placement", {}), "job_sockets": job_sockets}
+        spec = parse_scenario(raw, catalog)
+        system = ArraySystem(spec, spec.workloads[0], catalog)
+        return system.model.engine.server, simulate_fluid(system)
+
+    (alone_server, alone), (one_server, one) = with_settings({"bitmap": "none"}), with_settings({"bitmap": "none", "group_thread_cnt": 1})
+    (_, bitmap_workers), (_, bitmap_alone) = with_settings({"group_thread_cnt": 1}), with_settings({})
+    assert (alone_server.servers, one_server.servers) == (1, 1 + nodes)
+    assert alone.limited_by == "md stripe thread (raid5d)" and one.total_iops > 1.5 * alone.total_iops
+    assert bitmap_workers.total_iops == pytest.approx(bitmap_alone.total_iops, rel=1e-9)
+
+
 def test_gpu_raid_random_reads_stop_at_the_card_limit_and_drives_are_not_the_limit(catalog):
     spec = scenario(f"{SEED000}/scenario.yaml", catalog)
     r = simulate_fluid(ArraySystem(spec, workload(spec, "randread"), catalog))
