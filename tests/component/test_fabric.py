@@ -232,3 +232,18 @@ def test_an_engine_with_a_stripe_cache_is_not_planned_with_one_without():
     after = simulate_fluid(ArraySystem(cached, cached.workloads[0], CATALOG, memo=shared)).metrics()
     alone = simulate_fluid(ArraySystem(cached, cached.workloads[0], CATALOG, memo=Memo())).metrics()
     assert after == alone
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 5, 16, 48, 128])
+@pytest.mark.parametrize("rw", ["randwrite", "write"])
+def test_an_md_write_bound_is_a_ceiling_at_every_job_count(jobs, rw):
+    """A core's clock falls as more cores are busy, so md's raid5d (one thread) is fastest with the
+    fewest jobs and the host cores with the most: the bound takes each resource at its best, and no
+    job count's fluid rate passes it (vroc-example: md RAID5 on 8 drives, 2x Xeon Gold 6354)."""
+    spec = load_scenario(ROOT / "scenarios" / "vroc-example" / "scenario.yaml", CATALOG)
+    bs = BOUNDS_CANONICAL[CANONICAL[rw][0]][1]
+    workload = specs.WorkloadSpec(name="w", rw=rw, bs=bs, numjobs=jobs, iodepth=32)
+    metric, field = CANONICAL[rw]
+    bound = next(b for b in array_bounds(spec, CATALOG).bounds if b.metric == metric)
+    value = simulate_fluid(ArraySystem(spec, workload, CATALOG)).metrics()[field]
+    assert value <= bound.value * (1 + 1e-9), f"{jobs} jobs: {field} {value:.4g} above the bound {bound.value:.4g}"
