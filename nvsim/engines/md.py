@@ -3,8 +3,9 @@ documents), the mechanisms that set its speed (docs/models/engines.md):
 
 * RAID1/10: a bio is split at chunk boundaries (``raid10_make_request``; raid1 at its barrier
   units) and every piece takes ``conf->resync_lock`` in ``wait_barrier`` (``barrier_lock_us``
-  per md request; raid10 from Linux 6.1 only an atomic increment, ``barrier_hold_us``); each member write is queued on ``conf->pending_bio_list`` under
-  ``conf->device_lock`` (one device_lock hold per member write).
+  per md request; raid10 from Linux 6.1 only an atomic increment, ``barrier_hold_us``); each
+  member write is queued on ``conf->pending_bio_list`` under ``conf->device_lock`` (one
+  device_lock hold per member write).
 * RAID4/5/6 reads in the optimal state bypass the stripe cache (``raid5_read_one_chunk``), one
   per chunk, each a device_lock hold.
 * A device_lock hold is the platform's transfer of the lock's cache line (``line_transfer_us``:
@@ -244,7 +245,8 @@ class MdEngine(Engine):
         threads = int(self.stripe_thread_count())
         if threads == RAID5D_THREADS:
             return EngineServer("md stripe thread (raid5d)", threads, on_host_cpu=True)
-        return EngineServer(f"md stripe threads (raid5d and {threads - RAID5D_THREADS} workers)", threads, on_host_cpu=True)
+        label = f"md stripe threads (raid5d and {threads - RAID5D_THREADS} workers)"
+        return EngineServer(label, threads, on_host_cpu=True)
 
     def own_lock(self) -> str:
         return "md spinlock (device_lock / resync_lock)"
