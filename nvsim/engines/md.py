@@ -3,7 +3,8 @@ documents), the mechanisms that set its speed (docs/models/engines.md):
 
 * RAID1/10: a bio is split at chunk boundaries (``raid10_make_request``; raid1 at its barrier
   units) and every piece takes ``conf->resync_lock`` in ``wait_barrier`` (``barrier_lock_us``
-  per md request; raid10 from Linux 6.1 only an atomic increment, ``barrier_hold_us``); each
+  per md request; raid10 from Linux 6.1 only an atomic increment, raid1 a wait queue's lock at
+  each request's end, none from 6.6: ``barrier_hold_us``); each
   member write is queued on ``conf->pending_bio_list`` under ``conf->device_lock`` (one
   device_lock hold per member write).
 * RAID4/5/6 reads in the optimal state bypass the stripe cache (``raid5_read_one_chunk``), one
@@ -174,6 +175,20 @@ increment. The cover letter measured 7.0 -> 9.3 GiB/s of 4 KiB random reads on x
 (scenarios/md-kernels, a prediction)."""
 
 
+RAID1_BUCKET_BARRIER = (4, 11)
+"""Linux 4.11, Coly Li's "RAID1: a new I/O barrier implementation to remove resync window" and
+"RAID1: avoid unnecessary spin locks in I/O barrier code" (commit 824e47daddbf): raid1's barrier
+is a counter per 64 MiB bucket (``BARRIER_BUCKETS_NR`` 1,024), taken with atomics, no spinlock on
+the fast path; its message measured 2.7 GB/s of 64 KiB sequential reads before, with the time in
+``_raw_spin_lock_irq`` of ``wait_barrier`` and ``allow_barrier``. Older than every kernel nvsim models."""
+RAID1_WAKE_ONLY_SLEEPERS = (6, 6)
+"""Jack Wang, "md/raid1: Prevent unnecessary call to wake_up() in fast path" (v2, 4 Jul 2023,
+after the 6.5 merge window, so in nvsim from 6.6): ``wake_up_barrier`` calls ``wake_up`` only when
+the wait queue has a sleeper (``wq_has_sleeper``), so ``_allow_barrier`` and
+``raid1_write_request`` no longer take the wait queue's spinlock on every request. Its message:
+400 jobs on two ramdisks, 4.6 -> 7.3 GB/s of reads (ramdisks: not a prediction)."""
+
+
 def kernel_tuple(kernel: str) -> tuple[int, int]:
     major, minor = kernel.split(".")
     return int(major), int(minor)
@@ -263,7 +278,7 @@ class MdEngine(Engine):
             # under conf->device_lock for raid1d/raid10d to submit once the bitmap is written;
             # with a bitmap, md_bitmap_startwrite and md_bitmap_endwrite once per written request
             bitmap_holds = np.where(is_write, requests, 0.0) * self.bitmap_holds_per_page
-            out.lock_s = 1e-6 * (self.barrier_hold_us(level) * requests
+            out.lock_s = 1e-6 * (self.barrier_hold_us(level, is_write) * requests
                                  + self.device_lock_us * (member_writes + bitmap_holds))
             return self._numa(out)
         if level == 0:
@@ -335,16 +350,24 @@ class MdEngine(Engine):
         lines = 1 if self.kernel >= ALIGNED_READ_NO_DEVICE_LOCK else 2
         return lines * self.line_transfer_us
 
-    def barrier_hold_us(self, level: int) -> float:
-        """The contended section of ``wait_barrier`` for one md request of normal I/O: raid10 from
-        Linux 6.1 (``RAID10_BARRIER_SEQLOCK``) the atomic increment of ``nr_pending``, one line; before
-        it, and raid1 on every modelled kernel, the fitted ``resync_lock`` hold (``barrier_lock_us``,
-        fitted where 192 jobs contend on kernel 5.15). raid1's own barrier rework (per-bucket
-        counters, Linux 4.11, older than nvsim's kernels) is not modelled apart: it keeps the fit. A
-        recovery's ``raise_barrier`` still takes the lock (``rebuild_work``)."""
+    def barrier_hold_us(self, level: int, is_write) -> np.ndarray:
+        """The contended holds of md's barrier for one md request of normal I/O (``is_write``: per
+        request). raid10 before Linux 6.1: the fitted ``resync_lock`` hold in ``wait_barrier``
+        (``barrier_lock_us``, fitted where 192 jobs contend on kernel 5.15); from 6.1
+        (``RAID10_BARRIER_SEQLOCK``) the atomic increment of ``nr_pending``, one line. raid1 (every
+        modelled kernel is after its 4.11 rework, ``RAID1_BUCKET_BARRIER``): no lock on the way in,
+        only a per-bucket counter (random I/O spreads over 1,024 buckets), but an unconditional
+        ``wake_up(&conf->wait_barrier)``, which takes the wait queue's spinlock, in
+        ``_allow_barrier`` at each request's end and again at the end of ``raid1_write_request``:
+        one line a read, two a write; from 6.6 (``RAID1_WAKE_ONLY_SLEEPERS``) none while nobody
+        waits. A recovery's ``raise_barrier`` still takes the lock (``rebuild_work``)."""
+        if level == 1:
+            if self.kernel >= RAID1_WAKE_ONLY_SLEEPERS:
+                return np.zeros(len(is_write))
+            return np.where(is_write, 2.0, 1.0) * self.line_transfer_us
         if level == 10 and self.kernel >= RAID10_BARRIER_SEQLOCK:
-            return self.line_transfer_us
-        return self.v.barrier_lock_us
+            return np.full(len(is_write), self.line_transfer_us)
+        return np.full(len(is_write), self.v.barrier_lock_us)
 
     @property
     def bitmap_holds_per_page(self) -> float:

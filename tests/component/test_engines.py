@@ -164,16 +164,17 @@ def test_md_raid10_takes_the_barrier_per_chunk_request_and_raid1_once(catalog):
     assert read.lock_s[0] == pytest.approx(4 * p["barrier_lock_us"] * 1e-6)
     assert write.lock_s[0] == pytest.approx((p["barrier_lock_us"] + 2 * md.device_lock_us) * 1e-6)
     raid1 = ArrayGeometry(1, 2, 4 * KIB, member_size_bytes=4 * KIB * 64)
-    _, mirror = costs(make_engine(catalog, MD, members=2, strip_bytes=4 * KIB), raid1, [False], [0], 16 * KIB)
-    assert mirror.lock_s[0] == pytest.approx(p["barrier_lock_us"] * 1e-6)
+    mirror_md = make_engine(catalog, MD, members=2, strip_bytes=4 * KIB, settings={"bitmap": "none", "kernel": "5.15"})
+    _, mirror = costs(mirror_md, raid1, [False], [0], 16 * KIB)
+    assert mirror.lock_s[0] == pytest.approx(mirror_md.line_transfer_us * 1e-6)  # the wait queue's lock at its end
     assert read.pre_s[0] == read.mid_s[0] == write.mid_s[0] == 0.0  # no stripe thread on mirrors
 
 
 @pytest.mark.parametrize("kernel", ["6.1", "6.6", "6.12"])
 def test_md_raid10_from_6_1_takes_no_resync_lock_in_the_barriers_fast_path(catalog, kernel):
     """Yu Kuai's 6.1 series: a raid10 md request's wait_barrier is an atomic increment of
-    nr_pending (one line transfer), not a resync_lock hold; raid1 and a recovery request keep the
-    fitted hold; before 6.1 raid10 pays it too."""
+    nr_pending (one line transfer), not a resync_lock hold; a recovery request keeps the fitted
+    hold; before 6.1 raid10 pays it too."""
     def engine(k, members=4):
         return make_engine(catalog, MD, members=members, strip_bytes=4 * KIB, settings={"bitmap": "none", "kernel": k})
     new, old = engine(kernel), engine("5.15")
@@ -182,11 +183,22 @@ def test_md_raid10_from_6_1_takes_no_resync_lock_in_the_barriers_fast_path(catal
     _, before = costs(old, raid10, [False], [0], 16 * KIB)
     assert read.lock_s[0] == pytest.approx(4 * new.line_transfer_us * 1e-6)
     assert before.lock_s[0] == pytest.approx(4 * old.v.barrier_lock_us * 1e-6) and before.lock_s[0] > read.lock_s[0]
-    raid1 = ArrayGeometry(1, 2, 4 * KIB, member_size_bytes=4 * KIB * 64)
-    _, mirror = costs(engine(kernel, 2), raid1, [False], [0], 16 * KIB)
-    assert mirror.lock_s[0] == pytest.approx(new.v.barrier_lock_us * 1e-6)
     recovery = new.rebuild_work(rebuild_requests(4, 0, 1, 4 * KIB, [1]), 1, 1, 10)
     assert recovery.lock_s[0] == pytest.approx((new.v.barrier_lock_us + new.device_lock_us) * 1e-6)
+
+
+@pytest.mark.parametrize("kernel, read_lines, write_lines", [("4.19", 1, 2), ("5.15", 1, 2), ("6.1", 1, 2), ("6.6", 0, 0), ("6.12", 0, 0)])
+def test_md_raid1_barrier_is_a_wait_queue_lock_until_6_6(catalog, kernel, read_lines, write_lines):
+    """raid1 since 4.11 counts requests per bucket with atomics (no lock on the way in) but calls
+    wake_up unconditionally, taking the wait queue's lock: at a request's end (_allow_barrier) and
+    at the end of raid1_write_request; from 6.6 only when someone sleeps. Per request, in line
+    transfers, besides a write's device_lock holds (pending_bio_list, one per member write)."""
+    md = make_engine(catalog, MD, members=2, strip_bytes=4 * KIB, settings={"bitmap": "none", "kernel": kernel})
+    raid1 = ArrayGeometry(1, 2, 4 * KIB, member_size_bytes=2**30)
+    _, work = costs(md, raid1, [False, True], [0, 2**20], 4 * KIB)
+    line = md.line_transfer_us * 1e-6
+    assert work.lock_s[0] == pytest.approx(read_lines * line, abs=1e-15)
+    assert work.lock_s[1] == pytest.approx(write_lines * line + 2 * md.device_lock_us * 1e-6)
 
 
 def test_md_raid1_is_one_md_request_per_64_mib_barrier_unit_whatever_the_strip(catalog):
@@ -201,7 +213,7 @@ def test_md_raid1_is_one_md_request_per_64_mib_barrier_unit_whatever_the_strip(c
         assert list(work.submit_cpu_ref_s) == pytest.approx([p["request_cpu_us"] * 1e-6] * 3)
         _, across = costs(md, raid1, [True], [63 * 2**20], 2 * 2**20)
         assert across.submit_cpu_ref_s[0] == pytest.approx(2 * p["request_cpu_us"] * 1e-6)
-        assert across.lock_s[0] == pytest.approx((2 * p["barrier_lock_us"] + 2 * md.device_lock_us) * 1e-6)
+        assert across.lock_s[0] == pytest.approx(2 * md.device_lock_us * 1e-6)  # kernel 6.6: no wake_up lock
 
 
 def test_md_shared_state_costs_grow_with_the_cross_socket_share(catalog):
