@@ -260,7 +260,8 @@ class MdEngine(Engine):
         threads = int(self.stripe_thread_count())
         if threads == RAID5D_THREADS:
             return EngineServer("md stripe thread (raid5d)", threads, on_host_cpu=True)
-        label = f"md stripe threads (raid5d and {threads - RAID5D_THREADS} workers)"
+        workers = threads - RAID5D_THREADS
+        label = f"md stripe threads (raid5d and {workers} worker{'s' if workers > 1 else ''})"
         return EngineServer(label, threads, on_host_cpu=True)
 
     def own_lock(self) -> str:

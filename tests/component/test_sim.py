@@ -199,6 +199,25 @@ def test_md_group_threads_without_a_bitmap_share_the_stripes_per_numa_node(catal
     assert bitmap_workers.total_iops == pytest.approx(bitmap_alone.total_iops, rel=1e-9)
 
 
+def test_md_stripe_workers_are_servers_of_the_event_mode_too(catalog):
+    """raid5d and one worker (no bitmap, jobs on one socket): two stripe servers in both modes, so a
+    random write bound by them runs at twice raid5d's rate alone, and the two modes agree."""
+    from nvsim.scenario import parse_scenario
+    rates = []
+    for settings in ({"bitmap": "none"}, {"bitmap": "none", "group_thread_cnt": 1}):
+        raw = small_array(catalog, rw="randwrite", jobs=16, iodepth=16).model_dump(mode="json")
+        raw["array"] = {**raw["array"], "engine_settings": settings}
+        raw["placement"] = {"job_sockets": [0]}
+        spec = parse_scenario(raw, catalog)
+        system = ArraySystem(spec, spec.workloads[0], catalog)
+        fluid, event = simulate_fluid(system), simulate_event(system, host_ios=15_000)
+        assert event.total_iops == pytest.approx(fluid.total_iops, rel=0.03)
+        assert event.bottleneck_text.split(" at ")[0] == fluid.limited_by
+        rates.append(fluid.total_iops)
+    assert fluid.limited_by == "md stripe threads (raid5d and 1 worker)"
+    assert rates[1] == pytest.approx(2 * rates[0], rel=0.02)
+
+
 def test_gpu_raid_random_reads_stop_at_the_card_limit_and_drives_are_not_the_limit(catalog):
     spec = scenario(f"{SEED000}/scenario.yaml", catalog)
     r = simulate_fluid(ArraySystem(spec, workload(spec, "randread"), catalog))
