@@ -55,7 +55,7 @@ def transaction_io(profile: OltpProfileSpec, spec: OltpSpec, users: int, platfor
     flushes = profile.pages_dirtied_per_tx.value * miss
     batch = int(profile.doublewrite_batch_bytes.value)
     cpu = platform.cpu
-    cores = cpu.sockets * cpu.cores_per_socket.value
+    cores = platform.total_cores
     threads = cores * cpu.threads_per_core.value
     clock_scale = profile.reference_clock_ghz.value / active_core_clock_ghz(cpu, min(users, cores), cores)
     slowdown = runnable_thread_slowdown(users, threads, values["contention_per_excess_thread"])

@@ -119,14 +119,18 @@ class PlatformModel:
         return self.placement.job_sockets or tuple(range(self.sockets))
 
 
+    @property
+    def job_socket_count(self) -> int:
+        """Sockets (one NUMA node each) the jobs run on."""
+        return len(set(self.job_sockets))
+
     def job_cores(self) -> tuple[int, int]:
         """Cores and logical CPUs of the sockets the jobs run on."""
         cpu = self.spec.cpu
         cores = self.cores
         threads = cores * cpu.threads_per_core.value
-        job_sockets = self.placement.job_sockets
-        if job_sockets and len(set(job_sockets)) < cpu.sockets:
-            share = len(set(job_sockets)) / cpu.sockets
+        if self.job_socket_count < cpu.sockets:
+            share = self.job_socket_count / cpu.sockets
             cores, threads = int(cores * share), int(threads * share)
         return cores, threads
 

@@ -252,7 +252,7 @@ def _engine(spec: EngineSpec, array: ArraySpec, failed: tuple[int, ...],
                                              array.drives, platform.sockets),
                          PlatformModel.shared_access_factor, platform, bounded=False)
     line_us = platform.line_transfer_us()
-    nodes = len(set(platform.job_sockets))  # one NUMA node a socket
+    nodes = platform.job_socket_count
     settings = tuple(sorted(array.engine_settings.items()))  # checked once, when the scenario loaded
     key = (id(spec), settings, array.drives, array.strip_bytes, bool(failed), factor, line_us, nodes)
     return memo.recall(memo.engines, key, _configured_engine, spec, array, bool(failed), factor, line_us, nodes,
