@@ -13,12 +13,20 @@ the cores' waiting slots (a ring per core in one flat array: each core's first p
 as many places as the slots that run on it), the slots (job, core, the row they run, their
 times), the planned host I/Os (``rows_f``/``rows_i``: one row per host I/O, the columns of
 ``rows.Demand``) and their member I/Os (``ops_i``/``ops_f``), and what the window records.
+
+A call between compiled functions passes every array of its tuples by value (each array's
+pointer, sizes and strides: about 300 words for the state tuples), which cost more than the
+event's own work. So the functions between an event and the next one it schedules (``step``,
+``done``, ``granted``, ``submitted``, ``locked_any``, ``locked``) are inlined into their callers
+(Numba's ``inline='always'``); ``issue`` and the rebuild's and barrier's functions are not, since
+inlining them at each of their callers multiplied the kernel's compile time (25 s -> 106 s). The
+heap's entry points have explicit signatures, compiled once rather than per event kind.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from . import hdr
 
@@ -63,9 +71,15 @@ F_NOW, F_WARM, F_END, F_RFIX, F_WFIX, F_WAKE, F_LARGE_IO, F_GRID_S = range(8)
 G_LOCK, G_ENGINE, G_BW, G_DOWN, G_UP, G_MEMORY, G_DRIVES = range(7)
 # return codes
 END, NEED_ROWS, NEED_RECORDS = 0, 1, 2
+# explicit signatures of the heap's entry points: called with each event kind (a distinct literal
+# type), they would otherwise compile once per kind and payload type (13 signatures of ``push``)
+_I64, _F64 = types.int64[::1], types.float64[::1]
+HEAP = types.Tuple((_F64, _I64, _I64, _I64))
+PUSH_SIG = types.void(_I64, _F64, _I64, _I64, _I64, types.float64, types.int64, types.int64)
+SCHEDULE_SIG = types.void(HEAP, _I64, _F64, types.float64, types.int64, types.int64)
 
 
-@njit(cache=True, _nrt=False)
+@njit(PUSH_SIG, cache=True, _nrt=False)
 def push(st, ht, hs, hp, hk, t, payload, kind):
     """Schedule an event at ``t``: the next sequence number, sifted up the heap."""
     i = st[S_HEAP_N]
@@ -198,7 +212,7 @@ def member_phase(S, st, sf, ops_i, ops_f, lo, hi, phase, arrival):
     return finish
 
 
-@njit(cache=True, _nrt=False)
+@njit(SCHEDULE_SIG, cache=True, _nrt=False)
 def schedule(H, st, sf, t, payload, kind):
     """``env.timeout(t - now)``: an event at ``now + (t - now)``, as SimPy computes it."""
     now = sf[F_NOW]
@@ -323,7 +337,7 @@ def drain_wait(st, sf, RB, slot):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def granted(H, S, Q, st, sf, SL, R, RB, slot):
     """The core is the slot's: its submission is booked now."""
     SL[5][slot] = sf[F_NOW]
@@ -332,7 +346,7 @@ def granted(H, S, Q, st, sf, SL, R, RB, slot):
     submitted(H, S, Q, st, sf, SL, R, RB, slot)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def submitted(H, S, Q, st, sf, SL, R, RB, slot):
     """With a spinlock to take, wait until the submission reaches it."""
     row = SL[3][slot]
@@ -342,7 +356,7 @@ def submitted(H, S, Q, st, sf, SL, R, RB, slot):
     locked_any(H, S, Q, st, sf, SL, R, RB, slot)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def locked_any(H, S, Q, st, sf, SL, R, RB, slot):
     """``locked``, or a foreground slot's ``BarrierSlot.locked`` under md RAID10's barrier."""
     if st[S_BARRIER] and slot < st[S_RB_FIRST]:
@@ -351,7 +365,7 @@ def locked_any(H, S, Q, st, sf, SL, R, RB, slot):
         locked(H, S, Q, st, sf, SL, R, slot)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def locked(H, S, Q, st, sf, SL, R, slot):
     """``HostSlot.locked``: the spinlock (the core spins), the engine, the engine's device, DRAM,
     then the member I/Os (gated: the reads first)."""
@@ -413,7 +427,7 @@ def reads_done(H, S, Q, st, sf, SL, R, slot):
     schedule(H, st, sf, SL[4][slot], slot, DONE)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def done(H, S, Q, st, sf, SL, R, REC, RB, slot):
     """``HostSlot.done``: the completion's CPU on the job's core, the count and the window's
     record, and the slot's next host I/O at once."""
@@ -560,7 +574,7 @@ def run(H, S, Q, st, sf, SL, R, REC, RB, busy_warm):
     return END
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline='always')
 def step(H, S, Q, st, sf, SL, R, REC, RB, busy_warm, slot, kind):
     """One event's callback."""
     if kind == ISSUE:
