@@ -20,21 +20,26 @@ event's own work. So the functions between an event and the next one it schedule
 ``done``, ``granted``, ``submitted``, ``locked_any``, ``locked``, ``reads_done``) are inlined
 into their callers (Numba's ``inline='always'``); ``issue`` and the rebuild's and barrier's
 functions are not, since inlining them at each of their callers multiplied the kernel's compile
-time (25 s -> 106 s; ``issue`` inlined into ``done`` alone: +10 s for a few percent). The heap's
-entry points have explicit signatures, compiled once rather than per event kind.
+time (25 s -> 106 s; ``issue`` inlined into ``done`` alone: +10 s for a few percent). The event
+kinds are NumPy integers, so ``push`` and ``schedule`` compile once per argument type rather than
+once per kind (13 signatures of ``push`` before); explicit signatures would have done it too, but
+they compile or load at import, which starts Numba's target (about 0.5 s) in every command that
+imports the simulator.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+from numba import njit
 
 from . import hdr
 
 # event kinds (STOP: the whole rebuild's end or the run's time limit, as SimPy's any_of; STOPPED:
 # the any_of event itself, which ends the run)
+# (NumPy integers, not Python ints: compiled code types a Python int constant by its value, so every
+# function an event kind is passed to would compile once per kind)
 ISSUE, ENQUEUE, GRANTED, LOCKED, READS_DONE, DONE, HAND_OVER, WARM, STOP, STOPPED, THROUGH, PIECE_DONE, RESYNC, \
-    BUSY_START = range(14)
+    BUSY_START = np.arange(14, dtype=np.int64)
 # rows_f columns
 R_SUBMIT, R_COMPLETE, R_LOCK, R_PRE, R_MID, R_BW, R_DOWN, R_UP, R_MEM, R_PIECES = range(10)
 # rows_i columns
@@ -72,15 +77,9 @@ F_NOW, F_WARM, F_END, F_RFIX, F_WFIX, F_WAKE, F_LARGE_IO, F_GRID_S = range(8)
 G_LOCK, G_ENGINE, G_BW, G_DOWN, G_UP, G_MEMORY, G_DRIVES = range(7)
 # return codes
 END, NEED_ROWS, NEED_RECORDS = 0, 1, 2
-# explicit signatures of the heap's entry points: called with each event kind (a distinct literal
-# type), they would otherwise compile once per kind and payload type (13 signatures of ``push``)
-_I64, _F64 = types.int64[::1], types.float64[::1]
-HEAP = types.Tuple((_F64, _I64, _I64, _I64))
-PUSH_SIG = types.void(_I64, _F64, _I64, _I64, _I64, types.float64, types.int64, types.int64)
-SCHEDULE_SIG = types.void(HEAP, _I64, _F64, types.float64, types.int64, types.int64)
 
 
-@njit(PUSH_SIG, cache=True, _nrt=False)
+@njit(cache=True, _nrt=False)
 def push(st, ht, hs, hp, hk, t, payload, kind):
     """Schedule an event at ``t``: the next sequence number, sifted up the heap."""
     i = st[S_HEAP_N]
@@ -213,7 +212,7 @@ def member_phase(S, st, sf, ops_i, ops_f, lo, hi, phase, arrival):
     return finish
 
 
-@njit(SCHEDULE_SIG, cache=True, _nrt=False)
+@njit(cache=True, _nrt=False)
 def schedule(H, st, sf, t, payload, kind):
     """``env.timeout(t - now)``: an event at ``now + (t - now)``, as SimPy computes it."""
     now = sf[F_NOW]
