@@ -126,7 +126,7 @@ def _datasheet_limits(scenario: ScenarioSpec, catalog: Catalog, host: PlatformMo
     ports = f"PCIe root ports of {len(set(host.drive_sockets))} socket(s)"
     sr.append(Limit(ports, host.root_ports_bytes_per_s(SEQUENTIAL_BOUND_TRANSFER_BYTES, True)))
     sw.append(Limit(ports, host.root_ports_bytes_per_s(SEQUENTIAL_BOUND_TRANSFER_BYTES, False) / write_factor))
-    memory = f"DRAM of {len(set(host.job_sockets))} socket(s)"
+    memory = f"DRAM of {host.job_socket_count} socket(s)"
     sr.append(Limit(memory, host.memory_bytes_per_s()))
     sw.append(Limit(memory, host.memory_bytes_per_s()))
     crossing = host.inter_socket_bytes_per_s()

@@ -118,7 +118,6 @@ class PlatformModel:
     def job_sockets(self) -> tuple[int, ...]:
         return self.placement.job_sockets or tuple(range(self.sockets))
 
-
     @property
     def job_socket_count(self) -> int:
         """Sockets (one NUMA node each) the jobs run on."""
@@ -152,7 +151,7 @@ class PlatformModel:
 
     def memory_bytes_per_s(self) -> float:
         """DRAM bandwidth of the sockets that hold the I/O buffers (jobs' sockets)."""
-        return len(set(self.job_sockets)) * self.spec.memory_bytes_per_s_per_socket
+        return self.job_socket_count * self.spec.memory_bytes_per_s_per_socket
 
     def root_ports_bytes_per_s(self, transfer_bytes: int, is_read: bool) -> float:
         """Data bandwidth the root ports of the drives' sockets carry, for member I/Os of one size."""

@@ -26,7 +26,7 @@ class OltpLoad:
         self.scenario, self.workload, self.catalog = scenario, workload, catalog
         platform = catalog.platforms[scenario.platform]
         cpu = platform.cpu
-        self.cores = cpu.sockets * cpu.cores_per_socket.value
+        self.cores = platform.total_cores
         self.threads = self.cores * cpu.threads_per_core.value
         gain = smt_gain(cpu)
         users = int(workload.users)
