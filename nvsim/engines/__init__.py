@@ -15,7 +15,8 @@ from pydantic import ValidationError
 
 from ..errors import InputError, from_validation_error, suggestion_text
 from ..specs import EngineSpec
-from .base import DirectDrives, Engine, EngineParameters, EngineServer, EngineSettings, EngineWork, IdealEngine
+from .base import (DirectDrives, Engine, EngineParameters, EngineServer, EngineSettings, EngineWork, IdealEngine,
+                   StripeCacheLoad)
 from .rebuild_protocol import RebuildProtocol
 from .gpu import GpuEngine
 from .hardware import HardwareEngine
@@ -84,4 +85,5 @@ def build_engine(spec: EngineSpec, settings: dict | EngineSettings | None = None
 
 
 __all__ = ["build_engine", "engine_class", "engine_parameters", "engine_settings", "register", "Engine",
-           "EngineParameters", "EngineSettings", "EngineServer", "EngineWork", "ENGINES", "RebuildProtocol"]
+           "EngineParameters", "EngineSettings", "EngineServer", "EngineWork", "ENGINES", "RebuildProtocol",
+           "StripeCacheLoad"]

@@ -77,6 +77,20 @@ class EngineWork:
     device_up_bytes: np.ndarray
     device_read_bytes: np.ndarray
     memory_bytes: np.ndarray
+    stripe_heads: np.ndarray  # float, per host I/O: stripe-cache entries it holds (md's stripe_heads; 0: none)
+
+
+@dataclass(frozen=True)
+class StripeCacheLoad:
+    """What the submitters ask of an engine's stripe cache over a run, as the run measured or
+    solved it (``Engine.waiting_cpus``); counts are means over the host I/Os that take any entry."""
+
+    stripe_heads_per_s: float  # entries taken per second
+    stripe_heads_per_io: float  # entries one such host I/O holds
+    passes_per_stripe_head: float  # times the stripe thread handles each (the last frees it)
+    ios_in_flight: float  # such host I/Os in flight (closed loop: jobs x depth x their share)
+    jobs: int  # submitting threads
+    server_utilisation: float  # the stripe thread's busy share
 
 
 @dataclass(frozen=True)
@@ -184,6 +198,11 @@ class Engine:
         """The label of the engine's serialised section on the submission path; None here."""
         return None
 
+    def waiting_cpus(self, load: StripeCacheLoad) -> float:
+        """Host CPUs that submitters waiting for the engine's stripe cache keep busy; none here (an
+        engine without one, or whose waiters sleep until they are served)."""
+        return 0.0
+
     def sync_update_share(self, write_rate_per_s: float, region_bytes: float, write_bytes: int, random: bool,
                           data_members: int) -> float:
         """Share of host writes, at ``write_rate_per_s`` over ``region_bytes``, that wait for a
@@ -198,7 +217,7 @@ class Engine:
             is_write=plan.is_write, phase=plan.phase,
             submit_cpu_ref_s=zeros.copy(), lock_s=zeros.copy(), pre_s=zeros.copy(), mid_s=zeros.copy(),
             device_down_bytes=zeros.copy(), device_up_bytes=zeros.copy(), device_read_bytes=zeros.copy(),
-            memory_bytes=np.full(n, float(host_bytes)),
+            memory_bytes=np.full(n, float(host_bytes)), stripe_heads=zeros.copy(),
         )
 
     def work(self, plan: MemberIOPlan, is_write: np.ndarray, chunks: np.ndarray, host_bytes: int, level: int) -> EngineWork:
@@ -328,4 +347,4 @@ class DirectDrives(Engine):
 
 
 __all__ = ["Engine", "IdealEngine", "DirectDrives", "PACED_SHARE_MAX", "EngineParameters", "EngineSettings", "RebuildThrottle", "RebuildProtocol",
-           "EngineWork", "EngineServer", "per_host_sum"]
+           "EngineWork", "EngineServer", "StripeCacheLoad", "per_host_sum"]

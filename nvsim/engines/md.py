@@ -47,8 +47,10 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from ..constants import PAGE_BYTES
+from ..raid import parity_members
 from ..specs import Cited, RebuildSpec
-from .base import Engine, EngineParameters, EngineServer, EngineSettings, EngineWork, RebuildThrottle, per_host_sum
+from .base import (Engine, EngineParameters, EngineServer, EngineSettings, EngineWork, RebuildThrottle, StripeCacheLoad,
+                   per_host_sum)
 from .rebuild_protocol import Reconstruction
 from .md_bitmap import BITMAP_PAGE_BYTES, DEFAULT_DAEMON_SLEEP_S, MDADM_BITMAP_CHUNK_MIN_BYTES, dirty_fraction_random, dirty_fraction_sequential
 
@@ -57,6 +59,17 @@ RAID5D_THREADS = 1
 """raid5d: the one md thread that handles stripe_heads when no worker group is set."""
 STRIPE_CACHE_MAX = 32768
 """The largest stripe_cache_size raid5_set_cache_size accepts."""
+STRIPE_CACHE_MIN = 17
+"""The smallest stripe_cache_size raid5_set_cache_size accepts (``size <= 16`` is refused)."""
+NR_STRIPES = 256
+"""raid5.c ``NR_STRIPES``: the stripe_heads an array starts with (sysfs ``stripe_cache_size``)."""
+HERD_WAKER_LINES = 3
+"""Cache lines ``wake_up(&conf->wait_for_stripe)`` moves per sleeper it wakes, under the wait
+queue's lock: the sleeper's ``p->pi_lock`` (``try_to_wake_up``), the target CPU's wake list
+(``ttwu_queue_wakelist``), the sleeper's wait entry it unlinks (``autoremove_wake_function``)."""
+HERD_REQUEUE_LINES = 2
+"""Cache lines a woken submitter moves to queue itself again (``prepare_to_wait_event``): the wait
+queue's lock with its list head, and the last sleeper's wait entry it links behind."""
 MAX_STRIPE_BATCH = 8
 """raid5.c ``MAX_STRIPE_BATCH``: stripe_heads raid5d (or a worker) takes off its lists under one
 device_lock hold; ``raid5_wakeup_stripe_thread`` wakes one more worker for each batch queued."""
@@ -198,6 +211,8 @@ class MdSettings(EngineSettings):
     """What a scenario sets for md (sysfs /sys/block/mdX/md/..., mdadm --create options, the kernel)."""
 
     group_thread_cnt: int = Field(default=0, ge=0, le=256, description="raid5 worker threads per group (RAID5/6)")
+    stripe_cache_size: int = Field(default=NR_STRIPES, ge=STRIPE_CACHE_MIN, le=STRIPE_CACHE_MAX,
+                                   description="stripe_heads in the RAID5/6 stripe cache (sysfs stripe_cache_size)")
     kernel: Literal[KERNELS] = Field(default=DEFAULT_KERNEL, description="the Linux kernel whose md runs the array")
     bitmap: Literal["internal", "external", "none"] = Field(
         default="internal", description="write-intent bitmap (mdadm --bitmap); mdadm 3.3-4.3 adds an internal one "
@@ -288,7 +303,7 @@ class MdEngine(Engine):
         pages = plan.length_bytes / PAGE_BYTES
         phase0_pages = per_host_sum(np.where(plan.phase == 0, pages, 0.0), plan.host_index, n)
         phase1_pages = per_host_sum(np.where(plan.phase == 1, pages, 0.0), plan.host_index, n)
-        stripes = self.stripe_heads(plan, is_write, n)
+        stripes = self.stripe_heads(plan, is_write, n, host_bytes, level)
         parity_bytes = per_host_sum(plan.length_bytes.astype(float), plan.host_index, n)
         writes = is_write
         if self.degraded:  # every read is a stripe_head too: one raid5d pass to read, one to return it
@@ -313,22 +328,26 @@ class MdEngine(Engine):
         out.mid_s = np.where(writes, pass_s + p.stripe_member_bio_us * 1e-6 * phase1_pages + parity_s, 0.0)
         # md copies written data into the stripe cache pages: one more read and write of DRAM
         out.memory_bytes = np.where(writes, 3.0 * host_bytes, float(host_bytes))
+        out.stripe_heads = np.where(writes | self.degraded, stripes, 0.0)  # what the stripe cache holds for it
         return self._numa(out)
 
-    def stripe_heads(self, plan, is_write, n: int) -> np.ndarray:
+    def stripe_heads(self, plan, is_write, n: int, host_bytes: int, level: int) -> np.ndarray:
         """stripe_heads each host I/O goes through: raid5.c keys a stripe_head by its sector on the
         members (``raid5_get_active_stripe(conf, sector, ...)``, one 4 KiB page of every member),
         so a host I/O's stripe_heads are the distinct member page offsets its member I/Os cover (a
         16 KiB write on 64 KiB chunks: 4; a 16 KiB write on 4 KiB chunks: 1). A write of a
         sequential stream planned as whole stripes (``parity_bytes_computed`` 0: the stripe's
-        pages are shared out among the host I/Os that fill it) gets its share of the stripe's
-        rows: ``stripes_touched`` (its share of the stripe) x the rows of a chunk."""
+        pages are shared out among the host I/Os that fill it) holds the share its bytes are of
+        the page rows they fill: ``host_bytes`` over a row's data (a page of every data member), so
+        a 1 MiB write on 22 data members of 4 KiB chunks holds 11.6 and a 4 KiB one 1/22 (until
+        2026-11-29 the share of the one stripe it starts in: 1 for the 1 MiB write)."""
         lo = plan.member_offset_bytes // PAGE_BYTES
         end = (plan.member_offset_bytes + plan.length_bytes - 1) // PAGE_BYTES + 1
         host = np.asarray(plan.host_index, dtype=np.int64)
         rows = _pages_covered(host, lo, end, n)
         shared = is_write & (plan.parity_bytes_computed == 0)
-        return np.where(shared, plan.stripes_touched * (self.strip_bytes / PAGE_BYTES), rows)
+        row_data_bytes = max(1, self.members - parity_members(level)) * PAGE_BYTES
+        return np.where(shared, host_bytes / row_data_bytes, rows)
 
     @property
     def device_lock_us(self) -> float:
@@ -336,6 +355,48 @@ class MdEngine(Engine):
         the counter or list head it guards beside it, moved to the next core (the platform's
         ``cache_line_transfer_ns``; the cross-socket share is ``_numa``'s)."""
         return DEVICE_LOCK_LINES * self.line_transfer_us
+
+    def waiting_cpus(self, load: StripeCacheLoad) -> float:
+        """Job CPUs that submitters waiting for a stripe_head keep busy: the wake-up herd of raid5's
+        stripe cache (drivers/md/raid5.c, the same in the 5.15 and 6.6 sources).
+
+        A submitter that finds no free stripe_head sleeps in ``raid5_get_active_stripe`` on
+        ``conf->wait_for_stripe``, one wait queue for the whole array, not exclusive. Every time
+        stripe_heads go back to the inactive lists, ``release_inactive_stripe_list`` calls
+        ``wake_up(&conf->wait_for_stripe)``, which wakes every sleeper. raid5d does that once per
+        batch it handles (``handle_active_stripes``: up to ``MAX_STRIPE_BATCH`` stripe_heads) in
+        which some stripe_head finished its last pass. Each woken submitter takes its hash lock
+        again, queues itself again under the wait queue's lock, finds the cache still held (the
+        ``R5_INACTIVE_BLOCKED`` hysteresis lets it in only below 3/4 of the cache) and sleeps. So
+        the whole herd passes through one spinlock, one after another; a submitter spins, busy,
+        until its turn. Commit e9e4c377e2f5 ("md/raid5: per hash value and exclusive
+        wait_for_stripe", Linux 4.2) describes this contention, and made the wait exclusive per
+        hash; the sources of every kernel nvsim models wait on the one shared queue again.
+
+        * Blocked submitters: host I/Os in flight beyond those the cache holds
+          (``stripe_cache_size`` over the stripe_heads each holds), at most one per job (its
+          thread sleeps in the submission).
+        * Wake-ups per second: raid5d's batches (``MAX_STRIPE_BATCH`` when it is busy; fewer
+          stripe_heads waiting when it is not) that hold a stripe_head's last pass.
+        * Each wake-up: the herd goes through the wait queue's lock, ``HERD_WAKER_LINES`` +
+          ``HERD_REQUEUE_LINES`` line transfers per sleeper; a sleeper spins for half the herd on
+          average. A blocked submitter's CPU is busy that share of its time, at most all of it.
+
+        Not counted: the context switches themselves and the waker's (raid5d's) own time in the
+        wake loop, so the figure is a lower bound on CPU and raid5d's speed is unchanged."""
+        if load.stripe_heads_per_io <= 0 or load.stripe_heads_per_s <= 0:
+            return 0.0
+        held = self.settings.stripe_cache_size / load.stripe_heads_per_io
+        blocked = min(float(load.jobs), max(0.0, load.ios_in_flight - held))
+        if blocked <= 0:
+            return 0.0
+        rho = min(max(load.server_utilisation, 0.0), 0.999)
+        batch = min(float(MAX_STRIPE_BATCH), max(1.0, load.stripe_heads_per_io / (1.0 - rho)))
+        passes = max(1.0, load.passes_per_stripe_head)
+        wakeups_per_s = load.stripe_heads_per_s * passes / batch * (1.0 - (1.0 - 1.0 / passes) ** batch)
+        line_us = self.line_transfer_us * self.shared_access_factor
+        spin_s = blocked / 2.0 * (HERD_WAKER_LINES + HERD_REQUEUE_LINES) * line_us * 1e-6
+        return blocked * min(1.0, wakeups_per_s * spin_s)
 
     @property
     def kernel(self) -> tuple[int, int]:

@@ -81,6 +81,7 @@ class HostIoBatch:
     op_runs: np.ndarray | None = None  # first member I/O of each (host I/O, phase) run (see ``phase_runs``)
     _totals: dict | None = None
     nand_write_share: float | None = None  # share of NAND time programming the batch was priced with
+    stripe_heads: np.ndarray | None = None  # per host I/O: the engine's stripe-cache entries it holds (None: none)
 
 
     def totals(self) -> dict[str, float]:
@@ -899,7 +900,7 @@ def host_io_batch(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np
         is_write=is_write,
         op_start=op_start, op_runs=runs, op_drive=work.member.astype(np.int64), op_is_write=work.is_write,
         op_phase=work.phase, op_die_s=die, op_link_s=link, op_bytes=lengths, op_pieces=model.drive.pieces_of(lengths),
-        nand_write_share=write_share,
+        nand_write_share=write_share, stripe_heads=work.stripe_heads if work.stripe_heads.any() else None,
     )
 
 

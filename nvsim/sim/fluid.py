@@ -20,6 +20,7 @@ from .. import fabric
 from ..host_io import busy_cpus_with_polling
 from ..ssd.latency import NAND_SERVICE_CV
 from .result import SimResult, Utilisation
+from .stripe_wait import waiting_cpus
 from .system import ArraySystem, HostIoBatch, phase_runs
 from .workload import HostStream, named_rng
 
@@ -252,6 +253,9 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
         else:
             spin = x * demand["lock"] * rho / (1 - rho)
             cpu_busy = min(float(len(system.cpu_speed)), cpu_busy + spin)
+    engine_util = min(1.0, x * demand.get("engine", 0.0) / system.engine_servers)
+    herd = waiting_cpus(system, batches, x, engine_util)  # submitters woken and re-queued while the stripe cache is full
+    cpu_busy = min(float(len(system.cpu_speed)), cpu_busy + herd) if herd else cpu_busy
     if system.engine_on_host_cpu:  # the engine's thread sleeps while it waits for a metadata update
         cpu_busy += x * (demand["engine"] - sync_wait)
     cpu_busy = busy_cpus_with_polling(cpu_busy, float(len(system.cpu_speed)), w.numjobs, system.host_io)

@@ -15,6 +15,7 @@ import simpy
 from ...host_io import busy_cpus_with_polling
 from ..fluid import write_amplification
 from ..result import PERCENTILES, SimResult, Utilisation, busiest, closed_loop_text
+from ..stripe_wait import waiting_cpus
 from ..system import ArraySystem, HostIoBatch
 from . import hdr
 from .rebuild import RebuildProgress
@@ -161,7 +162,12 @@ def event_result(system: ArraySystem, run: Run, at_warm: dict[str, list[float]],
     n_read, n_write, half_width, samples = stats.n_read, stats.n_write, stats.half_width, stats.samples
     busy_of = busy_over_window(run.servers, at_warm)
     util = utilisation(system, busy_of, window)
-    cpu_busy = busy_of["cores"] + (busy_of["engine"] if system.engine_on_host_cpu else 0.0)
+    cpu_busy = busy_of["cores"]
+    if sampled:  # submitters woken and re-queued while the stripe cache is full (md), over the window
+        engine_util = min(1.0, busy_of.get("engine", 0.0) / (system.engine_servers * window))
+        herd = waiting_cpus(system, sampled, (n_read + n_write) / window, engine_util) * window
+        cpu_busy = min(len(system.cpu_speed) * window, cpu_busy + herd) if herd else cpu_busy
+    cpu_busy += busy_of["engine"] if system.engine_on_host_cpu else 0.0
     raid_waf, waf_nand = write_amplification(system, sampled) if sampled else (float("nan"), float("nan"))
     rebuild_rate = None
     if rebuild is not None:
