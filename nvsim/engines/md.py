@@ -47,7 +47,6 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from ..constants import PAGE_BYTES
-from ..raid import parity_members
 from ..specs import Cited, RebuildSpec
 from .base import (Engine, EngineParameters, EngineServer, EngineSettings, EngineWork, RebuildThrottle, StripeCacheLoad,
                    per_host_sum)
@@ -303,7 +302,7 @@ class MdEngine(Engine):
         pages = plan.length_bytes / PAGE_BYTES
         phase0_pages = per_host_sum(np.where(plan.phase == 0, pages, 0.0), plan.host_index, n)
         phase1_pages = per_host_sum(np.where(plan.phase == 1, pages, 0.0), plan.host_index, n)
-        stripes = self.stripe_heads(plan, is_write, n, host_bytes, level)
+        stripes = self.stripe_heads(plan, is_write, n)
         parity_bytes = per_host_sum(plan.length_bytes.astype(float), plan.host_index, n)
         writes = is_write
         if self.degraded:  # every read is a stripe_head too: one raid5d pass to read, one to return it
@@ -331,23 +330,21 @@ class MdEngine(Engine):
         out.stripe_heads = np.where(writes | self.degraded, stripes, 0.0)  # what the stripe cache holds for it
         return self._numa(out)
 
-    def stripe_heads(self, plan, is_write, n: int, host_bytes: int, level: int) -> np.ndarray:
+    def stripe_heads(self, plan, is_write, n: int) -> np.ndarray:
         """stripe_heads each host I/O goes through: raid5.c keys a stripe_head by its sector on the
         members (``raid5_get_active_stripe(conf, sector, ...)``, one 4 KiB page of every member),
         so a host I/O's stripe_heads are the distinct member page offsets its member I/Os cover (a
         16 KiB write on 64 KiB chunks: 4; a 16 KiB write on 4 KiB chunks: 1). A write of a
         sequential stream planned as whole stripes (``parity_bytes_computed`` 0: the stripe's
-        pages are shared out among the host I/Os that fill it) holds the share its bytes are of
-        the page rows they fill: ``host_bytes`` over a row's data (a page of every data member), so
-        a 1 MiB write on 22 data members of 4 KiB chunks holds 11.6 and a 4 KiB one 1/22 (until
-        2026-11-29 the share of the one stripe it starts in: 1 for the 1 MiB write)."""
+        pages are shared out among the host I/Os that fill it) holds its share of the stripes its
+        bytes fall in (``stripes_touched``) x the rows of a chunk: a 1 MiB write on 22 data members
+        of 4 KiB chunks 11.6, a 4 KiB one 1/22."""
         lo = plan.member_offset_bytes // PAGE_BYTES
         end = (plan.member_offset_bytes + plan.length_bytes - 1) // PAGE_BYTES + 1
         host = np.asarray(plan.host_index, dtype=np.int64)
         rows = _pages_covered(host, lo, end, n)
         shared = is_write & (plan.parity_bytes_computed == 0)
-        row_data_bytes = max(1, self.members - parity_members(level)) * PAGE_BYTES
-        return np.where(shared, host_bytes / row_data_bytes, rows)
+        return np.where(shared, plan.stripes_touched * (self.strip_bytes / PAGE_BYTES), rows)
 
     @property
     def device_lock_us(self) -> float:

@@ -300,7 +300,7 @@ def _plan_coalesced(model: ArrayModel, offsets: np.ndarray, closed_form: bool = 
     merged_pages = _stream_pages(plan, starts, lens, offsets)
     if merged_pages is None:
         merged_pages = _merge_member_pages(_host_of_pages(plan.host_index, starts, lens, offsets), plan)
-    return _coalesced_plan(offsets, starts, merged_pages, plan.mode, plan.stripes_touched)
+    return _coalesced_plan(offsets, model.workload.bs, starts, lens, merged_pages, plan.mode, plan.stripes_touched)
 
 
 def _stream_pieces(model: ArrayModel, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -324,15 +324,14 @@ _EMPTY_PLAN = MemberIOPlan(np.zeros(0, np.int64), np.zeros(0, np.int32), np.zero
                            np.zeros(0, np.int64))  # what ``plan_ios`` gives for no host I/Os
 
 
-def _coalesced_plan(offsets: np.ndarray, starts: np.ndarray, runs: tuple[np.ndarray, ...], piece_mode: np.ndarray,
-                    piece_stripes: np.ndarray) -> MemberIOPlan:
-    """The merged member I/Os of a coalesced stream and, per host I/O, its piece's mode and its
-    share of the piece's stripes."""
+def _coalesced_plan(offsets: np.ndarray, bs: int, starts: np.ndarray, lens: np.ndarray, runs: tuple[np.ndarray, ...],
+                    piece_mode: np.ndarray, piece_stripes: np.ndarray) -> MemberIOPlan:
+    """The merged member I/Os of a coalesced stream of host I/Os of ``bs`` bytes and, per host
+    I/O, its piece's mode and its share of the pieces' stripes (``_stripe_shares``)."""
     n = len(offsets)
     h, m, o, w, ph, merged = runs
     piece_of_host = np.clip(np.searchsorted(starts, offsets, side="right") - 1, 0, len(starts) - 1)
-    hosts_per_piece = np.bincount(piece_of_host, minlength=len(starts))
-    share = piece_stripes[piece_of_host] / np.maximum(hosts_per_piece[piece_of_host], 1)
+    share = _stripe_shares(starts, lens, piece_stripes.astype(np.float64), offsets, piece_of_host, bs)
     return MemberIOPlan(
         host_index=h, member=m, member_offset_bytes=o, length_bytes=merged.astype(np.int64),
         is_write=w, phase=ph,
@@ -340,6 +339,29 @@ def _coalesced_plan(offsets: np.ndarray, starts: np.ndarray, runs: tuple[np.ndar
         parity_bytes_computed=np.zeros(n, dtype=np.int64),  # per piece, not per host I/O: not shared out
         stripes_touched=share,
     )
+
+
+@nb.njit(nogil=True, cache=True)
+def _stripe_shares(starts, lens, piece_stripes, offsets, piece, bs):
+    """Per host I/O of ``bs`` bytes at ``offsets`` (``piece``: the piece it starts in), its share of
+    the stripes of the pieces its bytes fall in: each piece's stripes in proportion to the bytes of
+    the piece it holds. A host I/O larger than a stripe holds all of every stripe it spans (a 1 MiB
+    write on 88 KiB stripes: 11.6), one inside a stripe its bytes' part of it; the shares of a
+    stream's host I/Os add up to its stripes. A piece's neighbour in the array belongs to the same
+    run only when it starts where the piece ends."""
+    share = np.zeros(offsets.size)
+    for i in range(offsets.size):
+        lo, hi = offsets[i], offsets[i] + bs
+        p = piece[i]
+        while p < starts.size:
+            end = starts[p] + lens[p]
+            overlap = min(hi, end) - max(lo, starts[p])
+            if overlap > 0 and lens[p] > 0:
+                share[i] += overlap / lens[p] * piece_stripes[p]
+            if end >= hi or p + 1 >= starts.size or starts[p + 1] != end:
+                break
+            p += 1
+    return share
 
 
 def _plan_full_stripes(model: ArrayModel, starts: np.ndarray, lens: np.ndarray,
@@ -366,7 +388,8 @@ def _plan_full_stripes(model: ArrayModel, starts: np.ndarray, lens: np.ndarray,
     if runs[6] < 0:
         return None
     count = runs[6]
-    mode, share = _host_pieces(starts, offsets, partial, part.mode, part.stripes_touched, FULL_STRIPE_WRITE)
+    mode, share = _host_pieces(starts, lens, offsets, partial, part.mode, part.stripes_touched, FULL_STRIPE_WRITE,
+                               model.workload.bs)
     h, m, o, w, ph, merged = (a[:count].copy() for a in runs[:6])
     return MemberIOPlan(host_index=h, member=m, member_offset_bytes=o, length_bytes=merged, is_write=w, phase=ph,
                         mode=mode, parity_bytes_computed=np.zeros(len(offsets), dtype=np.int64),
@@ -404,25 +427,20 @@ def _partial_bounds(host_index, partial, pieces):
 
 
 @nb.njit(nogil=True, cache=True)
-def _host_pieces(starts, offsets, partial, part_mode, part_stripes, whole_mode):
-    """Per host I/O, its piece's mode and its share of the piece's stripes (``_coalesced_plan``'s
-    arithmetic: the piece it starts in, the piece's stripes over the host I/Os starting there)."""
+def _host_pieces(starts, lens, offsets, partial, part_mode, part_stripes, whole_mode, bs):
+    """Per host I/O, the mode of the piece it starts in and its share of the pieces' stripes
+    (``_stripe_shares``; whole pieces are one stripe each)."""
     pieces = starts.size
     piece_mode = np.full(pieces, np.int8(whole_mode))
-    piece_stripes = np.ones(pieces, np.int64)
+    piece_stripes = np.ones(pieces, np.float64)
     for p in range(partial.size):
         piece_mode[partial[p]] = part_mode[p]
         piece_stripes[partial[p]] = part_stripes[p]
     piece = np.minimum(np.maximum(np.searchsorted(starts, offsets, side="right") - 1, 0), pieces - 1)
-    hosts = np.zeros(pieces, np.int64)
-    for i in range(offsets.size):
-        hosts[piece[i]] += 1
     mode = np.empty(offsets.size, np.int8)
-    share = np.empty(offsets.size, np.float64)
     for i in range(offsets.size):
         mode[i] = piece_mode[piece[i]]
-        share[i] = piece_stripes[piece[i]] / max(hosts[piece[i]], 1)
-    return mode, share
+    return mode, _stripe_shares(starts, lens, piece_stripes, offsets, piece, bs)
 
 
 @nb.njit(nogil=True, cache=True)

@@ -135,25 +135,22 @@ def test_md_stripe_heads_count_member_pages_and_share_a_whole_stripe_stream(cata
     """A stripe_head is one member page offset: a 16 KiB write on 4 KiB chunks (4 data members, one
     row) is 1, a 64 KiB write inside one 64 KiB chunk is 16, a two-stripe write on 4 KiB chunks 2;
     a write of a stream planned as whole stripes (``parity_bytes_computed`` 0) gets its share of
-    the page rows its bytes fill: 1/60 of a stripe of 14 data members' 512 KiB chunks is 128/60
-    rows, and a 1 MiB write on 4 KiB chunks of 6 data members 1 MiB / 24 KiB = 42.7, not the one
-    stripe it starts in."""
+    the stripe's rows: 1/60 of a stripe of 512 KiB chunks is 128/60 rows."""
     md = make_engine(catalog, MD, members=8, strip_bytes=4 * KIB)
     one_row, _ = costs(md, raid6(), [True], [0], 16 * KIB)
-    assert md.stripe_heads(one_row, np.array([True]), 1, 16 * KIB, 6)[0] == 1
+    assert md.stripe_heads(one_row, np.array([True]), 1)[0] == 1
     tall = make_engine(catalog, MD, members=8, strip_bytes=64 * KIB)
     chunk, _ = costs(tall, raid6(64 * KIB), [True], [0], 64 * KIB)
-    assert tall.stripe_heads(chunk, np.array([True]), 1, 64 * KIB, 6)[0] == 16
+    assert tall.stripe_heads(chunk, np.array([True]), 1)[0] == 16
     two, _ = costs(md, raid6(), [True], [16 * KIB], 16 * KIB)  # data pages 4..7: rows 0 and 1
-    assert md.stripe_heads(two, np.array([True]), 1, 16 * KIB, 6)[0] == 2
+    assert md.stripe_heads(two, np.array([True]), 1)[0] == 2
     wide = make_engine(catalog, MD, members=16, strip_bytes=512 * KIB)
     shared = MemberIOPlan(
         host_index=np.zeros(1, dtype=np.int64), member=np.zeros(1, dtype=np.int32),
         member_offset_bytes=np.zeros(1, dtype=np.int64), length_bytes=np.full(1, 128 * KIB, dtype=np.int64),
         is_write=np.ones(1, dtype=bool), phase=np.ones(1, dtype=np.int8), mode=np.array([FULL_STRIPE_WRITE], dtype=np.int8),
         parity_bytes_computed=np.zeros(1, dtype=np.int64), stripes_touched=np.array([1 / 60]))
-    assert wide.stripe_heads(shared, np.array([True]), 1, 14 * 512 * KIB // 60, 6)[0] == pytest.approx(128 / 60, rel=1e-4)
-    assert md.stripe_heads(shared, np.array([True]), 1, 1024 * KIB, 6)[0] == pytest.approx(1024 / 24)
+    assert wide.stripe_heads(shared, np.array([True]), 1)[0] == pytest.approx(128 / 60)
 
 
 def test_md_raid10_takes_the_barrier_per_chunk_request_and_raid1_once(catalog):

@@ -10,7 +10,7 @@ from nvsim.catalog import default_catalog
 from nvsim.scenario import load_scenario
 from nvsim.sim import demand
 from nvsim.sim.demand import _host_of_pages, _lexsort_packed, _merge_member_pages, _stream_pages
-from nvsim.stripe.planner import MemberIOPlan
+from nvsim.stripe.planner import MemberIOPlan, plan_ios
 from nvsim.sim.event import kernel as k
 from nvsim.sim.event import timeline
 from nvsim.sim.event import Precision, simulate_event
@@ -284,6 +284,30 @@ def test_closed_form_full_stripes_as_the_planner(path, bs, segments, unit):
     for field in want.__dataclass_fields__:
         a, b = getattr(got, field), getattr(want, field)
         assert a.dtype == b.dtype and np.array_equal(a, b), field
+
+
+
+@given(st_.sampled_from(["scenarios/graid-gen5-raid6", "scenarios/graid-gen5-raid5-16x"]),
+       st_.sampled_from([4096, 65536, 1 << 20, 5 * 4096]),
+       st_.integers(0, 4000), st_.integers(1, 60))
+@settings(max_examples=60, deadline=None)
+def test_a_coalesced_stream_shares_out_its_stripes_by_the_bytes_each_write_holds(path, bs, start, count):
+    """Each write of a rising stream holds the part of every stripe its bytes fill: the shares add
+    up to the stream's pieces' stripes, and a write inside whole stripes holds bs / stripe of them
+    (a 1 MiB write on 88 KiB stripes: 11.6, not the one stripe it starts in)."""
+    model = _stream_model(path, bs)
+    offsets = start * 4096 + np.arange(count, dtype=np.int64) * bs
+    plan = demand._plan_coalesced(model, offsets)
+    starts, lens = demand._stream_pieces(model, offsets)
+    whole = demand._plan_full_stripes(model, starts, lens, offsets)
+    stripe = model.geometry.stripe_data_bytes
+    pieces = plan_ios(model.geometry, np.ones(len(starts), dtype=bool), starts, lens).stripes_touched
+    assert plan.stripes_touched.sum() == pytest.approx(float(pieces.sum()))
+    want = [sum(max(0, min(o + bs, a + n) - max(o, a)) / n * p for a, n, p in zip(starts, lens, pieces)) for o in offsets]
+    assert np.allclose(plan.stripes_touched, want)
+    if bs % stripe == 0:
+        assert np.allclose(plan.stripes_touched[offsets % stripe == 0], bs / stripe)
+    assert whole is not None and np.array_equal(whole.stripes_touched, plan.stripes_touched)
 
 
 
