@@ -510,17 +510,19 @@ class MdEngine(Engine):
 
     def rebuild_throttle(self, limits: RebuildSpec, loaded: bool) -> RebuildThrottle:
         """md_do_sync's throttle (drivers/md/md.c, as in Linux 5.4 and 5.15): the resync never runs
-        above ``speed_limit_max`` (it sleeps 500 ms when its speed passes it). On a busy array
-        (``is_mddev_idle`` false), once its speed is above ``speed_limit_min``, after every
+        above ``speed_max(mddev)`` (it sleeps 500 ms when its speed passes it). On a busy array
+        (``is_mddev_idle`` false), once its speed is above ``speed_min(mddev)``, after every
         ``window`` of progress it waits until its requests in flight have all completed
-        (``wait_event(recovery_wait, !recovery_active)``): "give other IO more of a chance"."""
-        top = limits.speed_limit_max_kib_per_s * 1024.0
+        (``wait_event(recovery_wait, !recovery_active)``): "give other IO more of a chance".
+        ``speed_min`` and ``speed_max`` are the array's ``sync_speed_min``/``_max`` where set, else the
+        sysctls ``speed_limit_min``/``_max`` (``RebuildSpec.md_speed_min_kib_per_s``)."""
+        top_kib, floor_kib = limits.md_speed_max_kib_per_s, limits.md_speed_min_kib_per_s
         if not loaded:
-            return RebuildThrottle(limit_bytes_per_s=top,
-                                   why=f"md speed_limit_max {limits.speed_limit_max_kib_per_s:.0f} KiB/s")
-        floor = limits.speed_limit_min_kib_per_s * 1024.0
-        return RebuildThrottle(limit_bytes_per_s=top, floor_bytes_per_s=floor, window_bytes=SYNC_WINDOW_BYTES,
-                               why=f"md speed_limit_min {limits.speed_limit_min_kib_per_s:.0f} KiB/s")
+            source = "sync_speed_max" if limits.sync_speed_max_kib_per_s else "speed_limit_max"
+            return RebuildThrottle(limit_bytes_per_s=top_kib * 1024.0, why=f"md {source} {top_kib:.0f} KiB/s")
+        source = "sync_speed_min" if limits.sync_speed_min_kib_per_s else "speed_limit_min"
+        return RebuildThrottle(limit_bytes_per_s=top_kib * 1024.0, floor_bytes_per_s=floor_kib * 1024.0,
+                               window_bytes=SYNC_WINDOW_BYTES, why=f"md {source} {floor_kib:.0f} KiB/s")
 
     def recovery_excludes_host_io(self, level: int) -> bool:
         """raid10's barrier is array-wide; raid1's is per 64 MiB bucket (since Linux 4.11), which

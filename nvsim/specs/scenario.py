@@ -25,13 +25,20 @@ class RebuildSpec(Spec):
 
     md (drivers/md/md.c, md_do_sync): the rebuild runs at up to ``speed_limit_max``; while the
     array has other I/O it backs off to ``speed_limit_min`` (the sysctls dev.raid.speed_limit_min
-    and _max, in KiB/s; kernel defaults 1,000 and 200,000). Vendor engines take ``priority``.
+    and _max, in KiB/s; kernel defaults 1,000 and 200,000). An array's own ``sync_speed_min`` and
+    ``sync_speed_max`` (sysfs /sys/block/mdX/md/, "system" unless written) take their place:
+    md.c's ``speed_min(mddev)`` and ``speed_max(mddev)``, ``md_speed_min_kib_per_s`` and
+    ``md_speed_max_kib_per_s`` here. Vendor engines take ``priority``.
     ``span_bytes`` rebuilds only the first bytes of the member (md's sync_max): a test of a small
     drive without changing the drive.
     """
 
     speed_limit_min_kib_per_s: float = Field(default=1000.0, gt=0)
     speed_limit_max_kib_per_s: float = Field(default=200000.0, gt=0)
+    sync_speed_min_kib_per_s: float | None = Field(default=None, gt=0, description=(
+        "md's per-array sync_speed_min (sysfs); None: 'system', the sysctl speed_limit_min"))
+    sync_speed_max_kib_per_s: float | None = Field(default=None, gt=0, description=(
+        "md's per-array sync_speed_max (sysfs); None: 'system', the sysctl speed_limit_max"))
     priority: Literal["low", "normal", "high"] = "normal"
     rate_percent: float | None = Field(default=None, gt=0, le=100, description=(
         "a RAID card's rebuild rate: the share of its work the rebuild takes while host I/O runs "
@@ -43,9 +50,23 @@ class RebuildSpec(Spec):
         if self.speed_limit_min_kib_per_s > self.speed_limit_max_kib_per_s:
             raise ValueError(f"speed_limit_min_kib_per_s: {self.speed_limit_min_kib_per_s:g} is above "
                              f"speed_limit_max_kib_per_s ({self.speed_limit_max_kib_per_s:g}); allowed: min <= max")
+        if self.md_speed_min_kib_per_s > self.md_speed_max_kib_per_s:
+            raise ValueError(f"sync_speed_min_kib_per_s: the array's minimum ({self.md_speed_min_kib_per_s:g}) is above "
+                             f"its maximum ({self.md_speed_max_kib_per_s:g}, sync_speed_max_kib_per_s or "
+                             f"speed_limit_max_kib_per_s); allowed: min <= max")
         if self.span_bytes is not None and self.span_bytes <= 0:
             raise ValueError("span_bytes: must be > 0")
         return self
+
+    @property
+    def md_speed_min_kib_per_s(self) -> float:
+        """md.c ``speed_min(mddev)``: the array's ``sync_speed_min`` if set, else the sysctl's."""
+        return self.sync_speed_min_kib_per_s or self.speed_limit_min_kib_per_s
+
+    @property
+    def md_speed_max_kib_per_s(self) -> float:
+        """md.c ``speed_max(mddev)``: the array's ``sync_speed_max`` if set, else the sysctl's."""
+        return self.sync_speed_max_kib_per_s or self.speed_limit_max_kib_per_s
 
 
 class ArraySpec(Spec):

@@ -47,6 +47,24 @@ def test_the_protocols_pacing_is_each_engines_own(catalog):
     assert system(catalog, "ideal-raid", 6).rebuild.pacing(True).kind == "none"
 
 
+def test_an_md_array_s_own_sync_speed_limits_take_the_sysctls_place():
+    """md.c's speed_min(mddev) and speed_max(mddev): the array's sync_speed_min/_max where written
+    (sysfs), else the sysctls speed_limit_min/_max; each on its own."""
+    from nvsim.engines.md import MdEngine
+    md = MdEngine.rebuild_throttle
+    system_wide = RebuildSpec(speed_limit_min_kib_per_s=10_000, speed_limit_max_kib_per_s=50_000)
+    own = RebuildSpec(speed_limit_min_kib_per_s=10_000, speed_limit_max_kib_per_s=50_000,
+                      sync_speed_min_kib_per_s=30_000, sync_speed_max_kib_per_s=900_000)
+    half = RebuildSpec(speed_limit_min_kib_per_s=10_000, speed_limit_max_kib_per_s=50_000, sync_speed_max_kib_per_s=80_000)
+    assert md(None, system_wide, False).limit_bytes_per_s == 50_000 * 1024
+    assert md(None, system_wide, True).floor_bytes_per_s == 10_000 * 1024
+    assert md(None, own, False).limit_bytes_per_s == 900_000 * 1024 and "sync_speed_max" in md(None, own, False).why
+    assert md(None, own, True).floor_bytes_per_s == 30_000 * 1024 and "sync_speed_min" in md(None, own, True).why
+    assert md(None, half, True).floor_bytes_per_s == 10_000 * 1024 and md(None, half, True).limit_bytes_per_s == 80_000 * 1024
+    with pytest.raises(ValueError, match="sync_speed_min_kib_per_s"):
+        RebuildSpec(sync_speed_min_kib_per_s=300_000)  # above the sysctl's 200,000 maximum, no sync_speed_max
+
+
 @pytest.mark.parametrize("engine", ["linux-md", "graid-supremeraid-sr1010", "broadcom-megaraid-9670w-16i"])
 def test_a_check_reads_every_member_writes_nothing_and_computes_parity(catalog, engine):
     s = system(catalog, engine, 6, missing=())

@@ -104,6 +104,8 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     ("array.rebuild", {"speed_limit_min_kib_per_s": 0}, r"speed_limit_min_kib_per_s: .*greater than 0"),
     ("array.rebuild", {"speed_limit_max_kib_per_s": -1}, r"speed_limit_max_kib_per_s"),
     ("array.rebuild", {"speed_limit_min_kib_per_s": 300000}, r"speed_limit_min_kib_per_s: .*above"),
+    ("array.rebuild", {"sync_speed_min_kib_per_s": 300000}, r"sync_speed_min_kib_per_s: the array's minimum .*above"),
+    ("array.rebuild", {"sync_speed_max_kib_per_s": 0}, r"sync_speed_max_kib_per_s: .*greater than 0"),
     ("array.rebuild", {"priority": "urgent"}, r"array\.rebuild\.priority"),
     ("array.rebuild", {"span_bytes": 0}, r"span_bytes: must be > 0"),
     ("array.rebuild", {"span_bytes": -4096}, r"span_bytes"),
