@@ -16,6 +16,7 @@ from ..host_io import busy_cpus_with_polling
 from .fluid import SAMPLE_REGION_BYTES, exact_mix, jbod_imbalance, sample_batches, unloaded_latency_s, write_amplification
 from .network import io_demands, io_visits
 from .result import SimResult, Utilisation, busiest, closed_loop_text
+from .stripe_wait import waiting_cpus
 from .system import ArraySystem, HostIoBatch
 from .workload import HostStream, exact_mix_size, page_bounded_ios
 
@@ -76,14 +77,15 @@ def limit(util) -> str:
     return busiest(util).resource
 
 
-def cpu_percent(system: ArraySystem, net, sol) -> float:
+def cpu_percent(system: ArraySystem, net, sol, waiting_cpus: float = 0.0) -> float:
     """Busy host CPUs (the resources whose busy time is host CPU time, ``nvsim.fabric``) as a
-    share of the platform's logical CPUs."""
+    share of the platform's logical CPUs; ``waiting_cpus``: job CPUs that spin while their jobs
+    wait for the engine's stripe cache (``nvsim.sim.stripe_wait``), on top of the jobs' own."""
     busy = 0.0
     for i, key in enumerate(fabric.host_cpu_keys(system.facts)):
         j = net.index(key)
         station = float(sol.utilisation[j] * net.servers[j])
-        busy = station if i == 0 else busy + station
+        busy = min(float(len(system.cpu_speed)), station + waiting_cpus) if i == 0 else busy + station
     busy = busy_cpus_with_polling(busy, float(len(system.cpu_speed)), system.workload.numjobs, system.host_io)
     return 100.0 * busy / system.logical_cpus
 
@@ -135,6 +137,13 @@ class FioLoad:
         demand = io_demands(system, net, self.batches)
         return pieces, pieces, burst_piece_s(net, demand, pieces), piece_latency_s(system, self.batches, pieces)
 
+    def waiting_cpus(self, net, sol, x: float) -> float:
+        """Job CPUs the jobs spin on while they wait for the engine's stripe cache, at the solved
+        rate and stripe thread's load (``nvsim.sim.stripe_wait``; 0 when idle or without one)."""
+        if self.idle or x <= 0 or ("engine", -1) not in net.keys:
+            return 0.0
+        return waiting_cpus(self.system, self.batches, x, float(sol.utilisation[net.index("engine")]))
+
     def result(self, net, sol) -> SimResult:
         system, w = self.system, self.workload
         x = float(sol.throughput[0])
@@ -144,7 +153,7 @@ class FioLoad:
         return SimResult(
             scenario=system.scenario.name, workload=w.name, fidelity="fluid",
             read_iops=x * f_read, write_iops=x * (1 - f_read), read_bytes_per_s=x * f_read * w.bs,
-            write_bytes_per_s=x * (1 - f_read) * w.bs, cpu_percent=cpu_percent(system, net, sol),
+            write_bytes_per_s=x * (1 - f_read) * w.bs, cpu_percent=cpu_percent(system, net, sol, self.waiting_cpus(net, sol, x)),
             read_latency_us={"mean": float(sol.cycle_s[0]) * 1e6} if f_read > 0 and x > 0 else {},
             write_latency_us={"mean": float(sol.cycle_s[0]) * 1e6} if f_read < 1 and x > 0 else {},
             raid_waf=raid_waf, waf_nand=waf_nand, utilisation=util, limited_by=limit(util),

@@ -1,6 +1,7 @@
 """The CPU that submitters waiting for an engine's stripe cache burn (``Engine.waiting_cpus``), from
-what a run measured or solved: both modes hand it the host I/Os they planned, their rate and the
-stripe thread's busy share, and add the answer to the job CPUs' busy time."""
+what a run measured or solved: the fluid mode, the state solver and the event mode hand it the host
+I/Os they planned, their rate and the stripe thread's busy share, and add the answer to the job CPUs'
+busy time."""
 
 from __future__ import annotations
 

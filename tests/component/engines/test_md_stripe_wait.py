@@ -110,3 +110,15 @@ def test_a_stripe_cache_that_holds_every_write_in_flight_leaves_the_jobs_asleep(
     quiet, quiet_iops = _cpu_percent(catalog, stripe_cache_size=4096)
     assert herd > 45.0 and quiet < 5.0
     assert herd_iops == pytest.approx(quiet_iops)
+
+
+def test_the_state_solver_counts_the_herd_as_the_fluid_and_event_modes_do(catalog):
+    """With a member missing the state solver (the queueing network) solves the array: its jobs
+    spin in the same herd, and a cache that holds every write in flight leaves them asleep."""
+    faults = [{"at_s": 0, "drive": 0, "action": "fail"}]
+    data = {**MD6_WRITES, "faults": faults}
+    herd = Simulation(parse_scenario(data, catalog), "w", catalog=catalog).run("fluid")
+    big = {**data, "array": {**data["array"], "engine_settings": {"kernel": "5.15", "stripe_cache_size": 4096}}}
+    quiet = Simulation(parse_scenario(big, catalog), "w", catalog=catalog).run("fluid")
+    assert herd.cpu_percent > 45.0 and quiet.cpu_percent < 5.0
+    assert herd.write_iops == pytest.approx(quiet.write_iops)
