@@ -112,6 +112,8 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     ("array.rebuild", {"speed": 1}, r"array\.rebuild\.speed: unknown key"),
     ("array.engine_settings", {"bogus": 1}, r"array\.engine_settings\.bogus: unknown key"),
     ("array.engine_settings", {"group_thread_cnt": -1}, r"array\.engine_settings\.group_thread_cnt"),
+    ("array.engine_settings", {"stripe_cache_size": 16}, r"array\.engine_settings\.stripe_cache_size: .*greater than or equal to 17"),
+    ("array.engine_settings", {"stripe_cache_size": 40000}, r"array\.engine_settings\.stripe_cache_size: .*less than or equal to 32768"),
     ("array.stripe", "4KiB", r"array\.stripe: unknown key; did you mean 'strip_bytes'"),
     ("array", "raid6", r"array: .*(dictionary|mapping|object)"), ("array", None, r"array"), ("array", [], r"array"),
     # the top level
