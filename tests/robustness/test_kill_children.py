@@ -66,7 +66,10 @@ def _kill_when_workers_are_up(args: list[str], children: int, tmp_path: Path) ->
         while len(_descendants(parent.pid)) < children and time.monotonic() < deadline and parent.poll() is None:
             time.sleep(0.1)
         time.sleep(2.0)  # the workers import the models and take their first tasks
-        before = _descendants(parent.pid)
+        # a count can include a short-lived helper (an import's subprocess) while a worker is still
+        # being spawned: count again until the workers and the tracker are all there
+        while len(before := _descendants(parent.pid)) < children and time.monotonic() < deadline and parent.poll() is None:
+            time.sleep(0.1)
         assert parent.poll() is None and len(before) >= children, f"{len(before)} children; the command ended early?"
         parent.send_signal(signal.SIGKILL)
         parent.wait(10)
