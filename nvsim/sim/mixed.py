@@ -38,7 +38,7 @@ from ..engines.rebuild_protocol import RebuildProtocol
 from ..specs import ScenarioSpec, WorkloadSpec
 from .fluid import unloaded_latency_s
 from .foreground import FioLoad
-from .network import io_demands, io_visits, solve_network, stations
+from .network import fork_join_wait_scale, io_demands, io_visits, solve_network, stations
 from .oltp_load import OltpLoad
 from .result import SimResult, population_text
 from .system import ArraySystem, HostIoBatch
@@ -64,7 +64,8 @@ def _rebuild_class(system: ArraySystem, net, target: int, protocol: RebuildProto
     visits = io_visits(system, net, [batch])
     # the survivors are read at once: a request waits for the slowest read, not their sum
     readers = max(1, len(set(batch.op_drive[~batch.op_is_write].tolist())))
-    scale = np.array([1.0 / readers if _loaded_by_reads(key) else 1.0 for key, _ in net.keys])
+    slowest = fork_join_wait_scale(readers)
+    scale = np.array([slowest if _loaded_by_reads(key) else 1.0 for key, _ in net.keys])
     return RebuildClass(step, inflight, demand, unloaded_latency_s(system, [batch]), batch, scale, visits, protocol)
 
 

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nvsim.sim.network import solve_network
+from nvsim.sim.network import fork_join_wait_scale, solve_network
 
 D = 1e-3  # one station's demand per cycle (s)
 
@@ -180,3 +180,21 @@ def test_closed_and_open_work_together_never_pass_the_station_capacity(n):
 def test_open_work_slows_even_a_lone_customer():
     u, z = 0.3, 1e-3
     assert one_station(1, z=z, open_u=u).throughput[0] == pytest.approx(1.0 / (z + D / (1 - u)), rel=1e-6)
+
+
+def test_fork_join_scale_is_the_expected_maximum_of_exponential_waits():
+    """k branches' waits scaled by H_k / k sum to E[max of k i.i.d. exponentials] / mean = H_k: one
+    branch is its own wait, and the maximum of 7 (a RAID6 rebuild of 8 members) is 2.59 means."""
+    assert fork_join_wait_scale(1) == 1.0
+    assert 7 * fork_join_wait_scale(7) == pytest.approx(363 / 140)
+    rng = np.random.default_rng(7)
+    for k in (2, 4, 7, 23):
+        simulated = rng.exponential(1.0, (200_000, k)).max(axis=1).mean()
+        assert k * fork_join_wait_scale(k) == pytest.approx(simulated, rel=0.01)
+
+
+@given(st.integers(1, 64))
+def test_fork_join_scale_lies_between_the_mean_and_the_sum(k):
+    """The slowest of k waits is at least their mean (scale 1/k) and at most their sum (scale 1)."""
+    assert 1.0 / k <= fork_join_wait_scale(k) <= 1.0
+    assert fork_join_wait_scale(k + 1) < fork_join_wait_scale(k)
