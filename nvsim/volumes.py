@@ -105,13 +105,16 @@ def run_volumes(scenario: ScenarioSpec, catalog: Catalog | None = None) -> Volum
         columns.append((net, cols))
     k = len(labels)
     demand, visits, base, population = np.zeros((len(parts), k)), np.zeros((len(parts), k)), [], []
+    scale = np.ones((len(parts), k))  # a station only another volume visits: no wait of this one's to scale
     for i, (load, (net, cols)) in enumerate(zip(loads, columns)):
         d, b, pop = load.demands(net)
         np.add.at(demand[i], cols, d)
         np.add.at(visits[i], cols, load.visits)
+        scale[i, cols] = load.wait_scale
         base.append(b)
         population.append(pop)
-    sol = solve_network(demand, np.array(servers), np.array(population), np.array(base), visits=visits)
+    sol = solve_network(demand, np.array(servers), np.array(population), np.array(base), wait_scale=scale,
+                        visits=visits)
     runs = tuple(_run(parts[i], loads[i], sol, i, labels, demand) for i in range(len(parts)))
     shared = tuple((labels[j], float(sol.utilisation[j])) for joint, j in keys.items() if joint[0] != "volume")
     return VolumesResult(runs, shared)

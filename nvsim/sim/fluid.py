@@ -124,7 +124,8 @@ def unloaded_latency_s(system: ArraySystem, batches: list[HostIoBatch], fork_joi
     ``fork_join`` for the expected slowest of their drawn NAND times (``run_latency_s``).
 
     The steady fio fluid mode takes ``fork_join`` (its rates are held to the event mode's, which
-    draws each read's NAND time). The network's classes do not yet: rebuild requests are priced
+    draws each read's NAND time), and so does a fio job's class in the network
+    (``foreground.FioLoad``). The other classes do not: rebuild requests are priced
     at mean NAND times in the event mode too, and the OLTP model's fitted client delay
     (``nvsim.published``) was fitted without the term; a 16 KiB page over four 4 KiB chunks would
     move it 5.6%, so it waits for a refit.

@@ -14,7 +14,7 @@ import numpy as np
 from .. import fabric
 from ..host_io import busy_cpus_with_polling
 from .fluid import SAMPLE_REGION_BYTES, exact_mix, jbod_imbalance, sample_batches, unloaded_latency_s, write_amplification
-from .network import io_demands, io_visits
+from .network import io_demands, io_visits, io_wait_scale
 from .result import SimResult, Utilisation, busiest, closed_loop_text
 from .stripe_wait import waiting_cpus
 from .system import ArraySystem, HostIoBatch
@@ -111,8 +111,12 @@ class FioLoad:
         self.visits = io_visits(system, net, self.batches)
         if weights is not None:  # jobs bound to drives: each host I/O visits its own drive once
             self.visits = np.where(demand > 0, 1.0, 0.0)
+        # each phase of a host I/O waits for its slowest member I/O, with no queueing (its drawn NAND
+        # times' expected maximum, as the fluid mode's) and in the queues (io_wait_scale)
+        self.wait_scale = io_wait_scale(net, self.batches)
         w = self.workload
-        return demand, unloaded_latency_s(system, self.batches), 0.0 if self.idle else float(w.numjobs * w.iodepth)
+        return demand, unloaded_latency_s(system, self.batches, fork_join=True), \
+            0.0 if self.idle else float(w.numjobs * w.iodepth)
 
     def servers(self, net):
         """The stations' servers; the engine's rebuild threads run on the host CPUs the jobs leave

@@ -268,7 +268,7 @@ def _settle(load, net, demands, rb: RebuildClass | None, stage: RebuildStage | N
 
     def solve(k: float, open_u: np.ndarray):
         base_fg = fg_base + (cycle.sync_pieces * cycle.wait_s if cycle is not None else 0.0)
-        demand, base, pop, scale, visits = [fg_demand], [base_fg], [population], [np.ones(len(net))], [load.visits]
+        demand, base, pop, scale, visits = [fg_demand], [base_fg], [population], [load.wait_scale], [load.visits]
         if rb is not None and k > 0:  # under a barrier k stays 0: recovery has a phase of its own
             demand.append(rb.demand_s)
             base.append(rb.base_s)

@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from .. import fabric
-from .system import ArraySystem, HostIoBatch
+from .system import ArraySystem, HostIoBatch, phase_runs
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,23 @@ def fork_join_wait_scale(branches: int) -> float:
     (their mean) instead, a RAID6 rebuild under a read load ran 1.3-2.8 times the event mode's."""
     k = max(1, int(branches))
     return sum(1.0 / i for i in range(1, k + 1)) / k
+
+
+def io_wait_scale(net: Stations, batches: list[HostIoBatch]) -> np.ndarray:
+    """Per station, the scale on a host I/O class's queueing delay that charges each run of member
+    I/Os issued together (a host I/O's phase: a striped read's members, an RMW's reads, its writes)
+    the slowest of its k waits (``fork_join_wait_scale``) where the network would sum them: at the
+    drives' stations, the runs' H_k over their k, pooled over the sample; 1 elsewhere."""
+    sum_k, sum_h = 0, 0.0
+    for b in batches:
+        if not len(b.op_phase):
+            continue
+        runs = b.op_runs if b.op_runs is not None else phase_runs(b.op_phase, b.op_start)
+        k = np.diff(np.append(runs, len(b.op_phase)))
+        harmonic = np.cumsum(1.0 / np.arange(1, int(k.max()) + 1))
+        sum_k, sum_h = sum_k + int(k.sum()), sum_h + float(harmonic[k - 1].sum())
+    scale = sum_h / sum_k if sum_k else 1.0
+    return np.array([scale if fabric.KIND[key].per_drive else 1.0 for key, _drive in net.keys])
 
 
 def stations(system: ArraySystem) -> Stations:
@@ -346,4 +363,4 @@ def _block_sum(a, lo, n) -> float:
     return res
 
 
-__all__ = ["fork_join_wait_scale", "Stations", "stations", "io_demands", "solve_network", "NetworkSolution"]
+__all__ = ["fork_join_wait_scale", "io_wait_scale", "Stations", "stations", "io_demands", "solve_network", "NetworkSolution"]

@@ -63,6 +63,9 @@ class OltpLoad:
         self.r0_read = unloaded_latency_s(*self.read)
         self.r0_log = unloaded_latency_s(*self.log)
         base = tx.client_delay_s + cpu_s + tx.page_reads * self.r0_read + tx.log_writes * self.r0_log
+        # a page read's member reads as their summed waits at mean NAND times: the OLTP profile's
+        # client delay and CPU were fitted so (fio's class waits for the slowest: FioLoad.demands)
+        self.wait_scale = np.ones(len(net))
         return demand, base, float(self.workload.users)
 
     other_busy = 0.0  # host CPUs kept busy by the RAID engine's own threads (md raid5d, resync)

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nvsim.sim.network import fork_join_wait_scale, solve_network
+from nvsim.sim.network import fork_join_wait_scale, io_wait_scale, solve_network
 
 D = 1e-3  # one station's demand per cycle (s)
 
@@ -198,3 +198,19 @@ def test_fork_join_scale_lies_between_the_mean_and_the_sum(k):
     """The slowest of k waits is at least their mean (scale 1/k) and at most their sum (scale 1)."""
     assert 1.0 / k <= fork_join_wait_scale(k) <= 1.0
     assert fork_join_wait_scale(k + 1) < fork_join_wait_scale(k)
+
+
+def test_a_class_waits_for_the_slowest_member_of_each_run_it_issues():
+    """Runs of 1, 4 and 2 member I/Os (a host I/O's phases): their summed waits become the
+    slowest of each run's, (1 + H_4 + H_2) / 7 of the sum, at the drives' stations only."""
+    from types import SimpleNamespace
+
+    from nvsim.sim.network import Stations
+
+    batch = SimpleNamespace(op_phase=np.array([0, 0, 0, 0, 0, 0, 1]), op_start=np.array([0, 1, 7]),
+                            op_runs=np.array([0, 1, 5]))
+    net = Stations(("cores", "nand 0", "link 0"), (("cores", -1), ("nand", 0), ("link_up", 0)), np.ones(3))
+    expected = (1 + 25 / 12 + 1.5) / 7
+    assert io_wait_scale(net, [batch]).tolist() == pytest.approx([1.0, expected, expected])
+    no_members = SimpleNamespace(op_phase=np.zeros(0, np.int8), op_start=np.zeros(2, np.int64), op_runs=None)
+    assert io_wait_scale(net, [no_members]).tolist() == [1.0, 1.0, 1.0]

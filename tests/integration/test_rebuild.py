@@ -239,25 +239,25 @@ def test_event_mode_full_rebuild_agrees_with_the_fluid_prediction(catalog):
         assert event.simulated_s == pytest.approx(256 * 2**20 / event.rebuild_bytes_per_s, rel=0.02)
 
 
-@pytest.mark.parametrize("level, strip, jobs, depth, rebuild_rel", [(5, "128KiB", 8, 16, 0.15), (6, "64KiB", 16, 32, 0.4)])
-def test_the_state_solve_waits_for_the_slowest_survivor_as_the_event_mode_does(catalog, level, strip, jobs, depth,
-                                                                             rebuild_rel):
-    """xiRAID's rebuild (rows in flight in the survivors' queues, nothing pacing them) beside 128 KiB
-    random reads: each rebuild request waits for the slowest of its survivor reads, so the state
-    solve charges their queueing as the expected maximum (``network.fork_join_wait_scale``). Charged
-    as their mean, the solve ran the rebuild 31% (RAID5) and 179% (RAID6) faster than the event mode
-    and the users' reads 28% and 23% slower; charged as the maximum, -10% and +33%, -4% and -8%."""
+@pytest.mark.parametrize("jobs, depth", [(8, 16), (16, 32)])
+def test_the_state_solve_waits_for_the_slowest_survivor_as_the_event_mode_does(catalog, jobs, depth):
+    """xiRAID's RAID6 rebuild (rows in flight in the survivors' queues, nothing pacing them) beside
+    128 KiB random reads on 64 KiB strips: each rebuild request waits for the slowest of its 7
+    survivor reads and each user read for the slowest of its members (``network.fork_join_wait_scale``,
+    ``network.io_wait_scale``). With the waits summed or averaged, the state solve ran the rebuild
+    89% and 179% faster than the event mode and the users' reads 37% and 23% slower; now -13% and
+    -22%, +0.5% and -2.3%."""
     from nvsim.sim.event import simulate_event
     from nvsim.sim.mixed import solve_state
     from nvsim.sim.system import ArraySystem
     reads = {"name": "r", "rw": "randread", "bs": "128k", "numjobs": jobs, "iodepth": depth}
-    s = scenario(catalog, level=level, engine="xinnor-xiraid", strip=strip, workloads=[reads],
+    s = scenario(catalog, level=6, engine="xinnor-xiraid", strip="64KiB", workloads=[reads],
                  rebuild={"span_bytes": "512MiB"})
     fluid = solve_state(s, s.workloads[0], catalog, rebuilding=0)
     event = simulate_event(ArraySystem(s, s.workloads[0], catalog, failed_members=(0,)), rebuild_member=0,
                            until_rebuilt=True, host_ios=20_000)
-    assert fluid.rebuild_bytes_per_s == pytest.approx(event.rebuild_bytes_per_s, rel=rebuild_rel)
-    assert fluid.total_iops == pytest.approx(event.total_iops, rel=0.1)
+    assert fluid.rebuild_bytes_per_s == pytest.approx(event.rebuild_bytes_per_s, rel=0.25)
+    assert fluid.total_iops == pytest.approx(event.total_iops, rel=0.05)
 
 
 def test_event_window_beside_a_deep_md_resync_measures_its_steady_state(catalog):
