@@ -55,7 +55,12 @@ def fork_join_wait_scale(branches: int) -> float:
     branches' waits, summed by the network, are scaled by H_k / k (1 for one branch). Scaled by 1/k
     (their mean) instead, a RAID6 rebuild under a read load ran 1.3-2.8 times the event mode's."""
     k = max(1, int(branches))
-    return sum(1.0 / i for i in range(1, k + 1)) / k
+    return harmonic_number(k) / k
+
+
+def harmonic_number(k: int) -> float:
+    """H_k = 1 + 1/2 + ... + 1/k: the expected maximum of k unit-mean exponentials."""
+    return sum(1.0 / i for i in range(1, k + 1))
 
 
 def io_wait_scale(net: Stations, batches: list[HostIoBatch]) -> np.ndarray:
@@ -68,9 +73,9 @@ def io_wait_scale(net: Stations, batches: list[HostIoBatch]) -> np.ndarray:
         if not len(b.op_phase):
             continue
         runs = b.op_runs if b.op_runs is not None else phase_runs(b.op_phase, b.op_start)
-        k = np.diff(np.append(runs, len(b.op_phase)))
-        harmonic = np.cumsum(1.0 / np.arange(1, int(k.max()) + 1))
-        sum_k, sum_h = sum_k + int(k.sum()), sum_h + float(harmonic[k - 1].sum())
+        sizes, counts = np.unique(np.diff(np.append(runs, len(b.op_phase))), return_counts=True)
+        sum_k += int(sizes @ counts)
+        sum_h += sum(c * harmonic_number(k) for k, c in zip(sizes.tolist(), counts.tolist()))
     scale = sum_h / sum_k if sum_k else 1.0
     return np.array([scale if fabric.KIND[key].per_drive else 1.0 for key, _drive in net.keys])
 
