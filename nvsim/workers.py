@@ -1,8 +1,12 @@
 """Where parallel work runs: local worker processes that die with their parent, or a Dask cluster.
 
 Every process pool of nvsim (sweeps, the plan's fluid and event stages, ``nvsim validate``, the
-dashboard's event-mode worker) is made here. Its workers are spawned (not forked: a forked child of
-a process whose Numba thread pool is running can crash) and each one, before it takes any task:
+dashboard's event-mode worker) is made here. Its workers are forked where that is safe (Linux, a
+parent with one thread and Numba's thread pool not started: a forked child of a process whose
+Numba thread pool or any other thread is running can deadlock or crash), else spawned
+(``start_method``). A forked worker starts with what its parent has loaded (modules, compiled
+kernels, the catalog): no imports and no kernel loads of its own, 2-4 s of CPU less per worker.
+Each one, before it takes any task:
 
 * asks Linux to SIGKILL it when its parent goes (``prctl(PR_SET_PDEATHSIG)``): a ``kill -9`` of
   ``nvsim sweep`` or ``nvsim plan`` then leaves no worker (about 200 MB each) computing for
@@ -74,16 +78,28 @@ def _start_worker(parent_pid: int, parent_death_signal: bool, initializer: Calla
         initializer(*initargs)
 
 
+def start_method() -> str:
+    """"fork" where a forked worker is safe: Linux, this process running one thread, and Numba's
+    thread pool (``parallel=True`` kernels: the parity core's large inputs) not started; else
+    "spawn". Either way a worker computes the same bits (every task has its own seeded streams;
+    what it inherits is loaded code and caches)."""
+    if not sys.platform.startswith("linux") or threading.active_count() > 1:
+        return "spawn"
+    parallel = sys.modules.get("numba.np.ufunc.parallel")
+    return "spawn" if parallel is not None and getattr(parallel, "_is_initialized", True) else "fork"
+
+
 def process_pool(workers: int, initializer: Callable | None = None, initargs: tuple[Any, ...] = (),
                  parent_death_signal: bool = True) -> ProcessPoolExecutor:
-    """A pool of ``workers`` spawned processes that die with this one; ``initializer(*initargs)``
-    runs in each after that is arranged. Use it where the thread that makes it outlives it (a
-    ``with`` block), or pass ``parent_death_signal=False``. The compile notice (a terminal only,
-    an empty kernel cache) is said here, once, rather than by each worker."""
+    """A pool of ``workers`` processes (forked where safe, else spawned: ``start_method``) that die
+    with this one; ``initializer(*initargs)`` runs in each after that is arranged. Use it where the
+    thread that makes it outlives it (a ``with`` block), or pass ``parent_death_signal=False``. The
+    compile notice (a terminal only, an empty kernel cache) is said here, once, rather than by
+    each worker."""
     from .numba_cache import compile_notice
 
     compile_notice()
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(start_method()),
                                initializer=_start_worker,
                                initargs=(os.getpid(), parent_death_signal, initializer, tuple(initargs)))
 
@@ -138,6 +154,6 @@ def check_dask_workers(client, address: str, timeout_s: float = DASK_CONNECT_TIM
     return len(answers)
 
 
-__all__ = ["process_pool", "die_with_parent", "set_parent_death_signal", "dask_client", "check_dask_workers",
+__all__ = ["process_pool", "start_method", "die_with_parent", "set_parent_death_signal", "dask_client", "check_dask_workers",
            "worker_identity", "DASK_CONNECT_TIMEOUT_S",
            "PARENT_POLL_S"]

@@ -13,6 +13,7 @@ places. Tested against ``plan_ios`` (tests/unit/test_plan_positions.py).
 
 from __future__ import annotations
 
+import numba as nb
 import numpy as np
 
 from .layout import ArrayGeometry
@@ -65,35 +66,28 @@ class PositionPlans:
 
     def plan(self, is_write: np.ndarray, offset_bytes: np.ndarray) -> MemberIOPlan:
         """``plan_ios(geom, is_write, offset_bytes, length_bytes, failed_members)``, the same arrays."""
-        offs = np.asarray(offset_bytes, dtype=np.int64)
-        w = np.broadcast_to(np.asarray(is_write, dtype=np.bool_), offs.shape)
+        offs = np.ascontiguousarray(offset_bytes, dtype=np.int64)
+        w = np.asarray(is_write, dtype=np.bool_)
+        w = np.ascontiguousarray(np.broadcast_to(w, offs.shape)) if w.shape != offs.shape else w
         if offs.size and (offs.min() < 0 or int(offs.max()) + self.length > self.geom.capacity_bytes):
             return plan_ios(self.geom, w, offs, self.length, self.failed)  # its own one-line refusal
-        turns, within = np.divmod(offs, self.period)
-        keys = within * 2 + w
-        entry = self._entries(keys)
-        count = self.count[entry]
-        n, total = len(offs), int(count.sum())
-        first = np.cumsum(count) - count
-        at = np.repeat(self.start[entry] - first, count) + np.arange(total, dtype=np.int64)
-        out = {f: a[at] for f, a in self.members.items()}
-        out["member_offset_bytes"] += np.repeat(turns * self.member_period, count)
-        return MemberIOPlan(host_index=np.repeat(np.arange(n, dtype=np.int64), count), **out,
-                            **{f: a[entry] for f, a in self.hosts.items()})
-
-    def _entries(self, keys: np.ndarray) -> np.ndarray:
-        """Each key's entry, planning the places not yet met."""
-        where = np.searchsorted(self.keys, keys)
-        known = where < len(self.keys)
-        known[known] = self.keys[where[known]] == keys[known]
-        if not known.all():
-            new = np.unique(keys[~known])
+        entry = _entries(self.keys, self.entry, offs, w, self.period)
+        if offs.size and entry.min() < 0:  # places not met yet: plan them, then look again
+            keys = offs[entry < 0] % self.period * 2 + w[entry < 0]
+            new = np.unique(keys)
             if len(self.count) + len(new) > PLACES_MAX:  # start afresh, with this batch's places
                 self._reset()
-                new = np.unique(keys)
+                new = np.unique(offs % self.period * 2 + w)
             self._add(new)
-            where = np.searchsorted(self.keys, keys)
-        return self.entry[where]
+            entry = _entries(self.keys, self.entry, offs, w, self.period)
+        m, h = self.members, self.hosts
+        host, member, offset, length, write, phase, mode, parity, stripes = _gathered(
+            entry, offs, self.period, self.member_period, self.count, self.start, m["member"],
+            m["member_offset_bytes"], m["length_bytes"], m["is_write"], m["phase"], h["mode"],
+            h["parity_bytes_computed"], h["stripes_touched"])
+        return MemberIOPlan(host_index=host, member=member, member_offset_bytes=offset, length_bytes=length,
+                            is_write=write, phase=phase, mode=mode, parity_bytes_computed=parity,
+                            stripes_touched=stripes)
 
     def _add(self, new: np.ndarray) -> None:
         """Plan the places of ``new`` (sorted keys, none known yet) and file them."""
@@ -110,6 +104,60 @@ class PositionPlans:
         entry = np.concatenate((self.entry, np.arange(first, first + len(new), dtype=np.int64)))
         order = np.argsort(keys, kind="stable")
         self.keys, self.entry = keys[order], entry[order]
+
+
+@nb.njit(cache=True)
+def _entries(keys, entry, offs, w, period):
+    """Each host I/O's entry: its place key (offset within the period x 2 + is_write) found by
+    binary search among the sorted ``keys``; -1 where the place has not been planned yet."""
+    out = np.empty(offs.size, np.int64)
+    for i in range(offs.size):
+        key = offs[i] % period * 2 + (1 if w[i] else 0)
+        lo, hi = 0, keys.size
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if keys[mid] < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        out[i] = entry[lo] if lo < keys.size and keys[lo] == key else -1
+    return out
+
+
+@nb.njit(cache=True)
+def _gathered(entry, offs, period, member_period, count, start, member, member_offset, length, write, phase,
+              mode, parity, stripes):
+    """The batch's plan from its places' plans: each host I/O's member I/Os (its entry's, moved on
+    by its whole periods' member bytes) in host order, and its per-host fields; ``PositionPlans.plan``'s
+    arrays in one pass (a dozen NumPy gathers and repeats cost more than the work on a batch)."""
+    n = entry.size
+    total = 0
+    for i in range(n):
+        total += count[entry[i]]
+    host_o = np.empty(total, np.int64)
+    member_o = np.empty(total, member.dtype)
+    offset_o = np.empty(total, np.int64)
+    length_o = np.empty(total, np.int64)
+    write_o = np.empty(total, np.bool_)
+    phase_o = np.empty(total, phase.dtype)
+    mode_o = np.empty(n, mode.dtype)
+    parity_o = np.empty(n, np.int64)
+    stripes_o = np.empty(n, np.int64)
+    k = 0
+    for i in range(n):
+        e = entry[i]
+        shift = offs[i] // period * member_period
+        s = start[e]
+        for j in range(s, s + count[e]):
+            host_o[k] = i
+            member_o[k] = member[j]
+            offset_o[k] = member_offset[j] + shift
+            length_o[k] = length[j]
+            write_o[k] = write[j]
+            phase_o[k] = phase[j]
+            k += 1
+        mode_o[i], parity_o[i], stripes_o[i] = mode[e], parity[e], stripes[e]
+    return host_o, member_o, offset_o, length_o, write_o, phase_o, mode_o, parity_o, stripes_o
 
 
 __all__ = ["PositionPlans", "plans_by_position", "period_bytes", "LEVELS"]

@@ -44,3 +44,38 @@ def test_a_worker_without_nvsim_and_a_cluster_without_workers_are_refused():
         check_dask_workers(FakeClient({"tcp://a:1": ModuleNotFoundError("No module named 'nvsim'")}), "tcp://s:8786")
     with pytest.raises(InputError, match="has no worker after .* start one with: dask worker tcp://s:8786"):
         check_dask_workers(FakeClient({}, workers=False), "tcp://s:8786", timeout_s=0.1)
+
+
+def test_a_pool_is_forked_only_where_the_parent_runs_one_thread_and_no_numba_pool(monkeypatch):
+    """A forked child of a process running other threads (a server's, Numba's pool) can deadlock
+    on a lock one of them held: such a parent spawns its workers."""
+    import sys
+    import threading
+    import types
+
+    from nvsim import workers
+
+    monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.setitem(sys.modules, "numba.np.ufunc.parallel", types.SimpleNamespace(_is_initialized=False))
+    assert workers.start_method() == "fork"
+    monkeypatch.setitem(sys.modules, "numba.np.ufunc.parallel", types.SimpleNamespace(_is_initialized=True))
+    assert workers.start_method() == "spawn"
+    monkeypatch.setitem(sys.modules, "numba.np.ufunc.parallel", types.SimpleNamespace(_is_initialized=False))
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert workers.start_method() == "spawn"
+    finally:
+        stop.set()
+        other.join()
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert workers.start_method() == "spawn"
+
+
+def test_a_pool_worker_computes_what_this_process_does():
+    """Same task, same answer in a pool's worker (forked or spawned, as ``start_method`` says)."""
+    from nvsim.workers import process_pool
+
+    with process_pool(1) as pool:
+        assert pool.submit(sum, [1, 2, 3]).result(timeout=60) == 6
