@@ -126,9 +126,10 @@ class WorkerPool:
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             # workers start from request threads that end long before them: no parent-death signal
-            # (it follows the starting thread); they watch for the server's end instead (nvsim.workers)
+            # (it follows the starting thread); they watch for the server's end instead (nvsim.workers).
+            # Spawned, never forked: their address space is capped, and a fork starts as big as the server
             self._pool = process_pool(self.workers, self._initializer, (self.address_space_bytes, *self._initargs),
-                                      parent_death_signal=False)
+                                      parent_death_signal=False, spawn=True)
         return self._pool
 
     def worker_pids(self) -> set[int]:

@@ -92,6 +92,11 @@ def _fidelity(value: str) -> str:
     return value
 
 
+RUN_WORKERS_MAX = 8
+"""Processes ``nvsim run`` starts at most by default (each holds a workload's simulation, a few
+hundred MB: a many-core server does not start one per core)."""
+
+
 @app.command()
 def run(
     scenario: Path = typer.Argument(..., help="Scenario YAML file, or a directory holding scenario.yaml."),
@@ -100,6 +105,7 @@ def run(
     fidelity: str = typer.Option("event", "--fidelity", help=FIDELITY_HELP),
     precision: float = typer.Option(0.1, "--precision", help="Event mode: measure until each direction's p99.99 latency is known within this fraction (half-width of its 95% CI over the estimate)."),
     max_seconds: float = typer.Option(1.0, "--max-seconds", help="Event mode: wall seconds each workload may go on for --precision (its planned window always completes). A run stopped by this budget depends on the machine's speed; 0 keeps the planned window (same seed, same bits)."),
+    workers: Optional[int] = typer.Option(None, "--workers", help=f"Processes that run the workloads at once (forked where safe, else the workloads run here in turn); default: the CPUs, at most {RUN_WORKERS_MAX}. The answer does not depend on it."),
 ) -> None:
     """Predict a scenario: usable capacity, the bounds of its components, and per workload the IOPS, GB/s, latency, CPU, write amplification and the resource that limits it."""
     fidelity = _fidelity(fidelity)
@@ -108,6 +114,8 @@ def run(
         raise InputError("--precision", f"must be a fraction above 0 (e.g. 0.1), got {precision}")
     if not max_seconds >= 0:
         raise InputError("--max-seconds", f"must be 0 or more seconds, got {max_seconds}")
+    if workers is not None and workers < 1:
+        raise InputError("--workers", f"must be 1 or more processes, got {workers}")
     catalog = nvsim.default_catalog()
     spec = nvsim.load_scenario(scenario, catalog)
     for index, workload in enumerate(spec.workloads):  # a run over the work budget or off the array is refused before it starts
@@ -116,9 +124,11 @@ def run(
     report = nvsim.array_bounds(spec, catalog)
     loss = None if nvsim.simulation.single_drive(spec) else nvsim.rebuild.data_loss_at_start(spec, catalog)
     window = nvsim.Precision(relative=precision, max_wall_s=max_seconds)
-    with LateProgress() as bar:
-        results = {w.name: nvsim.Simulation(spec, w, catalog=catalog).run(fidelity, precision=window, progress=bar.for_task(w.name))
-                   for w in spec.workloads if loss is None}
+    results = {}
+    if loss is None:
+        with LateProgress() as bar:
+            results = nvsim.simulation.run_workloads(spec, catalog, fidelity, window, progress=bar.for_task,
+                                                     workers=workers or min(os.cpu_count() or 1, RUN_WORKERS_MAX))
     predictions = {name: result.metrics() for name, result in results.items()}
     if loss is not None:  # the faults at t = 0 lost data: every workload gets I/O errors, not rates
         predictions = {w.name: nvsim.rebuild.data_loss_metrics(loss) for w in spec.workloads}

@@ -80,6 +80,16 @@ def cache_is_empty(directory: str | None = None) -> bool:
     return not root.is_dir() or next(root.rglob("*.nbi"), None) is None
 
 
+def compiled_in_cache(dispatcher) -> bool:
+    """Whether Numba's cache holds an index for ``dispatcher`` (a ``cache=True`` kernel that some
+    process of this source has compiled); False where that cannot be told (Numba's cache
+    internals moved)."""
+    try:
+        return os.path.exists(dispatcher._cache._cache_file._index_path)
+    except AttributeError:
+        return False
+
+
 _checked = False
 """Whether this process has looked already (it looks once: at its first simulation)."""
 
@@ -105,5 +115,5 @@ def compile_notice(stream=None) -> bool:
     return True
 
 
-__all__ = ["source_digest", "keyed_cache_dir", "use_source_keyed_cache", "cache_is_empty", "compile_notice",
+__all__ = ["source_digest", "keyed_cache_dir", "use_source_keyed_cache", "cache_is_empty", "compiled_in_cache", "compile_notice",
            "COMPILE_NOTICE"]

@@ -250,5 +250,62 @@ def predict_workload(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Ca
     return values
 
 
-__all__ = ["Simulation", "Result", "ArrayState", "Precision", "EventWindow", "route", "single_drive", "predict_workload", "SOLVERS",
+def run_workloads(scenario: ScenarioSpec, catalog: Catalog | None = None, fidelity: Fidelity = "event",
+                  precision: Precision | None = None, workers: int = 1,
+                  progress: Callable[[str], Callable[[float, float], None]] | None = None) -> dict[str, Result]:
+    """Each workload of ``scenario`` run on its own ``Simulation``, by name in the scenario's order:
+    in this process, or in event mode with ``workers`` > 1 in that many forked processes, the
+    largest blocks first, where a pool pays (``_forks_pay``). A workload's run has its own seeded
+    streams, so the results do not depend on ``workers``. ``progress(name)``: the callback of one
+    workload's run (``LateProgress.for_task``); a forked run reports when done."""
+    catalog = catalog or default_catalog()
+    workloads = list(scenario.workloads)
+    progress = progress or (lambda name: None)
+    workers = min(workers, len(workloads))
+    if fidelity != "event" or workers <= 1 or not _forks_pay():
+        return {w.name: Simulation(scenario, w, catalog=catalog).run(fidelity, precision=precision, progress=progress(w.name))
+                for w in workloads}
+    from .workers import process_pool
+
+    order = sorted(range(len(workloads)), key=lambda i: -workloads[i].bs)  # long runs first (stable among equals)
+    with process_pool(workers, initializer=_adopt, initargs=(scenario, catalog, fidelity, precision)) as pool:
+        futures = {i: pool.submit(_run_adopted, i) for i in order}
+        results = {}
+        for i in order:
+            results[i] = futures[i].result()
+            report = progress(workloads[i].name)
+            if report is not None:
+                report(1.0, 1.0)
+    return {workloads[i].name: results[i] for i in range(len(workloads))}
+
+
+def _forks_pay() -> bool:
+    """Whether forked workers may run workloads: forking is safe (``nvsim.workers.start_method``)
+    and the event kernel is compiled already (with an empty cache each worker would compile the
+    same kernels at once: they compile once, here). The fluid mode's runs take a fraction of a
+    second: they run here (no pool, no multiprocessing import)."""
+    from .numba_cache import compiled_in_cache
+    from .sim.event import kernel
+    from .workers import start_method
+
+    return start_method() == "fork" and compiled_in_cache(kernel.run)
+
+
+_ADOPTED: tuple | None = None
+"""A forked worker's (scenario, catalog, fidelity, precision), set once by ``_adopt`` (a forked
+process inherits them: nothing is pickled)."""
+
+
+def _adopt(scenario: ScenarioSpec, catalog: Catalog, fidelity: Fidelity, precision: Precision | None) -> None:
+    global _ADOPTED
+    _ADOPTED = (scenario, catalog, fidelity, precision)
+
+
+def _run_adopted(index: int) -> Result:
+    """Workload ``index`` of the adopted scenario, run in a forked worker."""
+    scenario, catalog, fidelity, precision = _ADOPTED
+    return Simulation(scenario, scenario.workloads[index], catalog=catalog).run(fidelity, precision=precision)
+
+
+__all__ = ["Simulation", "Result", "ArrayState", "Precision", "EventWindow", "route", "single_drive", "predict_workload", "run_workloads", "SOLVERS",
            "EVENT_HOST_IOS", "FIDELITIES", "Fidelity", "Route", "Phase", "placed_route"]

@@ -90,16 +90,18 @@ def start_method() -> str:
 
 
 def process_pool(workers: int, initializer: Callable | None = None, initargs: tuple[Any, ...] = (),
-                 parent_death_signal: bool = True) -> ProcessPoolExecutor:
-    """A pool of ``workers`` processes (forked where safe, else spawned: ``start_method``) that die
-    with this one; ``initializer(*initargs)`` runs in each after that is arranged. Use it where the
-    thread that makes it outlives it (a ``with`` block), or pass ``parent_death_signal=False``. The
-    compile notice (a terminal only, an empty kernel cache) is said here, once, rather than by
-    each worker."""
+                 parent_death_signal: bool = True, spawn: bool = False) -> ProcessPoolExecutor:
+    """A pool of ``workers`` processes (forked where safe, else spawned: ``start_method``; always
+    spawned with ``spawn``: a worker that must start small, as the dashboard's, whose address space
+    is capped, cannot start as a copy of its parent) that die with this one; ``initializer(*initargs)``
+    runs in each after that is arranged. Use it where the thread that makes it outlives it (a
+    ``with`` block), or pass ``parent_death_signal=False``. The compile notice (a terminal only, an
+    empty kernel cache) is said here, once, rather than by each worker."""
     from .numba_cache import compile_notice
 
     compile_notice()
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(start_method()),
+    method = "spawn" if spawn else start_method()
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
                                initializer=_start_worker,
                                initargs=(os.getpid(), parent_death_signal, initializer, tuple(initargs)))
 

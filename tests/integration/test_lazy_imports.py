@@ -1,6 +1,7 @@
 """`nvsim run` loads only what the command uses (issue 41): no dashboard (Dash, Plotly), no Dask,
 no pandas, SciPy's optimizer only where a model calls it, and none of nvsim's modules that only
-other commands use (validation, its workers and published files; the FTL simulation)."""
+other commands use (validation and its published files; the FTL simulation); a fluid run runs its
+workloads in its own process (no pool: no workers module, no multiprocessing)."""
 
 from __future__ import annotations
 

@@ -139,3 +139,24 @@ def test_a_state_that_has_lost_data_serves_no_io():
     assert result.total_iops == 0.0 and result.metrics()["limited_by"].startswith("DATA LOSS: 2 members down, RAID5")
     one = nvsim.parse_scenario({**spec.model_dump(mode="json"), "faults": faults[:1]})
     assert nvsim.Simulation(one, one.workloads[0]).run("fluid").total_iops > 0
+
+
+def test_workloads_run_in_forked_workers_give_what_one_process_gives(catalog, monkeypatch):
+    """``run_workloads`` with workers: each workload has its own seeded streams, so the pool's
+    results (latency percentiles included) are this process's, in the scenario's order."""
+    from nvsim import numba_cache
+    from nvsim.simulation import run_workloads
+    from nvsim.workers import start_method
+
+    spec = nvsim.load_scenario(ROOT / "scenarios" / "latency-tails", catalog)
+    window = nvsim.Precision(relative=0.1, max_wall_s=0.0)
+    here = run_workloads(spec, catalog, "event", window, workers=1)
+    monkeypatch.setattr(numba_cache, "compiled_in_cache", lambda dispatcher: True)  # the pool even on an empty cache
+    done = []
+    pooled = run_workloads(spec, catalog, "event", window, workers=2,
+                           progress=lambda name: (lambda d, t: done.append(name)))
+    assert list(pooled) == list(here) == [w.name for w in spec.workloads]
+    for name in here:
+        assert pooled[name].metrics() == here[name].metrics(), name
+    if start_method() == "fork":  # the pool ran them: each reported once, when done
+        assert sorted(done) == sorted(here)

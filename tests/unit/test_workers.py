@@ -56,10 +56,14 @@ def test_a_pool_is_forked_only_where_the_parent_runs_one_thread_and_no_numba_poo
     from nvsim import workers
 
     monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.setattr(workers.threading, "active_count", lambda: 1)  # as if this process ran one thread
     monkeypatch.setitem(sys.modules, "numba.np.ufunc.parallel", types.SimpleNamespace(_is_initialized=False))
     assert workers.start_method() == "fork"
     monkeypatch.setitem(sys.modules, "numba.np.ufunc.parallel", types.SimpleNamespace(_is_initialized=True))
     assert workers.start_method() == "spawn"
+    monkeypatch.setitem(sys.modules, "numba.np.ufunc.parallel", types.SimpleNamespace(_is_initialized=False))
+    monkeypatch.undo()
+    monkeypatch.setattr(sys, "platform", "linux")
     monkeypatch.setitem(sys.modules, "numba.np.ufunc.parallel", types.SimpleNamespace(_is_initialized=False))
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
