@@ -169,8 +169,6 @@ def _run_beside_pool(order: list[tuple[str, str | None, str]], pool_workers: int
         tick()
 
     queue, pending = deque(order), deque()
-    if queue:  # one job here first: a forked worker then starts with its modules and kernels loaded
-        take(_predict_job(queue.popleft(), catalog, scenarios))
     with process_pool(pool_workers) as pool:
         while queue or pending:
             while queue and len(pending) < IN_FLIGHT_PER_WORKER * pool_workers:
