@@ -160,10 +160,10 @@ IN_FLIGHT_PER_WORKER = 3
 
 def _run_beside_pool(order: list[tuple[str, str | None, str]], pool_workers: int, catalog: Catalog,
                      scenarios: dict[str, ScenarioSpec], results: dict, tick: Callable[[], None]) -> None:
-    """Every job of ``order`` into ``results``: ``pool_workers`` spawned workers (``nvsim.workers``:
-    they die with this process) and this process take them in turn from the front, so this process
-    computes too instead of waiting (one worker's start-up less: its imports, kernel loads and
-    memo, 3-4 s of CPU)."""
+    """Every job of ``order`` into ``results``: ``pool_workers`` workers (``nvsim.workers``: forked
+    where safe, else spawned; they die with this process) and this process take them in turn from
+    the front, so this process computes too instead of waiting (one worker fewer: its kernel loads
+    and memo, and for a spawned one its imports, 3-4 s of CPU in all)."""
     def take(answer: tuple[tuple[str, str | None], dict]) -> None:
         results[answer[0]] = answer[1]
         tick()

@@ -74,7 +74,7 @@ def io_wait_scale(net: Stations, batches: list[HostIoBatch]) -> np.ndarray:
             continue
         runs = b.op_runs if b.op_runs is not None else phase_runs(b.op_phase, b.op_start)
         sizes, counts = np.unique(np.diff(np.append(runs, len(b.op_phase))), return_counts=True)
-        sum_k += int(sizes @ counts)
+        sum_k += len(b.op_phase)  # the runs' sizes add up to the batch's member I/Os
         sum_h += sum(c * harmonic_number(k) for k, c in zip(sizes.tolist(), counts.tolist()))
     scale = sum_h / sum_k if sum_k else 1.0
     return np.array([scale if fabric.KIND[key].per_drive else 1.0 for key, _drive in net.keys])

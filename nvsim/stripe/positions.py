@@ -73,11 +73,11 @@ class PositionPlans:
             return plan_ios(self.geom, w, offs, self.length, self.failed)  # its own one-line refusal
         entry = _entries(self.keys, self.entry, offs, w, self.period)
         if offs.size and entry.min() < 0:  # places not met yet: plan them, then look again
-            keys = offs[entry < 0] % self.period * 2 + w[entry < 0]
-            new = np.unique(keys)
+            keys = offs % self.period * 2 + w  # each host I/O's place key, as _entries makes it
+            new = np.unique(keys[entry < 0])
             if len(self.count) + len(new) > PLACES_MAX:  # start afresh, with this batch's places
                 self._reset()
-                new = np.unique(offs % self.period * 2 + w)
+                new = np.unique(keys)
             self._add(new)
             entry = _entries(self.keys, self.entry, offs, w, self.period)
         m, h = self.members, self.hosts
