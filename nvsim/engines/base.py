@@ -203,10 +203,11 @@ class Engine:
         engine without one, or whose waiters sleep until they are served)."""
         return 0.0
 
-    def sync_update_share(self, write_rate_per_s: float, region_bytes: float, write_bytes: int, random: bool,
-                          data_members: int) -> float:
-        """Share of host writes, at ``write_rate_per_s`` over ``region_bytes``, that wait for a
-        synchronous metadata update on the engine's thread (md's write-intent bitmap); none here."""
+    def sync_update_share(self, level: int, write_rate_per_s: float, region_bytes: float, write_bytes: int,
+                          random: bool, data_members: int) -> float:
+        """Share of host writes to a RAID ``level`` array, at ``write_rate_per_s`` over
+        ``region_bytes``, that wait for a synchronous metadata update on the engine's thread (md's
+        write-intent bitmap); none here."""
         return 0.0
 
     @staticmethod

@@ -23,7 +23,10 @@ documents), the mechanisms that set its speed (docs/models/engines.md):
   bitmap update (``sync_update_share``, at the write rate the solvers feed back).
 * Every md request (one per chunk a bio is split into; on RAID1, which has no chunks, one per
   64 MiB barrier unit, ``raid1_requests``) costs ``request_cpu_us`` on the submitting core, at
-  ``reference_clock_ghz``.
+  ``reference_clock_ghz``: fitted on RAID5/6/10 rows, it covers their personalities' request
+  paths. RAID0's ``raid0_make_request`` only remaps the bio (``find_zone``, ``map_sector``) and
+  passes it on, no lock, no barrier, no per-request allocation of its own: a RAID0 md request
+  costs ``raid0_request_cpu_us`` instead.
 * Degraded (a member missing): RAID5/6 reads no longer bypass the stripe cache
   (``raid5_make_request`` takes ``chunk_aligned_read`` only while ``mddev->degraded == 0``): every
   read is a stripe_head handled by raid5d like a write, plus the reconstruction's parity work.
@@ -157,6 +160,7 @@ class MdParameters(EngineParameters):
 
     reference_clock_ghz: Cited[float]
     request_cpu_us: Cited[float]
+    raid0_request_cpu_us: Cited[float]
     resync_request_us: Cited[float]
     barrier_lock_us: Cited[float]
     stripe_disk_us: Cited[float]
@@ -286,7 +290,7 @@ class MdEngine(Engine):
         out = self.empty_work(plan, n, host_bytes)
         p = self.v
         requests = raid1_requests(plan, n) if level == 1 else chunks
-        out.submit_cpu_ref_s = p.request_cpu_us * 1e-6 * requests
+        out.submit_cpu_ref_s = self.request_cpu_us(level) * 1e-6 * requests
         member_writes = per_host_sum(plan.is_write.astype(float), plan.host_index, n)
         if level in (1, 10):
             # wait_barrier per md request; each member write is queued on conf->pending_bio_list
@@ -329,6 +333,11 @@ class MdEngine(Engine):
         out.memory_bytes = np.where(writes, 3.0 * host_bytes, float(host_bytes))
         out.stripe_heads = np.where(writes | self.degraded, stripes, 0.0)  # what the stripe cache holds for it
         return self._numa(out)
+
+    def request_cpu_us(self, level: int) -> float:
+        """CPU one md request costs its submitting core (at ``reference_clock_ghz``): RAID0's remap
+        (``raid0_request_cpu_us``), every other personality's request path ``request_cpu_us``."""
+        return self.v.raid0_request_cpu_us if level == 0 else self.v.request_cpu_us
 
     def stripe_heads(self, plan, is_write, n: int) -> np.ndarray:
         """stripe_heads each host I/O goes through: raid5.c keys a stripe_head by its sector on the
@@ -441,14 +450,16 @@ class MdEngine(Engine):
         ``bitmap_chunk_bytes`` of every member, so ``bitmap_chunk_bytes x data_members`` of data."""
         return max(1.0, region_bytes / (self.settings.bitmap_chunk_bytes * max(1, data_members)))
 
-    def sync_update_share(self, write_rate_per_s: float, region_bytes: float, write_bytes: int, random: bool,
-                          data_members: int) -> float:
+    def sync_update_share(self, level: int, write_rate_per_s: float, region_bytes: float, write_bytes: int,
+                          random: bool, data_members: int) -> float:
         """Share of host writes that set a clean bit of the write-intent bitmap and so wait for its
         synchronous update (``md_bitmap.dirty_fraction_random`` at the write rate the solver feeds
         back; a sequential stream: one per bitmap chunk's worth of data, ``dirty_fraction_sequential``);
         0 without a bitmap. The update is done by md's own thread (raid5d's, raid1d's or raid10d's
-        ``md_bitmap_unplug`` before the writes it holds go out), which waits for it."""
-        if getattr(self.settings, "bitmap", "none") == "none":
+        ``md_bitmap_unplug`` before the writes it holds go out), which waits for it. RAID0 has none
+        whatever the setting: a bitmap records what a redundant array must resync, mdadm adds its
+        own only from level 1 and refuses one asked for at level 0 (Create.c)."""
+        if level == 0 or getattr(self.settings, "bitmap", "none") == "none":
             return 0.0
         if not random:
             return dirty_fraction_sequential(write_bytes, self.settings.bitmap_chunk_bytes * max(1, data_members))

@@ -139,7 +139,7 @@ class ArrayModel:
         w, a = self.workload, self.array
         region = min(w.size or self.device_bytes, self.device_bytes)
         data = data_members_per_stripe(a.level, a.drives, a.near_copies)
-        share = self.engine.sync_update_share(write_rate_per_s, region, w.bs, w.is_random, data)
+        share = self.engine.sync_update_share(a.level, write_rate_per_s, region, w.bs, w.is_random, data)
         return share, self.drive.write_fixed_s + self.drive.link_s(self.engine.sync_update_bytes, True)
 
     def chunk_requests_per_io(self) -> float:

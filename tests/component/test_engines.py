@@ -216,6 +216,22 @@ def test_md_raid1_is_one_md_request_per_64_mib_barrier_unit_whatever_the_strip(c
         assert across.lock_s[0] == pytest.approx(2 * md.device_lock_us * 1e-6)  # kernel 6.6: no wake_up lock
 
 
+def test_md_raid0_request_is_a_remap_without_lock_or_stripe_work(catalog):
+    """raid0_make_request remaps a bio and passes it on: a RAID0 md request (one per chunk piece)
+    costs ``raid0_request_cpu_us``, not the RAID5/6/10 path's fitted ``request_cpu_us``, and takes
+    no md lock and no raid5d time, read or write (the bitmap's counts.lock aside, none here)."""
+    md = make_engine(catalog, MD, members=4, strip_bytes=4 * KIB)
+    p = vars(md.v)
+    assert p["raid0_request_cpu_us"] < p["request_cpu_us"]
+    raid0 = ArrayGeometry(0, 4, 4 * KIB, member_size_bytes=2**30)
+    _, work = costs(md, raid0, [False, True, False], [0, 0, 2 * KIB], 4 * KIB)
+    one = p["raid0_request_cpu_us"] * 1e-6
+    assert list(work.submit_cpu_ref_s) == pytest.approx([one, one, 2 * one])  # the last one spans two chunks
+    assert not (work.lock_s.any() or work.pre_s.any() or work.mid_s.any())
+    assert md.request_cpu_us(0) == p["raid0_request_cpu_us"]
+    assert md.request_cpu_us(10) == md.request_cpu_us(5) == p["request_cpu_us"]
+
+
 def test_md_shared_state_costs_grow_with_the_cross_socket_share(catalog):
     """Lock and raid5d times x the platform's shared-access factor; the submitter's own CPU unchanged."""
     factor = 1.6
