@@ -528,12 +528,14 @@ class MdEngine(Engine):
         ``speed_min`` and ``speed_max`` are the array's ``sync_speed_min``/``_max`` where set, else the
         sysctls ``speed_limit_min``/``_max`` (``RebuildSpec.md_speed_min_kib_per_s``)."""
         top_kib, floor_kib = limits.md_speed_max_kib_per_s, limits.md_speed_min_kib_per_s
+        top_source = "sync_speed_max" if limits.sync_speed_max_kib_per_s else "speed_limit_max"
+        top_why = f"md {top_source} {top_kib:.0f} KiB/s"
         if not loaded:
-            source = "sync_speed_max" if limits.sync_speed_max_kib_per_s else "speed_limit_max"
-            return RebuildThrottle(limit_bytes_per_s=top_kib * 1024.0, why=f"md {source} {top_kib:.0f} KiB/s")
+            return RebuildThrottle(limit_bytes_per_s=top_kib * 1024.0, why=top_why)
         source = "sync_speed_min" if limits.sync_speed_min_kib_per_s else "speed_limit_min"
         return RebuildThrottle(limit_bytes_per_s=top_kib * 1024.0, floor_bytes_per_s=floor_kib * 1024.0,
-                               window_bytes=SYNC_WINDOW_BYTES, why=f"md {source} {floor_kib:.0f} KiB/s")
+                               window_bytes=SYNC_WINDOW_BYTES, why=f"md {source} {floor_kib:.0f} KiB/s",
+                               limit_why=top_why)
 
     def recovery_excludes_host_io(self, level: int) -> bool:
         """raid10's barrier is array-wide; raid1's is per 64 MiB bucket (since Linux 4.11), which

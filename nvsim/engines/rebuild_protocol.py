@@ -55,6 +55,7 @@ class RebuildThrottle:
     paced_over: str = "drives"  # the stations the share is of: "drives", or "all" (a card's own server too)
     alone_share: float | None = None
     why: str = ""
+    limit_why: str = ""  # the limit itself, where ``why`` names another mechanism (md's drained windows)
 
     @property
     def paced(self) -> bool:

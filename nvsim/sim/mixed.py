@@ -113,6 +113,7 @@ class RebuildStage:
     why: str
     paced: bool = False
     floor_bytes_per_s: float | None = None
+    limit_why: str = ""  # the rate limit, where it binds rather than ``why`` (md's drained windows)
 
 
 def rebuild_stages(system: ArraySystem, rb: RebuildClass, net, loaded: bool) -> list[RebuildStage]:
@@ -137,7 +138,7 @@ def rebuild_stages(system: ArraySystem, rb: RebuildClass, net, loaded: bool) -> 
     floor = throttle.floor_bytes_per_s
     drained = (f"md_do_sync above speed_limit_min on a busy array: waits for its {window:.0f} requests "
                f"in flight ({throttle.window_bytes / 1024:.0f} KiB window) to complete before the next")
-    return [RebuildStage(window, limit, drained, floor_bytes_per_s=floor),
+    return [RebuildStage(window, limit, drained, floor_bytes_per_s=floor, limit_why=throttle.limit_why),
             RebuildStage(rb.inflight, min(floor, limit), throttle.why)]
 
 
@@ -334,7 +335,9 @@ def _settle(load, net, demands, rb: RebuildClass | None, stage: RebuildStage | N
             if cycle.released >= 1 else f"md recovery alone: {batches}")
     elif rb is not None and len(sol.throughput) > 1:
         rebuild_rate = sol.throughput[1] * rb.step_bytes
-        if rebuild_rate >= 0.995 * cap_bytes_per_s or stage.floor_bytes_per_s is not None:
+        if rebuild_rate >= 0.995 * cap_bytes_per_s and stage.limit_why:
+            rebuild_limit = stage.limit_why  # md's windows drain faster than its speed limit allows
+        elif rebuild_rate >= 0.995 * cap_bytes_per_s or stage.floor_bytes_per_s is not None:
             rebuild_limit = cap_why  # at its limit, or md draining its windows above the floor
         else:
             j = int(np.argmax(sol.utilisation))

@@ -72,6 +72,17 @@ def test_md_rebuild_runs_between_its_limits_under_load_and_at_max_when_idle(cata
     assert loaded.rebuild_limited_by.startswith(("md_do_sync", "md barrier", "md speed_limit_min"))
 
 
+def test_md_rebuild_under_light_load_names_speed_limit_max_when_that_binds(catalog):
+    """A busy array whose 128 KiB windows drain faster than speed_limit_max allows: the rebuild runs
+    at the limit, and says so (it said the windows held it)."""
+    s = small_array(catalog, MD, 5, rebuild=LIMITS)
+    light = s.workloads[0].model_copy(update={"numjobs": 1, "iodepth": 1})
+    loaded = solve_state(s, light, catalog, rebuilding=0)
+    high = LIMITS["speed_limit_max_kib_per_s"] * 1024
+    assert loaded.rebuild_bytes_per_s == pytest.approx(high, rel=1e-3)
+    assert loaded.rebuild_limited_by.startswith("md speed_limit_max")
+
+
 @pytest.mark.parametrize("workload", [RANDREAD, RANDWRITE], ids=["randread", "randwrite"])
 def test_vendor_paced_share_follows_the_priority(catalog, workload):
     """SupremeRAID paces its rebuild to a share of its busiest drive's time: half the share at
