@@ -172,7 +172,8 @@ class Catalog:
     def engine_class(self, name: str) -> type[Engine]:
         """The mechanism (``nvsim.engines`` class) of engine entry ``name``: the specs, the topology
         and the workload ask it their engine's rules (``strip_must_be_power_of_two``,
-        ``drive_multiple``, ``passes_discards``, ``needs_vmd``) without importing the registry."""
+        ``drive_multiple``, ``passes_discards``, ``needs_vmd``, ``settings_refusal``) without importing
+        the registry."""
         return engine_class(self.engines[name])
 
     def pcie(self, generation: int) -> PcieGenerationSpec:

@@ -163,6 +163,12 @@ class Engine:
         """Why engine entry ``name`` at RAID ``level`` does not pass discards (one clause)."""
         return f"nvsim does not know whether {name} passes discards to its drives"
 
+    @classmethod
+    def settings_refusal(cls, level: int, settings: dict) -> str | None:
+        """Why ``settings`` (a scenario's ``array.engine_settings``, as written) cannot be asked of
+        a RAID ``level`` array, as ``field: why; allowed: ...``; None when they can (here always)."""
+        return None
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "v", self.params.values())
         object.__setattr__(self, "server", self.own_server())

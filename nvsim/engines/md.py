@@ -268,6 +268,15 @@ class MdEngine(Engine):
         return (f"md RAID {level} passes discards to its drives only with the raid456 module's "
                 f"devices_handle_discard_safely=Y, which the scenario does not state")
 
+    @classmethod
+    def settings_refusal(cls, level: int, settings: dict) -> str | None:
+        """md RAID0 has no write-intent bitmap: mdadm refuses ``--bitmap`` at level 0 (a bitmap
+        records what a redundant array must resync), so one asked for by name is refused."""
+        if level == 0 and settings.get("bitmap", "none") != "none":
+            return (f"engine_settings.bitmap: md RAID0 has no write-intent bitmap (mdadm refuses --bitmap at "
+                    f"level 0); allowed: none, or leave it unset; got {settings['bitmap']!r}")
+        return None
+
     def reconstruction(self, level: int) -> Reconstruction:
         """A degraded RAID5/6 read's reconstruction: raid5d (``pre_s``, before the read returns)
         XORs the survivors' bytes at ``parity_gen_gb_per_s``; the stripe_head it rides on is the

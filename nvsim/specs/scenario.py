@@ -151,6 +151,9 @@ class ArraySpec(Spec):
         if engine.strip_must_be_power_of_two(self.level) and strip & (strip - 1):
             raise ValueError(f"strip_bytes: md takes only a power-of-two chunk for RAID{self.level}, got {strip} bytes; "
                              f"allowed: 4 KiB, 8 KiB, 16 KiB, ... (powers of two)")
+        refusal = engine.settings_refusal(self.level, self.engine_settings)
+        if refusal:
+            raise ValueError(refusal)
         multiple = engine.drive_multiple(self.level, self.near_copies)
         if self.drives % multiple:
             raise ValueError(f"drives: RAID{self.level} on engine {self.engine} mirrors sets of {multiple} drives; "

@@ -104,6 +104,26 @@ def test_a_bad_md_setting_is_one_line_naming_it(catalog, settings, field):
     assert field in str(error.value) and "\n" not in str(error.value)
 
 
+@pytest.mark.parametrize("engine", ["linux-md", "intel-vroc"])
+@pytest.mark.parametrize("bitmap, refused", [("internal", True), ("external", True), ("none", False), (None, False)])
+def test_an_md_raid0_bitmap_asked_by_name_is_refused_in_one_line(catalog, engine, bitmap, refused):
+    """mdadm refuses --bitmap at level 0: a RAID0 scenario naming one is refused, naming the field;
+    none, or the setting left out, is taken (md RAID5 with a bitmap too)."""
+    settings = {} if bitmap is None else {"bitmap": bitmap}
+    array = {"level": 0, "drive": "intel-d7-p5510-3.84tb", "drives": 4, "strip_bytes": "64KiB", "engine": engine,
+             "engine_settings": settings}
+    scenario = {"name": "r0", "platform": "dell-poweredge-r750", "array": array,
+                "workloads": [{"name": "w", "rw": "randwrite", "bs": "4k"}]}
+    if refused:
+        with pytest.raises(nvsim.InputError) as error:
+            nvsim.parse_scenario(scenario, catalog)
+        assert "engine_settings.bitmap" in str(error.value) and "\n" not in str(error.value)
+    else:
+        assert nvsim.parse_scenario(scenario, catalog).array.level == 0
+    raid5 = {**scenario, "array": {**array, "level": 5}}
+    assert nvsim.parse_scenario(raid5, catalog).array.level == 5
+
+
 def test_every_named_kernel_builds(catalog):
     assert all(md(catalog, kernel=k).kernel >= (4, 19) for k in KERNELS)
 
