@@ -21,8 +21,10 @@ documents), the mechanisms that set its speed (docs/models/engines.md):
 * The write-intent bitmap (``md_bitmap``): ``bitmap->counts.lock`` taken twice per written page
   (RAID4/5/6) or request (RAID1/10); a write that sets a clean bit holds md's thread for one
   bitmap update (``sync_update_share``, at the write rate the solvers feed back).
-* Every md request (one per chunk a bio is split into; on RAID1, which has no chunks, one per
-  64 MiB barrier unit, ``raid1_requests``) costs ``request_cpu_us`` on the submitting core, at
+* Every md request (``md_requests``: one per chunk a RAID0/10 bio or an optimal-state RAID4/5/6
+  read is split into; one per RAID4/5/6 write, and per read while degraded, which walk the bio's
+  stripe_heads in one pass; on RAID1, which has no chunks, one per 64 MiB barrier unit,
+  ``raid1_requests``) costs ``request_cpu_us`` on the submitting core, at
   ``reference_clock_ghz``: fitted on RAID5/6/10 rows, it covers their personalities' request
   paths. RAID0's ``raid0_make_request`` only remaps the bio (``find_zone``, ``map_sector``) and
   passes it on, no lock, no barrier, no per-request allocation of its own: a RAID0 md request
@@ -298,7 +300,7 @@ class MdEngine(Engine):
         n = len(is_write)
         out = self.empty_work(plan, n, host_bytes)
         p = self.v
-        requests = raid1_requests(plan, n) if level == 1 else chunks
+        requests = self.md_requests(plan, is_write, chunks, level)
         out.submit_cpu_ref_s = self.request_cpu_us(level) * 1e-6 * requests
         member_writes = per_host_sum(plan.is_write.astype(float), plan.host_index, n)
         if level in (1, 10):
@@ -342,6 +344,21 @@ class MdEngine(Engine):
         out.memory_bytes = np.where(writes, 3.0 * host_bytes, float(host_bytes))
         out.stripe_heads = np.where(writes | self.degraded, stripes, 0.0)  # what the stripe cache holds for it
         return self._numa(out)
+
+    def md_requests(self, plan, is_write, chunks, level: int) -> np.ndarray:
+        """md requests (passes of ``md_handle_request`` and the personality's ``make_request``)
+        each host I/O makes: raid0 and raid10 split a bio at every chunk end (``chunks``: strips it
+        spans), raid1 at its 64 MiB barrier units (``raid1_requests``). raid4/5/6 split only a read
+        they send around the stripe cache (``chunk_aligned_read``: one pass per chunk piece, each
+        piece submitted again); a write, or any read while a member is missing, is one pass that
+        walks the bio's stripe_heads (``raid5_make_request``'s loop: their costs are the stripe
+        cache's, ``stripe_heads``)."""
+        if level == 1:
+            return raid1_requests(plan, len(is_write))
+        if level in (4, 5, 6):
+            whole_bio = is_write | self.degraded
+            return np.where(whole_bio, 1.0, chunks)
+        return np.asarray(chunks, dtype=float)
 
     def request_cpu_us(self, level: int) -> float:
         """CPU one md request costs its submitting core (at ``reference_clock_ghz``): RAID0's remap

@@ -82,6 +82,18 @@ def test_md_raid6_optimal_reads_cost_one_md_request_and_one_device_lock_per_chun
     assert small.pre_s[0] == small.mid_s[0] == three.pre_s[0] == three.mid_s[0] == 0.0
 
 
+def test_md_raid6_reads_while_degraded_are_one_md_request_whatever_the_chunks(catalog):
+    """With a member missing md sends no read around the stripe cache (no chunk_aligned_read), so a
+    read, like a write, is one raid5_make_request pass over its stripe_heads: a 12 KiB read over
+    three 4 KiB chunks costs the submitter one md request, against three in the optimal state."""
+    kwargs = dict(members=8, strip_bytes=4 * KIB)
+    p = vars(make_engine(catalog, MD, **kwargs).v)
+    _, optimal = costs(make_engine(catalog, MD, **kwargs), raid6(), [False], [0], 12 * KIB)
+    _, degraded = costs(make_engine(catalog, MD, degraded=True, **kwargs), raid6(), [False], [0], 12 * KIB, failed=(7,))
+    assert optimal.submit_cpu_ref_s[0] == pytest.approx(3 * p["request_cpu_us"] * 1e-6)
+    assert degraded.submit_cpu_ref_s[0] == pytest.approx(p["request_cpu_us"] * 1e-6)
+
+
 @pytest.mark.parametrize("length, mode, reads, writes", [
     (4 * KIB, READ_MODIFY_WRITE, 3, 3),     # one data page: old data, P and Q read (3 < 5 for reconstruct-write)
     (16 * KIB, RECONSTRUCT_WRITE, 2, 6),    # four of six data pages: the other two read (2 < 6)
@@ -100,8 +112,9 @@ def test_md_raid6_write_costs_per_stripe_head_and_per_member_page(catalog, lengt
     assert work.lock_s[0] == pytest.approx(md.device_lock_us * 1e-6)
     assert work.pre_s[0] == pytest.approx(one_pass + bio * reads if reads else 0.0)
     assert work.mid_s[0] == pytest.approx(one_pass + bio * writes)
-    chunks = length // (4 * KIB)  # one md request per chunk
-    assert work.submit_cpu_ref_s[0] == pytest.approx(p["request_cpu_us"] * 1e-6 * chunks)
+    # one md request: raid5_make_request walks a write bio's stripe_heads in one pass, whatever
+    # the chunks it spans (only optimal-state reads are split per chunk, chunk_aligned_read)
+    assert work.submit_cpu_ref_s[0] == pytest.approx(p["request_cpu_us"] * 1e-6)
 
 
 def test_md_raid6_parity_time_is_bytes_over_the_parity_rate(catalog):
