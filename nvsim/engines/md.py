@@ -59,6 +59,8 @@ from .rebuild_protocol import Reconstruction
 from .md_bitmap import BITMAP_PAGE_BYTES, DEFAULT_DAEMON_SLEEP_S, MDADM_BITMAP_CHUNK_MIN_BYTES, dirty_fraction_random, dirty_fraction_sequential
 
 
+RAID456_LEVELS = (4, 5, 6)
+"""Levels md runs with its raid456 personality (the stripe cache, raid5d and its worker groups)."""
 RAID5D_THREADS = 1
 """raid5d: the one md thread that handles stripe_heads when no worker group is set."""
 STRIPE_CACHE_MAX = 32768
@@ -272,11 +274,19 @@ class MdEngine(Engine):
 
     @classmethod
     def settings_refusal(cls, level: int, settings: dict) -> str | None:
-        """md RAID0 has no write-intent bitmap: mdadm refuses ``--bitmap`` at level 0 (a bitmap
-        records what a redundant array must resync), so one asked for by name is refused."""
+        """Settings md has no place for at ``level``, asked for by name: a write-intent bitmap on
+        RAID0 (mdadm refuses ``--bitmap`` at level 0: a bitmap records what a redundant array must
+        resync); the stripe cache's size and its worker threads away from RAID4/5/6 (sysfs
+        ``stripe_cache_size`` and ``group_thread_cnt`` are raid456's attributes, which other
+        personalities do not register). A default value, as written, is taken."""
         if level == 0 and settings.get("bitmap", "none") != "none":
             return (f"engine_settings.bitmap: md RAID0 has no write-intent bitmap (mdadm refuses --bitmap at "
                     f"level 0); allowed: none, or leave it unset; got {settings['bitmap']!r}")
+        if level not in RAID456_LEVELS:
+            for name, default in (("stripe_cache_size", NR_STRIPES), ("group_thread_cnt", 0)):
+                if settings.get(name, default) != default:
+                    return (f"engine_settings.{name}: md has it only at RAID4/5/6 (a raid456 sysfs attribute); "
+                            f"allowed at RAID{level}: leave it unset; got {settings[name]!r}")
         return None
 
     def reconstruction(self, level: int) -> Reconstruction:
@@ -355,7 +365,7 @@ class MdEngine(Engine):
         cache's, ``stripe_heads``)."""
         if level == 1:
             return raid1_requests(plan, len(is_write))
-        if level in (4, 5, 6):
+        if level in RAID456_LEVELS:
             whole_bio = is_write | self.degraded
             return np.where(whole_bio, 1.0, chunks)
         return np.asarray(chunks, dtype=float)

@@ -124,6 +124,30 @@ def test_an_md_raid0_bitmap_asked_by_name_is_refused_in_one_line(catalog, engine
     assert nvsim.parse_scenario(raid5, catalog).array.level == 5
 
 
+@pytest.mark.parametrize("level, settings, refused", [
+    (10, {"group_thread_cnt": 8}, "engine_settings.group_thread_cnt"),
+    (1, {"stripe_cache_size": 4096}, "engine_settings.stripe_cache_size"),
+    (0, {"group_thread_cnt": 2, "bitmap": "none"}, "engine_settings.group_thread_cnt"),
+    (10, {"group_thread_cnt": 0, "stripe_cache_size": 256}, None),  # the defaults, as written
+    (6, {"group_thread_cnt": 8, "stripe_cache_size": 4096}, None),
+    (5, {"group_thread_cnt": 8, "stripe_cache_size": 4096}, None),
+])
+def test_raid456_settings_elsewhere_are_refused_in_one_line(catalog, level, settings, refused):
+    """The stripe cache's size and its worker threads are raid456's sysfs attributes: asked of an
+    md RAID0/1/10 they are refused, naming the field; their defaults, and RAID5/6, are taken."""
+    drives = 2 if level == 1 else 6
+    array = {"level": level, "drive": "intel-d7-p5510-3.84tb", "drives": drives, "strip_bytes": "64KiB",
+             "engine": "linux-md", "engine_settings": settings}
+    scenario = {"name": "s", "platform": "dell-poweredge-r750", "array": array,
+                "workloads": [{"name": "w", "rw": "randread", "bs": "4k"}]}
+    if refused is None:
+        assert nvsim.parse_scenario(scenario, catalog).array.engine_settings == settings
+        return
+    with pytest.raises(nvsim.InputError) as error:
+        nvsim.parse_scenario(scenario, catalog)
+    assert refused in str(error.value) and "\n" not in str(error.value)
+
+
 def test_every_named_kernel_builds(catalog):
     assert all(md(catalog, kernel=k).kernel >= (4, 19) for k in KERNELS)
 
