@@ -278,12 +278,13 @@ class MdEngine(Engine):
         RAID0 (mdadm refuses ``--bitmap`` at level 0: a bitmap records what a redundant array must
         resync); the stripe cache's size and its worker threads away from RAID4/5/6 (sysfs
         ``stripe_cache_size`` and ``group_thread_cnt`` are raid456's attributes, which other
-        personalities do not register). A default value, as written, is taken."""
+        personalities do not register). A default value (``Settings``'), as written, is taken."""
         if level == 0 and settings.get("bitmap", "none") != "none":
             return (f"engine_settings.bitmap: md RAID0 has no write-intent bitmap (mdadm refuses --bitmap at "
                     f"level 0); allowed: none, or leave it unset; got {settings['bitmap']!r}")
         if level not in RAID456_LEVELS:
-            for name, default in (("stripe_cache_size", NR_STRIPES), ("group_thread_cnt", 0)):
+            for name in ("stripe_cache_size", "group_thread_cnt"):
+                default = cls.Settings.model_fields[name].default
                 if settings.get(name, default) != default:
                     return (f"engine_settings.{name}: md has it only at RAID4/5/6 (a raid456 sysfs attribute); "
                             f"allowed at RAID{level}: leave it unset; got {settings[name]!r}")

@@ -104,24 +104,30 @@ def test_a_bad_md_setting_is_one_line_naming_it(catalog, settings, field):
     assert field in str(error.value) and "\n" not in str(error.value)
 
 
+def scenario(level: int, drives: int, engine: str = "linux-md", settings: dict | None = None, strip: str = "64KiB",
+             **workload) -> dict:
+    """A scenario's data: ``drives`` D7-P5510 at RAID ``level`` on the R750, one 4 KiB job
+    (``workload``: its other fio options)."""
+    array = {"level": level, "drive": "intel-d7-p5510-3.84tb", "drives": drives, "strip_bytes": strip,
+             "engine": engine, "engine_settings": settings or {}}
+    return {"name": "s", "platform": "dell-poweredge-r750", "array": array, "placement": {"job_sockets": [0]},
+            "workloads": [{"name": "w", "rw": "randread", "bs": "4k", **workload}]}
+
+
 @pytest.mark.parametrize("engine", ["linux-md", "intel-vroc"])
 @pytest.mark.parametrize("bitmap, refused", [("internal", True), ("external", True), ("none", False), (None, False)])
 def test_an_md_raid0_bitmap_asked_by_name_is_refused_in_one_line(catalog, engine, bitmap, refused):
     """mdadm refuses --bitmap at level 0: a RAID0 scenario naming one is refused, naming the field;
     none, or the setting left out, is taken (md RAID5 with a bitmap too)."""
     settings = {} if bitmap is None else {"bitmap": bitmap}
-    array = {"level": 0, "drive": "intel-d7-p5510-3.84tb", "drives": 4, "strip_bytes": "64KiB", "engine": engine,
-             "engine_settings": settings}
-    scenario = {"name": "r0", "platform": "dell-poweredge-r750", "array": array,
-                "workloads": [{"name": "w", "rw": "randwrite", "bs": "4k"}]}
+    raid0 = scenario(0, 4, engine, settings, rw="randwrite")
     if refused:
         with pytest.raises(nvsim.InputError) as error:
-            nvsim.parse_scenario(scenario, catalog)
+            nvsim.parse_scenario(raid0, catalog)
         assert "engine_settings.bitmap" in str(error.value) and "\n" not in str(error.value)
     else:
-        assert nvsim.parse_scenario(scenario, catalog).array.level == 0
-    raid5 = {**scenario, "array": {**array, "level": 5}}
-    assert nvsim.parse_scenario(raid5, catalog).array.level == 5
+        assert nvsim.parse_scenario(raid0, catalog).array.level == 0
+    assert nvsim.parse_scenario(scenario(5, 4, engine, settings, rw="randwrite"), catalog).array.level == 5
 
 
 @pytest.mark.parametrize("level, settings, refused", [
@@ -135,16 +141,12 @@ def test_an_md_raid0_bitmap_asked_by_name_is_refused_in_one_line(catalog, engine
 def test_raid456_settings_elsewhere_are_refused_in_one_line(catalog, level, settings, refused):
     """The stripe cache's size and its worker threads are raid456's sysfs attributes: asked of an
     md RAID0/1/10 they are refused, naming the field; their defaults, and RAID5/6, are taken."""
-    drives = 2 if level == 1 else 6
-    array = {"level": level, "drive": "intel-d7-p5510-3.84tb", "drives": drives, "strip_bytes": "64KiB",
-             "engine": "linux-md", "engine_settings": settings}
-    scenario = {"name": "s", "platform": "dell-poweredge-r750", "array": array,
-                "workloads": [{"name": "w", "rw": "randread", "bs": "4k"}]}
+    data = scenario(level, 2 if level == 1 else 6, settings=settings)
     if refused is None:
-        assert nvsim.parse_scenario(scenario, catalog).array.engine_settings == settings
+        assert nvsim.parse_scenario(data, catalog).array.engine_settings == settings
         return
     with pytest.raises(nvsim.InputError) as error:
-        nvsim.parse_scenario(scenario, catalog)
+        nvsim.parse_scenario(data, catalog)
     assert refused in str(error.value) and "\n" not in str(error.value)
 
 
@@ -163,11 +165,8 @@ def test_md_raid0_reads_cost_a_core_little_more_than_the_bare_drives(catalog, jo
     what the same jobs get from the bare drives (RAID0's remap, not the RAID5/6/10 request path's
     fitted cost, which left it at a fifth), and never more."""
     def iops(engine):
-        array = {"level": 0, "drive": "intel-d7-p5510-3.84tb", "drives": 4, "strip_bytes": "512KiB", "engine": engine}
-        spec = nvsim.parse_scenario({"name": "raid0", "platform": "dell-poweredge-r750", "array": array,
-                                     "placement": {"job_sockets": [0]},
-                                     "workloads": [{"name": "rr", "rw": "randread", "bs": "4k", "iodepth": 32,
-                                                    "numjobs": jobs, "ioengine": "libaio"}]}, catalog)
+        spec = nvsim.parse_scenario(scenario(0, 4, engine, strip="512KiB", iodepth=32, numjobs=jobs, ioengine="libaio"),
+                                    catalog)
         result = nvsim.Simulation(spec, spec.workloads[0], catalog=catalog).run("fluid")
         assert result.bottleneck.startswith("host cores")
         return result.read_iops
