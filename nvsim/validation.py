@@ -71,13 +71,20 @@ def _workload(scenario: ScenarioSpec, name: str | None) -> WorkloadSpec | None:
     raise InputError("workload", f"scenario {scenario.name} has no workload {name!r}")
 
 
+IDLE_REBUILD_METRICS = {"rebuild_hours_idle": "rebuild_hours", "rebuild_mb_per_s_idle": "rebuild_mb_per_s"}
+"""Published metrics of a rebuild with no host workload -> the ``rebuild_summary`` field each reads:
+the whole member's time, or the rebuilt member's bytes per second (what /proc/mdstat's ``speed=``
+shows, in MB/s of 10^6 bytes)."""
+
+
 def predict_metric(scenario: ScenarioSpec, workload: WorkloadSpec | None, metric: str, catalog: Catalog) -> float | None:
     """The model's value for one published metric, or None where nvsim does not model it yet."""
     if metric == "usable_capacity_bytes":
         return float(capacity(scenario, catalog).usable_bytes)
-    if metric == "rebuild_hours_idle":  # one member fails onto a hot spare, no host workload
-        hours = rebuild_summary(scenario.model_copy(update={"workloads": ()}), catalog)["rebuild_hours"]
-        return None if hours is None else float(hours)
+    if metric in IDLE_REBUILD_METRICS:  # one member fails onto a hot spare, no host workload
+        summary = rebuild_summary(scenario.model_copy(update={"workloads": ()}), catalog)
+        value = summary[IDLE_REBUILD_METRICS[metric]]
+        return None if value is None else float(value)
     if workload is None:
         return None
     value = predict_workload(scenario, workload, catalog).get(metric)
