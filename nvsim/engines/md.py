@@ -52,7 +52,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from ..constants import PAGE_BYTES
-from ..specs import Cited, RebuildSpec
+from ..specs import Bytes, Cited, RebuildSpec
 from .base import (Engine, EngineParameters, EngineServer, EngineSettings, EngineWork, RebuildThrottle, StripeCacheLoad,
                    per_host_sum)
 from .rebuild_protocol import Reconstruction
@@ -224,8 +224,8 @@ class MdSettings(EngineSettings):
     bitmap: Literal["internal", "external", "none"] = Field(
         default="internal", description="write-intent bitmap (mdadm --bitmap); mdadm 3.3-4.3 adds an internal one "
         "on members over 100 GiB")
-    bitmap_chunk_bytes: int = Field(default=MDADM_BITMAP_CHUNK_MIN_BYTES, ge=4096, le=2**40,
-                                    description="bitmap chunk (mdadm --bitmap-chunk): member bytes per bit")
+    bitmap_chunk_bytes: Bytes = Field(default=MDADM_BITMAP_CHUNK_MIN_BYTES, ge=4096, le=2**40,
+                                      description="bitmap chunk (mdadm --bitmap-chunk): member bytes per bit")
     bitmap_daemon_sleep_s: float = Field(default=DEFAULT_DAEMON_SLEEP_S, gt=0, le=3600,
                                          description="seconds between bitmap daemon passes (mdadm --delay)")
 

@@ -32,6 +32,18 @@ def test_the_default_kernel_is_a_current_long_term_one_with_an_internal_bitmap(c
     assert eng.settings.bitmap_chunk_bytes == 64 * 2**20 and eng.settings.bitmap_daemon_sleep_s == 5.0
 
 
+@pytest.mark.parametrize("written, chunk", [("64MiB", 64 * 2**20), ("64M", 64 * 2**20), ("1GiB", 2**30), (2**27, 2**27)])
+def test_the_bitmap_chunk_takes_a_size_with_its_unit_as_mdadm_does(catalog, written, chunk):
+    """``bitmap_chunk_bytes`` reads a size as every other byte field of a scenario does (mdadm's
+    ``--bitmap-chunk=64M`` is 64 MiB); a size that is not a power of two is still refused."""
+    assert md(catalog, bitmap_chunk_bytes=written).settings.bitmap_chunk_bytes == chunk
+
+
+def test_a_bitmap_chunk_that_is_not_a_power_of_two_is_refused_naming_mdadm(catalog):
+    with pytest.raises(Exception, match="power of two"):
+        md(catalog, bitmap_chunk_bytes="96MiB")
+
+
 @pytest.mark.parametrize("kernel, lines", [("4.19", 2), ("5.4", 2), ("5.10", 2), ("5.15", 1), ("6.1", 1), ("6.6", 1)])
 def test_raid5_aligned_reads_take_device_lock_before_5_14(catalog, kernel, lines):
     """Before Linux 5.14 a chunk-aligned read holds device_lock around its counter: two lines move
