@@ -77,11 +77,22 @@ def _sweep(scenario: dict[str, Any], catalog: Catalog, xs: list[int], variant) -
     return {"points": points, "skipped": skipped, "note": note}
 
 
+NO_WORKLOAD = "a curve needs a workload, and the scenario has none"
+
+
+def _first_workload(spec) -> WorkloadSpec:
+    """The workload a curve sweeps (the first); an InputError naming ``workloads`` when there is none
+    (an idle scenario, such as a rebuild with no host I/O)."""
+    if not spec.workloads:
+        raise InputError("workloads", NO_WORKLOAD)
+    return spec.workloads[0]
+
+
 def load_curve(scenario: dict[str, Any], catalog: Catalog) -> dict[str, Any]:
     """IOPS and mean latency of the first workload against I/Os in flight; ``current`` marks the
     set-up's own load."""
     spec = parse_scenario(scenario, catalog)
-    workload = spec.workloads[0]
+    workload = _first_workload(spec)
     current = workload.users if workload.is_oltp else workload.numjobs * workload.iodepth
 
     def variant(data, in_flight):
@@ -101,6 +112,8 @@ def drive_curve(scenario: dict[str, Any], catalog: Catalog) -> dict[str, Any]:
     """IOPS and mean latency of the first workload against the number of drives (the rest of the
     set-up unchanged; a count the platform or level refuses is skipped, with its reason)."""
     array = scenario["array"]
+    if not scenario.get("workloads"):
+        raise InputError("workloads", NO_WORKLOAD)
 
     def variant(data, drives):
         out = dict(data, array=dict(array, drives=drives), workloads=data["workloads"][:1])
@@ -116,7 +129,7 @@ def load_workloads(scenario: dict[str, Any], catalog: Catalog, points: int = EVE
     """The scenario with one workload per load point (for an event-mode p99 curve in the worker):
     ``points`` loads spread over the fluid curve's range, the set-up's own load among them."""
     spec = parse_scenario(scenario, catalog)
-    workload = spec.workloads[0]
+    workload = _first_workload(spec)
     current = workload.users if workload.is_oltp else workload.numjobs * workload.iodepth
     steps = _load_steps(workload, current)
     stride = max(1, len(steps) // points)

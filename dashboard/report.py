@@ -93,8 +93,13 @@ def prediction_rows(record: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
+NO_WORKLOAD_NOTE = "the scenario has no workload (an idle array)"
+
+
 def utilisation_html(workload: dict[str, Any]) -> str:
     util = sorted((workload.get("utilisation") or {}).items(), key=lambda kv: -kv[1])
+    if not workload:
+        return f"<p>per-resource utilisation: n/a ({NO_WORKLOAD_NOTE})</p>"
     if not util:
         return "<p>per-resource utilisation: n/a (a single drive, answered by the SSD model)</p>"
     top = util[0][1]
@@ -165,10 +170,13 @@ def rebuild_html(record: dict[str, Any], catalog: Catalog) -> str:
     idle, loaded = rebuilds(record, catalog)
     if idle.get("rebuild_hours") is None and loaded.get("rebuild_hours") is None:
         return _pairs([("rebuild", idle.get("na") or "not computed")])
+    labels = ("rebuild time", "rebuild speed", "limited by", "data loss per rebuild", "MTTDL")
+    if not record["workloads"]:  # an idle scenario: its one rebuild is the idle one
+        return _table(["", "idle array"], [[escape(label), a] for label, a in zip(labels, _rebuild_cells(idle))],
+                      widths=(16, 84))
     workload = next((w["name"] for w in record["workloads"] if "error" not in w), "the first workload")
     columns = list(zip(_rebuild_cells(idle), _rebuild_cells(loaded)))
-    rows = [[escape(label), a, b] for label, (a, b) in
-            zip(("rebuild time", "rebuild speed", "limited by", "data loss per rebuild", "MTTDL"), columns)]
+    rows = [[escape(label), a, b] for label, (a, b) in zip(labels, columns)]
     return _table(["", "idle array", f"under {workload}"], rows, widths=(16, 42, 42))
 
 
@@ -347,7 +355,8 @@ def report_html(record: dict[str, Any], catalog: Catalog | None = None, *, custo
     workload = next((w for w in record["workloads"] if "error" not in w), {})
     mode = "event mode" if record.get("fidelity") == "event" else "fluid mode (mean latency)"
     body = [f"<h1>{escape(title(record, catalog))}</h1>", fields_html(customer, project, when or calendar_date.today().isoformat(), mode),
-            f"<div class='limit'>Limited by: <b>{escape(workload.get('bottleneck') or 'n/a')}</b> ({escape(workload.get('name', ''))})</div>",
+            f"<div class='limit'>Limited by: <b>{escape(workload.get('bottleneck') or 'n/a')}</b> "
+            f"({escape(workload.get('name', '') if workload else NO_WORKLOAD_NOTE)})</div>",
             "<div class='cols'><div><h2>Set-up</h2>", _pairs(setup_rows(record, catalog)),
             "<h2>Cost and power</h2>", _pairs(cost_rows(workload, core.missing_prices(record, workload, catalog))), "</div><div><h2>Against load</h2>", curve_svg(record, catalog),
             "<h2>Where the time goes</h2>", utilisation_html(workload), "</div></div>",

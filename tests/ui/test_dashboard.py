@@ -669,6 +669,20 @@ def test_the_report_holds_every_section_and_the_validation_of_the_models_it_uses
     assert f"{len(drive_rows)} published numbers" in page
 
 
+def test_the_report_of_an_idle_scenario_says_it_has_no_workload_and_gives_its_one_rebuild(catalog):
+    """A scenario with no workload (a rebuild with no host I/O, scenarios/rebuild-measured) has a
+    report: no load curve (``load_curve`` refuses naming ``workloads``), no utilisation, and one
+    rebuild column, the idle one."""
+    from dashboard import curves
+    path = ROOT / "scenarios/rebuild-measured/md-10x-idle.yaml"
+    record = report.scenario_record(path, catalog)
+    page = report.report_html(record, catalog)
+    assert page.count(report.NO_WORKLOAD_NOTE) == 2 and "<th>idle array</th>" in page and "<th>under " not in page
+    assert report.curve_svg(record, catalog) == ""
+    with pytest.raises(InputError, match="workloads: a curve needs a workload"):
+        curves.load_curve(record["scenario"], catalog)
+
+
 @pytest.mark.skipif(report.pdf_missing() is not None, reason="no Chromium to print with")
 def test_the_report_prints_as_a_one_page_pdf(catalog):
     record = core.compute(setup(), catalog=catalog)
