@@ -277,6 +277,9 @@ def prepare_sweep(spec_path: str | Path):
     spec, here = load_sweep(spec_path)
     check_points(spec.point_count, spec.max_points)
     base = load_scenario(here / spec.base)
+    if not base.workloads:  # an idle scenario (a rebuild with no host I/O): nothing to simulate per point
+        raise InputError("workloads", f"the base scenario {spec.base} has no workload, so a sweep has nothing to "
+                                      "run at each point; give it one (its workloads:)")
     names = list(spec.workloads or [w.name for w in base.workloads])
     unknown = [n for n in names if n not in {w.name for w in base.workloads}]
     if unknown:

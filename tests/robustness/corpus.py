@@ -25,6 +25,7 @@ BASE_SCENARIO: dict[str, Any] = {
 }
 """A valid scenario every ``scenario`` case changes one thing of."""
 GRAID_SCENARIO = "scenarios/graid-gen5-raid6/scenario.yaml"
+IDLE_SCENARIO = "scenarios/rebuild-measured/md-10x-idle.yaml"  # no workload: a rebuild with no host I/O
 FIO_SYSTEM = "scenarios/graid-gen5-raid6"
 GOOD_FIO_JOB = "[global]\nioengine=libaio\ndirect=1\nruntime=60\ntime_based=1\n[job]\nrw=randread\nbs=4k\niodepth=32\nnumjobs=8\n"
 
@@ -363,6 +364,8 @@ SWEEP_CASES = [Case(f"sweep-{path}-{i}", "sweep", changed(BASE_SWEEP, path, valu
                for i, (path, value, pattern) in enumerate(SWEEP_FIELDS)]
 SWEEP_CASES += [
     Case("sweep-top-level-list", "sweep", [BASE_SWEEP], r"(mapping|dictionary|object|valid)"),
+    Case("sweep-idle-base", "sweep", {k: v for k, v in BASE_SWEEP.items() if k != "workloads"} | {"base": IDLE_SCENARIO},
+         r"workloads: the base scenario .*md-10x-idle\.yaml has no workload, so a sweep has nothing to run"),
     Case("sweep-duplicate-key", "sweep_text", b"base: a.yaml\nbase: b.yaml\n", r"duplicate key 'base'"),
     Case("sweep-latin1", "sweep_text", "base: caf\xe9.yaml\n".encode("latin-1"), r"not UTF-8 text: byte 0xe9 at offset 9"),
     Case("sweep-missing-file", "cli", None, r"SPEC: no such file", argv=("sweep", "nope.yaml", "-o", "out")),
