@@ -93,7 +93,7 @@ def prediction_rows(record: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
-NO_WORKLOAD_NOTE = "the scenario has no workload (an idle array)"
+NO_WORKLOAD_NOTE = "the scenario has no workload: an idle array"
 
 
 def utilisation_html(workload: dict[str, Any]) -> str:
