@@ -110,9 +110,10 @@ def utilisation_html(workload: dict[str, Any]) -> str:
 
 def rebuilds(record: dict[str, Any], catalog: Catalog) -> tuple[dict[str, Any], dict[str, Any]]:
     """(idle, under the first workload) rebuild of the record's set-up: the record's own one and the
-    other computed in fluid mode (``core.rebuild_info``; cached for the shipped catalog)."""
+    other computed in fluid mode (``core.rebuild_info``; cached for the shipped catalog). A set-up
+    with no workload has only its own, idle one."""
     own = record.get("rebuild") or {}
-    if own.get("rebuild_hours") is None:
+    if own.get("rebuild_hours") is None or not record["workloads"]:
         return own, own
     loaded = not own.get("under_load")
     data = record["scenario"]
