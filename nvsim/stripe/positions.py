@@ -59,6 +59,9 @@ class PositionPlans:
     def _reset(self) -> None:
         self.keys = np.zeros(0, np.int64)  # sorted place keys: offset within the period * 2 + is_write
         self.entry = np.zeros(0, np.int64)  # each key's entry
+        # the entries of the places at whole host I/O sizes into the period, by (place // length) * 2
+        # + is_write, -1 where not planned yet: most batches' offsets are aligned to their size
+        self.aligned = np.full(2 * (-(-self.period // self.length)), -1, np.int64)
         self.count = np.zeros(0, np.int64)  # each entry's member I/Os ...
         self.start = np.zeros(0, np.int64)  # ... and where they start in ``members``
         self.members = {f: np.zeros(0, t) for f, t in zip(_MEMBER_FIELDS, (np.int32, np.int64, np.int64, np.bool_, np.int8))}
@@ -71,7 +74,7 @@ class PositionPlans:
         w = np.ascontiguousarray(np.broadcast_to(w, offs.shape)) if w.shape != offs.shape else w
         if offs.size and (offs.min() < 0 or int(offs.max()) + self.length > self.geom.capacity_bytes):
             return plan_ios(self.geom, w, offs, self.length, self.failed)  # its own one-line refusal
-        entry = _entries(self.keys, self.entry, offs, w, self.period)
+        entry = _entries(self.keys, self.entry, self.aligned, offs, w, self.period, self.length)
         if offs.size and entry.min() < 0:  # places not met yet: plan them, then look again
             keys = offs % self.period * 2 + w  # each host I/O's place key, as _entries makes it
             new = np.unique(keys[entry < 0])
@@ -79,7 +82,7 @@ class PositionPlans:
                 self._reset()
                 new = np.unique(keys)
             self._add(new)
-            entry = _entries(self.keys, self.entry, offs, w, self.period)
+            entry = _entries(self.keys, self.entry, self.aligned, offs, w, self.period, self.length)
         m, h = self.members, self.hosts
         host, member, offset, length, write, phase, mode, parity, stripes = _gathered(
             entry, offs, self.period, self.member_period, self.count, self.start, m["member"],
@@ -104,15 +107,24 @@ class PositionPlans:
         entry = np.concatenate((self.entry, np.arange(first, first + len(new), dtype=np.int64)))
         order = np.argsort(keys, kind="stable")
         self.keys, self.entry = keys[order], entry[order]
+        place = new >> 1
+        at = place % self.length == 0
+        self.aligned[place[at] // self.length * 2 + (new[at] & 1)] = np.arange(first, first + len(new))[at]
 
 
 @nb.njit(cache=True)
-def _entries(keys, entry, offs, w, period):
-    """Each host I/O's entry: its place key (offset within the period x 2 + is_write) found by
+def _entries(keys, entry, aligned, offs, w, period, length):
+    """Each host I/O's entry: its place key (offset within the period x 2 + is_write) looked up in
+    ``aligned`` where the place is a whole number of host I/O sizes into the period, else found by
     binary search among the sorted ``keys``; -1 where the place has not been planned yet."""
     out = np.empty(offs.size, np.int64)
     for i in range(offs.size):
-        key = offs[i] % period * 2 + (1 if w[i] else 0)
+        place = offs[i] % period
+        slot = place // length
+        if slot * length == place:
+            out[i] = aligned[slot * 2 + (1 if w[i] else 0)]
+            continue
+        key = place * 2 + (1 if w[i] else 0)
         lo, hi = 0, keys.size
         while lo < hi:
             mid = (lo + hi) >> 1
