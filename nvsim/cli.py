@@ -194,7 +194,7 @@ def _resilience(spec, catalog) -> dict:
              options_metavar="[OPTIONS] [JOBFILE] [--FIO-OPTION=VALUE ...]")
 def fio_command(
     ctx: typer.Context,
-    system: Path = typer.Option(..., "--system", help="Scenario YAML (or directory) giving platform, drives and array; its workloads are not used."),
+    system: Optional[Path] = typer.Option(None, "--system", help="Scenario YAML (or directory) giving platform, drives and array; its workloads are not used (needed for anything but --version and --help)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write fio's JSON to this file (atomically) instead of stdout."),
     output_format: str = typer.Option("json", "--output-format", help="json (fio's normal JSON) or json+ (with fio's latency bins)."),
     fidelity: str = typer.Option("event", "--fidelity", help=FIDELITY_HELP),
@@ -213,6 +213,8 @@ def fio_command(
     if "help" in arguments.taken:
         console.print(ctx.get_help(), markup=False, highlight=False)
         return
+    if system is None:  # a version or help query needs no array; a run does
+        raise InputError("--system", "give the scenario whose array the jobs run against (--system scenarios/...)")
     output_format = (arguments.taken.get("output-format") or [output_format])[-1]
     output = Path(arguments.taken["output"][-1]) if output is None and "output" in arguments.taken else output
     if output_format not in ("json", "json+"):
@@ -365,7 +367,8 @@ def validate(
     """Re-predict every published number in scenarios/*/published.yaml and compare (fitted or predicted, error, status); none found is an error (exit 2)."""
     check_output_path(output, "--output")
     if scenarios is not None and not scenarios.is_dir():
-        raise InputError("--scenarios", f"no such directory: {scenarios}")
+        what = "is not a directory" if scenarios.exists() else "no such directory"
+        raise InputError("--scenarios", f"{scenarios}: {what} (a folder of scenario folders, or one with a published.yaml)")
     with LateProgress() as bar:
         comparisons = nvsim.compare_all(root=scenarios, workers=workers or os.cpu_count() or 1,
                                         progress=bar.for_task("validate"))
@@ -485,6 +488,9 @@ def fio_main(argv: Optional[list[str]] = None) -> None:
     $NVSIM_FIDELITY (default event); every argument is fio's."""
     argv = list(sys.argv[1:] if argv is None else argv)
     system = os.environ.get(FIO_SHIM_SYSTEM, "").strip()
+    if not system and {"--version", "--help"} & set(argv):  # wrappers probe `fio --version` first: no array needed
+        main(["fio", "--fidelity", "event", *argv])
+        return
     if not system:
         sys.stderr.write(f"error: {FIO_SHIM_SYSTEM}: set it to the scenario whose array fio runs against "
                          f"(e.g. {FIO_SHIM_SYSTEM}=scenarios/graid-gen5-raid6)\n")

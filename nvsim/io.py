@@ -12,13 +12,17 @@ committed together, and what a killed writer left is cleaned up by the next one.
 - A temporary whose writer (the PID in its name) is no longer running is removed by the next
   write to the same target (``clean_stale_temps``).
 - Output paths are checked before any work starts (``check_output_path``): not a directory, an
-  empty path, a path whose folder cannot be created or written.
+  empty path, a path whose folder cannot be created or written, not a device, FIFO or socket (a
+  rename over one would replace the node: ``/dev/null`` would become a file).
+- A symbolic link is written through: its target is the file replaced (``output_target``), the
+  link stays.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Sequence
 from contextlib import contextmanager
@@ -78,12 +82,34 @@ def _new_file_mode() -> int:
     return 0o666 & ~mask
 
 
+def output_target(path: str | Path, field: str = "output") -> Path:
+    """The file an output to ``path`` replaces: ``path`` itself, or the file a symbolic link at
+    ``path`` names (the link stays a link). One-line InputError for anything but a regular file or
+    a name not taken yet: a rename over a device, FIFO or socket would replace the node itself."""
+    path = Path(path)
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    if target.exists() and not target.is_file():
+        kind = "a directory" if target.is_dir() else _node_kind(target)
+        via = f" (the link {path} names it)" if target != path else ""
+        raise InputError(field, f"{target} is {kind}{via}, not a regular file; give a file path")
+    return target
+
+
+def _node_kind(path: Path) -> str:
+    mode = os.stat(path).st_mode
+    for test, kind in ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
 @contextmanager
 def atomic_path(path: str | Path):
     """A temporary path beside ``path`` for a writer that wants a file name (Parquet, CSV); renamed
-    over ``path`` when the block ends without error, removed otherwise. Temporaries of earlier,
-    killed writers of ``path`` are removed first."""
-    path = Path(path)
+    over ``path`` (the file a link there names: ``output_target``) when the block ends without
+    error, removed otherwise. Temporaries of earlier, killed writers of ``path`` are removed first."""
+    path = output_target(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     clean_stale_temps(path)
     tmp = _new_temp(path)
@@ -137,20 +163,19 @@ def commit_together(writers: Sequence[tuple[Path, Any]], remove: Sequence[Path] 
     ``writers``: (target path, function writing to a path it is given). Every file is written to
     a temporary first; the journal is the commit point (see the module docstring). ``remove``:
     files of an older answer that the new one does not have, removed in the same commit."""
-    targets = [Path(target) for target, _ in writers]
+    targets = [output_target(target) for target, _ in writers]
     journal = journal_path(targets[0])
     recover_commit(journal)
     temps: list[str] = []
     try:
-        for target, write in writers:
-            target = Path(target)
+        for target, (_, write) in zip(targets, writers):
             target.parent.mkdir(parents=True, exist_ok=True)
             clean_stale_temps(target)
             temps.append(_new_temp(target))
             write(temps[-1])
             _fsync_file(temps[-1])
         write_json_atomic(journal, [[tmp, str(target)] for tmp, target in zip(temps, targets)]
-                          + [[None, str(path)] for path in remove if Path(path) not in targets])
+                          + [[None, str(path)] for path in remove if output_target(path) not in targets])
     except BaseException:
         for tmp in temps:
             Path(tmp).unlink(missing_ok=True)
@@ -191,6 +216,7 @@ def check_output_path(path: str | Path | None, field: str) -> Path | None:
     path = Path(path)
     if path.is_dir():
         raise InputError(field, f"{path} is a directory; give a file path")
+    path = output_target(path, field)
     missing: list[Path] = []
     ancestor = path.parent
     while not ancestor.exists() and ancestor != ancestor.parent:

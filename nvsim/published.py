@@ -10,11 +10,13 @@ numbers without importing the fitting code.
 
 from __future__ import annotations
 
+import difflib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .catalog import read_yaml
 from .errors import InputError, from_validation_error
@@ -45,6 +47,15 @@ SCENARIOS_DIR = scenarios_dir()
 
 # ---------------------------------------------------------------- published numbers
 
+METRICS = ("read_iops", "write_iops", "total_iops", "read_bytes_per_s", "write_bytes_per_s", "cpu_percent",
+           "raid_waf", "waf_nand", "waf_ftl", "rmw_factor", "spare_factor", "nand_pool_utilisation",
+           "transactions_per_s", "transactions_per_s_optimal", "tps_ratio", "rebuild_bytes_per_s",
+           "usable_capacity_bytes", "rebuild_hours_idle", "rebuild_mb_per_s_idle")
+"""The metrics a published number may name: a run's (``Result.metrics``, a drive's prediction), an
+OLTP state's against its optimal array, the capacity, an idle rebuild's (``validation``)."""
+LATENCY_METRIC = re.compile(r"(read|write|transaction)_latency_(mean|p\d+(_\d+)?)_us")
+"""And a direction's latency: its mean or a percentile (``read_latency_p99_9_us``: p99.9)."""
+
 
 class Tolerance(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -72,6 +83,17 @@ class PublishedNumber(BaseModel):
     reading: str | None = None
     known_miss: str | None = Field(default=None, description="why nvsim misses this number, when it does")
 
+    @field_validator("metric")
+    @classmethod
+    def _known_metric(cls, value: str) -> str:
+        """A misspelled metric would read as a number nvsim does not model yet (and pass --strict)."""
+        if value not in METRICS and not LATENCY_METRIC.fullmatch(value):
+            near = difflib.get_close_matches(value, METRICS, n=1)
+            hint = f"did you mean {near[0]!r}? " if near else ""
+            raise ValueError(f"unknown metric {value!r}; {hint}allowed: {', '.join(METRICS)}, or "
+                             f"<read|write|transaction>_latency_<mean|pNN|pNN_N>_us")
+        return value
+
     @property
     def numeric_value(self) -> float:
         """The value in base units (bytes, B/s, IOPS; others as written)."""
@@ -84,6 +106,17 @@ class PublishedFile(BaseModel):
     source: str
     notes: str | None = None
     numbers: tuple[PublishedNumber, ...]
+
+    @field_validator("numbers")
+    @classmethod
+    def _unique_ids(cls, numbers: tuple[PublishedNumber, ...]) -> tuple[PublishedNumber, ...]:
+        """Each number's id names it in the table, the known-miss ceilings and the declared fits."""
+        seen: set[str] = set()
+        for number in numbers:
+            if number.id in seen:
+                raise ValueError(f"id {number.id!r} is given twice; each number needs its own")
+            seen.add(number.id)
+        return numbers
 
 
 def load_published(path: Path) -> PublishedFile:

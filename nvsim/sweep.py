@@ -25,6 +25,7 @@ the scenario, so where it runs does not change its numbers.
 from __future__ import annotations
 
 import csv
+import difflib
 import hashlib
 import importlib.util
 import itertools
@@ -33,6 +34,7 @@ import math
 import operator
 import os
 import re
+import typing
 from contextlib import contextmanager
 from concurrent.futures import as_completed as done_first
 from pathlib import Path
@@ -50,7 +52,7 @@ from .io import check_output_path, commit_together, journal_path, recover_commit
 from .rebuild import data_loss_at_start, data_loss_metrics, rebuild_summary
 from .scenario import load_scenario, parse_scenario
 from .simulation import Simulation
-from .specs import SECTOR_BYTES
+from .specs import SECTOR_BYTES, ScenarioSpec, WorkloadSpec
 from .units import parse_bytes, parse_bytes_per_s, parse_count
 from .workers import dask_client, process_pool
 
@@ -208,18 +210,55 @@ def apply_namespace_fraction(data: dict[str, Any], catalog) -> None:
         array["namespace_bytes"] = int(drive.capacity_bytes.value * share) // SECTOR_BYTES * SECTOR_BYTES
 
 
+def check_known_field(field: str) -> None:
+    """Refuse (one line) a dotted field the scenario's schema does not have (``array.nope``), with
+    the nearest name: otherwise every point would be an invalid row. ``workload.X`` is field X of a
+    workload; below a free-form mapping (``array.engine_settings``, each engine's own) the point's
+    own check names what is wrong."""
+    if field == NAMESPACE_FRACTION:
+        return
+    parts = field.split(".")
+    model: type[BaseModel] | None = WorkloadSpec if parts[0] == "workload" else ScenarioSpec
+    for depth in range(1 if parts[0] == "workload" else 0, len(parts)):
+        if model is None:
+            return
+        part, known = parts[depth], model.model_fields
+        if part not in known and not (model is WorkloadSpec and part in WORKLOAD_TEXT_FORMS):
+            near = difflib.get_close_matches(part, known, n=1)
+            hint = f"; did you mean {near[0]!r}?" if near else f"; its fields: {', '.join(known)}"
+            raise InputError("grid", f"{field!r}: {'.'.join(parts[:depth]) or 'the scenario'} has no field {part!r}{hint}")
+        model = _section_model(known[part].annotation) if part in known else None
+
+
+WORKLOAD_TEXT_FORMS = ("bssplit", "bsrange")
+"""A workload's keys in fio's written form, read into its fields (``WorkloadSpec._fio_forms``)."""
+
+
+def _section_model(annotation: Any) -> type[BaseModel] | None:
+    """The model a field's value is (through Optional and Annotated), or None: a value, a mapping or
+    a list (set whole: ``check_settable`` refuses a path through one)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    if typing.get_origin(annotation) in (list, tuple, dict):
+        return None
+    for arg in typing.get_args(annotation):
+        found = _section_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
 def check_settable(data: dict[str, Any], field: str) -> None:
     """Refuse (one line) a dotted field that goes through a list of the scenario (``workloads``,
     ``faults``) or through a value: a point sets a list or a value whole, and ``workload.X`` sets
-    field X of every workload; absent sections (``topology.switches``) are created."""
+    field X of every workload; absent sections (``topology.switches``) are created; a name the
+    scenario's schema does not have is refused too (``check_known_field``)."""
     parts = field.split(".")
-    if parts[0] == "workload":
-        return
     node: Any = data
-    for depth, part in enumerate(parts[:-1]):
+    for depth, part in enumerate(parts[:-1] if parts[0] != "workload" else ()):
         child = node.get(part)
         if child is None:
-            return
+            break
         where = ".".join(parts[:depth + 1])
         if isinstance(child, list):
             hint = "; set a workload's field with workload.<field> (every workload the sweep runs)" \
@@ -228,6 +267,7 @@ def check_settable(data: dict[str, Any], field: str) -> None:
         if not isinstance(child, dict):
             raise InputError("grid", f"{field!r}: {where} is a value ({child!r}), not a section with fields")
         node = child
+    check_known_field(field)
 
 
 def run_point(task: dict[str, Any]) -> list[dict[str, Any]]:
@@ -284,11 +324,13 @@ def prepare_sweep(spec_path: str | Path):
     unknown = [n for n in names if n not in {w.name for w in base.workloads}]
     if unknown:
         raise InputError("workloads", f"the base scenario has no workload {unknown[0]!r}; it has {', '.join(w.name for w in base.workloads)}")
-    for column in [c for c, _, _ in map(parse_constraint, spec.constraints)] + [spec.objective.column if spec.objective else None]:
+    columns = [("constraints", c) for c, _, _ in map(parse_constraint, spec.constraints)]
+    columns += [("objective", spec.objective.column)] if spec.objective else []
+    for field, column in columns:
         workload, _ = _split_column(column or "")
         if workload and workload not in names:
-            raise InputError("constraints", f"{column!r} names workload {workload!r}, which the sweep does not run; "
-                                            f"it runs {', '.join(names)}")
+            raise InputError(field, f"{column!r} names workload {workload!r}, which the sweep does not run; "
+                                    f"it runs {', '.join(names)}", source=str(spec_path))
     for workload in base.workloads:
         if workload.name in names:
             check_workload(workload, spec.fidelity, field=f"base workload {workload.name}", host_ios=spec.host_ios)

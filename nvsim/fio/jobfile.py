@@ -203,6 +203,11 @@ class FioJobFile:
         if defaulted:
             lines.append(f"{self.path}: no ioengine given for {', '.join(dict.fromkeys(defaulted))}: fio's default "
                          f"{FIO_DEFAULT_IOENGINE} is used (one I/O in flight per job whatever iodepth says)")
+        untimed = [job.name for job in self.jobs if job.options.get("time_based") not in (None, "0")
+                   and job.workload.runtime is None]
+        if untimed:  # fio: "time_based requires a runtime/timeout setting", and it runs the whole size
+            lines.append(f"{self.path}: time_based requires a runtime (fio says so and drops it): "
+                         f"{', '.join(dict.fromkeys(untimed))} run their whole size once")
         together = [phase for phase in self.phases() if len(phase) > 1]
         shared = [", ".join(job.name for job in phase) for phase in together if shares_one_loop(phase)]
         apart = [", ".join(job.name for job in phase) for phase in together if not shares_one_loop(phase)]
@@ -297,7 +302,12 @@ def parse_fio_jobfile(text: str, path: str = "<jobfile>", *, catalog: Any = None
     only what the client uploaded and the shipped examples). ``sections``: run only the job
     sections of these names (fio's ``--section``; [global] sections always apply)."""
     chosen = sections
-    sections = [s for s in _sections(text, path, keywords, environ) if s.is_global or chosen is None or s.name in chosen]
+    every = _sections(text, path, keywords, environ)
+    sections = [s for s in every if s.is_global or chosen is None or s.name in chosen]
+    missing = [name for name in chosen or () if name not in {s.name for s in every if not s.is_global}]
+    if missing:  # fio runs none of an unknown name's jobs: say which names the file has
+        names = ", ".join(s.name for s in every if not s.is_global) or "none (only [global])"
+        raise InputError("--section", f"no job named {missing[0]!r}; the file's jobs: {names}", source=path)
     jobs: list[FioJob] = []
     unmodelled: set[str] = set()
     global_entries: list[_Entry] = []
@@ -560,8 +570,10 @@ def _finish_job(draft: _JobDraft, catalog: Any) -> FioJob:
     shape = draft.shape
     mix, trace = _shape(data, draft.bs, shape["mix"], shape["replay"], shape["placement"], draft.origin, section, path,
                         draft.kb_base, draft.open_file)
+    if mix is not None:  # validated with the job (a size below its smallest block is refused as fio refuses it)
+        data["bs_mix"] = mix
     workload = _validated_workload(draft, catalog).model_copy(update={
-        "bs_mix": mix, "trim": trim, "io_size": draft.extent.get("io_size"), "loops": draft.extent.get("loops") or 1})
+        "trim": trim, "io_size": draft.extent.get("io_size"), "loops": draft.extent.get("loops") or 1})
     job = FioJob(name=draft.name, workload=workload, group=0, filename=draft.kept["filename"], size_percent=draft.size_percent,
                  offset_increment_percent=draft.offset_percent, options=draft.options, phase=0,
                  cpus_allowed=draft.kept["cpus_allowed"], numa_cpu_nodes=draft.kept["numa_cpu_nodes"], line=section.line,

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
+from ..io import atomic_path
 from .json_report import PLAT_NR, plat_val_to_idx
 
 DEFAULT_LOG_MSEC = 500
@@ -33,6 +34,14 @@ DEFAULT_LOG_MSEC = 500
 ``bw_avg_time``): fio would log every I/O, which a steady-state model cannot."""
 
 LOG_OPTIONS = ("write_bw_log", "write_iops_log", "write_lat_log", "write_hist_log")
+
+MAX_LOG_BYTES = 1_000_000_000
+"""Bytes of log files one command writes at most, estimated before any is written (1 ms windows
+over hours are gigabytes); past it the command is refused in one line."""
+VALUE_LINE_BYTES = 32
+"""About the length of a bandwidth, IOPS or latency log line (``time, value, ddir, 0, 0``)."""
+HIST_LINE_BYTES = 3 * PLAT_NR
+"""About the length of a histogram log line (a count and its separator per bucket)."""
 
 
 @dataclass(frozen=True)
@@ -53,12 +62,18 @@ def _msec_option(options: dict, key: str) -> int:
     return int(value)
 
 
-def _windows_ms(runtime_ms: int, window_ms: int) -> list[int]:
+def _windows_ms(runtime_ms: int, window_ms: int) -> range | list[int]:
     """The times fio stamps windowed entries with: every window, and a last flush at the end."""
-    times = list(range(window_ms, runtime_ms + 1, window_ms))
+    times = range(window_ms, runtime_ms + 1, window_ms)
     if runtime_ms > 0 and (not times or times[-1] != runtime_ms):
-        times.append(runtime_ms)
+        return [*times, runtime_ms]
     return times
+
+
+def _window_count(runtime_ms: int, window_ms: int) -> int:
+    """``len(_windows_ms(...))`` without making the list."""
+    whole = runtime_ms // window_ms
+    return whole + (1 if runtime_ms > 0 and runtime_ms % window_ms else 0)
 
 
 def _file_name(entry: LogEntry, option: str, kind: str) -> str:
@@ -68,35 +83,43 @@ def _file_name(entry: LogEntry, option: str, kind: str) -> str:
     return f"{prefix}_{kind}.{entry.index}.log" if per_job else f"{prefix}_{kind}.log"
 
 
-def _value_lines(entry: LogEntry, window_ms: int, value_of) -> list[str]:
-    """One line per window and direction with I/O: ``time, value, ddir, 0, 0``."""
+def _value_lines(entry: LogEntry, window_ms: int, value_of):
+    """One line per window and direction with I/O: ``time, value, ddir, 0, 0`` (made as written)."""
     runtime_ms = int(round(entry.runtime_s * 1000))
-    lines = []
     for time_ms in _windows_ms(runtime_ms, window_ms):
         for ddir_index, ddir in enumerate(("read", "write")):
             data = entry.directions.get(ddir) or {}
             if data.get("ios"):
-                lines.append(f"{time_ms}, {value_of(data, entry.runtime_s)}, {ddir_index}, 0, 0")
-    return lines
+                yield f"{time_ms}, {value_of(data, entry.runtime_s)}, {ddir_index}, 0, 0"
 
 
-def _hist_lines(entry: LogEntry, window_ms: int) -> list[str]:
+def _hist_lines(entry: LogEntry, window_ms: int):
     """``time, ddir, bs, bucket counts...``: the job's latency histogram scaled to each window's I/Os."""
     runtime_ms = int(round(entry.runtime_s * 1000))
-    lines = []
     previous = 0
+    counts = {}
     for time_ms in _windows_ms(runtime_ms, window_ms):
         for ddir_index, ddir in enumerate(("read", "write")):
             data = entry.directions.get(ddir) or {}
             samples = data.get("latencies_ns")
             if not data.get("ios") or samples is None or len(samples) == 0:
                 continue
-            counts = np.bincount(plat_val_to_idx(np.rint(np.asarray(samples)).astype(np.int64)), minlength=PLAT_NR)
+            if ddir not in counts:
+                counts[ddir] = np.bincount(plat_val_to_idx(np.rint(np.asarray(samples)).astype(np.int64)), minlength=PLAT_NR)
             window_ios = data["ios"] * (time_ms - previous) / runtime_ms
-            scaled = np.rint(counts * window_ios / counts.sum()).astype(np.int64)
-            lines.append(f"{time_ms}, {ddir_index}, 0, " + ", ".join(str(int(c)) for c in scaled))
+            scaled = np.rint(counts[ddir] * window_ios / counts[ddir].sum()).astype(np.int64)
+            yield f"{time_ms}, {ddir_index}, 0, " + ", ".join(str(int(c)) for c in scaled)
         previous = time_ms
-    return lines
+
+
+def _directions_logged(entry: LogEntry, hist: bool) -> int:
+    """Directions with a line in each window (with samples, for a histogram)."""
+    count = 0
+    for ddir in ("read", "write"):
+        data = entry.directions.get(ddir) or {}
+        samples = data.get("latencies_ns")
+        count += bool(data.get("ios")) and (not hist or (samples is not None and len(samples) > 0))
+    return count
 
 
 def _kib_per_s(data: dict, runtime_s: float) -> int:
@@ -119,33 +142,65 @@ def _zero(data: dict, runtime_s: float) -> int:
     return 0  # nvsim has no separate submission latency (as slat_ns in the JSON)
 
 
-def log_files(entry: LogEntry) -> dict[str, list[str]]:
-    """File name -> lines, for every log the job's options ask for."""
+def _log_plan(entry: LogEntry) -> dict[str, tuple[str, int, int, object]]:
+    """File name -> (the option setting its window, lines, bytes about, the lines as made), for
+    every log the job's options ask for."""
     if entry.runtime_s <= 0:
         return {}
+    runtime_ms = int(round(entry.runtime_s * 1000))
     window = _msec_option(entry.options, "log_avg_msec") or DEFAULT_LOG_MSEC
-    files: dict[str, list[str]] = {}
+    value_lines = _window_count(runtime_ms, window) * _directions_logged(entry, False)
+    plan: dict[str, tuple[str, int, int, object]] = {}
+
+    def value_log(option: str, kind: str, value_of) -> None:
+        plan[_file_name(entry, option, kind)] = ("log_avg_msec", value_lines, value_lines * VALUE_LINE_BYTES,
+                                                 lambda: _value_lines(entry, window, value_of))
+
     if "write_bw_log" in entry.options:
-        files[_file_name(entry, "write_bw_log", "bw")] = _value_lines(entry, window, _kib_per_s)
+        value_log("write_bw_log", "bw", _kib_per_s)
     if "write_iops_log" in entry.options:
-        files[_file_name(entry, "write_iops_log", "iops")] = _value_lines(entry, window, _iops)
+        value_log("write_iops_log", "iops", _iops)
     if "write_lat_log" in entry.options:
         for kind, value_of in (("lat", _latency_ns), ("clat", _latency_ns), ("slat", _zero)):
-            files[_file_name(entry, "write_lat_log", kind)] = _value_lines(entry, window, value_of)
+            value_log("write_lat_log", kind, value_of)
     hist_window = _msec_option(entry.options, "log_hist_msec")
     if "write_hist_log" in entry.options:
-        files[_file_name(entry, "write_hist_log", "clat_hist")] = _hist_lines(entry, hist_window) if hist_window else []
-    return files
+        lines = _window_count(runtime_ms, hist_window) * _directions_logged(entry, True) if hist_window else 0
+        plan[_file_name(entry, "write_hist_log", "clat_hist")] = (
+            "log_hist_msec", lines, lines * HIST_LINE_BYTES, (lambda: _hist_lines(entry, hist_window)) if hist_window else tuple)
+    return plan
+
+
+def log_files(entry: LogEntry) -> dict[str, list[str]]:
+    """File name -> lines, for every log the job's options ask for."""
+    return {name: list(lines()) for name, (_, _, _, lines) in _log_plan(entry).items()}
+
+
+def check_log_size(entries: list[LogEntry]) -> None:
+    """One-line InputError when the logs would pass ``MAX_LOG_BYTES``, naming the window option of
+    the largest file and what it would take."""
+    plans = [(entry, name, planned) for entry in entries for name, planned in _log_plan(entry).items()]
+    total = sum(planned[2] for _, _, planned in plans)
+    if total <= MAX_LOG_BYTES:
+        return
+    entry, name, (option, lines, _, _) = max(plans, key=lambda item: item[2][2])
+    raise InputError(option, f"the logs would be about {total / 1e9:.1f} GB ({name}: {lines:,} lines over the "
+                             f"job's {entry.runtime_s:,.0f} s); at most {MAX_LOG_BYTES / 1e9:.1f} GB: set a longer "
+                             f"{option} (or a shorter runtime)")
 
 
 def write_log_files(entries: list[LogEntry], directory: str | Path = ".") -> list[Path]:
-    """Write every job's logs under ``directory`` (fio writes them relative to where it runs)."""
+    """Write every job's logs under ``directory`` (fio writes them relative to where it runs): each
+    file whole or not at all, its lines made as they are written (memory stays flat); refused in
+    one line first when they would pass ``MAX_LOG_BYTES`` (``check_log_size``)."""
+    check_log_size(entries)
     written = []
     for entry in entries:
-        for name, lines in log_files(entry).items():
+        for name, (_, _, _, lines) in _log_plan(entry).items():
             path = Path(directory) / name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text("".join(line + "\n" for line in lines))
+            with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as out:
+                for line in lines():
+                    out.write(line + "\n")
             written.append(path)
     return written
 

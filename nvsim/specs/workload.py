@@ -206,6 +206,10 @@ class WorkloadSpec(Spec):
             reads = sum(p.share for p in directed if p.rw == "read") / sum(p.share for p in directed)
             if abs(reads - self.rwmixread / 100) > 0.005 + 1e-9:  # a trace's read share, rounded to a percent
                 raise ValueError(f"bs_mix: its read parts are {reads:.1%} of the I/Os, rwmixread says {self.rwmixread}%")
+        smallest = min(p.bs for p in self.bs_mix) if self.bs_mix else self.bs
+        if self.size is not None and self.size < smallest:  # fio's filesetup.c: "blocksize too large for data set"
+            raise ValueError(f"size: {self.size:,} bytes is smaller than the block size, {smallest:,} bytes "
+                             f"(fio refuses it: blocksize too large for data set)")
         shaped = [name for name in COMPOSITE_FIELDS if getattr(self, name) not in (None, 0, "linear")]
         if self.rw == "oltp" and shaped:
             raise ValueError(f"{shaped[0]}: not for rw: oltp (a database's clients pace themselves)")

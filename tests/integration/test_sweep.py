@@ -16,7 +16,7 @@ import pytest
 
 from conftest import ROOT, run_cli
 from nvsim.errors import InputError
-from nvsim.sweep import SweepSpec, apply_point, batches, expand, parse_constraint, point_key, run_sweep
+from nvsim.sweep import SweepSpec, apply_point, batches, check_known_field, expand, parse_constraint, point_key, run_sweep
 
 BASE = ROOT / "scenarios" / "xiraid-qlc-raid5" / "scenario.yaml"
 
@@ -162,6 +162,24 @@ def test_a_field_through_a_list_or_a_value_is_a_one_line_error_before_any_point(
         apply_point({"workloads": [{"name": "a"}]}, {"workloads.0.bs": 4096})
     data, _ = apply_point({"topology": None}, {"topology.switches.count": 2})  # absent sections are created
     assert data["topology"] == {"switches": {"count": 2}}
+
+
+@pytest.mark.parametrize("field, message", [
+    ("array.nope", "'array.nope': array has no field 'nope'; its fields: level, drive, drives, strip_bytes, layout, "
+                   "near_copies, namespace_bytes, engine, hot_spares, engine_settings, rebuild, scrub"),
+    ("workload.iodeph", "'workload.iodeph': workload has no field 'iodeph'; did you mean 'iodepth'?"),
+    ("array.rebuild.priorty", "'array.rebuild.priorty': array.rebuild has no field 'priorty'; did you mean 'priority'?"),
+])
+def test_a_field_the_scenario_does_not_have_is_a_one_line_error_before_any_point(tmp_path, field, message):
+    """A misspelled grid key ran every point as an invalid row and exited 0 ("0 rows meet the
+    constraints"); the schema's names are checked before a point runs, nothing written. Fields of
+    the schema, fio's written forms of a workload's and engine settings (each engine's own) pass."""
+    bad = run_cli("sweep", str(write_spec(tmp_path, grid={field: [1, 2]})), "-o", str(tmp_path / "o"))
+    assert bad.returncode == 2 and bad.stderr == f"error: grid: {message}\n"
+    assert not list(tmp_path.glob("o*"))
+    for good in ("array.drives", "workload.bssplit", "array.engine_settings.kernel", "array.namespace_fraction",
+                 "topology.switches", "array.rebuild.priority"):
+        check_known_field(good)
 
 
 def test_point_keys_are_stable_and_distinguish_workloads_and_fidelity():

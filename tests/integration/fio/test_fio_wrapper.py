@@ -34,8 +34,14 @@ def test_cdmpys_call_gives_the_json_it_reads():
 
 
 def test_without_a_system_the_shim_says_what_to_set():
-    result = fio("--version", system=None)
+    result = fio(str(JOBFILE), system=None)
     assert result.returncode == 2 and result.stderr.count("\n") == 1 and "NVSIM_SYSTEM" in result.stderr
+
+
+def test_without_a_system_the_shim_still_answers_fios_version_question():
+    """Wrappers probe `fio --version` before anything else: a version query needs no array."""
+    result = fio("--version", system=None)
+    assert result.returncode == 0 and result.stdout.startswith("fio-3.42") and not result.stderr
 
 
 def test_the_shim_answers_fios_version_question():

@@ -264,10 +264,19 @@ def test_block_sizes_read_write_trim_and_fio_units():
 
 def test_kb_base_1000_swaps_the_prefixes():
     def size(body):
-        return parse(f"[job]\n{body}\n").jobs[0].workload.size
+        return parse(f"[job]\nbs=512\n{body}\n").jobs[0].workload.size  # a size of at least one block
     assert size("size=1k") == 1024 and size("size=1KiB") == 1000
     assert size("kb_base=1000\nsize=1k") == 1000 and size("kb_base=1000\nsize=1KiB") == 1024
     assert size("size=0") is None  # fio: 0 means the whole file
+
+
+def test_a_size_below_the_block_size_is_refused_as_fio_refuses_it():
+    """fio's filesetup.c: "blocksize too large for data set" (nvsim ran it: 0 I/Os and a bandwidth)."""
+    with pytest.raises(InputError, match=r"size: 4,096 bytes is smaller than the block size, 65,536 bytes"):
+        parse("[job]\nrw=randread\nbs=64k\nsize=4k\n")
+    with pytest.raises(InputError, match=r"smaller than the block size, 8,192 bytes"):  # a mix: its smallest part
+        parse("[job]\nrw=randread\nbssplit=8k/50:16k/50\nsize=4k\n")
+    assert parse("[job]\nrw=randread\nbs=4k\nsize=4k\n").jobs[0].workload.size == 4096
 
 
 def test_rwmixwrite_sets_rwmixread():
@@ -593,3 +602,19 @@ def test_any_value_of_the_new_options_parses_or_is_one_line(pairs):
         parse(text, keywords=KEYWORDS, environ={"HOME": "4k"})
     except InputError as exc:
         assert "\n" not in str(exc) and str(exc).startswith("job.fio line ")
+
+
+def test_section_runs_the_named_jobs_and_an_unknown_name_is_refused_naming_the_files_jobs():
+    """fio's --section: an unknown name said "no job section, only [global]" of a file with jobs."""
+    text = "[global]\nrw=randread\n[a]\nbs=4k\n[b]\nbs=8k\n"
+    assert [j.name for j in parse(text, sections=("b",)).jobs] == ["b"]
+    with pytest.raises(InputError, match=r"--section: no job named 'zzz'; the file's jobs: a, b"):
+        parse(text, sections=("zzz",))
+
+
+def test_time_based_without_a_runtime_is_said_as_fio_says_it():
+    """fio: "time_based requires a runtime/timeout setting"; the job then runs its size once."""
+    untimed = parse("[a]\nioengine=libaio\nrw=randread\ntime_based=1\n")
+    assert any("time_based requires a runtime" in line and ": a run their whole size once" in line for line in untimed.notes())
+    timed = parse("[a]\nioengine=libaio\nrw=randread\ntime_based\nruntime=5\n")
+    assert not any("time_based" in line for line in timed.notes())

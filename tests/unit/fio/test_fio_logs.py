@@ -1,11 +1,17 @@
 """fio's log files (nvsim.fio.logs) against fio's rules worked by hand: an entry every log_avg_msec
 and a last one flushed at the end of a run that is not a whole number of windows; bandwidth in KiB/s
-(1,024 bytes); the histogram log's windows together hold every I/O of the run once."""
+(1,024 bytes); the histogram log's windows together hold every I/O of the run once; logs past
+``MAX_LOG_BYTES`` are refused in one line before any file is written."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from nvsim.errors import InputError
+from nvsim.fio import logs
 from nvsim.fio.logs import LogEntry, log_files
 
 READS = {"ios": 10_000, "bytes": 10_000 * 4096, "mean_latency_ns": 80_000.0,
@@ -32,3 +38,28 @@ def test_the_histogram_logs_windows_hold_every_io_once():
     rows = [[int(x) for x in line.split(", ")] for line in files["j_clat_hist.1.log"]]
     assert [r[0] for r in rows] == [300, 600, 900, 1000]
     assert [sum(r[3:]) for r in rows] == [3000, 3000, 3000, 1000]  # the I/Os of each window's share of the second
+
+
+@settings(max_examples=60, deadline=None)
+@given(runtime_ms=st.integers(0, 5_000), window_ms=st.integers(1, 700), writes=st.booleans(),
+       hist=st.booleans())
+def test_the_planned_line_counts_are_the_lines_written(runtime_ms, window_ms, writes, hist):
+    """The size check counts each log's lines without making them; the count is the lines made."""
+    directions = {"read": READS, **({"write": READS} if writes else {})}
+    options = {"write_hist_log": "j", "log_hist_msec": str(window_ms)} if hist else \
+        {"write_bw_log": "j", "write_lat_log": "j", "log_avg_msec": str(window_ms)}
+    entry = LogEntry("j", options, 1, runtime_ms / 1000, directions)
+    planned = logs._log_plan(entry)
+    assert {name: count for name, (_, count, _, _) in planned.items()} == \
+        {name: len(lines) for name, lines in log_files(entry).items()}
+
+
+def test_logs_past_the_bound_are_refused_in_one_line_before_any_is_written(tmp_path):
+    """fio's 1 ms windows over 10 hours: 36 million lines a log (about 1.2 GB each)."""
+    entry = LogEntry("j", {"write_bw_log": str(tmp_path / "bw"), "log_avg_msec": "1"}, 1, 36_000.0, {"read": READS})
+    with pytest.raises(InputError, match=r"^log_avg_msec: the logs would be about 1\.2 GB .*36,000,000 lines"):
+        logs.write_log_files([entry], tmp_path)
+    assert list(tmp_path.iterdir()) == []
+    small = LogEntry("j", {"write_bw_log": str(tmp_path / "bw"), "log_avg_msec": "1000"}, 1, 36_000.0, {"read": READS})
+    assert [p.name for p in logs.write_log_files([small], tmp_path)] == ["bw_bw.1.log"]
+    assert len((tmp_path / "bw_bw.1.log").read_text().splitlines()) == 36_000

@@ -1,0 +1,60 @@
+"""A published.yaml's numbers (``nvsim.published``): a metric must be one nvsim predicts (a typo read
+as "not modelled yet" and passed ``--strict``), each id names one number, and every number a run gives is in
+the vocabulary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from nvsim import published
+from nvsim.errors import InputError
+from nvsim.scenario import load_scenario
+from nvsim.simulation import predict_workload
+
+ROOT = Path(__file__).resolve().parents[2]
+NUMBER = {"id": "x", "scenario": "s.yaml", "workload": "rr", "metric": "read_iops", "value": 1, "unit": "IOPS",
+          "tolerance": {"relative": 0.1}, "table": "t", "wording": "w"}
+
+
+def _file(tmp_path, *numbers) -> Path:
+    path = tmp_path / "published.yaml"
+    path.write_text(yaml.safe_dump({"source": "x", "numbers": [{**NUMBER, **n} for n in numbers]}))
+    return path
+
+
+def test_an_unknown_metric_is_refused_naming_the_number_and_the_nearest_name(tmp_path):
+    with pytest.raises(InputError, match=r"numbers\[1\]\.metric: unknown metric 'read_iop'; did you mean 'read_iops'\?"):
+        published.load_published(_file(tmp_path, {}, {"id": "y", "metric": "read_iop"}))
+
+
+def test_a_repeated_id_is_refused(tmp_path):
+    with pytest.raises(InputError, match=r"numbers: .*id 'x' is given twice"):
+        published.load_published(_file(tmp_path, {}, {"metric": "write_iops"}))
+
+
+@pytest.mark.parametrize("metric", ["read_latency_p99_us", "write_latency_p99_9_us", "transaction_latency_mean_us",
+                                    "tps_ratio", "rebuild_mb_per_s_idle"])
+def test_latencies_and_the_states_metrics_are_known(tmp_path, metric):
+    assert published.load_published(_file(tmp_path, {"metric": metric})).numbers[0].metric == metric
+
+
+@pytest.mark.parametrize("scenario, workload", [
+    ("graid-gen5-raid6/scenario.yaml", "randwrite-b4k-j192-d16"),  # an array
+    ("drive-families/kioxia-cd6-r-15.36tb.yaml", None),  # one drive: the SSD model's numbers
+    ("graid-mysql-oltp/md-raid6-rebuilding.yaml", None),  # OLTP under a fault: the optimal state and the ratio
+])
+def test_every_number_a_run_gives_is_a_metric_a_published_file_may_name(catalog, scenario, workload):
+    spec = load_scenario(ROOT / "scenarios" / scenario, catalog)
+    chosen = next(w for w in spec.workloads if workload in (None, w.name))
+    values = predict_workload(spec, chosen, catalog, "fluid")
+    numbers = [k for k, v in values.items() if isinstance(v, (int, float))]
+    assert numbers and all(k in published.METRICS or published.LATENCY_METRIC.fullmatch(k) for k in numbers), numbers
+
+
+def test_every_shipped_number_names_a_known_metric_and_a_unique_id():
+    for path in published.published_files():
+        numbers = published.load_published(path).numbers  # validated: an unknown metric or a repeated id raises
+        assert numbers
