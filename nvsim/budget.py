@@ -83,14 +83,19 @@ def _pages_per_io(workload: WorkloadSpec) -> int:
 
 
 def check_workload(workload: WorkloadSpec, fidelity: str, field: str = "", host_ios: int = EVENT_HOST_IOS,
-                   instead: str = "use --fidelity fluid") -> None:
+                   instead: str = "use --fidelity fluid", source: str | None = None) -> None:
     """Refuse (one line) a workload whose run would exceed a limit, with the estimate and the
     environment variable that raises the limit (``host_ios``: an event-mode run's window;
-    ``instead``: how the caller's user skips the event mode); then each block size its mix is
-    simulated as."""
-    _check_one(workload, fidelity, field, host_ios, instead)
-    for part in binned(list(workload.bs_mix or ())):
-        _check_one(part_workload(workload, part), fidelity, field, host_ios, instead)
+    ``instead``: how the caller's user skips the event mode; ``source``: the file it came from,
+    named first as every other error of that file); then each block size its mix is simulated as."""
+    try:
+        _check_one(workload, fidelity, field, host_ios, instead)
+        for part in binned(list(workload.bs_mix or ())):
+            _check_one(part_workload(workload, part), fidelity, field, host_ios, instead)
+    except InputError as exc:
+        if source is None:
+            raise
+        raise InputError(exc.field, exc.message, source=source) from None
 
 
 def _check_one(workload: WorkloadSpec, fidelity: str, field: str, host_ios: int, instead: str) -> None:

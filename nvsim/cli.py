@@ -105,7 +105,7 @@ def run(
     fidelity: str = typer.Option("event", "--fidelity", help=FIDELITY_HELP),
     precision: float = typer.Option(0.1, "--precision", help="Event mode: measure until each direction's p99.99 latency is known within this fraction (half-width of its 95% CI over the estimate)."),
     max_seconds: float = typer.Option(1.0, "--max-seconds", help="Event mode: wall seconds each workload may go on for --precision (its planned window always completes). A run stopped by this budget depends on the machine's speed; 0 keeps the planned window (same seed, same bits)."),
-    workers: Optional[int] = typer.Option(None, "--workers", help=f"Processes that run the workloads at once (forked where safe, else the workloads run here in turn); default: the CPUs, at most {RUN_WORKERS_MAX}. The answer does not depend on it."),
+    workers: int = typer.Option(0, "--workers", min=0, max=MAX_WORKERS, help=f"Processes that run the workloads at once (forked where safe, else the workloads run here in turn); 0 (the default): the CPUs, at most {RUN_WORKERS_MAX}. The answer does not depend on it."),
 ) -> None:
     """Predict a scenario: usable capacity, the bounds of its components, and per workload the IOPS, GB/s, latency, CPU, write amplification and the resource that limits it."""
     fidelity = _fidelity(fidelity)
@@ -114,12 +114,10 @@ def run(
         raise InputError("--precision", f"must be a fraction above 0 (e.g. 0.1), got {precision}")
     if not max_seconds >= 0:
         raise InputError("--max-seconds", f"must be 0 or more seconds, got {max_seconds}")
-    if workers is not None and workers < 1:
-        raise InputError("--workers", f"must be 1 or more processes, got {workers}")
     catalog = nvsim.default_catalog()
     spec = nvsim.load_scenario(scenario, catalog)
     for index, workload in enumerate(spec.workloads):  # a run over the work budget or off the array is refused before it starts
-        nvsim.budget.check_workload(workload, fidelity, field=f"workloads[{index}]")
+        nvsim.budget.check_workload(workload, fidelity, field=f"workloads[{index}]", source=str(scenario))
     nvsim.budget.check_scenario_regions(spec, lambda: nvsim.Simulation(spec, catalog=catalog).device_bytes)
     report = nvsim.array_bounds(spec, catalog)
     loss = None if nvsim.simulation.single_drive(spec) else nvsim.rebuild.data_loss_at_start(spec, catalog)

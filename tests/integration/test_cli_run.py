@@ -102,7 +102,7 @@ def test_fio_job_file_runs_and_prints_fio_json(cli, tmp_path):
 def test_bad_fidelity_and_broken_job_file_are_one_line_errors(cli, tmp_path):
     bad = cli("run", "scenarios/graid-gen5-raid6", "--fidelity", "quantum")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--fidelity" in bad.stderr
-    none = cli("run", "scenarios/graid-gen5-raid6", "--workers", "0")
+    none = cli("run", "scenarios/graid-gen5-raid6", "--workers", "-1")  # 0 is one per CPU, as for sweep, plan, validate
     assert none.returncode == 2 and none.stderr.count("\n") == 1 and "--workers" in none.stderr
     jobfile = tmp_path / "broken.fio"
     jobfile.write_text("[global]\nrw=randread\nthis line is broken\n")
