@@ -221,7 +221,7 @@ def usable_bytes(level: np.ndarray, n: np.ndarray, member: np.ndarray, strip: np
 
 def _engine_rules(cands: Candidates, catalog: Catalog, verdicts: Verdicts, platforms) -> None:
     """Engine/RAID compatibility: levels it supports, its drive limit, its CPU vendor, md's chunk
-    and a card's mirror sets; and enough drives for the level."""
+    and a card's mirror sets; enough drives for the level, and no hot spare without redundancy."""
     a = cands.axes
     engines = [catalog.engines[e] for e in a.engines]
     level_ok = np.asarray([[lv in e.levels for lv in a.levels] for e in engines])
@@ -229,6 +229,8 @@ def _engine_rules(cands: Candidates, catalog: Catalog, verdicts: Verdicts, platf
     verdicts.reject(~level_ok[cands.engine, level_index], 1, "engine supports the RAID level", np.nan, np.nan, "engine")
     min_drives = np.vectorize(lambda lv: MIN_DRIVES[int(lv)])(np.asarray(a.levels))[level_index]
     verdicts.reject(cands.count < min_drives, 1, "drives for the RAID level", cands.count, min_drives, "drive count")
+    verdicts.reject((cands.level == 0) & (cands.spares > 0), 1, "a hot spare needs redundancy to be rebuilt onto",
+                    cands.spares, 0, "hot spares")
     max_drives = np.asarray([e.device.max_drives.value if e.device and e.device.max_drives else 1e9 for e in engines])
     verdicts.reject(cands.count > max_drives[cands.engine], 1, "engine's drive limit", cands.count,
                     max_drives[cands.engine], "engine")

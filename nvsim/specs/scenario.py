@@ -113,6 +113,9 @@ class ArraySpec(Spec):
         need = 1 if self.engine == "none" or passthrough else MIN_DRIVES[self.level]
         if self.scrub and not self.checkable:
             raise ValueError(f"scrub: {self.check_refusal}")
+        if self.hot_spares and not self.checkable:  # mdadm refuses spares for RAID0 too: nothing is rebuilt onto them
+            raise ValueError(f"hot_spares: a spare is rebuilt onto from the members' redundancy; RAID{self.level} on "
+                             f"{self.engine} has none (it would be bought and powered for nothing); allowed: 0")
         if self.drives < need:
             raise ValueError(f"drives: RAID{self.level} needs at least {need} drives, got {self.drives}")
         allowed = LAYOUTS_BY_LEVEL[self.level]

@@ -1,21 +1,25 @@
 """The plan's fast paths give what the slow ones gave: the write factor by table, a rejection by
-index, the chunks of a batch, and one fluid run shared by a candidate and its hot-spare twin."""
+index, the chunks of a batch, and one fluid run shared by a candidate and its hot-spare twin; a
+hot spare on RAID0 is ruled out before any of them."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nvsim.catalog import default_catalog
+from nvsim.errors import InputError
 from nvsim.plan import fluid, search
 from nvsim.plan.bounds import min_write_factor
 from nvsim.plan.fluid import CHUNK, chunk_size, evaluate, evaluate_chunk, spares_apart
 from nvsim.plan.space import NEAR_COPIES, Verdicts, enumerate_candidates, exact_filters, resolve_axes
 from nvsim.plan.spec import PlanSpec, workload_specs
 from nvsim.raid import MIN_DRIVES, full_stripe_write_bytes_per_host_byte
+from nvsim.scenario import parse_scenario
 
 CATALOG = default_catalog()
 
@@ -87,3 +91,25 @@ def test_hot_spare_twins_share_their_fluid_runs_and_answer_as_alone(monkeypatch)
     together = evaluate_chunk(tasks)
     assert repr(together) == repr(alone)  # every figure, to the bit
     assert 0 < len(solved) <= 2 * len(twins)  # one run per twin pair and workload
+
+
+def test_a_hot_spare_on_raid0_is_ruled_out_by_the_exact_filters_and_refused_by_the_scenario():
+    """A spare is rebuilt onto from the members' redundancy: RAID0 has none, so a RAID0 candidate
+    with a spare would be bought and powered for nothing (and the scenario refuses it)."""
+    spec = PlanSpec.model_validate({
+        "requirements": {"usable_bytes": "10 TB", "workloads": [{"name": "rr", "profile": "randread-4k", "min_iops": "100K"}]},
+        "search": {"platforms": ["supermicro-as-2125hs-tnr"], "drives": ["kioxia-cm7-r-3.84tb"], "engines": ["linux-md"],
+                   "drive_counts": [6, 8], "levels": [0, 5], "strips_bytes": ["64KiB"], "hot_spares": [0, 1]},
+        "objective": "drives"})
+    cands = enumerate_candidates(resolve_axes(spec, CATALOG), spec.max_candidates)
+    verdicts = Verdicts.empty(len(cands))
+    exact_filters(spec, cands, CATALOG, verdicts)
+    spared_raid0 = (cands.level == 0) & (cands.spares > 0)
+    assert spared_raid0.any() and not (verdicts.alive() & spared_raid0).any()
+    assert {verdicts.labels[r] for r in verdicts.requirement[spared_raid0]} == {"a hot spare needs redundancy to be rebuilt onto"}
+    assert (verdicts.alive() & (cands.level == 5) & (cands.spares > 0)).any()
+    row = cands.row(int(np.flatnonzero(spared_raid0)[0]))
+    data = {"name": "r0", "platform": row["platform"], "seed": 1,
+            "array": {k: row[k] for k in ("level", "drive", "drives", "strip_bytes", "engine", "hot_spares")}}
+    with pytest.raises(InputError, match=r"array: hot_spares: a spare is rebuilt onto .* RAID0 on linux-md has none"):
+        parse_scenario(data, CATALOG)
