@@ -153,7 +153,12 @@ def _remembered_plan(model: ArrayModel, job: int, offsets: np.ndarray, is_write:
            model.degraded_path.write_coalesces,
            model.workload.bs, model.workload.iodepth, model.workload.is_random, model.failed_members,
            hash(offsets.tobytes()), hash(is_write.tobytes()) if write_key is None else write_key, len(offsets))
-    return memo.recall(memo.plans, key, _ordered_plan, model, job, offsets, is_write, memo)
+    return memo.recall(memo.plans, key, _ordered_plan, model, job, offsets, is_write, memo, weigh=_plan_weight)
+
+
+def _plan_weight(planned: tuple) -> int:
+    """Member I/Os an ordered plan holds (``Memo.recall``'s bound on what it remembers)."""
+    return len(planned[0].host_index)
 
 
 def _whole_periods(model: ArrayModel, offsets: np.ndarray) -> int:
@@ -858,7 +863,12 @@ def _engine_work(model: ArrayModel, plan: MemberIOPlan, is_write: np.ndarray, ch
     key = (id(plan), e.spec.name, e.parameter_key, e.members, e.shared_access_factor, e.line_transfer_us,
            model.workload.bs, model.array.level, write_key)
     return memo.recall(memo.engine_work, key, e.work, plan, is_write, chunks, model.workload.bs, model.array.level,
-                       owner=plan)
+                       owner=plan, weigh=_work_weight)
+
+
+def _work_weight(work) -> int:
+    """Member I/Os an engine's costs of a plan hold (``Memo.recall``'s bound)."""
+    return len(work.host_index)
 
 
 def host_io_batch(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np.ndarray,

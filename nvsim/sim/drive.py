@@ -18,7 +18,7 @@ from ..ssd.derive import derive_ssd_parameters
 from ..ssd.latency import NAND_SERVICE_CV  # noqa: F401  (re-exported: sim.system names it)
 from ..ssd.model import SsdModel
 from ..stripe.planner import MemberIOPlan
-from .memo import MEMO, PER_CATALOG_LIMIT, Memo
+from .memo import HELD_MEMBER_IOS, MEMO, PER_CATALOG_LIMIT, Memo
 
 class DriveTiming:
     """Per-I/O service of one drive model: unit time, link time, fixed controller latency.
@@ -51,6 +51,7 @@ class DriveTiming:
         self.erase_step_unit_s = ssd.erase_step_pool_s * self.units
         self._cache: dict[tuple, tuple[float, float]] = {}
         self._plans: dict[tuple, tuple] = {}
+        self._held = 0  # member I/Os of the plans in ``_plans`` (bounded as the memo's per-batch tables)
 
     def unit_s(self, length_bytes: int, is_write: bool, random: bool) -> float:
         """Unit time of one member I/O (reads before any program-suspend cost)."""
@@ -74,9 +75,12 @@ class DriveTiming:
         key = (id(plan), random)
         hit = self._plans.get(key)
         if hit is None or hit[0] is not plan:
-            if len(self._plans) > 1024:
+            if len(self._plans) > 1024 or self._held > HELD_MEMBER_IOS:
                 self._plans.clear()
-            distinct = memo.recall(memo.distinct, id(plan), distinct_sizes, plan.length_bytes, plan.is_write, owner=plan)
+                self._held = 0
+            self._held += len(plan.length_bytes)
+            distinct = memo.recall(memo.distinct, id(plan), distinct_sizes, plan.length_bytes, plan.is_write, owner=plan,
+                                   weigh=lambda found: len(found[1]))
             hit = self._plans[key] = (plan, self.service(plan.length_bytes, plan.is_write, random, distinct))
         return hit[1]
 
