@@ -31,6 +31,7 @@ from nvsim.fio.run import check_regions
 from nvsim.budget import check_scenario_regions
 from nvsim.loader import parse_yaml
 from nvsim.names import drive_name, product_name, size_text
+from nvsim.specs.scenario import MAX_WORKLOADS
 from nvsim.units import format_bytes_binary, format_bytes_decimal, format_large, format_probability
 from nvsim.bounds import capacity
 from nvsim.cost import cost_power
@@ -649,6 +650,8 @@ def import_fio(text: str, filename: str, scenario: dict[str, Any] | None, catalo
     keywords = platform_keywords(platform) if platform is not None else None
     parsed = parse_fio_jobfile(text, filename, catalog=catalog, keywords=keywords, environ=NO_ENVIRONMENT,
                                open_file=open_file or ClientFiles())
+    if len(parsed.jobs) > MAX_WORKLOADS:  # a scenario's bound: refused here, not at the next control change
+        raise InputError("jobs", f"{len(parsed.jobs):,} jobs; a set-up takes at most {MAX_WORKLOADS}", source=filename)
     warnings = [parsed.unmodelled_warning()] if parsed.unmodelled_warning() else []
     together = {job.phase for phase in parsed.phases() if len(phase) > 1 for job in phase}
     device_bytes = None

@@ -51,12 +51,21 @@ class Custom(_Shape):
     warning: str = ""
 
 
+class EngineSettings(_Shape):
+    """An imported scenario's engine settings (``core.scenario_dict`` applies them while that engine
+    is chosen): the engine's name and its sysfs-like knobs, each a plain value."""
+
+    engine: str = Field(max_length=200)
+    values: dict[str, str | int | float | bool | None] = Field(max_length=64)
+
+
 class Extras(_Shape):
     seed: int | None = None
     layout: str | None = None
     near_copies: int | None = None
     scrub: bool | None = None
     placement: dict[str, Any] | None = None
+    engine_settings: EngineSettings | None = None
 
 
 class Job(_Shape):
@@ -135,6 +144,9 @@ MAX_SHEETS = 8
 """Datasheet drives a session keeps (dashboard.datasheet.MAX_SHEETS reads this)."""
 MAX_COMPARE_ENTRIES = 26
 """Set-ups a comparison holds (A to Z)."""
+PLAN_BOX_CHARS = 1000
+"""Longest text a Plan form box sends (a list of drive counts, a capacity, a rate); the Plan text
+itself is bounded where it is read. An 800 kB box of counts took 9.5 s of a request thread."""
 MAX_CLICKS = 2**53
 """Largest click count a browser can send exactly (a JavaScript number)."""
 
@@ -167,6 +179,9 @@ def check_value(component: str, prop: str, value: Any) -> None:
         raise PayloadError("sheets.data", f"at most {MAX_SHEETS} datasheet drives, got {len(value)}")
     if component in _CHOICES and value is not None and len(value) > MAX_CHOICES:
         raise PayloadError(f"{component}.value", f"at most {MAX_CHOICES} choices, got {len(value)}")
+    if component.startswith("plan-") and component != "plan-text" and prop == "value" and isinstance(value, str) \
+            and len(value) > PLAN_BOX_CHARS:
+        raise PayloadError(f"{component}.value", f"at most {PLAN_BOX_CHARS:,} characters, got {len(value):,}")
     if component == "plan-rows" and value is not None and len(value) > 1000:
         raise PayloadError("plan-rows.data", f"at most 1000 rows, got {len(value)}")
     if component == "compare" and value is not None and len(value) > MAX_COMPARE_ENTRIES:

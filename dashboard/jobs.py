@@ -13,7 +13,8 @@ A job is bounded three ways: the app refuses one whose estimate is over the work
 before it starts (``core.check_event_budget``); the worker's address space is capped
 (WORKER_ADDRESS_SPACE_BYTES, or the server's own cap where that is lower: a run that grows past it
 fails with MemoryError, reported as the workload's error); and a job still running after its
-time-out is stopped (the worker is killed and replaced) and reported as such. ``shutdown`` kills the workers too, so a server stopped by SIGTERM
+time-out is stopped (the worker is killed and replaced) and reported as such, whether or not a page
+polls it (a timer looks at each job once its time-out is past). ``shutdown`` kills the workers too, so a server stopped by SIGTERM
 leaves no process behind; a server killed outright leaves none either (``nvsim.workers``: each
 worker watches its parent and leaves within half a second of its end).
 """
@@ -44,6 +45,8 @@ log = logging.getLogger(__name__)
 JOB_TIMEOUT_S = 120.0
 """Longest an event-mode job may run (every workload and the rebuild): a job within the budget
 takes seconds (256 x 256 in flight: 3 s per workload on one core)."""
+WATCH_SLACK_S = 0.5
+"""How long after a job's time-out its timer looks at it (``WorkerPool._watch``): past it, surely."""
 WORKER_ADDRESS_SPACE_BYTES = 8 * 1024**3
 """The worker's address-space cap (RLIMIT_AS): about 0.9 GB is mapped for a job at the budget's
 limit, so this only stops a run that would otherwise grow without bound."""
@@ -167,6 +170,13 @@ class WorkerPool:
         with self._lock:
             self._kill_workers()
 
+    def _watch(self, job_id: str) -> None:
+        """Hold the time-out whether or not a client polls: a timer polls the job once it is due
+        (a page that started a job and went away left its worker running to the end)."""
+        timer = threading.Timer(self.timeout_s + WATCH_SLACK_S, self.poll, args=(job_id,))
+        timer.daemon = True
+        timer.start()
+
 
 class EventRunner(WorkerPool):
     """Starts event-mode jobs in one worker process, reports their progress, stops them."""
@@ -194,7 +204,8 @@ class EventRunner(WorkerPool):
             after = self._submit(run_rebuild, scenario, sheets) if rebuild else None
             job_id = uuid.uuid4().hex[:12]
             self._jobs = {job_id: Job(key, futures, after, names=[w.get("name", "") for w in scenario.get("workloads") or []])}
-            return job_id
+        self._watch(job_id)
+        return job_id
 
     def poll(self, job_id: str | None) -> dict[str, Any]:
         """{"state": running|done|unknown, "done", "total", "elapsed_s", and when done "workloads", "rebuild"}."""
@@ -303,7 +314,8 @@ class PlanRunner(WorkerPool):
             for old in list(self._jobs)[:-self.KEEP]:
                 if self._jobs[old].future.done():
                     del self._jobs[old]
-            return job_id
+        self._watch(job_id)
+        return job_id
 
     def _drain(self) -> None:
         """Take every progress message the workers sent into its job's stages."""

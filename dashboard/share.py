@@ -59,7 +59,7 @@ def _more(text: str) -> dict[str, Any]:
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
         more = json.loads(raw)
-    except (binascii.Error, ValueError):
+    except (binascii.Error, ValueError, RecursionError):  # RecursionError: JSON nested thousands deep
         raise InputError("link more", "is not base64url JSON") from None
     if not isinstance(more, dict) or set(more) - {"extras", "custom", "sheets"}:
         raise InputError("link more", "must hold only extras, custom and sheets")

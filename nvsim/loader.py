@@ -20,6 +20,7 @@ Every failure is an ``InputError`` naming the file.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -135,6 +136,11 @@ def parse_yaml(text: str, source: str) -> Any:
         raise _syntax_error(exc, source) from None
     except RecursionError:  # the pure-Python composer on deep nesting
         raise InputError("", f"nested deeper than {MAX_DEPTH} levels", source=source) from None
+    except ValueError as exc:  # an integer of more digits than Python converts (4,300): no value is that large
+        if "digits" not in str(exc):
+            raise
+        raise InputError("", f"a number of more than {sys.get_int_max_str_digits():,} digits; no value nvsim takes "
+                             f"is that long", source=source) from None
     check_shape(data, source)
     return data
 

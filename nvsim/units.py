@@ -22,8 +22,26 @@ _NUMBER_UNIT = re.compile(r"^\s*([-+]?[0-9][0-9,_]*(?:\.[0-9]*)?(?:[eE][-+]?[0-9
 ALLOWED_BYTE_UNITS = "B, kB/KB, MB, GB, TB, PB (decimal), KiB, MiB, GiB, TiB, PiB (binary), or fio-style k/m/g/t (binary)"
 
 
+MAX_NUMBER_DIGITS = 100
+"""Digits a number nvsim reads may have (no size, rate, count or time is near that long; Python
+refuses to convert more than 4,300, in words that name its own setting)."""
+
+
+def check_digits(text: str, one_number: bool = False) -> None:
+    """ValueError for a number of more than ``MAX_NUMBER_DIGITS`` digits in ``text``: its longest
+    run of digits, or (``one_number``: a number with separators, ``1_000``) all its digits."""
+    count = sum(ch.isdigit() for ch in text) if one_number else \
+        max((len(run) for run in _DIGIT_RUN.findall(text)), default=0)
+    if count > MAX_NUMBER_DIGITS:
+        raise ValueError(f"a number of {count:,} digits; numbers are read up to {MAX_NUMBER_DIGITS} digits")
+
+
+_DIGIT_RUN = re.compile(r"\d+")
+
+
 def _split_exact(text: str) -> tuple[Fraction, str]:
     """The number (exact, thousands separators dropped) and the unit text."""
+    check_digits(text, one_number=True)
     match = _NUMBER_UNIT.match(text)
     if not match:
         raise ValueError(f"cannot read {text!r} as a number with a unit")

@@ -53,6 +53,7 @@ from .expand import expand_value, platform_keywords  # noqa: F401 (re-exported)
 from .names import FIO_OPTION_NAMES, FIO_VERSION
 from .trace import parse_trace, summarize
 from ..skew_syntax import check_distribution
+from ..units import check_digits
 from .json_report import FIO_PERCENTILES, fio_json_report, percentile_table  # noqa: F401 (fio's JSON lives in nvsim.fio.json_report)
 from ..specs import Phase, WorkloadSpec
 from ..specs.mix import MAX_LISTED_SIZES, MixPart, block_size_mix, is_a_mix, mean_size, parse_bsrange, parse_bssplit, range_bins
@@ -359,6 +360,10 @@ def _sections(text: str, path: str, keywords: dict[str, int] | None = None,
             raise InputError("", f"expected key=value or [section], got {line!r}", source=where)
         key = ALIASES.get(written, written)
         strict = key in MODELLED_OPTIONS or key in REFUSED_OPTIONS or key in ("kb_base", "stonewall", "new_group", "direct", "buffered")
+        try:  # before any option reads it: Python converts at most 4,300 digits, and says so in its own words
+            check_digits(value)
+        except ValueError as exc:
+            raise InputError(written, str(exc), source=where) from None
         value = expand_value(key, value.strip(), keywords, environ, written, where, strict) if has_value else None
         sections[-1].entries.append(_Entry(key, written, value, number))
     return sections

@@ -296,6 +296,10 @@ SCENARIO_TEXTS: list[tuple[str, bytes, str]] = [
     ("integer-key", (_GOOD + "1: 2\n").encode(), r"\[1\]: Keys should be strings"),
     ("unhashable-key", b"? [a, b]\n: 1\n", r"YAML syntax error"),
     ("bom-then-latin1", b"\xef\xbb\xbf" + "name: caf\xe9\n".encode("latin-1"), r"not UTF-8 text: byte 0xe9 at offset 12"),
+    ("integer-of-5000-digits", _GOOD.replace("drives: 8", "drives: " + "9" * 5000).encode(),
+     r"a number of more than 4,300 digits; no value nvsim takes is that long"),
+    ("size-of-200-digits", _GOOD.replace("runtime: 60", "runtime: 60\n  size: '" + "9" * 200 + "'").encode(),
+     r"workloads\[0\]\.size: .*a number of 200 digits; numbers are read up to 100 digits"),
 ]
 SCENARIO_CASES += [Case(f"scenario-text-{name}", "scenario_text", data, pattern) for name, data, pattern in SCENARIO_TEXTS]
 SCENARIO_CASES += [
@@ -309,6 +313,7 @@ FIO_TEXTS: list[tuple[str, str, str]] = [
     ("rw-unknown", "[j]\nrw=randomread\n", r"rw"), ("bs-zero", "[j]\nrw=randread\nbs=0\n", r"bs"),
     ("bs-letters", "[j]\nrw=randread\nbs=abc\n", r"bs"), ("bs-odd", "[j]\nrw=randread\nbs=1000\n", r"bs"),
     ("bs-negative", "[j]\nrw=randread\nbs=-4k\n", r"bs"),
+    ("bs-5000-digits", "[j]\nrw=randread\nbs=" + "9" * 5000 + "\n", r"line 3: bs: a number of 5,000 digits; numbers are read up to 100 digits"),
     ("bs-1t", "[j]\nrw=randread\nbs=1t\n", r"\[j\]\.bs: a 1,099,511,627,776-byte block .*NVSIM_MAX_PLANNED_PAGES"),
     ("iodepth-negative", "[j]\nrw=randread\niodepth=-1\n", r"iodepth"),
     ("iodepth-huge", "[j]\nrw=randread\nioengine=libaio\niodepth=99999999\n", r"iodepth"),

@@ -456,6 +456,26 @@ def test_a_job_over_its_time_out_is_stopped_and_reported(catalog):
         runner.shutdown()
 
 
+def test_a_job_no_page_polls_is_stopped_at_its_time_out_all_the_same(catalog):
+    """The time-out was looked at only when a page polled: a page that started a job and went away
+    left the worker running to the end (256 workloads: many minutes of a core)."""
+    runner = EventRunner(host_ios=50_000_000, timeout_s=3.0)
+    try:
+        record = core.compute(setup(), catalog=catalog)
+        job = runner.start(record["key"], record["scenario"], rebuild=False)
+        time.sleep(1.0)
+        busy = runner.worker_pids()
+        assert busy and _running_children(os.getpid()) & busy  # the job runs in its worker
+        deadline = time.monotonic() + 30
+        while _running_children(os.getpid()) & busy and time.monotonic() < deadline:
+            time.sleep(0.2)  # no poll in this loop
+        assert not _running_children(os.getpid()) & busy
+        status = runner.poll(job)
+        assert status["state"] == "done" and status["stopped"].startswith("stopped: still running after the time-out of 3 s")
+    finally:
+        runner.shutdown()
+
+
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads child processes from /proc")
 def test_sigterm_stops_the_server_and_its_busy_worker(catalog):
     with socket.socket() as probe:
