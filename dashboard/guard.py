@@ -220,11 +220,20 @@ def check_update_request(body: Any, callbacks: dict[str, dict[str, Any]]) -> Non
     if not (isinstance(outputs, list) and len(outputs) == count and all(isinstance(o, dict) for o in outputs)
             or count == 1 and isinstance(outputs, dict)):
         raise PayloadError("outputs", f"expected {count} output object(s)")
+    wanted = spec["output"] if isinstance(spec["output"], list) else [spec["output"]]
+    for item, want in zip(outputs if isinstance(outputs, list) else [outputs], wanted):  # Dash refuses others with a 500
+        prop = item.get("property")
+        prop = prop.split("@", 1)[0] if isinstance(prop, str) else prop  # "data@<hash>": an output allow_duplicate
+        if item.get("id") != want.component_id or prop != want.component_property:
+            raise PayloadError("outputs", f"expected {want.component_id}.{want.component_property}")
     _check_listed(_items(body, "inputs"), spec["inputs"], "inputs")
     _check_listed(_items(body, "state"), spec["state"], "state")
     changed = body.get("changedPropIds", [])
     if not isinstance(changed, list) or not all(isinstance(c, str) for c in changed):
         raise PayloadError("changedPropIds", "must be a list of strings")
+    inputs = {f"{i['id']}.{i['property']}" for i in spec["inputs"]}
+    if any(c not in inputs for c in changed):  # Dash reads an id that starts with "{" as JSON (a 500 if it is not)
+        raise PayloadError("changedPropIds", "must name this callback's inputs")
 
 
 def _refuse(status: int, message: str) -> Response:

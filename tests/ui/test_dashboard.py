@@ -338,6 +338,11 @@ def test_callback_values_are_checked_against_their_controls(app_client, catalog,
     assert_refused(*post(client, request_body(simulate, ["many"], [record, None])), "simulate.n_clicks")
     assert_refused(*post(client, request_body(simulate, [-1], [record, None])), "simulate.n_clicks")
     assert_refused(*post(client, request_body(render, ["text", None])), "current.data")
+    # outputs and changedPropIds that are not this callback's: Dash's own 500s, with a traceback in the log
+    wrong = [dict(o, id="x") for o in body["outputs"]]
+    assert_refused(*post(client, dict(body, outputs=wrong)), "outputs: expected job.data")
+    assert_refused(*post(client, dict(body, changedPropIds=["{bad.n_clicks"])), "changedPropIds: must name this callback's inputs")
+    assert_refused(*post(client, dict(body, changedPropIds=["drives.value"])), "changedPropIds")
     broken = dict(record, workloads=[{"name": "no numbers"}])
     with caplog.at_level(logging.WARNING):
         assert_refused(*post(client, request_body(render, [broken, None])), "cannot be read")
