@@ -88,7 +88,8 @@ def _inner_model(annotation: Any) -> Any:
 def from_validation_error(error: ValidationError, model: type[BaseModel], *, prefix: str = "", source: str | None = None) -> InputError:
     """The first problem of a pydantic ValidationError as one InputError line."""
     first = error.errors(include_url=False)[0]
-    loc = [p for p in first["loc"] if not (isinstance(p, str) and "[" in p and p.startswith("function"))]
+    loc = [p for p in first["loc"] if not (isinstance(p, str) and ("[" in p and p.startswith("function")
+                                                                  or p.startswith("<") and p.endswith(">")))]  # a union's <tag>
     field = format_loc(([prefix] if prefix else []) + list(loc))
     kind = first["type"]
     if kind == "extra_forbidden":

@@ -215,13 +215,13 @@ ObjectiveName = Literal["usd_per_usable_tb", "usd_per_kiops", "power_w", "price_
 
 def _objective_kind(value) -> str:
     """A mapping is a weighted mix; anything else names one objective (errors then name the branch meant)."""
-    return "weights" if isinstance(value, (dict, WeightedObjective)) else "name"
+    return "<weights>" if isinstance(value, (dict, WeightedObjective)) else "<name>"
 
 
 class PlanSpec(PlanModel):
     requirements: Requirements
     search: SearchSpace = SearchSpace()
-    objective: Annotated[Union[Annotated[ObjectiveName, Tag("name")], Annotated[WeightedObjective, Tag("weights")]],
+    objective: Annotated[Union[Annotated[ObjectiveName, Tag("<name>")], Annotated[WeightedObjective, Tag("<weights>")]],
                          Discriminator(_objective_kind)] = "usd_per_usable_tb"
     top: int = Field(default=10, ge=1, le=1000, description="candidates listed and written as scenarios")
     confirm: int = Field(default=3, ge=0, le=20, description="top candidates the event mode confirms")

@@ -417,7 +417,7 @@ PLAN_FIELDS: list[tuple[str, Any, str]] = [
     ("search.overprovisioning", [0.95], r"each share must be 0 to 0\.9"),
     ("search.hot_spares", [-1], r"each count must be 0 to 64 spares"),
     ("search.priced_only", "maybe", r"search\.priced_only"),
-    ("objective", "cheapest", r"objective"), ("objective", {"weights": {"usd_per_usable_tb": 0}}, r"each weight must be a finite number > 0"),
+    ("objective", "cheapest", r"objective"), ("objective", {"weights": {"usd_per_usable_tb": 0}}, r"objective\.weights: each weight must be a finite number > 0"),
     ("objective", {"weights": {"beauty": 1}}, r"objective"),
     ("top", 0, r"top: .*greater than or equal to 1"), ("confirm", 50, r"confirm: .*less than or equal to 20"),
     ("extra", 1, r"extra: unknown key"),
