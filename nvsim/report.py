@@ -318,8 +318,9 @@ def print_resilience(console: Console, resilience: dict) -> None:
     else:
         rows = _rebuild_rows(r)
     rows.append(("MTTDL (Markov)", f"{format_large(r['mttdl_years'])} years"))
-    print_grid(console, Grid(f"If one drive fails (hot spare, under {r.get('workload', 'idle')}; fluid mode)",
-                             ("quantity", "value"), (False, False), tuple(rows)))
+    title = ("If one drive fails (no redundancy)" if r.get("rebuild_hours") is None else  # nothing is rebuilt
+             f"If one drive fails (hot spare, under {r.get('workload', 'idle')}; fluid mode)")
+    print_grid(console, Grid(title, ("quantity", "value"), (False, False), tuple(rows)))
     if resilience.get("scrub"):
         _print_scrub(console, resilience["scrub"])
     timeline = resilience.get("timeline")
