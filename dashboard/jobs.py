@@ -125,6 +125,7 @@ class WorkerPool:
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
         self._pids: set[int] = set()
+        self._timers: dict[str, threading.Timer] = {}  # each running job's time-out (``_watch``)
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -168,13 +169,20 @@ class WorkerPool:
     def shutdown(self) -> None:
         """Cancel queued tasks and stop the workers, running ones included (server exit)."""
         with self._lock:
+            for timer in self._timers.values():
+                timer.cancel()
+            self._timers.clear()
             self._kill_workers()
 
-    def _watch(self, job_id: str) -> None:
+    def _watch(self, job_id: str, running: set[str]) -> None:
         """Hold the time-out whether or not a client polls: a timer polls the job once it is due
-        (a page that started a job and went away left its worker running to the end)."""
+        (a page that started a job and went away left its worker running to the end). Timers of
+        jobs no longer ``running`` are cancelled, so there are never more than the running jobs."""
+        for old in [j for j in self._timers if j not in running]:
+            self._timers.pop(old).cancel()
         timer = threading.Timer(self.timeout_s + WATCH_SLACK_S, self.poll, args=(job_id,))
         timer.daemon = True
+        self._timers[job_id] = timer
         timer.start()
 
 
@@ -204,7 +212,7 @@ class EventRunner(WorkerPool):
             after = self._submit(run_rebuild, scenario, sheets) if rebuild else None
             job_id = uuid.uuid4().hex[:12]
             self._jobs = {job_id: Job(key, futures, after, names=[w.get("name", "") for w in scenario.get("workloads") or []])}
-        self._watch(job_id)
+            self._watch(job_id, {job_id})  # older jobs were cancelled
         return job_id
 
     def poll(self, job_id: str | None) -> dict[str, Any]:
@@ -314,7 +322,7 @@ class PlanRunner(WorkerPool):
             for old in list(self._jobs)[:-self.KEEP]:
                 if self._jobs[old].future.done():
                     del self._jobs[old]
-        self._watch(job_id)
+            self._watch(job_id, {j for j, job in self._jobs.items() if not job.future.done()})
         return job_id
 
     def _drain(self) -> None:

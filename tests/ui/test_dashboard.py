@@ -467,7 +467,9 @@ def test_a_job_no_page_polls_is_stopped_at_its_time_out_all_the_same(catalog):
     runner = EventRunner(host_ios=50_000_000, timeout_s=3.0)
     try:
         record = core.compute(setup(), catalog=catalog)
-        job = runner.start(record["key"], record["scenario"], rebuild=False)
+        first = runner.start(record["key"], record["scenario"], rebuild=False)
+        job = runner.start(record["key"], record["scenario"], rebuild=False)  # replaces (cancels) the first
+        assert list(runner._timers) == [job] and first != job  # one timer per running job, never one per request
         time.sleep(1.0)
         busy = runner.worker_pids()
         assert busy and _running_children(os.getpid()) & busy  # the job runs in its worker
