@@ -216,11 +216,11 @@ def check_update_request(body: Any, callbacks: dict[str, dict[str, Any]]) -> Non
     outputs = body.get("outputs")
     if not output.startswith("..") and not isinstance(outputs, dict):  # one output: Dash reads a list as several
         raise PayloadError("outputs", "expected one output object")
-    count = len(spec["output"]) if isinstance(spec["output"], list) else 1
+    wanted = spec["output"] if isinstance(spec["output"], list) else [spec["output"]]
+    count = len(wanted)
     if not (isinstance(outputs, list) and len(outputs) == count and all(isinstance(o, dict) for o in outputs)
             or count == 1 and isinstance(outputs, dict)):
         raise PayloadError("outputs", f"expected {count} output object(s)")
-    wanted = spec["output"] if isinstance(spec["output"], list) else [spec["output"]]
     for item, want in zip(outputs if isinstance(outputs, list) else [outputs], wanted):  # Dash refuses others with a 500
         prop = item.get("property")
         prop = prop.split("@", 1)[0] if isinstance(prop, str) else prop  # "data@<hash>": an output allow_duplicate

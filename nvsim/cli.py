@@ -487,7 +487,7 @@ def fio_main(argv: Optional[list[str]] = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     system = os.environ.get(FIO_SHIM_SYSTEM, "").strip()
     if not system and {"--version", "--help"} & set(argv):  # wrappers probe `fio --version` first: no array needed
-        main(["fio", "--fidelity", "event", *argv])
+        main(["fio", *argv])
         return
     if not system:
         sys.stderr.write(f"error: {FIO_SHIM_SYSTEM}: set it to the scenario whose array fio runs against "

@@ -10,7 +10,6 @@ numbers without importing the fitting code.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .catalog import read_yaml
-from .errors import InputError, from_validation_error
+from .errors import InputError, close_matches, from_validation_error
 from .units import parse_bytes, parse_bytes_per_s, parse_count
 
 SOURCE_TREE_SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
@@ -88,7 +87,7 @@ class PublishedNumber(BaseModel):
     def _known_metric(cls, value: str) -> str:
         """A misspelled metric would read as a number nvsim does not model yet (and pass --strict)."""
         if value not in METRICS and not LATENCY_METRIC.fullmatch(value):
-            near = difflib.get_close_matches(value, METRICS, n=1)
+            near = close_matches(value, METRICS, n=1)
             hint = f"did you mean {near[0]!r}? " if near else ""
             raise ValueError(f"unknown metric {value!r}; {hint}allowed: {', '.join(METRICS)}, or "
                              f"<read|write|transaction>_latency_<mean|pNN|pNN_N>_us")

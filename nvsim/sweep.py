@@ -25,7 +25,6 @@ the scenario, so where it runs does not change its numbers.
 from __future__ import annotations
 
 import csv
-import difflib
 import hashlib
 import importlib.util
 import itertools
@@ -47,7 +46,7 @@ from .budget import MAX_SWEEP_POINTS, check_points, check_scenario_regions, chec
 from .catalog import default_catalog
 from .cost import cost_power
 from .loader import load_model
-from .errors import InputError, require_extra
+from .errors import InputError, close_matches, require_extra
 from .io import check_output_path, commit_together, journal_path, recover_commit
 from .rebuild import data_loss_at_start, data_loss_metrics, rebuild_summary
 from .scenario import load_scenario, parse_scenario
@@ -224,7 +223,7 @@ def check_known_field(field: str) -> None:
             return
         part, known = parts[depth], model.model_fields
         if part not in known and not (model is WorkloadSpec and part in WORKLOAD_TEXT_FORMS):
-            near = difflib.get_close_matches(part, known, n=1)
+            near = close_matches(part, known, n=1)
             hint = f"; did you mean {near[0]!r}?" if near else f"; its fields: {', '.join(known)}"
             raise InputError("grid", f"{field!r}: {'.'.join(parts[:depth]) or 'the scenario'} has no field {part!r}{hint}")
         model = _section_model(known[part].annotation) if part in known else None

@@ -114,12 +114,12 @@ class GpuEngine(Engine):
         p = self.v
         costs = self.costs
         parities = parity_members(level)
-        # a host write's member pages, read (RMW, reconstruction) or written: seed 000's sequential
-        # RAID6 writes, which read nothing, cost the host half what a cost per page written predicts
         out.pre_s[:] = costs.command_s
         if not is_write.any():  # reads only: no host or stripe work of writes (empty_work's zeros)
             out.device_read_bytes[:] = float(host_bytes)
             return self.degraded_work(out, plan, is_write, host_bytes, level)
+        # a host write's member pages, read (RMW, reconstruction) or written: seed 000's sequential
+        # RAID6 writes, which read nothing, cost the host half what a cost per page written predicts
         member_pages = per_host_sum(plan.length_bytes / PAGE_BYTES, plan.host_index, n)
         out.submit_cpu_ref_s = np.where(is_write, p.driver_member_page_us * 1e-6 * member_pages, 0.0)
         stripe_s = costs.stripe_update_s + costs.parity_block_s * parities

@@ -20,8 +20,10 @@ has no per-I/O timeline, so it then writes windows of ``DEFAULT_LOG_MSEC`` and s
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -142,19 +144,28 @@ def _zero(data: dict, runtime_s: float) -> int:
     return 0  # nvsim has no separate submission latency (as slat_ns in the JSON)
 
 
-def _log_plan(entry: LogEntry) -> dict[str, tuple[str, int, int, object]]:
-    """File name -> (the option setting its window, lines, bytes about, the lines as made), for
-    every log the job's options ask for."""
+class PlannedLog(NamedTuple):
+    """One log file before it is written: the option setting its window, its lines and about how
+    many bytes they are (``check_log_size``), and its lines, made as they are written."""
+
+    option: str
+    lines: int
+    bytes: int
+    make: Callable[[], Iterable[str]]
+
+
+def _log_plan(entry: LogEntry) -> dict[str, PlannedLog]:
+    """File name -> ``PlannedLog``, for every log the job's options ask for."""
     if entry.runtime_s <= 0:
         return {}
     runtime_ms = int(round(entry.runtime_s * 1000))
     window = _msec_option(entry.options, "log_avg_msec") or DEFAULT_LOG_MSEC
     value_lines = _window_count(runtime_ms, window) * _directions_logged(entry, False)
-    plan: dict[str, tuple[str, int, int, object]] = {}
+    plan: dict[str, PlannedLog] = {}
 
     def value_log(option: str, kind: str, value_of) -> None:
-        plan[_file_name(entry, option, kind)] = ("log_avg_msec", value_lines, value_lines * VALUE_LINE_BYTES,
-                                                 lambda: _value_lines(entry, window, value_of))
+        plan[_file_name(entry, option, kind)] = PlannedLog("log_avg_msec", value_lines, value_lines * VALUE_LINE_BYTES,
+                                                           lambda: _value_lines(entry, window, value_of))
 
     if "write_bw_log" in entry.options:
         value_log("write_bw_log", "bw", _kib_per_s)
@@ -166,27 +177,27 @@ def _log_plan(entry: LogEntry) -> dict[str, tuple[str, int, int, object]]:
     hist_window = _msec_option(entry.options, "log_hist_msec")
     if "write_hist_log" in entry.options:
         lines = _window_count(runtime_ms, hist_window) * _directions_logged(entry, True) if hist_window else 0
-        plan[_file_name(entry, "write_hist_log", "clat_hist")] = (
+        plan[_file_name(entry, "write_hist_log", "clat_hist")] = PlannedLog(
             "log_hist_msec", lines, lines * HIST_LINE_BYTES, (lambda: _hist_lines(entry, hist_window)) if hist_window else tuple)
     return plan
 
 
 def log_files(entry: LogEntry) -> dict[str, list[str]]:
     """File name -> lines, for every log the job's options ask for."""
-    return {name: list(lines()) for name, (_, _, _, lines) in _log_plan(entry).items()}
+    return {name: list(planned.make()) for name, planned in _log_plan(entry).items()}
 
 
 def check_log_size(entries: list[LogEntry]) -> None:
     """One-line InputError when the logs would pass ``MAX_LOG_BYTES``, naming the window option of
     the largest file and what it would take."""
     plans = [(entry, name, planned) for entry in entries for name, planned in _log_plan(entry).items()]
-    total = sum(planned[2] for _, _, planned in plans)
+    total = sum(planned.bytes for _, _, planned in plans)
     if total <= MAX_LOG_BYTES:
         return
-    entry, name, (option, lines, _, _) = max(plans, key=lambda item: item[2][2])
-    raise InputError(option, f"the logs would be about {total / 1e9:.1f} GB ({name}: {lines:,} lines over the "
-                             f"job's {entry.runtime_s:,.0f} s); at most {MAX_LOG_BYTES / 1e9:.1f} GB: set a longer "
-                             f"{option} (or a shorter runtime)")
+    entry, name, largest = max(plans, key=lambda item: item[2].bytes)
+    raise InputError(largest.option, f"the logs would be about {total / 1e9:.1f} GB ({name}: {largest.lines:,} lines "
+                                     f"over the job's {entry.runtime_s:,.0f} s); at most {MAX_LOG_BYTES / 1e9:.1f} GB: "
+                                     f"set a longer {largest.option} (or a shorter runtime)")
 
 
 def write_log_files(entries: list[LogEntry], directory: str | Path = ".") -> list[Path]:
@@ -196,10 +207,10 @@ def write_log_files(entries: list[LogEntry], directory: str | Path = ".") -> lis
     check_log_size(entries)
     written = []
     for entry in entries:
-        for name, (_, _, _, lines) in _log_plan(entry).items():
+        for name, planned in _log_plan(entry).items():
             path = Path(directory) / name
             with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as out:
-                for line in lines():
+                for line in planned.make():
                     out.write(line + "\n")
             written.append(path)
     return written

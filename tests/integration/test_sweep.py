@@ -165,8 +165,10 @@ def test_a_field_through_a_list_or_a_value_is_a_one_line_error_before_any_point(
 
 
 @pytest.mark.parametrize("field, message", [
-    ("array.nope", "'array.nope': array has no field 'nope'; its fields: level, drive, drives, strip_bytes, layout, "
-                   "near_copies, namespace_bytes, engine, hot_spares, engine_settings, rebuild, scrub"),
+    ("array.nope", "'array.nope': array has no field 'nope'; did you mean 'near_copies'?"),
+    ("array.rebuild.nope", "'array.rebuild.nope': array.rebuild has no field 'nope'; its fields: speed_limit_min_kib_per_s, "
+                           "speed_limit_max_kib_per_s, sync_speed_min_kib_per_s, sync_speed_max_kib_per_s, priority, "
+                           "rate_percent, span_bytes"),
     ("workload.iodeph", "'workload.iodeph': workload has no field 'iodeph'; did you mean 'iodepth'?"),
     ("array.rebuild.priorty", "'array.rebuild.priorty': array.rebuild has no field 'priorty'; did you mean 'priority'?"),
 ])

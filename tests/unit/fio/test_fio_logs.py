@@ -50,7 +50,7 @@ def test_the_planned_line_counts_are_the_lines_written(runtime_ms, window_ms, wr
         {"write_bw_log": "j", "write_lat_log": "j", "log_avg_msec": str(window_ms)}
     entry = LogEntry("j", options, 1, runtime_ms / 1000, directions)
     planned = logs._log_plan(entry)
-    assert {name: count for name, (_, count, _, _) in planned.items()} == \
+    assert {name: log.lines for name, log in planned.items()} == \
         {name: len(lines) for name, lines in log_files(entry).items()}
 
 
