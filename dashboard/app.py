@@ -25,7 +25,7 @@ from dash import Dash, Input, Output, State, dcc, html, no_update
 from nvsim import Catalog, InputError, default_catalog
 from nvsim.errors import require_extra
 
-from . import choices, core, guard, plan_view, views
+from . import choices, core, guard, plan_view, report, views
 from . import compare as compare_view
 from .core import host_cores_percent
 from .figures import bounds_figure, compare_figure, empty_figure, utilisation_figure
@@ -555,7 +555,10 @@ def _export_callbacks(app: Dash, catalog: Catalog) -> None:
             html_text = charts_html(record["scenario"]["description"], list(figures.values()), core.result_rows(record))
             return dcc.send_string(html_text, f"{name}.html"), f"wrote {name}.html"
         try:
-            data = charts_png_zip(figures)
+            with report.browser_slot("png"):
+                data = charts_png_zip(figures)
+        except InputError as exc:
+            return no_update, exc.message
         except Exception as exc:  # kaleido needs a local Chrome/Chromium; say so, keep the server up
             log.exception("PNG export failed")
             return no_update, (f"PNG export needs Chrome or Chromium for kaleido ({type(exc).__name__}: {exc}); "

@@ -16,8 +16,10 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
+import threading
 import json
 import math
+from contextlib import contextmanager
 from datetime import date as calendar_date
 from functools import lru_cache
 from html import escape
@@ -379,19 +381,40 @@ def pdf_missing() -> str | None:
     return None
 
 
+BROWSER_PRINTS_AT_ONCE = 2
+"""Headless browsers a server runs at once for exports (the report's PDF, the charts' PNG): each is a
+Chromium of a few hundred MB; a request beyond these is refused in one line, not queued."""
+_BROWSER_SLOTS = threading.BoundedSemaphore(BROWSER_PRINTS_AT_ONCE)
+
+
+@contextmanager
+def browser_slot(field: str):
+    """One of the server's ``BROWSER_PRINTS_AT_ONCE`` browser exports, or an InputError naming ``field``."""
+    if not _BROWSER_SLOTS.acquire(blocking=False):
+        raise InputError(field, f"{BROWSER_PRINTS_AT_ONCE} exports are being printed on this server; "
+                                "try again when they are done")
+    try:
+        yield
+    finally:
+        _BROWSER_SLOTS.release()
+
+
 def report_pdf(html_text: str) -> bytes:
-    """The report printed by headless Chromium; an InputError (one line) without it."""
+    """The report printed by headless Chromium; an InputError (one line) without it, or while the
+    server prints ``BROWSER_PRINTS_AT_ONCE`` others. Chromium's home is the temporary folder too:
+    it writes its crash-report settings and dconf cache under $HOME, not only its profile."""
     reason = pdf_missing()
     if reason:
         raise InputError("pdf", reason)
-    with tempfile.TemporaryDirectory(prefix="nvsim-report-") as folder:
+    with browser_slot("pdf"), tempfile.TemporaryDirectory(prefix="nvsim-report-") as folder:
         source, target = Path(folder) / "report.html", Path(folder) / "report.pdf"
         source.write_text(html_text, encoding="utf-8")
         command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage",
                    f"--user-data-dir={Path(folder) / 'profile'}", "--no-pdf-header-footer", f"--print-to-pdf={target}",
                    source.as_uri()]
+        home = {"HOME": folder, "XDG_CONFIG_HOME": str(Path(folder) / "config"), "XDG_CACHE_HOME": str(Path(folder) / "cache")}
         try:
-            subprocess.run(command, capture_output=True, timeout=PDF_TIMEOUT_S, check=False)
+            subprocess.run(command, capture_output=True, timeout=PDF_TIMEOUT_S, check=False, env={**os.environ, **home})
         except subprocess.TimeoutExpired:
             raise InputError("pdf", f"Chromium did not print the report within {PDF_TIMEOUT_S:g} s") from None
         if not target.is_file() or target.stat().st_size == 0:

@@ -273,6 +273,9 @@ def sweep(
     with LateProgress() as bar:
         summary = nvsim.sweep.run_sweep(spec, output, workers=workers or os.cpu_count() or 1, dask_address=dask,
                                         progress=bar.for_task("sweep"))
+    if summary["damaged_partial_lines"]:
+        sys.stderr.write(f"note: {summary['partial']}: {summary['damaged_partial_lines']} damaged line(s) of the resumed "
+                         f"run were not rows; their set-ups ran again\n")
     wrote = f"{summary['parquet']} and {summary['csv']}" if summary["parquet"] else summary["csv"]
     console.print(f"{summary['points']} set-ups ({summary['computed_now']} computed now, the rest resumed), "
                   f"{summary['rows']} rows; {summary['meeting_constraints']} rows meet the constraints; wrote {wrote}",
@@ -452,11 +455,49 @@ def _full_short_help(command) -> None:
         _full_short_help(sub)
 
 
+OUTPUT_PARAMS = ("output", "out")
+"""Options that name a file nvsim writes: a value ending in a path separator names a folder."""
+
+
+def check_arguments(command, argv: list[str]) -> None:
+    """What click would take without a word: a single-valued option given twice (click keeps the
+    last, so ``-o A --output=B`` wrote B alone) and an output file written as a folder (``-o out/``:
+    the Path type drops the trailing separator). One InputError naming the option."""
+    tokens = list(argv)
+    while tokens and tokens[0] in getattr(command, "commands", {}):  # typer's vendored click: no isinstance
+        command, tokens = command.commands[tokens[0]], tokens[1:]
+    options = {opt: param for param in command.params if getattr(param, "param_type_name", "") == "option"
+               and not param.is_flag and not param.multiple and not param.count for opt in param.opts}
+    seen: dict[str, str] = {}
+    index = 0
+    while index < len(tokens) and tokens[index] != "--":
+        token, value = tokens[index], None
+        if token in options:
+            name, value = token, tokens[index + 1] if index + 1 < len(tokens) else None
+            index += 1
+        elif token.startswith("--") and token.split("=", 1)[0] in options:
+            name, value = token.split("=", 1)
+        elif token[:1] == "-" and token[1:2] != "-" and token[:2] in options:
+            name, value = token[:2], token[2:]
+        else:
+            index += 1
+            continue
+        index += 1
+        param = options[name]
+        label = max(param.opts, key=len)
+        if param.name in seen:
+            raise InputError(label, f"given more than once ({seen[param.name]} and {name}); give it once")
+        seen[param.name] = name
+        if param.name in OUTPUT_PARAMS and value and value.endswith(("/", os.sep)):
+            raise InputError(label, f"{value!r} ends in a path separator, which names a folder; give a file path")
+
+
 def main(argv: Optional[list[str]] = None) -> None:
     """Entry point: run the app, turning input errors into one line and exit status 2."""
     command = typer.main.get_command(app)
     _full_short_help(command)
     try:
+        check_arguments(command, sys.argv[1:] if argv is None else argv)
         code = command(args=argv, standalone_mode=False, prog_name="nvsim")
     except InputError as exc:
         sys.stderr.write(f"error: {exc}\n")

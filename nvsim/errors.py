@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import importlib.util
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -17,10 +18,36 @@ from pydantic import BaseModel, ValidationError
 EXIT_INPUT_ERROR = 2
 
 
+SHOWN_DIGITS = 40
+"""Digits of one number an error message repeats; a longer run is cut, with its length said (a
+value of thousands of digits made a 'one line' message of kilobytes)."""
+_LONG_DIGITS = re.compile(r"\d{%d,}" % (SHOWN_DIGITS + 1))
+SHOWN_CHARS = 80
+"""Characters of a value an error message repeats (``shown``)."""
+SHOWN_WORD_CHARS = 200
+"""Longest run without a space an error message repeats whole (a name or path of kilobytes is cut)."""
+_LONG_WORD = re.compile(r"\S{%d,}" % (SHOWN_WORD_CHARS + 1))
+_CUT_HEAD_CHARS = 24  # what a cut value keeps: fewer digits than SHOWN_DIGITS, so it is not cut twice
+
+
+def _cut(match: re.Match) -> str:
+    text = match.group(0)
+    unit = "digits" if text.isdigit() else "characters"
+    return f"{text[:_CUT_HEAD_CHARS]}...({len(text)} {unit})"
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` as an error message repeats it: at most ``SHOWN_CHARS`` characters."""
+    text = repr(value)
+    return text if len(text) <= SHOWN_CHARS else f"{text[:_CUT_HEAD_CHARS]}...({len(text)} characters)"
+
+
 class InputError(ValueError):
-    """Bad input; ``str(error)`` is the one line shown to the user."""
+    """Bad input; ``str(error)`` is the one line shown to the user: any number it repeats is cut
+    past ``SHOWN_DIGITS`` digits, any other word past ``SHOWN_WORD_CHARS`` characters."""
 
     def __init__(self, field: str, message: str, *, source: str | None = None):
+        message = _LONG_WORD.sub(_cut, _LONG_DIGITS.sub(_cut, message))
         self.field = field
         self.message = message
         self.source = source
@@ -105,5 +132,5 @@ def from_validation_error(error: ValidationError, model: type[BaseModel], *, pre
         if message.startswith(lead):
             message = message[len(lead):]
     if "input" in first and kind not in ("value_error",) and not isinstance(first["input"], (dict, list)):
-        message = f"{message} (got {first['input']!r})"
+        message = f"{message} (got {shown(first['input'])})"
     return InputError(field, message, source=source)

@@ -366,7 +366,7 @@ def run_sweep(spec_path: str | Path, out: str | Path, *, workers: int = 1, dask_
     for path in (out.with_suffix(".parquet"), out.with_suffix(".csv")):
         recover_commit(journal_path(path))  # a commit a killed run left half done
     partial = out.with_name(out.name + ".partial.jsonl")
-    done = _load_partial(partial)
+    done, damaged = _load_partial(partial)
     points = expand(spec)
     base_data = base.model_dump(mode="json")
     tasks = [{"point": p, "base": base_data, "workloads": names, "fidelity": spec.fidelity, "host_ios": spec.host_ios,
@@ -392,7 +392,8 @@ def run_sweep(spec_path: str | Path, out: str | Path, *, workers: int = 1, dask_
     return {"points": len(points), "rows": len(table), "computed_now": len(tasks),
             "meeting_constraints": sum(1 for r in table if r.get("meets_constraints")),
             "parquet": str(parquet) if parquet else None, "csv": str(out.with_suffix(".csv")),
-            "best": best_points(table, spec), "objective": spec.objective.column if spec.objective else None}
+            "best": best_points(table, spec), "objective": spec.objective.column if spec.objective else None,
+            "damaged_partial_lines": damaged, "partial": str(partial)}
 
 
 BEST_POINTS = 10
@@ -492,12 +493,15 @@ class _PartialLog:
             self.handle.close()
 
 
-def _load_partial(partial: Path) -> dict[str, dict]:
-    """Rows a killed run finished. A torn last line (the kill came mid-write) is cut off the file,
-    so the next row appended starts on a line of its own and is not lost to the fragment."""
+def _load_partial(partial: Path) -> tuple[dict[str, dict], int]:
+    """Rows a killed run finished, by key, and how many whole lines were damaged (not a row: their
+    points run again, and the sweep says so). A torn last line (the kill came mid-write) is cut off
+    the file, so the next row appended starts on a line of its own and is not lost to the fragment;
+    it is not counted as damaged."""
     done: dict[str, dict] = {}
+    damaged = 0
     if not partial.exists():
-        return done
+        return done, damaged
     raw = partial.read_bytes()
     whole = raw.rfind(b"\n") + 1
     if whole < len(raw):
@@ -507,10 +511,12 @@ def _load_partial(partial: Path) -> dict[str, dict]:
         try:
             row = json.loads(line)
         except json.JSONDecodeError:  # a damaged line: that point runs again
-            continue
+            row = None
         if isinstance(row, dict) and isinstance(row.get("key"), str):
             done[row["key"]] = row
-    return done
+        elif line.strip():
+            damaged += 1
+    return done, damaged
 
 
 @contextmanager

@@ -11,9 +11,10 @@ catalog must know.
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar
+import types
+from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar, Union, get_args, get_origin
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from ..errors import suggestion_text
 from ..units import parse_bytes, parse_bytes_per_s, parse_count, parse_seconds
@@ -72,8 +73,27 @@ drive family's sibling SKU figures (nvsim.ssd.family)."""
 T = TypeVar("T")
 
 
+def _numeric_annotation(annotation: Any) -> bool:
+    """A field that holds a number: int or float, with units (``Annotated``) or optional."""
+    if get_origin(annotation) is Annotated:
+        return _numeric_annotation(get_args(annotation)[0])
+    if get_origin(annotation) in (Union, types.UnionType):
+        members = [a for a in get_args(annotation) if a is not type(None)]
+        return bool(members) and all(_numeric_annotation(a) for a in members)
+    return annotation in (int, float)
+
+
 class Spec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_truth_values_as_numbers(cls, value: Any, info: ValidationInfo) -> Any:
+        """YAML's true/false is not a count or a size: pydantic's lax mode would read ``drives: true``
+        as 1 drive; refused, naming the field."""
+        if (value is True or value is False) and _numeric_annotation(cls.model_fields[info.field_name].annotation):
+            raise ValueError(f"must be a number, got {'true' if value else 'false'}")
+        return value
 
 
 class Cited(Spec, Generic[T]):

@@ -163,11 +163,19 @@ def test_torn_last_line_is_cut_so_the_next_row_survives_a_second_kill(tmp_path):
     rows = [{"key": f"k{i}", "status": "ok", "read_iops": float(i)} for i in range(3)]
     torn = json.dumps({"key": "k3", "status": "ok", "read_iops": 3.0})[:17]
     partial.write_text("".join(json.dumps(r) + "\n" for r in rows) + torn)
-    done = _load_partial(partial)
-    assert sorted(done) == ["k0", "k1", "k2"]
+    done, damaged = _load_partial(partial)
+    assert sorted(done) == ["k0", "k1", "k2"] and damaged == 0  # a torn last line is a kill, not damage
     with open(partial, "a", encoding="utf-8") as log:  # what the resumed sweep appends next
         log.write(json.dumps({"key": "k3", "status": "ok", "read_iops": 3.0}) + "\n")
-    assert sorted(_load_partial(partial)) == ["k0", "k1", "k2", "k3"]  # the row is not glued to the fragment
+    assert sorted(_load_partial(partial)[0]) == ["k0", "k1", "k2", "k3"]  # the row is not glued to the fragment
+
+
+def test_damaged_lines_of_a_partial_log_are_counted_and_their_points_rerun(tmp_path):
+    partial = tmp_path / "out.partial.jsonl"
+    partial.write_text(json.dumps({"key": "k0", "status": "ok"}) + "\n{not json\n[1, 2]\n\n"
+                       + json.dumps({"key": "k1", "status": "ok"}) + "\n")
+    done, damaged = _load_partial(partial)
+    assert sorted(done) == ["k0", "k1"] and damaged == 2
 
 
 def test_sweep_refused_for_a_constraint_naming_no_column_leaves_nothing(tmp_path):

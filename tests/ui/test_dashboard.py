@@ -3,10 +3,12 @@ uploads (size limit, data only), exports that `nvsim run` reads unchanged, the w
 the rebuild fallback. tests/ui/test_dashboard_browser.py drives the real page."""
 
 import base64
+import contextlib
 import csv
 import io
 import json
 import sys
+import tempfile
 import zipfile
 
 import pytest
@@ -722,6 +724,26 @@ def test_without_chromium_the_pdf_is_one_line(monkeypatch):
     with pytest.raises(InputError, match="the PDF needs Chromium") as refused:
         report.report_pdf("<p>x</p>")
     assert "\n" not in str(refused.value)
+
+
+def test_chromium_prints_with_a_temporary_home_and_a_bounded_number_at_once(tmp_path, monkeypatch):
+    """The print's browser gets the temporary folder as $HOME (Chromium writes its crash-report
+    settings and dconf cache there, not in the server user's home), and a server prints at most
+    ``BROWSER_PRINTS_AT_ONCE`` at once: one more is refused in one line."""
+    fake = tmp_path / "chromium"
+    fake.write_text("#!/bin/sh\nfor a in \"$@\"; do case $a in --print-to-pdf=*) echo \"%PDF $HOME\" > ${a#--print-to-pdf=};; esac; done\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(report, "CHROMIUM", str(fake))
+    printed = report.report_pdf("<p>x</p>").decode()
+    home = printed.split()[1]
+    assert printed.startswith("%PDF") and home.startswith(tempfile.gettempdir()) and os.environ.get("HOME") != home
+    with contextlib.ExitStack() as held:
+        for _ in range(report.BROWSER_PRINTS_AT_ONCE):
+            held.enter_context(report.browser_slot("pdf"))
+        with pytest.raises(InputError, match="exports are being printed on this server") as refused:
+            report.report_pdf("<p>x</p>")
+        assert "\n" not in str(refused.value)
+    assert report.report_pdf("<p>x</p>").startswith(b"%PDF")  # the slots are given back
 
 
 def test_nvsim_report_writes_html_and_refuses_other_names(tmp_path):

@@ -40,6 +40,10 @@ CASES = [
     ("unknown-platform", with_changes(top__platform="supermicro-as-2125"), "platform", "did you mean"),
     ("bad-layout", with_changes(array__layout="diagonal"), "array", "layout: RAID6 allows left-symmetric"),
     ("bad-size-unit", with_changes(array__strip_bytes="4 parsecs"), "array.strip_bytes", "unknown size unit"),
+    ("drives-true", with_changes(array__drives=True), "array.drives", "must be a number, got true"),
+    ("iodepth-true", with_changes(workload__iodepth=True), "workloads[0].iodepth", "must be a number, got true"),
+    ("size-false", with_changes(workload__size=False), "workloads[0].size", "must be a number, got false"),
+    ("seed-true", with_changes(top__seed=True), "seed", "must be a number, got true"),
 ]
 
 
@@ -92,3 +96,32 @@ def test_missing_file_and_usage_errors_are_one_line(cli):
         assert result.returncode == 2, (args, result.stderr)
         assert len(result.stderr.strip().splitlines()) == 1, (args, result.stderr)
         assert "Traceback" not in result.stderr
+
+
+def test_a_truth_value_stays_one_where_the_field_is_a_switch():
+    data = with_changes(workload__time_based=True, workload__runtime=10)
+    assert parse_scenario(data).workloads[0].time_based is True
+
+
+@pytest.mark.parametrize("args, option, phrase", [
+    (["-o", "a.json", "--output=b.json"], "--output", "given more than once (-o and --output)"),
+    (["--fidelity", "fluid", "--fidelity=event"], "--fidelity", "given more than once"),
+    (["-o", "out/"], "--output", "ends in a path separator"),
+    (["-oout/"], "--output", "ends in a path separator"),
+])
+def test_a_repeated_option_or_a_folder_as_output_is_refused_before_any_work(tmp_path: Path, cli, args, option, phrase):
+    import yaml
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(BASE))
+    result = cli("run", str(path), *args, cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith(f"error: {option}: ") and phrase in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and result.stdout == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.yaml"]  # nothing written
+
+
+def test_fio_output_given_twice_is_refused(tmp_path: Path, cli):
+    result = cli("fio", "--system", "scenarios/graid-gen5-raid6", "-o", str(tmp_path / "a"), f"--output={tmp_path / 'b'}",
+                 "--name=a", "--rw=randread", "--bs=4k", "--size=1g")
+    assert result.returncode == 2 and "--output: given more than once" in result.stderr, result.stderr
+    assert list(tmp_path.iterdir()) == []
