@@ -30,7 +30,7 @@ from . import compare as compare_view
 from .core import host_cores_percent
 from .figures import bounds_figure, compare_figure, empty_figure, utilisation_figure
 from .datasheet import session_catalog
-from .jobs import EventRunner, PlanRunner
+from .jobs import EventRunner, PlanRunner, job_id_of
 
 log = logging.getLogger(__name__)
 ASSETS = Path(__file__).resolve().parent / "assets"
@@ -476,15 +476,19 @@ def _simulation_callbacks(app: Dash, catalog: Catalog, runner: EventRunner) -> N
     """The event-mode run: the Simulate button starts a background job and the poll timer reports it."""
     @app.callback(Output("job", "data"), Output("poll", "disabled"), Output("simulate", "disabled"),
                   Output("sim-status", "children"), Output("sim-progress", "value"),
-                  Input("simulate", "n_clicks"), State("current", "data"), State("sheets", "data"), prevent_initial_call=True)
-    @guard.client_data("current.data/sheets.data")
-    def _simulate(_clicks, current, sheets):
+                  Input("simulate", "n_clicks"), State("current", "data"), State("sheets", "data"), State("job", "data"),
+                  prevent_initial_call=True)
+    @guard.client_data("current.data/sheets.data/job.data")
+    def _simulate(_clicks, current, sheets, job):
         if not current or current.get("errors") or "workloads" not in current:
             return no_update, True, False, "fix the set-up first", 0
         refusal = simulation_refusal(current, session_catalog(catalog, sheets))
         if refusal:
             return no_update, True, False, refusal, 0
-        job_id = runner.start(current["key"], current["scenario"], sheets=sheets)
+        try:  # this page's previous job gives way; another page's goes on
+            job_id = runner.start(current["key"], current["scenario"], sheets=sheets, replaces=job_id_of(job))
+        except InputError as exc:
+            return no_update, True, False, exc.message, 0
         return {"id": job_id, "key": current["key"], "kind": "setup"}, False, True, "event mode: starting…", None
 
     @app.callback(Output("event", "data"), Output("curve-event", "data"), Output("poll", "disabled", allow_duplicate=True),

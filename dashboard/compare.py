@@ -21,7 +21,7 @@ from nvsim import Catalog, InputError
 from . import core, curves, guard, views
 from .datasheet import session_catalog
 from .figures import compare_curves_figure, compare_figure
-from .jobs import EventRunner
+from .jobs import EventRunner, job_id_of
 
 MAX_COMPARE = guard.MAX_COMPARE_ENTRIES
 """Set-ups the comparison holds (A to Z): as many as a meeting compares, a bounded browser store."""
@@ -135,14 +135,19 @@ def _next_fluid(entries: list[dict], after: int = -1) -> int | None:
     return next((i for i, e in enumerate(entries) if i > after and e["record"].get("fidelity") != "event"), None)
 
 
-def start_next(entries: list[dict], after: int, sheets, catalog: Catalog, runner: EventRunner) -> tuple[dict | None, str]:
-    """Start the event-mode run of the next set-up still in fluid mode: (job or None, status)."""
+def start_next(entries: list[dict], after: int, sheets, catalog: Catalog, runner: EventRunner,
+               replaces: str | None = None) -> tuple[dict | None, str]:
+    """Start the event-mode run of the next set-up still in fluid mode: (job or None, status);
+    ``replaces``: the comparison's previous job, which gives way."""
     index = _next_fluid(entries, after)
     while index is not None:
         record = entries[index]["record"]
         refusal = views.event_refusal(record, session_catalog(catalog, sheets))
         if refusal is None:
-            job_id = runner.start(record["key"], record["scenario"], sheets=sheets)
+            try:
+                job_id = runner.start(record["key"], record["scenario"], sheets=sheets, replaces=replaces)
+            except InputError as exc:
+                return None, exc.message
             letter = entries[index]["label"].split(":", 1)[0]
             return {"id": job_id, "index": index, "key": record["key"]}, f"event mode: set-up {letter}…"
         index = _next_fluid(entries, index)
@@ -199,10 +204,11 @@ def attach(app: Dash, catalog: Catalog, runner: EventRunner) -> None:
 def _simulate_all_callbacks(app: Dash, catalog: Catalog, runner: EventRunner) -> None:
     @app.callback(Output("compare-job", "data"), Output("compare-poll", "disabled"), Output("simulate-all", "disabled"),
                   Output("compare-sim-status", "children"),
-                  Input("simulate-all", "n_clicks"), State("compare", "data"), State("sheets", "data"), prevent_initial_call=True)
-    @guard.client_data("compare.data/sheets.data")
-    def _start(_clicks, entries, sheets):
-        job, text = start_next(entries or [], -1, sheets, catalog, runner)
+                  Input("simulate-all", "n_clicks"), State("compare", "data"), State("sheets", "data"), State("compare-job", "data"),
+                  prevent_initial_call=True)
+    @guard.client_data("compare.data/sheets.data/compare-job.data")
+    def _start(_clicks, entries, sheets, previous):
+        job, text = start_next(entries or [], -1, sheets, catalog, runner, replaces=job_id_of(previous))
         return job, job is None, job is not None, text if entries else "add set-ups first"
 
     @app.callback(Output("compare", "data", allow_duplicate=True), Output("compare-job", "data", allow_duplicate=True),
@@ -213,12 +219,12 @@ def _simulate_all_callbacks(app: Dash, catalog: Catalog, runner: EventRunner) ->
     @guard.client_data("compare-job.data/compare.data/sheets.data")
     def _poll(_n, job, entries, sheets):
         status = runner.poll((job or {}).get("id"))
-        if status["state"] == "unknown":  # a tick after the last run ended, or another run took the worker
-            text = no_update if job is None else "stopped: another event-mode run took the worker (Simulate all goes on from here)"
+        if status["state"] == "unknown":  # a tick after the last run ended, or this page's set-up view took its place
+            text = no_update if job is None else "stopped: another event-mode run of this page took its place (Simulate all goes on from here)"
             return no_update, None, True, False, text
         if status["state"] == "running":
             return no_update, no_update, False, True, f"event mode: set-up {string.ascii_uppercase[job['index']]}, " \
                                                       f"{status['done']} of {status['total']} tasks, {status['elapsed_s']:.0f} s"
         entries = finished(entries or [], job, status, catalog)
-        following, text = start_next(entries, job["index"], sheets, catalog, runner)
+        following, text = start_next(entries, job["index"], sheets, catalog, runner, replaces=job_id_of(job))
         return entries, following, following is None, following is not None, text

@@ -34,7 +34,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
-from nvsim import default_catalog, parse_scenario
+from nvsim import InputError, default_catalog, parse_scenario
 from nvsim.workers import process_pool
 
 from .core import rebuild_info, workload_record
@@ -100,6 +100,14 @@ def _warm() -> bool:
     return True
 
 
+MAX_EVENT_JOBS = 4
+"""Event-mode jobs a server holds queued or running at once, for all its pages together: one worker
+runs them in turn, so a second page's Simulate queues behind the first instead of cancelling it; one
+more is refused in one line until a job ends."""
+KEEP_FINISHED_JOBS = 32
+"""Finished event-mode jobs kept for a poll that comes late (older ones are forgotten)."""
+
+
 @dataclass
 class Job:
     key: str
@@ -108,6 +116,27 @@ class Job:
     started_s: float = field(default_factory=time.monotonic)
     names: list[str] = field(default_factory=list)
     stopped: str | None = None
+    calls: list[tuple] = field(default_factory=list)  # (function, *args) of each task: workloads, then the rebuild
+    timeout_s: float = JOB_TIMEOUT_S  # from its start: its own run plus the jobs queued ahead of it
+
+    @property
+    def tasks(self) -> list[Future]:
+        return self.workloads + ([self.rebuild] if self.rebuild else [])
+
+    def finished(self) -> bool:
+        return all(f.done() for f in self.tasks)
+
+    def cancel(self) -> None:
+        for future in self.tasks:
+            future.cancel()
+
+    def resubmit(self, submit) -> None:
+        """Submit again every task the killed worker took down with it (not run, or ended by the
+        pool's end rather than its own answer)."""
+        futures = [f if f.done() and not f.cancelled() and not isinstance(f.exception(), BrokenProcessPool)
+                   else submit(*call) for f, call in zip(self.tasks, self.calls)]
+        self.workloads = futures[:len(self.workloads)]
+        self.rebuild = futures[len(self.workloads)] if self.rebuild else None
 
 
 class WorkerPool:
@@ -174,13 +203,14 @@ class WorkerPool:
             self._timers.clear()
             self._kill_workers()
 
-    def _watch(self, job_id: str, running: set[str]) -> None:
-        """Hold the time-out whether or not a client polls: a timer polls the job once it is due
-        (a page that started a job and went away left its worker running to the end). Timers of
-        jobs no longer ``running`` are cancelled, so there are never more than the running jobs."""
+    def _watch(self, job_id: str, running: set[str], timeout_s: float | None = None) -> None:
+        """Hold the time-out (``timeout_s``, default the pool's) whether or not a client polls: a
+        timer polls the job once it is due (a page that started a job and went away left its worker
+        running to the end). Timers of jobs no longer ``running`` are cancelled, so there are never
+        more than the running jobs."""
         for old in [j for j in self._timers if j not in running]:
             self._timers.pop(old).cancel()
-        timer = threading.Timer(self.timeout_s + WATCH_SLACK_S, self.poll, args=(job_id,))
+        timer = threading.Timer((timeout_s or self.timeout_s) + WATCH_SLACK_S, self.poll, args=(job_id,))
         timer.daemon = True
         self._timers[job_id] = timer
         timer.start()
@@ -200,19 +230,31 @@ class EventRunner(WorkerPool):
             self._submit(_warm)
 
     def start(self, key: str, scenario: dict[str, Any], rebuild: bool = True, sheets: list[dict] | None = None,
-              host_ios: int | None = None) -> str:
-        """Queue every workload of ``scenario`` (older queued jobs are cancelled); returns the job id.
-        ``sheets``: the session's datasheet drives; ``host_ios``: per workload (default the runner's)."""
+              host_ios: int | None = None, replaces: str | None = None) -> str:
+        """Queue every workload of ``scenario`` behind the jobs already queued; returns the job id.
+        ``replaces``: the page's previous job, cancelled (another page's jobs are not touched);
+        ``sheets``: the session's datasheet drives; ``host_ios``: per workload (default the
+        runner's). Past ``MAX_EVENT_JOBS`` unfinished jobs, an InputError (one line)."""
         with self._lock:
-            for old in self._jobs.values():
-                for future in old.workloads + ([old.rebuild] if old.rebuild else []):
-                    future.cancel()
-            futures = [self._submit(run_workload, scenario, i, host_ios or self.host_ios, sheets)
-                       for i in range(len(scenario.get("workloads") or []))]
-            after = self._submit(run_rebuild, scenario, sheets) if rebuild else None
+            old = self._jobs.pop(replaces, None) if replaces else None
+            if old is not None:
+                old.cancel()
+            live = [j for j in self._jobs if not self._jobs[j].finished()]
+            if len(live) >= MAX_EVENT_JOBS:
+                raise InputError("simulate", f"the server is running {len(live)} event-mode jobs (at most "
+                                             f"{MAX_EVENT_JOBS} at once); try again when one ends")
+            for done in [j for j in self._jobs if j not in live][:-KEEP_FINISHED_JOBS or None]:
+                del self._jobs[done]
+            calls = [(run_workload, scenario, i, host_ios or self.host_ios, sheets)
+                     for i in range(len(scenario.get("workloads") or []))] + ([(run_rebuild, scenario, sheets)] if rebuild else [])
+            futures = [self._submit(*call) for call in calls]
+            count = len(calls) - bool(rebuild)
             job_id = uuid.uuid4().hex[:12]
-            self._jobs = {job_id: Job(key, futures, after, names=[w.get("name", "") for w in scenario.get("workloads") or []])}
-            self._watch(job_id, {job_id})  # older jobs were cancelled
+            job = Job(key, futures[:count], futures[count] if rebuild else None, calls=calls,
+                      names=[w.get("name", "") for w in scenario.get("workloads") or []],
+                      timeout_s=self.timeout_s * (len(live) + 1))  # the jobs ahead may each take their time-out
+            self._jobs[job_id] = job
+            self._watch(job_id, {*live, job_id}, job.timeout_s)
         return job_id
 
     def poll(self, job_id: str | None) -> dict[str, Any]:
@@ -221,10 +263,10 @@ class EventRunner(WorkerPool):
             job = self._jobs.get(job_id or "")
         if job is None:
             return {"state": "unknown"}
-        tasks = job.workloads + ([job.rebuild] if job.rebuild else [])
         elapsed_s = time.monotonic() - job.started_s
-        if job.stopped is None and elapsed_s > self.timeout_s and not all(f.done() for f in tasks):
+        if job.stopped is None and elapsed_s > job.timeout_s and not job.finished():
             self._stop(job, f"stopped: still running after the time-out of {self.timeout_s:g} s")
+        tasks = job.tasks
         done = sum(f.done() for f in tasks)
         out: dict[str, Any] = {"state": "running", "done": done, "total": len(tasks), "key": job.key,
                                "elapsed_s": elapsed_s}
@@ -237,11 +279,15 @@ class EventRunner(WorkerPool):
         return out
 
     def _stop(self, job: Job, reason: str) -> None:
-        """End a job over its time-out: kill the worker, mark every unfinished task with the reason."""
+        """End a job over its time-out: kill the worker, mark every unfinished task with the reason;
+        the other pages' jobs queued behind it are submitted again to the fresh worker."""
         log.warning("event-mode job %s", reason)
         with self._lock:
             job.stopped = reason
             self._kill_workers()
+            for other in self._jobs.values():
+                if other is not job and other.stopped is None:
+                    other.resubmit(self._submit)
 
     @staticmethod
     def _value(future: Future, fallback: dict, stopped: str | None = None) -> dict:
@@ -252,6 +298,12 @@ class EventRunner(WorkerPool):
             reason = stopped or f"{type(exc).__name__}: {exc}"
             return dict(fallback, error=reason, na=reason)
         return future.result()
+
+
+def job_id_of(job: Any) -> str | None:
+    """The job id a page's job store holds (a client's store: anything but a short string is none)."""
+    value = job.get("id") if isinstance(job, dict) else None
+    return value if isinstance(value, str) and len(value) <= 64 else None
 
 
 # ---------------------------------------------------------------- plans

@@ -16,7 +16,7 @@ from nvsim import Catalog, InputError, parse_scenario
 
 from . import core, curves, datasheet, guard, report, share
 from .figures import drive_figure, empty_figure, load_figure
-from .jobs import EventRunner
+from .jobs import EventRunner, job_id_of
 
 log = logging.getLogger(__name__)
 GRAPH_CONFIG = {"displaylogo": False, "displayModeBar": "hover",
@@ -169,8 +169,10 @@ def curve_figures(current: dict | None, curve_event: dict | None, catalog: Catal
     return load_figure(load, event), drive_figure(drives), " ".join(notes)
 
 
-def start_curve(current: dict | None, sheets: list | None, catalog: Catalog, runner: EventRunner) -> tuple[dict | None, str]:
-    """Start the event-mode p99 curve (one workload per load point, within the job budget)."""
+def start_curve(current: dict | None, sheets: list | None, catalog: Catalog, runner: EventRunner,
+                replaces: str | None = None) -> tuple[dict | None, str]:
+    """Start the event-mode p99 curve (one workload per load point, within the job budget);
+    ``replaces``: the page's previous job, which gives way."""
     if not valid(current):
         return None, "fix the set-up first"
     session = datasheet.session_catalog(catalog, sheets)
@@ -179,7 +181,11 @@ def start_curve(current: dict | None, sheets: list | None, catalog: Catalog, run
         core.check_event_budget(parse_scenario(scenario, session))
     except InputError as exc:
         return None, f"not simulated: {exc}"
-    job_id = runner.start(current["key"], scenario, rebuild=False, sheets=sheets, host_ios=EVENT_CURVE_HOST_IOS)
+    try:
+        job_id = runner.start(current["key"], scenario, rebuild=False, sheets=sheets, host_ios=EVENT_CURVE_HOST_IOS,
+                              replaces=replaces)
+    except InputError as exc:
+        return None, exc.message
     return {"id": job_id, "key": current["key"], "kind": "curve"}, f"event mode: {len(scenario['workloads'])} load points…"
 
 
@@ -254,10 +260,11 @@ def _curve_callbacks(app: Dash, catalog: Catalog, runner: EventRunner) -> None:
     @app.callback(Output("job", "data", allow_duplicate=True), Output("poll", "disabled", allow_duplicate=True),
                   Output("curve-simulate", "disabled", allow_duplicate=True), Output("simulate", "disabled", allow_duplicate=True),
                   Output("curve-status", "children", allow_duplicate=True),
-                  Input("curve-simulate", "n_clicks"), State("current", "data"), State("sheets", "data"), prevent_initial_call=True)
-    @guard.client_data("current.data/sheets.data")
-    def _curve_simulate(_clicks, current, sheets):
-        job, text = start_curve(current, sheets, catalog, runner)
+                  Input("curve-simulate", "n_clicks"), State("current", "data"), State("sheets", "data"), State("job", "data"),
+                  prevent_initial_call=True)
+    @guard.client_data("current.data/sheets.data/job.data")
+    def _curve_simulate(_clicks, current, sheets, job):
+        job, text = start_curve(current, sheets, catalog, runner, replaces=job_id_of(job))
         if job is None:
             return no_update, True, False, False, text
         return job, False, True, True, text

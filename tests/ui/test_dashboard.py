@@ -288,7 +288,7 @@ def app_client(catalog):
 
     app = create_app(catalog, warm=False)
     started = []
-    app.nvsim_runner.start = lambda key, scenario, rebuild=True, sheets=None, host_ios=None: started.append(scenario) or "job-under-test"
+    app.nvsim_runner.start = lambda key, scenario, rebuild=True, sheets=None, host_ios=None, replaces=None: started.append(scenario) or "job-under-test"
     deps = {d["output"]: d for d in app.server.test_client().get("/_dash-dependencies").get_json()}
     yield app.server.test_client(), deps, started
     app.nvsim_runner.shutdown()
@@ -332,13 +332,13 @@ def test_callback_values_are_checked_against_their_controls(app_client, catalog,
     client, deps, _started = app_client
     simulate, render = callback(deps, "job.data"), callback(deps, "cards.children")
     record = core.compute(setup(), catalog=catalog)
-    body = request_body(simulate, [1], [record, None])
+    body = request_body(simulate, [1], [record, None, None])
     assert_refused(*post(client, dict(body, outputs=[])), "outputs")
     assert_refused(*post(client, dict(body, inputs=[])), "expected 1 items")
-    assert_refused(*post(client, dict(body, state=[{"id": "drives", "property": "value", "value": 3}, body["state"][1]])),
+    assert_refused(*post(client, dict(body, state=[{"id": "drives", "property": "value", "value": 3}, *body["state"][1:]])),
                    "expected current.data")
-    assert_refused(*post(client, request_body(simulate, ["many"], [record, None])), "simulate.n_clicks")
-    assert_refused(*post(client, request_body(simulate, [-1], [record, None])), "simulate.n_clicks")
+    assert_refused(*post(client, request_body(simulate, ["many"], [record, None, None])), "simulate.n_clicks")
+    assert_refused(*post(client, request_body(simulate, [-1], [record, None, None])), "simulate.n_clicks")
     assert_refused(*post(client, request_body(render, ["text", None])), "current.data")
     # outputs and changedPropIds that are not this callback's: Dash's own 500s, with a traceback in the log
     wrong = [dict(o, id="x") for o in body["outputs"]]
@@ -377,17 +377,17 @@ def test_a_crafted_simulate_request_is_refused_before_work_starts(app_client, ca
     record = core.compute(setup(), catalog=catalog)
     huge = json.loads(json.dumps(record))
     huge["scenario"]["workloads"][0].update(iodepth=65536, numjobs=65536)
-    assert_refused(*post(client, request_body(simulate, [1], [huge, None])), "does not match its key")
+    assert_refused(*post(client, request_body(simulate, [1], [huge, None, None])), "does not match its key")
     huge["key"] = core.scenario_key(huge["scenario"])  # a consistent forgery: the budget refuses it
-    status, text = post(client, request_body(simulate, [1], [huge, None]))
+    status, text = post(client, request_body(simulate, [1], [huge, None, None]))
     assert status == 200 and started == []
     assert "4,294,967,296 I\\u002fOs in flight" in text and "at most 65,536" in text
     invalid = json.loads(json.dumps(record))
     invalid["scenario"]["array"]["drives"] = 3
     invalid["key"] = core.scenario_key(invalid["scenario"])
-    status, text = post(client, request_body(simulate, [1], [invalid, None]))
+    status, text = post(client, request_body(simulate, [1], [invalid, None, None]))
     assert status == 200 and started == [] and "needs at least 4 drives" in text
-    assert post(client, request_body(simulate, [1], [record, None]))[0] == 200 and len(started) == 1
+    assert post(client, request_body(simulate, [1], [record, None, None]))[0] == 200 and len(started) == 1
 
 
 def test_event_budget_estimates_before_allocating(catalog):
@@ -470,7 +470,7 @@ def test_a_job_no_page_polls_is_stopped_at_its_time_out_all_the_same(catalog):
     try:
         record = core.compute(setup(), catalog=catalog)
         first = runner.start(record["key"], record["scenario"], rebuild=False)
-        job = runner.start(record["key"], record["scenario"], rebuild=False)  # replaces (cancels) the first
+        job = runner.start(record["key"], record["scenario"], rebuild=False, replaces=first)  # the page's next: cancels the first
         assert list(runner._timers) == [job] and first != job  # one timer per running job, never one per request
         time.sleep(1.0)
         busy = runner.worker_pids()
@@ -481,6 +481,56 @@ def test_a_job_no_page_polls_is_stopped_at_its_time_out_all_the_same(catalog):
         assert not _running_children(os.getpid()) & busy
         status = runner.poll(job)
         assert status["state"] == "done" and status["stopped"].startswith("stopped: still running after the time-out of 3 s")
+    finally:
+        runner.shutdown()
+
+
+def test_two_pages_jobs_queue_behind_each_other_and_a_page_replaces_only_its_own(catalog):
+    """A second page's Simulate used to cancel the first page's run (one job per server): now each
+    page's job queues on the worker, a page's next job cancels only its own previous one, and past
+    MAX_EVENT_JOBS unfinished jobs one more is refused in one line."""
+    from dashboard.jobs import MAX_EVENT_JOBS
+    runner = EventRunner(host_ios=2_000)
+    try:
+        record = core.compute(setup(), catalog=catalog)
+        page_a = runner.start(record["key"], record["scenario"], rebuild=False)
+        page_b = runner.start(record["key"], record["scenario"], rebuild=False)
+        page_a2 = runner.start(record["key"], record["scenario"], rebuild=False, replaces=page_a)
+        assert runner.poll(page_a)["state"] == "unknown"  # given way to page A's next
+        deadline = time.monotonic() + 120
+        while any(runner.poll(j)["state"] == "running" for j in (page_b, page_a2)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        for job in (page_b, page_a2):
+            status = runner.poll(job)
+            assert status["state"] == "done" and status["stopped"] is None
+            assert "error" not in status["workloads"][0] and status["workloads"][0]["read_iops"] > 0
+        busy = EventRunner(host_ios=50_000_000)
+        try:
+            for _ in range(MAX_EVENT_JOBS):
+                busy.start(record["key"], record["scenario"], rebuild=False)
+            with pytest.raises(InputError, match=f"running {MAX_EVENT_JOBS} event-mode jobs") as refused:
+                busy.start(record["key"], record["scenario"], rebuild=False)
+            assert "\n" not in str(refused.value)
+        finally:
+            busy.shutdown()
+    finally:
+        runner.shutdown()
+
+
+def test_a_job_stopped_at_its_time_out_does_not_take_another_pages_job_with_it(catalog):
+    """Stopping an overdue job kills the worker; the other page's job queued behind it is submitted
+    again to the fresh worker and finishes."""
+    runner = EventRunner(host_ios=50_000_000, timeout_s=8.0)
+    try:
+        slow = core.compute(setup(), catalog=catalog)
+        overdue = runner.start(slow["key"], slow["scenario"], rebuild=False)
+        queued = runner.start(slow["key"], slow["scenario"], rebuild=False, host_ios=2_000)
+        deadline = time.monotonic() + 90
+        while runner.poll(queued)["state"] == "running" and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert runner.poll(overdue)["stopped"].startswith("stopped: still running after the time-out of 8 s")
+        status = runner.poll(queued)
+        assert status["state"] == "done" and status["stopped"] is None and "error" not in status["workloads"][0], status
     finally:
         runner.shutdown()
 
@@ -504,7 +554,7 @@ def test_sigterm_stops_the_server_and_its_busy_worker(catalog):
         simulate = callback({d["output"]: d for d in deps}, "job.data")
         record = core.compute(setup(engine="linux-md", workload="randwrite-4k", numjobs=256, iodepth=256),
                               catalog=catalog)  # about 9 s of work in the worker (measured)
-        request = urllib.request.Request(url + "_dash-update-component", json.dumps(request_body(simulate, [1], [record, None])).encode(),
+        request = urllib.request.Request(url + "_dash-update-component", json.dumps(request_body(simulate, [1], [record, None, None])).encode(),
                                          {"Content-Type": "application/json"})
         assert urllib.request.urlopen(request, timeout=30).status == 200
         bad = urllib.request.Request(url + "_dash-update-component", b"{", {"Content-Type": "application/json"})
