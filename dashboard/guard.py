@@ -19,6 +19,7 @@ import logging
 from collections.abc import Callable
 from typing import Any, Literal
 
+from dash.exceptions import DependencyException
 from flask import Flask, Response, request
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from werkzeug.exceptions import HTTPException
@@ -265,6 +266,12 @@ def install(server: Flask, callbacks: dict[str, dict[str, Any]], prefix: str) ->
     def _payload(exc: PayloadError) -> Response:
         log.warning("refused a callback request: %s", exc)
         return _refuse(400, str(exc))
+
+    @server.errorhandler(DependencyException)
+    def _not_a_dependency(_exc: DependencyException) -> Response:
+        """A component-suite path Dash did not register (``..`` segments, a made-up file): Dash
+        raised, which answered 500 and logged a traceback listing every registered path."""
+        return _refuse(404, "Not Found: no such component file")
 
     @server.errorhandler(HTTPException)
     def _http(exc: HTTPException) -> Response:

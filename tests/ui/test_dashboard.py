@@ -328,6 +328,19 @@ def test_malformed_callback_requests_are_400_with_one_line(app_client, caplog, b
     assert not any(r.exc_info for r in caplog.records)  # no traceback in the server log
 
 
+@pytest.mark.parametrize("path", ["/_dash-component-suites/../../etc/passwd", "/_dash-component-suites/dash/deps/../../../../etc/passwd",
+                                  "/_dash-component-suites/dash/%2e%2e/%2e%2e/x.js", "/_dash-component-suites/nope/x.js"])
+def test_a_component_path_dash_did_not_register_is_a_plain_404(app_client, path, caplog):
+    """Dash raised on these (a 500, with a traceback listing every registered file in the log)."""
+    client, _deps, _started = app_client
+    with caplog.at_level(logging.WARNING):
+        response = client.get(path)
+    assert response.status_code == 404 and b"root:" not in response.get_data()
+    assert json.loads(response.get_data())["error"].startswith("Not Found")
+    assert not any(r.exc_info for r in caplog.records)
+    assert client.get("/_dash-component-suites/dash/dcc/dash_core_components.js").status_code == 200
+
+
 def test_callback_values_are_checked_against_their_controls(app_client, catalog, caplog):
     client, deps, _started = app_client
     simulate, render = callback(deps, "job.data"), callback(deps, "cards.children")
