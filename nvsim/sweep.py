@@ -51,7 +51,7 @@ from .io import check_output_path, commit_together, journal_path, recover_commit
 from .rebuild import data_loss_at_start, data_loss_metrics, rebuild_summary
 from .scenario import load_scenario, parse_scenario
 from .simulation import Simulation
-from .specs import SECTOR_BYTES, ScenarioSpec, WorkloadSpec
+from .specs import SECTOR_BYTES, NumbersNotTruthValues, ScenarioSpec, WorkloadSpec
 from .units import parse_bytes, parse_bytes_per_s, parse_count
 from .workers import dask_client, process_pool
 
@@ -70,7 +70,7 @@ FIXED_COLUMNS = ("workload", "key", "status", "error", "usable_bytes", "usable_b
 """Columns every sweep table has besides the set fields and the metrics of its rows."""
 
 
-class Objective(BaseModel):
+class Objective(NumbersNotTruthValues):
     model_config = ConfigDict(extra="forbid", frozen=True)
     maximize: str | None = None
     minimize: str | None = None
@@ -80,7 +80,7 @@ class Objective(BaseModel):
         return self.maximize or self.minimize
 
 
-class SweepSpec(BaseModel):
+class SweepSpec(NumbersNotTruthValues):
     """A sweep: a base scenario, the fields to vary, what to keep and how to rank."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -633,9 +633,21 @@ def _write_table(rows: list[dict], out: Path) -> Path | None:
     import pyarrow as pa  # optional and heavy (with its parquet module): only writing a table loads it
     import pyarrow.parquet as pq
 
-    table = pa.table({c: [_cell(r.get(c)) for r in rows] for c in columns})
+    table = pa.table({c: _arrow_column(pa, [_cell(r.get(c)) for r in rows]) for c in columns})
     commit_together([(parquet, lambda tmp: pq.write_table(table, tmp)), *writers])
     return parquet
+
+
+def _arrow_column(pa, values: list) -> Any:
+    """One Parquet column. A set field whose grid mixes kinds of value (``array.strip_bytes:
+    ["64KiB", 131072]``, or a refused ``true`` beside ``8``) has no one Arrow type: such a column
+    is written as text, each value as the CSV shows it (pyarrow raised, a traceback after every
+    point had run)."""
+    try:
+        return pa.array(values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+        return pa.array([None if v is None else v if isinstance(v, str) else json.dumps(v, default=float)
+                         for v in values])
 
 
 def _write_csv(columns: list[str], rows: list[dict], path) -> None:

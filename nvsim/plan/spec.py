@@ -41,7 +41,7 @@ from ..errors import InputError, suggestion_text
 from ..fio import FileOpener, parse_fio_jobfile
 from ..loader import decode, load_model, read_bytes
 from ..raid import LEVELS
-from ..specs import Bytes, BytesPerS, Count, WorkloadSpec
+from ..specs import Bytes, BytesPerS, Count, NumbersNotTruthValues, WorkloadSpec
 
 PROFILES: dict[str, dict] = {
     "randread-4k": {"rw": "randread", "bs": 4096},
@@ -69,7 +69,7 @@ MAX_RACK_UNITS = 100
 """Tallest height a plan takes, in rack units (a 42U rack is 42; a whole row, never 100)."""
 
 
-class PlanModel(BaseModel):
+class PlanModel(NumbersNotTruthValues):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 

@@ -83,17 +83,39 @@ def _numeric_annotation(annotation: Any) -> bool:
     return annotation in (int, float)
 
 
-class Spec(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+def _numeric_items(annotation: Any) -> bool:
+    """A field that holds a list or tuple of numbers (``tuple[int, ...]``, optional or not)."""
+    if get_origin(annotation) in (Union, types.UnionType):
+        members = [a for a in get_args(annotation) if a is not type(None)]
+        return len(members) == 1 and _numeric_items(members[0])
+    if get_origin(annotation) in (list, tuple):
+        items = [a for a in get_args(annotation) if a is not Ellipsis]
+        return bool(items) and all(_numeric_annotation(a) for a in items)
+    return False
+
+
+def _truth_value(value: Any) -> bool:
+    return value is True or value is False
+
+
+class NumbersNotTruthValues(BaseModel):
+    """YAML's true/false is not a count or a size: pydantic's lax mode would read ``drives: true``
+    as 1 drive (and ``drive_counts: [true]`` as [1]); a truth value in a numeric field, or among a
+    list of numbers, is refused, naming the field. Fields that are switches take true/false."""
 
     @field_validator("*", mode="before")
     @classmethod
     def _no_truth_values_as_numbers(cls, value: Any, info: ValidationInfo) -> Any:
-        """YAML's true/false is not a count or a size: pydantic's lax mode would read ``drives: true``
-        as 1 drive; refused, naming the field."""
-        if (value is True or value is False) and _numeric_annotation(cls.model_fields[info.field_name].annotation):
+        annotation = cls.model_fields[info.field_name].annotation
+        if _truth_value(value) and _numeric_annotation(annotation):
             raise ValueError(f"must be a number, got {'true' if value else 'false'}")
+        if isinstance(value, (list, tuple)) and any(map(_truth_value, value)) and _numeric_items(annotation):
+            raise ValueError(f"must be numbers, got {'true' if True in value else 'false'} among them")
         return value
+
+
+class Spec(NumbersNotTruthValues):
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
 
 
 class Cited(Spec, Generic[T]):

@@ -184,6 +184,29 @@ def test_a_field_the_scenario_does_not_have_is_a_one_line_error_before_any_point
         check_known_field(good)
 
 
+def test_a_truth_value_for_a_number_is_refused_in_the_sweep_and_in_its_points(tmp_path):
+    """``host_ios: true`` was 1,000 I/Os' floor passed as 1; a grid of ``[true, 8]`` drives ran a 1-drive point."""
+    spec = write_spec(tmp_path, host_ios=True)
+    bad = run_cli("sweep", str(spec), "-o", str(tmp_path / "o"))
+    assert bad.returncode == 2 and bad.stderr == f"error: {spec}: host_ios: must be a number, got true\n", bad.stderr
+    assert not list(tmp_path.glob("o*"))
+
+
+def test_a_grid_mixing_kinds_of_value_writes_its_column_as_text(tmp_path):
+    """``[true, 8]`` (the first point refused as a row: not a number) and ``["64KiB", 131072]`` have
+    no one Arrow type: pyarrow raised after every point had run, a traceback and no table."""
+    spec = write_spec(tmp_path, workloads=["randread-b4k-j16-d64"],
+                      grid={"array.drives": [True, 8], "array.strip_bytes": ["64KiB", 131072]})
+    done = run_cli("sweep", str(spec), "-o", str(tmp_path / "o"))
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    table = pq.read_table(tmp_path / "o.parquet").to_pylist()
+    assert sorted({(r["set.array.drives"], r["set.array.strip_bytes"]) for r in table}) == [
+        ("8", "131072"), ("8", "64KiB"), ("true", "131072"), ("true", "64KiB")]
+    refused = [r for r in table if r["set.array.drives"] == "true"]
+    assert all(r["status"] == "invalid" and "array.drives: must be a number, got true" in r["error"] for r in refused)
+    assert all(r["status"] == "ok" for r in table if r["set.array.drives"] == "8")
+
+
 def test_point_keys_are_stable_and_distinguish_workloads_and_fidelity():
     point = {"array.drives": 8}
     assert point_key(point, "a", "fluid") == point_key({"array.drives": 8}, "a", "fluid")

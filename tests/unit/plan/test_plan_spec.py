@@ -33,3 +33,15 @@ def test_drive_counts_are_2_to_256(count, ok):
     else:
         with pytest.raises(ValidationError, match="2 to 256"):
             _spec(drive_counts=[count])
+
+
+@pytest.mark.parametrize("search, message", [
+    ({"drive_counts": [True, 8]}, "must be numbers, got true among them"),
+    ({"hot_spares": [False]}, "must be numbers, got false among them"),
+])
+def test_a_truth_value_among_numbers_is_refused(search, message):
+    """Pydantic's lax mode read ``drive_counts: [true]`` as one drive."""
+    with pytest.raises(ValidationError, match=message):
+        _spec(**search)
+    with pytest.raises(ValidationError, match="must be a number, got true"):
+        PlanSpec.model_validate({"requirements": {"usable_bytes": "10 TB", "max_bays": True}, "objective": "usd_per_usable_tb"})
