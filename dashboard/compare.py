@@ -219,8 +219,8 @@ def _simulate_all_callbacks(app: Dash, catalog: Catalog, runner: EventRunner) ->
     @guard.client_data("compare-job.data/compare.data/sheets.data")
     def _poll(_n, job, entries, sheets):
         status = runner.poll((job or {}).get("id"))
-        if status["state"] == "unknown":  # a tick after the last run ended, or this page's set-up view took its place
-            text = no_update if job is None else "stopped: another event-mode run of this page took its place (Simulate all goes on from here)"
+        if status["state"] == "unknown":  # a tick after the last run ended, or a job the server no longer holds (restarted)
+            text = no_update if job is None else "stopped: the server no longer holds this run (Simulate all goes on from here)"
             return no_update, None, True, False, text
         if status["state"] == "running":
             return no_update, no_update, False, True, f"event mode: set-up {string.ascii_uppercase[job['index']]}, " \
