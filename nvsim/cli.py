@@ -8,7 +8,6 @@ reached through the ``nvsim`` package, whose names and submodules load on first 
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import os
 import sys
@@ -22,7 +21,7 @@ from rich.console import Console
 import nvsim
 
 from .errors import EXIT_INPUT_ERROR, InputError, require_extra, suggestion_text
-from .io import atomic_path, check_output_path, write_json_atomic, write_text_atomic
+from .io import atomic_path, check_output_path, json_text, write_json_atomic, write_text_atomic
 from .progress import LateProgress
 
 try:  # Typer >= 0.26 vendors its own copy of click
@@ -78,7 +77,7 @@ def _emit_json(data: object, output: Optional[Path]) -> None:
     if output is not None:
         write_json_atomic(output, data)
     else:
-        sys.stdout.write(json.dumps(data, indent=2, default=float) + "\n")
+        sys.stdout.write(json_text(data))
 
 
 MAX_WORKERS = 512

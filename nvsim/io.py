@@ -21,6 +21,8 @@ committed together, and what a killed writer left is cleaned up by the next one.
 from __future__ import annotations
 
 import json
+import math
+import numbers
 import os
 import stat
 import tempfile
@@ -39,8 +41,31 @@ def write_text_atomic(path: str | Path, text: str) -> Path:
     return Path(path)
 
 
+def json_ready(value: Any) -> Any:
+    """``value`` with every number JSON can hold: NumPy scalars as Python numbers, and a value that
+    is undefined or unbounded (NaN, infinity: a WAF with no writes, a rebuild that never ends) as
+    null. Python's ``json`` writes NaN and Infinity, which strict JSON readers refuse."""
+    if isinstance(value, dict):
+        return {key: json_ready(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_ready(item) for item in value]
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        number = float(value)
+        return number if math.isfinite(number) else None
+    return value
+
+
+def json_text(data: Any) -> str:
+    """The JSON nvsim writes (``json_ready``; anything else a number ``float`` makes of)."""
+    return json.dumps(json_ready(data), indent=2, sort_keys=False, default=float, allow_nan=False) + "\n"
+
+
 def write_json_atomic(path: str | Path, data: Any) -> Path:
-    return write_text_atomic(path, json.dumps(data, indent=2, sort_keys=False, default=float) + "\n")
+    return write_text_atomic(path, json_text(data))
 
 
 def _temp_prefix(path: Path) -> str:

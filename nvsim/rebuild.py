@@ -304,6 +304,9 @@ def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, work
         return {"rebuild_hours": None, "rebuild_mb_per_s": None, "data_loss_probability": 1.0,
                 "mttdl_years": (drive.mtbf_hours.value / array.drives) / HOURS_PER_YEAR,
                 "note": f"RAID{array.level} has no redundancy: a failed drive loses data"}
+    trims_only = workload is not None and workload.pure_trim
+    if trims_only:  # deallocations read nothing from the survivors and write nothing to the new member
+        workload = None
     trial = scenario.model_copy(update={"faults": (FaultSpec(at_s=0.0, drive=0, action="fail"),),
                                         "array": array.model_copy(update={"hot_spares": max(1, array.hot_spares)})})
     timeline = run_timeline(trial, workload, catalog, fidelity)
@@ -321,6 +324,7 @@ def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, work
         "rebuild_raid_waf": record.raid_waf, "rebuild_waf_nand": record.waf_nand,
         "rebuild_host_bytes_to_new_member": record.host_bytes_to_member,
         "rebuild_member_waf_nand": record.member_waf_nand,
+        **({"note": "the workload trims only: the rebuild is an idle array's"} if trims_only else {}),
     }
 
 

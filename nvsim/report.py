@@ -367,7 +367,7 @@ def _print_timeline(console: Console, timeline: dict) -> None:
 
 
 def _dollars(value: float | None) -> str:
-    return MISSING if value is None else f"{value:,.0f}"
+    return MISSING if value is None or value != value else f"{value:,.0f}"  # NaN: no writes, no wear to price
 
 
 def _price_line(parts: list[dict], idle: dict) -> str:
@@ -407,7 +407,7 @@ def print_cost_power(console: Console, costs: dict) -> None:
 
 
 def _optional(value: float | None, digits: int) -> str:
-    return MISSING if value is None else format_significant(value, digits)
+    return MISSING if value is None or value != value else format_significant(value, digits)
 
 
 def print_sweep_best(console: Console, best: list[dict], objective: str | None) -> None:

@@ -13,6 +13,9 @@ import math
 import re
 
 KINDS = ("random", "zipf", "pareto", "normal", "gauss", "zoned", "zoned_abs")
+ZIPF_THETA_MAX = 20.0
+"""Largest zipf theta taken: past a few, rank 0 takes all but nothing of the accesses (0.5^theta),
+and fio's zipf constants ((n/2)^(theta-1) over 2^52 blocks) pass a double's range near 20."""
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b?)$", re.IGNORECASE)
 
 
@@ -36,12 +39,12 @@ def check_distribution(text: str) -> None:
         zones(part, kind, 1 << 40)
         return
     value = _numbers(part, kind)[0]
-    if kind == "zipf" and (value <= 0 or value == 1.0):
-        raise ValueError(f"zipf theta must be positive and not 1, got {value}")
+    if kind == "zipf" and not (0 < value <= ZIPF_THETA_MAX and value != 1.0):
+        raise ValueError(f"zipf theta must be in (0, {ZIPF_THETA_MAX:g}] and not 1, got {value:g}")
     if kind == "pareto" and not 0 < value < 1:
         raise ValueError(f"pareto H must be in (0, 1), got {value}")
-    if kind == "normal" and not 0 <= value <= 100:
-        raise ValueError(f"normal deviation must be 0 to 100 (percent of the region), got {value}")
+    if kind == "normal" and not 0 < value <= 100:
+        raise ValueError(f"normal deviation must be above 0 and at most 100 (percent of the region), got {value:g}")
 
 
 def _numbers(part: str, kind: str) -> list[float]:

@@ -156,8 +156,13 @@ def point_key(point: dict[str, Any], workload: str, fidelity: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+BLOCK_SIZE_FIELDS = ("bs", "bssplit", "bsrange", "bs_mix")
+"""A workload's ways of giving its block sizes: a point that sets one drops the base's others."""
+
+
 def apply_point(base: dict[str, Any], point: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Set dotted fields on a copy of the scenario data; ``workload.X`` fields go to the workloads.
+    """Set dotted fields on a copy of the scenario data; ``workload.X`` fields go to the workloads
+    (one of ``BLOCK_SIZE_FIELDS`` replaces the base workload's block sizes, a mix or one size).
 
     When a point changes the drive count and the base pins each drive to a socket, a placement with
     every drive on one socket keeps that socket; any other falls back to the even default.
@@ -176,7 +181,11 @@ def apply_point(base: dict[str, Any], point: dict[str, Any]) -> tuple[dict[str, 
                 node[part] = {}
             node = node[part]
         node[parts[-1]] = value
+    block_sizes = [key for key in BLOCK_SIZE_FIELDS if key in workload_fields]
     for w in data.get("workloads", []):
+        for key in BLOCK_SIZE_FIELDS if block_sizes else ():  # a point's block size replaces the base's, mix or not
+            if key not in workload_fields:
+                w.pop(key, None)
         w.update(workload_fields)
     placement = data.get("placement") or {}
     sockets = placement.get("drive_sockets")
@@ -580,14 +589,19 @@ def _rank(rows: list[dict], spec: SweepSpec) -> list[dict]:
         by_point.setdefault(row["point"], []).append(row)
     columns = set().union(*(r.keys() for r in table)) if table else set()
 
-    def values(point_rows: list[dict], column: str) -> list[Any]:
+    def values(point_rows: list[dict], column: str, field: str = "constraints") -> list[Any]:
         workload, metric = _split_column(column)
         if metric not in columns:
-            raise InputError("constraints", f"no column {metric!r} in the results; columns: {', '.join(sorted(columns))}")
+            raise InputError(field, f"no column {metric!r} in the results; columns: {', '.join(sorted(columns))}")
         chosen = [r for r in point_rows if not workload or r["workload"] == workload]
         if workload and not chosen:
-            raise InputError("constraints", f"no workload {workload!r} in the sweep")
-        return [r.get(metric) for r in chosen]
+            raise InputError(field, f"no workload {workload!r} in the sweep")
+        found = [r.get(metric) for r in chosen]
+        text = next((v for v in found if v is not None and (isinstance(v, (bool, str)) or not isinstance(v, (int, float)))), None)
+        if text is not None:  # ranked or compared, it ended in a traceback after every point had run
+            raise InputError(field, f"{metric!r} is not a number column (a row holds {str(text)[:60]!r}); "
+                                    f"give a column of numbers")
+        return found
 
     verdicts: dict[int, bool] = {}
     for point, point_rows in by_point.items():
@@ -603,7 +617,7 @@ def _rank(rows: list[dict], spec: SweepSpec) -> list[dict]:
         scored = []
         for point, point_rows in by_point.items():
             if verdicts[point]:
-                vals = [v for v in values(point_rows, objective.column) if v is not None]
+                vals = [v for v in values(point_rows, objective.column, "objective") if v is not None]
                 if vals:
                     scored.append((min(vals) if objective.maximize else max(vals), point))
         scored.sort(key=lambda item: item[0], reverse=objective.maximize is not None)

@@ -180,6 +180,8 @@ def format_significant(value: float, digits: int = 4) -> str:
         return "-"
     if value == 0:
         return "0"
+    if math.isinf(value):  # a rebuild that never ends, a price per nothing
+        return "never" if value > 0 else "-"
     magnitude = math.floor(math.log10(abs(value)))
     decimals = min(9, max(0, digits - 1 - magnitude))
     return f"{value:,.{decimals}f}"

@@ -837,6 +837,8 @@ def _block_size_mix(mixes: dict[str, _Entry], rw: str, rwmixread: int, path: str
         return _parse_size(_Entry(entry.key, entry.written, text, entry.line), path, kb_base, allow_percent=False)[0]
     try:
         per_direction = parse_bssplit(value, size_of) if entry.key == "bssplit" else parse_bsrange(value, size_of)
+    except InputError:  # a size that cannot be read: ``size_of`` already named the line and the option
+        raise
     except ValueError as exc:
         raise _error(entry, path, str(exc)) from None
     return block_size_mix(per_direction, rw, rwmixread)

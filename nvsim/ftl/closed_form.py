@@ -116,11 +116,18 @@ def waf_classes_lru_desnoyers2012(spare_factor: float, write_fractions, data_fra
 
     def excess(amp: float) -> float:
         survive = np.exp(-a * r[written] / (f[written] * amp))
-        return float(np.sum(r[written] / (1.0 - survive))) + static * amp - amp
+        rewritten = 1.0 - survive
+        # a class written so rarely that none of it is rewritten within a pass (a normal
+        # distribution's far tails) is copied like static data: the term's limit, f A / alpha
+        terms = np.divide(r[written], rewritten, out=f[written] * amp / a, where=rewritten > 0)
+        return float(np.sum(terms)) + static * amp - amp
 
     from scipy.optimize import brentq  # loads on first use
 
-    return brentq(excess, 1.0 + 1e-12, 1e6)
+    low = 1.0 + 1e-12
+    if excess(low) <= 0:  # the writes all but never reach a page still valid: no copies at all
+        return 1.0
+    return brentq(excess, low, 1e6)
 
 
 def waf_hot_cold_separated_desnoyers2012(spare_factor: float, hot_write_fraction: float, hot_data_fraction: float) -> float:

@@ -60,6 +60,8 @@ def parse_bssplit(value: str, size_of: SizeParser) -> Split:
             size = size_of(size_text)
             if size <= 0 or size % 512:
                 raise ValueError(f"block size {size_text!r} must be a positive multiple of 512 bytes (got {value!r})")
+            if size > MAX_MIX_BYTES:
+                raise ValueError(f"block size {size_text!r} must be at most 2^64 bytes (got {value!r})")
             if pct_text and not re.fullmatch(r"\d+(\.\d+)?", pct_text):
                 raise ValueError(f"expected SIZE/PERCENT entries separated by ':', got {item!r}")
             sizes.append(size)

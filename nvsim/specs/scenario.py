@@ -33,11 +33,11 @@ class RebuildSpec(Spec):
     drive without changing the drive.
     """
 
-    speed_limit_min_kib_per_s: float = Field(default=1000.0, gt=0)
-    speed_limit_max_kib_per_s: float = Field(default=200000.0, gt=0)
-    sync_speed_min_kib_per_s: float | None = Field(default=None, gt=0, description=(
+    speed_limit_min_kib_per_s: float = Field(default=1000.0, gt=0, allow_inf_nan=False)
+    speed_limit_max_kib_per_s: float = Field(default=200000.0, gt=0, allow_inf_nan=False)
+    sync_speed_min_kib_per_s: float | None = Field(default=None, gt=0, allow_inf_nan=False, description=(
         "md's per-array sync_speed_min (sysfs); None: 'system', the sysctl speed_limit_min"))
-    sync_speed_max_kib_per_s: float | None = Field(default=None, gt=0, description=(
+    sync_speed_max_kib_per_s: float | None = Field(default=None, gt=0, allow_inf_nan=False, description=(
         "md's per-array sync_speed_max (sysfs); None: 'system', the sysctl speed_limit_max"))
     priority: Literal["low", "normal", "high"] = "normal"
     rate_percent: float | None = Field(default=None, gt=0, le=100, description=(
@@ -67,6 +67,12 @@ class RebuildSpec(Spec):
     def md_speed_max_kib_per_s(self) -> float:
         """md.c ``speed_max(mddev)``: the array's ``sync_speed_max`` if set, else the sysctl's."""
         return self.sync_speed_max_kib_per_s or self.speed_limit_max_kib_per_s
+
+
+MIN_NAMESPACE_BYTES = 2**20
+"""The smallest namespace per drive nvsim simulates (1 MiB): a rebuild's requests and the planner's
+stripes of a smaller one ran past its end (a ValueError instead of an answer at 256 KiB); no array
+is provisioned that small."""
 
 
 class ArraySpec(Spec):
@@ -125,6 +131,9 @@ class ArraySpec(Spec):
             raise ValueError(f"drives: RAID10 with {self.near_copies} near copies needs at least {self.near_copies} drives")
         if self.namespace_bytes is not None and self.namespace_bytes % SECTOR_BYTES:
             raise ValueError(f"namespace_bytes: must be a whole number of {SECTOR_BYTES}-byte sectors, got {self.namespace_bytes}")
+        if self.namespace_bytes is not None and self.namespace_bytes < MIN_NAMESPACE_BYTES:
+            raise ValueError(f"namespace_bytes: at least {MIN_NAMESPACE_BYTES // 2**20} MiB per drive "
+                             f"({MIN_NAMESPACE_BYTES} bytes), got {self.namespace_bytes}")
         catalog = _catalog(info)
         if catalog is not None and self.engine in catalog.engines:
             self._engine_geometry(catalog.engine_class(self.engine))

@@ -162,8 +162,9 @@ class WorkloadSpec(Spec):
                 data["bs_mix"] = [_part(item) for item in data["bs_mix"]]
                 data.setdefault("bs", _mean_of(data["bs_mix"]))
             return data
-        if len(texts) > 1 or "bs_mix" in data:
+        if len(texts) > 1 or data.get("bs_mix") is not None:  # a dumped workload's bs_mix: None is no mix
             raise ValueError("bssplit, bsrange, bs_mix: give one mix of block sizes")
+        data.pop("bs_mix", None)
         key = texts[0]
         parse = parse_bssplit if key == "bssplit" else parse_bsrange
         try:

@@ -556,3 +556,13 @@ def test_checks_in_any_fault_timeline_keep_its_laws(events, spares):
     assert [c.start_s for c in timeline.checks] == asked[:len(timeline.checks)]  # each one asked, in order
     if timeline.data_loss is None:
         assert len(timeline.checks) == len(asked)  # none lost before the horizon (events end by 4,000 s)
+
+
+def test_a_trims_only_workload_rebuilds_as_an_idle_array(catalog):
+    """Deallocations read no survivor and write nothing: the rebuild under ``rw: trim`` never ended
+    (0 MB/s, P(data loss) 1, and ``nvsim report`` stopped on formatting an infinite time)."""
+    trims = scenario(catalog, level=10, engine="linux-md", workloads=[{"name": "t", "rw": "trim", "bs": "128k"}])
+    summary = rebuild_summary(trims, catalog)
+    idle = rebuild_summary(trims.model_copy(update={"workloads": ()}), catalog)
+    assert summary["rebuild_hours"] == idle["rebuild_hours"] and math.isfinite(summary["rebuild_hours"])
+    assert "trims only" in summary["note"] and summary["data_loss_probability"] < 1

@@ -207,6 +207,30 @@ def test_a_grid_mixing_kinds_of_value_writes_its_column_as_text(tmp_path):
     assert all(r["status"] == "ok" for r in table if r["set.array.drives"] == "8")
 
 
+@pytest.mark.parametrize("fields, message", [
+    ({"objective": {"maximize": "limited_by"}}, "error: objective: 'limited_by' is not a number column"),
+    ({"constraints": ["limited_by >= 1"]}, "error: constraints: 'limited_by' is not a number column"),
+])
+def test_a_text_column_as_objective_or_constraint_is_refused_before_the_table(tmp_path, fields, message):
+    """It ended in a traceback (dividing text in the best-points table) after the table was written."""
+    spec = write_spec(tmp_path, workloads=["randread-b4k-j16-d64"], grid={"array.drives": [4]}, **fields)
+    bad = run_cli("sweep", str(spec), "--workers", "1", "-o", str(tmp_path / "o"))
+    assert bad.returncode == 2 and bad.stderr.startswith(message) and len(bad.stderr.splitlines()) == 1, bad.stderr
+    assert not (tmp_path / "o.csv").exists() and (tmp_path / "o.partial.jsonl").exists()  # resumable once fixed
+
+
+def test_a_block_size_mix_can_be_swept(tmp_path):
+    """Every point was invalid: the base workload's dumped ``bs`` and ``bs_mix: null`` met the
+    point's bssplit ("give one mix of block sizes"). A point's block sizes replace the base's."""
+    spec = write_spec(tmp_path, workloads=["randread-b4k-j16-d64"],
+                      grid={"workload.bssplit": ["4k/50:64k/50", "4k/100"]})
+    done = run_cli("sweep", str(spec), "--workers", "1", "-o", str(tmp_path / "o"))
+    assert done.returncode == 0, done.stderr
+    rows = {r["set.workload.bssplit"]: r for r in csv.DictReader(open(tmp_path / "o.csv"))}
+    assert all(r["status"] == "ok" for r in rows.values()), rows
+    assert float(rows["4k/50:64k/50"]["read_bytes_per_s"]) > float(rows["4k/100"]["read_bytes_per_s"])
+
+
 def test_point_keys_are_stable_and_distinguish_workloads_and_fidelity():
     point = {"array.drives": 8}
     assert point_key(point, "a", "fluid") == point_key({"array.drives": 8}, "a", "fluid")

@@ -118,7 +118,8 @@ def test_zoned_classes_are_fios_zones_hottest_first_with_the_rest_unwritten():
 
 
 @pytest.mark.parametrize("text, phrase", [
-    ("zipf:1", "not 1"), ("zipf:x", "takes a number"), ("pareto:1.5", "(0, 1)"), ("normal:120", "0 to 100"),
+    ("zipf:1", "not 1"), ("zipf:x", "takes a number"), ("pareto:1.5", "(0, 1)"), ("normal:120", "at most 100"),
+    ("normal:0", "above 0"), ("zipf:1e308", "in (0, 20]"), ("zipf:21", "in (0, 20]"),
     ("zoned:60/10:30/20", "add up to 100"), ("zoned:60:40/20", "ACCESS%/RANGE%"), ("zipf:nan", "takes a number"),
     ("lognormal:2", "unknown distribution"),
 ])
@@ -185,3 +186,12 @@ def test_workload_fields_are_checked_in_one_line():
         assert phrase in str(info.value)
     with pytest.raises(ValueError):
         WorkloadSpec(name="w", rw="randwrite", drive_state="used")
+
+
+@pytest.mark.parametrize("text", ["normal:0.0001", "normal:0.01", "zipf:20"])
+def test_extreme_but_allowed_skews_give_a_finite_waf_at_least_the_uniform_one(text):
+    """normal:0.01 left classes so rarely written that 1 - exp(-x) was 0 (an infinite term, then
+    brentq's 'f(a) and f(b) must have different signs'); zipf:1e308 overflowed (now refused)."""
+    check_distribution(text)
+    waf = FtlLoad(write_classes(text, 1e12, 4096)).waf_random(0.12)
+    assert math.isfinite(waf) and waf >= FtlLoad(()).waf_random(0.12) - 1e-9

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import ROOT
 from nvsim.errors import InputError
-from nvsim.io import check_output_path, commit_together, output_target, write_text_atomic
+from nvsim.io import check_output_path, commit_together, json_ready, json_text, output_target, write_text_atomic
 
 BASE = ROOT / "scenarios" / "graid-gen5-raid6" / "scenario.yaml"
 
@@ -77,3 +77,13 @@ def test_nvsim_run_onto_a_fifo_exits_2_in_one_line_before_any_work(tmp_path):
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [f"error: --output: {fifo} is a FIFO, not a regular file; give a file path"]
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def test_json_nvsim_writes_is_strict_json_with_null_for_undefined_and_unbounded_numbers():
+    """A read-only single drive's WAF (no writes: NaN) and a rebuild that never ends (infinity)
+    were written as NaN and Infinity, which strict JSON readers refuse."""
+    import json
+    import numpy as np
+    data = {"waf": float("nan"), "hours": float("inf"), "rows": [np.float64("-inf"), np.int64(3), 2.5, True, None, "x"]}
+    assert json_ready(data) == {"waf": None, "hours": None, "rows": [None, 3, 2.5, True, None, "x"]}
+    assert json.loads(json_text(data), parse_constant=lambda c: pytest.fail(f"non-standard constant {c}"))["rows"][1] == 3

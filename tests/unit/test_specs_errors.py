@@ -44,6 +44,11 @@ CASES = [
     ("iodepth-true", with_changes(workload__iodepth=True), "workloads[0].iodepth", "must be a number, got true"),
     ("size-false", with_changes(workload__size=False), "workloads[0].size", "must be a number, got false"),
     ("seed-true", with_changes(top__seed=True), "seed", "must be a number, got true"),
+    ("namespace-256k", with_changes(array__namespace_bytes="256KiB"), "array", "namespace_bytes: at least 1 MiB per drive"),
+    ("speed-limit-inf", with_changes(array__rebuild={"speed_limit_max_kib_per_s": float("inf")}),
+     "array.rebuild.speed_limit_max_kib_per_s", "finite number"),
+    ("bssplit-huge", with_changes(workload__bs=None, workload__bssplit="1e308k/50:4k/50"), "workloads[0]",
+     "block size '1e308k' must be at most 2^64 bytes"),
 ]
 
 

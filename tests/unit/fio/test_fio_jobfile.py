@@ -618,3 +618,12 @@ def test_time_based_without_a_runtime_is_said_as_fio_says_it():
     assert any("time_based requires a runtime" in line and ": a run their whole size once" in line for line in untimed.notes())
     timed = parse("[a]\nioengine=libaio\nrw=randread\ntime_based\nruntime=5\n")
     assert not any("time_based" in line for line in timed.notes())
+
+
+@pytest.mark.parametrize("value, phrase", [("4k/50:1e308k/50", "cannot read '1e308k'"), ("4k/50:8k/60", "add up to at most 100")])
+def test_a_bad_bssplit_names_its_line_and_option_once(value, phrase):
+    """A size the reader could not take came back wrapped twice ('job.fio line 3: bssplit: job.fio
+    line 3: bssplit: ...')."""
+    with pytest.raises(InputError) as info:
+        parse(f"[a]\nrw=randread\nbssplit={value}\n")
+    assert phrase in str(info.value) and str(info.value).count("bssplit:") == 1, str(info.value)
