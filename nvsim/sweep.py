@@ -39,7 +39,7 @@ from concurrent.futures import as_completed as done_first
 from pathlib import Path
 from typing import Any, Callable, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .bounds import capacity
 from .budget import MAX_SWEEP_POINTS, check_points, check_scenario_regions, check_workload
@@ -74,6 +74,12 @@ class Objective(NumbersNotTruthValues):
     model_config = ConfigDict(extra="forbid", frozen=True)
     maximize: str | None = None
     minimize: str | None = None
+
+    @model_validator(mode="after")
+    def _one_direction(self) -> "Objective":
+        if (self.maximize is None) == (self.minimize is None):
+            raise ValueError("give exactly one of maximize, minimize (a column to rank the set-ups by)")
+        return self
 
     @property
     def column(self) -> str | None:
@@ -128,9 +134,12 @@ def parse_constraint(text: str) -> tuple[str, str, float]:
     column, op, raw = match.groups()
     for parse in (float, parse_count, parse_bytes_per_s, parse_bytes):
         try:
-            return column, op, float(parse(raw))
+            value = float(parse(raw))
         except (ValueError, InputError):
             continue
+        if value != value:  # every comparison with NaN is false: no point could meet it
+            break
+        return column, op, value
     raise ValueError(f"constraint {text!r}: cannot read the value {raw!r} (a number, 10M, 100 GB/s, 7.68 TB)")
 
 

@@ -282,6 +282,11 @@ class MdEngine(Engine):
         if level == 0 and settings.get("bitmap", "none") != "none":
             return (f"engine_settings.bitmap: md RAID0 has no write-intent bitmap (mdadm refuses --bitmap at "
                     f"level 0); allowed: none, or leave it unset; got {settings['bitmap']!r}")
+        bitmap = settings.get("bitmap", cls.Settings.model_fields["bitmap"].default)
+        for name in ("bitmap_chunk_bytes", "bitmap_daemon_sleep_s"):
+            if bitmap == "none" and name in settings:
+                return (f"engine_settings.{name}: has no effect without a write-intent bitmap (bitmap: none); "
+                        f"allowed: leave it unset, or bitmap: internal or external")
         if level not in RAID456_LEVELS:
             for name in ("stripe_cache_size", "group_thread_cnt"):
                 default = cls.Settings.model_fields[name].default

@@ -203,6 +203,9 @@ class WorkloadSpec(Spec):
         if self.trim is not None and self.rw != TRIM_SHAPE[self.trim]:
             raise ValueError(f"trim: {self.trim}'s offsets are those of rw {TRIM_SHAPE[self.trim]}; write rw: {self.trim}")
         directed = [p for p in self.bs_mix or () if p.rw is not None]
+        against = "write" if self.rw in ("read", "randread") else "read" if self.rw in ("write", "randwrite") else None
+        if against and any(p.rw == against for p in directed):
+            raise ValueError(f"bs_mix: a part marked rw: {against} in a job of rw: {self.rw}, which issues no {against}s")
         if directed and self.rw not in ("read", "randread", "write", "randwrite"):
             reads = sum(p.share for p in directed if p.rw == "read") / sum(p.share for p in directed)
             if abs(reads - self.rwmixread / 100) > 0.005 + 1e-9:  # a trace's read share, rounded to a percent

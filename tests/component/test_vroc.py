@@ -142,6 +142,10 @@ def test_the_example_runs_in_both_modes(catalog):
     ({"level": 6}, "array: engine: intel-vroc supports RAID levels [0, 1, 5, 10], not 6"),
     ({"drives": 25}, "array: drives: intel-vroc supports at most 24 drives, got 25"),
     ({"engine_settings": {"consistency_policy": "journal"}}, "array.engine_settings.consistency_policy:"),
+    ({"level": 10, "drives": 4, "engine_settings": {"consistency_policy": "ppl"}},
+     "array: engine_settings.consistency_policy: ppl (the partial parity log) closes RAID5's write hole"),
+    ({"engine_settings": {"bitmap_chunk_bytes": 4096}},  # VROC's default: no bitmap (md's own is internal)
+     "array: engine_settings.bitmap_chunk_bytes: has no effect without a write-intent bitmap"),
 ])
 def test_what_vroc_cannot_do_is_refused_with_one_line(catalog, change, message):
     with pytest.raises(nvsim.InputError) as error:

@@ -219,6 +219,17 @@ def test_a_text_column_as_objective_or_constraint_is_refused_before_the_table(tm
     assert not (tmp_path / "o.csv").exists() and (tmp_path / "o.partial.jsonl").exists()  # resumable once fixed
 
 
+@pytest.mark.parametrize("fields, message", [
+    ({"constraints": ["read_iops >= nan"]}, "cannot read the value 'nan'"),
+    ({"objective": {}}, "give exactly one of maximize, minimize"),
+    ({"objective": {"maximize": "read_iops", "minimize": "price_usd"}}, "give exactly one of maximize, minimize"),
+])
+def test_a_constraint_no_point_can_meet_or_an_objective_without_one_direction_is_refused(tmp_path, fields, message):
+    bad = run_cli("sweep", str(write_spec(tmp_path, **fields)), "-o", str(tmp_path / "o"))
+    assert bad.returncode == 2 and message in bad.stderr and len(bad.stderr.splitlines()) == 1, bad.stderr
+    assert not list(tmp_path.glob("o*"))
+
+
 def test_a_block_size_mix_can_be_swept(tmp_path):
     """Every point was invalid: the base workload's dumped ``bs`` and ``bs_mix: null`` met the
     point's bssplit ("give one mix of block sizes"). A point's block sizes replace the base's."""
