@@ -166,7 +166,7 @@ def test_syntax_errors_name_the_file_and_line(text, line, phrase):
     ("zonemode=sometimes", 2, "zonemode", "allowed: none, strided"),
     ("random_distribution=zipf", 2, "random_distribution", "allowed: random, zipf:THETA"),
     ("rw=randwrite\nrandom_distribution=sequence:2,0,1", 3, "random_distribution", "cannot be simulated"),
-    ("rw=randwrite\nrandom_distribution=zipf:1", 3, "random_distribution", "zipf theta must be positive and not 1"),
+    ("rw=randwrite\nrandom_distribution=zipf:1", 3, "random_distribution", "zipf theta must be in (0, 20] and not 1"),
     ("rw=randwrite\nrandom_distribution=zoned:60/10:30/20", 3, "random_distribution", "must add up to 100"),
     ("rw=randwrite\ndrive_state=used", 3, "drive_state", "allowed: steady, fresh"),
     ("read_iolog=/nonexistent/trace.log", 2, "read_iolog", "not found"),
