@@ -135,7 +135,7 @@ OLTP = {"rw": "oltp", "users": 4, "oltp": {"dataset_bytes": "1g", "buffer_pool_b
 
 @pytest.mark.parametrize("field, value", [
     ("bssplit", "4k/50:8k/50"), ("rate_iops", 100), ("thinktime", "1ms"), ("latency_target", "1ms"), ("flow", 2),
-    ("phase", "p"),
+    ("phase", "p"), ("bs", "16k"), ("iodepth", 128), ("numjobs", 8), ("random_distribution", "zipf:1.2"),
 ])
 def test_composite_fields_with_rw_oltp_are_refused(field, value):
     with pytest.raises(ValidationError, match="not for rw: oltp"):
@@ -144,6 +144,8 @@ def test_composite_fields_with_rw_oltp_are_refused(field, value):
 
 def test_an_oltp_workload_alone_is_accepted():
     assert WorkloadSpec(name="db", **OLTP).is_oltp
+    dumped = WorkloadSpec(name="db", **OLTP).model_dump(mode="json")  # a sweep's base, a dashboard record
+    assert WorkloadSpec.model_validate(dumped).is_oltp  # its fio fields at their defaults pass
 
 
 # ---------------------------------------------------------------- Phase.one_loop
