@@ -221,7 +221,7 @@ class WorkloadSpec(Spec):
         if self.rw == "oltp" and shaped:
             raise ValueError(f"{shaped[0]}: not for rw: oltp (a database's clients pace themselves)")
         fio_only = [name for name in OLTP_IGNORES if getattr(self, name) != type(self).model_fields[name].default]
-        if self.rw == "oltp" and fio_only:
+        if self.rw == "oltp" and fio_only and self.users is not None and self.oltp is not None:  # else: _oltp_fields
             raise ValueError(f"{fio_only[0]}: not for rw: oltp (its users, its profile's pages and its data set set "
                              f"the I/O); leave it out")
         return self
