@@ -190,11 +190,11 @@ def apply_point(base: dict[str, Any], point: dict[str, Any]) -> tuple[dict[str, 
                 node[part] = {}
             node = node[part]
         node[parts[-1]] = value
-    block_sizes = [key for key in BLOCK_SIZE_FIELDS if key in workload_fields]
+    replaced = [key for key in BLOCK_SIZE_FIELDS if key not in workload_fields] \
+        if any(key in workload_fields for key in BLOCK_SIZE_FIELDS) else []  # a point's block sizes replace the base's
     for w in data.get("workloads", []):
-        for key in BLOCK_SIZE_FIELDS if block_sizes else ():  # a point's block size replaces the base's, mix or not
-            if key not in workload_fields:
-                w.pop(key, None)
+        for key in replaced:
+            w.pop(key, None)
         w.update(workload_fields)
     placement = data.get("placement") or {}
     sockets = placement.get("drive_sockets")
@@ -606,7 +606,7 @@ def _rank(rows: list[dict], spec: SweepSpec) -> list[dict]:
         if workload and not chosen:
             raise InputError(field, f"no workload {workload!r} in the sweep")
         found = [r.get(metric) for r in chosen]
-        text = next((v for v in found if v is not None and (isinstance(v, (bool, str)) or not isinstance(v, (int, float)))), None)
+        text = next((v for v in found if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)))), None)
         if text is not None:  # ranked or compared, it ended in a traceback after every point had run
             raise InputError(field, f"{metric!r} is not a number column (a row holds {str(text)[:60]!r}); "
                                     f"give a column of numbers")

@@ -59,11 +59,6 @@ class VrocSettings(MdSettings):
         "arrays (mdadm commit 848d71c9, 'Create: Block automatic enabling bitmap for external metadata')")
 
 
-PPL_FREE_LEVELS = (0, 1, 10)
-"""The levels VROC runs besides RAID5, which have no parity and so no partial parity log (a level
-VROC does not run at all is refused as such first)."""
-
-
 class VrocEngine(MdEngine):
     Parameters = VrocParameters
     Settings = VrocSettings
@@ -72,8 +67,8 @@ class VrocEngine(MdEngine):
     @classmethod
     def settings_refusal(cls, level: int, settings: dict) -> str | None:
         """md's, and PPL only where it is kept: RAID5 (mdadm refuses --consistency-policy=ppl on
-        other levels; nvsim models it at RAID5 alone)."""
-        if settings.get("consistency_policy") == "ppl" and level in PPL_FREE_LEVELS:
+        other levels; nvsim models it at RAID5 alone). A level VROC does not run is refused before."""
+        if settings.get("consistency_policy") == "ppl" and level != 5:
             return (f"engine_settings.consistency_policy: ppl (the partial parity log) closes RAID5's write hole; "
                     f"allowed at RAID{level}: resync, or leave it unset")
         return super().settings_refusal(level, settings)

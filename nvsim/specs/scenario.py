@@ -136,6 +136,9 @@ class ArraySpec(Spec):
                              f"({MIN_NAMESPACE_BYTES} bytes), got {self.namespace_bytes}")
         catalog = _catalog(info)
         if catalog is not None and self.engine in catalog.engines:
+            levels = catalog.engines[self.engine].levels
+            if self.level not in levels:  # before the engine's own rules, which take the level as run
+                raise ValueError(f"engine: {self.engine} supports RAID levels {list(levels)}, not {self.level}")
             self._engine_geometry(catalog.engine_class(self.engine))
         if catalog is not None and self.drive in catalog.drives:
             capacity = catalog.drives[self.drive].capacity_bytes.value
@@ -148,8 +151,6 @@ class ArraySpec(Spec):
                 raise ValueError("strip_bytes: larger than the member namespace")
         if catalog is not None and self.engine in catalog.engines:
             engine = catalog.engines[self.engine]
-            if self.level not in engine.levels:
-                raise ValueError(f"engine: {self.engine} supports RAID levels {list(engine.levels)}, not {self.level}")
             if engine.device and engine.device.max_drives and self.drives > engine.device.max_drives.value:
                 raise ValueError(f"drives: {self.engine} supports at most {engine.device.max_drives.value} drives, got {self.drives}")
         return self

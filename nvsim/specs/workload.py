@@ -42,10 +42,10 @@ def _host_io_entry(data: Any, info: ValidationInfo) -> Any:
 TRIM_SHAPE = {"trim": "write", "randtrim": "randwrite", "trimwrite": "write", "randtrimwrite": "randwrite"}
 """The write job whose offsets (and, for trimwrite, writes) a trim job has (fio's rw for trims)."""
 COMPOSITE_FIELDS = ("bs_mix", "rate_iops", "thinktime", "latency_target", "flow", "trim", "phase")
+"""The fields that make a workload composite (solved by nvsim.workload.compose from closed loops)."""
 OLTP_IGNORES = ("bs", "iodepth", "numjobs", "random_distribution")
 """A fio job's fields an OLTP workload has no use for (``users`` and ``oltp`` set its load): given
 other than their defaults, they are refused rather than ignored."""
-"""The fields that make a workload composite (solved by nvsim.workload.compose from closed loops)."""
 MAX_LISTED_PARTS = 2**16 + 1
 """Most parts a mix lists (a bsrange of 2^16 sizes, and HIGH's remainder)."""
 
@@ -220,10 +220,6 @@ class WorkloadSpec(Spec):
         shaped = [name for name in COMPOSITE_FIELDS if getattr(self, name) not in (None, 0, "linear")]
         if self.rw == "oltp" and shaped:
             raise ValueError(f"{shaped[0]}: not for rw: oltp (a database's clients pace themselves)")
-        fio_only = [name for name in OLTP_IGNORES if getattr(self, name) != type(self).model_fields[name].default]
-        if self.rw == "oltp" and fio_only and self.users is not None and self.oltp is not None:  # else: _oltp_fields
-            raise ValueError(f"{fio_only[0]}: not for rw: oltp (its users, its profile's pages and its data set set "
-                             f"the I/O); leave it out")
         return self
 
     @property
@@ -252,6 +248,11 @@ class WorkloadSpec(Spec):
             raise ValueError("rw: oltp needs users and an oltp section (profile, dataset_bytes, buffer_pool_bytes)")
         if self.rw != "oltp" and (self.oltp is not None or self.users is not None):
             raise ValueError(f"users/oltp: only for rw: oltp, not rw: {self.rw}")
+        fio_only = [name for name in OLTP_IGNORES if getattr(self, name) != type(self).model_fields[name].default] \
+            if self.rw == "oltp" else []
+        if fio_only:
+            raise ValueError(f"{fio_only[0]}: not for rw: oltp (its users, its profile's pages and its data set set "
+                             f"the I/O); leave it out")
         return self
 
     @property
