@@ -135,14 +135,20 @@ def check_region(workload: WorkloadSpec, device_bytes: int, field: str = "", siz
                                           f"{workload.offset:,}")
 
 
-def check_scenario_regions(scenario: ScenarioSpec, device_bytes: Callable[[], int]) -> None:
+def check_scenario_regions(scenario: ScenarioSpec, device_bytes: Callable[[], int], source: str | None = None) -> None:
     """``check_region`` for every workload of a scenario that places its I/O (an ``offset`` or a
     ``size``), each named by its place in ``workloads`` (``nvsim run``, a sweep's points, the
-    dashboard's set-up); ``device_bytes`` is asked only when one does."""
+    dashboard's set-up); ``device_bytes`` is asked only when one does; ``source``: the file, named
+    first as every other error of that file."""
     placed = [(index, w) for index, w in enumerate(scenario.workloads) if w.offset or w.size]
     size_bytes = device_bytes() if placed else 0
-    for index, workload in placed:
-        check_region(workload, size_bytes, field=f"workloads[{index}]")
+    try:
+        for index, workload in placed:
+            check_region(workload, size_bytes, field=f"workloads[{index}]")
+    except InputError as exc:
+        if source is None:
+            raise
+        raise InputError(exc.field, exc.message, source=source) from None
 
 
 def check_points(points: int, max_points: int, field: str = "grid") -> None:

@@ -117,7 +117,7 @@ def run(
     spec = nvsim.load_scenario(scenario, catalog)
     for index, workload in enumerate(spec.workloads):  # a run over the work budget or off the array is refused before it starts
         nvsim.budget.check_workload(workload, fidelity, field=f"workloads[{index}]", source=str(scenario))
-    nvsim.budget.check_scenario_regions(spec, lambda: nvsim.Simulation(spec, catalog=catalog).device_bytes)
+    nvsim.budget.check_scenario_regions(spec, lambda: nvsim.Simulation(spec, catalog=catalog).device_bytes, source=str(scenario))
     report = nvsim.array_bounds(spec, catalog)
     loss = None if nvsim.simulation.single_drive(spec) else nvsim.rebuild.data_loss_at_start(spec, catalog)
     window = nvsim.Precision(relative=precision, max_wall_s=max_seconds)
@@ -312,14 +312,15 @@ def plan(
 @catalog_app.callback()
 def catalog_list(
     ctx: typer.Context,
-    kind: Optional[str] = typer.Option(None, "--kind", help="Only one section: drives, links, platforms or engines."),
+    kind: Optional[str] = typer.Option(None, "--kind", help="Only one section (drives, links, platforms, engines, ...): the list, or where `show` looks."),
 ) -> None:
     """List every catalog entry with the sources its numbers cite."""
-    if ctx.invoked_subcommand is not None:
-        return
     sections = nvsim.catalog.SECTIONS
     if kind is not None and kind not in sections:
         raise InputError("--kind", f"unknown section {kind!r}{suggestion_text(kind, sections)} allowed: {', '.join(sections)}")
+    ctx.obj = kind  # `catalog --kind K show NAME` shows NAME only from section K
+    if ctx.invoked_subcommand is not None:
+        return
     catalog = nvsim.default_catalog()
     rows = []
     for section, entry in catalog.entries():
@@ -336,12 +337,17 @@ def catalog_list(
 
 @catalog_app.command("show")
 def catalog_show(
+    ctx: typer.Context,
     name: str = typer.Argument(..., help="Catalog entry name, e.g. kioxia-cm7-r-3.84tb."),
     json_out: bool = typer.Option(False, "--json", help="Print the entry as JSON."),
 ) -> None:
     """Show one catalog entry: every number with its value, basis and source."""
     catalog = nvsim.default_catalog()
     entry = catalog.get(name)
+    kind = ctx.obj
+    if kind is not None and name not in getattr(catalog, kind):
+        section = next(section for section, e in catalog.entries() if e is entry)
+        raise InputError("NAME", f"{name!r} is in {section}, not in --kind {kind}{suggestion_text(name, getattr(catalog, kind))}")
     if json_out:
         _emit_json(entry.model_dump(mode="json"), None)
         return

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import importlib.util
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -28,6 +29,25 @@ SHOWN_WORD_CHARS = 200
 """Longest run without a space an error message repeats whole (a name or path of kilobytes is cut)."""
 _LONG_WORD = re.compile(r"\S{%d,}" % (SHOWN_WORD_CHARS + 1))
 _CUT_HEAD_CHARS = 24  # what a cut value keeps: fewer digits than SHOWN_DIGITS, so it is not cut twice
+
+
+NOT_PRINTABLE = ("Cc", "Cf", "Zl", "Zp")
+"""Unicode categories that would rewrite a table, CSV, HTML or terminal a text is printed into:
+controls (newline, NUL, escape), formats (the bidirectional overrides such as U+202E) and line or
+paragraph separators. A name may hold none (``nvsim.specs.base.Label``); an error message shows
+each as its code (``\\u202e``)."""
+
+
+def unprintable(text: str) -> str | None:
+    """The first character of ``text`` in ``NOT_PRINTABLE`` (None: all printable)."""
+    return next((c for c in text if unicodedata.category(c) in NOT_PRINTABLE), None)
+
+
+def _escaped(text: str) -> str:
+    if unprintable(text) is None:
+        return text
+    return "".join(c.encode("unicode_escape").decode("ascii") if unicodedata.category(c) in NOT_PRINTABLE else c
+                   for c in text)
 
 
 def _cut(match: re.Match) -> str:
@@ -53,7 +73,7 @@ class InputError(ValueError):
         self.source = source
         prefix = f"{source}: " if source else ""
         where = f"{field}: " if field else ""
-        super().__init__(f"{prefix}{where}{message}".replace("\n", " "))
+        super().__init__(_escaped(f"{prefix}{where}{message}".replace("\n", " ")))
 
 
 def require_extra(module: str, extra: str, field: str, what: str) -> None:

@@ -14,9 +14,9 @@ import math
 import types
 from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar, Union, get_args, get_origin
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from ..errors import suggestion_text
+from ..errors import suggestion_text, unprintable
 from ..units import parse_bytes, parse_bytes_per_s, parse_count, parse_seconds
 
 def _positive(value: float) -> float:
@@ -62,6 +62,15 @@ Bytes = Annotated[int, BeforeValidator(_bounded_bytes)]
 BytesPerS = Annotated[float, BeforeValidator(_finite(parse_bytes_per_s))]
 Count = Annotated[float, BeforeValidator(_finite(parse_count))]
 Seconds = Annotated[float, BeforeValidator(_finite(parse_seconds))]
+def _printable(value: str) -> str:
+    bad = unprintable(value)
+    if bad is not None:
+        raise ValueError(f"must be printable text, got the control or formatting character U+{ord(bad):04X}")
+    return value
+
+
+Label = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_printable)]
+"""A name a user gives (a scenario, a workload, a phase, a volume): 1 to 200 printable characters."""
 PCIE_GENERATIONS = (1, 2, 3, 4, 5, 6)
 """PCIe generations the PCI-SIG has published a base specification for, to 6.0 (2022)."""
 SECTOR_BYTES = 512

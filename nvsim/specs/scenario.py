@@ -15,7 +15,7 @@ from ..constants import PAGE_BYTES  # md works in 4 KiB pages; strips must be wh
 from ..raid import DEFAULT_LAYOUT_BY_LEVEL, LAYOUTS_BY_LEVEL, MAX_MEMBERS, MIN_DRIVES
 from ..topology import placement_error
 from ..units import format_bytes_decimal
-from .base import SECTOR_BYTES, Bytes, Seconds, Spec, _catalog, _known_name
+from .base import SECTOR_BYTES, Bytes, Label, Seconds, Spec, _catalog, _known_name
 from .workload import Phase, WorkloadSpec
 
 RaidLevel = Literal[0, 1, 5, 6, 10]
@@ -288,10 +288,10 @@ class VolumeSpec(Spec):
     its engine's model (``card`` 1, 2, ...), or an array of any engine. Its drives are its own;
     it runs ``workload`` (a workload of the scenario) while the array runs the scenario's first."""
 
-    name: str = Field(min_length=1, max_length=200)
+    name: Label
     array: ArraySpec
     card: int = Field(default=0, ge=0, le=MAX_VOLUMES, description="which card of its engine's model it hangs from")
-    workload: str
+    workload: Label
 
 
 def _cards_fit(scenario: "ScenarioSpec", catalog: Any) -> None:
@@ -320,7 +320,7 @@ class ScenarioSpec(Spec):
     """A runnable set-up: a platform, one array on it, the workloads to run, and the seed;
     ``volumes``: more volumes run at the same time (several virtual disks, several cards)."""
 
-    name: str = Field(min_length=1, max_length=200)
+    name: Label
     description: str = Field(default="", max_length=MAX_TEXT_CHARS)
     source: str | None = Field(default=None, max_length=MAX_TEXT_CHARS)
     platform: str

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field, ValidationInfo, field_validator, model_validator
 
 from ..skew_syntax import check_distribution
-from .base import Bytes, Seconds, Spec, _catalog, _known_name
+from .base import Bytes, Label, Seconds, Spec, _catalog, _known_name
 from .mix import MAX_MIX_PARTS, MixPart, block_size_mix, mean_size, parse_bsrange, parse_bssplit  # noqa: F401 (re-exported)
 from ..units import parse_bytes
 
@@ -48,6 +48,8 @@ OLTP_IGNORES = ("bs", "iodepth", "numjobs", "random_distribution")
 other than their defaults, they are refused rather than ignored."""
 MAX_LISTED_PARTS = 2**16 + 1
 """Most parts a mix lists (a bsrange of 2^16 sizes, and HIGH's remainder)."""
+MIX_SHARE_SLACK = 1e-6
+"""How far above 1 a mix's shares may add up (a trace's counts over their total, rounded)."""
 
 
 def _bytes(text: str) -> int:
@@ -60,6 +62,14 @@ def _part(item: Any) -> Any:
     if isinstance(item, dict) and isinstance(item.get("bs"), str):
         return {**item, "bs": parse_bytes(item["bs"])}
     return item
+
+
+def _read_percent(data: dict) -> int:
+    """rwmixread as a bssplit's directions are weighed by (50 where it cannot be read: its field's check says why)."""
+    try:
+        return int(data.get("rwmixread", 50))
+    except (TypeError, ValueError, OverflowError):
+        return 50
 
 
 def _mean_of(items: list) -> Any:
@@ -89,7 +99,7 @@ FioRw = Literal["read", "write", "randread", "randwrite", "rw", "readwrite", "ra
 class WorkloadSpec(Spec):
     """A fio-like job: the names and meanings follow fio (sizes binary for bare k/m/g as fio's)."""
 
-    name: str = Field(min_length=1, max_length=200)
+    name: Label
     rw: FioRw
     bs: Bytes = 4096
     iodepth: int = Field(default=1, ge=1, le=65536)
@@ -126,7 +136,8 @@ class WorkloadSpec(Spec):
     # the block-size mix: bssplit / bsrange (fio's text, read by the model validator) or parts
     bs_mix: tuple[MixPart, ...] | None = Field(default=None, description=(
         "the mix of block sizes (fio's bssplit or bsrange, a trace's sizes): parts of a size, a share of the I/Os "
-        "and a direction (None: the job's rw); bs is then the mix's mean (nvsim.workload.mix)"))
+        "and a direction (None: the job's rw); the shares add up to at most 1 (parts that add up to less are "
+        "scaled up to 1); bs is then the mix's mean (nvsim.workload.mix)"))
     # pacing (nvsim.workload.compose): a rate cap, a think time (either or both), or a latency target
     rate_iops: float | None = Field(default=None, gt=0, le=1e9, description=(
         "fio's rate_iops: the I/Os per second one clone may issue (a cap over the job's mix of directions)"))
@@ -145,7 +156,7 @@ class WorkloadSpec(Spec):
         "before each write (nvsim.workload.trim); rw is then the write job whose offsets the trims have"))
     io_size: Bytes | None = Field(default=None, gt=0, description="fio's io_size: bytes each clone moves (default size)")
     loops: int = Field(default=1, ge=1, le=2**31, description="fio's loops: how many times each clone moves io_size")
-    phase: str | None = Field(default=None, min_length=1, max_length=200, description=(
+    phase: Label | None = Field(default=None, description=(
         "the workloads of a scenario with one phase run at the same time on the array, as fio's jobs without a "
         "stonewall between them (nvsim.workload.compose.phase)"))
 
@@ -172,7 +183,7 @@ class WorkloadSpec(Spec):
         parse = parse_bssplit if key == "bssplit" else parse_bsrange
         try:
             split = parse(str(data.pop(key)), _bytes)
-            mix = block_size_mix(split, str(data.get("rw", "")), int(data.get("rwmixread", 50)))
+            mix = block_size_mix(split, str(data.get("rw", "")), _read_percent(data))
         except (ValueError, TypeError) as exc:
             raise ValueError(f"{key}: {exc}") from None
         if "bs" in data and parse_bytes(data["bs"]) != mean_size(mix):
@@ -194,6 +205,9 @@ class WorkloadSpec(Spec):
                 raise ValueError(f"a part's share of the I/Os must be in (0, 1], got {part.share}")
             if part.rw not in (None, "read", "write"):
                 raise ValueError(f"a part's rw must be read, write or absent, got {part.rw!r}")
+        total = sum(part.share for part in value)
+        if total > 1.0 + MIX_SHARE_SLACK:  # as fio refuses a bssplit over 100%
+            raise ValueError(f"the parts' shares of the I/Os must add up to at most 1, got {total:.6g}")
         return value
 
     @model_validator(mode="after")
@@ -332,7 +346,7 @@ class Phase(Spec):
     or a scenario's workloads of one ``phase``): ``Simulation(scenario, phase)`` solves them
     together (nvsim.workload.compose.phase), one result per job."""
 
-    name: str = Field(min_length=1, max_length=200)
+    name: Label
     jobs: tuple[WorkloadSpec, ...] = Field(min_length=1, max_length=4096)
 
     @property

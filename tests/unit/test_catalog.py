@@ -90,6 +90,10 @@ def test_catalog_commands(cli):
     assert "Intel SSD D7-P5510 Series product brief" in show.stdout
     missing = cli("catalog", "show", "kioxia-cm7-r-3.84")
     assert missing.returncode == 2 and "did you mean 'kioxia-cm7-r-3.84tb'" in missing.stderr
+    in_its_kind = cli("catalog", "--kind", "drives", "show", "intel-d7-p5510-3.84tb")
+    assert in_its_kind.returncode == 0 and in_its_kind.stdout == show.stdout
+    other_kind = cli("catalog", "--kind", "links", "show", "intel-d7-p5510-3.84tb")
+    assert other_kind.returncode == 2 and "is in drives, not in --kind links" in other_kind.stderr
 
 
 def test_every_declared_fitted_parameter_is_marked_fitted_in_the_catalog():

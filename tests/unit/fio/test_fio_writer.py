@@ -7,7 +7,7 @@ import re
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from nvsim.errors import InputError
+from nvsim.errors import NOT_PRINTABLE, InputError
 from nvsim.fio import UNSIMULATED_IOENGINES, FioJobFile, parse_fio_jobfile, workload_to_fio_section
 from nvsim.specs import WorkloadSpec
 
@@ -16,7 +16,7 @@ def parse(text: str, **kwargs) -> FioJobFile:
     return parse_fio_jobfile(text, "job.fio", **kwargs)
 
 
-NAME_CHARS = st.characters(blacklist_categories=("Cs",), blacklist_characters="\n")  # anything on one line
+NAME_CHARS = st.characters(blacklist_categories=("Cs",) + NOT_PRINTABLE)  # anything printable (a name may hold no control)
 
 
 PLAIN_CHARS = st.characters(whitelist_categories=("L", "N", "P", "S"))  # mostly what fio keeps as written

@@ -6,8 +6,11 @@ the same time are one closed loop only when they differ in nothing but name, clo
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from nvsim.errors import NOT_PRINTABLE, InputError
 from nvsim.specs import MixPart, Phase, WorkloadSpec
 
 KiB = 1024
@@ -169,3 +172,41 @@ def test_jobs_with_different_workloads_or_one_job_are_not_one_loop():
     assert not phase({"name": "a"}, {"name": "b", "bs": "8k"}).one_loop
     assert not phase({"name": "a"}, {"name": "b", "iodepth": 16}).one_loop
     assert not phase({"name": "a"}).one_loop
+
+
+# ---------------------------------------------------------------- names and the mix's total share
+
+PRINTABLE = st.characters(blacklist_categories=("Cs",) + NOT_PRINTABLE)
+
+
+@given(head=st.text(PRINTABLE, max_size=5), bad=st.characters(whitelist_categories=NOT_PRINTABLE),
+       tail=st.text(PRINTABLE, max_size=5))
+def test_a_name_holding_a_control_or_format_character_is_refused(head, bad, tail):
+    """Whatever prints it (tables, CSV, HTML, a terminal), a name cannot rewrite it."""
+    with pytest.raises(ValidationError, match=f"U\\+{ord(bad):04X}"):
+        WorkloadSpec(name=head + bad + tail, rw="randread")
+    with pytest.raises(ValidationError, match="must be printable"):
+        WorkloadSpec(name="j", rw="randread", phase=head + bad + tail)
+
+
+@given(name=st.text(PRINTABLE, min_size=1, max_size=200))
+def test_a_printable_name_is_kept_as_written(name):
+    assert WorkloadSpec(name=name, rw="randread").name == name
+
+
+def test_an_error_line_shows_a_control_character_as_its_code():
+    line = str(InputError("name", "job [a\u202eb\x1b[2J] is bad"))
+    assert line == "name: job [a\\u202eb\\x1b[2J] is bad" and all(c.isprintable() for c in line)
+
+
+def test_a_mix_whose_shares_add_up_past_1_is_refused_and_one_below_scaled_up():
+    assert "must add up to at most 1, got 1.5" in refusal(bs_mix=[{"bs": "4k", "share": 1}, {"bs": "8k", "share": 0.5}])
+    half = WorkloadSpec(name="j", rw="randread", bs_mix=[{"bs": "4k", "share": 0.25}, {"bs": "12k", "share": 0.25}])
+    assert half.bs == 8 * KiB  # the mean of equal parts, as if they were 0.5 and 0.5
+    thirds = [{"bs": "4k", "share": 1 / 3}] * 3  # a trace's counts over their total: 1 within rounding
+    assert WorkloadSpec(name="j", rw="randread", bs_mix=thirds).bs == 4 * KiB
+
+
+def test_rwmixread_that_is_not_a_number_is_named_beside_a_bssplit():
+    message = refusal(rw="randrw", rwmixread=[1], bssplit="4k/50:8k/50")
+    assert "rwmixread" in message and "bssplit" not in message
