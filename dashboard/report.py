@@ -361,7 +361,7 @@ def report_html(record: dict[str, Any], catalog: Catalog | None = None, *, custo
             f"<div class='limit'>Limited by: <b>{escape(workload.get('bottleneck') or 'n/a')}</b> "
             f"({escape(workload.get('name', '') if workload else NO_WORKLOAD_NOTE)})</div>",
             "<div class='cols'><div><h2>Set-up</h2>", _pairs(setup_rows(record, catalog)),
-            "<h2>Cost and power</h2>", _pairs(cost_rows(workload, core.missing_prices(record, workload, catalog))), "</div><div><h2>Against load</h2>", curve_svg(record, catalog),
+            f"<h2>Cost and power{escape(' at ' + workload['name']) if workload else ''}</h2>", _pairs(cost_rows(workload, core.missing_prices(record, workload, catalog))), "</div><div><h2>Against load</h2>", curve_svg(record, catalog),
             "<h2>Where the time goes</h2>", utilisation_html(workload), "</div></div>",
             "<h2>Rebuild and risk (one failed drive, onto a spare)</h2>", rebuild_html(record, catalog), scrub_html(record),
             "<h2>Predictions</h2>", _table(["workload", "IOPS", "throughput", "latency mean", "p99", "p99.9", "host cores busy", "limited by"],

@@ -754,6 +754,8 @@ def test_the_report_holds_every_section_and_the_validation_of_the_models_it_uses
                   "randwrite-b4k-j192-d16", "1 in ", "per usable TB"):
         assert words in page
     assert not E_NOTATION.search(re.sub(r"<style>.*?</style>", "", page, flags=re.S))
+    first = record["workloads"][0]["name"]  # the load the price, power and endurance are at, named
+    assert f"<h2>Cost and power at {first}</h2>" in page
     rows = report.validation_status("kioxia-cm7-r-3.84tb", "graid-supremeraid-sr1010", "supermicro-as-2125hs-tnr")
     assert len(rows) == _published_using("kioxia-cm7-r-3.84tb", "graid-supremeraid-sr1010", "supermicro-as-2125hs-tnr") > 0
     assert {r["status"] for r in rows} <= {"ok", "OUT", "event mode only", "not modelled yet"}
