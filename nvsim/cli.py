@@ -17,6 +17,7 @@ from typing import Optional
 import click.exceptions
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 import nvsim
 
@@ -70,7 +71,9 @@ def console_width(environ=os.environ, is_terminal: bool | None = None) -> int | 
     return None if terminal else NOT_A_TERMINAL_COLUMNS
 
 
-console = Console(width=console_width(), highlight=False)  # no colour on digits inside names (randread-b4k-j192)
+console = Console(width=console_width(), highlight=False, markup=False)
+"""No colour on digits inside names (randread-b4k-j192); no markup: a name or path the user gave is printed as
+written (``[/]`` in a workload's name was read as a closing tag and stopped the run); bold is asked for where wanted."""
 
 
 def _emit_json(data: object, output: Optional[Path]) -> None:
@@ -351,7 +354,7 @@ def catalog_show(
     if json_out:
         _emit_json(entry.model_dump(mode="json"), None)
         return
-    console.print(f"[bold]{entry.name}[/bold] ({catalog.files[entry.name]})")
+    console.print(f"[bold]{escape(entry.name)}[/bold] ({escape(str(catalog.files[entry.name]))})", markup=True)
     rows = tuple((path, nvsim.units.format_exact(cited.value) if isinstance(cited.value, (int, float)) else str(cited.value),
                   cited.basis, cited.source, cited.note or "") for path, cited in nvsim.catalog.iter_cited(entry))
     nvsim.report.print_grid(console, nvsim.report.Grid("", ("field", "value", "basis", "source", "note"),
@@ -449,7 +452,7 @@ def report(
             Path(tmp).write_bytes(data)
     else:
         write_text_atomic(out, html_text)
-    Console(stderr=True).print(f"wrote {out}")
+    Console(stderr=True, markup=False, highlight=False).print(f"wrote {out}")
 
 
 def _full_short_help(command) -> None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -162,14 +163,14 @@ def print_bounds(console: Console, scenario: ScenarioSpec, report: BoundsReport,
     def name(section: str, key: str) -> str:
         return key if catalog is None else product_name(catalog, section, key)
 
-    console.print(f"[bold]{scenario.name}[/bold]: {scenario.description}")
+    console.print(f"[bold]{escape(scenario.name)}[/bold]: {escape(scenario.description)}", markup=True)
     console.print(
         f"RAID{array.level} of {array.drives} x {name('drives', array.drive)}, strip {format_bytes_binary(array.strip_bytes)}, "
         f"engine {name('engines', array.engine)}, platform {name('platforms', scenario.platform)}", markup=False, highlight=False
     )
     console.print(
         f"Usable capacity: [bold]{format_bytes_decimal(cap.usable_bytes)}[/bold] ({format_bytes_binary(cap.usable_bytes)}) "
-        f"of {format_bytes_decimal(cap.raw_bytes)} raw ({cap.efficiency:.1%})"
+        f"of {format_bytes_decimal(cap.raw_bytes)} raw ({cap.efficiency:.1%})", markup=True
     )
     rows = []
     for bound in report.bounds:

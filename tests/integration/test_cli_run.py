@@ -137,3 +137,18 @@ def test_the_fallback_note_names_each_mode_and_why():
     assert note.startswith("note: event mode asked for; 2 of 3 workloads did not get it: oltp-64, oltp-128 ran in the fluid mode")
     assert "OLTP" in note and "\n" not in note
     assert fallback_note("fluid", results) is None and fallback_note("event", {"a": results["a"]}) is None
+
+
+def test_names_and_descriptions_are_printed_as_written_not_read_as_markup(cli, tmp_path):
+    """rich reads '[bold]' as a style and '[/]' as a closing tag: a workload or scenario named so
+    stopped the run with a traceback. Names and descriptions are text."""
+    scenario = tmp_path / "markup.yaml"
+    scenario.write_text(
+        "name: 'set[/]up'\ndescription: '[red]not red[/red] [link=file:///etc/passwd]x[/link]'\n"
+        "platform: dell-poweredge-r750\n"
+        "array: {level: 10, drive: intel-d7-p5510-3.84tb, drives: 4, strip_bytes: 128KiB, engine: linux-md}\n"
+        "workloads:\n  - {name: 'rr[/]x[bold]y', rw: randread, bs: 4k, iodepth: 4, numjobs: 2, runtime: 10}\n")
+    result = cli("run", str(scenario), "--fidelity", "fluid")
+    assert result.returncode == 0, result.stderr
+    assert "rr[/]x[bold]y" in result.stdout and "set[/]up" in result.stdout
+    assert "[red]not red[/red] [link=file:///etc/passwd]x[/link]" in result.stdout.replace("\n", "")
