@@ -62,15 +62,24 @@ Bytes = Annotated[int, BeforeValidator(_bounded_bytes)]
 BytesPerS = Annotated[float, BeforeValidator(_finite(parse_bytes_per_s))]
 Count = Annotated[float, BeforeValidator(_finite(parse_count))]
 Seconds = Annotated[float, BeforeValidator(_finite(parse_seconds))]
-def _printable(value: str) -> str:
+FORMULA_STARTS = ("=", "+", "-", "@")
+"""First characters a spreadsheet reads a CSV cell as a formula by (OWASP's CSV injection list, less
+the tab and carriage return a name cannot hold anyway)."""
+
+
+def _name_text(value: str) -> str:
     bad = unprintable(value)
     if bad is not None:
         raise ValueError(f"must be printable text, got the control or formatting character U+{ord(bad):04X}")
+    if value.startswith(FORMULA_STARTS):
+        raise ValueError(f"must not begin with {value[0]!r}: a spreadsheet opening nvsim's CSV would read the name as "
+                         f"a formula; allowed first: anything but {', '.join(FORMULA_STARTS)}")
     return value
 
 
-Label = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_printable)]
-"""A name a user gives (a scenario, a workload, a phase, a volume): 1 to 200 printable characters."""
+Label = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_name_text)]
+"""A name a user gives (a scenario, a workload, a phase, a volume): 1 to 200 printable characters,
+not starting as a spreadsheet formula does (the names go into sweeps' and the dashboard's CSV)."""
 PCIE_GENERATIONS = (1, 2, 3, 4, 5, 6)
 """PCIe generations the PCI-SIG has published a base specification for, to 6.0 (2022)."""
 SECTOR_BYTES = 512

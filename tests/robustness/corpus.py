@@ -219,6 +219,7 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     (W + "name", "rand\u202eread", r"workloads\[0\]\.name: must be printable text, got .* U\+202E$"),
     (W + "name", "rand\nread", r"workloads\[0\]\.name: must be printable text, got .* U\+000A$"),
     (W + "phase", "p\x1b[2J", r"workloads\[0\]\.phase: must be printable text, got .* U\+001B$"),
+    (W + "name", "=HYPERLINK(\"http://x\")", r"workloads\[0\]\.name: must not begin with '=': a spreadsheet"),
     ("name", "corpus\x00", r"^error: scenario\.yaml: name: must be printable text, got .* U\+0000$"),
     (W + "size", "100TB", r"^error: scenario\.yaml: workloads\[0\]\.size: offset \+ size = .* goes past the end of the array"),
     (W + "rate_iops", -5, r"workloads\[0\]\.rate_iops: .*greater than 0"),

@@ -10,6 +10,7 @@ from hypothesis import given, settings, strategies as st
 from nvsim.errors import NOT_PRINTABLE, InputError
 from nvsim.fio import UNSIMULATED_IOENGINES, FioJobFile, parse_fio_jobfile, workload_to_fio_section
 from nvsim.specs import WorkloadSpec
+from nvsim.specs.base import FORMULA_STARTS
 
 
 def parse(text: str, **kwargs) -> FioJobFile:
@@ -22,7 +23,8 @@ NAME_CHARS = st.characters(blacklist_categories=("Cs",) + NOT_PRINTABLE)  # anyt
 PLAIN_CHARS = st.characters(whitelist_categories=("L", "N", "P", "S"))  # mostly what fio keeps as written
 
 
-TEXT = st.text(PLAIN_CHARS, min_size=1, max_size=30) | st.text(NAME_CHARS, min_size=1, max_size=30)
+TEXT = (st.text(PLAIN_CHARS, min_size=1, max_size=30) | st.text(NAME_CHARS, min_size=1, max_size=30)).filter(
+    lambda text: not text.startswith(FORMULA_STARTS))  # a name may not open as a spreadsheet formula
 
 
 def _simulable_engine_name(text: str) -> bool:

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from nvsim.errors import NOT_PRINTABLE, InputError
 from nvsim.specs import MixPart, Phase, WorkloadSpec
+from nvsim.specs.base import FORMULA_STARTS
 
 KiB = 1024
 
@@ -189,9 +190,16 @@ def test_a_name_holding_a_control_or_format_character_is_refused(head, bad, tail
         WorkloadSpec(name="j", rw="randread", phase=head + bad + tail)
 
 
-@given(name=st.text(PRINTABLE, min_size=1, max_size=200))
+@given(name=st.text(PRINTABLE, min_size=1, max_size=200).filter(lambda text: not text.startswith(FORMULA_STARTS)))
 def test_a_printable_name_is_kept_as_written(name):
     assert WorkloadSpec(name=name, rw="randread").name == name
+
+
+@pytest.mark.parametrize("first", FORMULA_STARTS)
+def test_a_name_that_opens_as_a_spreadsheet_formula_is_refused(first):
+    """Names go into sweeps' and the dashboard's CSV: '=HYPERLINK(...)' would run in a spreadsheet."""
+    assert f"must not begin with '{first}'" in refusal(name=first + "HYPERLINK(\"http://x\")")
+    assert WorkloadSpec(name="a" + first + "b", rw="randread").name == "a" + first + "b"  # anywhere else it is text
 
 
 def test_an_error_line_shows_a_control_character_as_its_code():
