@@ -27,11 +27,11 @@ bounds its points by its own field ``max_points``.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable
+from typing import NamedTuple
 
 from .constants import PAGE_BYTES
-from .errors import InputError
+from .errors import InputError, limit_from_env
 from .sim.workload import SAMPLE_IOS_MIN
 from .simulation import EVENT_HOST_IOS
 from .specs import ScenarioSpec, WorkloadSpec
@@ -53,12 +53,8 @@ MAX_SWEEP_POINTS = 100_000
 
 
 def limit(default: int, env: str) -> int:
-    """``default``, or the positive integer in the environment variable ``env``."""
-    try:
-        value = int(os.environ.get(env, ""))
-    except ValueError:
-        return default
-    return value if value > 0 else default
+    """``default``, or the bound the environment variable ``env`` sets (``errors.limit_from_env``)."""
+    return limit_from_env(env, default)
 
 
 def event_slots(workload: WorkloadSpec) -> int:
@@ -87,32 +83,43 @@ def check_workload(workload: WorkloadSpec, fidelity: str, field: str = "", host_
     """Refuse (one line) a workload whose run would exceed a limit, with the estimate and the
     environment variable that raises the limit (``host_ios``: an event-mode run's window;
     ``instead``: how the caller's user skips the event mode; ``source``: the file it came from,
-    named first as every other error of that file); then each block size its mix is simulated as."""
+    named first as every other error of that file); then each block size its mix is simulated as.
+    The limits are read first: one set badly in the environment is its own error, not the file's."""
+    limits = Limits(limit(MAX_PLANNED_PAGES, MAX_PLANNED_PAGES_ENV), limit(MAX_EVENT_SLOTS, MAX_EVENT_SLOTS_ENV),
+                    limit(MAX_EVENT_PAGES, MAX_EVENT_PAGES_ENV))
     try:
-        _check_one(workload, fidelity, field, host_ios, instead)
+        _check_one(workload, fidelity, field, host_ios, instead, limits)
         for part in binned(list(workload.bs_mix or ())):
-            _check_one(part_workload(workload, part), fidelity, field, host_ios, instead)
+            _check_one(part_workload(workload, part), fidelity, field, host_ios, instead, limits)
     except InputError as exc:
         if source is None:
             raise
         raise InputError(exc.field, exc.message, source=source) from None
 
 
-def _check_one(workload: WorkloadSpec, fidelity: str, field: str, host_ios: int, instead: str) -> None:
+class Limits(NamedTuple):
+    """The work limits in force (the defaults, or what the environment raised them to)."""
+
+    planned_pages: int
+    event_slots: int
+    event_pages: int
+
+
+def _check_one(workload: WorkloadSpec, fidelity: str, field: str, host_ios: int, instead: str, limits: Limits) -> None:
     where = field or f"workloads[{workload.name}]"
-    pages, page_limit = planned_pages(workload), limit(MAX_PLANNED_PAGES, MAX_PLANNED_PAGES_ENV)
+    pages, page_limit = planned_pages(workload), limits.planned_pages
     if pages > page_limit:
         raise InputError(f"{where}.bs", f"a {workload.bs:,}-byte block means planning at least {pages:,} member "
                                         f"pages (limit {page_limit:,}; set {MAX_PLANNED_PAGES_ENV} to raise it)")
     if fidelity != "event" or workload.is_oltp:
         return
-    slots, slot_limit = event_slots(workload), limit(MAX_EVENT_SLOTS, MAX_EVENT_SLOTS_ENV)
+    slots, slot_limit = event_slots(workload), limits.event_slots
     if slots > slot_limit:
         gigabytes = slots * EVENT_BYTES_PER_SLOT / 1e9
         raise InputError(f"{where}.iodepth", f"iodepth x numjobs = {slots:,} I/Os in flight need about "
                                              f"{gigabytes:,.1f} GB in the event mode (limit {slot_limit:,} slots; set "
                                              f"{MAX_EVENT_SLOTS_ENV} to raise it, or {instead})")
-    pages, page_limit = event_pages(workload, host_ios), limit(MAX_EVENT_PAGES, MAX_EVENT_PAGES_ENV)
+    pages, page_limit = event_pages(workload, host_ios), limits.event_pages
     if pages > page_limit:
         raise InputError(f"{where}.bs", f"{workload.bs:,}-byte blocks mean planning about {pages:,} member pages "
                                         f"in the event mode (limit {page_limit:,}; set {MAX_EVENT_PAGES_ENV} to raise "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import importlib.util
+import os
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -74,6 +75,26 @@ class InputError(ValueError):
         prefix = f"{source}: " if source else ""
         where = f"{field}: " if field else ""
         super().__init__(_escaped(f"{prefix}{where}{message}".replace("\n", " ")))
+
+
+ENV_LIMIT_MAX = 2**62
+"""Largest bound an environment variable may set (an index a read or an allocation can still take)."""
+
+
+def limit_from_env(env: str, default: int) -> int:
+    """``default``, or the bound the environment variable ``env`` sets: a whole number from 1 to
+    ``ENV_LIMIT_MAX``. A value set but not such a number is refused (one line naming the variable),
+    not passed over for the default."""
+    raw = os.environ.get(env, "")
+    if raw == "":
+        return default
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        value = 0
+    if not 1 <= value <= ENV_LIMIT_MAX:
+        raise InputError(env, f"must be a whole number from 1 to 2^62 (unset: {default:,}), got {shown(raw)}")
+    return value
 
 
 def require_extra(module: str, extra: str, field: str, what: str) -> None:

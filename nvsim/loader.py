@@ -19,7 +19,6 @@ Every failure is an ``InputError`` naming the file.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ import yaml
 
 from pydantic import BaseModel, ValidationError
 
-from .errors import InputError, from_validation_error
+from .errors import InputError, from_validation_error, limit_from_env
 
 MAX_INPUT_BYTES = 4 * 2**20
 """Largest input file read (4 MiB; the largest shipped file is a few kB)."""
@@ -62,13 +61,8 @@ class StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
 
 
 def max_input_bytes() -> int:
-    """The size bound in force: ``NVSIM_MAX_INPUT_BYTES`` when set to a positive integer."""
-    raw = os.environ.get(MAX_INPUT_BYTES_ENV, "")
-    try:
-        value = int(raw)
-    except ValueError:
-        return MAX_INPUT_BYTES
-    return value if value > 0 else MAX_INPUT_BYTES
+    """The size bound in force: ``NVSIM_MAX_INPUT_BYTES`` when set (``errors.limit_from_env``)."""
+    return limit_from_env(MAX_INPUT_BYTES_ENV, MAX_INPUT_BYTES)
 
 
 def read_bytes(path: str | Path) -> bytes:

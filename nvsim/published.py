@@ -10,6 +10,7 @@ numbers without importing the fitting code.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,8 +18,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .catalog import read_yaml
-from .errors import InputError, close_matches, from_validation_error
+from .catalog import default_catalog, read_yaml
+from .errors import InputError, close_matches, from_validation_error, suggestion_text
 from .units import parse_bytes, parse_bytes_per_s, parse_count
 
 SOURCE_TREE_SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
@@ -93,6 +94,21 @@ class PublishedNumber(BaseModel):
                              f"<read|write|transaction>_latency_<mean|pNN|pNN_N>_us")
         return value
 
+    @model_validator(mode="after")
+    def _value_in_its_unit(self) -> "PublishedNumber":
+        """The value reads as a number of its unit, finite, and above 0 where the tolerance is a
+        share of it (a relative error of a 0 is no number)."""
+        try:
+            value = self.numeric_value
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"value: {self.value!r} is not a number in {self.unit} ({exc})") from None
+        if not math.isfinite(value):
+            raise ValueError(f"value: must be a finite number, got {self.value!r}")
+        if self.tolerance.relative is not None and not value > 0:
+            raise ValueError(f"value: must be above 0 for a relative tolerance (an error relative to it), got {self.value!r}; "
+                             f"give tolerance.absolute instead")
+        return self
+
     @property
     def numeric_value(self) -> float:
         """The value in base units (bytes, B/s, IOPS; others as written)."""
@@ -119,11 +135,18 @@ class PublishedFile(BaseModel):
 
 
 def load_published(path: Path) -> PublishedFile:
-    """One published.yaml, validated (a bad file is one InputError line naming the field)."""
+    """One published.yaml, validated (a bad file is one InputError line naming the field); its
+    ``source`` must be a key of the catalog's bibliography, as every catalog number's is."""
     try:
-        return PublishedFile.model_validate(read_yaml(path))
+        published = PublishedFile.model_validate(read_yaml(path))
     except ValidationError as exc:
         raise from_validation_error(exc, PublishedFile, source=str(path)) from None
+    sources = default_catalog().bibliography
+    if published.source not in sources:
+        raise InputError("source", f"{published.source!r} is not in models/bibliography.yaml"
+                                   f"{suggestion_text(published.source, sources)} (cite the measurement there first)",
+                         source=str(path))
+    return published
 
 
 def published_files(root: Path | None = None) -> list[Path]:

@@ -651,7 +651,7 @@ class _Pacing:
         job = _paced(replace(job, offset_percent=self.offset_percent,
                              rate_min_iops=_rate_limit_iops(self.minimums, w, path, kb_base, tightest=False, trims_only=trims)),
                      rate_iops=rate, thinktime=self.think_s, rate_process=self.process if rate is not None else "linear",
-                     flow=self.flow, flow_id=self.flow_id)
+                     flow=self.flow, flow_id=self.flow_id if self.flow is not None else 0)  # fio: no weight, no group
         target, entry = self.latency.get("latency_target", (None, None))
         if not target:
             return job
@@ -757,7 +757,8 @@ def _check_placement(placement: dict[str, _Entry], rw: str, rwmixread: int, path
         raise _error(entry, path, f"cannot read {distribution!r}: {exc}; allowed: random, zipf:THETA, pareto:H, "
                                   f"normal:SIGMA, zoned:PCT/PCT:..., zoned_abs:PCT/SIZE:...") from None
     writes = not (rw in _READS or (rw not in _WRITES and rwmixread == 100))
-    return distribution if writes and distribution != "random" else None
+    random = rw.startswith("rand")  # fio draws no offsets for a sequential job: its distribution is not used
+    return distribution if writes and random and distribution != "random" else None
 
 
 def _shape(data: dict[str, Any], bs: list, mixes: dict[str, _Entry], replay: dict[str, _Entry], placement: dict[str, _Entry],

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import io
 import math
-import os
 import re
 import struct
 from collections.abc import Iterator
@@ -46,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, limit_from_env
 from ..loader import read_bytes
 from ..specs.workload import MixPart, TraceSummary
 
@@ -74,12 +73,8 @@ MAX_TRACE_RECORDS_ENV = "NVSIM_MAX_TRACE_RECORDS"
 
 
 def max_trace_records() -> int:
-    """``MAX_TRACE_RECORDS``, or the positive integer in ``NVSIM_MAX_TRACE_RECORDS``."""
-    try:
-        value = int(os.environ.get(MAX_TRACE_RECORDS_ENV, ""))
-    except ValueError:
-        return MAX_TRACE_RECORDS
-    return value if value > 0 else MAX_TRACE_RECORDS
+    """``MAX_TRACE_RECORDS``, or the bound ``NVSIM_MAX_TRACE_RECORDS`` sets (``errors.limit_from_env``)."""
+    return limit_from_env(MAX_TRACE_RECORDS_ENV, MAX_TRACE_RECORDS)
 
 
 class _Kept:

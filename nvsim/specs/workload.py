@@ -231,10 +231,32 @@ class WorkloadSpec(Spec):
         if self.size is not None and self.size < smallest:  # fio's filesetup.c: "blocksize too large for data set"
             raise ValueError(f"size: {self.size:,} bytes is smaller than the block size, {smallest:,} bytes "
                              f"(fio refuses it: blocksize too large for data set)")
+        self._no_field_without_its_use()
         shaped = [name for name in COMPOSITE_FIELDS if getattr(self, name) not in (None, 0, "linear")]
         if self.rw == "oltp" and shaped:
             raise ValueError(f"{shaped[0]}: not for rw: oltp (a database's clients pace themselves)")
         return self
+
+    def _no_field_without_its_use(self) -> None:
+        """A field that would change nothing where it is given is refused, not ignored: a latency
+        target's window and percentile without the target, a flow id without a flow weight, fio's
+        rw=read:N skip on a random job, its randread:N run and the offsets' distribution on a
+        sequential one (the fio reader passes none of these where fio ignores them)."""
+        if self.latency_target is None:
+            if self.latency_window is not None:
+                raise ValueError("latency_window: the window of a latency target; give latency_target too")
+            if self.latency_percentile != 100.0:
+                raise ValueError("latency_percentile: the percentile of a latency target; give latency_target too")
+        if self.flow_id and self.flow is None:
+            raise ValueError("flow_id: groups jobs by their flow weights; give flow too")
+        if self.rw == "oltp":
+            return
+        if self.is_random and self.rw_skip_bytes:
+            raise ValueError(f"rw_skip_bytes: fio's rw=read:N skip is for a sequential job, not rw: {self.rw}")
+        if not self.is_random and self.random_run_ios != 1:
+            raise ValueError(f"random_run_ios: fio's rw=randread:N run is for a random job, not rw: {self.rw}")
+        if not self.is_random and self.random_distribution != "random":
+            raise ValueError(f"random_distribution: spreads a random job's offsets; rw: {self.rw} is sequential")
 
     @property
     def mix(self) -> tuple[MixPart, ...] | None:

@@ -36,7 +36,7 @@ def test_strict_exits_1_on_a_number_out_of_tolerance_without_a_reason(tmp_path):
     folder.mkdir()
     (folder / "scenario.yaml").write_text((ROOT / "scenarios/graid-gen5-raid6/capacity-24x-30.72tb.yaml").read_text())
     (folder / "published.yaml").write_text(
-        "source: test\nnumbers:\n  - {id: capacity-wrong, scenario: scenario.yaml, metric: usable_capacity_bytes, "
+        "source: seed-000\nnumbers:\n  - {id: capacity-wrong, scenario: scenario.yaml, metric: usable_capacity_bytes, "
         "value: 100 TB, unit: bytes, tolerance: {relative: 0.005}, table: t, wording: w}\n")
     loose = run_cli("validate", "--scenarios", str(folder), "--workers", "1")
     strict = run_cli("validate", "--scenarios", str(folder), "--workers", "1", "--strict")

@@ -11,6 +11,7 @@ matching the pattern, no traceback, and no file left behind.
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -220,6 +221,11 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     (W + "name", "rand\nread", r"workloads\[0\]\.name: must be printable text, got .* U\+000A$"),
     (W + "phase", "p\x1b[2J", r"workloads\[0\]\.phase: must be printable text, got .* U\+001B$"),
     (W + "name", "=HYPERLINK(\"http://x\")", r"workloads\[0\]\.name: must not begin with '=': a spreadsheet"),
+    # a field that would change nothing where it is given (the hunt of 2026-11-30)
+    (W + "latency_window", 1, r"workloads\[0\]: latency_window: the window of a latency target; give latency_target too"),
+    (W + "latency_percentile", 50, r"workloads\[0\]: latency_percentile: the percentile of a latency target"),
+    (W + "flow_id", 5, r"workloads\[0\]: flow_id: groups jobs by their flow weights; give flow too"),
+    (W + "rw_skip_bytes", 4096, r"workloads\[0\]: rw_skip_bytes: fio's rw=read:N skip is for a sequential job"),
     ("name", "corpus\x00", r"^error: scenario\.yaml: name: must be printable text, got .* U\+0000$"),
     (W + "size", "100TB", r"^error: scenario\.yaml: workloads\[0\]\.size: offset \+ size = .* goes past the end of the array"),
     (W + "rate_iops", -5, r"workloads\[0\]\.rate_iops: .*greater than 0"),
@@ -650,4 +656,11 @@ CLI_CASES = [Case(f"cli-{name}", "cli", None, pattern, argv=argv,
                   env={"NVSIM_CATALOG": "no-such-catalog"} if name == "run-catalog-env-missing" else {})
              for name, argv, pattern in CLI_ARGS]
 
-ALL_CASES: list[Case] = SCENARIO_CASES + FIO_CASES + SWEEP_CASES + PLAN_CASES + CATALOG_CASES + CLI_CASES
+ENV_CASES = [Case(f"env-{env}-{i}", "cli", None, rf"^error: {env}: must be a whole number from 1 to 2\^62 .*got '{re.escape(raw)}'$",
+                  argv=("run", GRAID_SCENARIO, "--fidelity", "fluid"), env={env: raw})
+             for env in ("NVSIM_MAX_INPUT_BYTES", "NVSIM_MAX_PLANNED_PAGES")
+             for i, raw in enumerate(("99999999999999999999999999", "abc", "0", "-1", "nan"))]
+"""A bound raised through the environment is input too: set but unusable, it is refused, not passed over
+(a huge NVSIM_MAX_INPUT_BYTES overflowed the file read's index)."""
+
+ALL_CASES: list[Case] = SCENARIO_CASES + FIO_CASES + SWEEP_CASES + PLAN_CASES + CATALOG_CASES + CLI_CASES + ENV_CASES

@@ -21,7 +21,7 @@ NUMBER = {"id": "x", "scenario": "s.yaml", "workload": "rr", "metric": "read_iop
 
 def _file(tmp_path, *numbers) -> Path:
     path = tmp_path / "published.yaml"
-    path.write_text(yaml.safe_dump({"source": "x", "numbers": [{**NUMBER, **n} for n in numbers]}))
+    path.write_text(yaml.safe_dump({"source": "seed-000", "numbers": [{**NUMBER, **n} for n in numbers]}))
     return path
 
 
@@ -58,3 +58,29 @@ def test_every_shipped_number_names_a_known_metric_and_a_unique_id():
     for path in published.published_files():
         numbers = published.load_published(path).numbers  # validated: an unknown metric or a repeated id raises
         assert numbers
+
+
+@pytest.mark.parametrize("changed, words", [
+    ({"value": 0}, r"numbers\[0\]: value: must be above 0 for a relative tolerance"),
+    ({"value": -5}, r"numbers\[0\]: value: must be above 0 for a relative tolerance"),
+    ({"value": float("inf")}, r"numbers\[0\]: value: must be a finite number"),
+    ({"metric": "read_bytes_per_s", "unit": "B/s", "value": "1M"}, r"numbers\[0\]: value: '1M' is not a number in B/s"),
+    ({"value": "lots"}, r"numbers\[0\]: value: 'lots' is not a number in IOPS"),
+])
+def test_a_value_that_is_no_number_of_its_unit_or_zero_under_a_relative_tolerance_is_refused(tmp_path, changed, words):
+    """validate divided by it (ZeroDivisionError) or parsed it mid-run (a traceback): refused at load."""
+    with pytest.raises(InputError, match=words):
+        published.load_published(_file(tmp_path, changed))
+
+
+def test_zero_under_an_absolute_tolerance_is_a_number(tmp_path):
+    number = published.load_published(_file(tmp_path, {"metric": "cpu_percent", "unit": "percent", "value": 0,
+                                                        "tolerance": {"absolute": 5}})).numbers[0]
+    assert number.numeric_value == 0.0
+
+
+def test_a_source_the_bibliography_does_not_hold_is_refused(tmp_path):
+    path = tmp_path / "published.yaml"
+    path.write_text(yaml.safe_dump({"source": "seed-0000", "numbers": [NUMBER]}))
+    with pytest.raises(InputError, match=r"source: 'seed-0000' is not in models/bibliography\.yaml; did you mean 'seed-000'"):
+        published.load_published(path)

@@ -108,3 +108,12 @@ def test_writer_refuses_what_fio_would_read_differently(update, phrase):
     w = WorkloadSpec(name="j", rw="read").model_copy(update=update)
     with pytest.raises(InputError, match=re.escape(phrase)):
         workload_to_fio_section(w)
+
+
+def test_options_fio_ignores_on_a_job_are_not_handed_on_to_be_refused():
+    """fio uses no flow_id without a flow weight and draws no offsets for a sequential job: a job
+    file fio runs is read, the fields left at their defaults (the scenario schema refuses them)."""
+    job = parse("[j]\nrw=write\nbs=4k\nflow_id=3\nrandom_distribution=zipf:1.2\n").jobs[0]
+    assert job.workload.flow_id == 0 and job.workload.random_distribution == "random"
+    rand = parse("[j]\nrw=randwrite\nbs=4k\nflow=2\nflow_id=3\nrandom_distribution=zipf:1.2\n").jobs[0]
+    assert rand.workload.flow_id == 3 and rand.workload.random_distribution == "zipf:1.2"

@@ -218,3 +218,20 @@ def test_a_mix_whose_shares_add_up_past_1_is_refused_and_one_below_scaled_up():
 def test_rwmixread_that_is_not_a_number_is_named_beside_a_bssplit():
     message = refusal(rw="randrw", rwmixread=[1], bssplit="4k/50:8k/50")
     assert "rwmixread" in message and "bssplit" not in message
+
+
+@pytest.mark.parametrize("fields, words", [
+    ({"rw": "read", "random_run_ios": 64}, "random_run_ios: fio's rw=randread:N run is for a random job, not rw: read"),
+    ({"rw": "write", "random_distribution": "zipf:1.2"}, "random_distribution: spreads a random job's offsets; rw: write"),
+    ({"rw": "randread", "rw_skip_bytes": 4096}, "rw_skip_bytes: fio's rw=read:N skip is for a sequential job"),
+    ({"latency_window": 1}, "latency_window: the window of a latency target"),
+    ({"flow_id": 3}, "flow_id: groups jobs by their flow weights; give flow too"),
+])
+def test_a_field_that_would_change_nothing_where_it_is_given_is_refused(fields, words):
+    assert words in refusal(**fields)
+
+
+def test_the_same_fields_where_they_apply_are_kept():
+    assert WorkloadSpec(name="j", rw="randread", random_run_ios=64, random_distribution="zipf:1.2").random_run_ios == 64
+    assert WorkloadSpec(name="j", rw="read", rw_skip_bytes=4096).rw_skip_bytes == 4096
+    assert WorkloadSpec(name="j", rw="randread", flow=2, flow_id=3).flow_id == 3
