@@ -160,3 +160,26 @@ def test_workloads_run_in_forked_workers_give_what_one_process_gives(catalog, mo
         assert pooled[name].metrics() == here[name].metrics(), name
     if start_method() == "fork":  # the pool ran them: each reported once, when done
         assert sorted(done) == sorted(here)
+
+
+def test_a_phase_is_solved_once_for_all_its_workloads_with_each_ones_own_answer(catalog, monkeypatch):
+    """Each workload of a phase is answered by the phase's solve (its jobs' answers depend on each
+    other): run_workloads solves it once, not once per workload (256 flow-weighted workloads took two
+    minutes), and gives each workload what its own Simulation gives."""
+    from nvsim.simulation import Simulation, run_workloads, workload_runs
+    from nvsim.workload import compose
+
+    base = nvsim.load_scenario(ROOT / "scenarios" / "graid-gen5-raid6", catalog)
+    jobs = [base.workloads[0].model_copy(update={"name": f"j{i}", "phase": "p", "flow": i + 1, "numjobs": 4})
+            for i in range(3)]
+    alone = base.workloads[1].model_copy(update={"numjobs": 4})
+    spec = base.model_copy(update={"workloads": (jobs[0], alone, *jobs[1:])})
+    assert workload_runs(spec) == [(0, 2, 3), (1,)]
+    solves = []
+    real = compose.ROWS["phase"]
+    monkeypatch.setitem(compose.ROWS, "phase", lambda job: solves.append(job.workload.name) or real(job))
+    together = run_workloads(spec, catalog, "fluid")
+    assert solves == ["p"] and list(together) == ["j0", alone.name, "j1", "j2"]
+    for workload in spec.workloads:
+        own = Simulation(spec, workload, catalog=catalog).run("fluid")
+        assert together[workload.name].metrics() == own.metrics(), workload.name
