@@ -137,6 +137,25 @@ def _bays_error(scenario: Any, catalog: Any, drive: Any) -> str | None:
     return None
 
 
+def _volume_bays_error(scenario: Any, catalog: Any) -> str | None:
+    """The other volumes' drives (``volumes``: their own, on the same server) take bays too: with
+    the array's (unless its drives are add-in cards in slots) they must fit the platform's bays.
+    A volume of add-in cards takes slots, which are not counted here."""
+    volumes = getattr(scenario, "volumes", ())
+    if not volumes:
+        return None
+    platform = catalog.platforms[scenario.platform]
+    bays, _lanes, _gen, label = bay_count(scenario.topology, platform, catalog)
+    in_slots = scenario.topology is not None and scenario.topology.attach == "slots"
+    own = 0 if in_slots else scenario.array.drives + scenario.array.hot_spares
+    theirs = sum(v.array.drives + v.array.hot_spares for v in volumes
+                 if v.array.drive in catalog.drives and not is_add_in_card(catalog.drives[v.array.drive]))
+    if own + theirs <= bays:
+        return None
+    return (f"volumes: the array's {own} and the volumes' {theirs} drives (hot spares included) need {own + theirs} bays; "
+            f"{label} has {bays}; allowed: at most {bays} drives in bays on one server")
+
+
 def _slots_error(scenario: Any, catalog: Any, drive: Any) -> str | None:
     platform = catalog.platforms[scenario.platform]
     if not is_add_in_card(drive):
@@ -214,6 +233,7 @@ def placement_error(scenario: Any, catalog: Any) -> str | None:
     error = _bifurcation_error(topology, platform) if topology is not None else None
     error = error or (_fields_error(scenario, catalog) if topology is not None else None)
     error = error or (_slots_error(scenario, catalog, drive) if slots else _bays_error(scenario, catalog, drive))
+    error = error or _volume_bays_error(scenario, catalog)
     if error is None and topology is not None and topology.switches is not None:
         link_lanes = drive.lanes.value if slots else min(drive.lanes.value, bay_count(topology, platform, catalog)[1])
         error = _switch_error(scenario, catalog, link_lanes)

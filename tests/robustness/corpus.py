@@ -242,6 +242,10 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     (W + "flow", 0, r"workloads\[0\]\.flow: .*greater than or equal to 1"),
 ]
 
+_VOLUMES = changed(BASE_SCENARIO, "volumes", [{"name": "v", "workload": "randread", "array": {
+    "level": 6, "drive": "kioxia-cm7-r-3.84tb", "drives": 20, "strip_bytes": "64KiB", "engine": "linux-md"}}])
+"""Another volume's drives take the server's bays too (the platform has 24)."""
+
 SCENARIO_CASES = [Case(f"scenario-{path}-{i}", "scenario", changed(BASE_SCENARIO, path, value), pattern)
                   for i, (path, value, pattern) in enumerate(SCENARIO_FIELDS)]
 _TWO = copy.deepcopy(BASE_SCENARIO)
@@ -258,6 +262,8 @@ SCENARIO_CASES += [
     Case("scenario-duplicate-workload-names", "scenario", _TWO, r"workloads\[1\]\.name: 'randread' names two workloads"),
     Case("scenario-hardware-raid10-odd", "scenario", _CARD, r"drives: RAID10 on engine broadcom-megaraid-9560-16i .*multiple of 2, got 7"),
     Case("scenario-gpu-raid10-odd", "scenario", _GPU10, r"drives: RAID10 on engine graid-supremeraid-sr1010 .*got 9"),
+    Case("scenario-volumes-over-bays", "scenario", _VOLUMES,
+         r"volumes: the array's 8 and the volumes' 20 drives \(hot spares included\) need 28 bays; .* has 24"),
     Case("scenario-fault-drive-out-of-range", "scenario", _FAULTS, r"faults\[2\]\.drive: drive 9 does not exist"),
     Case("scenario-fault-replace-unfailed", "scenario", _UNFAILED,
          r"faults\[0\]\.action: replace of drive 0, which has not failed; a replace follows the drive's fail or pull"),
