@@ -418,6 +418,27 @@ class ScenarioSpec(Spec):
         return self
 
     @model_validator(mode="after")
+    def _databases_fit_the_server(self, info: ValidationInfo) -> "ScenarioSpec":
+        """An OLTP database's buffer pool lives in the server's DRAM (a pool larger than it would not
+        start), and its data set holds at least one of its profile's pages."""
+        catalog = _catalog(info)
+        if catalog is None or self.platform not in catalog.platforms:
+            return self
+        memory = catalog.platforms[self.platform].memory_bytes.value
+        for i, workload in enumerate(self.workloads):
+            oltp = workload.oltp
+            if oltp is None or oltp.profile not in catalog.oltp:
+                continue
+            if oltp.buffer_pool_bytes > memory:
+                raise ValueError(f"workloads[{i}].oltp.buffer_pool_bytes: {oltp.buffer_pool_bytes:,} bytes is more than the "
+                                 f"{memory:,} bytes of DRAM of {self.platform}; allowed: at most {memory:,}")
+            page = catalog.oltp[oltp.profile].page_bytes.value
+            if oltp.dataset_bytes < page:
+                raise ValueError(f"workloads[{i}].oltp.dataset_bytes: {oltp.dataset_bytes:,} bytes is less than one "
+                                 f"{page:,}-byte page of {oltp.profile}; allowed: at least {page:,}")
+        return self
+
+    @model_validator(mode="after")
     def _engine_runs_on_platform(self, info: ValidationInfo) -> "ScenarioSpec":
         """An engine tied to a CPU maker's silicon (``EngineSpec.cpu_vendors``) refuses other platforms."""
         catalog = _catalog(info)

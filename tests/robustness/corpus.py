@@ -242,6 +242,12 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     (W + "flow", 0, r"workloads\[0\]\.flow: .*greater than or equal to 1"),
 ]
 
+def _oltp(**database) -> dict:
+    """The base scenario with its one workload an OLTP database (``database`` changed)."""
+    oltp = {"profile": "sysbench-oltp-rw", "dataset_bytes": "100GB", "buffer_pool_bytes": "32GB", **database}
+    return changed(BASE_SCENARIO, "workloads", [{"name": "db", "rw": "oltp", "users": 64, "oltp": oltp}])
+
+
 _VOLUMES = changed(BASE_SCENARIO, "volumes", [{"name": "v", "workload": "randread", "array": {
     "level": 6, "drive": "kioxia-cm7-r-3.84tb", "drives": 20, "strip_bytes": "64KiB", "engine": "linux-md"}}])
 """Another volume's drives take the server's bays too (the platform has 24)."""
@@ -262,6 +268,10 @@ SCENARIO_CASES += [
     Case("scenario-duplicate-workload-names", "scenario", _TWO, r"workloads\[1\]\.name: 'randread' names two workloads"),
     Case("scenario-hardware-raid10-odd", "scenario", _CARD, r"drives: RAID10 on engine broadcom-megaraid-9560-16i .*multiple of 2, got 7"),
     Case("scenario-gpu-raid10-odd", "scenario", _GPU10, r"drives: RAID10 on engine graid-supremeraid-sr1010 .*got 9"),
+    Case("scenario-oltp-pool-over-dram", "scenario", _oltp(buffer_pool_bytes="1PB"),
+         r"workloads\[0\]\.oltp\.buffer_pool_bytes: 1,000,000,000,000,000 bytes is more than the .* bytes of DRAM"),
+    Case("scenario-oltp-dataset-under-a-page", "scenario", _oltp(dataset_bytes=1),
+         r"workloads\[0\]\.oltp\.dataset_bytes: 1 bytes is less than one 16,384-byte page of sysbench-oltp-rw"),
     Case("scenario-volumes-over-bays", "scenario", _VOLUMES,
          r"volumes: the array's 8 and the volumes' 20 drives \(hot spares included\) need 28 bays; .* has 24"),
     Case("scenario-fault-drive-out-of-range", "scenario", _FAULTS, r"faults\[2\]\.drive: drive 9 does not exist"),
