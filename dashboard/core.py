@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 import yaml
+from pydantic import BaseModel, ValidationError
 
 from nvsim import (Catalog, InputError, ScenarioSpec, Simulation, WorkloadSpec, array_bounds, default_catalog,
                    parse_scenario, rebuild_summary)
@@ -209,8 +210,9 @@ def scenario_dict(setup: dict[str, Any], custom: dict | None = None, extras: dic
 
     custom: workloads from an uploaded fio job file or scenario ({"label", "workloads": [dict]}),
     used when the workload selector is FILE_WORKLOADS. extras: what an imported scenario had that
-    has no control (layout, near_copies, scrub, placement, seed); placement.drive_sockets is dropped once
-    the drive count no longer matches it.
+    has no control (layout, near_copies, scrub, placement, seed; its engine's settings and rebuild
+    throttle, while that engine is chosen); placement.drive_sockets is dropped once the drive count
+    no longer matches it.
     """
     catalog = catalog or default_catalog()
     extras = extras or {}
@@ -229,6 +231,9 @@ def scenario_dict(setup: dict[str, Any], custom: dict | None = None, extras: dic
     settings = extras.get("engine_settings")
     if settings and settings.get("engine") == array["engine"]:  # an imported engine's settings, while it is chosen
         array["engine_settings"] = dict(settings["values"])
+    rebuild = extras.get("rebuild")
+    if rebuild and rebuild.get("engine") == array["engine"]:  # md's speed limits or a card's priority, likewise
+        array["rebuild"] = dict(rebuild["values"])
     namespace = namespace_bytes_for(setup, catalog)
     if namespace is not None:
         array["namespace_bytes"] = namespace
@@ -605,11 +610,57 @@ def load_yaml(text: str, filename: str) -> Any:
     return parse_yaml(text, filename)
 
 
+SCENARIO_FIELDS_HELD = ("name", "description", "source", "platform", "array", "placement", "workloads", "seed")
+"""The scenario fields an upload carries into the controls, ``custom`` and ``extras`` (a name,
+description and source are the file's words; the dashboard names its set-up itself)."""
+ARRAY_FIELDS_HELD = ("level", "drive", "drives", "strip_bytes", "layout", "near_copies", "namespace_bytes", "engine",
+                     "engine_settings", "rebuild", "scrub")
+"""The ``array`` fields an upload carries (``scenario_dict`` writes them back)."""
+NOT_HELD_ADVICE = {
+    "faults": "the dashboard simulates the array as built, without a failure or replacement",
+    "volumes": "the dashboard simulates one array, with no volume beside it",
+    "topology": "the dashboard hangs the drives in the platform's own bays, with no switch, retimer or slot",
+    "array.hot_spares": "the dashboard's set-up has no hot spares (a rebuild starts on a new drive)",
+}
+"""Why a field the dashboard cannot hold is refused; any other such field gets a general line."""
+
+
+def _is_empty(value: Any, default: Any) -> bool:
+    """A field at its default, or an empty section (``topology: {}``: every field at its default)."""
+    if value == default:
+        return True
+    try:
+        return isinstance(value, BaseModel) and value == type(value)()
+    except ValidationError:  # a section with a required field is never empty
+        return False
+
+
+def _set_fields(model: BaseModel, held: tuple[str, ...], prefix: str = "") -> list[str]:
+    """The fields of ``model`` outside ``held`` that are set to other than their default, in order."""
+    return [prefix + name for name, field in type(model).model_fields.items()
+            if name not in held and not _is_empty(getattr(model, name), field.get_default(call_default_factory=True))]
+
+
+def check_held(spec: ScenarioSpec, filename: str) -> None:
+    """Refuse a scenario with a field the dashboard cannot hold (faults, hot spares, a topology,
+    volumes, ...): dropped without a word, the dashboard would predict a healthy array where
+    `nvsim run` of the same file predicts a degraded one. One line: the first such field, and what to
+    use instead."""
+    unheld = _set_fields(spec.array, ARRAY_FIELDS_HELD, "array.") + _set_fields(spec, SCENARIO_FIELDS_HELD)
+    if unheld:
+        field = unheld[0]
+        why = NOT_HELD_ADVICE.get(field, "the dashboard has no place for it")
+        raise InputError(field, f"{why}; run this file with nvsim run, or remove {field} to load the rest here",
+                         source=filename)
+
+
 def import_scenario(text: str, filename: str, catalog: Catalog | None = None) -> dict[str, Any]:
-    """A scenario YAML (data only: yaml.safe_load) -> {"setup", "custom", "extras", "strip_bytes"}."""
+    """A scenario YAML (data only: yaml.safe_load) -> {"setup", "custom", "extras"}; a scenario with
+    a field the dashboard cannot hold is refused (``check_held``), not loaded without it."""
     catalog = catalog or default_catalog()
     data = load_yaml(text, filename)
     spec = parse_scenario(data, catalog, source=filename)
+    check_held(spec, filename)
     array = spec.array
     setup = {"platform": spec.platform, "drive": array.drive, "drives": array.drives,
              "namespace_mode": "size" if array.namespace_bytes else "full",
@@ -625,6 +676,9 @@ def import_scenario(text: str, filename: str, catalog: Catalog | None = None) ->
         extras["scrub"] = True
     if array.engine_settings:
         extras["engine_settings"] = {"engine": array.engine, "values": dict(array.engine_settings)}
+    rebuild = array.rebuild.model_dump(mode="json", exclude_defaults=True)
+    if rebuild:
+        extras["rebuild"] = {"engine": array.engine, "values": rebuild}
     placement = spec.placement.model_dump(mode="json", exclude_defaults=True)
     if placement:
         extras["placement"] = placement

@@ -4,11 +4,11 @@ A Dash callback request is JSON the browser sends (``POST /_dash-update-componen
 craft one. Here, before any callback runs, the request's envelope is checked against the callback
 it names (the output, its inputs and states, in order), and every value against the type its
 property can take (a number box a number or text, a click count a whole number, a store the shape
-the server itself writes). A malformed request is answered ``400`` with one short line, never a
-``500`` page or a traceback; the server log gets one line too. Stores the server writes
-(``current``, ``event``, ``compare``) travel through the browser, so a callback that reads one is
-also guarded: a record that passes the shape check but still cannot be read is a bad request, not
-a server error.
+the server itself writes, every number in it finite). A malformed request is answered ``400`` with
+one short line, never a ``500`` page or a traceback; the server log gets one line too. Stores the
+server writes (``current``, ``event``, ``compare``) travel through the browser, so a callback that
+reads one is also guarded: a record that passes the shape check but still cannot be read is a bad
+request, not a server error.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import sys
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -36,7 +37,7 @@ class PayloadError(Exception):
     """A callback request or value that the dashboard does not accept (HTTP 400)."""
 
     def __init__(self, field: str, message: str):
-        super().__init__(f"{field}: {message}"[:MESSAGE_CHARS])
+        super().__init__(" ".join(f"{field}: {message}".splitlines())[:MESSAGE_CHARS])  # a key may hold a newline
         self.field = field
 
 
@@ -53,8 +54,8 @@ class Custom(_Shape):
 
 
 class EngineSettings(_Shape):
-    """An imported scenario's engine settings (``core.scenario_dict`` applies them while that engine
-    is chosen): the engine's name and its sysfs-like knobs, each a plain value."""
+    """An imported scenario's engine settings or rebuild throttle (``core.scenario_dict`` applies
+    them while that engine is chosen): the engine's name and its sysfs-like knobs, each a plain value."""
 
     engine: str = Field(max_length=200)
     values: dict[str, str | int | float | bool | None] = Field(max_length=64)
@@ -67,6 +68,7 @@ class Extras(_Shape):
     scrub: bool | None = None
     placement: dict[str, Any] | None = None
     engine_settings: EngineSettings | None = None
+    rebuild: EngineSettings | None = None
 
 
 class Job(_Shape):
@@ -166,6 +168,23 @@ def _adapter(component: str, prop: str) -> TypeAdapter:
     return _TEXT  # dropdowns, radio items, upload contents and file names
 
 
+def not_finite_at(value: Any) -> str | None:
+    """Where in ``value`` (``rebuild.mttdl_years``) the first number lies that is not finite or is
+    past any float, or None. The server writes none (Dash sends NaN and infinity as null), but
+    Python's JSON reads ``Infinity``, ``NaN`` and a 400-digit integer from a client; a formatter or
+    ``int()`` of one overflowed deep inside a callback. Walked without recursion: a store may nest."""
+    stack: list[tuple[tuple[str, ...], Any]] = [((), value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, (int, float)) and not isinstance(item, bool) and not abs(item) <= sys.float_info.max:
+            return ".".join(where) or "the value"
+        if isinstance(item, dict):
+            stack.extend(((*where, str(k)), v) for k, v in reversed(list(item.items())))
+        elif isinstance(item, list):
+            stack.extend(((*where, str(i)), v) for i, v in reversed(list(enumerate(item))))
+    return None
+
+
 def check_value(component: str, prop: str, value: Any) -> None:
     """Raise PayloadError unless ``value`` is what ``component.prop`` can hold."""
     try:
@@ -174,6 +193,8 @@ def check_value(component: str, prop: str, value: Any) -> None:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"] if not str(p).startswith(("function-", "nullable", "union")))
         raise PayloadError(f"{component}.{prop}", f"{first['msg']}{' at ' + where if where else ''}") from None
+    if prop == "data" and (where := not_finite_at(value)) is not None:
+        raise PayloadError(f"{component}.data", f"a number that is not finite (Infinity, NaN) or past ~1.8e308 at {where}")
     if prop in ("n_clicks", "n_intervals") and value is not None and not 0 <= value <= MAX_CLICKS:
         raise PayloadError(f"{component}.{prop}", f"must be 0 to {MAX_CLICKS}, got {value}")
     if component == "sheets" and value is not None and len(value) > MAX_SHEETS:
@@ -282,13 +303,14 @@ def client_data(what: str) -> Callable:
     """Guard a callback that reads data held by the browser: an error reading it is a bad request.
 
     Shapes are checked before the callback runs (``install``); a record whose contents still cannot
-    be read (a key missing deep inside, a number that is text) raises here as PayloadError (400)."""
+    be read (a key missing deep inside, a number that is text, a number whose arithmetic overflows
+    or divides by zero) raises here as PayloadError (400)."""
     def wrap(fn: Callable) -> Callable:
         @functools.wraps(fn)
         def guarded(*args, **kwargs):
             try:
                 return fn(*args, **kwargs)
-            except (KeyError, TypeError, ValueError, AttributeError, IndexError, InputError) as exc:
+            except (KeyError, TypeError, ValueError, AttributeError, IndexError, ArithmeticError, InputError) as exc:
                 raise PayloadError(what, f"cannot be read ({type(exc).__name__}: {exc})") from None
         return guarded
     return wrap

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from fractions import Fraction
 
 DECIMAL_BYTE_UNITS = {"B": 1, "kB": 10**3, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12, "PB": 10**15}
@@ -118,8 +119,30 @@ def parse_seconds(value: int | float | str) -> float:
     return number * TIME_UNITS_S[unit]
 
 
+def not_finite_word(value: float | int) -> str | None:
+    """The word a formatter writes for a value that is no finite number, or None for a number:
+    NaN "-", infinity "never" (a rebuild that never ends, a price per nothing), minus infinity "-".
+    Compared, not converted, so an integer beyond any float is a number here."""
+    if value != value:
+        return "-"
+    if value == math.inf:
+        return "never"
+    if value == -math.inf:
+        return "-"
+    return None
+
+
+def _past_floats(value: float | int) -> bool:
+    """An integer too large for a float (a JSON number of 400 digits): divided, it overflows."""
+    return abs(value) > sys.float_info.max
+
+
 def format_bytes_decimal(n_bytes: float, digits: int = 2) -> str:
     """'675.84 TB' style, powers of 1000."""
+    if (word := not_finite_word(n_bytes)) is not None:
+        return word
+    if _past_floats(n_bytes):
+        return f"{format_large(n_bytes)} B"
     for unit, factor in (("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
         if abs(n_bytes) >= factor:
             return f"{n_bytes / factor:.{digits}f} {unit}"
@@ -128,6 +151,10 @@ def format_bytes_decimal(n_bytes: float, digits: int = 2) -> str:
 
 def format_bytes_binary(n_bytes: float, digits: int = 2) -> str:
     """'614.67 TiB' style, powers of 1024."""
+    if (word := not_finite_word(n_bytes)) is not None:
+        return word
+    if _past_floats(n_bytes):
+        return f"{format_large(n_bytes)} B"
     for unit, factor in (("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if abs(n_bytes) >= factor:
             return f"{n_bytes / factor:.{digits}f} {unit}"
@@ -135,11 +162,16 @@ def format_bytes_binary(n_bytes: float, digits: int = 2) -> str:
 
 
 def format_rate_decimal(bytes_per_s: float) -> str:
-    return format_bytes_decimal(bytes_per_s) + "/s"
+    text = format_bytes_decimal(bytes_per_s)
+    return text if not_finite_word(bytes_per_s) is not None else text + "/s"
 
 
 def format_count(value: float) -> str:
     """'28.52M', '310.0K'."""
+    if (word := not_finite_word(value)) is not None:
+        return word
+    if _past_floats(value):
+        return format_large(value)
     for suffix, factor in (("G", 1e9), ("M", 1e6), ("K", 1e3)):
         if abs(value) >= factor:
             return f"{value / factor:,.2f}{suffix}"
@@ -148,9 +180,13 @@ def format_count(value: float) -> str:
 
 def format_value(value: float | None, unit: str) -> str:
     """A value for a table, by its unit: "B/s" and "bytes" decimal, "IOPS" a count, "percent" two
-    decimals; anything else four significant digits; None is "-"."""
+    decimals; anything else four significant digits; None is "-", NaN and infinity a word."""
     if value is None:
         return "-"
+    if (word := not_finite_word(value)) is not None:
+        return word
+    if _past_floats(value):
+        return format_large(value)
     if unit in ("B/s",):
         return format_rate_decimal(value)
     if unit == "bytes":
@@ -176,15 +212,13 @@ COLUMN_SCALES = {  # a column's unit -> (threshold, factor, header unit), larges
 def format_significant(value: float, digits: int = 4) -> str:
     """A plain decimal with at least ``digits`` significant digits and thousands separators, never
     e-notation: 28 -> "28.00", 0.24791 -> "0.2479", 45740.2 -> "45,740"; 0 -> "0"."""
-    if value != value:
-        return "-"
+    if (word := not_finite_word(value)) is not None:
+        return word
     if value == 0:
         return "0"
-    if math.isinf(value):  # a rebuild that never ends, a price per nothing
-        return "never" if value > 0 else "-"
     magnitude = math.floor(math.log10(abs(value)))
     decimals = min(9, max(0, digits - 1 - magnitude))
-    return f"{value:,.{decimals}f}"
+    return f"{value:,}" if isinstance(value, int) and decimals == 0 else f"{value:,.{decimals}f}"  # an int past floats
 
 
 def column_scale(values, unit: str) -> tuple[float, str]:
@@ -197,9 +231,20 @@ def column_scale(values, unit: str) -> tuple[float, str]:
     raise ValueError(f"no scale for {unit!r}")  # pragma: no cover - every table ends at threshold 0
 
 
+def _power_of_ten(log10_value: float) -> str:
+    """"3.1×10³¹⁹" from a number's base-10 logarithm: odds 1/p of a p so small that 1/p is no float."""
+    exponent = math.floor(log10_value)
+    mantissa = 10 ** (log10_value - exponent)
+    if round(mantissa, 1) >= 10:  # 9.96 rounds up to the next power
+        mantissa, exponent = mantissa / 10, exponent + 1
+    return f"{mantissa:.1f}×10{str(exponent).translate(SUPERSCRIPT)}"
+
+
 def format_large(value: float) -> str:
     """A large number in words: 313,000 -> "313,000"; 3.13e11 -> "313 billion"; beyond the named
-    scales, "3.1×10²¹" (superscript, not e-notation)."""
+    scales, "3.1×10²¹" (superscript, not e-notation); NaN and infinity a word (``not_finite_word``)."""
+    if (word := not_finite_word(value)) is not None:
+        return word
     if abs(value) < 1e6:
         return f"{value:,.0f}"
     for factor, name in LARGE_NAMES:
@@ -210,19 +255,25 @@ def format_large(value: float) -> str:
 
 
 def format_probability(p: float) -> str:
-    """A probability as people read it: "0", "2.5%", or odds "1 in 50.5 billion" below 0.1%."""
-    if p != p:
+    """A probability as people read it: "0", "2.5%", or odds "1 in 50.5 billion" below 0.1%; odds
+    past any float (p = 1e-320: 1/p is infinite) from the logarithm, "1 in 1.0×10³²⁰". NaN and
+    infinity, which no probability is, are "-"."""
+    if not_finite_word(p) is not None:
         return "-"
     if p <= 0:
         return "0"
     if p >= 1e-3:
-        return f"{format_significant(100 * p, 3)}%"
-    return f"1 in {format_large(1 / p)}"
+        percent = 100 * p
+        return "-" if percent == math.inf else f"{format_significant(percent, 3)}%"
+    odds = 1 / p
+    return f"1 in {format_large(odds) if not math.isinf(odds) else _power_of_ten(-math.log10(p))}"
 
 
 def format_exact(value: float | int) -> str:
     """A catalog number as written, with thousands separators and no e-notation: 2,500,000;
-    0.691068; 1e-17 -> "1×10⁻¹⁷"."""
+    0.691068; 1e-17 -> "1×10⁻¹⁷"; NaN and infinity a word (``not_finite_word``)."""
+    if (word := not_finite_word(value)) is not None:
+        return word
     text = f"{value:,}"
     if "e" not in text:
         return text
