@@ -43,7 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from .bounds import capacity
 from .budget import MAX_SWEEP_POINTS, check_points, check_scenario_regions, check_workload
-from .catalog import default_catalog
+from .catalog import catalog_digest, catalog_dir, default_catalog
 from .cost import cost_power
 from .loader import load_model
 from .errors import InputError, close_matches, require_extra
@@ -159,9 +159,21 @@ def expand(spec: SweepSpec) -> list[dict[str, Any]]:
     return points or [{}]
 
 
-def point_key(point: dict[str, Any], workload: str, fidelity: str) -> str:
-    """Stable identity of one row (for resuming): the point's fields, the workload, the fidelity."""
-    text = json.dumps({"point": point, "workload": workload, "fidelity": fidelity}, sort_keys=True, default=str)
+def point_key(point: dict[str, Any], workload: str, fidelity: str, sweep: str = "") -> str:
+    """Stable identity of one row (for resuming): the point's fields, the workload, the fidelity
+    and the ``sweep_fingerprint`` of everything else that changes the row."""
+    text = json.dumps({"point": point, "workload": workload, "fidelity": fidelity, "sweep": sweep},
+                      sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def sweep_fingerprint(spec: SweepSpec, base_data: dict[str, Any]) -> str:
+    """What a row depends on besides its point, workload and fidelity: the base scenario's data,
+    ``host_ios``, ``rebuild``, and nvsim's source with its catalog (``catalog_digest``). A journal
+    row of a sweep that differed in any of them has another key, so it is recomputed, never
+    resumed into this sweep's table."""
+    text = json.dumps({"base": base_data, "host_ios": spec.host_ios, "rebuild": spec.rebuild,
+                       "nvsim": catalog_digest(catalog_dir())}, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -290,7 +302,7 @@ def check_settable(data: dict[str, Any], field: str) -> None:
 def run_point(task: dict[str, Any]) -> list[dict[str, Any]]:
     """One point: every selected workload of it, as table rows (runs in a worker process)."""
     catalog = default_catalog()
-    point, fidelity = task["point"], task["fidelity"]
+    point, fidelity, sweep = task["point"], task["fidelity"], task.get("sweep", "")
     rows = []
     data, _ = apply_point(task["base"], point)
     try:
@@ -301,13 +313,13 @@ def run_point(task: dict[str, Any]) -> list[dict[str, Any]]:
                 check_workload(workload, fidelity, host_ios=task["host_ios"])
         check_scenario_regions(scenario, lambda: Simulation(scenario, catalog=catalog).device_bytes)  # a point's region off its array
     except InputError as exc:
-        return [dict(_fields(point), workload=name, key=point_key(point, name, fidelity), status="invalid", error=str(exc))
+        return [dict(_fields(point), workload=name, key=point_key(point, name, fidelity, sweep), status="invalid", error=str(exc))
                 for name in task["workloads"]]
     usable = capacity(scenario, catalog).usable_bytes
     loss = None if scenario.array.single_drive else data_loss_at_start(scenario, catalog)
     for name in task["workloads"]:
         if loss is not None:  # the array has lost data: its workloads get errors, not rates
-            rows.append(dict(_fields(point), workload=name, key=point_key(point, name, fidelity), status="data loss",
+            rows.append(dict(_fields(point), workload=name, key=point_key(point, name, fidelity, sweep), status="data loss",
                              error=loss.detail, usable_bytes=float(usable),
                              usable_bytes_per_drive=float(usable) / scenario.array.drives, **data_loss_metrics(loss)))
             continue
@@ -318,7 +330,7 @@ def run_point(task: dict[str, Any]) -> list[dict[str, Any]]:
             workload = next(w for w in scenario.workloads if w.name == name)
             r = rebuild_summary(scenario, catalog, workload)
             metrics.update({k: r.get(k) for k in ("rebuild_hours", "rebuild_mb_per_s", "data_loss_probability", "mttdl_years")})
-        rows.append(dict(_fields(point), workload=name, key=point_key(point, name, fidelity), status="ok", error="",
+        rows.append(dict(_fields(point), workload=name, key=point_key(point, name, fidelity, sweep), status="ok", error="",
                          usable_bytes=float(usable), usable_bytes_per_drive=float(usable) / scenario.array.drives,
                          **{k: v for k, v in metrics.items()}))
     return rows
@@ -374,7 +386,10 @@ def run_sweep(spec_path: str | Path, out: str | Path, *, workers: int = 1, dask_
 
     Everything is checked before a point runs (the file, its size, the output paths, the Dask
     scheduler); a constraint naming a column no row has is refused before the first row is
-    logged, so a refused sweep leaves no ``.partial.jsonl``."""
+    logged, and one comparing a column of text removes the journal this run began, so a refused
+    sweep leaves no ``.partial.jsonl`` (a killed run's, there before, is kept to resume).
+    Journal rows are keyed by ``sweep_fingerprint`` too: an edited base scenario, ``host_ios``,
+    ``rebuild``, nvsim or catalog recomputes its rows instead of resuming another sweep's."""
     spec, base, names = prepare_sweep(spec_path)
     if dask_address:
         require_extra("distributed", "dask", "--dask", "a sweep on a Dask cluster")
@@ -384,12 +399,16 @@ def run_sweep(spec_path: str | Path, out: str | Path, *, workers: int = 1, dask_
     for path in (out.with_suffix(".parquet"), out.with_suffix(".csv")):
         recover_commit(journal_path(path))  # a commit a killed run left half done
     partial = out.with_name(out.name + ".partial.jsonl")
+    existed = partial.exists()  # a killed run's journal: kept whatever happens to this run
     done, damaged = _load_partial(partial)
     points = expand(spec)
     base_data = base.model_dump(mode="json")
+    sweep = sweep_fingerprint(spec, base_data)
+    done, wrong = _resumable(done, {point_key(p, n, spec.fidelity, sweep): (p, n) for p in points for n in names})
+    damaged += wrong
     tasks = [{"point": p, "base": base_data, "workloads": names, "fidelity": spec.fidelity, "host_ios": spec.host_ios,
-              "rebuild": spec.rebuild}
-             for p in points if any(point_key(p, n, spec.fidelity) not in done for n in names)]
+              "rebuild": spec.rebuild, "sweep": sweep}
+             for p in points if any(point_key(p, n, spec.fidelity, sweep) not in done for n in names)]
     already = len(points) - len(tasks)
     if progress:
         progress(already, len(points))
@@ -403,8 +422,13 @@ def run_sweep(spec_path: str | Path, out: str | Path, *, workers: int = 1, dask_
                     progress(already, len(points))
         finally:
             log.close()
-    rows = [dict(done[point_key(p, n, spec.fidelity)], point=i) for i, p in enumerate(points) for n in names]
-    table = _rank(rows, spec)
+    rows = [dict(done[point_key(p, n, spec.fidelity, sweep)], point=i) for i, p in enumerate(points) for n in names]
+    try:
+        table = _rank(rows, spec)
+    except InputError:  # a column of text ranked or compared: refused, and this run's journal goes with it
+        if not existed:
+            partial.unlink(missing_ok=True)
+        raise
     parquet = _write_table(table, out)
     partial.unlink(missing_ok=True)
     return {"points": len(points), "rows": len(table), "computed_now": len(tasks),
@@ -511,9 +535,50 @@ class _PartialLog:
             self.handle.close()
 
 
+ROW_STATUSES = ("ok", "invalid", "data loss")
+"""A row's ``status``: what ``run_point`` writes."""
+TEXT_COLUMNS = ("workload", "key", "status", "error", "price_missing")
+"""Columns of text a row has besides its ``set.`` fields and the ``*limited_by`` ones: text in any
+other column (``"read_iops": "lots"``) is not a row nvsim wrote, so a journal line holding it is
+damaged (a new text metric not listed here only costs its rows a recomputation, never a wrong row)."""
+
+
+def _is_row(row: Any) -> bool:
+    """Whether a journal line's object is shaped like a row: a key, a status, and in every column
+    a number, true/false, nothing, or text where rows hold text."""
+    if not isinstance(row, dict) or not isinstance(row.get("key"), str) or row.get("status") not in ROW_STATUSES:
+        return False
+    for column, value in row.items():
+        if isinstance(value, str):
+            if not (column in TEXT_COLUMNS or column.startswith("set.") or column.endswith("limited_by")):
+                return False
+        elif not (value is None or isinstance(value, (bool, int, float))):
+            return False
+    return True
+
+
+def _resumable(done: dict[str, dict], wanted: dict[str, tuple[dict[str, Any], str]]) -> tuple[dict[str, dict], int]:
+    """The journal's rows this sweep resumes, by key (``wanted``: each key's point and workload),
+    and how many rows under a wanted key are not that point's and workload's (damaged: they run
+    again). Rows of other keys (another sweep, an edited one) are left out, not counted."""
+    kept: dict[str, dict] = {}
+    wrong = 0
+    for key, row in done.items():
+        if key not in wanted:
+            continue
+        point, workload = wanted[key]
+        fields = {k: v for k, v in row.items() if k.startswith("set.")}
+        if row.get("workload") == workload and isinstance(row.get("error"), str) \
+                and json.dumps(fields, sort_keys=True) == json.dumps(_fields(point), sort_keys=True):
+            kept[key] = row
+        else:
+            wrong += 1
+    return kept, wrong
+
+
 def _load_partial(partial: Path) -> tuple[dict[str, dict], int]:
-    """Rows a killed run finished, by key, and how many whole lines were damaged (not a row: their
-    points run again, and the sweep says so). A torn last line (the kill came mid-write) is cut off
+    """Rows a killed run finished, by key, and how many whole lines were damaged (not a row,
+    ``_is_row``: their points run again, and the sweep says so). A torn last line (the kill came mid-write) is cut off
     the file, so the next row appended starts on a line of its own and is not lost to the fragment;
     it is not counted as damaged."""
     done: dict[str, dict] = {}
@@ -530,7 +595,7 @@ def _load_partial(partial: Path) -> tuple[dict[str, dict], int]:
             row = json.loads(line)
         except json.JSONDecodeError:  # a damaged line: that point runs again
             row = None
-        if isinstance(row, dict) and isinstance(row.get("key"), str):
+        if _is_row(row):
             done[row["key"]] = row
         elif line.strip():
             damaged += 1
@@ -697,6 +762,6 @@ def _cell(value: Any) -> Any:
     return value
 
 
-__all__ = ["SweepSpec", "best_points", "load_sweep", "prepare_sweep", "expand", "run_sweep", "run_point", "run_points", "batches",
+__all__ = ["SweepSpec", "sweep_fingerprint", "best_points", "load_sweep", "prepare_sweep", "expand", "run_sweep", "run_point", "run_points", "batches",
            "PARQUET_MISSING_NOTE", "point_key", "apply_point", "check_settable", "parse_constraint", "NAMESPACE_FRACTION",
            "WITHIN_SET_UP", "apply_namespace_fraction", "namespace_share"]

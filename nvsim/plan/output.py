@@ -23,7 +23,7 @@ import yaml
 from rich.console import Console
 
 from ..errors import InputError
-from ..io import check_output_path, commit_together
+from ..io import check_output_path, commit_together, json_ready
 from ..report import Grid, print_grid
 from .answer import performance
 from .search import PlanResult
@@ -108,6 +108,14 @@ def pareto_html(result: PlanResult) -> str:
     return figure.to_html(include_plotlyjs=True, full_html=True, div_id=PARETO_DIV_ID)  # not a random id: same input, same bytes
 
 
+def _json(data: dict) -> str:
+    """plan.json's text: a number that is undefined or unbounded (an unpriced candidate's
+    objective) is null, as ``nvsim.io.json_ready`` writes it; Python's json writes NaN and
+    Infinity, which strict JSON readers refuse."""
+    return json.dumps(json_ready(data), indent=1, sort_keys=True, default=lambda v: json_ready(float(v)),
+                      allow_nan=False) + "\n"
+
+
 def _text_writer(text: str) -> Callable[[str], None]:
     def write(tmp: str) -> None:
         Path(tmp).write_text(text, encoding="utf-8")
@@ -117,7 +125,7 @@ def _text_writer(text: str) -> Callable[[str], None]:
 def write_outputs(result: PlanResult, out: Path) -> list[Path]:
     """Write every output together; returns the paths written (pareto.html only with Plotly)."""
     files: list[tuple[Path, str]] = [
-        (out / "plan.json", json.dumps(result.as_dict(), indent=1, sort_keys=True, default=float) + "\n"),
+        (out / "plan.json", _json(result.as_dict())),
         (out / "ranking.csv", _csv(ranking_rows(result.ranked))),
         (out / "candidates.csv", _csv(ranking_rows(result.every_candidate))),
         (out / "rejected.csv", _csv([{k: v for k, v in f.items() if k != "closest"} for f in result.families])),

@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
 from ..catalog import Catalog
 from ..errors import InputError, suggestion_text
@@ -65,6 +65,10 @@ weighted mix takes these keys too."""
 PERCENTILES = ("p50", "p90", "p95", "p99", "p99.9", "p99.99")
 
 
+MAX_WEIGHT = 1e6
+"""Largest weight of a weighted objective. Weights are relative (each metric over its best value,
+summed), so a million to one already ranks by one metric alone; a larger one only risks a sum
+that overflows to infinity and ties every candidate."""
 MAX_RACK_UNITS = 100
 """Tallest height a plan takes, in rack units (a 42U rack is 42; a whole row, never 100)."""
 
@@ -90,6 +94,8 @@ class WorkloadRequirement(PlanModel):
     def _one_source(self) -> "WorkloadRequirement":
         if (self.profile is None) == (self.fio is None):
             raise ValueError("give exactly one of profile (" + ", ".join(PROFILES) + ") or fio (a job file)")
+        if self.job is not None and self.fio is None:  # a profile has no jobs to choose from
+            raise ValueError("job: only with fio (it names a job of the fio file); drop it or give fio")
         if self.profile is not None and self.profile not in PROFILES:
             raise ValueError(f"profile: unknown {self.profile!r}{suggestion_text(self.profile, PROFILES)} "
                              f"allowed: {', '.join(PROFILES)}")
@@ -142,6 +148,9 @@ class Requirements(PlanModel):
             raise ValueError(f"workloads: names must be unique, got {', '.join(names)}")
         if self.rebuild and self.rebuild.workload and self.rebuild.workload not in names:
             raise ValueError(f"rebuild.workload: no workload {self.rebuild.workload!r}; allowed: {', '.join(names) or 'none given'}")
+        if self.rebuild and self.rebuild.workload is None and "load_fraction" in self.rebuild.model_fields_set:
+            raise ValueError("rebuild.load_fraction: only with rebuild.workload (the share of its jobs that run); "
+                             "without one the rebuild is idle")
         return self
 
 
@@ -197,10 +206,19 @@ class SearchSpace(PlanModel):
         return strips
 
 
+def _bounded_weight(weight: float) -> float:
+    """One weight, at most ``MAX_WEIGHT`` (named with its metric: the check runs per entry)."""
+    if not weight <= MAX_WEIGHT:
+        raise ValueError(f"at most {MAX_WEIGHT:g} (weights are relative: {MAX_WEIGHT:g} to 1 already ranks by one "
+                         f"metric alone), got {weight!r}")
+    return weight
+
+
 class WeightedObjective(PlanModel):
     """A weighted mix: each metric divided by its best value over the feasible set, then summed."""
 
-    weights: dict[Literal["usd_per_usable_tb", "usd_per_kiops", "power_w", "price_usd", "drives"], float] = Field(min_length=1)
+    weights: dict[Literal["usd_per_usable_tb", "usd_per_kiops", "power_w", "price_usd", "drives"],
+                  Annotated[float, AfterValidator(_bounded_weight)]] = Field(min_length=1)
 
     @field_validator("weights")
     @classmethod
@@ -230,6 +248,16 @@ class PlanSpec(PlanModel):
     max_candidates: int = Field(default=5_000_000, ge=1, le=50_000_000)
     exhaustive: bool = Field(default=False, description="run the fluid mode on every survivor of the bounds, not only "
                                                         "until no survivor left can reach the top")
+
+    @model_validator(mode="after")
+    def _latency_needs_confirming(self) -> "PlanSpec":
+        """Latency targets are checked only by the event stage (the fluid one knows no percentiles):
+        with ``confirm: 0`` they would be dropped and a candidate ranked as meeting them."""
+        timed = [i for i, w in enumerate(self.requirements.workloads) if w.max_latency_us]
+        if self.confirm == 0 and timed:
+            raise ValueError(f"confirm: 0 skips the event stage, which checks requirements.workloads[{timed[0]}]."
+                             f"max_latency_us; set confirm >= 1 or drop the target")
+        return self
 
     @property
     def objective_keys(self) -> tuple[str, ...]:
@@ -312,4 +340,4 @@ def needs_power(spec: PlanSpec) -> bool:
 
 __all__ = ["PlanSpec", "Requirements", "SearchSpace", "WorkloadRequirement", "RebuildRequirement", "EnduranceRequirement",
            "WeightedObjective", "PROFILES", "OBJECTIVES", "load_plan", "workload_specs", "check_names", "needs_prices",
-           "needs_power", "NOT_PRODUCTS", "PERCENTILES"]
+           "needs_power", "NOT_PRODUCTS", "PERCENTILES", "MAX_WEIGHT"]

@@ -19,8 +19,7 @@ from nvsim.plan.spec import PlanSpec
 
 SMALL = {
     "requirements": {"usable_bytes": "20 TB", "max_data_loss_probability": 1e-4,
-                     "workloads": [{"name": "oltp", "profile": "randrw-8k-70", "numjobs": 16, "iodepth": 8, "min_iops": "500k",
-                                    "max_latency_us": {"p99": 2000}}]},
+                     "workloads": [{"name": "oltp", "profile": "randrw-8k-70", "numjobs": 16, "iodepth": 8, "min_iops": "500k"}]},
     "search": {"platforms": ["supermicro-as-2125hs-tnr"], "priced_only": True, "drive_counts": [8, 12], "levels": [0, 6],
                "strips_bytes": ["64KiB"], "drives": ["kioxia-cm7-r-3.84tb", "kioxia-cm7-r-7.68tb"],
                "engines": ["linux-md", "graid-supremeraid-sr1010"]},

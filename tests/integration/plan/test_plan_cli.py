@@ -120,9 +120,15 @@ def test_a_cost_objective_over_an_unpriced_drive_is_one_line_and_exit_2(tmp_path
     assert re.search(r"search\.drives: .*price_usd.*intel-d7-p5500-7\.68tb", err), err
 
 
+def _unconfirmed(plan: dict) -> dict:
+    """``plan`` with no event stage (``confirm: 0``) and so no latency target, which only that stage checks."""
+    workloads = [{k: v for k, v in w.items() if k != "max_latency_us"} for w in plan["requirements"]["workloads"]]
+    return {**plan, "confirm": 0, "requirements": {**plan["requirements"], "workloads": workloads}}
+
+
 def test_without_plotly_the_plan_says_so_in_one_line_and_writes_the_rest(tmp_path: Path, monkeypatch):
     monkeypatch.setattr(nvsim.plan.output, "has_plotly", lambda: False)
-    small = {**PLAN, "confirm": 0, "requirements": {k: v for k, v in PLAN["requirements"].items() if k != "max_data_loss_probability"}}
+    small = _unconfirmed({**PLAN, "requirements": {k: v for k, v in PLAN["requirements"].items() if k != "max_data_loss_probability"}})
     (tmp_path / "p.yaml").write_text(yaml.safe_dump(small))
     code, out, err = _cli(["plan", str(tmp_path / "p.yaml"), "-o", str(tmp_path / "out"), "--workers", "1"])
     assert code == 0, err
@@ -134,7 +140,7 @@ def test_without_plotly_the_plan_says_so_in_one_line_and_writes_the_rest(tmp_pat
 
 def test_a_plan_on_a_dask_cluster_gives_the_same_answer(tmp_path: Path):
     distributed = pytest.importorskip("distributed")
-    small = {**PLAN, "confirm": 0, "exhaustive": True}
+    small = _unconfirmed({**PLAN, "exhaustive": True})
     (tmp_path / "p.yaml").write_text(yaml.safe_dump(small))
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
         on_dask = run_plan(tmp_path / "p.yaml", dask_address=cluster.scheduler_address)
@@ -175,7 +181,7 @@ def test_the_ranking_lists_distinct_set_ups_and_keeps_every_candidate(tmp_path: 
 def test_a_plan_that_ranks_nothing_exits_1_with_its_files_written(tmp_path: Path):
     """Nothing meets the requirements: the files say why each family failed, the exit status says
     nothing was found (1, not 0), in one line on stderr."""
-    impossible = {**PLAN, "requirements": {**PLAN["requirements"], "usable_bytes": "10 PB"}, "confirm": 0}
+    impossible = _unconfirmed({**PLAN, "requirements": {**PLAN["requirements"], "usable_bytes": "10 PB"}})
     (tmp_path / "p.yaml").write_text(yaml.safe_dump(impossible))
     code, out, err = _cli(["plan", str(tmp_path / "p.yaml"), "-o", str(tmp_path / "out"), "--workers", "1"])
     assert code == 1 and err.count("\n") == 1 and err.startswith("error: no set-up meets the requirements of ")

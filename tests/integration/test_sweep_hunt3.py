@@ -1,0 +1,120 @@
+"""Sweeps, hunt 3: a refused sweep leaves no journal, and a journal resumes only rows of the same
+sweep (the same base scenario, rebuild, nvsim and catalog), each a well-formed row for its key."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli
+from nvsim.sweep import point_key, run_sweep
+
+BASE = """\
+name: base
+platform: supermicro-as-2125hs-tnr
+array: {level: 6, drive: kioxia-cm7-r-3.84tb, drives: 8, strip_bytes: 64KiB, engine: linux-md}
+workloads:
+  - {name: randread, rw: randread, bs: 4k, iodepth: 32, numjobs: 8, runtime: 60}
+"""
+DRIVES = [6, 8, 10]
+
+
+class Killed(Exception):
+    """Stands for a kill: raised from the progress callback once some points are logged."""
+
+
+def write_sweep(tmp_path: Path, **fields) -> Path:
+    (tmp_path / "base.yaml").write_text(BASE)
+    spec = {"base": "base.yaml", "fidelity": "fluid", "grid": {"array.drives": DRIVES}, **fields}
+    path = tmp_path / "sweep.yaml"
+    path.write_text(json.dumps(spec))  # JSON is YAML
+    return path
+
+
+def read_table(out: Path) -> list[dict]:
+    with open(out.with_suffix(".csv"), newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def killed_after(spec: Path, out: Path, points: int) -> list[dict]:
+    """Run the sweep until ``points`` points are logged, then stop it; the journal's rows."""
+    def progress(done: int, total: int) -> None:
+        if done >= points:
+            raise Killed
+    with pytest.raises(Killed):
+        run_sweep(spec, out, workers=1, progress=progress)
+    partial = out.with_name(out.name + ".partial.jsonl")
+    return [json.loads(line) for line in partial.read_text().splitlines()]
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"objective": {"maximize": "limited_by"}}, "error: objective: 'limited_by' is not a number column"),
+    ({"constraints": ["limited_by >= 5"]}, "error: constraints: 'limited_by' is not a number column"),
+])
+def test_a_sweep_refused_for_a_text_column_leaves_no_journal(tmp_path, fields, message):
+    bad = run_cli("sweep", str(write_sweep(tmp_path, grid={"array.drives": [8]}, **fields)), "--workers", "1",
+                  "-o", str(tmp_path / "o"))
+    assert bad.returncode == 2 and bad.stderr.startswith(message) and len(bad.stderr.splitlines()) == 1, bad.stderr
+    assert "Traceback" not in bad.stderr and not list(tmp_path.glob("o*"))
+
+
+def test_a_refused_sweep_keeps_the_journal_of_a_killed_run(tmp_path):
+    spec = write_sweep(tmp_path)
+    rows = killed_after(spec, tmp_path / "o", 1)
+    spec.write_text(json.dumps({**json.loads(spec.read_text()), "objective": {"maximize": "limited_by"}}))
+    bad = run_cli("sweep", str(spec), "--workers", "1", "-o", str(tmp_path / "o"))
+    assert bad.returncode == 2 and "not a number column" in bad.stderr, bad.stderr
+    kept = [json.loads(line) for line in (tmp_path / "o.partial.jsonl").read_text().splitlines()]
+    assert kept[:len(rows)] == rows
+
+
+def test_an_unchanged_sweep_resumes_every_logged_row(tmp_path):
+    spec, out = write_sweep(tmp_path), tmp_path / "o"
+    rows = killed_after(spec, out, 2)
+    summary = run_sweep(spec, out, workers=1)
+    assert summary["computed_now"] == len(DRIVES) - 2 and summary["damaged_partial_lines"] == 0
+    assert summary["rows"] == len(DRIVES) and not out.with_name("o.partial.jsonl").exists()
+    assert {r["key"] for r in rows} <= {r["key"] for r in read_table(out)}
+
+
+@pytest.mark.parametrize("edit", ["base", "rebuild"])
+def test_an_edited_sweep_recomputes_instead_of_resuming_the_old_rows(tmp_path, edit):
+    """Its rows were resumed: 8 drives of 3.84 TB in a table of the 7.68 TB drive, rows without
+    the rebuild columns asked for."""
+    spec, out = write_sweep(tmp_path), tmp_path / "o"
+    killed_after(spec, out, 2)
+    if edit == "base":
+        (tmp_path / "base.yaml").write_text(BASE.replace("kioxia-cm7-r-3.84tb", "kioxia-cm7-r-7.68tb"))
+    else:
+        spec.write_text(json.dumps({**json.loads(spec.read_text()), "rebuild": True}))
+    summary = run_sweep(spec, out, workers=1)
+    assert summary["computed_now"] == len(DRIVES)
+    table = read_table(out)
+    if edit == "base":
+        usable = {int(r["set.array.drives"]): float(r["usable_bytes"]) for r in table}
+        assert all(abs(usable[n] - (n - 2) * 7.68e12) < 0.01 * usable[n] for n in DRIVES), usable
+    else:
+        assert all(r["rebuild_hours"] for r in table), table
+
+
+def test_journal_lines_that_are_not_rows_for_their_key_are_recomputed_and_counted(tmp_path):
+    spec, out = write_sweep(tmp_path), tmp_path / "o"
+    first, second = killed_after(spec, out, 2)
+    partial = out.with_name("o.partial.jsonl")
+    lines = [{**first, "read_iops": "lots"}, {**second, "set.array.drives": 99},
+             {"key": "a7aa613a81d9cd25", "read_iops": "lots"}]
+    partial.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    summary = run_sweep(spec, out, workers=1)
+    assert summary["computed_now"] == len(DRIVES) and summary["damaged_partial_lines"] == 3
+    table = read_table(out)
+    assert sorted(int(r["set.array.drives"]) for r in table) == DRIVES and all(r["status"] == "ok" for r in table)
+    assert all(float(r["read_iops"]) > 0 for r in table)
+
+
+def test_point_keys_tell_sweeps_apart():
+    point = {"array.drives": 8}
+    assert point_key(point, "a", "fluid", "s1") == point_key({"array.drives": 8}, "a", "fluid", "s1")
+    assert point_key(point, "a", "fluid", "s1") != point_key(point, "a", "fluid", "s2")
