@@ -19,6 +19,7 @@ import tempfile
 import threading
 import json
 import math
+import re
 from contextlib import contextmanager
 from datetime import date as calendar_date
 from functools import lru_cache
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from nvsim import Catalog, InputError, __version__, default_catalog, parse_scenario
+from nvsim.errors import shown, unprintable
 from nvsim.names import product_name
 from nvsim.published import fitted_ids, load_published, published_files, where_looked
 from nvsim.scenario import load_scenario
@@ -96,6 +98,35 @@ def prediction_rows(record: dict[str, Any]) -> list[list[str]]:
 
 
 NO_WORKLOAD_NOTE = "the scenario has no workload: an idle array"
+REPORT_FIELD_CHARS = 120
+"""Longest customer, project or date the report prints (the dashboard's fields take no more)."""
+REPORT_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def checked_fields(customer: str, project: str, when: str) -> dict[str, str | None]:
+    """The report's customer, project and date as ``report_html`` takes them, refused (one line
+    naming the option) when one is not printable text of at most ``REPORT_FIELD_CHARS``, or the
+    date is not a real YYYY-MM-DD date (``nvsim report``'s options)."""
+    for option, text in (("--customer", customer), ("--project", project), ("--date", when)):
+        bad = unprintable(text)
+        if bad is not None:
+            raise InputError(option, f"must be printable text, got the control or formatting character U+{ord(bad):04X}")
+        if len(text) > REPORT_FIELD_CHARS:
+            raise InputError(option, f"at most {REPORT_FIELD_CHARS} characters (what the page prints), got {len(text):,}")
+    if when and not _real_date(when):
+        raise InputError("--date", f"must be a date as YYYY-MM-DD (e.g. 2026-11-30), got {shown(when)}")
+    return {"customer": customer, "project": project, "when": when or None}
+
+
+def _real_date(text: str) -> bool:
+    """Whether ``text`` is YYYY-MM-DD and a day of the calendar (not 2024-02-30)."""
+    if not REPORT_DATE.fullmatch(text):
+        return False
+    try:
+        calendar_date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
 
 
 def utilisation_html(workload: dict[str, Any]) -> str:

@@ -89,7 +89,7 @@ def report_view() -> html.Div:
 
 REPORT_FIELDS = (("customer", "customer"), ("project", "project"), ("date", "date (default today)"))
 """The report's own fields, typed on the Report tab (the ids are ``report-<key>``)."""
-REPORT_FIELD_CHARS = 120
+REPORT_FIELD_CHARS = report.REPORT_FIELD_CHARS
 
 
 def report_fields(customer, project, when) -> dict[str, str]:

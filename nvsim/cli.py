@@ -444,8 +444,8 @@ def report(
         raise InputError("--out", f"must end in .html or .pdf, got {out.name!r}")
     from dashboard import report as one_page  # the dashboard's report (no Dash needed), loaded only for this command
 
-    html_text = one_page.report_html(one_page.scenario_record(scenario, fidelity=fidelity), customer=customer, project=project,
-                                     when=date or None)
+    fields = one_page.checked_fields(customer, project, date)  # before the run: a bad option costs nothing
+    html_text = one_page.report_html(one_page.scenario_record(scenario, fidelity=fidelity), **fields)
     if out.suffix.lower() == ".pdf":
         data = one_page.report_pdf(html_text)
         with atomic_path(out) as tmp:
