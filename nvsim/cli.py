@@ -242,6 +242,11 @@ def fio_command(
     parsed = nvsim.fio.parse_fio_jobfile(text, label, catalog=catalog, keywords=keywords,
                                          sections=tuple(arguments.taken.get("section", ())) or None)
     device_bytes = fio_run.check_jobs(parsed, spec, catalog, fidelity, label)  # over the budget or off the array: refused first
+    writer = next((job for job in parsed.jobs if job.workload.read_fraction < 1 or job.workload.trim), None)
+    if "readonly" in arguments.taken and writer is not None:  # fio's read-only mode refuses a job that writes
+        raise InputError("--readonly", f"job [{writer.name}] writes (rw={writer.workload.rw}); fio in read-only mode "
+                                       f"refuses it ('has write bit set'); allowed: read-only jobs, or no --readonly")
+    fio_logs.check_log_directories(parsed.jobs, Path.cwd())
     if "parse-only" in arguments.taken:  # fio --parse-only: the jobs are read and checked, nothing runs
         return
     for line in ([parsed.unmodelled_warning()] if parsed.unmodelled_warning() else []) + parsed.notes() \

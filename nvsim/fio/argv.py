@@ -40,11 +40,11 @@ thread time_based userspace_reap verify_only wait_for_previous xnvme_iovec zero_
 """.split())
 """Job options of type ``FIO_OPT_STR_SET``: bare flags on fio's command line (no value follows)."""
 
-TAKEN = ("output", "output-format", "section", "parse-only", "version", "help")
+TAKEN = ("output", "output-format", "section", "parse-only", "version", "help", "readonly")
 """fio's own options ``nvsim fio`` does what fio does with."""
 IGNORED = {
     "eta": "progress display", "eta-interval": "progress display", "eta-newline": "progress display",
-    "status-interval": "progress display", "max-jobs": "how many jobs fio runs at once", "readonly": "a safety check",
+    "status-interval": "progress display", "max-jobs": "how many jobs fio runs at once",
     "warnings-fatal": "a parse setting", "debug": "fio's debug logging", "alloc-size": "fio's shared memory",
     "aux-path": "where fio keeps its own files", "idle-prof": "CPU idleness profiling", "inflate-log": "a log tool",
     "trigger-file": "a trigger", "trigger-timeout": "a trigger", "trigger": "a trigger", "trigger-remote": "a trigger",

@@ -200,6 +200,21 @@ def check_log_size(entries: list[LogEntry]) -> None:
                                      f"set a longer {largest.option} (or a shorter runtime)")
 
 
+def check_log_directories(jobs, directory: str | Path = ".") -> None:
+    """Refuse (one line) a log prefix whose folder does not exist under ``directory``: fio opens its
+    log files where the prefix says and creates no folder (``write_lat_log=sub/../../lat`` made an
+    empty ``sub/`` here). Checked before anything runs; ``jobs``: the parsed jobs (their options)."""
+    for job in jobs:
+        for option in LOG_OPTIONS:
+            prefix = job.options.get(option)
+            if prefix in (None, "", "1"):
+                continue
+            folder = (Path(directory) / prefix).parent
+            if not folder.is_dir():
+                raise InputError(option, f"{prefix!r}: no folder {str(folder)!r} to write the log in (fio creates "
+                                         f"none); allowed: a prefix in a folder that exists (job [{job.name}])")
+
+
 def write_log_files(entries: list[LogEntry], directory: str | Path = ".") -> list[Path]:
     """Write every job's logs under ``directory`` (fio writes them relative to where it runs): each
     file whole or not at all, its lines made as they are written (memory stays flat); refused in

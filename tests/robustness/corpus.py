@@ -353,6 +353,8 @@ FIO_TEXTS: list[tuple[str, str, str]] = [
     ("slots-over-budget", "[j]\nrw=randread\nioengine=libaio\niodepth=65536\nnumjobs=65536\n",
      r"iodepth x numjobs = 4,294,967,296 I/Os in flight need about 22,333\.8 GB"),
     ("rwmixread-101", "[j]\nrw=randrw\nrwmixread=101\n", r"rwmixread"),
+    ("log-folder-missing", "[j]\nrw=randread\nwrite_lat_log=sub/../../lat\nlog_avg_msec=1000\n",
+     r"write_lat_log: 'sub/\.\./\.\./lat': no folder .* to write the log in \(fio creates none\)"),
     ("name-bidi-override", "[a\u202eb]\nrw=randread\n",  # the error shows the character's code, not the character
      r"line 1: name: must be printable text, got .* U\+202E \(job \[a\\u202eb\]\)$"),
     ("rwmixwrite-negative", "[j]\nrw=randrw\nrwmixwrite=-5\n", r"rwmix"),
@@ -370,7 +372,9 @@ FIO_TEXTS: list[tuple[str, str, str]] = [
     ("asymmetric-bs", "[j]\nrw=randrw\nbs=4k,8k\n", r"asymmetric block sizes"),
     ("bs-four-parts", "[j]\nrw=randread\nbs=4k,4k,4k,4k\n", r"takes at most three sizes"),
 ]
-FIO_CASES = [Case(f"fio-{name}", "fio", text.encode(), pattern) for name, text, pattern in FIO_TEXTS]
+FIO_CASES = [Case(f"fio-{name}", "fio", text.encode(), pattern) for name, text, pattern in FIO_TEXTS] + [
+    Case("fio-readonly-writer", "fio", b"[w]\nrw=randwrite\nbs=4k\n",
+         r"--readonly: job \[w\] writes \(rw=randwrite\); fio in read-only mode refuses it", argv=("--readonly",))]
 FIO_CASES += [
     Case("fio-latin1", "fio", "[j]\nrw=randread\ndescription=caf\xe9\n".encode("latin-1"), r"not UTF-8 text: byte 0xe9 at offset \d+"),
     Case("fio-binary", "fio", bytes(range(128, 256)), r"not UTF-8 text: byte 0x80 at offset 0"),
