@@ -38,6 +38,7 @@ from .engines.gpu import complete_gpu
 from .io import atomic_path
 from .loader import load_yaml, max_input_bytes
 from .numba_cache import DIGEST_CHARS, default_base, source_digest
+from .pcie import raw_bytes_per_s
 from .ssd.family import DriveFamilySpec, SkuFieldError, complete_sku
 from .ssd.nand import check_generation, check_type, complete_drive, complete_family
 from .specs import (BackplaneSpec, CardFamilySpec, Cited, GpuFamilySpec, ControllerSpec, DriveSpec, EngineSpec, HostIoSpec, NandGenerationSpec, NandTypeSpec,
@@ -251,6 +252,9 @@ def load_catalog(directory: Path | None = None) -> Catalog:
             if isinstance(entry, NandGenerationSpec):
                 _nand_check(path, check_generation, entry, catalog.nand_types)
             store = getattr(catalog, section)
+            if entry.name.lower() != path.stem.lower():  # a scenario names an entry by its file; both must agree
+                raise InputError("name", f"{entry.name!r} is not the file's name {path.stem!r}; allowed: {path.stem!r}",
+                                 source=str(path))
             if entry.name in catalog.files:
                 raise InputError("name", f"duplicate catalog name {entry.name!r} (also in {catalog.files[entry.name]})", source=str(path))
             if isinstance(entry, EngineSpec):  # its parameters against its plug-in's schema
@@ -265,6 +269,7 @@ def load_catalog(directory: Path | None = None) -> Catalog:
             for name, nand_type in catalog.nand_types.items():
                 _nand_check(catalog.files[name], check_type, nand_type, catalog.nand)
     _check_generations(catalog)
+    _check_link_rates(catalog)
     _check_families(catalog)
     return catalog
 
@@ -373,6 +378,26 @@ def _check_generations(catalog: Catalog) -> None:
                 if where.endswith("pcie_generation") and cited.value not in known:
                     raise InputError(where, f"no PCIe generation {cited.value} in the catalog's links/; known: "
                                             f"{', '.join(map(str, sorted(known)))}", source=str(catalog.files[name]))
+
+
+def _check_link_rates(catalog: Catalog) -> None:
+    """No drive's datasheet rate (sequential bytes, random I/Os times their block) passes what its
+    own PCIe link carries one way before any protocol overhead (its generation's transfer rate and
+    encoding, times its lanes): such a figure is a typo, and the drive model would be built on it."""
+    links = {entry.generation: entry for entry in catalog.links.values()}
+    for name, drive in catalog.drives.items():
+        g = links[drive.pcie_generation.value]
+        ceiling = raw_bytes_per_s(g.transfer_rate_gt_per_s.value, drive.lanes.value, g.encoding_payload_bits.value,
+                                  g.encoding_total_bits.value)
+        rates = {"seq_read_bytes_per_s": drive.seq_read_bytes_per_s.value,
+                 "seq_write_bytes_per_s": drive.seq_write_bytes_per_s.value,
+                 "rand_read_iops": drive.rand_read_iops.value * drive.rand_block_bytes.value,
+                 "rand_write_iops": drive.rand_write_iops.value * drive.rand_block_bytes.value}
+        for field_name, bytes_per_s in rates.items():
+            if bytes_per_s > ceiling:
+                raise InputError(field_name, f"{bytes_per_s / 1e9:,.2f} GB/s; its PCIe Gen{g.generation} "
+                                             f"x{drive.lanes.value} link carries at most {ceiling / 1e9:,.2f} GB/s one way",
+                                 source=str(catalog.files[name]))
 
 
 CACHE_ENV = "NVSIM_CATALOG_CACHE"

@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
+from ..errors import unprintable
 from .base import (PRICE_DATE, SECTOR_BYTES, Bytes, BytesPerS, Cited, Count, PhysicalNumbers, PriceKind, Spec,
                    _link_width, _pcie_generation, _price_together)
 from .nand import ENTRY_NAME, NAND_NAME
@@ -50,6 +51,13 @@ has published) x16 (the widest link), before any protocol overhead: 128 GB/s. No
 (sequential bytes, or random I/Os times their block) can exceed it."""
 DRIVE_DWPD_MAX = 100.0
 """The most endurant drives are rated 100 drive writes per day."""
+DRIVE_FIGURE_RANGES = {
+    "read_latency_us": (1.0, 1e6, "a QD1 4 KiB latency, from a microsecond (storage-class memory) to a second"),
+    "write_latency_us": (1.0, 1e6, "a QD1 4 KiB latency, from a microsecond (storage-class memory) to a second"),
+    "mtbf_hours": (1e4, 1e8, "a datasheet MTBF (drives state 1 to 2.5 million hours)"),
+    "warranty_years": (0.1, 20.0, "a warranty of months to two decades"),
+}
+"""Datasheet figures held to what a drive can have (a typo of 1e300 us made every rebuild lose data)."""
 
 
 def _drive_bounds(drive: "DriveSpec") -> None:
@@ -58,6 +66,19 @@ def _drive_bounds(drive: "DriveSpec") -> None:
         text = getattr(drive, name) or ""
         if len(text) > DRIVE_TEXT_CHARS_MAX:
             raise ValueError(f"{name}: {len(text):,} characters; at most {DRIVE_TEXT_CHARS_MAX}")
+        bad = unprintable(text)
+        if bad is not None:  # printed in tables, reports and terminals
+            raise ValueError(f"{name}: must be printable text, got the control or formatting character U+{ord(bad):04X}")
+    for name, (low, high, what) in DRIVE_FIGURE_RANGES.items():
+        value = getattr(drive, name).value
+        if not low <= value <= high:
+            raise ValueError(f"{name}: {value:g}; {what}: allowed {low:g} to {high:g}")
+    idle = drive.power_idle_w
+    for name in ("power_active_read_w", "power_active_write_w"):
+        active = getattr(drive, name)
+        if idle is not None and active is not None and idle.value > active.value:
+            raise ValueError(f"power_idle_w: {idle.value:g} W is above {name} ({active.value:g} W); a drive draws "
+                             f"least idle")
     low, high = DRIVE_CAPACITY_BYTES_RANGE
     if not low <= drive.capacity_bytes.value <= high:
         raise ValueError(f"capacity_bytes: {drive.capacity_bytes.value:,} bytes; a drive holds {low:,} to {high:,}")
