@@ -19,25 +19,32 @@ never a spec path such as ``rand_read_iops.value``.
 Every figure must be one a drive can have (``BOUNDS``, docs/dashboard.md): capacity from 1 GB to
 1 PB, raw NAND up to 2 PB, rates above 0 and no more than a PCIe 6.0 x16 link carries (128 GB/s,
 31.25M 4 KiB I/Os per second: no drive has a faster link), DWPD above 0 and up to 100; every text at
-most ``MAX_TEXT_CHARS`` characters. A form or a shared link outside them is refused, one line
-naming the field and the range allowed.
+most ``MAX_TEXT_CHARS`` characters, printable (no control, format or line-separator character: the
+model and vendor are shown in tables, reports and shared links) and Unicode. The figures must agree
+too: every rate within what the drive's own link carries (its PCIe generation, x4 assumed: the
+catalog's check of its drives), idle power at most each active power (the catalog's drive check)
+and a price date a real month or day, not after today. A form or a shared link outside them is
+refused, one line naming the field and what is allowed.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import json
 import math
 import re
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import ValidationError
 
 from nvsim import Catalog, InputError, default_catalog
-from nvsim.errors import from_validation_error
-from nvsim.specs import DriveSpec
+from nvsim.catalog import _check_link_rates as check_link_rates
+from nvsim.errors import from_validation_error, unprintable
+from nvsim.specs import PCIE_GENERATIONS, DriveSpec
 from nvsim.specs.base import PRICE_DATE
 from nvsim.specs.parts import (DRIVE_CAPACITY_BYTES_RANGE, DRIVE_DWPD_MAX, DRIVE_LINK_CEILING_BYTES_PER_S, DRIVE_RAW_NAND_BYTES_MAX,
                                DRIVE_TEXT_CHARS_MAX)
@@ -155,9 +162,18 @@ def _text(form: dict[str, Any], key: str) -> str:
 
 
 def _check_text(form: dict[str, Any]) -> None:
+    """Every text of the form short, Unicode and printable as typed (a sheet keeps the text as
+    typed: it is shown in the drive selector and travels in shared links)."""
     for key, value in form.items():
-        if isinstance(key, str) and key.startswith("ds-") and value is not None and len(str(value)) > MAX_TEXT_CHARS:
-            raise form_error(key if key in LABELS else "ds-model", f"{len(str(value)):,} characters; at most {MAX_TEXT_CHARS}")
+        if not (isinstance(key, str) and key.startswith("ds-")) or value is None:
+            continue
+        text, field = str(value), key if key in LABELS else "ds-model"
+        if len(text) > MAX_TEXT_CHARS:
+            raise form_error(field, f"{len(text):,} characters; at most {MAX_TEXT_CHARS}")
+        if (why := guard.not_unicode(text)) is not None:
+            raise form_error(field, why)
+        if (bad := unprintable(text)) is not None:
+            raise form_error(field, f"must be printable text, got the control or formatting character U+{ord(bad):04X}")
 
 
 def check_bounds(form: dict[str, Any]) -> None:
@@ -235,6 +251,7 @@ def _cost_data(form: dict[str, Any]) -> dict[str, Any]:
         if not re.fullmatch(PRICE_DATE, date):
             got = f", got {date[:20]!r}" if date else ""
             raise form_error("ds-price-date", f"enter the date the price holds for, as YYYY-MM or YYYY-MM-DD{got}")
+        _check_price_date(date)
         data.update(price_usd=_cited(price, "datasheet", f"{note} (their price)"), price_date=date, price_kind=PRICE_KIND)
     watts = {key: _number(form, key) for key in POWER_FIELDS}
     given = [key for key, value in watts.items() if value is not None]
@@ -244,6 +261,19 @@ def _cost_data(form: dict[str, Any]) -> dict[str, Any]:
     data.update({POWER_FIELDS[key]: _cited(value, "datasheet", f"{note} from the datasheet") for key, value in watts.items()
                  if value is not None})
     return data
+
+
+def _check_price_date(date: str) -> None:
+    """A price date (YYYY-MM or YYYY-MM-DD, ``PRICE_DATE``) that the calendar has and that is not
+    after today: a price is one quoted or paid (2024-13 and 2999-12 were taken)."""
+    today = datetime.date.today()
+    try:
+        day = datetime.date.fromisoformat(date if len(date) > 7 else f"{date}-01")
+    except ValueError:
+        day = None
+    if day is None or day > today:
+        why = "is not a date of the calendar" if day is None else "is after today"
+        raise form_error("ds-price-date", f"{date!r} {why}; allowed a real YYYY-MM or YYYY-MM-DD up to {today.isoformat()}")
 
 
 def _spec_field_error(exc: ValidationError) -> InputError:
@@ -266,11 +296,33 @@ def drive_spec(data: dict[str, Any]) -> DriveSpec:
         spec = DriveSpec.model_validate(data)
     except ValidationError as exc:
         raise _spec_field_error(exc) from None
+    _check_link(spec)
     try:
         derive_ssd_parameters(spec)
     except ValueError as exc:
         raise form_error("ds-rand-write", f"the figures do not make a drive: {exc}") from None
     return spec
+
+
+def _check_link(spec: DriveSpec) -> None:
+    """Every rate of the drive within what its own link carries one way (its PCIe generation, the
+    lanes ASSUMED): the catalog's own check of its drives, run on a catalog of this drive alone (100
+    GB/s on a Gen4 drive was taken: only the fastest link, BOUNDS, held it). A generation older than
+    the catalog's link constants (models/links/) has no link to build; a newer one (PCIe 6.0) runs
+    at its bay's generation, so it is held to BOUNDS only."""
+    links = default_catalog().links
+    known = {link.generation for link in links.values()}
+    generation = spec.pcie_generation.value
+    if generation < min(known):
+        allowed = ", ".join(str(g) for g in PCIE_GENERATIONS if g >= min(known))
+        raise form_error("ds-pcie", f"generation {generation} has no link constants in the catalog; allowed: {allowed}")
+    if generation not in known:
+        return
+    try:
+        check_link_rates(Catalog(drives={spec.name: spec}, links=links, files={spec.name: Path("datasheet")}))
+    except InputError as exc:
+        _lanes, note = ASSUMED["lanes"]
+        raise form_error(SPEC_FIELDS.get(exc.field, "ds-seq-read"), f"{exc.message} (assumed {note})") from None
 
 
 def add_sheet(form: dict[str, Any], sheets: list[dict[str, Any]] | None, catalog: Catalog) -> tuple[list[dict], str]:

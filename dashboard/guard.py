@@ -4,11 +4,11 @@ A Dash callback request is JSON the browser sends (``POST /_dash-update-componen
 craft one. Here, before any callback runs, the request's envelope is checked against the callback
 it names (the output, its inputs and states, in order), and every value against the type its
 property can take (a number box a number or text, a click count a whole number, a store the shape
-the server itself writes, every number in it finite). A malformed request is answered ``400`` with
-one short line, never a ``500`` page or a traceback; the server log gets one line too. Stores the
-server writes (``current``, ``event``, ``compare``) travel through the browser, so a callback that
-reads one is also guarded: a record that passes the shape check but still cannot be read is a bad
-request, not a server error.
+the server itself writes, every number in it finite, every text in any value Unicode: no lone
+surrogate). A malformed request is answered ``400`` with one short line, never a ``500`` page or a
+traceback; the server log gets one line too. Stores the server writes (``current``, ``event``,
+``compare``) travel through the browser, so a callback that reads one is also guarded: a record
+that passes the shape check but still cannot be read is a bad request, not a server error.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import functools
 import json
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 from dash.exceptions import DependencyException
@@ -37,7 +37,8 @@ class PayloadError(Exception):
     """A callback request or value that the dashboard does not accept (HTTP 400)."""
 
     def __init__(self, field: str, message: str):
-        super().__init__(" ".join(f"{field}: {message}".splitlines())[:MESSAGE_CHARS])  # a key may hold a newline
+        line = " ".join(f"{field}: {message}".splitlines())[:MESSAGE_CHARS]  # a key may hold a newline
+        super().__init__(line.encode("utf-8", "backslashreplace").decode("utf-8"))  # or a lone surrogate: logged, sent
         self.field = field
 
 
@@ -168,20 +169,47 @@ def _adapter(component: str, prop: str) -> TypeAdapter:
     return _TEXT  # dropdowns, radio items, upload contents and file names
 
 
+def _walk(value: Any) -> Iterator[tuple[tuple[str, ...], Any]]:
+    """Every item of ``value`` with where it lies (``("rebuild", "mttdl_years")``), a dict's keys
+    too (where their dict lies), in order. Walked without recursion: a store may nest."""
+    stack: list[tuple[tuple[str, ...], Any]] = [((), value)]
+    while stack:
+        where, item = stack.pop()
+        yield where, item
+        if isinstance(item, dict):
+            yield from ((where, key) for key in item)
+            stack.extend(((*where, str(k)), v) for k, v in reversed(list(item.items())))
+        elif isinstance(item, list):
+            stack.extend(((*where, str(i)), v) for i, v in reversed(list(enumerate(item))))
+
+
 def not_finite_at(value: Any) -> str | None:
     """Where in ``value`` (``rebuild.mttdl_years``) the first number lies that is not finite or is
     past any float, or None. The server writes none (Dash sends NaN and infinity as null), but
     Python's JSON reads ``Infinity``, ``NaN`` and a 400-digit integer from a client; a formatter or
-    ``int()`` of one overflowed deep inside a callback. Walked without recursion: a store may nest."""
-    stack: list[tuple[tuple[str, ...], Any]] = [((), value)]
-    while stack:
-        where, item = stack.pop()
-        if isinstance(item, (int, float)) and not isinstance(item, bool) and not abs(item) <= sys.float_info.max:
-            return ".".join(where) or "the value"
-        if isinstance(item, dict):
-            stack.extend(((*where, str(k)), v) for k, v in reversed(list(item.items())))
-        elif isinstance(item, list):
-            stack.extend(((*where, str(i)), v) for i, v in reversed(list(enumerate(item))))
+    ``int()`` of one overflowed deep inside a callback."""
+    return next((".".join(where) or "the value" for where, item in _walk(value)
+                 if isinstance(item, (int, float)) and not isinstance(item, bool) and not abs(item) <= sys.float_info.max), None)
+
+
+def not_unicode(text: str) -> str | None:
+    """Why ``text`` is not Unicode text (one phrase naming its character), or None. JSON carries a
+    lone UTF-16 surrogate (``"\\ud800"``) and Python reads it into a str that UTF-8 cannot encode:
+    writing the Plan text to its file or the report to a PDF raised UnicodeEncodeError deep inside a
+    callback (a 500, or a 400 that blamed a store). Every text a client sends is checked with this."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"must be Unicode text, got the lone surrogate U+{ord(text[exc.start]):04X} (half of a UTF-16 pair)"
+    return None
+
+
+def not_unicode_at(value: Any) -> str | None:
+    """``not_unicode`` of the first text in ``value`` (a text, a store) that is not Unicode, with
+    where it lies, or None."""
+    for where, item in _walk(value):
+        if isinstance(item, str) and (why := not_unicode(item)) is not None:
+            return f"{why}{' at ' + '.'.join(where) if where else ''}"
     return None
 
 
@@ -193,6 +221,8 @@ def check_value(component: str, prop: str, value: Any) -> None:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"] if not str(p).startswith(("function-", "nullable", "union")))
         raise PayloadError(f"{component}.{prop}", f"{first['msg']}{' at ' + where if where else ''}") from None
+    if (why := not_unicode_at(value)) is not None:
+        raise PayloadError(f"{component}.{prop}", why)
     if prop == "data" and (where := not_finite_at(value)) is not None:
         raise PayloadError(f"{component}.data", f"a number that is not finite (Infinity, NaN) or past ~1.8e308 at {where}")
     if prop in ("n_clicks", "n_intervals") and value is not None and not 0 <= value <= MAX_CLICKS:

@@ -309,9 +309,12 @@ def layout(catalog: Catalog | None = None) -> html.Div:
 
 
 def _with_file(text: str, run: Callable[[Path], dict]) -> dict:
-    """``run`` on the text as a plan file; an InputError is {"error": one line naming the field}."""
+    """``run`` on the text as a plan file; an InputError is {"error": one line naming the field}.
+    Text that is not Unicode (a lone surrogate) cannot be written to the file: refused first."""
     if len(text) > MAX_TEXT_CHARS:
         return {"error": f"requirements: {len(text):,} characters; the view takes at most {MAX_TEXT_CHARS:,}"}
+    if (why := guard.not_unicode(text)) is not None:
+        return {"error": f"requirements: {why}"}
     with tempfile.TemporaryDirectory(prefix="nvsim-plan-") as folder:
         path = Path(folder) / "plan.yaml"
         path.write_text(text, encoding="utf-8")

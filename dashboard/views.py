@@ -93,8 +93,13 @@ REPORT_FIELD_CHARS = report.REPORT_FIELD_CHARS
 
 
 def report_fields(customer, project, when) -> dict[str, str]:
-    """The report's customer, project and date as report_html takes them (text, cut to REPORT_FIELD_CHARS)."""
+    """The report's customer, project and date as report_html takes them (text, cut to
+    REPORT_FIELD_CHARS); one that is not Unicode is a bad request naming its field (the report's
+    PDF could not encode it, and the callback's guard blamed the stores)."""
     cut = [str(v or "")[:REPORT_FIELD_CHARS] for v in (customer, project, when)]
+    for (key, _), text in zip(REPORT_FIELDS, cut):
+        if (why := guard.not_unicode(text)) is not None:
+            raise guard.PayloadError(f"report-{key}.value", why)
     return {"customer": cut[0], "project": cut[1], "when": cut[2].strip() or None}
 
 

@@ -320,6 +320,7 @@ def parse_fio_jobfile(text: str, path: str = "<jobfile>", *, catalog: Any = None
             continue
         _check_rwmix_pair(section, path)
         effective = [*global_entries, *section.entries]
+        _check_waitee(effective, section.name, [j.name for j in jobs], path)
         job, flags = _build_job(section, effective, path, catalog, open_file)
         if (flags["stonewall"] or flags["new_group"]) and prev_group_jobs:
             groupid += 1
@@ -333,6 +334,16 @@ def parse_fio_jobfile(text: str, path: str = "<jobfile>", *, catalog: Any = None
         raise InputError("", "no jobs defined: the file has no job section, only [global] (fio: 'No jobs(s) defined')", source=path)
     global_options = {e.key: e.value or "" for e in global_entries}
     return FioJobFile(path=path, jobs=tuple(jobs), unmodelled_options=tuple(sorted(unmodelled)), global_options=global_options)
+
+
+def _check_waitee(entries: list[_Entry], name: str, before: list[str], path: str) -> None:
+    """fio's ``wait_for`` names a job defined before this one (fio: "wait_for ... not found"): it
+    is not simulated (the jobs' order is), but a name fio refuses is refused here too."""
+    waitee = next((e for e in reversed(entries) if e.key == "wait_for"), None)
+    if waitee is not None and (waitee.value or "").strip() not in before:
+        known = ", ".join(before) or "none"
+        raise _error(waitee, path, f"no job named {(waitee.value or '').strip()!r} before job [{name}] (fio: 'not found'); "
+                                   f"allowed: a job defined above it: {known}")
 
 
 def _sections(text: str, path: str, keywords: dict[str, int] | None = None,

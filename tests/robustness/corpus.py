@@ -353,6 +353,7 @@ FIO_TEXTS: list[tuple[str, str, str]] = [
     ("slots-over-budget", "[j]\nrw=randread\nioengine=libaio\niodepth=65536\nnumjobs=65536\n",
      r"iodepth x numjobs = 4,294,967,296 I/Os in flight need about 22,333\.8 GB"),
     ("rwmixread-101", "[j]\nrw=randrw\nrwmixread=101\n", r"rwmixread"),
+    ("wait-for-missing", "[j]\nrw=randread\nwait_for=zzz\n", r"line 3: wait_for: no job named 'zzz' before job \[j\]"),
     ("log-folder-missing", "[j]\nrw=randread\nwrite_lat_log=sub/../../lat\nlog_avg_msec=1000\n",
      r"write_lat_log: 'sub/\.\./\.\./lat': no folder .* to write the log in \(fio creates none\)"),
     ("name-bidi-override", "[a\u202eb]\nrw=randread\n",  # the error shows the character's code, not the character
