@@ -113,6 +113,21 @@ class SweepSpec(NumbersNotTruthValues):
                 raise ValueError(f"{field!r}: a field is a dotted path such as array.drives")
         return grid
 
+    @model_validator(mode="after")
+    def _each_setting_used(self) -> "SweepSpec":
+        """A field that would change nothing is refused: ``host_ios`` (the event mode's window) in a
+        fluid sweep, and a point that sets the member namespace twice (``namespace_fraction``, which
+        replaces ``namespace_bytes``, beside it: the bytes were dropped without a word)."""
+        if self.fidelity == "fluid" and "host_ios" in self.model_fields_set:
+            raise ValueError("host_ios: the event mode's measured host I/Os; a fluid sweep measures none: "
+                             "set fidelity: event, or drop host_ios")
+        both = {NAMESPACE_FRACTION, "array.namespace_bytes"}
+        for where, fields in [("grid", set(self.grid))] + [(f"points[{i}]", set(p)) for i, p in enumerate(self.points)]:
+            if both <= fields:
+                raise ValueError(f"{where}: {NAMESPACE_FRACTION} and array.namespace_bytes both set the member "
+                                 f"namespace; give one")
+        return self
+
     @property
     def point_count(self) -> int:
         """Set-ups the sweep has, counted without expanding the grid."""

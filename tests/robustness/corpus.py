@@ -386,6 +386,9 @@ BASE_SWEEP = {"base": GRAID_SCENARIO, "workloads": ["randread-b4k-j192-d32"], "f
               "grid": {"array.drives": [8, 12]}}
 SWEEP_FIELDS: list[tuple[str, Any, str]] = [
     ("base", DELETE, r"base: required field is missing"), ("base", "missing/scenario.yaml", r"no such file or directory"),
+    ("host_ios", 5000, r"host_ios: the event mode's measured host I/Os; a fluid sweep measures none"),
+    ("grid", {"array.namespace_fraction": [0.5], "array.namespace_bytes": ["1TB"]},
+     r"grid: array\.namespace_fraction and array\.namespace_bytes both set the member namespace; give one"),
     ("base", 5, r"base"), ("fidelity", "slow", r"fidelity"), ("host_ios", 10, r"host_ios: .*greater than or equal to 1000"), ("host_ios", 10**12, r"host_ios: .*less than or equal to 10000000"),
     ("grid", {"array.drives": []}, r"array\.drives: give at least one value"),
     ("grid", {"array..drives": [8]}, r"a field is a dotted path"), ("grid", "drives", r"grid"),
