@@ -226,7 +226,7 @@ def scenario_dict(setup: dict[str, Any], custom: dict | None = None, extras: dic
     array: dict[str, Any] = {"level": level, "drive": setup.get("drive"), "drives": drives,
                              "strip_bytes": strip if strip is not None else 512 * 1024, "engine": setup.get("engine")}
     for key in ("layout", "near_copies", "scrub"):
-        if extras.get(key) is not None:
+        if extras.get(key) is not None and (key != "near_copies" or level == 10):  # RAID10's copies, at RAID10
             array[key] = extras[key]
     settings = extras.get("engine_settings")
     if settings and settings.get("engine") == array["engine"]:  # an imported engine's settings, while it is chosen

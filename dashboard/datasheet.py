@@ -42,7 +42,7 @@ import yaml
 from pydantic import ValidationError
 
 from nvsim import Catalog, InputError, default_catalog
-from nvsim.catalog import _check_link_rates as check_link_rates
+from nvsim.catalog import check_link_rates
 from nvsim.errors import from_validation_error, unprintable
 from nvsim.specs import PCIE_GENERATIONS, DriveSpec
 from nvsim.specs.base import PRICE_DATE

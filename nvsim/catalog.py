@@ -269,7 +269,7 @@ def load_catalog(directory: Path | None = None) -> Catalog:
             for name, nand_type in catalog.nand_types.items():
                 _nand_check(catalog.files[name], check_type, nand_type, catalog.nand)
     _check_generations(catalog)
-    _check_link_rates(catalog)
+    check_link_rates(catalog)
     _check_families(catalog)
     return catalog
 
@@ -380,7 +380,7 @@ def _check_generations(catalog: Catalog) -> None:
                                             f"{', '.join(map(str, sorted(known)))}", source=str(catalog.files[name]))
 
 
-def _check_link_rates(catalog: Catalog) -> None:
+def check_link_rates(catalog: Catalog) -> None:
     """No drive's datasheet rate (sequential bytes, random I/Os times their block) passes what its
     own PCIe link carries one way before any protocol overhead (its generation's transfer rate and
     encoding, times its lanes): such a figure is a typo, and the drive model would be built on it."""

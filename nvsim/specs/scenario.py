@@ -127,6 +127,8 @@ class ArraySpec(Spec):
         allowed = LAYOUTS_BY_LEVEL[self.level]
         if self.layout is not None and self.layout not in allowed:
             raise ValueError(f"layout: RAID{self.level} allows {', '.join(allowed)}; got {self.layout!r}")
+        if self.level != 10 and self.near_copies != 2:  # the field's default, which no other level reads
+            raise ValueError(f"near_copies: the copies of RAID10's near layout; RAID{self.level} has none (leave it out)")
         if self.level == 10 and self.drives < self.near_copies:
             raise ValueError(f"drives: RAID10 with {self.near_copies} near copies needs at least {self.near_copies} drives")
         if self.namespace_bytes is not None and self.namespace_bytes % SECTOR_BYTES:

@@ -114,6 +114,7 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     ("array.rebuild", {"speed": 1}, r"array\.rebuild\.speed: unknown key"),
     ("array.engine_settings", {"bogus": 1}, r"array\.engine_settings\.bogus: unknown key"),
     ("array.engine_settings", {"group_thread_cnt": -1}, r"array\.engine_settings\.group_thread_cnt"),
+    ("array.near_copies", 3, r"array: near_copies: the copies of RAID10's near layout; RAID6 has none \(leave it out\)"),
     ("array.engine_settings", {"stripe_cache_size": 16}, r"array\.engine_settings\.stripe_cache_size: .*greater than or equal to 17"),
     ("array.engine_settings", {"stripe_cache_size": 40000}, r"array\.engine_settings\.stripe_cache_size: .*less than or equal to 32768"),
     ("array.stripe", "4KiB", r"array\.stripe: unknown key; did you mean 'strip_bytes'"),

@@ -272,7 +272,7 @@ def test_a_datasheet_figure_out_of_physical_range_is_one_line_naming_field_and_r
 
 
 def test_the_physical_ceilings_are_accepted_and_catalog_like_drives_pass():
-    top = dict(DATASHEET_FORM, **{"ds-capacity": "1 PB", "ds-raw": "2 PB", "ds-seq-read": "128 GB/s"})
+    top = dict(DATASHEET_FORM, **{"ds-capacity": "1 PB", "ds-raw": "2 PB", "ds-seq-read": "128 GB/s", "ds-pcie": 6})  # Gen6: only the ceiling
     assert datasheet.drive_spec(datasheet.drive_data(top)).capacity_bytes.value == 10**15
     assert datasheet.drive_spec(datasheet.drive_data(DATASHEET_FORM)).rand_read_iops.value == 2_500_000
 
