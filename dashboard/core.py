@@ -26,6 +26,7 @@ from nvsim import (Catalog, InputError, ScenarioSpec, Simulation, WorkloadSpec, 
                    parse_scenario, rebuild_summary)
 from nvsim.constants import PAGE_BYTES
 from nvsim.rebuild import scrub_summary
+from nvsim.simulation import run_workload_group, workload_runs
 from nvsim.fio import FileOpener, parse_fio_jobfile, platform_keywords
 from nvsim.fio.expand import NO_ENVIRONMENT
 from nvsim.fio.run import check_regions
@@ -314,11 +315,13 @@ def _clean(value: Any) -> Any:
 
 
 def workload_record(spec: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog, fidelity: str = "fluid",
-                    host_ios: int = EVENT_HOST_IOS) -> dict[str, Any]:
+                    host_ios: int = EVENT_HOST_IOS, result: Any = None) -> dict[str, Any]:
     """One workload's predicted numbers (``nvsim.Simulation``: the array simulator, the OLTP
-    network, or the SSD model for a single drive) and its drives' wear."""
+    network, or the SSD model for a single drive; ``result``: its run, where one was made) and its
+    drives' wear."""
     array = spec.array
-    result = Simulation(spec, workload, catalog=catalog).run(fidelity, host_ios=host_ios)
+    if result is None:
+        result = Simulation(spec, workload, catalog=catalog).run(fidelity, host_ios=host_ios)
     record = {"read_iops": result.read_iops, "write_iops": result.write_iops,
               "read_bytes_per_s": result.read_bytes_per_s, "write_bytes_per_s": result.write_bytes_per_s,
               "cpu_percent": result.cpu_percent, "read_latency_us": dict(result.read_latency_us),
@@ -382,6 +385,22 @@ def _idle_rebuild_cached(key: str, spec_json: str) -> str:
     return json.dumps(rebuild_info(spec, default_catalog(), under_load=False))
 
 
+def _workload_records(spec: ScenarioSpec, catalog: Catalog, fidelity: str, host_ios: int) -> list[dict[str, Any]]:
+    """Every workload's record, in the scenario's order: the workloads of one phase from one solve
+    of the phase (``nvsim.simulation.workload_runs``), as ``nvsim run`` does (once per workload, 256
+    flow-weighted workloads held the request thread for minutes); a run refused is each of its
+    workloads' error."""
+    out: dict[int, dict[str, Any]] = {}
+    for run in workload_runs(spec):
+        try:
+            results = run_workload_group(spec, catalog, fidelity, run, host_ios=host_ios)
+            for i, result in zip(run, results):
+                out[i] = workload_record(spec, spec.workloads[i], catalog, fidelity, host_ios, result)
+        except InputError as exc:
+            out.update({i: {"name": spec.workloads[i].name, "error": str(exc)} for i in run if i not in out})
+    return [out[i] for i in range(len(spec.workloads))]
+
+
 def evaluate(data: dict[str, Any], spec: ScenarioSpec, catalog: Catalog | None = None, fidelity: str = "fluid",
              host_ios: int = EVENT_HOST_IOS, rebuild: bool = True) -> dict[str, Any]:
     """The whole results record of a validated set-up: capacity, bounds, every workload, rebuild."""
@@ -397,11 +416,7 @@ def evaluate(data: dict[str, Any], spec: ScenarioSpec, catalog: Catalog | None =
                    for b in report.bounds],
         "workloads": [],
     }
-    for workload in spec.workloads:
-        try:
-            record["workloads"].append(workload_record(spec, workload, catalog, fidelity, host_ios))
-        except InputError as exc:
-            record["workloads"].append({"name": workload.name, "error": str(exc)})
+    record["workloads"] = _workload_records(spec, catalog, fidelity, host_ios)
     if rebuild:
         if catalog is default_catalog():
             record["rebuild"] = json.loads(_idle_rebuild_cached(record["key"], spec.model_dump_json()))

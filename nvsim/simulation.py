@@ -264,8 +264,8 @@ def run_workloads(scenario: ScenarioSpec, catalog: Catalog | None = None, fideli
     runs = workload_runs(scenario)
     workers = min(workers, len(runs))
     if fidelity != "event" or workers <= 1 or not _forks_pay():
-        results = {i: r for run in runs for i, r in zip(run, _run(scenario, catalog, fidelity, precision, run,
-                                                                  progress(workloads[run[0]].name)))}
+        results = {i: r for run in runs for i, r in zip(run, run_workload_group(scenario, catalog, fidelity, run, precision,
+                                                                                progress(workloads[run[0]].name)))}
         return {w.name: results[i] for i, w in enumerate(workloads)}
     from .workers import process_pool
 
@@ -300,14 +300,17 @@ def workload_runs(scenario: ScenarioSpec) -> list[tuple[int, ...]]:
     return runs
 
 
-def _run(scenario: ScenarioSpec, catalog: Catalog, fidelity: Fidelity, precision: Precision | None,
-         run: tuple[int, ...], progress=None) -> list[Result]:
+def run_workload_group(scenario: ScenarioSpec, catalog: Catalog, fidelity: Fidelity, run: tuple[int, ...],
+                       precision: Precision | None = None, progress=None, host_ios: int = EVENT_HOST_IOS) -> list[Result]:
     """The Results of the workloads of ``run`` (``workload_runs``): one workload's own, or a phase's
     jobs' (``Result.jobs``, in the scenario's order, as each of its workloads' own run gives it)."""
     first = scenario.workloads[run[0]]
     if len(run) == 1:
-        return [Simulation(scenario, first, catalog=catalog).run(fidelity, precision=precision, progress=progress)]
-    return list(Simulation(scenario, first.phase, catalog=catalog).run(fidelity, precision=precision, progress=progress).jobs)
+        return [Simulation(scenario, first, catalog=catalog).run(fidelity, host_ios=host_ios, precision=precision,
+                                                                 progress=progress)]
+    whole = Simulation(scenario, first.phase, catalog=catalog).run(fidelity, host_ios=host_ios, precision=precision,
+                                                                   progress=progress)
+    return list(whole.jobs)
 
 
 def _forks_pay() -> bool:
@@ -335,8 +338,8 @@ def _adopt(scenario: ScenarioSpec, catalog: Catalog, fidelity: Fidelity, precisi
 def _run_adopted(run: tuple[int, ...]) -> list[Result]:
     """The workloads of ``run`` of the adopted scenario, run in a forked worker."""
     scenario, catalog, fidelity, precision = _ADOPTED
-    return _run(scenario, catalog, fidelity, precision, run)
+    return run_workload_group(scenario, catalog, fidelity, run, precision)
 
 
-__all__ = ["Simulation", "Result", "ArrayState", "Precision", "EventWindow", "route", "single_drive", "predict_workload", "run_workloads", "SOLVERS",
+__all__ = ["Simulation", "Result", "ArrayState", "Precision", "EventWindow", "route", "single_drive", "predict_workload", "run_workloads", "workload_runs", "run_workload_group", "SOLVERS",
            "EVENT_HOST_IOS", "FIDELITIES", "Fidelity", "Route", "Phase", "placed_route"]

@@ -310,3 +310,27 @@ def test_the_upload_callback_shows_the_refusal_beside_the_button(app_client):
     assert status == 200, answer[:300]
     note = json.loads(answer)["response"]["import-note"]["children"]
     assert note.startswith("up.yaml: faults: the dashboard simulates the array as built") and "\n" not in note
+
+
+# ---------------------------------------------------------------- a phase is solved once
+
+def test_the_results_of_a_phase_come_from_one_solve_of_it(monkeypatch):
+    """Flow-weighted jobs of one phase (an uploaded fio file's) each ran the whole phase on the
+    request thread (256 of them: minutes); the record is made from one solve, each job's numbers
+    what its own run gives."""
+    from nvsim import Simulation, default_catalog
+    from nvsim.workload import compose
+
+    catalog = default_catalog()
+    data = core.scenario_dict(core.default_setup(), catalog=catalog)
+    base = data["workloads"][0]
+    data["workloads"] = [dict(base, name=f"j{i}", phase="p", flow=i + 1, numjobs=2, iodepth=2) for i in range(4)]
+    spec = parse_scenario(data, catalog)
+    solves = []
+    real = compose.ROWS["phase"]
+    monkeypatch.setitem(compose.ROWS, "phase", lambda job: solves.append(job.workload.name) or real(job))
+    record = core.evaluate(data, spec, catalog, rebuild=False)
+    assert solves == ["p"] and [w["name"] for w in record["workloads"]] == ["j0", "j1", "j2", "j3"]
+    for workload, row in zip(spec.workloads, record["workloads"]):
+        own = Simulation(spec, workload, catalog=catalog).run("fluid")
+        assert row["total_iops"] == own.read_iops + own.write_iops, workload.name
