@@ -50,7 +50,7 @@ from .errors import InputError, close_matches, require_extra
 from .io import check_output_path, commit_together, journal_path, recover_commit
 from .rebuild import data_loss_at_start, data_loss_metrics, rebuild_summary
 from .scenario import load_scenario, parse_scenario
-from .simulation import Simulation
+from .simulation import Simulation, run_workload_group, workload_runs
 from .specs import SECTOR_BYTES, NumbersNotTruthValues, ScenarioSpec, WorkloadSpec
 from .units import parse_bytes, parse_bytes_per_s, parse_count
 from .workers import dask_client, process_pool
@@ -332,13 +332,14 @@ def run_point(task: dict[str, Any]) -> list[dict[str, Any]]:
                 for name in task["workloads"]]
     usable = capacity(scenario, catalog).usable_bytes
     loss = None if scenario.array.single_drive else data_loss_at_start(scenario, catalog)
+    results = {} if loss is not None else _selected_runs(scenario, catalog, fidelity, task["host_ios"], task["workloads"])
     for name in task["workloads"]:
         if loss is not None:  # the array has lost data: its workloads get errors, not rates
             rows.append(dict(_fields(point), workload=name, key=point_key(point, name, fidelity, sweep), status="data loss",
                              error=loss.detail, usable_bytes=float(usable),
                              usable_bytes_per_drive=float(usable) / scenario.array.drives, **data_loss_metrics(loss)))
             continue
-        result = Simulation(scenario, name, catalog=catalog).run(fidelity, host_ios=task["host_ios"])
+        result = results[name]
         metrics = result.metrics()
         metrics.update(cost_power(catalog, scenario, float(usable), metrics, result.utilisation))
         if task.get("rebuild"):
@@ -349,6 +350,18 @@ def run_point(task: dict[str, Any]) -> list[dict[str, Any]]:
                          usable_bytes=float(usable), usable_bytes_per_drive=float(usable) / scenario.array.drives,
                          **{k: v for k, v in metrics.items()}))
     return rows
+
+
+def _selected_runs(scenario, catalog, fidelity: str, host_ios: int, names) -> dict[str, Any]:
+    """The Result of each selected workload, by name: the workloads of one phase from one solve of
+    it (``nvsim.simulation.workload_runs``), as ``nvsim run`` does; solved once per workload, a phase
+    of N was N solves of it."""
+    out: dict[str, Any] = {}
+    for run in workload_runs(scenario):
+        group = [scenario.workloads[i].name for i in run]
+        if any(name in names for name in group):
+            out.update(zip(group, run_workload_group(scenario, catalog, fidelity, run, host_ios=host_ios)))
+    return out
 
 
 def _fields(point: dict[str, Any]) -> dict[str, Any]:

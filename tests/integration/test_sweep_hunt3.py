@@ -12,6 +12,8 @@ import pytest
 from conftest import run_cli
 from nvsim.sweep import point_key, run_sweep
 
+ROOT = Path(__file__).resolve().parents[2]
+
 BASE = """\
 name: base
 platform: supermicro-as-2125hs-tnr
@@ -118,3 +120,27 @@ def test_point_keys_tell_sweeps_apart():
     point = {"array.drives": 8}
     assert point_key(point, "a", "fluid", "s1") == point_key({"array.drives": 8}, "a", "fluid", "s1")
     assert point_key(point, "a", "fluid", "s1") != point_key(point, "a", "fluid", "s2")
+
+
+def test_a_point_solves_a_phase_once_for_its_selected_workloads(monkeypatch):
+    """A sweep point ran each selected workload of a phase on its own Simulation, each solving the
+    whole phase; it solves the phase once, each row what the workload's own run gives."""
+    from nvsim import Simulation, default_catalog, load_scenario
+    from nvsim.sweep import run_point
+    from nvsim.workload import compose
+
+    catalog = default_catalog()
+    base = load_scenario(ROOT / "scenarios" / "graid-gen5-raid6", catalog)
+    jobs = [base.workloads[0].model_copy(update={"name": f"j{i}", "phase": "p", "flow": i + 1, "numjobs": 4})
+            for i in range(3)]
+    spec = base.model_copy(update={"workloads": tuple(jobs)})
+    task = {"point": {}, "base": spec.model_dump(mode="json"), "workloads": ["j0", "j2"], "fidelity": "fluid",
+            "host_ios": 20_000, "rebuild": False}
+    solves = []
+    real = compose.ROWS["phase"]
+    monkeypatch.setitem(compose.ROWS, "phase", lambda job: solves.append(job.workload.name) or real(job))
+    rows = run_point(task)
+    assert solves == ["p"] and [r["workload"] for r in rows] == ["j0", "j2"]
+    for row in rows:
+        own = Simulation(spec, row["workload"], catalog=catalog).run("fluid")
+        assert row["read_iops"] == own.read_iops, row["workload"]
