@@ -43,7 +43,7 @@ from pydantic import ValidationError
 
 from nvsim import Catalog, InputError, default_catalog
 from nvsim.catalog import check_link_rates
-from nvsim.errors import from_validation_error, unprintable
+from nvsim.errors import from_validation_error, not_printable
 from nvsim.specs import PCIE_GENERATIONS, DriveSpec
 from nvsim.specs.base import PRICE_DATE
 from nvsim.specs.parts import (DRIVE_CAPACITY_BYTES_RANGE, DRIVE_DWPD_MAX, DRIVE_LINK_CEILING_BYTES_PER_S, DRIVE_RAW_NAND_BYTES_MAX,
@@ -172,8 +172,8 @@ def _check_text(form: dict[str, Any]) -> None:
             raise form_error(field, f"{len(text):,} characters; at most {MAX_TEXT_CHARS}")
         if (why := guard.not_unicode(text)) is not None:
             raise form_error(field, why)
-        if (bad := unprintable(text)) is not None:
-            raise form_error(field, f"must be printable text, got the control or formatting character U+{ord(bad):04X}")
+        if (why := not_printable(text)) is not None:
+            raise form_error(field, why)
 
 
 def check_bounds(form: dict[str, Any]) -> None:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from nvsim import Catalog, InputError, __version__, default_catalog, parse_scenario
-from nvsim.errors import shown, unprintable
+from nvsim.errors import not_printable, shown
 from nvsim.names import product_name
 from nvsim.published import fitted_ids, load_published, published_files, where_looked
 from nvsim.scenario import load_scenario
@@ -108,9 +108,8 @@ def checked_fields(customer: str, project: str, when: str) -> dict[str, str | No
     naming the option) when one is not printable text of at most ``REPORT_FIELD_CHARS``, or the
     date is not a real YYYY-MM-DD date (``nvsim report``'s options)."""
     for option, text in (("--customer", customer), ("--project", project), ("--date", when)):
-        bad = unprintable(text)
-        if bad is not None:
-            raise InputError(option, f"must be printable text, got the control or formatting character U+{ord(bad):04X}")
+        if (why := not_printable(text)) is not None:
+            raise InputError(option, why)
         if len(text) > REPORT_FIELD_CHARS:
             raise InputError(option, f"at most {REPORT_FIELD_CHARS} characters (what the page prints), got {len(text):,}")
     if when and not _real_date(when):

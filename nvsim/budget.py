@@ -27,7 +27,8 @@ bounds its points by its own field ``max_points``.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import NamedTuple
 
 from .constants import PAGE_BYTES
@@ -50,11 +51,6 @@ MAX_EVENT_PAGES = 2**30
 MAX_EVENT_PAGES_ENV = "NVSIM_MAX_EVENT_PAGES"
 MAX_SWEEP_POINTS = 100_000
 """Default most set-ups a sweep runs (its field ``max_points`` raises it)."""
-
-
-def limit(default: int, env: str) -> int:
-    """``default``, or the bound the environment variable ``env`` sets (``errors.limit_from_env``)."""
-    return limit_from_env(env, default)
 
 
 def event_slots(workload: WorkloadSpec) -> int:
@@ -85,12 +81,20 @@ def check_workload(workload: WorkloadSpec, fidelity: str, field: str = "", host_
     ``instead``: how the caller's user skips the event mode; ``source``: the file it came from,
     named first as every other error of that file); then each block size its mix is simulated as.
     The limits are read first: one set badly in the environment is its own error, not the file's."""
-    limits = Limits(limit(MAX_PLANNED_PAGES, MAX_PLANNED_PAGES_ENV), limit(MAX_EVENT_SLOTS, MAX_EVENT_SLOTS_ENV),
-                    limit(MAX_EVENT_PAGES, MAX_EVENT_PAGES_ENV))
-    try:
+    limits = Limits(limit_from_env(MAX_PLANNED_PAGES_ENV, MAX_PLANNED_PAGES), limit_from_env(MAX_EVENT_SLOTS_ENV, MAX_EVENT_SLOTS),
+                    limit_from_env(MAX_EVENT_PAGES_ENV, MAX_EVENT_PAGES))
+    with _named_file(source):
         _check_one(workload, fidelity, field, host_ios, instead, limits)
         for part in binned(list(workload.bs_mix or ())):
             _check_one(part_workload(workload, part), fidelity, field, host_ios, instead, limits)
+
+
+@contextmanager
+def _named_file(source: str | None) -> Iterator[None]:
+    """An InputError raised inside names ``source`` first, as every other error of that file (None:
+    as raised)."""
+    try:
+        yield
     except InputError as exc:
         if source is None:
             raise
@@ -149,13 +153,9 @@ def check_scenario_regions(scenario: ScenarioSpec, device_bytes: Callable[[], in
     first as every other error of that file."""
     placed = [(index, w) for index, w in enumerate(scenario.workloads) if w.offset or w.size]
     size_bytes = device_bytes() if placed else 0
-    try:
+    with _named_file(source):
         for index, workload in placed:
             check_region(workload, size_bytes, field=f"workloads[{index}]")
-    except InputError as exc:
-        if source is None:
-            raise
-        raise InputError(exc.field, exc.message, source=source) from None
 
 
 def check_points(points: int, max_points: int, field: str = "grid") -> None:

@@ -389,11 +389,7 @@ def check_link_rates(catalog: Catalog) -> None:
         g = links[drive.pcie_generation.value]
         ceiling = raw_bytes_per_s(g.transfer_rate_gt_per_s.value, drive.lanes.value, g.encoding_payload_bits.value,
                                   g.encoding_total_bits.value)
-        rates = {"seq_read_bytes_per_s": drive.seq_read_bytes_per_s.value,
-                 "seq_write_bytes_per_s": drive.seq_write_bytes_per_s.value,
-                 "rand_read_iops": drive.rand_read_iops.value * drive.rand_block_bytes.value,
-                 "rand_write_iops": drive.rand_write_iops.value * drive.rand_block_bytes.value}
-        for field_name, bytes_per_s in rates.items():
+        for field_name, bytes_per_s in drive.datasheet_bytes_per_s.items():
             if bytes_per_s > ceiling:
                 raise InputError(field_name, f"{bytes_per_s / 1e9:,.2f} GB/s; its PCIe Gen{g.generation} "
                                              f"x{drive.lanes.value} link carries at most {ceiling / 1e9:,.2f} GB/s one way",

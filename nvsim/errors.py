@@ -44,6 +44,13 @@ def unprintable(text: str) -> str | None:
     return next((c for c in text if unicodedata.category(c) in NOT_PRINTABLE), None)
 
 
+def not_printable(text: str) -> str | None:
+    """Why ``text`` may not be printed as it is (its first ``NOT_PRINTABLE`` character), or None:
+    the phrase every refusal of such a text uses."""
+    bad = unprintable(text)
+    return None if bad is None else f"must be printable text, got the control or formatting character U+{ord(bad):04X}"
+
+
 def _escaped(text: str) -> str:
     if unprintable(text) is None:
         return text

@@ -339,11 +339,11 @@ def parse_fio_jobfile(text: str, path: str = "<jobfile>", *, catalog: Any = None
 def _check_waitee(entries: list[_Entry], name: str, before: list[str], path: str) -> None:
     """fio's ``wait_for`` names a job defined before this one (fio: "wait_for ... not found"): it
     is not simulated (the jobs' order is), but a name fio refuses is refused here too."""
-    waitee = next((e for e in reversed(entries) if e.key == "wait_for"), None)
-    if waitee is not None and (waitee.value or "").strip() not in before:
-        known = ", ".join(before) or "none"
-        raise _error(waitee, path, f"no job named {(waitee.value or '').strip()!r} before job [{name}] (fio: 'not found'); "
-                                   f"allowed: a job defined above it: {known}")
+    entry = next((e for e in reversed(entries) if e.key == "wait_for"), None)
+    waitee = (entry.value or "").strip() if entry is not None else None
+    if waitee is not None and waitee not in before:
+        raise _error(entry, path, f"no job named {waitee!r} before job [{name}] (fio: 'not found'); "
+                                  f"allowed: a job defined above it: {', '.join(before) or 'none'}")
 
 
 def _sections(text: str, path: str, keywords: dict[str, int] | None = None,

@@ -16,7 +16,7 @@ from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar, Union, g
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from ..errors import suggestion_text, unprintable
+from ..errors import not_printable, suggestion_text
 from ..units import parse_bytes, parse_bytes_per_s, parse_count, parse_seconds
 
 def _positive(value: float) -> float:
@@ -68,9 +68,8 @@ the tab and carriage return a name cannot hold anyway)."""
 
 
 def _name_text(value: str) -> str:
-    bad = unprintable(value)
-    if bad is not None:
-        raise ValueError(f"must be printable text, got the control or formatting character U+{ord(bad):04X}")
+    if (why := not_printable(value)) is not None:
+        raise ValueError(why)
     if value.startswith(FORMULA_STARTS):
         raise ValueError(f"must not begin with {value[0]!r}: a spreadsheet opening nvsim's CSV would read the name as "
                          f"a formula; allowed first: anything but {', '.join(FORMULA_STARTS)}")

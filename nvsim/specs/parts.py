@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from ..errors import unprintable
+from ..errors import not_printable
 from .base import (PRICE_DATE, SECTOR_BYTES, Bytes, BytesPerS, Cited, Count, PhysicalNumbers, PriceKind, Spec,
                    _link_width, _pcie_generation, _price_together)
 from .nand import ENTRY_NAME, NAND_NAME
@@ -66,9 +66,8 @@ def _drive_bounds(drive: "DriveSpec") -> None:
         text = getattr(drive, name) or ""
         if len(text) > DRIVE_TEXT_CHARS_MAX:
             raise ValueError(f"{name}: {len(text):,} characters; at most {DRIVE_TEXT_CHARS_MAX}")
-        bad = unprintable(text)
-        if bad is not None:  # printed in tables, reports and terminals
-            raise ValueError(f"{name}: must be printable text, got the control or formatting character U+{ord(bad):04X}")
+        if (why := not_printable(text)) is not None:  # printed in tables, reports and terminals
+            raise ValueError(f"{name}: {why}")
     for name, (low, high, what) in DRIVE_FIGURE_RANGES.items():
         value = getattr(drive, name).value
         if not low <= value <= high:
@@ -84,10 +83,7 @@ def _drive_bounds(drive: "DriveSpec") -> None:
         raise ValueError(f"capacity_bytes: {drive.capacity_bytes.value:,} bytes; a drive holds {low:,} to {high:,}")
     if drive.raw_nand_bytes.value > DRIVE_RAW_NAND_BYTES_MAX:
         raise ValueError(f"raw_nand_bytes: {drive.raw_nand_bytes.value:,} bytes; at most {DRIVE_RAW_NAND_BYTES_MAX:,}")
-    rates = {"seq_read_bytes_per_s": drive.seq_read_bytes_per_s.value, "seq_write_bytes_per_s": drive.seq_write_bytes_per_s.value,
-             "rand_read_iops": drive.rand_read_iops.value * drive.rand_block_bytes.value,
-             "rand_write_iops": drive.rand_write_iops.value * drive.rand_block_bytes.value}
-    for name, bytes_per_s in rates.items():
+    for name, bytes_per_s in drive.datasheet_bytes_per_s.items():
         if bytes_per_s > DRIVE_LINK_CEILING_BYTES_PER_S:
             raise ValueError(f"{name}: {bytes_per_s:,.0f} bytes/s; no drive's link carries more than "
                              f"{DRIVE_LINK_CEILING_BYTES_PER_S:,.0f} (PCIe 6.0 x16)")
@@ -148,6 +144,15 @@ class DriveSpec(PhysicalNumbers):
     nand_erase_us: Cited[float] | None = Field(
         default=None, description="tBERS of one block, from the family; None: nvsim.ssd.latency.DEFAULT_NAND_ERASE_US "
                                   "(what a read waits for on an erasing die)")
+
+    @property
+    def datasheet_bytes_per_s(self) -> dict[str, float]:
+        """Each datasheet rate as the bytes per second it moves, by its field: the sequential rates,
+        and the random I/Os times their block (what a link must carry for them)."""
+        return {"seq_read_bytes_per_s": self.seq_read_bytes_per_s.value,
+                "seq_write_bytes_per_s": self.seq_write_bytes_per_s.value,
+                "rand_read_iops": self.rand_read_iops.value * self.rand_block_bytes.value,
+                "rand_write_iops": self.rand_write_iops.value * self.rand_block_bytes.value}
 
     @model_validator(mode="after")
     def _raw_covers_capacity(self) -> "DriveSpec":
