@@ -636,6 +636,7 @@ NOT_HELD_ADVICE = {
     "volumes": "the dashboard simulates one array, with no volume beside it",
     "topology": "the dashboard hangs the drives in the platform's own bays, with no switch, retimer or slot",
     "array.hot_spares": "the dashboard's set-up has no hot spares (a rebuild starts on a new drive)",
+    "array.unclean_shutdown": "the dashboard reports no resync after a power loss",
 }
 """Why a field the dashboard cannot hold is refused; any other such field gets a general line."""
 

@@ -180,6 +180,8 @@ def _resilience(spec, catalog) -> dict:
     out: dict = {"if_one_drive_fails": nvsim.rebuild_summary(spec, catalog)}
     if spec.array.scrub:
         out["scrub"] = nvsim.rebuild.scrub_summary(spec, catalog)
+    if spec.array.unclean_shutdown:
+        out["unclean_shutdown"] = nvsim.rebuild.unclean_shutdown_summary(spec, catalog)
     if spec.faults:
         workload = spec.workloads[0] if spec.workloads else None
         timeline = nvsim.run_timeline(spec, workload, catalog).as_dict()

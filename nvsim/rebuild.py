@@ -21,6 +21,7 @@ import numpy as np
 
 from .bounds import capacity
 from .catalog import Catalog, default_catalog
+from .raid import data_members_per_stripe
 from .risk import HOURS_PER_YEAR, RebuildRisk, rebuild_risk
 from .sim.system import ArraySystem
 from .simulation import Result, Simulation
@@ -329,18 +330,19 @@ def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, work
 
 
 def scrub_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, workload: WorkloadSpec | None = None,
-                  fidelity: str = "fluid", host_ios: int = 60_000) -> dict:
+                  fidelity: str = "fluid", host_ios: int = 60_000, span_bytes: float | None = None) -> dict:
     """The array's parity scrub (the engine's ``check`` protocol: md's ``check`` sync action, a
     card's consistency check) as a state of the array (``ArrayState(checking=True)``, solved by the
-    orchestrator): its time over the member span (``array.rebuild.span_bytes``, else the whole
-    member) idle and under ``workload`` (the scenario's first), what limits it, and the host's
-    rate while it runs against the optimal state's. Idle it is the state solver's; under load in
-    ``fidelity`` ("event": the check's requests as the event mode's rebuild slots beside the
-    host's, about ``host_ios`` measured)."""
+    orchestrator): its time over the member span (``span_bytes``, else ``array.rebuild.span_bytes``,
+    else the whole member) idle and under ``workload`` (the scenario's first), what limits it, and
+    the host's rate while it runs against the optimal state's. Idle it is the state solver's; under
+    load in ``fidelity`` ("event": the check's requests as the event mode's rebuild slots beside
+    the host's, about ``host_ios`` measured)."""
     catalog = catalog or default_catalog()
     if workload is None and scenario.workloads:
         workload = scenario.workloads[0]
-    span = float(min(scenario.array.rebuild.span_bytes or math.inf, capacity(scenario, catalog).member_bytes))
+    span = span_bytes if span_bytes is not None else \
+        float(min(scenario.array.rebuild.span_bytes or math.inf, capacity(scenario, catalog).member_bytes))
     protocol = _idle_system(scenario, catalog, ()).check
     idle = Simulation(scenario, None, catalog=catalog, state=CHECKING).run("fluid")
     out = {"protocol": protocol.describe(), "span_bytes": span, **_scrub_rate("idle", span, idle)}
@@ -355,11 +357,41 @@ def scrub_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, worklo
     return out
 
 
+def unclean_shutdown_summary(scenario: ScenarioSpec, catalog: Catalog | None = None,
+                             workload: WorkloadSpec | None = None) -> dict:
+    """md's resync after an unclean shutdown (``array.unclean_shutdown``: power lost while
+    ``workload``, the scenario's first, wrote at its optimal rate, fluid mode): the span of each
+    member it covers (``Engine.dirty_after_crash``: the write-intent bitmap's dirty chunks, every
+    member without one) and its time idle and under the same workload. A resync after a crash
+    reads every member of each dirty stripe and writes only what differs (raid5's
+    ``handle_parity_checks5/6`` repair a mismatch; raid1/raid10 compare the copies), so it runs the
+    engine's ``check`` protocol over that span (``scrub_summary``)."""
+    catalog = catalog or default_catalog()
+    if workload is None and scenario.workloads:
+        workload = scenario.workloads[0]
+    array = scenario.array
+    member = float(capacity(scenario, catalog).member_bytes)
+    model = _idle_system(scenario, catalog, ()).model
+    region, rate, rate_bytes, random, streams = float(model.device_bytes), 0.0, 0.0, True, 1
+    if workload is not None and not workload.pure_trim:  # a trim writes no data: no bitmap bit
+        optimal = Simulation(scenario, workload, catalog=catalog).run("fluid")
+        rate, rate_bytes = optimal.write_iops, optimal.write_bytes_per_s
+        region = float(min(getattr(workload, "size", None) or region, region))
+        random, streams = workload.is_random, max(1, getattr(workload, "numjobs", 1))
+    dirty = model.engine.dirty_after_crash(array.level, rate, rate_bytes, region, random, streams,
+                                           data_members_per_stripe(array.level, array.drives, array.near_copies),
+                                           array.near_copies if array.level == 10 else array.drives, member)
+    out = {"workload_at_crash": workload.name if workload is not None else "idle", "write_iops_at_crash": rate, **dirty}
+    if dirty["span_bytes"] <= 0:
+        return {**out, "idle_hours": 0.0, "loaded_hours": 0.0 if workload is not None else None}
+    return {**out, **scrub_summary(scenario, catalog, workload, span_bytes=dirty["span_bytes"])}
+
+
 def _scrub_rate(name: str, span: float, result) -> dict:
     rate = float(result.rebuild_bytes_per_s or 0.0)
     return {f"{name}_hours": span / rate / 3600.0 if rate > 0 else None, f"{name}_mb_per_s": rate / 1e6,
             f"{name}_limited_by": result.rebuild_limited_by or result.limited_by}
 
 
-__all__ = ["run_timeline", "rebuild_summary", "scrub_summary", "rebuild_write_amplification", "Timeline", "Segment", "DataLoss", "RebuildRecord", "CheckRecord",
+__all__ = ["run_timeline", "rebuild_summary", "scrub_summary", "unclean_shutdown_summary", "rebuild_write_amplification", "Timeline", "Segment", "DataLoss", "RebuildRecord", "CheckRecord",
            "data_loss_at_start", "data_loss_metrics"]

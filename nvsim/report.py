@@ -324,6 +324,8 @@ def print_resilience(console: Console, resilience: dict) -> None:
     print_grid(console, Grid(title, ("quantity", "value"), (False, False), tuple(rows)))
     if resilience.get("scrub"):
         _print_scrub(console, resilience["scrub"])
+    if resilience.get("unclean_shutdown"):
+        _print_unclean_shutdown(console, resilience["unclean_shutdown"])
     timeline = resilience.get("timeline")
     if timeline:
         _print_timeline(console, timeline)
@@ -344,6 +346,25 @@ def _print_scrub(console: Console, scrub: dict) -> None:
                  ("limited by, under load", scrub["loaded_limited_by"]),
                  ("host IOPS during / optimal", f"{scrub['host_iops_during']:,.0f} / {scrub['host_iops_optimal']:,.0f}")]
     print_grid(console, Grid("Parity scrub (check; fluid mode)", ("quantity", "value"), (False, False), tuple(rows)))
+
+
+def _print_unclean_shutdown(console: Console, resync: dict) -> None:
+    """md's resync after an unclean shutdown (``array.unclean_shutdown``): what it covers and why,
+    its time idle and under the workload, the host's rate meanwhile."""
+    def hours(value) -> str:
+        return MISSING if value is None else f"{value:,.2f} h"
+
+    rows = [("power lost under", f"{resync['workload_at_crash']} ({resync['write_iops_at_crash']:,.0f} writes/s)"),
+            ("resynced of each member", f"{resync['span_bytes'] / 1e9:,.1f} GB: {resync['why']}"),
+            ("resync time, idle", hours(resync.get("idle_hours")))]
+    if resync.get("idle_limited_by"):
+        rows.append(("limited by, idle", resync["idle_limited_by"]))
+    if resync.get("loaded_limited_by"):
+        rows += [(f"resync time, under {resync['workload']}", hours(resync.get("loaded_hours"))),
+                 ("limited by, under load", resync["loaded_limited_by"]),
+                 ("host IOPS during / optimal", f"{resync['host_iops_during']:,.0f} / {resync['host_iops_optimal']:,.0f}")]
+    print_grid(console, Grid("Resync after an unclean shutdown (fluid mode)", ("quantity", "value"), (False, False),
+                             tuple(rows)))
 
 
 def _print_timeline(console: Console, timeline: dict) -> None:

@@ -61,6 +61,12 @@ class EngineSettings(Spec):
     """What a scenario may set for its engine (``array.engine_settings``): a sysfs knob such as
     md's ``group_thread_cnt``. Each engine declares its own subclass; none here."""
 
+    def for_array(self, level: int, member_bytes: float, drives: int, copies: int) -> "EngineSettings":
+        """These settings as the engine's tools create an array of ``drives`` members of
+        ``member_bytes`` at ``level`` (what a setting left unset becomes there: md's bitmap by
+        mdadm's rules); the same settings here."""
+        return self
+
 
 @dataclass
 class EngineWork:
@@ -215,6 +221,14 @@ class Engine:
         ``region_bytes``, that wait for a synchronous metadata update on the engine's thread (md's
         write-intent bitmap); none here."""
         return 0.0
+
+    resyncs_after_crash: ClassVar[bool] = False  # resyncs its redundancy after an unclean shutdown (md)
+
+    def dirty_after_crash(self, level: int, write_rate_per_s: float, write_bytes_per_s: float, region_bytes: float,
+                          random: bool, streams: int, data_members: int, copies: int, member_bytes: float) -> dict:
+        """What the engine resyncs of each member after an unclean shutdown under a write load
+        (``resyncs_after_crash``): ``span_bytes`` of each member, and how it was found. Nothing here."""
+        return {"span_bytes": 0.0, "why": "the engine keeps no resync after an unclean shutdown in nvsim"}
 
     @staticmethod
     def empty_work(plan: MemberIOPlan, n: int, host_bytes: int) -> EngineWork:

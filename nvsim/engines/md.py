@@ -44,6 +44,8 @@ documents), the mechanisms that set its speed (docs/models/engines.md):
 
 from __future__ import annotations
 
+import math
+
 import numba as nb
 import numpy as np
 
@@ -56,7 +58,9 @@ from ..specs import Bytes, Cited, RebuildSpec
 from .base import (Engine, EngineParameters, EngineServer, EngineSettings, EngineWork, RebuildThrottle, StripeCacheLoad,
                    per_host_sum)
 from .rebuild_protocol import Reconstruction
-from .md_bitmap import BITMAP_PAGE_BYTES, DEFAULT_DAEMON_SLEEP_S, MDADM_BITMAP_CHUNK_MIN_BYTES, dirty_fraction_random, dirty_fraction_sequential
+from . import md_bitmap
+from .md_bitmap import (BITMAP_PAGE_BYTES, DEFAULT_DAEMON_SLEEP_S, DEFAULT_MDADM, MDADM_VERSIONS, dirty_fraction_random,
+                        dirty_fraction_sequential)
 
 
 RAID456_LEVELS = (4, 5, 6)
@@ -221,20 +225,37 @@ class MdSettings(EngineSettings):
     stripe_cache_size: int = Field(default=NR_STRIPES, ge=STRIPE_CACHE_MIN, le=STRIPE_CACHE_MAX,
                                    description="stripe_heads in the RAID5/6 stripe cache (sysfs stripe_cache_size)")
     kernel: Literal[KERNELS] = Field(default=DEFAULT_KERNEL, description="the Linux kernel whose md runs the array")
-    bitmap: Literal["internal", "external", "none"] = Field(
-        default="internal", description="write-intent bitmap (mdadm --bitmap); mdadm 3.3-4.3 adds an internal one "
-        "on members over 100 GiB")
-    bitmap_chunk_bytes: Bytes = Field(default=MDADM_BITMAP_CHUNK_MIN_BYTES, ge=4096, le=2**40,
-                                      description="bitmap chunk (mdadm --bitmap-chunk): member bytes per bit")
+    mdadm: Literal[MDADM_VERSIONS] = Field(default=DEFAULT_MDADM, description="the mdadm that created the array: its "
+                                           "defaults for the write-intent bitmap and its chunk")
+    bitmap: Literal["internal", "external", "none"] | None = Field(
+        default=None, description="write-intent bitmap (mdadm --bitmap); unset: mdadm's own choice (3.3-4.3 an "
+        "internal one on members over 100 GiB; 3.2 none; 4.4 on asks, and a scripted create gets none)")
+    bitmap_chunk_bytes: Bytes | None = Field(default=None, ge=4096, le=2**40,
+                                             description="bitmap chunk (mdadm --bitmap-chunk): bytes of the bitmap's "
+                                             "space per bit (a member's; RAID10's array); unset: mdadm's default, "
+                                             "64 MiB or what 128 KiB of bits needs")
     bitmap_daemon_sleep_s: float = Field(default=DEFAULT_DAEMON_SLEEP_S, gt=0, le=3600,
                                          description="seconds between bitmap daemon passes (mdadm --delay)")
 
     @field_validator("bitmap_chunk_bytes")
     @classmethod
-    def _power_of_two(cls, value: int) -> int:
-        if value & (value - 1):
+    def _power_of_two(cls, value: int | None) -> int | None:
+        if value is not None and value & (value - 1):
             raise ValueError("must be a power of two (mdadm: --bitmap-chunk)")
         return value
+
+    def for_array(self, level: int, member_bytes: float, drives: int, copies: int) -> "MdSettings":
+        """These settings as mdadm creates an array of ``drives`` members of ``member_bytes`` at
+        ``level``: the bitmap it adds when none is named (``md_bitmap.mdadm_adds_bitmap``: by its
+        version and the members' size) and its default chunk for the space the bitmap covers
+        (``md_bitmap.mdadm_bitmap_chunk_bytes`` of ``bitmap_span_bytes``); RAID0 has none."""
+        bitmap = self.bitmap
+        if bitmap is None:
+            bitmap = "internal" if level != 0 and md_bitmap.mdadm_adds_bitmap(member_bytes, self.mdadm) else "none"
+        chunk = self.bitmap_chunk_bytes
+        if chunk is None and bitmap != "none":
+            chunk = md_bitmap.mdadm_bitmap_chunk_bytes(md_bitmap.bitmap_span_bytes(level, member_bytes, drives, copies))
+        return self.model_copy(update={"bitmap": bitmap, "bitmap_chunk_bytes": chunk})
 
 
 MD_DISCARD_LEVELS = (0, 1, 10)
@@ -287,6 +308,14 @@ class MdEngine(Engine):
             if bitmap == "none" and name in settings:
                 return (f"engine_settings.{name}: has no effect without a write-intent bitmap (bitmap: none); "
                         f"allowed: leave it unset, or bitmap: internal or external")
+            if bitmap is None and name in settings:  # mdadm's own choice depends on its version and the members
+                return (f"engine_settings.{name}: sets the write-intent bitmap, which the scenario does not name "
+                        f"(mdadm adds one on its own only from 3.3 to 4.3, on members over 100 GiB); allowed: "
+                        f"with bitmap: internal or external")
+        mdadm = settings.get("mdadm", cls.Settings.model_fields["mdadm"].default)
+        if bitmap == "external" and mdadm in MDADM_VERSIONS and not md_bitmap.mdadm_keeps_bitmap_files(mdadm):
+            return (f"engine_settings.bitmap: mdadm {mdadm} keeps no bitmap in a file of its own (removed in 4.4, "
+                    f"commit 581ba134); allowed: internal or none, or mdadm 4.3 or older")
         if level not in RAID456_LEVELS:
             for name in ("stripe_cache_size", "group_thread_cnt"):
                 default = cls.Settings.model_fields[name].default
@@ -485,12 +514,28 @@ class MdEngine(Engine):
         request (RAID1/10): ``md_bitmap_startwrite`` and ``md_bitmap_endwrite``, each
         ``spin_lock_irq(&bitmap->counts.lock)`` (md-bitmap.c); none without a bitmap. The lock is
         the array's one bitmap lock; nvsim books it on md's one spinlock server."""
-        return 0.0 if getattr(self.settings, "bitmap", "none") == "none" else 2.0
+        return 0.0 if self.bitmap == "none" else 2.0
 
-    def bitmap_chunks(self, region_bytes: float, data_members: int) -> float:
+    @property
+    def bitmap(self) -> str:
+        """The write-intent bitmap (internal, external or none): the scenario's, or mdadm's choice
+        for the array (``MdSettings.for_array``; an engine built without its array takes the
+        choice for members over 100 GiB, as every NVMe drive of the catalog is)."""
+        if self.settings.bitmap is not None:
+            return self.settings.bitmap
+        return "internal" if md_bitmap.mdadm_adds_bitmap(math.inf, self.settings.mdadm) else "none"
+
+    @property
+    def bitmap_chunk_bytes(self) -> int:
+        """The bitmap's chunk: the scenario's, or mdadm's default for the array (64 MiB for an
+        engine built without its array)."""
+        return self.settings.bitmap_chunk_bytes or md_bitmap.MDADM_BITMAP_CHUNK_MIN_BYTES
+
+    def bitmap_chunks(self, region_bytes: float, level: int, data_members: int) -> float:
         """Bitmap chunks that writes spread over ``region_bytes`` of the array touch: a bit covers
-        ``bitmap_chunk_bytes`` of every member, so ``bitmap_chunk_bytes x data_members`` of data."""
-        return max(1.0, region_bytes / (self.settings.bitmap_chunk_bytes * max(1, data_members)))
+        ``bitmap_chunk_bytes`` of every member on RAID4/5/6, of the array's addresses on RAID10
+        (``md_bitmap.data_bytes_per_bit``)."""
+        return max(1.0, region_bytes / md_bitmap.data_bytes_per_bit(level, self.bitmap_chunk_bytes, data_members))
 
     def sync_update_share(self, level: int, write_rate_per_s: float, region_bytes: float, write_bytes: int,
                           random: bool, data_members: int) -> float:
@@ -501,12 +546,39 @@ class MdEngine(Engine):
         ``md_bitmap_unplug`` before the writes it holds go out), which waits for it. RAID0 has none
         whatever the setting: a bitmap records what a redundant array must resync, mdadm adds its
         own only from level 1 and refuses one asked for at level 0 (Create.c)."""
-        if level == 0 or getattr(self.settings, "bitmap", "none") == "none":
+        if level == 0 or self.bitmap == "none":
             return 0.0
         if not random:
-            return dirty_fraction_sequential(write_bytes, self.settings.bitmap_chunk_bytes * max(1, data_members))
-        return dirty_fraction_random(write_rate_per_s, self.bitmap_chunks(region_bytes, data_members),
+            return dirty_fraction_sequential(write_bytes, md_bitmap.data_bytes_per_bit(level, self.bitmap_chunk_bytes,
+                                                                                         data_members))
+        return dirty_fraction_random(write_rate_per_s, self.bitmap_chunks(region_bytes, level, data_members),
                                      self.settings.bitmap_daemon_sleep_s)
+
+    resyncs_after_crash = True
+
+    def dirty_after_crash(self, level: int, write_rate_per_s: float, write_bytes_per_s: float, region_bytes: float,
+                          random: bool, streams: int, data_members: int, copies: int, member_bytes: float) -> dict:
+        """What md resyncs of each member after an unclean shutdown (the array was "active": md
+        starts a resync, ``MD_RECOVERY_SYNC``) under writes at ``write_rate_per_s`` over
+        ``region_bytes``: with a write-intent bitmap the chunks dirty at the crash
+        (``md_bitmap_start_sync`` skips a clean one), ``dirty_chunks_random`` of them under random
+        writes, ``dirty_chunks_sequential`` per sequential stream, each ``member_bytes_per_bit`` of
+        every member; without one every member whole."""
+        if self.bitmap == "none":
+            return {"span_bytes": float(member_bytes), "why": "no write-intent bitmap: every member whole",
+                    "bitmap": "none"}
+        chunk, sleep = self.bitmap_chunk_bytes, self.settings.bitmap_daemon_sleep_s
+        chunks = self.bitmap_chunks(region_bytes, level, data_members)
+        per_bit = md_bitmap.data_bytes_per_bit(level, chunk, data_members)
+        if random:
+            dirty = md_bitmap.dirty_chunks_random(write_rate_per_s, chunks, sleep)
+        else:
+            dirty = min(chunks, max(1, streams) * md_bitmap.dirty_chunks_sequential(
+                write_bytes_per_s / max(1, streams), per_bit, chunks, sleep))
+        per_member = md_bitmap.member_bytes_per_bit(level, chunk, self.members, copies)
+        return {"span_bytes": md_bitmap.resync_member_bytes_after_crash(member_bytes, per_member, dirty),
+                "why": f"the write-intent bitmap's dirty chunks: {dirty:,.0f} of the {chunks:,.0f} the writes touch",
+                "bitmap": self.bitmap, "bitmap_chunk_bytes": chunk, "dirty_chunks": dirty, "chunks": chunks}
 
     def stripe_thread_count(self) -> float:
         """Stripe-handling servers. With the write-intent bitmap, raid5d alone, whatever
@@ -521,7 +593,7 @@ class MdEngine(Engine):
         group (``handle_active_stripes(conf, ANY_GROUP, ...)``): raid5d plus ``group_thread_cnt``
         workers on each node the jobs submit from."""
         workers = getattr(self.settings, "group_thread_cnt", 0)
-        if workers and getattr(self.settings, "bitmap", "none") == "none":
+        if workers and self.bitmap == "none":
             return float(RAID5D_THREADS + workers * self.job_nodes)
         return float(RAID5D_THREADS)
 

@@ -3,10 +3,20 @@
 * **mdadm's default.** mdadm 3.3 to 4.3 adds an internal bitmap on its own when each member holds
   more than 100 GiB (Create.c, commit 748952f7 "Create: default to bitmap=internal for large
   arrays", 2013: ``s->size > 100*1024*1024`` KiB); mdadm 4.4 asks instead (commit e97c4e18,
-  2024) and, run without a terminal (``--run``), creates none. An internal bitmap's chunk is
-  64 MiB, or larger if the member's bits do not fit in 128 KiB of bitmap (super1.c
-  ``add_internal_bitmap1``: ``max_bits`` from 256 sectors of room, ``min_chunk`` doubled from
-  4 KiB until the member's bits fit; mdadm commit b8ab2a50, "at least 64Meg", 2009).
+  2024) and, run without a terminal (``--run``), creates none; 3.2 and older never add one. mdadm
+  4.4 also removed bitmap files (commit 581ba134, "mdadm: remove bitmap file support"). An
+  internal bitmap's chunk is 64 MiB, or larger if the bits of the space it covers do not fit in
+  128 KiB of bitmap (super1.c ``add_internal_bitmap1``: ``max_bits`` from 256 sectors of room,
+  ``min_chunk`` doubled from 4 KiB until the bits fit; mdadm commit b8ab2a50, "at least 64Meg",
+  2009).
+* **The space a bitmap covers** (``bitmap_span_bytes``): the kernel sizes it on
+  ``mddev->resync_max_sectors`` (md-bitmap.c ``md_bitmap_create``), which raid1 and raid456 set
+  to a member's sectors and raid10 to the array's (``raid10_run``: ``resync_max_sectors = size``,
+  ``raid10_size``); mdadm sizes the chunk on the same (Create.c: "for raid10, the bitmap size is
+  the capacity of the array"). So a RAID4/5/6 bit covers a chunk of every member, a chunk of
+  data on each data member; a RAID1 bit a chunk of the one copy; a RAID10 bit a chunk of the
+  array's addresses (``raid10_write_request`` calls ``md_bitmap_startwrite`` with the array
+  sector), stored on ``copies`` members.
 * **A write that dirties a clean bitmap chunk** waits for the bitmap page holding its bit to be
   written to every member before its data is written (``md_bitmap_startwrite`` sets the bit,
   ``md_bitmap_unplug`` writes the dirty pages and waits). A chunk's bit is cleared by the bitmap
@@ -14,7 +24,9 @@
   (the counter steps 2 -> 1 -> 0 on successive daemon passes): nvsim takes 1.5 periods.
 * **After an unclean shutdown** md resyncs only the chunks whose bits are set
   (``resync_member_bytes_after_crash``): under random writes ``dirty_chunks_random`` of them,
-  each ``bitmap_chunk_bytes`` of every member; without a bitmap, every member whole.
+  under a sequential stream ``dirty_chunks_sequential``, each ``member_bytes_per_bit`` of every
+  member; without a bitmap, every member whole; with RAID5's partial parity log, none (the log is
+  replayed instead: Documentation/driver-api/md/raid5-ppl.rst).
 * **The chance.** Writes spread at random over ``chunks`` bitmap chunks at ``rate`` per second
   reach one chunk as a Poisson stream of ``rate / chunks``: a write finds its chunk clean when the
   previous one came more than the clearing time earlier, ``exp(-rate t / chunks)``. The bitmap
@@ -27,6 +39,16 @@ from __future__ import annotations
 
 import math
 
+MDADM_VERSIONS = ("3.2", "3.3", "3.4", "4.0", "4.1", "4.2", "4.3", "4.4", "4.5", "4.6")
+"""mdadm releases a scenario may name (``array.engine_settings.mdadm``): those whose defaults differ
+are 3.2 (no bitmap of its own), 3.3-4.3 (an internal one on large members) and 4.4 on (asks)."""
+DEFAULT_MDADM = "4.3"
+"""The default mdadm: 4.3 (February 2024), the release of the long-term distributions of the
+default kernel's time (Ubuntu 24.04, RHEL 9.4)."""
+MDADM_AUTO_BITMAP_FROM, MDADM_AUTO_BITMAP_UNTIL = "3.3", "4.3"
+"""The first and last mdadm that add an internal bitmap to large members without being asked."""
+MDADM_NO_BITMAP_FILE_FROM = "4.4"
+"""mdadm commit 581ba134 (December 2024, in 4.4): "mdadm: remove bitmap file support"."""
 MDADM_AUTO_BITMAP_MEMBER_BYTES = 100 * 2**30
 """mdadm (3.3-4.3) Create.c: an internal bitmap is added when each member exceeds 100 GiB."""
 MDADM_BITMAP_CHUNK_MIN_BYTES = 64 * 2**20
@@ -44,20 +66,53 @@ BITMAP_PAGE_BYTES = 4096
 """One bitmap page written to every member when a bit on it is newly set."""
 
 
-def mdadm_bitmap_chunk_bytes(member_bytes: float) -> int:
-    """mdadm's default internal bitmap chunk for members of ``member_bytes``: 64 MiB, or the
-    smallest power of two from 4 KiB whose bits fit in 128 KiB of bitmap if that is larger."""
+def mdadm_bitmap_chunk_bytes(span_bytes: float) -> int:
+    """mdadm's default internal bitmap chunk for a bitmap covering ``span_bytes``
+    (``bitmap_span_bytes``): 64 MiB, or the smallest power of two from 4 KiB whose bits fit in
+    128 KiB of bitmap if that is larger."""
     max_bits = (MDADM_BITMAP_ROOM_BYTES - BITMAP_SUPER_BYTES) * 8
-    chunk, bits = 4096, int(member_bytes) // 4096 + 1
+    chunk, bits = 4096, int(span_bytes) // 4096 + 1
     while bits > max_bits:
         chunk *= 2
         bits = (bits + 1) // 2
     return max(chunk, MDADM_BITMAP_CHUNK_MIN_BYTES)
 
 
-def mdadm_adds_bitmap(member_bytes: float) -> bool:
-    """Whether mdadm (3.3-4.3) adds an internal bitmap on its own to members of ``member_bytes``."""
-    return member_bytes > MDADM_AUTO_BITMAP_MEMBER_BYTES
+def mdadm_adds_bitmap(member_bytes: float, mdadm: str = DEFAULT_MDADM) -> bool:
+    """Whether ``mdadm`` adds an internal bitmap on its own to members of ``member_bytes``: 3.3 to
+    4.3 on members over 100 GiB; 3.2 never; 4.4 on asks, and a scripted create (``--run``, as a
+    scenario is) gets none."""
+    version = _version(mdadm)
+    return (_version(MDADM_AUTO_BITMAP_FROM) <= version <= _version(MDADM_AUTO_BITMAP_UNTIL)
+            and member_bytes > MDADM_AUTO_BITMAP_MEMBER_BYTES)
+
+
+def mdadm_keeps_bitmap_files(mdadm: str) -> bool:
+    """Whether ``mdadm`` can put a bitmap in a file of its own (``--bitmap=/path``): before 4.4."""
+    return _version(mdadm) < _version(MDADM_NO_BITMAP_FILE_FROM)
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split("."))
+
+
+def bitmap_span_bytes(level: int, member_bytes: float, drives: int, copies: int) -> float:
+    """The address space md's write-intent bitmap covers (``resync_max_sectors``): the array's for
+    RAID10 (its members' bytes over the copies), a member's otherwise."""
+    return member_bytes * drives / max(1, copies) if level == 10 else float(member_bytes)
+
+
+def data_bytes_per_bit(level: int, chunk_bytes: float, data_members: int) -> float:
+    """Host data one bit covers: a chunk of every data member on RAID4/5/6 (the bit is a member
+    range), a chunk of the array's addresses on RAID10 and of the one copy on RAID1."""
+    return chunk_bytes * (max(1, data_members) if level in (4, 5, 6) else 1)
+
+
+def member_bytes_per_bit(level: int, chunk_bytes: float, drives: int, copies: int) -> float:
+    """Bytes of each member a resync of one dirty bit reads (on average over the members): the
+    chunk on every member, except RAID10, whose chunk of array addresses lies on ``copies`` of
+    its ``drives``."""
+    return chunk_bytes * copies / max(1, drives) if level == 10 else float(chunk_bytes)
 
 
 def clear_after_s(daemon_sleep_s: float) -> float:
@@ -95,16 +150,26 @@ def dirty_chunks_random(rate_per_s: float, chunks: float, daemon_sleep_s: float)
     return chunks * (1.0 - dirty_fraction_random(rate_per_s, chunks, daemon_sleep_s))
 
 
-def resync_member_bytes_after_crash(member_bytes: float, bitmap_chunk_bytes: float | None, dirty_chunks: float) -> float:
+def dirty_chunks_sequential(write_bytes_per_s: float, data_bytes_per_chunk: float, chunks: float,
+                            daemon_sleep_s: float) -> float:
+    """Bitmap chunks dirty at any moment under a sequential write stream of ``write_bytes_per_s``:
+    those it wrote within the clearing time and the one it is in, at most ``chunks``."""
+    if chunks <= 0 or data_bytes_per_chunk <= 0:
+        return 0.0
+    return min(float(chunks), 1.0 + write_bytes_per_s * clear_after_s(daemon_sleep_s) / data_bytes_per_chunk)
+
+
+def resync_member_bytes_after_crash(member_bytes: float, member_bytes_per_bit: float | None, dirty_chunks: float) -> float:
     """Bytes of each member md resyncs after an unclean shutdown: with a write-intent bitmap only
     the chunks dirty when it stopped (``md_do_sync`` skips a region whose bit is clear:
-    ``md_bitmap_start_sync``), each ``bitmap_chunk_bytes`` of every member, at most the member;
-    without one (``bitmap_chunk_bytes`` None) the whole member."""
-    if bitmap_chunk_bytes is None:
+    ``md_bitmap_start_sync``), ``member_bytes_per_bit`` of each member each (``member_bytes_per_bit``),
+    at most the member; without one (``member_bytes_per_bit`` None) the whole member."""
+    if member_bytes_per_bit is None:
         return float(member_bytes)
-    return min(float(member_bytes), max(0.0, dirty_chunks) * bitmap_chunk_bytes)
+    return min(float(member_bytes), max(0.0, dirty_chunks) * member_bytes_per_bit)
 
 
-__all__ = ["dirty_chunks_random", "resync_member_bytes_after_crash", "mdadm_bitmap_chunk_bytes", "mdadm_adds_bitmap", "clear_after_s", "dirty_fraction_random",
-           "bitmap_updates_per_s_random", "dirty_fraction_sequential", "DEFAULT_DAEMON_SLEEP_S",
-           "MDADM_BITMAP_CHUNK_MIN_BYTES", "BITMAP_PAGE_BYTES"]
+__all__ = ["dirty_chunks_random", "dirty_chunks_sequential", "resync_member_bytes_after_crash", "mdadm_bitmap_chunk_bytes", "mdadm_adds_bitmap",
+           "mdadm_keeps_bitmap_files", "bitmap_span_bytes", "data_bytes_per_bit", "member_bytes_per_bit", "clear_after_s",
+           "dirty_fraction_random", "bitmap_updates_per_s_random", "dirty_fraction_sequential", "DEFAULT_DAEMON_SLEEP_S",
+           "MDADM_BITMAP_CHUNK_MIN_BYTES", "BITMAP_PAGE_BYTES", "MDADM_VERSIONS", "DEFAULT_MDADM"]

@@ -73,6 +73,17 @@ class VrocEngine(MdEngine):
                     f"allowed at RAID{level}: resync, or leave it unset")
         return super().settings_refusal(level, settings)
 
+    def dirty_after_crash(self, level: int, write_rate_per_s: float, write_bytes_per_s: float, region_bytes: float,
+                          random: bool, streams: int, data_members: int, copies: int, member_bytes: float) -> dict:
+        """md's, except RAID5 with the partial parity log: after a dirty shutdown md recovers the
+        stripes being written from the log and resyncs nothing (Documentation/driver-api/md/raid5-ppl.rst:
+        the log is read at assembly and parity recalculated for the stripes it names)."""
+        if level == 5 and self.settings.consistency_policy == "ppl":
+            return {"span_bytes": 0.0, "why": "the partial parity log is replayed at assembly: no resync",
+                    "bitmap": self.bitmap}
+        return super().dirty_after_crash(level, write_rate_per_s, write_bytes_per_s, region_bytes, random, streams,
+                                         data_members, copies, member_bytes)
+
     def work(self, plan, is_write, chunks, host_bytes, level) -> EngineWork:
         out = super().work(plan, is_write, chunks, host_bytes, level)
         if level == 5 and self.settings.consistency_policy == "ppl":

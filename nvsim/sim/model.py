@@ -174,7 +174,9 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
     platform_spec = catalog.platforms[scenario.platform]
     engine_spec = catalog.engines[array.engine]
     platform = PlatformModel(platform_spec, scenario.placement, array.drives, catalog)
-    engine = _engine(engine_spec, array, failed, platform, memo)
+    cap = memo.recall(memo.capacities, (id(catalog), array.drive, array.namespace_bytes, array.level, array.drives,
+                                        array.strip_bytes, array.near_copies), capacity, scenario, catalog, owner=catalog)
+    engine = _engine(engine_spec, array, failed, platform, memo, cap.member_bytes)
     drive = drive_timing(catalog, array.drive, array.namespace_bytes, scenario.platform, memo)
     path = None
     if scenario.topology is not None:
@@ -183,8 +185,6 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
         drive = memo.recall(memo.drive_timings, key, _topology_timing, drive, scenario, catalog, path, owner=catalog,
                             limit=PER_CATALOG_LIMIT)
     uplink_label, uplinks, switch_ratio = _switch_facts(platform_spec, catalog, path, drive.link)
-    cap = memo.recall(memo.capacities, (id(catalog), array.drive, array.namespace_bytes, array.level, array.drives,
-                                        array.strip_bytes, array.near_copies), capacity, scenario, catalog, owner=catalog)
     jbod = not engine.striped
     drive = loaded_timing(drive, workload, cap.member_bytes if jbod else cap.usable_bytes)  # FTL load (sim/drive_load)
     geometry = None if jbod else memo.recall(
@@ -243,10 +243,11 @@ def _switch_facts(platform: PlatformSpec, catalog: Catalog, path: DriveAttachmen
 
 
 def _engine(spec: EngineSpec, array: ArraySpec, failed: tuple[int, ...],
-            platform: PlatformModel, memo: Memo) -> Engine:
+            platform: PlatformModel, memo: Memo, member_bytes: int) -> Engine:
     """The engine configured for this array (with the settings its scenario gives it,
-    ``array.engine_settings``, and the slow-down of its shared state by submitters on the other
-    socket); one per configuration (engines never change once built)."""
+    ``array.engine_settings``, as the engine's tools make them for members of ``member_bytes``,
+    and the slow-down of its shared state by submitters on the other socket); one per
+    configuration (engines never change once built)."""
     placement = platform.placement
     factor = memo.recall(memo.cross_socket, (id(platform.spec), placement.drive_sockets, placement.job_sockets,
                                              array.drives, platform.sockets),
@@ -254,15 +255,17 @@ def _engine(spec: EngineSpec, array: ArraySpec, failed: tuple[int, ...],
     line_us = platform.line_transfer_us()
     nodes = platform.job_socket_count
     settings = tuple(sorted(array.engine_settings.items()))  # checked once, when the scenario loaded
-    key = (id(spec), settings, array.drives, array.strip_bytes, bool(failed), factor, line_us, nodes)
+    key = (id(spec), settings, array.level, array.drives, array.strip_bytes, array.near_copies, member_bytes, bool(failed),
+           factor, line_us, nodes)
     return memo.recall(memo.engines, key, _configured_engine, spec, array, bool(failed), factor, line_us, nodes,
-                       owner=spec)
+                       member_bytes, owner=spec)
 
 
 def _configured_engine(spec: EngineSpec, array: ArraySpec, degraded: bool, factor: float, line_us: float,
-                       nodes: int) -> Engine:
+                       nodes: int, member_bytes: int) -> Engine:
     return build_engine(spec, array.engine_settings, members=array.drives, strip_bytes=array.strip_bytes,
-                        degraded=degraded, shared_access_factor=factor, line_transfer_us=line_us, job_nodes=nodes)
+                        degraded=degraded, shared_access_factor=factor, line_transfer_us=line_us, job_nodes=nodes,
+                        array=(array.level, member_bytes, array.near_copies))
 
 
 def _geometry(array: ArraySpec, member_bytes: int) -> ArrayGeometry:

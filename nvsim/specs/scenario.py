@@ -92,6 +92,10 @@ class ArraySpec(Spec):
     rebuild: RebuildSpec = RebuildSpec()
     scrub: bool = Field(default=False, description="run a parity scrub (md's check sync action, a card's consistency "
                         "check): `nvsim run` reports its time idle and under the first workload, paced by `rebuild`")
+    unclean_shutdown: bool = Field(default=False, description="md's resync after an unclean shutdown (a power loss "
+                                   "under the first workload): `nvsim run` reports the span its write-intent bitmap "
+                                   "leaves dirty (every member without one) and the resync's time idle and under "
+                                   "that workload, paced by `rebuild`")
 
     @field_validator("strip_bytes")
     @classmethod
@@ -142,6 +146,9 @@ class ArraySpec(Spec):
             if self.level not in levels:  # before the engine's own rules, which take the level as run
                 raise ValueError(f"engine: {self.engine} supports RAID levels {list(levels)}, not {self.level}")
             self._engine_geometry(catalog.engine_class(self.engine))
+            if self.unclean_shutdown and not (self.checkable and catalog.engine_class(self.engine).resyncs_after_crash):
+                raise ValueError(f"unclean_shutdown: md's resync of a redundant array after a power loss; allowed: "
+                                 f"an md or VROC array at RAID1, 5, 6 or 10, got RAID{self.level} on {self.engine}")
         if catalog is not None and self.drive in catalog.drives:
             capacity = catalog.drives[self.drive].capacity_bytes.value
             if self.namespace_bytes is not None and not 0 < self.namespace_bytes <= capacity:

@@ -117,6 +117,10 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     ("array.near_copies", 3, r"array: near_copies: the copies of RAID10's near layout; RAID6 has none \(leave it out\)"),
     ("array.engine_settings", {"stripe_cache_size": 16}, r"array\.engine_settings\.stripe_cache_size: .*greater than or equal to 17"),
     ("array.engine_settings", {"stripe_cache_size": 40000}, r"array\.engine_settings\.stripe_cache_size: .*less than or equal to 32768"),
+    ("array.engine_settings", {"mdadm": "5.0"}, r"array\.engine_settings\.mdadm: .*'4\.3'"),
+    ("array.engine_settings", {"mdadm": "4.4", "bitmap": "external"}, r"engine_settings\.bitmap: mdadm 4\.4 keeps no bitmap in a file"),
+    ("array.engine_settings", {"bitmap_chunk_bytes": "128MiB"}, r"engine_settings\.bitmap_chunk_bytes: .*does not name"),
+    ("array.unclean_shutdown", "sometimes", r"array\.unclean_shutdown"),
     ("array.stripe", "4KiB", r"array\.stripe: unknown key; did you mean 'strip_bytes'"),
     ("array", "raid6", r"array: .*(dictionary|mapping|object)"), ("array", None, r"array"), ("array", [], r"array"),
     # the top level

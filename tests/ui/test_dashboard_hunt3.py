@@ -248,6 +248,7 @@ def _import(data: dict, catalog) -> dict:
 
 @pytest.mark.parametrize("changes, field, words", [
     ({"array_hot_spares": 2}, "array.hot_spares", "no hot spares"),
+    ({"array_unclean_shutdown": True}, "array.unclean_shutdown", "no resync after a power loss"),
     ({"faults": [{"at_s": 0, "drive": 0, "action": "fail"}]}, "faults", "as built, without a failure"),
     ({"topology": {"switches": {"model": "broadcom-pex89104", "count": 1, "uplink_lanes": 8}}}, "topology", "platform's own bays"),
     ({"volumes": [{"name": "v1", "array": {"level": 0, "drive": "kioxia-cm7-r-3.84tb", "drives": 2, "engine": "linux-md"},

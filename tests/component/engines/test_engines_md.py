@@ -27,9 +27,56 @@ def work(eng, level, writes, offsets, length):
 
 
 def test_the_default_kernel_is_a_current_long_term_one_with_an_internal_bitmap(catalog):
+    """Unset, the bitmap is mdadm's choice (4.3 by default): an internal one of 64 MiB chunks on
+    members over 100 GiB, which an engine built without its array takes."""
     eng = md(catalog)
-    assert DEFAULT_KERNEL == "6.6" and eng.settings.kernel == "6.6" and eng.settings.bitmap == "internal"
-    assert eng.settings.bitmap_chunk_bytes == 64 * 2**20 and eng.settings.bitmap_daemon_sleep_s == 5.0
+    assert DEFAULT_KERNEL == "6.6" and eng.settings.kernel == "6.6" and eng.settings.mdadm == "4.3"
+    assert eng.settings.bitmap is None and eng.bitmap == "internal"
+    assert eng.bitmap_chunk_bytes == 64 * 2**20 and eng.settings.bitmap_daemon_sleep_s == 5.0
+
+
+TB = 10**12
+
+
+def for_array(catalog, level, member_bytes, drives=MEMBERS, copies=2, **settings):
+    return build_engine(catalog.engines["linux-md"], settings, members=drives, strip_bytes=STRIP,
+                        array=(level, member_bytes, copies)).settings
+
+
+@pytest.mark.parametrize("mdadm, member_bytes, bitmap", [
+    ("4.3", 3.84 * TB, "internal"), ("3.3", 3.84 * TB, "internal"), ("4.1", 101 * 2**30, "internal"),
+    ("4.3", 100 * 2**30, "none"),  # Create.c: s->size > 100*1024*1024 KiB
+    ("3.2", 3.84 * TB, "none"),  # before commit 748952f7
+    ("4.4", 3.84 * TB, "none"), ("4.6", 3.84 * TB, "none"),  # commit e97c4e18 asks; a scripted create gets none
+])
+def test_mdadm_adds_a_bitmap_by_its_version_and_the_members_size(catalog, mdadm, member_bytes, bitmap):
+    settings = for_array(catalog, 6, member_bytes, mdadm=mdadm)
+    assert settings.bitmap == bitmap
+    assert (settings.bitmap_chunk_bytes is None) == (bitmap == "none")
+
+
+def test_a_named_bitmap_is_kept_whatever_mdadm_would_add(catalog):
+    assert for_array(catalog, 6, 3.84 * TB, mdadm="4.4", bitmap="internal").bitmap == "internal"
+    assert for_array(catalog, 6, 3.84 * TB, bitmap="none").bitmap == "none"
+    assert for_array(catalog, 0, 3.84 * TB).bitmap == "none"  # mdadm adds none at level 0
+
+
+def test_raid10s_bitmap_covers_the_array_so_its_default_chunk_grows_with_it(catalog):
+    """mdadm sizes the chunk on the array's capacity for RAID10 (Create.c) and on a member's
+    otherwise: 24 x 30.72 TB members, 737 TB of RAID10 addresses, 180G bits of 4 KiB halved to
+    fit 1,046,528 -> 512 MiB; RAID6 on the same members 64 MiB (7.5G bits -> 8 MiB, below 64)."""
+    assert for_array(catalog, 10, 30.72 * TB, drives=24).bitmap_chunk_bytes == 512 * 2**20
+    assert for_array(catalog, 6, 30.72 * TB, drives=24).bitmap_chunk_bytes == 64 * 2**20
+    assert for_array(catalog, 10, 3.84 * TB, drives=4).bitmap_chunk_bytes == 64 * 2**20
+
+
+def test_a_raid10_bit_covers_a_chunk_of_the_arrays_addresses(catalog):
+    """A RAID10 write marks the bit of its array sector (raid10_write_request), so a bit covers a
+    chunk of host data whatever the data members; a RAID6 bit a chunk of every data member."""
+    eng = md(catalog, bitmap="internal", bitmap_chunk_bytes="64MiB")
+    assert eng.bitmap_chunks(64 * 2**20 * 1000, 10, 4) == pytest.approx(1000)
+    assert eng.bitmap_chunks(64 * 2**20 * 1000, 6, 4) == pytest.approx(250)
+    assert eng.sync_update_share(10, 1e3, 10e9, 2**20, False, 4) == pytest.approx(1 / 64)
 
 
 @pytest.mark.parametrize("written, chunk", [("64MiB", 64 * 2**20), ("64M", 64 * 2**20), ("1GiB", 2**30), (2**27, 2**27)])
@@ -185,3 +232,19 @@ def test_md_raid0_reads_cost_a_core_little_more_than_the_bare_drives(catalog, jo
 
     md_iops, bare_iops = iops("linux-md"), iops("none")
     assert 0.8 * bare_iops < md_iops < bare_iops
+
+
+@pytest.mark.parametrize("settings, field, says", [
+    ({"mdadm": "4.4", "bitmap": "external"}, "engine_settings.bitmap", "mdadm 4.4 keeps no bitmap in a file"),
+    ({"bitmap_chunk_bytes": "128MiB"}, "engine_settings.bitmap_chunk_bytes", "does not name"),
+    ({"bitmap_daemon_sleep_s": 2}, "engine_settings.bitmap_daemon_sleep_s", "does not name"),
+    ({"mdadm": "5.0"}, "array.engine_settings.mdadm", "4.3"),
+])
+def test_a_bitmap_mdadm_cannot_make_is_refused_in_one_line(catalog, settings, field, says):
+    """mdadm 4.4 removed bitmap files (commit 581ba134); a chunk or daemon period for a bitmap the
+    scenario leaves to mdadm (whose choice depends on its version and the members) is refused, as
+    an mdadm that is not a release."""
+    with pytest.raises(nvsim.InputError) as error:
+        nvsim.parse_scenario(scenario(6, 8, settings=settings, rw="randwrite"), catalog)
+    assert field in str(error.value) and says in str(error.value) and "\n" not in str(error.value)
+    assert nvsim.parse_scenario(scenario(6, 8, settings={"mdadm": "4.3", "bitmap": "external"}), catalog)

@@ -39,7 +39,7 @@ def test_small_bitmap_chunks_cost_random_writes_and_no_bitmap_costs_nothing(cata
 def test_the_fluid_rate_is_a_fixed_point_of_the_bitmap_updates_it_causes(catalog):
     """At the answer's write rate, md's thread spends the share of writes that set a clean bit
     times one update on each write: the rate without updates, less exactly that."""
-    scenario, workload = raid6(catalog, bitmap_chunk_bytes=64 * 1024)
+    scenario, workload = raid6(catalog, bitmap="internal", bitmap_chunk_bytes=64 * 1024)
     x = Simulation(scenario, workload, catalog=catalog).run("fluid").write_iops
     system = ArraySystem(scenario, workload, catalog)
     share, update_s = system.sync_update(x)
@@ -52,9 +52,9 @@ def test_the_fluid_rate_is_a_fixed_point_of_the_bitmap_updates_it_causes(catalog
 
 def test_the_event_mode_draws_the_updates_at_the_fed_back_rate(catalog):
     runs = {}
-    for label, settings in {"none": {"bitmap": "none"}, "4K": {"bitmap_chunk_bytes": 4096}}.items():
+    for label, settings in {"none": {"bitmap": "none"}, "4K": {"bitmap": "internal", "bitmap_chunk_bytes": 4096}}.items():
         scenario, workload = raid6(catalog, **settings)
         runs[label] = Simulation(scenario, workload, catalog=catalog).run("event", host_ios=6000)
     assert runs["4K"].write_iops < 0.9 * runs["none"].write_iops
-    fluid = fluid_write_iops(catalog, bitmap_chunk_bytes=4096)
+    fluid = fluid_write_iops(catalog, bitmap="internal", bitmap_chunk_bytes=4096)
     assert runs["4K"].write_iops == pytest.approx(fluid, rel=0.15)

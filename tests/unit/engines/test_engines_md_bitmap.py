@@ -6,9 +6,11 @@ import math
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from nvsim.engines.md_bitmap import (MDADM_BITMAP_CHUNK_MIN_BYTES, bitmap_updates_per_s_random, clear_after_s,
-                                     dirty_chunks_random, dirty_fraction_random, resync_member_bytes_after_crash, dirty_fraction_sequential, mdadm_adds_bitmap,
-                                     mdadm_bitmap_chunk_bytes)
+from nvsim.engines.md_bitmap import (MDADM_BITMAP_CHUNK_MIN_BYTES, bitmap_span_bytes, bitmap_updates_per_s_random,
+                                     clear_after_s, data_bytes_per_bit, dirty_chunks_random, dirty_chunks_sequential,
+                                     dirty_fraction_random, dirty_fraction_sequential, mdadm_adds_bitmap,
+                                     mdadm_bitmap_chunk_bytes, mdadm_keeps_bitmap_files, member_bytes_per_bit,
+                                     resync_member_bytes_after_crash)
 
 MIB, GIB, TB = 2**20, 2**30, 10**12
 
@@ -80,3 +82,39 @@ def test_after_a_crash_md_resyncs_the_dirty_chunks_or_without_a_bitmap_the_whole
 def test_dirty_and_clean_shares_of_the_chunks_add_up(rate, chunks, sleep):
     clean = chunks * dirty_fraction_random(rate, chunks, sleep)
     assert dirty_chunks_random(rate, chunks, sleep) + clean == pytest.approx(chunks)
+
+
+@pytest.mark.parametrize("mdadm, adds", [("3.2", False), ("3.3", True), ("4.1", True), ("4.3", True), ("4.4", False),
+                                         ("4.6", False)])
+def test_mdadm_adds_its_own_bitmap_from_3_3_to_4_3(mdadm, adds):
+    assert mdadm_adds_bitmap(3.84 * TB, mdadm) is adds
+    assert not mdadm_adds_bitmap(100 * GIB, mdadm)
+
+
+def test_bitmap_files_went_with_mdadm_4_4():
+    assert mdadm_keeps_bitmap_files("4.3") and not mdadm_keeps_bitmap_files("4.4")
+
+
+@pytest.mark.parametrize("level, span", [(10, 4 * 3.84 * TB / 2), (1, 3.84 * TB), (5, 3.84 * TB), (6, 3.84 * TB)])
+def test_a_raid10_bitmap_spans_the_array_and_others_a_member(level, span):
+    assert bitmap_span_bytes(level, 3.84 * TB, 4, 2) == pytest.approx(span)
+
+
+@settings(max_examples=100, deadline=None)
+@given(chunk=st.sampled_from([4096, 2**20, 64 * MIB, 2**30]), drives=st.integers(4, 32), copies=st.integers(2, 3),
+       data=st.integers(2, 30))
+def test_every_member_byte_of_a_bit_is_resynced_once(chunk, drives, copies, data):
+    """A bit's host data times the copies it is stored in equals the member bytes its resync reads
+    over all members (RAID10 near layout: the chunk of array addresses on ``copies`` members); a
+    RAID5/6 bit's data spans its data members and the resync reads the chunk on every member."""
+    assert member_bytes_per_bit(10, chunk, drives, copies) * drives == pytest.approx(data_bytes_per_bit(10, chunk, data) * copies)
+    assert data_bytes_per_bit(6, chunk, data) == chunk * data and member_bytes_per_bit(6, chunk, data + 2, 1) == chunk
+
+
+def test_a_sequential_stream_keeps_the_chunks_of_one_clearing_time_dirty():
+    """1 GB/s over chunks of 384 MiB of data: 7.5 s writes 7.5 GB, 18.6 chunks, and the one being written."""
+    per = 6 * 64 * MIB
+    assert dirty_chunks_sequential(1e9, per, 1e6, 5.0) == pytest.approx(1 + 7.5e9 / per)
+    assert dirty_chunks_sequential(1e9, per, 10, 5.0) == 10  # no more than the region holds
+    assert dirty_chunks_sequential(0.0, per, 10, 5.0) == 1
+

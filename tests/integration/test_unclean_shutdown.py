@@ -1,0 +1,103 @@
+"""md's resync after an unclean shutdown (issue 37, deliverable 2): ``array.unclean_shutdown`` makes
+``nvsim run`` report the span of each member md resyncs -- the write-intent bitmap's dirty chunks
+when the power went, every member without one, nothing with VROC's partial parity log -- and the
+resync's time, run as the engine's check over that span (``nvsim.rebuild.unclean_shutdown_summary``)."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nvsim.engines import md_bitmap
+from nvsim.errors import InputError
+from nvsim.rebuild import scrub_summary, unclean_shutdown_summary
+from nvsim.scenario import load_scenario, parse_scenario
+
+ROOT = Path(__file__).resolve().parents[2]
+WITH_BITMAP = ROOT / "scenarios" / "unclean-shutdown" / "md-raid6.yaml"
+NO_BITMAP = ROOT / "scenarios" / "unclean-shutdown" / "no-bitmap.yaml"
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+MIB = 2**20
+
+
+def _with(spec, workload=None, **array):
+    update = {"array": spec.array.model_copy(update=array)}
+    if workload is not None:
+        update["workloads"] = (spec.workloads[0].model_copy(update=workload),)
+    return spec.model_copy(update=update)
+
+
+def test_without_a_bitmap_md_resyncs_every_member_whole():
+    r = unclean_shutdown_summary(load_scenario(NO_BITMAP))
+    assert r["bitmap"] == "none" and r["span_bytes"] == pytest.approx(3.84e12, rel=1e-3)
+    whole = scrub_summary(load_scenario(NO_BITMAP))  # the same check over the whole member
+    assert r["idle_hours"] == pytest.approx(whole["idle_hours"], rel=1e-9)
+
+
+def test_with_mdadms_bitmap_only_the_chunks_the_writer_dirtied_are_resynced():
+    """200 GB written at random over six data members of 64 MiB chunks: 200e9 / (6 x 64 MiB) = 497
+    chunks, all dirty at thousands of writes a second, each 64 MiB of every member."""
+    r = unclean_shutdown_summary(load_scenario(WITH_BITMAP))
+    chunks = 200 * 2**30 / (6 * 64 * MIB)
+    assert r["bitmap"] == "internal" and r["bitmap_chunk_bytes"] == 64 * MIB
+    assert r["chunks"] == pytest.approx(chunks, rel=1e-6) and r["dirty_chunks"] == pytest.approx(chunks, rel=1e-3)
+    assert r["span_bytes"] == pytest.approx(r["dirty_chunks"] * 64 * MIB, rel=1e-9)
+    assert r["idle_hours"] < 0.02 * unclean_shutdown_summary(load_scenario(NO_BITMAP))["idle_hours"]
+
+
+def test_a_slow_writer_leaves_fewer_chunks_dirty_than_it_touches():
+    """At one write a second over 497 chunks a chunk is dirty while written within 7.5 s: the
+    dirty count is chunks (1 - exp(-rate t / chunks)) at the rate the run predicts."""
+    spec = _with(load_scenario(WITH_BITMAP), workload={"rate_iops": 1})
+    r = unclean_shutdown_summary(spec)
+    assert r["write_iops_at_crash"] == pytest.approx(1.0, rel=1e-3)
+    assert r["dirty_chunks"] == pytest.approx(md_bitmap.dirty_chunks_random(r["write_iops_at_crash"], r["chunks"], 5.0))
+    assert 5 < r["dirty_chunks"] < 10
+
+
+def test_raid10s_bits_cover_array_addresses_spread_over_its_copies():
+    """RAID10 on 8 drives, 2 copies: a 64 MiB chunk of array addresses lies on two members, 16 MiB
+    of each member on average; 200 GB of array addresses is 200 GiB / 64 MiB = 3,200 chunks."""
+    spec = load_scenario(WITH_BITMAP)
+    r = unclean_shutdown_summary(_with(spec, level=10, strip_bytes=64 * 1024))
+    assert r["chunks"] == pytest.approx(200 * 2**30 / (64 * MIB), rel=1e-6)
+    assert r["span_bytes"] == pytest.approx(r["dirty_chunks"] * 64 * MIB * 2 / 8, rel=1e-9)
+
+
+def test_vroc_with_the_partial_parity_log_resyncs_nothing():
+    data = {"name": "v", "platform": "supermicro-sys-120u-tnr",
+            "array": {"level": 5, "drive": "intel-d7-p5510-3.84tb", "drives": 4, "strip_bytes": "64KiB",
+                      "engine": "intel-vroc", "engine_settings": {"consistency_policy": "ppl"}, "unclean_shutdown": True},
+            "placement": {"job_sockets": [0]},
+            "workloads": [{"name": "w", "rw": "randwrite", "bs": "4k", "iodepth": 4}]}
+    r = unclean_shutdown_summary(parse_scenario(data))
+    assert r["span_bytes"] == 0.0 and r["idle_hours"] == 0.0 and "partial parity log" in r["why"]
+
+
+@pytest.mark.parametrize("array, says", [
+    ({"level": 0}, "RAID0"),
+    ({"engine": "broadcom-megaraid-9670w-16i", "strip_bytes": "64KiB"}, "broadcom-megaraid-9670w-16i"),
+])
+def test_an_unclean_shutdown_md_does_not_resync_is_refused_in_one_line(array, says):
+    data = {"name": "u", "platform": "dell-poweredge-r750",
+            "array": {"level": 6, "drive": "intel-d7-p5510-3.84tb", "drives": 8, "engine": "linux-md",
+                      "unclean_shutdown": True, **array},
+            "workloads": [{"name": "w", "rw": "randwrite", "bs": "4k"}]}
+    with pytest.raises(InputError) as error:
+        parse_scenario(data)
+    assert "array: unclean_shutdown:" in str(error.value) and says in str(error.value) and "\n" not in str(error.value)
+
+
+def test_nvsim_run_reports_it_in_json_and_on_the_terminal(tmp_path):
+    out = tmp_path / "r.json"
+    run = subprocess.run([sys.executable, "-m", "nvsim.cli", "run", str(WITH_BITMAP), "--fidelity", "fluid", "--json",
+                          "-o", str(out)], env=ENV, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    resync = json.loads(out.read_text())["resilience"]["unclean_shutdown"]
+    assert resync["bitmap"] == "internal" and resync["span_bytes"] > 0
+    text = subprocess.run([sys.executable, "-m", "nvsim.cli", "run", str(WITH_BITMAP), "--fidelity", "fluid"], env=ENV,
+                          capture_output=True, text=True, timeout=600)
+    assert text.returncode == 0 and "Resync after an unclean shutdown" in text.stdout and "dirty chunks" in text.stdout
