@@ -9,6 +9,7 @@ All mapping functions are vectorised over NumPy int64 arrays with Numba.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numba as nb
 import numpy as np
@@ -67,37 +68,37 @@ class ArrayGeometry:
         if not isinstance(self.member_size_bytes, (int, np.integer)) or self.member_size_bytes < min_size:
             raise ValueError(f"member_size_bytes: must be >= {min_size} bytes, got {self.member_size_bytes!r}")
 
-    # ---- derived sizes
-    @property
+    # ---- derived sizes (each computed once: a run asks them of every batch; the fields never change)
+    @cached_property
     def n_parity(self) -> int:
         """Parity members per stripe (1 for RAID5, 2 for RAID6, 0 otherwise)."""
         return raid.parity_members(self.level)
 
-    @property
+    @cached_property
     def n_copies(self) -> int:
         """Copies of each data byte (mirrors)."""
         return raid.data_copies(self.level, self.n_members, self.copies)
 
-    @property
+    @cached_property
     def failures_tolerated(self) -> int:
         """Members that may fail in any pattern without data loss (RAID10: worst case, copies - 1)."""
         return raid.failures_tolerated(self.level, self.n_members, self.copies)
 
-    @property
+    @cached_property
     def data_members_per_stripe(self) -> int:
         """Strips of distinct data in one stripe (RAID10: n_members // copies; RAID1: 1)."""
         return raid.data_members_per_stripe(self.level, self.n_members, self.copies)
 
-    @property
+    @cached_property
     def stripe_data_bytes(self) -> int:
         """Logical bytes in one stripe (one strip per data member)."""
         return self.data_members_per_stripe * self.strip_bytes
 
-    @property
+    @cached_property
     def strips_per_member(self) -> int:
         return self.member_size_bytes // self.strip_bytes
 
-    @property
+    @cached_property
     def capacity_bytes(self) -> int:
         """Usable logical bytes (whole strips only, as md rounds member size down to chunks)."""
         if self.level == 1:
@@ -106,7 +107,7 @@ class ArrayGeometry:
             return self.strips_per_member * self.n_members // self.copies * self.strip_bytes
         return self.strips_per_member * self.stripe_data_bytes
 
-    @property
+    @cached_property
     def layout_code(self) -> int:
         return LAYOUT_CODES.get(self.layout, -1)
 
