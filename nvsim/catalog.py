@@ -42,7 +42,7 @@ from .pcie import raw_bytes_per_s
 from .ssd.family import DriveFamilySpec, SkuFieldError, complete_sku
 from .ssd.nand import check_generation, check_type, complete_drive, complete_family
 from .specs import (BackplaneSpec, CardFamilySpec, Cited, GpuFamilySpec, ControllerSpec, DriveSpec, EngineSpec, HostIoSpec, NandGenerationSpec, NandTypeSpec,
-                    OltpProfileSpec, PcieGenerationSpec, PlatformSpec, RetimerSpec, SwitchSpec)
+                    OltpProfileSpec, PcieGenerationSpec, PlatformSpec, RetimerSpec, SwitchSpec, Text)
 
 _SOURCE_TREE_MODELS = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_CATALOG_DIR = _SOURCE_TREE_MODELS if _SOURCE_TREE_MODELS.is_dir() else Path(__file__).resolve().parent / "_models"
@@ -81,10 +81,10 @@ class SourceEntry(BaseModel):
     """One source of models/bibliography.yaml as written: a title, and where to find it."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    title: str = Field(min_length=1)
-    publisher: str = ""
+    title: Text = Field(min_length=1)
+    publisher: Text = ""
     year: int | None = Field(default=None, ge=1800, le=2200)
-    location: str = ""
+    location: Text = ""
 
 
 class BibliographyFile(BaseModel):

@@ -19,6 +19,7 @@ Every failure is an ``InputError`` naming the file.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -76,7 +77,7 @@ def read_bytes(path: str | Path) -> bytes:
         if size > limit:
             raise InputError("", f"file is {size:,} bytes; input files are bounded at {limit:,} bytes "
                                  f"(set {MAX_INPUT_BYTES_ENV} to raise it)", source=str(path))
-        with open(path, "rb") as handle:
+        with _opened_for_reading(path) as handle:
             raw = handle.read(limit + 1)  # a pipe or a device may not know its size
     except OSError as exc:
         raise InputError("", f"cannot read file: {exc.strerror or exc}", source=str(path)) from None
@@ -84,6 +85,20 @@ def read_bytes(path: str | Path) -> bytes:
         raise InputError("", f"more than {limit:,} bytes; input files are bounded at {limit:,} bytes "
                              f"(set {MAX_INPUT_BYTES_ENV} to raise it)", source=str(path))
     return raw
+
+
+def _opened_for_reading(path: Path):
+    """``path`` opened for reading without waiting for a writer: a named pipe (FIFO) that nothing
+    writes to blocked ``open`` forever (a FIFO named like a catalog entry hung ``nvsim catalog``);
+    opened non-blocking and then read blocking, it reads what a writer sends, or nothing at once
+    when there is none. Pipes a shell hands over (``<(...)``, /dev/stdin) read as before."""
+    nonblock = getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, os.O_RDONLY | nonblock)
+    if nonblock:
+        import fcntl  # POSIX only, as O_NONBLOCK is
+
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~nonblock)
+    return os.fdopen(fd, "rb")
 
 
 def decode(raw: bytes, source: str) -> str:

@@ -76,6 +76,26 @@ def _name_text(value: str) -> str:
     return value
 
 
+def _printable_text(value: str) -> str:
+    if (why := not_printable(value)) is not None:
+        raise ValueError(why)
+    return value
+
+
+def _prose_text(value: str) -> str:
+    if (why := not_printable(value.translate(_PROSE_BREAKS))) is not None:
+        raise ValueError(why)
+    return value
+
+
+_PROSE_BREAKS = str.maketrans("\n\t", "  ")
+Text = Annotated[str, AfterValidator(_printable_text)]
+"""Free text the catalog carries into tables, reports and terminals (a note, a source's title and
+publisher, a description): no control or formatting character (``nvsim.errors.NOT_PRINTABLE``),
+so none can move a terminal's cursor, set its title or turn the text around."""
+Prose = Annotated[str, AfterValidator(_prose_text)]
+"""A scenario's own prose (its description and source): ``Text`` that may break lines and hold
+tabs, as a YAML block scalar does."""
 Label = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_name_text)]
 """A name a user gives (a scenario, a workload, a phase, a volume): 1 to 200 printable characters,
 not starting as a spreadsheet formula does (the names go into sweeps' and the dashboard's CSV)."""
@@ -144,9 +164,9 @@ class Cited(Spec, Generic[T]):
     """
 
     value: T
-    source: str = Field(min_length=1)
+    source: Text = Field(min_length=1)
     basis: Basis
-    note: str | None = None
+    note: Text | None = None
 
     def __reduce__(self):
         """Pickled through its type argument (``Cited[int]`` has no importable name; the catalog's

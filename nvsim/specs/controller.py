@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .base import BytesPerS, Cited, Count, PhysicalNumbers
+from .base import BytesPerS, Cited, Count, PhysicalNumbers, Text
 from .nand import ENTRY_NAME
 
 
@@ -35,7 +35,7 @@ class ControllerSpec(PhysicalNumbers):
     read_iops: Cited[Count] | None = Field(default=None, description="4 KiB random read command ceiling")
     write_iops: Cited[Count] | None = Field(default=None, description="4 KiB random write command ceiling: caps every "
                                                                       "SKU of a family built on it (nvsim.ssd.family)")
-    note: str | None = None
+    note: Text | None = None
 
 
 __all__ = ["ControllerSpec"]

@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from ..raid import LEVELS
-from .base import (PRICE_DATE, Bytes, BytesPerS, Cited, Count, PhysicalNumbers, PriceKind, _link_width, _pcie_generation,
+from .base import (PRICE_DATE, Bytes, BytesPerS, Cited, Count, PhysicalNumbers, PriceKind, Text, _link_width, _pcie_generation,
                    _price_together)
 
 class FabricPartSpec(PhysicalNumbers):
@@ -225,7 +225,7 @@ class HostIoSpec(PhysicalNumbers):
 
     name: str
     kind: Literal["host_io"] = "host_io"
-    description: str
+    description: Text
     submit_us: Cited[float]
     complete_us: Cited[float]
     per_page_us: Cited[float]
@@ -364,7 +364,7 @@ class OltpProfileSpec(PhysicalNumbers):
 
     name: str
     kind: Literal["oltp"] = "oltp"
-    description: str
+    description: Text
     page_bytes: Cited[Bytes]
     page_accesses_per_tx: Cited[float]
     pages_dirtied_per_tx: Cited[float]

@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .base import Bytes, BytesPerS, Cited, PhysicalNumbers
+from .base import Bytes, BytesPerS, Cited, PhysicalNumbers, Text
 
 NAND_NAME = r"^[A-Za-z0-9][A-Za-z0-9+-]{0,15}$"
 """A NAND type's name: a short word ('TLC', 'QLC', 'PLC')."""
@@ -37,7 +37,7 @@ class NandTypeSpec(PhysicalNumbers):
         default=None, pattern=ENTRY_NAME,
         description="models/nand/ entry a drive of this type takes when neither it nor its family names one; "
                     "None: such a drive must name its generation")
-    note: str | None = None
+    note: Text | None = None
 
 
 class NandGenerationSpec(PhysicalNumbers):

@@ -15,7 +15,7 @@ from ..constants import PAGE_BYTES  # md works in 4 KiB pages; strips must be wh
 from ..raid import DEFAULT_LAYOUT_BY_LEVEL, LAYOUTS_BY_LEVEL, MAX_MEMBERS, MIN_DRIVES
 from ..topology import placement_error
 from ..units import format_bytes_decimal
-from .base import SECTOR_BYTES, Bytes, Label, Seconds, Spec, _catalog, _known_name
+from .base import SECTOR_BYTES, Bytes, Label, Prose, Seconds, Spec, _catalog, _known_name
 from .workload import Phase, WorkloadSpec
 
 RaidLevel = Literal[0, 1, 5, 6, 10]
@@ -330,8 +330,8 @@ class ScenarioSpec(Spec):
     ``volumes``: more volumes run at the same time (several virtual disks, several cards)."""
 
     name: Label
-    description: str = Field(default="", max_length=MAX_TEXT_CHARS)
-    source: str | None = Field(default=None, max_length=MAX_TEXT_CHARS)
+    description: Prose = Field(default="", max_length=MAX_TEXT_CHARS)
+    source: Prose | None = Field(default=None, max_length=MAX_TEXT_CHARS)
     platform: str
     array: ArraySpec
     placement: PlacementSpec = PlacementSpec()

@@ -608,6 +608,22 @@ CATALOG_CASES += [
     Case("catalog-drive-not-mapping", "catalog_text", ("drives/extra.yaml", b"- a\n- b\n"), r"extra\.yaml"),
 ]
 
+# hunt 5: free text the catalog and a scenario carry into terminals holds no control character
+_PRINTABLE = r"must be printable text, got the control or formatting character U\+001B"
+SCENARIO_CASES += [
+    Case("scenario-description-escape", "scenario", changed(BASE_SCENARIO, "description", "ok\x1b]0;TITLE\x07\x1b[2J"),
+         r"description: " + _PRINTABLE),
+    Case("scenario-source-escape", "scenario", changed(BASE_SCENARIO, "source", "seed\x1b[31m"), r"source: " + _PRINTABLE),
+    Case("scenario-description-bidi", "scenario", changed(BASE_SCENARIO, "description", "abc\u202edef"),
+         r"description: must be printable text, got the control or formatting character U\+202E"),
+]
+CATALOG_CASES += [Case(f"catalog-hunt5-{name}", "catalog", (file, path, value), pattern) for name, file, path, value, pattern in [
+    ("cited-note", DRIVE, "lanes.note", "x\x1b]0;PWNED\x07", r"lanes\.note: " + _PRINTABLE),
+    ("cited-source", DRIVE, "lanes.source", "seed-000\x1b[2J", r"lanes\.source: " + _PRINTABLE),
+    ("publisher", "bibliography.yaml", "sources.seed-000.publisher", "Graid\x1b[31m", r"sources\.seed-000\.publisher: " + _PRINTABLE),
+    ("title", "bibliography.yaml", "sources.seed-000.title", "t\x1b[31m", r"sources\.seed-000\.title: " + _PRINTABLE),
+]]
+
 # issue 34: inputs mean what they say: hot spares take bays; a topology field that would change
 # nothing is refused; catalog cross-references and link widths are checked at load; rack units
 _INTEL_MD = changed(BASE_SCENARIO, "platform", "dell-poweredge-r750")
