@@ -723,6 +723,7 @@ def import_fio(text: str, filename: str, scenario: dict[str, Any] | None, catalo
     if len(parsed.jobs) > MAX_WORKLOADS:  # a scenario's bound: refused here, not at the next control change
         raise InputError("jobs", f"{len(parsed.jobs):,} jobs; a set-up takes at most {MAX_WORKLOADS}", source=filename)
     warnings = [parsed.unmodelled_warning()] if parsed.unmodelled_warning() else []
+    warnings += _fio_log_note(parsed, filename)
     together = {job.phase for phase in parsed.phases() if len(phase) > 1 for job in phase}
     device_bytes = None
     workloads = []
@@ -738,6 +739,16 @@ def import_fio(text: str, filename: str, scenario: dict[str, Any] | None, catalo
     if scenario and any(j.workload.offset or j.workload.size or j.needs_device_bytes for j in parsed.jobs):
         check_regions(parsed, parse_scenario(dict(scenario, workloads=[]), catalog), catalog, filename)  # as `nvsim fio`
     return {"label": f"{filename}: {len(workloads)} fio job(s)", "workloads": workloads, "warning": "; ".join(warnings)}
+
+
+def _fio_log_note(parsed: Any, filename: str) -> list[str]:
+    """The warning for fio's log options (write_bw_log, log_avg_msec, ...): `nvsim fio` writes the
+    log files, the dashboard runs no fio job and writes none, so they are accepted with this note."""
+    from nvsim.fio.logs import LOG_FILE_OPTIONS
+    used = [option for option in LOG_FILE_OPTIONS if any(option in job.options for job in parsed.jobs)]
+    if not used:
+        return []
+    return [f"{filename}: fio log options write nothing on the dashboard (nvsim fio writes the log files): {', '.join(used)}"]
 
 
 def _device_bytes(scenario: dict[str, Any] | None, workload: WorkloadSpec, catalog: Catalog, filename: str) -> int:

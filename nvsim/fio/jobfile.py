@@ -164,7 +164,7 @@ class FioJob:
             update["offset_increment"] = int(device_bytes * self.offset_increment_percent / 100) // 4096 * 4096
         if self.offset_percent is not None:
             update["offset"] = int(device_bytes * self.offset_percent / 100) // w.bs * w.bs
-        return w.model_copy(update=update) if update else w
+        return updated_workload(w, update, self.name)
 
 
 @dataclass(frozen=True)
@@ -514,6 +514,7 @@ def _take_amount_option(draft: _JobDraft, entry: _Entry) -> bool:
         if amount < (1 if key == "loops" else 0):
             raise _error(entry, path, f"must be at least 1, got {amount}")
         draft.extent[key] = amount or None
+        draft.origin[key] = entry
     else:
         return False
     return True
@@ -588,8 +589,9 @@ def _finish_job(draft: _JobDraft, catalog: Any) -> FioJob:
                         draft.kb_base, draft.open_file)
     if mix is not None:  # validated with the job (a size below its smallest block is refused as fio refuses it)
         data["bs_mix"] = mix
-    workload = _validated_workload(draft, catalog).model_copy(update={
-        "trim": trim, "io_size": draft.extent.get("io_size"), "loops": draft.extent.get("loops") or 1})
+    workload = updated_workload(_validated_workload(draft, catalog), {
+        "trim": trim, "io_size": draft.extent.get("io_size"), "loops": draft.extent.get("loops") or 1},
+        draft.section.name, {**draft.origin, "trim": draft.origin.get("rw")}, path, section.line)
     job = FioJob(name=draft.name, workload=workload, group=0, filename=draft.kept["filename"], size_percent=draft.size_percent,
                  offset_increment_percent=draft.offset_percent, options=draft.options, phase=0,
                  cpus_allowed=draft.kept["cpus_allowed"], numa_cpu_nodes=draft.kept["numa_cpu_nodes"], line=section.line,
@@ -598,6 +600,36 @@ def _finish_job(draft: _JobDraft, catalog: Any) -> FioJob:
     if trace is not None:
         job = _with_trace(job, trace, shape["replay"], path)
     return job
+
+
+_UNITS = {"thinktime": "seconds", "latency_target": "seconds", "latency_window": "seconds", "io_size": "bytes",
+          "size": "bytes", "offset": "bytes", "offset_increment": "bytes", "rate_iops": "I/Os per second of one clone"}
+"""What a ``WorkloadSpec`` field a bound names counts, for the fio option's message (fio writes times
+and sizes with units)."""
+
+
+def updated_workload(workload: WorkloadSpec, update: dict[str, Any], job: str, entries: Mapping[str, _Entry] | None = None,
+                     path: str = "", line: int = 0) -> WorkloadSpec:
+    """``workload`` with the fields of ``update`` set, held to ``WorkloadSpec``'s bounds as a
+    scenario's workload is (pydantic's ``model_copy`` checks nothing: thinktime=2h, loops past 2^64
+    were taken here and refused in a scenario); the result is that same ``model_copy`` (a valid
+    job's spec is unchanged to the bit). A bound passed is one line naming the fio option's line
+    (``entries``: field -> the option that set it; ``path``/``line``: the file and the section's
+    line when no option did) and the job."""
+    if not update:
+        return workload
+    try:
+        WorkloadSpec.model_validate({**workload.model_dump(), **update})
+    except ValidationError as exc:
+        problem = from_validation_error(exc, WorkloadSpec)
+        name = problem.field.split(".")[0]
+        unit = f" ({name} in {_UNITS[name]})" if name in _UNITS else ""
+        entry = (entries or {}).get(name)
+        message = f"{problem.message}{unit} (job [{job}])"
+        if entry is None:
+            raise InputError(problem.field, message, source=f"{path} line {line}" if path else None) from None
+        raise _error(entry, path, message if entry.key == name else f"as {name}: {message}") from None
+    return workload.model_copy(update=update)
 
 
 def _validated_workload(draft: _JobDraft, catalog: Any) -> WorkloadSpec:
@@ -627,9 +659,11 @@ class _Pacing:
     process: str = "linear"
     flow: int | None = None
     flow_id: int = 0
+    entries: dict[str, _Entry] = field(default_factory=dict)  # the option that set each field (to name its line)
 
     def take(self, entry: _Entry, path: str) -> None:
         key = entry.key
+        self.entries[key] = entry
         if key in ("rate", "rate_iops"):
             self.rates[key] = entry
         elif key in ("rate_min", "rate_iops_min"):
@@ -659,22 +693,33 @@ class _Pacing:
         w = job.workload
         trims = job.trim in ("trim", "randtrim")
         rate = _rate_limit_iops(self.rates, w, path, kb_base, trims_only=trims)
+        named = {**self.entries, "rate_iops": _tightest_rate_entry(self.rates, w, path, kb_base, trims)}
         job = _paced(replace(job, offset_percent=self.offset_percent,
                              rate_min_iops=_rate_limit_iops(self.minimums, w, path, kb_base, tightest=False, trims_only=trims)),
-                     rate_iops=rate, thinktime=self.think_s, rate_process=self.process if rate is not None else "linear",
+                     named, path, rate_iops=rate, thinktime=self.think_s, rate_process=self.process if rate is not None else "linear",
                      flow=self.flow, flow_id=self.flow_id if self.flow is not None else 0)  # fio: no weight, no group
         target, entry = self.latency.get("latency_target", (None, None))
         if not target:
             return job
         if self.think_s or job.rate_iops is not None:
             raise _error(entry, path, f"a latency target together with a rate cap or thinktime is not modelled (job [{section}])")
-        return _paced(job, latency_target=target, latency_window=self.latency.get("latency_window", (None,))[0],
+        return _paced(job, self.entries, path, latency_target=target, latency_window=self.latency.get("latency_window", (None,))[0],
                       latency_percentile=self.latency.get("latency_percentile", (100.0,))[0])
 
 
-def _paced(job: FioJob, **pacing: Any) -> FioJob:
-    """The job with its workload's pacing fields set (checked by the reader, as fio reads them)."""
-    return replace(job, workload=job.workload.model_copy(update=pacing))
+def _paced(job: FioJob, entries: Mapping[str, _Entry | None], path: str, **pacing: Any) -> FioJob:
+    """The job with its workload's pacing fields set, held to ``WorkloadSpec``'s bounds
+    (``updated_workload``; ``entries``: field -> the option that set it)."""
+    named = {key: entry for key, entry in entries.items() if entry is not None}
+    return replace(job, workload=updated_workload(job.workload, pacing, job.name, named, path, job.line))
+
+
+def _tightest_rate_entry(rates: dict[str, _Entry], workload: WorkloadSpec, path: str, kb_base: int,
+                         trims_only: bool) -> _Entry | None:
+    """Which of rate and rate_iops gives the job's cap (``_rate_limit_iops``), to name its line."""
+    caps = [(_rate_limit_iops({key: entry}, workload, path, kb_base, trims_only=trims_only), entry) for key, entry in rates.items()]
+    caps = [(cap, entry) for cap, entry in caps if cap is not None]
+    return min(caps, key=lambda item: item[0])[1] if caps else None
 
 
 def _rate_limit_iops(rates: dict[str, _Entry], workload: WorkloadSpec, path: str, kb_base: int,
@@ -833,7 +878,9 @@ def _with_trace(job: FioJob, trace: TraceSummary, replay: dict[str, _Entry], pat
         raise _error(replay["read_iolog"], path, f"a replayed trace sets its own pace; rate, thinktime and latency_target "
                                                  f"are not modelled with it (job [{job.name}])")
     if stall and trace.arrival_iops:
-        return replace(_paced(job, rate_iops=trace.arrival_iops / job.workload.numjobs, rate_process="poisson"), trace=trace)
+        named = {"rate_iops": replay.get("replay_time_scale") or replay["read_iolog"], "rate_process": replay["read_iolog"]}
+        return replace(_paced(job, named, path, rate_iops=trace.arrival_iops / job.workload.numjobs, rate_process="poisson"),
+                       trace=trace)
     return replace(job, trace=trace)
 
 

@@ -20,15 +20,17 @@ has no per-I/O timeline, so it then writes windows of ``DEFAULT_LOG_MSEC`` and s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ..errors import InputError
-from ..io import atomic_path
+from ..io import commit_together, output_target
 from .json_report import PLAT_NR, plat_val_to_idx
 
 DEFAULT_LOG_MSEC = 500
@@ -36,6 +38,12 @@ DEFAULT_LOG_MSEC = 500
 ``bw_avg_time``): fio would log every I/O, which a steady-state model cannot."""
 
 LOG_OPTIONS = ("write_bw_log", "write_iops_log", "write_lat_log", "write_hist_log")
+LOG_FILE_OPTIONS = (*LOG_OPTIONS, "log_avg_msec", "log_hist_msec", "per_job_logs", "log_offset")
+"""Every option that only shapes the log files (``UNDERSTOOD_WITHOUT_EFFECT`` for the answer): what
+writes no file where no logs are written (the dashboard says so)."""
+LOG_KINDS = {"write_bw_log": ("bw",), "write_iops_log": ("iops",), "write_lat_log": ("lat", "clat", "slat"),
+             "write_hist_log": ("clat_hist",)}
+"""The files each option writes (``<prefix>_<kind>.<x>.log``)."""
 
 MAX_LOG_BYTES = 1_000_000_000
 """Bytes of log files one command writes at most, estimated before any is written (1 ms windows
@@ -78,9 +86,14 @@ def _window_count(runtime_ms: int, window_ms: int) -> int:
     return whole + (1 if runtime_ms > 0 and runtime_ms % window_ms else 0)
 
 
+def _prefix(options: dict, option: str, name: str) -> str:
+    """The log's prefix: the option's value, or the job's name when the option is bare (fio's way)."""
+    value = options.get(option)
+    return value if value not in (None, "", "1") else name
+
+
 def _file_name(entry: LogEntry, option: str, kind: str) -> str:
-    value = entry.options.get(option)
-    prefix = value if value not in (None, "", "1") else entry.name
+    prefix = _prefix(entry.options, option, entry.name)
     per_job = entry.options.get("per_job_logs", "1") not in ("0", "false")
     return f"{prefix}_{kind}.{entry.index}.log" if per_job else f"{prefix}_{kind}.log"
 
@@ -152,6 +165,7 @@ class PlannedLog(NamedTuple):
     lines: int
     bytes: int
     make: Callable[[], Iterable[str]]
+    writes: str = ""  # the write_*_log option that asks for the file
 
 
 def _log_plan(entry: LogEntry) -> dict[str, PlannedLog]:
@@ -165,7 +179,7 @@ def _log_plan(entry: LogEntry) -> dict[str, PlannedLog]:
 
     def value_log(option: str, kind: str, value_of) -> None:
         plan[_file_name(entry, option, kind)] = PlannedLog("log_avg_msec", value_lines, value_lines * VALUE_LINE_BYTES,
-                                                           lambda: _value_lines(entry, window, value_of))
+                                                           lambda: _value_lines(entry, window, value_of), option)
 
     if "write_bw_log" in entry.options:
         value_log("write_bw_log", "bw", _kib_per_s)
@@ -178,7 +192,8 @@ def _log_plan(entry: LogEntry) -> dict[str, PlannedLog]:
     if "write_hist_log" in entry.options:
         lines = _window_count(runtime_ms, hist_window) * _directions_logged(entry, True) if hist_window else 0
         plan[_file_name(entry, "write_hist_log", "clat_hist")] = PlannedLog(
-            "log_hist_msec", lines, lines * HIST_LINE_BYTES, (lambda: _hist_lines(entry, hist_window)) if hist_window else tuple)
+            "log_hist_msec", lines, lines * HIST_LINE_BYTES, (lambda: _hist_lines(entry, hist_window)) if hist_window else tuple,
+            "write_hist_log")
     return plan
 
 
@@ -200,35 +215,100 @@ def check_log_size(entries: list[LogEntry]) -> None:
                                      f"set a longer {largest.option} (or a shorter runtime)")
 
 
-def check_log_directories(jobs, directory: str | Path = ".") -> None:
-    """Refuse (one line) a log prefix whose folder does not exist under ``directory``: fio opens its
-    log files where the prefix says and creates no folder (``write_lat_log=sub/../../lat`` made an
-    empty ``sub/`` here). Checked before anything runs; ``jobs``: the parsed jobs (their options)."""
+def _log_files_of_jobs(jobs) -> Iterator[tuple[Any, str, str]]:
+    """(job, option, file name) of every log file the jobs ask for, numbered as ``log_entries``
+    numbers them (each numjobs clone from 1, in the file's order)."""
+    index = 0
     for job in jobs:
-        for option in LOG_OPTIONS:
-            prefix = job.options.get(option)
-            if prefix in (None, "", "1"):
-                continue
-            folder = (Path(directory) / prefix).parent
+        for _ in range(job.workload.numjobs):
+            index += 1
+            entry = LogEntry(job.name, job.options, index, 0.0, {})
+            for option in LOG_OPTIONS:
+                if option in job.options:
+                    for kind in LOG_KINDS[option]:
+                        yield job, option, _file_name(entry, option, kind)
+
+
+def _writable(folder: Path) -> str | None:
+    """Why no file can be made in ``folder`` (None: one can): a temporary made and removed, the
+    one test that also holds for root, /proc and read-only file systems."""
+    try:
+        handle, probe = tempfile.mkstemp(prefix=".nvsim-log-probe.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    os.close(handle)
+    os.unlink(probe)
+    return None
+
+
+def check_log_directories(jobs, directory: str | Path = ".") -> None:
+    """Refuse (one line) a log prefix whose folder does not exist under ``directory`` or cannot be
+    written, and a log file name taken by a directory, FIFO or device: fio opens its log files where
+    the prefix says and creates no folder (``write_lat_log=sub/../../lat`` made an empty ``sub/``
+    here; a bare ``write_bw_log`` takes the job's name, ``[sub/x]``, as its prefix, checked the
+    same way); a prefix in /proc failed after the first job's log was written. Also the jobs'
+    ``log_avg_msec`` and ``log_hist_msec``. Checked before anything runs; ``jobs``: the parsed
+    jobs (their names, options and numjobs)."""
+    for job in jobs:
+        if any(option in job.options for option in LOG_OPTIONS):
+            _msec_option(job.options, "log_avg_msec")
+            _msec_option(job.options, "log_hist_msec")
+    folders: dict[Path, None] = {}
+    for job, option, name in _log_files_of_jobs(jobs):
+        bare = job.options.get(option) in (None, "", "1")
+        prefix = _prefix(job.options, option, job.name)
+        given = (f"the job's name {prefix!r} (the prefix of a bare {option})" if bare else repr(prefix))
+        path = Path(directory) / name
+        folder = path.parent
+        if folder not in folders:
             if not folder.is_dir():
-                raise InputError(option, f"{prefix!r}: no folder {str(folder)!r} to write the log in (fio creates "
+                raise InputError(option, f"{given}: no folder {str(folder)!r} to write the log in (fio creates "
                                          f"none); allowed: a prefix in a folder that exists (job [{job.name}])")
+            why = _writable(folder)
+            if why is not None:
+                raise InputError(option, f"{given}: cannot write in the folder {str(folder)!r} ({why}); allowed: a "
+                                         f"prefix in a folder this user can write (job [{job.name}])")
+            folders[folder] = None
+        if path.is_dir():
+            raise InputError(option, f"{given}: the log {str(path)!r} is a directory; allowed: a prefix that names "
+                                     f"files (job [{job.name}])")
+        try:
+            output_target(path, option)  # a FIFO or a device would be replaced by the rename
+        except InputError as exc:
+            raise InputError(option, f"{given}: {exc.message} (job [{job.name}])") from None
 
 
 def write_log_files(entries: list[LogEntry], directory: str | Path = ".") -> list[Path]:
-    """Write every job's logs under ``directory`` (fio writes them relative to where it runs): each
-    file whole or not at all, its lines made as they are written (memory stays flat); refused in
-    one line first when they would pass ``MAX_LOG_BYTES`` (``check_log_size``)."""
+    """Write every job's logs under ``directory`` (fio writes them relative to where it runs), all
+    or none: each to a temporary beside it, its lines made as they are written (memory stays flat),
+    then renamed in together (``nvsim.io.commit_together``); refused in one line first when they
+    would pass ``MAX_LOG_BYTES`` (``check_log_size``). A file that cannot be written (a folder
+    gone or full since ``check_log_directories``) is one line naming its option; the temporaries
+    are removed and no log is left."""
     check_log_size(entries)
-    written = []
-    for entry in entries:
-        for name, planned in _log_plan(entry).items():
-            path = Path(directory) / name
-            with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as out:
-                for line in planned.make():
+    planned = {Path(directory) / name: log for entry in entries for name, log in _log_plan(entry).items()}  # the last of a name wins
+    if not planned:
+        return []
+    order = list(planned.items())
+    done = [0]  # files written to their temporaries: the next one is the one that failed
+
+    def writer(log: PlannedLog) -> Callable[[str], None]:
+        def write(tmp: str) -> None:
+            with open(tmp, "w", encoding="utf-8") as out:
+                for line in log.make():
                     out.write(line + "\n")
-            written.append(path)
-    return written
+            done[0] += 1
+        return write
+
+    try:
+        commit_together([(path, writer(log)) for path, log in order])
+    except OSError as exc:
+        if done[0] >= len(order):  # every file was written: the commit itself failed (its journal finishes it next time)
+            raise InputError("log", f"cannot commit the logs in {str(order[0][0].parent)!r} ({exc.strerror or exc})") from None
+        path, log = order[done[0]]
+        raise InputError(log.writes or "log", f"cannot write the log {str(path)!r} ({exc.strerror or exc}); no log was "
+                                              f"written") from None
+    return list(planned)
 
 
 def uses_default_window(entries: list[LogEntry]) -> bool:

@@ -29,12 +29,53 @@ from .jobfile import FioJob, FioJobFile
 from .json_report import FIO_PERCENTILES, fio_json_report, parse_percentile_list
 from .logs import LOG_OPTIONS, LogEntry
 from ..budget import check_region, check_workload
-from ..errors import InputError
+from ..errors import InputError, limit_from_env
 from ..host_io import effective_iodepth
 from ..simulation import Result, Simulation
 from ..specs import Phase, ScenarioSpec, WorkloadSpec
 from ..workload.compose import iops_text, job_runtime_s, moved_bytes_per_s, population_ladder  # noqa: F401 (re-exported)
 from ..workload.trim import check_discards, trim_direction
+
+
+MAX_JOB_ENTRIES = 4096
+"""Most job entries one ``nvsim fio`` command reports (fio's jobs list: one per numjobs clone
+without ``group_reporting``, one per reporting group with it) or writes logs for (one per clone
+whatever the reporting): each entry is tens of kilobytes while the report is built (numjobs=65536
+took 4.4 GB and 90 s and wrote 365 MB of JSON); at the limit the fluid mode takes about 0.5 GB and
+12 s and writes 23 MB (measured). Checked before anything runs (``check_entries``)."""
+MAX_JOB_ENTRIES_ENV = "NVSIM_MAX_FIO_JOB_ENTRIES"
+
+
+def max_job_entries() -> int:
+    """``MAX_JOB_ENTRIES``, or the bound ``NVSIM_MAX_FIO_JOB_ENTRIES`` sets (``errors.limit_from_env``)."""
+    return limit_from_env(MAX_JOB_ENTRIES_ENV, MAX_JOB_ENTRIES)
+
+
+def job_entry_count(parsed: FioJobFile) -> tuple[int, int]:
+    """(entries of fio's jobs list, entries the logs are written for: every clone, 0 without logs)."""
+    clones = sum(job.workload.numjobs for job in parsed.jobs)
+    listed = len({job.group for job in parsed.jobs}) if report_options(parsed)["group_reporting"] else clones
+    return listed, clones if wants_logs(parsed) else 0
+
+
+def check_entries(parsed: FioJobFile, label: str) -> None:
+    """Refuse (one line naming numjobs, before anything runs) a file whose report or logs would hold
+    more than ``max_job_entries()`` job entries: memory and the JSON grow with each."""
+    limit = max_job_entries()
+    listed, logged = job_entry_count(parsed)
+    if max(listed, logged) <= limit:
+        return
+    largest = max(parsed.jobs, key=lambda job: job.workload.numjobs)
+    where = f"{label}: [{largest.name}].numjobs"
+    if logged > limit and listed <= limit:
+        raise InputError(where, f"the logs would be written for {logged:,} job entries (one per numjobs clone, "
+                                f"group_reporting or not); at most {limit:,} (set {MAX_JOB_ENTRIES_ENV} to raise it): "
+                                f"fewer numjobs, or no write_*_log")
+    grouped = report_options(parsed)["group_reporting"]
+    how, instead = (("one per reporting group", "fewer reporting groups") if grouped else
+                    ("one per numjobs clone without group_reporting", "fewer numjobs or sections, or group_reporting"))
+    raise InputError(where, f"the report would hold {listed:,} job entries ({how}); at most {limit:,} (set "
+                            f"{MAX_JOB_ENTRIES_ENV} to raise it): {instead}")
 
 
 @dataclass(frozen=True)
@@ -92,6 +133,7 @@ def check_jobs(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, fidelity: s
     on the array (``check_regions``). Returns the array's bytes."""
     for job in parsed.jobs:
         check_workload(job.workload, fidelity, field=f"{label}: [{job.name}]")
+    check_entries(parsed, label)
     return check_regions(parsed, spec, catalog, label)
 
 
@@ -314,6 +356,7 @@ def fio_report(parsed: FioJobFile, runs: list[JobRun], catalog: Any, *, json_plu
                timestamp: int | None = None) -> dict:
     """fio's JSON (or json+) for the simulated jobs."""
     how = report_options(parsed)
+    check_entries(parsed, str(parsed.path))
     entries = job_entries(runs, catalog, how["group_reporting"])
     return fio_json_report(entries, timestamp=int(time.time()) if timestamp is None else timestamp,
                            global_options=parsed.global_options, lat_percentiles=how["lat_percentiles"],
