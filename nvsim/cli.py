@@ -21,7 +21,7 @@ from rich.markup import escape
 
 import nvsim
 
-from .errors import EXIT_INPUT_ERROR, InputError, require_extra, suggestion_text
+from .errors import EXIT_INPUT_ERROR, InputError, escaped, require_extra, suggestion_text
 from .io import atomic_path, check_output_path, json_text, write_json_atomic, write_text_atomic
 from .progress import LateProgress
 
@@ -99,21 +99,27 @@ RUN_WORKERS_MAX = 8
 hundred MB: a many-core server does not start one per core)."""
 
 
+PRECISION_MIN = 1e-6
+PRECISION_MAX = 1.0
+"""The --precision ``nvsim run`` takes: a p99.99 known to within 1e-6 of itself at the finest (a
+finer one overflowed the window's extension: a traceback), to within 100% at the coarsest."""
+
+
 @app.command()
 def run(
     scenario: Path = typer.Argument(..., help="Scenario YAML file, or a directory holding scenario.yaml."),
     json_out: bool = typer.Option(False, "--json", help="Print machine-readable JSON instead of tables."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the JSON result to this file (atomically)."),
     fidelity: str = typer.Option("event", "--fidelity", help=FIDELITY_HELP),
-    precision: float = typer.Option(0.1, "--precision", help="Event mode: measure until each direction's p99.99 latency is known within this fraction (half-width of its 95% CI over the estimate)."),
+    precision: float = typer.Option(0.1, "--precision", help=f"Event mode: measure until each direction's p99.99 latency is known within this fraction (half-width of its 95% CI over the estimate), from {PRECISION_MIN:g} to {PRECISION_MAX:g}."),
     max_seconds: float = typer.Option(1.0, "--max-seconds", help="Event mode: wall seconds each workload may go on for --precision (its planned window always completes). A run stopped by this budget depends on the machine's speed; 0 keeps the planned window (same seed, same bits)."),
     workers: int = typer.Option(0, "--workers", min=0, max=MAX_WORKERS, help=f"Processes that run the workloads at once (forked where safe, else the workloads run here in turn); 0 (the default): the CPUs, at most {RUN_WORKERS_MAX}. The answer does not depend on it."),
 ) -> None:
     """Predict a scenario: usable capacity, the bounds of its components, and per workload the IOPS, GB/s, latency, CPU, write amplification and the resource that limits it."""
     fidelity = _fidelity(fidelity)
     check_output_path(output, "--output")
-    if not precision > 0:
-        raise InputError("--precision", f"must be a fraction above 0 (e.g. 0.1), got {precision}")
+    if not PRECISION_MIN <= precision <= PRECISION_MAX:  # NaN and infinity fail too
+        raise InputError("--precision", f"must be a fraction from {PRECISION_MIN:g} to {PRECISION_MAX:g} (e.g. 0.1), got {precision:g}")
     if not max_seconds >= 0:
         raise InputError("--max-seconds", f"must be 0 or more seconds, got {max_seconds}")
     catalog = nvsim.default_catalog()
@@ -291,7 +297,17 @@ def sweep(
                   markup=False, soft_wrap=True)  # a path is never broken across lines
     if not summary["parquet"]:
         console.print(nvsim.sweep.PARQUET_MISSING_NOTE, markup=False, soft_wrap=True)
-    nvsim.report.print_sweep_best(console, summary["best"], summary["objective"])
+    nvsim.report.print_sweep_best(console, _printable_best(summary["best"]), summary["objective"])
+
+
+def _printable_best(best: list[dict]) -> list[dict]:
+    """The best set-ups as the terminal shows them: a control or formatting character in a text
+    the sweep set (a description's newline or escape) written as its code (``\\x1b``), not sent raw."""
+    def printable(value):
+        return escaped(value) if isinstance(value, str) else value
+    return [{**b, "fields": {printable(k): printable(v) for k, v in b["fields"].items()},
+             "variants": {k: [printable(v) for v in values] if isinstance(values, list) else values
+                          for k, values in (b.get("variants") or {}).items()}} for b in best]
 
 
 @app.command()
@@ -472,12 +488,17 @@ def _full_short_help(command) -> None:
 
 OUTPUT_PARAMS = ("output", "out")
 """Options that name a file nvsim writes: a value ending in a path separator names a folder."""
+EMPTY_OUTPUT = {"sweep": "an output path without suffix is needed (OUT gives OUT.parquet and OUT.csv)",
+                "plan": "a folder for the plan's files is needed"}
+"""What an empty output option of a command is refused for wanting (else an output file path), as
+the command's own check of its value says it."""
 
 
 def check_arguments(command, argv: list[str]) -> None:
     """What click would take without a word: a single-valued option given twice (click keeps the
-    last, so ``-o A --output=B`` wrote B alone) and an output file written as a folder (``-o out/``:
-    the Path type drops the trailing separator). One InputError naming the option."""
+    last, so ``-o A --output=B`` wrote B alone), an output file written as a folder (``-o out/``:
+    the Path type drops the trailing separator) and an empty output (``-o ''``: the Path type
+    reads it as '.', which the refusal then quoted). One InputError naming the option."""
     tokens = list(argv)
     while tokens and tokens[0] in getattr(command, "commands", {}):  # typer's vendored click: no isinstance
         command, tokens = command.commands[tokens[0]], tokens[1:]
@@ -503,6 +524,8 @@ def check_arguments(command, argv: list[str]) -> None:
         if param.name in seen:
             raise InputError(label, f"given more than once ({seen[param.name]} and {name}); give it once")
         seen[param.name] = name
+        if param.name in OUTPUT_PARAMS and value == "":  # the Path type makes '' '.', and the refusal quoted that
+            raise InputError(label, f"{EMPTY_OUTPUT.get(command.name, 'an output file path is needed')}, got {value!r}")
         if param.name in OUTPUT_PARAMS and value and value.endswith(("/", os.sep)):
             raise InputError(label, f"{value!r} ends in a path separator, which names a folder; give a file path")
 

@@ -51,7 +51,9 @@ def not_printable(text: str) -> str | None:
     return None if bad is None else f"must be printable text, got the control or formatting character U+{ord(bad):04X}"
 
 
-def _escaped(text: str) -> str:
+def escaped(text: str) -> str:
+    """``text`` with each control or formatting character (``NOT_PRINTABLE``) written as its code
+    (``\\x1b``, ``\\u202e``): safe to print into a terminal, a table or a one-line message."""
     if unprintable(text) is None:
         return text
     return "".join(c.encode("unicode_escape").decode("ascii") if unicodedata.category(c) in NOT_PRINTABLE else c
@@ -81,7 +83,7 @@ class InputError(ValueError):
         self.source = source
         prefix = f"{source}: " if source else ""
         where = f"{field}: " if field else ""
-        super().__init__(_escaped(f"{prefix}{where}{message}".replace("\n", " ")))
+        super().__init__(escaped(f"{prefix}{where}{message}".replace("\n", " ")))
 
 
 ENV_LIMIT_MAX = 2**62

@@ -39,12 +39,13 @@ nvsim.workload, which return them too) and are re-exported here.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from .catalog import Catalog, default_catalog
-from .errors import InputError, suggestion_text
+from .errors import InputError, shown, suggestion_text
 from .host_io import workload_host_io_costs
 from .links import drive_link
 from .numba_cache import compile_notice
@@ -63,6 +64,10 @@ from .workload.compose import ROWS, Job, composite_route
 FIDELITIES: tuple[str, ...] = ("event", "fluid")
 EVENT_HOST_IOS = 60_000
 """Measured host I/Os per event-mode run (after warm-up): batch-means 95% CI of IOPS ~1% here."""
+HOST_IOS_MIN = 1_000
+HOST_IOS_MAX = 10_000_000
+"""The ``host_ios`` a run (``Simulation.run``) and a sweep take: 1,000 to 10,000,000 measured host
+I/Os (0 ended in a division by zero, a negative count in a NumPy error, 10^8 took gigabytes and minutes)."""
 DRIVE_MODEL = "drive model"
 """The ``fidelity`` of a single drive's result: the SSD model has one (steady-state rates)."""
 
@@ -137,6 +142,7 @@ class Simulation:
         known to it (``nvsim.sim.event.Precision``); ``progress(done_s, total_s)`` as it runs."""
         if fidelity not in FIDELITIES:
             raise InputError("fidelity", f"unknown fidelity {fidelity!r}; allowed: {', '.join(FIDELITIES)}")
+        check_host_ios(host_ios)
         compile_notice()  # a process's first run with an empty kernel cache says it compiles (a terminal only)
         if self.route != "drive" and self.state.missing:
             loss = lost_data(self.scenario, self.catalog, set(self.state.missing), {})
@@ -168,6 +174,16 @@ class Simulation:
         if isinstance(self.workload, Phase):
             return self.workload.jobs[0]
         return self.workload or WorkloadSpec(name="idle", rw="randread", bs=4096)
+
+
+def check_host_ios(host_ios: object, field: str = "host_ios") -> int:
+    """``host_ios`` as a run takes it: a whole number from ``HOST_IOS_MIN`` to ``HOST_IOS_MAX`` (true
+    and false are not numbers), or a one-line InputError naming ``field``."""
+    if isinstance(host_ios, bool) or not isinstance(host_ios, numbers.Integral) \
+            or not HOST_IOS_MIN <= host_ios <= HOST_IOS_MAX:
+        raise InputError(field, f"measured host I/Os of an event-mode run: a whole number from {HOST_IOS_MIN:,} to "
+                                f"{HOST_IOS_MAX:,}, got {shown(host_ios)}")
+    return int(host_ios)
 
 
 def _record(sim: Simulation, simulation: SimResult | None = None, drive: DrivePrediction | None = None) -> Result:
@@ -342,4 +358,4 @@ def _run_adopted(run: tuple[int, ...]) -> list[Result]:
 
 
 __all__ = ["Simulation", "Result", "ArrayState", "Precision", "EventWindow", "route", "single_drive", "predict_workload", "run_workloads", "workload_runs", "run_workload_group", "SOLVERS",
-           "EVENT_HOST_IOS", "FIDELITIES", "Fidelity", "Route", "Phase", "placed_route"]
+           "EVENT_HOST_IOS", "HOST_IOS_MIN", "HOST_IOS_MAX", "check_host_ios", "FIDELITIES", "Fidelity", "Route", "Phase", "placed_route"]

@@ -46,12 +46,13 @@ from .budget import MAX_SWEEP_POINTS, check_points, check_scenario_regions, chec
 from .catalog import catalog_digest, catalog_dir, default_catalog
 from .cost import cost_power
 from .loader import load_model
-from .errors import InputError, close_matches, require_extra
+from .errors import InputError, close_matches, require_extra, shown
 from .io import check_output_path, commit_together, journal_path, recover_commit
 from .rebuild import data_loss_at_start, data_loss_metrics, rebuild_summary
 from .scenario import load_scenario, parse_scenario
-from .simulation import Simulation, run_workload_group, workload_runs
+from .simulation import HOST_IOS_MAX, HOST_IOS_MIN, Simulation, run_workload_group, workload_runs
 from .specs import SECTOR_BYTES, NumbersNotTruthValues, ScenarioSpec, WorkloadSpec
+from .specs.base import FORMULA_STARTS
 from .units import parse_bytes, parse_bytes_per_s, parse_count
 from .workers import dask_client, process_pool
 
@@ -97,7 +98,7 @@ class SweepSpec(NumbersNotTruthValues):
     points: list[dict[str, Any]] = Field(default_factory=list)
     constraints: tuple[str, ...] = ()
     objective: Objective | None = None
-    host_ios: int = Field(default=20_000, ge=1_000, le=10_000_000, description="event mode: measured host I/Os per point")
+    host_ios: int = Field(default=20_000, ge=HOST_IOS_MIN, le=HOST_IOS_MAX, description="event mode: measured host I/Os per point")
     rebuild: bool = Field(default=False, description="add each point's rebuild time and data-loss risk (one drive "
                                                      "failing under the row's workload, fluid mode)")
     max_points: int = Field(default=MAX_SWEEP_POINTS, ge=1, description="most set-ups the sweep may have (a bound "
@@ -111,6 +112,12 @@ class SweepSpec(NumbersNotTruthValues):
                 raise ValueError(f"{field}: give at least one value")
             if not field or any(not part for part in field.split(".")):
                 raise ValueError(f"{field!r}: a field is a dotted path such as array.drives")
+            seen: set[str] = set()
+            for value in values:
+                if (same := _value_identity(value)) in seen:
+                    raise ValueError(f"{field}: the value {shown(value)} is given more than once (each repeat would "
+                                     f"run the same point again); give each value once")
+                seen.add(same)
         return grid
 
     @model_validator(mode="after")
@@ -128,6 +135,21 @@ class SweepSpec(NumbersNotTruthValues):
                                  f"namespace; give one")
         return self
 
+    @model_validator(mode="after")
+    def _each_point_once(self) -> "SweepSpec":
+        """A listed point that is the grid's, or an earlier listed one, is refused: it ran again, a
+        second row under the same key."""
+        grid = {field: {_value_identity(v) for v in values} for field, values in self.grid.items()}
+        seen: set[str] = set()
+        for i, point in enumerate(self.points):
+            if grid and set(point) == set(grid) and all(_value_identity(v) in grid[f] for f, v in point.items()):
+                raise ValueError(f"points[{i}]: the grid has this point already; give each point once")
+            same = json.dumps({f: _value_identity(v) for f, v in point.items()}, sort_keys=True)
+            if same in seen:
+                raise ValueError(f"points[{i}]: an earlier point of points is the same; give each point once")
+            seen.add(same)
+        return self
+
     @property
     def point_count(self) -> int:
         """Set-ups the sweep has, counted without expanding the grid."""
@@ -139,6 +161,13 @@ class SweepSpec(NumbersNotTruthValues):
         for text in constraints:
             parse_constraint(text)
         return constraints
+
+
+def _value_identity(value: Any) -> str:
+    """What makes two grid values the same point (as ``point_key`` sees it; 8.0 is 8)."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return json.dumps(value, sort_keys=True, default=str)
 
 
 def parse_constraint(text: str) -> tuple[str, str, float]:
@@ -766,21 +795,32 @@ def _arrow_column(pa, values: list) -> Any:
                          for v in values])
 
 
+CSV_FORMULA_STARTS = (*FORMULA_STARTS, "\t", "\r")
+"""First characters of a text cell a spreadsheet would read as a formula (OWASP's CSV injection
+list: the names' ``FORMULA_STARTS`` and tab and carriage return): such a cell is written after a
+single quote, so it reads as text."""
+
+
 def _write_csv(columns: list[str], rows: list[dict], path) -> None:
     """The sweep's table as CSV: a header of the columns, a line per row; a missing value (None,
-    NaN) is an empty field, booleans are true/false."""
+    NaN) is an empty field, booleans are true/false, a text that would start a formula (a grid's
+    value, a description, the refused value of an invalid row's ``set.`` cell) begins with ``'``."""
     with open(path, "w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(columns)
+        writer.writerow([_csv_text(c) for c in columns])
         for row in rows:
             writer.writerow([_csv_text(_cell(row.get(c))) for c in columns])
 
 
 def _csv_text(value: Any) -> Any:
+    """One CSV cell: numbers as numbers (-1.5 stays a number), text starting with one of
+    ``CSV_FORMULA_STARTS`` after a single quote (``'=1+1``)."""
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, str) and value.startswith(CSV_FORMULA_STARTS):
+        return "'" + value
     return value
 
 

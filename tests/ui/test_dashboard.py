@@ -16,11 +16,17 @@ import yaml
 
 from dashboard import app as dash_app, core
 from nvsim import InputError, Simulation, capacity, load_scenario, parse_scenario
+from nvsim.simulation import HOST_IOS_MAX
 from nvsim.wear import drive_wear
 
 
 def setup(**changes):
     return core.default_setup() | changes
+
+
+SLOW = "write-1m"
+"""A set-up whose event-mode run at ``HOST_IOS_MAX`` takes minutes (each 1 MiB write books its
+member I/Os): what the time-out tests stop."""
 
 
 def data_url(text: str | bytes) -> str:
@@ -461,9 +467,9 @@ def _running_children(pid: int) -> set[int]:
 
 
 def test_a_job_over_its_time_out_is_stopped_and_reported(catalog):
-    runner = EventRunner(host_ios=50_000_000, timeout_s=4.0)
+    runner = EventRunner(host_ios=HOST_IOS_MAX, timeout_s=4.0)
     try:
-        record = core.compute(setup(), catalog=catalog)
+        record = core.compute(setup(workload=SLOW), catalog=catalog)
         job = runner.start(record["key"], record["scenario"], rebuild=False)
         deadline = time.monotonic() + 60
         while (status := runner.poll(job))["state"] == "running" and time.monotonic() < deadline:
@@ -479,9 +485,9 @@ def test_a_job_over_its_time_out_is_stopped_and_reported(catalog):
 def test_a_job_no_page_polls_is_stopped_at_its_time_out_all_the_same(catalog):
     """The time-out was looked at only when a page polled: a page that started a job and went away
     left the worker running to the end (256 workloads: many minutes of a core)."""
-    runner = EventRunner(host_ios=50_000_000, timeout_s=3.0)
+    runner = EventRunner(host_ios=HOST_IOS_MAX, timeout_s=3.0)
     try:
-        record = core.compute(setup(), catalog=catalog)
+        record = core.compute(setup(workload=SLOW), catalog=catalog)
         first = runner.start(record["key"], record["scenario"], rebuild=False)
         job = runner.start(record["key"], record["scenario"], rebuild=False, replaces=first)  # the page's next: cancels the first
         assert list(runner._timers) == [job] and first != job  # one timer per running job, never one per request
@@ -517,7 +523,7 @@ def test_two_pages_jobs_queue_behind_each_other_and_a_page_replaces_only_its_own
             status = runner.poll(job)
             assert status["state"] == "done" and status["stopped"] is None
             assert "error" not in status["workloads"][0] and status["workloads"][0]["read_iops"] > 0
-        busy = EventRunner(host_ios=50_000_000)
+        busy = EventRunner(host_ios=HOST_IOS_MAX)
         try:
             for _ in range(MAX_EVENT_JOBS):
                 busy.start(record["key"], record["scenario"], rebuild=False)
@@ -533,9 +539,9 @@ def test_two_pages_jobs_queue_behind_each_other_and_a_page_replaces_only_its_own
 def test_a_job_stopped_at_its_time_out_does_not_take_another_pages_job_with_it(catalog):
     """Stopping an overdue job kills the worker; the other page's job queued behind it is submitted
     again to the fresh worker and finishes."""
-    runner = EventRunner(host_ios=50_000_000, timeout_s=8.0)
+    runner = EventRunner(host_ios=HOST_IOS_MAX, timeout_s=8.0)
     try:
-        slow = core.compute(setup(), catalog=catalog)
+        slow = core.compute(setup(workload=SLOW), catalog=catalog)
         overdue = runner.start(slow["key"], slow["scenario"], rebuild=False)
         queued = runner.start(slow["key"], slow["scenario"], rebuild=False, host_ios=2_000)
         deadline = time.monotonic() + 90
