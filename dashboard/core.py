@@ -741,14 +741,29 @@ def import_fio(text: str, filename: str, scenario: dict[str, Any] | None, catalo
     return {"label": f"{filename}: {len(workloads)} fio job(s)", "workloads": workloads, "warning": "; ".join(warnings)}
 
 
+FIO_REPORT_OPTIONS = ("percentile_list", "clat_percentiles", "lat_percentiles")
+"""fio's options that shape only `nvsim fio`'s JSON report (``nvsim.fio.run.report_options``): the
+dashboard's cards and tables show their own percentiles, which these do not change
+(group_reporting is not among them: the dashboard reports each job as one row, as it does)."""
+
+
 def _fio_log_note(parsed: Any, filename: str) -> list[str]:
-    """The warning for fio's log options (write_bw_log, log_avg_msec, ...): `nvsim fio` writes the
-    log files, the dashboard runs no fio job and writes none, so they are accepted with this note."""
+    """The warnings for fio's log options (write_bw_log, log_avg_msec, ...) and report options
+    (percentile_list, ...): `nvsim fio` writes the log files and shapes its JSON
+    with them, the dashboard runs no fio job and writes neither, so they are accepted with a note."""
     from nvsim.fio.logs import LOG_FILE_OPTIONS
-    used = [option for option in LOG_FILE_OPTIONS if any(option in job.options for job in parsed.jobs)]
-    if not used:
-        return []
-    return [f"{filename}: fio log options write nothing on the dashboard (nvsim fio writes the log files): {', '.join(used)}"]
+
+    def used(options: tuple[str, ...]) -> list[str]:
+        return [option for option in options if any(option in job.options for job in parsed.jobs)]
+
+    notes = []
+    if logs := used(LOG_FILE_OPTIONS):
+        notes.append(f"{filename}: fio log options write nothing on the dashboard (nvsim fio writes the log files): "
+                     f"{', '.join(logs)}")
+    if report := used(FIO_REPORT_OPTIONS):
+        notes.append(f"{filename}: fio report options change nothing on the dashboard (they shape nvsim fio's JSON): "
+                     f"{', '.join(report)}")
+    return notes
 
 
 def _device_bytes(scenario: dict[str, Any] | None, workload: WorkloadSpec, catalog: Catalog, filename: str) -> int:

@@ -50,3 +50,12 @@ def test_an_upload_past_the_workload_bounds_is_refused_in_one_line(catalog, line
         core.import_fio(JOB + line + "\n", "up.fio", None, catalog)
     message = str(refused.value)
     assert message.startswith(f"up.fio line 7: {option}: ") and "\n" not in message, message
+
+
+@pytest.mark.parametrize("option", core.FIO_REPORT_OPTIONS)
+def test_report_options_in_an_upload_are_named_as_changing_nothing(catalog, option):
+    """percentile_list and the percentile switches shape nvsim fio's JSON; the dashboard's cards and
+    tables show their own percentiles, so the upload says they change nothing there."""
+    value = {"percentile_list": "=50:99", "clat_percentiles": "=1", "lat_percentiles": "=1"}.get(option, "")
+    warning = core.import_fio(JOB + f"{option}{value}\n", "up.fio", None, catalog)["warning"]
+    assert warning == f"up.fio: fio report options change nothing on the dashboard (they shape nvsim fio's JSON): {option}"
