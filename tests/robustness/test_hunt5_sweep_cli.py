@@ -21,13 +21,7 @@ from nvsim.sweep import CSV_FORMULA_STARTS
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = str(ROOT / "scenarios" / "graid-gen5-raid6")
-BASE = """\
-name: base
-platform: supermicro-as-2125hs-tnr
-array: {level: 6, drive: kioxia-cm7-r-3.84tb, drives: 8, strip_bytes: 64KiB, engine: linux-md}
-workloads:
-  - {name: randread, rw: randread, bs: 4k, iodepth: 32, numjobs: 8, runtime: 60}
-"""
+BASE = (ROOT / "tests" / "support" / "small_md_raid6.yaml").read_text()  # a sweep's base: 8 CM7-R, md RAID6
 
 
 def write_sweep(tmp_path: Path, **fields) -> Path:
