@@ -49,8 +49,7 @@ IGNORED = {
     "aux-path": "where fio keeps its own files", "idle-prof": "CPU idleness profiling", "inflate-log": "a log tool",
     "trigger-file": "a trigger", "trigger-timeout": "a trigger", "trigger": "a trigger", "trigger-remote": "a trigger",
     "latency-log": "fio's latency log (use the job option write_lat_log)",
-    "bandwidth-log": "fio's bandwidth log (use the job option write_bw_log)", "showcmd": "a printout",
-    "cmdhelp": "a printout", "enghelp": "a printout", "terse-version": "terse output, not written",
+    "bandwidth-log": "fio's bandwidth log (use the job option write_bw_log)", "terse-version": "terse output, not written",
     "append-terse": "terse output, not written",
 }
 """fio's own options that change nothing nvsim simulates: accepted, with a note naming what they do."""
@@ -62,6 +61,12 @@ REFUSED = {
     "remote-config": "there are no fio clients", "cpuclock-test": "a test of the CPU clock, not of storage",
     "crctest": "a test of fio's checksums, not of storage", "memcpytest": "a test of memcpy, not of storage",
     "merge-blktrace-only": "a trace tool, not a run",
+    "showcmd": "fio prints the job file as a command line and runs nothing; nvsim fio simulates the jobs (run fio "
+               "--showcmd for the printout)",
+    "cmdhelp": "fio prints its option help and runs nothing; nvsim fio simulates the jobs (see docs/fio.md's option "
+               "table, or run fio --cmdhelp)",
+    "enghelp": "fio prints an ioengine's help and runs nothing; nvsim fio simulates the jobs (see docs/fio.md's "
+               "ioengines, or run fio --enghelp)",
 }
 """fio's own options that ask for something nvsim does not do: refused in one line."""
 

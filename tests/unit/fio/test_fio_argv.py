@@ -43,6 +43,9 @@ def test_sections_repeat():
     (["--bs"], r"--bs: needs a value"),
     (["--minimal"], r"--minimal: terse output is not written"),
     (["--client=host"], r"--client: nvsim simulates locally"),
+    (["--showcmd", "job.fio"], r"--showcmd: fio prints the job file as a command line and runs nothing"),
+    (["--cmdhelp=bs"], r"--cmdhelp: fio prints its option help and runs nothing"),
+    (["--enghelp"], r"--enghelp: fio prints an ioengine's help and runs nothing"),
     (["-o", "x"], r"one-letter options are not taken"),
 ])
 def test_bad_command_lines_are_one_line_errors(argv, message):
