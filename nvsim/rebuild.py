@@ -21,7 +21,7 @@ import numpy as np
 
 from .bounds import capacity
 from .catalog import Catalog, default_catalog
-from .raid import data_members_per_stripe
+from .raid import data_copies, data_members_per_stripe
 from .risk import HOURS_PER_YEAR, RebuildRisk, rebuild_risk
 from .sim.system import ArraySystem
 from .simulation import Result, Simulation
@@ -370,17 +370,17 @@ def unclean_shutdown_summary(scenario: ScenarioSpec, catalog: Catalog | None = N
     if workload is None and scenario.workloads:
         workload = scenario.workloads[0]
     array = scenario.array
-    member = float(capacity(scenario, catalog).member_bytes)
     model = _idle_system(scenario, catalog, ()).model
     region, rate, rate_bytes, random, streams = float(model.device_bytes), 0.0, 0.0, True, 1
     if workload is not None and not workload.pure_trim:  # a trim writes no data: no bitmap bit
         optimal = Simulation(scenario, workload, catalog=catalog).run("fluid")
         rate, rate_bytes = optimal.write_iops, optimal.write_bytes_per_s
-        region = float(min(getattr(workload, "size", None) or region, region))
-        random, streams = workload.is_random, max(1, getattr(workload, "numjobs", 1))
+        region = float(min(workload.size or region, region))
+        random, streams = workload.is_random, workload.numjobs
     dirty = model.engine.dirty_after_crash(array.level, rate, rate_bytes, region, random, streams,
                                            data_members_per_stripe(array.level, array.drives, array.near_copies),
-                                           array.near_copies if array.level == 10 else array.drives, member)
+                                           data_copies(array.level, array.drives, array.near_copies),
+                                           float(model.capacity.member_bytes))
     out = {"workload_at_crash": workload.name if workload is not None else "idle", "write_iops_at_crash": rate, **dirty}
     if dirty["span_bytes"] <= 0:
         return {**out, "idle_hours": 0.0, "loaded_hours": 0.0 if workload is not None else None}

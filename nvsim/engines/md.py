@@ -531,11 +531,14 @@ class MdEngine(Engine):
         engine built without its array)."""
         return self.settings.bitmap_chunk_bytes or md_bitmap.MDADM_BITMAP_CHUNK_MIN_BYTES
 
+    def bitmap_data_bytes_per_bit(self, level: int, data_members: int) -> float:
+        """Host data one bit covers: ``bitmap_chunk_bytes`` of every data member on RAID4/5/6, of
+        the array's addresses on RAID10 (``md_bitmap.data_bytes_per_bit``)."""
+        return md_bitmap.data_bytes_per_bit(level, self.bitmap_chunk_bytes, data_members)
+
     def bitmap_chunks(self, region_bytes: float, level: int, data_members: int) -> float:
-        """Bitmap chunks that writes spread over ``region_bytes`` of the array touch: a bit covers
-        ``bitmap_chunk_bytes`` of every member on RAID4/5/6, of the array's addresses on RAID10
-        (``md_bitmap.data_bytes_per_bit``)."""
-        return max(1.0, region_bytes / md_bitmap.data_bytes_per_bit(level, self.bitmap_chunk_bytes, data_members))
+        """Bitmap chunks that writes spread over ``region_bytes`` of the array touch."""
+        return max(1.0, region_bytes / self.bitmap_data_bytes_per_bit(level, data_members))
 
     def sync_update_share(self, level: int, write_rate_per_s: float, region_bytes: float, write_bytes: int,
                           random: bool, data_members: int) -> float:
@@ -549,8 +552,7 @@ class MdEngine(Engine):
         if level == 0 or self.bitmap == "none":
             return 0.0
         if not random:
-            return dirty_fraction_sequential(write_bytes, md_bitmap.data_bytes_per_bit(level, self.bitmap_chunk_bytes,
-                                                                                         data_members))
+            return dirty_fraction_sequential(write_bytes, self.bitmap_data_bytes_per_bit(level, data_members))
         return dirty_fraction_random(write_rate_per_s, self.bitmap_chunks(region_bytes, level, data_members),
                                      self.settings.bitmap_daemon_sleep_s)
 
@@ -569,7 +571,7 @@ class MdEngine(Engine):
                     "bitmap": "none"}
         chunk, sleep = self.bitmap_chunk_bytes, self.settings.bitmap_daemon_sleep_s
         chunks = self.bitmap_chunks(region_bytes, level, data_members)
-        per_bit = md_bitmap.data_bytes_per_bit(level, chunk, data_members)
+        per_bit = self.bitmap_data_bytes_per_bit(level, data_members)
         if random:
             dirty = md_bitmap.dirty_chunks_random(write_rate_per_s, chunks, sleep)
         else:

@@ -68,8 +68,7 @@ the tab and carriage return a name cannot hold anyway)."""
 
 
 def _name_text(value: str) -> str:
-    if (why := not_printable(value)) is not None:
-        raise ValueError(why)
+    _printable_text(value)
     if value.startswith(FORMULA_STARTS):
         raise ValueError(f"must not begin with {value[0]!r}: a spreadsheet opening nvsim's CSV would read the name as "
                          f"a formula; allowed first: anything but {', '.join(FORMULA_STARTS)}")
