@@ -298,6 +298,10 @@ def sweep(
     if not summary["parquet"]:
         console.print(nvsim.sweep.PARQUET_MISSING_NOTE, markup=False, soft_wrap=True)
     nvsim.report.print_sweep_best(console, _printable_best(summary["best"]), summary["objective"])
+    if summary["rows"] and summary["invalid"] == summary["rows"]:  # the table says why; the status says nothing ran
+        sys.stderr.write(f"error: every set-up of the sweep was refused (status invalid in {summary['csv']}); "
+                         f"the first: {escaped(summary['first_error'])}\n")
+        raise typer.Exit(1)
 
 
 def _printable_best(best: list[dict]) -> list[dict]:

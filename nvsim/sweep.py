@@ -490,6 +490,8 @@ def run_sweep(spec_path: str | Path, out: str | Path, *, workers: int = 1, dask_
     partial.unlink(missing_ok=True)
     return {"points": len(points), "rows": len(table), "computed_now": len(tasks),
             "meeting_constraints": sum(1 for r in table if r.get("meets_constraints")),
+            "invalid": sum(1 for r in table if r.get("status") == "invalid"),
+            "first_error": next((r.get("error", "") for r in table if r.get("status") == "invalid"), ""),
             "parquet": str(parquet) if parquet else None, "csv": str(out.with_suffix(".csv")),
             "best": best_points(table, spec), "objective": spec.objective.column if spec.objective else None,
             "damaged_partial_lines": damaged, "partial": str(partial)}

@@ -160,3 +160,24 @@ def test_an_empty_output_path_is_quoted_as_given(tmp_path, args, option):
     line = refused_in_one_line(run_cli(*args, cwd=tmp_path), f"error: {option}: ")
     assert "got ''" in line and "'.'" not in line
     assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------- a sweep of refused set-ups only
+
+def test_a_sweep_whose_every_set_up_is_refused_exits_1_naming_the_first_refusal(tmp_path):
+    spec = write_sweep(tmp_path, points=[{"array.drives": -8}, {"array.drives": 2}])
+    run = run_cli("sweep", str(spec), "-o", str(tmp_path / "out"), "--workers", "1", cwd=tmp_path)
+    assert run.returncode == 1, run.stderr
+    assert "Traceback" not in run.stderr
+    error = [line for line in run.stderr.splitlines() if line.startswith("error: ")]
+    assert len(error) == 1 and "every set-up of the sweep was refused" in error[0] and "drives" in error[0], run.stderr
+    with open(tmp_path / "out.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert rows and all(r["status"] == "invalid" for r in rows)  # the table is written: it says why each failed
+
+
+def test_a_sweep_with_one_set_up_that_runs_exits_0(tmp_path):
+    spec = write_sweep(tmp_path, points=[{"array.drives": -8}, {"array.drives": 6}])
+    run = run_cli("sweep", str(spec), "-o", str(tmp_path / "out"), "--workers", "1", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "every set-up" not in run.stderr
