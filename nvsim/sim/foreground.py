@@ -77,14 +77,16 @@ def limit(util) -> str:
     return busiest(util).resource
 
 
-def cpu_percent(system: ArraySystem, net, sol, waiting_cpus: float = 0.0) -> float:
+def cpu_percent(system: ArraySystem, net, sol, waiting_cpus: float = 0.0, engine_asleep: float = 0.0) -> float:
     """Busy host CPUs (the resources whose busy time is host CPU time, ``nvsim.fabric``) as a
     share of the platform's logical CPUs; ``waiting_cpus``: job CPUs that spin while their jobs
-    wait for the engine's stripe cache (``nvsim.sim.stripe_wait``), on top of the jobs' own."""
+    wait for the engine's stripe cache (``nvsim.sim.stripe_wait``), on top of the jobs' own;
+    ``engine_asleep``: the engine's threads' busy share spent asleep on its metadata updates (not
+    CPU time, as the fluid mode counts it)."""
     busy = 0.0
     for i, key in enumerate(fabric.host_cpu_keys(system.facts)):
         j = net.index(key)
-        station = float(sol.utilisation[j] * net.servers[j])
+        station = float(sol.utilisation[j] * net.servers[j]) - (engine_asleep if key == "engine" else 0.0)
         busy = min(float(len(system.cpu_speed)), station + waiting_cpus) if i == 0 else busy + station
     busy = busy_cpus_with_polling(busy, float(len(system.cpu_speed)), system.workload.numjobs, system.host_io)
     return 100.0 * busy / system.logical_cpus
@@ -95,6 +97,7 @@ class FioLoad:
 
     other_busy = 0.0  # host CPUs kept busy by the engine's own threads (not the jobs')
     job_busy = 0.0  # host CPUs the jobs keep busy (the last iterate's, set by the state's solve)
+    sync_wait = 0.0  # seconds per host I/O the engine's thread waits for metadata updates (the last solve's)
 
     def __init__(self, scenario, workload, catalog, missing, seed, idle=False):
         self.idle = idle
@@ -117,6 +120,18 @@ class FioLoad:
         w = self.workload
         return demand, unloaded_latency_s(system, self.batches, fork_join=True), \
             0.0 if self.idle else float(w.numjobs * w.iodepth)
+
+    def sync_wait_s(self, x: float) -> float:
+        """Seconds per host I/O the engine's thread waits for synchronous metadata updates (md's
+        write-intent bitmap) at ``x`` host I/Os per second, as the fluid mode charges them
+        (``fluid.with_sync_updates``): the write share x the share of writes that set a clean bit
+        at that write rate x one update. The state's solve feeds its throughput back until it
+        settles, so the bitmap costs the same here as in ``nvsim run``'s fluid mode."""
+        write_share = float(np.mean(np.concatenate([b.is_write for b in self.batches])))
+        if self.idle or x <= 0 or write_share <= 0:
+            return 0.0
+        share, update_s = self.system.sync_update(x * write_share)
+        return write_share * share * update_s
 
     def servers(self, net):
         """The stations' servers; the engine's rebuild threads run on the host CPUs the jobs leave
@@ -157,7 +172,8 @@ class FioLoad:
         return SimResult(
             scenario=system.scenario.name, workload=w.name, fidelity="fluid",
             read_iops=x * f_read, write_iops=x * (1 - f_read), read_bytes_per_s=x * f_read * w.bs,
-            write_bytes_per_s=x * (1 - f_read) * w.bs, cpu_percent=cpu_percent(system, net, sol, self.waiting_cpus(net, sol, x)),
+            write_bytes_per_s=x * (1 - f_read) * w.bs,
+            cpu_percent=cpu_percent(system, net, sol, self.waiting_cpus(net, sol, x), x * self.sync_wait),
             read_latency_us={"mean": float(sol.cycle_s[0]) * 1e6} if f_read > 0 and x > 0 else {},
             write_latency_us={"mean": float(sol.cycle_s[0]) * 1e6} if f_read < 1 and x > 0 else {},
             raid_waf=raid_waf, waf_nand=waf_nand, utilisation=util, limited_by=limit(util),

@@ -249,16 +249,18 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
     rb = _rebuild_class(load.system, net, 0 if checking else rebuilding, load.system.check if checking else None)
     for stage in rebuild_stages(load.system, rb, net, demands[2] > 0):
         load.other_busy = 0.0  # each stage settles from the same start
-        result = _settle(load, net, demands, rb, stage)
+        result = _settle(load, net, demands, rb, stage, checking)
         floor = stage.floor_bytes_per_s
         if floor is None or result.rebuild_bytes_per_s >= floor:
             break
     return result
 
 
-def _settle(load, net, demands, rb: RebuildClass | None, stage: RebuildStage | None) -> SimResult:
-    """The state's fixed point with the rebuild run ``stage``'s way (``rb`` None: no rebuild);
-    ``demands``: the foreground's (``load.demands(net)``)."""
+def _settle(load, net, demands, rb: RebuildClass | None, stage: RebuildStage | None,
+            checking: bool = False) -> SimResult:
+    """The state's fixed point with the rebuild run ``stage``'s way (``rb`` None: no rebuild;
+    ``checking``: it is a parity check, on a whole array); ``demands``: the foreground's
+    (``load.demands(net)``)."""
     system = load.system
     fg_demand, fg_base, population = demands
     if rb is not None:
@@ -267,9 +269,20 @@ def _settle(load, net, demands, rb: RebuildClass | None, stage: RebuildStage | N
     cap_bytes_per_s, cap_why, paced = (stage.cap_bytes_per_s, stage.why, stage.paced) if rb is not None \
         else (math.inf, "", False)
 
+    # md's write-intent bitmap: the foreground's writes wait for its updates on the engine's thread,
+    # at the rate fed back (the optimal array's and a check's; none beside a rebuild, as the event mode)
+    charges_sync = rb is None or checking
+    engine = net.index("engine") if ("engine", -1) in net.keys else None
+
     def solve(k: float, open_u: np.ndarray):
-        base_fg = fg_base + (cycle.sync_pieces * cycle.wait_s if cycle is not None else 0.0)
-        demand, base, pop, scale, visits = [fg_demand], [base_fg], [population], [load.wait_scale], [load.visits]
+        wait = load.sync_wait_s(x_open) if charges_sync and engine is not None and x_open else 0.0
+        load.sync_wait = wait
+        fg_now = fg_demand
+        if wait:
+            fg_now = fg_demand.copy()
+            fg_now[engine] += wait
+        base_fg = fg_base + wait + (cycle.sync_pieces * cycle.wait_s if cycle is not None else 0.0)
+        demand, base, pop, scale, visits = [fg_now], [base_fg], [population], [load.wait_scale], [load.visits]
         if rb is not None and k > 0:  # under a barrier k stays 0: recovery has a phase of its own
             demand.append(rb.demand_s)
             base.append(rb.base_s)
@@ -284,13 +297,14 @@ def _settle(load, net, demands, rb: RebuildClass | None, stage: RebuildStage | N
     if barrier:
         k = 0.0  # recovery runs in the barrier's own phase, not beside the foreground
     sol = None  # ``solve`` warm-starts from the last solution
+    x_open = None  # the foreground's throughput the open classes and the bitmap's updates follow
     sol = solve(k, np.zeros(len(net)))
     active = 1.0  # share of time the rebuild is not held back by its throttle (md sleeps, a card paces)
     # md's requests in flight are its ceiling (RESYNC_DEPTH, the stripe cache); a card pacing its
     # rebuild to a share keeps as many as that share needs, however deep the host's queues
     active_max = PACED_REQUESTS_MAX / rb.inflight if paced else 1.0
     previous = None
-    x_open, weight, last_step = None, 1.0, 0.0  # the throughput the open classes follow, its damping
+    weight, last_step = 1.0, 0.0  # the damping of the throughput the open classes follow
     settled = False
     for _ in range(SOLVE_ITERATIONS):
         state = np.concatenate([sol.throughput, [active, cycle.wait_s if cycle else 0.0]])
@@ -314,6 +328,7 @@ def _settle(load, net, demands, rb: RebuildClass | None, stage: RebuildStage | N
         servers_now = load.servers(net)
         rebuild_cpus = sol.utilisation[net.index("rebuild_thread")] * servers_now[net.index("rebuild_thread")]
         other = rebuild_cpus + (sol.utilisation[net.index("engine")] * net.servers[net.index("engine")]
+                                - float(sol.throughput[0]) * load.sync_wait  # asleep on the bitmap, not CPU
                                 if system.engine_on_host_cpu else 0.0)
         load.other_busy = 0.5 * load.other_busy + 0.5 * float(other)
         load.job_busy = float(sol.utilisation[net.index("cores")] * servers_now[net.index("cores")])
