@@ -22,9 +22,10 @@ from .workload import HostStream, exact_mix_size, page_bounded_ios
 
 NETWORK_SAMPLE_IOS = 1024
 """Random host I/Os sampled for the network, in every state: each drive is a station of its own, so
-each member's share must show -- of the redirected reads when degraded, and of the reads and
-writes when optimal (the 64 that give the fio fluid mode its mean member leave one drive up to
-~10% busier than the others by chance: md RAID6's MySQL plateau moved 5% with it)."""
+each member's share must show -- of the redirected reads when degraded (the 64 that give the fio
+fluid mode its mean member leave one drive up to ~10% busier than the others by chance: md RAID6's
+MySQL plateau moved 5% with it). A fio job on a whole array charges every drive the members' mean
+(``pooled_members``), as the fluid mode does."""
 
 
 def network_sample(system: ArraySystem, seed: int) -> list[HostIoBatch]:
@@ -39,6 +40,21 @@ def network_sample(system: ArraySystem, seed: int) -> list[HostIoBatch]:
     size = exact_mix_size(system.workload.read_fraction, page_bounded_ios(NETWORK_SAMPLE_IOS, system.workload.bs))
     offsets, is_write = HostStream.for_job(system.workload, 0, region, seed).next_batch(size)
     return [system.batch(0, offsets, exact_mix(is_write, system.workload.read_fraction, seed))]
+
+
+def pooled_members(net, per_station: np.ndarray) -> np.ndarray:
+    """``per_station`` with each per-drive kind's values replaced by their mean over the drives.
+
+    On a whole array every member carries the same load in expectation (the layouts rotate parity
+    and mirror copies over the members; fio's offsets are uniform), and the fluid mode charges each
+    drive that mean. A sample's own per-drive counts would make the busiest drive's station about
+    10% busier than the mean by chance (1,024 host I/Os over 16 members), and the network's answer
+    would follow that drive."""
+    out = np.array(per_station, dtype=float)
+    for key in {key for key, drive in net.keys if drive >= 0}:
+        at = np.array([k == key and d >= 0 for k, d in net.keys])
+        out[at] = out[at].mean()
+    return out
 
 
 def piece_latency_s(system: ArraySystem, batches: list[HostIoBatch], pieces: float) -> float:
@@ -108,12 +124,17 @@ class FioLoad:
     def demands(self, net):
         system = self.system
         weights = None
+        drives = system.array.drives
         if system.jbod:
-            weights = np.full(system.array.drives, jbod_imbalance(system) / system.array.drives)
+            weights = np.full(drives, jbod_imbalance(system) / drives)
+        elif not system.failed_members:  # a whole array: every member alike (pooled_members)
+            weights = np.full(drives, 1.0 / drives)
         demand = io_demands(system, net, self.batches, weights)
         self.visits = io_visits(system, net, self.batches)
-        if weights is not None:  # jobs bound to drives: each host I/O visits its own drive once
+        if system.jbod:  # jobs bound to drives: each host I/O visits its own drive once
             self.visits = np.where(demand > 0, 1.0, 0.0)
+        elif weights is not None:
+            self.visits = pooled_members(net, self.visits)
         # each phase of a host I/O waits for its slowest member I/O, with no queueing (its drawn NAND
         # times' expected maximum, as the fluid mode's) and in the queues (io_wait_scale)
         self.wait_scale = io_wait_scale(net, self.batches)
