@@ -15,7 +15,8 @@ from ..oltp import transaction_io
 from ..platform import smt_capacity, smt_gain
 from ..specs import WorkloadSpec
 from .fluid import unloaded_latency_s, write_amplification
-from .foreground import burst_piece_s, cpu_percent, grouped_utilisation, limit, network_sample, piece_latency_s
+from .foreground import (burst_piece_s, cpu_percent, grouped_utilisation, limit, network_sample, piece_latency_s,
+                         pooled_members)
 from .network import io_demands, io_visits
 from .result import SimResult, closed_loop_text
 from .system import ArraySystem
@@ -47,15 +48,20 @@ class OltpLoad:
         self.system = self.read[0]
 
     def _d(self, net, part):
-        return io_demands(part[0], net, part[1])
+        system = part[0]
+        whole = not system.failed_members  # every member alike (foreground.pooled_members)
+        return io_demands(system, net, part[1], np.full(system.array.drives, 1.0 / system.array.drives) if whole else None)
+
+    def _v(self, net, part):
+        visits = io_visits(part[0], net, part[1])
+        return pooled_members(net, visits) if not part[0].failed_members else visits
 
     def demands(self, net):
         tx = self.tx
         self.d_read, self.d_log = self._d(net, self.read), self._d(net, self.log)
         self.d_flush, self.d_dblwr = self._d(net, self.flush), self._d(net, self.dblwr)
         demand = tx.page_reads * self.d_read + tx.log_writes * self.d_log
-        self.visits = tx.page_reads * io_visits(self.read[0], net, self.read[1]) \
-            + tx.log_writes * io_visits(self.log[0], net, self.log[1])
+        self.visits = tx.page_reads * self._v(net, self.read) + tx.log_writes * self._v(net, self.log)
         self.cores_index = net.index("cores")
         self.visits[self.cores_index] += 1.0
         cpu_s = tx.cpu_s / self.speed
