@@ -127,6 +127,7 @@ def run(
     for index, workload in enumerate(spec.workloads):  # a run over the work budget or off the array is refused before it starts
         nvsim.budget.check_workload(workload, fidelity, field=f"workloads[{index}]", source=str(scenario))
     nvsim.budget.check_scenario_regions(spec, lambda: nvsim.Simulation(spec, catalog=catalog).device_bytes, source=str(scenario))
+    nvsim.simulation.compile_beside(spec, catalog, fidelity)  # a first run: the event kernel compiles meanwhile
     report = nvsim.array_bounds(spec, catalog)
     loss = None if nvsim.simulation.single_drive(spec) else nvsim.rebuild.data_loss_at_start(spec, catalog)
     window = nvsim.Precision(relative=precision, max_wall_s=max_seconds)

@@ -266,6 +266,19 @@ def predict_workload(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Ca
     return values
 
 
+def compile_beside(scenario: ScenarioSpec, catalog: Catalog, fidelity: Fidelity) -> bool:
+    """A first event-mode run's kernel compiled in a forked process while this one compiles the
+    rest (``nvsim.sim.event.beside``), where some workload of ``scenario`` takes the array's event
+    mode; True when it was started."""
+    if fidelity != "event" or single_drive(scenario):
+        return False
+    if not any(route(scenario, w) == "array" for w in scenario.workloads):
+        return False
+    from .sim.event import beside
+
+    return beside.compile_beside(scenario, catalog)
+
+
 def run_workloads(scenario: ScenarioSpec, catalog: Catalog | None = None, fidelity: Fidelity = "event",
                   precision: Precision | None = None, workers: int = 1,
                   progress: Callable[[str], Callable[[float, float], None]] | None = None) -> dict[str, Result]:
@@ -279,6 +292,10 @@ def run_workloads(scenario: ScenarioSpec, catalog: Catalog | None = None, fideli
     progress = progress or (lambda name: None)
     runs = workload_runs(scenario)
     workers = min(workers, len(runs))
+    if fidelity == "event" and workers > 1:  # a first run's kernel compiled beside: then the workers may fork
+        from .sim.event import beside
+
+        beside.wait()
     if fidelity != "event" or workers <= 1 or not _forks_pay():
         results = {i: r for run in runs for i, r in zip(run, run_workload_group(scenario, catalog, fidelity, run, precision,
                                                                                 progress(workloads[run[0]].name)))}
@@ -332,13 +349,16 @@ def run_workload_group(scenario: ScenarioSpec, catalog: Catalog, fidelity: Fidel
 def _forks_pay() -> bool:
     """Whether forked workers may run workloads: forking is safe (``nvsim.workers.start_method``)
     and the event kernel is compiled already (with an empty cache each worker would compile the
-    same kernels at once: they compile once, here). The fluid mode's runs take a fraction of a
+    same kernels at once: they compile once, here; after a first run's kernel compiled beside,
+    the rest of the event mode's first batch is not yet). The fluid mode's runs take a fraction of a
     second: they run here (no pool, no multiprocessing import)."""
     from .numba_cache import compiled_in_cache
-    from .sim.event import kernel
+    from .sim.event import compiled, kernel
     from .workers import start_method
 
-    return start_method() == "fork" and compiled_in_cache(kernel.run)
+    # the kernel and the copy of each batch into its rows (compiled on a first run's first batch,
+    # after the kernel was compiled beside it: ``compile_beside``)
+    return start_method() == "fork" and compiled_in_cache(kernel.run) and compiled_in_cache(compiled._fill_rows)
 
 
 _ADOPTED: tuple | None = None

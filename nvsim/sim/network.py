@@ -166,6 +166,13 @@ def solve_network(demand_s: np.ndarray, servers: np.ndarray, population: np.ndar
     return NetworkSolution(throughput=x, cycle_s=cycle, utilisation=utilisation, waiting_s=waiting, queue=queue)
 
 
+def compile_network() -> None:
+    """``_mva`` compiled by one solve of a one-station network (its argument types are the same for
+    every network: ``solve_network`` makes each a contiguous float array)."""
+    one = np.ones((1, 1))
+    solve_network(one, np.ones(1), np.ones(1), np.ones(1), wait_scale=one, visits=one)
+
+
 @njit(cache=True, _nrt=False)
 def _mva(demand_s, queue_part, stretch, scale, v, service, m, u_open, population, base_s, iterations, tolerance,
          queue, x, waiting, work, rows, held_at, frames, lefts) -> None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import literal_unroll, njit
 
-from . import hdr, timeline
+from . import beside, hdr, timeline
 from . import kernel as k
 from .measure import TAIL_QUANTILE, tail_relative_half_width
 from .rows import HostJobs
@@ -212,6 +212,7 @@ def run_kernel(system, jobs: HostJobs, servers: ArrayServers, warm_s: float, end
     run's counts and records, every server's busy seconds at ``warm_s`` by key
     (``measure.busy_at``), and when the run ended. ``progress(done, total)``: called as the
     simulated time advances. The rebuild's progress object is updated with what the run did."""
+    beside.wait()  # a first run's kernel, compiling in a process of its own: then loaded from the cache
     stepper = KernelStepper(system, jobs, servers, warm_s, end_s, precision, progress, rebuild)
     timeline.drive(stepper, warm_s, math.inf if stepper.until else end_s, windows)
     return stepper.finish()
@@ -242,9 +243,8 @@ class KernelStepper:
         sf, st, numjobs = self.sf, self.st, self.system.workload.numjobs
         sf[k.F_END] = to_s
         while True:
+            code = self._run()
             rows = self.rows
-            R = (rows.rows_f, rows.rows_i, rows.ops_i, rows.ops_f, rows.job_next, rows.job_end)
-            code = k.run(self.H, self.S, self.Q, st, sf, self.SL, R, tuple(self.records), self.RB, self.busy_warm)
             if code == k.NEED_ROWS:
                 job = int(st[k.S_NEED_JOB])
                 b, pieces = (self.rebuild.plan(), None) if job == numjobs else self.jobs.batch(job)
@@ -258,6 +258,17 @@ class KernelStepper:
         self.ended = sf[k.F_END] < to_s or self.st[k.S_HEAP_N] == 0  # a whole rebuild's end, or nothing left
         if self.progress is not None:
             self.progress(min(sf[k.F_NOW], sf[k.F_END]), sf[k.F_END])
+
+    def _run(self) -> int:
+        """The kernel on this state, from where it stopped: END, NEED_ROWS or NEED_RECORDS."""
+        rows = self.rows
+        R = (rows.rows_f, rows.rows_i, rows.ops_i, rows.ops_f, rows.job_next, rows.job_end)
+        return k.run(self.H, self.S, self.Q, self.st, self.sf, self.SL, R, tuple(self.records), self.RB, self.busy_warm)
+
+    def first_call(self) -> int:
+        """The kernel's first call on this state, as a run makes it (``beside``: its compilation):
+        with no job's rows planned yet it returns NEED_ROWS at once."""
+        return self._run()
 
     def extension(self) -> float | None:
         """The window's new end if the precision asks for more (``_extend``), else None."""

@@ -1,0 +1,78 @@
+"""The event kernel compiled beside a first run, in a forked process (issue 41).
+
+A first ``nvsim run`` into an empty kernel cache compiles for about half a minute on 2 cores: the
+planner, the full-stripe walk and the fluid mode's functions before its first event-mode call
+(the bounds, each workload's fluid answer), then the event kernel (``kernel.run`` and its callees,
+about 40% of it), one after the other on one core. ``compile_beside`` forks a process at the
+start that compiles the kernel (and the queueing network the rebuild summary solves last) into
+the cache while this one compiles the rest; ``wait`` (called before the kernel's first call here)
+joins it, and the kernel then loads from the cache. The
+kernel is compiled by its first call on a state built as ``compiled.KernelStepper`` builds it
+(the same argument types as every run's), for a one-job set-up of the array, which returns at
+once (its job has no rows yet): nothing is planned or run there. Same bits: the kernel compiled
+there is the one this process would have compiled.
+
+Nothing is forked where forking is not safe (``nvsim.workers.start_method``), where the kernel is
+in the cache already, or where no workload takes the event mode; the fork is a daemon process,
+ended with this one.
+"""
+
+from __future__ import annotations
+
+from ...numba_cache import compiled_in_cache
+from . import kernel as k
+
+_pending = None
+"""The forked process compiling the kernel, until ``wait`` has joined it."""
+
+
+def compile_beside(scenario, catalog) -> bool:
+    """Fork a process compiling the event kernel for ``scenario``'s array (``wait`` joins it);
+    True when one was started."""
+    global _pending
+    if _pending is not None or compiled_in_cache(k.run):
+        return False
+    import multiprocessing  # a first run only: a warm one loads neither
+
+    from ...workers import start_method
+
+    if start_method() != "fork":
+        return False
+
+    _pending = multiprocessing.get_context("fork").Process(target=_compile, args=(scenario, catalog),
+                                                           name="nvsim-kernel-compile", daemon=True)
+    _pending.start()
+    return True
+
+
+def wait() -> None:
+    """Join the process ``compile_beside`` started, if one runs (then the kernel loads from the
+    cache at its first call here)."""
+    global _pending
+    if _pending is not None:
+        _pending.join()
+        _pending = None
+
+
+def _compile(scenario, catalog) -> None:
+    """The kernel's first call on a one-job set-up of ``scenario``'s array: it compiles (into the
+    source-keyed cache) and returns at once."""
+    from ...specs import WorkloadSpec
+    from ..system import ArraySystem
+    from .compiled import KernelStepper
+    from .rows import HostJobs
+    from .servers import ArrayServers
+
+    try:
+        workload = WorkloadSpec(name="compile", rw="randread", bs=4096, numjobs=1, iodepth=1)
+        system = ArraySystem(scenario, workload, catalog)
+        stepper = KernelStepper(system, HostJobs(system, 0, 1, barrier=False), ArrayServers(system, rebuilding=False),
+                                0.0, 1.0, None, None, None)
+        stepper.first_call()
+        from ..network import compile_network
+        compile_network()  # the rebuild summary's queueing network, which this run solves last
+    except Exception:  # noqa: BLE001 -- whatever stopped it, the run compiles the kernel itself, as without this
+        pass
+
+
+__all__ = ["compile_beside", "wait"]
