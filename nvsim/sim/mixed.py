@@ -98,6 +98,11 @@ def alone_rate_bytes_per_s(rb: RebuildClass, net) -> float:
 SOLVE_ITERATIONS = 400
 """Fixed-point iterations of one state's solve (the hardest published state settles in under 30)."""
 
+ACTIVE_MIN = 1e-12
+"""Least share of its requests in flight a throttled rebuild keeps (md's ``speed_limit_max`` of 100
+KiB/s holds a resync that alone runs 47 MB/s with 4,096 requests in flight to about 2e-7 of them;
+a floor of 1e-4 left it at the 47 MB/s while it named the limit)."""
+
 PACED_REQUESTS_MAX = 256.0
 """Most rebuild requests a pacing card keeps in flight to hold its share (a bound for the solvers)."""
 
@@ -338,18 +343,18 @@ def _settle(load, net, demands, rb: RebuildClass | None, stage: RebuildStage | N
         if rb is not None and not barrier and len(sol.throughput) > 1:
             rate = sol.throughput[1] * rb.step_bytes
             if rate > cap_bytes_per_s * 1.0001 or (active < active_max and rate < cap_bytes_per_s * 0.9999):
-                active = max(1e-4, min(active_max, active * cap_bytes_per_s / rate))
+                active = max(ACTIVE_MIN, min(active_max, active * cap_bytes_per_s / rate))
             k = rb.inflight * active
     rebuild_rate = 0.0
     rebuild_limit = ""
     if barrier:
         rebuild_rate = cycle.rebuild_bytes_per_s
         batches = f"batches of {rb.inflight:.0f} recovery requests of {rb.step_bytes // 1024} KiB ({1e3 * cycle.batch_s:.2f} ms)"
-        rebuild_limit = cap_why if cycle.sleeping else (
+        rebuild_limit = (stage.limit_why or cap_why) if cycle.sleeping else (
             f"md barrier: {batches}, then {cycle.released:.0f} waiting md requests ({1e3 * cycle.drain_s:.2f} ms)"
             if cycle.released >= 1 else f"md recovery alone: {batches}")
     elif rb is not None and len(sol.throughput) > 1:
-        rebuild_rate = sol.throughput[1] * rb.step_bytes
+        rebuild_rate = min(sol.throughput[1] * rb.step_bytes, cap_bytes_per_s)  # held to it within the solve's 1e-4
         if rebuild_rate >= 0.995 * cap_bytes_per_s and stage.limit_why:
             rebuild_limit = stage.limit_why  # md's windows drain faster than its speed limit allows
         elif rebuild_rate >= 0.995 * cap_bytes_per_s or stage.floor_bytes_per_s is not None:

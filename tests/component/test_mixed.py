@@ -206,3 +206,19 @@ def test_a_whole_arrays_state_charges_every_member_alike_as_the_fluid_mode(catal
     w = next(w for w in s.workloads if w.name == workload)
     fluid = simulate_fluid(ArraySystem(s, w, catalog))
     assert solve_state(s, w, catalog).total_iops == pytest.approx(fluid.total_iops, rel=0.01)
+
+
+@pytest.mark.parametrize("limit_kib_per_s", [100, 1_000, 20_000, 200_000])
+@pytest.mark.parametrize("level", [6, 10])
+def test_an_idle_md_resync_and_check_are_held_to_speed_limit_max_however_low(catalog, level, limit_kib_per_s):
+    """md_do_sync sleeps whenever the resync runs above ``speed_limit_max``: idle, the rebuild and
+    the check run at it, never above, however low it is set (a floor of 1e-4 on the share of
+    requests kept in flight left the resync at 47 MB/s under a 100 KiB/s limit it named)."""
+    cap = limit_kib_per_s * 1024.0
+    s = small_array(catalog, MD, level, rebuild={"speed_limit_min_kib_per_s": min(limit_kib_per_s, 1_000),
+                                                 "speed_limit_max_kib_per_s": limit_kib_per_s})
+    for state in (solve_state(s, None, catalog, rebuilding=0), solve_state(s, None, catalog, checking=True)):
+        assert 0.99 * cap <= state.rebuild_bytes_per_s <= cap
+        assert "speed_limit_max" in state.rebuild_limited_by
+    loaded = solve_state(s, s.workloads[0], catalog, checking=True)
+    assert loaded.rebuild_bytes_per_s <= cap
