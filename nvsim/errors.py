@@ -173,6 +173,9 @@ def from_validation_error(error: ValidationError, model: type[BaseModel], *, pre
         owner = _model_at(model, loc)
         allowed = sorted(owner.model_fields) if owner else []
         key = str(loc[-1]) if loc else "?"
+        if not allowed:  # e.g. the engine_settings of an engine that takes none
+            return InputError(field, "unknown key: this takes no keys (nothing may be set here); leave it out",
+                              source=source)
         hint = suggestion_text(key, allowed)
         return InputError(field, f"unknown key{hint} allowed keys: {', '.join(allowed)}", source=source)
     if kind == "missing":

@@ -59,7 +59,7 @@ from .base import (Engine, EngineParameters, EngineServer, EngineSettings, Engin
                    per_host_sum)
 from .rebuild_protocol import Reconstruction
 from . import md_bitmap
-from .md_bitmap import (BITMAP_PAGE_BYTES, DEFAULT_DAEMON_SLEEP_S, DEFAULT_MDADM, MDADM_VERSIONS, dirty_fraction_random,
+from .md_bitmap import (BITMAP_CHUNK_MAX_BYTES, BITMAP_PAGE_BYTES, DEFAULT_DAEMON_SLEEP_S, DEFAULT_MDADM, MDADM_VERSIONS, dirty_fraction_random,
                         dirty_fraction_sequential)
 
 
@@ -230,7 +230,7 @@ class MdSettings(EngineSettings):
     bitmap: Literal["internal", "external", "none"] | None = Field(
         default=None, description="write-intent bitmap (mdadm --bitmap); unset: mdadm's own choice (3.3-4.3 an "
         "internal one on members over 100 GiB; 3.2 none; 4.4 on asks, and a scripted create gets none)")
-    bitmap_chunk_bytes: Bytes | None = Field(default=None, ge=4096, le=2**40,
+    bitmap_chunk_bytes: Bytes | None = Field(default=None, ge=4096, le=BITMAP_CHUNK_MAX_BYTES,
                                              description="bitmap chunk (mdadm --bitmap-chunk): bytes of the bitmap's "
                                              "space per bit (a member's; RAID10's array); unset: mdadm's default, "
                                              "64 MiB or what 128 KiB of bits needs")

@@ -53,6 +53,9 @@ MDADM_AUTO_BITMAP_MEMBER_BYTES = 100 * 2**30
 """mdadm (3.3-4.3) Create.c: an internal bitmap is added when each member exceeds 100 GiB."""
 MDADM_BITMAP_CHUNK_MIN_BYTES = 64 * 2**20
 """mdadm super1.c ``add_internal_bitmap1``: the default internal bitmap chunk is at least 64 MiB."""
+BITMAP_CHUNK_MAX_BYTES = 2**31
+"""The largest bitmap chunk md takes: ``bitmap_super_t.chunksize`` is an ``__le32`` of bytes and a power
+of two (``md_bitmap_read_sb`` refuses one that is not), so 2 GiB."""
 MDADM_BITMAP_ROOM_BYTES = 128 * 1024
 """super1.c: at most 128 KiB of bitmap (256 sectors) when no chunk size is asked for."""
 BITMAP_SUPER_BYTES = 256
@@ -169,7 +172,7 @@ def resync_member_bytes_after_crash(member_bytes: float, member_bytes_per_bit: f
     return min(float(member_bytes), max(0.0, dirty_chunks) * member_bytes_per_bit)
 
 
-__all__ = ["dirty_chunks_random", "dirty_chunks_sequential", "resync_member_bytes_after_crash", "mdadm_bitmap_chunk_bytes", "mdadm_adds_bitmap",
+__all__ = ["BITMAP_CHUNK_MAX_BYTES", "dirty_chunks_random", "dirty_chunks_sequential", "resync_member_bytes_after_crash", "mdadm_bitmap_chunk_bytes", "mdadm_adds_bitmap",
            "mdadm_keeps_bitmap_files", "bitmap_span_bytes", "data_bytes_per_bit", "member_bytes_per_bit", "clear_after_s",
            "dirty_fraction_random", "bitmap_updates_per_s_random", "dirty_fraction_sequential", "DEFAULT_DAEMON_SLEEP_S",
            "MDADM_BITMAP_CHUNK_MIN_BYTES", "BITMAP_PAGE_BYTES", "MDADM_VERSIONS", "DEFAULT_MDADM"]

@@ -71,6 +71,10 @@ class VrocEngine(MdEngine):
         if settings.get("consistency_policy") == "ppl" and level != 5:
             return (f"engine_settings.consistency_policy: ppl (the partial parity log) closes RAID5's write hole; "
                     f"allowed at RAID{level}: resync, or leave it unset")
+        if settings.get("consistency_policy") == "ppl" and settings.get("bitmap", "none") != "none":
+            return (f"engine_settings.bitmap: the partial parity log and a write-intent bitmap exclude each other "
+                    f"(the kernel's ppl_init_log: 'PPL is not compatible with bitmap'; mdadm refuses both); allowed "
+                    f"with consistency_policy: ppl: none, or leave it unset; got {settings['bitmap']!r}")
         return super().settings_refusal(level, settings)
 
     def dirty_after_crash(self, level: int, write_rate_per_s: float, write_bytes_per_s: float, region_bytes: float,

@@ -121,6 +121,8 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     ("array.engine_settings", {"mdadm": "4.4", "bitmap": "external"}, r"engine_settings\.bitmap: mdadm 4\.4 keeps no bitmap in a file"),
     ("array.engine_settings", {"bitmap_chunk_bytes": "128MiB"}, r"engine_settings\.bitmap_chunk_bytes: .*does not name"),
     ("array.unclean_shutdown", "sometimes", r"array\.unclean_shutdown"),
+    ("array.engine_settings", {"bitmap": "internal", "bitmap_chunk_bytes": "4GiB"},
+     r"engine_settings\.bitmap_chunk_bytes: .*less than or equal to 2147483648"),  # md's __le32 chunksize
     ("array.stripe", "4KiB", r"array\.stripe: unknown key; did you mean 'strip_bytes'"),
     ("array", "raid6", r"array: .*(dictionary|mapping|object)"), ("array", None, r"array"), ("array", [], r"array"),
     # the top level
@@ -269,7 +271,15 @@ _FAULTS = changed(BASE_SCENARIO, "faults", [{"at_s": 0, "drive": 0, "action": "f
                                             {"at_s": 1, "drive": 9, "action": "replace"}])
 _UNFAILED = changed(BASE_SCENARIO, "faults", [{"at_s": 0, "drive": 0, "action": "replace"}])
 _TWICE = changed(BASE_SCENARIO, "faults", [{"at_s": 0, "drive": 3, "action": "fail"}, {"at_s": 5, "drive": 3, "action": "pull"}])
+_PPL_BITMAP = changed(changed(changed(BASE_SCENARIO, "array.engine", "intel-vroc"), "array.level", 5),
+                      "array.engine_settings", {"consistency_policy": "ppl", "bitmap": "internal"})
+_IDEAL_KERNEL = changed(BASE_SCENARIO, "array.engine", "ideal-raid")
+_IDEAL_KERNEL = changed(_IDEAL_KERNEL, "array.engine_settings", {"kernel": "6.6"})
 SCENARIO_CASES += [
+    Case("scenario-vroc-ppl-with-bitmap", "scenario", _PPL_BITMAP,
+         r"engine_settings\.bitmap: the partial parity log and a write-intent bitmap exclude each other"),
+    Case("scenario-settings-of-an-engine-without-any", "scenario", _IDEAL_KERNEL,
+         r"array\.engine_settings\.kernel: unknown key: this takes no keys .*leave it out"),
     Case("scenario-duplicate-workload-names", "scenario", _TWO, r"workloads\[1\]\.name: 'randread' names two workloads"),
     Case("scenario-hardware-raid10-odd", "scenario", _CARD, r"drives: RAID10 on engine broadcom-megaraid-9560-16i .*multiple of 2, got 7"),
     Case("scenario-gpu-raid10-odd", "scenario", _GPU10, r"drives: RAID10 on engine graid-supremeraid-sr1010 .*got 9"),
