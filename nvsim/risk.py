@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
-import numpy as np
 from scipy.special import gammainc
 
 from .raid import failures_tolerated
@@ -41,17 +40,20 @@ def mttdl_hours_markov(level: int, drives: int, mtbf_hours: float, rebuild_hours
 
 
 def _absorption_hours(n: int, t: int, lam: float, mu: float) -> float:
-    """Expected hours from state 0 to loss: solve Q T = -1 over the transient states 0..t."""
-    q = np.zeros((t + 1, t + 1))
+    """Expected hours from state 0 to loss: the sum of h_k, the expected time to climb from k
+    failed drives to k + 1. First-step analysis of the birth-death chain gives h_0 = 1 / lambda_0
+    and lambda_k h_k = 1 + mu h_(k-1), lambda_k = (n - k) lambda (mean first-passage times of a
+    birth and death process: Karlin and Taylor, A First Course in Stochastic Processes, 1975;
+    Trivedi, Probability and Statistics with Reliability, Queuing, and Computer Science
+    Applications, 2002). The same T as Q T = -1, but a sum of products of positive terms: no
+    cancellation where mu / lambda reaches 1e9 and more (a short rebuild), where the LU solve of Q
+    lost every digit (negative or random-sign MTTDLs)."""
+    climb = total = 0.0
     for k in range(t + 1):
         up = (n - k) * lam
-        q[k, k] -= up
-        if k < t:
-            q[k, k + 1] += up
-        if k > 0:
-            q[k, k - 1] += mu
-            q[k, k] -= mu
-    return float(np.linalg.solve(q, -np.ones(t + 1))[0])
+        climb = (1.0 + mu * climb) / up
+        total += climb
+    return total
 
 
 def p_failures_during(window_hours: float, exposed_drives: int, needed: int, mtbf_hours: float) -> float:

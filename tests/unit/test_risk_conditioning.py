@@ -1,0 +1,137 @@
+"""MTTDL (Markov) stays right where the chain is badly conditioned: a rebuild many orders of
+magnitude shorter than the drives' MTBF (mu / lambda from 1 to 1e15). Oracles: the closed forms of
+the RAID5 and RAID6 birth-death chains, and an exact rational (fractions.Fraction) solve of
+Q T = -1 over the transient states; laws: MTTDL is positive, finite, and falls as the rebuild
+lengthens or the drives fail more often."""
+
+import math
+from fractions import Fraction
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from nvsim.raid import failures_tolerated
+from nvsim.rebuild import rebuild_summary
+from nvsim.risk import HOURS_PER_YEAR, mttdl_hours_markov, rebuild_risk
+from nvsim.scenario import parse_scenario
+
+# RAID1 mirrors every member: keep it to 4 drives, its MTTDL (~ mu^(n-1) / lambda^n) overflowing float64 beyond
+CHAINS = st.one_of(st.tuples(st.just(1), st.integers(2, 4)), st.tuples(st.sampled_from([5, 6, 10]), st.integers(4, 24)))
+MTBF = st.floats(1e3, 1e8)
+RATIO_EXPONENT = st.floats(0.0, 15.0)  # mu / lambda = MTBF / rebuild hours = 10^x
+
+
+def _exact_absorption(n: int, t: int, lam: float, mu: float) -> Fraction:
+    """Expected time from state 0 to loss, by Gauss-Jordan elimination of Q T = -1 in exact
+    rationals (the chain's own generator, rounding-free): the oracle, independent of nvsim.risk."""
+    lam_q, mu_q = Fraction(lam), Fraction(mu)
+    rows = []
+    for k in range(t + 1):
+        row = [Fraction(0)] * (t + 2)
+        up, down = (n - k) * lam_q, (mu_q if k > 0 else Fraction(0))
+        row[k] = -(up + down)
+        if k < t:
+            row[k + 1] = up
+        if k > 0:
+            row[k - 1] = down
+        row[t + 1] = Fraction(-1)
+        rows.append(row)
+    for c in range(t + 1):
+        pivot = next(r for r in range(c, t + 1) if rows[r][c] != 0)
+        rows[c], rows[pivot] = rows[pivot], rows[c]
+        for r in range(t + 1):
+            if r != c and rows[r][c] != 0:
+                f = rows[r][c] / rows[c][c]
+                rows[r] = [a - f * b for a, b in zip(rows[r], rows[c])]
+    return rows[0][t + 1] / rows[0][0]
+
+
+def _exact_mttdl_hours(level: int, drives: int, mtbf: float, rebuild: float, copies: int = 2) -> Fraction:
+    lam, mu = 1.0 / mtbf, 1.0 / rebuild  # the same float rates nvsim.risk starts from
+    if level in (1, 10):
+        n = copies if level == 10 else drives
+        sets = max(1, drives // copies) if level == 10 else 1
+        return _exact_absorption(n, n - 1, lam, mu) / sets
+    return _exact_absorption(drives, failures_tolerated(level, drives, copies), lam, mu)
+
+
+def _raid5_closed_form(n: int, lam: float, mu: float) -> float:
+    return (mu + (2 * n - 1) * lam) / (n * (n - 1) * lam**2)
+
+
+def _raid6_closed_form(n: int, lam: float, mu: float) -> float:
+    """The same chain with two tolerated: (mu^2 + 2 (n - 1) lambda mu + (3 n^2 - 6 n + 2) lambda^2)
+    / (n (n - 1) (n - 2) lambda^3), every term positive."""
+    return (mu**2 + 2 * (n - 1) * lam * mu + (3 * n * n - 6 * n + 2) * lam**2) / (n * (n - 1) * (n - 2) * lam**3)
+
+
+@given(n=st.integers(3, 64), mtbf=MTBF, x=RATIO_EXPONENT)
+@example(n=8, mtbf=2e6, x=11.0)
+@example(n=8, mtbf=2e6, x=15.0)
+@settings(deadline=None, max_examples=300)
+def test_raid5_equals_its_closed_form_across_conditioning(n, mtbf, x):
+    rebuild = mtbf / 10**x
+    lam, mu = 1.0 / mtbf, 1.0 / rebuild
+    assert mttdl_hours_markov(5, n, mtbf, rebuild) == pytest.approx(_raid5_closed_form(n, lam, mu), rel=1e-9)
+
+
+@given(n=st.integers(4, 64), mtbf=MTBF, x=RATIO_EXPONENT)
+@example(n=8, mtbf=2e6, x=11.0)
+@example(n=8, mtbf=2e6, x=15.0)
+@settings(deadline=None, max_examples=300)
+def test_raid6_equals_its_closed_form_across_conditioning(n, mtbf, x):
+    rebuild = mtbf / 10**x
+    lam, mu = 1.0 / mtbf, 1.0 / rebuild
+    assert mttdl_hours_markov(6, n, mtbf, rebuild) == pytest.approx(_raid6_closed_form(n, lam, mu), rel=1e-9)
+
+
+def test_the_raid6_closed_form_is_the_chains_own():
+    """The oracle above checked against the exact rational solve, so it is not a second guess."""
+    for n, lam, mu in [(4, 1e-6, 1.0), (8, 5e-7, 4.4e4), (24, 1e-3, 1e-3)]:
+        assert _raid6_closed_form(n, lam, mu) == pytest.approx(float(_exact_absorption(n, 2, lam, mu)), rel=1e-12)
+
+
+@given(chain=CHAINS, copies=st.integers(2, 3), mtbf=MTBF, x=RATIO_EXPONENT)
+@example(chain=(6, 8), copies=2, mtbf=2e6, x=11.0)
+@example(chain=(1, 4), copies=2, mtbf=2e6, x=12.0)
+@settings(deadline=None, max_examples=200)
+def test_every_level_equals_the_exact_rational_solve(chain, copies, mtbf, x):
+    level, drives = chain
+    rebuild = mtbf / 10**x
+    got = mttdl_hours_markov(level, drives, mtbf, rebuild, copies)
+    assert got == pytest.approx(float(_exact_mttdl_hours(level, drives, mtbf, rebuild, copies)), rel=1e-9)
+
+
+@given(chain=CHAINS, mtbf=MTBF, x=RATIO_EXPONENT, longer=st.floats(1.0, 1e6), frailer=st.floats(1.0, 1e6))
+@example(chain=(6, 8), mtbf=2e6, x=11.0, longer=1.5, frailer=1.5)
+@settings(deadline=None, max_examples=300)
+def test_mttdl_is_positive_finite_and_falls_with_longer_rebuilds_and_frailer_drives(chain, mtbf, x, longer, frailer):
+    level, drives = chain
+    rebuild = mtbf / 10**x
+    base = mttdl_hours_markov(level, drives, mtbf, rebuild)
+    assert 0 < base < math.inf
+    assert 0 < mttdl_hours_markov(level, drives, mtbf, rebuild * longer) <= base
+    assert 0 < mttdl_hours_markov(level, drives, mtbf / frailer, rebuild) <= base
+
+
+def _reproduction(span_bytes: int | None = None) -> dict:
+    array = {"level": 6, "drive": "intel-d7-p5510-3.84tb", "drives": 8, "strip_bytes": "64KiB",
+             "engine": "linux-md", "namespace_bytes": "16MiB"}
+    if span_bytes is not None:
+        array["rebuild"] = {"span_bytes": span_bytes}
+    return {"name": "mttdl", "platform": "dell-poweredge-r750", "array": array,
+            "workloads": [{"name": "w", "rw": "randread", "bs": "4k", "iodepth": 4, "numjobs": 1}]}
+
+
+@pytest.mark.parametrize("span_bytes", [None, 1, 4096, 16 << 20, 1 << 30])
+def test_a_seconds_long_rebuild_gives_the_exact_mttdl(span_bytes):
+    """The hunt's reproduction: an 8-drive RAID6 rebuilding a 16 MiB namespace in a fraction of a
+    second (mu / lambda ~ 1e11) gave -2.04e17 years; spans of 1 B to 16 MiB gave random signs, 1 GiB
+    1.5e17 against ~1.1e18. nvsim run's resilience figure must match the exact solve."""
+    summary = rebuild_summary(parse_scenario(_reproduction(span_bytes)))
+    hours, years = summary["rebuild_hours"], summary["mttdl_years"]
+    exact = float(_exact_mttdl_hours(6, 8, 2_000_000.0, hours)) / HOURS_PER_YEAR
+    assert 0 < years < math.inf
+    assert years == pytest.approx(exact, rel=1e-6)
+    assert years == pytest.approx(rebuild_risk(6, 8, 2_000_000.0, 1e-17, hours, 0.0).mttdl_years, rel=1e-12)
