@@ -31,8 +31,9 @@ from nvsim import Catalog, InputError, __version__, default_catalog, parse_scena
 from nvsim.errors import not_printable, shown
 from nvsim.names import product_name
 from nvsim.published import fitted_ids, load_published, published_files, where_looked
+from nvsim.rebuild import unclean_shutdown_summary
 from nvsim.scenario import load_scenario
-from nvsim.units import format_large, format_probability, format_significant
+from nvsim.units import format_bytes_binary, format_large, format_probability, format_significant
 from nvsim.simulation import predict_workload
 from nvsim.validation import Comparison, predict_metric
 
@@ -196,6 +197,66 @@ def scrub_html(record: dict[str, Any]) -> str:
                                                 f"{core.fmt_count(scrub.get('host_iops_optimal'))}"
                                                 + ("" if share is None else f" ({100 * share:.0f} %)"))]
     return "<h2>Parity scrub (check; fluid mode)</h2>" + _pairs(rows)
+
+
+def resync_info(record: dict[str, Any], catalog: Catalog) -> dict[str, Any] | None:
+    """md's resync after an unclean shutdown where the set-up asks for one (``array.unclean_shutdown``):
+    ``nvsim.rebuild.unclean_shutdown_summary`` of the record's scenario, as ``nvsim run`` writes it
+    under ``resilience.unclean_shutdown`` (fluid mode); {"na": reason} where it cannot be computed;
+    None otherwise."""
+    data = record.get("scenario") or {}
+    if not (data.get("array") or {}).get("unclean_shutdown"):
+        return None
+    try:
+        return unclean_shutdown_summary(parse_scenario(data, catalog), catalog)
+    except InputError as exc:
+        return {"na": str(exc)}
+
+
+def _hours(value: float | None) -> str:
+    return "n/a" if value is None else f"{format_significant(value, 3)} h"
+
+
+def _resync_time(resync: dict[str, Any], name: str) -> str:
+    """The resync's time ``name`` ("idle", "loaded"), its rate per drive and what limits it."""
+    rate, limit = resync.get(f"{name}_mb_per_s"), resync.get(f"{name}_limited_by")
+    if rate is None and not limit:  # nothing to resync: no rate was solved
+        return _hours(resync.get(f"{name}_hours")) + ("" if resync.get("span_bytes") else " (nothing to resync)")
+    return f"{_hours(resync.get(f'{name}_hours'))} ({rate or 0:,.0f} MB/s per drive; {limit or ''})"
+
+
+def resync_html(record: dict[str, Any], catalog: Catalog) -> str:
+    """The resync after an unclean shutdown where the set-up asks for one (``resync_info``), as
+    ``nvsim run`` prints it: the workload at the crash and its write rate, the write-intent bitmap
+    and its dirty chunks (or every member whole without one), the span of each member resynced,
+    its time idle and under the workload with what limits each, the host's IOPS during it against
+    without it; "" otherwise."""
+    resync = resync_info(record, catalog)
+    if resync is None:
+        return ""
+    heading = "<h2>Resync after an unclean shutdown (fluid mode)</h2>"
+    if "na" in resync:
+        return heading + _pairs([("resync", resync["na"] or "not computed")])
+    if resync.get("bitmap") not in (None, "none"):
+        chunk = resync.get("bitmap_chunk_bytes")
+        bitmap = (f"{resync['bitmap']}, {'n/a' if chunk is None else format_bytes_binary(chunk, 0)} chunks: "
+                  f"{resync.get('dirty_chunks') or 0:,.0f} dirty of the {resync.get('chunks') or 0:,.0f} the writes touch")
+    else:
+        bitmap = str(resync.get("why") or "")
+    rows = [("power lost under", f"{resync.get('workload_at_crash', '')} "
+                                 f"({resync.get('write_iops_at_crash') or 0:,.0f} writes/s)"),
+            ("write-intent bitmap" if "bitmap" in resync else "what it covers", bitmap),
+            ("resynced of each member", core.fmt_bytes(resync.get("span_bytes"))),
+            ("resync time, idle", _resync_time(resync, "idle"))]
+    if resync.get("loaded_hours") is not None:
+        rows.append((f"resync time, under {resync.get('workload') or resync.get('workload_at_crash', '')}",
+                     _resync_time(resync, "loaded")))
+    if resync.get("host_iops_during") is not None:
+        share = resync.get("host_share")
+        rows.append(("host IOPS during the resync / without it",
+                     f"{core.fmt_count(resync['host_iops_during'])} / {core.fmt_count(resync.get('host_iops_optimal'))}"
+                     + ("" if share is None else f" ({100 * share:.0f} %)")))
+    return heading + _pairs(rows)
 
 
 def rebuild_html(record: dict[str, Any], catalog: Catalog) -> str:
@@ -394,6 +455,7 @@ def report_html(record: dict[str, Any], catalog: Catalog | None = None, *, custo
             f"<h2>Cost and power{escape(' at ' + workload['name']) if workload else ''}</h2>", _pairs(cost_rows(workload, core.missing_prices(record, workload, catalog))), "</div><div><h2>Against load</h2>", curve_svg(record, catalog),
             "<h2>Where the time goes</h2>", utilisation_html(workload), "</div></div>",
             "<h2>Rebuild and risk (one failed drive, onto a spare)</h2>", rebuild_html(record, catalog), scrub_html(record),
+            resync_html(record, catalog),
             "<h2>Predictions</h2>", _table(["workload", "IOPS", "throughput", "latency mean", "p99", "p99.9", "host cores busy", "limited by"],
                                             prediction_rows(record), {1, 2, 3, 4, 5, 6}, (18, 8, 9, 9, 8, 8, 9, 31)),
             "<h2>Validation status of the models used (the RAID engine first)</h2>", validation_html(record, catalog),
