@@ -371,12 +371,7 @@ def unclean_shutdown_summary(scenario: ScenarioSpec, catalog: Catalog | None = N
         workload = scenario.workloads[0]
     array = scenario.array
     model = _idle_system(scenario, catalog, ()).model
-    region, rate, rate_bytes, random, streams = float(model.device_bytes), 0.0, 0.0, True, 1
-    if workload is not None and not workload.pure_trim:  # a trim writes no data: no bitmap bit
-        optimal = Simulation(scenario, workload, catalog=catalog).run("fluid")
-        rate, rate_bytes = optimal.write_iops, optimal.write_bytes_per_s
-        region = float(min(workload.size or region, region))
-        random, streams = workload.is_random, workload.numjobs
+    region, rate, rate_bytes, random, streams = _writes_at_crash(scenario, catalog, workload, float(model.device_bytes))
     dirty = model.engine.dirty_after_crash(array.level, rate, rate_bytes, region, random, streams,
                                            data_members_per_stripe(array.level, array.drives, array.near_copies),
                                            data_copies(array.level, array.drives, array.near_copies),
@@ -385,6 +380,26 @@ def unclean_shutdown_summary(scenario: ScenarioSpec, catalog: Catalog | None = N
     if dirty["span_bytes"] <= 0:
         return {**out, "idle_hours": 0.0, "loaded_hours": 0.0 if workload is not None else None}
     return {**out, **scrub_summary(scenario, catalog, workload, span_bytes=dirty["span_bytes"])}
+
+
+def _writes_at_crash(scenario: ScenarioSpec, catalog: Catalog, workload: WorkloadSpec | None,
+                     device_bytes: float) -> tuple[float, float, float, bool, int]:
+    """(region, writes/s, bytes/s, random, streams) of what wrote when the power went: ``workload``
+    at its optimal rate (fluid mode), or with every job of its phase, which run together (their
+    writes summed, over the largest region one writes, random if one is, each job's streams); a
+    trim writes no data, so sets no bitmap bit."""
+    if workload is None:
+        return device_bytes, 0.0, 0.0, True, 1
+    phase = scenario.phase(workload.phase) if workload.phase is not None else None
+    jobs = list(phase.jobs) if phase is not None else [workload]
+    result = Simulation(scenario, phase if phase is not None else workload, catalog=catalog).run("fluid")
+    results = list(result.jobs) if phase is not None else [result]
+    writers = [(job, r) for job, r in zip(jobs, results) if not job.pure_trim and r.write_iops > 0]
+    if not writers:
+        return float(min(workload.size or device_bytes, device_bytes)), 0.0, 0.0, workload.is_random, workload.numjobs
+    return (max(float(min(job.size or device_bytes, device_bytes)) for job, _ in writers),
+            sum(r.write_iops for _, r in writers), sum(r.write_bytes_per_s for _, r in writers),
+            any(job.is_random for job, _ in writers), sum(job.numjobs for job, _ in writers))
 
 
 def _scrub_rate(name: str, span: float, result) -> dict:

@@ -59,7 +59,7 @@ from .base import (Engine, EngineParameters, EngineServer, EngineSettings, Engin
                    per_host_sum)
 from .rebuild_protocol import Reconstruction
 from . import md_bitmap
-from .md_bitmap import (BITMAP_CHUNK_MAX_BYTES, BITMAP_PAGE_BYTES, DEFAULT_DAEMON_SLEEP_S, DEFAULT_MDADM, MDADM_VERSIONS, dirty_fraction_random,
+from .md_bitmap import (BITMAP_CHUNK_MAX_BYTES, BITMAP_PAGE_BYTES, DAEMON_SLEEP_MIN_S, DEFAULT_DAEMON_SLEEP_S, DEFAULT_MDADM, MDADM_VERSIONS, dirty_fraction_random,
                         dirty_fraction_sequential)
 
 
@@ -234,8 +234,9 @@ class MdSettings(EngineSettings):
                                              description="bitmap chunk (mdadm --bitmap-chunk): bytes of the bitmap's "
                                              "space per bit (a member's; RAID10's array); unset: mdadm's default, "
                                              "64 MiB or what 128 KiB of bits needs")
-    bitmap_daemon_sleep_s: float = Field(default=DEFAULT_DAEMON_SLEEP_S, gt=0, le=3600,
-                                         description="seconds between bitmap daemon passes (mdadm --delay)")
+    bitmap_daemon_sleep_s: float = Field(default=DEFAULT_DAEMON_SLEEP_S, ge=DAEMON_SLEEP_MIN_S, le=3600,
+                                         description="seconds between bitmap daemon passes (mdadm --delay); at "
+                                         "least one jiffy, which the kernel rounds a shorter one up to")
 
     @field_validator("bitmap_chunk_bytes")
     @classmethod
@@ -566,6 +567,9 @@ class MdEngine(Engine):
         (``md_bitmap_start_sync`` skips a clean one), ``dirty_chunks_random`` of them under random
         writes, ``dirty_chunks_sequential`` per sequential stream, each ``member_bytes_per_bit`` of
         every member; without one every member whole."""
+        if write_rate_per_s <= 0:  # md_write_start marks the array active on a write; safe_mode_delay clears it
+            return {"span_bytes": 0.0, "why": "no writes: md's superblock was clean (an array is marked active "
+                    "only while it writes: md_write_start, safe_mode_delay)"}
         if self.bitmap == "none":
             return {"span_bytes": float(member_bytes), "why": "no write-intent bitmap: every member whole",
                     "bitmap": "none"}

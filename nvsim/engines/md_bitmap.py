@@ -62,6 +62,9 @@ BITMAP_SUPER_BYTES = 256
 """``sizeof(bitmap_super_t)``: the bitmap superblock ahead of the bits."""
 DEFAULT_DAEMON_SLEEP_S = 5.0
 """mdadm.h ``DEFAULT_BITMAP_DELAY``: seconds between two passes of the bitmap daemon."""
+DAEMON_SLEEP_MIN_S = 0.001
+"""The shortest daemon period md keeps: one jiffy (md-bitmap.c's ``timeout_store`` rounds a shorter
+one up to 1; 1 ms at HZ=1000, the shortest any kernel's tick)."""
 CLEAR_PERIODS = 1.5
 """Daemon periods a chunk stays dirty after its last write: between one and two (the counter steps
 2 -> 1 -> 0, one step per pass), their middle."""
@@ -157,7 +160,7 @@ def dirty_chunks_sequential(write_bytes_per_s: float, data_bytes_per_chunk: floa
                             daemon_sleep_s: float) -> float:
     """Bitmap chunks dirty at any moment under a sequential write stream of ``write_bytes_per_s``:
     those it wrote within the clearing time and the one it is in, at most ``chunks``."""
-    if chunks <= 0 or data_bytes_per_chunk <= 0:
+    if chunks <= 0 or data_bytes_per_chunk <= 0 or write_bytes_per_s <= 0:  # a stream that writes nothing dirties none
         return 0.0
     return min(float(chunks), 1.0 + write_bytes_per_s * clear_after_s(daemon_sleep_s) / data_bytes_per_chunk)
 
@@ -172,7 +175,7 @@ def resync_member_bytes_after_crash(member_bytes: float, member_bytes_per_bit: f
     return min(float(member_bytes), max(0.0, dirty_chunks) * member_bytes_per_bit)
 
 
-__all__ = ["BITMAP_CHUNK_MAX_BYTES", "dirty_chunks_random", "dirty_chunks_sequential", "resync_member_bytes_after_crash", "mdadm_bitmap_chunk_bytes", "mdadm_adds_bitmap",
+__all__ = ["BITMAP_CHUNK_MAX_BYTES", "DAEMON_SLEEP_MIN_S", "dirty_chunks_random", "dirty_chunks_sequential", "resync_member_bytes_after_crash", "mdadm_bitmap_chunk_bytes", "mdadm_adds_bitmap",
            "mdadm_keeps_bitmap_files", "bitmap_span_bytes", "data_bytes_per_bit", "member_bytes_per_bit", "clear_after_s",
            "dirty_fraction_random", "bitmap_updates_per_s_random", "dirty_fraction_sequential", "DEFAULT_DAEMON_SLEEP_S",
            "MDADM_BITMAP_CHUNK_MIN_BYTES", "BITMAP_PAGE_BYTES", "MDADM_VERSIONS", "DEFAULT_MDADM"]

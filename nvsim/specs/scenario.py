@@ -302,6 +302,17 @@ class VolumeSpec(Spec):
     card: int = Field(default=0, ge=0, le=MAX_VOLUMES, description="which card of its engine's model it hangs from")
     workload: Label
 
+    @field_validator("array")
+    @classmethod
+    def _no_resilience_of_its_own(cls, array: ArraySpec) -> ArraySpec:
+        """A volume's scrub and resync after an unclean shutdown are not computed (the resilience
+        summaries are the scenario's array's): asking for one is refused, not dropped."""
+        for name in ("scrub", "unclean_shutdown"):
+            if getattr(array, name):
+                raise ValueError(f"{name}: a volume's is not computed (only the scenario's array has its "
+                                 f"resilience summaries); allowed: false, or leave it out")
+        return array
+
 
 def _cards_fit(scenario: "ScenarioSpec", catalog: Any) -> None:
     """Each card's drives (hot spares included) and virtual disks within its datasheet's limits; a

@@ -101,3 +101,25 @@ def test_nvsim_run_reports_it_in_json_and_on_the_terminal(tmp_path):
     text = subprocess.run([sys.executable, "-m", "nvsim.cli", "run", str(WITH_BITMAP), "--fidelity", "fluid"], env=ENV,
                           capture_output=True, text=True, timeout=600)
     assert text.returncode == 0 and "Resync after an unclean shutdown" in text.stdout and "dirty chunks" in text.stdout
+
+
+@pytest.mark.parametrize("path", [WITH_BITMAP, NO_BITMAP])
+@pytest.mark.parametrize("workload", [{"rw": "randread"}, {"rw": "read", "bs": 131072}])
+def test_an_array_that_was_only_read_comes_back_clean(path, workload):
+    """md marks its superblock active only on a write (md_write_start) and clean again after
+    safe_mode_delay: a crash under reads leaves nothing to resync, bitmap or not (it resynced every
+    member without one, and one chunk under a sequential reader with one)."""
+    r = unclean_shutdown_summary(_with(load_scenario(path), workload))
+    assert r["write_iops_at_crash"] == 0 and r["span_bytes"] == 0 and r["idle_hours"] == 0
+    assert "no writes" in r["why"]
+
+
+def test_a_writer_in_the_first_workloads_phase_counts_whichever_comes_first():
+    """The jobs of a phase run together: the write rate at the crash is theirs, whatever their order."""
+    spec = load_scenario(WITH_BITMAP)
+    writer = spec.workloads[0].model_copy(update={"phase": "p"})
+    reader = writer.model_copy(update={"name": "r", "rw": "randread", "bs": 4096, "iodepth": 32, "numjobs": 4})
+    first_reader = unclean_shutdown_summary(spec.model_copy(update={"workloads": (reader, writer)}))
+    first_writer = unclean_shutdown_summary(spec.model_copy(update={"workloads": (writer, reader)}))
+    assert first_reader["write_iops_at_crash"] == pytest.approx(first_writer["write_iops_at_crash"], rel=1e-9)
+    assert first_reader["write_iops_at_crash"] > 0 and first_reader["span_bytes"] == first_writer["span_bytes"] > 0

@@ -121,6 +121,8 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     ("array.engine_settings", {"mdadm": "4.4", "bitmap": "external"}, r"engine_settings\.bitmap: mdadm 4\.4 keeps no bitmap in a file"),
     ("array.engine_settings", {"bitmap_chunk_bytes": "128MiB"}, r"engine_settings\.bitmap_chunk_bytes: .*does not name"),
     ("array.unclean_shutdown", "sometimes", r"array\.unclean_shutdown"),
+    ("array.engine_settings", {"bitmap": "internal", "bitmap_daemon_sleep_s": 1e-9},
+     r"engine_settings\.bitmap_daemon_sleep_s: .*greater than or equal to 0\.001"),  # one jiffy
     ("array.engine_settings", {"bitmap": "internal", "bitmap_chunk_bytes": "4GiB"},
      r"engine_settings\.bitmap_chunk_bytes: .*less than or equal to 2147483648"),  # md's __le32 chunksize
     ("array.stripe", "4KiB", r"array\.stripe: unknown key; did you mean 'strip_bytes'"),
@@ -275,7 +277,11 @@ _PPL_BITMAP = changed(changed(changed(BASE_SCENARIO, "array.engine", "intel-vroc
                       "array.engine_settings", {"consistency_policy": "ppl", "bitmap": "internal"})
 _IDEAL_KERNEL = changed(BASE_SCENARIO, "array.engine", "ideal-raid")
 _IDEAL_KERNEL = changed(_IDEAL_KERNEL, "array.engine_settings", {"kernel": "6.6"})
+_VOLUME_RESYNC = changed(BASE_SCENARIO, "volumes", [{"name": "v", "workload": "randread", "array": {
+    **BASE_SCENARIO["array"], "unclean_shutdown": True}}])
 SCENARIO_CASES += [
+    Case("scenario-volume-asks-a-resync-summary", "scenario", _VOLUME_RESYNC,
+         r"volumes\[0\]\.array: unclean_shutdown: a volume's is not computed .*allowed: false, or leave it out"),
     Case("scenario-vroc-ppl-with-bitmap", "scenario", _PPL_BITMAP,
          r"engine_settings\.bitmap: the partial parity log and a write-intent bitmap exclude each other"),
     Case("scenario-settings-of-an-engine-without-any", "scenario", _IDEAL_KERNEL,
