@@ -293,7 +293,9 @@ def sweep(
         sys.stderr.write(f"note: {summary['partial']}: {summary['damaged_partial_lines']} damaged line(s) of the resumed "
                          f"run were not rows; their set-ups ran again\n")
     wrote = f"{summary['parquet']} and {summary['csv']}" if summary["parquet"] else summary["csv"]
-    console.print(f"{summary['points']} set-ups ({summary['computed_now']} computed now, the rest resumed), "
+    resumed = summary["points"] - summary["computed_now"]
+    console.print(f"{summary['points']} set-ups ({summary['computed_now']} computed now"
+                  f"{f', {resumed} resumed' if resumed else ''}), "
                   f"{summary['rows']} rows; {summary['meeting_constraints']} rows meet the constraints; wrote {wrote}",
                   markup=False, soft_wrap=True)  # a path is never broken across lines
     if not summary["parquet"]:

@@ -181,3 +181,4 @@ def test_a_sweep_with_one_set_up_that_runs_exits_0(tmp_path):
     run = run_cli("sweep", str(spec), "-o", str(tmp_path / "out"), "--workers", "1", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert "every set-up" not in run.stderr
+    assert "2 set-ups (2 computed now)," in run.stdout and "resumed" not in run.stdout  # nothing was resumed
