@@ -175,6 +175,21 @@ class Engine:
         a RAID ``level`` array, as ``field: why; allowed: ...``; None when they can (here always)."""
         return None
 
+    rebuild_fields: ClassVar[frozenset[str]] = frozenset({"priority", "span_bytes"})
+    """The fields of ``array.rebuild`` this engine's rebuild reads (``rebuild_settings``: its
+    requests in flight by priority; the span); a scenario that sets another is refused."""
+
+    @classmethod
+    def rebuild_refusal(cls, name: str, asked: set[str]) -> str | None:
+        """Why the ``asked`` fields of ``array.rebuild`` (those the scenario sets to other than their
+        default) cannot be asked of engine ``name``: one it does not read would change nothing."""
+        ignored = sorted(set(asked) - cls.rebuild_fields)
+        if not ignored:
+            return None
+        allowed = ", ".join(sorted(cls.rebuild_fields)) or "none (it does not rebuild)"
+        return (f"rebuild.{ignored[0]}: {name}'s rebuild does not read it, so it would change nothing "
+                f"(md takes the speed limits, a RAID card rate_percent, vendor engines priority); allowed: {allowed}")
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "v", self.params.values())
         object.__setattr__(self, "server", self.own_server())
@@ -361,6 +376,7 @@ class DirectDrives(Engine):
     trim reaches the drive."""
 
     striped = False
+    rebuild_fields = frozenset()  # no redundancy: nothing to rebuild
 
     @classmethod
     def passes_discards(cls, level: int) -> bool:

@@ -70,6 +70,7 @@ class HardwareEngine(Engine):
     Parameters = HardwareParameters
     rebuild_parity_on = "the card's processor (parity engine)"
     Settings = HardwareSettings
+    rebuild_fields = frozenset({"priority", "rate_percent", "span_bytes"})  # the firmware's rebuild rate and modes
     coalesces_degraded = True  # the write-back cache gathers a sequential stream into whole stripes, degraded too
 
     @cached_property

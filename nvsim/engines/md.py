@@ -269,6 +269,8 @@ class MdEngine(Engine):
     degraded_read_through = "a stripe_head through raid5d (no chunk_aligned_read while degraded)"
     degraded_parity_on = "raid5d (host cores)"
     Settings = MdSettings
+    rebuild_fields = frozenset({"speed_limit_min_kib_per_s", "speed_limit_max_kib_per_s", "sync_speed_min_kib_per_s",
+                                "sync_speed_max_kib_per_s", "span_bytes"})  # md_do_sync's throttle; no priority
     sync_update_bytes = BITMAP_PAGE_BYTES  # a write-intent bitmap update: one bitmap page to every member
 
     @classmethod

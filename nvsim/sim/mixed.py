@@ -350,7 +350,8 @@ def _settle(load, net, demands, rb: RebuildClass | None, stage: RebuildStage | N
     if barrier:
         rebuild_rate = cycle.rebuild_bytes_per_s
         batches = f"batches of {rb.inflight:.0f} recovery requests of {rb.step_bytes // 1024} KiB ({1e3 * cycle.batch_s:.2f} ms)"
-        rebuild_limit = (stage.limit_why or cap_why) if cycle.sleeping else (
+        at_limit = rebuild_rate >= 0.995 * cap_bytes_per_s and stage.limit_why  # md sleeps at speed_limit_max
+        rebuild_limit = (stage.limit_why if at_limit else cap_why) if cycle.sleeping else (
             f"md barrier: {batches}, then {cycle.released:.0f} waiting md requests ({1e3 * cycle.drain_s:.2f} ms)"
             if cycle.released >= 1 else f"md recovery alone: {batches}")
     elif rb is not None and len(sol.throughput) > 1:

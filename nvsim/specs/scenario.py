@@ -59,6 +59,11 @@ class RebuildSpec(Spec):
         return self
 
     @property
+    def changed_fields(self) -> set[str]:
+        """The fields set to other than their default (a default, as written or dumped, asks nothing)."""
+        return {name for name in self.model_fields_set if getattr(self, name) != type(self).model_fields[name].default}
+
+    @property
     def md_speed_min_kib_per_s(self) -> float:
         """md.c ``speed_min(mddev)``: the array's ``sync_speed_min`` if set, else the sysctl's."""
         return self.sync_speed_min_kib_per_s or self.speed_limit_min_kib_per_s
@@ -173,7 +178,8 @@ class ArraySpec(Spec):
         if engine.strip_must_be_power_of_two(self.level) and strip & (strip - 1):
             raise ValueError(f"strip_bytes: md takes only a power-of-two chunk for RAID{self.level}, got {strip} bytes; "
                              f"allowed: 4 KiB, 8 KiB, 16 KiB, ... (powers of two)")
-        refusal = engine.settings_refusal(self.level, self.engine_settings)
+        refusal = engine.settings_refusal(self.level, self.engine_settings) or \
+            engine.rebuild_refusal(self.engine, self.rebuild.changed_fields)
         if refusal:
             raise ValueError(refusal)
         multiple = engine.drive_multiple(self.level, self.near_copies)

@@ -22,6 +22,8 @@ LIMITS = {"speed_limit_min_kib_per_s": 50_000, "speed_limit_max_kib_per_s": 200_
 def small_array(catalog, engine, level=6, workload=RANDREAD, rebuild=None, strip="64KiB"):
     """Eight Intel D7-P5510 on a Dell R750 (seed 003's array) with one fio workload."""
     array = {"level": level, "drive": "intel-d7-p5510-3.84tb", "drives": 8, "strip_bytes": strip, "engine": engine}
+    if rebuild and engine != MD:  # md's speed limits: other engines' rebuilds do not read them (refused)
+        rebuild = {k: v for k, v in rebuild.items() if k not in LIMITS}
     if rebuild:
         array["rebuild"] = rebuild
     return parse_scenario({"name": "t", "platform": "dell-poweredge-r750", "array": array, "workloads": [workload]},
@@ -66,10 +68,13 @@ def test_md_rebuild_runs_between_its_limits_under_load_and_at_max_when_idle(cata
     loaded = solve_state(s, s.workloads[0], catalog, rebuilding=0)
     idle = solve_state(s, None, catalog, rebuilding=0)
     low, high = (LIMITS[f"speed_limit_{k}_kib_per_s"] * 1024 for k in ("min", "max"))
-    assert low * (1 - 1e-3) <= loaded.rebuild_bytes_per_s < high
+    assert low * (1 - 1e-3) <= loaded.rebuild_bytes_per_s <= high
     assert idle.rebuild_bytes_per_s == pytest.approx(high, rel=1e-3)
     assert idle.rebuild_limited_by.startswith("md speed_limit_max")
-    assert loaded.rebuild_limited_by.startswith(("md_do_sync", "md barrier", "md speed_limit_min"))
+    if loaded.rebuild_bytes_per_s >= 0.995 * high:  # RAID10's barrier batches outrun the limit: md sleeps at it
+        assert loaded.rebuild_limited_by.startswith("md speed_limit_max")
+    else:
+        assert loaded.rebuild_limited_by.startswith(("md_do_sync", "md barrier", "md speed_limit_min"))
 
 
 def test_md_rebuild_under_light_load_names_speed_limit_max_when_that_binds(catalog):

@@ -230,8 +230,8 @@ def test_event_mode_full_rebuild_agrees_with_the_fluid_prediction(catalog):
     from nvsim.sim.mixed import solve_state
     from nvsim.sim.system import ArraySystem
     for engine, tolerance in (("graid-supremeraid-sr1010", 0.10), ("linux-md", 0.15)):
-        s = scenario(catalog, engine=engine, rebuild={"span_bytes": "256MiB", "speed_limit_min_kib_per_s": 600000,
-                                                      "speed_limit_max_kib_per_s": 600000}, workloads=[RR])
+        limits = {"speed_limit_min_kib_per_s": 600000, "speed_limit_max_kib_per_s": 600000} if engine == "linux-md" else {}
+        s = scenario(catalog, engine=engine, rebuild={"span_bytes": "256MiB", **limits}, workloads=[RR])
         fluid = solve_state(s, s.workloads[0], catalog, rebuilding=0)
         event = simulate_event(ArraySystem(s, s.workloads[0], catalog, failed_members=(0,)), rebuild_member=0,
                                until_rebuilt=True, host_ios=20_000)

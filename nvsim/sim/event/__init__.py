@@ -43,6 +43,7 @@ from ..result import SimResult
 from ..system import ArraySystem
 from .barrier import BarrierSlot, Gate, resync_cycle
 from . import hdr
+from .beside import wait as wait_for_kernel
 from .compiled import KernelRebuild, Precision, run_kernel
 from .measure import busy_at, event_result
 from .rebuild import RebuildProgress, RebuildSlot, rebuild_batch, rebuild_requests
@@ -83,6 +84,7 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
     # md's bitmap: the optimal array's, a check's too (its array is whole); none beside a rebuild
     sync = sync_update_of(system, fluid) if rebuild is None or checking else (0.0, 0.0)
     if compiled:
+        wait_for_kernel()  # a first run's kernel, compiling beside it in a process of its own: then loaded from the cache
         jobs = HostJobs(system, seed, batch_ios(system, seed, window.warm_ios, host_ios), barrier=barrier, sync_update=sync)
         beside = KernelRebuild(rebuild, partial(rebuild_batch, system, target, rebuild), until_rebuilt) \
             if rebuild is not None else None

@@ -6,7 +6,7 @@ planner, the full-stripe walk and the fluid mode's functions before its first ev
 about 40% of it), one after the other on one core. ``compile_beside`` forks a process at the
 start that compiles the kernel (and the queueing network the rebuild summary solves last) into
 the cache while this one compiles the rest; ``wait`` (called before the kernel's first call here)
-joins it, and the kernel then loads from the cache. The
+joins it (``simulate_event`` calls it before its kernel run), and the kernel then loads from the cache. The
 kernel is compiled by its first call on a state built as ``compiled.KernelStepper`` builds it
 (the same argument types as every run's), for a one-job set-up of the array, which returns at
 once (its job has no rows yet): nothing is planned or run there. Same bits: the kernel compiled

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import literal_unroll, njit
 
-from . import beside, hdr, timeline
+from . import hdr, timeline
 from . import kernel as k
 from .measure import TAIL_QUANTILE, tail_relative_half_width
 from .rows import HostJobs
@@ -212,7 +212,6 @@ def run_kernel(system, jobs: HostJobs, servers: ArrayServers, warm_s: float, end
     run's counts and records, every server's busy seconds at ``warm_s`` by key
     (``measure.busy_at``), and when the run ended. ``progress(done, total)``: called as the
     simulated time advances. The rebuild's progress object is updated with what the run did."""
-    beside.wait()  # a first run's kernel, compiling in a process of its own: then loaded from the cache
     stepper = KernelStepper(system, jobs, servers, warm_s, end_s, precision, progress, rebuild)
     timeline.drive(stepper, warm_s, math.inf if stepper.until else end_s, windows)
     return stepper.finish()

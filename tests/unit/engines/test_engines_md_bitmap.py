@@ -116,5 +116,6 @@ def test_a_sequential_stream_keeps_the_chunks_of_one_clearing_time_dirty():
     per = 6 * 64 * MIB
     assert dirty_chunks_sequential(1e9, per, 1e6, 5.0) == pytest.approx(1 + 7.5e9 / per)
     assert dirty_chunks_sequential(1e9, per, 10, 5.0) == 10  # no more than the region holds
-    assert dirty_chunks_sequential(0.0, per, 10, 5.0) == 1
+    assert dirty_chunks_sequential(0.0, per, 10, 5.0) == 0  # a stream that writes nothing is in no chunk
+    assert dirty_chunks_sequential(1.0, per, 10, 5.0) == pytest.approx(1 + 7.5 / per)  # a trickle: the one it is in
 
