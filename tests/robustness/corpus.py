@@ -112,6 +112,8 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     ("array.rebuild", {"span_bytes": 0}, r"span_bytes: must be > 0"),
     ("array.rebuild", {"span_bytes": -4096}, r"span_bytes"),
     ("array.rebuild", {"speed": 1}, r"array\.rebuild\.speed: unknown key"),
+    ("array.rebuild", {"priority": "high"}, r"rebuild\.priority: linux-md's rebuild does not read it.*allowed: span_bytes, speed_limit"),
+    ("array.rebuild", {"rate_percent": 30}, r"rebuild\.rate_percent: linux-md's rebuild does not read it"),
     ("array.engine_settings", {"bogus": 1}, r"array\.engine_settings\.bogus: unknown key"),
     ("array.engine_settings", {"group_thread_cnt": -1}, r"array\.engine_settings\.group_thread_cnt"),
     ("array.near_copies", 3, r"array: near_copies: the copies of RAID10's near layout; RAID6 has none \(leave it out\)"),
