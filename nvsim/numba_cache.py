@@ -64,10 +64,11 @@ def use_source_keyed_cache() -> str:
 
 
 COMPILE_NOTICE = ("nvsim: compiling the simulator's kernels for this version "
-                  "(first run only; about a minute on 2 cores, then cached)")
+                  "(first run only; under a minute on 2 cores, then cached)")
 """Said once on stderr (a terminal only) before a process's first simulation with an empty cache.
-Measured on 2 busy cores with an empty cache: a first fluid run compiles for about 40 s, and a first
-event-mode run after it for about 30 s more (70 s for both)."""
+Measured on a quiet 2-core machine (2026-11-30): a first event-mode ``nvsim run`` of graid-gen5-raid6
+took 19 s, its event kernel compiled beside the rest (``nvsim.sim.event.beside``), 34 s one after the
+other; earlier machines took up to a minute."""
 NOTICE_SHOWN_ENV = "NVSIM_COMPILE_NOTICE_SHOWN"
 """Set once the notice is shown: worker processes (they inherit it) do not say it again."""
 
