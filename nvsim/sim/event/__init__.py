@@ -27,7 +27,8 @@ The parts, one responsibility each, lower ones not importing higher ones:
 - ``kernel`` and ``compiled``: the slots, servers, rebuild, barrier and event order above as
   arrays compiled with Numba (``kernel``), fed its planned host I/Os a batch at a time and
   measured as above (``compiled``); ``hdr``: its log-linear latency histograms; ``timeline``: a
-  SimPy process that moves it on window by window (the ramp, the window's batches, extensions).
+  SimPy process that moves it on window by window (the ramp, the window's batches, extensions);
+  ``beside``: a first run's kernel compiled in a forked process beside the rest of the run.
 """
 
 from __future__ import annotations
