@@ -66,24 +66,15 @@ def _raid6_closed_form(n: int, lam: float, mu: float) -> float:
     return (mu**2 + 2 * (n - 1) * lam * mu + (3 * n * n - 6 * n + 2) * lam**2) / (n * (n - 1) * (n - 2) * lam**3)
 
 
-@given(n=st.integers(3, 64), mtbf=MTBF, x=RATIO_EXPONENT)
-@example(n=8, mtbf=2e6, x=11.0)
-@example(n=8, mtbf=2e6, x=15.0)
-@settings(deadline=None, max_examples=300)
-def test_raid5_equals_its_closed_form_across_conditioning(n, mtbf, x):
-    rebuild = mtbf / 10**x
-    lam, mu = 1.0 / mtbf, 1.0 / rebuild
-    assert mttdl_hours_markov(5, n, mtbf, rebuild) == pytest.approx(_raid5_closed_form(n, lam, mu), rel=1e-9)
-
-
+@pytest.mark.parametrize("level, closed_form", [(5, _raid5_closed_form), (6, _raid6_closed_form)])
 @given(n=st.integers(4, 64), mtbf=MTBF, x=RATIO_EXPONENT)
 @example(n=8, mtbf=2e6, x=11.0)
 @example(n=8, mtbf=2e6, x=15.0)
 @settings(deadline=None, max_examples=300)
-def test_raid6_equals_its_closed_form_across_conditioning(n, mtbf, x):
+def test_raid5_and_raid6_equal_their_closed_forms_across_conditioning(level, closed_form, n, mtbf, x):
     rebuild = mtbf / 10**x
     lam, mu = 1.0 / mtbf, 1.0 / rebuild
-    assert mttdl_hours_markov(6, n, mtbf, rebuild) == pytest.approx(_raid6_closed_form(n, lam, mu), rel=1e-9)
+    assert mttdl_hours_markov(level, n, mtbf, rebuild) == pytest.approx(closed_form(n, lam, mu), rel=1e-9)
 
 
 def test_the_raid6_closed_form_is_the_chains_own():
