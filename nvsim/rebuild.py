@@ -335,8 +335,9 @@ def scrub_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, worklo
     card's consistency check) as a state of the array (``ArrayState(checking=True)``, solved by the
     orchestrator): its time over the member span (``span_bytes``, else ``array.rebuild.span_bytes``,
     else the whole member) idle and under ``workload`` (the scenario's first), what limits it, and
-    the host's rate while it runs against the optimal state's. Idle it is the state solver's; under
-    load in ``fidelity`` ("event": the check's requests as the event mode's rebuild slots beside
+    the host's rate while it runs against the optimal state's (``workload``'s phase whole, where it
+    has one, and the phase's name). Idle it is the state solver's; under load in ``fidelity``
+    ("event": the check's requests as the event mode's rebuild slots beside
     the host's, about ``host_ios`` measured)."""
     catalog = catalog or default_catalog()
     if workload is None and scenario.workloads:
@@ -346,10 +347,11 @@ def scrub_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, worklo
     protocol = _idle_system(scenario, catalog, ()).check
     idle = Simulation(scenario, None, catalog=catalog, state=CHECKING).run("fluid")
     out = {"protocol": protocol.describe(), "span_bytes": span, **_scrub_rate("idle", span, idle)}
-    if workload is not None:
-        loaded = Simulation(scenario, workload, catalog=catalog, state=CHECKING).run(fidelity, host_ios=host_ios)
-        optimal = Simulation(scenario, workload, catalog=catalog, state=ArrayState()).run(fidelity, host_ios=host_ios)
-        out.update(_scrub_rate("loaded", span, loaded), workload=workload.name,
+    if workload is not None:  # with every job of its phase, where it has one: they run together
+        load = scenario.phase(workload.phase) if workload.phase is not None else workload
+        loaded = Simulation(scenario, load, catalog=catalog, state=CHECKING).run(fidelity, host_ios=host_ios)
+        optimal = Simulation(scenario, load, catalog=catalog, state=ArrayState()).run(fidelity, host_ios=host_ios)
+        out.update(_scrub_rate("loaded", span, loaded), workload=load.name,
                    host_iops_during=loaded.total_iops, host_iops_optimal=optimal.total_iops,
                    host_share=loaded.total_iops / optimal.total_iops if optimal.total_iops else None)
         if loaded.fidelity == "event":

@@ -123,3 +123,16 @@ def test_a_writer_in_the_first_workloads_phase_counts_whichever_comes_first():
     first_writer = unclean_shutdown_summary(spec.model_copy(update={"workloads": (writer, reader)}))
     assert first_reader["write_iops_at_crash"] == pytest.approx(first_writer["write_iops_at_crash"], rel=1e-9)
     assert first_reader["write_iops_at_crash"] > 0 and first_reader["span_bytes"] == first_writer["span_bytes"] > 0
+
+
+def test_the_resync_under_load_runs_beside_the_whole_phase():
+    """Under load the resync and the host's rates are those of every job of the first workload's
+    phase (they run together), named by the phase: a reader beside the writer takes its IOPS."""
+    spec = load_scenario(WITH_BITMAP)
+    writer = spec.workloads[0].model_copy(update={"phase": "p"})
+    reader = writer.model_copy(update={"name": "r", "rw": "randread", "bs": 4096, "iodepth": 32, "numjobs": 4})
+    both = unclean_shutdown_summary(spec.model_copy(update={"workloads": (writer, reader)}))
+    alone = unclean_shutdown_summary(spec)
+    assert both["workload"] == "p" and alone["workload"] == writer.name
+    assert both["host_iops_optimal"] > 2 * alone["host_iops_optimal"]  # the reader's reads with the writer's writes
+    assert both["loaded_hours"] >= alone["loaded_hours"]
