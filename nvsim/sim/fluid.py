@@ -32,13 +32,17 @@ set-ups that differ only in drive size or namespace then share one plan (a sweep
 def sample_batches(system: ArraySystem, seed: int) -> list[HostIoBatch]:
     """One job's sample of host I/Os (``ArraySystem.sample_size``): jobs of an array are alike, so
     one job shows every member-I/O pattern; the drives' load is averaged over the members."""
+    return [system.batch(0, *sample_ios(system, seed))]
+
+
+def sample_ios(system: ArraySystem, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``sample_batches``' host I/Os (offsets, directions), remembered by what shapes them."""
     region = min(system.device_bytes, SAMPLE_REGION_BYTES)
     w = system.workload
     size = system.sample_size
     key = (w.rw, w.bs, w.size, w.offset_increment, w.rwmixread, region, seed, size, w.offset, w.rw_skip_bytes, w.random_run_ios)
     memo = system.memo
-    sample = memo.recall(memo.samples, key, _sample, w, region, seed, size)
-    return [system.batch(0, *sample)]
+    return memo.recall(memo.samples, key, _sample, w, region, seed, size)
 
 
 def _sample(workload, region_bytes: int, seed: int, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -275,5 +279,5 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
     )
 
 
-__all__ = ["simulate_fluid", "with_sync_updates", "closed_loop_rate", "demand_table", "caps", "resource_caps", "sample_batches",
+__all__ = ["simulate_fluid", "with_sync_updates", "closed_loop_rate", "demand_table", "caps", "resource_caps", "sample_batches", "sample_ios",
            "write_amplification", "exact_mix", "run_latency_s", "expected_max_gamma", "fork_join_excess"]

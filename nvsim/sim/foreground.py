@@ -13,7 +13,8 @@ import numpy as np
 
 from .. import fabric
 from ..host_io import busy_cpus_with_polling
-from .fluid import SAMPLE_REGION_BYTES, exact_mix, jbod_imbalance, sample_batches, unloaded_latency_s, write_amplification
+from .fluid import (SAMPLE_REGION_BYTES, exact_mix, jbod_imbalance, sample_batches, sample_ios, unloaded_latency_s,
+                    write_amplification)
 from .network import io_demands, io_visits, io_wait_scale
 from .result import SimResult, Utilisation, busiest, closed_loop_text
 from .stripe_wait import waiting_cpus
@@ -30,16 +31,32 @@ MySQL plateau moved 5% with it). A fio job on a whole array charges every drive 
 
 def network_sample(system: ArraySystem, seed: int) -> list[HostIoBatch]:
     """The host I/Os a foreground class is solved with: the fluid mode's sample for sequential
-    workloads, at least ``NETWORK_SAMPLE_IOS`` random ones otherwise (``exact_mix_size``: 1,030 for
+    workloads (on a degraded RAID5/6 repeated over the period's rows, ``_over_the_period``), at
+    least ``NETWORK_SAMPLE_IOS`` random ones otherwise (``exact_mix_size``: 1,030 for
     a 70/30 mix; fewer for blocks above 1 MiB, ``page_bounded_ios``), their directions stratified
     to the workload's mix as the fluid mode's are (``fluid.exact_mix``: 1,024 Bernoulli draws would
     leave the write share of a 70/30 mix off by up to ~1.4 points, one standard deviation)."""
-    if not system.workload.is_random:
-        return sample_batches(system, seed)
     region = min(system.device_bytes, SAMPLE_REGION_BYTES)
+    if not system.workload.is_random:
+        if not system.failed_members or system.array.level not in (5, 6):
+            return sample_batches(system, seed)
+        return [_over_the_period(system, region, seed)]
     size = exact_mix_size(system.workload.read_fraction, page_bounded_ios(NETWORK_SAMPLE_IOS, system.workload.bs))
     offsets, is_write = HostStream.for_job(system.workload, 0, region, seed).next_batch(size)
     return [system.batch(0, offsets, exact_mix(is_write, system.workload.read_fraction, seed))]
+
+
+def _over_the_period(system: ArraySystem, region: float, seed: int) -> HostIoBatch:
+    """A sequential stream's sample on a degraded parity array, as a run sees it: the fluid mode's
+    run of host I/Os repeated one row on for each row of the layout's period (over a run the stream
+    passes every row, and each survivor takes each role of a row in turn), where the one run alone
+    loads the members of its one row."""
+    w = system.workload
+    offsets, is_write = sample_ios(system, seed)
+    rows = system.array.drives  # rotating parity: the roles repeat after as many rows as members
+    step = system.geometry.stripe_data_bytes
+    shifted = np.concatenate([(offsets + k * step) % max(int(region) - w.bs, 1) // w.bs * w.bs for k in range(rows)])
+    return system.batch(0, shifted.astype(np.int64), np.tile(is_write, rows))
 
 
 def pooled_members(net, per_station: np.ndarray) -> np.ndarray:
