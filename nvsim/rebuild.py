@@ -378,7 +378,8 @@ def unclean_shutdown_summary(scenario: ScenarioSpec, catalog: Catalog | None = N
                                            data_members_per_stripe(array.level, array.drives, array.near_copies),
                                            data_copies(array.level, array.drives, array.near_copies),
                                            float(model.capacity.member_bytes))
-    out = {"workload_at_crash": workload.name if workload is not None else "idle", "write_iops_at_crash": rate, **dirty}
+    at_crash = "idle" if workload is None else workload.phase if workload.phase is not None else workload.name
+    out = {"workload_at_crash": at_crash, "write_iops_at_crash": rate, **dirty}  # a phase's jobs write together
     if dirty["span_bytes"] <= 0:
         return {**out, "idle_hours": 0.0, "loaded_hours": 0.0 if workload is not None else None}
     return {**out, **scrub_summary(scenario, catalog, workload, span_bytes=dirty["span_bytes"])}

@@ -180,13 +180,18 @@ class Engine:
     requests in flight by priority; the span); a scenario that sets another is refused."""
 
     @classmethod
-    def rebuild_refusal(cls, name: str, asked: set[str]) -> str | None:
+    def rebuild_refusal(cls, name: str, asked: set[str], redundant: bool = True) -> str | None:
         """Why the ``asked`` fields of ``array.rebuild`` (those the scenario sets to other than their
-        default) cannot be asked of engine ``name``: one it does not read would change nothing."""
-        ignored = sorted(set(asked) - cls.rebuild_fields)
+        default) cannot be asked of engine ``name``: one it does not read would change nothing, and
+        an array without redundancy (``redundant`` false: RAID0, pass-through) rebuilds nothing."""
+        fields = cls.rebuild_fields if redundant else frozenset()
+        ignored = sorted(set(asked) - fields)
         if not ignored:
             return None
-        allowed = ", ".join(sorted(cls.rebuild_fields)) or "none (it does not rebuild)"
+        if not redundant:
+            return (f"rebuild.{ignored[0]}: this array has no redundancy, so nothing is rebuilt and it would change "
+                    f"nothing; allowed: leave array.rebuild out")
+        allowed = ", ".join(sorted(fields)) or "none (it does not rebuild)"
         return (f"rebuild.{ignored[0]}: {name}'s rebuild does not read it, so it would change nothing "
                 f"(md takes the speed limits, a RAID card rate_percent, vendor engines priority); allowed: {allowed}")
 

@@ -179,7 +179,7 @@ class ArraySpec(Spec):
             raise ValueError(f"strip_bytes: md takes only a power-of-two chunk for RAID{self.level}, got {strip} bytes; "
                              f"allowed: 4 KiB, 8 KiB, 16 KiB, ... (powers of two)")
         refusal = engine.settings_refusal(self.level, self.engine_settings) or \
-            engine.rebuild_refusal(self.engine, self.rebuild.changed_fields)
+            engine.rebuild_refusal(self.engine, self.rebuild.changed_fields, self.checkable)
         if refusal:
             raise ValueError(refusal)
         multiple = engine.drive_multiple(self.level, self.near_copies)
@@ -317,6 +317,9 @@ class VolumeSpec(Spec):
             if getattr(array, name):
                 raise ValueError(f"{name}: a volume's is not computed (only the scenario's array has its "
                                  f"resilience summaries); allowed: false, or leave it out")
+        if array.rebuild.changed_fields:
+            raise ValueError(f"rebuild.{sorted(array.rebuild.changed_fields)[0]}: a volume's rebuild is not "
+                             f"computed (only the scenario's array has one); allowed: leave it out")
         return array
 
 

@@ -52,3 +52,30 @@ def test_the_kernel_compiled_beside_is_loaded_not_compiled_again_and_answers_ali
     warm = run_fresh(tmp_path, scenario)  # the same cache, filled: nothing forked, the same answer
     assert not warm["started"] and warm["hits"] == 1
     assert (warm["iops"], warm["p99"]) == (first["iops"], first["p99"])
+
+
+def test_the_compiling_process_leaves_ctrl_c_to_the_run(tmp_path):
+    """SIGINT (a terminal's Ctrl-C reaches the whole process group) to the process compiling the
+    kernel beside a first run: it ignores it, prints nothing (it printed a hundred-line traceback
+    and left the run to compile the kernel again) and the run completes with its answer."""
+    import signal
+    import time
+
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"), XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    out = tmp_path / "out.json"
+    run = subprocess.Popen([sys.executable, "-m", "nvsim.cli", "run", str(ROOT / "scenarios" / "latency-tails"),
+                            "--json", "-o", str(out), "--max-seconds", "0"], cwd=ROOT, env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    children: list[int] = []
+    for _ in range(100):  # the fork comes once the scenario is read
+        time.sleep(0.1)
+        with open(f"/proc/{run.pid}/task/{run.pid}/children") as listing:
+            children = [int(pid) for pid in listing.read().split()]
+        if children:
+            break
+    assert children, "no process compiling beside the first run"
+    time.sleep(1.0)  # compiling now
+    os.kill(children[0], signal.SIGINT)
+    _stdout, err = run.communicate(timeout=600)
+    assert run.returncode == 0 and "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert json.loads(out.read_text())["predictions"]

@@ -123,6 +123,7 @@ def test_a_writer_in_the_first_workloads_phase_counts_whichever_comes_first():
     first_writer = unclean_shutdown_summary(spec.model_copy(update={"workloads": (writer, reader)}))
     assert first_reader["write_iops_at_crash"] == pytest.approx(first_writer["write_iops_at_crash"], rel=1e-9)
     assert first_reader["write_iops_at_crash"] > 0 and first_reader["span_bytes"] == first_writer["span_bytes"] > 0
+    assert first_reader["workload_at_crash"] == first_writer["workload_at_crash"] == "p"  # the phase wrote, not its reader
 
 
 def test_the_resync_under_load_runs_beside_the_whole_phase():

@@ -279,9 +279,16 @@ _PPL_BITMAP = changed(changed(changed(BASE_SCENARIO, "array.engine", "intel-vroc
                       "array.engine_settings", {"consistency_policy": "ppl", "bitmap": "internal"})
 _IDEAL_KERNEL = changed(BASE_SCENARIO, "array.engine", "ideal-raid")
 _IDEAL_KERNEL = changed(_IDEAL_KERNEL, "array.engine_settings", {"kernel": "6.6"})
+_RAID0_LIMITS = changed(changed(BASE_SCENARIO, "array.level", 0), "array.rebuild", {"speed_limit_max_kib_per_s": 5000})
+_VOLUME_REBUILD = changed(BASE_SCENARIO, "volumes", [{"name": "v", "workload": "randread", "array": {
+    **BASE_SCENARIO["array"], "rebuild": {"speed_limit_max_kib_per_s": 5000}}}])
 _VOLUME_RESYNC = changed(BASE_SCENARIO, "volumes", [{"name": "v", "workload": "randread", "array": {
     **BASE_SCENARIO["array"], "unclean_shutdown": True}}])
 SCENARIO_CASES += [
+    Case("scenario-raid0-rebuild-limits", "scenario", _RAID0_LIMITS,
+         r"rebuild\.speed_limit_max_kib_per_s: this array has no redundancy.*leave array\.rebuild out"),
+    Case("scenario-volume-rebuild", "scenario", _VOLUME_REBUILD,
+         r"volumes\[0\]\.array: rebuild\.speed_limit_max_kib_per_s: a volume's rebuild is not computed"),
     Case("scenario-volume-asks-a-resync-summary", "scenario", _VOLUME_RESYNC,
          r"volumes\[0\]\.array: unclean_shutdown: a volume's is not computed .*allowed: false, or leave it out"),
     Case("scenario-vroc-ppl-with-bitmap", "scenario", _PPL_BITMAP,

@@ -13,8 +13,8 @@ once (its job has no rows yet): nothing is planned or run there. Same bits: the 
 there is the one this process would have compiled.
 
 Nothing is forked where forking is not safe (``nvsim.workers.start_method``), where the kernel is
-in the cache already, or where no workload takes the event mode; the fork is a daemon process,
-ended with this one.
+in the cache already, or where no workload takes the event mode; the fork is a daemon process that
+ends with this one, however it ends (a parent-death signal), and leaves Ctrl-C to it.
 """
 
 from __future__ import annotations
@@ -39,7 +39,9 @@ def compile_beside(scenario, catalog) -> bool:
     if start_method() != "fork":
         return False
 
-    _pending = multiprocessing.get_context("fork").Process(target=_compile, args=(scenario, catalog),
+    import os
+
+    _pending = multiprocessing.get_context("fork").Process(target=_compile, args=(os.getpid(), scenario, catalog),
                                                            name="nvsim-kernel-compile", daemon=True)
     _pending.start()
     return True
@@ -54,9 +56,17 @@ def wait() -> None:
         _pending = None
 
 
-def _compile(scenario, catalog) -> None:
+def _compile(parent_pid: int, scenario, catalog) -> None:
     """The kernel's first call on a one-job set-up of ``scenario``'s array: it compiles (into the
-    source-keyed cache) and returns at once."""
+    source-keyed cache) and returns at once. It ends with the run that forked it (``parent_pid``):
+    Ctrl-C is the run's to handle (this process ignores SIGINT and prints nothing), and the run's
+    death, however it comes, ends it too (``workers.die_with_parent``, as the pool's workers)."""
+    import signal
+
+    from ...workers import die_with_parent
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(parent_pid)
     from ...specs import WorkloadSpec
     from ..system import ArraySystem
     from .compiled import KernelStepper
