@@ -233,8 +233,8 @@ def scenario_dict(setup: dict[str, Any], custom: dict | None = None, extras: dic
     if settings and settings.get("engine") == array["engine"]:  # an imported engine's settings, while it is chosen
         array["engine_settings"] = dict(settings["values"])
     rebuild = extras.get("rebuild")
-    if rebuild and rebuild.get("engine") == array["engine"]:  # md's speed limits or a card's priority, likewise
-        array["rebuild"] = dict(rebuild["values"])
+    if rebuild and rebuild.get("engine") == array["engine"] and level != 0:  # md's speed limits or a card's
+        array["rebuild"] = dict(rebuild["values"])  # priority, likewise; RAID0 rebuilds nothing (refused there)
     namespace = namespace_bytes_for(setup, catalog)
     if namespace is not None:
         array["namespace_bytes"] = namespace

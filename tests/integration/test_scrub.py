@@ -195,7 +195,7 @@ def test_bad_check_events_are_refused_naming_the_field(fault, message):
 
 
 def test_a_check_event_needs_redundancy():
-    data = _data(level=0, scrub=False)
+    data = _data(level=0, scrub=False, rebuild={})  # RAID0 takes no rebuild settings (refused first)
     data["faults"] = [{"at_s": 0, "action": "check"}]
     with pytest.raises(InputError, match=r"faults\[0\]\.action: a check needs redundancy"):
         parse_scenario(data)

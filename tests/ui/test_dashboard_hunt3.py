@@ -290,6 +290,9 @@ def test_an_imported_rebuild_throttle_is_carried_while_its_engine_is_chosen(cata
     assert parse_scenario(data, catalog).array == parse_scenario(_with(array_rebuild=limits), catalog).array
     other = core.scenario_dict(dict(loaded["setup"], engine="graid-supremeraid-sr1010"), loaded["custom"], loaded["extras"], catalog)
     assert "rebuild" not in other["array"]  # md's limits are not another engine's
+    raid0 = core.scenario_dict(dict(loaded["setup"], level=0), loaded["custom"], loaded["extras"], catalog)
+    assert "rebuild" not in raid0["array"]  # RAID0 rebuilds nothing: its limits would be refused
+    parse_scenario(raid0, catalog)
 
 
 @pytest.mark.parametrize("path", ["scenarios/graid-gen5-raid6/md-raid6-4k.yaml", "scenarios/scrub/md-raid5-fast.yaml"])
