@@ -25,7 +25,7 @@ from .raid import data_copies, data_members_per_stripe
 from .risk import HOURS_PER_YEAR, RebuildRisk, rebuild_risk
 from .sim.system import ArraySystem
 from .simulation import Result, Simulation
-from .specs import FaultSpec, ScenarioSpec, WorkloadSpec
+from .specs import FaultSpec, Phase, ScenarioSpec, WorkloadSpec
 from .states import ArrayState, DataLoss, data_loss_at_start, data_loss_metrics, lost_data
 
 MAX_SEGMENTS = 1000
@@ -347,8 +347,8 @@ def scrub_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, worklo
     protocol = _idle_system(scenario, catalog, ()).check
     idle = Simulation(scenario, None, catalog=catalog, state=CHECKING).run("fluid")
     out = {"protocol": protocol.describe(), "span_bytes": span, **_scrub_rate("idle", span, idle)}
-    if workload is not None:  # with every job of its phase, where it has one: they run together
-        load = scenario.phase(workload.phase) if workload.phase is not None else workload
+    if workload is not None:
+        load = _with_its_phase(scenario, workload)
         loaded = Simulation(scenario, load, catalog=catalog, state=CHECKING).run(fidelity, host_ios=host_ios)
         optimal = Simulation(scenario, load, catalog=catalog, state=ArrayState()).run(fidelity, host_ios=host_ios)
         out.update(_scrub_rate("loaded", span, loaded), workload=load.name,
@@ -378,8 +378,8 @@ def unclean_shutdown_summary(scenario: ScenarioSpec, catalog: Catalog | None = N
                                            data_members_per_stripe(array.level, array.drives, array.near_copies),
                                            data_copies(array.level, array.drives, array.near_copies),
                                            float(model.capacity.member_bytes))
-    at_crash = "idle" if workload is None else workload.phase if workload.phase is not None else workload.name
-    out = {"workload_at_crash": at_crash, "write_iops_at_crash": rate, **dirty}  # a phase's jobs write together
+    at_crash = "idle" if workload is None else _with_its_phase(scenario, workload).name  # a phase's jobs write together
+    out = {"workload_at_crash": at_crash, "write_iops_at_crash": rate, **dirty}
     if dirty["span_bytes"] <= 0:
         return {**out, "idle_hours": 0.0, "loaded_hours": 0.0 if workload is not None else None}
     return {**out, **scrub_summary(scenario, catalog, workload, span_bytes=dirty["span_bytes"])}
@@ -393,16 +393,20 @@ def _writes_at_crash(scenario: ScenarioSpec, catalog: Catalog, workload: Workloa
     trim writes no data, so sets no bitmap bit."""
     if workload is None:
         return device_bytes, 0.0, 0.0, True, 1
-    phase = scenario.phase(workload.phase) if workload.phase is not None else None
-    jobs = list(phase.jobs) if phase is not None else [workload]
-    result = Simulation(scenario, phase if phase is not None else workload, catalog=catalog).run("fluid")
-    results = list(result.jobs) if phase is not None else [result]
+    load = _with_its_phase(scenario, workload)
+    result = Simulation(scenario, load, catalog=catalog).run("fluid")
+    jobs, results = (list(load.jobs), list(result.jobs)) if isinstance(load, Phase) else ([workload], [result])
     writers = [(job, r) for job, r in zip(jobs, results) if not job.pure_trim and r.write_iops > 0]
     if not writers:
         return float(min(workload.size or device_bytes, device_bytes)), 0.0, 0.0, workload.is_random, workload.numjobs
     return (max(float(min(job.size or device_bytes, device_bytes)) for job, _ in writers),
             sum(r.write_iops for _, r in writers), sum(r.write_bytes_per_s for _, r in writers),
             any(job.is_random for job, _ in writers), sum(job.numjobs for job, _ in writers))
+
+
+def _with_its_phase(scenario: ScenarioSpec, workload: WorkloadSpec) -> WorkloadSpec | Phase:
+    """``workload``, or every job of its phase where it has one (they run together)."""
+    return scenario.phase(workload.phase) if workload.phase is not None else workload
 
 
 def _scrub_rate(name: str, span: float, result) -> dict:

@@ -59,6 +59,14 @@ def _over_the_period(system: ArraySystem, region: float, seed: int) -> HostIoBat
     return system.batch(0, shifted.astype(np.int64), np.tile(is_write, rows))
 
 
+def whole_array_shares(system: ArraySystem) -> np.ndarray | None:
+    """Each drive's share of the members' load on a whole array, where they carry it alike
+    (``pooled_members``): the same for every drive; None with a member missing (each survivor's
+    own share of the sample)."""
+    drives = system.array.drives
+    return None if system.failed_members else np.full(drives, 1.0 / drives)
+
+
 def pooled_members(net, per_station: np.ndarray) -> np.ndarray:
     """``per_station`` with each per-drive kind's values replaced by their mean over the drives.
 
@@ -137,15 +145,12 @@ class FioLoad:
         self.system = ArraySystem(scenario, workload, catalog, failed_members=missing)
         self.workload = workload
         self.batches = network_sample(self.system, seed)
+        self.write_share = float(np.mean(np.concatenate([b.is_write for b in self.batches])))
 
     def demands(self, net):
         system = self.system
-        weights = None
         drives = system.array.drives
-        if system.jbod:
-            weights = np.full(drives, jbod_imbalance(system) / drives)
-        elif not system.failed_members:  # a whole array: every member alike (pooled_members)
-            weights = np.full(drives, 1.0 / drives)
+        weights = np.full(drives, jbod_imbalance(system) / drives) if system.jbod else whole_array_shares(system)
         demand = io_demands(system, net, self.batches, weights)
         self.visits = io_visits(system, net, self.batches)
         if system.jbod:  # jobs bound to drives: each host I/O visits its own drive once
@@ -165,11 +170,10 @@ class FioLoad:
         (``fluid.with_sync_updates``): the write share x the share of writes that set a clean bit
         at that write rate x one update. The state's solve feeds its throughput back until it
         settles, so the bitmap costs the same here as in ``nvsim run``'s fluid mode."""
-        write_share = float(np.mean(np.concatenate([b.is_write for b in self.batches])))
-        if self.idle or x <= 0 or write_share <= 0:
+        if self.idle or x <= 0 or self.write_share <= 0:
             return 0.0
-        share, update_s = self.system.sync_update(x * write_share)
-        return write_share * share * update_s
+        share, update_s = self.system.sync_update(x * self.write_share)
+        return self.write_share * share * update_s
 
     def servers(self, net):
         """The stations' servers; the engine's rebuild threads run on the host CPUs the jobs leave
@@ -204,7 +208,7 @@ class FioLoad:
     def result(self, net, sol) -> SimResult:
         system, w = self.system, self.workload
         x = float(sol.throughput[0])
-        f_read = 1.0 - float(np.mean(np.concatenate([b.is_write for b in self.batches])))
+        f_read = 1.0 - self.write_share
         raid_waf, waf_nand = write_amplification(system, self.batches)
         util = grouped_utilisation(system, net, sol.utilisation)
         return SimResult(
@@ -219,5 +223,5 @@ class FioLoad:
         )
 
 
-__all__ = ["FioLoad", "network_sample", "NETWORK_SAMPLE_IOS", "piece_latency_s", "burst_piece_s", "grouped_utilisation",
+__all__ = ["FioLoad", "network_sample", "whole_array_shares", "pooled_members", "NETWORK_SAMPLE_IOS", "piece_latency_s", "burst_piece_s", "grouped_utilisation",
            "cpu_percent", "limit"]

@@ -16,7 +16,7 @@ from ..platform import smt_capacity, smt_gain
 from ..specs import WorkloadSpec
 from .fluid import unloaded_latency_s, write_amplification
 from .foreground import (burst_piece_s, cpu_percent, grouped_utilisation, limit, network_sample, piece_latency_s,
-                         pooled_members)
+                         pooled_members, whole_array_shares)
 from .network import io_demands, io_visits
 from .result import SimResult, closed_loop_text
 from .system import ArraySystem
@@ -48,13 +48,11 @@ class OltpLoad:
         self.system = self.read[0]
 
     def _d(self, net, part):
-        system = part[0]
-        whole = not system.failed_members  # every member alike (foreground.pooled_members)
-        return io_demands(system, net, part[1], np.full(system.array.drives, 1.0 / system.array.drives) if whole else None)
+        return io_demands(part[0], net, part[1], whole_array_shares(part[0]))
 
     def _v(self, net, part):
         visits = io_visits(part[0], net, part[1])
-        return pooled_members(net, visits) if not part[0].failed_members else visits
+        return visits if part[0].failed_members else pooled_members(net, visits)
 
     def demands(self, net):
         tx = self.tx

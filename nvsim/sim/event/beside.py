@@ -5,8 +5,8 @@ planner, the full-stripe walk and the fluid mode's functions before its first ev
 (the bounds, each workload's fluid answer), then the event kernel (``kernel.run`` and its callees,
 about 40% of it), one after the other on one core. ``compile_beside`` forks a process at the
 start that compiles the kernel (and the queueing network the rebuild summary solves last) into
-the cache while this one compiles the rest; ``wait`` (called before the kernel's first call here)
-joins it (``simulate_event`` calls it before its kernel run), and the kernel then loads from the cache. The
+the cache while this one compiles the rest; ``wait`` (``simulate_event`` calls it before its kernel
+run) joins it, and the kernel then loads from the cache. The
 kernel is compiled by its first call on a state built as ``compiled.KernelStepper`` builds it
 (the same argument types as every run's), for a one-job set-up of the array, which returns at
 once (its job has no rows yet): nothing is planned or run there. Same bits: the kernel compiled
@@ -18,6 +18,8 @@ ends with this one, however it ends (a parent-death signal), and leaves Ctrl-C t
 """
 
 from __future__ import annotations
+
+import os
 
 from ...numba_cache import compiled_in_cache
 from . import kernel as k
@@ -38,9 +40,6 @@ def compile_beside(scenario, catalog) -> bool:
 
     if start_method() != "fork":
         return False
-
-    import os
-
     _pending = multiprocessing.get_context("fork").Process(target=_compile, args=(os.getpid(), scenario, catalog),
                                                            name="nvsim-kernel-compile", daemon=True)
     _pending.start()
