@@ -86,12 +86,15 @@ class MemberIOPlan:
 
 # ----------------------------------------------------------------------------- kernel
 # _plan_kernel allocates the working arrays and hands them to _plan_hosts, the host I/O loop. The
-# loop and the per-stripe steps (_plan_hosts, _raid56_stripe, _raid56_rows_write) are compiled with
-# Numba's reference counting off (_nrt=False): they only index arrays _plan_kernel owns and allocate
-# nothing, and with it on, every array argument of every helper call costs an atomic incref/decref
-# pair that LLVM cannot prune around loops (measured: most of the planning time).
-# The other helpers are inlined into them (inline="always"); the three are compiled separately
-# because Numba's inliner copies a callee's IR per call site, which gets slow for large callees.
+# loop, the per-stripe steps (_plan_hosts, _raid56_stripe, _raid56_rows_write) and the three
+# emitters (_emit, _emit_each, _emit_data_blocks) are compiled with Numba's reference counting off
+# (_nrt=False): they only index arrays _plan_kernel owns and allocate nothing, and with it on, every
+# array argument of every helper call costs an atomic incref/decref pair that LLVM cannot prune
+# around loops (measured: most of the planning time).
+# The other helpers are inlined into them (inline="always"); these are compiled separately because
+# Numba's inliner copies a callee's IR per call site, which gets slow for large callees. The
+# emitters, called from some twenty sites, inlined made RAID5/6 planning 2-3.5 times slower for the
+# same compile time (docs/performance.md, fourteenth pass); LLVM still inlines them where it pays.
 #
 # Member I/Os are added through _emit with two bundles: ``mrg = (lh, le, li)``, per (phase x
 # direction, member) the host I/O, end offset and output index of the last member I/O (for plug
@@ -99,7 +102,7 @@ class MemberIOPlan:
 # only when ``emit``; the first pass only counts).
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _emit(h, m, mo, ln, w, ph, cnt, emit, mrg, out):
     """Add member I/O number ``cnt`` of host I/O h; merge it into this host I/O's last I/O on m with
     the same direction and phase when contiguous (plug merging). Returns the new count."""
@@ -124,7 +127,7 @@ def _emit(h, m, mo, ln, w, ph, cnt, emit, mrg, out):
     return cnt + 1
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _emit_each(h, members, n_members, mo, ln, w, ph, cnt, emit, mrg, out):
     """The same extent on each of ``members[:n_members]`` (md reading a whole row from every
     survivor to rebuild it; RAID1 writing every mirror)."""
@@ -133,7 +136,7 @@ def _emit_each(h, members, n_members, mo, ln, w, ph, cnt, emit, mrg, out):
     return cnt
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@nb.njit(nogil=True, cache=True, _nrt=False)
 def _emit_data_blocks(h, level, code, n, pd, jlo, jhi, failed, mo, ln, w, ph, cnt, emit, mrg, out):
     """The same page rows on the data blocks jlo..jhi of a RAID5/6 stripe with P on member pd,
     skipping blocks on failed members."""
