@@ -198,7 +198,7 @@ OWN_SPARES = "tests/unit/test_oracles_hot_spares.py"
 NEW_MUTATIONS: tuple[Mutation, ...] = (
     # --- fio_together (issue 34: every one survived)
     m("together-no-think", "think time dropped from a job's loop", "nvsim/workload/together.py",
-      "m.population / (m.unloaded_s + wait_s + m.think_s)", "m.population / (m.unloaded_s + wait_s)", TOGETHER),
+      "m.population / (m.unloaded_s + w + m.think_s)", "m.population / (m.unloaded_s + w)", TOGETHER),
     m("together-flow-fastest", "a flow group paced by its fastest job", "nvsim/workload/together.py",
       "pace = min(x[j] / members[j].flow_weight for j in group)", "pace = max(x[j] / members[j].flow_weight for j in group)",
       TOGETHER),
@@ -206,6 +206,9 @@ NEW_MUTATIONS: tuple[Mutation, ...] = (
       "mean_s = m.unloaded_s + wait_s\n", "mean_s = m.unloaded_s\n", TOGETHER),
     m("together-own-cpus-shared", "each job's own CPUs shared by all the jobs", "nvsim/workload/together.py",
       "            if not u.resource.startswith(JOB_CPUS_LABEL):\n", "            if True:\n", TOGETHER),
+    m("together-waits-everywhere", "a job waits at saturated resources it never passes through", "nvsim/workload/together.py",
+      "uses = {name: (d > 0).astype(float) for name, d in table.items()}",
+      "uses = {name: np.ones_like(d) for name, d in table.items()}", TOGETHER),
     # --- fio_mix
     m("mix-loop-ignores-shares", "a mix's closed loop ignores the shares (plain mean of the parts' latencies)",
       "nvsim/workload/mix.py", "x_loop = population / float(np.sum(shares * r0))", "x_loop = population / float(np.mean(r0))", MIX),

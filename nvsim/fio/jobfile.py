@@ -217,8 +217,8 @@ class FioJobFile:
                          f"simulated array, as one closed loop of all their clones: {'; '.join(shared)}")
         if apart:
             lines.append(f"{self.path}: jobs that fio runs at the same time (no stonewall between them) with different "
-                         f"workloads share one simulated array, each its own closed loop waiting in the array's common "
-                         f"queue (a job with a latency target runs alone): {'; '.join(apart)}")
+                         f"workloads share one simulated array, each its own closed loop waiting at the saturated "
+                         f"resources it passes through (a job with a latency target runs alone): {'; '.join(apart)}")
         return lines
 
     def unmodelled_warning(self) -> str | None:

@@ -381,13 +381,20 @@ def together(job: Job, workloads: list[WorkloadSpec]) -> list[Result]:
         members.append(Member(alone, 1.0 / one.total_iops, w.numjobs * (1 if thinking else w.iodepth),
                               cap_iops=None if w.rate_iops is None else w.rate_iops * w.numjobs,
                               think_s=w.thinktime or 0.0, flow_weight=w.flow, flow_id=w.flow_id))
-    shared, wait_s, label = shared_results(members)
-    how = (f"a common wait of {wait_s * 1e6:,.1f} us at {label}" if wait_s > 0
-           else "no shared resource is saturated, each job runs as it would alone")
+    shared, solved = shared_results(members)
     return [replace(result, workload=w.name, route="phase", scale=scale).with_note(
                 f"job {w.name}: runs at the same time as {len(workloads) - 1} other job(s) on one array: "
-                f"{iops_text(result.total_iops * scale)} IOPS; {how}")
-            for w, (result, scale) in zip(workloads, shared)]
+                f"{iops_text(result.total_iops * scale)} IOPS; {_how_it_waits(solved, j)}")
+            for j, (w, (result, scale)) in enumerate(zip(workloads, shared))]
+
+
+def _how_it_waits(solved, j: int) -> str:
+    """What job ``j`` of a phase waits for at the resources the jobs saturate together."""
+    if not any(wait > 0 for wait in solved.resource_waits_s.values()):
+        return "no shared resource is saturated, each job runs as it would alone"
+    if solved.job_waits_s[j] <= 0:
+        return f"it does not pass through {solved.busiest}, which the others saturate, and waits nowhere"
+    return f"a wait of {solved.job_waits_s[j] * 1e6:,.1f} us at {solved.job_resources[j]}"
 
 
 ROWS: dict[str, Callable[[Job], Result]] = {

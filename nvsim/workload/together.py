@@ -5,15 +5,22 @@ Each job j is first simulated alone: its closed loop of N_j = numjobs x iodepth 
 rate X_j and each resource's utilisation u_r,j, so the job costs ``d_r,j = u_r,j / X_j`` of
 resource r's servers per I/O (as ``nvsim.workload.mix`` reads them); its depth-1 run gives its unloaded
 latency R0_j (``1 / X_1``, Little's law). Together, the jobs wait in the same queue at a saturated
-resource: every job's I/Os wait the same W there (first come, first served), so a job runs at
-``X_j(W) = N_j / (R0_j + W)`` (a rate cap: at most its cap; think time Z: ``N_j / (R0_j + W + Z)``),
-and W is the least wait at which no resource is loaded past its servers,
-``sum_j X_j(W) d_r,j <= 1`` (bisection). With one job this is the fluid mode's answer; with no
-saturated resource W = 0 and each job runs as it would alone. fio's ``flow`` (jobs of one
-``flow_id`` kept at I/O counts in the ratio of their weights) slows the jobs ahead of their share.
+resource r: every I/O that passes through r waits the same W_r there (first come, first served,
+the work ahead of it), and an I/O that never passes through r (``d_r,j`` = 0: md's chunk-aligned
+reads, which bypass raid5d, beside writes that saturate it) does not wait there. So job j runs at
+``X_j(W) = N_j / (R0_j + sum_r [d_r,j > 0] W_r)`` (a rate cap: at most its cap; think time Z:
+``N_j / (R0_j + W_j + Z)``), and each W_r is the least wait at which r is loaded to at most its
+servers, ``sum_j X_j(W) d_r,j <= 1``, found by bisection resource by resource, busiest first, until
+no wait moves (a resource that is not saturated keeps W_r = 0). With one job, or jobs that all pass
+through the one saturated resource, this is one common wait; with one job it is the fluid mode's
+answer; with no saturated resource every W_r = 0 and each job runs as it would alone. An I/O that
+passes through r on only some of its I/Os (a degraded read that needs raid5d) is charged the whole
+W_r: the record gives each job's demand on r, not how many of its I/Os visit it. fio's ``flow``
+(jobs of one ``flow_id`` kept at I/O counts in the ratio of their weights) slows the jobs ahead of
+their share.
 
 Each job's own CPUs (fabric's ``cores``) are not shared: they cap only their job. Each job's
-latency is then R0_j + W (its own run's when its CPUs hold it back), its own run's latency
+latency is then R0_j + W_j (its own run's when its CPUs hold it back), its own run's latency
 distribution (event mode) scaled to that mean; its CPU share and utilisation follow its rate.
 """
 
@@ -65,10 +72,11 @@ def own_cpu_cap(member: Member) -> float:
     return 1.0 / max(shares) if shares else float("inf")
 
 
-def rates_at(members: list[Member], wait_s: float) -> np.ndarray:
-    """Each job's rate when its I/Os wait ``wait_s`` at the shared queue (at most its own CPUs'
-    and its rate cap's), flow ratios applied."""
-    x = np.array([min(m.population / (m.unloaded_s + wait_s + m.think_s), own_cpu_cap(m)) for m in members])
+def rates_at(members: list[Member], waits_s) -> np.ndarray:
+    """Each job's rate when its I/Os wait ``waits_s`` (one per job, or one for all) at the shared
+    queues (at most its own CPUs' and its rate cap's), flow ratios applied."""
+    waits = np.broadcast_to(np.asarray(waits_s, dtype=float), (len(members),))
+    x = np.array([min(m.population / (m.unloaded_s + w + m.think_s), own_cpu_cap(m)) for m, w in zip(members, waits)])
     x = np.array([min(v, m.cap_iops) if m.cap_iops is not None else v for v, m in zip(x, members)])
     for flow_id in {m.flow_id for m in members if m.flow_weight}:
         group = [j for j, m in enumerate(members) if m.flow_weight and m.flow_id == flow_id]
@@ -78,37 +86,135 @@ def rates_at(members: list[Member], wait_s: float) -> np.ndarray:
     return x
 
 
-def shared_wait(members: list[Member]) -> tuple[float, np.ndarray, str]:
-    """(W, the jobs' rates, the busiest resource): the least wait at which every resource carries
-    at most its servers' time."""
+SWEEPS = 24
+"""Rounds of the resource-by-resource bisections (busiest first) at most: one round settles a single
+saturated resource, or several whose users are not the same jobs; resources saturated together by
+jobs they share converge slowly this way, and are then solved jointly (``_joint_waits``)."""
+NEWTON_STEPS = 60
+"""Newton steps at most on the saturated resources' loads (each step halved until it helps)."""
+LOAD_TOLERANCE = 1e-12
+"""How far a saturated resource's load may stay from its servers' time once solved."""
+
+
+@dataclass(frozen=True)
+class SharedWaits:
+    """The jobs' solve together: each saturated resource's wait (0 where it is not saturated), each
+    job's total wait and rate, and per job the resource it waits longest at (None: none)."""
+
+    resource_waits_s: dict[str, float]
+    job_waits_s: np.ndarray
+    rates: np.ndarray
+    job_resources: tuple[str | None, ...]
+    busiest: str
+
+
+def shared_waits(members: list[Member]) -> SharedWaits:
+    """The least waits at which every resource carries at most its servers' time, each resource's
+    found by bisection with the others' held, busiest first, round after round until none moves."""
     table = demands(members)
-
-    def load(wait_s: float) -> tuple[float, str]:
-        x = rates_at(members, wait_s)
-        label, value = max(((k, float(d @ x)) for k, d in table.items()), key=lambda item: item[1])
-        return value, label
-
+    none = np.zeros(len(members))
     if not table:
-        return 0.0, rates_at(members, 0.0), "each job's own CPUs"
-    busiest, label = load(0.0)
-    if busiest <= 1.0 + 1e-9:
-        return 0.0, rates_at(members, 0.0), label
+        return SharedWaits({}, none, rates_at(members, none), (None,) * len(members), "each job's own CPUs")
+    uses = {name: (d > 0).astype(float) for name, d in table.items()}
+    at_zero = {name: float(d @ rates_at(members, none)) for name, d in table.items()}
+    order = sorted(table, key=lambda name: (-at_zero[name], name))
+    waits = dict.fromkeys(order, 0.0)
+    moved = at_zero[order[0]] > 1.0 + 1e-9
+    for _ in range(SWEEPS if moved else 0):
+        moved = False
+        for name in order:
+            others = sum((w * uses[r] for r, w in waits.items() if r != name), none)
+            wait = _tight_wait(members, table[name], uses[name], others)
+            moved = moved or wait != waits[name]
+            waits[name] = wait
+        if not moved:
+            break
+    if moved:  # resources saturated together by jobs they share: their waits move each other
+        waits = _joint_waits(members, table, uses, waits)
+    job_waits = sum((w * uses[r] for r, w in waits.items()), none)
+    longest = tuple(max((r for r in order if uses[r][j] and waits[r] > 0), key=lambda r: waits[r], default=None)
+                    for j in range(len(members)))
+    busiest = max(order, key=lambda name: (waits[name], at_zero[name]))
+    return SharedWaits(waits, job_waits, rates_at(members, job_waits), longest, busiest)
+
+
+def shared_wait(members: list[Member]) -> tuple[np.ndarray, np.ndarray, str]:
+    """(each job's wait, the jobs' rates, the resource waited at longest, else the busiest)."""
+    solved = shared_waits(members)
+    return solved.job_waits_s, solved.rates, solved.busiest
+
+
+def _tight_wait(members: list[Member], demand: np.ndarray, uses: np.ndarray, others: np.ndarray) -> float:
+    """The least wait at one resource (its users' I/Os wait it on top of ``others``) at which it
+    carries at most its servers' time: 0 when it does without one, else bisection."""
+    def load(wait_s: float) -> float:
+        return float(demand @ rates_at(members, others + wait_s * uses))
+
+    if load(0.0) <= 1.0 + 1e-9:
+        return 0.0
     high = max(m.unloaded_s for m in members)
-    while load(high)[0] > 1.0:
+    while load(high) > 1.0:
         high *= 2.0
     low = 0.0
     for _ in range(WAIT_BISECTIONS):
         middle = (low + high) / 2
-        low, high = (middle, high) if load(middle)[0] > 1.0 else (low, middle)
-    return high, rates_at(members, high), label
+        low, high = (middle, high) if load(middle) > 1.0 else (low, middle)
+    return high
 
 
-def shared_results(members: list[Member]) -> tuple[list[tuple[Result, float]], float, str]:
-    """Each job's (Result with its shared latency, rate scale over its own run), the wait and the
-    busiest resource."""
-    wait_s, rates, label = shared_wait(members)
+def _joint_waits(members: list[Member], table: dict[str, np.ndarray], uses: dict[str, np.ndarray],
+                 waits: dict[str, float]) -> dict[str, float]:
+    """The waits of resources saturated together, from the bisections' ``waits``: the complementarity
+    of each resource's wait and its spare capacity (a wait only where the load is its servers'
+    time), solved as one system by Newton's method on the Fischer-Burmeister function
+    ``phi(a, b) = a + b - sqrt(a^2 + b^2)`` (zero exactly when a >= 0, b >= 0 and a b = 0; Fischer,
+    Optimization 24, 1992), a = the wait over the longest unloaded latency, b = 1 - the load; the
+    Jacobian by finite differences, each step halved until the residual falls. The better of the
+    two answers is kept; then any resource still loaded past its servers has its wait raised until
+    it is not (a raised wait lowers every load, so that pass leaves none past its servers)."""
+    names = list(table)
+    demand = np.array([table[n] for n in names])
+    use = np.array([uses[n] for n in names])
+    scale = max(m.unloaded_s for m in members)
+
+    def residual(values: np.ndarray) -> np.ndarray:
+        a, b = values / scale, 1.0 - demand @ rates_at(members, use.T @ values)
+        return a + b - np.sqrt(a * a + b * b)
+
+    start = np.array([waits[n] for n in names])
+    w = start.copy()
+    for _ in range(NEWTON_STEPS):
+        now = residual(w)
+        if np.max(np.abs(now)) <= LOAD_TOLERANCE:
+            break
+        jacobian = np.empty((len(names), len(names)))
+        for col in range(len(names)):
+            step = max(1e-9 * scale, 1e-7 * w[col])
+            shifted = w.copy()
+            shifted[col] += step
+            jacobian[:, col] = (residual(shifted) - now) / step
+        move = np.linalg.lstsq(jacobian, -now, rcond=None)[0]
+        for _halving in range(40):
+            trial = np.maximum(w + move, 0.0)
+            if np.linalg.norm(residual(trial)) < np.linalg.norm(now):
+                w = trial
+                break
+            move = move / 2.0
+        else:
+            break
+    w = np.where(w > 1e-9 * scale, w, 0.0)  # a slack resource's wait as Newton leaves it, a hair above 0
+    if np.linalg.norm(residual(w)) > np.linalg.norm(residual(start)):
+        w = start
+    for r in np.flatnonzero(demand @ rates_at(members, use.T @ w) > 1.0 + 1e-9):
+        w[r] = _tight_wait(members, demand[r], use[r], use.T @ w - w[r] * use[r])
+    return dict(zip(names, (float(v) for v in w)))
+
+
+def shared_results(members: list[Member]) -> tuple[list[tuple[Result, float]], SharedWaits]:
+    """Each job's (Result with its shared latency, rate scale over its own run), and the solve."""
+    solved = shared_waits(members)
     out = []
-    for m, x in zip(members, rates):
+    for m, x, wait_s, where in zip(members, solved.rates, solved.job_waits_s, solved.job_resources):
         sim = m.alone.simulation
         mean_s = m.unloaded_s + wait_s
         if x >= own_cpu_cap(m) * (1 - 1e-9):  # held back by its own CPUs: its I/Os wait there (Little's law)
@@ -121,9 +227,10 @@ def shared_results(members: list[Member]) -> tuple[list[tuple[Result, float]], f
         together = replace(sim, read_latency_us=latency_dict(samples.get("read"), mean_s, f_read > 0),
                            write_latency_us=latency_dict(samples.get("write"), mean_s, f_read < 1),
                            latency_samples_s=samples, tail_ci95_us={},
-                           limited_by=f"{label}, shared with the jobs running at the same time" if wait_s > 0 else sim.limited_by)
+                           limited_by=f"{where}, shared with the jobs running at the same time" if wait_s > 0 else sim.limited_by)
         out.append((replace(m.alone, simulation=together), float(x) / m.alone.total_iops))
-    return out, wait_s, label
+    return out, solved
 
 
-__all__ = ["Member", "demands", "own_cpu_cap", "rates_at", "shared_wait", "shared_results", "WAIT_BISECTIONS", "JOB_CPUS_LABEL"]
+__all__ = ["Member", "SharedWaits", "demands", "own_cpu_cap", "rates_at", "shared_wait", "shared_waits", "shared_results", "WAIT_BISECTIONS", "SWEEPS", "NEWTON_STEPS", "LOAD_TOLERANCE",
+           "JOB_CPUS_LABEL"]

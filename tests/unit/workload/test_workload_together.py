@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from nvsim import fabric
-from nvsim.workload.together import JOB_CPUS_LABEL, Member, shared_results, shared_wait
+from nvsim.workload.together import JOB_CPUS_LABEL, Member, shared_results, shared_wait, shared_waits
 from nvsim.sim.result import Utilisation
 
 
@@ -68,8 +68,8 @@ def test_jobs_sharing_a_saturated_queue_obey_littles_law_each():
     # 16 / (50 us + W) * 10 us + 8 / (50 us + W) * 20 us = 1  ->  50 us + W = 320 us, W = 270 us
     a = member(1e5, {"drives": 1e-5}, 5e-5, 16)
     b = member(5e4, {"drives": 2e-5}, 5e-5, 8)
-    results, wait, label = shared_results([a, b])
-    assert label == "drives" and wait == pytest.approx(2.7e-4, rel=1e-9)
+    results, solved = shared_results([a, b])
+    assert solved.busiest == "drives" and solved.job_waits_s == pytest.approx([2.7e-4, 2.7e-4], rel=1e-9)
     for (result, scale), m in zip(results, (a, b)):
         rate = scale * m.alone.total_iops
         assert rate == pytest.approx(m.population / 3.2e-4, rel=1e-9)
@@ -85,7 +85,7 @@ def test_each_jobs_own_cpus_are_its_own_even_under_the_same_label():
     a = member(8e4, {label: 1e-5, "drives": 1e-7}, 1e-5, 1)  # alone: min(1 / 10 us, 1 / 10 us x 0.8) -> 80K loop
     b = member(8e4, {label: 1e-5, "drives": 1e-7}, 1e-5, 1)
     wait, rates, _ = shared_wait([a, b])
-    assert wait == 0.0
+    assert not wait.any()
     assert rates == pytest.approx([1e5, 1e5], rel=1e-12)  # each its own loop's 1 / 10 us, its CPU never shared
     # a job held back by its own CPU (cap: 1 / 20 us = 50K) goes no faster together, whatever its loop allows
     c = member(5e4, {label: 2e-5, "drives": 1e-7}, 1e-6, 64)
@@ -101,9 +101,9 @@ def _member(iops, demands, unloaded_s, population, **kw):
 def test_one_job_alone_gets_the_fluid_answer():
     m = _member(1e5, {"drives": 1e-5}, 1e-4, 64)  # cap 100K, loop 640K
     wait, rates, label = shared_wait([m])
-    assert rates[0] == pytest.approx(1e5, rel=1e-9) and label == "drives" and wait > 0
+    assert rates[0] == pytest.approx(1e5, rel=1e-9) and label == "drives" and wait[0] > 0
     m = _member(1e5, {"drives": 1e-6}, 1e-4, 4)  # loop 40K under the 1M cap: no wait
-    assert shared_wait([m])[0] == 0.0
+    assert shared_wait([m])[0][0] == 0.0
 
 
 @settings(max_examples=60, deadline=None)
@@ -115,7 +115,7 @@ def test_jobs_sharing_a_resource_never_load_it_past_its_servers(jobs):
     assert load <= 1.0 + 1e-6
     alone = [min(n / r0, 1 / d) for d, r0, n in jobs]
     assert all(x <= a * (1 + 1e-9) for x, a in zip(rates, alone))  # sharing never speeds a job up
-    if wait > 0:
+    if wait.any():
         assert load == pytest.approx(1.0, rel=1e-6)
 
 
@@ -132,4 +132,49 @@ def test_a_jobs_own_cpus_cap_only_that_job():
     cpu_bound = _member(1e4, {"host cores (1 job CPUs)": 1e-4, "drives": 1e-7}, 1e-5, 64)
     reader = _member(1e5, {"host cores (8 job CPUs)": 1e-6, "drives": 1e-6}, 1e-4, 8)
     wait, rates, _ = shared_wait([cpu_bound, reader])
-    assert wait == 0.0 and rates[0] == pytest.approx(1e4) and rates[1] == pytest.approx(8 / 1e-4)
+    assert not wait.any() and rates[0] == pytest.approx(1e4) and rates[1] == pytest.approx(8 / 1e-4)
+
+
+def test_a_job_that_never_passes_through_the_saturated_resource_does_not_wait_there():
+    # md RAID5: chunk-aligned reads bypass raid5d, which the writes saturate (1 / 100 us = 10K writes/s); the
+    # drives stay far from saturated, so the reader runs as it would alone, 32 / 100 us = 320K
+    reader = member(3.2e5, {"drives": 1e-7}, 1e-4, 32)
+    writer = member(1e4, {"md stripe thread (raid5d)": 1e-4, "drives": 4e-7}, 2e-4, 64)
+    solved = shared_waits([reader, writer])
+    assert solved.job_waits_s[0] == 0.0 and solved.job_resources[0] is None
+    assert solved.rates[0] == pytest.approx(32 / 1e-4, rel=1e-12)
+    assert solved.rates[1] == pytest.approx(1e4, rel=1e-9) and solved.job_resources[1] == "md stripe thread (raid5d)"
+    results, _ = shared_results([reader, writer])
+    assert results[0][1] == pytest.approx(1.0, rel=1e-12)  # the reader's rate over its own run's
+
+
+def test_two_resources_each_saturated_by_its_own_job_hold_each_to_its_own_servers():
+    # a saturates r1 alone, b saturates r2 alone: each keeps its own cap; one common wait would slow both
+    a = _member(1e5, {"r1": 1e-5}, 1e-5, 64)
+    b = _member(5e4, {"r2": 2e-5}, 1e-5, 64)
+    solved = shared_waits([a, b])
+    assert solved.rates == pytest.approx([1e5, 5e4], rel=1e-9)
+    assert set(solved.resource_waits_s) == {"r1", "r2"} and all(w > 0 for w in solved.resource_waits_s.values())
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.dictionaries(st.sampled_from(["r1", "r2", "r3"]), st.floats(1e-7, 1e-4), min_size=1),
+                          st.floats(1e-6, 1e-3), st.integers(1, 256)), min_size=2, max_size=5))
+def test_waits_are_complementary_to_the_loads(jobs):
+    """Each resource carries at most its servers' time; one that makes its users wait carries all of
+    it; a job waits only at resources it passes through, so one that meets no saturated resource
+    runs at its own closed loop's rate, and sharing never speeds a job up."""
+    members = [_member(1.0 / max(d.values()), d, r0, n) for d, r0, n in jobs]
+    solved = shared_waits(members)
+    for name, wait in solved.resource_waits_s.items():
+        load = sum(x * d.get(name, 0.0) for x, (d, _, _) in zip(solved.rates, jobs))
+        assert load <= 1.0 + 1e-6
+        if wait > 0:
+            assert load == pytest.approx(1.0, rel=1e-6)
+    for x, (d, r0, n), wait in zip(solved.rates, jobs, solved.job_waits_s):
+        alone = min(n / r0, 1.0 / max(d.values()))
+        assert x <= alone * (1 + 1e-9)
+        touched = sum(solved.resource_waits_s[name] for name in d)
+        assert wait == pytest.approx(touched, rel=1e-12, abs=0.0)
+        if touched == 0:
+            assert x == pytest.approx(n / r0, rel=1e-12)
