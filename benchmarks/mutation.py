@@ -166,7 +166,8 @@ FIRST_RUN: tuple[Mutation, ...] = (
       "return nand_write_bytes_per_s * SECONDS_PER_DAY / capacity_bytes", "tests/ui/test_dashboard.py"),
     # --- the cache
     m("numba-cache-top-level", "the source digest sees only top-level modules", "nvsim/numba_cache.py",
-      'sorted(package_dir.rglob("*.py"))', 'sorted(package_dir.glob("*.py"))', "tests/unit/test_numba_cache.py"),
+      "sorted(p for p in package_dir.rglob(pattern) if p.is_file())", "sorted(p for p in package_dir.glob(pattern) if p.is_file())",
+      "tests/unit/test_numba_cache.py"),
 )
 
 
@@ -245,7 +246,8 @@ NEW_MUTATIONS: tuple[Mutation, ...] = (
       "return drive * (cands.count + cands.spares) + engine + platform", "return drive * cands.count + engine + platform",
       SPARES, OWN_SPARES),
     m("cost-spares-unpriced", "hot spares left out of cost.py's price", "nvsim/cost.py",
-      "drive_count=array.drives + array.hot_spares", "drive_count=array.drives", SPARES, OWN_SPARES),
+      "(catalog.drives[array.drive], array.drives + array.hot_spares)", "(catalog.drives[array.drive], array.drives)",
+      SPARES, OWN_SPARES),
     m("cost-power-share-inverted", "a drive's power mixes its read and write figures the other way round", "nvsim/cost.py",
       "(1.0 - share) * read_w + share * write_w", "share * read_w + (1.0 - share) * write_w", "tests/unit/test_cost.py"),
     # --- PCIe, topology, event measure (issue 34 survivors)
@@ -281,7 +283,7 @@ NEW_MUTATIONS: tuple[Mutation, ...] = (
       'return int(data["bytes"] / runtime_s // 1024)', 'return int(data["bytes"] / runtime_s // 1000)',
       FIO_TOOLS + "::test_log_files_in_fios_formats_read_by_fios_log_parser"),
     m("fio-log-no-last-flush", "no last log entry at the end of the run", "nvsim/fio/logs.py",
-      "    if runtime_ms > 0 and (not times or times[-1] != runtime_ms):\n        times.append(runtime_ms)\n", "",
+      "    if runtime_ms > 0 and (not times or times[-1] != runtime_ms):\n        return [*times, runtime_ms]\n", "",
       "tests/unit/fio/test_fio_logs.py"),
     m("fio-names-flow-missing", "fio's 'flow' option missing from its names", "nvsim/fio/names.py",
       " flow flow_id ", " flow_id ", FIO_UNIT + "::test_flow_and_rate_process_are_read",
