@@ -7,7 +7,7 @@ Resources, each a rate limit:
     read; the datasheet cannot separate it from NAND reads).
 
 Pool time per I/O (seconds of the whole pool, i.e. die-seconds / nand_dies):
-  read   u_r = max(1 / read_service_iops * pages, bs / seq_read_bytes_per_s)
+  read   u_r = max(1 / read_service_iops * pages, bs / seq_read_bytes_per_s) (sequential: one command, pages = 1)
   write  u_w = bs * rmw * WAF / (eta * program_bytes_per_s) + rmw_reads * u_r(IU)
          (sequential writes: WAF = 1, eta = 1; random: greedy WAF at the namespace's spare factor)
   a read also pays ``s * rho_w``: the suspend cost s when it finds its die programming, which
@@ -104,10 +104,14 @@ class SsdModel:
 
     # -- pool time of one I/O (seconds of the whole die pool) ---------------------------------
     def read_pool_s(self, block_bytes: int, random: bool) -> float:
+        """A read's pool time: a random one's pages at the read service rate, a sequential one its
+        bytes at the streaming rate; either at least one command at the read service rate, the
+        controller's command rate the datasheet's random-read figure folds in (a 512 B
+        sequential read is a command like a 4 KiB random one, not 1/28 of a 14 GB/s stream)."""
         p = self.params
         if random:
             return random_read_pool_s(block_bytes, p.read_service_iops, p.seq_read_bytes_per_s)
-        return block_bytes / p.seq_read_bytes_per_s
+        return max(1.0 / p.read_service_iops, block_bytes / p.seq_read_bytes_per_s)
 
     def write_pool_s(self, block_bytes: int, random: bool) -> float:
         p = self.params
