@@ -208,8 +208,8 @@ NEW_MUTATIONS: tuple[Mutation, ...] = (
     m("together-own-cpus-shared", "each job's own CPUs shared by all the jobs", "nvsim/workload/together.py",
       "            if not u.resource.startswith(JOB_CPUS_LABEL):\n", "            if True:\n", TOGETHER),
     m("together-waits-everywhere", "a job waits at saturated resources it never passes through", "nvsim/workload/together.py",
-      "uses = {name: (d > 0).astype(float) for name, d in table.items()}",
-      "uses = {name: np.ones_like(d) for name, d in table.items()}", TOGETHER),
+      "by_users.setdefault(tuple(bool(v) for v in demand > 0), []).append(name)",
+      "by_users.setdefault(tuple(True for v in demand), []).append(name)", TOGETHER),
     # --- fio_mix
     m("mix-loop-ignores-shares", "a mix's closed loop ignores the shares (plain mean of the parts' latencies)",
       "nvsim/workload/mix.py", "x_loop = population / float(np.sum(shares * r0))", "x_loop = population / float(np.mean(r0))", MIX),

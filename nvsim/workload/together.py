@@ -109,33 +109,60 @@ class SharedWaits:
 
 
 def shared_waits(members: list[Member]) -> SharedWaits:
-    """The least waits at which every resource carries at most its servers' time, each resource's
-    found by bisection with the others' held, busiest first, round after round until none moves."""
+    """The least waits at which every resource carries at most its servers' time. Resources that the
+    same jobs pass through share one wait (only its busiest can bind it); each group's is found by
+    bisection with the others' held, busiest first, round after round until none moves, and jointly
+    where groups saturated together share jobs (``_joint_waits``)."""
     table = demands(members)
     none = np.zeros(len(members))
     if not table:
         return SharedWaits({}, none, rates_at(members, none), (None,) * len(members), "each job's own CPUs")
-    uses = {name: (d > 0).astype(float) for name, d in table.items()}
-    at_zero = {name: float(d @ rates_at(members, none)) for name, d in table.items()}
-    order = sorted(table, key=lambda name: (-at_zero[name], name))
-    waits = dict.fromkeys(order, 0.0)
+    groups = _user_groups(table)
+    at_zero = [float(np.max(g.demand @ rates_at(members, none))) for g in groups]
+    order = sorted(range(len(groups)), key=lambda i: (-at_zero[i], groups[i].names))
+    groups = [groups[i] for i in order]
+    waits = np.zeros(len(groups))
     moved = at_zero[order[0]] > 1.0 + 1e-9
     for _ in range(SWEEPS if moved else 0):
         moved = False
-        for name in order:
-            others = sum((w * uses[r] for r, w in waits.items() if r != name), none)
-            wait = _tight_wait(members, table[name], uses[name], others)
-            moved = moved or wait != waits[name]
-            waits[name] = wait
+        for i, group in enumerate(groups):
+            others = sum((w * g.uses for k, (g, w) in enumerate(zip(groups, waits)) if k != i), none)
+            wait = _tight_wait(members, group.demand, group.uses, others)
+            moved = moved or wait != waits[i]
+            waits[i] = wait
         if not moved:
             break
-    if moved:  # resources saturated together by jobs they share: their waits move each other
-        waits = _joint_waits(members, table, uses, waits)
-    job_waits = sum((w * uses[r] for r, w in waits.items()), none)
-    longest = tuple(max((r for r in order if uses[r][j] and waits[r] > 0), key=lambda r: waits[r], default=None)
-                    for j in range(len(members)))
-    busiest = max(order, key=lambda name: (waits[name], at_zero[name]))
-    return SharedWaits(waits, job_waits, rates_at(members, job_waits), longest, busiest)
+    if moved:  # groups saturated together by jobs they share: their waits move each other
+        waits = _joint_waits(members, groups, waits)
+    job_waits = sum((w * g.uses for g, w in zip(groups, waits)), none)
+    rates = rates_at(members, job_waits)
+    resource_waits = dict.fromkeys(table, 0.0)
+    for group, wait in zip(groups, waits):
+        if wait > 0:  # the group's wait is its busiest resource's
+            resource_waits[group.names[int(np.argmax(group.demand @ rates))]] = float(wait)
+    longest = tuple(max((r for r in table if table[r][j] > 0 and resource_waits[r] > 0), key=lambda r: resource_waits[r],
+                        default=None) for j in range(len(members)))
+    busiest = max(table, key=lambda name: (resource_waits[name], float(table[name] @ rates)))
+    return SharedWaits(resource_waits, job_waits, rates, longest, busiest)
+
+
+@dataclass(frozen=True)
+class _Group:
+    """Resources the same jobs pass through: their names, demands (one row each) and the jobs' use."""
+
+    names: tuple[str, ...]
+    demand: np.ndarray
+    uses: np.ndarray
+
+
+def _user_groups(table: dict[str, np.ndarray]) -> list[_Group]:
+    """The resources grouped by the jobs that pass through them (a wait at any of them is a wait of
+    the same jobs: the one wait of the group is bound by its busiest)."""
+    by_users: dict[tuple[bool, ...], list[str]] = {}
+    for name, demand in table.items():
+        by_users.setdefault(tuple(bool(v) for v in demand > 0), []).append(name)
+    return [_Group(tuple(names), np.array([table[n] for n in names]), np.array(key, dtype=float))
+            for key, names in by_users.items()]
 
 
 def shared_wait(members: list[Member]) -> tuple[np.ndarray, np.ndarray, str]:
@@ -145,10 +172,11 @@ def shared_wait(members: list[Member]) -> tuple[np.ndarray, np.ndarray, str]:
 
 
 def _tight_wait(members: list[Member], demand: np.ndarray, uses: np.ndarray, others: np.ndarray) -> float:
-    """The least wait at one resource (its users' I/Os wait it on top of ``others``) at which it
-    carries at most its servers' time: 0 when it does without one, else bisection."""
+    """The least wait at a group of resources (rows of ``demand``; its users' I/Os wait it on top of
+    ``others``) at which each carries at most its servers' time: 0 when they do without one, else
+    bisection."""
     def load(wait_s: float) -> float:
-        return float(demand @ rates_at(members, others + wait_s * uses))
+        return float(np.max(demand @ rates_at(members, others + wait_s * uses)))
 
     if load(0.0) <= 1.0 + 1e-9:
         return 0.0
@@ -162,33 +190,34 @@ def _tight_wait(members: list[Member], demand: np.ndarray, uses: np.ndarray, oth
     return high
 
 
-def _joint_waits(members: list[Member], table: dict[str, np.ndarray], uses: dict[str, np.ndarray],
-                 waits: dict[str, float]) -> dict[str, float]:
-    """The waits of resources saturated together, from the bisections' ``waits``: the complementarity
-    of each resource's wait and its spare capacity (a wait only where the load is its servers'
-    time), solved as one system by Newton's method on the Fischer-Burmeister function
+def _joint_waits(members: list[Member], groups: list[_Group], waits: np.ndarray) -> np.ndarray:
+    """The waits of groups saturated together, from the bisections' ``waits``: the complementarity
+    of each group's wait and its spare capacity (a wait only where its busiest resource's load is
+    its servers' time), solved as one system by Newton's method on the Fischer-Burmeister function
     ``phi(a, b) = a + b - sqrt(a^2 + b^2)`` (zero exactly when a >= 0, b >= 0 and a b = 0; Fischer,
     Optimization 24, 1992), a = the wait over the longest unloaded latency, b = 1 - the load; the
     Jacobian by finite differences, each step halved until the residual falls. The better of the
-    two answers is kept; then any resource still loaded past its servers has its wait raised until
-    it is not (a raised wait lowers every load, so that pass leaves none past its servers)."""
-    names = list(table)
-    demand = np.array([table[n] for n in names])
-    use = np.array([uses[n] for n in names])
+    two answers is kept; then any group still loaded past its servers has its wait raised until it
+    is not (a raised wait lowers every load, so that pass leaves none past its servers)."""
+    use = np.array([g.uses for g in groups])
     scale = max(m.unloaded_s for m in members)
 
+    def loads(values: np.ndarray) -> np.ndarray:
+        x = rates_at(members, use.T @ values)
+        return np.array([float(np.max(g.demand @ x)) for g in groups])
+
     def residual(values: np.ndarray) -> np.ndarray:
-        a, b = values / scale, 1.0 - demand @ rates_at(members, use.T @ values)
+        a, b = values / scale, 1.0 - loads(values)
         return a + b - np.sqrt(a * a + b * b)
 
-    start = np.array([waits[n] for n in names])
+    start = waits.copy()
     w = start.copy()
     for _ in range(NEWTON_STEPS):
         now = residual(w)
         if np.max(np.abs(now)) <= LOAD_TOLERANCE:
             break
-        jacobian = np.empty((len(names), len(names)))
-        for col in range(len(names)):
+        jacobian = np.empty((len(groups), len(groups)))
+        for col in range(len(groups)):
             step = max(1e-9 * scale, 1e-7 * w[col])
             shifted = w.copy()
             shifted[col] += step
@@ -202,12 +231,12 @@ def _joint_waits(members: list[Member], table: dict[str, np.ndarray], uses: dict
             move = move / 2.0
         else:
             break
-    w = np.where(w > 1e-9 * scale, w, 0.0)  # a slack resource's wait as Newton leaves it, a hair above 0
+    w = np.where(w > 1e-9 * scale, w, 0.0)  # a slack group's wait as Newton leaves it, a hair above 0
     if np.linalg.norm(residual(w)) > np.linalg.norm(residual(start)):
         w = start
-    for r in np.flatnonzero(demand @ rates_at(members, use.T @ w) > 1.0 + 1e-9):
-        w[r] = _tight_wait(members, demand[r], use[r], use.T @ w - w[r] * use[r])
-    return dict(zip(names, (float(v) for v in w)))
+    for i in np.flatnonzero(loads(w) > 1.0 + 1e-9):
+        w[i] = _tight_wait(members, groups[i].demand, groups[i].uses, use.T @ w - w[i] * groups[i].uses)
+    return w
 
 
 def shared_results(members: list[Member]) -> tuple[list[tuple[Result, float]], SharedWaits]:
