@@ -80,14 +80,18 @@ class RebuildRecord:
         """Host writes of one segment that land on the new member: the engine writes a stripe's
         member once it is rebuilt (md's recovery_offset; a card's or a GPU's rebuilt region), so
         each survivor's share of the host's member writes, times the share of the member rebuilt
-        (averaged over the segment, during which it grows linearly)."""
-        per_member = result.write_bytes_per_s * result.raid_waf / max(survivors, 1)
-        if not (math.isfinite(per_member) and per_member > 0):
+        (averaged over the segment, during which it grows linearly). A phase: each job's writes at
+        its own RAID WAF, their NAND WAF weighted by their bytes."""
+        writes = [(job.write_bytes_per_s * job.raid_waf / max(survivors, 1), job.waf_nand) for job in result.jobs or (result,)]
+        writes = [(per_member, waf) for per_member, waf in writes if math.isfinite(per_member) and per_member > 0]
+        if not writes:
             return
+        per_member = writes[0][0] if len(writes) == 1 else sum(b for b, _ in writes)
         rebuilt_share = (before_bytes + self.bytes_rebuilt) / (2.0 * span_bytes)
         self.host_bytes_to_member += per_member * rebuilt_share * dt_s
-        if math.isfinite(result.waf_nand):
-            self.host_waf_nand = result.waf_nand
+        finite = [(b, waf) for b, waf in writes if math.isfinite(waf)]
+        if finite:
+            self.host_waf_nand = finite[0][1] if len(finite) == 1 else sum(b * w for b, w in finite) / sum(b for b, _ in finite)
 
 
 @dataclass
@@ -122,16 +126,33 @@ class Timeline:
         return asdict(self)
 
 
-def _state_result(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: Catalog, state: ArrayState,
+def _state_result(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, catalog: Catalog, state: ArrayState,
                   fidelity: str) -> Result:
     """One state's foreground and rebuild rates, from the orchestrator with the state pinned."""
     return Simulation(scenario, workload, catalog=catalog, state=state).run(fidelity, host_ios=TIMELINE_HOST_IOS)
 
 
-def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: Catalog | None = None,
+def sync_rate(result: Result) -> tuple[float, str]:
+    """(member bytes per second, what limits it) of the rebuild or check running in a state's
+    ``result``. A phase's Result holds each job's own closed loop solved in the state with the
+    rebuild beside it (``workload.compose.phase``: the jobs then share the foreground's queues, and
+    no joint solve of all the jobs with the rebuild exists), so the phase's rate is the slowest of
+    its jobs' -- the jobs together load the array at least as much as any one of them, so a heavier
+    load never rebuilds faster (an upper bound on the rate: the jobs' joint load would slow it more).
+    Its first job's record alone (``Result.rebuild_bytes_per_s``) ran a scrub under a reader and a
+    writer at the reader's pace."""
+    runs = [job for job in result.jobs if job.rebuild_bytes_per_s is not None] or [result]
+    slowest = min(runs, key=lambda run: float(run.rebuild_bytes_per_s or 0.0))
+    why = slowest.rebuild_limited_by or slowest.limited_by
+    if len({run.rebuild_bytes_per_s for run in runs}) > 1:
+        why += f" (beside {slowest.workload}: the slowest of the phase's jobs)"
+    return float(slowest.rebuild_bytes_per_s or 0.0), why
+
+
+def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, catalog: Catalog | None = None,
                  fidelity: str = "fluid", horizon_s: float | None = None) -> Timeline:
-    """Integrate the scenario's fault events under ``workload`` until every rebuild is done (or
-    ``horizon_s``), state by state."""
+    """Integrate the scenario's fault events under ``workload`` (a ``Phase``: its jobs at once)
+    until every rebuild is done (or ``horizon_s``), state by state."""
     catalog = catalog or default_catalog()
     array = scenario.array
     cap = capacity(scenario, catalog)
@@ -205,7 +226,7 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog:
         if key not in cache:
             cache[key] = _state_result(scenario, workload, catalog, ArrayState(*key), fidelity)
         result = cache[key]
-        rate = float(result.rebuild_bytes_per_s or 0.0)
+        rate, rebuild_why = sync_rate(result)
         end = _segment_end(t, next_event, current.bytes_rebuilt, span, rate) if current is not None else next_event
         if math.isinf(end):  # degraded for good: no replacement and no more events
             out.segments.append(Segment(t, math.inf, "degraded", key[0], None, result.total_iops,
@@ -219,7 +240,7 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog:
             current.survivor_bytes_read += done * protocol.reads_per_byte(array.drives, len(missing))
         out.segments.append(Segment(t, end, state, key[0], current.member if current else None, result.total_iops,
                                     result.transactions_per_s, rate, current.bytes_rebuilt if current else 0.0,
-                                    result.rebuild_limited_by or result.limited_by))
+                                    rebuild_why))
         t = end
         if current is not None and current.bytes_rebuilt >= span * (1 - 1e-12):
             current.end_s = t
@@ -250,11 +271,11 @@ def _segment_end(t: float, next_event: float, done_bytes: float, span: float, ra
 def _check_segment(out: Timeline, check: CheckRecord, result: Result, t: float, next_event: float, span: float) -> float:
     """The whole array checking from ``t`` at the checking state's rate until the check has read
     every member's ``span`` or the next event: its segment, the check's progress; the segment's end."""
-    rate = float(result.rebuild_bytes_per_s or 0.0)
+    rate, why = sync_rate(result)
     end = _segment_end(t, next_event, check.bytes_checked, span, rate)
     check.bytes_checked = min(span, check.bytes_checked + rate * (end - t)) if math.isfinite(end) else check.bytes_checked
     out.segments.append(Segment(t, end, "checking", (), None, result.total_iops, result.transactions_per_s, rate,
-                                check.bytes_checked, result.rebuild_limited_by or result.limited_by))
+                                check.bytes_checked, why))
     if check.bytes_checked >= span * (1 - 1e-12):
         check.end_s, check.outcome = end, "done"
     return end
@@ -294,8 +315,9 @@ def _idle_system(scenario: ScenarioSpec, catalog: Catalog, missing: tuple[int, .
 def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, workload: WorkloadSpec | None = None,
                     fidelity: str = "fluid") -> dict:
     """One member fails and a hot spare takes its place at once, under ``workload`` (the
-    scenario's first, else idle): rebuild time and speed, the risk of losing data meanwhile, and
-    the array's MTTDL with that rebuild time."""
+    scenario's first, else idle) with every job of its phase (they run together, as the scrub's
+    load): rebuild time and speed, the risk of losing data meanwhile (its URE over the survivor
+    bytes the rebuild reads), and the array's MTTDL with that rebuild time."""
     catalog = catalog or default_catalog()
     array = scenario.array
     if workload is None and scenario.workloads:
@@ -305,18 +327,19 @@ def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, work
         return {"rebuild_hours": None, "rebuild_mb_per_s": None, "data_loss_probability": 1.0,
                 "mttdl_years": (drive.mtbf_hours.value / array.drives) / HOURS_PER_YEAR,
                 "note": f"RAID{array.level} has no redundancy: a failed drive loses data"}
-    trims_only = workload is not None and workload.pure_trim
+    load = None if workload is None else _with_its_phase(scenario, workload)
+    trims_only = load is not None and all(job.pure_trim for job in _jobs(load))
     if trims_only:  # deallocations read nothing from the survivors and write nothing to the new member
-        workload = None
+        load = None
     trial = scenario.model_copy(update={"faults": (FaultSpec(at_s=0.0, drive=0, action="fail"),),
                                         "array": array.model_copy(update={"hot_spares": max(1, array.hot_spares)})})
-    timeline = run_timeline(trial, workload, catalog, fidelity)
+    timeline = run_timeline(trial, load, catalog, fidelity)
     record = timeline.rebuilds[0]
     hours = (record.duration_s or math.inf) / 3600.0
     risk: RebuildRisk = rebuild_risk(array.level, array.drives, drive.mtbf_hours.value, drive.uber_per_bit.value,
                                      hours, record.survivor_bytes_read, array.near_copies)
     return {
-        "workload": workload.name if workload else "idle",
+        "workload": load.name if load else "idle",
         "rebuild_hours": hours, "rebuild_mb_per_s": record.bytes_rebuilt / max(record.duration_s or math.inf, 1e-12) / 1e6,
         "data_loss_probability": risk.p_data_loss, "mttdl_years": risk.mttdl_years,
         "p_another_failure": risk.p_another_failure, "p_unrecoverable_read": risk.p_unrecoverable_read,
@@ -405,15 +428,25 @@ def _writes_at_crash(scenario: ScenarioSpec, catalog: Catalog, workload: Workloa
 
 
 def _with_its_phase(scenario: ScenarioSpec, workload: WorkloadSpec) -> WorkloadSpec | Phase:
-    """``workload``, or every job of its phase where it has one (they run together)."""
-    return scenario.phase(workload.phase) if workload.phase is not None else workload
+    """``workload``, or every job of its phase where it has one (they run together), ``workload``
+    in its namesake's place (a caller's copy of it: the planner's load at a share of its jobs)."""
+    found = scenario.phase(workload.phase) if workload.phase is not None else None
+    if found is None or workload in found.jobs:
+        return found or workload
+    if any(job.name == workload.name for job in found.jobs):
+        return Phase(name=found.name, jobs=tuple(workload if job.name == workload.name else job for job in found.jobs))
+    return Phase(name=found.name, jobs=(workload, *found.jobs))
+
+
+def _jobs(load: WorkloadSpec | Phase) -> tuple[WorkloadSpec, ...]:
+    return load.jobs if isinstance(load, Phase) else (load,)
 
 
 def _scrub_rate(name: str, span: float, result) -> dict:
-    rate = float(result.rebuild_bytes_per_s or 0.0)
+    rate, why = sync_rate(result)
     return {f"{name}_hours": span / rate / 3600.0 if rate > 0 else None, f"{name}_mb_per_s": rate / 1e6,
-            f"{name}_limited_by": result.rebuild_limited_by or result.limited_by}
+            f"{name}_limited_by": why}
 
 
-__all__ = ["run_timeline", "rebuild_summary", "scrub_summary", "unclean_shutdown_summary", "rebuild_write_amplification", "Timeline", "Segment", "DataLoss", "RebuildRecord", "CheckRecord",
+__all__ = ["run_timeline", "rebuild_summary", "scrub_summary", "sync_rate", "unclean_shutdown_summary", "rebuild_write_amplification", "Timeline", "Segment", "DataLoss", "RebuildRecord", "CheckRecord",
            "data_loss_at_start", "data_loss_metrics"]

@@ -17,6 +17,11 @@ from scipy.special import gammainc
 from .raid import failures_tolerated
 
 HOURS_PER_YEAR = 8766.0  # 365.25 days
+SERIES_TERMS_MAX = 200
+"""Terms at most of ``p_unrecoverable_read_after``'s series, summed where c <= s: the k-th term is
+c / (s + k) of the one before, a ratio that falls with k, so 200 reach float64's precision for
+every s an array has (at s = 255, c = 255 the 200th is e^-64 of the first; within 2e-15 of
+quadrature there)."""
 
 
 def annual_failure_rate(mtbf_hours: float) -> float:
@@ -24,34 +29,72 @@ def annual_failure_rate(mtbf_hours: float) -> float:
     return 1.0 - math.exp(-HOURS_PER_YEAR / mtbf_hours)
 
 
-def mttdl_hours_markov(level: int, drives: int, mtbf_hours: float, rebuild_hours: float, copies: int = 2) -> float:
+def raid10_partners(drives: int, copies: int) -> int:
+    """Members that hold a copy of some chunk member 0 holds, in md's RAID10 near layout as nvsim's
+    planner lays it out (``stripe.planner._plan_striped``: copy t of chunk c on member
+    (c copies + t) mod n). ``copies - 1`` where the copies divide the drives (disjoint mirror
+    sets); more where they do not: on 3 or 5 drives with 2 copies the chunks wrap around a ring
+    and each drive shares chunks with both neighbours. Counted over n chunks, after which the
+    pattern repeats ((c copies) mod n has a period of n / gcd(n, copies) chunks)."""
+    shared: set[int] = set()
+    for chunk in range(drives):
+        members = {(chunk * copies + t) % drives for t in range(copies)}
+        if 0 in members:
+            shared |= members
+    return len(shared - {0})
+
+
+def mttdl_hours_markov(level: int, drives: int, mtbf_hours: float, rebuild_hours: float, copies: int = 2,
+                       survivor_bytes_read: float = 0.0, uber_per_bit: float = 0.0) -> float:
     """Mean time to data loss: expected time to absorption of the birth-death Markov chain of
     failed drives (Chen et al. 1994). State k (0..t, t the failures tolerated) goes to k + 1 at
     (n - k) lambda and back to k - 1 at mu (one rebuild at a time); from state t one more failure
-    loses data. RAID10: each mirror set of ``copies`` drives is such a chain, the array loses data
-    at the first set that does (sets / MTTDL_set). For RAID5 this gives ((2n - 1) lambda + mu) /
-    (n (n - 1) lambda^2), ~ MTBF^2 / (n (n - 1) MTTR) (Patterson et al. 1988)."""
+    loses data, and so does an unrecoverable read in the rebuild's ``survivor_bytes_read`` (q =
+    ``p_unrecoverable_read``: state t's rebuild ends at mu (1 - q) back to t - 1 and at mu q in
+    loss; no URE by default). RAID10: where the copies divide the drives each mirror set of
+    ``copies`` drives is such a chain, the array loses data at the first set that does
+    (sets / MTTDL_set); otherwise one chain over all drives (``_climbing_drives``). For RAID5 at
+    q = 0 this gives ((2n - 1) lambda + mu) / (n (n - 1) lambda^2), ~ MTBF^2 / (n (n - 1) MTTR)
+    (Patterson et al. 1988); for q >> lambda / mu, ~ 1 / (n lambda (P(another failure) + q))."""
     lam, mu = 1.0 / mtbf_hours, 1.0 / rebuild_hours
-    if level in (1, 10):
-        sets = max(1, drives // copies) if level == 10 else 1
-        n, t = copies if level == 10 else drives, (copies if level == 10 else drives) - 1
-        return _absorption_hours(n, t, lam, mu) / sets
-    return _absorption_hours(drives, failures_tolerated(level, drives, copies) if drives > 1 else 0, lam, mu)
+    q = p_unrecoverable_read(survivor_bytes_read, uber_per_bit)
+    sets = max(1, drives // copies) if level == 10 and drives % copies == 0 else 1
+    return _absorption_hours(_climbing_drives(level, drives, copies), lam, mu, q) / sets
 
 
-def _absorption_hours(n: int, t: int, lam: float, mu: float) -> float:
+def _climbing_drives(level: int, drives: int, copies: int) -> list[int]:
+    """Per state k of the chain, the drives whose failure takes it to k + 1: n - k for n drives
+    tolerating t (a RAID10 mirror set: n = copies). A RAID10 whose copies do not divide the drives
+    is one chain: all n drives in state 0, then only the drives exposed by the failures
+    (``raid10_partners`` of the first, one fewer per further failure) -- an approximation: a failure
+    of a drive the failed ones share no chunk with is ignored (it neither loses data nor slows the
+    climb), where a whole chain would count it."""
+    if level == 10 and drives % copies:
+        exposed = raid10_partners(drives, copies)
+        return [drives] + [exposed - (k - 1) for k in range(1, copies)]
+    n = copies if level == 10 else drives
+    t = copies - 1 if level == 10 else (failures_tolerated(level, drives, copies) if drives > 1 else 0)
+    return [n - k for k in range(t + 1)]
+
+
+def _absorption_hours(climbing: list[int], lam: float, mu: float, q: float = 0.0) -> float:
     """Expected hours from state 0 to loss: the sum of h_k, the expected time to climb from k
-    failed drives to k + 1. First-step analysis of the birth-death chain gives h_0 = 1 / lambda_0
-    and lambda_k h_k = 1 + mu h_(k-1), lambda_k = (n - k) lambda (mean first-passage times of a
-    birth and death process: Karlin and Taylor, A First Course in Stochastic Processes, 1975;
-    Trivedi, Probability and Statistics with Reliability, Queuing, and Computer Science
-    Applications, 2002). The same T as Q T = -1, but a sum of products of positive terms: no
-    cancellation where mu / lambda reaches 1e9 and more (a short rebuild), where the LU solve of Q
-    lost every digit (negative or random-sign MTTDLs)."""
+    failed drives to k + 1 (``climbing[k]`` drives able to fail in state k). First-step analysis
+    of the birth-death chain gives h_0 = 1 / lambda_0 and lambda_k h_k = 1 + mu_k h_(k-1),
+    lambda_k = climbing[k] lambda, mu_k = mu (mean first-passage times of a birth and death
+    process: Karlin and Taylor, A First Course in Stochastic Processes, 1975; Trivedi, Probability
+    and Statistics with Reliability, Queuing, and Computer Science Applications, 2002); in the last
+    state (t >= 1, rebuilding with no redundancy left) a URE in the rebuild's reads is a way up
+    too: lambda_t + mu q up, mu (1 - q) down. The same T as Q T = -1, but a sum of products of
+    positive terms: no cancellation where mu / lambda reaches 1e9 and more (a short rebuild),
+    where the LU solve of Q lost every digit (negative or random-sign MTTDLs)."""
     climb = total = 0.0
-    for k in range(t + 1):
-        up = (n - k) * lam
-        climb = (1.0 + mu * climb) / up
+    last = len(climbing) - 1
+    for k, able in enumerate(climbing):
+        up, down = able * lam, mu
+        if k == last and k > 0:
+            up, down = up + mu * q, mu * (1.0 - q)
+        climb = (1.0 + down * climb) / up
         total += climb
     return total
 
@@ -65,9 +108,40 @@ def p_failures_during(window_hours: float, exposed_drives: int, needed: int, mtb
     return float(gammainc(needed, exposed_drives * window_hours / mtbf_hours))
 
 
+def p_exact_failures_during(window_hours: float, exposed_drives: int, count: int, mtbf_hours: float) -> float:
+    """Chance of exactly ``count`` more failures among ``exposed_drives`` within the window (the
+    same Poisson as ``p_failures_during``: e^-m m^count / count!)."""
+    mean = exposed_drives * window_hours / mtbf_hours
+    return math.exp(-mean) * mean**count / math.factorial(count)
+
+
 def p_unrecoverable_read(bytes_read: float, uber_per_bit: float) -> float:
     """Chance of at least one unrecoverable read error over ``bytes_read`` (1 - exp(-bits x UBER))."""
     return 1.0 - math.exp(-8.0 * bytes_read * uber_per_bit)
+
+
+def p_unrecoverable_read_after(failures: int, bytes_read: float, uber_per_bit: float) -> float:
+    """Chance of a URE in the share of a rebuild's ``bytes_read`` left after the last of
+    ``failures`` further failures, each at a uniform time in the window (a Poisson process's
+    failures, given their count): V = 1 - max of ``failures`` uniforms, density s (1 - v)^(s - 1),
+    and E[1 - exp(-c V)], c = 8 bytes UBER. Integrated by parts, I_s = integral of c e^(-cv)
+    (1 - v)^s over [0, 1], with I_0 = 1 - e^-c (every read: ``p_unrecoverable_read``) and
+    I_s = 1 - (s / c) I_(s-1), run forward where c > s (each step shrinks the error before it),
+    else the series 1 - 1F1(1; s + 1; -c) = sum over k >= 1 of -(-c)^k / ((s + 1) ... (s + k))
+    (each term below the one before)."""
+    c = 8.0 * bytes_read * uber_per_bit
+    if failures == 0 or c > failures:
+        ure = -math.expm1(-c)
+        for s in range(1, failures + 1):
+            ure = 1.0 - s / c * ure
+        return ure
+    total, term = 0.0, -1.0
+    for k in range(1, SERIES_TERMS_MAX + 1):
+        term *= -c / (failures + k)
+        total += term
+        if abs(term) <= 1e-17 * abs(total):
+            break
+    return total
 
 
 @dataclass(frozen=True)
@@ -75,8 +149,12 @@ class RebuildRisk:
     rebuild_hours: float
     annual_failure_rate: float
     p_another_failure: float  # enough further failures during the rebuild to lose data
-    p_unrecoverable_read: float  # a URE on the survivors while no redundancy is left to correct it
-    p_data_loss: float  # either of the above
+    # losing data through a URE: every one further failure the level still tolerates happens in
+    # the window (exactly that many), then a URE on the survivors in the rest of the rebuild's
+    # reads, with no redundancy left to correct it (RAID5 or a two-way mirror: a URE anywhere
+    # in the reads, with no further failure)
+    p_unrecoverable_read: float
+    p_data_loss: float  # either of the above (they exclude each other): their sum (at most 1, the rounding's ulp held)
     mttdl_years: float
     survivor_bytes_read: float
 
@@ -88,25 +166,37 @@ def rebuild_risk(level: int, drives: int, mtbf_hours: float, uber_per_bit: float
                  survivor_bytes_read: float, copies: int = 2, already_failed: int = 1) -> RebuildRisk:
     """Risk of one rebuild window after ``already_failed`` drives failed.
 
-    Data is lost if ``tolerated - already_failed + 1`` more drives fail before the rebuild ends, or
-    if an unrecoverable read error hits a stripe that has no redundancy left (RAID5, mirrors, or
-    RAID6 with two down); RAID6 with one down corrects a URE with its second parity.
+    Data is lost if ``s + 1`` more drives fail before the rebuild ends (s = tolerated -
+    already_failed, the spare redundancy), or if exactly ``s`` more fail and an unrecoverable read
+    error hits the rest of the rebuild's reads, no redundancy being left to correct it
+    (``p_unrecoverable_read_after``; s = 0: RAID5 or a two-way mirror, a URE in any of the reads).
     """
-    tolerance = failures_tolerated(level, drives, copies)
-    spare = tolerance - already_failed
-    if level in (1, 10):  # only the lost drive's mirror partners matter (RAID1: every drive)
-        exposed = (drives if level == 1 else copies) - already_failed
-    else:
-        exposed = drives - already_failed
-    p_fail = p_failures_during(rebuild_hours, exposed, spare + 1, mtbf_hours) if spare >= 0 else 1.0
-    p_ure = p_unrecoverable_read(survivor_bytes_read, uber_per_bit) if spare == 0 else 0.0
+    spare = failures_tolerated(level, drives, copies) - already_failed
+    exposed = _exposed_drives(level, drives, copies, already_failed)
+    p_fail, p_ure = 1.0, 0.0
+    if spare >= 0:
+        p_fail = p_failures_during(rebuild_hours, exposed, spare + 1, mtbf_hours)
+        p_ure = p_exact_failures_during(rebuild_hours, exposed, spare, mtbf_hours) * \
+            p_unrecoverable_read_after(spare, survivor_bytes_read, uber_per_bit)
+    mttdl_hours = mttdl_hours_markov(level, drives, mtbf_hours, rebuild_hours, copies, survivor_bytes_read, uber_per_bit)
     return RebuildRisk(
         rebuild_hours=rebuild_hours, annual_failure_rate=annual_failure_rate(mtbf_hours), p_another_failure=p_fail,
-        p_unrecoverable_read=p_ure, p_data_loss=1.0 - (1.0 - p_fail) * (1.0 - p_ure),
-        mttdl_years=mttdl_hours_markov(level, drives, mtbf_hours, rebuild_hours, copies) / HOURS_PER_YEAR,
+        p_unrecoverable_read=p_ure, p_data_loss=min(1.0, p_fail + p_ure), mttdl_years=mttdl_hours / HOURS_PER_YEAR,
         survivor_bytes_read=survivor_bytes_read,
     )
 
 
-__all__ = ["annual_failure_rate", "mttdl_hours_markov", "p_failures_during", "p_unrecoverable_read",
-           "rebuild_risk", "RebuildRisk", "HOURS_PER_YEAR"]
+def _exposed_drives(level: int, drives: int, copies: int, already_failed: int) -> int:
+    """Drives whose failure during the rebuild counts: the survivors; RAID1 every other drive;
+    RAID10 the lost drive's partners (``raid10_partners``: its mirror set, or both neighbours of a
+    ring), one fewer for each further drive already failed."""
+    if level == 1:
+        return drives - already_failed
+    if level == 10:
+        return max(0, raid10_partners(drives, copies) - (already_failed - 1))
+    return drives - already_failed
+
+
+__all__ = ["annual_failure_rate", "mttdl_hours_markov", "p_failures_during", "p_exact_failures_during",
+           "p_unrecoverable_read", "p_unrecoverable_read_after", "raid10_partners", "rebuild_risk", "RebuildRisk",
+           "HOURS_PER_YEAR"]

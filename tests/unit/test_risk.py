@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nvsim.risk import mttdl_hours_markov, p_failures_during, p_unrecoverable_read, rebuild_risk
+from nvsim.risk import (mttdl_hours_markov, p_failures_during, p_unrecoverable_read, p_unrecoverable_read_after,
+                        rebuild_risk)
 
 
 def test_mttdl_matches_the_textbook_approximations():
@@ -36,23 +37,30 @@ def test_failure_probability_is_a_probability_and_grows_with_exposure(window, dr
     assert p_failures_during(window, drives, needed + 1, 1e6) <= p
 
 
-def test_unrecoverable_reads_only_matter_without_redundancy_left():
+def test_a_raid6_loses_data_to_a_ure_only_after_one_more_failure():
+    """RAID5 loses data to a URE anywhere in the rebuild's reads; RAID6 with one down corrects
+    it with its second parity, so it loses data that way only if exactly one more drive fails and a
+    URE hits the reads after it (P(exactly 1) x E[URE over the rest]), far less often."""
     assert p_unrecoverable_read(1e12, 1e-15) == pytest.approx(1 - math.exp(-8e12 * 1e-15))
-    r5 = rebuild_risk(5, 8, 2e6, 1e-17, 10, 7 * 3.84e12)
-    r6 = rebuild_risk(6, 8, 2e6, 1e-17, 10, 7 * 3.84e12)
-    assert r5.p_unrecoverable_read > 0 and r6.p_unrecoverable_read == 0
+    mtbf, window, read = 2e6, 10.0, 7 * 3.84e12
+    r5 = rebuild_risk(5, 8, mtbf, 1e-17, window, read)
+    r6 = rebuild_risk(6, 8, mtbf, 1e-17, window, read)
+    assert r5.p_unrecoverable_read == pytest.approx(math.exp(-7 * window / mtbf) * p_unrecoverable_read(read, 1e-17),
+                                                    rel=1e-12)
+    one_more = 7 * window / mtbf * math.exp(-7 * window / mtbf)
+    assert r6.p_unrecoverable_read == pytest.approx(one_more * p_unrecoverable_read_after(1, read, 1e-17), rel=1e-12)
+    assert 0 < r6.p_unrecoverable_read < r5.p_unrecoverable_read * 1e-3
+    assert r6.p_data_loss == r6.p_another_failure + r6.p_unrecoverable_read
     assert r6.p_data_loss < r5.p_data_loss
-
-
 
 
 def test_a_three_way_raid1_survives_a_second_failure_during_its_rebuild():
     """md RAID1 mirrors every member: with one of three down, two more must fail to lose data
     (p_failures_during with two needed among the two survivors), and a URE on a survivor is
-    corrected from the other one."""
+    corrected from the other one unless exactly one more fails first."""
     mtbf, window = 1_000_000.0, 10.0
     three = rebuild_risk(1, 3, mtbf, 1e-17, window, 3.84e12)
     two = rebuild_risk(1, 2, mtbf, 1e-17, window, 3.84e12)
     assert three.p_another_failure == pytest.approx(p_failures_during(window, 2, 2, mtbf))
     assert two.p_another_failure == pytest.approx(p_failures_during(window, 1, 1, mtbf))
-    assert three.p_unrecoverable_read == 0.0 < two.p_unrecoverable_read
+    assert 0.0 < three.p_unrecoverable_read < two.p_unrecoverable_read * 1e-3

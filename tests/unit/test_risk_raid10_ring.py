@@ -1,0 +1,51 @@
+"""md RAID10's near layout on a drive count its copies do not divide (md accepts 3 or 5 drives with
+2 copies): the chunks wrap around the members as a ring, so a failed drive shares chunks with
+both neighbours and its rebuild exposes two drives, not one. The risk counts the members that share
+a chunk with the failed one as nvsim's planner lays the copies out."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nvsim.risk import mttdl_hours_markov, p_failures_during, raid10_partners, rebuild_risk
+from test_risk_conditioning import planner_partners  # the planner's count, beside its exact solve
+
+MTBF, HOURS = 2_500_000.0, 5.0
+
+
+@pytest.mark.parametrize("copies", [2, 3, 4])
+def test_the_partners_are_the_planners(copies):
+    """With member 0 failed, the members the planner writes a degraded chunk's other copies to."""
+    for drives in range(copies, 13):
+        assert raid10_partners(drives, copies) == planner_partners(drives, copies), drives
+
+
+def test_an_odd_count_with_two_copies_exposes_both_neighbours():
+    assert [raid10_partners(n, 2) for n in (3, 5, 7)] == [2, 2, 2]
+    assert [raid10_partners(n, 2) for n in (2, 4, 6, 8)] == [1, 1, 1, 1]
+    for n in (3, 5):
+        risk = rebuild_risk(10, n, MTBF, 1e-17, HOURS, 3.84e12)
+        assert risk.p_another_failure == p_failures_during(HOURS, 2, 1, MTBF)
+    assert rebuild_risk(10, 4, MTBF, 1e-17, HOURS, 3.84e12).p_another_failure == p_failures_during(HOURS, 1, 1, MTBF)
+
+
+@given(drives=st.sampled_from([2, 4, 6, 8, 12, 16, 24]), x=st.floats(0.0, 12.0))
+@settings(deadline=None, max_examples=100)
+def test_disjoint_mirror_sets_keep_todays_mttdl_bit_for_bit(drives, x):
+    """Where the copies divide the drives: sets / MTTDL of a pair's chain, (3 lambda + mu) / (2 lambda^2)
+    as today's recurrence sums it (h_0 = 1 / (2 lambda), h_1 = (1 + mu h_0) / lambda)."""
+    rebuild = MTBF / 10**x
+    lam, mu = 1.0 / MTBF, 1.0 / rebuild
+    h0 = 1.0 / (2 * lam)
+    today = (h0 + (1.0 + mu * h0) / (1 * lam)) / (drives // 2)
+    assert mttdl_hours_markov(10, drives, MTBF, rebuild) == today
+
+
+def test_a_ring_of_three_loses_data_sooner_than_a_mirror_pair():
+    """Three drives, two copies: any second failure during a rebuild loses data (two drives
+    exposed), and there are three drives to fail first: ~ mu / (3 x 2 lambda^2) against a pair's
+    ~ mu / (2 lambda^2), a third. Today's disjoint sets (3 // 2 = one pair) gave the pair's."""
+    three, two = mttdl_hours_markov(10, 3, MTBF, HOURS), mttdl_hours_markov(10, 2, MTBF, HOURS)
+    assert three < two / 1.5
+    assert three == pytest.approx(two / 3, rel=1e-4)
+    assert mttdl_hours_markov(10, 5, MTBF, HOURS) < mttdl_hours_markov(10, 4, MTBF, HOURS)
