@@ -4,7 +4,8 @@ Each resource r with c_r servers and mean demand D_r seconds per host I/O caps t
 c_r / D_r; the closed loop of N = numjobs x iodepth I/Os caps it at N / R0 (R0: latency with no
 queueing, Little's law; each phase of a host I/O waits for the expected slowest of its member
 reads, a fork-join over their NAND time's spread). X = min of all; the resource at the minimum is
-the bottleneck. Mean latency is N / X. A spinning lock at saturation keeps every job core busy.
+the bottleneck. Mean latency is N / X (each direction's: its own unloaded latency and its share of the
+queueing wait by the waits it sits through, ``latency_by_direction_us``). A spinning lock at saturation keeps every job core busy.
 The sample of host I/Os holds the workload's read share exactly (``exact_mix``).
 """
 
@@ -146,6 +147,79 @@ def unloaded_latency_s(system: ArraySystem, batches: list[HostIoBatch], fork_joi
     return total / count + system.host_io.wake_s  # a sleeping job's wake-up (nvsim.host_io)
 
 
+def _by_direction(batches: list[HostIoBatch], per_host) -> tuple[float, float]:
+    """The mean of ``per_host(b)`` (one value a host I/O) over the reads and over the writes (nan
+    where there are none)."""
+    sums, counts = np.zeros(2), np.zeros(2)
+    for b in batches:
+        each = per_host(b)
+        writes = np.asarray(b.is_write, dtype=bool)
+        sums += (float(each[~writes].sum()), float(each[writes].sum()))
+        counts += (float((~writes).sum()), float(writes.sum()))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        read, write = sums / counts
+    return float(read), float(write)
+
+
+def _runs_of(b: HostIoBatch) -> tuple[np.ndarray, np.ndarray]:
+    """(first member I/O of each run, the host I/O it belongs to)."""
+    runs = b.op_runs if b.op_runs is not None else phase_runs(b.op_phase, b.op_start)
+    return runs, np.searchsorted(b.op_start, runs, side="right") - 1
+
+
+def unloaded_latency_by_direction_s(system: ArraySystem, batches: list[HostIoBatch],
+                                   fork_join: bool = False) -> tuple[float, float]:
+    """``unloaded_latency_s`` of the reads alone and of the writes alone (nan where there are none)."""
+    def per_host(b: HostIoBatch) -> np.ndarray:
+        each = (b.submit_s + b.complete_s + b.lock_s + b.pre_s + b.mid_s + b.device_bw_s + b.device_down_s
+                + b.device_up_s).astype(float)
+        if len(b.op_is_write):
+            runs, host = _runs_of(b)
+            each = each + np.bincount(host, weights=run_latency_s(system, b, runs, fork_join), minlength=len(b))[:len(b)]
+        return each
+
+    read_s, write_s = _by_direction(batches, per_host)
+    return read_s + system.host_io.wake_s, write_s + system.host_io.wake_s
+
+
+def queue_visits_by_direction(batches: list[HostIoBatch]) -> tuple[float, float]:
+    """(reads, writes): the queueing waits a host I/O of each direction sits through, counted at the
+    drives: its runs one after another (a read-modify-write's reads, then its writes), each run of
+    k member I/Os issued at once done with the slowest of k waits, H_k times one (the expected
+    maximum of k exponential waits: the k-th harmonic number, the base of Nelson and Tantawi's
+    fork-join approximation, IEEE Trans. Computers 37(6), 1988). A host I/O with no member I/O
+    (nothing planned) waits once."""
+    def per_host(b: HostIoBatch) -> np.ndarray:
+        if not len(b.op_is_write):
+            return np.ones(len(b))
+        runs, host = _runs_of(b)
+        k = np.diff(np.append(runs, len(b.op_is_write)))
+        harmonic = np.cumsum(1.0 / np.arange(1, int(k.max()) + 1))[k - 1]
+        return np.maximum(np.bincount(host, weights=harmonic, minlength=len(b))[:len(b)], 1.0)
+
+    return _by_direction(batches, per_host)
+
+
+def latency_by_direction_us(system: ArraySystem, batches: list[HostIoBatch], mean_s: float, unloaded_s: float,
+                            sync_wait_s: float, f_read: float, at_drives: bool) -> tuple[dict, dict]:
+    """(read, write) mean latency of the fluid mode's closed loop, whose mean over both is
+    ``mean_s`` (N / X, Little's law): each direction's own unloaded latency, its share of the
+    queueing wait ``mean_s - unloaded_s - sync_wait_s``, and for the writes the synchronous
+    metadata updates (``sync_wait_s`` per host I/O is theirs alone). The wait is shared in
+    proportion to the waits each direction sits through where the drives bind (``at_drives``:
+    ``queue_visits_by_direction``), else evenly (one wait a host I/O at the host's cores, the
+    engine, its lock or a card, which every host I/O passes through). A pure stream is its mean."""
+    if f_read >= 1.0:
+        return {"mean": mean_s * 1e6}, {}
+    if f_read <= 0.0:
+        return {}, {"mean": mean_s * 1e6}
+    read_s, write_s = unloaded_latency_by_direction_s(system, batches, fork_join=True)
+    visits_read, visits_write = queue_visits_by_direction(batches) if at_drives else (1.0, 1.0)
+    one_s = max(0.0, mean_s - unloaded_s - sync_wait_s) / (f_read * visits_read + (1.0 - f_read) * visits_write)
+    return ({"mean": (read_s + visits_read * one_s) * 1e6},
+            {"mean": (write_s + sync_wait_s / (1.0 - f_read) + visits_write * one_s) * 1e6})
+
+
 def run_latency_s(system: ArraySystem, b: HostIoBatch, runs: np.ndarray, fork_join: bool = True) -> np.ndarray:
     """Expected time of each run of member I/Os issued together (a host I/O's phase): a fork-join,
     done when its slowest member is.
@@ -244,8 +318,8 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
     w = system.workload
     population = w.numjobs * w.iodepth
     f_read = 1.0 - float(np.mean(np.concatenate([b.is_write for b in batches])))
-    table, r0, sync_wait = with_sync_updates(system, demand_table(system, batches), population,
-                                             unloaded_latency_s(system, batches, fork_join=True), 1.0 - f_read)
+    unloaded = unloaded_latency_s(system, batches, fork_join=True)
+    table, r0, sync_wait = with_sync_updates(system, demand_table(system, batches), population, unloaded, 1.0 - f_read)
     x, label = closed_loop_rate(table, population, r0)
     limited = label or f"I/Os in flight ({population} = {w.numjobs} jobs x QD{w.iodepth})"
     util = tuple(Utilisation(lbl, min(1.0, x * d / servers)) for _key, lbl, d, servers in table)
@@ -266,18 +340,18 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
     cpu_busy = busy_cpus_with_polling(cpu_busy, float(len(system.cpu_speed)), w.numjobs, system.host_io)
     cpu_percent = 100.0 * cpu_busy / system.logical_cpus
     raid_waf, waf_nand = write_amplification(system, batches)
-    latency_us = population / x * 1e6
-    lat = {"mean": latency_us}
+    at_drives = label is not None and min(table, key=lambda row: row[3] / row[2] if row[2] > 0 else math.inf)[0] in fabric.PER_DRIVE
+    read_lat, write_lat = latency_by_direction_us(system, batches, population / x, unloaded, sync_wait, f_read, at_drives)
     return SimResult(
         scenario=system.scenario.name, workload=w.name, fidelity="fluid",
         read_iops=x * f_read, write_iops=x * (1 - f_read),
         read_bytes_per_s=x * f_read * w.bs, write_bytes_per_s=x * (1 - f_read) * w.bs,
         cpu_percent=cpu_percent,
-        read_latency_us=lat if f_read > 0 else {}, write_latency_us=dict(lat) if f_read < 1 else {},
+        read_latency_us=read_lat, write_latency_us=write_lat,
         raid_waf=raid_waf, waf_nand=waf_nand, utilisation=util, limited_by=limited,
         wall_s=time.perf_counter() - start, unloaded_latency_us=r0 * 1e6,
     )
 
 
 __all__ = ["simulate_fluid", "with_sync_updates", "closed_loop_rate", "demand_table", "caps", "resource_caps", "sample_batches", "sample_ios",
-           "write_amplification", "exact_mix", "run_latency_s", "expected_max_gamma", "fork_join_excess"]
+           "write_amplification", "exact_mix", "run_latency_s", "unloaded_latency_by_direction_s", "queue_visits_by_direction", "latency_by_direction_us", "expected_max_gamma", "fork_join_excess"]
