@@ -19,11 +19,14 @@ from ..result import Result
 
 
 def fresh_seconds(result: Result, scale: float, drives: int, raw_nand_bytes: float) -> float:
-    """Seconds until a fresh drive's free NAND is written at the run's rate (inf: no writes)."""
-    sim = result.simulation
+    """Seconds until a fresh drive's free NAND is written at the run's rate (inf: no writes). An
+    array's run (``result.simulation``) or a single drive's (``result.drive``: no RAID, its own
+    NAND WAF)."""
+    sim = result.simulation if result.simulation is not None else result.drive
     if sim is None or sim.write_bytes_per_s <= 0:
         return math.inf
-    raid = sim.raid_waf if math.isfinite(sim.raid_waf) else 1.0
+    raid = getattr(sim, "raid_waf", 1.0)
+    raid = raid if math.isfinite(raid) else 1.0
     nand = sim.waf_nand if math.isfinite(sim.waf_nand) else 1.0
     per_drive = sim.write_bytes_per_s * scale * raid * nand / max(1, drives)
     return fresh_free_bytes(raw_nand_bytes) / per_drive

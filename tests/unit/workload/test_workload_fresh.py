@@ -56,3 +56,19 @@ def test_fresh_drives_turn_steady_when_a_long_run_has_written_their_free_blocks(
         if (state, runtime) == ("fresh", 7200):
             assert "free blocks are written after" in runs[0].note
     assert rate["steady", 7200] < rate["fresh", 7200] < rate["fresh", 60]
+
+
+def test_a_single_fresh_drive_turns_steady_too(catalog, tmp_path):
+    """One drive (no array: the SSD model's result, no simulation record): a run that writes its
+    free blocks many times over ends near the steady rate; before, a single drive never turned."""
+    system = tmp_path / "one.yaml"
+    system.write_text("name: one\nplatform: supermicro-as-1125hs-tnr\n"
+                      "array: {level: 0, drive: kioxia-cm7-r-3.84tb, drives: 1, engine: none}\n"
+                      "workloads:\n  - {name: unused, rw: randread, bs: 4k}\nseed: 1\n")
+    body = "[w]\nrw=randwrite\niodepth=64\nnumjobs=4\ngroup_reporting\n"
+    rate = {}
+    for state, runtime in (("fresh", 60), ("fresh", 2_000_000), ("steady", 60)):
+        runs, _ = _run(body.replace("[w]", f"[w]\ndrive_state={state}\nruntime={runtime}"), system, catalog)
+        rate[state, runtime] = runs[0].result.write_iops * runs[0].scale
+    assert rate["steady", 60] < rate["fresh", 60]
+    assert rate["fresh", 2_000_000] == pytest.approx(rate["steady", 60], rel=0.01)
