@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from .array_capacity import Capacity, capacity
 from .catalog import Catalog, default_catalog
 from .engines import build_engine
-from .links import attachment, drive_link, engine_link, switch_bytes_per_s, switch_uplink
+from .links import attachment, behind_card, drive_link, engine_link, switch_bytes_per_s, switch_uplink
 from .names import drive_name, engine_name
 from .platform import PlatformModel
 from .raid import full_stripe_write_bytes_per_host_byte, small_write_ops
@@ -102,7 +102,8 @@ def _datasheet_limits(scenario: ScenarioSpec, catalog: Catalog, host: PlatformMo
     array = scenario.array
     drive = catalog.drives[array.drive]
     n = array.drives
-    link = drive_link(drive, catalog.platforms[scenario.platform], catalog, scenario.topology, n)
+    link = behind_card(drive_link(drive, catalog.platforms[scenario.platform], catalog, scenario.topology, n),
+                       catalog.engines[array.engine], catalog)
     media = f"{n} x {drive_name(drive)} media"
     links = f"{n} x drive link {link.name}"
 

@@ -32,6 +32,18 @@ def drive_link(drive: DriveSpec, platform: PlatformSpec, catalog: Catalog, topol
     return PcieLink(catalog.pcie(generation), lanes, platform.max_payload_bytes.value)
 
 
+def behind_card(link: PcieLink, engine: EngineSpec, catalog: Catalog) -> PcieLink:
+    """A drive ``link`` as the array's engine leaves it: a hardware RAID card whose drives hang from
+    its own ports (``device.data_through_device``: a tri-mode card cabled to the bays) runs them at
+    no higher a generation than its own (a Gen4 MegaRAID 9670W-16i: Gen4 x4 to a Gen5 drive); any
+    other engine leaves the bay's link."""
+    device = engine.device
+    if device is None or not device.data_through_device or device.pcie_generation.value >= link.generation.generation:
+        return link
+    return PcieLink(catalog.pcie(device.pcie_generation.value), link.lanes, link.max_payload_bytes,
+                    link.max_read_request_bytes, link.read_completion_bytes)
+
+
 def switch_uplink(platform: PlatformSpec, catalog: Catalog, path: DriveAttachment) -> PcieLink | None:
     """One switch's uplink to its root port (None: the drives hang directly on root ports)."""
     if not path.switches:
@@ -62,5 +74,5 @@ def root_port_link(platform: PlatformSpec, catalog: Catalog) -> PcieLink:
     return PcieLink(catalog.pcie(platform.pcie_generation.value), ROOT_PORT_LANES, platform.max_payload_bytes.value)
 
 
-__all__ = ["drive_link", "engine_link", "root_port_link", "switch_uplink", "switch_bytes_per_s", "attachment",
+__all__ = ["drive_link", "behind_card", "engine_link", "root_port_link", "switch_uplink", "switch_bytes_per_s", "attachment",
            "ROOT_PORT_LANES"]

@@ -22,7 +22,7 @@ from ..catalog import Catalog, default_catalog
 from ..engines import Engine, build_engine
 from ..engines.rebuild_protocol import DegradedPath, RebuildProtocol
 from ..host_io import HostIoCosts, workload_host_io_costs
-from ..links import attachment, drive_link, engine_link, switch_bytes_per_s, switch_uplink
+from ..links import attachment, behind_card, drive_link, engine_link, switch_bytes_per_s, switch_uplink
 from ..names import drive_name, engine_name
 from ..pcie import NVME_READ_TRAVERSALS, NVME_WRITE_TRAVERSALS, PcieLink
 from ..platform import CpuLayout, PlatformModel
@@ -184,6 +184,12 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
         key = (id(catalog), array.drive, array.namespace_bytes, scenario.platform, scenario.topology.model_dump_json())
         drive = memo.recall(memo.drive_timings, key, _topology_timing, drive, scenario, catalog, path, owner=catalog,
                             limit=PER_CATALOG_LIMIT)
+    card_link = behind_card(drive.link, engine_spec, catalog)
+    if card_link is not drive.link:  # a card's drives on its own ports, at its generation
+        key = (id(catalog), array.drive, array.namespace_bytes, scenario.platform, array.engine,
+               scenario.topology.model_dump_json() if scenario.topology is not None else None)
+        drive = memo.recall(memo.drive_timings, key, _card_timing, drive, card_link, path, owner=catalog,
+                            limit=PER_CATALOG_LIMIT)
     uplink_label, uplinks, switch_ratio = _switch_facts(platform_spec, catalog, path, drive.link)
     jbod = not engine.striped
     drive = loaded_timing(drive, workload, cap.member_bytes if jbod else cap.usable_bytes)  # FTL load (sim/drive_load)
@@ -218,6 +224,16 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
         memory_bytes_per_s=platform.memory_bytes_per_s(), switch_ratio=switch_ratio, facts=facts,
         resource_list=memo.recall(memo.resources, facts, _resource_list, facts, bounded=False),
     )
+
+
+def _card_timing(base: DriveTiming, link: PcieLink, path: DriveAttachment | None) -> DriveTiming:
+    """The drive model on the link a RAID card's own ports give it (``links.behind_card``), its fixed
+    latencies longer by the trips through a retimer as on the bay's link."""
+    timing = DriveTiming(base.ssd, link)
+    if path is not None:
+        timing.read_fixed_s += NVME_READ_TRAVERSALS * path.traversal_ns * 1e-9
+        timing.write_fixed_s += NVME_WRITE_TRAVERSALS * path.traversal_ns * 1e-9
+    return timing
 
 
 def _topology_timing(base: DriveTiming, scenario: ScenarioSpec, catalog: Catalog, path: DriveAttachment) -> DriveTiming:
