@@ -301,14 +301,26 @@ def print_volumes(console: Console, together, catalog=None) -> None:
     def engine(name: str) -> str:
         return name if catalog is None else product_name(catalog, "engines", name)
 
+    def watts(value) -> str:
+        return MISSING if value is None else f"{value:,.0f}"
+
     rows = tuple((run.volume, run.workload, f"{engine(run.engine)} card {run.card}", f"{run.read_iops + run.write_iops:,.0f}",
                   f"{(run.read_bytes_per_s + run.write_bytes_per_s) / 1e6:,.0f}", f"{run.mean_latency_us:,.1f}",
-                  f"{run.limited_by} at {100 * run.utilisation:.0f}%") for run in together.runs)
+                  f"{run.limited_by} at {100 * run.utilisation:.0f}%", f"{run.cpu_percent:.1f}",
+                  watts(run.power_drives_w)) for run in together.runs)
     print_grid(console, Grid("Volumes run together (fluid mode)", ("volume", "workload", "engine", "IOPS", "MB/s",
-                                                                    "mean latency us", "limited by"),
-                             (False, False, False, True, True, True, False), rows))
+                                                                    "mean latency us", "limited by", "CPU %", "drives W"),
+                             (False, False, False, True, True, True, False, True, True), rows))
     shared = tuple((label, f"{100 * busy:.0f}") for label, busy in together.shared)
     print_grid(console, Grid("Resources the volumes share", ("resource", "utilisation %"), (False, True), shared))
+    power = getattr(together, "power", None)
+    if power and power.get("power_w") is not None:
+        console.print(f"Server power with every volume running: {power['power_w']:,.0f} W (drives "
+                      f"{power['power_drives_w']:,.0f} W, cards {power['power_engine_w']:,.0f} W, server "
+                      f"{power['power_platform_w']:,.0f} W, switches {power['power_switches_w']:,.0f} W)",
+                      markup=False, highlight=False)
+    for line in getattr(together, "warnings", ()):
+        console.print(f"warning: {line}", markup=False, highlight=False)
 
 
 def print_resilience(console: Console, resilience: dict) -> None:

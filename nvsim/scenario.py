@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,13 @@ from .errors import InputError, from_validation_error
 from .specs import ScenarioSpec
 
 SCENARIO_FILE = "scenario.yaml"
+PUBLISHED_FILE = "published.yaml"
+"""A scenario folder's published numbers (``nvsim.published``), read by ``nvsim validate``: not a scenario."""
+OTHER_FILES = (("numbers", "a published-numbers file", "nvsim validate --scenarios {folder}", "reads"),
+               ("base", "a sweep spec", "nvsim sweep {file} -o OUT", "runs"),
+               ("requirements", "a plan file", "nvsim plan {file}", "runs"))
+"""YAML files that are not scenarios, by the top-level key each requires (``PublishedFile.numbers``,
+``SweepSpec.base``, ``PlanSpec.requirements``, none a scenario's): what each is and the command that takes it."""
 
 
 def scenario_path(path: str | Path) -> Path:
@@ -22,8 +30,8 @@ def scenario_path(path: str | Path) -> Path:
     if path.is_dir():
         candidate = path / SCENARIO_FILE
         if not candidate.exists():
-            others = sorted(p.name for p in path.glob("*.yaml"))
-            hint = f"; YAML files here: {', '.join(others)}" if others else ""
+            others = sorted(p.name for p in path.glob("*.yaml") if p.name != PUBLISHED_FILE)
+            hint = f"; scenario files here: {', '.join(others)}" if others else ""
             raise InputError("SCENARIO", f"directory {path} has no {SCENARIO_FILE}{hint}")
         return candidate
     if not path.exists():
@@ -41,9 +49,27 @@ def parse_scenario(data: Any, catalog: Catalog | None = None, *, source: str | N
     except ValidationError as exc:
         raise from_validation_error(exc, ScenarioSpec, source=source) from None
     engine_settings(catalog.engines[scenario.array.engine], scenario.array.engine_settings, source=source)
+    if scenario.volumes:  # each volume's engine settings and workload, as the array's are checked (nvsim.volumes)
+        from .volumes import check_volumes
+
+        check_volumes(scenario, catalog, source=source)
     return scenario
+
+
+def check_is_scenario(data: Any, file: Path) -> None:
+    """Refuse a published-numbers file, a sweep spec or a plan file given as a scenario (``OTHER_FILES``:
+    its own top-level key, none of a scenario's required ones), naming the command that takes it."""
+    required = [key for key, field in ScenarioSpec.model_fields.items() if field.is_required()]
+    if not isinstance(data, dict) or any(key in data for key in required):
+        return
+    for key, what, command, verb in OTHER_FILES:
+        if key in data:
+            command = command.format(file=shlex.quote(str(file)), folder=shlex.quote(str(file.parent)))
+            raise InputError("SCENARIO", f"{file} is {what} (top-level {key}:), not a scenario; `{command}` {verb} it")
 
 
 def load_scenario(path: str | Path, catalog: Catalog | None = None) -> ScenarioSpec:
     file = scenario_path(path)
-    return parse_scenario(load_yaml(file), catalog, source=str(file))
+    data = load_yaml(file)
+    check_is_scenario(data, file)
+    return parse_scenario(data, catalog, source=str(file))

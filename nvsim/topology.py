@@ -195,24 +195,98 @@ def _switch_error(scenario: Any, catalog: Any, link_lanes: int) -> str | None:
     return None
 
 
+def engine_cards(scenario: Any, catalog: Any) -> list[tuple[str, int]]:
+    """The engines' own devices (RAID cards, GPU cards) in the server as (engine, card), in order:
+    the array's card (card 0 of its engine), then each further card a volume hangs from
+    (``VolumeSpec.card``: card N of its engine's model). A second virtual disk on a card adds none."""
+    cards: list[tuple[str, int]] = []
+    arrays = [(scenario.array, 0)] + [(v.array, v.card) for v in getattr(scenario, "volumes", ())]
+    for array, card in arrays:
+        engine = catalog.engines.get(array.engine)
+        if engine is not None and engine.device is not None and (array.engine, card) not in cards:
+            cards.append((array.engine, card))
+    return cards
+
+
+def _own_drive_lanes(array: Any, topology: Any, platform: Any, catalog: Any) -> int:
+    """Root-port lanes an array's drives and hot spares take (their bay or slot links, or their
+    switches' uplinks); none when they hang from a RAID card's own ports."""
+    device = catalog.engines[array.engine].device
+    if device is not None and device.data_through_device:  # a card's drives hang from its own ports
+        return 0
+    drives = array.drives + array.hot_spares
+    if topology is not None and topology.switches is not None:
+        return topology.switches.count * topology.switches.uplink_lanes
+    if topology is not None and topology.attach == "slots":
+        return sum(link.lanes for link in slot_links(platform.slots, topology.bifurcation)[:drives])
+    _bays, bay_lanes, _gen, _label = bay_count(topology, platform, catalog)
+    return drives * min(catalog.drives[array.drive].lanes.value, bay_lanes)
+
+
+def _root_lanes(scenario: Any, catalog: Any) -> tuple[int, int]:
+    """(the array's, the volumes') root-port lanes: ``root_lanes_needed`` split between them."""
+    platform, array = catalog.platforms[scenario.platform], scenario.array
+    lanes = {card: catalog.engines[card[0]].device.lanes.value for card in engine_cards(scenario, catalog)}
+    own_card = (array.engine, 0)
+    own = _own_drive_lanes(array, scenario.topology, platform, catalog) + lanes.get(own_card, 0)
+    theirs = sum(_own_drive_lanes(v.array, None, platform, catalog) for v in getattr(scenario, "volumes", ()))
+    return own, theirs + sum(width for card, width in lanes.items() if card != own_card)
+
+
 def root_lanes_needed(scenario: Any, catalog: Any) -> int:
     """Root-port lanes the drives and hot spares (their bay or slot links, or their switches'
-    uplinks) and the engine's card take: a RAID card's own link only, when host data crosses it
-    (its drives hang from the card's ports, not the host's)."""
-    topology, platform = scenario.topology, catalog.platforms[scenario.platform]
-    drive = catalog.drives[scenario.array.drive]
-    drives = scenario.array.drives + scenario.array.hot_spares
-    device = catalog.engines[scenario.array.engine].device
-    if device is not None and device.data_through_device:  # a card's drives hang from its own ports
-        return device.lanes.value
-    if topology is not None and topology.switches is not None:
-        lanes = topology.switches.count * topology.switches.uplink_lanes
-    elif topology is not None and topology.attach == "slots":
-        lanes = sum(link.lanes for link in slot_links(platform.slots, topology.bifurcation)[:drives])
-    else:
-        _bays, bay_lanes, _gen, _label = bay_count(topology, platform, catalog)
-        lanes = drives * min(drive.lanes.value, bay_lanes)
-    return lanes + (device.lanes.value if device is not None else 0)
+    uplinks) and the engines' cards take: a RAID card's own link only, when host data crosses it
+    (its drives hang from the card's ports, not the host's). The volumes' (``volumes``) count too:
+    each one's drives in the platform's bays (a volume takes no topology) and each further card
+    (``engine_cards``)."""
+    return sum(_root_lanes(scenario, catalog))
+
+
+def _volumes_error(scenario: Any, catalog: Any, platform: Any) -> str | None:
+    """What the array's own checks refuse, for each volume: an engine tied to another CPU maker's
+    silicon (``EngineSpec.cpu_vendors``), add-in-card drives (a volume takes no topology: its drives
+    are in the server's bays)."""
+    for i, volume in enumerate(getattr(scenario, "volumes", ())):
+        engine, drive = catalog.engines.get(volume.array.engine), catalog.drives.get(volume.array.drive)
+        if engine is None or drive is None:
+            continue
+        allowed = engine.cpu_vendors
+        if allowed is not None and platform.cpu.vendor not in allowed:
+            return (f"volumes[{i}].array.engine: {volume.array.engine} runs only on {' or '.join(allowed)} CPUs; "
+                    f"platform {platform.name} has {platform.cpu.model}")
+        if is_add_in_card(drive):
+            return (f"volumes[{i}].array.drive: {drive.name} is an add-in card ({drive.form_factor}); a volume's drives "
+                    f"go in the server's bays (a volume takes no topology); allowed: a bay drive")
+    return None
+
+
+def _cards_slots_error(scenario: Any, catalog: Any, platform: Any) -> str | None:
+    """Each engine card (``engine_cards``: the array's and every further card of the volumes) takes
+    a whole slot at least as wide as its link, one the array's add-in-card drives leave free."""
+    cards = engine_cards(scenario, catalog)
+    if not cards:
+        return None
+    topology = scenario.topology
+    taken: set[str] = set()
+    if topology is not None and topology.attach == "slots":
+        drives = scenario.array.drives + scenario.array.hot_spares
+        taken = {link.name for link in slot_links(platform.slots, topology.bifurcation)[:drives]}
+    free = sorted((slot.lanes for slot in platform.slots if slot.name not in taken), reverse=True)
+    widths = sorted((catalog.engines[engine].device.lanes.value for engine, _card in cards), reverse=True)
+    if len(widths) <= len(free) and all(w <= s for w, s in zip(widths, free)):
+        return None
+    own = 1 if (scenario.array.engine, 0) in cards else 0
+    more = len(cards) - own
+    theirs = f"{more} card{'s' if more > 1 else ''} the volumes hang from"
+    who = " and ".join((["the array's card"] if own else []) + ([theirs] if more else []))
+    field = "volumes" if more else "topology"
+    slots = ", ".join(f"{s.name} x{s.lanes}" for s in platform.slots) or "no slots"
+    held = f", {len(taken)} of them holding the array's add-in-card drives" if taken else ""
+    need = "needs a slot" if len(cards) == 1 else f"need {len(cards)} slots"
+    fix = (f"at most {sum(1 for s in free if s >= widths[-1])} cards" if more
+           else "a slot left free for it (fewer add-in-card drives, or split a slot with topology.bifurcation)")
+    return (f"{field}: {who} {need} of x{widths[0]} or wider; {platform.name} has "
+            f"{len(platform.slots)} ({slots}){held}; allowed: {fix}")
 
 
 def placement_error(scenario: Any, catalog: Any) -> str | None:
@@ -220,10 +294,13 @@ def placement_error(scenario: Any, catalog: Any) -> str | None:
 
     Checked: drives and hot spares against bays (and the backplane's form factor), add-in cards
     (and only they) against slot links and their widths, bifurcation against the slots, switch ports
-    and lanes, the root-port lanes of the platform's sockets, VMD on a CPU that has it; a topology
-    field that would change nothing is refused (``_fields_error``). A hot spare takes a bay or slot,
-    a switch port and its lanes as a member does. A switch may carry more drive lanes than its
-    uplink (legal over-subscription: the uplink is a shared server, not an error).
+    and lanes, the engines' cards against the slots (``_cards_slots_error``), the root-port lanes of
+    the platform's sockets, VMD on a CPU that has it; a topology field that would change nothing is
+    refused (``_fields_error``). A hot spare takes a bay or slot, a switch port and its lanes as a
+    member does. A switch may carry more drive lanes than its uplink (legal over-subscription: the
+    uplink is a shared server, not an error). The volumes' drives take bays and root-port lanes, their
+    further cards slots and lanes, and each volume's engine and drive are checked as the array's
+    (``_volumes_error``).
     """
     if catalog.engines.get(scenario.array.engine) is None:
         return None
@@ -237,10 +314,17 @@ def placement_error(scenario: Any, catalog: Any) -> str | None:
     if error is None and topology is not None and topology.switches is not None:
         link_lanes = drive.lanes.value if slots else min(drive.lanes.value, bay_count(topology, platform, catalog)[1])
         error = _switch_error(scenario, catalog, link_lanes)
+    error = error or _volumes_error(scenario, catalog, platform) or _cards_slots_error(scenario, catalog, platform)
     if error is None:
         have = platform.cpu.sockets * platform.pcie_lanes_per_socket.value
-        need = root_lanes_needed(scenario, catalog)
-        if need > have:
+        own, theirs = _root_lanes(scenario, catalog)
+        need = own + theirs
+        if need > have and theirs:
+            error = (f"volumes: the array's {own} and the volumes' {theirs} PCIe lanes of root ports (drives "
+                     f"in bays, the engines' further cards) need {need}; {platform.name} has {have} "
+                     f"({platform.cpu.sockets} x {platform.pcie_lanes_per_socket.value}); allowed: fewer volumes' "
+                     f"drives or cards")
+        elif need > have:
             switched = topology is not None and topology.switches is not None
             spares = scenario.array.hot_spares
             drives = f"the drives ({spares} hot spares included)" if spares else "the drives"
@@ -294,4 +378,4 @@ def drive_attachment(topology: Any, platform: Any, drive: Any, drives: int, cata
 
 
 __all__ = ["DriveAttachment", "SlotLink", "placement_error", "drive_attachment", "slot_links", "drives_per_switch",
-           "bay_count", "root_lanes_needed", "is_add_in_card"]
+           "bay_count", "root_lanes_needed", "is_add_in_card", "engine_cards"]

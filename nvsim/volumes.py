@@ -9,7 +9,15 @@ fluid mode's ``solve_network``), a closed class per volume:
   the same engine (``VolumeSpec.card``; the array is card 0);
 * the host's DRAM bandwidth, between every volume;
 * each volume's own drives, its engine's lock and threads, and its jobs' cores stay its own (fio
-  jobs of different volumes are assumed to run on different CPUs).
+  jobs of different volumes are assumed to run on different CPUs: where together they are more than
+  the platform's logical CPUs, ``VolumesResult.warnings`` says so, as the rates are then optimistic).
+
+Each volume's part is its workload's bare closed loop (``FioLoad``), so what the composite rows of
+nvsim.workload.compose solve (a rate cap, a think time, trims, a mix of sizes, a latency target, a
+phase, fresh drives) and an OLTP database are refused for a volume's workload, and for the
+scenario's first (the array's part), in one line (``check_volumes``), as are what the array's own
+checks refuse: engine settings its engine does not take, trims its array does not pass, a region
+past its end. ``nvsim.scenario.parse_scenario`` runs the check when a scenario loads.
 
 The fluid mode only: the event mode simulates one array at a time.
 """
@@ -21,14 +29,26 @@ from dataclasses import dataclass
 import numpy as np
 
 from .catalog import Catalog, default_catalog
+from .cost import together_power_w
+from .engines import build_engine, engine_settings
+from .errors import InputError
 from .sim.foreground import FioLoad
-from .sim.network import solve_network, stations
+from .sim.network import NetworkSolution, solve_network, stations
+from .sim.system import ArraySystem
 from .specs import PlacementSpec, ScenarioSpec, WorkloadSpec
+from .workload.compose import composite_route
 
 CARD_KEYS = ("engine", "device_bw", "device_up", "device_down")
 """Stations of an engine with a device of its own that every volume on that device shares."""
 HOST_KEYS = ("memory",)
 """Stations every volume on the server shares."""
+NOT_SHARED = {"phase": ("phase", "jobs that run at the same time"), "trim": ("rw", "trims"),
+              "trimwrite": ("rw", "a trim before each write"), "fresh": ("drive_state", "fresh drives"),
+              "poisson": ("rate_iops", "a rate cap with Poisson arrivals"), "paced": ("rate_iops", "a rate cap"),
+              "think": ("thinktime", "a think time"), "latency_target": ("latency_target", "a latency target"),
+              "mix": ("bs_mix", "a mix of block sizes: bssplit, bsrange or bs_mix")}
+"""The composite rows of nvsim.workload.compose as the field a workload sets them with: none is
+modelled in the volumes' shared solve, which runs each volume's bare closed loop."""
 
 
 @dataclass(frozen=True)
@@ -46,12 +66,16 @@ class VolumeRun:
     mean_latency_us: float
     limited_by: str
     utilisation: float  # the busy share of that resource
+    cpu_percent: float = 0.0  # its jobs' (and its engine's host threads') share of the platform's logical CPUs
+    power_drives_w: float | None = None  # its drives (and hot spares) at its load (None: a figure is missing)
 
 
 @dataclass(frozen=True)
 class VolumesResult:
     runs: tuple[VolumeRun, ...]
     shared: tuple[tuple[str, float], ...]  # each shared station's label and busy share
+    power: dict | None = None  # the server's watts with every volume running (``nvsim.cost.together_power_w``)
+    warnings: tuple[str, ...] = ()  # what makes the rates optimistic (more jobs than logical CPUs)
 
 
 def volume_scenario(scenario: ScenarioSpec, array, name: str) -> ScenarioSpec:
@@ -72,6 +96,86 @@ def _parts(scenario: ScenarioSpec) -> list[tuple[str, ScenarioSpec, WorkloadSpec
     return out
 
 
+def check_volumes(scenario: ScenarioSpec, catalog: Catalog | None = None, source: str | None = None) -> None:
+    """Refuse, in one line, what the volumes' shared solve cannot answer as the scenario's array
+    would: each volume's engine settings as its engine takes them (md's keys, a GPU card's driver);
+    the workload of each volume, and the scenario's first (the array's part), with trims on an array
+    that does not pass them, with a feature of the composite rows (``NOT_SHARED``) or an OLTP
+    database, or (a volume's) with a region past the end of its volume."""
+    if not scenario.volumes:
+        return
+    catalog = catalog or default_catalog()
+    for i, volume in enumerate(scenario.volumes):
+        spec = catalog.engines[volume.array.engine]
+        try:
+            settings = engine_settings(spec, volume.array.engine_settings)
+            build_engine(spec, settings, members=volume.array.drives, strip_bytes=volume.array.strip_bytes)
+        except InputError as exc:
+            raise InputError(f"volumes[{i}].{exc.field}", exc.message, source=source) from None
+    for index, (name, sc, workload, _card) in enumerate(_parts(scenario)):
+        field = "workloads[0]" if index == 0 else f"volumes[{index - 1}].workload"
+        who = (f"the array runs {workload.name!r} beside the volumes" if index == 0
+               else f"volume {name!r} runs {workload.name!r}")
+        why = _not_modelled(sc, workload, catalog)
+        if why:
+            raise InputError(field, f"{who}, {why}", source=source)
+        why = index and _off_the_volume(workload, lambda: ArraySystem(sc, workload, catalog).device_bytes)
+        if why:  # (the array's own region is checked as every workload's is: nvsim.budget.check_scenario_regions)
+            raise InputError(field, f"{who}: {why}", source=source)
+
+
+def _off_the_volume(workload: WorkloadSpec, device_bytes) -> str | None:
+    """Why ``workload``'s region is not on its volume (``device_bytes()``, asked only when the
+    workload places its I/O), as ``nvsim.budget.check_region`` says it of the array: fio's ``offset``
+    at or past the end, or ``offset + size`` past it (nvsim.budget imports the orchestrator, which
+    imports the scenario loader that runs this check, so the rule is restated here)."""
+    if not (workload.offset or workload.size):
+        return None
+    end_bytes = device_bytes()
+    if workload.offset >= end_bytes:
+        return (f"offset: {workload.offset:,} bytes is at or past the end of the volume ({end_bytes:,} bytes); "
+                f"allowed: 0 to {end_bytes - 1:,}")
+    end = workload.offset + (workload.size or 0)
+    if end > end_bytes:
+        return (f"size: offset + size = {end:,} bytes goes past the end of the volume ({end_bytes:,} bytes); "
+                f"allowed: size up to {end_bytes - workload.offset:,} at offset {workload.offset:,}")
+    return None
+
+
+def _not_modelled(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog) -> str | None:
+    """Why the shared solve cannot run ``workload`` on ``scenario``'s array (None: it can)."""
+    engine, level = catalog.engine_class(scenario.array.engine), scenario.array.level
+    if workload.trim is not None and not engine.passes_discards(level):
+        why = engine.discard_refusal(level, catalog.engines[scenario.array.engine].name)
+        return (f"whose trims (rw: {workload.trim}) cannot be simulated on its array: {why}; trims are simulated on "
+                f"drives without RAID and on md RAID 0, 1 and 10")
+    if workload.is_oltp:
+        field, what = "rw", "an OLTP database"
+    else:
+        row = composite_route(workload, frozenset())
+        if row is None:
+            return None
+        field, what = NOT_SHARED.get(row, (row, f"the composite row {row}"))
+    return (f"whose {field} ({what}) the volumes' shared solve does not model: it runs each volume's bare closed "
+            f"loop (nvsim.volumes); allowed: a workload without rate caps, think times, trims, mixes of sizes, latency "
+            f"targets, phases, fresh drives or OLTP, or {workload.name!r} on the array alone (no volumes)")
+
+
+def cpu_warning(scenario: ScenarioSpec, catalog: Catalog) -> str | None:
+    """A line when the fio jobs of the array and the volumes together are more than the platform's
+    logical CPUs: the shared solve gives each volume's jobs CPUs of their own (None: they fit)."""
+    platform = catalog.platforms[scenario.platform]
+    logical = platform.total_cores * platform.cpu.threads_per_core.value
+    jobs = [(name, w.numjobs) for name, _sc, w, _card in _parts(scenario)]
+    total = sum(n for _name, n in jobs)
+    if total <= logical:
+        return None
+    each = ", ".join(f"{name} {n}" for name, n in jobs)
+    return (f"volumes: the array's and the volumes' fio jobs are {total} ({each}); {platform.name} has {logical} "
+            f"logical CPUs: the shared solve gives each volume's jobs CPUs of their own, so where the host cores "
+            f"limit, its rates are optimistic (the jobs would share CPUs)")
+
+
 def _joint_key(index: int, engine: str, card: int, has_device: bool, key: tuple[str, int]) -> tuple:
     kind, drive = key
     if kind in HOST_KEYS:
@@ -82,8 +186,11 @@ def _joint_key(index: int, engine: str, card: int, has_device: bool, key: tuple[
 
 
 def run_volumes(scenario: ScenarioSpec, catalog: Catalog | None = None) -> VolumesResult:
-    """The array and every volume of ``scenario`` at once, each under its workload (fluid mode)."""
+    """The array and every volume of ``scenario`` at once, each under its workload (fluid mode):
+    each one's rates, latency, limit, CPU and drives' watts, the resources they share, the server's
+    watts with all of them running, and a warning where their jobs are more than the logical CPUs."""
     catalog = catalog or default_catalog()
+    check_volumes(scenario, catalog)
     parts = _parts(scenario)
     loads = [FioLoad(sc, w, catalog, (), scenario.seed) for _name, sc, w, _card in parts]
     keys: dict[tuple, int] = {}
@@ -115,19 +222,34 @@ def run_volumes(scenario: ScenarioSpec, catalog: Catalog | None = None) -> Volum
         population.append(pop)
     sol = solve_network(demand, np.array(servers), np.array(population), np.array(base), wait_scale=scale,
                         visits=visits)
-    runs = tuple(_run(parts[i], loads[i], sol, i, labels, demand) for i in range(len(parts)))
+    own = [load.result(net, _view(sol, i, cols)) for i, (load, (net, cols)) in enumerate(zip(loads, columns))]
+    power = together_power_w(catalog, scenario, [(sc, (sc.array.engine, card), r.metrics(), r.utilisation)
+                                                 for (_name, sc, _w, card), r in zip(parts, own)])
+    runs = tuple(_run(parts[i], loads[i], sol, i, labels, demand, own[i], power["parts_drives_w"][i])
+                 for i in range(len(parts)))
     shared = tuple((labels[j], float(sol.utilisation[j])) for joint, j in keys.items() if joint[0] != "volume")
-    return VolumesResult(runs, shared)
+    warning = cpu_warning(scenario, catalog)
+    return VolumesResult(runs, shared, {k: v for k, v in power.items() if k != "parts_drives_w"},
+                         (warning,) if warning else ())
 
 
-def _run(part, load: FioLoad, sol, i: int, labels: list[str], demand: np.ndarray) -> VolumeRun:
+def _view(sol: NetworkSolution, i: int, cols: list[int]) -> NetworkSolution:
+    """Volume ``i``'s share of the joint solution, on its own stations (``cols``): its throughput
+    and cycle, and each of its stations' busy share (a shared one's, every volume's load on it)."""
+    return NetworkSolution(throughput=sol.throughput[i:i + 1], cycle_s=sol.cycle_s[i:i + 1],
+                           utilisation=sol.utilisation[cols], waiting_s=sol.waiting_s[i:i + 1][:, cols],
+                           queue=sol.queue[i:i + 1][:, cols])
+
+
+def _run(part, load: FioLoad, sol, i: int, labels: list[str], demand: np.ndarray, own, drives_w) -> VolumeRun:
     name, sc, w, card = part
     x = float(sol.throughput[i])
     f_read = 1.0 - float(np.mean(np.concatenate([b.is_write for b in load.batches])))
     used = np.flatnonzero(demand[i] > 0)
     j = int(used[np.argmax(sol.utilisation[used])]) if len(used) else 0
     return VolumeRun(name, w.name, sc.array.engine, card, x * f_read, x * (1 - f_read), x * f_read * w.bs,
-                     x * (1 - f_read) * w.bs, float(sol.cycle_s[i]) * 1e6, labels[j], float(sol.utilisation[j]))
+                     x * (1 - f_read) * w.bs, float(sol.cycle_s[i]) * 1e6, labels[j], float(sol.utilisation[j]),
+                     float(own.cpu_percent), drives_w)
 
 
-__all__ = ["run_volumes", "volume_scenario", "VolumesResult", "VolumeRun"]
+__all__ = ["run_volumes", "check_volumes", "cpu_warning", "volume_scenario", "VolumesResult", "VolumeRun", "NOT_SHARED"]
