@@ -22,7 +22,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from nvsim import (Catalog, InputError, ScenarioSpec, Simulation, WorkloadSpec, array_bounds, default_catalog,
+from nvsim import (Catalog, InputError, Precision, ScenarioSpec, Simulation, WorkloadSpec, array_bounds, default_catalog,
                    parse_scenario, rebuild_summary)
 from nvsim.constants import PAGE_BYTES
 from nvsim.rebuild import scrub_summary
@@ -385,7 +385,8 @@ def _idle_rebuild_cached(key: str, spec_json: str) -> str:
     return json.dumps(rebuild_info(spec, default_catalog(), under_load=False))
 
 
-def _workload_records(spec: ScenarioSpec, catalog: Catalog, fidelity: str, host_ios: int) -> list[dict[str, Any]]:
+def _workload_records(spec: ScenarioSpec, catalog: Catalog, fidelity: str, host_ios: int,
+                      precision: Precision | None = None) -> list[dict[str, Any]]:
     """Every workload's record, in the scenario's order: the workloads of one phase from one solve
     of the phase (``nvsim.simulation.workload_runs``), as ``nvsim run`` does (once per workload, 256
     flow-weighted workloads held the request thread for minutes); a run refused is each of its
@@ -393,7 +394,7 @@ def _workload_records(spec: ScenarioSpec, catalog: Catalog, fidelity: str, host_
     out: dict[int, dict[str, Any]] = {}
     for run in workload_runs(spec):
         try:
-            results = run_workload_group(spec, catalog, fidelity, run, host_ios=host_ios)
+            results = run_workload_group(spec, catalog, fidelity, run, precision, host_ios=host_ios)
             for i, result in zip(run, results):
                 out[i] = workload_record(spec, spec.workloads[i], catalog, fidelity, host_ios, result)
         except InputError as exc:
@@ -402,8 +403,9 @@ def _workload_records(spec: ScenarioSpec, catalog: Catalog, fidelity: str, host_
 
 
 def evaluate(data: dict[str, Any], spec: ScenarioSpec, catalog: Catalog | None = None, fidelity: str = "fluid",
-             host_ios: int = EVENT_HOST_IOS, rebuild: bool = True) -> dict[str, Any]:
-    """The whole results record of a validated set-up: capacity, bounds, every workload, rebuild."""
+             host_ios: int = EVENT_HOST_IOS, rebuild: bool = True, precision: Precision | None = None) -> dict[str, Any]:
+    """The whole results record of a validated set-up: capacity, bounds, every workload, rebuild;
+    an event-mode run measures ``host_ios`` host I/Os, then goes on as ``precision`` asks (None: no longer)."""
     catalog = catalog or default_catalog()
     report = array_bounds(spec, catalog)
     cap = report.capacity
@@ -416,7 +418,7 @@ def evaluate(data: dict[str, Any], spec: ScenarioSpec, catalog: Catalog | None =
                    for b in report.bounds],
         "workloads": [],
     }
-    record["workloads"] = _workload_records(spec, catalog, fidelity, host_ios)
+    record["workloads"] = _workload_records(spec, catalog, fidelity, host_ios, precision)
     if rebuild:
         if catalog is default_catalog():
             record["rebuild"] = json.loads(_idle_rebuild_cached(record["key"], spec.model_dump_json()))
@@ -722,7 +724,7 @@ def import_fio(text: str, filename: str, scenario: dict[str, Any] | None, catalo
                                open_file=open_file or ClientFiles())
     if len(parsed.jobs) > MAX_WORKLOADS:  # a scenario's bound: refused here, not at the next control change
         raise InputError("jobs", f"{len(parsed.jobs):,} jobs; a set-up takes at most {MAX_WORKLOADS}", source=filename)
-    warnings = [parsed.unmodelled_warning()] if parsed.unmodelled_warning() else []
+    warnings = [line for line in (parsed.unmodelled_warning(), parsed.buffered_note()) if line]
     warnings += _fio_log_note(parsed, filename)
     together = {job.phase for phase in parsed.phases() if len(phase) > 1 for job in phase}
     device_bytes = None

@@ -34,7 +34,7 @@ from nvsim.published import fitted_ids, load_published, published_files, where_l
 from nvsim.rebuild import unclean_shutdown_summary
 from nvsim.scenario import load_scenario
 from nvsim.units import format_bytes_binary, format_large, format_probability, format_significant
-from nvsim.simulation import predict_workload
+from nvsim.simulation import EVENT_HOST_IOS, Precision, predict_workload
 from nvsim.validation import Comparison, predict_metric
 
 from . import core, curves
@@ -514,11 +514,15 @@ def report_pdf(html_text: str) -> bytes:
         return target.read_bytes()
 
 
-def scenario_record(path: str | Path, catalog: Catalog | None = None, fidelity: str = "fluid") -> dict[str, Any]:
-    """The results record of a scenario file, as the dashboard computes it (``nvsim report``)."""
+def scenario_record(path: str | Path, catalog: Catalog | None = None, fidelity: str = "fluid",
+                    precision: Precision | None = None) -> dict[str, Any]:
+    """The results record of a scenario file (``nvsim report``), its event mode that of ``nvsim run``:
+    ``EVENT_HOST_IOS`` host I/Os a workload, then as long as ``precision`` asks (``nvsim run``'s
+    --precision and --max-seconds), so the report and the run of a scenario give the same numbers
+    (the dashboard's own event mode measures fewer, ``core.EVENT_HOST_IOS``, to answer in seconds)."""
     catalog = catalog or default_catalog()
     spec = load_scenario(path, catalog)
     # every field, defaults included: the report names the set-up from this dict (engine, strip,
     # level), and a field left at its default is still part of the set-up (md is the default engine)
     data = spec.model_dump(mode="json")
-    return core.evaluate(data, parse_scenario(data, catalog), catalog, fidelity)
+    return core.evaluate(data, parse_scenario(data, catalog), catalog, fidelity, EVENT_HOST_IOS, precision=precision)

@@ -42,8 +42,24 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
+
+
+class _CatalogGroup(typer.core.TyperGroup):
+    """``nvsim catalog``'s commands: an entry's name where a command is wanted (``nvsim catalog
+    linux-md``) is refused with the command that shows it, not as an unknown command."""
+
+    def resolve_command(self, ctx, args):
+        try:
+            return super().resolve_command(ctx, args)
+        except _CLICK_ERROR:
+            if not args or args[0] not in nvsim.default_catalog().all_names():
+                raise
+            raise InputError("COMMAND", f"{args[0]!r} is a catalog entry, not a command; show it with "
+                                        f"`nvsim catalog show {args[0]}`") from None
+
+
 catalog_app = typer.Typer(help="List the catalog (drives, PCIe links, platforms, engines) or show one entry.",
-                          invoke_without_command=True, rich_markup_mode=None)
+                          invoke_without_command=True, rich_markup_mode=None, cls=_CatalogGroup)
 app.add_typer(catalog_app, name="catalog")
 
 
@@ -101,8 +117,23 @@ hundred MB: a many-core server does not start one per core)."""
 
 PRECISION_MIN = 1e-6
 PRECISION_MAX = 1.0
-"""The --precision ``nvsim run`` takes: a p99.99 known to within 1e-6 of itself at the finest (a
+"""The --precision ``nvsim run`` and ``nvsim report`` take: a p99.99 known to within 1e-6 of itself at the finest (a
 finer one overflowed the window's extension: a traceback), to within 100% at the coarsest."""
+PRECISION_HELP = (f"Event mode: measure until each direction's p99.99 latency is known within this fraction (half-width "
+                  f"of its 95% CI over the estimate), from {PRECISION_MIN:g} to {PRECISION_MAX:g}.")
+MAX_SECONDS_HELP = ("Event mode: wall seconds each workload may go on for --precision (its planned window always "
+                    "completes). A run stopped by this budget depends on the machine's speed; 0 keeps the planned "
+                    "window (same seed, same bits).")
+
+
+def _event_window(precision: float, max_seconds: float):
+    """--precision and --max-seconds, checked, as the event mode's ``nvsim.Precision``: ``nvsim run``
+    and ``nvsim report`` take the same options with the same defaults, so they give the same numbers."""
+    if not PRECISION_MIN <= precision <= PRECISION_MAX:  # NaN and infinity fail too
+        raise InputError("--precision", f"must be a fraction from {PRECISION_MIN:g} to {PRECISION_MAX:g} (e.g. 0.1), got {precision:g}")
+    if not max_seconds >= 0:
+        raise InputError("--max-seconds", f"must be 0 or more seconds, got {max_seconds}")
+    return nvsim.Precision(relative=precision, max_wall_s=max_seconds)
 
 
 @app.command()
@@ -111,17 +142,14 @@ def run(
     json_out: bool = typer.Option(False, "--json", help="Print machine-readable JSON instead of tables."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the JSON result to this file (atomically)."),
     fidelity: str = typer.Option("event", "--fidelity", help=FIDELITY_HELP),
-    precision: float = typer.Option(0.1, "--precision", help=f"Event mode: measure until each direction's p99.99 latency is known within this fraction (half-width of its 95% CI over the estimate), from {PRECISION_MIN:g} to {PRECISION_MAX:g}."),
-    max_seconds: float = typer.Option(1.0, "--max-seconds", help="Event mode: wall seconds each workload may go on for --precision (its planned window always completes). A run stopped by this budget depends on the machine's speed; 0 keeps the planned window (same seed, same bits)."),
+    precision: float = typer.Option(0.1, "--precision", help=PRECISION_HELP),
+    max_seconds: float = typer.Option(1.0, "--max-seconds", help=MAX_SECONDS_HELP),
     workers: int = typer.Option(0, "--workers", min=0, max=MAX_WORKERS, help=f"Processes that run the workloads at once (forked where safe, else the workloads run here in turn); 0 (the default): the CPUs, at most {RUN_WORKERS_MAX}. The answer does not depend on it."),
 ) -> None:
     """Predict a scenario: usable capacity, the bounds of its components, and per workload the IOPS, GB/s, latency, CPU, write amplification and the resource that limits it."""
     fidelity = _fidelity(fidelity)
     check_output_path(output, "--output")
-    if not PRECISION_MIN <= precision <= PRECISION_MAX:  # NaN and infinity fail too
-        raise InputError("--precision", f"must be a fraction from {PRECISION_MIN:g} to {PRECISION_MAX:g} (e.g. 0.1), got {precision:g}")
-    if not max_seconds >= 0:
-        raise InputError("--max-seconds", f"must be 0 or more seconds, got {max_seconds}")
+    window = _event_window(precision, max_seconds)
     catalog = nvsim.default_catalog()
     spec = nvsim.load_scenario(scenario, catalog)
     for index, workload in enumerate(spec.workloads):  # a run over the work budget or off the array is refused before it starts
@@ -130,7 +158,6 @@ def run(
     nvsim.simulation.compile_beside(spec, catalog, fidelity)  # a first run: the event kernel compiles meanwhile
     report = nvsim.array_bounds(spec, catalog)
     loss = None if nvsim.simulation.single_drive(spec) else nvsim.rebuild.data_loss_at_start(spec, catalog)
-    window = nvsim.Precision(relative=precision, max_wall_s=max_seconds)
     results = {}
     if loss is None:
         with LateProgress() as bar:
@@ -439,7 +466,8 @@ def calibrate(
             if name.split(" ", 1)[-1] in fit.parameter or name == fit.parameter:
                 now, used = values[name]
                 console.print(f"{name} = {now:.4g} (in use: {used:.4g}; {fit.where})")
-        console.print(f"  fitted on {', '.join(fit.published_ids)}: {fit.why}")
+        on = ", ".join(fit.published_ids) or "no published number"  # kioxia-cm7's controller time: a catalog figure, its why says
+        console.print(f"  fitted on {on}: {fit.why}")
     console.print(f"{nvsim.published.fitted_parameter_count()} fitted parameters in all")
     if write:
         for path in nvsim.calibrate.write_fitted(values):
@@ -466,6 +494,8 @@ def report(
     customer: str = typer.Option("", "--customer", help="The customer the report is for (printed at its top)."),
     project: str = typer.Option("", "--project", help="The project it is for (printed at its top)."),
     date: str = typer.Option("", "--date", help="The report's date as printed (default: today, YYYY-MM-DD)."),
+    precision: float = typer.Option(0.1, "--precision", help=PRECISION_HELP),
+    max_seconds: float = typer.Option(1.0, "--max-seconds", help=MAX_SECONDS_HELP),
 ) -> None:
     """Write the one-page report of a scenario: set-up, predictions, bottleneck, rebuild and risk, cost and power, validation status of its models (HTML or PDF)."""
     fidelity = _fidelity(fidelity)
@@ -475,7 +505,8 @@ def report(
     from dashboard import report as one_page  # the dashboard's report (no Dash needed), loaded only for this command
 
     fields = one_page.checked_fields(customer, project, date)  # before the run: a bad option costs nothing
-    html_text = one_page.report_html(one_page.scenario_record(scenario, fidelity=fidelity), **fields)
+    window = _event_window(precision, max_seconds)  # the event mode as `nvsim run` runs it: the same numbers
+    html_text = one_page.report_html(one_page.scenario_record(scenario, fidelity=fidelity, precision=window), **fields)
     if out.suffix.lower() == ".pdf":
         data = one_page.report_pdf(html_text)
         with atomic_path(out) as tmp:
@@ -537,6 +568,13 @@ def check_arguments(command, argv: list[str]) -> None:
             raise InputError(label, f"{value!r} ends in a path separator, which names a folder; give a file path")
 
 
+def _help_hint(error: Exception) -> str:
+    """Where a usage error (a missing argument, an unknown option) points for help: the command it
+    was made at (``nvsim run``), or nothing when click gives none."""
+    ctx = getattr(error, "ctx", None)
+    return f" (try `{ctx.command_path} --help`)" if ctx is not None else ""
+
+
 def main(argv: Optional[list[str]] = None) -> None:
     """Entry point: run the app, turning input errors into one line and exit status 2."""
     command = typer.main.get_command(app)
@@ -556,7 +594,7 @@ def main(argv: Optional[list[str]] = None) -> None:
         sys.stdout.write(exc.format_message() + "\n")
         raise SystemExit(0) from None
     except _CLICK_ERROR as exc:
-        sys.stderr.write("error: " + " ".join(exc.format_message().split()) + "\n")
+        sys.stderr.write("error: " + " ".join(exc.format_message().split()) + _help_hint(exc) + "\n")
         raise SystemExit(EXIT_INPUT_ERROR) from None
     if isinstance(code, int) and code:  # click hands typer.Exit(n) back as n when not standalone
         raise SystemExit(code)

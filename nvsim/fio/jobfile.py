@@ -22,7 +22,7 @@ are understood but do not change the model's answer are in ``UNDERSTOOD_WITHOUT_
 that change the answer in ways nvsim does not model (``REFUSED_OPTIONS``) and ioengines that cannot
 be simulated (``UNSIMULATED_IOENGINES``) are refused; every other option is collected in
 ``FioJobFile.unmodelled_options`` so the CLI can print one warning, and ``FioJobFile.notes`` says
-what the user should know (fio's default ioengine, jobs fio runs together). fio's command-line
+what the user should know (fio's default ioengine and buffered I/O, jobs fio runs together). fio's command-line
 job options become job-file text with ``command_line_to_jobfile``.
 Every problem is an ``InputError`` of one line naming the file, the line and the option.
 
@@ -197,13 +197,16 @@ class FioJobFile:
 
     def notes(self) -> list[str]:
         """What the user should know about how the file is simulated, one line each: jobs that
-        name no ioengine (fio's default psync), jobs fio runs together: on one array when they are
-        one closed loop (``shares_one_loop``), else each its own loop sharing the array's queues."""
+        name no ioengine (fio's default psync) or no direct (fio's default buffered I/O, simulated
+        as direct), jobs fio runs together: on one array when they are one closed loop
+        (``shares_one_loop``), else each its own loop sharing the array's queues."""
         lines = []
         defaulted = [job.name for job in self.jobs if "ioengine" not in job.options]
         if defaulted:
             lines.append(f"{self.path}: no ioengine given for {', '.join(dict.fromkeys(defaulted))}: fio's default "
                          f"{FIO_DEFAULT_IOENGINE} is used (one I/O in flight per job whatever iodepth says)")
+        if buffered := self.buffered_note():
+            lines.append(buffered)
         untimed = [job.name for job in self.jobs if job.options.get("time_based") not in (None, "0")
                    and job.workload.runtime is None]
         if untimed:  # fio: "time_based requires a runtime/timeout setting", and it runs the whole size
@@ -221,6 +224,15 @@ class FioJobFile:
                          f"resources it passes through (a job with a latency target runs alone): {'; '.join(apart)}")
         return lines
 
+    def buffered_note(self) -> str | None:
+        """The line naming the jobs that give neither direct nor buffered: fio runs them buffered
+        (its default direct=0), nvsim as direct I/O (no page cache is modelled); None: there are none."""
+        defaulted = [job.name for job in self.jobs if not {"direct", "buffered"} & job.options.keys()]
+        if not defaulted:
+            return None
+        return (f"{self.path}: no direct given for {', '.join(dict.fromkeys(defaulted))}: fio's default buffered "
+                f"I/O (direct=0) is simulated as direct I/O (direct=1; the page cache is not modelled)")
+
     def unmodelled_warning(self) -> str | None:
         """The one warning line for the CLI, or None when every option is understood."""
         if not self.unmodelled_options:
@@ -229,8 +241,8 @@ class FioJobFile:
         return f"{self.path}: fio options not modelled (nvsim ignores them): {', '.join(names)}"
 
 
-BUFFERED_NOTE = "direct (buffered I/O, fio's default direct=0, is simulated as direct=1)"
-"""How the warning names ``direct`` when a job is buffered: the page cache is not modelled."""
+BUFFERED_NOTE = "direct (buffered I/O, direct=0, is simulated as direct=1)"
+"""How the warning names ``direct`` when a job asks for buffered I/O: the page cache is not modelled."""
 
 
 def shares_one_loop(jobs: list[FioJob]) -> bool:
@@ -420,8 +432,8 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
                       data={"name": section.name}, open_file=open_file)
     for entry in entries:
         _take_option(draft, entry)
-    if not draft.direct:
-        draft.flags["unmodelled"].add("direct")  # buffered I/O through the page cache: nvsim models O_DIRECT
+    if not draft.direct and {"direct", "buffered"} & draft.options.keys():  # buffered I/O asked for: nvsim models O_DIRECT
+        draft.flags["unmodelled"].add("direct")  # (fio's buffered default, no direct given, is a note: FioJobFile.notes)
     return _finish_job(draft, catalog), draft.flags
 
 

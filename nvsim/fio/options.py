@@ -60,7 +60,8 @@ KEPT_OPTIONS: dict[str, str] = {
     "stonewall": "FioJob.group and FioJob.phase (alias wait_for_previous)",
     "new_group": "FioJob.group",
     "kb_base": "how sizes are read (1024, fio's default, or 1000)",
-    "direct": "direct=1 is what nvsim models; buffered I/O (direct=0, fio's default) is listed as unmodelled 'direct'",
+    "direct": "direct=1 is what nvsim models; buffered I/O set in the file (direct=0, buffered=1) is listed as "
+              "unmodelled 'direct', fio's buffered default (no direct given) is a note",
     "buffered": "the inverse of direct",
 }
 """fio options that are read and kept on ``FioJob`` or steer the parsing itself."""

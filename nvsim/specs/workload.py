@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field, ValidationInfo, field_validator, model_validator
+from pydantic import BeforeValidator, Field, ModelWrapValidatorHandler, ValidationInfo, field_validator, model_validator
 
 from ..skew_syntax import check_distribution
 from .base import Bytes, Label, Seconds, Spec, _catalog, _known_name
@@ -300,15 +300,18 @@ class WorkloadSpec(Spec):
     def _known_ioengine(cls, value: str, info: ValidationInfo) -> str:
         return _known_name(value, info, "host_io", "ioengine")
 
-    @model_validator(mode="before")
+    @model_validator(mode="wrap")
     @classmethod
-    def _sync_engine_depth_one(cls, data: Any, info: ValidationInfo) -> Any:
+    def _sync_engine_depth_one(cls, data: Any, handler: ModelWrapValidatorHandler["WorkloadSpec"],
+                               info: ValidationInfo) -> "WorkloadSpec":
         """A synchronous ioengine (psync, sync, pvsync, pvsync2) has one I/O in flight per job
-        whatever ``iodepth`` says: fio sets iodepth to 1 for engines flagged FIO_SYNCIO."""
+        whatever ``iodepth`` says: fio sets iodepth to 1 for engines flagged FIO_SYNCIO, once its
+        parser has taken the value, so an iodepth fio refuses (0, not a count) is refused whatever the engine."""
+        spec = handler(data)
         entry = _host_io_entry(data, info)
-        if entry is not None and entry.synchronous and data.get("iodepth", 1) != 1:
-            return {**data, "iodepth": 1}
-        return data
+        if entry is not None and entry.synchronous and spec.iodepth != 1:
+            return handler({**data, "iodepth": 1})
+        return spec
 
     @model_validator(mode="after")
     def _options_of_ioengine(self, info: ValidationInfo) -> "WorkloadSpec":

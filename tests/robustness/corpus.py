@@ -696,6 +696,21 @@ PLAN_CASES += [
          r"search\.rack_units: unknown platform 'supermicro-as-2125'; did you mean"),
 ]
 
+# a new user's walk through the docs: another command's file given as a scenario says which command
+# reads it; an iodepth fio refuses is refused whatever the ioengine (psync took 0 as depth 1)
+SCENARIO_CASES += [
+    Case("scenario-is-a-plan-file", "scenario_text", yaml.safe_dump(BASE_PLAN).encode(),
+         r"^error: SCENARIO: scenario\.yaml is a plan file \(top-level requirements:\), not a scenario; "
+         r"`nvsim plan scenario\.yaml` runs it$"),
+    Case("scenario-iodepth-0-psync", "scenario", changed(changed(BASE_SCENARIO, W + "ioengine", "psync"), W + "iodepth", 0),
+         r"workloads\[0\]\.iodepth: .*greater than or equal to 1"),
+]
+FIO_CASES += [
+    Case("fio-iodepth-0-default-psync", "fio", b"[j]\nrw=randread\ndirect=1\niodepth=0\n",
+         r"bad\.fio line 4: iodepth: .*greater than or equal to 1"),
+    Case("fio-iodepth-0-sync", "fio", b"[j]\nioengine=sync\nrw=randread\niodepth=0\n", r"bad\.fio line 4: iodepth: .*greater than or equal to 1"),
+]
+
 CLI_ARGS: list[tuple[str, tuple[str, ...], str]] = [
     ("fidelity", ("run", GRAID_SCENARIO, "--fidelity", "slow"), r"--fidelity: unknown fidelity 'slow'"),
     ("run-missing", ("run", "nope.yaml"), r"SCENARIO: no such file or directory: nope\.yaml"),
@@ -708,8 +723,26 @@ CLI_ARGS: list[tuple[str, tuple[str, ...], str]] = [
     ("run-output-proc", ("run", GRAID_SCENARIO, "-o", "/proc/nvsim-out.json"), r"--output: cannot write in /proc"),
     ("run-output-sys", ("run", GRAID_SCENARIO, "-o", "/sys/nvsim/out.json"), r"--output: cannot"),
     ("run-unknown-option", ("run", GRAID_SCENARIO, "--colour"), r"No such option"),
-    ("run-no-argument", ("run",), r"Missing argument"),
-    ("unknown-command", ("simulate",), r"No such command"),
+    ("run-no-argument", ("run",), r"^error: Missing argument 'scenario'\. \(try `nvsim run --help`\)$"),
+    ("unknown-command", ("simulate",), r"^error: No such command 'simulate'\. \(try `nvsim --help`\)$"),
+    ("report-no-out", ("report", GRAID_SCENARIO), r"^error: Missing option '--out' / '-o'\. \(try `nvsim report --help`\)$"),
+    ("catalog-show-no-name", ("catalog", "show"), r"^error: Missing argument 'name'\. \(try `nvsim catalog show --help`\)$"),
+    ("catalog-entry-as-command", ("catalog", "linux-md"),
+     r"^error: COMMAND: 'linux-md' is a catalog entry, not a command; show it with `nvsim catalog show linux-md`$"),
+    ("run-published-file", ("run", "scenarios/drive-reviews/published.yaml"),
+     r"SCENARIO: \S*scenarios/drive-reviews/published\.yaml is a published-numbers file \(top-level numbers:\), not a "
+     r"scenario; `nvsim validate --scenarios \S*scenarios/drive-reviews` reads it$"),
+    ("run-sweep-spec", ("run", "scenarios/sweeps/composite-workloads.yaml"),
+     r"SCENARIO: \S*composite-workloads\.yaml is a sweep spec \(top-level base:\), not a scenario; "
+     r"`nvsim sweep \S*scenarios/sweeps/composite-workloads\.yaml -o OUT` runs it$"),
+    ("fio-system-published-file", ("fio", "job.fio", "--system", "scenarios/drive-reviews/published.yaml"),
+     r"published\.yaml is a published-numbers file"),
+    ("run-dir-lists-scenario-files", ("run", "scenarios/drive-reviews"),
+     r"^(?!.*published\.yaml).*drive-reviews has no scenario\.yaml; scenario files here: micron-9550-max-12\.8tb\.yaml, "),
+    ("fio-command-line-iodepth-0", ("fio", "--system", FIO_SYSTEM, "--name=a", "--rw=randread", "--iodepth=0"),
+     r"iodepth: .*greater than or equal to 1"),
+    ("report-max-seconds-negative", ("report", GRAID_SCENARIO, "-o", "r.html", "--max-seconds", "-1"),
+     r"--max-seconds: must be 0 or more seconds, got -1"),
     ("fio-missing-jobfile", ("fio", "nope.fio", "--system", FIO_SYSTEM), r"nope\.fio: cannot read file"),
     ("fio-jobfile-dir", ("fio", ".", "--system", FIO_SYSTEM), r"\.: is a directory"),
     ("fio-missing-system", ("fio", "job.fio", "--system", "nope"), r"SCENARIO: no such file or directory"),

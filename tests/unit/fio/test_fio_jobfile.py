@@ -388,14 +388,25 @@ def test_refused_options_at_fios_default_are_accepted(option, value):
     assert option not in parse(f"[a]\nrw=randread\ndirect=1\n{option}={value}\n").unmodelled_options
 
 
-def test_buffered_io_is_listed_as_unmodelled_direct():
-    assert parse("[a]\nrw=read\n").unmodelled_options == ("direct",)  # fio's default is direct=0
+def test_buffered_io_asked_for_is_listed_as_unmodelled_direct():
     assert parse("[a]\ndirect=0\n").unmodelled_options == ("direct",)
     assert parse("[a]\nbuffered=0\n").unmodelled_options == ()
     assert parse("[global]\ndirect=1\n[a]\nbuffered=1\n").unmodelled_options == ("direct",)
-    warning = parse("[a]\nrw=read\nverify=crc32c\n").unmodelled_warning()  # the line says what buffered means
-    assert warning.endswith("not modelled (nvsim ignores them): direct (buffered I/O, fio's default direct=0, "
-                            "is simulated as direct=1), verify")
+    warning = parse("[a]\nrw=read\ndirect=0\nverify=crc32c\n").unmodelled_warning()  # the line says what buffered means
+    assert warning.endswith("not modelled (nvsim ignores them): direct (buffered I/O, direct=0, is simulated as direct=1), verify")
+    assert parse("[a]\ndirect=0\n").buffered_note() is None  # said once, in the warning
+
+
+def test_fios_buffered_default_is_one_note_not_an_unmodelled_option():
+    """The README's `nvsim-fio --name=a --rw=randread --bs=4k` sets no direct: fio's default
+    (buffered) is not an option the user gave, so it is not listed as unmodelled; one note says
+    how nvsim simulates it."""
+    jobfile = parse(command_line_to_jobfile(["--name=a", "--rw=randread", "--bs=4k", "--name=b", "--direct=1"]))
+    assert jobfile.unmodelled_options == () and jobfile.unmodelled_warning() is None
+    note = ("job.fio: no direct given for a: fio's default buffered I/O (direct=0) is simulated as direct I/O "
+            "(direct=1; the page cache is not modelled)")
+    assert jobfile.buffered_note() == note and jobfile.notes().count(note) == 1
+    assert parse("[global]\nbuffered=0\n[a]\n").buffered_note() is None
 
 
 def test_a_misspelled_option_is_refused_as_fio_refuses_it_with_a_suggestion():
@@ -440,13 +451,13 @@ def test_posixaio_is_a_block_engine_with_one_io_in_flight_per_job(catalog):
 
 
 def test_a_job_without_ioengine_gets_fios_default_and_a_note_says_so(catalog):
-    jobfile = parse("[a]\nrw=read\n[b]\nrw=read\nioengine=libaio\n", catalog=catalog)
+    jobfile = parse("[global]\ndirect=1\n[a]\nrw=read\n[b]\nrw=read\nioengine=libaio\n", catalog=catalog)
     assert [job.workload.ioengine for job in jobfile.jobs] == ["psync", "libaio"]
     notes = jobfile.notes()
     assert notes[0] == ("job.fio: no ioengine given for a: fio's default psync is used "
                         "(one I/O in flight per job whatever iodepth says)")
     assert "share one simulated array, each its own closed loop" in notes[1] and notes[1].endswith(": a, b")
-    assert parse("[a]\nrw=read\nioengine=libaio\n[b]\nstonewall\nioengine=libaio\n").notes() == []
+    assert parse("[global]\ndirect=1\n[a]\nrw=read\nioengine=libaio\n[b]\nstonewall\nioengine=libaio\n").notes() == []
 
 
 def test_command_line_options_become_a_job_file_as_fio_reads_them():
@@ -489,7 +500,7 @@ def test_rate_minimums_are_the_highest_minimum_of_the_jobs_mix():
 
 
 def test_jobs_fio_runs_together_share_one_loop_when_their_workloads_agree():
-    same = parse("[global]\nioengine=libaio\nrw=randread\n[a]\nnumjobs=2\nruntime=10\n[b]\n[c]\nstonewall\nrw=write\n")
+    same = parse("[global]\nioengine=libaio\ndirect=1\nrw=randread\n[a]\nnumjobs=2\nruntime=10\n[b]\n[c]\nstonewall\nrw=write\n")
     phases = same.phases()
     assert [[job.name for job in phase] for phase in phases] == [["a", "b"], ["c"]]
     assert shares_one_loop(phases[0]) and not shares_one_loop(phases[1])  # numjobs and runtime may differ

@@ -1,0 +1,28 @@
+"""nvsim/scenario.py: where a scenario file is found and what is refused as one."""
+
+from pathlib import Path
+
+import pytest
+
+from nvsim.errors import InputError
+from nvsim.plan.spec import PlanSpec
+from nvsim.published import PublishedFile
+from nvsim.scenario import OTHER_FILES, check_is_scenario
+from nvsim.specs import ScenarioSpec
+from nvsim.sweep import SweepSpec
+
+
+def test_another_commands_file_is_told_by_a_key_only_its_own_kind_requires():
+    """A published-numbers file, a sweep spec and a plan file are recognised by a top-level key their
+    model requires and a scenario does not have, so a renamed key in either model fails here."""
+    for (key, *_), model in zip(OTHER_FILES, (PublishedFile, SweepSpec, PlanSpec), strict=True):
+        assert model.model_fields[key].is_required() and key not in ScenarioSpec.model_fields
+
+
+def test_a_scenario_with_a_stray_key_is_left_to_the_scenario_check():
+    """A scenario (its required keys present) with another kind's key is a scenario with an unknown
+    key (refused by the scenario's own check, naming the key), not another kind of file."""
+    check_is_scenario({"name": "a", "platform": "p", "array": {}, "base": "x.yaml"}, Path("s.yaml"))
+    with pytest.raises(InputError, match=r"^SCENARIO: s\.yaml is a sweep spec \(top-level base:\), not a scenario; "
+                                         r"`nvsim sweep s\.yaml -o OUT` runs it$"):
+        check_is_scenario({"base": "x.yaml", "grid": {}}, Path("s.yaml"))
