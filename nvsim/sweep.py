@@ -171,20 +171,85 @@ def _value_identity(value: Any) -> str:
 
 
 def parse_constraint(text: str) -> tuple[str, str, float]:
-    """'read_iops >= 10M' -> (column, operator, value); values take nvsim's units (10M, 100 GB/s)."""
+    """'read_iops >= 10M' -> (column, operator, value); the value a plain number in the column's
+    unit or one with a unit of the column's kind (``column_kind``: 10M IOPS, 100 GB/s, 7.68 TB)."""
     match = CONSTRAINT.match(text)
     if not match:
         raise ValueError(f"constraint {text!r}: write 'column OP value', OP one of {', '.join(OPS)}")
     column, op, raw = match.groups()
-    for parse in (float, parse_count, parse_bytes_per_s, parse_bytes):
-        try:
-            value = float(parse(raw))
-        except (ValueError, InputError):
-            continue
-        if value != value:  # every comparison with NaN is false: no point could meet it
-            break
-        return column, op, value
-    raise ValueError(f"constraint {text!r}: cannot read the value {raw!r} (a number, 10M, 100 GB/s, 7.68 TB)")
+    metric = _split_column(column)[1]
+    takes, parse = column_kind(metric)
+    try:
+        value = float(parse(raw))
+    except (ValueError, InputError):
+        value = math.nan
+    if value != value:  # unreadable, a unit of another kind, or NaN (every comparison with NaN is false)
+        raise ValueError(f"constraint {text!r}: cannot read the value {raw!r}: {metric} takes {takes}")
+    return column, op, value
+
+
+def _plain(raw: str) -> float:
+    """A plain number ('2e6', '0.5', '400'), or one with a decimal multiplier K, M, G ('10M')."""
+    try:
+        return float(raw)
+    except ValueError:
+        if "iops" in raw.lower():  # parse_count's own word: a count's unit only
+            raise
+        return parse_count(raw)
+
+
+def _with_unit(unit: str, scale: float = 1.0) -> Callable[[str], float]:
+    """A plain number, or one followed by ``unit`` (its value times ``scale``)."""
+    def parse(raw: str) -> float:
+        text = raw.strip()
+        if unit and text.endswith(unit) and text[:-len(unit)].strip():
+            return _plain(text[:-len(unit)].strip()) * scale
+        return _plain(text)
+    return parse
+
+
+def _size(raw: str) -> float:
+    """Bytes: a plain number, or a byte unit (20 TB, 4 KiB); fio's bare 4k is refused (is 10M a
+    million bytes or a MiB?)."""
+    try:
+        return float(raw)
+    except ValueError:
+        if not raw.strip().endswith("B"):
+            raise
+        return float(parse_bytes(raw))
+
+
+def _probability(raw: str) -> float:
+    value = float(raw)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{raw!r} is not a probability")
+    return value
+
+
+COLUMN_KINDS: tuple[tuple[Callable[[str], bool], str, Callable[[str], float]], ...] = (
+    (lambda m: m.endswith("_bytes_per_s"), "a rate: bytes per second (2e9) or with its unit (2 GB/s, 500 MiB/s)",
+     lambda raw: float(raw) if not raw.strip().endswith("/s") else parse_bytes_per_s(raw)),
+    (lambda m: m.endswith(("_bytes", "_bytes_per_drive")), "a size: bytes (2e13) or with a byte unit (20 TB, 4 KiB)",
+     _size),
+    (lambda m: m.endswith("_iops") or m == "transactions_per_s", "a count: a number (2e6) or with K, M, G (2M, 2M IOPS)",
+     lambda raw: _plain(raw) if "iops" not in raw.lower() else parse_count(raw)),
+    (lambda m: m.endswith("_probability"), "a probability: a number from 0 to 1 (1e-5)", _probability),
+    (lambda m: m.endswith("_mb_per_s"), "MB/s: a number (500) or a rate (2 GB/s)", lambda raw: (
+        parse_bytes_per_s(raw) / 1e6 if raw.strip().endswith("/s") else _plain(raw))),
+    (lambda m: m.endswith("_hours"), "hours: a number (2) or with h (2 h)", _with_unit("h")),
+    (lambda m: m.endswith("_w"), "watts: a number (400) or with W (400 W, 1.5K W)", _with_unit("W")),
+    (lambda m: m.endswith("_us"), "microseconds: a number (500) or with us (500 us)", _with_unit("us")),
+)
+"""Each column's kind, by its name (the first that matches), as a constraint reads its value: what
+it takes and the parser. A value with a unit of another kind is refused, never converted (2 GB/s
+against read_iops was compared as 2e9 IOPS)."""
+PLAIN = ("a plain number in the column's own unit, or with K, M, G (1.5K)", _plain)
+"""The kind of every other column (dollars, years, percentages, ratios, set fields)."""
+
+
+def column_kind(metric: str) -> tuple[str, Callable[[str], float]]:
+    """What a constraint on ``metric`` takes (words) and how its value is read (``COLUMN_KINDS``)."""
+    return next(((takes, parse) for test, takes, parse in COLUMN_KINDS if test(metric)), PLAIN)
 
 
 def load_sweep(path: str | Path) -> tuple[SweepSpec, Path]:

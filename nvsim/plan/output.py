@@ -26,6 +26,7 @@ from ..errors import InputError
 from ..io import check_output_path, commit_together, json_ready
 from ..report import Grid, print_grid
 from .answer import performance
+from ..simulation import EVENT_HOST_IOS
 from .search import PlanResult
 
 RANK_FILE = re.compile(r"rank-\d+\.yaml")
@@ -182,7 +183,17 @@ def stages_text(answer: dict) -> str:
     return (f"{answer['candidates']:,} candidates: {p['filters']:,} pruned by exact filters, {p['bounds']:,} by bounds, "
             f"{p['fluid']:,} by the fluid mode, {p.get('ranking', 0):,} by the objective (no better than the top), "
             f"{p['event']:,} by the event mode; {answer['ranked_count']:,} ranked, "
-            f"{answer.get('set_ups_ranked', answer['ranked_count']):,} distinct set-ups")
+            f"{answer.get('set_ups_ranked', answer['ranked_count']):,} distinct set-ups{window_text(answer)}")
+
+
+def window_text(answer: dict) -> str:
+    """What the stages line adds when the event check did not run ``nvsim run``'s window
+    (``event_host_ios`` set): the window it ran, so no one reads its figures as the run's."""
+    window = answer.get("event_window") or {}
+    if window.get("as_nvsim_run") is not False:
+        return ""
+    return (f"; the event check measured {window['host_ios']:,} host I/Os per workload (event_host_ios), not the "
+            f"{EVENT_HOST_IOS:,} of `nvsim run --max-seconds 0`: its rates and percentiles are not the run's")
 
 
 def print_plan(console: Console, result: PlanResult, written: list[Path]) -> None:
@@ -211,5 +222,5 @@ def print_plan(console: Console, result: PlanResult, written: list[Path]) -> Non
     console.print(f"wrote {len(written)} files under {written[0].parent if written else '-'}", markup=False)
 
 
-__all__ = ["write_outputs", "print_plan", "ranking_rows", "pareto_html", "has_plotly", "check_outputs", "output_paths", "stages_text", "si_text",
+__all__ = ["write_outputs", "print_plan", "ranking_rows", "pareto_html", "has_plotly", "check_outputs", "output_paths", "stages_text", "window_text", "si_text",
            "set_up_text", "variants_text", "stale_outputs"]

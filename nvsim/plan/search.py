@@ -34,6 +34,7 @@ import numpy as np
 from ..budget import check_workload
 from ..catalog import Catalog, default_catalog
 from ..errors import InputError
+from ..simulation import EVENT_HOST_IOS
 from .answer import distinct_set_ups, nth_set_up_objective, pareto_front, performance, rejected_families, set_up_of
 from .bounds import bounds_stage, min_write_factor
 from .fluid import CHUNK, event_check, needs_rebuild, pool, run_tasks, scenario_data
@@ -43,6 +44,10 @@ from .spec import PlanSpec, check_names, load_plan, workload_specs
 MAX_FLUID = 200_000
 """Most candidates the fluid stage takes (a bound on its work); past it the plan is refused."""
 EVENT_TRIES = 3
+STEP = 4 * CHUNK
+"""Fewest candidates the best-first fluid stage takes at a time: a fixed number, so that the
+candidates it visits, and so every file of a plan, do not depend on the worker processes (it was
+two chunks per worker: on one worker the example visited 23 candidates fewer than on two)."""
 """The event mode tries up to ``confirm x EVENT_TRIES`` candidates to confirm ``confirm``."""
 
 
@@ -65,7 +70,18 @@ class PlanResult:
                 "set_ups_ranked": len(self.ranked),
                 "objective": self.spec.objective if isinstance(self.spec.objective, str) else self.spec.objective.model_dump(),
                 "ranked": self.ranked, "every_candidate": self.every_candidate, "pareto_ranks": self.pareto,
-                "rejected_families": self.families}
+                "rejected_families": self.families,
+                "event_window": {"host_ios": event_host_ios(self.spec), "as_nvsim_run": as_nvsim_run(self.spec)}}
+
+
+def event_host_ios(spec: PlanSpec) -> int:
+    """Host I/Os the event check measures per workload: ``event_host_ios``, else ``nvsim run``'s."""
+    return spec.event_host_ios or EVENT_HOST_IOS
+
+
+def as_nvsim_run(spec: PlanSpec) -> bool | None:
+    """Whether the event check runs ``nvsim run --max-seconds 0``'s window (None: no event check)."""
+    return None if spec.confirm == 0 else event_host_ios(spec) == EVENT_HOST_IOS
 
 
 def _tasks(spec: PlanSpec, cands: Candidates, idx: np.ndarray, workloads: dict) -> dict[int, dict]:
@@ -102,8 +118,10 @@ def _reject_one(verdicts: Verdicts, i: int, stage: int, miss: dict) -> int:
 
 def objective_floor(spec: PlanSpec, cands: Candidates, idx: np.ndarray) -> np.ndarray:
     """A lower bound of each candidate's objective, known before the fluid mode: exact for price,
-    $/usable TB and drives; idle watts for power; price over the IOPS bound for $/1K IOPS. A
-    weighted mix has none (zeros: the search then visits every survivor)."""
+    $/usable TB and drives; idle watts for power; for $/1K IOPS (the dearest workload's) the price
+    over the least of the workloads' IOPS bounds (each workload's $/1K IOPS is at least its price
+    over its bound, so the highest is at least the highest of those). A weighted mix has none
+    (zeros: the search then visits every survivor)."""
     if not isinstance(spec.objective, str):
         return np.zeros(len(idx))
     columns = cands.columns
@@ -111,11 +129,9 @@ def objective_floor(spec: PlanSpec, cands: Candidates, idx: np.ndarray) -> np.nd
         return cands.count[idx].astype(float)
     if spec.objective == "power_w":
         return columns["idle_power_w"][idx]
-    if spec.objective == "usd_per_kiops":
-        workloads = spec.requirements.workloads
-        if not workloads:
-            return np.zeros(len(idx))
-        return columns["price_usd"][idx] / (columns[f"{workloads[0].name}.iops_bound"][idx] / 1e3)
+    if spec.objective == "usd_per_kiops":  # the dearest workload's: the price over the least IOPS bound
+        least = np.min([columns[f"{w.name}.iops_bound"][idx] for w in spec.requirements.workloads], axis=0)
+        return columns["price_usd"][idx] / (least / 1e3)
     return columns[spec.objective][idx]
 
 
@@ -154,7 +170,7 @@ def _rebuild_checks(cands: Candidates, verdicts: Verdicts, tasks: dict[int, dict
             answers[i].update({k: answer[k] for k in ("rebuild_hours", "data_loss_probability", "mttdl_years")})
 
 
-def fluid_stage(spec: PlanSpec, cands: Candidates, verdicts: Verdicts, make_tasks, where, workers: int,
+def fluid_stage(spec: PlanSpec, cands: Candidates, verdicts: Verdicts, make_tasks, where,
                 progress: Callable[[int], None] | None = None) -> tuple[int, list[dict], int]:
     """Stage 3, best first: the survivors in the order of their objective's lower bound, in
     batches, until ``top`` distinct set-ups (and the event stage's tries) are feasible and no
@@ -166,7 +182,7 @@ def fluid_stage(spec: PlanSpec, cands: Candidates, verdicts: Verdicts, make_task
     floor_of = dict(zip(alive.tolist(), floor.tolist()))
     wanted = max(spec.top, spec.confirm * EVENT_TRIES)
     visit_all = spec.exhaustive or not isinstance(spec.objective, str)
-    step = len(order) if visit_all else max(4 * wanted, 2 * CHUNK * max(1, workers))
+    step = len(order) if visit_all else max(4 * wanted, STEP)
     before, feasible, done = int(verdicts.alive().sum()), [], 0
     while done < len(order):
         cutoff = nth_set_up_objective(feasible, objective_values(spec, feasible), wanted)
@@ -187,14 +203,24 @@ def fluid_stage(spec: PlanSpec, cands: Candidates, verdicts: Verdicts, make_task
 
 
 def objective_values(spec: PlanSpec, rows: list[dict]) -> list[float]:
-    """Each feasible row's objective (lower is better): one metric, or the weighted sum of each
-    metric over its best value among the rows."""
+    """Each feasible row's objective (lower is better): one metric, or the weighted geometric mean
+    of the metrics (``weighted_value``); a metric unknown is infinite. Each row's value is its own:
+    no other row changes it, so adding a candidate never reorders two others."""
     keys = spec.objective_keys
     if isinstance(spec.objective, str):
         return [r[keys[0]] if _finite(r.get(keys[0])) else math.inf for r in rows]
-    weights = spec.objective.weights
-    best = {k: min((r[k] for r in rows if _finite(r.get(k))), default=1.0) or 1.0 for k in keys}
-    return [sum(w * (r[k] if _finite(r.get(k)) else math.inf) / best[k] for k, w in weights.items()) for r in rows]
+    return [weighted_value(spec.objective.weights, r) for r in rows]
+
+
+def weighted_value(weights: dict[str, float], row: dict) -> float:
+    """The product of each metric to the power of its weight's share of the weights (a weighted
+    geometric mean, in the metrics' mixed units): 1% more of a metric weighs its weight's share
+    of 1%, whatever its unit or the other candidates' figures; each factor lies between 1 and its
+    metric, so no weight overflows it. Infinite where a metric is unknown."""
+    if not all(_finite(row.get(k)) for k in weights):
+        return math.inf
+    total = sum(weights.values())
+    return math.prod(row[k] ** (w / total) for k, w in weights.items())
 
 
 def _finite(value) -> bool:
@@ -215,20 +241,21 @@ def rank(spec: PlanSpec, rows: list[dict]) -> list[dict]:
 
 
 def margins(spec: PlanSpec, row: dict) -> dict[str, float]:
-    """Headroom against every requirement as a share of it (+0.25: 25% to spare; negative: missed)."""
+    """Headroom against every requirement as a share of it (+0.25: 25% to spare; negative: missed).
+    Rates come from the event mode where it confirmed the row (``event_workloads``), else from the
+    fluid mode; a latency percentile has a margin only where the event mode ran."""
     req = spec.requirements
     out = {"usable_bytes": row["usable_bytes"] / req.usable_bytes - 1.0}
-    for w in req.workloads:
-        fig = row["workloads"][w.name]
-        if w.min_iops:
-            out[f"{w.name} IOPS"] = fig["iops"] / w.min_iops - 1.0
-        if w.min_bytes_per_s:
-            out[f"{w.name} bytes/s"] = fig["bytes_per_s"] / w.min_bytes_per_s - 1.0
-    limits = [("max_price_usd", "price_usd"), ("max_power_w", "power_w")]
-    for name, key in limits:
+    out.update(_workload_margins(spec, row))
+    ceilings = [("max_price_usd", row.get("price_usd")), ("max_power_w", row.get("power_w"))]
+    if req.max_bays is not None:  # members and spares, as the exact filter counts them
+        ceilings.append(("max_bays", row["drives"] + row["hot_spares"]))
+    if req.max_rack_units is not None:
+        ceilings.append(("max_rack_units", spec.search.rack_units[row["platform"]]))
+    for name, value in ceilings:
         limit = getattr(req, name)
-        if limit is not None and _finite(row.get(key)):
-            out[name] = 1.0 - row[key] / limit
+        if limit is not None and _finite(value):
+            out[name] = 1.0 - value / limit
     if req.rebuild is not None:
         out["rebuild hours"] = 1.0 - row["rebuild_hours"] / req.rebuild.max_hours
     if req.max_data_loss_probability is not None:
@@ -237,6 +264,22 @@ def margins(spec: PlanSpec, row: dict) -> dict[str, float]:
         out["MTTDL years"] = row["mttdl_years"] / req.min_mttdl_years - 1.0
     if req.endurance is not None:
         out["endurance years"] = row["lifetime_years"] / req.endurance.service_life_years - 1.0
+    return out
+
+
+def _workload_margins(spec: PlanSpec, row: dict) -> dict[str, float]:
+    """Each workload's rate margins (the event figures of a confirmed row, else the fluid ones) and
+    its latency margins (the event percentile: none where the event mode did not run)."""
+    out = {}
+    events = row.get("event_workloads") or {}
+    for w in spec.requirements.workloads:
+        fig = events.get(w.name) or row["workloads"][w.name]
+        if w.min_iops:
+            out[f"{w.name} IOPS"] = fig["iops"] / w.min_iops - 1.0
+        if w.min_bytes_per_s:
+            out[f"{w.name} bytes/s"] = fig["bytes_per_s"] / w.min_bytes_per_s - 1.0
+        for p, limit in w.max_latency_us.items() if w.name in events else ():
+            out[f"{w.name} {p} latency us"] = 1.0 - events[w.name]["latency_us"][p] / limit
     return out
 
 
@@ -250,10 +293,16 @@ def feasible_rows(spec: PlanSpec, cands: Candidates, answers: dict[int, dict], a
                    usd_per_usable_tb=_num(cands.columns["usd_per_usable_tb"][i]), workloads=answer["workloads"],
                    **{k: answer.get(k) for k in ("power_w", "rebuild_hours", "data_loss_probability", "mttdl_years",
                                                  "lifetime_years", "effective_dwpd")})
-        first = next(iter(answer["workloads"].values()), None)
-        row["usd_per_kiops"] = first["usd_per_kiops"] if first else None
+        row["usd_per_kiops"] = dearest_kiops(answer["workloads"])
         rows.append(row)
     return rows
+
+
+def dearest_kiops(workloads: dict[str, dict]) -> float | None:
+    """A set-up's $/1K IOPS: its dearest workload's (the highest, as its power is the highest over
+    them), whatever their order; None where one is unknown (no price, or no I/O)."""
+    values = [f["usd_per_kiops"] for f in workloads.values()]
+    return max(values) if values and None not in values else None
 
 
 def _num(value) -> float | None:
@@ -294,7 +343,7 @@ def prepare_plan(path: str | Path, catalog: Catalog | None = None, **files):
     workloads = workload_specs(spec, here, catalog, **files)
     for i, workload in enumerate(workloads.values()):  # the stages' work budget, as `nvsim run` applies it
         check_workload(workload, "event" if spec.confirm else "fluid", field=f"requirements.workloads[{i}]",
-                       host_ios=spec.event_host_ios, instead="set confirm: 0 to skip the event stage")
+                       host_ios=event_host_ios(spec), instead="set confirm: 0 to skip the event stage")
     if axes.size > spec.max_candidates:
         enumerate_candidates(axes, spec.max_candidates)  # the one-line refusal
     return spec, axes, workloads, catalog
@@ -318,7 +367,7 @@ def run_plan(path: str | Path, *, workers: int = 1, dask_address: str | None = N
         def make_tasks(idx: list[int]) -> dict[int, dict]:
             tasks.update(_tasks(spec, cands, np.asarray(idx, np.int64), workloads))
             return tasks
-        pruned["fluid"], ranked, pruned["ranking"] = fluid_stage(spec, cands, verdicts, make_tasks, where, workers,
+        pruned["fluid"], ranked, pruned["ranking"] = fluid_stage(spec, cands, verdicts, make_tasks, where,
                                                                  tick("fluid", int(verdicts.alive().sum())))
     seconds["fluid"] = time.perf_counter() - started - seconds["filters+bounds"]
     pruned["event"], everyone, ranked = _event_on_set_ups(spec, ranked, tasks, verdicts, tick)
@@ -350,4 +399,5 @@ def _event_on_set_ups(spec: PlanSpec, ranked: list[dict], tasks: dict[int, dict]
 
 
 __all__ = ["PlanResult", "run_plan", "prepare_plan", "rank", "margins", "objective_values", "sort_key", "candidate_name",
-           "candidate_row", "fluid_stage", "objective_floor", "event_stage", "feasible_rows", "STAGES", "MAX_FLUID", "EVENT_TRIES"]
+           "candidate_row", "fluid_stage", "objective_floor", "event_stage", "feasible_rows", "STAGES", "MAX_FLUID", "EVENT_TRIES",
+           "weighted_value", "dearest_kiops", "event_host_ios", "as_nvsim_run"]

@@ -62,13 +62,17 @@ DEFAULT_STRIPS_BYTES = (64 * 1024, 128 * 1024, 512 * 1024)
 OBJECTIVES = ("usd_per_usable_tb", "usd_per_kiops", "power_w", "price_usd", "drives")
 """What a plan may rank by (lowest first; ``drives``: the fewest drives, needing no prices); a
 weighted mix takes these keys too."""
+PER_WORKLOAD_OBJECTIVES = ("usd_per_kiops", "power_w")
+"""Objectives taken at the workloads' operating points (the highest over the workloads): a plan
+with no workload cannot rank by them."""
 PERCENTILES = ("p50", "p90", "p95", "p99", "p99.9", "p99.99")
 
 
 MAX_WEIGHT = 1e6
-"""Largest weight of a weighted objective. Weights are relative (each metric over its best value,
-summed), so a million to one already ranks by one metric alone; a larger one only risks a sum
-that overflows to infinity and ties every candidate."""
+"""Largest weight of a weighted objective. Weights are relative (each is an exponent of the
+weighted geometric mean, over their sum: ``search.objective_values``), so a million to one already
+ranks by one metric alone; a larger one only made the old weighted sum overflow to infinity and tie
+every candidate."""
 MAX_RACK_UNITS = 100
 """Tallest height a plan takes, in rack units (a 42U rack is 42; a whole row, never 100)."""
 
@@ -215,7 +219,8 @@ def _bounded_weight(weight: float) -> float:
 
 
 class WeightedObjective(PlanModel):
-    """A weighted mix: each metric divided by its best value over the feasible set, then summed."""
+    """A weighted mix: the weighted geometric mean of the metrics, each to the power of its weight's
+    share of the weights (``search.objective_values``; its own figure, whatever the other candidates)."""
 
     weights: dict[Literal["usd_per_usable_tb", "usd_per_kiops", "power_w", "price_usd", "drives"],
                   Annotated[float, AfterValidator(_bounded_weight)]] = Field(min_length=1)
@@ -244,7 +249,9 @@ class PlanSpec(PlanModel):
     top: int = Field(default=10, ge=1, le=1000, description="candidates listed and written as scenarios")
     confirm: int = Field(default=3, ge=0, le=20, description="top candidates the event mode confirms")
     seed: int = Field(default=1, ge=0, lt=2**63)
-    event_host_ios: int = Field(default=20_000, ge=2_000, le=1_000_000)
+    event_host_ios: int | None = Field(default=None, ge=2_000, le=1_000_000,
+                                       description="host I/Os the event check measures per workload; none (the "
+                                                   "default): the window `nvsim run --max-seconds 0` measures")
     max_candidates: int = Field(default=5_000_000, ge=1, le=50_000_000)
     exhaustive: bool = Field(default=False, description="run the fluid mode on every survivor of the bounds, not only "
                                                         "until no survivor left can reach the top")
@@ -257,6 +264,17 @@ class PlanSpec(PlanModel):
         if self.confirm == 0 and timed:
             raise ValueError(f"confirm: 0 skips the event stage, which checks requirements.workloads[{timed[0]}]."
                              f"max_latency_us; set confirm >= 1 or drop the target")
+        return self
+
+    @model_validator(mode="after")
+    def _per_workload_objective_needs_workloads(self) -> "PlanSpec":
+        """$/1K IOPS and watts are figures of a workload's operating point (the highest over the
+        workloads): with none every candidate's objective was infinite, a ranking by nothing."""
+        per_workload = [k for k in self.objective_keys if k in PER_WORKLOAD_OBJECTIVES]
+        if per_workload and not self.requirements.workloads:
+            raise ValueError(f"objective: {per_workload[0]} is taken at each workload's operating point (the highest "
+                             f"over requirements.workloads), and the plan has no workload; give requirements.workloads "
+                             f"or another objective ({', '.join(k for k in OBJECTIVES if k not in PER_WORKLOAD_OBJECTIVES)})")
         return self
 
     @property

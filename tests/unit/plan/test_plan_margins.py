@@ -50,3 +50,47 @@ def test_a_rejected_candidates_reason_gives_its_gap_with_the_sign_of_the_miss():
     over, short = reason_text(verdicts, 0), reason_text(verdicts, 1)
     assert " over " in over and over.endswith("(+25%) at idle draw of the parts")  # 2,500 W is 25% over 2,000 W
     assert " short of " in short and short.endswith("(20%) at drive NAND")  # 0.8M is 20% short of 1M
+
+
+def _timed_spec(**requirements) -> PlanSpec:
+    return PlanSpec.model_validate({
+        "requirements": {"usable_bytes": "10 TB", **requirements,
+                         "workloads": [{"name": "rr", "profile": "randread-4k", "min_iops": "1M", "min_bytes_per_s": "4 GB/s",
+                                        "max_latency_us": {"p99": 500, "p99.9": 1000}}]},
+        "search": {"platforms": ["supermicro-as-2125hs-tnr"], "drives": ["kioxia-cm7-r-3.84tb"],
+                   "rack_units": {"supermicro-as-2125hs-tnr": 2}},
+        "objective": "usd_per_usable_tb", "confirm": 1})
+
+
+def _set_up(**extra) -> dict:
+    return {"usable_bytes": 12.5e12, "platform": "supermicro-as-2125hs-tnr", "drives": 8, "hot_spares": 1,
+            "workloads": {"rr": {"iops": 2e6, "bytes_per_s": 2e6 * 4096}}, **extra}
+
+
+def test_a_latency_target_has_a_margin_from_the_event_percentile_and_none_without_the_event_mode():
+    """Issue hunt_c 5: latency targets had no margin at all."""
+    spec = _timed_spec()
+    assert not any("latency" in k for k in margins(spec, _set_up()))  # the fluid mode knows no percentile
+    event = {"rr": {"iops": 1.5e6, "bytes_per_s": 1.5e6 * 4096, "latency_us": {"p99": 400.0, "p99.9": 1250.0}}}
+    out = margins(spec, _set_up(event_workloads=event))
+    assert out["rr p99 latency us"] == pytest.approx(0.2)  # 400 us under a 500 us limit: 20% to spare
+    assert out["rr p99.9 latency us"] == pytest.approx(-0.25)  # 1,250 us over 1,000 us: missed by 25%
+
+
+def test_a_confirmed_set_ups_rate_margins_are_its_event_figures():
+    """Issue hunt_c 5: a confirmed set-up's margins came from the fluid rates (1.91M where its
+    event run gave 1.83M)."""
+    spec = _timed_spec()
+    event = {"rr": {"iops": 1.5e6, "bytes_per_s": 1.5e6 * 4096, "latency_us": {"p99": 400.0, "p99.9": 900.0}}}
+    fluid = margins(spec, _set_up())
+    confirmed = margins(spec, _set_up(event_workloads=event))
+    assert fluid["rr IOPS"] == pytest.approx(1.0) and confirmed["rr IOPS"] == pytest.approx(0.5)
+    assert fluid["rr bytes/s"] == pytest.approx(2e6 * 4096 / 4e9 - 1) and confirmed["rr bytes/s"] == pytest.approx(1.5e6 * 4096 / 4e9 - 1)
+
+
+def test_bays_and_rack_units_have_margins():
+    """Issue hunt_c 5: max_bays and max_rack_units had none. Bays count members and spares."""
+    out = margins(_timed_spec(max_bays=12, max_rack_units=4), _set_up())
+    assert out["max_bays"] == pytest.approx(1 - 9 / 12)
+    assert out["max_rack_units"] == pytest.approx(0.5)  # a 2U server under a 4U limit
+    assert "max_bays" not in margins(_timed_spec(), _set_up())

@@ -1,0 +1,62 @@
+"""A sweep constraint's value is read as its column's kind (hunt_c item 4): IOPS columns take a
+count, ``*_bytes_per_s`` a rate, ``*_bytes`` a size, hours, watts and microseconds their unit, a
+probability a number from 0 to 1. The value used to be tried as a number, a count, a rate and a
+size in turn, whatever the column: "rr.read_iops >= 2 GB/s" compared 2e9 IOPS and
+"usable_bytes >= 20 GB/s" passed as 2e10 bytes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, run_cli
+from nvsim.sweep import column_kind, parse_constraint
+
+BASE = ROOT / "scenarios" / "xiraid-qlc-raid5" / "scenario.yaml"
+
+
+@pytest.mark.parametrize("text, value", [
+    ("read_iops >= 10M", 10e6), ("rr.total_iops >= 2.5M IOPS", 2.5e6), ("write_iops >= .5", 0.5),
+    ("rr.read_bytes_per_s >= 2 GB/s", 2e9), ("write_bytes_per_s > 500 MiB/s", 500 * 2**20), ("read_bytes_per_s > 3e9", 3e9),
+    ("usable_bytes >= 20 TB", 20e12), ("usable_bytes_per_drive >= 4 KiB", 4096), ("set.array.strip_bytes <= 64KiB", 65536),
+    ("usable_bytes >= 2e13", 2e13), ("power_w <= 400 W", 400.0), ("power_w <= 1.5 kW", 1500.0), ("power_w <= 1000", 1000.0),
+    ("rebuild_hours <= 2 h", 2.0), ("rebuild_hours <= 2", 2.0), ("rebuild_mb_per_s >= 2 GB/s", 2000.0),
+    ("read_latency_p99_us <= 500 us", 500.0), ("data_loss_probability <= 1e-5", 1e-5), ("mttdl_years >= 1M", 1e6),
+    ("usd_per_kiops <= 12.5", 12.5),
+])
+def test_a_value_in_its_columns_kind_is_read(text: str, value: float):
+    assert parse_constraint(text)[2] == pytest.approx(value)
+
+
+@pytest.mark.parametrize("text, takes", [
+    ("rr.read_iops >= 2 GB/s", "read_iops takes a count"), ("read_iops >= 3 TB", "read_iops takes a count"),
+    ("usable_bytes >= 20 GB/s", "usable_bytes takes a size"), ("usable_bytes >= 10M", "usable_bytes takes a size"),
+    ("read_bytes_per_s >= 20 TB", "read_bytes_per_s takes a rate"), ("read_bytes_per_s >= 10G", "read_bytes_per_s takes a rate"),
+    ("power_w <= 2 h", "power_w takes watts"), ("power_w <= 400 IOPS", "power_w takes watts"),
+    ("rebuild_hours <= 2 W", "rebuild_hours takes hours"), ("read_latency_p99_us <= 2 ms", "read_latency_p99_us takes microseconds"),
+    ("data_loss_probability <= 5", "data_loss_probability takes a probability"),
+    ("data_loss_probability <= 5%", "data_loss_probability takes a probability"),
+    ("mttdl_years >= 7.68 TB", "mttdl_years takes a plain number"),
+])
+def test_a_unit_of_another_kind_is_refused_naming_the_constraint_and_what_the_column_takes(text: str, takes: str):
+    with pytest.raises(ValueError) as caught:
+        parse_constraint(text)
+    message = str(caught.value)
+    assert message.startswith(f"constraint {text!r}: cannot read the value") and takes in message and "\n" not in message
+
+
+def test_each_kind_says_what_it_takes():
+    assert column_kind("read_iops")[0].startswith("a count") and column_kind("usable_bytes")[0].startswith("a size")
+    assert column_kind("rebuild_bytes_per_s")[0].startswith("a rate") and column_kind("price_usd")[0].startswith("a plain number")
+
+
+def test_the_sweep_refuses_a_mismatched_unit_in_one_line_before_any_point_runs(tmp_path: Path):
+    spec = {"base": str(BASE), "workloads": ["randread-b4k-j16-d64"], "fidelity": "fluid", "grid": {"array.drives": [4, 5]},
+            "constraints": ["randread-b4k-j16-d64.read_iops >= 1M", "usable_bytes >= 20 GB/s"]}
+    (tmp_path / "sweep.yaml").write_text(json.dumps(spec))
+    bad = run_cli("sweep", str(tmp_path / "sweep.yaml"), "-o", str(tmp_path / "o"))
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr, bad.stderr
+    assert "constraints: constraint 'usable_bytes >= 20 GB/s': cannot read the value '20 GB/s': usable_bytes takes a size" in bad.stderr
+    assert not list(tmp_path.glob("o*"))
