@@ -33,17 +33,26 @@ def is_ceiling(label: str) -> bool:
     return any(label.startswith(c) or c in label for c in CEILINGS)
 
 
+RANKING = STAGES.index("ranking")
+"""The objective's cut: a candidate no better than the top set-ups, never checked against the
+requirements the later stages check."""
+
+
 def closeness(verdicts: Verdicts) -> np.ndarray:
-    """Per rejected candidate, how near it came: its stage; within the filters and bounds, how many
-    checks it passed (their labels are recorded in the order they run); then its achieved/target
-    ratio in [0, 1)."""
+    """Per rejected candidate, how near it came: its stage (a requirement's miss at a later stage is
+    nearer; the objective's cut, made in the fluid stage's search, between the bounds and the fluid
+    mode: a member that ran in the fluid or event mode and missed a requirement says more than one
+    cut unchecked, and one cut says more than a smaller member's miss of a filter or bound); within
+    the filters and bounds, how many checks it passed (their labels are recorded in the order they
+    run); then its achieved/target ratio in [0, 1)."""
     labels = np.asarray([is_ceiling(label) for label in verdicts.labels] + [False])
     ceiling = labels[verdicts.requirement]
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(ceiling, verdicts.target / verdicts.achieved, verdicts.achieved / verdicts.target)
     ratio = np.nan_to_num(ratio, nan=0.0, posinf=0.0, neginf=0.0)
     order = np.where(verdicts.stage <= 2, np.maximum(verdicts.requirement, 0), 0)
-    return verdicts.stage * 1e6 + order * 1e3 + np.clip(ratio, 0.0, 0.999)
+    stage = np.where(verdicts.stage == RANKING, STAGES.index("bounds") + 0.5, verdicts.stage)
+    return stage * 1e6 + order * 1e3 + np.clip(ratio, 0.0, 0.999)
 
 
 def _amount(value: float, label: str) -> str:
@@ -75,11 +84,14 @@ def reason_text(verdicts: Verdicts, i: int) -> str:
 
 
 def rejected_families(cands: Candidates, verdicts: Verdicts) -> list[dict]:
-    """One record per family with no feasible candidate, from its closest candidate; sorted by
-    engine, level and drive."""
+    """One record per family with no feasible candidate, from its closest candidate (``closeness``: a
+    member that missed a requirement in the fluid or event mode before the objective's cut, else
+    the cut, else a filter's or bound's miss; where a miss speaks for a family whose other members
+    were cut, the reason says so); sorted by engine, level and drive."""
     a = cands.axes
     family = (cands.engine.astype(np.int64) * 16 + cands.level) * len(a.drives) + cands.drive
     feasible = set(np.unique(family[verdicts.stage == 0]).tolist())
+    cut = set(np.unique(family[verdicts.stage == RANKING]).tolist())
     score = closeness(verdicts)
     order = np.lexsort((-score, family))  # per family, the closest first
     first = np.ones(len(order), bool)
@@ -94,8 +106,16 @@ def rejected_families(cands: Candidates, verdicts: Verdicts) -> list[dict]:
                     "achieved": _plain(verdicts.achieved[i]), "target": _plain(verdicts.target[i]),
                     "resource": verdicts.resources[verdicts.resource[i]] if verdicts.resource[i] >= 0 else "",
                     "closest": row, "reason": f"{row['engine']} RAID{row['level']} on {row['drives']}x {row['drive']}: "
-                                              f"{reason_text(verdicts, i)}"})
+                                              f"{reason_text(verdicts, i)}{_cut_too(verdicts, i, int(family[i]) in cut)}"})
     return sorted(out, key=lambda f: (f["engine"], f["level"], f["drive"]))
+
+
+def _cut_too(verdicts: Verdicts, i: int, family_cut: bool) -> str:
+    """What a family's reason adds when its closest miss is a requirement's and others of its
+    members were cut by the objective (never checked against the later stages' requirements)."""
+    if not family_cut or verdicts.stage[i] == RANKING:
+        return ""
+    return "; its other members no better than the top set-ups (the objective's cut)"
 
 
 SET_UP_KEY = ("drive", "drives", "level", "engine", "platform")

@@ -94,3 +94,27 @@ def test_bays_and_rack_units_have_margins():
     assert out["max_bays"] == pytest.approx(1 - 9 / 12)
     assert out["max_rack_units"] == pytest.approx(0.5)  # a 2U server under a 4U limit
     assert "max_bays" not in margins(_timed_spec(), _set_up())
+
+
+def test_a_familys_reason_is_its_nearest_requirement_miss_not_the_objectives_cut():
+    """Two members of one family: one ran in the fluid mode and missed a requirement, the other was
+    cut by the objective's bound before any later check ran; the family's reason names the miss
+    (the review's xiRAID RAID10 on CD6-R: 'too dear' hid a P(data loss) 11x over its limit), and
+    says the others were cut by the objective."""
+    import numpy as np
+
+    from nvsim.plan.answer import closeness
+    from nvsim.plan.space import STAGES, Verdicts
+
+    verdicts = Verdicts.empty(3)
+    verdicts.reject(np.array([True, False, False]), STAGES.index("fluid"), "P(data loss)", 1.1e-3, 1e-4,
+                    "failures during the rebuild")
+    verdicts.reject(np.array([False, True, False]), STAGES.index("ranking"), "usd_per_usable_tb", 527.0, 428.0,
+                    "the objective's lower bound")
+    verdicts.reject(np.array([False, False, True]), STAGES.index("filters"), "usable_bytes", 1e14, 1.5e14, "capacity")
+    score = closeness(verdicts)
+    assert score[0] > score[1] > score[2]  # fluid miss, then the objective's cut, then a smaller member's filter
+    from nvsim.plan.answer import _cut_too
+
+    assert "objective's cut" in _cut_too(verdicts, 0, True) and _cut_too(verdicts, 0, False) == ""
+    assert _cut_too(verdicts, 1, True) == ""  # the cut itself needs no second mention
