@@ -28,7 +28,9 @@ PACKAGE_SCENARIOS = Path(__file__).resolve().parent / "_scenarios"
 """The copy an installed wheel carries inside the package (pyproject.toml maps scenarios/ to ``nvsim._scenarios``)."""
 SCENARIO_ROOTS: tuple[Path, ...] = (SOURCE_TREE_SCENARIOS, PACKAGE_SCENARIOS)
 """Where published numbers are looked for, in this order: a clone first, else the installed package."""
-PUBLISHED_GLOB = "*/published.yaml"
+PUBLISHED_FILE = "published.yaml"
+"""A scenario folder's published numbers, the file this module reads (``nvsim validate``)."""
+PUBLISHED_GLOB = f"*/{PUBLISHED_FILE}"
 
 
 def scenarios_dir() -> Path:
@@ -154,8 +156,8 @@ def published_files(root: Path | None = None) -> list[Path]:
     clone's scenarios/, else the installed package's). ``root`` may also be one scenario folder
     that holds a published.yaml itself."""
     root = scenarios_dir() if root is None else root
-    if (root / "published.yaml").is_file():
-        return [root / "published.yaml"]
+    if (root / PUBLISHED_FILE).is_file():
+        return [root / PUBLISHED_FILE]
     return sorted(root.glob(PUBLISHED_GLOB))
 
 

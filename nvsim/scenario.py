@@ -12,11 +12,10 @@ from .catalog import Catalog, default_catalog
 from .loader import load_yaml
 from .engines import engine_settings
 from .errors import InputError, from_validation_error
+from .published import PUBLISHED_FILE  # a scenario folder's published numbers: not a scenario
 from .specs import ScenarioSpec
 
 SCENARIO_FILE = "scenario.yaml"
-PUBLISHED_FILE = "published.yaml"
-"""A scenario folder's published numbers (``nvsim.published``), read by ``nvsim validate``: not a scenario."""
 OTHER_FILES = (("numbers", "a published-numbers file", "nvsim validate --scenarios {folder}", "reads"),
                ("base", "a sweep spec", "nvsim sweep {file} -o OUT", "runs"),
                ("requirements", "a plan file", "nvsim plan {file}", "runs"))
