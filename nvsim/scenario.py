@@ -12,7 +12,6 @@ from .catalog import Catalog, default_catalog
 from .loader import load_yaml
 from .engines import engine_settings
 from .errors import InputError, from_validation_error
-from .published import PUBLISHED_FILE  # a scenario folder's published numbers: not a scenario
 from .specs import ScenarioSpec
 
 SCENARIO_FILE = "scenario.yaml"
@@ -29,6 +28,8 @@ def scenario_path(path: str | Path) -> Path:
     if path.is_dir():
         candidate = path / SCENARIO_FILE
         if not candidate.exists():
+            from .published import PUBLISHED_FILE  # the published numbers, not a scenario (loaded on this error only)
+
             others = sorted(p.name for p in path.glob("*.yaml") if p.name != PUBLISHED_FILE)
             hint = f"; scenario files here: {', '.join(others)}" if others else ""
             raise InputError("SCENARIO", f"directory {path} has no {SCENARIO_FILE}{hint}")
