@@ -131,19 +131,11 @@ def _check_one(workload: WorkloadSpec, fidelity: str, field: str, host_ios: int,
 
 
 def check_region(workload: WorkloadSpec, device_bytes: int, field: str = "", size_clamped: bool = False) -> None:
-    """Refuse (one line) a workload whose region is not on the array of ``device_bytes``: fio's
-    ``offset`` at or past its end (fio: "offset extends end"), or ``offset + size`` past it (fio
-    stops the job at the device's end: the I/Os it was asked for are not done). fio wraps neither;
-    ``size_clamped``: a size written as a share ('N%'), which fio cuts to what follows the offset."""
-    where = field or f"workloads[{workload.name}]"
-    if workload.offset >= device_bytes:
-        raise InputError(f"{where}.offset", f"{workload.offset:,} bytes is at or past the end of the array ({device_bytes:,} "
-                                            f"bytes); allowed: 0 to {device_bytes - 1:,}")
-    end = workload.offset + (workload.size or 0)
-    if not size_clamped and end > device_bytes:
-        raise InputError(f"{where}.size", f"offset + size = {end:,} bytes goes past the end of the array ({device_bytes:,} "
-                                          f"bytes); allowed: size up to {device_bytes - workload.offset:,} at offset "
-                                          f"{workload.offset:,}")
+    """Refuse (one line) a workload whose region is not on the array of ``device_bytes``
+    (``WorkloadSpec.region_error``); ``size_clamped``: a size written as a share ('N%')."""
+    found = workload.region_error(device_bytes, size_clamped=size_clamped)
+    if found is not None:
+        raise InputError(f"{field or f'workloads[{workload.name}]'}.{found[0]}", found[1])
 
 
 def check_scenario_regions(scenario: ScenarioSpec, device_bytes: Callable[[], int], source: str | None = None) -> None:

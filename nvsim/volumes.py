@@ -126,20 +126,12 @@ def check_volumes(scenario: ScenarioSpec, catalog: Catalog | None = None, source
 
 def _off_the_volume(workload: WorkloadSpec, device_bytes) -> str | None:
     """Why ``workload``'s region is not on its volume (``device_bytes()``, asked only when the
-    workload places its I/O), as ``nvsim.budget.check_region`` says it of the array: fio's ``offset``
-    at or past the end, or ``offset + size`` past it (nvsim.budget imports the orchestrator, which
-    imports the scenario loader that runs this check, so the rule is restated here)."""
+    workload places its I/O): ``WorkloadSpec.region_error``, as ``nvsim.budget.check_region`` says
+    it of the array."""
     if not (workload.offset or workload.size):
         return None
-    end_bytes = device_bytes()
-    if workload.offset >= end_bytes:
-        return (f"offset: {workload.offset:,} bytes is at or past the end of the volume ({end_bytes:,} bytes); "
-                f"allowed: 0 to {end_bytes - 1:,}")
-    end = workload.offset + (workload.size or 0)
-    if end > end_bytes:
-        return (f"size: offset + size = {end:,} bytes goes past the end of the volume ({end_bytes:,} bytes); "
-                f"allowed: size up to {end_bytes - workload.offset:,} at offset {workload.offset:,}")
-    return None
+    found = workload.region_error(device_bytes(), "volume")
+    return None if found is None else f"{found[0]}: {found[1]}"
 
 
 def _not_modelled(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog) -> str | None:

@@ -295,6 +295,21 @@ class WorkloadSpec(Spec):
     def is_oltp(self) -> bool:
         return self.rw == "oltp"
 
+    def region_error(self, device_bytes: int, device: str = "array", size_clamped: bool = False) -> tuple[str, str] | None:
+        """(the field, why) where this workload's region is not on a ``device`` of ``device_bytes``:
+        fio's ``offset`` at or past its end (fio: "offset extends end"), or ``offset + size`` past it
+        (fio stops the job at the device's end: the I/Os it was asked for are not done); fio wraps
+        neither. ``size_clamped``: a size written as a share ('N%'), which fio cuts to what follows
+        the offset. None: it is on the device."""
+        if self.offset >= device_bytes:
+            return "offset", (f"{self.offset:,} bytes is at or past the end of the {device} ({device_bytes:,} bytes); "
+                              f"allowed: 0 to {device_bytes - 1:,}")
+        end = self.offset + (self.size or 0)
+        if not size_clamped and end > device_bytes:
+            return "size", (f"offset + size = {end:,} bytes goes past the end of the {device} ({device_bytes:,} bytes); "
+                            f"allowed: size up to {device_bytes - self.offset:,} at offset {self.offset:,}")
+        return None
+
     @field_validator("ioengine")
     @classmethod
     def _known_ioengine(cls, value: str, info: ValidationInfo) -> str:
