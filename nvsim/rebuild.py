@@ -86,7 +86,7 @@ class RebuildRecord:
         writes = [(per_member, waf) for per_member, waf in writes if math.isfinite(per_member) and per_member > 0]
         if not writes:
             return
-        per_member = writes[0][0] if len(writes) == 1 else sum(b for b, _ in writes)
+        per_member = sum(b for b, _ in writes)  # one job: its own figure, exactly (0 + b)
         rebuilt_share = (before_bytes + self.bytes_rebuilt) / (2.0 * span_bytes)
         self.host_bytes_to_member += per_member * rebuilt_share * dt_s
         finite = [(b, waf) for b, waf in writes if math.isfinite(waf)]

@@ -139,12 +139,21 @@ def unloaded_latency_s(system: ArraySystem, batches: list[HostIoBatch], fork_joi
     count = 0
     for b in batches:
         if len(b.op_is_write):
-            runs = b.op_runs if b.op_runs is not None else phase_runs(b.op_phase, b.op_start)
-            total += float(run_latency_s(system, b, runs, fork_join).sum())
-        total += float((b.submit_s + b.complete_s + b.lock_s + b.pre_s + b.mid_s + b.device_bw_s
-                        + b.device_down_s + b.device_up_s).sum())
+            total += float(run_latency_s(system, b, _runs(b), fork_join).sum())
+        total += float(_path_s(b).sum())
         count += len(b)
     return total / count + system.host_io.wake_s  # a sleeping job's wake-up (nvsim.host_io)
+
+
+def _path_s(b: HostIoBatch) -> np.ndarray:
+    """Each host I/O's own service times on its path, no queueing: the host's, the lock's, the
+    engine's and its device's."""
+    return b.submit_s + b.complete_s + b.lock_s + b.pre_s + b.mid_s + b.device_bw_s + b.device_down_s + b.device_up_s
+
+
+def _runs(b: HostIoBatch) -> np.ndarray:
+    """The first member I/O of each (host I/O, phase) run of ``b``."""
+    return b.op_runs if b.op_runs is not None else phase_runs(b.op_phase, b.op_start)
 
 
 def _by_direction(batches: list[HostIoBatch], per_host) -> tuple[float, float]:
@@ -163,7 +172,7 @@ def _by_direction(batches: list[HostIoBatch], per_host) -> tuple[float, float]:
 
 def _runs_of(b: HostIoBatch) -> tuple[np.ndarray, np.ndarray]:
     """(first member I/O of each run, the host I/O it belongs to)."""
-    runs = b.op_runs if b.op_runs is not None else phase_runs(b.op_phase, b.op_start)
+    runs = _runs(b)
     return runs, np.searchsorted(b.op_start, runs, side="right") - 1
 
 
@@ -171,8 +180,7 @@ def unloaded_latency_by_direction_s(system: ArraySystem, batches: list[HostIoBat
                                    fork_join: bool = False) -> tuple[float, float]:
     """``unloaded_latency_s`` of the reads alone and of the writes alone (nan where there are none)."""
     def per_host(b: HostIoBatch) -> np.ndarray:
-        each = (b.submit_s + b.complete_s + b.lock_s + b.pre_s + b.mid_s + b.device_bw_s + b.device_down_s
-                + b.device_up_s).astype(float)
+        each = _path_s(b).astype(float)
         if len(b.op_is_write):
             runs, host = _runs_of(b)
             each = each + np.bincount(host, weights=run_latency_s(system, b, runs, fork_join), minlength=len(b))[:len(b)]
@@ -340,7 +348,7 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
     cpu_busy = busy_cpus_with_polling(cpu_busy, float(len(system.cpu_speed)), w.numjobs, system.host_io)
     cpu_percent = 100.0 * cpu_busy / system.logical_cpus
     raid_waf, waf_nand = write_amplification(system, batches)
-    at_drives = label is not None and min(table, key=lambda row: row[3] / row[2] if row[2] > 0 else math.inf)[0] in fabric.PER_DRIVE
+    at_drives = label is not None and next(key for key, lbl, _d, _servers in table if lbl == label) in fabric.PER_DRIVE
     read_lat, write_lat = latency_by_direction_us(system, batches, population / x, unloaded, sync_wait, f_read, at_drives)
     return SimResult(
         scenario=system.scenario.name, workload=w.name, fidelity="fluid",

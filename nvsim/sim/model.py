@@ -229,11 +229,7 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
 def _card_timing(base: DriveTiming, link: PcieLink, path: DriveAttachment | None) -> DriveTiming:
     """The drive model on the link a RAID card's own ports give it (``links.behind_card``), its fixed
     latencies longer by the trips through a retimer as on the bay's link."""
-    timing = DriveTiming(base.ssd, link)
-    if path is not None:
-        timing.read_fixed_s += NVME_READ_TRAVERSALS * path.traversal_ns * 1e-9
-        timing.write_fixed_s += NVME_WRITE_TRAVERSALS * path.traversal_ns * 1e-9
-    return timing
+    return _timing_on(base, link, path.traversal_ns if path is not None else 0.0)
 
 
 def _topology_timing(base: DriveTiming, scenario: ScenarioSpec, catalog: Catalog, path: DriveAttachment) -> DriveTiming:
@@ -241,9 +237,16 @@ def _topology_timing(base: DriveTiming, scenario: ScenarioSpec, catalog: Catalog
     latencies longer by the trips its commands and data make through the switch and retimer."""
     spec = catalog.drives[scenario.array.drive]
     link = drive_link(spec, catalog.platforms[scenario.platform], catalog, scenario.topology, scenario.array.drives)
-    timing = DriveTiming(base.ssd, link)  # a model of its own: its link and fixed latencies differ
-    timing.read_fixed_s += NVME_READ_TRAVERSALS * path.traversal_ns * 1e-9
-    timing.write_fixed_s += NVME_WRITE_TRAVERSALS * path.traversal_ns * 1e-9
+    return _timing_on(base, link, path.traversal_ns)
+
+
+def _timing_on(base: DriveTiming, link: PcieLink, traversal_ns: float) -> DriveTiming:
+    """``base``'s drive on ``link`` (a model of its own: its link and fixed latencies differ), each
+    command and its data ``traversal_ns`` longer per trip through a switch or retimer."""
+    timing = DriveTiming(base.ssd, link)
+    if traversal_ns:
+        timing.read_fixed_s += NVME_READ_TRAVERSALS * traversal_ns * 1e-9
+        timing.write_fixed_s += NVME_WRITE_TRAVERSALS * traversal_ns * 1e-9
     return timing
 
 
