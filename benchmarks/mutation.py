@@ -223,7 +223,7 @@ NEW_MUTATIONS: tuple[Mutation, ...] = (
       "sizes[p.bs] = sizes.get(p.bs, 0.0) + p.share / total", "sizes[p.bs] = sizes.get(p.bs, 0.0) + p.share", MIX),
     # --- plan (margins, answer, bounds, fluid, output, spec, space)
     m("plan-price-margin-sign", "the plan's price margin with the wrong sign", "nvsim/plan/search.py",
-      "out[name] = 1.0 - row[key] / limit", "out[name] = row[key] / limit - 1.0", MARGINS),
+      "out[name] = 1.0 - value / limit", "out[name] = value / limit - 1.0", MARGINS),
     m("plan-answer-gap-sign", "a ceiling's miss reported with the sign of a floor's", "nvsim/plan/answer.py",
       "gap = (achieved - target) / target if target else math.inf", "gap = (target - achieved) / target if target else math.inf",
       MARGINS),
@@ -250,7 +250,7 @@ NEW_MUTATIONS: tuple[Mutation, ...] = (
       "return drive * (cands.count + cands.spares) + engine + platform", "return drive * cands.count + engine + platform",
       SPARES, OWN_SPARES),
     m("cost-spares-unpriced", "hot spares left out of cost.py's price", "nvsim/cost.py",
-      "(catalog.drives[array.drive], array.drives + array.hot_spares)", "(catalog.drives[array.drive], array.drives)",
+      "drives.get(array.drive, 0) + array.drives + array.hot_spares", "drives.get(array.drive, 0) + array.drives",
       SPARES, OWN_SPARES),
     m("cost-power-share-inverted", "a drive's power mixes its read and write figures the other way round", "nvsim/cost.py",
       "(1.0 - share) * read_w + share * write_w", "share * read_w + (1.0 - share) * write_w", "tests/unit/test_cost.py"),
