@@ -123,7 +123,8 @@ def resource_caps(system: ArraySystem, seed: int | None = None) -> list[tuple[st
     return caps(demand_table(system, sample_batches(system, seed)))
 
 
-def unloaded_latency_s(system: ArraySystem, batches: list[HostIoBatch], fork_join: bool = False) -> float:
+def unloaded_latency_s(system: ArraySystem, batches: list[HostIoBatch], fork_join: bool = False,
+                       run_s: list[np.ndarray | None] | None = None) -> float:
     """Mean latency of one host I/O with no queueing anywhere: the path's service times, each
     (host I/O, phase) run of member I/Os waiting for its slowest member's mean time, or with
     ``fork_join`` for the expected slowest of their drawn NAND times (``run_latency_s``).
@@ -133,16 +134,22 @@ def unloaded_latency_s(system: ArraySystem, batches: list[HostIoBatch], fork_joi
     (``foreground.FioLoad``). The other classes do not: rebuild requests are priced
     at mean NAND times in the event mode too, and the OLTP model's fitted client delay
     (``nvsim.published``) was fitted without the term; a 16 KiB page over four 4 KiB chunks would
-    move it 5.6%, so it waits for a refit.
+    move it 5.6%, so it waits for a refit. ``run_s``: the batches' ``run_latencies``, when the
+    caller has them already.
     """
     total = 0.0
     count = 0
-    for b in batches:
-        if len(b.op_is_write):
-            total += float(run_latency_s(system, b, _runs(b), fork_join).sum())
+    for b, runs in zip(batches, run_s if run_s is not None else run_latencies(system, batches, fork_join)):
+        if runs is not None:
+            total += float(runs.sum())
         total += float(_path_s(b).sum())
         count += len(b)
     return total / count + system.host_io.wake_s  # a sleeping job's wake-up (nvsim.host_io)
+
+
+def run_latencies(system: ArraySystem, batches: list[HostIoBatch], fork_join: bool) -> list[np.ndarray | None]:
+    """Per batch, ``run_latency_s`` of each of its runs (None: a batch without member I/Os)."""
+    return [run_latency_s(system, b, _runs(b), fork_join) if len(b.op_is_write) else None for b in batches]
 
 
 def _path_s(b: HostIoBatch) -> np.ndarray:
@@ -156,12 +163,11 @@ def _runs(b: HostIoBatch) -> np.ndarray:
     return b.op_runs if b.op_runs is not None else phase_runs(b.op_phase, b.op_start)
 
 
-def _by_direction(batches: list[HostIoBatch], per_host) -> tuple[float, float]:
-    """The mean of ``per_host(b)`` (one value a host I/O) over the reads and over the writes (nan
-    where there are none)."""
+def _by_direction(batches: list[HostIoBatch], values: list[np.ndarray]) -> tuple[float, float]:
+    """The mean of ``values`` (per batch, one value a host I/O) over the reads and over the writes
+    (nan where there are none)."""
     sums, counts = np.zeros(2), np.zeros(2)
-    for b in batches:
-        each = per_host(b)
+    for b, each in zip(batches, values):
         writes = np.asarray(b.is_write, dtype=bool)
         sums += (float(each[~writes].sum()), float(each[writes].sum()))
         counts += (float((~writes).sum()), float(writes.sum()))
@@ -177,16 +183,17 @@ def _runs_of(b: HostIoBatch) -> tuple[np.ndarray, np.ndarray]:
 
 
 def unloaded_latency_by_direction_s(system: ArraySystem, batches: list[HostIoBatch],
-                                   fork_join: bool = False) -> tuple[float, float]:
-    """``unloaded_latency_s`` of the reads alone and of the writes alone (nan where there are none)."""
-    def per_host(b: HostIoBatch) -> np.ndarray:
+                                   run_s: list[np.ndarray | None]) -> tuple[float, float]:
+    """``unloaded_latency_s`` of the reads alone and of the writes alone (nan where there are none),
+    from the batches' ``run_latencies``."""
+    def per_host(b: HostIoBatch, runs: np.ndarray | None) -> np.ndarray:
         each = _path_s(b).astype(float)
-        if len(b.op_is_write):
-            runs, host = _runs_of(b)
-            each = each + np.bincount(host, weights=run_latency_s(system, b, runs, fork_join), minlength=len(b))[:len(b)]
+        if runs is not None:
+            host = _runs_of(b)[1]
+            each = each + np.bincount(host, weights=runs, minlength=len(b))[:len(b)]
         return each
 
-    read_s, write_s = _by_direction(batches, per_host)
+    read_s, write_s = _by_direction(batches, [per_host(b, runs) for b, runs in zip(batches, run_s)])
     return read_s + system.host_io.wake_s, write_s + system.host_io.wake_s
 
 
@@ -205,23 +212,24 @@ def queue_visits_by_direction(batches: list[HostIoBatch]) -> tuple[float, float]
         harmonic = np.cumsum(1.0 / np.arange(1, int(k.max()) + 1))[k - 1]
         return np.maximum(np.bincount(host, weights=harmonic, minlength=len(b))[:len(b)], 1.0)
 
-    return _by_direction(batches, per_host)
+    return _by_direction(batches, [per_host(b) for b in batches])
 
 
-def latency_by_direction_us(system: ArraySystem, batches: list[HostIoBatch], mean_s: float, unloaded_s: float,
-                            sync_wait_s: float, f_read: float, at_drives: bool) -> tuple[dict, dict]:
+def latency_by_direction_us(system: ArraySystem, batches: list[HostIoBatch], run_s: list[np.ndarray | None], mean_s: float,
+                            unloaded_s: float, sync_wait_s: float, f_read: float, at_drives: bool) -> tuple[dict, dict]:
     """(read, write) mean latency of the fluid mode's closed loop, whose mean over both is
     ``mean_s`` (N / X, Little's law): each direction's own unloaded latency, its share of the
     queueing wait ``mean_s - unloaded_s - sync_wait_s``, and for the writes the synchronous
     metadata updates (``sync_wait_s`` per host I/O is theirs alone). The wait is shared in
     proportion to the waits each direction sits through where the drives bind (``at_drives``:
     ``queue_visits_by_direction``), else evenly (one wait a host I/O at the host's cores, the
-    engine, its lock or a card, which every host I/O passes through). A pure stream is its mean."""
+    engine, its lock or a card, which every host I/O passes through). A pure stream is its mean.
+    ``run_s``: the batches' ``run_latencies`` with the fork-join term, as ``unloaded_s`` took them."""
     if f_read >= 1.0:
         return {"mean": mean_s * 1e6}, {}
     if f_read <= 0.0:
         return {}, {"mean": mean_s * 1e6}
-    read_s, write_s = unloaded_latency_by_direction_s(system, batches, fork_join=True)
+    read_s, write_s = unloaded_latency_by_direction_s(system, batches, run_s)
     visits_read, visits_write = queue_visits_by_direction(batches) if at_drives else (1.0, 1.0)
     one_s = max(0.0, mean_s - unloaded_s - sync_wait_s) / (f_read * visits_read + (1.0 - f_read) * visits_write)
     return ({"mean": (read_s + visits_read * one_s) * 1e6},
@@ -326,7 +334,8 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
     w = system.workload
     population = w.numjobs * w.iodepth
     f_read = 1.0 - float(np.mean(np.concatenate([b.is_write for b in batches])))
-    unloaded = unloaded_latency_s(system, batches, fork_join=True)
+    run_s = run_latencies(system, batches, fork_join=True)
+    unloaded = unloaded_latency_s(system, batches, fork_join=True, run_s=run_s)
     table, r0, sync_wait = with_sync_updates(system, demand_table(system, batches), population, unloaded, 1.0 - f_read)
     x, label = closed_loop_rate(table, population, r0)
     limited = label or f"I/Os in flight ({population} = {w.numjobs} jobs x QD{w.iodepth})"
@@ -349,7 +358,8 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
     cpu_percent = 100.0 * cpu_busy / system.logical_cpus
     raid_waf, waf_nand = write_amplification(system, batches)
     at_drives = label is not None and next(key for key, lbl, _d, _servers in table if lbl == label) in fabric.PER_DRIVE
-    read_lat, write_lat = latency_by_direction_us(system, batches, population / x, unloaded, sync_wait, f_read, at_drives)
+    read_lat, write_lat = latency_by_direction_us(system, batches, run_s, population / x, unloaded, sync_wait, f_read,
+                                                  at_drives)
     return SimResult(
         scenario=system.scenario.name, workload=w.name, fidelity="fluid",
         read_iops=x * f_read, write_iops=x * (1 - f_read),
@@ -362,4 +372,4 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
 
 
 __all__ = ["simulate_fluid", "with_sync_updates", "closed_loop_rate", "demand_table", "caps", "resource_caps", "sample_batches", "sample_ios",
-           "write_amplification", "exact_mix", "run_latency_s", "unloaded_latency_by_direction_s", "queue_visits_by_direction", "latency_by_direction_us", "expected_max_gamma", "fork_join_excess"]
+           "write_amplification", "exact_mix", "run_latency_s", "run_latencies", "unloaded_latency_by_direction_s", "queue_visits_by_direction", "latency_by_direction_us", "expected_max_gamma", "fork_join_excess"]
