@@ -16,3 +16,23 @@ def test_the_set_up_leaves_compiled_kernels_in_this_sources_cache(monkeypatch):
     directory = said.getvalue().split(" into ", 1)[1].split(" (", 1)[0]
     assert not cache_is_empty(directory)
     assert seconds > 0 and said.getvalue().rstrip().endswith(f"kernels ready ({seconds:.0f} s)")
+
+
+def test_the_set_up_writes_nvsims_bytecode_whatever_the_environment_says(tmp_path, monkeypatch):
+    """PYTHONDONTWRITEBYTECODE stops the import system writing bytecode, not the set-up: each of
+    nvsim's modules gets its cached bytecode, current against its source."""
+    import importlib.util
+    import shutil
+    import sys
+    from pathlib import Path
+
+    package = tmp_path / "nvsim"
+    shutil.copytree(Path(warm.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(warm, "__file__", str(package / "warm.py"))
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    assert warm.compile_bytecode()
+    sources = sorted(package.rglob("*.py"))
+    assert len(sources) > 50
+    for source in sources:
+        cached = Path(importlib.util.cache_from_source(str(source)))
+        assert cached.is_file() and cached.stat().st_mtime >= source.stat().st_mtime, source
