@@ -302,7 +302,7 @@ def rebuild_write_amplification(scenario: ScenarioSpec, catalog: Catalog, target
         return float("nan"), float("nan")
     ssd = system.drive.ssd
     sizes, counts = np.unique(written, return_counts=True)
-    nand = float(sum(int(size) * ssd.rmw_factor(int(size)) * c for size, c in zip(sizes, counts)))
+    nand = float(sum(int(size) * ssd.rmw_factor(int(size), random=False) * c for size, c in zip(sizes, counts)))
     return member / (REBUILD_SAMPLE_REQUESTS * step), nand / member * ssd.waf_ftl(random=False)
 
 

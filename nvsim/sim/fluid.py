@@ -93,7 +93,7 @@ def write_amplification(system: ArraySystem, batches: list[HostIoBatch]) -> tupl
     random = system.workload.is_random
     written = np.concatenate([b.op_bytes[b.op_is_write] for b in batches])
     sizes, counts = np.unique(written, return_counts=True)
-    nand = float(sum(int(size) * ssd.rmw_factor(int(size)) * c for size, c in zip(sizes, counts)))
+    nand = float(sum(int(size) * ssd.rmw_factor(int(size), random) * c for size, c in zip(sizes, counts)))
     return member / host, nand / member * ssd.waf_ftl(random)
 
 

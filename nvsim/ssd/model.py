@@ -98,8 +98,14 @@ class SsdModel:
         uniform, steady state), 1 for sequential streams."""
         return self.ftl_load.waf_random(self.spare_factor) if random else waf_sequential()
 
-    def rmw_factor(self, block_bytes: int) -> float:
-        """IU bytes programmed per host byte (aligned writes; sub-IU writes program whole IUs)."""
+    def rmw_factor(self, block_bytes: int, random: bool = True) -> float:
+        """IU bytes programmed per host byte: a random write programs every IU it touches whole
+        (aligned writes; a sub-IU write reads, merges and rewrites its IU); a sequential stream's
+        writes fill whole IUs in the drive's write buffer before they are programmed, so any size
+        programs its own bytes (1), as the drive's controller does for a QLC drive's 16 KiB IU
+        written 4 KiB at a time in order."""
+        if not random:
+            return 1.0
         return iu_rmw_factor(block_bytes, self.params.indirection_unit_bytes)
 
     # -- pool time of one I/O (seconds of the whole die pool) ---------------------------------
@@ -114,10 +120,17 @@ class SsdModel:
         return max(1.0 / p.read_service_iops, block_bytes / p.seq_read_bytes_per_s)
 
     def write_pool_s(self, block_bytes: int, random: bool) -> float:
+        """A write's pool time: a random one's IUs programmed (``rmw_factor``) at the random-write
+        efficiency with the FTL's garbage collection, plus the reads of the partial IUs it merges;
+        a sequential one its bytes at the program bandwidth (whole IUs filled in the buffer, no
+        reads), at least one command at the controller's command rate (``read_pool_s``'s floor: a
+        512 B sequential write is a command, not 1/8 of a 4 KiB page's program time)."""
         p = self.params
-        rmw = self.rmw_factor(block_bytes)
+        rmw = self.rmw_factor(block_bytes, random)
         eta = p.random_write_efficiency if random else 1.0
         program = block_bytes * rmw * self.waf_ftl(random) / (eta * p.nand_program_bytes_per_s)
+        if not random:
+            return max(1.0 / p.read_service_iops, program)
         iu = p.indirection_unit_bytes
         return program + partial_iu_reads(block_bytes, iu) * self.read_pool_s(iu, True)
 
@@ -190,7 +203,7 @@ class SsdModel:
             read_iops=reads, write_iops=writes,
             read_bytes_per_s=reads * workload.bs, write_bytes_per_s=writes * workload.bs,
             waf_ftl=self.waf_ftl(workload.is_random) if f < 1 else float("nan"),
-            rmw_factor=self.rmw_factor(workload.bs), spare_factor=self.spare_factor,
+            rmw_factor=self.rmw_factor(workload.bs, workload.is_random), spare_factor=self.spare_factor,
             nand_pool_utilisation=utilisation, limited_by=name, limits_iops=limits,
         )
 
