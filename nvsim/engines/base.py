@@ -159,6 +159,12 @@ class Engine:
         return near_copies if level == 10 else 1
 
     @classmethod
+    def most_drives_at(cls, level: int) -> tuple[int, str] | None:
+        """The most drives a volume at RAID ``level`` may have on this engine, and why, where the
+        engine's own metadata limits it below its device's ``max_drives``; None here (no such rule)."""
+        return None
+
+    @classmethod
     def passes_discards(cls, level: int) -> bool:
         """Whether the array at RAID ``level`` passes a trim (NVMe deallocation) to its drives.
         Here no: an engine is not known to pass discards unless it says so."""
@@ -210,6 +216,13 @@ class Engine:
     def own_server(self) -> EngineServer | None:
         """The engine's own server (md's stripe thread, a GPU, a card's processor); None here."""
         return None
+
+    def busy_host_threads(self, reads_only: bool) -> int:
+        """Host threads of the engine's own server a workload keeps busy (they hold the cores' clock
+        down as the jobs do: ``Platform.loaded_clock_ghz``): every one of an on-host server's here,
+        whatever the workload; ``reads_only``: the workload reads and never writes."""
+        server = self.server
+        return server.servers if server is not None and server.on_host_cpu else 0
 
     def device_bandwidth_bytes_per_s(self) -> float | None:
         """The rate of the engine device's own bandwidth limit (``device_read_bytes`` load it): here

@@ -344,6 +344,17 @@ class MdEngine(Engine):
     def own_lock(self) -> str:
         return "md spinlock (device_lock / resync_lock)"
 
+    def busy_host_threads(self, reads_only: bool) -> int:
+        """None for reads of an array with every member in: RAID4/5/6 reads go around the stripe cache
+        (``chunk_aligned_read``: raid5d and its workers never see them), RAID1/10 reads are sent from
+        the submitter (raid1d/raid10d handle writes' pending lists and read errors), and an idle md
+        thread sleeps; otherwise the base's (every thread: a lightly written array's are an upper
+        count). Counting them all held 16 or 64 idle workers' cores at a lower turbo clock: RAID5
+        4 KiB random reads 841K -> 757K IOPS from 0 to 16 workers."""
+        if reads_only and not self.degraded:
+            return 0
+        return super().busy_host_threads(reads_only)
+
     def work(self, plan, is_write, chunks, host_bytes, level) -> EngineWork:
         n = len(is_write)
         out = self.empty_work(plan, n, host_bytes)

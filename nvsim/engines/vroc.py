@@ -77,6 +77,15 @@ class VrocEngine(MdEngine):
                     f"with consistency_policy: ppl: none, or leave it unset; got {settings['bitmap']!r}")
         return super().settings_refusal(level, settings)
 
+    @classmethod
+    def most_drives_at(cls, level: int) -> tuple[int, str] | None:
+        """A RAID1 volume of IMSM metadata (VROC's) is two drives: mdadm's init_super_imsm_volume
+        refuses more ("imsm does not support more than 2 disks in a raid1 volume"), as Intel's RAID
+        levels table says (RAID 1: 2 drives)."""
+        if level == 1:
+            return 2, "IMSM metadata; mdadm: 'imsm does not support more than 2 disks in a raid1 volume'"
+        return None
+
     def dirty_after_crash(self, level: int, write_rate_per_s: float, write_bytes_per_s: float, region_bytes: float,
                           random: bool, streams: int, data_members: int, copies: int, member_bytes: float) -> dict:
         """md's, except RAID5 with the partial parity log: after a dirty shutdown md recovers the

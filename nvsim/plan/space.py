@@ -240,6 +240,9 @@ def _engine_rules(cands: Candidates, catalog: Catalog, verdicts: Verdicts, platf
     pow2_rule = np.asarray([[c.strip_must_be_power_of_two(lv) for lv in a.levels] for c in classes])
     pow2 = (cands.strip & (cands.strip - 1)) == 0
     verdicts.reject(pow2_rule[cands.engine, level_index] & ~pow2, 1, "md chunk is a power of two", np.nan, np.nan, "strip")
+    most = np.asarray([[(c.most_drives_at(lv) or (1e9, ""))[0] for lv in a.levels] for c in classes], float)
+    verdicts.reject(cands.count > most[cands.engine, level_index], 1, "engine's drives at the RAID level", cands.count,
+                    most[cands.engine, level_index], "drive count")
     multiple = np.asarray([[c.drive_multiple(lv, NEAR_COPIES) for lv in a.levels] for c in classes])
     verdicts.reject(cands.count % multiple[cands.engine, level_index] != 0, 1, "a card's RAID10 mirrors pairs",
                     np.nan, np.nan, "drive count")

@@ -197,7 +197,7 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
         memo.geometries, (array.level, array.drives, array.strip_bytes, array.resolved_layout, cap.member_bytes,
                           array.near_copies), _geometry, array, cap.member_bytes)
     server = engine.server
-    clock_ghz = platform.loaded_clock_ghz(workload.numjobs + (server.servers if server and server.on_host_cpu else 0))
+    clock_ghz = platform.loaded_clock_ghz(workload.numjobs + engine.busy_host_threads(workload.read_fraction == 1.0))
     host_io = _host_io_costs(catalog, workload, clock_ghz)
     cpu: CpuLayout = memo.recall(memo.cpu_layouts, (id(platform_spec), workload.numjobs, scenario.placement.job_sockets),
                                  platform.cpu_layout, workload.numjobs, owner=platform_spec, bounded=False)

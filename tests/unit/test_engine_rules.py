@@ -6,6 +6,7 @@ import ast
 import copy
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from nvsim.engines import ENGINES, Engine, EngineParameters
@@ -111,3 +112,43 @@ def test_the_rules_users_ask_the_engine_and_never_branch_on_its_kind(module):
     found += [f"line {node.lineno}: .{node.attr}" for node in ast.walk(tree)
               if isinstance(node, ast.Attribute) and node.attr == "engine_kind"]
     assert found == []
+
+
+@pytest.mark.parametrize("kind", BUILT_IN)
+def test_only_vrocs_imsm_metadata_limits_a_raid1_volume_to_two_drives(kind):
+    """mdadm's init_super_imsm_volume: 'imsm does not support more than 2 disks in a raid1 volume';
+    md's own RAID1 mirrors any number of drives."""
+    expected = {lv: 2 if kind == "vroc" and lv == 1 else None for lv in LEVELS}
+    assert {lv: (ENGINES[kind].most_drives_at(lv) or (None,))[0] for lv in LEVELS} == expected
+    assert _PlugIn.most_drives_at(1) is None
+
+
+def test_a_vroc_raid1_of_more_than_two_drives_is_refused_in_the_scenario_and_the_plan(catalog):
+    def error(**array):
+        data = copy.deepcopy(BASE)
+        data["platform"] = "dell-poweredge-r750"  # VROC runs on Intel CPUs
+        data["array"].update(drive="intel-d7-p5510-3.84tb", strip_bytes="64KiB", level=1, **array)
+        try:
+            ScenarioSpec.model_validate(data, context={"catalog": catalog})
+        except ValueError as exc:
+            return str(exc)
+        return None
+
+    refused = error(engine="intel-vroc", drives=4)
+    assert refused is not None and "drives: a RAID1 volume on intel-vroc has at most 2 drives" in refused
+    assert "allowed: at most 2, got 4" in refused
+    assert error(engine="intel-vroc", drives=2) is None
+    assert error(engine="linux-md", drives=4) is None
+    from nvsim.plan.space import Verdicts, enumerate_candidates, exact_filters, resolve_axes
+    from nvsim.plan.spec import PlanSpec
+    spec = PlanSpec.model_validate({
+        "requirements": {"usable_bytes": "1 TB"}, "objective": "drives",
+        "search": {"platforms": ["dell-poweredge-r750"], "drives": ["intel-d7-p5510-3.84tb"], "engines": ["intel-vroc"],
+                   "levels": [1], "drive_counts": [2, 4], "strips_bytes": ["64KiB"]}})
+    cands = enumerate_candidates(resolve_axes(spec, catalog), spec.max_candidates)
+    verdicts = Verdicts.empty(len(cands))
+    exact_filters(spec, cands, catalog, verdicts)
+    alive = {int(c) for c, ok in zip(cands.count, verdicts.alive()) if ok}
+    assert 2 in alive and 4 not in alive
+    four = int(np.flatnonzero(cands.count == 4)[0])
+    assert verdicts.labels[verdicts.requirement[four]] == "engine's drives at the RAID level"
