@@ -20,8 +20,10 @@ each host I/O is one member command through the card, nothing else.
 Rebuild and degraded operation are the card's own work: a rebuild request reads the survivors
 into the card, runs the parity engine and writes the new drive, paced by the family's rebuild
 rate (``firmware.rebuild_rate_percent``, or the share its priority mode stands for, or
-``array.rebuild.rate_percent``) of the busy time of the resource it loads most -- the card's own
-server included.
+``array.rebuild.rate_percent``): the share of the busy time of the resource it loads most (the
+card's own server included) it keeps while host I/O contends for it; what the host leaves idle it
+takes too, up to its idle rate (``RebuildThrottle.takes_idle``: Dell's "percentage of the system
+resources dedicated to rebuilding", 0% "the lowest priority", not stopped).
 """
 
 from __future__ import annotations
@@ -161,7 +163,8 @@ class HardwareEngine(Engine):
         share = self.rebuild_share(limits.priority, limits.rate_percent)
         if share is None or not loaded:
             return RebuildThrottle()
-        return RebuildThrottle(share=share, paced_over="all", why=f"{self.priority_label(limits)}: {100 * share:.0f}% of")
+        return RebuildThrottle(share=share, paced_over="all", takes_idle=True,
+                               why=f"{self.priority_label(limits)}: {100 * share:.0f}% of")
 
     def priority_label(self, limits: RebuildSpec) -> str:
         if limits.rate_percent is not None:

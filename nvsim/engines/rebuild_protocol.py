@@ -38,7 +38,12 @@ class RebuildThrottle:
 
     * ``limit_bytes_per_s``: a rate it never passes (md's ``speed_limit_max``: above it md sleeps);
     * ``share``: a pace, that share of the busy time of the drive it loads most (a vendor's rebuild
-      priority, like a RAID card's "rebuild rate" percentage);
+      priority: SupremeRAID's);
+    * ``share`` with ``takes_idle``: that share is what the rebuild keeps while host I/O contends for
+      the station it loads most; the rest the host leaves idle there it takes too, up to the rate it
+      reaches with the array to itself, and beyond its share the host's I/O goes first (a RAID
+      card's "rebuild rate": the share of the controller's resources given to the rebuild when host
+      I/O competes; at 0% it is not stopped, only last);
     * ``floor_bytes_per_s`` and ``window_bytes``: md_do_sync on a busy array -- below the floor
       (``speed_limit_min``) it never waits; above it, every ``window_bytes`` of progress it waits
       until its requests in flight have all completed before issuing more;
@@ -54,6 +59,7 @@ class RebuildThrottle:
     window_bytes: float | None = None
     paced_over: str = "drives"  # the stations the share is of: "drives", or "all" (a card's own server too)
     alone_share: float | None = None
+    takes_idle: bool = False  # with ``share``: at least the share when contended, and what the host leaves idle
     why: str = ""
     limit_why: str = ""  # the limit itself, where ``why`` names another mechanism (md's drained windows)
 
@@ -71,6 +77,8 @@ class RebuildThrottle:
         """The pacing in a word: a rate limit, a paced share, md's throttle, a share of its maximum, or none."""
         if self.alone_share is not None:
             return "share of its maximum rate"
+        if self.paced and self.takes_idle:
+            return "share when contended"
         if self.paced:
             return "paced share"
         if self.drains:

@@ -18,6 +18,12 @@ policy is applied:
   rebuild to that share of the busy time of the drive station the rebuild loads most (scaled by
   ``rebuild.priority``); the same cut of the population meets the rate. Others:
   ``rebuild.priority`` scales the requests in flight (no rate limit).
+* a share when contended (``RebuildThrottle.takes_idle``: a RAID card's rebuild rate): the rebuild
+  keeps its share of the station it loads most and takes what the host leaves idle, up to its rate
+  with the array to itself; beyond its share the host goes first. Solved as a priority queue's
+  shadow server: the host's classes see each station slowed by the rebuild's share (its rate at
+  the share, as open work, not as customers queued ahead of them), and the rebuild's rate is the
+  larger of its share and the least, over the stations it loads, of what the host leaves idle.
 
 The open classes' utilisation (an OLTP database's page flushes) follows the foreground's
 throughput, which is damped between iterations, the more each time the correction turns back: where
@@ -119,6 +125,8 @@ class RebuildStage:
     paced: bool = False
     floor_bytes_per_s: float | None = None
     limit_why: str = ""  # the rate limit, where it binds rather than ``why`` (md's drained windows)
+    behind_host: bool = False  # a share when contended: ``cap_bytes_per_s`` its share, the host first beyond it
+    most_bytes_per_s: float = math.inf  # behind the host: the most it takes (its rate alone, its limit)
 
 
 def rebuild_stages(system: ArraySystem, rb: RebuildClass, net, loaded: bool) -> list[RebuildStage]:
@@ -132,6 +140,11 @@ def rebuild_stages(system: ArraySystem, rb: RebuildClass, net, loaded: bool) -> 
         alone = alone_rate_bytes_per_s(rb, net)
         return [RebuildStage(rb.inflight, min(throttle.alone_share * alone, limit),
                              f"{throttle.why} its maximum rate ({alone / 1e6:,.0f} MB/s with the array to itself)")]
+    if throttle.paced and throttle.takes_idle:  # at least its share, and what the host leaves idle
+        rate, station = paced_rate_bytes_per_s(rb, net, throttle.share, throttle.paced_over)
+        most = min(alone_rate_bytes_per_s(rb, net), limit)
+        return [RebuildStage(rb.inflight, min(rate, most), f"{throttle.why} {station}", behind_host=True,
+                             most_bytes_per_s=most)]
     if throttle.paced:
         rate, station = paced_rate_bytes_per_s(rb, net, throttle.share, throttle.paced_over)
         paced = math.isfinite(rate)
@@ -157,8 +170,11 @@ def rebuild_plan(system: ArraySystem, target: int, protocol: RebuildProtocol | N
     rb = _rebuild_class(system, net, target, protocol)
     throttle = rb.protocol.pacing(True)  # the event mode always runs a foreground job
     stage = rebuild_stages(system, rb, net, loaded=True)[0]
-    # the event mode drains md's windows itself; a pacing card keeps as many as its share needs
-    inflight = PACED_REQUESTS_MAX if stage.paced else rb.inflight
+    # the event mode drains md's windows itself; a pacing card keeps as many as its share needs. A
+    # share when contended runs at its share here: the event mode's servers are booked first come,
+    # first served, so the host cannot go ahead of the rebuild's requests beyond their share (paced
+    # at the fluid state's rate, a QD1 reader waited behind them: 39 -> 513 us)
+    inflight = PACED_REQUESTS_MAX if stage.paced or stage.behind_host else rb.inflight
     guess = min(stage.cap_bytes_per_s, stage.inflight * rb.step_bytes / rb.base_s)
     return {"step_bytes": rb.step_bytes, "inflight": inflight, "cap_bytes_per_s": stage.cap_bytes_per_s,
             "span_bytes": min(span, system.capacity.member_bytes), "rate_guess": guess,
@@ -273,6 +289,10 @@ def _settle(load, net, demands, rb: RebuildClass | None, stage: RebuildStage | N
     barrier = rb is not None and rb.protocol.excludes_host_io
     cap_bytes_per_s, cap_why, paced = (stage.cap_bytes_per_s, stage.why, stage.paced) if rb is not None \
         else (math.inf, "", False)
+    # a share when contended: the rebuild is no customer of the host's queues; its share of each
+    # station (its rate at the share) slows them as open work does (a priority queue's shadow server)
+    behind = rb is not None and stage.behind_host
+    rb_open = rb.demand_s * (cap_bytes_per_s / rb.step_bytes) / np.maximum(net.servers, 1.0) if behind else 0.0
 
     # md's write-intent bitmap: the foreground's writes wait for its updates on the engine's thread,
     # at the rate fed back (the optimal array's and a check's; none beside a rebuild, as the event mode)
@@ -294,13 +314,13 @@ def _settle(load, net, demands, rb: RebuildClass | None, stage: RebuildStage | N
             pop.append(k)
             scale.append(rb.wait_scale)
             visits.append(rb.visits)
-        return solve_network(np.array(demand), load.servers(net), np.array(pop), np.array(base), open_u,
+        return solve_network(np.array(demand), load.servers(net), np.array(pop), np.array(base), open_u + rb_open,
                              start=None if sol is None else sol.queue, wait_scale=np.array(scale), visits=np.array(visits))
 
     k = rb.inflight if rb is not None else 0.0
     cycle = BarrierCycle.of(load, net, rb, cap_bytes_per_s) if barrier else None
-    if barrier:
-        k = 0.0  # recovery runs in the barrier's own phase, not beside the foreground
+    if barrier or behind:
+        k = 0.0  # recovery runs in the barrier's own phase, or behind the host: not among its customers
     sol = None  # ``solve`` warm-starts from the last solution
     x_open = None  # the foreground's throughput the open classes and the bitmap's updates follow
     sol = solve(k, np.zeros(len(net)))
@@ -354,6 +374,8 @@ def _settle(load, net, demands, rb: RebuildClass | None, stage: RebuildStage | N
         rebuild_limit = (stage.limit_why if at_limit else cap_why) if cycle.sleeping else (
             f"md barrier: {batches}, then {cycle.released:.0f} waiting md requests ({1e3 * cycle.drain_s:.2f} ms)"
             if cycle.released >= 1 else f"md recovery alone: {batches}")
+    elif behind:
+        rebuild_rate, rebuild_limit = _behind_host(sol, net, rb, stage, rb_open)
     elif rb is not None and len(sol.throughput) > 1:
         rebuild_rate = min(sol.throughput[1] * rb.step_bytes, cap_bytes_per_s)  # held to it within the solve's 1e-4
         if rebuild_rate >= 0.995 * cap_bytes_per_s and stage.limit_why:
@@ -379,6 +401,29 @@ def _settle(load, net, demands, rb: RebuildClass | None, stage: RebuildStage | N
     if not settled:  # say so rather than pass off the last iterate as the answer
         result.limited_by += f" (fluid solve unsettled after {SOLVE_ITERATIONS} iterations)"
     return result
+
+
+def _behind_host(sol, net, rb: RebuildClass, stage: RebuildStage, rb_open: np.ndarray) -> tuple[float, str]:
+    """A share when contended, once the host's classes have settled: the rebuild's rate (at least
+    its share, ``stage.cap_bytes_per_s``; else the least, over the stations it loads, of what the
+    host leaves idle there; at most ``stage.most_bytes_per_s``) and what limits it. ``sol``'s
+    utilisation then counts the rebuild at that rate."""
+    host_u = np.clip(sol.utilisation - rb_open, 0.0, 1.0)  # the host's (and its open classes') busy share
+    per_rate = rb.demand_s / rb.step_bytes / np.maximum(net.servers, 1.0)  # busy share per byte/s rebuilt
+    uses = per_rate > 0
+    left = np.where(uses, (1.0 - host_u) / np.where(uses, per_rate, 1.0), math.inf)
+    j = int(np.argmin(left))
+    share, most = stage.cap_bytes_per_s, stage.most_bytes_per_s
+    rate = min(most, max(share, float(left[j])))
+    if rate <= share * 1.0001:
+        why = stage.why
+    elif rate >= 0.995 * most:
+        why = f"{stage.why} when contended; the host leaves it more, up to its idle rate ({most / 1e6:,.0f} MB/s)"
+    else:
+        why = (f"{stage.why} when contended, and what the host leaves idle: {net.labels[j]} "
+               f"{100 * host_u[j]:.0f}% busy with host I/O")
+    sol.utilisation = np.minimum(1.0, host_u + rate * per_rate)
+    return rate, why
 
 
 def _scale(sol, factor: float) -> None:
