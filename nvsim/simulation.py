@@ -216,7 +216,7 @@ def _run_drive(sim: Simulation, fidelity: str, seed: int | None, window: EventWi
     drive = catalog.drives[scenario.array.drive]
     link = drive_link(drive, catalog.platforms[scenario.platform], catalog, scenario.topology, 1)  # bay or slot
     model = SsdModel.from_drive(drive, scenario.array.namespace_bytes)
-    model = model.with_load(ftl_load(sim.workload, sim.workload.size or model.namespace_bytes))  # skew, trims, state
+    model = model.with_load(ftl_load(sim.workload, model.namespace_bytes))  # region, skew, trims, state
     host = PlatformModel(catalog.platforms[scenario.platform], scenario.placement, 1, catalog)
     costs = workload_host_io_costs(catalog.host_io[sim.workload.ioengine], sim.workload, host.loaded_clock_ghz(sim.workload.numjobs))  # as the simulator's
     prediction = model.predict(sim.workload, link, costs.cpu_s, costs.wake_s)

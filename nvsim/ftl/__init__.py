@@ -5,9 +5,10 @@ a drive model needs cost no Numba set-up."""
 
 from typing import TYPE_CHECKING, Any
 
-from .closed_form import (iu_rmw_factor, iu_rmw_factor_random, spare_factor_from_capacity, waf_asymptotic_small_spare,
-                          waf_greedy_desnoyers2012, waf_hot_cold_lru_desnoyers2012, waf_hot_cold_separated_desnoyers2012,
-                          waf_lru_desnoyers2012, waf_sequential)
+from .closed_form import (iu_rmw_factor, iu_rmw_factor_random, spare_factor_active_range, spare_factor_from_capacity,
+                          waf_asymptotic_small_spare, waf_classes_greedy_desnoyers2012, waf_greedy_desnoyers2012,
+                          waf_hot_cold_lru_desnoyers2012, waf_hot_cold_separated_desnoyers2012, waf_lru_desnoyers2012,
+                          waf_sequential)
 
 _SIMULATE = ("FtlResult", "simulate_ftl", "simulate_ftl_trace", "random_write_trace")
 """The names of ``simulate``, loaded on first use."""
@@ -25,7 +26,7 @@ if TYPE_CHECKING:  # what type checkers and the import graph see
 
 __all__ = [
     "FtlResult", "simulate_ftl", "simulate_ftl_trace", "random_write_trace", "spare_factor_from_capacity",
-    "waf_lru_desnoyers2012", "waf_greedy_desnoyers2012", "waf_hot_cold_lru_desnoyers2012",
+    "spare_factor_active_range", "waf_classes_greedy_desnoyers2012", "waf_lru_desnoyers2012", "waf_greedy_desnoyers2012", "waf_hot_cold_lru_desnoyers2012",
     "waf_hot_cold_separated_desnoyers2012", "waf_sequential", "waf_asymptotic_small_spare", "iu_rmw_factor",
     "iu_rmw_factor_random",
 ]

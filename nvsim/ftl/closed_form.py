@@ -18,6 +18,10 @@ the number of pages per block grows (the valid count of a block becomes a determ
 its age, so the emptiest block is the oldest). Real drives clean superblocks of thousands of
 mapping units, so the large-block limit is the one used for drives; the Numba simulation
 (``nvsim.ftl.simulate``) checks it on a scaled drive.
+
+Static data (never written after the fill) is where greedy and LRU part: LRU copies it once per
+pass, greedy never picks its full blocks, so under greedy it leaves the pool and the written data
+sees the whole spare (``spare_factor_active_range``, ``waf_classes_greedy_desnoyers2012``).
 """
 
 from __future__ import annotations
@@ -38,6 +42,23 @@ def spare_factor_from_capacity(physical_bytes: float, logical_bytes: float) -> f
     if not 0 < logical_bytes < physical_bytes:
         raise ValueError("logical capacity must be positive and below the physical capacity")
     return (physical_bytes - logical_bytes) / physical_bytes
+
+
+def spare_factor_active_range(spare_factor: float, active_fraction: float) -> float:
+    """The spare factor of the data a workload rewrites when it rewrites only ``active_fraction``
+    (r) of the user data: ``Sf' = (T - U) / (T - (1 - r) U)``, i.e. ``Sf / (1 - (1 - r)(1 - Sf))``.
+
+    Data never written after the fill (outside the written region, or a zone that takes no writes)
+    settles into full blocks with no invalid page, which greedy (and cost-benefit) cleaning never
+    picks: they leave the pool, and the whole spare serves the active data (SNIA SSS PTS's "active
+    range"; Desnoyers 2012's static data). ``r = 1`` returns ``spare_factor`` itself.
+    """
+    _alpha(spare_factor)
+    if not 0.0 < active_fraction <= 1.0:
+        raise ValueError(f"active_fraction must be in (0, 1], got {active_fraction}")
+    if active_fraction == 1.0:
+        return spare_factor
+    return spare_factor / (1.0 - (1.0 - active_fraction) * (1.0 - spare_factor))
 
 
 def waf_lru_desnoyers2012(spare_factor: float) -> float:
@@ -99,18 +120,14 @@ def waf_classes_lru_desnoyers2012(spare_factor: float, write_fractions, data_fra
     data. Over one pass of the log a class-i page survives with probability
     ``s_i = exp(-alpha r_i / (f_i A))``; each class's NAND stream is its host stream over
     ``1 - s_i``, so A solves ``A = sum r_i / (1 - s_i)``. A class never written (``r_i = 0``)
-    is static data copied once per pass: its term is the limit ``f_i A / alpha``.
+    is static data copied once per pass: its term is the limit ``f_i A / alpha`` (LRU's; greedy
+    never picks its blocks: ``waf_classes_greedy_desnoyers2012``).
     Law (Jensen: ``t -> t / (1 - exp(-c t))`` is convex, so its perspective summed over classes
     is at least its value at the mean): any skew gives A at least the uniform A; merging two
     classes never raises A (tested with hypothesis).
     """
     a = _alpha(spare_factor)
-    r = np.asarray(write_fractions, dtype=float)
-    f = np.asarray(data_fractions, dtype=float)
-    if r.shape != f.shape or r.ndim != 1 or not r.size:
-        raise ValueError("write_fractions and data_fractions must be equal-length, non-empty lists")
-    if np.any(r < 0) or np.any(f <= 0) or abs(r.sum() - 1) > 1e-9 or abs(f.sum() - 1) > 1e-9:
-        raise ValueError("write fractions must be >= 0, data fractions > 0, each summing to 1")
+    r, f = _classes_checked(write_fractions, data_fractions)
     written = r > 0
     static = float(f[~written].sum()) / a
 
@@ -128,6 +145,37 @@ def waf_classes_lru_desnoyers2012(spare_factor: float, write_fractions, data_fra
     if excess(low) <= 0:  # the writes all but never reach a page still valid: no copies at all
         return 1.0
     return brentq(excess, low, 1e6)
+
+
+def waf_classes_greedy_desnoyers2012(spare_factor: float, write_fractions, data_fractions) -> float:
+    """Greedy cleaning, N traffic classes sharing one frontier: classes never written (``r_i = 0``)
+    are static data in full blocks that greedy never picks, so they leave the pool and the written
+    classes see the spare of their own data (``spare_factor_active_range``); there they take the
+    LRU multi-class model (``waf_classes_lru_desnoyers2012``; one written class: the uniform
+    model). Classes all written: the LRU multi-class model itself. Page simulation (greedy, Sf
+    0.127, all the writes to 10% of the data): 1.128, this model 1.128; the LRU model, which
+    copies the static 90% once per pass, 5.3.
+    """
+    r, f = _classes_checked(write_fractions, data_fractions)
+    written = r > 0
+    if written.all():
+        return waf_classes_lru_desnoyers2012(spare_factor, r, f)
+    active = float(f[written].sum())
+    spare = spare_factor_active_range(spare_factor, active)
+    if written.sum() == 1:
+        return waf_greedy_desnoyers2012(spare)
+    return waf_classes_lru_desnoyers2012(spare, r[written], f[written] / active)
+
+
+def _classes_checked(write_fractions, data_fractions) -> tuple[np.ndarray, np.ndarray]:
+    """(write shares, data shares) as arrays, checked: equal length, >= 0 and > 0, each summing to 1."""
+    r = np.asarray(write_fractions, dtype=float)
+    f = np.asarray(data_fractions, dtype=float)
+    if r.shape != f.shape or r.ndim != 1 or not r.size:
+        raise ValueError("write_fractions and data_fractions must be equal-length, non-empty lists")
+    if np.any(r < 0) or np.any(f <= 0) or abs(r.sum() - 1) > 1e-9 or abs(f.sum() - 1) > 1e-9:
+        raise ValueError("write fractions must be >= 0, data fractions > 0, each summing to 1")
+    return r, f
 
 
 def waf_hot_cold_separated_desnoyers2012(spare_factor: float, hot_write_fraction: float, hot_data_fraction: float) -> float:
@@ -179,8 +227,9 @@ def iu_rmw_factor_random(write_bytes: int, iu_bytes: int, align_bytes: int = 409
 
 
 __all__ = [
-    "spare_factor_from_capacity", "waf_lru_desnoyers2012", "waf_greedy_desnoyers2012",
+    "spare_factor_from_capacity", "spare_factor_active_range", "waf_lru_desnoyers2012", "waf_greedy_desnoyers2012",
     "valid_fraction_at_cleaning_desnoyers2012", "waf_asymptotic_small_spare",
-    "waf_hot_cold_lru_desnoyers2012", "waf_classes_lru_desnoyers2012", "waf_hot_cold_separated_desnoyers2012", "waf_sequential",
+    "waf_hot_cold_lru_desnoyers2012", "waf_classes_lru_desnoyers2012", "waf_classes_greedy_desnoyers2012",
+    "waf_hot_cold_separated_desnoyers2012", "waf_sequential",
     "iu_rmw_factor", "iu_rmw_factor_random",
 ]

@@ -87,12 +87,15 @@ def normal_mass(n: int, dev_percent: float) -> np.ndarray:
 
 
 def _classes(block_mass: np.ndarray) -> tuple[tuple[float, float], ...]:
-    """Sorted per-block mass summed into classes at data shares 2^-14 .. 1/2 and the sixteenths."""
+    """Sorted per-block mass summed into classes at data shares 2^-14 .. 1/2 and the sixteenths;
+    the blocks fio's draws never reach (the hash's collisions leave some) are a class of their own,
+    with no writes: static data, which greedy cleaning sets aside (nvsim.ftl.load)."""
     n = block_mass.size
     ordered = np.sort(block_mass)[::-1]
     cumulative = np.concatenate(([0.0], np.cumsum(ordered)))
     shares = sorted({2.0 ** -k for k in range(1, 15)} | {j / 16 for j in range(1, 16)})
-    edges = sorted({0, n} | {int(round(s * n)) for s in shares})
+    reached = int(np.count_nonzero(ordered > 0))
+    edges = sorted({0, n, reached} | {int(round(s * n)) for s in shares if s * n < reached})
     classes = []
     for lo, hi in zip(edges, edges[1:]):
         if hi > lo:
