@@ -30,7 +30,7 @@ from nvsim.simulation import run_workload_group, workload_runs
 from nvsim.fio import FileOpener, parse_fio_jobfile, platform_keywords
 from nvsim.fio.expand import NO_ENVIRONMENT
 from nvsim.fio.run import check_regions
-from nvsim.budget import check_scenario_regions
+from nvsim.budget import check_scenario_regions, check_workload
 from nvsim.loader import parse_yaml
 from nvsim.names import drive_name, product_name, size_text
 from nvsim.specs.scenario import MAX_WORKLOADS
@@ -291,6 +291,8 @@ def validate(setup: dict[str, Any], custom: dict | None = None, extras: dict | N
     try:
         spec = parse_scenario(data, catalog)
         check_scenario_regions(spec, lambda: Simulation(spec, catalog=catalog).device_bytes)  # an offset or size off the array
+        for index, workload in enumerate(spec.workloads):  # the planner's work for its sample, as `nvsim run` bounds it
+            check_workload(workload, "fluid", field=f"workloads[{index}]", served=True)
     except InputError as exc:
         return data, None, {control_for(exc): str(exc)}
     return data, spec, {}
@@ -429,6 +431,19 @@ def evaluate(data: dict[str, Any], spec: ScenarioSpec, catalog: Catalog | None =
     return _clean(record) | {"scenario": data}
 
 
+def check_work(scenario: dict) -> None:
+    """Refuse (one line) a scenario's workload whose sample the planner could not plan within the
+    default work budget (``nvsim.budget.check_workload``, served: the server's environment neither
+    read nor named), checked on each workload's own fields before anything is built."""
+    workloads = scenario.get("workloads")
+    for index, raw in enumerate(workloads if isinstance(workloads, list) else []):
+        try:
+            workload = WorkloadSpec.model_validate(raw)
+        except ValidationError:
+            raise InputError(f"workloads[{index}]", "not a workload the dashboard made") from None
+        check_workload(workload, "fluid", field=f"workloads[{index}]", served=True)
+
+
 def outstanding_ios(workload: WorkloadSpec) -> int:
     """I/Os the workload keeps in flight: OLTP users, else fio's numjobs x iodepth."""
     return workload.users if workload.is_oltp and workload.users else workload.numjobs * workload.iodepth
@@ -445,6 +460,8 @@ def check_event_budget(spec: ScenarioSpec) -> int:
             raise InputError(f"workloads[{index}].iodepth",
                              f"{workload.name} keeps {in_flight:,} I/Os in flight (about {estimate / 1e9:,.1f} GB in "
                              f"event mode); the dashboard simulates at most {EVENT_MAX_OUTSTANDING_IOS:,}: lower jobs or queue depth")
+        check_workload(workload, "event", field=f"workloads[{index}]", host_ios=EVENT_HOST_IOS,
+                       instead="choose the fluid mode", served=True)  # the event mode's planned pages
         worst = max(worst, in_flight)
     return EVENT_BASE_BYTES + worst * EVENT_BYTES_PER_OUTSTANDING_IO
 

@@ -30,7 +30,7 @@ from typing import Any
 from nvsim import Catalog, InputError, __version__, default_catalog, parse_scenario
 from nvsim.errors import not_printable, shown
 from nvsim.names import product_name
-from nvsim.published import fitted_ids, load_published, published_files, where_looked
+from nvsim.published import fitted_ids, load_published, published_files
 from nvsim.rebuild import unclean_shutdown_summary
 from nvsim.scenario import load_scenario
 from nvsim.units import format_bytes_binary, format_large, format_probability, format_significant
@@ -151,6 +151,7 @@ def rebuilds(record: dict[str, Any], catalog: Catalog) -> tuple[dict[str, Any], 
     loaded = not own.get("under_load")
     data = record["scenario"]
     try:
+        core.check_work(data)  # the record came back from the browser: its blocks within the work budget
         if catalog is default_catalog():
             other = json.loads(_rebuild_cached(json.dumps(data, sort_keys=True), loaded))
         else:
@@ -417,8 +418,9 @@ def validation_html(record: dict[str, Any], catalog: Catalog) -> str:
                else "", escape(_short(r["reason"] or "no reason declared"))]
               for r in sorted(rows, key=lambda r: -len(r["models"])) if r["status"] == "OUT" and "engine" in r["models"]]
     table = _table(["model", "product", "published numbers re-predicted now (fluid mode)"], lines, widths=(10, 40, 50))
-    if not found:
-        table += f"<p>Published numbers not found: looked for {escape(where_looked())}.</p>"
+    if not found:  # no path: the report is also the dashboard's, whose server's folders are not its client's to see
+        table += ("<p>Published numbers not found: this install has no scenarios/*/published.yaml "
+                  "(<code>nvsim validate</code> on the machine says where it looked).</p>")
     if misses:
         table += "<p>Outside tolerance, in this engine's scenarios:</p>" + _table(
             ["number", "error", "why (declared in published.yaml)"], misses[:MISSES_SHOWN], widths=(30, 8, 62))

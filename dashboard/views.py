@@ -140,10 +140,16 @@ def valid(current: dict | None) -> bool:
 
 
 def _checked_scenario(current: dict) -> dict:
-    """The record's scenario, which came back from the browser: it must still match its key."""
+    """The record's scenario, which came back from the browser: it must still match its key (a
+    digest the browser could compute itself) and, since it could, fit the work budget again
+    (``core.check_work``: a block of 1 TiB planned 19 GB in the server)."""
     scenario = current.get("scenario")
     if not isinstance(scenario, dict) or core.scenario_key(scenario) != current.get("key"):
         raise guard.PayloadError("current.data", "the scenario does not match its key")
+    try:
+        core.check_work(scenario)
+    except InputError as exc:
+        raise guard.PayloadError("current.data", str(exc)) from None
     return scenario
 
 

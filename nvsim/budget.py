@@ -75,14 +75,15 @@ def _pages_per_io(workload: WorkloadSpec) -> int:
 
 
 def check_workload(workload: WorkloadSpec, fidelity: str, field: str = "", host_ios: int = EVENT_HOST_IOS,
-                   instead: str = "use --fidelity fluid", source: str | None = None) -> None:
+                   instead: str = "use --fidelity fluid", source: str | None = None, served: bool = False) -> None:
     """Refuse (one line) a workload whose run would exceed a limit, with the estimate and the
     environment variable that raises the limit (``host_ios``: an event-mode run's window;
     ``instead``: how the caller's user skips the event mode; ``source``: the file it came from,
     named first as every other error of that file); then each block size its mix is simulated as.
-    The limits are read first: one set badly in the environment is its own error, not the file's."""
-    limits = Limits(limit_from_env(MAX_PLANNED_PAGES_ENV, MAX_PLANNED_PAGES), limit_from_env(MAX_EVENT_SLOTS_ENV, MAX_EVENT_SLOTS),
-                    limit_from_env(MAX_EVENT_PAGES_ENV, MAX_EVENT_PAGES))
+    The limits are read first: one set badly in the environment is its own error, not the file's.
+    ``served``: the workload came from a client of a server (the dashboard), which gets the default
+    limits whatever the server's environment says, and no word of it (``Limits.served``)."""
+    limits = Limits.served() if served else Limits.from_environment()
     with _named_file(source):
         _check_one(workload, fidelity, field, host_ios, instead, limits)
         for part in binned(list(workload.bs_mix or ())):
@@ -102,11 +103,27 @@ def _named_file(source: str | None) -> Iterator[None]:
 
 
 class Limits(NamedTuple):
-    """The work limits in force (the defaults, or what the environment raised them to)."""
+    """The work limits in force (the defaults, or what the environment raised them to), and how a
+    refusal says where they come from."""
 
     planned_pages: int
     event_slots: int
     event_pages: int
+    hints: bool = True  # name the environment variable that raises each (a served client: no)
+
+    @classmethod
+    def from_environment(cls) -> "Limits":
+        return cls(limit_from_env(MAX_PLANNED_PAGES_ENV, MAX_PLANNED_PAGES), limit_from_env(MAX_EVENT_SLOTS_ENV, MAX_EVENT_SLOTS),
+                   limit_from_env(MAX_EVENT_PAGES_ENV, MAX_EVENT_PAGES))
+
+    @classmethod
+    def served(cls) -> "Limits":
+        """A server's client's limits: the defaults, the server's environment neither read nor named
+        (a variable set badly there, or its value, is the operator's, not the client's to see)."""
+        return cls(MAX_PLANNED_PAGES, MAX_EVENT_SLOTS, MAX_EVENT_PAGES, hints=False)
+
+    def raise_hint(self, env: str) -> str:
+        return f"; set {env} to raise it" if self.hints else ""
 
 
 def _check_one(workload: WorkloadSpec, fidelity: str, field: str, host_ios: int, instead: str, limits: Limits) -> None:
@@ -114,20 +131,20 @@ def _check_one(workload: WorkloadSpec, fidelity: str, field: str, host_ios: int,
     pages, page_limit = planned_pages(workload), limits.planned_pages
     if pages > page_limit:
         raise InputError(f"{where}.bs", f"a {workload.bs:,}-byte block means planning at least {pages:,} member "
-                                        f"pages (limit {page_limit:,}; set {MAX_PLANNED_PAGES_ENV} to raise it)")
+                                        f"pages (limit {page_limit:,}{limits.raise_hint(MAX_PLANNED_PAGES_ENV)})")
     if fidelity != "event" or workload.is_oltp:
         return
     slots, slot_limit = event_slots(workload), limits.event_slots
     if slots > slot_limit:
         gigabytes = slots * EVENT_BYTES_PER_SLOT / 1e9
         raise InputError(f"{where}.iodepth", f"iodepth x numjobs = {slots:,} I/Os in flight need about "
-                                             f"{gigabytes:,.1f} GB in the event mode (limit {slot_limit:,} slots; set "
-                                             f"{MAX_EVENT_SLOTS_ENV} to raise it, or {instead})")
+                                             f"{gigabytes:,.1f} GB in the event mode (limit {slot_limit:,} slots"
+                                             f"{limits.raise_hint(MAX_EVENT_SLOTS_ENV)}, or {instead})")
     pages, page_limit = event_pages(workload, host_ios), limits.event_pages
     if pages > page_limit:
         raise InputError(f"{where}.bs", f"{workload.bs:,}-byte blocks mean planning about {pages:,} member pages "
-                                        f"in the event mode (limit {page_limit:,}; set {MAX_EVENT_PAGES_ENV} to raise "
-                                        f"it, or {instead})")
+                                        f"in the event mode (limit {page_limit:,}{limits.raise_hint(MAX_EVENT_PAGES_ENV)}, "
+                                        f"or {instead})")
 
 
 def check_region(workload: WorkloadSpec, device_bytes: int, field: str = "", size_clamped: bool = False) -> None:

@@ -335,7 +335,9 @@ def event_stage(spec: PlanSpec, ranked: list[dict], tasks: dict[int, dict], verd
 
 def prepare_plan(path: str | Path, catalog: Catalog | None = None, **files):
     """Check a plan before it runs: the file, the names, the prices, the workloads, the size.
-    ``files``: how its fio job files are reached (``open_file``, ``environ``: plan.spec.workload_specs)."""
+    ``files``: how its fio job files are reached (``open_file``, ``environ``: plan.spec.workload_specs);
+    a plan given an ``environ`` of its own is a server's client's (the dashboard), whose work limits
+    are the defaults and never name the server's environment (``budget.Limits.served``)."""
     catalog = catalog or default_catalog()
     spec, here = load_plan(path)
     check_names(spec, catalog)
@@ -343,7 +345,8 @@ def prepare_plan(path: str | Path, catalog: Catalog | None = None, **files):
     workloads = workload_specs(spec, here, catalog, **files)
     for i, workload in enumerate(workloads.values()):  # the stages' work budget, as `nvsim run` applies it
         check_workload(workload, "event" if spec.confirm else "fluid", field=f"requirements.workloads[{i}]",
-                       host_ios=event_host_ios(spec), instead="set confirm: 0 to skip the event stage")
+                       host_ios=event_host_ios(spec), instead="set confirm: 0 to skip the event stage",
+                       served=files.get("environ") is not None)
     if axes.size > spec.max_candidates:
         enumerate_candidates(axes, spec.max_candidates)  # the one-line refusal
     return spec, axes, workloads, catalog

@@ -376,3 +376,47 @@ def test_the_dashboard_serves_from_a_read_only_working_directory(tmp_path):
         folder.chmod(0o755)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "served 1 " in done.stdout and done.stdout.strip().endswith("[]")
+
+
+# ---------------------------------------------------------------- the work budget, served
+
+
+@pytest.mark.parametrize("variable", ["NVSIM_MAX_EVENT_SLOTS", "NVSIM_MAX_PLANNED_PAGES", "NVSIM_MAX_EVENT_PAGES"])
+def test_a_plans_work_limits_neither_read_nor_name_the_servers_environment(monkeypatch, variable):
+    """The Plan view's refusal of an over-budget workload: the default limits, whatever the server's
+    environment sets (a value set badly there was echoed back, a good one quoted with its name)."""
+    secret = "envcanary" + secrets.token_hex(8)
+    monkeypatch.setenv(variable, secret)
+    big = plan_view.EXAMPLE.replace("numjobs: 64, iodepth: 16", "numjobs: 4096, iodepth: 4096")
+    refusal = plan_view.check_text(big)
+    assert refusal is not None and "262,144 slots" in refusal  # the default limit, not the environment's
+    assert secret not in refusal and "NVSIM_" not in refusal
+    monkeypatch.setenv(variable, "31337")
+    refusal = plan_view.check_text(big)
+    assert "31,337" not in refusal and "NVSIM_" not in refusal
+    assert plan_view.check_text(plan_view.EXAMPLE) is None
+
+
+def test_a_huge_block_is_refused_before_any_planning_in_every_served_path(catalog, monkeypatch):
+    """A 1 TiB block planned 19 GB in the server from one request (the set-up's validation, and the
+    curves and report of a record the browser sends back with a key it can compute itself): each
+    now refused in one line by the planner's work budget, the server's environment not named."""
+    monkeypatch.setenv("NVSIM_MAX_PLANNED_PAGES", str(2**62))  # the operator's own limit: not the client's
+    setup = dict(core.default_setup(catalog), workload=core.FILE_WORKLOADS)
+    workload = {"name": "a", "rw": "read", "bs": 2**40}
+    _data, spec, errors = core.validate(setup, {"label": "x", "workloads": [workload]}, None, catalog)
+    assert spec is None and list(errors) == ["workload"], errors
+    assert "member pages" in errors["workload"] and "NVSIM_" not in errors["workload"]
+    scenario = {"name": "x", "platform": "supermicro-as-2125hs-tnr",
+                "array": {"level": 5, "drive": "kioxia-cm7-r-3.84tb", "drives": 8, "engine": "linux-md"},
+                "workloads": [workload]}
+    with pytest.raises(InputError) as refused:
+        core.check_work(scenario)
+    assert "member pages" in str(refused.value) and "NVSIM_" not in str(refused.value)
+    from dashboard import views
+    forged = {"scenario": scenario, "key": core.scenario_key(scenario), "workloads": []}
+    with pytest.raises(guard.PayloadError) as payload:
+        views._checked_scenario(forged)
+    assert "member pages" in str(payload.value)
+    small = dict(scenario, workloads=[dict(workload, bs=4096)])
+    assert views._checked_scenario({"scenario": small, "key": core.scenario_key(small)}) == small
