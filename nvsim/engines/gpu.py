@@ -104,6 +104,18 @@ class GpuEngine(Engine):
     def costs(self) -> GpuCosts:
         return gpu_costs(self.spec, self.v, self.settings.driver)
 
+    def device_bandwidth_bytes_per_s(self) -> float | None:
+        """The card's advertised read bandwidth, else its family's reference card's: reads go from
+        the drives to host memory by the driver's peer-to-peer path, which the GPU does not scale, so
+        a SKU that states no figure reads no faster than the card the family was measured in (the
+        T1000-based SR-1000 out-read the SR-1010, 336 against its 260 GB/s, having no limit at all)."""
+        own = super().device_bandwidth_bytes_per_s()
+        if own is not None:
+            return own
+        family = self.spec.gpu_family
+        reference = family.reference_max_read_bytes_per_s if family is not None else None
+        return reference.value if reference is not None else None
+
     def host_data_crosses_link(self) -> bool:
         """Written data crosses the GPU card's link where its driver moves it through the GPU."""
         return self.costs.through_gpu

@@ -153,6 +153,9 @@ class GpuFamilySpec(PhysicalNumbers):
     levels: tuple[int, ...]
     reference_gpu: GpuSpec
     reference_max_read_iops: Cited[Count] = Field(description="the advertised 4 KiB read rate of the card on the reference GPU")
+    reference_max_read_bytes_per_s: Cited[BytesPerS] | None = Field(
+        default=None, description="the advertised read bandwidth of the card on the reference GPU: the family's data "
+        "path, the limit of a SKU that states none")
     default_driver: str
     drivers: dict[str, GpuDriverSpec]
     parameters: dict[str, Cited[float]] = Field(default_factory=dict)

@@ -167,3 +167,21 @@ def test_bounds_name_the_gpu_link_only_where_written_data_crosses_it(catalog):
     text = str(array_bounds(array(trial, spec.name, "through", SEQWRITE), trial))
     assert "written data through the GPU" in text
     assert "written data through the GPU" not in str(array_bounds(array(trial, spec.name, "1.x", SEQWRITE), trial))
+
+
+def test_no_sku_reads_faster_than_the_card_the_family_was_measured_in(catalog):
+    """A SKU that states no read bandwidth takes its family's reference card's (the driver's
+    peer-to-peer path, which the GPU does not scale): the T1000-based SR-1000 read 1 MiB blocks at
+    336 GB/s on 24 CM7-R, past the SR-1010's advertised 260, having no limit at all."""
+    reference = catalog.gpu_families["graid-supremeraid"].reference_max_read_bytes_per_s.value
+    for name in SKUS:
+        engine = build_engine(catalog.engines[name], {}, members=24, strip_bytes=65536)
+        assert engine.device_bandwidth_bytes_per_s() <= reference, name
+    reads = WorkloadSpec(name="sr1m", rw="read", bs=1 << 20, numjobs=192, iodepth=16)
+    rates = {}
+    for sku in ("graid-supremeraid-sr1000", "graid-supremeraid-sr1010"):
+        raw = {"level": 5, "drive": "kioxia-cm7-r-3.84tb", "drives": 24, "strip_bytes": "64KiB", "engine": sku}
+        spec = parse_scenario({"name": "t", "platform": "supermicro-as-2125hs-tnr", "array": raw,
+                               "workloads": [reads.model_dump()]}, catalog)
+        rates[sku] = fluid(catalog, spec, reads).read_bytes_per_s
+    assert rates["graid-supremeraid-sr1000"] <= rates["graid-supremeraid-sr1010"] * (1 + 1e-12)
