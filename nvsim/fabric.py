@@ -138,7 +138,7 @@ KINDS: tuple[ResourceKind, ...] = (
     ResourceKind("memory", lambda f, _w: "DRAM", host_fields=("memory_s",)),
     # md's resync thread or a card driver's rebuild thread: only rebuild requests load it (their
     # submit cost runs there, not on the job cores)
-    ResourceKind("rebuild_thread", lambda f, _w: f"rebuild thread{'s' if f.rebuild_threads > 1 else ''} ({f.engine_name})",
+    ResourceKind("rebuild_thread", lambda f, _w: f"{f.engine_name} rebuild thread{'s' if f.rebuild_threads > 1 else ''}",
                  servers=lambda f: float(f.rebuild_threads), rebuild_fields=("submit_s", "complete_s"), host_cpu=lambda f: True, reported=False),
 )
 KIND = {kind.key: kind for kind in KINDS}

@@ -82,7 +82,7 @@ def test_md_idle_rebuild_of_the_measured_set_is_its_resync_thread_at_the_clock_i
         return rebuild_summary(load_scenario(path, changed), changed)
 
     boosted, base, slow = hours_at(None), hours_at(3.0), hours_at(2.1)
-    assert "md resync" in boosted["rebuild_limited_by"]
+    assert "Linux kernel md (mdadm) rebuild thread " in boosted["rebuild_limited_by"]  # md's resync thread
     assert slow["rebuild_hours"] == pytest.approx(base["rebuild_hours"] * 3.0 / 2.1, rel=0.01)
     assert boosted["rebuild_hours"] == pytest.approx(base["rebuild_hours"] * 3.0 / 3.6, rel=0.01)
 
@@ -97,4 +97,4 @@ def test_idle_rebuild_speed_metric_is_the_member_over_the_idle_rebuild_hours(cat
     hours = predict_metric(scenario, None, "rebuild_hours_idle", catalog)
     member_bytes = catalog.drives[scenario.array.drive].capacity_bytes.value
     assert speed * 1e6 * hours * 3600 == pytest.approx(member_bytes, rel=1e-6)
-    assert "md resync" in rebuild_summary(scenario, catalog)["rebuild_limited_by"]
+    assert "Linux kernel md (mdadm) rebuild thread " in rebuild_summary(scenario, catalog)["rebuild_limited_by"]
