@@ -139,6 +139,15 @@ def bitmap_updates_per_s_random(rate_per_s: float, chunks: float, daemon_sleep_s
     return rate_per_s * dirty_fraction_random(rate_per_s, chunks, daemon_sleep_s)
 
 
+def writes_per_update(bit_writes_per_s: float, update_s: float) -> float:
+    """Writes that share one synchronous bitmap update: md writes every dirty bitmap page once per
+    unplug (``md_bitmap_unplug``, from raid5d's loop or a RAID1/10 submitter's plug callback) and
+    the whole batch waits for it, so the writes that set a clean bit while one update is written go
+    out with the next (a group commit): ``max(1, rate x update_s)`` at ``bit_writes_per_s`` such
+    writes a second."""
+    return max(1.0, bit_writes_per_s * update_s)
+
+
 def dirty_fraction_sequential(write_bytes: float, member_data_bytes_per_chunk: float) -> float:
     """Share of a sequential stream's writes of ``write_bytes`` that enter a new bitmap chunk:
     one new chunk per ``member_data_bytes_per_chunk`` of the array written (capped at 1)."""
@@ -175,7 +184,7 @@ def resync_member_bytes_after_crash(member_bytes: float, member_bytes_per_bit: f
     return min(float(member_bytes), max(0.0, dirty_chunks) * member_bytes_per_bit)
 
 
-__all__ = ["BITMAP_CHUNK_MAX_BYTES", "DAEMON_SLEEP_MIN_S", "dirty_chunks_random", "dirty_chunks_sequential", "resync_member_bytes_after_crash", "mdadm_bitmap_chunk_bytes", "mdadm_adds_bitmap",
+__all__ = ["BITMAP_CHUNK_MAX_BYTES", "DAEMON_SLEEP_MIN_S", "dirty_chunks_random", "dirty_chunks_sequential", "writes_per_update", "resync_member_bytes_after_crash", "mdadm_bitmap_chunk_bytes", "mdadm_adds_bitmap",
            "mdadm_keeps_bitmap_files", "bitmap_span_bytes", "data_bytes_per_bit", "member_bytes_per_bit", "clear_after_s",
-           "dirty_fraction_random", "bitmap_updates_per_s_random", "dirty_fraction_sequential", "DEFAULT_DAEMON_SLEEP_S",
+           "dirty_fraction_random", "bitmap_updates_per_s_random", "writes_per_update", "dirty_fraction_sequential", "DEFAULT_DAEMON_SLEEP_S",
            "MDADM_BITMAP_CHUNK_MIN_BYTES", "BITMAP_PAGE_BYTES", "MDADM_VERSIONS", "DEFAULT_MDADM"]
