@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import re
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any, Literal
@@ -292,9 +293,28 @@ def _refuse(status: int, message: str) -> Response:
     return Response(json.dumps({"error": message}), status=status, mimetype="application/json")
 
 
+_PYTHON_VERSION = re.compile(r'"python_version":"(?:[^"\\]|\\.)*",?')
+"""The server's Python build in the page's ``_dash-config`` (Dash's front end shows it in its
+debug tools, which the dashboard does not turn on)."""
+
+
+def without_server_build(page: str) -> str:
+    """``page`` with the server's Python version taken out of Dash's page config."""
+    return _PYTHON_VERSION.sub("", page)
+
+
 def install(server: Flask, callbacks: dict[str, dict[str, Any]], prefix: str) -> None:
-    """Check every callback request before Dash sees it; answer refusals and errors in one line."""
+    """Check every callback request before Dash sees it; answer refusals and errors in one line.
+    Pages go out without the server's Python build (``without_server_build``)."""
     route = f"{prefix}{UPDATE_ROUTE}"
+
+    @server.after_request
+    def _page(response: Response) -> Response:
+        if response.mimetype == "text/html" and not response.direct_passthrough:
+            page = response.get_data(as_text=True)
+            if '"python_version"' in page:
+                response.set_data(without_server_build(page))
+        return response
 
     @server.before_request
     def _check() -> Response | None:

@@ -420,3 +420,16 @@ def test_a_huge_block_is_refused_before_any_planning_in_every_served_path(catalo
     assert "member pages" in str(payload.value)
     small = dict(scenario, workloads=[dict(workload, bs=4096)])
     assert views._checked_scenario({"scenario": small, "key": core.scenario_key(small)}) == small
+
+
+def test_the_page_does_not_carry_the_servers_python_build(app_client):
+    """Dash's page config carried ``sys.version`` ("3.11.7 (main, ...) [GCC 12.2.0]") to anyone who
+    loads the page; it goes out without it, the config still valid JSON."""
+    import re
+    client, _deps = app_client
+    page = client.get("/").get_data(as_text=True)
+    assert sys.version not in page and sys.version.split()[0] not in page and "python_version" not in page
+    config = re.search(r'<script id="_dash-config" type="application/json">(.*?)</script>', page, re.S)
+    assert "requests_pathname_prefix" in json.loads(config.group(1))
+    quoted = json.dumps({"a": 1, "python_version": '3.1 "x" \\ [GCC]', "b": 2}, separators=(",", ":"))
+    assert guard.without_server_build(quoted) == '{"a":1,"b":2}'
