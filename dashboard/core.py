@@ -291,8 +291,7 @@ def validate(setup: dict[str, Any], custom: dict | None = None, extras: dict | N
     try:
         spec = parse_scenario(data, catalog)
         check_scenario_regions(spec, lambda: Simulation(spec, catalog=catalog).device_bytes)  # an offset or size off the array
-        for index, workload in enumerate(spec.workloads):  # the planner's work for its sample, as `nvsim run` bounds it
-            check_workload(workload, "fluid", field=f"workloads[{index}]", served=True)
+        _check_planned(spec.workloads)  # the planner's work for its sample, as `nvsim run` bounds it
     except InputError as exc:
         return data, None, {control_for(exc): str(exc)}
     return data, spec, {}
@@ -436,11 +435,20 @@ def check_work(scenario: dict) -> None:
     default work budget (``nvsim.budget.check_workload``, served: the server's environment neither
     read nor named), checked on each workload's own fields before anything is built."""
     workloads = scenario.get("workloads")
+    specs = []
     for index, raw in enumerate(workloads if isinstance(workloads, list) else []):
         try:
-            workload = WorkloadSpec.model_validate(raw)
+            specs.append(WorkloadSpec.model_validate(raw))
         except ValidationError:
             raise InputError(f"workloads[{index}]", "not a workload the dashboard made") from None
+    _check_planned(specs)
+
+
+def _check_planned(workloads) -> None:
+    """Each of ``workloads`` (in the scenario's order) within the planner's default work budget for
+    its sample (``nvsim.budget.check_workload``, served: the server's environment neither read nor
+    named)."""
+    for index, workload in enumerate(workloads):
         check_workload(workload, "fluid", field=f"workloads[{index}]", served=True)
 
 

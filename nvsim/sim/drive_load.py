@@ -18,13 +18,13 @@ from ..ftl.load import FtlLoad
 from ..ftl.skew import write_classes
 from ..specs import WorkloadSpec
 from .drive import DriveTiming
+from .workload import job_region
 
 
 def job_region_bytes(workload: WorkloadSpec, device_bytes: float) -> float:
-    """One clone's region as fio (and ``HostStream.for_job``) takes it: ``size`` (default: the
-    device) from job 0's ``offset``, cut at the device's end."""
-    start = workload.offset % max(device_bytes, 1)
-    return max(0.0, min(workload.size or device_bytes, device_bytes - start))
+    """One clone's region as fio (and ``HostStream.for_job``) takes it (``workload.job_region`` of
+    job 0): ``size`` (default: the device) from ``offset``, cut at the device's end."""
+    return max(0.0, job_region(workload, 0, device_bytes)[1])
 
 
 def written_region_bytes(workload: WorkloadSpec, device_bytes: float) -> float:
@@ -34,8 +34,8 @@ def written_region_bytes(workload: WorkloadSpec, device_bytes: float) -> float:
         return job_region_bytes(workload, device_bytes)
     spans = []
     for job in range(workload.numjobs):
-        start = (workload.offset + job * workload.offset_increment) % max(device_bytes, 1)
-        spans.append((start, start + min(workload.size or device_bytes, device_bytes - start)))
+        start, length = job_region(workload, job, device_bytes)
+        spans.append((start, start + length))
     covered, end = 0.0, 0.0
     for lo, hi in sorted(spans):
         if hi > end:

@@ -229,15 +229,16 @@ def binding_visits_by_direction(batches: list[HostIoBatch], bound_key: str | Non
     return 1.0, 1.0
 
 
-def waited_visits_by_direction(batches: list[HostIoBatch], keys, waiting_s: np.ndarray) -> tuple[float, float]:
+def waited_visits_by_direction(batches: list[HostIoBatch], keys, waiting_s: np.ndarray,
+                               f_read: float) -> tuple[float, float]:
     """``binding_visits_by_direction`` where the wait is spread over several stations (a state's
     queueing network: ``keys`` its stations' (resource key, drive), ``waiting_s`` the host I/O's
-    wait at each): each station's visits by direction, over its mean visit, weighed by its share
-    of the wait, so the reads' and writes' waits still average to the whole."""
+    wait at each): each station's visits by direction, over its mean visit (``f_read``: the
+    batches' share of reads), weighed by its share of the wait, so the reads' and writes' waits
+    still average to the whole."""
     total = float(np.sum(waiting_s))
     if total <= 0:
         return 1.0, 1.0
-    f_read = 1.0 - float(np.mean(np.concatenate([b.is_write for b in batches])))
     found: dict[str, tuple[float, float]] = {}
     read = write = 0.0
     for (key, _drive), wait in zip(keys, np.asarray(waiting_s, dtype=float)):

@@ -9,6 +9,8 @@ limiting resource) are the same for both, and live here, below both.
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
 from .. import fabric
@@ -161,8 +163,14 @@ class FioLoad:
         # times' expected maximum, as the fluid mode's) and in the queues (io_wait_scale)
         self.wait_scale = io_wait_scale(net, self.batches)
         w = self.workload
-        return demand, unloaded_latency_s(system, self.batches, fork_join=True), \
+        return demand, unloaded_latency_s(system, self.batches, fork_join=True, run_s=self.run_s), \
             0.0 if self.idle else float(w.numjobs * w.iodepth)
+
+    @cached_property
+    def run_s(self) -> list:
+        """The sample's ``fluid.run_latencies`` with the fork-join term: the unloaded latency's, and
+        each direction's (``latency_by_direction``), computed once."""
+        return run_latencies(self.system, self.batches, fork_join=True)
 
     def sync_wait_s(self, x: float) -> float:
         """Seconds per host I/O the engine's thread waits for synchronous metadata updates (md's
@@ -213,10 +221,9 @@ class FioLoad:
         event mode 595 and 1,098 rebuilding."""
         if x <= 0:
             return {"read_latency_us": {}, "write_latency_us": {}}
-        system, batches = self.system, self.batches
-        run_s = run_latencies(system, batches, fork_join=True)
+        system, batches, run_s = self.system, self.batches, self.run_s
         unloaded = unloaded_latency_s(system, batches, fork_join=True, run_s=run_s)
-        visits = waited_visits_by_direction(batches, net.keys, sol.waiting_s[0])
+        visits = waited_visits_by_direction(batches, net.keys, sol.waiting_s[0], f_read)
         read, write = latency_by_direction_us(system, batches, run_s, float(sol.cycle_s[0]), unloaded,
                                               self.sync_wait, f_read, visits)
         return {"read_latency_us": read, "write_latency_us": write}

@@ -172,9 +172,8 @@ class HostStream:
         """Job ``job``'s stream over fio's region; a sequential one starts ``phase_bytes`` into it
         (``clone_phase_bytes``) and wraps at its end."""
         bs = workload.bs
-        start = (workload.offset + job * workload.offset_increment) % max(device_bytes, 1)
-        region = workload.size or device_bytes
-        region = max(bs, min(region, device_bytes - start) // bs * bs)
+        start, region = job_region(workload, job, device_bytes)
+        region = max(bs, region // bs * bs)
         return cls(workload, job, start, region, seed, _next_sequential_bytes=phase_bytes % region // bs * bs)
 
     @property
@@ -233,6 +232,15 @@ MIX_DENOMINATOR_MAX = 100
 """Largest denominator of a read share a sample is sized to hold exactly (fio's whole percents)."""
 
 
+def job_region(workload: WorkloadSpec, job: int, device_bytes):
+    """Clone ``job``'s region as fio takes it, (start, bytes): from ``offset + job *
+    offset_increment`` (wrapped at the device's end), ``size`` (default: the device) cut at the
+    device's end. ``HostStream.for_job`` draws its offsets there; the FTL load takes the written
+    range from it (``sim.drive_load``)."""
+    start = (workload.offset + job * workload.offset_increment) % max(device_bytes, 1)
+    return start, min(workload.size or device_bytes, device_bytes - start)
+
+
 def exact_mix_size(read_fraction: float, least: int) -> int:
     """The smallest sample of at least ``least`` host I/Os in which the workload's mix is a whole
     number of I/Os (``exact_mix`` then holds it exactly): fio's ``rwmixread`` is a whole percent,
@@ -277,5 +285,5 @@ def page_bounded_ios(least: int, bs: int) -> int:
     return max(SAMPLE_IOS_MIN, min(least, SAMPLE_PAGES // max(1, math.ceil(bs / PAGE_BYTES))))
 
 
-__all__ = ["HostStream", "named_rng", "exact_mix_size", "page_bounded_ios", "clone_phase_bytes",
+__all__ = ["HostStream", "named_rng", "job_region", "exact_mix_size", "page_bounded_ios", "clone_phase_bytes",
            "MIX_DENOMINATOR_MAX", "SAMPLE_PAGES", "SAMPLE_IOS_MIN"]
