@@ -467,8 +467,9 @@ def _full_stripe_loop(level, code, n, strip, starts, lens, full, lo, hi, p_mem, 
     host I/O (the positions rise within a piece: its last page is the current host's) are added
     as one block per member (``_walk_stripes``): each member holds one strip of each, contiguous."""
     kd = n - (1 if level == 5 else 2)
-    j, last, current = 0, -np.inf, -1
-    g0, g1 = -1, -1  # the pending run of whole stripes inside the current host I/O
+    # typed -1s, not literals: Numba would compile _walk_stripes again for a literal argument
+    j, last, current = 0, -np.inf, np.int64(-1)
+    g0, g1 = np.int64(-1), np.int64(-1)  # the pending run of whole stripes inside the current host I/O
     for k in range(starts.size):
         cnt = n if full[k] else hi[k] - lo[k]
         s = starts[k] // (kd * strip)
@@ -501,7 +502,7 @@ def _full_stripe_loop(level, code, n, strip, starts, lens, full, lo, hi, p_mem, 
                 current = h
             if full[k]:
                 m = _data_member(level, code, n, pd, r) if r < kd else (pd if r == kd else qd)
-                ok = _walk_add(st, h, np.int64(m), s * strip, strip, s * strip, True, np.int64(1), n)
+                ok = _walk_add(st, h, np.int64(m), s * strip, strip, s * strip, np.bool_(True), np.int64(1), n)
             else:
                 i = lo[k] + r
                 ok = _walk_add(st, h, np.int64(p_mem[i]), p_off[i], p_len[i], p_off[i], p_w[i], np.int64(p_ph[i]), n)
@@ -520,7 +521,7 @@ def _walk_stripes(st, h, level, code, n, kd, strip, s0, s1):
     pd, qd = _pq_of_stripe(level, code, n, s0)
     for r in range(n):
         m = _data_member(level, code, n, pd, r) if r < kd else (pd if r == kd else qd)
-        if not _walk_add(st, h, np.int64(m), s0 * strip, (s1 - s0 + 1) * strip, s1 * strip, True, np.int64(1), n):
+        if not _walk_add(st, h, np.int64(m), s0 * strip, (s1 - s0 + 1) * strip, s1 * strip, np.bool_(True), np.int64(1), n):
             return False
     return True
 

@@ -77,6 +77,13 @@ F_NOW, F_WARM, F_END, F_RFIX, F_WFIX, F_WAKE, F_LARGE_IO, F_GRID_S = range(8)
 G_LOCK, G_ENGINE, G_BW, G_DOWN, G_UP, G_MEMORY, G_DRIVES = range(7)
 # return codes
 END, NEED_ROWS, NEED_RECORDS = 0, 1, 2
+# arguments that would otherwise be the literals 0, 1, 2, False and True: NumPy scalars, so Numba
+# compiles each callee once (it compiles one per distinct literal argument: member_phase,
+# nand_pieces, push, schedule and group_of_drive were compiled 2-3 times in a first run)
+_NAND, _TO_HOST, _TO_DRIVE = np.int64(0), np.int64(1), np.int64(2)  # group_of_drive's kinds
+_PHASE0, _PHASE1 = np.int64(0), np.int64(1)
+_FALSE, _TRUE = np.bool_(False), np.bool_(True)
+_NO_SLOT = np.int64(0)  # an event's payload where it names no slot
 
 
 @njit(cache=True, _nrt=False)
@@ -197,16 +204,16 @@ def member_phase(S, st, sf, ops_i, ops_f, lo, hi, phase, arrival):
         if ops_i[k, O_PHASE] != phase:
             continue
         d = ops_i[k, O_DRIVE]
-        nand = group_of_drive(st, 0, d)
+        nand = group_of_drive(st, _NAND, d)
         if ops_i[k, O_WRITE]:
-            sent = book(free, off, cnt, busy, group_of_drive(st, 2, d), arrival, ops_f[k, O_LINK])
-            start = nand_pieces(free, off, cnt, busy, nand, sent, ops_f[k, O_DIE], ops_i[k, O_PIECES], True)
+            sent = book(free, off, cnt, busy, group_of_drive(st, _TO_DRIVE, d), arrival, ops_f[k, O_LINK])
+            start = nand_pieces(free, off, cnt, busy, nand, sent, ops_f[k, O_DIE], ops_i[k, O_PIECES], _TRUE)
             t = sent + sf[F_WFIX]
             if start > t:  # no room in the write buffer until a unit takes it
                 t = start
         else:
-            sent = book(free, off, cnt, busy, group_of_drive(st, 1, d), arrival, ops_f[k, O_LINK])
-            t = nand_pieces(free, off, cnt, busy, nand, sent, ops_f[k, O_DIE], ops_i[k, O_PIECES], False) + sf[F_RFIX]
+            sent = book(free, off, cnt, busy, group_of_drive(st, _TO_HOST, d), arrival, ops_f[k, O_LINK])
+            t = nand_pieces(free, off, cnt, busy, nand, sent, ops_f[k, O_DIE], ops_i[k, O_PIECES], _FALSE) + sf[F_RFIX]
         if t > finish:
             finish = t
     return finish
@@ -401,16 +408,16 @@ def locked(H, S, Q, st, sf, SL, R, slot):
         busy[c0 + G_MEMORY] += mem
     lo, hi = rows_i[row, R_LO], rows_i[row, R_HI]
     if gated:
-        SL[4][slot] = member_phase(S, st, sf, ops_i, ops_f, lo, hi, 0, a)
+        SL[4][slot] = member_phase(S, st, sf, ops_i, ops_f, lo, hi, _PHASE0, a)
         schedule(H, st, sf, SL[4][slot], slot, READS_DONE)
         return
     if hi == lo + 1 and not ops_i[lo, O_WRITE]:
         d = ops_i[lo, O_DRIVE]
-        sent = book(free, off, cnt, busy, group_of_drive(st, 1, d), a, ops_f[lo, O_LINK])
-        a = nand_pieces(free, off, cnt, busy, group_of_drive(st, 0, d), sent, ops_f[lo, O_DIE], ops_i[lo, O_PIECES],
-                        False) + sf[F_RFIX]
+        sent = book(free, off, cnt, busy, group_of_drive(st, _TO_HOST, d), a, ops_f[lo, O_LINK])
+        a = nand_pieces(free, off, cnt, busy, group_of_drive(st, _NAND, d), sent, ops_f[lo, O_DIE], ops_i[lo, O_PIECES],
+                        _FALSE) + sf[F_RFIX]
     elif hi > lo:
-        a = member_phase(S, st, sf, ops_i, ops_f, lo, hi, 1, a)
+        a = member_phase(S, st, sf, ops_i, ops_f, lo, hi, _PHASE1, a)
     SL[4][slot] = a
     schedule(H, st, sf, a, slot, DONE)
 
@@ -423,7 +430,7 @@ def reads_done(H, S, Q, st, sf, SL, R, slot):
     mid = R[0][row, R_MID]
     if mid:
         a = book(S[0], S[1], S[2], S[3], st[S_CORES] + G_ENGINE, a, mid)
-    SL[4][slot] = member_phase(S, st, sf, R[2], R[3], R[1][row, R_LO], R[1][row, R_HI], 1, a)
+    SL[4][slot] = member_phase(S, st, sf, R[2], R[3], R[1][row, R_LO], R[1][row, R_HI], _PHASE1, a)
     schedule(H, st, sf, SL[4][slot], slot, DONE)
 
 
@@ -509,12 +516,12 @@ def rebuilt(H, S, Q, st, sf, SL, R, RB, slot):
         rb[RB_FINISHED] = finish
         if st[S_UNTIL] and st[S_STOPPING] == 0:
             st[S_STOPPING] = 1
-            push(st, H[0], H[1], H[2], H[3], sf[F_NOW], 0, STOP)
+            push(st, H[0], H[1], H[2], H[3], sf[F_NOW], _NO_SLOT, STOP)
     SL[2][slot] = finish
     if st[S_BARRIER]:  # ``BatchRebuildSlot.done``: the last of the batch resumes the cycle
         st[S_LEFT] -= 1
         if st[S_LEFT] == 0:
-            push(st, H[0], H[1], H[2], H[3], sf[F_NOW], 0, RESYNC)
+            push(st, H[0], H[1], H[2], H[3], sf[F_NOW], _NO_SLOT, RESYNC)
         return END
     if st[S_DRAINING] and rb[RB_ISSUED] <= rb[RB_DONE]:  # the window has drained: all go again
         st[S_DRAINING] = 0
@@ -602,10 +609,10 @@ def step(H, S, Q, st, sf, SL, R, REC, RB, busy_warm, slot, kind):
     elif kind == RESYNC:
         return resync(H, S, Q, st, sf, SL, R, RB)
     elif kind == BUSY_START:  # busy_at's process starts: its timeout to the warm-up's end
-        schedule(H, st, sf, sf[F_WARM], 0, WARM)
+        schedule(H, st, sf, sf[F_WARM], _NO_SLOT, WARM)
     elif kind == STOP and st[S_STOPPING] < 2:  # the first of the rebuild's end and the time limit
         st[S_STOPPING] = 2
-        push(st, H[0], H[1], H[2], H[3], sf[F_NOW], 0, STOPPED)
+        push(st, H[0], H[1], H[2], H[3], sf[F_NOW], _NO_SLOT, STOPPED)
     return END
 
 
@@ -645,7 +652,7 @@ def through(H, S, Q, st, sf, SL, R, RB, slot):
         now = unlocked
     lo = R[1][row, R_LO] + k * bar[slot, B_PER]
     hi = R[1][row, R_HI] if k == pieces - 1 else lo + bar[slot, B_PER]
-    finish = member_phase(S, st, sf, R[2], R[3], lo, hi, 1, now) if hi > lo else now
+    finish = member_phase(S, st, sf, R[2], R[3], lo, hi, _PHASE1, now) if hi > lo else now
     schedule(H, st, sf, finish, slot, PIECE_DONE)
     bar[slot, B_K] = k + 1
     if k + 1 < pieces:  # the next piece, once md has split and submitted this one
@@ -659,7 +666,7 @@ def piece_done(H, S, Q, st, sf, SL, R, REC, RB, slot):
     st[S_PENDING] -= 1
     if st[S_PENDING] == 0 and st[S_DRAIN_ARMED]:
         st[S_DRAIN_ARMED] = 0
-        push(st, H[0], H[1], H[2], H[3], sf[F_NOW], 0, RESYNC)
+        push(st, H[0], H[1], H[2], H[3], sf[F_NOW], _NO_SLOT, RESYNC)
     RB[3][slot, B_LEFT] -= 1
     if RB[3][slot, B_LEFT] == 0:
         SL[4][slot] = sf[F_NOW]
@@ -682,7 +689,7 @@ def resync(H, S, Q, st, sf, SL, R, RB):
             allowed = rb[RB_ISSUED] / rb[RB_CAP]
             if allowed > sf[F_NOW]:
                 st[S_RS_STATE] = RS_PACED
-                schedule(H, st, sf, allowed, 0, RESYNC)
+                schedule(H, st, sf, allowed, _NO_SLOT, RESYNC)
                 return END
             state = RS_PACED
         elif state == RS_PACED:
