@@ -141,6 +141,11 @@ class Engine:
     sync_update_bytes: ClassVar[int] = 4096  # what one synchronous metadata update writes to each member (``sync_update_share``)
     needs_vmd: ClassVar[bool] = False  # runs only on drives behind Intel VMD (and is the one engine modelled there)
     rebuild_parity_on: ClassVar[str] = "nowhere (the ideal engine's parity costs nothing)"  # RebuildProtocol.parity_on
+    # ``work`` prices each host I/O from its own member I/Os alone, the same whole layout periods
+    # further on, so a batch planned by place is priced once per place (``nvsim.sim.demand``); an
+    # engine whose costs of one host I/O depend on the others in its batch, or on where in the
+    # array it lies beyond its place in the period, sets False (tests/unit/engines/test_work_by_place.py)
+    costs_each_host_io_alone: ClassVar[bool] = True
 
     # Rules of the engine a scenario or a plan candidate must keep, asked of the class (no array
     # built): the specs' validators reach them through ``Catalog.engine_class``, the plan's

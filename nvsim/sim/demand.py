@@ -17,6 +17,7 @@ import numba as nb
 import numpy as np
 
 from .. import fabric
+from ..engines.base import EngineWork
 from ..engines.rebuild_protocol import RebuildProtocol
 from ..raid import parity_members
 from ..stripe.layout import _data_member, _pq_of_stripe, map_logical_copies, unmap_member
@@ -184,13 +185,19 @@ def _ordered_plan(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np
                   ) -> tuple[MemberIOPlan, np.ndarray, np.ndarray, np.ndarray]:
     """``plan_host_ios`` without the memo: the planner's member I/Os grouped by host I/O in phase order."""
     plan, chunks = _plan_uncached(model, job, offsets, is_write, memo)
-    # member I/Os of each host I/O in phase order (reads that gate the writes first)
-    if not _in_phase_order(plan.host_index, plan.phase):
-        order = np.lexsort((plan.phase, plan.host_index))
-        plan = MemberIOPlan(**{f: (getattr(plan, f)[order] if f in _PER_MEMBER_IO else getattr(plan, f))
-                               for f in plan.__dataclass_fields__})
+    plan = _phase_ordered(plan)
     op_start = member_io_starts(plan.host_index, len(offsets))
     return plan, chunks, op_start, phase_runs(plan.phase, op_start)
+
+
+def _phase_ordered(plan: MemberIOPlan) -> MemberIOPlan:
+    """``plan``'s member I/Os of each host I/O in phase order (reads that gate the writes first),
+    each host I/O's in their order otherwise (a stable sort)."""
+    if _in_phase_order(plan.host_index, plan.phase):
+        return plan
+    order = np.lexsort((plan.phase, plan.host_index))
+    return MemberIOPlan(**{f: (getattr(plan, f)[order] if f in _PER_MEMBER_IO else getattr(plan, f))
+                           for f in plan.__dataclass_fields__})
 
 
 @nb.njit(nogil=True, cache=True)
@@ -231,12 +238,27 @@ POSITION_TABLES = 64
 def _planned(model: ArrayModel, offsets: np.ndarray, is_write: np.ndarray, memo: Memo) -> MemberIOPlan:
     """The planner's member I/Os of host I/Os one by one: each place in the layout's period planned
     once (``stripe.positions``) where the level allows, else the whole batch."""
+    table = _places(model, memo)
+    if table is None:
+        g, bs = model.geometry, model.workload.bs
+        return plan_ios(g, is_write, offsets, np.full(len(offsets), bs, dtype=np.int64), tuple(model.failed_members))
+    return table.plan(is_write, offsets)
+
+
+def _places(model: ArrayModel, memo: Memo) -> PositionPlans | None:
+    """The array's table of plans by place for its host I/O size, or None where the level and size
+    are not planned so (``plans_by_position``)."""
     g, bs, failed = model.geometry, model.workload.bs, tuple(model.failed_members)
     if not plans_by_position(g, bs):
-        return plan_ios(g, is_write, offsets, np.full(len(offsets), bs, dtype=np.int64), failed)
+        return None
     key = (g.level, g.layout_code, g.n_members, g.strip_bytes, g.capacity_bytes, bs, failed)
-    table = memo.recall(memo.positions, key, PositionPlans, g, bs, failed, limit=POSITION_TABLES)
-    return table.plan(is_write, offsets)
+    return memo.recall(memo.positions, key, PositionPlans, g, bs, failed, limit=POSITION_TABLES)
+
+
+def _planned_by_place(model: ArrayModel, is_write: np.ndarray) -> bool:
+    """Whether ``_plan_uncached`` plans this batch from the table of plans by place (``_places``)."""
+    return (not model.jbod and plans_by_position(model.geometry, model.workload.bs)
+            and not _coalesces(model, is_write) and not _coalesces_writes_of_mix(model, is_write))
 
 
 def _coalesces(model: ArrayModel, is_write: np.ndarray) -> bool:
@@ -858,9 +880,14 @@ def _lexsort_packed(keys: tuple[np.ndarray, ...]) -> np.ndarray:
 
 
 def _engine_work(model: ArrayModel, plan: MemberIOPlan, is_write: np.ndarray, chunks: np.ndarray, memo: Memo,
-                 write_key: int):
-    """The engine's costs of a plan (cached with the plan: a sweep re-costs the same plans)."""
+                 write_key: int, offsets: np.ndarray):
+    """The engine's costs of a plan (cached with the plan: a sweep re-costs the same plans); of a
+    batch planned by place, gathered from the costs of its places (``_work_by_place``)."""
     e = model.engine
+    if e.costs_each_host_io_alone and _planned_by_place(model, is_write):
+        work = _work_by_place(model, plan, is_write, offsets, memo)
+        if work is not None:
+            return work
     key = (id(plan), e.spec.name, e.parameter_key, e.members, e.shared_access_factor, e.line_transfer_us,
            model.workload.bs, model.array.level, write_key)
     return memo.recall(memo.engine_work, key, e.work, plan, is_write, chunks, model.workload.bs, model.array.level,
@@ -870,6 +897,51 @@ def _engine_work(model: ArrayModel, plan: MemberIOPlan, is_write: np.ndarray, ch
 def _work_weight(work) -> int:
     """Member I/Os an engine's costs of a plan hold (``Memo.recall``'s bound)."""
     return len(work.host_index)
+
+
+_PER_HOST_WORK = ("submit_cpu_ref_s", "lock_s", "pre_s", "mid_s", "device_down_bytes", "device_up_bytes",
+                  "device_read_bytes", "memory_bytes", "stripe_heads")
+"""``EngineWork``'s fields of one value per host I/O."""
+
+
+def _work_by_place(model: ArrayModel, plan: MemberIOPlan, is_write: np.ndarray, offsets: np.ndarray,
+                   memo: Memo) -> EngineWork | None:
+    """The engine's costs of a batch planned by place (``plan``): each host I/O's are those of its
+    place in the table (``_places``), costed once per place as the engine costs the whole batch,
+    since an engine that ``costs_each_host_io_alone`` prices a host I/O from its own member I/Os
+    alone, the same a whole number of layout periods further on. None where the batch's places are
+    not all filed, or where the engine adds member I/Os of its own (VROC's partial parity log)."""
+    table = _places(model, memo)
+    entry = table.entries(is_write, offsets)
+    if len(entry) and entry.min() < 0:
+        return None
+    e = model.engine
+    key = ("by place", id(table), table.version, e.spec.name, e.parameter_key, e.members, e.shared_access_factor,
+           e.line_transfer_us, model.workload.bs, model.array.level)
+    places = memo.recall(memo.engine_work, key, _place_work, model, table, owner=table, weigh=_place_work_weight)
+    if places is None:
+        return None
+    return EngineWork(host_index=plan.host_index, member=plan.member, length_bytes=plan.length_bytes,
+                      is_write=plan.is_write, phase=plan.phase, **{f: places[f][entry] for f in _PER_HOST_WORK})
+
+
+def _place_work(model: ArrayModel, table: PositionPlans) -> dict[str, np.ndarray] | None:
+    """The engine's per-host costs of every place in ``table``, each place one host I/O with its
+    member I/Os in the order a batch's plan has them (``_phase_ordered``); None where the engine
+    adds member I/Os of its own."""
+    plan, offsets, is_write = table.places_plan()
+    plan = _phase_ordered(plan)
+    bs = model.workload.bs
+    work = model.engine.work(plan, is_write, strips_spanned(offsets, bs, model.array.strip_bytes), bs,
+                             model.array.level)
+    if work.host_index is not plan.host_index:
+        return None
+    return {f: getattr(work, f) for f in _PER_HOST_WORK}
+
+
+def _place_work_weight(places: dict[str, np.ndarray] | None) -> int:
+    """Values the per-place costs hold (``Memo.recall``'s bound)."""
+    return 0 if places is None else len(places["lock_s"])
 
 
 def host_io_batch(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np.ndarray,
@@ -887,7 +959,7 @@ def host_io_batch(model: ArrayModel, job: int, offsets: np.ndarray, is_write: np
     write_key = hash(is_write.tobytes())
     first, shift, chunks, op_start, runs = _planned_batch(model, job, offsets, is_write, memo, write_key)
     member_ios = _moved_on(first, shift)
-    work = _engine_work(model, member_ios, is_write, chunks, memo, write_key)
+    work = _engine_work(model, member_ios, is_write, chunks, memo, write_key, offsets)
     speed = model.cpu_speed[model.job_cpu[job]]
     scale_engine = model.engine_clock_scale
     on_host = model.engine.server is not None and model.engine.server.on_host_cpu

@@ -57,6 +57,7 @@ class PositionPlans:
         self._reset()
 
     def _reset(self) -> None:
+        self.version = getattr(self, "version", -1) + 1  # changes whenever the places filed change
         self.keys = np.zeros(0, np.int64)  # sorted place keys: offset within the period * 2 + is_write
         self.entry = np.zeros(0, np.int64)  # each key's entry
         # the entries of the places at whole host I/O sizes into the period, by (place // length) * 2
@@ -92,8 +93,26 @@ class PositionPlans:
                             is_write=write, phase=phase, mode=mode, parity_bytes_computed=parity,
                             stripes_touched=stripes)
 
+    def entries(self, is_write: np.ndarray, offset_bytes: np.ndarray) -> np.ndarray:
+        """Each host I/O's place in ``places_plan`` (-1 where its place is not filed): host I/O
+        ``i`` of ``plan(is_write, offset_bytes)`` has the member I/Os of that place's host I/O there,
+        moved on by its whole periods."""
+        offs = np.ascontiguousarray(offset_bytes, dtype=np.int64)
+        w = np.ascontiguousarray(np.broadcast_to(np.asarray(is_write, dtype=np.bool_), offs.shape))
+        return _entries(self.keys, self.entry, self.aligned, offs, w, self.period, self.length)
+
+    def places_plan(self) -> tuple[MemberIOPlan, np.ndarray, np.ndarray]:
+        """Every place filed, as one host I/O each in entry order: (its plan, each place's offset
+        within the first period, each place's direction)."""
+        key_of = np.empty(len(self.count), np.int64)
+        key_of[self.entry] = self.keys
+        m, h = self.members, self.hosts
+        plan = MemberIOPlan(host_index=np.repeat(np.arange(len(self.count), dtype=np.int64), self.count), **m, **h)
+        return plan, key_of >> 1, (key_of & 1).astype(np.bool_)
+
     def _add(self, new: np.ndarray) -> None:
         """Plan the places of ``new`` (sorted keys, none known yet) and file them."""
+        self.version += 1
         plan = plan_ios(self.geom, (new & 1).astype(np.bool_), new >> 1, self.length, self.failed)
         count = np.bincount(plan.host_index, minlength=len(new)).astype(np.int64)
         first = len(self.count)

@@ -81,3 +81,24 @@ def test_an_io_past_the_end_is_refused_as_the_planner_refuses_it():
 def test_period_is_n_stripes_for_parity_levels_one_for_raid0():
     assert period_bytes(ArrayGeometry(6, 24, 4096)) == (24 * 22 * 4096, 24 * 4096)
     assert period_bytes(ArrayGeometry(0, 4, 65536)) == (4 * 65536, 65536)
+
+
+@pytest.mark.parametrize("level, members, strip, layout, bs, failed", CASES[:4])
+def test_each_host_io_has_its_places_member_ios_moved_on_by_its_periods(level, members, strip, layout, bs, failed):
+    geom = ArrayGeometry(level, members, strip, layout, member_size_bytes=1 << 30)
+    table = PositionPlans(geom, bs, failed)
+    rng = np.random.default_rng(7)
+    offsets = rng.integers(0, (geom.capacity_bytes - bs) // 512, 200) * 512
+    is_write = rng.random(200) < 0.5
+    plan = table.plan(is_write, offsets)
+    entry = table.entries(is_write, offsets)
+    places, place_offsets, place_writes = table.places_plan()
+    period, member_period = period_bytes(geom)
+    assert entry.min() >= 0 and entry.max() < len(place_offsets) == len(places.mode)
+    assert np.array_equal(place_offsets[entry], offsets % period) and np.array_equal(place_writes[entry], is_write)
+    for h in rng.choice(200, 20, replace=False):
+        mine, its = plan.for_host(h), places.for_host(entry[h])
+        assert np.array_equal(mine["member"], its["member"])
+        assert np.array_equal(mine["member_offset_bytes"], its["member_offset_bytes"] + offsets[h] // period * member_period)
+        assert plan.mode[h] == places.mode[entry[h]] and plan.stripes_touched[h] == places.stripes_touched[entry[h]]
+    assert table.entries([True], [offsets[0] + 512 * 3 + 1]).tolist() == [-1]  # a place not filed
