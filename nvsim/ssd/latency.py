@@ -95,12 +95,16 @@ def draw_die_s(rng: np.random.Generator, die_s: np.ndarray, is_write: np.ndarray
                write_share: float, erasing: float = 0.0, erase_step_unit_s: float = 0.0) -> np.ndarray:
     """Each member I/O's unit time drawn from the mechanisms of the module docstring; the expected
     value of each is ``mean_die_s``'s. ``erasing``: the share of a writing die's time spent erasing
-    (``erase_share``); ``erase_step_unit_s``: one suspendable erase step in unit time."""
+    (``erase_share``); ``erase_step_unit_s``: one suspendable erase step in unit time. Every draw
+    after the spread is a read's, so a batch of writes alone draws no more: what ``rng`` is left at
+    is not part of the answer (each batch draws from a generator of its own, ``named_rng``)."""
     n = len(die_s)
     shape = 1.0 / NAND_SERVICE_CV**2
     spread = rng.gamma(shape, 1.0 / shape, size=n)
-    retried = rng.random(n) < READ_RETRY_PROBABILITY
     reads = ~is_write.astype(bool)
+    if not reads.any():
+        return die_s * spread
+    retried = rng.random(n) < READ_RETRY_PROBABILITY
     first = 1.0 / (1.0 + READ_RETRY_PROBABILITY * READ_RETRY_EXTRA_READS)
     out = np.where(reads, die_s * spread * first * (1.0 + retried * READ_RETRY_EXTRA_READS), die_s * spread)
     if write_share > 0 and suspend_unit_s > 0:

@@ -157,17 +157,22 @@ def set_thread_free(S, g, value):
 
 @njit(cache=True, _nrt=False)
 def _replace_min(free, o, n, value):
-    """Replace the least of the group's free times (its heap's root) by ``value``."""
+    """Replace the least of the group's free times (its heap's root) by ``value``. The heap is
+    4-ary (children of ``i`` at ``4i+1 .. 4i+4``): a NAND pool of 128 units is 4 levels deep, not 7."""
     i = 0
     while True:
-        child = 2 * i + 1
+        child = 4 * i + 1
         if child >= n:
             break
-        if child + 1 < n and free[o + child + 1] < free[o + child]:
-            child += 1
-        if free[o + child] >= value:
+        least = free[o + child]
+        end = child + 4 if child + 4 <= n else n
+        for j in range(child + 1, end):
+            if free[o + j] < least:
+                least = free[o + j]
+                child = j
+        if least >= value:
             break
-        free[o + i] = free[o + child]
+        free[o + i] = least
         i = child
     free[o + i] = value
 
@@ -185,12 +190,17 @@ def nand_pieces(free, off, cnt, busy, g, arrival, die, pieces, starts):
     ``die / pieces``: when the last starts (``starts``) or finishes."""
     piece = die / pieces
     last = arrival
+    o, n, b = off[g], cnt[g], busy[g]  # ``book_start`` per piece, the group's fields read once
     for _ in range(pieces):
-        t = book_start(free, off, cnt, busy, g, arrival, piece)
+        b += piece
+        first = free[o]
+        t = arrival if arrival > first else first
+        _replace_min(free, o, n, t + piece)
         if not starts:
             t += piece
         if t > last:
             last = t
+    busy[g] = b
     return last
 
 
