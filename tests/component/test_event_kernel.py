@@ -69,6 +69,30 @@ def test_reservation_group_books_its_earliest_free_server():
     assert k.book_start(free, off, cnt, busy, 0, 5.0, 1.0) == 5.0  # an idle server starts at arrival
 
 
+@given(st_.integers(1, 40), st_.lists(st_.tuples(st_.floats(0, 50), st_.floats(0.01, 5), st_.integers(1, 12)),
+                                    min_size=1, max_size=60))
+@settings(max_examples=200, deadline=None)
+def test_a_pool_books_as_heapq_does(units, visits):
+    """A pool of ``units`` servers (the kernel's 4-ary heap, behind other groups in the array) books
+    every visit, and every piece of a member I/O, when Python's binary ``heapq`` of the SimPy
+    servers does: the units are interchangeable, so only the least free time matters."""
+    import heapq
+    free, off, cnt, busy = np.zeros(units + 3), np.array([0, 2, 2 + units]), np.array([2, units, 1]), np.zeros(3)
+    free[:2] = free[2 + units:] = 7.0  # the groups around it keep their own times
+    ref = [0.0] * units
+    for arrival, service, pieces in visits:
+        starts = pieces % 2 == 0
+        got = k.nand_pieces(free, off, cnt, busy, 1, arrival, service, pieces, starts)
+        last = arrival
+        for _ in range(pieces):
+            start = max(arrival, ref[0])
+            heapq.heapreplace(ref, start + service / pieces)
+            last = max(last, start if starts else start + service / pieces)
+        assert got == last
+        assert sorted(free[2:2 + units]) == sorted(ref) and free[2] == min(ref)
+    assert free[:2].tolist() == [7.0, 7.0] and free[2 + units] == 7.0
+
+
 @given(st_.lists(st_.tuples(st_.integers(0, 2**40 - 1), st_.integers(0, 300), st_.booleans(), st_.integers(0, 1),
                             st_.integers(0, 5000)), max_size=200),
        st_.sampled_from([1, 512, 4096]))
