@@ -24,6 +24,11 @@ from pathlib import Path
 PACKAGE_DIR = Path(__file__).resolve().parent
 DIGEST_CHARS = 16
 
+INNER = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+"""Options of a compiled function that only other compiled functions call (``@njit(..., **INNER)``):
+Numba builds it no wrapper callable from Python or C, about a fifth of the event kernel's compile
+time (docs/performance.md, nineteenth pass). A test calls one through a compiled caller."""
+
 
 def source_digest(package_dir: Path = PACKAGE_DIR, pattern: str = "*.py") -> str:
     """A digest of every ``pattern`` file under ``package_dir`` (default: nvsim's source): their
@@ -116,5 +121,5 @@ def compile_notice(stream=None) -> bool:
     return True
 
 
-__all__ = ["source_digest", "keyed_cache_dir", "use_source_keyed_cache", "cache_is_empty", "compiled_in_cache", "compile_notice",
+__all__ = ["INNER", "source_digest", "keyed_cache_dir", "use_source_keyed_cache", "cache_is_empty", "compiled_in_cache", "compile_notice",
            "COMPILE_NOTICE"]

@@ -53,6 +53,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
+from ..numba_cache import INNER
 from ..constants import PAGE_BYTES
 from ..specs import Bytes, Cited, RebuildSpec
 from .base import (Engine, EngineParameters, EngineServer, EngineSettings, EngineWork, RebuildThrottle, StripeCacheLoad,
@@ -147,7 +148,7 @@ def _pages_covered(host, lo, end, n):
     return rows
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, **INNER)
 def _sort_by(index, key):
     """``index`` in place in order of ``key[index]`` (insertion: a host I/O's few member I/Os;
     NumPy's merge sort past 16)."""

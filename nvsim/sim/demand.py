@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 import numba as nb
 import numpy as np
 
+from ..numba_cache import INNER
 from .. import fabric
 from ..engines.base import EngineWork
 from ..engines.rebuild_protocol import RebuildProtocol
@@ -482,7 +483,7 @@ def _full_stripe_walk(level, code, n, strip, starts, lens, full, lo, hi, p_mem, 
     return st[0], st[1], st[2], st[3], st[4], st[5], count
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, **INNER)
 def _full_stripe_loop(level, code, n, strip, starts, lens, full, lo, hi, p_mem, p_off, p_len, p_w, p_ph, offsets, st):
     """The pages in order, each to its host I/O (the position of ``_stream_walk``) and its bucket;
     returns the output runs' count, or -1. Consecutive whole stripes that lie inside the current
@@ -536,7 +537,7 @@ def _full_stripe_loop(level, code, n, strip, starts, lens, full, lo, hi, p_mem, 
     return st[17][1]
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, **INNER)
 def _walk_stripes(st, h, level, code, n, kd, strip, s0, s1):
     """Whole stripes s0..s1 of host I/O h: on each member one block of their strips (what adding
     their pages one by one gives: each bucket's pages in the same order, contiguous)."""
@@ -548,7 +549,7 @@ def _walk_stripes(st, h, level, code, n, kd, strip, s0, s1):
     return True
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, **INNER)
 def _runs_bound(n, stripe, starts, full, lo, hi, hosts):
     """At most how many runs the walk makes: a host I/O's whole-stripe pages start a run on a
     member only at its first page there or after a piece that does not follow the previous one
@@ -562,7 +563,7 @@ def _runs_bound(n, stripe, starts, full, lo, hi, hosts):
     return bound
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, **INNER)
 def _walk_state(n, keys):
     """The closed-form walk's state: the output runs' host, member, offset, is_write, phase, bytes
     (0-5); the current host's runs: the same six and the next run of their bucket (6-12); per
@@ -576,7 +577,7 @@ def _walk_state(n, keys):
             np.full(keys, -1, np.int64), np.zeros(3, np.int64), np.empty(keys, np.int64))
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, **INNER)
 def _walk_add(st, h, m, off, ln, last_off, w, ph, n):
     """A page (or contiguous pages, the last at ``last_off``) into its (phase, direction, member)
     bucket: extends the bucket's last run when it starts where the bucket's last page ended
@@ -608,7 +609,7 @@ def _walk_add(st, h, m, off, ln, last_off, w, ph, n):
     return True
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@nb.njit(nogil=True, cache=True, inline="always", **INNER)
 def _sort_few(keys, count):
     """``keys[:count]`` sorted in place by insertion (the few buckets one host I/O touched)."""
     for a in range(1, count):
@@ -619,7 +620,7 @@ def _sort_few(keys, count):
         keys[b + 1] = key
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, **INNER)
 def _walk_flush(st):
     """The current host's runs out, bucket by bucket in key order, each bucket's in the order they
     started (``_flush_runs``); the buckets and runs cleared."""
@@ -693,7 +694,7 @@ def _stream_walk(piece, starts, lens, offsets, pieces, member, offset, length, i
     return runs[6][:runs[9][1]], runs[7][:runs[9][1]], host
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, **INNER)
 def _run_state(n, keys):
     """The walk's run state: run heads, bytes and next run of the same bucket (0-2); per bucket its
     first run, last run and last page (3-5); the output heads and bytes (6, 7); the buckets
@@ -703,7 +704,7 @@ def _run_state(n, keys):
             np.empty(keys, np.int64), np.zeros(3, np.int64))
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, **INNER)
 def _add_page(runs, key, i, offset, length):
     """Page ``i`` into bucket ``key``: extends the bucket's last run when contiguous with its last
     page, else starts a run; False when its offset falls below that page's."""
@@ -730,7 +731,7 @@ def _add_page(runs, key, i, offset, length):
     return True
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False, **INNER)
 def _flush_runs(runs):
     """The current host's runs out, bucket by bucket in key order, each bucket's in the order
     they started; the buckets cleared."""

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from ..numba_cache import INNER
 from .. import fabric
 from .system import ArraySystem, HostIoBatch, phase_runs
 
@@ -203,7 +204,7 @@ def _mva(demand_s, queue_part, stretch, scale, v, service, m, u_open, population
             break
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def _column_sums(a, out) -> None:
     """``a.sum(axis=0)`` into ``out``: NumPy adds the rows in turn."""
     for j in range(a.shape[1]):
@@ -213,7 +214,7 @@ def _column_sums(a, out) -> None:
             out[j] += a[c, j]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def _waiting(queue, total, population, queue_part, stretch, demand_s, v, service, own, waiting, ahead) -> None:
     """Each class's waiting at each station, by the arrival theorem (a customer sees the queue less
     its own share): in its own service time, or (``visits``) in the work queued ahead in each
@@ -234,7 +235,7 @@ def _waiting(queue, total, population, queue_part, stretch, demand_s, v, service
             waiting[c, j] = mine + stretch[c, j]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def _column_products(a, b, out) -> None:
     """``(a * b).sum(axis=0)`` into ``out`` (rows in turn, as NumPy)."""
     for j in range(a.shape[1]):
@@ -273,7 +274,7 @@ def _at_capacity(x, waiting, demand_s, m, u_open, population, cycle, scale, over
             waiting[c, h] += missing / scale[c, h]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def _column_loads(x, demand_s, out) -> None:
     """``(x[:, None] * demand_s).sum(axis=0)`` into ``out`` (rows in turn, as NumPy)."""
     for j in range(demand_s.shape[1]):
@@ -283,7 +284,7 @@ def _column_loads(x, demand_s, out) -> None:
             out[j] += x[c] * demand_s[c, j]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def _argmax(a, n) -> int:
     """``np.argmax(a[:n])``: the first largest, or the first NaN."""
     best = 0
@@ -295,13 +296,13 @@ def _argmax(a, n) -> int:
     return best
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def _max0(a: float) -> float:
     """``np.maximum(a, 0.0)``: NaN stays NaN."""
     return a if a >= 0.0 or a != a else 0.0
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def _all_close(a, b, rows, cols, rtol, atol) -> bool:
     """``np.allclose(a, b, rtol, atol)`` over the first ``rows`` x ``cols`` (a 1-D ``a``: rows 1)."""
     flat_a, flat_b = a.reshape(-1), b.reshape(-1)
@@ -341,14 +342,14 @@ def _pairwise_sum(a, lo, n, frames, lefts) -> float:
             value = lefts[depth] + value
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def _half(n) -> int:
     """Where NumPy's pairwise sum splits ``n`` values: half, down to a multiple of 8."""
     half = n // 2
     return half - half % 8
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def _block_sum(a, lo, n) -> float:
     """NumPy's sum of at most 128 values: in turn below 8, else eight running sums, then the rest."""
     if n < 8:

@@ -20,6 +20,7 @@ import numba as nb
 import numpy as np
 from numpy.random.bit_generator import ISeedSequence
 
+from ..numba_cache import INNER
 from ..constants import PAGE_BYTES
 from ..specs import SECTOR_BYTES, WorkloadSpec
 
@@ -123,7 +124,7 @@ def _seed_state(entropy: np.ndarray) -> np.ndarray:
     return out
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, **INNER)
 def _hashmix(value, h):
     mask = np.uint64(0xFFFFFFFF)
     value = value ^ h

@@ -14,6 +14,7 @@ from functools import cached_property
 import numba as nb
 import numpy as np
 
+from ..numba_cache import INNER
 from ..constants import PAGE_BYTES  # md's stripe-cache page (STRIPE_SIZE on x86), the strip granularity
 from .. import raid
 from ..raid import LEVELS, MD_MIN_MEMBERS, MD_PARITY_ALGORITHMS
@@ -115,7 +116,7 @@ class ArrayGeometry:
 # ----------------------------------------------------------------------------- numba kernels
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@nb.njit(nogil=True, cache=True, inline="always", **INNER)
 def _pq_of_stripe(level, code, n, stripe):
     """(pd, qd) members for a RAID5/6 stripe, exactly as raid5_compute_sector (qd = -1 for RAID5)."""
     r = stripe % n
@@ -139,7 +140,7 @@ def _pq_of_stripe(level, code, n, stripe):
     return pd, qd
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@nb.njit(nogil=True, cache=True, inline="always", **INNER)
 def _data_member(level, code, n, pd, dd):
     """Member holding data index dd (0..k-1) of a stripe with parity at pd (raid5_compute_sector)."""
     if level == 5:
@@ -153,7 +154,7 @@ def _data_member(level, code, n, pd, dd):
     return (pd + 2 + dd) % n
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@nb.njit(nogil=True, cache=True, inline="always", **INNER)
 def _data_index(level, code, n, pd, qd, member):
     """Inverse of _data_member: data index held by member, -1 if it holds P or Q."""
     if member == pd or member == qd:

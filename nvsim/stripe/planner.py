@@ -29,6 +29,7 @@ from enum import IntEnum
 import numba as nb
 import numpy as np
 
+from nvsim.numba_cache import INNER
 from nvsim.stripe.layout import PAGE_BYTES, ArrayGeometry, _data_member, _pq_of_stripe
 
 
@@ -108,7 +109,7 @@ _PHASE0, _PHASE1 = np.int64(0), np.int64(1)
 # only when ``emit``; the first pass only counts).
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, **INNER)
 def _emit(h, m, mo, ln, w, ph, cnt, emit, mrg, out):
     """Add member I/O number ``cnt`` of host I/O h; merge it into this host I/O's last I/O on m with
     the same direction and phase when contiguous (plug merging). Returns the new count."""
@@ -133,7 +134,7 @@ def _emit(h, m, mo, ln, w, ph, cnt, emit, mrg, out):
     return cnt + 1
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, **INNER)
 def _emit_each(h, members, n_members, mo, ln, w, ph, cnt, emit, mrg, out):
     """The same extent on each of ``members[:n_members]`` (md reading a whole row from every
     survivor to rebuild it; RAID1 writing every mirror)."""
@@ -142,7 +143,7 @@ def _emit_each(h, members, n_members, mo, ln, w, ph, cnt, emit, mrg, out):
     return cnt
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, **INNER)
 def _emit_data_blocks(h, level, code, n, pd, jlo, jhi, failed, mo, ln, w, ph, cnt, emit, mrg, out):
     """The same page rows on the data blocks jlo..jhi of a RAID5/6 stripe with P on member pd,
     skipping blocks on failed members."""
@@ -153,7 +154,7 @@ def _emit_data_blocks(h, level, code, n, pd, jlo, jhi, failed, mo, ln, w, ph, cn
     return cnt
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@nb.njit(nogil=True, cache=True, inline="always", **INNER)
 def _raid56_chunk_reads(h, a, b, level, code, n, strip, cnt, emit, mrg, out):
     """Optimal-state RAID5/6 read of bytes [a, b): bypasses the stripe cache, one byte-exact read
     per chunk on the member holding it (raid5_read_one_chunk)."""
@@ -171,7 +172,7 @@ def _raid56_chunk_reads(h, a, b, level, code, n, strip, cnt, emit, mrg, out):
     return cnt
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@nb.njit(nogil=True, cache=True, inline="always", **INNER)
 def _next_row_cut(r0, R, rpa, rpb):
     """End (exclusive) of the run of page rows starting at r0 that see the same data blocks: the
     rows of the request's first page (rpa) and last page (rpb) are runs of their own."""
@@ -187,7 +188,7 @@ def _next_row_cut(r0, R, rpa, rpb):
     return r1
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@nb.njit(nogil=True, cache=True, inline="always", **INNER)
 def _raid56_rows_read(h, level, code, n, pd, jlo, jhi, moff, ln, failed, healthy, n_healthy,
                       cnt, emit, mrg, out):
     """Stripe-cache read of page rows (moff, ln) on data blocks jlo..jhi while a member has failed:
@@ -204,7 +205,7 @@ def _raid56_rows_read(h, level, code, n, pd, jlo, jhi, moff, ln, failed, healthy
     return cnt, 0, READ
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@nb.njit(nogil=True, cache=True, inline="always", **INNER)
 def _rmw_rcw_costs(level, code, n, pd, qd, jlo, jhi, pj1, pj2, failed, n_failed):
     """Blocks read-modify-write and reconstruct-write would each read for page rows whose written
     data blocks are jlo..jhi (pj1, pj2: partly written ones, else -1), counted as md's
@@ -232,7 +233,7 @@ def _rmw_rcw_costs(level, code, n, pd, qd, jlo, jhi, pj1, pj2, failed, n_failed)
     return rmw, rcw
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@nb.njit(nogil=True, cache=True, inline="always", **INNER)
 def _raid56_prereads(h, level, code, n, pd, qd, jlo, jhi, pj1, pj2, moff, ln, failed, n_failed,
                      healthy, n_healthy, cnt, emit, mrg, out):
     """Phase-0 reads of a stripe-cache write of page rows: read-modify-write (old data + parity)
@@ -264,7 +265,7 @@ def _raid56_prereads(h, level, code, n, pd, qd, jlo, jhi, pj1, pj2, moff, ln, fa
     return cnt, 0, FULL_STRIPE_WRITE
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, **INNER)
 def _raid56_rows_write(h, level, code, n, pd, qd, jlo, jhi, pj1, pj2, moff, ln, failed, n_failed,
                        healthy, n_healthy, cnt, emit, mrg, out):
     """Stripe-cache write of page rows (moff, ln) on data blocks jlo..jhi: the phase-0 reads, then
@@ -281,7 +282,7 @@ def _raid56_rows_write(h, level, code, n, pd, qd, jlo, jhi, pj1, pj2, moff, ln, 
     return cnt, rebuilt + npar * ln, mode
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, **INNER)
 def _raid56_stripe(h, s, a, b, w, level, code, n, strip, failed, n_failed, healthy, n_healthy,
                    cnt, emit, mrg, out):
     """Bytes [a, b) of stripe s through the stripe cache (one stripe_head per 4 KiB page row): the
@@ -326,7 +327,7 @@ def _raid56_stripe(h, s, a, b, w, level, code, n, strip, failed, n_failed, healt
     return cnt, par_bytes, mode
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@nb.njit(nogil=True, cache=True, inline="always", **INNER)
 def _plan_raid56(h, a, b, w, level, code, n, strip, failed, n_failed, healthy, n_healthy,
                  cnt, emit, mrg, out, mode_out, parity_out, stripes_out):
     """Host I/O h (bytes [a, b)) on RAID5/6: DATA_LOSS past the failures tolerated; optimal-state
@@ -359,7 +360,7 @@ def _plan_raid56(h, a, b, w, level, code, n, strip, failed, n_failed, healthy, n
     return cnt
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@nb.njit(nogil=True, cache=True, inline="always", **INNER)
 def _plan_raid1(h, a, b, w, healthy, n_healthy, n_failed, cnt, emit, mrg, out, mode_out, parity_out, stripes_out):
     """Host I/O h on RAID1 (raid1.c): a write goes to every surviving mirror, a read to one
     survivor (rotating by host I/O); DATA_LOSS when none survives."""
@@ -377,7 +378,7 @@ def _plan_raid1(h, a, b, w, healthy, n_healthy, n_failed, cnt, emit, mrg, out, m
     return cnt
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@nb.njit(nogil=True, cache=True, inline="always", **INNER)
 def _chunks_survive(c0, c1, ncop, n, failed):
     """Whether every chunk c0..c1 (copies on consecutive members) keeps a surviving copy, and
     whether any of their copies is on a failed member. Returns (all survive, touched a failed)."""
@@ -396,7 +397,7 @@ def _chunks_survive(c0, c1, ncop, n, failed):
     return not lost, touched_failed
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@nb.njit(nogil=True, cache=True, inline="always", **INNER)
 def _read_balance(h, c, ncop, n, failed, reads_issued):
     """Copy of chunk c a read goes to, as md's read_balance on SSDs: the surviving copy whose
     member has the fewest reads issued, ties to the first from copy h % ncop on."""
@@ -409,7 +410,7 @@ def _read_balance(h, c, ncop, n, failed, reads_issued):
     return best
 
 
-@nb.njit(nogil=True, cache=True, inline="always")
+@nb.njit(nogil=True, cache=True, inline="always", **INNER)
 def _plan_striped(h, a, b, w, level, n, copies, strip, failed, reads_issued,
                   cnt, emit, mrg, out, mode_out, parity_out, stripes_out):
     """Host I/O h on RAID0 or near-copies RAID10 (raid0.c, raid10.c): per chunk, a write goes to
@@ -446,7 +447,7 @@ def _plan_striped(h, a, b, w, level, n, copies, strip, failed, reads_issued,
     return cnt
 
 
-@nb.njit(nogil=True, cache=True, _nrt=False)
+@nb.njit(nogil=True, cache=True, _nrt=False, **INNER)
 def _plan_hosts(level, code, n, copies, strip, is_write, offs, lens, failed, healthy, reads_issued, emit, mrg, out,
                 mode_out, parity_out, stripes_out):
     """Plan every host I/O in order (per level); returns the member I/O count. Lists the surviving
@@ -479,7 +480,7 @@ def _plan_hosts(level, code, n, copies, strip, is_write, offs, lens, failed, hea
     return cnt
 
 
-@nb.njit(nogil=True, cache=True)
+@nb.njit(nogil=True, cache=True, **INNER)
 def _plan_kernel(level, code, n, copies, strip, is_write, offs, lens, failed, emit,
                  o_host, o_mem, o_moff, o_len, o_w, o_ph, mode_out, parity_out, stripes_out):
     """Plan every host I/O; returns the member I/O count. Run with ``emit`` False to count, then

@@ -70,9 +70,7 @@ class PositionPlans:
 
     def plan(self, is_write: np.ndarray, offset_bytes: np.ndarray) -> MemberIOPlan:
         """``plan_ios(geom, is_write, offset_bytes, length_bytes, failed_members)``, the same arrays."""
-        offs = np.ascontiguousarray(offset_bytes, dtype=np.int64)
-        w = np.asarray(is_write, dtype=np.bool_)
-        w = np.ascontiguousarray(np.broadcast_to(w, offs.shape)) if w.shape != offs.shape else w
+        offs, w = _as_batch(is_write, offset_bytes)
         if offs.size and (offs.min() < 0 or int(offs.max()) + self.length > self.geom.capacity_bytes):
             return plan_ios(self.geom, w, offs, self.length, self.failed)  # its own one-line refusal
         entry = _entries(self.keys, self.entry, self.aligned, offs, w, self.period, self.length)
@@ -97,8 +95,7 @@ class PositionPlans:
         """Each host I/O's place in ``places_plan`` (-1 where its place is not filed): host I/O
         ``i`` of ``plan(is_write, offset_bytes)`` has the member I/Os of that place's host I/O there,
         moved on by its whole periods."""
-        offs = np.ascontiguousarray(offset_bytes, dtype=np.int64)
-        w = np.ascontiguousarray(np.broadcast_to(np.asarray(is_write, dtype=np.bool_), offs.shape))
+        offs, w = _as_batch(is_write, offset_bytes)
         return _entries(self.keys, self.entry, self.aligned, offs, w, self.period, self.length)
 
     def places_plan(self) -> tuple[MemberIOPlan, np.ndarray, np.ndarray]:
@@ -129,6 +126,15 @@ class PositionPlans:
         place = new >> 1
         at = place % self.length == 0
         self.aligned[place[at] // self.length * 2 + (new[at] & 1)] = np.arange(first, first + len(new))[at]
+
+
+def _as_batch(is_write, offset_bytes) -> tuple[np.ndarray, np.ndarray]:
+    """Offsets as contiguous int64 and directions as writable bool, one per offset: the one
+    signature ``_entries`` and ``_gathered`` are compiled for."""
+    offs = np.ascontiguousarray(offset_bytes, dtype=np.int64)
+    w = np.asarray(is_write, dtype=np.bool_)
+    w = np.array(np.broadcast_to(w, offs.shape)) if w.shape != offs.shape else w
+    return offs, w
 
 
 @nb.njit(cache=True)

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st_
+from numba import njit
 
 from nvsim.catalog import default_catalog
 from nvsim.scenario import load_scenario
@@ -46,6 +47,27 @@ def _heap(n):
     return st, (np.zeros(n), np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64))
 
 
+# the kernel's inner functions have no Python wrapper (nvsim.numba_cache.INNER): called through these
+@njit
+def _pop(st, ht, hs, hp, hk):
+    k.pop(st, ht, hs, hp, hk)
+
+
+@njit
+def _book(free, off, cnt, busy, g, arrival, service):
+    return k.book(free, off, cnt, busy, g, arrival, service)
+
+
+@njit
+def _book_start(free, off, cnt, busy, g, arrival, service):
+    return k.book_start(free, off, cnt, busy, g, arrival, service)
+
+
+@njit
+def _nand_pieces(free, off, cnt, busy, g, arrival, die, pieces, starts):
+    return k.nand_pieces(free, off, cnt, busy, g, arrival, die, pieces, starts)
+
+
 def test_calendar_pops_by_time_then_by_order_of_scheduling():
     """SimPy's order: earlier time first; at one time, the event scheduled first."""
     st, H = _heap(64)
@@ -56,17 +78,17 @@ def test_calendar_pops_by_time_then_by_order_of_scheduling():
     popped = []
     while st[k.S_HEAP_N]:
         popped.append((H[0][0], H[2][0]))
-        k.pop(st, *H)
+        _pop(st, *H)
     assert popped == sorted(((float(t), i) for i, t in enumerate(times)))
 
 
 def test_reservation_group_books_its_earliest_free_server():
     """Two servers: three visits at t=0 of 1 s each finish at 1, 1 and 2; busy time adds up."""
     free, off, cnt, busy = np.zeros(2), np.array([0]), np.array([2]), np.zeros(1)
-    ends = [k.book(free, off, cnt, busy, 0, 0.0, 1.0) for _ in range(3)]
+    ends = [_book(free, off, cnt, busy, 0, 0.0, 1.0) for _ in range(3)]
     assert ends == [1.0, 1.0, 2.0]
     assert busy[0] == 3.0
-    assert k.book_start(free, off, cnt, busy, 0, 5.0, 1.0) == 5.0  # an idle server starts at arrival
+    assert _book_start(free, off, cnt, busy, 0, 5.0, 1.0) == 5.0  # an idle server starts at arrival
 
 
 @given(st_.integers(1, 40), st_.lists(st_.tuples(st_.floats(0, 50), st_.floats(0.01, 5), st_.integers(1, 12)),
@@ -82,7 +104,7 @@ def test_a_pool_books_as_heapq_does(units, visits):
     ref = [0.0] * units
     for arrival, service, pieces in visits:
         starts = pieces % 2 == 0
-        got = k.nand_pieces(free, off, cnt, busy, 1, arrival, service, pieces, starts)
+        got = _nand_pieces(free, off, cnt, busy, 1, arrival, service, pieces, starts)
         last = arrival
         for _ in range(pieces):
             start = max(arrival, ref[0])

@@ -32,6 +32,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ...numba_cache import INNER
+
 from . import hdr
 
 # event kinds (STOP: the whole rebuild's end or the run's time limit, as SimPy's any_of; STOPPED:
@@ -102,7 +104,7 @@ def push(st, ht, hs, hp, hk, t, payload, kind):
     ht[i], hs[i], hp[i], hk[i] = t, seq, payload, kind
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def pop(st, ht, hs, hp, hk):
     """Remove the earliest event (the heap's root); its fields are read before the call."""
     n = st[S_HEAP_N] - 1
@@ -122,14 +124,14 @@ def pop(st, ht, hs, hp, hk):
     ht[i], hs[i], hp[i], hk[i] = t, seq, payload, kind
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def book(free, off, cnt, busy, g, arrival, service):
     """One visit of ``service`` to group ``g`` arriving at ``arrival`` (``servers.Server.book``):
     the earliest free server of the group; the time it finishes."""
     return book_start(free, off, cnt, busy, g, arrival, service) + service
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def book_start(free, off, cnt, busy, g, arrival, service):
     """``book``, returning when the visit starts."""
     busy[g] += service
@@ -140,14 +142,14 @@ def book_start(free, off, cnt, busy, g, arrival, service):
     return start
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def thread_free(S, g):
     """A thread's ``Server.free`` as the slots read it: the heap's root for a single server,
     the separate scalar (``S[4]``) for a pool of threads (the slots' own bookings)."""
     return S[0][S[1][g]] if S[2][g] == 1 else S[4][g]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def set_thread_free(S, g, value):
     if S[2][g] == 1:
         S[0][S[1][g]] = value
@@ -155,7 +157,7 @@ def set_thread_free(S, g, value):
         S[4][g] = value
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def _replace_min(free, o, n, value):
     """Replace the least of the group's free times (its heap's root) by ``value``. The heap is
     4-ary (children of ``i`` at ``4i+1 .. 4i+4``): a NAND pool of 128 units is 4 levels deep, not 7."""
@@ -178,13 +180,13 @@ def _replace_min(free, o, n, value):
 
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def group_of_drive(st, kind, d):
     """Group of drive ``d``'s NAND (kind 0), link to host (1) or link to drive (2)."""
     return st[S_CORES] + G_DRIVES + kind * st[S_DRIVES] + d
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def nand_pieces(free, off, cnt, busy, g, arrival, die, pieces, starts):
     """A member I/O's ``pieces`` (``DriveTiming.pieces_of``) on NAND pool ``g``, each for
     ``die / pieces``: when the last starts (``starts``) or finishes."""
@@ -204,7 +206,7 @@ def nand_pieces(free, off, cnt, busy, g, arrival, die, pieces, starts):
     return last
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def member_phase(S, st, sf, ops_i, ops_f, lo, hi, phase, arrival):
     """Book one phase of a host I/O's member I/Os (``servers.ArrayServers.member_phase``): the
     time the last one is done."""
@@ -229,14 +231,14 @@ def member_phase(S, st, sf, ops_i, ops_f, lo, hi, phase, arrival):
     return finish
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def schedule(H, st, sf, t, payload, kind):
     """``env.timeout(t - now)``: an event at ``now + (t - now)``, as SimPy computes it."""
     now = sf[F_NOW]
     push(st, H[0], H[1], H[2], H[3], now + (t - now), payload, kind)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def wake(H, S, Q, st, sf, core):
     """``Server.wake``: hand the core to its next waiter once it is free; one hand-over pending."""
     wq, head, tail, pending, ring = Q
@@ -248,7 +250,7 @@ def wake(H, S, Q, st, sf, core):
     push(st, H[0], H[1], H[2], H[3], now + (delay if delay > 0.0 else 0.0), core, HAND_OVER)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def hand_over(H, S, Q, st, sf, core):
     """``Server._hand_over``: the first waiter is granted the core (an event now), unless the core
     was booked again meanwhile."""
@@ -264,7 +266,7 @@ def hand_over(H, S, Q, st, sf, core):
     push(st, H[0], H[1], H[2], H[3], sf[F_NOW], slot, GRANTED)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def enqueue(H, S, Q, st, sf, SL, slot):
     """The slot queues for its job's core."""
     wq, head, tail, pending, ring = Q
@@ -274,7 +276,7 @@ def enqueue(H, S, Q, st, sf, SL, slot):
     wake(H, S, Q, st, sf, core)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def defer(st, pend, slot):
     """The slot issues again, first, once its job's rows are planned (``run``'s pending queue)."""
     st[S_PEND_HEAD] = (st[S_PEND_HEAD] - 1) % pend.size
@@ -282,7 +284,7 @@ def defer(st, pend, slot):
     st[S_PEND_N] += 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def issue(H, S, Q, st, sf, SL, R, RB, slot):
     """``HostSlot.issue`` (rebuild slots: ``RebuildSlot.issue``, its gate first): the job's next
     host I/O; NEED_ROWS when the job's planned rows are used up (the slot is deferred)."""
@@ -317,7 +319,7 @@ def issue(H, S, Q, st, sf, SL, R, RB, slot):
     return END
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def rebuild_gate(H, st, sf, SL, RB, slot):
     """``RebuildSlot.issue``'s checks after the span's end: md's drain window, the engine's speed
     limit (wait until the bytes issued allow one more); True: issue a request."""
@@ -333,7 +335,7 @@ def rebuild_gate(H, st, sf, SL, RB, slot):
     return True
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def drain_wait(st, sf, RB, slot):
     """``RebuildSlot.drain_wait``: md_do_sync's speed check every drain window; True while the
     slot waits for the requests in flight."""
@@ -354,7 +356,7 @@ def drain_wait(st, sf, RB, slot):
     return False
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@njit(cache=True, _nrt=False, inline='always', **INNER)
 def granted(H, S, Q, st, sf, SL, R, RB, slot):
     """The core is the slot's: its submission is booked now."""
     SL[5][slot] = sf[F_NOW]
@@ -363,7 +365,7 @@ def granted(H, S, Q, st, sf, SL, R, RB, slot):
     submitted(H, S, Q, st, sf, SL, R, RB, slot)
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@njit(cache=True, _nrt=False, inline='always', **INNER)
 def submitted(H, S, Q, st, sf, SL, R, RB, slot):
     """With a spinlock to take, wait until the submission reaches it."""
     row = SL[3][slot]
@@ -373,7 +375,7 @@ def submitted(H, S, Q, st, sf, SL, R, RB, slot):
     locked_any(H, S, Q, st, sf, SL, R, RB, slot)
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@njit(cache=True, _nrt=False, inline='always', **INNER)
 def locked_any(H, S, Q, st, sf, SL, R, RB, slot):
     """``locked``, or a foreground slot's ``BarrierSlot.locked`` under md RAID10's barrier."""
     if st[S_BARRIER] and slot < st[S_RB_FIRST]:
@@ -382,7 +384,7 @@ def locked_any(H, S, Q, st, sf, SL, R, RB, slot):
         locked(H, S, Q, st, sf, SL, R, slot)
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@njit(cache=True, _nrt=False, inline='always', **INNER)
 def locked(H, S, Q, st, sf, SL, R, slot):
     """``HostSlot.locked``: the spinlock (the core spins), the engine, the engine's device, DRAM,
     then the member I/Os (gated: the reads first)."""
@@ -432,7 +434,7 @@ def locked(H, S, Q, st, sf, SL, R, slot):
     schedule(H, st, sf, a, slot, DONE)
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@njit(cache=True, _nrt=False, inline='always', **INNER)
 def reads_done(H, S, Q, st, sf, SL, R, slot):
     """The gating reads are done: the engine's second visit, then the writes."""
     row = SL[3][slot]
@@ -444,7 +446,7 @@ def reads_done(H, S, Q, st, sf, SL, R, slot):
     schedule(H, st, sf, SL[4][slot], slot, DONE)
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@njit(cache=True, _nrt=False, inline='always', **INNER)
 def done(H, S, Q, st, sf, SL, R, REC, RB, slot):
     """``HostSlot.done``: the completion's CPU on the job's core, the count and the window's
     record, and the slot's next host I/O at once."""
@@ -461,7 +463,7 @@ def done(H, S, Q, st, sf, SL, R, REC, RB, slot):
     return issue(H, S, Q, st, sf, SL, R, RB, slot)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def record(st, sf, REC, finish, latency, write):
     """A completion in the window: its exact sample (completion time, latency, direction) while
     there is room, its latency in its direction's histogram and its time in the grid always."""
@@ -478,7 +480,7 @@ def record(st, sf, REC, finish, latency, write):
     count(sf, REC, finish, latency, write)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def count(sf, REC, finish, latency, write):
     """A completion in the window, into the histograms and the completion-time grid."""
     hist, grid = REC[3], REC[4]
@@ -495,7 +497,7 @@ def count(sf, REC, finish, latency, write):
     grid[b] += 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def count_late(st, sf, REC):
     """The held-back completions the window now reaches, counted; the rest held back still."""
     late_f, late_w = REC[5], REC[6]
@@ -509,7 +511,7 @@ def count_late(st, sf, REC):
     st[S_LATE_N] = kept
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def rebuilt(H, S, Q, st, sf, SL, R, RB, slot):
     """``RebuildSlot.done``: the request's completion on the rebuild thread, its bytes counted
     (the span's end noted, and the run stopped there when it is the whole rebuild); a drained
@@ -548,7 +550,7 @@ def rebuilt(H, S, Q, st, sf, SL, R, RB, slot):
     return issue(H, S, Q, st, sf, SL, R, RB, slot)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def issue_pending(H, S, Q, st, sf, SL, R, RB):
     """Issue the deferred slots in order; NEED_ROWS (the slot deferred again) if one's job needs
     rows."""
@@ -591,7 +593,7 @@ def run(H, S, Q, st, sf, SL, R, REC, RB, busy_warm):
     return END
 
 
-@njit(cache=True, _nrt=False, inline='always')
+@njit(cache=True, _nrt=False, inline='always', **INNER)
 def step(H, S, Q, st, sf, SL, R, REC, RB, busy_warm, slot, kind):
     """One event's callback."""
     if kind == ISSUE:
@@ -626,7 +628,7 @@ def step(H, S, Q, st, sf, SL, R, REC, RB, busy_warm, slot, kind):
     return END
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def barrier_locked(H, S, Q, st, sf, SL, R, RB, slot):
     """``BarrierSlot.locked``: the host I/O's md requests (its chunk pieces) pass the barrier one
     after another, a share of the submit CPU apart, from the end of its submission."""
@@ -643,7 +645,7 @@ def barrier_locked(H, S, Q, st, sf, SL, R, RB, slot):
     schedule(H, st, sf, SL[4][slot], slot, THROUGH)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def through(H, S, Q, st, sf, SL, R, RB, slot):
     """``BarrierSlot.through``: one md request at ``wait_barrier`` -- it waits while the barrier is
     up; through, it counts as pending, takes resync_lock and issues its member I/Os."""
@@ -669,7 +671,7 @@ def through(H, S, Q, st, sf, SL, R, RB, slot):
         push(st, H[0], H[1], H[2], H[3], sf[F_NOW] + RB[4][slot], slot, THROUGH)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def piece_done(H, S, Q, st, sf, SL, R, REC, RB, slot):
     """``BarrierSlot.piece_done``: no longer pending (the last one lets a raised barrier's drain
     end); the host I/O completes with its last piece."""
@@ -684,7 +686,7 @@ def piece_done(H, S, Q, st, sf, SL, R, REC, RB, slot):
     return END
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def resync(H, S, Q, st, sf, SL, R, RB):
     """``barrier.resync_cycle`` resumed where its generator waits (``S_RS_STATE``): the speed
     limit's sleep, the barrier raised and the normal I/O in flight drained, a batch of recovery
@@ -720,7 +722,7 @@ def resync(H, S, Q, st, sf, SL, R, RB):
             return END
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def issue_batch(H, S, Q, st, sf, SL, R, RB):
     """A batch of recovery requests (``_batch_requests``: RESYNC_DEPTH, or one drain window's
     worth above md's floor), each counted issued and started now, in order."""
@@ -741,7 +743,7 @@ def issue_batch(H, S, Q, st, sf, SL, R, RB):
     return issue_pending(H, S, Q, st, sf, SL, R, RB)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, **INNER)
 def release(H, S, Q, st, sf, SL, R, RB):
     """The barrier is down: every waiting piece goes through, in the order it came."""
     gate_wait = RB[5]
