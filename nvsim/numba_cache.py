@@ -121,5 +121,5 @@ def compile_notice(stream=None) -> bool:
     return True
 
 
-__all__ = ["INNER", "source_digest", "keyed_cache_dir", "use_source_keyed_cache", "cache_is_empty", "compiled_in_cache", "compile_notice",
-           "COMPILE_NOTICE"]
+__all__ = ["INNER", "source_digest", "keyed_cache_dir", "use_source_keyed_cache", "cache_is_empty", "compiled_in_cache",
+           "compile_notice", "COMPILE_NOTICE"]

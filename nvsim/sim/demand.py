@@ -544,7 +544,8 @@ def _walk_stripes(st, h, level, code, n, kd, strip, s0, s1):
     pd, qd = _pq_of_stripe(level, code, n, s0)
     for r in range(n):
         m = _data_member(level, code, n, pd, r) if r < kd else (pd if r == kd else qd)
-        if not _walk_add(st, h, np.int64(m), s0 * strip, (s1 - s0 + 1) * strip, s1 * strip, np.bool_(True), np.int64(1), n):
+        if not _walk_add(st, h, np.int64(m), s0 * strip, (s1 - s0 + 1) * strip, s1 * strip, np.bool_(True),
+                         np.int64(1), n):
             return False
     return True
 

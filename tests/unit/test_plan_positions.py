@@ -99,6 +99,7 @@ def test_each_host_io_has_its_places_member_ios_moved_on_by_its_periods(level, m
     for h in rng.choice(200, 20, replace=False):
         mine, its = plan.for_host(h), places.for_host(entry[h])
         assert np.array_equal(mine["member"], its["member"])
-        assert np.array_equal(mine["member_offset_bytes"], its["member_offset_bytes"] + offsets[h] // period * member_period)
+        moved_on = its["member_offset_bytes"] + offsets[h] // period * member_period
+        assert np.array_equal(mine["member_offset_bytes"], moved_on)
         assert plan.mode[h] == places.mode[entry[h]] and plan.stripes_touched[h] == places.stripes_touched[entry[h]]
     assert table.entries([True], [offsets[0] + 512 * 3 + 1]).tolist() == [-1]  # a place not filed
