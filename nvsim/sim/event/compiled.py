@@ -294,7 +294,9 @@ def _kernel_state(system, jobs: HostJobs, servers: ArrayServers, warm_s: float, 
     first events in), servers, core queues, scalars, slots and the rebuild's state."""
     w = system.workload
     groups, off, cnt = _server_groups(servers)
-    S = (np.zeros(int(cnt.sum())), off, cnt, np.zeros(len(cnt)), np.zeros(len(cnt)))
+    # servers' free times (each group's in rising order), first places, counts, busy time, pools'
+    # thread times, and the places a member I/O's pieces free (``kernel.nand_pieces``: one per unit)
+    S = (np.zeros(int(cnt.sum())), off, cnt, np.zeros(len(cnt)), np.zeros(len(cnt)), np.zeros(int(cnt.max())))
     fg = w.numjobs * w.iodepth
     rb_slots = rebuild.progress.requests_in_flight if rebuild is not None else 0
     slots = fg + rb_slots

@@ -8,7 +8,7 @@ same order: a run gives the same bits as the SimPy path. Event times are compute
 (``now + (t - now)``).
 
 State (``KernelState`` in ``compiled``): servers as groups of ``count`` FIFO reservation servers
-(a flat array of their free times, a min-heap per group; the job cores first, one server each),
+(a flat array of their free times, each group's in rising order; the job cores first, one server each),
 the cores' waiting slots (a ring per core in one flat array: each core's first place and size,
 as many places as the slots that run on it), the slots (job, core, the row they run, their
 times), the planned host I/Os (``rows_f``/``rows_i``: one row per host I/O, the columns of
@@ -144,7 +144,7 @@ def book_start(free, off, cnt, busy, g, arrival, service):
 
 @njit(cache=True, _nrt=False, **INNER)
 def thread_free(S, g):
-    """A thread's ``Server.free`` as the slots read it: the heap's root for a single server,
+    """A thread's ``Server.free`` as the slots read it: its one free time for a single server,
     the separate scalar (``S[4]``) for a pool of threads (the slots' own bookings)."""
     return S[0][S[1][g]] if S[2][g] == 1 else S[4][g]
 
@@ -159,25 +159,13 @@ def set_thread_free(S, g, value):
 
 @njit(cache=True, _nrt=False, **INNER)
 def _replace_min(free, o, n, value):
-    """Replace the least of the group's free times (its heap's root) by ``value``. The heap is
-    4-ary (children of ``i`` at ``4i+1 .. 4i+4``): a NAND pool of 128 units is 4 levels deep, not 7."""
+    """Replace the least of the group's free times (its first: a group keeps them in rising order)
+    by ``value``, which moves up past the smaller ones."""
     i = 0
-    while True:
-        child = 4 * i + 1
-        if child >= n:
-            break
-        least = free[o + child]
-        end = child + 4 if child + 4 <= n else n
-        for j in range(child + 1, end):
-            if free[o + j] < least:
-                least = free[o + j]
-                child = j
-        if least >= value:
-            break
-        free[o + i] = least
-        i = child
+    while i + 1 < n and free[o + i + 1] < value:
+        free[o + i] = free[o + i + 1]
+        i += 1
     free[o + i] = value
-
 
 
 @njit(cache=True, _nrt=False, **INNER)
@@ -187,22 +175,47 @@ def group_of_drive(st, kind, d):
 
 
 @njit(cache=True, _nrt=False, **INNER)
-def nand_pieces(free, off, cnt, busy, g, arrival, die, pieces, starts):
+def nand_pieces(free, off, cnt, busy, g, arrival, die, pieces, starts, queue):
     """A member I/O's ``pieces`` (``DriveTiming.pieces_of``) on NAND pool ``g``, each for
-    ``die / pieces``: when the last starts (``starts``) or finishes."""
+    ``die / pieces``: when the last starts (``starts``) or finishes. Each piece takes the unit free
+    first, as ``book_start`` one piece after another would: the least of the pool's units not taken
+    yet (the group keeps its free times in rising order) and of the times the pieces already placed
+    leave their units (they rise too: a FIFO in ``queue``, at least as long as the pool, holding as
+    many as the units taken); the pool is then one merge of the two."""
     piece = die / pieces
     last = arrival
-    o, n, b = off[g], cnt[g], busy[g]  # ``book_start`` per piece, the group's fields read once
+    o, n, b = off[g], cnt[g], busy[g]
+    cap = queue.size
+    taken, head, tail, held = 0, 0, 0, 0  # units taken; the queue's first and next places, its length
     for _ in range(pieces):
         b += piece
-        first = free[o]
-        t = arrival if arrival > first else first
-        _replace_min(free, o, n, t + piece)
+        if held and (taken == n or queue[head] < free[o + taken]):
+            x = queue[head]
+            head = head + 1 if head + 1 < cap else 0
+            held -= 1
+        else:
+            x = free[o + taken]
+            taken += 1
+        t = arrival if arrival > x else x
+        queue[tail] = t + piece
+        tail = tail + 1 if tail + 1 < cap else 0
+        held += 1
         if not starts:
             t += piece
         if t > last:
             last = t
     busy[g] = b
+    # the units not taken stay where they are but move down; the queue's times merge in among them
+    w, f = o, o + taken
+    while held:
+        if f < o + n and free[f] <= queue[head]:
+            free[w] = free[f]
+            f += 1
+        else:
+            free[w] = queue[head]
+            head = head + 1 if head + 1 < cap else 0
+            held -= 1
+        w += 1
     return last
 
 
@@ -219,13 +232,13 @@ def member_phase(S, st, sf, ops_i, ops_f, lo, hi, phase, arrival):
         nand = group_of_drive(st, _NAND, d)
         if ops_i[k, O_WRITE]:
             sent = book(free, off, cnt, busy, group_of_drive(st, _TO_DRIVE, d), arrival, ops_f[k, O_LINK])
-            start = nand_pieces(free, off, cnt, busy, nand, sent, ops_f[k, O_DIE], ops_i[k, O_PIECES], _TRUE)
+            start = nand_pieces(free, off, cnt, busy, nand, sent, ops_f[k, O_DIE], ops_i[k, O_PIECES], _TRUE, S[5])
             t = sent + sf[F_WFIX]
             if start > t:  # no room in the write buffer until a unit takes it
                 t = start
         else:
             sent = book(free, off, cnt, busy, group_of_drive(st, _TO_HOST, d), arrival, ops_f[k, O_LINK])
-            t = nand_pieces(free, off, cnt, busy, nand, sent, ops_f[k, O_DIE], ops_i[k, O_PIECES], _FALSE) + sf[F_RFIX]
+            t = nand_pieces(free, off, cnt, busy, nand, sent, ops_f[k, O_DIE], ops_i[k, O_PIECES], _FALSE, S[5]) + sf[F_RFIX]
         if t > finish:
             finish = t
     return finish
@@ -427,7 +440,7 @@ def locked(H, S, Q, st, sf, SL, R, slot):
         d = ops_i[lo, O_DRIVE]
         sent = book(free, off, cnt, busy, group_of_drive(st, _TO_HOST, d), a, ops_f[lo, O_LINK])
         a = nand_pieces(free, off, cnt, busy, group_of_drive(st, _NAND, d), sent, ops_f[lo, O_DIE], ops_i[lo, O_PIECES],
-                        _FALSE) + sf[F_RFIX]
+                        _FALSE, S[5]) + sf[F_RFIX]
     elif hi > lo:
         a = member_phase(S, st, sf, ops_i, ops_f, lo, hi, _PHASE1, a)
     SL[4][slot] = a
