@@ -11,7 +11,7 @@ in a ``Memo`` (a sweep plans the same geometry and sample many times).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 
 import numba as nb
 import numpy as np
@@ -223,12 +223,14 @@ def _plan_uncached(model: ArrayModel, job: int, offsets: np.ndarray, is_write: n
             phase=np.ones(n, dtype=np.int8), mode=np.where(is_write, 6, 0).astype(np.int8),
             parity_bytes_computed=np.zeros(n, dtype=np.int64), stripes_touched=np.ones(n, dtype=np.int64))
         return plan, np.ones(n)
-    if _coalesces(model, is_write):
+    if _planned_by_place(model, is_write):  # the rule ``_engine_work`` prices by place by, too
+        plan = _places(model, memo).plan(is_write, offsets)
+    elif _coalesces(model, is_write):
         plan = _plan_coalesced(model, offsets, closed_form=not model.failed_members)
     elif _coalesces_writes_of_mix(model, is_write):
         plan = _plan_mixed(model, offsets, is_write)
-    else:
-        plan = _planned(model, offsets, is_write, memo)
+    else:  # the planner's member I/Os of the whole batch
+        plan = plan_ios(model.geometry, is_write, offsets, np.full(n, bs, dtype=np.int64), tuple(model.failed_members))
     return plan, strips_spanned(offsets, bs, model.array.strip_bytes)
 
 
@@ -236,19 +238,10 @@ POSITION_TABLES = 64
 """Tables of plans by place (``stripe.positions``) the memo keeps: one per geometry, size and failed set."""
 
 
-def _planned(model: ArrayModel, offsets: np.ndarray, is_write: np.ndarray, memo: Memo) -> MemberIOPlan:
-    """The planner's member I/Os of host I/Os one by one: each place in the layout's period planned
-    once (``stripe.positions``) where the level allows, else the whole batch."""
-    table = _places(model, memo)
-    if table is None:
-        g, bs = model.geometry, model.workload.bs
-        return plan_ios(g, is_write, offsets, np.full(len(offsets), bs, dtype=np.int64), tuple(model.failed_members))
-    return table.plan(is_write, offsets)
-
-
 def _places(model: ArrayModel, memo: Memo) -> PositionPlans | None:
-    """The array's table of plans by place for its host I/O size, or None where the level and size
-    are not planned so (``plans_by_position``)."""
+    """The array's table of plans by place for its host I/O size (``stripe.positions``: each place
+    in the layout's period planned once, the host I/Os planned one by one), or None where the level
+    and size are not planned so (``plans_by_position``)."""
     g, bs, failed = model.geometry, model.workload.bs, tuple(model.failed_members)
     if not plans_by_position(g, bs):
         return None
@@ -257,7 +250,9 @@ def _places(model: ArrayModel, memo: Memo) -> PositionPlans | None:
 
 
 def _planned_by_place(model: ArrayModel, is_write: np.ndarray) -> bool:
-    """Whether ``_plan_uncached`` plans this batch from the table of plans by place (``_places``)."""
+    """Whether a batch is planned from the table of plans by place (``_places``): an array (not
+    JBOD) whose level and size allow it, and a batch the stripe cache does not gather into whole
+    stripes. ``_plan_uncached`` plans by it and ``_engine_work`` prices by it."""
     return (not model.jbod and plans_by_position(model.geometry, model.workload.bs)
             and not _coalesces(model, is_write) and not _coalesces_writes_of_mix(model, is_write))
 
@@ -901,9 +896,8 @@ def _work_weight(work) -> int:
     return len(work.host_index)
 
 
-_PER_HOST_WORK = ("submit_cpu_ref_s", "lock_s", "pre_s", "mid_s", "device_down_bytes", "device_up_bytes",
-                  "device_read_bytes", "memory_bytes", "stripe_heads")
-"""``EngineWork``'s fields of one value per host I/O."""
+_PER_HOST_WORK = tuple(f.name for f in fields(EngineWork) if f.name not in MemberIOPlan.__dataclass_fields__)
+"""``EngineWork``'s fields of one value per host I/O: those it does not share with the plan's member I/Os."""
 
 
 def _work_by_place(model: ArrayModel, plan: MemberIOPlan, is_write: np.ndarray, offsets: np.ndarray,

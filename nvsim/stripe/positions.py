@@ -54,10 +54,11 @@ class PositionPlans:
     def __init__(self, geom: ArrayGeometry, length_bytes: int, failed_members: tuple[int, ...] = ()):
         self.geom, self.length, self.failed = geom, int(length_bytes), tuple(failed_members)
         self.period, self.member_period = period_bytes(geom)
+        self.version = -1  # changes whenever the places filed change (``_reset``, ``_add``)
         self._reset()
 
     def _reset(self) -> None:
-        self.version = getattr(self, "version", -1) + 1  # changes whenever the places filed change
+        self.version += 1
         self.keys = np.zeros(0, np.int64)  # sorted place keys: offset within the period * 2 + is_write
         self.entry = np.zeros(0, np.int64)  # each key's entry
         # the entries of the places at whole host I/O sizes into the period, by (place // length) * 2
