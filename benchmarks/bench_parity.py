@@ -1,6 +1,6 @@
 """Parity throughput per core: nvsim (Numba) vs NumPy vs Intel ISA-L, same process, same buffers.
 
-Usage: python benchmarks/bench_parity.py [--quick] [--gpu]
+Usage: python benchmarks/bench_parity.py [--quick]   (the GPU kernel: benchmarks/bench_gpu_pq.py)
 
 Prints a markdown table of GB/s of *data* processed (decimal GB = 1e9 bytes; data bytes = data
 members x strip bytes per call) on one core. "cache" reuses one stripe's buffers (resident in

@@ -5,7 +5,8 @@ toolkit; here numba.cuda is imported with the module and the kernel compiled on 
 thread owns one 64-bit word column and runs the same Horner loop as the CPU kernel
 (q = 2*q ^ D_i on packed bytes), so results match byte for byte. Runs under numba's CUDA
 simulator (NUMBA_ENABLE_CUDASIM=1, set before this module is first imported) for tests on machines
-without a GPU. Throughput has not been measured on a GPU yet (see docs/stripe-core.md).
+without a GPU. On an NVIDIA H200 it runs at the GPU's memory bandwidth (docs/performance.md,
+"GPU P+Q on a GPU").
 """
 
 from __future__ import annotations
@@ -62,16 +63,25 @@ def available() -> bool:
         return False
 
 
+def _as_words(data: np.ndarray) -> np.ndarray:
+    """``data`` as (members, words) uint64: a view when its rows are whole words and contiguous,
+    else a copy padded with zero bytes (zeros change neither P nor Q of the bytes kept)."""
+    k, nbytes = data.shape
+    if nbytes % 8 == 0 and data.flags.c_contiguous:
+        return data.view(np.uint64)
+    padded = np.zeros((k, (nbytes + 7) // 8 * 8), dtype=np.uint8)
+    padded[:, :nbytes] = data
+    return padded.view(np.uint64)
+
+
 def gen_pq_gpu(data: np.ndarray) -> np.ndarray:
-    """P and Q of ``data`` ((members, bytes) uint8, host or device array) -> (2, bytes) uint8 on host."""
+    """P and Q of ``data`` ((members, bytes) uint8 in host memory) -> (2, bytes) uint8 in host memory."""
     cuda, kernel = _kernel()
     data = np.asarray(data)
     if data.dtype != np.uint8 or data.ndim != 2:
         raise ValueError(f"data: expected a 2-D uint8 array, got {data.dtype} {data.shape}")
-    k, nbytes = data.shape
-    padded = np.zeros((k, (nbytes + 7) // 8 * 8), dtype=np.uint8)
-    padded[:, :nbytes] = data
-    words = padded.view(np.uint64)
+    words = _as_words(data)
+    nbytes = data.shape[1]
     d_dev = cuda.to_device(words)
     out = cuda.device_array((2, words.shape[1]), dtype=np.uint64)
     blocks = (words.shape[1] + _THREADS_PER_BLOCK - 1) // _THREADS_PER_BLOCK

@@ -161,9 +161,10 @@ def test_gpu_kernel_matches_cpu_under_cuda_simulator():
         "import numpy as np\n"
         "from nvsim import parity\n"
         "from nvsim.stripe import gpu\n"
-        "d = np.random.default_rng(1).integers(0, 256, size=(5, 1000), dtype=np.uint8)\n"
+        "d = np.random.default_rng(1).integers(0, 256, size=(5, 1003), dtype=np.uint8)\n"
         "assert gpu.available()\n"
-        "assert np.array_equal(gpu.gen_pq_gpu(d), parity.gen_pq(d))\n"
+        "for x in (np.ascontiguousarray(d[:, :1000]), d, d[:, 3:], d[::2, :1000]):  # a view; padded; offset; strided\n"
+        "    assert np.array_equal(gpu.gen_pq_gpu(x), parity.gen_pq(x)), x.shape\n"
         "print('ok')\n"
     )
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
