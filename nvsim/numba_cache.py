@@ -30,6 +30,13 @@ Numba builds it no wrapper callable from Python or C, about a fifth of the event
 time (docs/performance.md, nineteenth pass). A test calls one through a compiled caller."""
 
 
+OPT_LEVEL = "2"
+"""LLVM's optimisation level for nvsim's kernels (``NUMBA_OPT``) unless the environment names one:
+2 rather than Numba's default 3 compiles a first ``nvsim run`` about 9% faster (13.0 s against 14.2,
+CPU 21.7 s against 23.6 s), with no kernel measurably slower (event mode, parity, FTL, plans; the
+planner alone 4%) and the same bits (docs/performance.md, twenty-first pass)."""
+
+
 def source_digest(package_dir: Path = PACKAGE_DIR, pattern: str = "*.py") -> str:
     """A digest of every ``pattern`` file under ``package_dir`` (default: nvsim's source): their
     paths and their bytes (folders matching ``pattern`` are walked, not read).
@@ -57,10 +64,29 @@ def keyed_cache_dir(current: str | None, digest: str) -> str:
     return str(Path(current) / digest if current else default_base() / digest)
 
 
+def opt_level() -> str:
+    """LLVM's optimisation level Numba compiles with in this process: its loaded configuration's
+    if something imported Numba already, else ``$NUMBA_OPT`` (``OPT_LEVEL`` when unset)."""
+    numba = sys.modules.get("numba")
+    if numba is not None:
+        level = numba.config.OPT
+        return str(getattr(level, "_raw_value", level))
+    return os.environ.get("NUMBA_OPT", OPT_LEVEL)
+
+
+def cache_key() -> str:
+    """The name of this source's cache directory: the source's digest and the optimisation level
+    (Numba's own index keys on neither, so code built at one level is never loaded at another)."""
+    return f"{source_digest()}-o{opt_level()}"
+
+
 def use_source_keyed_cache() -> str:
     """Point Numba's cache at this source's directory (before Numba loads; or, if something
-    imported Numba first, in its loaded configuration) and return it."""
-    directory = keyed_cache_dir(os.environ.get("NUMBA_CACHE_DIR"), source_digest())
+    imported Numba first, in its loaded configuration) and return it. Before Numba loads, also
+    ask it for ``OPT_LEVEL`` unless the environment names a level."""
+    if "numba" not in sys.modules:
+        os.environ.setdefault("NUMBA_OPT", OPT_LEVEL)
+    directory = keyed_cache_dir(os.environ.get("NUMBA_CACHE_DIR"), cache_key())
     os.environ["NUMBA_CACHE_DIR"] = directory
     numba = sys.modules.get("numba")
     if numba is not None:
@@ -72,8 +98,8 @@ COMPILE_NOTICE = ("nvsim: compiling the simulator's kernels for this version "
                   "(first run only; under a minute on 2 cores, then cached)")
 """Said once on stderr (a terminal only) before a process's first simulation with an empty cache.
 Measured on a quiet 2-core machine (2026-11-30): a first event-mode ``nvsim run`` of graid-gen5-raid6
-took 19 s, its event kernel compiled beside the rest (``nvsim.sim.event.beside``), 34 s one after the
-other; earlier machines took up to a minute."""
+took 13-15 s, its event kernel compiled beside the rest (``nvsim.sim.event.beside``); earlier
+machines and versions took up to a minute."""
 NOTICE_SHOWN_ENV = "NVSIM_COMPILE_NOTICE_SHOWN"
 """Set once the notice is shown: worker processes (they inherit it) do not say it again."""
 
@@ -81,7 +107,7 @@ NOTICE_SHOWN_ENV = "NVSIM_COMPILE_NOTICE_SHOWN"
 def cache_is_empty(directory: str | None = None) -> bool:
     """True when this source's cache directory (default: Numba's, as set by
     ``use_source_keyed_cache``) holds no compiled kernel index (``*.nbi``) yet."""
-    directory = directory or os.environ.get("NUMBA_CACHE_DIR") or keyed_cache_dir(None, source_digest())
+    directory = directory or os.environ.get("NUMBA_CACHE_DIR") or keyed_cache_dir(None, cache_key())
     root = Path(directory)
     return not root.is_dir() or next(root.rglob("*.nbi"), None) is None
 
@@ -121,5 +147,5 @@ def compile_notice(stream=None) -> bool:
     return True
 
 
-__all__ = ["INNER", "source_digest", "keyed_cache_dir", "use_source_keyed_cache", "cache_is_empty", "compiled_in_cache",
+__all__ = ["INNER", "OPT_LEVEL", "opt_level", "cache_key", "source_digest", "keyed_cache_dir", "use_source_keyed_cache", "cache_is_empty", "compiled_in_cache",
            "compile_notice", "COMPILE_NOTICE"]

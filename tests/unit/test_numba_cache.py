@@ -31,12 +31,27 @@ def test_the_directory_is_the_base_and_the_digest_once():
 
 
 def test_nvsims_kernels_compile_into_the_directory_of_this_source(tmp_path):
-    code = ("import numba, os, nvsim.stripe.planner; from nvsim.numba_cache import source_digest; "
-            "print(numba.config.CACHE_DIR); print(source_digest())")
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    code = ("import nvsim.stripe.planner, numba; from nvsim.numba_cache import source_digest; "
+            "print(numba.config.CACHE_DIR); print(source_digest()); print(int(numba.config.OPT))")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_OPT"}
+    env["NUMBA_CACHE_DIR"] = str(tmp_path)
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
-    cache_dir, digest = out.stdout.split()
-    assert cache_dir == str(tmp_path / digest)
+    cache_dir, digest, level = out.stdout.split()
+    assert cache_dir == str(tmp_path / f"{digest}-o2") and level == "2"  # nvsim's level unless the user names one
+
+
+def test_a_level_the_user_names_is_kept_and_keys_its_own_directory(tmp_path):
+    """Numba's cache index keys on neither the source nor LLVM's level: code built at one level
+    must not load at another, so the directory names both."""
+    code = "import nvsim, numba; print(numba.config.CACHE_DIR); print(int(numba.config.OPT))"
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), NUMBA_OPT="3")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    cache_dir, level = out.stdout.split()
+    assert cache_dir.endswith("-o3") and level == "3"
+    code = "import numba, nvsim; print(numba.config.CACHE_DIR)"  # numba loaded first, at its own default
+    env.pop("NUMBA_OPT")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip().endswith("-o3")
 
 
 def test_editing_the_real_layout_module_moves_the_planner_to_a_fresh_cache(tmp_path):
