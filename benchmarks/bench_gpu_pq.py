@@ -232,7 +232,7 @@ def main(argv=None) -> int:
     if not gpu.available():
         print("skipped: no CUDA GPU (or numba.cuda) here")  # benchmarks/run.py runs every script
         return 0
-    cuda, kernel = gpu._kernel()
+    cuda, kernel = gpu._ready()
     t0 = time.perf_counter()
     words = int(args.gib * GIB) // 8  # each k takes the first k x (words // k) of them
     host_words = np.random.default_rng(0).integers(0, 1 << 63, size=words, dtype=np.uint64)

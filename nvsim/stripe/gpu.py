@@ -25,7 +25,8 @@ _THREADS_PER_BLOCK = 256
 
 @lru_cache(maxsize=1)
 def _kernel():
-    """numba.cuda and the P+Q kernel, compiled once (RuntimeError without numba.cuda)."""
+    """numba.cuda and the P+Q kernel, defined once and compiled at its first launch (``_ready``);
+    RuntimeError without numba.cuda."""
     if cuda is None:
         raise RuntimeError("numba.cuda is not importable here")
     fe = np.uint64(0xFEFEFEFEFEFEFEFE)
@@ -54,12 +55,29 @@ def _kernel():
     return cuda, pq_kernel
 
 
-def available() -> bool:
-    """True when numba.cuda can run kernels here (a GPU, or the simulator when enabled)."""
+@lru_cache(maxsize=1)
+def _ready():
+    """numba.cuda and the P+Q kernel once it has compiled and run on one word of two members;
+    RuntimeError naming why not (no numba.cuda, no device, or a numba-cuda that does not compile
+    here: numba-cuda 0.30.4 names ``np.row_stack``, which NumPy 2.5 removed, at its first kernel)."""
+    cuda, kernel = _kernel()
+    if not cuda.is_available():
+        raise RuntimeError("numba.cuda finds no CUDA device here")
     try:
-        cuda, _ = _kernel()
-        return bool(cuda.is_available())
-    except Exception:  # no CUDA driver/toolkit
+        out = cuda.device_array((2, 1), dtype=np.uint64)
+        kernel[1, 1](cuda.to_device(np.ones((2, 1), dtype=np.uint64)), out[0], out[1])
+        cuda.synchronize()
+    except Exception as exc:  # the compiler's or the driver's own error, whatever its type
+        raise RuntimeError(f"the GPU P+Q kernel does not compile or run here: {type(exc).__name__}: {exc}") from exc
+    return cuda, kernel
+
+
+def available() -> bool:
+    """True when the P+Q kernel compiles and runs here (a GPU, or the simulator when enabled)."""
+    try:
+        _ready()
+        return True
+    except Exception:  # no CUDA driver/toolkit, no device, a numba-cuda that does not compile
         return False
 
 
@@ -75,8 +93,9 @@ def _as_words(data: np.ndarray) -> np.ndarray:
 
 
 def gen_pq_gpu(data: np.ndarray) -> np.ndarray:
-    """P and Q of ``data`` ((members, bytes) uint8 in host memory) -> (2, bytes) uint8 in host memory."""
-    cuda, kernel = _kernel()
+    """P and Q of ``data`` ((members, bytes) uint8 in host memory) -> (2, bytes) uint8 in host memory
+    (RuntimeError, one line, where the kernel cannot run here: ``available``)."""
+    cuda, kernel = _ready()
     data = np.asarray(data)
     if data.dtype != np.uint8 or data.ndim != 2:
         raise ValueError(f"data: expected a 2-D uint8 array, got {data.dtype} {data.shape}")

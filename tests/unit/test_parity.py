@@ -150,6 +150,59 @@ def test_q_refuses_more_data_rows_than_gf256_tells_apart():
     assert parity.recover(np.vstack([wide, parity.gen_p(wide)]), [3], level=5).shape == (257, 16)
 
 
+class _FakeCuda:
+    """numba.cuda's calls ``gpu._ready`` makes, with a device and a kernel that may fail."""
+
+    def __init__(self, device: bool = True):
+        self.device = device
+
+    def is_available(self):
+        return self.device
+
+    def device_array(self, shape, dtype):
+        return np.zeros(shape, dtype=dtype)
+
+    def to_device(self, array):
+        return np.asarray(array)
+
+    def synchronize(self):
+        pass
+
+
+class _Launch:
+    def __init__(self, error: Exception | None):
+        self.error = error
+
+    def __getitem__(self, _config):
+        def launch(d, p, q):
+            if self.error is not None:
+                raise self.error
+            p[:], q[:] = d[0] ^ d[1], d[0]
+        return launch
+
+
+@pytest.mark.parametrize("fake, kernel, why", [
+    (_FakeCuda(device=False), _Launch(None), "finds no CUDA device"),
+    (_FakeCuda(), _Launch(AttributeError("module 'numpy' has no attribute 'row_stack'")), "row_stack"),
+])
+def test_a_gpu_kernel_that_cannot_compile_or_run_is_not_available(monkeypatch, fake, kernel, why):
+    """``available`` compiles and runs the kernel once: a numba-cuda that does not compile with this
+    NumPy (as 0.30.4 with NumPy 2.5) or no device says False, and ``gen_pq_gpu`` one line why."""
+    from nvsim.stripe import gpu
+
+    monkeypatch.setattr(gpu, "_kernel", lambda: (fake, kernel))
+    gpu._ready.cache_clear()
+    try:
+        assert not gpu.available()
+        with pytest.raises(RuntimeError, match=why) as raised:
+            gpu.gen_pq_gpu(np.zeros((3, 8), dtype=np.uint8))
+        assert "\n" not in str(raised.value)
+        monkeypatch.setattr(gpu, "_kernel", lambda: (_FakeCuda(), _Launch(None)))
+        assert gpu.available()  # a failure is not remembered: one that works is found
+    finally:
+        gpu._ready.cache_clear()
+
+
 def test_gpu_kernel_matches_cpu_under_cuda_simulator():
     """The numba.cuda P+Q kernel, run by numba's CUDA simulator (no GPU needed), in a subprocess
     because the simulator must be chosen before numba.cuda is first imported."""
