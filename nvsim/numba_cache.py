@@ -32,9 +32,10 @@ time (docs/performance.md, nineteenth pass). A test calls one through a compiled
 
 OPT_LEVEL = "2"
 """LLVM's optimisation level for nvsim's kernels (``NUMBA_OPT``) unless the environment names one:
-2 rather than Numba's default 3 compiles a first ``nvsim run`` about 9% faster (13.0 s against 14.2,
-CPU 21.7 s against 23.6 s), with no kernel measurably slower (event mode, parity, FTL, plans; the
-planner alone 4%) and the same bits (docs/performance.md, twenty-first pass)."""
+2 rather than Numba's default 3 compiles a first ``nvsim run`` 7% faster (a median of 14.5 s against
+15.2 over 4 pairs; 12.6-13.3 s against 14.1-14.3 in two quieter ones), with no kernel measurably
+slower (event mode, parity, FTL, plans; the planner alone 4%) and the same bits (docs/performance.md,
+twenty-first pass)."""
 
 
 def source_digest(package_dir: Path = PACKAGE_DIR, pattern: str = "*.py") -> str:
