@@ -191,31 +191,33 @@ def _versions() -> dict:
     return out
 
 
+def _row(what: str, r: dict, unit: str, places: int, moved_places: int = 0, *rest: str) -> str:
+    """One table row: ``what``, the median and best times in ``unit`` (ms or us), the GB/s moved, then
+    ``rest`` (the data's GB/s and the columns after it)."""
+    scale = {"ms": 1e3, "us": 1e6}[unit]
+    moved = f"{r['moved_gb_per_s_median']:.{moved_places}f} / {r['moved_gb_per_s_best']:.{moved_places}f}" \
+        if "moved_gb_per_s_median" in r else ""
+    cells = [what, f"{r['median_s'] * scale:.{places}f} {unit}", f"{r['best_s'] * scale:.{places}f} {unit}", moved,
+             *rest]
+    return "| " + " | ".join(cells + [""] * (7 - len(cells))) + " |"
+
+
 def _markdown(res: dict) -> str:
-    lines = [f"GPU: {res['device']}; {res['versions']}; buffer {res['buffer_bytes'] / 1e9:.2f} GB", ""]
-    c = res["copy"]
-    lines += ["| what | median | best | GB/s moved (median / best) | GB/s of data | equal to CPU | CPU core GB/s |",
-              "| --- | --- | --- | --- | --- | --- | --- |"]
-    lines.append(f"| device copy | {c['median_s'] * 1e3:.3f} ms | {c['best_s'] * 1e3:.3f} ms | "
-                 f"{c['moved_gb_per_s_median']:.0f} / {c['moved_gb_per_s_best']:.0f} | | | |")
-    for r in res["members"]:
-        lines.append(f"| P+Q k={r['members']} | {r['median_s'] * 1e3:.3f} ms | {r['best_s'] * 1e3:.3f} ms | "
-                     f"{r['moved_gb_per_s_median']:.0f} / {r['moved_gb_per_s_best']:.0f} | "
-                     f"{r['data_gb_per_s_median']:.0f} | {r['identical_to_cpu']} | {r['cpu_one_core_data_gb_per_s']:.2f} |")
-    for r in res["threads"]:
-        lines.append(f"| P+Q k=8, {r['threads_per_block']} threads per block | {r['median_s'] * 1e3:.3f} ms | "
-                     f"{r['best_s'] * 1e3:.3f} ms | {r['moved_gb_per_s_median']:.0f} / {r['moved_gb_per_s_best']:.0f} | "
-                     f"{r['data_gb_per_s_median']:.0f} | | |")
-    floor = res["empty_kernel"]
-    lines.append(f"| an empty kernel's launch | {floor['median_s'] * 1e6:.1f} us | {floor['best_s'] * 1e6:.1f} us | | | | |")
-    for r in res["batches"]:
-        lines.append(f"| P+Q k=22, {r['stripes']} stripes of 4 KiB per launch | {r['median_s'] * 1e6:.1f} us | "
-                     f"{r['best_s'] * 1e6:.1f} us | {r['moved_gb_per_s_median']:.0f} / {r['moved_gb_per_s_best']:.0f} | "
-                     f"{r['data_gb_per_s_median']:.1f} ({r['median_us_per_stripe']:.4f} us per stripe) | | |")
-    for r in res["from_host"]:
-        lines.append(f"| gen_pq_gpu from host, k={r['members']} | {r['median_s'] * 1e3:.1f} ms | {r['best_s'] * 1e3:.1f} ms | "
-                     f"{r['moved_gb_per_s_median']:.1f} / {r['moved_gb_per_s_best']:.1f} | {r['data_gb_per_s_median']:.1f} "
-                     f"(copy in alone {r['copy_in_gb_per_s']:.1f}) | | |")
+    lines = [f"GPU: {res['device']}; {res['versions']}; buffer {res['buffer_bytes'] / 1e9:.2f} GB", "",
+             "| what | median | best | GB/s moved (median / best) | GB/s of data | equal to CPU | CPU core GB/s |",
+             "| --- | --- | --- | --- | --- | --- | --- |",
+             _row("device copy", res["copy"], "ms", 3)]
+    lines += [_row(f"P+Q k={r['members']}", r, "ms", 3, 0, f"{r['data_gb_per_s_median']:.0f}",
+                   str(r["identical_to_cpu"]), f"{r['cpu_one_core_data_gb_per_s']:.2f}") for r in res["members"]]
+    lines += [_row(f"P+Q k=8, {r['threads_per_block']} threads per block", r, "ms", 3, 0,
+                   f"{r['data_gb_per_s_median']:.0f}") for r in res["threads"]]
+    lines.append(_row("an empty kernel's launch", res["empty_kernel"], "us", 1))
+    lines += [_row(f"P+Q k=22, {r['stripes']} stripes of 4 KiB per launch", r, "us", 1, 0,
+                   f"{r['data_gb_per_s_median']:.1f} ({r['median_us_per_stripe']:.4f} us per stripe)")
+              for r in res["batches"]]
+    lines += [_row(f"gen_pq_gpu from host, k={r['members']}", r, "ms", 1, 1,
+                   f"{r['data_gb_per_s_median']:.1f} (copy in alone {r['copy_in_gb_per_s']:.1f})")
+              for r in res["from_host"]]
     return "\n".join(lines) + "\n"
 
 
