@@ -4,9 +4,10 @@
 upgrading) runs a short fluid and event-mode pass over the first workloads of scenarios that
 between them reach the compiled kernels a ``nvsim run`` uses: a GPU RAID6 array (random and
 sequential, reads and writes; the default scenario), Intel VROC's RAID5 (md's planner and a
-partial parity log) and md RAID0 (random reads and a 70/30 mix), and each one's rebuild summary
-(the state solvers' compiled queueing network). Each kernel compiles once into the source-keyed cache
-(``nvsim.numba_cache``); a later process loads it. Nothing of the answers is kept: the runs are
+partial parity log) and md RAID0 (random reads and a 70/30 mix), and each one's rebuild summary;
+then the state solvers' queueing network, which a run solves in NumPy but the commands that solve
+many compile. Each kernel compiles once into the source-keyed cache (``nvsim.numba_cache``); a
+later process loads it. Nothing of the answers is kept: the runs are
 too short to mean anything, and a warm cache changes no number (same seed, same bits). It also
 writes nvsim's own bytecode (``compile_bytecode``), which an editable install under
 PYTHONDONTWRITEBYTECODE would otherwise compile from source on every command.
@@ -24,6 +25,7 @@ from .numba_cache import cache_is_empty, use_source_keyed_cache
 from .published import scenarios_dir
 from .rebuild import rebuild_summary
 from .scenario import load_scenario
+from .sim.network import compile_network
 from .simulation import Simulation
 
 SCENARIOS = ("graid-gen5-raid6", "vroc-example", "latency-tails")
@@ -49,7 +51,8 @@ def warm(scenarios: tuple[str, ...] = SCENARIOS, stream=None) -> float:
             simulation = Simulation(spec, workload, catalog=catalog)
             simulation.run("fluid")
             simulation.run("event", host_ios=WARM_HOST_IOS)
-        rebuild_summary(spec, catalog)  # the state solvers' queueing network (a rebuild under load)
+        rebuild_summary(spec, catalog)  # the rebuild's states (their few networks solved in NumPy)
+    compile_network()  # the states' compiled queueing network, which many solves (validate, sweeps) use
     seconds = time.perf_counter() - started
     stream.write(f"nvsim: kernels ready ({seconds:.0f} s)\n")
     return seconds

@@ -353,15 +353,21 @@ def _coalesced_plan(offsets: np.ndarray, bs: int, starts: np.ndarray, lens: np.n
     I/O, its piece's mode and its share of the pieces' stripes (``_stripe_shares``)."""
     n = len(offsets)
     h, m, o, w, ph, merged = runs
-    piece_of_host = np.clip(np.searchsorted(starts, offsets, side="right") - 1, 0, len(starts) - 1)
-    share = _stripe_shares(starts, lens, piece_stripes.astype(np.float64), offsets, piece_of_host, bs)
+    mode, share = _host_shares(starts, lens, offsets, bs, piece_mode, piece_stripes)
     return MemberIOPlan(
         host_index=h, member=m, member_offset_bytes=o, length_bytes=merged.astype(np.int64),
-        is_write=w, phase=ph,
-        mode=piece_mode[piece_of_host],
+        is_write=w, phase=ph, mode=mode,
         parity_bytes_computed=np.zeros(n, dtype=np.int64),  # per piece, not per host I/O: not shared out
         stripes_touched=share,
     )
+
+
+def _host_shares(starts: np.ndarray, lens: np.ndarray, offsets: np.ndarray, bs: int, piece_mode: np.ndarray,
+                 piece_stripes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per host I/O of ``bs`` bytes at ``offsets``: the mode of the piece it starts in and its share
+    of the pieces' stripes (``_stripe_shares``)."""
+    piece = np.clip(np.searchsorted(starts, offsets, side="right") - 1, 0, len(starts) - 1)
+    return piece_mode[piece], _stripe_shares(starts, lens, piece_stripes.astype(np.float64), offsets, piece, bs)
 
 
 @nb.njit(nogil=True, cache=True)
@@ -411,8 +417,9 @@ def _plan_full_stripes(model: ArrayModel, starts: np.ndarray, lens: np.ndarray,
     if runs[6] < 0:
         return None
     count = runs[6]
-    mode, share = _host_pieces(starts, lens, offsets, partial, part.mode, part.stripes_touched, FULL_STRIPE_WRITE,
-                               model.workload.bs)
+    piece_mode, piece_stripes = np.full(len(starts), FULL_STRIPE_WRITE, np.int8), np.ones(len(starts))
+    piece_mode[partial], piece_stripes[partial] = part.mode, part.stripes_touched  # whole pieces: one stripe each
+    mode, share = _host_shares(starts, lens, offsets, model.workload.bs, piece_mode, piece_stripes)
     h, m, o, w, ph, merged = (a[:count].copy() for a in runs[:6])
     return MemberIOPlan(host_index=h, member=m, member_offset_bytes=o, length_bytes=merged, is_write=w, phase=ph,
                         mode=mode, parity_bytes_computed=np.zeros(len(offsets), dtype=np.int64),
@@ -447,23 +454,6 @@ def _partial_bounds(host_index, partial, pieces):
             at += 1
         hi[k] = at
     return lo, hi
-
-
-@nb.njit(nogil=True, cache=True)
-def _host_pieces(starts, lens, offsets, partial, part_mode, part_stripes, whole_mode, bs):
-    """Per host I/O, the mode of the piece it starts in and its share of the pieces' stripes
-    (``_stripe_shares``; whole pieces are one stripe each)."""
-    pieces = starts.size
-    piece_mode = np.full(pieces, np.int8(whole_mode))
-    piece_stripes = np.ones(pieces, np.float64)
-    for p in range(partial.size):
-        piece_mode[partial[p]] = part_mode[p]
-        piece_stripes[partial[p]] = part_stripes[p]
-    piece = np.minimum(np.maximum(np.searchsorted(starts, offsets, side="right") - 1, 0), pieces - 1)
-    mode = np.empty(offsets.size, np.int8)
-    for i in range(offsets.size):
-        mode[i] = piece_mode[piece[i]]
-    return mode, _stripe_shares(starts, lens, piece_stripes, offsets, piece, bs)
 
 
 @nb.njit(nogil=True, cache=True)

@@ -20,12 +20,13 @@ of one host I/O in parallel (the sum of demands would serialise them).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
-from ..numba_cache import INNER
+from ..numba_cache import INNER, compiled_in_cache
 from .. import fabric
 from .system import ArraySystem, HostIoBatch, phase_runs
 
@@ -134,8 +135,9 @@ def solve_network(demand_s: np.ndarray, servers: np.ndarray, population: np.ndar
     stations): with them a FCFS station's waiting is the work queued ahead in the other classes'
     own service times per visit (Bard's multi-class FCFS rule), not the arriving class's.
 
-    The fixed-point iteration is compiled (``_mva``); it does NumPy's operations in NumPy's order
-    (its pairwise sums included), so it gives the bits the NumPy loop it replaced gave.
+    The fixed-point iteration runs compiled (``_mva``) or in NumPy (``_schweitzer_numpy``); the
+    compiled loop does NumPy's operations in NumPy's order (its pairwise sums included), so both
+    give the same bits, and which one ran (``_compiled_pays``) changes no number.
     """
     demand_s = np.atleast_2d(np.asarray(demand_s, dtype=float))
     classes, k = demand_s.shape
@@ -158,20 +160,97 @@ def solve_network(demand_s: np.ndarray, servers: np.ndarray, population: np.ndar
     arrays = [np.ascontiguousarray(np.broadcast_to(a, shape), dtype=float) for a in (demand_s, queue_part, stretch, scale)]
     if visits is not None:
         v, service = (np.ascontiguousarray(np.broadcast_to(a, shape), dtype=float) for a in (v, service))
-    _mva(*arrays, v, service, np.ascontiguousarray(m, dtype=float), np.ascontiguousarray(u_open, dtype=float),
-         np.ascontiguousarray(population), np.ascontiguousarray(base_s), iterations, tolerance, queue, x, waiting,
-         np.zeros((3, classes, k)), np.zeros((4, max(classes, k))), np.zeros(classes, np.int64),
-         np.zeros((STACK, 3), np.int64), np.zeros(STACK))
+    rest = (np.ascontiguousarray(m, dtype=float), np.ascontiguousarray(u_open, dtype=float),
+            np.ascontiguousarray(population), np.ascontiguousarray(base_s), iterations, tolerance)
+    if _compiled_pays():
+        _mva(*arrays, v, service, *rest, queue, x, waiting, np.zeros((3, classes, k)), np.zeros((4, max(classes, k))),
+             np.zeros(classes, np.int64), np.zeros((STACK, 3), np.int64), np.zeros(STACK))
+    else:
+        global _numpy_s
+        started = time.perf_counter()
+        _schweitzer_numpy(*arrays, v, service, *rest, queue, x, waiting)
+        _numpy_s += time.perf_counter() - started
     utilisation = np.minimum(1.0, (x[:, None] * demand_s).sum(axis=0) / m + u_open)
     cycle = np.divide(population, x, out=np.full(classes, np.inf), where=x > 0)
     return NetworkSolution(throughput=x, cycle_s=cycle, utilisation=utilisation, waiting_s=waiting, queue=queue)
 
 
+COMPILE_AFTER_NUMPY_S = 1.0
+"""Seconds of NumPy solves a process spends before it compiles ``_mva``, when no compiled loop is
+at hand (``_compiled_pays``). Compiling it costs about 2.2 s of a core (2026-11-30, this 2-core
+machine) and then a solve takes 20-100 times less; renting until half the purchase is spent costs
+at most 1.5 times the better choice made with hindsight, whatever the number of solves to come (the
+ski-rental rule). A run's rebuild summary solves 8 networks (10 ms in NumPy) and never compiles it;
+``nvsim validate``'s states, sweeps and plans do."""
+
+_numpy_s = 0.0
+"""Seconds this process has spent in ``_schweitzer_numpy``."""
+_at_hand = False
+"""Whether ``_mva`` is compiled in this process or in the cache (once True, stays so)."""
+
+
+def _compiled_pays() -> bool:
+    """Whether a solve runs the compiled loop: it is compiled here or in the cache already (loading
+    it takes milliseconds), or this process has spent ``COMPILE_AFTER_NUMPY_S`` in NumPy solves."""
+    global _at_hand
+    _at_hand = _at_hand or bool(_mva.signatures) or compiled_in_cache(_mva)
+    return _at_hand or _numpy_s >= COMPILE_AFTER_NUMPY_S
+
+
 def compile_network() -> None:
-    """``_mva`` compiled by one solve of a one-station network (its argument types are the same for
-    every network: ``solve_network`` makes each a contiguous float array)."""
+    """``_mva`` compiled (``python -m nvsim.warm``), by one solve of a one-station network through
+    the compiled loop: its argument types are the same for every network (``solve_network`` makes
+    each a contiguous float array)."""
+    global _at_hand
+    _at_hand = True  # as it is once compiled
     one = np.ones((1, 1))
     solve_network(one, np.ones(1), np.ones(1), np.ones(1), wait_scale=one, visits=one)
+
+
+def _schweitzer_numpy(demand_s, queue_part, stretch, scale, v, service, m, u_open, population, base_s, iterations,
+                      tolerance, queue, x, waiting) -> None:
+    """``_mva`` in NumPy (the loop it was compiled from): ``queue``, ``x`` and ``waiting`` end
+    with the same bits. ``v`` and ``service`` of shape (0, 0): no visits."""
+    classes = len(x)
+    q, xs, w = queue, x, waiting
+    for _ in range(iterations):
+        total = q.sum(axis=0)
+        # arrival theorem (Schweitzer): a customer sees the queue less its own share
+        own = np.divide(q, population[:, None], out=np.zeros_like(q), where=population[:, None] > 0)
+        if not v.size:
+            w = queue_part * np.maximum(total[None, :] - own, 0.0) + stretch
+        else:  # the work ahead: each class's queue in its own service time
+            ahead = (q * service).sum(axis=0)[None, :] - own * service
+            w = np.where(demand_s > 0, v * np.maximum(ahead, 0.0), 0.0) + stretch
+        cycle = base_s + (w * scale).sum(axis=1)
+        x_new = np.divide(population, cycle, out=np.zeros(classes), where=cycle > 0)
+        x_new, w = _capacity_numpy(x_new, w, demand_s, m, u_open, population, cycle, scale)
+        queue_new = x_new[:, None] * (queue_part + w - stretch)  # Little's law at each station
+        if np.allclose(x_new, xs, rtol=tolerance, atol=0.0) and np.allclose(queue_new, q, rtol=1e-5, atol=1e-9):
+            xs, q = x_new, queue_new
+            break
+        xs, q = x_new, 0.5 * (q + queue_new)
+    queue[...], x[...], waiting[...] = q, xs, w
+
+
+def _capacity_numpy(x, waiting, demand_s, m, u_open, population, cycle, scale):
+    """``_at_capacity`` in NumPy: (throughputs, waiting) with no station beyond its capacity."""
+    held_at = np.full(len(x), -1)
+    for _ in range(len(m)):
+        over = (x[:, None] * demand_s).sum(axis=0) / m / (1.0 - u_open)
+        j = int(np.argmax(over))
+        if over[j] <= 1.0:
+            break
+        visitors = demand_s[:, j] > 0
+        x = np.where(visitors, x / over[j], x)
+        held_at = np.where(visitors & (held_at < 0) & (scale[:, j] > 0), j, held_at)
+    if (held_at < 0).all():
+        return x, waiting
+    missing = np.maximum(np.divide(population, x, out=np.zeros_like(x), where=x > 0) - cycle, 0.0)
+    waiting = waiting.copy()
+    for c in np.flatnonzero(held_at >= 0):
+        waiting[c, held_at[c]] += missing[c] / scale[c, held_at[c]]
+    return x, waiting
 
 
 @njit(cache=True, _nrt=False)

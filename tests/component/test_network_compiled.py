@@ -1,29 +1,26 @@
-"""The compiled Schweitzer loop (nvsim.sim.network.solve_network) gives the bits today's NumPy loop
-gave (tests/support/network_reference.py, the loop it replaced): random networks of one and two
-classes, with and without visits, open work, wait scales and warm starts, many near saturation."""
-
-import importlib.util
-import sys
-from pathlib import Path
+"""The compiled Schweitzer loop (``nvsim.sim.loops._mva``) and its NumPy form
+(``_schweitzer_numpy``, the loop it was compiled from) give the same bits: random networks of one
+to three classes, with and without visits, open work, wait scales and warm starts, many near
+saturation. And which one a solve runs: NumPy until the compiled one is at hand or has paid."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import nvsim.sim.network as loops
 from nvsim.sim.network import STACK, _pairwise_sum, solve_network
 
-MODULE = "nvsim_test_support_network_reference"
 
-
-def reference():
-    """tests/support/network_reference.py, imported once per process."""
-    if MODULE not in sys.modules:
-        spec = importlib.util.spec_from_file_location(MODULE, Path(__file__).parents[1] / "support" / "network_reference.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[MODULE] = module
-        spec.loader.exec_module(module)
-    return sys.modules[MODULE].solve_network_reference
+def solved(compiled: bool, **kwargs):
+    """``solve_network(**kwargs)`` with the compiled loop or the NumPy one (set by hand and put
+    back: hypothesis runs the examples of one test call, where a fixture would not be reset)."""
+    chooser = loops._compiled_pays
+    loops._compiled_pays = lambda: compiled
+    try:
+        return solve_network(**kwargs)
+    finally:
+        loops._compiled_pays = chooser
 
 
 def same_bits(a, b) -> bool:
@@ -55,8 +52,8 @@ def test_compiled_loop_gives_the_numpy_loops_bits(seed, classes, k, sparse, extr
         kwargs["visits"] = rng.choice([0.0, 1.0, 2.0, 40.0], (classes, k))
     if "start" in extras:
         kwargs["start"] = rng.random((classes, k)) * 10.0
-    want = reference()(**args, **kwargs)
-    got = solve_network(**args, **kwargs)
+    want = solved(False, **args, **kwargs)
+    got = solved(True, **args, **kwargs)
     for field in ("throughput", "cycle_s", "utilisation", "waiting_s", "queue"):
         assert same_bits(getattr(got, field), getattr(want, field)), field
 
@@ -65,3 +62,39 @@ def test_compiled_loop_gives_the_numpy_loops_bits(seed, classes, k, sparse, extr
 def test_pairwise_sum_is_numpys(n):
     values = np.random.default_rng(n).lognormal(0.0, 6.0, n)
     assert _pairwise_sum(values, 0, n, np.zeros((STACK, 3), np.int64), np.zeros(STACK)) == values.sum()
+
+
+def test_a_few_solves_run_in_numpy_until_they_have_cost_what_compiling_would(monkeypatch):
+    """No compiled loop at hand: solves run in NumPy (nothing compiles for a run's few networks)
+    until they have taken ``COMPILE_AFTER_NUMPY_S``; then the compiled loop runs. At hand (compiled
+    here or in the cache), it always runs."""
+    calls = []
+    monkeypatch.setattr(loops, "_mva", _Recorder(loops._mva, calls))
+    monkeypatch.setattr(loops, "_at_hand", False)
+    monkeypatch.setattr(loops, "compiled_in_cache", lambda dispatcher: False)
+    args = {"demand_s": np.array([[1e-4, 2e-4]]), "servers": np.ones(2), "population": np.array([8.0]),
+            "base_s": np.array([1e-3])}
+    monkeypatch.setattr(loops, "_numpy_s", 0.0)
+    numpy_answer = solve_network(**args)
+    assert not calls and loops._numpy_s > 0.0
+    monkeypatch.setattr(loops, "_numpy_s", loops.COMPILE_AFTER_NUMPY_S)
+    compiled_answer = solve_network(**args)
+    assert len(calls) == 1
+    assert same_bits(numpy_answer.throughput, compiled_answer.throughput)
+    monkeypatch.setattr(loops, "_numpy_s", 0.0)
+    monkeypatch.setattr(loops, "compiled_in_cache", lambda dispatcher: True)
+    solve_network(**args)
+    assert len(calls) == 2
+
+
+class _Recorder:
+    """``_mva`` with its calls counted (``signatures`` empty: not compiled here)."""
+
+    signatures = ()
+
+    def __init__(self, function, calls):
+        self.function, self.calls = function, calls
+
+    def __call__(self, *args):
+        self.calls.append(len(args))
+        return self.function(*args)

@@ -1,6 +1,6 @@
-"""A first event-mode run compiles the event kernel in a forked process while it compiles the rest
-(``nvsim.sim.event.beside``): the kernel is then loaded from the cache, not compiled again, and the
-answer is the one a warm cache gives. Each case runs in a fresh process with an empty kernel cache
+"""A first event-mode run compiles the event kernel (and the copy of a batch into its rows) in a
+forked process while it compiles the rest (``nvsim.sim.event.beside``): both are then loaded from
+the cache, not compiled again, and the answer is the one a warm cache gives. Each case runs in a fresh process with an empty kernel cache
 of its own (about 15 s of compilation)."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import nvsim
 from nvsim.numba_cache import use_source_keyed_cache
 use_source_keyed_cache()
 from nvsim.simulation import compile_beside
-from nvsim.sim.event import beside, kernel
+from nvsim.sim.event import beside, compiled, kernel
 catalog = nvsim.default_catalog()
 spec = nvsim.load_scenario(sys.argv[1], catalog)
 started = compile_beside(spec, catalog, "event")
@@ -30,6 +30,8 @@ from nvsim.sim.system import ArraySystem
 from nvsim.sim.event import simulate_event
 result = simulate_event(ArraySystem(spec, spec.workloads[0], catalog), host_ios=2000)
 out.update(hits=sum(kernel.run.stats.cache_hits.values()), misses=sum(kernel.run.stats.cache_misses.values()),
+           fill_hits=sum(compiled._fill_rows.stats.cache_hits.values()),
+           fill_misses=sum(compiled._fill_rows.stats.cache_misses.values()),
            iops=result.total_iops, p99=result.read_latency_us.get("p99"))
 print(json.dumps(out))
 """
@@ -49,6 +51,8 @@ def test_the_kernel_compiled_beside_is_loaded_not_compiled_again_and_answers_ali
     assert first["started"] and not first["again"]
     assert first["compiled_here_before"] == 0  # the parent had not compiled it: the forked process did
     assert first["hits"] == 1 and first["misses"] == 0  # loaded from the cache at its first call here
+    # the copy of each batch into its rows too: compiled beside for the types a run passes
+    assert first["fill_hits"] == 1 and first["fill_misses"] == 0
     warm = run_fresh(tmp_path, scenario)  # the same cache, filled: nothing forked, the same answer
     assert not warm["started"] and warm["hits"] == 1
     assert (warm["iops"], warm["p99"]) == (first["iops"], first["p99"])

@@ -6,7 +6,8 @@ from __future__ import annotations
 import io
 
 from nvsim import warm
-from nvsim.numba_cache import cache_is_empty
+from nvsim.numba_cache import cache_is_empty, compiled_in_cache
+from nvsim.sim import network
 
 
 def test_the_set_up_leaves_compiled_kernels_in_this_sources_cache(monkeypatch):
@@ -15,6 +16,8 @@ def test_the_set_up_leaves_compiled_kernels_in_this_sources_cache(monkeypatch):
     seconds = warm.warm(("latency-tails",), stream=said)
     directory = said.getvalue().split(" into ", 1)[1].split(" (", 1)[0]
     assert not cache_is_empty(directory)
+    # the states' queueing network too, which a run's few solves leave to NumPy
+    assert compiled_in_cache(network._mva) and network._mva.signatures
     assert seconds > 0 and said.getvalue().rstrip().endswith(f"kernels ready ({seconds:.0f} s)")
 
 

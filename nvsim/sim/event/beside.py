@@ -4,10 +4,11 @@ A first ``nvsim run`` into an empty kernel cache compiles for about half a minut
 planner, the full-stripe walk and the fluid mode's functions before its first event-mode call
 (the bounds, each workload's fluid answer), then the event kernel (``kernel.run`` and its callees,
 about 40% of it), one after the other on one core. ``compile_beside`` forks a process at the
-start that compiles the kernel (and the queueing network the rebuild summary solves last) into
-the cache while this one compiles the rest; ``wait`` (``simulate_event`` calls it before its kernel
-run) joins it, and the kernel then loads from the cache. The
-kernel is compiled by its first call on a state built as ``compiled.KernelStepper`` builds it
+start that compiles the kernel, then the copy of a planned batch into its rows
+(``compiled.compile_fill_rows``), into the cache while this one compiles the rest (the rebuild
+summary's few queueing networks are solved in NumPy: ``network.COMPILE_AFTER_NUMPY_S``); ``wait``
+(``simulate_event`` calls it before its kernel run) joins it, and both then load from the cache.
+The kernel is compiled by its first call on a state built as ``compiled.KernelStepper`` builds it
 (the same argument types as every run's), for a one-job set-up of the array, which returns at
 once (its job has no rows yet): nothing is planned or run there. Same bits: the kernel compiled
 there is the one this process would have compiled.
@@ -68,7 +69,7 @@ def _compile(parent_pid: int, scenario, catalog) -> None:
     die_with_parent(parent_pid)
     from ...specs import WorkloadSpec
     from ..system import ArraySystem
-    from .compiled import KernelStepper
+    from .compiled import KernelStepper, compile_fill_rows
     from .rows import HostJobs
     from .servers import ArrayServers
 
@@ -78,8 +79,7 @@ def _compile(parent_pid: int, scenario, catalog) -> None:
         stepper = KernelStepper(system, HostJobs(system, 0, 1, barrier=False), ArrayServers(system, rebuilding=False),
                                 0.0, 1.0, None, None, None)
         stepper.first_call()
-        from ..network import compile_network
-        compile_network()  # the rebuild summary's queueing network, which this run solves last
+        compile_fill_rows()  # the copy of each planned batch, which this run needs after the kernel
     except Exception:  # noqa: BLE001 -- whatever stopped it, the run compiles the kernel itself, as without this
         pass
 

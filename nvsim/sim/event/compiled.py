@@ -125,6 +125,17 @@ def _fill_rows(rows_f, rows_i, ops_i, ops_f, r, o, columns, is_write, op_start, 
         ops_f[o + i, k.O_DIE], ops_f[o + i, k.O_LINK] = die_s[i], link_s[i]
 
 
+def compile_fill_rows() -> None:
+    """``_fill_rows`` compiled for the types every ``Rows.append`` passes, on a batch of no host
+    I/O: ``beside`` compiles it after the kernel, while a first run's process compiles the rest
+    (the argument types are a ``HostIoBatch``'s: float64 demands, bool directions, int64 member
+    I/O starts, drives and pieces, int8 phases)."""
+    rows, none = Rows.empty(1, 1), np.zeros(0)
+    _fill_rows(rows.rows_f, rows.rows_i, rows.ops_i, rows.ops_f, 0, 0, (none,) * 10, np.zeros(0, np.bool_),
+               np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.bool_), np.zeros(0, np.int8), none, none,
+               np.zeros(0, np.int64))
+
+
 def _grown(a: np.ndarray, size: int) -> np.ndarray:
     out = np.zeros((size,) + a.shape[1:], a.dtype)
     out[:len(a)] = a
