@@ -425,3 +425,23 @@ def test_batched_plan_equals_one_by_one(level, n):
             assert np.array_equal(got[key], val)
         assert batch.mode[h] == one.mode[0]
         assert batch.parity_bytes_computed[h] == one.parity_bytes_computed[0]
+
+
+def test_a_level_compiles_only_its_familys_planner():
+    """RAID5/6 and RAID0/1/10 plan through compiled entries of their own (``_plan_parity``,
+    ``_plan_copies``): a process that plans one family never compiles (or loads) the other's steps."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import numpy as np\n"
+        "from nvsim.numba_cache import use_source_keyed_cache\n"
+        "use_source_keyed_cache()\n"
+        "from nvsim.stripe import planner as p\n"
+        "from nvsim.stripe.layout import ArrayGeometry\n"
+        "p.plan_ios(ArrayGeometry(6, 8, 65536), True, np.arange(4) * 4096, 4096)\n"
+        "print(len(p._plan_parity.signatures), len(p._plan_copies.signatures), len(p._copy_hosts.signatures))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1", "0", "0"]
