@@ -86,10 +86,11 @@ class MemberIOPlan:
 
 
 # ----------------------------------------------------------------------------- kernel
-# _plan_kernel allocates the working arrays and hands them to _plan_hosts, the host I/O loop. The
-# loop, the per-stripe steps (_plan_hosts, _raid56_stripe, _raid56_rows_write) and the three
-# emitters (_emit, _emit_each, _emit_data_blocks) are compiled with Numba's reference counting off
-# (_nrt=False): they only index arrays _plan_kernel owns and allocate nothing, and with it on, every
+# A family's pass (_parity_pass, _copy_pass) allocates the working arrays and hands them to its host
+# I/O loop (_parity_hosts, _copy_hosts). The loops, the per-stripe steps (_raid56_stripe,
+# _raid56_rows_write) and the three emitters (_emit, _emit_each, _emit_data_blocks) are compiled
+# with Numba's reference counting off (_nrt=False): they only index arrays the pass owns and
+# allocate nothing, and with it on, every
 # array argument of every helper call costs an atomic incref/decref pair that LLVM cannot prune
 # around loops (measured: most of the planning time).
 # The other helpers are inlined into them (inline="always"); these are compiled separately because
