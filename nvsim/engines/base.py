@@ -260,6 +260,10 @@ class Engine:
         write-intent bitmap); none here."""
         return 0.0
 
+    def sync_update_drive(self) -> str | None:
+        """The catalog drive the synchronous metadata update is written to; None: the members."""
+        return None
+
     resyncs_after_crash: ClassVar[bool] = False  # resyncs its redundancy after an unclean shutdown (md)
 
     def dirty_after_crash(self, level: int, write_rate_per_s: float, write_bytes_per_s: float, region_bytes: float,

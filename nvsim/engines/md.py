@@ -238,6 +238,10 @@ class MdSettings(EngineSettings):
     bitmap_daemon_sleep_s: float = Field(default=DEFAULT_DAEMON_SLEEP_S, ge=DAEMON_SLEEP_MIN_S, le=3600,
                                          description="seconds between bitmap daemon passes (mdadm --delay); at "
                                          "least one jiffy, which the kernel rounds a shorter one up to")
+    bitmap_drive: str | None = Field(default=None, min_length=1,
+                                     description="catalog drive holding an external bitmap's file (bitmap: external; "
+                                     "mdadm --bitmap=/path on a file system outside the array); unset: a drive "
+                                     "like the members")
 
     @field_validator("bitmap_chunk_bytes")
     @classmethod
@@ -316,6 +320,9 @@ class MdEngine(Engine):
                 return (f"engine_settings.{name}: sets the write-intent bitmap, which the scenario does not name "
                         f"(mdadm adds one on its own only from 3.3 to 4.3, on members over 100 GiB); allowed: "
                         f"with bitmap: internal or external")
+        if "bitmap_drive" in settings and bitmap != "external":
+            return (f"engine_settings.bitmap_drive: the device of an external bitmap's file; allowed: with bitmap: "
+                    f"external (an internal bitmap lives on the members), got bitmap: {bitmap or 'unset'}")
         mdadm = settings.get("mdadm", cls.Settings.model_fields["mdadm"].default)
         if bitmap == "external" and mdadm in MDADM_VERSIONS and not md_bitmap.mdadm_keeps_bitmap_files(mdadm):
             return (f"engine_settings.bitmap: mdadm {mdadm} keeps no bitmap in a file of its own (removed in 4.4, "
@@ -539,6 +546,14 @@ class MdEngine(Engine):
         if self.settings.bitmap is not None:
             return self.settings.bitmap
         return "internal" if md_bitmap.mdadm_adds_bitmap(math.inf, self.settings.mdadm) else "none"
+
+    def sync_update_drive(self) -> str | None:
+        """The catalog drive an external bitmap's page goes to (``bitmap_drive``); None: the
+        members' model (an internal bitmap's page goes to every member at once, and a file's
+        device no scenario names is taken as one of theirs). md-bitmap.c writes a file's page with
+        ``submit_bh`` and waits for it (``write_file_page``), as it waits for an internal page on
+        every member (``write_sb_page``)."""
+        return self.settings.bitmap_drive if self.bitmap == "external" else None
 
     @property
     def bitmap_chunk_bytes(self) -> int:

@@ -144,7 +144,9 @@ class ArrayModel:
         region = min(w.size or self.device_bytes, self.device_bytes)
         data = data_members_per_stripe(a.level, a.drives, a.near_copies)
         share = self.engine.sync_update_share(a.level, write_rate_per_s, region, w.bs, w.is_random, data)
-        update_s = self.drive.write_fixed_s + self.drive.link_s(self.engine.sync_update_bytes, True)
+        other = self.engine.sync_update_drive()  # an external bitmap's device (a drive of the catalog)
+        device = self.drive if other is None else drive_timing(self.catalog, other, None, self.scenario.platform)
+        update_s = device.write_fixed_s + device.link_s(self.engine.sync_update_bytes, True)
         return share, update_s / writes_per_update(write_rate_per_s * share, update_s)
 
     def chunk_requests_per_io(self) -> float:

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from ..constants import PAGE_BYTES  # md works in 4 KiB pages; strips must be whole pages
+from ..errors import suggestion_text
 from ..raid import DEFAULT_LAYOUT_BY_LEVEL, LAYOUTS_BY_LEVEL, MAX_MEMBERS, MIN_DRIVES
 from ..topology import placement_error
 from ..units import format_bytes_decimal
@@ -151,6 +152,11 @@ class ArraySpec(Spec):
             if self.level not in levels:  # before the engine's own rules, which take the level as run
                 raise ValueError(f"engine: {self.engine} supports RAID levels {list(levels)}, not {self.level}")
             self._engine_geometry(catalog.engine_class(self.engine))
+        bitmap_drive = self.engine_settings.get("bitmap_drive")
+        if catalog is not None and isinstance(bitmap_drive, str) and bitmap_drive not in catalog.drives:
+            raise ValueError(f"engine_settings.bitmap_drive: unknown drive {bitmap_drive!r}"
+                             f"{suggestion_text(bitmap_drive, catalog.drives)} allowed: a drive of the catalog "
+                             f"(nvsim catalog drives)")
             if self.unclean_shutdown and not (self.checkable and catalog.engine_class(self.engine).resyncs_after_crash):
                 raise ValueError(f"unclean_shutdown: md's resync of a redundant array after a power loss; allowed: "
                                  f"an md or VROC array at RAID1, 5, 6 or 10, got RAID{self.level} on {self.engine}")

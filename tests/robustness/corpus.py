@@ -122,6 +122,10 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     ("array.engine_settings", {"mdadm": "5.0"}, r"array\.engine_settings\.mdadm: .*'4\.3'"),
     ("array.engine_settings", {"mdadm": "4.4", "bitmap": "external"}, r"engine_settings\.bitmap: mdadm 4\.4 keeps no bitmap in a file"),
     ("array.engine_settings", {"bitmap_chunk_bytes": "128MiB"}, r"engine_settings\.bitmap_chunk_bytes: .*does not name"),
+    ("array.engine_settings", {"mdadm": "4.3", "bitmap": "external", "bitmap_drive": "no-such-drive"},
+     r"engine_settings\.bitmap_drive: unknown drive 'no-such-drive'"),
+    ("array.engine_settings", {"bitmap": "none", "bitmap_drive": "kioxia-cm7-r-3.84tb"},
+     r"engine_settings\.bitmap_drive: .*allowed: with bitmap: external"),
     ("array.unclean_shutdown", "sometimes", r"array\.unclean_shutdown"),
     ("array.engine_settings", {"bitmap": "internal", "bitmap_daemon_sleep_s": 1e-9},
      r"engine_settings\.bitmap_daemon_sleep_s: .*greater than or equal to 0\.001"),  # one jiffy
