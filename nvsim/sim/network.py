@@ -175,13 +175,14 @@ def solve_network(demand_s: np.ndarray, servers: np.ndarray, population: np.ndar
     return NetworkSolution(throughput=x, cycle_s=cycle, utilisation=utilisation, waiting_s=waiting, queue=queue)
 
 
-COMPILE_AFTER_NUMPY_S = 1.0
+COMPILE_AFTER_NUMPY_S = 2.0
 """Seconds of NumPy solves a process spends before it compiles ``_mva``, when no compiled loop is
-at hand (``_compiled_pays``). Compiling it costs about 2.2 s of a core (2026-11-30, this 2-core
-machine) and then a solve takes 20-100 times less; renting until half the purchase is spent costs
-at most 1.5 times the better choice made with hindsight, whatever the number of solves to come (the
-ski-rental rule). A run's rebuild summary solves 8 networks (10 ms in NumPy) and never compiles it;
-``nvsim validate``'s states, sweeps and plans do."""
+at hand (``_compiled_pays``): about what compiling it costs (2.2-2.3 s of a core, 2026-11-30, this
+2-core machine), after which a solve takes 20-100 times less. Renting until the rent paid equals
+the price, then buying, never costs more than twice the better choice made with hindsight,
+whatever the number of solves to come (the ski-rental rule). A run's rebuild summary solves 8
+networks (10 ms in NumPy) and never compiles it; ``nvsim validate``'s states, sweeps and plans do,
+or load it from the cache."""
 
 _numpy_s = 0.0
 """Seconds this process has spent in ``_schweitzer_numpy``."""
