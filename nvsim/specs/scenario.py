@@ -152,14 +152,14 @@ class ArraySpec(Spec):
             if self.level not in levels:  # before the engine's own rules, which take the level as run
                 raise ValueError(f"engine: {self.engine} supports RAID levels {list(levels)}, not {self.level}")
             self._engine_geometry(catalog.engine_class(self.engine))
+            if self.unclean_shutdown and not (self.checkable and catalog.engine_class(self.engine).resyncs_after_crash):
+                raise ValueError(f"unclean_shutdown: md's resync of a redundant array after a power loss; allowed: "
+                                 f"an md or VROC array at RAID1, 5, 6 or 10, got RAID{self.level} on {self.engine}")
         bitmap_drive = self.engine_settings.get("bitmap_drive")
         if catalog is not None and isinstance(bitmap_drive, str) and bitmap_drive not in catalog.drives:
             raise ValueError(f"engine_settings.bitmap_drive: unknown drive {bitmap_drive!r}"
                              f"{suggestion_text(bitmap_drive, catalog.drives)} allowed: a drive of the catalog "
                              f"(nvsim catalog drives)")
-            if self.unclean_shutdown and not (self.checkable and catalog.engine_class(self.engine).resyncs_after_crash):
-                raise ValueError(f"unclean_shutdown: md's resync of a redundant array after a power loss; allowed: "
-                                 f"an md or VROC array at RAID1, 5, 6 or 10, got RAID{self.level} on {self.engine}")
         if catalog is not None and self.drive in catalog.drives:
             capacity = catalog.drives[self.drive].capacity_bytes.value
             if self.namespace_bytes is not None and not 0 < self.namespace_bytes <= capacity:
