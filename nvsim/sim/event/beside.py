@@ -1,9 +1,9 @@
 """The event kernel compiled beside a first run, in a forked process (issue 41).
 
-A first ``nvsim run`` into an empty kernel cache compiles for about half a minute on 2 cores: the
+A first ``nvsim run`` into an empty kernel cache compiles for about 20 s of CPU (2026-11-30): the
 planner, the full-stripe walk and the fluid mode's functions before its first event-mode call
 (the bounds, each workload's fluid answer), then the event kernel (``kernel.run`` and its callees,
-about 40% of it), one after the other on one core. ``compile_beside`` forks a process at the
+about half of it), which would run one after the other on one core. ``compile_beside`` forks a process at the
 start that compiles the kernel, then the copy of a planned batch into its rows
 (``compiled.compile_fill_rows``), into the cache while this one compiles the rest (the rebuild
 summary's few queueing networks are solved in NumPy: ``network.COMPILE_AFTER_NUMPY_S``); ``wait``
