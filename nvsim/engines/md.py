@@ -342,7 +342,12 @@ class MdEngine(Engine):
         return Reconstruction("pre_s", bytes_per_s=self.v.parity_gen_gb_per_s * 1e9)
 
     def own_server(self) -> EngineServer:
+        """md's own thread: raid5d (and its worker groups) at RAID4/5/6; raid1d or raid10d at RAID1
+        and RAID10, whose work there is the write-intent bitmap's updates (``md_bitmap_unplug``
+        before the writes they hold go out)."""
         threads = int(self.stripe_thread_count())
+        if self.level in (1, 10):
+            return EngineServer(f"md RAID{self.level} thread (raid{self.level}d)", threads, on_host_cpu=True)
         if threads == RAID5D_THREADS:
             return EngineServer("md stripe thread (raid5d)", threads, on_host_cpu=True)
         workers = threads - RAID5D_THREADS

@@ -268,3 +268,13 @@ def test_idle_stripe_workers_leave_the_read_clock_and_rate_alone(catalog, engine
     assert idle == busy == 0 and many == base
     assert rate(16, "randwrite")[0] == 17  # raid5d and 16 workers on the jobs' one node
     assert rate(16, "randread", (0,))[0] == 17
+
+
+@pytest.mark.parametrize("level, thread", [(1, "md RAID1 thread (raid1d)"), (10, "md RAID10 thread (raid10d)"),
+                                           (5, "md stripe thread (raid5d)"), (6, "md stripe thread (raid5d)")])
+def test_mds_own_thread_is_named_for_the_personality(catalog, level, thread):
+    """The thread md's own work runs on is raid5d at RAID4/5/6 and raid1d or raid10d at RAID1 and
+    RAID10 (where it writes the bitmap's pages): a RAID10 result names raid10d where it is busy."""
+    engine = build_engine(catalog.engines["linux-md"], {"bitmap": "internal"}, members=4, strip_bytes=STRIP,
+                          array=(level, 2**40, 2))
+    assert engine.server.label == thread
