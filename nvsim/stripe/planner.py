@@ -86,10 +86,10 @@ class MemberIOPlan:
 
 
 # ----------------------------------------------------------------------------- kernel
-# A family's pass (_parity_pass, _copy_pass) allocates the working arrays and hands them to its host
-# I/O loop (_parity_hosts, _copy_hosts). The loops, the per-stripe steps (_raid56_stripe,
+# A family's entry (_plan_parity, _plan_copies) allocates the working arrays and hands them to its
+# host I/O loop (_parity_hosts, _copy_hosts). The loops, the per-stripe steps (_raid56_stripe,
 # _raid56_rows_write) and the three emitters (_emit, _emit_each, _emit_data_blocks) are compiled
-# with Numba's reference counting off (_nrt=False): they only index arrays the pass owns and
+# with Numba's reference counting off (_nrt=False): they only index arrays the entry owns and
 # allocate nothing, and with it on, every
 # array argument of every helper call costs an atomic incref/decref pair that LLVM cannot prune
 # around loops (measured: most of the planning time).
@@ -499,46 +499,34 @@ def _copy_hosts(level, code, n, copies, strip, is_write, offs, lens, failed, hea
 # One compiled planner per family of levels (``_plan_parity``: RAID5/6; ``_plan_copies``: RAID0/1/10),
 # so that a run compiles only its own: a RAID6 run's planner compiled in 4.2 s instead of 6.3 s with
 # RAID0/1/10's steps beside it (2026-11-30). Numba takes no compiled function as a cached argument,
-# so each family has its two small wrappers: ``_*_pass`` (one pass's scratch) and ``_plan_*`` (a
-# counting pass, then one filling arrays of that size, in one compiled call: a batch of a few host
-# I/Os spent most of its planning in two calls' argument handling). ``emit`` is an np.bool_, not the
-# literals False and True: Numba would compile every step under it once per literal.
-
-@nb.njit(nogil=True, cache=True, **INNER)
-def _parity_pass(level, code, n, copies, strip, is_write, offs, lens, failed, emit, out, mode_out, parity_out,
-                 stripes_out):
-    healthy, mrg, reads_issued = _scratch(n)
-    return _parity_hosts(level, code, n, copies, strip, is_write, offs, lens, failed, healthy, reads_issued, emit, mrg,
-                         out, mode_out, parity_out, stripes_out)
-
-
-@nb.njit(nogil=True, cache=True, **INNER)
-def _copy_pass(level, code, n, copies, strip, is_write, offs, lens, failed, emit, out, mode_out, parity_out,
-               stripes_out):
-    healthy, mrg, reads_issued = _scratch(n)
-    return _copy_hosts(level, code, n, copies, strip, is_write, offs, lens, failed, healthy, reads_issued, emit, mrg,
-                       out, mode_out, parity_out, stripes_out)
-
+# so each family has an entry of its own: a counting pass, then one filling arrays of that size, each
+# on fresh scratch, in one compiled call (a batch of a few host I/Os spent most of its planning in
+# two calls' argument handling). ``emit`` is an np.bool_, not the literals False and True: Numba
+# would compile every step under it once per literal.
 
 @nb.njit(nogil=True, cache=True)
 def _plan_parity(level, code, n, copies, strip, is_write, offs, lens, failed, mode_out, parity_out, stripes_out):
     """RAID5/6: every host I/O's member I/O columns (host, member, offset, length, is_write, phase)."""
-    count = _parity_pass(level, code, n, copies, strip, is_write, offs, lens, failed, np.bool_(False), _columns(0),
-                         mode_out, parity_out, stripes_out)
+    healthy, mrg, reads_issued = _scratch(n)
+    count = _parity_hosts(level, code, n, copies, strip, is_write, offs, lens, failed, healthy, reads_issued,
+                          np.bool_(False), mrg, _columns(0), mode_out, parity_out, stripes_out)
     out = _columns(count)
-    _parity_pass(level, code, n, copies, strip, is_write, offs, lens, failed, np.bool_(True), out, mode_out, parity_out,
-                 stripes_out)
+    healthy, mrg, reads_issued = _scratch(n)
+    _parity_hosts(level, code, n, copies, strip, is_write, offs, lens, failed, healthy, reads_issued, np.bool_(True),
+                  mrg, out, mode_out, parity_out, stripes_out)
     return out
 
 
 @nb.njit(nogil=True, cache=True)
 def _plan_copies(level, code, n, copies, strip, is_write, offs, lens, failed, mode_out, parity_out, stripes_out):
     """RAID0, RAID1, RAID10: every host I/O's member I/O columns, as ``_plan_parity``."""
-    count = _copy_pass(level, code, n, copies, strip, is_write, offs, lens, failed, np.bool_(False), _columns(0),
-                       mode_out, parity_out, stripes_out)
+    healthy, mrg, reads_issued = _scratch(n)
+    count = _copy_hosts(level, code, n, copies, strip, is_write, offs, lens, failed, healthy, reads_issued,
+                        np.bool_(False), mrg, _columns(0), mode_out, parity_out, stripes_out)
     out = _columns(count)
-    _copy_pass(level, code, n, copies, strip, is_write, offs, lens, failed, np.bool_(True), out, mode_out, parity_out,
-               stripes_out)
+    healthy, mrg, reads_issued = _scratch(n)
+    _copy_hosts(level, code, n, copies, strip, is_write, offs, lens, failed, healthy, reads_issued, np.bool_(True),
+                mrg, out, mode_out, parity_out, stripes_out)
     return out
 
 
