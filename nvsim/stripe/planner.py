@@ -29,6 +29,7 @@ from enum import IntEnum
 import numba as nb
 import numpy as np
 
+from nvsim.numba_args import FALSE, PHASE0, PHASE1, TRUE
 from nvsim.numba_cache import INNER
 from nvsim.stripe.layout import PAGE_BYTES, ArrayGeometry, _data_member, _pq_of_stripe
 
@@ -98,11 +99,8 @@ class MemberIOPlan:
 # emitters, called from some twenty sites, inlined made RAID5/6 planning 2-3.5 times slower for the
 # same compile time (docs/performance.md, fourteenth pass); LLVM still inlines them where it pays.
 #
-# A member I/O's direction and phase reach the emitters as NumPy scalars, never as the literals
-# False, True, 0 and 1: Numba compiles a callee once per distinct literal argument, so each emitter
-# was compiled three times in a first run (docs/performance.md, sixteenth pass).
-_FALSE, _TRUE = np.bool_(False), np.bool_(True)
-_PHASE0, _PHASE1 = np.int64(0), np.int64(1)
+# A member I/O's direction and phase reach the emitters as NumPy scalars (nvsim.numba_args), never
+# as the literals False, True, 0 and 1, which Numba would compile each emitter for one by one.
 
 # Member I/Os are added through _emit with two bundles: ``mrg = (lh, le, li)``, per (phase x
 # direction, member) the host I/O, end offset and output index of the last member I/O (for plug
@@ -169,7 +167,7 @@ def _raid56_chunk_reads(h, a, b, level, code, n, strip, cnt, emit, mrg, out):
         m = _data_member(level, code, n, pd, dd)
         lo = max(a, c * strip)
         hi = min(b, (c + 1) * strip)
-        cnt = _emit(h, m, st * strip + lo - c * strip, hi - lo, _FALSE, _PHASE1, cnt, emit, mrg, out)
+        cnt = _emit(h, m, st * strip + lo - c * strip, hi - lo, FALSE, PHASE1, cnt, emit, mrg, out)
     return cnt
 
 
@@ -200,9 +198,9 @@ def _raid56_rows_read(h, level, code, n, pd, jlo, jhi, moff, ln, failed, healthy
         if failed[_data_member(level, code, n, pd, dd)]:
             need_rebuild += 1
     if need_rebuild > 0:
-        cnt = _emit_each(h, healthy, n_healthy, moff, ln, _FALSE, _PHASE1, cnt, emit, mrg, out)
+        cnt = _emit_each(h, healthy, n_healthy, moff, ln, FALSE, PHASE1, cnt, emit, mrg, out)
         return cnt, need_rebuild * ln, DEGRADED_READ
-    cnt = _emit_data_blocks(h, level, code, n, pd, jlo, jhi, failed, moff, ln, _FALSE, _PHASE1, cnt, emit, mrg, out)
+    cnt = _emit_data_blocks(h, level, code, n, pd, jlo, jhi, failed, moff, ln, FALSE, PHASE1, cnt, emit, mrg, out)
     return cnt, 0, READ
 
 
@@ -246,13 +244,13 @@ def _raid56_prereads(h, level, code, n, pd, qd, jlo, jhi, pj1, pj2, moff, ln, fa
     use_rmw = rmw < rcw and rmw > 0
     chosen = rmw if use_rmw else rcw
     if chosen >= 2 * n:  # neither works without a failed block: read all, rebuild
-        cnt = _emit_each(h, healthy, n_healthy, moff, ln, _FALSE, _PHASE0, cnt, emit, mrg, out)
+        cnt = _emit_each(h, healthy, n_healthy, moff, ln, FALSE, PHASE0, cnt, emit, mrg, out)
         return cnt, n_failed * ln, READ  # READ: no mode of its own (the host I/O is a DEGRADED_WRITE)
     if use_rmw:  # chosen < 2 x disks: no written block and no parity is on a failed member
-        cnt = _emit_data_blocks(h, level, code, n, pd, jlo, jhi, failed, moff, ln, _FALSE, _PHASE0, cnt, emit, mrg, out)
-        cnt = _emit(h, pd, moff, ln, _FALSE, _PHASE0, cnt, emit, mrg, out)
+        cnt = _emit_data_blocks(h, level, code, n, pd, jlo, jhi, failed, moff, ln, FALSE, PHASE0, cnt, emit, mrg, out)
+        cnt = _emit(h, pd, moff, ln, FALSE, PHASE0, cnt, emit, mrg, out)
         if npar == 2:
-            cnt = _emit(h, qd, moff, ln, _FALSE, _PHASE0, cnt, emit, mrg, out)
+            cnt = _emit(h, qd, moff, ln, FALSE, PHASE0, cnt, emit, mrg, out)
         return cnt, 0, READ_MODIFY_WRITE
     if rcw > 0:
         for dd in range(n - npar):
@@ -261,7 +259,7 @@ def _raid56_prereads(h, level, code, n, pd, qd, jlo, jhi, pj1, pj2, moff, ln, fa
                 continue
             m = _data_member(level, code, n, pd, dd)
             if not failed[m]:
-                cnt = _emit(h, m, moff, ln, _FALSE, _PHASE0, cnt, emit, mrg, out)
+                cnt = _emit(h, m, moff, ln, FALSE, PHASE0, cnt, emit, mrg, out)
         return cnt, 0, RECONSTRUCT_WRITE
     return cnt, 0, FULL_STRIPE_WRITE
 
@@ -275,11 +273,11 @@ def _raid56_rows_write(h, level, code, n, pd, qd, jlo, jhi, pj1, pj2, moff, ln, 
     npar = 1 if level == 5 else 2
     cnt, rebuilt, mode = _raid56_prereads(h, level, code, n, pd, qd, jlo, jhi, pj1, pj2, moff, ln, failed,
                                           n_failed, healthy, n_healthy, cnt, emit, mrg, out)
-    cnt = _emit_data_blocks(h, level, code, n, pd, jlo, jhi, failed, moff, ln, _TRUE, _PHASE1, cnt, emit, mrg, out)
+    cnt = _emit_data_blocks(h, level, code, n, pd, jlo, jhi, failed, moff, ln, TRUE, PHASE1, cnt, emit, mrg, out)
     if not failed[pd]:
-        cnt = _emit(h, pd, moff, ln, _TRUE, _PHASE1, cnt, emit, mrg, out)
+        cnt = _emit(h, pd, moff, ln, TRUE, PHASE1, cnt, emit, mrg, out)
     if npar == 2 and not failed[qd]:
-        cnt = _emit(h, qd, moff, ln, _TRUE, _PHASE1, cnt, emit, mrg, out)
+        cnt = _emit(h, qd, moff, ln, TRUE, PHASE1, cnt, emit, mrg, out)
     return cnt, rebuilt + npar * ln, mode
 
 
@@ -371,10 +369,10 @@ def _plan_raid1(h, a, b, w, healthy, n_healthy, n_failed, cnt, emit, mrg, out, m
         mode_out[h] = DATA_LOSS
         return cnt
     if w:
-        cnt = _emit_each(h, healthy, n_healthy, a, b - a, _TRUE, _PHASE1, cnt, emit, mrg, out)
+        cnt = _emit_each(h, healthy, n_healthy, a, b - a, TRUE, PHASE1, cnt, emit, mrg, out)
         mode_out[h] = DEGRADED_WRITE if n_failed > 0 else MIRROR_WRITE
     else:
-        cnt = _emit(h, healthy[h % n_healthy], a, b - a, _FALSE, _PHASE1, cnt, emit, mrg, out)
+        cnt = _emit(h, healthy[h % n_healthy], a, b - a, FALSE, PHASE1, cnt, emit, mrg, out)
         mode_out[h] = READ
     return cnt
 
@@ -435,12 +433,12 @@ def _plan_striped(h, a, b, w, level, n, copies, strip, failed, reads_issued,
                 pos = c * ncop + t
                 m = pos % n
                 if not failed[m]:
-                    cnt = _emit(h, m, (pos // n) * strip + lo - c * strip, hi - lo, _TRUE, _PHASE1, cnt, emit, mrg, out)
+                    cnt = _emit(h, m, (pos // n) * strip + lo - c * strip, hi - lo, TRUE, PHASE1, cnt, emit, mrg, out)
         else:
             pos = c * ncop + _read_balance(h, c, ncop, n, failed, reads_issued)
             m = pos % n
             reads_issued[m] += 1
-            cnt = _emit(h, m, (pos // n) * strip + lo - c * strip, hi - lo, _FALSE, _PHASE1, cnt, emit, mrg, out)
+            cnt = _emit(h, m, (pos // n) * strip + lo - c * strip, hi - lo, FALSE, PHASE1, cnt, emit, mrg, out)
     if w:
         mode_out[h] = (DEGRADED_WRITE if touched_failed else MIRROR_WRITE) if level == 10 else PLAIN_WRITE
     else:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ...numba_args import FALSE, PHASE0, PHASE1, TRUE
 from ...numba_cache import INNER
 
 from . import hdr
@@ -79,12 +80,11 @@ F_NOW, F_WARM, F_END, F_RFIX, F_WFIX, F_WAKE, F_LARGE_IO, F_GRID_S = range(8)
 G_LOCK, G_ENGINE, G_BW, G_DOWN, G_UP, G_MEMORY, G_DRIVES = range(7)
 # return codes
 END, NEED_ROWS, NEED_RECORDS = 0, 1, 2
-# arguments that would otherwise be the literals 0, 1, 2, False and True: NumPy scalars, so Numba
-# compiles each callee once (it compiles one per distinct literal argument: member_phase,
-# nand_pieces, push, schedule and group_of_drive were compiled 2-3 times in a first run)
+# arguments that would otherwise be the literals 0, 1 and 2: NumPy scalars, so Numba compiles each
+# callee once (it compiles one per distinct literal argument: member_phase, nand_pieces, push,
+# schedule and group_of_drive were compiled 2-3 times in a first run); a member I/O's phase and
+# direction likewise (nvsim.numba_args)
 _NAND, _TO_HOST, _TO_DRIVE = np.int64(0), np.int64(1), np.int64(2)  # group_of_drive's kinds
-_PHASE0, _PHASE1 = np.int64(0), np.int64(1)
-_FALSE, _TRUE = np.bool_(False), np.bool_(True)
 _NO_SLOT = np.int64(0)  # an event's payload where it names no slot
 
 
@@ -232,13 +232,13 @@ def member_phase(S, st, sf, ops_i, ops_f, lo, hi, phase, arrival):
         nand = group_of_drive(st, _NAND, d)
         if ops_i[k, O_WRITE]:
             sent = book(free, off, cnt, busy, group_of_drive(st, _TO_DRIVE, d), arrival, ops_f[k, O_LINK])
-            start = nand_pieces(free, off, cnt, busy, nand, sent, ops_f[k, O_DIE], ops_i[k, O_PIECES], _TRUE, S[5])
+            start = nand_pieces(free, off, cnt, busy, nand, sent, ops_f[k, O_DIE], ops_i[k, O_PIECES], TRUE, S[5])
             t = sent + sf[F_WFIX]
             if start > t:  # no room in the write buffer until a unit takes it
                 t = start
         else:
             sent = book(free, off, cnt, busy, group_of_drive(st, _TO_HOST, d), arrival, ops_f[k, O_LINK])
-            t = nand_pieces(free, off, cnt, busy, nand, sent, ops_f[k, O_DIE], ops_i[k, O_PIECES], _FALSE, S[5]) + sf[F_RFIX]
+            t = nand_pieces(free, off, cnt, busy, nand, sent, ops_f[k, O_DIE], ops_i[k, O_PIECES], FALSE, S[5]) + sf[F_RFIX]
         if t > finish:
             finish = t
     return finish
@@ -433,16 +433,16 @@ def locked(H, S, Q, st, sf, SL, R, slot):
         busy[c0 + G_MEMORY] += mem
     lo, hi = rows_i[row, R_LO], rows_i[row, R_HI]
     if gated:
-        SL[4][slot] = member_phase(S, st, sf, ops_i, ops_f, lo, hi, _PHASE0, a)
+        SL[4][slot] = member_phase(S, st, sf, ops_i, ops_f, lo, hi, PHASE0, a)
         schedule(H, st, sf, SL[4][slot], slot, READS_DONE)
         return
     if hi == lo + 1 and not ops_i[lo, O_WRITE]:
         d = ops_i[lo, O_DRIVE]
         sent = book(free, off, cnt, busy, group_of_drive(st, _TO_HOST, d), a, ops_f[lo, O_LINK])
         a = nand_pieces(free, off, cnt, busy, group_of_drive(st, _NAND, d), sent, ops_f[lo, O_DIE], ops_i[lo, O_PIECES],
-                        _FALSE, S[5]) + sf[F_RFIX]
+                        FALSE, S[5]) + sf[F_RFIX]
     elif hi > lo:
-        a = member_phase(S, st, sf, ops_i, ops_f, lo, hi, _PHASE1, a)
+        a = member_phase(S, st, sf, ops_i, ops_f, lo, hi, PHASE1, a)
     SL[4][slot] = a
     schedule(H, st, sf, a, slot, DONE)
 
@@ -455,7 +455,7 @@ def reads_done(H, S, Q, st, sf, SL, R, slot):
     mid = R[0][row, R_MID]
     if mid:
         a = book(S[0], S[1], S[2], S[3], st[S_CORES] + G_ENGINE, a, mid)
-    SL[4][slot] = member_phase(S, st, sf, R[2], R[3], R[1][row, R_LO], R[1][row, R_HI], _PHASE1, a)
+    SL[4][slot] = member_phase(S, st, sf, R[2], R[3], R[1][row, R_LO], R[1][row, R_HI], PHASE1, a)
     schedule(H, st, sf, SL[4][slot], slot, DONE)
 
 
@@ -677,7 +677,7 @@ def through(H, S, Q, st, sf, SL, R, RB, slot):
         now = unlocked
     lo = R[1][row, R_LO] + k * bar[slot, B_PER]
     hi = R[1][row, R_HI] if k == pieces - 1 else lo + bar[slot, B_PER]
-    finish = member_phase(S, st, sf, R[2], R[3], lo, hi, _PHASE1, now) if hi > lo else now
+    finish = member_phase(S, st, sf, R[2], R[3], lo, hi, PHASE1, now) if hi > lo else now
     schedule(H, st, sf, finish, slot, PIECE_DONE)
     bar[slot, B_K] = k + 1
     if k + 1 < pieces:  # the next piece, once md has split and submitted this one
