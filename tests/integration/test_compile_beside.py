@@ -1,6 +1,7 @@
 """A first event-mode run compiles the event kernel (and the copy of a batch into its rows) in a
 forked process while it compiles the rest (``nvsim.sim.event.beside``): both are then loaded from
-the cache, not compiled again, and the answer is the one a warm cache gives. Each case runs in a fresh process with an empty kernel cache
+the cache, not compiled again, and the answer is the one a warm cache gives; the cyclic collector
+waits meanwhile. Each case runs in a fresh process with an empty kernel cache
 of its own (about 15 s of compilation)."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 FIRST_RUN = """
-import json, sys
+import gc, json, sys
 import nvsim
 from nvsim.numba_cache import use_source_keyed_cache
 use_source_keyed_cache()
@@ -23,9 +24,12 @@ from nvsim.sim.event import beside, compiled, kernel
 catalog = nvsim.default_catalog()
 spec = nvsim.load_scenario(sys.argv[1], catalog)
 started = compile_beside(spec, catalog, "event")
+paused = not gc.isenabled()
 beside.wait()
+resumed, frozen = gc.isenabled(), gc.get_freeze_count()
 again = compile_beside(spec, catalog, "event")  # the kernel is in the cache now: nothing forked
-out = {"started": started, "again": again, "compiled_here_before": len(kernel.run.signatures)}
+out = {"started": started, "again": again, "compiled_here_before": len(kernel.run.signatures), "paused": paused,
+       "resumed": resumed, "frozen": frozen, "collecting_after_again": gc.isenabled()}
 from nvsim.sim.system import ArraySystem
 from nvsim.sim.event import simulate_event
 result = simulate_event(ArraySystem(spec, spec.workloads[0], catalog), host_ios=2000)
@@ -53,8 +57,12 @@ def test_the_kernel_compiled_beside_is_loaded_not_compiled_again_and_answers_ali
     assert first["hits"] == 1 and first["misses"] == 0  # loaded from the cache at its first call here
     # the copy of each batch into its rows too: compiled beside for the types a run passes
     assert first["fill_hits"] == 1 and first["fill_misses"] == 0
+    # the cyclic collector waits from the fork to the join (its full collections walk every object
+    # Numba's compilation allocates), then runs again with that heap frozen (left out of them)
+    assert first["paused"] and first["resumed"] and first["frozen"] > 0 and first["collecting_after_again"]
     warm = run_fresh(tmp_path, scenario)  # the same cache, filled: nothing forked, the same answer
     assert not warm["started"] and warm["hits"] == 1
+    assert not warm["paused"] and warm["resumed"] and warm["frozen"] == 0  # nothing forked: the collector left alone
     assert (warm["iops"], warm["p99"]) == (first["iops"], first["p99"])
 
 
