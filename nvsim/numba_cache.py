@@ -99,7 +99,7 @@ COMPILE_NOTICE = ("nvsim: compiling the simulator's kernels for this version "
                   "(first run only; under a minute on 2 cores, then cached)")
 """Said once on stderr (a terminal only) before a process's first simulation with an empty cache.
 Measured on a quiet 2-core machine (2026-11-30): a first event-mode ``nvsim run`` of graid-gen5-raid6
-took 11-12 s, its event kernel compiled beside the rest (``nvsim.sim.event.beside``); earlier
+took 8.7-9.8 s, its event kernel compiled beside the rest (``nvsim.sim.event.beside``); earlier
 machines and versions took up to a minute."""
 NOTICE_SHOWN_ENV = "NVSIM_COMPILE_NOTICE_SHOWN"
 """Set once the notice is shown: worker processes (they inherit it) do not say it again."""
