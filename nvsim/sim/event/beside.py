@@ -21,7 +21,7 @@ when ``wait`` joins it: what this process then holds is frozen (``gc.freeze``: l
 later collection, the compilation's garbage with it) and the collector runs again. Collecting
 that garbage instead cost the run about 0.4 s at once and its later full collections walked the
 compiled heap again; frozen, it stays for the process's life, once (a first run's peak resident
-memory 445 MB against 345 MB without the pause, graid-gen5-raid6, docs/performance.md).
+memory 434 MiB against 335 MiB without the pause, graid-gen5-raid6, docs/performance.md).
 
 Nothing is forked where forking is not safe (``nvsim.workers.start_method``), where the kernel is
 in the cache already, or where no workload takes the event mode; the fork is a daemon process that
