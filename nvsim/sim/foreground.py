@@ -183,6 +183,10 @@ class FioLoad:
         share, update_s = self.system.sync_update(x * self.write_share)
         return self.write_share * share * update_s
 
+    def bitmap_background_s(self, x: float) -> float:
+        """A fio job's writes are all waited for (``sync_wait_s``): no background updates."""
+        return 0.0
+
     def servers(self, net):
         """The stations' servers; the engine's rebuild threads run on the host CPUs the jobs leave
         (xiRAID's reconstruction threads are host threads: with every CPU busy with a job they

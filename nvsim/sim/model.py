@@ -130,18 +130,20 @@ class ArrayModel:
         period = math.lcm(w.bs, max(1, data) * self.array.strip_bytes) // w.bs
         return page_bounded_ios(int(min(512, max(16, 2 * period))), w.bs)
 
-    def sync_update(self, write_rate_per_s: float) -> tuple[float, float]:
+    def sync_update(self, write_rate_per_s: float, region_bytes: float | None = None) -> tuple[float, float]:
         """(share of host writes that wait for the engine's synchronous metadata update -- md's
         write-intent bitmap -- when the array takes writes at ``write_rate_per_s``; seconds of the
         engine's thread each of them takes: one update, a bitmap page written to every member at
         once and waited for (a drive's write latency and the page's time on its link), shared by
         the writes that wait for the same one, ``md_bitmap.writes_per_update``). (0, 0) without
         RAID. Until 2026-11-30 every such write took a whole update: md RAID10 with a 1 MiB bitmap
-        chunk held 16 KiB random writes to 66,346 IOPS at any queue depth."""
+        chunk held 16 KiB random writes to 66,346 IOPS at any queue depth. ``region_bytes``: the
+        span the writes fall in (default the workload's ``size``, else the whole device; a
+        database's page flushes: its data)."""
         if self.geometry is None:
             return 0.0, 0.0
         w, a = self.workload, self.array
-        region = min(w.size or self.device_bytes, self.device_bytes)
+        region = min(region_bytes or w.size or self.device_bytes, self.device_bytes)
         data = data_members_per_stripe(a.level, a.drives, a.near_copies)
         share = self.engine.sync_update_share(a.level, write_rate_per_s, region, w.bs, w.is_random, data)
         other = self.engine.sync_update_drive()  # an external bitmap's device (a drive of the catalog)

@@ -73,13 +73,41 @@ class OltpLoad:
         return demand, base, float(self.workload.users)
 
     other_busy = 0.0  # host CPUs kept busy by the RAID engine's own threads (md raid5d, resync)
-    sync_wait = 0.0
+    sync_wait = 0.0  # seconds a transaction waits for md's bitmap (the last solve's)
+    sync_background = 0.0  # seconds a second md's thread sleeps on the page flushes' bitmap updates (the same)
+
+    def _bit_writes(self, part, per_tx: float, x_tx: float, region_bytes: float | None = None) -> tuple[float, float]:
+        """One write stream's (writes per transaction that set a clean bit of md's write-intent
+        bitmap, seconds of the engine's thread each takes: ``ArrayModel.sync_update``) at
+        ``x_tx`` transactions a second. Each stream's such writes share updates among themselves
+        (a group commit); writes of two streams sharing one update are not counted, so the updates
+        are the most they can be."""
+        rate = x_tx * per_tx
+        if rate <= 0:
+            return 0.0, 0.0
+        share, update_s = part[0].sync_update(rate, region_bytes)
+        return per_tx * share, update_s
 
     def sync_wait_s(self, x_tx: float) -> float:
-        """md's write-intent bitmap updates are not charged to the database's writes yet: its page
-        flushes, doublewrite batches and redo log writes would each set bits at their own rate and
-        region, which is not built (docs/models/engines.md, the unclean shutdown)."""
-        return 0.0
+        """Seconds a transaction waits for md's write-intent bitmap: its commit waits for the redo
+        log write, and a log write that enters a clean bitmap chunk waits for the update (a
+        sequential stream: one per bitmap chunk's worth of log; the log is a ring, so this holds
+        while the ring comes round more slowly than the bitmap daemon clears a chunk: seed 003's
+        16 GiB of redo log at its rates, about every ten minutes). The page cleaners' writes wait
+        too, but no user waits for them (``bitmap_background_s``)."""
+        writes, each_s = self._bit_writes(self.log, self.tx.log_writes, x_tx)
+        return writes * each_s
+
+    def bitmap_background_s(self, x_tx: float) -> float:
+        """Seconds a second md's thread spends on bitmap updates for writes no user waits for: the
+        page flushes, random over the database's data (``dataset_bytes``), each setting a bit where
+        its chunk has gone clean since the last write to it (``md_bitmap.dirty_fraction_random``).
+        Open work at the engine's station, as the flushes are at the drives. The doublewrite
+        batches set none: InnoDB rewrites its small doublewrite area in place with every batch
+        (MySQL 8.0 manual, the doublewrite buffer), so its chunks never go clean."""
+        flushes, flush_s = self._bit_writes(self.flush, self.tx.page_flushes, x_tx,
+                                            float(self.workload.oltp.dataset_bytes))
+        return x_tx * flushes * flush_s
 
     def servers(self, net):
         """The database's threads run on every hardware thread the RAID engine leaves them."""
@@ -120,7 +148,8 @@ class OltpLoad:
             scenario=self.scenario.name, workload=self.workload.name, fidelity="fluid",
             read_iops=x * tx.page_reads, write_iops=x * writes,
             read_bytes_per_s=x * tx.page_reads * tx.page_bytes, write_bytes_per_s=x * write_bytes,
-            cpu_percent=min(100.0, cpu_percent(self.system, net, sol)),
+            cpu_percent=min(100.0, cpu_percent(self.system, net, sol,
+                                               engine_asleep=x * self.sync_wait + self.sync_background)),
             raid_waf=raid_waf, waf_nand=waf_nand, utilisation=grouped, limited_by=limit(grouped),
             transactions_per_s=x, transaction_latency_us={"mean": float(sol.cycle_s[0]) * 1e6},
             closed_loop=closed_loop_text(self.workload),

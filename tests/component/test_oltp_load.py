@@ -107,3 +107,63 @@ def test_oltp_users_are_a_closed_loop(catalog):
         assert r.transactions_per_s * r.transaction_latency_us["mean"] * 1e-6 == pytest.approx(w.users, rel=1e-6)
     # one user: the transaction's own time, no queueing
     assert tps[0] == pytest.approx(1.0 / (results[0].transaction_latency_us["mean"] * 1e-6))
+
+
+MD_RAID10 = "scenarios/graid-mysql-oltp/md-raid10.yaml"  # seed 003: md RAID10 (kernel 5.4, raid10d), 8 drives
+
+
+def md_database(catalog, dataset: str, **bitmap):
+    """Seed 003's md RAID10 with 64 users on a database of ``dataset`` bytes and the bitmap ``bitmap``."""
+    import yaml
+
+    with open(MD_RAID10) as f:
+        data = yaml.safe_load(f)
+    data["array"]["engine_settings"] = {**data["array"].get("engine_settings", {}), **bitmap}
+    first = data["workloads"][0]
+    data["workloads"] = [{**first, "users": 64, "oltp": {**first["oltp"], "dataset_bytes": dataset}}]
+    scenario = parse_scenario(data, catalog)
+    return scenario, scenario.workloads[0]
+
+
+def raid10d_busy(result) -> float:
+    return next((u.utilisation for u in result.utilisation if "raid10d" in u.resource), 0.0)
+
+
+def test_page_flushes_set_bitmap_bits_on_md_thread_as_md_bitmap_law_says(catalog):
+    """A database's page flushes are random writes over its data: where its bitmap chunks go clean
+    between writes (a large database, small chunks) each flush that meets one sets a bit, and md's
+    thread (raid10d) writes the update; no user waits for a flush, so its busy share is open work
+    at the transaction rate: x (flushes x their bit share x each one's update), the law of
+    ``ArrayModel.sync_update`` over the data's span; the commit's log write, sequential, sets one
+    bit per chunk's worth of log."""
+    from nvsim.sim.oltp_load import OltpLoad
+
+    scenario, workload = md_database(catalog, "12TB", bitmap="internal", bitmap_chunk_bytes="1MiB")
+    result = solve_state(scenario, workload, catalog)
+    load = OltpLoad(scenario, workload, catalog, (), scenario.seed)
+    x, tx = result.transactions_per_s, load.tx
+    share, update_s = load.flush[0].sync_update(x * tx.page_flushes, 12e12)
+    assert 0.05 < share < 1.0
+    log_share, log_update_s = load.log[0].sync_update(x * tx.log_writes)
+    expected = x * (tx.page_flushes * share * update_s + tx.log_writes * log_share * log_update_s)
+    assert raid10d_busy(result) == pytest.approx(expected, rel=1e-3)  # the doublewrite area: always dirty
+    assert load.sync_wait_s(x) == pytest.approx(tx.log_writes * log_share * log_update_s)
+
+
+def test_the_bitmap_thread_works_less_with_larger_chunks_a_smaller_database_or_no_bitmap(catalog):
+    """More data per bit: fewer chunks, each written more often, so fewer go clean (fewer
+    updates); a database whose chunks are all written within the daemon's clearing period (seed
+    003's 100 GB at its rates, 1,490 chunks of 64 MiB) sets next to none; no bitmap, no updates. The users do not wait for the flushes'
+    updates: while md's thread has time to spare the rate is that of the bitmap's lock holds alone, and
+    the thread's time on them is asleep on a page write, no CPU."""
+    def run(dataset, **bitmap):
+        scenario, workload = md_database(catalog, dataset, **bitmap)
+        return solve_state(scenario, workload, catalog)
+
+    small = run("12TB", bitmap="internal", bitmap_chunk_bytes="1MiB")
+    large = run("12TB", bitmap="internal", bitmap_chunk_bytes="64MiB")
+    assert raid10d_busy(small) > 2 * raid10d_busy(large) > 0.0
+    assert raid10d_busy(run("100GB", bitmap="internal", bitmap_chunk_bytes="64MiB")) < 1e-3
+    assert raid10d_busy(run("12TB", bitmap="none")) == 0.0
+    assert small.transactions_per_s == pytest.approx(large.transactions_per_s, rel=1e-3)
+    assert small.cpu_percent == pytest.approx(large.cpu_percent, rel=1e-3)  # md's thread asleep on them: no CPU
