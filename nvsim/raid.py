@@ -10,6 +10,7 @@ fluid model. The stripe core (nvsim.stripe) plans the same I/Os exactly, byte fo
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 LEVELS = (0, 1, 5, 6, 10)
@@ -66,6 +67,24 @@ def data_members_per_stripe(level: int, drives: int, near_copies: int = 2) -> in
     if level == 10:
         return max(1, drives // near_copies)
     return drives - parity_members(level)
+
+
+def copy_sets(level: int, drives: int, near_copies: int = 2) -> dict[frozenset[int], float]:
+    """The members holding the copies of a chunk, and the share of the array's data each such set
+    holds: RAID1 one set of every drive; RAID10 the near layout as the planner lays it out
+    (``stripe.planner._plan_striped``: copy t of chunk c on member (c copies + t) mod n), so where
+    the copies divide the drives disjoint mirror sets of ``copies`` drives, and where they do not
+    (5 drives, 2 copies) sets that wrap around the ring, each drive sharing chunks with both
+    neighbours. Counted over one period of the layout (n / gcd(n, copies) chunks)."""
+    if level == 1:
+        return {frozenset(range(drives)): 1.0}
+    copies = max(1, min(near_copies, drives))
+    period = drives // math.gcd(drives, copies)
+    counts: dict[frozenset[int], int] = {}
+    for chunk in range(period):
+        members = frozenset((chunk * copies + t) % drives for t in range(copies))
+        counts[members] = counts.get(members, 0) + 1
+    return {members: count / period for members, count in counts.items()}
 
 
 def failures_tolerated(level: int, drives: int, near_copies: int = 2) -> int:

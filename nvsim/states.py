@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from .array_capacity import capacity
 from .catalog import Catalog, default_catalog
-from .raid import failures_tolerated
+from .raid import copy_sets, failures_tolerated
 from .specs import ScenarioSpec
 
 
@@ -69,17 +69,17 @@ def lost_data(scenario: ScenarioSpec, catalog: Catalog, missing: set[int], rebui
     member = cap.member_bytes
     tolerance = failures_tolerated(array.level, array.drives, array.near_copies) if array.engine != "none" else 0
     if array.level in (1, 10) and array.engine != "none":
-        copies = array.near_copies
-        groups = {}
-        for m in missing:
-            groups.setdefault(m // copies if array.drives % copies == 0 else 0, set()).add(m)
-        bad = [g for g in groups.values() if len(g) >= copies]
+        sets = copy_sets(array.level, array.drives, array.near_copies)
+        bad = sorted((sorted(g), share) for g, share in sets.items() if g <= missing)
         if not bad:
             return None
-        lost_rows = sum(member - max(rebuilt.get(m, 0.0) for m in g) for g in bad)
-        strips = int(math.ceil(lost_rows / array.strip_bytes))
-        return DataLoss(0.0, tuple(sorted(missing)), strips, float(lost_rows),
-                        f"all {copies} copies of mirror set(s) {[sorted(g) for g in bad]} are down")
+        # a set's chunks are whole again below the furthest of its members' rebuilds; the array
+        # holds ``member x copy sets' worth`` of data: member bytes x drives / copies
+        data_bytes = member * array.drives / len(bad[0][0])
+        lost = sum(share * data_bytes * (1.0 - max(rebuilt.get(m, 0.0) for m in g) / member) for g, share in bad)
+        strips = int(math.ceil(lost / array.strip_bytes))
+        return DataLoss(0.0, tuple(sorted(missing)), strips, float(lost),
+                        f"all {len(bad[0][0])} copies of mirror set(s) {[g for g, _ in bad]} are down")
     if len(missing) <= tolerance:
         return None
     if tolerance == 0:  # RAID0 / no RAID: the missing drives' data

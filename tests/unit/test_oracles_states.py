@@ -44,3 +44,26 @@ def test_raid10_loses_data_only_when_both_copies_are_down(catalog):
     member = capacity(spec, catalog).member_bytes
     assert lost_data(spec, catalog, {0, 2}, {}) is None  # one drive of each mirror pair
     assert lost_data(spec, catalog, {2, 3}, {}).bytes_lost == pytest.approx(member)
+
+
+def test_a_raid1_of_n_drives_loses_data_only_when_all_n_are_down(catalog):
+    """md RAID1 keeps a whole copy on every member: any n - 1 may fail (until 2026-11-30 a 4-drive
+    RAID1 was paired as RAID10's mirror sets and reported lost with drives 0 and 1 down)."""
+    spec = _scenario(catalog, 1, 4)
+    member = capacity(spec, catalog).member_bytes
+    for down in ({0, 1}, {1, 2, 3}, {0, 3}):
+        assert lost_data(spec, catalog, down, {}) is None
+    assert lost_data(spec, catalog, {0, 1, 2, 3}, {}).bytes_lost == pytest.approx(member)
+    assert lost_data(spec, catalog, {0, 1, 2, 3}, {2: member / 4}).bytes_lost == pytest.approx(0.75 * member)
+
+
+def test_raid10_on_a_ring_loses_the_chunks_of_two_neighbours_only(catalog):
+    """md RAID10 near 2 on 5 drives: chunk c's copies on members 2c and 2c + 1 (mod 5), so each
+    drive shares chunks with both neighbours; two drives that are not neighbours hold no chunk
+    together, and two neighbours hold one chunk in five of the array's (member x 5 / 2 bytes)."""
+    spec = _scenario(catalog, 10, 5)
+    member = capacity(spec, catalog).member_bytes
+    assert lost_data(spec, catalog, {0, 2}, {}) is None
+    assert lost_data(spec, catalog, {1, 3}, {}) is None
+    assert lost_data(spec, catalog, {3, 4}, {}).bytes_lost == pytest.approx(member / 2)
+    assert lost_data(spec, catalog, {0, 1, 2}, {}).bytes_lost == pytest.approx(member)  # {0,1} and {1,2}

@@ -49,3 +49,20 @@ def test_a_ring_of_three_loses_data_sooner_than_a_mirror_pair():
     assert three < two / 1.5
     assert three == pytest.approx(two / 3, rel=1e-4)
     assert mttdl_hours_markov(10, 5, MTBF, HOURS) < mttdl_hours_markov(10, 4, MTBF, HOURS)
+
+
+@given(drives=st.integers(2, 16), copies=st.integers(2, 4))
+@settings(deadline=None, max_examples=100)
+def test_the_copy_sets_share_out_the_data_and_agree_with_the_partners(drives, copies):
+    """``raid.copy_sets`` (what ``states.lost_data`` loses by): each set holds ``copies`` members,
+    the sets' shares of the data sum to 1, every member is in some set, and member 0's partners
+    are ``raid10_partners``'."""
+    from nvsim.raid import copy_sets
+    if copies > drives:
+        return
+    sets = copy_sets(10, drives, copies)
+    assert all(len(members) == copies for members in sets)
+    assert sum(sets.values()) == pytest.approx(1.0)
+    assert set().union(*sets) == set(range(drives))
+    assert len(set().union(*(m for m in sets if 0 in m)) - {0}) == raid10_partners(drives, copies)
+    assert copy_sets(1, drives, copies) == {frozenset(range(drives)): 1.0}
