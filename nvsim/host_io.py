@@ -172,13 +172,17 @@ def host_io_cpu_s(host_io: HostIoSpec, io_bytes: int, clock_ghz: float) -> float
     return at_reference_us * 1e-6 * host_io.reference_clock_ghz.value / clock_ghz  # as clock_scale_s, in this order
 
 
-def busy_cpus_with_polling(busy_cpus: float, job_cpus: float, jobs: float, costs: HostIoCosts) -> float:
+def busy_cpus_with_polling(busy_cpus: float, job_cpus: float, jobs: float, costs: HostIoCosts,
+                           logical_cpus: float) -> float:
     """CPUs busy for the run's CPU%: a polling job's CPU is busy all the time (at least
-    ``job_cpus``), and each SQ polling thread keeps one more CPU busy. Units: CPUs, or
-    CPU-seconds over a span (then ``job_cpus`` and ``jobs`` are multiplied by the span)."""
+    ``job_cpus``), and each SQ polling thread keeps one more CPU busy; never more than the
+    platform's ``logical_cpus`` (jobs on every CPU and an engine thread beside them share them:
+    until 2026-11-30 they were summed, 100.8% with 128 jobs and raid5d on 128 CPUs). Units: CPUs,
+    or CPU-seconds over a span (then ``job_cpus``, ``jobs`` and ``logical_cpus`` are multiplied by
+    the span)."""
     if costs.polls:
         busy_cpus = max(busy_cpus, job_cpus)
-    return busy_cpus + jobs * costs.poll_threads_per_job
+    return min(logical_cpus, busy_cpus + jobs * costs.poll_threads_per_job)
 
 
 def per_core_iops_bound(costs: HostIoCosts, device_latency_s: float) -> float:

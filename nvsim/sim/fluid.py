@@ -396,7 +396,8 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
     cpu_busy = min(float(len(system.cpu_speed)), cpu_busy + herd) if herd else cpu_busy
     if system.engine_on_host_cpu:  # the engine's thread sleeps while it waits for a metadata update
         cpu_busy += x * (demand["engine"] - sync_wait)
-    cpu_busy = busy_cpus_with_polling(cpu_busy, float(len(system.cpu_speed)), w.numjobs, system.host_io)
+    cpu_busy = busy_cpus_with_polling(cpu_busy, float(len(system.cpu_speed)), w.numjobs, system.host_io,
+                                      float(system.logical_cpus))
     cpu_percent = 100.0 * cpu_busy / system.logical_cpus
     raid_waf, waf_nand = write_amplification(system, batches)
     bound_key = None if label is None else next(key for key, lbl, _d, _servers in table if lbl == label)

@@ -131,7 +131,8 @@ def cpu_percent(system: ArraySystem, net, sol, waiting_cpus: float = 0.0, engine
         j = net.index(key)
         station = float(sol.utilisation[j] * net.servers[j]) - (engine_asleep if key == "engine" else 0.0)
         busy = min(float(len(system.cpu_speed)), station + waiting_cpus) if i == 0 else busy + station
-    busy = busy_cpus_with_polling(busy, float(len(system.cpu_speed)), system.workload.numjobs, system.host_io)
+    busy = busy_cpus_with_polling(busy, float(len(system.cpu_speed)), system.workload.numjobs, system.host_io,
+                                  float(system.logical_cpus))
     return 100.0 * busy / system.logical_cpus
 
 

@@ -83,13 +83,14 @@ def test_sqthread_poll_drops_the_submit_syscall_and_keeps_a_core_busy(catalog):
     sq = costs(catalog, "io_uring", sqthread_poll=True)
     assert (costs(catalog, "io_uring").submit_s - sq.submit_s) / 1e-6 == pytest.approx(ring.submit_syscall_us.value)
     assert sq.poll_threads_per_job == 1
-    assert busy_cpus_with_polling(0.3, 1.0, 4, sq) == pytest.approx(4.3)
+    assert busy_cpus_with_polling(0.3, 1.0, 4, sq, 64.0) == pytest.approx(4.3)
+    assert busy_cpus_with_polling(0.3, 1.0, 4, sq, 2.0) == 2.0  # no more than the platform has
 
 
 def test_a_polling_job_core_counts_as_fully_busy(catalog):
     polled = costs(catalog, "io_uring", hipri=True)
-    assert busy_cpus_with_polling(0.2, 8.0, 8, polled) == 8.0
-    assert busy_cpus_with_polling(0.2, 8.0, 8, costs(catalog, "io_uring")) == 0.2
+    assert busy_cpus_with_polling(0.2, 8.0, 8, polled, 64.0) == 8.0
+    assert busy_cpus_with_polling(0.2, 8.0, 8, costs(catalog, "io_uring"), 64.0) == 0.2
 
 
 @pytest.mark.parametrize("engine", ["psync", "sync", "pvsync", "pvsync2"])

@@ -173,7 +173,8 @@ def event_result(system: ArraySystem, run: Run, at_warm: dict[str, list[float]],
     if rebuild is not None:
         rebuild_rate = (rebuild.done_bytes / end_s) if until_rebuilt else rebuild.window_bytes / window
         cpu_busy += busy_of["rebuild_thread"]
-    cpu_busy = busy_cpus_with_polling(cpu_busy, len(system.cpu_speed) * window, w.numjobs * window, system.host_io)
+    cpu_busy = busy_cpus_with_polling(cpu_busy, len(system.cpu_speed) * window, w.numjobs * window, system.host_io,
+                                      system.logical_cpus * window)
     return SimResult(
         scenario=system.scenario.name, workload=w.name, fidelity="event",
         read_iops=n_read / window, write_iops=n_write / window,

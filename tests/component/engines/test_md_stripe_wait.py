@@ -122,3 +122,17 @@ def test_the_state_solver_counts_the_herd_as_the_fluid_and_event_modes_do(catalo
     quiet = Simulation(parse_scenario(big, catalog), "w", catalog=catalog).run("fluid")
     assert herd.cpu_percent > 45.0 and quiet.cpu_percent < 5.0
     assert herd.write_iops == pytest.approx(quiet.write_iops)
+
+
+@pytest.mark.parametrize("mode", ["fluid", "event"])
+def test_jobs_on_every_cpu_and_raid5d_beside_them_keep_the_cpus_at_most_all_busy(catalog, mode):
+    """128 jobs on the R750's 128 logical CPUs, every one spinning for a stripe_head, and raid5d's
+    thread: all 128 busy, 100%, not the 129 of 128 (100.8%) they were summed to until 2026-11-30."""
+    scenario = parse_scenario({
+        "name": "full", "platform": "dell-poweredge-r750",
+        "array": {"level": 5, "drive": "intel-d7-p5510-3.84tb", "drives": 8, "strip_bytes": "64KiB",
+                  "engine": "linux-md", "engine_settings": {"bitmap": "none"}},
+        "workloads": [{"name": "w", "rw": "randwrite", "bs": "4k", "iodepth": 32, "numjobs": 128, "size": "100G"}],
+    }, catalog)
+    result = Simulation(scenario, scenario.workloads[0], catalog=catalog).run(mode, **({"host_ios": 20_000} if mode == "event" else {}))
+    assert result.cpu_percent == pytest.approx(100.0)
