@@ -173,7 +173,7 @@ class Catalog:
     def engine_class(self, name: str) -> type[Engine]:
         """The mechanism (``nvsim.engines`` class) of engine entry ``name``: the specs, the topology
         and the workload ask it their engine's rules (``strip_must_be_power_of_two``,
-        ``drive_multiple``, ``most_drives_at``, ``passes_discards``, ``needs_vmd``, ``settings_refusal``) without importing
+        ``drive_multiple``, ``most_drives_at``, ``fewest_drives_at``, ``passes_discards``, ``needs_vmd``, ``settings_refusal``) without importing
         the registry."""
         return engine_class(self.engines[name])
 

@@ -171,6 +171,12 @@ class Engine:
         return None
 
     @classmethod
+    def fewest_drives_at(cls, level: int) -> tuple[int, str] | None:
+        """The fewest drives a volume at RAID ``level`` may have on this engine, and why, where the
+        engine's own metadata asks for more than the level does (``raid.MIN_DRIVES``); None here."""
+        return None
+
+    @classmethod
     def passes_discards(cls, level: int) -> bool:
         """Whether the array at RAID ``level`` passes a trim (NVMe deallocation) to its drives.
         Here no: an engine is not known to pass discards unless it says so."""

@@ -86,6 +86,21 @@ class VrocEngine(MdEngine):
             return 2, "IMSM metadata; mdadm: 'imsm does not support more than 2 disks in a raid1 volume'"
         return None
 
+    @classmethod
+    def fewest_drives_at(cls, level: int) -> tuple[int, str] | None:
+        """An IMSM RAID10 volume is at least four drives (mdadm platform-intel.c,
+        ``imsm_orom_support_raid_disks_count_raid10``: "raid_disks count must be higher than 4 and
+        even"; mdadm before 4.4 took exactly four)."""
+        if level == 10:
+            return 4, "IMSM metadata; mdadm's imsm_orom_support_raid_disks_count_raid10: at least 4 and even"
+        return None
+
+    @classmethod
+    def drive_multiple(cls, level: int, near_copies: int) -> int:
+        """An IMSM RAID10 is two-drive mirrors striped (mdadm: an even count of at least four); md's
+        rule (any count) at other levels."""
+        return 2 if level == 10 else 1
+
     def dirty_after_crash(self, level: int, write_rate_per_s: float, write_bytes_per_s: float, region_bytes: float,
                           random: bool, streams: int, data_members: int, copies: int, member_bytes: float) -> dict:
         """md's, except RAID5 with the partial parity log: after a dirty shutdown md recovers the

@@ -243,6 +243,9 @@ def _engine_rules(cands: Candidates, catalog: Catalog, verdicts: Verdicts, platf
     most = np.asarray([[(c.most_drives_at(lv) or (1e9, ""))[0] for lv in a.levels] for c in classes], float)
     verdicts.reject(cands.count > most[cands.engine, level_index], 1, "engine's drives at the RAID level", cands.count,
                     most[cands.engine, level_index], "drive count")
+    fewest = np.asarray([[(c.fewest_drives_at(lv) or (0, ""))[0] for lv in a.levels] for c in classes], float)
+    verdicts.reject(cands.count < fewest[cands.engine, level_index], 1, "engine's drives at the RAID level", cands.count,
+                    fewest[cands.engine, level_index], "drive count")
     multiple = np.asarray([[c.drive_multiple(lv, NEAR_COPIES) for lv in a.levels] for c in classes])
     verdicts.reject(cands.count % multiple[cands.engine, level_index] != 0, 1, "a card's RAID10 mirrors pairs",
                     np.nan, np.nan, "drive count")

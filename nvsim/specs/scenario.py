@@ -192,6 +192,10 @@ class ArraySpec(Spec):
         if most is not None and self.drives > most[0]:
             raise ValueError(f"drives: a RAID{self.level} volume on {self.engine} has at most {most[0]} drives "
                              f"({most[1]}); allowed: at most {most[0]}, got {self.drives}")
+        fewest = engine.fewest_drives_at(self.level)
+        if fewest is not None and self.drives < fewest[0]:
+            raise ValueError(f"drives: a RAID{self.level} volume on {self.engine} has at least {fewest[0]} drives "
+                             f"({fewest[1]}); allowed: at least {fewest[0]}, got {self.drives}")
         multiple = engine.drive_multiple(self.level, self.near_copies)
         if self.drives % multiple:
             raise ValueError(f"drives: RAID{self.level} on engine {self.engine} mirrors sets of {multiple} drives; "

@@ -144,6 +144,10 @@ def test_the_example_runs_in_both_modes(catalog):
     ({"engine_settings": {"consistency_policy": "journal"}}, "array.engine_settings.consistency_policy:"),
     ({"level": 10, "drives": 4, "engine_settings": {"consistency_policy": "ppl"}},
      "array: engine_settings.consistency_policy: ppl (the partial parity log) closes RAID5's write hole"),
+    ({"level": 10, "drives": 3, "engine_settings": {}},  # mdadm platform-intel.c: an IMSM RAID10 is at least 4 drives, and even
+     "array: drives: a RAID10 volume on intel-vroc has at least 4 drives"),
+    ({"level": 10, "drives": 2, "engine_settings": {}}, "array: drives: a RAID10 volume on intel-vroc has at least 4 drives"),
+    ({"level": 10, "drives": 5, "engine_settings": {}}, "array: drives: RAID10 on engine intel-vroc mirrors sets of 2 drives"),
     ({"engine_settings": {"bitmap_chunk_bytes": 4096}},  # VROC's default: no bitmap (md's own is internal)
      "array: engine_settings.bitmap_chunk_bytes: has no effect without a write-intent bitmap"),
 ])
@@ -187,3 +191,10 @@ def test_a_refit_of_md_restates_vrocs_copies(tmp_path):
         assert new == pytest.approx(1.5 * before.engines["linux-md"].parameters[name].value, rel=1e-5)
         assert after.engines["intel-vroc"].parameters[name].value == new
         assert after.engines["intel-vroc"].parameters[name].source == "linux-md"
+
+
+def test_an_even_raid10_of_four_drives_or_more_runs_as_md_does(catalog):
+    """mdadm 4.4 on takes any even count from four for an IMSM RAID10 (MPB_ATTRIB_RAID10_EXT)."""
+    for drives in (4, 6, 8):
+        spec = parse_scenario(example(level=10, drives=drives, engine_settings={}), catalog)
+        assert spec.array.drives == drives

@@ -65,6 +65,15 @@ def test_exact_filters_name_the_rule_each_candidate_breaks():
     assert _why(cands, verdicts, engine="intel-vroc", level=10, drives=8, strip_bytes=65536) == "engine runs on the platform's CPU"
 
 
+def test_an_imsm_raid10_below_four_drives_is_filtered_as_the_scenario_refuses_it():
+    """VROC's RAID10 is at least four drives (mdadm's IMSM rule, ``VrocEngine.fewest_drives_at``)."""
+    spec = _spec(engines=["intel-vroc"], platforms=["dell-poweredge-r750"], drives=["intel-d7-p5510-3.84tb"],
+                 drive_counts=[2, 4, 6], levels=[10], strips_bytes=["64KiB"])
+    cands, verdicts, _ = _filtered(spec)
+    assert _why(cands, verdicts, drives=2) == "engine's drives at the RAID level"
+    assert _why(cands, verdicts, drives=4) != "engine's drives at the RAID level"
+
+
 def test_capacity_filter_matches_the_scenarios_own_capacity():
     spec = _spec(engines=["linux-md"], drive_counts=[4, 9, 16], levels=[0, 1, 5, 6, 10], overprovisioning=[0.0, 0.13])
     cands, verdicts, _ = _filtered(spec)
