@@ -162,6 +162,13 @@ def _inner_model(annotation: Any) -> Any:
     return None
 
 
+def _number_for_text(error: dict) -> bool:
+    """A number given where only text values are allowed (an unquoted version, ``kernel: 6.10``)."""
+    value, expected = error.get("input"), str((error.get("ctx") or {}).get("expected", ""))
+    return (error["type"] == "literal_error" and isinstance(value, (int, float)) and not isinstance(value, bool)
+            and expected.startswith("'"))
+
+
 def from_validation_error(error: ValidationError, model: type[BaseModel], *, prefix: str = "", source: str | None = None) -> InputError:
     """The first problem of a pydantic ValidationError as one InputError line."""
     first = error.errors(include_url=False)[0]
@@ -177,7 +184,8 @@ def from_validation_error(error: ValidationError, model: type[BaseModel], *, pre
             return InputError(field, "unknown key: this takes no keys (nothing may be set here); leave it out",
                               source=source)
         hint = suggestion_text(key, allowed)
-        return InputError(field, f"unknown key{hint} allowed keys: {', '.join(allowed)}", source=source)
+        return InputError(field, f"unknown key{hint}{' ' if hint else '; '}allowed keys: {', '.join(allowed)}",
+                          source=source)
     if kind == "missing":
         return InputError(field, "required field is missing", source=source)
     message = first["msg"]
@@ -186,4 +194,6 @@ def from_validation_error(error: ValidationError, model: type[BaseModel], *, pre
             message = message[len(lead):]
     if "input" in first and kind not in ("value_error",) and not isinstance(first["input"], (dict, list)):
         message = f"{message} (got {shown(first['input'])})"
+        if _number_for_text(first):
+            message += "; a version is text: quote it (YAML reads 6.10 as the number 6.1)"
     return InputError(field, message, source=source)
