@@ -193,6 +193,13 @@ class Engine:
         a RAID ``level`` array, as ``field: why; allowed: ...``; None when they can (here always)."""
         return None
 
+    @classmethod
+    def entry_refusal(cls, entry: Any, settings: dict) -> str | None:
+        """Why ``settings`` cannot be asked of this catalog ``entry`` of the engine (a card's own
+        choices, such as the drivers of its GPU family), as ``field: why; allowed: ...``; None
+        when they can (here always). Checked when the scenario loads, so the line names its file."""
+        return None
+
     rebuild_fields: ClassVar[frozenset[str]] = frozenset({"priority", "span_bytes"})
     """The fields of ``array.rebuild`` this engine's rebuild reads (``rebuild_settings``: its
     requests in flight by priority; the span); a scenario that sets another is refused."""

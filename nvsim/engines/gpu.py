@@ -91,11 +91,19 @@ class GpuEngine(Engine):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        family = self.spec.gpu_family
-        wanted = self.settings.driver
+        refusal = self.entry_refusal(self.spec, {"driver": self.settings.driver})
+        if refusal:
+            field, why = refusal.split(": ", 1)
+            raise InputError(f"array.{field}", why)
+
+    @classmethod
+    def entry_refusal(cls, entry, settings: dict) -> str | None:
+        """A driver the card's GPU family does not have."""
+        family, wanted = entry.gpu_family, settings.get("driver")
         if wanted is not None and (family is None or wanted not in family.drivers):
             known = ", ".join(family.drivers) if family is not None else "none (the card names no GPU family)"
-            raise InputError("array.engine_settings.driver", f"{self.spec.name} has no driver {wanted!r}; allowed: {known}")
+            return f"engine_settings.driver: {entry.name} has no driver {wanted!r}; allowed: {known}"
+        return None
 
     def own_server(self) -> EngineServer:
         return EngineServer(f"GPU ({device_name(self.spec.device.product)})" if self.spec.device else "GPU", 1, on_host_cpu=False)

@@ -152,6 +152,9 @@ class ArraySpec(Spec):
             if self.level not in levels:  # before the engine's own rules, which take the level as run
                 raise ValueError(f"engine: {self.engine} supports RAID levels {list(levels)}, not {self.level}")
             self._engine_geometry(catalog.engine_class(self.engine))
+            refusal = catalog.engine_class(self.engine).entry_refusal(catalog.engines[self.engine], self.engine_settings)
+            if refusal:
+                raise ValueError(refusal)
             if self.unclean_shutdown and not (self.checkable and catalog.engine_class(self.engine).resyncs_after_crash):
                 raise ValueError(f"unclean_shutdown: md's resync of a redundant array after a power loss; allowed: "
                                  f"an md or VROC array at RAID1, 5, 6 or 10, got RAID{self.level} on {self.engine}")
@@ -169,6 +172,11 @@ class ArraySpec(Spec):
                 )
             if self.strip_bytes > (self.namespace_bytes or capacity):
                 raise ValueError("strip_bytes: larger than the member namespace")
+            span = self.rebuild.span_bytes
+            if span is not None and span > (self.namespace_bytes or capacity):
+                member = format_bytes_decimal(self.namespace_bytes or capacity)
+                raise ValueError(f"rebuild.span_bytes: more than a member holds; allowed: at most {member}, "
+                                 f"got {format_bytes_decimal(span)}")
         if catalog is not None and self.engine in catalog.engines:
             engine = catalog.engines[self.engine]
             if engine.device and engine.device.max_drives and self.drives > engine.device.max_drives.value:

@@ -94,7 +94,7 @@ def test_a_volumes_engine_settings_are_checked_against_its_engine():
     gpu = {"level": 5, "drive": DRIVE, "drives": 4, "strip_bytes": "64KiB", "engine": "graid-supremeraid-sr1010",
            "engine_settings": {"driver": "9.x"}}
     assert refusal(scenario([volume(array=gpu)])).startswith(
-        "volumes[0].array.engine_settings.driver: graid-supremeraid-sr1010 has no driver '9.x'")
+        "volumes[0].array: engine_settings.driver: graid-supremeraid-sr1010 has no driver '9.x'")
 
 
 def test_a_workloads_region_must_lie_on_the_volume_it_runs_on():
