@@ -31,7 +31,8 @@ from nvsim import Catalog, InputError, __version__, default_catalog, parse_scena
 from nvsim.errors import not_printable, shown
 from nvsim.names import product_name
 from nvsim.published import fitted_ids, load_published, published_files
-from nvsim.rebuild import unclean_shutdown_summary
+from nvsim.rebuild import run_timeline, unclean_shutdown_summary
+from nvsim.states import ArrayState, data_loss_at_start
 from nvsim.scenario import load_scenario
 from nvsim.units import format_bytes_binary, format_large, format_probability, format_significant
 from nvsim.simulation import EVENT_HOST_IOS, Precision, predict_workload
@@ -133,6 +134,8 @@ def utilisation_html(workload: dict[str, Any]) -> str:
     util = sorted((workload.get("utilisation") or {}).items(), key=lambda kv: -kv[1])
     if not workload:
         return f"<p>per-resource utilisation: n/a ({NO_WORKLOAD_NOTE})</p>"
+    if not util and str(workload.get("bottleneck") or "").startswith("DATA LOSS"):
+        return "<p>per-resource utilisation: n/a (the array has lost data: no I/O completes)</p>"
     if not util:
         return "<p>per-resource utilisation: n/a (a single drive, answered by the SSD model)</p>"
     top = util[0][1]
@@ -258,6 +261,48 @@ def resync_html(record: dict[str, Any], catalog: Catalog) -> str:
                      f"{core.fmt_count(resync['host_iops_during'])} / {core.fmt_count(resync.get('host_iops_optimal'))}"
                      + ("" if share is None else f" ({100 * share:.0f} %)")))
     return heading + _pairs(rows)
+
+
+def fault_state(record: dict[str, Any], catalog: Catalog) -> tuple[str, dict[str, Any] | None]:
+    """What the predictions are of, in words, where the scenario has faults (``scenario.faults``):
+    the state its faults at 0 s leave (``ArrayState.at_start``: degraded, rebuilding, or data
+    lost), and its fault timeline under the first workload (``nvsim.run_timeline``, as ``nvsim
+    run`` prints it); ("", None) without faults."""
+    spec = parse_scenario(record["scenario"], catalog)
+    if not spec.faults:
+        return "", None
+    state = ArrayState.at_start(spec)
+    loss = data_loss_at_start(spec, catalog)
+    if loss is not None:
+        words = f"data lost at 0 s: {loss.detail}; no I/O completes"
+    elif state.rebuilding is not None:
+        words = f"rebuilding member {state.rebuilding} at 0 s (missing: {list(state.missing)})"
+    elif state.missing:
+        words = f"degraded at 0 s: member(s) {list(state.missing)} missing, no spare"
+    else:
+        words = "optimal at 0 s; the faults come later (the timeline below)"
+    workload = spec.workloads[0] if spec.workloads else None
+    return words, run_timeline(spec, workload, catalog).as_dict()
+
+
+def faults_html(record: dict[str, Any], catalog: Catalog) -> str:
+    """The array's state the predictions are of and its fault timeline, where it has faults."""
+    words, timeline = fault_state(record, catalog)
+    if timeline is None:
+        return ""
+    def count(value: float) -> str:
+        return "-" if value != value or math.isinf(value) else f"{value:,.0f}"
+    rows = [[count(seg["start_s"]), count(seg["end_s"]), escape(seg["state"]), escape(str(list(seg["missing"]))),
+             "-" if seg["rebuilding"] is None else str(seg["rebuilding"]), count(seg["foreground_iops"]),
+             f"{seg['rebuild_bytes_per_s'] / 1e6:,.0f}", escape(seg["limited_by"])] for seg in timeline["segments"]]
+    loss = timeline.get("data_loss")
+    lost = "" if not loss else (f"<p><b>Data loss at {loss['at_s']:,.0f} s</b>: {escape(loss['detail'])}; "
+                                f"{loss['stripes_lost']:,} stripes, {loss['bytes_lost'] / 1e9:,.1f} GB</p>")
+    return (f"<h2>Faults (the predictions are of the array as its faults leave it at 0 s)</h2>"
+            f"<p>Array state: <b>{escape(words)}</b></p>"
+            + _table(["from s", "to s", "state", "missing", "rebuilding", "IOPS", "sync MB/s", "limited by"], rows,
+                     {0, 1, 4, 5, 6}, (8, 8, 11, 9, 9, 10, 9, 36))
+            + f"<p>Fault timeline under {escape(timeline['workload'] or 'no load')} (fluid mode).</p>" + lost)
 
 
 def rebuild_html(record: dict[str, Any], catalog: Catalog) -> str:
@@ -444,9 +489,12 @@ def fields_html(customer: str, project: str, when: str, mode: str) -> str:
 
 
 def report_html(record: dict[str, Any], catalog: Catalog | None = None, *, customer: str = "", project: str = "",
-                when: str | None = None) -> str:
+                when: str | None = None, faults: bool = False) -> str:
     """The one-page report of a results record (``core.evaluate`` / ``core.compute``), for
-    ``customer`` and ``project`` on date ``when`` (default today, ISO 8601)."""
+    ``customer`` and ``project`` on date ``when`` (default today, ISO 8601). ``faults``: a
+    scenario file's faults (``nvsim report``): the state they leave and their timeline
+    (``faults_html``). The dashboard holds no faults (``core.check_held``) and passes False, so a
+    record a client sends back cannot ask the server for a timeline of up to 1,024 events."""
     catalog = catalog or default_catalog()
     workload = next((w for w in record["workloads"] if "error" not in w), {})
     mode = "event mode" if record.get("fidelity") == "event" else "fluid mode (mean latency)"
@@ -456,6 +504,7 @@ def report_html(record: dict[str, Any], catalog: Catalog | None = None, *, custo
             "<div class='cols'><div><h2>Set-up</h2>", _pairs(setup_rows(record, catalog)),
             f"<h2>Cost and power{escape(' at ' + workload['name']) if workload else ''}</h2>", _pairs(cost_rows(workload, core.missing_prices(record, workload, catalog))), "</div><div><h2>Against load</h2>", curve_svg(record, catalog),
             "<h2>Where the time goes</h2>", utilisation_html(workload), "</div></div>",
+            faults_html(record, catalog) if faults else "",
             "<h2>Rebuild and risk (one failed drive, onto a spare)</h2>", rebuild_html(record, catalog), scrub_html(record),
             resync_html(record, catalog),
             "<h2>Predictions</h2>", _table(["workload", "IOPS", "throughput", "latency mean", "p99", "p99.9", "host cores busy", "limited by"],

@@ -506,7 +506,8 @@ def report(
 
     fields = one_page.checked_fields(customer, project, date)  # before the run: a bad option costs nothing
     window = _event_window(precision, max_seconds)  # the event mode as `nvsim run` runs it: the same numbers
-    html_text = one_page.report_html(one_page.scenario_record(scenario, fidelity=fidelity, precision=window), **fields)
+    html_text = one_page.report_html(one_page.scenario_record(scenario, fidelity=fidelity, precision=window), faults=True,
+                                     **fields)
     if out.suffix.lower() == ".pdf":
         data = one_page.report_pdf(html_text)
         with atomic_path(out) as tmp:

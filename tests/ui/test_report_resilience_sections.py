@@ -75,3 +75,37 @@ def test_a_scenario_without_an_unclean_shutdown_has_no_resync_section(catalog):
     assert not record["scenario"]["array"].get("unclean_shutdown")
     assert report.resync_html(record, catalog) == ""
     assert HEADING not in report.report_html(record, catalog)
+
+
+def _fault_scenario(tmp_path, faults, spares=0):
+    data = yaml.safe_load((ROOT / "scenarios" / "scrub" / "md-raid5.yaml").read_text())
+    data["faults"] = faults
+    data["array"].pop("scrub", None)
+    data["array"]["hot_spares"] = spares
+    path = tmp_path / "faults.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def test_the_report_says_which_state_its_predictions_are_of_and_gives_the_fault_timeline(tmp_path, catalog):
+    """A scenario with a member failed at 0 s and no spare is predicted degraded: the report says
+    so, with the fault timeline ``nvsim run`` prints (until 2026-11-30 it printed the degraded
+    figures with no word of the fault)."""
+    path = _fault_scenario(tmp_path, [{"at_s": 0, "drive": 0, "action": "fail"}])
+    html = report.report_html(report.scenario_record(path, catalog, fidelity="fluid"), catalog, faults=True)
+    assert "<h2>Faults" not in report.report_html(report.scenario_record(path, catalog, fidelity="fluid"), catalog)
+    assert "Array state: <b>degraded at 0 s: member(s) [0] missing, no spare</b>" in html
+    section = html.split("<h2>Faults", 1)[1].split("<h2>", 1)[0]
+    assert "<td>degraded</td>" in section and "Fault timeline under" in section
+
+
+def test_a_report_of_an_array_that_has_lost_data_says_so_everywhere(tmp_path, catalog):
+    path = _fault_scenario(tmp_path, [{"at_s": 0, "drive": 0, "action": "fail"}, {"at_s": 0, "drive": 1, "action": "fail"}])
+    html = report.report_html(report.scenario_record(path, catalog, fidelity="fluid"), catalog, faults=True)
+    assert "Array state: <b>data lost at 0 s:" in html and "<b>Data loss at 0 s</b>" in html
+    assert "the array has lost data: no I/O completes" in html and "a single drive, answered by the SSD model" not in html
+
+
+def test_a_report_without_faults_has_no_fault_section(catalog):
+    record = report.scenario_record(ROOT / "scenarios" / "scrub" / "md-raid5.yaml", catalog, fidelity="fluid")
+    assert "<h2>Faults" not in report.report_html(record, catalog, faults=True)
