@@ -258,8 +258,8 @@ def print_predictions(console: Console, predictions: dict[str, dict[str, float] 
         console.print(f"  {workload}: limited by {why}")
 
 
-FALLBACK_REASONS = {"fluid": "the event mode does not simulate OLTP databases or degraded and rebuilding arrays: "
-                             "rates and mean latency, no percentiles",
+FALLBACK_REASONS = {"fluid": "the event mode simulates fio jobs (on a degraded or rebuilding array too); an OLTP "
+                             "database is solved on the queueing network: rates and mean latency, no percentiles",
                     "drive model": "one drive used directly is the SSD model's steady state: rates, no latency"}
 """Why a workload asked for in the event mode was solved another way, by the fidelity it got."""
 

@@ -136,6 +136,7 @@ def test_the_fallback_note_names_each_mode_and_why():
     note = fallback_note("event", results)
     assert note.startswith("note: event mode asked for; 2 of 3 workloads did not get it: oltp-64, oltp-128 ran in the fluid mode")
     assert "OLTP" in note and "\n" not in note
+    assert "degraded or rebuilding array too" in note  # the event mode runs fio jobs on them (not a fallback)
     assert fallback_note("fluid", results) is None and fallback_note("event", {"a": results["a"]}) is None
 
 
