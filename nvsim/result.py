@@ -88,6 +88,8 @@ class Result:
             values = self.simulation.metrics()
         if self.scale != 1.0:
             values.update({k: v * self.scale for k, v in values.items() if k in RATE_METRICS and v is not None})
+            if values.get("cpu_percent") is not None:
+                values["cpu_percent"] = self.cpu_percent
         return values
 
     def _phase_metrics(self) -> dict[str, float | str | None]:
@@ -103,7 +105,8 @@ class Result:
             return {"phase": self.workload, "jobs": {job.workload: job.as_dict() for job in self.jobs}, **self.metrics()}
         out = self.simulation.as_dict() if self.simulation is not None else self.metrics()
         if self.scale != 1.0 or self.note or self.trim_iops is not None:
-            out = {**out, **{k: v for k, v in self.metrics().items() if k in RATE_METRICS}, "scale": self.scale,
+            scaled = RATE_METRICS + (("cpu_percent",) if out.get("cpu_percent") is not None else ())
+            out = {**out, **{k: v for k, v in self.metrics().items() if k in scaled}, "scale": self.scale,
                    "note": self.note, "trim_iops": self.trim_iops}
         return out
 
@@ -129,8 +132,14 @@ class Result:
 
     @property
     def cpu_percent(self) -> float | None:
-        """Host CPU busy, percent of all logical CPUs (None: the drive model has no host)."""
-        return None if self.simulation is None else self.simulation.cpu_percent
+        """Host CPU busy, percent of all logical CPUs (None: the drive model has no host); a
+        composite's, its closed loop's at the job's rate (``scale``: the CPU an I/O costs does not
+        change when fio's rate cap or think time spaces the I/Os out; its thread sleeps between
+        them), at most 100. Until 2026-11-30 a job capped at 100 IOPS reported its loop's CPU at
+        6,000."""
+        if self.simulation is None or self.simulation.cpu_percent is None:
+            return None
+        return min(100.0, self.simulation.cpu_percent * self.scale)
 
     @property
     def read_latency_us(self) -> dict[str, float]:

@@ -67,6 +67,18 @@ def test_a_rate_cap_holds_a_job_to_it_and_only_below_its_loop(graid):
     assert above.total_iops == pytest.approx(free, rel=1e-12) and "not reached" in above.note
 
 
+def test_a_capped_job_costs_the_cpu_of_the_ios_it_issues(graid):
+    """fio's thread sleeps between the I/Os a rate cap spaces out: the CPU an I/O costs stays, so
+    the job's CPU is its loop's at the job's rate (until 2026-11-30 a job capped at 100 IOPS
+    reported the CPU of its loop's thousands)."""
+    one = WorkloadSpec(name="a", rw="randread", bs=4096, numjobs=1, iodepth=1, ioengine="libaio")
+    free = nvsim.Simulation(graid, one).run("fluid")
+    capped = nvsim.Simulation(graid, one.model_copy(update={"rate_iops": free.total_iops / 70})).run("fluid")
+    assert capped.scale == pytest.approx(1 / 70)
+    assert capped.cpu_percent == pytest.approx(free.cpu_percent / 70, rel=1e-9)
+    assert capped.metrics()["cpu_percent"] == capped.cpu_percent == capped.as_dict()["cpu_percent"]
+
+
 def test_think_time_obeys_littles_law_and_a_cap_on_top_holds(graid):
     w = WorkloadSpec(name="t", rw="randread", bs=4096, numjobs=32, iodepth=1, thinktime="100us", ioengine="libaio")
     thinking = nvsim.Simulation(graid, w).run("fluid")
