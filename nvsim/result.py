@@ -136,7 +136,7 @@ class Result:
         composite's, its closed loop's at the job's rate (``scale``: the CPU an I/O costs does not
         change when fio's rate cap or think time spaces the I/Os out; its thread sleeps between
         them), at most 100. Until 2026-11-30 a job capped at 100 IOPS reported its loop's CPU at
-        6,000."""
+        7,071."""
         if self.simulation is None or self.simulation.cpu_percent is None:
             return None
         return min(100.0, self.simulation.cpu_percent * self.scale)
