@@ -37,7 +37,11 @@ def test_md_and_vroc_take_only_power_of_two_strips_on_raid5_6_and_10(kind):
 @pytest.mark.parametrize("kind", BUILT_IN)
 @pytest.mark.parametrize("copies", (2, 3))
 def test_a_cards_raid10_is_a_multiple_of_its_copies_and_mds_near_layout_is_not(kind, copies):
+    """A card's or vendor's RAID10 mirrors sets of its copies; md's near layout takes any count;
+    VROC's IMSM RAID10 is two-drive mirrors striped (mdadm: an even count of at least four)."""
     expected = {lv: copies if lv == 10 and kind not in MD_KINDS else 1 for lv in LEVELS}
+    if kind == "vroc":
+        expected[10] = 2
     assert {lv: ENGINES[kind].drive_multiple(lv, copies) for lv in LEVELS} == expected
 
 
