@@ -223,7 +223,7 @@ def _job_entry(run: JobRun, host_io: Any, clone: int | None) -> dict:
         "read": _direction(result, "read", run.runtime_s, share, pick, run.in_flight, run.scale, run.samples),
         "write": _direction(result, "write", run.runtime_s, share, pick, run.in_flight, run.scale, run.samples),
         **({"trim": trim_direction(run.trim[0], workload.bs, run.runtime_s, share, run.trim[1])} if run.trim else {}),
-        "cpu_percent": result.cpu_percent,
+        "cpu_percent": replace(result, scale=run.scale).cpu_percent,  # the loop's at the job's rate (Result.cpu_percent)
         "iodepth": depth,
         "batch_submit": workload.iodepth_batch_submit, "batch_complete": workload.iodepth_batch_complete_min,
         "nvsim": {"simulated_window_s": result.simulated_s, "fidelity": result.fidelity, "limited_by": result.bottleneck,

@@ -61,13 +61,17 @@ def spec(catalog):
     return load_scenario(SYSTEM, catalog)
 
 
-def _fio_iops(tmp_path: Path, text: str) -> dict[str, float]:
+def _fio_jobs(tmp_path: Path, text: str) -> list[dict]:
     path = tmp_path / "job.fio"
     path.write_text(text)
     result = CliRunner().invoke(app, ["fio", str(path), "--system", SYSTEM, "--fidelity", "fluid"])
     assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)["jobs"]
+
+
+def _fio_iops(tmp_path: Path, text: str) -> dict[str, float]:
     iops: dict[str, float] = {}
-    for entry in json.loads(result.stdout)["jobs"]:  # one entry per clone, under its job's name
+    for entry in _fio_jobs(tmp_path, text):  # one entry per clone, under its job's name
         iops[entry["jobname"]] = iops.get(entry["jobname"], 0.0) + entry["read"]["iops"] + entry["write"]["iops"]
     return iops
 
@@ -83,6 +87,10 @@ def test_a_mixed_rate_capped_job_has_one_answer_through_every_entry_point(tmp_pa
     through_fio = _fio_iops(tmp_path, MIX_JOB)["mixjob"]
     # fio's JSON rounds I/O counts to whole I/Os over the 60 s runtime
     assert through_fio == pytest.approx(direct.total_iops, rel=1e-6)
+    # the CPU too: the loop's at the job's rate, through fio's sys_cpu as through Result.cpu_percent
+    assert [entry["sys_cpu"] for entry in _fio_jobs(tmp_path, MIX_JOB)] == \
+        [pytest.approx(direct.cpu_percent, rel=1e-12)] * MIX_JOB.count("numjobs=16") * 16
+    assert direct.cpu_percent < direct.unscaled.cpu_percent
 
     upload = import_fio(MIX_JOB, "job.fio", spec.model_dump(mode="json"), catalog)
     scenario = nvsim.scenario.parse_scenario(dict(spec.model_dump(mode="json"), workloads=upload["workloads"]), catalog)
