@@ -87,7 +87,7 @@ class WorkloadRequirement(PlanModel):
     name: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
     profile: str | None = None
     fio: str | None = Field(default=None, description="a fio job file, relative to the plan file")
-    job: str | None = Field(default=None, description="which job of the fio file (default: its first)")
+    job: str | None = Field(default=None, description="which job of the fio file (needed when it has more than one)")
     numjobs: int = Field(default=64, ge=1, le=4096)
     iodepth: int = Field(default=32, ge=1, le=4096)
     min_iops: Count | None = Field(default=None, gt=0)
@@ -100,6 +100,10 @@ class WorkloadRequirement(PlanModel):
             raise ValueError("give exactly one of profile (" + ", ".join(PROFILES) + ") or fio (a job file)")
         if self.job is not None and self.fio is None:  # a profile has no jobs to choose from
             raise ValueError("job: only with fio (it names a job of the fio file); drop it or give fio")
+        given = sorted({"numjobs", "iodepth"} & self.model_fields_set)
+        if self.fio is not None and given:  # the job file sets its own
+            raise ValueError(f"{given[0]}: a fio job sets its own numjobs and iodepth (its file's); drop {given[0]}, "
+                             f"or give a profile")
         if self.profile is not None and self.profile not in PROFILES:
             raise ValueError(f"profile: unknown {self.profile!r}{suggestion_text(self.profile, PROFILES)} "
                              f"allowed: {', '.join(PROFILES)}")
@@ -318,6 +322,10 @@ def workload_specs(spec: PlanSpec, here: Path, catalog: Catalog, *, open_file: F
             raise InputError(f"{field}.fio", exc.message) from None
         traces = {"open_file": open_file} if open_file else {}
         jobs = parse_fio_jobfile(decode(raw, found), found, catalog=catalog, environ=environ, **traces).jobs
+        if req.job is None and len(jobs) > 1:  # planning the first alone would answer another question
+            names = ", ".join(j.name for j in jobs)
+            raise InputError(f"{field}.job", f"{req.fio} has {len(jobs)} jobs ({names}), which fio runs together or in "
+                                             f"turn; a plan workload is one job: name it (job: {jobs[0].name})")
         chosen = [j for j in jobs if req.job is None or j.name == req.job]
         if not chosen:
             raise InputError(f"{field}.job", f"no job {req.job!r} in {req.fio}; it has {', '.join(j.name for j in jobs)}")

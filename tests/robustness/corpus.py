@@ -519,6 +519,12 @@ PLAN_CASES += [
                                              {"name": "f", "fio": "nope.fio", "min_iops": 1}), r"nope\.fio"),
     Case("plan-fio-no-such-job", "plan", changed(BASE_PLAN, "requirements.workloads.0",
                                                  {"name": "f", "fio": "job.fio", "job": "other", "min_iops": 1}), r"job: no job 'other' in job\.fio"),
+    Case("plan-fio-two-jobs-unnamed", "plan", changed(BASE_PLAN, "requirements.workloads.0",
+                                                      {"name": "f", "fio": "two.fio", "min_iops": 1}),
+         r"workloads\[0\]\.job: two\.fio has 2 jobs \(job, other\), which fio runs together or in turn; .*\(job: job\)"),
+    Case("plan-fio-numjobs-beside-it", "plan", changed(BASE_PLAN, "requirements.workloads.0",
+                                                       {"name": "f", "fio": "job.fio", "numjobs": 1, "min_iops": 1}),
+         r"numjobs: a fio job sets its own numjobs and iodepth \(its file's\); drop numjobs, or give a profile"),
 ]
 # issue 34: a Dask address nothing listens on (an OSError traceback before; the sweep's twin is
 # tests/robustness/test_kill.py's test_dask_address_where_nothing_listens_is_refused_quickly)
