@@ -163,7 +163,7 @@ def test_plan_requirements_disclose_nothing(app_client, canary):
     names = [*hostile_names(canary), str(canary["job"]), *paths_to(canary["job"])]
     answers = []
     for name in names:
-        text = plan_view.EXAMPLE.replace("{name: oltp, profile: randrw-8k-70,", f"{{name: oltp, fio: '{name}',")
+        text = plan_view.EXAMPLE.replace("{name: oltp, profile: randrw-8k-70, numjobs: 64, iodepth: 16,", f"{{name: oltp, fio: '{name}',")
         status, answer = ask(client, plan, [1], [text])
         answers.append((name, status, answer))
         assert "requirements.workloads[0].fio" in answer and "is not a shipped example" in answer, answer[:300]
@@ -237,7 +237,7 @@ def test_plan_fio_requirements_reach_a_shipped_job_file_and_its_trace(tmp_path, 
     shutil.copy(SOURCE_TREE / "tests/data/fio/traces/fio-v3.iolog", tmp_path / "fio-v3.iolog")
     (tmp_path / "job.fio").write_text("[j]\nrw=read\nbs=1m\nread_iolog=fio-v3.iolog\n")
     (tmp_path / "plan.yaml").write_text(textwrap.dedent(plan_view.EXAMPLE).replace(
-        "{name: oltp, profile: randrw-8k-70,", "{name: oltp, fio: job.fio,"))
+        "{name: oltp, profile: randrw-8k-70, numjobs: 64, iodepth: 16,", "{name: oltp, fio: job.fio,"))
     spec, here = load_plan(tmp_path / "plan.yaml")
     shipped = workload_specs(spec, here, catalog, open_file=ClientFiles(root=tmp_path, folders=(".",)))
     assert shipped["oltp"].rw == "randrw" and shipped["oltp"].size == 16_683_008  # the trace's mix and region

@@ -64,7 +64,7 @@ def test_names_that_are_not_plain_relative_paths_are_refused_unopened(name):
 
 
 def test_the_plan_view_refuses_an_absolute_fio_path_alike():
-    text = ("requirements:\n  usable_bytes: 20 TB\n  workloads:\n    - {name: rr, fio: %s, min_iops: 1M}\n"
+    text = ("requirements:\n  usable_bytes: 20 TB\n  workloads:\n    - {name: rr, fio: %s, job: randread-b4k-j192-d32, min_iops: 1M}\n"
             "search: {platforms: [supermicro-as-2125hs-tnr], drives: [kioxia-cm7-r-3.84tb], engines: [linux-md], "
             "drive_counts: [8], levels: [6], strips_bytes: [64KiB]}\nconfirm: 0\n")
     real, missing = str(SOURCE_TREE / EXAMPLE), str(SOURCE_TREE / MISSING)
