@@ -90,6 +90,9 @@ class Result:
             values.update({k: v * self.scale for k, v in values.items() if k in RATE_METRICS and v is not None})
             if values.get("cpu_percent") is not None:
                 values["cpu_percent"] = self.cpu_percent
+        if self.trim_iops is not None:  # trims are I/Os fio issues and counts: a trim job's IOPS are its trims
+            values["trim_iops"] = self.trim_iops
+            values["total_iops"] = (values.get("total_iops") or 0.0) + self.trim_iops
         return values
 
     def _phase_metrics(self) -> dict[str, float | str | None]:

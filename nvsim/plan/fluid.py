@@ -78,7 +78,7 @@ def _workload_checks(task: dict, scenario, catalog, usable: float, runs: dict) -
         result = runs[key, name]
         metrics = result.metrics()
         money = cost_power(catalog, scenario, usable, metrics, result.utilisation)
-        iops = result.total_iops
+        iops = metrics["total_iops"]  # trims too (Result.metrics): a trim job's IOPS are its trims
         rate = result.read_bytes_per_s + result.write_bytes_per_s
         figures[name] = {"iops": iops, "bytes_per_s": rate, "limited_by": str(metrics.get("limited_by", "")),
                          "power_w": money["power_w"], "usd_per_kiops": money["usd_per_kiops"],

@@ -83,3 +83,15 @@ def test_a_qd1_trim_takes_the_drives_command_latency_and_the_host_path(catalog):
     mean_us = job["lat_ns"]["mean"] / 1000
     assert quoted_us + 1.0 <= mean_us <= quoted_us + 10.0  # the command plus a few microseconds of host path
     assert job["iops"] * mean_us * 1e-6 == pytest.approx(1.0, rel=1e-3)  # one in flight: X R = 1
+
+
+def test_a_trim_jobs_iops_are_its_trims_wherever_its_metrics_go(catalog):
+    """``Result.metrics`` (nvsim run's predictions, sweeps' rows, nvsim plan's IOPS): a randtrim job
+    issues trims only, so its IOPS are its trims (until 2026-11-30 they were 0 everywhere but
+    ``nvsim fio``, and a plan's min_iops could never be met)."""
+    spec = nvsim.load_scenario(RAID10, catalog)
+    job = parse_fio_jobfile("[t]\nrw=randtrim\nbs=64k\niodepth=8\nnumjobs=4\n", "job.fio", catalog=catalog).jobs[0]
+    result = nvsim.Simulation(spec, job.workload, catalog=catalog).run("fluid")
+    metrics = result.metrics()
+    assert result.trim_iops and metrics["trim_iops"] == result.trim_iops
+    assert metrics["total_iops"] == pytest.approx(result.read_iops + result.write_iops + result.trim_iops)
