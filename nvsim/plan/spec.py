@@ -331,6 +331,10 @@ def workload_specs(spec: PlanSpec, here: Path, catalog: Catalog, *, open_file: F
             raise InputError(f"{field}.job", f"no job {req.job!r} in {req.fio}; it has {', '.join(j.name for j in jobs)}")
         if chosen[0].workload.is_oltp:
             raise InputError(f"{field}.fio", "an OLTP job is not a plan workload; give a fio job of reads and writes")
+        if chosen[0].needs_device_bytes:  # each candidate's array is another size: the share is no one region
+            raise InputError(f"{field}.fio", f"[{chosen[0].name}] gives size, offset or offset_increment as a share of "
+                                             f"the device ('N%'), which is another region on each candidate's array; "
+                                             f"give them in bytes (size=100g) for a plan")
         out[req.name] = chosen[0].workload.model_copy(update={"name": req.name})
     return out
 
