@@ -618,6 +618,11 @@ def fio_main(argv: Optional[list[str]] = None) -> None:
         sys.stderr.write(f"error: {FIO_SHIM_SYSTEM}: set it to the scenario whose array fio runs against "
                          f"(e.g. {FIO_SHIM_SYSTEM}=scenarios/graid-gen5-raid6)\n")
         raise SystemExit(EXIT_INPUT_ERROR)
+    for option, variable in (("--system", FIO_SHIM_SYSTEM), ("--fidelity", FIO_SHIM_FIDELITY)):
+        if any(arg == option or arg.startswith(option + "=") for arg in argv):  # nvsim's options, not fio's
+            sys.stderr.write(f"error: {option}: nvsim-fio takes it from ${variable} (every argument is fio's); "
+                             f"drop {option}, or set {variable}\n")
+            raise SystemExit(EXIT_INPUT_ERROR)
     fidelity = os.environ.get(FIO_SHIM_FIDELITY, "event").strip() or "event"
     main(["fio", "--system", system, "--fidelity", fidelity, *argv])
 

@@ -38,6 +38,15 @@ def test_without_a_system_the_shim_says_what_to_set():
     assert result.returncode == 2 and result.stderr.count("\n") == 1 and "NVSIM_SYSTEM" in result.stderr
 
 
+def test_nvsims_own_options_are_refused_naming_the_variable_that_sets_them():
+    """Every argument of nvsim-fio is fio's: --fidelity or --system there said "given more than
+    once (--fidelity and --fidelity)" (the shim adds them from the environment)."""
+    for argv, variable in ((("--fidelity=event",), "NVSIM_FIDELITY"), (("--system", "x"), "NVSIM_SYSTEM")):
+        result = fio("--name=a", "--rw=randread", *argv)
+        assert result.returncode == 2 and result.stderr.count("\n") == 1
+        assert f"nvsim-fio takes it from ${variable}" in result.stderr
+
+
 def test_without_a_system_the_shim_still_answers_fios_version_question():
     """Wrappers probe `fio --version` before anything else: a version query needs no array."""
     result = fio("--version", system=None)
