@@ -240,7 +240,7 @@ def event_figures(result, fluid: dict, percentiles) -> dict:
     """One workload's event figures: its rates, their ratio to the fluid mode's, the latency
     percentiles asked for, the host I/Os it measured and the 95% intervals it knows them to."""
     metrics = result.metrics()
-    iops = (metrics.get("read_iops") or 0.0) + (metrics.get("write_iops") or 0.0)
+    iops = metrics.get("total_iops") or 0.0  # trims too, as the fluid stage counts them (Result.metrics)
     simulated = result.simulation
     return {"iops": iops, "bytes_per_s": (metrics.get("read_bytes_per_s") or 0.0) + (metrics.get("write_bytes_per_s") or 0.0),
             "event_over_fluid": iops / fluid["iops"] if fluid["iops"] else None,
