@@ -22,6 +22,7 @@ CPU, utilisation and write amplification are the parts' per-I/O values weighted 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -132,7 +133,9 @@ def _combined(results: list[Result], shares: np.ndarray, rates: np.ndarray, x: f
         utilisation=tuple(Utilisation(k, min(1.0, v)) for k, v in util.items()), limited_by=limited,
         simulated_host_ios=sum(s.simulated_host_ios for s in sims), completed_host_ios=sum(s.completed_host_ios for s in sims),
         simulated_s=max(s.simulated_s for s in sims), wall_s=sum(s.wall_s for s in sims), latency_samples_s=samples,
-        iops_ci95=0.0, tail_ci95_us={})
+        # the runs' own intervals are not combined here: unknown in the event mode (null in JSON), not a
+        # zero-width one; the fluid mode's rates are exact
+        iops_ci95=math.nan if first.simulation.fidelity == "event" else 0.0, tail_ci95_us={})
     return replace(first, workload=workload.name, simulation=simulation)
 
 

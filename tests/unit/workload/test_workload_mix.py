@@ -66,3 +66,20 @@ def test_binning_keeps_the_shares_and_at_most_eight_parts(items):
     total = sum(s for _, s in items)
     mean = sum(n * 512 * s for n, s in items) / total
     assert sum(p.bs * p.share for p in out) == pytest.approx(mean, abs=512)
+
+
+def test_a_mixs_iops_interval_is_unknown_in_the_event_mode_and_exact_in_the_fluid_mode():
+    """A mix combines several runs and does not combine their intervals: the event mode's is
+    unknown (NaN, null in JSON) rather than a zero-width one; the fluid mode's rates are exact."""
+    import math
+
+    import nvsim
+    from nvsim.io import json_ready
+    from nvsim.specs import WorkloadSpec
+
+    spec = nvsim.load_scenario("scenarios/graid-gen5-raid6")
+    mix = WorkloadSpec(name="m", rw="randread", bs_mix=({"bs": 4096, "share": 0.7}, {"bs": 131072, "share": 0.3}),
+                       numjobs=4, iodepth=4, ioengine="libaio")
+    event = nvsim.Simulation(spec, mix).run("event", host_ios=3000).simulation
+    assert math.isnan(event.iops_ci95) and json_ready({"ci": event.iops_ci95}) == {"ci": None}
+    assert nvsim.Simulation(spec, mix).run("fluid").simulation.iops_ci95 == 0.0
