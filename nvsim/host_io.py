@@ -18,9 +18,11 @@ which terms are paid):
   (``interrupt_us``) with a poll of the completion queue (``poll_us``).
 * sleep: a job whose one I/O is in flight (depth 1: always for synchronous engines) sleeps until
   the interrupt wakes it: two context switches of CPU (``switch_us``) and the wake-up latency
-  (``wake_us``: interrupt delivery, wake-up, switch back). At depth > 1 the job thread is kept
-  running by the other I/Os' completions and submissions: no sleep is charged (a simplification:
-  the interrupt's delivery overlaps queueing there). Polled paths never sleep.
+  (``wake_us``: interrupt delivery, wake-up, switch back). At depth d > 1 the other d - 1 I/Os'
+  completions keep the thread running for the share of its time they take, (d - 1) c / (L + c)
+  at the CPU c an I/O costs it on the path and the device's unloaded latency L: a completion
+  finds it asleep, and pays the sleep, for the rest (``sleep_share``; until 2026-11-30 none was
+  charged above depth 1, so io_uring at QD2 answered faster than at QD1). Polled paths never sleep.
 
 All CPU and latency values are at the entry's ``reference_clock_ghz`` and scale with 1/clock.
 At depth 1 a core's IOPS are latency-bound (1 / (drive latency + path latency + path CPU)); at
@@ -96,6 +98,24 @@ def job_sleeps(host_io: HostIoSpec, options: HostIoOptions, iodepth: int) -> boo
     return effective_iodepth(host_io, iodepth) == 1 and not path_polls(host_io, options)
 
 
+def sleep_share(host_io: HostIoSpec, options: HostIoOptions, iodepth: int, cpu_us: float,
+                device_latency_us: float | None) -> float:
+    """Share of completions that find the job's thread asleep: all at depth 1 (``job_sleeps``),
+    none polled; at depth d the rest of what the other d - 1 I/Os keep it busy with, 1 - (d - 1)
+    c / (L + c), at ``cpu_us`` (c, the path's CPU of one I/O without the sleep) and
+    ``device_latency_us`` (L, the device's unloaded latency; None: not known, none charged above
+    depth 1). The engine's own CPU on the submitting core is not counted in c: the share is the
+    most the thread sleeps."""
+    if path_polls(host_io, options):
+        return 0.0
+    depth = effective_iodepth(host_io, iodepth)
+    if depth == 1:
+        return 1.0
+    if device_latency_us is None:
+        return 0.0
+    return max(0.0, 1.0 - (depth - 1) * cpu_us / (device_latency_us + cpu_us))
+
+
 def submit_cpu_us(host_io: HostIoSpec, options: HostIoOptions, iodepth: int, random: bool) -> float:
     """CPU of one submission at the reference clock, pages excluded: the submit syscall shared by
     the batch (none with an SQ polling thread), the file reference unless files are registered,
@@ -117,23 +137,25 @@ def page_cpu_us(host_io: HostIoSpec, options: HostIoOptions, io_bytes: int) -> f
     return max(1, math.ceil(io_bytes / PAGE_BYTES)) * host_io.per_page_us.value
 
 
-def complete_cpu_us(host_io: HostIoSpec, options: HostIoOptions, iodepth: int) -> float:
+def complete_cpu_us(host_io: HostIoSpec, options: HostIoOptions, iodepth: int, sleep: float | None = None) -> float:
     """CPU of one completion at the reference clock: interrupt (or poll when polled), the reap
     syscall shared by ``iodepth_batch_complete_min`` completions, and the two context switches
-    when the job sleeps for it."""
+    when the job sleeps for it (``sleep``: the share of completions that do, ``sleep_share``;
+    None: all at depth 1, none deeper)."""
     reap = _us(host_io.reap_syscall_us)
     batch = batch_size(options.iodepth_batch_complete_min, effective_iodepth(host_io, iodepth))
     saved = reap * (1.0 - 1.0 / batch)
     if path_polls(host_io, options) and host_io.polling == "hipri":
         saved += _us(host_io.interrupt_us) - _us(host_io.poll_us)
-    switch = _us(host_io.switch_us) if job_sleeps(host_io, options, iodepth) else 0.0
-    return host_io.complete_us.value - saved + switch
+    share = float(job_sleeps(host_io, options, iodepth)) if sleep is None else sleep
+    return host_io.complete_us.value - saved + _us(host_io.switch_us) * share
 
 
-def wake_latency_us(host_io: HostIoSpec, options: HostIoOptions, iodepth: int) -> float:
-    """Latency the path adds after the device completes: the sleeping job's wake-up; none polled
-    or when other I/Os keep the job running."""
-    return _us(host_io.wake_us) if job_sleeps(host_io, options, iodepth) else 0.0
+def wake_latency_us(host_io: HostIoSpec, options: HostIoOptions, iodepth: int, sleep: float | None = None) -> float:
+    """Latency the path adds after the device completes: the sleeping job's wake-up, for the share
+    of completions that find it asleep (``sleep``, as ``complete_cpu_us``); none polled."""
+    share = float(job_sleeps(host_io, options, iodepth)) if sleep is None else sleep
+    return _us(host_io.wake_us) * share
 
 
 def clock_scale_s(host_io: HostIoSpec, clock_ghz: float) -> float:
@@ -142,25 +164,31 @@ def clock_scale_s(host_io: HostIoSpec, clock_ghz: float) -> float:
 
 
 def host_io_costs(host_io: HostIoSpec, options: HostIoOptions, io_bytes: int, iodepth: int, random: bool,
-                  clock_ghz: float) -> HostIoCosts:
+                  clock_ghz: float, device_latency_s: float | None = None) -> HostIoCosts:
     """The path's per-I/O CPU, added latency and polling for a job of ``iodepth`` I/Os of
-    ``io_bytes`` on a core at ``clock_ghz``."""
+    ``io_bytes`` on a core at ``clock_ghz``, its sleeps charged by ``sleep_share`` at the device's
+    unloaded latency ``device_latency_s`` (None: not known)."""
     scale = clock_scale_s(host_io, clock_ghz)
     submit = submit_cpu_us(host_io, options, iodepth, random) + page_cpu_us(host_io, options, io_bytes)
+    awake = submit + complete_cpu_us(host_io, options, iodepth, sleep=0.0)  # reference-clock us
+    sleep = sleep_share(host_io, options, iodepth, awake * scale * 1e6,
+                        None if device_latency_s is None else device_latency_s * 1e6)
     return HostIoCosts(
         submit_s=submit * scale,
-        complete_s=complete_cpu_us(host_io, options, iodepth) * scale,
-        wake_s=wake_latency_us(host_io, options, iodepth) * scale,
+        complete_s=complete_cpu_us(host_io, options, iodepth, sleep) * scale,
+        wake_s=wake_latency_us(host_io, options, iodepth, sleep) * scale,
         polls=path_polls(host_io, options),
         poll_threads_per_job=1 if options.sqthread_poll else 0,
         iodepth=effective_iodepth(host_io, iodepth),
     )
 
 
-def workload_host_io_costs(host_io: HostIoSpec, workload: WorkloadSpec, clock_ghz: float) -> HostIoCosts:
-    """``host_io_costs`` of a fio-like job (its options, block size, depth and pattern)."""
+def workload_host_io_costs(host_io: HostIoSpec, workload: WorkloadSpec, clock_ghz: float,
+                           device_latency_s: float | None = None) -> HostIoCosts:
+    """``host_io_costs`` of a fio-like job (its options, block size, depth and pattern) on a device
+    of unloaded latency ``device_latency_s``."""
     return host_io_costs(host_io, HostIoOptions.of(workload), workload.bs, workload.iodepth, workload.is_random,
-                         clock_ghz)
+                         clock_ghz, device_latency_s)
 
 
 def host_io_cpu_s(host_io: HostIoSpec, io_bytes: int, clock_ghz: float) -> float:
@@ -192,6 +220,6 @@ def per_core_iops_bound(costs: HostIoCosts, device_latency_s: float) -> float:
     return min(loop, 1.0 / costs.cpu_s)
 
 
-__all__ = ["HostIoOptions", "HostIoCosts", "effective_iodepth", "batch_size", "path_polls", "job_sleeps",
+__all__ = ["HostIoOptions", "HostIoCosts", "effective_iodepth", "batch_size", "path_polls", "job_sleeps", "sleep_share",
            "submit_cpu_us", "page_cpu_us", "complete_cpu_us", "wake_latency_us", "clock_scale_s", "host_io_costs",
            "workload_host_io_costs", "host_io_cpu_s", "busy_cpus_with_polling", "per_core_iops_bound"]

@@ -218,7 +218,8 @@ def _run_drive(sim: Simulation, fidelity: str, seed: int | None, window: EventWi
     model = SsdModel.from_drive(drive, scenario.array.namespace_bytes)
     model = model.with_load(ftl_load(sim.workload, model.namespace_bytes))  # region, skew, trims, state
     host = PlatformModel(catalog.platforms[scenario.platform], scenario.placement, 1, catalog)
-    costs = workload_host_io_costs(catalog.host_io[sim.workload.ioengine], sim.workload, host.loaded_clock_ghz(sim.workload.numjobs))  # as the simulator's
+    costs = workload_host_io_costs(catalog.host_io[sim.workload.ioengine], sim.workload,  # as the simulator's
+                                   host.loaded_clock_ghz(sim.workload.numjobs), model.unloaded_latency_s(sim.workload, link))
     prediction = model.predict(sim.workload, link, costs.cpu_s, costs.wake_s)
     return _record(sim, drive=prediction)
 

@@ -207,7 +207,7 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
                           array.near_copies), _geometry, array, cap.member_bytes)
     server = engine.server
     clock_ghz = platform.loaded_clock_ghz(workload.numjobs + engine.busy_host_threads(workload.read_fraction == 1.0))
-    host_io = _host_io_costs(catalog, workload, clock_ghz)
+    host_io = _host_io_costs(catalog, workload, clock_ghz, drive.ssd.unloaded_latency_s(workload, drive.link))
     cpu: CpuLayout = memo.recall(memo.cpu_layouts, (id(platform_spec), workload.numjobs, scenario.placement.job_sockets),
                                  platform.cpu_layout, workload.numjobs, owner=platform_spec, bounded=False)
     device = engine_spec.device
@@ -306,11 +306,12 @@ def _resource_list(facts: fabric.ArrayFacts) -> tuple[tuple[str, str, float], ..
     return tuple(fabric.resources(facts))
 
 
-def _host_io_costs(catalog: Catalog, workload: WorkloadSpec, clock_ghz: float) -> HostIoCosts:
+def _host_io_costs(catalog: Catalog, workload: WorkloadSpec, clock_ghz: float, device_latency_s: float) -> HostIoCosts:
     """fio's costs of one host I/O on the workload's path (ioengine and options) at the
     clock the busy cores hold: submit (pages included) and complete core-seconds, the latency the path
-    adds, and whether it busy-polls (``nvsim.host_io``)."""
-    return workload_host_io_costs(catalog.host_io[workload.ioengine], workload, clock_ghz)
+    adds, and whether it busy-polls (``nvsim.host_io``); its sleeps at a member drive's unloaded
+    latency ``device_latency_s`` (the array's own path not counted: the most the job sleeps)."""
+    return workload_host_io_costs(catalog.host_io[workload.ioengine], workload, clock_ghz, device_latency_s)
 
 
 __all__ = ["ArrayModel", "build", "strips_spanned"]

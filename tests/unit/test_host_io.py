@@ -7,7 +7,7 @@ from pydantic import ValidationError
 from nvsim.errors import from_validation_error
 from nvsim.host_io import (
     HostIoOptions, busy_cpus_with_polling, complete_cpu_us, host_io_costs, host_io_cpu_s, per_core_iops_bound,
-    submit_cpu_us,
+    sleep_share, submit_cpu_us,
 )
 from nvsim.specs import WorkloadSpec
 
@@ -136,6 +136,32 @@ def test_one_core_is_latency_bound_at_depth_one_and_cpu_bound_at_depth_128(catal
     assert per_core_iops_bound(costs(catalog, "spdk", depth=128), drive_s) > per_core_iops_bound(
         costs(catalog, "io_uring", depth=128, hipri=True), drive_s) > per_core_iops_bound(
         costs(catalog, "io_uring", depth=128), drive_s)
+
+
+@given(depth=st.integers(2, 256), cpu_us=st.floats(0.1, 50.0), latency_us=st.floats(1.0, 5000.0))
+@settings(max_examples=100, deadline=None)
+def test_a_deeper_job_sleeps_for_the_completions_the_others_do_not_keep_it_busy_through(catalog, depth, cpu_us,
+                                                                                        latency_us):
+    """Depth 1 sleeps for every completion; at depth d the other d - 1 I/Os keep the thread busy
+    (d - 1) c / (L + c) of its time, and it sleeps for the rest: never more with more depth, none
+    once they fill it, none polled."""
+    ring, options = catalog.host_io["io_uring"], HostIoOptions()
+    assert sleep_share(ring, options, 1, cpu_us, latency_us) == 1.0
+    share = sleep_share(ring, options, depth, cpu_us, latency_us)
+    assert share == pytest.approx(max(0.0, 1 - (depth - 1) * cpu_us / (latency_us + cpu_us)))
+    assert 0.0 <= sleep_share(ring, options, depth + 1, cpu_us, latency_us) <= share <= 1.0
+    assert sleep_share(ring, HostIoOptions(hipri=True), depth, cpu_us, latency_us) == 0.0
+    assert sleep_share(ring, options, depth, cpu_us, None) == 0.0  # no device latency known: as before
+
+
+def test_the_sleep_costs_its_share_of_the_switches_and_the_wake_up(catalog):
+    ring = catalog.host_io["io_uring"]
+    qd1 = host_io_costs(ring, HostIoOptions(), 4096, 1, True, 3.0, 50e-6)
+    qd2 = host_io_costs(ring, HostIoOptions(), 4096, 2, True, 3.0, 50e-6)
+    deep = host_io_costs(ring, HostIoOptions(), 4096, 64, True, 3.0, 50e-6)
+    share = sleep_share(ring, HostIoOptions(), 2, (qd2.submit_s + deep.complete_s) * 1e6, 50.0)
+    assert 0.9 < share < 1.0 and qd2.wake_s == pytest.approx(share * qd1.wake_s)
+    assert deep.wake_s == 0.0 and qd2.complete_s == pytest.approx(deep.complete_s + share * (qd1.complete_s - deep.complete_s))
 
 
 @pytest.mark.parametrize("data, field, phrase", [
