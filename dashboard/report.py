@@ -30,6 +30,7 @@ from typing import Any
 from nvsim import Catalog, InputError, __version__, default_catalog, parse_scenario
 from nvsim.errors import not_printable, shown
 from nvsim.names import product_name
+from nvsim.report import TIMELINE_HEADERS, timeline_rows
 from nvsim.published import fitted_ids, load_published, published_files
 from nvsim.rebuild import run_timeline, unclean_shutdown_summary
 from nvsim.states import ArrayState, data_loss_at_start
@@ -290,18 +291,13 @@ def faults_html(record: dict[str, Any], catalog: Catalog) -> str:
     words, timeline = fault_state(record, catalog)
     if timeline is None:
         return ""
-    def count(value: float) -> str:
-        return "-" if value != value or math.isinf(value) else f"{value:,.0f}"
-    rows = [[count(seg["start_s"]), count(seg["end_s"]), escape(seg["state"]), escape(str(list(seg["missing"]))),
-             "-" if seg["rebuilding"] is None else str(seg["rebuilding"]), count(seg["foreground_iops"]),
-             f"{seg['rebuild_bytes_per_s'] / 1e6:,.0f}", escape(seg["limited_by"])] for seg in timeline["segments"]]
+    rows = [[escape(cell) for cell in row] for row in timeline_rows(timeline)]  # nvsim run's columns
     loss = timeline.get("data_loss")
     lost = "" if not loss else (f"<p><b>Data loss at {loss['at_s']:,.0f} s</b>: {escape(loss['detail'])}; "
                                 f"{loss['stripes_lost']:,} stripes, {loss['bytes_lost'] / 1e9:,.1f} GB</p>")
     return (f"<h2>Faults (the predictions are of the array as its faults leave it at 0 s)</h2>"
             f"<p>Array state: <b>{escape(words)}</b></p>"
-            + _table(["from s", "to s", "state", "missing", "rebuilding", "IOPS", "sync MB/s", "limited by"], rows,
-                     {0, 1, 4, 5, 6}, (8, 8, 11, 9, 9, 10, 9, 36))
+            + _table(list(TIMELINE_HEADERS), rows, {0, 1, 4, 5, 6, 7}, (7, 7, 10, 8, 8, 10, 6, 8, 36))
             + f"<p>Fault timeline under {escape(timeline['workload'] or 'no load')} (fluid mode).</p>" + lost)
 
 

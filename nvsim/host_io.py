@@ -106,13 +106,11 @@ def sleep_share(host_io: HostIoSpec, options: HostIoOptions, iodepth: int, cpu_u
     ``device_latency_us`` (L, the device's unloaded latency; None: not known, none charged above
     depth 1). The engine's own CPU on the submitting core is not counted in c: the share is the
     most the thread sleeps."""
-    if path_polls(host_io, options):
+    if job_sleeps(host_io, options, iodepth):
+        return 1.0
+    if path_polls(host_io, options) or device_latency_us is None:
         return 0.0
     depth = effective_iodepth(host_io, iodepth)
-    if depth == 1:
-        return 1.0
-    if device_latency_us is None:
-        return 0.0
     return max(0.0, 1.0 - (depth - 1) * cpu_us / (device_latency_us + cpu_us))
 
 

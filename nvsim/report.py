@@ -8,6 +8,7 @@ unit of every numeric column is in its header (M IOPS, GB/s, µs) and no cell us
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -379,17 +380,25 @@ def _print_unclean_shutdown(console: Console, resync: dict) -> None:
                              tuple(rows)))
 
 
-def _print_timeline(console: Console, timeline: dict) -> None:
-    def count(value) -> str:
-        return MISSING if value is None else f"{value:,.0f}"
+TIMELINE_HEADERS = ("from s", "to s", "state", "missing", "rebuilding", "foreground IOPS", "TPS", "sync MB/s", "limited by")
+"""The fault timeline's columns (``timeline_rows``), as ``nvsim run`` prints them and the one-page report."""
 
-    rows = tuple((f"{seg['start_s']:,.0f}", count(seg["end_s"]), seg["state"], str(list(seg["missing"])),
-                  MISSING if seg["rebuilding"] is None else str(seg["rebuilding"]), count(seg["foreground_iops"]),
-                  count(seg["transactions_per_s"]), f"{seg['rebuild_bytes_per_s'] / 1e6:,.0f}", seg["limited_by"])
-                 for seg in timeline["segments"])
-    print_grid(console, Grid(f"Fault timeline under {timeline['workload'] or 'no load'}",
-                             ("from s", "to s", "state", "missing", "rebuilding", "foreground IOPS", "TPS", "sync MB/s",
-                              "limited by"), (True, True, False, False, True, True, True, True, False), rows))
+
+def timeline_rows(timeline: dict) -> list[tuple[str, ...]]:
+    """The fault timeline's segments (``Timeline.as_dict``) as text, one per ``TIMELINE_HEADERS``:
+    an open end, an absent rate or no rebuild is ``MISSING``."""
+    def count(value) -> str:
+        return MISSING if value is None or not math.isfinite(value) else f"{value:,.0f}"
+
+    return [(count(seg["start_s"]), count(seg["end_s"]), seg["state"], str(list(seg["missing"])),
+             MISSING if seg["rebuilding"] is None else str(seg["rebuilding"]), count(seg["foreground_iops"]),
+             count(seg["transactions_per_s"]), f"{seg['rebuild_bytes_per_s'] / 1e6:,.0f}", seg["limited_by"])
+            for seg in timeline["segments"]]
+
+
+def _print_timeline(console: Console, timeline: dict) -> None:
+    print_grid(console, Grid(f"Fault timeline under {timeline['workload'] or 'no load'}", TIMELINE_HEADERS,
+                             (True, True, False, False, True, True, True, True, False), tuple(timeline_rows(timeline))))
     for check in timeline.get("checks", ()):
         console.print(f"Parity check from {check['start_s']:,.0f} s: {check['outcome']}"
                       + ("" if check["end_s"] is None else f" at {check['end_s']:,.0f} s")

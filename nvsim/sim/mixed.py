@@ -348,17 +348,17 @@ def _settle(load, net, demands, rb: RebuildClass | None, stage: RebuildStage | N
             last_step = step
             x_open += weight * step
         open_u = load.open_utilisation(net, x_open)
+        servers_now = load.servers(net)
         # the bitmap updates of writes nobody waits for (a database's page cleaners): open work at
         # md's thread, asleep on the bitmap's page write rather than on a CPU
         background = load.bitmap_background_s(x_open) if charges_sync and engine is not None else 0.0
         load.sync_background = background
         if background:
             open_u = open_u.copy()
-            open_u[engine] += background / max(1.0, float(load.servers(net)[engine]))
+            open_u[engine] += background / max(1.0, float(servers_now[engine]))
         open_u = np.minimum(0.999, open_u)
         # the engine's threads on the host (md's raid5d and resync, xiRAID's reconstruction threads)
         # take host CPUs from the application's threads
-        servers_now = load.servers(net)
         rebuild_cpus = sol.utilisation[net.index("rebuild_thread")] * servers_now[net.index("rebuild_thread")]
         other = rebuild_cpus + (sol.utilisation[net.index("engine")] * net.servers[net.index("engine")]
                                 - float(sol.throughput[0]) * load.sync_wait - background  # asleep on the bitmap, not CPU
