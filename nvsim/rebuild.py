@@ -3,7 +3,9 @@
 Between two events (a fault in ``scenario.faults``, or a rebuild finishing) the array is in one
 state -- which members are missing and which one is being rebuilt -- and runs at that state's
 rates (the fluid mode's network, or a measured event-mode window): rebuilt bytes grow linearly,
-so an hours-long rebuild of a 30 TB drive costs a handful of solves, not hours of events. A state
+so an hours-long rebuild of a 30 TB drive costs a handful of solves, not hours of events. Under
+host I/O a rebuild runs in ``PROGRESS_STEPS`` steps, each solved with the middle of its step
+rebuilt: host I/O reads and writes the part of the member already rebuilt. A state
 that misses more members than the level tolerates is data loss, reported with the stripes and
 bytes lost, never a crash.
 
@@ -222,12 +224,14 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, 
             out.segments.append(Segment(t, next_event, "optimal", (), None, iops, tps, 0.0, 0.0, why))
             t = next_event
             continue
-        key = (tuple(sorted(missing)), current.member if current else None)
+        fraction, step_end = progress_step(current.bytes_rebuilt, span, workload is not None) if current else (0.0, span)
+        key = (tuple(sorted(missing)), current.member if current else None, fraction)
         if key not in cache:
-            cache[key] = _state_result(scenario, workload, catalog, ArrayState(*key), fidelity)
+            cache[key] = _state_result(scenario, workload, catalog, ArrayState(key[0], key[1], rebuilt_fraction=fraction),
+                                       fidelity)
         result = cache[key]
         rate, rebuild_why = sync_rate(result)
-        end = _segment_end(t, next_event, current.bytes_rebuilt, span, rate) if current is not None else next_event
+        end = _segment_end(t, next_event, current.bytes_rebuilt, step_end, rate) if current is not None else next_event
         if math.isinf(end):  # degraded for good: no replacement and no more events
             out.segments.append(Segment(t, math.inf, "degraded", key[0], None, result.total_iops,
                                         result.transactions_per_s, 0.0, 0.0, result.limited_by))
@@ -235,7 +239,8 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, 
         state = "rebuilding" if current is not None else "degraded"
         if current is not None:
             done, before = rate * (end - t), current.bytes_rebuilt
-            current.bytes_rebuilt = min(span, current.bytes_rebuilt + done)
+            current.bytes_rebuilt = step_end if end < next_event else min(step_end, current.bytes_rebuilt + done)
+            done = current.bytes_rebuilt - before
             current.add_host_writes(result, array.drives - len(missing), before, span, end - t)
             current.survivor_bytes_read += done * protocol.reads_per_byte(array.drives, len(missing))
         out.segments.append(Segment(t, end, state, key[0], current.member if current else None, result.total_iops,
@@ -249,6 +254,22 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, 
         if horizon_s is not None and t >= horizon_s:
             break
     return out
+
+
+PROGRESS_STEPS = 4
+"""A rebuild under host I/O runs in this many steps of its span, each solved with the middle of
+the step rebuilt: host I/O reads and writes the part of the member already rebuilt
+(``ArrayState.rebuilt_fraction``), so its rates, and the rebuild's, move as the rebuild runs."""
+
+
+def progress_step(done_bytes: float, span: float, under_load: bool) -> tuple[float, float]:
+    """(share of the member rebuilt that the rebuild's state is solved with, bytes rebuilt when
+    that step ends) with ``done_bytes`` of ``span`` rebuilt; an idle array's rebuild is one step
+    (no host I/O to use the rebuilt part)."""
+    if not under_load:
+        return 0.0, span
+    step = min(PROGRESS_STEPS - 1, int(done_bytes / span * PROGRESS_STEPS * (1 + 1e-12)))
+    return (step + 0.5) / PROGRESS_STEPS, span * (step + 1) / PROGRESS_STEPS
 
 
 def _start_check(out: Timeline, t: float, checking: CheckRecord | None, degraded: bool) -> CheckRecord | None:

@@ -239,11 +239,12 @@ def _run_state(sim: Simulation, fidelity: str, seed: int | None, window: EventWi
     and the fluid mode solve the network of nvsim.sim.mixed."""
     state, workload = sim.state, sim.workload
     if fidelity == "event" and workload is not None and not workload.is_oltp:
-        system = ArraySystem(sim.scenario, workload, sim.catalog, failed_members=state.missing)
+        system = ArraySystem(sim.scenario, workload, sim.catalog, failed_members=state.missing,
+                             rebuilding=state.rebuilding, rebuilt_fraction=state.rebuilt_fraction)
         return _record(sim, simulate_event(system, seed=seed, host_ios=window.host_ios, rebuild_member=state.rebuilding,
                                            checking=state.checking))
     result = solve_state(sim.scenario, workload, sim.catalog, failed=state.failed, rebuilding=state.rebuilding,
-                         seed=seed, checking=state.checking)
+                         seed=seed, checking=state.checking, rebuilt_fraction=state.rebuilt_fraction)
     return _record(sim, result)
 
 

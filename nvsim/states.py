@@ -18,12 +18,14 @@ from .specs import ScenarioSpec
 @dataclass(frozen=True)
 class ArrayState:
     """Which members are missing (failed, pulled, or being rebuilt) and which one is being rebuilt
-    (it stays missing to host I/O until its rebuild is done); ``checking``: a parity scrub runs on
-    the whole array (``array.scrub``: the engine's ``check`` protocol beside the host's I/O)."""
+    (missing to host I/O but in the part already rebuilt from its start, ``rebuilt_fraction`` of
+    it: the engines read and write the rows a rebuild has passed); ``checking``: a parity scrub
+    runs on the whole array (``array.scrub``: the engine's ``check`` protocol beside the host's I/O)."""
 
     missing: tuple[int, ...] = ()
     rebuilding: int | None = None
     checking: bool = False
+    rebuilt_fraction: float = 0.0
 
     @property
     def failed(self) -> tuple[int, ...]:

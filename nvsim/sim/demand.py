@@ -111,6 +111,41 @@ class HostIoBatch:
         return np.where(self.reads_gate_writes(), both, ((self.pre_s + self.mid_s) > 0).astype(float))
 
 
+HOST_FIELDS = ("submit_s", "complete_s", "lock_s", "pre_s", "mid_s", "device_bw_s", "device_down_s", "device_up_s",
+               "memory_s", "is_write")
+OP_FIELDS = ("op_drive", "op_is_write", "op_phase", "op_die_s", "op_link_s", "op_bytes", "op_pieces")
+
+
+def interleave(first: HostIoBatch, first_at: np.ndarray, second: HostIoBatch, second_at: np.ndarray) -> HostIoBatch:
+    """One batch of the host I/Os of ``first`` and ``second`` (of the same job), each at its place
+    (``first_at``, ``second_at``: disjoint positions, together 0..n-1), their member I/Os grouped by
+    host I/O in that order: a batch whose I/Os were priced in two parts (the rebuilt part of a member
+    being rebuilt, ``ArraySystem.batch``)."""
+    n = len(first) + len(second)
+    out = {}
+    for name in HOST_FIELDS:
+        a, b = getattr(first, name), getattr(second, name)
+        column = np.empty(n, dtype=np.result_type(a, b))
+        column[first_at], column[second_at] = a, b
+        out[name] = column
+    counts = np.empty(n, dtype=np.int64)
+    counts[first_at], counts[second_at] = np.diff(first.op_start), np.diff(second.op_start)
+    source = np.empty(n, dtype=np.int64)  # where each host I/O's member I/Os start in first's then second's
+    source[first_at], source[second_at] = first.op_start[:-1], second.op_start[:-1] + first.op_start[-1]
+    op_start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    take = np.repeat(source - op_start[:-1], counts) + np.arange(int(op_start[-1]), dtype=np.int64)
+    for name in OP_FIELDS:
+        out[name] = np.concatenate([getattr(first, name), getattr(second, name)])[take]
+    heads = None
+    if first.stripe_heads is not None or second.stripe_heads is not None:
+        heads = np.zeros(n)
+        for part, at in ((first, first_at), (second, second_at)):
+            if part.stripe_heads is not None:
+                heads[at] = part.stripe_heads
+    return HostIoBatch(job=first.job, op_start=op_start, op_runs=phase_runs(out["op_phase"], op_start),
+                       nand_write_share=first.nand_write_share, stripe_heads=heads, **out)
+
+
 def nand_write_share(die_s: np.ndarray, is_write: np.ndarray, suspend_unit_s: float = 0.0) -> float:
     """Share of NAND time the member I/Os spend programming (0 with no NAND time), each read paying
     ``suspend_unit_s`` when it finds its die programming (``nvsim.ssd.latency.programming_share``)."""
@@ -875,7 +910,7 @@ def _engine_work(model: ArrayModel, plan: MemberIOPlan, is_write: np.ndarray, ch
         work = _work_by_place(model, plan, is_write, offsets, memo)
         if work is not None:
             return work
-    key = (id(plan), e.spec.name, e.parameter_key, e.members, e.shared_access_factor, e.line_transfer_us,
+    key = (id(plan), e.spec.name, e.parameter_key, e.members, e.degraded, e.shared_access_factor, e.line_transfer_us,
            model.workload.bs, model.array.level, write_key)
     return memo.recall(memo.engine_work, key, e.work, plan, is_write, chunks, model.workload.bs, model.array.level,
                        owner=plan, weigh=_work_weight)
@@ -902,8 +937,8 @@ def _work_by_place(model: ArrayModel, plan: MemberIOPlan, is_write: np.ndarray, 
     if len(entry) and entry.min() < 0:
         return None
     e = model.engine
-    key = ("by place", id(table), table.version, e.spec.name, e.parameter_key, e.members, e.shared_access_factor,
-           e.line_transfer_us, model.workload.bs, model.array.level)
+    key = ("by place", id(table), table.version, e.spec.name, e.parameter_key, e.members, e.degraded,
+           e.shared_access_factor, e.line_transfer_us, model.workload.bs, model.array.level)
     places = memo.recall(memo.engine_work, key, _place_work, model, table, owner=table, weigh=_place_work_weight)
     if places is None:
         return None
@@ -1068,4 +1103,4 @@ def rebuild_batch(model: ArrayModel, target: int, member_offsets: np.ndarray, st
         op_die_s=die, op_link_s=link, op_bytes=plan.length_bytes, op_pieces=model.drive.pieces_of(plan.length_bytes))
 
 
-__all__ = ["HostIoBatch", "host_io_batch", "rebuild_batch", "switch_uplink_s", "plan_host_ios", "phase_runs", "nand_write_share"]
+__all__ = ["HostIoBatch", "interleave", "host_io_batch", "rebuild_batch", "switch_uplink_s", "plan_host_ios", "phase_runs", "nand_write_share"]

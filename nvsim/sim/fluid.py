@@ -33,7 +33,7 @@ set-ups that differ only in drive size or namespace then share one plan (a sweep
 def sample_batches(system: ArraySystem, seed: int) -> list[HostIoBatch]:
     """One job's sample of host I/Os (``ArraySystem.sample_size``): jobs of an array are alike, so
     one job shows every member-I/O pattern; the drives' load is averaged over the members."""
-    return [system.batch(0, *sample_ios(system, seed))]
+    return [system.batch(0, *sample_ios(system, seed), frame_bytes=min(system.device_bytes, SAMPLE_REGION_BYTES))]
 
 
 def sample_ios(system: ArraySystem, seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -45,7 +45,7 @@ def network_sample(system: ArraySystem, seed: int) -> list[HostIoBatch]:
         return [_over_the_period(system, region, seed)]
     size = exact_mix_size(system.workload.read_fraction, page_bounded_ios(NETWORK_SAMPLE_IOS, system.workload.bs))
     offsets, is_write = HostStream.for_job(system.workload, 0, region, seed).next_batch(size)
-    return [system.batch(0, offsets, exact_mix(is_write, system.workload.read_fraction, seed))]
+    return [system.batch(0, offsets, exact_mix(is_write, system.workload.read_fraction, seed), frame_bytes=region)]
 
 
 def _over_the_period(system: ArraySystem, region: float, seed: int) -> HostIoBatch:
@@ -58,7 +58,7 @@ def _over_the_period(system: ArraySystem, region: float, seed: int) -> HostIoBat
     rows = system.array.drives  # rotating parity: the roles repeat after as many rows as members
     step = system.geometry.stripe_data_bytes
     shifted = np.concatenate([(offsets + k * step) % max(int(region) - w.bs, 1) // w.bs * w.bs for k in range(rows)])
-    return system.batch(0, shifted.astype(np.int64), np.tile(is_write, rows))
+    return system.batch(0, shifted.astype(np.int64), np.tile(is_write, rows), frame_bytes=region)
 
 
 def whole_array_shares(system: ArraySystem) -> np.ndarray | None:
@@ -143,9 +143,12 @@ class FioLoad:
     job_busy = 0.0  # host CPUs the jobs keep busy (the last iterate's, set by the state's solve)
     sync_wait = 0.0  # seconds per host I/O the engine's thread waits for metadata updates (the last solve's)
 
-    def __init__(self, scenario, workload, catalog, missing, seed, idle=False):
+    def __init__(self, scenario, workload, catalog, missing, seed, idle=False, rebuilding=None, rebuilt_fraction=0.0):
+        """``rebuilding``, ``rebuilt_fraction``: the member being rebuilt (among ``missing``) and the
+        share of it done, which host I/O uses (``ArraySystem``)."""
         self.idle = idle
-        self.system = ArraySystem(scenario, workload, catalog, failed_members=missing)
+        self.system = ArraySystem(scenario, workload, catalog, failed_members=missing, rebuilding=rebuilding,
+                                  rebuilt_fraction=rebuilt_fraction)
         self.workload = workload
         self.batches = network_sample(self.system, seed)
         self.write_share = float(np.mean(np.concatenate([b.is_write for b in self.batches])))

@@ -172,11 +172,14 @@ def strips_spanned(offsets: np.ndarray, length_bytes: int, strip_bytes: int) -> 
 
 
 def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | None = None,
-          failed_members: tuple[int, ...] = (), memo: Memo = MEMO) -> ArrayModel:
+          failed_members: tuple[int, ...] = (), memo: Memo = MEMO, degraded: bool | None = None) -> ArrayModel:
     """The scenario's array under ``workload``, with ``failed_members`` missing (failed, pulled, or
     being rebuilt and not yet readable), built once (calibration's trial values come in a
-    ``Catalog.with_values`` catalog). What arrays share (drive models, engines, geometries, CPU layouts, links)
-    is derived once and comes from ``memo``: a sweep builds thousands."""
+    ``Catalog.with_values`` catalog). ``degraded``: whether the engine runs its degraded paths
+    (default: with a member missing; True for the part of a member already rebuilt, which host
+    I/O reads and writes while the array is still degraded: ``ArraySystem``). What arrays share
+    (drive models, engines, geometries, CPU layouts, links) is derived once and comes from
+    ``memo``: a sweep builds thousands."""
     catalog = catalog or default_catalog()
     failed = tuple(sorted(set(int(m) for m in failed_members)))
     array = scenario.array
@@ -185,7 +188,7 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
     platform = PlatformModel(platform_spec, scenario.placement, array.drives, catalog)
     cap = memo.recall(memo.capacities, (id(catalog), array.drive, array.namespace_bytes, array.level, array.drives,
                                         array.strip_bytes, array.near_copies), capacity, scenario, catalog, owner=catalog)
-    engine = _engine(engine_spec, array, failed, platform, memo, cap.member_bytes)
+    engine = _engine(engine_spec, array, bool(failed) if degraded is None else degraded, platform, memo, cap.member_bytes)
     drive = drive_timing(catalog, array.drive, array.namespace_bytes, scenario.platform, memo)
     path = None
     if scenario.topology is not None:
@@ -270,7 +273,7 @@ def _switch_facts(platform: PlatformSpec, catalog: Catalog, path: DriveAttachmen
     return label, path.switches, link.usable_bytes_per_s() / switch_bytes_per_s(uplink, path)
 
 
-def _engine(spec: EngineSpec, array: ArraySpec, failed: tuple[int, ...],
+def _engine(spec: EngineSpec, array: ArraySpec, degraded: bool,
             platform: PlatformModel, memo: Memo, member_bytes: int) -> Engine:
     """The engine configured for this array (with the settings its scenario gives it,
     ``array.engine_settings``, as the engine's tools make them for members of ``member_bytes``,
@@ -283,9 +286,9 @@ def _engine(spec: EngineSpec, array: ArraySpec, failed: tuple[int, ...],
     line_us = platform.line_transfer_us()
     nodes = platform.job_socket_count
     settings = tuple(sorted(array.engine_settings.items()))  # checked once, when the scenario loaded
-    key = (id(spec), settings, array.level, array.drives, array.strip_bytes, array.near_copies, member_bytes, bool(failed),
+    key = (id(spec), settings, array.level, array.drives, array.strip_bytes, array.near_copies, member_bytes, degraded,
            factor, line_us, nodes)
-    return memo.recall(memo.engines, key, _configured_engine, spec, array, bool(failed), factor, line_us, nodes,
+    return memo.recall(memo.engines, key, _configured_engine, spec, array, degraded, factor, line_us, nodes,
                        member_bytes, owner=spec)
 
 

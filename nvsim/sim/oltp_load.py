@@ -23,7 +23,7 @@ from .system import ArraySystem
 
 
 class OltpLoad:
-    def __init__(self, scenario, workload: WorkloadSpec, catalog, missing, seed):
+    def __init__(self, scenario, workload: WorkloadSpec, catalog, missing, seed, rebuilding=None, rebuilt_fraction=0.0):
         self.scenario, self.workload, self.catalog = scenario, workload, catalog
         platform = catalog.platforms[scenario.platform]
         cpu = platform.cpu
@@ -38,7 +38,8 @@ class OltpLoad:
 
         def part(name, rw, bs):
             w = WorkloadSpec(name=f"{workload.name}:{name}", rw=rw, bs=bs, numjobs=self.threads, iodepth=1)
-            system = ArraySystem(scenario, w, catalog, failed_members=missing)
+            system = ArraySystem(scenario, w, catalog, failed_members=missing, rebuilding=rebuilding,
+                                 rebuilt_fraction=rebuilt_fraction)
             return system, network_sample(system, seed)
 
         self.read = part("page reads", "randread", tx.page_bytes)

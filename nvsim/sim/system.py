@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .demand import HostIoBatch, host_io_batch, phase_runs, rebuild_batch
+from .demand import HostIoBatch, host_io_batch, interleave, phase_runs, rebuild_batch
 from .drive import NAND_SERVICE_CV, DriveTiming, distinct_sizes, drive_timing
 from .memo import MEMO, Memo
 from .model import ArrayModel, build, strips_spanned
@@ -33,14 +33,22 @@ class ArraySystem:
     """One scenario's array on its platform, with its engine, as one run uses it: builds host
     I/O batches. Every field of its ``ArrayModel`` reads through (``system.engine``, ...)."""
 
-    def __init__(self, scenario, workload, catalog=None, failed_members: tuple[int, ...] = (), memo: Memo = MEMO):
+    def __init__(self, scenario, workload, catalog=None, failed_members: tuple[int, ...] = (), memo: Memo = MEMO,
+                 rebuilding: int | None = None, rebuilt_fraction: float = 0.0):
         """``failed_members``: members that are missing (failed, pulled, or being rebuilt and not
-        yet readable): host I/Os are planned degraded around them, as md does."""
+        yet readable): host I/Os are planned degraded around them, as md does. ``rebuilding``
+        (one of them) is being rebuilt from its start and ``rebuilt_fraction`` of it is done: host
+        I/Os in that part read and write it (``batch``)."""
         model = build(scenario, workload, catalog, failed_members, memo)
         self.__dict__.update(vars(model))  # the model's fields, read at a plain attribute's speed
         self.model: ArrayModel = model
         self.memo = memo
         self.write_share: float | None = None  # set by the first batch priced (see ``batch``)
+        self.rebuilt_fraction = rebuilt_fraction if rebuilding is not None else 0.0
+        self.rebuilt_model: ArrayModel | None = None
+        if self.rebuilt_fraction > 0:
+            whole = tuple(m for m in model.failed_members if m != rebuilding)
+            self.rebuilt_model = build(scenario, workload, catalog, whole, memo, degraded=True)
 
     # the model's methods and properties, reading the model's fields copied here
     resources = ArrayModel.resources
@@ -59,10 +67,30 @@ class ArraySystem:
         return getattr(self.model, name)
 
     def batch(self, job: int, offsets: np.ndarray, is_write: np.ndarray,
-              rng: np.random.Generator | None = None) -> HostIoBatch:
+              rng: np.random.Generator | None = None, frame_bytes: float | None = None) -> HostIoBatch:
         """Service demands of host I/Os of ``job`` at ``offsets`` (``nvsim.sim.demand.host_io_batch``),
-        priced with the write share of the first batch this run priced."""
-        batch = host_io_batch(self.model, job, offsets, is_write, rng, self.write_share, self.memo)
+        priced with the write share of the first batch this run priced.
+
+        With part of a member rebuilt (``rebuilt_fraction``), the I/Os below that share of the
+        device (of ``frame_bytes``, the span the offsets were drawn over; default the device) are
+        planned with the member there: a rebuild runs from the member's start, and the engines read
+        and write the rows it has rebuilt (md: ``recovery_offset``, raid5.c's ``analyse_stripe``
+        counts a device in sync for a stripe below it, raid1/raid10's ``read_balance`` reads it
+        there), while the array is still degraded (md's reads still go through its stripe cache)."""
+        if self.rebuilt_model is None:
+            return self._priced(self.model, job, offsets, is_write, rng)
+        frame = float(self.device_bytes if frame_bytes is None else frame_bytes)
+        done = offsets < self.rebuilt_fraction * frame
+        if done.all() or not done.any():
+            return self._priced(self.rebuilt_model if done.all() else self.model, job, offsets, is_write, rng)
+        rest = ~done
+        first = self._priced(self.model, job, offsets[rest], is_write[rest], rng)
+        second = self._priced(self.rebuilt_model, job, offsets[done], is_write[done], rng)
+        return interleave(first, np.flatnonzero(rest), second, np.flatnonzero(done))
+
+    def _priced(self, model: ArrayModel, job: int, offsets: np.ndarray, is_write: np.ndarray,
+                rng: np.random.Generator | None) -> HostIoBatch:
+        batch = host_io_batch(model, job, offsets, is_write, rng, self.write_share, self.memo)
         if self.write_share is None:
             self.write_share = batch.nand_write_share
         return batch

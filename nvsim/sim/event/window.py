@@ -51,7 +51,8 @@ def rate_guess(system: ArraySystem, seed: int, rebuild_member: int | None = None
     cycle_s = 0.0
     if rebuild_member is not None and not until_rebuilt:
         beside = solve_state(system.scenario, system.workload, system.catalog, rebuilding=rebuild_member, seed=seed,
-                             failed=tuple(m for m in system.failed_members if m != rebuild_member))
+                             failed=tuple(m for m in system.failed_members if m != rebuild_member),
+                             rebuilt_fraction=system.rebuilt_fraction)
         rate = max(min(rate, beside.total_iops), 1.0)
         protocol = system.rebuild
         if protocol.excludes_host_io and beside.rebuild_bytes_per_s:
