@@ -152,6 +152,19 @@ def _model_at(model: type[BaseModel], loc: Sequence[Any]) -> type[BaseModel] | N
     return current if isinstance(current, type) and issubclass(current, BaseModel) else None
 
 
+BOUND_ERRORS = ("greater_than", "greater_than_equal", "less_than", "less_than_equal")
+"""pydantic's error types of a numeric bound (``Field(gt=..., le=...)``)."""
+
+
+def _bound_unit(model: type[BaseModel], loc: Sequence[Any]) -> str:
+    """The unit a field's bounds are in, where the field declares one (``json_schema_extra``'s
+    ``bound_unit``: a field read in other units than it holds, fio's times), else ""."""
+    owner = _model_at(model, loc)
+    field = getattr(owner, "model_fields", {}).get(loc[-1]) if owner is not None and loc else None
+    extra = field.json_schema_extra if field is not None and isinstance(field.json_schema_extra, dict) else {}
+    return str(extra.get("bound_unit", ""))
+
+
 def _inner_model(annotation: Any) -> Any:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
@@ -192,6 +205,9 @@ def from_validation_error(error: ValidationError, model: type[BaseModel], *, pre
     for lead in ("Value error, ", "Assertion failed, "):
         if message.startswith(lead):
             message = message[len(lead):]
+    unit = _bound_unit(model, loc) if kind in BOUND_ERRORS else ""
+    if unit:
+        message = f"{message} {unit}"
     if "input" in first and kind not in ("value_error",) and not isinstance(first["input"], (dict, list)):
         message = f"{message} (got {shown(first['input'])})"
         if _number_for_text(first):

@@ -18,6 +18,8 @@ FIO_BARE_UNITS = {"k": 2**10, "K": 2**10, "m": 2**20, "M": 2**20, "g": 2**30, "G
 COUNT_UNITS = {"": 1, "K": 10**3, "k": 10**3, "M": 10**6, "G": 10**9}
 TIME_UNITS_S = {"": 1.0, "ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
 
+SUB_SECOND_PER_S = {"ns": 1e9, "us": 1e6, "µs": 1e6, "ms": 1e3}
+
 _NUMBER_UNIT = re.compile(r"^\s*([-+]?[0-9][0-9,_]*(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)\s*([A-Za-zµ/]*)\s*$")
 
 ALLOWED_BYTE_UNITS = "B, kB/KB, MB, GB, TB, PB (decimal), KiB, MiB, GiB, TiB, PiB (binary), or fio-style k/m/g/t (binary)"
@@ -117,6 +119,27 @@ def parse_seconds(value: int | float | str) -> float:
     if unit not in TIME_UNITS_S:
         raise ValueError(f"unknown time unit {unit!r} in {value!r}; allowed: {', '.join(TIME_UNITS_S)}")
     return number * TIME_UNITS_S[unit]
+
+
+def parse_fio_time_s(value: int | float | str) -> float:
+    """Seconds from a fio time option that counts microseconds without a unit (fio's thinktime,
+    latency_target, latency_window: "When the unit is omitted, the value is interpreted in
+    microseconds"): 50 and "50" are 50 us, "2ms" and "0.5s" their unit's."""
+    if isinstance(value, bool):
+        raise ValueError("a time must be a number of microseconds or a string such as '50us' or '2ms'")
+    if isinstance(value, (int, float)):
+        return float(value) / 1e6
+    number, unit = _split(str(value))
+    if unit not in TIME_UNITS_S:
+        raise ValueError(f"unknown time unit {unit!r} in {value!r}; allowed: {', '.join(u for u in TIME_UNITS_S if u)} "
+                         f"(none: microseconds, as fio)")
+    per_second = SUB_SECOND_PER_S.get(unit or "us")  # divided: 50 us is 5e-05 s to the bit, as fio's reader has it
+    return number / per_second if per_second else number * TIME_UNITS_S[unit]
+
+
+def seconds_text(value: float) -> str:
+    """A duration in seconds as text that every time parser reads back to the same float: "5e-05s"."""
+    return f"{float(value)!r}s"
 
 
 def not_finite_word(value: float | int) -> str | None:

@@ -53,7 +53,7 @@ from .expand import expand_value, platform_keywords  # noqa: F401 (re-exported)
 from .names import FIO_OPTION_NAMES, FIO_VERSION
 from .trace import parse_trace, summarize
 from ..skew_syntax import check_distribution
-from ..units import check_digits
+from ..units import check_digits, seconds_text
 from .json_report import FIO_PERCENTILES, fio_json_report, percentile_table  # noqa: F401 (fio's JSON lives in nvsim.fio.json_report)
 from ..specs import Phase, WorkloadSpec
 from ..specs.mix import MAX_LISTED_SIZES, MixPart, block_size_mix, is_a_mix, mean_size, parse_bsrange, parse_bssplit, range_bins
@@ -630,8 +630,9 @@ def updated_workload(workload: WorkloadSpec, update: dict[str, Any], job: str, e
     line when no option did) and the job."""
     if not update:
         return workload
-    try:
-        WorkloadSpec.model_validate({**workload.model_dump(), **update})
+    try:  # the times this reader holds in seconds, given to the spec with their unit
+        WorkloadSpec.model_validate({**workload.model_dump(), **{k: seconds_text(v) if k in FIO_TIMES and v is not None
+                                                                  else v for k, v in update.items()}})
     except ValidationError as exc:
         problem = from_validation_error(exc, WorkloadSpec)
         name = problem.field.split(".")[0]
@@ -724,6 +725,10 @@ def _paced(job: FioJob, entries: Mapping[str, _Entry | None], path: str, **pacin
     (``updated_workload``; ``entries``: field -> the option that set it)."""
     named = {key: entry for key, entry in entries.items() if entry is not None}
     return replace(job, workload=updated_workload(job.workload, pacing, job.name, named, path, job.line))
+
+
+FIO_TIMES = ("thinktime", "latency_target", "latency_window")
+"""``WorkloadSpec`` fields that read a bare number as microseconds (``specs.base.FioTime``)."""
 
 
 def _tightest_rate_entry(rates: dict[str, _Entry], workload: WorkloadSpec, path: str, kb_base: int,

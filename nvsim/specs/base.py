@@ -14,10 +14,11 @@ import math
 import types
 from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar, Union, get_args, get_origin
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, ValidationInfo,
+                      field_validator, model_validator)
 
 from ..errors import not_printable, suggestion_text
-from ..units import parse_bytes, parse_bytes_per_s, parse_count, parse_seconds
+from ..units import parse_bytes, parse_bytes_per_s, parse_count, parse_fio_time_s, parse_seconds, seconds_text
 
 def _positive(value: float) -> float:
     if value <= 0:
@@ -62,6 +63,10 @@ Bytes = Annotated[int, BeforeValidator(_bounded_bytes)]
 BytesPerS = Annotated[float, BeforeValidator(_finite(parse_bytes_per_s))]
 Count = Annotated[float, BeforeValidator(_finite(parse_count))]
 Seconds = Annotated[float, BeforeValidator(_finite(parse_seconds))]
+FioTime = Annotated[float, BeforeValidator(_finite(parse_fio_time_s)), PlainSerializer(seconds_text, return_type=str)]
+"""A fio time option that counts microseconds without a unit (thinktime, latency_target,
+latency_window), held in seconds and written back as seconds with their unit ("5e-05s"), so a
+dumped workload reads back to the same bits."""
 FORMULA_STARTS = ("=", "+", "-", "@")
 """First characters a spreadsheet reads a CSV cell as a formula by (OWASP's CSV injection list, less
 the tab and carriage return a name cannot hold anyway)."""

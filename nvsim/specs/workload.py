@@ -12,9 +12,13 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field, ModelWrapValidatorHandler, ValidationInfo, field_validator, model_validator
 
 from ..skew_syntax import check_distribution
-from .base import Bytes, Label, Seconds, Spec, _catalog, _known_name
+from .base import Bytes, FioTime, Label, Seconds, Spec, _catalog, _known_name
 from .mix import MAX_MIX_PARTS, MixPart, block_size_mix, mean_size, parse_bsrange, parse_bssplit  # noqa: F401 (re-exported)
 from ..units import parse_bytes
+
+SECONDS_BOUNDS = {"bound_unit": "seconds"}
+"""The bounds of a fio time (``FioTime``): in seconds, whatever unit the value came in."""
+
 
 def _fio_bool(value: Any) -> bool:
     """fio's boolean options: 0/1 (and true/false, yes/no, on/off as YAML writes them)."""
@@ -143,11 +147,15 @@ class WorkloadSpec(Spec):
         "fio's rate_iops: the I/Os per second one clone may issue (a cap over the job's mix of directions)"))
     rate_process: Literal["linear", "poisson"] = Field(default="linear", description=(
         "fio's rate_process: linear (evenly spaced) or poisson (random arrivals at the cap's mean rate)"))
-    thinktime: Seconds | None = Field(default=None, gt=0, le=3600, description="fio's thinktime: each clone's stall after every I/O")
-    latency_target: Seconds | None = Field(default=None, gt=0, le=3600, description=(
-        "fio's latency_target: the highest iodepth at which latency_percentile % of the I/Os take at most this"))
+    thinktime: FioTime | None = Field(default=None, gt=0, le=3600, json_schema_extra=SECONDS_BOUNDS, description=(
+        "fio's thinktime: each clone's stall after every I/O (as fio: microseconds without a unit; held in seconds, "
+        "at most 3600 s)"))
+    latency_target: FioTime | None = Field(default=None, gt=0, le=3600, json_schema_extra=SECONDS_BOUNDS, description=(
+        "fio's latency_target: the highest iodepth at which latency_percentile % of the I/Os take at most this (as "
+        "fio: microseconds without a unit; held in seconds)"))
     latency_percentile: float = Field(default=100.0, gt=0, le=100)
-    latency_window: Seconds | None = Field(default=None, gt=0, le=3600)
+    latency_window: FioTime | None = Field(default=None, gt=0, le=3600, json_schema_extra=SECONDS_BOUNDS, description=(
+        "fio's latency_window (as fio: microseconds without a unit; held in seconds)"))
     flow: int | None = Field(default=None, ge=1, le=2**31, description=(
         "fio's flow: this job's weight among the jobs of its flow_id that run together"))
     flow_id: int = Field(default=0, ge=0, le=2**31)

@@ -13,6 +13,8 @@ from pydantic import ValidationError
 from nvsim.errors import NOT_PRINTABLE, InputError
 from nvsim.specs import MixPart, Phase, WorkloadSpec
 from nvsim.specs.base import FORMULA_STARTS
+from nvsim.fio.jobfile import parse_fio_jobfile
+from nvsim.scenario import parse_scenario
 
 KiB = 1024
 
@@ -235,3 +237,26 @@ def test_the_same_fields_where_they_apply_are_kept():
     assert WorkloadSpec(name="j", rw="randread", random_run_ios=64, random_distribution="zipf:1.2").random_run_ios == 64
     assert WorkloadSpec(name="j", rw="read", rw_skip_bytes=4096).rw_skip_bytes == 4096
     assert WorkloadSpec(name="j", rw="randread", flow=2, flow_id=3).flow_id == 3
+
+
+@pytest.mark.parametrize("field", ["thinktime", "latency_target", "latency_window"])
+@pytest.mark.parametrize("given, fio_text, seconds", [(50, "50", 5e-05), ("50", "50", 5e-05), ("2ms", "2ms", 0.002),
+                                                      (1500, "1500us", 0.0015), ("1s", "1s", 1.0)])
+def test_a_fio_time_without_a_unit_is_microseconds_as_fio_reads_it(field, given, fio_text, seconds):
+    """fio's thinktime, latency_target and latency_window count microseconds without a unit; a
+    scenario's (and the Python API's) read a bare number the same way, to the bit of what the job
+    file reader gives, and a dumped workload reads back to the same bits."""
+    extra = {"latency_target": "1ms"} if field == "latency_window" else {}
+    workload = WorkloadSpec(name="t", rw="randread", bs=4096, **{**extra, field: given})
+    assert getattr(workload, field) == seconds
+    line = f"latency_target=1ms\n" if field == "latency_window" else ""
+    job = parse_fio_jobfile(f"[t]\nrw=randread\nbs=4k\nioengine=libaio\n{line}{field}={fio_text}\n", "t.fio").jobs[0]
+    assert getattr(job.workload, field) == seconds
+    assert WorkloadSpec.model_validate(workload.model_dump()) == workload
+    assert WorkloadSpec.model_validate_json(workload.model_dump_json()) == workload
+
+
+def test_a_fio_time_past_an_hour_is_refused_naming_seconds():
+    with pytest.raises(InputError, match=r"thinktime: Input should be less than or equal to 3600 seconds \(got .2h.\)"):
+        parse_scenario({"name": "s", "platform": "asus-rs520a-e12-rs24u", "workloads": [{"name": "t", "rw": "randread", "thinktime": "2h"}],
+                        "array": {"level": 0, "drive": "kioxia-cm7-r-3.84tb", "drives": 2, "engine": "linux-md"}})
