@@ -452,9 +452,9 @@ def _setup_callbacks(app: Dash, catalog: Catalog) -> None:
     def _on_change(*values):
         try:
             return on_change(catalog, *values)
-        except Exception as exc:  # the page must say something; the traceback goes to the server log
-            log.exception("fluid-mode update failed")
-            messages = [""] * len(core.CONTROLS) + [f"internal error (see the server log): {type(exc).__name__}: {exc}"]
+        except Exception as exc:  # the page must say something; the traceback and its text go to the server log
+            log.exception("fluid-mode update failed")  # the text may name the server's files: the type only
+            messages = [""] * len(core.CONTROLS) + [f"internal error (see the server log): {type(exc).__name__}"]
             return (*messages, None)
 
     @app.callback(Output("extras", "data", allow_duplicate=True), Output("scrub", "value"),

@@ -16,6 +16,7 @@ import json
 import logging
 import math
 import re
+import time
 from functools import lru_cache
 from typing import Any
 
@@ -336,7 +337,8 @@ def workload_record(spec: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog
     record["name"] = workload.name
     record["rw"] = workload.rw
     record["bs_bytes"] = workload.bs
-    record["total_iops"] = (record["read_iops"] or 0.0) + (record["write_iops"] or 0.0)
+    record["trim_iops"] = result.trim_iops  # fio counts trims as I/Os, as nvsim run's total_iops does
+    record["total_iops"] = (record["read_iops"] or 0.0) + (record["write_iops"] or 0.0) + (result.trim_iops or 0.0)
     record["total_bytes_per_s"] = (record["read_bytes_per_s"] or 0.0) + (record["write_bytes_per_s"] or 0.0)
     record["wear"] = _clean(drive_wear(catalog, array.drive, array.drives, record["write_bytes_per_s"] or 0.0,
                                        record["raid_waf"], record["waf_nand"]))
@@ -386,14 +388,30 @@ def _idle_rebuild_cached(key: str, spec_json: str) -> str:
     return json.dumps(rebuild_info(spec, default_catalog(), under_load=False))
 
 
+WORKLOADS_BUDGET_S = 10.0
+"""Seconds of solving a control change may spend on the set-up's workloads: past it the workloads
+not yet answered are refused (a 256-job fio upload of 8-size mixes on their own zipf skews held a
+request thread 33-147 s on every control change, and the server has 8)."""
+
+
 def _workload_records(spec: ScenarioSpec, catalog: Catalog, fidelity: str, host_ios: int,
-                      precision: Precision | None = None) -> list[dict[str, Any]]:
+                      precision: Precision | None = None, budget_s: float | None = None) -> list[dict[str, Any]]:
     """Every workload's record, in the scenario's order: the workloads of one phase from one solve
     of the phase (``nvsim.simulation.workload_runs``), as ``nvsim run`` does (once per workload, 256
     flow-weighted workloads held the request thread for minutes); a run refused is each of its
-    workloads' error."""
+    workloads' error. ``budget_s``: once the solves have taken that long, the workloads left are
+    refused (each with the same line) instead of solved."""
     out: dict[int, dict[str, Any]] = {}
-    for run in workload_runs(spec):
+    start = time.perf_counter()
+    runs = workload_runs(spec)
+    for done, run in enumerate(runs):
+        if budget_s is not None and time.perf_counter() - start > budget_s:
+            left = sum(len(r) for r in runs[done:])
+            why = (f"not solved: the dashboard stops after {budget_s:g} s of solving a set-up's workloads "
+                   f"({len(spec.workloads) - left} of {len(spec.workloads)} answered); `nvsim fio` or `nvsim run` "
+                   f"answer them all")
+            out.update({i: {"name": spec.workloads[i].name, "error": f"workloads: {why}"} for r in runs[done:] for i in r})
+            break
         try:
             results = run_workload_group(spec, catalog, fidelity, run, precision, host_ios=host_ios)
             for i, result in zip(run, results):
@@ -404,9 +422,11 @@ def _workload_records(spec: ScenarioSpec, catalog: Catalog, fidelity: str, host_
 
 
 def evaluate(data: dict[str, Any], spec: ScenarioSpec, catalog: Catalog | None = None, fidelity: str = "fluid",
-             host_ios: int = EVENT_HOST_IOS, rebuild: bool = True, precision: Precision | None = None) -> dict[str, Any]:
+             host_ios: int = EVENT_HOST_IOS, rebuild: bool = True, precision: Precision | None = None,
+             budget_s: float | None = None) -> dict[str, Any]:
     """The whole results record of a validated set-up: capacity, bounds, every workload, rebuild;
-    an event-mode run measures ``host_ios`` host I/Os, then goes on as ``precision`` asks (None: no longer)."""
+    an event-mode run measures ``host_ios`` host I/Os, then goes on as ``precision`` asks (None: no longer);
+    ``budget_s``: the workloads' solving time a control change allows (``WORKLOADS_BUDGET_S``)."""
     catalog = catalog or default_catalog()
     report = array_bounds(spec, catalog)
     cap = report.capacity
@@ -419,7 +439,7 @@ def evaluate(data: dict[str, Any], spec: ScenarioSpec, catalog: Catalog | None =
                    for b in report.bounds],
         "workloads": [],
     }
-    record["workloads"] = _workload_records(spec, catalog, fidelity, host_ios, precision)
+    record["workloads"] = _workload_records(spec, catalog, fidelity, host_ios, precision, budget_s)
     if rebuild:
         if catalog is default_catalog():
             record["rebuild"] = json.loads(_idle_rebuild_cached(record["key"], spec.model_dump_json()))
@@ -482,7 +502,7 @@ def compute(setup: dict[str, Any], custom: dict | None = None, extras: dict | No
     if errors:
         return {"errors": errors, "scenario": data}
     try:
-        record = evaluate(data, spec, catalog, "fluid")
+        record = evaluate(data, spec, catalog, "fluid", budget_s=WORKLOADS_BUDGET_S)
     except ValueError as exc:  # a model's own limit (e.g. the planner's member count): say it, no traceback
         log.warning("set-up refused by the model: %s", exc)
         return {"errors": {"general": f"cannot simulate this set-up: {exc}"}, "scenario": data}

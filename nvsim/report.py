@@ -212,7 +212,7 @@ def _plain(value: float | None, unit: str) -> str:
 
 
 # (metric key, unit kind, header before the unit): a column whose cells are all missing is left out
-PREDICTION_COLUMNS = (("read_iops", "IOPS", "read"), ("write_iops", "IOPS", "write"),
+PREDICTION_COLUMNS = (("read_iops", "IOPS", "read"), ("write_iops", "IOPS", "write"), ("trim_iops", "IOPS", "trim"),
                       ("read_bytes_per_s", "B/s", "read"), ("write_bytes_per_s", "B/s", "write"),
                       ("transactions_per_s", "TPS", ""),
                       ("read_latency_mean_us", "us", "mean read"), ("write_latency_mean_us", "us", "mean write"),

@@ -65,6 +65,7 @@ class Result:
     clones: tuple[int, int, int] | None = None
     jobs: tuple["Result", ...] = ()
     solved: WorkloadSpec | None = None
+    paced_by: str = ""  # what holds the job below its loop's rate, where not a resource (a rate cap, a think time)
 
     @property
     def unscaled(self) -> "Result":
@@ -90,6 +91,8 @@ class Result:
             values.update({k: v * self.scale for k, v in values.items() if k in RATE_METRICS and v is not None})
             if values.get("cpu_percent") is not None:
                 values["cpu_percent"] = self.cpu_percent
+        if self.paced_by:
+            values["limited_by"] = self.paced_by
         if self.trim_iops is not None:  # trims are I/Os fio issues and counts: a trim job's IOPS are its trims
             values["trim_iops"] = self.trim_iops
             values["total_iops"] = (values.get("total_iops") or 0.0) + self.trim_iops
@@ -123,7 +126,10 @@ class Result:
 
     @property
     def total_iops(self) -> float:
-        return self.read_iops + self.write_iops
+        """Reads, writes and trims (fio counts a trim job's trims as its I/Os), as ``metrics``."""
+        if self.jobs:
+            return sum(job.total_iops for job in self.jobs)
+        return self.read_iops + self.write_iops + (self.trim_iops or 0.0)
 
     @property
     def read_bytes_per_s(self) -> float:
@@ -177,12 +183,16 @@ class Result:
 
     @property
     def limited_by(self) -> str:
-        """What the solver says limits the run (a resource's name, or its own sentence)."""
-        return self._either("limited_by")
+        """What the solver says limits the run (a resource's name, or its own sentence; a composite's
+        pace where it holds the job below its loop, ``paced_by``)."""
+        return self.paced_by or self._either("limited_by")
 
     @property
     def bottleneck(self) -> str:
-        """The limiting resource as reports show it ("GPU ... at 100%"): ``metrics()["limited_by"]``."""
+        """The limiting resource as reports show it ("GPU ... at 100%"): ``metrics()["limited_by"]``;
+        a composite's pace where it holds the job (``paced_by``)."""
+        if self.paced_by:
+            return self.paced_by
         return self.drive.limited_by if self.simulation is None else self.simulation.bottleneck_text
 
     @property

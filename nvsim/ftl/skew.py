@@ -53,6 +53,8 @@ def zipf_mass(n: int, theta: float) -> np.ndarray:
     """Probability of each rank 0..n-1 under fio's zipf_next (before the hash)."""
     zetan = float(np.sum(np.arange(1, min(n, 10_000_000) + 1, dtype=float) ** -theta))
     zeta2 = 1.0 + 0.5 ** theta
+    if n <= 2:  # zetan <= zeta2: fio's draw is rank 1 or 2 (rand_z below 1 or below zeta2), eta unused
+        return np.array([1.0, 0.5 ** theta][:n]) / zetan
     eta = (1.0 - (2.0 / n) ** (1.0 - theta)) / (1.0 - zeta2 / zetan)
     y = np.arange(n + 1, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):

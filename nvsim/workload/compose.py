@@ -160,7 +160,8 @@ def paced(job: Job) -> Result:
     rate_at(low)
     jobs, depth = ladder[low]
     scale = results[low].scale * target / results[low].total_iops  # on top of a think time's own scale
-    return replace(results[low], route="paced", scale=scale, loop=results[low].loop or _at(workload, jobs, depth)).with_note(
+    return replace(results[low], route="paced", scale=scale, loop=results[low].loop or _at(workload, jobs, depth),
+                   paced_by=f"its rate cap ({workload.numjobs} job(s) x {iops_text(workload.rate_iops)} IOPS)").with_note(
         f"job {workload.name}: capped at {iops_text(target)} IOPS by its rate; latencies of the smallest closed loop "
         f"that reaches it ({jobs} job(s) x iodepth {depth}), an upper bound within one step")
 
@@ -180,7 +181,8 @@ def poisson(job: Job) -> Result:
     if not reached:
         return full.with_note(f"job {workload.name}: Poisson arrivals at {iops_text(target)} IOPS reach the full loop's "
                               f"{iops_text(result.total_iops)} IOPS: the queue does not settle; the job runs at the loop's rate")
-    return replace(result, route="poisson", scale=target / result.total_iops).with_note(
+    return replace(result, route="poisson", scale=target / result.total_iops,
+                   paced_by=f"its Poisson arrivals ({workload.numjobs} job(s) x {iops_text(workload.rate_iops)} IOPS)").with_note(
         f"job {workload.name}: Poisson arrivals at {iops_text(target)} IOPS: {in_system:.2f} I/Os in the array "
         f"on average, mean latency {in_system / target * 1e6:,.1f} us (flow-equivalent server of {len(loops)} closed loops)")
 
@@ -210,7 +212,8 @@ def think(job: Job) -> Result:
     enough(low)
     rate = results[low].total_iops
     iops = jobs / (low / rate + think_s)
-    return replace(results[low], route="think", scale=iops / rate, loop=_at(workload, low, 1)).with_note(
+    return replace(results[low], route="think", scale=iops / rate, loop=_at(workload, low, 1),
+                   paced_by=f"its think time ({think_s * 1e6:,.0f} us after each I/O, {jobs} job(s))").with_note(
         f"job {workload.name}: thinktime {think_s * 1e6:,.0f} us after each I/O: {iops_text(iops)} IOPS; "
         f"latencies of the closed loop of {low} job(s) at depth 1 (an upper bound within one job)")
 

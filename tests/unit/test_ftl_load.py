@@ -89,6 +89,18 @@ def test_zipf_mass_matches_fios_draws(theta):
     assert mass[:10].sum() == pytest.approx(drawn[:10].sum(), abs=5e-3)
 
 
+@pytest.mark.parametrize("theta", [0.5, 1.2, 2.0])
+@pytest.mark.parametrize("n", [1, 2])
+def test_zipf_mass_on_one_or_two_blocks_is_fios_first_two_ranks(theta, n):
+    """A region of one or two blocks: fio's draw is rank 1 below 1 / zetan, else rank 2 (zetan is
+    at most zeta2, so its eta, a division by zero there, is never used); it was a ZeroDivisionError."""
+    u = np.random.default_rng(6).random(200_000)
+    zetan = float(np.sum(np.arange(1, n + 1, dtype=float) ** -theta))
+    drawn = np.bincount(np.where(u * zetan < 1.0, 0, 1), minlength=2)[:n] / u.size
+    mass = zipf_mass(n, theta)
+    assert mass.sum() == pytest.approx(1.0, abs=1e-12) and np.abs(drawn - mass).max() < 5e-3
+
+
 def test_pareto_h_is_the_share_of_data_that_gets_1_minus_h_of_the_accesses():
     """fio's pareto:0.2 is the 80/20 rule: (n-1) u^p with p = log 0.2 / log 0.8."""
     mass = pareto_mass(1 << 16, 0.2)
