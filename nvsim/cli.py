@@ -24,6 +24,7 @@ import nvsim
 from .errors import EXIT_INPUT_ERROR, InputError, escaped, require_extra, suggestion_text
 from .io import atomic_path, check_output_path, json_text, write_json_atomic, write_text_atomic
 from .progress import LateProgress
+from .sim.event.compiled import PRECISION_MAX, PRECISION_MIN
 
 try:  # Typer >= 0.26 vendors its own copy of click
     from typer._click import exceptions as _vendored
@@ -115,10 +116,6 @@ RUN_WORKERS_MAX = 8
 hundred MB: a many-core server does not start one per core)."""
 
 
-PRECISION_MIN = 1e-6
-PRECISION_MAX = 1.0
-"""The --precision ``nvsim run`` and ``nvsim report`` take: a p99.99 known to within 1e-6 of itself at the finest (a
-finer one overflowed the window's extension: a traceback), to within 100% at the coarsest."""
 PRECISION_HELP = (f"Event mode: measure until each direction's p99.99 latency is known within this fraction (half-width "
                   f"of its 95% CI over the estimate), from {PRECISION_MIN:g} to {PRECISION_MAX:g}.")
 MAX_SECONDS_HELP = ("Event mode: wall seconds each workload may go on for --precision (its planned window always "

@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from .bounds import capacity
+from .errors import InputError
 from .catalog import Catalog, default_catalog
 from .raid import data_copies, data_members_per_stripe
 from .risk import HOURS_PER_YEAR, RebuildRisk, rebuild_risk
@@ -151,11 +152,22 @@ def sync_rate(result: Result) -> tuple[float, str]:
     return float(slowest.rebuild_bytes_per_s or 0.0), why
 
 
+def _catalog_of(catalog: object) -> Catalog:
+    """The catalog argument, or the default one; anything else is a one-line InputError (a workload
+    given second, where the catalog goes, failed deep in the model)."""
+    if catalog is None:
+        return default_catalog()
+    if not isinstance(catalog, Catalog):
+        raise InputError("catalog", f"a nvsim Catalog (or None for the default), got {type(catalog).__name__}; "
+                                    f"a workload goes by name: workload=...")
+    return catalog
+
+
 def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, catalog: Catalog | None = None,
                  fidelity: str = "fluid", horizon_s: float | None = None) -> Timeline:
     """Integrate the scenario's fault events under ``workload`` (a ``Phase``: its jobs at once)
     until every rebuild is done (or ``horizon_s``), state by state."""
-    catalog = catalog or default_catalog()
+    catalog = _catalog_of(catalog)
     array = scenario.array
     cap = capacity(scenario, catalog)
     span = float(array.rebuild.span_bytes or cap.member_bytes)
@@ -339,7 +351,7 @@ def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, work
     scenario's first, else idle) with every job of its phase (they run together, as the scrub's
     load): rebuild time and speed, the risk of losing data meanwhile (its URE over the survivor
     bytes the rebuild reads), and the array's MTTDL with that rebuild time."""
-    catalog = catalog or default_catalog()
+    catalog = _catalog_of(catalog)
     array = scenario.array
     if workload is None and scenario.workloads:
         workload = scenario.workloads[0]
@@ -383,7 +395,7 @@ def scrub_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, worklo
     has one, and the phase's name). Idle it is the state solver's; under load in ``fidelity``
     ("event": the check's requests as the event mode's rebuild slots beside
     the host's, about ``host_ios`` measured)."""
-    catalog = catalog or default_catalog()
+    catalog = _catalog_of(catalog)
     if workload is None and scenario.workloads:
         workload = scenario.workloads[0]
     span = span_bytes if span_bytes is not None else \
@@ -412,7 +424,7 @@ def unclean_shutdown_summary(scenario: ScenarioSpec, catalog: Catalog | None = N
     reads every member of each dirty stripe and writes only what differs (raid5's
     ``handle_parity_checks5/6`` repair a mismatch; raid1/raid10 compare the copies), so it runs the
     engine's ``check`` protocol over that span (``scrub_summary``)."""
-    catalog = catalog or default_catalog()
+    catalog = _catalog_of(catalog)
     if workload is None and scenario.workloads:
         workload = scenario.workloads[0]
     array = scenario.array

@@ -125,6 +125,9 @@ class Simulation:
     def _workload(self, workload: WorkloadSpec | Phase | str | None) -> WorkloadSpec | Phase | None:
         if workload is None or isinstance(workload, (WorkloadSpec, Phase)):
             return workload
+        if not isinstance(workload, str):
+            raise InputError("workload", f"a WorkloadSpec, a Phase, or the name of one of the scenario's workloads or "
+                                         f"phases; got {type(workload).__name__} {shown(workload)}")
         names = [w.name for w in self.scenario.workloads]
         if workload in names:
             return self.scenario.workloads[names.index(workload)]
@@ -143,6 +146,9 @@ class Simulation:
         if fidelity not in FIDELITIES:
             raise InputError("fidelity", f"unknown fidelity {fidelity!r}; allowed: {', '.join(FIDELITIES)}")
         check_host_ios(host_ios)
+        check_seed(seed)
+        if precision is not None and not isinstance(precision, Precision):
+            raise InputError("precision", f"a nvsim.Precision, got {type(precision).__name__}")
         compile_notice()  # a process's first run with an empty kernel cache says it compiles (a terminal only)
         if self.route != "drive" and self.state.missing:
             loss = lost_data(self.scenario, self.catalog, set(self.state.missing), {})
@@ -174,6 +180,19 @@ class Simulation:
         if isinstance(self.workload, Phase):
             return self.workload.jobs[0]
         return self.workload or WorkloadSpec(name="idle", rw="randread", bs=4096)
+
+
+SEED_MAX = 2**64 - 1
+"""Largest seed a run takes (a scenario's ``seed`` is below 2^64: NumPy's seeds are unsigned)."""
+
+
+def check_seed(seed: object) -> None:
+    """A run's ``seed``: None (the scenario's) or a whole number from 0 to 2^64 - 1, else a one-line
+    InputError (a negative one raised NumPy's ValueError, text a TypeError)."""
+    if seed is None:
+        return
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed <= SEED_MAX:
+        raise InputError("seed", f"None (the scenario's) or a whole number from 0 to 2^64 - 1, got {shown(seed)}")
 
 
 def check_host_ios(host_ios: object, field: str = "host_ios") -> int:

@@ -47,9 +47,13 @@ TRIM_SHAPE = {"trim": "write", "randtrim": "randwrite", "trimwrite": "write", "r
 """The write job whose offsets (and, for trimwrite, writes) a trim job has (fio's rw for trims)."""
 COMPOSITE_FIELDS = ("bs_mix", "rate_iops", "thinktime", "latency_target", "flow", "trim", "phase")
 """The fields that make a workload composite (solved by nvsim.workload.compose from closed loops)."""
-OLTP_IGNORES = ("bs", "iodepth", "numjobs", "random_distribution")
-"""A fio job's fields an OLTP workload has no use for (``users`` and ``oltp`` set its load): given
-other than their defaults, they are refused rather than ignored."""
+OLTP_IGNORES = ("bs", "iodepth", "numjobs", "random_distribution", "rwmixread", "size", "offset", "offset_increment",
+                "rw_skip_bytes", "random_run_ios", "ioengine", "hipri", "fixedbufs", "registerfiles", "sqthread_poll",
+                "iodepth_batch_submit", "iodepth_batch_complete_min", "drive_state", "deallocated_fraction", "io_size",
+                "loops")
+"""A fio job's fields an OLTP workload has no use for (``users`` and ``oltp`` set its load: its
+pages, log writes and flushes, nvsim.oltp): given other than their defaults, they are refused
+rather than ignored (``drive_state: fresh`` on a database was dropped without a word)."""
 MAX_LISTED_PARTS = 2**16 + 1
 """Most parts a mix lists (a bsrange of 2^16 sizes, and HIGH's remainder)."""
 MIX_SHARE_SLACK = 1e-6

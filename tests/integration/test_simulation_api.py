@@ -183,3 +183,24 @@ def test_a_phase_is_solved_once_for_all_its_workloads_with_each_ones_own_answer(
     for workload in spec.workloads:
         own = Simulation(spec, workload, catalog=catalog).run("fluid")
         assert together[workload.name].metrics() == own.metrics(), workload.name
+
+
+@pytest.mark.parametrize("call, field", [
+    (lambda s: nvsim.Precision(relative=0), "precision.relative"),
+    (lambda s: nvsim.Precision(relative=5), "precision.relative"),
+    (lambda s: nvsim.Precision(max_wall_s=-1), "precision.max_wall_s"),
+    (lambda s: nvsim.Precision(max_records=0), "precision.max_records"),
+    (lambda s: nvsim.Simulation(s, s.workloads[0]).run("fluid", seed=-1), "seed"),
+    (lambda s: nvsim.Simulation(s, s.workloads[0]).run("fluid", seed="abc"), "seed"),
+    (lambda s: nvsim.Simulation(s, s.workloads[0]).run("fluid", seed=2**64), "seed"),
+    (lambda s: nvsim.Simulation(s, s.workloads[0]).run("fluid", precision=0.1), "precision"),
+    (lambda s: nvsim.Simulation(s, 123), "workload"),
+    (lambda s: nvsim.rebuild_summary(s, s.workloads[0]), "catalog"),
+])
+def test_the_python_api_refuses_what_the_command_line_refuses_in_one_line(call, field):
+    """Each bad argument is an InputError naming it (they raised ZeroDivisionError, NumPy's
+    ValueError, a TypeError or an AttributeError from deep in the model)."""
+    scenario = nvsim.load_scenario("scenarios/graid-gen5-raid6")
+    with pytest.raises(nvsim.InputError) as info:
+        call(scenario)
+    assert info.value.field == field and "\n" not in str(info.value)

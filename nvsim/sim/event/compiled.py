@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import literal_unroll, njit
 
+from ...errors import InputError
 from . import hdr, timeline
 from . import kernel as k
 from .measure import TAIL_QUANTILE, tail_relative_half_width
@@ -191,17 +192,35 @@ class _BusyServers:
         return {key: [s.busy for s in group] for key, group in self.by_key.items()}
 
 
+PRECISION_MIN = 1e-6
+PRECISION_MAX = 1.0
+"""The relative precision a run takes: a p99.99 known to within 1e-6 of itself at the finest (a finer
+one overflowed the window's extension: a traceback), to within 100% at the coarsest."""
+
+
 @dataclass(frozen=True)
 class Precision:
     """How long a run goes on past its planned window: until the 95% confidence interval of each
     direction's p99.99 latency is within ``relative`` of it (half-width over the estimate), or
     until ``max_wall_s`` of wall time, or ``max_records`` measured host I/Os, whichever is first.
-    At most ``max_samples`` exact samples are kept; the rest count in the latency histograms."""
+    At most ``max_samples`` exact samples are kept; the rest count in the latency histograms.
+    Out of range: a one-line InputError naming the field (as ``nvsim run --precision`` refuses)."""
 
     relative: float = 0.1
     max_wall_s: float = 1.0
     max_records: int = 20_000_000
     max_samples: int = SAMPLES_MAX
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.relative, (int, float)) or not PRECISION_MIN <= self.relative <= PRECISION_MAX:
+            raise InputError("precision.relative", f"a fraction from {PRECISION_MIN:g} to {PRECISION_MAX:g} (e.g. 0.1), "
+                                                   f"got {self.relative!r}")
+        if not isinstance(self.max_wall_s, (int, float)) or not self.max_wall_s >= 0:  # NaN fails; inf: no wall limit
+            raise InputError("precision.max_wall_s", f"0 or more seconds, got {self.max_wall_s!r}")
+        for name in ("max_records", "max_samples"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InputError(f"precision.{name}", f"a whole number of at least 1, got {value!r}")
 
 
 @dataclass

@@ -142,6 +142,8 @@ OLTP = {"rw": "oltp", "users": 4, "oltp": {"dataset_bytes": "1g", "buffer_pool_b
 @pytest.mark.parametrize("field, value", [
     ("bssplit", "4k/50:8k/50"), ("rate_iops", 100), ("thinktime", "1ms"), ("latency_target", "1ms"), ("flow", 2),
     ("phase", "p"), ("bs", "16k"), ("iodepth", 128), ("numjobs", 8), ("random_distribution", "zipf:1.2"),
+    ("rwmixread", 70), ("ioengine", "io_uring"), ("size", "10G"), ("offset", "1G"), ("drive_state", "fresh"),
+    ("deallocated_fraction", 0.2), ("loops", 3),
 ])
 def test_composite_fields_with_rw_oltp_are_refused(field, value):
     with pytest.raises(ValidationError, match="not for rw: oltp"):
