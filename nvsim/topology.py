@@ -328,7 +328,8 @@ def placement_error(scenario: Any, catalog: Any) -> str | None:
             switched = topology is not None and topology.switches is not None
             spares = scenario.array.hot_spares
             drives = f"the drives ({spares} hot spares included)" if spares else "the drives"
-            who = "the switches' uplinks and the engine's card" if switched else f"{drives} and the engine's card"
+            card = " and the engine's card" if (scenario.array.engine, 0) in engine_cards(scenario, catalog) else ""
+            who = f"the switches' uplinks{card}" if switched else f"{drives}{card}"
             fix = ("fewer switches or narrower uplinks (topology.switches)" if switched
                    else "put drives behind switches (topology.switches)")
             error = (f"topology: {who} need {need} PCIe lanes of root ports; "

@@ -171,7 +171,9 @@ class ArraySpec(Spec):
                     f"({self.drive}: {format_bytes_decimal(capacity)}); allowed: 1 byte to {format_bytes_decimal(capacity)}"
                 )
             if self.strip_bytes > (self.namespace_bytes or capacity):
-                raise ValueError("strip_bytes: larger than the member namespace")
+                raise ValueError(f"strip_bytes: larger than the member namespace; allowed: at most "
+                                 f"{format_bytes_decimal(self.namespace_bytes or capacity)}, got "
+                                 f"{format_bytes_decimal(self.strip_bytes)}")
             span = self.rebuild.span_bytes
             if span is not None and span > (self.namespace_bytes or capacity):
                 member = format_bytes_decimal(self.namespace_bytes or capacity)

@@ -83,6 +83,7 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     ("array.strip_bytes", "12KiB", r"strip_bytes: md takes only a power-of-two chunk"),
     ("array.strip_bytes", "96KiB", r"strip_bytes: md takes only a power-of-two chunk"),
     ("array.strip_bytes", "6KiB", r"array\.strip_bytes: .*multiple of 4 KiB"),
+    ("array.strip_bytes", "8TiB", r"strip_bytes: larger than the member namespace; allowed: at most 3\.84 TB, got 8\.80 TB"),
     ("array.strip_bytes", 0, r"array\.strip_bytes: .*multiple of 4 KiB"),
     ("array.strip_bytes", -4096, r"array\.strip_bytes: .*multiple of 4 KiB"),
     ("array.strip_bytes", "4 parsecs", r"array\.strip_bytes: unknown size unit"),
@@ -173,7 +174,7 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     ("topology", {"switches": {"model": "broadcom-pex89104", "uplink_lanes": 12}}, r"topology\.switches\.uplink_lanes"),
     ("topology", {"switches": {"model": "broadcom-pex89104", "count": 0}}, r"topology\.switches\.count"),
     ("topology", {"switches": {"model": "broadcom-pex89104", "count": 9}},
-     r"topology: the switches' uplinks and the engine's card need 144 PCIe lanes of root ports; supermicro-as-2125hs-tnr "
+     r"topology: the switches' uplinks need 144 PCIe lanes of root ports; supermicro-as-2125hs-tnr "
      r"has 128 \(2 x 64\); allowed: fewer switches or narrower uplinks"),
     ("topology", {"retimer": "aries"}, r"topology\.retimer: unknown retimer 'aries'"),
     ("topology", {"vmd": True}, r"topology\.vmd: VMD is a feature of Intel Xeon CPUs"),

@@ -65,7 +65,14 @@ def test_a_x16_card_in_a_x8_slot_is_refused_and_a_x8_card_keeps_its_x8_link(cata
 def test_root_port_lanes_beyond_the_platform_are_refused(catalog):
     message = error_of(scenario(topology={"switches": {"model": "broadcom-pex89104", "count": 9}}), catalog)
     assert "need 144 PCIe lanes of root ports; supermicro-as-2125hs-tnr has 128" in message
-    assert "the switches' uplinks and the engine's card" in message and message.endswith("fewer switches or narrower uplinks (topology.switches)")
+    assert "topology: the switches' uplinks need" in message and message.endswith("fewer switches or narrower uplinks (topology.switches)")
+
+
+def test_the_root_port_message_names_no_card_for_an_engine_without_one(catalog):
+    """md has no card: its message named 'the engine's card' (a card's lanes are named where
+    ``engine_cards`` counts them)."""
+    md = error_of(scenario(engine="linux-md", topology={"switches": {"model": "broadcom-pex89104", "count": 9}}), catalog)
+    assert "the engine's card" not in md and "the switches' uplinks need 144" in md
 
 
 def test_switch_ports_and_lanes_are_checked(catalog):
