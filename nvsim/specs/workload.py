@@ -88,12 +88,18 @@ def _mean_of(items: list) -> Any:
         return 4096
 
 
+INNODB_BUFFER_POOL_MIN_BYTES = 5 * 2**20
+"""MySQL's least innodb_buffer_pool_size (5 MiB: the MySQL 8.0 reference manual's "Minimum Value
+5242880" of the variable); a smaller pool does not start the server."""
+
+
 class OltpSpec(Spec):
     """An OLTP database on the array: the profile (catalog ``oltp``), the data and its cache."""
 
     profile: str = "sysbench-oltp-rw"
     dataset_bytes: Bytes = Field(gt=0)
-    buffer_pool_bytes: Bytes = Field(ge=0)
+    buffer_pool_bytes: Bytes = Field(ge=INNODB_BUFFER_POOL_MIN_BYTES, json_schema_extra={
+        "bound_unit": "bytes (InnoDB's innodb_buffer_pool_size is at least 5 MiB)"})
 
     @field_validator("profile")
     @classmethod

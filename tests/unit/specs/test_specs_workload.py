@@ -262,3 +262,14 @@ def test_a_fio_time_past_an_hour_is_refused_naming_seconds():
     with pytest.raises(InputError, match=r"thinktime: Input should be less than or equal to 3600 seconds \(got .2h.\)"):
         parse_scenario({"name": "s", "platform": "asus-rs520a-e12-rs24u", "workloads": [{"name": "t", "rw": "randread", "thinktime": "2h"}],
                         "array": {"level": 0, "drive": "kioxia-cm7-r-3.84tb", "drives": 2, "engine": "linux-md"}})
+
+
+@pytest.mark.parametrize("pool", [0, "1KiB", "5MiB - 1"])
+def test_a_buffer_pool_below_innodbs_minimum_is_refused(pool):
+    pool = 5 * 2**20 - 1 if pool == "5MiB - 1" else pool
+    db = {"name": "db", "rw": "oltp", "users": 4, "oltp": {"dataset_bytes": "1g", "buffer_pool_bytes": pool}}
+    with pytest.raises(InputError, match=r"workloads\[0\]\.oltp\.buffer_pool_bytes: Input should be greater than or "
+                                         r"equal to 5242880 bytes \(InnoDB's innodb_buffer_pool_size is at least 5 MiB\)"):
+        parse_scenario({"name": "s", "platform": "asus-rs520a-e12-rs24u", "workloads": [db],
+                        "array": {"level": 0, "drive": "kioxia-cm7-r-3.84tb", "drives": 2, "engine": "linux-md"}})
+    assert WorkloadSpec(name="db", rw="oltp", users=4, oltp={"dataset_bytes": "1g", "buffer_pool_bytes": "5MiB"})
