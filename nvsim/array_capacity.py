@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .catalog import Catalog, default_catalog
+from .engines import engine_class, engine_settings
 from .raid import usable_capacity_bytes
 from .specs import ScenarioSpec
 
@@ -33,7 +34,11 @@ def capacity(scenario: ScenarioSpec, catalog: Catalog | None = None) -> Capacity
     array = scenario.array
     drive = catalog.drives[array.drive]
     member = array.namespace_bytes or drive.capacity_bytes.value
-    usable = usable_capacity_bytes(array.level, array.drives, member, array.strip_bytes, array.near_copies)
+    engine = catalog.engines[array.engine]
+    if engine_class(engine).striped_with(engine_settings(engine, array.engine_settings)):
+        usable = usable_capacity_bytes(array.level, array.drives, member, array.strip_bytes, array.near_copies)
+    else:  # each drive a device of its own (no RAID, a card's pass-through): nothing rounded to strips
+        usable = array.drives * member
     return Capacity(usable, array.drives * drive.capacity_bytes.value, member, array.drives, array.level)
 
 

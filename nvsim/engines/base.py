@@ -183,6 +183,12 @@ class Engine:
         return False
 
     @classmethod
+    def striped_with(cls, settings: "EngineSettings") -> bool:
+        """Whether this engine with a scenario's ``settings`` lays a RAID level over its members (False:
+        each drive used directly, a device of its own), without building it."""
+        return bool(cls.striped)
+
+    @classmethod
     def discard_refusal(cls, level: int, name: str) -> str:
         """Why engine entry ``name`` at RAID ``level`` does not pass discards (one clause)."""
         return f"nvsim does not know whether {name} passes discards to its drives"

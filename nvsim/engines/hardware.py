@@ -81,7 +81,11 @@ class HardwareEngine(Engine):
 
     @property
     def striped(self) -> bool:  # type: ignore[override]
-        return self.settings.mode != "passthrough"
+        return self.striped_with(self.settings)
+
+    @classmethod
+    def striped_with(cls, settings) -> bool:
+        return settings.mode != "passthrough"
 
     def own_server(self) -> EngineServer:
         device = self.spec.device
