@@ -29,6 +29,7 @@ from typing import Any
 
 from nvsim import Catalog, InputError, __version__, default_catalog, parse_scenario
 from nvsim.errors import not_printable, shown
+from nvsim.array_capacity import engine_stripes, layout_text
 from nvsim.names import product_name
 from nvsim.report import TIMELINE_HEADERS, timeline_rows
 from nvsim.published import fitted_ids, load_published, published_files
@@ -81,7 +82,8 @@ def setup_rows(record: dict[str, Any], catalog: Catalog) -> list[tuple[str, str]
     cap = record["capacity"]
     return [("server", names["platform"]), ("drives", f"{array['drives']} x {names['drive']}"),
             ("RAID engine", names["engine"]),
-            ("RAID", f"RAID{array['level']}, strip {core.strip_label(int(array['strip_bytes']))}"),
+            ("RAID", layout_text(catalog, array["engine"], array.get("engine_settings"), array["level"],
+                                 core.strip_label(int(array["strip_bytes"])))),
             ("namespace per drive", core.fmt_bytes(cap["member_bytes"])),
             ("usable capacity", f"{core.fmt_bytes(cap['usable_bytes'])} ({cap['efficiency']:.1%} of {core.fmt_bytes(cap['raw_bytes'])} raw)")]
 
@@ -474,6 +476,9 @@ def title(record: dict[str, Any], catalog: Catalog) -> str:
     """The report's title: the set-up in product names ("24 x KIOXIA CM7-R 3.84 TB, RAID6, Graid ...")."""
     array = record["scenario"]["array"]
     names = core.record_names(record, catalog)
+    striped = engine_stripes(catalog, array["engine"], array.get("engine_settings"))
+    if not striped:  # no RAID level to name: engine none, a card's pass-through
+        return f"{array['drives']} x {names['drive']}, {names['engine']} (drives used directly)"
     return f"{array['drives']} x {names['drive']}, RAID{array['level']}, {names['engine']}"
 
 

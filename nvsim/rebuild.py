@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from .array_capacity import drives_striped
 from .bounds import capacity
 from .errors import InputError
 from .catalog import Catalog, default_catalog
@@ -359,7 +360,8 @@ def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, work
     if array.engine == "none" or array.level == 0:
         return {"rebuild_hours": None, "rebuild_mb_per_s": None, "data_loss_probability": 1.0,
                 "mttdl_years": (drive.mtbf_hours.value / array.drives) / HOURS_PER_YEAR,
-                "note": f"RAID{array.level} has no redundancy: a failed drive loses data"}
+                "note": f"RAID{array.level} has no redundancy: a failed drive loses data" if drives_striped(scenario, catalog)
+                else "no RAID (each drive a device of its own): a failed drive loses its own data"}
     load = None if workload is None else _with_its_phase(scenario, workload)
     trims_only = load is not None and all(job.pure_trim for job in _jobs(load))
     if trims_only:  # deallocations read nothing from the survivors and write nothing to the new member

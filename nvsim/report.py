@@ -19,6 +19,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from .array_capacity import layout_text
 from .bounds import BoundsReport
 from .names import product_name
 from .simulation import Result
@@ -164,9 +165,15 @@ def print_bounds(console: Console, scenario: ScenarioSpec, report: BoundsReport,
     def name(section: str, key: str) -> str:
         return key if catalog is None else product_name(catalog, section, key)
 
+    def layout(array) -> str:
+        strip = format_bytes_binary(array.strip_bytes)
+        if catalog is None:
+            return f"RAID{array.level}, strip {strip}"
+        return layout_text(catalog, array.engine, array.engine_settings, array.level, strip)
+
     console.print(f"[bold]{escape(scenario.name)}[/bold]: {escape(scenario.description)}", markup=True)
     console.print(
-        f"RAID{array.level} of {array.drives} x {name('drives', array.drive)}, strip {format_bytes_binary(array.strip_bytes)}, "
+        f"{array.drives} x {name('drives', array.drive)}, {layout(array)}, "
         f"engine {name('engines', array.engine)}, platform {name('platforms', scenario.platform)}", markup=False, highlight=False
     )
     console.print(

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .catalog import Catalog, default_catalog
@@ -57,6 +57,7 @@ from .sim.drive_load import ftl_load
 from .sim.event import Precision
 from .sim.mixed import solve_state
 from .specs import Phase, ScenarioSpec, WorkloadSpec
+from .array_capacity import drives_striped
 from .states import ArrayState, lost_data
 from .ssd import DrivePrediction, SsdModel
 from .workload.compose import ROWS, Job, composite_route
@@ -152,6 +153,12 @@ class Simulation:
         compile_notice()  # a process's first run with an empty kernel cache says it compiles (a terminal only)
         if self.route != "drive" and self.state.missing:
             loss = lost_data(self.scenario, self.catalog, set(self.state.missing), {})
+            survivors = self._drives_left() if loss is not None else None
+            if survivors is not None:  # drives used directly: the others' jobs go on
+                result = survivors.run(fidelity, seed, host_ios, precision, progress)
+                return replace(result, scenario=self.scenario.name, state=self.state).with_note(
+                    f"DATA LOSS on drive(s) {list(self.state.missing)}: {loss.detail}; the jobs bound to them stop "
+                    f"(fio: I/O errors), {survivors.workload.numjobs} of {self.workload.numjobs} go on")
             if loss is not None:  # md fails the array: every I/O errors, no rate to predict
                 return _record(self, _no_io(self, fidelity, f"DATA LOSS: {loss.detail}"))
         window = EventWindow(host_ios, precision, progress)
@@ -167,6 +174,22 @@ class Simulation:
             return inner.run(fidelity, seed, window.host_ios, window.precision, window.progress)
         placed = placed_route(self.scenario, self._any_workload(), self.pinned)
         return Job(self.scenario, self.workload, self.catalog, fidelity, self.state, placed, solve, lambda: self.device_bytes)
+    def _drives_left(self) -> "Simulation | None":
+        """Drives used directly (engine none, a card's pass-through) with some missing: each fio job
+        is bound to one drive (job j to drive j mod drives, as the array's run binds them), so the
+        jobs of the drives left run on those drives alone; None where the array is striped, where
+        no job is left, or for a phase or an OLTP database (one device over every drive)."""
+        workload, array = self.workload, self.scenario.array
+        if not isinstance(workload, WorkloadSpec) or workload.is_oltp or drives_striped(self.scenario, self.catalog):
+            return None
+        missing = set(self.state.missing)
+        jobs = sum(1 for j in range(workload.numjobs) if j % array.drives not in missing)
+        if jobs == 0:
+            return None
+        left = array.model_copy(update={"drives": array.drives - len(missing), "hot_spares": 0})
+        scenario = self.scenario.model_copy(update={"array": left, "faults": ()})
+        return Simulation(scenario, workload.model_copy(update={"numjobs": jobs}), catalog=self.catalog)
+
     def without_faults(self) -> "Simulation":
         """The same set-up on the optimal array (the scenario without its faults)."""
         return Simulation(self.scenario.model_copy(update={"faults": ()}), self.workload, catalog=self.catalog)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .array_capacity import capacity
+from .array_capacity import capacity, drives_striped
 from .catalog import Catalog, default_catalog
 from .raid import copy_sets, failures_tolerated
 from .specs import ScenarioSpec
@@ -61,6 +61,7 @@ class DataLoss:
     stripes_lost: int
     bytes_lost: float
     detail: str
+    stops_io: bool = True  # the array fails (md); False: drives used directly, the others go on
 
 
 def lost_data(scenario: ScenarioSpec, catalog: Catalog, missing: set[int], rebuilt: dict[int, float]) -> DataLoss | None:
@@ -84,7 +85,13 @@ def lost_data(scenario: ScenarioSpec, catalog: Catalog, missing: set[int], rebui
                         f"all {len(bad[0][0])} copies of mirror set(s) {[g for g, _ in bad]} are down")
     if len(missing) <= tolerance:
         return None
-    if tolerance == 0:  # RAID0 / no RAID: the missing drives' data
+    if not drives_striped(scenario, catalog):  # no RAID, a card's pass-through: each drive a device of its own
+        lost = float(len(missing) * member)
+        left = array.drives - len(missing)
+        return DataLoss(0.0, tuple(sorted(missing)), 0, lost,
+                        f"drive(s) {sorted(missing)} used directly (no RAID): their data is gone; the other {left} "
+                        f"drive(s) are devices of their own and keep theirs", stops_io=left == 0)
+    if tolerance == 0:  # RAID0: the missing drives' data
         lost = float(len(missing) * member)
         return DataLoss(0.0, tuple(sorted(missing)), int(math.ceil(lost / array.strip_bytes)), lost,
                         f"RAID{array.level} keeps no redundancy: the data of drive(s) {sorted(missing)} is gone")

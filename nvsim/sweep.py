@@ -426,6 +426,7 @@ def run_point(task: dict[str, Any]) -> list[dict[str, Any]]:
                 for name in task["workloads"]]
     usable = capacity(scenario, catalog).usable_bytes
     loss = None if scenario.array.single_drive else data_loss_at_start(scenario, catalog)
+    loss = loss if loss is not None and loss.stops_io else None  # drives used directly: the others' jobs go on
     results = {} if loss is not None else _selected_runs(scenario, catalog, fidelity, task["host_ios"], task["workloads"])
     for name in task["workloads"]:
         if loss is not None:  # the array has lost data: its workloads get errors, not rates
