@@ -220,3 +220,17 @@ def test_utilisation_law_at_qd1_the_host_path_is_cpu_time(catalog):
     cores = next(u for u in result.utilisation if u.resource.startswith("host cores"))
     cpu_per_io_us = cores.utilisation / result.total_iops * 1e6  # one job CPU
     assert cpu_per_io_us == pytest.approx(result.read_latency_us["mean"] - quoted_us, rel=0.03)
+
+
+def test_an_event_run_whose_busiest_resource_is_idle_names_its_closed_loop():
+    """One I/O in flight: nothing is saturated, so the run is limited by that I/O, as the fluid mode
+    says (the event mode named the job's core at 8% busy)."""
+    from nvsim.scenario import load_scenario
+    from nvsim.simulation import Simulation
+
+    scenario = load_scenario("scenarios/latency-tails")
+    qd1 = next(w for w in scenario.workloads if w.numjobs * w.iodepth == 1)
+    event = Simulation(scenario, qd1).run("event", host_ios=20_000)
+    fluid = Simulation(scenario, qd1).run("fluid")
+    assert event.limited_by == fluid.limited_by == "I/Os in flight (1 = 1 jobs x QD1)"
+    assert max(u.utilisation for u in event.utilisation) < 0.9
