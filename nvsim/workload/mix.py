@@ -122,12 +122,13 @@ def _combined(results: list[Result], shares: np.ndarray, rates: np.ndarray, x: f
             util[u.resource] = util.get(u.resource, 0.0) + x * share_time * u.utilisation
     samples = mix_samples(sims, shares)
     population = workload.numjobs * workload.iodepth
+    means_s = direction_means_s(sims, shares, read, population / x)
     simulation = replace(
         first.simulation, workload=workload.name, read_iops=x * float(shares @ read), write_iops=x * float(shares @ (1 - read)),
         read_bytes_per_s=x * float(shares @ read_bytes), write_bytes_per_s=x * float(shares @ write_bytes),
         cpu_percent=x * float(sum(t * (s.cpu_percent or 0.0) for t, s in zip(per_io, sims))),
-        read_latency_us=latency_dict(samples.get("read"), population / x, float(shares @ read) > 0),
-        write_latency_us=latency_dict(samples.get("write"), population / x, float(shares @ (1 - read)) > 0),
+        read_latency_us=latency_dict(samples.get("read"), means_s["read"], float(shares @ read) > 0),
+        write_latency_us=latency_dict(samples.get("write"), means_s["write"], float(shares @ (1 - read)) > 0),
         raid_waf=_weighted_waf([s.raid_waf for s in sims], shares * write_bytes),
         waf_nand=_weighted_waf([s.waf_nand for s in sims], shares * write_bytes),
         utilisation=tuple(Utilisation(k, min(1.0, v)) for k, v in util.items()), limited_by=limited,
@@ -155,6 +156,27 @@ def mix_samples(sims: list, shares: np.ndarray) -> dict:
         position = np.concatenate([(np.arange(len(a)) + 0.5) / len(a) for a in taken])
         out[ddir] = np.concatenate(taken)[np.argsort(position, kind="stable")]
     return out
+
+
+def direction_means_s(sims: list, shares: np.ndarray, read: np.ndarray, cycle_s: float) -> dict[str, float]:
+    """Each direction's mean latency of the mix where no samples give it (the fluid mode): the
+    parts' own means of that direction weighted by its I/Os in each part, scaled together so that
+    their mean over the mix's directions is the mix's cycle (Little's law: population over rate).
+    Where a part's direction has no mean, or no direction has one, both are the cycle (a 70/30 mix
+    of 4 KiB and 128 KiB gave reads and writes one mean, 215 us, where the event mode's are 207 and
+    364 us)."""
+    weights = {"read": shares * read, "write": shares * (1.0 - read)}
+    raw: dict[str, float] = {}
+    for ddir, w in weights.items():
+        means = [(s.read_latency_us if ddir == "read" else s.write_latency_us).get("mean") for s in sims]
+        if w.sum() <= 0 or any(m is None for m, wi in zip(means, w) if wi > 0):
+            continue
+        raw[ddir] = float(sum(wi * m for wi, m in zip(w, means) if wi > 0) / w.sum()) * 1e-6
+    f_read = float(weights["read"].sum() / shares.sum())
+    overall = f_read * raw.get("read", 0.0) + (1.0 - f_read) * raw.get("write", 0.0)
+    if len(raw) < sum(1 for w in weights.values() if w.sum() > 0) or not overall > 0:
+        return {"read": cycle_s, "write": cycle_s}
+    return {ddir: cycle_s * raw.get(ddir, overall) / overall for ddir in ("read", "write")}
 
 
 def latency_dict(samples: np.ndarray | None, mean_s: float, present: bool) -> dict[str, float]:

@@ -83,3 +83,25 @@ def test_a_mixs_iops_interval_is_unknown_in_the_event_mode_and_exact_in_the_flui
     event = nvsim.Simulation(spec, mix).run("event", host_ios=3000).simulation
     assert math.isnan(event.iops_ci95) and json_ready({"ci": event.iops_ci95}) == {"ci": None}
     assert nvsim.Simulation(spec, mix).run("fluid").simulation.iops_ci95 == 0.0
+
+
+def _directions(read_mean_us, write_mean_us):
+    return SimpleNamespace(read_latency_us={"mean": read_mean_us} if read_mean_us else {},
+                           write_latency_us={"mean": write_mean_us} if write_mean_us else {})
+
+
+def test_a_fluid_mixs_directions_keep_their_parts_ratio_and_littles_law():
+    """Reads of 100 us and writes of 300 us in one part, reads of 500 us alone in the other, 50/50:
+    the reads' mean weighs both parts' reads by their I/Os, the writes' the one part's, and the
+    I/O-weighted mean of the two is the mix's cycle (they were both the cycle)."""
+    from nvsim.workload.mix import direction_means_s
+
+    sims = [_directions(100.0, 300.0), _directions(500.0, None)]
+    shares, read = np.array([0.5, 0.5]), np.array([0.5, 1.0])
+    means = direction_means_s(sims, shares, read, cycle_s=400e-6)
+    raw_read = (0.25 * 100 + 0.5 * 500) / 0.75
+    f_read = 0.75
+    scale = 400.0 / (f_read * raw_read + (1 - f_read) * 300.0)
+    assert means["read"] * 1e6 == pytest.approx(scale * raw_read) and means["write"] * 1e6 == pytest.approx(scale * 300.0)
+    assert f_read * means["read"] + (1 - f_read) * means["write"] == pytest.approx(400e-6)
+    assert direction_means_s([_directions(None, None)] * 2, shares, read, 400e-6) == {"read": 400e-6, "write": 400e-6}
