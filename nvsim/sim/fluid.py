@@ -398,7 +398,7 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
         cpu_busy += x * (demand["engine"] - sync_wait)
     cpu_busy = busy_cpus_with_polling(cpu_busy, float(len(system.cpu_speed)), w.numjobs, system.host_io,
                                       float(system.logical_cpus))
-    cpu_percent = 100.0 * cpu_busy / system.logical_cpus
+    cpu_percent = min(100.0, 100.0 * cpu_busy / system.logical_cpus)  # capped busy CPUs, less float rounding
     raid_waf, waf_nand = write_amplification(system, batches)
     bound_key = None if label is None else next(key for key, lbl, _d, _servers in table if lbl == label)
     read_lat, write_lat = latency_by_direction_us(system, batches, run_s, population / x, unloaded, sync_wait, f_read,

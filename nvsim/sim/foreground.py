@@ -133,7 +133,7 @@ def cpu_percent(system: ArraySystem, net, sol, waiting_cpus: float = 0.0, engine
         busy = min(float(len(system.cpu_speed)), station + waiting_cpus) if i == 0 else busy + station
     busy = busy_cpus_with_polling(busy, float(len(system.cpu_speed)), system.workload.numjobs, system.host_io,
                                   float(system.logical_cpus))
-    return 100.0 * busy / system.logical_cpus
+    return min(100.0, 100.0 * busy / system.logical_cpus)  # capped busy CPUs, less float rounding
 
 
 class FioLoad:

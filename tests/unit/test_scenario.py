@@ -26,3 +26,21 @@ def test_a_scenario_with_a_stray_key_is_left_to_the_scenario_check():
     with pytest.raises(InputError, match=r"^SCENARIO: s\.yaml is a sweep spec \(top-level base:\), not a scenario; "
                                          r"`nvsim sweep s\.yaml -o OUT` runs it$"):
         check_is_scenario({"base": "x.yaml", "grid": {}}, Path("s.yaml"))
+
+
+def test_a_fio_job_file_given_as_a_scenario_is_named_with_the_command_that_runs_it(tmp_path):
+    """It was a YAML syntax error at its second line; a plan, sweep or published file already got its command."""
+    from nvsim.errors import InputError
+    from nvsim.scenario import load_scenario
+
+    for name, text in (("job.fio", "[global]\nioengine=libaio\n[a]\nrw=randread\n"),
+                       ("job.txt", "; a comment\n[a]\nrw=randread\nbs=4k\n")):
+        path = tmp_path / name
+        path.write_text(text)
+        with pytest.raises(InputError, match=r"this is a fio job file, not a scenario; run it on one with `nvsim fio .*"
+                                             r"--system SCENARIO`"):
+            load_scenario(path)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: [x\n")
+    with pytest.raises(InputError, match="YAML syntax error"):
+        load_scenario(bad)
