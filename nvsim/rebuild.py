@@ -379,12 +379,18 @@ def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, work
         "data_loss_probability": risk.p_data_loss, "mttdl_years": risk.mttdl_years,
         "p_another_failure": risk.p_another_failure, "p_unrecoverable_read": risk.p_unrecoverable_read,
         "annual_failure_rate": risk.annual_failure_rate, "survivor_bytes_read": risk.survivor_bytes_read,
-        "rebuild_limited_by": timeline.segments[0].limited_by if timeline.segments else "",
+        "rebuild_limited_by": _longest_limit(timeline),
         "rebuild_raid_waf": record.raid_waf, "rebuild_waf_nand": record.waf_nand,
         "rebuild_host_bytes_to_new_member": record.host_bytes_to_member,
         "rebuild_member_waf_nand": record.member_waf_nand,
         **({"note": "the workload trims only: the rebuild is an idle array's"} if trims_only else {}),
     }
+
+
+def _longest_limit(timeline: Timeline) -> str:
+    """What limits the rebuild where it spends the most time: its steps under load may differ."""
+    rebuilding = [s for s in timeline.segments if s.state == "rebuilding"] or timeline.segments
+    return max(rebuilding, key=lambda s: s.end_s - s.start_s).limited_by if rebuilding else ""
 
 
 def scrub_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, workload: WorkloadSpec | None = None,
