@@ -70,8 +70,9 @@ def lost_data(scenario: ScenarioSpec, catalog: Catalog, missing: set[int], rebui
     array = scenario.array
     cap = capacity(scenario, catalog)
     member = cap.member_bytes
-    tolerance = failures_tolerated(array.level, array.drives, array.near_copies) if array.engine != "none" else 0
-    if array.level in (1, 10) and array.engine != "none":
+    striped = drives_striped(scenario, catalog)  # engine none, a card's pass-through: no redundancy at any level
+    tolerance = failures_tolerated(array.level, array.drives, array.near_copies) if striped else 0
+    if array.level in (1, 10) and striped:
         sets = copy_sets(array.level, array.drives, array.near_copies)
         bad = sorted((sorted(g), share) for g, share in sets.items() if g <= missing)
         if not bad:
@@ -85,14 +86,13 @@ def lost_data(scenario: ScenarioSpec, catalog: Catalog, missing: set[int], rebui
                         f"all {len(bad[0][0])} copies of mirror set(s) {[g for g, _ in bad]} are down")
     if len(missing) <= tolerance:
         return None
-    if not drives_striped(scenario, catalog):  # no RAID, a card's pass-through: each drive a device of its own
+    if tolerance == 0:  # RAID0 / no RAID: the missing drives' data
         lost = float(len(missing) * member)
-        left = array.drives - len(missing)
-        return DataLoss(0.0, tuple(sorted(missing)), 0, lost,
-                        f"drive(s) {sorted(missing)} used directly (no RAID): their data is gone; the other {left} "
-                        f"drive(s) are devices of their own and keep theirs", stops_io=left == 0)
-    if tolerance == 0:  # RAID0: the missing drives' data
-        lost = float(len(missing) * member)
+        if not striped:  # no RAID, a card's pass-through: each drive a device of its own
+            left = array.drives - len(missing)
+            return DataLoss(0.0, tuple(sorted(missing)), 0, lost,
+                            f"drive(s) {sorted(missing)} used directly (no RAID): their data is gone; the other {left} "
+                            f"drive(s) are devices of their own and keep theirs", stops_io=left == 0)
         return DataLoss(0.0, tuple(sorted(missing)), int(math.ceil(lost / array.strip_bytes)), lost,
                         f"RAID{array.level} keeps no redundancy: the data of drive(s) {sorted(missing)} is gone")
     # parity levels: a stripe row is lost where more than ``tolerance`` of its members are missing;
