@@ -173,6 +173,11 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, 
     cap = capacity(scenario, catalog)
     span = float(array.rebuild.span_bytes or cap.member_bytes)
     span = min(span, float(cap.member_bytes))
+    if isinstance(workload, WorkloadSpec):  # a job of a phase runs with the rest of it (as the rebuild summary's)
+        workload = _with_its_phase(scenario, workload)
+    # deallocations read nothing from the survivors and write nothing to the new member: the
+    # rebuild runs at the idle array's rate beside them (a trim-only load held it at 0, degraded for ever)
+    trims_only = workload is not None and all(job.pure_trim for job in _jobs(workload))
     out = Timeline(scenario.name, workload.name if workload else None, fidelity)
     events = list(scenario.faults)
     missing: set[int] = set()
@@ -236,6 +241,8 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, 
                 iops, tps, why = optimal.total_iops, optimal.transactions_per_s, optimal.limited_by
             out.segments.append(Segment(t, next_event, "optimal", (), None, iops, tps, 0.0, 0.0, why))
             t = next_event
+            if horizon_s is not None and t >= horizon_s:
+                break
             continue
         fraction, step_end = progress_step(current.bytes_rebuilt, span, workload is not None) if current else (0.0, span)
         key = (tuple(sorted(missing)), current.member if current else None, fraction)
@@ -243,7 +250,14 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, 
             cache[key] = _state_result(scenario, workload, catalog, ArrayState(key[0], key[1], rebuilt_fraction=fraction),
                                        fidelity)
         result = cache[key]
-        rate, rebuild_why = sync_rate(result)
+        if trims_only and key[1] is not None:
+            idle = ("idle",) + key
+            if idle not in cache:
+                cache[idle] = _state_result(scenario, None, catalog, ArrayState(key[0], key[1], rebuilt_fraction=fraction),
+                                            fidelity)
+            rate, rebuild_why = sync_rate(cache[idle])
+        else:
+            rate, rebuild_why = sync_rate(result)
         end = _segment_end(t, next_event, current.bytes_rebuilt, step_end, rate) if current is not None else next_event
         if math.isinf(end):  # degraded for good: no replacement and no more events
             out.segments.append(Segment(t, math.inf, "degraded", key[0], None, result.total_iops,

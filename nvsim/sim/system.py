@@ -21,12 +21,15 @@ program suspend with.
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
 from .demand import HostIoBatch, host_io_batch, interleave, phase_runs, rebuild_batch
 from .drive import NAND_SERVICE_CV, DriveTiming, distinct_sizes, drive_timing
 from .memo import MEMO, Memo
 from .model import ArrayModel, build, strips_spanned
+from .workload import job_region
 
 
 class ArraySystem:
@@ -71,16 +74,25 @@ class ArraySystem:
         """Service demands of host I/Os of ``job`` at ``offsets`` (``nvsim.sim.demand.host_io_batch``),
         priced with the write share of the first batch this run priced.
 
-        With part of a member rebuilt (``rebuilt_fraction``), the I/Os below that share of the
-        device (of ``frame_bytes``, the span the offsets were drawn over; default the device) are
-        planned with the member there: a rebuild runs from the member's start, and the engines read
-        and write the rows it has rebuilt (md: ``recovery_offset``, raid5.c's ``analyse_stripe``
-        counts a device in sync for a stripe below it, raid1/raid10's ``read_balance`` reads it
-        there), while the array is still degraded (md's reads still go through its stripe cache)."""
+        With part of a member rebuilt (``rebuilt_fraction``), the I/Os in that part are planned with
+        the member there: a rebuild runs from the member's start, and the engines read and write the
+        rows it has passed (md: ``recovery_offset``, raid5.c's ``analyse_stripe`` counts a device in
+        sync for a stripe below it, raid1/raid10's ``read_balance`` reads it there), while the array
+        is still degraded (md's reads still go through its stripe cache). Which I/Os: on the device
+        (``frame_bytes`` None, the event mode's streams), those below that share of it; in a sample
+        drawn over a ``frame_bytes`` stand-in for the device (the fluid mode's), the job's share of
+        I/Os in the part (``rebuilt_share``): that many of the sample's first I/Os."""
         if self.rebuilt_model is None:
             return self._priced(self.model, job, offsets, is_write, rng)
-        frame = float(self.device_bytes if frame_bytes is None else frame_bytes)
-        done = offsets < self.rebuilt_fraction * frame
+        if frame_bytes is None:
+            done = offsets < self.rebuilt_fraction * self.device_bytes
+        else:  # the sample's first I/Os, in order: a sequential run stays whole in its part
+            done = np.arange(len(offsets)) < round(len(offsets) * self.rebuilt_share)
+        if self.write_share is None:  # one share for both parts, the two models' in proportion, whatever part comes first
+            share = float(done.mean()) if len(done) else 0.0
+            shares = [host_io_batch(m, job, offsets, is_write, None, None, self.memo).nand_write_share
+                      for m in (self.model, self.rebuilt_model)]
+            self.write_share = (1.0 - share) * shares[0] + share * shares[1]
         if done.all() or not done.any():
             return self._priced(self.rebuilt_model if done.all() else self.model, job, offsets, is_write, rng)
         rest = ~done
@@ -94,6 +106,18 @@ class ArraySystem:
         if self.write_share is None:
             self.write_share = batch.nand_write_share
         return batch
+
+    @cached_property
+    def rebuilt_share(self) -> float:
+        """The share of the job's I/Os in the part of the member rebuilt: each clone's region (fio's
+        offset, size, offset_increment) against the device's first ``rebuilt_fraction``, over the
+        clones (a job's I/Os spread evenly over its region, a sequential one over time)."""
+        w, device, edge = self.workload, float(self.device_bytes), self.rebuilt_fraction * self.device_bytes
+        shares = []
+        for clone in range(w.numjobs if w.offset_increment else 1):
+            start, length = job_region(w, clone, device)
+            shares.append(max(0.0, min(start + length, edge) - start) / length if length > 0 else 0.0)
+        return float(np.mean(shares))
 
     def rebuild_batch(self, target: int, member_offsets: np.ndarray, step_bytes: int, protocol=None) -> HostIoBatch:
         """Demands of rebuild requests of member ``target`` (``nvsim.sim.demand.rebuild_batch``;

@@ -432,6 +432,8 @@ class ScenarioSpec(Spec):
         n = self.array.drives
         last = -1.0
         missing: dict[int, float] = {}  # drive -> when it failed (or was pulled), until replaced
+        spares = self.array.hot_spares
+        spared: set[int] = set()  # slots a hot spare took over: they may fail again (or be replaced, a no-op)
         for i, fault in enumerate(self.faults):
             if fault.at_s < last:
                 raise ValueError(f"faults[{i}].at_s: events must be in time order ({fault.at_s:g} s after {last:g} s)")
@@ -443,13 +445,17 @@ class ScenarioSpec(Spec):
             if fault.drive >= n:
                 raise ValueError(f"faults[{i}].drive: drive {fault.drive} does not exist; the array has drives 0..{n - 1}")
             if fault.action == "replace":
-                if fault.drive not in missing:
+                if fault.drive not in missing and fault.drive not in spared:
                     raise ValueError(f"faults[{i}].action: replace of drive {fault.drive}, which has not failed; a "
                                      f"replace follows the drive's fail or pull")
-                del missing[fault.drive]
+                missing.pop(fault.drive, None)
+                spared.discard(fault.drive)
             elif fault.drive in missing:
                 raise ValueError(f"faults[{i}].action: {fault.action} of drive {fault.drive}, which failed at "
                                  f"{missing[fault.drive]:g} s and has not been replaced")
+            elif spares > 0:  # a hot spare takes the slot at once (the timeline rebuilds onto it)
+                spares -= 1
+                spared.add(fault.drive)
             else:
                 missing[fault.drive] = fault.at_s
         return self

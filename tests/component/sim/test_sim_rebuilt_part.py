@@ -162,3 +162,37 @@ def test_a_rebuild_under_load_runs_in_steps_and_the_host_gains_with_each(engine)
     assert loaded.rebuilds[0].bytes_rebuilt == 4 << 30 and loaded.rebuilds[0].end_s == rebuilding[-1].end_s
     idle = run_timeline(scenario, None, CATALOG)
     assert len([s for s in idle.segments if s.state == "rebuilding"]) == 1
+
+
+def _fluid_at(scenario, workload, fraction):
+    return Simulation(scenario, workload, catalog=CATALOG, state=ArrayState((0,), 0, rebuilt_fraction=fraction)).run("fluid")
+
+
+def test_the_fluid_sample_takes_the_share_of_the_jobs_region_rebuilt():
+    """A job's I/Os in the rebuilt part are its region's share there (its clones' regions against
+    the device's first part), not the sample's offsets against a stand-in region: a sequential
+    reader spread over the device gained all at the first step, a reader at 93% of it at 87.5%."""
+    spread = {"name": "spread", "rw": "read", "bs": "128k", "iodepth": 16, "numjobs": 8, "size": "3TB",
+              "offset_increment": "3TB", "ioengine": "libaio"}
+    last = {"name": "last", "rw": "read", "bs": "128k", "iodepth": 16, "numjobs": 1, "offset": "25TB", "ioengine": "libaio"}
+    scenario = _scenario("graid-supremeraid-sr1010", workloads=[spread, last]).model_copy(
+        update={"array": _scenario("graid-supremeraid-sr1010").array.model_copy(update={"drives": 8})})
+    spread_w, last_w = scenario.workloads
+    rates = [_fluid_at(scenario, spread_w, f).total_iops for f in (0.0, 0.125, 0.375, 0.625, 0.875)]
+    assert all(a < b for a, b in zip(rates, rates[1:]))
+    assert ArraySystem(scenario, spread_w, CATALOG, failed_members=(0,), rebuilding=0,
+                       rebuilt_fraction=0.125).rebuilt_share == pytest.approx(3.3625e12 / 24e12, rel=0.02)
+    device = ArraySystem(scenario, last_w, CATALOG).device_bytes
+    assert 25e12 / device > 0.9
+    at = [_fluid_at(scenario, last_w, f).total_iops for f in (0.0, 0.875, 1.0)]
+    assert at[0] == at[1] < at[2]
+
+
+def test_a_state_part_rebuilt_lies_between_the_two_whole_states():
+    """The two parts are priced with one write share (the two models' in proportion), so a state
+    part rebuilt is no faster than both ends (the first part priced set it: a card 4% above both)."""
+    scenario = _scenario("broadcom-megaraid-9670w-16i")
+    small = MIX.model_copy(update={"numjobs": 4, "iodepth": 4})
+    ends = [_fluid_at(scenario, small, f).total_iops for f in (0.0, 1.0)]
+    for f in (0.5, 0.875, 0.99):
+        assert _fluid_at(scenario, small, f).total_iops <= max(ends) * 1.005
