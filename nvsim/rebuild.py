@@ -245,16 +245,17 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, 
                 break
             continue
         fraction, step_end = progress_step(current.bytes_rebuilt, span, workload is not None) if current else (0.0, span)
+        width = 1.0 / PROGRESS_STEPS if fraction else 0.0  # the state stands for its whole step
         key = (tuple(sorted(missing)), current.member if current else None, fraction)
         if key not in cache:
-            cache[key] = _state_result(scenario, workload, catalog, ArrayState(key[0], key[1], rebuilt_fraction=fraction),
-                                       fidelity)
+            cache[key] = _state_result(scenario, workload, catalog, ArrayState(key[0], key[1], rebuilt_fraction=fraction,
+                                                                                rebuilt_step=width), fidelity)
         result = cache[key]
         if trims_only and key[1] is not None:
             idle = ("idle",) + key
             if idle not in cache:
-                cache[idle] = _state_result(scenario, None, catalog, ArrayState(key[0], key[1], rebuilt_fraction=fraction),
-                                            fidelity)
+                cache[idle] = _state_result(scenario, None, catalog, ArrayState(key[0], key[1], rebuilt_fraction=fraction,
+                                                                                     rebuilt_step=width), fidelity)
             rate, rebuild_why = sync_rate(cache[idle])
         else:
             rate, rebuild_why = sync_rate(result)

@@ -282,11 +282,13 @@ def _run_state(sim: Simulation, fidelity: str, seed: int | None, window: EventWi
     state, workload = sim.state, sim.workload
     if fidelity == "event" and workload is not None and not workload.is_oltp:
         system = ArraySystem(sim.scenario, workload, sim.catalog, failed_members=state.missing,
-                             rebuilding=state.rebuilding, rebuilt_fraction=state.rebuilt_fraction)
+                             rebuilding=state.rebuilding, rebuilt_fraction=state.rebuilt_fraction,
+                             rebuilt_step=state.rebuilt_step)
         return _record(sim, simulate_event(system, seed=seed, host_ios=window.host_ios, rebuild_member=state.rebuilding,
                                            checking=state.checking))
     result = solve_state(sim.scenario, workload, sim.catalog, failed=state.failed, rebuilding=state.rebuilding,
-                         seed=seed, checking=state.checking, rebuilt_fraction=state.rebuilt_fraction)
+                         seed=seed, checking=state.checking, rebuilt_fraction=state.rebuilt_fraction,
+                         rebuilt_step=state.rebuilt_step)
     return _record(sim, result)
 
 

@@ -26,6 +26,7 @@ class ArrayState:
     rebuilding: int | None = None
     checking: bool = False
     rebuilt_fraction: float = 0.0
+    rebuilt_step: float = 0.0  # the share of progress the state stands for, centred on rebuilt_fraction (a timeline's step)
 
     @property
     def failed(self) -> tuple[int, ...]:

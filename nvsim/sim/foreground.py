@@ -143,12 +143,13 @@ class FioLoad:
     job_busy = 0.0  # host CPUs the jobs keep busy (the last iterate's, set by the state's solve)
     sync_wait = 0.0  # seconds per host I/O the engine's thread waits for metadata updates (the last solve's)
 
-    def __init__(self, scenario, workload, catalog, missing, seed, idle=False, rebuilding=None, rebuilt_fraction=0.0):
+    def __init__(self, scenario, workload, catalog, missing, seed, idle=False, rebuilding=None, rebuilt_fraction=0.0,
+                 rebuilt_step=0.0):
         """``rebuilding``, ``rebuilt_fraction``: the member being rebuilt (among ``missing``) and the
         share of it done, which host I/O uses (``ArraySystem``)."""
         self.idle = idle
         self.system = ArraySystem(scenario, workload, catalog, failed_members=missing, rebuilding=rebuilding,
-                                  rebuilt_fraction=rebuilt_fraction)
+                                  rebuilt_fraction=rebuilt_fraction, rebuilt_step=rebuilt_step)
         self.workload = workload
         self.batches = network_sample(self.system, seed)
         self.write_share = float(np.mean(np.concatenate([b.is_write for b in self.batches])))

@@ -246,10 +246,10 @@ class BarrierCycle:
 
 def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: Catalog | None = None,
                 failed: tuple[int, ...] = (), rebuilding: int | None = None, seed: int | None = None,
-                checking: bool = False, rebuilt_fraction: float = 0.0) -> SimResult:
+                checking: bool = False, rebuilt_fraction: float = 0.0, rebuilt_step: float = 0.0) -> SimResult:
     """Foreground metrics (and ``rebuild_bytes_per_s``) with ``failed`` members missing and member
     ``rebuilding`` being rebuilt (missing to the foreground but in the ``rebuilt_fraction`` of it
-    already rebuilt from its start, ``ArraySystem.batch``); ``workload`` None:
+    already rebuilt from its start, anywhere in the ``rebuilt_step`` about it, ``ArraySystem.batch``); ``workload`` None:
     no foreground I/O (the rebuild alone). The engine's throttle may offer several ways to run the
     rebuild (``rebuild_stages``): the first whose rate stays above its floor is the answer.
     ``checking``: a parity scrub runs instead of a rebuild (the engine's ``check`` protocol: every
@@ -261,9 +261,9 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
     idle = workload is None
     workload = WorkloadSpec(name="idle", rw="randread", bs=4096) if idle else workload
     if workload.is_oltp:
-        load = OltpLoad(scenario, workload, catalog, missing, seed, rebuilding, rebuilt_fraction)
+        load = OltpLoad(scenario, workload, catalog, missing, seed, rebuilding, rebuilt_fraction, rebuilt_step)
     else:
-        load = FioLoad(scenario, workload, catalog, missing, seed, idle, rebuilding, rebuilt_fraction)
+        load = FioLoad(scenario, workload, catalog, missing, seed, idle, rebuilding, rebuilt_fraction, rebuilt_step)
     net = stations(load.system)
     demands = load.demands(net)
     if rebuilding is None and not checking:

@@ -23,7 +23,8 @@ from .system import ArraySystem
 
 
 class OltpLoad:
-    def __init__(self, scenario, workload: WorkloadSpec, catalog, missing, seed, rebuilding=None, rebuilt_fraction=0.0):
+    def __init__(self, scenario, workload: WorkloadSpec, catalog, missing, seed, rebuilding=None, rebuilt_fraction=0.0,
+                 rebuilt_step=0.0):
         self.scenario, self.workload, self.catalog = scenario, workload, catalog
         platform = catalog.platforms[scenario.platform]
         cpu = platform.cpu
@@ -39,7 +40,7 @@ class OltpLoad:
         def part(name, rw, bs):
             w = WorkloadSpec(name=f"{workload.name}:{name}", rw=rw, bs=bs, numjobs=self.threads, iodepth=1)
             system = ArraySystem(scenario, w, catalog, failed_members=missing, rebuilding=rebuilding,
-                                 rebuilt_fraction=rebuilt_fraction)
+                                 rebuilt_fraction=rebuilt_fraction, rebuilt_step=rebuilt_step)
             return system, network_sample(system, seed)
 
         self.read = part("page reads", "randread", tx.page_bytes)

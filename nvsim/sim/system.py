@@ -32,22 +32,30 @@ from .model import ArrayModel, build, strips_spanned
 from .workload import job_region
 
 
+GOLDEN_FRACTION = 0.6180339887498949
+"""The golden ratio's fractional part: k times it, modulo 1, spreads points evenly for any count."""
+EDGE_POINTS = 256
+"""Points of a step at which a fluid sample's share of I/Os in the rebuilt part is averaged."""
+
+
 class ArraySystem:
     """One scenario's array on its platform, with its engine, as one run uses it: builds host
     I/O batches. Every field of its ``ArrayModel`` reads through (``system.engine``, ...)."""
 
     def __init__(self, scenario, workload, catalog=None, failed_members: tuple[int, ...] = (), memo: Memo = MEMO,
-                 rebuilding: int | None = None, rebuilt_fraction: float = 0.0):
+                 rebuilding: int | None = None, rebuilt_fraction: float = 0.0, rebuilt_step: float = 0.0):
         """``failed_members``: members that are missing (failed, pulled, or being rebuilt and not
         yet readable): host I/Os are planned degraded around them, as md does. ``rebuilding``
-        (one of them) is being rebuilt from its start and ``rebuilt_fraction`` of it is done: host
-        I/Os in that part read and write it (``batch``)."""
+        (one of them) is being rebuilt from its start and ``rebuilt_fraction`` of it is done, or
+        anywhere within ``rebuilt_step`` about that (a timeline's step: each I/O meets the rebuild's
+        edge at its own point of the step): host I/Os in that part read and write it (``batch``)."""
         model = build(scenario, workload, catalog, failed_members, memo)
         self.__dict__.update(vars(model))  # the model's fields, read at a plain attribute's speed
         self.model: ArrayModel = model
         self.memo = memo
         self.write_share: float | None = None  # set by the first batch priced (see ``batch``)
         self.rebuilt_fraction = rebuilt_fraction if rebuilding is not None else 0.0
+        self.rebuilt_step = rebuilt_step if self.rebuilt_fraction > 0 else 0.0
         self.rebuilt_model: ArrayModel | None = None
         if self.rebuilt_fraction > 0:
             whole = tuple(m for m in model.failed_members if m != rebuilding)
@@ -85,7 +93,7 @@ class ArraySystem:
         if self.rebuilt_model is None:
             return self._priced(self.model, job, offsets, is_write, rng)
         if frame_bytes is None:
-            done = offsets < self.rebuilt_fraction * self.device_bytes
+            done = offsets < self.rebuilt_edges(len(offsets)) * self.device_bytes
         else:  # the sample's first I/Os, in order: a sequential run stays whole in its part
             done = np.arange(len(offsets)) < round(len(offsets) * self.rebuilt_share)
         if self.write_share is None:  # one share for both parts, the two models' in proportion, whatever part comes first
@@ -107,16 +115,27 @@ class ArraySystem:
             self.write_share = batch.nand_write_share
         return batch
 
+    def rebuilt_edges(self, count: int) -> np.ndarray:
+        """Where the rebuild's edge is (a share of the device) for each of ``count`` I/Os: the state's
+        ``rebuilt_fraction``, or within its ``rebuilt_step`` points spread evenly over the step (a
+        golden-ratio sequence: the same for every batch of a run, no random draw)."""
+        spread = (np.arange(count) * GOLDEN_FRACTION + 0.5) % 1.0 - 0.5
+        return np.clip(self.rebuilt_fraction + self.rebuilt_step * spread, 0.0, 1.0)
+
     @cached_property
     def rebuilt_share(self) -> float:
         """The share of the job's I/Os in the part of the member rebuilt: each clone's region (fio's
-        offset, size, offset_increment) against the device's first ``rebuilt_fraction``, over the
-        clones (a job's I/Os spread evenly over its region, a sequential one over time)."""
-        w, device, edge = self.workload, float(self.device_bytes), self.rebuilt_fraction * self.device_bytes
+        offset, size, offset_increment) against the device's first part, the rebuild's edge taken
+        over its step (``rebuilt_edges``), over the clones (a job's I/Os spread evenly over its
+        region, a sequential one over time). A job on the device's first tenth is all rebuilt once
+        the edge has passed it, half way through a step of a quarter."""
+        w, device = self.workload, float(self.device_bytes)
+        edges = self.rebuilt_edges(EDGE_POINTS) * device
         shares = []
         for clone in range(w.numjobs if w.offset_increment else 1):
             start, length = job_region(w, clone, device)
-            shares.append(max(0.0, min(start + length, edge) - start) / length if length > 0 else 0.0)
+            covered = np.clip(np.minimum(start + length, edges) - start, 0.0, None)
+            shares.append(float(np.mean(covered)) / length if length > 0 else 0.0)
         return float(np.mean(shares))
 
     def rebuild_batch(self, target: int, member_offsets: np.ndarray, step_bytes: int, protocol=None) -> HostIoBatch:

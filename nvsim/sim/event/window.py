@@ -52,7 +52,7 @@ def rate_guess(system: ArraySystem, seed: int, rebuild_member: int | None = None
     if rebuild_member is not None and not until_rebuilt:
         beside = solve_state(system.scenario, system.workload, system.catalog, rebuilding=rebuild_member, seed=seed,
                              failed=tuple(m for m in system.failed_members if m != rebuild_member),
-                             rebuilt_fraction=system.rebuilt_fraction)
+                             rebuilt_fraction=system.rebuilt_fraction, rebuilt_step=system.rebuilt_step)
         rate = max(min(rate, beside.total_iops), 1.0)
         protocol = system.rebuild
         if protocol.excludes_host_io and beside.rebuild_bytes_per_s:

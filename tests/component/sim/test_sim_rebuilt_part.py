@@ -196,3 +196,23 @@ def test_a_state_part_rebuilt_lies_between_the_two_whole_states():
     ends = [_fluid_at(scenario, small, f).total_iops for f in (0.0, 1.0)]
     for f in (0.5, 0.875, 0.99):
         assert _fluid_at(scenario, small, f).total_iops <= max(ends) * 1.005
+
+
+def test_a_state_standing_for_a_step_averages_the_edge_over_it():
+    """A job on the device's first 12% in the step from 0 to 25% rebuilt: all its I/Os were in the
+    rebuilt part at the step's middle; over the step the edge passes it half way, so its share is
+    the step's mean, 1 - 2 x 0.12, and its rate lies between the two ends."""
+    scenario = _scenario("linux-md")
+    device = ArraySystem(scenario, MIX, CATALOG).device_bytes
+    region = MIX.model_copy(update={"size": int(0.12 * device) // 4096 * 4096})
+    share = ArraySystem(scenario, region, CATALOG, failed_members=(0,), rebuilding=0, rebuilt_fraction=0.125,
+                        rebuilt_step=0.25).rebuilt_share
+    assert share == pytest.approx(1 - 2 * 0.12, abs=0.01)
+    assert ArraySystem(scenario, region, CATALOG, failed_members=(0,), rebuilding=0,
+                       rebuilt_fraction=0.125).rebuilt_share == 1.0
+
+    def rate(fraction, step=0.0):
+        state = ArrayState((0,), 0, rebuilt_fraction=fraction, rebuilt_step=step)
+        return Simulation(scenario, region, catalog=CATALOG, state=state).run("fluid").total_iops
+
+    assert rate(0.0) < rate(0.125, 0.25) < rate(0.125)
