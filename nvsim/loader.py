@@ -20,6 +20,8 @@ Every failure is an ``InputError`` naming the file.
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -117,8 +119,32 @@ def read_text(path: str | Path) -> str:
 
 
 def load_yaml(path: str | Path) -> Any:
-    """A YAML file as data, through every bound of this module."""
-    return parse_yaml(read_text(path), str(path))
+    """A YAML file as data, through every bound of this module; a fio job file (its YAML fails, or
+    is no mapping) is named as one, with the command that runs it (``refuse_fio_file``)."""
+    text = read_text(path)
+    try:
+        data = parse_yaml(text, str(path))
+    except InputError as exc:
+        if "YAML syntax error" in str(exc):
+            refuse_fio_file(Path(path), text)
+        raise
+    if not isinstance(data, dict):
+        refuse_fio_file(Path(path), text)
+    return data
+
+
+FIO_SECTION = re.compile(r"\s*\[[^\]\n]+\]\s*")
+"""A fio job file's section header ("[global]", "[job1]"), a line of its own."""
+
+
+def refuse_fio_file(path: Path, text: str) -> None:
+    """An InputError naming a fio job file given where a YAML file goes (by its ``.fio`` name, or a
+    section header as its first line that is not a comment), with the command that runs it; else
+    nothing (it was a YAML syntax error at its second line)."""
+    lines = [line for line in text[:4096].splitlines() if line.strip() and not line.lstrip().startswith(("#", ";"))]
+    if path.suffix == ".fio" or (lines and FIO_SECTION.fullmatch(lines[0])):
+        raise InputError("", f"this is a fio job file, not a YAML file; run it on a scenario with "
+                             f"`nvsim fio {shlex.quote(str(path))} --system SCENARIO`", source=str(path))
 
 
 def load_model(path: str | Path, model: type[BaseModel], field: str) -> tuple[Any, Path]:

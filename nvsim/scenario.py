@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import shlex
 from pathlib import Path
 from typing import Any
@@ -69,32 +68,8 @@ def check_is_scenario(data: Any, file: Path) -> None:
             raise InputError("SCENARIO", f"{file} is {what} (top-level {key}:), not a scenario; `{command}` {verb} it")
 
 
-FIO_SECTION = re.compile(r"^\s*\[[^\]\n]+\]\s*$", re.MULTILINE)
-"""A fio job file's section header ("[global]", "[job1]") on a line of its own."""
-
-
 def load_scenario(path: str | Path, catalog: Catalog | None = None) -> ScenarioSpec:
     file = scenario_path(path)
-    try:
-        data = load_yaml(file)
-    except InputError as exc:
-        if "YAML syntax error" in str(exc):
-            _refuse_fio_file(file)
-        raise
-    if not isinstance(data, dict):
-        _refuse_fio_file(file)
+    data = load_yaml(file)  # a fio job file is named as one there
     check_is_scenario(data, file)
     return parse_scenario(data, catalog, source=str(file))
-
-
-def _refuse_fio_file(file: Path) -> None:
-    """A fio job file given as a scenario is named as one, with the command that runs it, where its
-    YAML failed or was no mapping (it was a YAML syntax error at its second line)."""
-    try:
-        head = file.read_text(encoding="utf-8", errors="replace")[:4096]
-    except OSError:
-        return
-    lines = [line for line in head.splitlines() if line.strip() and not line.lstrip().startswith(("#", ";"))]
-    if file.suffix == ".fio" or (lines and FIO_SECTION.fullmatch(lines[0])):
-        raise InputError("", f"this is a fio job file, not a scenario; run it on one with "
-                             f"`nvsim fio {shlex.quote(str(file))} --system SCENARIO`", source=str(file)) from None

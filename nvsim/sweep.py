@@ -50,7 +50,7 @@ from .errors import InputError, close_matches, require_extra, shown
 from .io import check_output_path, commit_together, journal_path, recover_commit
 from .rebuild import data_loss_at_start, data_loss_metrics, rebuild_summary
 from .scenario import load_scenario, parse_scenario
-from .simulation import HOST_IOS_MAX, HOST_IOS_MIN, Simulation, run_workload_group, workload_runs
+from .simulation import EVENT_HOST_IOS, HOST_IOS_MAX, HOST_IOS_MIN, Simulation, run_workload_group, workload_runs
 from .specs import SECTOR_BYTES, NumbersNotTruthValues, ScenarioSpec, WorkloadSpec
 from .specs.base import FORMULA_STARTS
 from .units import parse_bytes, parse_bytes_per_s, parse_count
@@ -98,7 +98,8 @@ class SweepSpec(NumbersNotTruthValues):
     points: list[dict[str, Any]] = Field(default_factory=list)
     constraints: tuple[str, ...] = ()
     objective: Objective | None = None
-    host_ios: int = Field(default=20_000, ge=HOST_IOS_MIN, le=HOST_IOS_MAX, description="event mode: measured host I/Os per point")
+    host_ios: int = Field(default=EVENT_HOST_IOS, ge=HOST_IOS_MIN, le=HOST_IOS_MAX, description=(
+        "event mode: measured host I/Os per point (default nvsim run's: a row is `nvsim run --max-seconds 0`'s numbers)"))
     rebuild: bool = Field(default=False, description="add each point's rebuild time and data-loss risk (one drive "
                                                      "failing under the row's workload, fluid mode)")
     max_points: int = Field(default=MAX_SWEEP_POINTS, ge=1, description="most set-ups the sweep may have (a bound "

@@ -50,7 +50,7 @@ COMPOSITE_FIELDS = ("bs_mix", "rate_iops", "thinktime", "latency_target", "flow"
 OLTP_IGNORES = ("bs", "iodepth", "numjobs", "random_distribution", "rwmixread", "size", "offset", "offset_increment",
                 "rw_skip_bytes", "random_run_ios", "ioengine", "hipri", "fixedbufs", "registerfiles", "sqthread_poll",
                 "iodepth_batch_submit", "iodepth_batch_complete_min", "drive_state", "deallocated_fraction", "io_size",
-                "loops")
+                "loops", "runtime", "ramp_time", "time_based")
 """A fio job's fields an OLTP workload has no use for (``users`` and ``oltp`` set its load: its
 pages, log writes and flushes, nvsim.oltp): given other than their defaults, they are refused
 rather than ignored (``drive_state: fresh`` on a database was dropped without a word)."""
@@ -252,7 +252,9 @@ class WorkloadSpec(Spec):
         self._no_field_without_its_use()
         shaped = [name for name in COMPOSITE_FIELDS if getattr(self, name) not in (None, 0, "linear")]
         if self.rw == "oltp" and shaped:
-            raise ValueError(f"{shaped[0]}: not for rw: oltp (a database's clients pace themselves)")
+            name = "bssplit/bsrange" if shaped[0] == "bs_mix" else shaped[0]
+            why = "its profile sets its page and log sizes" if shaped[0] == "bs_mix" else "a database's clients pace themselves"
+            raise ValueError(f"{name}: not for rw: oltp ({why})")
         return self
 
     def _no_field_without_its_use(self) -> None:

@@ -238,7 +238,11 @@ def latency_target(job: Job) -> Result:
     met = meets(low)
     measure = (f"p{workload.latency_percentile:g}" if results[low].latency_samples_s
                else "mean (the fluid mode has no percentiles)")
-    return replace(results[low], route="latency_target", loop=workload.model_copy(update={"iodepth": low})).with_note(
+    held = low < workload.iodepth  # the target, not the job's depth, sets the I/Os in flight
+    paced = (f"its latency target ({measure.split(' ')[0]} at most {workload.latency_target * 1e6:,.0f} us: iodepth "
+             f"{low} of {workload.iodepth})") if held else ""
+    return replace(results[low], route="latency_target", loop=workload.model_copy(update={"iodepth": low}),
+                   paced_by=paced).with_note(
         f"job {workload.name}: latency_target {workload.latency_target * 1e6:,.0f} us on the {measure}: iodepth {low}"
         + ("" if met else ", where the target is not met (fio cannot go below depth 1)"))
 

@@ -37,10 +37,24 @@ def test_a_fio_job_file_given_as_a_scenario_is_named_with_the_command_that_runs_
                        ("job.txt", "; a comment\n[a]\nrw=randread\nbs=4k\n")):
         path = tmp_path / name
         path.write_text(text)
-        with pytest.raises(InputError, match=r"this is a fio job file, not a scenario; run it on one with `nvsim fio .*"
+        with pytest.raises(InputError, match=r"this is a fio job file, not a YAML file; run it on a scenario with `nvsim fio .*"
                                              r"--system SCENARIO`"):
             load_scenario(path)
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: [x\n")
     with pytest.raises(InputError, match="YAML syntax error"):
         load_scenario(bad)
+
+
+@pytest.mark.parametrize("command", ["run", "report", "sweep", "plan"])
+def test_every_command_that_reads_yaml_names_a_fio_job_file(tmp_path, command):
+    import subprocess
+    import sys
+
+    job = tmp_path / "job.fio"
+    job.write_text("[global]\nioengine=libaio\n[a]\nrw=randread\n")
+    args = {"run": [str(job)], "report": [str(job), "-o", str(tmp_path / "r.html")],
+            "sweep": [str(job), "-o", str(tmp_path / "s")], "plan": [str(job), "-o", str(tmp_path / "p")]}[command]
+    done = subprocess.run([sys.executable, "-m", "nvsim.cli", command, *args], capture_output=True, text=True)
+    assert done.returncode == 2 and "this is a fio job file, not a YAML file" in done.stderr, done.stderr
+    assert not any(p.name in ("r.html", "s", "p") for p in tmp_path.iterdir())
