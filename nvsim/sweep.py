@@ -37,9 +37,9 @@ import typing
 from contextlib import contextmanager
 from concurrent.futures import as_completed as done_first
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Annotated, Any, Callable, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
 
 from .bounds import capacity
 from .budget import MAX_SWEEP_POINTS, check_points, check_scenario_regions, check_workload
@@ -51,7 +51,7 @@ from .io import check_output_path, commit_together, journal_path, recover_commit
 from .rebuild import data_loss_at_start, data_loss_metrics, rebuild_summary
 from .scenario import load_scenario, parse_scenario
 from .simulation import EVENT_HOST_IOS, HOST_IOS_MAX, HOST_IOS_MIN, Simulation, run_workload_group, workload_runs
-from .specs import SECTOR_BYTES, NumbersNotTruthValues, ScenarioSpec, WorkloadSpec
+from .specs import SECTOR_BYTES, ArraySpec, NumbersNotTruthValues, ScenarioSpec, WorkloadSpec
 from .specs.base import FORMULA_STARTS
 from .units import parse_bytes, parse_bytes_per_s, parse_count
 from .workers import dask_client, process_pool
@@ -115,7 +115,7 @@ class SweepSpec(NumbersNotTruthValues):
                 raise ValueError(f"{field!r}: a field is a dotted path such as array.drives")
             seen: set[str] = set()
             for value in values:
-                if (same := _value_identity(value)) in seen:
+                if (same := _value_identity(value, field)) in seen:
                     raise ValueError(f"{field}: the value {shown(value)} is given more than once (each repeat would "
                                      f"run the same point again); give each value once")
                 seen.add(same)
@@ -164,8 +164,26 @@ class SweepSpec(NumbersNotTruthValues):
         return constraints
 
 
-def _value_identity(value: Any) -> str:
-    """What makes two grid values the same point (as ``point_key`` sees it; 8.0 is 8)."""
+def _as_read(field: str, value: Any) -> Any:
+    """``value`` as the scenario's field at the dotted path ``field`` reads it (its units parsed),
+    or as given where the path is not one field of the array or a workload, or the value does not
+    read (the sweep's own check of the point refuses it)."""
+    section, _, name = field.partition(".")
+    model = {"array": ArraySpec, "workload": WorkloadSpec}.get(section)
+    info = model.model_fields.get(name) if model is not None else None
+    if info is None:
+        return value
+    try:
+        return TypeAdapter(Annotated[info.annotation, *info.metadata]).validate_python(value)
+    except (ValidationError, TypeError, ValueError):
+        return value
+
+
+def _value_identity(value: Any, field: str = "") -> str:
+    """What makes two grid values the same point (as ``point_key`` sees it; 8.0 is 8); for a field of
+    the array or the workload, the value as the field reads it (4k and 4KiB, 50 and 50us of a
+    thinktime are one point)."""
+    value = _as_read(field, value)
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     return json.dumps(value, sort_keys=True, default=str)

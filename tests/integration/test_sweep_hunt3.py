@@ -138,3 +138,15 @@ def test_a_point_solves_a_phase_once_for_its_selected_workloads(monkeypatch):
     for row in rows:
         own = Simulation(spec, row["workload"], catalog=catalog).run("fluid")
         assert row["read_iops"] == own.read_iops, row["workload"]
+
+
+@pytest.mark.parametrize("field, values", [("workload.thinktime", [50, "50us"]), ("workload.bs", ["4k", "4KiB"]),
+                                           ("array.strip_bytes", ["64KiB", 65536]),
+                                           ("workload.thinktime", ["50us", "0.05ms"])])
+def test_a_grid_value_repeated_in_other_units_is_refused(field, values):
+    """The values are compared as the field reads them: 50 and 50us of a thinktime ran one point
+    twice under two keys."""
+    from nvsim.sweep import SweepSpec
+
+    with pytest.raises(Exception, match=r"is given more than once"):
+        SweepSpec.model_validate({"base": "scenario.yaml", "grid": {field: values}})
