@@ -487,7 +487,12 @@ def prepare_sweep(spec_path: str | Path):
     names (in its list, its constraints and its objective) and their work."""
     spec, here = load_sweep(spec_path)
     check_points(spec.point_count, spec.max_points)
-    base = load_scenario(here / spec.base)
+    try:
+        base = load_scenario(here / spec.base)
+    except InputError as exc:  # the base not found: named by the sweep's field, in the sweep's file
+        if exc.field != "SCENARIO":
+            raise
+        raise InputError("base", exc.message, source=str(spec_path)) from None
     if not base.workloads:  # an idle scenario (a rebuild with no host I/O): nothing to simulate per point
         raise InputError("workloads", f"the base scenario {spec.base} has no workload, so a sweep has nothing to "
                                       "run at each point; give it one (its workloads:)")

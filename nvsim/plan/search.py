@@ -340,9 +340,14 @@ def prepare_plan(path: str | Path, catalog: Catalog | None = None, **files):
     are the defaults and never name the server's environment (``budget.Limits.served``)."""
     catalog = catalog or default_catalog()
     spec, here = load_plan(path)
-    check_names(spec, catalog)
-    axes = resolve_axes(spec, catalog)
-    workloads = workload_specs(spec, here, catalog, **files)
+    try:
+        check_names(spec, catalog)
+        axes = resolve_axes(spec, catalog)
+        workloads = workload_specs(spec, here, catalog, **files)
+    except InputError as exc:  # the plan file named, on the command line (a served plan's file is a temporary one)
+        if exc.source is not None or files.get("environ") is not None:
+            raise
+        raise InputError(exc.field, exc.message, source=str(path)) from None
     for i, workload in enumerate(workloads.values()):  # the stages' work budget, as `nvsim run` applies it
         check_workload(workload, "event" if spec.confirm else "fluid", field=f"requirements.workloads[{i}]",
                        host_ios=event_host_ios(spec), instead="set confirm: 0 to skip the event stage",

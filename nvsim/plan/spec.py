@@ -346,11 +346,11 @@ def check_names(spec: PlanSpec, catalog: Catalog) -> None:
         known = getattr(catalog, section)
         for name in getattr(search, field) or ():
             if name not in known:
-                raise InputError(f"search.{field}", f"unknown {section[:-1]} {name!r}{suggestion_text(name, known)} "
+                raise InputError(f"search.{field}", f"unknown {section[:-1]} {name!r}{suggestion_text(name, known) or ';'} "
                                                     f"allowed: {', '.join(sorted(known))}")
     for name in search.rack_units:
         if name not in catalog.platforms:
-            raise InputError("search.rack_units", f"unknown platform {name!r}{suggestion_text(name, catalog.platforms)} "
+            raise InputError("search.rack_units", f"unknown platform {name!r}{suggestion_text(name, catalog.platforms) or ';'} "
                                                   f"allowed: {', '.join(sorted(catalog.platforms))}")
     if spec.requirements.max_rack_units is not None:
         missing = [p for p in (search.platforms or sorted(catalog.platforms)) if p not in search.rack_units]

@@ -150,3 +150,15 @@ def test_a_grid_value_repeated_in_other_units_is_refused(field, values):
 
     with pytest.raises(Exception, match=r"is given more than once"):
         SweepSpec.model_validate({"base": "scenario.yaml", "grid": {field: values}})
+
+
+def test_a_missing_base_is_named_by_the_sweeps_field(tmp_path):
+    import subprocess
+    import sys
+
+    spec = tmp_path / "sweep.yaml"
+    spec.write_text("base: missing.yaml\ngrid: {array.drives: [4, 8]}\n")
+    done = subprocess.run([sys.executable, "-m", "nvsim.cli", "sweep", str(spec), "-o", str(tmp_path / "out")],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and done.stderr.startswith(f"error: {spec}: base: no such file or directory: "), done.stderr
+    assert not (tmp_path / "out").exists()
