@@ -186,8 +186,10 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
     platform_spec = catalog.platforms[scenario.platform]
     engine_spec = catalog.engines[array.engine]
     platform = PlatformModel(platform_spec, scenario.placement, array.drives, catalog)
+    settings = tuple(sorted(array.engine_settings.items()))  # whether the engine stripes at all sets the capacity
     cap = memo.recall(memo.capacities, (id(catalog), array.drive, array.namespace_bytes, array.level, array.drives,
-                                        array.strip_bytes, array.near_copies), capacity, scenario, catalog, owner=catalog)
+                                        array.strip_bytes, array.near_copies, array.engine, settings), capacity, scenario,
+                      catalog, owner=catalog)
     engine = _engine(engine_spec, array, bool(failed) if degraded is None else degraded, platform, memo, cap.member_bytes)
     drive = drive_timing(catalog, array.drive, array.namespace_bytes, scenario.platform, memo)
     path = None

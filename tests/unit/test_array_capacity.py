@@ -35,3 +35,17 @@ def test_a_striped_array_rounds_each_member_to_whole_strips():
     md = capacity(_scenario("linux-md", 4, "5.76TB"), CATALOG)
     strip = 512 * 1024
     assert md.usable_bytes == 4 * (5_760_000_000_000 // strip * strip) < 4 * 5_760_000_000_000
+
+
+def test_a_built_array_takes_its_own_engines_capacity_whatever_was_built_before():
+    """The model's capacity memo was keyed without the engine: md's strip-rounded capacity was
+    handed to the same drives with no RAID built after it."""
+    from nvsim.sim.memo import Memo
+    from nvsim.sim.system import ArraySystem
+    from nvsim.specs import WorkloadSpec
+
+    memo, load = Memo(), WorkloadSpec(name="r", rw="randread", bs=4096)
+    md, direct = _scenario("linux-md", 2, "5.76TB"), _scenario("none", 2, "5.76TB")
+    assert ArraySystem(md, load, CATALOG, memo=memo).capacity.usable_bytes == capacity(md, CATALOG).usable_bytes
+    assert ArraySystem(direct, load, CATALOG, memo=memo).capacity.usable_bytes == capacity(direct, CATALOG).usable_bytes \
+        == 2 * 5_760_000_000_000
