@@ -277,7 +277,7 @@ def fault_state(record: dict[str, Any], catalog: Catalog) -> tuple[str, dict[str
     state = ArrayState.at_start(spec)
     loss = data_loss_at_start(spec, catalog)
     if loss is not None:
-        words = f"data lost at 0 s: {loss.detail}; no I/O completes"
+        words = f"data lost at 0 s: {loss.detail}" + ("; no I/O completes" if loss.stops_io else "")
     elif state.rebuilding is not None:
         words = f"rebuilding member {state.rebuilding} at 0 s (missing: {list(state.missing)})"
     elif state.missing:

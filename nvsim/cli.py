@@ -154,8 +154,7 @@ def run(
     nvsim.budget.check_scenario_regions(spec, lambda: nvsim.Simulation(spec, catalog=catalog).device_bytes, source=str(scenario))
     nvsim.simulation.compile_beside(spec, catalog, fidelity)  # a first run: the event kernel compiles meanwhile
     report = nvsim.array_bounds(spec, catalog)
-    loss = None if nvsim.simulation.single_drive(spec) else nvsim.rebuild.data_loss_at_start(spec, catalog)
-    loss = loss if loss is not None and loss.stops_io else None  # drives used directly: the others' jobs go on
+    loss = None if nvsim.simulation.single_drive(spec) else nvsim.states.failed_at_start(spec, catalog)
     results = {}
     if loss is None:
         with LateProgress() as bar:

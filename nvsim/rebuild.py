@@ -4,8 +4,8 @@ Between two events (a fault in ``scenario.faults``, or a rebuild finishing) the 
 state -- which members are missing and which one is being rebuilt -- and runs at that state's
 rates (the fluid mode's network, or a measured event-mode window): rebuilt bytes grow linearly,
 so an hours-long rebuild of a 30 TB drive costs a handful of solves, not hours of events. Under
-host I/O a rebuild runs in ``PROGRESS_STEPS`` steps, each solved with the middle of its step
-rebuilt: host I/O reads and writes the part of the member already rebuilt. A state
+host I/O a rebuild runs in ``PROGRESS_STEPS`` steps, each a state standing for its step (the
+rebuild's edge anywhere in it): host I/O reads and writes the part of the member already rebuilt. A state
 that misses more members than the level tolerates is data loss, reported with the stripes and
 bytes lost, never a crash.
 
@@ -175,9 +175,7 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, 
     span = min(span, float(cap.member_bytes))
     if isinstance(workload, WorkloadSpec):  # a job of a phase runs with the rest of it (as the rebuild summary's)
         workload = _with_its_phase(scenario, workload)
-    # deallocations read nothing from the survivors and write nothing to the new member: the
-    # rebuild runs at the idle array's rate beside them (a trim-only load held it at 0, degraded for ever)
-    trims_only = workload is not None and all(job.pure_trim for job in _jobs(workload))
+    trims_only = _trims_only(workload)  # the rebuild at the idle rate (a trim-only load held it at 0, for ever)
     out = Timeline(scenario.name, workload.name if workload else None, fidelity)
     events = list(scenario.faults)
     missing: set[int] = set()
@@ -285,13 +283,14 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, 
 
 
 PROGRESS_STEPS = 4
-"""A rebuild under host I/O runs in this many steps of its span, each solved with the middle of
-the step rebuilt: host I/O reads and writes the part of the member already rebuilt
-(``ArrayState.rebuilt_fraction``), so its rates, and the rebuild's, move as the rebuild runs."""
+"""A rebuild under host I/O runs in this many steps of its span, each a state standing for its
+step (``ArrayState.rebuilt_fraction`` its middle, ``rebuilt_step`` its width): host I/O reads and
+writes the part of the member already rebuilt, so its rates, and the rebuild's, move as the
+rebuild runs."""
 
 
 def progress_step(done_bytes: float, span: float, under_load: bool) -> tuple[float, float]:
-    """(share of the member rebuilt that the rebuild's state is solved with, bytes rebuilt when
+    """(the middle of the step the rebuild is in, as a share of its span, and the bytes rebuilt when
     that step ends) with ``done_bytes`` of ``span`` rebuilt; an idle array's rebuild is one step
     (no host I/O to use the rebuilt part)."""
     if not under_load:
@@ -378,8 +377,8 @@ def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, work
                 "note": f"RAID{array.level} has no redundancy: a failed drive loses data" if drives_striped(scenario, catalog)
                 else "no RAID (each drive a device of its own): a failed drive loses its own data"}
     load = None if workload is None else _with_its_phase(scenario, workload)
-    trims_only = load is not None and all(job.pure_trim for job in _jobs(load))
-    if trims_only:  # deallocations read nothing from the survivors and write nothing to the new member
+    trims_only = _trims_only(load)
+    if trims_only:
         load = None
     trial = scenario.model_copy(update={"faults": (FaultSpec(at_s=0.0, drive=0, action="fail"),),
                                         "array": array.model_copy(update={"hot_spares": max(1, array.hot_spares)})})
@@ -492,6 +491,12 @@ def _with_its_phase(scenario: ScenarioSpec, workload: WorkloadSpec) -> WorkloadS
     if any(job.name == workload.name for job in found.jobs):
         return Phase(name=found.name, jobs=tuple(workload if job.name == workload.name else job for job in found.jobs))
     return Phase(name=found.name, jobs=(workload, *found.jobs))
+
+
+def _trims_only(load: WorkloadSpec | Phase | None) -> bool:
+    """A load of trims alone: deallocations read nothing from the survivors and write nothing to the
+    new member, so a rebuild beside them runs at the idle array's rate."""
+    return load is not None and all(job.pure_trim for job in _jobs(load))
 
 
 def _jobs(load: WorkloadSpec | Phase) -> tuple[WorkloadSpec, ...]:

@@ -174,6 +174,7 @@ class Simulation:
             return inner.run(fidelity, seed, window.host_ios, window.precision, window.progress)
         placed = placed_route(self.scenario, self._any_workload(), self.pinned)
         return Job(self.scenario, self.workload, self.catalog, fidelity, self.state, placed, solve, lambda: self.device_bytes)
+
     def _drives_left(self) -> "Simulation | None":
         """Drives used directly (engine none, a card's pass-through) with some missing: each fio job
         is bound to one drive (job j to drive j mod drives, as the array's run binds them), so the

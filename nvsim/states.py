@@ -114,6 +114,14 @@ def data_loss_at_start(scenario: ScenarioSpec, catalog: Catalog | None = None) -
     return lost_data(scenario, catalog or default_catalog(), missing, {}) if missing else None
 
 
+def failed_at_start(scenario: ScenarioSpec, catalog: Catalog | None = None) -> DataLoss | None:
+    """The loss the scenario's faults at t = 0 leave where it stops every I/O (md fails the array),
+    else None: drives used directly lose only their own data, and the other drives' jobs go on
+    (``Simulation`` runs them)."""
+    loss = data_loss_at_start(scenario, catalog)
+    return loss if loss is not None and loss.stops_io else None
+
+
 def data_loss_metrics(loss: DataLoss) -> dict[str, float | str | None]:
     """A workload's metrics on an array that has lost data: no I/O completes, the reason says why."""
     return {"read_iops": 0.0, "write_iops": 0.0, "total_iops": 0.0, "read_bytes_per_s": 0.0, "write_bytes_per_s": 0.0,
@@ -123,4 +131,4 @@ def data_loss_metrics(loss: DataLoss) -> dict[str, float | str | None]:
 
 
 
-__all__ = ["ArrayState", "DataLoss", "lost_data", "data_loss_at_start", "data_loss_metrics"]
+__all__ = ["ArrayState", "DataLoss", "lost_data", "data_loss_at_start", "failed_at_start", "data_loss_metrics"]

@@ -48,8 +48,9 @@ from .cost import cost_power
 from .loader import load_model
 from .errors import InputError, close_matches, require_extra, shown
 from .io import check_output_path, commit_together, journal_path, recover_commit
-from .rebuild import data_loss_at_start, data_loss_metrics, rebuild_summary
+from .rebuild import data_loss_metrics, rebuild_summary
 from .scenario import load_scenario, parse_scenario
+from .states import failed_at_start
 from .simulation import EVENT_HOST_IOS, HOST_IOS_MAX, HOST_IOS_MIN, Simulation, run_workload_group, workload_runs
 from .specs import SECTOR_BYTES, ArraySpec, NumbersNotTruthValues, ScenarioSpec, WorkloadSpec
 from .specs.base import FORMULA_STARTS
@@ -444,8 +445,7 @@ def run_point(task: dict[str, Any]) -> list[dict[str, Any]]:
         return [dict(_fields(point), workload=name, key=point_key(point, name, fidelity, sweep), status="invalid", error=str(exc))
                 for name in task["workloads"]]
     usable = capacity(scenario, catalog).usable_bytes
-    loss = None if scenario.array.single_drive else data_loss_at_start(scenario, catalog)
-    loss = loss if loss is not None and loss.stops_io else None  # drives used directly: the others' jobs go on
+    loss = None if scenario.array.single_drive else failed_at_start(scenario, catalog)
     results = {} if loss is not None else _selected_runs(scenario, catalog, fidelity, task["host_ios"], task["workloads"])
     for name in task["workloads"]:
         if loss is not None:  # the array has lost data: its workloads get errors, not rates
