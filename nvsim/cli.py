@@ -267,12 +267,10 @@ def fio_command(
         raise InputError("--system", f"{system}: the faults at t = 0 lose data ({loss.detail}); fio would see I/O errors")
     from .fio import logs as fio_logs, run as fio_run  # the client of Simulation that runs a job file, and its logs
 
-    text = nvsim.fio.command_line_to_jobfile(options) if options else ""
     label = files[0] if files else "command line"
-    if files:
-        text += nvsim.fio.read_jobfile_text(files[0])
+    text = nvsim.fio.read_jobfile_text(files[0]) if files else ""
     keywords = nvsim.fio.platform_keywords(catalog.platforms[spec.platform])  # $ncpus etc. of the simulated platform
-    parsed = nvsim.fio.parse_fio_jobfile(text, label, catalog=catalog, keywords=keywords,
+    parsed = nvsim.fio.parse_fio_jobfile(text, label, catalog=catalog, keywords=keywords, command_line=tuple(options),
                                          sections=tuple(arguments.taken.get("section", ())) or None)
     device_bytes = fio_run.check_jobs(parsed, spec, catalog, fidelity, label)  # over the budget or off the array: refused first
     writer = next((job for job in parsed.jobs if job.workload.read_fraction < 1 or job.workload.trim), None)

@@ -98,6 +98,8 @@ class FioJob:
     rate_min_iops: float | None = None
     offset_percent: float | None = None
     trace: TraceSummary | None = None
+    where: str = ""  # the section's place for an error: "FILE line N", or the command line's --name
+    option_places: dict[str, str] = field(default_factory=dict)  # each option in force -> its place
 
     # what changes the answer lives in the workload (nvsim.specs.workload); read here under fio's names
     @property
@@ -258,6 +260,10 @@ class _Entry:
     written: str  # as written in the file
     value: str | None  # None: a bare flag
     line: int
+    where: str = ""  # the place an error names: "FILE line N", or the command line's option
+
+    def place(self, path: str) -> str:
+        return self.where or f"{path} line {self.line}"
 
 
 @dataclass
@@ -266,6 +272,10 @@ class _Section:
     line: int
     is_global: bool
     entries: list[_Entry] = field(default_factory=list)
+    where: str = ""  # the header's place ("FILE line N", or the command line's --name)
+
+    def place(self, path: str) -> str:
+        return self.where or f"{path} line {self.line}"
 
 
 # ---------------------------------------------------------------- reading the file
@@ -304,7 +314,7 @@ def read_jobfile_text(path: str | Path) -> str:
 
 def parse_fio_jobfile(text: str, path: str = "<jobfile>", *, catalog: Any = None, keywords: dict[str, int] | None = None,
                       environ: Mapping[str, str] | None = None, open_file: FileOpener = local_file,
-                      sections: tuple[str, ...] | None = None) -> FioJobFile:
+                      sections: tuple[str, ...] | None = None, command_line: tuple[str, ...] = ()) -> FioJobFile:
     """Parse fio job-file text; every job becomes a ``WorkloadSpec`` validated with ``catalog``.
 
     ``${VAR}`` is taken from ``environ`` (the process environment when None; ``NO_ENVIRONMENT``
@@ -313,9 +323,16 @@ def parse_fio_jobfile(text: str, path: str = "<jobfile>", *, catalog: Any = None
     fio expands them (``nvsim.fio.expand``). A trace the file names (``read_iolog``) is reached
     through ``open_file`` (``local_file``: fio's way; the dashboard passes its own, which opens
     only what the client uploaded and the shipped examples). ``sections``: run only the job
-    sections of these names (fio's ``--section``; [global] sections always apply)."""
+    sections of these names (fio's ``--section``; [global] sections always apply).
+    ``command_line``: fio's job options given on its command line (``--name=a --rw=randread``),
+    read before the file as fio reads them (``command_line_to_jobfile``); an error names the
+    option as given there, and the file's own lines keep their numbers."""
     chosen = sections
-    every = _sections(text, path, keywords, environ)
+    lead: tuple[str, ...] = ()
+    if command_line:
+        text = command_line_to_jobfile(command_line) + text
+        lead = ("the command line",) + tuple(f"command line {argument}" for argument in command_line)
+    every = _sections(text, path, keywords, environ, lead)
     sections = [s for s in every if s.is_global or chosen is None or s.name in chosen]
     missing = [name for name in chosen or () if name not in {s.name for s in every if not s.is_global}]
     if missing:  # fio runs none of an unknown name's jobs: say which names the file has
@@ -359,19 +376,22 @@ def _check_waitee(entries: list[_Entry], name: str, before: list[str], path: str
 
 
 def _sections(text: str, path: str, keywords: dict[str, int] | None = None,
-              environ: Mapping[str, str] | None = None) -> list[_Section]:
-    """Split the text into sections of (key, value, line) entries, as fio's parse_jobs_ini."""
+              environ: Mapping[str, str] | None = None, lead: tuple[str, ...] = ()) -> list[_Section]:
+    """Split the text into sections of (key, value, line) entries, as fio's parse_jobs_ini. ``lead``:
+    the places of the text's first lines when they are not the file's (the command line's options,
+    ``command_line_places``); the file's lines are numbered after them from 1."""
     sections: list[_Section] = []
     for number, raw in enumerate(text.split("\n"), start=1):
         line = _strip_comment(raw).strip()  # str.strip also drops the no-break spaces of web copies
         if not line:
             continue
-        where = f"{path} line {number}"
+        number -= len(lead)
+        where = lead[number + len(lead) - 1] if number < 1 else f"{path} line {number}"
         if line.startswith("["):
             if not line.endswith("]") or len(line) < 3:
                 raise InputError("", f"a section header is [name], got {line!r}", source=where)
             name = line[1:-1]
-            sections.append(_Section(name=name, line=number, is_global=name.startswith("global")))
+            sections.append(_Section(name=name, line=number, is_global=name.startswith("global"), where=where))
             continue
         if line.split(None, 1)[0] == "include":
             raise InputError("", f"include directives are not read; put the included options in this file (got {line!r})", source=where)
@@ -388,7 +408,7 @@ def _sections(text: str, path: str, keywords: dict[str, int] | None = None,
         except ValueError as exc:
             raise InputError(written, str(exc), source=where) from None
         value = expand_value(key, value.strip(), keywords, environ, written, where, strict) if has_value else None
-        sections[-1].entries.append(_Entry(key, written, value, number))
+        sections[-1].entries.append(_Entry(key, written, value, number, where))
     return sections
 
 
@@ -412,7 +432,7 @@ def _check_rwmix_pair(section: _Section, path: str) -> None:
             return  # the value errors are reported when the job is built
         if total != 100:
             raise InputError("rwmixwrite", f"rwmixread={read.value} and rwmixwrite={write.value} in one section do not add up to 100",
-                             source=f"{path} line {write.line}")
+                             source=write.place(path))
 
 
 # ---------------------------------------------------------------- one job
@@ -470,6 +490,7 @@ class _JobDraft:
     flags: dict[str, Any] = field(default_factory=lambda: {"stonewall": False, "new_group": False, "unmodelled": set()})
     direct: bool = False
     options: dict[str, str] = field(default_factory=dict)
+    places: dict[str, str] = field(default_factory=dict)  # option -> the place it was given (``FioJob.option_places``)
     pacing: _Pacing = field(default_factory=lambda: _Pacing())
     shape: dict[str, dict[str, _Entry]] = field(default_factory=lambda: {"mix": {}, "replay": {}, "placement": {}})
     extent: dict[str, int | None] = field(default_factory=dict)
@@ -480,6 +501,7 @@ def _take_option(draft: _JobDraft, entry: _Entry) -> None:
     """Take one option into the draft; the handlers are tried in a fixed order and the first that
     knows the option takes it (an option no handler knows is collected as unmodelled)."""
     draft.options[entry.key] = entry.value if entry.value is not None else ""
+    draft.places[entry.key] = entry.place(draft.path)
     if entry.key in MODELLED_OPTIONS and entry.value is not None and _substituted(entry.key, entry.value):
         raise _error(entry, draft.path, f"an expression is read only in numeric options (fio expands ${{VARIABLES}} and "
                                         f"$keywords everywhere, (arithmetic) in numbers; got {entry.value!r})")
@@ -603,10 +625,11 @@ def _finish_job(draft: _JobDraft, catalog: Any) -> FioJob:
         data["bs_mix"] = mix
     workload = updated_workload(_validated_workload(draft, catalog), {
         "trim": trim, "io_size": draft.extent.get("io_size"), "loops": draft.extent.get("loops") or 1},
-        draft.section.name, {**draft.origin, "trim": draft.origin.get("rw")}, path, section.line)
+        draft.section.name, {**draft.origin, "trim": draft.origin.get("rw")}, section.place(path))
     job = FioJob(name=draft.name, workload=workload, group=0, filename=draft.kept["filename"], size_percent=draft.size_percent,
                  offset_increment_percent=draft.offset_percent, options=draft.options, phase=0,
                  cpus_allowed=draft.kept["cpus_allowed"], numa_cpu_nodes=draft.kept["numa_cpu_nodes"], line=section.line,
+                 where=section.place(path), option_places=dict(draft.places),
                  job_options={e.key: e.value if e.value is not None else "" for e in section.entries})
     job = draft.pacing.apply(job, section.name, path, draft.kb_base)
     if trace is not None:
@@ -621,13 +644,13 @@ and sizes with units)."""
 
 
 def updated_workload(workload: WorkloadSpec, update: dict[str, Any], job: str, entries: Mapping[str, _Entry] | None = None,
-                     path: str = "", line: int = 0) -> WorkloadSpec:
+                     where: str = "") -> WorkloadSpec:
     """``workload`` with the fields of ``update`` set, held to ``WorkloadSpec``'s bounds as a
     scenario's workload is (pydantic's ``model_copy`` checks nothing: thinktime=2h, loops past 2^64
     were taken here and refused in a scenario); the result is that same ``model_copy`` (a valid
     job's spec is unchanged to the bit). A bound passed is one line naming the fio option's line
-    (``entries``: field -> the option that set it; ``path``/``line``: the file and the section's
-    line when no option did) and the job."""
+    (``entries``: field -> the option that set it; ``where``: the section's place, "FILE line N",
+    when no option did) and the job."""
     if not update:
         return workload
     try:  # the times this reader holds in seconds, given to the spec with their unit
@@ -640,8 +663,8 @@ def updated_workload(workload: WorkloadSpec, update: dict[str, Any], job: str, e
         entry = (entries or {}).get(name)
         message = f"{problem.message}{unit} (job [{job}])"
         if entry is None:
-            raise InputError(problem.field, message, source=f"{path} line {line}" if path else None) from None
-        raise _error(entry, path, message if entry.key == name else f"as {name}: {message}") from None
+            raise InputError(problem.field, message, source=where or None) from None
+        raise _error(entry, where, message if entry.key == name else f"as {name}: {message}") from None
     return workload.model_copy(update=update)
 
 
@@ -652,7 +675,7 @@ def _validated_workload(draft: _JobDraft, catalog: Any) -> WorkloadSpec:
     except ValidationError as exc:
         problem = from_validation_error(exc, WorkloadSpec)
         entry = draft.origin.get(problem.field.split(".")[0])
-        where = f"{draft.path} line {entry.line if entry else draft.section.line}"
+        where = entry.place(draft.path) if entry else draft.section.place(draft.path)
         label = entry.written if entry else problem.field
         raise InputError(label, f"{problem.message} (job [{draft.section.name}])", source=where) from None
 
@@ -724,7 +747,7 @@ def _paced(job: FioJob, entries: Mapping[str, _Entry | None], path: str, **pacin
     """The job with its workload's pacing fields set, held to ``WorkloadSpec``'s bounds
     (``updated_workload``; ``entries``: field -> the option that set it)."""
     named = {key: entry for key, entry in entries.items() if entry is not None}
-    return replace(job, workload=updated_workload(job.workload, pacing, job.name, named, path, job.line))
+    return replace(job, workload=updated_workload(job.workload, pacing, job.name, named, job.where or f"{path} line {job.line}"))
 
 
 FIO_TIMES = ("thinktime", "latency_target", "latency_window")
@@ -768,7 +791,7 @@ def _per_direction(entry: _Entry, path: str, kb_base: int) -> list[int | None]:
     out: list[int | None] = [None, None, None]
     for index, part in enumerate(parts):
         if part.strip():
-            amount, _ = _parse_size(_Entry(entry.key, entry.written, part.strip(), entry.line), path, kb_base, allow_percent=False)
+            amount, _ = _parse_size(replace(entry, value=part.strip()), path, kb_base, allow_percent=False)
             for direction in range(index, 3 if index == len(parts) - 1 else index + 1):
                 out[direction] = amount
     return out
@@ -780,7 +803,7 @@ def _substituted(key: str, value: str) -> bool:
 
 
 def _error(entry: _Entry, path: str, message: str) -> InputError:
-    return InputError(entry.written, message, source=f"{path} line {entry.line}")
+    return InputError(entry.written, message, source=entry.place(path))
 
 
 def _need_value(entry: _Entry, path: str) -> str:
@@ -910,7 +933,7 @@ def _block_size_mix(mixes: dict[str, _Entry], rw: str, rwmixread: int, path: str
     value = _need_value(entry, path)
 
     def size_of(text: str) -> int:
-        return _parse_size(_Entry(entry.key, entry.written, text, entry.line), path, kb_base, allow_percent=False)[0]
+        return _parse_size(replace(entry, value=text), path, kb_base, allow_percent=False)[0]
     try:
         per_direction = parse_bssplit(value, size_of) if entry.key == "bssplit" else parse_bsrange(value, size_of)
     except InputError:  # a size that cannot be read: ``size_of`` already named the line and the option
@@ -958,7 +981,7 @@ def _parse_rw_modifier(entry: _Entry, path: str, kb_base: int) -> dict[str, int]
     negative = modifier.startswith("-")
     if not modifier.lstrip("-"):
         raise _error(entry, path, f"the ':' of {value!r} needs a size to skip (read:8k) or a count of I/Os (randread:8)")
-    skip, _ = _parse_size(_Entry(entry.key, entry.written, modifier.lstrip("-"), entry.line), path, kb_base, allow_percent=False)
+    skip, _ = _parse_size(replace(entry, value=modifier.lstrip("-")), path, kb_base, allow_percent=False)
     if skip % 512:
         raise _error(entry, path, f"the ':N' of {value!r} is a size to skip after each I/O, a multiple of 512 bytes")
     return {"rw_skip_bytes": -skip if negative else skip}
@@ -1078,7 +1101,7 @@ def _apply_bs(bs: list, entry: _Entry, path: str, kb_base: int) -> None:
         part = part.strip()
         if not part:
             continue
-        amount, _ = _parse_size(_Entry(entry.key, entry.written, part, entry.line), path, kb_base, allow_percent=False)
+        amount, _ = _parse_size(replace(entry, value=part), path, kb_base, allow_percent=False)
         if amount <= 0:
             raise _error(entry, path, f"must be positive, got {part!r}")
         last = index == len(parts) - 1

@@ -65,11 +65,18 @@ class LogEntry:
     directions: dict  # "read"/"write" -> {ios, bytes, mean_latency_ns, latencies_ns}
 
 
-def _msec_option(options: dict, key: str) -> int:
+def _msec_option(options: dict, key: str, source: str | None = None) -> int:
     value = options.get(key, "0") or "0"
     if not value.isdigit():
-        raise InputError(key, f"must be a whole number of milliseconds, got {value!r}")
+        raise InputError(key, f"must be a whole number of milliseconds, got {value!r}", source=source)
     return int(value)
+
+
+def _place(job, option: str) -> str | None:
+    """Where the job file (or command line) gave ``option`` for ``job``, for an error's first words;
+    a bare log option's prefix is the job's name, given at its section."""
+    places = getattr(job, "option_places", {}) or {}
+    return places.get(option) or getattr(job, "where", "") or None
 
 
 def _windows_ms(runtime_ms: int, window_ms: int) -> range | list[int]:
@@ -251,8 +258,8 @@ def check_log_directories(jobs, directory: str | Path = ".") -> None:
     jobs (their names, options and numjobs)."""
     for job in jobs:
         if any(option in job.options for option in LOG_OPTIONS):
-            _msec_option(job.options, "log_avg_msec")
-            _msec_option(job.options, "log_hist_msec")
+            _msec_option(job.options, "log_avg_msec", _place(job, "log_avg_msec"))
+            _msec_option(job.options, "log_hist_msec", _place(job, "log_hist_msec"))
     folders: dict[Path, None] = {}
     for job, option, name in _log_files_of_jobs(jobs):
         bare = job.options.get(option) in (None, "", "1")
@@ -263,19 +270,19 @@ def check_log_directories(jobs, directory: str | Path = ".") -> None:
         if folder not in folders:
             if not folder.is_dir():
                 raise InputError(option, f"{given}: no folder {str(folder)!r} to write the log in (fio creates "
-                                         f"none); allowed: a prefix in a folder that exists (job [{job.name}])")
+                                         f"none); allowed: a prefix in a folder that exists (job [{job.name}])", source=_place(job, option))
             why = _writable(folder)
             if why is not None:
                 raise InputError(option, f"{given}: cannot write in the folder {str(folder)!r} ({why}); allowed: a "
-                                         f"prefix in a folder this user can write (job [{job.name}])")
+                                         f"prefix in a folder this user can write (job [{job.name}])", source=_place(job, option))
             folders[folder] = None
         if path.is_dir():
             raise InputError(option, f"{given}: the log {str(path)!r} is a directory; allowed: a prefix that names "
-                                     f"files (job [{job.name}])")
+                                     f"files (job [{job.name}])", source=_place(job, option))
         try:
             output_target(path, option)  # a FIFO or a device would be replaced by the rename
         except InputError as exc:
-            raise InputError(option, f"{given}: {exc.message} (job [{job.name}])") from None
+            raise InputError(option, f"{given}: {exc.message} (job [{job.name}])", source=_place(job, option)) from None
 
 
 def write_log_files(entries: list[LogEntry], directory: str | Path = ".") -> list[Path]:

@@ -110,7 +110,7 @@ def simulate_jobs(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, fidelity
             continue
         for job in phase:
             if job.trim is not None:  # refused first, naming the job's line
-                check_discards(spec, catalog, job.name, f"{parsed.path} line {job.line}")
+                check_discards(spec, catalog, job.name, job.where or f"{parsed.path} line {job.line}")
         workloads = tuple(job.resolved(device_bytes) if job.needs_device_bytes else job.workload for job in phase)
         result = Simulation(spec, Phase(name=f"phase {index + 1}", jobs=workloads), catalog=catalog).run(fidelity)
         runs += [job_run(job, workload, answer, device_bytes) for job, workload, answer in zip(phase, workloads, result.jobs)]

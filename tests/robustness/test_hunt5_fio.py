@@ -114,7 +114,7 @@ def test_a_job_name_prefix_is_checked_as_the_same_prefix_given_as_a_value(tmp_pa
     job = "[sub/a]\nrw=randread\nbs=4k\nioengine=libaio\nruntime=2\ntime_based\nlog_avg_msec=1000\n"
     parsed = {form: parse_fio_jobfile(job + form, "job.fio").jobs for form in ("write_bw_log\n", "write_bw_log=sub/a\n")}
     for jobs in parsed.values():
-        with pytest.raises(InputError, match=r"^write_bw_log: .*no folder .*sub' to write the log in \(fio creates none\)"):
+        with pytest.raises(InputError, match=r"^job.fio line 8: write_bw_log: .*no folder .*sub' to write the log in \(fio creates none\)"):
             check_log_directories(jobs, tmp_path)
     (tmp_path / "sub").mkdir()
     code, _, err = _fio(tmp_path, text=job + "write_bw_log\n")
@@ -125,7 +125,7 @@ def test_a_job_name_prefix_is_checked_as_the_same_prefix_given_as_a_value(tmp_pa
 def test_a_log_name_taken_by_a_directory_is_refused_before_anything_runs(tmp_path):
     (tmp_path / "a_bw.1.log").mkdir()
     jobs = parse_fio_jobfile("[a]\nrw=randread\nwrite_bw_log\nlog_avg_msec=1000\n", "job.fio").jobs
-    with pytest.raises(InputError, match=r"^write_bw_log: the job's name 'a' .*is a directory"):
+    with pytest.raises(InputError, match=r"^job.fio line 3: write_bw_log: the job's name 'a' .*is a directory"):
         check_log_directories(jobs, tmp_path)
 
 

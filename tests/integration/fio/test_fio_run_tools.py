@@ -260,6 +260,16 @@ def test_refusals_from_the_command_line_are_one_line_with_exit_status_2(cli):
     assert cli("fio", "--system", SYSTEM).returncode == 2  # neither a job file nor --name
 
 
+def test_a_job_files_errors_keep_its_line_numbers_beside_command_line_options(cli, tmp_path):
+    job = tmp_path / "job.fio"
+    job.write_text("[a]\nrw=randread\nbs=4k\nnumjobs=banana\n")
+    done = cli("fio", str(job), "--system", SYSTEM, "--direct=1", "--runtime=10")
+    assert done.returncode == 2 and done.stderr == f"error: {job} line 4: numjobs: cannot read 'banana' as a number " \
+                                                   f"with an optional unit (k, m, g, t, p)\n"
+    done = cli("fio", "--system", SYSTEM, "--name=a", "--rw=randread", "--write_bw_log=/no/such/folder/x")
+    assert done.returncode == 2 and done.stderr.startswith("error: command line --write_bw_log=/no/such/folder/x: write_bw_log:")
+
+
 def test_a_single_drive_reports_littles_law_mean_latency(catalog):
     """The single-drive model gives no latency: the mean is the closed loop's I/Os in flight over its IOPS."""
     drive = nvsim.load_scenario(ROOT / "scenarios" / "kioxia-cm7-namespace", catalog)

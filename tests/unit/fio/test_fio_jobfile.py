@@ -476,6 +476,21 @@ def test_command_line_errors_are_one_line(arguments, field):
     assert str(info.value).startswith(field) and "\n" not in str(info.value)
 
 
+def test_errors_name_the_file_line_or_the_command_line_option_given_with_both():
+    """The command line's options are read before the file (its globals apply to the file's jobs),
+    but the file's lines keep their own numbers and a command-line option is named as given (they
+    were counted together: a file's line 9 was reported as line 11 after two command-line options)."""
+    text = "[global]\nioengine=libaio\n\n[a]\nrw=randread\nbs=4k\niodepth=64\n\nnumjobs=banana\n"
+    with pytest.raises(InputError, match=r"^job.fio line 9: numjobs: cannot read 'banana'"):
+        parse_fio_jobfile(text, "job.fio", command_line=("--direct=1", "--runtime=10"))
+    with pytest.raises(InputError, match=r"^command line --numjobs=zz: numjobs: cannot read 'zz'"):
+        parse_fio_jobfile("[a]\nrw=randread\n", "job.fio", command_line=("--numjobs=zz",))
+    jobs = parse_fio_jobfile("[a]\nrw=randread\n", "job.fio", command_line=("--direct=1", "--bs=8k")).jobs
+    assert jobs[0].workload.bs == 8192 and jobs[0].where == "job.fio line 1"
+    assert jobs[0].option_places == {"direct": "command line --direct=1", "bs": "command line --bs=8k",
+                                     "rw": "job.fio line 2"}
+
+
 def test_sizes_written_with_a_zero_fraction_are_read_as_fio_reads_them():
     job = parse("[a]\nrw=read\nsize=16777216.0\nbs=4096.00\n").jobs[0]
     assert (job.workload.size, job.workload.bs) == (16777216, 4096)
