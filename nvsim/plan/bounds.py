@@ -3,7 +3,8 @@
 Each bound is a ceiling the fluid mode cannot exceed, so a bound never prunes a candidate the
 fluid mode would accept (tests/unit/plan/test_plan_search.py checks it on random spaces):
 
-* throughput: the drives' NAND pool (``nvsim.ssd.SsdModel``'s pool seconds; one pool second per
+* throughput: the workload's own pacing (fio's rate cap, its think time: ``pacing_ceiling_iops``),
+  the drives' NAND pool (``nvsim.ssd.SsdModel``'s pool seconds; one pool second per
   drive per second, as the fluid mode's NAND servers) and the drives' links (payload bytes at the
   link's usable rate), with the least member bytes a host write can cost at the level (a full
   stripe's, ``nvsim.raid``) and the least pool time the SSD model charges per byte programmed
@@ -32,6 +33,7 @@ from ..risk import HOURS_PER_YEAR, rebuild_risk
 from ..specs import SECTOR_BYTES, RebuildSpec, WorkloadSpec
 from ..ssd.model import SsdModel
 from ..wear import SECONDS_PER_DAY
+from ..workload.compose import pacing_ceiling_iops
 from .space import NEAR_COPIES, Axes, Candidates, Verdicts
 from .spec import PlanSpec
 
@@ -113,6 +115,12 @@ def _throughput_bounds(spec: PlanSpec, cands: Candidates, catalog: Catalog, verd
     for req in spec.requirements.workloads:
         workload = workloads[req.name]
         bound, which = throughput_bound(cands, drive_ceilings(cands.axes, catalog, workload), workload, verdicts.alive())
+        paced_iops, paced_by = pacing_ceiling_iops(workload)  # the same on every set-up: the workload's own limit
+        if paced_by:
+            slower = bound > paced_iops  # NaN (not alive) stays as it is
+            which = np.where(slower, 2, which)
+            bound = np.where(slower, paced_iops, bound)
+            resources = resources[:2] + [verdicts.index_of(verdicts.resources, f"the workload's pacing: {paced_by}")]
         cands.columns[f"{req.name}.iops_bound"] = bound
         resource = np.where(which >= 0, np.asarray(resources)[np.maximum(which, 0)], -1)
         if req.min_iops is not None:

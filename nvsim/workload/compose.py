@@ -131,6 +131,21 @@ def _at(workload: WorkloadSpec, jobs: int, depth: int) -> WorkloadSpec:
     return workload.model_copy(update={"numjobs": jobs, "iodepth": depth})
 
 
+def pacing_ceiling_iops(workload: WorkloadSpec) -> tuple[float, str]:
+    """(the I/Os per second the workload's own pacing lets it issue at most on any array, what paces
+    it): fio's rate cap (``rate_iops`` per clone; a Poisson process at the same mean), its think time
+    (one I/O per ``thinktime`` per clone at best, ``think``'s cycle with no latency); (inf, "") when
+    neither is set. A latency target sets no ceiling of its own (its depth follows the array)."""
+    ceilings = []
+    if workload.rate_iops is not None:
+        ceilings.append((workload.rate_iops * workload.numjobs, f"its rate cap ({workload.numjobs} job(s) x "
+                                                                f"{iops_text(workload.rate_iops)} IOPS)"))
+    if workload.thinktime is not None:
+        ceilings.append((workload.numjobs / workload.thinktime, f"its think time ({workload.thinktime * 1e6:,.0f} us "
+                                                                 f"after each I/O, {workload.numjobs} job(s))"))
+    return min(ceilings, default=(float("inf"), ""))
+
+
 def paced(job: Job) -> Result:
     """fio's rate / rate_iops (linear pacing): the job runs at the cap when its closed loop could go
     faster, else at what the loop allows (the cap is not reached).
@@ -409,5 +424,5 @@ ROWS: dict[str, Callable[[Job], Result]] = {
     "think": think, "latency_target": latency_target, "mix": mix}
 """Each composite row's solver (the route table's composite rows, in nvsim.simulation)."""
 
-__all__ = ["Job", "ROWS", "composite_route", "job_runtime_s", "moved_bytes_per_s", "population_ladder", "latency_s",
+__all__ = ["Job", "ROWS", "pacing_ceiling_iops", "composite_route", "job_runtime_s", "moved_bytes_per_s", "population_ladder", "latency_s",
            "iops_text", "PACING_ROWS", "AFTER_PHASE_ROWS"]

@@ -159,6 +159,27 @@ def test_bounds_take_counts_their_level_does_not(tmp_path):
     assert np.isinf(factors[:2]).all() and factors[2] == 2.0 and factors[3] == 2.0
 
 
+@pytest.mark.parametrize("pacing, ceiling, words", [
+    ({"rate_iops": 10_000}, 40_000, "its rate cap (4 job(s) x 10,000 IOPS)"),
+    ({"rate_iops": 10_000, "rate_process": "poisson"}, 40_000, "its rate cap"),
+    ({"thinktime": "100us"}, 40_000, "its think time (100 us after each I/O, 4 job(s))"),
+    ({"thinktime": "100us", "rate_iops": 5_000}, 20_000, "its rate cap")])
+def test_a_paced_workloads_bound_is_its_pacing_and_names_it(pacing, ceiling, words):
+    """A rate cap or a think time holds the workload below every set-up's NAND and link ceilings:
+    the bound is the pacing's (never below what the fluid mode gives), and a requirement above it is
+    rejected naming the pacing, not a drive resource (it named the NAND pool's ceiling)."""
+    spec = _spec(engines=["linux-md"], drive_counts=[8], levels=[5], strips_bytes=["128KiB"])
+    spec = spec.model_copy(update={"requirements": spec.requirements.model_copy(update={"workloads": [
+        spec.requirements.workloads[0].model_copy(update={"min_iops": 100_000})]})})
+    cands, verdicts, _ = _filtered(spec)
+    workload = WorkloadSpec.model_validate(dict(PROFILES["randread-4k"], name="rr", numjobs=4, iodepth=32, **pacing))
+    bounds_stage(spec, cands, CATALOG, verdicts, {"rr": workload})
+    assert cands.columns["rr.iops_bound"][0] == pytest.approx(ceiling)
+    assert verdicts.resources[verdicts.resource[0]].startswith(f"the workload's pacing: {words}")
+    scenario = parse_scenario(scenario_data(cands.row(0), [workload], 1, "x"), CATALOG)
+    assert Simulation(scenario, "rr", catalog=CATALOG).run("fluid").total_iops <= ceiling * (1 + 1e-9)
+
+
 def test_a_rebuild_requirement_rules_raid0_out_in_words():
     """RAID0 has nothing to rebuild: its line said 'rebuild hours none over 10 (+inf%)'."""
     spec = PlanSpec.model_validate({"requirements": {"usable_bytes": "1 TB", "rebuild": {"max_hours": 10}, "workloads": [
