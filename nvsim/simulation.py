@@ -18,13 +18,14 @@ The route is chosen in one place, :func:`route`, from this table:
 | trims only (rw: trim, randtrim) | ``trim`` | nvsim.workload.compose.trim |
 | fresh drives (``drive_state: fresh``) | ``fresh`` | nvsim.workload.compose.fresh |
 | a trim before each write (rw: trimwrite) | ``trimwrite`` | nvsim.workload.compose.trimwrite |
+| a rate cap per direction of a mix (``rate_iops_by_direction``) | ``direction_caps`` | nvsim.workload.compose.direction_caps |
 | a rate cap with Poisson arrivals | ``poisson`` | nvsim.workload.compose.poisson |
 | a rate cap (``rate_iops``) | ``paced`` | nvsim.workload.compose.paced |
 | a think time (``thinktime``) | ``think`` | nvsim.workload.compose.think |
 | a latency target (``latency_target``) | ``latency_target`` | nvsim.workload.compose.latency_target |
 | a mix of block sizes (``bssplit``, ``bsrange``, a trace's sizes) | ``mix`` | nvsim.workload.compose.mix |
 
-The composite rows (the last nine) come first, in that order: each peels one feature of the workload
+The composite rows (the last ten) come first, in that order: each peels one feature of the workload
 and solves the rest through the runner it is handed (``Simulation`` itself, with that row skipped),
 so a workload with a mix, a rate cap and fresh drives goes fresh -> paced -> mix -> array. A
 composite result carries ``scale``, the job's rate over the closed loop that gave its latencies.

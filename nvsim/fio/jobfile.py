@@ -34,6 +34,7 @@ job section (``parse`` of what it writes gives the same spec). fio's JSON is ``n
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -729,15 +730,22 @@ class _Pacing:
         w = job.workload
         trims = job.trim in ("trim", "randtrim")
         rate = _rate_limit_iops(self.rates, w, path, kb_base, trims_only=trims)
-        named = {**self.entries, "rate_iops": _tightest_rate_entry(self.rates, w, path, kb_base, trims)}
+        by_direction, over_mix = (None, None) if trims else _direction_caps(self.rates, w, path, kb_base)
+        if by_direction is not None:  # a mix whose caps are not in its proportions: each direction on its own
+            rate = None
+        elif over_mix is not None:  # caps in the mix's proportions: one cap over the mix, their sum (700,300 is 1,000)
+            rate = over_mix
+        tightest = _tightest_rate_entry(self.rates, w, path, kb_base, trims)
+        named = {**self.entries, "rate_iops": tightest, "rate_iops_by_direction": tightest}
         job = _paced(replace(job, offset_percent=self.offset_percent,
                              rate_min_iops=_rate_limit_iops(self.minimums, w, path, kb_base, tightest=False, trims_only=trims)),
-                     named, path, rate_iops=rate, thinktime=self.think_s, rate_process=self.process if rate is not None else "linear",
+                     named, path, rate_iops=rate, rate_iops_by_direction=by_direction, thinktime=self.think_s,
+                     rate_process=self.process if rate is not None or by_direction is not None else "linear",
                      flow=self.flow, flow_id=self.flow_id if self.flow is not None else 0)  # fio: no weight, no group
         target, entry = self.latency.get("latency_target", (None, None))
         if not target:
             return job
-        if self.think_s or job.rate_iops is not None:
+        if self.think_s or job.rate_iops is not None or job.workload.rate_iops_by_direction is not None:
             raise _error(entry, path, f"a latency target together with a rate cap or thinktime is not modelled (job [{section}])")
         return _paced(job, self.entries, path, latency_target=target, latency_window=self.latency.get("latency_window", (None,))[0],
                       latency_percentile=self.latency.get("latency_percentile", (100.0,))[0])
@@ -780,6 +788,29 @@ def _rate_limit_iops(rates: dict[str, _Entry], workload: WorkloadSpec, path: str
                 iops = value / workload.bs if key == "rate" else float(value)
                 caps.append(iops / share)
     return (min(caps) if tightest else max(caps)) if caps else None
+
+
+def _direction_caps(rates: dict[str, _Entry], workload: WorkloadSpec, path: str,
+                    kb_base: int) -> tuple[tuple[float | None, float | None] | None, float | None]:
+    """(a read/write mix's caps per direction, one clone's I/Os per second, None where uncapped;
+    their sum where they are in the mix's proportions, which one cap over the mix says exactly):
+    (None, None) for a job of one direction or without caps. fio caps each direction on its own
+    (io_u.c ``rate_ddir``): ``rate_iops=1000`` on a 60/40 mix lets 1,000 reads and 1,000 writes a
+    second, not 1,000 in all; a cap on one direction leaves the other free."""
+    f = workload.read_fraction
+    if not 0.0 < f < 1.0 or not rates:
+        return None, None
+    caps: list[float | None] = [None, None]
+    for key, entry in rates.items():
+        for direction, value in enumerate(_per_direction(entry, path, kb_base)[:2]):
+            if value:  # 0 or an empty part: no cap on that direction
+                iops = value / workload.bs if key == "rate" else float(value)
+                caps[direction] = iops if caps[direction] is None else min(caps[direction], iops)
+    if caps == [None, None]:
+        return None, None
+    if None not in caps and math.isclose(caps[0] * (1.0 - f), caps[1] * f, rel_tol=1e-9):
+        return None, caps[0] + caps[1]
+    return (caps[0], caps[1]), None
 
 
 def _per_direction(entry: _Entry, path: str, kb_base: int) -> list[int | None]:

@@ -33,6 +33,8 @@ def _fio_bool(value: Any) -> bool:
 
 
 FioBool = Annotated[bool, BeforeValidator(_fio_bool)]
+PositiveRate = Annotated[float, Field(gt=0, le=1e9)]
+"""I/Os per second of one clone in one direction (``rate_iops_by_direction``)."""
 
 
 def _host_io_entry(data: Any, info: ValidationInfo) -> Any:
@@ -45,7 +47,7 @@ def _host_io_entry(data: Any, info: ValidationInfo) -> Any:
 
 TRIM_SHAPE = {"trim": "write", "randtrim": "randwrite", "trimwrite": "write", "randtrimwrite": "randwrite"}
 """The write job whose offsets (and, for trimwrite, writes) a trim job has (fio's rw for trims)."""
-COMPOSITE_FIELDS = ("bs_mix", "rate_iops", "thinktime", "latency_target", "flow", "trim", "phase")
+COMPOSITE_FIELDS = ("bs_mix", "rate_iops", "rate_iops_by_direction", "thinktime", "latency_target", "flow", "trim", "phase")
 """The fields that make a workload composite (solved by nvsim.workload.compose from closed loops)."""
 OLTP_IGNORES = ("bs", "iodepth", "numjobs", "random_distribution", "rwmixread", "size", "offset", "offset_increment",
                 "rw_skip_bytes", "random_run_ios", "ioengine", "hipri", "fixedbufs", "registerfiles", "sqthread_poll",
@@ -155,6 +157,11 @@ class WorkloadSpec(Spec):
     # pacing (nvsim.workload.compose): a rate cap, a think time (either or both), or a latency target
     rate_iops: float | None = Field(default=None, gt=0, le=1e9, description=(
         "fio's rate_iops: the I/Os per second one clone may issue (a cap over the job's mix of directions)"))
+    rate_iops_by_direction: tuple[PositiveRate | None, PositiveRate | None] | None = Field(default=None, description=(
+        "fio's rate_iops=R,W on a read/write mix: the I/Os per second one clone may issue in each direction, each "
+        "direction capped on its own (null: that direction uncapped); fio issues a direction that is behind its cap "
+        "at once, so a direction at its cap leaves the job's depth to the other (nvsim.workload.compose.direction_caps). "
+        "rate_iops is the cap over the job's mix"))
     rate_process: Literal["linear", "poisson"] = Field(default="linear", description=(
         "fio's rate_process: linear (evenly spaced) or poisson (random arrivals at the cap's mean rate)"))
     thinktime: FioTime | None = Field(default=None, gt=0, le=3600, json_schema_extra=SECONDS_BOUNDS, description=(
@@ -231,10 +238,12 @@ class WorkloadSpec(Spec):
     @model_validator(mode="after")
     def _pacing_and_trims(self) -> "WorkloadSpec":
         """Combinations nvsim does not model are refused, as the fio reader refuses them."""
-        if self.latency_target is not None and (self.rate_iops is not None or self.thinktime is not None):
+        capped = self.rate_iops is not None or self.rate_iops_by_direction is not None
+        if self.latency_target is not None and (capped or self.thinktime is not None):
             raise ValueError("latency_target: a latency target together with a rate cap or a think time is not modelled")
-        if self.rate_process == "poisson" and self.rate_iops is None:
+        if self.rate_process == "poisson" and not capped:
             raise ValueError("rate_process: poisson arrivals need a rate (rate_iops)")
+        self._direction_caps()
         if self.trim is not None and self.rw != TRIM_SHAPE[self.trim]:
             raise ValueError(f"trim: {self.trim}'s offsets are those of rw {TRIM_SHAPE[self.trim]}; write rw: {self.trim}")
         directed = [p for p in self.bs_mix or () if p.rw is not None]
@@ -256,6 +265,24 @@ class WorkloadSpec(Spec):
             why = "its profile sets its page and log sizes" if shaped[0] == "bs_mix" else "a database's clients pace themselves"
             raise ValueError(f"{name}: not for rw: oltp ({why})")
         return self
+
+    def _direction_caps(self) -> None:
+        """``rate_iops_by_direction`` is for a read/write mix with a cap on at least one direction,
+        not beside ``rate_iops``, nor with a mix of block sizes marked by direction (whose read share
+        is the mix's own, which the caps move)."""
+        caps = self.rate_iops_by_direction
+        if caps is None:
+            return
+        if self.rate_iops is not None:
+            raise ValueError("rate_iops_by_direction: give either it (a cap per direction) or rate_iops (a cap over the mix)")
+        if caps[0] is None and caps[1] is None:
+            raise ValueError("rate_iops_by_direction: needs a cap on at least one direction, got [null, null]")
+        if self.rw not in ("rw", "readwrite", "randrw") or self.rwmixread in (0, 100):
+            raise ValueError("rate_iops_by_direction: for a read/write mix (rw: randrw, rw or readwrite with rwmixread "
+                             "1-99); a job of one direction takes rate_iops")
+        if any(part.rw is not None for part in self.bs_mix or ()):
+            raise ValueError("rate_iops_by_direction: with a block-size mix marked by direction (bssplit per direction) "
+                             "it is not modelled; allowed: one bssplit for both directions")
 
     def _no_field_without_its_use(self) -> None:
         """A field that would change nothing where it is given is refused, not ignored: a latency

@@ -37,7 +37,7 @@ from .open_loop import ladder_picks, open_loop_result
 from .together import Member, shared_results
 from .trim import check_discards, deallocated_share, pure_trim_result, trim_cost
 
-PACING_ROWS = frozenset({"poisson", "paced", "think", "latency_target"})
+PACING_ROWS = frozenset({"direction_caps", "poisson", "paced", "think", "latency_target"})
 """The rows that pace a job; a job's bare closed loop (its mix) is what is left without them."""
 AFTER_PHASE_ROWS = frozenset({"fresh", "trimwrite"})
 """Rows a phase applies to each job once the jobs have shared the array."""
@@ -82,6 +82,7 @@ def composite_route(workload: WorkloadSpec | Phase, peeled: frozenset[str]) -> R
         return "phase"
     rows = (("trim", workload.pure_trim), ("fresh", workload.drive_state == "fresh"),
             ("trimwrite", workload.trim is not None and not workload.pure_trim),
+            ("direction_caps", workload.rate_iops_by_direction is not None),
             ("poisson", workload.rate_iops is not None and workload.rate_process == "poisson"),
             ("paced", workload.rate_iops is not None and workload.rate_process == "linear"), ("think", workload.thinktime is not None),
             ("latency_target", workload.latency_target is not None), ("mix", workload.bs_mix is not None))
@@ -144,6 +145,102 @@ def pacing_ceiling_iops(workload: WorkloadSpec) -> tuple[float, str]:
         ceilings.append((workload.numjobs / workload.thinktime, f"its think time ({workload.thinktime * 1e6:,.0f} us "
                                                                  f"after each I/O, {workload.numjobs} job(s))"))
     return min(ceilings, default=(float("inf"), ""))
+
+
+MIX_STEPS_PERCENT = 100
+"""rwmixread is a whole percent (as fio's): a mix the direction caps move to is found to one percent."""
+
+
+def direction_caps(job: Job) -> Result:
+    """fio's caps per direction on a read/write mix (``rate_iops_by_direction``: rate_iops=R,W; one
+    value caps each direction). fio's ``rate_ddir`` (io_u.c) issues a direction that is behind its
+    cap at once; when the mix picks a direction that is ahead, it issues the other if that one is
+    behind (an uncapped direction always is), and sleeps only when both are ahead. So:
+
+    * neither cap reached at the job's mix: the mix at the array's pace (the caps change nothing);
+    * both caps reachable: each direction at its cap, the mix R/(R+W) (``paced`` at R+W);
+    * else the direction whose cap binds first (the least cap over its share) runs at its cap and
+      the other takes the rest of the job's depth: the closed loop of the whole depth at the mix
+      where the first direction's rate meets its cap (found to a whole percent, as rwmixread is)."""
+    w = job.workload
+    caps = tuple(None if cap is None else cap * w.numjobs for cap in w.rate_iops_by_direction)
+    bare = w.model_copy(update={"rate_iops_by_direction": None, "rate_process": "linear"})
+    full = job.loop(bare)
+    rates = (full.read_iops, full.write_iops)
+    if all(cap is None or rate <= cap for rate, cap in zip(rates, caps)):
+        return full.with_note(f"job {w.name}: its caps per direction ({_caps_text(caps)}) are not reached; the job "
+                              f"runs at {iops_text(full.total_iops)} IOPS")
+    if None not in caps:
+        percent = round(100 * caps[0] / (caps[0] + caps[1]))
+        both = _at_mix(bare, percent, rate_iops=(caps[0] + caps[1]) / w.numjobs, rate_process=w.rate_process)
+        if 0 < percent < 100 and job.loop(_at_mix(bare, percent)).total_iops >= caps[0] + caps[1]:
+            result = _direction_rates(job.loop(both), caps[0], caps[1])
+            return replace(result, route="direction_caps", paced_by=f"its caps per direction ({_caps_text(caps)})").with_note(
+                f"job {w.name}: each direction at its cap ({_caps_text(caps)}): a {percent}/{100 - percent} mix")
+    shares = (w.read_fraction, 1.0 - w.read_fraction)
+    first = min((d for d in (0, 1) if caps[d] is not None), key=lambda d: caps[d] / shares[d])
+    percent, result = _mix_at_cap(job, bare, first, caps[first])
+    rest = result.total_iops - caps[first]
+    result = _direction_rates(result, *((caps[0], rest) if first == 0 else (rest, caps[1])))
+    other = ("writes", "reads")[first]
+    return replace(result, route="direction_caps", paced_by=f"its {('read', 'write')[first]} cap ({iops_text(caps[first])} IOPS)").with_note(
+        f"job {w.name}: {('reads', 'writes')[first]} at their cap ({iops_text(caps[first])} IOPS), the {other} take the "
+        f"rest of the depth: a {percent}/{100 - percent} mix (to a whole percent, as rwmixread)")
+
+
+def _direction_rates(result: Result, reads: float, writes: float) -> Result:
+    """``result`` with its reads and writes per second set to ``reads`` and ``writes`` (their bytes
+    at each direction's mean size), its latencies kept: the mix it was solved at is the caps' to a
+    whole percent, the rates are the caps' own. A single drive's prediction is left as it is."""
+    sim = result.simulation
+    if sim is None or sim.read_iops <= 0 or sim.write_iops <= 0:
+        return result
+    scale = result.scale
+    return replace(result, simulation=replace(
+        sim, read_iops=reads / scale, write_iops=writes / scale,
+        read_bytes_per_s=sim.read_bytes_per_s / sim.read_iops * reads / scale,
+        write_bytes_per_s=sim.write_bytes_per_s / sim.write_iops * writes / scale))
+
+
+def _at_mix(workload: WorkloadSpec, percent: int, **update: Any) -> WorkloadSpec:
+    return workload.model_copy(update={"rwmixread": percent, "rw": workload.rw, **update})
+
+
+def _mix_at_cap(job: Job, bare: WorkloadSpec, direction: int, cap: float) -> tuple[int, Result]:
+    """(rwmixread, the closed loop there) at which ``direction``'s rate comes nearest its ``cap`` from
+    below, by bisection over whole percents between the job's mix and the other direction alone:
+    that direction's rate falls as its share does."""
+    mine = (lambda p: p) if direction == 0 else (lambda p: 100 - p)
+    toward = -1 if direction == 0 else 1  # the side where the capped direction's share shrinks
+    solved: dict[int, Result] = {}
+
+    def rate(percent: int) -> float:
+        if percent not in solved:
+            solved[percent] = job.loop(_at_mix(bare, percent))
+        result = solved[percent]
+        return result.read_iops if direction == 0 else result.write_iops
+
+    start = bare.rwmixread
+    end = 0 if toward < 0 else 100
+    low, high = sorted((start, end))  # rate(start) > cap, rate(end) == 0 <= cap
+    # the percent on the capped side of the root: the largest share whose rate is within the cap
+    while high - low > 1:
+        middle = (low + high) // 2
+        below = rate(middle) <= cap
+        if (below and toward < 0) or (not below and toward > 0):
+            low = middle
+        else:
+            high = middle
+    percent = low if toward < 0 else high
+    if mine(percent) == 0:
+        percent += 1 if toward < 0 else -1  # the capped direction still issues: its share at least 1%
+    rate(percent)
+    return percent, solved[percent]
+
+
+def _caps_text(caps: tuple[float | None, float | None]) -> str:
+    return ", ".join(f"{name} {'uncapped' if cap is None else iops_text(cap) + ' IOPS'}"
+                     for name, cap in zip(("reads", "writes"), caps))
 
 
 def paced(job: Job) -> Result:
@@ -420,7 +517,8 @@ def _how_it_waits(solved, j: int) -> str:
 
 
 ROWS: dict[str, Callable[[Job], Result]] = {
-    "phase": phase, "trim": trim, "fresh": fresh, "trimwrite": trimwrite, "poisson": poisson, "paced": paced,
+    "phase": phase, "trim": trim, "fresh": fresh, "trimwrite": trimwrite, "direction_caps": direction_caps,
+    "poisson": poisson, "paced": paced,
     "think": think, "latency_target": latency_target, "mix": mix}
 """Each composite row's solver (the route table's composite rows, in nvsim.simulation)."""
 

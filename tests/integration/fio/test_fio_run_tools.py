@@ -300,6 +300,27 @@ def test_a_rate_limited_sweep_never_exceeds_the_cap_and_draws_latency_against_lo
     assert latencies == sorted(latencies) and latencies[-1] > latencies[0]  # the knee of the closed loop at the top
 
 
+MIXED = "[a]\nioengine=psync\ndirect=1\nsize=16m\nrw=randrw\nrwmixread=60\nbs=4k\nruntime=3\ntime_based\n{caps}\n"
+
+
+@pytest.mark.parametrize("caps, reads, writes", [("rate_iops=1000", 1000.0, 1000.0), ("rate_iops=1000,200", 1000.0, 200.0),
+                                                 ("rate_iops=600,400", 600.0, 400.0)])
+def test_a_mix_runs_each_direction_at_its_own_cap_as_fio_does(system, catalog, caps, reads, writes):
+    """fio 3.33 on this job (psync, QD1): rate_iops=1000 -> 999.7 reads and 1000.0 writes a second;
+    rate_iops=1000,200 -> 1000.0 and 199.9. nvsim ran one cap over the mix: 1,000 and 667; 300 and 200."""
+    job = fluid_report(MIXED.format(caps=caps), system, catalog)["jobs"][0]
+    assert (job["read"]["iops"], job["write"]["iops"]) == (pytest.approx(reads), pytest.approx(writes))
+
+
+def test_a_cap_on_one_direction_leaves_the_other_the_rest_of_the_depth(system, catalog):
+    """rate_iops=,200: fio 3.33 ran 200 writes and 20,874 reads a second (on a file), the reads as fast
+    as the job's depth lets them; nvsim ran 300 reads, the mix's share of a cap over it."""
+    job = fluid_report(MIXED.format(caps="rate_iops=,200"), system, catalog)["jobs"][0]
+    alone = fluid_report(MIXED.format(caps="").replace("rw=randrw", "rw=randread"), system, catalog)["jobs"][0]
+    assert job["write"]["iops"] == pytest.approx(200.0)
+    assert 0.9 * alone["read"]["iops"] < job["read"]["iops"] < alone["read"]["iops"]  # the writes slow the reads a little
+
+
 def test_event_mode_latency_grows_with_the_rate(cli):
     means = []
     for rate in (20_000, 250_000):

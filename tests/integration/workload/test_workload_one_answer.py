@@ -29,7 +29,7 @@ runtime=60
 rw=randrw
 rwmixread=70
 bssplit=4k/70:128k/30
-rate_iops=10000
+rate_iops=7000,3000
 numjobs=16
 iodepth=16
 """

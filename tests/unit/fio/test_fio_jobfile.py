@@ -501,12 +501,26 @@ def test_sizes_written_with_a_zero_fraction_are_read_as_fio_reads_them():
     ("rw=randread\nrate_iops=1000", 1000.0), ("rw=randread\nrate=4m", 1024.0),  # 4 MiB/s of 4 KiB
     ("rw=randread\nrate=,1m", None), ("rw=randwrite\nrate=,1m", 256.0), ("rw=randread\nrate=1m,", 256.0),
     ("rw=randread\nrate_iops=0", None),
-    ("rw=randrw\nrwmixread=70\nrate_iops=1000", 1000 / 0.7),  # reads reach their cap first
-    ("rw=randrw\nrate_iops=500,1000", 1000.0), ("rw=randread\nrate_iops=2000\nrate=4m", 1024.0),
+    ("rw=randrw\nrwmixread=70\nrate_iops=700,300", 1000.0),  # caps in the mix's proportions: one cap over it
+    ("rw=randread\nrate_iops=2000\nrate=4m", 1024.0),
 ])
 def test_rate_caps_are_per_clone_iops_of_the_jobs_mix(options, cap):
     job = parse(f"[a]\nbs=4k\n{options}\n").jobs[0]
     assert job.rate_iops == (pytest.approx(cap) if cap is not None else None)
+    assert job.workload.rate_iops_by_direction is None
+
+
+@pytest.mark.parametrize("options, caps", [
+    ("rwmixread=70\nrate_iops=1000", (1000.0, 1000.0)),  # one value caps each direction (fio 3.33: 999.7 / 1000.0)
+    ("rate_iops=500,1000", (500.0, 1000.0)), ("rate_iops=,200", (None, 200.0)), ("rate=4m,", (1024.0, None)),
+    ("rate_iops=1000,200\nrate=,400k", (1000.0, 100.0)),  # each direction's tightest of rate and rate_iops
+])
+def test_a_mix_whose_caps_are_not_its_proportions_caps_each_direction_on_its_own(options, caps):
+    """fio's rate_ddir caps each direction on its own: rate_iops=1000 on a 60/40 mix is 1,000 reads and
+    1,000 writes a second, and a cap on one direction leaves the other free (it was one cap over the
+    mix: 1,000 reads and 667 writes; 300 reads where fio ran 20,874 under rate_iops=,200)."""
+    job = parse(f"[a]\nbs=4k\nrw=randrw\n{options}\n").jobs[0]
+    assert job.rate_iops is None and job.workload.rate_iops_by_direction == caps
 
 
 def test_rate_minimums_are_the_highest_minimum_of_the_jobs_mix():
