@@ -22,6 +22,7 @@ from typing import Any
 import dash
 from dash import Dash, Input, Output, State, dcc, html, no_update
 
+from nvsim.budget import serve_clients
 from nvsim import Catalog, InputError, default_catalog
 from nvsim.errors import require_extra
 
@@ -644,6 +645,7 @@ def run(host: str = "127.0.0.1", port: int = 8050, debug: bool = False) -> None:
     local = is_loopback(host)
     if not local:
         require_extra("waitress", "dashboard", "--host", f"serving the dashboard on {host} (beyond this machine)")
+    serve_clients()  # no work check reads or names this server's environment for a client
     app = create_app()
     print(f"nvsim dashboard on http://{host}:{port}/ (Ctrl+C to stop)", flush=True)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # `kill`: leave serve_forever, stop the workers below

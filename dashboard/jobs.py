@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nvsim import InputError, default_catalog, parse_scenario
+from nvsim.budget import serve_clients
 from nvsim.workers import process_pool
 
 from .core import rebuild_info, workload_record
@@ -88,7 +89,9 @@ def address_space_cap(wanted_bytes: int | None) -> int | None:
 
 
 def _worker_init(address_space_bytes: int | None) -> None:
-    """Worker initializer: cap the worker's memory within what it was given (``address_space_cap``)."""
+    """Worker initializer: cap the worker's memory within what it was given (``address_space_cap``);
+    its work checks are a client's (``nvsim.budget.serve_clients``)."""
+    serve_clients()
     cap = address_space_cap(address_space_bytes)
     if address_space_bytes and cap is not None:
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))

@@ -31,10 +31,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import NamedTuple
 
-from .constants import PAGE_BYTES
+from .constants import EVENT_HOST_IOS, PAGE_BYTES
 from .errors import InputError, limit_from_env
 from .sim.workload import SAMPLE_IOS_MIN
-from .simulation import EVENT_HOST_IOS
 from .specs import ScenarioSpec, WorkloadSpec
 from .workload.mix import binned, part_workload
 
@@ -74,6 +73,17 @@ def _pages_per_io(workload: WorkloadSpec) -> int:
     return math.ceil(workload.bs / PAGE_BYTES)
 
 
+_SERVING = [False]
+"""Whether this process serves clients (``serve_clients``): every check then takes a client's limits."""
+
+
+def serve_clients() -> None:
+    """This process answers a server's clients (the dashboard's server and its workers): from now on
+    every work check in it, ``Simulation.run``'s too, takes the default limits without reading or
+    naming the server's environment (``Limits.served``)."""
+    _SERVING[0] = True
+
+
 def check_workload(workload: WorkloadSpec, fidelity: str, field: str = "", host_ios: int = EVENT_HOST_IOS,
                    instead: str = "use --fidelity fluid", source: str | None = None, served: bool = False) -> None:
     """Refuse (one line) a workload whose run would exceed a limit, with the estimate and the
@@ -83,7 +93,7 @@ def check_workload(workload: WorkloadSpec, fidelity: str, field: str = "", host_
     The limits are read first: one set badly in the environment is its own error, not the file's.
     ``served``: the workload came from a client of a server (the dashboard), which gets the default
     limits whatever the server's environment says, and no word of it (``Limits.served``)."""
-    limits = Limits.served() if served else Limits.from_environment()
+    limits = Limits.served() if served or _SERVING[0] else Limits.from_environment()
     with _named_file(source):
         _check_one(workload, fidelity, field, host_ios, instead, limits)
         for part in binned(list(workload.bs_mix or ())):

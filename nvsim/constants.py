@@ -9,4 +9,8 @@ from __future__ import annotations
 
 PAGE_BYTES = 4096
 
-__all__ = ["PAGE_BYTES"]
+EVENT_HOST_IOS = 60_000
+"""Measured host I/Os per event-mode run (after warm-up): batch-means 95% CI of IOPS ~1% here
+(``nvsim.Simulation.run``'s default; the work budget, ``nvsim.budget``, sizes a run by it)."""
+
+__all__ = ["PAGE_BYTES", "EVENT_HOST_IOS"]

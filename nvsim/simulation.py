@@ -45,7 +45,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from . import budget
 from .catalog import Catalog, default_catalog
+from .constants import EVENT_HOST_IOS
 from .errors import InputError, shown, suggestion_text
 from .host_io import workload_host_io_costs
 from .links import drive_link
@@ -64,8 +66,6 @@ from .ssd import DrivePrediction, SsdModel
 from .workload.compose import ROWS, Job, composite_route
 
 FIDELITIES: tuple[str, ...] = ("event", "fluid")
-EVENT_HOST_IOS = 60_000
-"""Measured host I/Os per event-mode run (after warm-up): batch-means 95% CI of IOPS ~1% here."""
 HOST_IOS_MIN = 1_000
 HOST_IOS_MAX = 10_000_000
 """The ``host_ios`` a run (``Simulation.run``) and a sweep take: 1,000 to 10,000,000 measured host
@@ -149,6 +149,10 @@ class Simulation:
             raise InputError("fidelity", f"unknown fidelity {fidelity!r}; allowed: {', '.join(FIDELITIES)}")
         check_host_ios(host_ios)
         check_seed(seed)
+        if not self.peeled:  # the caller's workload (a composite's inner loops are no larger): the work it costs
+            for job in self.workload.jobs if isinstance(self.workload, Phase) else (self.workload,):
+                budget.check_workload(job, fidelity, field=f"workload {job.name!r}", host_ios=host_ios,
+                                      instead="run('fluid')")
         if precision is not None and not isinstance(precision, Precision):
             raise InputError("precision", f"a nvsim.Precision, got {type(precision).__name__}")
         compile_notice()  # a process's first run with an empty kernel cache says it compiles (a terminal only)

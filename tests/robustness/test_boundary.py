@@ -119,6 +119,30 @@ def test_budget_limit_is_raised_by_its_environment_variable(monkeypatch):
     check_workload(over, "event")
 
 
+def test_the_python_api_checks_the_same_budget_before_it_allocates(monkeypatch):
+    """``Simulation.run`` checked nothing: 65,536 x 65,536 slots asked NumPy for 32 GiB, where the CLI
+    refuses the workload in one line; a 1 GiB block's event run went on for minutes."""
+    import nvsim
+
+    spec = parse_scenario(BASE_SCENARIO, load_catalog())
+    huge = WorkloadSpec(name="huge", rw="randread", bs=4096, iodepth=65536, numjobs=65536)
+    with pytest.raises(InputError, match=r"^workload 'huge'.iodepth: iodepth x numjobs = 4,294,967,296 I/Os in flight.*"
+                                         r"or run\('fluid'\)\)$"):
+        nvsim.Simulation(spec, huge).run("event")
+    with pytest.raises(InputError, match=r"member pages in the event mode"):
+        nvsim.Simulation(spec, WorkloadSpec(name="big", rw="read", bs=2**30)).run("event")
+    assert nvsim.Simulation(spec, huge).run("fluid").total_iops > 0  # the fluid mode keeps no slots
+    monkeypatch.setenv("NVSIM_MAX_EVENT_SLOTS", "1000")
+    small = WorkloadSpec(name="w", rw="randread", bs=4096, iodepth=64, numjobs=32)
+    with pytest.raises(InputError, match=r"limit 1,000 slots; set NVSIM_MAX_EVENT_SLOTS"):
+        nvsim.Simulation(spec, small).run("event")
+    monkeypatch.setattr("nvsim.budget._SERVING", [True])  # a dashboard's process: the client's limits, its own words
+    with pytest.raises(InputError) as refused:
+        check_workload(WorkloadSpec(name="w", rw="randread", bs=4096, iodepth=1024, numjobs=1024), "event")
+    assert "NVSIM" not in str(refused.value) and "262,144 slots" in str(refused.value)
+    check_workload(small, "event")  # the server's lowered limit is neither read nor named
+
+
 LOST = dict(BASE_SCENARIO, faults=[{"at_s": 0, "drive": d, "action": "fail"} for d in (0, 1, 2)])
 
 
