@@ -71,11 +71,11 @@ def engine_settings(spec: EngineSpec, values: dict | None, source: str | None = 
 
 
 def build_engine(spec: EngineSpec, settings: dict | EngineSettings | None = None, *, members: int = 0,
-                 strip_bytes: int = 64 * 1024, degraded: bool = False, shared_access_factor: float = 1.0,
+                 strip_bytes: int = 64 * 1024, degraded: bool = False, missing: int = 0, shared_access_factor: float = 1.0,
                  line_transfer_us: float = 0.1, job_nodes: int = 1,
                  array: tuple[int, float, int] | None = None) -> Engine:
     """The engine of ``spec`` for one array: ``settings`` a scenario gives it, ``members`` drives,
-    ``strip_bytes`` strips, a member missing (``degraded``), the platform's transfer time of a
+    ``strip_bytes`` strips, a member missing (``degraded``; ``missing``: how many), the platform's transfer time of a
     contended cache line (``line_transfer_us``) and the slow-down of shared state by submitters on
     the other socket (``shared_access_factor``), the NUMA nodes the jobs submit from (``job_nodes``);
     ``array`` (level, member bytes, copies): the settings left unset become what the engine's tools
@@ -87,7 +87,7 @@ def build_engine(spec: EngineSpec, settings: dict | EngineSettings | None = None
         level, member_bytes, copies = array
         settings = settings.for_array(level, member_bytes, members, copies)
     return engine_class(spec)(spec, engine_parameters(spec), settings, members=members, strip_bytes=strip_bytes,
-                              degraded=degraded, shared_access_factor=shared_access_factor,
+                              degraded=degraded, missing=missing, shared_access_factor=shared_access_factor,
                               line_transfer_us=line_transfer_us, job_nodes=job_nodes, level=level)
 
 

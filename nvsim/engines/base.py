@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..names import engine_name
+from ..raid import parity_members
 from ..specs import EngineSpec, RebuildSpec, Spec
 from ..stripe.planner import MemberIOPlan, per_host_sum
 from .rebuild_protocol import FREE, DegradedPath, Operation, Reconstruction, RebuildProtocol, RebuildThrottle
@@ -123,6 +124,7 @@ class Engine:
     members: int = 0  # drives in the array
     strip_bytes: int = 64 * 1024  # the array's strip
     degraded: bool = False  # a member is missing: md sends every read through its stripe cache
+    missing: int = 0  # members missing: a degraded read rebuilds that many blocks of a row (at most the parities)
     line_transfer_us: float = 0.1  # the platform's same-socket transfer of a contended cache line
     job_nodes: int = 1  # NUMA nodes the submitting jobs run on (md's raid5 worker groups that get their stripes)
     level: int | None = None  # the array's RAID level, where the engine was built for one (names md's thread)
@@ -362,7 +364,8 @@ class Engine:
         (``DegradedPath.charge``): every engine's ``work`` prices them here."""
         if not self.degraded:
             return out  # a whole array reconstructs nothing
-        return self.degraded_path(level).charge(out, plan, is_write, host_bytes)
+        blocks = max(1, min(self.missing, parity_members(level)))
+        return self.degraded_path(level).charge(out, plan, is_write, host_bytes, blocks)
 
     def rebuild_settings(self, level: int, priority: str) -> tuple[int, float]:
         """(bytes per rebuild request, requests in flight) for this level and rebuild priority."""

@@ -110,9 +110,15 @@ class Reconstruction:
     bytes_per_s: float = math.inf
     through_memory: bool = False
 
-    def seconds(self, stripes: np.ndarray, member_bytes: np.ndarray) -> np.ndarray:
-        """Seconds of each reconstruction over ``stripes`` stripes and ``member_bytes`` read."""
-        return self.s_per_stripe * stripes + self.s_per_kib * member_bytes / 1024.0 + member_bytes / self.bytes_per_s
+    def seconds(self, stripes: np.ndarray, member_bytes: np.ndarray, blocks: int = 1) -> np.ndarray:
+        """Seconds of each reconstruction over ``stripes`` stripes and ``member_bytes`` read, rebuilding
+        ``blocks`` blocks of each row: the per-byte work is a product over the survivors read per block
+        rebuilt (an erasure decode: one dot product over the inputs per erased block, ISA-L's
+        ``ec_encode_data`` with the decode matrix's rows; RAID6's second missing block is solved
+        from the Q syndrome, ``raid6_2data_recov``/``raid6_datap_recov`` after a ``gen_syndrome``
+        over the survivors), so two missing blocks cost twice the single one's XOR per byte read."""
+        per_byte = self.s_per_kib / 1024.0 + 1.0 / self.bytes_per_s
+        return self.s_per_stripe * stripes + blocks * per_byte * member_bytes
 
 
 FREE = Reconstruction()
@@ -149,10 +155,10 @@ class DegradedPath:
         """Which host I/Os are reads that reconstruct missing bytes (the planner's DEGRADED_READ)."""
         return (mode == Mode.DEGRADED_READ) & ~is_write
 
-    def charge(self, work, plan, is_write: np.ndarray, host_bytes: int):
+    def charge(self, work, plan, is_write: np.ndarray, host_bytes: int, blocks: int = 1):
         """``work`` (an engine's ``EngineWork`` for ``plan``) with the reconstruction of each
-        reconstructed read added where the path says: the one place every engine's degraded reads
-        are priced."""
+        reconstructed read added where the path says (``blocks``: blocks rebuilt per row, the members
+        missing up to the level's parities): the one place every engine's degraded reads are priced."""
         rebuilt = self.reconstructed_reads(plan.mode, is_write)
         if not rebuilt.any():
             return work
@@ -160,7 +166,7 @@ class DegradedPath:
         member_bytes = per_host_sum(plan.length_bytes.astype(float), plan.host_index, n)
         r = self.reconstruction
         field = r.charged_to
-        setattr(work, field, getattr(work, field) + np.where(rebuilt, r.seconds(plan.stripes_touched, member_bytes), 0.0))
+        setattr(work, field, getattr(work, field) + np.where(rebuilt, r.seconds(plan.stripes_touched, member_bytes, blocks), 0.0))
         if r.through_memory:
             work.device_read_bytes = work.device_read_bytes + np.where(rebuilt, 2 * member_bytes + host_bytes, 0.0)
         return work

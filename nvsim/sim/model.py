@@ -190,7 +190,8 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
     cap = memo.recall(memo.capacities, (id(catalog), array.drive, array.namespace_bytes, array.level, array.drives,
                                         array.strip_bytes, array.near_copies, array.engine, settings), capacity, scenario,
                       catalog, owner=catalog)
-    engine = _engine(engine_spec, array, bool(failed) if degraded is None else degraded, platform, memo, cap.member_bytes)
+    engine = _engine(engine_spec, array, bool(failed) if degraded is None else degraded, platform, memo, cap.member_bytes,
+                     len(failed))
     drive = drive_timing(catalog, array.drive, array.namespace_bytes, scenario.platform, memo)
     path = None
     if scenario.topology is not None:
@@ -276,7 +277,7 @@ def _switch_facts(platform: PlatformSpec, catalog: Catalog, path: DriveAttachmen
 
 
 def _engine(spec: EngineSpec, array: ArraySpec, degraded: bool,
-            platform: PlatformModel, memo: Memo, member_bytes: int) -> Engine:
+            platform: PlatformModel, memo: Memo, member_bytes: int, missing: int = 0) -> Engine:
     """The engine configured for this array (with the settings its scenario gives it,
     ``array.engine_settings``, as the engine's tools make them for members of ``member_bytes``,
     and the slow-down of its shared state by submitters on the other socket); one per
@@ -289,15 +290,15 @@ def _engine(spec: EngineSpec, array: ArraySpec, degraded: bool,
     nodes = platform.job_socket_count
     settings = tuple(sorted(array.engine_settings.items()))  # checked once, when the scenario loaded
     key = (id(spec), settings, array.level, array.drives, array.strip_bytes, array.near_copies, member_bytes, degraded,
-           factor, line_us, nodes)
+           missing, factor, line_us, nodes)
     return memo.recall(memo.engines, key, _configured_engine, spec, array, degraded, factor, line_us, nodes,
-                       member_bytes, owner=spec)
+                       member_bytes, missing, owner=spec)
 
 
 def _configured_engine(spec: EngineSpec, array: ArraySpec, degraded: bool, factor: float, line_us: float,
-                       nodes: int, member_bytes: int) -> Engine:
+                       nodes: int, member_bytes: int, missing: int = 0) -> Engine:
     return build_engine(spec, array.engine_settings, members=array.drives, strip_bytes=array.strip_bytes,
-                        degraded=degraded, shared_access_factor=factor, line_transfer_us=line_us, job_nodes=nodes,
+                        degraded=degraded, missing=missing, shared_access_factor=factor, line_transfer_us=line_us, job_nodes=nodes,
                         array=(array.level, member_bytes, array.near_copies))
 
 
