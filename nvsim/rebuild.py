@@ -179,6 +179,7 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, 
     out = Timeline(scenario.name, workload.name if workload else None, fidelity)
     events = list(scenario.faults)
     missing: set[int] = set()
+    failed: set[int] = set()  # members that failed or were pulled at some time: a replace of one is a new drive
     queue: list[int] = []
     spares = array.hot_spares
     t = 0.0
@@ -198,12 +199,15 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, 
                     current = None  # the drive being rebuilt failed again
                     queue = [m for m in queue if m != e.drive]
                 missing.add(e.drive)
+                failed.add(e.drive)
                 if spares > 0:
                     spares -= 1
                     queue.append(e.drive)
-            elif e.action == "replace" and e.drive in missing and e.drive not in queue and \
-                    (current is None or current.member != e.drive):
-                queue.append(e.drive)
+            elif e.action == "replace":
+                if e.drive in missing and e.drive not in queue and (current is None or current.member != e.drive):
+                    queue.append(e.drive)
+                elif e.drive in failed:  # a hot spare took the member's place: the new drive is a spare
+                    spares += 1
         rebuilt = {current.member: current.bytes_rebuilt} if current else {}
         loss = lost_data(scenario, catalog, missing, rebuilt)
         if loss is not None:

@@ -149,7 +149,7 @@ class Simulation:
             raise InputError("fidelity", f"unknown fidelity {fidelity!r}; allowed: {', '.join(FIDELITIES)}")
         check_host_ios(host_ios)
         check_seed(seed)
-        if not self.peeled:  # the caller's workload (a composite's inner loops are no larger): the work it costs
+        if not self.peeled and self.workload is not None:  # the caller's workload (a composite's inner loops are no larger)
             for job in self.workload.jobs if isinstance(self.workload, Phase) else (self.workload,):
                 budget.check_workload(job, fidelity, field=f"workload {job.name!r}", host_ios=host_ios,
                                       instead="run('fluid')")

@@ -232,6 +232,8 @@ class ArraySpec(Spec):
 
 
 FAULT_ACTIONS = ("fail", "pull", "replace", "check")
+FAULT_HORIZON_S = 100 * 365.25 * 86400
+"""The latest time a fault may be set at (100 years: at 1e300 s every rebuild took 0 s in float)."""
 """What an event on the timeline does; ``check`` is the only one of the whole array (no drive)."""
 
 
@@ -241,7 +243,8 @@ class FaultSpec(Spec):
     ``check`` (a parity scrub of the whole array starts: md's ``check`` sync action, a card's
     consistency check; it names no drive)."""
 
-    at_s: Seconds = Field(ge=0)
+    at_s: Seconds = Field(ge=0, le=FAULT_HORIZON_S, json_schema_extra={
+        "bound_unit": "seconds (at most 100 years: a drive's service life is a few)"})
     drive: int | None = Field(default=None, ge=0)
     action: Literal[FAULT_ACTIONS]
 
@@ -433,7 +436,7 @@ class ScenarioSpec(Spec):
         last = -1.0
         missing: dict[int, float] = {}  # drive -> when it failed (or was pulled), until replaced
         spares = self.array.hot_spares
-        spared: set[int] = set()  # slots a hot spare took over: they may fail again (or be replaced, a no-op)
+        spared: set[int] = set()  # slots a hot spare took over: they may fail again, or be replaced (a new spare)
         for i, fault in enumerate(self.faults):
             if fault.at_s < last:
                 raise ValueError(f"faults[{i}].at_s: events must be in time order ({fault.at_s:g} s after {last:g} s)")
@@ -448,6 +451,8 @@ class ScenarioSpec(Spec):
                 if fault.drive not in missing and fault.drive not in spared:
                     raise ValueError(f"faults[{i}].action: replace of drive {fault.drive}, which has not failed; a "
                                      f"replace follows the drive's fail or pull")
+                if fault.drive in spared and fault.drive not in missing:  # the new drive joins the spares
+                    spares += 1
                 missing.pop(fault.drive, None)
                 spared.discard(fault.drive)
             elif fault.drive in missing:

@@ -60,3 +60,21 @@ def test_a_slot_a_hot_spare_took_may_fail_again():
     assert [r.start_s for r in timeline.rebuilds] == [0.0, 200_000.0] and all(r.end_s for r in timeline.rebuilds)
     with pytest.raises(InputError, match=r"faults\[1\]\.action: fail of drive 0, which failed at 0 s"):
         _scenario([{"name": "r", "rw": "randread", "bs": "4k"}], faults=faults, hot_spares=0)
+
+
+def test_a_replaced_drive_whose_slot_a_spare_took_becomes_a_spare():
+    """A replace of a drive a hot spare stood in for was a silent no-op: the next failure, with the
+    pool empty, left the array degraded for good. The new drive joins the spares (md adds a device
+    to a whole array as a spare), so the next failure rebuilds onto it."""
+    faults = [{"at_s": 0, "drive": 0, "action": "fail"}, {"at_s": 100, "drive": 0, "action": "replace"},
+              {"at_s": 30_000, "drive": 1, "action": "fail"}]
+    reader = [{"name": "r", "rw": "randread", "bs": "4k", "numjobs": 1, "iodepth": 1}]
+    timeline = run_timeline(_scenario(reader, faults), None, CATALOG)
+    assert [r.member for r in timeline.rebuilds] == [0, 1] and all(r.end_s is not None for r in timeline.rebuilds)
+    without = run_timeline(_scenario(reader, faults[:1] + faults[2:]), None, CATALOG)
+    assert [r.member for r in without.rebuilds] == [0] and without.segments[-1].state == "degraded"
+
+
+def test_a_fault_is_set_within_a_hundred_years():
+    with pytest.raises(ValueError, match=r"at_s.*less than or equal to 3155760000 seconds \(at most 100 years"):
+        _scenario([{"name": "r", "rw": "randread"}], [{"at_s": 1e300, "drive": 0, "action": "fail"}])
