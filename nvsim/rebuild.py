@@ -366,10 +366,11 @@ def _idle_system(scenario: ScenarioSpec, catalog: Catalog, missing: tuple[int, .
 
 def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, workload: WorkloadSpec | None = None,
                     fidelity: str = "fluid") -> dict:
-    """One member fails and a hot spare takes its place at once, under ``workload`` (the
-    scenario's first, else idle) with every job of its phase (they run together, as the scrub's
-    load): rebuild time and speed, the risk of losing data meanwhile (its URE over the survivor
-    bytes the rebuild reads), and the array's MTTDL with that rebuild time."""
+    """One member fails and a hot spare takes its place at once (without one, a new drive after
+    ``array.replace_hours``), under ``workload`` (the scenario's first, else idle) with every job of
+    its phase (they run together, as the scrub's load): rebuild time and speed, the risk of losing
+    data over the wait and the rebuild (its URE over the survivor bytes the rebuild reads), and the
+    array's MTTDL with that repair time."""
     catalog = _catalog_of(catalog)
     array = scenario.array
     if workload is None and scenario.workloads:
@@ -389,10 +390,12 @@ def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, work
     timeline = run_timeline(trial, load, catalog, fidelity)
     record = timeline.rebuilds[0]
     hours = (record.duration_s or math.inf) / 3600.0
+    wait = array.replace_hours  # without a hot spare: degraded until a new drive takes the slot, then its rebuild
     risk: RebuildRisk = rebuild_risk(array.level, array.drives, drive.mtbf_hours.value, drive.uber_per_bit.value,
-                                     hours, record.survivor_bytes_read, array.near_copies)
+                                     wait + hours, record.survivor_bytes_read, array.near_copies)
     return {
-        "workload": load.name if load else "idle",
+        "workload": load.name if load else "idle", "replacement": _replacement_words(array),
+        "replace_hours": wait, "exposure_hours": wait + hours,
         "rebuild_hours": hours, "rebuild_mb_per_s": record.bytes_rebuilt / max(record.duration_s or math.inf, 1e-12) / 1e6,
         "data_loss_probability": risk.p_data_loss, "mttdl_years": risk.mttdl_years,
         "p_another_failure": risk.p_another_failure, "p_unrecoverable_read": risk.p_unrecoverable_read,
@@ -403,6 +406,13 @@ def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, work
         "rebuild_member_waf_nand": record.member_waf_nand,
         **({"note": "the workload trims only: the rebuild is an idle array's"} if trims_only else {}),
     }
+
+
+def _replacement_words(array) -> str:
+    """How a failed member's slot is filled, in words (the summary's title)."""
+    if array.hot_spares:
+        return "hot spare"
+    return f"replaced after {array.replace_hours:g} h" if array.replace_hours else "replaced at once: no hot spare, replace_hours 0"
 
 
 def _longest_limit(timeline: Timeline) -> str:

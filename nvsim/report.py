@@ -298,7 +298,10 @@ def _rebuild_rows(r: dict) -> list[tuple[str, str]]:
     if r.get("rebuild_member_waf_nand") is not None:
         rows += [("new member's NAND WAF (the fill and the host writes it takes meanwhile)",
                   f"{r['rebuild_member_waf_nand']:.2f}")]
-    return rows + [("P(data loss during the rebuild)", format_probability(r["data_loss_probability"])),
+    if r.get("replace_hours"):
+        rows.insert(0, ("wait for a replacement (array.replace_hours)", f"{r['replace_hours']:,.2f} h"))
+    window = "the wait and the rebuild" if r.get("replace_hours") else "the rebuild"
+    return rows + [(f"P(data loss during {window})", format_probability(r["data_loss_probability"])),
                    ("  from more drive failures", format_probability(r["p_another_failure"])),
                    ("  from unrecoverable read errors", format_probability(r["p_unrecoverable_read"]))]
 
@@ -340,7 +343,7 @@ def print_resilience(console: Console, resilience: dict) -> None:
         rows = _rebuild_rows(r)
     rows.append(("MTTDL (Markov)", f"{format_large(r['mttdl_years'])} years"))
     title = ("If one drive fails (no redundancy)" if r.get("rebuild_hours") is None else  # nothing is rebuilt
-             f"If one drive fails (hot spare, under {r.get('workload', 'idle')}; fluid mode)")
+             f"If one drive fails ({r.get('replacement', 'hot spare')}; under {r.get('workload', 'idle')}; fluid mode)")
     print_grid(console, Grid(title, ("quantity", "value"), (False, False), tuple(rows)))
     if resilience.get("scrub"):
         _print_scrub(console, resilience["scrub"])

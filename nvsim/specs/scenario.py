@@ -93,6 +93,10 @@ class ArraySpec(Spec):
     namespace_bytes: Bytes | None = None
     engine: str = "linux-md"
     hot_spares: int = Field(default=0, ge=0, le=64, description="spare drives a rebuild starts on at once when a member fails")
+    replace_hours: float = Field(default=0.0, ge=0, le=8760, description=(
+        "hours from a failure until a new drive takes its slot when no hot spare stands by (a service level: a "
+        "next-business-day part is about 24); the data-loss window of the rebuild summary is this wait and the "
+        "rebuild"))
     engine_settings: dict[str, Any] = Field(default_factory=dict, description="what the scenario sets for its engine "
                                             "(md: group_thread_cnt), checked against the engine's Settings")
     rebuild: RebuildSpec = RebuildSpec()
@@ -132,6 +136,9 @@ class ArraySpec(Spec):
         if self.hot_spares and not self.checkable:  # mdadm refuses spares for RAID0 too: nothing is rebuilt onto them
             raise ValueError(f"hot_spares: a spare is rebuilt onto from the members' redundancy; RAID{self.level} on "
                              f"{self.engine} has none (it would be bought and powered for nothing); allowed: 0")
+        if self.replace_hours and (self.hot_spares or not self.checkable):
+            why = "a hot spare takes the slot at once" if self.hot_spares else f"RAID{self.level} on {self.engine} rebuilds nothing"
+            raise ValueError(f"replace_hours: {why}, so there is no wait for a replacement; allowed: 0")
         if self.drives < need:
             raise ValueError(f"drives: RAID{self.level} needs at least {need} drives, got {self.drives}")
         allowed = LAYOUTS_BY_LEVEL[self.level]

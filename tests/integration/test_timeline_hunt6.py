@@ -78,3 +78,19 @@ def test_a_replaced_drive_whose_slot_a_spare_took_becomes_a_spare():
 def test_a_fault_is_set_within_a_hundred_years():
     with pytest.raises(ValueError, match=r"at_s.*less than or equal to 3155760000 seconds \(at most 100 years"):
         _scenario([{"name": "r", "rw": "randread"}], [{"at_s": 1e300, "drive": 0, "action": "fail"}])
+
+
+def test_the_wait_for_a_replacement_widens_the_data_loss_window():
+    """Without a hot spare a member stays missing until a new drive takes its slot; the summary's
+    risk was the rebuild's alone, so no spare and a next-day part rated as a hot spare did."""
+    reader = [{"name": "r", "rw": "randread", "bs": "4k", "numjobs": 1, "iodepth": 1}]
+    spare, at_once, next_day = (rebuild_summary(_scenario(reader, (), **array), CATALOG)
+                                for array in ({"hot_spares": 1}, {"hot_spares": 0}, {"hot_spares": 0, "replace_hours": 24}))
+    assert spare["replacement"] == "hot spare" and at_once["replacement"].startswith("replaced at once: no hot spare")
+    assert next_day["replacement"] == "replaced after 24 h" and next_day["exposure_hours"] == pytest.approx(
+        24 + next_day["rebuild_hours"])
+    assert next_day["rebuild_hours"] == pytest.approx(spare["rebuild_hours"])
+    assert next_day["p_another_failure"] > 4 * spare["p_another_failure"]
+    assert next_day["mttdl_years"] < spare["mttdl_years"] and at_once["mttdl_years"] == spare["mttdl_years"]
+    with pytest.raises(ValueError, match=r"replace_hours: a hot spare takes the slot at once"):
+        _scenario(reader, (), hot_spares=1, replace_hours=24)
