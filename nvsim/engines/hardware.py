@@ -75,6 +75,16 @@ class HardwareEngine(Engine):
     rebuild_fields = frozenset({"priority", "rate_percent", "span_bytes"})  # the firmware's rebuild rate and modes
     coalesces_degraded = True  # the write-back cache gathers a sequential stream into whole stripes, degraded too
 
+    @classmethod
+    def rebuild_refusal(cls, name: str, asked: set[str], redundant: bool = True) -> str | None:
+        """The base's, and a priority beside a ``rate_percent``: the card's rate is then that
+        percentage (``rebuild_share``), so the priority would change nothing."""
+        refusal = super().rebuild_refusal(name, asked, redundant)
+        if refusal is None and {"priority", "rate_percent"} <= set(asked):
+            return ("rebuild.priority: with rate_percent the card rebuilds at that rate, so a priority would change "
+                    "nothing; allowed: rate_percent or priority, not both")
+        return refusal
+
     @cached_property
     def costs(self) -> CardCosts:
         return card_costs(self.spec.device, self.v)

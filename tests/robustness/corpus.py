@@ -240,7 +240,13 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     (W + "name", "rand\nread", r"workloads\[0\]\.name: must be printable text, got .* U\+000A$"),
     (W + "phase", "p\x1b[2J", r"workloads\[0\]\.phase: must be printable text, got .* U\+001B$"),
     (W + "name", "=HYPERLINK(\"http://x\")", r"workloads\[0\]\.name: must not begin with '=': a spreadsheet"),
-    # a field that would change nothing where it is given (the hunt of 2026-11-30)
+    # a field that would change nothing where it is given (the hunt of 2026-11-30; 2026-12-01's)
+    ("array", dict(BASE_SCENARIO["array"], level=5, engine="broadcom-megaraid-9670w-16i",
+                   rebuild={"rate_percent": 50, "priority": "low"}),
+     r"array: rebuild\.priority: with rate_percent the card rebuilds at that rate"),
+    ("array", dict(BASE_SCENARIO["array"], hot_spares=1, replace_hours=24),
+     r"array: replace_hours: a hot spare takes the slot at once, so there is no wait"),
+    ("faults", [{"at_s": 1e300, "drive": 0, "action": "fail"}], r"faults\.0\.at_s: .*at most 100 years|faults\[0\]\.at_s: .*at most 100 years"),
     (W + "latency_window", 1, r"workloads\[0\]: latency_window: the window of a latency target; give latency_target too"),
     (W + "latency_percentile", 50, r"workloads\[0\]: latency_percentile: the percentile of a latency target"),
     (W + "flow_id", 5, r"workloads\[0\]: flow_id: groups jobs by their flow weights; give flow too"),
