@@ -333,6 +333,8 @@ def workload_record(spec: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog
               "transactions_per_s": result.transactions_per_s}
     if result.simulation is not None:
         record["simulated_host_ios"] = result.simulation.simulated_host_ios
+        if result.simulation.transaction_latency_us:  # an OLTP database: each transaction's latency
+            record["transaction_latency_us"] = dict(result.simulation.transaction_latency_us)
     record = _clean(record)
     record["name"] = workload.name
     record["rw"] = workload.rw

@@ -95,10 +95,15 @@ def prediction_rows(record: dict[str, Any]) -> list[list[str]]:
             rows.append([escape(w["name"]), escape(w["error"])] + [""] * 6)
             continue
         cores = core.host_cores_percent(w)
-        rows.append([escape(w["name"]), core.fmt_count(w["total_iops"]), core.fmt_gb_per_s(w["total_bytes_per_s"]),
-                     core.fmt_us(core.latency_us(w, "mean")), core.fmt_us(core.latency_us(w, "p99")),
-                     core.fmt_us(core.latency_us(w, "p99.9")), "n/a" if cores is None else f"{cores:.0f} %",
-                     escape(w.get("bottleneck") or "")])
+        rate = core.fmt_count(w["total_iops"])
+        latency = [core.fmt_us(core.latency_us(w, key)) for key in ("mean", "p99", "p99.9")]
+        if w.get("transactions_per_s") is not None:  # an OLTP database: its transactions, and the I/Os they make
+            rate = f"{core.fmt_count(w['transactions_per_s'])} TPS ({rate} IOPS)"
+            per_tx = w.get("transaction_latency_us") or {}
+            latency = [f"{core.fmt_us(per_tx.get(key))} per tx" if per_tx.get(key) is not None else "n/a"
+                       for key in ("mean", "p99", "p99.9")]
+        rows.append([escape(w["name"]), rate, core.fmt_gb_per_s(w["total_bytes_per_s"]), *latency,
+                     "n/a" if cores is None else f"{cores:.0f} %", escape(w.get("bottleneck") or "")])
     return rows
 
 

@@ -109,3 +109,18 @@ def test_a_report_of_an_array_that_has_lost_data_says_so_everywhere(tmp_path, ca
 def test_a_report_without_faults_has_no_fault_section(catalog):
     record = report.scenario_record(ROOT / "scenarios" / "scrub" / "md-raid5.yaml", catalog, fidelity="fluid")
     assert "<h2>Faults" not in report.report_html(record, catalog, faults=True)
+
+
+def test_an_oltp_workloads_row_gives_its_transactions_and_their_latency():
+    """The Predictions table gave an OLTP workload's I/Os only, its mean latency 'n/a': the
+    transactions per second and each one's latency, which ``nvsim run`` prints, were left out."""
+    from nvsim import Simulation, default_catalog, load_scenario
+
+    catalog = default_catalog()
+    spec = load_scenario(ROOT / "scenarios" / "graid-mysql-oltp" / "md-raid6.yaml", catalog)
+    workload = spec.workloads[0]
+    record = {"workloads": [dict(core.workload_record(spec, workload, catalog, "fluid"))]}
+    result = Simulation(spec, workload, catalog=catalog).run("fluid")
+    row = report.prediction_rows(record)[0]
+    assert row[1] == f"{core.fmt_count(result.transactions_per_s)} TPS ({core.fmt_count(result.total_iops)} IOPS)"
+    assert row[3] == f"{core.fmt_us(result.simulation.transaction_latency_us['mean'])} per tx"
