@@ -111,7 +111,7 @@ def grouped_utilisation(system: ArraySystem, net, utilisation: np.ndarray) -> tu
         out.append(Utilisation(label, float(max(values)) if values else 0.0))
     for i, (key, _drive) in enumerate(net.keys):
         if not fabric.KIND[key].reported and utilisation[i] > 0:
-            out.append(Utilisation(net.labels[i], float(utilisation[i])))
+            out.append(Utilisation(net.labels[i], float(utilisation[i]), host_visits=False))
     return tuple(out)
 
 

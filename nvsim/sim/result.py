@@ -17,6 +17,7 @@ I/Os in flight or more users would raise the rate), and the bottleneck sentence 
 class Utilisation:
     resource: str
     utilisation: float  # busy share of its servers over the measured window (0..1)
+    host_visits: bool = True  # host I/O passes through it (False: only a rebuild's requests load it, its thread)
 
 
 @dataclass
@@ -123,9 +124,11 @@ def closed_loop_text(workload) -> str:
 
 
 def busiest(utilisation) -> Utilisation:
-    """The limiting resource: the busiest, where cores that are full only because they spin on a
-    saturated lock (or wait on another saturated resource) give way to that resource."""
-    return max(utilisation, key=lambda u: (round(u.utilisation, 2), not u.resource.startswith("host cores")))
+    """The limiting resource: the busiest that host I/O passes through (a rebuild's own thread,
+    however busy, limits the rebuild, not the host's I/O), where cores that are full only because
+    they spin on a saturated lock (or wait on another saturated resource) give way to that resource."""
+    visited = [u for u in utilisation if u.host_visits] or list(utilisation)
+    return max(visited, key=lambda u: (round(u.utilisation, 2), not u.resource.startswith("host cores")))
 
 
 __all__ = ["SimResult", "Utilisation", "PERCENTILES", "SATURATED_UTILISATION", "busiest", "closed_loop_text", "population_text"]

@@ -566,3 +566,20 @@ def test_a_trims_only_workload_rebuilds_as_an_idle_array(catalog):
     idle = rebuild_summary(trims.model_copy(update={"workloads": ()}), catalog)
     assert summary["rebuild_hours"] == idle["rebuild_hours"] and math.isfinite(summary["rebuild_hours"])
     assert "trims only" in summary["note"] and summary["data_loss_probability"] < 1
+
+
+def test_the_hosts_limit_is_a_resource_its_io_passes_through():
+    """md RAID6 rebuilding under 64 OLTP users: the resync thread at 100% was named as what limited
+    the transactions, which never pass through it (raid5d, at 99%, does)."""
+    from nvsim import Simulation, default_catalog, load_scenario
+    from nvsim.sim.result import busiest
+
+    catalog = default_catalog()
+    from conftest import ROOT
+
+    spec = load_scenario(ROOT / "scenarios" / "graid-mysql-oltp" / "md-raid6-rebuilding.yaml", catalog)
+    result = Simulation(spec, "oltp-64", catalog=catalog).run("fluid")
+    thread = [u for u in result.simulation.utilisation if not u.host_visits]
+    assert thread and thread[0].utilisation > 0.99 and "rebuild thread" in thread[0].resource
+    assert "rebuild thread" not in result.limited_by and result.limited_by.startswith("md stripe thread (raid5d)")
+    assert busiest(thread) == thread[0]  # with nothing else to choose from, it is still named
