@@ -47,8 +47,13 @@ Split = list[list[tuple[int, float]]]
 
 
 def parse_bssplit(value: str, size_of: SizeParser) -> Split:
-    """fio's bssplit=SIZE/PCT:SIZE/PCT[,write split[,trim split]]: a size without a percentage shares
-    what the others leave equally; a direction without a split takes the last one given."""
+    """fio's bssplit=SIZE/PCT:SIZE/PCT[,write split[,trim split]] as fio reads and draws it
+    (options.c ``bssplit_ddir``, io_u.c ``get_next_buflen``): a percentage is read as a whole
+    number (``atoi``: 50.5 is 50; 0 counts as not given); sizes without one share what the others
+    leave, each ``(100 - given) // missing``; the sizes are sorted by percentage (ascending, the
+    written order among equals) and a draw past their sum takes the last, so what is left of 100
+    goes to the largest share (4k/50:64k/30 draws 4 KiB 70% of the time). A direction without a
+    split takes the last one given."""
     directions = value.split(",")
     if len(directions) > 3:
         raise ValueError(f"takes at most three splits (read,write,trim), got {value!r}")
@@ -65,15 +70,28 @@ def parse_bssplit(value: str, size_of: SizeParser) -> Split:
             if pct_text and not re.fullmatch(r"\d+(\.\d+)?", pct_text):
                 raise ValueError(f"expected SIZE/PERCENT entries separated by ':', got {item!r}")
             sizes.append(size)
-            percents.append(float(pct_text) if pct_text else None)
-        given = sum(p for p in percents if p is not None)
-        missing = sum(p is None for p in percents)
-        if not sizes or given > 100 or (given == 0 and not missing):
-            raise ValueError(f"the percentages must add up to at most 100 and not all be 0, got {text!r}")
-        rest = (100.0 - given) / missing if missing else 0.0
-        split = [(s, p if p is not None else rest) for s, p in zip(sizes, percents)]
-        out.append([(s, p / 100.0) for s, p in split if p > 0])
+            whole = int(float(pct_text)) if pct_text else 0  # atoi: the whole part
+            percents.append(whole or None)  # fio: 0 is not given
+        out.append(_fio_shares(sizes, percents, text))
     return out + [out[-1]] * (3 - len(out))
+
+
+def _fio_shares(sizes: list[int], percents: list[int | None], text: str) -> list[tuple[int, float]]:
+    """(size, share of the I/Os) of one direction's split, as fio's draw gives them (``parse_bssplit``)."""
+    given = sum(p for p in percents if p is not None)
+    missing = sum(p is None for p in percents)
+    if not sizes or given > 100:
+        raise ValueError(f"the percentages must add up to at most 100, got {text!r}")
+    if len(sizes) == 1:  # one size: every I/O (fio returns it before any draw, min_bs == max_bs)
+        return [(sizes[0], 1.0)]
+    filled = [p if p is not None else (100 - given) // missing for p in percents]
+    order = sorted(range(len(sizes)), key=lambda i: filled[i])  # stable: the written order among equals
+    if sum(filled) <= 0:
+        raise ValueError(f"the percentages must not all be 0, got {text!r}")
+    last = [i for i in order if filled[i] > 0][-1]
+    shares = [filled[i] / 100.0 for i in range(len(sizes))]
+    shares[last] += (100 - sum(filled)) / 100.0  # a draw past the sum takes the last size sorted
+    return [(size, share) for size, share in zip(sizes, shares) if share > 0]
 
 
 def parse_bsrange(value: str, size_of: SizeParser) -> Split:

@@ -153,7 +153,8 @@ class WorkloadSpec(Spec):
     bs_mix: tuple[MixPart, ...] | None = Field(default=None, description=(
         "the mix of block sizes (fio's bssplit or bsrange, a trace's sizes): parts of a size, a share of the I/Os "
         "and a direction (None: the job's rw); the shares add up to at most 1 (parts that add up to less are "
-        "scaled up to 1); bs is then the mix's mean (nvsim.workload.mix)"))
+        "scaled up to 1; fio's bssplit text gives its rest to the largest share, as fio draws it); bs is then the "
+        "mix's mean (nvsim.workload.mix)"))
     # pacing (nvsim.workload.compose): a rate cap, a think time (either or both), or a latency target
     rate_iops: float | None = Field(default=None, gt=0, le=1e9, description=(
         "fio's rate_iops: the I/Os per second one clone may issue (a cap over the job's mix of directions)"))

@@ -40,6 +40,21 @@ def test_a_size_without_a_percentage_shares_what_the_others_leave():
     assert parse_bssplit("4k/70:128k/30", size_of)[0] == approx([[(4 * KiB, 0.7), (128 * KiB, 0.3)]])[0]
 
 
+@pytest.mark.parametrize("split, shares", [
+    ("4k/50:64k/30", [(4 * KiB, 0.7), (64 * KiB, 0.3)]),  # fio 3.33's write_iolog: 4k 0.695, 64k 0.305
+    ("4k/30:64k/50", [(4 * KiB, 0.3), (64 * KiB, 0.7)]),  # 0.309, 0.691
+    ("8k/20:4k/30:64k/30", [(8 * KiB, 0.2), (4 * KiB, 0.3), (64 * KiB, 0.5)]),  # 0.207, 0.299, 0.494
+    ("4k:8k:16k", [(4 * KiB, 0.33), (8 * KiB, 0.33), (16 * KiB, 0.34)]),  # (100 - 0) // 3 each, 1 left over
+    ("4k/50.5:8k", [(4 * KiB, 0.5), (8 * KiB, 0.5)]),  # atoi: 50
+    ("4k/0:8k/0", [(4 * KiB, 0.5), (8 * KiB, 0.5)]),  # 0 is not given: (100 - 0) // 2 each
+])
+def test_what_a_split_leaves_of_100_goes_to_its_largest_share_as_fios_draw_gives_it(split, shares):
+    """fio sorts the sizes by percentage and a draw past their sum takes the last: the rest of 100
+    goes to the largest share. nvsim scaled the shares up in proportion (4k/50:64k/30 as 62.5/37.5)."""
+    assert parse_bssplit(split, size_of)[0] == [(size, pytest.approx(share)) for size, share in shares]
+
+
+
 def test_a_size_left_nothing_or_given_zero_is_not_part_of_the_mix():
     assert parse_bssplit("4k/100:8k/", size_of)[0] == [(4 * KiB, 1.0)]
     assert parse_bssplit("4k/60:8k/0:16k/40", size_of)[0] == approx([[(4 * KiB, 0.6), (16 * KiB, 0.4)]])[0]
@@ -57,7 +72,6 @@ def test_a_direction_without_a_split_takes_the_last_one_given():
 @pytest.mark.parametrize("text, phrase", [
     ("4k/25,4k/25,4k/25,4k/25", "at most three splits"),
     ("4k/60:8k/50", "add up to at most 100"),
-    ("4k/0:8k/0", "not all be 0"),
     ("", "add up to at most 100"),
     ("1000/100", "multiple of 512"),
     ("0/100", "positive multiple of 512"),
