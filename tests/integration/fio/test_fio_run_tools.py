@@ -399,3 +399,18 @@ def test_a_share_size_cut_at_the_arrays_end_is_warned_not_silent(cli):
     assert len(warned) == 1 and warned[0].startswith("warning: command line: [a] offset + size = 109,824,000,000,000 bytes")
     assert "cut to 42,240,000,000,000 bytes" in warned[0]
     assert "reaches past" not in whole.stderr
+
+
+def test_the_clones_of_a_mix_report_alike_in_the_event_mode(cli, tmp_path):
+    """A mix's latency samples are its parts interleaved evenly, and each clone took every
+    numjobs-th of them: one clone of a 2-clone 4k/50:1m/50 job reported only 4 KiB reads (mean 47 us),
+    the other only 1 MiB ones (668 us); real fio's clones run the same mix."""
+    job = tmp_path / "mix.fio"
+    job.write_text("[mixbs]\nioengine=libaio\ndirect=1\nsize=100G\nruntime=30\ntime_based\niodepth=16\nnumjobs=2\n"
+                   "rw=randread\nbssplit=4k/50:1m/50\n")
+    done = cli("fio", str(job), "--system", SYSTEM, "--fidelity", "event")
+    assert done.returncode == 0, done.stderr
+    means = [entry["read"]["lat_ns"]["mean"] for entry in json.loads(done.stdout)["jobs"]]
+    assert len(means) == 2 and means[0] == pytest.approx(means[1], rel=0.1)
+    assert all(entry["read"]["lat_ns"]["min"] < 100_000 < 500_000 < entry["read"]["lat_ns"]["max"]
+               for entry in json.loads(done.stdout)["jobs"])  # both sizes in each clone
