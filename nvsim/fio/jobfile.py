@@ -351,11 +351,12 @@ def parse_fio_jobfile(text: str, path: str = "<jobfile>", *, catalog: Any = None
         _check_rwmix_pair(section, path)
         effective = [*global_entries, *section.entries]
         _check_waitee(effective, section.name, [j.name for j in jobs], path)
+        waits = _waits_for_the_phase(effective, section.name, [j.name for j in jobs if j.phase == phase], path)
         job, flags = _build_job(section, effective, path, catalog, open_file)
         if (flags["stonewall"] or flags["new_group"]) and prev_group_jobs:
             groupid += 1
             prev_group_jobs = 0
-        if flags["stonewall"] and jobs:
+        if (flags["stonewall"] or waits) and jobs:
             phase += 1
         prev_group_jobs += 1
         jobs.append(replace(job, group=groupid, phase=phase))
@@ -366,9 +367,28 @@ def parse_fio_jobfile(text: str, path: str = "<jobfile>", *, catalog: Any = None
     return FioJobFile(path=path, jobs=tuple(jobs), unmodelled_options=tuple(sorted(unmodelled)), global_options=global_options)
 
 
+def _waits_for_the_phase(entries: list[_Entry], name: str, running: list[str], path: str) -> bool:
+    """Whether the job's ``wait_for`` makes it start a phase of its own: fio starts it once every
+    clone of the waitee is done, which nvsim's phases (every job of one running at once) say
+    exactly where the waitee is all that runs before it (as ``stonewall``, without a new reporting
+    group); a waitee of an earlier phase is done already. A job that waits for one of several jobs
+    running is refused: it would run beside the others but not the waitee."""
+    entry = next((e for e in reversed(entries) if e.key == "wait_for"), None)
+    waitee = (entry.value or "").strip() if entry is not None else None
+    if waitee is None or waitee not in running:
+        return False
+    others = sorted({job for job in running if job != waitee})
+    if others:
+        raise _error(entry, path, f"job [{name}] waits for [{waitee}], which runs beside {', '.join(others)}: a job "
+                                  f"that starts while some jobs still run is not modelled (nvsim runs a file's jobs "
+                                  f"in phases, each all at once); allowed: a wait_for naming every job running before "
+                                  f"it, or stonewall")
+    return True
+
+
 def _check_waitee(entries: list[_Entry], name: str, before: list[str], path: str) -> None:
-    """fio's ``wait_for`` names a job defined before this one (fio: "wait_for ... not found"): it
-    is not simulated (the jobs' order is), but a name fio refuses is refused here too."""
+    """fio's ``wait_for`` names a job defined before this one (fio: "wait_for ... not found"); a
+    name fio refuses is refused here too (what it waits for: ``_waits_for_the_phase``)."""
     entry = next((e for e in reversed(entries) if e.key == "wait_for"), None)
     waitee = (entry.value or "").strip() if entry is not None else None
     if waitee is not None and waitee not in before:
@@ -588,6 +608,8 @@ def _take_job_option(draft: _JobDraft, entry: _Entry) -> None:
         draft.kept[key] = _need_value(entry, path)
     elif key in ("stonewall", "new_group"):
         draft.flags[key] = _parse_flag(entry, path)
+    elif key == "wait_for":  # read with the file's jobs (``_waits_for_the_phase``)
+        _need_value(entry, path)
     elif key == "name":
         if any(entry is own for own in draft.section.entries):  # a name= in [global] gives way to the section name, as in fio
             draft.name = _need_value(entry, path)

@@ -58,6 +58,8 @@ KEPT_OPTIONS: dict[str, str] = {
     "numa_cpu_nodes": "FioJob.numa_cpu_nodes (raw string, for the scenario's placement)",
     "name": "the job's name (overrides the section name, as in fio)",
     "stonewall": "FioJob.group and FioJob.phase (alias wait_for_previous)",
+    "wait_for": "FioJob.phase: a job waiting for the one job running before it starts the next phase (as "
+                "stonewall, in the same reporting group); waiting for one of several running jobs is refused",
     "new_group": "FioJob.group",
     "kb_base": "how sizes are read (1024, fio's default, or 1000)",
     "direct": "direct=1 is what nvsim models; buffered I/O set in the file (direct=0, buffered=1) is listed as "

@@ -667,3 +667,17 @@ def test_a_bad_bssplit_names_its_line_and_option_once(value, phrase):
     with pytest.raises(InputError) as info:
         parse(f"[a]\nrw=randread\nbssplit={value}\n")
     assert phrase in str(info.value) and str(info.value).count("bssplit:") == 1, str(info.value)
+
+
+def test_a_job_waiting_for_the_job_before_it_runs_after_it_and_one_waiting_beside_others_is_refused():
+    """fio's wait_for starts a job once every clone of the waitee is done: the two jobs of this file
+    ran together in nvsim (each at half its rate alone); a wait for one of several running jobs is
+    refused, as nvsim's phases cannot say it."""
+    head = "[global]\nioengine=libaio\nrw=randread\n[a]\n"
+    jobs = parse(head + "[b]\nwait_for=a\n").jobs
+    assert [(j.name, j.phase, j.group) for j in jobs] == [("a", 0, 0), ("b", 1, 0)]
+    assert "wait_for" not in parse(head + "[b]\nwait_for=a\n").unmodelled_options
+    later = parse(head + "[b]\nstonewall\n[c]\nwait_for=a\n").jobs  # a is done before b's phase starts
+    assert [j.phase for j in later] == [0, 1, 1]
+    assert "runs beside b: a job that starts while some jobs still run is not modelled" in \
+        error_of(head + "[b]\n[c]\nwait_for=a\n")
