@@ -24,7 +24,7 @@ import hashlib
 import os
 import pickle
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -103,11 +103,26 @@ class Source:
     location: str
 
 
+class ReadOnlyDict(dict):
+    """A catalog section: a dict whose entries cannot be set, removed or replaced once loaded
+    (``catalog.drives["x"] = other`` changed every later answer of the process). Pickles and copies
+    as itself (a worker process gets the same read-only section)."""
+
+    def _refuse(self, *_args, **_kwargs):
+        raise TypeError("a catalog is frozen: make one with other values with Catalog.with_values, or load "
+                        "another directory with nvsim.load_catalog")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = __ior__ = _refuse
+
+    def __reduce__(self):
+        return type(self), (dict(self),)
+
+
 @dataclass(frozen=True)
 class Catalog:
     """Every catalog entry by section and name, the bibliography, and the file each entry came
-    from. Frozen (entries are frozen specs): a different set of values is a new catalog
-    (:meth:`with_values`)."""
+    from. Frozen (entries are frozen specs, and a loaded catalog's sections are read-only,
+    ``ReadOnlyDict``): a different set of values is a new catalog (:meth:`with_values`)."""
 
     nand_types: dict[str, NandTypeSpec] = field(default_factory=dict)
     nand: dict[str, NandGenerationSpec] = field(default_factory=dict)
@@ -126,6 +141,10 @@ class Catalog:
     backplanes: dict[str, BackplaneSpec] = field(default_factory=dict)
     bibliography: dict[str, Source] = field(default_factory=dict)
     files: dict[str, Path] = field(default_factory=dict)
+
+    def frozen(self) -> "Catalog":
+        """This catalog with every section read-only (``ReadOnlyDict``): what loading returns."""
+        return Catalog(**{f.name: ReadOnlyDict(getattr(self, f.name)) for f in fields(self)})
 
     def entries(self) -> Iterator[tuple[str, BaseModel]]:
         for section in SECTIONS:
@@ -168,7 +187,7 @@ class Catalog:
                     if section == "gpu_families":
                         update["gpu_family"] = sections[section][family]
                     sections["engines"][name] = engine.model_copy(update=update)
-        return Catalog(**sections, bibliography=dict(self.bibliography), files=dict(self.files))
+        return Catalog(**sections, bibliography=dict(self.bibliography), files=dict(self.files)).frozen()
 
     def engine_class(self, name: str) -> type[Engine]:
         """The mechanism (``nvsim.engines`` class) of engine entry ``name``: the specs, the topology
@@ -271,7 +290,7 @@ def load_catalog(directory: Path | None = None) -> Catalog:
     _check_generations(catalog)
     check_link_rates(catalog)
     _check_families(catalog)
-    return catalog
+    return catalog.frozen()
 
 
 def _prepared(catalog: Catalog, section: str, raw: Any, path: Path) -> Any:

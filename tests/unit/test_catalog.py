@@ -149,3 +149,24 @@ def test_the_fit_count_rule_reads_what_calibrate_writes(tmp_path):
     """The count above sees the line format calibrate writes (a test of the test)."""
     line = "  x_us: {value: 1.0, source: seed-000, basis: fitted, note: \"nvsim calibrate\"}\n"
     assert len(re.findall(r"basis:\s*fitted\b", line * 5)) == 5
+
+
+def test_a_loaded_catalogs_sections_cannot_be_changed_and_stay_so_across_processes():
+    """``Catalog`` refused attribute assignment, but its sections were plain dicts: one stray
+    ``catalog.drives[name] = other`` in a notebook changed every later answer of the process (the
+    default scenario's capacity 84.48 TB -> 1,351.68 TB)."""
+    import copy
+    import pickle
+
+    from nvsim.catalog import ReadOnlyDict, default_catalog
+
+    catalog = default_catalog()
+    other = catalog.drives["solidigm-d5-p5336-61.44tb"]
+    for change in (lambda d: d.__setitem__("kioxia-cm7-r-3.84tb", other), lambda d: d.pop("kioxia-cm7-r-3.84tb"),
+                   lambda d: d.update({"x": other}), lambda d: d.clear(), lambda d: d.setdefault("x", other)):
+        with pytest.raises(TypeError, match="a catalog is frozen"):
+            change(catalog.drives)
+    assert catalog.drives["kioxia-cm7-r-3.84tb"].name == "kioxia-cm7-r-3.84tb"
+    for twin in (pickle.loads(pickle.dumps(catalog)), copy.deepcopy(catalog),
+                 catalog.with_values({"host_io/libaio/submit_us": 1.0})):
+        assert isinstance(twin.drives, ReadOnlyDict) and twin.drives.keys() == catalog.drives.keys()
