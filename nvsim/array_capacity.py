@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from .catalog import Catalog, default_catalog
 from .engines import engine_class, engine_settings
 from .raid import usable_capacity_bytes
+from .scenario import as_scenario
 from .specs import ScenarioSpec
 
 
@@ -29,8 +30,11 @@ class Capacity:
 
 
 def capacity(scenario: ScenarioSpec, catalog: Catalog | None = None) -> Capacity:
-    """Usable, raw and member bytes of the scenario's array (a namespace, if set, is the member)."""
+    """Usable, raw and member bytes of the scenario's array (a namespace, if set, is the member);
+    ``scenario`` a ``ScenarioSpec`` or its file's path."""
     catalog = catalog or default_catalog()
+    if not isinstance(scenario, ScenarioSpec):  # a path (or a wrong type: one line naming it)
+        scenario = as_scenario(scenario, catalog)
     array = scenario.array
     drive = catalog.drives[array.drive]
     member = array.namespace_bytes or drive.capacity_bytes.value

@@ -28,6 +28,7 @@ from .catalog import Catalog, default_catalog
 from .raid import data_copies, data_members_per_stripe
 from .risk import HOURS_PER_YEAR, RebuildRisk, rebuild_risk
 from .sim.system import ArraySystem
+from .scenario import as_scenario
 from .simulation import Result, Simulation
 from .specs import FaultSpec, Phase, ScenarioSpec, WorkloadSpec
 from .states import ArrayState, DataLoss, data_loss_at_start, data_loss_metrics, lost_data
@@ -164,11 +165,17 @@ def _catalog_of(catalog: object) -> Catalog:
     return catalog
 
 
+def _scenario_of(scenario: object, catalog: Catalog) -> ScenarioSpec:
+    """A ``ScenarioSpec`` as it is, or a scenario file's path loaded (``as_scenario``)."""
+    return scenario if isinstance(scenario, ScenarioSpec) else as_scenario(scenario, catalog)
+
+
 def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, catalog: Catalog | None = None,
                  fidelity: str = "fluid", horizon_s: float | None = None) -> Timeline:
     """Integrate the scenario's fault events under ``workload`` (a ``Phase``: its jobs at once)
     until every rebuild is done (or ``horizon_s``), state by state."""
     catalog = _catalog_of(catalog)
+    scenario = _scenario_of(scenario, catalog)
     array = scenario.array
     cap = capacity(scenario, catalog)
     span = float(array.rebuild.span_bytes or cap.member_bytes)
@@ -372,6 +379,7 @@ def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, work
     data over the wait and the rebuild (its URE over the survivor bytes the rebuild reads), and the
     array's MTTDL with that repair time."""
     catalog = _catalog_of(catalog)
+    scenario = _scenario_of(scenario, catalog)
     array = scenario.array
     if workload is None and scenario.workloads:
         workload = scenario.workloads[0]

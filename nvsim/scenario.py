@@ -68,7 +68,23 @@ def check_is_scenario(data: Any, file: Path) -> None:
             raise InputError("SCENARIO", f"{file} is {what} (top-level {key}:), not a scenario; `{command}` {verb} it")
 
 
+def as_scenario(scenario: Any, catalog: Catalog | None = None) -> ScenarioSpec:
+    """A scenario the Python API was handed: a ``ScenarioSpec``, checked again as a scenario file is
+    (``model_copy`` checks nothing: an array of 0 drives made a division by zero deep in a run) and
+    returned as it is; a path (a YAML file, or a directory holding scenario.yaml), loaded; anything
+    else, one ``InputError``."""
+    if isinstance(scenario, ScenarioSpec):
+        parse_scenario(scenario.model_dump(mode="json", exclude_unset=True), catalog, source=f"scenario {scenario.name!r}")
+        return scenario
+    if isinstance(scenario, (str, Path)):
+        return load_scenario(scenario, catalog)
+    raise InputError("scenario", f"a nvsim ScenarioSpec or the path of a scenario YAML file, got {type(scenario).__name__}")
+
+
 def load_scenario(path: str | Path, catalog: Catalog | None = None) -> ScenarioSpec:
+    """The scenario YAML file at ``path`` (or the scenario.yaml of a directory), checked against
+    ``catalog`` (None: the shipped one); one ``InputError`` naming the file and field if it is not
+    a valid scenario."""
     file = scenario_path(path)
     data = load_yaml(file)  # a fio job file is named as one there
     check_is_scenario(data, file)

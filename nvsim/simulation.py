@@ -54,7 +54,7 @@ from .links import drive_link
 from .numba_cache import compile_notice
 from .platform import PlatformModel
 from .result import Fidelity, Result, Route
-from .scenario import load_scenario
+from .scenario import as_scenario
 from .sim import ArraySystem, SimResult, simulate_event, simulate_fluid
 from .sim.drive_load import ftl_load
 from .sim.event import Precision
@@ -117,7 +117,8 @@ class Simulation:
     def __init__(self, scenario: ScenarioSpec | str | Path, workload: WorkloadSpec | Phase | str | None = None, *,
                  catalog: Catalog | None = None, state: ArrayState | None = None, peeled: frozenset[str] = frozenset()):
         self.catalog = catalog or default_catalog()
-        self.scenario = scenario if isinstance(scenario, ScenarioSpec) else load_scenario(scenario, self.catalog)
+        top = not peeled and state is None  # the caller's (a composite row's or a timeline's are checked already)
+        self.scenario = as_scenario(scenario, self.catalog) if top or not isinstance(scenario, ScenarioSpec) else scenario
         self.workload = self._workload(workload)
         self.peeled = peeled
         self.route: Route = route(self.scenario, self.workload, state, peeled)

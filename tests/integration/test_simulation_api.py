@@ -204,3 +204,24 @@ def test_the_python_api_refuses_what_the_command_line_refuses_in_one_line(call, 
     with pytest.raises(nvsim.InputError) as info:
         call(scenario)
     assert info.value.field == field and "\n" not in str(info.value)
+
+
+def test_the_api_takes_a_scenario_or_its_path_and_refuses_the_rest_in_one_line():
+    """capacity, rebuild_summary and run_timeline took a ScenarioSpec only (a path: AttributeError),
+    Simulation(None) raised TypeError, and a spec changed with model_copy (which checks nothing) to
+    0 drives ended in a ZeroDivisionError deep in a run."""
+    import nvsim
+    from nvsim.errors import InputError
+    from nvsim.rebuild import rebuild_summary, run_timeline
+
+    path = "scenarios/graid-gen5-raid6"
+    spec = nvsim.load_scenario(path)
+    assert nvsim.capacity(path).usable_bytes == nvsim.capacity(spec).usable_bytes == 84_480_000_000_000
+    assert rebuild_summary(path)["rebuild_hours"] == rebuild_summary(spec)["rebuild_hours"]
+    assert run_timeline(path, None).segments == run_timeline(spec, None).segments
+    with pytest.raises(InputError, match=r"^scenario: a nvsim ScenarioSpec or the path of a scenario YAML file, got NoneType$"):
+        nvsim.Simulation(None)
+    broken = spec.model_copy(update={"array": spec.array.model_copy(update={"drives": 0})})
+    with pytest.raises(InputError, match=r"^scenario 'graid-gen5-raid6-sr1010': array\.drives: .*greater than or equal to 1"):
+        nvsim.Simulation(broken)
+    assert nvsim.Simulation(spec).scenario is spec  # a valid one is taken as it is
