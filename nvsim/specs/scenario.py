@@ -49,11 +49,11 @@ class RebuildSpec(Spec):
     @model_validator(mode="after")
     def _min_below_max(self) -> "RebuildSpec":
         if self.speed_limit_min_kib_per_s > self.speed_limit_max_kib_per_s:
-            raise ValueError(f"speed_limit_min_kib_per_s: {self.speed_limit_min_kib_per_s:g} is above "
-                             f"speed_limit_max_kib_per_s ({self.speed_limit_max_kib_per_s:g}); allowed: min <= max")
+            raise ValueError(f"speed_limit_min_kib_per_s: {self.speed_limit_min_kib_per_s:,.0f} is above "
+                             f"speed_limit_max_kib_per_s ({self.speed_limit_max_kib_per_s:,.0f}); allowed: min <= max")
         if self.md_speed_min_kib_per_s > self.md_speed_max_kib_per_s:
-            raise ValueError(f"sync_speed_min_kib_per_s: the array's minimum ({self.md_speed_min_kib_per_s:g}) is above "
-                             f"its maximum ({self.md_speed_max_kib_per_s:g}, sync_speed_max_kib_per_s or "
+            raise ValueError(f"sync_speed_min_kib_per_s: the array's minimum ({self.md_speed_min_kib_per_s:,.0f}) is above "
+                             f"its maximum ({self.md_speed_max_kib_per_s:,.0f}, sync_speed_max_kib_per_s or "
                              f"speed_limit_max_kib_per_s); allowed: min <= max")
         if self.span_bytes is not None and self.span_bytes <= 0:
             raise ValueError("span_bytes: must be > 0")

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field, ModelWrapValidatorHandler, ValidationInfo, field_validator, model_validator
 
 from ..skew_syntax import check_distribution
-from .base import Bytes, FioTime, Label, Seconds, Spec, _catalog, _known_name
+from .base import Bytes, Count, FioTime, Label, Seconds, Spec, _catalog, _known_name
 from .mix import MAX_MIX_PARTS, MixPart, block_size_mix, mean_size, parse_bsrange, parse_bssplit  # noqa: F401 (re-exported)
 from ..units import parse_bytes
 
@@ -33,7 +33,9 @@ def _fio_bool(value: Any) -> bool:
 
 
 FioBool = Annotated[bool, BeforeValidator(_fio_bool)]
-PositiveRate = Annotated[float, Field(gt=0, le=1e9)]
+RATE_IOPS_MIN = 1e-3
+"""The least cap a clone's direction takes: one I/O in 1,000 s (1e-300 was taken, and printed as such)."""
+PositiveRate = Annotated[Count, Field(ge=RATE_IOPS_MIN, le=1e9)]
 """I/Os per second of one clone in one direction (``rate_iops_by_direction``)."""
 
 
@@ -156,7 +158,7 @@ class WorkloadSpec(Spec):
         "scaled up to 1; fio's bssplit text gives its rest to the largest share, as fio draws it); bs is then the "
         "mix's mean (nvsim.workload.mix)"))
     # pacing (nvsim.workload.compose): a rate cap, a think time (either or both), or a latency target
-    rate_iops: float | None = Field(default=None, gt=0, le=1e9, description=(
+    rate_iops: Count | None = Field(default=None, ge=RATE_IOPS_MIN, le=1e9, description=(
         "fio's rate_iops: the I/Os per second one clone may issue (a cap over the job's mix of directions)"))
     rate_iops_by_direction: tuple[PositiveRate | None, PositiveRate | None] | None = Field(default=None, description=(
         "fio's rate_iops=R,W on a read/write mix: the I/Os per second one clone may issue in each direction, each "

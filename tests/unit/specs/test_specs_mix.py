@@ -197,3 +197,15 @@ def test_a_mix_is_more_than_one_part_or_a_part_with_its_own_direction():
     assert not is_a_mix((MixPart(4 * KiB, 1.0),))
     assert is_a_mix((MixPart(4 * KiB, 1.0, "write"),))
     assert is_a_mix((MixPart(4 * KiB, 0.5), MixPart(8 * KiB, 0.5)))
+
+
+def test_a_rate_cap_takes_counts_with_units_and_is_at_least_one_io_in_a_thousand_seconds():
+    """rate_iops refused '10K' (counts elsewhere take 2,700K, 28M, 310K IOPS) and took 1e-300,
+    printed as such in the tables."""
+    from nvsim.specs import WorkloadSpec
+
+    assert WorkloadSpec(name="a", rw="randread", rate_iops="10K").rate_iops == 10_000
+    assert WorkloadSpec(name="a", rw="randread", rate_iops="310K IOPS").rate_iops == 310_000
+    assert WorkloadSpec(name="a", rw="randrw", rate_iops_by_direction=("1K", None)).rate_iops_by_direction == (1000, None)
+    with pytest.raises(ValueError, match="greater than or equal to 0.001"):
+        WorkloadSpec(name="a", rw="randread", rate_iops=1e-300)
