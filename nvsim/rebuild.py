@@ -187,6 +187,8 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, 
     events = list(scenario.faults)
     missing: set[int] = set()
     failed: set[int] = set()  # members that failed or were pulled at some time: a replace of one is a new drive
+    striped = drives_striped(scenario, catalog)
+    reported: set[int] = set()  # drives used directly whose loss the timeline has marked
     queue: list[int] = []
     spares = array.hot_spares
     t = 0.0
@@ -211,17 +213,21 @@ def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, 
                     spares -= 1
                     queue.append(e.drive)
             elif e.action == "replace":
-                if e.drive in missing and e.drive not in queue and (current is None or current.member != e.drive):
+                if not striped:  # a drive used directly: the new one is an empty device, nothing to rebuild
+                    missing.discard(e.drive)
+                elif e.drive in missing and e.drive not in queue and (current is None or current.member != e.drive):
                     queue.append(e.drive)
                 elif e.drive in failed:  # a hot spare took the member's place: the new drive is a spare
                     spares += 1
         rebuilt = {current.member: current.bytes_rebuilt} if current else {}
         loss = lost_data(scenario, catalog, missing, rebuilt)
-        if loss is not None:
+        if loss is not None and (loss.stops_io or not missing <= reported):
             loss.at_s = t
-            out.data_loss = loss
+            out.data_loss = out.data_loss or loss
             out.segments.append(Segment(t, t, "data loss", tuple(sorted(missing)), None, 0.0, None, 0.0, 0.0, loss.detail))
-            break
+            if loss.stops_io:
+                break
+            reported |= missing  # drives used directly: their own data is gone, the others' jobs go on
         if current is None and queue:
             member = queue.pop(0)
             current = RebuildRecord(member, t, None, 0.0, 0.0,

@@ -46,3 +46,19 @@ def test_the_jobs_of_the_drives_left_go_on_as_on_those_drives_alone():
     striped = parse_scenario({**failed.model_dump(mode="json"), "array": {
         **failed.array.model_dump(mode="json", exclude={"engine_settings"}), "engine": "linux-md"}}, CATALOG)
     assert Simulation(striped, striped.workloads[0], catalog=CATALOG, state=ArrayState((3,))).run("fluid").write_iops == 0
+
+
+def test_the_timeline_goes_on_for_the_drives_left_and_a_replace_brings_a_device_back():
+    """The timeline stopped at the first failure with a 'data loss' segment of 0 IOPS, though its own
+    record said the other drives keep their data (stops_io false), and a later replace was ignored."""
+    from nvsim.rebuild import run_timeline
+
+    faults = [{"at_s": 100, "drive": 3, "action": "fail"}, {"at_s": 200, "drive": 3, "action": "replace"},
+              {"at_s": 300, "drive": 5, "action": "fail"}]
+    scenario = _passthrough(faults=faults)
+    timeline = run_timeline(scenario, scenario.workloads[0], CATALOG)
+    states = [(s.start_s, s.end_s, s.state, s.missing) for s in timeline.segments]
+    assert states == [(0, 100, "optimal", ()), (100, 100, "data loss", (3,)), (100, 200, "degraded", (3,)),
+                      (200, 300, "optimal", ()), (300, 300, "data loss", (5,)), (300, float("inf"), "degraded", (5,))]
+    optimal, left = timeline.segments[0].foreground_iops, timeline.segments[2].foreground_iops
+    assert 0 < left < optimal and not timeline.data_loss.stops_io and timeline.rebuilds == []
