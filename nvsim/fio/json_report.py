@@ -214,7 +214,7 @@ def job_json(result: dict, index: int, report: dict, group_bw: dict[str, float])
     job: dict[str, Any] = {
         "jobname": str(result["name"]), "groupid": int(result["group"]), "error": 0, "eta": 0,
         "elapsed": int(round(runtime_s + float(result.get("ramp_time_s", 0.0)))),
-        "job options": {str(k): str(v) for k, v in dict(result["options"]).items()},
+        "job options": {str(k): str(v) for k, v in dict(result["options"]).items() if str(v) != ""},  # fio lists no bare flag
         **directions,
         "sync": {"total_ios": 0, "lat_ns": lat_stats(np.zeros(0, dtype=np.int64), percentiles=None)},
         "job_runtime": int(round(runtime_s * 1000)),
@@ -270,8 +270,9 @@ def fio_json_report(jobs_results: list[dict], *, fio_version: str = "nvsim", tim
               "clat_percentiles": clat_percentiles, "json_plus": json_plus}
     out: dict[str, Any] = {"fio version": fio_version, "timestamp": int(timestamp), "timestamp_ms": int(timestamp) * 1000,
                            "time": time.asctime(time.gmtime(timestamp))}
-    if global_options:
-        out["global options"] = {str(k): str(v) for k, v in global_options.items()}
+    given = {str(k): str(v) for k, v in (global_options or {}).items() if str(v) != ""}  # fio lists no bare flag
+    if given:
+        out["global options"] = given
     groups = _group_bandwidths(jobs_results)
     out["jobs"] = [job_json(r, i, report, groups.get(int(r.get("group", 0)), {})) for i, r in enumerate(jobs_results)]
     out["disk_util"] = list(disk_util or [])

@@ -28,6 +28,7 @@ import numpy as np
 from .jobfile import FioJob, FioJobFile
 from .json_report import FIO_PERCENTILES, fio_json_report, parse_percentile_list
 from .logs import LOG_OPTIONS, LogEntry
+from .names import FIO_VERSION
 from ..budget import check_region, check_workload
 from ..errors import InputError, limit_from_env
 from ..host_io import effective_iodepth
@@ -110,7 +111,7 @@ def simulate_jobs(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, fidelity
             continue
         for job in phase:
             if job.trim is not None:  # refused first, naming the job's line
-                check_discards(spec, catalog, job.name, job.where or f"{parsed.path} line {job.line}")
+                check_discards(spec, catalog, job.name, job.option_places.get("rw") or job.where or f"{parsed.path} line {job.line}")
         workloads = tuple(job.resolved(device_bytes) if job.needs_device_bytes else job.workload for job in phase)
         result = Simulation(spec, Phase(name=f"phase {index + 1}", jobs=workloads), catalog=catalog).run(fidelity)
         runs += [job_run(job, workload, answer, device_bytes) for job, workload, answer in zip(phase, workloads, result.jobs)]
@@ -370,6 +371,7 @@ def fio_report(parsed: FioJobFile, runs: list[JobRun], catalog: Any, *, json_plu
     check_entries(parsed, str(parsed.path))
     entries = job_entries(runs, catalog, how["group_reporting"])
     return fio_json_report(entries, timestamp=int(time.time()) if timestamp is None else timestamp,
+                           fio_version=f"fio-{FIO_VERSION}-nvsim",
                            global_options=parsed.global_options, lat_percentiles=how["lat_percentiles"],
                            clat_percentiles=how["clat_percentiles"], percentiles=how["percentiles"],
                            json_plus=json_plus, disk_util=disk_util(runs))

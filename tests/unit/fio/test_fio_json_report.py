@@ -152,3 +152,26 @@ def test_fluid_percentiles_are_the_modelled_ones_in_fios_keys():
                     modelled=lambda p: 100.0 * p)
     assert out["percentile"] == {"50.000000": 5000, "99.000000": 9900} and out["mean"] == 1000.0
     assert "percentile" not in lat_stats(np.zeros(0, dtype=np.int64), percentiles=(50.0,), mean_ns=1000.0, count=10)
+
+
+def test_bare_flags_are_not_listed_among_the_options_as_fio_3_33_leaves_them_out():
+    report = fio_json_report([{**job(), "options": {"rw": "randread", "time_based": "", "stonewall": ""}}], timestamp=0,
+                             global_options={"group_reporting": "", "ioengine": "libaio"})
+    assert report["jobs"][0]["job options"] == {"rw": "randread"}
+    assert report["global options"] == {"ioengine": "libaio"}
+    assert "global options" not in fio_json_report([job()], timestamp=0, global_options={"group_reporting": ""})
+
+
+def test_nvsim_fio_names_fios_version_and_itself():
+    """The JSON said "fio version": "nvsim", where --version prints fio-3.42 (nvsim ...): a parser of
+    fio's version found none. It is fio's version, marked as nvsim's."""
+    from nvsim.fio import FIO_VERSION, parse_fio_jobfile
+    from nvsim.fio.run import fio_report, simulate_jobs
+    from nvsim.catalog import default_catalog
+    from nvsim.scenario import load_scenario
+
+    catalog = default_catalog()
+    parsed = parse_fio_jobfile("[a]\nrw=randread\nioengine=libaio\ndirect=1\nruntime=1\ntime_based\n", "j.fio", catalog=catalog)
+    spec = load_scenario("scenarios/graid-gen5-raid6", catalog)
+    report = fio_report(parsed, simulate_jobs(parsed, spec, catalog, "fluid"), catalog, timestamp=0)
+    assert report["fio version"] == f"fio-{FIO_VERSION}-nvsim" and "time_based" not in report["jobs"][0]["job options"]
