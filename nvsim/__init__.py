@@ -32,7 +32,7 @@ _SOURCES: dict[str, str] = {
     "Phase": "specs", "MixPart": "specs",
     "default_catalog": "catalog", "load_catalog": "catalog", "Catalog": "catalog", "InputError": "errors",
     # capacity and bounds
-    "capacity": "array_capacity", "array_bounds": "bounds",
+    "capacity": "simulation", "array_bounds": "bounds",
     # failures over time
     "run_timeline": "rebuild", "rebuild_summary": "rebuild", "Timeline": "rebuild",
     # published numbers
@@ -65,7 +65,6 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what type checkers and the import graph see; at run time these load on first use
-    from .array_capacity import capacity
     from .bounds import array_bounds
     from .catalog import Catalog, default_catalog, load_catalog
     from .errors import InputError
@@ -74,7 +73,7 @@ if TYPE_CHECKING:  # what type checkers and the import graph see; at run time th
     from .rebuild import Timeline, rebuild_summary, run_timeline
     from .scenario import load_scenario, parse_scenario
     from .result import Result
-    from .simulation import EVENT_HOST_IOS, ArrayState, Precision, Simulation
+    from .simulation import EVENT_HOST_IOS, ArrayState, Precision, Simulation, capacity
     from .specs import MixPart, Phase, ScenarioSpec, WorkloadSpec
     from .ssd.raid5_strip_waf import raid5_strip_waf
     from .units import format_value

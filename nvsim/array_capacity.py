@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from .catalog import Catalog, default_catalog
 from .engines import engine_class, engine_settings
 from .raid import usable_capacity_bytes
-from .scenario import as_scenario
 from .specs import ScenarioSpec
 
 
@@ -31,10 +30,8 @@ class Capacity:
 
 def capacity(scenario: ScenarioSpec, catalog: Catalog | None = None) -> Capacity:
     """Usable, raw and member bytes of the scenario's array (a namespace, if set, is the member);
-    ``scenario`` a ``ScenarioSpec`` or its file's path."""
+    ``nvsim.capacity`` also takes the scenario's path (``nvsim.simulation.capacity``)."""
     catalog = catalog or default_catalog()
-    if not isinstance(scenario, ScenarioSpec):  # a path (or a wrong type: one line naming it)
-        scenario = as_scenario(scenario, catalog)
     array = scenario.array
     drive = catalog.drives[array.drive]
     member = array.namespace_bytes or drive.capacity_bytes.value

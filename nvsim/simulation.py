@@ -60,7 +60,8 @@ from .sim.drive_load import ftl_load
 from .sim.event import Precision
 from .sim.mixed import solve_state
 from .specs import Phase, ScenarioSpec, WorkloadSpec
-from .array_capacity import drives_striped
+from .array_capacity import Capacity, drives_striped
+from .array_capacity import capacity as _capacity
 from .states import ArrayState, lost_data
 from .ssd import DrivePrediction, SsdModel
 from .workload.compose import ROWS, Job, composite_route
@@ -77,6 +78,13 @@ DRIVE_MODEL = "drive model"
 def single_drive(scenario: ScenarioSpec) -> bool:
     """One drive used directly: the SSD model's steady state answers, not the array simulator."""
     return scenario.array.single_drive
+
+
+def capacity(scenario: ScenarioSpec | str | Path, catalog: Catalog | None = None) -> Capacity:
+    """Usable, raw and member bytes of the scenario's array (``nvsim.capacity``): a ``ScenarioSpec``,
+    checked again, or its file's path (``as_scenario``)."""
+    catalog = catalog or default_catalog()
+    return _capacity(as_scenario(scenario, catalog), catalog)
 
 
 def route(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, state: ArrayState | None = None,
@@ -430,5 +438,5 @@ def _run_adopted(run: tuple[int, ...]) -> list[Result]:
     return run_workload_group(scenario, catalog, fidelity, run, precision)
 
 
-__all__ = ["Simulation", "Result", "ArrayState", "Precision", "EventWindow", "route", "single_drive", "predict_workload", "run_workloads", "workload_runs", "run_workload_group", "SOLVERS",
+__all__ = ["Simulation", "capacity", "Result", "ArrayState", "Precision", "EventWindow", "route", "single_drive", "predict_workload", "run_workloads", "workload_runs", "run_workload_group", "SOLVERS",
            "EVENT_HOST_IOS", "HOST_IOS_MIN", "HOST_IOS_MAX", "check_host_ios", "FIDELITIES", "Fidelity", "Route", "Phase", "placed_route"]

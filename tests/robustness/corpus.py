@@ -253,7 +253,7 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     (W + "rw_skip_bytes", 4096, r"workloads\[0\]: rw_skip_bytes: fio's rw=read:N skip is for a sequential job"),
     ("name", "corpus\x00", r"^error: scenario\.yaml: name: must be printable text, got .* U\+0000$"),
     (W + "size", "100TB", r"^error: scenario\.yaml: workloads\[0\]\.size: offset \+ size = .* goes past the end of the array"),
-    (W + "rate_iops", -5, r"workloads\[0\]\.rate_iops: .*greater than 0"),
+    (W + "rate_iops", -5, r"workloads\[0\]\.rate_iops: .*greater than or equal to 0.001"),
     (W + "rate_iops", "fast", r"workloads\[0\]\.rate_iops"),
     (W + "rate_process", "bursty", r"workloads\[0\]\.rate_process: .*'linear' or 'poisson'"),
     (W + "rate_process", "poisson", r"workloads\[0\]: rate_process: poisson arrivals need a rate \(rate_iops\)"),
