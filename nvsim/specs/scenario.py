@@ -175,7 +175,7 @@ class ArraySpec(Spec):
             if self.namespace_bytes is not None and not 0 < self.namespace_bytes <= capacity:
                 raise ValueError(
                     f"namespace_bytes: {format_bytes_decimal(self.namespace_bytes)} is larger than the drive "
-                    f"({self.drive}: {format_bytes_decimal(capacity)}); allowed: 1 byte to {format_bytes_decimal(capacity)}"
+                    f"({self.drive}: {format_bytes_decimal(capacity)}); allowed: 1 MiB to {format_bytes_decimal(capacity)}"
                 )
             if self.strip_bytes > (self.namespace_bytes or capacity):
                 raise ValueError(f"strip_bytes: larger than the member namespace; allowed: at most "
@@ -470,6 +470,25 @@ class ScenarioSpec(Spec):
                 spared.add(fault.drive)
             else:
                 missing[fault.drive] = fault.at_s
+        return self
+
+    @model_validator(mode="after")
+    def _trims_reach_the_drives(self, info: ValidationInfo) -> "ScenarioSpec":
+        """A trim job (rw: trim, randtrim, trimwrite, randtrimwrite) on an array whose engine passes
+        no discards to its drives is refused when the scenario loads, naming the workload (it was
+        refused only once the run began, without the file or the field)."""
+        catalog = _catalog(info)
+        if catalog is None or self.volumes or self.array.engine not in catalog.engines:
+            return self
+        engine = catalog.engine_class(self.array.engine)
+        if engine.passes_discards(self.array.level):
+            return self
+        for index, workload in enumerate(self.workloads):
+            if workload.trim is not None:
+                why = engine.discard_refusal(self.array.level, catalog.engines[self.array.engine].name)
+                raise ValueError(f"workloads[{index}].rw: {workload.trim} (job [{workload.name}]) cannot be simulated on "
+                                 f"this array: {why}; trims are simulated on drives without RAID and on md RAID 0, 1 "
+                                 f"and 10")
         return self
 
     @model_validator(mode="after")

@@ -7,13 +7,14 @@ ioengine, its options and the OLTP profile are checked against the catalog when 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BeforeValidator, Field, ModelWrapValidatorHandler, ValidationInfo, field_validator, model_validator
 
 from ..skew_syntax import check_distribution
 from .base import Bytes, Count, FioTime, Label, Seconds, Spec, _catalog, _known_name
 from .mix import MAX_MIX_PARTS, MixPart, block_size_mix, mean_size, parse_bsrange, parse_bssplit  # noqa: F401 (re-exported)
+from ..errors import suggestion_text
 from ..units import parse_bytes
 
 SECONDS_BOUNDS = {"bound_unit": "seconds"}
@@ -198,6 +199,9 @@ class WorkloadSpec(Spec):
         data = dict(data)
         if isinstance(data.get("rw"), str) and data["rw"] in TRIM_SHAPE:
             data["trim"], data["rw"] = data["rw"], TRIM_SHAPE[data["rw"]]
+        elif isinstance(data.get("rw"), str) and data["rw"] not in get_args(FioRw):  # name the trims too
+            names = [*get_args(FioRw)[:-1], *TRIM_SHAPE, "oltp"]
+            raise ValueError(f"rw: unknown {data['rw']!r}{suggestion_text(data['rw'], names)} allowed: {', '.join(names)}")
         texts = [key for key in ("bssplit", "bsrange") if key in data]
         if not texts:
             if isinstance(data.get("bs_mix"), (list, tuple)):

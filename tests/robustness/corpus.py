@@ -182,7 +182,7 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     ("topology", {"switch": "broadcom-pex89104"}, r"topology\.switch: unknown key"),
     ("topology", "switched", r"topology"),
     # the workload
-    (W + "rw", "randomread", r"workloads\[0\]\.rw"), (W + "rw", "trim", r"rw: job \[randread\]: trims cannot be simulated on this array: md RAID 6 "),
+    (W + "rw", "randomread", r"workloads\[0\]: rw: unknown .randomread.; did you mean .randread."), (W + "rw", "trim", r"workloads\[0\]\.rw: trim \(job \[randread\]\) cannot be simulated on this array: md RAID 6 "),
     (W + "rw", 5, r"workloads\[0\]\.rw"), (W + "rw", DELETE, r"workloads\[0\]\.rw: required field"),
     (W + "bs", 0, r"workloads\[0\]\.bs: .*positive multiple of 512"),
     (W + "bs", "1000", r"workloads\[0\]\.bs: .*positive multiple of 512"),
@@ -261,7 +261,7 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     (W + "thinktime", "2 fortnights", r"workloads\[0\]\.thinktime: unknown time unit"),
     (W + "latency_percentile", 101, r"workloads\[0\]\.latency_percentile: .*less than or equal to 100"),
     (W + "trim", "trim", r"workloads\[0\]: trim: trim's offsets are those of rw write; write rw: trim"),
-    (W + "rw", "randtrim", r"rw: job \[randread\]: trims cannot be simulated on this array: md RAID 6 passes discards"),
+    (W + "rw", "randtrim", r"workloads\[0\]\.rw: randtrim \(job \[randread\]\) cannot be simulated on this array: md RAID 6 passes discards"),
     (W + "phase", "", r"workloads\[0\]\.phase: .*at least 1 character"),
     (W + "phase", "randread", r"workloads: 'randread' names a workload and a phase"),
     (W + "flow", 0, r"workloads\[0\]\.flow: .*greater than or equal to 1"),
