@@ -175,3 +175,16 @@ def test_nvsim_fio_names_fios_version_and_itself():
     spec = load_scenario("scenarios/graid-gen5-raid6", catalog)
     report = fio_report(parsed, simulate_jobs(parsed, spec, catalog, "fluid"), catalog, timestamp=0)
     assert report["fio version"] == f"fio-{FIO_VERSION}-nvsim" and "time_based" not in report["jobs"][0]["job options"]
+
+
+def test_the_fluid_modes_buckets_are_those_of_its_modelled_percentiles():
+    """Without samples the buckets put every I/O in the mean's bucket, beside modelled percentiles
+    that spread them: a p50 of 491 us with 100% of the I/Os in 500-750 us."""
+    modelled = lambda percent: 1000.0 * (100.0 + 10.0 * percent)  # noqa: E731 - 100 us at p0 to 1,100 us at p100
+    report = fio_json_report([job(latencies_ns=None, mean_latency_ns=600_000.0, modelled_percentile_ns=modelled)], timestamp=0)
+    entry = report["jobs"][0]
+    buckets = {**{f"us{k}": v for k, v in entry["latency_us"].items()}, **{f"ms{k}": v for k, v in entry["latency_ms"].items()}}
+    assert sum(buckets.values()) == pytest.approx(100.0, abs=0.2)
+    assert buckets["us250"] == pytest.approx(15.0, abs=0.2) and buckets["us500"] == pytest.approx(25.0, abs=0.2)
+    assert buckets["us750"] == pytest.approx(25.0, abs=0.2) and buckets["us1000"] == pytest.approx(25.0, abs=0.2)
+    assert buckets["ms2"] == pytest.approx(10.0, abs=0.2)  # 1,000-1,100 us
