@@ -208,6 +208,23 @@ def _direction(result: Result, ddir: str, runtime_s: float, share: float, pick: 
             "modelled_percentile_ns": modelled}
 
 
+def _thread_cpu_percent(run: JobRun, clones: int) -> float:
+    """fio's ``sys_cpu`` of an entry of ``clones`` clones: each clone's thread's CPU time over the
+    run, as a percent of one CPU (a job thread that keeps a core busy reports about 100; a group's
+    entry sums its threads). nvsim counts the busy host CPUs of the run at the job's rate
+    (``Result.cpu_percent`` of the CPUs it is a share of: the jobs', and the engine's host threads,
+    which fio would not see on its own threads) and shares them out over the clones that ran them
+    (a paced job's 16, not the smaller loop its latencies come from; a shared loop's every job's). Where the share's CPUs are not known (a drive model), the run's cpu_percent as before (it
+    was every entry's, the whole system's share: 1.7 on each of 8 clones that kept 8 cores busy)."""
+    scaled = replace(run.result, scale=run.scale)
+    sim = run.result.simulation
+    if sim is None or not sim.logical_cpus:
+        return scaled.cpu_percent
+    loop_clones = run.samples[2] if run.samples else run.workload.numjobs  # the clones that share the run's work
+    busy_cpus = scaled.cpu_percent / 100.0 * sim.logical_cpus
+    return 100.0 * busy_cpus * clones / max(loop_clones, 1)
+
+
 def _clone_samples(samples: np.ndarray, pick: slice | None) -> np.ndarray:
     """One clone's share of a job's latency samples (``pick``: every numjobs-th, from the clone's
     index), taken in an order fixed by their count: a mix's samples are its parts interleaved
@@ -235,7 +252,7 @@ def _job_entry(run: JobRun, host_io: Any, clone: int | None) -> dict:
         "read": _direction(result, "read", run.runtime_s, share, pick, run.in_flight, run.scale, run.samples),
         "write": _direction(result, "write", run.runtime_s, share, pick, run.in_flight, run.scale, run.samples),
         **({"trim": trim_direction(run.trim[0], workload.bs, run.runtime_s, share, run.trim[1])} if run.trim else {}),
-        "cpu_percent": replace(result, scale=run.scale).cpu_percent,  # the loop's at the job's rate (Result.cpu_percent)
+        "cpu_percent": _thread_cpu_percent(run, 1 if clone is not None else workload.numjobs),
         "iodepth": depth,
         "batch_submit": workload.iodepth_batch_submit, "batch_complete": workload.iodepth_batch_complete_min,
         "nvsim": {"simulated_window_s": result.simulated_s, "fidelity": result.fidelity, "limited_by": result.bottleneck,

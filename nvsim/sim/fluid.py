@@ -407,7 +407,7 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
         scenario=system.scenario.name, workload=w.name, fidelity="fluid",
         read_iops=x * f_read, write_iops=x * (1 - f_read),
         read_bytes_per_s=x * f_read * w.bs, write_bytes_per_s=x * (1 - f_read) * w.bs,
-        cpu_percent=cpu_percent,
+        cpu_percent=cpu_percent, logical_cpus=system.logical_cpus,
         read_latency_us=read_lat, write_latency_us=write_lat,
         raid_waf=raid_waf, waf_nand=waf_nand, utilisation=util, limited_by=limited,
         wall_s=time.perf_counter() - start, unloaded_latency_us=r0 * 1e6,

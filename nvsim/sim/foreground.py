@@ -248,6 +248,7 @@ class FioLoad:
             read_iops=x * f_read, write_iops=x * (1 - f_read), read_bytes_per_s=x * f_read * w.bs,
             write_bytes_per_s=x * (1 - f_read) * w.bs,
             cpu_percent=cpu_percent(system, net, sol, self.waiting_cpus(net, sol, x), x * self.sync_wait),
+            logical_cpus=system.logical_cpus,
             **self.latency_by_direction(net, sol, f_read, x),
             raid_waf=raid_waf, waf_nand=waf_nand, utilisation=util, limited_by=limit(util),
             closed_loop=closed_loop_text(w),

@@ -30,6 +30,7 @@ class SimResult:
     read_bytes_per_s: float
     write_bytes_per_s: float
     cpu_percent: float
+    logical_cpus: int = 0  # the logical CPUs cpu_percent is a share of (the jobs' sockets'; 0: not known)
     read_latency_us: dict[str, float] = field(default_factory=dict)  # mean, p50, p90, p99, p99.9, p99.99
     write_latency_us: dict[str, float] = field(default_factory=dict)
     iops_ci95: float = 0.0  # half-width of the 95% confidence interval of total IOPS (batch means)

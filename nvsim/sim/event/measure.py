@@ -180,6 +180,7 @@ def event_result(system: ArraySystem, run: Run, at_warm: dict[str, list[float]],
         read_iops=n_read / window, write_iops=n_write / window,
         read_bytes_per_s=n_read * w.bs / window, write_bytes_per_s=n_write * w.bs / window,
         cpu_percent=min(100.0, 100.0 * cpu_busy / (system.logical_cpus * window)),  # capped busy CPUs, less rounding
+        logical_cpus=system.logical_cpus,
         read_latency_us=stats.latency_us["read"], write_latency_us=stats.latency_us["write"],
         iops_ci95=half_width, raid_waf=raid_waf, waf_nand=waf_nand, utilisation=tuple(util),
         limited_by=_limited_by(util, w), simulated_host_ios=n_read + n_write, completed_host_ios=run.completed,

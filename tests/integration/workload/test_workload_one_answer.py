@@ -87,9 +87,11 @@ def test_a_mixed_rate_capped_job_has_one_answer_through_every_entry_point(tmp_pa
     through_fio = _fio_iops(tmp_path, MIX_JOB)["mixjob"]
     # fio's JSON rounds I/O counts to whole I/Os over the 60 s runtime
     assert through_fio == pytest.approx(direct.total_iops, rel=1e-6)
-    # the CPU too: the loop's at the job's rate, through fio's sys_cpu as through Result.cpu_percent
+    # the CPU too: the loop's at the job's rate, through fio's sys_cpu (each clone's thread, a percent of
+    # one CPU: the busy CPUs shared out over the 16 clones) as through Result.cpu_percent
+    busy_cpus = direct.cpu_percent / 100 * direct.simulation.logical_cpus
     assert [entry["sys_cpu"] for entry in _fio_jobs(tmp_path, MIX_JOB)] == \
-        [pytest.approx(direct.cpu_percent, rel=1e-12)] * MIX_JOB.count("numjobs=16") * 16
+        [pytest.approx(100 * busy_cpus / 16, rel=1e-12)] * MIX_JOB.count("numjobs=16") * 16
     assert direct.cpu_percent < direct.unscaled.cpu_percent
 
     upload = import_fio(MIX_JOB, "job.fio", spec.model_dump(mode="json"), catalog)
