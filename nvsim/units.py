@@ -203,7 +203,8 @@ def format_count(value: float) -> str:
 
 def format_value(value: float | None, unit: str) -> str:
     """A value for a table, by its unit: "B/s" and "bytes" decimal, "IOPS" a count, "percent" two
-    decimals; anything else four significant digits; None is "-", NaN and infinity a word."""
+    decimals; anything else at least four significant digits, never in e-notation (1234567.0 was
+    "1.235e+06"); None and NaN are "-", infinity "never" (``not_finite_word``)."""
     if value is None:
         return "-"
     if (word := not_finite_word(value)) is not None:
@@ -218,7 +219,7 @@ def format_value(value: float | None, unit: str) -> str:
         return format_count(value)
     if unit == "percent":
         return f"{value:.2f}%"
-    return f"{value:,.4g}"
+    return format_significant(value, 4)
 
 
 # --- numbers for tables: the unit (and its SI prefix) goes in the header, the cell holds a plain number ---

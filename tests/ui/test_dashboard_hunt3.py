@@ -338,3 +338,8 @@ def test_the_results_of_a_phase_come_from_one_solve_of_it(monkeypatch):
     for workload, row in zip(spec.workloads, record["workloads"]):
         own = Simulation(spec, workload, catalog=catalog).run("fluid")
         assert row["total_iops"] == own.read_iops + own.write_iops, workload.name
+
+
+def test_a_value_of_any_other_unit_is_written_without_e_notation():
+    assert format_value(1234567.0, "furlongs") == "1,234,567" and format_value(12.3456, "ms") == "12.35"
+    assert format_value(math.nan, "IOPS") == "-" and format_value(math.inf, "years") == "never"
