@@ -258,6 +258,10 @@ def iter_cited(value: Any, path: str = "") -> Iterator[tuple[str, Cited]]:
 
 
 def load_catalog(directory: Path | None = None) -> Catalog:
+    """The catalog under ``directory`` (None: the shipped ``models/``): every section's YAML files,
+    each checked against its schema, its sources against the bibliography and the cross-references
+    (drive families, NAND generations, link rates); one ``InputError`` naming the file otherwise.
+    The sections are read-only (``ReadOnlyDict``). ``default_catalog`` keeps the shipped one."""
     directory = Path(directory) if directory else catalog_dir()
     catalog = Catalog()
     catalog.bibliography.update(load_bibliography(directory / "bibliography.yaml"))
