@@ -378,11 +378,12 @@ def _settle(load, net, demands, rb: RebuildClass | None, stage: RebuildStage | N
     rebuild_limit = ""
     if barrier:
         rebuild_rate = cycle.rebuild_bytes_per_s
-        batches = f"batches of {rb.inflight:.0f} recovery requests of {rb.step_bytes // 1024} KiB ({1e3 * cycle.batch_s:.2f} ms)"
+        kind = "check" if rb.protocol.operation == "check" else "recovery"  # md's check takes the same barrier
+        batches = f"batches of {rb.inflight:.0f} {kind} requests of {rb.step_bytes // 1024} KiB ({1e3 * cycle.batch_s:.2f} ms)"
         at_limit = rebuild_rate >= 0.995 * cap_bytes_per_s and stage.limit_why  # md sleeps at speed_limit_max
         rebuild_limit = (stage.limit_why if at_limit else cap_why) if cycle.sleeping else (
             f"md barrier: {batches}, then {cycle.released:.0f} waiting md requests ({1e3 * cycle.drain_s:.2f} ms)"
-            if cycle.released >= 1 else f"md recovery alone: {batches}")
+            if cycle.released >= 1 else f"md {kind} alone: {batches}")
     elif behind:
         rebuild_rate, rebuild_limit = _behind_host(sol, net, rb, stage, rb_open)
     elif rb is not None and len(sol.throughput) > 1:
