@@ -115,7 +115,7 @@ FIRST_RUN: tuple[Mutation, ...] = (
       "read_iops=n_read / window, write_iops=n_write / window", "read_iops=n_write / window, write_iops=n_read / window", EVENT),
     # --- fio JSON
     m("fio-lat-in-us", "fio JSON latencies written in us under fio's _ns keys", "nvsim/fio/run.py",
-      "np.asarray(samples)[pick or slice(None)] * 1e9", "np.asarray(samples)[pick or slice(None)] * 1e6", FIO_JSON),
+      "_clone_samples(np.asarray(samples), pick) * 1e9", "_clone_samples(np.asarray(samples), pick) * 1e6", FIO_JSON),
     m("fio-runtime-in-s", "fio JSON runtime in seconds (fio: ms)", "nvsim/fio/json_report.py",
       "runtime_ms = int(round(runtime_s * 1000)) if active else 0", "runtime_ms = int(round(runtime_s)) if active else 0", FIO_JSON),
     m("fio-bw-in-bytes", "fio JSON bw in bytes/s (fio: KiB/s)", "nvsim/fio/json_report.py",
