@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from .array_capacity import drives_striped
+from .constants import EVENT_HOST_IOS
 from .bounds import capacity
 from .errors import InputError
 from .catalog import Catalog, default_catalog
@@ -436,7 +437,7 @@ def _longest_limit(timeline: Timeline) -> str:
 
 
 def scrub_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, workload: WorkloadSpec | None = None,
-                  fidelity: str = "fluid", host_ios: int = 60_000, span_bytes: float | None = None) -> dict:
+                  fidelity: str = "fluid", host_ios: int = EVENT_HOST_IOS, span_bytes: float | None = None) -> dict:
     """The array's parity scrub (the engine's ``check`` protocol: md's ``check`` sync action, a
     card's consistency check) as a state of the array (``ArrayState(checking=True)``, solved by the
     orchestrator): its time over the member span (``span_bytes``, else ``array.rebuild.span_bytes``,

@@ -39,6 +39,7 @@ from functools import partial
 
 import simpy
 
+from ...constants import EVENT_HOST_IOS
 from ..fluid import simulate_fluid
 from ..result import SimResult
 from ..system import ArraySystem
@@ -54,7 +55,7 @@ from .slots import HostSlot, Run
 from .window import batch_ios, measured_window, sync_update_of, whole_rebuild
 
 
-def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: int = 60_000, batches: int = 10,
+def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: int = EVENT_HOST_IOS, batches: int = 10,
                    warmup_ios: int | None = None, rebuild_member: int | None = None,
                    until_rebuilt: bool = False, compiled: bool = True, precision: Precision | None = None,
                    progress=None, checking: bool = False) -> SimResult:
