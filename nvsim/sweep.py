@@ -54,7 +54,7 @@ from .states import failed_at_start
 from .simulation import EVENT_HOST_IOS, HOST_IOS_MAX, HOST_IOS_MIN, Simulation, run_workload_group, workload_runs
 from .specs import SECTOR_BYTES, ArraySpec, NumbersNotTruthValues, ScenarioSpec, WorkloadSpec
 from .specs.base import FORMULA_STARTS
-from .units import parse_bytes, parse_bytes_per_s, parse_count
+from .units import parse_bytes, parse_bytes_per_s, parse_count, parse_size_bound
 from .workers import dask_client, process_pool
 
 OPS: dict[str, Callable[[float, float], bool]] = {
@@ -141,12 +141,12 @@ class SweepSpec(NumbersNotTruthValues):
     def _each_point_once(self) -> "SweepSpec":
         """A listed point that is the grid's, or an earlier listed one, is refused: it ran again, a
         second row under the same key."""
-        grid = {field: {_value_identity(v) for v in values} for field, values in self.grid.items()}
+        grid = {field: {_value_identity(v, field) for v in values} for field, values in self.grid.items()}
         seen: set[str] = set()
-        for i, point in enumerate(self.points):
-            if grid and set(point) == set(grid) and all(_value_identity(v) in grid[f] for f, v in point.items()):
+        for i, point in enumerate(self.points):  # values as their fields read them (64KiB and 65536 are one)
+            if grid and set(point) == set(grid) and all(_value_identity(v, f) in grid[f] for f, v in point.items()):
                 raise ValueError(f"points[{i}]: the grid has this point already; give each point once")
-            same = json.dumps({f: _value_identity(v) for f, v in point.items()}, sort_keys=True)
+            same = json.dumps({f: _value_identity(v, f) for f, v in point.items()}, sort_keys=True)
             if same in seen:
                 raise ValueError(f"points[{i}]: an earlier point of points is the same; give each point once")
             seen.add(same)
@@ -229,14 +229,14 @@ def _with_unit(unit: str, scale: float = 1.0) -> Callable[[str], float]:
 
 
 def _size(raw: str) -> float:
-    """Bytes: a plain number, or a byte unit (20 TB, 4 KiB); fio's bare 4k is refused (is 10M a
-    million bytes or a MiB?)."""
+    """Bytes: a plain number, or a byte unit (20 TB, 4 KiB, 20.95 TiB: a bound to compare against
+    need not be whole bytes); fio's bare 4k is refused (is 10M a million bytes or a MiB?)."""
     try:
         return float(raw)
     except ValueError:
         if not raw.strip().endswith("B"):
             raise
-        return float(parse_bytes(raw))
+        return parse_size_bound(raw)
 
 
 def _probability(raw: str) -> float:
@@ -798,12 +798,22 @@ def _dask_results(client, tasks: list[dict]):
         yield from future.result()
 
 
+EMPTY_MEANS = {"drive_lifetime_years": math.inf}
+"""Columns whose empty cell is a number: a workload that writes nothing wears its drives for no
+time, so their life is unbounded (a read-only row failed 'drive_lifetime_years >= 0.1' and went
+unranked when the life was maximised)."""
+
+
 def _rank(rows: list[dict], spec: SweepSpec) -> list[dict]:
     """Mark the set-ups meeting every constraint and rank them by the objective (1 = best).
 
     A constraint or objective names a column (``read_iops``: must hold on every workload row of
     the set-up) or a workload's column (``randread-b4k-j192-d32.read_iops``); a set-up's rows share
-    its verdict and rank.
+    its verdict and rank. An empty cell is a quantity the row does not have (no writes: no write
+    latency, no RAID WAF; ``EMPTY_MEANS`` gives the few that read as a number): a constraint holds
+    on it, and a set-up with no value of the objective is ranked after those with one, in sweep
+    order, so every set-up meeting the constraints has a rank (an objective no row had left every
+    rank empty in the files while the printed table ranked them).
     """
     constraints = [parse_constraint(c) for c in spec.constraints]
     table = [dict(r) for r in rows]
@@ -819,7 +829,7 @@ def _rank(rows: list[dict], spec: SweepSpec) -> list[dict]:
         chosen = [r for r in point_rows if not workload or r["workload"] == workload]
         if workload and not chosen:
             raise InputError(field, f"no workload {workload!r} in the sweep")
-        found = [r.get(metric) for r in chosen]
+        found = [EMPTY_MEANS.get(metric) if r.get(metric) is None else r.get(metric) for r in chosen]
         text = next((v for v in found if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)))), None)
         if text is not None:  # ranked or compared, it ended in a traceback after every point had run
             raise InputError(field, f"{metric!r} is not a number column (a row holds {str(text)[:60]!r}); "
@@ -830,21 +840,23 @@ def _rank(rows: list[dict], spec: SweepSpec) -> list[dict]:
     for point, point_rows in by_point.items():
         ok = all(r.get("status") == "ok" for r in point_rows)
         for column, op, value in constraints:
-            ok = ok and all(v is not None and OPS[op](float(v), value) for v in values(point_rows, column))
+            ok = ok and all(v is None or OPS[op](float(v), value) for v in values(point_rows, column))
         verdicts[point] = bool(ok)
     for row in table:
         row["meets_constraints"] = verdicts[row["point"]]
         row["rank"] = None
     objective = spec.objective
     if objective and objective.column:
-        scored = []
+        scored, unscored = [], []
         for point, point_rows in by_point.items():
             if verdicts[point]:
                 vals = [v for v in values(point_rows, objective.column, "objective") if v is not None]
                 if vals:
                     scored.append((min(vals) if objective.maximize else max(vals), point))
+                else:
+                    unscored.append(point)
         scored.sort(key=lambda item: item[0], reverse=objective.maximize is not None)
-        ranks = {point: i for i, (_, point) in enumerate(scored, start=1)}
+        ranks = {point: i for i, point in enumerate([p for _, p in scored] + unscored, start=1)}
         for row in table:
             row["rank"] = ranks.get(row["point"])
     return table

@@ -77,6 +77,16 @@ def parse_bytes(value: int | float | str) -> int:
     raise ValueError(f"unknown size unit {unit!r} in {value!r}; allowed: {ALLOWED_BYTE_UNITS}")
 
 
+def parse_size_bound(text: str) -> float:
+    """A size to compare against, with a decimal or binary byte unit ("20.95 TiB", "20 TB"): unlike
+    ``parse_bytes`` it need not be whole bytes (a sweep's constraint is a bound, not an extent)."""
+    number, unit = _split_exact(str(text).strip())
+    for table in (DECIMAL_BYTE_UNITS, BINARY_BYTE_UNITS):
+        if unit in table:
+            return float(number * table[unit])
+    return float(parse_bytes(text))  # anything else: parse_bytes's own word for it
+
+
 def parse_bytes_per_s(value: int | float | str) -> float:
     """Bytes per second from "14.5 GB/s", "3 GiB/s", "600000 KB/s" or a plain number."""
     if isinstance(value, bool):

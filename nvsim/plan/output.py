@@ -79,8 +79,12 @@ def ranking_rows(ranked: list[dict]) -> list[dict]:
     return rows
 
 
-def _csv(rows: list[dict]) -> str:
-    columns = list(dict.fromkeys(k for row in rows for k in row))
+REJECTED_COLUMNS = ("engine", "level", "drive", "stage", "requirement", "achieved", "target", "resource", "reason")
+"""rejected.csv's columns: written as its header even when no family was rejected (it was an empty line)."""
+
+
+def _csv(rows: list[dict], columns: tuple[str, ...] = ()) -> str:
+    columns = list(dict.fromkeys([*columns, *(k for row in rows for k in row)]))
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, columns, lineterminator="\n")
     writer.writeheader()
@@ -129,7 +133,8 @@ def write_outputs(result: PlanResult, out: Path) -> list[Path]:
         (out / "plan.json", _json(result.as_dict())),
         (out / "ranking.csv", _csv(ranking_rows(result.ranked))),
         (out / "candidates.csv", _csv(ranking_rows(result.every_candidate))),
-        (out / "rejected.csv", _csv([{k: v for k, v in f.items() if k != "closest"} for f in result.families])),
+        (out / "rejected.csv", _csv([{k: v for k, v in f.items() if k != "closest"} for f in result.families],
+                                    REJECTED_COLUMNS)),
     ]
     if has_plotly():
         files.append((out / "pareto.html", pareto_html(result)))

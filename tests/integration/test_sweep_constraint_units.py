@@ -25,6 +25,7 @@ BASE = ROOT / "scenarios" / "xiraid-qlc-raid5" / "scenario.yaml"
     ("rebuild_hours <= 2 h", 2.0), ("rebuild_hours <= 2", 2.0), ("rebuild_mb_per_s >= 2 GB/s", 2000.0),
     ("read_latency_p99_us <= 500 us", 500.0), ("data_loss_probability <= 1e-5", 1e-5), ("mttdl_years >= 1M", 1e6),
     ("usd_per_kiops <= 12.5", 12.5),
+    ("usable_bytes >= 20.95 TiB", 20.95 * 2**40),  # a bound need not be whole bytes (it was refused: 'takes a size')
 ])
 def test_a_value_in_its_columns_kind_is_read(text: str, value: float):
     assert parse_constraint(text)[2] == pytest.approx(value)
@@ -60,3 +61,31 @@ def test_the_sweep_refuses_a_mismatched_unit_in_one_line_before_any_point_runs(t
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr, bad.stderr
     assert "constraints: constraint 'usable_bytes >= 20 GB/s': cannot read the value '20 GB/s': usable_bytes takes a size" in bad.stderr
     assert not list(tmp_path.glob("o*"))
+
+
+def test_an_empty_cell_holds_a_constraint_and_every_set_up_meeting_them_is_ranked():
+    """A read-only row has no write latency, RAID WAF or drive wear: 'drive_lifetime_years >= 0.1'
+    refused it (and every set-up with any read-only workload), and an objective it had no value of
+    left it unranked in the files while the printed table ranked it."""
+    from nvsim.sweep import SweepSpec, _rank
+
+    rows = [{"point": 0, "workload": "r", "status": "ok", "drive_lifetime_years": None, "raid_waf": None},
+            {"point": 1, "workload": "w", "status": "ok", "drive_lifetime_years": 0.3, "raid_waf": 3.0},
+            {"point": 2, "workload": "w", "status": "ok", "drive_lifetime_years": 0.05, "raid_waf": 1.0}]
+    spec = SweepSpec.model_validate({"base": "s.yaml", "constraints": ["drive_lifetime_years >= 0.1", "raid_waf <= 10"],
+                                     "objective": {"maximize": "drive_lifetime_years"}})
+    ranked = {r["point"]: (r["meets_constraints"], r["rank"]) for r in _rank(rows, spec)}
+    assert ranked == {0: (True, 1), 1: (True, 2), 2: (False, None)}  # no wear: a life without bound, first
+    spec = SweepSpec.model_validate({"base": "s.yaml", "objective": {"minimize": "raid_waf"}})
+    ranked = {r["point"]: r["rank"] for r in _rank(rows, spec)}
+    assert ranked == {2: 1, 1: 2, 0: 3}  # no value: ranked after those with one
+
+
+def test_a_listed_point_is_the_grids_however_its_size_is_written():
+    from nvsim.sweep import SweepSpec
+
+    with pytest.raises(ValueError, match=r"points\[0\]: the grid has this point already"):
+        SweepSpec.model_validate({"base": "s.yaml", "grid": {"array.strip_bytes": ["64KiB", "128KiB"]},
+                                  "points": [{"array.strip_bytes": 65536}]})
+    with pytest.raises(ValueError, match=r"points\[1\]: an earlier point of points is the same"):
+        SweepSpec.model_validate({"base": "s.yaml", "points": [{"array.strip_bytes": "64KiB"}, {"array.strip_bytes": "64 KiB"}]})

@@ -16,3 +16,21 @@ from nvsim.plan.output import si_text
 ])
 def test_si_text_by_hand(value, unit, text):
     assert si_text(value, unit) == text
+
+
+def test_rejected_csv_has_its_header_when_no_family_was_rejected():
+    """Every family feasible: rejected.csv was one empty line, which a script reading its columns fails on."""
+    from nvsim.plan.output import REJECTED_COLUMNS, _csv
+
+    assert _csv([], REJECTED_COLUMNS) == "engine,level,drive,stage,requirement,achieved,target,resource,reason\n"
+
+
+def test_a_data_loss_miss_names_unrecoverable_reads_where_they_are_most_of_it():
+    """A P(data loss) miss 99.9% from unrecoverable reads over the survivors was put on the
+    rebuild's limit ('drive NAND at 100%'), which a faster rebuild does not mend."""
+    from nvsim.plan.fluid import _risk_source
+
+    ures = {"p_unrecoverable_read": 0.00245, "p_another_failure": 1.2e-6, "survivor_bytes_read": 30.72e12}
+    assert _risk_source(ures, "drive NAND at 100%").startswith("unrecoverable read errors over the 30.7 TB the rebuild reads")
+    failures = {"p_unrecoverable_read": 1e-7, "p_another_failure": 2e-3, "survivor_bytes_read": 1e12}
+    assert _risk_source(failures, "drive NAND at 100%") == "drive NAND at 100%"
