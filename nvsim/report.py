@@ -471,8 +471,9 @@ def print_sweep_best(console: Console, best: list[dict], objective: str | None) 
         return
     fields = list(dict.fromkeys(k for b in best for k in b["fields"]))
     factor, unit = _objective_scale(objective or "")
-    headers = ("rank", *fields) + ((f"{objective} {unit}".strip(),) if objective else ()) + ("usable TB", "price $", "power W",
-                                                                                              "points meeting")
+    # the rank among the set-ups (a set-up's strips and spares are one): the files rank each point
+    headers = ("set-up rank", *fields) + ((f"{objective} {unit}".strip(),) if objective else ()) + (
+        "usable TB", "price $", "power W", "points meeting")
     rows = []
     for i, b in enumerate(best, start=1):
         cells = [str(b["rank"] if b["rank"] is not None else i)] + [str(b["fields"].get(f, MISSING)) for f in fields]
