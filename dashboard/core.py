@@ -35,7 +35,7 @@ from nvsim.budget import check_scenario_regions, check_workload
 from nvsim.loader import parse_yaml
 from nvsim.names import drive_name, product_name, size_text
 from nvsim.specs.scenario import MAX_WORKLOADS
-from nvsim.units import format_bytes_binary, format_bytes_decimal, format_large, format_probability
+from nvsim.units import format_bytes_binary, format_bytes_decimal, format_large, format_probability, format_significant
 from nvsim.bounds import capacity
 from nvsim.cost import cost_power
 from nvsim.wear import drive_wear
@@ -545,7 +545,9 @@ def fmt_gb_per_s(bytes_per_s: float | None) -> str:
 def fmt_us(value: float | None) -> str:
     if value is None:
         return "n/a"
-    return f"{value / 1000:.3g} ms" if value >= 1000 else f"{value:.3g} µs"
+    if value >= 1e6:  # a second or more; never e-notation (1.75e+03 ms was written)
+        return f"{format_significant(value / 1e6, 3)} s"
+    return f"{format_significant(value / 1000, 3)} ms" if value >= 1000 else f"{format_significant(value, 3)} µs"
 
 
 def fmt_bytes(value: float | None) -> str:
@@ -577,8 +579,14 @@ def host_cores_percent(workload: dict[str, Any]) -> float | None:
 
 
 def latency_us(workload: dict[str, Any], key: str) -> float | None:
-    """A latency statistic of the workload: reads' for read-only jobs, else the writes' (worse) one."""
+    """A latency statistic of the workload: the mean over its I/Os (each direction's weighted by its
+    I/Os: it was the worse direction's, 1.85 ms for a 70/30 mix whose I/Os took 1.21 ms on average);
+    a percentile the worse direction's (two directions' percentiles do not add up to one)."""
     reads, writes = workload.get("read_latency_us") or {}, workload.get("write_latency_us") or {}
+    if key == "mean" and reads.get(key) is not None and writes.get(key) is not None:
+        r, w = workload.get("read_iops") or 0.0, workload.get("write_iops") or 0.0
+        if r + w > 0:
+            return (r * reads[key] + w * writes[key]) / (r + w)
     values = [v for v in (reads.get(key), writes.get(key)) if v is not None]
     return max(values) if values else None
 

@@ -579,6 +579,9 @@ def scenario_record(path: str | Path, catalog: Catalog | None = None, fidelity: 
     (the dashboard's own event mode measures fewer, ``core.EVENT_HOST_IOS``, to answer in seconds)."""
     catalog = catalog or default_catalog()
     spec = load_scenario(path, catalog)
+    if spec.volumes:  # one page, one array: its price and watts counted every volume's drives
+        raise InputError("volumes", f"the one-page report shows one array; {path} has {len(spec.volumes) + 1} (volumes: "
+                                    f"{', '.join(v.name for v in spec.volumes)}); `nvsim run` predicts them together")
     # every field, defaults included: the report names the set-up from this dict (engine, strip,
     # level), and a field left at its default is still part of the set-up (md is the default engine)
     data = spec.model_dump(mode="json")

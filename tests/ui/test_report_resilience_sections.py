@@ -124,3 +124,19 @@ def test_an_oltp_workloads_row_gives_its_transactions_and_their_latency():
     row = report.prediction_rows(record)[0]
     assert row[1] == f"{core.fmt_count(result.transactions_per_s)} TPS ({core.fmt_count(result.total_iops)} IOPS)"
     assert row[3] == f"{core.fmt_us(result.simulation.transaction_latency_us['mean'])} per tx"
+
+
+def test_the_report_refuses_volumes_and_writes_no_e_notation_and_means_over_every_io(tmp_path):
+    """A scenario with volumes got a page of its first array priced with every volume's drives; a
+    transaction of 1.75 s read '1.75e+03 ms'; the mean latency was the worse direction's."""
+    from tests.conftest import run_cli
+
+    done = run_cli("report", str(ROOT / "scenarios" / "hardware-cards" / "two-virtual-disks.yaml"), "-o",
+                   str(tmp_path / "r.html"), "--fidelity", "fluid")
+    assert done.returncode == 2 and "the one-page report shows one array" in done.stderr
+    assert not (tmp_path / "r.html").exists()
+    assert [core.fmt_us(v) for v in (1_746_000, 999_999, 1234.5, 50.5)] == ["1.75 s", "1,000 ms", "1.23 ms", "50.5 µs"]
+    mix = {"read_iops": 700.0, "write_iops": 300.0, "read_latency_us": {"mean": 940.5, "p99": 2000.0},
+           "write_latency_us": {"mean": 1849.0, "p99": 3000.0}}
+    assert core.latency_us(mix, "mean") == pytest.approx(0.7 * 940.5 + 0.3 * 1849.0)
+    assert core.latency_us(mix, "p99") == 3000.0  # a percentile: the worse direction's
