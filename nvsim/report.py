@@ -188,7 +188,9 @@ def print_bounds(console: Console, scenario: ScenarioSpec, report: BoundsReport,
         rows.append((bound.metric, f"{format_significant(bound.value / factor)} {header}", bound.limited_by,
                      f"{format_significant(nxt.value / factor)} {header}" if nxt else MISSING,
                      nxt.component if nxt else MISSING))
-    print_grid(console, Grid("Upper bounds (drives, links, RAID level, engine device)",
+    # each under its canonical job over the whole array at the drives' steady state: a job of a small
+    # region writes at a lower NAND WAF and may pass the random-write bound (docs/getting-started.md)
+    print_grid(console, Grid("Upper bounds of canonical jobs over the whole array (drives, links, RAID level, engine device)",
                              ("metric", "bound", "limited by", "next bound", "next limit"),
                              (False, True, False, True, False), tuple(rows)))
 

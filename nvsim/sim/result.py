@@ -71,6 +71,10 @@ class SimResult:
         if not self.utilisation or self.limited_by.startswith("I/Os in flight"):
             return self.limited_by
         top = busiest(self.utilisation)
+        named = next((u for u in self.utilisation if u.resource == self.limited_by), None)
+        if named is not None and round(named.utilisation, 2) == round(top.utilisation, 2):
+            top = named  # a tie at the top: the resource the solver found binding (md's raid1d, full with
+            # bitmap waits, tied with the drives' NAND that set the rate, was named)
         busiest_text = f"{top.resource} at {100 * top.utilisation:.0f}%"
         if self.closed_loop and top.utilisation < SATURATED_UTILISATION:
             return f"{self.closed_loop} (busiest resource: {busiest_text})"
