@@ -308,6 +308,16 @@ def faults_html(record: dict[str, Any], catalog: Catalog) -> str:
             + f"<p>Fault timeline under {escape(timeline['workload'] or 'no load')} (fluid mode).</p>" + lost)
 
 
+def _slot_words(record: dict[str, Any]) -> str:
+    """How the failed drive's slot is filled, as ``rebuild_summary`` says (a hot spare, or a new
+    drive after ``array.replace_hours``); the heading said "onto a spare" on arrays without one."""
+    array = record.get("scenario", {}).get("array", {})
+    if array.get("hot_spares"):
+        return "onto a hot spare"
+    hours = array.get("replace_hours") or 0
+    return f"no hot spare: replaced after {hours:g} h" if hours else "no hot spare: replaced at once"
+
+
 def rebuild_html(record: dict[str, Any], catalog: Catalog) -> str:
     """Rebuild of one failed drive onto a spare, on an idle array and under the first workload, side by side."""
     idle, loaded = rebuilds(record, catalog)
@@ -511,7 +521,8 @@ def report_html(record: dict[str, Any], catalog: Catalog | None = None, *, custo
             f"<h2>Cost and power{escape(' at ' + workload['name']) if workload else ''}</h2>", _pairs(cost_rows(workload, core.missing_prices(record, workload, catalog))), "</div><div><h2>Against load</h2>", curve_svg(record, catalog),
             "<h2>Where the time goes</h2>", utilisation_html(workload), "</div></div>",
             faults_html(record, catalog) if faults else "",
-            "<h2>Rebuild and risk (one failed drive, onto a spare)</h2>", rebuild_html(record, catalog), scrub_html(record),
+            f"<h2>Rebuild and risk (one failed drive, {escape(_slot_words(record))})</h2>", rebuild_html(record, catalog),
+            scrub_html(record),
             resync_html(record, catalog),
             "<h2>Predictions</h2>", _table(["workload", "IOPS", "throughput", "latency mean", "p99", "p99.9", "host cores busy", "limited by"],
                                             prediction_rows(record), {1, 2, 3, 4, 5, 6}, (18, 8, 9, 9, 8, 8, 9, 31)),

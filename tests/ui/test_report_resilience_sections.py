@@ -140,3 +140,10 @@ def test_the_report_refuses_volumes_and_writes_no_e_notation_and_means_over_ever
            "write_latency_us": {"mean": 1849.0, "p99": 3000.0}}
     assert core.latency_us(mix, "mean") == pytest.approx(0.7 * 940.5 + 0.3 * 1849.0)
     assert core.latency_us(mix, "p99") == 3000.0  # a percentile: the worse direction's
+
+
+def test_the_rebuild_heading_says_how_the_slot_is_filled():
+    """It said 'onto a spare' on arrays without one (nvsim run: 'replaced at once: no hot spare')."""
+    assert report._slot_words({"scenario": {"array": {"hot_spares": 1}}}) == "onto a hot spare"
+    assert report._slot_words({"scenario": {"array": {"hot_spares": 0}}}) == "no hot spare: replaced at once"
+    assert report._slot_words({"scenario": {"array": {"replace_hours": 24}}}) == "no hot spare: replaced after 24 h"
