@@ -61,6 +61,7 @@ th { background: #eef2f6; font-weight: 600; } td.num { text-align: right; overfl
 .bar { background: #e9eef4; height: 8px; width: 100%; } .bar > div { background: #1f5fa8; height: 8px; }
 .bar > div.top { background: #c0392b; } .ok { color: #2e8b57; font-weight: 600; } .out { color: #b3261e; font-weight: 600; }
 .foot { color: #6b7785; margin-top: 6px; font-size: 8.5px; }
+.faults { font-size: 8px; line-height: 1.2; } .faults p { margin: 2px 0; }
 """
 
 
@@ -299,13 +300,17 @@ def faults_html(record: dict[str, Any], catalog: Catalog) -> str:
     if timeline is None:
         return ""
     rows = [[escape(cell) for cell in row] for row in timeline_rows(timeline)]  # nvsim run's columns
+    limits = [row[-1] for row in rows]
+    for i in range(1, len(rows)):  # a rebuild's steps repeat their limit: said once, to keep the page one page
+        if limits[i] and limits[i] == limits[i - 1]:
+            rows[i][-1] = "as above"
     loss = timeline.get("data_loss")
     lost = "" if not loss else (f"<p><b>Data loss at {loss['at_s']:,.0f} s</b>: {escape(loss['detail'])}; "
                                 f"{loss['stripes_lost']:,} stripes, {loss['bytes_lost'] / 1e9:,.1f} GB</p>")
-    return (f"<h2>Faults (the predictions are of the array as its faults leave it at 0 s)</h2>"
+    return (f"<h2>Faults (the predictions are of the array as its faults leave it at 0 s)</h2><div class='faults'>"
             f"<p>Array state: <b>{escape(words)}</b></p>"
             + _table(list(TIMELINE_HEADERS), rows, {0, 1, 4, 5, 6, 7}, (7, 7, 10, 8, 8, 10, 6, 8, 36))
-            + f"<p>Fault timeline under {escape(timeline['workload'] or 'no load')} (fluid mode).</p>" + lost)
+            + f"<p>Fault timeline under {escape(timeline['workload'] or 'no load')} (fluid mode).</p>" + lost + "</div>")
 
 
 def _slot_words(record: dict[str, Any]) -> str:
