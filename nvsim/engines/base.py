@@ -167,6 +167,12 @@ class Engine:
         return near_copies if level == 10 else 1
 
     @classmethod
+    def copies_refusal(cls, level: int, near_copies: int) -> str | None:
+        """Why a RAID10 of ``near_copies`` copies cannot be built on this engine (its metadata mirrors
+        a fixed number of drives), as ``field: why; allowed: ...``; None when it can (here always)."""
+        return None
+
+    @classmethod
     def most_drives_at(cls, level: int) -> tuple[int, str] | None:
         """The most drives a volume at RAID ``level`` may have on this engine, and why, where the
         engine's own metadata limits it below its device's ``max_drives``; None here (no such rule)."""

@@ -101,6 +101,14 @@ class VrocEngine(MdEngine):
         rule (any count) at other levels."""
         return 2 if level == 10 else 1
 
+    @classmethod
+    def copies_refusal(cls, level: int, near_copies: int) -> str | None:
+        """An IMSM RAID10 is two-drive mirrors striped: three copies were taken (a RAID WAF of 3)."""
+        if level == 10 and near_copies != 2:
+            return (f"near_copies: an IMSM RAID10 (VROC's) is two-drive mirrors striped (mdadm: an even count of at "
+                    f"least four drives); allowed: 2, got {near_copies}")
+        return None
+
     def dirty_after_crash(self, level: int, write_rate_per_s: float, write_bytes_per_s: float, region_bytes: float,
                           random: bool, streams: int, data_members: int, copies: int, member_bytes: float) -> dict:
         """md's, except RAID5 with the partial parity log: after a dirty shutdown md recovers the

@@ -202,7 +202,8 @@ class ArraySpec(Spec):
             raise ValueError(f"strip_bytes: md takes only a power-of-two chunk for RAID{self.level}, got {strip} bytes; "
                              f"allowed: 4 KiB, 8 KiB, 16 KiB, ... (powers of two)")
         refusal = engine.settings_refusal(self.level, self.engine_settings) or \
-            engine.rebuild_refusal(self.engine, self.rebuild.changed_fields, self.checkable)
+            engine.rebuild_refusal(self.engine, self.rebuild.changed_fields, self.checkable) or \
+            engine.copies_refusal(self.level, self.near_copies)
         if refusal:
             raise ValueError(refusal)
         most = engine.most_drives_at(self.level)

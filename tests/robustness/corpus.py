@@ -246,6 +246,8 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
      r"array: rebuild\.priority: with rate_percent the card rebuilds at that rate"),
     ("array", dict(BASE_SCENARIO["array"], hot_spares=1, replace_hours=24),
      r"array: replace_hours: a hot spare takes the slot at once, so there is no wait"),
+    ("array", {"level": 10, "drive": "intel-d7-p5510-3.84tb", "drives": 6, "near_copies": 3, "engine": "intel-vroc"},
+     r"array: near_copies: an IMSM RAID10 \(VROC's\) is two-drive mirrors striped"),
     ("faults", [{"at_s": 1e300, "drive": 0, "action": "fail"}], r"faults\.0\.at_s: .*at most 100 years|faults\[0\]\.at_s: .*at most 100 years"),
     (W + "latency_window", 1, r"workloads\[0\]: latency_window: the window of a latency target; give latency_target too"),
     (W + "latency_percentile", 50, r"workloads\[0\]: latency_percentile: the percentile of a latency target"),
