@@ -481,7 +481,7 @@ def print_sweep_best(console: Console, best: list[dict], objective: str | None) 
         cells = [str(b["rank"] if b["rank"] is not None else i)] + [str(b["fields"].get(f, MISSING)) for f in fields]
         if objective:
             value = None if b["objective"] is None else b["objective"] / factor
-            probability = (objective or "").endswith("_probability") and value is not None and value == value
+            probability = objective.endswith("_probability") and value is not None and value == value
             cells.append(format_probability(value) if probability else _optional(value, 4))  # 2.9e-10 read 0.000000000
         usable = b.get("usable_bytes")
         cells += [_optional(None if usable is None else usable / 1e12, 4), _dollars(b.get("price_usd")), _dollars(b.get("power_w")),

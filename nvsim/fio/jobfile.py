@@ -400,14 +400,14 @@ def _sections(text: str, path: str, keywords: dict[str, int] | None = None,
               environ: Mapping[str, str] | None = None, lead: tuple[str, ...] = ()) -> list[_Section]:
     """Split the text into sections of (key, value, line) entries, as fio's parse_jobs_ini. ``lead``:
     the places of the text's first lines when they are not the file's (the command line's options,
-    ``command_line_places``); the file's lines are numbered after them from 1."""
+    ``parse_fio_jobfile``'s ``command_line``); the file's lines are numbered after them from 1."""
     sections: list[_Section] = []
     for number, raw in enumerate(text.split("\n"), start=1):
         line = _strip_comment(raw).strip()  # str.strip also drops the no-break spaces of web copies
         if not line:
             continue
+        where = lead[number - 1] if number <= len(lead) else f"{path} line {number - len(lead)}"
         number -= len(lead)
-        where = lead[number + len(lead) - 1] if number < 1 else f"{path} line {number}"
         if line.startswith("["):
             if not line.endswith("]") or len(line) < 3:
                 raise InputError("", f"a section header is [name], got {line!r}", source=where)
@@ -777,7 +777,7 @@ def _paced(job: FioJob, entries: Mapping[str, _Entry | None], path: str, **pacin
     """The job with its workload's pacing fields set, held to ``WorkloadSpec``'s bounds
     (``updated_workload``; ``entries``: field -> the option that set it)."""
     named = {key: entry for key, entry in entries.items() if entry is not None}
-    return replace(job, workload=updated_workload(job.workload, pacing, job.name, named, job.where or f"{path} line {job.line}"))
+    return replace(job, workload=updated_workload(job.workload, pacing, job.name, named, job.where))
 
 
 FIO_TIMES = ("thinktime", "latency_target", "latency_window")

@@ -75,8 +75,7 @@ def _msec_option(options: dict, key: str, source: str | None = None) -> int:
 def _place(job, option: str) -> str | None:
     """Where the job file (or command line) gave ``option`` for ``job``, for an error's first words;
     a bare log option's prefix is the job's name, given at its section."""
-    places = getattr(job, "option_places", {}) or {}
-    return places.get(option) or getattr(job, "where", "") or None
+    return job.option_places.get(option) or job.where or None
 
 
 def _windows_ms(runtime_ms: int, window_ms: int) -> range | list[int]:

@@ -111,7 +111,7 @@ def simulate_jobs(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, fidelity
             continue
         for job in phase:
             if job.trim is not None:  # refused first, naming the job's line
-                check_discards(spec, catalog, job.name, job.option_places.get("rw") or job.where or f"{parsed.path} line {job.line}")
+                check_discards(spec, catalog, job.name, job.option_places.get("rw") or job.where)
         workloads = tuple(job.resolved(device_bytes) if job.needs_device_bytes else job.workload for job in phase)
         result = Simulation(spec, Phase(name=f"phase {index + 1}", jobs=workloads), catalog=catalog).run(fidelity)
         runs += [job_run(job, workload, answer, device_bytes) for job, workload, answer in zip(phase, workloads, result.jobs)]
@@ -214,8 +214,9 @@ def _thread_cpu_percent(run: JobRun, clones: int) -> float:
     entry sums its threads). nvsim counts the busy host CPUs of the run at the job's rate
     (``Result.cpu_percent`` of the CPUs it is a share of: the jobs', and the engine's host threads,
     which fio would not see on its own threads) and shares them out over the clones that ran them
-    (a paced job's 16, not the smaller loop its latencies come from; a shared loop's every job's). Where the share's CPUs are not known (a drive model), the run's cpu_percent as before (it
-    was every entry's, the whole system's share: 1.7 on each of 8 clones that kept 8 cores busy)."""
+    (a paced job's 16, not the smaller loop its latencies come from; a shared loop's every job's).
+    Where the share's CPUs are not known (a drive model), the run's cpu_percent as before (it was
+    every entry's, the whole system's share: 1.7 on each of 8 clones that kept 8 cores busy)."""
     scaled = replace(run.result, scale=run.scale)
     sim = run.result.simulation
     if sim is None or not sim.logical_cpus:

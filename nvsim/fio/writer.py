@@ -76,13 +76,14 @@ def workload_to_fio_section(workload: WorkloadSpec) -> str:
 def _composite_lines(w: WorkloadSpec) -> list[str]:
     """The options of a composite workload (nvsim.workload.compose): its mix, pacing, flow and run length."""
     lines = [f"bssplit={_bssplit(w)}"] if w.bs_mix else []
+    caps: list[float | None] = []
     if w.rate_iops is not None:  # fio caps each direction on its own: a cap over a mix is each direction's share of it
-        shares = [share for share in (w.read_fraction, 1.0 - w.read_fraction) if share > 0]
-        caps = ",".join(_whole("rate_iops", round(w.rate_iops * share, 9), w.name) for share in shares)
-        lines += [f"rate_iops={caps}", f"rate_process={w.rate_process}"]
-    if w.rate_iops_by_direction is not None:
-        caps = ",".join("" if cap is None else _whole("rate_iops", cap, w.name) for cap in w.rate_iops_by_direction)
-        lines += [f"rate_iops={caps}", f"rate_process={w.rate_process}"]
+        caps = [round(w.rate_iops * share, 9) for share in (w.read_fraction, 1.0 - w.read_fraction) if share > 0]
+    elif w.rate_iops_by_direction is not None:
+        caps = list(w.rate_iops_by_direction)
+    if caps:
+        written = ",".join("" if cap is None else _whole("rate_iops", cap, w.name) for cap in caps)
+        lines += [f"rate_iops={written}", f"rate_process={w.rate_process}"]
     for key in ("thinktime", "latency_target", "latency_window"):
         if getattr(w, key) is not None:
             lines.append(f"{key}={_microseconds(key, getattr(w, key), w.name)}")

@@ -85,10 +85,9 @@ def _fio_shares(sizes: list[int], percents: list[int | None], text: str) -> list
     if len(sizes) == 1:  # one size: every I/O (fio returns it before any draw, min_bs == max_bs)
         return [(sizes[0], 1.0)]
     filled = [p if p is not None else (100 - given) // missing for p in percents]
-    order = sorted(range(len(sizes)), key=lambda i: filled[i])  # stable: the written order among equals
     if sum(filled) <= 0:
         raise ValueError(f"the percentages must not all be 0, got {text!r}")
-    last = [i for i in order if filled[i] > 0][-1]
+    last = max(range(len(sizes)), key=lambda i: (filled[i], i))  # fio's stable ascending sort: the last of the largest
     shares = [filled[i] / 100.0 for i in range(len(sizes))]
     shares[last] += (100 - sum(filled)) / 100.0  # a draw past the sum takes the last size sorted
     return [(size, share) for size, share in zip(sizes, shares) if share > 0]

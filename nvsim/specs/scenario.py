@@ -240,9 +240,9 @@ class ArraySpec(Spec):
 
 
 FAULT_ACTIONS = ("fail", "pull", "replace", "check")
+"""What an event on the timeline does; ``check`` is the only one of the whole array (no drive)."""
 FAULT_HORIZON_S = 100 * 365.25 * 86400
 """The latest time a fault may be set at (100 years: at 1e300 s every rebuild took 0 s in float)."""
-"""What an event on the timeline does; ``check`` is the only one of the whole array (no drive)."""
 
 
 class FaultSpec(Spec):

@@ -139,16 +139,20 @@ def pacing_ceiling_iops(workload: WorkloadSpec) -> tuple[float, str]:
     neither is set. A latency target sets no ceiling of its own (its depth follows the array)."""
     ceilings = []
     if workload.rate_iops is not None:
-        ceilings.append((workload.rate_iops * workload.numjobs, f"its rate cap ({workload.numjobs} job(s) x "
-                                                                f"{iops_text(workload.rate_iops)} IOPS)"))
+        ceilings.append((workload.rate_iops * workload.numjobs, _rate_cap_words(workload)))
     if workload.thinktime is not None:
-        ceilings.append((workload.numjobs / workload.thinktime, f"its think time ({workload.thinktime * 1e6:,.0f} us "
-                                                                 f"after each I/O, {workload.numjobs} job(s))"))
+        ceilings.append((workload.numjobs / workload.thinktime, _think_words(workload)))
     return min(ceilings, default=(float("inf"), ""))
 
 
-MIX_STEPS_PERCENT = 100
-"""rwmixread is a whole percent (as fio's): a mix the direction caps move to is found to one percent."""
+def _rate_cap_words(workload: WorkloadSpec) -> str:
+    """What paces a job with a rate cap, as its result's ``paced_by`` and the plan's bound say it."""
+    return f"its rate cap ({workload.numjobs} job(s) x {iops_text(workload.rate_iops)} IOPS)"
+
+
+def _think_words(workload: WorkloadSpec) -> str:
+    """What paces a job with a think time, as its result's ``paced_by`` and the plan's bound say it."""
+    return f"its think time ({workload.thinktime * 1e6:,.0f} us after each I/O, {workload.numjobs} job(s))"
 
 
 def direction_caps(job: Job) -> Result:
@@ -203,7 +207,7 @@ def _direction_rates(result: Result, reads: float, writes: float) -> Result:
 
 
 def _at_mix(workload: WorkloadSpec, percent: int, **update: Any) -> WorkloadSpec:
-    return workload.model_copy(update={"rwmixread": percent, "rw": workload.rw, **update})
+    return workload.model_copy(update={"rwmixread": percent, **update})
 
 
 def _mix_at_cap(job: Job, bare: WorkloadSpec, direction: int, cap: float) -> tuple[int, Result]:
@@ -273,7 +277,7 @@ def paced(job: Job) -> Result:
     jobs, depth = ladder[low]
     scale = results[low].scale * target / results[low].total_iops  # on top of a think time's own scale
     return replace(results[low], route="paced", scale=scale, loop=results[low].loop or _at(workload, jobs, depth),
-                   paced_by=f"its rate cap ({workload.numjobs} job(s) x {iops_text(workload.rate_iops)} IOPS)").with_note(
+                   paced_by=_rate_cap_words(workload)).with_note(
         f"job {workload.name}: capped at {iops_text(target)} IOPS by its rate; latencies of the smallest closed loop "
         f"that reaches it ({jobs} job(s) x iodepth {depth}), an upper bound within one step")
 
@@ -325,7 +329,7 @@ def think(job: Job) -> Result:
     rate = results[low].total_iops
     iops = jobs / (low / rate + think_s)
     return replace(results[low], route="think", scale=iops / rate, loop=_at(workload, low, 1),
-                   paced_by=f"its think time ({think_s * 1e6:,.0f} us after each I/O, {jobs} job(s))").with_note(
+                   paced_by=_think_words(workload)).with_note(
         f"job {workload.name}: thinktime {think_s * 1e6:,.0f} us after each I/O: {iops_text(iops)} IOPS; "
         f"latencies of the closed loop of {low} job(s) at depth 1 (an upper bound within one job)")
 
