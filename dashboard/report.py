@@ -317,9 +317,10 @@ def _slot_words(record: dict[str, Any]) -> str:
     """How the failed drive's slot is filled, as ``rebuild_summary`` says (a hot spare, or a new
     drive after ``array.replace_hours``); the heading said "onto a spare" on arrays without one."""
     array = record.get("scenario", {}).get("array", {})
-    if array.get("hot_spares"):
+    spares, hours = (value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0  # a record the
+                     for value in (array.get("hot_spares"), array.get("replace_hours")))  # browser sent back: numbers only
+    if spares:
         return "onto a hot spare"
-    hours = array.get("replace_hours") or 0
     return f"no hot spare: replaced after {hours:g} h" if hours else "no hot spare: replaced at once"
 
 

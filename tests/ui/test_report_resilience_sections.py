@@ -147,3 +147,10 @@ def test_the_rebuild_heading_says_how_the_slot_is_filled():
     assert report._slot_words({"scenario": {"array": {"hot_spares": 1}}}) == "onto a hot spare"
     assert report._slot_words({"scenario": {"array": {"hot_spares": 0}}}) == "no hot spare: replaced at once"
     assert report._slot_words({"scenario": {"array": {"replace_hours": 24}}}) == "no hot spare: replaced after 24 h"
+
+
+def test_the_rebuild_heading_takes_only_numbers_from_a_record_the_browser_sent_back():
+    """The report renders records a client sent back: a string in place of replace_hours made the
+    heading's number format raise (a page error) instead of reading as no wait."""
+    assert report._slot_words({"scenario": {"array": {"replace_hours": "x{y}", "hot_spares": "1"}}}) == \
+        "no hot spare: replaced at once"
