@@ -64,6 +64,13 @@ catalog_app = typer.Typer(help="List the catalog (drives, PCIe links, platforms,
 app.add_typer(catalog_app, name="catalog")
 
 
+def _cited_text(value) -> str:
+    """A cited value as ``catalog show`` prints it: a number exactly, a list of them comma-separated."""
+    if isinstance(value, (list, tuple)):
+        return ", ".join(map(_cited_text, value))
+    return nvsim.units.format_exact(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)
+
+
 def _show_version(value: bool) -> None:
     if value:
         sys.stdout.write(f"nvsim {nvsim.__version__}\n")
@@ -407,8 +414,8 @@ def catalog_show(
         _emit_json(entry.model_dump(mode="json"), None)
         return
     console.print(f"[bold]{escape(entry.name)}[/bold] ({escape(str(catalog.files[entry.name]))})", markup=True)
-    rows = tuple((path, nvsim.units.format_exact(cited.value) if isinstance(cited.value, (int, float)) else str(cited.value),
-                  cited.basis, cited.source, cited.note or "") for path, cited in nvsim.catalog.iter_cited(entry))
+    rows = tuple((path, _cited_text(cited.value), cited.basis, cited.source, cited.note or "")
+                 for path, cited in nvsim.catalog.iter_cited(entry))
     nvsim.report.print_grid(console, nvsim.report.Grid("", ("field", "value", "basis", "source", "note"),
                                                        (False, True, False, False, False), rows))
     used = sorted({cited.source for _, cited in nvsim.catalog.iter_cited(entry)})

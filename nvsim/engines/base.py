@@ -167,9 +167,10 @@ class Engine:
         return near_copies if level == 10 else 1
 
     @classmethod
-    def copies_refusal(cls, level: int, near_copies: int) -> str | None:
-        """Why a RAID10 of ``near_copies`` copies cannot be built on this engine (its metadata mirrors
-        a fixed number of drives), as ``field: why; allowed: ...``; None when it can (here always)."""
+    def copies_refusal(cls, entry: Any, level: int, near_copies: int) -> str | None:
+        """Why a RAID10 of ``near_copies`` copies cannot be built on this catalog ``entry`` of the
+        engine (its metadata mirrors a fixed number of drives), as ``field: why; allowed: ...``;
+        None when it can (here always)."""
         return None
 
     @classmethod

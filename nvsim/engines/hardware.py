@@ -85,6 +85,16 @@ class HardwareEngine(Engine):
                     "nothing; allowed: rate_percent or priority, not both")
         return refusal
 
+    @classmethod
+    def copies_refusal(cls, entry, level: int, near_copies: int) -> str | None:
+        """A RAID10 wider than the mirrors the card's family documents (``firmware.raid10_copies``)."""
+        widths = entry.firmware.raid10_copies if entry.firmware is not None else None
+        if level == 10 and widths is not None and near_copies not in widths.value:
+            allowed = ", ".join(map(str, widths.value))
+            return (f"near_copies: a RAID10 on {entry.name} mirrors sets of {allowed} drives (its family's user guide, "
+                    f"{widths.source}); allowed: {allowed}, got {near_copies}")
+        return None
+
     @cached_property
     def costs(self) -> CardCosts:
         return card_costs(self.spec.device, self.v)

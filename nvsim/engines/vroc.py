@@ -102,7 +102,7 @@ class VrocEngine(MdEngine):
         return 2 if level == 10 else 1
 
     @classmethod
-    def copies_refusal(cls, level: int, near_copies: int) -> str | None:
+    def copies_refusal(cls, entry, level: int, near_copies: int) -> str | None:
         """An IMSM RAID10 is two-drive mirrors striped: three copies were taken (a RAID WAF of 3)."""
         if level == 10 and near_copies != 2:
             return (f"near_copies: an IMSM RAID10 (VROC's) is two-drive mirrors striped (mdadm: an even count of at "

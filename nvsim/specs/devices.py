@@ -255,7 +255,10 @@ class CardFirmwareSpec(PhysicalNumbers):
       nvsim's ``array.rebuild.priority`` (low, normal, high);
     * ``passthrough_modes``: what the family calls drives passed through unRAIDed (JBOD, eHBA);
     * ``read_ahead``: whether the family reads ahead on sequential reads (documented default);
-    * ``write_back``: whether writes are acknowledged from the protected cache (the default policy).
+    * ``write_back``: whether writes are acknowledged from the protected cache (the default policy);
+    * ``raid10_copies``: the mirror widths a RAID10 of the family takes, as its user guide states
+      them (MegaRAID: two-drive RAID 1 groups spanned; Microchip: also "RAID 10 (Triple)"); None
+      where no source in reach states them (then not checked).
     """
 
     AT_MOST_ONE = ()
@@ -264,6 +267,7 @@ class CardFirmwareSpec(PhysicalNumbers):
     passthrough_modes: tuple[str, ...] = ("JBOD",)
     read_ahead: bool = False
     write_back: bool = True
+    raid10_copies: Cited[tuple[int, ...]] | None = None
 
     @model_validator(mode="after")
     def _percentages(self) -> "CardFirmwareSpec":
@@ -274,6 +278,9 @@ class CardFirmwareSpec(PhysicalNumbers):
         unknown = sorted(set(self.rebuild_priorities) - {"low", "normal", "high"})
         if unknown:
             raise ValueError(f"rebuild_priorities: {unknown[0]!r} is not a priority of array.rebuild; allowed: low, normal, high")
+        copies = self.raid10_copies.value if self.raid10_copies else (2,)
+        if not copies or any(not 2 <= n <= 4 for n in copies):
+            raise ValueError(f"raid10_copies: mirror widths of 2 to 4 drives (at least one), got {list(copies)}")
         return self
 
 

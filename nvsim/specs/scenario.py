@@ -158,7 +158,7 @@ class ArraySpec(Spec):
             levels = catalog.engines[self.engine].levels
             if self.level not in levels:  # before the engine's own rules, which take the level as run
                 raise ValueError(f"engine: {self.engine} supports RAID levels {list(levels)}, not {self.level}")
-            self._engine_geometry(catalog.engine_class(self.engine))
+            self._engine_geometry(catalog.engine_class(self.engine), catalog.engines[self.engine])
             refusal = catalog.engine_class(self.engine).entry_refusal(catalog.engines[self.engine], self.engine_settings)
             if refusal:
                 raise ValueError(refusal)
@@ -192,18 +192,18 @@ class ArraySpec(Spec):
                 raise ValueError(f"drives: {self.engine} supports at most {engine.device.max_drives.value} drives, got {self.drives}")
         return self
 
-    def _engine_geometry(self, engine: Any) -> None:
+    def _engine_geometry(self, engine: Any, entry: Any) -> None:
         """The engine's rules (``engine``: its class, from the catalog): md (and VROC, which is
         md) takes only a power-of-two chunk for RAID5, 6 and 10 (mdadm: "chunk size must be a power
         of 2"); a card's or vendor's RAID10 is a stripe of mirror sets, so its drive count is a
-        multiple of the copies (md's near layout is not)."""
+        multiple of the copies (md's near layout is not), of the widths its ``entry`` documents."""
         strip = self.strip_bytes
         if engine.strip_must_be_power_of_two(self.level) and strip & (strip - 1):
             raise ValueError(f"strip_bytes: md takes only a power-of-two chunk for RAID{self.level}, got {strip} bytes; "
                              f"allowed: 4 KiB, 8 KiB, 16 KiB, ... (powers of two)")
         refusal = engine.settings_refusal(self.level, self.engine_settings) or \
             engine.rebuild_refusal(self.engine, self.rebuild.changed_fields, self.checkable) or \
-            engine.copies_refusal(self.level, self.near_copies)
+            engine.copies_refusal(entry, self.level, self.near_copies)
         if refusal:
             raise ValueError(refusal)
         most = engine.most_drives_at(self.level)

@@ -97,11 +97,22 @@ def test_the_scenarios_validator_asks_the_engine_with_its_messages_word_for_word
             "allowed: 4 KiB, 8 KiB, 16 KiB, ... (powers of two)") in _scenario_error(catalog, strip_bytes="48KiB")
     assert _scenario_error(catalog, strip_bytes="48KiB", level=1, drives=2) is None
     assert _scenario_error(catalog, strip_bytes="48KiB", engine="xinnor-xiraid") is None
-    card = "broadcom-megaraid-9560-16i"
-    assert ("drives: RAID10 on engine broadcom-megaraid-9560-16i mirrors sets of 3 drives; "
+    card = "microchip-smartraid-4300"
+    assert ("drives: RAID10 on engine microchip-smartraid-4300 mirrors sets of 3 drives; "
             "the count must be a multiple of 3, got 7") in _scenario_error(catalog, engine=card, level=10, drives=7,
                                                                             near_copies=3)
+    assert _scenario_error(catalog, engine=card, level=10, drives=6, near_copies=3) is None
     assert _scenario_error(catalog, engine="linux-md", level=10, drives=7, near_copies=3) is None
+
+
+@pytest.mark.parametrize("card", ["broadcom-megaraid-9560-16i", "broadcom-megaraid-9670w-16i",
+                                  "lenovo-thinksystem-raid-940-16i"])
+def test_a_megaraid_raid10_is_two_drive_mirrors_so_three_copies_are_refused(catalog, card):
+    """The MegaRAID user guide: RAID 10 spans RAID 1 drive groups of two drives."""
+    error = _scenario_error(catalog, engine=card, level=10, drives=6, near_copies=3)
+    assert error is not None and f"near_copies: a RAID10 on {card} mirrors sets of 2 drives" in error
+    assert "allowed: 2, got 3" in error
+    assert _scenario_error(catalog, engine=card, level=10, drives=6, near_copies=2) is None
 
 
 RULE_USERS = ("specs/scenario.py", "topology.py", "workload/trim.py", "plan/space.py")
