@@ -33,7 +33,7 @@ from nvsim.array_capacity import engine_stripes, layout_text
 from nvsim.names import product_name
 from nvsim.report import TIMELINE_HEADERS, timeline_rows
 from nvsim.published import fitted_ids, load_published, published_files
-from nvsim.rebuild import run_timeline, unclean_shutdown_summary
+from nvsim.rebuild import run_timeline, slot_words, unclean_shutdown_summary
 from nvsim.states import ArrayState, data_loss_at_start
 from nvsim.scenario import load_scenario
 from nvsim.units import format_bytes_binary, format_large, format_probability, format_significant
@@ -314,14 +314,12 @@ def faults_html(record: dict[str, Any], catalog: Catalog) -> str:
 
 
 def _slot_words(record: dict[str, Any]) -> str:
-    """How the failed drive's slot is filled, as ``rebuild_summary`` says (a hot spare, or a new
-    drive after ``array.replace_hours``); the heading said "onto a spare" on arrays without one."""
+    """How the failed drive's slot is filled (``nvsim.rebuild.slot_words``) from a record the
+    browser sent back: numbers only, anything else as none."""
     array = record.get("scenario", {}).get("array", {})
-    spares, hours = (value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0  # a record the
-                     for value in (array.get("hot_spares"), array.get("replace_hours")))  # browser sent back: numbers only
-    if spares:
-        return "onto a hot spare"
-    return f"no hot spare: replaced after {hours:g} h" if hours else "no hot spare: replaced at once"
+    spares, hours = (value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+                     for value in (array.get("hot_spares"), array.get("replace_hours")))
+    return slot_words(spares, hours)
 
 
 def rebuild_html(record: dict[str, Any], catalog: Catalog) -> str:

@@ -409,7 +409,7 @@ def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, work
     risk: RebuildRisk = rebuild_risk(array.level, array.drives, drive.mtbf_hours.value, drive.uber_per_bit.value,
                                      wait + hours, record.survivor_bytes_read, array.near_copies)
     return {
-        "workload": load.name if load else "idle", "replacement": _replacement_words(array),
+        "workload": load.name if load else "idle", "replacement": slot_words(array.hot_spares, array.replace_hours),
         "replace_hours": wait, "exposure_hours": wait + hours,
         "rebuild_hours": hours, "rebuild_mb_per_s": record.bytes_rebuilt / max(record.duration_s or math.inf, 1e-12) / 1e6,
         "data_loss_probability": risk.p_data_loss, "mttdl_years": risk.mttdl_years,
@@ -423,11 +423,12 @@ def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, work
     }
 
 
-def _replacement_words(array) -> str:
-    """How a failed member's slot is filled, in words (the summary's title)."""
-    if array.hot_spares:
-        return "hot spare"
-    return f"replaced after {array.replace_hours:g} h" if array.replace_hours else "replaced at once: no hot spare, replace_hours 0"
+def slot_words(hot_spares: int, replace_hours: float) -> str:
+    """How a failed member's slot is filled, in words: the CLI summary's title and the report's
+    rebuild heading say it alike."""
+    if hot_spares:
+        return "onto a hot spare"
+    return f"no hot spare: replaced after {replace_hours:g} h" if replace_hours else "no hot spare: replaced at once"
 
 
 def _longest_limit(timeline: Timeline) -> str:
@@ -538,5 +539,5 @@ def _scrub_rate(name: str, span: float, result) -> dict:
             f"{name}_limited_by": why}
 
 
-__all__ = ["run_timeline", "rebuild_summary", "scrub_summary", "sync_rate", "unclean_shutdown_summary", "rebuild_write_amplification", "Timeline", "Segment", "DataLoss", "RebuildRecord", "CheckRecord",
+__all__ = ["run_timeline", "slot_words", "rebuild_summary", "scrub_summary", "sync_rate", "unclean_shutdown_summary", "rebuild_write_amplification", "Timeline", "Segment", "DataLoss", "RebuildRecord", "CheckRecord",
            "data_loss_at_start", "data_loss_metrics"]

@@ -345,7 +345,7 @@ def print_resilience(console: Console, resilience: dict) -> None:
         rows = _rebuild_rows(r)
     rows.append(("MTTDL (Markov)", f"{format_large(r['mttdl_years'])} years"))
     title = ("If one drive fails (no redundancy)" if r.get("rebuild_hours") is None else  # nothing is rebuilt
-             f"If one drive fails ({r.get('replacement', 'hot spare')}; under {r.get('workload', 'idle')}; fluid mode)")
+             f"If one drive fails ({r.get('replacement', 'onto a hot spare')}; under {r.get('workload', 'idle')}; fluid mode)")
     print_grid(console, Grid(title, ("quantity", "value"), (False, False), tuple(rows)))
     if resilience.get("scrub"):
         _print_scrub(console, resilience["scrub"])

@@ -86,8 +86,8 @@ def test_the_wait_for_a_replacement_widens_the_data_loss_window():
     reader = [{"name": "r", "rw": "randread", "bs": "4k", "numjobs": 1, "iodepth": 1}]
     spare, at_once, next_day = (rebuild_summary(_scenario(reader, (), **array), CATALOG)
                                 for array in ({"hot_spares": 1}, {"hot_spares": 0}, {"hot_spares": 0, "replace_hours": 24}))
-    assert spare["replacement"] == "hot spare" and at_once["replacement"].startswith("replaced at once: no hot spare")
-    assert next_day["replacement"] == "replaced after 24 h" and next_day["exposure_hours"] == pytest.approx(
+    assert spare["replacement"] == "onto a hot spare" and at_once["replacement"] == "no hot spare: replaced at once"
+    assert next_day["replacement"] == "no hot spare: replaced after 24 h" and next_day["exposure_hours"] == pytest.approx(
         24 + next_day["rebuild_hours"])
     assert next_day["rebuild_hours"] == pytest.approx(spare["rebuild_hours"])
     assert next_day["p_another_failure"] > 4 * spare["p_another_failure"]

@@ -143,7 +143,7 @@ def test_the_report_refuses_volumes_and_writes_no_e_notation_and_means_over_ever
 
 
 def test_the_rebuild_heading_says_how_the_slot_is_filled():
-    """It said 'onto a spare' on arrays without one (nvsim run: 'replaced at once: no hot spare')."""
+    """It said 'onto a spare' on arrays without one (nvsim run says the same: nvsim.rebuild.slot_words)."""
     assert report._slot_words({"scenario": {"array": {"hot_spares": 1}}}) == "onto a hot spare"
     assert report._slot_words({"scenario": {"array": {"hot_spares": 0}}}) == "no hot spare: replaced at once"
     assert report._slot_words({"scenario": {"array": {"replace_hours": 24}}}) == "no hot spare: replaced after 24 h"
