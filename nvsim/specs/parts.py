@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from ..errors import not_printable
+from ..units import format_rate_decimal
 from .base import (PRICE_DATE, SECTOR_BYTES, Bytes, BytesPerS, Cited, Count, PhysicalNumbers, PriceKind, Spec,
                    _link_width, _pcie_generation, _price_together)
 from .nand import ENTRY_NAME, NAND_NAME
@@ -89,6 +90,15 @@ def _drive_bounds(drive: "DriveSpec") -> None:
                              f"{DRIVE_LINK_CEILING_BYTES_PER_S:,.0f} (PCIe 6.0 x16)")
     if drive.dwpd.value > DRIVE_DWPD_MAX:
         raise ValueError(f"dwpd: {drive.dwpd.value:g}; at most {DRIVE_DWPD_MAX:g} drive writes per day")
+    moved = drive.datasheet_bytes_per_s
+    for direction in ("read", "write"):
+        sequential, random = moved[f"seq_{direction}_bytes_per_s"], moved[f"rand_{direction}_iops"]
+        if sequential < random:  # large transfers never move fewer bytes than small random ones
+            raise ValueError(
+                f"seq_{direction}_bytes_per_s: {format_rate_decimal(sequential)} is below what the drive's random "
+                f"{direction}s move ({format_rate_decimal(random)}: rand_{direction}_iops x rand_block_bytes), and a "
+                f"datasheet's sequential rate is at least that; a bare number is bytes per second: give the unit "
+                f"(e.g. '{sequential:g} MB/s')")
 
 
 class DriveSpec(PhysicalNumbers):

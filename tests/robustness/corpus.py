@@ -617,6 +617,11 @@ CATALOG_FIELDS: list[tuple[str, str, Any, str]] = [
     (DRIVE, "mtbf_hours.value", 1e-300, r"mtbf_hours: 1e-300; a datasheet MTBF .* allowed 10000 to 1e\+08"),
     (DRIVE, "warranty_years.value", 1e300, r"warranty_years: 1e\+300; a warranty of months to two decades"),
     (DRIVE, "power_idle_w.value", 500, r"power_idle_w: 500 W is above power_active_read_w"),
+    # a rate without its unit is bytes per second: below what the random I/Os move (the hunt of 2026-12-01)
+    (DRIVE, "seq_read_bytes_per_s.value", 6800, r"seq_read_bytes_per_s: 6\.80 kB/s is below what the drive's random "
+                                                 r"reads move \(.* GB/s: rand_read_iops x rand_block_bytes\).*give the "
+                                                 r"unit \(e\.g\. '6800 MB/s'\)"),
+    (DRIVE, "seq_write_bytes_per_s.value", 5300, r"seq_write_bytes_per_s: 5\.30 kB/s is below what the drive's random writes"),
     (DRIVE, "model", "CM7\x1b[2J", r"model: must be printable text, got .* U\+001B"),
     (DRIVE, "name", "kioxia-cm7-r-7.68tb-x", r"name: 'kioxia-cm7-r-7\.68tb-x' is not the file's name 'kioxia-cm7-r-3\.84tb'"),
     (DRIVE, "seq_read_bytes_per_s.value", "100 GB/s", r"seq_read_bytes_per_s: 100\.00 GB/s; its PCIe Gen5 x4 link carries at most 15\.75 GB/s"),
