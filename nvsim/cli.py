@@ -176,6 +176,7 @@ def run(
     together = nvsim.volumes.run_volumes(spec, catalog) if spec.volumes else None
     if json_out or output is not None:
         _emit_json({"scenario": spec.model_dump(mode="json"), **report.as_dict(), "predictions": predictions,
+                    "notes": {name: result.note for name, result in results.items() if result.note},
                     "simulations": {name: r.as_dict() for name, r in simulated.items()},
                     "resilience": resilience, "cost_power": costs,
                     "volumes_together": None if together is None else dataclasses.asdict(together)}, output)

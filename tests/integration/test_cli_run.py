@@ -203,3 +203,17 @@ def test_calibrate_says_a_fit_on_no_published_number_so(monkeypatch, capsys):
     words = " ".join(capsys.readouterr().out.split())
     assert "fitted on :" not in words
     assert "fitted on no published number: controller time per NAND page a random write programs: the reference CM7-R" in words
+
+
+def test_the_json_carries_the_notes_the_tables_print_below_the_predictions(cli, tmp_path):
+    """A fresh drive's job without a runtime writes its free blocks and then collects garbage: the
+    tables said so below the predictions, the JSON left it out (a 'fresh' rate with no word why)."""
+    scenario = tmp_path / "fresh.yaml"
+    scenario.write_text("name: fresh\nplatform: supermicro-as-1125hs-tnr\n"
+                        "array: {level: 0, drive: kioxia-cm7-r-7.68tb, drives: 1, engine: none}\n"
+                        "workloads:\n  - {name: w, rw: randwrite, bs: 4k, iodepth: 32, numjobs: 4, drive_state: fresh}\n"
+                        "  - {name: r, rw: randread, bs: 4k, iodepth: 32, numjobs: 4}\n")
+    data = json.loads(cli("run", str(scenario), "--fidelity", "fluid", "--json").stdout)
+    assert set(data["notes"]) == {"w"} and "drive_state=fresh" in data["notes"]["w"]
+    text = cli("run", str(scenario), "--fidelity", "fluid").stdout
+    assert "garbage-collect" in " ".join(text.split()) and "garbage-collect" in data["notes"]["w"]
