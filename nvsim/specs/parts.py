@@ -252,6 +252,9 @@ class PlatformSpec(PhysicalNumbers):
     def _generation_exists(self) -> "PlatformSpec":
         _pcie_generation("pcie_generation", self.pcie_generation.value)
         _link_width("drive_bay_lanes", self.drive_bay_lanes.value)
+        if self.cpu.sockets > 1 and self.inter_socket_bytes_per_s is None:  # traffic between them had no bound
+            raise ValueError(f"inter_socket_bytes_per_s: a platform of {self.cpu.sockets} sockets needs the link "
+                             f"between them (the CPU datasheet's UPI or Infinity Fabric links x their rate, one way)")
         return self
 
     @model_validator(mode="after")

@@ -634,6 +634,8 @@ CATALOG_FIELDS: list[tuple[str, str, Any, str]] = [
     (PLATFORM, "cpu.all_core_boost_clock_ghz.value", 9.9, r"all_core_boost_clock_ghz: allowed from base_clock_ghz"),
     (PLATFORM, "pcie_generation.value", 8, r"pcie_generation: PCIe generation 8 does not exist"),
     (PLATFORM, "drive_bay_lanes.value", 0, r"drive_bay_lanes: must be > 0"),
+    (PLATFORM, "inter_socket_bytes_per_s", DELETE, r"inter_socket_bytes_per_s: a platform of 2 sockets needs the link "
+                                                    r"between them"),  # cross-socket traffic had no bound
     (ENGINE, "levels", [0, 2, 5], r"levels: RAID level 2 is not one nvsim models"),
     (ENGINE, "levels", [], r"levels: RAID level list is not one nvsim models"),
     (ENGINE, "engine_kind", "quantum", r"engine_kind: unknown engine kind 'quantum'"),
