@@ -20,6 +20,7 @@ the fluid mode does not exceed for the canonical workloads. One drive used direc
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 from .array_capacity import Capacity, capacity
 from .catalog import Catalog, default_catalog
@@ -28,6 +29,7 @@ from .links import attachment, behind_card, drive_link, engine_link, switch_byte
 from .names import drive_name, engine_name
 from .platform import PlatformModel
 from .raid import full_stripe_write_bytes_per_host_byte, small_write_ops
+from .scenario import as_scenario
 from .sim.fluid import resource_caps
 from .sim.system import ArraySystem
 from .specs import DriveSpec, ScenarioSpec, WorkloadSpec
@@ -217,11 +219,14 @@ def _host_core_limits(host: PlatformModel) -> dict[str, list[Limit]]:
     return {RANDOM_READ: [cores], RANDOM_WRITE: [cores], SEQUENTIAL_READ: [], SEQUENTIAL_WRITE: []}
 
 
-def array_bounds(scenario: ScenarioSpec, catalog: Catalog | None = None) -> BoundsReport:
+def array_bounds(scenario: ScenarioSpec | str | Path, catalog: Catalog | None = None) -> BoundsReport:
     """Capacity and the four headline bounds of the scenario's array, each with its limiting
     component: the datasheet and platform ceilings, and every fabric resource's cap under the
-    metric's canonical workload (one drive used directly: the host cores' libaio cost instead)."""
+    metric's canonical workload (one drive used directly: the host cores' libaio cost instead).
+    ``scenario``: a ``ScenarioSpec``, checked again against ``catalog`` (one ``InputError`` for a
+    part the catalog lacks), or its file's path (``nvsim.scenario.as_scenario``)."""
     catalog = catalog or default_catalog()
+    scenario = as_scenario(scenario, catalog)
     array = scenario.array
     host = PlatformModel(catalog.platforms[scenario.platform], scenario.placement, array.drives, catalog)
     limits = _datasheet_limits(scenario, catalog, host)

@@ -263,6 +263,10 @@ def load_catalog(directory: Path | None = None) -> Catalog:
     (drive families, NAND generations, link rates); one ``InputError`` naming the file otherwise.
     The sections are read-only (``ReadOnlyDict``). ``default_catalog`` keeps the shipped one."""
     directory = Path(directory) if directory else catalog_dir()
+    if not (directory / "bibliography.yaml").is_file():  # a folder of a few entries, or a mistyped path
+        named = "NVSIM_CATALOG" if "NVSIM_CATALOG" in os.environ and directory == catalog_dir() else "catalog"
+        raise InputError(named, f"{directory} is not a catalog folder (it has no bibliography.yaml); allowed: a whole "
+                                f"copy of nvsim's models/ with your entries added (docs/catalog.md, 'Your own catalog')")
     catalog = Catalog()
     catalog.bibliography.update(load_bibliography(directory / "bibliography.yaml"))
     for section, model in SECTIONS.items():
@@ -287,7 +291,8 @@ def load_catalog(directory: Path | None = None) -> Catalog:
             for where, cited in iter_cited(entry):
                 if cited.source not in catalog.bibliography:
                     hint = suggestion_text(cited.source, catalog.bibliography)
-                    raise InputError(where, f"source {cited.source!r} is not in models/bibliography.yaml{hint}", source=str(path))
+                    raise InputError(where, f"source {cited.source!r} is not in {directory / 'bibliography.yaml'}{hint}",
+                                     source=str(path))
         if section == "nand":  # every type's default generation, once the generations are in
             for name, nand_type in catalog.nand_types.items():
                 _nand_check(catalog.files[name], check_type, nand_type, catalog.nand)

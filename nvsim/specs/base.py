@@ -255,5 +255,6 @@ def _known_name(value: str, info: ValidationInfo, section: str, label: str) -> s
     catalog = _catalog(info)
     if catalog is not None and value not in getattr(catalog, section):
         known = getattr(catalog, section)
-        raise ValueError(f"unknown {label} {value!r}{suggestion_text(value, known)} allowed: {', '.join(sorted(known))}")
+        raise ValueError(f"unknown {label} {value!r}{suggestion_text(value, known)} allowed: {', '.join(sorted(known))} "
+                         f"(or one of your own in a catalog folder: docs/catalog.md, 'Your own catalog')")
     return value

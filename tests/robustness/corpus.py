@@ -609,7 +609,7 @@ CATALOG_FIELDS: list[tuple[str, str, Any, str]] = [
     (DRIVE, "capacity_bytes.value", 0, r"capacity_bytes: must be > 0"),
     (DRIVE, "rand_queue_depth.value", 0, r"rand_queue_depth: must be > 0"),
     (DRIVE, "raw_nand_bytes.value", "1 TB", r"raw_nand_bytes must be at least capacity_bytes"),
-    (DRIVE, "nand", "PLC", r"nand"), (DRIVE, "lanes.source", "nowhere", r"lanes: source 'nowhere' is not in models/bibliography\.yaml"),
+    (DRIVE, "nand", "PLC", r"nand"), (DRIVE, "lanes.source", "nowhere", r"lanes: source 'nowhere' is not in /\S+/models/bibliography\.yaml"),
     (DRIVE, "lanes.basis", "guessed", r"lanes\.basis"), (DRIVE, "lanes", 4, r"lanes"),
     (DRIVE, "colour", "red", r"colour: unknown key"), (DRIVE, "lanes.value", "four", r"lanes\.value"),
     # figures a drive cannot have (the hunt of 2026-11-30)
@@ -803,7 +803,8 @@ CLI_ARGS: list[tuple[str, tuple[str, ...], str]] = [
     ("validate-output-dir", ("validate", "-o", "."), r"--output"),
     ("dashboard-port", ("dashboard", "--port", "0"), r"--port"),
     ("dashboard-port-huge", ("dashboard", "--port", "70000"), r"--port"),
-    ("run-catalog-env-missing", ("run", GRAID_SCENARIO), r"cannot read file|no such"),
+    ("run-catalog-env-missing", ("run", GRAID_SCENARIO), r"NVSIM_CATALOG: no-such-catalog is not a catalog folder "
+                                                         r"\(it has no bibliography\.yaml\)"),
 ]
 CLI_CASES = [Case(f"cli-{name}", "cli", None, pattern, argv=argv,
                   env={"NVSIM_CATALOG": "no-such-catalog"} if name == "run-catalog-env-missing" else {})
