@@ -172,6 +172,16 @@ class Cited(Spec, Generic[T]):
     basis: Basis
     note: Text | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _written_with_its_source(cls, data: Any) -> Any:
+        """A bare value where a cited one belongs: say how it is written (pydantic's words were "Input
+        should be a valid dictionary or instance of Cited[int]")."""
+        if isinstance(data, (dict, BaseModel)):
+            return data
+        raise ValueError(f"a catalog number is written with its source: {{value: {data!r}, source: <a key of "
+                         f"bibliography.yaml>, basis: datasheet, published, fitted or assumed, note: ...}}")
+
     def __reduce__(self):
         """Pickled through its type argument (``Cited[int]`` has no importable name; the catalog's
         disk cache, ``nvsim.catalog``, pickles entries)."""

@@ -610,7 +610,9 @@ CATALOG_FIELDS: list[tuple[str, str, Any, str]] = [
     (DRIVE, "rand_queue_depth.value", 0, r"rand_queue_depth: must be > 0"),
     (DRIVE, "raw_nand_bytes.value", "1 TB", r"raw_nand_bytes must be at least capacity_bytes"),
     (DRIVE, "nand", "PLC", r"nand"), (DRIVE, "lanes.source", "nowhere", r"lanes: source 'nowhere' is not in /\S+/models/bibliography\.yaml"),
-    (DRIVE, "lanes.basis", "guessed", r"lanes\.basis"), (DRIVE, "lanes", 4, r"lanes"),
+    (DRIVE, "lanes.basis", "guessed", r"lanes\.basis"),
+    (DRIVE, "lanes", 4, r"lanes: a catalog number is written with its source: \{value: 4, source: <a key of "
+                        r"bibliography\.yaml>, basis: datasheet, published, fitted or assumed"),
     (DRIVE, "colour", "red", r"colour: unknown key"), (DRIVE, "lanes.value", "four", r"lanes\.value"),
     # figures a drive cannot have (the hunt of 2026-11-30)
     (DRIVE, "write_latency_us.value", 1e300, r"write_latency_us: 1e\+300; a QD1 4 KiB latency, .* allowed 1 to 1e\+06"),
