@@ -933,13 +933,14 @@ def _work_by_place(model: ArrayModel, plan: MemberIOPlan, is_write: np.ndarray, 
     alone, the same a whole number of layout periods further on. None where the batch's places are
     not all filed, or where the engine adds member I/Os of its own (VROC's partial parity log)."""
     table = _places(model, memo)
-    entry = table.entries(is_write, offsets)
-    if len(entry) and entry.min() < 0:
-        return None
-    e = model.engine
-    key = ("by place", id(table), table.version, e.spec.name, e.parameter_key, e.members, e.degraded,
-           e.shared_access_factor, e.line_transfer_us, model.workload.bs, model.array.level)
-    places = memo.recall(memo.engine_work, key, _place_work, model, table, owner=table, weigh=_place_work_weight)
+    with table.lock:  # the entries, the version and the places costed agree (another thread may file more)
+        entry = table.entries(is_write, offsets)
+        if len(entry) and entry.min() < 0:
+            return None
+        e = model.engine
+        key = ("by place", id(table), table.version, e.spec.name, e.parameter_key, e.members, e.degraded,
+               e.shared_access_factor, e.line_transfer_us, model.workload.bs, model.array.level)
+        places = memo.recall(memo.engine_work, key, _place_work, model, table, owner=table, weigh=_place_work_weight)
     if places is None:
         return None
     return EngineWork(host_index=plan.host_index, member=plan.member, length_bytes=plan.length_bytes,

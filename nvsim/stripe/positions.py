@@ -9,9 +9,15 @@ read balance do, so they are not planned here). ``PositionPlans`` keeps each pla
 assembles a batch's from them with NumPy gathers: the same arrays as ``plan_ios`` on the batch,
 while the event mode's random 4 KiB batches and sequential 1 MiB streams meet only a few hundred
 places. Tested against ``plan_ios`` (tests/unit/test_plan_positions.py).
+
+A table is shared by every thread of a process that plans on the same geometry (the dashboard's
+server answers requests in threads): ``lock`` is held while places are filed and while a reader
+needs the entries, the version and the filed places to agree (``nvsim.sim.demand._work_by_place``).
 """
 
 from __future__ import annotations
+
+import threading
 
 import numba as nb
 import numpy as np
@@ -55,7 +61,15 @@ class PositionPlans:
         self.geom, self.length, self.failed = geom, int(length_bytes), tuple(failed_members)
         self.period, self.member_period = period_bytes(geom)
         self.version = -1  # changes whenever the places filed change (``_reset``, ``_add``)
+        self.lock = threading.RLock()
         self._reset()
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in vars(self).items() if k != "lock"}  # a lock does not pickle
+
+    def __setstate__(self, state: dict) -> None:
+        vars(self).update(state)
+        self.lock = threading.RLock()
 
     def _reset(self) -> None:
         self.version += 1
@@ -74,6 +88,10 @@ class PositionPlans:
         offs, w = _as_batch(is_write, offset_bytes)
         if offs.size and (offs.min() < 0 or int(offs.max()) + self.length > self.geom.capacity_bytes):
             return plan_ios(self.geom, w, offs, self.length, self.failed)  # its own one-line refusal
+        with self.lock:  # another thread may file places or start afresh meanwhile
+            return self._planned(offs, w)
+
+    def _planned(self, offs: np.ndarray, w: np.ndarray) -> MemberIOPlan:
         entry = _entries(self.keys, self.entry, self.aligned, offs, w, self.period, self.length)
         if offs.size and entry.min() < 0:  # places not met yet: plan them, then look again
             keys = offs % self.period * 2 + w  # each host I/O's place key, as _entries makes it
@@ -97,11 +115,16 @@ class PositionPlans:
         ``i`` of ``plan(is_write, offset_bytes)`` has the member I/Os of that place's host I/O there,
         moved on by its whole periods."""
         offs, w = _as_batch(is_write, offset_bytes)
-        return _entries(self.keys, self.entry, self.aligned, offs, w, self.period, self.length)
+        with self.lock:
+            return _entries(self.keys, self.entry, self.aligned, offs, w, self.period, self.length)
 
     def places_plan(self) -> tuple[MemberIOPlan, np.ndarray, np.ndarray]:
         """Every place filed, as one host I/O each in entry order: (its plan, each place's offset
         within the first period, each place's direction)."""
+        with self.lock:
+            return self._places_plan()
+
+    def _places_plan(self) -> tuple[MemberIOPlan, np.ndarray, np.ndarray]:
         key_of = np.empty(len(self.count), np.int64)
         key_of[self.entry] = self.keys
         m, h = self.members, self.hosts

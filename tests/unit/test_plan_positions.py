@@ -103,3 +103,44 @@ def test_each_host_io_has_its_places_member_ios_moved_on_by_its_periods(level, m
         assert np.array_equal(mine["member_offset_bytes"], moved_on)
         assert plan.mode[h] == places.mode[entry[h]] and plan.stripes_touched[h] == places.stripes_touched[entry[h]]
     assert table.entries([True], [offsets[0] + 512 * 3 + 1]).tolist() == [-1]  # a place not filed
+
+
+def test_threads_that_share_a_table_get_the_plans_and_costs_one_thread_gets(monkeypatch):
+    """The dashboard's server answers requests in threads over one table per geometry: a thread that
+    read its entries before another started the table afresh costed them from the new, shorter
+    table (IndexError: index 1234 is out of bounds for axis 0 with size 1220; 13 of 16 threads)."""
+    import threading
+
+    import nvsim
+    from nvsim.sim.demand import host_io_batch
+    from nvsim.sim.memo import Memo
+    from nvsim.sim.system import ArraySystem
+
+    monkeypatch.setattr(positions, "PLACES_MAX", 3000)  # start afresh often
+    spec = nvsim.load_scenario("scenarios/graid-gen5-raid6")
+    workload = next(w for w in spec.workloads if w.rw == "randread")  # its batches mixed below
+    model = ArraySystem(spec, workload, nvsim.default_catalog()).model
+    memo, failures, results = Memo(), [], {}
+
+    def batches(seed: int) -> list:
+        rng = np.random.default_rng(seed)
+        out = []
+        for _ in range(30):
+            offsets = rng.integers(0, 10**6, 512) * workload.bs
+            out.append(host_io_batch(model, 0, offsets, rng.random(512) < 0.5, None, None, memo).pre_s)
+        return out
+
+    def work(seed: int) -> None:
+        try:
+            results[seed] = batches(seed)
+        except Exception as exc:  # noqa: BLE001 - collected, then asserted empty
+            failures.append(repr(exc))
+
+    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+    for seed in (0, 7):  # the same costs one thread alone gets
+        assert all(np.array_equal(a, b) for a, b in zip(results[seed], batches(seed)))
