@@ -335,6 +335,34 @@ def test_malformed_callback_requests_are_400_with_one_line(app_client, caplog, b
     assert not any(r.exc_info for r in caplog.records)  # no traceback in the server log
 
 
+def _nested(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("fill, words", [
+    ([[] for _ in range(150_000)], "more than 100,000 values"),  # 1.33 M of them: 2 GB and 10 s of pydantic's errors
+    (_nested(600), "nested more than 32 levels deep"),  # core.scenario_key recursed past Python's limit: a 500
+])
+def test_a_request_too_large_or_too_deep_is_refused_before_its_values_are_read(app_client, caplog, fill, words):
+    client, deps, _started = app_client
+    dep = callback(deps, "cards")
+    body = request_body(dep, [None] * len(dep["inputs"]), [None] * len(dep["state"]))
+    body["inputs"][0]["value"] = {"key": "x", "workloads": fill}
+    with caplog.at_level(logging.WARNING):
+        assert_refused(*post(client, body), f"request: {words}")
+    assert not any(r.exc_info for r in caplog.records)
+
+
+def test_the_largest_request_the_page_sends_is_within_the_bounds():
+    """26 compared set-ups with their results: about 13,000 values, under 10 deep."""
+    record = {"scenario": {"array": {"level": 6, "drives": 24}, "workloads": [{"name": f"w{i}", "bs": 4096} for i in range(8)]},
+              "results": [{"metrics": {f"m{j}": 1.0 for j in range(40)}, "latency": list(range(40))} for _ in range(8)]}
+    guard.check_size({"inputs": [{"value": [{"label": "A", "record": record} for _ in range(26)]}]})
+
+
 @pytest.mark.parametrize("path", ["/_dash-component-suites/../../etc/passwd", "/_dash-component-suites/dash/deps/../../../../etc/passwd",
                                   "/_dash-component-suites/dash/%2e%2e/%2e%2e/x.js", "/_dash-component-suites/nope/x.js"])
 def test_a_component_path_dash_did_not_register_is_a_plain_404(app_client, path, caplog):
