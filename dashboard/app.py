@@ -39,6 +39,14 @@ POLL_MS = 400
 MAX_COMPARE = compare_view.MAX_COMPARE
 """Set-ups the comparison holds (A to Z): as many as a meeting compares, a bounded browser store."""
 NOTE_OK, NOTE_WARNING, NOTE_ERROR = "field-note ok", "field-note warning", "field-error"
+NOTE_CHARS = 600
+"""Longest note an upload's line under its button shows (``_note``): a job file's option of 100,000
+characters came back whole."""
+
+
+def _note(text: str) -> str:
+    """An upload's note, cut to ``NOTE_CHARS`` with the length it had."""
+    return text if len(text) <= NOTE_CHARS else f"{text[:NOTE_CHARS - 40]}...({len(text):,} characters)"
 """Message classes under an upload: green for done, amber for done with a warning, red for refused."""
 TABS = (("setup", "Set-up and results"), ("curves", "Curves"), ("compare", "Compare set-ups"), ("report", "Report"), ("plan", "Plan"))
 """The views beside the set-up controls: a tab button ``tab-KEY`` shows ``view-KEY``. A new view
@@ -513,9 +521,9 @@ def _file_callbacks(app: Dash, catalog: Catalog) -> None:
             text = core.decode_upload(contents, filename)
             custom = core.import_fio(text, filename or "job.fio", (current or {}).get("scenario"), catalog)
         except InputError as exc:
-            return no_update, no_update, no_update, str(exc), NOTE_ERROR
+            return no_update, no_update, no_update, _note(str(exc)), NOTE_ERROR
         note = f"loaded {custom['label']}" + (f"; warning: {custom['warning']}" if custom["warning"] else "")
-        return custom, core.FILE_WORKLOADS, _workload_options(custom), note, NOTE_WARNING if custom["warning"] else NOTE_OK
+        return custom, core.FILE_WORKLOADS, _workload_options(custom), _note(note), NOTE_WARNING if custom["warning"] else NOTE_OK
 
     @app.callback(Output("platform", "value"), Output("drive", "value"), Output("drives", "value"),
                   Output("namespace-mode", "value"), Output("namespace-value", "value"), Output("level", "value"),
@@ -530,13 +538,13 @@ def _file_callbacks(app: Dash, catalog: Catalog) -> None:
             text = core.decode_upload(contents, filename)
             loaded = core.import_scenario(text, filename or "scenario.yaml", catalog)
         except InputError as exc:
-            return (*[no_update] * 13, str(exc), NOTE_ERROR)
+            return (*[no_update] * 13, _note(str(exc)), NOTE_ERROR)
         s = loaded["setup"]
         custom = loaded["custom"]
         return (s["platform"], s["drive"], s["drives"], s["namespace_mode"], s["namespace_value"], s["level"],
                 _strip_options(s["strip_bytes"]), s["strip_bytes"], s["engine"],
                 s["workload"] or (workload if workload != core.FILE_WORKLOADS else "randread-4k"),
-                _workload_options(custom), custom, loaded["extras"], f"loaded {filename}", NOTE_OK)
+                _workload_options(custom), custom, loaded["extras"], _note(f"loaded {filename}"), NOTE_OK)
 
 
 def _export_callbacks(app: Dash, catalog: Catalog) -> None:

@@ -154,6 +154,9 @@ PLAN_BOX_CHARS = 1000
 itself is bounded where it is read. An 800 kB box of counts took 9.5 s of a request thread."""
 MAX_CLICKS = 2**53
 """Largest click count a browser can send exactly (a JavaScript number)."""
+FILENAME_CHARS = 255
+"""Longest upload file name (a file system's name limit): a name of a million characters came back
+whole in the upload's note."""
 
 
 def _adapter(component: str, prop: str) -> TypeAdapter:
@@ -235,6 +238,8 @@ def check_value(component: str, prop: str, value: Any) -> None:
     if component.startswith("plan-") and component != "plan-text" and prop == "value" and isinstance(value, str) \
             and len(value) > PLAN_BOX_CHARS:
         raise PayloadError(f"{component}.value", f"at most {PLAN_BOX_CHARS:,} characters, got {len(value):,}")
+    if prop == "filename" and isinstance(value, str) and len(value) > FILENAME_CHARS:
+        raise PayloadError(f"{component}.filename", f"at most {FILENAME_CHARS} characters, got {len(value):,}")
     if component == "plan-rows" and value is not None and len(value) > 1000:
         raise PayloadError("plan-rows.data", f"at most 1000 rows, got {len(value)}")
     if component == "compare" and value is not None and len(value) > MAX_COMPARE_ENTRIES:

@@ -906,3 +906,16 @@ def test_the_event_worker_simulates_a_datasheet_drive_it_is_given(catalog):
     assert "error" not in done and done["fidelity"] == "event" and done["total_iops"] > 0
     refused = run_workload(scenario, 0, 2_000, None)  # without the session's drives the worker cannot know it
     assert name in refused["error"] and "\n" not in refused["error"]
+
+
+def test_an_upload_note_and_file_name_repeat_no_client_text_of_any_length():
+    """A job file's option of 100,000 characters came back whole in the fio note; a file name of a
+    million characters in the import note."""
+    from dashboard import app as dashboard_app
+
+    long_note = dashboard_app._note("job.fio line 2: " + "a" * 100_000 + ": not an option of fio 3.42")
+    assert len(long_note) <= dashboard_app.NOTE_CHARS and long_note.endswith("...(100,043 characters)")
+    assert dashboard_app._note("loaded job.fio") == "loaded job.fio"
+    with pytest.raises(guard.PayloadError, match=r"scenario-upload\.filename: at most 255 characters, got 1,000,000"):
+        guard.check_value("scenario-upload", "filename", "a" * 1_000_000)
+    guard.check_value("fio-upload", "filename", "a" * 255)
