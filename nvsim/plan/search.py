@@ -39,7 +39,7 @@ from .answer import distinct_set_ups, nth_set_up_objective, pareto_front, perfor
 from .bounds import bounds_stage, min_write_factor
 from .fluid import CHUNK, event_check, needs_rebuild, pool, run_tasks, scenario_data
 from .space import STAGES, Candidates, Verdicts, enumerate_candidates, exact_filters, resolve_axes
-from .spec import PlanSpec, check_names, load_plan, workload_specs
+from .spec import DEFAULT_MAX_CANDIDATES, PlanSpec, check_names, load_plan, workload_specs
 
 MAX_FLUID = 200_000
 """Most candidates the fluid stage takes (a bound on its work); past it the plan is refused."""
@@ -352,6 +352,10 @@ def prepare_plan(path: str | Path, catalog: Catalog | None = None, **files):
         check_workload(workload, "event" if spec.confirm else "fluid", field=f"requirements.workloads[{i}]",
                        host_ios=event_host_ios(spec), instead="set confirm: 0 to skip the event stage",
                        served=files.get("environ") is not None)
+    if files.get("environ") is not None and spec.max_candidates > DEFAULT_MAX_CANDIDATES:
+        raise InputError("max_candidates", f"a plan served to a client searches at most {DEFAULT_MAX_CANDIDATES:,} "
+                                           f"candidates; allowed: 1 to {DEFAULT_MAX_CANDIDATES:,}, got {spec.max_candidates:,} "
+                                           f"(nvsim plan on your own machine takes up to 50,000,000)")
     if axes.size > spec.max_candidates:
         enumerate_candidates(axes, spec.max_candidates)  # the one-line refusal
     return spec, axes, workloads, catalog

@@ -245,6 +245,12 @@ def _objective_kind(value) -> str:
     return "<weights>" if isinstance(value, (dict, WeightedObjective)) else "<name>"
 
 
+DEFAULT_MAX_CANDIDATES = 5_000_000
+"""Candidates a plan enumerates unless its file raises ``max_candidates`` (up to 50 million on the
+command line); a plan a server runs for a client (the dashboard's Plan view) searches at most this
+many: 50 million candidates took one plan worker to 5.1 GB, and two at once to 16 GB."""
+
+
 class PlanSpec(PlanModel):
     requirements: Requirements
     search: SearchSpace = SearchSpace()
@@ -256,7 +262,7 @@ class PlanSpec(PlanModel):
     event_host_ios: int | None = Field(default=None, ge=2_000, le=1_000_000,
                                        description="host I/Os the event check measures per workload; none (the "
                                                    "default): the window `nvsim run --max-seconds 0` measures")
-    max_candidates: int = Field(default=5_000_000, ge=1, le=50_000_000)
+    max_candidates: int = Field(default=DEFAULT_MAX_CANDIDATES, ge=1, le=50_000_000)
     exhaustive: bool = Field(default=False, description="run the fluid mode on every survivor of the bounds, not only "
                                                         "until no survivor left can reach the top")
 

@@ -58,6 +58,17 @@ def test_bad_requirements_are_one_line_naming_the_field():
     assert plan_view.check_text(plan_view.form_yaml(values)) is None
 
 
+def test_a_served_plan_searches_at_most_the_default_candidates():
+    """Two plans of max_candidates 50,000,000 took the server's workers to 16 GB; on the command
+    line the file may still raise it."""
+    values = plan_view.prefill(None, core.default_catalog())
+    text = plan_view.form_yaml(values)
+    assert plan_view.check_text(text + "max_candidates: 5000000\n") is None
+    error = plan_view.check_text(text + "max_candidates: 50000000\n")
+    assert error.startswith("max_candidates: a plan served to a client searches at most 5,000,000 candidates")
+    assert "got 50,000,000" in error and "\n" not in error
+
+
 def test_the_form_is_prefilled_from_the_set_up_on_screen_and_makes_a_plan(catalog):
     record = _setup_record(catalog, drives=16, level=5, engine="xinnor-xiraid", drive="kioxia-cm7-r-7.68tb", workload="read-1m")
     values = plan_view.prefill(record, catalog)
