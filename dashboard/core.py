@@ -26,6 +26,7 @@ from pydantic import BaseModel, ValidationError
 from nvsim import (Catalog, InputError, Precision, ScenarioSpec, Simulation, WorkloadSpec, array_bounds, default_catalog,
                    parse_scenario, rebuild_summary)
 from nvsim.constants import PAGE_BYTES
+from nvsim.errors import not_printable
 from nvsim.rebuild import scrub_summary
 from nvsim.simulation import run_workload_group, workload_runs
 from nvsim.fio import FileOpener, parse_fio_jobfile, platform_keywords
@@ -249,8 +250,10 @@ def scenario_dict(setup: dict[str, Any], custom: dict | None = None, extras: dic
     drive = str(setup.get("drive"))
     named = setup_names(catalog, {"drive": drive, "engine": engine, "platform": str(setup.get("platform"))})
     out: dict[str, Any] = {
-        "name": f"dashboard-{drives}x-{drive}-raid{level}-{array['strip_bytes'] // 1024}k-{engine}",
-        "description": f"{drives}x {named['drive']}, RAID{level}, {named['engine']}, on {named['platform']} (nvsim dashboard)",
+        "name": _own_words(f"dashboard-{drives}x-{drive}-raid{level}-{array['strip_bytes'] // 1024}k-{engine}",
+                           "dashboard-set-up"),
+        "description": _own_words(f"{drives}x {named['drive']}, RAID{level}, {named['engine']}, on {named['platform']} "
+                                  f"(nvsim dashboard)", "a set-up of the nvsim dashboard"),
         "platform": setup.get("platform"),
         "array": array,
     }
@@ -262,6 +265,18 @@ def scenario_dict(setup: dict[str, Any], custom: dict | None = None, extras: dic
     out["workloads"] = workloads
     out["seed"] = extras.get("seed", 1)
     return out
+
+
+SET_UP_NAME_CHARS = 200
+"""Longest name a scenario takes (``nvsim.specs.base.Label``)."""
+
+
+def _own_words(text: str, instead: str) -> str:
+    """The set-up's name or description, which the dashboard writes from the controls' values:
+    ``instead`` where a value the client sent would make it too long or not printable, so that the
+    value's own control is named by the check that refuses it (a level of 1e308 was refused as
+    "name: String should have at most 200 characters")."""
+    return instead if len(text) > SET_UP_NAME_CHARS or not_printable(text) is not None else text
 
 
 def _canonical(value: Any) -> Any:

@@ -919,3 +919,17 @@ def test_an_upload_note_and_file_name_repeat_no_client_text_of_any_length():
     with pytest.raises(guard.PayloadError, match=r"scenario-upload\.filename: at most 255 characters, got 1,000,000"):
         guard.check_value("scenario-upload", "filename", "a" * 1_000_000)
     guard.check_value("fio-upload", "filename", "a" * 255)
+
+
+@pytest.mark.parametrize("field, value, control", [
+    ("level", 1e308, "level"), ("strip_bytes", 1e308, "strip"), ("drive", "x" * 300, "drive"),
+    ("platform", "\u0000", "platform"), ("drive", "\u200b", "drive"),
+])
+def test_a_bad_control_value_is_refused_under_its_own_control(catalog, field, value, control):
+    """The dashboard writes the set-up's name and description from the controls: a level of 1e308
+    was refused as 'name: String should have at most 200 characters', in the general line."""
+    setup = {"platform": "supermicro-as-2125hs-tnr", "drive": "kioxia-cm7-r-3.84tb", "drives": 24, "namespace_mode": "full",
+             "namespace_value": "", "level": 6, "strip_bytes": 4096, "engine": "graid-supremeraid-sr1010",
+             "workload": "randrw-70-30-4k", field: value}
+    errors = core.validate(setup, None, None, catalog)[2]
+    assert list(errors) == [control] and not errors[control].startswith(("name:", "description:")), errors
