@@ -36,3 +36,27 @@ def test_an_engine_without_a_stripe_cache_writes_each_write_alone():
     """xiRAID (lockless, no stripe cache) handles each write as it comes, at any depth."""
     spec = parse_scenario(_scenario("xinnor-xiraid"))
     assert {round(Simulation(spec, f"qd{d}").run("fluid").simulation.raid_waf, 6) for d in (1, 32)} == {2.0}
+
+
+@pytest.mark.parametrize("bs", ["32k", "64k", "128k", "192k"])
+def test_the_fluid_sample_of_a_whole_stripe_stream_writes_n_over_n_minus_1(bs):
+    """The sample holds whole periods of the stream's alignment: 16 writes of 64 KiB on a 448 KiB
+    stripe ended inside the third stripe, which the fluid mode counted as a partial one (RAID WAF
+    1.1875, 41.7 GB/s against the event mode's 47.3)."""
+    spec = parse_scenario({"name": "waf", "platform": "supermicro-as-2125hs-tnr",
+                           "array": {"level": 5, "drive": "kioxia-cm7-r-3.84tb", "drives": 8, "strip_bytes": "64KiB",
+                                     "engine": "ideal-raid"},
+                           "workloads": [{"name": "sw", "rw": "write", "bs": bs, "iodepth": 16, "numjobs": 16,
+                                          "size": "100G", "offset_increment": "100G"}]})
+    assert Simulation(spec, "sw").run("fluid").simulation.raid_waf == pytest.approx(8 / 7)
+
+
+def test_a_sequential_sample_is_whole_periods_within_its_bounds():
+    from nvsim.sim.model import SEQUENTIAL_SAMPLE_IOS, whole_periods
+
+    fewest, most = SEQUENTIAL_SAMPLE_IOS
+    for period in range(1, 1200):
+        size = whole_periods(period)
+        assert size <= max(most, period) and (size % period == 0 or period > most)
+        assert size >= min(fewest, most) or size == period
+    assert (whole_periods(7), whole_periods(14), whole_periods(1)) == (21, 28, 16)
