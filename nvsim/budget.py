@@ -15,6 +15,10 @@ the compiled event kernel, graid-gen5-raid6: 24 drives, RAID6):
   ``SAMPLE_IOS_MIN``): before, the mixed solve sampled 1,024 of them whatever their size, and a
   1 GiB random read on graid-gen5-raid6's md RAID6 took 65 s and 9.7 GB (now 1.9 s and 0.37 GB;
   4 GiB, the limit, 5.2 s and 0.84 GB; 2026-11-25).
+- **Member pages held at once, event mode.** Every job holds a batch of at least
+  ``EVENT_BATCH_IOS_FLOOR`` planned host I/Os (and every slot its I/O in flight): 65,536 jobs of
+  8 MiB reads asked for 18 GiB at once, 1 MiB ones took 5.1 GB (2026-12-01), within the slot and
+  run limits; the pages held are bounded as a sample's (``held_pages``, ``MAX_PLANNED_PAGES``).
 - **Planned member pages, event mode.** The event mode plans every host I/O it simulates: its
   warm-up (``sim/event/window.py``: three per slot, at least a fifth of the window) and its window
   (``host_ios``, 60,000 by default): sequential reads of 16 MiB took 2.6 s and 0.35 GB, of 64 MiB
@@ -31,7 +35,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import NamedTuple
 
-from .constants import EVENT_HOST_IOS, PAGE_BYTES
+from .constants import EVENT_BATCH_IOS_FLOOR, EVENT_HOST_IOS, PAGE_BYTES
 from .errors import InputError, limit_from_env
 from .sim.workload import SAMPLE_IOS_MIN
 from .specs import ScenarioSpec, WorkloadSpec
@@ -67,6 +71,13 @@ def event_pages(workload: WorkloadSpec, host_ios: int = EVENT_HOST_IOS) -> int:
     ``sim/event/window.measured_window`` sizes it) and its window."""
     warm_ios = max(3 * event_slots(workload), host_ios // 5)
     return (warm_ios + host_ios) * _pages_per_io(workload)
+
+
+def held_pages(workload: WorkloadSpec) -> int:
+    """Member pages an event-mode run holds planned at once: every job's batch (at least
+    ``EVENT_BATCH_IOS_FLOOR`` host I/Os) and every slot's I/O in flight. 65,536 jobs of 8 MiB reads
+    asked NumPy for 18 GiB at once, though their slots and their run's pages were within limits."""
+    return max(event_slots(workload), workload.numjobs * EVENT_BATCH_IOS_FLOOR) * _pages_per_io(workload)
 
 
 def _pages_per_io(workload: WorkloadSpec) -> int:
@@ -150,6 +161,12 @@ def _check_one(workload: WorkloadSpec, fidelity: str, field: str, host_ios: int,
         raise InputError(f"{where}.iodepth", f"iodepth x numjobs = {slots:,} I/Os in flight need about "
                                              f"{gigabytes:,.1f} GB in the event mode (limit {slot_limit:,} slots"
                                              f"{limits.raise_hint(MAX_EVENT_SLOTS_ENV)}, or {instead})")
+    held = held_pages(workload)
+    if held > limits.planned_pages:
+        raise InputError(f"{where}.numjobs", f"{workload.numjobs:,} jobs of {workload.bs:,}-byte blocks hold about "
+                                             f"{held:,} member pages planned at once in the event mode (limit "
+                                             f"{limits.planned_pages:,}{limits.raise_hint(MAX_PLANNED_PAGES_ENV)}, "
+                                             f"or {instead})")
     pages, page_limit = event_pages(workload, host_ios), limits.event_pages
     if pages > page_limit:
         raise InputError(f"{where}.bs", f"{workload.bs:,}-byte blocks mean planning about {pages:,} member pages "

@@ -13,4 +13,9 @@ EVENT_HOST_IOS = 60_000
 """Measured host I/Os per event-mode run (after warm-up): batch-means 95% CI of IOPS ~1% here
 (``nvsim.Simulation.run``'s default; the work budget, ``nvsim.budget``, sizes a run by it)."""
 
-__all__ = ["PAGE_BYTES", "EVENT_HOST_IOS"]
+EVENT_BATCH_IOS_FLOOR = 8
+"""Fewest host I/Os an event-mode job plans at a time (``sim/event/window.batch_ios``): every job
+holds one such batch in memory, so a run holds at least jobs x this many planned host I/Os
+(``nvsim.budget``: the member pages they plan are bounded)."""
+
+__all__ = ["PAGE_BYTES", "EVENT_HOST_IOS", "EVENT_BATCH_IOS_FLOOR"]

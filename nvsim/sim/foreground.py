@@ -57,6 +57,8 @@ def _over_the_period(system: ArraySystem, region: float, seed: int) -> HostIoBat
     offsets, is_write = sample_ios(system, seed)
     rows = system.array.drives  # rotating parity: the roles repeat after as many rows as members
     step = system.geometry.stripe_data_bytes
+    if len(offsets) * w.bs >= rows * step:  # the run passes every row already (a 4 GiB write: 48,000 of them);
+        return system.batch(0, offsets, is_write, frame_bytes=region)  # repeated, its pages x the members
     shifted = np.concatenate([(offsets + k * step) % max(int(region) - w.bs, 1) // w.bs * w.bs for k in range(rows)])
     return system.batch(0, shifted.astype(np.int64), np.tile(is_write, rows), frame_bytes=region)
 

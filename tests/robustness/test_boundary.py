@@ -13,7 +13,7 @@ import yaml
 from conftest import ROOT, run_cli
 from corpus import BASE_SCENARIO
 from nvsim.catalog import load_catalog
-from nvsim.budget import MAX_EVENT_SLOTS, check_points, check_workload, event_pages, planned_pages
+from nvsim.budget import MAX_EVENT_SLOTS, check_points, check_workload, event_pages, held_pages, planned_pages
 from nvsim.errors import InputError
 from nvsim.loader import MAX_DEPTH, load_yaml, parse_yaml
 from nvsim.raid import MAX_MEMBERS
@@ -106,6 +106,14 @@ def test_budget_refuses_above_and_accepts_at_its_limits():
     with pytest.raises(InputError, match=r"about 1,179,648,000 member pages in the event mode .*NVSIM_MAX_EVENT_PAGES"):
         check_workload(WorkloadSpec(name="w", rw="read", bs=64 * 2**20), "event")
     check_workload(WorkloadSpec(name="w", rw="read", bs=64 * 2**20), "event", host_ios=20_000)  # a sweep's window
+    # every job holds a batch of 8 planned host I/Os: 65,536 jobs of 8 MiB reads asked NumPy for 18 GiB at once
+    many = WorkloadSpec(name="w", rw="randread", bs=8 * 2**20, numjobs=65_536)
+    assert held_pages(many) == 65_536 * 8 * 2048
+    check_workload(many, "fluid")
+    with pytest.raises(InputError, match=r"numjobs: 65,536 jobs of 8,388,608-byte blocks hold about 1,073,741,824 "
+                                         r"member pages planned at once in the event mode .*NVSIM_MAX_PLANNED_PAGES"):
+        check_workload(many, "event")
+    check_workload(WorkloadSpec(name="w", rw="randread", bs=4096, numjobs=65_536, iodepth=4), "event")
     check_points(100_000, 100_000)
     with pytest.raises(InputError, match=r"100,001 set-ups; the limit is 100,000"):
         check_points(100_001, 100_000)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from ...constants import EVENT_BATCH_IOS_FLOOR
+
 from ..fluid import sample_batches, simulate_fluid
 from ..mixed import solve_state
 from ..result import SimResult
@@ -19,7 +21,7 @@ BARRIER_WARM_CYCLES = 3
 MEMBER_IOS_PER_BATCH = 32768
 """Member I/Os a job plans at a time at most (a 1 MiB write on a 4 KiB strip is ~280 of them;
 every job holds one batch in memory)."""
-BATCH_IOS_MIN, BATCH_IOS_MAX, BATCH_IOS_FLOOR = 64, 4096, 8
+BATCH_IOS_MIN, BATCH_IOS_MAX, BATCH_IOS_FLOOR = 64, 4096, EVENT_BATCH_IOS_FLOOR
 BATCH_MARGIN = 1.25
 """A job plans this many times its share of the run's host I/Os at a time (jobs run at slightly
 different rates; one that runs out plans another batch). It was 2: half of every batch unused."""
