@@ -509,6 +509,11 @@ def report(
 
     fields = one_page.checked_fields(customer, project, date)  # before the run: a bad option costs nothing
     window = _event_window(precision, max_seconds)  # the event mode as `nvsim run` runs it: the same numbers
+    catalog = nvsim.default_catalog()
+    spec = nvsim.load_scenario(scenario, catalog)
+    for index, workload in enumerate(spec.workloads):  # over the work budget: refused as `nvsim run` refuses it
+        nvsim.budget.check_workload(workload, fidelity, field=f"workloads[{index}]", source=str(scenario))
+    nvsim.budget.check_scenario_regions(spec, lambda: nvsim.Simulation(spec, catalog=catalog).device_bytes, source=str(scenario))
     html_text = one_page.report_html(one_page.scenario_record(scenario, fidelity=fidelity, precision=window), faults=True,
                                      **fields)
     if out.suffix.lower() == ".pdf":

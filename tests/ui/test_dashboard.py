@@ -858,6 +858,19 @@ def test_nvsim_report_writes_html_and_refuses_other_names(tmp_path):
     assert bad.returncode == 2 and bad.stderr.strip() == "error: --out: must end in .html or .pdf, got 'r.txt'"
 
 
+def test_nvsim_report_refuses_a_workload_over_the_work_budget_as_run_does(tmp_path, cli):
+    """It wrote a page whose predictions held the refusal, headed 'an idle array', and exited 0."""
+    data = yaml.safe_load((ROOT / "scenarios/graid-gen5-raid6/scenario.yaml").read_text())
+    data["workloads"] = [{"name": "w", "rw": "randread", "bs": "4k", "iodepth": 65536, "numjobs": 5, "size": "100G"}]
+    scenario = tmp_path / "over.yaml"
+    scenario.write_text(yaml.safe_dump(data))
+    out = tmp_path / "r.html"
+    refused = cli("report", str(scenario), "-o", str(out))
+    ran = cli("run", str(scenario))
+    assert refused.returncode == ran.returncode == 2 and refused.stderr == ran.stderr
+    assert "workloads[0].iodepth: iodepth x numjobs = 327,680 I/Os in flight" in refused.stderr and not out.exists()
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
