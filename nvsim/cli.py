@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import errno
 import os
 import sys
 from pathlib import Path
@@ -584,6 +585,11 @@ def _help_hint(error: Exception) -> str:
     return f" (try `{ctx.command_path} --help`)" if ctx is not None else ""
 
 
+PATH_ERRNOS = (errno.ENAMETOOLONG, errno.ELOOP)
+"""A path given on the command line that no file can have (a name over the file system's 255
+bytes, a loop of symbolic links): one line wherever in a command it is met, as any bad input."""
+
+
 def main(argv: Optional[list[str]] = None) -> None:
     """Entry point: run the app, turning input errors into one line and exit status 2."""
     command = typer.main.get_command(app)
@@ -593,6 +599,11 @@ def main(argv: Optional[list[str]] = None) -> None:
         code = command(args=argv, standalone_mode=False, prog_name="nvsim")
     except InputError as exc:
         sys.stderr.write(f"error: {exc}\n")
+        raise SystemExit(EXIT_INPUT_ERROR) from None
+    except OSError as exc:
+        if exc.errno not in PATH_ERRNOS:  # anything else is not the input's
+            raise
+        sys.stderr.write(f"error: {InputError('', f'{exc.strerror}: {exc.filename}')}\n")
         raise SystemExit(EXIT_INPUT_ERROR) from None
     except _EXIT as exc:
         raise SystemExit(exc.exit_code) from None

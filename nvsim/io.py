@@ -238,7 +238,21 @@ def check_output_path(path: str | Path | None, field: str) -> Path | None:
     text = str(path)
     if not text.strip() or text in (".", ".."):
         raise InputError(field, f"an output file path is needed, got {text!r}")
-    path = Path(path)
+    try:
+        return _checked_output(Path(path), field)
+    except OSError as exc:  # a name over the file system's limit (ENAMETOOLONG), a loop of links
+        raise InputError(field, f"cannot write the file ({exc.strerror or exc}): {path}") from None
+
+
+def _checked_output(path: Path, field: str) -> Path:
+    """``check_output_path`` of a non-empty path."""
+    if path.is_symlink():
+        try:
+            path.resolve(strict=True)
+        except FileNotFoundError:  # a link to a file still to be written
+            pass
+        except (OSError, RuntimeError):  # a loop of links: Python reads it as RuntimeError or ELOOP
+            raise InputError(field, f"{path} is a symbolic link that loops; give a file path") from None
     if path.is_dir():
         raise InputError(field, f"{path} is a directory; give a file path")
     path = output_target(path, field)

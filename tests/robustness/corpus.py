@@ -758,6 +758,13 @@ CLI_ARGS: list[tuple[str, tuple[str, ...], str]] = [
     ("run-output-under-file", ("run", GRAID_SCENARIO, "-o", "afile/x.json", "--touch", "afile"),
      r"--output: cannot create afile/x\.json: afile is not a directory"),
     ("run-output-proc", ("run", GRAID_SCENARIO, "-o", "/proc/nvsim-out.json"), r"--output: cannot write in /proc"),
+    ("run-output-link-loop", ("run", GRAID_SCENARIO, "-o", "loop", "--link-loop", "loop"),
+     r"--output: loop is a symbolic link that loops; give a file path"),  # it replaced the link with the output
+    ("run-output-name-too-long", ("run", GRAID_SCENARIO, "-o", "a" * 300 + ".json"),
+     r"--output: cannot write the file \(File name too long\): a+\.\.\.\(305 characters\)"),
+    ("run-input-name-too-long", ("run", "a" * 300 + ".yaml"), r"^error: File name too long: a+\.\.\.\(305 characters\)$"),
+    ("report-output-name-too-long", ("report", GRAID_SCENARIO, "-o", "a" * 300 + ".html"),
+     r"--out: cannot write the file \(File name too long\)"),
     ("run-output-sys", ("run", GRAID_SCENARIO, "-o", "/sys/nvsim/out.json"), r"--output: cannot"),
     ("run-unknown-option", ("run", GRAID_SCENARIO, "--colour"), r"No such option"),
     ("run-no-argument", ("run",), r"^error: Missing argument 'scenario'\. \(try `nvsim run --help`\)$"),

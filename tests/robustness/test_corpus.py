@@ -41,6 +41,10 @@ def _prepare(case: Case, here: Path) -> list[str]:
     (here / "job.fio").write_text(GOOD_FIO_JOB)
     (here / "two.fio").write_text(GOOD_FIO_JOB + "[other]\nrw=randwrite\nbs=4k\n")  # two jobs fio runs together
     (here / "share.fio").write_text(GOOD_FIO_JOB + "size=1%\n")  # a region as a share of the device
+    if "--link-loop" in argv:  # a symbolic link to itself
+        at = argv.index("--link-loop")
+        (here / argv[at + 1]).symlink_to(argv[at + 1])
+        del argv[at:at + 2]
     if "--write-lost" in argv:  # a scenario whose faults at t = 0 lose data
         argv.remove("--write-lost")
         faults = [{"at_s": 0, "drive": d, "action": "fail"} for d in (0, 1, 2)]
