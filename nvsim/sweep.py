@@ -725,30 +725,62 @@ def _resumable(done: dict[str, dict], wanted: dict[str, tuple[dict[str, Any], st
     return kept, wrong
 
 
+ROW_LINE_BYTES_MAX = 1 << 20
+"""Longest line of a resume file read as a row: a longer one is damaged (its point runs again),
+skipped without being held (a 3 GB file of one line had been read whole, 3.3 GB resident)."""
+
+
 def _load_partial(partial: Path) -> tuple[dict[str, dict], int]:
     """Rows a killed run finished, by key, and how many whole lines were damaged (not a row,
-    ``_is_row``: their points run again, and the sweep says so). A torn last line (the kill came mid-write) is cut off
-    the file, so the next row appended starts on a line of its own and is not lost to the fragment;
-    it is not counted as damaged."""
+    ``_is_row``, or over ``ROW_LINE_BYTES_MAX``: their points run again, and the sweep says so),
+    read line by line. A torn last line (the kill came mid-write) is cut off the file, so the next
+    row appended starts on a line of its own and is not lost to the fragment; it is not counted as
+    damaged. A resume file that is not a regular file, or cannot be read and written, is refused
+    in one line naming ``-o``."""
     done: dict[str, dict] = {}
     damaged = 0
-    if not partial.exists():
+    if not partial.exists() and not partial.is_symlink():
         return done, damaged
-    raw = partial.read_bytes()
-    whole = raw.rfind(b"\n") + 1
-    if whole < len(raw):
+    if not partial.is_file():
+        raise InputError("--output", f"{partial} (this sweep's resume file) is not a file; remove it, or give another -o")
+    try:
         with open(partial, "rb+") as handle:
-            handle.truncate(whole)
-    for line in raw[:whole].decode("utf-8", errors="replace").splitlines():
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:  # a damaged line: that point runs again
-            row = None
-        if _is_row(row):
-            done[row["key"]] = row
-        elif line.strip():
-            damaged += 1
+            whole = 0  # the end of the last whole line
+            while line := handle.readline(ROW_LINE_BYTES_MAX + 1):
+                if not line.endswith(b"\n"):
+                    if len(line) <= ROW_LINE_BYTES_MAX or not _skip_line(handle):
+                        break  # the torn last line: cut off below
+                    damaged, whole = damaged + 1, handle.tell()
+                    continue
+                whole = handle.tell()
+                row = _row_of(line)
+                if _is_row(row):
+                    done[row["key"]] = row
+                elif line.strip():
+                    damaged += 1
+            if whole < handle.seek(0, os.SEEK_END):
+                handle.truncate(whole)
+    except OSError as exc:
+        raise InputError("--output", f"cannot read and write this sweep's resume file {partial}: "
+                                     f"{exc.strerror or exc}") from None
     return done, damaged
+
+
+def _skip_line(handle) -> bool:
+    """Read on to the end of an over-long line; whether it ends in a newline (False: at the end of
+    the file, a torn line)."""
+    while chunk := handle.readline(ROW_LINE_BYTES_MAX):
+        if chunk.endswith(b"\n"):
+            return True
+    return False
+
+
+def _row_of(line: bytes) -> Any:
+    """A resume file's line as JSON, or None where it is damaged."""
+    try:
+        return json.loads(line.decode("utf-8", errors="replace"))
+    except json.JSONDecodeError:
+        return None
 
 
 @contextmanager

@@ -162,3 +162,22 @@ def test_a_missing_base_is_named_by_the_sweeps_field(tmp_path):
                           capture_output=True, text=True)
     assert done.returncode == 2 and done.stderr.startswith(f"error: {spec}: base: no such file or directory: "), done.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_resume_file_is_read_line_by_line_and_refused_in_one_line_when_not_a_file(tmp_path):
+    """A directory at OUT.partial.jsonl gave an IsADirectoryError traceback, and a 3 GB file of one
+    line was read whole (3.3 GB resident)."""
+    from nvsim.errors import InputError
+    from nvsim.sweep import ROW_LINE_BYTES_MAX, ROW_STATUSES, _load_partial
+
+    folder = tmp_path / "r.partial.jsonl"
+    folder.mkdir()
+    with pytest.raises(InputError, match=r"--output: .*r\.partial\.jsonl \(this sweep's resume file\) is not a file"):
+        _load_partial(folder)
+    journal = tmp_path / "j.partial.jsonl"
+    row = {"key": "k1", "status": sorted(ROW_STATUSES)[0]}
+    long_line = b"x" * (ROW_LINE_BYTES_MAX + 10) + b"\n"
+    journal.write_bytes(json.dumps(row).encode() + b"\n" + long_line + b"not json\n\n" + b'{"key": "torn')
+    done, damaged = _load_partial(journal)
+    assert damaged == 2 and journal.read_bytes().endswith(b"not json\n\n")  # the torn line is cut off, not counted
+    assert set(done) == {"k1"}
