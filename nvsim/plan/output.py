@@ -52,6 +52,12 @@ def check_outputs(out: Path, top: int) -> None:
     """Refuse an output folder that cannot take the plan's files (one line naming --output)."""
     if out.exists() and not out.is_dir():
         raise InputError("--output", f"{out} is a file; give a folder")
+    scenarios = out / "scenarios"
+    if (scenarios.exists() or scenarios.is_symlink()) and not scenarios.is_dir():  # commit_together raised on it
+        raise InputError("--output", f"{scenarios} is a file; the plan writes its top set-ups in a folder of that name")
+    for path in output_paths(out, top):
+        if path.is_dir():
+            raise InputError("--output", f"{path} is a directory; the plan writes a file there")
     for path in output_paths(out, top)[:1]:
         check_output_path(path, "--output")
 

@@ -523,6 +523,11 @@ PLAN_CASES += [
     Case("plan-missing-file", "cli", None, r"REQUIREMENTS: no such file", argv=("plan", "nope.yaml", "-o", "out")),
     Case("plan-output-under-file", "plan", BASE_PLAN, r"--output: cannot create .*is not a directory", argv=("-o", "spec.yaml/out")),
     Case("plan-output-is-file", "plan", BASE_PLAN, r"--output: .*is a file; give a folder", argv=("-o", "x", "--touch", "x")),
+    Case("plan-output-scenarios-is-file", "plan", BASE_PLAN,  # commit_together raised FileExistsError after the search
+         r"--output: o/scenarios is a file; the plan writes its top set-ups in a folder of that name",
+         argv=("-o", "o", "--mkdir", "o", "--touch", "o/scenarios")),
+    Case("plan-output-ranking-is-dir", "plan", BASE_PLAN, r"--output: o/ranking\.csv is a directory; the plan writes a file there",
+         argv=("-o", "o", "--mkdir", "o", "--mkdir", "o/ranking.csv")),
     Case("plan-workers-negative", "plan", BASE_PLAN, r"--workers", argv=("--workers", "-1")),
     Case("plan-fio-missing", "plan", changed(BASE_PLAN, "requirements.workloads.0",
                                              {"name": "f", "fio": "nope.fio", "min_iops": 1}), r"nope\.fio"),
