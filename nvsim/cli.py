@@ -25,6 +25,7 @@ import nvsim
 from .errors import EXIT_INPUT_ERROR, InputError, escaped, require_extra, suggestion_text
 from .io import atomic_path, check_output_path, json_text, write_json_atomic, write_text_atomic
 from .progress import LateProgress
+from .units import format_number, format_significant
 from .sim.event.compiled import PRECISION_MAX, PRECISION_MIN
 
 try:  # Typer >= 0.26 vendors its own copy of click
@@ -125,7 +126,7 @@ hundred MB: a many-core server does not start one per core)."""
 
 
 PRECISION_HELP = (f"Event mode: measure until each direction's p99.99 latency is known within this fraction (half-width "
-                  f"of its 95% CI over the estimate), from {PRECISION_MIN:g} to {PRECISION_MAX:g}.")
+                  f"of its 95% CI over the estimate), from {format_number(PRECISION_MIN)} to {format_number(PRECISION_MAX)}.")
 MAX_SECONDS_HELP = ("Event mode: wall seconds each workload may go on for --precision (its planned window always "
                     "completes). A run stopped by this budget depends on the machine's speed; 0 keeps the planned "
                     "window (same seed, same bits).")
@@ -135,7 +136,7 @@ def _event_window(precision: float, max_seconds: float):
     """--precision and --max-seconds, checked, as the event mode's ``nvsim.Precision``: ``nvsim run``
     and ``nvsim report`` take the same options with the same defaults, so they give the same numbers."""
     if not PRECISION_MIN <= precision <= PRECISION_MAX:  # NaN and infinity fail too
-        raise InputError("--precision", f"must be a fraction from {PRECISION_MIN:g} to {PRECISION_MAX:g} (e.g. 0.1), got {precision:g}")
+        raise InputError("--precision", f"must be a fraction from {format_number(PRECISION_MIN)} to {format_number(PRECISION_MAX)} (e.g. 0.1), got {format_number(precision)}")
     if not max_seconds >= 0:
         raise InputError("--max-seconds", f"must be 0 or more seconds, got {max_seconds}")
     return nvsim.Precision(relative=precision, max_wall_s=max_seconds)
@@ -469,7 +470,7 @@ def calibrate(
         for name in names:
             if name.split(" ", 1)[-1] in fit.parameter or name == fit.parameter:
                 now, used = values[name]
-                console.print(f"{name} = {now:.4g} (in use: {used:.4g}; {fit.where})")
+                console.print(f"{name} = {format_significant(now, 4)} (in use: {format_significant(used, 4)}; {fit.where})")
         on = ", ".join(fit.published_ids) or "no published number"  # kioxia-cm7's controller time: a catalog figure, its why says
         console.print(f"  fitted on {on}: {fit.why}")
     console.print(f"{nvsim.published.fitted_parameter_count()} fitted parameters in all")

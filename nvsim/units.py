@@ -255,6 +255,24 @@ def format_significant(value: float, digits: int = 4) -> str:
     return f"{value:,}" if isinstance(value, int) and decimals == 0 else f"{value:,.{decimals}f}"  # an int past floats
 
 
+def format_number(value: float) -> str:
+    """A number a message quotes (a limit, what was given), never in e-notation: as written to six
+    significant digits without trailing zeros (1e-06 -> "0.000001", 1e+06 -> "1,000,000", 2.5 ->
+    "2.5"), from 10^15 on in words or powers of ten (``format_large``: 1e+300 -> "1.0×10³⁰⁰"), below
+    10^-9 as a power of ten (1e-300 -> "1.0×10⁻³⁰⁰")."""
+    if (word := not_finite_word(value)) is not None:
+        return word
+    if value == 0:
+        return "0"
+    if abs(value) >= 1e15:
+        return format_large(value)
+    magnitude = math.floor(math.log10(abs(value)))
+    if magnitude < -9:  # 1e-300 as "1.0×10⁻³⁰⁰", not three hundred zeros
+        return f"{value / 10 ** magnitude:.1f}×10{str(magnitude).translate(SUPERSCRIPT)}"
+    text = f"{value:,.{max(0, 5 - magnitude)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 def column_scale(values, unit: str) -> tuple[float, str]:
     """The factor and header unit for a column of ``values`` in ``unit`` ("IOPS", "B/s", "TPS"),
     chosen by the column's largest value so that every cell shares one prefix."""

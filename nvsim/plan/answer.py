@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from ..units import format_value
+from ..units import format_probability, format_significant, format_value
 from .space import STAGES, Candidates, Verdicts
 
 CEILINGS = ("max_", "rebuild hours", "P(data loss)", "latency", "drive bays", "PCIe lanes", "engine's drive limit", "within the top")
@@ -64,7 +64,9 @@ def _amount(value: float, label: str) -> str:
             return format_value(value, unit)
     if "usd" in label:
         return f"${value:,.0f}"
-    return f"{value:.3g}" if value < 1000 else f"{value:,.0f}"
+    if "P(" in label:  # a probability as odds, as `nvsim run` writes it (1.71e-05 read as '1 in 58,480')
+        return format_probability(value)
+    return format_significant(value, 3) if value < 1000 else f"{value:,.0f}"
 
 
 def reason_text(verdicts: Verdicts, i: int) -> str:

@@ -42,6 +42,7 @@ from ..fio import FileOpener, parse_fio_jobfile
 from ..loader import decode, load_model, read_bytes
 from ..raid import LEVELS
 from ..specs import Bytes, BytesPerS, Count, NumbersNotTruthValues, WorkloadSpec
+from ..units import format_number
 
 PROFILES: dict[str, dict] = {
     "randread-4k": {"rw": "randread", "bs": 4096},
@@ -217,8 +218,8 @@ class SearchSpace(PlanModel):
 def _bounded_weight(weight: float) -> float:
     """One weight, at most ``MAX_WEIGHT`` (named with its metric: the check runs per entry)."""
     if not weight <= MAX_WEIGHT:
-        raise ValueError(f"at most {MAX_WEIGHT:g} (weights are relative: {MAX_WEIGHT:g} to 1 already ranks by one "
-                         f"metric alone), got {weight!r}")
+        raise ValueError(f"at most {format_number(MAX_WEIGHT)} (weights are relative: {format_number(MAX_WEIGHT)} to 1 "
+                         f"already ranks by one metric alone), got {format_number(weight)}")
     return weight
 
 

@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from ..errors import not_printable
-from ..units import format_rate_decimal
+from ..units import format_number, format_rate_decimal
 from .base import (PRICE_DATE, SECTOR_BYTES, Bytes, BytesPerS, Cited, Count, PhysicalNumbers, PriceKind, Spec,
                    _link_width, _pcie_generation, _price_together)
 from .nand import ENTRY_NAME, NAND_NAME
@@ -72,7 +72,7 @@ def _drive_bounds(drive: "DriveSpec") -> None:
     for name, (low, high, what) in DRIVE_FIGURE_RANGES.items():
         value = getattr(drive, name).value
         if not low <= value <= high:
-            raise ValueError(f"{name}: {value:g}; {what}: allowed {low:g} to {high:g}")
+            raise ValueError(f"{name}: {format_number(value)}; {what}: allowed {format_number(low)} to {format_number(high)}")
     idle = drive.power_idle_w
     for name in ("power_active_read_w", "power_active_write_w"):
         active = getattr(drive, name)
@@ -89,7 +89,7 @@ def _drive_bounds(drive: "DriveSpec") -> None:
             raise ValueError(f"{name}: {bytes_per_s:,.0f} bytes/s; no drive's link carries more than "
                              f"{DRIVE_LINK_CEILING_BYTES_PER_S:,.0f} (PCIe 6.0 x16)")
     if drive.dwpd.value > DRIVE_DWPD_MAX:
-        raise ValueError(f"dwpd: {drive.dwpd.value:g}; at most {DRIVE_DWPD_MAX:g} drive writes per day")
+        raise ValueError(f"dwpd: {format_number(drive.dwpd.value)}; at most {format_number(DRIVE_DWPD_MAX)} drive writes per day")
     moved = drive.datasheet_bytes_per_s
     for direction in ("read", "write"):
         sequential, random = moved[f"seq_{direction}_bytes_per_s"], moved[f"rand_{direction}_iops"]

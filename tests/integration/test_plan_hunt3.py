@@ -33,7 +33,7 @@ def with_requirements(**fields) -> dict:
      "confirm: 0 skips the event stage, which checks requirements.workloads[0].max_latency_us; "
      "set confirm >= 1 or drop the target"),
     ({**PLAN, "objective": {"weights": {"usd_per_usable_tb": 1e308, "power_w": 1e308}}},
-     "objective.weights.usd_per_usable_tb: at most 1e+06"),
+     "objective.weights.usd_per_usable_tb: at most 1,000,000"),
     (with_workload(job="x"), "requirements.workloads[0]: job: only with fio"),
     (with_requirements(rebuild={"max_hours": 1000, "load_fraction": 0.1}),
      "requirements: rebuild.load_fraction: only with rebuild.workload"),

@@ -620,8 +620,8 @@ CATALOG_FIELDS: list[tuple[str, str, Any, str]] = [
                         r"bibliography\.yaml>, basis: datasheet, published, fitted or assumed"),
     (DRIVE, "colour", "red", r"colour: unknown key"), (DRIVE, "lanes.value", "four", r"lanes\.value"),
     # figures a drive cannot have (the hunt of 2026-11-30)
-    (DRIVE, "write_latency_us.value", 1e300, r"write_latency_us: 1e\+300; a QD1 4 KiB latency, .* allowed 1 to 1e\+06"),
-    (DRIVE, "mtbf_hours.value", 1e-300, r"mtbf_hours: 1e-300; a datasheet MTBF .* allowed 10000 to 1e\+08"),
+    (DRIVE, "write_latency_us.value", 1e300, r"write_latency_us: 1\.0×10³⁰⁰; a QD1 4 KiB latency, .* allowed 1 to 1,000,000"),
+    (DRIVE, "mtbf_hours.value", 1e-300, r"mtbf_hours: 1\.0×10⁻³⁰⁰; a datasheet MTBF .* allowed 10,000 to 100,000,000"),
     (DRIVE, "warranty_years.value", 1e300, r"warranty_years: 1e\+300; a warranty of months to two decades"),
     (DRIVE, "power_idle_w.value", 500, r"power_idle_w: 500 W is above power_active_read_w"),
     # a rate without its unit is bytes per second: below what the random I/Os move (the hunt of 2026-12-01)

@@ -110,7 +110,7 @@ def test_distinct_grid_values_still_run(tmp_path):
 def test_a_precision_out_of_its_range_is_refused(tmp_path, value):
     run = run_cli("run", SCENARIO, "--precision", value, "--json", "-o", str(tmp_path / "out.json"), cwd=tmp_path)
     line = refused_in_one_line(run, "--precision")
-    assert "1e-06 to 1" in line
+    assert "0.000001 to 1" in line
     assert list(tmp_path.iterdir()) == []
 
 

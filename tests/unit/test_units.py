@@ -41,3 +41,20 @@ def test_whole_bytes_round_trip_through_both_prefix_systems(n):
 def test_formatting_uses_the_prefix_it_names():
     assert format_bytes_decimal(675.84e12) == "675.84 TB"
     assert format_bytes_binary(2**40) == "1.00 TiB"
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_a_number_a_message_quotes_is_never_in_e_notation_and_reads_back_near_itself(value):
+    from nvsim.units import format_number
+
+    text = format_number(value)
+    assert "e" not in text.lower() and len(text) < 40
+    if text.replace(",", "").replace(".", "").lstrip("-").isdigit():
+        assert float(text.replace(",", "")) == pytest.approx(value, rel=1e-5, abs=1e-9)
+
+
+def test_format_number_writes_limits_as_people_read_them():
+    from nvsim.units import format_number
+
+    assert [format_number(x) for x in (1e-6, 1e6, 2.5, 1e8, 1e300, 1e-300, 0)] == \
+        ["0.000001", "1,000,000", "2.5", "100,000,000", "1.0×10³⁰⁰", "1.0×10⁻³⁰⁰", "0"]

@@ -18,6 +18,7 @@ import numpy as np
 from numba import literal_unroll, njit
 
 from ...errors import InputError
+from ...units import format_number
 from . import hdr, timeline
 from . import kernel as k
 from .measure import TAIL_QUANTILE, tail_relative_half_width
@@ -213,7 +214,7 @@ class Precision:
 
     def __post_init__(self) -> None:
         if not isinstance(self.relative, (int, float)) or not PRECISION_MIN <= self.relative <= PRECISION_MAX:
-            raise InputError("precision.relative", f"a fraction from {PRECISION_MIN:g} to {PRECISION_MAX:g} (e.g. 0.1), "
+            raise InputError("precision.relative", f"a fraction from {format_number(PRECISION_MIN)} to {format_number(PRECISION_MAX)} (e.g. 0.1), "
                                                    f"got {self.relative!r}")
         if not isinstance(self.max_wall_s, (int, float)) or not self.max_wall_s >= 0:  # NaN fails; inf: no wall limit
             raise InputError("precision.max_wall_s", f"0 or more seconds, got {self.max_wall_s!r}")
