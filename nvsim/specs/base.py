@@ -250,11 +250,20 @@ PriceKind = Literal["list", "street", "estimate"]
 PRICE_DATE = r"^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$"
 
 
+PRICE_USD_MAX = 1e8
+"""The dearest part the catalog takes, US dollars: a server, a card or a drive is far below it (a
+price of 1e300 was taken and printed as 300 digits, cutting the table's cells)."""
+
+
 def _price_together(entry: Any) -> Any:
-    """A price comes with its date and kind, or not at all (docs/cost-power.md)."""
+    """A price comes with its date and kind, or not at all (docs/cost-power.md), and is at most
+    ``PRICE_USD_MAX``."""
     given = (entry.price_usd is not None, entry.price_date is not None, entry.price_kind is not None)
     if any(given) and not all(given):
         raise ValueError("price_usd, price_date (YYYY-MM or YYYY-MM-DD) and price_kind (list, street or estimate) go together")
+    if entry.price_usd is not None and entry.price_usd.value > PRICE_USD_MAX:
+        raise ValueError(f"price_usd: ${entry.price_usd.value:,.0f} is more than any part costs; allowed: 0 to "
+                         f"${PRICE_USD_MAX:,.0f}")
     return entry
 
 def _catalog(info: ValidationInfo) -> Any:

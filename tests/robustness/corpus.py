@@ -624,6 +624,7 @@ CATALOG_FIELDS: list[tuple[str, str, Any, str]] = [
     (DRIVE, "mtbf_hours.value", 1e-300, r"mtbf_hours: 1\.0×10⁻³⁰⁰; a datasheet MTBF .* allowed 10,000 to 100,000,000"),
     (DRIVE, "warranty_years.value", 1e300, r"warranty_years: 1e\+300; a warranty of months to two decades"),
     (DRIVE, "power_idle_w.value", 500, r"power_idle_w: 500 W is above power_active_read_w"),
+    (DRIVE, "price_usd.value", 1e300, r"price_usd: \$1,000,0.*is more than any part costs; allowed: 0 to \$100,000,000"),
     # a rate without its unit is bytes per second: below what the random I/Os move (the hunt of 2026-12-01)
     (DRIVE, "seq_read_bytes_per_s.value", 6800, r"seq_read_bytes_per_s: 6\.80 kB/s is below what the drive's random "
                                                  r"reads move \(.* GB/s: rand_read_iops x rand_block_bytes\).*give the "
