@@ -7,9 +7,9 @@ topology of drives and cards, and the fault timeline, checked against the RAID r
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import BeforeValidator, Field, ValidationInfo, field_validator, model_validator
 
 from ..constants import PAGE_BYTES  # md works in 4 KiB pages; strips must be whole pages
 from ..errors import suggestion_text
@@ -19,7 +19,15 @@ from ..units import format_bytes_decimal
 from .base import SECTOR_BYTES, Bytes, Label, Prose, Seconds, Spec, _catalog, _known_name
 from .workload import Phase, WorkloadSpec
 
-RaidLevel = Literal[0, 1, 5, 6, 10]
+def _level_text(value: Any) -> Any:
+    """A level written as text ("6"), read as the number, as every other whole-number field takes it
+    (``drives: "24"`` was taken and ``level: "6"`` refused)."""
+    if isinstance(value, bool):  # True is 1 to Literal: RAID1 from `level: true`
+        raise ValueError(f"must be a number, got {'true' if value else 'false'}")
+    return int(value) if isinstance(value, str) and value.strip().isdigit() else value
+
+
+RaidLevel = Annotated[Literal[0, 1, 5, 6, 10], BeforeValidator(_level_text)]
 
 class RebuildSpec(Spec):
     """How the engine rebuilds a replaced member: md's throttle, a vendor's priority, the span.

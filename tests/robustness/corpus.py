@@ -70,6 +70,7 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     ("array.level", 2, r"array\.level: .*0, 1, 5, 6 or 10|array\.level: Input should be 0, 1, 5, 6 or 10"),
     ("array.level", 3, r"array\.level"), ("array.level", 4, r"array\.level"), ("array.level", 7, r"array\.level"),
     ("array.level", "six", r"array\.level"), ("array.level", -1, r"array\.level"), ("array.level", None, r"array\.level"),
+    ("array.level", True, r"array\.level: must be a number, got true"),  # True is 1 to a Literal: it ran RAID1
     ("array.level", DELETE, r"array\.level: required field is missing"),
     ("array.drives", 0, r"array\.drives: .*greater than or equal to 1"),
     ("array.drives", -1, r"array\.drives: .*greater than or equal to 1"),

@@ -132,3 +132,12 @@ def test_fio_output_given_twice_is_refused(tmp_path: Path, cli):
                  "--name=a", "--rw=randread", "--bs=4k", "--size=1g")
     assert result.returncode == 2 and "--output: given more than once" in result.stderr, result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_level_written_as_text_is_read_as_the_number_as_drives_is():
+    from nvsim import parse_scenario
+
+    data = {"name": "x", "platform": "dell-poweredge-r750",
+            "array": {"level": "6", "drive": "intel-d7-p5510-3.84tb", "drives": "8", "engine": "linux-md"}}
+    spec = parse_scenario(data)
+    assert (spec.array.level, spec.array.drives) == (6, 8)
