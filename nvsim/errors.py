@@ -152,6 +152,19 @@ def _model_at(model: type[BaseModel], loc: Sequence[Any]) -> type[BaseModel] | N
     return current if isinstance(current, type) and issubclass(current, BaseModel) else None
 
 
+def _model_of(model: type[BaseModel], loc: Sequence[Any]) -> type[BaseModel] | None:
+    """The model class of the value at ``loc`` itself (its fields are the keys it takes)."""
+    current: Any = model
+    for part in loc:
+        if isinstance(part, int) or current is None:
+            continue
+        field = getattr(current, "model_fields", {}).get(part)
+        if field is None:
+            return None
+        current = _inner_model(field.annotation)
+    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+
+
 BOUND_ERRORS = ("greater_than", "greater_than_equal", "less_than", "less_than_equal")
 """pydantic's error types of a numeric bound (``Field(gt=..., le=...)``)."""
 
@@ -182,6 +195,22 @@ def _number_for_text(error: dict) -> bool:
             and expected.startswith("'"))
 
 
+SHAPE_WORDS = {"model_type": "must be a mapping of its fields", "dict_type": "must be a mapping",
+               "tuple_type": "must be a list", "list_type": "must be a list"}
+"""What a value of the wrong shape should have been, in the file's words (YAML: a mapping, a list)."""
+
+
+def _shape_of(value: Any) -> str:
+    """A value's shape as the file wrote it: nothing, a list, a mapping, or the value itself."""
+    if value is None:
+        return "nothing (an empty value)"
+    if isinstance(value, (list, tuple)):
+        return f"a list of {len(value)}"
+    if isinstance(value, dict):
+        return "a mapping"
+    return shown(value)
+
+
 def from_validation_error(error: ValidationError, model: type[BaseModel], *, prefix: str = "", source: str | None = None) -> InputError:
     """The first problem of a pydantic ValidationError as one InputError line."""
     first = error.errors(include_url=False)[0]
@@ -201,6 +230,11 @@ def from_validation_error(error: ValidationError, model: type[BaseModel], *, pre
                           source=source)
     if kind == "missing":
         return InputError(field, "required field is missing", source=source)
+    if kind in SHAPE_WORDS:  # pydantic's words name its classes ("a valid dictionary or instance of ArraySpec")
+        shaped = _model_of(model, loc) if kind == "model_type" else None
+        keys = f" ({', '.join(sorted(shaped.model_fields))})" if shaped is not None and shaped.model_fields else ""
+        got = first.get("input")
+        return InputError(field or "the file", f"{SHAPE_WORDS[kind]}{keys}, got {_shape_of(got)}", source=source)
     message = first["msg"]
     for lead in ("Value error, ", "Assertion failed, "):
         if message.startswith(lead):

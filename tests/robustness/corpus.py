@@ -623,7 +623,7 @@ CATALOG_FIELDS: list[tuple[str, str, Any, str]] = [
     # figures a drive cannot have (the hunt of 2026-11-30)
     (DRIVE, "write_latency_us.value", 1e300, r"write_latency_us: 1\.0×10³⁰⁰; a QD1 4 KiB latency, .* allowed 1 to 1,000,000"),
     (DRIVE, "mtbf_hours.value", 1e-300, r"mtbf_hours: 1\.0×10⁻³⁰⁰; a datasheet MTBF .* allowed 10,000 to 100,000,000"),
-    (DRIVE, "warranty_years.value", 1e300, r"warranty_years: 1e\+300; a warranty of months to two decades"),
+    (DRIVE, "warranty_years.value", 1e300, r"warranty_years: 1\.0×10³⁰⁰; a warranty of months to two decades"),
     (DRIVE, "power_idle_w.value", 500, r"power_idle_w: 500 W is above power_active_read_w"),
     (DRIVE, "price_usd.value", 1e300, r"price_usd: \$1,000,0.*is more than any part costs; allowed: 0 to \$100,000,000"),
     # a rate without its unit is bytes per second: below what the random I/Os move (the hunt of 2026-12-01)
@@ -729,7 +729,7 @@ CATALOG_CASES += [Case(f"catalog-issue34-{name}", "catalog", (file, path, value)
      r"rand_write_iops: 4,096,000,000,000,000 bytes/s; no drive's link carries more than 128,000,000,000 \(PCIe 6\.0 x16\)"),
     ("drive-model-200k", DRIVE, "model", "M" * 200_000, r"model: 200,000 characters; at most 100"),
     ("drive-capacity-zero", DRIVE, "capacity_bytes.value", 0, r"capacity_bytes"),
-    ("drive-dwpd-1000", DRIVE, "dwpd.value", 1000, r"dwpd: 1000; at most 100 drive writes per day"),
+    ("drive-dwpd-1000", DRIVE, "dwpd.value", 1000, r"dwpd: 1,000; at most 100 drive writes per day"),
 ]]
 PLAN_CASES += [
     Case("plan-rack-units-negative", "plan", changed(changed(BASE_PLAN, "requirements.max_rack_units", 2), "search.rack_units",
