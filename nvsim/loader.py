@@ -154,6 +154,10 @@ def load_model(path: str | Path, model: type[BaseModel], field: str) -> tuple[An
     if not path.exists():
         raise InputError(field, f"no such file: {path}")
     data = load_yaml(path)
+    required = {name for name, info in model.model_fields.items() if info.is_required()}
+    if isinstance(data, dict) and {"platform", "array"} <= set(data) and required and not required & set(data):
+        raise InputError(field, f"{path} is a scenario (it names a platform and an array), not the file this "
+                                f"command takes; `nvsim run {path}` runs it", source=None)
     try:
         return model.model_validate(data), path.parent
     except ValidationError as exc:

@@ -47,7 +47,8 @@ def _split_exact(text: str) -> tuple[Fraction, str]:
     check_digits(text, one_number=True)
     match = _NUMBER_UNIT.match(text)
     if not match:
-        raise ValueError(f"cannot read {text!r} as a number with a unit")
+        raise ValueError(f"cannot read {text!r} as a number with a unit; allowed: a number and its unit, e.g. "
+                         f"'64KiB', '4 KB', '300s'")
     return Fraction(match.group(1).replace(",", "").replace("_", "")), match.group(2)
 
 
@@ -127,7 +128,8 @@ def parse_seconds(value: int | float | str) -> float:
         return float(value)
     number, unit = _split(str(value))
     if unit not in TIME_UNITS_S:
-        raise ValueError(f"unknown time unit {unit!r} in {value!r}; allowed: {', '.join(TIME_UNITS_S)}")
+        raise ValueError(f"unknown time unit {unit!r} in {value!r}; allowed: {', '.join(u for u in TIME_UNITS_S if u)} "
+                         f"(none: seconds)")
     return number * TIME_UNITS_S[unit]
 
 

@@ -48,14 +48,14 @@ class _finite:  # noqa: N801 - used as a function
 
 
 MAX_BYTES = 2**64
-"""Largest size any field takes (16 EiB): no device or address space nvsim models is larger."""
+"""Largest size any field takes (16,384 PiB): no device or address space nvsim models is larger."""
 
 
 def _bounded_bytes(value: Any) -> int:
     """``parse_bytes``, refusing sizes beyond ``MAX_BYTES`` (they would overflow every float after)."""
     number = parse_bytes(value)
     if abs(number) > MAX_BYTES:
-        raise ValueError(f"must be at most 2^64 bytes (16 EiB), got {value!r}")
+        raise ValueError(f"must be at most 2^64 bytes (16,384 PiB), got {value!r}")
     return number
 
 

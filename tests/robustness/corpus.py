@@ -765,6 +765,10 @@ CLI_ARGS: list[tuple[str, tuple[str, ...], str]] = [
     ("run-output-under-file", ("run", GRAID_SCENARIO, "-o", "afile/x.json", "--touch", "afile"),
      r"--output: cannot create afile/x\.json: afile is not a directory"),
     ("run-output-proc", ("run", GRAID_SCENARIO, "-o", "/proc/nvsim-out.json"), r"--output: cannot write in /proc"),
+    ("sweep-given-a-scenario", ("sweep", GRAID_SCENARIO, "-o", "out"),
+     r"SPEC: .*scenario\.yaml is a scenario \(it names a platform and an array\).*`nvsim run .*` runs it"),
+    ("plan-given-a-scenario", ("plan", GRAID_SCENARIO, "-o", "out"),
+     r"REQUIREMENTS: .*scenario\.yaml is a scenario"),
     ("run-output-link-loop", ("run", GRAID_SCENARIO, "-o", "loop", "--link-loop", "loop"),
      r"--output: loop is a symbolic link that loops; give a file path"),  # it replaced the link with the output
     ("run-output-name-too-long", ("run", GRAID_SCENARIO, "-o", "a" * 300 + ".json"),
