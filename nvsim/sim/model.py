@@ -27,28 +27,32 @@ from ..links import attachment, behind_card, drive_link, engine_link, switch_byt
 from ..names import drive_name, engine_name
 from ..pcie import NVME_READ_TRAVERSALS, NVME_WRITE_TRAVERSALS, PcieLink
 from ..platform import CpuLayout, PlatformModel
+from ..constants import PAGE_BYTES
 from ..raid import data_members_per_stripe, parity_members
 from ..specs import ArraySpec, DriveSpec, EngineSpec, PlatformSpec, ScenarioSpec, WorkloadSpec
 from ..stripe.layout import DEFAULT_LAYOUT, ArrayGeometry
+from ..stripe.positions import period_bytes
 from ..topology import DriveAttachment
 from .drive import DriveTiming, drive_timing
 from .drive_load import loaded_timing
 from .memo import MEMO, PER_CATALOG_LIMIT, Memo
-from .workload import exact_mix_size, page_bounded_ios
+from .workload import SAMPLE_PAGES, exact_mix_size, page_bounded_ios
 
 
 SEQUENTIAL_SAMPLE_IOS = (16, 512)
 """The fewest and most host I/Os a sequential stream's sample takes (``whole_periods``)."""
 
 
-def whole_periods(period: int) -> int:
+def whole_periods(period: int, most: int | None = None) -> int:
     """Host I/Os of a sequential sample: at least two periods of the stream's alignment and 16
-    I/Os, in whole periods, at most 512 (one period where a period is longer). A sample that ends
+    I/Os, in whole periods, at most ``most`` (512; one period where a period is longer: the caller
+    raises ``most`` as far as the sample's pages allow). A sample that ends
     inside a period counts its last stripe as a partial one: 16 writes of 64 KiB on a 448 KiB stripe
     (a period of 7) put 1 MiB in two whole stripes and a third of 128 KiB, and the fluid mode gave a
     RAID WAF of 1.1875 where the stream's is 8/7 (1.1429; 47.3 GB/s from the event mode, 41.7 from
     the fluid one, until 2026-12-01)."""
-    fewest, most = SEQUENTIAL_SAMPLE_IOS
+    fewest = SEQUENTIAL_SAMPLE_IOS[0]
+    most = SEQUENTIAL_SAMPLE_IOS[1] if most is None else most
     wanted = max(fewest, 2 * period)
     size = -(-wanted // period) * period
     if size > most:
@@ -146,8 +150,15 @@ class ArrayModel:
         if w.is_random:
             return exact_mix_size(w.read_fraction, page_bounded_ios(128 if 0 < w.read_fraction < 1 else 64, w.bs))
         data = self.array.drives - parity_members(self.array.level)
-        period = math.lcm(w.bs, max(1, data) * self.array.strip_bytes) // w.bs
-        return page_bounded_ios(whole_periods(period), w.bs)
+        repeat = max(1, data) * self.array.strip_bytes
+        if self.failed_members and self.array.level in (5, 6):  # each survivor's role turns with the parity's rotation
+            repeat = period_bytes(self.geometry)[0]
+        period = math.lcm(w.bs, repeat) // w.bs
+        # a mixed stream's reads and writes are streams of their own (fio's position per direction): each
+        # takes whole periods when the sample is whole periods of the mix's denominator
+        mix = exact_mix_size(w.read_fraction, 1)
+        most = max(SEQUENTIAL_SAMPLE_IOS[1], SAMPLE_PAGES // max(1, math.ceil(w.bs / PAGE_BYTES)))
+        return page_bounded_ios(whole_periods(period * mix, most), w.bs)
 
     def sync_update(self, write_rate_per_s: float, region_bytes: float | None = None) -> tuple[float, float]:
         """(share of host writes that wait for the engine's synchronous metadata update -- md's

@@ -181,11 +181,13 @@ class HostStream:
     def batches_made(self) -> int:
         return self._batches
 
-    def next_batch(self, count: int) -> tuple[np.ndarray, np.ndarray]:
-        """``count`` host I/Os: (offset_bytes int64, is_write bool)."""
+    def next_batch(self, count: int, directions: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``count`` host I/Os: (offset_bytes int64, is_write bool); ``directions``: their
+        directions given (the fluid mode's stratified mix, ``fluid.exact_mix`` of ``directions()``),
+        so that a sequential mix's streams follow them."""
         w = self.workload
         bs = w.bs
-        is_write = self._directions(count)
+        is_write = self._directions(count) if directions is None else np.asarray(directions, dtype=bool)
         if w.is_random:
             rng = named_rng(self.seed, "random offsets", self.job, self._batches)
             slots = self.region_bytes // bs
@@ -200,6 +202,10 @@ class HostStream:
             offsets = self._sequential(count, is_write)
         self._batches += 1
         return offsets.astype(np.int64, copy=False), is_write
+
+    def directions(self, count: int) -> np.ndarray:
+        """Which of the next batch's ``count`` I/Os write, as ``next_batch`` draws them."""
+        return self._directions(count)
 
     def _directions(self, count: int) -> np.ndarray:
         """Which of the next ``count`` I/Os write: a Bernoulli draw with ``rwmixread``."""

@@ -190,13 +190,14 @@ def test_fork_join_excess_is_the_expected_maximum_per_count():
 
 
 def test_a_sequential_sample_of_large_blocks_is_bounded_in_pages(catalog):
-    """A sequential sample covers twice its alignment period, at most 512 I/Os: with 4 MiB + 4 KiB
-    blocks on 14 data members of 512 KiB that is 512 I/Os of 1,025 pages, twice ``SAMPLE_PAGES``;
-    the sample keeps 255 (as many as fit). A 1 MiB scan keeps its whole period."""
+    """A sequential sample covers whole periods of its alignment, at least two and 16 I/Os, at most
+    512 I/Os or what ``SAMPLE_PAGES`` holds: with 4 MiB + 4 KiB blocks on 14 data members of 512 KiB
+    that is 512 I/Os of 1,025 pages, twice ``SAMPLE_PAGES``; the sample keeps 255 (as many as fit).
+    A 1 MiB scan keeps three whole periods of 7 (16 had ended inside the third)."""
     odd = example(catalog, "512KiB", {"rw": "read", "bs": 4 * 2**20 + 4096, "numjobs": 1, "iodepth": 1})
     assert odd.sample_size == SAMPLE_PAGES // 1025 == 255
     scan = example(catalog, "512KiB", SCAN)
-    assert scan.sample_size == 16  # 1 MiB on 14 x 512 KiB: a period of 7, at least 16
+    assert scan.sample_size == 21  # 1 MiB on 14 x 512 KiB: a period of 7, at least 16, in whole periods
 
 
 @given(jobs=st.integers(1, 4096), pages=st.integers(1, 256), period_pages=st.integers(0, 2**14),
