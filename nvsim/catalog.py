@@ -68,7 +68,9 @@ SECTIONS: dict[str, type[BaseModel]] = {
 
 
 def catalog_dir() -> Path:
-    return Path(os.environ.get("NVSIM_CATALOG", DEFAULT_CATALOG_DIR))
+    """The catalog folder: ``NVSIM_CATALOG`` where it is set to a path (empty: unset, not '.'),
+    else the shipped one."""
+    return Path(os.environ.get("NVSIM_CATALOG") or DEFAULT_CATALOG_DIR)
 
 
 def read_yaml(path: Path) -> Any:
@@ -263,10 +265,12 @@ def load_catalog(directory: Path | None = None) -> Catalog:
     (drive families, NAND generations, link rates); one ``InputError`` naming the file otherwise.
     The sections are read-only (``ReadOnlyDict``). ``default_catalog`` keeps the shipped one."""
     directory = Path(directory) if directory else catalog_dir()
-    if not (directory / "bibliography.yaml").is_file():  # a folder of a few entries, or a mistyped path
-        named = "NVSIM_CATALOG" if "NVSIM_CATALOG" in os.environ and directory == catalog_dir() else "catalog"
-        raise InputError(named, f"{directory} is not a catalog folder (it has no bibliography.yaml); allowed: a whole "
-                                f"copy of nvsim's models/ with your entries added (docs/catalog.md, 'Your own catalog')")
+    bibliography = directory / "bibliography.yaml"
+    if not bibliography.is_file():  # a folder of a few entries, or a mistyped path
+        named = "NVSIM_CATALOG" if os.environ.get("NVSIM_CATALOG") and directory == catalog_dir() else "catalog"
+        why = "its bibliography.yaml is not a file" if bibliography.exists() else "it has no bibliography.yaml"
+        raise InputError(named, f"{directory} is not a catalog folder ({why}); allowed: a whole copy of nvsim's "
+                                f"models/ with your entries added (docs/catalog.md, 'Your own catalog')")
     catalog = Catalog()
     catalog.bibliography.update(load_bibliography(directory / "bibliography.yaml"))
     for section, model in SECTIONS.items():
@@ -462,7 +466,10 @@ def cached_catalog(directory: Path, base: Path | None = None) -> Catalog:
 
 @lru_cache(maxsize=4)
 def _cached(directory: str) -> Catalog:
-    shipped = Path(directory).resolve() == Path(DEFAULT_CATALOG_DIR).resolve()  # a test's copies leave no files
+    try:
+        shipped = Path(directory).resolve() == Path(DEFAULT_CATALOG_DIR).resolve()  # a test's copies leave no files
+    except (OSError, RuntimeError):  # a loop of links: Python reads it as RuntimeError or ELOOP
+        raise InputError("NVSIM_CATALOG", f"{directory} is a symbolic link that loops; allowed: a catalog folder") from None
     return cached_catalog(Path(directory)) if shipped else load_catalog(Path(directory))
 
 

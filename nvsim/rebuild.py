@@ -28,6 +28,7 @@ from .errors import InputError
 from .catalog import Catalog, default_catalog
 from .raid import data_copies, data_members_per_stripe
 from .risk import HOURS_PER_YEAR, RebuildRisk, rebuild_risk
+from .units import format_number
 from .sim.system import ArraySystem
 from .scenario import as_scenario
 from .simulation import Result, Simulation
@@ -167,8 +168,17 @@ def _catalog_of(catalog: object) -> Catalog:
 
 
 def _scenario_of(scenario: object, catalog: Catalog) -> ScenarioSpec:
-    """A ``ScenarioSpec`` as it is, or a scenario file's path loaded (``as_scenario``)."""
-    return scenario if isinstance(scenario, ScenarioSpec) else as_scenario(scenario, catalog)
+    """A ``ScenarioSpec`` whose parts ``catalog`` has, as it is (one ``InputError`` naming a part
+    it lacks: a spec parsed against another catalog raised a KeyError deep inside), or a scenario
+    file's path loaded (``as_scenario``)."""
+    if not isinstance(scenario, ScenarioSpec):
+        return as_scenario(scenario, catalog)
+    for field, section, name in (("platform", "platforms", scenario.platform), ("array.drive", "drives", scenario.array.drive),
+                                 ("array.engine", "engines", scenario.array.engine)):
+        if name not in getattr(catalog, section):
+            raise InputError(field, f"{name!r} is not in the catalog given (a scenario parsed against another "
+                                    f"catalog: pass that one as catalog=)")
+    return scenario
 
 
 def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, catalog: Catalog | None = None,
@@ -428,7 +438,7 @@ def slot_words(hot_spares: int, replace_hours: float) -> str:
     rebuild heading say it alike."""
     if hot_spares:
         return "onto a hot spare"
-    return f"no hot spare: replaced after {replace_hours:g} h" if replace_hours else "no hot spare: replaced at once"
+    return f"no hot spare: replaced after {format_number(replace_hours)} h" if replace_hours else "no hot spare: replaced at once"
 
 
 def _longest_limit(timeline: Timeline) -> str:

@@ -262,15 +262,18 @@ def format_number(value: float) -> str:
     significant digits without trailing zeros (1e-06 -> "0.000001", 1e+06 -> "1,000,000", 2.5 ->
     "2.5"), from 10^15 on in words or powers of ten (``format_large``: 1e+300 -> "1.0×10³⁰⁰"), below
     10^-9 as a power of ten (1e-300 -> "1.0×10⁻³⁰⁰")."""
-    if (word := not_finite_word(value)) is not None:
-        return word
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "infinity" if value > 0 else "-infinity"
     if value == 0:
         return "0"
     if abs(value) >= 1e15:
         return format_large(value)
+    mantissa, exponent = f"{value:.1e}".split("e")  # from the text: 10 ** -324 is 0 as a float
+    if int(exponent) < -9:  # 1e-300 as "1.0×10⁻³⁰⁰", not three hundred zeros
+        return f"{mantissa}×10{str(int(exponent)).translate(SUPERSCRIPT)}"
     magnitude = math.floor(math.log10(abs(value)))
-    if magnitude < -9:  # 1e-300 as "1.0×10⁻³⁰⁰", not three hundred zeros
-        return f"{value / 10 ** magnitude:.1f}×10{str(magnitude).translate(SUPERSCRIPT)}"
     text = f"{value:,.{max(0, 5 - magnitude)}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
 

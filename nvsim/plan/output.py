@@ -58,6 +58,8 @@ def check_outputs(out: Path, top: int) -> None:
     for path in output_paths(out, top):
         if path.is_dir():
             raise InputError("--output", f"{path} is a directory; the plan writes a file there")
+        if path.is_symlink():  # a loop of links is refused (it was replaced by the file)
+            check_output_path(path, "--output")
     for path in output_paths(out, top)[:1]:
         check_output_path(path, "--output")
 

@@ -97,8 +97,8 @@ def _drive_bounds(drive: "DriveSpec") -> None:
             raise ValueError(
                 f"seq_{direction}_bytes_per_s: {format_rate_decimal(sequential)} is below what the drive's random "
                 f"{direction}s move ({format_rate_decimal(random)}: rand_{direction}_iops x rand_block_bytes), and a "
-                f"datasheet's sequential rate is at least that; a bare number is bytes per second: give the unit "
-                f"(e.g. '{sequential:g} MB/s')")
+                f"datasheet's sequential rate is at least that; a bare number is bytes per second: write the "
+                f"datasheet's figure with its unit (e.g. '6800 MB/s')")
 
 
 class DriveSpec(PhysicalNumbers):

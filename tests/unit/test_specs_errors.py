@@ -141,3 +141,15 @@ def test_a_level_written_as_text_is_read_as_the_number_as_drives_is():
             "array": {"level": "6", "drive": "intel-d7-p5510-3.84tb", "drives": "8", "engine": "linux-md"}}
     spec = parse_scenario(data)
     assert (spec.array.level, spec.array.drives) == (6, 8)
+
+
+def test_the_rebuild_summary_of_a_spec_with_a_part_the_catalog_lacks_is_one_input_error():
+    """A spec parsed against the user's own catalog, summarised without it, raised a KeyError."""
+    import pytest
+
+    from nvsim import InputError, load_scenario, rebuild_summary, run_timeline
+
+    spec = load_scenario("scenarios/graid-gen5-raid6").model_copy(update={"platform": "my-own-server"})
+    for call in (lambda: rebuild_summary(spec), lambda: run_timeline(spec, None)):
+        with pytest.raises(InputError, match=r"platform: 'my-own-server' is not in the catalog given .*catalog="):
+            call()
