@@ -38,6 +38,8 @@ from nvsim.states import ArrayState, data_loss_at_start
 from nvsim.scenario import load_scenario
 from nvsim.units import format_bytes_binary, format_large, format_probability, format_significant
 from nvsim.simulation import EVENT_HOST_IOS, Precision, predict_workload
+from nvsim.cost import cost_power
+from nvsim.bounds import capacity
 from nvsim.validation import Comparison, predict_metric
 
 from . import core, curves
@@ -81,7 +83,7 @@ def setup_rows(record: dict[str, Any], catalog: Catalog) -> list[tuple[str, str]
     array = record["scenario"]["array"]
     names = core.record_names(record, catalog)
     cap = record["capacity"]
-    return [("server", names["platform"]), ("drives", f"{array['drives']} x {names['drive']}"),
+    return [("server", names["platform"]), ("drives", f"{array['drives']} x {names['drive']}{_spares_words(array)}"),
             ("RAID engine", names["engine"]),
             ("RAID", layout_text(catalog, array["engine"], array.get("engine_settings"), array["level"],
                                  core.strip_label(int(array["strip_bytes"])))),
@@ -385,6 +387,19 @@ def curve_svg(record: dict[str, Any], catalog: Catalog) -> str:
             "the dot: this set-up's load. Fluid mode.</div>")
 
 
+def idle_cost(record: dict[str, Any], catalog: Catalog) -> dict[str, Any]:
+    """The cost and wear figures of a set-up with no workload (an idle array), in a workload's
+    shape (``cost_rows``): its price, what a usable TB costs, its idle power and the drives' rated
+    DWPD. The report printed "n/a" for all of them where ``nvsim run`` prints the price and watts."""
+    try:
+        spec = parse_scenario(record.get("scenario") or {}, catalog)
+    except InputError:
+        return {}
+    cost = cost_power(catalog, spec, capacity(spec, catalog).usable_bytes, None)
+    return {"cost_power": cost, "wear": {"effective_dwpd": 0.0, "rated_dwpd": cost.get("rated_dwpd") or 0,
+                                         "lifetime_years": cost.get("drive_lifetime_years")}}
+
+
 def cost_rows(workload: dict[str, Any], missing: str | None = None) -> list[tuple[str, str]]:
     """Price, power and what they buy; ``missing``: the parts without a price, by product name
     (default: as ``nvsim.cost`` names them)."""
@@ -498,7 +513,16 @@ def title(record: dict[str, Any], catalog: Catalog) -> str:
     striped = engine_stripes(catalog, array["engine"], array.get("engine_settings"))
     if not striped:  # no RAID level to name: engine none, a card's pass-through
         return f"{array['drives']} x {names['drive']}, {names['engine']} (drives used directly)"
-    return f"{array['drives']} x {names['drive']}, RAID{array['level']}, {names['engine']}"
+    return f"{array['drives']} x {names['drive']}{_spares_words(array)}, RAID{array['level']}, {names['engine']}"
+
+
+def _spares_words(array: dict[str, Any]) -> str:
+    """' + 1 hot spare' where the array has hot spares (numbers only, from a record the browser may
+    have sent back): the price counted them and the rebuild heading named them, the title did not."""
+    spares = array.get("hot_spares")
+    if not isinstance(spares, int) or isinstance(spares, bool) or spares <= 0:
+        return ""
+    return f" + {spares} hot spare{'s' if spares > 1 else ''}"
 
 
 def fields_html(customer: str, project: str, when: str, mode: str) -> str:
@@ -522,7 +546,9 @@ def report_html(record: dict[str, Any], catalog: Catalog | None = None, *, custo
             f"<div class='limit'>Limited by: <b>{escape(workload.get('bottleneck') or 'n/a')}</b> "
             f"({escape(workload.get('name', '') if workload else NO_WORKLOAD_NOTE)})</div>",
             "<div class='cols'><div><h2>Set-up</h2>", _pairs(setup_rows(record, catalog)),
-            f"<h2>Cost and power{escape(' at ' + workload['name']) if workload else ''}</h2>", _pairs(cost_rows(workload, core.missing_prices(record, workload, catalog))), "</div><div><h2>Against load</h2>", curve_svg(record, catalog),
+            f"<h2>Cost and power{escape(' at ' + workload['name']) if workload else ' (idle)'}</h2>",
+            _pairs(cost_rows(workload or idle_cost(record, catalog), core.missing_prices(record, workload, catalog))),
+            "</div><div><h2>Against load</h2>", curve_svg(record, catalog),
             "<h2>Where the time goes</h2>", utilisation_html(workload), "</div></div>",
             faults_html(record, catalog) if faults else "",
             f"<h2>Rebuild and risk (one failed drive, {escape(_slot_words(record))})</h2>", rebuild_html(record, catalog),

@@ -278,6 +278,11 @@ def format_number(value: float) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+def format_jobs(numjobs: int, iodepth: int) -> str:
+    """A closed loop's jobs and depth as the tables write them: "192 jobs x QD32", "1 job x QD4"."""
+    return f"{numjobs:,} job{'s' if numjobs != 1 else ''} x QD{iodepth}"
+
+
 def column_scale(values, unit: str) -> tuple[float, str]:
     """The factor and header unit for a column of ``values`` in ``unit`` ("IOPS", "B/s", "TPS"),
     chosen by the column's largest value so that every cell shares one prefix."""

@@ -17,6 +17,7 @@ import time
 
 import numpy as np
 
+from ..units import format_jobs
 from .. import fabric
 from ..host_io import busy_cpus_with_polling
 from ..ssd.latency import NAND_SERVICE_CV
@@ -388,7 +389,7 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
     unloaded = unloaded_latency_s(system, batches, fork_join=True, run_s=run_s)
     table, r0, sync_wait = with_sync_updates(system, demand_table(system, batches), population, unloaded, 1.0 - f_read)
     x, label = closed_loop_rate(table, population, r0)
-    limited = label or f"I/Os in flight ({population} = {w.numjobs} jobs x QD{w.iodepth})"
+    limited = label or f"I/Os in flight ({population} = {format_jobs(w.numjobs, w.iodepth)})"
     util = tuple(Utilisation(lbl, min(1.0, x * d / servers)) for _key, lbl, d, servers in table)
     demand = {key: d for key, _lbl, d, _servers in table}
     cpu_busy = x * demand["cores"]

@@ -7,6 +7,8 @@ import math
 
 from dataclasses import asdict, dataclass, field
 
+from ..units import format_jobs
+
 PERCENTILES = (50.0, 90.0, 99.0, 99.9, 99.99)
 SATURATED_UTILISATION = 0.9
 """Below this, the busiest resource does not set the operating point: the closed loop does (more
@@ -120,7 +122,7 @@ def population_text(workload) -> str:
     """A workload's closed-loop population: "64 OLTP users", "6,144 I/Os in flight (192 jobs x QD32)"."""
     if workload.rw == "oltp":
         return f"{workload.users:,} OLTP users"
-    return f"{workload.numjobs * workload.iodepth:,} I/Os in flight ({workload.numjobs} jobs x QD{workload.iodepth})"
+    return f"{workload.numjobs * workload.iodepth:,} I/Os in flight ({format_jobs(workload.numjobs, workload.iodepth)})"
 
 
 def closed_loop_text(workload) -> str:

@@ -30,6 +30,7 @@ from ..ftl.closed_form import iu_rmw_factor, spare_factor_from_capacity, waf_seq
 from ..ftl.load import FtlLoad
 from ..pcie import PcieLink
 from ..specs import DriveSpec, WorkloadSpec
+from ..units import format_jobs
 from ..constants import PAGE_BYTES
 from .derive import SsdParameters, derive_ssd_parameters, partial_iu_reads, random_read_pool_s
 from .latency import ERASE_SUSPEND_POINTS
@@ -180,7 +181,7 @@ class SsdModel:
         path's wake-up latency (``nvsim.host_io.HostIoCosts``), in the cycle but not on the core."""
         w = workload
         in_flight = w.numjobs * w.iodepth
-        out = ((f"I/Os in flight ({in_flight} = {w.numjobs} jobs x QD{w.iodepth})",
+        out = ((f"I/Os in flight ({in_flight} = {format_jobs(w.numjobs, w.iodepth)})",
                 in_flight / self.unloaded_latency_s(w, link, host_cpu_s + host_wake_s)),)
         if host_cpu_s > 0:
             out += ((f"host cores ({w.numjobs} job CPUs)", w.numjobs / host_cpu_s),)

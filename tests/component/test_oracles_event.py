@@ -232,5 +232,5 @@ def test_an_event_run_whose_busiest_resource_is_idle_names_its_closed_loop():
     qd1 = next(w for w in scenario.workloads if w.numjobs * w.iodepth == 1)
     event = Simulation(scenario, qd1).run("event", host_ios=20_000)
     fluid = Simulation(scenario, qd1).run("fluid")
-    assert event.limited_by == fluid.limited_by == "I/Os in flight (1 = 1 jobs x QD1)"
+    assert event.limited_by == fluid.limited_by == "I/Os in flight (1 = 1 job x QD1)"
     assert max(u.utilisation for u in event.utilisation) < 0.9

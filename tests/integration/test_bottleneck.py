@@ -35,6 +35,6 @@ def test_the_sentence_turns_at_saturation(busy, names_loop):
     result = SimResult(scenario="s", workload="w", fidelity="event", read_iops=1.0, write_iops=0.0,
                        read_bytes_per_s=1.0, write_bytes_per_s=0.0, cpu_percent=1.0,
                        utilisation=(Utilisation("drive NAND", busy), Utilisation("DRAM", 0.1)), limited_by="drive NAND",
-                       closed_loop="the closed loop of 4 I/Os in flight (1 jobs x QD4)")
+                       closed_loop="the closed loop of 4 I/Os in flight (1 job x QD4)")
     assert result.bottleneck_text.startswith("the closed loop") is names_loop
     assert "drive NAND at" in result.bottleneck_text

@@ -154,3 +154,18 @@ def test_the_rebuild_heading_takes_only_numbers_from_a_record_the_browser_sent_b
     heading's number format raise (a page error) instead of reading as no wait."""
     assert report._slot_words({"scenario": {"array": {"replace_hours": "x{y}", "hot_spares": "1"}}}) == \
         "no hot spare: replaced at once"
+
+
+def test_an_idle_array_has_its_price_and_idle_power_and_a_spare_is_in_the_title(tmp_path):
+    """An idle scenario's report printed n/a for its price and watts, which nvsim run prints; a hot
+    spare was counted in the price and named by the rebuild heading, but not in the title."""
+    import re
+
+    from dashboard import report
+
+    record = report.scenario_record("scenarios/graid-gen5-raid6/capacity-24x-30.72tb.yaml", fidelity="fluid")
+    text = re.sub(r"<[^>]+>", " ", report.report_html(record))
+    assert "Cost and power (idle)" in text and "price $192,000" in " ".join(text.split())
+    assert "of 1 rated" in text
+    spared = report.scenario_record("scenarios/hardware-cards/rebuild-high.yaml", fidelity="fluid")
+    assert report.title(spared, report.default_catalog()).startswith("16 x KIOXIA CM7-R 3.84 TB + 1 hot spare, RAID5")

@@ -132,7 +132,7 @@ def test_one_io_in_flight_is_set_by_the_unloaded_latency(catalog):
     p = model.predict(w, link, host_s)
     latency_s = drive.read_latency_us.value * 1e-6 + 4096 / link.usable_bytes_per_s() + host_s
     assert p.total_iops == pytest.approx(1.0 / latency_s, rel=1e-9)
-    assert p.limited_by.startswith("I/Os in flight (1 = 1 jobs x QD1)")
+    assert p.limited_by.startswith("I/Os in flight (1 = 1 job x QD1)")
     assert p.total_iops < 0.05 * model.nand_iops(w)
 
 

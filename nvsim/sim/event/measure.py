@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import simpy
 
+from ...units import format_jobs
 from ...host_io import busy_cpus_with_polling
 from ..fluid import write_amplification
 from ..result import PERCENTILES, SATURATED_UTILISATION, SimResult, Utilisation, busiest, closed_loop_text
@@ -198,5 +199,5 @@ def _limited_by(util, workload) -> str:
     if top.utilisation >= SATURATED_UTILISATION:
         return top.resource
     population = workload.numjobs * workload.iodepth
-    return f"I/Os in flight ({population} = {workload.numjobs} jobs x QD{workload.iodepth})"
+    return f"I/Os in flight ({population} = {format_jobs(workload.numjobs, workload.iodepth)})"
 
