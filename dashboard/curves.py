@@ -57,7 +57,10 @@ def _point(data: dict[str, Any], catalog: Catalog) -> dict[str, Any]:
     spec = parse_scenario(data, catalog)
     result = Simulation(spec, spec.workloads[0], catalog=catalog).run("fluid")
     iops = (result.read_iops or 0.0) + (result.write_iops or 0.0)
-    mean = [v for v in (dict(result.read_latency_us).get("mean"), dict(result.write_latency_us).get("mean")) if v is not None]
+    transaction = dict(result.simulation.transaction_latency_us).get("mean") \
+        if spec.workloads[0].is_oltp and result.simulation is not None else None  # OLTP: a transaction's, not its pages'
+    pages = [v for v in (dict(result.read_latency_us).get("mean"), dict(result.write_latency_us).get("mean")) if v is not None]
+    mean = [transaction] if transaction is not None else pages
     return {"iops": iops, "bytes_per_s": (result.read_bytes_per_s or 0.0) + (result.write_bytes_per_s or 0.0),
             "mean_us": max(mean) if mean else None, "bottleneck": result.bottleneck}
 

@@ -355,11 +355,11 @@ def curve_svg(record: dict[str, Any], catalog: Catalog) -> str:
     small inline SVG (``dashboard.curves.load_curve``, fluid mode); "" when there is no curve."""
     try:
         curve = curves.load_curve(record["scenario"], catalog)
-    except (InputError, ValueError):
-        return ""
+    except (InputError, ValueError) as exc:
+        return _no_curve(str(exc).split(": ", 1)[-1])
     points = [p for p in curve["points"] if p.get("mean_us")]
     if len(points) < 2:
-        return ""
+        return _no_curve(curve.get("note") or "the fluid mode gives no mean latency for this set-up's loads")
     xs = [math.log(p["x"]) for p in points]
     top_iops, lat = max(p["iops"] for p in points), [math.log(p["mean_us"]) for p in points]
     width, height = CURVE_W - CURVE_PAD - CURVE_RIGHT, CURVE_H - CURVE_PAD + 8
@@ -379,12 +379,19 @@ def curve_svg(record: dict[str, Any], catalog: Catalog) -> str:
               f"<text x='{CURVE_W - CURVE_RIGHT}' y='{CURVE_H - 4}' text-anchor='end'>{points[-1]['x']:,}</text>",
               f"<text x='{(CURVE_W + CURVE_PAD - CURVE_RIGHT) / 2}' y='{CURVE_H - 4}' text-anchor='middle'>{escape(curve['axis'])}</text>"]
     marker = "" if own is None else f"<circle cx='{own[0]:.1f}' cy='{own[1]:.1f}' r='3' fill='#1f5fa8'/>"
+    cut = (f"<div class='note'>{escape(curve['note'])} (the curve's time budget; the dot marks the set-up's load only "
+           f"where it was reached)</div>") if curve.get("note") else ""
     return (f"<svg class='curve' viewBox='0 0 {CURVE_W} {CURVE_H}' font-size='8' fill='#5b6878' role='img' "
             f"aria-label='IOPS and mean latency against load'>"
             f"<rect x='{CURVE_PAD}' y='8' width='{width}' height='{height - 8}' fill='none' stroke='#dde3ea'/>"
             + _polyline(iops, "#1f5fa8") + _polyline(latency, "#d35400", dashed=True) + marker + "".join(labels) + "</svg>"
             f"<div class='sub'>{escape(curve['workload'])}: IOPS (solid) and mean latency (dashed, log scale) against load; "
-            "the dot: this set-up's load. Fluid mode.</div>")
+            "the dot: this set-up's load. Fluid mode.</div>" + cut)
+
+
+def _no_curve(why: str) -> str:
+    """The curve's place when there is none: why, in one line (the heading stood over nothing)."""
+    return f"<p>curve: n/a ({escape(why)})</p>"
 
 
 def idle_cost(record: dict[str, Any], catalog: Catalog) -> dict[str, Any]:

@@ -800,14 +800,14 @@ def test_the_report_holds_every_section_and_the_validation_of_the_models_it_uses
 
 def test_the_report_of_an_idle_scenario_says_it_has_no_workload_and_gives_its_one_rebuild(catalog):
     """A scenario with no workload (a rebuild with no host I/O, scenarios/rebuild-measured) has a
-    report: no load curve (``load_curve`` refuses naming ``workloads``), no utilisation, and one
-    rebuild column, the idle one."""
+    report: no load curve (``load_curve`` refuses naming ``workloads``; the report says why under
+    its heading, which had stood over nothing), no utilisation, and one rebuild column, the idle one."""
     from dashboard import curves
     path = ROOT / "scenarios/rebuild-measured/md-10x-idle.yaml"
     record = report.scenario_record(path, catalog)
     page = report.report_html(record, catalog)
     assert page.count(report.NO_WORKLOAD_NOTE) == 2 and "<th>idle array</th>" in page and "<th>under " not in page
-    assert report.curve_svg(record, catalog) == ""
+    assert report.curve_svg(record, catalog) == "<p>curve: n/a (a curve needs a workload, and the scenario has none)</p>"
     with pytest.raises(InputError, match="workloads: a curve needs a workload"):
         curves.load_curve(record["scenario"], catalog)
 

@@ -169,3 +169,18 @@ def test_an_idle_array_has_its_price_and_idle_power_and_a_spare_is_in_the_title(
     assert "of 1 rated" in text
     spared = report.scenario_record("scenarios/hardware-cards/rebuild-high.yaml", fidelity="fluid")
     assert report.title(spared, report.default_catalog()).startswith("16 x KIOXIA CM7-R 3.84 TB + 1 hot spare, RAID5")
+
+
+def test_an_oltp_report_draws_its_curve_against_users_and_a_cut_curve_says_so(monkeypatch):
+    """OLTP curves had no mean latency (a transaction's was not read) and the heading stood over
+    nothing; a curve cut by its time budget drew a short line with no word of it."""
+    import re
+
+    from dashboard import curves, report
+
+    record = report.scenario_record("scenarios/graid-mysql-oltp/md-raid6.yaml", fidelity="fluid")
+    svg = report.curve_svg(record, report.default_catalog())
+    assert "<svg" in svg and "OLTP users" in svg
+    monkeypatch.setattr(curves, "CURVE_BUDGET_S", 0.0)
+    cut = report.curve_svg(report.scenario_record("scenarios/graid-gen5-raid6", fidelity="fluid"), report.default_catalog())
+    assert "curve's time budget" in cut or "curve: n/a (stopped after 0 s" in re.sub(r"\s+", " ", cut)
