@@ -87,7 +87,8 @@ def complete_drive(raw: Any, family: DriveFamilySpec | None, generations: Mappin
     name = raw.get("nand_generation")
     if name is None and family is not None:
         name = family.nand_generation
-    if name is None:
+    defaulted = name is None
+    if defaulted:
         name = types[nand].default_generation
         if name is None:
             raise SkuFieldError("nand_generation", f"{nand} has no default generation (models/nand_types/): name the "
@@ -95,7 +96,11 @@ def complete_drive(raw: Any, family: DriveFamilySpec | None, generations: Mappin
     name = _known(name, "nand_generation", generations, "NAND generation", "models/nand/")
     if generations[name].nand != nand:
         raise SkuFieldError("nand_generation", f"{name} is {generations[name].nand} NAND, the drive {nand}")
-    return {**raw, "nand_generation": name, "nand_die_bytes": generations[name].die_bytes.model_dump()}
+    die = generations[name].die_bytes.model_dump()
+    if defaulted:  # the drive named none: its die is an assumption about it, whatever the generation's own basis
+        die |= {"basis": "assumed", "note": f"the drive names no NAND generation (nand_generation): its type {nand}'s "
+                                            f"default, {name} ({die['basis']}: {die.get('note') or die['source']})"}
+    return {**raw, "nand_generation": name, "nand_die_bytes": die}
 
 
 __all__ = ["FROM_GENERATION", "FROM_CONTROLLER", "check_generation", "check_type", "complete_family", "complete_drive"]
