@@ -208,7 +208,7 @@ def scrub_html(record: dict[str, Any]) -> str:
         rows += [(f"scrub time, under {scrub.get('workload', '')}",
                   f"{format_significant(scrub['loaded_hours'], 3)} h ({scrub.get('loaded_mb_per_s') or 0:,.0f} MB/s per "
                   f"drive; {scrub.get('loaded_limited_by') or ''})"),
-                 ("host IOPS during / optimal", f"{core.fmt_count(scrub.get('host_iops_during'))} / "
+                 ("host IOPS during / optimal (state solver)", f"{core.fmt_count(scrub.get('host_iops_during'))} / "
                                                 f"{core.fmt_count(scrub.get('host_iops_optimal'))}"
                                                 + ("" if share is None else f" ({100 * share:.0f} %)"))]
     return "<h2>Parity scrub (check; fluid mode)</h2>" + _pairs(rows)
@@ -268,7 +268,7 @@ def resync_html(record: dict[str, Any], catalog: Catalog) -> str:
                      _resync_time(resync, "loaded")))
     if resync.get("host_iops_during") is not None:
         share = resync.get("host_share")
-        rows.append(("host IOPS during the resync / without it",
+        rows.append(("host IOPS during the resync / without it (state solver)",
                      f"{core.fmt_count(resync['host_iops_during'])} / {core.fmt_count(resync.get('host_iops_optimal'))}"
                      + ("" if share is None else f" ({100 * share:.0f} %)")))
     return heading + _pairs(rows)
