@@ -93,12 +93,12 @@ def _drive_bounds(drive: "DriveSpec") -> None:
     moved = drive.datasheet_bytes_per_s
     for direction in ("read", "write"):
         sequential, random = moved[f"seq_{direction}_bytes_per_s"], moved[f"rand_{direction}_iops"]
-        if sequential < random:  # large transfers never move fewer bytes than small random ones
+        if 2 * sequential < random:  # large transfers never move much fewer bytes than small random ones
             raise ValueError(
-                f"seq_{direction}_bytes_per_s: {format_rate_decimal(sequential)} is below what the drive's random "
-                f"{direction}s move ({format_rate_decimal(random)}: rand_{direction}_iops x rand_block_bytes), and a "
-                f"datasheet's sequential rate is at least that; a bare number is bytes per second: write the "
-                f"datasheet's figure with its unit (e.g. '6800 MB/s')")
+                f"seq_{direction}_bytes_per_s: {format_rate_decimal(sequential)} is below half of what the drive's "
+                f"random {direction}s move ({format_rate_decimal(random)}: rand_{direction}_iops x rand_block_bytes), "
+                f"and a datasheet's sequential rate is about that or more; a bare number is bytes per second: write "
+                f"the datasheet's figure with its unit (e.g. '6800 MB/s')")
 
 
 class DriveSpec(PhysicalNumbers):
