@@ -141,15 +141,7 @@ def format_loc(loc: Sequence[Any]) -> str:
 
 def _model_at(model: type[BaseModel], loc: Sequence[Any]) -> type[BaseModel] | None:
     """The model class that owns the last element of ``loc`` (to list its allowed keys)."""
-    current: Any = model
-    for part in loc[:-1]:
-        if isinstance(part, int) or current is None:
-            continue
-        field = getattr(current, "model_fields", {}).get(part)
-        if field is None:
-            return None
-        current = _inner_model(field.annotation)
-    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+    return _model_of(model, loc[:-1])
 
 
 def _model_of(model: type[BaseModel], loc: Sequence[Any]) -> type[BaseModel] | None:
