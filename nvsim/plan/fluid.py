@@ -24,6 +24,7 @@ from ..catalog import default_catalog
 from ..cost import cost_power
 from ..errors import InputError
 from ..rebuild import rebuild_summary
+from ..units import format_probability
 from ..scenario import parse_scenario
 from ..simulation import EVENT_HOST_IOS, Precision, Simulation, run_workload_group, workload_runs
 from ..specs import WorkloadSpec
@@ -123,7 +124,8 @@ def _risk_source(summary: dict, rebuild_limit: str) -> str:
     ure, failures = summary.get("p_unrecoverable_read") or 0.0, summary.get("p_another_failure") or 0.0
     if ure > failures:
         return (f"unrecoverable read errors over the {summary.get('survivor_bytes_read', 0.0) / 1e12:,.1f} TB the "
-                f"rebuild reads ({ure:.3g} of it; more drive failures {failures:.3g})")
+                f"rebuild reads ({format_probability(ure)} from them; {format_probability(failures)} from more drive "
+                f"failures)")
     return rebuild_limit
 
 

@@ -83,3 +83,28 @@ def test_a_pool_worker_computes_what_this_process_does():
 
     with process_pool(1) as pool:
         assert pool.submit(sum, [1, 2, 3]).result(timeout=60) == 6
+
+
+def _sleep(seconds: float) -> float:
+    import time
+
+    time.sleep(seconds)
+    return seconds
+
+
+def test_a_pool_left_by_an_interrupt_ends_its_workers_at_once():
+    """A sweep interrupted with SIGINT hung for good in atexit, joining a worker the pool had never
+    shut down, or took seconds to finish tasks nobody would read."""
+    import time
+
+    from nvsim.workers import process_pool
+
+    started = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        with process_pool(2, parent_death_signal=False) as pool:
+            futures = [pool.submit(_sleep, 30.0) for _ in range(4)]
+            time.sleep(0.5)
+            processes = list(pool._processes.values())
+            raise KeyboardInterrupt
+    assert time.perf_counter() - started < 10 and not any(p.is_alive() for p in processes)
+    assert all(f.cancelled() or f.done() for f in futures[2:])

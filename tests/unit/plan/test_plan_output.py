@@ -31,6 +31,7 @@ def test_a_data_loss_miss_names_unrecoverable_reads_where_they_are_most_of_it():
     from nvsim.plan.fluid import _risk_source
 
     ures = {"p_unrecoverable_read": 0.00245, "p_another_failure": 1.2e-6, "survivor_bytes_read": 30.72e12}
-    assert _risk_source(ures, "drive NAND at 100%").startswith("unrecoverable read errors over the 30.7 TB the rebuild reads")
+    assert _risk_source(ures, "drive NAND at 100%") == ("unrecoverable read errors over the 30.7 TB the rebuild reads "
+                                                        "(0.245% from them; 1 in 833,333 from more drive failures)")  # no e-notation
     failures = {"p_unrecoverable_read": 1e-7, "p_another_failure": 2e-3, "survivor_bytes_read": 1e12}
     assert _risk_source(failures, "drive NAND at 100%") == "drive NAND at 100%"
