@@ -35,3 +35,14 @@ def test_a_data_loss_miss_names_unrecoverable_reads_where_they_are_most_of_it():
                                                         "(0.245% from them; 1 in 833,333 from more drive failures)")  # no e-notation
     failures = {"p_unrecoverable_read": 1e-7, "p_another_failure": 2e-3, "survivor_bytes_read": 1e12}
     assert _risk_source(failures, "drive NAND at 100%") == "drive NAND at 100%"
+
+
+def test_a_plans_power_and_rebuild_limits_take_their_units_as_a_sweeps_constraints_do():
+    """'max_power_w: 1.5 kW' and 'max_hours: 8 h' were refused as 'not a valid number', where a
+    sweep's constraints take power_w <= 1.5 kW and rebuild_hours <= 30 h."""
+    from nvsim.plan.spec import RebuildRequirement, Requirements
+
+    power = [Requirements.model_validate({"usable_bytes": "40 TB", "max_power_w": v}).max_power_w
+             for v in ("1.5 kW", "1500 W", "1.5K", 1500)]
+    hours = [RebuildRequirement.model_validate({"max_hours": v}).max_hours for v in ("8 h", "480 min", 8)]
+    assert power == [1500.0] * 4 and hours == [8.0] * 3
