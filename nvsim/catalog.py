@@ -45,7 +45,9 @@ from .specs import (BackplaneSpec, CardFamilySpec, Cited, GpuFamilySpec, Control
                     OltpProfileSpec, PcieGenerationSpec, PlatformSpec, RetimerSpec, SwitchSpec, Text)
 
 _SOURCE_TREE_MODELS = Path(__file__).resolve().parent.parent / "models"
-DEFAULT_CATALOG_DIR = _SOURCE_TREE_MODELS if _SOURCE_TREE_MODELS.is_dir() else Path(__file__).resolve().parent / "_models"
+BUNDLED_CATALOG_DIR = Path(__file__).resolve().parent / "_models"
+"""The catalog a regular (non-editable) install carries inside the package."""
+DEFAULT_CATALOG_DIR = _SOURCE_TREE_MODELS if _SOURCE_TREE_MODELS.is_dir() else BUNDLED_CATALOG_DIR
 """The repository's models/ (a checkout or an editable install), else the copy an installed wheel
 carries inside the package (pyproject.toml maps models/ to ``nvsim._models``)."""
 SECTIONS: dict[str, type[BaseModel]] = {

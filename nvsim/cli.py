@@ -464,6 +464,10 @@ def calibrate(
     write: bool = typer.Option(False, "--write", help="Store the fitted values in models/ (with their provenance)."),
 ) -> None:
     """Re-run the declared fits (least squares on the declared published numbers); --write stores them."""
+    if write and nvsim.catalog.catalog_dir().resolve() == nvsim.catalog.BUNDLED_CATALOG_DIR.resolve():
+        raise InputError("--write", "this nvsim is installed, and its catalog is inside the package (the next pip install "
+                                    "would undo the write); allowed: --write from a source checkout's models/, or with "
+                                    "NVSIM_CATALOG set to a copy of the catalog")
     values = nvsim.calibrate.fit_all()
     for fit in nvsim.published.DECLARED_FITS:
         names = [name for name in values if name == fit.parameter or name.startswith(fit.parameter.split(" ")[0] + " ")]
@@ -484,7 +488,7 @@ def dashboard(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (default: this machine only)."),
     port: int = typer.Option(8050, "--port", help="TCP port to listen on."),
 ) -> None:
-    """Start the Dash dashboard: build a set-up from the catalog, see its predictions, compare set-ups, export (works offline)."""
+    """Start the Dash dashboard: build a set-up from the catalog, see its predictions, compare set-ups, export (works offline; needs the dashboard extra: pip install 'nvsim[dashboard]')."""
     require_extra("dash", "dashboard", "dashboard", "the dashboard")
     from dashboard.app import run as run_dashboard  # Dash (optional and heavy) loads only for this command
 

@@ -217,3 +217,16 @@ def test_the_json_carries_the_notes_the_tables_print_below_the_predictions(cli, 
     assert set(data["notes"]) == {"w"} and "drive_state=fresh" in data["notes"]["w"]
     text = cli("run", str(scenario), "--fidelity", "fluid").stdout
     assert "garbage-collect" in " ".join(text.split()) and "garbage-collect" in data["notes"]["w"]
+
+
+def test_calibrate_write_refuses_the_catalog_inside_an_installed_package(monkeypatch, capsys):
+    """In a regular install it wrote 20 files into site-packages' catalog, which the next pip install undoes."""
+    import nvsim.catalog
+    from nvsim.cli import main
+
+    monkeypatch.setattr(nvsim.catalog, "BUNDLED_CATALOG_DIR", nvsim.catalog.catalog_dir())
+    monkeypatch.setattr(nvsim.calibrate, "fit_all", lambda: pytest.fail("fitted before refusing"))
+    with pytest.raises(SystemExit) as exit_info:
+        main(["calibrate", "--write"])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.startswith("error: --write: this nvsim is installed, and its catalog is inside the package")
