@@ -24,6 +24,8 @@ BASE = ROOT / "scenarios" / "xiraid-qlc-raid5" / "scenario.yaml"
     ("usable_bytes >= 2e13", 2e13), ("power_w <= 400 W", 400.0), ("power_w <= 1.5 kW", 1500.0), ("power_w <= 1000", 1000.0),
     ("rebuild_hours <= 2 h", 2.0), ("rebuild_hours <= 2", 2.0), ("rebuild_mb_per_s >= 2 GB/s", 2000.0),
     ("read_latency_p99_us <= 500 us", 500.0), ("data_loss_probability <= 1e-5", 1e-5), ("mttdl_years >= 1M", 1e6),
+    # a time column takes a time in any of its units (2 ms and 90 min were refused)
+    ("read_latency_p99_us <= 2 ms", 2000.0), ("read_latency_p99_us <= 200 µs", 200.0), ("rebuild_hours <= 90 min", 1.5),
     ("usd_per_kiops <= 12.5", 12.5),
     ("usable_bytes >= 20.95 TiB", 20.95 * 2**40),  # a bound need not be whole bytes (it was refused: 'takes a size')
 ])
@@ -36,7 +38,7 @@ def test_a_value_in_its_columns_kind_is_read(text: str, value: float):
     ("usable_bytes >= 20 GB/s", "usable_bytes takes a size"), ("usable_bytes >= 10M", "usable_bytes takes a size"),
     ("read_bytes_per_s >= 20 TB", "read_bytes_per_s takes a rate"), ("read_bytes_per_s >= 10G", "read_bytes_per_s takes a rate"),
     ("power_w <= 2 h", "power_w takes watts"), ("power_w <= 400 IOPS", "power_w takes watts"),
-    ("rebuild_hours <= 2 W", "rebuild_hours takes hours"), ("read_latency_p99_us <= 2 ms", "read_latency_p99_us takes microseconds"),
+    ("rebuild_hours <= 2 W", "rebuild_hours takes hours"), ("read_latency_p99_us <= 2 GB", "read_latency_p99_us takes microseconds"),
     ("data_loss_probability <= 5", "data_loss_probability takes a probability"),
     ("data_loss_probability <= 5%", "data_loss_probability takes a probability"),
     ("mttdl_years >= 7.68 TB", "mttdl_years takes a plain number"),
