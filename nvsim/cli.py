@@ -161,6 +161,7 @@ def run(
     for index, workload in enumerate(spec.workloads):  # a run over the work budget or off the array is refused before it starts
         nvsim.budget.check_workload(workload, fidelity, field=f"workloads[{index}]", source=str(scenario))
     nvsim.budget.check_scenario_regions(spec, lambda: nvsim.Simulation(spec, catalog=catalog).device_bytes, source=str(scenario))
+    nvsim.numba_cache.compile_notice()  # before the bounds table, which compiles kernels of its own (it had said nothing)
     nvsim.simulation.compile_beside(spec, catalog, fidelity)  # a first run: the event kernel compiles meanwhile
     report = nvsim.array_bounds(spec, catalog)
     loss = None if nvsim.simulation.single_drive(spec) else nvsim.states.failed_at_start(spec, catalog)

@@ -230,3 +230,17 @@ def test_calibrate_write_refuses_the_catalog_inside_an_installed_package(monkeyp
         main(["calibrate", "--write"])
     assert exit_info.value.code == 2
     assert capsys.readouterr().err.startswith("error: --write: this nvsim is installed, and its catalog is inside the package")
+
+
+def test_run_says_it_compiles_before_the_bounds_table_compiles_its_kernels(monkeypatch, capsys):
+    """The bounds table compiled kernels first, so the cache was no longer empty when the notice
+    was asked for: `nvsim run` never said it compiled."""
+    import nvsim
+    from nvsim.cli import main
+
+    order = []
+    monkeypatch.setattr(nvsim.numba_cache, "compile_notice", lambda *a: order.append("notice") or False)
+    real_bounds = nvsim.array_bounds
+    monkeypatch.setattr(nvsim, "array_bounds", lambda *a, **k: order.append("bounds") or real_bounds(*a, **k))
+    main(["run", "scenarios/kioxia-cm7-namespace/cm7r-7.68-ns6.4.yaml", "--fidelity", "fluid"])  # returns when done
+    assert order[:2] == ["notice", "bounds"]
