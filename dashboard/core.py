@@ -545,16 +545,23 @@ def shown(current: dict | None, event: dict | None) -> dict | None:
 
 
 def fmt_count(value: float | None) -> str:
+    """A count to three significant digits with its prefix ("1.00 M" beside "1.01 M", never "1e+03 G")."""
     if value is None:
         return "n/a"
     for scale, suffix in ((1e9, " G"), (1e6, " M"), (1e3, " K")):
         if abs(value) >= scale:
-            return f"{value / scale:.3g}{suffix}"
-    return f"{value:.3g}"
+            return f"{format_significant(value / scale, 3)}{suffix}"
+    return format_significant(value, 3)
 
 
 def fmt_gb_per_s(bytes_per_s: float | None) -> str:
-    return "n/a" if bytes_per_s is None else f"{bytes_per_s / 1e9:.3g} GB/s"
+    """A rate in the decimal prefix its size takes (6.46 MB/s, not 0.00646 GB/s), three significant digits."""
+    if bytes_per_s is None:
+        return "n/a"
+    for scale, unit in ((1e9, "GB/s"), (1e6, "MB/s"), (1e3, "kB/s")):
+        if abs(bytes_per_s) >= scale:
+            return f"{format_significant(bytes_per_s / scale, 3)} {unit}"
+    return f"{format_significant(bytes_per_s, 3)} B/s"
 
 
 def fmt_us(value: float | None) -> str:

@@ -184,3 +184,11 @@ def test_an_oltp_report_draws_its_curve_against_users_and_a_cut_curve_says_so(mo
     monkeypatch.setattr(curves, "CURVE_BUDGET_S", 0.0)
     cut = report.curve_svg(report.scenario_record("scenarios/graid-gen5-raid6", fidelity="fluid"), report.default_catalog())
     assert "curve's time budget" in cut or "curve: n/a (stopped after 0 s" in re.sub(r"\s+", " ", cut)
+
+
+def test_the_pages_counts_and_rates_keep_their_digits_and_take_the_prefix_their_size_takes():
+    """'0.00646 GB/s' for 6.46 MB/s, '1 M' beside '1.01 M', and e-notation past 1,000 G."""
+    from dashboard.core import fmt_count, fmt_gb_per_s
+
+    assert [fmt_count(v) for v in (1e6, 1.01e6, 1.2e12)] == ["1.00 M", "1.01 M", "1,200 G"]
+    assert [fmt_gb_per_s(v) for v in (6.46e6, 2.5e9, 1.2e12)] == ["6.46 MB/s", "2.50 GB/s", "1,200 GB/s"]
