@@ -107,4 +107,5 @@ def test_a_pool_left_by_an_interrupt_ends_its_workers_at_once():
             processes = list(pool._processes.values())
             raise KeyboardInterrupt
     assert time.perf_counter() - started < 10 and not any(p.is_alive() for p in processes)
-    assert all(f.cancelled() or f.done() for f in futures[2:])
+    # the executor hands up to workers + 1 tasks to its call queue at once (running, not cancellable); the rest wait
+    assert all(f.cancelled() or f.done() for f in futures[3:])
