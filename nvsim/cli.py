@@ -132,6 +132,16 @@ MAX_SECONDS_HELP = ("Event mode: wall seconds each workload may go on for --prec
                     "window (same seed, same bits).")
 
 
+def _runnable_scenario(scenario: Path, fidelity: str, catalog) -> "nvsim.ScenarioSpec":
+    """The scenario file, loaded and refused before any work starts where a workload is over the
+    work budget or off the array (``nvsim run`` and ``nvsim report`` alike)."""
+    spec = nvsim.load_scenario(scenario, catalog)
+    for index, workload in enumerate(spec.workloads):
+        nvsim.budget.check_workload(workload, fidelity, field=f"workloads[{index}]", source=str(scenario))
+    nvsim.budget.check_scenario_regions(spec, lambda: nvsim.Simulation(spec, catalog=catalog).device_bytes, source=str(scenario))
+    return spec
+
+
 def _event_window(precision: float, max_seconds: float):
     """--precision and --max-seconds, checked, as the event mode's ``nvsim.Precision``: ``nvsim run``
     and ``nvsim report`` take the same options with the same defaults, so they give the same numbers."""
@@ -157,10 +167,7 @@ def run(
     check_output_path(output, "--output")
     window = _event_window(precision, max_seconds)
     catalog = nvsim.default_catalog()
-    spec = nvsim.load_scenario(scenario, catalog)
-    for index, workload in enumerate(spec.workloads):  # a run over the work budget or off the array is refused before it starts
-        nvsim.budget.check_workload(workload, fidelity, field=f"workloads[{index}]", source=str(scenario))
-    nvsim.budget.check_scenario_regions(spec, lambda: nvsim.Simulation(spec, catalog=catalog).device_bytes, source=str(scenario))
+    spec = _runnable_scenario(scenario, fidelity, catalog)
     nvsim.numba_cache.compile_notice()  # before the bounds table, which compiles kernels of its own (it had said nothing)
     nvsim.simulation.compile_beside(spec, catalog, fidelity)  # a first run: the event kernel compiles meanwhile
     report = nvsim.array_bounds(spec, catalog)
@@ -516,11 +523,7 @@ def report(
 
     fields = one_page.checked_fields(customer, project, date)  # before the run: a bad option costs nothing
     window = _event_window(precision, max_seconds)  # the event mode as `nvsim run` runs it: the same numbers
-    catalog = nvsim.default_catalog()
-    spec = nvsim.load_scenario(scenario, catalog)
-    for index, workload in enumerate(spec.workloads):  # over the work budget: refused as `nvsim run` refuses it
-        nvsim.budget.check_workload(workload, fidelity, field=f"workloads[{index}]", source=str(scenario))
-    nvsim.budget.check_scenario_regions(spec, lambda: nvsim.Simulation(spec, catalog=catalog).device_bytes, source=str(scenario))
+    _runnable_scenario(scenario, fidelity, nvsim.default_catalog())  # refused as `nvsim run` refuses it
     html_text = one_page.report_html(one_page.scenario_record(scenario, fidelity=fidelity, precision=window), faults=True,
                                      **fields)
     if out.suffix.lower() == ".pdf":

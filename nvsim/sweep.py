@@ -54,7 +54,8 @@ from .states import failed_at_start
 from .simulation import EVENT_HOST_IOS, HOST_IOS_MAX, HOST_IOS_MIN, Simulation, run_workload_group, workload_runs
 from .specs import SECTOR_BYTES, ArraySpec, NumbersNotTruthValues, ScenarioSpec, WorkloadSpec
 from .specs.base import FORMULA_STARTS
-from .units import parse_bytes, parse_bytes_per_s, parse_count, parse_seconds, parse_size_bound
+from .units import (parse_bytes, parse_bytes_per_s, parse_count, parse_plain, parse_size_bound, parse_time_in,
+                    parse_with_unit)
 from .workers import dask_client, process_pool
 
 OPS: dict[str, Callable[[float, float], bool]] = {
@@ -208,38 +209,6 @@ def parse_constraint(text: str) -> tuple[str, str, float]:
     return column, op, value
 
 
-def _plain(raw: str) -> float:
-    """A plain number ('2e6', '0.5', '400'), or one with a decimal multiplier K, M, G ('10M')."""
-    try:
-        return float(raw)
-    except ValueError:
-        if "iops" in raw.lower():  # parse_count's own word: a count's unit only
-            raise
-        return parse_count(raw)
-
-
-def _with_unit(unit: str, scale: float = 1.0) -> Callable[[str], float]:
-    """A plain number, or one followed by ``unit`` (its value times ``scale``)."""
-    def parse(raw: str) -> float:
-        text = raw.strip()
-        if unit and text.endswith(unit) and text[:-len(unit)].strip():
-            return _plain(text[:-len(unit)].strip()) * scale
-        return _plain(text)
-    return parse
-
-
-def _time_in(unit_s: float) -> Callable[[str], float]:
-    """A plain number in the column's own time unit (``unit_s`` seconds), or a time with its unit
-    (0.2 ms, 90 min, 2 h: ``units.parse_seconds``; 0.2 ms against a microsecond column had been
-    refused as 'takes microseconds')."""
-    def parse(raw: str) -> float:
-        try:
-            return _plain(raw.strip())
-        except ValueError:
-            return parse_seconds(raw.strip()) / unit_s
-    return parse
-
-
 def _size(raw: str) -> float:
     """Bytes: a plain number, or a byte unit (20 TB, 4 KiB, 20.95 TiB: a bound to compare against
     need not be whole bytes); fio's bare 4k is refused (is 10M a million bytes or a MiB?)."""
@@ -264,18 +233,18 @@ COLUMN_KINDS: tuple[tuple[Callable[[str], bool], str, Callable[[str], float]], .
     (lambda m: m.endswith(("_bytes", "_bytes_per_drive")), "a size: bytes (2e13) or with a byte unit (20 TB, 4 KiB)",
      _size),
     (lambda m: m.endswith("_iops") or m == "transactions_per_s", "a count: a number (2e6) or with K, M, G (2M, 2M IOPS)",
-     lambda raw: _plain(raw) if "iops" not in raw.lower() else parse_count(raw)),
+     lambda raw: parse_plain(raw) if "iops" not in raw.lower() else parse_count(raw)),
     (lambda m: m.endswith("_probability"), "a probability: a number from 0 to 1 (1e-5)", _probability),
     (lambda m: m.endswith("_mb_per_s"), "MB/s: a number (500) or a rate (2 GB/s)", lambda raw: (
-        parse_bytes_per_s(raw) / 1e6 if raw.strip().endswith("/s") else _plain(raw))),
-    (lambda m: m.endswith("_hours"), "hours: a number (2) or a time with its unit (2 h, 90 min)", _time_in(3600.0)),
-    (lambda m: m.endswith("_w"), "watts: a number (400) or with W (400 W, 1.5 kW)", _with_unit("W")),
-    (lambda m: m.endswith("_us"), "microseconds: a number (500) or a time with its unit (500 us, 0.2 ms)", _time_in(1e-6)),
+        parse_bytes_per_s(raw) / 1e6 if raw.strip().endswith("/s") else parse_plain(raw))),
+    (lambda m: m.endswith("_hours"), "hours: a number (2) or a time with its unit (2 h, 90 min)", parse_time_in(3600.0)),
+    (lambda m: m.endswith("_w"), "watts: a number (400) or with W (400 W, 1.5 kW)", parse_with_unit("W")),
+    (lambda m: m.endswith("_us"), "microseconds: a number (500) or a time with its unit (500 us, 0.2 ms)", parse_time_in(1e-6)),
 )
 """Each column's kind, by its name (the first that matches), as a constraint reads its value: what
 it takes and the parser. A value with a unit of another kind is refused, never converted (2 GB/s
 against read_iops was compared as 2e9 IOPS)."""
-PLAIN = ("a plain number in the column's own unit, or with K, M, G (1.5K)", _plain)
+PLAIN = ("a plain number in the column's own unit, or with K, M, G (1.5K)", parse_plain)
 """The kind of every other column (dollars, years, percentages, ratios, set fields)."""
 
 

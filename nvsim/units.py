@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 import sys
+from collections.abc import Callable
 from fractions import Fraction
 
 DECIMAL_BYTE_UNITS = {"B": 1, "kB": 10**3, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12, "PB": 10**15}
@@ -118,6 +119,40 @@ def parse_count(value: int | float | str) -> float:
     if unit not in COUNT_UNITS:
         raise ValueError(f"unknown count suffix {unit!r} in {value!r}; allowed: K, M, G (decimal)")
     return number * COUNT_UNITS[unit]
+
+
+def parse_plain(raw: str) -> float:
+    """A plain number ('2e6', '0.5', '400'), or one with a decimal multiplier K, M, G ('10M'); a
+    count written with IOPS is refused (a count's unit, not a plain number's)."""
+    try:
+        return float(raw)
+    except ValueError:
+        if "iops" in raw.lower():  # parse_count's own word: a count's unit only
+            raise
+        return parse_count(raw)
+
+
+def parse_with_unit(unit: str, scale: float = 1.0) -> Callable[[str], float]:
+    """A reader of a plain number (``parse_plain``), or one followed by ``unit`` (its value times
+    ``scale``): watts as 400, 400 W or 1.5 kW (a sweep's constraints, a plan's power limit)."""
+    def parse(raw: str) -> float:
+        text = raw.strip()
+        if unit and text.endswith(unit) and text[:-len(unit)].strip():
+            return parse_plain(text[:-len(unit)].strip()) * scale
+        return parse_plain(text)
+    return parse
+
+
+def parse_time_in(unit_s: float) -> Callable[[str], float]:
+    """A reader of a plain number in a time unit of ``unit_s`` seconds (``parse_plain``), or a time
+    with its unit (0.2 ms, 90 min, 2 h: ``parse_seconds``): a sweep's time columns, a plan's hours
+    (0.2 ms against a microsecond column had been refused as 'takes microseconds')."""
+    def parse(raw: str) -> float:
+        try:
+            return parse_plain(raw.strip())
+        except ValueError:
+            return parse_seconds(raw.strip()) / unit_s
+    return parse
 
 
 def parse_seconds(value: int | float | str) -> float:

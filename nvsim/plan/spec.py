@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
@@ -42,7 +42,7 @@ from ..fio import FileOpener, parse_fio_jobfile
 from ..loader import decode, load_model, read_bytes
 from ..raid import LEVELS
 from ..specs import Bytes, BytesPerS, Count, NumbersNotTruthValues, WorkloadSpec
-from ..units import format_number, parse_count, parse_seconds
+from ..units import format_number, parse_time_in, parse_with_unit
 
 PROFILES: dict[str, dict] = {
     "randread-4k": {"rw": "randread", "bs": 4096},
@@ -123,32 +123,16 @@ class WorkloadRequirement(PlanModel):
         return limits
 
 
-def _watts(value: Any) -> Any:
-    """Watts written with their unit (1.5 kW, 1500 W, 1.5K), as a sweep's constraints take them
-    (the plan had refused '1.5 kW' as 'not a valid number')."""
-    if not isinstance(value, str):
-        return value
-    text = value.strip()
-    for unit, scale in (("kW", 1e3), ("W", 1.0)):
-        if text.endswith(unit) and text[:-len(unit)].strip():
-            return parse_count(text[:-len(unit)].strip()) * scale
-    return parse_count(text)
-
-
-def _hours(value: Any) -> Any:
-    """Hours as a number, or a time with its unit (8 h, 90 min: ``units.parse_seconds``)."""
-    if not isinstance(value, str):
-        return value
-    try:
-        return float(value)
-    except ValueError:
-        return parse_seconds(value.strip()) / 3600.0
+def _with_units(read):
+    """A field's value read by ``read`` where it is text (a number with its unit), as a sweep's
+    constraints read the same quantity (the plan had refused '1.5 kW' and '8 h' as 'not a valid number')."""
+    return BeforeValidator(lambda value: read(value) if isinstance(value, str) else value)
 
 
 class RebuildRequirement(PlanModel):
     """A rebuild (one member failed, a spare in its place) under a share of a workload's load."""
 
-    max_hours: Annotated[float, BeforeValidator(_hours)] = Field(gt=0, le=1e6)
+    max_hours: Annotated[float, _with_units(parse_time_in(3600.0))] = Field(gt=0, le=1e6)
     workload: str | None = Field(default=None, description="the load (a requirement's workload; default: idle)")
     load_fraction: float = Field(default=1.0, gt=0, le=1, description="share of the workload's jobs that run")
 
@@ -167,7 +151,7 @@ class Requirements(PlanModel):
     max_data_loss_probability: float | None = Field(default=None, gt=0, le=1)
     min_mttdl_years: float | None = Field(default=None, gt=0, le=1e15)
     endurance: EnduranceRequirement | None = None
-    max_power_w: Annotated[float | None, BeforeValidator(_watts)] = Field(default=None, gt=0, le=1e7)
+    max_power_w: Annotated[float | None, _with_units(parse_with_unit("W"))] = Field(default=None, gt=0, le=1e7)
     max_bays: int | None = Field(default=None, ge=1, le=1024)
     max_rack_units: int | None = Field(default=None, ge=1, le=MAX_RACK_UNITS)
     max_price_usd: float | None = Field(default=None, gt=0, le=1e12)

@@ -333,16 +333,11 @@ def _gathered_bytes(model: ArrayModel, writes_in_flight: float) -> int:
         return 0
     if model.failed_members and not model.degraded_path.write_coalesces:
         return 0
-    writes, strip, stripe = int(writes_in_flight + 1e-9), model.array.strip_bytes, _stripe_bytes(model)
+    writes, strip, stripe = int(writes_in_flight + 1e-9), model.array.strip_bytes, model.geometry.stripe_data_bytes
     if writes < 2:
         return 0
     window = min(stripe, writes * model.workload.bs // strip * strip)
     return window if window >= min(2 * strip, stripe) else 0
-
-
-def _stripe_bytes(model: ArrayModel) -> int:
-    """The data bytes of one stripe of the array."""
-    return (model.array.drives - parity_members(model.array.level)) * model.array.strip_bytes
 
 
 def _plan_mixed(model: ArrayModel, offsets: np.ndarray, is_write: np.ndarray) -> MemberIOPlan:
@@ -389,7 +384,7 @@ def _stream_pieces(model: ArrayModel, offsets: np.ndarray, window: int | None = 
     ``_gathered_bytes``; a whole stripe's window: at the boundaries only): each piece's start and
     length (int64)."""
     bs = model.workload.bs
-    stripe = _stripe_bytes(model)
+    stripe = model.geometry.stripe_data_bytes
     if window is None:
         window = _gathered_bytes(model, float(model.workload.iodepth)) or stripe
     window = min(max(int(window), 1), stripe)
