@@ -17,7 +17,7 @@ from .ssd import DrivePrediction
 from .states import ArrayState
 
 Fidelity = Literal["event", "fluid"]
-Route = Literal["drive", "array", "state", "phase", "trim", "fresh", "trimwrite", "direction_caps", "poisson", "paced", "think",
+Route = Literal["drive", "array", "state", "phase", "trim", "fresh", "filled", "trimwrite", "direction_caps", "poisson", "paced", "think",
                 "latency_target", "mix"]
 """The rows of the route table (nvsim.simulation): three closed-loop solvers, and the composite rows
 of nvsim.workload.compose, each peeling one feature of the workload."""

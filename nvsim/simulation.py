@@ -17,6 +17,7 @@ The route is chosen in one place, :func:`route`, from this table:
 | jobs that run at the same time (a ``Phase``, or a workload with a ``phase``) | ``phase`` | nvsim.workload.compose.phase |
 | trims only (rw: trim, randtrim) | ``trim`` | nvsim.workload.compose.trim |
 | fresh drives (``drive_state: fresh``) | ``fresh`` | nvsim.workload.compose.fresh |
+| drives a sequential fill left (``drive_state: filled``) | ``filled`` | nvsim.workload.compose.filled |
 | a trim before each write (rw: trimwrite) | ``trimwrite`` | nvsim.workload.compose.trimwrite |
 | a rate cap per direction of a mix (``rate_iops_by_direction``) | ``direction_caps`` | nvsim.workload.compose.direction_caps |
 | a rate cap with Poisson arrivals | ``poisson`` | nvsim.workload.compose.poisson |
@@ -25,7 +26,7 @@ The route is chosen in one place, :func:`route`, from this table:
 | a latency target (``latency_target``) | ``latency_target`` | nvsim.workload.compose.latency_target |
 | a mix of block sizes (``bssplit``, ``bsrange``, a trace's sizes) | ``mix`` | nvsim.workload.compose.mix |
 
-The composite rows (the last ten) come first, in that order: each peels one feature of the workload
+The composite rows (the last eleven) come first, in that order: each peels one feature of the workload
 and solves the rest through the runner it is handed (``Simulation`` itself, with that row skipped),
 so a workload with a mix, a rate cap and fresh drives goes fresh -> paced -> mix -> array. A
 composite result carries ``scale``, the job's rate over the closed loop that gave its latencies.
@@ -45,10 +46,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from . import budget
 from .catalog import Catalog, default_catalog
 from .constants import EVENT_HOST_IOS
-from .errors import InputError, shown, suggestion_text
+from .errors import InputError, from_validation_error, shown, suggestion_text
 from .host_io import workload_host_io_costs
 from .links import drive_link
 from .numba_cache import compile_notice
@@ -112,6 +115,34 @@ def placed_route(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, 
     return "array"
 
 
+def _check_against_catalog(workload: WorkloadSpec | Phase, catalog: Catalog) -> None:
+    """A workload built in Python, checked against the catalog as a scenario file's are (its
+    ioengine a host I/O path the catalog has: a misspelled one was a KeyError deep in a run)."""
+    for job in workload.jobs if isinstance(workload, Phase) else (workload,):
+        try:
+            WorkloadSpec.model_validate(job.model_dump(exclude_unset=True), context={"catalog": catalog})
+        except ValidationError as error:
+            raise from_validation_error(error, WorkloadSpec, prefix=f"workload {job.name!r}") from None
+
+
+def _check_state(state: ArrayState, drives: int) -> None:
+    """A state the caller pins: its members on the array, none twice, the one rebuilt among the
+    missing, the rebuilt share a share."""
+    members = list(state.missing) + ([state.rebuilding] if state.rebuilding is not None else [])
+    if any(not isinstance(m, int) or isinstance(m, bool) or not 0 <= m < drives for m in members):
+        raise InputError("state.missing", f"members of the array, 0 to {drives - 1}; got missing {list(state.missing)}, "
+                                          f"rebuilding {state.rebuilding}")
+    if len(set(state.missing)) != len(state.missing):
+        raise InputError("state.missing", f"each member once; got {list(state.missing)}")
+    if state.rebuilding is not None and state.rebuilding not in state.missing:
+        raise InputError("state.rebuilding", f"one of the missing members {list(state.missing)} (a rebuild writes a "
+                                             f"member that is missing); got {state.rebuilding}")
+    for name in ("rebuilt_fraction", "rebuilt_step"):
+        value = getattr(state, name)
+        if not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+            raise InputError(f"state.{name}", f"a share from 0 to 1; got {shown(value)}")
+
+
 class Simulation:
     """A set-up ready to run: a scenario, one workload (or none: the array idle), a catalog and the
     array's state (default: the one the scenario's faults leave at t = 0).
@@ -124,9 +155,19 @@ class Simulation:
 
     def __init__(self, scenario: ScenarioSpec | str | Path, workload: WorkloadSpec | Phase | str | None = None, *,
                  catalog: Catalog | None = None, state: ArrayState | None = None, peeled: frozenset[str] = frozenset()):
+        if catalog is not None and not isinstance(catalog, Catalog):
+            raise InputError("catalog", f"a nvsim Catalog (nvsim.load_catalog(folder) for your own), got "
+                                        f"{type(catalog).__name__} {shown(catalog)}")
+        if state is not None and not isinstance(state, ArrayState):
+            raise InputError("state", f"a nvsim ArrayState (missing, rebuilding, rebuilt_fraction), got "
+                                      f"{type(state).__name__} {shown(state)}")
         self.catalog = catalog or default_catalog()
         top = not peeled and state is None  # the caller's (a composite row's or a timeline's are checked already)
         self.scenario = as_scenario(scenario, self.catalog) if top or not isinstance(scenario, ScenarioSpec) else scenario
+        if top and isinstance(workload, (WorkloadSpec, Phase)):
+            _check_against_catalog(workload, self.catalog)
+        if state is not None and not peeled:
+            _check_state(state, self.scenario.array.drives)
         self.workload = self._workload(workload)
         self.peeled = peeled
         self.route: Route = route(self.scenario, self.workload, state, peeled)

@@ -44,6 +44,7 @@ HOST_KEYS = ("memory",)
 """Stations every volume on the server shares."""
 NOT_SHARED = {"phase": ("phase", "jobs that run at the same time"), "trim": ("rw", "trims"),
               "trimwrite": ("rw", "a trim before each write"), "fresh": ("drive_state", "fresh drives"),
+              "filled": ("drive_state", "drives a sequential fill left"),
               "direction_caps": ("rate_iops_by_direction", "a rate cap per direction"),
               "poisson": ("rate_iops", "a rate cap with Poisson arrivals"), "paced": ("rate_iops", "a rate cap"),
               "think": ("thinktime", "a think time"), "latency_target": ("latency_target", "a latency target"),

@@ -1050,11 +1050,12 @@ def _parse_rw(entry: _Entry, path: str) -> str:
 
 
 def _parse_drive_state(entry: _Entry, path: str) -> str:
-    """nvsim's drive_state (not a fio option): steady (preconditioned, the default) or fresh."""
+    """nvsim's drive_state (not a fio option): steady (preconditioned, the default), fresh or filled."""
     value = _need_value(entry, path).strip().lower()
     if value not in DRIVE_STATES:
         raise _error(entry, path, f"unknown value {value!r}; allowed: {', '.join(DRIVE_STATES)} (nvsim's own option: "
-                                  f"steady = preconditioned drives, fresh = secure-erased drives writing into free blocks)")
+                                  f"steady = preconditioned drives, fresh = secure-erased drives writing into free blocks, "
+                                  f"filled = drives just written sequentially end to end)")
     return value
 
 

@@ -45,7 +45,7 @@ MODELLED_OPTIONS: dict[str, str] = {
     "zonemode": "none, or strided (zones of zonesize bytes: the job's stream when a zone holds at least 64 I/Os of 4 KiB); zbd refused",
     "zonesize": "zonemode=strided: the bytes of I/O in each zone",
     "random_distribution": "WorkloadSpec.random_distribution for a job that writes: the written data's hotness sets the drives' hot/cold WAF (nvsim.ftl.skew); read-only jobs: accepted without effect (no read cache is modelled); sequence refused",
-    "drive_state": "WorkloadSpec.drive_state, nvsim's own option (fio does not know it): steady (preconditioned, default) or fresh (WAF 1, free blocks)",
+    "drive_state": "WorkloadSpec.drive_state, nvsim's own option (fio does not know it): steady (preconditioned, default), fresh (WAF 1, free blocks) or filled (just written sequentially: random writes through GC's transient)",
     "io_size": "WorkloadSpec.io_size (alias io_limit): the bytes each clone moves (default size), for the job's runtime and io_bytes",
     "loops": "WorkloadSpec.loops: fio repeats the job's I/O this many times (runtime and io_bytes)",
     "rate_process": "WorkloadSpec.rate_process: linear (fio's default, paced evenly) or poisson (open-loop arrivals, nvsim.workload.open_loop)",

@@ -335,6 +335,30 @@ def _simulate(n_blocks, ppb, n_logical, kind, hot_pages, hot_write_fraction, war
     return out
 
 
+@njit(cache=True)
+def _transient(n_blocks, ppb, n_logical, checkpoints, seed):
+    """A fresh drive, one sequential fill of its logical space, then uniform random single-IU host
+    writes up to the last of ``checkpoints`` (host IUs written since the fill, ascending): the NAND
+    IUs programmed since the fill at each checkpoint (int64, one per checkpoint; -1 from the first
+    a stalled collection did not reach)."""
+    ftl = _new_drive(n_blocks, ppb, n_logical)
+    st = ftl[8]
+    _precondition(ftl, ppb, n_logical)
+    nand0 = st[_NAND]
+    out = np.full(checkpoints.size, -1, np.int64)
+    rng = np.zeros(1, np.uint64)
+    rng[0] = np.uint64(seed)
+    written = 0
+    for c in range(checkpoints.size):
+        while written < checkpoints[c]:
+            _host_write(ftl, ppb, _below(rng, n_logical))
+            written += 1
+            if st[_ERR]:
+                return out
+        out[c] = st[_NAND] - nand0
+    return out
+
+
 # ---------------------------------------------------------------- Python API
 @dataclass(frozen=True)
 class FtlResult:
@@ -432,6 +456,26 @@ def simulate_ftl_trace(spare_factor: float, offsets_bytes: np.ndarray, lengths_b
     return _result(out, iu_bytes, spare_factor)
 
 
+def simulate_ftl_transient(spare_factor: float, drive_writes: np.ndarray, *, n_blocks: int = 2048,
+                           pages_per_block: int = 256, seed: int | np.random.Generator = 1) -> np.ndarray:
+    """Mean GC write amplification of uniform random single-IU writes from the state a sequential
+    fill leaves (every block full of valid data, only the spare erased), over the first
+    ``drive_writes`` (host writes in logical capacities, ascending, > 0): NAND IUs programmed since
+    the fill over host IUs written, one per entry. Starts at 1 while the spare absorbs the writes,
+    then rises through the transient towards the steady state ``simulate_ftl`` measures."""
+    n_logical = logical_pages_for(n_blocks, pages_per_block, spare_factor)
+    if n_blocks * pages_per_block - n_logical < (MIN_FREE_BLOCKS + 1) * pages_per_block:
+        raise ValueError("spare too small for the scaled drive: need more than MIN_FREE_BLOCKS + 1 spare blocks")
+    points = np.asarray(drive_writes, dtype=np.float64)
+    if points.ndim != 1 or not points.size or np.any(points <= 0) or np.any(np.diff(points) < 0):
+        raise ValueError("drive_writes: a non-empty ascending array of positive drive writes")
+    host = np.maximum(1, np.round(points * n_logical)).astype(np.int64)
+    nand = _transient(n_blocks, pages_per_block, n_logical, host, _seed_int(seed))
+    if np.any(nand < 0):
+        raise RuntimeError("FTL simulation made no progress (no block with an invalid page)")
+    return nand / host
+
+
 def random_write_trace(n_writes: int, write_bytes: int, span_bytes: int, align_bytes: int,
                        offset_bytes: int = 0, seed: int | np.random.Generator = 1) -> tuple[np.ndarray, np.ndarray]:
     """fio-like randwrite: ``n_writes`` writes of ``write_bytes`` at ``align_bytes``-aligned offsets."""
@@ -441,5 +485,5 @@ def random_write_trace(n_writes: int, write_bytes: int, span_bytes: int, align_b
     return offsets, np.full(n_writes, write_bytes, np.int64)
 
 
-__all__ = ["FtlResult", "simulate_ftl", "simulate_ftl_trace", "random_write_trace", "logical_pages_for",
+__all__ = ["FtlResult", "simulate_ftl", "simulate_ftl_trace", "simulate_ftl_transient", "random_write_trace", "logical_pages_for",
            "MIN_FREE_BLOCKS", "WORKLOADS"]

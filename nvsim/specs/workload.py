@@ -146,9 +146,10 @@ class WorkloadSpec(Spec):
     random_distribution: str = Field(default="random", max_length=4000, description=(
         "fio's random_distribution (random, zipf:THETA, pareto:H, normal:DEV, zoned:A/R:..., zoned_abs:A/SIZE:...): "
         "the hotness of the written data, which sets the drives' hot/cold write amplification (nvsim.ftl.skew)"))
-    drive_state: Literal["steady", "fresh"] = Field(default="steady", description=(
+    drive_state: Literal["steady", "fresh", "filled"] = Field(default="steady", description=(
         "steady: drives preconditioned (garbage collection at the steady-state WAF); fresh: secure-erased drives "
-        "writing into free blocks, WAF 1 (nvsim.ftl.load)"))
+        "writing into free blocks, WAF 1 (nvsim.ftl.load); filled: drives just written sequentially end to end, whose "
+        "random writes go through garbage collection's transient over the job's runtime (nvsim.ftl.transient)"))
     deallocated_fraction: float = Field(default=0.0, ge=0.0, lt=1.0, description=(
         "share of the written region deallocated (trimmed, NVMe Dataset Management) and not rewritten: it holds no "
         "valid data, so the FTL counts it as spare"))
@@ -426,7 +427,7 @@ class WorkloadSpec(Spec):
 
 # ---------------------------------------------------------------- what fio's jobs carry beyond WorkloadSpec
 
-DRIVE_STATES = ("steady", "fresh")
+DRIVE_STATES = ("steady", "fresh", "filled")
 
 @dataclass(frozen=True)
 class TraceSummary:

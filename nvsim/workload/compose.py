@@ -6,6 +6,7 @@ and solves it from closed loops run through the runner it is handed, never impor
 | ``phase`` | jobs that run at the same time (``Phase``) | one closed loop of all their clones when they are one loop (``Phase.one_loop``), else each job's loop waiting with the others at the saturated resource (nvsim.workload.together); then each job's trims and fresh drives |
 | ``trim`` | trims only (rw=trim, randtrim) | deallocations at the closed loop's rate or the cap (nvsim.workload.trim) |
 | ``fresh`` | ``drive_state: fresh`` | the fresh run, blended with the steady run once the free blocks are written (nvsim.workload.fresh) |
+| ``filled`` | ``drive_state: filled`` | random writes through garbage collection's transient after a sequential fill: the WAF-1 and steady runs, put together over the job's runtime (nvsim.workload.filled) |
 | ``trimwrite`` | a trim before each write | the writes' run, its trims beside it (nvsim.workload.trim) |
 | ``poisson`` | a rate cap with Poisson arrivals | a flow-equivalent server of closed loops (nvsim.workload.open_loop) |
 | ``paced`` | a rate cap (linear) | the cap, latencies of the smallest closed loop that reaches it |
@@ -31,6 +32,7 @@ from ..result import Result, Route
 from ..sim.model import build
 from ..specs import Phase, ScenarioSpec, WorkloadSpec
 from ..states import ArrayState
+from .filled import FilledRun, drive_write_bytes_per_s, filled_note, filled_run, with_mean_waf
 from .fresh import blended_scale, crossing_note, fresh_seconds
 from .mix import mixed_result
 from .open_loop import ladder_picks, open_loop_result
@@ -39,7 +41,7 @@ from .trim import check_discards, deallocated_share, pure_trim_result, trim_cost
 
 PACING_ROWS = frozenset({"direction_caps", "poisson", "paced", "think", "latency_target"})
 """The rows that pace a job; a job's bare closed loop (its mix) is what is left without them."""
-AFTER_PHASE_ROWS = frozenset({"fresh", "trimwrite"})
+AFTER_PHASE_ROWS = frozenset({"fresh", "filled", "trimwrite"})
 """Rows a phase applies to each job once the jobs have shared the array."""
 
 
@@ -81,6 +83,7 @@ def composite_route(workload: WorkloadSpec | Phase, peeled: frozenset[str]) -> R
     if isinstance(workload, Phase) or (workload.phase is not None and "phase" not in peeled):
         return "phase"
     rows = (("trim", workload.pure_trim), ("fresh", workload.drive_state == "fresh"),
+            ("filled", workload.drive_state == "filled"),
             ("trimwrite", workload.trim is not None and not workload.pure_trim),
             ("direction_caps", workload.rate_iops_by_direction is not None),
             ("poisson", workload.rate_iops is not None and workload.rate_process == "poisson"),
@@ -415,6 +418,40 @@ def fresh_until_full(job: Job, result: Result, workload: WorkloadSpec, device_by
     return replace(result, scale=result.scale * factor).with_note(crossing_note(workload.name, fresh_s, runtime_s, factor))
 
 
+def filled(job: Job) -> Result:
+    """Drives a sequential fill left: the job's random writes through garbage collection's
+    transient, from its WAF-1 run and its steady run (nvsim.workload.filled); the latencies are the
+    WAF-1 run's. A job with no random writes is the steady run (the fill changes nothing for it)."""
+    workload = job.workload
+    steady = job.loop(_in_state(workload, "steady"), "filled")
+    if not (workload.is_random and workload.read_fraction < 1.0):
+        return steady
+    fresh_run = job.loop(_in_state(workload, "fresh"), "filled", "fresh")
+    run = filled_transient(job, workload, fresh_run, steady)
+    averaged = with_mean_waf(fresh_run, fresh_run, steady, run.excess)
+    return replace(averaged, scale=fresh_run.scale * run.factor).with_note(filled_note(workload.name, run))
+
+
+def _in_state(workload: WorkloadSpec, state: str) -> WorkloadSpec:
+    return workload.model_copy(update={"drive_state": state})
+
+
+def filled_transient(job: Job, workload: WorkloadSpec, fresh_run: Result, steady: Result) -> FilledRun:
+    """The transient of ``workload`` from its WAF-1 and steady runs: what its writes reach and the
+    spare they see (the drive model's FTL load, nvsim.ftl.load), its runtime or size as fio reads them
+    (``job_runtime_s``)."""
+    ssd = build(job.scenario, _in_state(workload, "steady"), job.catalog).drive.ssd
+    load = ssd.ftl_load
+    moved = moved_bytes_per_s(fresh_run, workload.bs)
+    per_drive = drive_write_bytes_per_s(fresh_run, job.scenario.array.drives)
+    time_based = bool(workload.time_based and workload.runtime)
+    job_bytes = None if time_based else float(workload.numjobs * workload.loops
+                                               * (workload.io_size or workload.size or job.device_bytes))
+    return filled_run(moved, moved_bytes_per_s(steady, workload.bs), per_drive / moved if moved > 0 else 0.0,
+                      ssd.namespace_bytes * load.active_fraction, load.spare_factor(ssd.spare_factor),
+                      float(workload.runtime) if workload.runtime else None, job_bytes)
+
+
 # ---------------------------------------------------------------- a phase
 
 
@@ -446,6 +483,8 @@ def phase(job: Job) -> Result:
             r = with_trims(job, r, others[i])
         if others[i].drive_state == "fresh":
             r = fresh_until_full(job, r, others[i], job.device_bytes)
+        if others[i].drive_state == "filled" and others[i].is_random and others[i].read_fraction < 1.0:
+            r = filled_in_phase(job, r, others[i])
         results[i] = r
     ordered = tuple(results[i] for i in range(len(jobs)))
     if not isinstance(job.workload, Phase):  # one workload of a scenario's phase: its own answer, beside the others
@@ -453,6 +492,17 @@ def phase(job: Job) -> Result:
     first = ordered[0]
     return Result(job.scenario.name, job.workload.name, "phase", first.fidelity, job.state, first.simulation, first.drive,
                   jobs=ordered)
+
+
+def filled_in_phase(job: Job, shared: Result, workload: WorkloadSpec) -> Result:
+    """A phase's job on filled drives: its shared (steady) run scaled by what the transient makes of
+    the job alone (its WAF-1 and steady runs on the array to itself, ``filled_transient``)."""
+    fresh_run, steady = job.alone(_in_state(workload, "fresh")), job.alone(_in_state(workload, "steady"))
+    run = filled_transient(job, workload, fresh_run, steady)
+    steady_rate = moved_bytes_per_s(steady, workload.bs)
+    factor = run.factor * moved_bytes_per_s(fresh_run, workload.bs) / steady_rate if steady_rate > 0 else 1.0
+    averaged = with_mean_waf(shared, fresh_run, shared, run.excess)
+    return replace(averaged, scale=shared.scale * factor).with_note(filled_note(workload.name, run))
 
 
 def phase_jobs(job: Job) -> tuple[WorkloadSpec, ...]:
@@ -521,7 +571,7 @@ def _how_it_waits(solved, j: int) -> str:
 
 
 ROWS: dict[str, Callable[[Job], Result]] = {
-    "phase": phase, "trim": trim, "fresh": fresh, "trimwrite": trimwrite, "direction_caps": direction_caps,
+    "phase": phase, "trim": trim, "fresh": fresh, "filled": filled, "trimwrite": trimwrite, "direction_caps": direction_caps,
     "poisson": poisson, "paced": paced,
     "think": think, "latency_target": latency_target, "mix": mix}
 """Each composite row's solver (the route table's composite rows, in nvsim.simulation)."""

@@ -225,3 +225,25 @@ def test_the_api_takes_a_scenario_or_its_path_and_refuses_the_rest_in_one_line()
     with pytest.raises(InputError, match=r"^scenario 'graid-gen5-raid6-sr1010': array\.drives: .*greater than or equal to 1"):
         nvsim.Simulation(broken)
     assert nvsim.Simulation(spec).scenario is spec  # a valid one is taken as it is
+
+
+@pytest.mark.parametrize("kwargs, field", [
+    ({"catalog": "models"}, "catalog"),
+    ({"state": "degraded"}, "state"),
+    ({"state": nvsim.ArrayState(missing=(99,))}, "state.missing"),
+    ({"state": nvsim.ArrayState(missing=(0, 0))}, "state.missing"),
+    ({"state": nvsim.ArrayState(missing=(0,), rebuilding=5)}, "state.rebuilding"),
+    ({"state": nvsim.ArrayState(missing=(0,), rebuilding=0, rebuilt_fraction=2.0)}, "state.rebuilt_fraction"),
+])
+def test_a_wrong_catalog_or_impossible_state_is_one_input_error_naming_it(kwargs, field):
+    with pytest.raises(nvsim.InputError) as caught:
+        nvsim.Simulation(ROOT / "scenarios" / "graid-gen5-raid6", "randread-b4k-j192-d32", **kwargs)
+    assert str(caught.value).startswith(field + ":")
+
+
+def test_a_workload_built_in_python_is_checked_against_the_catalog():
+    spec = nvsim.WorkloadSpec(name="x", rw="randread", ioengine="libaoi")  # no catalog at hand: taken
+    with pytest.raises(nvsim.InputError, match="unknown ioengine 'libaoi'; did you mean 'libaio'"):
+        nvsim.Simulation(ROOT / "scenarios" / "graid-gen5-raid6", spec)
+    with pytest.raises(nvsim.InputError, match="unknown ioengine"):
+        nvsim.Simulation(ROOT / "scenarios" / "graid-gen5-raid6", nvsim.Phase(name="p", jobs=(spec, spec.model_copy(update={"name": "y"}))))
