@@ -52,7 +52,7 @@ from . import budget
 from .catalog import Catalog, default_catalog
 from .constants import EVENT_HOST_IOS
 from .errors import InputError, from_validation_error, shown, suggestion_text
-from .host_io import workload_host_io_costs
+from .host_io import HostIoOptions, path_polls, workload_host_io_costs
 from .links import drive_link
 from .numba_cache import compile_notice
 from .platform import PlatformModel
@@ -143,6 +143,18 @@ def _check_state(state: ArrayState, drives: int) -> None:
             raise InputError(f"state.{name}", f"a share from 0 to 1; got {shown(value)}")
 
 
+def _latencies_times(record: SimResult, factor: float) -> SimResult:
+    """``record`` with every latency (means, percentiles, samples, the tail's interval, the fluid
+    mode's floor) ``factor`` times."""
+    def times(stats: dict) -> dict:
+        return {k: (None if v is None else (tuple(None if x is None else x * factor for x in v)
+                                            if isinstance(v, tuple) else v * factor)) for k, v in stats.items()}
+    return replace(record, read_latency_us=times(record.read_latency_us), write_latency_us=times(record.write_latency_us),
+                   latency_samples_s={k: v * factor for k, v in record.latency_samples_s.items()},
+                   tail_ci95_us=times(record.tail_ci95_us),
+                   unloaded_latency_us=None if record.unloaded_latency_us is None else record.unloaded_latency_us * factor)
+
+
 class Simulation:
     """A set-up ready to run: a scenario, one workload (or none: the array idle), a catalog and the
     array's state (default: the one the scenario's faults leave at t = 0).
@@ -219,7 +231,43 @@ class Simulation:
         window = EventWindow(host_ios, precision, progress)
         if self.route in ROWS:
             return ROWS[self.route](self._job(fidelity, seed, window))
+        spinning = self._spinning_jobs()
+        if spinning is not None:
+            return self._polled_on(spinning, fidelity, seed, window)
         return SOLVERS[self.route](self, fidelity, seed, window)
+
+    def _spinning_jobs(self) -> int | None:
+        """How many of a fio job's clones can poll at once where they outnumber their CPUs: a job
+        that polls for its completions (a polled path: SPDK, hipri) spins on its CPU until its I/O
+        completes, and each io_uring SQ polling thread spins on one more, so the job's logical CPUs
+        over the spinning threads of one job (None: nothing spins, or they fit)."""
+        workload = self.workload
+        if not isinstance(workload, WorkloadSpec) or workload.is_oltp or workload.pure_trim:
+            return None
+        host_io = self.catalog.host_io[workload.ioengine]
+        options = HostIoOptions.of(workload)
+        spinning = int(path_polls(host_io, options)) + int(options.sqthread_poll)
+        if not spinning:
+            return None
+        _cores, cpus = PlatformModel(self.catalog.platforms[self.scenario.platform], self.scenario.placement,
+                                     self.scenario.array.drives, self.catalog).job_cores()
+        fit = max(1, cpus // spinning)
+        return fit if workload.numjobs > fit else None
+
+    def _polled_on(self, fit: int, fidelity: str, seed: int | None, window: "EventWindow") -> Result:
+        """More polling clones than their CPUs hold: the rates of the ``fit`` clones that spin at once
+        (the others' I/Os wait for a CPU), the job's own clone count in every per-clone figure."""
+        workload = self.workload
+        inner = Simulation(self.scenario, workload.model_copy(update={"numjobs": fit}), catalog=self.catalog,
+                           state=self.pinned, peeled=self.peeled | {"polled"})
+        result = SOLVERS[inner.route](inner, fidelity, seed, window)
+        if result.simulation is not None:  # Little's law over the job's own clones: each I/O waits for its CPU
+            result = replace(result, simulation=_latencies_times(result.simulation, workload.numjobs / fit))
+        return result.with_note(
+            f"job {workload.name}: its {workload.numjobs} clones poll for their I/Os (a spinning thread keeps its CPU "
+            f"busy until its I/O completes), and the job's CPUs spin for {fit} of them at once: the rates are those "
+            f"{fit} clones', and each clone's I/Os wait for a CPU about {workload.numjobs / fit:.1f} times as long "
+            f"as theirs (nvsim.simulation)")
 
     def _job(self, fidelity: str, seed: int | None, window: "EventWindow") -> Job:
         """What a composite row is handed: the set-up, and this orchestrator as its runner."""

@@ -60,7 +60,7 @@ from .base import (Engine, EngineParameters, EngineServer, EngineSettings, Engin
                    per_host_sum)
 from .rebuild_protocol import Reconstruction
 from . import md_bitmap
-from .md_bitmap import (BITMAP_CHUNK_MAX_BYTES, BITMAP_PAGE_BYTES, DAEMON_SLEEP_MIN_S, DEFAULT_DAEMON_SLEEP_S, DEFAULT_MDADM, MDADM_VERSIONS, dirty_fraction_random,
+from .md_bitmap import (BITMAP_CHUNK_MAX_BYTES, BITMAP_PAGE_BYTES, DAEMON_SLEEP_MIN_S, DEFAULT_DAEMON_SLEEP_S, DEFAULT_MDADM, MDADM_VERSIONS,
                         dirty_fraction_sequential)
 
 
@@ -222,7 +222,8 @@ def kernel_tuple(kernel: str) -> tuple[int, int]:
 class MdSettings(EngineSettings):
     """What a scenario sets for md (sysfs /sys/block/mdX/md/..., mdadm --create options, the kernel)."""
 
-    group_thread_cnt: int = Field(default=0, ge=0, le=256, description="raid5 worker threads per group (RAID5/6)")
+    group_thread_cnt: int = Field(default=0, ge=0, le=8192, description=(
+        "raid5 worker threads per group (RAID5/6); the kernel takes up to 8192 (raid5_store_group_thread_cnt)"))
     stripe_cache_size: int = Field(default=NR_STRIPES, ge=STRIPE_CACHE_MIN, le=STRIPE_CACHE_MAX,
                                    description="stripe_heads in the RAID5/6 stripe cache (sysfs stripe_cache_size)")
     kernel: Literal[KERNELS] = Field(default=DEFAULT_KERNEL, description="the Linux kernel whose md runs the array")
@@ -588,8 +589,10 @@ class MdEngine(Engine):
             return 0.0
         if not random:
             return dirty_fraction_sequential(write_bytes, self.bitmap_data_bytes_per_bit(level, data_members))
-        return dirty_fraction_random(write_rate_per_s, self.bitmap_chunks(region_bytes, level, data_members),
-                                     self.settings.bitmap_daemon_sleep_s)
+        per_bit = self.bitmap_data_bytes_per_bit(level, data_members)
+        return md_bitmap.dirty_fraction_random_writes(write_rate_per_s, self.bitmap_chunks(region_bytes, level, data_members),
+                                                      self.settings.bitmap_daemon_sleep_s,
+                                                      md_bitmap.chunks_per_write(write_bytes, per_bit))
 
     resyncs_after_crash = True
 
@@ -610,8 +613,9 @@ class MdEngine(Engine):
         chunk, sleep = self.bitmap_chunk_bytes, self.settings.bitmap_daemon_sleep_s
         chunks = self.bitmap_chunks(region_bytes, level, data_members)
         per_bit = self.bitmap_data_bytes_per_bit(level, data_members)
-        if random:
-            dirty = md_bitmap.dirty_chunks_random(write_rate_per_s, chunks, sleep)
+        if random:  # each write sets a bit in every chunk it covers (md_bitmap_startwrite)
+            per_write = md_bitmap.chunks_per_write(write_bytes_per_s / write_rate_per_s, per_bit)
+            dirty = md_bitmap.dirty_chunks_random(write_rate_per_s * per_write, chunks, sleep)
         else:
             dirty = min(chunks, max(1, streams) * md_bitmap.dirty_chunks_sequential(
                 write_bytes_per_s / max(1, streams), per_bit, chunks, sleep))

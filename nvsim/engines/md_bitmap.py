@@ -156,10 +156,30 @@ def dirty_fraction_sequential(write_bytes: float, member_data_bytes_per_chunk: f
     return min(1.0, write_bytes / member_data_bytes_per_chunk)
 
 
+def chunks_per_write(write_bytes: float, data_bytes_per_chunk: float) -> float:
+    """Bitmap chunks one write sets a bit in: ``md_bitmap_startwrite`` walks the write's sectors a
+    chunk at a time, so a write larger than a chunk's data sets one bit per chunk it covers (an
+    aligned write of a power of two: ``write_bytes / data_bytes_per_chunk``), a smaller one one bit."""
+    if data_bytes_per_chunk <= 0:
+        return 1.0
+    return max(1.0, write_bytes / data_bytes_per_chunk)
+
+
+def dirty_fraction_random_writes(rate_per_s: float, chunks: float, daemon_sleep_s: float, per_write: float) -> float:
+    """Share of random writes that set at least one clean bit when each sets ``per_write`` bits
+    (``chunks_per_write``): each chunk is reached at ``rate_per_s x per_write`` over ``chunks`` and
+    is clean with ``dirty_fraction_random``'s chance; a write waits unless all its chunks are dirty."""
+    clean = dirty_fraction_random(rate_per_s * per_write, chunks, daemon_sleep_s)
+    if per_write <= 1.0:
+        return clean
+    return 1.0 - (1.0 - clean) ** per_write
+
+
 def dirty_chunks_random(rate_per_s: float, chunks: float, daemon_sleep_s: float) -> float:
     """Bitmap chunks dirty at any moment under random writes at ``rate_per_s`` over ``chunks``: a
     chunk is dirty while a write reached it within the clearing time, ``chunks (1 - exp(-rate t /
-    chunks))`` (the complement of ``dirty_fraction_random``)."""
+    chunks))`` (the complement of ``dirty_fraction_random``). ``rate_per_s``: bits set a second
+    (writes x ``chunks_per_write``)."""
     if chunks <= 0:
         return 0.0
     return chunks * (1.0 - dirty_fraction_random(rate_per_s, chunks, daemon_sleep_s))
@@ -184,7 +204,7 @@ def resync_member_bytes_after_crash(member_bytes: float, member_bytes_per_bit: f
     return min(float(member_bytes), max(0.0, dirty_chunks) * member_bytes_per_bit)
 
 
-__all__ = ["BITMAP_CHUNK_MAX_BYTES", "DAEMON_SLEEP_MIN_S", "dirty_chunks_random", "dirty_chunks_sequential", "resync_member_bytes_after_crash", "mdadm_bitmap_chunk_bytes", "mdadm_adds_bitmap",
+__all__ = ["BITMAP_CHUNK_MAX_BYTES", "DAEMON_SLEEP_MIN_S", "chunks_per_write", "dirty_fraction_random_writes", "dirty_chunks_random", "dirty_chunks_sequential", "resync_member_bytes_after_crash", "mdadm_bitmap_chunk_bytes", "mdadm_adds_bitmap",
            "mdadm_keeps_bitmap_files", "bitmap_span_bytes", "data_bytes_per_bit", "member_bytes_per_bit", "clear_after_s",
            "dirty_fraction_random", "bitmap_updates_per_s_random", "writes_per_update", "dirty_fraction_sequential", "DEFAULT_DAEMON_SLEEP_S",
            "MDADM_BITMAP_CHUNK_MIN_BYTES", "BITMAP_PAGE_BYTES", "MDADM_VERSIONS", "DEFAULT_MDADM"]

@@ -240,7 +240,7 @@ def job_json(result: dict, index: int, report: dict, group_bw: dict[str, float])
         "job options": {str(k): str(v) for k, v in dict(result["options"]).items() if str(v) != ""},  # fio lists no bare flag
         **directions,
         "sync": {"total_ios": 0, "lat_ns": lat_stats(np.zeros(0, dtype=np.int64), percentiles=None)},
-        "job_runtime": int(round(runtime_s * 1000)),
+        "job_runtime": int(round(float(result.get("job_runtime_s", runtime_s)) * 1000)),  # a group's: its clones' summed
         "usr_cpu": 0.0, "sys_cpu": float(result["cpu_percent"] or 0.0), "ctx": int(result.get("ctx", 0)), "majf": 0, "minf": 0,
         **iodepth_json(iodepth, int(result.get("batch_submit", 1)), int(result.get("batch_complete", 1))),
         **buckets,
@@ -284,7 +284,7 @@ def fio_json_report(jobs_results: list[dict], *, fio_version: str = "nvsim", tim
     Each item of ``jobs_results``: name, group, options (dict), runtime_s (the job's runtime),
     cpu_percent, and read / write (/ trim): {ios, bytes, latencies_ns (1-D array or None),
     mean_latency_ns (used without samples)}; optional: iodepth, batch_submit, batch_complete,
-    ramp_time_s, ctx, description (written as ``desc``, as fio does), nvsim (extra facts written
+    ramp_time_s, job_runtime_s (the entry's clones' run times summed; default runtime_s), ctx, description (written as ``desc``, as fio does), nvsim (extra facts written
     under the job's ``nvsim`` key). nvsim has no
     separate submission latency, so slat_ns has N=0 and clat_ns and lat_ns carry the same numbers.
     ``global options`` is written only when there are some, as fio does.

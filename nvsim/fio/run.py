@@ -214,16 +214,17 @@ def _thread_cpu_percent(run: JobRun, clones: int) -> float:
     entry sums its threads). nvsim counts the busy host CPUs of the run at the job's rate
     (``Result.cpu_percent`` of the CPUs it is a share of: the jobs', and the engine's host threads,
     which fio would not see on its own threads) and shares them out over the clones that ran them
-    (a paced job's 16, not the smaller loop its latencies come from; a shared loop's every job's).
+    (a paced job's 16, not the smaller loop its latencies come from; in a loop shared with other jobs,
+    ``scale`` is already this job's share: until 2026-12-01 it was shared out again over every job's
+    clones, 10.1 on each of 2 clones beside 6 others where one job of 8 clones gave 40.2).
     Where the share's CPUs are not known (a drive model), the run's cpu_percent as before (it was
     every entry's, the whole system's share: 1.7 on each of 8 clones that kept 8 cores busy)."""
     scaled = replace(run.result, scale=run.scale)
     sim = run.result.simulation
     if sim is None or not sim.logical_cpus:
         return scaled.cpu_percent
-    loop_clones = run.samples[2] if run.samples else run.workload.numjobs  # the clones that share the run's work
-    busy_cpus = scaled.cpu_percent / 100.0 * sim.logical_cpus
-    return 100.0 * busy_cpus * clones / max(loop_clones, 1)
+    busy_cpus = scaled.cpu_percent / 100.0 * sim.logical_cpus  # the job's: ``scale`` is its share of a shared loop
+    return 100.0 * busy_cpus * clones / max(run.workload.numjobs, 1)
 
 
 def _clone_samples(samples: np.ndarray, pick: slice | None) -> np.ndarray:
@@ -253,7 +254,8 @@ def _job_entry(run: JobRun, host_io: Any, clone: int | None) -> dict:
         "read": _direction(result, "read", run.runtime_s, share, pick, run.in_flight, run.scale, run.samples),
         "write": _direction(result, "write", run.runtime_s, share, pick, run.in_flight, run.scale, run.samples),
         **({"trim": trim_direction(run.trim[0], workload.bs, run.runtime_s, share, run.trim[1])} if run.trim else {}),
-        "cpu_percent": _thread_cpu_percent(run, 1 if clone is not None else workload.numjobs),
+        "cpu_percent": _thread_cpu_percent(run, 1),  # a group entry: fio's mean over its clones (stat.c)
+        "job_runtime_s": run.runtime_s * (1 if clone is not None else workload.numjobs),
         "iodepth": depth,
         "batch_submit": workload.iodepth_batch_submit, "batch_complete": workload.iodepth_batch_complete_min,
         "nvsim": {"simulated_window_s": result.simulated_s, "fidelity": result.fidelity, "limited_by": result.bottleneck,
@@ -303,7 +305,12 @@ def _group_entry(entries: list[dict]) -> dict:
                         "latencies_ns": np.concatenate(samples) if samples else None,
                         "mean_latency_ns": sum(n * m for n, m in means) / sum(n for n, _ in means) if means else None,
                         "modelled_percentile_ns": modelled[0] if one_model else None}
-    merged["cpu_percent"] = max((e["cpu_percent"] or 0.0) for e in entries)
+    # fio (stat.c, sum_thread_stats): the group's system time over its clones' summed run time, so the
+    # mean CPU of a clone weighted by its run time; job_runtime the clones' run times summed
+    weights = [e["nvsim"]["numjobs_in_entry"] * e["runtime_s"] for e in entries]
+    merged["cpu_percent"] = (sum(w * (e["cpu_percent"] or 0.0) for w, e in zip(weights, entries)) / sum(weights)
+                             if sum(weights) > 0 else max((e["cpu_percent"] or 0.0) for e in entries))
+    merged["job_runtime_s"] = sum(e.get("job_runtime_s", e["runtime_s"]) for e in entries)
     merged["nvsim"] = {**first["nvsim"], "jobs_in_group": len(entries),
                        "numjobs_in_entry": sum(e["nvsim"]["numjobs_in_entry"] for e in entries)}
     return merged

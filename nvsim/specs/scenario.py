@@ -60,9 +60,10 @@ class RebuildSpec(Spec):
             raise ValueError(f"speed_limit_min_kib_per_s: {self.speed_limit_min_kib_per_s:,.0f} is above "
                              f"speed_limit_max_kib_per_s ({self.speed_limit_max_kib_per_s:,.0f}); allowed: min <= max")
         if self.md_speed_min_kib_per_s > self.md_speed_max_kib_per_s:
-            raise ValueError(f"sync_speed_min_kib_per_s: the array's minimum ({self.md_speed_min_kib_per_s:,.0f}) is above "
-                             f"its maximum ({self.md_speed_max_kib_per_s:,.0f}, sync_speed_max_kib_per_s or "
-                             f"speed_limit_max_kib_per_s); allowed: min <= max")
+            low = "sync_speed_min_kib_per_s" if self.sync_speed_min_kib_per_s is not None else "speed_limit_min_kib_per_s"
+            high = "sync_speed_max_kib_per_s" if self.sync_speed_max_kib_per_s is not None else "speed_limit_max_kib_per_s"
+            raise ValueError(f"{low}: the array's minimum ({self.md_speed_min_kib_per_s:,.0f}) is above its maximum "
+                             f"({self.md_speed_max_kib_per_s:,.0f}, {high}); allowed: min <= max")
         if self.span_bytes is not None and self.span_bytes <= 0:
             raise ValueError("span_bytes: must be > 0")
         return self

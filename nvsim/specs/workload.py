@@ -352,13 +352,20 @@ class WorkloadSpec(Spec):
 
     def region_error(self, device_bytes: int, device: str = "array", size_clamped: bool = False) -> tuple[str, str] | None:
         """(the field, why) where this workload's region is not on a ``device`` of ``device_bytes``:
-        fio's ``offset`` at or past its end (fio: "offset extends end"), or ``offset + size`` past it
+        fio's ``offset`` at or past its end (fio: "offset extends end"), a clone's start (``offset_increment``)
+        past it, or ``offset + size`` past it
         (fio stops the job at the device's end: the I/Os it was asked for are not done); fio wraps
         neither. ``size_clamped``: a size written as a share ('N%'), which fio cuts to what follows
         the offset. None: it is on the device."""
         if self.offset >= device_bytes:
             return "offset", (f"{self.offset:,} bytes is at or past the end of the {device} ({device_bytes:,} bytes); "
                               f"allowed: 0 to {device_bytes - 1:,}")
+        last = self.offset + (self.numjobs - 1) * (self.offset_increment or 0)
+        if last >= device_bytes:  # fio fails the clone: its offset extends past the end
+            room = (device_bytes - 1 - self.offset) // (self.numjobs - 1)
+            return "offset_increment", (f"clone {self.numjobs - 1} would start at offset + {self.numjobs - 1} x "
+                                        f"offset_increment = {last:,} bytes, at or past the end of the {device} "
+                                        f"({device_bytes:,} bytes); allowed: up to {room:,} bytes with {self.numjobs} jobs")
         end = self.offset + (self.size or 0)
         if not size_clamped and end > device_bytes:
             return "size", (f"offset + size = {end:,} bytes goes past the end of the {device} ({device_bytes:,} bytes); "

@@ -4,6 +4,7 @@ when the power went, every member without one, nothing with VROC's partial parit
 resync's time, run as the engine's check over that span (``nvsim.rebuild.unclean_shutdown_summary``)."""
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -137,3 +138,28 @@ def test_the_resync_under_load_runs_beside_the_whole_phase():
     assert both["workload"] == "p" and alone["workload"] == writer.name
     assert both["host_iops_optimal"] > 2 * alone["host_iops_optimal"]  # the reader's reads with the writer's writes
     assert both["loaded_hours"] >= alone["loaded_hours"]
+
+
+def test_a_write_larger_than_a_bitmap_chunk_dirties_every_chunk_it_covers():
+    """md_bitmap_startwrite sets a bit in each chunk a write covers: 1 MiB random writes over
+    100 GB of a RAID1 resync what the last 7.5 s wrote whatever the chunk, 4 KiB or 1 MiB (until
+    2026-12-01 a 4 KiB chunk counted one bit per write and resynced 0.08 GB of 19.5)."""
+    base = _with(load_scenario(WITH_BITMAP), workload={"rw": "randwrite", "bs": MIB, "iodepth": 4, "numjobs": 1,
+                                                      "size": 100 * 10**9}, level=1, drives=2)
+    spans = {}
+    for chunk in (4096, MIB):
+        settings = base.array.engine_settings | {"bitmap": "internal", "bitmap_chunk_bytes": chunk}
+        r = unclean_shutdown_summary(_with(base, engine_settings=settings))
+        spans[chunk] = r["span_bytes"]
+        written = r["write_iops_at_crash"] * MIB * md_bitmap.clear_after_s(5.0)  # over 100 GB, some twice
+        assert r["span_bytes"] == pytest.approx(100e9 * (1 - math.exp(-written / 100e9)), rel=0.02)
+    assert spans[4096] == pytest.approx(spans[MIB], rel=0.06)
+
+
+def test_chunks_per_write_and_the_share_of_writes_that_set_a_clean_bit():
+    assert md_bitmap.chunks_per_write(4096, 64 * MIB) == 1.0 and md_bitmap.chunks_per_write(MIB, 4096) == 256.0
+    one = md_bitmap.dirty_fraction_random(1000.0, 5000.0, 5.0)
+    assert md_bitmap.dirty_fraction_random_writes(1000.0, 5000.0, 5.0, 1.0) == one
+    many = md_bitmap.dirty_fraction_random_writes(1000.0, 5000.0, 5.0, 8.0)
+    clean = md_bitmap.dirty_fraction_random(8000.0, 5000.0, 5.0)
+    assert many == pytest.approx(1 - (1 - clean) ** 8) and many > clean

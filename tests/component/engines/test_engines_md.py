@@ -197,6 +197,7 @@ def test_an_md_raid0_bitmap_asked_by_name_is_refused_in_one_line(catalog, engine
     (10, {"group_thread_cnt": 0, "stripe_cache_size": 256}, None),  # the defaults, as written
     (6, {"group_thread_cnt": 8, "stripe_cache_size": 4096}, None),
     (5, {"group_thread_cnt": 8, "stripe_cache_size": 4096}, None),
+    (5, {"group_thread_cnt": 8192, "bitmap": "none"}, None),  # the kernel's most (raid5_store_group_thread_cnt)
 ])
 def test_raid456_settings_elsewhere_are_refused_in_one_line(catalog, level, settings, refused):
     """The stripe cache's size and its worker threads are raid456's sysfs attributes: asked of an
