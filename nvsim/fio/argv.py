@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import InputError
-from .names import FIO_OPTION_NAMES, FIO_VERSION
+from .names import FIO_OPTION_ALIASES, FIO_OPTION_NAMES, FIO_VERSION
 
 REQUIRED, OPTIONAL, NONE = "required", "optional", "none"
 
@@ -125,6 +125,9 @@ def _kind(key: str, argument: str) -> str:
         return FIO_OWN_OPTIONS[key]
     if key in FIO_OPTION_NAMES:
         return NONE if key in FLAG_OPTIONS else REQUIRED
+    if key in FIO_OPTION_ALIASES:  # options.c gives an option's alias a long option of its own (--timeout, --blocksize)
+        name = FIO_OPTION_ALIASES[key]
+        return NONE if name in FLAG_OPTIONS else REQUIRED
     if len(argument) == 2 or not argument.startswith("--") and len(key) == 1:
         raise InputError(argument, "fio's one-letter options are not taken; write the long form (--output, --version, ...)")
     raise InputError(f"--{key}", f"not an option of fio {FIO_VERSION} (fio: 'unrecognized option')")

@@ -56,3 +56,10 @@ def test_bad_command_lines_are_one_line_errors(argv, message):
 def test_a_job_option_written_bare_before_another_option_is_a_bare_key():
     assert parse_fio_arguments(["--write_bw_log", "--per_job_logs=0"]).job_options == ["--write_bw_log", "--per_job_logs=0"]
     assert parse_fio_arguments(["--write_bw_log", "name"]).job_options == ["--write_bw_log=name"]
+
+
+def test_an_options_alias_is_a_long_option_as_fio_gives_it_one():
+    """options.c adds each option's alias to the command line's long options: fio runs
+    --timeout=1 as --runtime=1 (nvsim refused it as 'not an option of fio')."""
+    parsed = parse_fio_arguments(["--name=a", "--timeout=1", "--blocksize", "8k", "--ratemin=10"])
+    assert parsed.job_options == ["--name=a", "--timeout=1", "--blocksize=8k", "--ratemin=10"]
