@@ -155,7 +155,7 @@ def published_files(root: Path | None = None) -> list[Path]:
     """Every ``<scenario dir>/published.yaml`` under ``root`` (default: ``scenarios_dir()``: the
     clone's scenarios/, else the installed package's). ``root`` may also be one scenario folder
     that holds a published.yaml itself."""
-    root = scenarios_dir() if root is None else root
+    root = scenarios_dir() if root is None else Path(root)  # a str path too
     if (root / PUBLISHED_FILE).is_file():
         return [root / PUBLISHED_FILE]
     return sorted(root.glob(PUBLISHED_GLOB))
@@ -164,7 +164,7 @@ def published_files(root: Path | None = None) -> list[Path]:
 def where_looked(root: Path | None = None) -> str:
     """The places ``published_files(root)`` looks, in words (for the error when it finds nothing)."""
     if root is not None:
-        return f"{root / PUBLISHED_GLOB} and {root / 'published.yaml'}"
+        return f"{Path(root) / PUBLISHED_GLOB} and {Path(root) / 'published.yaml'}"
     return ", then ".join(str(r / PUBLISHED_GLOB) for r in SCENARIO_ROOTS) + \
         " (a clone's scenarios/, then the copy an installed nvsim carries)"
 

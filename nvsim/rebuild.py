@@ -31,7 +31,7 @@ from .risk import HOURS_PER_YEAR, RebuildRisk, rebuild_risk
 from .units import format_number
 from .sim.system import ArraySystem
 from .scenario import as_scenario
-from .simulation import Result, Simulation
+from .simulation import Result, Simulation, check_against_catalog
 from .specs import FaultSpec, Phase, ScenarioSpec, WorkloadSpec
 from .states import ArrayState, DataLoss, data_loss_at_start, data_loss_metrics, lost_data
 
@@ -181,12 +181,25 @@ def _scenario_of(scenario: object, catalog: Catalog) -> ScenarioSpec:
     return scenario
 
 
+def _workload_of(scenario: ScenarioSpec, workload: object, catalog: Catalog) -> WorkloadSpec | Phase | None:
+    """The caller's workload as ``Simulation`` takes it: None, a ``WorkloadSpec`` or ``Phase``
+    (checked against ``catalog``), or the name of one of the scenario's workloads or phases; anything
+    else one ``InputError``."""
+    if workload is None:
+        return None
+    if isinstance(workload, (WorkloadSpec, Phase)):
+        check_against_catalog(workload, catalog)
+        return workload
+    return Simulation(scenario, workload, catalog=catalog).workload
+
+
 def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, catalog: Catalog | None = None,
                  fidelity: str = "fluid", horizon_s: float | None = None) -> Timeline:
     """Integrate the scenario's fault events under ``workload`` (a ``Phase``: its jobs at once)
     until every rebuild is done (or ``horizon_s``), state by state."""
     catalog = _catalog_of(catalog)
     scenario = _scenario_of(scenario, catalog)
+    workload = _workload_of(scenario, workload, catalog)
     array = scenario.array
     cap = capacity(scenario, catalog)
     span = float(array.rebuild.span_bytes or cap.member_bytes)
@@ -397,6 +410,7 @@ def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, work
     array's MTTDL with that repair time."""
     catalog = _catalog_of(catalog)
     scenario = _scenario_of(scenario, catalog)
+    workload = _workload_of(scenario, workload, catalog)
     array = scenario.array
     if workload is None and scenario.workloads:
         workload = scenario.workloads[0]

@@ -85,6 +85,9 @@ def load_scenario(path: str | Path, catalog: Catalog | None = None) -> ScenarioS
     """The scenario YAML file at ``path`` (or the scenario.yaml of a directory), checked against
     ``catalog`` (None: the shipped one); one ``InputError`` naming the file and field if it is not
     a valid scenario."""
+    if not isinstance(path, (str, Path)):
+        raise InputError("scenario", f"the path of a scenario YAML file (or of a folder holding scenario.yaml), got "
+                                     f"{type(path).__name__}; a mapping: nvsim.parse_scenario(mapping)")
     file = scenario_path(path)
     data = load_yaml(file)  # a fio job file is named as one there
     check_is_scenario(data, file)

@@ -115,7 +115,7 @@ def placed_route(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, 
     return "array"
 
 
-def _check_against_catalog(workload: WorkloadSpec | Phase, catalog: Catalog) -> None:
+def check_against_catalog(workload: WorkloadSpec | Phase, catalog: Catalog) -> None:
     """A workload built in Python, checked against the catalog as a scenario file's are (its
     ioengine a host I/O path the catalog has: a misspelled one was a KeyError deep in a run)."""
     for job in workload.jobs if isinstance(workload, Phase) else (workload,):
@@ -177,7 +177,7 @@ class Simulation:
         top = not peeled and state is None  # the caller's (a composite row's or a timeline's are checked already)
         self.scenario = as_scenario(scenario, self.catalog) if top or not isinstance(scenario, ScenarioSpec) else scenario
         if top and isinstance(workload, (WorkloadSpec, Phase)):
-            _check_against_catalog(workload, self.catalog)
+            check_against_catalog(workload, self.catalog)
         if state is not None and not peeled:
             _check_state(state, self.scenario.array.drives)
         self.workload = self._workload(workload)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from .array_capacity import capacity, drives_striped
 from .catalog import Catalog, default_catalog
+from .errors import InputError
 from .raid import copy_sets, failures_tolerated
 from .specs import ScenarioSpec
 
@@ -39,6 +40,8 @@ class ArrayState:
 
         A failed or pulled drive is missing; a hot spare (``array.hot_spares``), or a ``replace``
         of a missing drive, starts the first rebuild."""
+        if not isinstance(scenario, ScenarioSpec):
+            raise InputError("scenario", f"a nvsim ScenarioSpec (nvsim.load_scenario(path)), got {type(scenario).__name__}")
         missing: list[int] = []
         rebuilding = None
         spares = scenario.array.hot_spares

@@ -247,3 +247,18 @@ def test_a_workload_built_in_python_is_checked_against_the_catalog():
         nvsim.Simulation(ROOT / "scenarios" / "graid-gen5-raid6", spec)
     with pytest.raises(nvsim.InputError, match="unknown ioengine"):
         nvsim.Simulation(ROOT / "scenarios" / "graid-gen5-raid6", nvsim.Phase(name="p", jobs=(spec, spec.model_copy(update={"name": "y"}))))
+
+
+def test_the_rebuild_timeline_and_helpers_take_what_simulation_takes_and_refuse_the_rest_in_one_line():
+    scenario = nvsim.load_scenario(ROOT / "scenarios" / "graid-gen5-raid6")
+    by_name = nvsim.run_timeline(scenario, "randread-b4k-j192-d32")
+    assert by_name.workload == "randread-b4k-j192-d32"
+    for call, field in ((lambda: nvsim.run_timeline(scenario, 5), "workload"),
+                        (lambda: nvsim.rebuild_summary(scenario, workload=nvsim.WorkloadSpec(
+                            name="x", rw="randread", ioengine="libaoi")), "workload 'x'.ioengine"),
+                        (lambda: nvsim.ArrayState.at_start(str(ROOT / "scenarios" / "graid-gen5-raid6")), "scenario"),
+                        (lambda: nvsim.load_scenario({"name": "x"}), "scenario"),
+                        (lambda: nvsim.compare_all(root="/nonexistent-folder", fidelity="fluid"), "published numbers")):
+        with pytest.raises(nvsim.InputError) as caught:
+            call()
+        assert str(caught.value).startswith(field + ":")
