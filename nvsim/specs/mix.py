@@ -54,11 +54,17 @@ def parse_bssplit(value: str, size_of: SizeParser) -> Split:
     written order among equals) and a draw past their sum takes the last, so what is left of 100
     goes to the largest share (4k/50:64k/30 draws 4 KiB 70% of the time). A direction without a
     split takes the last one given."""
+    if not value.strip():
+        raise ValueError(f"needs at least one SIZE/PERCENT entry (e.g. 4k/70:64k/30), got {value!r}")
     directions = value.split(",")
     if len(directions) > 3:
         raise ValueError(f"takes at most three splits (read,write,trim), got {value!r}")
     out: Split = []
-    for text in directions:
+    for index, text in enumerate(directions):
+        if not text.strip():
+            direction = ("read", "write", "trim")[index]
+            raise ValueError(f"the {direction} split is empty in {value!r} (fio then uses the job's bs for it, which "
+                             f"nvsim does not take); write it out, e.g. 4k/100, or leave out its comma")
         sizes, percents = [], []
         for item in (part for part in text.split(":") if part.strip()):
             size_text, _, pct_text = item.strip().partition("/")

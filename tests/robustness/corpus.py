@@ -232,6 +232,7 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     (W + "rw", "oltp", r"rw: oltp needs users and an oltp section"),
     # composite workloads (nvsim.workload.compose): a mix, pacing, trims, phases
     (W + "bssplit", "4k/70:128k/50", r"workloads\[0\]: bssplit: the percentages must add up to at most 100"),
+    (W + "bssplit", "4k/70:64k/30,", r"workloads\[0\]: bssplit: the write split is empty in '4k/70:64k/30,'"),
     (W + "bssplit", "4k/70:1000/30", r"workloads\[0\]: bssplit: block size '1000' must be a positive multiple of 512"),
     (W + "bssplit", "4k/seventy", r"workloads\[0\]: bssplit: expected SIZE/PERCENT entries"),
     (W + "bsrange", "64k-4k", r"workloads\[0\]: bsrange: LOW must be a positive multiple of 512 bytes and HIGH at least LOW"),

@@ -72,7 +72,9 @@ def test_a_direction_without_a_split_takes_the_last_one_given():
 @pytest.mark.parametrize("text, phrase", [
     ("4k/25,4k/25,4k/25,4k/25", "at most three splits"),
     ("4k/60:8k/50", "add up to at most 100"),
-    ("", "add up to at most 100"),
+    ("", "needs at least one SIZE/PERCENT entry"),
+    ("4k/70:64k/30,", "the write split is empty"),
+    ("4k/100,,8k/100", "the write split is empty"),
     ("1000/100", "multiple of 512"),
     ("0/100", "positive multiple of 512"),
     ("4k/x", "SIZE/PERCENT"),
