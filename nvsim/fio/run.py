@@ -124,8 +124,28 @@ def job_run(job: FioJob, workload: WorkloadSpec, result: Result, device_bytes: i
     workload = result.solved or workload  # as the phase solved it (the share its trims leave deallocated)
     run = JobRun(job, workload, result.unscaled, 0.0, device_bytes, scale=result.scale, loop=result.loop,
                  note=result.note, samples=result.clones, trim=trim)
-    runtime_s = job_runtime_s(workload, moved_bytes_per_s(result, workload.bs), device_bytes)
+    rate = moved_bytes_per_s(result, workload.bs)
+    runtime_s = job_runtime_s(workload, rate, device_bytes)
+    _check_counters(job, runtime_s, rate)
     return _check_minimum(replace(run, runtime_s=runtime_s))
+
+
+FIO_COUNTER_MAX = 2**64 - 1
+"""fio writes its byte counts and run times (ms) as unsigned 64-bit integers."""
+
+
+def _check_counters(job: FioJob, runtime_s: float, bytes_per_s: float) -> None:
+    """Refuse (one line naming runtime) a job whose run fio's 64-bit counters could not hold: its
+    bytes moved, or its run time in milliseconds, past 2^64 - 1."""
+    most_s = FIO_COUNTER_MAX / 1000.0
+    if bytes_per_s > 0:
+        most_s = min(most_s, FIO_COUNTER_MAX / bytes_per_s)
+    if runtime_s > most_s:
+        where = job.option_places.get("runtime") or job.where
+        raise InputError(f"{where}: [{job.name}].runtime",
+                         f"the job would run {runtime_s:.4g} s and move {runtime_s * bytes_per_s:.4g} bytes, past fio's "
+                         f"64-bit counters (2^64 - 1 bytes, and ms of run time); allowed: a runtime up to {most_s:,.0f} s "
+                         f"at its simulated rate")
 
 
 def check_jobs(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, fidelity: str, label: str) -> int:

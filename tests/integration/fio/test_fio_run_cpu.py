@@ -57,3 +57,11 @@ def test_a_clone_that_would_start_past_the_end_is_refused(catalog):
     with pytest.raises(nvsim.InputError, match=r"offset_increment: clone 1 would start at .* past the end"):
         run_fio("[global]\nioengine=libaio\ndirect=1\n[a]\nrw=read\nbs=1m\nsize=1g\nnumjobs=2\noffset_increment=2000t\n",
                 RAID10, catalog)
+
+
+def test_a_run_past_fios_64_bit_counters_is_refused_naming_its_runtime(catalog):
+    import nvsim
+    job = "[global]\nioengine=libaio\ndirect=1\ntime_based\n[a]\nrw=randread\nbs=4k\nruntime={}\n"
+    with pytest.raises(nvsim.InputError, match=r"\[a\]\.runtime: the job would run .* past fio's 64-bit counters"):
+        run_fio(job.format(10**20), RAID10, catalog)
+    assert run_fio(job.format(86400), RAID10, catalog)[1]["jobs"][0]["read"]["io_bytes"] < 2**64
