@@ -102,11 +102,20 @@ def job_runtime_s(workload: WorkloadSpec, bytes_per_s: float, device_bytes: int)
     time_based with a runtime: the runtime. Otherwise every clone moves ``io_size`` (else ``size``,
     the device when size is absent) ``loops`` times, and a runtime stops it early.
     """
-    if workload.time_based and workload.runtime:
+    moved = job_bytes(workload, device_bytes)
+    if moved is None:
         return float(workload.runtime)
-    per_clone = workload.loops * (workload.io_size or workload.size or device_bytes)
-    by_size = workload.numjobs * per_clone / bytes_per_s if bytes_per_s > 0 else float(workload.runtime or 0.0)
+    by_size = moved / bytes_per_s if bytes_per_s > 0 else float(workload.runtime or 0.0)
     return min(by_size, float(workload.runtime)) if workload.runtime else by_size
+
+
+def job_bytes(workload: WorkloadSpec, device_bytes: int) -> int | None:
+    """Bytes fio's size rules have all the job's clones move: each ``io_size`` (else ``size``, the
+    device when size is absent) ``loops`` times; None for a time_based job with a runtime (it runs
+    the runtime whatever it moves)."""
+    if workload.time_based and workload.runtime:
+        return None
+    return workload.numjobs * workload.loops * (workload.io_size or workload.size or device_bytes)
 
 
 def moved_bytes_per_s(result: Result, bs: int) -> float:
@@ -424,12 +433,18 @@ def filled(job: Job) -> Result:
     WAF-1 run's. A job with no random writes is the steady run (the fill changes nothing for it)."""
     workload = job.workload
     steady = job.loop(_in_state(workload, "steady"), "filled")
-    if not (workload.is_random and workload.read_fraction < 1.0):
+    if not _writes_randomly(workload):
         return steady
     fresh_run = job.loop(_in_state(workload, "fresh"), "filled", "fresh")
     run = filled_transient(job, workload, fresh_run, steady)
     averaged = with_mean_waf(fresh_run, fresh_run, steady, run.excess)
     return replace(averaged, scale=fresh_run.scale * run.factor).with_note(filled_note(workload.name, run))
+
+
+def _writes_randomly(workload: WorkloadSpec) -> bool:
+    """Whether the fill left by ``drive_state: filled`` changes the job: random writes only (a
+    sequential stream frees whole blocks in order from any state; reads do not move the FTL)."""
+    return workload.is_random and workload.read_fraction < 1.0
 
 
 def _in_state(workload: WorkloadSpec, state: str) -> WorkloadSpec:
@@ -444,12 +459,11 @@ def filled_transient(job: Job, workload: WorkloadSpec, fresh_run: Result, steady
     load = ssd.ftl_load
     moved = moved_bytes_per_s(fresh_run, workload.bs)
     per_drive = drive_write_bytes_per_s(fresh_run, job.scenario.array.drives)
-    time_based = bool(workload.time_based and workload.runtime)
-    job_bytes = None if time_based else float(workload.numjobs * workload.loops
-                                               * (workload.io_size or workload.size or job.device_bytes))
+    size_bound = job_bytes(workload, job.device_bytes)
     return filled_run(moved, moved_bytes_per_s(steady, workload.bs), per_drive / moved if moved > 0 else 0.0,
                       ssd.namespace_bytes * load.active_fraction, load.spare_factor(ssd.spare_factor),
-                      float(workload.runtime) if workload.runtime else None, job_bytes)
+                      float(workload.runtime) if workload.runtime else None,
+                      None if size_bound is None else float(size_bound))
 
 
 # ---------------------------------------------------------------- a phase
@@ -483,7 +497,7 @@ def phase(job: Job) -> Result:
             r = with_trims(job, r, others[i])
         if others[i].drive_state == "fresh":
             r = fresh_until_full(job, r, others[i], job.device_bytes)
-        if others[i].drive_state == "filled" and others[i].is_random and others[i].read_fraction < 1.0:
+        if others[i].drive_state == "filled" and _writes_randomly(others[i]):
             r = filled_in_phase(job, r, others[i])
         results[i] = r
     ordered = tuple(results[i] for i in range(len(jobs)))
@@ -576,5 +590,5 @@ ROWS: dict[str, Callable[[Job], Result]] = {
     "think": think, "latency_target": latency_target, "mix": mix}
 """Each composite row's solver (the route table's composite rows, in nvsim.simulation)."""
 
-__all__ = ["Job", "ROWS", "pacing_ceiling_iops", "composite_route", "job_runtime_s", "moved_bytes_per_s", "population_ladder", "latency_s",
+__all__ = ["Job", "ROWS", "pacing_ceiling_iops", "composite_route", "job_runtime_s", "job_bytes", "moved_bytes_per_s", "population_ladder", "latency_s",
            "iops_text", "PACING_ROWS", "AFTER_PHASE_ROWS"]

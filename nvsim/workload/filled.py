@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 
 from ..ftl.transient import mean_excess, spare_drive_writes
 from ..result import Result
+from ..wear import member_write_bytes_per_s
 
 BISECTION_STEPS = 80
 """Halvings of the bracket on the job's bytes (2^-80 of it: below a float's precision)."""
@@ -45,11 +46,11 @@ def drive_write_bytes_per_s(result: Result, drives: int) -> float:
     """Logical bytes a second each drive takes from a run (the array's writes times its RAID write
     amplification, over the drives; a single drive's own writes)."""
     sim = result.simulation if result.simulation is not None else result.drive
-    if sim is None or sim.write_bytes_per_s <= 0:
+    if sim is None:
         return 0.0
-    raid = getattr(sim, "raid_waf", 1.0)
-    raid = raid if math.isfinite(raid) else 1.0
-    return sim.write_bytes_per_s * result.scale * raid / max(1, drives)
+    raid = getattr(sim, "raid_waf", None)
+    return member_write_bytes_per_s(sim.write_bytes_per_s * result.scale,
+                                    raid if raid is not None and math.isfinite(raid) else None, drives)
 
 
 def filled_run(fresh_bytes_per_s: float, steady_bytes_per_s: float, drive_bytes_per_job_byte: float,
