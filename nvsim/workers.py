@@ -89,12 +89,18 @@ class Pool(ProcessPoolExecutor):
         if exc_type is None:
             return super().__exit__(exc_type, exc, tb)
         processes = list((self._processes or {}).values())
+        manager = self._executor_manager_thread  # shutdown forgets it; it reaps workers too
         self.shutdown(wait=False, cancel_futures=True)
         for process in processes:
             if process.is_alive():
                 process.terminate()
         for process in processes:
             process.join(timeout=5)
+        if manager is not None:
+            # The executor's own thread joins the same workers: where it reaped one first, this
+            # thread's join found no child and returned before the worker's exit code was recorded
+            # (is_alive then said True). Once that thread is done, every worker's end is recorded.
+            manager.join(timeout=5)
         return False
 
 
