@@ -37,14 +37,18 @@ class OltpLoad:
         self.speed = smt_capacity(busy, self.cores, cpu.threads_per_core.value, gain) / busy
         tx = self.tx
 
-        def part(name, rw, bs):
-            w = WorkloadSpec(name=f"{workload.name}:{name}", rw=rw, bs=bs, numjobs=self.threads, iodepth=1)
+        def part(name, rw, bs, size=None):
+            w = WorkloadSpec(name=f"{workload.name}:{name}", rw=rw, bs=bs, numjobs=self.threads, iodepth=1, size=size)
             system = ArraySystem(scenario, w, catalog, failed_members=missing, rebuilding=rebuilding,
                                  rebuilt_fraction=rebuilt_fraction, rebuilt_step=rebuilt_step)
             return system, network_sample(system, seed)
 
-        self.read = part("page reads", "randread", tx.page_bytes)
-        self.flush = part("page flushes", "randwrite", tx.page_bytes)
+        # The tables' pages are the data set's (``dataset_bytes``), not the whole array: the page
+        # reads and flushes reach that share of each member (an active range: the drives' GC gives
+        # the flushes the whole spare, nvsim.ftl.load), the rest holds other data or none.
+        data = int(workload.oltp.dataset_bytes)  # cut at the array's end, as fio cuts a size (job_region)
+        self.read = part("page reads", "randread", tx.page_bytes, data)
+        self.flush = part("page flushes", "randwrite", tx.page_bytes, data)
         self.dblwr = part("doublewrite", "write", tx.doublewrite_batch_bytes)
         self.log = part("redo log", "write", tx.log_write_bytes)
         self.system = self.read[0]

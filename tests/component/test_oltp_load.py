@@ -167,3 +167,25 @@ def test_the_bitmap_thread_works_less_with_larger_chunks_a_smaller_database_or_n
     assert raid10d_busy(run("12TB", bitmap="none")) == 0.0
     assert small.transactions_per_s == pytest.approx(large.transactions_per_s, rel=1e-3)
     assert small.cpu_percent == pytest.approx(large.cpu_percent, rel=1e-3)  # md's thread asleep on them: no CPU
+
+
+
+def test_page_flushes_wear_the_data_sets_share_of_each_drive(catalog):
+    """The tables' pages are the data set's: a database of 1% of the array flushes its pages over
+    that share of each member, and the drives' GC gives those writes the whole spare (an active
+    range): NAND WAF near 1, where one filling the array runs at the drive's steady state (the
+    greedy closed form at its own spare factor); in between, in order."""
+    from nvsim.ftl import waf_greedy_desnoyers2012
+    from nvsim.sim.system import ArraySystem
+    from nvsim.specs import WorkloadSpec
+
+    def waf(dataset):
+        scenario, workload = md_database(catalog, dataset)
+        return solve_state(scenario, workload, catalog).waf_nand
+
+    scenario, _ = md_database(catalog, "100GB")
+    drive = ArraySystem(scenario, WorkloadSpec(name="w", rw="randwrite", bs=16384), catalog).drive.ssd
+    usable = 8 * 3.84e12 / 2  # RAID10 of 8 x 3.84 TB
+    small, half, whole = waf("150GB"), waf(f"{usable / 2:.0f}"), waf(f"{usable:.0f}")
+    assert 1.0 <= small < 1.05 < half < whole
+    assert whole == pytest.approx(waf_greedy_desnoyers2012(drive.spare_factor), rel=0.02)
