@@ -124,10 +124,29 @@ def _evaluate(text: str, label: str, source: str) -> int:
         tree = ast.parse(text.replace("^", "**"), mode="eval")
         number = _node(tree.body)
     except (SyntaxError, ValueError, ZeroDivisionError, TypeError) as exc:
-        raise InputError(label, f"cannot evaluate {text!r} as fio's arithmetic ({exc})", source=source) from None
+        raise InputError(label, f"cannot evaluate {text!r} as fio's arithmetic ({_reason(exc)})", source=source) from None
     if number < 0:
-        raise InputError(label, f"{text!r} is negative ({number})", source=source)
+        raise InputError(label, f"{text!r} is negative ({_plain(number)}); allowed: a value of 0 or more",
+                         source=source)
     return int(number)
+
+
+def _reason(exc: Exception) -> str:
+    """Why an expression failed, in plain words: Python's own texts name its internals (Fraction(1, 0),
+    '<unknown>, line 1')."""
+    if isinstance(exc, ZeroDivisionError):
+        return "a division by zero"
+    if isinstance(exc, SyntaxError):
+        return f"{exc.msg}; allowed: numbers, + - * / % ^ and parentheses"
+    return str(exc)
+
+
+def _plain(value: Fraction) -> str:
+    """A number as the user writes one: 3, -0.5, or -1/3 where no short decimal is exact."""
+    if value.denominator == 1:
+        return str(value.numerator)
+    decimal = f"{float(value):.6g}"
+    return decimal if Fraction(decimal) == value else str(value)
 
 
 def _check_size(text: str, label: str, source: str) -> None:

@@ -47,3 +47,16 @@ def test_arithmetic_is_fios_integer_result(a, b, c, op):
             expand_value("size", text, None)
     else:
         assert expand_value("size", text, None) == str(int(exact))
+
+
+@pytest.mark.parametrize("text, words", [
+    ("1/0", "a division by zero"), ("4/(2-2)", "a division by zero"), ("5%0", "a division by zero"),
+    ("0^-1", "a division by zero"), ("5/0.0", "a division by zero"), ("1+", "invalid syntax"),
+    ("1/2-1", "negative (-0.5)"), ("1/3-1", "negative (-2/3)"),
+])
+def test_arithmetic_errors_read_as_plain_numbers_naming_the_option(text, words):
+    with pytest.raises(InputError) as error:
+        parse(f"[a]\nrw=read\nsize={text}\n")
+    message = str(error.value)
+    assert "size" in message and words in message and "\n" not in message
+    assert "Fraction" not in message and "<unknown>" not in message
