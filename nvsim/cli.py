@@ -279,7 +279,7 @@ def fio_command(
     for note in arguments.notes:
         sys.stderr.write(f"note: {note}\n")
     catalog = nvsim.default_catalog()
-    spec = nvsim.load_scenario(system, catalog)
+    spec = _fio_system(system, catalog)
     loss = None if nvsim.simulation.single_drive(spec) else nvsim.rebuild.data_loss_at_start(spec, catalog)
     if loss is not None:  # fio on such an array gets I/O errors: no rates to report
         raise InputError("--system", f"{system}: the faults at t = 0 lose data ({loss.detail}); fio would see I/O errors")
@@ -313,6 +313,17 @@ def fio_command(
                              f"{fio_logs.DEFAULT_LOG_MSEC} ms windows of the steady state\n")
         fio_logs.write_log_files(entries, Path.cwd())
     _emit_json(report, output)
+
+
+def _fio_system(system: Path, catalog) -> "nvsim.ScenarioSpec":
+    """The scenario ``--system`` names, loaded; one missing or not a scenario is refused naming
+    ``--system``, the option typed (``SCENARIO`` is ``nvsim run``'s argument)."""
+    try:
+        return nvsim.load_scenario(system, catalog)
+    except InputError as exc:
+        if exc.field != "SCENARIO":
+            raise
+        raise InputError("--system", exc.message, source=exc.source) from None
 
 
 @app.command()

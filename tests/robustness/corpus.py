@@ -804,7 +804,7 @@ CLI_ARGS: list[tuple[str, tuple[str, ...], str]] = [
      r"--max-seconds: must be 0 or more seconds, got -1"),
     ("fio-missing-jobfile", ("fio", "nope.fio", "--system", FIO_SYSTEM), r"nope\.fio: cannot read file"),
     ("fio-jobfile-dir", ("fio", ".", "--system", FIO_SYSTEM), r"\.: is a directory"),
-    ("fio-missing-system", ("fio", "job.fio", "--system", "nope"), r"SCENARIO: no such file or directory"),
+    ("fio-missing-system", ("fio", "job.fio", "--system", "nope"), r"--system: no such file or directory: nope"),
     ("fio-output-dir", ("fio", "job.fio", "--system", FIO_SYSTEM, "-o", "."), r"--output"),
     ("fio-no-system", ("fio", "job.fio"), r"--system: give the scenario whose array the jobs run against"),
     ("fio-system-lost-data", ("fio", "job.fio", "--system", "lost.yaml", "--write-lost"),

@@ -260,6 +260,18 @@ def test_refusals_from_the_command_line_are_one_line_with_exit_status_2(cli):
     assert cli("fio", "--system", SYSTEM).returncode == 2  # neither a job file nor --name
 
 
+@pytest.mark.parametrize("system, words", [
+    ("no/such/scenario.yaml", "--system: no such file or directory: no/such/scenario.yaml"),
+    ("docs", "--system: directory docs has no scenario.yaml"),
+    (f"{SYSTEM}/published.yaml", "--system: " + SYSTEM + "/published.yaml is a published-numbers file"),
+])
+def test_a_system_that_is_no_scenario_is_refused_naming_the_option_typed(cli, system, words):
+    for given in (["--system", system], [f"--system={system}"]):
+        done = cli("fio", *given, "--name=a", "--rw=randread")
+        assert done.returncode == 2 and done.stderr.startswith(f"error: {words}") and done.stderr.count("\n") == 1
+        assert "SCENARIO" not in done.stderr and "Traceback" not in done.stderr and done.stdout == ""
+
+
 def test_a_job_files_errors_keep_its_line_numbers_beside_command_line_options(cli, tmp_path):
     job = tmp_path / "job.fio"
     job.write_text("[a]\nrw=randread\nbs=4k\nnumjobs=banana\n")
