@@ -923,7 +923,8 @@ def _shape(data: dict[str, Any], bs: list, mixes: dict[str, _Entry], replay: dic
         data.update(rw=rw, rwmixread=round(trace.read_fraction * 100), offset=trace.start_bytes, size=max(512, trace.region_bytes))
         data.pop("rw_skip_bytes", None)
         data.pop("random_run_ios", None)
-    mix = _block_size_mix(mixes, rw, data.get("rwmixread", 50), path, kb_base) if trace is None else trace.parts
+    job_bs = tuple(item[0] if item else 4096 for item in bs)  # fio's default bs is 4096 for every direction
+    mix = _block_size_mix(mixes, rw, data.get("rwmixread", 50), path, kb_base, job_bs) if trace is None else trace.parts
     skew = _check_placement(placement, rw, data.get("rwmixread", 50), path, kb_base)
     if skew is not None:
         data["random_distribution"] = skew
@@ -977,9 +978,11 @@ def _with_trace(job: FioJob, trace: TraceSummary, replay: dict[str, _Entry], pat
     return replace(job, trace=trace)
 
 
-def _block_size_mix(mixes: dict[str, _Entry], rw: str, rwmixread: int, path: str, kb_base: int) -> tuple[MixPart, ...] | None:
+def _block_size_mix(mixes: dict[str, _Entry], rw: str, rwmixread: int, path: str, kb_base: int,
+                    job_bs: tuple[int, int, int]) -> tuple[MixPart, ...] | None:
     """The job's mix of block sizes from bssplit (which wins, as in fio) or bsrange, for the
-    directions its rw uses (``nvsim.specs.mix``): one part per (size, direction); None when it is a single size."""
+    directions its rw uses (``nvsim.specs.mix``; a bssplit's empty direction takes ``job_bs``, the
+    job's bs by direction): one part per (size, direction); None when it is a single size."""
     if not mixes:
         return None
     entry = mixes.get("bssplit") or mixes["bsrange"]
@@ -988,7 +991,7 @@ def _block_size_mix(mixes: dict[str, _Entry], rw: str, rwmixread: int, path: str
     def size_of(text: str) -> int:
         return _parse_size(replace(entry, value=text), path, kb_base, allow_percent=False)[0]
     try:
-        per_direction = parse_bssplit(value, size_of) if entry.key == "bssplit" else parse_bsrange(value, size_of)
+        per_direction = parse_bssplit(value, size_of, job_bs) if entry.key == "bssplit" else parse_bsrange(value, size_of)
     except InputError:  # a size that cannot be read: ``size_of`` already named the line and the option
         raise
     except ValueError as exc:

@@ -46,40 +46,48 @@ Split = list[list[tuple[int, float]]]
 """(size, share) per direction: read, write, trim."""
 
 
-def parse_bssplit(value: str, size_of: SizeParser) -> Split:
+def parse_bssplit(value: str, size_of: SizeParser, bs_bytes: tuple[int, int, int] | None = None) -> Split:
     """fio's bssplit=SIZE/PCT:SIZE/PCT[,write split[,trim split]] as fio reads and draws it
     (options.c ``bssplit_ddir``, io_u.c ``get_next_buflen``): a percentage is read as a whole
     number (``atoi``: 50.5 is 50; 0 counts as not given); sizes without one share what the others
     leave, each ``(100 - given) // missing``; the sizes are sorted by percentage (ascending, the
     written order among equals) and a draw past their sum takes the last, so what is left of 100
     goes to the largest share (4k/50:64k/30 draws 4 KiB 70% of the time). A direction without a
-    split takes the last one given."""
+    split takes the last one given (``str_split_parse``). An empty split (``4k/70:64k/30,``) leaves
+    its direction at the job's bs, ``bs_bytes`` (read, write, trim), as fio's ``split_parse_ddir``
+    reads no entry and ``bssplit_ddir`` sets nothing; without ``bs_bytes`` it is refused."""
     if not value.strip():
         raise ValueError(f"needs at least one SIZE/PERCENT entry (e.g. 4k/70:64k/30), got {value!r}")
     directions = value.split(",")
     if len(directions) > 3:
         raise ValueError(f"takes at most three splits (read,write,trim), got {value!r}")
-    out: Split = []
-    for index, text in enumerate(directions):
-        if not text.strip():
-            direction = ("read", "write", "trim")[index]
-            raise ValueError(f"the {direction} split is empty in {value!r} (fio then uses the job's bs for it, which "
-                             f"nvsim does not take); write it out, e.g. 4k/100, or leave out its comma")
-        sizes, percents = [], []
-        for item in (part for part in text.split(":") if part.strip()):
-            size_text, _, pct_text = item.strip().partition("/")
-            size = size_of(size_text)
-            if size <= 0 or size % 512:
-                raise ValueError(f"block size {size_text!r} must be a positive multiple of 512 bytes (got {value!r})")
-            if size > MAX_MIX_BYTES:
-                raise ValueError(f"block size {size_text!r} must be at most 2^64 bytes (got {value!r})")
-            if pct_text and not re.fullmatch(r"\d+(\.\d+)?", pct_text):
-                raise ValueError(f"expected SIZE/PERCENT entries separated by ':', got {item!r}")
-            sizes.append(size)
-            whole = int(float(pct_text)) if pct_text else 0  # atoi: the whole part
-            percents.append(whole or None)  # fio: 0 is not given
-        out.append(_fio_shares(sizes, percents, text))
-    return out + [out[-1]] * (3 - len(out))
+    directions += [directions[-1]] * (3 - len(directions))
+    return [_direction_split(text, index, value, size_of, bs_bytes) for index, text in enumerate(directions)]
+
+
+def _direction_split(text: str, index: int, value: str, size_of: SizeParser,
+                     bs_bytes: tuple[int, int, int] | None) -> list[tuple[int, float]]:
+    """(size, share) of one direction's part of a bssplit (``parse_bssplit``)."""
+    if not text.strip() and bs_bytes is not None:  # fio: no entry, the direction keeps the job's bs
+        return [(bs_bytes[index], 1.0)]
+    if not text.strip():
+        direction = ("read", "write", "trim")[index]
+        raise ValueError(f"the {direction} split is empty in {value!r} (fio then uses the job's bs for it; in a "
+                         f"scenario bs is the mix's mean); write it out, e.g. 4k/100, or leave out its comma")
+    sizes, percents = [], []
+    for item in (part for part in text.split(":") if part.strip()):
+        size_text, _, pct_text = item.strip().partition("/")
+        size = size_of(size_text)
+        if size <= 0 or size % 512:
+            raise ValueError(f"block size {size_text!r} must be a positive multiple of 512 bytes (got {value!r})")
+        if size > MAX_MIX_BYTES:
+            raise ValueError(f"block size {size_text!r} must be at most 2^64 bytes (got {value!r})")
+        if pct_text and not re.fullmatch(r"\d+(\.\d+)?", pct_text):
+            raise ValueError(f"expected SIZE/PERCENT entries separated by ':', got {item!r}")
+        sizes.append(size)
+        whole = int(float(pct_text)) if pct_text else 0  # atoi: the whole part
+        percents.append(whole or None)  # fio: 0 is not given
+    return _fio_shares(sizes, percents, text)
 
 
 def _fio_shares(sizes: list[int], percents: list[int | None], text: str) -> list[tuple[int, float]]:

@@ -573,6 +573,25 @@ def test_bssplit_per_direction_gives_each_direction_its_split():
                      (1048576, "write"): pytest.approx(0.6)}
 
 
+@pytest.mark.parametrize("options, parts", [
+    ("bs=8k\nbssplit=4k/70:64k/30,", {(4096, "read"): 0.35, (65536, "read"): 0.15, (8192, "write"): 0.5}),
+    ("bssplit=,4k/50:8k/50", {(4096, "read"): 0.5, (4096, "write"): 0.25, (8192, "write"): 0.25}),  # fio's bs: 4k
+    ("bs=4k,16k\nbssplit=8k/100,", {(8192, "read"): 0.5, (16384, "write"): 0.5}),  # the write's own bs
+    ("bs=16k\nbssplit=4k/100,,8k/100", {(4096, "read"): 0.5, (16384, "write"): 0.5}),  # the middle one empty
+])
+def test_bssplit_with_an_empty_direction_leaves_it_the_jobs_bs_as_fio_does(options, parts):
+    """fio (options.c): str_split_parse hands each direction its text; split_parse_ddir reads no
+    entry from an empty one and bssplit_ddir then sets nothing, so that direction draws the job's bs."""
+    job = parse(f"[a]\nrw=randrw\n{options}\n").jobs[0]
+    assert {(p.bs, p.rw): p.share for p in job.bs_mix} == {key: pytest.approx(share) for key, share in parts.items()}
+
+
+def test_bssplit_of_empty_directions_only_is_the_jobs_bs():
+    job = parse("[a]\nrw=randrw\nbs=8k\nbssplit=,\n").jobs[0]
+    assert job.bs_mix is None and job.workload.bs == 8192
+    assert parse("[a]\nrw=randread\nbs=16k\nbssplit=,4k/50:8k/50\n").jobs[0].workload.bs == 16384
+
+
 def test_bsrange_is_fios_rounded_uniform_draw():
     """fio (io_u.c, get_next_buflen): LOW + HIGH x u rounded down to a multiple of LOW, capped at
     HIGH. 1k-4k: 1, 2, 3 and 4 KiB a quarter each (HIGH is drawn as often as the others); 4k-10k:

@@ -69,6 +69,19 @@ def test_a_direction_without_a_split_takes_the_last_one_given():
     assert parse_bssplit("4k/100,8k/100,16k/100", size_of) == [[(4 * KiB, 1.0)], [(8 * KiB, 1.0)], [(16 * KiB, 1.0)]]
 
 
+def test_an_empty_direction_takes_the_jobs_bs_for_it_as_fio_does():
+    """options.c: split_parse_ddir stops at an empty entry (nr 0), bssplit_ddir returns without a
+    split, so fio draws that direction's bs; with one comma the trim takes the write's text."""
+    job_bs = (8 * KiB, 16 * KiB, 32 * KiB)
+    assert parse_bssplit("4k/70:64k/30,", size_of, job_bs) == approx(
+        [[(4 * KiB, 0.7), (64 * KiB, 0.3)], [(16 * KiB, 1.0)], [(32 * KiB, 1.0)]])
+    assert parse_bssplit(",4k/50:8k/50", size_of, job_bs) == approx(
+        [[(8 * KiB, 1.0)], [(4 * KiB, 0.5), (8 * KiB, 0.5)], [(4 * KiB, 0.5), (8 * KiB, 0.5)]])
+    assert parse_bssplit("4k/100,,8k/100", size_of, job_bs) == [[(4 * KiB, 1.0)], [(16 * KiB, 1.0)], [(8 * KiB, 1.0)]]
+    with pytest.raises(ValueError, match=re.escape("the read split is empty in ',4k/100' (fio then uses the job's bs")):
+        parse_bssplit(",4k/100", size_of)  # no job bs given (a scenario, whose bs is the mix's mean)
+
+
 @pytest.mark.parametrize("text, phrase", [
     ("4k/25,4k/25,4k/25,4k/25", "at most three splits"),
     ("4k/60:8k/50", "add up to at most 100"),
