@@ -59,7 +59,7 @@ from .json_report import FIO_PERCENTILES, fio_json_report, percentile_table  # n
 from ..specs import Phase, WorkloadSpec
 from ..specs.mix import MAX_LISTED_SIZES, MixPart, block_size_mix, is_a_mix, mean_size, parse_bsrange, parse_bssplit, range_bins
 from ..specs.workload import DRIVE_STATES, TRIM_SHAPE, TraceSummary
-from .writer import command_line_to_jobfile, workload_to_fio_section  # noqa: F401 (re-exported: the writer lives in nvsim.fio.writer)
+from .writer import command_line_lines, command_line_to_jobfile, workload_to_fio_section  # noqa: F401 (re-exported: the writer lives in nvsim.fio.writer)
 
 _KNOWN = frozenset({*MODELLED_OPTIONS, *KEPT_OPTIONS, *UNDERSTOOD_WITHOUT_EFFECT, *ALIASES})
 _READS = {"read", "randread"}
@@ -332,7 +332,8 @@ def parse_fio_jobfile(text: str, path: str = "<jobfile>", *, catalog: Any = None
     lead: tuple[str, ...] = ()
     if command_line:
         text = command_line_to_jobfile(command_line) + text
-        lead = ("the command line",) + tuple(f"command line {argument}" for argument in command_line)
+        lead = ("the command line",) + tuple(f"command line {argument}" for argument in command_line
+                                             for _ in range(command_line_lines(argument)))
     every = _sections(text, path, keywords, environ, lead)
     sections = [s for s in every if s.is_global or chosen is None or s.name in chosen]
     missing = [name for name in chosen or () if name not in {s.name for s in every if not s.is_global}]

@@ -17,9 +17,11 @@ def command_line_to_jobfile(arguments: list[str] | tuple[str, ...]) -> str:
     """fio's command-line job options (``--name=a --rw=randread --bs=4k``) as job-file text.
 
     As fio's parse_cmd_line: options before the first ``--name`` go to ``[global]``; each
-    ``--name=X`` opens job ``[X]`` and the options after it are that job's; ``--flag`` alone is a
-    bare flag. The text comes before any job file's, so its global options apply to the file's jobs
-    too, as fio's command-line defaults do. Anything else than ``--key[=value]`` is an error.
+    ``--name=X`` opens job ``[X]``, whose first option is ``name=X`` (fio parses --name as an option
+    of the job, so its JSON lists it in "job options"), and the options after it are that job's;
+    ``--flag`` alone is a bare flag. The text comes before any job file's, so its global options
+    apply to the file's jobs too, as fio's command-line defaults do. Anything else than
+    ``--key[=value]`` is an error. ``command_line_lines`` says how many lines each argument gives.
     """
     lines = ["[global]"]
     for argument in arguments:
@@ -29,10 +31,15 @@ def command_line_to_jobfile(arguments: list[str] | tuple[str, ...]) -> str:
         if key == "name":
             if not value:
                 raise InputError("--name", "needs a job name (--name=NAME)")
-            lines.append(f"[{value}]")
+            lines.extend((f"[{value}]", f"name={value}"))
         else:
             lines.append(f"{key}={value}" if has_value else key)
     return "\n".join(lines) + "\n"
+
+
+def command_line_lines(argument: str) -> int:
+    """Lines of job-file text ``command_line_to_jobfile`` gives one argument: two for ``--name=X``."""
+    return 2 if argument.startswith("--name=") else 1
 
 
 def workload_to_fio_section(workload: WorkloadSpec) -> str:
@@ -165,4 +172,4 @@ def _format_seconds(label: str, seconds: float, job: str) -> str:
     return f"{microseconds}us"
 
 
-__all__ = ["workload_to_fio_section", "command_line_to_jobfile"]
+__all__ = ["workload_to_fio_section", "command_line_to_jobfile", "command_line_lines"]

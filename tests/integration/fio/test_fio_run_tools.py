@@ -248,6 +248,7 @@ def test_command_line_jobs_and_decimal_sizes(cli):
     read = report["jobs"][0]["read"]
     assert report["jobs"][0]["jobname"] == "a" and read["io_bytes"] == 16777216 and read["iops"] > 0
     assert report["global options"] == {"direct": "1"}
+    assert list(report["jobs"][0]["job options"]) == ["name", "rw", "bs", "ioengine", "iodepth", "size"]  # as fio's
 
 
 def test_refusals_from_the_command_line_are_one_line_with_exit_status_2(cli):

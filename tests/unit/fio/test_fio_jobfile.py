@@ -463,10 +463,24 @@ def test_a_job_without_ioengine_gets_fios_default_and_a_note_says_so(catalog):
 def test_command_line_options_become_a_job_file_as_fio_reads_them():
     text = command_line_to_jobfile(["--direct=1", "--ioengine=libaio", "--name=a", "--rw=randread", "--bs=4k",
                                     "--name=b", "--rw=write", "--stonewall"])
-    assert text == "[global]\ndirect=1\nioengine=libaio\n[a]\nrw=randread\nbs=4k\n[b]\nrw=write\nstonewall\n"
+    assert text == "[global]\ndirect=1\nioengine=libaio\n[a]\nname=a\nrw=randread\nbs=4k\n[b]\nname=b\nrw=write\nstonewall\n"
     jobfile = parse(text)
     assert [(j.name, j.workload.rw, j.phase) for j in jobfile.jobs] == [("a", "randread", 0), ("b", "write", 1)]
     assert jobfile.unmodelled_options == ()
+
+
+def test_a_command_line_jobs_options_list_its_name_first_as_fios_json_does():
+    """fio parses --name=X as an option of the job it opens (init.c parse_cmd_line calls
+    fio_cmd_option_parse for it, which adds it to the job's opt_list), so its JSON's "job options"
+    start with "name" (tests/data/fio/real/fio-3.33-null-randread-qd4.json); a job file's section
+    header is no option and is not listed."""
+    jobfile = parse_fio_jobfile("[c]\nrw=read\n", "job.fio", command_line=("--direct=1", "--name=a", "--rw=randread",
+                                                                            "--bs=4k", "--name=b", "--rw=write"))
+    assert [list(job.job_options.items()) for job in jobfile.jobs] == [
+        [("name", "a"), ("rw", "randread"), ("bs", "4k")], [("name", "b"), ("rw", "write")], [("rw", "read")]]
+    assert jobfile.global_options == {"direct": "1"} and jobfile.jobs[0].where == "command line --name=a"
+    with pytest.raises(InputError, match=r"^command line --numjobs=zz: numjobs: cannot read 'zz'"):
+        parse_fio_jobfile("", "job.fio", command_line=("--name=a", "--rw=read", "--name=b", "--numjobs=zz"))
 
 
 @pytest.mark.parametrize("arguments, field", [(["--name="], "--name"), (["rw=read"], "command line"), (["-x"], "command line")])
