@@ -662,6 +662,10 @@ def fio_main(argv: Optional[list[str]] = None) -> None:
             sys.stderr.write(f"error: {option}: nvsim-fio takes it from ${variable} (every argument is fio's); "
                              f"drop {option}, or set {variable}\n")
             raise SystemExit(EXIT_INPUT_ERROR)
+    if not Path(system).exists():  # named here: nvsim fio would name --system, which this user did not type
+        sys.stderr.write(f"error: {FIO_SHIM_SYSTEM}: {system}: no such file or directory; set it to a scenario "
+                         f"(a YAML file, or a directory holding scenario.yaml)\n")
+        raise SystemExit(EXIT_INPUT_ERROR)
     fidelity = os.environ.get(FIO_SHIM_FIDELITY, "event").strip() or "event"
     main(["fio", "--system", system, "--fidelity", fidelity, *argv])
 

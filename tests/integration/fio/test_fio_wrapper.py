@@ -38,6 +38,13 @@ def test_without_a_system_the_shim_says_what_to_set():
     assert result.returncode == 2 and result.stderr.count("\n") == 1 and "NVSIM_SYSTEM" in result.stderr
 
 
+def test_a_system_that_is_not_there_is_refused_naming_the_variable():
+    """The shim's user set $NVSIM_SYSTEM, not --system: the refusal names what they set."""
+    result = fio(str(JOBFILE), system="no/such/scenario.yaml")
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert result.stderr.startswith("error: NVSIM_SYSTEM: no/such/scenario.yaml") and "--system" not in result.stderr
+
+
 def test_nvsims_own_options_are_refused_naming_the_variable_that_sets_them():
     """Every argument of nvsim-fio is fio's: --fidelity or --system there said "given more than
     once (--fidelity and --fidelity)" (the shim adds them from the environment)."""
