@@ -184,10 +184,10 @@ def check_region(workload: WorkloadSpec, device_bytes: int, field: str = "", siz
 
 def check_scenario_regions(scenario: ScenarioSpec, device_bytes: Callable[[], int], source: str | None = None) -> None:
     """``check_region`` for every workload of a scenario that places its I/O (an ``offset`` or a
-    ``size``), each named by its place in ``workloads`` (``nvsim run``, a sweep's points, the
+    ``size``; an OLTP database, its data set), each named by its place in ``workloads`` (``nvsim run``, a sweep's points, the
     dashboard's set-up); ``device_bytes`` is asked only when one does; ``source``: the file, named
     first as every other error of that file."""
-    placed = [(index, w) for index, w in enumerate(scenario.workloads) if w.offset or w.size]
+    placed = [(index, w) for index, w in enumerate(scenario.workloads) if w.offset or w.size or w.is_oltp]
     size_bytes = device_bytes() if placed else 0
     with _named_file(source):
         for index, workload in placed:

@@ -356,7 +356,11 @@ class WorkloadSpec(Spec):
         past it, or ``offset + size`` past it
         (fio stops the job at the device's end: the I/Os it was asked for are not done); fio wraps
         neither. ``size_clamped``: a size written as a share ('N%'), which fio cuts to what follows
-        the offset. None: it is on the device."""
+        the offset; an OLTP database's data set larger than the ``device``, whose tables could not be
+        stored on it. None: it is on the device."""
+        if self.is_oltp and self.oltp.dataset_bytes > device_bytes:
+            return "oltp.dataset_bytes", (f"{self.oltp.dataset_bytes:,} bytes of data do not fit on the {device} "
+                                          f"({device_bytes:,} bytes); allowed: up to {device_bytes:,}")
         if self.offset >= device_bytes:
             return "offset", (f"{self.offset:,} bytes is at or past the end of the {device} ({device_bytes:,} bytes); "
                               f"allowed: 0 to {device_bytes - 1:,}")

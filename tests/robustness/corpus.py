@@ -326,6 +326,8 @@ SCENARIO_CASES += [
          r"workloads\[0\]\.oltp\.buffer_pool_bytes: 1,000,000,000,000,000 bytes is more than the .* bytes of DRAM"),
     Case("scenario-oltp-dataset-under-a-page", "scenario", _oltp(dataset_bytes=1),
          r"workloads\[0\]\.oltp\.dataset_bytes: 1 bytes is less than one 16,384-byte page of sysbench-oltp-rw"),
+    Case("scenario-oltp-dataset-over-the-array", "scenario", _oltp(dataset_bytes="1PB"),
+         r"workloads\[0\]\.oltp\.dataset_bytes: 1,000,000,000,000,000 bytes of data do not fit on the array \([\d,]+ bytes\); allowed: up to [\d,]+$"),
     Case("scenario-volumes-over-bays", "scenario", _VOLUMES,
          r"volumes: the array's 8 and the volumes' 20 drives \(hot spares included\) need 28 bays; .* has 24"),
     Case("scenario-fault-drive-out-of-range", "scenario", _FAULTS, r"faults\[2\]\.drive: drive 9 does not exist"),
