@@ -22,8 +22,8 @@ documents), the mechanisms that set its speed (docs/models/engines.md):
   (RAID4/5/6) or request (RAID1/10); a write that sets a clean bit holds md's thread for one
   bitmap update (``sync_update_share``, at the write rate the solvers feed back).
 * Every md request (``md_requests``: one per chunk a RAID0/10 bio or an optimal-state RAID4/5/6
-  read is split into; one per RAID4/5/6 write, and per read while degraded, which walk the bio's
-  stripe_heads in one pass; on RAID1, which has no chunks, one per 64 MiB barrier unit,
+  read is split into, and per chunk piece of a read while degraded, whose pass walks the bio a
+  page at a time; one per RAID4/5/6 write, which walks the bio's stripe_heads in one pass; on RAID1, which has no chunks, one per 64 MiB barrier unit,
   ``raid1_requests``) costs ``request_cpu_us`` on the submitting core, at
   ``reference_clock_ghz``: fitted on RAID5/6/10 rows, it covers their personalities' request
   paths. RAID0's ``raid0_make_request`` only remaps the bio (``find_zone``, ``map_sector``) and
@@ -423,14 +423,19 @@ class MdEngine(Engine):
         each host I/O makes: raid0 and raid10 split a bio at every chunk end (``chunks``: strips it
         spans), raid1 at its 64 MiB barrier units (``raid1_requests``). raid4/5/6 split only a read
         they send around the stripe cache (``chunk_aligned_read``: one pass per chunk piece, each
-        piece submitted again); a write, or any read while a member is missing, is one pass that
-        walks the bio's stripe_heads (``raid5_make_request``'s loop: their costs are the stripe
-        cache's, ``stripe_heads``)."""
+        piece submitted again); a write is one pass that walks the bio's stripe_heads
+        (``raid5_make_request``'s loop: their costs are the stripe cache's, ``stripe_heads``). A
+        read while a member is missing is one pass too, but its loop steps through the bio a page
+        at a time (``raid5_compute_sector``, ``raid5_get_active_stripe``, ``add_stripe_bio``,
+        ``raid5_release_stripe`` for each), doing for every chunk piece at least what the aligned
+        read's pass does; ``request_cpu_us`` is fitted on rows of one piece per host I/O, which
+        cannot tell the two apart, so a degraded read is charged a request per chunk piece as the
+        optimal one is (charged per bio, a degraded 16 KiB read on 4 KiB chunks cost its core a
+        quarter of the optimal read's, and ran faster)."""
         if level == 1:
             return raid1_requests(plan, len(is_write))
         if level in RAID456_LEVELS:
-            whole_bio = is_write | self.degraded
-            return np.where(whole_bio, 1.0, chunks)
+            return np.where(is_write, 1.0, chunks)
         return np.asarray(chunks, dtype=float)
 
     def request_cpu_us(self, level: int) -> float:
