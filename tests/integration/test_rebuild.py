@@ -147,6 +147,20 @@ def test_fail_replace_rebuild_timeline(catalog):
     assert t.segments[1].foreground_iops > 0
 
 
+def test_every_rebuild_of_many_fail_replace_cycles_ends(catalog):
+    """A timeline runs every event it is given: 200 fail/replace cycles under a random-read load
+    (400 events; a scenario takes up to 1,024) rebuild 200 times, the last one done. A fixed
+    1,000 segments cut such a timeline at its 167th rebuild, silently."""
+    cycles, gap_s = 200, 200
+    faults = [event for i in range(cycles) for event in ({"at_s": i * gap_s, "drive": i % 8, "action": "fail"},
+                                                          {"at_s": i * gap_s + 1, "drive": i % 8, "action": "replace"})]
+    s = scenario(catalog, faults=faults, rebuild={"span_bytes": "1GB"}, workloads=[RR])
+    t = run_timeline(s, s.workloads[0])
+    assert len(t.segments) > 1000 and t.data_loss is None
+    assert len(t.rebuilds) == cycles and all(r.end_s is not None for r in t.rebuilds)
+    assert t.rebuilds[-1].start_s == (cycles - 1) * gap_s + 1
+
+
 def test_raid6_survives_two_and_loses_data_on_the_third(catalog):
     faults = [{"at_s": 0, "drive": d, "action": "fail"} for d in (1, 2)]
     t = run_timeline(scenario(catalog, faults=faults), None)
