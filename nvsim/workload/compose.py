@@ -424,7 +424,10 @@ def fresh_until_full(job: Job, result: Result, workload: WorkloadSpec, device_by
         return result
     steady = job.closed_loop(workload.model_copy(update={"drive_state": "steady"}))
     factor = blended_scale(runtime_s, fresh_s, result.unscaled.total_iops, steady.total_iops)
-    return replace(result, scale=result.scale * factor).with_note(crossing_note(workload.name, fresh_s, runtime_s, factor))
+    # the drives' WAF over the run: the fresh part's, then the steady part's, by the I/Os each moved
+    steady_ios = steady.total_iops * (runtime_s - fresh_s)
+    averaged = with_mean_waf(result, result, steady, steady_ios / (result.unscaled.total_iops * fresh_s + steady_ios))
+    return replace(averaged, scale=result.scale * factor).with_note(crossing_note(workload.name, fresh_s, runtime_s, factor))
 
 
 def filled(job: Job) -> Result:

@@ -49,13 +49,20 @@ def test_fresh_drives_turn_steady_when_a_long_run_has_written_their_free_blocks(
     """GPU RAID 6, zipf writes: fresh drives are GPU-bound at WAF 1, steady ones NAND-bound; a run of
     two hours writes the drives' raw NAND after ~1.6 h, so its rate lies between the two."""
     body = "[w]\nrw=randwrite\niodepth=16\nnumjobs=192\nrandom_distribution=zipf:1.2\ngroup_reporting\n"
-    rate = {}
+    rate, waf = {}, {}
     for state, runtime in (("fresh", 60), ("fresh", 7200), ("steady", 7200)):
         runs, _ = _run(body.replace("[w]", f"[w]\ndrive_state={state}\nruntime={runtime}"), GPU_RAID6, catalog)
         rate[state, runtime] = runs[0].result.write_iops * runs[0].scale
+        waf[state, runtime] = runs[0].result.simulation.waf_nand
         if (state, runtime) == ("fresh", 7200):
             assert "free blocks are written after" in runs[0].note
+            fresh_s = float(runs[0].note.split("written after ")[1].split(" s")[0].replace(",", ""))
     assert rate["steady", 7200] < rate["fresh", 7200] < rate["fresh", 60]
+    # the drives' WAF over the run (what wear is reckoned from): WAF 1's I/Os, then the steady run's
+    fresh_ios, steady_ios = rate["fresh", 60] * fresh_s, rate["steady", 7200] * (7200 - fresh_s)
+    mean = (fresh_ios * waf["fresh", 60] + steady_ios * waf["steady", 7200]) / (fresh_ios + steady_ios)
+    assert waf["fresh", 60] < waf["fresh", 7200] < waf["steady", 7200]
+    assert waf["fresh", 7200] == pytest.approx(mean, rel=1e-4)  # the note gives the crossing to 0.1 s
 
 
 def test_a_single_fresh_drive_turns_steady_too(catalog, tmp_path):
