@@ -212,9 +212,11 @@ class Simulation:
         check_host_ios(host_ios)
         check_seed(seed)
         if not self.peeled and self.workload is not None:  # the caller's workload (a composite's inner loops are no larger)
-            for job in self.workload.jobs if isinstance(self.workload, Phase) else (self.workload,):
+            jobs = self.workload.jobs if isinstance(self.workload, Phase) else (self.workload,)
+            for job in jobs:
                 budget.check_workload(job, fidelity, field=f"workload {job.name!r}", host_ios=host_ios,
                                       instead="run('fluid')")
+            self._check_regions(jobs)
         if precision is not None and not isinstance(precision, Precision):
             raise InputError("precision", f"a nvsim.Precision, got {type(precision).__name__}")
         compile_notice()  # a process's first run with an empty kernel cache says it compiles (a terminal only)
@@ -235,6 +237,16 @@ class Simulation:
         if spinning is not None:
             return self._polled_on(spinning, fidelity, seed, window)
         return SOLVERS[self.route](self, fidelity, seed, window)
+
+    def _check_regions(self, jobs) -> None:
+        """Refuse, as ``nvsim run`` does (``budget.check_scenario_regions``), a job whose region is
+        not on the array: an ``offset`` or a clone's start past its end, an OLTP data set larger than
+        it. A ``size`` past the end is left to the run, which cuts it there (fio's 'N%' sizes are
+        cut so)."""
+        placed = [job for job in jobs if job.offset or job.offset_increment or job.is_oltp]
+        device_bytes = self.device_bytes if placed else 0
+        for job in placed:
+            budget.check_region(job, device_bytes, field=f"workload {job.name!r}", size_clamped=True)
 
     def _spinning_jobs(self) -> int | None:
         """How many of a fio job's clones can poll at once where they outnumber their CPUs: a job
