@@ -174,24 +174,27 @@ def _check_one(workload: WorkloadSpec, fidelity: str, field: str, host_ios: int,
                                         f"or {instead})")
 
 
-def check_region(workload: WorkloadSpec, device_bytes: int, field: str = "", size_clamped: bool = False) -> None:
+def check_region(workload: WorkloadSpec, device_bytes: int, field: str = "", size_clamped: bool = False,
+                 devices: int = 1) -> None:
     """Refuse (one line) a workload whose region is not on the array of ``device_bytes``
-    (``WorkloadSpec.region_error``); ``size_clamped``: a size written as a share ('N%')."""
-    found = workload.region_error(device_bytes, size_clamped=size_clamped)
+    (``WorkloadSpec.region_error``); ``size_clamped``: a size written as a share ('N%'); ``devices``:
+    drives used directly, each of ``device_bytes``."""
+    found = workload.region_error(device_bytes, size_clamped=size_clamped, devices=devices)
     if found is not None:
         raise InputError(f"{field or f'workloads[{workload.name}]'}.{found[0]}", found[1])
 
 
-def check_scenario_regions(scenario: ScenarioSpec, device_bytes: Callable[[], int], source: str | None = None) -> None:
+def check_scenario_regions(scenario: ScenarioSpec, device_bytes: Callable[[], int], source: str | None = None,
+                           devices: int = 1) -> None:
     """``check_region`` for every workload of a scenario that places its I/O (an ``offset`` or a
     ``size``; an OLTP database, its data set), each named by its place in ``workloads`` (``nvsim run``, a sweep's points, the
     dashboard's set-up); ``device_bytes`` is asked only when one does; ``source``: the file, named
-    first as every other error of that file."""
+    first as every other error of that file; ``devices``: drives used directly (``job_devices``)."""
     placed = [(index, w) for index, w in enumerate(scenario.workloads) if w.offset or w.size or w.is_oltp]
     size_bytes = device_bytes() if placed else 0
     with _named_file(source):
         for index, workload in placed:
-            check_region(workload, size_bytes, field=f"workloads[{index}]")
+            check_region(workload, size_bytes, field=f"workloads[{index}]", devices=devices)
 
 
 def check_points(points: int, max_points: int, field: str = "grid") -> None:

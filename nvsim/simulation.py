@@ -244,9 +244,9 @@ class Simulation:
         it. A ``size`` past the end is left to the run, which cuts it there (fio's 'N%' sizes are
         cut so)."""
         placed = [job for job in jobs if job.offset or job.offset_increment or job.is_oltp]
-        device_bytes = self.device_bytes if placed else 0
+        device_bytes, devices = (self.device_bytes, self.job_devices) if placed else (0, 1)
         for job in placed:
-            budget.check_region(job, device_bytes, field=f"workload {job.name!r}", size_clamped=True)
+            budget.check_region(job, device_bytes, field=f"workload {job.name!r}", size_clamped=True, devices=devices)
 
     def _spinning_jobs(self) -> int | None:
         """How many of a fio job's clones can poll at once where they outnumber their CPUs: a job
@@ -314,6 +314,12 @@ class Simulation:
     def device_bytes(self) -> int:
         """Bytes the host sees: the array's usable capacity, or one drive's namespace (no RAID)."""
         return ArraySystem(self.scenario, self._any_workload(), self.catalog).device_bytes
+
+    @property
+    def job_devices(self) -> int:
+        """Devices a job's clones are spread over, each of ``device_bytes``: the drives where they
+        are used directly (no RAID: clone ``j`` on drive ``j mod drives``), else 1, the array."""
+        return 1 if drives_striped(self.scenario, self.catalog) else self.scenario.array.drives
 
     def _any_workload(self) -> WorkloadSpec:
         if isinstance(self.workload, Phase):

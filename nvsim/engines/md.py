@@ -692,6 +692,8 @@ class MdEngine(Engine):
         sysctls ``speed_limit_min``/``_max`` (``RebuildSpec.md_speed_min_kib_per_s``)."""
         top_kib, floor_kib = limits.md_speed_max_kib_per_s, limits.md_speed_min_kib_per_s
         top_source = "sync_speed_max" if limits.sync_speed_max_kib_per_s else "speed_limit_max"
+        if limits.md_max_is_the_min:  # md_do_sync checks the maximum only above the minimum
+            top_source = "sync_speed_min" if limits.sync_speed_min_kib_per_s else "speed_limit_min"
         top_why = f"md {top_source} {top_kib:.0f} KiB/s"
         if not loaded:
             return RebuildThrottle(limit_bytes_per_s=top_kib * 1024.0, why=top_why)

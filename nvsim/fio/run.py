@@ -176,7 +176,8 @@ def check_regions(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, label: s
     offset at or past its end, offset + size past it (a size given as 'N%' fio cuts at the end, so
     does nvsim), or a replayed trace whose I/Os reach past it (fio replays a trace's offsets as
     written, unwrapped). Returns the array's bytes."""
-    device_bytes = Simulation(spec, catalog=catalog).device_bytes
+    simulation = Simulation(spec, catalog=catalog)
+    device_bytes, devices = simulation.device_bytes, simulation.job_devices
     for job in parsed.jobs:
         where = f"{label}: [{job.name}]"
         workload = job.resolved(device_bytes) if job.needs_device_bytes else job.workload
@@ -185,7 +186,7 @@ def check_regions(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, label: s
             raise InputError(f"{where}.read_iolog", f"the trace's I/Os reach byte {end:,}, past the end of the array "
                                                     f"({device_bytes:,} bytes); fio replays a trace's offsets as written, "
                                                     f"without wrapping them")
-        check_region(workload, device_bytes, field=where, size_clamped=job.size_percent is not None)
+        check_region(workload, device_bytes, field=where, size_clamped=job.size_percent is not None, devices=devices)
     return device_bytes
 
 

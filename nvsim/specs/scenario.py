@@ -7,6 +7,7 @@ topology of drives and cards, and the fault timeline, checked against the RAID r
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, ValidationInfo, field_validator, model_validator
@@ -29,6 +30,26 @@ def _level_text(value: Any) -> Any:
 
 RaidLevel = Annotated[Literal[0, 1, 5, 6, 10], BeforeValidator(_level_text)]
 
+MD_SPEED_LIMIT_MAX = 2**31 - 1
+"""The largest md speed limit in KiB/s: the sysctls dev.raid.speed_limit_min/_max are C ints
+(``proc_dointvec``) and an array's ``sync_speed_min``/``_max`` are kept in ints (``mddev->sync_speed_min``):
+2,147,483,647; whole numbers, as both are written."""
+
+
+def _md_speed_kib(value: Any) -> Any:
+    """An md speed limit as the kernel takes one: a whole number of KiB/s from 1 to
+    ``MD_SPEED_LIMIT_MAX`` (a number past it or with a fraction is refused naming what is allowed)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value  # text and the rest: pydantic's own message
+    if not (math.isfinite(value) and value == int(value) and 0 < value <= MD_SPEED_LIMIT_MAX):
+        raise ValueError(f"{value!r} KiB/s; allowed: a whole number of KiB/s from 1 to {MD_SPEED_LIMIT_MAX:,} "
+                         f"(md's limits are C ints)")
+    return int(value)
+
+
+MdSpeedKib = Annotated[int, BeforeValidator(_md_speed_kib)]
+
+
 class RebuildSpec(Spec):
     """How the engine rebuilds a replaced member: md's throttle, a vendor's priority, the span.
 
@@ -42,11 +63,11 @@ class RebuildSpec(Spec):
     drive without changing the drive.
     """
 
-    speed_limit_min_kib_per_s: float = Field(default=1000.0, gt=0, allow_inf_nan=False)
-    speed_limit_max_kib_per_s: float = Field(default=200000.0, gt=0, allow_inf_nan=False)
-    sync_speed_min_kib_per_s: float | None = Field(default=None, gt=0, allow_inf_nan=False, description=(
+    speed_limit_min_kib_per_s: MdSpeedKib = Field(default=1000, gt=0, le=MD_SPEED_LIMIT_MAX)
+    speed_limit_max_kib_per_s: MdSpeedKib = Field(default=200000, gt=0, le=MD_SPEED_LIMIT_MAX)
+    sync_speed_min_kib_per_s: MdSpeedKib | None = Field(default=None, gt=0, le=MD_SPEED_LIMIT_MAX, description=(
         "md's per-array sync_speed_min (sysfs); None: 'system', the sysctl speed_limit_min"))
-    sync_speed_max_kib_per_s: float | None = Field(default=None, gt=0, allow_inf_nan=False, description=(
+    sync_speed_max_kib_per_s: MdSpeedKib | None = Field(default=None, gt=0, le=MD_SPEED_LIMIT_MAX, description=(
         "md's per-array sync_speed_max (sysfs); None: 'system', the sysctl speed_limit_max"))
     priority: Literal["low", "normal", "high"] = "normal"
     rate_percent: float | None = Field(default=None, gt=0, le=100, description=(
@@ -55,15 +76,7 @@ class RebuildSpec(Spec):
     span_bytes: Bytes | None = None
 
     @model_validator(mode="after")
-    def _min_below_max(self) -> "RebuildSpec":
-        if self.speed_limit_min_kib_per_s > self.speed_limit_max_kib_per_s:
-            raise ValueError(f"speed_limit_min_kib_per_s: {self.speed_limit_min_kib_per_s:,.0f} is above "
-                             f"speed_limit_max_kib_per_s ({self.speed_limit_max_kib_per_s:,.0f}); allowed: min <= max")
-        if self.md_speed_min_kib_per_s > self.md_speed_max_kib_per_s:
-            low = "sync_speed_min_kib_per_s" if self.sync_speed_min_kib_per_s is not None else "speed_limit_min_kib_per_s"
-            high = "sync_speed_max_kib_per_s" if self.sync_speed_max_kib_per_s is not None else "speed_limit_max_kib_per_s"
-            raise ValueError(f"{low}: the array's minimum ({self.md_speed_min_kib_per_s:,.0f}) is above its maximum "
-                             f"({self.md_speed_max_kib_per_s:,.0f}, {high}); allowed: min <= max")
+    def _span_positive(self) -> "RebuildSpec":
         if self.span_bytes is not None and self.span_bytes <= 0:
             raise ValueError("span_bytes: must be > 0")
         return self
@@ -80,8 +93,18 @@ class RebuildSpec(Spec):
 
     @property
     def md_speed_max_kib_per_s(self) -> float:
-        """md.c ``speed_max(mddev)``: the array's ``sync_speed_max`` if set, else the sysctl's."""
-        return self.sync_speed_max_kib_per_s or self.speed_limit_max_kib_per_s
+        """The most md's resync runs at: md.c ``speed_max(mddev)`` (the array's ``sync_speed_max``
+        if set, else the sysctl's), or ``speed_min(mddev)`` where that is higher. The kernel takes a
+        minimum above the maximum (neither the sysctls nor the sysfs files compare them), and
+        ``md_do_sync`` checks the maximum only once the speed is above the minimum
+        (``if (currspeed > speed_min) { if (currspeed > speed_max) msleep(500) ...}``): below the
+        minimum nothing holds it, above it the maximum's sleep does, so it runs at the minimum."""
+        return max(self.sync_speed_max_kib_per_s or self.speed_limit_max_kib_per_s, self.md_speed_min_kib_per_s)
+
+    @property
+    def md_max_is_the_min(self) -> bool:
+        """Whether the minimum, above the maximum, is what holds the resync (``md_speed_max_kib_per_s``)."""
+        return self.md_speed_min_kib_per_s > (self.sync_speed_max_kib_per_s or self.speed_limit_max_kib_per_s)
 
 
 MIN_NAMESPACE_BYTES = 2**20

@@ -350,25 +350,30 @@ class WorkloadSpec(Spec):
     def is_oltp(self) -> bool:
         return self.rw == "oltp"
 
-    def region_error(self, device_bytes: int, device: str = "array", size_clamped: bool = False) -> tuple[str, str] | None:
+    def region_error(self, device_bytes: int, device: str = "array", size_clamped: bool = False,
+                     devices: int = 1) -> tuple[str, str] | None:
         """(the field, why) where this workload's region is not on a ``device`` of ``device_bytes``:
         fio's ``offset`` at or past its end (fio: "offset extends end"), a clone's start (``offset_increment``)
         past it, or ``offset + size`` past it
         (fio stops the job at the device's end: the I/Os it was asked for are not done); fio wraps
         neither. ``size_clamped``: a size written as a share ('N%'), which fio cuts to what follows
         the offset; an OLTP database's data set larger than the ``device``, whose tables could not be
-        stored on it. None: it is on the device."""
+        stored on it. ``devices``: drives used directly (no RAID), each a ``device`` of its own
+        taking its share of the clones (clone ``j`` on drive ``j mod devices``), so a clone's start
+        counts only its own drive's clones before it. None: it is on the device."""
         if self.is_oltp and self.oltp.dataset_bytes > device_bytes:
             return "oltp.dataset_bytes", (f"{self.oltp.dataset_bytes:,} bytes of data do not fit on the {device} "
                                           f"({device_bytes:,} bytes); allowed: up to {device_bytes:,}")
         if self.offset >= device_bytes:
             return "offset", (f"{self.offset:,} bytes is at or past the end of the {device} ({device_bytes:,} bytes); "
                               f"allowed: 0 to {device_bytes - 1:,}")
-        last = self.offset + (self.numjobs - 1) * (self.offset_increment or 0)
+        clones = -(-self.numjobs // max(1, devices))  # on each device
+        last = self.offset + (clones - 1) * (self.offset_increment or 0)
         if last >= device_bytes:  # fio fails the clone: its offset extends past the end
-            room = (device_bytes - 1 - self.offset) // (self.numjobs - 1)
-            return "offset_increment", (f"clone {self.numjobs - 1} would start at offset + {self.numjobs - 1} x "
-                                        f"offset_increment = {last:,} bytes, at or past the end of the {device} "
+            room = (device_bytes - 1 - self.offset) // (clones - 1)
+            where = f"the {device}" if devices <= 1 else f"its drive ({clones} clones on each of {devices})"
+            return "offset_increment", (f"clone {clones - 1} would start at offset + {clones - 1} x "
+                                        f"offset_increment = {last:,} bytes, at or past the end of {where} "
                                         f"({device_bytes:,} bytes); allowed: up to {room:,} bytes with {self.numjobs} jobs")
         end = self.offset + (self.size or 0)
         if not size_clamped and end > device_bytes:

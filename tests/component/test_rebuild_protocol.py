@@ -61,8 +61,14 @@ def test_an_md_array_s_own_sync_speed_limits_take_the_sysctls_place():
     assert md(None, own, False).limit_bytes_per_s == 900_000 * 1024 and "sync_speed_max" in md(None, own, False).why
     assert md(None, own, True).floor_bytes_per_s == 30_000 * 1024 and "sync_speed_min" in md(None, own, True).why
     assert md(None, half, True).floor_bytes_per_s == 10_000 * 1024 and md(None, half, True).limit_bytes_per_s == 80_000 * 1024
-    with pytest.raises(ValueError, match="sync_speed_min_kib_per_s"):
-        RebuildSpec(sync_speed_min_kib_per_s=300_000)  # above the sysctl's 200,000 maximum, no sync_speed_max
+    # a minimum above the maximum, which the kernel takes: md_do_sync checks the maximum only above
+    # the minimum, so the resync runs at the minimum, idle or loaded
+    above = RebuildSpec(sync_speed_min_kib_per_s=300_000)  # the sysctl's maximum is 200,000
+    for loaded in (False, True):
+        assert md(None, above, loaded).limit_bytes_per_s == 300_000 * 1024
+    assert "sync_speed_min 300000" in md(None, above, False).why
+    assert md(None, RebuildSpec(speed_limit_min_kib_per_s=5_000, speed_limit_max_kib_per_s=2_000), False).limit_bytes_per_s \
+        == 5_000 * 1024
 
 
 @pytest.mark.parametrize("engine", ["linux-md", "graid-supremeraid-sr1010", "broadcom-megaraid-9670w-16i"])

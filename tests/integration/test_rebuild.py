@@ -376,7 +376,7 @@ def test_bad_fault_and_oltp_input_is_one_line_exit_2(cli, tmp_path):
     base = ("name: b\nplatform: dell-poweredge-r750\narray: {level: 6, drive: intel-d7-p5510-3.84tb, drives: 8, "
             "engine: linux-md%s}\n")
     for needle, extra in cases.items():
-        rebuild = ", rebuild: {speed_limit_min_kib_per_s: 9, speed_limit_max_kib_per_s: 1}" if not extra else ""
+        rebuild = ", rebuild: {speed_limit_min_kib_per_s: 9.5}" if not extra else ""  # md's limits are whole KiB/s
         bad.write_text(base % rebuild + extra)
         result = cli("run", str(bad), "--fidelity", "fluid")
         assert result.returncode == 2, result.stderr
