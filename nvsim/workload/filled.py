@@ -37,7 +37,7 @@ class FilledRun:
 
     factor: float
     runtime_s: float
-    drive_writes: float
+    drive_writes: float  # passes over the part of each drive the writes reach (the active range), the transient's unit
     spare_s: float
     excess: float = 0.0
 
@@ -103,12 +103,14 @@ def with_mean_waf(target: Result, one: Result, far: Result, excess: float) -> Re
 def filled_note(name: str, run: FilledRun) -> str:
     """One line: what the transient did to the job."""
     if run.spare_s >= run.runtime_s:
-        return (f"job {name}: drive_state=filled: its {run.drive_writes:.3g} drive writes fit in the drives' erased "
+        return (f"job {name}: drive_state=filled: its writes, {run.drive_writes:.3g} passes over the part of each drive "
+                f"they reach, fit in the drives' erased "
                 f"spare (WAF 1 for its {run.runtime_s:,.1f} s; garbage collection would start after {run.spare_s:,.1f} s) "
                 f"(nvsim.ftl.transient)")
     return (f"job {name}: drive_state=filled: the drives' spare takes its random writes at WAF 1 for {run.spare_s:,.1f} s, "
             f"then garbage collection climbs to its steady state; over the run's {run.runtime_s:,.1f} s "
-            f"({run.drive_writes:.3g} drive writes) its rates are {run.factor:.3f} x the WAF-1 run's (nvsim.ftl.transient)")
+            f"({run.drive_writes:.3g} passes over the part of each drive its writes reach) its rates are {run.factor:.3f} x "
+            f"the WAF-1 run's (nvsim.ftl.transient)")
 
 
 __all__ = ["FilledRun", "filled_run", "filled_note", "drive_write_bytes_per_s", "with_mean_waf"]
