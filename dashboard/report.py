@@ -31,7 +31,7 @@ from nvsim import Catalog, InputError, __version__, default_catalog, parse_scena
 from nvsim.errors import not_printable, shown
 from nvsim.array_capacity import engine_stripes, layout_text
 from nvsim.names import product_name
-from nvsim.report import TIMELINE_HEADERS, timeline_rows
+from nvsim.report import TIMELINE_HEADERS, check_lines, timeline_rows
 from nvsim.published import fitted_ids, load_published, published_files
 from nvsim.rebuild import run_timeline, slot_words, unclean_shutdown_summary
 from nvsim.states import ArrayState, data_loss_at_start
@@ -309,10 +309,12 @@ def faults_html(record: dict[str, Any], catalog: Catalog) -> str:
     loss = timeline.get("data_loss")
     lost = "" if not loss else (f"<p><b>Data loss at {loss['at_s']:,.0f} s</b>: {escape(loss['detail'])}; "
                                 f"{loss['stripes_lost']:,} stripes, {loss['bytes_lost'] / 1e9:,.1f} GB</p>")
+    checks = "".join(f"<p>{escape(line)}</p>" for line in check_lines(timeline))  # a refused or stopped scrub too
     return (f"<h2>Faults (the predictions are of the array as its faults leave it at 0 s)</h2><div class='faults'>"
             f"<p>Array state: <b>{escape(words)}</b></p>"
             + _table(list(TIMELINE_HEADERS), rows, {0, 1, 4, 5, 6, 7}, (7, 7, 10, 8, 8, 10, 6, 8, 36))
-            + f"<p>Fault timeline under {escape(timeline['workload'] or 'no load')} (fluid mode).</p>" + lost + "</div>")
+            + f"<p>Fault timeline under {escape(timeline['workload'] or 'no load')} (fluid mode).</p>" + checks + lost
+            + "</div>")
 
 
 def _slot_words(record: dict[str, Any]) -> str:

@@ -408,13 +408,20 @@ def timeline_rows(timeline: dict) -> list[tuple[str, ...]]:
             for seg in timeline["segments"]]
 
 
+def check_lines(timeline: dict) -> list[str]:
+    """The timeline's parity checks (``Timeline.as_dict``'s ``checks``), a line each, as ``nvsim
+    run`` prints them and the one-page report."""
+    return [f"Parity check from {check['start_s']:,.0f} s: {check['outcome']}"
+            + ("" if check["end_s"] is None else f" at {check['end_s']:,.0f} s")
+            + f", {check['bytes_checked'] / 1e9:,.1f} GB of each member checked"
+            for check in timeline.get("checks", ())]
+
+
 def _print_timeline(console: Console, timeline: dict) -> None:
     print_grid(console, Grid(f"Fault timeline under {timeline['workload'] or 'no load'}", TIMELINE_HEADERS,
                              (True, True, False, False, True, True, True, True, False), tuple(timeline_rows(timeline))))
-    for check in timeline.get("checks", ()):
-        console.print(f"Parity check from {check['start_s']:,.0f} s: {check['outcome']}"
-                      + ("" if check["end_s"] is None else f" at {check['end_s']:,.0f} s")
-                      + f", {check['bytes_checked'] / 1e9:,.1f} GB of each member checked")
+    for line in check_lines(timeline):
+        console.print(line)
     loss = timeline.get("data_loss")
     if loss:
         console.print(f"DATA LOSS at {loss['at_s']:,.0f} s: {loss['detail']}; {loss['stripes_lost']:,} stripes, "

@@ -99,6 +99,20 @@ def test_the_report_says_which_state_its_predictions_are_of_and_gives_the_fault_
     assert "<td>degraded</td>" in section and "Fault timeline under" in section
 
 
+def test_the_report_gives_each_parity_check_as_nvsim_run_does(tmp_path, catalog):
+    """A check refused (a member is missing) and one that runs: the same lines ``nvsim run`` prints
+    (the report left both out)."""
+    from nvsim.report import check_lines
+    path = _fault_scenario(tmp_path, [{"at_s": 0, "drive": 0, "action": "fail"}, {"at_s": 60, "action": "check"}])
+    html = report.report_html(report.scenario_record(path, catalog, fidelity="fluid"), catalog, faults=True)
+    timeline = report.fault_state(report.scenario_record(path, catalog, fidelity="fluid"), catalog)[1]
+    lines = check_lines(timeline)
+    assert lines and "refused" in lines[0] and all(f"<p>{escape(line)}</p>" in html for line in lines)
+    path = _fault_scenario(tmp_path, [{"at_s": 60, "action": "check"}])
+    html = report.report_html(report.scenario_record(path, catalog, fidelity="fluid"), catalog, faults=True)
+    assert "Parity check from 60 s: done at " in html
+
+
 def test_a_report_of_an_array_that_has_lost_data_says_so_everywhere(tmp_path, catalog):
     path = _fault_scenario(tmp_path, [{"at_s": 0, "drive": 0, "action": "fail"}, {"at_s": 0, "drive": 1, "action": "fail"}])
     html = report.report_html(report.scenario_record(path, catalog, fidelity="fluid"), catalog, faults=True)
