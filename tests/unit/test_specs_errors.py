@@ -46,7 +46,7 @@ CASES = [
     ("seed-true", with_changes(top__seed=True), "seed", "must be a number, got true"),
     ("namespace-256k", with_changes(array__namespace_bytes="256KiB"), "array", "namespace_bytes: at least 1 MiB per drive"),
     ("speed-limit-inf", with_changes(array__rebuild={"speed_limit_max_kib_per_s": float("inf")}),
-     "array.rebuild.speed_limit_max_kib_per_s", "finite number"),
+     "array.rebuild.speed_limit_max_kib_per_s", "inf KiB/s; allowed: a whole number of KiB/s"),
     ("write-part-on-a-read-job", with_changes(workload__bs_mix=[{"bs": "4k", "share": 0.5}, {"bs": "8k", "share": 0.5, "rw": "write"}]),
      "workloads[0]", "bs_mix: a part marked rw: write in a job of rw: randread, which issues no writes"),
     ("bssplit-huge", with_changes(workload__bs=None, workload__bssplit="1e308k/50:4k/50"), "workloads[0]",
