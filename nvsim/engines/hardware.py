@@ -133,7 +133,8 @@ class HardwareEngine(Engine):
             return out
         member_bytes = per_host_sum(plan.length_bytes.astype(float), plan.host_index, n)
         parity = level in PARITY_LEVELS
-        engine_s = costs.stripe_update_s * plan.stripes_touched + costs.parity_s_per_kib * member_bytes / 1024.0
+        engine_s = (costs.stripe_update_s * plan.stripes_touched
+                    + costs.parity_s_per_kib * self._engine_member_bytes(plan, is_write, member_bytes, n) / 1024.0)
         out.mid_s = np.where(is_write & parity, engine_s, 0.0)
         # card DRAM: a write lands (host bytes), every member byte is read out, and the parity
         # engine reads what it combines (a degraded read's: its ``reconstruction``)
@@ -141,6 +142,18 @@ class HardwareEngine(Engine):
         cache = np.where(is_write, host_bytes + member_bytes + engine_bytes, 0.0)
         out.device_read_bytes = cache if self.firmware_write_back else np.where(is_write, 0.0, cache)
         return self.degraded_work(out, plan, is_write, host_bytes, level)
+
+    def _engine_member_bytes(self, plan, is_write, member_bytes, n: int) -> np.ndarray:
+        """Member bytes the parity engine moves for each host I/O: its member I/Os', and, for a
+        write that reads nothing first while members are missing (whole rows from the host), the
+        missing members' too: the engine still combines every data block of the row and computes
+        every parity, only the missing members' writes are dropped (counted by what was written,
+        one or two members missing made a RAID6 card's sequential writes 14-33% faster)."""
+        if not self.missing:
+            return member_bytes
+        reads = per_host_sum((~plan.is_write).astype(float), plan.host_index, n)
+        whole_rows = is_write & (reads == 0)
+        return np.where(whole_rows, member_bytes * self.members / max(1, self.members - self.missing), member_bytes)
 
     def reconstruction(self, level: int) -> Reconstruction:
         """A degraded read's reconstruction on the card: its parity engine (``mid_s``, after the

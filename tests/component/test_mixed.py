@@ -60,6 +60,20 @@ def test_md_reads_across_chunks_are_never_faster_degraded(catalog, level, bs, jo
     assert solve_state(s, w, catalog, failed=(0,)).total_iops <= optimal * (1 + 1e-6)
 
 
+@pytest.mark.parametrize("card", [CARD, "broadcom-megaraid-9670w-16i"])
+def test_a_card_writing_whole_rows_is_not_faster_with_members_missing(catalog, card):
+    """A card's parity engine combines a whole row's data and computes every parity whether or
+    not a member is missing; only the missing members' writes are dropped, and their commands
+    (0.2% of the card's time with two of eight missing here). Counted by the bytes written, RAID6 sequential writes ran
+    14% faster with one member missing and 33% with two."""
+    seq = {"name": "sw", "rw": "write", "bs": "1m", "numjobs": 4, "iodepth": 16}
+    s = small_array(catalog, card, 6, seq, strip="128KiB")
+    w = s.workloads[0]
+    optimal = solve_state(s, w, catalog).total_iops
+    for failed in ((0,), (0, 3)):
+        assert solve_state(s, w, catalog, failed=failed).total_iops <= optimal * 1.005, failed
+
+
 @pytest.mark.parametrize("engine, level", ENGINE_LEVELS)
 def test_a_rebuild_never_speeds_up_the_foreground_writes(catalog, engine, level):
     """Rebuilding is the degraded array plus the rebuild's requests: never faster than degraded.
