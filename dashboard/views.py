@@ -153,6 +153,21 @@ def _checked_scenario(current: dict) -> dict:
     return scenario
 
 
+def _reportable(current: dict, event: dict | None, catalog: Catalog) -> dict | None:
+    """The record a report is made of, or None (an invalid set-up). Its scenario came back from the
+    browser: it must match its key and fit the work budget (``_checked_scenario``) and hold only
+    what the dashboard holds (``core.check_held``): a record carrying ``array.unclean_shutdown``, which
+    no set-up here makes, had the report run md's resync under this server's own limits."""
+    record = core.shown(current, event)
+    if record is None:
+        return None
+    try:
+        core.check_held(parse_scenario(_checked_scenario(current), catalog), "current.data")
+    except InputError as exc:
+        raise guard.PayloadError("current.data", str(exc)) from None
+    return record
+
+
 def event_refusal(current: dict, catalog: Catalog) -> str | None:
     """Why an event-mode run of this record is not started, or None: its scenario came back from
     the browser, so it must match its key, validate again and fit the job budget."""
@@ -290,7 +305,7 @@ def _report_callbacks(app: Dash, catalog: Catalog) -> None:
     def _preview(current, event, tab, customer, project, when, sheets):
         if tab != "report":
             return no_update
-        record = core.shown(current, event)
+        record = _reportable(current, event, catalog)
         if record is None:
             return "<p style='font-family:sans-serif'>No report: the set-up is invalid.</p>"
         return report.report_html(record, datasheet.session_catalog(catalog, sheets), **report_fields(customer, project, when))
@@ -301,7 +316,7 @@ def _report_callbacks(app: Dash, catalog: Catalog) -> None:
                   *[State(f"report-{key}", "value") for key, _ in REPORT_FIELDS], prevent_initial_call=True)
     @guard.client_data("current.data/event.data/sheets.data")
     def _download(_h, _p, current, event, sheets, customer, project, when):
-        record = core.shown(current, event)
+        record = _reportable(current, event, catalog)
         if record is None:
             return no_update, "nothing to report: the set-up is invalid"
         name = f"{record['scenario']['name']}-report"

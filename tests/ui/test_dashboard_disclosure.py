@@ -422,6 +422,24 @@ def test_a_huge_block_is_refused_before_any_planning_in_every_served_path(catalo
     assert views._checked_scenario({"scenario": small, "key": core.scenario_key(small)}) == small
 
 
+def test_a_report_of_a_record_holding_what_the_dashboard_does_not_is_refused(catalog, monkeypatch):
+    """A client's record with a field no set-up here makes (``array.unclean_shutdown``), its key
+    recomputed: the report ran md's resync under this server's own limits, and named the server's
+    NVSIM_MAX_PLANNED_PAGES and its value where the app was served without ``run()``. Refused
+    (``views._reportable``) like any record the dashboard cannot hold."""
+    import copy
+
+    from dashboard import views
+    monkeypatch.setenv("NVSIM_MAX_PLANNED_PAGES", "123456789")
+    record = copy.deepcopy(core.compute(core.default_setup(catalog), catalog=catalog))
+    assert views._reportable(record, None, catalog) is record
+    record["scenario"]["array"].update(unclean_shutdown=True, engine="linux-md")
+    record["key"] = core.scenario_key(record["scenario"])
+    with pytest.raises(guard.PayloadError) as refused:
+        views._reportable(record, None, catalog)
+    assert "unclean_shutdown" in str(refused.value) and "123456789" not in str(refused.value)
+
+
 def test_the_page_does_not_carry_the_servers_python_build(app_client):
     """Dash's page config carried ``sys.version`` ("3.11.7 (main, ...) [GCC 12.2.0]") to anyone who
     loads the page; it goes out without it, the config still valid JSON."""
