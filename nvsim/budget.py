@@ -54,6 +54,11 @@ MAX_EVENT_PAGES = 2**30
 MAX_EVENT_PAGES_ENV = "NVSIM_MAX_EVENT_PAGES"
 MAX_SWEEP_POINTS = 100_000
 """Default most set-ups a sweep runs (its field ``max_points`` raises it)."""
+MAX_SWEEP_POINTS_CEILING = 5_000_000
+"""The most ``max_points`` may be raised to: a sweep holds every point it expands (about 200 bytes
+each for three fields, measured: 1 GB at the ceiling) before it runs one, and each point is at
+least a fluid solve (5 million of them: days on this machine). Until 2026-12-01 none: a grid of
+10^8 points took 2-4 GB in seconds and ended in a MemoryError."""
 
 
 def event_slots(workload: WorkloadSpec) -> int:

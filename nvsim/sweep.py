@@ -42,7 +42,7 @@ from typing import Annotated, Any, Callable, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
 
 from .bounds import capacity
-from .budget import MAX_SWEEP_POINTS, check_points, check_scenario_regions, check_workload
+from .budget import MAX_SWEEP_POINTS, MAX_SWEEP_POINTS_CEILING, check_points, check_scenario_regions, check_workload
 from .catalog import catalog_digest, catalog_dir, default_catalog
 from .cost import cost_power
 from .loader import load_model
@@ -104,8 +104,8 @@ class SweepSpec(NumbersNotTruthValues):
         "event mode: measured host I/Os per point (default nvsim run's: a row is `nvsim run --max-seconds 0`'s numbers)"))
     rebuild: bool = Field(default=False, description="add each point's rebuild time and data-loss risk (one drive "
                                                      "failing under the row's workload, fluid mode)")
-    max_points: int = Field(default=MAX_SWEEP_POINTS, ge=1, description="most set-ups the sweep may have (a bound "
-                                                                         "on its work and memory)")
+    max_points: int = Field(default=MAX_SWEEP_POINTS, ge=1, le=MAX_SWEEP_POINTS_CEILING, description=(
+        "most set-ups the sweep may have (a bound on its work and memory)"))
 
     @field_validator("grid")
     @classmethod

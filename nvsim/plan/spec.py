@@ -141,7 +141,9 @@ class EnduranceRequirement(PlanModel):
     """The drives must last ``service_life_years`` under an average host write rate."""
 
     service_life_years: float = Field(gt=0, le=100)
-    host_write_bytes_per_s: BytesPerS = Field(ge=0)
+    host_write_bytes_per_s: BytesPerS = Field(gt=0, description=(
+        "the average host write rate the drives must outlast (0 wears nothing: a requirement that changes nothing, "
+        "whose lifetime was written as inf into ranking.csv)"))
 
 
 class Requirements(PlanModel):
@@ -166,7 +168,21 @@ class Requirements(PlanModel):
         if self.rebuild and self.rebuild.workload is None and "load_fraction" in self.rebuild.model_fields_set:
             raise ValueError("rebuild.load_fraction: only with rebuild.workload (the share of its jobs that run); "
                              "without one the rebuild is idle")
+        if self.rebuild and self.rebuild.workload:
+            self._check_load_jobs(next(w for w in self.workloads if w.name == self.rebuild.workload))
         return self
+
+    def _check_load_jobs(self, workload: "WorkloadRequirement") -> None:
+        """The rebuild's load is ``load_fraction`` of the workload's jobs, rounded to whole jobs and at
+        least one: a share under half a job ran one job, the whole workload of a single job, without a
+        word (0.1 of one job). A fio job's jobs are its file's, not known here."""
+        if workload.fio is not None:
+            return
+        jobs = workload.numjobs * self.rebuild.load_fraction
+        if jobs < 0.5:
+            raise ValueError(f"rebuild.load_fraction: {self.rebuild.load_fraction:g} of {workload.name}'s "
+                             f"{workload.numjobs} job(s) is {jobs:.3g} jobs, under half of one; allowed: at least "
+                             f"{0.5 / workload.numjobs:.3g} (the rebuild's load runs whole jobs, at least one)")
 
 
 class SearchSpace(PlanModel):

@@ -1077,8 +1077,11 @@ def _rebuild_reads(model: ArrayModel, protocol: RebuildProtocol, target: int,
     members, moffs, hosts = [], [], []
     if reads == "one copy":
         logical = unmap_member(model.geometry, np.full(n, target), offsets)
-        copy_members, copy_offsets = map_logical_copies(model.geometry, np.maximum(logical, 0))
-        for i in range(n):
+        # a member's tail past its last whole strip holds no array data (1 TiB strips on 7.68 TB
+        # members: 6 strips and 1.08 TB of tail): nothing there to read a copy of
+        mapped = (logical >= 0) & (logical < model.geometry.capacity_bytes)
+        copy_members, copy_offsets = map_logical_copies(model.geometry, np.where(mapped, logical, 0))
+        for i in np.flatnonzero(mapped):
             choices = [(int(m), int(o)) for m, o in zip(copy_members[i], copy_offsets[i]) if int(m) not in missing]
             if choices:
                 members.append(choices[0][0]); moffs.append(choices[0][1]); hosts.append(i)

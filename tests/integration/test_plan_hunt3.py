@@ -37,6 +37,11 @@ def with_requirements(**fields) -> dict:
     (with_workload(job="x"), "requirements.workloads[0]: job: only with fio"),
     (with_requirements(rebuild={"max_hours": 1000, "load_fraction": 0.1}),
      "requirements: rebuild.load_fraction: only with rebuild.workload"),
+    (with_requirements(endurance={"service_life_years": 5, "host_write_bytes_per_s": 0}),
+     "requirements.endurance.host_write_bytes_per_s: Input should be greater than 0"),
+    (with_requirements(workloads=[{"name": "rr", "profile": "randread-4k", "min_iops": "1M", "numjobs": 1}],
+                       rebuild={"max_hours": 10, "workload": "rr", "load_fraction": 0.1}),
+     "requirements: rebuild.load_fraction: 0.1 of rr's 1 job(s) is 0.1 jobs, under half of one; allowed: at least 0.5"),
 ])
 def test_a_requirement_no_stage_checks_or_a_field_that_changes_nothing_is_refused(tmp_path, cli, plan, message):
     path = tmp_path / "plan.yaml"

@@ -451,6 +451,7 @@ SWEEP_FIELDS: list[tuple[str, Any, str]] = [
     ("grid", {f"workload.f{i}": list(range(10)) for i in range(7)},
      r"the sweep has 10,000,000 set-ups; the limit is 100,000 \(set max_points in the sweep file to raise it\)"),
     ("max_points", 0, r"max_points: .*greater than or equal to 1"), ("max_points", 1, r"the sweep has 2 set-ups; the limit is 1"),
+    ("max_points", 10**15, r"max_points: Input should be less than or equal to 5000000"),
     ("points", "all", r"points"), ("points", [5], r"points"),
     ("constraints", ["read_iops"], r"constraint 'read_iops': write 'column OP value'"),
     ("constraints", ["read_iops >= lots"], r"cannot read the value 'lots'"),
