@@ -94,7 +94,8 @@ class SweepSpec(NumbersNotTruthValues):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     base: str
-    workloads: tuple[str, ...] | None = None
+    workloads: tuple[str, ...] | None = Field(default=None, min_length=1, description=(
+        "the base's workloads each point runs (default: every one); an empty list chose none and ran them all"))
     fidelity: Literal["fluid", "event"] = "fluid"
     grid: dict[str, list[Any]] = Field(default_factory=dict)
     points: list[dict[str, Any]] = Field(default_factory=list)
@@ -206,6 +207,8 @@ def parse_constraint(text: str) -> tuple[str, str, float]:
         value = math.nan
     if value != value:  # unreadable, a unit of another kind, or NaN (every comparison with NaN is false)
         raise ValueError(f"constraint {text!r}: cannot read the value {raw!r}: {metric} takes {takes}")
+    if math.isinf(value):  # every row is below inf: no set-up could meet '>= inf', every one '<= inf'
+        raise ValueError(f"constraint {text!r}: {raw!r} is no bound; {metric} takes {takes}, a finite number")
     return column, op, value
 
 

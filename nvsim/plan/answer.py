@@ -55,6 +55,27 @@ def closeness(verdicts: Verdicts) -> np.ndarray:
     return stage * 1e6 + order * 1e3 + np.clip(ratio, 0.0, 0.999)
 
 
+def _amounts(achieved: float, target: float, label: str) -> tuple[str, str]:
+    """Both amounts of a miss, told apart: where three significant digits print a plain figure
+    the same for both (6.0046 h against 6 h read "6.00 over 6.00"), the digits that part them."""
+    a, t = _amount(achieved, label), _amount(target, label)
+    digits = 4
+    while a == t and achieved != target and digits <= 9 and _plain_figure(label):
+        a, t = format_significant(achieved, digits), format_significant(target, digits)
+        digits += 1
+    return a, t
+
+
+def _plain_figure(label: str) -> bool:
+    """Whether ``_amount`` writes the requirement's figures without a unit of their own (hours, years, W)."""
+    return not any(key in label for key in ("bytes/s", "bytes", "IOPS", "usd", "P("))
+
+
+def _gap(gap: float, sign: str) -> str:
+    """A miss as a share of its target: whole percent, or two decimals where it rounds to 0%."""
+    return f"{gap:{sign}.2%}" if 0 < abs(gap) < 0.005 else f"{gap:{sign}.0%}"
+
+
 def _amount(value: float, label: str) -> str:
     """A figure of a requirement as a planner reads it (1.2M IOPS, 40 GB/s, 150 TB, $120,000)."""
     if not math.isfinite(value):
@@ -76,12 +97,13 @@ def reason_text(verdicts: Verdicts, i: int) -> str:
     resource = verdicts.resources[verdicts.resource[i]] if verdicts.resource[i] >= 0 else ""
     if math.isnan(achieved) or math.isnan(target):
         return f"{label}: not met ({resource})"
+    shown, wanted = _amounts(achieved, target, label)
     if is_ceiling(label):
         gap = (achieved - target) / target if target else math.inf
-        text = f"{label} {_amount(achieved, label)} over {_amount(target, label)} ({gap:+.0%})"
+        text = f"{label} {shown} over {wanted} ({_gap(gap, '+')})"
     else:
         gap = (target - achieved) / target if target else 0.0
-        text = f"{label} {_amount(achieved, label)} short of {_amount(target, label)} ({gap:.0%})"
+        text = f"{label} {shown} short of {wanted} ({_gap(gap, '')})"
     return f"{text} at {resource}" if resource else text
 
 

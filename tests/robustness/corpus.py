@@ -455,6 +455,8 @@ SWEEP_FIELDS: list[tuple[str, Any, str]] = [
     ("points", "all", r"points"), ("points", [5], r"points"),
     ("constraints", ["read_iops"], r"constraint 'read_iops': write 'column OP value'"),
     ("constraints", ["read_iops >= lots"], r"cannot read the value 'lots'"),
+    ("constraints", ["read_iops >= inf"], r"constraint 'read_iops >= inf': 'inf' is no bound; .* a finite number"),
+    ("workloads", [], r"workloads: .*at least 1 item"),
     ("constraints", ["nobody.read_iops >= 1"], r"'nobody\.read_iops' names workload 'nobody', which the sweep does not run"),
     ("constraints", "read_iops >= 1", r"constraints"),
     ("objective", {"maximise": "read_iops"}, r"objective\.maximise: unknown key"),

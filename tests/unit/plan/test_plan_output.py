@@ -46,3 +46,14 @@ def test_a_plans_power_and_rebuild_limits_take_their_units_as_a_sweeps_constrain
              for v in ("1.5 kW", "1500 W", "1.5K", 1500)]
     hours = [RebuildRequirement.model_validate({"max_hours": v}).max_hours for v in ("8 h", "480 min", 8)]
     assert power == [1500.0] * 4 and hours == [8.0] * 3
+
+
+def test_a_near_miss_prints_its_two_figures_apart():
+    """6.0046 h against a 6 h limit read "6.00 over 6.00 (+0%)" in the rejected families: the plain
+    figures get the digits that part them, the gap two decimals where it rounds to 0%."""
+    from nvsim.plan.answer import _amounts, _gap
+
+    assert _amounts(6.0046, 6.0, "rebuild hours") == ("6.005", "6.000")
+    assert _gap((6.0046 - 6.0) / 6.0, "+") == "+0.08%" and _gap(0.25, "+") == "+25%" and _gap(0.0, "") == "0%"
+    assert _amounts(2.5e6, 2e6, "rr IOPS") == ("2.50M", "2.00M")  # apart already: as before
+    assert _amounts(6.0, 6.0, "rebuild hours") == ("6.00", "6.00")
