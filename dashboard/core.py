@@ -306,7 +306,7 @@ def validate(setup: dict[str, Any], custom: dict | None = None, extras: dict | N
         return None, None, {control_for(exc): str(exc)}
     try:
         spec = parse_scenario(data, catalog)
-        check_scenario_regions(spec, lambda: Simulation(spec, catalog=catalog).device_bytes)  # an offset or size off the array
+        check_scenario_regions(spec, lambda: Simulation(spec, catalog=catalog).device_extent)  # an offset or size off the array
         _check_planned(spec.workloads)  # the planner's work for its sample, as `nvsim run` bounds it
     except InputError as exc:
         return data, None, {control_for(exc): str(exc)}

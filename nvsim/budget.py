@@ -189,14 +189,14 @@ def check_region(workload: WorkloadSpec, device_bytes: int, field: str = "", siz
         raise InputError(f"{field or f'workloads[{workload.name}]'}.{found[0]}", found[1])
 
 
-def check_scenario_regions(scenario: ScenarioSpec, device_bytes: Callable[[], int], source: str | None = None,
-                           devices: int = 1) -> None:
+def check_scenario_regions(scenario: ScenarioSpec, device: Callable[[], tuple[int, int]], source: str | None = None) -> None:
     """``check_region`` for every workload of a scenario that places its I/O (an ``offset`` or a
     ``size``; an OLTP database, its data set), each named by its place in ``workloads`` (``nvsim run``, a sweep's points, the
-    dashboard's set-up); ``device_bytes`` is asked only when one does; ``source``: the file, named
-    first as every other error of that file; ``devices``: drives used directly (``job_devices``)."""
+    dashboard's set-up); ``device`` (``Simulation.device_extent``: the bytes of a device and the
+    devices the clones spread over) is asked only when one does; ``source``: the file, named first as
+    every other error of that file."""
     placed = [(index, w) for index, w in enumerate(scenario.workloads) if w.offset or w.size or w.is_oltp]
-    size_bytes = device_bytes() if placed else 0
+    size_bytes, devices = device() if placed else (0, 1)
     with _named_file(source):
         for index, workload in placed:
             check_region(workload, size_bytes, field=f"workloads[{index}]", devices=devices)

@@ -138,8 +138,7 @@ def _runnable_scenario(scenario: Path, fidelity: str, catalog) -> "nvsim.Scenari
     spec = nvsim.load_scenario(scenario, catalog)
     for index, workload in enumerate(spec.workloads):
         nvsim.budget.check_workload(workload, fidelity, field=f"workloads[{index}]", source=str(scenario))
-    nvsim.budget.check_scenario_regions(spec, lambda: nvsim.Simulation(spec, catalog=catalog).device_bytes, source=str(scenario),
-                                        devices=nvsim.Simulation(spec, catalog=catalog).job_devices)
+    nvsim.budget.check_scenario_regions(spec, lambda: nvsim.Simulation(spec, catalog=catalog).device_extent, source=str(scenario))
     return spec
 
 

@@ -244,7 +244,7 @@ class Simulation:
         it. A ``size`` past the end is left to the run, which cuts it there (fio's 'N%' sizes are
         cut so)."""
         placed = [job for job in jobs if job.offset or job.offset_increment or job.is_oltp]
-        device_bytes, devices = (self.device_bytes, self.job_devices) if placed else (0, 1)
+        device_bytes, devices = self.device_extent if placed else (0, 1)
         for job in placed:
             budget.check_region(job, device_bytes, field=f"workload {job.name!r}", size_clamped=True, devices=devices)
 
@@ -320,6 +320,12 @@ class Simulation:
         """Devices a job's clones are spread over, each of ``device_bytes``: the drives where they
         are used directly (no RAID: clone ``j`` on drive ``j mod drives``), else 1, the array."""
         return 1 if drives_striped(self.scenario, self.catalog) else self.scenario.array.drives
+
+    @property
+    def device_extent(self) -> tuple[int, int]:
+        """(``device_bytes``, ``job_devices``): where a job's region must lie, as the region checks
+        take it (``budget.check_scenario_regions``, ``check_region``)."""
+        return self.device_bytes, self.job_devices
 
     def _any_workload(self) -> WorkloadSpec:
         if isinstance(self.workload, Phase):

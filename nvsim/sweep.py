@@ -424,8 +424,7 @@ def run_point(task: dict[str, Any]) -> list[dict[str, Any]]:
         for workload in scenario.workloads:
             if workload.name in task["workloads"]:
                 check_workload(workload, fidelity, host_ios=task["host_ios"])
-        check_scenario_regions(scenario, lambda: Simulation(scenario, catalog=catalog).device_bytes,  # a point's region off its array
-                               devices=Simulation(scenario, catalog=catalog).job_devices)
+        check_scenario_regions(scenario, lambda: Simulation(scenario, catalog=catalog).device_extent)  # a point's region off its array
     except InputError as exc:
         return [dict(_fields(point), workload=name, key=point_key(point, name, fidelity, sweep), status="invalid", error=str(exc))
                 for name in task["workloads"]]

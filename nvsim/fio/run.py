@@ -176,8 +176,7 @@ def check_regions(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, label: s
     offset at or past its end, offset + size past it (a size given as 'N%' fio cuts at the end, so
     does nvsim), or a replayed trace whose I/Os reach past it (fio replays a trace's offsets as
     written, unwrapped). Returns the array's bytes."""
-    simulation = Simulation(spec, catalog=catalog)
-    device_bytes, devices = simulation.device_bytes, simulation.job_devices
+    device_bytes, devices = Simulation(spec, catalog=catalog).device_extent
     for job in parsed.jobs:
         where = f"{label}: [{job.name}]"
         workload = job.resolved(device_bytes) if job.needs_device_bytes else job.workload

@@ -23,7 +23,7 @@ def test_every_shipped_scenario_is_on_its_array(catalog):
         except nvsim.InputError:
             continue  # not a scenario (a sweep's or a plan's file)
         simulation = nvsim.Simulation(scenario, catalog=catalog)
-        check_scenario_regions(scenario, lambda: simulation.device_bytes, source=str(path), devices=simulation.job_devices)
+        check_scenario_regions(scenario, lambda: simulation.device_extent, source=str(path))
         checked += 1
     assert checked > 50
 
