@@ -23,8 +23,8 @@ documents), the mechanisms that set its speed (docs/models/engines.md):
   bitmap update (``sync_update_share``, at the write rate the solvers feed back).
 * Every md request (``md_requests``: one per chunk a RAID0/10 bio or an optimal-state RAID4/5/6
   read is split into, and per chunk piece of a read while degraded, whose pass walks the bio a
-  page at a time; one per RAID4/5/6 write, which walks the bio's stripe_heads in one pass; on RAID1, which has no chunks, one per 64 MiB barrier unit,
-  ``raid1_requests``) costs ``request_cpu_us`` on the submitting core, at
+  page at a time; one per RAID4/5/6 write, which walks the bio's stripe_heads in one pass; on
+  RAID1, which has no chunks, one per 64 MiB barrier unit, ``raid1_requests``) costs ``request_cpu_us`` on the submitting core, at
   ``reference_clock_ghz``: fitted on RAID5/6/10 rows, it covers their personalities' request
   paths. RAID0's ``raid0_make_request`` only remaps the bio (``find_zone``, ``map_sector``) and
   passes it on, no lock, no barrier, no per-request allocation of its own: a RAID0 md request

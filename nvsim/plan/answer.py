@@ -60,15 +60,10 @@ def _amounts(achieved: float, target: float, label: str) -> tuple[str, str]:
     the same for both (6.0046 h against 6 h read "6.00 over 6.00"), the digits that part them."""
     a, t = _amount(achieved, label), _amount(target, label)
     digits = 4
-    while a == t and achieved != target and digits <= 9 and _plain_figure(label):
-        a, t = format_significant(achieved, digits), format_significant(target, digits)
+    while a == t and achieved != target and digits <= 9:  # a figure with a unit of its own keeps its form
+        a, t = _amount(achieved, label, digits), _amount(target, label, digits)
         digits += 1
     return a, t
-
-
-def _plain_figure(label: str) -> bool:
-    """Whether ``_amount`` writes the requirement's figures without a unit of their own (hours, years, W)."""
-    return not any(key in label for key in ("bytes/s", "bytes", "IOPS", "usd", "P("))
 
 
 def _gap(gap: float, sign: str) -> str:
@@ -76,8 +71,9 @@ def _gap(gap: float, sign: str) -> str:
     return f"{gap:{sign}.2%}" if 0 < abs(gap) < 0.005 else f"{gap:{sign}.0%}"
 
 
-def _amount(value: float, label: str) -> str:
-    """A figure of a requirement as a planner reads it (1.2M IOPS, 40 GB/s, 150 TB, $120,000)."""
+def _amount(value: float, label: str, digits: int | None = None) -> str:
+    """A figure of a requirement as a planner reads it (1.2M IOPS, 40 GB/s, 150 TB, $120,000);
+    ``digits``: significant digits of a plain figure (hours, years, W), to part two that read alike."""
     if not math.isfinite(value):
         return "none"
     for key, unit in (("bytes/s", "B/s"), ("bytes", "bytes"), ("IOPS", "IOPS")):
@@ -87,6 +83,8 @@ def _amount(value: float, label: str) -> str:
         return f"${value:,.0f}"
     if "P(" in label:  # a probability as odds, as `nvsim run` writes it (1.71e-05 read as '1 in 58,480')
         return format_probability(value)
+    if digits is not None:
+        return format_significant(value, digits)
     return format_significant(value, 3) if value < 1000 else f"{value:,.0f}"
 
 

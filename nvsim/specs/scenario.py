@@ -99,12 +99,17 @@ class RebuildSpec(Spec):
         ``md_do_sync`` checks the maximum only once the speed is above the minimum
         (``if (currspeed > speed_min) { if (currspeed > speed_max) msleep(500) ...}``): below the
         minimum nothing holds it, above it the maximum's sleep does, so it runs at the minimum."""
-        return max(self.sync_speed_max_kib_per_s or self.speed_limit_max_kib_per_s, self.md_speed_min_kib_per_s)
+        return max(self._speed_max_set_kib_per_s, self.md_speed_min_kib_per_s)
 
     @property
     def md_max_is_the_min(self) -> bool:
         """Whether the minimum, above the maximum, is what holds the resync (``md_speed_max_kib_per_s``)."""
-        return self.md_speed_min_kib_per_s > (self.sync_speed_max_kib_per_s or self.speed_limit_max_kib_per_s)
+        return self.md_speed_min_kib_per_s > self._speed_max_set_kib_per_s
+
+    @property
+    def _speed_max_set_kib_per_s(self) -> int:
+        """md.c ``speed_max(mddev)`` as set: the array's ``sync_speed_max``, else the sysctl's."""
+        return self.sync_speed_max_kib_per_s or self.speed_limit_max_kib_per_s
 
 
 MIN_NAMESPACE_BYTES = 2**20
