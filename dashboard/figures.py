@@ -7,6 +7,8 @@ from typing import Any
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from nvsim.bounds import RANDOM_READ, RANDOM_WRITE, SEQUENTIAL_MEMBER_IO_BYTES, SEQUENTIAL_READ, SEQUENTIAL_WRITE
+
 from .core import fmt_count, host_cores_percent, latency_us
 
 FONT = dict(family="system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif", size=12)
@@ -58,21 +60,22 @@ def _matching_bound(workload: dict[str, Any]) -> str | None:
     """The array bound that speaks about this workload (4 KiB random or sequential), if any."""
     rw, bs = workload.get("rw"), workload.get("bs_bytes")
     if rw == "randread" and bs == 4096:
-        return "4K random read"
+        return RANDOM_READ
     if rw == "randwrite" and bs == 4096:
-        return "4K random write"
-    return {"read": "sequential read", "write": "sequential write"}.get(rw or "")
+        return RANDOM_WRITE
+    return {"read": SEQUENTIAL_READ, "write": SEQUENTIAL_WRITE}.get(rw or "")
 
 
 def bounds_figure(bounds: list[dict[str, Any]], workload: dict[str, Any] | None) -> go.Figure:
     """The array's bounds (tightest component limit of each, named beside its bar) with the
     prediction under its bound. Horizontal bars, dark text on light bars that runs on past a
     short bar: every label stays readable whatever the bar's length."""
-    fig = make_subplots(rows=2, cols=1, subplot_titles=("4 KiB random (M IOPS)", "sequential (GB/s)"), vertical_spacing=0.2)
+    fig = make_subplots(rows=2, cols=1, subplot_titles=("4 KiB random (M IOPS)", f"{SEQUENTIAL_MEMBER_IO_BYTES // 1024} KiB sequential (GB/s)"),
+                        vertical_spacing=0.2)
     match = _matching_bound(workload) if workload else None
     for row, unit, scale in ((1, "IOPS", 1e6), (2, "B/s", 1e9)):
         chosen = [b for b in bounds if b["unit"] == unit]
-        names = [b["metric"].replace("4K random ", "").replace("sequential ", "") for b in chosen]
+        names = [b["metric"].replace("4K random ", "").replace("128K sequential ", "") for b in chosen]
         values = [b["value"] / scale for b in chosen]
         fig.add_trace(go.Bar(name="bound", y=names, x=values, orientation="h", marker_color=LIGHT_GREY,
                              text=[f"bound {v:.3g}: {b['limited_by']}" for v, b in zip(values, chosen)],
@@ -94,6 +97,8 @@ def bounds_figure(bounds: list[dict[str, Any]], workload: dict[str, Any] | None)
         fig.update_xaxes(range=[0, BOUNDS_ROOM * largest], row=row, col=1)
     fig.update_layout(barmode="group", bargap=0.25)
     note = "" if match else " (no bound for this workload)"
+    if match in (SEQUENTIAL_READ, SEQUENTIAL_WRITE) and workload.get("bs_bytes") != SEQUENTIAL_MEMBER_IO_BYTES:
+        note = f" (the sequential bounds are of {SEQUENTIAL_MEMBER_IO_BYTES // 1024} KiB transfers: a larger one may pass them)"
     fig = _layout(fig, f"Predicted vs bounds{note}", 380)
     fig.update_layout(showlegend=True, legend=dict(orientation="h", y=-0.08, x=0))
     fig.update_annotations(font=dict(size=12), x=0, xanchor="left")

@@ -478,3 +478,14 @@ def _cached(directory: str) -> Catalog:
 def default_catalog() -> Catalog:
     """The shipped catalog, loaded once per process."""
     return _cached(str(catalog_dir()))
+
+
+def catalog_or_default(catalog: object) -> Catalog:
+    """The catalog a Python caller passed, or the shipped one for None; anything else one
+    ``InputError`` (a string there was an AttributeError deep in the model)."""
+    if catalog is None:
+        return default_catalog()
+    if not isinstance(catalog, Catalog):
+        raise InputError("catalog", f"a nvsim Catalog (nvsim.load_catalog(folder) for your own, None for the shipped one), "
+                                    f"got {type(catalog).__name__}")
+    return catalog

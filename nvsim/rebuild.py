@@ -31,7 +31,7 @@ from .risk import HOURS_PER_YEAR, RebuildRisk, rebuild_risk
 from .units import format_number
 from .sim.system import ArraySystem
 from .scenario import as_scenario
-from .simulation import Result, Simulation, check_against_catalog
+from .simulation import FIDELITIES, Result, Simulation, check_against_catalog
 from .specs import FaultSpec, Phase, ScenarioSpec, WorkloadSpec
 from .states import ArrayState, DataLoss, data_loss_at_start, data_loss_metrics, lost_data
 
@@ -170,14 +170,23 @@ def _scenario_of(scenario: object, catalog: Catalog) -> ScenarioSpec:
     """A ``ScenarioSpec`` whose parts ``catalog`` has, as it is (one ``InputError`` naming a part
     it lacks: a spec parsed against another catalog raised a KeyError deep inside), or a scenario
     file's path loaded (``as_scenario``)."""
-    if not isinstance(scenario, ScenarioSpec):
-        return as_scenario(scenario, catalog)
-    for field, section, name in (("platform", "platforms", scenario.platform), ("array.drive", "drives", scenario.array.drive),
-                                 ("array.engine", "engines", scenario.array.engine)):
-        if name not in getattr(catalog, section):
-            raise InputError(field, f"{name!r} is not in the catalog given (a scenario parsed against another "
-                                    f"catalog: pass that one as catalog=)")
-    return scenario
+    if isinstance(scenario, ScenarioSpec):
+        for field, section, name in (("platform", "platforms", scenario.platform), ("array.drive", "drives", scenario.array.drive),
+                                     ("array.engine", "engines", scenario.array.engine)):
+            if name not in getattr(catalog, section):
+                raise InputError(field, f"{name!r} is not in the catalog given (a scenario parsed against another "
+                                        f"catalog: pass that one as catalog=)")
+    return as_scenario(scenario, catalog)  # a spec checked again: model_copy checks nothing (30 drives in 24 bays ran)
+
+
+def _check_run_arguments(fidelity: object, horizon_s: object) -> None:
+    """A timeline's fidelity one nvsim has (checked before a state is solved: an idle timeline
+    took any word) and its horizon a time from now on (-5 s gave a segment ending before it began)."""
+    if fidelity not in FIDELITIES:
+        raise InputError("fidelity", f"unknown fidelity {fidelity!r}; allowed: {', '.join(FIDELITIES)}")
+    if horizon_s is not None and not (isinstance(horizon_s, (int, float)) and not isinstance(horizon_s, bool)
+                                      and horizon_s > 0 and not math.isnan(horizon_s)):
+        raise InputError("horizon_s", f"a time in seconds above 0 (or None: until every rebuild is done), got {horizon_s!r}")
 
 
 def _workload_of(scenario: ScenarioSpec, workload: object, catalog: Catalog) -> WorkloadSpec | Phase | None:
@@ -195,10 +204,18 @@ def _workload_of(scenario: ScenarioSpec, workload: object, catalog: Catalog) -> 
 def run_timeline(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, catalog: Catalog | None = None,
                  fidelity: str = "fluid", horizon_s: float | None = None) -> Timeline:
     """Integrate the scenario's fault events under ``workload`` (a ``Phase``: its jobs at once)
-    until every rebuild is done (or ``horizon_s``), state by state."""
+    until every rebuild is done (or ``horizon_s``), state by state; ``scenario`` a ``ScenarioSpec``,
+    checked again, or its file's path."""
     catalog = _catalog_of(catalog)
     scenario = _scenario_of(scenario, catalog)
     workload = _workload_of(scenario, workload, catalog)
+    _check_run_arguments(fidelity, horizon_s)
+    return _integrate(scenario, workload, catalog, fidelity, horizon_s)
+
+
+def _integrate(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, catalog: Catalog,
+               fidelity: str, horizon_s: float | None) -> Timeline:
+    """``run_timeline``'s integration over a scenario and workload already checked."""
     array = scenario.array
     cap = capacity(scenario, catalog)
     span = float(array.rebuild.span_bytes or cap.member_bytes)
@@ -436,7 +453,8 @@ def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, work
         load = None
     trial = scenario.model_copy(update={"faults": (FaultSpec(at_s=0.0, drive=0, action="fail"),),
                                         "array": array.model_copy(update={"hot_spares": max(1, array.hot_spares)})})
-    timeline = run_timeline(trial, load, catalog, fidelity)
+    _check_run_arguments(fidelity, None)
+    timeline = _integrate(trial, load, catalog, fidelity, None)
     record = timeline.rebuilds[0]
     hours = (record.duration_s or math.inf) / 3600.0
     wait = array.replace_hours  # without a hot spare: degraded until a new drive takes the slot, then its rebuild
@@ -482,6 +500,8 @@ def scrub_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, worklo
     ("event": the check's requests as the event mode's rebuild slots beside
     the host's, about ``host_ios`` measured)."""
     catalog = _catalog_of(catalog)
+    scenario = _scenario_of(scenario, catalog)
+    workload = _workload_of(scenario, workload, catalog)
     if workload is None and scenario.workloads:
         workload = scenario.workloads[0]
     span = span_bytes if span_bytes is not None else \
@@ -511,6 +531,8 @@ def unclean_shutdown_summary(scenario: ScenarioSpec, catalog: Catalog | None = N
     ``handle_parity_checks5/6`` repair a mismatch; raid1/raid10 compare the copies), so it runs the
     engine's ``check`` protocol over that span (``scrub_summary``)."""
     catalog = _catalog_of(catalog)
+    scenario = _scenario_of(scenario, catalog)
+    workload = _workload_of(scenario, workload, catalog)
     if workload is None and scenario.workloads:
         workload = scenario.workloads[0]
     array = scenario.array
@@ -546,9 +568,12 @@ def _writes_at_crash(scenario: ScenarioSpec, catalog: Catalog, workload: Workloa
             any(job.is_random for job, _ in writers), sum(job.numjobs for job, _ in writers))
 
 
-def _with_its_phase(scenario: ScenarioSpec, workload: WorkloadSpec) -> WorkloadSpec | Phase:
+def _with_its_phase(scenario: ScenarioSpec, workload: WorkloadSpec | Phase) -> WorkloadSpec | Phase:
     """``workload``, or every job of its phase where it has one (they run together), ``workload``
-    in its namesake's place (a caller's copy of it: the planner's load at a share of its jobs)."""
+    in its namesake's place (a caller's copy of it: the planner's load at a share of its jobs); a
+    ``Phase`` as it is."""
+    if isinstance(workload, Phase):
+        return workload
     found = scenario.phase(workload.phase) if workload.phase is not None else None
     if found is None or workload in found.jobs:
         return found or workload

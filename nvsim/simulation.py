@@ -49,7 +49,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from . import budget
-from .catalog import Catalog, default_catalog
+from .catalog import Catalog, catalog_or_default, default_catalog
 from .constants import EVENT_HOST_IOS
 from .errors import InputError, from_validation_error, shown, suggestion_text
 from .host_io import HostIoOptions, path_polls, workload_host_io_costs
@@ -86,7 +86,7 @@ def single_drive(scenario: ScenarioSpec) -> bool:
 def capacity(scenario: ScenarioSpec | str | Path, catalog: Catalog | None = None) -> Capacity:
     """Usable, raw and member bytes of the scenario's array (``nvsim.capacity``): a ``ScenarioSpec``,
     checked again, or its file's path (``as_scenario``)."""
-    catalog = catalog or default_catalog()
+    catalog = catalog_or_default(catalog)
     return _capacity(as_scenario(scenario, catalog), catalog)
 
 

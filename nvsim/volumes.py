@@ -25,16 +25,18 @@ The fluid mode only: the event mode simulates one array at a time.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
-from .catalog import Catalog, default_catalog
+from .catalog import Catalog, catalog_or_default, default_catalog
 from .cost import together_power_w
 from .engines import build_engine, engine_settings
 from .errors import InputError
 from .sim.foreground import FioLoad
 from .sim.network import NetworkSolution, solve_network, stations
 from .sim.system import ArraySystem
+from .scenario import as_scenario
 from .specs import PlacementSpec, ScenarioSpec, WorkloadSpec
 from .workload.compose import composite_route
 
@@ -77,7 +79,7 @@ class VolumesResult:
     runs: tuple[VolumeRun, ...]
     shared: tuple[tuple[str, float], ...]  # each shared station's label and busy share
     power: dict | None = None  # the server's watts with every volume running (``nvsim.cost.together_power_w``)
-    warnings: tuple[str, ...] = ()  # what makes the rates optimistic (more jobs than logical CPUs)
+    warnings: tuple[str, ...] = ()  # what the shared solve leaves out (more jobs than logical CPUs, the faults)
 
 
 def volume_scenario(scenario: ScenarioSpec, array, name: str) -> ScenarioSpec:
@@ -179,11 +181,12 @@ def _joint_key(index: int, engine: str, card: int, has_device: bool, key: tuple[
     return ("volume", index, kind, drive)
 
 
-def run_volumes(scenario: ScenarioSpec, catalog: Catalog | None = None) -> VolumesResult:
+def run_volumes(scenario: ScenarioSpec | str | Path, catalog: Catalog | None = None) -> VolumesResult:
     """The array and every volume of ``scenario`` at once, each under its workload (fluid mode):
     each one's rates, latency, limit, CPU and drives' watts, the resources they share, the server's
     watts with all of them running, and a warning where their jobs are more than the logical CPUs."""
-    catalog = catalog or default_catalog()
+    catalog = catalog_or_default(catalog)
+    scenario = as_scenario(scenario, catalog)  # a spec checked again (model_copy checks nothing), or a path
     check_volumes(scenario, catalog)
     parts = _parts(scenario)
     loads = [FioLoad(sc, w, catalog, (), scenario.seed) for _name, sc, w, _card in parts]
@@ -222,9 +225,18 @@ def run_volumes(scenario: ScenarioSpec, catalog: Catalog | None = None) -> Volum
     runs = tuple(_run(parts[i], loads[i], sol, i, labels, demand, own[i], power["parts_drives_w"][i])
                  for i in range(len(parts)))
     shared = tuple((labels[j], float(sol.utilisation[j])) for joint, j in keys.items() if joint[0] != "volume")
-    warning = cpu_warning(scenario, catalog)
-    return VolumesResult(runs, shared, {k: v for k, v in power.items() if k != "parts_drives_w"},
-                         (warning,) if warning else ())
+    warnings = tuple(line for line in (cpu_warning(scenario, catalog), faults_warning(scenario)) if line)
+    return VolumesResult(runs, shared, {k: v for k, v in power.items() if k != "parts_drives_w"}, warnings)
+
+
+def faults_warning(scenario: ScenarioSpec) -> str | None:
+    """A line when the scenario has faults: the shared solve is of every member present (its rates
+    printed beside a degraded workload's, with nothing said, read as the same state)."""
+    if not scenario.faults:
+        return None
+    return (f"volumes: the shared solve runs every volume with all its members present; the scenario's "
+            f"{len(scenario.faults)} fault event(s) are not applied to it (each workload's own row and the fault "
+            f"timeline have them)")
 
 
 def _view(sol: NetworkSolution, i: int, cols: list[int]) -> NetworkSolution:

@@ -87,12 +87,16 @@ class HardwareEngine(Engine):
 
     @classmethod
     def copies_refusal(cls, entry, level: int, near_copies: int) -> str | None:
-        """A RAID10 wider than the mirrors the card's family documents (``firmware.raid10_copies``)."""
+        """A RAID10 (or a RAID1, whose drives are its copies) wider than the mirrors the card's family
+        documents (``firmware.raid10_copies``: a MegaRAID's RAID 1 drive group is two drives, so a
+        RAID1 of 4 ran as a 4-way mirror the card cannot make)."""
         widths = entry.firmware.raid10_copies if entry.firmware is not None else None
-        if level == 10 and widths is not None and near_copies not in widths.value:
+        if level in (1, 10) and widths is not None and near_copies not in widths.value:
             allowed = ", ".join(map(str, widths.value))
-            return (f"near_copies: a RAID10 on {entry.name} mirrors sets of {allowed} drives (its family's user guide, "
-                    f"{widths.source}); allowed: {allowed}, got {near_copies}")
+            field = "near_copies" if level == 10 else "drives"
+            what = "a RAID10 on {0} mirrors sets of" if level == 10 else "a RAID1 on {0} mirrors"
+            return (f"{field}: {what.format(entry.name)} {allowed} drives (its family's user guide, {widths.source}); "
+                    f"allowed: {allowed}" + (" (more drives: RAID10)" if level == 1 else "") + f", got {near_copies}")
         return None
 
     @cached_property

@@ -67,6 +67,7 @@ class LocklessSettings(EngineSettings):
 class LocklessCpuEngine(Engine):
     Parameters = LocklessParameters
     rebuild_parity_on = "the reconstruction threads (host cores, AVX)"
+    rebuild_on_host_cores = True
     Settings = LocklessSettings
 
     stripe_cache = False  # each write is handled as it comes: seed 001's 128 KiB writes on a 128 KiB

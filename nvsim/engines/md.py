@@ -272,6 +272,7 @@ MD_DISCARD_LEVELS = (0, 1, 10)
 class MdEngine(Engine):
     Parameters = MdParameters
     rebuild_parity_on = "md's resync thread and raid5d (host cores)"
+    rebuild_on_host_cores = True  # md's resync thread
     degraded_read_through = "a stripe_head through raid5d (no chunk_aligned_read while degraded)"
     degraded_parity_on = "raid5d (host cores)"
     Settings = MdSettings

@@ -249,6 +249,21 @@ def _engine_rules(cands: Candidates, catalog: Catalog, verdicts: Verdicts, platf
     multiple = np.asarray([[c.drive_multiple(lv, NEAR_COPIES) for lv in a.levels] for c in classes])
     verdicts.reject(cands.count % multiple[cands.engine, level_index] != 0, 1, "a card's RAID10 mirrors pairs",
                     np.nan, np.nan, "drive count")
+    verdicts.reject(_mirror_refused(cands, classes, engines), 1, "engine's RAID1 mirror width", cands.count, np.nan,
+                    "drive count")
+
+
+def _mirror_refused(cands: Candidates, classes, engines) -> np.ndarray:
+    """The RAID1 candidates whose drives (each a copy) are a mirror the engine does not make (a
+    card's family: two drives, ``Engine.copies_refusal``), as the scenario's own check refuses them."""
+    bad = np.zeros(len(cands.count), dtype=bool)
+    raid1 = cands.level == 1
+    for i, (cls, entry) in enumerate(zip(classes, engines)):
+        rows = raid1 & (cands.engine == i)
+        for n in np.unique(cands.count[rows]):
+            if cls.copies_refusal(entry, 1, int(n)) is not None:
+                bad |= rows & (cands.count == n)
+    return bad
 
 
 def _platform_rules(spec: PlanSpec, cands: Candidates, catalog: Catalog, verdicts: Verdicts, platforms) -> None:

@@ -240,7 +240,7 @@ class ArraySpec(Spec):
                              f"allowed: 4 KiB, 8 KiB, 16 KiB, ... (powers of two)")
         refusal = engine.settings_refusal(self.level, self.engine_settings) or \
             engine.rebuild_refusal(self.engine, self.rebuild.changed_fields, self.checkable) or \
-            engine.copies_refusal(entry, self.level, self.near_copies)
+            engine.copies_refusal(entry, self.level, self.drives if self.level == 1 else self.near_copies)
         if refusal:
             raise ValueError(refusal)
         most = engine.most_drives_at(self.level)

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..ftl.closed_form import spare_factor_from_capacity
 from ..ftl.simulate import logical_pages_for, simulate_ftl_trace
+from ..errors import InputError
 from ..specs import DriveSpec
 
 
@@ -71,10 +72,26 @@ def member_write_trace(io_bytes: int, strip_bytes: int, n_drives: int, stripes: 
     return np.asarray(offsets, np.int64), np.asarray(lengths, np.int64), host_bytes
 
 
+def _check_arguments(drive: object, io_bytes: object, strip_bytes: object, n_drives: object, offset_bytes: object) -> None:
+    """One ``InputError`` naming the argument (a strip of 0 was a ZeroDivisionError, a drive's name an
+    AttributeError, a RAID 5 of 2 drives answered)."""
+    if not isinstance(drive, DriveSpec):
+        raise InputError("drive", f"a DriveSpec (catalog.drives[name]), got {type(drive).__name__}")
+    for field, value, least in (("io_bytes", io_bytes, 1), ("strip_bytes", strip_bytes, 1), ("n_drives", n_drives, 3),
+                                ("member_offset_bytes", offset_bytes, 0)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < least:
+            raise InputError(field, f"a whole number of at least {least}, got {value!r}")
+    try:
+        member_write_trace(io_bytes, strip_bytes, n_drives, 0)
+    except ValueError as error:
+        raise InputError("io_bytes", f"{error} ({io_bytes} B on {strip_bytes} B strips, {n_drives - 1} data strips a stripe)") from None
+
+
 def raid5_strip_waf(drive: DriveSpec, io_bytes: int, strip_bytes: int = 128 * 1024, n_drives: int = 5, *,
                     member_offset_bytes: int = 0, iu_bytes: int | None = None, n_blocks: int = 512,
                     pages_per_block: int = 128) -> StripWafResult:
     """Simulate one member of a RAID 5 under sequential host writes of ``io_bytes``."""
+    _check_arguments(drive, io_bytes, strip_bytes, n_drives, member_offset_bytes)
     iu = int(iu_bytes or drive.indirection_unit_bytes.value)
     spare = spare_factor_from_capacity(drive.raw_nand_bytes.value, drive.capacity_bytes.value)
     logical_bytes = logical_pages_for(n_blocks, pages_per_block, spare) * iu

@@ -37,7 +37,7 @@ def test_default_scenario_bounds_name_their_components(catalog):
     by_metric = {b.metric: b for b in report.bounds}
     # The SR-1010's advertised 28M IOPS / 260 GB/s sit below 24 drives' media rates.
     assert by_metric["4K random read"].limited_by.startswith("Graid Technology SupremeRAID SR-1010")  # its product name
-    assert by_metric["sequential read"].value == pytest.approx(260e9)
+    assert by_metric["128K sequential read"].value == pytest.approx(260e9)
     # RAID6 random writes: the GPU's own write cost (the fabric's engine resource) binds before the media
     assert by_metric["4K random write"].limited_by.startswith("GPU")
     for bound in report.bounds:
@@ -49,7 +49,7 @@ def test_hardware_raid_card_link_caps_sequential_throughput(catalog):
     data = {"name": "hw", "platform": "asus-rs520a-e12-rs24u",
             "array": {"level": 5, "drive": "kioxia-cm7-r-3.84tb", "drives": 16, "strip_bytes": "64KiB", "engine": "broadcom-megaraid-9560-16i"}}
     report = array_bounds(parse_scenario(data, catalog), catalog)
-    seq_read = next(b for b in report.bounds if b.metric == "sequential read")
+    seq_read = next(b for b in report.bounds if b.metric == "128K sequential read")
     assert "link PCIe Gen4 x8" in seq_read.limited_by
     assert 13e9 < seq_read.value < 15.75e9
 

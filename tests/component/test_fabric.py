@@ -116,7 +116,7 @@ def test_a_rebuild_request_loads_the_rebuild_thread_not_the_job_cores():
 
 
 CANONICAL = {"randread": ("4K random read", "read_iops"), "randwrite": ("4K random write", "write_iops"),
-             "read": ("sequential read", "read_bytes_per_s"), "write": ("sequential write", "write_bytes_per_s")}
+             "read": ("128K sequential read", "read_bytes_per_s"), "write": ("128K sequential write", "write_bytes_per_s")}
 KNOWN_ABOVE_BOUNDS: dict[tuple[str, str], str] = {}
 """(scenario, workload) pairs the fluid mode is known to beat, with why (none today: the namespace
 cases were fixed on 2026-11-25 by ``bounds.namespace_random_write_iops``)."""

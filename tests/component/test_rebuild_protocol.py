@@ -136,3 +136,30 @@ def test_the_engines_reconstruct_exactly_the_reads_the_record_names(catalog, mon
     monkeypatch.setattr(DegradedPath, "reconstructed_reads", staticmethod(lambda mode, is_write: np.zeros_like(is_write)))
     fresh = ArraySystem(s.scenario, IDLE, catalog, (0,), Memo())  # priced anew, not from the memo
     assert not (fresh.batch(0, offsets, reads).mid_s > 0).any()
+
+
+@pytest.mark.parametrize("engine, on_host", [("linux-md", True), ("xinnor-xiraid", True), ("graid-supremeraid-sr1010", False),
+                                             ("broadcom-megaraid-9670w-16i", False), ("ideal-raid", False)])
+def test_the_protocol_lists_host_cores_only_where_the_rebuild_loads_them(catalog, engine, on_host):
+    """A card's rebuild listed '1 rebuild thread (host cores)' and the card's link, which nothing
+    charged (its idle rebuild at 0% CPU, its link idle; a helper's finding): the list names what the
+    rebuild's requests load, the rebuild thread only where ``rebuild_work`` charges it."""
+    s = system(catalog, engine, 6, platform="supermicro-as-2125hs-tnr" if engine != "linux-md" else "dell-poweredge-r750")
+    resources = s.rebuild.resources
+    assert any("rebuild thread" in r for r in resources) == on_host
+    assert not any(r.endswith("'s link") for r in resources)
+
+
+def test_the_ideal_engine_rebuilds_at_the_drives_bound(catalog):
+    """The ideal engine (no cost of its own) was held by the base's 8 requests in flight, 26% slower
+    than xiRAID's (a helper's finding): its rebuild keeps enough in flight that a drive binds."""
+    from nvsim.rebuild import rebuild_summary
+
+    def summary(engine):
+        array = {"level": 5, "drive": "kioxia-cm7-r-7.68tb", "drives": 5, "strip_bytes": "128KiB", "hot_spares": 1, "engine": engine}
+        return rebuild_summary(parse_scenario({"name": "x", "platform": "supermicro-sys-120u-tnr", "array": array, "workloads": []},
+                                              catalog), catalog)
+
+    ideal, xiraid = summary("ideal-raid"), summary("xinnor-xiraid")
+    assert "drive NAND" in ideal["rebuild_limited_by"]
+    assert ideal["rebuild_hours"] <= xiraid["rebuild_hours"] * 1.001

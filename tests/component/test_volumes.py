@@ -67,3 +67,14 @@ def test_a_cards_drive_limit_counts_its_hot_spares_without_volumes():
     with pytest.raises(InputError, match=r"array.hot_spares: card 0 of broadcom-megaraid-9670w-16i carries 33 drives "
                                          r"\(hot spares included\); it takes at most 32"):
         parse_scenario(raw)
+
+
+def test_the_shared_solve_says_it_leaves_the_faults_out():
+    """Faults at t = 0 made each workload's row degraded while the volumes' table printed the
+    optimal state with nothing said (a helper's finding): the result names what it leaves out."""
+    raw = two_volumes(0)
+    assert not any("fault" in line for line in run_volumes(parse_scenario(raw)).warnings)
+    raw["faults"] = [{"at_s": 0, "drive": 0, "action": "fail"}]
+    raw["array"]["hot_spares"] = raw["array"].get("hot_spares", 0)
+    warnings = run_volumes(parse_scenario(raw)).warnings
+    assert any("1 fault event(s) are not applied" in line for line in warnings)

@@ -10,7 +10,7 @@ def test_run_default_scenario_prints_capacity_and_bounds(cli):
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "84.48 TB" in out and "TiB" in out
-    for metric in ("4K random read", "4K random write", "sequential read", "sequential write"):
+    for metric in ("4K random read", "4K random write", "128K sequential read", "128K sequential write"):
         assert metric in out
     assert "limited by" in out
 
@@ -19,7 +19,7 @@ def test_run_json_is_machine_readable(cli, tmp_path):
     result = cli("run", "scenarios/graid-gen5-raid6", "--json", "--fidelity", "fluid")
     data = json.loads(result.stdout)
     assert data["capacity"]["usable_bytes"] == 84_480_000_000_000
-    assert {b["metric"] for b in data["bounds"]} == {"4K random read", "4K random write", "sequential read", "sequential write"}
+    assert {b["metric"] for b in data["bounds"]} == {"4K random read", "4K random write", "128K sequential read", "128K sequential write"}
     assert all(b["limited_by"] for b in data["bounds"])
     target = tmp_path / "out" / "result.json"
     written = cli("run", "scenarios/graid-gen5-raid6", "--json", "--fidelity", "fluid", "-o", str(target))

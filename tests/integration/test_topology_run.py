@@ -17,7 +17,7 @@ def test_the_fluid_run_names_the_switch_uplink(cli):
     data = json.loads(result.stdout)
     seq = data["predictions"]["seqread-b1m-j24-d32"]
     assert seq["limited_by"].startswith(UPLINK)
-    bound = next(b for b in data["bounds"] if b["metric"] == "sequential read")
+    bound = next(b for b in data["bounds"] if b["metric"] == "128K sequential read")
     assert bound["limited_by"].startswith("2 x switch broadcom-pex89104 uplink PCIe Gen5 x16")
     # two x16 Gen5 uplinks carry about 2 x 60 GB/s, well under the 24 drives' 14 GB/s each (the
     # bound is that of 128 KiB member I/Os; 1 MiB host reads pay the command TLPs less often)

@@ -46,7 +46,7 @@ def test_default_setup_is_the_reference_array_and_its_numbers_are_the_simulators
     assert shown["total_iops"] == pytest.approx(fluid.total_iops, rel=1e-12)
     assert shown["bottleneck"] == fluid.bottleneck
     assert set(shown["utilisation"]) == {u.resource for u in fluid.utilisation}
-    assert [b["metric"] for b in record["bounds"]] == ["4K random read", "4K random write", "sequential read", "sequential write"]
+    assert [b["metric"] for b in record["bounds"]] == ["4K random read", "4K random write", "128K sequential read", "128K sequential write"]
 
 
 def test_drive_count_changes_capacity_and_the_key(catalog):

@@ -167,3 +167,25 @@ def test_a_vroc_raid1_of_more_than_two_drives_is_refused_in_the_scenario_and_the
     assert 2 in alive and 4 not in alive
     four = int(np.flatnonzero(cands.count == 4)[0])
     assert verdicts.labels[verdicts.requirement[four]] == "engine's drives at the RAID level"
+
+
+@pytest.mark.parametrize("card", ["broadcom-megaraid-9560-16i", "broadcom-megaraid-9670w-16i"])
+def test_a_megaraid_raid1_is_two_drives_in_the_scenario_and_the_plan(catalog, card):
+    """The family's user guide: a RAID 1 drive group is two drives (raid10_copies); a RAID1 of 4 ran
+    as a 4-way mirror at RAID WAF 4 and the plan ranked an 8-drive one (a helper's finding)."""
+    error = _scenario_error(catalog, engine=card, level=1, drives=4)
+    assert error is not None and f"drives: a RAID1 on {card} mirrors 2 drives" in error and "got 4" in error
+    assert _scenario_error(catalog, engine=card, level=1, drives=2) is None
+    assert _scenario_error(catalog, engine="linux-md", level=1, drives=4) is None  # md mirrors any number
+    from nvsim.plan.space import Verdicts, enumerate_candidates, exact_filters, resolve_axes
+    from nvsim.plan.spec import PlanSpec
+    spec = PlanSpec.model_validate({
+        "requirements": {"usable_bytes": "1 TB"}, "objective": "drives",
+        "search": {"platforms": ["supermicro-as-2125hs-tnr"], "drives": ["kioxia-cm7-r-3.84tb"], "engines": [card],
+                   "levels": [1], "drive_counts": [2, 3, 4, 8], "strips_bytes": ["64KiB"]}})
+    cands = enumerate_candidates(resolve_axes(spec, catalog), spec.max_candidates)
+    verdicts = Verdicts.empty(len(cands))
+    exact_filters(spec, cands, catalog, verdicts)
+    assert {int(c) for c, ok in zip(cands.count, verdicts.alive()) if ok} == {2}
+    four = int(np.flatnonzero(cands.count == 4)[0])
+    assert verdicts.labels[verdicts.requirement[four]] == "engine's RAID1 mirror width"

@@ -48,3 +48,15 @@ def test_the_study_module_is_the_one_that_reads_the_catalog():
     import nvsim.studies.raid5_strip_waf as study
     assert not hasattr(model, "default_catalog") and not hasattr(model, "main")
     assert callable(study.main)
+
+
+@pytest.mark.parametrize("args, field", [((0,), "io_bytes"), ((128 * KiB, 0), "strip_bytes"), ((128 * KiB, 128 * KiB, 2), "n_drives"),
+                                         ((3 * 128 * KiB,), "io_bytes")])
+def test_bad_arguments_are_one_line_naming_the_argument(args, field):
+    """A strip of 0 was a ZeroDivisionError and a RAID 5 of 2 drives answered (a helper's finding)."""
+    from nvsim.errors import InputError
+    drive = default_catalog().drives["solidigm-d5-p5336-61.44tb"]
+    with pytest.raises(InputError, match=f"^{field}:"):
+        raid5_strip_waf(drive, *args)
+    with pytest.raises(InputError, match="^drive: a DriveSpec"):
+        raid5_strip_waf("solidigm-d5-p5336-61.44tb", 128 * KiB)
