@@ -188,7 +188,7 @@ def curve_figures(current: dict | None, curve_event: dict | None, catalog: Catal
     event = None
     if curve_event and curve_event.get("key") == current["key"]:
         event = curves.event_points(curve_event.get("workloads") or [])
-    notes = [n for n in (load["note"], drives["note"]) if n]
+    notes = list(dict.fromkeys(n for n in (load["note"], drives["note"]) if n))  # a note both curves carry, once
     if drives["skipped"]:
         counts = ", ".join(s.split(":", 1)[0] for s in drives["skipped"])
         notes.append(f"drive counts left out: {counts} ({drives['skipped'][0].split(': ', 1)[1]})")

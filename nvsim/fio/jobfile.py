@@ -240,12 +240,31 @@ class FioJobFile:
         """The one warning line for the CLI, or None when every option is understood."""
         if not self.unmodelled_options:
             return None
-        names = [BUFFERED_NOTE if name == "direct" else name for name in self.unmodelled_options]
+        names = [BUFFERED_NOTE if name == "direct" else PLACED_BY_THE_SCENARIO.get(name, name) for name in self.unmodelled_options]
         return f"{self.path}: fio options not modelled (nvsim ignores them): {', '.join(names)}"
 
 
 BUFFERED_NOTE = "direct (buffered I/O, direct=0, is simulated as direct=1)"
 """How the warning names ``direct`` when a job asks for buffered I/O: the page cache is not modelled."""
+PLACED_BY_THE_SCENARIO = {
+    "cpus_allowed": "cpus_allowed (fewer CPUs than jobs: nvsim runs each job on a CPU of its own, on the system's "
+                    "placement.job_sockets)",
+}
+"""How the warning names fio's CPU set where it holds fewer CPUs than the job's clones: nvsim places
+one job to a CPU by the scenario's ``placement`` (16 jobs with cpus_allowed=0-1 ran on 16 CPUs with
+nothing said)."""
+
+
+def _one_cpu_each(cpus: str, numjobs: int) -> bool:
+    """Whether fio's ``cpus_allowed`` list (``0-191``, ``0,2,4-7``) holds a CPU for each of the
+    job's ``numjobs`` clones (as nvsim places them); a list it cannot read does not."""
+    count = 0
+    for part in cpus.split(","):
+        low, _, high = part.strip().partition("-")
+        if not low.isdigit() or (high and not high.isdigit()) or (high and int(high) < int(low)):
+            return False
+        count += int(high) - int(low) + 1 if high else 1
+    return count >= numjobs
 
 
 def shares_one_loop(jobs: list[FioJob]) -> bool:
@@ -476,7 +495,10 @@ def _build_job(section: _Section, entries: list[_Entry], path: str, catalog: Any
         _take_option(draft, entry)
     if not draft.direct and {"direct", "buffered"} & draft.options.keys():  # buffered I/O asked for: nvsim models O_DIRECT
         draft.flags["unmodelled"].add("direct")  # (fio's buffered default, no direct given, is a note: FioJobFile.notes)
-    return _finish_job(draft, catalog), draft.flags
+    job = _finish_job(draft, catalog)
+    if job.cpus_allowed is not None and not _one_cpu_each(job.cpus_allowed, job.workload.numjobs):
+        draft.flags["unmodelled"].add("cpus_allowed")  # fewer CPUs than clones: nvsim gives each one a CPU of its own
+    return job, draft.flags
 
 
 def _kb_base(entries: list[_Entry], path: str) -> int:

@@ -54,8 +54,8 @@ MODELLED_OPTIONS: dict[str, str] = {
 
 KEPT_OPTIONS: dict[str, str] = {
     "filename": "FioJob.filename (raw string)",
-    "cpus_allowed": "FioJob.cpus_allowed (raw string, for the scenario's placement)",
-    "numa_cpu_nodes": "FioJob.numa_cpu_nodes (raw string, for the scenario's placement)",
+    "cpus_allowed": "FioJob.cpus_allowed (raw string; not applied, named in the not-modelled warning: the scenario's placement places jobs)",
+    "numa_cpu_nodes": "FioJob.numa_cpu_nodes (raw string; not applied, named in the not-modelled warning: placement.job_sockets)",
     "name": "the job's name (overrides the section name, as in fio)",
     "stonewall": "FioJob.group and FioJob.phase (alias wait_for_previous)",
     "wait_for": "FioJob.phase: a job waiting for the one job running before it starts the next phase (as "

@@ -714,3 +714,14 @@ def test_a_job_waiting_for_the_job_before_it_runs_after_it_and_one_waiting_besid
     assert [j.phase for j in later] == [0, 1, 1]
     assert "runs beside b: a job that starts while some jobs still run is not modelled" in \
         error_of(head + "[b]\n[c]\nwait_for=a\n")
+
+
+@pytest.mark.parametrize("cpus, numjobs, named", [("0-1", 16, True), ("0-15", 16, False), ("0,2,4-7", 6, False),
+                                                   ("0,2,4-7", 7, True), ("0-3,x", 2, True), ("7-3", 1, True)])
+def test_a_cpu_set_smaller_than_the_jobs_is_named_as_not_modelled(catalog, cpus, numjobs, named):
+    """16 jobs with cpus_allowed=0-1 ran on 16 CPUs with nothing said (a helper's finding): nvsim gives
+    each clone a CPU of its own, so a set with fewer CPUs (or one it cannot read) is in the warning."""
+    text = f"[a]\nrw=randread\nbs=4k\nioengine=libaio\ndirect=1\nnumjobs={numjobs}\ncpus_allowed={cpus}\n"
+    jobfile = parse_fio_jobfile(text, "job.fio", catalog=catalog)
+    assert ("cpus_allowed" in jobfile.unmodelled_options) == named
+    assert jobfile.jobs[0].cpus_allowed == cpus
