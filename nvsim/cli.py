@@ -462,6 +462,9 @@ def validate(
     with LateProgress() as bar:
         comparisons = nvsim.compare_all(root=scenarios, workers=workers or os.cpu_count() or 1,
                                         progress=bar.for_task("validate"))
+    if not comparisons:  # files found, numbers none: a check of nothing is not a pass (exit 0 and [] before)
+        raise InputError("--scenarios", f"{nvsim.published.where_looked(scenarios)}: the published.yaml files found hold "
+                                        f"no numbers, so nothing was compared; allowed: files with at least one number")
     records = [c.as_record() for c in comparisons]
     if json_out or output is not None:
         _emit_json(records, output)
@@ -608,6 +611,9 @@ def _help_hint(error: Exception) -> str:
 PATH_ERRNOS = (errno.ENAMETOOLONG, errno.ELOOP)
 """A path given on the command line that no file can have (a name over the file system's 255
 bytes, a loop of symbolic links): one line wherever in a command it is met, as any bad input."""
+FULL_ERRNOS = (errno.ENOSPC, errno.EDQUOT)
+"""A write the file system refuses for room (a full disk, a quota): the output was not written (the
+atomic writer leaves the old file and no temporary), said in one line, exit 1."""
 
 
 def main(argv: Optional[list[str]] = None) -> None:
@@ -621,6 +627,9 @@ def main(argv: Optional[list[str]] = None) -> None:
         sys.stderr.write(f"error: {exc}\n")
         raise SystemExit(EXIT_INPUT_ERROR) from None
     except OSError as exc:
+        if exc.errno in FULL_ERRNOS:  # the machine's, not the input's: one line and 1 (a 42-line traceback before)
+            sys.stderr.write(f"error: cannot write {exc.filename or 'the output'}: {exc.strerror}\n")
+            raise SystemExit(1) from None
         if exc.errno not in PATH_ERRNOS:  # anything else is not the input's
             raise
         sys.stderr.write(f"error: {InputError('', f'{exc.strerror}: {exc.filename}')}\n")

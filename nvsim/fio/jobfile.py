@@ -44,7 +44,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import InputError, from_validation_error, suggestion_text
+from ..errors import InputError, from_validation_error, limit_from_env, suggestion_text
 from ..loader import read_bytes, read_text
 from .options import (  # noqa: F401 (the tables, re-exported for callers of nvsim.fio)
     MODELLED_OPTIONS, KEPT_OPTIONS, UNDERSTOOD_WITHOUT_EFFECT, REFUSED_OPTIONS, REFUSED_DEFAULTS, ALIASES, FIO_RW_MODELLED,
@@ -244,6 +244,20 @@ class FioJobFile:
         return f"{self.path}: fio options not modelled (nvsim ignores them): {', '.join(names)}"
 
 
+MAX_JOB_ENTRIES = 4096
+"""Most job entries one ``nvsim fio`` command reports (fio's jobs list: one per numjobs clone
+without ``group_reporting``, one per reporting group with it) or writes logs for (one per clone
+whatever the reporting): each entry is tens of kilobytes while the report is built (numjobs=65536
+took 4.4 GB and 90 s and wrote 365 MB of JSON); at the limit the fluid mode takes about 0.5 GB and
+12 s and writes 23 MB (measured). Checked before anything runs (``check_entries``)."""
+MAX_JOB_ENTRIES_ENV = "NVSIM_MAX_FIO_JOB_ENTRIES"
+
+
+def max_job_entries() -> int:
+    """``MAX_JOB_ENTRIES``, or the bound ``NVSIM_MAX_FIO_JOB_ENTRIES`` sets (``errors.limit_from_env``)."""
+    return limit_from_env(MAX_JOB_ENTRIES_ENV, MAX_JOB_ENTRIES)
+
+
 BUFFERED_NOTE = "direct (buffered I/O, direct=0, is simulated as direct=1)"
 """How the warning names ``direct`` when a job asks for buffered I/O: the page cache is not modelled."""
 PLACED_BY_THE_SCENARIO = {
@@ -363,6 +377,9 @@ def parse_fio_jobfile(text: str, path: str = "<jobfile>", *, catalog: Any = None
     unmodelled: set[str] = set()
     global_entries: list[_Entry] = []
     groupid = prev_group_jobs = phase = 0
+    _check_section_count(sections, path)
+    names: list[str] = []  # the jobs so far, and those of the running phase, kept as they grow (rebuilt for
+    running: list[str] = []  # each section they took 100 s to read 20,000 sections)
     for section in sections:
         if section.is_global:
             _check_rwmix_pair(section, path)
@@ -370,21 +387,34 @@ def parse_fio_jobfile(text: str, path: str = "<jobfile>", *, catalog: Any = None
             continue
         _check_rwmix_pair(section, path)
         effective = [*global_entries, *section.entries]
-        _check_waitee(effective, section.name, [j.name for j in jobs], path)
-        waits = _waits_for_the_phase(effective, section.name, [j.name for j in jobs if j.phase == phase], path)
+        _check_waitee(effective, section.name, names, path)
+        waits = _waits_for_the_phase(effective, section.name, running, path)
         job, flags = _build_job(section, effective, path, catalog, open_file)
         if (flags["stonewall"] or flags["new_group"]) and prev_group_jobs:
             groupid += 1
             prev_group_jobs = 0
         if (flags["stonewall"] or waits) and jobs:
             phase += 1
+            running = []
         prev_group_jobs += 1
         jobs.append(replace(job, group=groupid, phase=phase))
+        names.append(job.name)
+        running.append(job.name)
         unmodelled.update(flags["unmodelled"])
     if not jobs:
         raise InputError("", "no jobs defined: the file has no job section, only [global] (fio: 'No jobs(s) defined')", source=path)
     global_options = {e.key: e.value or "" for e in global_entries}
     return FioJobFile(path=path, jobs=tuple(jobs), unmodelled_options=tuple(sorted(unmodelled)), global_options=global_options)
+
+
+def _check_section_count(sections: list["_Section"], path: str) -> None:
+    """Refuse, before any job is read, a file of more job sections than ``max_job_entries()``: each is
+    a job simulated and reported (a 4 MiB file of empty sections held about 500,000, each read and
+    validated before the count of the report's entries refused them: minutes)."""
+    count, limit = sum(not s.is_global for s in sections), max_job_entries()
+    if count > limit:
+        raise InputError("", f"{count:,} job sections; at most {limit:,} (set {MAX_JOB_ENTRIES_ENV} to raise it), "
+                             f"each a job nvsim simulates and reports", source=path)
 
 
 def _waits_for_the_phase(entries: list[_Entry], name: str, running: list[str], path: str) -> bool:

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .jobfile import FioJob, FioJobFile
+from .jobfile import MAX_JOB_ENTRIES, MAX_JOB_ENTRIES_ENV, FioJob, FioJobFile, max_job_entries  # noqa: F401 (re-exported)
 from .json_report import FIO_PERCENTILES, fio_json_report, parse_percentile_list
 from .logs import LOG_OPTIONS, LogEntry
 from .names import FIO_VERSION
@@ -36,20 +36,6 @@ from ..simulation import Result, Simulation
 from ..specs import Phase, ScenarioSpec, WorkloadSpec
 from ..workload.compose import iops_text, job_runtime_s, moved_bytes_per_s, population_ladder  # noqa: F401 (re-exported)
 from ..workload.trim import check_discards, trim_direction
-
-
-MAX_JOB_ENTRIES = 4096
-"""Most job entries one ``nvsim fio`` command reports (fio's jobs list: one per numjobs clone
-without ``group_reporting``, one per reporting group with it) or writes logs for (one per clone
-whatever the reporting): each entry is tens of kilobytes while the report is built (numjobs=65536
-took 4.4 GB and 90 s and wrote 365 MB of JSON); at the limit the fluid mode takes about 0.5 GB and
-12 s and writes 23 MB (measured). Checked before anything runs (``check_entries``)."""
-MAX_JOB_ENTRIES_ENV = "NVSIM_MAX_FIO_JOB_ENTRIES"
-
-
-def max_job_entries() -> int:
-    """``MAX_JOB_ENTRIES``, or the bound ``NVSIM_MAX_FIO_JOB_ENTRIES`` sets (``errors.limit_from_env``)."""
-    return limit_from_env(MAX_JOB_ENTRIES_ENV, MAX_JOB_ENTRIES)
 
 
 def job_entry_count(parsed: FioJobFile) -> tuple[int, int]:

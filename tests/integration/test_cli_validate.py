@@ -18,6 +18,19 @@ def test_validate_with_no_published_numbers_exits_2_in_one_line(tmp_path):
         assert "numbers modelled" not in done.stdout
 
 
+def test_published_files_without_numbers_are_not_a_pass(tmp_path):
+    """A published.yaml of `numbers: []` printed an empty table and exited 0, --strict and --json too
+    (a helper's finding): nothing compared is exit 2 in one line, and no output is written."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "published.yaml").write_text("source: kioxia-cm7-brief\nnumbers: []\n")
+    out = tmp_path / "o.json"
+    for extra in (("--strict",), ("--json", "-o", str(out))):
+        done = run_cli("validate", "--scenarios", str(tmp_path / "a"), "--workers", "1", *extra)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+        assert "hold no numbers, so nothing was compared" in done.stderr
+    assert not out.exists()
+
+
 def test_an_install_without_the_clones_scenarios_and_without_the_package_copy_fails(tmp_path):
     """The default search (a clone's scenarios/, then nvsim._scenarios) finding nothing: exit 2."""
     code = ("import sys; from pathlib import Path; import nvsim.published as p; "

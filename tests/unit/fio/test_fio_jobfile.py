@@ -725,3 +725,13 @@ def test_a_cpu_set_smaller_than_the_jobs_is_named_as_not_modelled(catalog, cpus,
     jobfile = parse_fio_jobfile(text, "job.fio", catalog=catalog)
     assert ("cpus_allowed" in jobfile.unmodelled_options) == named
     assert jobfile.jobs[0].cpus_allowed == cpus
+
+
+def test_a_file_of_more_job_sections_than_the_report_takes_is_refused_before_they_are_read(catalog, monkeypatch):
+    """20,000 empty sections were each read and validated (quadratically: 102 s) before the report's
+    count refused them (a helper's finding); the count is checked first, in one line."""
+    monkeypatch.setenv("NVSIM_MAX_FIO_JOB_ENTRIES", "3")
+    text = "[global]\nrw=randread\nioengine=libaio\ndirect=1\n" + "".join(f"[j{i}]\n" for i in range(4))
+    with pytest.raises(InputError, match="4 job sections; at most 3"):
+        parse_fio_jobfile(text, "job.fio", catalog=catalog)
+    assert len(parse_fio_jobfile(text[:text.index("[j3]")], "job.fio", catalog=catalog).jobs) == 3
