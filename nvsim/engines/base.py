@@ -155,6 +155,12 @@ class Engine:
     # vectorised filters over a table of levels. Each states its message where it is refused.
 
     @classmethod
+    def layout_refusal(cls, level: int, layout: str | None) -> str | None:
+        """Why the array's parity ``layout`` (None: the level's default) cannot be built on this
+        engine, as ``layout: why; allowed: ...``; None when it can (here always: md takes each)."""
+        return None
+
+    @classmethod
     def strip_must_be_power_of_two(cls, level: int) -> bool:
         """Whether the strip at RAID ``level`` must be a power of two (md's chunk). No here."""
         return False

@@ -65,6 +65,15 @@ class VrocEngine(MdEngine):
     needs_vmd = True  # VROC's md runs on drives behind the platform's VMD (and only VROC is modelled there)
 
     @classmethod
+    def layout_refusal(cls, level: int, layout: str | None) -> str | None:
+        """An IMSM RAID5 is left-asymmetric only (mdadm's super-intel.c, imsm_level_to_layout): another
+        layout ran, and PPL's writes, placed by IMSM's parity, then missed the planner's (RAID WAF 2.3
+        against 4.0; a helper's finding)."""
+        if level == 5 and layout not in (None, IMSM_RAID5_LAYOUT):
+            return f"layout: an IMSM RAID5 (VROC's) is {IMSM_RAID5_LAYOUT} only; allowed: {IMSM_RAID5_LAYOUT}, or leave it out; got {layout!r}"
+        return None
+
+    @classmethod
     def settings_refusal(cls, level: int, settings: dict) -> str | None:
         """md's, and PPL only where it is kept: RAID5 (mdadm refuses --consistency-policy=ppl on
         other levels; nvsim models it at RAID5 alone). A level VROC does not run is refused before."""

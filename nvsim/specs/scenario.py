@@ -238,7 +238,7 @@ class ArraySpec(Spec):
         if engine.strip_must_be_power_of_two(self.level) and strip & (strip - 1):
             raise ValueError(f"strip_bytes: md takes only a power-of-two chunk for RAID{self.level}, got {strip} bytes; "
                              f"allowed: 4 KiB, 8 KiB, 16 KiB, ... (powers of two)")
-        refusal = engine.settings_refusal(self.level, self.engine_settings) or \
+        refusal = engine.layout_refusal(self.level, self.layout) or engine.settings_refusal(self.level, self.engine_settings) or \
             engine.rebuild_refusal(self.engine, self.rebuild.changed_fields, self.checkable) or \
             engine.copies_refusal(entry, self.level, self.drives if self.level == 1 else self.near_copies)
         if refusal:

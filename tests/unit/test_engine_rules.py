@@ -189,3 +189,22 @@ def test_a_megaraid_raid1_is_two_drives_in_the_scenario_and_the_plan(catalog, ca
     assert {int(c) for c, ok in zip(cands.count, verdicts.alive()) if ok} == {2}
     four = int(np.flatnonzero(cands.count == 4)[0])
     assert verdicts.labels[verdicts.requirement[four]] == "engine's RAID1 mirror width"
+
+
+@pytest.mark.parametrize("layout, refused", [("right-symmetric", True), ("left-symmetric", True), ("left-asymmetric", False),
+                                             (None, False)])
+def test_a_vroc_raid5_is_left_asymmetric_only(catalog, layout, refused):
+    """mdadm's super-intel.c (imsm_level_to_layout): an IMSM RAID5 is left-asymmetric. Any layout ran,
+    and PPL's writes, placed by IMSM's parity, missed the planner's (a helper's finding)."""
+    data = copy.deepcopy(BASE)
+    data["platform"] = "dell-poweredge-r750"
+    data["array"].update(drive="intel-d7-p5510-3.84tb", strip_bytes="64KiB", level=5, drives=4, engine="intel-vroc",
+                         **({"layout": layout} if layout else {}))
+    try:
+        ScenarioSpec.model_validate(data, context={"catalog": catalog})
+        error = None
+    except ValueError as exc:
+        error = str(exc)
+    assert (error is not None and "layout: an IMSM RAID5 (VROC's) is left-asymmetric only" in error) == refused
+    data["array"].update(engine="linux-md")
+    ScenarioSpec.model_validate(data, context={"catalog": catalog})  # md takes every layout
