@@ -50,7 +50,7 @@ def parse_scenario(data: Any, catalog: Catalog | None = None, *, source: str | N
         raise from_validation_error(exc, ScenarioSpec, source=source) from None
     engine_settings(catalog.engines[scenario.array.engine], scenario.array.engine_settings, source=source)
     if scenario.volumes:  # each volume's engine settings and workload, as the array's are checked (nvsim.volumes)
-        from .volumes import check_volumes
+        from .volume_rules import check_volumes
 
         check_volumes(scenario, catalog, source=source)
     return scenario
