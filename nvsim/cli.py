@@ -388,6 +388,9 @@ def plan(
                                      progress=bar.for_stages())
     written = plan_output.write_outputs(result, output)
     plan_output.print_plan(console, result, written)
+    for kind, lines in (("warning", result.warnings), ("note", result.notes)):  # as `nvsim fio` writes them
+        for line in lines:
+            sys.stderr.write(f"{kind}: {line}\n")
     if not result.ranked:  # the files say why each family failed; the exit status says nothing was found
         sys.stderr.write(f"error: no set-up meets the requirements of {requirements} (see rejected.csv under {output})\n")
         raise typer.Exit(1)

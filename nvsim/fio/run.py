@@ -177,14 +177,22 @@ def check_regions(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, label: s
 
 def _check_minimum(run: JobRun) -> JobRun:
     """fio stops a job whose rate falls below rate_min / rate_iops_min: a note says so when the simulated rate does."""
-    if run.job.rate_min_iops is None:
+    note = rate_min_note(run.job, run.result.total_iops * run.scale)
+    if note is None:
         return run
-    need, have = run.job.rate_min_iops * run.workload.numjobs, run.result.total_iops * run.scale
-    if have >= need:
-        return run
-    note = (f"job {run.job.name}: {iops_text(have)} IOPS is below its rate_min ({iops_text(need)} IOPS): "
-            f"fio would stop the job with an error")
     return replace(run, note=f"{run.note}; {note}" if run.note else note)
+
+
+def rate_min_note(job: FioJob, iops: float) -> str | None:
+    """The note that fio would stop ``job`` (rate_min / rate_iops_min: the least each clone must
+    do) at ``iops``, the whole job's simulated rate; None: no minimum, or one the rate meets."""
+    if job.rate_min_iops is None:
+        return None
+    need = job.rate_min_iops * job.workload.numjobs
+    if iops >= need:
+        return None
+    return (f"job {job.name}: {iops_text(iops)} IOPS is below its rate_min ({iops_text(need)} IOPS): "
+            f"fio would stop the job with an error")
 
 
 def _direction(result: Result, ddir: str, runtime_s: float, share: float, pick: slice | None, in_flight: int,

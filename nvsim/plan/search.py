@@ -39,7 +39,9 @@ from .answer import distinct_set_ups, nth_set_up_objective, pareto_front, perfor
 from .bounds import bounds_stage, min_write_factor
 from .fluid import CHUNK, event_check, needs_rebuild, pool, run_tasks, scenario_data
 from .space import STAGES, Candidates, Verdicts, enumerate_candidates, exact_filters, resolve_axes
-from .spec import DEFAULT_MAX_CANDIDATES, PlanSpec, check_names, load_plan, workload_specs
+from ..fio.run import rate_min_note
+from .spec import (DEFAULT_MAX_CANDIDATES, FioPick, PlanSpec, check_names, fio_picks, fio_warnings, load_plan,
+                   plan_workloads, requirement_workloads)
 
 MAX_FLUID = 200_000
 """Most candidates the fluid stage takes (a bound on its work); past it the plan is refused."""
@@ -64,6 +66,8 @@ class PlanResult:
     scenarios: dict[int, dict] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)  # wall time per stage (not in as_dict: not a result)
     every_candidate: list[dict] = field(default_factory=list)  # every feasible candidate, ranked (``ranked``: one per set-up)
+    warnings: list[str] = field(default_factory=list)  # what ``nvsim fio`` warns of the plan's fio files (``spec.fio_warnings``)
+    notes: list[str] = field(default_factory=list)  # fio's rate_min missed on a top set-up (``rate_min_notes``)
 
     def as_dict(self) -> dict:
         return {"candidates": self.candidates, "pruned": self.pruned, "ranked_count": len(self.every_candidate),
@@ -71,7 +75,8 @@ class PlanResult:
                 "objective": self.spec.objective if isinstance(self.spec.objective, str) else self.spec.objective.model_dump(),
                 "ranked": self.ranked, "every_candidate": self.every_candidate, "pareto_ranks": self.pareto,
                 "rejected_families": self.families,
-                "event_window": {"host_ios": event_host_ios(self.spec), "as_nvsim_run": as_nvsim_run(self.spec)}}
+                "event_window": {"host_ios": event_host_ios(self.spec), "as_nvsim_run": as_nvsim_run(self.spec)},
+                "warnings": self.warnings, "notes": self.notes}
 
 
 def event_host_ios(spec: PlanSpec) -> int:
@@ -273,7 +278,7 @@ def _workload_margins(spec: PlanSpec, row: dict) -> dict[str, float]:
     out = {}
     events = row.get("event_workloads") or {}
     for w in spec.requirements.workloads:
-        fig = events.get(w.name) or row["workloads"][w.name]
+        fig = row_figures(row, w.name)
         if w.min_iops:
             out[f"{w.name} IOPS"] = fig["iops"] / w.min_iops - 1.0
         if w.min_bytes_per_s:
@@ -281,6 +286,24 @@ def _workload_margins(spec: PlanSpec, row: dict) -> dict[str, float]:
         for p, limit in w.max_latency_us.items() if w.name in events else ():
             out[f"{w.name} {p} latency us"] = 1.0 - events[w.name]["latency_us"][p] / limit
     return out
+
+
+def row_figures(row: dict, name: str) -> dict:
+    """Workload ``name``'s figures on a ranked row: the event mode's where it confirmed the row,
+    else the fluid mode's."""
+    return (row.get("event_workloads") or {}).get(name) or row["workloads"][name]
+
+
+def rate_min_notes(picks: dict[str, FioPick], ranked: list[dict]) -> list[str]:
+    """``nvsim fio``'s note (``nvsim.fio.run.rate_min_note``) for each top set-up on which a fio
+    requirement's job runs below its rate_min: fio would stop the job there."""
+    notes = []
+    for row in ranked:
+        for name, pick in picks.items():
+            note = rate_min_note(pick.job, row_figures(row, name)["iops"])
+            if note is not None:
+                notes.append(f"{pick.parsed.path}: set-up ranked {row['rank']}: {note}")
+    return notes
 
 
 def feasible_rows(spec: PlanSpec, cands: Candidates, answers: dict[int, dict], alive: np.ndarray) -> list[dict]:
@@ -335,37 +358,51 @@ def event_stage(spec: PlanSpec, ranked: list[dict], tasks: dict[int, dict], verd
 
 def prepare_plan(path: str | Path, catalog: Catalog | None = None, **files):
     """Check a plan before it runs: the file, the names, the prices, the workloads, the size.
-    ``files``: how its fio job files are reached (``open_file``, ``environ``: plan.spec.workload_specs);
+    ``files``: how its fio job files are reached (``open_file``, ``environ``: plan.spec.fio_picks);
     a plan given an ``environ`` of its own is a server's client's (the dashboard), whose work limits
-    are the defaults and never name the server's environment (``budget.Limits.served``)."""
+    are the defaults and never name the server's environment (``budget.Limits.served``). Returns
+    (spec, axes, workloads: ``plan_workloads``, catalog)."""
+    return _prepared(path, catalog, **files)[:4]
+
+
+def _prepared(path: str | Path, catalog: Catalog | None = None, **files):
+    """``prepare_plan``'s answer and the fio requirements' jobs (``fio_picks``)."""
     catalog = catalog or default_catalog()
     spec, here = load_plan(path)
     try:
         check_names(spec, catalog)
         axes = resolve_axes(spec, catalog)
-        workloads = workload_specs(spec, here, catalog, **files)
+        picks = fio_picks(spec, here, catalog, **files)
+        workloads = plan_workloads(spec, catalog, picks)
     except InputError as exc:  # the plan file named, on the command line (a served plan's file is a temporary one)
         if exc.source is not None or files.get("environ") is not None:
             raise
         raise InputError(exc.field, exc.message, source=str(path)) from None
-    for i, workload in enumerate(workloads.values()):  # the stages' work budget, as `nvsim run` applies it
-        check_workload(workload, "event" if spec.confirm else "fluid", field=f"requirements.workloads[{i}]",
-                       host_ios=event_host_ios(spec), instead="set confirm: 0 to skip the event stage",
-                       served=files.get("environ") is not None)
+    _check_budget(spec, workloads, served=files.get("environ") is not None)
     if files.get("environ") is not None and spec.max_candidates > DEFAULT_MAX_CANDIDATES:
         raise InputError("max_candidates", f"a plan served to a client searches at most {DEFAULT_MAX_CANDIDATES:,} "
                                            f"candidates; allowed: 1 to {DEFAULT_MAX_CANDIDATES:,}, got {spec.max_candidates:,} "
                                            f"(nvsim plan on your own machine takes up to 50,000,000)")
     if axes.size > spec.max_candidates:
         enumerate_candidates(axes, spec.max_candidates)  # the one-line refusal
-    return spec, axes, workloads, catalog
+    return spec, axes, workloads, catalog, picks
+
+
+def _check_budget(spec: PlanSpec, workloads: dict, served: bool) -> None:
+    """The stages' work budget, as `nvsim run` applies it, on each requirement's workload and the
+    jobs fio runs with it (named by the requirement's field, and a job beside it by its name)."""
+    for i, req in enumerate(spec.requirements.workloads):
+        for workload in requirement_workloads(req.name, workloads):
+            beside = "" if workload.name == req.name else f".job [{workload.name.split('/', 1)[1]}]"
+            check_workload(workload, "event" if spec.confirm else "fluid", field=f"requirements.workloads[{i}]{beside}",
+                           host_ios=event_host_ios(spec), instead="set confirm: 0 to skip the event stage", served=served)
 
 
 def run_plan(path: str | Path, *, workers: int = 1, dask_address: str | None = None,
              progress: Callable[[str, int, int | None], None] | None = None, **files) -> PlanResult:
     """Run every stage of a plan file; ``progress(stage, advance, total)`` as it goes; ``files``: how
     its fio job files are reached (``open_file``, ``environ``; the dashboard's Plan view passes them)."""
-    spec, axes, workloads, catalog = prepare_plan(path, **files)
+    spec, axes, workloads, catalog, picks = _prepared(path, **files)
     tasks: dict[int, dict] = {}
     tick = (lambda stage, total: (lambda k: progress(stage, k, total))) if progress else (lambda stage, total: None)
     with pool(workers, dask_address) as where:  # its workers start while the filters and bounds run
@@ -391,7 +428,8 @@ def run_plan(path: str | Path, *, workers: int = 1, dask_address: str | None = N
     return PlanResult(spec, len(cands), pruned, ranked, rejected_families(cands, verdicts),
                       [ranked[i]["rank"] for i in pareto_front(points)],
                       {r["rank"]: tasks[r["index"]]["scenario"] for r in ranked[:spec.top]}, seconds=seconds,
-                      every_candidate=everyone)
+                      every_candidate=everyone, warnings=fio_warnings(picks),
+                      notes=rate_min_notes(picks, ranked[:spec.top]))
 
 
 def _event_on_set_ups(spec: PlanSpec, ranked: list[dict], tasks: dict[int, dict], verdicts: Verdicts, tick) -> tuple:
@@ -412,4 +450,4 @@ def _event_on_set_ups(spec: PlanSpec, ranked: list[dict], tasks: dict[int, dict]
 
 __all__ = ["PlanResult", "run_plan", "prepare_plan", "rank", "margins", "objective_values", "sort_key", "candidate_name",
            "candidate_row", "fluid_stage", "objective_floor", "event_stage", "feasible_rows", "STAGES", "MAX_FLUID", "EVENT_TRIES",
-           "weighted_value", "dearest_kiops", "event_host_ios", "as_nvsim_run"]
+           "weighted_value", "dearest_kiops", "event_host_ios", "as_nvsim_run", "row_figures", "rate_min_notes"]

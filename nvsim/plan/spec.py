@@ -25,12 +25,15 @@ A plan file (YAML, read through ``nvsim.loader``; ``extra="forbid"``, one-line e
     objective: usd_per_usable_tb             # or usd_per_kiops, power_w, price_usd, drives, {weights: {...}}
 
 Workloads are closed loops as fio runs them (numjobs x iodepth in flight); a target is met when
-the predicted rate reaches it and every latency percentile named stays under its limit there.
+the predicted rate reaches it and every latency percentile named stays under its limit there. A
+fio job runs with the jobs fio runs at the same time as it (its phase: no stonewall between them,
+as ``nvsim fio`` runs the file), and its target is checked on its own rate (``FioPick``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal, Union
 
@@ -38,7 +41,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Dis
 
 from ..catalog import Catalog
 from ..errors import InputError, suggestion_text
-from ..fio import FileOpener, parse_fio_jobfile
+from ..fio import FileOpener, FioJob, FioJobFile, parse_fio_jobfile
 from ..loader import decode, load_model, read_bytes
 from ..raid import LEVELS
 from ..specs import Bytes, BytesPerS, Count, NumbersNotTruthValues, WorkloadSpec
@@ -88,7 +91,9 @@ class WorkloadRequirement(PlanModel):
     name: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
     profile: str | None = None
     fio: str | None = Field(default=None, description="a fio job file, relative to the plan file")
-    job: str | None = Field(default=None, description="which job of the fio file (needed when it has more than one)")
+    job: str | None = Field(default=None, description=(
+        "which job of the fio file (needed when it has more than one); the jobs fio runs at the same time as it "
+        "run beside it, and the targets are the job's own"))
     numjobs: int = Field(default=64, ge=1, le=4096)
     iodepth: int = Field(default=32, ge=1, le=4096)
     min_iops: Count | None = Field(default=None, gt=0)
@@ -330,42 +335,136 @@ def beside_plan(name: str, naming_path: str) -> tuple[str, bytes]:
         raise InputError("", f"{path}: {exc.message}") from None
 
 
-def workload_specs(spec: PlanSpec, here: Path, catalog: Catalog, *, open_file: FileOpener | None = None,
-                   environ: Mapping[str, str] | None = None) -> dict[str, WorkloadSpec]:
-    """Each requirement's workload as a ``WorkloadSpec`` (a profile, or the job of a fio file).
+@dataclass(frozen=True)
+class FioPick:
+    """A requirement's fio job: the file read (its notes are the plan's: ``fio_warnings``), the job,
+    and the jobs fio runs at the same time as it (its phase: no stonewall or wait_for between them;
+    ``new_group`` starts a reporting group only, as ``nvsim fio`` reads it)."""
+
+    parsed: FioJobFile
+    job: FioJob
+    beside: tuple[FioJob, ...]
+
+    def workloads(self, name: str) -> dict[str, WorkloadSpec]:
+        """The job as requirement ``name``, and the jobs beside it as ``name/JOB``, all in phase
+        ``phase of NAME`` (a scenario's phase: ``nvsim run`` and the fluid and event stages solve it
+        whole, as ``nvsim fio`` solves the file's phase); a job that runs alone has no phase."""
+        if not self.beside:
+            return {name: self.job.workload.model_copy(update={"name": name})}
+        phase = f"phase of {name}"  # no workload's name: a requirement's has no space, a job's beside it a '/'
+        out = {name: self.job.workload.model_copy(update={"name": name, "phase": phase})}
+        for other in self.beside:
+            label = beside_name(name, other.name, out)
+            out[label] = other.workload.model_copy(update={"name": label, "phase": phase})
+        return out
+
+
+def beside_name(requirement: str, job: str, taken: Mapping[str, object]) -> str:
+    """A job beside a requirement's, as its workload is named: ``REQUIREMENT/JOB`` (a requirement's
+    name holds no '/'), with ``#N`` after a job name fio's file repeats."""
+    label, n = f"{requirement}/{job}", 1
+    while label in taken:
+        n += 1
+        label = f"{requirement}/{job}#{n}"
+    return label
+
+
+def fio_picks(spec: PlanSpec, here: Path, catalog: Catalog, *, open_file: FileOpener | None = None,
+              environ: Mapping[str, str] | None = None) -> dict[str, FioPick]:
+    """Each ``fio:`` requirement's job and the jobs fio runs with it, by the requirement's name.
 
     A ``fio:`` file, and any trace it names, is reached through ``open_file`` relative to the plan's
     folder ``here`` (None: the user's disk, ``beside_plan``, and fio's way for its traces; the
     dashboard's Plan view passes its ``ClientFiles``), its ``${VAR}`` taken from ``environ`` (None:
     the process environment)."""
-    out: dict[str, WorkloadSpec] = {}
+    out: dict[str, FioPick] = {}
     for i, req in enumerate(spec.requirements.workloads):
-        field = f"requirements.workloads[{i}]"
-        if req.profile is not None:
-            data = dict(PROFILES[req.profile], name=req.name, numjobs=req.numjobs, iodepth=req.iodepth)
-            out[req.name] = WorkloadSpec.model_validate(data, context={"catalog": catalog})
+        if req.fio is None:
             continue
-        try:
-            found, raw = (open_file or beside_plan)(req.fio, str(here / "plan.yaml"))
-        except InputError as exc:
-            raise InputError(f"{field}.fio", exc.message) from None
-        traces = {"open_file": open_file} if open_file else {}
-        jobs = parse_fio_jobfile(decode(raw, found), found, catalog=catalog, environ=environ, **traces).jobs
-        if req.job is None and len(jobs) > 1:  # planning the first alone would answer another question
-            names = ", ".join(j.name for j in jobs)
-            raise InputError(f"{field}.job", f"{req.fio} has {len(jobs)} jobs ({names}), which fio runs together or in "
-                                             f"turn; a plan workload is one job: name it (job: {jobs[0].name})")
-        chosen = [j for j in jobs if req.job is None or j.name == req.job]
-        if not chosen:
-            raise InputError(f"{field}.job", f"no job {req.job!r} in {req.fio}; it has {', '.join(j.name for j in jobs)}")
-        if chosen[0].workload.is_oltp:
-            raise InputError(f"{field}.fio", "an OLTP job is not a plan workload; give a fio job of reads and writes")
-        if chosen[0].needs_device_bytes:  # each candidate's array is another size: the share is no one region
-            raise InputError(f"{field}.fio", f"[{chosen[0].name}] gives size, offset or offset_increment as a share of "
-                                             f"the device ('N%'), which is another region on each candidate's array; "
-                                             f"give them in bytes (size=100g) for a plan")
-        out[req.name] = chosen[0].workload.model_copy(update={"name": req.name})
+        field = f"requirements.workloads[{i}]"
+        parsed = _read_fio(req, field, here, catalog, open_file, environ)
+        job = _chosen_job(req, field, parsed)
+        phase = next(jobs for jobs in parsed.phases() if any(j is job for j in jobs))
+        beside = tuple(j for j in phase if j is not job)
+        _check_plannable(job, f"{field}.fio", "")
+        for other in beside:
+            _check_plannable(other, f"{field}.job", f", which fio runs at the same time as [{job.name}] (no stonewall "
+                                                   f"between them),")
+        out[req.name] = FioPick(parsed, job, beside)
     return out
+
+
+def _read_fio(req: WorkloadRequirement, field: str, here: Path, catalog: Catalog, open_file: FileOpener | None,
+              environ: Mapping[str, str] | None) -> FioJobFile:
+    """The requirement's fio file, parsed; an unreadable one is refused naming ``fio``."""
+    try:
+        found, raw = (open_file or beside_plan)(req.fio, str(here / "plan.yaml"))
+    except InputError as exc:
+        raise InputError(f"{field}.fio", exc.message) from None
+    traces = {"open_file": open_file} if open_file else {}
+    return parse_fio_jobfile(decode(raw, found), found, catalog=catalog, environ=environ, **traces)
+
+
+def _chosen_job(req: WorkloadRequirement, field: str, parsed: FioJobFile) -> FioJob:
+    """The job ``job`` names (the file's only job without it)."""
+    jobs = parsed.jobs
+    if req.job is None and len(jobs) > 1:  # planning the first alone would answer another question
+        names = ", ".join(j.name for j in jobs)
+        raise InputError(f"{field}.job", f"{req.fio} has {len(jobs)} jobs ({names}), which fio runs together or in "
+                                         f"turn; a plan workload is one job: name it (job: {jobs[0].name})")
+    chosen = [j for j in jobs if req.job is None or j.name == req.job]
+    if not chosen:
+        raise InputError(f"{field}.job", f"no job {req.job!r} in {req.fio}; it has {', '.join(j.name for j in jobs)}")
+    return chosen[0]
+
+
+def _check_plannable(job: FioJob, field: str, beside: str) -> None:
+    """Refuse (one line naming ``field``) a job the candidates cannot run: an OLTP job, or a region
+    given as a share of the device ('N%'), another region on each candidate's array. ``beside``:
+    how a job the requirement's runs with is named (empty for the requirement's own)."""
+    if job.workload.is_oltp:
+        raise InputError(field, f"[{job.name}]{beside} is an OLTP job, which a plan cannot run; allowed: fio jobs of "
+                                f"reads and writes beside it, or a stonewall between them" if beside else
+                                "an OLTP job is not a plan workload; give a fio job of reads and writes")
+    if job.needs_device_bytes:  # each candidate's array is another size: the share is no one region
+        raise InputError(field, f"[{job.name}]{beside} gives size, offset or offset_increment as a share of the device "
+                                f"('N%'), which is another region on each candidate's array; give them in bytes "
+                                f"(size=100g) for a plan")
+
+
+def plan_workloads(spec: PlanSpec, catalog: Catalog, picks: Mapping[str, FioPick]) -> dict[str, WorkloadSpec]:
+    """Every workload a candidate's scenario runs: each requirement's, by its name (a profile, or
+    the job of a fio file: ``picks``), each followed by the jobs fio runs with it (``FioPick.workloads``)."""
+    out: dict[str, WorkloadSpec] = {}
+    for req in spec.requirements.workloads:
+        if req.profile is None:
+            out.update(picks[req.name].workloads(req.name))
+            continue
+        data = dict(PROFILES[req.profile], name=req.name, numjobs=req.numjobs, iodepth=req.iodepth)
+        out[req.name] = WorkloadSpec.model_validate(data, context={"catalog": catalog})
+    return out
+
+
+def workload_specs(spec: PlanSpec, here: Path, catalog: Catalog, *, open_file: FileOpener | None = None,
+                   environ: Mapping[str, str] | None = None) -> dict[str, WorkloadSpec]:
+    """``plan_workloads`` of the plan's fio files (``fio_picks``)."""
+    return plan_workloads(spec, catalog, fio_picks(spec, here, catalog, open_file=open_file, environ=environ))
+
+
+def requirement_workloads(name: str, workloads: Mapping[str, WorkloadSpec]) -> list[WorkloadSpec]:
+    """Requirement ``name``'s workload and the jobs fio runs with it (``FioPick.workloads``)."""
+    own = workloads[name]
+    return [own] + [w for w in workloads.values() if w is not own and own.phase is not None and w.phase == own.phase]
+
+
+def fio_warnings(picks: Mapping[str, FioPick]) -> list[str]:
+    """What ``nvsim fio`` warns of each fio file the plan reads (the fio reader's own lines: options
+    it does not model, fio's defaults, jobs run together), each line once."""
+    lines: list[str] = []
+    for pick in picks.values():
+        unmodelled = pick.parsed.unmodelled_warning()
+        lines += ([unmodelled] if unmodelled else []) + pick.parsed.notes()
+    return list(dict.fromkeys(lines))
 
 
 def check_names(spec: PlanSpec, catalog: Catalog) -> None:
@@ -399,4 +498,5 @@ def needs_power(spec: PlanSpec) -> bool:
 
 __all__ = ["PlanSpec", "Requirements", "SearchSpace", "WorkloadRequirement", "RebuildRequirement", "EnduranceRequirement",
            "WeightedObjective", "PROFILES", "OBJECTIVES", "load_plan", "workload_specs", "check_names", "needs_prices",
+           "FioPick", "fio_picks", "plan_workloads", "requirement_workloads", "fio_warnings", "beside_name",
            "needs_power", "NOT_PRODUCTS", "PERCENTILES", "MAX_WEIGHT"]

@@ -381,6 +381,12 @@ def latency_s(result: Result, percentile: float) -> float:
     if samples:
         ns = np.rint(np.concatenate(samples) * 1e9).astype(np.int64)
         return percentile_table(ns, (percentile,))[f"{percentile:f}"] / 1e9
+    return mean_latency_s(result)
+
+
+def mean_latency_s(result: Result) -> float:
+    """The mean latency over a result's reads and writes, each direction's mean weighted by its
+    IOPS (in a closed loop: Little's law, the I/Os in flight over the IOPS); inf: no I/O."""
     means = [(iops, lat["mean"]) for iops, lat in ((result.read_iops, result.read_latency_us),
                                                     (result.write_iops, result.write_latency_us)) if iops and "mean" in lat]
     total = sum(iops for iops, _ in means)
@@ -593,5 +599,5 @@ ROWS: dict[str, Callable[[Job], Result]] = {
     "think": think, "latency_target": latency_target, "mix": mix}
 """Each composite row's solver (the route table's composite rows, in nvsim.simulation)."""
 
-__all__ = ["Job", "ROWS", "pacing_ceiling_iops", "composite_route", "job_runtime_s", "job_bytes", "moved_bytes_per_s", "population_ladder", "latency_s",
+__all__ = ["Job", "ROWS", "pacing_ceiling_iops", "composite_route", "job_runtime_s", "job_bytes", "moved_bytes_per_s", "population_ladder", "latency_s", "mean_latency_s",
            "iops_text", "PACING_ROWS", "AFTER_PHASE_ROWS"]
