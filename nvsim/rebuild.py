@@ -39,6 +39,9 @@ TIMELINE_HOST_IOS = 20_000
 """Measured host I/Os of each state's event-mode run (a timeline solves one run per state)."""
 CHECKING = ArrayState(checking=True)
 """The whole array with a parity scrub running (``array.scrub``, a ``check`` event)."""
+RESYNCING = ArrayState(checking=True, resync=True)
+"""The whole array resyncing after an unclean shutdown (``array.unclean_shutdown``: the engine's
+``resync_operation``, md RAID1's copy of one mirror onto the others)."""
 
 
 @dataclass
@@ -502,16 +505,27 @@ def scrub_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, worklo
     catalog = _catalog_of(catalog)
     scenario = _scenario_of(scenario, catalog)
     workload = _workload_of(scenario, workload, catalog)
+    return _sync_summary(scenario, catalog, workload, fidelity, host_ios, span_bytes, CHECKING)
+
+
+def _sync_summary(scenario: ScenarioSpec, catalog: Catalog, workload: WorkloadSpec | Phase | None, fidelity: str,
+                  host_ios: int, span_bytes: float | None, state: ArrayState) -> dict:
+    """``scrub_summary`` of the whole-array sync ``state`` runs (a check, or the resync after an
+    unclean shutdown), its arguments checked: its protocol, the member bytes it writes over the
+    span (``member_bytes_written``: none for a check, the other copies for a mirror's resync), its
+    time and rate idle and under ``workload``, and the host's rate meanwhile."""
     if workload is None and scenario.workloads:
         workload = scenario.workloads[0]
     span = span_bytes if span_bytes is not None else \
         float(min(scenario.array.rebuild.span_bytes or math.inf, capacity(scenario, catalog).member_bytes))
-    protocol = _idle_system(scenario, catalog, ()).check
-    idle = Simulation(scenario, None, catalog=catalog, state=CHECKING).run("fluid")
-    out = {"protocol": protocol.describe(), "span_bytes": span, **_scrub_rate("idle", span, idle)}
+    system = _idle_system(scenario, catalog, ())
+    protocol = system.sync_protocol(state.resync)
+    idle = Simulation(scenario, None, catalog=catalog, state=state).run("fluid")
+    out = {"protocol": protocol.describe(), "span_bytes": span,
+           "member_bytes_written": span * _written_per_byte(system, protocol), **_scrub_rate("idle", span, idle)}
     if workload is not None:
         load = _with_its_phase(scenario, workload)
-        loaded = Simulation(scenario, load, catalog=catalog, state=CHECKING).run(fidelity, host_ios=host_ios)
+        loaded = Simulation(scenario, load, catalog=catalog, state=state).run(fidelity, host_ios=host_ios)
         optimal = Simulation(scenario, load, catalog=catalog, state=ArrayState()).run(fidelity, host_ios=host_ios)
         out.update(_scrub_rate("loaded", span, loaded), workload=load.name,
                    host_iops_during=loaded.total_iops, host_iops_optimal=optimal.total_iops,
@@ -521,15 +535,28 @@ def scrub_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, worklo
     return out
 
 
+def _written_per_byte(system: ArraySystem, protocol) -> float:
+    """Member bytes a whole-array sync writes per byte of each member it covers, from its own
+    requests (``rebuild_batch``): 0 for a check (nvsim writes no mismatch), N - 1 for an N-way
+    mirror's resync (one copy read, every other written)."""
+    if not protocol.writes_member:
+        return 0.0
+    step = protocol.step_bytes
+    batch = system.rebuild_batch(0, np.arange(REBUILD_SAMPLE_REQUESTS, dtype=np.int64) * step, step, protocol)
+    return float(batch.op_bytes[batch.op_is_write].sum()) / (REBUILD_SAMPLE_REQUESTS * step)
+
+
 def unclean_shutdown_summary(scenario: ScenarioSpec, catalog: Catalog | None = None,
                              workload: WorkloadSpec | None = None) -> dict:
     """md's resync after an unclean shutdown (``array.unclean_shutdown``: power lost while
     ``workload``, the scenario's first, wrote at its optimal rate, fluid mode): the span of each
     member it covers (``Engine.dirty_after_crash``: the write-intent bitmap's dirty chunks, every
-    member without one) and its time idle and under the same workload. A resync after a crash
-    reads every member of each dirty stripe and writes only what differs (raid5's
-    ``handle_parity_checks5/6`` repair a mismatch; raid1/raid10 compare the copies), so it runs the
-    engine's ``check`` protocol over that span (``scrub_summary``)."""
+    member without one) and its time idle and under the same workload, run as the engine's resync
+    protocol over that span (``ArrayModel.resync``, the state ``ArrayState(checking=True,
+    resync=True)``): md RAID1 reads one copy and writes it to every other mirror
+    (``raid1_sync_request``, ``sync_request_write``); raid10 and raid4/5/6 read every member of each
+    dirty row and write only what differs (raid10's ``sync_request_write`` compares the copies;
+    raid5's ``handle_parity_checks5/6`` repair a mismatch), the engine's ``check``."""
     catalog = _catalog_of(catalog)
     scenario = _scenario_of(scenario, catalog)
     workload = _workload_of(scenario, workload, catalog)
@@ -546,7 +573,7 @@ def unclean_shutdown_summary(scenario: ScenarioSpec, catalog: Catalog | None = N
     out = {"workload_at_crash": at_crash, "write_iops_at_crash": rate, **dirty}
     if dirty["span_bytes"] <= 0:
         return {**out, "idle_hours": 0.0, "loaded_hours": 0.0 if workload is not None else None}
-    return {**out, **scrub_summary(scenario, catalog, workload, span_bytes=dirty["span_bytes"])}
+    return {**out, **_sync_summary(scenario, catalog, workload, "fluid", EVENT_HOST_IOS, dirty["span_bytes"], RESYNCING)}
 
 
 def _writes_at_crash(scenario: ScenarioSpec, catalog: Catalog, workload: WorkloadSpec | None,

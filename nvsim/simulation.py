@@ -137,6 +137,9 @@ def _check_state(state: ArrayState, drives: int) -> None:
     if state.rebuilding is not None and state.rebuilding not in state.missing:
         raise InputError("state.rebuilding", f"one of the missing members {list(state.missing)} (a rebuild writes a "
                                              f"member that is missing); got {state.rebuilding}")
+    if state.resync and not state.checking:
+        raise InputError("state.resync", "with checking=True (the resync after an unclean shutdown is a sync of the "
+                                         "whole array, as a check is); got checking=False")
     for name in ("rebuilt_fraction", "rebuilt_step"):
         value = getattr(state, name)
         if not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
@@ -413,9 +416,10 @@ def _run_state(sim: Simulation, fidelity: str, seed: int | None, window: EventWi
                              rebuilding=state.rebuilding, rebuilt_fraction=state.rebuilt_fraction,
                              rebuilt_step=state.rebuilt_step)
         return _record(sim, simulate_event(system, seed=seed, host_ios=window.host_ios, rebuild_member=state.rebuilding,
-                                           checking=state.checking))
+                                           checking=state.checking, resync=state.resync))
     result = solve_state(sim.scenario, workload, sim.catalog, failed=state.failed, rebuilding=state.rebuilding,
-                         seed=seed, checking=state.checking, rebuilt_fraction=state.rebuilt_fraction,
+                         seed=seed, checking=state.checking, resync=state.resync,
+                         rebuilt_fraction=state.rebuilt_fraction,
                          rebuilt_step=state.rebuilt_step)
     return _record(sim, result)
 

@@ -21,11 +21,14 @@ class ArrayState:
     """Which members are missing (failed, pulled, or being rebuilt) and which one is being rebuilt
     (missing to host I/O but in the part already rebuilt from its start, ``rebuilt_fraction`` of
     it: the engines read and write the rows a rebuild has passed); ``checking``: a parity scrub
-    runs on the whole array (``array.scrub``: the engine's ``check`` protocol beside the host's I/O)."""
+    runs on the whole array (``array.scrub``: the engine's ``check`` protocol beside the host's I/O);
+    with ``resync`` the whole-array sync is the engine's resync after an unclean shutdown instead
+    (``ArrayModel.resync``: md RAID1 copies one mirror onto the others; elsewhere its check)."""
 
     missing: tuple[int, ...] = ()
     rebuilding: int | None = None
     checking: bool = False
+    resync: bool = False  # with ``checking``: the sync is the resync after an unclean shutdown
     rebuilt_fraction: float = 0.0
     rebuilt_step: float = 0.0  # the share of progress the state stands for, centred on rebuilt_fraction (a timeline's step)
 

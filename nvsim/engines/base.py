@@ -328,16 +328,28 @@ class Engine:
         """This engine's rebuild of a RAID ``level`` array (``limits``: the scenario's ``array.rebuild``):
         the one record the solvers, the event mode and the timeline read (``RebuildProtocol``). A
         recovery reads the survivors (a mirror: one copy) and writes the new member; a ``check``
-        reads every member and writes nothing. Built from the engine's own hooks below."""
+        reads every member and writes nothing; a ``resync`` (mirrors) reads one copy and writes the
+        others. Built from the engine's own hooks below."""
         step, inflight = self.rebuild_settings(level, limits.priority)
         mirror = level in (1, 10)
-        check = operation == "check"
+        check, resync = operation == "check", operation == "resync"
+        if resync and not mirror:
+            raise ValueError(f"a resync that copies one mirror onto the others needs RAID1 or RAID10, not RAID{level}")
         reads = "every member" if check else "one copy" if mirror else "survivors"
-        parity_on = ("compares the copies on " if check else "none: a copy; the request set up on ") + \
-            self.rebuild_parity_on if mirror else self.rebuild_parity_on
+        where = self.sync_threads(level)
+        if check:
+            parity_on = f"compares the copies on {where}" if mirror else where
+        elif resync:
+            parity_on = f"none: one copy read and written to the others; the request on {where}"
+        else:
+            parity_on = f"none: a copy; the request set up on {where}" if mirror else where
+        writes = "nothing" if check else "the other copies" if resync else "the rebuilt member"
         threads = self.rebuild_threads()
-        resources = ["every member's NAND and link (reads)" if check else "the survivors' NAND and links (reads)"]
-        if not check:
+        resources = ["every member's NAND and link (reads)" if check else "one copy's NAND and link (reads)" if resync
+                     else "the survivors' NAND and links (reads)"]
+        if resync:
+            resources.append("every other copy's NAND and link (writes)")
+        elif not check:
             resources.append("the new member's NAND and link (writes)")
         if self.rebuild_on_host_cores:
             resources.append(f"{threads} rebuild thread{'s' if threads > 1 else ''} (host cores)")
@@ -345,8 +357,23 @@ class Engine:
             resources.append(self.server.label)
         return RebuildProtocol(engine_name(self.spec), level, operation, step, inflight, reads, parity_on, not check,
                                threads, self.recovery_excludes_host_io(level), self.rebuild_throttle(limits, False),
-                               self.rebuild_throttle(limits, True), tuple(resources), self.degraded_path(level))
+                               self.rebuild_throttle(limits, True), tuple(resources), self.degraded_path(level), writes)
 
+    def sync_threads(self, level: int) -> str:
+        """Where the rebuild's (or a check's) own work runs at RAID ``level``, in words: the engine's
+        ``rebuild_parity_on``."""
+        return self.rebuild_parity_on
+
+    def resync_operation(self, level: int) -> Operation:
+        """What the engine runs to make a whole RAID ``level`` array consistent again after an unclean
+        shutdown (``resyncs_after_crash``): a ``check`` that repairs what differs (every member of
+        each row read, mismatches written: md's raid5/6 and raid10), or a mirror's ``resync`` (one
+        copy read and written to the others: md's raid1). A check here."""
+        return "check"
+
+    reads_follow_streams: ClassVar[bool] = False
+    """Whether a RAID1 read stream stays on one mirror (md's ``read_balance``: ``MdEngine``); else
+    reads rotate over the mirrors (``nvsim.sim.demand.read_stream``)."""
     rebuild_on_host_cores: ClassVar[bool] = False
     """Whether the rebuild's own CPU work (``rebuild_work``'s ``submit_cpu_ref_s``, on the rebuild
     thread) runs on host cores: md's resync thread, xiRAID's reconstruction threads; a card's or a GPU's

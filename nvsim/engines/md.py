@@ -45,6 +45,7 @@ documents), the mechanisms that set its speed (docs/models/engines.md):
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numba as nb
 import numpy as np
@@ -273,6 +274,7 @@ class MdEngine(Engine):
     Parameters = MdParameters
     rebuild_parity_on = "md's resync thread and raid5d (host cores)"
     rebuild_on_host_cores = True  # md's resync thread
+    reads_follow_streams = True  # raid1.c read_balance: "Don't change to another disk for sequential reads"
     degraded_read_through = "a stripe_head through raid5d (no chunk_aligned_read while degraded)"
     degraded_parity_on = "raid5d (host cores)"
     Settings = MdSettings
@@ -336,6 +338,34 @@ class MdEngine(Engine):
                     return (f"engine_settings.{name}: md has it only at RAID4/5/6 (a raid456 sysfs attribute); "
                             f"allowed at RAID{level}: leave it unset; got {settings[name]!r}")
         return None
+
+    def sync_threads(self, level: int) -> str:
+        """Where a sync's own work runs: md's resync thread (``md_do_sync`` -> the personality's
+        ``sync_request``) and the personality's thread -- raid5d, which handles each sync
+        stripe_head at RAID4/5/6; raid1d or raid10d at RAID1/10, which send a sync request's writes
+        and compare a check's copies (``sync_request_write``). RAID1/10 have no raid5d."""
+        if level in (1, 10):
+            return f"md's resync thread and raid{level}d (host cores)"
+        return self.rebuild_parity_on
+
+    def resync_operation(self, level: int) -> str:
+        """md's resync after an unclean shutdown (``MD_RECOVERY_SYNC`` without ``MD_RECOVERY_REQUESTED``).
+        raid1: a ``resync`` -- ``raid1_sync_request`` marks every in-sync mirror a read target but
+        submits only the read of ``read_disk`` (the first readable one), counting the others as
+        write targets too ("extra read targets are also write targets"); ``sync_request_write``
+        then writes that copy to every other mirror, and compares (``process_checks``) only for a
+        user's check or repair (``MD_RECOVERY_REQUESTED``). raid10 (``sync_request_write`` reads
+        every copy, compares and writes the ones that differ) and raid4/5/6 (``handle_parity_checks5/6``
+        check the parity and write it where it differs): the ``check`` protocol."""
+        return "resync" if level == 1 else "check"
+
+    def degraded_path(self, level: int):
+        """md's degraded host I/O (``Engine.degraded_path``); at RAID1/10 a read goes the normal read
+        path, ``read_balance`` skipping the missing copy (there is no raid5d)."""
+        path = super().degraded_path(level)
+        if level in (1, 10):
+            return replace(path, read_through=f"the normal read path (raid{level}.c read_balance skips the missing copy)")
+        return path
 
     def reconstruction(self, level: int) -> Reconstruction:
         """A degraded RAID5/6 read's reconstruction: raid5d (``pre_s``, before the read returns)

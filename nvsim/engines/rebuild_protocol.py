@@ -15,7 +15,11 @@ the one function that turns it into the demands of every engine's ``work``.
 
 ``operation``: ``recovery`` rebuilds a replaced member (reads what reconstructs it, writes it);
 ``check`` is a parity scrub (md's ``check`` sync action, a card's consistency check): every member
-of each row is read and the parity computed, nothing written, paced like a recovery.
+of each row is read and the parity computed, nothing written, paced like a recovery; ``resync``
+is a mirror's resync of a whole array (md RAID1 after an unclean shutdown: ``raid1_sync_request``
+with ``MD_RECOVERY_SYNC`` and not ``MD_RECOVERY_REQUESTED`` reads one copy, ``read_disk``, and
+``sync_request_write`` writes it to every other mirror: "extra read targets are also write
+targets"), paced like a recovery.
 """
 
 from __future__ import annotations
@@ -29,7 +33,8 @@ import numpy as np
 from ..stripe.planner import Mode, per_host_sum
 
 Reads = Literal["survivors", "one copy", "every member"]
-Operation = Literal["recovery", "check"]
+Operation = Literal["recovery", "check", "resync"]
+Writes = Literal["the rebuilt member", "the other copies", "nothing"]
 
 
 @dataclass(frozen=True)
@@ -186,7 +191,9 @@ class RebuildProtocol:
       one surviving copy (mirrors), or every member (a ``check``);
     * ``parity_on``: where the reconstruction's (or the check's) parity work runs: a host thread,
       the GPU, the card's processor, host cores; "none" for a mirror's copy;
-    * ``writes_member``: whether a request writes the rebuilt member (a ``check`` writes nothing);
+    * ``writes_member``: whether a request writes a member (a ``check`` writes nothing); ``writes``:
+      which -- the member rebuilt (a recovery), every copy but the one read (a mirror's ``resync``),
+      or nothing;
     * ``threads``: threads the rebuild's own CPU work runs on (the rebuild thread's servers);
     * ``excludes_host_io``: rebuild requests and host I/O take turns (md RAID10's array-wide
       barrier) rather than share the queues;
@@ -209,6 +216,7 @@ class RebuildProtocol:
     loaded: RebuildThrottle
     resources: tuple[str, ...]
     degraded: DegradedPath
+    writes: Writes = "the rebuilt member"
 
     def pacing(self, loaded: bool) -> RebuildThrottle:
         """Its throttle with host I/O running (``loaded``) or not."""
@@ -223,9 +231,10 @@ class RebuildProtocol:
         """The protocol as plain values (a report's rows)."""
         return {"operation": self.operation, "request_bytes": self.step_bytes, "requests_in_flight": self.inflight,
                 "reads": self.reads, "parity_on": self.parity_on, "writes_member": self.writes_member,
+                "writes": self.writes,
                 "threads": self.threads, "excludes_host_io": self.excludes_host_io,
                 "pacing_idle": self.idle.kind, "pacing_loaded": self.loaded.kind, "resources": list(self.resources),
                 "degraded": self.degraded.describe()}
 
 
-__all__ = ["DegradedPath", "Reconstruction", "FREE", "RebuildProtocol", "RebuildThrottle", "Reads", "Operation"]
+__all__ = ["DegradedPath", "Reconstruction", "FREE", "RebuildProtocol", "RebuildThrottle", "Reads", "Operation", "Writes"]

@@ -189,7 +189,7 @@ def _remembered_plan(model: ArrayModel, job: int, offsets: np.ndarray, is_write:
     key = (g.level, g.n_members, g.strip_bytes, g.layout, g.copies, model.engine.stripe_cache,
            model.degraded_path.write_coalesces,
            model.workload.bs, model.workload.iodepth, model.workload.is_random, model.failed_members,
-           hash(offsets.tobytes()), hash(is_write.tobytes()) if write_key is None else write_key, len(offsets))
+           read_stream(model, job), hash(offsets.tobytes()), hash(is_write.tobytes()) if write_key is None else write_key, len(offsets))
     return memo.recall(memo.plans, key, _ordered_plan, model, job, offsets, is_write, memo, weigh=_plan_weight)
 
 
@@ -265,8 +265,26 @@ def _plan_uncached(model: ArrayModel, job: int, offsets: np.ndarray, is_write: n
     elif _coalesces_writes_of_mix(model, is_write):
         plan = _plan_mixed(model, offsets, is_write)
     else:  # the planner's member I/Os of the whole batch
-        plan = plan_ios(model.geometry, is_write, offsets, np.full(n, bs, dtype=np.int64), tuple(model.failed_members))
+        plan = plan_ios(model.geometry, is_write, offsets, np.full(n, bs, dtype=np.int64), tuple(model.failed_members),
+                        read_stream(model, job))
     return plan, strips_spanned(offsets, bs, model.array.strip_bytes)
+
+
+def read_stream(model: ArrayModel, job: int) -> int:
+    """The read stream the planner keeps job ``job``'s RAID1 reads on (``plan_ios(..., read_stream)``),
+    or -1: reads rotate over the mirrors. md's ``read_balance`` keeps a sequential read on the mirror
+    whose last read it continues (``next_seq_sect``), so a sequential job's reads stay on one mirror
+    and several jobs' streams each take their own -- while there are no more streams than surviving
+    mirrors. With more, streams share mirrors and each one's reads interleave with another's there,
+    so a read rarely continues the last read sent to a mirror and md balances them by requests
+    pending (nvsim: rotating), as it does random reads. Only where the engine runs md's raid1
+    (``Engine.reads_follow_streams``)."""
+    w = model.workload
+    if model.array.level != 1 or w.is_random or not model.engine.reads_follow_streams:
+        return -1
+    if w.numjobs > model.array.drives - len(model.failed_members):
+        return -1
+    return int(job)
 
 
 POSITION_TABLES = 64
@@ -1076,15 +1094,9 @@ def _rebuild_reads(model: ArrayModel, protocol: RebuildProtocol, target: int,
     missing = set(model.failed_members) | ({target} if reads != "every member" else set())
     members, moffs, hosts = [], [], []
     if reads == "one copy":
-        logical = unmap_member(model.geometry, np.full(n, target), offsets)
-        # a member's tail past its last whole strip holds no array data (1 TiB strips on 7.68 TB
-        # members: 6 strips and 1.08 TB of tail): nothing there to read a copy of
-        mapped = (logical >= 0) & (logical < model.geometry.capacity_bytes)
-        copy_members, copy_offsets = map_logical_copies(model.geometry, np.where(mapped, logical, 0))
-        for i in np.flatnonzero(mapped):
-            choices = [(int(m), int(o)) for m, o in zip(copy_members[i], copy_offsets[i]) if int(m) not in missing]
-            if choices:
-                members.append(choices[0][0]); moffs.append(choices[0][1]); hosts.append(i)
+        for i, copies in _surviving_copies(model, target, offsets, missing):
+            if copies:
+                members.append(copies[0][0]); moffs.append(copies[0][1]); hosts.append(i)
     elif model.array.level in (5, 6) or reads == "every member":
         for i in range(n):
             for m in range(model.array.drives):
@@ -1093,21 +1105,50 @@ def _rebuild_reads(model: ArrayModel, protocol: RebuildProtocol, target: int,
     return members, moffs, hosts
 
 
+def _surviving_copies(model: ArrayModel, target: int, offsets: np.ndarray, missing: set):
+    """(request index, [(member, member offset) of each copy not in ``missing``, in md's order]) of
+    the data at ``offsets`` of member ``target``, for each request whose offset holds array data (a
+    member's tail past its last whole strip holds none: 1 TiB strips on 7.68 TB members leave 6
+    strips and 1.08 TB of tail, nothing there to copy)."""
+    n = len(offsets)
+    logical = unmap_member(model.geometry, np.full(n, target), offsets)
+    mapped = (logical >= 0) & (logical < model.geometry.capacity_bytes)
+    copy_members, copy_offsets = map_logical_copies(model.geometry, np.where(mapped, logical, 0))
+    for i in np.flatnonzero(mapped):
+        yield int(i), [(int(m), int(o)) for m, o in zip(copy_members[i], copy_offsets[i]) if int(m) not in missing]
+
+
+def _resync_ios(model: ArrayModel, target: int, offsets: np.ndarray) -> tuple[list, list, list, list, list]:
+    """(members, member offsets, request index, is_write, phase) of a mirror's resync requests of
+    the rows at ``offsets`` of member ``target`` (md RAID1 after an unclean shutdown): the read of
+    the first surviving copy (``raid1_sync_request``'s ``read_disk``: the first readable mirror),
+    phase 0, then its write to every other surviving copy (``sync_request_write``), phase 1."""
+    members, moffs, hosts, writes, phases = [], [], [], [], []
+    for i, copies in _surviving_copies(model, target, offsets, set(model.failed_members)):
+        for k, (m, o) in enumerate(copies if len(copies) > 1 else ()):  # one copy alone has nothing to resync
+            members.append(m); moffs.append(o); hosts.append(i); writes.append(k > 0); phases.append(int(k > 0))
+    return members, moffs, hosts, writes, phases
+
+
 def rebuild_batch(model: ArrayModel, target: int, member_offsets: np.ndarray, step_bytes: int,
                   protocol: RebuildProtocol | None = None) -> HostIoBatch:
     """Demands of rebuild requests that each cover ``step_bytes`` of member ``target`` at
     ``member_offsets``, as the engine's protocol says (``protocol``, default the array's recovery,
-    ``model.rebuild``; a ``check`` covers a row of every member): its reads (phase 0) and, for a
-    recovery, the write of the rebuilt bytes (phase 1). Member I/Os are sequential within each member."""
+    ``model.rebuild``; a ``check`` or a ``resync`` covers a row of every member): its reads (phase 0)
+    and, for a recovery, the write of the rebuilt bytes (phase 1), for a resync the writes of the copy
+    read to every other copy (phase 1). Member I/Os are sequential within each member."""
     offsets = np.asarray(member_offsets, dtype=np.int64)
     n = len(offsets)
     level = model.array.level
     protocol = protocol or model.rebuild
-    members, moffs, hosts = _rebuild_reads(model, protocol, target, offsets)
-    writes, phases = [False] * len(members), [0] * len(members)
-    if protocol.writes_member:
-        members += [target] * n; moffs += [int(o) for o in offsets]; hosts += list(range(n))
-        writes += [True] * n; phases += [1] * n
+    if protocol.writes == "the other copies":
+        members, moffs, hosts, writes, phases = _resync_ios(model, target, offsets)
+    else:
+        members, moffs, hosts = _rebuild_reads(model, protocol, target, offsets)
+        writes, phases = [False] * len(members), [0] * len(members)
+        if protocol.writes_member:
+            members += [target] * n; moffs += [int(o) for o in offsets]; hosts += list(range(n))
+            writes += [True] * n; phases += [1] * n
     order = np.lexsort((np.asarray(phases), np.asarray(hosts)))
     host_index = np.asarray(hosts, dtype=np.int64)[order]
     plan = MemberIOPlan(

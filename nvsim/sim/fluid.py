@@ -24,6 +24,7 @@ from ..ssd.latency import NAND_SERVICE_CV
 from .result import SimResult, Utilisation
 from .stripe_wait import waiting_cpus
 from .system import ArraySystem, HostIoBatch, phase_runs
+from .demand import read_stream
 from .workload import HostStream, named_rng
 
 SAMPLE_REGION_BYTES = 1 << 40
@@ -92,6 +93,35 @@ def jbod_imbalance(system: ArraySystem) -> float:
     return math.ceil(jobs / drives) / (jobs / drives) if jobs >= drives else drives / jobs
 
 
+def read_stream_shares(system: ArraySystem, batches: list[HostIoBatch]) -> np.ndarray | None:
+    """Each drive's share of the members' load where every job's sequential reads stay on one
+    mirror (md RAID1's ``read_balance``, ``nvsim.sim.demand.read_stream``), else None. The sample is
+    job 0's, whose reads stay on its mirror; job j's are the same one surviving mirror on (the
+    planner gives each stream its own), so the array's load is job 0's per-drive load (NAND and link
+    time) summed over the jobs, each rotated one survivor further: one stream on two mirrors loads
+    one of them with all the reads (its share 1), two streams on four load two (each 1/2)."""
+    if read_stream(system.model, 0) < 0:
+        return None
+    drives = system.array.drives
+    load = np.zeros(drives)
+    for b in batches:
+        load += np.bincount(b.op_drive, weights=b.op_die_s + b.op_link_s, minlength=drives)[:drives]
+    survivors = np.array([m for m in range(drives) if m not in set(system.failed_members)], dtype=np.int64)
+    if load.sum() <= 0 or not len(survivors):
+        return None
+    total = np.zeros(drives)
+    for job in range(system.workload.numjobs):
+        total[np.roll(survivors, -job)] += load[survivors]
+    return total / total.sum()
+
+
+def stream_imbalance(system: ArraySystem, batches: list[HostIoBatch]) -> float:
+    """Busiest drive's load over the mean where each job's reads stay on one mirror
+    (``read_stream_shares``), else 1: the pooled drive of the fluid mode is the busiest one."""
+    shares = read_stream_shares(system, batches)
+    return 1.0 if shares is None else float(shares.max()) * system.array.drives
+
+
 def write_amplification(system: ArraySystem, batches: list[HostIoBatch]) -> tuple[float, float]:
     """(RAID-level WAF = member bytes written / host bytes written, NAND WAF inside the drives)."""
     host = sum(float(b.is_write.sum()) for b in batches) * system.workload.bs
@@ -110,9 +140,10 @@ def demand_table(system: ArraySystem, batches: list[HostIoBatch]) -> list[tuple[
     """(resource key, label, mean demand seconds per host I/O, servers) for every resource of the
     array (``nvsim.fabric.mean_demands``, the drives pooled): the drives are the mean member's load
     (layouts rotate parity and mirrors over every member); jobs bound to drives (no RAID) load the
-    busiest by ceil(jobs/drives)/(jobs/drives)."""
+    busiest by ceil(jobs/drives)/(jobs/drives); sequential reads that md RAID1 keeps on one mirror
+    per job, by ``stream_imbalance``."""
     n = sum(len(b) for b in batches)
-    scale = (jbod_imbalance(system) if system.jbod else 1.0) / (system.array.drives * n)
+    scale = (jbod_imbalance(system) if system.jbod else stream_imbalance(system, batches)) / (system.array.drives * n)
     resources = system.resources()
     values = fabric.mean_demands([(key, -1) for key, _label, _servers in resources], batches, system.array.drives,
                                  pooled_scale=scale)

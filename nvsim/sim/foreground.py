@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import fabric
 from ..host_io import busy_cpus_with_polling
-from .fluid import (SAMPLE_REGION_BYTES, exact_mix, jbod_imbalance, latency_by_direction_us, run_latencies,
+from .fluid import (SAMPLE_REGION_BYTES, exact_mix, jbod_imbalance, read_stream_shares, latency_by_direction_us, run_latencies,
                     sample_batches, sample_ios, unloaded_latency_s, waited_visits_by_direction, write_amplification)
 from .network import io_demands, io_visits, io_wait_scale
 from .result import SimResult, Utilisation, busiest, closed_loop_text
@@ -83,6 +83,17 @@ def pooled_members(net, per_station: np.ndarray) -> np.ndarray:
     for key in {key for key, drive in net.keys if drive >= 0}:
         at = np.array([k == key and d >= 0 for k, d in net.keys])
         out[at] = out[at].mean()
+    return out
+
+
+def _spread(net, per_station: np.ndarray, shares: np.ndarray) -> np.ndarray:
+    """``per_station`` with each per-drive kind's values summed over the drives and spread by
+    ``shares`` (each drive's share of the members' load)."""
+    out = np.array(per_station, dtype=float)
+    for key in {key for key, drive in net.keys if drive >= 0}:
+        at = np.array([k == key and d >= 0 for k, d in net.keys])
+        drives = np.array([d for k, d in net.keys if k == key and d >= 0])
+        out[at] = out[at].sum() * shares[drives]
     return out
 
 
@@ -159,11 +170,15 @@ class FioLoad:
     def demands(self, net):
         system = self.system
         drives = system.array.drives
-        weights = np.full(drives, jbod_imbalance(system) / drives) if system.jbod else whole_array_shares(system)
+        streams = None if system.jbod else read_stream_shares(system, self.batches)
+        weights = np.full(drives, jbod_imbalance(system) / drives) if system.jbod else \
+            streams if streams is not None else whole_array_shares(system)
         demand = io_demands(system, net, self.batches, weights)
         self.visits = io_visits(system, net, self.batches)
         if system.jbod:  # jobs bound to drives: each host I/O visits its own drive once
             self.visits = np.where(demand > 0, 1.0, 0.0)
+        elif streams is not None:  # each job's reads on its own mirror: the visits follow the load
+            self.visits = _spread(net, self.visits, streams)
         elif weights is not None:
             self.visits = pooled_members(net, self.visits)
         # each phase of a host I/O waits for its slowest member I/O, with no queueing (its drawn NAND

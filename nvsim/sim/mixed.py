@@ -246,7 +246,8 @@ class BarrierCycle:
 
 def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: Catalog | None = None,
                 failed: tuple[int, ...] = (), rebuilding: int | None = None, seed: int | None = None,
-                checking: bool = False, rebuilt_fraction: float = 0.0, rebuilt_step: float = 0.0) -> SimResult:
+                checking: bool = False, rebuilt_fraction: float = 0.0, rebuilt_step: float = 0.0,
+                resync: bool = False) -> SimResult:
     """Foreground metrics (and ``rebuild_bytes_per_s``) with ``failed`` members missing and member
     ``rebuilding`` being rebuilt (missing to the foreground but in the ``rebuilt_fraction`` of it
     already rebuilt from its start, anywhere in the ``rebuilt_step`` about it, ``ArraySystem.batch``); ``workload`` None:
@@ -254,7 +255,8 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
     rebuild (``rebuild_stages``): the first whose rate stays above its floor is the answer.
     ``checking``: a parity scrub runs instead of a rebuild (the engine's ``check`` protocol: every
     member read, nothing written, paced as its rebuild); ``rebuild_bytes_per_s`` is its rate
-    (member bytes checked per second)."""
+    (member bytes checked per second). ``resync`` (with ``checking``): the engine's resync after an
+    unclean shutdown runs instead (``ArrayModel.resync``: md RAID1 reads one copy, writes the others)."""
     catalog = catalog or default_catalog()
     seed = scenario.seed if seed is None else seed
     missing = tuple(sorted(set(failed) | ({rebuilding} if rebuilding is not None else set())))
@@ -268,7 +270,8 @@ def solve_state(scenario: ScenarioSpec, workload: WorkloadSpec | None, catalog: 
     demands = load.demands(net)
     if rebuilding is None and not checking:
         return _settle(load, net, demands, None, None)
-    rb = _rebuild_class(load.system, net, 0 if checking else rebuilding, load.system.check if checking else None)
+    rb = _rebuild_class(load.system, net, 0 if checking else rebuilding,
+                        load.system.sync_protocol(resync) if checking else None)
     for stage in rebuild_stages(load.system, rb, net, demands[2] > 0):
         load.other_busy = 0.0  # each stage settles from the same start
         result = _settle(load, net, demands, rb, stage, checking)
@@ -378,7 +381,7 @@ def _settle(load, net, demands, rb: RebuildClass | None, stage: RebuildStage | N
     rebuild_limit = ""
     if barrier:
         rebuild_rate = cycle.rebuild_bytes_per_s
-        kind = "check" if rb.protocol.operation == "check" else "recovery"  # md's check takes the same barrier
+        kind = rb.protocol.operation  # md's check takes the same barrier as a recovery
         batches = f"batches of {rb.inflight:.0f} {kind} requests of {rb.step_bytes // 1024} KiB ({1e3 * cycle.batch_s:.2f} ms)"
         at_limit = rebuild_rate >= 0.995 * cap_bytes_per_s and stage.limit_why  # md sleeps at speed_limit_max
         rebuild_limit = (stage.limit_why if at_limit else cap_why) if cycle.sleeping else (

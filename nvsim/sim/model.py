@@ -121,6 +121,20 @@ class ArrayModel:
         return self.engine.rebuild_protocol(self.array.level, self.array.rebuild, "check")
 
     @cached_property
+    def resync(self) -> RebuildProtocol:
+        """The engine's resync of this whole array after an unclean shutdown
+        (``Engine.resync_operation``: md RAID1 reads one copy and writes the others; elsewhere its
+        ``check``), built when first asked."""
+        level = self.array.level
+        operation = self.engine.resync_operation(level)
+        return self.check if operation == "check" else self.engine.rebuild_protocol(level, self.array.rebuild, operation)
+
+    def sync_protocol(self, resync: bool) -> RebuildProtocol:
+        """The whole-array sync a ``checking`` state runs: the resync after an unclean shutdown
+        (``resync``), else the parity check."""
+        return self.resync if resync else self.check
+
+    @cached_property
     def degraded_path(self) -> DegradedPath:
         """Host I/O with a member missing, as the engine runs it (``Engine.degraded_path``)."""
         return self.engine.degraded_path(self.array.level)

@@ -360,9 +360,34 @@ def _plan_raid56(h, a, b, w, level, code, n, strip, failed, n_failed, healthy, n
 
 
 @nb.njit(nogil=True, cache=True, inline="always", **INNER)
-def _plan_raid1(h, a, b, w, healthy, n_healthy, n_failed, cnt, emit, mrg, out, mode_out, parity_out, stripes_out):
+def _raid1_read_mirror(h, a, healthy, n_healthy, stream, next_seq):
+    """The mirror a RAID1 read of host I/O h at ``a`` goes to. ``stream`` < 0: rotating over the
+    survivors by host I/O (md's ``read_balance`` for reads that follow no stream on SSDs: the mirror
+    with the fewest requests pending). ``stream`` >= 0, the job of a sequential stream: md's rule
+    "Don't change to another disk for sequential reads" -- a read that starts where the last read
+    sent to a mirror ended (``next_seq_sect``; ``is_sequential`` from Linux 6.9) stays on that
+    mirror, and md moves it on only past the drive's ``opt_iosize`` (``should_choose_next``), which
+    NVMe drives report as 0 unless they state an optimal write size (NOWS): never here. A stream's
+    first read (no mirror holds a stream yet) goes to its own mirror, ``healthy[stream % n]``: md
+    sends it to the mirror with the fewest pending, the one no other stream holds."""
+    if stream < 0:
+        return healthy[h % n_healthy]
+    started = False
+    for i in range(n_healthy):
+        m = healthy[i]
+        if next_seq[m] == a:
+            return m
+        started = started or next_seq[m] >= 0
+    if not started:
+        return healthy[stream % n_healthy]
+    return healthy[(h + stream) % n_healthy]
+
+
+@nb.njit(nogil=True, cache=True, inline="always", **INNER)
+def _plan_raid1(h, a, b, w, healthy, n_healthy, n_failed, stream, next_seq, cnt, emit, mrg, out, mode_out, parity_out,
+                stripes_out):
     """Host I/O h on RAID1 (raid1.c): a write goes to every surviving mirror, a read to one
-    survivor (rotating by host I/O); DATA_LOSS when none survives."""
+    survivor (``_raid1_read_mirror``: md's read_balance); DATA_LOSS when none survives."""
     stripes_out[h] = 1
     parity_out[h] = 0
     if n_healthy == 0:
@@ -372,7 +397,9 @@ def _plan_raid1(h, a, b, w, healthy, n_healthy, n_failed, cnt, emit, mrg, out, m
         cnt = _emit_each(h, healthy, n_healthy, a, b - a, TRUE, PHASE1, cnt, emit, mrg, out)
         mode_out[h] = DEGRADED_WRITE if n_failed > 0 else MIRROR_WRITE
     else:
-        cnt = _emit(h, healthy[h % n_healthy], a, b - a, FALSE, PHASE1, cnt, emit, mrg, out)
+        m = _raid1_read_mirror(h, a, healthy, n_healthy, stream, next_seq)
+        next_seq[m] = b  # read_balance: mirror->next_seq_sect = this_sector + sectors
+        cnt = _emit(h, m, a, b - a, FALSE, PHASE1, cnt, emit, mrg, out)
         mode_out[h] = READ
     return cnt
 
@@ -477,8 +504,10 @@ def _parity_hosts(level, code, n, copies, strip, is_write, offs, lens, failed, h
 
 @nb.njit(nogil=True, cache=True, _nrt=False, **INNER)
 def _copy_hosts(level, code, n, copies, strip, is_write, offs, lens, failed, healthy, reads_issued, emit, mrg, out,
-                mode_out, parity_out, stripes_out):
-    """Plan every host I/O in order on RAID0, RAID1 or RAID10; returns the member I/O count."""
+                mode_out, parity_out, stripes_out, stream):
+    """Plan every host I/O in order on RAID0, RAID1 or RAID10; returns the member I/O count.
+    ``stream``: RAID1's read stream (``_raid1_read_mirror``); ``reads_issued`` doubles as RAID1's
+    ``next_seq_sect`` per mirror (-1: none yet)."""
     n_failed, n_healthy = _survivors(n, failed, healthy)
     cnt = np.int64(0)
     for h in range(offs.shape[0]):
@@ -486,7 +515,7 @@ def _copy_hosts(level, code, n, copies, strip, is_write, offs, lens, failed, hea
         b = a + lens[h]
         w = is_write[h]
         if level == 1:
-            cnt = _plan_raid1(h, a, b, w, healthy, n_healthy, n_failed, cnt, emit, mrg, out,
+            cnt = _plan_raid1(h, a, b, w, healthy, n_healthy, n_failed, stream, reads_issued, cnt, emit, mrg, out,
                               mode_out, parity_out, stripes_out)
         else:
             cnt = _plan_striped(h, a, b, w, level, n, copies, strip, failed, reads_issued,
@@ -516,15 +545,21 @@ def _plan_parity(level, code, n, copies, strip, is_write, offs, lens, failed, mo
 
 
 @nb.njit(nogil=True, cache=True)
-def _plan_copies(level, code, n, copies, strip, is_write, offs, lens, failed, mode_out, parity_out, stripes_out):
-    """RAID0, RAID1, RAID10: every host I/O's member I/O columns, as ``_plan_parity``."""
+def _plan_copies(level, code, n, copies, strip, is_write, offs, lens, failed, mode_out, parity_out, stripes_out,
+                 stream):
+    """RAID0, RAID1, RAID10: every host I/O's member I/O columns, as ``_plan_parity``; ``stream``:
+    RAID1's read stream (``_raid1_read_mirror``)."""
     healthy, mrg, reads_issued = _scratch(n)
+    if level == 1:
+        reads_issued[:] = -1  # RAID1: each mirror's next_seq_sect, none yet
     count = _copy_hosts(level, code, n, copies, strip, is_write, offs, lens, failed, healthy, reads_issued,
-                        np.bool_(False), mrg, _columns(0), mode_out, parity_out, stripes_out)
+                        np.bool_(False), mrg, _columns(0), mode_out, parity_out, stripes_out, stream)
     out = _columns(count)
     healthy, mrg, reads_issued = _scratch(n)
+    if level == 1:
+        reads_issued[:] = -1
     _copy_hosts(level, code, n, copies, strip, is_write, offs, lens, failed, healthy, reads_issued, np.bool_(True),
-                mrg, out, mode_out, parity_out, stripes_out)
+                mrg, out, mode_out, parity_out, stripes_out, stream)
     return out
 
 
@@ -557,8 +592,14 @@ def _one_signature(values, dtype, shape: tuple[int, ...] | None) -> np.ndarray:
     return np.require(values, requirements=("C", "W"))
 
 
-def plan_ios(geom: ArrayGeometry, is_write, offset_bytes, length_bytes, failed_members=()) -> MemberIOPlan:
+def plan_ios(geom: ArrayGeometry, is_write, offset_bytes, length_bytes, failed_members=(),
+             read_stream: int = -1) -> MemberIOPlan:
     """Plan the member I/Os of many host I/Os on ``geom`` with ``failed_members`` failed.
+
+    ``read_stream`` (RAID1): -1, reads rotate over the surviving mirrors host I/O by host I/O (random
+    reads, or an engine whose read balance follows no stream); else the host I/Os are one sequential
+    stream, that job's, and a read that continues the last read sent to a mirror stays on it (md's
+    ``read_balance``, ``_raid1_read_mirror``).
 
     ``is_write`` (bool, or one bool for all), ``offset_bytes`` and ``length_bytes`` (int64) are
     per host I/O; every I/O must satisfy 0 <= offset, 0 < length, offset + length <= capacity.
@@ -586,7 +627,10 @@ def plan_ios(geom: ArrayGeometry, is_write, offset_bytes, length_bytes, failed_m
     mode = np.empty(n_host, dtype=np.int8)
     parity = np.empty(n_host, dtype=np.int64)
     stripes = np.empty(n_host, dtype=np.int64)
-    planner = _plan_parity if geom.level in (5, 6) else _plan_copies  # one family compiled per run
-    out = planner(geom.level, geom.layout_code, geom.n_members, geom.copies, geom.strip_bytes, isw, offs, lens, failed,
-                  mode, parity, stripes)
+    if geom.level in (5, 6):  # one family compiled per run
+        out = _plan_parity(geom.level, geom.layout_code, geom.n_members, geom.copies, geom.strip_bytes, isw, offs, lens,
+                           failed, mode, parity, stripes)
+    else:
+        out = _plan_copies(geom.level, geom.layout_code, geom.n_members, geom.copies, geom.strip_bytes, isw, offs, lens,
+                           failed, mode, parity, stripes, np.int64(read_stream))
     return MemberIOPlan(*out, mode, parity, stripes)

@@ -163,3 +163,47 @@ def test_chunks_per_write_and_the_share_of_writes_that_set_a_clean_bit():
     many = md_bitmap.dirty_fraction_random_writes(1000.0, 5000.0, 5.0, 8.0)
     clean = md_bitmap.dirty_fraction_random(8000.0, 5000.0, 5.0)
     assert many == pytest.approx(1 - (1 - clean) ** 8) and many > clean
+
+
+def _raid1(drives, bitmap="none", limit_kib=None):
+    rebuild = {} if limit_kib is None else {"rebuild": {"speed_limit_min_kib_per_s": limit_kib,
+                                                        "speed_limit_max_kib_per_s": limit_kib}}
+    return parse_scenario({"name": "r1", "platform": "dell-poweredge-r750",
+                           "array": {"level": 1, "drive": "intel-d7-p5510-3.84tb", "drives": drives,
+                                     "strip_bytes": "64KiB", "engine": "linux-md", "unclean_shutdown": True,
+                                     "engine_settings": {"bitmap": bitmap}, **rebuild},
+                           "placement": {"job_sockets": [0]},
+                           "workloads": [{"name": "rw", "rw": "randwrite", "bs": "16k", "iodepth": 4,
+                                          "size": "200G"}]})
+
+
+@pytest.mark.parametrize("drives", [2, 3])
+def test_md_raid1s_resync_reads_one_copy_and_writes_every_other(drives):
+    """raid1_sync_request with MD_RECOVERY_SYNC (not a user's check) reads read_disk only, and
+    sync_request_write writes that copy to every other mirror: N - 1 members written over the
+    span, no compare, no raid5d (until 2026-12-01 it ran the read-only check)."""
+    r = unclean_shutdown_summary(_raid1(drives))
+    p = r["protocol"]
+    assert p["operation"] == "resync" and p["reads"] == "one copy" and p["writes"] == "the other copies"
+    assert p["writes_member"] is True and "raid5d" not in p["parity_on"] and "raid1d" in p["parity_on"]
+    assert "raid5d" not in p["degraded"]["read_through"]
+    assert r["member_bytes_written"] == pytest.approx((drives - 1) * r["span_bytes"], rel=1e-9)
+
+
+def test_md_raid1s_resync_writes_load_the_other_mirror_and_the_host():
+    """With md's limits out of the way the resync runs at what the written mirror's NAND takes
+    (64 KiB sequential writes, below the two mirrors' reads that bound the check), and under the
+    random writer it takes far more of the host's rate than a read-only compare would."""
+    resync = unclean_shutdown_summary(_raid1(2, limit_kib=40_000_000))
+    check = scrub_summary(_raid1(2, limit_kib=40_000_000), span_bytes=resync["span_bytes"])
+    assert resync["idle_mb_per_s"] < check["idle_mb_per_s"]
+    assert "drive NAND" in resync["idle_limited_by"]
+    assert resync["host_share"] < 0.5 * check["host_share"]
+
+
+def test_raid10_and_raid6_still_resync_with_the_check():
+    spec = load_scenario(WITH_BITMAP)
+    assert unclean_shutdown_summary(spec)["protocol"]["operation"] == "check"
+    r10 = unclean_shutdown_summary(_with(spec, level=10, strip_bytes=64 * 1024))
+    assert r10["protocol"]["operation"] == "check" and r10["member_bytes_written"] == 0.0
+    assert "raid10d" in r10["protocol"]["parity_on"] and "raid5d" not in r10["protocol"]["parity_on"]

@@ -58,7 +58,7 @@ from .window import batch_ios, measured_window, sync_update_of, whole_rebuild
 def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: int = EVENT_HOST_IOS, batches: int = 10,
                    warmup_ios: int | None = None, rebuild_member: int | None = None,
                    until_rebuilt: bool = False, compiled: bool = True, precision: Precision | None = None,
-                   progress=None, checking: bool = False) -> SimResult:
+                   progress=None, checking: bool = False, resync: bool = False) -> SimResult:
     """Run the scenario's workload for about ``host_ios`` measured host I/Os after a warm-up.
 
     ``rebuild_member``: that member is being rebuilt meanwhile (it must be among the system's
@@ -72,6 +72,8 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
     ``progress(done_s, total_s)``: called as simulated time advances. ``checking`` (no
     ``rebuild_member``): a parity scrub runs instead, the engine's ``check`` protocol as the
     rebuild's slots (every member read, nothing written); ``rebuild_bytes_per_s`` is its rate.
+    ``resync`` (with ``checking``): the engine's resync after an unclean shutdown instead
+    (``ArrayModel.resync``: md RAID1 reads one copy and writes the others).
     """
     started = time.perf_counter()
     seed = system.scenario.seed if seed is None else seed
@@ -79,7 +81,8 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
     window = measured_window(system, seed, host_ios, warmup_ios, rebuild_member, until_rebuilt, fluid)
     target = 0 if checking else rebuild_member  # a check covers a row of every member: offsets on member 0
     servers = ArrayServers(system, rebuilding=target is not None)
-    rebuild = RebuildProgress.of(system, target, system.check if checking else None) if target is not None else None
+    rebuild = RebuildProgress.of(system, target, system.sync_protocol(resync) if checking else None) \
+        if target is not None else None
     if rebuild is not None and until_rebuilt:
         window = whole_rebuild(window, rebuild.span_bytes, rebuild.rate_guess)
     barrier = rebuild is not None and rebuild.protocol.excludes_host_io
