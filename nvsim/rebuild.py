@@ -25,7 +25,7 @@ from .array_capacity import drives_striped
 from .constants import EVENT_HOST_IOS
 from .bounds import capacity
 from .errors import InputError
-from .catalog import Catalog, default_catalog
+from .catalog import Catalog, catalog_or_default
 from .raid import data_copies, data_members_per_stripe
 from .risk import HOURS_PER_YEAR, RebuildRisk, rebuild_risk
 from .units import format_number
@@ -161,12 +161,10 @@ def sync_rate(result: Result) -> tuple[float, str]:
 def _catalog_of(catalog: object) -> Catalog:
     """The catalog argument, or the default one; anything else is a one-line InputError (a workload
     given second, where the catalog goes, failed deep in the model)."""
-    if catalog is None:
-        return default_catalog()
-    if not isinstance(catalog, Catalog):
-        raise InputError("catalog", f"a nvsim Catalog (or None for the default), got {type(catalog).__name__}; "
-                                    f"a workload goes by name: workload=...")
-    return catalog
+    try:
+        return catalog_or_default(catalog)
+    except InputError as error:
+        raise InputError("catalog", f"{error.message}; a workload goes by name: workload=...") from None
 
 
 def _scenario_of(scenario: object, catalog: Catalog) -> ScenarioSpec:
