@@ -299,7 +299,7 @@ def fio_command(
     if "parse-only" in arguments.taken:  # fio --parse-only: the jobs are read and checked, nothing runs
         return
     for line in ([parsed.unmodelled_warning()] if parsed.unmodelled_warning() else []) + parsed.notes() \
-            + fio_run.clamped_sizes(parsed, device_bytes, label):
+            + fio_run.clamped_sizes(parsed, device_bytes, label) + _volumes_left_out(spec, system):
         sys.stderr.write(f"warning: {line}\n")
     runs = fio_run.simulate_jobs(parsed, spec, catalog, fidelity)
     for run in runs:
@@ -650,6 +650,16 @@ def main(argv: Optional[list[str]] = None) -> None:
         raise SystemExit(EXIT_INPUT_ERROR) from None
     if isinstance(code, int) and code:  # click hands typer.Exit(n) back as n when not standalone
         raise SystemExit(code)
+
+
+def _volumes_left_out(spec, system) -> list[str]:
+    """The line saying a system's other volumes do not run beside the job file (`nvsim fio` runs it on
+    the array alone; a second virtual disk sharing the card was left out with nothing said)."""
+    if not spec.volumes:
+        return []
+    names = ", ".join(volume.name for volume in spec.volumes)
+    return [f"{system}: its volumes ({names}) do not run beside the job file's jobs, which run on the array alone "
+            f"(`nvsim run` solves the volumes together)"]
 
 
 FIO_SHIM_SYSTEM = "NVSIM_SYSTEM"

@@ -155,6 +155,12 @@ class Engine:
     # vectorised filters over a table of levels. Each states its message where it is refused.
 
     @classmethod
+    def default_layout(cls, level: int) -> str | None:
+        """The parity layout the engine builds when the scenario names none; None: the level's
+        default (md's, ``nvsim.raid.DEFAULT_LAYOUT_BY_LEVEL``)."""
+        return None
+
+    @classmethod
     def layout_refusal(cls, level: int, layout: str | None) -> str | None:
         """Why the array's parity ``layout`` (None: the level's default) cannot be built on this
         engine, as ``layout: why; allowed: ...``; None when it can (here always: md takes each)."""

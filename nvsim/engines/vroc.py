@@ -65,6 +65,12 @@ class VrocEngine(MdEngine):
     needs_vmd = True  # VROC's md runs on drives behind the platform's VMD (and only VROC is modelled there)
 
     @classmethod
+    def default_layout(cls, level: int) -> str | None:
+        """IMSM's RAID5 layout, which PPL places its writes by (``ppl_writes``); md's left-symmetric
+        default was planned for a VROC RAID5 that named none."""
+        return IMSM_RAID5_LAYOUT if level == 5 else None
+
+    @classmethod
     def layout_refusal(cls, level: int, layout: str | None) -> str | None:
         """An IMSM RAID5 is left-asymmetric only (mdadm's super-intel.c, imsm_level_to_layout): another
         layout ran, and PPL's writes, placed by IMSM's parity, then missed the planner's (RAID WAF 2.3

@@ -190,6 +190,18 @@ class Requirements(PlanModel):
                              f"{0.5 / workload.numjobs:.3g} (the rebuild's load runs whole jobs, at least one)")
 
 
+
+OUTSIDE_SHOWN = 5
+"""Values outside a list field's range an error names (a plan's 5,000 drive counts were echoed whole:
+a one-line error of 28,981 characters)."""
+
+
+def _outside(values, allowed) -> str:
+    """The first ``OUTSIDE_SHOWN`` of ``values`` that ``allowed`` refuses, and how many more."""
+    bad = [v for v in values if not allowed(v)]
+    more = f" and {len(bad) - OUTSIDE_SHOWN:,} more" if len(bad) > OUTSIDE_SHOWN else ""
+    return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in bad[:OUTSIDE_SHOWN]) + more
+
 class SearchSpace(PlanModel):
     """Where to look; a field left out is the whole catalog (or the default named)."""
 
@@ -208,21 +220,22 @@ class SearchSpace(PlanModel):
     @classmethod
     def _counts(cls, counts: tuple[int, ...] | None) -> tuple[int, ...] | None:
         if counts and not all(2 <= c <= 256 for c in counts):
-            raise ValueError(f"each count must be 2 to 256 drives, got {list(counts)}")
+            raise ValueError(f"each count must be 2 to 256 drives, got {_outside(counts, lambda c: 2 <= c <= 256)}")
         return counts
 
     @field_validator("overprovisioning")
     @classmethod
     def _shares(cls, shares: tuple[float, ...]) -> tuple[float, ...]:
         if not all(0.0 <= s < 0.9 for s in shares):
-            raise ValueError(f"each share must be 0 to 0.9 (a share of the drive left unallocated), got {list(shares)}")
+            raise ValueError(f"each share must be 0 to 0.9 (a share of the drive left unallocated), got "
+                             f"{_outside(shares, lambda s: 0.0 <= s < 0.9)}")
         return shares
 
     @field_validator("hot_spares")
     @classmethod
     def _spares(cls, spares: tuple[int, ...]) -> tuple[int, ...]:
         if not all(0 <= s <= 64 for s in spares):
-            raise ValueError(f"each count must be 0 to 64 spares, got {list(spares)}")
+            raise ValueError(f"each count must be 0 to 64 spares, got {_outside(spares, lambda s: 0 <= s <= 64)}")
         return spares
 
     @field_validator("rack_units")

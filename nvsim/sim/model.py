@@ -252,9 +252,10 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
     uplink_label, uplinks, switch_ratio = _switch_facts(platform_spec, catalog, path, drive.link)
     jbod = not engine.striped
     drive = loaded_timing(drive, workload, cap.member_bytes if jbod else cap.usable_bytes)  # FTL load (sim/drive_load)
+    layout = array.layout or engine.default_layout(array.level) or array.resolved_layout
     geometry = None if jbod else memo.recall(
-        memo.geometries, (array.level, array.drives, array.strip_bytes, array.resolved_layout, cap.member_bytes,
-                          array.near_copies), _geometry, array, cap.member_bytes)
+        memo.geometries, (array.level, array.drives, array.strip_bytes, layout, cap.member_bytes,
+                          array.near_copies), _geometry, array, cap.member_bytes, layout)
     server = engine.server
     clock_ghz = platform.loaded_clock_ghz(workload.numjobs + engine.busy_host_threads(workload.read_fraction == 1.0))
     host_io = _host_io_costs(catalog, workload, clock_ghz, drive.ssd.unloaded_latency_s(workload, drive.link))
@@ -346,9 +347,9 @@ def _configured_engine(spec: EngineSpec, array: ArraySpec, degraded: bool, facto
                         array=(array.level, member_bytes, array.near_copies))
 
 
-def _geometry(array: ArraySpec, member_bytes: int) -> ArrayGeometry:
+def _geometry(array: ArraySpec, member_bytes: int, layout: str) -> ArrayGeometry:
     return ArrayGeometry(level=array.level, n_members=array.drives, strip_bytes=array.strip_bytes,
-                         layout=array.resolved_layout if array.level in (5, 6, 10) else DEFAULT_LAYOUT,
+                         layout=layout if array.level in (5, 6, 10) else DEFAULT_LAYOUT,
                          member_size_bytes=member_bytes, copies=array.near_copies)
 
 

@@ -208,3 +208,18 @@ def test_a_vroc_raid5_is_left_asymmetric_only(catalog, layout, refused):
     assert (error is not None and "layout: an IMSM RAID5 (VROC's) is left-asymmetric only" in error) == refused
     data["array"].update(engine="linux-md")
     ScenarioSpec.model_validate(data, context={"catalog": catalog})  # md takes every layout
+
+
+def test_a_vroc_raid5_that_names_no_layout_is_planned_as_imsm_builds_it(catalog):
+    """md's left-symmetric default was planned for a VROC RAID5 naming none, while PPL places its
+    writes by IMSM's left-asymmetric parity: the engine's default layout is the planner's."""
+    from nvsim.scenario import parse_scenario
+    from nvsim.sim.system import ArraySystem
+
+    def layout(engine):
+        array = {"level": 5, "drive": "intel-d7-p5510-3.84tb", "drives": 4, "strip_bytes": "64KiB", "engine": engine}
+        scenario = parse_scenario({"name": "x", "platform": "dell-poweredge-r750", "array": array,
+                                   "workloads": [{"name": "w", "rw": "randwrite", "bs": "4k"}]}, catalog)
+        return ArraySystem(scenario, scenario.workloads[0], catalog).model.geometry.layout
+
+    assert layout("intel-vroc") == "left-asymmetric" and layout("linux-md") == "left-symmetric"

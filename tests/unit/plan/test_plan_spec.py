@@ -45,3 +45,16 @@ def test_a_truth_value_among_numbers_is_refused(search, message):
         _spec(**search)
     with pytest.raises(ValidationError, match="must be a number, got true"):
         PlanSpec.model_validate({"requirements": {"usable_bytes": "10 TB", "max_bays": True}, "objective": "usd_per_usable_tb"})
+
+
+def test_a_long_list_out_of_range_is_named_by_its_first_values_not_echoed_whole():
+    """5,000 drive counts were echoed whole in a one-line error of 28,981 characters (a helper's finding)."""
+    def message(search):
+        with pytest.raises(ValidationError) as error:
+            PlanSpec.model_validate({"requirements": {"usable_bytes": "1 TB"}, "search": search})
+        return error.value.errors()[0]["msg"]
+
+    counts = message({"drive_counts": list(range(1, 5001))})
+    assert counts.endswith("got 1, 257, 258, 259, 260 and 4,740 more") and len(counts) < 200
+    assert message({"overprovisioning": [0.1, 0.95, 1.5]}).endswith("got 0.95, 1.5")
+    assert message({"hot_spares": [1, -1]}).endswith("got -1")
