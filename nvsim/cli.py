@@ -286,7 +286,7 @@ def fio_command(
     from .fio import logs as fio_logs, run as fio_run  # the client of Simulation that runs a job file, and its logs
 
     label = files[0] if files else "command line"
-    text = nvsim.fio.read_jobfile_text(files[0]) if files else ""
+    text = nvsim.fio.read_jobfile_text(STDIN if files[0] == "-" else files[0]) if files else ""  # '-': fio's stdin
     keywords = nvsim.fio.platform_keywords(catalog.platforms[spec.platform])  # $ncpus etc. of the simulated platform
     parsed = nvsim.fio.parse_fio_jobfile(text, label, catalog=catalog, keywords=keywords, command_line=tuple(options),
                                          sections=tuple(arguments.taken.get("section", ())) or None)
@@ -539,6 +539,8 @@ def report(
     from dashboard import report as one_page  # the dashboard's report (no Dash needed), loaded only for this command
 
     fields = one_page.checked_fields(customer, project, date)  # before the run: a bad option costs nothing
+    if out.suffix.lower() == ".pdf" and (reason := one_page.pdf_missing()):  # as the options: before the run (7.6 s)
+        raise InputError("--out", reason)
     window = _event_window(precision, max_seconds)  # the event mode as `nvsim run` runs it: the same numbers
     _runnable_scenario(scenario, fidelity, nvsim.default_catalog())  # refused as `nvsim run` refuses it
     html_text = one_page.report_html(one_page.scenario_record(scenario, fidelity=fidelity, precision=window), faults=True,
@@ -662,6 +664,8 @@ def _volumes_left_out(spec, system) -> list[str]:
             f"(`nvsim run` solves the volumes together)"]
 
 
+STDIN = "/dev/stdin"
+"""Where a job file named '-' is read from, as fio reads it (through the loader's size bound)."""
 FIO_SHIM_SYSTEM = "NVSIM_SYSTEM"
 FIO_SHIM_FIDELITY = "NVSIM_FIDELITY"
 

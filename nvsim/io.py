@@ -238,6 +238,9 @@ def check_output_path(path: str | Path | None, field: str) -> Path | None:
     text = str(path)
     if not text.strip() or text in (".", ".."):
         raise InputError(field, f"an output file path is needed, got {text!r}")
+    if text == "-":  # a file named '-' was written where standard output was meant
+        raise InputError(field, "'-' is not a file here: leave the option out to write to standard output (with --json "
+                                "where the command has it), or give a file path")
     try:
         return _checked_output(Path(path), field)
     except OSError as exc:  # a name over the file system's limit (ENAMETOOLONG), a loop of links
