@@ -403,6 +403,9 @@ def answer_outputs(out: dict, catalog: Catalog | None = None) -> tuple:
     status = stages_text(answer) + (f"; the first {ROWS} are listed ({more} more)" if more > 0 else "")
     if not answer["ranked"]:
         status += ": nothing meets the requirements (the rejected families below say why)"
+    said = [*answer.get("warnings", ()), *answer.get("notes", ())]  # the fio reader's, as `nvsim plan` prints them
+    if said:
+        status += ". " + " ".join(said)
     return (status, NOTE_OK if answer["ranked"] else NOTE_WARNING, [c for c, _ in rows], [s for _, s in rows], pareto_figure(answer, out["spec"], catalog),
             families_table(answer, catalog), row_store(answer))
 

@@ -162,3 +162,14 @@ def test_the_view_is_on_the_page_with_its_callbacks(catalog):
     assert any("compare.data" in key for key in app.callback_map if "plan-note" in key)
     app.nvsim_runner.shutdown()
     app.nvsim_plans.shutdown()
+
+
+def test_the_status_carries_the_plan_s_fio_warnings_and_notes():
+    """`nvsim plan` prints the fio reader's not-modelled warnings and notes; the dashboard's plan view
+    showed none of them (a helper's note): its status line carries them."""
+    out = plan_view.plan_from_text(yaml.safe_dump(SMALL))
+    assert "fio options" not in plan_view.answer_outputs(out)[0]
+    out["result"] = dict(out["result"], warnings=["job.fio: fio options not modelled (nvsim ignores them): fsync"],
+                         notes=["a note"])
+    status = plan_view.answer_outputs(out)[0]
+    assert "fio options not modelled (nvsim ignores them): fsync" in status and status.endswith("a note")
