@@ -232,7 +232,8 @@ def _engine_rules(cands: Candidates, catalog: Catalog, verdicts: Verdicts, platf
     verdicts.reject((cands.level == 0) & (cands.spares > 0), 1, "a hot spare needs redundancy to be rebuilt onto",
                     cands.spares, 0, "hot spares")
     max_drives = np.asarray([e.device.max_drives.value if e.device and e.device.max_drives else 1e9 for e in engines])
-    verdicts.reject(cands.count > max_drives[cands.engine], 1, "engine's drive limit", cands.count,
+    on_card = cands.count + cands.spares  # a card carries its hot spares too (the scenario's _cards_fit)
+    verdicts.reject(on_card > max_drives[cands.engine], 1, "engine's drive limit", on_card,
                     max_drives[cands.engine], "engine")
     vendor_ok = np.asarray([[e.cpu_vendors is None or p.cpu.vendor in e.cpu_vendors for p in platforms] for e in engines])
     verdicts.reject(~vendor_ok[cands.engine, cands.platform], 1, "engine runs on the platform's CPU", np.nan, np.nan, "CPU vendor")

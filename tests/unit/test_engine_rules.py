@@ -223,3 +223,23 @@ def test_a_vroc_raid5_that_names_no_layout_is_planned_as_imsm_builds_it(catalog)
         return ArraySystem(scenario, scenario.workloads[0], catalog).model.geometry.layout
 
     assert layout("intel-vroc") == "left-asymmetric" and layout("linux-md") == "left-symmetric"
+
+
+def test_a_cards_hot_spares_count_against_its_drive_limit_in_the_plan(catalog):
+    """The 940-16i takes 16 drives; 16 members and a spare passed the plan's exact filters and were
+    pruned later as 'a valid set-up' (a helper's finding): the filter counts the spares, as the
+    scenario's check does."""
+    from nvsim.plan.space import Verdicts, enumerate_candidates, exact_filters, resolve_axes
+    from nvsim.plan.spec import PlanSpec
+    spec = PlanSpec.model_validate({
+        "requirements": {"usable_bytes": "1 TB"}, "objective": "drives",
+        "search": {"platforms": ["asus-rs520a-e12-rs24u"], "drives": ["kioxia-cm7-r-3.84tb"],
+                   "engines": ["lenovo-thinksystem-raid-940-16i"], "levels": [5], "drive_counts": [15, 16],
+                   "strips_bytes": ["256KiB"], "hot_spares": [0, 1]}})
+    cands = enumerate_candidates(resolve_axes(spec, catalog), spec.max_candidates)
+    verdicts = Verdicts.empty(len(cands))
+    exact_filters(spec, cands, catalog, verdicts)
+    alive = {(int(c), int(s)) for c, s, ok in zip(cands.count, cands.spares, verdicts.alive()) if ok}
+    assert alive == {(15, 0), (15, 1), (16, 0)}
+    over = int(np.flatnonzero((cands.count == 16) & (cands.spares == 1))[0])
+    assert verdicts.labels[verdicts.requirement[over]] == "engine's drive limit"
