@@ -26,9 +26,15 @@ CATALOG = default_catalog()
 MIX = WorkloadSpec(name="mix", rw="randrw", rwmixread=70, bs=4096, numjobs=8, iodepth=16)
 
 
+def _drives(engine: str, level: int) -> int:
+    """Six, or two for a RAID1 on an engine that mirrors two drives only (a MegaRAID's RAID 1)."""
+    refused = level == 1 and CATALOG.engine_class(engine).copies_refusal(CATALOG.engines[engine], 1, 6) is not None
+    return 2 if refused else 6
+
+
 def _scenario(engine: str, level: int = 5, faults: bool = False, workloads=None):
     data = {"name": "rebuilt-part", "platform": "asus-rs520a-e12-rs24u",
-            "array": {"level": level, "drive": "kioxia-cm7-r-3.84tb", "drives": 6, "strip_bytes": "64KiB",
+            "array": {"level": level, "drive": "kioxia-cm7-r-3.84tb", "drives": _drives(engine, level), "strip_bytes": "64KiB",
                       "engine": engine, "hot_spares": 1},
             "workloads": workloads if workloads is not None else [MIX.model_dump(exclude_defaults=True)], "seed": 3}
     if faults:
