@@ -17,6 +17,7 @@ from typing import Any
 
 from nvsim import Catalog, InputError, Simulation, WorkloadSpec, parse_scenario
 from nvsim.raid import MIN_DRIVES
+from nvsim.workload.compose import mean_latency_us
 
 from .core import EVENT_MAX_OUTSTANDING_IOS, MAX_DRIVES, latency_us
 
@@ -58,10 +59,9 @@ def _point(data: dict[str, Any], catalog: Catalog) -> dict[str, Any]:
     result = Simulation(spec, spec.workloads[0], catalog=catalog).run("fluid")
     transaction = dict(result.simulation.transaction_latency_us).get("mean") \
         if spec.workloads[0].is_oltp and result.simulation is not None else None  # OLTP: a transaction's, not its pages'
-    pages = latency_us({"read_latency_us": dict(result.read_latency_us), "write_latency_us": dict(result.write_latency_us),
-                        "read_iops": result.read_iops, "write_iops": result.write_iops}, "mean")  # the card's mean
     return {"iops": result.total_iops, "bytes_per_s": (result.read_bytes_per_s or 0.0) + (result.write_bytes_per_s or 0.0),
-            "mean_us": transaction if transaction is not None else pages, "bottleneck": result.bottleneck}
+            "mean_us": transaction if transaction is not None else mean_latency_us(result),  # over its I/Os, as the card's
+            "bottleneck": result.bottleneck}
 
 
 def _alone_note(spec) -> str:

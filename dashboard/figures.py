@@ -75,7 +75,7 @@ def bounds_figure(bounds: list[dict[str, Any]], workload: dict[str, Any] | None)
     match = _matching_bound(workload) if workload else None
     for row, unit, scale in ((1, "IOPS", 1e6), (2, "B/s", 1e9)):
         chosen = [b for b in bounds if b["unit"] == unit]
-        names = [b["metric"].replace("4K random ", "").replace("128K sequential ", "") for b in chosen]
+        names = [b["metric"].rsplit(" ", 1)[1] for b in chosen]  # "read" or "write": the subplot names the rest
         values = [b["value"] / scale for b in chosen]
         fig.add_trace(go.Bar(name="bound", y=names, x=values, orientation="h", marker_color=LIGHT_GREY,
                              text=[f"bound {v:.3g}: {b['limited_by']}" for v, b in zip(values, chosen)],

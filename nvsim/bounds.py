@@ -44,7 +44,7 @@ md RAID0 of 8 x 4 KiB strips is one 128 KiB I/O a member, 128 KiB writes on a Su
 512 KiB strips 512 KiB ones), so the per-command cost is all but none and the limit bounds every
 plan (0.11% above the 128 KiB figure on a Gen5 x4 link)."""
 RANDOM_READ, RANDOM_WRITE = "4K random read", "4K random write"
-SEQUENTIAL_READ, SEQUENTIAL_WRITE = "128K sequential read", "128K sequential write"
+SEQUENTIAL_READ, SEQUENTIAL_WRITE = (f"{SEQUENTIAL_MEMBER_IO_BYTES // 1024}K sequential {rw}" for rw in ("read", "write"))
 """Named by their transfer as the random ones are: a larger transfer costs an engine fewer commands a
 byte and may pass them (SupremeRAID RAID6 of 24 in scenarios/graid-gen5-raid6: 136.3 GB/s at 128 KiB,
 140.8 at 1 MiB, 141.3 at 4 MiB; the bound at 1 MiB took 47 s to compute against 2.6)."""
@@ -56,7 +56,6 @@ CANONICAL_IODEPTH = 65536
 """The deepest queue a workload may have: a sequential write stream then has a whole stripe in
 flight and reaches a stripe cache as full stripes (``nvsim.sim.demand``), the engine's cheapest
 case; random I/Os' demands do not depend on it."""
-
 
 
 @dataclass(frozen=True)

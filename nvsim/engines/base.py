@@ -349,7 +349,6 @@ class Engine:
             parity_on = f"none: one copy read and written to the others; the request on {where}"
         else:
             parity_on = f"none: a copy; the request set up on {where}" if mirror else where
-        writes = "nothing" if check else "the other copies" if resync else "the rebuilt member"
         threads = self.rebuild_threads()
         resources = ["every member's NAND and link (reads)" if check else "one copy's NAND and link (reads)" if resync
                      else "the survivors' NAND and links (reads)"]
@@ -361,9 +360,9 @@ class Engine:
             resources.append(f"{threads} rebuild thread{'s' if threads > 1 else ''} (host cores)")
         if self.server is not None:
             resources.append(self.server.label)
-        return RebuildProtocol(engine_name(self.spec), level, operation, step, inflight, reads, parity_on, not check,
+        return RebuildProtocol(engine_name(self.spec), level, operation, step, inflight, reads, parity_on,
                                threads, self.recovery_excludes_host_io(level), self.rebuild_throttle(limits, False),
-                               self.rebuild_throttle(limits, True), tuple(resources), self.degraded_path(level), writes)
+                               self.rebuild_throttle(limits, True), tuple(resources), self.degraded_path(level))
 
     def sync_threads(self, level: int) -> str:
         """Where the rebuild's (or a check's) own work runs at RAID ``level``, in words: the engine's

@@ -35,6 +35,9 @@ from ..stripe.planner import Mode, per_host_sum
 Reads = Literal["survivors", "one copy", "every member"]
 Operation = Literal["recovery", "check", "resync"]
 Writes = Literal["the rebuilt member", "the other copies", "nothing"]
+WRITES: dict[str, Writes] = {"recovery": "the rebuilt member", "resync": "the other copies", "check": "nothing"}
+"""What each operation writes: a recovery the member rebuilt, a mirror's resync every copy but the
+one read, a check nothing."""
 
 
 @dataclass(frozen=True)
@@ -209,14 +212,22 @@ class RebuildProtocol:
     inflight: float
     reads: Reads
     parity_on: str
-    writes_member: bool
     threads: int
     excludes_host_io: bool
     idle: RebuildThrottle
     loaded: RebuildThrottle
     resources: tuple[str, ...]
     degraded: DegradedPath
-    writes: Writes = "the rebuilt member"
+
+    @property
+    def writes(self) -> Writes:
+        """Which members a request writes, by its operation (``WRITES``)."""
+        return WRITES[self.operation]
+
+    @property
+    def writes_member(self) -> bool:
+        """Whether a request writes a member at all (a ``check`` writes nothing)."""
+        return self.writes != "nothing"
 
     def pacing(self, loaded: bool) -> RebuildThrottle:
         """Its throttle with host I/O running (``loaded``) or not."""
@@ -237,4 +248,4 @@ class RebuildProtocol:
                 "degraded": self.degraded.describe()}
 
 
-__all__ = ["DegradedPath", "Reconstruction", "FREE", "RebuildProtocol", "RebuildThrottle", "Reads", "Operation", "Writes"]
+__all__ = ["DegradedPath", "Reconstruction", "FREE", "RebuildProtocol", "RebuildThrottle", "Reads", "Operation", "Writes", "WRITES"]

@@ -28,7 +28,7 @@ from ..units import format_probability
 from ..scenario import parse_scenario
 from ..simulation import EVENT_HOST_IOS, Precision, Simulation, run_workload_group, workload_runs
 from ..specs import Phase, WorkloadSpec
-from ..workload.compose import mean_latency_s
+from ..workload.compose import mean_latency_us
 from ..wear import drive_wear
 from ..workers import dask_client, process_pool
 
@@ -86,19 +86,12 @@ def _workload_checks(task: dict, scenario, catalog, usable: float, runs: dict) -
                          "power_w": money["power_w"], "usd_per_kiops": money["usd_per_kiops"],
                          "raid_waf": metrics.get("raid_waf"), "waf_nand": metrics.get("waf_nand"),
                          "write_share": result.write_bytes_per_s / rate if rate else 0.0,
-                         "mean_latency_us": _mean_latency_us(result)}
+                         "mean_latency_us": mean_latency_us(result)}  # over reads and writes (it was the reads' alone)
         if req.get("min_iops") and iops < req["min_iops"]:
             return figures, _miss(f"{name} IOPS", iops, req["min_iops"], figures[name]["limited_by"])
         if req.get("min_bytes_per_s") and rate < req["min_bytes_per_s"]:
             return figures, _miss(f"{name} bytes/s", rate, req["min_bytes_per_s"], figures[name]["limited_by"])
     return figures, None
-
-
-def _mean_latency_us(result) -> float | None:
-    """The mean latency over the workload's reads and writes, I/O-weighted (``mean_latency_s``: it
-    was the reads' alone, 223 us of a 70/30 mix whose I/Os took 278 us on average); None: no I/O."""
-    mean_s = mean_latency_s(result)
-    return mean_s * 1e6 if math.isfinite(mean_s) else None
 
 
 def _power_and_wear(task: dict, scenario, catalog, figures: dict) -> tuple[dict, dict | None]:

@@ -190,7 +190,6 @@ class Requirements(PlanModel):
                              f"{0.5 / workload.numjobs:.3g} (the rebuild's load runs whole jobs, at least one)")
 
 
-
 OUTSIDE_SHOWN = 5
 """Values outside a list field's range an error names (a plan's 5,000 drive counts were echoed whole:
 a one-line error of 28,981 characters)."""
@@ -201,6 +200,7 @@ def _outside(values, allowed) -> str:
     bad = [v for v in values if not allowed(v)]
     more = f" and {len(bad) - OUTSIDE_SHOWN:,} more" if len(bad) > OUTSIDE_SHOWN else ""
     return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in bad[:OUTSIDE_SHOWN]) + more
+
 
 class SearchSpace(PlanModel):
     """Where to look; a field left out is the whole catalog (or the default named)."""

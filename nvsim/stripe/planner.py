@@ -509,6 +509,8 @@ def _copy_hosts(level, code, n, copies, strip, is_write, offs, lens, failed, hea
     ``stream``: RAID1's read stream (``_raid1_read_mirror``); ``reads_issued`` doubles as RAID1's
     ``next_seq_sect`` per mirror (-1: none yet)."""
     n_failed, n_healthy = _survivors(n, failed, healthy)
+    if level == 1:
+        reads_issued[:] = -1  # RAID1: each mirror's next_seq_sect, none yet
     cnt = np.int64(0)
     for h in range(offs.shape[0]):
         a = offs[h]
@@ -550,14 +552,10 @@ def _plan_copies(level, code, n, copies, strip, is_write, offs, lens, failed, mo
     """RAID0, RAID1, RAID10: every host I/O's member I/O columns, as ``_plan_parity``; ``stream``:
     RAID1's read stream (``_raid1_read_mirror``)."""
     healthy, mrg, reads_issued = _scratch(n)
-    if level == 1:
-        reads_issued[:] = -1  # RAID1: each mirror's next_seq_sect, none yet
     count = _copy_hosts(level, code, n, copies, strip, is_write, offs, lens, failed, healthy, reads_issued,
                         np.bool_(False), mrg, _columns(0), mode_out, parity_out, stripes_out, stream)
     out = _columns(count)
     healthy, mrg, reads_issued = _scratch(n)
-    if level == 1:
-        reads_issued[:] = -1
     _copy_hosts(level, code, n, copies, strip, is_write, offs, lens, failed, healthy, reads_issued, np.bool_(True),
                 mrg, out, mode_out, parity_out, stripes_out, stream)
     return out

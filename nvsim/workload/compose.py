@@ -21,6 +21,7 @@ rest of the table for ``workload`` with the rows in ``peeled`` (and those alread
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -393,6 +394,12 @@ def mean_latency_s(result: Result) -> float:
     return sum(iops * mean for iops, mean in means) / total / 1e6 if total else float("inf")
 
 
+def mean_latency_us(result: Result) -> float | None:
+    """``mean_latency_s`` in microseconds, as a report shows it; None: no I/O."""
+    mean_s = mean_latency_s(result)
+    return mean_s * 1e6 if math.isfinite(mean_s) else None
+
+
 def trim(job: Job) -> Result:
     """Trims only (rw=trim, randtrim): deallocations at the closed loop's rate or the job's rate cap."""
     workload = job.workload
@@ -599,5 +606,5 @@ ROWS: dict[str, Callable[[Job], Result]] = {
     "think": think, "latency_target": latency_target, "mix": mix}
 """Each composite row's solver (the route table's composite rows, in nvsim.simulation)."""
 
-__all__ = ["Job", "ROWS", "pacing_ceiling_iops", "composite_route", "job_runtime_s", "job_bytes", "moved_bytes_per_s", "population_ladder", "latency_s", "mean_latency_s",
+__all__ = ["Job", "ROWS", "pacing_ceiling_iops", "composite_route", "job_runtime_s", "job_bytes", "moved_bytes_per_s", "population_ladder", "latency_s", "mean_latency_s", "mean_latency_us",
            "iops_text", "PACING_ROWS", "AFTER_PHASE_ROWS"]
