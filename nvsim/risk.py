@@ -162,25 +162,43 @@ class RebuildRisk:
         return asdict(self)
 
 
+def p_unrecoverable_read_after_wait(failures: int, bytes_read: float, uber_per_bit: float, wait_share: float) -> float:
+    """``p_unrecoverable_read_after`` where the window starts with a wait that reads nothing (no hot
+    spare: the degraded hours until a new drive takes the slot, ``wait_share`` of the window): of the
+    ``failures`` uniform over the window, each falls in the wait with chance a = ``wait_share``, and
+    one there leaves every read of the rebuild unprotected. Given k of them in the rebuild's part
+    (binomial, s and 1 - a), V = 1 - the latest of k uniforms over the reads: sum over k of
+    C(s, k) a^(s - k) (1 - a)^k I_k (I_0 = every read). At a = 0 it is ``p_unrecoverable_read_after``."""
+    if wait_share <= 0.0 or failures == 0:
+        return p_unrecoverable_read_after(failures, bytes_read, uber_per_bit)
+    return sum(math.comb(failures, k) * wait_share ** (failures - k) * (1.0 - wait_share) ** k
+               * p_unrecoverable_read_after(k, bytes_read, uber_per_bit) for k in range(failures + 1))
+
+
 def rebuild_risk(level: int, drives: int, mtbf_hours: float, uber_per_bit: float, rebuild_hours: float,
-                 survivor_bytes_read: float, copies: int = 2, already_failed: int = 1) -> RebuildRisk:
-    """Risk of one rebuild window after ``already_failed`` drives failed.
+                 survivor_bytes_read: float, copies: int = 2, already_failed: int = 1,
+                 wait_hours: float = 0.0) -> RebuildRisk:
+    """Risk of one rebuild window after ``already_failed`` drives failed: ``rebuild_hours`` of
+    rebuild after ``wait_hours`` degraded with nothing read (no hot spare: the wait for a new drive).
 
     Data is lost if ``s + 1`` more drives fail before the rebuild ends (s = tolerated -
-    already_failed, the spare redundancy), or if exactly ``s`` more fail and an unrecoverable read
-    error hits the rest of the rebuild's reads, no redundancy being left to correct it
-    (``p_unrecoverable_read_after``; s = 0: RAID5 or a two-way mirror, a URE in any of the reads).
+    already_failed, the spare redundancy; over the wait and the rebuild), or if exactly ``s`` more
+    fail and an unrecoverable read error hits the rest of the rebuild's reads, no redundancy being
+    left to correct it (``p_unrecoverable_read_after``; s = 0: RAID5 or a two-way mirror, a URE in
+    any of the reads; a failure during the wait precedes every read, ``p_unrecoverable_read_after_wait``).
+    The MTTDL's repair time is the wait and the rebuild.
     """
     spare = failures_tolerated(level, drives, copies) - already_failed
     exposed = _exposed_drives(level, drives, copies, already_failed)
+    window = wait_hours + rebuild_hours
     p_fail, p_ure = 1.0, 0.0
     if spare >= 0:
-        p_fail = p_failures_during(rebuild_hours, exposed, spare + 1, mtbf_hours)
-        p_ure = p_exact_failures_during(rebuild_hours, exposed, spare, mtbf_hours) * \
-            p_unrecoverable_read_after(spare, survivor_bytes_read, uber_per_bit)
-    mttdl_hours = mttdl_hours_markov(level, drives, mtbf_hours, rebuild_hours, copies, survivor_bytes_read, uber_per_bit)
+        p_fail = p_failures_during(window, exposed, spare + 1, mtbf_hours)
+        p_ure = p_exact_failures_during(window, exposed, spare, mtbf_hours) * \
+            p_unrecoverable_read_after_wait(spare, survivor_bytes_read, uber_per_bit, wait_hours / window)
+    mttdl_hours = mttdl_hours_markov(level, drives, mtbf_hours, window, copies, survivor_bytes_read, uber_per_bit)
     return RebuildRisk(
-        rebuild_hours=rebuild_hours, annual_failure_rate=annual_failure_rate(mtbf_hours), p_another_failure=p_fail,
+        rebuild_hours=window, annual_failure_rate=annual_failure_rate(mtbf_hours), p_another_failure=p_fail,
         p_unrecoverable_read=p_ure, p_data_loss=min(1.0, p_fail + p_ure), mttdl_years=mttdl_hours / HOURS_PER_YEAR,
         survivor_bytes_read=survivor_bytes_read,
     )
@@ -198,5 +216,5 @@ def _exposed_drives(level: int, drives: int, copies: int, already_failed: int) -
 
 
 __all__ = ["annual_failure_rate", "mttdl_hours_markov", "p_failures_during", "p_exact_failures_during",
-           "p_unrecoverable_read", "p_unrecoverable_read_after", "raid10_partners", "rebuild_risk", "RebuildRisk",
-           "HOURS_PER_YEAR"]
+           "p_unrecoverable_read", "p_unrecoverable_read_after", "p_unrecoverable_read_after_wait", "raid10_partners",
+           "rebuild_risk", "RebuildRisk", "HOURS_PER_YEAR"]
