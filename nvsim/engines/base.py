@@ -470,6 +470,8 @@ class IdealEngine(Engine):
     """The ideal engine: no cost of its own (the base's mechanism); it passes discards at every level,
     and its rebuild keeps ``IDEAL_REBUILD_INFLIGHT`` requests in flight (the drives' bound)."""
 
+    rebuild_fields = frozenset({"span_bytes"})  # no priority: nothing paces it (a priority was taken and changed nothing)
+
     def rebuild_settings(self, level: int, priority: str) -> tuple[int, float]:
         """The base's request size, at a depth that leaves the drives to bind (no priority: nothing paces it)."""
         return super().rebuild_settings(level, priority)[0], IDEAL_REBUILD_INFLIGHT
