@@ -29,7 +29,7 @@ import math
 from dataclasses import dataclass
 
 from .constants import PAGE_BYTES  # the host memory page one PRP entry maps
-from .specs import PcieGenerationSpec
+from .specs import PCIE_PAYLOAD_SIZES, PcieGenerationSpec
 
 NVME_SQE_BYTES = 64
 NVME_CQE_BYTES = 16
@@ -130,7 +130,7 @@ class PcieLink:
             raise ValueError(f"lanes: must be 1, 2, 4, 8, 16 or 32, got {self.lanes}")
         for field_name in ("max_payload_bytes", "max_read_request_bytes"):
             value = getattr(self, field_name)
-            if value not in (128, 256, 512, 1024, 2048, 4096):
+            if value not in PCIE_PAYLOAD_SIZES:
                 raise ValueError(f"{field_name}: must be a power of two from 128 to 4096 bytes, got {value}")
 
     @property

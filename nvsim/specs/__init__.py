@@ -21,7 +21,7 @@ from ..raid import DEFAULT_LAYOUT_BY_LEVEL, LAYOUTS_BY_LEVEL, LEVELS, MAX_MEMBER
 from ..skew_syntax import check_distribution
 from ..topology import placement_error
 from ..units import format_bytes_decimal, parse_bytes, parse_bytes_per_s, parse_count, parse_seconds
-from .base import (MAX_BYTES, PCIE_GENERATIONS, PCIE_LINK_WIDTHS, PRICE_DATE, SECTOR_BYTES, ZERO_ALLOWED_PREFIXES, Basis,
+from .base import (MAX_BYTES, PCIE_GENERATIONS, PCIE_LINK_WIDTHS, PCIE_PAYLOAD_SIZES, PRICE_DATE, SECTOR_BYTES, ZERO_ALLOWED_PREFIXES, Basis,
                    Bytes, BytesPerS, Cited, Count, NumbersNotTruthValues, PhysicalNumbers, PriceKind, Prose, Seconds, Spec, T, Text, _bounded_bytes, _catalog,
                    _cited_number, _finite, _known_name, _link_width, _pcie_generation, _positive, _price_together)
 from .devices import (BackplaneSpec, CardFamilySpec, GpuDriverSpec, GpuFamilySpec, GpuSpec, CardFirmwareSpec, EngineDeviceSpec, EngineSpec, HostIoOption, HostIoSpec, OltpProfileSpec, RetimerSpec,
@@ -36,7 +36,7 @@ from .workload import (COMPOSITE_FIELDS, DRIVE_STATES, MAX_MIX_PARTS, TRIM_SHAPE
 
 __all__ = [
     # base
-    "MAX_BYTES", "PCIE_GENERATIONS", "PCIE_LINK_WIDTHS", "PRICE_DATE", "SECTOR_BYTES", "ZERO_ALLOWED_PREFIXES", "Basis",
+    "MAX_BYTES", "PCIE_GENERATIONS", "PCIE_LINK_WIDTHS", "PCIE_PAYLOAD_SIZES", "PRICE_DATE", "SECTOR_BYTES", "ZERO_ALLOWED_PREFIXES", "Basis",
     "Bytes", "BytesPerS", "Cited", "Count", "NumbersNotTruthValues", "PhysicalNumbers", "PriceKind", "Prose", "Seconds", "Spec", "Text",
     # parts
     "PcieGenerationSpec", "DriveSpec", "CpuSpec", "SlotSpec", "PlatformSpec",

@@ -245,6 +245,17 @@ def _link_width(label: str, lanes: Any) -> None:
         raise ValueError(f"{label}: a PCIe link is x1, x2, x4, x8, x16 or x32 wide, got {lanes!r} lanes; allowed: "
                          f"{', '.join(map(str, PCIE_LINK_WIDTHS))}")
 
+PCIE_PAYLOAD_SIZES = (128, 256, 512, 1024, 2048, 4096)
+"""Max payload (and max read request) sizes the PCIe base specification defines; ``nvsim.pcie.PcieLink``
+builds a link with no other."""
+
+
+def _payload_size(label: str, size: Any) -> None:
+    """A platform's max payload is one PCIe defines: 100 bytes is no MPS (it stopped a run with a traceback)."""
+    if size not in PCIE_PAYLOAD_SIZES:
+        raise ValueError(f"{label}: a PCIe max payload size is a power of two from 128 to 4096 bytes, got {size!r}; "
+                         f"allowed: {', '.join(map(str, PCIE_PAYLOAD_SIZES))}")
+
 PriceKind = Literal["list", "street", "estimate"]
 """A price's kind: the vendor's list price, a retailer's street price, or an estimate (basis assumed)."""
 PRICE_DATE = r"^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$"

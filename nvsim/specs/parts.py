@@ -14,7 +14,7 @@ from pydantic import Field, model_validator
 from ..errors import not_printable
 from ..units import format_number, format_rate_decimal
 from .base import (PRICE_DATE, SECTOR_BYTES, Bytes, BytesPerS, Cited, Count, PhysicalNumbers, PriceKind, Spec,
-                   _link_width, _pcie_generation, _price_together)
+                   _link_width, _payload_size, _pcie_generation, _price_together)
 from .nand import ENTRY_NAME, NAND_NAME
 
 class PcieGenerationSpec(PhysicalNumbers):
@@ -252,6 +252,7 @@ class PlatformSpec(PhysicalNumbers):
     def _generation_exists(self) -> "PlatformSpec":
         _pcie_generation("pcie_generation", self.pcie_generation.value)
         _link_width("drive_bay_lanes", self.drive_bay_lanes.value)
+        _payload_size("max_payload_bytes", self.max_payload_bytes.value)
         if self.cpu.sockets > 1 and self.inter_socket_bytes_per_s is None:  # traffic between them had no bound
             raise ValueError(f"inter_socket_bytes_per_s: a platform of {self.cpu.sockets} sockets needs the link "
                              f"between them (the CPU datasheet's UPI or Infinity Fabric links x their rate, one way)")

@@ -741,6 +741,13 @@ CATALOG_CASES += [Case(f"catalog-issue34-{name}", "catalog", (file, path, value)
     ("drive-capacity-zero", DRIVE, "capacity_bytes.value", 0, r"capacity_bytes"),
     ("drive-dwpd-1000", DRIVE, "dwpd.value", 1000, r"dwpd: 1,000; at most 100 drive writes per day"),
 ]]
+
+# a contributor's new parts (the hunt of 2026-12-02): a platform's figures held to what a server can have
+CATALOG_CASES += [Case(f"catalog-parts-{name}", "catalog", (file, path, value), pattern) for name, file, path, value, pattern in [
+    ("platform-mps-100", PLATFORM, "max_payload_bytes.value", 100,
+     r"supermicro-as-2125hs-tnr\.yaml: max_payload_bytes: a PCIe max payload size is a power of two from 128 to 4096 bytes, "
+     r"got 100; allowed: 128, 256, 512, 1024, 2048, 4096"),
+]]
 PLAN_CASES += [
     Case("plan-rack-units-negative", "plan", changed(changed(BASE_PLAN, "requirements.max_rack_units", 2), "search.rack_units",
                                                      {"supermicro-as-2125hs-tnr": -2}),
