@@ -7,7 +7,7 @@ specification defines, a price given with its date and kind.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -177,6 +177,33 @@ class DriveSpec(PhysicalNumbers):
         return _price_together(self)
 
 
+CPU_FIGURE_RANGES = {
+    "cores_per_socket": (1, 1024, "cores of one CPU package (the largest ship 288)"),
+    "threads_per_core": (1, 8, "hardware threads of one core (SMT8 at most)"),
+    "base_clock_ghz": (0.1, 10.0, "a CPU clock in GHz (a figure in MHz is a thousand times this)"),
+    "boost_clock_ghz": (0.1, 10.0, "a CPU clock in GHz (a figure in MHz is a thousand times this)"),
+    "all_core_boost_clock_ghz": (0.1, 10.0, "a CPU clock in GHz (a figure in MHz is a thousand times this)"),
+}
+"""A CPU's datasheet figures held to what a CPU can have: a clock of 3750 GHz (MHz written as GHz)
+made every core a thousand times faster, and 6,400,000 cores stopped ``nvsim run`` with a traceback
+(its canonical jobs, one per logical CPU, passed fio's numjobs limit: 8 sockets x 1024 cores x 8 threads
+is 65,536, the most fio takes)."""
+PLATFORM_FIGURE_RANGES = {
+    "memory_transfer_rate_mt_per_s": (100.0, 20_000.0, "a DRAM transfer rate in MT/s (DDR5-4800 is 4800; 4.8 is GT/s)"),
+}
+"""A platform's memory rate held to what DRAM runs at: 4.8 (GT/s written as MT/s) made DRAM every
+workload's bottleneck."""
+
+
+def _within(entry: Any, ranges: dict[str, tuple[float, float, str]], prefix: str = "") -> None:
+    """Each named cited figure of ``entry`` (when stated) within its range, one ValueError naming it."""
+    for name, (low, high, what) in ranges.items():
+        cited = getattr(entry, name)
+        if cited is not None and not low <= cited.value <= high:
+            raise ValueError(f"{prefix}{name}: {format_number(cited.value)}; {what}: allowed {format_number(low)} to "
+                             f"{format_number(high)}")
+
+
 class CpuSpec(PhysicalNumbers):
     model: str
     sockets: int = Field(ge=1, le=8)
@@ -197,6 +224,12 @@ class CpuSpec(PhysicalNumbers):
 
     @model_validator(mode="after")
     def _clocks_ordered(self) -> "CpuSpec":
+        _within(self, CPU_FIGURE_RANGES)
+        smt = self.smt_throughput_gain
+        if smt is not None and not 1.0 <= smt.value <= self.threads_per_core.value:
+            raise ValueError(f"smt_throughput_gain: {format_number(smt.value)}; a core's threads together do at least one "
+                             f"thread's work and at most threads_per_core's ({self.threads_per_core.value}): allowed 1 to "
+                             f"{self.threads_per_core.value}")
         base, boost = self.base_clock_ghz.value, self.boost_clock_ghz.value
         all_core = self.all_core_boost_clock_ghz
         if all_core is not None and not base <= all_core.value <= boost:
@@ -253,6 +286,7 @@ class PlatformSpec(PhysicalNumbers):
         _pcie_generation("pcie_generation", self.pcie_generation.value)
         _link_width("drive_bay_lanes", self.drive_bay_lanes.value)
         _payload_size("max_payload_bytes", self.max_payload_bytes.value)
+        _within(self, PLATFORM_FIGURE_RANGES)
         if self.cpu.sockets > 1 and self.inter_socket_bytes_per_s is None:  # traffic between them had no bound
             raise ValueError(f"inter_socket_bytes_per_s: a platform of {self.cpu.sockets} sockets needs the link "
                              f"between them (the CPU datasheet's UPI or Infinity Fabric links x their rate, one way)")

@@ -747,6 +747,14 @@ CATALOG_CASES += [Case(f"catalog-parts-{name}", "catalog", (file, path, value), 
     ("platform-mps-100", PLATFORM, "max_payload_bytes.value", 100,
      r"supermicro-as-2125hs-tnr\.yaml: max_payload_bytes: a PCIe max payload size is a power of two from 128 to 4096 bytes, "
      r"got 100; allowed: 128, 256, 512, 1024, 2048, 4096"),
+    ("platform-cores-6.4m", PLATFORM, "cpu.cores_per_socket.value", 6_400_000,
+     r"cpu: cores_per_socket: 6,400,000; cores of one CPU package .*: allowed 1 to 1,024"),
+    ("platform-threads-64", PLATFORM, "cpu.threads_per_core.value", 64, r"cpu: threads_per_core: 64; .*allowed 1 to 8"),
+    ("platform-boost-in-mhz", PLATFORM, "cpu.boost_clock_ghz.value", 3700,
+     r"cpu: boost_clock_ghz: 3,700; a CPU clock in GHz \(a figure in MHz is a thousand times this\): allowed 0\.1 to 10"),
+    ("platform-smt-gain-50", PLATFORM, "cpu.smt_throughput_gain.value", 50, r"cpu: smt_throughput_gain: 50; .*allowed 1 to 2"),
+    ("platform-memory-in-gt", PLATFORM, "memory_transfer_rate_mt_per_s.value", 4.8,
+     r"memory_transfer_rate_mt_per_s: 4\.8; a DRAM transfer rate in MT/s .*allowed 100 to 20,000"),
 ]]
 PLAN_CASES += [
     Case("plan-rack-units-negative", "plan", changed(changed(BASE_PLAN, "requirements.max_rack_units", 2), "search.rack_units",
