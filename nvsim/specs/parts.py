@@ -231,6 +231,9 @@ class CpuSpec(PhysicalNumbers):
                              f"thread's work and at most threads_per_core's ({self.threads_per_core.value}): allowed 1 to "
                              f"{self.threads_per_core.value}")
         base, boost = self.base_clock_ghz.value, self.boost_clock_ghz.value
+        if base > boost:  # without an all-core figure the base clock is the loaded one: it was taken above boost
+            raise ValueError(f"base_clock_ghz: {base:g} GHz is above boost_clock_ghz ({boost:g} GHz); allowed: at most "
+                             f"the boost clock")
         all_core = self.all_core_boost_clock_ghz
         if all_core is not None and not base <= all_core.value <= boost:
             raise ValueError(f"all_core_boost_clock_ghz: allowed from base_clock_ghz ({base}) to boost_clock_ghz "

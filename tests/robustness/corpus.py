@@ -755,6 +755,8 @@ CATALOG_CASES += [Case(f"catalog-parts-{name}", "catalog", (file, path, value), 
     ("platform-smt-gain-50", PLATFORM, "cpu.smt_throughput_gain.value", 50, r"cpu: smt_throughput_gain: 50; .*allowed 1 to 2"),
     ("platform-memory-in-gt", PLATFORM, "memory_transfer_rate_mt_per_s.value", 4.8,
      r"memory_transfer_rate_mt_per_s: 4\.8; a DRAM transfer rate in MT/s .*allowed 100 to 20,000"),
+    ("platform-base-above-boost", "platforms/dell-poweredge-r750.yaml", "cpu.base_clock_ghz.value", 4.1,
+     r"dell-poweredge-r750\.yaml: cpu: base_clock_ghz: 4\.1 GHz is above boost_clock_ghz \(3\.2 GHz\); allowed: at most the boost"),
 ]]
 PLAN_CASES += [
     Case("plan-rack-units-negative", "plan", changed(changed(BASE_PLAN, "requirements.max_rack_units", 2), "search.rack_units",
