@@ -304,6 +304,10 @@ def load_catalog(directory: Path | None = None) -> Catalog:
                                  source=str(path))
             if entry.name in catalog.files:
                 raise InputError("name", f"duplicate catalog name {entry.name!r} (also in {catalog.files[entry.name]})", source=str(path))
+            same = next((name for name in catalog.files if name.lower() == entry.name.lower()), None)
+            if same is not None:  # two files a case-insensitive file system (macOS, Windows) holds as one
+                raise InputError("name", f"duplicate catalog name {entry.name!r}: {same!r} ({catalog.files[same]}) differs "
+                                         f"only in case; allowed: a name no other entry has in any case", source=str(path))
             if isinstance(entry, EngineSpec):  # its parameters against its plug-in's schema
                 engine_parameters(entry, source=str(path))
             store[entry.name] = entry

@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -679,7 +680,12 @@ CATALOG_FIELDS: list[tuple[str, str, Any, str]] = [
 ]
 CATALOG_CASES = [Case(f"catalog-{file.split('/')[-1][:-5]}-{path}-{i}", "catalog", (file, path, value), pattern)
                  for i, (file, path, value, pattern) in enumerate(CATALOG_FIELDS)]
+_DRIVE_TEXT = (Path(__file__).resolve().parents[2] / "models" / DRIVE).read_bytes()
 CATALOG_CASES += [
+    Case("catalog-drive-name-case", "catalog_text",  # a second drive whose name differs only in case
+         ("drives/KIOXIA-CM7-R-3.84TB.yaml", _DRIVE_TEXT.replace(b"name: kioxia-cm7-r-3.84tb", b"name: KIOXIA-CM7-R-3.84TB")),
+         r"kioxia-cm7-r-3\.84tb\.yaml: name: duplicate catalog name 'kioxia-cm7-r-3\.84tb': 'KIOXIA-CM7-R-3\.84TB' "
+         r"\(\S+/KIOXIA-CM7-R-3\.84TB\.yaml\) differs only in case; allowed: a name no other entry has in any case"),
     Case("catalog-bibliography-list", "catalog_text", ("bibliography.yaml", b"- seed-000\n"), r"(dictionary|mapping|object|valid)"),
     Case("catalog-drive-duplicate-key", "catalog_text", (DRIVE, None), r"duplicate key 'lanes'"),
     Case("catalog-drive-latin1", "catalog_text", ("drives/extra.yaml", "name: caf\xe9\n".encode("latin-1")),
