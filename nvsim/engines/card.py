@@ -176,11 +176,30 @@ def complete_card(raw: dict, family: CardFamilySpec) -> dict:
     out["firmware"] = family.firmware.model_dump()
     device = out.get("device")
     if isinstance(device, dict):
+        _no_unused_ceiling(device, family)
         device = dict(device)
         device.setdefault("data_through_device", family.data_through_card)
         device.setdefault("roc", family.roc)
         out["device"] = device
     return out
+
+
+REPLACED_CEILINGS = {"card_stripe_op_us": ("max_raid5_write_iops", "max_raid6_write_iops"),
+                     "card_stripe_op_us_per_kib": ("max_raid5_write_bytes_per_s", "max_raid6_write_bytes_per_s")}
+"""A family parameter of the parity engine, and the SKU datasheet ceilings it replaces (``_stated_or_ceiling``)."""
+
+
+def _no_unused_ceiling(device: dict, family: CardFamilySpec) -> None:
+    """A SKU states no parity-write ceiling that its family's stated parity cost would replace
+    unread (a 96xx SKU's 900K RAID5 writes changed nothing): one ValueError naming the field."""
+    for parameter, ceilings in REPLACED_CEILINGS.items():
+        cited = family.parameters.get(parameter)
+        stated = [name for name in ceilings if device.get(name) is not None]
+        if cited is not None and stated:
+            raise ValueError(f"device.{stated[0]}: family {family.name} states its parity engine's {parameter} "
+                             f"({cited.basis}), which nvsim uses instead of a SKU's write ceiling, so this figure would "
+                             f"change nothing; allowed: leave it out, or give the card a family of its own with no "
+                             f"parameters (docs/catalog.md, 'Adding a RAID card')")
 
 
 __all__ = ["CardCosts", "card_costs", "complete_card", "sku_of_family", "scaled_family", "command_s", "parity_s_per_kib", "stripe_update_s",

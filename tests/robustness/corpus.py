@@ -763,6 +763,11 @@ CATALOG_CASES += [Case(f"catalog-parts-{name}", "catalog", (file, path, value), 
      r"memory_transfer_rate_mt_per_s: 4\.8; a DRAM transfer rate in MT/s .*allowed 100 to 20,000"),
     ("platform-base-above-boost", "platforms/dell-poweredge-r750.yaml", "cpu.base_clock_ghz.value", 4.1,
      r"dell-poweredge-r750\.yaml: cpu: base_clock_ghz: 4\.1 GHz is above boost_clock_ghz \(3\.2 GHz\); allowed: at most the boost"),
+    ("card-ceiling-the-family-replaces", "engines/broadcom-megaraid-9560-16i.yaml", "device.max_raid5_write_iops",
+     {"value": "900K", "source": "seed-004", "basis": "datasheet"},
+     r"broadcom-megaraid-9560-16i\.yaml: device\.max_raid5_write_iops: family broadcom-megaraid-95xx states its parity "
+     r"engine's card_stripe_op_us \(fitted\), which nvsim uses instead of a SKU's write ceiling, so this figure would change "
+     r"nothing; allowed: leave it out, or give the card a family of its own"),
 ]]
 PLAN_CASES += [
     Case("plan-rack-units-negative", "plan", changed(changed(BASE_PLAN, "requirements.max_rack_units", 2), "search.rack_units",
