@@ -30,7 +30,7 @@ from typing import Any
 from nvsim import Catalog, InputError, __version__, default_catalog, parse_scenario
 from nvsim.errors import not_printable, shown
 from nvsim.array_capacity import engine_stripes, layout_text
-from nvsim.names import product_name
+from nvsim.names import engine_label, product_name
 from nvsim.report import TIMELINE_HEADERS, check_lines, timeline_rows
 from nvsim.published import fitted_ids, load_published, published_files
 from nvsim.rebuild import run_timeline, slot_words, unclean_shutdown_summary
@@ -84,7 +84,7 @@ def setup_rows(record: dict[str, Any], catalog: Catalog) -> list[tuple[str, str]
     names = core.record_names(record, catalog)
     cap = record["capacity"]
     return [("server", names["platform"]), ("drives", f"{array['drives']} x {names['drive']}{_spares_words(array)}"),
-            ("RAID engine", names["engine"]),
+            ("RAID engine", engine_label(catalog, array["engine"], array.get("engine_settings"))),
             ("RAID", layout_text(catalog, array["engine"], array.get("engine_settings"), array["level"],
                                  core.strip_label(int(array["strip_bytes"])))),
             ("namespace per drive", core.fmt_bytes(cap["member_bytes"])),

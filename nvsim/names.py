@@ -85,3 +85,13 @@ def product_name(catalog: Any, section: str, name: str) -> str:
     if entry is None:
         return str(name)
     return {"engines": engine_name, "drives": drive_name, "platforms": platform_name}[section](entry)
+
+
+def engine_label(catalog: Any, name: str, settings: dict | None) -> str:
+    """The engine's product name (``product_name``) and, where its settings choose something the
+    name does not say (``Engine.settings_label``: a GPU card's driver), that choice in brackets."""
+    text = product_name(catalog, "engines", name)
+    if name not in catalog.engines:
+        return text
+    label = catalog.engine_class(name).settings_label(catalog.engines[name], settings)
+    return f"{text} ({label})" if label else text

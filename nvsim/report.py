@@ -21,7 +21,7 @@ from rich.text import Text
 
 from .array_capacity import layout_text
 from .bounds import BoundsReport
-from .names import product_name
+from .names import engine_label, product_name
 from .simulation import Result
 from .specs import ScenarioSpec
 from .units import (column_scale, format_bytes_binary, format_bytes_decimal, format_large, format_probability,
@@ -174,7 +174,7 @@ def print_bounds(console: Console, scenario: ScenarioSpec, report: BoundsReport,
     console.print(f"[bold]{escape(scenario.name)}[/bold]: {escape(scenario.description)}", markup=True)
     console.print(
         f"{array.drives} x {name('drives', array.drive)}, {layout(array)}, "
-        f"engine {name('engines', array.engine)}, platform {name('platforms', scenario.platform)}", markup=False, highlight=False
+        f"engine {name('engines', array.engine) if catalog is None else engine_label(catalog, array.engine, array.engine_settings)}, platform {name('platforms', scenario.platform)}", markup=False, highlight=False
     )
     console.print(
         f"Usable capacity: [bold]{format_bytes_decimal(cap.usable_bytes)}[/bold] ({format_bytes_binary(cap.usable_bytes)}) "

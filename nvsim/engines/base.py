@@ -227,6 +227,13 @@ class Engine:
         when they can (here always). Checked when the scenario loads, so the line names its file."""
         return None
 
+    @classmethod
+    def settings_label(cls, entry: Any, settings: dict | None) -> str:
+        """What a report prints beside the engine's product name for ``settings`` (a scenario's
+        ``array.engine_settings``) on catalog ``entry``: the choice that makes two set-ups of the
+        same product differ (a GPU card's driver version); "" where there is none (here)."""
+        return ""
+
     rebuild_fields: ClassVar[frozenset[str]] = frozenset({"priority", "span_bytes"})
     """The fields of ``array.rebuild`` this engine's rebuild reads (``rebuild_settings``: its
     requests in flight by priority; the span); a scenario that sets another is refused."""

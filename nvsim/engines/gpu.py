@@ -105,6 +105,14 @@ class GpuEngine(Engine):
             return f"engine_settings.driver: {entry.name} has no driver {wanted!r}; allowed: {known}"
         return None
 
+    @classmethod
+    def settings_label(cls, entry, settings: dict | None) -> str:
+        """The driver version the card runs (the family's default where the scenario names none):
+        its write data path and factors set the GPU's costs, so a report names it."""
+        family = entry.gpu_family
+        version = (settings or {}).get("driver") or (family.default_driver if family is not None else None)
+        return f"driver {version}" if version else ""
+
     def own_server(self) -> EngineServer:
         return EngineServer(f"GPU ({device_name(self.spec.device.product)})" if self.spec.device else "GPU", 1, on_host_cpu=False)
 

@@ -48,3 +48,34 @@ def test_resource_labels_use_product_names():
     assert "GPU (NVIDIA RTX 2000 Ada)" in labels
     assert any(label.startswith("drive NAND (KIOXIA CM7-R 3.84 TB") for label in labels)
     assert not any("kioxia-cm7-r-3.84tb" in label or "graid-supremeraid" in label for label in labels)
+
+
+def test_a_gpu_cards_driver_is_named_beside_it_in_the_run_and_the_report():
+    """Two set-ups of one GPU card that differ only in the driver predict differently (its write
+    data path and factors), so `nvsim run`'s set-up line and the report's "RAID engine" name the
+    driver, the family's default where the scenario names none; an engine with no such choice
+    keeps its bare product name. Both printed "Graid Technology SupremeRAID SR-1010" for either."""
+    from rich.console import Console
+
+    from dashboard.report import setup_rows
+    from nvsim.bounds import array_bounds
+    from nvsim.names import engine_label
+    from nvsim.report import print_bounds
+    from nvsim.scenario import parse_scenario
+
+    card = "graid-supremeraid-sr1010"
+    assert engine_label(CATALOG, card, {"driver": "2.x"}) == "Graid Technology SupremeRAID SR-1010 (driver 2.x)"
+    assert engine_label(CATALOG, card, None) == "Graid Technology SupremeRAID SR-1010 (driver 1.x)"  # the default
+    assert engine_label(CATALOG, "linux-md", {"kernel": "6.8"}) == product_name(CATALOG, "engines", "linux-md")
+    for driver in ("1.x", "2.x"):
+        data = {"name": "t", "platform": "asus-rs520a-e12-rs24u",
+                "array": {"level": 5, "drive": "kioxia-cm7-r-3.84tb", "drives": 16, "strip_bytes": "64KiB",
+                          "engine": card, "engine_settings": {"driver": driver}},
+                "workloads": [{"name": "rr", "rw": "randread", "bs": "4k"}]}
+        spec = parse_scenario(data, CATALOG)
+        console = Console(record=True, width=300)
+        print_bounds(console, spec, array_bounds(spec, CATALOG), CATALOG)
+        assert f"engine Graid Technology SupremeRAID SR-1010 (driver {driver})," in console.export_text()
+        data["array"]["strip_bytes"] = 65536  # a record holds the parsed scenario's bytes
+        record = {"scenario": data, "capacity": {"usable_bytes": 1, "raw_bytes": 1, "member_bytes": 1, "efficiency": 1.0}}
+        assert ("RAID engine", f"Graid Technology SupremeRAID SR-1010 (driver {driver})") in setup_rows(record, CATALOG)
