@@ -26,7 +26,7 @@ from pydantic import BaseModel, ValidationError
 from nvsim import (Catalog, InputError, Precision, ScenarioSpec, Simulation, WorkloadSpec, array_bounds, default_catalog,
                    parse_scenario, rebuild_summary)
 from nvsim.constants import PAGE_BYTES
-from nvsim.errors import not_printable
+from nvsim.errors import client_input, not_printable
 from nvsim.rebuild import scrub_summary
 from nvsim.simulation import run_workload_group, workload_runs
 from nvsim.fio import FileOpener, parse_fio_jobfile, platform_keywords
@@ -700,8 +700,10 @@ def _workload_data(workload: WorkloadSpec) -> dict[str, Any]:
 
 def load_yaml(text: str, filename: str) -> Any:
     """An uploaded YAML document as data, through the CLI's own boundary (``nvsim.loader``:
-    libyaml, no duplicate keys, bounded size, depth and values, one-line errors)."""
-    return parse_yaml(text, filename)
+    libyaml, no duplicate keys, bounded size, depth and values, one-line errors), its bounds the
+    defaults whatever the server's environment says (``nvsim.errors.client_input``)."""
+    with client_input():
+        return parse_yaml(text, filename)
 
 
 SCENARIO_FIELDS_HELD = ("name", "description", "source", "platform", "array", "placement", "workloads", "seed")
@@ -792,7 +794,15 @@ def import_fio(text: str, filename: str, scenario: dict[str, Any] | None, catalo
 
     The file is the client's: ``${VAR}`` is not taken from the server's environment, ``$ncpus``-style
     keywords are the current set-up's platform's, and a trace it names (read_iolog) is reached only
-    through ``open_file`` (``ClientFiles``: uploaded files and the shipped examples)."""
+    through ``open_file`` (``ClientFiles``: uploaded files and the shipped examples). Its bounds (job
+    sections, trace records, a trace's bytes) are the defaults, the server's environment neither read
+    nor named (``nvsim.errors.client_input``)."""
+    with client_input():
+        return _import_fio(text, filename, scenario, catalog, open_file)
+
+
+def _import_fio(text: str, filename: str, scenario: dict[str, Any] | None, catalog: Catalog | None,
+                open_file: FileOpener | None) -> dict[str, Any]:
     catalog = catalog or default_catalog()
     name = scenario.get("platform") if isinstance(scenario, dict) else None
     platform = catalog.platforms.get(name) if isinstance(name, str) else None

@@ -26,7 +26,7 @@ import yaml
 from dash import Dash, Input, Output, State, dcc, html, no_update
 
 from nvsim import Catalog, default_catalog
-from nvsim.errors import InputError
+from nvsim.errors import InputError, client_input
 from nvsim.fio.expand import NO_ENVIRONMENT
 from nvsim.names import engine_name, platform_name, product_name
 from nvsim.plan import prepare_plan, run_plan
@@ -315,7 +315,7 @@ def _with_file(text: str, run: Callable[[Path], dict]) -> dict:
         return {"error": f"requirements: {len(text):,} characters; the view takes at most {MAX_TEXT_CHARS:,}"}
     if (why := guard.not_unicode(text)) is not None:
         return {"error": f"requirements: {why}"}
-    with tempfile.TemporaryDirectory(prefix="nvsim-plan-") as folder:
+    with tempfile.TemporaryDirectory(prefix="nvsim-plan-") as folder, client_input():  # bounds: the defaults
         path = Path(folder) / "plan.yaml"
         path.write_text(text, encoding="utf-8")
         try:

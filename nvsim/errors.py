@@ -12,7 +12,9 @@ import importlib.util
 import os
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -90,10 +92,36 @@ ENV_LIMIT_MAX = 2**62
 """Largest bound an environment variable may set (an index a read or an allocation can still take)."""
 
 
+_CLIENT_INPUT: ContextVar[bool] = ContextVar("nvsim_client_input", default=False)
+"""Whether the input being read came from a client of a server (``client_input``)."""
+
+
+@contextmanager
+def client_input() -> Iterator[None]:
+    """Read a server's client's input inside: every bound an environment variable can set
+    (``limit_from_env``: input bytes, fio job sections, trace records) is its default, the server's
+    environment neither read nor named (``env_hint``), as ``nvsim.budget.Limits.served`` does for the
+    work limits. A client's refusal named ``NVSIM_MAX_FIO_JOB_ENTRIES``, and quoted its value where
+    the server had it set (a bad value, ``hunter2``, came back whole)."""
+    token = _CLIENT_INPUT.set(True)
+    try:
+        yield
+    finally:
+        _CLIENT_INPUT.reset(token)
+
+
+def env_hint(env: str) -> str:
+    """`` (set ENV to raise it)``, or "" while a client's input is read (``client_input``)."""
+    return "" if _CLIENT_INPUT.get() else f" (set {env} to raise it)"
+
+
 def limit_from_env(env: str, default: int) -> int:
     """``default``, or the bound the environment variable ``env`` sets: a whole number from 1 to
     ``ENV_LIMIT_MAX``. A value set but not such a number is refused (one line naming the variable),
-    not passed over for the default."""
+    not passed over for the default. While a client's input is read (``client_input``): ``default``,
+    the environment not read."""
+    if _CLIENT_INPUT.get():
+        return default
     raw = os.environ.get(env, "")
     if raw == "":
         return default

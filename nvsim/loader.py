@@ -30,7 +30,7 @@ import yaml
 
 from pydantic import BaseModel, ValidationError
 
-from .errors import InputError, from_validation_error, limit_from_env
+from .errors import InputError, env_hint, from_validation_error, limit_from_env
 
 MAX_INPUT_BYTES = 4 * 2**20
 """Largest input file read (4 MiB; the largest shipped file is a few kB)."""
@@ -77,15 +77,15 @@ def read_bytes(path: str | Path) -> bytes:
             raise InputError("", "is a directory, not a file", source=str(path))
         size = path.stat().st_size
         if size > limit:
-            raise InputError("", f"file is {size:,} bytes; input files are bounded at {limit:,} bytes "
-                                 f"(set {MAX_INPUT_BYTES_ENV} to raise it)", source=str(path))
+            raise InputError("", f"file is {size:,} bytes; input files are bounded at {limit:,} bytes"
+                                 f"{env_hint(MAX_INPUT_BYTES_ENV)}", source=str(path))
         with _opened_for_reading(path) as handle:
             raw = handle.read(limit + 1)  # a pipe or a device may not know its size
     except OSError as exc:
         raise InputError("", f"cannot read file: {exc.strerror or exc}", source=str(path)) from None
     if len(raw) > limit:
-        raise InputError("", f"more than {limit:,} bytes; input files are bounded at {limit:,} bytes "
-                             f"(set {MAX_INPUT_BYTES_ENV} to raise it)", source=str(path))
+        raise InputError("", f"more than {limit:,} bytes; input files are bounded at {limit:,} bytes"
+                             f"{env_hint(MAX_INPUT_BYTES_ENV)}", source=str(path))
     return raw
 
 
@@ -167,8 +167,8 @@ def load_model(path: str | Path, model: type[BaseModel], field: str) -> tuple[An
 def parse_yaml(text: str, source: str) -> Any:
     """YAML text (a file's, or an upload's) as data: libyaml, no duplicate keys, bounded shape."""
     if len(text.encode("utf-8", "surrogatepass")) > max_input_bytes():
-        raise InputError("", f"more than {max_input_bytes():,} bytes; input is bounded "
-                             f"(set {MAX_INPUT_BYTES_ENV} to raise it)", source=source)
+        raise InputError("", f"more than {max_input_bytes():,} bytes; input is bounded"
+                             f"{env_hint(MAX_INPUT_BYTES_ENV)}", source=source)
     try:
         data = yaml.load(text, Loader=StrictLoader)  # noqa: S506 - StrictLoader is a SafeLoader
     except yaml.YAMLError as exc:

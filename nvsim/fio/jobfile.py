@@ -44,7 +44,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import InputError, from_validation_error, limit_from_env, suggestion_text
+from ..errors import InputError, env_hint, from_validation_error, limit_from_env, suggestion_text
 from ..loader import read_bytes, read_text
 from .options import (  # noqa: F401 (the tables, re-exported for callers of nvsim.fio)
     MODELLED_OPTIONS, KEPT_OPTIONS, UNDERSTOOD_WITHOUT_EFFECT, REFUSED_OPTIONS, REFUSED_DEFAULTS, ALIASES, FIO_RW_MODELLED,
@@ -413,7 +413,7 @@ def _check_section_count(sections: list["_Section"], path: str) -> None:
     validated before the count of the report's entries refused them: minutes)."""
     count, limit = sum(not s.is_global for s in sections), max_job_entries()
     if count > limit:
-        raise InputError("", f"{count:,} job sections; at most {limit:,} (set {MAX_JOB_ENTRIES_ENV} to raise it), "
+        raise InputError("", f"{count:,} job sections; at most {limit:,}{env_hint(MAX_JOB_ENTRIES_ENV)}, "
                              f"each a job nvsim simulates and reports", source=path)
 
 

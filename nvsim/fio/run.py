@@ -30,7 +30,7 @@ from .json_report import FIO_PERCENTILES, fio_json_report, parse_percentile_list
 from .logs import LOG_OPTIONS, LogEntry
 from .names import FIO_VERSION
 from ..budget import check_region, check_workload
-from ..errors import InputError, limit_from_env
+from ..errors import InputError, env_hint, limit_from_env
 from ..host_io import effective_iodepth
 from ..simulation import Result, Simulation
 from ..specs import Phase, ScenarioSpec, WorkloadSpec
@@ -56,13 +56,13 @@ def check_entries(parsed: FioJobFile, label: str) -> None:
     where = f"{label}: [{largest.name}].numjobs"
     if logged > limit and listed <= limit:
         raise InputError(where, f"the logs would be written for {logged:,} job entries (one per numjobs clone, "
-                                f"group_reporting or not); at most {limit:,} (set {MAX_JOB_ENTRIES_ENV} to raise it): "
+                                f"group_reporting or not); at most {limit:,}{env_hint(MAX_JOB_ENTRIES_ENV)}: "
                                 f"fewer numjobs, or no write_*_log")
     grouped = report_options(parsed)["group_reporting"]
     how, instead = (("one per reporting group", "fewer reporting groups") if grouped else
                     ("one per numjobs clone without group_reporting", "fewer numjobs or sections, or group_reporting"))
-    raise InputError(where, f"the report would hold {listed:,} job entries ({how}); at most {limit:,} (set "
-                            f"{MAX_JOB_ENTRIES_ENV} to raise it): {instead}")
+    raise InputError(where, f"the report would hold {listed:,} job entries ({how}); at most {limit:,}"
+                            f"{env_hint(MAX_JOB_ENTRIES_ENV)}: {instead}")
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError, limit_from_env
+from ..errors import InputError, env_hint, limit_from_env
 from ..loader import read_bytes
 from ..specs.workload import MixPart, TraceSummary
 
@@ -121,8 +121,8 @@ def _lines(text: str, source: str) -> Iterator[tuple[int, str]]:
     most = max_trace_records()
     for number, line in enumerate(io.StringIO(text, newline=None), start=1):
         if number > most:
-            raise InputError("read_iolog", f"line {number}: a trace is read to at most {most:,} lines "
-                                           f"(set {MAX_TRACE_RECORDS_ENV} to raise it)", source=source)
+            raise InputError("read_iolog", f"line {number}: a trace is read to at most {most:,} lines"
+                                           f"{env_hint(MAX_TRACE_RECORDS_ENV)}", source=source)
         yield number, line.rstrip("\n")
 
 
@@ -246,8 +246,8 @@ def parse_blktrace(raw: bytes, source: str = "<blktrace>") -> Trace:
     while at + size <= len(raw):
         record += 1
         if record > most:
-            raise InputError("read_iolog", f"record {record} (byte {at}): a trace is read to at most {most:,} records "
-                                           f"(set {MAX_TRACE_RECORDS_ENV} to raise it)", source=source)
+            raise InputError("read_iolog", f"record {record} (byte {at}): a trace is read to at most {most:,} records"
+                                           f"{env_hint(MAX_TRACE_RECORDS_ENV)}", source=source)
         magic, _seq, time_ns, sector, nbytes, action, _pid, _dev, _cpu, _err, pdu = struct.unpack_from(order + _BLK_HEADER, raw, at)
         if magic & 0xFFFFFF00 != BLK_TRACE_MAGIC:
             raise InputError("read_iolog", f"binary blktrace: bad magic at byte {at}", source=source)

@@ -397,6 +397,40 @@ def test_a_plans_work_limits_neither_read_nor_name_the_servers_environment(monke
     assert plan_view.check_text(plan_view.EXAMPLE) is None
 
 
+INPUT_BOUNDS = ("NVSIM_MAX_FIO_JOB_ENTRIES", "NVSIM_MAX_TRACE_RECORDS", "NVSIM_MAX_INPUT_BYTES")
+"""The input bounds an environment variable sets (``nvsim.errors.limit_from_env``)."""
+
+
+@pytest.mark.parametrize("variable", INPUT_BOUNDS)
+def test_a_clients_input_bounds_neither_read_nor_name_the_servers_environment(app_client, catalog, monkeypatch, variable):
+    """A fio upload, a scenario upload and the Plan text are held to the default input bounds whatever
+    the server's environment sets: a bad value there was echoed back whole to any client
+    (``NVSIM_MAX_FIO_JOB_ENTRIES: must be a whole number ..., got 'envcanary...'``), a good one
+    quoted with the variable's name (``at most 31,337 (set NVSIM_MAX_FIO_JOB_ENTRIES to raise it)``)."""
+    client, deps = app_client
+    fio, scenario = callback(deps, "custom.data"), callback(deps, "platform.value")
+    current = core.compute(core.default_setup(catalog), catalog=catalog)
+    traced = "[j]\nrw=randread\nbs=4k\nread_iolog=tests/data/fio/traces/fio-v2.iolog\n"
+    too_many = "".join(f"[j{i}]\nrw=randread\n" for i in range(4097))  # past the default 4,096 sections
+    plan = plan_view.EXAMPLE.replace("profile: randrw-8k-70, numjobs: 64, iodepth: 16",
+                                     "fio: scenarios/graid-gen5-raid6/job.fio, job: read-b1m-j192-d16")
+    for value in ("envcanary" + secrets.token_hex(8), "31337", "3"):
+        monkeypatch.setenv(variable, value)
+        answers = [(text, *ask(client, fio, [data_url(text)], ["job.fio", current])) for text in (traced, too_many)]
+        answers.append(("scenario", *ask(client, scenario, [data_url((SOURCE_TREE / "scenarios/graid-gen5-raid6/scenario.yaml")
+                                                                     .read_text())], ["s.yaml", "randread-4k"])))
+        answers.append(("plan", 200, plan_view.check_text(plan) or ""))
+        for what, status, text in answers:
+            assert status == 200, f"{what}: {text[:300]}"
+            assert not value.startswith("envcanary") or value not in text, f"{what[:40]!r} echoed the server's value"
+            assert "31,337" not in text and "31337" not in text, text[:300]
+            assert "NVSIM_" not in text, f"{variable}={value}: {what[:40]!r} named the environment: {text[:300]}"
+        notes = [json.loads(a)["response"]["fio-note"] for _t, _s, a in answers[:2]]
+        assert notes[0]["className"] != "field-error", notes[0]  # the trace's 9 lines: within the default bound
+        assert "4,097 job sections; at most 4,096, each a job" in notes[1]["children"], notes[1]
+        assert "loaded s.yaml" in answers[2][2] and answers[3][2] == "", answers[3][2]
+
+
 def test_a_huge_block_is_refused_before_any_planning_in_every_served_path(catalog, monkeypatch):
     """A 1 TiB block planned 19 GB in the server from one request (the set-up's validation, and the
     curves and report of a record the browser sends back with a key it can compute itself): each
