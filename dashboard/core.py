@@ -808,9 +808,8 @@ def _import_fio(text: str, filename: str, scenario: dict[str, Any] | None, catal
     platform = catalog.platforms.get(name) if isinstance(name, str) else None
     keywords = platform_keywords(platform) if platform is not None else None
     parsed = parse_fio_jobfile(text, filename, catalog=catalog, keywords=keywords, environ=NO_ENVIRONMENT,
-                               open_file=open_file or ClientFiles())
-    if len(parsed.jobs) > MAX_WORKLOADS:  # a scenario's bound: refused here, not at the next control change
-        raise InputError("jobs", f"{len(parsed.jobs):,} jobs; a set-up takes at most {MAX_WORKLOADS}", source=filename)
+                               open_file=open_file or ClientFiles(),
+                               max_jobs=(MAX_WORKLOADS, "a set-up"))  # a scenario's bound, before any job is read
     warnings = [line for line in (parsed.unmodelled_warning(), parsed.buffered_note()) if line]
     warnings += _fio_log_note(parsed, filename)
     together = {job.phase for phase in parsed.phases() if len(phase) > 1 for job in phase}

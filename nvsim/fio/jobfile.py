@@ -348,7 +348,8 @@ def read_jobfile_text(path: str | Path) -> str:
 
 def parse_fio_jobfile(text: str, path: str = "<jobfile>", *, catalog: Any = None, keywords: dict[str, int] | None = None,
                       environ: Mapping[str, str] | None = None, open_file: FileOpener = local_file,
-                      sections: tuple[str, ...] | None = None, command_line: tuple[str, ...] = ()) -> FioJobFile:
+                      sections: tuple[str, ...] | None = None, command_line: tuple[str, ...] = (),
+                      max_jobs: tuple[int, str] | None = None) -> FioJobFile:
     """Parse fio job-file text; every job becomes a ``WorkloadSpec`` validated with ``catalog``.
 
     ``${VAR}`` is taken from ``environ`` (the process environment when None; ``NO_ENVIRONMENT``
@@ -360,7 +361,8 @@ def parse_fio_jobfile(text: str, path: str = "<jobfile>", *, catalog: Any = None
     sections of these names (fio's ``--section``; [global] sections always apply).
     ``command_line``: fio's job options given on its command line (``--name=a --rw=randread``),
     read before the file as fio reads them (``command_line_to_jobfile``); an error names the
-    option as given there, and the file's own lines keep their numbers."""
+    option as given there, and the file's own lines keep their numbers. ``max_jobs``: (a caller's own
+    bound on the job sections, what it is: ``(256, "a set-up")``), refused before any job is read."""
     chosen = sections
     lead: tuple[str, ...] = ()
     if command_line:
@@ -377,6 +379,8 @@ def parse_fio_jobfile(text: str, path: str = "<jobfile>", *, catalog: Any = None
     unmodelled: set[str] = set()
     global_entries: list[_Entry] = []
     groupid = prev_group_jobs = phase = 0
+    if max_jobs is not None and (count := sum(not s.is_global for s in sections)) > max_jobs[0]:
+        raise InputError("jobs", f"{count:,} jobs; {max_jobs[1]} takes at most {max_jobs[0]:,}", source=path)
     _check_section_count(sections, path)
     names: list[str] = []  # the jobs so far, and those of the running phase, kept as they grow (rebuilt for
     running: list[str] = []  # each section they took 100 s to read 20,000 sections)

@@ -322,6 +322,23 @@ def test_a_plan_form_box_and_a_fio_upload_are_bounded_in_one_line():
         core.import_fio("".join(f"[j{i}]\nrw=randread\n" for i in range(300)), "many.fio", None)
 
 
+def test_a_fio_upload_of_too_many_jobs_is_refused_before_any_job_is_read(monkeypatch):
+    """A 212 kB upload of 4,096 job sections had every job built and validated (8 s of a request
+    thread on 2 cores) before the set-up's 256 refused it; the sections are counted first now, and
+    no job is built (a count of ``_build_job``'s calls: the oracle, not a clock)."""
+    import nvsim.fio.jobfile as jobfile
+
+    built = []
+    real = jobfile._build_job
+    monkeypatch.setattr(jobfile, "_build_job", lambda *a, **k: built.append(1) or real(*a, **k))
+    text = "".join(f"[j{i}]\nrw=randrw\nbssplit=4k/50:8k/50\nrate_iops=100\n" for i in range(4096))
+    with pytest.raises(InputError, match=r"^many\.fio: jobs: 4,096 jobs; a set-up takes at most 256$"):
+        core.import_fio(text, "many.fio", None)
+    assert built == []
+    core.import_fio("".join(f"[j{i}]\nrw=randread\n" for i in range(256)), "many.fio", None)  # the bound itself
+    assert len(built) == 256
+
+
 # ---------------------------------------------------------------- a read-only working directory
 
 READ_ONLY_RUN = """
@@ -427,7 +444,7 @@ def test_a_clients_input_bounds_neither_read_nor_name_the_servers_environment(ap
             assert "NVSIM_" not in text, f"{variable}={value}: {what[:40]!r} named the environment: {text[:300]}"
         notes = [json.loads(a)["response"]["fio-note"] for _t, _s, a in answers[:2]]
         assert notes[0]["className"] != "field-error", notes[0]  # the trace's 9 lines: within the default bound
-        assert "4,097 job sections; at most 4,096, each a job" in notes[1]["children"], notes[1]
+        assert notes[1]["children"] == "job.fio: jobs: 4,097 jobs; a set-up takes at most 256", notes[1]
         assert "loaded s.yaml" in answers[2][2] and answers[3][2] == "", answers[3][2]
 
 
