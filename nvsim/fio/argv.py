@@ -46,7 +46,7 @@ IGNORED = {
     "eta": "progress display", "eta-interval": "progress display", "eta-newline": "progress display",
     "status-interval": "progress display", "max-jobs": "how many jobs fio runs at once",
     "warnings-fatal": "a parse setting", "debug": "fio's debug logging", "alloc-size": "fio's shared memory",
-    "aux-path": "where fio keeps its own files", "idle-prof": "CPU idleness profiling", "inflate-log": "a log tool",
+    "aux-path": "where fio keeps its own files", "idle-prof": "CPU idleness profiling",
     "trigger-file": "a trigger", "trigger-timeout": "a trigger", "trigger": "a trigger", "trigger-remote": "a trigger",
     "latency-log": "fio's latency log (use the job option write_lat_log)",
     "bandwidth-log": "fio's bandwidth log (use the job option write_bw_log)", "terse-version": "terse output, not written",
@@ -61,6 +61,8 @@ REFUSED = {
     "remote-config": "there are no fio clients", "cpuclock-test": "a test of the CPU clock, not of storage",
     "crctest": "a test of fio's checksums, not of storage", "memcpytest": "a test of memcpy, not of storage",
     "merge-blktrace-only": "a trace tool, not a run",
+    "inflate-log": "fio inflates a compressed log to its output and runs nothing; nvsim fio simulates the jobs (run "
+                   "fio --inflate-log for the log)",
     "showcmd": "fio prints the job file as a command line and runs nothing; nvsim fio simulates the jobs (run fio "
                "--showcmd for the printout)",
     "cmdhelp": "fio prints its option help and runs nothing; nvsim fio simulates the jobs (see docs/fio.md's option "
@@ -133,9 +135,18 @@ def _kind(key: str, argument: str) -> str:
     raise InputError(f"--{key}", f"not an option of fio {FIO_VERSION} (fio: 'unrecognized option')")
 
 
+IDLE_PROF_RUNS = ("system", "percpu")
+"""``--idle-prof`` values with which fio runs the jobs (``idle.c``, ``fio_idle_prof_parse_opt``):
+``calibrate`` calibrates, prints and exits, running nothing; any other value is fio's error."""
+
+
 def _own(out: FioArguments, key: str, value: str | None) -> None:
     if key in REFUSED:
         raise InputError(f"--{key}", REFUSED[key])
+    if key == "idle-prof" and value not in IDLE_PROF_RUNS:
+        raise InputError(f"--{key}", "fio calibrates its idleness profiling and runs nothing; nvsim fio simulates the "
+                                     "jobs (allowed: system, percpu, which fio runs the jobs with)" if value == "calibrate"
+                         else f"fio: 'incorrect idle-prof option: {value}'; allowed: calibrate, system, percpu")
     if key in IGNORED:
         out.notes.append(f"--{key} ignored: {IGNORED[key]}, nothing nvsim simulates")
         return

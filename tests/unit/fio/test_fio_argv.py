@@ -63,3 +63,21 @@ def test_an_options_alias_is_a_long_option_as_fio_gives_it_one():
     --timeout=1 as --runtime=1 (nvsim refused it as 'not an option of fio')."""
     parsed = parse_fio_arguments(["--name=a", "--timeout=1", "--blocksize", "8k", "--ratemin=10"])
     assert parsed.job_options == ["--name=a", "--timeout=1", "--blocksize=8k", "--ratemin=10"]
+
+
+@pytest.mark.parametrize("argument, words", [
+    ("--inflate-log=job.log.gz", "fio inflates a compressed log to its output and runs nothing"),
+    ("--idle-prof=calibrate", "fio calibrates its idleness profiling and runs nothing"),
+    ("--idle-prof=all", "incorrect idle-prof option: all"),
+])
+def test_an_option_after_which_fio_runs_nothing_is_refused_not_simulated(argument, words):
+    """fio's init.c exits after --inflate-log (do_exit) and after --idle-prof=calibrate
+    (fio_idle_prof_parse_opt returns 1); both were ignored with a note and the jobs simulated."""
+    with pytest.raises(InputError, match=words):
+        parse_fio_arguments([argument, "job.fio"])
+
+
+def test_idle_profiling_while_the_jobs_run_is_ignored_with_a_note():
+    for value in ("system", "percpu"):
+        args = parse_fio_arguments([f"--idle-prof={value}", "job.fio"])
+        assert args.files == ["job.fio"] and args.notes == ["--idle-prof ignored: CPU idleness profiling, nothing nvsim simulates"]
