@@ -440,13 +440,23 @@ def catalog_show(
         return
     console.print(f"[bold]{escape(entry.name)}[/bold] ({escape(str(catalog.files[entry.name]))})", markup=True)
     rows = tuple((path, _cited_text(cited.value), cited.basis, cited.source, cited.note or "")
-                 for path, cited in nvsim.catalog.iter_cited(entry))
+                 for path, cited in _shown_cited(entry))
     nvsim.report.print_grid(console, nvsim.report.Grid("", ("field", "value", "basis", "source", "note"),
                                                        (False, True, False, False, False), rows))
     used = sorted({cited.source for _, cited in nvsim.catalog.iter_cited(entry)})
     for key in used:
         source = catalog.bibliography[key]
         console.print(f"  [{key}] {source.title}. {source.publisher}, {source.year}. {source.location}")
+
+
+def _shown_cited(entry) -> list[tuple[str, "nvsim.catalog.Cited"]]:
+    """The entry's cited numbers as ``catalog show`` lists them: a family's parameter that the entry
+    carries as its own, the same number, once (a GPU card's ``parameters.gpu_stripe_us`` and its
+    ``gpu_family.parameters.gpu_stripe_us`` were two rows of one value)."""
+    cited = list(nvsim.catalog.iter_cited(entry))
+    own = dict(cited)
+    return [(path, c) for path, c in cited
+            if not ("_family.parameters." in path and own.get("parameters." + path.rsplit(".", 1)[1]) == c)]
 
 
 @app.command()

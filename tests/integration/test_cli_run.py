@@ -244,3 +244,20 @@ def test_run_says_it_compiles_before_the_bounds_table_compiles_its_kernels(monke
     monkeypatch.setattr(nvsim, "array_bounds", lambda *a, **k: order.append("bounds") or real_bounds(*a, **k))
     main(["run", "scenarios/kioxia-cm7-namespace/cm7r-7.68-ns6.4.yaml", "--fidelity", "fluid"])  # returns when done
     assert order[:2] == ["notice", "bounds"]
+
+
+def test_catalog_show_lists_a_gpu_cards_family_parameters_once():
+    """A GPU card carries its family's parameters as its own: `catalog show` listed each twice
+    (`parameters.gpu_stripe_us` and `gpu_family.parameters.gpu_stripe_us`, one number); the family's
+    own figures (its reference GPU, its drivers) stay."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    out = subprocess.run([sys.executable, "-m", "nvsim.cli", "catalog", "show", "graid-supremeraid-sr1000"],
+                         cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True, timeout=120,
+                         env=dict(os.environ, COLUMNS="400")).stdout
+    fields = [line.split("\u2502")[1].strip() for line in out.splitlines() if line.count("\u2502") > 2]
+    assert fields.count("parameters.gpu_stripe_us") == 1
+    assert not [f for f in fields if f.startswith("gpu_family.parameters.")]
+    assert "gpu_family.reference_gpu.memory_bytes_per_s" in fields
