@@ -185,7 +185,7 @@ def run(
     costs = _cost_power(spec, catalog, report.capacity.usable_bytes, results)
     together = nvsim.volumes.run_volumes(spec, catalog) if spec.volumes else None
     if json_out or output is not None:
-        _emit_json({"scenario": spec.model_dump(mode="json"), **report.as_dict(), "predictions": predictions,
+        _emit_json({**report.as_dict(), "setup": _setup_record(spec, catalog), "predictions": predictions,
                     "notes": {name: result.note for name, result in results.items() if result.note},
                     "simulations": {name: r.as_dict() for name, r in simulated.items()},
                     "resilience": resilience, "cost_power": costs,
@@ -447,6 +447,14 @@ def catalog_show(
     for key in used:
         source = catalog.bibliography[key]
         console.print(f"  [{key}] {source.title}. {source.publisher}, {source.year}. {source.location}")
+
+
+def _setup_record(spec, catalog) -> dict:
+    """The scenario as ``nvsim run --json`` records it beside its name (``scenario``): the checked
+    scenario, defaults filled, and the engine as the tables name it (a GPU card with its driver).
+    The scenario's dump had been written under ``scenario`` and then overwritten by its name."""
+    return {**spec.model_dump(mode="json"),
+            "engine_label": nvsim.names.engine_label(catalog, spec.array.engine, spec.array.engine_settings)}
 
 
 def _shown_cited(entry) -> list[tuple[str, "nvsim.catalog.Cited"]]:

@@ -261,3 +261,16 @@ def test_catalog_show_lists_a_gpu_cards_family_parameters_once():
     assert fields.count("parameters.gpu_stripe_us") == 1
     assert not [f for f in fields if f.startswith("gpu_family.parameters.")]
     assert "gpu_family.reference_gpu.memory_bytes_per_s" in fields
+
+
+def test_run_json_records_the_set_up_beside_the_scenarios_name(cli):
+    """`nvsim run --json` wrote the checked scenario under "scenario" and then overwrote it with the
+    name: which driver, drives or strip a result came from was not in the file. The name stays under
+    "scenario"; the set-up is "setup", with the engine as the tables name it."""
+    result = cli("run", "scenarios/gpu-raid-family/pro-a1000-driver2.yaml", "--fidelity", "fluid", "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["scenario"] == "gpu-raid-family-pro-a1000-driver2"
+    setup = data["setup"]
+    assert setup["array"]["engine_settings"] == {"driver": "2.x"} and setup["array"]["drives"] == 16
+    assert setup["engine_label"].endswith("(driver 2.x)")
