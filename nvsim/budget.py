@@ -31,7 +31,7 @@ bounds its points by its own field ``max_points``.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from typing import NamedTuple
 
@@ -189,13 +189,16 @@ def check_region(workload: WorkloadSpec, device_bytes: int, field: str = "", siz
         raise InputError(f"{field or f'workloads[{workload.name}]'}.{found[0]}", found[1])
 
 
-def check_scenario_regions(scenario: ScenarioSpec, device: Callable[[], tuple[int, int]], source: str | None = None) -> None:
+def check_scenario_regions(scenario: ScenarioSpec, device: Callable[[], tuple[int, int]], source: str | None = None,
+                           only: Collection[int] | None = None) -> None:
     """``check_region`` for every workload of a scenario that places its I/O (an ``offset`` or a
     ``size``; an OLTP database, its data set), each named by its place in ``workloads`` (``nvsim run``, a sweep's points, the
     dashboard's set-up); ``device`` (``Simulation.device_extent``: the bytes of a device and the
     devices the clones spread over) is asked only when one does; ``source``: the file, named first as
-    every other error of that file."""
-    placed = [(index, w) for index, w in enumerate(scenario.workloads) if w.offset or w.size or w.is_oltp]
+    every other error of that file; ``only``: the indices of the workloads that run (a sweep's
+    selection with their phases), None for all of them."""
+    placed = [(index, w) for index, w in enumerate(scenario.workloads)
+              if (only is None or index in only) and (w.offset or w.size or w.is_oltp)]
     size_bytes, devices = device() if placed else (0, 1)
     with _named_file(source):
         for index, workload in placed:

@@ -421,10 +421,11 @@ def run_point(task: dict[str, Any]) -> list[dict[str, Any]]:
     try:
         apply_namespace_fraction(data, catalog)
         scenario = parse_scenario(data, catalog, source=f"sweep point {point}")
-        for workload in scenario.workloads:
-            if workload.name in task["workloads"]:
-                check_workload(workload, fidelity, host_ios=task["host_ios"])
-        check_scenario_regions(scenario, lambda: Simulation(scenario, catalog=catalog).device_extent)  # a point's region off its array
+        running = _running(scenario, task["workloads"])
+        for index in sorted(running):
+            check_workload(scenario.workloads[index], fidelity, host_ios=task["host_ios"])
+        check_scenario_regions(scenario, lambda: Simulation(scenario, catalog=catalog).device_extent,
+                               only=running)  # a point's region off its array, of the workloads it runs
     except InputError as exc:
         return [dict(_fields(point), workload=name, key=point_key(point, name, fidelity, sweep), status="invalid", error=str(exc))
                 for name in task["workloads"]]
@@ -448,6 +449,14 @@ def run_point(task: dict[str, Any]) -> list[dict[str, Any]]:
                          usable_bytes=float(usable), usable_bytes_per_drive=float(usable) / scenario.array.drives,
                          **{k: v for k, v in metrics.items()}))
     return rows
+
+
+def _running(scenario, names) -> set[int]:
+    """The indices of the workloads a point runs: the selected ones and the jobs of their phases
+    (``_selected_runs``). Only these are checked: a base workload the sweep does not run (its
+    region past a smaller array's end) made every row of the point invalid, while
+    ``Simulation(point, workload).run`` answered the selected one."""
+    return {i for run in workload_runs(scenario) if any(scenario.workloads[j].name in names for j in run) for i in run}
 
 
 def _selected_runs(scenario, catalog, fidelity: str, host_ios: int, names) -> dict[str, Any]:

@@ -325,3 +325,21 @@ def test_a_namespace_share_follows_each_drive_of_a_drive_axis(tmp_path):
     assert printed.returncode == 2 and printed.stderr.strip().count("\n") == 0
     assert "array.namespace_fraction" in printed.stderr and "1.5" in printed.stderr
     assert not (tmp_path / "bad.partial.jsonl").exists()
+
+
+def test_a_point_is_not_refused_for_a_base_workload_the_sweep_does_not_run(tmp_path):
+    """An 8-drive RAID1 of 3.84 TB drives holds the selected 1 TB random read, but not the base's
+    sequential read (192 clones 50 GB apart): the row was 'invalid' for that workload's region,
+    while ``Simulation(point, workload).run`` answered the selected one. The row is the API's."""
+    import nvsim
+    from nvsim.sweep import apply_point
+    graid = ROOT / "scenarios" / "graid-gen5-raid6" / "scenario.yaml"
+    point = {"array.level": 1, "array.drives": 8, "workload.size": "1T"}
+    spec = write_spec(tmp_path, base=str(graid), workloads=["randread-b4k-j192-d32"],
+                      grid={k: [v] for k, v in point.items()})
+    run_sweep(spec, tmp_path / "o", workers=1)
+    (row,) = pq.read_table(tmp_path / "o.parquet").to_pylist()
+    assert row["status"] == "ok", row["error"]
+    data, _ = apply_point(nvsim.load_scenario(graid).model_dump(mode="json"), point)
+    api = nvsim.Simulation(nvsim.parse_scenario(data), "randread-b4k-j192-d32").run("fluid")
+    assert row["read_iops"] == api.read_iops and row["limited_by"] == api.bottleneck
