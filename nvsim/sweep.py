@@ -835,13 +835,13 @@ def _rank(rows: list[dict], spec: SweepSpec) -> list[dict]:
     A constraint or objective names a column (``read_iops``: must hold on every workload row of
     the set-up) or a workload's column (``randread-b4k-j192-d32.read_iops``); a set-up's rows share
     its verdict and rank. An empty cell is a quantity the row does not have (no writes: no write
-    latency, no RAID WAF; ``EMPTY_MEANS`` gives the few that read as a number): a constraint holds
+    latency, no RAID WAF, a drive's NaN NAND WAF with no writes; ``EMPTY_MEANS`` gives the few that read as a number): a constraint holds
     on it, and a set-up with no value of the objective is ranked after those with one, in sweep
     order, so every set-up meeting the constraints has a rank (an objective no row had left every
     rank empty in the files while the printed table ranked them).
     """
     constraints = [parse_constraint(c) for c in spec.constraints]
-    table = [dict(r) for r in rows]
+    table = [{k: _cell(v) for k, v in r.items()} for r in rows]  # NaN is an empty cell, as the files write it
     by_point: dict[int, list[dict]] = {}
     for row in table:
         by_point.setdefault(row["point"], []).append(row)

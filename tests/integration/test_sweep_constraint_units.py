@@ -83,6 +83,30 @@ def test_an_empty_cell_holds_a_constraint_and_every_set_up_meeting_them_is_ranke
     assert ranked == {2: 1, 1: 2, 0: 3}  # no value: ranked after those with one
 
 
+
+def test_a_nan_cell_is_an_empty_one_to_the_constraints_and_the_ranking():
+    """A drive used directly reports its NAND WAF as NaN with no writes (the array route: None), and
+    the files write it as an empty cell; but 'waf_nand <= 10' failed on it (every set-up with a read
+    workload: "0 rows meet the constraints"), and {minimize: waf_nand} scored every set-up NaN, so
+    the ranks were the grid order (a 20% over-provisioned drive, WAF 1.87, ranked after the whole
+    drive's 4.12)."""
+    from nvsim.sweep import SweepSpec, _rank
+
+    nan = float("nan")
+    rows = [{"point": 0, "workload": "r", "status": "ok", "waf_nand": nan},
+            {"point": 0, "workload": "w", "status": "ok", "waf_nand": 4.12},
+            {"point": 1, "workload": "r", "status": "ok", "waf_nand": nan},
+            {"point": 1, "workload": "w", "status": "ok", "waf_nand": 1.87}]
+    spec = SweepSpec.model_validate({"base": "s.yaml", "constraints": ["waf_nand <= 10"],
+                                     "objective": {"minimize": "waf_nand"}})
+    ranked = {r["point"]: (r["meets_constraints"], r["rank"]) for r in _rank(rows, spec)}
+    assert ranked == {1: (True, 1), 0: (True, 2)}
+    spec = SweepSpec.model_validate({"base": "s.yaml", "objective": {"maximize": "waf_nand"}})
+    assert {r["point"]: r["rank"] for r in _rank(rows, spec)} == {0: 1, 1: 2}
+    only_nan = [{"point": 0, "workload": "w", "status": "ok", "waf_nand": 2.0},
+                {"point": 1, "workload": "r", "status": "ok", "waf_nand": nan}]
+    assert {r["point"]: r["rank"] for r in _rank(only_nan, spec)} == {0: 1, 1: 2}  # NaN: no value, ranked after
+
 def test_a_listed_point_is_the_grids_however_its_size_is_written():
     from nvsim.sweep import SweepSpec
 
