@@ -823,10 +823,12 @@ def _dask_results(client, tasks: list[dict]):
         yield from future.result()
 
 
-EMPTY_MEANS = {"drive_lifetime_years": math.inf}
+EMPTY_MEANS = {"drive_lifetime_years": math.inf, "rebuild_hours": math.inf, "rebuild_mb_per_s": 0.0}
 """Columns whose empty cell is a number: a workload that writes nothing wears its drives for no
 time, so their life is unbounded (a read-only row failed 'drive_lifetime_years >= 0.1' and went
-unranked when the life was maximised)."""
+unranked when the life was maximised); an array without redundancy (RAID0, no RAID) never
+rebuilds a failed drive (``rebuild_summary``: no hours, P(data loss) 1), so its rebuild takes
+for ever at no speed (RAID0 met 'rebuild_hours <= 2' and 'rebuild_mb_per_s >= 500')."""
 
 
 def _rank(rows: list[dict], spec: SweepSpec) -> list[dict]:

@@ -107,6 +107,28 @@ def test_a_nan_cell_is_an_empty_one_to_the_constraints_and_the_ranking():
                 {"point": 1, "workload": "r", "status": "ok", "waf_nand": nan}]
     assert {r["point"]: r["rank"] for r in _rank(only_nan, spec)} == {0: 1, 1: 2}  # NaN: no value, ranked after
 
+
+def test_an_array_without_redundancy_never_meets_a_rebuild_bound():
+    """``rebuild: true`` leaves RAID0's rebuild_hours and rebuild_mb_per_s empty (a failed drive is
+    never rebuilt: rebuild_summary's P(data loss) is 1), and an empty cell held every constraint:
+    RAID0 met 'rebuild_hours <= 100' and 'rebuild_mb_per_s >= 500' beside RAID5's 0.68 h."""
+    import nvsim
+    from nvsim.sweep import SweepSpec, _rank
+
+    data = nvsim.load_scenario(BASE).model_dump(mode="json")
+    data["array"]["level"] = 0
+    summary = nvsim.rebuild_summary(nvsim.parse_scenario(data))  # what a RAID0 row's rebuild columns come from
+    assert summary["rebuild_hours"] is None and summary["data_loss_probability"] == 1.0
+    rows = [{"point": 0, "workload": "r", "status": "ok", "rebuild_hours": None, "rebuild_mb_per_s": None,
+             "data_loss_probability": 1.0},
+            {"point": 1, "workload": "r", "status": "ok", "rebuild_hours": 0.68, "rebuild_mb_per_s": 5600.0,
+             "data_loss_probability": 0.002}]
+    for constraint in ("rebuild_hours <= 100", "rebuild_mb_per_s >= 500"):
+        spec = SweepSpec.model_validate({"base": "s.yaml", "constraints": [constraint]})
+        assert {r["point"]: r["meets_constraints"] for r in _rank(rows, spec)} == {0: False, 1: True}, constraint
+    spec = SweepSpec.model_validate({"base": "s.yaml", "objective": {"maximize": "rebuild_mb_per_s"}})
+    assert {r["point"]: r["rank"] for r in _rank(rows, spec)} == {1: 1, 0: 2}
+
 def test_a_listed_point_is_the_grids_however_its_size_is_written():
     from nvsim.sweep import SweepSpec
 
