@@ -352,6 +352,9 @@ def sweep(
     if not summary["parquet"]:
         console.print(nvsim.sweep.PARQUET_MISSING_NOTE, markup=False, soft_wrap=True)
     nvsim.report.print_sweep_best(console, _printable_best(summary["best"]), summary["objective"])
+    if 0 < summary["invalid"] < summary["rows"]:  # some refused: said, not only in the table ("N rows meet" read as a verdict)
+        sys.stderr.write(f"note: {summary['invalid']} of {summary['rows']} rows were refused (status invalid in "
+                         f"{summary['csv']}); the first: {escaped(summary['first_error'])}\n")
     if summary["rows"] and summary["invalid"] == summary["rows"]:  # the table says why; the status says nothing ran
         sys.stderr.write(f"error: every set-up of the sweep was refused (status invalid in {summary['csv']}); "
                          f"the first: {escaped(summary['first_error'])}\n")

@@ -182,3 +182,16 @@ def test_a_sweep_with_one_set_up_that_runs_exits_0(tmp_path):
     assert run.returncode == 0, run.stderr
     assert "every set-up" not in run.stderr
     assert "2 set-ups (2 computed now)," in run.stdout and "resumed" not in run.stdout  # nothing was resumed
+
+
+def test_a_sweep_with_some_set_ups_refused_says_so_on_stderr(tmp_path):
+    """Only the table said a set-up was refused: '2 set-ups (2 computed now), 2 rows; 1 rows meet the
+    constraints' read as if the other had run and missed them (a grid value out of its field's range,
+    array.drives: [0, 6], is a row of its own, status invalid). A note names the count and the first."""
+    spec = write_sweep(tmp_path, points=[{"array.drives": 0}, {"array.drives": 6}])
+    run = run_cli("sweep", str(spec), "-o", str(tmp_path / "out"), "--workers", "1", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    notes = [line for line in run.stderr.splitlines() if line.startswith("note: ")]
+    assert len(notes) == 1 and notes[0].startswith("note: 1 of 2 rows were refused (status invalid in ") \
+        and "array.drives: Input should be greater than or equal to 1 (got 0)" in notes[0], run.stderr
+    assert "refused" not in run.stdout
