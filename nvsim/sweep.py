@@ -290,6 +290,11 @@ def sweep_fingerprint(spec: SweepSpec, base_data: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+REBUILD_COLUMNS = ("rebuild_hours", "rebuild_mb_per_s", "data_loss_probability", "mttdl_years")
+"""The columns ``rebuild: true`` adds to each row (``rebuild_summary``'s): a constraint or objective
+naming one in a sweep without it is refused before any point runs."""
+
+
 BLOCK_SIZE_FIELDS = ("bs", "bssplit", "bsrange", "bs_mix")
 """A workload's ways of giving its block sizes: a point that sets one drops the base's others."""
 
@@ -444,7 +449,7 @@ def run_point(task: dict[str, Any]) -> list[dict[str, Any]]:
         if task.get("rebuild"):
             workload = next(w for w in scenario.workloads if w.name == name)
             r = rebuild_summary(scenario, catalog, workload)
-            metrics.update({k: r.get(k) for k in ("rebuild_hours", "rebuild_mb_per_s", "data_loss_probability", "mttdl_years")})
+            metrics.update({k: r.get(k) for k in REBUILD_COLUMNS})
         rows.append(dict(_fields(point), workload=name, key=point_key(point, name, fidelity, sweep), status="ok", error="",
                          usable_bytes=float(usable), usable_bytes_per_drive=float(usable) / scenario.array.drives,
                          **{k: v for k, v in metrics.items()}))
@@ -496,10 +501,13 @@ def prepare_sweep(spec_path: str | Path):
     columns = [("constraints", c) for c, _, _ in map(parse_constraint, spec.constraints)]
     columns += [("objective", spec.objective.column)] if spec.objective else []
     for field, column in columns:
-        workload, _ = _split_column(column or "")
+        workload, metric = _split_column(column or "")
         if workload and workload not in names:
             raise InputError(field, f"{column!r} names workload {workload!r}, which the sweep does not run; "
                                     f"it runs {', '.join(names)}", source=str(spec_path))
+        if metric in REBUILD_COLUMNS and not spec.rebuild:  # no row has it: refused once every point had run
+            raise InputError(field, f"{column!r}: {metric} is a column of rebuild: true (each row's rebuild time and "
+                                    f"data-loss risk); set rebuild: true in the sweep file", source=str(spec_path))
     for workload in base.workloads:
         if workload.name in names:
             check_workload(workload, spec.fidelity, field=f"base workload {workload.name}", host_ios=spec.host_ios)

@@ -469,6 +469,11 @@ SWEEP_FIELDS: list[tuple[str, Any, str]] = [
     ("grid", {"array.drivs": [8]}, r"grid: 'array\.drivs': array has no field 'drivs'; did you mean 'drives'\?"),
     ("workloads", ["nope"], r"the base scenario has no workload 'nope'"),
     ("rebuild", "sometimes", r"rebuild"), ("extra", 1, r"extra: unknown key"),
+    # a column of rebuild: true named without it: refused once every point had run ("no column 'rebuild_hours'")
+    ("constraints", ["rebuild_hours <= 2"],
+     r"constraints: 'rebuild_hours': rebuild_hours is a column of rebuild: true .*; set rebuild: true in the sweep file"),
+    ("objective", {"maximize": "randread-b4k-j192-d32.mttdl_years"},
+     r"objective: 'randread-b4k-j192-d32\.mttdl_years': mttdl_years is a column of rebuild: true .*; set rebuild: true in the sweep file"),
 ]
 SWEEP_CASES = [Case(f"sweep-{path}-{i}", "sweep", changed(BASE_SWEEP, path, value), pattern)
                for i, (path, value, pattern) in enumerate(SWEEP_FIELDS)]
