@@ -108,6 +108,16 @@ class SweepSpec(NumbersNotTruthValues):
     max_points: int = Field(default=MAX_SWEEP_POINTS, ge=1, le=MAX_SWEEP_POINTS_CEILING, description=(
         "most set-ups the sweep may have (a bound on its work and memory)"))
 
+    @field_validator("workloads")
+    @classmethod
+    def _each_workload_once(cls, workloads: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        """A workload listed twice was run twice: two rows of each point under one key."""
+        for i, name in enumerate(workloads or ()):
+            if name in workloads[:i]:
+                raise ValueError(f"{name!r} is listed more than once (each repeat would be a second row of every "
+                                 f"point under the same key); give each workload once")
+        return workloads
+
     @field_validator("grid")
     @classmethod
     def _non_empty_lists(cls, grid: dict[str, list[Any]]) -> dict[str, list[Any]]:

@@ -468,6 +468,8 @@ SWEEP_FIELDS: list[tuple[str, Any, str]] = [
     ("objective", {"maximize": "ghost.read_iops"}, r"objective: 'ghost\.read_iops' names workload 'ghost'"),
     ("grid", {"array.drivs": [8]}, r"grid: 'array\.drivs': array has no field 'drivs'; did you mean 'drives'\?"),
     ("workloads", ["nope"], r"the base scenario has no workload 'nope'"),
+    ("workloads", ["randread-b4k-j192-d32", "randread-b4k-j192-d32"],  # two rows of every point under one key
+     r"workloads: 'randread-b4k-j192-d32' is listed more than once .*; give each workload once"),
     ("rebuild", "sometimes", r"rebuild"), ("extra", 1, r"extra: unknown key"),
     # a column of rebuild: true named without it: refused once every point had run ("no column 'rebuild_hours'")
     ("constraints", ["rebuild_hours <= 2"],
