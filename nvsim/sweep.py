@@ -515,6 +515,8 @@ def prepare_sweep(spec_path: str | Path):
         if workload and workload not in names:
             raise InputError(field, f"{column!r} names workload {workload!r}, which the sweep does not run; "
                                     f"it runs {', '.join(names)}", source=str(spec_path))
+        if metric.startswith("set."):
+            _check_set_column(spec, field, column, metric[4:], spec_path)
         if metric in REBUILD_COLUMNS and not spec.rebuild:  # no row has it: refused once every point had run
             raise InputError(field, f"{column!r}: {metric} is a column of rebuild: true (each row's rebuild time and "
                                     f"data-loss risk); set rebuild: true in the sweep file", source=str(spec_path))
@@ -527,6 +529,34 @@ def prepare_sweep(spec_path: str | Path):
     for value in [*spec.grid.get(NAMESPACE_FRACTION, []), *(p[NAMESPACE_FRACTION] for p in spec.points if NAMESPACE_FRACTION in p)]:
         namespace_share(value)
     return spec, base, names
+
+
+def _check_set_column(spec: SweepSpec, field: str, column: str, name: str, spec_path) -> None:
+    """A constraint or objective on a field the sweep sets (``set.array.drives``) is refused before any
+    point runs when the sweep does not set that field, or sets it to a value that is not a number
+    that does not read as a number (a drive's name): both were refused only once every point had run (no
+    such column; not a number column). A size with its unit reads as its bytes (``_set_value``)."""
+    values = [*spec.grid.get(name, []), *(p[name] for p in spec.points if name in p)]
+    if not values:
+        fields = list(dict.fromkeys([*spec.grid, *(f for p in spec.points for f in p)]))
+        raise InputError(field, f"{column!r}: the sweep sets no field {name!r}; it sets "
+                                f"{', '.join(fields) or 'none'}", source=str(spec_path))
+    text = next((v for v in values if not _is_number(_set_value(name, v))), None)
+    if text is not None:
+        raise InputError(field, f"{column!r} is not a number column (the sweep sets {name} to {shown(text)}); "
+                                f"give a column of numbers", source=str(spec_path))
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _set_value(name: str, value: Any) -> Any:
+    """A set field's value as a constraint or the objective reads it: as the field reads it, so a
+    size written with its unit is its bytes (``64KiB``: 65536, which 'set.array.strip_bytes <= 64KiB'
+    compares against); as given where that is not a number."""
+    read = _as_read(name, value)
+    return read if _is_number(read) else value
 
 
 def _split_column(column: str) -> tuple[str, str]:
@@ -647,7 +677,8 @@ def _set_fields(row: dict) -> dict[str, Any]:
 def _objective_value(rows: list[dict], column: str, spec: SweepSpec) -> float | None:
     """The objective as ``_rank`` scores a set-up: its worst workload row (lowest when maximizing)."""
     workload, metric = _split_column(column)
-    values = [r.get(metric) for r in rows if (not workload or r["workload"] == workload) and r.get(metric) is not None]
+    values = [_set_value(metric[4:], r.get(metric)) if metric.startswith("set.") else r.get(metric)
+              for r in rows if (not workload or r["workload"] == workload) and r.get(metric) is not None]
     if not values:
         return None
     return min(values) if spec.objective.maximize else max(values)
@@ -875,6 +906,8 @@ def _rank(rows: list[dict], spec: SweepSpec) -> list[dict]:
         if workload and not chosen:
             raise InputError(field, f"no workload {workload!r} in the sweep")
         found = [EMPTY_MEANS.get(metric) if r.get(metric) is None else r.get(metric) for r in chosen]
+        if metric.startswith("set."):  # a size set with its unit (64KiB) compares as its bytes
+            found = [None if v is None else _set_value(metric[4:], v) for v in found]
         text = next((v for v in found if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)))), None)
         if text is not None:  # ranked or compared, it ended in a traceback after every point had run
             raise InputError(field, f"{metric!r} is not a number column (a row holds {str(text)[:60]!r}); "

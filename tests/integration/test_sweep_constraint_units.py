@@ -129,6 +129,21 @@ def test_an_array_without_redundancy_never_meets_a_rebuild_bound():
     spec = SweepSpec.model_validate({"base": "s.yaml", "objective": {"maximize": "rebuild_mb_per_s"}})
     assert {r["point"]: r["rank"] for r in _rank(rows, spec)} == {1: 1, 0: 2}
 
+
+def test_a_set_size_written_with_its_unit_is_compared_and_ranked_as_its_bytes():
+    """'set.array.strip_bytes <= 64KiB' reads its bound as bytes, but a grid written as the docs write
+    it (16KiB, 64KiB) left text in the column: the sweep ran every point, then stopped with "not a
+    number column (a row holds '16KiB')" and no table."""
+    from nvsim.sweep import SweepSpec, _rank
+
+    rows = [{"point": 0, "workload": "r", "status": "ok", "set.array.strip_bytes": "16KiB"},
+            {"point": 1, "workload": "r", "status": "ok", "set.array.strip_bytes": "64KiB"},
+            {"point": 2, "workload": "r", "status": "ok", "set.array.strip_bytes": 262144}]
+    spec = SweepSpec.model_validate({"base": "s.yaml", "constraints": ["set.array.strip_bytes >= 32KiB"],
+                                     "objective": {"minimize": "set.array.strip_bytes"}})
+    ranked = {r["point"]: (r["meets_constraints"], r["rank"]) for r in _rank(rows, spec)}
+    assert ranked == {0: (False, None), 1: (True, 1), 2: (True, 2)}
+
 def test_a_listed_point_is_the_grids_however_its_size_is_written():
     from nvsim.sweep import SweepSpec
 

@@ -480,6 +480,13 @@ SWEEP_FIELDS: list[tuple[str, Any, str]] = [
 SWEEP_CASES = [Case(f"sweep-{path}-{i}", "sweep", changed(BASE_SWEEP, path, value), pattern)
                for i, (path, value, pattern) in enumerate(SWEEP_FIELDS)]
 SWEEP_CASES += [
+    # a set field's column the sweep does not set, or sets to text (64KiB): refused once every point had run
+    Case("sweep-constraint-on-a-field-not-set", "sweep", BASE_SWEEP | {"constraints": ["set.array.drivs >= 8"]},
+         r"constraints: 'set\.array\.drivs': the sweep sets no field 'array\.drivs'; it sets array\.drives$"),
+    Case("sweep-objective-on-a-field-set-to-text", "sweep",
+         BASE_SWEEP | {"grid": {"array.drive": ["kioxia-cm7-r-3.84tb"]}, "objective": {"maximize": "set.array.drive"}},
+         r"objective: 'set\.array\.drive' is not a number column \(the sweep sets array\.drive to 'kioxia-cm7-r-3\.84tb'\); "
+         r"give a column of numbers$"),
     Case("sweep-top-level-list", "sweep", [BASE_SWEEP], r"(mapping|dictionary|object|valid)"),
     Case("sweep-idle-base", "sweep", {k: v for k, v in BASE_SWEEP.items() if k != "workloads"} | {"base": IDLE_SCENARIO},
          r"workloads: the base scenario .*md-10x-idle\.yaml has no workload, so a sweep has nothing to run"),
