@@ -279,8 +279,9 @@ def load_catalog(directory: Path | None = None) -> Catalog:
     """The catalog under ``directory`` (None: the shipped ``models/``): every section's YAML files,
     each checked against its schema, its sources against the bibliography and the cross-references
     (drive families, NAND generations, link rates); one ``InputError`` naming the file otherwise.
-    The sections are read-only (``ReadOnlyDict``). ``default_catalog`` keeps the shipped one."""
-    directory = Path(directory) if directory else catalog_dir()
+    The sections are read-only (``ReadOnlyDict``). ``default_catalog`` keeps the shipped one. A
+    leading ``~`` is the user's home, as docs/catalog.md writes ``load_catalog("~/my-catalog")``."""
+    directory = Path(directory).expanduser() if directory else catalog_dir()
     bibliography = directory / "bibliography.yaml"
     if not bibliography.is_file():  # a folder of a few entries, or a mistyped path
         named = "NVSIM_CATALOG" if os.environ.get("NVSIM_CATALOG") and directory == catalog_dir() else "catalog"

@@ -67,6 +67,15 @@ def test_unknown_key_in_catalog_entry_is_refused(tmp_path: Path):
         load_catalog(tmp_path / "models")
 
 
+def test_a_catalog_under_the_home_folder_loads_by_its_tilde_path(tmp_path: Path, monkeypatch):
+    # docs/catalog.md, "Your own catalog": catalog = nvsim.load_catalog("~/my-catalog")
+    import shutil
+    shutil.copytree(MODELS, tmp_path / "my-catalog")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    catalog = load_catalog("~/my-catalog")
+    assert "kioxia-cm7-r-3.84tb" in catalog.drives
+
+
 def test_typed_values_are_in_canonical_units(catalog: Catalog):
     drive: DriveSpec = catalog.drives["kioxia-cm7-r-7.68tb"]
     assert drive.capacity_bytes.value == 7_680_000_000_000
