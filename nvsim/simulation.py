@@ -11,9 +11,9 @@ The route is chosen in one place, :func:`route`, from this table:
 
 | set-up | route | solver |
 |---|---|---|
-| one drive used directly (engine ``none``, one drive) | ``drive`` | the SSD model's steady state (nvsim.ssd); the fidelity does not apply |
+| one drive used directly (engine ``none``, one drive) under a fio job | ``drive`` | the SSD model's steady state (nvsim.ssd); the fidelity does not apply |
 | an array in its optimal state under a fio job | ``array`` | the array simulator: SimPy events (``event``) or rates (``fluid``) |
-| an OLTP workload, an idle array, a member missing, or a state the caller pins | ``state`` | a fio job in the ``event`` mode runs SimPy with the rebuild's requests alongside; everything else solves the queueing network of nvsim.sim.mixed |
+| an OLTP workload (on one drive too), an idle array, a member missing, or a state the caller pins | ``state`` | a fio job in the ``event`` mode runs SimPy with the rebuild's requests alongside; everything else solves the queueing network of nvsim.sim.mixed |
 | jobs that run at the same time (a ``Phase``, or a workload with a ``phase``) | ``phase`` | nvsim.workload.compose.phase |
 | trims only (rw: trim, randtrim) | ``trim`` | nvsim.workload.compose.trim |
 | fresh drives (``drive_state: fresh``) | ``fresh`` | nvsim.workload.compose.fresh |
@@ -108,9 +108,11 @@ def placed_route(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, 
     """Where a closed loop of the workload is solved: one drive, the optimal array, or a state."""
     if state is not None or workload is None:
         return "state"
+    if workload.is_oltp:  # a database's users are the network's class, on one drive as on an array
+        return "state"
     if single_drive(scenario):
         return "drive"
-    if workload.is_oltp or ArrayState.at_start(scenario).missing:
+    if ArrayState.at_start(scenario).missing:
         return "state"
     return "array"
 

@@ -91,6 +91,21 @@ def test_a_single_drive_gives_the_same_result_type_and_the_drive_models_metrics(
     assert result.total_iops == expected["total_iops"] and result.cpu_percent is None and result.utilisation == ()
 
 
+def test_an_oltp_database_on_one_drive_runs_its_users_not_a_fio_job(catalog):
+    """One drive used directly (engine none) under rw: oltp: its users' transactions, as on an array
+    (it was answered by the drive model as a QD1 4 KiB 50/50 fio job: 9.5K IOPS at any user count,
+    no TPS)."""
+    spec = nvsim.load_scenario(KIOXIA, catalog)
+    oltp = nvsim.WorkloadSpec(name="db", rw="oltp", users=64,
+                              oltp={"dataset_bytes": 100 * 10**9, "buffer_pool_bytes": 25 * 10**9})
+    assert route(spec, oltp) == "state"
+    result = nvsim.Simulation(spec, oltp, catalog=catalog).run("fluid")
+    tps = result.transactions_per_s
+    assert tps and tps > 0
+    assert result.read_iops / tps == pytest.approx(22 * (1 - 0.25))  # 22 leaf pages, a 25% buffer pool hits
+    assert 64 / tps == pytest.approx(result.simulation.transaction_latency_us["mean"] * 1e-6, rel=1e-6)  # Little's law
+
+
 def test_an_oltp_state_under_faults_is_compared_with_the_optimal_array(catalog):
     spec = nvsim.load_scenario(MYSQL / "sr-raid6-rebuilding.yaml", catalog)
     workload = spec.workloads[0]
