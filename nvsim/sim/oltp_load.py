@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..array_capacity import drives_striped
 from ..oltp import transaction_io
 from ..platform import smt_capacity, smt_gain
 from ..specs import WorkloadSpec
@@ -46,7 +47,11 @@ class OltpLoad:
         # The tables' pages are the data set's (``dataset_bytes``), not the whole array: the page
         # reads and flushes reach that share of each member (an active range: the drives' GC gives
         # the flushes the whole spare, nvsim.ftl.load), the rest holds other data or none.
+        # Drives used directly (engine none, a card's pass-through) hold a share of the tables each:
+        # a clone runs on one drive (clone j on drive j mod drives), its region that drive's share.
         data = int(workload.oltp.dataset_bytes)  # cut at the array's end, as fio cuts a size (job_region)
+        if not drives_striped(scenario, catalog):
+            data = -(-data // scenario.array.drives)
         self.read = part("page reads", "randread", tx.page_bytes, data)
         self.flush = part("page flushes", "randwrite", tx.page_bytes, data)
         self.dblwr = part("doublewrite", "write", tx.doublewrite_batch_bytes)

@@ -357,13 +357,16 @@ class WorkloadSpec(Spec):
         past it, or ``offset + size`` past it
         (fio stops the job at the device's end: the I/Os it was asked for are not done); fio wraps
         neither. ``size_clamped``: a size written as a share ('N%'), which fio cuts to what follows
-        the offset; an OLTP database's data set larger than the ``device``, whose tables could not be
+        the offset; an OLTP database's data set larger than the ``device`` (than the ``devices``
+        together where drives are used directly: its tables spread over them), whose tables could not be
         stored on it. ``devices``: drives used directly (no RAID), each a ``device`` of its own
         taking its share of the clones (clone ``j`` on drive ``j mod devices``), so a clone's start
         counts only its own drive's clones before it. None: it is on the device."""
-        if self.is_oltp and self.oltp.dataset_bytes > device_bytes:
-            return "oltp.dataset_bytes", (f"{self.oltp.dataset_bytes:,} bytes of data do not fit on the {device} "
-                                          f"({device_bytes:,} bytes); allowed: up to {device_bytes:,}")
+        room = device_bytes * max(1, devices)  # a database's tables spread over drives used directly
+        if self.is_oltp and self.oltp.dataset_bytes > room:
+            where = f"the {device}" if devices <= 1 else f"the {devices} drives ({device_bytes:,} bytes each)"
+            return "oltp.dataset_bytes", (f"{self.oltp.dataset_bytes:,} bytes of data do not fit on {where} "
+                                          f"({room:,} bytes); allowed: up to {room:,}")
         if self.offset >= device_bytes:
             return "offset", (f"{self.offset:,} bytes is at or past the end of the {device} ({device_bytes:,} bytes); "
                               f"allowed: 0 to {device_bytes - 1:,}")

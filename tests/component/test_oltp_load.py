@@ -13,6 +13,7 @@ from nvsim.oltp import transaction_io
 from nvsim.platform import smt_capacity
 from nvsim.scenario import load_scenario, parse_scenario
 from nvsim.sim.mixed import solve_state
+from nvsim.simulation import Simulation
 
 SR_RAID10 = "scenarios/graid-mysql-oltp/sr-raid10.yaml"  # seed 003: SupremeRAID RAID10, 8 drives, 128 threads
 
@@ -189,3 +190,30 @@ def test_page_flushes_wear_the_data_sets_share_of_each_drive(catalog):
     small, half, whole = waf("150GB"), waf(f"{usable / 2:.0f}"), waf(f"{usable:.0f}")
     assert 1.0 <= small < 1.05 < half < whole
     assert whole == pytest.approx(waf_greedy_desnoyers2012(drive.spare_factor), rel=0.02)
+
+
+def test_drives_used_directly_hold_a_share_of_the_tables_each(catalog):
+    """A database on drives used directly (engine none) spreads its tables over them, as its users'
+    page reads are: each of 4 drives holds a quarter of the data set, so its flushes' active range
+    (and NAND WAF) is a RAID0 of the same 4 drives' (no engine, the same share of each member), and a
+    data set of three drives' worth is stored (it was refused as larger than one drive, and one that
+    fit was worn as if every drive held all of it: NAND WAF 1.62 for 1 TB on 4 x 3.84 TB, a single
+    drive's figure for 1 TB, where RAID0 gave 1.05)."""
+    import yaml
+
+    with open(MD_RAID10) as f:
+        data = yaml.safe_load(f)
+    first = data["workloads"][0]
+
+    def run(engine, dataset):
+        array = {"level": 0, "drive": "intel-d7-p5510-3.84tb", "drives": 4, "engine": engine}
+        if engine != "none":
+            array["strip_bytes"] = "64KiB"
+        rest = {k: v for k, v in data.items() if k not in ("array", "placement", "workloads")}
+        scenario = parse_scenario({**rest, "array": array, "workloads": [
+            {**first, "users": 64, "oltp": {**first["oltp"], "dataset_bytes": dataset}}]}, catalog)
+        return Simulation(scenario, scenario.workloads[0], catalog=catalog).run("fluid")  # the region checked too
+
+    jbod, raid0 = run("none", "1TB"), run("linux-md", "1TB")
+    assert jbod.waf_nand == pytest.approx(raid0.waf_nand, rel=1e-6) and jbod.waf_nand < 1.1
+    assert run("none", "11TB").transactions_per_s > 0  # 2.9 drives' worth of tables on 4 drives
