@@ -147,13 +147,29 @@ class OltpLoad:
             + tx.page_flushes * self.d_flush + tx.doublewrite_batches * self.d_dblwr
         return sync, every, burst_piece_s(net, demand, every), piece_latency_s(*self.read, pieces(self.read))
 
+    def write_amplification(self) -> tuple[float, float]:
+        """(RAID WAF: member bytes written over host bytes written, of the transaction's three write
+        streams -- page flushes, doublewrite batches, redo log -- each at its own layout's ratio
+        and weighed by its host bytes; the page flushes' NAND WAF, the random stream the drives'
+        garbage collection works on)."""
+        tx = self.tx
+        streams = ((self.flush, tx.page_flushes * tx.page_bytes),
+                   (self.dblwr, tx.doublewrite_batches * tx.doublewrite_batch_bytes),
+                   (self.log, tx.log_writes * tx.log_write_bytes))
+        host = member = 0.0
+        for part, host_bytes in streams:
+            ratio = write_amplification(part[0], part[1])[0] if host_bytes > 0 else float("nan")
+            if ratio == ratio:
+                host, member = host + host_bytes, member + ratio * host_bytes
+        return (member / host if host else float("nan")), write_amplification(self.flush[0], self.flush[1])[1]
+
     def result(self, net, sol) -> SimResult:
         tx, x = self.tx, float(sol.throughput[0])
         util = np.minimum(1.0, sol.utilisation)
         writes = tx.page_flushes + tx.doublewrite_batches + tx.log_writes
         write_bytes = tx.page_flushes * tx.page_bytes + tx.doublewrite_batches * tx.doublewrite_batch_bytes \
             + tx.log_writes * tx.log_write_bytes
-        raid_waf, waf_nand = write_amplification(self.flush[0], self.flush[1])
+        raid_waf, waf_nand = self.write_amplification()
         grouped = grouped_utilisation(self.system, net, util)
         return SimResult(
             scenario=self.scenario.name, workload=self.workload.name, fidelity="fluid",

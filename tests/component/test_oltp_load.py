@@ -217,3 +217,25 @@ def test_drives_used_directly_hold_a_share_of_the_tables_each(catalog):
     jbod, raid0 = run("none", "1TB"), run("linux-md", "1TB")
     assert jbod.waf_nand == pytest.approx(raid0.waf_nand, rel=1e-6) and jbod.waf_nand < 1.1
     assert run("none", "11TB").transactions_per_s > 0  # 2.9 drives' worth of tables on 4 drives
+
+
+def test_raid_waf_is_member_bytes_over_host_bytes_of_all_three_write_streams(catalog):
+    """RAID WAF is member bytes written over host bytes written, over the transaction's page
+    flushes, doublewrite batches and redo-log writes. md RAID6 of 8 drives, 64 KiB chunks, by hand:
+    a 16 KiB flush or a 4 KiB log write (inside one chunk) writes its data, P and Q: 3x; three 1 MiB
+    doublewrite batches in a row cover 8 rows of 6 x 64 KiB, the first and third 22 chunks for their
+    16 (two whole rows, 4 chunks of the next and its P and Q), the second 24: 68/48. A flush and its
+    doublewrite copy are the same host bytes (it was 3.00, the flushes' ratio alone, which the wear
+    figures then charged to every written byte)."""
+    import yaml
+
+    with open(MD_RAID10) as f:
+        data = yaml.safe_load(f)
+    data["array"] = {**data["array"], "level": 6, "strip_bytes": "64KiB"}
+    data["workloads"] = data["workloads"][:1]
+    scenario = parse_scenario(data, catalog)
+    result = solve_state(scenario, scenario.workloads[0], catalog)
+    miss = 1 - 32000 * 2**20 / 100e9  # seed 003's 32,000 MiB pool over 100 GB
+    flushed = 6 * miss * 16384  # bytes of page flushes per transaction, and of their doublewrite copies
+    expected = (3 * flushed + 68 / 48 * flushed + 3 * 4096) / (2 * flushed + 4096)
+    assert result.raid_waf == pytest.approx(expected, rel=1e-9)
