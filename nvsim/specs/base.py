@@ -180,7 +180,7 @@ class Cited(Spec, Generic[T]):
         if isinstance(data, (dict, BaseModel)):
             return data
         raise ValueError(f"a catalog number is written with its source: {{value: {data!r}, source: <a key of "
-                         f"bibliography.yaml>, basis: datasheet, published, fitted or assumed, note: ...}}")
+                         f"bibliography.yaml>, basis: datasheet, published, fitted, assumed or predicted, note: ...}}")
 
     def __reduce__(self):
         """Pickled through its type argument (``Cited[int]`` has no importable name; the catalog's

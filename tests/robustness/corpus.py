@@ -649,7 +649,7 @@ CATALOG_FIELDS: list[tuple[str, str, Any, str]] = [
     (DRIVE, "nand", "PLC", r"nand"), (DRIVE, "lanes.source", "nowhere", r"lanes: source 'nowhere' is not in /\S+/models/bibliography\.yaml"),
     (DRIVE, "lanes.basis", "guessed", r"lanes\.basis"),
     (DRIVE, "lanes", 4, r"lanes: a catalog number is written with its source: \{value: 4, source: <a key of "
-                        r"bibliography\.yaml>, basis: datasheet, published, fitted or assumed"),
+                        r"bibliography\.yaml>, basis: datasheet, published, fitted, assumed or predicted"),
     (DRIVE, "colour", "red", r"colour: unknown key"), (DRIVE, "lanes.value", "four", r"lanes\.value"),
     # figures a drive cannot have (the hunt of 2026-11-30)
     (DRIVE, "write_latency_us.value", 1e300, r"write_latency_us: 1\.0×10³⁰⁰; a QD1 4 KiB latency, .* allowed 1 to 1,000,000"),
