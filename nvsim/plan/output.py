@@ -161,14 +161,24 @@ def stale_outputs(out: Path, written: list[Path]) -> list[Path]:
     return [p for p in ours if p.is_file() and p not in written]
 
 
+SI_PREFIXES = ((1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "K"), (1.0, ""))
+"""The prefixes of the plan tables' cells, largest first (2^64 bytes is 18.4 EB)."""
+
+
 def si_text(value, unit: str = "") -> str:
-    """Three significant digits with an SI prefix (K, M, G, T): the plan tables' cells; "-" for none."""
+    """Three significant digits with an SI prefix (K, M, G, T, P, E): the plan tables' cells; "-"
+    for none. A value that rounds up to 1,000 of its prefix takes the next one (999.7 TB is 1 PB).
+    Until 2026-12-01 there was no prefix above T: a 1.35 PB array's cell read '1.35e+03TB'."""
     if value is None:
         return "-"
-    for factor, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "K")):
-        if abs(value) >= factor:
-            return f"{value / factor:.3g}{prefix}{unit}"
-    return f"{value:.3g}{unit}"
+    for index, (factor, prefix) in enumerate(SI_PREFIXES):
+        if abs(value) >= factor or factor == 1.0:
+            text = f"{value / factor:.3g}"
+            if index and abs(float(text)) >= 1000:
+                factor, prefix = SI_PREFIXES[index - 1]
+                text = f"{value / factor:.3g}"
+            return f"{text}{prefix}{unit}"
+    raise AssertionError("unreachable")
 
 
 def set_up_text(r: dict) -> str:

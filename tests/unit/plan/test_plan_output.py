@@ -13,6 +13,10 @@ from nvsim.plan.output import si_text
     (2.5e6, "B/s", "2.5MB/s"), (1234, "", "1.23K"), (999, "", "999"), (0.25, "", "0.25"),
     (7.68e12, "B", "7.68TB"), (3.2e9, "", "3.2G"),
     (-2.5e6, "", "-2.5M"), (-1234, "W", "-1.23KW"), (None, "", "-"),
+    # a plan over the largest drives: 24 x 61.44 TB in RAID6 is 1.35 PB usable ('1.35e+03TB' before)
+    (1.35e15, "B", "1.35PB"), (18.4e18, "B", "18.4EB"),
+    # a value that rounds up to 1,000 of its prefix takes the next one ('1e+03TB', '1e+03K' before)
+    (999.7e12, "B", "1PB"), (999.6e3, "", "1M"), (999.4e12, "B", "999TB"), (999.6, "W", "1KW"),
 ])
 def test_si_text_by_hand(value, unit, text):
     assert si_text(value, unit) == text
