@@ -735,3 +735,14 @@ def test_a_file_of_more_job_sections_than_the_report_takes_is_refused_before_the
     with pytest.raises(InputError, match="4 job sections; at most 3"):
         parse_fio_jobfile(text, "job.fio", catalog=catalog)
     assert len(parse_fio_jobfile(text[:text.index("[j3]")], "job.fio", catalog=catalog).jobs) == 3
+
+
+def test_a_note_names_at_most_ten_jobs_and_counts_the_rest():
+    """A file of 4,096 jobs run together, with no ioengine or direct, wrote notes naming every job:
+    one line of stderr of 28 kB each (800 kB with 200-character names). Now ten, and how many more."""
+    text = "".join(f"[j{i}]\nrw={'randread' if i % 2 else 'randwrite'}\nbs=4k\n" for i in range(300))
+    notes = parse(text).notes()
+    assert len(notes) == 3 and all(len(line) < 400 for line in notes)
+    assert all("j0, j1, j2, j3, j4, j5, j6, j7, j8, j9 and 290 more" in line for line in notes)
+    small = parse("[a]\nrw=read\n[b]\nrw=write\n").notes()  # a few jobs: every name, as before
+    assert all("a, b:" in line or line.endswith("a, b") for line in small)
