@@ -70,9 +70,10 @@ class RebuildSpec(Spec):
     sync_speed_max_kib_per_s: MdSpeedKib | None = Field(default=None, gt=0, le=MD_SPEED_LIMIT_MAX, description=(
         "md's per-array sync_speed_max (sysfs); None: 'system', the sysctl speed_limit_max"))
     priority: Literal["low", "normal", "high"] = "normal"
-    rate_percent: float | None = Field(default=None, gt=0, le=100, description=(
-        "a RAID card's rebuild rate: the share of its work the rebuild takes while host I/O runs "
-        "(Broadcom and Dell 'rebuild rate'); None: the family's firmware default for the priority"))
+    rate_percent: int | None = Field(default=None, gt=0, le=100, description=(
+        "a RAID card's rebuild rate: the share of its work the rebuild takes while host I/O runs, "
+        "a whole percent as the tools set it (Broadcom storcli 'set rebuildrate=<0-100>', Dell's "
+        "'rebuild rate'); None: the family's firmware default for the priority"))
     span_bytes: Bytes | None = None
 
     @model_validator(mode="after")

@@ -249,6 +249,8 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     ("array", dict(BASE_SCENARIO["array"], level=5, engine="broadcom-megaraid-9670w-16i",
                    rebuild={"rate_percent": 50, "priority": "low"}),
      r"array: rebuild\.priority: with rate_percent the card rebuilds at that rate"),
+    ("array", dict(BASE_SCENARIO["array"], level=5, engine="broadcom-megaraid-9670w-16i", rebuild={"rate_percent": 12.5}),
+     r"array\.rebuild\.rate_percent: .*integer"),  # a whole percent, as storcli's rebuildrate takes it
     ("array", dict(BASE_SCENARIO["array"], engine="ideal-raid", rebuild={"priority": "low"}),
      r"array: rebuild\.priority: ideal-raid's rebuild does not read it, so it would change nothing.*allowed: span_bytes$"),
     ("array", dict(BASE_SCENARIO["array"], hot_spares=1, replace_hours=24),
