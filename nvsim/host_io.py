@@ -199,16 +199,19 @@ def host_io_cpu_s(host_io: HostIoSpec, io_bytes: int, clock_ghz: float) -> float
 
 
 def busy_cpus_with_polling(busy_cpus: float, job_cpus: float, jobs: float, costs: HostIoCosts,
-                           logical_cpus: float) -> float:
-    """CPUs busy for the run's CPU%: a polling job's CPU is busy all the time (at least
-    ``job_cpus``), and each SQ polling thread keeps one more CPU busy; never more than the
-    platform's ``logical_cpus`` (jobs on every CPU and an engine thread beside them share them:
-    until 2026-11-30 they were summed, 100.8% with 128 jobs and raid5d on 128 CPUs). Units: CPUs,
-    or CPU-seconds over a span (then ``job_cpus``, ``jobs`` and ``logical_cpus`` are multiplied by
-    the span)."""
+                           logical_cpus: float, other_cpus: float = 0.0) -> float:
+    """CPUs busy for the run's CPU%: ``busy_cpus``, the jobs' own; a polling job's CPU is busy all
+    the time (at least ``job_cpus``); ``other_cpus``, the engine's threads on the host (md's raid5d,
+    xiRAID's reconstruction threads), on top of the jobs' CPUs (until 2026-12-01 they were summed into
+    the jobs' busy before the polling floor, which hid them: 8 polling jobs and xiRAID's 4 busy
+    reconstruction threads on 72 CPUs read 11.1%, as without a rebuild); each SQ polling thread keeps
+    one more CPU busy; never more than the platform's ``logical_cpus`` (jobs on every CPU and an
+    engine thread beside them share them: until 2026-11-30 they were summed, 100.8% with 128 jobs and
+    raid5d on 128 CPUs). Units: CPUs, or CPU-seconds over a span (then ``job_cpus``, ``jobs``,
+    ``logical_cpus`` and ``other_cpus`` are multiplied by the span)."""
     if costs.polls:
         busy_cpus = max(busy_cpus, job_cpus)
-    return min(logical_cpus, busy_cpus + jobs * costs.poll_threads_per_job)
+    return min(logical_cpus, busy_cpus + other_cpus + jobs * costs.poll_threads_per_job)
 
 
 def per_core_iops_bound(costs: HostIoCosts, device_latency_s: float) -> float:

@@ -434,10 +434,10 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
     engine_util = min(1.0, x * demand.get("engine", 0.0) / system.engine_servers)
     herd = waiting_cpus(system, batches, x, engine_util)  # submitters woken and re-queued while the stripe cache is full
     cpu_busy = min(float(len(system.cpu_speed)), cpu_busy + herd) if herd else cpu_busy
-    if system.engine_on_host_cpu:  # the engine's thread sleeps while it waits for a metadata update
-        cpu_busy += x * (demand["engine"] - sync_wait)
+    # the engine's thread sleeps while it waits for a metadata update
+    engine_busy = x * (demand["engine"] - sync_wait) if system.engine_on_host_cpu else 0.0
     cpu_busy = busy_cpus_with_polling(cpu_busy, float(len(system.cpu_speed)), w.numjobs, system.host_io,
-                                      float(system.logical_cpus))
+                                      float(system.logical_cpus), engine_busy)
     cpu_percent = min(100.0, 100.0 * cpu_busy / system.logical_cpus)  # capped busy CPUs, less float rounding
     raid_waf, waf_nand = write_amplification(system, batches)
     bound_key = None if label is None else next(key for key, lbl, _d, _servers in table if lbl == label)

@@ -173,13 +173,16 @@ def cpu_percent(system: ArraySystem, net, sol, waiting_cpus: float = 0.0, engine
     wait for the engine's stripe cache (``nvsim.sim.stripe_wait``), on top of the jobs' own;
     ``engine_asleep``: the engine's threads' busy share spent asleep on its metadata updates (not
     CPU time, as the fluid mode counts it)."""
-    busy = 0.0
+    busy = other = 0.0
     for i, key in enumerate(fabric.host_cpu_keys(system.facts)):
         j = net.index(key)
         station = float(sol.utilisation[j] * net.servers[j]) - (engine_asleep if key == "engine" else 0.0)
-        busy = min(float(len(system.cpu_speed)), station + waiting_cpus) if i == 0 else busy + station
+        if i == 0:  # the jobs' cores
+            busy = min(float(len(system.cpu_speed)), station + waiting_cpus)
+        else:  # the engine's threads on the host: beside the jobs' CPUs, polling or not
+            other += station
     busy = busy_cpus_with_polling(busy, float(len(system.cpu_speed)), system.workload.numjobs, system.host_io,
-                                  float(system.logical_cpus))
+                                  float(system.logical_cpus), other)
     return min(100.0, 100.0 * busy / system.logical_cpus)  # capped busy CPUs, less float rounding
 
 

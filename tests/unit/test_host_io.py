@@ -177,3 +177,12 @@ def test_a_bad_ioengine_or_option_is_one_line_naming_the_field(catalog, data, fi
     error = from_validation_error(info.value, WorkloadSpec)
     text = str(error)
     assert "\n" not in text and field in text and phrase in text
+
+
+def test_the_engine_threads_cpus_come_on_top_of_polling_jobs_cpus(catalog):
+    """md's raid5d or xiRAID's reconstruction threads run beside 8 polling jobs, on CPUs of their own:
+    the jobs' 8 plus theirs (the polling floor hid them when they were summed into the jobs' busy)."""
+    polled = costs(catalog, "io_uring", hipri=True)
+    assert busy_cpus_with_polling(0.2, 8.0, 8, polled, 64.0, other_cpus=3.0) == pytest.approx(11.0)
+    assert busy_cpus_with_polling(0.2, 8.0, 8, polled, 10.0, other_cpus=3.0) == 10.0  # no more than the platform has
+    assert busy_cpus_with_polling(0.2, 8.0, 8, costs(catalog, "io_uring"), 64.0, other_cpus=3.0) == pytest.approx(3.2)

@@ -168,14 +168,14 @@ def event_result(system: ArraySystem, run: Run, at_warm: dict[str, list[float]],
         engine_util = min(1.0, busy_of.get("engine", 0.0) / (system.engine_servers * window))
         herd = waiting_cpus(system, sampled, (n_read + n_write) / window, engine_util) * window
         cpu_busy = min(len(system.cpu_speed) * window, cpu_busy + herd) if herd else cpu_busy
-    cpu_busy += busy_of["engine"] if system.engine_on_host_cpu else 0.0
+    other_busy = busy_of["engine"] if system.engine_on_host_cpu else 0.0  # the engine's threads on the host
     raid_waf, waf_nand = write_amplification(system, sampled) if sampled else (float("nan"), float("nan"))
     rebuild_rate = None
     if rebuild is not None:
         rebuild_rate = (rebuild.done_bytes / end_s) if until_rebuilt else rebuild.window_bytes / window
-        cpu_busy += busy_of["rebuild_thread"]
+        other_busy += busy_of["rebuild_thread"]
     cpu_busy = busy_cpus_with_polling(cpu_busy, len(system.cpu_speed) * window, w.numjobs * window, system.host_io,
-                                      system.logical_cpus * window)
+                                      system.logical_cpus * window, other_busy)
     return SimResult(
         scenario=system.scenario.name, workload=w.name, fidelity="event",
         read_iops=n_read / window, write_iops=n_write / window,

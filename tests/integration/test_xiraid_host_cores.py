@@ -1,0 +1,45 @@
+"""xiRAID's reconstruction threads are host threads beside the application's (docs/models/rebuild.md,
+"xiRAID's reconstruction"): the CPU% a rebuild adds and the CPUs its threads get, with jobs that
+busy-poll (io_uring hipri) and keep their own CPUs busy all the time."""
+
+import pytest
+
+import nvsim
+
+THREADS = 4
+
+
+def _scenario(numjobs: int, rebuilding: bool):
+    data = {
+        "name": "xiraid-host-cores",
+        "platform": "supermicro-sys-120u-tnr",  # 2 x 18 cores, 2 threads each: 72 logical CPUs
+        "array": {"level": 6, "drive": "kioxia-cm7-r-3.84tb", "drives": 8, "strip_bytes": "64KiB",
+                  "engine": "xinnor-xiraid", "hot_spares": 1, "engine_settings": {"recon_threads": THREADS}},
+        "workloads": [{"name": "poll", "rw": "randread", "bs": "4k", "iodepth": 4, "numjobs": numjobs,
+                       "ioengine": "io_uring", "hipri": True}],
+        "seed": 1,
+    }
+    if rebuilding:
+        data["faults"] = [{"at_s": 0, "drive": 0, "action": "fail"}]
+    return nvsim.parse_scenario(data)
+
+
+def _run(numjobs: int, rebuilding: bool):
+    return nvsim.Simulation(_scenario(numjobs, rebuilding), "poll").run("fluid")
+
+
+def _threads_busy(result) -> float:
+    """The reconstruction threads' busy CPUs: their station's utilisation times its threads."""
+    (u,) = [u.utilisation for u in result.simulation.utilisation if "rebuild thread" in u.resource]
+    return u * THREADS
+
+
+def test_polling_jobs_cpus_and_the_reconstruction_threads_add_up():
+    """8 polling jobs keep 8 of 72 CPUs busy; the reconstruction's threads run on others, so CPU%
+    is 8 plus their busy CPUs over 72 (it read 11.1%, the jobs' alone, rebuilding or not)."""
+    optimal, rebuilding = _run(8, False), _run(8, True)
+    assert optimal.cpu_percent == pytest.approx(100 * 8 / 72)
+    busy = _threads_busy(rebuilding)
+    assert busy > 1.0  # the reconstruction keeps its threads busy (drives are not the limit)
+    assert rebuilding.cpu_percent == pytest.approx(100 * (8 + busy) / 72, rel=1e-6)
+    assert rebuilding.cpu_percent > optimal.cpu_percent + 100 * 1.0 / 72
