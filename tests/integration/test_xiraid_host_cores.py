@@ -43,3 +43,13 @@ def test_polling_jobs_cpus_and_the_reconstruction_threads_add_up():
     assert busy > 1.0  # the reconstruction keeps its threads busy (drives are not the limit)
     assert rebuilding.cpu_percent == pytest.approx(100 * (8 + busy) / 72, rel=1e-6)
     assert rebuilding.cpu_percent > optimal.cpu_percent + 100 * 1.0 / 72
+
+
+def test_polling_jobs_on_every_cpu_leave_the_reconstruction_one():
+    """72 polling jobs on 72 CPUs leave none (the solver gives the threads at least one): the
+    reconstruction, thread-bound, goes at most one CPU's worth of its rate per busy thread CPU with 8
+    jobs (it kept all 4 threads and 5.8 GB/s: the jobs' spinning was not counted as busy)."""
+    few, every = _run(8, True), _run(72, True)
+    per_cpu = few.rebuild_bytes_per_s / _threads_busy(few)
+    assert every.rebuild_bytes_per_s <= 1.0001 * per_cpu
+    assert every.cpu_percent == pytest.approx(100.0)
