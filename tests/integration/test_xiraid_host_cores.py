@@ -53,3 +53,19 @@ def test_polling_jobs_on_every_cpu_leave_the_reconstruction_one():
     per_cpu = few.rebuild_bytes_per_s / _threads_busy(few)
     assert every.rebuild_bytes_per_s <= 1.0001 * per_cpu
     assert every.cpu_percent == pytest.approx(100.0)
+
+
+def test_the_event_mode_lists_the_reconstruction_threads_as_the_fluid_mode_does():
+    """The event mode's resource list names the reconstruction threads while they are busy (it left
+    them out, though its CPU% counted them): busy CPUs are the jobs' cores plus the threads'."""
+    data = _scenario(16, True).model_dump(mode="json")
+    data["workloads"] = [{"name": "aio", "rw": "randread", "bs": "4k", "iodepth": 32, "numjobs": 16,
+                          "ioengine": "libaio"}]
+    sim = nvsim.Simulation(nvsim.parse_scenario(data), "aio")
+    for fidelity, options in (("fluid", {}), ("event", {"host_ios": 4000})):
+        result = sim.run(fidelity, **options)
+        util = {u.resource: u for u in result.simulation.utilisation}
+        (threads,) = [u for name, u in util.items() if "rebuild thread" in name]
+        assert threads.utilisation > 0.05 and not threads.host_visits, fidelity
+        cores = util["host cores (16 job CPUs)"].utilisation * 16
+        assert result.cpu_percent == pytest.approx(100 * (cores + threads.utilisation * THREADS) / 72, rel=1e-3), fidelity

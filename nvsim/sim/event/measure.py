@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import simpy
 
+from ... import fabric
 from ...units import format_jobs
 from ...host_io import busy_cpus_with_polling
 from ..fluid import write_amplification
@@ -91,9 +92,20 @@ def tail_relative_half_width(values: np.ndarray, percentile: float = TAIL_QUANTI
 
 
 def utilisation(system: ArraySystem, busy_of: dict[str, float], window_s: float) -> list[Utilisation]:
-    """Each resource of ``system.resources()``: busy over its servers' time, at most 1."""
-    util = [Utilisation(label, busy_of[key] / (servers * window_s)) for key, label, servers in system.resources()]
-    return [Utilisation(u.resource, min(1.0, u.utilisation)) for u in util]
+    """Each resource of ``system.resources()``: busy over its servers' time, at most 1; then each
+    station only rebuild requests load (the rebuild thread) where it is busy, as the fluid mode and
+    the state solver list it (``foreground.grouped_utilisation``; until 2026-12-01 the event mode
+    left it out: xiRAID's reconstruction threads, 27% busy, were in ``nvsim run --fidelity fluid``'s
+    list and missing from the event mode's and its report's)."""
+    util = [Utilisation(label, min(1.0, busy_of[key] / (servers * window_s)))
+            for key, label, servers in system.resources()]
+    for kind in fabric.KINDS:
+        busy = busy_of.get(kind.key, 0.0)
+        if not kind.reported and busy > 0:
+            servers = kind.servers(system.facts)
+            util.append(Utilisation(kind.label(system.facts, fabric.BUSIEST), min(1.0, busy / (servers * window_s)),
+                                    host_visits=False))
+    return util
 
 
 @dataclass(frozen=True)
