@@ -87,3 +87,18 @@ def test_notebooks_readme_cites_only_files_a_clone_has():
             continue
         hits = list(ROOT.glob(path)) + list((ROOT / "notebooks").glob(path))
         assert hits, f"notebooks/README.md cites {path}, which a clone does not have"
+
+
+def test_scenarios_doc_names_every_engine_setting_a_scenario_can_set():
+    """docs/scenarios.md's list of `array.engine_settings` names each field every engine's
+    Settings takes (it listed md's and VROC's only: xiRAID's recon_prio, recon_threads and
+    recon_rows_per_thread, a GPU card's driver and a RAID card's mode were missing)."""
+    import nvsim.engines.card  # noqa: F401  (registers every engine kind)
+    from nvsim.engines import ENGINES
+
+    text = (ROOT / "docs/scenarios.md").read_text()
+    line = next(line for line in text.splitlines() if "`array.engine_settings` (" in line)
+    listed = line.split("`array.engine_settings` (", 1)[1]
+    fields = {name for engine in ENGINES.values() for name in engine.Settings.model_fields}
+    missing = sorted(name for name in fields if f"`{name}`" not in listed)
+    assert missing == [], f"engine settings not named in docs/scenarios.md: {missing}"
