@@ -395,8 +395,8 @@ def _settle(load, net, demands, rb: RebuildClass | None, stage: RebuildStage | N
             rebuild_limit = stage.limit_why  # md's windows drain faster than its speed limit allows
         elif rebuild_rate >= 0.995 * cap_bytes_per_s or stage.floor_bytes_per_s is not None:
             rebuild_limit = cap_why  # at its limit, or md draining its windows above the floor
-        else:
-            j = int(np.argmax(sol.utilisation))
+        else:  # the busiest station its requests load (a host job's cores never limit it)
+            j = int(np.argmax(np.where(rb.demand_s > 0, sol.utilisation, -1.0)))
             rebuild_limit = f"{net.labels[j]} at {100 * sol.utilisation[j]:.0f}%" if sol.utilisation[j] > 0.9 else \
                 f"{rb.inflight:.1f} rebuild requests in flight ({rb.step_bytes // 1024} KiB each)"
     if cycle is not None and cycle.sleeping:  # free while md sleeps, cycling the rest of the time

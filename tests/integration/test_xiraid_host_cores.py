@@ -69,3 +69,17 @@ def test_the_event_mode_lists_the_reconstruction_threads_as_the_fluid_mode_does(
         assert threads.utilisation > 0.05 and not threads.host_visits, fidelity
         cores = util["host cores (16 job CPUs)"].utilisation * 16
         assert result.cpu_percent == pytest.approx(100 * (cores + threads.utilisation * THREADS) / 72, rel=1e-3), fidelity
+
+
+def test_what_limits_the_rebuild_is_a_station_its_requests_load():
+    """One reconstruction thread beside 16 CPU-bound reading jobs: the thread is the limit, not the
+    jobs' cores, which no reconstruction request visits (it read 'host cores (16 job CPUs) at 100%')."""
+    data = _scenario(16, True).model_dump(mode="json")
+    data["array"]["engine_settings"] = {"recon_threads": 1}
+    data["workloads"] = [{"name": "aio", "rw": "randread", "bs": "4k", "iodepth": 32, "numjobs": 16,
+                          "ioengine": "libaio"}]
+    result = nvsim.Simulation(nvsim.parse_scenario(data), "aio").run("fluid")
+    cores = [u.utilisation for u in result.simulation.utilisation if u.resource.startswith("host cores")]
+    assert cores[0] > 0.99  # the jobs' cores are the busiest station
+    assert "host cores" not in result.rebuild_limited_by
+    assert result.rebuild_limited_by.startswith("Xinnor xiRAID Classic 4.0 rebuild thread at")
