@@ -83,11 +83,15 @@ def cpu_warning(scenario: ScenarioSpec, catalog: Catalog) -> str | None:
             f"limit, its rates are optimistic (the jobs would share CPUs)")
 
 
-def _joint_key(index: int, engine: str, card: int, has_device: bool, key: tuple[str, int]) -> tuple:
+def _joint_key(index: int, engine: str, card: int, has_device: bool, key: tuple[str, int],
+               engine_on_host: bool = False) -> tuple:
+    """Where station ``key`` of volume ``index`` sits: the host's, its card's (shared by the volumes
+    on that card) or its own. An engine whose work runs on host threads (VROC's md thread beside its
+    VMD "device") has one per array: each volume's own, never the card's."""
     kind, drive = key
     if kind in HOST_KEYS:
         return ("host", kind)
-    if has_device and kind in CARD_KEYS:
+    if has_device and kind in CARD_KEYS and not (kind == "engine" and engine_on_host):
         return ("card", engine, card, kind)
     return ("volume", index, kind, drive)
 
@@ -110,7 +114,7 @@ def run_volumes(scenario: ScenarioSpec | str | Path, catalog: Catalog | None = N
         has_device = catalog.engines[sc.array.engine].device is not None
         cols = []
         for j, key in enumerate(net.keys):
-            joint = _joint_key(i, sc.array.engine, card, has_device, key)
+            joint = _joint_key(i, sc.array.engine, card, has_device, key, load.system.engine_on_host_cpu)
             if joint not in keys:
                 keys[joint] = len(labels)
                 shared = joint[0] != "volume"
