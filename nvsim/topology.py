@@ -198,12 +198,15 @@ def _switch_error(scenario: Any, catalog: Any, link_lanes: int) -> str | None:
 def engine_cards(scenario: Any, catalog: Any) -> list[tuple[str, int]]:
     """The engines' own devices (RAID cards, GPU cards) in the server as (engine, card), in order:
     the array's card (card 0 of its engine), then each further card a volume hangs from
-    (``VolumeSpec.card``: card N of its engine's model). A second virtual disk on a card adds none."""
+    (``VolumeSpec.card``: card N of its engine's model). A second virtual disk on a card adds none,
+    nor does VROC: its device is a VMD domain of the CPU's root complex (``needs_vmd``), no card."""
     cards: list[tuple[str, int]] = []
     arrays = [(scenario.array, 0)] + [(v.array, v.card) for v in getattr(scenario, "volumes", ())]
     for array, card in arrays:
         engine = catalog.engines.get(array.engine)
-        if engine is not None and engine.device is not None and (array.engine, card) not in cards:
+        if engine is None or engine.device is None or catalog.engine_class(array.engine).needs_vmd:
+            continue
+        if (array.engine, card) not in cards:
             cards.append((array.engine, card))
     return cards
 

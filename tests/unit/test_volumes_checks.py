@@ -185,3 +185,19 @@ def test_a_volume_of_add_in_card_drives_is_refused(catalog):
     message = refusal(scenario([volume(array=md(drives=2) | {"drive": "aic-x8"})]), with_add_in_card(catalog))
     assert message.startswith("volumes[0].array.drive: aic-x8 is an add-in card (HHHL add-in card); a volume's drives "
                               "go in the server's bays")
+
+
+def test_vrocs_vmd_domain_is_in_the_cpu_not_a_card_in_a_slot(catalog):
+    """VROC's catalog "device" is a VMD domain of the Xeon's root complex: it takes no slot and no
+    lanes of its own (its drives' x4 links are the lanes). It was counted as a x16 card, so on a
+    Dell R750 (one x16 slot) a MegaRAID volume beside a VROC array was refused ('the array's card and
+    1 card the volumes hang from need 2 slots') and the array's lanes were its drives' + 16."""
+    vroc = {"level": 5, "drive": "intel-d7-p5510-3.84tb", "drives": 8, "strip_bytes": "128KiB", "engine": "intel-vroc"}
+    alone = parse_scenario({"name": "v", "platform": "dell-poweredge-r750", "array": vroc, "workloads": [PLAIN]})
+    assert engine_cards(alone, catalog) == []
+    assert root_lanes_needed(alone, catalog) == 8 * 4  # eight x4 drives in bays, no card
+    beside = scenario([volume(array={**card_array(), "drive": "intel-d7-p5510-3.84tb"})], array=vroc,
+                      platform="dell-poweredge-r750")
+    spec = parse_scenario(beside)  # the R750's one x16 slot holds the MegaRAID card
+    assert engine_cards(spec, catalog) == [(CARD, 0)]
+    assert root_lanes_needed(spec, catalog) == 8 * 4 + 16
