@@ -58,6 +58,7 @@ def check_volumes(scenario: ScenarioSpec, catalog: Catalog | None = None, source
             build_engine(spec, settings, members=volume.array.drives, strip_bytes=volume.array.strip_bytes)
         except InputError as exc:
             raise InputError(f"volumes[{i}].{exc.field}", exc.message, source=source) from None
+    _one_driver_per_card(scenario, catalog, source)
     for index, (name, sc, workload, _card) in enumerate(_parts(scenario)):
         field = "workloads[0]" if index == 0 else f"volumes[{index - 1}].workload"
         who = (f"the array runs {workload.name!r} beside the volumes" if index == 0
@@ -68,6 +69,32 @@ def check_volumes(scenario: ScenarioSpec, catalog: Catalog | None = None, source
         why = index and _off_the_volume(workload, lambda: ArraySystem(sc, workload, catalog).device_bytes)
         if why:  # (the array's own region is checked as every workload's is: nvsim.budget.check_scenario_regions)
             raise InputError(field, f"{who}: {why}", source=source)
+
+
+def _driver(catalog: Catalog, array) -> str | None:
+    """The driver a GPU card runs for ``array`` (its setting, else its family's default; None: the
+    engine has no driver setting)."""
+    entry = catalog.engines[array.engine]
+    if "driver" not in catalog.engine_class(array.engine).Settings.model_fields:
+        return None
+    family = entry.gpu_family
+    return array.engine_settings.get("driver") or (family.default_driver if family is not None else None)
+
+
+def _one_driver_per_card(scenario: ScenarioSpec, catalog: Catalog, source: str | None) -> None:
+    """A GPU card runs one driver: every volume on it (``card``) runs the driver the first on it runs."""
+    first: dict[tuple[str, int], tuple[str, str]] = {}
+    parts = [("the array's", scenario.array, 0)] + [(f"volume {v.name!r}'s", v.array, v.card) for v in scenario.volumes]
+    for index, (who, array, card) in enumerate(parts):
+        driver = _driver(catalog, array)
+        if driver is None:
+            continue
+        seen = first.setdefault((array.engine, card), (driver, who))
+        if seen[0] != driver:
+            raise InputError(f"volumes[{index - 1}].array.engine_settings.driver",
+                             f"card {card} of {array.engine} runs driver {seen[0]} ({seen[1]}); a card runs one driver; "
+                             f"allowed: {seen[0]}, or a card of its own (volumes[{index - 1}].card: "
+                             f"{1 + max(c for e, c in first if e == array.engine)})", source=source)
 
 
 def _off_the_volume(workload: WorkloadSpec, device_bytes) -> str | None:

@@ -201,3 +201,18 @@ def test_vrocs_vmd_domain_is_in_the_cpu_not_a_card_in_a_slot(catalog):
     spec = parse_scenario(beside)  # the R750's one x16 slot holds the MegaRAID card
     assert engine_cards(spec, catalog) == [(CARD, 0)]
     assert root_lanes_needed(spec, catalog) == 8 * 4 + 16
+
+
+def test_the_volumes_on_one_gpu_card_run_its_one_driver():
+    """A SupremeRAID card runs one driver: a volume on card 0 that names another driver than the
+    array's was solved with both (the shared GPU at 60% busy where two 2.x volumes load it 24%)."""
+    gpu = {"level": 5, "drive": DRIVE, "drives": 4, "strip_bytes": "64KiB", "engine": "graid-supremeraid-sr1010"}
+    two = scenario([volume(array={**gpu, "engine_settings": {"driver": "1.x"}})],
+                   array={**gpu, "engine_settings": {"driver": "2.x"}})
+    assert refusal(two) == ("volumes[0].array.engine_settings.driver: card 0 of graid-supremeraid-sr1010 runs "
+                            "driver 2.x (the array's); a card runs one driver; allowed: 2.x, or a card of its own "
+                            "(volumes[0].card: 1)")
+    default = scenario([volume(array={**gpu, "engine_settings": {"driver": "2.x"}})], array=gpu)  # the family's 1.x
+    assert "card 0 of graid-supremeraid-sr1010 runs driver 1.x (the array's)" in refusal(default)
+    parse_scenario(scenario([volume(array={**gpu, "engine_settings": {"driver": "2.x"}}, card=1)], array=gpu))
+    parse_scenario(scenario([volume(array={**gpu, "engine_settings": {"driver": "1.x"}})], array=gpu))
