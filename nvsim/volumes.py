@@ -63,7 +63,7 @@ class VolumeRun:
 @dataclass(frozen=True)
 class VolumesResult:
     runs: tuple[VolumeRun, ...]
-    shared: tuple[tuple[str, float], ...]  # each shared station's label and busy share
+    shared: tuple[tuple[str, float], ...]  # each station of two volumes or more: its label and busy share
     power: dict | None = None  # the server's watts with every volume running (``nvsim.cost.together_power_w``)
     warnings: tuple[str, ...] = ()  # what the shared solve leaves out (more jobs than logical CPUs, the faults)
 
@@ -106,6 +106,7 @@ def run_volumes(scenario: ScenarioSpec | str | Path, catalog: Catalog | None = N
     parts = _parts(scenario)
     loads = [FioLoad(sc, w, catalog, (), scenario.seed) for _name, sc, w, _card in parts]
     keys: dict[tuple, int] = {}
+    users: dict[tuple, set[int]] = {}  # which volumes each station belongs to
     labels: list[str] = []
     servers: list[float] = []
     columns = []
@@ -115,6 +116,7 @@ def run_volumes(scenario: ScenarioSpec | str | Path, catalog: Catalog | None = N
         cols = []
         for j, key in enumerate(net.keys):
             joint = _joint_key(i, sc.array.engine, card, has_device, key, load.system.engine_on_host_cpu)
+            users.setdefault(joint, set()).add(i)
             if joint not in keys:
                 keys[joint] = len(labels)
                 shared = joint[0] != "volume"
@@ -139,7 +141,7 @@ def run_volumes(scenario: ScenarioSpec | str | Path, catalog: Catalog | None = N
                                                  for (_name, sc, _w, card), r in zip(parts, own)])
     runs = tuple(_run(parts[i], loads[i], sol, i, labels, demand, own[i], power["parts_drives_w"][i])
                  for i in range(len(parts)))
-    shared = tuple((labels[j], float(sol.utilisation[j])) for joint, j in keys.items() if joint[0] != "volume")
+    shared = tuple((labels[j], float(sol.utilisation[j])) for joint, j in keys.items() if len(users[joint]) > 1)
     warnings = tuple(line for line in (cpu_warning(scenario, catalog), faults_warning(scenario)) if line)
     return VolumesResult(runs, shared, {k: v for k, v in power.items() if k != "parts_drives_w"}, warnings)
 

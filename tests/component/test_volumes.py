@@ -101,3 +101,13 @@ def test_two_vroc_volumes_each_have_their_own_md_thread():
     for run, alone in zip(vroc.runs, md.runs):
         assert run.write_bytes_per_s == pytest.approx(alone.write_bytes_per_s, rel=1e-3)
         assert "[card" not in run.limited_by
+
+
+def test_what_two_cards_list_as_shared_is_only_the_hosts_memory(read_runs):
+    """Volumes on cards of their own share no card: "Resources the volumes share" listed each card's
+    processor and link (card 0's and card 1's), each loaded by one volume only. The one-card pair
+    shares its card's stations; the two-card pair only the host's DRAM."""
+    two_cards = [label for label, _busy in read_runs[1].shared]
+    assert two_cards == ["DRAM"]
+    one_card = [label for label, _busy in read_runs[0].shared]
+    assert "DRAM" in one_card and sum("[card 0]" in label for label in one_card) == 3  # processor, link both ways
