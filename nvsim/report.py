@@ -23,6 +23,7 @@ from .array_capacity import layout_text
 from .bounds import BoundsReport
 from .names import engine_label, product_name
 from .simulation import Result
+from .topology import has_card
 from .specs import ScenarioSpec
 from .units import (column_scale, format_bytes_binary, format_bytes_decimal, format_large, format_probability,
                     format_significant, format_value)
@@ -317,7 +318,10 @@ def print_volumes(console: Console, together, catalog=None) -> None:
     def watts(value) -> str:
         return MISSING if value is None else f"{value:,.0f}"
 
-    rows = tuple((run.volume, run.workload, f"{engine(run.engine)} card {run.card}", f"{run.read_iops + run.write_iops:,.0f}",
+    def card(run) -> str:  # md and VROC hang from no card
+        return f" card {run.card}" if catalog is None or has_card(catalog, run.engine) else ""
+
+    rows = tuple((run.volume, run.workload, f"{engine(run.engine)}{card(run)}", f"{run.read_iops + run.write_iops:,.0f}",
                   f"{(run.read_bytes_per_s + run.write_bytes_per_s) / 1e6:,.0f}", f"{run.mean_latency_us:,.1f}",
                   f"{run.limited_by} at {100 * run.utilisation:.0f}%", f"{run.cpu_percent:.1f}",
                   watts(run.power_drives_w)) for run in together.runs)

@@ -195,6 +195,13 @@ def _switch_error(scenario: Any, catalog: Any, link_lanes: int) -> str | None:
     return None
 
 
+def has_card(catalog: Any, engine_name: str) -> bool:
+    """Whether engine ``engine_name`` hangs from a card of its own (a RAID card, a GPU card): not a
+    software engine, nor VROC, whose device is a VMD domain of the CPU's root complex."""
+    engine = catalog.engines.get(engine_name)
+    return engine is not None and engine.device is not None and not catalog.engine_class(engine_name).needs_vmd
+
+
 def engine_cards(scenario: Any, catalog: Any) -> list[tuple[str, int]]:
     """The engines' own devices (RAID cards, GPU cards) in the server as (engine, card), in order:
     the array's card (card 0 of its engine), then each further card a volume hangs from
@@ -203,10 +210,7 @@ def engine_cards(scenario: Any, catalog: Any) -> list[tuple[str, int]]:
     cards: list[tuple[str, int]] = []
     arrays = [(scenario.array, 0)] + [(v.array, v.card) for v in getattr(scenario, "volumes", ())]
     for array, card in arrays:
-        engine = catalog.engines.get(array.engine)
-        if engine is None or engine.device is None or catalog.engine_class(array.engine).needs_vmd:
-            continue
-        if (array.engine, card) not in cards:
+        if has_card(catalog, array.engine) and (array.engine, card) not in cards:
             cards.append((array.engine, card))
     return cards
 

@@ -63,3 +63,20 @@ def test_the_table_prints_the_watts_and_the_warning(together, catalog):
     assert f"Server power with every volume running: {together['two-cards'].power['power_w']:,.0f} W" in text
     assert "warning: volumes: the array's and the volumes' fio jobs are 128" in text
     assert "drives W" in text and "CPU %" in text
+
+
+def test_the_table_names_a_card_only_for_an_engine_with_one(catalog):
+    """An md volume (and VROC, md behind the CPU's VMD) hangs from no card: the engine column read
+    'Linux md ... card 0' although ``card`` above 0 is refused for it; a RAID card's volume keeps
+    its card's number."""
+    from nvsim.volumes import VolumeRun, VolumesResult
+
+    def run(name, engine, card):
+        return VolumeRun(name, "w", engine, card, 1.0, 0.0, 4096.0, 0.0, 1.0, "DRAM", 0.1)
+    result = VolumesResult((run("array", "linux-md", 0), run("vroc", "intel-vroc", 0),
+                            run("vd", "broadcom-megaraid-9670w-16i", 1)), (("DRAM", 0.1),))
+    out = io.StringIO()
+    print_volumes(Console(file=out, width=400), result, catalog)
+    rows = {line.split("│")[1].strip(): line for line in out.getvalue().splitlines() if line.count("│") > 3}
+    assert "card" not in rows["array"] and "card" not in rows["vroc"]
+    assert "card 1" in rows["vd"]
