@@ -41,7 +41,13 @@ from ..workload.trim import check_discards, trim_direction
 def job_entry_count(parsed: FioJobFile) -> tuple[int, int]:
     """(entries of fio's jobs list, entries the logs are written for: every clone, 0 without logs)."""
     clones = sum(job.workload.numjobs for job in parsed.jobs)
-    listed = len({job.group for job in parsed.jobs}) if report_options(parsed)["group_reporting"] else clones
+    listed, last_group = 0, None
+    for job in parsed.jobs:  # as job_entries lists them: a group_reporting job joins its group's entry before it
+        if not _flag(job.options, "group_reporting", False):
+            listed += job.workload.numjobs
+        elif listed == 0 or last_group != job.group:
+            listed += 1
+        last_group = job.group
     return listed, clones if wants_logs(parsed) else 0
 
 
@@ -330,21 +336,29 @@ def _group_entry(entries: list[dict]) -> dict:
     return merged
 
 
-def job_entries(runs: list[JobRun], catalog: Any, group_reporting: bool) -> list[dict]:
-    """fio's jobs list: one entry per clone, or per group with ``group_reporting``."""
-    entries: list[dict] = []
+def job_entries(runs: list[JobRun], catalog: Any, group_reporting: bool | None = None) -> list[dict]:
+    """fio's jobs list: one entry per clone, the clones of jobs with ``group_reporting`` summed per group.
+
+    ``group_reporting`` is each job's own option, as in fio (stat.c, ``__show_run_stats``): a job
+    (each clone of it) joins the entry before it when it has ``group_reporting`` and that entry's
+    last job is of its reporting group; a job without it starts an entry of its own per clone.
+    ``group_reporting`` given here (True or False) applies to every job instead."""
+    groups: list[tuple[bool, list[dict]]] = []
+    last_group: int | None = None
     for run in runs:
         host_io = catalog.host_io.get(run.workload.ioengine) if catalog is not None else None
-        if group_reporting or run.workload.numjobs == 1:
-            entries.append(_job_entry(run, host_io, None))
+        grouped = _flag(run.job.options, "group_reporting", False) if group_reporting is None else group_reporting
+        if grouped or run.workload.numjobs == 1:
+            clones = [_job_entry(run, host_io, None)]
         else:
-            entries += [_job_entry(run, host_io, clone) for clone in range(run.workload.numjobs)]
-    if not group_reporting:
-        return entries
-    groups: dict[int, list[dict]] = {}
-    for entry in entries:
-        groups.setdefault(entry["group"], []).append(entry)
-    return [_group_entry(members) for members in groups.values()]
+            clones = [_job_entry(run, host_io, clone) for clone in range(run.workload.numjobs)]
+        for entry in clones:
+            if groups and grouped and last_group == run.job.group:
+                groups[-1][1].append(entry)
+            else:
+                groups.append((grouped, [entry]))
+            last_group = run.job.group
+    return [_group_entry(members) if grouped or len(members) > 1 else members[0] for grouped, members in groups]
 
 
 def log_entries(runs: list[JobRun], catalog: Any) -> list[LogEntry]:
@@ -398,7 +412,7 @@ def report_options(parsed: FioJobFile) -> dict:
     """group_reporting, percentile_list, clat_percentiles and lat_percentiles in force (the first job's)."""
     options = parsed.jobs[0].options
     plist = parse_percentile_list(options["percentile_list"]) if options.get("percentile_list") else FIO_PERCENTILES
-    return {"group_reporting": any(_flag(job.options, "group_reporting", False) for job in parsed.jobs),
+    return {"group_reporting": any(_flag(job.options, "group_reporting", False) for job in parsed.jobs),  # any job's
             "percentiles": plist, "clat_percentiles": _flag(options, "clat_percentiles", True),
             "lat_percentiles": _flag(options, "lat_percentiles", False)}
 
@@ -408,7 +422,7 @@ def fio_report(parsed: FioJobFile, runs: list[JobRun], catalog: Any, *, json_plu
     """fio's JSON (or json+) for the simulated jobs."""
     how = report_options(parsed)
     check_entries(parsed, str(parsed.path))
-    entries = job_entries(runs, catalog, how["group_reporting"])
+    entries = job_entries(runs, catalog)
     return fio_json_report(entries, timestamp=int(time.time()) if timestamp is None else timestamp,
                            fio_version=f"fio-{FIO_VERSION}-nvsim",
                            global_options=parsed.global_options, lat_percentiles=how["lat_percentiles"],

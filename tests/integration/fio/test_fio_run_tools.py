@@ -233,6 +233,16 @@ def test_job_entries_are_fios_with_and_without_group_reporting(system, catalog):
     assert group["nvsim"]["jobs_in_group"] == 2 and group["nvsim"]["numjobs_in_entry"] == 4
 
 
+def test_group_reporting_is_each_jobs_own_option_as_in_fio(system, catalog):
+    """fio 3.33 on this file (ioengine=null): a (its 3 clones summed), b, c; group_reporting in [a]
+    does not sum b, which has none, into a's entry (nvsim took it from any job for all of them)."""
+    text = JOBS.replace("numjobs=3\n", "numjobs=3\ngroup_reporting\n").format(extra="")
+    jobs = fluid_report(text, system, catalog)["jobs"]
+    assert [(j["jobname"], j["groupid"]) for j in jobs] == [("a", 0), ("b", 0), ("c", 1)]
+    assert jobs[0]["nvsim"]["numjobs_in_entry"] == 3 and jobs[0]["write"]["total_ios"] == 0
+    assert jobs[1]["read"]["total_ios"] == 0 and jobs[1]["write"]["total_ios"] > 0
+
+
 def test_runtime_and_io_are_the_jobs_and_the_simulated_window_is_stated(system, catalog):
     report = fluid_report(JOBS.format(extra=""), system, catalog)
     clone = report["jobs"][0]["read"]
