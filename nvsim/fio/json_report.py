@@ -237,7 +237,7 @@ def job_json(result: dict, index: int, report: dict, group_bw: dict[str, float])
     job: dict[str, Any] = {
         "jobname": str(result["name"]), "groupid": int(result["group"]), "error": 0, "eta": 0,
         "elapsed": int(round(runtime_s + float(result.get("ramp_time_s", 0.0)))),
-        "job options": {str(k): str(v) for k, v in dict(result["options"]).items() if str(v) != ""},  # fio lists no bare flag
+        "job options": echoed_options(result["options"]),
         **directions,
         "sync": {"total_ios": 0, "lat_ns": lat_stats(np.zeros(0, dtype=np.int64), percentiles=None)},
         "job_runtime": int(round(float(result.get("job_runtime_s", runtime_s)) * 1000)),  # a group's: its clones' summed
@@ -275,6 +275,17 @@ def _group_bandwidths(jobs_results: list[dict]) -> dict[int, dict[str, float]]:
     return groups
 
 
+FIO_OPTION_NAMES_ECHOED = {"iodepth_batch_submit": "iodepth_batch"}
+"""nvsim's names of options that fio's JSON echoes under another (fio's table name: ``iodepth_batch``,
+whose alias ``iodepth_batch_submit`` is the name nvsim's tables use)."""
+
+
+def echoed_options(options: dict) -> dict[str, str]:
+    """Options as fio's JSON echoes them (``job options``, ``global options``): by fio's name, bare
+    flags left out (fio 3.33 lists none)."""
+    return {FIO_OPTION_NAMES_ECHOED.get(str(k), str(k)): str(v) for k, v in dict(options).items() if str(v) != ""}
+
+
 def fio_json_report(jobs_results: list[dict], *, fio_version: str = "nvsim", timestamp: int,
                     global_options: dict[str, str] | None = None, lat_percentiles: bool = False,
                     clat_percentiles: bool = True, percentiles: tuple[float, ...] = FIO_PERCENTILES,
@@ -293,7 +304,7 @@ def fio_json_report(jobs_results: list[dict], *, fio_version: str = "nvsim", tim
               "clat_percentiles": clat_percentiles, "json_plus": json_plus}
     out: dict[str, Any] = {"fio version": fio_version, "timestamp": int(timestamp), "timestamp_ms": int(timestamp) * 1000,
                            "time": time.asctime(time.gmtime(timestamp))}
-    given = {str(k): str(v) for k, v in (global_options or {}).items() if str(v) != ""}  # fio lists no bare flag
+    given = echoed_options(global_options or {})
     if given:
         out["global options"] = given
     groups = _group_bandwidths(jobs_results)

@@ -188,3 +188,16 @@ def test_the_fluid_modes_buckets_are_those_of_its_modelled_percentiles():
     assert buckets["us250"] == pytest.approx(15.0, abs=0.2) and buckets["us500"] == pytest.approx(25.0, abs=0.2)
     assert buckets["us750"] == pytest.approx(25.0, abs=0.2) and buckets["us1000"] == pytest.approx(25.0, abs=0.2)
     assert buckets["ms2"] == pytest.approx(10.0, abs=0.2)  # 1,000-1,100 us
+
+
+def test_iodepth_batch_is_echoed_by_fios_name_whichever_was_written():
+    """fio 3.33 echoes iodepth_batch=4 and iodepth_batch_submit=2 (its alias) as "iodepth_batch" in
+    "job options" and "global options"; nvsim echoed its own name, iodepth_batch_submit."""
+    from nvsim.fio import parse_fio_jobfile
+    parsed = parse_fio_jobfile("[global]\niodepth_batch_submit=2\n[a]\nioengine=libaio\niodepth=8\niodepth_batch=4\n"
+                               "iodepth_batch_complete=1\n")
+    report = fio_json_report([{**job(), "options": parsed.jobs[0].job_options}], timestamp=0,
+                             global_options=parsed.global_options)
+    assert report["global options"] == {"iodepth_batch": "2"}
+    assert report["jobs"][0]["job options"] == {"ioengine": "libaio", "iodepth": "8", "iodepth_batch": "4",
+                                                "iodepth_batch_complete_min": "1"}
