@@ -214,6 +214,12 @@ def _mean_bucket(mean_ns: float | None) -> dict[str, dict[str, float]]:
 # ---------------------------------------------------------------- jobs and the report
 
 
+def elapsed_s(seconds: float) -> int:
+    """fio's ``elapsed``: the milliseconds since fio started, rounded up to seconds (eta.c,
+    ``(mtime_since_genesis() + 999) / 1000``): a run of 82 ms is 1, not 0."""
+    return (int(seconds * 1000.0) + 999) // 1000
+
+
 def job_json(result: dict, index: int, report: dict, group_bw: dict[str, float]) -> dict[str, Any]:
     """One job of fio's ``jobs`` list: every key of fio 3.x, plus ``nvsim`` (the simulated window)."""
     for key in _JOB_KEYS:
@@ -236,7 +242,7 @@ def job_json(result: dict, index: int, report: dict, group_bw: dict[str, float])
     iodepth = int(result.get("iodepth", 1))
     job: dict[str, Any] = {
         "jobname": str(result["name"]), "groupid": int(result["group"]), "error": 0, "eta": 0,
-        "elapsed": int(round(runtime_s + float(result.get("ramp_time_s", 0.0)))),
+        "elapsed": elapsed_s(float(result.get("elapsed_s", runtime_s + float(result.get("ramp_time_s") or 0.0)))),
         "job options": echoed_options(result["options"]),
         **directions,
         "sync": {"total_ios": 0, "lat_ns": lat_stats(np.zeros(0, dtype=np.int64), percentiles=None)},
@@ -295,7 +301,8 @@ def fio_json_report(jobs_results: list[dict], *, fio_version: str = "nvsim", tim
     Each item of ``jobs_results``: name, group, options (dict), runtime_s (the job's runtime),
     cpu_percent, and read / write (/ trim): {ios, bytes, latencies_ns (1-D array or None),
     mean_latency_ns (used without samples)}; optional: iodepth, batch_submit, batch_complete,
-    ramp_time_s, job_runtime_s (the entry's clones' run times summed; default runtime_s), ctx, description (written as ``desc``, as fio does), nvsim (extra facts written
+    ramp_time_s, elapsed_s (the run's wall time when the report is written, every phase's; default
+    runtime_s + ramp_time_s), job_runtime_s (the entry's clones' run times summed; default runtime_s), ctx, description (written as ``desc``, as fio does), nvsim (extra facts written
     under the job's ``nvsim`` key). nvsim has no
     separate submission latency, so slat_ns has N=0 and clat_ns and lat_ns carry the same numbers.
     ``global options`` is written only when there are some, as fio does.

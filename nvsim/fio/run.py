@@ -423,6 +423,12 @@ def fio_report(parsed: FioJobFile, runs: list[JobRun], catalog: Any, *, json_plu
     how = report_options(parsed)
     check_entries(parsed, str(parsed.path))
     entries = job_entries(runs, catalog)
+    # fio's elapsed is the time since fio started, written once all jobs are done: the same for every
+    # job, each phase lasting as long as its longest job (ramp included)
+    phase_s: dict[int, float] = {}
+    for run in runs:
+        phase_s[run.job.phase] = max(phase_s.get(run.job.phase, 0.0), run.runtime_s + (run.workload.ramp_time or 0.0))
+    entries = [{**entry, "elapsed_s": sum(phase_s.values())} for entry in entries]
     return fio_json_report(entries, timestamp=int(time.time()) if timestamp is None else timestamp,
                            fio_version=f"fio-{FIO_VERSION}-nvsim",
                            global_options=parsed.global_options, lat_percentiles=how["lat_percentiles"],

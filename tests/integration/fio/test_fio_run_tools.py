@@ -243,6 +243,17 @@ def test_group_reporting_is_each_jobs_own_option_as_in_fio(system, catalog):
     assert jobs[1]["read"]["total_ios"] == 0 and jobs[1]["write"]["total_ios"] > 0
 
 
+def test_elapsed_is_the_whole_runs_seconds_rounded_up_for_every_job_as_fio(system, catalog):
+    """fio's elapsed is (ms since fio started + 999) / 1000, written when all jobs are done: 2.5 s
+    (2 s and a 500 ms ramp) then a stonewalled 1 s job are 4 for both (nvsim wrote each job's own
+    rounded: 2 and 1); a job of 0.3 s is 1, not 0."""
+    text = ("[global]\nioengine=libaio\ndirect=1\nrw=randread\nbs=4k\ntime_based\n"
+            "[a]\nruntime=2\nramp_time=500ms\n[b]\nstonewall\nruntime=1\n")
+    assert [j["elapsed"] for j in fluid_report(text, system, catalog)["jobs"]] == [4, 4]
+    short = "[a]\nioengine=libaio\ndirect=1\nrw=randread\nbs=4k\ntime_based\nruntime=300ms\n"
+    assert fluid_report(short, system, catalog)["jobs"][0]["elapsed"] == 1
+
+
 def test_runtime_and_io_are_the_jobs_and_the_simulated_window_is_stated(system, catalog):
     report = fluid_report(JOBS.format(extra=""), system, catalog)
     clone = report["jobs"][0]["read"]
