@@ -225,6 +225,7 @@ def job_json(result: dict, index: int, report: dict, group_bw: dict[str, float])
     for key in _JOB_KEYS:
         if key not in result:
             raise InputError(f"jobs_results[{index}].{key}", f"required key is missing; each job needs {', '.join(_JOB_KEYS)}")
+    report = {**report, **dict(result.get("report") or {})}  # the job's own percentile options, as fio's
     runtime_s = float(result["runtime_s"])
     if not math.isfinite(runtime_s) or runtime_s < 0:
         raise InputError(f"jobs_results[{index}].runtime_s", f"must be a finite number of seconds >= 0, got {result['runtime_s']!r}")
@@ -301,7 +302,8 @@ def fio_json_report(jobs_results: list[dict], *, fio_version: str = "nvsim", tim
     Each item of ``jobs_results``: name, group, options (dict), runtime_s (the job's runtime),
     cpu_percent, and read / write (/ trim): {ios, bytes, latencies_ns (1-D array or None),
     mean_latency_ns (used without samples)}; optional: iodepth, batch_submit, batch_complete,
-    ramp_time_s, elapsed_s (the run's wall time when the report is written, every phase's; default
+    ramp_time_s, report (the job's own percentiles, clat_percentiles, lat_percentiles: they
+    replace the arguments', as fio reads them per job), elapsed_s (the run's wall time when the report is written, every phase's; default
     runtime_s + ramp_time_s), job_runtime_s (the entry's clones' run times summed; default runtime_s), ctx, description (written as ``desc``, as fio does), nvsim (extra facts written
     under the job's ``nvsim`` key). nvsim has no
     separate submission latency, so slat_ns has N=0 and clat_ns and lat_ns carry the same numbers.

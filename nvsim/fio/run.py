@@ -270,6 +270,7 @@ def _job_entry(run: JobRun, host_io: Any, clone: int | None) -> dict:
     return {
         "name": run.job.name, "group": run.job.group, "options": run.job.job_options, "runtime_s": run.runtime_s,
         "ramp_time_s": workload.ramp_time, "description": run.job.options.get("description"),
+        "report": percentile_options(run.job.options),
         **_latency_target_keys(run.job),
         "read": _direction(result, "read", run.runtime_s, share, pick, run.in_flight, run.scale, run.samples),
         "write": _direction(result, "write", run.runtime_s, share, pick, run.in_flight, run.scale, run.samples),
@@ -313,6 +314,7 @@ def _group_entry(entries: list[dict]) -> dict:
     """fio's group_reporting: the jobs of one group summed into one entry named after the first."""
     first = entries[0]
     merged = dict(first)
+    merged["report"] = entries[-1].get("report")  # fio (stat.c): each member sets the entry's, the last one's stays
     merged["runtime_s"] = max(e["runtime_s"] for e in entries)
     for ddir in ("read", "write"):
         parts = [e[ddir] for e in entries]
@@ -408,13 +410,18 @@ def _flag(options: dict[str, str], key: str, default: bool) -> bool:
     return value == "" or value.strip() not in ("0", "false")
 
 
-def report_options(parsed: FioJobFile) -> dict:
-    """group_reporting, percentile_list, clat_percentiles and lat_percentiles in force (the first job's)."""
-    options = parsed.jobs[0].options
+def percentile_options(options: dict[str, str]) -> dict:
+    """A job's percentile_list, clat_percentiles and lat_percentiles (fio reads them per job)."""
     plist = parse_percentile_list(options["percentile_list"]) if options.get("percentile_list") else FIO_PERCENTILES
-    return {"group_reporting": any(_flag(job.options, "group_reporting", False) for job in parsed.jobs),  # any job's
-            "percentiles": plist, "clat_percentiles": _flag(options, "clat_percentiles", True),
+    return {"percentiles": plist, "clat_percentiles": _flag(options, "clat_percentiles", True),
             "lat_percentiles": _flag(options, "lat_percentiles", False)}
+
+
+def report_options(parsed: FioJobFile) -> dict:
+    """group_reporting (any job's), and the first job's percentile_list, clat_percentiles and
+    lat_percentiles (each job's entry carries its own: ``percentile_options``)."""
+    return {"group_reporting": any(_flag(job.options, "group_reporting", False) for job in parsed.jobs),
+            **percentile_options(parsed.jobs[0].options)}
 
 
 def fio_report(parsed: FioJobFile, runs: list[JobRun], catalog: Any, *, json_plus: bool = False,

@@ -254,6 +254,18 @@ def test_elapsed_is_the_whole_runs_seconds_rounded_up_for_every_job_as_fio(syste
     assert fluid_report(short, system, catalog)["jobs"][0]["elapsed"] == 1
 
 
+def test_percentile_options_are_each_jobs_own_as_in_fio(system, catalog):
+    """fio 3.33 (ioengine=null) on [a] percentile_list=50:99.5, [b] lat_percentiles=1 clat_percentiles=0,
+    [c]: a's clat_ns has 50 and 99.5, b's lat_ns has fio's 17 and clat_ns none, c's clat_ns the 17;
+    nvsim gave every job the first job's."""
+    text = ("[global]\nioengine=libaio\ndirect=1\nrw=randread\nbs=4k\nsize=64m\n"
+            "[a]\npercentile_list=50:99.5\n[b]\nlat_percentiles=1\nclat_percentiles=0\n[c]\n")
+    a, b, c = (j["read"] for j in fluid_report(text, system, catalog)["jobs"])
+    assert list(a["clat_ns"]["percentile"]) == ["50.000000", "99.500000"] and "percentile" not in a["lat_ns"]
+    assert "percentile" not in b["clat_ns"] and len(b["lat_ns"]["percentile"]) == 17
+    assert len(c["clat_ns"]["percentile"]) == 17 and "percentile" not in c["lat_ns"]
+
+
 def test_runtime_and_io_are_the_jobs_and_the_simulated_window_is_stated(system, catalog):
     report = fluid_report(JOBS.format(extra=""), system, catalog)
     clone = report["jobs"][0]["read"]
