@@ -400,10 +400,8 @@ def parse_fio_jobfile(text: str, path: str = "<jobfile>", *, catalog: Any = None
     running: list[str] = []  # each section they took 100 s to read 20,000 sections)
     for section in sections:
         if section.is_global:
-            _check_rwmix_pair(section, path)
             global_entries.extend(section.entries)
             continue
-        _check_rwmix_pair(section, path)
         effective = [*global_entries, *section.entries]
         _check_waitee(effective, section.name, names, path)
         waits = _waits_for_the_phase(effective, section.name, running, path)
@@ -508,20 +506,6 @@ def _strip_comment(line: str) -> str:
         if cut >= 0:
             line = line[:cut]
     return line
-
-
-def _check_rwmix_pair(section: _Section, path: str) -> None:
-    """rwmixread and rwmixwrite set each other; in one section fio's option sort decides which wins."""
-    values = {e.key: e for e in section.entries if e.key in ("rwmixread", "rwmixwrite")}
-    if len(values) == 2:
-        read, write = values["rwmixread"], values["rwmixwrite"]
-        try:
-            total = int(read.value or "") + int(write.value or "")
-        except ValueError:
-            return  # the value errors are reported when the job is built
-        if total != 100:
-            raise InputError("rwmixwrite", f"rwmixread={read.value} and rwmixwrite={write.value} in one section do not add up to 100",
-                             source=write.place(path))
 
 
 # ---------------------------------------------------------------- one job

@@ -285,8 +285,11 @@ def test_rwmixwrite_sets_rwmixread():
     assert mix("[j]\nrw=randrw\nrwmixwrite=30\n") == [70]
     assert mix("[global]\nrwmixwrite=30\n[a]\nrw=randrw\n[b]\nrw=randrw\nrwmixread=10\n") == [70, 10]
     assert mix("[global]\nrwmixread=20\n[a]\nrw=rw\nrwmixwrite=25\n") == [75]
-    message = error_of("[j]\nrw=randrw\nrwmixread=70\nrwmixwrite=20\n")
-    assert message.startswith("job.fio line 4: rwmixwrite: ") and "do not add up to 100" in message
+    # in one section the later wins, as fio 3.33 reads them (null engine, 64 MiB of 4 KiB: 0.798 and
+    # 0.697 of the I/Os reads); nvsim refused a pair that does not add up to 100
+    assert mix("[j]\nrw=randrw\nrwmixread=70\nrwmixwrite=20\n") == [80]
+    assert mix("[j]\nrw=randrw\nrwmixwrite=20\nrwmixread=70\n") == [70]
+    assert mix("[global]\nrwmixread=70\nrwmixwrite=20\n[j]\nrw=randrw\n") == [80]
 
 
 def test_runtime_units_and_zero_means_no_limit():
