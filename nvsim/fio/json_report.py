@@ -244,7 +244,8 @@ def job_json(result: dict, index: int, report: dict, group_bw: dict[str, float])
     job: dict[str, Any] = {
         "jobname": str(result["name"]), "groupid": int(result["group"]), "error": 0, "eta": 0,
         "elapsed": elapsed_s(float(result.get("elapsed_s", runtime_s + float(result.get("ramp_time_s") or 0.0)))),
-        "job options": echoed_options(result["options"]),
+        # fio (stat.c) writes "job options" when the job's section gave any option, a bare flag too
+        **({"job options": echoed_options(result["options"])} if dict(result["options"]) else {}),
         **directions,
         "sync": {"total_ios": 0, "lat_ns": lat_stats(np.zeros(0, dtype=np.int64), percentiles=None)},
         "job_runtime": int(round(float(result.get("job_runtime_s", runtime_s)) * 1000)),  # a group's: its clones' summed

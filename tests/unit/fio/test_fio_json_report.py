@@ -201,3 +201,12 @@ def test_iodepth_batch_is_echoed_by_fios_name_whichever_was_written():
     assert report["global options"] == {"iodepth_batch": "2"}
     assert report["jobs"][0]["job options"] == {"ioengine": "libaio", "iodepth": "8", "iodepth_batch": "4",
                                                 "iodepth_batch_complete_min": "1"}
+
+
+def test_job_options_is_written_only_for_a_section_that_gave_options_as_fio():
+    """fio 3.33 (null engine): [a] with no line of its own has no "job options" key, [b] with only
+    stonewall has "job options": {}; nvsim wrote {} for both."""
+    from nvsim.fio import parse_fio_jobfile
+    parsed = parse_fio_jobfile("[global]\nioengine=libaio\n[a]\n[b]\nstonewall\n[c]\nrw=read\n")
+    report = fio_json_report([{**job(), "options": j.job_options} for j in parsed.jobs], timestamp=0)
+    assert [j.get("job options") for j in report["jobs"]] == [None, {}, {"rw": "read"}]
