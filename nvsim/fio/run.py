@@ -338,18 +338,21 @@ def _group_entry(entries: list[dict]) -> dict:
     return merged
 
 
-def job_entries(runs: list[JobRun], catalog: Any, group_reporting: bool | None = None) -> list[dict]:
+def job_entries(runs: list[JobRun], catalog: Any, group_reporting: bool | list[bool] | None = None) -> list[dict]:
     """fio's jobs list: one entry per clone, the clones of jobs with ``group_reporting`` summed per group.
 
     ``group_reporting`` is each job's own option, as in fio (stat.c, ``__show_run_stats``): a job
     (each clone of it) joins the entry before it when it has ``group_reporting`` and that entry's
     last job is of its reporting group; a job without it starts an entry of its own per clone.
-    ``group_reporting`` given here (True or False) applies to every job instead."""
+    ``group_reporting`` given here (True or False) applies to every job instead; a list gives each run's."""
     groups: list[tuple[bool, list[dict]]] = []
     last_group: int | None = None
-    for run in runs:
+    for index, run in enumerate(runs):
         host_io = catalog.host_io.get(run.workload.ioengine) if catalog is not None else None
-        grouped = _flag(run.job.options, "group_reporting", False) if group_reporting is None else group_reporting
+        if group_reporting is None:
+            grouped = _flag(run.job.options, "group_reporting", False)
+        else:
+            grouped = group_reporting[index] if isinstance(group_reporting, list) else group_reporting
         if grouped or run.workload.numjobs == 1:
             clones = [_job_entry(run, host_io, None)]
         else:
@@ -429,7 +432,8 @@ def fio_report(parsed: FioJobFile, runs: list[JobRun], catalog: Any, *, json_plu
     """fio's JSON (or json+) for the simulated jobs."""
     how = report_options(parsed)
     check_entries(parsed, str(parsed.path))
-    entries = job_entries(runs, catalog)
+    flags = [_flag(job.options, "group_reporting", False) for job in parsed.jobs]  # the file's, job by job (runs
+    entries = job_entries(runs, catalog, flags if len(flags) == len(runs) else None)  # are its jobs, in its order)
     # fio's elapsed is the time since fio started, written once all jobs are done: the same for every
     # job, each phase lasting as long as its longest job (ramp included)
     phase_s: dict[int, float] = {}
