@@ -435,7 +435,6 @@ FIO_TEXTS: list[tuple[str, str, str]] = [
     ("option-before-section", "rw=randread\n[j]\n", r"."),
     ("bad-section", "[j\nrw=randread\n", r"."),
     ("hipri-libaio", "[j]\nrw=randread\nioengine=libaio\nhipri=1\n", r"hipri"),
-    ("rwmix-disagree", "[j]\nrw=randrw\nrwmixread=70\nrwmixwrite=70\n", r"rwmixwrite: rwmixread=70 and rwmixwrite=70"),
     ("asymmetric-bs", "[j]\nrw=randrw\nbs=4k,8k\n", r"asymmetric block sizes"),
     ("bs-four-parts", "[j]\nrw=randread\nbs=4k,4k,4k,4k\n", r"takes at most three sizes"),
 ]
