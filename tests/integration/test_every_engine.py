@@ -23,7 +23,7 @@ from conftest import ROOT
 from dashboard import report as one_page
 from nvsim import InputError, default_catalog, parse_scenario
 from nvsim.cli import main
-from nvsim.names import product_name
+from nvsim.names import engine_label, product_name
 from nvsim.specs import ArraySpec
 
 ENGINES = sorted(p.stem for p in (ROOT / "models" / "engines").glob("*.yaml"))
@@ -104,7 +104,7 @@ def test_report_html_and_pdf(engine_scenario, capsys):
 def test_run(engine_scenario, capsys):
     engine, data, path = engine_scenario
     out, _ = nvsim(capsys, "run", path, "--fidelity", "fluid", "-o", "run.json")
-    name = product_name(default_catalog(), "engines", engine)
+    name = engine_label(default_catalog(), engine, data["array"].get("engine_settings"))  # a GPU card with its driver
     assert f"engine {name}," in " ".join(out.split())  # rich folds long names at the console's width
     predictions = json.loads(Path("run.json").read_text())["predictions"]
     assert set(predictions) == {w["name"] for w in WORKLOADS}
