@@ -36,6 +36,7 @@ from .sim.network import NetworkSolution, solve_network, stations
 from .scenario import as_scenario
 from .volume_rules import _parts, check_volumes, volume_scenario  # noqa: F401 (re-exported)
 from .specs import ScenarioSpec
+from .topology import has_card
 
 CARD_KEYS = ("engine", "device_bw", "device_up", "device_down")
 """Stations of an engine with a device of its own that every volume on that device shares."""
@@ -83,15 +84,14 @@ def cpu_warning(scenario: ScenarioSpec, catalog: Catalog) -> str | None:
             f"limit, its rates are optimistic (the jobs would share CPUs)")
 
 
-def _joint_key(index: int, engine: str, card: int, has_device: bool, key: tuple[str, int],
-               engine_on_host: bool = False) -> tuple:
+def _joint_key(index: int, engine: str, card: int, on_a_card: bool, key: tuple[str, int]) -> tuple:
     """Where station ``key`` of volume ``index`` sits: the host's, its card's (shared by the volumes
-    on that card) or its own. An engine whose work runs on host threads (VROC's md thread beside its
-    VMD "device") has one per array: each volume's own, never the card's."""
+    on that card: ``on_a_card``, ``topology.has_card``) or its own. VROC's VMD "device" is no card:
+    its md thread is each array's own (until 2026-12-01 two VROC volumes shared one)."""
     kind, drive = key
     if kind in HOST_KEYS:
         return ("host", kind)
-    if has_device and kind in CARD_KEYS and not (kind == "engine" and engine_on_host):
+    if on_a_card and kind in CARD_KEYS:
         return ("card", engine, card, kind)
     return ("volume", index, kind, drive)
 
@@ -112,10 +112,10 @@ def run_volumes(scenario: ScenarioSpec | str | Path, catalog: Catalog | None = N
     columns = []
     for i, ((name, sc, _w, card), load) in enumerate(zip(parts, loads)):
         net = stations(load.system)
-        has_device = catalog.engines[sc.array.engine].device is not None
+        on_a_card = has_card(catalog, sc.array.engine)
         cols = []
         for j, key in enumerate(net.keys):
-            joint = _joint_key(i, sc.array.engine, card, has_device, key, load.system.engine_on_host_cpu)
+            joint = _joint_key(i, sc.array.engine, card, on_a_card, key)
             users.setdefault(joint, set()).add(i)
             if joint not in keys:
                 keys[joint] = len(labels)
