@@ -48,7 +48,7 @@ from ..errors import InputError, env_hint, from_validation_error, limit_from_env
 from ..loader import read_bytes, read_text
 from .options import (  # noqa: F401 (the tables, re-exported for callers of nvsim.fio)
     MODELLED_OPTIONS, KEPT_OPTIONS, UNDERSTOOD_WITHOUT_EFFECT, REFUSED_OPTIONS, REFUSED_DEFAULTS, ALIASES, FIO_RW_MODELLED,
-    FIO_RW_TRIM, FIO_DEFAULT_RW, FIO_DEFAULT_IOENGINE, BLOCK_IOENGINES, UNSIMULATED_IOENGINES, HOST_IO_FLAGS,
+    FIO_RW_TRIM, FIO_DEFAULT_RW, FIO_DEFAULT_IOENGINE, BLOCK_IOENGINES, UNSIMULATED_IOENGINES, HOST_IO_FLAGS, WORD_OPTIONS,
 )
 from .expand import expand_value, platform_keywords  # noqa: F401 (re-exported)
 from .names import FIO_OPTION_NAMES, FIO_VERSION
@@ -489,6 +489,7 @@ def _sections(text: str, path: str, keywords: dict[str, int] | None = None,
         if not _KEY.match(written):
             raise InputError("", f"expected key=value or [section], got {line!r}", source=where)
         key = ALIASES.get(written, written)
+        _check_word_value(key, written, value, where)
         strict = key in MODELLED_OPTIONS or key in REFUSED_OPTIONS or key in ("kb_base", "stonewall", "new_group", "direct", "buffered")
         try:  # before any option reads it: Python converts at most 4,300 digits, and says so in its own words
             check_digits(value)
@@ -497,6 +498,13 @@ def _sections(text: str, path: str, keywords: dict[str, int] | None = None,
         value = expand_value(key, value.strip(), keywords, environ, written, where, strict) if has_value else None
         sections[-1].entries.append(_Entry(key, written, value, number, where))
     return sections
+
+
+def _check_word_value(key: str, written: str, value: str, where: str) -> None:
+    """fio drops a job whose word option has a blank after ``=`` (``WORD_OPTIONS``); nvsim refuses it."""
+    if key in WORD_OPTIONS and value[:1].isspace() and value.strip():
+        raise InputError(written, f"fio reads the value with the blank after '=' ({written}={value!r}), fails to "
+                         f"parse it and drops the job; write {written}={value.strip()}", source=where)
 
 
 def _strip_comment(line: str) -> str:

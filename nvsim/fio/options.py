@@ -126,6 +126,13 @@ FIO_DEFAULT_RW = "read"
 FIO_DEFAULT_IOENGINE = "psync"
 """fio's defaults on Linux when a job names no rw / ioengine (``.def`` in fio's options.c)."""
 
+WORD_OPTIONS = frozenset({"rw", "ioengine", "rate_process", "zonemode", "random_distribution", "kb_base",
+                          "cpus_allowed_policy"})
+"""Options whose value fio compares with its list of words (``FIO_OPT_STR``, and ``ioengine``'s
+``FIO_OPT_STR_STORE`` with its ``posval``): fio strips the blanks before ``=`` but not after it
+(parse.c's ``get_option``), so ``rw = randread`` fails ("fio: failed parsing rw= randread") and fio
+drops the job. Numbers take a blank after ``=`` (``strtoll`` skips it)."""
+
 BLOCK_IOENGINES = ("psync", "sync", "pvsync", "pvsync2", "posixaio", "libaio", "io_uring", "spdk")
 """fio's block ioengines nvsim simulates: each is a host I/O path of the catalog (``models/host_io/``)."""
 

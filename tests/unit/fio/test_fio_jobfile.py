@@ -124,12 +124,23 @@ def test_a_missing_file_is_one_line():
 # ---------------------------------------------------------------- syntax
 
 def test_comments_blank_lines_flags_and_spaces_around_equals():
-    text = "; a comment\n# another\n\n[global]\n  ioengine = libaio   ; trailing comment\nbs=4k # inline\n" \
-           "time_based\n[j]\r\nrw\t=\trandread\r\nruntime = 10\n"
+    text = "; a comment\n# another\n\n[global]\n  ioengine =libaio   ; trailing comment\nbs = 4k # inline\n" \
+           "time_based\n[j]\r\nrw\t=randread\r\nruntime = 10\n"
     (job,) = parse(text).jobs
     w = job.workload
     assert (w.ioengine, w.bs, w.time_based, w.rw, w.runtime) == ("libaio", 4096, True, "randread", 10.0)
     assert job.line == 8
+
+
+@pytest.mark.parametrize("line", ["rw = randread", "rw=\trandread", "ioengine= libaio", "rate_process = poisson",
+                                  "kb_base = 1000", "random_distribution = zipf:1.2", "readwrite = randwrite"])
+def test_a_word_option_with_a_blank_after_equals_is_refused_as_fio_drops_the_job(line):
+    # fio 3.33 and parse.c's get_option: the name's end blanks are stripped, the value's front ones not,
+    # so the word does not match ("fio: failed parsing rw= randread", "fio: job j dropped")
+    written, _, value = line.partition("=")
+    message = error_of(f"[j]\n{line}\nrate_iops=1000\n")
+    assert message.startswith(f"job.fio line 2: {written.strip()}: "), message
+    assert f"write {written.strip()}={value.strip()}" in message, message
 
 
 @pytest.mark.parametrize("text, line, phrase", [
