@@ -251,16 +251,13 @@ class FioLoad:
         (xiRAID's reconstruction threads are host threads: with every CPU busy with a job they
         share the jobs' cores), at least one. A polling job (io_uring hipri) leaves its CPU none,
         and an SQ polling thread takes one more (until 2026-12-01 only the jobs' work counted: 72
-        polling jobs on 72 CPUs left xiRAID's 4 threads all 4)."""
+        polling jobs on 72 CPUs left xiRAID's 4 threads all 4; ``ArraySystem.rebuild_thread_cpus``)."""
         servers = net.servers
         i = net.index("rebuild_thread")
-        system = self.system
-        jobs = busy_cpus_with_polling(self.job_busy, float(len(system.cpu_speed)), system.workload.numjobs,
-                                      system.host_io, float(system.logical_cpus))
-        spare = float(system.logical_cpus) - jobs
-        if spare < servers[i]:
+        cpus = self.system.rebuild_thread_cpus(self.job_busy)
+        if cpus < servers[i]:
             servers = servers.copy()
-            servers[i] = max(1.0, spare)
+            servers[i] = cpus
         return servers
 
     def open_utilisation(self, net, x):

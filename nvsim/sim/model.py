@@ -22,7 +22,7 @@ from ..catalog import Catalog, default_catalog
 from ..engines import Engine, build_engine
 from ..engines.md_bitmap import writes_per_update
 from ..engines.rebuild_protocol import DegradedPath, RebuildProtocol
-from ..host_io import HostIoCosts, workload_host_io_costs
+from ..host_io import HostIoCosts, busy_cpus_with_polling, workload_host_io_costs
 from ..links import attachment, behind_card, drive_link, engine_link, switch_bytes_per_s, switch_uplink
 from ..names import drive_name, engine_name
 from ..pcie import NVME_READ_TRAVERSALS, NVME_WRITE_TRAVERSALS, PcieLink
@@ -150,6 +150,17 @@ class ArrayModel:
     @property
     def engine_on_host_cpu(self) -> bool:
         return bool(self.engine.server and self.engine.server.on_host_cpu)
+
+    def rebuild_thread_cpus(self, job_busy_cpus: float = 0.0) -> float:
+        """The CPUs the engine's rebuild threads run on (the rebuild thread station's servers): its
+        threads, or the host's logical CPUs the jobs leave where fewer, at least one (with every CPU
+        taken they share the jobs'). The jobs take ``job_busy_cpus``, a busy-polling job (io_uring
+        hipri) its CPU all the time, an SQ polling thread one more (``busy_cpus_with_polling``).
+        The fluid mode passes its iterate's busy job CPUs; the event mode, which learns them only at
+        the run's end, none: it leaves the threads what the jobs hold whatever their load."""
+        jobs = busy_cpus_with_polling(job_busy_cpus, float(len(self.cpu_speed)), self.workload.numjobs, self.host_io,
+                                      float(self.logical_cpus))
+        return min(float(self.facts.rebuild_threads), max(1.0, float(self.logical_cpus) - jobs))
 
     @property
     def sample_size(self) -> int:

@@ -69,6 +69,7 @@ class ArraySystem:
     engine_server_label = ArrayModel.engine_server_label
     engine_servers = ArrayModel.engine_servers
     engine_on_host_cpu = ArrayModel.engine_on_host_cpu
+    rebuild_thread_cpus = ArrayModel.rebuild_thread_cpus
     sample_size = ArrayModel.sample_size
 
     def __getattr__(self, name: str):

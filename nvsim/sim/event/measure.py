@@ -21,7 +21,7 @@ from ..stripe_wait import waiting_cpus
 from ..system import ArraySystem, HostIoBatch
 from . import hdr
 from .rebuild import RebuildProgress
-from .servers import PER_DRIVE_KEYS, ArrayServers
+from .servers import PER_DRIVE_KEYS, ArrayServers, server_count
 from .slots import Run
 
 T_95 = {5: 2.776, 10: 2.262, 20: 2.093}
@@ -102,7 +102,7 @@ def utilisation(system: ArraySystem, busy_of: dict[str, float], window_s: float)
     for kind in fabric.KINDS:
         busy = busy_of.get(kind.key, 0.0)
         if not kind.reported and busy > 0:
-            servers = kind.servers(system.facts)
+            servers = server_count(system, kind)
             util.append(Utilisation(kind.label(system.facts, fabric.BUSIEST), min(1.0, busy / (servers * window_s)),
                                     host_visits=False))
     return util
