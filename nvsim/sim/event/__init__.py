@@ -95,7 +95,7 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
             if rebuild is not None else None
         run, at_warm, end_s = run_kernel(system, jobs, servers, window.warm_s, window.end_s, precision, progress, beside,
                                          batches)
-        return event_result(system, run, at_warm, end_s, batches, jobs.sampled, rebuild, until_rebuilt, started)
+        return event_result(system, run, at_warm, end_s, batches, jobs.sampled, rebuild, until_rebuilt, started, sync)
     env = simpy.Environment()
     if rebuild is not None and until_rebuilt:
         rebuild.stop = env.event()
@@ -109,7 +109,7 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
     at_warm: dict[str, list[float]] = {}
     env.process(busy_at(env, window.warm_s, servers, at_warm))
     end_s = _run(env, window.end_s, rebuild.stop if rebuild is not None else None)
-    return event_result(system, run, at_warm, end_s, batches, jobs.sampled, rebuild, until_rebuilt, started)
+    return event_result(system, run, at_warm, end_s, batches, jobs.sampled, rebuild, until_rebuilt, started, sync)
 
 
 def _start_foreground(run: Run, system: ArraySystem, queues: list[JobQueue], gate: Gate | None) -> None:
