@@ -25,7 +25,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .demand import HostIoBatch, host_io_batch, interleave, phase_runs, rebuild_batch
+from .demand import HostIoBatch, host_io_batch, host_io_batches, interleave, phase_runs, prices_alone, rebuild_batch
 from .drive import NAND_SERVICE_CV, DriveTiming, distinct_sizes, drive_timing
 from .memo import MEMO, Memo
 from .model import ArrayModel, build, strips_spanned
@@ -108,6 +108,22 @@ class ArraySystem:
         first = self._priced(self.model, job, offsets[rest], is_write[rest], rng)
         second = self._priced(self.rebuilt_model, job, offsets[done], is_write[done], rng)
         return interleave(first, np.flatnonzero(rest), second, np.flatnonzero(done))
+
+    def batches_together(self) -> bool:
+        """Whether ``batches`` prices several jobs' batches as one: after the first batch (which
+        sets the write share), with no part of a member rebuilt, where each host I/O is priced from
+        itself alone (``demand.prices_alone``)."""
+        return self.write_share is not None and self.rebuilt_model is None and prices_alone(self.model)
+
+    def batches(self, jobs: list[int], offsets: list[np.ndarray], is_write: list[np.ndarray],
+                rngs: list[np.random.Generator]) -> list[HostIoBatch]:
+        """``batch`` of each job's host I/Os, priced as one batch where ``batches_together`` holds
+        (``demand.host_io_batches``: the same numbers), else one by one."""
+        together = host_io_batches(self.model, jobs, offsets, is_write, rngs, self.write_share, self.memo) \
+            if self.batches_together() else None
+        if together is not None:
+            return together
+        return [self.batch(job, o, w, rng=rng) for job, o, w, rng in zip(jobs, offsets, is_write, rngs)]
 
     def _priced(self, model: ArrayModel, job: int, offsets: np.ndarray, is_write: np.ndarray,
                 rng: np.random.Generator | None) -> HostIoBatch:

@@ -20,6 +20,9 @@ from ..workload import HostStream, clone_phase_bytes, named_rng
 
 SAMPLED_BATCHES = 8
 """Batches kept for the write-amplification estimate (``fluid.write_amplification``)."""
+FIRST_BATCHES_TOGETHER = 512
+"""Jobs whose first batches are planned and priced as one at most (``ArraySystem.batches``): each
+job's batch cost about 1.5 ms of Python alone, the run's time with tens of thousands of jobs."""
 
 
 class Demand(NamedTuple):
@@ -101,18 +104,48 @@ class HostJobs:
         self.streams = [HostStream.for_job(w, j, system.device_bytes, seed, clone_phase_bytes(w, j, period))
                         for j in range(w.numjobs)]
         self.sampled: list[HostIoBatch] = []
+        self.ready: dict[int, tuple[HostIoBatch, list[float] | None]] = {}  # batches planned before asked (``_planned``)
 
     def batch(self, job: int) -> tuple[HostIoBatch, list[float] | None]:
         """The next batch of ``job``'s host I/Os, and each one's chunk pieces under a barrier."""
-        system, stream = self.system, self.streams[job]
-        offsets, is_write = stream.next_batch(self.batch_ios)
-        rng = named_rng(self.seed, "nand service times", job, stream.batches_made)
-        b = self.with_sync_updates(system.batch(job, offsets, is_write, rng=rng), job, stream.batches_made)
+        ready = self.ready.pop(job, None)
+        b, pieces = ready if ready is not None else self._planned(job)
         if len(self.sampled) < SAMPLED_BATCHES:
             self.sampled.append(b)
-        pieces = strips_spanned(offsets, system.workload.bs, system.array.strip_bytes).tolist() \
-            if self.barrier else None
         return b, pieces
+
+    def _planned(self, job: int) -> tuple[HostIoBatch, list[float] | None]:
+        """``job``'s next batch; with a first batch, where the system prices batches together, the
+        first batches of the jobs after it (``FIRST_BATCHES_TOGETHER``), kept in ``ready`` until
+        asked: every job asks for its first at time 0, and each batch's numbers are its own (its
+        job's named streams), whenever and with whichever others it is priced."""
+        jobs = self._first_batches_from(job) if self.system.batches_together() else [job]
+        drawn = [self._drawn(j) for j in jobs]
+        offsets, is_write, rngs = ([d[i] for d in drawn] for i in range(3))
+        priced = self.system.batches(jobs, offsets, is_write, rngs) if len(jobs) > 1 \
+            else [self.system.batch(job, offsets[0], is_write[0], rng=rngs[0])]
+        bs, strip = self.system.workload.bs, self.system.array.strip_bytes
+        for j, b, (o, _, _, made) in zip(jobs, priced, drawn):
+            pieces = strips_spanned(o, bs, strip).tolist() if self.barrier else None
+            self.ready[j] = (self.with_sync_updates(b, j, made), pieces)
+        return self.ready.pop(job)
+
+    def _first_batches_from(self, job: int) -> list[int]:
+        """``job``, and the jobs after it yet to plan their first batch (none if ``job`` has planned
+        its own), at most ``FIRST_BATCHES_TOGETHER`` in all."""
+        streams = self.streams
+        if streams[job].batches_made:
+            return [job]
+        end = min(len(streams), job + FIRST_BATCHES_TOGETHER)
+        return [job] + [j for j in range(job + 1, end) if not streams[j].batches_made]
+
+    def _drawn(self, job: int) -> tuple[np.ndarray, np.ndarray, np.random.Generator, int]:
+        """``job``'s next host I/Os (offsets, directions), the generator of their NAND times, and the
+        batches its stream has made with them."""
+        stream = self.streams[job]
+        offsets, is_write = stream.next_batch(self.batch_ios)
+        made = stream.batches_made
+        return offsets, is_write, named_rng(self.seed, "nand service times", job, made), made
 
     def with_sync_updates(self, b: HostIoBatch, job: int, batch: int) -> HostIoBatch:
         """``b`` with the writes that set a clean bitmap bit (each with the fed-back share, drawn
