@@ -52,7 +52,7 @@ from .options import (  # noqa: F401 (the tables, re-exported for callers of nvs
 )
 from .expand import expand_value, platform_keywords  # noqa: F401 (re-exported)
 from .names import FIO_OPTION_NAMES, FIO_VERSION
-from .trace import parse_trace, summarize
+from .trace import REPLAY_SKIP_ACTIONS, parse_trace, replayed, summarize
 from ..skew_syntax import check_distribution
 from ..units import check_digits, seconds_text
 from .json_report import FIO_PERCENTILES, fio_json_report, percentile_table  # noqa: F401 (fio's JSON lives in nvsim.fio.json_report)
@@ -519,7 +519,8 @@ def _strip_comment(line: str) -> str:
 # ---------------------------------------------------------------- one job
 
 _SHAPE_OPTIONS = {"bssplit": "mix", "bsrange": "mix", "read_iolog": "replay", "replay_no_stall": "replay",
-                  "replay_time_scale": "replay", "zonemode": "placement", "zonesize": "placement",
+                  "replay_time_scale": "replay", "replay_skip": "replay", "replay_scale": "replay",
+                  "replay_align": "replay", "zonemode": "placement", "zonesize": "placement",
                   "random_distribution": "placement"}
 """Options read once the whole section is (``_shape``): a mix of sizes, a replayed trace, zones and skew."""
 
@@ -1000,7 +1001,8 @@ def _shape(data: dict[str, Any], bs: list, mixes: dict[str, _Entry], replay: dic
 
 def _replayed_trace(replay: dict[str, _Entry], path: str, kb_base: int, open_file: FileOpener = local_file) -> TraceSummary:
     """The trace a job's read_iolog names, reached through ``open_file`` (fio's path, or beside the
-    job file), summarised at replay_time_scale (a percentage of the trace's rate, default 100)."""
+    job file), its I/Os as replay_skip, replay_scale and replay_align leave them (``_replay_edits``),
+    summarised at replay_time_scale (a percentage of the trace's rate, default 100)."""
     entry = replay["read_iolog"]
     try:
         found, raw = open_file(_need_value(entry, path), path)
@@ -1011,10 +1013,32 @@ def _replayed_trace(replay: dict[str, _Entry], path: str, kb_base: int, open_fil
         scale = _parse_int(replay["replay_time_scale"], path, kb_base)
         if not 1 <= scale <= 10**6:
             raise _error(replay["replay_time_scale"], path, f"a percentage of the trace's rate, 1 or more, got {scale}")
+    edits = _replay_edits(replay, path, kb_base)
     try:
-        return summarize(parse_trace(raw, found), scale / 100.0)
+        trace = parse_trace(raw, found)
     except InputError as exc:
         raise _error(entry, path, f"{found}: {exc.message}") from None
+    try:
+        return summarize(replayed(trace, **edits), scale / 100.0)
+    except ValueError as exc:
+        named = replay.get("replay_skip") if edits["skip"] else replay["replay_align"]
+        raise _error(named, path, f"{named.value!r} {exc} ({found})") from None
+
+
+def _replay_edits(replay: dict[str, _Entry], path: str, kb_base: int) -> dict[str, Any]:
+    """replay_skip (directions, a comma-separated list of read, write, trim, sync), replay_scale (a
+    whole number, 0 or 1: offsets as written) and replay_align (0 or a power of 2), as fio reads them."""
+    skip = frozenset()
+    if "replay_skip" in replay:
+        skip = frozenset(_need_value(replay["replay_skip"], path).strip().split(","))
+        if not skip <= set(REPLAY_SKIP_ACTIONS):
+            raise _error(replay["replay_skip"], path, f"unknown skip type {sorted(skip - set(REPLAY_SKIP_ACTIONS))[0]!r}; "
+                                                      f"allowed: a comma-separated list of {', '.join(REPLAY_SKIP_ACTIONS)}")
+    scale = _parse_int(replay["replay_scale"], path, kb_base) if "replay_scale" in replay else 0
+    align = _parse_int(replay["replay_align"], path, kb_base) if "replay_align" in replay else 0
+    if align & (align - 1) or align >= 2**32:
+        raise _error(replay["replay_align"], path, f"must be 0 or a power of 2 below 2^32, got {align}")
+    return {"skip": skip, "scale": scale, "align_bytes": align}
 
 
 def _trace_rw(trace: TraceSummary) -> str:

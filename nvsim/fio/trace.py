@@ -7,7 +7,8 @@ A trace is replayed as the job's closed loop or open loop of what it holds (``nv
 ``MAX_MIX_PARTS`` sizes), its read share, whether its I/Os are mostly sequential (each starts where
 the one before ended) or random, and the region it touches; open-loop at its timestamps' mean
 rate (fio's default: ``nvsim.workload.open_loop``, arrivals taken as Poisson) or, with ``replay_no_stall``
-or a trace without timestamps, closed-loop at the job's iodepth. The I/Os are not replayed one by
+or a trace without timestamps, closed-loop at the job's iodepth; ``replay_skip``, ``replay_scale`` and
+``replay_align`` change the I/Os replayed as fio's do (``replayed``). The I/Os are not replayed one by
 one: the simulated stream draws the trace's sizes, directions and offsets' character, which are
 what the array's answer depends on.
 
@@ -284,6 +285,33 @@ def parse_msr_csv(text: str, source: str = "<msr>") -> Trace:
     return _trace("MSR CSV", kept.rows, 0, source)
 
 
+REPLAY_SKIP_ACTIONS = ("read", "write", "trim", "sync")
+"""What fio's ``replay_skip`` names (``str_replay_skip_cb``); trims and syncs are left out of a replay anyway."""
+
+
+def replayed(trace: Trace, skip: frozenset[str] = frozenset(), scale: int = 0, align_bytes: int = 0) -> Trace:
+    """The I/Os of ``trace`` that fio replays (iolog.c's ``read_iolog``, blktrace.c): ``skip``, the
+    directions ``replay_skip`` leaves out; each offset divided by ``scale`` (``replay_scale``; 0 or
+    1: as written), then rounded down to a multiple of ``align_bytes`` (``replay_align``, a power of
+    2; 0: as written); a binary blktrace's sizes rounded up to it too (``t_bytes_align``).
+    ValueError when nothing is left to replay."""
+    keep = np.ones(len(trace.size_bytes), dtype=bool)
+    for write, action in ((False, "read"), (True, "write")):
+        if action in skip:
+            keep &= trace.is_write != write
+    if not keep.any():
+        raise ValueError(f"leaves none of the trace's {len(keep):,} reads and writes to replay")
+    offsets = trace.offset_bytes[keep] // max(scale, 1)
+    sizes = trace.size_bytes[keep]
+    if align_bytes:
+        offsets = offsets & ~np.int64(align_bytes - 1)
+        if trace.format == "binary blktrace":
+            sizes = (sizes + align_bytes - 1) & ~np.int64(align_bytes - 1)
+            if int(sizes.max()) >= MAX_TRACE_IO_BYTES:
+                raise ValueError(f"rounds a size up to {int(sizes.max()):,} bytes; sizes are below 2^32")
+    return Trace(trace.format, trace.time_s[keep], offsets, sizes, trace.is_write[keep], trace.skipped)
+
+
 def summarize(trace: Trace, time_scale: float = 1.0) -> TraceSummary:
     """What a replay draws from ``trace`` (``time_scale``: fio's replay_time_scale / 100, the rate's factor)."""
     n = len(trace.size_bytes)
@@ -304,4 +332,4 @@ def summarize(trace: Trace, time_scale: float = 1.0) -> TraceSummary:
 
 
 __all__ = ["Trace", "TraceSummary", "read_trace", "parse_trace", "parse_iolog", "parse_blkparse", "parse_blktrace", "parse_msr_csv",
-           "summarize", "SECTOR_BYTES_BLKTRACE", "WINDOWS_TICK_S", "BLK_TRACE_MAGIC"]
+           "replayed", "summarize", "REPLAY_SKIP_ACTIONS", "SECTOR_BYTES_BLKTRACE", "WINDOWS_TICK_S", "BLK_TRACE_MAGIC"]
