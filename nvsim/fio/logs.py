@@ -3,8 +3,9 @@
 Formats as fio 3.x writes them (HOWTO "Log File Formats"; fio 3.33's files have five columns):
 
 * bandwidth, IOPS and latency logs: ``time (ms), value, data direction (0 read, 1 write), block
-  size, offset`` per line; windowed (``log_avg_msec``), one line per direction and window, with
-  block size and offset 0 as fio writes them. Values: KiB/s, IOPS, latency in ns.
+  size, command priority`` per line, with ``log_offset=1`` an ``offset`` before the priority (six
+  columns: fio 3.33's ``flush_samples``); windowed (``log_avg_msec``), one line per direction and
+  window, with block size, offset and priority 0 as fio writes them. Values: KiB/s, IOPS, latency in ns.
 * histogram log (``write_hist_log`` with ``log_hist_msec``): ``time (ms), direction, block size,``
   then the count of each of fio's 1856 latency buckets (``nvsim.fio.json_report``'s histogram) in the
   window; fio's tools/hist/fiologparser_hist.py reads it.
@@ -72,6 +73,14 @@ def _msec_option(options: dict, key: str, source: str | None = None) -> int:
     return int(value)
 
 
+def _log_offset(options: dict, source: str | None = None) -> bool:
+    """``log_offset``: fio's bool, a whole number (non-zero: an offset column in the value logs)."""
+    value = options.get("log_offset", "0")
+    if value is None or not value.isdigit():
+        raise InputError("log_offset", f"must be 0 or 1, got {value or 'no value'!r}", source=source)
+    return int(value) != 0
+
+
 def _place(job, option: str) -> str | None:
     """Where the job file (or command line) gave ``option`` for ``job``, for an error's first words;
     a bare log option's prefix is the job's name, given at its section."""
@@ -105,13 +114,15 @@ def _file_name(entry: LogEntry, option: str, kind: str) -> str:
 
 
 def _value_lines(entry: LogEntry, window_ms: int, value_of):
-    """One line per window and direction with I/O: ``time, value, ddir, 0, 0`` (made as written)."""
+    """One line per window and direction with I/O: ``time, value, ddir, 0, 0`` (block size and
+    priority), ``time, value, ddir, 0, 0, 0`` with log_offset (made as written)."""
     runtime_ms = int(round(entry.runtime_s * 1000))
+    zeros = ", 0, 0, 0" if _log_offset(entry.options) else ", 0, 0"
     for time_ms in _windows_ms(runtime_ms, window_ms):
         for ddir_index, ddir in enumerate(("read", "write")):
             data = entry.directions.get(ddir) or {}
             if data.get("ios"):
-                yield f"{time_ms}, {value_of(data, entry.runtime_s)}, {ddir_index}, 0, 0"
+                yield f"{time_ms}, {value_of(data, entry.runtime_s)}, {ddir_index}{zeros}"
 
 
 def _hist_lines(entry: LogEntry, window_ms: int):
@@ -259,6 +270,7 @@ def check_log_directories(jobs, directory: str | Path = ".") -> None:
         if any(option in job.options for option in LOG_OPTIONS):
             _msec_option(job.options, "log_avg_msec", _place(job, "log_avg_msec"))
             _msec_option(job.options, "log_hist_msec", _place(job, "log_hist_msec"))
+            _log_offset(job.options, _place(job, "log_offset"))
     folders: dict[Path, None] = {}
     for job, option, name in _log_files_of_jobs(jobs):
         bare = job.options.get(option) in (None, "", "1")

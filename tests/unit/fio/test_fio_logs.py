@@ -33,6 +33,20 @@ def test_logs_have_an_entry_per_window_and_a_last_flush_at_the_end():
     assert [int(line.split(", ")[0]) for line in whole] == [250, 500, 750, 1000]  # no second entry at the end
 
 
+def test_log_offset_adds_fios_offset_column_before_the_priority():
+    """fio 3.33's flush_samples: ``time, value, ddir, bs, prio`` and with log_offset=1 ``time, value,
+    ddir, bs, offset, prio``; nvsim wrote five columns either way (fiologparser and other readers of
+    a log_offset file then took the priority column for the offset)."""
+    plain = log_files(_entry(write_bw_log="j", write_lat_log="j", log_avg_msec=500))
+    assert plain["j_bw.1.log"] == ["500, 40000, 0, 0, 0", "1000, 40000, 0, 0, 0"]
+    offsets = log_files(_entry(write_bw_log="j", write_lat_log="j", log_avg_msec=500, log_offset=1))
+    assert offsets["j_bw.1.log"] == ["500, 40000, 0, 0, 0, 0", "1000, 40000, 0, 0, 0, 0"]
+    assert offsets["j_clat.1.log"][0] == "500, 80000, 0, 0, 0, 0"
+    assert log_files(_entry(write_bw_log="j", log_avg_msec=500, log_offset=0))["j_bw.1.log"] == plain["j_bw.1.log"]
+    with pytest.raises(InputError, match=r"^log_offset: must be 0 or 1, got 'yes'$"):
+        log_files(_entry(write_bw_log="j", log_offset="yes"))
+
+
 def test_the_histogram_logs_windows_hold_every_io_once():
     files = log_files(_entry(write_hist_log="j", log_hist_msec=300))
     rows = [[int(x) for x in line.split(", ")] for line in files["j_clat_hist.1.log"]]
