@@ -36,8 +36,8 @@ before the I/O before it and at most ``MAX_TRACE_SECONDS`` after the first.
 
 from __future__ import annotations
 
-import io
 import math
+from array import array
 import re
 import struct
 from collections.abc import Iterator
@@ -69,7 +69,8 @@ MAX_TRACE_IO_BYTES = 2**32
 MAX_TRACE_SECONDS = 2**64 * 1e-9
 """Longest span of a trace's timestamps: blktrace's 64-bit nanosecond clock (about 585 years)."""
 MAX_TRACE_RECORDS = 2**20
-"""Most lines (or binary records) a trace is read to (about 170 MB of kept I/Os at the limit)."""
+"""Most lines (or binary records) a trace is read to (25 bytes a kept I/O: about 26 MB at the limit, twice
+that while the arrays are made, beside the file's bytes and text)."""
 MAX_TRACE_RECORDS_ENV = "NVSIM_MAX_TRACE_RECORDS"
 
 
@@ -79,11 +80,12 @@ def max_trace_records() -> int:
 
 
 class _Kept:
-    """The reads and writes of a trace as they are read, each checked against the bounds before it is kept."""
+    """The reads and writes of a trace as they are read, each checked against the bounds before it is
+    kept, in flat columns (25 bytes an I/O; a list of tuples took about 300)."""
 
     def __init__(self, source: str, fmt: str):
         self.source, self.fmt = source, fmt
-        self.rows: list[tuple[float, int, int, bool]] = []
+        self.time_s, self.offset_bytes, self.size_bytes, self.is_write = array("d"), array("q"), array("q"), bytearray()
         self.first_s: float | None = None
         self.last_s = 0.0
         self.last_clock: float | int = 0
@@ -99,7 +101,13 @@ class _Kept:
             raise InputError("read_iolog", f"{where} of the {self.fmt} trace: {problem}", source=self.source)
         self.first_s = time_s if self.first_s is None else self.first_s
         self.last_s, self.last_clock = time_s, clock
-        self.rows.append((time_s, offset, size, write))
+        self.time_s.append(time_s)
+        self.offset_bytes.append(offset)
+        self.size_bytes.append(size)
+        self.is_write.append(write)
+
+    def __len__(self) -> int:
+        return len(self.size_bytes)
 
 
 def _bad_io(time_s: float, offset: int, size: int, first_s: float | None, last_s: float) -> str | None:
@@ -118,13 +126,21 @@ def _bad_io(time_s: float, offset: int, size: int, first_s: float | None, last_s
 
 
 def _lines(text: str, source: str) -> Iterator[tuple[int, str]]:
-    """The text's lines, numbered from 1, read one at a time (no list of them), at most ``max_trace_records()``."""
+    """The text's lines (``\\n``, ``\\r\\n`` or ``\\r`` ended), numbered from 1, cut one at a time from
+    the text (no list of them; ``io.StringIO`` held four bytes a character), at most ``max_trace_records()``."""
     most = max_trace_records()
-    for number, line in enumerate(io.StringIO(text, newline=None), start=1):
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    start, number = 0, 0
+    while start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        number += 1
         if number > most:
             raise InputError("read_iolog", f"line {number}: a trace is read to at most {most:,} lines"
                                            f"{env_hint(MAX_TRACE_RECORDS_ENV)}", source=source)
-        yield number, line.rstrip("\n")
+        yield number, text[start:end]
+        start = end + 1
 
 
 @dataclass(frozen=True)
@@ -159,7 +175,8 @@ def parse_trace(raw: bytes, source: str = "<trace>") -> Trace:
     except UnicodeDecodeError as exc:
         raise InputError("read_iolog", f"not a fio iolog, blkparse text, MSR CSV or binary blktrace (byte {exc.start} is not UTF-8)",
                          source=source) from None
-    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    found = re.search(r"\S[^\r\n]*", text)  # the first line that is not blank (no list of every line)
+    first = found.group(0).strip() if found else ""
     if first.startswith("fio version"):
         return parse_iolog(text, source)
     if re.match(r"^\d+,\d+\s+\d+\s+\d+\s+\d+\.\d+", first):
@@ -170,14 +187,14 @@ def parse_trace(raw: bytes, source: str = "<trace>") -> Trace:
                                    f"first line {first[:60]!r}", source=source)
 
 
-def _trace(fmt: str, rows: list[tuple[float, int, int, bool]], skipped: int, source: str) -> Trace:
-    """The trace of ``rows`` (each already within the bounds: ``_Kept``)."""
-    if not rows:
-        raise InputError("read_iolog", f"the {fmt} trace holds no reads or writes", source=source)
-    times, offsets, sizes, writes = (np.array(column) for column in zip(*rows))
-    t = times.astype(float)
-    t = t - np.nanmin(t) if not np.isnan(t).all() else t
-    return Trace(fmt, t, offsets.astype(np.int64), sizes.astype(np.int64), writes.astype(bool), skipped)
+def _trace(kept: _Kept, skipped: int) -> Trace:
+    """The trace of the I/Os ``kept`` (each already within the bounds)."""
+    if not len(kept):
+        raise InputError("read_iolog", f"the {kept.fmt} trace holds no reads or writes", source=kept.source)
+    t = np.frombuffer(kept.time_s, dtype=np.float64)
+    t = t - np.nanmin(t) if not np.isnan(t).all() else t.copy()
+    return Trace(kept.fmt, t, np.frombuffer(kept.offset_bytes, dtype=np.int64).copy(),
+                 np.frombuffer(kept.size_bytes, dtype=np.int64).copy(), np.frombuffer(kept.is_write, dtype=bool).copy(), skipped)
 
 
 def parse_iolog(text: str, source: str = "<iolog>") -> Trace:
@@ -213,7 +230,7 @@ def parse_iolog(text: str, source: str = "<iolog>") -> Trace:
             raise
         except (ValueError, IndexError) as exc:
             raise InputError("read_iolog", f"line {number}: cannot read {line.strip()[:80]!r} ({exc})", source=source) from None
-    return _trace(kept.fmt, kept.rows, skipped, source)
+    return _trace(kept, skipped)
 
 
 _BLKPARSE = re.compile(r"^\s*\d+,\d+\s+\d+\s+\d+\s+(?P<time>\d+\.\d+)\s+\d+\s+(?P<action>[A-Z]+)\s+(?P<rwbs>[A-Z]+)"
@@ -234,8 +251,7 @@ def parse_blkparse(text: str, source: str = "<blkparse>") -> Trace:
             continue
         events[match["action"]].add(f"line {number}", float(match["time"]), int(match["sector"]) * SECTOR_BYTES_BLKTRACE,
                                     int(match["blocks"]) * SECTOR_BYTES_BLKTRACE, "W" in rwbs)
-    rows = events["Q"].rows or events["D"].rows
-    return _trace("blkparse text", rows, skipped, source)
+    return _trace(events["Q"] if len(events["Q"]) else events["D"], skipped)
 
 
 def parse_blktrace(raw: bytes, source: str = "<blktrace>") -> Trace:
@@ -261,7 +277,7 @@ def parse_blktrace(raw: bytes, source: str = "<blktrace>") -> Trace:
             continue
         events[kind].add(f"record {record} (byte {at - size - pdu})", time_ns * 1e-9, sector * SECTOR_BYTES_BLKTRACE, nbytes,
                          bool(category & BLK_TC_WRITE), clock=time_ns)
-    return _trace("binary blktrace", events[BLK_TA_QUEUE].rows or events[BLK_TA_ISSUE].rows, skipped, source)
+    return _trace(events[BLK_TA_QUEUE] if len(events[BLK_TA_QUEUE]) else events[BLK_TA_ISSUE], skipped)
 
 
 def parse_msr_csv(text: str, source: str = "<msr>") -> Trace:
@@ -282,7 +298,7 @@ def parse_msr_csv(text: str, source: str = "<msr>") -> Trace:
             raise InputError("read_iolog", f"line {number} of the MSR CSV trace: timestamp {fields[0][:40]!r}: a Windows "
                                            f"file time is 0 to 2^64 ticks of 100 ns", source=source)
         kept.add(f"line {number}", ticks * WINDOWS_TICK_S, offset, size, kind == "write", clock=ticks)
-    return _trace("MSR CSV", kept.rows, 0, source)
+    return _trace(kept, 0)
 
 
 REPLAY_SKIP_ACTIONS = ("read", "write", "trim", "sync")
