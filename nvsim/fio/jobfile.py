@@ -1035,6 +1035,8 @@ def _replay_edits(replay: dict[str, _Entry], path: str, kb_base: int) -> dict[st
             raise _error(replay["replay_skip"], path, f"unknown skip type {sorted(skip - set(REPLAY_SKIP_ACTIONS))[0]!r}; "
                                                       f"allowed: a comma-separated list of {', '.join(REPLAY_SKIP_ACTIONS)}")
     scale = _parse_int(replay["replay_scale"], path, kb_base) if "replay_scale" in replay else 0
+    if scale >= 2**32:
+        raise _error(replay["replay_scale"], path, f"must be a whole number below 2^32 (fio's unsigned int), got {scale}")
     align = _parse_int(replay["replay_align"], path, kb_base) if "replay_align" in replay else 0
     if align & (align - 1) or align >= 2**32:
         raise _error(replay["replay_align"], path, f"must be 0 or a power of 2 below 2^32, got {align}")

@@ -104,7 +104,8 @@ def test_replay_skip_scale_and_align_change_the_replayed_ios_as_fio_does():
     assert replayed(blk, align_bytes=8192).size_bytes.tolist() == [8192]  # blktrace.c's t_bytes_align rounds sizes up
     assert replayed(blk, align_bytes=8192).offset_bytes.tolist() == [0]
     for extra, phrase in (("replay_skip=read,write", "leaves none of the trace's 200 reads and writes"),
-                          ("replay_skip=flush", "unknown skip type 'flush'"), ("replay_align=3000", "power of 2")):
+                          ("replay_skip=flush", "unknown skip type 'flush'"), ("replay_align=3000", "power of 2"),
+                          ("replay_scale=99999999999999999999999", "below 2\\^32")):
         with pytest.raises(InputError, match=phrase) as info:
             parse(trace + extra + "\n")
         assert str(info.value).startswith("job.fio line 3: ") and "\n" not in str(info.value)
