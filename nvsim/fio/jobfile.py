@@ -1055,14 +1055,15 @@ def _trace_rw(trace: TraceSummary) -> str:
 
 def _with_trace(job: FioJob, trace: TraceSummary, replay: dict[str, _Entry], path: str) -> FioJob:
     """A replayed trace: open loop at its timestamps' rate (Poisson arrivals), or with
-    replay_no_stall (or no timestamps) the closed loop at the job's iodepth."""
+    replay_no_stall (or no timestamps) the closed loop at the job's iodepth; each numjobs clone
+    replays the whole trace, as fio's init_iolog opens it for every clone."""
     stall = not (_parse_flag(replay["replay_no_stall"], path) if "replay_no_stall" in replay else False)
     if job.rate_iops is not None or job.thinktime_s is not None or job.latency_target_s is not None:
         raise _error(replay["read_iolog"], path, f"a replayed trace sets its own pace; rate, thinktime and latency_target "
                                                  f"are not modelled with it (job [{job.name}])")
     if stall and trace.arrival_iops:
         named = {"rate_iops": replay.get("replay_time_scale") or replay["read_iolog"], "rate_process": replay["read_iolog"]}
-        return replace(_paced(job, named, path, rate_iops=trace.arrival_iops / job.workload.numjobs, rate_process="poisson"),
+        return replace(_paced(job, named, path, rate_iops=trace.arrival_iops, rate_process="poisson"),
                        trace=trace)
     return replace(job, trace=trace)
 

@@ -87,6 +87,14 @@ def test_a_trace_job_takes_the_traces_mix_and_pace():
     assert half.rate_iops == pytest.approx(2000.0, rel=1e-3)
 
 
+def test_each_numjobs_clone_replays_the_whole_trace_at_its_rate():
+    """fio's init_iolog opens the trace for every clone, each replaying all of it at its
+    timestamps; nvsim gave each of 4 clones a quarter of the rate (1,000 IOPS of msr-hm1.csv's
+    4,000: the job 4,000 in all, fio's 16,000)."""
+    job = parse(f"[a]\nnumjobs=4\nread_iolog={TRACES / 'msr-hm1.csv'}\n").jobs[0]
+    assert job.workload.numjobs == 4 and job.rate_iops == pytest.approx(4000.0, rel=1e-3)
+
+
 def test_replay_skip_scale_and_align_change_the_replayed_ios_as_fio_does():
     """fio's read_iolog drops the directions replay_skip names, divides each offset by replay_scale,
     then rounds it down to replay_align (iolog.c); nvsim ignored all three with a warning, replaying
