@@ -1020,9 +1020,9 @@ def _replayed_trace(replay: dict[str, _Entry], path: str, kb_base: int, open_fil
         raise _error(entry, path, f"{found}: {exc.message}") from None
     try:
         return summarize(replayed(trace, **edits), scale / 100.0)
-    except ValueError as exc:
-        named = replay.get("replay_skip") if edits["skip"] else replay["replay_align"]
-        raise _error(named, path, f"{named.value!r} {exc} ({found})") from None
+    except InputError as exc:
+        named = replay[exc.field]
+        raise _error(named, path, f"{named.value!r} {exc.message} ({found})") from None
 
 
 def _replay_edits(replay: dict[str, _Entry], path: str, kb_base: int) -> dict[str, Any]:

@@ -37,9 +37,9 @@ before the I/O before it and at most ``MAX_TRACE_SECONDS`` after the first.
 from __future__ import annotations
 
 import math
-from array import array
 import re
 import struct
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -310,13 +310,13 @@ def replayed(trace: Trace, skip: frozenset[str] = frozenset(), scale: int = 0, a
     directions ``replay_skip`` leaves out; each offset divided by ``scale`` (``replay_scale``; 0 or
     1: as written), then rounded down to a multiple of ``align_bytes`` (``replay_align``, a power of
     2; 0: as written); a binary blktrace's sizes rounded up to it too (``t_bytes_align``).
-    ValueError when nothing is left to replay."""
+    InputError naming the option when nothing is left to replay or a size outgrows its bound."""
     keep = np.ones(len(trace.size_bytes), dtype=bool)
     for write, action in ((False, "read"), (True, "write")):
         if action in skip:
             keep &= trace.is_write != write
     if not keep.any():
-        raise ValueError(f"leaves none of the trace's {len(keep):,} reads and writes to replay")
+        raise InputError("replay_skip", f"leaves none of the trace's {len(keep):,} reads and writes to replay")
     offsets = trace.offset_bytes[keep] // max(scale, 1)
     sizes = trace.size_bytes[keep]
     if align_bytes:
@@ -324,7 +324,7 @@ def replayed(trace: Trace, skip: frozenset[str] = frozenset(), scale: int = 0, a
         if trace.format == "binary blktrace":
             sizes = (sizes + align_bytes - 1) & ~np.int64(align_bytes - 1)
             if int(sizes.max()) >= MAX_TRACE_IO_BYTES:
-                raise ValueError(f"rounds a size up to {int(sizes.max()):,} bytes; sizes are below 2^32")
+                raise InputError("replay_align", f"rounds a size up to {int(sizes.max()):,} bytes; sizes are below 2^32")
     return Trace(trace.format, trace.time_s[keep], offsets, sizes, trace.is_write[keep], trace.skipped)
 
 

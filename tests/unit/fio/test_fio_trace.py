@@ -95,7 +95,7 @@ def test_each_numjobs_clone_replays_the_whole_trace_at_its_rate():
     assert job.workload.numjobs == 4 and job.rate_iops == pytest.approx(4000.0, rel=1e-3)
 
 
-def test_replay_skip_scale_and_align_change_the_replayed_ios_as_fio_does():
+def test_replay_skip_scale_and_align_change_the_replayed_ios_as_fio_does(tmp_path):
     """fio's read_iolog drops the directions replay_skip names, divides each offset by replay_scale,
     then rounds it down to replay_align (iolog.c); nvsim ignored all three with a warning, replaying
     the v3 trace's 200 reads and writes at 852 IOPS over 16.7 MB whatever they said."""
@@ -111,6 +111,10 @@ def test_replay_skip_scale_and_align_change_the_replayed_ios_as_fio_does():
     blk = parse_blktrace(struct.pack("<IIQQIIIIIHH", BLK_TRACE_MAGIC | 7, 0, 5, 9, 4096, 1 | (1 << 16), 1, 1, 0, 0, 0))
     assert replayed(blk, align_bytes=8192).size_bytes.tolist() == [8192]  # blktrace.c's t_bytes_align rounds sizes up
     assert replayed(blk, align_bytes=8192).offset_bytes.tolist() == [0]
+    huge = tmp_path / "huge.bin"  # a 2^32 - 512 byte I/O rounded up to 2^31: 2^32 bytes, past fio's u32
+    huge.write_bytes(struct.pack("<IIQQIIIIIHH", BLK_TRACE_MAGIC | 7, 0, 5, 0, 2**32 - 512, 1 | (1 << 16), 1, 1, 0, 0, 0))
+    with pytest.raises(InputError, match=r"^job\.fio line 4: replay_align: '2g' rounds a size up to 4,294,967,296 bytes"):
+        parse(f"[a]\nread_iolog={huge}\nreplay_skip=trim\nreplay_align=2g\n")  # named, not the skip beside it
     for extra, phrase in (("replay_skip=read,write", "leaves none of the trace's 200 reads and writes"),
                           ("replay_skip=flush", "unknown skip type 'flush'"), ("replay_align=3000", "power of 2"),
                           ("replay_scale=99999999999999999999999", "below 2\\^32")):
