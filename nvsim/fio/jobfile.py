@@ -981,7 +981,7 @@ def _shape(data: dict[str, Any], bs: list, mixes: dict[str, _Entry], replay: dic
     and size, as fio's replay does), its block size or mix of sizes, zone and skew checks; sets
     ``data["rw"]``/``["bs"]`` and returns (the mix, None for one size; the trace summary)."""
     rw = data["rw"]
-    trace = _replayed_trace(replay, path, kb_base, open_file) if "read_iolog" in replay else None
+    trace = _replayed_trace(replay, path, kb_base, open_file, data.get("numjobs", 1)) if "read_iolog" in replay else None
     if trace is not None:
         rw, mixes = _trace_rw(trace), {}
         data.update(rw=rw, rwmixread=round(trace.read_fraction * 100), offset=trace.start_bytes, size=max(512, trace.region_bytes))
@@ -999,13 +999,15 @@ def _shape(data: dict[str, Any], bs: list, mixes: dict[str, _Entry], replay: dic
     return mix, trace
 
 
-def _replayed_trace(replay: dict[str, _Entry], path: str, kb_base: int, open_file: FileOpener = local_file) -> TraceSummary:
-    """The trace a job's read_iolog names, reached through ``open_file`` (fio's path, or beside the
-    job file), its I/Os as replay_skip, replay_scale and replay_align leave them (``_replay_edits``),
-    summarised at replay_time_scale (a percentage of the trace's rate, default 100)."""
+def _replayed_trace(replay: dict[str, _Entry], path: str, kb_base: int, open_file: FileOpener = local_file,
+                    numjobs: int = 1) -> TraceSummary:
+    """The trace a job's read_iolog names (``_clones_trace``), reached through ``open_file`` (fio's
+    path, or beside the job file), its I/Os as replay_skip, replay_scale and replay_align leave them
+    (``_replay_edits``), summarised at replay_time_scale (a percentage of the trace's rate, default 100)."""
     entry = replay["read_iolog"]
+    name = _clones_trace(entry, path, numjobs)
     try:
-        found, raw = open_file(_need_value(entry, path), path)
+        found, raw = open_file(name, path)
     except InputError as exc:
         raise _error(entry, path, f"trace {exc.message}") from None
     scale = 100
@@ -1023,6 +1025,20 @@ def _replayed_trace(replay: dict[str, _Entry], path: str, kb_base: int, open_fil
     except InputError as exc:
         named = replay[exc.field]
         raise _error(named, path, f"{named.value!r} {exc.message} ({found})") from None
+
+
+def _clones_trace(entry: _Entry, path: str, numjobs: int) -> str:
+    """The one trace the job's clones replay: read_iolog's names split at each ':' not after a '\\'
+    (a colon of the name), empty ones dropped, clone i taking name i modulo their count, as fio's
+    get_name_by_idx; clones given different traces are refused (a job's clones run one workload)."""
+    names = [name.replace("\\:", ":") for name in re.split(r"(?<!\\):", _need_value(entry, path)) if name]
+    if not names:
+        raise _error(entry, path, f"needs a file name, got {entry.value!r}")
+    used = dict.fromkeys(names[:max(1, min(numjobs, len(names)))])
+    if len(used) > 1:
+        raise _error(entry, path, f"{len(used)} traces for {numjobs} clones (fio gives clone i the i-th name): clones "
+                                  f"replaying different traces are not modelled; allowed: one trace, or a job section per trace")
+    return names[0]
 
 
 def _replay_edits(replay: dict[str, _Entry], path: str, kb_base: int) -> dict[str, Any]:

@@ -121,3 +121,16 @@ def test_replay_skip_scale_and_align_change_the_replayed_ios_as_fio_does(tmp_pat
         with pytest.raises(InputError, match=phrase) as info:
             parse(trace + extra + "\n")
         assert str(info.value).startswith("job.fio line 3: ") and "\n" not in str(info.value)
+
+
+def test_read_iolog_names_a_trace_per_clone_as_fio_splits_them(tmp_path):
+    """fio splits read_iolog at each ':' not after a '\\' and gives clone i the i-th name (modulo
+    their count); nvsim looked for one file named 'a:b' ("not found")."""
+    v3, v2 = TRACES / "fio-v3.iolog", TRACES / "fio-v2.iolog"
+    assert parse(f"[a]\nread_iolog={v3}:{v2}\n").jobs[0].trace.ios == 200  # one clone: the first name
+    assert parse(f"[a]\nnumjobs=2\nread_iolog={v3}:{v3}\n").jobs[0].trace.ios == 200
+    odd = tmp_path / "odd:name.iolog"
+    odd.write_bytes(v3.read_bytes())
+    assert parse(f"[a]\nread_iolog={str(odd).replace(':', chr(92) + ':')}\n").jobs[0].trace.ios == 200
+    with pytest.raises(InputError, match=r"^job\.fio line 3: read_iolog: 2 traces for 2 clones .* allowed: one trace"):
+        parse(f"[a]\nnumjobs=2\nread_iolog={v3}:{v2}\n")
