@@ -36,6 +36,13 @@ TABLE_OVERHEAD_PER_COLUMN = 3  # rich's default box: one space of padding each s
 MISSING = "-"
 
 
+def hours_text(value: float | None) -> str:
+    """A time in hours as every table of nvsim writes it: three significant digits ("0.0485 h",
+    "5.58 h", "1,235 h"), as the one-page report does; None ``MISSING``. (Two decimals wrote a 1.3 s
+    rebuild as "0.00 h" and a resync of 0.0485 h and one of 0.0518 h both as "0.05 h".)"""
+    return MISSING if value is None else f"{format_significant(value, 3)} h"
+
+
 @dataclass(frozen=True)
 class Grid:
     """A table to print: a header per column (the first column labels the rows), which columns hold
@@ -293,7 +300,7 @@ def print_utilisation(console: Console, workload: str, result: Result) -> None:
 
 
 def _rebuild_rows(r: dict) -> list[tuple[str, str]]:
-    rows = [("rebuild time", f"{r['rebuild_hours']:,.2f} h"), ("rebuild speed", f"{r['rebuild_mb_per_s']:,.0f} MB/s"),
+    rows = [("rebuild time", hours_text(r['rebuild_hours'])), ("rebuild speed", f"{r['rebuild_mb_per_s']:,.0f} MB/s"),
             ("rebuild limited by", str(r.get("rebuild_limited_by", "")))]
     if r.get("rebuild_raid_waf") is not None:
         rows += [("rebuild RAID WAF (member bytes written / byte rebuilt)", f"{r['rebuild_raid_waf']:.2f}"),
@@ -302,7 +309,7 @@ def _rebuild_rows(r: dict) -> list[tuple[str, str]]:
         rows += [("new member's NAND WAF (the fill and the host writes it takes meanwhile)",
                   f"{r['rebuild_member_waf_nand']:.2f}")]
     if r.get("replace_hours"):
-        rows.insert(0, ("wait for a replacement (array.replace_hours)", f"{r['replace_hours']:,.2f} h"))
+        rows.insert(0, ("wait for a replacement (array.replace_hours)", hours_text(r['replace_hours'])))
     window = "the wait and the rebuild" if r.get("replace_hours") else "the rebuild"
     return rows + [(f"P(data loss during {window})", format_probability(r["data_loss_probability"])),
                    ("  from more drive failures", format_probability(r["p_another_failure"])),
@@ -362,15 +369,12 @@ def print_resilience(console: Console, resilience: dict) -> None:
 
 def _print_scrub(console: Console, scrub: dict) -> None:
     """The parity scrub (``array.scrub``): its time idle and under load, what limits it, the host's rate meanwhile."""
-    def hours(value) -> str:
-        return MISSING if value is None else f"{value:,.2f} h"
-
     rows = [("reads / computes / writes", f"{scrub['protocol']['reads']}; parity on {scrub['protocol']['parity_on']}; "
              f"writes {'the member' if scrub['protocol']['writes_member'] else 'nothing'}"),
-            ("scrub time, idle", f"{hours(scrub['idle_hours'])} ({scrub['idle_mb_per_s']:,.0f} MB/s per member)"),
+            ("scrub time, idle", f"{hours_text(scrub['idle_hours'])} ({scrub['idle_mb_per_s']:,.0f} MB/s per member)"),
             ("limited by, idle", scrub["idle_limited_by"])]
     if "loaded_hours" in scrub:
-        rows += [(f"scrub time, under {scrub['workload']}", f"{hours(scrub['loaded_hours'])} "
+        rows += [(f"scrub time, under {scrub['workload']}", f"{hours_text(scrub['loaded_hours'])} "
                   f"({scrub['loaded_mb_per_s']:,.0f} MB/s per member)"),
                  ("limited by, under load", scrub["loaded_limited_by"]),
                  ("host IOPS during / optimal", f"{scrub['host_iops_during']:,.0f} / {scrub['host_iops_optimal']:,.0f}")]
@@ -380,16 +384,13 @@ def _print_scrub(console: Console, scrub: dict) -> None:
 def _print_unclean_shutdown(console: Console, resync: dict) -> None:
     """md's resync after an unclean shutdown (``array.unclean_shutdown``): what it covers and why,
     its time idle and under the workload, the host's rate meanwhile."""
-    def hours(value) -> str:
-        return MISSING if value is None else f"{value:,.2f} h"
-
     rows = [("power lost under", f"{resync['workload_at_crash']} ({resync['write_iops_at_crash']:,.0f} writes/s)"),
             ("resynced of each member", f"{resync['span_bytes'] / 1e9:,.1f} GB: {resync['why']}"),
-            ("resync time, idle", hours(resync.get("idle_hours")))]
+            ("resync time, idle", hours_text(resync.get("idle_hours")))]
     if resync.get("idle_limited_by"):
         rows.append(("limited by, idle", resync["idle_limited_by"]))
     if resync.get("loaded_limited_by"):
-        rows += [(f"resync time, under {resync['workload']}", hours(resync.get("loaded_hours"))),
+        rows += [(f"resync time, under {resync['workload']}", hours_text(resync.get("loaded_hours"))),
                  ("limited by, under load", resync["loaded_limited_by"]),
                  ("host IOPS during / optimal", f"{resync['host_iops_during']:,.0f} / {resync['host_iops_optimal']:,.0f}")]
     print_grid(console, Grid("Resync after an unclean shutdown (fluid mode)", ("quantity", "value"), (False, False),
