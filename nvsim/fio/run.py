@@ -202,11 +202,13 @@ def rate_min_note(job: FioJob, iops: float) -> str | None:
 
 
 def _direction(result: Result, ddir: str, runtime_s: float, share: float, pick: slice | None, in_flight: int,
-               scale: float = 1.0, samples_of_job: tuple[int, int, int] | None = None) -> dict:
+               scale: float = 1.0, samples_of_job: tuple[int, int, int] | None = None, bs: int | None = None) -> dict:
     """ios, bytes, latency samples (event mode) and mean latency of one direction.
 
     The mean is the solver's; where it gives none (the single-drive model) it is Little's law for
-    the closed loop: the I/Os in flight over the IOPS.
+    the closed loop: the I/Os in flight over the IOPS. A job of one block size (``bs``; None: a
+    mix) moved whole I/Os, as fio counts them: its bytes are its I/Os x ``bs`` (rounded each on its
+    own, a time-based 1 MiB read's 78,000,000,000,000 bytes were 74,386,597 I/Os less 0.68).
     """
     iops = result.read_iops if ddir == "read" else result.write_iops
     rate = result.read_bytes_per_s if ddir == "read" else result.write_bytes_per_s
@@ -223,7 +225,8 @@ def _direction(result: Result, ddir: str, runtime_s: float, share: float, pick: 
     modelled = None
     if ns is None and result.modelled_percentile_us(ddir, 50.0) is not None:  # fluid: the model's distribution
         modelled = lambda percent: 1000.0 * result.modelled_percentile_us(ddir, percent)  # noqa: E731
-    return {"ios": int(round(iops * scale * runtime_s * share)), "bytes": int(round(rate * scale * runtime_s * share)),
+    ios = int(round(iops * scale * runtime_s * share))
+    return {"ios": ios, "bytes": ios * bs if bs else int(round(rate * scale * runtime_s * share)),
             "latencies_ns": ns, "mean_latency_ns": None if mean is None else mean * 1000.0,
             "modelled_percentile_ns": modelled}
 
@@ -263,6 +266,7 @@ def _job_entry(run: JobRun, host_io: Any, clone: int | None) -> dict:
     workload, result = run.workload, run.result
     share = 1.0 if clone is None else 1.0 / workload.numjobs
     pick = None if clone is None else slice(clone, None, workload.numjobs)
+    one_size = None if workload.bs_mix else workload.bs
     if run.loop is not None:
         depth = run.loop.iodepth
     else:
@@ -272,8 +276,8 @@ def _job_entry(run: JobRun, host_io: Any, clone: int | None) -> dict:
         "ramp_time_s": workload.ramp_time, "description": run.job.options.get("description"),
         "report": percentile_options(run.job.options),
         **_latency_target_keys(run.job),
-        "read": _direction(result, "read", run.runtime_s, share, pick, run.in_flight, run.scale, run.samples),
-        "write": _direction(result, "write", run.runtime_s, share, pick, run.in_flight, run.scale, run.samples),
+        "read": _direction(result, "read", run.runtime_s, share, pick, run.in_flight, run.scale, run.samples, one_size),
+        "write": _direction(result, "write", run.runtime_s, share, pick, run.in_flight, run.scale, run.samples, one_size),
         **({"trim": trim_direction(run.trim[0], workload.bs, run.runtime_s, share, run.trim[1])} if run.trim else {}),
         "cpu_percent": _thread_cpu_percent(run, 1),  # a group entry: fio's mean over its clones (stat.c)
         "job_runtime_s": run.runtime_s * (1 if clone is not None else workload.numjobs),

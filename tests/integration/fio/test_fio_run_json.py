@@ -74,3 +74,48 @@ def test_nvsim_fio_json_has_fios_layout_and_units(cli, tmp_path, depth, jobs):
     median_ns = mine["read"]["clat_ns"]["percentile"]["50.000000"]
     assert 20_000 <= median_ns <= 2_000_000  # an NVMe array read: tens of microseconds to a millisecond
     assert sum(mine["latency_us"].values()) + sum(mine["latency_ms"].values()) > 99  # filed as fio files them
+
+
+WHOLE_IOS_JOB = """[global]
+ioengine=libaio
+direct=1
+time_based=1
+runtime=300
+
+[read-1m]
+rw=read
+bs=1m
+iodepth=16
+numjobs=192
+group_reporting=1
+
+[mix-16k]
+stonewall
+rw=randrw
+rwmixread=70
+bs=16k
+iodepth=16
+numjobs=3
+"""
+
+
+def test_io_bytes_are_whole_ios_of_the_block_size_as_fio_counts_them(cli, tmp_path):
+    """fio counts completed I/Os: a job of one block size moved total_ios x bs bytes (the real run's
+    16,384 x 4 KiB). nvsim rounded the I/Os and the bytes each on their own: graid-gen5-raid6's
+    time-based 1 MiB read (fluid) moved 78,000,000,000,000 bytes in 74,386,597 I/Os, 0.68 of an I/O
+    short of its count."""
+    real = REAL["jobs"][0]["read"]
+    assert real["io_bytes"] == real["total_ios"] * 4096
+    jobfile = tmp_path / "job.fio"
+    jobfile.write_text(WHOLE_IOS_JOB)
+    out = tmp_path / "out.json"
+    result = cli("fio", str(jobfile), "--system", "scenarios/graid-gen5-raid6", "--fidelity", "fluid", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    jobs = json.loads(out.read_text())["jobs"]
+    assert [job["jobname"] for job in jobs] == ["read-1m"] + ["mix-16k"] * 3
+    for job, bs in zip(jobs, (2**20, 16384, 16384, 16384)):
+        for ddir in ("read", "write"):
+            direction = job[ddir]
+            assert direction["io_bytes"] == direction["total_ios"] * bs, (job["jobname"], ddir)
+            assert direction["io_kbytes"] == direction["io_bytes"] >> 10
+    assert jobs[0]["read"]["total_ios"] > 0 and jobs[1]["write"]["total_ios"] > 0
