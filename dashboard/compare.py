@@ -17,6 +17,7 @@ import dash
 from dash import Dash, Input, Output, State, dcc, html, no_update
 
 from nvsim import Catalog, InputError
+from nvsim.units import format_significant
 
 from . import core, curves, guard, views
 from .datasheet import session_catalog
@@ -62,19 +63,25 @@ def _money(value: float) -> str:
     return f"${value:,.0f}"
 
 
+def _three(value: float) -> str:
+    """Three significant digits, never e-notation, as the report writes its figures (``.3g`` wrote
+    an md rebuild of 1,490 h as "1.49e+03")."""
+    return format_significant(value, 3)
+
+
 TABLE_ROWS = (("server", "platform", str), ("engine", "engine", str), ("drives", "drives", lambda v: f"{v:.0f}"),
               ("drive", "drive", str), ("RAID level", "level", lambda v: f"RAID{v:.0f}"),
               ("strip", "strip_bytes", lambda v: core.strip_label(int(v))), ("namespace per drive", "namespace_bytes", core.fmt_bytes),
               ("workload", "workload", str), ("mode", "fidelity", str), ("IOPS", "total_iops", core.fmt_count),
-              ("read GB/s", "read_bytes_per_s", lambda v: f"{v / 1e9:.3g}"), ("write GB/s", "write_bytes_per_s", lambda v: f"{v / 1e9:.3g}"),
+              ("read GB/s", "read_bytes_per_s", lambda v: _three(v / 1e9)), ("write GB/s", "write_bytes_per_s", lambda v: _three(v / 1e9)),
               ("latency mean", "latency_mean_us", core.fmt_us), ("latency p99", "latency_p99_us", core.fmt_us),
               ("latency p99.9", "latency_p99_9_us", core.fmt_us), ("host cores busy %", "host_cores_busy_percent", lambda v: f"{v:.0f}"),
               ("hardware threads busy % (top)", "cpu_percent", lambda v: f"{v:.1f}"),
               ("usable capacity", "usable_bytes", core.fmt_bytes), ("price", "price_usd", _money),
               ("price per usable TB", "usd_per_usable_tb", _money), ("power at this load", "power_w", lambda v: f"{v:,.0f} W"),
               ("RAID WAF", "raid_waf", lambda v: f"{v:.2f}"), ("NAND WAF", "waf_nand", lambda v: f"{v:.2f}"),
-              ("effective DWPD", "effective_dwpd", lambda v: f"{v:.3g}"), ("drive lifetime", "lifetime_years", core.fmt_years),
-              ("rebuild time (h)", "rebuild_hours", lambda v: f"{v:.3g}"),
+              ("effective DWPD", "effective_dwpd", _three), ("drive lifetime", "lifetime_years", core.fmt_years),
+              ("rebuild time (h)", "rebuild_hours", _three),
               ("data-loss risk per rebuild", "data_loss_probability", core.fmt_probability), ("limited by", "bottleneck", str))
 """The table's rows: (title, result_rows column, format); a missing value (no price in the catalog) reads n/a."""
 

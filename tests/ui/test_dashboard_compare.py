@@ -139,3 +139,17 @@ def test_the_comparisons_html_export_holds_the_curves(catalog):
     assert sum(trace.mode == "lines" for trace in fig.data) == 4  # IOPS and latency of each set-up
     page = app.charts_html("nvsim: set-ups compared", [fig], [])
     assert "IOPS and latency against load" in page
+
+
+def test_compare_cells_are_never_in_e_notation_and_hours_read_as_the_report_writes_them():
+    """The Compare table's rebuild time, GB/s and DWPD cells were ``f"{v:.3g}"``: an md rebuild under
+    load of 1,490 h (docs/models/rebuild.md) read "1.49e+03", where the report writes 1,490 h."""
+    import re
+    from nvsim.units import format_significant
+    e_notation = re.compile(r"\d[eE][-+]?\d")
+    cell = {key: fmt for _, key, fmt in compare.TABLE_ROWS}
+    assert cell["rebuild_hours"](1490.2) == format_significant(1490.2, 3) == "1,490"
+    assert cell["rebuild_hours"](0.0485) == "0.0485"
+    for key, value in (("read_bytes_per_s", 1.234e12), ("write_bytes_per_s", 2.5e12), ("effective_dwpd", 1234.0)):
+        assert not e_notation.search(cell[key](value)), key
+    assert cell["read_bytes_per_s"](260e9) == "260" and cell["effective_dwpd"](4.935085) == "4.94"
