@@ -544,32 +544,34 @@ def shown(current: dict | None, event: dict | None) -> dict | None:
 # ---------------------------------------------------------------- formatting
 
 
+def _three_in(value: float, scales: tuple[tuple[float, str], ...]) -> str:
+    """``value`` to three significant digits in the largest of ``scales`` (factor, suffix; the last
+    factor 1) it reaches; one that rounds up to 1,000 of it takes the next (999,700 IOPS was
+    "1,000 K", 999.7 us "1,000 µs"), as the plan's cells and nvsim's formatters do."""
+    index = next(i for i, (factor, _) in enumerate(scales) if abs(value) >= factor or factor == 1)
+    text = format_significant(value / scales[index][0], 3)
+    rounded = float(text.replace(",", ""))
+    if index and abs(rounded) >= 1000:  # the rounded value in the next prefix: 1,000 K is 1.00 M
+        text = format_significant(rounded * scales[index][0] / scales[index - 1][0], 3)
+        index -= 1
+    return f"{text}{scales[index][1]}"
+
+
 def fmt_count(value: float | None) -> str:
     """A count to three significant digits with its prefix ("1.00 M" beside "1.01 M", never "1e+03 G")."""
-    if value is None:
-        return "n/a"
-    for scale, suffix in ((1e9, " G"), (1e6, " M"), (1e3, " K")):
-        if abs(value) >= scale:
-            return f"{format_significant(value / scale, 3)}{suffix}"
-    return format_significant(value, 3)
+    return "n/a" if value is None else _three_in(value, ((1e9, " G"), (1e6, " M"), (1e3, " K"), (1.0, "")))
 
 
 def fmt_gb_per_s(bytes_per_s: float | None) -> str:
     """A rate in the decimal prefix its size takes (6.46 MB/s, not 0.00646 GB/s), three significant digits."""
     if bytes_per_s is None:
         return "n/a"
-    for scale, unit in ((1e9, "GB/s"), (1e6, "MB/s"), (1e3, "kB/s")):
-        if abs(bytes_per_s) >= scale:
-            return f"{format_significant(bytes_per_s / scale, 3)} {unit}"
-    return f"{format_significant(bytes_per_s, 3)} B/s"
+    return _three_in(bytes_per_s, ((1e9, " GB/s"), (1e6, " MB/s"), (1e3, " kB/s"), (1.0, " B/s")))
 
 
 def fmt_us(value: float | None) -> str:
-    if value is None:
-        return "n/a"
-    if value >= 1e6:  # a second or more; never e-notation (1.75e+03 ms was written)
-        return f"{format_significant(value / 1e6, 3)} s"
-    return f"{format_significant(value / 1000, 3)} ms" if value >= 1000 else f"{format_significant(value, 3)} µs"
+    """A time given in microseconds, in s, ms or µs by its size (never e-notation: 1.75e+03 ms was written)."""
+    return "n/a" if value is None else _three_in(value, ((1e6, " s"), (1e3, " ms"), (1.0, " µs")))
 
 
 def fmt_bytes(value: float | None) -> str:

@@ -207,16 +207,35 @@ def _past_floats(value: float | int) -> bool:
     return abs(value) > sys.float_info.max
 
 
+DECIMAL_BYTE_PREFIXES = (("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3), ("B", 1))
+BINARY_BYTE_PREFIXES = (("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10), ("B", 1))
+COUNT_PREFIXES = (("G", 1e9), ("M", 1e6), ("K", 1e3), ("", 1))
+"""The prefixes a formatter chooses from, largest first; the last, 1, is the plain number (no decimals)."""
+
+
+def _with_prefix(value: float, prefixes: tuple, base: int, digits: int, space: str, grouping: str = "") -> str:
+    """``value`` in the largest prefix it reaches, with ``digits`` decimals (none without a prefix);
+    a value that rounds up to ``base`` of its prefix takes the next one, as the plan's cells do (999.999
+    GB was "1000.00 GB", 2^40 - 1 bytes "1024.00 GiB", 999,999 IOPS "1,000.00K")."""
+    index = next(i for i, (_, factor) in enumerate(prefixes) if abs(value) >= factor or factor == 1)
+    text = _in_prefix(value, prefixes[index][1], digits, grouping)
+    if index and abs(float(text.replace(",", ""))) >= base:
+        index -= 1
+        text = _in_prefix(value, prefixes[index][1], digits, grouping)
+    return f"{text}{space}{prefixes[index][0]}"
+
+
+def _in_prefix(value: float, factor: float, digits: int, grouping: str) -> str:
+    return f"{value / factor:{grouping}.{digits}f}" if factor != 1 else f"{value:{grouping}.0f}"
+
+
 def format_bytes_decimal(n_bytes: float, digits: int = 2) -> str:
     """'675.84 TB' style, powers of 1000."""
     if (word := not_finite_word(n_bytes)) is not None:
         return word
     if _past_floats(n_bytes):
         return f"{format_large(n_bytes)} B"
-    for unit, factor in (("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if abs(n_bytes) >= factor:
-            return f"{n_bytes / factor:.{digits}f} {unit}"
-    return f"{n_bytes:.0f} B"
+    return _with_prefix(n_bytes, DECIMAL_BYTE_PREFIXES, 1000, digits, " ")
 
 
 def format_bytes_binary(n_bytes: float, digits: int = 2) -> str:
@@ -225,10 +244,7 @@ def format_bytes_binary(n_bytes: float, digits: int = 2) -> str:
         return word
     if _past_floats(n_bytes):
         return f"{format_large(n_bytes)} B"
-    for unit, factor in (("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if abs(n_bytes) >= factor:
-            return f"{n_bytes / factor:.{digits}f} {unit}"
-    return f"{n_bytes:.0f} B"
+    return _with_prefix(n_bytes, BINARY_BYTE_PREFIXES, 1024, digits, " ")
 
 
 def format_rate_decimal(bytes_per_s: float) -> str:
@@ -242,10 +258,7 @@ def format_count(value: float) -> str:
         return word
     if _past_floats(value):
         return format_large(value)
-    for suffix, factor in (("G", 1e9), ("M", 1e6), ("K", 1e3)):
-        if abs(value) >= factor:
-            return f"{value / factor:,.2f}{suffix}"
-    return f"{value:,.0f}"
+    return _with_prefix(value, COUNT_PREFIXES, 1000, 2, "", ",")
 
 
 def format_value(value: float | None, unit: str) -> str:

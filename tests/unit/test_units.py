@@ -59,3 +59,17 @@ def test_format_number_writes_limits_as_people_read_them():
     assert [format_number(x) for x in (1e-6, 1e6, 2.5, 1e8, 1e300, 1e-300, 0, 5e-324, 9.999999e-10)] == \
         ["0.000001", "1,000,000", "2.5", "100,000,000", "1.0×10³⁰⁰", "1.0×10⁻³⁰⁰", "0", "4.9×10⁻³²⁴", "0.000000001"]
     assert [format_number(x) for x in (float("nan"), float("inf"))] == ["NaN", "infinity"]
+
+
+def test_a_value_that_rounds_to_a_thousand_of_its_prefix_takes_the_next_one():
+    """As the plan's cells do (``nvsim.plan.output.si_text``): 999.999 GB was "1000.00 GB", one byte
+    short of a TiB "1024.00 GiB", 999,999 IOPS "1,000.00K"; a value that does not round up keeps its
+    prefix and its digits."""
+    from nvsim.units import format_count, format_rate_decimal
+
+    assert format_bytes_decimal(999.999e9) == "1.00 TB" and format_bytes_decimal(999.99e9) == "999.99 GB"
+    assert format_bytes_decimal(999.6) == "1.00 kB" and format_bytes_decimal(999) == "999 B"
+    assert format_bytes_binary(2**40 - 1) == "1.00 TiB" and format_bytes_binary(1000 * 2**30) == "1000.00 GiB"
+    assert format_rate_decimal(999.999e6) == "1.00 GB/s"
+    assert format_count(999_999) == "1.00M" and format_count(999.6) == "1.00K" and format_count(999_994) == "999.99K"
+    assert format_bytes_decimal(2e18) == "2000.00 PB"  # no prefix past the largest
