@@ -57,7 +57,8 @@ from ..skew_syntax import check_distribution
 from ..units import check_digits, seconds_text
 from .json_report import FIO_PERCENTILES, fio_json_report, percentile_table  # noqa: F401 (fio's JSON lives in nvsim.fio.json_report)
 from ..specs import Phase, WorkloadSpec
-from ..specs.mix import MAX_LISTED_SIZES, MixPart, block_size_mix, is_a_mix, mean_size, parse_bsrange, parse_bssplit, range_bins
+from ..specs.mix import (MAX_LISTED_SIZES, MixPart, block_size_mix, direction_sizes, is_a_mix, mean_size, parse_bsrange,
+                         parse_bssplit, range_bins)
 from ..specs.workload import DRIVE_STATES, TRIM_SHAPE, TraceSummary
 from .writer import command_line_lines, command_line_to_jobfile, workload_to_fio_section  # noqa: F401 (re-exported: the writer lives in nvsim.fio.writer)
 
@@ -815,13 +816,14 @@ class _Pacing:
         """The job with its caps, think time and target; combinations nvsim does not model refused."""
         w = job.workload
         trims = job.trim in ("trim", "randtrim")
-        rate = _rate_limit_iops(self.rates, w, path, kb_base, trims_only=trims)
-        by_direction, over_mix = (None, None) if trims else _direction_caps(self.rates, w, path, kb_base)
+        process = self.process if job.trace is None else None  # a replay's sizes are the trace's: caps over their mean, as before
+        rate = _rate_limit_iops(self.rates, w, path, kb_base, trims_only=trims, process=process)
+        by_direction, over_mix = (None, None) if trims else _direction_caps(self.rates, w, path, kb_base, process)
         if by_direction is not None:  # a mix whose caps are not in its proportions: each direction on its own
             rate = None
         elif over_mix is not None:  # caps in the mix's proportions: one cap over the mix, their sum (700,300 is 1,000)
             rate = over_mix
-        tightest = _tightest_rate_entry(self.rates, w, path, kb_base, trims)
+        tightest = _tightest_rate_entry(self.rates, w, path, kb_base, trims, process)
         named = {**self.entries, "rate_iops": tightest, "rate_iops_by_direction": tightest}
         job = _paced(replace(job, offset_percent=self.offset_percent,
                              rate_min_iops=_rate_limit_iops(self.minimums, w, path, kb_base, tightest=False, trims_only=trims)),
@@ -849,17 +851,19 @@ FIO_TIMES = ("thinktime", "latency_target", "latency_window")
 
 
 def _tightest_rate_entry(rates: dict[str, _Entry], workload: WorkloadSpec, path: str, kb_base: int,
-                         trims_only: bool) -> _Entry | None:
+                         trims_only: bool, process: str | None = None) -> _Entry | None:
     """Which of rate and rate_iops gives the job's cap (``_rate_limit_iops``), to name its line."""
-    caps = [(_rate_limit_iops({key: entry}, workload, path, kb_base, trims_only=trims_only), entry) for key, entry in rates.items()]
+    caps = [(_rate_limit_iops({key: entry}, workload, path, kb_base, trims_only=trims_only, process=process), entry)
+            for key, entry in rates.items()]
     caps = [(cap, entry) for cap, entry in caps if cap is not None]
     return min(caps, key=lambda item: item[0])[1] if caps else None
 
 
 def _rate_limit_iops(rates: dict[str, _Entry], workload: WorkloadSpec, path: str, kb_base: int,
-                     tightest: bool = True, trims_only: bool = False) -> float | None:
+                     tightest: bool = True, trims_only: bool = False, process: str | None = None) -> float | None:
     """One clone's IOPS cap from fio's rate (bytes/s) and rate_iops, each read,write[,trim] as bs
-    (keys "rate", "rate_iops"); with ``tightest=False`` the least rate rate_min / rate_iops_min ask.
+    (keys "rate", "rate_iops"; ``process``: the job's rate_process, ``_cap_iops``); with
+    ``tightest=False`` the least rate rate_min / rate_iops_min ask (``process`` None).
 
     fio caps each direction on its own; a job issues its directions in its mix (rwmixread), so the
     job's I/Os per second are capped at the tightest cap over a direction's share of the I/Os, and
@@ -869,15 +873,14 @@ def _rate_limit_iops(rates: dict[str, _Entry], workload: WorkloadSpec, path: str
     caps = []
     shares = (0.0, 0.0, 1.0) if trims_only else (workload.read_fraction, 1.0 - workload.read_fraction, 0.0)
     for key, entry in rates.items():
-        for value, share in zip(_per_direction(entry, path, kb_base), shares):
+        for direction, (value, share) in enumerate(zip(_per_direction(entry, path, kb_base), shares)):
             if value and share > 0:  # 0 or an empty part: no cap on that direction
-                iops = value / workload.bs if key == "rate" else float(value)
-                caps.append(iops / share)
+                caps.append(_cap_iops(key, value, workload, direction, process) / share)
     return (min(caps) if tightest else max(caps)) if caps else None
 
 
-def _direction_caps(rates: dict[str, _Entry], workload: WorkloadSpec, path: str,
-                    kb_base: int) -> tuple[tuple[float | None, float | None] | None, float | None]:
+def _direction_caps(rates: dict[str, _Entry], workload: WorkloadSpec, path: str, kb_base: int,
+                    process: str | None = None) -> tuple[tuple[float | None, float | None] | None, float | None]:
     """(a read/write mix's caps per direction, one clone's I/Os per second, None where uncapped;
     their sum where they are in the mix's proportions, which one cap over the mix says exactly):
     (None, None) for a job of one direction or without caps. fio caps each direction on its own
@@ -890,13 +893,27 @@ def _direction_caps(rates: dict[str, _Entry], workload: WorkloadSpec, path: str,
     for key, entry in rates.items():
         for direction, value in enumerate(_per_direction(entry, path, kb_base)[:2]):
             if value:  # 0 or an empty part: no cap on that direction
-                iops = value / workload.bs if key == "rate" else float(value)
+                iops = _cap_iops(key, value, workload, direction, process)
                 caps[direction] = iops if caps[direction] is None else min(caps[direction], iops)
     if caps == [None, None]:
         return None, None
     if None not in caps and math.isclose(caps[0] * (1.0 - f), caps[1] * f, rel_tol=1e-9):
         return None, caps[0] + caps[1]
     return (caps[0], caps[1]), None
+
+
+def _cap_iops(key: str, value: int, workload: WorkloadSpec, direction: int, process: str | None) -> float:
+    """One clone's I/Os per second in ``direction`` (0 read, 1 write, 2 trim) under fio's ``key`` of
+    ``value`` (rate: bytes/s; rate_iops). fio holds a cap in bytes/s (init.c ``__setup_rate``: rate, or
+    rate_iops x the direction's smallest block): the linear process issues bytes at it (io_u.c
+    ``usec_for_io``), so rate_iops=1000 on a 4k/64k mix is 1,000 x 4,096 / 34,816 = 117.6 I/Os a
+    second; the Poisson process draws one I/O per smallest block of it, whatever its size (rate=4096000
+    on that mix: 1,000). nvsim took rate_iops as I/Os and rate over the mean size in both. ``process``
+    None: a minimum (rate_min, rate_iops_min), checked on the bytes and I/Os done, or a replay's cap."""
+    smallest, mean = direction_sizes(workload.bs_mix, workload.bs, direction)
+    if key == "rate":
+        return value / (smallest if process == "poisson" else mean)
+    return value * smallest / mean if process == "linear" else float(value)
 
 
 def _per_direction(entry: _Entry, path: str, kb_base: int) -> list[int | None]:

@@ -10,6 +10,7 @@ from fractions import Fraction
 
 from ..errors import InputError
 from ..specs import WorkloadSpec
+from ..specs.mix import direction_sizes
 from .options import HOST_IO_FLAGS
 
 
@@ -89,8 +90,7 @@ def _composite_lines(w: WorkloadSpec) -> list[str]:
     elif w.rate_iops_by_direction is not None:
         caps = list(w.rate_iops_by_direction)
     if caps:
-        written = ",".join("" if cap is None else _whole("rate_iops", cap, w.name) for cap in caps)
-        lines += [f"rate_iops={written}", f"rate_process={w.rate_process}"]
+        lines += [_rate_line(w, caps), f"rate_process={w.rate_process}"]
     for key in ("thinktime", "latency_target", "latency_window"):
         if getattr(w, key) is not None:
             lines.append(f"{key}={_microseconds(key, getattr(w, key), w.name)}")
@@ -103,6 +103,19 @@ def _composite_lines(w: WorkloadSpec) -> list[str]:
     if w.loops != 1:
         lines.append(f"loops={w.loops}")
     return lines
+
+
+def _rate_line(w: WorkloadSpec, caps: list[float | None]) -> str:
+    """The caps (I/Os per second per direction, read first; one value: the job's direction) as fio runs
+    them: rate_iops, except for a mix of sizes under the linear process, where fio's rate_iops is a
+    cap of rate_iops x the smallest block in bytes (nvsim.fio.jobfile._cap_iops; rate_iops=1000 on
+    4k/50:64k/50 runs 117.6 I/Os a second): there the bytes per second, each cap x its direction's
+    mean size, to the whole byte fio reads."""
+    if not w.bs_mix or w.rate_process != "linear":
+        return "rate_iops=" + ",".join("" if cap is None else _whole("rate_iops", cap, w.name) for cap in caps)
+    first = 0 if w.read_fraction > 0 else 1
+    sizes = [direction_sizes(w.bs_mix, w.bs, first + index)[1] for index in range(len(caps))]
+    return "rate=" + ",".join("" if cap is None else str(round(cap * size)) for cap, size in zip(caps, sizes))
 
 
 def _bssplit(w: WorkloadSpec) -> str:

@@ -178,5 +178,15 @@ def is_a_mix(parts: tuple[MixPart, ...]) -> bool:
     return len(parts) > 1 or parts[0].rw is not None
 
 
+def direction_sizes(parts: tuple[MixPart, ...] | None, bs: int, direction: int) -> tuple[int, float]:
+    """The smallest and the (exact) mean I/O size of a direction (0 read, 1 write, 2 trim): its parts
+    of the mix and those of the job's rw; no mix, or none for it: ``bs`` twice. fio's rate caps turn on
+    them (``nvsim.fio.jobfile._cap_iops``)."""
+    own = [p for p in parts or () if p.rw in (None, ("read", "write", "trim")[direction])]
+    if not own:
+        return bs, float(bs)
+    return min(p.bs for p in own), sum(p.bs * p.share for p in own) / sum(p.share for p in own)
+
+
 __all__ = ["MixPart", "MAX_MIX_PARTS", "MAX_LISTED_SIZES", "parse_bssplit", "parse_bsrange", "bsrange_sizes", "range_bins",
-           "block_size_mix", "mean_size", "is_a_mix"]
+           "block_size_mix", "mean_size", "is_a_mix", "direction_sizes"]

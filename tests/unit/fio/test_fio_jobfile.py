@@ -760,3 +760,31 @@ def test_a_note_names_at_most_ten_jobs_and_counts_the_rest():
     assert all("j0, j1, j2, j3, j4, j5, j6, j7, j8, j9 and 290 more" in line for line in notes)
     small = parse("[a]\nrw=read\n[b]\nrw=write\n").notes()  # a few jobs: every name, as before
     assert all("a, b:" in line or line.endswith("a, b") for line in small)
+
+
+@pytest.mark.parametrize("options, cap", [
+    # fio (init.c __setup_rate) holds a cap in bytes/s: rate, or rate_iops x the direction's smallest block;
+    # the linear process (io_u.c usec_for_io) issues bytes at it, so a mix of 4k and 64k at rate_iops=1000
+    # runs 1,000 x 4,096 / 34,816 = 117.6 I/Os a second
+    ("rate_iops=1000", 1000 * 4096 / 34816), ("rate=4096000", 4096000 / 34816),
+    # the Poisson process draws one I/O per 1 / (bytes/s / smallest block) on average, whatever its size
+    ("rate_iops=1000\nrate_process=poisson", 1000.0), ("rate=4096000\nrate_process=poisson", 1000.0),
+])
+def test_a_rate_cap_on_a_mix_of_block_sizes_is_the_iops_fio_runs(options, cap):
+    """nvsim took rate_iops as the I/Os of any mix (1,000 where fio runs 117.6) and a Poisson rate in
+    bytes over the mix's mean size (117.6 where fio draws 1,000 I/Os a second)."""
+    (job,) = parse(f"[a]\nrw=randread\nbssplit=4k/50:64k/50\n{options}\n").jobs
+    assert job.rate_iops == pytest.approx(cap, rel=1e-12)
+    (one_size,) = parse(f"[a]\nrw=randread\nbs=4k\n{options}\n").jobs  # one size: the cap as before
+    assert one_size.rate_iops == pytest.approx(1000.0, rel=1e-12)
+
+
+def test_a_capped_mix_written_back_runs_at_its_cap_in_fio_and_reads_back_the_same():
+    """The writer turns a mix's cap (I/Os per second) into what fio needs to run it: the linear process's
+    bytes per second, the Poisson process's rate_iops (it wrote rate_iops=1000, which fio runs at 117.6)."""
+    for process, line in (("linear", "rate=34816000"), ("poisson", "rate_iops=1000")):
+        w = WorkloadSpec(name="m", rw="randread", bssplit="4k/50:64k/50", rate_iops=1000, rate_process=process)
+        written = workload_to_fio_section(w)
+        assert line in written.splitlines(), written
+        (again,) = parse("[global]\ndirect=1\n" + written).jobs
+        assert again.workload == w
