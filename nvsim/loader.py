@@ -136,16 +136,23 @@ def load_yaml(path: str | Path) -> Any:
 
 FIO_SECTION = re.compile(r"\s*\[[^\]\n]+\]\s*")
 """A fio job file's section header ("[global]", "[job1]"), a line of its own."""
+FIO_IOLOG = re.compile(r"fio version [23] iolog")
+"""The first line of fio's I/O log (``write_iolog``, replayed by ``read_iolog``)."""
 
 
 def refuse_fio_file(path: Path, text: str) -> None:
     """An InputError naming a fio job file given where a YAML file goes (by its ``.fio`` name, or a
-    section header as its first line that is not a comment), with the command that runs it; else
-    nothing (it was a YAML syntax error at its second line)."""
+    section header as its first line that is not a comment), with the command that runs it, or a fio
+    I/O log (its version line) with the option that replays it; else nothing (it was a YAML syntax
+    error at its second line)."""
     lines = [line for line in text[:4096].splitlines() if line.strip() and not line.lstrip().startswith(("#", ";"))]
     if path.suffix == ".fio" or (lines and FIO_SECTION.fullmatch(lines[0])):
         raise InputError("", f"this is a fio job file, not a YAML file; run it on a scenario with "
                              f"`nvsim fio {shlex.quote(str(path))} --system SCENARIO`", source=str(path))
+    if lines and FIO_IOLOG.fullmatch(lines[0].strip()):
+        raise InputError("", f"this is a fio I/O log (a trace), not a YAML file; replay it with "
+                             f"read_iolog={path.name} in a fio job file run by `nvsim fio JOB --system SCENARIO` "
+                             f"(docs/fio.md)", source=str(path))
 
 
 def load_model(path: str | Path, model: type[BaseModel], field: str) -> tuple[Any, Path]:

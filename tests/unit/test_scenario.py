@@ -46,6 +46,19 @@ def test_a_fio_job_file_given_as_a_scenario_is_named_with_the_command_that_runs_
         load_scenario(bad)
 
 
+@pytest.mark.parametrize("header", ["fio version 2 iolog", "fio version 3 iolog"])
+def test_a_fio_iolog_given_as_a_scenario_names_the_option_that_replays_it(tmp_path, header):
+    """It was "a scenario must be a YAML mapping" (the trace helper's finding, 2026-12-01)."""
+    from nvsim.errors import InputError
+    from nvsim.scenario import load_scenario
+
+    path = tmp_path / "trace.log"
+    path.write_text(f"{header}\n/dev/nvme0n1 add\n/dev/nvme0n1 open\n/dev/nvme0n1 read 0 4096\n")
+    with pytest.raises(InputError, match=r"this is a fio I/O log \(a trace\), not a YAML file; replay it with "
+                                         r"read_iolog=trace\.log in a fio job file"):
+        load_scenario(path)
+
+
 @pytest.mark.parametrize("command", ["run", "report", "sweep", "plan"])
 def test_every_command_that_reads_yaml_names_a_fio_job_file(tmp_path, command):
     import subprocess
