@@ -579,9 +579,11 @@ def fmt_bytes(value: float | None) -> str:
 
 
 def fmt_years(value: float | None) -> str:
+    """A drive's life in years to three significant digits, as `nvsim run` and the report write it
+    (1.013 years read "1 years", 0.0000123 "1.2e-05 years"); from 100 on in whole years."""
     if value is None:
         return "no writes"
-    return f"{value:,.0f} years" if value >= 100 else f"{value:.2g} years"
+    return f"{value:,.0f} years" if value >= 100 else f"{format_significant(value, 3)} years"
 
 
 def fmt_probability(value: float | None) -> str:

@@ -5,7 +5,7 @@ formatters do: 999,700 IOPS read "1,000 K" where `nvsim run` writes 999.7 K IOPS
 
 from __future__ import annotations
 
-from dashboard.core import fmt_count, fmt_gb_per_s, fmt_us
+from dashboard.core import fmt_count, fmt_gb_per_s, fmt_us, fmt_years
 
 
 def test_a_value_that_rounds_to_a_thousand_takes_the_next_prefix():
@@ -13,3 +13,9 @@ def test_a_value_that_rounds_to_a_thousand_takes_the_next_prefix():
     assert [fmt_us(v) for v in (999.7, 999_999, 999.4, 50.5)] == ["1.00 ms", "1.00 s", "999 µs", "50.5 µs"]
     assert [fmt_gb_per_s(v) for v in (999.7e6, 999.7e3, 6.46e6)] == ["1.00 GB/s", "1.00 MB/s", "6.46 MB/s"]
     assert fmt_gb_per_s(1.2e12) == "1,200 GB/s" and fmt_count(1.2e12) == "1,200 G"  # past the largest prefix: as before
+
+
+def test_a_drive_life_takes_three_significant_digits_as_nvsim_run_writes_it():
+    # it was two (1.013 years read "1 years") and e-notation below 1e-4 years
+    assert [fmt_years(v) for v in (1.013, 12.34, 0.0000123, 250.4, None)] == [
+        "1.01 years", "12.3 years", "0.0000123 years", "250 years", "no writes"]
