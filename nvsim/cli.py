@@ -455,9 +455,14 @@ def catalog_show(
 def _setup_record(spec, catalog) -> dict:
     """The scenario as ``nvsim run --json`` records it beside its name (``scenario``): the checked
     scenario, defaults filled, and the engine as the tables name it (a GPU card with its driver).
-    The scenario's dump had been written under ``scenario`` and then overwritten by its name."""
-    return {**spec.model_dump(mode="json"),
-            "engine_label": nvsim.names.engine_label(catalog, spec.array.engine, spec.array.engine_settings)}
+    The scenario's dump had been written under ``scenario`` and then overwritten by its name.
+    ``array.rebuild`` holds the fields the engine's rebuild reads (``Engine.rebuild_fields``): md's
+    speed limits under a RAID card or a GPU card read as what paced its rebuild."""
+    record = spec.model_dump(mode="json")
+    engine = catalog.engine_class(spec.array.engine)
+    read = engine.rebuild_fields if spec.array.checkable else frozenset()
+    record["array"]["rebuild"] = {k: v for k, v in record["array"]["rebuild"].items() if k in read}
+    return {**record, "engine_label": nvsim.names.engine_label(catalog, spec.array.engine, spec.array.engine_settings)}
 
 
 def _shown_cited(entry) -> list[tuple[str, "nvsim.catalog.Cited"]]:

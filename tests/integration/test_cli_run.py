@@ -274,3 +274,15 @@ def test_run_json_records_the_set_up_beside_the_scenarios_name(cli):
     setup = data["setup"]
     assert setup["array"]["engine_settings"] == {"driver": "2.x"} and setup["array"]["drives"] == 16
     assert setup["engine_label"].endswith("(driver 2.x)")
+    # the rebuild fields the GPU card's rebuild reads, not md's speed limits (shown on every engine before)
+    assert setup["array"]["rebuild"] == {"priority": "normal", "span_bytes": None}
+
+
+def test_run_json_records_mds_rebuild_speed_limits_for_md():
+    from nvsim.catalog import default_catalog
+    from nvsim.cli import _setup_record
+    from nvsim.scenario import load_scenario
+
+    catalog = default_catalog()
+    spec = load_scenario("scenarios/graid-gen5-raid6/md-raid6-4k.yaml", catalog)
+    assert _setup_record(spec, catalog)["array"]["rebuild"]["speed_limit_max_kib_per_s"] == 200000
