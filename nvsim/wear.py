@@ -3,15 +3,18 @@
 The chain: the host writes ``host_write_bytes_per_s``; the RAID level writes ``raid_waf`` member
 bytes per host byte, spread over the drives; inside each drive the FTL programs ``waf_nand`` NAND
 bytes per byte written. A drive's rating (``dwpd`` full-capacity drive writes per day for
-``warranty_years``) is in drive writes *of the vendor's endurance workload* (random writes over
-the whole span), which itself programs ``rated_waf`` NAND bytes per byte written -- the closed-form
-WAF of the full-capacity drive (nvsim.ssd.derive). So the NAND budget is rating x rated_waf, and
+``warranty_years``) is in drive writes *of the vendor's endurance workload* (random writes of the
+datasheet's random block size over the whole span), which itself programs ``rated_waf`` NAND bytes
+per byte written -- the closed-form WAF of the full-capacity drive (nvsim.ssd.derive) times the
+indirection unit's read-modify-write at that block size (4 on a 16 KiB IU written 4 KiB at a time). So the NAND budget is rating x rated_waf, and
 what wears the drive is the effective DWPD = member DWPD x NAND WAF / rated WAF.
 """
 
 from __future__ import annotations
 
 from .catalog import Catalog
+from .ftl.closed_form import iu_rmw_factor
+from .specs import DriveSpec
 from .ssd import derive_ssd_parameters
 
 SECONDS_PER_DAY = 86_400.0
@@ -30,6 +33,15 @@ def effective_dwpd(nand_write_bytes_per_s: float, capacity_bytes: float, rated_w
     return nand_write_bytes_per_s * SECONDS_PER_DAY / capacity_bytes / rated_waf
 
 
+def rated_waf(drive: DriveSpec) -> float:
+    """NAND bytes per byte of the rating's workload (dimensionless): random writes of the drive's
+    ``rand_block_bytes`` over its full capacity, each programming its whole IUs, at the closed-form
+    WAF of the full-capacity drive."""
+    params = derive_ssd_parameters(drive)
+    rmw = iu_rmw_factor(int(drive.rand_block_bytes.value), params.indirection_unit_bytes)
+    return rmw * float(params.waf_at_capacity)
+
+
 def lifetime_years(rated_dwpd: float, warranty_years: float, effective: float) -> float | None:
     """Years until the rated writes are used up at ``effective`` DWPD: warranty x rated / effective
     (None: nothing wears the drive)."""
@@ -44,16 +56,16 @@ def drive_wear(catalog: Catalog, drive_name: str, drives: int, host_write_bytes_
     ``raid_waf`` / ``waf_nand`` None: unknown, taken as 1 (e.g. a read-only job's)."""
     drive = catalog.drives[drive_name]
     capacity = float(drive.capacity_bytes.value)
-    rated_waf = float(derive_ssd_parameters(drive).waf_at_capacity)
+    rating_waf = rated_waf(drive)
     member = member_write_bytes_per_s(host_write_bytes_per_s, raid_waf, drives)
     nand = member * (waf_nand if waf_nand is not None else 1.0)
-    effective = effective_dwpd(nand, capacity, rated_waf)
+    effective = effective_dwpd(nand, capacity, rating_waf)
     rated_dwpd = float(drive.dwpd.value)
     years = float(drive.warranty_years.value)
     return {"member_write_bytes_per_s": member, "nand_write_bytes_per_s": nand,
             "member_dwpd": member * SECONDS_PER_DAY / capacity, "effective_dwpd": effective,
-            "rated_dwpd": rated_dwpd, "rated_waf": rated_waf, "warranty_years": years,
+            "rated_dwpd": rated_dwpd, "rated_waf": rating_waf, "warranty_years": years,
             "lifetime_years": lifetime_years(rated_dwpd, years, effective)}
 
 
-__all__ = ["drive_wear", "member_write_bytes_per_s", "effective_dwpd", "lifetime_years", "SECONDS_PER_DAY"]
+__all__ = ["drive_wear", "member_write_bytes_per_s", "effective_dwpd", "rated_waf", "lifetime_years", "SECONDS_PER_DAY"]

@@ -32,7 +32,7 @@ from ..raid import MIN_DRIVES, full_stripe_write_bytes_per_host_byte
 from ..risk import HOURS_PER_YEAR, rebuild_risk
 from ..specs import SECTOR_BYTES, RebuildSpec, WorkloadSpec
 from ..ssd.model import SsdModel
-from ..wear import SECONDS_PER_DAY
+from ..wear import SECONDS_PER_DAY, rated_waf
 from ..workload.compose import pacing_ceiling_iops
 from .space import NEAR_COPIES, Axes, Candidates, Verdicts
 from .spec import PlanSpec
@@ -209,10 +209,10 @@ def endurance_years(cands: Candidates, catalog: Catalog, host_write_bytes_per_s:
     a = cands.axes
     drives = [catalog.drives[d] for d in a.drives]
     capacity = np.asarray([d.capacity_bytes.value for d in drives], float)[cands.drive]
-    rated_waf = np.asarray([float(SsdModel.from_drive(d).params.waf_at_capacity) for d in drives])[cands.drive]
+    rating_waf = np.asarray([rated_waf(d) for d in drives])[cands.drive]
     rated = np.asarray([d.dwpd.value * d.warranty_years.value for d in drives], float)[cands.drive]
     nand = host_write_bytes_per_s * raid_waf / cands.count * waf_nand
-    effective = nand * SECONDS_PER_DAY / capacity / rated_waf
+    effective = nand * SECONDS_PER_DAY / capacity / rating_waf
     with np.errstate(divide="ignore"):
         return np.where(effective > 0, rated / effective, np.inf)
 
