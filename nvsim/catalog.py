@@ -40,6 +40,7 @@ from .io import atomic_path
 from .loader import load_yaml, max_input_bytes
 from .numba_cache import DIGEST_CHARS, default_base, source_digest
 from .pcie import raw_bytes_per_s
+from .ssd.derive import derive_ssd_parameters
 from .ssd.family import DriveFamilySpec, SkuFieldError, complete_sku
 from .ssd.nand import check_generation, check_type, complete_drive, complete_family
 from .specs import (BackplaneSpec, CardFamilySpec, Cited, GpuFamilySpec, ControllerSpec, DriveSpec, EngineSpec, HostIoSpec, NandGenerationSpec, NandTypeSpec,
@@ -324,6 +325,7 @@ def load_catalog(directory: Path | None = None) -> Catalog:
     _check_generations(catalog)
     check_link_rates(catalog)
     _check_families(catalog)
+    _check_drive_models(catalog)
     return catalog.frozen()
 
 
@@ -408,6 +410,18 @@ def _check_families(catalog: Catalog) -> None:
         if drive is None or drive.family != name:
             raise InputError("reference_sku", f"{family.reference_sku!r} is not a drive of family {name!r} in models/drives/",
                              source=str(catalog.files[name]))
+
+
+def _check_drive_models(catalog: Catalog) -> None:
+    """Every drive's figures make a drive model (``derive_ssd_parameters``): one whose figures
+    cannot (an IU whose reads take a random write's whole pool time) is refused in one line naming
+    the field, not met as a traceback when a scenario first uses it."""
+    for name, drive in catalog.drives.items():
+        try:
+            derive_ssd_parameters(drive)
+        except ValueError as exc:
+            field_name, _, message = str(exc).partition(": ")
+            raise InputError(field_name, message, source=str(catalog.files[name])) from None
 
 
 def load_bibliography(path: Path) -> dict[str, Source]:

@@ -166,13 +166,18 @@ class DriveSpec(PhysicalNumbers):
 
     @model_validator(mode="after")
     def _raw_covers_capacity(self) -> "DriveSpec":
-        if self.raw_nand_bytes.value < self.capacity_bytes.value:
-            raise ValueError("raw_nand_bytes must be at least capacity_bytes")
+        if self.raw_nand_bytes.value <= self.capacity_bytes.value:  # no spare: garbage collection has no block to fill
+            raise ValueError(f"raw_nand_bytes: {self.raw_nand_bytes.value:,} bytes; allowed: more than capacity_bytes "
+                             f"({self.capacity_bytes.value:,}), the spare NAND garbage collection writes into")
         _pcie_generation("pcie_generation", self.pcie_generation.value)
         _link_width("lanes", self.lanes.value)
         for name in ("capacity_bytes", "seq_block_bytes", "rand_block_bytes", "indirection_unit_bytes"):
             if getattr(self, name).value % SECTOR_BYTES:
                 raise ValueError(f"{name}: must be a whole number of {SECTOR_BYTES}-byte sectors, got {getattr(self, name).value}")
+        iu = self.indirection_unit_bytes.value
+        if iu & (iu - 1):
+            raise ValueError(f"indirection_unit_bytes: {iu:,} bytes; allowed: a power of two (4 KiB, 16 KiB, 64 KiB: a "
+                             f"whole fraction or multiple of a NAND page)")
         _drive_bounds(self)
         return _price_together(self)
 

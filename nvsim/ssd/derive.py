@@ -128,8 +128,10 @@ def random_write_efficiency(rand_write_iops: float, block_bytes: int, iu_bytes: 
     nand_bytes = block_bytes * iu_rmw_factor(block_bytes, iu_bytes) * waf
     program_s = 1.0 / rand_write_iops - partial_read_s
     if program_s <= 0.0:
-        raise ValueError(f"rand_write_iops {rand_write_iops:.0f} leaves no pool time to program: its partial-IU "
-                         f"reads alone take {partial_read_s * 1e6:.2f} us of pool time per write")
+        raise ValueError(f"indirection_unit_bytes: {iu_bytes:,} bytes; a random write's partial-IU reads alone take "
+                         f"{partial_read_s * 1e6:,.2f} us of pool time, more than the {1e6 / rand_write_iops:,.2f} us "
+                         f"a write has at rand_write_iops ({rand_write_iops:,.0f}); allowed: an IU the drive's random "
+                         f"writes can read and rewrite")
     return nand_bytes / (program_s * nand_program_bytes_per_s)
 
 
