@@ -67,7 +67,7 @@ from .array_capacity import Capacity, drives_striped
 from .array_capacity import capacity as _capacity
 from .states import ArrayState, lost_data
 from .ssd import DrivePrediction, SsdModel
-from .workload.compose import ROWS, Job, composite_route
+from .workload.compose import ROWS, SHARED_DRIVE, Job, composite_route
 
 FIDELITIES: tuple[str, ...] = ("event", "fluid")
 HOST_IOS_MIN = 1_000
@@ -101,16 +101,18 @@ def route(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, state: 
         row = composite_route(workload, peeled)
         if row is not None:
             return row
-    return placed_route(scenario, workload, state)
+    return placed_route(scenario, workload, state, shared_drive=SHARED_DRIVE in peeled)
 
 
-def placed_route(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, state: ArrayState | None = None) -> Route:
-    """Where a closed loop of the workload is solved: one drive, the optimal array, or a state."""
+def placed_route(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, state: ArrayState | None = None,
+                 shared_drive: bool = False) -> Route:
+    """Where a closed loop of the workload is solved: one drive, the optimal array, or a state
+    (``shared_drive``: one drive's loop among jobs sharing it, solved by the array simulator)."""
     if state is not None or workload is None:
         return "state"
     if workload.is_oltp:  # a database's users are the network's class, on one drive as on an array
         return "state"
-    if single_drive(scenario):
+    if single_drive(scenario) and not shared_drive:
         return "drive"
     if ArrayState.at_start(scenario).missing:
         return "state"

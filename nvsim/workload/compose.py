@@ -44,6 +44,9 @@ PACING_ROWS = frozenset({"direction_caps", "poisson", "paced", "think", "latency
 """The rows that pace a job; a job's bare closed loop (its mix) is what is left without them."""
 AFTER_PHASE_ROWS = frozenset({"fresh", "filled", "trimwrite"})
 """Rows a phase applies to each job once the jobs have shared the array."""
+SHARED_DRIVE = "shared drive"
+"""Peeled by jobs sharing one drive used directly: the array simulator, not the drive model (which
+has no record of what each job uses), solves their closed loops (nvsim.simulation.route)."""
 
 
 @dataclass(frozen=True)
@@ -74,9 +77,10 @@ class Job:
         trims or fresh drives, which the phase applies after)."""
         return self.solve(workload, AFTER_PHASE_ROWS | {"phase"})
 
-    def closed_loop(self, workload: WorkloadSpec) -> Result:
-        """The job's bare closed loop (its mix, no pacing) at ``workload``'s population."""
-        return self.solve(workload, PACING_ROWS | AFTER_PHASE_ROWS | {"phase"})
+    def closed_loop(self, workload: WorkloadSpec, *peel: str) -> Result:
+        """The job's bare closed loop (its mix, no pacing) at ``workload``'s population (``peel``:
+        more rows skipped, e.g. ``SHARED_DRIVE``)."""
+        return self.solve(workload, PACING_ROWS | AFTER_PHASE_ROWS | {"phase", *peel})
 
 
 def composite_route(workload: WorkloadSpec | Phase, peeled: frozenset[str]) -> Route | None:
@@ -572,14 +576,16 @@ def shared_loop(job: Job, workloads: list[WorkloadSpec]) -> list[Result]:
 
 def together(job: Job, workloads: list[WorkloadSpec]) -> list[Result]:
     """Jobs with different workloads sharing the array's queues (nvsim.workload.together: a common
-    wait at the saturated resource); a single drive (no array record of utilisation) runs them one
-    after another."""
+    wait at the saturated resource); on one drive used directly the array simulator solves their
+    loops (``SHARED_DRIVE``), so they share its dies too; a solver with no record of utilisation
+    runs them one after another."""
     members = []
+    shared = (SHARED_DRIVE,) if job.placed == "drive" else ()
     for w in workloads:
-        alone = job.closed_loop(w)
+        alone = job.closed_loop(w, *shared)
         if alone.simulation is None:
             return [job.alone(w) for w in workloads]
-        one = job.closed_loop(_at(w, 1, 1))
+        one = job.closed_loop(_at(w, 1, 1), *shared)
         thinking = w.thinktime is not None
         members.append(Member(alone, 1.0 / one.total_iops, w.numjobs * (1 if thinking else w.iodepth),
                               cap_iops=None if w.rate_iops is None else w.rate_iops * w.numjobs,
