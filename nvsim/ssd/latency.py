@@ -7,8 +7,9 @@ mode draws each one instead, from the mechanisms that spread real service times,
   read and program in different times; gamma-distributed around the mean with this coefficient of
   variation.
 * **Program interference** (reads only): a read lands on a die that is programming with probability
-  ``write_share`` (the share of die time spent programming, ``programming_share``: the suspend
-  time itself counts as busy die time) and then waits for the program to
+  ``write_share`` (the share of die time spent programming: ``programming_share`` on saturated
+  dies, the suspend time itself counting as busy die time; below saturation the array's modes take
+  the share of the time the dies program at their rate, ``nvsim.sim.fluid.at_programming_load``) and then waits for the program to
   suspend and resume; the wait is exponential with mean ``suspend_unit_s`` (the suspend cost in the
   time of one pool unit). Its mean ``write_share x suspend_unit_s`` is what the fluid mode charges.
 * **Erase interference** (reads only): a die writing spends part of that time erasing -- one block
