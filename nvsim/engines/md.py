@@ -236,7 +236,8 @@ class MdSettings(EngineSettings):
     bitmap_chunk_bytes: Bytes | None = Field(default=None, ge=4096, le=BITMAP_CHUNK_MAX_BYTES,
                                              description="bitmap chunk (mdadm --bitmap-chunk): bytes of the bitmap's "
                                              "space per bit (a member's; RAID10's array); unset: mdadm's default, "
-                                             "64 MiB or what 128 KiB of bits needs")
+                                             "internal: 64 MiB or what 128 KiB of bits needs; a file: 4 KiB "
+                                             "or what 2^20 chunks need")
     bitmap_daemon_sleep_s: float = Field(default=DEFAULT_DAEMON_SLEEP_S, ge=DAEMON_SLEEP_MIN_S, le=3600,
                                          description="seconds between bitmap daemon passes (mdadm --delay); at "
                                          "least one jiffy, which the kernel rounds a shorter one up to")
@@ -256,13 +257,16 @@ class MdSettings(EngineSettings):
         """These settings as mdadm creates an array of ``drives`` members of ``member_bytes`` at
         ``level``: the bitmap it adds when none is named (``md_bitmap.mdadm_adds_bitmap``: by its
         version and the members' size) and its default chunk for the space the bitmap covers
-        (``md_bitmap.mdadm_bitmap_chunk_bytes`` of ``bitmap_span_bytes``); RAID0 has none."""
+        (``bitmap_span_bytes``): an internal bitmap's ``md_bitmap.mdadm_bitmap_chunk_bytes`` (super1.c),
+        a file's ``md_bitmap.mdadm_bitmap_file_chunk_bytes`` (bitmap.c); RAID0 has none."""
         bitmap = self.bitmap
         if bitmap is None:
             bitmap = "internal" if level != 0 and md_bitmap.mdadm_adds_bitmap(member_bytes, self.mdadm) else "none"
         chunk = self.bitmap_chunk_bytes
         if chunk is None and bitmap != "none":
-            chunk = md_bitmap.mdadm_bitmap_chunk_bytes(md_bitmap.bitmap_span_bytes(level, member_bytes, drives, copies))
+            span = md_bitmap.bitmap_span_bytes(level, member_bytes, drives, copies)
+            default = md_bitmap.mdadm_bitmap_file_chunk_bytes if bitmap == "external" else md_bitmap.mdadm_bitmap_chunk_bytes
+            chunk = default(span)
         return self.model_copy(update={"bitmap": bitmap, "bitmap_chunk_bytes": chunk})
 
 

@@ -8,7 +8,9 @@
   internal bitmap's chunk is 64 MiB, or larger if the bits of the space it covers do not fit in
   128 KiB of bitmap (super1.c ``add_internal_bitmap1``: ``max_bits`` from 256 sectors of room,
   ``min_chunk`` doubled from 4 KiB until the bits fit; mdadm commit b8ab2a50, "at least 64Meg",
-  2009).
+  2009). A bitmap file's chunk (``--bitmap=/path``, 3.2 to 4.3) is mdadm's ``CreateBitmap``'s
+  (bitmap.c): 4 KiB (``DEFAULT_BITMAP_CHUNK``) doubled until the space it covers has at most 2^20
+  chunks, with no 64 MiB floor (``mdadm_bitmap_file_chunk_bytes``).
 * **The space a bitmap covers** (``bitmap_span_bytes``): the kernel sizes it on
   ``mddev->resync_max_sectors`` (md-bitmap.c ``md_bitmap_create``), which raid1 and raid456 set
   to a member's sectors and raid10 to the array's (``raid10_run``: ``resync_max_sectors = size``,
@@ -56,6 +58,12 @@ MDADM_BITMAP_CHUNK_MIN_BYTES = 64 * 2**20
 BITMAP_CHUNK_MAX_BYTES = 2**31
 """The largest bitmap chunk md takes: ``bitmap_super_t.chunksize`` is an ``__le32`` of bytes and a power
 of two (``md_bitmap_read_sb`` refuses one that is not), so 2 GiB."""
+MDADM_BITMAP_FILE_CHUNKS_MAX = 2**20
+"""mdadm bitmap.c ``CreateBitmap``: a bitmap file's default chunk leaves at most 2^20 chunks ("2^20
+might be safer, especially on 64bit hosts")."""
+MDADM_BITMAP_CHUNK_BYTES = 4096
+"""mdadm.h ``DEFAULT_BITMAP_CHUNK``: the chunk mdadm starts from (``min_chunk``: "sub-page chunks
+don't work yet")."""
 MDADM_BITMAP_ROOM_BYTES = 128 * 1024
 """super1.c: at most 128 KiB of bitmap (256 sectors) when no chunk size is asked for."""
 BITMAP_SUPER_BYTES = 256
@@ -77,11 +85,20 @@ def mdadm_bitmap_chunk_bytes(span_bytes: float) -> int:
     (``bitmap_span_bytes``): 64 MiB, or the smallest power of two from 4 KiB whose bits fit in
     128 KiB of bitmap if that is larger."""
     max_bits = (MDADM_BITMAP_ROOM_BYTES - BITMAP_SUPER_BYTES) * 8
-    chunk, bits = 4096, int(span_bytes) // 4096 + 1
+    chunk, bits = MDADM_BITMAP_CHUNK_BYTES, int(span_bytes) // MDADM_BITMAP_CHUNK_BYTES + 1
     while bits > max_bits:
         chunk *= 2
         bits = (bits + 1) // 2
     return max(chunk, MDADM_BITMAP_CHUNK_MIN_BYTES)
+
+
+def mdadm_bitmap_file_chunk_bytes(span_bytes: float) -> int:
+    """mdadm's default chunk for a bitmap file covering ``span_bytes`` (bitmap.c ``CreateBitmap``,
+    3.2 to 4.3): 4 KiB doubled while the space is more than 2^20 chunks."""
+    chunk = MDADM_BITMAP_CHUNK_BYTES
+    while span_bytes > chunk * MDADM_BITMAP_FILE_CHUNKS_MAX:
+        chunk *= 2
+    return chunk
 
 
 def mdadm_adds_bitmap(member_bytes: float, mdadm: str = DEFAULT_MDADM) -> bool:
@@ -204,7 +221,8 @@ def resync_member_bytes_after_crash(member_bytes: float, member_bytes_per_bit: f
     return min(float(member_bytes), max(0.0, dirty_chunks) * member_bytes_per_bit)
 
 
-__all__ = ["BITMAP_CHUNK_MAX_BYTES", "DAEMON_SLEEP_MIN_S", "chunks_per_write", "dirty_fraction_random_writes", "dirty_chunks_random", "dirty_chunks_sequential", "resync_member_bytes_after_crash", "mdadm_bitmap_chunk_bytes", "mdadm_adds_bitmap",
+__all__ = ["BITMAP_CHUNK_MAX_BYTES", "DAEMON_SLEEP_MIN_S", "chunks_per_write", "dirty_fraction_random_writes", "dirty_chunks_random", "dirty_chunks_sequential", "resync_member_bytes_after_crash", "mdadm_bitmap_chunk_bytes", "mdadm_bitmap_file_chunk_bytes",
+           "mdadm_adds_bitmap",
            "mdadm_keeps_bitmap_files", "bitmap_span_bytes", "data_bytes_per_bit", "member_bytes_per_bit", "clear_after_s",
            "dirty_fraction_random", "bitmap_updates_per_s_random", "writes_per_update", "dirty_fraction_sequential", "DEFAULT_DAEMON_SLEEP_S",
            "MDADM_BITMAP_CHUNK_MIN_BYTES", "BITMAP_PAGE_BYTES", "MDADM_VERSIONS", "DEFAULT_MDADM"]

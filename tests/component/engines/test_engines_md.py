@@ -71,6 +71,16 @@ def test_raid10s_bitmap_covers_the_array_so_its_default_chunk_grows_with_it(cata
     assert for_array(catalog, 10, 3.84 * TB, drives=4).bitmap_chunk_bytes == 64 * 2**20
 
 
+def test_an_external_bitmaps_default_chunk_is_the_files_not_the_internal_ones(catalog):
+    """mdadm (3.2-4.3) writes a bitmap file with CreateBitmap (bitmap.c), whose default chunk is
+    4 KiB doubled until the space it covers has at most 2^20 chunks, with no 64 MiB floor (that is
+    super1.c's, for an internal bitmap): 3.84 TB members -> 3.66 MB a chunk -> 4 MiB; RAID10 on
+    24 x 30.72 TB, 368.6 TB of addresses -> 512 MiB."""
+    assert for_array(catalog, 6, 3.84 * TB, bitmap="external").bitmap_chunk_bytes == 4 * 2**20
+    assert for_array(catalog, 6, 3.84 * TB, bitmap="internal").bitmap_chunk_bytes == 64 * 2**20
+    assert for_array(catalog, 10, 30.72 * TB, drives=24, bitmap="external").bitmap_chunk_bytes == 512 * 2**20
+
+
 def test_a_raid10_bit_covers_a_chunk_of_the_arrays_addresses(catalog):
     """A RAID10 write marks the bit of its array sector (raid10_write_request), so a bit covers a
     chunk of host data whatever the data members; a RAID6 bit a chunk of every data member."""

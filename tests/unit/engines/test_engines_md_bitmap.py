@@ -9,7 +9,8 @@ from hypothesis import given, settings, strategies as st
 from nvsim.engines.md_bitmap import (MDADM_BITMAP_CHUNK_MIN_BYTES, bitmap_span_bytes, bitmap_updates_per_s_random,
                                      clear_after_s, data_bytes_per_bit, dirty_chunks_random, dirty_chunks_sequential,
                                      dirty_fraction_random, dirty_fraction_sequential, mdadm_adds_bitmap,
-                                     mdadm_bitmap_chunk_bytes, mdadm_keeps_bitmap_files, member_bytes_per_bit,
+                                     mdadm_bitmap_chunk_bytes, mdadm_bitmap_file_chunk_bytes, mdadm_keeps_bitmap_files,
+                                     member_bytes_per_bit,
                                      resync_member_bytes_after_crash)
 
 MIB, GIB, TB = 2**20, 2**30, 10**12
@@ -23,6 +24,18 @@ MIB, GIB, TB = 2**20, 2**30, 10**12
 ])
 def test_mdadm_default_chunk_is_64_mib_or_what_fits_128_kib_of_bits(member_bytes, chunk):
     assert mdadm_bitmap_chunk_bytes(member_bytes) == chunk
+
+
+@pytest.mark.parametrize("span_bytes, chunk", [
+    (3.84 * TB, 4 * MIB),  # 3.84e12 / 2^20 chunks = 3.66 MB: 4 KiB doubled 10 times
+    (4 * GIB, 4096),  # 2^20 chunks of 4 KiB cover 4 GiB exactly
+    (4 * GIB + 1, 8192),
+    (368.64 * TB, 512 * MIB),
+])
+def test_mdadms_bitmap_file_has_at_most_2_20_chunks_from_4_kib(span_bytes, chunk):
+    """bitmap.c CreateBitmap: ``while (array_size > chunksize << (20-9)) chunksize <<= 1`` from
+    DEFAULT_BITMAP_CHUNK (4 KiB); no 64 MiB floor."""
+    assert mdadm_bitmap_file_chunk_bytes(span_bytes) == chunk
 
 
 def test_mdadm_adds_a_bitmap_only_to_members_over_100_gib():
