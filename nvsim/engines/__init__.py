@@ -82,13 +82,14 @@ def build_engine(spec: EngineSpec, settings: dict | EngineSettings | None = None
     make of that array (``EngineSettings.for_array``)."""
     if not isinstance(settings, EngineSettings):
         settings = engine_settings(spec, settings)
-    level = None
+    level, copies = None, 0
     if array is not None:
         level, member_bytes, copies = array
         settings = settings.for_array(level, member_bytes, members, copies)
     return engine_class(spec)(spec, engine_parameters(spec), settings, members=members, strip_bytes=strip_bytes,
                               degraded=degraded, missing=missing, shared_access_factor=shared_access_factor,
-                              line_transfer_us=line_transfer_us, job_nodes=job_nodes, level=level)
+                              line_transfer_us=line_transfer_us, job_nodes=job_nodes, level=level,
+                              copies=copies)
 
 
 __all__ = ["build_engine", "engine_class", "engine_parameters", "engine_settings", "register", "Engine",

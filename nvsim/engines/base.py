@@ -128,6 +128,7 @@ class Engine:
     line_transfer_us: float = 0.1  # the platform's same-socket transfer of a contended cache line
     job_nodes: int = 1  # NUMA nodes the submitting jobs run on (md's raid5 worker groups that get their stripes)
     level: int | None = None  # the array's RAID level, where the engine was built for one (names md's thread)
+    copies: int = 0  # RAID10's near copies, where the engine was built for an array (0: not known)
     shared_access_factor: float = 1.0  # slow-down of contended shared state (locks, counters): the
     # platform's cross-socket cache-line cost over its same-socket one, weighted by the share of
     # submitters on the other socket (nvsim.platform)

@@ -36,7 +36,7 @@ documents), the mechanisms that set its speed (docs/models/engines.md):
   RAID5/6 one stripe_head per 4 KiB row, reading every other member and writing the new one, in
   requests of ``rebuild_io_kib`` (MAX_STRIPE_BATCH rows), as many as the grown stripe cache holds
   (``resync_stripe_heads``). RAID10 reads up to ``RESYNC_BLOCK_SIZE`` (64 KiB, and no further
-  than the chunk's end) from a surviving copy and writes it, ``RESYNC_DEPTH`` (512) at once, each
+  than the chunk's end unless it has as many near copies as drives) from a surviving copy and writes it, ``RESYNC_DEPTH`` (512) at once, each
   under the array barrier (``raise_barrier``): normal I/O waits while any recovery request is in
   flight (nvsim.sim.mixed.BarrierCycle). RAID1: 32 at once, under a barrier per 64 MiB bucket that
   random normal I/O all but never meets. The throttle is md_do_sync's (``rebuild_throttle``).
@@ -694,15 +694,24 @@ class MdEngine(Engine):
 
     def rebuild_settings(self, level, priority):
         """(bytes per recovery request, requests in flight): RAID1/10 ``RESYNC_DEPTH`` requests of
-        ``RESYNC_BLOCK_SIZE`` (RAID10: no further than a chunk's end); RAID5/6 requests of
-        ``rebuild_io_kib`` (MAX_STRIPE_BATCH stripe_heads of a page) as many as the stripe cache
-        holds (``resync_stripe_heads``)."""
-        if level == 10:  # raid10 recovery stops each request at a chunk end
-            return min(RESYNC_BLOCK_BYTES, self.strip_bytes), RESYNC_DEPTH[level]
+        ``RESYNC_BLOCK_SIZE`` (RAID10: no further than a chunk's end where chunks are meaningful,
+        ``raid10_chunked``); RAID5/6 requests of ``rebuild_io_kib`` (MAX_STRIPE_BATCH stripe_heads
+        of a page) as many as the stripe cache holds (``resync_stripe_heads``)."""
+        if level == 10:
+            step = min(RESYNC_BLOCK_BYTES, self.strip_bytes) if self.raid10_chunked else RESYNC_BLOCK_BYTES
+            return step, RESYNC_DEPTH[level]
         if level == 1:  # raid1 has no chunks: raid1_sync_request fills RESYNC_PAGES
             return RESYNC_BLOCK_BYTES, RESYNC_DEPTH[level]
         step = int(self.v.rebuild_io_kib * 1024)
         return step, self.resync_stripe_heads() / (step // PAGE_BYTES)
+
+    @property
+    def raid10_chunked(self) -> bool:
+        """Whether raid10_sync_request stops a request at a chunk's end: only ``if
+        (conf->geo.near_copies < conf->geo.raid_disks ...)`` ("if chunks are meaningful",
+        drivers/md/raid10.c, the same from 4.x to 6.x); with as many near copies as drives every
+        drive holds the whole array in order. An engine built without its array: chunked."""
+        return not 0 < self.members <= self.copies
 
     def resync_stripe_heads(self) -> float:
         """stripe_heads the resync holds: md_do_sync does not throttle below ``speed_limit_min``, so

@@ -460,6 +460,17 @@ def test_engines_without_a_rebuild_mechanism_charge_nothing_for_it(catalog, name
     assert not (work.submit_cpu_ref_s.any() or work.lock_s.any() or work.pre_s.any() or work.mid_s.any())
 
 
+def test_raid10_recovery_stops_at_a_chunk_end_only_where_chunks_are_meaningful(catalog):
+    """raid10_sync_request cuts a request at the chunk's end only ``if (conf->geo.near_copies <
+    conf->geo.raid_disks ...)`` ("if chunks are meaningful"): RAID10 n2 on two drives (every
+    drive a whole copy) recovers in RESYNC_BLOCK_SIZE requests whatever its chunk; on four, 4 KiB."""
+    def md10(drives):
+        return build_engine(catalog.engines[MD], {"bitmap": "none"}, members=drives, strip_bytes=4 * KIB,
+                            array=(10, 3.84e12, 2))
+    assert md10(2).rebuild_settings(10, "normal") == (64 * KIB, 512.0)
+    assert md10(4).rebuild_settings(10, "normal") == (4 * KIB, 512.0)
+
+
 @pytest.mark.parametrize("priority", ["low", "normal", "high"])
 def test_rebuild_settings_request_size_and_depth(catalog, priority):
     """md RAID1/10: RESYNC_BLOCK_SIZE (64 KiB), RAID10's cut at the chunk's end, RESYNC_DEPTH in flight (32 for
