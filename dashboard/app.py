@@ -25,6 +25,7 @@ from dash import Dash, Input, Output, State, dcc, html, no_update
 from nvsim.budget import serve_clients
 from nvsim import Catalog, InputError, default_catalog
 from nvsim.errors import require_extra
+from nvsim.units import format_significant
 
 from . import choices, core, guard, plan_view, report, views
 from . import compare as compare_view
@@ -240,8 +241,9 @@ def cards(record: dict) -> list[html.Div]:
     out.append(_card("m-waf", "Write amplification", waf_text, "member bytes / host bytes × NAND bytes / member bytes"))
     wear = workload.get("wear") or {}
     effective = wear.get("effective_dwpd")
-    out.append(_card("m-dwpd", "Effective DWPD", "0" if not effective else f"{effective:.3g}",
-                     f"rated {wear.get('rated_dwpd', 0):g} DWPD; {wear.get('member_dwpd') or 0:.3g} drive writes/day arrive per drive",
+    out.append(_card("m-dwpd", "Effective DWPD", "0" if not effective else format_significant(effective, 3),
+                     f"rated {wear.get('rated_dwpd', 0):g} DWPD; {format_significant(wear.get('member_dwpd') or 0, 3)} "
+                     "drive writes/day arrive per drive",
                      effective))
     life = wear.get("lifetime_years")
     out.append(_card("m-life", "Drive lifetime", core.fmt_years(life),
@@ -260,8 +262,8 @@ def rebuild_cards(rebuild: dict) -> list[html.Div]:
     """The rebuild time and data-loss risk cards (or n/a with the reason)."""
     if rebuild.get("rebuild_hours") is not None:
         where = "under this workload" if rebuild.get("under_load") else "idle array (Simulate: under load)"
-        return [_card("m-rebuild", "Rebuild time", f"{rebuild['rebuild_hours']:.3g} h",
-                      f"{rebuild.get('rebuild_mb_per_s') or 0:.4g} MB/s, {where}", rebuild["rebuild_hours"]),
+        return [_card("m-rebuild", "Rebuild time", f"{format_significant(rebuild['rebuild_hours'], 3)} h",
+                      f"{core.fmt_gb_per_s((rebuild.get('rebuild_mb_per_s') or 0) * 1e6)}, {where}", rebuild["rebuild_hours"]),
                 _card("m-risk", "Data-loss risk", core.fmt_probability(rebuild.get("data_loss_probability")),
                       f"per rebuild; MTTDL {core.fmt_large(rebuild.get('mttdl_years'))} years", rebuild.get("data_loss_probability"))]
     reason = rebuild.get("na") or "n/a"

@@ -19,3 +19,37 @@ def test_a_drive_life_takes_three_significant_digits_as_nvsim_run_writes_it():
     # it was two (1.013 years read "1 years") and e-notation below 1e-4 years
     assert [fmt_years(v) for v in (1.013, 12.34, 0.0000123, 250.4, None)] == [
         "1.01 years", "12.3 years", "0.0000123 years", "250 years", "no writes"]
+
+
+def _card_texts(cards) -> dict[str, tuple[str, str]]:
+    return {c.children[1].id: (c.children[1].children, c.children[2].children) for c in cards}
+
+
+def test_the_rebuild_card_writes_hours_and_speed_as_the_report_does_never_e_notation():
+    # an md rebuild under a 4K random read on 24x 61.44 TB drives took 4,093 h at 4.17 MB/s: the card
+    # read "4.09e+03 h" (.3g) where the report writes "4,093 h"; its speed 144.5 MB/s where the report has 144 MB/s
+    from dashboard import report
+    from dashboard.app import rebuild_cards
+    rebuild = {"rebuild_hours": 4092.864664745248, "rebuild_mb_per_s": 4.169858537877882, "under_load": True,
+               "rebuild_limited_by": "md_do_sync", "data_loss_probability": 0.00352, "mttdl_years": 1470.2}
+    texts = _card_texts(rebuild_cards(rebuild))
+    cells = report._rebuild_cells(rebuild)
+    assert texts["m-rebuild"][0] == cells[0] == "4,093 h"
+    assert texts["m-rebuild"][1].startswith(cells[1] + ",") and cells[1] == "4.17 MB/s"
+    idle = _card_texts(rebuild_cards({"rebuild_hours": 118.2, "rebuild_mb_per_s": 144.47, "under_load": False}))
+    assert idle["m-rebuild"] == ("118 h", "144 MB/s, idle array (Simulate: under load)")
+
+
+def test_the_dwpd_card_writes_three_significant_digits_never_e_notation():
+    from dashboard.app import cards
+    workload = {"name": "w", "fidelity": "fluid", "total_iops": 1.0, "read_iops": 0.0, "write_iops": 1.0,
+                "total_bytes_per_s": 4096.0, "read_bytes_per_s": 0.0, "write_bytes_per_s": 4096.0,
+                "wear": {"effective_dwpd": 0.0000123, "member_dwpd": 0.0000456, "rated_dwpd": 0.58,
+                         "lifetime_years": 235_772.0, "warranty_years": 5}}
+    record = {"workloads": [workload], "scenario": {"array": {}},
+              "capacity": {"usable_bytes": 1e15, "raw_bytes": 1.1e15, "member_bytes": 6e13, "efficiency": 0.9}}
+    value, sub = _card_texts(cards(record))["m-dwpd"]
+    assert value == "0.0000123" and "0.0000456 drive writes/day" in sub
+    workload["wear"] |= {"effective_dwpd": 1234.4, "member_dwpd": 2345.6}
+    value, sub = _card_texts(cards(record))["m-dwpd"]
+    assert value == "1,234" and "2,346 drive writes/day" in sub
