@@ -534,11 +534,13 @@ def _spares_words(array: dict[str, Any]) -> str:
     return f" + {spares} hot spare{'s' if spares > 1 else ''}"
 
 
-def fields_html(customer: str, project: str, when: str, mode: str) -> str:
-    """The report's customer, project and date (blank ones say so, for writing in on paper)."""
+def fields_html(customer: str, project: str, when: str, mode: str, seed: Any = None) -> str:
+    """The report's customer, project and date (blank ones say so, for writing in on paper), and
+    the model: nvsim's version, the mode and the scenario's seed (the event mode's draws)."""
     cells = (("Customer", customer), ("Project", project), ("Date", when))
+    seeded = f", seed {seed}" if isinstance(seed, int) and not isinstance(seed, bool) else ""
     return "<div class='fields'>" + "".join(f"<div><b>{k}</b>{escape(v.strip()) or '________________'}</div>" for k, v in cells) \
-        + f"<div><b>Model</b>nvsim {escape(__version__)}, {mode}</div></div>"
+        + f"<div><b>Model</b>nvsim {escape(__version__)}, {mode}{seeded}</div></div>"
 
 
 def report_html(record: dict[str, Any], catalog: Catalog | None = None, *, customer: str = "", project: str = "",
@@ -551,7 +553,8 @@ def report_html(record: dict[str, Any], catalog: Catalog | None = None, *, custo
     catalog = catalog or default_catalog()
     workload = next((w for w in record["workloads"] if "error" not in w), {})
     mode = "event mode" if record.get("fidelity") == "event" else "fluid mode (mean latency)"
-    body = [f"<h1>{escape(title(record, catalog))}</h1>", fields_html(customer, project, when or calendar_date.today().isoformat(), mode),
+    body = [f"<h1>{escape(title(record, catalog))}</h1>", fields_html(customer, project, when or calendar_date.today().isoformat(), mode,
+                                                                  record["scenario"].get("seed")),
             f"<div class='limit'>Limited by: <b>{escape(workload.get('bottleneck') or 'n/a')}</b> "
             f"({escape(workload.get('name', '') if workload else NO_WORKLOAD_NOTE)})</div>",
             "<div class='cols'><div><h2>Set-up</h2>", _pairs(setup_rows(record, catalog)),

@@ -53,3 +53,15 @@ def test_the_dwpd_card_writes_three_significant_digits_never_e_notation():
     workload["wear"] |= {"effective_dwpd": 1234.4, "member_dwpd": 2345.6}
     value, sub = _card_texts(cards(record))["m-dwpd"]
     assert value == "1,234" and "2,346 drive writes/day" in sub
+
+
+def test_the_reports_model_line_names_the_seed_the_numbers_are_of():
+    # the event mode's numbers are those of the scenario's seed; the report's Model line named the
+    # mode only ("nvsim 0.1.0, event mode"), so two seeds' reports read alike
+    from dashboard.report import fields_html
+    line = fields_html("ACME", "DB", "2026-12-01", "event mode", seed=7)
+    assert "<b>Model</b>nvsim " in line and ", event mode, seed 7</div>" in line
+    from dashboard import core
+    from dashboard.report import report_html
+    record = core.compute(core.default_setup())
+    assert ", fluid mode (mean latency), seed 1</div>" in report_html(record, when="2026-12-01")
