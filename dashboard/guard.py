@@ -106,6 +106,14 @@ class CompareEntry(_Shape):
     record: Record
 
 
+class PlanWorkload(_Shape):
+    """The plan's workload controls a ranked row opens with (``plan_view.plan_workload``)."""
+
+    workload: str
+    numjobs: int
+    iodepth: int
+
+
 class PlanRow(_Shape):
     """A ranked set-up the Plan view keeps for Open and Add to compare (``plan_view.row_store``)."""
 
@@ -118,6 +126,7 @@ class PlanRow(_Shape):
     engine: str
     overprovisioning: float
     hot_spares: int
+    workload: PlanWorkload | None = None
 
 
 _NUMBER_BOX = int | float | str | None

@@ -67,6 +67,8 @@ ranks nothing, red for a refusal."""
 PRESET_PROFILES = {"randread-4k": "randread-4k", "randwrite-4k": "randwrite-4k", "randrw-70-30-4k": "randrw-4k-70",
                    "read-1m": "read-1m", "write-1m": "write-1m"}
 """The set-up's workload preset -> the plan's profile of the same rw, bs and mix."""
+PROFILE_PRESETS = {profile: preset for preset, profile in PRESET_PROFILES.items()}
+"""A plan's profile -> the set-up's preset of the same rw, bs and mix (Open shows the plan's workload)."""
 TARGET_SHARE = 0.8
 """The prefilled rate target: this share of what the set-up on screen delivers in fluid mode."""
 SEQUENTIAL = ("read-128k", "write-128k", "read-1m", "write-1m")
@@ -359,10 +361,20 @@ def ranked_rows(answer: dict, catalog: Catalog | None = None) -> list[tuple[list
             for i in range(1, ROWS + 1)]
 
 
-def row_store(answer: dict) -> list[dict]:
-    """What Open and Add to compare need of each row shown: its set-up (the browser keeps it)."""
+def row_store(answer: dict, workload: dict[str, Any] | None = None) -> list[dict]:
+    """What Open and Add to compare need of each row shown: its set-up and the plan's workload
+    controls (``plan_workload``; None where its profile is no preset) (the browser keeps it)."""
     keys = ("rank", "platform", "drive", "drives", "level", "strip_bytes", "engine", "overprovisioning", "hot_spares")
-    return [{k: r[k] for k in keys} for r in answer["ranked"][:ROWS]]
+    return [{k: r[k] for k in keys} | {"workload": workload} for r in answer["ranked"][:ROWS]]
+
+
+def plan_workload(spec) -> dict[str, Any] | None:
+    """The workload controls of the plan's first workload (the one the rows' numbers lead with):
+    its profile's preset, jobs and queue depth; None where the profile is no preset (a fio job
+    file, a mix the presets lack)."""
+    first = spec.requirements.workloads[0] if spec.requirements.workloads else None
+    preset = PROFILE_PRESETS.get(first.profile) if first is not None else None
+    return None if preset is None else {"workload": preset, "numjobs": first.numjobs, "iodepth": first.iodepth}
 
 
 def families_table(answer: dict, catalog: Catalog | None = None) -> html.Table:
@@ -407,7 +419,7 @@ def answer_outputs(out: dict, catalog: Catalog | None = None) -> tuple:
     if said:
         status += ". " + " ".join(said)
     return (status, NOTE_OK if answer["ranked"] else NOTE_WARNING, [c for c, _ in rows], [s for _, s in rows], pareto_figure(answer, out["spec"], catalog),
-            families_table(answer, catalog), row_store(answer))
+            families_table(answer, catalog), row_store(answer, plan_workload(out["spec"])))
 
 
 def on_plan(text: str) -> tuple:
@@ -420,12 +432,14 @@ def on_plan(text: str) -> tuple:
 
 
 def row_setup(row: dict, workload: dict[str, Any]) -> dict[str, Any]:
-    """The set-up controls' values for a ranked row, under the workload on screen (its preset,
-    jobs and queue depth): the row's overprovisioning as the namespace's OP %."""
+    """The set-up controls' values for a ranked row, under the plan's workload (``plan_workload``:
+    the numbers the plan promised), else the workload on screen (its preset, jobs and queue
+    depth): the row's overprovisioning as the namespace's OP %."""
     op = float(row.get("overprovisioning") or 0.0)
     return {"platform": row["platform"], "drive": row["drive"], "drives": int(row["drives"]), "level": int(row["level"]),
             "strip_bytes": int(row["strip_bytes"]), "engine": row["engine"],
-            "namespace_mode": "op" if op else "full", "namespace_value": f"{op * 100:g}" if op else "", **workload}
+            "namespace_mode": "op" if op else "full", "namespace_value": f"{op * 100:g}" if op else "",
+            **{key: (row.get("workload") or workload).get(key) for key in ("workload", "numjobs", "iodepth")}}
 
 
 def compare_entry(row: dict, setup: dict, entries: list[dict], custom: dict | None, catalog: Catalog) -> tuple[dict | None, str]:
@@ -509,7 +523,7 @@ def _run_callbacks(app: Dash, catalog: Catalog, runner) -> None:
 def _row_callbacks(app: Dash, catalog: Catalog) -> None:
     tabs = app.nvsim_tabs
     controls = [Output(c, "value", allow_duplicate=True) for c in ("platform", "drive", "drives", "namespace-mode", "namespace-value",
-                                                                   "level", "strip", "engine")]
+                                                                   "level", "strip", "engine", "workload", "numjobs", "iodepth")]
     views = [*[Output(f"view-{key}", "style", allow_duplicate=True) for key, _ in tabs],
              *[Output(f"tab-{key}", "className", allow_duplicate=True) for key, _ in tabs], Output("tab", "data", allow_duplicate=True)]
 
@@ -538,10 +552,12 @@ def _row_callbacks(app: Dash, catalog: Catalog) -> None:
         shown = [{} if key == "setup" else {"display": "none"} for key, _ in tabs]
         classes = ["tab active" if key == "setup" else "tab" for key, _ in tabs]
         spares = f"; its {row['hot_spares']} hot spare(s) are not a control of the set-up" if row.get("hot_spares") else ""
+        spares += "" if row.get("workload") else "; the plan's workload is no preset: the workload on screen is kept"
         return (setup["platform"], setup["drive"], setup["drives"], setup["namespace_mode"], setup["namespace_value"],
-                setup["level"], setup["strip_bytes"], setup["engine"], core.strip_options(setup["strip_bytes"]),
+                setup["level"], setup["strip_bytes"], setup["engine"], setup["workload"], setup["numjobs"], setup["iodepth"],
+                core.strip_options(setup["strip_bytes"]),
                 *shown, *classes, "setup", no_update, f"opened plan #{row['rank']} in the set-up{spares}", NOTE_OK)
 
 
 __all__ = ["attach", "layout", "prefill", "form_plan", "form_yaml", "check_text", "plan_from_text", "progress_text", "ranked_rows",
-           "row_store", "families_table", "pareto_figure", "answer_outputs", "on_plan", "row_setup", "compare_entry", "ROWS", "EXAMPLE"]
+           "row_store", "plan_workload", "families_table", "pareto_figure", "answer_outputs", "on_plan", "row_setup", "compare_entry", "ROWS", "EXAMPLE"]

@@ -173,3 +173,28 @@ def test_the_status_carries_the_plan_s_fio_warnings_and_notes():
                          notes=["a note"])
     status = plan_view.answer_outputs(out)[0]
     assert "fio options not modelled (nvsim ignores them): fsync" in status and status.endswith("a note")
+
+
+def test_the_best_plan_opened_as_a_set_up_shows_the_numbers_the_plan_promised(catalog):
+    # Open and Add to compare took the workload on screen, not the plan's: a plan of 4K random reads
+    # at 128 jobs x QD16 promised 18.06M IOPS and 872 W for 24x Solidigm D5-P5336 61.44 TB on xiRAID,
+    # and the opened set-up (the boxes blank: 192 jobs x QD32) showed 24.1M IOPS and 1,026 W
+    plan = {"requirements": {"usable_bytes": "1.3 PB", "workloads": [
+                {"name": "workload", "profile": "randread-4k", "numjobs": 128, "iodepth": 16, "min_iops": "10M"}]},
+            "search": {"platforms": ["supermicro-as-2125hs-tnr"], "drives": ["solidigm-d5-p5336-61.44tb"], "levels": [6],
+                       "engines": ["xinnor-xiraid", "graid-supremeraid-sr1010"], "drive_counts": [24], "strips_bytes": [4096],
+                       "hot_spares": [0]},
+            "objective": "usd_per_usable_tb", "top": 10, "confirm": 0}
+    out = plan_view.plan_from_text(yaml.safe_dump(plan))
+    best, store = out["result"]["ranked"][0], plan_view.answer_outputs(out, catalog)[-1]
+    guard.check_value("plan-rows", "data", store)  # the store's own shape, as the browser sends it back
+    on_screen = {"workload": "randrw-70-30-4k", "numjobs": None, "iodepth": None}
+    setup = plan_view.row_setup(store[0], on_screen)
+    assert (setup["workload"], setup["numjobs"], setup["iodepth"]) == ("randread-4k", 128, 16)
+    promised, shown = best["workloads"]["workload"], core.compute(setup, catalog=catalog)["workloads"][0]
+    assert shown["total_iops"] == pytest.approx(promised["iops"], rel=1e-9)
+    assert shown["cost_power"]["power_w"] == pytest.approx(promised["power_w"], rel=1e-9)
+    entry, _ = plan_view.compare_entry(store[0], setup, [], None, catalog)
+    assert entry["record"]["workloads"][0]["total_iops"] == pytest.approx(promised["iops"], rel=1e-9)
+    fio = dict(store[0], workload=None)  # a plan's workload that is no preset (a fio job file): the one on screen
+    assert plan_view.row_setup(fio, on_screen)["workload"] == "randrw-70-30-4k"
