@@ -84,6 +84,15 @@ TABLE_ROWS = (("server", "platform", str), ("engine", "engine", str), ("drives",
               ("rebuild time (h)", "rebuild_hours", _three),
               ("data-loss risk per rebuild", "data_loss_probability", core.fmt_probability), ("limited by", "bottleneck", str))
 """The table's rows: (title, result_rows column, format); a missing value (no price in the catalog) reads n/a."""
+NO_WRITES = ("raid_waf", "waf_nand", "lifetime_years")
+"""Columns a workload without writes has no value in: "no writes", as the cards and the report say."""
+
+
+def _cell(row: dict[str, Any], key: str, fmt) -> str:
+    value = row.get(key)
+    if value is None and key in NO_WRITES and row.get("write_bytes_per_s") == 0:
+        return "no writes"
+    return "n/a" if value is None else fmt(value)
 
 
 def compare_table(entries: list[dict], catalog: Catalog) -> html.Table | html.Div:
@@ -98,7 +107,7 @@ def compare_table(entries: list[dict], catalog: Catalog) -> html.Table | html.Di
         cells = []
         for row in rows:
             value = row.get(key)
-            cells.append(html.Td("n/a" if value is None else fmt(value), **{"data-value": "" if value is None else repr(value)}))
+            cells.append(html.Td(_cell(row, key, fmt), **{"data-value": "" if value is None else repr(value)}))
         body.append(html.Tr([html.Th(title)] + cells, id=f"compare-row-{key}"))
     head = html.Thead(html.Tr([html.Th("")] + [html.Th(e["label"]) for e in entries]))
     return html.Table(className="table compare-table", id="compare-values", children=[head, html.Tbody(body)])

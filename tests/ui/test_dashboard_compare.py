@@ -153,3 +153,16 @@ def test_compare_cells_are_never_in_e_notation_and_hours_read_as_the_report_writ
     for key, value in (("read_bytes_per_s", 1.234e12), ("write_bytes_per_s", 2.5e12), ("effective_dwpd", 1234.0)):
         assert not e_notation.search(cell[key](value)), key
     assert cell["read_bytes_per_s"](260e9) == "260" and cell["effective_dwpd"](4.935085) == "4.94"
+
+
+def test_the_compare_table_says_no_writes_where_the_cards_do(catalog):
+    # a random read's drive lifetime and write amplification read "n/a" in the table (as a missing
+    # price does) where the cards and the report say "no writes"
+    record = core.compute(setup(engine="xinnor-xiraid"), catalog=catalog)
+    table = compare.compare_table([{"label": "A", "record": record}], catalog)
+    cells = {tr.id: tr.children[1].children for tr in table.children[1].children}
+    assert cells["compare-row-lifetime_years"] == cells["compare-row-raid_waf"] == cells["compare-row-waf_nand"] == "no writes"
+    writes = core.compute(setup(engine="xinnor-xiraid", workload="randwrite-4k"), catalog=catalog)
+    table = compare.compare_table([{"label": "B", "record": writes}], catalog)
+    cells = {tr.id: tr.children[1].children for tr in table.children[1].children}
+    assert cells["compare-row-lifetime_years"].endswith(" years") and cells["compare-row-raid_waf"] != "no writes"
