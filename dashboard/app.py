@@ -282,9 +282,9 @@ def scrub_cards(scrub: dict | None) -> list[html.Div]:
     sub = f"idle, {scrub.get('idle_mb_per_s') or 0:,.0f} MB/s per drive ({scrub.get('idle_limited_by') or ''})"
     if scrub.get("loaded_hours") is not None:
         share = scrub.get("host_share")
-        sub += (f"; {scrub['loaded_hours']:.3g} h under {scrub.get('workload', 'the workload')}, the host keeping "
+        sub += (f"; {format_significant(scrub['loaded_hours'], 3)} h under {scrub.get('workload', 'the workload')}, the host keeping "
                 f"{'n/a' if share is None else f'{100 * share:.0f} %'} of its rate (fluid mode)")
-    return [_card("m-scrub", "Parity scrub", f"{scrub['idle_hours']:.3g} h", sub, scrub["idle_hours"])]
+    return [_card("m-scrub", "Parity scrub", f"{format_significant(scrub['idle_hours'], 3)} h", sub, scrub["idle_hours"])]
 
 
 def workload_table(record: dict) -> html.Table:

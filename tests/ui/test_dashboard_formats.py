@@ -76,3 +76,14 @@ def test_the_reports_predictions_name_the_load_each_workload_runs():
     assert prediction_rows(record)[0][0] == "randread-4k (128 jobs x QD16)"
     oltp = core.compute(core.default_setup() | {"workload": "oltp"})
     assert prediction_rows(oltp)[0][0].endswith(" (256 users)")
+
+
+def test_the_scrub_card_writes_hours_as_the_report_does_never_e_notation():
+    # md's scrub of 24x Solidigm D5-P5336 61.44 TB under a 4K 70/30 mix takes 16,667 h: the card read
+    # "1.67e+04 h" (.3g) where the report's section writes "16,667 h"
+    from dashboard.app import scrub_cards
+    scrub = {"idle_hours": 119.1258, "idle_mb_per_s": 143.3, "idle_limited_by": "md stripe thread (raid5d) at 100%",
+             "loaded_hours": 16666.67, "workload": "randrw-70-30-4k", "host_share": 0.99}
+    card = _card_texts(scrub_cards(scrub))["m-scrub"]
+    assert card[0] == "119 h" and "; 16,667 h under randrw-70-30-4k" in card[1] and "e+" not in card[1]
+    assert _card_texts(scrub_cards(dict(scrub, idle_hours=1234.4)))["m-scrub"][0] == "1,234 h"
