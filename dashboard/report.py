@@ -91,21 +91,6 @@ def setup_rows(record: dict[str, Any], catalog: Catalog) -> list[tuple[str, str]
             ("usable capacity", f"{core.fmt_bytes(cap['usable_bytes'])} ({cap['efficiency']:.1%} of {core.fmt_bytes(cap['raw_bytes'])} raw)")]
 
 
-def _whole(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def load_words(record: dict[str, Any], name: str) -> str:
-    """The closed loop a workload of the record's scenario runs, as its numbers are of it:
-    " (192 jobs x QD32)", an OLTP database's " (256 users)"; "" where the record does not say."""
-    given = next((w for w in (record.get("scenario") or {}).get("workloads") or []
-                  if isinstance(w, dict) and w.get("name") == name), {})
-    if given.get("rw") == "oltp":
-        return f" ({given['users']:,} users)" if _whole(given.get("users")) else ""
-    jobs, depth = given.get("numjobs", 1), given.get("iodepth", 1)
-    return f" ({jobs:,} jobs x QD{depth:,})" if _whole(jobs) and _whole(depth) else ""
-
-
 def prediction_rows(record: dict[str, Any]) -> list[list[str]]:
     rows = []
     for w in record["workloads"]:
@@ -120,7 +105,7 @@ def prediction_rows(record: dict[str, Any]) -> list[list[str]]:
             per_tx = w.get("transaction_latency_us") or {}
             latency = [f"{core.fmt_us(per_tx.get(key))} per tx" if per_tx.get(key) is not None else "n/a"
                        for key in ("mean", "p99", "p99.9")]
-        rows.append([escape(w["name"] + load_words(record, w["name"])), rate, core.fmt_gb_per_s(w["total_bytes_per_s"]), *latency,
+        rows.append([escape(w["name"]), rate, core.fmt_gb_per_s(w["total_bytes_per_s"]), *latency,
                      "n/a" if cores is None else f"{cores:.0f} %", escape(w.get("bottleneck") or "")])
     return rows
 

@@ -67,17 +67,6 @@ def test_the_reports_model_line_names_the_seed_the_numbers_are_of():
     assert ", fluid mode (mean latency), seed 1</div>" in report_html(record, when="2026-12-01")
 
 
-def test_the_reports_predictions_name_the_load_each_workload_runs():
-    # the table named the workload only ("randread-4k"), not the jobs and queue depth its numbers are
-    # at: 24x D5-P5336 on xiRAID gives 24.1M IOPS at 192 jobs x QD32 and 18.1M at 128 x QD16
-    from dashboard import core
-    from dashboard.report import prediction_rows
-    record = core.compute(core.default_setup() | {"numjobs": 128, "iodepth": 16})
-    assert prediction_rows(record)[0][0] == "randread-4k (128 jobs x QD16)"
-    oltp = core.compute(core.default_setup() | {"workload": "oltp"})
-    assert prediction_rows(oltp)[0][0].endswith(" (256 users)")
-
-
 def test_the_scrub_card_writes_hours_as_the_report_does_never_e_notation():
     # md's scrub of 24x Solidigm D5-P5336 61.44 TB under a 4K 70/30 mix takes 16,667 h: the card read
     # "1.67e+04 h" (.3g) where the report's section writes "16,667 h"
