@@ -766,7 +766,7 @@ def test_a_datasheet_drive_is_derived_by_nvsim_and_usable_in_a_set_up(catalog):
     ({"ds-dwpd": -1}, "ds-dwpd", "allowed above 0 up to 100"),
     ({"ds-seq-read": ""}, "ds-seq-read", "Sequential read: enter the figure from the datasheet"),
     ({"ds-pcie": 9}, "ds-pcie", "PCIe: generation 9 does not exist"),
-    ({"ds-raw": "1 TB"}, "ds-raw", "Raw NAND: must be at least Capacity"),
+    ({"ds-raw": "1 TB"}, "ds-raw", "Raw NAND: 1,000,000,000,000 bytes; allowed: more than Capacity"),
     ({"ds-model": ""}, "ds-model", "enter the drive's model"),
 ])
 def test_a_bad_datasheet_figure_is_one_line_beside_its_field(catalog, changes, field, words):

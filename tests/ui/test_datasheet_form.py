@@ -47,7 +47,7 @@ def test_the_exported_drive_file_keeps_its_price_and_power(catalog):
     ({"ds-rand-read": "lots"}, "ds-rand-read", "4K random read IOPS: cannot read 'lots'"),
     ({"ds-rand-read": "0"}, "ds-rand-read", "4K random read IOPS: '0' is outside what a drive can have"),
     ({"ds-dwpd": "x"}, "ds-dwpd", "DWPD: "),
-    ({"ds-raw": "1 TB"}, "ds-raw", "Raw NAND: must be at least Capacity"),
+    ({"ds-raw": "1 TB"}, "ds-raw", "Raw NAND: 1,000,000,000,000 bytes; allowed: more than Capacity"),
     ({"ds-capacity": "7681 MB"}, "ds-capacity", "Capacity: must be a whole number of 512-byte sectors"),
     ({"ds-pcie": 9}, "ds-pcie", "PCIe: generation 9 does not exist"),
     ({"ds-seq-read": ""}, "ds-seq-read", "Sequential read: enter the figure from the datasheet"),
