@@ -114,14 +114,17 @@ def compare_table(entries: list[dict], catalog: Catalog) -> html.Table | html.Di
 
 
 def curves_of(entries: list[dict], catalog: Catalog) -> tuple[list[tuple[str, dict]], str]:
-    """Each set-up's load curve (fluid mode), within CURVES_BUDGET_S; and a note on any left out."""
+    """Each set-up's load curve (fluid mode), within CURVES_BUDGET_S; and a note on any left out.
+    The entries came back from the browser: each scenario must match its key and fit the served
+    work budget (``views.checked_scenario``) before any is drawn, as the main view's record must."""
+    scenarios = [views.checked_scenario(entry["record"], "compare.data") for entry in entries]
     start, out, left = time.perf_counter(), [], []
-    for entry in entries:
+    for entry, scenario in zip(entries, scenarios):
         if time.perf_counter() - start > CURVES_BUDGET_S:
             left.append(entry["label"].split(":", 1)[0])
             continue
         try:
-            out.append((entry["label"], curves.load_curve(entry["record"]["scenario"], catalog)))
+            out.append((entry["label"], curves.load_curve(scenario, catalog)))
         except (InputError, ValueError) as exc:
             left.append(f"{entry['label'].split(':', 1)[0]} ({str(exc).splitlines()[0]})")
     return out, (f"curves left out: {', '.join(left)}" if left else "")

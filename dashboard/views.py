@@ -139,30 +139,30 @@ def valid(current: dict | None) -> bool:
     return bool(current) and not current.get("errors") and "workloads" in current
 
 
-def _checked_scenario(current: dict) -> dict:
-    """The record's scenario, which came back from the browser: it must still match its key (a
-    digest the browser could compute itself) and, since it could, fit the work budget again
-    (``core.check_work``: a block of 1 TiB planned 19 GB in the server)."""
+def checked_scenario(current: dict, store: str = "current.data") -> dict:
+    """The record's scenario, which came back from the browser (in ``store``): it must still match
+    its key (a digest the browser could compute itself) and, since it could, fit the work budget
+    again (``core.check_work``: a block of 1 TiB planned 19 GB in the server)."""
     scenario = current.get("scenario")
     if not isinstance(scenario, dict) or core.scenario_key(scenario) != current.get("key"):
-        raise guard.PayloadError("current.data", "the scenario does not match its key")
+        raise guard.PayloadError(store, "the scenario does not match its key")
     try:
         core.check_work(scenario)
     except InputError as exc:
-        raise guard.PayloadError("current.data", str(exc)) from None
+        raise guard.PayloadError(store, str(exc)) from None
     return scenario
 
 
 def _reportable(current: dict, event: dict | None, catalog: Catalog) -> dict | None:
     """The record a report is made of, or None (an invalid set-up). Its scenario came back from the
-    browser: it must match its key and fit the work budget (``_checked_scenario``) and hold only
+    browser: it must match its key and fit the work budget (``checked_scenario``) and hold only
     what the dashboard holds (``core.check_held``): a record carrying ``array.unclean_shutdown``, which
     no set-up here makes, had the report run md's resync under this server's own limits."""
     record = core.shown(current, event)
     if record is None:
         return None
     try:
-        core.check_held(parse_scenario(_checked_scenario(current), catalog), "current.data")
+        core.check_held(parse_scenario(checked_scenario(current), catalog), "current.data")
     except InputError as exc:
         raise guard.PayloadError("current.data", str(exc)) from None
     return record
@@ -172,7 +172,7 @@ def event_refusal(current: dict, catalog: Catalog) -> str | None:
     """Why an event-mode run of this record is not started, or None: its scenario came back from
     the browser, so it must match its key, validate again and fit the job budget."""
     try:
-        core.check_event_budget(parse_scenario(_checked_scenario(current), catalog))
+        core.check_event_budget(parse_scenario(checked_scenario(current), catalog))
     except InputError as exc:
         return f"not simulated: {exc}"
     return None
@@ -183,7 +183,7 @@ def curve_figures(current: dict | None, curve_event: dict | None, catalog: Catal
     if not valid(current):
         reason = "fix the set-up first" if current else "computing…"
         return empty_figure(reason), empty_figure(reason), ""
-    scenario = _checked_scenario(current)
+    scenario = checked_scenario(current)
     load, drives = curves.load_curve(scenario, catalog), curves.drive_curve(scenario, catalog)
     event = None
     if curve_event and curve_event.get("key") == current["key"]:
@@ -202,7 +202,7 @@ def start_curve(current: dict | None, sheets: list | None, catalog: Catalog, run
     if not valid(current):
         return None, "fix the set-up first"
     session = datasheet.session_catalog(catalog, sheets)
-    scenario = curves.load_workloads(_checked_scenario(current), session)
+    scenario = curves.load_workloads(checked_scenario(current), session)
     try:
         core.check_event_budget(parse_scenario(scenario, session))
     except InputError as exc:

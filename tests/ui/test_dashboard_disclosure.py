@@ -467,10 +467,40 @@ def test_a_huge_block_is_refused_before_any_planning_in_every_served_path(catalo
     from dashboard import views
     forged = {"scenario": scenario, "key": core.scenario_key(scenario), "workloads": []}
     with pytest.raises(guard.PayloadError) as payload:
-        views._checked_scenario(forged)
+        views.checked_scenario(forged)
     assert "member pages" in str(payload.value)
     small = dict(scenario, workloads=[dict(workload, bs=4096)])
-    assert views._checked_scenario({"scenario": small, "key": core.scenario_key(small)}) == small
+    assert views.checked_scenario({"scenario": small, "key": core.scenario_key(small)}) == small
+
+
+def test_a_compared_set_up_is_held_to_its_key_and_the_served_budget_before_its_curves(catalog, monkeypatch):
+    """The Compare view's curves (and its charts HTML) rebuilt each entry's scenario from the
+    ``compare`` store the browser sends, unchecked: a 1 TiB block, its key recomputed, went to the
+    fluid solver under the server's own ``NVSIM_MAX_PLANNED_PAGES`` (raised by its operator: 19 GB
+    planned, as the main curves did before ``check_work``), and a scenario that no longer matched
+    its key was drawn. Each entry is now held as the main view's record is (``views.checked_scenario``)."""
+    import copy
+
+    from dashboard import compare, curves
+    monkeypatch.setenv("NVSIM_MAX_PLANNED_PAGES", str(2**62))  # the operator's own limit: not the client's
+    points = []
+    monkeypatch.setattr(curves, "_point", lambda data, _catalog: points.append(data) or
+                        {"iops": 1.0, "bytes_per_s": 1.0, "mean_us": 1.0, "bottleneck": "x"})  # nothing is planned here
+    record = copy.deepcopy(core.compute(core.default_setup(catalog), catalog=catalog))
+    record["scenario"]["workloads"][0]["bs"] = 2**40
+    record["key"] = core.scenario_key(record["scenario"])
+    with pytest.raises(guard.PayloadError) as refused:
+        compare.curves_of([{"label": "A: forged", "record": record}], catalog)
+    assert str(refused.value).startswith("compare.data: workloads[0].bs:") and "member pages" in str(refused.value)
+    assert "NVSIM_" not in str(refused.value), str(refused.value)
+    stale = copy.deepcopy(core.compute(core.default_setup(catalog), catalog=catalog))
+    stale["scenario"]["array"]["drives"] = 12  # not the set-up its key names
+    with pytest.raises(guard.PayloadError, match="does not match its key"):
+        compare.curves_of([{"label": "A: stale", "record": stale}], catalog)
+    assert points == []
+    good = core.compute(core.default_setup(catalog), catalog=catalog)
+    drawn, note = compare.curves_of([{"label": "A: good", "record": good}], catalog)
+    assert [label for label, _curve in drawn] == ["A: good"] and note == "" and points
 
 
 def test_a_report_of_a_record_holding_what_the_dashboard_does_not_is_refused(catalog, monkeypatch):
