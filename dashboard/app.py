@@ -575,8 +575,8 @@ def _export_callbacks(app: Dash, catalog: Catalog) -> None:
         except InputError as exc:
             return no_update, exc.message
         except Exception as exc:  # kaleido needs a local Chrome/Chromium; say so, keep the server up
-            log.exception("PNG export failed")
-            return no_update, (f"PNG export needs Chrome or Chromium for kaleido ({type(exc).__name__}: {exc}); "
+            log.exception("PNG export failed")  # its text names kaleido's and Chromium's files: the type only
+            return no_update, (f"PNG export needs Chrome or Chromium for kaleido ({type(exc).__name__}: see the server log); "
                                "use the camera icon above each chart instead")
         return dcc.send_bytes(data, f"{name}-charts.zip"), f"wrote {name}-charts.zip"
 

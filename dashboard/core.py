@@ -364,6 +364,14 @@ def workload_record(spec: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog
     return record
 
 
+def failure_line(exc: BaseException) -> str:
+    """What a page is told of a failure: an InputError's own line (the client's set-up refused),
+    else only the exception's type -- its text may name the server's files; the caller logs it whole."""
+    if isinstance(exc, InputError):
+        return f"{type(exc).__name__}: {exc}"
+    return f"internal error (see the server log): {type(exc).__name__}"
+
+
 def rebuild_info(spec: ScenarioSpec, catalog: Catalog, under_load: bool = False) -> dict[str, Any]:
     """Rebuild time and data-loss risk (``nvsim.rebuild_summary``), or {"na": reason} where the
     set-up has no rebuild (no redundancy) or cannot be rebuilt (an input error).

@@ -38,7 +38,7 @@ from nvsim import InputError, default_catalog, parse_scenario
 from nvsim.budget import serve_clients
 from nvsim.workers import process_pool
 
-from .core import rebuild_info, workload_record
+from .core import failure_line, rebuild_info, workload_record
 from .datasheet import session_catalog
 
 log = logging.getLogger(__name__)
@@ -65,7 +65,7 @@ def run_workload(scenario: dict[str, Any], index: int, host_ios: int, sheets: li
         return {"name": f"workload {index}", "error": "MemoryError: over the event-mode worker's memory cap"}
     except Exception as exc:  # an exception object may not pickle back (InputError): send its line
         log.error("event-mode run failed\n%s", traceback.format_exc())
-        return {"name": f"workload {index}", "error": f"{type(exc).__name__}: {exc}"}
+        return {"name": f"workload {index}", "error": failure_line(exc)}
 
 
 def run_rebuild(scenario: dict[str, Any], sheets: list[dict] | None = None) -> dict[str, Any]:
@@ -75,7 +75,7 @@ def run_rebuild(scenario: dict[str, Any], sheets: list[dict] | None = None) -> d
         return rebuild_info(parse_scenario(scenario, catalog), catalog, under_load=True)
     except Exception as exc:
         log.error("rebuild run failed\n%s", traceback.format_exc())
-        return {"na": f"{type(exc).__name__}: {exc}"}
+        return {"na": failure_line(exc)}
 
 
 def address_space_cap(wanted_bytes: int | None) -> int | None:
@@ -340,7 +340,7 @@ def run_plan_job(job_id: str, text: str) -> dict[str, Any]:
         return {"error": "MemoryError: over the plan worker's memory cap; narrow the search"}
     except Exception as exc:  # the view says one line; the traceback goes to the log
         log.error("plan failed\n%s", traceback.format_exc())
-        return {"error": f"internal error: {type(exc).__name__}: {exc}"}
+        return {"error": failure_line(exc)}
 
 
 @dataclass

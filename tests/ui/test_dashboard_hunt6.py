@@ -84,3 +84,51 @@ def test_a_zipf_skew_over_one_or_two_blocks_answers(catalog, size):
     custom = core.import_fio(job, "z.fio", current["scenario"], catalog)
     answered = core.compute(dict(setup, workload="file"), custom, catalog=catalog)
     assert not answered["errors"] and answered["workloads"][0]["write_iops"] > 0
+
+
+SECRET_PATH = "/srv/private/secret-file.yaml"
+
+
+def _broken(*_args, **_kwargs):
+    raise FileNotFoundError(SECRET_PATH)
+
+
+def test_a_workers_internal_failure_names_its_type_and_not_its_text(catalog, monkeypatch):
+    """The event-mode worker (a workload, the rebuild under load) and the plan worker sent the page
+    ``f"{type}: {text}"`` of any exception, its text free to name the server's files (the rule the
+    control change's failure follows since hunt 6); now the type, the traceback to the log. An
+    InputError is the client's own set-up refused: its line still comes back whole."""
+    from dashboard import jobs, plan_view
+
+    scenario = core.compute(_setup(), catalog=catalog)["scenario"]
+    monkeypatch.setattr(jobs, "workload_record", _broken)
+    monkeypatch.setattr(jobs, "rebuild_info", _broken)
+    monkeypatch.setattr(plan_view, "plan_from_text", _broken)
+    answers = [jobs.run_workload(scenario, 0, 2_000)["error"], jobs.run_rebuild(scenario)["na"],
+               jobs.run_plan_job("j", plan_view.EXAMPLE)["error"]]
+    for answer in answers:
+        assert answer == "internal error (see the server log): FileNotFoundError", answer
+    refused = jobs.run_workload(dict(scenario, platform="no-such-server"), 0, 2_000)["error"]
+    assert refused.startswith("InputError: ") and "no-such-server" in refused, refused
+
+
+def test_a_png_exports_failure_names_its_type_and_not_its_text(catalog, monkeypatch):
+    """kaleido's exceptions carry its page's and Chromium's paths; the export note said them whole."""
+    from dashboard.app import create_app
+
+    monkeypatch.setattr(dashboard_app, "charts_png_zip", _broken)
+    app = create_app(catalog, warm=False)
+    try:
+        client = app.server.test_client()
+        dep = next(d for d in client.get("/_dash-dependencies").get_json() if d["output"].startswith("..download.data"))
+        outputs = [o.split("@")[0] for o in dep["output"].strip(".").split("...")]
+        current = core.compute(_setup(), catalog=catalog)
+        body = {"output": dep["output"], "outputs": [{"id": o.rsplit(".", 1)[0], "property": o.rsplit(".", 1)[1]} for o in outputs],
+                "inputs": [dict(i, value=v) for i, v in zip(dep["inputs"], [0, 0, 0, 1])],
+                "state": [dict(s, value=v) for s, v in zip(dep["state"], [current, None])], "changedPropIds": ["export-png.n_clicks"]}
+        response = client.post("/_dash-update-component", data=json.dumps(body), content_type="application/json")
+        text = response.get_data(as_text=True)
+        assert response.status_code == 200, text[:300]
+        assert "FileNotFoundError" in text and "secret-file" not in text, text[:300]
+    finally:
+        app.nvsim_runner.shutdown()
