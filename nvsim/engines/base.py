@@ -187,6 +187,13 @@ class Engine:
         return None
 
     @classmethod
+    def strip_refusal(cls, entry: Any, strip_bytes: int, settings: dict) -> str | None:
+        """Why a strip of ``strip_bytes`` cannot be built on this catalog ``entry`` of the engine with
+        a scenario's ``settings`` (its firmware lists the strips it takes), as ``strip_bytes: why;
+        allowed: ...``; None when it can (here always)."""
+        return None
+
+    @classmethod
     def most_drives_at(cls, level: int) -> tuple[int, str] | None:
         """The most drives a volume at RAID ``level`` may have on this engine, and why, where the
         engine's own metadata limits it below its device's ``max_drives``; None here (no such rule)."""

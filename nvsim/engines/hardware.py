@@ -35,6 +35,7 @@ from typing import Literal
 import numpy as np
 
 from ..specs import Cited, RebuildSpec
+from ..units import format_bytes_binary
 from .base import (PACED_SHARE_MAX, PRIORITY_SCALE, Engine, EngineParameters, EngineServer, EngineSettings, EngineWork,
                    RebuildThrottle, per_host_sum)
 from .card import CardCosts, card_costs
@@ -98,6 +99,19 @@ class HardwareEngine(Engine):
             return (f"{field}: {what.format(entry.name)} {allowed} drives (its family's user guide, {widths.source}); "
                     f"allowed: {allowed}" + (" (more drives: RAID10)" if level == 1 else "") + f", got {near_copies}")
         return None
+
+    @classmethod
+    def strip_refusal(cls, entry, strip_bytes: int, settings: dict) -> str | None:
+        """A strip the card's family does not list (``firmware.strip_sizes_kib``: a MegaRAID virtual
+        drive takes 8 KB to 1024 KB, so a 2 MiB strip ran as a volume the card cannot make); none
+        in pass-through, which stripes nothing."""
+        sizes = entry.firmware.strip_sizes_kib if entry.firmware is not None else None
+        if sizes is None or settings.get("mode") == "passthrough" or strip_bytes in {k * 1024 for k in sizes.value}:
+            return None
+        allowed = ", ".join(f"{k} KiB" for k in sizes.value)
+        return (f"strip_bytes: a virtual drive on {entry.name} takes strips of {min(sizes.value)} KiB to "
+                f"{max(sizes.value)} KiB, as its family's user guide lists them ({sizes.source}); allowed: {allowed}, "
+                f"got {format_bytes_binary(strip_bytes)}")
 
     @cached_property
     def costs(self) -> CardCosts:

@@ -252,6 +252,9 @@ def _engine_rules(cands: Candidates, catalog: Catalog, verdicts: Verdicts, platf
                     np.nan, np.nan, "drive count")
     verdicts.reject(_mirror_refused(cands, classes, engines), 1, "engine's RAID1 mirror width", cands.count, np.nan,
                     "drive count")
+    strip_ok = np.asarray([[c.strip_refusal(e, int(s), {}) is None for s in a.strips] for c, e in zip(classes, engines)])
+    verdicts.reject(~strip_ok[cands.engine, np.searchsorted(np.asarray(a.strips), cands.strip)], 1,
+                    "engine's strip sizes", cands.strip, np.nan, "strip")
 
 
 def _mirror_refused(cands: Candidates, classes, engines) -> np.ndarray:

@@ -258,7 +258,10 @@ class CardFirmwareSpec(PhysicalNumbers):
     * ``write_back``: whether writes are acknowledged from the protected cache (the default policy);
     * ``raid10_copies``: the mirror widths a RAID10 of the family takes, as its user guide states
       them (MegaRAID: two-drive RAID 1 groups spanned; Microchip: also "RAID 10 (Triple)"); None
-      where no source in reach states them (then not checked).
+      where no source in reach states them (then not checked);
+    * ``strip_sizes_kib``: the strip sizes a virtual drive of the family takes, as its user guide
+      lists them (MegaRAID: 8 KB to 1024 KB); None where no source in reach lists them (then not
+      checked).
     """
 
     AT_MOST_ONE = ()
@@ -268,6 +271,7 @@ class CardFirmwareSpec(PhysicalNumbers):
     read_ahead: bool = False
     write_back: bool = True
     raid10_copies: Cited[tuple[int, ...]] | None = None
+    strip_sizes_kib: Cited[tuple[int, ...]] | None = None
 
     @model_validator(mode="after")
     def _percentages(self) -> "CardFirmwareSpec":
@@ -281,6 +285,9 @@ class CardFirmwareSpec(PhysicalNumbers):
         copies = self.raid10_copies.value if self.raid10_copies else (2,)
         if not copies or any(not 2 <= n <= 4 for n in copies):
             raise ValueError(f"raid10_copies: mirror widths of 2 to 4 drives (at least one), got {list(copies)}")
+        strips = self.strip_sizes_kib.value if self.strip_sizes_kib else (4,)
+        if not strips or any(n < 4 for n in strips):
+            raise ValueError(f"strip_sizes_kib: strip sizes of at least 4 KiB (at least one), got {list(strips)}")
         return self
 
 

@@ -241,7 +241,8 @@ class ArraySpec(Spec):
                              f"allowed: 4 KiB, 8 KiB, 16 KiB, ... (powers of two)")
         refusal = engine.layout_refusal(self.level, self.layout) or engine.settings_refusal(self.level, self.engine_settings) or \
             engine.rebuild_refusal(self.engine, self.rebuild.changed_fields, self.checkable) or \
-            engine.copies_refusal(entry, self.level, self.drives if self.level == 1 else self.near_copies)
+            engine.copies_refusal(entry, self.level, self.drives if self.level == 1 else self.near_copies) or \
+            engine.strip_refusal(entry, strip, self.engine_settings)
         if refusal:
             raise ValueError(refusal)
         most = engine.most_drives_at(self.level)

@@ -36,8 +36,12 @@ def test_vroc_is_offered_only_where_the_specs_accept_it_with_their_reason(catalo
 
 
 def test_a_cards_drive_limit_and_an_engines_levels_disable_it(catalog):
-    engines = options(catalog, "engine")  # 24 drives, RAID6
+    engines = options(catalog, "engine", strip_bytes=256 * 1024)  # 24 drives, RAID6, a strip MegaRAID takes
     assert engines["lenovo-thinksystem-raid-940-16i"]["disabled"] and "at most 16 drives" in reason(engines["lenovo-thinksystem-raid-940-16i"])
+    assert not engines["broadcom-megaraid-9670w-16i"]["disabled"]
+    small = options(catalog, "engine", drives=16)  # the default 4 KiB strip: no MegaRAID virtual drive takes it
+    assert small["broadcom-megaraid-9670w-16i"]["disabled"]
+    assert "takes strips of 8 KiB to 1024 KiB" in reason(small["broadcom-megaraid-9670w-16i"])
     assert engines["none"]["disabled"] and not engines["linux-md"]["disabled"]
     levels = options(catalog, "level", engine="intel-vroc", platform="dell-poweredge-r750", drives=8, level=5)
     assert levels[6]["disabled"] and not levels[10]["disabled"]

@@ -115,6 +115,27 @@ def test_a_megaraid_raid10_is_two_drive_mirrors_so_three_copies_are_refused(cata
     assert _scenario_error(catalog, engine=card, level=10, drives=6, near_copies=2) is None
 
 
+@pytest.mark.parametrize("card", ["broadcom-megaraid-9560-16i", "broadcom-megaraid-9670w-16i",
+                                  "lenovo-thinksystem-raid-940-16i"])
+def test_a_megaraid_virtual_drive_takes_only_the_strips_its_user_guide_lists(catalog, card):
+    """MegaRAID Storage Manager: strips of 8 KB to 1024 KB (powers of two); a 2 MiB, 4 KiB or 100 KiB
+    strip is a volume the card cannot build, refused in one line naming strip_bytes."""
+    for strip, got in (("2MiB", "2.00 MiB"), ("4KiB", "4.00 KiB"), ("100KiB", "100.00 KiB")):
+        error = _scenario_error(catalog, engine=card, level=5, strip_bytes=strip)
+        assert error is not None and f"strip_bytes: a virtual drive on {card} takes strips of 8 KiB to 1024 KiB" in error
+        assert f"allowed: 8 KiB, 16 KiB, 32 KiB, 64 KiB, 128 KiB, 256 KiB, 512 KiB, 1024 KiB, got {got}" in error
+    for strip in ("8KiB", "64KiB", "1MiB"):
+        assert _scenario_error(catalog, engine=card, level=5, strip_bytes=strip) is None
+    # pass-through stripes nothing: its strip is not the card's to refuse
+    assert _scenario_error(catalog, engine=card, level=0, strip_bytes="2MiB",
+                           engine_settings={"mode": "passthrough"}) is None
+
+
+def test_a_family_that_lists_no_strips_takes_any(catalog):
+    """SmartRAID 43xx: no stored guide lists its strips, so none is refused for it."""
+    assert _scenario_error(catalog, engine="microchip-smartraid-4300", level=5, strip_bytes="2MiB") is None
+
+
 RULE_USERS = ("specs/scenario.py", "topology.py", "workload/trim.py", "plan/space.py")
 
 

@@ -74,6 +74,16 @@ def test_an_imsm_raid10_below_four_drives_is_filtered_as_the_scenario_refuses_it
     assert _why(cands, verdicts, drives=4) != "engine's drives at the RAID level"
 
 
+def test_a_card_strip_its_family_does_not_list_is_filtered_as_the_scenario_refuses_it():
+    """A MegaRAID virtual drive takes 8 KB to 1024 KB strips (``HardwareEngine.strip_refusal``)."""
+    spec = _spec(engines=["broadcom-megaraid-9670w-16i", "linux-md"], drive_counts=[8], levels=[5],
+                 strips_bytes=["256KiB", "2MiB"])
+    cands, verdicts, _ = _filtered(spec)
+    assert _why(cands, verdicts, engine="broadcom-megaraid-9670w-16i", strip_bytes=2 * 2**20) == "engine's strip sizes"
+    assert _why(cands, verdicts, engine="broadcom-megaraid-9670w-16i", strip_bytes=256 * 2**10) != "engine's strip sizes"
+    assert _why(cands, verdicts, engine="linux-md", strip_bytes=2 * 2**20) != "engine's strip sizes"
+
+
 def test_capacity_filter_matches_the_scenarios_own_capacity():
     spec = _spec(engines=["linux-md"], drive_counts=[4, 9, 16], levels=[0, 1, 5, 6, 10], overprovisioning=[0.0, 0.13])
     cands, verdicts, _ = _filtered(spec)
