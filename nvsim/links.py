@@ -35,13 +35,18 @@ def drive_link(drive: DriveSpec, platform: PlatformSpec, catalog: Catalog, topol
 def behind_card(link: PcieLink, engine: EngineSpec, catalog: Catalog) -> PcieLink:
     """A drive ``link`` as the array's engine leaves it: a hardware RAID card whose drives hang from
     its own ports (``device.data_through_device``: a tri-mode card cabled to the bays) runs them at
-    no higher a generation than its own (a Gen4 MegaRAID 9670W-16i: Gen4 x4 to a Gen5 drive); any
-    other engine leaves the bay's link."""
+    no higher a generation than its own (a Gen4 MegaRAID 9670W-16i: Gen4 x4 to a Gen5 drive) and on
+    no more lanes than its ports give each drive (``device.drive_link_lanes``: the RAID 940-16i's
+    tri-mode x1); any other engine leaves the bay's link."""
     device = engine.device
-    if device is None or not device.data_through_device or device.pcie_generation.value >= link.generation.generation:
+    if device is None or not device.data_through_device:
         return link
-    return PcieLink(catalog.pcie(device.pcie_generation.value), link.lanes, link.max_payload_bytes,
-                    link.max_read_request_bytes, link.read_completion_bytes)
+    generation = min(device.pcie_generation.value, link.generation.generation)
+    lanes = min(link.lanes, device.drive_link_lanes.value if device.drive_link_lanes is not None else link.lanes)
+    if generation == link.generation.generation and lanes == link.lanes:
+        return link
+    return PcieLink(catalog.pcie(generation), lanes, link.max_payload_bytes, link.max_read_request_bytes,
+                    link.read_completion_bytes)
 
 
 def switch_uplink(platform: PlatformSpec, catalog: Catalog, path: DriveAttachment) -> PcieLink | None:

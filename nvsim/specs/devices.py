@@ -186,6 +186,8 @@ class EngineDeviceSpec(PhysicalNumbers):
     max_read_bytes_per_s: Cited[BytesPerS] | None = None
     max_write_bytes_per_s: Cited[BytesPerS] | None = None
     max_drives: Cited[int] | None = None
+    drive_link_lanes: Cited[int] | None = Field(
+        default=None, description="the PCIe lanes each drive gets on the card's own ports (tri-mode: x1); None: the bay's")
     data_through_device: bool = Field(description="True when host data crosses the device's own link (hardware RAID)")
     # a RAID card's datasheet (nvsim.engines.card turns them into its mechanisms' costs)
     roc: str | None = Field(default=None, description="the RAID-on-chip (controller) the card is built on")
@@ -205,6 +207,8 @@ class EngineDeviceSpec(PhysicalNumbers):
     def _generation_exists(self) -> "EngineDeviceSpec":
         _pcie_generation("device.pcie_generation", self.pcie_generation.value)
         _link_width("lanes", self.lanes.value)
+        if self.drive_link_lanes is not None:
+            _link_width("drive_link_lanes", self.drive_link_lanes.value)
         return self
 
 
