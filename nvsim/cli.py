@@ -446,6 +446,10 @@ def catalog_show(
                  for path, cited in _shown_cited(entry))
     nvsim.report.print_grid(console, nvsim.report.Grid("", ("field", "value", "basis", "source", "note"),
                                                        (False, True, False, False, False), rows))
+    derived = nvsim.engines.build_engine(entry).derived_costs() if name in catalog.engines else ()
+    if derived:
+        nvsim.report.print_grid(console, nvsim.report.Grid("What the simulation derives from these figures",
+                                                           ("part", "value", "from"), (False, True, False), derived))
     used = sorted({cited.source for _, cited in nvsim.catalog.iter_cited(entry)})
     for key in used:
         source = catalog.bibliography[key]

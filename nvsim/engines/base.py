@@ -278,6 +278,11 @@ class Engine:
         """The engine's own server (md's stripe thread, a GPU, a card's processor); None here."""
         return None
 
+    def derived_costs(self) -> tuple[tuple[str, str, str], ...]:
+        """The costs the engine derives from its entry's figures, as ``catalog show`` lists them:
+        (part, value with its unit, how it was obtained); none here."""
+        return ()
+
     def busy_host_threads(self, reads_only: bool) -> int:
         """Host threads of the engine's own server a workload keeps busy (they hold the cores' clock
         down as the jobs do: ``Platform.loaded_clock_ghz``): every one of an on-host server's here,

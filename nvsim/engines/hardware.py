@@ -131,6 +131,16 @@ class HardwareEngine(Engine):
         roc = f", {device.roc}" if device is not None and device.roc else ""
         return EngineServer(f"RAID card processor and parity engine ({product}{roc})", 1, on_host_cpu=False)
 
+    def derived_costs(self) -> tuple[tuple[str, str, str], ...]:
+        """The card's mechanisms as its figures set them (``nvsim.engines.card``), each with its
+        basis: a part no figure sets says it is not a limit."""
+        costs = self.costs
+        dram = f"{costs.dram_bytes_per_s / 1e9:.3g} GB/s" if costs.dram_bytes_per_s else "not a limit"
+        return (("command processor, per member command", f"{costs.command_s * 1e6:.4g} us", costs.why("command")),
+                ("parity engine, per stripe update", f"{costs.stripe_update_s * 1e6:.4g} us", costs.why("stripe_update")),
+                ("parity engine, per KiB of member data", f"{costs.parity_s_per_kib * 1e6:.4g} us", costs.why("parity_kib")),
+                ("card DRAM bandwidth", dram, costs.why("dram")))
+
     def device_bandwidth_bytes_per_s(self) -> float | None:
         """The card DRAM's bandwidth, the limit of what crosses its cache (None: not stated)."""
         return self.costs.dram_bytes_per_s

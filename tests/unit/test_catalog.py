@@ -179,3 +179,25 @@ def test_a_loaded_catalogs_sections_cannot_be_changed_and_stay_so_across_process
     for twin in (pickle.loads(pickle.dumps(catalog)), copy.deepcopy(catalog),
                  catalog.with_values({"host_io/libaio/submit_us": 1.0})):
         assert isinstance(twin.drives, ReadOnlyDict) and twin.drives.keys() == catalog.drives.keys()
+
+
+def test_catalog_show_gives_a_cards_derived_mechanisms_with_their_basis(cli, catalog: Catalog):
+    """docs/models/engines.md: where a card's datasheet gives no figure, ``catalog show`` says which
+    default is used; it listed the cited figures only, so the SmartRAID 4300's parity engine that
+    costs nothing (no write ceiling) and the 9670W-16i's command time from 12M IOPS were nowhere."""
+    from nvsim.engines import build_engine
+
+    smartraid = dict((part, (value, why)) for part, value, why in
+                     build_engine(catalog.engines["microchip-smartraid-4300"]).derived_costs())
+    assert smartraid["parity engine, per KiB of member data"] == (
+        "0 us", "no sequential parity-write ceiling in the datasheet: not a limit")
+    assert smartraid["card DRAM bandwidth"][0] == "not a limit"
+    megaraid = dict((part, (value, why)) for part, value, why in
+                    build_engine(catalog.engines["broadcom-megaraid-9670w-16i"]).derived_costs())
+    assert megaraid["command processor, per member command"] == (
+        "0.08333 us", "1 / random-read ceiling (12,000,000 IOPS)")
+    assert build_engine(catalog.engines["linux-md"]).derived_costs() == ()
+    show = cli("catalog", "show", "microchip-smartraid-4300")
+    assert show.returncode == 0 and "What the simulation derives from these figures" in show.stdout
+    assert "not a limit" in show.stdout
+    assert "derives" not in cli("catalog", "show", "intel-d7-p5510-3.84tb").stdout
