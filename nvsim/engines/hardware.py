@@ -101,6 +101,15 @@ class HardwareEngine(Engine):
         return None
 
     @classmethod
+    def settings_label(cls, entry, settings: dict | None) -> str:
+        """Pass-through under the family's own name for it (``firmware.passthrough_modes``: MegaRAID
+        JBOD, Microchip HBA), which a report names beside the card; "" for the card's RAID mode."""
+        if (settings or {}).get("mode") != "passthrough":
+            return ""
+        modes = entry.firmware.passthrough_modes if entry.firmware is not None else ("JBOD",)
+        return f"{' / '.join(modes)} pass-through"
+
+    @classmethod
     def strip_refusal(cls, entry, strip_bytes: int, settings: dict) -> str | None:
         """A strip the card's family does not list (``firmware.strip_sizes_kib``: a MegaRAID virtual
         drive takes 8 KB to 1024 KB, so a 2 MiB strip ran as a volume the card cannot make); none

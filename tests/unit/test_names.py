@@ -96,6 +96,24 @@ def test_md_is_named_with_its_kernel_and_mdadm_in_the_run_and_the_report():
     assert ("RAID engine", "Linux kernel md (mdadm) (kernel 5.10, mdadm 4.3)") in setup_rows(record, CATALOG)
 
 
+def test_a_card_passing_its_drives_through_is_named_with_its_familys_word_for_it():
+    """A card's pass-through (MegaRAID JBOD, Microchip HBA: ``firmware.passthrough_modes``, which
+    nothing read) printed the bare card name: `nvsim run`'s set-up line read 'no RAID (drives used
+    directly), engine Broadcom MegaRAID 9670W-16i', the report's "RAID engine" the same."""
+    from dashboard.report import setup_rows
+
+    assert engine_label_of("broadcom-megaraid-9670w-16i", {"mode": "passthrough"}) == \
+        "Broadcom MegaRAID 9670W-16i (JBOD pass-through)"
+    assert engine_label_of("microchip-smartraid-4300", {"mode": "passthrough"}).endswith("(HBA pass-through)")
+    assert engine_label_of("broadcom-megaraid-9670w-16i", {"mode": "raid"}) == "Broadcom MegaRAID 9670W-16i"
+    assert engine_label_of("broadcom-megaraid-9670w-16i", None) == "Broadcom MegaRAID 9670W-16i"
+    data = {"name": "t", "platform": "asus-rs520a-e12-rs24u",
+            "array": {"level": 0, "drive": "kioxia-cm7-r-3.84tb", "drives": 16, "strip_bytes": 262144,
+                      "engine": "broadcom-megaraid-9670w-16i", "engine_settings": {"mode": "passthrough"}}}
+    record = {"scenario": data, "capacity": {"usable_bytes": 1, "raw_bytes": 1, "member_bytes": 1, "efficiency": 1.0}}
+    assert ("RAID engine", "Broadcom MegaRAID 9670W-16i (JBOD pass-through)") in setup_rows(record, CATALOG)
+
+
 def engine_label_of(engine: str, settings: dict | None) -> str:
     from nvsim.names import engine_label
     return engine_label(CATALOG, engine, settings)
