@@ -601,10 +601,11 @@ def browser_slot(field: str):
         _BROWSER_SLOTS.release()
 
 
-def report_pdf(html_text: str) -> bytes:
-    """The report printed by headless Chromium; an InputError (one line) without it, or while the
-    server prints ``BROWSER_PRINTS_AT_ONCE`` others. Chromium's home is the temporary folder too:
-    it writes its crash-report settings and dconf cache under $HOME, not only its profile."""
+def report_pdf(html_text: str, when: str | None = None) -> bytes:
+    """The report printed by headless Chromium, dated ``when`` (the date it prints, YYYY-MM-DD; else
+    today: ``dated``); an InputError (one line) without it, or while the server prints
+    ``BROWSER_PRINTS_AT_ONCE`` others. Chromium's home is the temporary folder too: it writes its
+    crash-report settings and dconf cache under $HOME, not only its profile."""
     reason = pdf_missing()
     if reason:
         raise InputError("pdf", reason)
@@ -621,7 +622,25 @@ def report_pdf(html_text: str) -> bytes:
             raise InputError("pdf", f"Chromium did not print the report within {PDF_TIMEOUT_S:g} s") from None
         if not target.is_file() or target.stat().st_size == 0:
             raise InputError("pdf", "Chromium printed no PDF")
-        return target.read_bytes()
+        return dated(target.read_bytes(), when if when and _real_date(when) else calendar_date.today().isoformat())
+
+
+PDF_DATE = re.compile(rb"/(CreationDate|ModDate) \(D:[0-9]{14}[-+Z][0-9']*\)")
+"""A PDF's creation or modification date as Chromium writes it (``D:YYYYMMDDHHmmSS+HH'mm'``)."""
+
+
+def dated(pdf: bytes, when: str) -> bytes:
+    """``pdf`` with its creation and modification dates the report's date ``when`` (YYYY-MM-DD) at
+    midnight UTC: Chromium writes the second it printed, so the same report printed twice differed
+    in those bytes. A date of another length is left as it is (the cross-reference table counts
+    bytes)."""
+    day = when.replace("-", "").encode()
+
+    def stamp(found: re.Match) -> bytes:
+        text = b"/%s (D:%s000000+00'00')" % (found.group(1), day)
+        return text if len(text) == len(found.group(0)) else found.group(0)
+
+    return PDF_DATE.sub(stamp, pdf)
 
 
 def scenario_record(path: str | Path, catalog: Catalog | None = None, fidelity: str = "fluid",

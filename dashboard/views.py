@@ -320,11 +320,12 @@ def _report_callbacks(app: Dash, catalog: Catalog) -> None:
         if record is None:
             return no_update, "nothing to report: the set-up is invalid"
         name = f"{record['scenario']['name']}-report"
-        text = report.report_html(record, datasheet.session_catalog(catalog, sheets), **report_fields(customer, project, when))
+        fields = report_fields(customer, project, when)
+        text = report.report_html(record, datasheet.session_catalog(catalog, sheets), **fields)
         if dash.ctx.triggered_id == "report-html":
             return dcc.send_string(text, f"{name}.html"), f"wrote {name}.html"
         try:
-            return dcc.send_bytes(report.report_pdf(text), f"{name}.pdf"), f"wrote {name}.pdf"
+            return dcc.send_bytes(report.report_pdf(text, fields["when"]), f"{name}.pdf"), f"wrote {name}.pdf"
         except InputError as exc:
             return no_update, exc.message
 

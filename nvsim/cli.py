@@ -576,7 +576,7 @@ def report(
     html_text = one_page.report_html(one_page.scenario_record(scenario, fidelity=fidelity, precision=window), faults=True,
                                      **fields)
     if out.suffix.lower() == ".pdf":
-        data = one_page.report_pdf(html_text)
+        data = one_page.report_pdf(html_text, fields["when"])
         with atomic_path(out) as tmp:
             Path(tmp).write_bytes(data)
     else:

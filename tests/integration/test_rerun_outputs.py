@@ -9,8 +9,10 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 from pathlib import Path
 
+import pytest
 import yaml
 
 from conftest import ROOT
@@ -92,6 +94,23 @@ def test_the_report_html_twice_is_the_same_bytes(tmp_path):
     _nvsim("report", scenario, "-o", tmp_path / "a.html", "--fidelity", "fluid")
     _nvsim("report", scenario, "-o", tmp_path / "b.html", "--fidelity", "fluid")
     assert (tmp_path / "a.html").read_bytes() == (tmp_path / "b.html").read_bytes()
+
+
+def _pdf_report_missing() -> str | None:
+    from dashboard import report
+    return report.pdf_missing()
+
+
+@pytest.mark.skipif(_pdf_report_missing() is not None, reason="no Chromium to print with")
+def test_the_report_pdf_is_dated_the_reports_date_so_twice_is_the_same_bytes(tmp_path):
+    """The PDF's creation and modification dates are the date the report prints (--date), at
+    midnight UTC, not the moment Chromium printed it: the same report twice is the same bytes."""
+    scenario = ROOT / "scenarios" / "graid-gen5-raid6" / "md-raid6-4k.yaml"
+    for name in ("a.pdf", "b.pdf"):
+        _nvsim("report", scenario, "-o", tmp_path / name, "--fidelity", "fluid", "--date", "2020-01-02")
+    first = (tmp_path / "a.pdf").read_bytes()
+    assert re.findall(rb"/(?:Creation|Mod)Date \((D:[^)]*)\)", first) == [b"D:20200102000000+00'00'"] * 2
+    assert first == (tmp_path / "b.pdf").read_bytes()
 
 
 def test_the_dashboards_chart_export_twice_is_the_same_bytes(catalog):
