@@ -43,9 +43,10 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 
 from .bounds import capacity
 from .budget import MAX_SWEEP_POINTS, MAX_SWEEP_POINTS_CEILING, check_points, check_scenario_regions, check_workload
-from .catalog import catalog_digest, catalog_dir, default_catalog
+from .catalog import catalog_dir, default_catalog
 from .cost import cost_power
 from .loader import load_model
+from .numba_cache import source_digest
 from .errors import InputError, close_matches, require_extra, shown
 from .io import check_output_path, commit_together, journal_path, recover_commit
 from .rebuild import data_loss_metrics, rebuild_summary
@@ -292,11 +293,12 @@ def point_key(point: dict[str, Any], workload: str, fidelity: str, sweep: str = 
 
 def sweep_fingerprint(spec: SweepSpec, base_data: dict[str, Any]) -> str:
     """What a row depends on besides its point, workload and fidelity: the base scenario's data,
-    ``host_ios``, ``rebuild``, and nvsim's source with its catalog (``catalog_digest``). A journal
-    row of a sweep that differed in any of them has another key, so it is recomputed, never
-    resumed into this sweep's table."""
+    ``host_ios``, ``rebuild``, nvsim's source and its catalog's files (their names and bytes, not
+    the folder they lie in: the same nvsim in another clone gives the same keys). A journal row of
+    a sweep that differed in any of them has another key, so it is recomputed, never resumed into
+    this sweep's table."""
     text = json.dumps({"base": base_data, "host_ios": spec.host_ios, "rebuild": spec.rebuild,
-                       "nvsim": catalog_digest(catalog_dir())}, sort_keys=True, default=str)
+                       "nvsim": source_digest(), "catalog": source_digest(catalog_dir(), "*")}, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

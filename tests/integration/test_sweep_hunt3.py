@@ -110,6 +110,24 @@ def test_journal_lines_that_are_not_rows_for_their_key_are_recomputed_and_counte
     assert all(float(r["read_iops"]) > 0 for r in table)
 
 
+def test_a_sweeps_rows_are_keyed_by_what_its_catalog_holds_not_where_it_lies(tmp_path, monkeypatch):
+    """The same catalog in another folder (another clone or install of the same nvsim) gives the
+    same keys, so the same table; an edited one gives others (its rows are recomputed)."""
+    import shutil
+
+    from nvsim.sweep import prepare_sweep, sweep_fingerprint
+
+    spec, base, _ = prepare_sweep(write_sweep(tmp_path))
+    shipped = sweep_fingerprint(spec, base.model_dump(mode="json"))
+    models = tmp_path / "elsewhere" / "models"
+    shutil.copytree(ROOT / "models", models)
+    monkeypatch.setenv("NVSIM_CATALOG", str(models))
+    assert sweep_fingerprint(spec, base.model_dump(mode="json")) == shipped
+    edited = next(models.rglob("*.yaml"))
+    edited.write_text(edited.read_text() + "\n# edited\n")
+    assert sweep_fingerprint(spec, base.model_dump(mode="json")) != shipped
+
+
 def test_point_keys_tell_sweeps_apart():
     point = {"array.drives": 8}
     assert point_key(point, "a", "fluid", "s1") == point_key({"array.drives": 8}, "a", "fluid", "s1")
