@@ -329,7 +329,7 @@ def _fio_system(system: Path, catalog) -> "nvsim.ScenarioSpec":
 @app.command()
 def sweep(
     spec: Path = typer.Argument(..., help="Sweep YAML: base scenario, grid/points over any field, constraints, objective."),
-    output: Path = typer.Option(..., "--output", "-o", help="Output path without suffix: writes OUT.parquet (with pyarrow) and OUT.csv (atomically)."),
+    output: Path = typer.Option(..., "--output", "-o", help="Output path: writes OUT.parquet (with pyarrow) and OUT.csv (atomically); OUT.csv or OUT.parquet name the same pair."),
     workers: int = typer.Option(0, "--workers", min=0, max=MAX_WORKERS, help="Local worker processes (0: one per CPU)."),
     dask: Optional[str] = typer.Option(None, "--dask", help="Address of an existing Dask distributed scheduler to run the points on."),
 ) -> None:

@@ -584,9 +584,9 @@ def run_sweep(spec_path: str | Path, out: str | Path, *, workers: int = 1, dask_
     if dask_address:
         require_extra("distributed", "dask", "--dask", "a sweep on a Dask cluster")
     out = Path(out)
-    for path in (out.with_suffix(".parquet"), out.with_suffix(".csv")):
+    for path in table_paths(out):
         check_output_path(path, "--output")
-    for path in (out.with_suffix(".parquet"), out.with_suffix(".csv")):
+    for path in table_paths(out):
         recover_commit(journal_path(path))  # a commit a killed run left half done
     partial = out.with_name(out.name + ".partial.jsonl")
     existed = partial.exists()  # a killed run's journal: kept whatever happens to this run
@@ -625,7 +625,7 @@ def run_sweep(spec_path: str | Path, out: str | Path, *, workers: int = 1, dask_
             "meeting_constraints": sum(1 for r in table if r.get("meets_constraints")),
             "invalid": sum(1 for r in table if r.get("status") == "invalid"),
             "first_error": next((r.get("error", "") for r in table if r.get("status") == "invalid"), ""),
-            "parquet": str(parquet) if parquet else None, "csv": str(out.with_suffix(".csv")),
+            "parquet": str(parquet) if parquet else None, "csv": str(table_paths(out)[0]),
             "best": best_points(table, spec), "objective": spec.objective.column if spec.objective else None,
             "damaged_partial_lines": damaged, "partial": str(partial)}
 
@@ -942,6 +942,18 @@ def _rank(rows: list[dict], spec: SweepSpec) -> list[dict]:
     return table
 
 
+TABLE_SUFFIXES = (".csv", ".parquet")
+"""Suffixes that name a sweep's table itself in ``-o`` (``res.csv``: res.csv and res.parquet)."""
+
+
+def table_paths(out: Path) -> tuple[Path, Path]:
+    """The CSV and the Parquet ``-o OUT`` names: OUT.csv and OUT.parquet. A name ending in .csv or
+    .parquet names the pair by its stem; any other dot is part of the name (``res.w1``: res.w1.csv
+    and res.w1.parquet; taken as a suffix, ``res.w1`` and ``res.w2`` both wrote res.csv)."""
+    stem = out.with_suffix("") if out.suffix.lower() in TABLE_SUFFIXES else out
+    return stem.with_name(stem.name + ".csv"), stem.with_name(stem.name + ".parquet")
+
+
 PARQUET_MISSING_NOTE = "note: pyarrow is not installed (pip install 'nvsim[parquet]'): the CSV only, no Parquet"
 
 
@@ -954,7 +966,7 @@ def _write_table(rows: list[dict], out: Path) -> Path | None:
         for key in row:
             if key not in columns:
                 columns.append(key)
-    csv_file, parquet = out.with_suffix(".csv"), out.with_suffix(".parquet")
+    csv_file, parquet = table_paths(out)
     writers = [(csv_file, lambda tmp: _write_csv(columns, rows, tmp))]
     if importlib.util.find_spec("pyarrow") is None:
         commit_together(writers, remove=[parquet] if parquet.exists() else [])

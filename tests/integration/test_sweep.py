@@ -343,3 +343,16 @@ def test_a_point_is_not_refused_for_a_base_workload_the_sweep_does_not_run(tmp_p
     data, _ = apply_point(nvsim.load_scenario(graid).model_dump(mode="json"), point)
     api = nvsim.Simulation(nvsim.parse_scenario(data), "randread-b4k-j192-d32").run("fluid")
     assert row["read_iops"] == api.read_iops and row["limited_by"] == api.bottleneck
+
+
+def test_a_dot_in_the_output_name_is_part_of_the_name_not_a_suffix_to_replace(tmp_path):
+    """``-o res.w1`` and ``-o res.w2`` are two tables (res.w1.csv, res.w2.csv); taken as suffixes both
+    wrote res.csv and the second silently replaced the first. ``res.csv`` still names res.csv and
+    res.parquet."""
+    spec = write_spec(tmp_path, grid={"array.drives": [4]}, workloads=["randread-b4k-j16-d64"])
+    first = run_sweep(spec, tmp_path / "res.w1", workers=1)
+    second = run_sweep(spec, tmp_path / "res.w2", workers=1)
+    assert (first["csv"], second["csv"]) == (str(tmp_path / "res.w1.csv"), str(tmp_path / "res.w2.csv"))
+    assert sorted(p.name for p in tmp_path.glob("res*")) == ["res.w1.csv", "res.w1.parquet", "res.w2.csv", "res.w2.parquet"]
+    named = run_sweep(spec, tmp_path / "named.csv", workers=1)
+    assert named["csv"] == str(tmp_path / "named.csv") and named["parquet"] == str(tmp_path / "named.parquet")
