@@ -4,8 +4,10 @@ ship with nvsim -- nothing else of the server's disk.
 A fio job file's ``read_iolog=`` and a Plan requirement's ``fio:`` name files. On the command line
 they are the user's own (``nvsim.fio.local_file``: fio's path, or beside the job file). In the
 dashboard the job file comes from a client, so ``ClientFiles`` stands in for the disk: a name is
-an uploaded file's name, or a path into the shipped example folders (``EXAMPLE_FOLDERS`` of the
-source tree), normalised and checked to lie inside one of them before anything is opened, and
+an uploaded file's name, or a path into the shipped example folders (``EXAMPLE_FOLDERS``, named
+as in a clone and found where this copy keeps them: ``nvsim.shipped.shipped_folder``, the package's
+nvsim._scenarios and nvsim._plans in an installed one, which carries no tests' data),
+normalised and checked to lie inside one of them before anything is opened, and
 again after ``Path.resolve`` (a symbolic link out of them is refused). A name must be a plain
 relative path (``plain_relative``): an absolute one, even of a shipped example, would tell a client
 whether it guessed the server's install path. Any other name is refused in one line that reads
@@ -17,16 +19,23 @@ quote it. The environment is kept out the same way
 from __future__ import annotations
 
 import os
+import posixpath
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from nvsim.errors import InputError
 from nvsim.loader import max_input_bytes
+from nvsim.shipped import shipped_folder
 
-SOURCE_TREE = Path(__file__).resolve().parent.parent
-"""The folder holding ``dashboard/`` and the shipped examples."""
 EXAMPLE_FOLDERS = ("scenarios", "plans", "tests/data/fio")
-"""The shipped examples a client may name (scenarios' job files, plan files, the fio traces)."""
+"""The shipped examples a client may name (scenarios' job files, plan files, the fio traces), by
+their paths in a clone."""
+
+
+def shipped_examples(folders: tuple[str, ...] = EXAMPLE_FOLDERS) -> dict[str, Path]:
+    """Each of ``folders`` this copy of nvsim carries (its name -> where it lies)."""
+    found = {name: shipped_folder(name) for name in folders}
+    return {name: path for name, path in found.items() if path is not None}
 
 
 def plain_relative(name: str) -> bool:
@@ -41,14 +50,14 @@ def plain_relative(name: str) -> bool:
 
 class ClientFiles:
     """An ``nvsim.fio.FileOpener`` for a client: ``uploaded`` (name -> bytes) first, then the
-    shipped examples; a found example is named by its path in the source tree, never the server's
-    absolute path."""
+    shipped examples (``shipped_examples``; ``root`` and ``folders`` name others, a test's tree); a
+    found example is named by its path in a clone, never the server's absolute path."""
 
-    def __init__(self, uploaded: Mapping[str, bytes] | None = None, root: Path = SOURCE_TREE,
+    def __init__(self, uploaded: Mapping[str, bytes] | None = None, root: Path | None = None,
                  folders: tuple[str, ...] = EXAMPLE_FOLDERS):
         self.uploaded = dict(uploaded or {})
-        self.root = Path(os.path.normpath(root))
-        self.folders = tuple(Path(os.path.normpath(self.root / f)) for f in folders)
+        where = shipped_examples(folders) if root is None else {name: Path(root) / name for name in folders}
+        self.folders = {PurePosixPath(posixpath.normpath(name)): Path(os.path.normpath(path)) for name, path in where.items()}
 
     def __call__(self, name: str, naming_path: str) -> tuple[str, bytes]:
         for key in (name, Path(name).name):  # a browser sends a file's name without its folder
@@ -59,25 +68,35 @@ class ClientFiles:
                 if path.is_file():
                     return self._shown(path), self._read(path)
         uploaded = "a file uploaded with it or " if self.uploaded else ""
-        folders = ", ".join(f"{f.relative_to(self.root).as_posix()}/" for f in self.folders)
+        folders = ", ".join(f"{name.as_posix()}/" for name in self.folders)
         raise InputError("", f"{name[:80]!r} is not {uploaded}a shipped example (a relative path under {folders}); "
                              f"the dashboard opens no other file of its server")
 
     def _candidates(self, name: str, naming_path: str) -> list[Path]:
         """Where ``name`` may point, normalised without touching the disk: beside the naming file
-        when that is a shipped example named by a plain relative path, and from the source tree's top."""
+        when that is a shipped example named by a plain relative path, and from the examples' top."""
         out = []
-        naming = Path(os.path.normpath(self.root / naming_path))
-        if naming_path not in self.uploaded and plain_relative(naming_path) and self._inside(naming):
+        naming = self._located(naming_path) if naming_path not in self.uploaded and plain_relative(naming_path) else None
+        if naming is not None and self._inside(naming):
             out.append(Path(os.path.normpath(naming.parent / name)))
-        out.append(Path(os.path.normpath(self.root / name)))
-        return out
+        top = self._located(name)
+        return out + ([top] if top is not None else [])
+
+    def _located(self, shown: str) -> Path | None:
+        """Where the example named ``shown`` (its path in a clone) would lie, or None outside them."""
+        parts = PurePosixPath(posixpath.normpath(shown)).parts
+        for name, folder in self.folders.items():
+            if parts[:len(name.parts)] == name.parts:
+                return Path(os.path.normpath(folder.joinpath(*parts[len(name.parts):])))
+        return None
 
     def _inside(self, path: Path) -> bool:
-        return any(path == folder or folder in path.parents for folder in self.folders)
+        return any(path == folder or folder in path.parents for folder in self.folders.values())
 
     def _shown(self, path: Path) -> str:
-        return path.relative_to(self.root).as_posix()
+        name, folder = next((name, folder) for name, folder in self.folders.items()
+                            if path == folder or folder in path.parents)
+        return (name / path.relative_to(folder)).as_posix()
 
     def _read(self, path: Path) -> bytes:
         limit = max_input_bytes()
@@ -93,4 +112,4 @@ def shipped_only() -> ClientFiles:
     return ClientFiles()
 
 
-__all__ = ["ClientFiles", "plain_relative", "shipped_only", "EXAMPLE_FOLDERS", "SOURCE_TREE"]
+__all__ = ["ClientFiles", "plain_relative", "shipped_only", "shipped_examples", "EXAMPLE_FOLDERS"]

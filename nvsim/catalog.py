@@ -23,7 +23,6 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
@@ -43,26 +42,13 @@ from .pcie import raw_bytes_per_s
 from .ssd.derive import derive_ssd_parameters
 from .ssd.family import DriveFamilySpec, SkuFieldError, complete_sku
 from .ssd.nand import check_generation, check_type, complete_drive, complete_family
+from .shipped import packaged_folder, shipped_folder
 from .specs import (BackplaneSpec, CardFamilySpec, Cited, GpuFamilySpec, ControllerSpec, DriveSpec, EngineSpec, HostIoSpec, NandGenerationSpec, NandTypeSpec,
                     OltpProfileSpec, PcieGenerationSpec, PlatformSpec, RetimerSpec, SwitchSpec, Text)
 
-def _source_tree() -> Path | None:
-    """The repository nvsim runs from (a clone or an editable install: the folder above the package
-    holds nvsim's own pyproject.toml), else None: an installed copy, whose parent is site-packages,
-    where any other wheel's top-level models/ or scenarios/ took the catalog's place."""
-    root = Path(__file__).resolve().parent.parent
-    try:
-        project = (root / "pyproject.toml").read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-    return root if re.search(r'^name\s*=\s*"nvsim"', project, re.M) else None
-
-
-SOURCE_TREE = _source_tree()
-"""The repository's root when nvsim runs from one, else None (``_source_tree``)."""
-BUNDLED_CATALOG_DIR = Path(__file__).resolve().parent / "_models"
+BUNDLED_CATALOG_DIR = packaged_folder("models")
 """The catalog a regular (non-editable) install carries inside the package."""
-DEFAULT_CATALOG_DIR = SOURCE_TREE / "models" if SOURCE_TREE is not None else BUNDLED_CATALOG_DIR
+DEFAULT_CATALOG_DIR = shipped_folder("models")
 """The repository's models/ (a checkout or an editable install), else the copy an installed wheel
 carries inside the package (pyproject.toml maps models/ to ``nvsim._models``)."""
 SECTIONS: dict[str, type[BaseModel]] = {

@@ -18,14 +18,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .catalog import SOURCE_TREE, default_catalog, read_yaml
+from .catalog import default_catalog, read_yaml
 from .errors import InputError, close_matches, from_validation_error, suggestion_text
+from .shipped import packaged_folder, shipped_folder
 from .units import parse_bytes, parse_bytes_per_s, parse_count
 
-PACKAGE_SCENARIOS = Path(__file__).resolve().parent / "_scenarios"
+PACKAGE_SCENARIOS = packaged_folder("scenarios")
 """The copy an installed wheel carries inside the package (pyproject.toml maps scenarios/ to ``nvsim._scenarios``)."""
-SCENARIO_ROOTS: tuple[Path, ...] = (SOURCE_TREE / "scenarios", PACKAGE_SCENARIOS) if SOURCE_TREE is not None \
-    else (PACKAGE_SCENARIOS,)
+SCENARIO_ROOTS: tuple[Path, ...] = tuple(dict.fromkeys((shipped_folder("scenarios"), PACKAGE_SCENARIOS)))
 """Where published numbers are looked for, in this order: a clone first, else the installed package."""
 PUBLISHED_FILE = "published.yaml"
 """A scenario folder's published numbers, the file this module reads (``nvsim validate``)."""

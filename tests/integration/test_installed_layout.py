@@ -36,3 +36,36 @@ def test_a_clone_reads_its_own_folders(tmp_path):
     catalog, roots = _probe(ROOT)[:2]
     assert catalog == str(ROOT / "models")
     assert roots.split(",")[0] == str(ROOT / "scenarios")
+
+
+EXAMPLES_PROBE = ("from dashboard.client_files import ClientFiles\n"
+                  "files = ClientFiles()\n"
+                  "for name in ('scenarios/graid-gen5-raid6/job.fio', 'plans/example.yaml'):\n"
+                  "    shown, raw = files(name, 'plan.yaml'); print(shown, len(raw) > 0)\n"
+                  "print(files('job.fio', 'scenarios/xiraid-qlc-raid5/scenario.yaml')[0])\n"
+                  "try:\n    files('tests/data/fio/traces/fio-v3.iolog', 'x')\n"
+                  "except Exception as refused:\n    print(refused)\n")
+
+
+def test_an_installed_dashboard_opens_the_examples_the_wheel_carries(tmp_path):
+    """The dashboard's shipped examples (a Plan requirement's ``fio:``, an uploaded job file's
+    ``read_iolog``) in an installed copy are the package's nvsim._scenarios and nvsim._plans, named
+    as in a clone; they were looked up in site-packages/scenarios, and every one was refused (a
+    helper's finding, 2026-12-02). The tests' traces do not travel in a wheel, and the refusal says
+    only what does."""
+    site, cwd = tmp_path / "site", tmp_path / "cwd"
+    ignore = shutil.ignore_patterns("__pycache__", "_models", "_scenarios", "_plans")
+    shutil.copytree(ROOT / "nvsim", site / "nvsim", ignore=ignore)
+    shutil.copytree(ROOT / "dashboard", site / "dashboard", ignore=ignore)
+    shutil.copytree(ROOT / "scenarios", site / "nvsim" / "_scenarios")
+    shutil.copytree(ROOT / "plans", site / "nvsim" / "_plans")
+    cwd.mkdir()
+    out = subprocess.run([sys.executable, "-c", EXAMPLES_PROBE], cwd=cwd, env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = out.stdout.splitlines()
+    assert lines[:3] == ["scenarios/graid-gen5-raid6/job.fio True", "plans/example.yaml True",
+                         "scenarios/xiraid-qlc-raid5/job.fio"]
+    assert lines[3].endswith("is not a shipped example (a relative path under scenarios/, plans/); "
+                             "the dashboard opens no other file of its server"), lines[3]
+    assert str(site) not in out.stdout

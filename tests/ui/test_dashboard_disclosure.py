@@ -25,11 +25,12 @@ from urllib.parse import urlencode
 import pytest
 
 from dashboard import core, datasheet, guard, plan_view, share
-from dashboard.client_files import ClientFiles, SOURCE_TREE
+from dashboard.client_files import ClientFiles
 from dashboard.views import LINK_WAITING
 from nvsim import InputError
 from nvsim.fio import local_file, parse_fio_jobfile
 from nvsim.plan.spec import load_plan, workload_specs
+from nvsim.shipped import SOURCE_TREE
 
 CANARY_VAR = "NVSIM_DISCLOSURE_CANARY"
 

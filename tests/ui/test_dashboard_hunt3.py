@@ -13,8 +13,9 @@ import yaml
 from dash._utils import to_json
 
 from dashboard import app as dash_app, core, guard, plan_view
-from dashboard.client_files import SOURCE_TREE, ClientFiles, plain_relative
+from dashboard.client_files import ClientFiles, plain_relative
 from nvsim import InputError, parse_scenario
+from nvsim.shipped import SOURCE_TREE
 from nvsim.units import (format_bytes_binary, format_bytes_decimal, format_count, format_exact, format_large,
                          format_probability, format_rate_decimal, format_significant, format_value)
 

@@ -22,7 +22,7 @@ def test_every_package_of_the_tree_is_shipped_and_the_catalog_with_it():
     shipped = set(PYPROJECT["tool"]["setuptools"]["packages"])
     data_folders = {"nvsim._models"} | {f"nvsim._models.{d.name}" for d in (ROOT / "models").iterdir() if d.is_dir()} \
         | {"nvsim._scenarios"} | {f"nvsim._scenarios.{d.name}" for d in (ROOT / "scenarios").iterdir() if d.is_dir()} \
-        | {"dashboard.assets"}  # data only, listed so that setuptools ships them without a warning
+        | {"nvsim._plans", "dashboard.assets"}  # data only, listed so that setuptools ships them without a warning
     assert shipped == tree | data_folders
     assert PYPROJECT["tool"]["setuptools"]["package-dir"]["nvsim._models"] == "models"
     package_data = PYPROJECT["tool"]["setuptools"]["package-data"]
@@ -41,6 +41,16 @@ def test_the_scenarios_and_their_published_numbers_are_shipped():
     for path in files:
         folder = ".".join(("nvsim._scenarios",) + path.parent.relative_to(ROOT / "scenarios").parts)
         assert any(path.match(pattern) for pattern in package_data.get(folder, ())), path
+
+
+def test_the_plan_examples_are_shipped():
+    """plans/ travels as nvsim._plans: the examples README names (nvsim plan plans/example.yaml) and
+    the dashboard's Plan view may open (nvsim.shipped)."""
+    assert PYPROJECT["tool"]["setuptools"]["package-dir"]["nvsim._plans"] == "plans"
+    files = [path for path in (ROOT / "plans").rglob("*") if path.is_file()]
+    assert files and all(path.parent == ROOT / "plans" for path in files)
+    assert all(any(path.match(pattern) for pattern in PYPROJECT["tool"]["setuptools"]["package-data"]["nvsim._plans"])
+               for path in files)
 
 
 def test_the_core_needs_no_optional_extra():
