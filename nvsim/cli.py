@@ -25,6 +25,7 @@ import nvsim
 from .errors import EXIT_INPUT_ERROR, InputError, escaped, require_extra, suggestion_text
 from .io import atomic_path, check_output_path, json_text, write_json_atomic, write_text_atomic
 from .progress import LateProgress
+from .shipped import carried_hint
 from .units import format_number, format_significant
 from .sim.event.compiled import PRECISION_MAX, PRECISION_MIN
 
@@ -491,7 +492,8 @@ def validate(
     check_output_path(output, "--output")
     if scenarios is not None and not scenarios.is_dir():
         what = "is not a directory" if scenarios.exists() else "no such directory"
-        raise InputError("--scenarios", f"{scenarios}: {what} (a folder of scenario folders, or one with a published.yaml)")
+        raise InputError("--scenarios", f"{scenarios}: {what} (a folder of scenario folders, or one with a published.yaml)"
+                                        f"{carried_hint(scenarios)}")
     with LateProgress() as bar:
         comparisons = nvsim.compare_all(root=scenarios, workers=workers or os.cpu_count() or 1,
                                         progress=bar.for_task("validate"))
@@ -720,7 +722,7 @@ def fio_main(argv: Optional[list[str]] = None) -> None:
             raise SystemExit(EXIT_INPUT_ERROR)
     if not Path(system).exists():  # named here: nvsim fio would name --system, which this user did not type
         sys.stderr.write(f"error: {FIO_SHIM_SYSTEM}: {system}: no such file or directory; set it to a scenario "
-                         f"(a YAML file, or a directory holding scenario.yaml)\n")
+                         f"(a YAML file, or a directory holding scenario.yaml){carried_hint(system)}\n")
         raise SystemExit(EXIT_INPUT_ERROR)
     fidelity = os.environ.get(FIO_SHIM_FIDELITY, "event").strip() or "event"
     main(["fio", "--system", system, "--fidelity", fidelity, *argv])

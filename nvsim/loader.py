@@ -32,6 +32,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from .errors import InputError, env_hint, from_validation_error, limit_from_env
+from .shipped import carried_hint
 
 MAX_INPUT_BYTES = 4 * 2**20
 """Largest input file read (4 MiB; the largest shipped file is a few kB)."""
@@ -83,7 +84,8 @@ def read_bytes(path: str | Path) -> bytes:
         with _opened_for_reading(path) as handle:
             raw = handle.read(limit + 1)  # a pipe or a device may not know its size
     except OSError as exc:
-        raise InputError("", f"cannot read file: {exc.strerror or exc}", source=str(path)) from None
+        missing = carried_hint(path) if isinstance(exc, FileNotFoundError) else ""
+        raise InputError("", f"cannot read file: {exc.strerror or exc}{missing}", source=str(path)) from None
     if len(raw) > limit:
         raise InputError("", f"more than {limit:,} bytes; input files are bounded at {limit:,} bytes"
                              f"{env_hint(MAX_INPUT_BYTES_ENV)}", source=str(path))
@@ -160,7 +162,7 @@ def load_model(path: str | Path, model: type[BaseModel], field: str) -> tuple[An
     names); a missing file or a bad value is one line, ``field`` naming the command's argument."""
     path = Path(path)
     if not path.exists():
-        raise InputError(field, f"no such file: {path}")
+        raise InputError(field, f"no such file: {path}{carried_hint(path)}")
     data = load_yaml(path)
     required = {name for name, info in model.model_fields.items() if info.is_required()}
     if isinstance(data, dict) and {"platform", "array"} <= set(data) and required and not required & set(data):

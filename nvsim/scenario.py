@@ -12,6 +12,7 @@ from .catalog import Catalog, default_catalog
 from .loader import load_yaml
 from .engines import engine_settings
 from .errors import InputError, from_validation_error
+from .shipped import carried_hint
 from .specs import ScenarioSpec
 
 SCENARIO_FILE = "scenario.yaml"
@@ -35,7 +36,7 @@ def scenario_path(path: str | Path) -> Path:
             raise InputError("SCENARIO", f"directory {path} has no {SCENARIO_FILE}{hint}")
         return candidate
     if not path.exists():
-        raise InputError("SCENARIO", f"no such file or directory: {path}")
+        raise InputError("SCENARIO", f"no such file or directory: {path}{carried_hint(path)}")
     return path
 
 

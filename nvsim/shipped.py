@@ -49,4 +49,16 @@ def shipped_folder(name: str) -> Path | None:
     return packaged_folder(name) if name in PACKAGED else None
 
 
-__all__ = ["PACKAGED", "PACKAGE_DIR", "SOURCE_TREE", "packaged_folder", "shipped_folder"]
+def carried_hint(path: str | Path) -> str:
+    """Words to end a 'no such file' line with when an installed copy is given a relative ``path``
+    that names one of its shipped examples as a clone holds it (``scenarios/graid-gen5-raid6``,
+    README's and docs/' commands): the path of the package's copy. Nothing in a clone, for any
+    other path, or when the package carries no such file."""
+    path = Path(path)
+    if SOURCE_TREE is not None or path.is_absolute() or not path.parts or path.parts[0] not in PACKAGED:
+        return ""
+    carried = packaged_folder(path.parts[0]).joinpath(*path.parts[1:])
+    return f"; this installed nvsim carries it as {carried}" if carried.exists() else ""
+
+
+__all__ = ["PACKAGED", "PACKAGE_DIR", "SOURCE_TREE", "carried_hint", "packaged_folder", "shipped_folder"]

@@ -69,3 +69,32 @@ def test_an_installed_dashboard_opens_the_examples_the_wheel_carries(tmp_path):
     assert lines[3].endswith("is not a shipped example (a relative path under scenarios/, plans/); "
                              "the dashboard opens no other file of its server"), lines[3]
     assert str(site) not in out.stdout
+
+
+def test_an_installed_cli_says_where_it_carries_an_example_named_as_a_clone_names_it(tmp_path):
+    """README's and docs/' commands name the examples as a clone holds them (scenarios/graid-gen5-raid6,
+    plans/example.yaml); run from another folder by an installed nvsim they are not there, and the
+    one line (exit 2) said only 'no such file'. It now ends with the path of the copy the package
+    carries; a name it does not carry gets no such words (a helper's finding, 2026-12-02)."""
+    site, cwd = tmp_path / "site", tmp_path / "cwd"
+    shutil.copytree(ROOT / "nvsim", site / "nvsim", ignore=shutil.ignore_patterns("__pycache__", "_models", "_scenarios", "_plans"))
+    for folder in ("models", "scenarios", "plans"):
+        shutil.copytree(ROOT / folder, site / "nvsim" / f"_{folder}")
+    cwd.mkdir()
+    carried = (site / "nvsim").resolve()
+    commands = {("run", "scenarios/graid-gen5-raid6", "--fidelity", "fluid"): "_scenarios/graid-gen5-raid6",
+                ("plan", "plans/example.yaml", "-o", "out"): "_plans/example.yaml",
+                ("sweep", "scenarios/sweeps/drive-count-level-strip.yaml", "-o", "out"): "_scenarios/sweeps/drive-count-level-strip.yaml",
+                ("fio", "scenarios/graid-gen5-raid6/job.fio", "--system", str(carried / "_scenarios/graid-gen5-raid6")):
+                    "_scenarios/graid-gen5-raid6/job.fio",
+                ("run", "scenarios/no-such-example"): None,
+                ("validate", "--scenarios", "scenarios"): "_scenarios"}
+    for command, copy in commands.items():
+        out = subprocess.run([sys.executable, "-m", "nvsim.cli", *command], cwd=cwd, capture_output=True, text=True,
+                             env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin", "NUMBA_CACHE_DIR": str(tmp_path / "numba")})
+        assert out.returncode == 2 and out.stdout == "" and out.stderr.count("\n") == 1, (command, out.stderr[-2000:])
+        if copy is None:
+            assert "carries" not in out.stderr, out.stderr
+        else:
+            assert out.stderr.rstrip().endswith(f"; this installed nvsim carries it as {carried / copy}"), out.stderr
+    assert not (cwd / "out").exists()
