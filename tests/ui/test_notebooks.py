@@ -1,7 +1,8 @@
 """The research notebooks (notebooks/*.ipynb) run top to bottom, draw Plotly figures, and are
 stored without outputs.
 
-Each notebook is executed with nbclient in notebooks/ (as Jupyter would run it) on a "python3"
+Each notebook is executed with nbclient in a folder outside the clone (as a copy beside an installed
+nvsim would run; it reads the scenarios that nvsim carries) on a "python3"
 kernel that is this interpreter: the venv's own kernel spec when it has one (ipykernel installs it
 into ``sys.prefix``), otherwise one written to a temporary folder put first on JUPYTER_PATH -- so a
 fresh clone where only ``pip install -e '.[test]'`` ran needs nothing else.
@@ -103,10 +104,14 @@ def test_stored_without_outputs(path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_runs_top_to_bottom_and_draws(path, kernel_name):
+def test_runs_top_to_bottom_and_draws(path, kernel_name, tmp_path):
+    """Run in a folder outside the clone, as a notebook copied beside an installed nvsim runs: it
+    reads the scenarios of the nvsim it imports (nvsim.shipped), not a folder found from where it
+    runs. They walked up to a pyproject.toml and failed outside a clone (StopIteration; a helper's
+    finding, 2026-12-02)."""
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(nb, timeout=EXECUTE_TIMEOUT_S, kernel_name=kernel_name,
-                            resources={"metadata": {"path": str(NOTEBOOK_DIR)}})
+                            resources={"metadata": {"path": str(tmp_path)}})
     client.execute()  # raises CellExecutionError (with the cell's traceback) on any error
     outputs = _outputs(nb)
     assert not [o for o in outputs if o.output_type == "error"]
