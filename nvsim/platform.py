@@ -87,6 +87,18 @@ def cross_socket_fraction(device_sockets: tuple[int, ...], job_sockets: tuple[in
     return 1.0 - sum(d * j for d, j in zip(p_dev, p_job))
 
 
+def busiest_crossing_share(device_sockets: tuple[int, ...], job_sockets: tuple[int, ...], sockets: int) -> float:
+    """Share of I/Os whose data crosses the inter-socket link in its busiest direction: the link
+    is full duplex, and an I/O's data goes one way, from the device's socket s to the job's t
+    (reads) or back (writes), with probability P(device on s) P(job on t); both metrics load the
+    same set of ordered pairs, so the busiest one is the same for reads and writes."""
+    if sockets == 1:
+        return 0.0
+    p_dev = [device_sockets.count(s) / len(device_sockets) for s in range(sockets)]
+    p_job = [job_sockets.count(s) / len(job_sockets) for s in range(sockets)]
+    return max(p_dev[s] * p_job[t] for s in range(sockets) for t in range(sockets) if s != t)
+
+
 @dataclass(frozen=True)
 class PlatformModel:
     """One platform and one placement of drives, engine card and jobs on its sockets."""
@@ -172,9 +184,10 @@ class PlatformModel:
         return 1.0 + fraction * ((factor.value if factor else 1.0) - 1.0)
 
     def inter_socket_bytes_per_s(self) -> float | None:
-        """Host data bandwidth before the inter-socket link saturates (None: one socket or no crossing)."""
+        """Host data bandwidth before the inter-socket link saturates in its busiest direction (its
+        rate is per direction: ``busiest_crossing_share``); None: one socket or no crossing."""
         link = self.spec.inter_socket_bytes_per_s
-        fraction = cross_socket_fraction(self.drive_sockets, self.job_sockets, self.sockets)
+        fraction = busiest_crossing_share(self.drive_sockets, self.job_sockets, self.sockets)
         if link is None or fraction <= 0:
             return None
         return link.value / fraction

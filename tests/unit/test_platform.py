@@ -111,3 +111,14 @@ def test_the_clock_counts_the_cores_of_the_jobs_sockets_only(catalog):
     assert both.loaded_clock_ghz(96) == pytest.approx(active_core_clock_ghz(cpu, 96, 192))
     assert one.loaded_clock_ghz(96) == pytest.approx(cpu.all_core_boost_clock_ghz.value)
     assert one.loaded_clock_ghz(500) == one.loaded_clock_ghz(96)
+
+
+def test_inter_socket_link_is_loaded_one_way_at_a_time(catalog):
+    """The link's rate is per direction (full duplex): drives and jobs spread over both sockets
+    send half the crossing data 0 -> 1 and half 1 -> 0 (a quarter of all I/Os each way), so the
+    host data can reach the link's rate / 0.25; drives all on socket 0 and jobs on both send the
+    crossing half one way (reads 0 -> 1): rate / 0.5."""
+    link = catalog.platforms["supermicro-as-2125hs-tnr"].inter_socket_bytes_per_s.value
+    assert model(catalog).inter_socket_bytes_per_s() == pytest.approx(link / 0.25)
+    assert model(catalog, drive_sockets=(0,) * 24).inter_socket_bytes_per_s() == pytest.approx(link / 0.5)
+    assert model(catalog, drive_sockets=(1,) * 24, job_sockets=(0,)).inter_socket_bytes_per_s() == pytest.approx(link)
