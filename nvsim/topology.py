@@ -126,7 +126,8 @@ def _bays_error(scenario: Any, catalog: Any, drive: Any) -> str | None:
         shapes = [word.strip().lower() for word in plane.form_factor.split("/")]
         if not any(shape in drive.form_factor.lower() for shape in shapes):
             return (f"topology.backplane: {plane.name} takes {plane.form_factor} drives; {drive.name} is "
-                    f"{drive.form_factor}")
+                    f"{drive.form_factor}; allowed: drives of form factor {plane.form_factor} in it, or another "
+                    f"backplane")
     n, spares = scenario.array.drives, scenario.array.hot_spares
     if n > bays:
         return (f"array.drives: {n} drives do not fit the {bays} bays of {label}; allowed: "
@@ -165,7 +166,8 @@ def _slots_error(scenario: Any, catalog: Any, drive: Any) -> str | None:
     n, spares = scenario.array.drives, scenario.array.hot_spares
     where = f"{platform.name} has {len(links)} ({', '.join(s.name for s in platform.slots) or 'no slots'}; bifurcation splits a slot)"
     if n > len(links):
-        return f"array.drives: {n} add-in cards need {n} slot links; {where}"
+        return (f"array.drives: {n} add-in cards need {n} slot links; {where}; allowed: at most {len(links)} "
+                f"add-in cards, or split a slot (topology.bifurcation)")
     if n + spares > len(links):
         return (f"array.hot_spares: {n} add-in cards and {spares} hot spares need {n + spares} slot links; {where}; "
                 f"allowed: at most {len(links) - n} hot spares")
@@ -187,11 +189,13 @@ def _switch_error(scenario: Any, catalog: Any, link_lanes: int) -> str | None:
     lanes = most * link_lanes + use.uplink_lanes
     if lanes > switch.lanes.value:
         return (f"topology.switches: {most} drives x{link_lanes}{_spares_note(spares)} and a x{use.uplink_lanes} uplink "
-                f"need {lanes} lanes of one {switch.name}; it has {switch.lanes.value}")
+                f"need {lanes} lanes of one {switch.name}; it has {switch.lanes.value}; allowed: more switches "
+                f"(topology.switches.count) or a narrower uplink (topology.switches.uplink_lanes)")
     device = catalog.engines[scenario.array.engine].device
     if device is not None and device.data_through_device:
         return (f"topology.switches: the drives of {scenario.array.engine} hang from the card's own ports, "
-                f"not from a switch on the host's root ports")
+                f"not from a switch on the host's root ports; allowed: no topology.switches under "
+                f"{scenario.array.engine}, or an engine without a card of its own")
     return None
 
 
@@ -350,7 +354,8 @@ def placement_error(scenario: Any, catalog: Any) -> str | None:
 def _vmd_error(scenario: Any, catalog: Any, platform: Any) -> str | None:
     topology = scenario.topology
     if topology.vmd and platform.cpu.vendor != "Intel":
-        return f"topology.vmd: VMD is a feature of Intel Xeon CPUs; {platform.name} has {platform.cpu.model}"
+        return (f"topology.vmd: VMD is a feature of Intel Xeon CPUs; {platform.name} has {platform.cpu.model}; "
+                f"allowed: vmd: false, or an Intel Xeon platform")
     needs_vmd = catalog.engine_class(scenario.array.engine).needs_vmd
     if not topology.vmd and needs_vmd:
         return f"topology.vmd: {scenario.array.engine} runs on drives behind Intel VMD; set topology.vmd: true"

@@ -154,3 +154,24 @@ def test_bifurcation_splits_a_slot_into_links(catalog):
 def test_a_hardware_raid_cards_drives_do_not_hang_behind_a_switch(catalog):
     data = scenario(level=5, engine="broadcom-megaraid-9560-16i", topology={"switches": {"model": "broadcom-pex89104"}})
     assert "hang from the card's own ports" in error_of(data, catalog)
+
+
+def test_every_topology_refusal_says_what_is_allowed(catalog):
+    """Each refusal is one line naming the field and what is allowed: the switch's lanes, a
+    card's drives behind a switch, add-in cards beyond the slot links, a backplane's form factor
+    and VMD on an AMD CPU said what was wrong only."""
+    cards = with_card_drive(catalog, 8)
+    refused = [
+        (scenario(drives=24, topology={"switches": {"model": "broadcom-pex89104"}}), catalog,
+         "allowed: more switches (topology.switches.count) or a narrower uplink (topology.switches.uplink_lanes)"),
+        (scenario(drives=8, level=5, engine="broadcom-megaraid-9670w-16i",
+                  topology={"switches": {"model": "broadcom-pex89104"}}), catalog,
+         "allowed: no topology.switches under"),
+        (scenario(drives=3, drive="aic-x", topology={"attach": "slots"}), cards,
+         "allowed: at most 2 add-in cards, or split a slot (topology.bifurcation)"),
+        (scenario(topology={"backplane": "e3s-16x-gen5"}), catalog, "allowed: drives of form factor"),
+        (scenario(topology={"vmd": True}), catalog, "allowed: vmd: false, or an Intel Xeon platform"),
+    ]
+    for data, cat, allowed in refused:
+        message = error_of(data, cat)
+        assert allowed in message and "\n" not in message, message
