@@ -119,7 +119,7 @@ def _datasheet_limits(scenario: ScenarioSpec, catalog: Catalog, host: PlatformMo
     write_iops = namespace_random_write_iops(drive, array.namespace_bytes)
     rw = [
         Limit(media, n / (ops.reads / drive.rand_read_iops.value + ops.writes / write_iops)),
-        Limit(links, n / (ops.reads / link.nvme_iops(RANDOM_IO_BYTES, True) + ops.writes / link.nvme_iops(RANDOM_IO_BYTES, False))),
+        Limit(links, n * link.nvme_mixed_rate(RANDOM_IO_BYTES, ops.reads, ops.writes)),  # reads up, writes down
     ]
     # Sequential: every member streams its share (parity strips skipped on reads; written on writes).
     write_factor = full_stripe_write_bytes_per_host_byte(array.level, n, array.near_copies)
@@ -156,9 +156,8 @@ def _add_switch_limits(limits: dict[str, list[Limit]], scenario: ScenarioSpec, c
         return
     share = switch_bytes_per_s(uplink, path) / uplink.usable_bytes_per_s() * path.switches
     name = f"{path.switches} x switch {path.switch.name} uplink {uplink.name}"
-    read_iops, write_iops = uplink.nvme_iops(RANDOM_IO_BYTES, True), uplink.nvme_iops(RANDOM_IO_BYTES, False)
-    limits[RANDOM_READ].append(Limit(name, share * read_iops))
-    limits[RANDOM_WRITE].append(Limit(name, share / max(ops.reads / read_iops, ops.writes / write_iops)))
+    limits[RANDOM_READ].append(Limit(name, share * uplink.nvme_iops(RANDOM_IO_BYTES, True)))
+    limits[RANDOM_WRITE].append(Limit(name, share * uplink.nvme_mixed_rate(RANDOM_IO_BYTES, ops.reads, ops.writes)))
     limits[SEQUENTIAL_READ].append(Limit(name, share * uplink.nvme_data_bytes_per_s(SEQUENTIAL_BOUND_TRANSFER_BYTES, True)))
     limits[SEQUENTIAL_WRITE].append(Limit(name, share * uplink.nvme_data_bytes_per_s(SEQUENTIAL_BOUND_TRANSFER_BYTES, False)
                                           / write_factor))

@@ -226,6 +226,16 @@ class PcieLink:
         to_host, to_device = self.nvme_io_load(transfer_bytes, is_read)
         return self.usable_bytes_per_s() / max(to_host, to_device)
 
+    def nvme_mixed_rate(self, transfer_bytes: int, reads: float, writes: float) -> float:
+        """Most groups of ``reads`` NVMe reads and ``writes`` NVMe writes of ``transfer_bytes`` per
+        second the link carries: each direction carries its own bytes (PCIe is full duplex), so
+        the busier direction's sum sets it (a RAID5 small write's member reads go up, its member
+        writes down)."""
+        read_up, read_down = self.nvme_io_load(transfer_bytes, True)
+        write_up, write_down = self.nvme_io_load(transfer_bytes, False)
+        busier = max(reads * read_up + writes * write_up, reads * read_down + writes * write_down)
+        return self.usable_bytes_per_s() / busier
+
     def nvme_data_bytes_per_s(self, transfer_bytes: int, is_read: bool) -> float:
         """Effective data bandwidth of NVMe I/Os of ``transfer_bytes``."""
         return self.nvme_iops(transfer_bytes, is_read) * transfer_bytes

@@ -108,3 +108,26 @@ def test_namespace_sets_member_capacity(catalog):
     cap = capacity(parse_scenario(data, catalog), catalog)
     assert cap.member_bytes == 6_400_000_000_000
     assert cap.usable_bytes == 3 * (6_400_000_000_000 - 6_400_000_000_000 % (128 * 1024))
+
+
+def test_a_parity_write_loads_each_link_direction_with_its_own_bytes(catalog):
+    """PCIe is full duplex: a RAID5 small write's member reads send data to the host and its
+    member writes send data to the drive, each on its own direction of the drive link, so the
+    links' random-write limit is the busier direction's bytes (not the reads' and writes' link
+    times added, as on a half-duplex bus)."""
+    from nvsim.links import drive_link
+
+    spec = load_scenario("scenarios/graid-gen5-raid6", catalog)
+    spec = spec.model_copy(update={"array": spec.array.model_copy(update={"level": 5})})
+    report = array_bounds(spec, catalog)
+    write = next(b for b in report.bounds if b.metric == "4K random write")
+    n = spec.array.drives
+    limit = next(lim for lim in write.limits if lim.component.startswith(f"{n} x drive link"))
+    link = drive_link(catalog.drives[spec.array.drive], catalog.platforms[spec.platform], catalog, spec.topology, n)
+    ops = small_write_ops(5, n, 4096)
+    read_up, read_down = link.nvme_io_load(4096, True)
+    write_up, write_down = link.nvme_io_load(4096, False)
+    busier = max(ops.reads * read_up + ops.writes * write_up, ops.reads * read_down + ops.writes * write_down)
+    assert limit.value == pytest.approx(n * link.usable_bytes_per_s() / busier)
+    half_duplex = n / (ops.reads / link.nvme_iops(4096, True) + ops.writes / link.nvme_iops(4096, False))
+    assert limit.value > 1.8 * half_duplex
