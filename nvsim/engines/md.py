@@ -456,8 +456,10 @@ class MdEngine(Engine):
         out.pre_s = np.where(writes, write_pre, out.pre_s)
         parity_s = parity_bytes / (p.parity_gen_gb_per_s * 1e9)
         out.mid_s = np.where(writes, pass_s + p.stripe_member_bio_us * 1e-6 * phase1_pages + parity_s, 0.0)
-        # md copies written data into the stripe cache pages: one more read and write of DRAM
-        out.memory_bytes = np.where(writes, 3.0 * host_bytes, float(host_bytes))
+        # a write's member I/Os are DMA'd through DRAM (pre-reads in, data and parity out: its
+        # member bytes, as rebuild_work counts them), and md copies the host's pages into the
+        # stripe cache first: a read and a write of DRAM each
+        out.memory_bytes = np.where(writes, parity_bytes + 2.0 * host_bytes, float(host_bytes))
         out.stripe_heads = np.where(writes | self.degraded, stripes, 0.0)  # what the stripe cache holds for it
         return self._numa(out)
 

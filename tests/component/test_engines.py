@@ -357,6 +357,19 @@ def test_card_processor_pays_per_member_command_and_per_stripe_update(catalog):
     assert mirror.mid_s[0] == 0.0  # no stripe update without parity
 
 
+def test_md_parity_writes_count_every_member_transfer_in_memory(catalog):
+    """What an md RAID6 write moves through DRAM: every member I/O's DMA (the pre-read pages in,
+    the data and parity pages out: as md's rebuild counts them) and the copy of the host's pages
+    into the stripe cache (a read and a write of each); a read is the host's bytes, DMA'd once."""
+    md = make_engine(catalog, MD, members=8, strip_bytes=4 * KIB)
+    plan, work = costs(md, raid6(), [True, False], [0, 64 * KIB], 4 * KIB)
+    members = np.bincount(plan.host_index, weights=plan.length_bytes, minlength=2)
+    assert members[0] == 6 * 4 * KIB  # read-modify-write: old data, P and Q read; new data, P and Q written
+    assert work.memory_bytes.tolist() == [members[0] + 2 * 4 * KIB, 4 * KIB]
+    plan, work = costs(md, raid6(), [True], [0], 6 * 4 * KIB)  # a full stripe: six data strips, P and Q
+    assert work.memory_bytes.tolist() == [8 * 4 * KIB + 2 * 6 * 4 * KIB]
+
+
 # --------------------------------------------------------------- lockless CPU RAID
 
 def test_lockless_costs_the_submitting_core_per_host_io_and_per_member_io(catalog):
