@@ -25,6 +25,7 @@ from ..stripe.layout import _data_member, _pq_of_stripe, map_logical_copies, unm
 from ..stripe.planner import FULL_STRIPE_WRITE, MemberIOPlan, plan_ios
 from ..stripe.positions import LEVELS, PositionPlans, period_bytes, plans_by_position
 from ..ssd.latency import draw_die_s, mean_die_s, programming_share
+from .drive import UplinkTiming
 from .memo import MEMO, Memo
 from .model import ArrayModel, strips_spanned
 
@@ -1108,8 +1109,8 @@ def _demands(model: ArrayModel, job: int, speed, is_write: np.ndarray, work, op_
         dev_up = np.where(work.device_up_bytes > 0, up / bw, 0.0)
     else:
         dev_down = dev_up = np.zeros(n)
-    if model.switch_ratio:  # the drives hang behind switches: their data crosses an uplink too
-        dev_up, dev_down = switch_uplink_s(model.switch_ratio, work.host_index, work.is_write, link, n)
+    if model.switch_uplink is not None:  # the drives hang behind switches: their data crosses an uplink too
+        dev_up, dev_down = switch_uplink_s(model.switch_uplink, work.host_index, work.is_write, lengths, n)
     return HostIoBatch(
         job=job,
         submit_s=(model.host_submit_s + work.submit_cpu_ref_s * scale_engine) / speed,
@@ -1135,12 +1136,12 @@ def _part_of(whole: HostIoBatch, job: int, lo: int, hi: int) -> HostIoBatch:
                        stripe_heads=heads if heads is not None and heads.any() else None)
 
 
-def switch_uplink_s(ratio: float, host_index: np.ndarray, op_is_write: np.ndarray, op_link_s: np.ndarray,
+def switch_uplink_s(uplink: UplinkTiming, host_index: np.ndarray, op_is_write: np.ndarray, op_bytes: np.ndarray,
                     n: int) -> tuple[np.ndarray, np.ndarray]:
     """Per host I/O, the seconds its member I/Os keep a switch's uplink busy, (to host, to drives):
-    each member I/O's drive-link time (its data direction) times ``ratio``, the drive link's rate
-    over the uplink's (the same TLPs cross both; ``nvsim.sim.model``)."""
-    scaled = op_link_s * ratio
+    each member I/O's time in its data direction on the uplink (``UplinkTiming``: the same TLPs as
+    on the drive link, the uplink's own DLLPs and rate)."""
+    scaled = uplink.op_s(op_bytes, op_is_write)
     up = np.bincount(host_index, weights=np.where(op_is_write, 0.0, scaled), minlength=n)[:n]
     down = np.bincount(host_index, weights=np.where(op_is_write, scaled, 0.0), minlength=n)[:n]
     return up, down
@@ -1227,7 +1228,8 @@ def rebuild_batch(model: ArrayModel, target: int, member_offsets: np.ndarray, st
     on_host = model.engine.server is not None and model.engine.server.on_host_cpu
     scale = model.engine_clock_scale if on_host else 1.0
     zeros = np.zeros(n)
-    up, down = switch_uplink_s(model.switch_ratio, host_index, plan.is_write, link, n) if model.switch_ratio \
+    up, down = switch_uplink_s(model.switch_uplink, host_index, plan.is_write, plan.length_bytes, n) \
+        if model.switch_uplink is not None \
         else (zeros.copy(), zeros.copy())
     return HostIoBatch(
         job=-1, submit_s=work.submit_cpu_ref_s * model.engine_clock_scale, complete_s=zeros.copy(),

@@ -102,6 +102,28 @@ class DriveTiming:
         return table[:, 0].take(inverse), table[:, 1].take(inverse)  # 1-D takes: a 2-D fancy index costs more
 
 
+class UplinkTiming:
+    """A switch's uplink as member I/Os load it: each member I/O's TLPs cross it as a link of its
+    own (its width's Ack and UpdateFC cadence, ``PcieLink.nvme_io_load``) at the rate the switch
+    passes (``nvsim.links.switch_bytes_per_s``); its data direction, as a drive link's."""
+
+    def __init__(self, link: PcieLink, bytes_per_s: float):
+        self.link, self.bytes_per_s = link, bytes_per_s
+        self._cache: dict[int, float] = {}
+
+    def data_s(self, length_bytes: int, is_write: bool) -> float:
+        """Seconds the uplink's data direction is busy with one member I/O (reads: to host)."""
+        up, down = self.link.nvme_io_load(length_bytes, not is_write)
+        return (down if is_write else up) / self.bytes_per_s
+
+    def op_s(self, lengths: np.ndarray, is_write: np.ndarray) -> np.ndarray:
+        """``data_s`` of many member I/Os, through their distinct (size, direction) pairs."""
+        uniq, inverse = distinct_sizes(lengths, is_write)
+        table = np.array([self._cache[k] if k in self._cache else self._cache.setdefault(k, self.data_s(k // 2, bool(k % 2)))
+                          for k in uniq.tolist()])
+        return table.take(inverse)
+
+
 FEW_DISTINCT = 32
 """Most distinct member I/O sizes the compiled pass tells apart; more go to ``np.unique``."""
 
@@ -158,4 +180,4 @@ def _drive_timing(catalog: Catalog, drive: str, namespace_bytes: int | None, pla
     return DriveTiming(SsdModel(derive_ssd_parameters(spec), namespace_bytes), link)
 
 
-__all__ = ["DriveTiming", "drive_timing", "distinct_sizes", "NAND_SERVICE_CV"]
+__all__ = ["DriveTiming", "UplinkTiming", "drive_timing", "distinct_sizes", "NAND_SERVICE_CV"]

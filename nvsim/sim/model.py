@@ -33,7 +33,7 @@ from ..specs import ArraySpec, DriveSpec, EngineSpec, PlatformSpec, ScenarioSpec
 from ..stripe.layout import DEFAULT_LAYOUT, ArrayGeometry
 from ..stripe.positions import period_bytes
 from ..topology import DriveAttachment
-from .drive import DriveTiming, drive_timing
+from .drive import DriveTiming, UplinkTiming, drive_timing
 from .drive_load import loaded_timing
 from .memo import MEMO, PER_CATALOG_LIMIT, Memo
 from .workload import SAMPLE_PAGES, exact_mix_size, page_bounded_ios
@@ -90,7 +90,7 @@ class ArrayModel:
     device_link: PcieLink | None  # the engine card's link, when host data crosses it
     device_read_bytes_per_s: float | None  # the engine card's advertised read bandwidth
     memory_bytes_per_s: float
-    switch_ratio: float  # a switch uplink's busy seconds per second of a drive link's (0: no switch)
+    switch_uplink: UplinkTiming | None  # a switch uplink's busy time per member I/O (None: no switch)
     facts: fabric.ArrayFacts
     resource_list: tuple[tuple[str, str, float], ...]
 
@@ -260,7 +260,7 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
                scenario.topology.model_dump_json() if scenario.topology is not None else None)
         drive = memo.recall(memo.drive_timings, key, _card_timing, drive, card_link, path, owner=catalog,
                             limit=PER_CATALOG_LIMIT)
-    uplink_label, uplinks, switch_ratio = _switch_facts(platform_spec, catalog, path, drive.link)
+    uplink_label, uplinks, switch_uplink_timing = _switch_facts(platform_spec, catalog, path)
     jbod = not engine.striped
     drive = loaded_timing(drive, workload, cap.member_bytes if jbod else cap.usable_bytes)  # FTL load (sim/drive_load)
     layout = array.layout or engine.default_layout(array.level) or array.resolved_layout
@@ -292,7 +292,7 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
         geometry=geometry, host_submit_s=host_io.submit_s, host_complete_s=host_io.complete_s, host_io=host_io,
         engine_clock_scale=engine.clock_ghz / clock_ghz,
         device_link=device_link, device_read_bytes_per_s=device_read,
-        memory_bytes_per_s=platform.memory_bytes_per_s(), switch_ratio=switch_ratio, facts=facts,
+        memory_bytes_per_s=platform.memory_bytes_per_s(), switch_uplink=switch_uplink_timing, facts=facts,
         resource_list=memo.recall(memo.resources, facts, _resource_list, facts, bounded=False),
     )
 
@@ -321,15 +321,15 @@ def _timing_on(base: DriveTiming, link: PcieLink, traversal_ns: float) -> DriveT
     return timing
 
 
-def _switch_facts(platform: PlatformSpec, catalog: Catalog, path: DriveAttachment | None,
-                  link: PcieLink) -> tuple[str | None, int, float]:
-    """The switches' uplinks as the fabric names and counts them, and a switch uplink's busy
-    seconds per second of drive-link time (the same TLPs over the uplink's rate); no switch: 0."""
+def _switch_facts(platform: PlatformSpec, catalog: Catalog,
+                  path: DriveAttachment | None) -> tuple[str | None, int, UplinkTiming | None]:
+    """The switches' uplinks as the fabric names and counts them, and one uplink's timing of the
+    member I/Os that cross it (its own link at the rate the switch passes); no switch: None."""
     uplink = switch_uplink(platform, catalog, path) if path is not None else None
     if uplink is None:
-        return None, 1, 0.0
+        return None, 1, None
     label = f"{path.switches} x switch {path.switch.name} uplink {uplink.name}"
-    return label, path.switches, link.usable_bytes_per_s() / switch_bytes_per_s(uplink, path)
+    return label, path.switches, UplinkTiming(uplink, switch_bytes_per_s(uplink, path))
 
 
 def _engine(spec: EngineSpec, array: ArraySpec, degraded: bool,

@@ -95,7 +95,7 @@ def test_without_a_topology_a_drive_keeps_its_bay_link(catalog):
     spec = parse_scenario(scenario(), catalog)
     model = build(spec, spec.workloads[0], catalog)
     assert model.drive is drive_timing(catalog, "kioxia-cm7-r-3.84tb", None, PLATFORM)
-    assert model.switch_ratio == 0 and model.facts.uplink is None
+    assert model.switch_uplink is None and model.facts.uplink is None
 
 
 def test_a_switch_and_retimer_add_their_latency_on_every_trip(catalog):
@@ -108,15 +108,18 @@ def test_a_switch_and_retimer_add_their_latency_on_every_trip(catalog):
     assert model.drive.write_fixed_s - plain.drive.write_fixed_s == pytest.approx(NVME_WRITE_TRAVERSALS * one_way_s)
 
 
-def test_the_uplink_ratio_is_the_drive_link_over_the_uplink(catalog):
+def test_the_uplink_is_timed_as_its_own_link(catalog):
     spec = parse_scenario(scenario(drives=24, topology={"switches": {"model": "broadcom-pex89104", "count": 2,
                                                                      "uplink_lanes": 8}}), catalog)
     model = build(spec, spec.workloads[0], catalog)
     path = drive_attachment(spec.topology, catalog.platforms[PLATFORM], catalog.drives[spec.array.drive], 24, catalog)
     uplink = switch_uplink(catalog.platforms[PLATFORM], catalog, path)
     assert uplink.lanes == 8 and model.facts.uplinks == 2
-    assert model.switch_ratio == pytest.approx(model.drive.link.usable_bytes_per_s() / switch_bytes_per_s(uplink, path))
-    assert model.switch_ratio == pytest.approx(0.5)  # a x4 drive link over a x8 uplink of the same generation
+    assert model.switch_uplink.link == uplink and model.switch_uplink.bytes_per_s == switch_bytes_per_s(uplink, path)
+    _, down = uplink.nvme_io_load(4096, False)
+    assert model.switch_uplink.data_s(4096, True) == pytest.approx(down / switch_bytes_per_s(uplink, path))
+    # about half a x4 drive link's time on a x8 uplink of the same generation (its own DLLPs)
+    assert model.switch_uplink.data_s(131072, False) == pytest.approx(model.drive.link_s(131072, True) / 2, rel=0.02)
 
 
 @given(drives=st.integers(1, 300), switches=st.integers(1, 64))
@@ -175,3 +178,23 @@ def test_every_topology_refusal_says_what_is_allowed(catalog):
     for data, cat, allowed in refused:
         message = error_of(data, cat)
         assert allowed in message and "\n" not in message, message
+
+
+def test_a_switch_uplink_carries_its_own_link_arithmetic(catalog):
+    """The uplink is a link of its own: its Acks and UpdateFCs follow its width's cadence (a x16
+    link acknowledges a stream of TLPs less often per byte than a x4 one), so 128 KiB writes and
+    reads through one x16 Gen5 uplink reach the uplink's own NVMe data rate, not four drive
+    links' (whose DLLPs, on writes, cost 1.1% more)."""
+    from nvsim.sim.fluid import simulate_fluid
+    from nvsim.sim.system import ArraySystem
+
+    for rw in ("write", "read"):
+        data = scenario(drives=16, topology={"switches": {"model": "broadcom-pex89104", "count": 1, "uplink_lanes": 16}})
+        data["array"]["strip_bytes"] = "128KiB"
+        data["workloads"] = [{"name": rw, "rw": rw, "bs": "128k", "iodepth": 32, "numjobs": 16}]
+        spec = parse_scenario(data, catalog)
+        path = drive_attachment(spec.topology, catalog.platforms[PLATFORM], catalog.drives[spec.array.drive], 16, catalog)
+        uplink = switch_uplink(catalog.platforms[PLATFORM], catalog, path)
+        result = simulate_fluid(ArraySystem(spec, spec.workloads[0], catalog))
+        got = result.write_bytes_per_s if rw == "write" else result.read_bytes_per_s
+        assert got == pytest.approx(uplink.nvme_data_bytes_per_s(131072, rw == "read"), rel=1e-3), rw
