@@ -426,6 +426,8 @@ class MdEngine(Engine):
             bitmap_holds = np.where(is_write, requests, 0.0) * self.bitmap_holds_per_page
             out.lock_s = 1e-6 * (self.barrier_hold_us(level, is_write) * requests
                                  + self.device_lock_us * (member_writes + bitmap_holds))
+            # each copy's member write is DMA'd from the host's pages on its own
+            out.memory_bytes = per_host_sum(plan.length_bytes.astype(float), plan.host_index, n)
             return self._numa(out)
         if level == 0:
             return out

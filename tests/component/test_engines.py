@@ -370,6 +370,15 @@ def test_md_parity_writes_count_every_member_transfer_in_memory(catalog):
     assert work.memory_bytes.tolist() == [8 * 4 * KIB + 2 * 6 * 4 * KIB]
 
 
+def test_md_mirror_writes_count_each_copys_transfer_in_memory(catalog):
+    """Each mirror's member write is DMA'd from the host's pages on its own: a RAID10 write of
+    two copies reads them from DRAM twice; a read once."""
+    md = make_engine(catalog, MD, members=8, strip_bytes=4 * KIB)
+    raid10 = ArrayGeometry(10, 8, 4 * KIB, member_size_bytes=4 * KIB * 64)
+    _, work = costs(md, raid10, [True, False], [0, 64 * KIB], 4 * KIB)
+    assert work.memory_bytes.tolist() == [2 * 4 * KIB, 4 * KIB]
+
+
 # --------------------------------------------------------------- lockless CPU RAID
 
 def test_lockless_costs_the_submitting_core_per_host_io_and_per_member_io(catalog):
