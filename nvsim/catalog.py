@@ -206,7 +206,8 @@ class Catalog:
             if entry.generation == generation:
                 return entry
         known = sorted(e.generation for e in self.links.values())
-        raise InputError("pcie_generation", f"no PCIe generation {generation} in the catalog; known: {known}")
+        raise InputError("pcie_generation", f"no PCIe generation {generation} in the catalog's links/; allowed: "
+                                            f"{', '.join(map(str, known))}")
 
 
 def _value_key(catalog: Catalog, key: str) -> tuple[str, str, str]:
@@ -429,7 +430,7 @@ def _check_generations(catalog: Catalog) -> None:
         for name, entry in getattr(catalog, section).items():
             for where, cited in iter_cited(entry):
                 if where.endswith("pcie_generation") and cited.value not in known:
-                    raise InputError(where, f"no PCIe generation {cited.value} in the catalog's links/; known: "
+                    raise InputError(where, f"no PCIe generation {cited.value} in the catalog's links/; allowed: "
                                             f"{', '.join(map(str, sorted(known)))}", source=str(catalog.files[name]))
 
 

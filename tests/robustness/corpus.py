@@ -635,7 +635,7 @@ CATALOG_FIELDS: list[tuple[str, str, Any, str]] = [
     (DRIVE, "uber_per_bit.value", -1e-17, r"uber_per_bit: must be > 0"),
     (DRIVE, "dwpd.value", 0, r"dwpd: must be > 0"),
     (DRIVE, "pcie_generation.value", 9, r"pcie_generation: PCIe generation 9 does not exist"),
-    (DRIVE, "pcie_generation.value", 6, r"pcie_generation: no PCIe generation 6 in the catalog's links/"),
+    (DRIVE, "pcie_generation.value", 6, r"pcie_generation: no PCIe generation 6 in the catalog's links/; allowed: 3, 4, 5$"),
     (DRIVE, "pcie_generation.value", 0, r"pcie_generation"),
     (DRIVE, "seq_read_bytes_per_s.value", "-14000 MB/s", r"seq_read_bytes_per_s: must be > 0"),
     (DRIVE, "seq_read_bytes_per_s.value", NAN, r"seq_read_bytes_per_s"),
