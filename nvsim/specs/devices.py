@@ -14,8 +14,39 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from ..raid import LEVELS
+from ..units import format_number
 from .base import (PRICE_DATE, Bytes, BytesPerS, Cited, Count, PhysicalNumbers, PriceKind, Text, _link_width, _pcie_generation,
                    _price_together)
+
+ENGINE_PARAMETER_COUNTS = {"rebuild_threads": ("threads", 256), "rebuild_rows_per_thread": ("stripe rows", 1024),
+                           "rebuild_inflight": ("requests", 65_536)}
+"""Engine parameters that count: what, and the most allowed (a scenario's ``recon_threads`` and
+``recon_rows_per_thread`` are held to the same 256 and 1,024; 65,536 entries fill an NVMe queue)."""
+MAX_ENGINE_IO_KIB = 2.0**31
+"""The largest rebuild request: 2^32 sectors of 512 bytes (a request's sector count is 32 bits)."""
+
+
+def check_engine_parameters(parameters: dict[str, Cited[float]]) -> None:
+    """An engine's (or its family's) parameters as their units allow, one ValueError naming the
+    first that is not: every one finite and not negative (a time of 0 is free); a rate or clock,
+    which the work is divided by, more than 0; a rebuild request a whole number of sectors; a
+    count a whole number from 1; a share of the drives' time in (0, 1]."""
+    for name, cited in parameters.items():
+        value, got = cited.value, f"parameters.{name}: {format_number(cited.value)}"
+        if not math.isfinite(value) or value < 0:
+            raise ValueError(f"parameters.{name}: must be a finite number >= 0, got {value!r}")
+        if name.endswith(("_per_s", "_ghz")) and value == 0:
+            what = "clock" if name.endswith("_ghz") else "rate"
+            raise ValueError(f"{got}; a {what} the engine's work is divided by: allowed more than 0")
+        if name.endswith("_io_kib") and not (value * 2 == int(value * 2) and 0.5 <= value <= MAX_ENGINE_IO_KIB):
+            raise ValueError(f"{got} KiB; a rebuild request is a whole number of 512-byte sectors: allowed 0.5 to "
+                             f"{format_number(MAX_ENGINE_IO_KIB)} KiB")
+        if name in ENGINE_PARAMETER_COUNTS and not (value == int(value) and 1 <= value <= ENGINE_PARAMETER_COUNTS[name][1]):
+            what, most = ENGINE_PARAMETER_COUNTS[name]
+            raise ValueError(f"{got}; a count of {what}: allowed a whole number from 1 to {format_number(most)}")
+        if name.endswith("_share") and not 0 < value <= 1:
+            raise ValueError(f"{got}; a share of the drives' time: allowed more than 0 and at most 1")
+
 
 class FabricPartSpec(PhysicalNumbers):
     """What a switch, retimer or backplane costs and draws (docs/cost-power.md): a price with its
@@ -172,6 +203,7 @@ class GpuFamilySpec(PhysicalNumbers):
                  and n not in GPU_COST_PARAMETERS + GPU_DRIVER_FITTED]
         if other:
             raise ValueError(f"parameters.{other[0]}: only {', '.join(GPU_COST_PARAMETERS + GPU_DRIVER_FITTED)} may be fitted")
+        check_engine_parameters(self.parameters)
         return self
 
 
@@ -328,6 +360,7 @@ class CardFamilySpec(PhysicalNumbers):
         fitted = [name for name, cited in self.parameters.items() if cited.basis == "fitted"]
         if len(fitted) > 2:
             raise ValueError(f"parameters: a card family keeps at most 2 fitted values, got {len(fitted)} ({', '.join(fitted)})")
+        check_engine_parameters(self.parameters)
         return self
 
 
@@ -363,9 +396,7 @@ class EngineSpec(PhysicalNumbers):
         if bad or not self.levels:
             raise ValueError(f"levels: RAID level {bad[0] if bad else 'list'} is not one nvsim models; allowed: "
                              f"{', '.join(map(str, LEVELS))} (at least one)")
-        for name, cited in self.parameters.items():
-            if not math.isfinite(cited.value) or cited.value < 0:
-                raise ValueError(f"parameters.{name}: must be a finite number >= 0, got {cited.value!r}")
+        check_engine_parameters(self.parameters)
         return self
 
 

@@ -790,6 +790,29 @@ CATALOG_CASES += [Case(f"catalog-parts-{name}", "catalog", (file, path, value), 
      r"engine's card_stripe_op_us \(fitted\), which nvsim uses instead of a SKU's write ceiling, so this figure would change "
      r"nothing; allowed: leave it out, or give the card a family of its own"),
 ]]
+
+# an engine's parameters as their units allow (the fuzz helper's hunt of 2026-12-02): a rate or clock
+# of 0, a rebuild request under a sector or past a 32-bit count of them, no rebuild thread, were taken
+# and stopped `nvsim run` with a ZeroDivisionError or OverflowError traceback, or rebuilt on one thread
+_MD, _XI = "engines/linux-md.yaml", "engines/xinnor-xiraid.yaml"
+CATALOG_CASES += [Case(f"catalog-engine-units-{name}", "catalog", (file, path, value), pattern) for name, file, path, value, pattern in [
+    ("parity-rate-0", _MD, "parameters.parity_gen_gb_per_s.value", 0,
+     r"linux-md\.yaml: parameters\.parity_gen_gb_per_s: 0; a rate the engine's work is divided by: allowed more than 0"),
+    ("clock-0", _XI, "parameters.reference_clock_ghz.value", 0,
+     r"xinnor-xiraid\.yaml: parameters\.reference_clock_ghz: 0; a clock the engine's work is divided by: allowed more than 0"),
+    ("rebuild-io-under-a-sector", _MD, "parameters.rebuild_io_kib.value", 1e-6,
+     r"linux-md\.yaml: parameters\.rebuild_io_kib: 0\.000001 KiB; a rebuild request is a whole number of 512-byte sectors: "
+     r"allowed 0\.5 to 2,147,483,648 KiB"),
+    ("rebuild-io-1e300", _MD, "parameters.rebuild_io_kib.value", 1e300, r"parameters\.rebuild_io_kib: 1\.0×10³⁰⁰ KiB; .*allowed 0\.5 to"),
+    ("rebuild-threads-0", _XI, "parameters.rebuild_threads.value", 0,
+     r"xinnor-xiraid\.yaml: parameters\.rebuild_threads: 0; a count of threads: allowed a whole number from 1 to 256"),
+    ("rebuild-rows-half", _XI, "parameters.rebuild_rows_per_thread.value", 0.5,
+     r"parameters\.rebuild_rows_per_thread: 0\.5; a count of stripe rows: allowed a whole number from 1 to 1,024"),
+    ("rebuild-inflight-0", "gpu_families/graid-supremeraid.yaml", "parameters.rebuild_inflight.value", 0,
+     r"parameters\.rebuild_inflight: 0; a count of requests: allowed a whole number from 1 to 65,536"),
+    ("rebuild-share-2", "gpu_families/graid-supremeraid.yaml", "parameters.rebuild_share.value", 2,
+     r"parameters\.rebuild_share: 2; a share of the drives' time: allowed more than 0 and at most 1"),
+]]
 PLAN_CASES += [
     Case("plan-rack-units-negative", "plan", changed(changed(BASE_PLAN, "requirements.max_rack_units", 2), "search.rack_units",
                                                      {"supermicro-as-2125hs-tnr": -2}),
