@@ -43,7 +43,7 @@ from .ssd.derive import derive_ssd_parameters
 from .ssd.family import DriveFamilySpec, SkuFieldError, complete_sku
 from .ssd.nand import check_generation, check_type, complete_drive, complete_family
 from .shipped import packaged_folder, shipped_folder
-from .specs import (BackplaneSpec, CardFamilySpec, Cited, GpuFamilySpec, ControllerSpec, DriveSpec, EngineSpec, HostIoSpec, NandGenerationSpec, NandTypeSpec,
+from .specs import (BackplaneSpec, CardFamilySpec, CardGenerationStep, Cited, GpuFamilySpec, ControllerSpec, DriveSpec, EngineSpec, HostIoSpec, NandGenerationSpec, NandTypeSpec,
                     OltpProfileSpec, PcieGenerationSpec, PlatformSpec, RetimerSpec, SwitchSpec, Text)
 
 BUNDLED_CATALOG_DIR = packaged_folder("models")
@@ -334,6 +334,10 @@ def _prepared(catalog: Catalog, section: str, raw: Any, path: Path) -> Any:
             raise InputError("scaled_from.family", f"unknown card family {base!r} (it must load first: models/card_families/ "
                                                    f"in name order); allowed: {', '.join(sorted(catalog.card_families)) or 'none'}",
                              source=str(path))
+        try:  # its factors divide the predecessor's costs: checked before they do
+            CardGenerationStep.model_validate(raw["scaled_from"])
+        except ValidationError as exc:
+            raise from_validation_error(exc, CardGenerationStep, prefix="scaled_from", source=str(path)) from None
         try:
             return scaled_family(raw, catalog.card_families[base])
         except (KeyError, TypeError, ValueError) as exc:

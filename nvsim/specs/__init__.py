@@ -24,7 +24,7 @@ from ..units import format_bytes_decimal, parse_bytes, parse_bytes_per_s, parse_
 from .base import (MAX_BYTES, PCIE_GENERATIONS, PCIE_LINK_WIDTHS, PCIE_PAYLOAD_SIZES, PRICE_DATE, SECTOR_BYTES, ZERO_ALLOWED_PREFIXES, Basis,
                    Bytes, BytesPerS, Cited, Count, NumbersNotTruthValues, PhysicalNumbers, PriceKind, Prose, Seconds, Spec, T, Text, _bounded_bytes, _catalog,
                    _cited_number, _finite, _known_name, _link_width, _pcie_generation, _positive, _price_together)
-from .devices import (BackplaneSpec, CardFamilySpec, GpuDriverSpec, GpuFamilySpec, GpuSpec, CardFirmwareSpec, EngineDeviceSpec, EngineSpec, HostIoOption, HostIoSpec, OltpProfileSpec, RetimerSpec,
+from .devices import (BackplaneSpec, CardFamilySpec, CardGenerationStep, GpuDriverSpec, GpuFamilySpec, GpuSpec, CardFirmwareSpec, EngineDeviceSpec, EngineSpec, HostIoOption, HostIoSpec, OltpProfileSpec, RetimerSpec,
                       SwitchSpec)
 from .controller import ControllerSpec
 from .nand import NandGenerationSpec, NandTypeSpec
@@ -45,7 +45,7 @@ __all__ = [
     # controller
     "ControllerSpec",
     # devices
-    "SwitchSpec", "RetimerSpec", "BackplaneSpec", "CardFamilySpec", "GpuFamilySpec", "GpuDriverSpec", "GpuSpec", "CardFirmwareSpec", "EngineDeviceSpec", "HostIoOption", "HostIoSpec", "EngineSpec",
+    "SwitchSpec", "RetimerSpec", "BackplaneSpec", "CardFamilySpec", "CardGenerationStep", "GpuFamilySpec", "GpuDriverSpec", "GpuSpec", "CardFirmwareSpec", "EngineDeviceSpec", "HostIoOption", "HostIoSpec", "EngineSpec",
     "OltpProfileSpec",
     # workload
     "FioBool", "FioRw", "OltpSpec", "WorkloadSpec", "DRIVE_STATES", "MAX_MIX_PARTS", "MixPart", "TraceSummary", "Phase",

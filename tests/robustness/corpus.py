@@ -813,6 +813,14 @@ CATALOG_CASES += [Case(f"catalog-engine-units-{name}", "catalog", (file, path, v
     ("rebuild-share-2", "gpu_families/graid-supremeraid.yaml", "parameters.rebuild_share.value", 2,
      r"parameters\.rebuild_share: 2; a share of the drives' time: allowed more than 0 and at most 1"),
 ]]
+# a card family stated against its predecessor: a factor of 0 divided its costs by zero before they were checked
+CATALOG_CASES += [Case(f"catalog-scaled-family-{name}", "catalog", ("card_families/broadcom-megaraid-96xx.yaml", path, value), pattern)
+                  for name, path, value, pattern in [
+    ("iops-factor-0", "scaled_from.iops_factor.value", 0,
+     r"broadcom-megaraid-96xx\.yaml: scaled_from: iops_factor: must be > 0, got 0\.0$"),
+    ("bandwidth-factor-0", "scaled_from.bandwidth_factor.value", 0, r"scaled_from: bandwidth_factor: must be > 0, got 0\.0$"),
+    ("bandwidth-factor-inf", "scaled_from.bandwidth_factor.value", INF, r"scaled_from: bandwidth_factor: must be a finite number"),
+]]
 PLAN_CASES += [
     Case("plan-rack-units-negative", "plan", changed(changed(BASE_PLAN, "requirements.max_rack_units", 2), "search.rack_units",
                                                      {"supermicro-as-2125hs-tnr": -2}),
