@@ -105,6 +105,8 @@ Label = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_name
 not starting as a spreadsheet formula does (the names go into sweeps' and the dashboard's CSV)."""
 PCIE_GENERATIONS = (1, 2, 3, 4, 5, 6)
 """PCIe generations the PCI-SIG has published a base specification for, to 6.0 (2022)."""
+PCIE_TRANSFER_RATES_GT_PER_S = {1: 2.5, 2: 5.0, 3: 8.0, 4: 16.0, 5: 32.0, 6: 64.0}
+"""Each generation's transfer rate per lane, as its base specification defines it."""
 SECTOR_BYTES = 512
 """The smallest logical block an NVMe namespace has: sizes on a drive are whole sectors."""
 

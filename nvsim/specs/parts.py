@@ -13,8 +13,8 @@ from pydantic import Field, model_validator
 
 from ..errors import not_printable
 from ..units import format_number, format_rate_decimal
-from .base import (PRICE_DATE, SECTOR_BYTES, Bytes, BytesPerS, Cited, Count, PhysicalNumbers, PriceKind, Spec,
-                   _link_width, _payload_size, _pcie_generation, _price_together)
+from .base import (PCIE_TRANSFER_RATES_GT_PER_S, PRICE_DATE, SECTOR_BYTES, Bytes, BytesPerS, Cited, Count, PhysicalNumbers,
+                   PriceKind, Spec, _link_width, _payload_size, _pcie_generation, _price_together)
 from .nand import ENTRY_NAME, NAND_NAME
 
 class PcieGenerationSpec(PhysicalNumbers):
@@ -36,6 +36,17 @@ class PcieGenerationSpec(PhysicalNumbers):
     def _encoding(self) -> "PcieGenerationSpec":
         if self.encoding_payload_bits.value > self.encoding_total_bits.value:
             raise ValueError("encoding_payload_bits: larger than encoding_total_bits; allowed: payload <= total")
+        return self
+
+    @model_validator(mode="after")
+    def _specified_rate(self) -> "PcieGenerationSpec":
+        """The generation's transfer rate is its specification's (a typo moved every link's bandwidth;
+        1e300 GT/s made the ACK interval 0 s)."""
+        rate, specified = self.transfer_rate_gt_per_s.value, PCIE_TRANSFER_RATES_GT_PER_S[self.generation]
+        if rate != specified:
+            raise ValueError(f"transfer_rate_gt_per_s: {format_number(rate)} GT/s; PCIe Gen{self.generation} runs at "
+                             f"{format_number(specified)} GT/s per lane (PCI Express Base Specification); allowed: "
+                             f"{format_number(specified)}")
         return self
 
 

@@ -821,6 +821,14 @@ CATALOG_CASES += [Case(f"catalog-scaled-family-{name}", "catalog", ("card_famili
     ("bandwidth-factor-0", "scaled_from.bandwidth_factor.value", 0, r"scaled_from: bandwidth_factor: must be > 0, got 0\.0$"),
     ("bandwidth-factor-inf", "scaled_from.bandwidth_factor.value", INF, r"scaled_from: bandwidth_factor: must be a finite number"),
 ]]
+# a PCIe generation's transfer rate is the specification's: 1e300 GT/s made the ACK interval 0 s, a
+# ZeroDivisionError traceback in nvsim run (nvsim.pcie.dllps_per_interval); 320 (a typo) moved every link tenfold
+CATALOG_CASES += [Case(f"catalog-link-rate-{name}", "catalog", ("links/pcie-gen5.yaml", "transfer_rate_gt_per_s.value", value), pattern)
+                  for name, value, pattern in [
+    ("1e300", 1e300, r"pcie-gen5\.yaml: transfer_rate_gt_per_s: 1\.0×10³⁰⁰ GT/s; PCIe Gen5 runs at 32 GT/s per lane "
+                     r"\(PCI Express Base Specification\); allowed: 32$"),
+    ("typo-320", 320, r"transfer_rate_gt_per_s: 320 GT/s; PCIe Gen5 runs at 32 GT/s per lane"),
+]]
 PLAN_CASES += [
     Case("plan-rack-units-negative", "plan", changed(changed(BASE_PLAN, "requirements.max_rack_units", 2), "search.rack_units",
                                                      {"supermicro-as-2125hs-tnr": -2}),
