@@ -54,6 +54,9 @@ METRICS = ("read_iops", "write_iops", "total_iops", "read_bytes_per_s", "write_b
            "usable_capacity_bytes", "rebuild_hours_idle", "rebuild_mb_per_s_idle")
 """The metrics a published number may name: a run's (``Result.metrics``, a drive's prediction), an
 OLTP state's against its optimal array, the capacity, an idle rebuild's (``validation``)."""
+SCENARIO_METRICS = ("usable_capacity_bytes", "rebuild_hours_idle", "rebuild_mb_per_s_idle")
+"""The metrics of a scenario with no workload running (its capacity, an idle rebuild's): a number of
+one names no workload, a number of any other metric names the workload it was measured under."""
 LATENCY_METRIC = re.compile(r"(read|write|transaction)_latency_(mean|p\d+(_\d+)?)_us")
 """And a direction's latency: its mean or a percentile (``read_latency_p99_9_us``: p99.9)."""
 
@@ -94,6 +97,18 @@ class PublishedNumber(BaseModel):
             raise ValueError(f"unknown metric {value!r}; {hint}allowed: {', '.join(METRICS)}, or "
                              f"<read|write|transaction>_latency_<mean|pNN|pNN_N>_us")
         return value
+
+    @model_validator(mode="after")
+    def _workload_as_its_metric_needs(self) -> "PublishedNumber":
+        """A workload's metric names its workload, a scenario's none: either way round the number
+        read as "not modelled yet" and passed --strict."""
+        if self.metric in SCENARIO_METRICS and self.workload is not None:
+            raise ValueError(f"workload: {self.metric} is the scenario's, with no workload running; leave workload out, "
+                             f"got {self.workload!r}")
+        if self.metric not in SCENARIO_METRICS and self.workload is None:
+            raise ValueError(f"workload: {self.metric} is a workload's metric; name the workload of the scenario it was "
+                             f"measured under")
+        return self
 
     @model_validator(mode="after")
     def _value_in_its_unit(self) -> "PublishedNumber":
