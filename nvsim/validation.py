@@ -130,16 +130,17 @@ def compare_all(root: Path | None = None, catalog: Catalog | None = None, fitted
     fitted_ids = declared_fitted_ids() if fitted_ids is None else fitted_ids
     entries = []
     jobs: dict[tuple[str, str | None], tuple[str, str | None, str]] = {}
+    scenarios: dict[str, ScenarioSpec] = {}
     for path in require_published_files(root):
-        for number in load_published(path).numbers:
+        for index, number in enumerate(load_published(path).numbers):
             scenario_path = str(path.parent / number.scenario)
+            _check_named(path, index, number, _named_scenario(scenarios, path, index, number, catalog))
             entries.append((path.parent.name, number, scenario_path))
             if number.workload is not None:
                 jobs[(scenario_path, number.workload)] = (scenario_path, number.workload, fidelity)
     results: dict[tuple[str, str | None], dict] = {}
     tick = progress or (lambda done, total: None)
     tick(0, len(jobs))
-    scenarios: dict[str, ScenarioSpec] = {}
     if workers > 1 and len(jobs) > 1 and not own_catalog:
         _run_beside_pool(_largest_first(jobs, scenarios, catalog), workers - 1, catalog, scenarios, results,
                          lambda: tick(len(results), len(jobs)))
@@ -186,6 +187,27 @@ def _run_beside_pool(order: list[tuple[str, str | None, str]], pool_workers: int
                 take(_predict_job(queue.popleft(), catalog, scenarios))
             elif pending:
                 take(pending.popleft().result())
+
+
+def _named_scenario(scenarios: dict[str, ScenarioSpec], published: Path, index: int, number: PublishedNumber,
+                    catalog: Catalog) -> ScenarioSpec:
+    """The scenario file a published number names, beside its published.yaml; a name that is no file
+    there is refused naming the number (it read as nvsim run's SCENARIO argument)."""
+    path = published.parent / number.scenario
+    if not path.is_file():
+        here = sorted(p.name for p in published.parent.glob("*.yaml") if p.name != published.name)
+        raise InputError(f"numbers[{index}].scenario", f"no scenario file {number.scenario!r} beside {published.name}; "
+                                                        f"allowed: {', '.join(here) or 'none here'}", source=str(published))
+    return _scenario(scenarios, str(path), catalog)
+
+
+def _check_named(published: Path, index: int, number: PublishedNumber, scenario: ScenarioSpec) -> None:
+    """A published number's workload is one of its scenario's (the error named neither the file nor the number)."""
+    names = [w.name for w in scenario.workloads]
+    if number.workload is not None and number.workload not in names:
+        raise InputError(f"numbers[{index}].workload", f"{number.scenario} has no workload {number.workload!r}; allowed: "
+                                                        f"{', '.join(names) or 'none (the scenario runs no workload)'}",
+                         source=str(published))
 
 
 def _scenario(scenarios: dict[str, ScenarioSpec], path: str, catalog: Catalog) -> ScenarioSpec:

@@ -13,6 +13,7 @@ from nvsim import published
 from nvsim.errors import InputError
 from nvsim.scenario import load_scenario
 from nvsim.simulation import predict_workload
+from nvsim.validation import compare_all
 
 ROOT = Path(__file__).resolve().parents[2]
 NUMBER = {"id": "x", "scenario": "s.yaml", "workload": "rr", "metric": "read_iops", "value": 1, "unit": "IOPS",
@@ -98,3 +99,22 @@ def test_a_source_the_bibliography_does_not_hold_is_refused(tmp_path):
     path.write_text(yaml.safe_dump({"source": "seed-0000", "numbers": [NUMBER]}))
     with pytest.raises(InputError, match=r"source: 'seed-0000' is not in models/bibliography\.yaml; did you mean 'seed-000'"):
         published.load_published(path)
+
+
+@pytest.mark.parametrize("number, refusal", [
+    ({"scenario": "nope.yaml"}, r"published\.yaml: numbers\[0\]\.scenario: no scenario file 'nope\.yaml' beside published\.yaml; "
+                                r"allowed: s\.yaml$"),
+    ({"workload": "nope"}, r"published\.yaml: numbers\[0\]\.workload: s\.yaml has no workload 'nope'; allowed: rr$"),
+])
+def test_a_number_naming_no_scenario_or_workload_is_refused_naming_the_number(tmp_path, catalog, number, refusal):
+    """Named 'SCENARIO' (nvsim run's argument) or 'workload' alone, without the published file or the
+    number (the fuzz helper's published files)."""
+    folder = tmp_path / "set"
+    folder.mkdir()
+    scenario = {"name": "s", "platform": "supermicro-as-2125hs-tnr",
+                "array": {"level": 0, "drive": "kioxia-cm7-r-3.84tb", "drives": 2, "engine": "linux-md"},
+                "workloads": [{"name": "rr", "rw": "randread", "bs": "4k", "iodepth": 1, "numjobs": 1}]}
+    (folder / "s.yaml").write_text(yaml.safe_dump(scenario))
+    _file(folder, number)
+    with pytest.raises(InputError, match=refusal):
+        compare_all(folder, catalog=catalog)
