@@ -438,6 +438,7 @@ def run_point(task: dict[str, Any]) -> list[dict[str, Any]]:
     try:
         apply_namespace_fraction(data, catalog)
         scenario = parse_scenario(data, catalog, source=f"sweep point {point}")
+        _check_selected(scenario, task["workloads"])
         running = _running(scenario, task["workloads"])
         for index in sorted(running):
             check_workload(scenario.workloads[index], fidelity, host_ios=task["host_ios"])
@@ -466,6 +467,16 @@ def run_point(task: dict[str, Any]) -> list[dict[str, Any]]:
                          usable_bytes=float(usable), usable_bytes_per_drive=float(usable) / scenario.array.drives,
                          **{k: v for k, v in metrics.items()}))
     return rows
+
+
+def _check_selected(scenario, names) -> None:
+    """Every workload the sweep runs is one of the point's: a point may set ``workloads`` whole, and
+    one that dropped a selected workload stopped the sweep with a KeyError traceback."""
+    have = [w.name for w in scenario.workloads]
+    missing = [name for name in names if name not in have]
+    if missing:
+        raise InputError("workloads", f"the point's scenario has no workload {missing[0]!r}, which the sweep runs; "
+                                      f"its workloads: {', '.join(have) or 'none'}")
 
 
 def _running(scenario, names) -> set[int]:

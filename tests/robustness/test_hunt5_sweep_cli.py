@@ -195,3 +195,15 @@ def test_a_sweep_with_some_set_ups_refused_says_so_on_stderr(tmp_path):
     assert len(notes) == 1 and notes[0].startswith("note: 1 of 2 rows were refused (status invalid in ") \
         and "array.drives: Input should be greater than or equal to 1 (got 0)" in notes[0], run.stderr
     assert "refused" not in run.stdout
+
+
+def test_a_point_whose_workloads_lack_one_the_sweep_runs_is_an_invalid_row(tmp_path):
+    """A point may set the scenario's workloads whole; one that drops a workload the sweep runs
+    stopped the sweep with a KeyError traceback from run_point, exit 1 (the fuzz helper's sweep)."""
+    other = {"name": "other", "rw": "randwrite", "bs": "4k", "iodepth": 1, "numjobs": 1, "runtime": 60}
+    spec = write_sweep(tmp_path, workloads=["randread"], points=[{"workloads": [other]}, {"array.drives": 6}])
+    run = run_cli("sweep", str(spec), "-o", str(tmp_path / "out"), "--workers", "1", cwd=tmp_path)
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
+    notes = [line for line in run.stderr.splitlines() if line.startswith("note: ")]
+    assert len(notes) == 1 and "workloads: the point's scenario has no workload 'randread', which the sweep runs; " \
+                                "its workloads: other" in notes[0], run.stderr
