@@ -1016,6 +1016,10 @@ def _shape(data: dict[str, Any], bs: list, mixes: dict[str, _Entry], replay: dic
     return mix, trace
 
 
+REPLAY_TIME_SCALE_MAX = 10**6
+"""The largest replay_time_scale taken, in percent of the trace's rate (10,000 times it)."""
+
+
 def _replayed_trace(replay: dict[str, _Entry], path: str, kb_base: int, open_file: FileOpener = local_file,
                     numjobs: int = 1) -> TraceSummary:
     """The trace a job's read_iolog names (``_clones_trace``), reached through ``open_file`` (fio's
@@ -1030,8 +1034,9 @@ def _replayed_trace(replay: dict[str, _Entry], path: str, kb_base: int, open_fil
     scale = 100
     if "replay_time_scale" in replay:
         scale = _parse_int(replay["replay_time_scale"], path, kb_base)
-        if not 1 <= scale <= 10**6:
-            raise _error(replay["replay_time_scale"], path, f"a percentage of the trace's rate, 1 or more, got {scale}")
+        if not 1 <= scale <= REPLAY_TIME_SCALE_MAX:
+            raise _error(replay["replay_time_scale"], path, f"a percentage of the trace's rate, allowed 1 to "
+                                                            f"{REPLAY_TIME_SCALE_MAX:,}, got {scale}")
     edits = _replay_edits(replay, path, kb_base)
     try:
         trace = parse_trace(raw, found)

@@ -87,6 +87,13 @@ def test_a_trace_job_takes_the_traces_mix_and_pace():
     assert half.rate_iops == pytest.approx(2000.0, rel=1e-3)
 
 
+@pytest.mark.parametrize("scale", ["0", "1000001"])
+def test_a_replay_time_scale_out_of_its_range_is_refused_naming_both_ends(scale):
+    """It said '1 or more' of 1,000,001 too (the fuzz helper's traces): the line names the range it holds."""
+    with pytest.raises(InputError, match=rf"replay_time_scale: a percentage of the trace's rate, allowed 1 to 1,000,000, got {scale}$"):
+        parse(f"[a]\nread_iolog={TRACES / 'msr-hm1.csv'}\nreplay_time_scale={scale}\n")
+
+
 def test_each_numjobs_clone_replays_the_whole_trace_at_its_rate():
     """fio's init_iolog opens the trace for every clone, each replaying all of it at its
     timestamps; nvsim gave each of 4 clones a quarter of the rate (1,000 IOPS of msr-hm1.csv's
