@@ -49,6 +49,7 @@ from ..loader import read_bytes, read_text
 from .options import (  # noqa: F401 (the tables, re-exported for callers of nvsim.fio)
     MODELLED_OPTIONS, KEPT_OPTIONS, UNDERSTOOD_WITHOUT_EFFECT, REFUSED_OPTIONS, REFUSED_DEFAULTS, ALIASES, FIO_RW_MODELLED,
     FIO_RW_TRIM, FIO_DEFAULT_RW, FIO_DEFAULT_IOENGINE, BLOCK_IOENGINES, UNSIMULATED_IOENGINES, HOST_IO_FLAGS, WORD_OPTIONS,
+    UNSIGNED_OPTIONS,
 )
 from .expand import expand_value, platform_keywords  # noqa: F401 (re-exported)
 from .names import FIO_OPTION_NAMES, FIO_VERSION
@@ -669,6 +670,7 @@ def _take_job_option(draft: _JobDraft, entry: _Entry) -> None:
     refused options raise, misspelt case is named, an option fio has but nvsim does not model is
     collected."""
     key, path = entry.key, draft.path
+    _refuse_negative(entry, path)
     if key in draft.kept:
         draft.kept[key] = _need_value(entry, path)
     elif key in ("stonewall", "new_group"):
@@ -697,6 +699,13 @@ def _take_job_option(draft: _JobDraft, entry: _Entry) -> None:
                                   f"{suggestion_text(key, FIO_OPTION_NAMES | _KNOWN)}")
     else:
         draft.flags["unmodelled"].add(key)
+
+
+def _refuse_negative(entry: _Entry, path: str) -> None:
+    """A negative value of an option fio stores unsigned (``UNSIGNED_OPTIONS``), refused."""
+    if entry.key in UNSIGNED_OPTIONS and (entry.value or "").lstrip().startswith("-"):
+        raise _error(entry, path, f"must be 0 or more {UNSIGNED_OPTIONS[entry.key]}, got {entry.value!r} (fio stores it "
+                                  f"unsigned: a negative value wraps to 2^64 less it)")
 
 
 def _finish_job(draft: _JobDraft, catalog: Any) -> FioJob:

@@ -92,6 +92,11 @@ UNDERSTOOD_WITHOUT_EFFECT: frozenset[str] = frozenset({
 })
 """fio options that are understood and do not change nvsim's answer; accepted silently."""
 
+UNSIGNED_OPTIONS: dict[str, str] = {"startdelay": "seconds", "zoneskip": "bytes"}
+"""fio options nvsim does not model whose value fio stores unsigned with no ``.minval`` (options.c):
+a negative value wraps to 2^64 less it (startdelay=-5: a job that never starts; zoneskip=-1: a skip
+of 2^64 - 1 bytes), so nvsim refuses it in one line; the unit is what the option counts."""
+
 REFUSED_OPTIONS: dict[str, str] = {
     "thinktime_blocks": "think time after more than one I/O is not modelled (thinktime_blocks=1, fio's default, is)",
     "thinktime_spin": "spinning on the CPU during think time is not modelled",

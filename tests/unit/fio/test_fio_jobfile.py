@@ -788,3 +788,13 @@ def test_a_capped_mix_written_back_runs_at_its_cap_in_fio_and_reads_back_the_sam
         assert line in written.splitlines(), written
         (again,) = parse("[global]\ndirect=1\n" + written).jobs
         assert again.workload == w
+
+
+@pytest.mark.parametrize("option, value", [("startdelay", "-5"), ("zoneskip", "-1"), ("startdelay", "-2s")])
+def test_a_negative_start_delay_or_zone_skip_is_refused_in_one_line(option, value):
+    """fio's startdelay and zoneskip have no .minval (options.c): a negative value is stored in an
+    unsigned 64-bit field, a start 2^64 - 5 s microseconds away (the job never starts) or a skip of
+    2^64 - 1 bytes; nvsim refuses it naming the option and what is allowed."""
+    message = error_of(f"[a]\nrw=randread\n{option}={value}\n")
+    assert f"line 3: {option}: must be 0 or more" in message and repr(value) in message
+    parse(f"[a]\nrw=randread\n{option}=0\n")
