@@ -161,7 +161,7 @@ def run(
     fidelity: str = typer.Option("event", "--fidelity", help=FIDELITY_HELP),
     precision: float = typer.Option(0.1, "--precision", help=PRECISION_HELP),
     max_seconds: float = typer.Option(1.0, "--max-seconds", help=MAX_SECONDS_HELP),
-    workers: int = typer.Option(0, "--workers", min=0, max=MAX_WORKERS, help=f"Processes that run the workloads at once (forked where safe, else the workloads run here in turn); 0 (the default): the CPUs, at most {RUN_WORKERS_MAX}. The answer does not depend on it."),
+    workers: int = typer.Option(0, "--workers", min=0, max=MAX_WORKERS, help=f"Processes that run the workloads at once (forked where safe, else the workloads run here in turn), at most one per CPU; 0 (the default): the CPUs, at most {RUN_WORKERS_MAX}. The answer does not depend on it."),
 ) -> None:
     """Predict a scenario: usable capacity, the bounds of its components, and per workload the IOPS, GB/s, latency, CPU, write amplification and the resource that limits it."""
     fidelity = _fidelity(fidelity)

@@ -42,6 +42,7 @@ nvsim.workload, which return them too) and are re-exported here.
 from __future__ import annotations
 
 import numbers
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -465,15 +466,15 @@ def run_workloads(scenario: ScenarioSpec, catalog: Catalog | None = None, fideli
                   precision: Precision | None = None, workers: int = 1,
                   progress: Callable[[str], Callable[[float, float], None]] | None = None) -> dict[str, Result]:
     """Each workload of ``scenario`` run on its own ``Simulation``, by name in the scenario's order:
-    in this process, or in event mode with ``workers`` > 1 in that many forked processes, the
-    largest blocks first, where a pool pays (``_forks_pay``). A workload's run has its own seeded
+    in this process, or in event mode with ``workers`` > 1 in that many forked processes (at most
+    one per CPU), the largest blocks first, where a pool pays (``_forks_pay``). A workload's run has its own seeded
     streams, so the results do not depend on ``workers``. ``progress(name)``: the callback of one
     workload's run (``LateProgress.for_task``); a forked run reports when done."""
     catalog = catalog or default_catalog()
     workloads = list(scenario.workloads)
     progress = progress or (lambda name: None)
     runs = workload_runs(scenario)
-    workers = min(workers, len(runs))
+    workers = min(workers, len(runs), os.cpu_count() or 1)  # a process beyond the CPUs adds its memory, no speed
     if fidelity == "event" and workers > 1:  # a first run's kernel compiled beside: then the workers may fork
         from .sim.event import beside
 

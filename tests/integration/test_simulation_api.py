@@ -177,6 +177,34 @@ def test_workloads_run_in_forked_workers_give_what_one_process_gives(catalog, mo
         assert sorted(done) == sorted(here)
 
 
+def test_workers_beyond_the_cpus_start_one_process_per_cpu(catalog, monkeypatch):
+    """``nvsim run --workers 512`` started min(workers, workloads) processes: 16 workloads with
+    --workers 16 held 1.44 GB (the processes' PSS summed, 0.2 s windows), 256 would hold about 20 GB
+    and up to 1.5 GB each at the event mode's slot limit; a process beyond the CPUs adds its memory
+    and no speed. The pool holds one process per CPU at most."""
+    import os
+
+    from nvsim import numba_cache, workers
+    from nvsim.simulation import run_workloads
+
+    class Started(Exception):
+        pass
+
+    def pool(size, **kwargs):
+        started.append(size)
+        raise Started
+
+    spec = nvsim.load_scenario(ROOT / "scenarios" / "latency-tails", catalog)
+    monkeypatch.setattr(numba_cache, "compiled_in_cache", lambda dispatcher: True)
+    monkeypatch.setattr(workers, "process_pool", pool)
+    monkeypatch.setattr(workers, "start_method", lambda: "fork")
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    started = []
+    with pytest.raises(Started):
+        run_workloads(spec, catalog, "event", nvsim.Precision(relative=0.1, max_wall_s=0.0), workers=512)
+    assert started == [2]
+
+
 def test_a_phase_is_solved_once_for_all_its_workloads_with_each_ones_own_answer(catalog, monkeypatch):
     """Each workload of a phase is answered by the phase's solve (its jobs' answers depend on each
     other): run_workloads solves it once, not once per workload (256 flow-weighted workloads took two
