@@ -172,17 +172,24 @@ class FioJob:
         """Whether ``size`` or ``offset_increment`` was written as a share of the device ('N%')."""
         return self.size_percent is not None or self.offset_increment_percent is not None or self.offset_percent is not None
 
+    def share_bytes(self, device_bytes: int) -> int:
+        """A size written as 'N%': N% of ``device_bytes`` in whole blocks, at least one, before
+        ``resolved`` cuts it at the device's end."""
+        return max(self.workload.bs, int(device_bytes * self.size_percent / 100) // self.workload.bs * self.workload.bs)
+
     def resolved(self, device_bytes: int) -> WorkloadSpec:
         """The job's workload with 'N%' sizes taken of ``device_bytes`` (as fio does: size whole
-        blocks of at least one block, offset_increment whole 4 KiB pages)."""
+        blocks of at least one block, cut to the whole blocks from job 0's offset to the end, as
+        fio's setup_files cuts its io_size; offset_increment whole 4 KiB pages)."""
         w = self.workload
         update = {}
-        if self.size_percent is not None:
-            update["size"] = max(w.bs, int(device_bytes * self.size_percent / 100) // w.bs * w.bs)
         if self.offset_increment_percent is not None:
             update["offset_increment"] = int(device_bytes * self.offset_increment_percent / 100) // 4096 * 4096
         if self.offset_percent is not None:
             update["offset"] = int(device_bytes * self.offset_percent / 100) // w.bs * w.bs
+        if self.size_percent is not None:
+            after = (device_bytes - update.get("offset", w.offset)) // w.bs * w.bs
+            update["size"] = max(w.bs, min(self.share_bytes(device_bytes), after))
         return updated_workload(w, update, self.name)
 
 

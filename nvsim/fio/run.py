@@ -155,11 +155,13 @@ def clamped_sizes(parsed: FioJobFile, device_bytes: int, label: str) -> list[str
     its offset: fio cuts it there without a word, and so does nvsim; this says so."""
     warnings = []
     for job in parsed.jobs:
-        workload = job.resolved(device_bytes) if job.needs_device_bytes else job.workload
-        end = workload.offset + (workload.size or 0)
-        if job.size_percent is not None and end > device_bytes:
+        if job.size_percent is None:
+            continue
+        workload = job.resolved(device_bytes)
+        end = workload.offset + job.share_bytes(device_bytes)
+        if end > device_bytes:
             warnings.append(f"{label}: [{job.name}] offset + size = {end:,} bytes reaches past the end of the array "
-                            f"({device_bytes:,} bytes): the job's region is cut to {device_bytes - workload.offset:,} bytes, as fio cuts it")
+                            f"({device_bytes:,} bytes): the job's region is cut to {workload.size:,} bytes, as fio cuts it")
     return warnings
 
 

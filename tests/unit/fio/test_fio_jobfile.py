@@ -798,3 +798,14 @@ def test_a_negative_start_delay_or_zone_skip_is_refused_in_one_line(option, valu
     message = error_of(f"[a]\nrw=randread\n{option}={value}\n")
     assert f"line 3: {option}: must be 0 or more" in message and repr(value) in message
     parse(f"[a]\nrw=randread\n{option}=0\n")
+
+
+def test_a_share_size_past_the_end_is_cut_to_what_follows_the_offset_as_fio_cuts_it():
+    """fio's setup_files (filesetup.c): a size of N% is N% of the device, then cut to the bytes from
+    the offset to its end, whole blocks. offset=50% size=60% moved 60% of the array (50,688 GB of
+    84,480 GB) while the warning said the region was cut to 50%; the job moves 50%."""
+    job = parse("[a]\nrw=read\nbs=128k\noffset=50%\nsize=60%\n").jobs[0]
+    assert job.resolved(1 << 30).size == 1 << 29
+    assert job.share_bytes(1 << 30) == int((1 << 30) * 0.6) // (128 << 10) * (128 << 10)  # the share, before the cut
+    assert parse("[a]\nrw=read\nbs=128k\noffset=50%\nsize=40%\n").jobs[0].resolved(1 << 30).size == int((1 << 30) * 0.4) // (128 << 10) * (128 << 10)
+    assert parse("[a]\nrw=read\nbs=128k\noffset=100m\nsize=100%\n").jobs[0].resolved(1 << 30).size == (1 << 30) - (100 << 20)
