@@ -60,7 +60,7 @@ from .json_report import FIO_PERCENTILES, fio_json_report, percentile_table  # n
 from ..specs import Phase, WorkloadSpec
 from ..specs.mix import (MAX_LISTED_SIZES, MixPart, block_size_mix, direction_sizes, is_a_mix, mean_size, parse_bsrange,
                          parse_bssplit, range_bins)
-from ..specs.workload import DRIVE_STATES, TRIM_SHAPE, TraceSummary
+from ..specs.workload import DRIVE_STATES, RATE_IOPS_MAX, RATE_IOPS_MIN, TRIM_SHAPE, TraceSummary
 from .writer import command_line_lines, command_line_to_jobfile, workload_to_fio_section  # noqa: F401 (re-exported: the writer lives in nvsim.fio.writer)
 
 _KNOWN = frozenset({*MODELLED_OPTIONS, *KEPT_OPTIONS, *UNDERSTOOD_WITHOUT_EFFECT, *ALIASES})
@@ -1116,10 +1116,24 @@ def _with_trace(job: FioJob, trace: TraceSummary, replay: dict[str, _Entry], pat
         raise _error(replay["read_iolog"], path, f"a replayed trace sets its own pace; rate, thinktime and latency_target "
                                                  f"are not modelled with it (job [{job.name}])")
     if stall and trace.arrival_iops:
+        _check_replay_pace(trace, replay, path, job.name)
         named = {"rate_iops": replay.get("replay_time_scale") or replay["read_iolog"], "rate_process": replay["read_iolog"]}
         return replace(_paced(job, named, path, rate_iops=trace.arrival_iops, rate_process="poisson"),
                        trace=trace)
     return replace(job, trace=trace)
+
+
+def _check_replay_pace(trace: TraceSummary, replay: dict[str, _Entry], path: str, name: str) -> None:
+    """A timed replay is paced at its timestamps' mean rate (``_with_trace``): one outside the rates
+    a clone's cap takes (``RATE_IOPS_MIN`` to ``RATE_IOPS_MAX``) is refused naming read_iolog."""
+    rate = trace.arrival_iops
+    if not RATE_IOPS_MIN <= rate <= RATE_IOPS_MAX:
+        scale = replay.get("replay_time_scale")
+        scaled = f" at replay_time_scale={scale.value}" if scale is not None else ""
+        raise _error(replay["read_iolog"], path, f"the trace's {trace.ios:,} I/Os replay at {rate:.3g} I/Os per second"
+                                                 f"{scaled} (their timestamps' mean rate); allowed: {RATE_IOPS_MIN:g} to "
+                                                 f"{RATE_IOPS_MAX:,.0f} I/Os per second, or replay_no_stall=1 (the closed "
+                                                 f"loop at iodepth) (job [{name}])")
 
 
 def _block_size_mix(mixes: dict[str, _Entry], rw: str, rwmixread: int, path: str, kb_base: int,

@@ -36,7 +36,9 @@ def _fio_bool(value: Any) -> bool:
 FioBool = Annotated[bool, BeforeValidator(_fio_bool)]
 RATE_IOPS_MIN = 1e-3
 """The least cap a clone's direction takes: one I/O in 1,000 s (1e-300 was taken, and printed as such)."""
-PositiveRate = Annotated[Count, Field(ge=RATE_IOPS_MIN, le=1e9)]
+RATE_IOPS_MAX = 1e9
+"""The most a clone's cap takes, in I/Os per second."""
+PositiveRate = Annotated[Count, Field(ge=RATE_IOPS_MIN, le=RATE_IOPS_MAX)]
 """I/Os per second of one clone in one direction (``rate_iops_by_direction``)."""
 
 
@@ -160,7 +162,7 @@ class WorkloadSpec(Spec):
         "scaled up to 1; fio's bssplit text gives its rest to the largest share, as fio draws it); bs is then the "
         "mix's mean (nvsim.workload.mix)"))
     # pacing (nvsim.workload.compose): a rate cap, a think time (either or both), or a latency target
-    rate_iops: Count | None = Field(default=None, ge=RATE_IOPS_MIN, le=1e9, description=(
+    rate_iops: Count | None = Field(default=None, ge=RATE_IOPS_MIN, le=RATE_IOPS_MAX, description=(
         "fio's rate_iops: the I/Os per second one clone may issue (a cap over the job's mix of directions)"))
     rate_iops_by_direction: tuple[PositiveRate | None, PositiveRate | None] | None = Field(default=None, description=(
         "fio's rate_iops=R,W on a read/write mix: the I/Os per second one clone may issue in each direction, each "

@@ -141,3 +141,18 @@ def test_read_iolog_names_a_trace_per_clone_as_fio_splits_them(tmp_path):
     assert parse(f"[a]\nread_iolog={str(odd).replace(':', chr(92) + ':')}\n").jobs[0].trace.ios == 200
     with pytest.raises(InputError, match=r"^job\.fio line 3: read_iolog: 2 traces for 2 clones .* allowed: one trace"):
         parse(f"[a]\nnumjobs=2\nread_iolog={v3}:{v2}\n")
+
+
+@pytest.mark.parametrize("times, scale, rate", [((0, 10**12), "", "1e-06"), ((0, 1), "replay_time_scale=1000000\n", "1e+10")])
+def test_a_replay_whose_pace_is_outside_the_rates_taken_is_refused_naming_read_iolog(tmp_path, times, scale, rate):
+    """Two reads 10^12 us apart replay at 1e-6 I/Os a second: the line read 'read_iolog: as rate_iops:
+    Input should be greater than or equal to 0.001 (got 1e-06)', an option the user never wrote (the
+    fuzz helper's traces). It names read_iolog, the pace and what is allowed; replay_no_stall replays it."""
+    trace = tmp_path / "slow.iolog"
+    trace.write_text("fio version 3 iolog\n" + "".join(f"{t} /dev/nvme0n1 read {i * 4096} 4096\n" for i, t in enumerate(times)))
+    with pytest.raises(InputError) as info:
+        parse(f"[a]\nioengine=libaio\nread_iolog={trace}\n{scale}")
+    message = str(info.value)
+    assert message.startswith("job.fio line 3: read_iolog: the trace's 2 I/Os replay at " + rate) and "\n" not in message
+    assert "allowed: 0.001 to 1,000,000,000 I/Os per second" in message and "rate_iops" not in message
+    assert parse(f"[a]\nread_iolog={trace}\nreplay_no_stall=1\n{scale}").jobs[0].rate_iops is None
