@@ -22,6 +22,7 @@ from rich.markup import escape
 
 import nvsim
 
+from .cpus import usable_cpus
 from .errors import EXIT_INPUT_ERROR, InputError, escaped, require_extra, suggestion_text
 from .io import atomic_path, check_output_path, json_text, write_json_atomic, write_text_atomic
 from .progress import LateProgress
@@ -177,7 +178,7 @@ def run(
     if loss is None:
         with LateProgress() as bar:
             results = nvsim.simulation.run_workloads(spec, catalog, fidelity, window, progress=bar.for_task,
-                                                     workers=workers or min(os.cpu_count() or 1, RUN_WORKERS_MAX))
+                                                     workers=workers or min(usable_cpus(), RUN_WORKERS_MAX))
     predictions = {name: result.metrics() for name, result in results.items()}
     if loss is not None:  # the faults at t = 0 lost data: every workload gets I/O errors, not rates
         predictions = {w.name: nvsim.rebuild.data_loss_metrics(loss) for w in spec.workloads}
@@ -339,7 +340,7 @@ def sweep(
         raise InputError("--output", f"an output path without suffix is needed (OUT gives OUT.parquet and OUT.csv), got {str(output)!r}")
     nvsim.sweep.prepare_sweep(spec)  # a bad sweep file or base stops here, before the progress bar draws anything
     with LateProgress() as bar:
-        summary = nvsim.sweep.run_sweep(spec, output, workers=workers or os.cpu_count() or 1, dask_address=dask,
+        summary = nvsim.sweep.run_sweep(spec, output, workers=workers or usable_cpus(), dask_address=dask,
                                         progress=bar.for_task("sweep"))
     if summary["damaged_partial_lines"]:
         sys.stderr.write(f"note: {summary['partial']}: {summary['damaged_partial_lines']} damaged line(s) of the resumed "
@@ -388,7 +389,7 @@ def plan(
     if dask:
         require_extra("distributed", "dask", "--dask", "a plan on a Dask cluster")
     with LateProgress() as bar:
-        result = nvsim.plan.run_plan(requirements, workers=workers or os.cpu_count() or 1, dask_address=dask,
+        result = nvsim.plan.run_plan(requirements, workers=workers or usable_cpus(), dask_address=dask,
                                      progress=bar.for_stages())
     written = plan_output.write_outputs(result, output)
     plan_output.print_plan(console, result, written)
@@ -495,7 +496,7 @@ def validate(
         raise InputError("--scenarios", f"{scenarios}: {what} (a folder of scenario folders, or one with a published.yaml)"
                                         f"{carried_hint(scenarios)}")
     with LateProgress() as bar:
-        comparisons = nvsim.compare_all(root=scenarios, workers=workers or os.cpu_count() or 1,
+        comparisons = nvsim.compare_all(root=scenarios, workers=workers or usable_cpus(),
                                         progress=bar.for_task("validate"))
     if not comparisons:  # files found, numbers none: a check of nothing is not a pass (exit 0 and [] before)
         raise InputError("--scenarios", f"{nvsim.published.where_looked(scenarios)}: the published.yaml files found hold "

@@ -42,7 +42,6 @@ nvsim.workload, which return them too) and are re-exported here.
 from __future__ import annotations
 
 import numbers
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -52,6 +51,7 @@ from pydantic import ValidationError
 from . import budget
 from .catalog import Catalog, catalog_or_default, default_catalog
 from .constants import EVENT_HOST_IOS
+from .cpus import usable_cpus
 from .errors import InputError, from_validation_error, shown, suggestion_text
 from .host_io import HostIoOptions, path_polls, workload_host_io_costs
 from .links import drive_link
@@ -474,7 +474,7 @@ def run_workloads(scenario: ScenarioSpec, catalog: Catalog | None = None, fideli
     workloads = list(scenario.workloads)
     progress = progress or (lambda name: None)
     runs = workload_runs(scenario)
-    workers = min(workers, len(runs), os.cpu_count() or 1)  # a process beyond the CPUs adds its memory, no speed
+    workers = min(workers, len(runs), usable_cpus())  # a process beyond the CPUs adds its memory, no speed
     if fidelity == "event" and workers > 1:  # a first run's kernel compiled beside: then the workers may fork
         from .sim.event import beside
 

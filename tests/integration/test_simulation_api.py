@@ -182,9 +182,7 @@ def test_workers_beyond_the_cpus_start_one_process_per_cpu(catalog, monkeypatch)
     --workers 16 held 1.44 GB (the processes' PSS summed, 0.2 s windows), 256 would hold about 20 GB
     and up to 1.5 GB each at the event mode's slot limit; a process beyond the CPUs adds its memory
     and no speed. The pool holds one process per CPU at most."""
-    import os
-
-    from nvsim import numba_cache, workers
+    from nvsim import numba_cache, simulation, workers
     from nvsim.simulation import run_workloads
 
     class Started(Exception):
@@ -198,7 +196,7 @@ def test_workers_beyond_the_cpus_start_one_process_per_cpu(catalog, monkeypatch)
     monkeypatch.setattr(numba_cache, "compiled_in_cache", lambda dispatcher: True)
     monkeypatch.setattr(workers, "process_pool", pool)
     monkeypatch.setattr(workers, "start_method", lambda: "fork")
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(simulation, "usable_cpus", lambda: 2)
     started = []
     with pytest.raises(Started):
         run_workloads(spec, catalog, "event", nvsim.Precision(relative=0.1, max_wall_s=0.0), workers=512)
