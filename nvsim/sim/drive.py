@@ -66,8 +66,7 @@ class DriveTiming:
 
     def link_s(self, length_bytes: int, is_write: bool) -> float:
         """Seconds the data direction of the drive link is busy (reads: to host; writes: to drive)."""
-        up, down = self.link.nvme_io_load(length_bytes, not is_write)
-        return (down if is_write else up) / self.link.usable_bytes_per_s()
+        return data_direction_s(self.link, length_bytes, is_write, self.link.usable_bytes_per_s())
 
     def service_of(self, plan: MemberIOPlan, random: bool, memo: Memo = MEMO) -> tuple[np.ndarray, np.ndarray]:
         """``service`` of a plan's member I/Os, remembered for the last plans seen (the plan's
@@ -113,15 +112,23 @@ class UplinkTiming:
 
     def data_s(self, length_bytes: int, is_write: bool) -> float:
         """Seconds the uplink's data direction is busy with one member I/O (reads: to host)."""
-        up, down = self.link.nvme_io_load(length_bytes, not is_write)
-        return (down if is_write else up) / self.bytes_per_s
+        return data_direction_s(self.link, length_bytes, is_write, self.bytes_per_s)
 
     def op_s(self, lengths: np.ndarray, is_write: np.ndarray) -> np.ndarray:
         """``data_s`` of many member I/Os, through their distinct (size, direction) pairs."""
         uniq, inverse = distinct_sizes(lengths, is_write)
-        table = np.array([self._cache[k] if k in self._cache else self._cache.setdefault(k, self.data_s(k // 2, bool(k % 2)))
-                          for k in uniq.tolist()])
-        return table.take(inverse)
+        for k in uniq.tolist():
+            if k not in self._cache:
+                self._cache[k] = self.data_s(k // 2, bool(k % 2))
+        return np.array([self._cache[k] for k in uniq.tolist()]).take(inverse)
+
+
+def data_direction_s(link: PcieLink, length_bytes: int, is_write: bool, bytes_per_s: float) -> float:
+    """Seconds one NVMe I/O of ``length_bytes`` keeps ``link``'s data direction busy (reads: to
+    the host; writes: to the drive) when that direction moves ``bytes_per_s``: the drive link at its
+    own usable rate (``DriveTiming.link_s``), a switch's uplink at the rate the switch passes."""
+    up, down = link.nvme_io_load(length_bytes, not is_write)
+    return (down if is_write else up) / bytes_per_s
 
 
 FEW_DISTINCT = 32
