@@ -21,7 +21,8 @@ import os
 import sys
 from pathlib import Path
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+from .shipped import PACKAGE_DIR
+
 DIGEST_CHARS = 16
 
 INNER = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
