@@ -28,6 +28,7 @@ from nvsim.errors import require_extra
 from nvsim.units import format_significant
 
 from . import choices, core, guard, plan_view, report, views
+from .origin import AllowedHosts, Gate, check_host_name
 from . import compare as compare_view
 from .core import host_cores_percent
 from .figures import bounds_figure, compare_figure, empty_figure, utilisation_figure
@@ -343,12 +344,15 @@ def _main_figures(record: dict) -> dict[str, Any]:
 # ---------------------------------------------------------------- app
 
 
-def create_app(catalog: Catalog | None = None, *, warm: bool = True, host_ios: int = core.EVENT_HOST_IOS) -> Dash:
-    """The Dash app; ``warm`` pre-computes one fluid answer and starts the event worker in the background."""
+def create_app(catalog: Catalog | None = None, *, warm: bool = True, host_ios: int = core.EVENT_HOST_IOS,
+               allowed_hosts: AllowedHosts | None = None) -> Dash:
+    """The Dash app; ``warm`` pre-computes one fluid answer and starts the event worker in the background.
+    ``allowed_hosts``: the Host names it answers (default: this machine's loopback names; ``dashboard.origin``)."""
     catalog = catalog or default_catalog()
     app = Dash(__name__, title="nvsim dashboard", serve_locally=True, assets_folder=str(ASSETS),
                update_title=None, external_scripts=[], external_stylesheets=[])
     app.server.config["MAX_CONTENT_LENGTH"] = REQUEST_LIMIT_BYTES
+    app.server.wsgi_app = Gate(app.server.wsgi_app, allowed_hosts or AllowedHosts.served_on("127.0.0.1"))
     app.layout = layout(catalog)
     runner = EventRunner(host_ios)
     app.nvsim_runner = runner  # the server owner shuts it down (ServerThread.stop, run)
@@ -647,16 +651,18 @@ def is_loopback(host: str) -> bool:
         return host.lower() == "localhost"
 
 
-def run(host: str = "127.0.0.1", port: int = 8050, debug: bool = False) -> None:
+def run(host: str = "127.0.0.1", port: int = 8050, debug: bool = False, allow_hosts: tuple[str, ...] = ()) -> None:
     """Serve the dashboard until interrupted (what ``nvsim dashboard`` calls): on a loopback address
     with Werkzeug's development server (this machine's user only), on any other with waitress, a
-    production WSGI server (the ``dashboard`` extra; its absence is one line naming it)."""
+    production WSGI server (the ``dashboard`` extra; its absence is one line naming it). It answers
+    requests for this machine's loopback names, ``host`` and ``allow_hosts`` (``--allow-host``) only."""
+    allowed = AllowedHosts.served_on(host, [check_host_name(name) for name in allow_hosts])
     check_address(host, port)
     local = is_loopback(host)
     if not local:
         require_extra("waitress", "dashboard", "--host", f"serving the dashboard on {host} (beyond this machine)")
     serve_clients()  # no work check reads or names this server's environment for a client
-    app = create_app()
+    app = create_app(allowed_hosts=allowed)
     print(f"nvsim dashboard on http://{host}:{port}/ (Ctrl+C to stop)", flush=True)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # `kill`: leave serve_forever, stop the workers below
     try:

@@ -545,12 +545,14 @@ def calibrate(
 def dashboard(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (default: this machine only)."),
     port: int = typer.Option(8050, "--port", help="TCP port to listen on."),
+    allow_host: list[str] = typer.Option([], "--allow-host", help="Also answer requests for this host name (repeat for more); "
+                                         "it answers localhost, 127.0.0.1, [::1] and --host only (no DNS-rebinding page)."),
 ) -> None:
     """Start the Dash dashboard: build a set-up from the catalog, see its predictions, compare set-ups, export (works offline; needs the dashboard extra: pip install 'nvsim[dashboard]')."""
     require_extra("dash", "dashboard", "dashboard", "the dashboard")
     from dashboard.app import run as run_dashboard  # Dash (optional and heavy) loads only for this command
 
-    run_dashboard(host=host, port=port)
+    run_dashboard(host=host, port=port, allow_hosts=tuple(allow_host))
 
 
 @app.command()

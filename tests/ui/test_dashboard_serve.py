@@ -36,7 +36,7 @@ def _free_port() -> int:
 @pytest.fixture
 def served(monkeypatch):
     calls: list = []
-    monkeypatch.setattr(app_module, "create_app", lambda: FakeApp(calls))
+    monkeypatch.setattr(app_module, "create_app", lambda **kwargs: FakeApp(calls))
     waitress = types.ModuleType("waitress")  # a stand-in: the test serves nothing
     waitress.__spec__ = importlib.machinery.ModuleSpec("waitress", None)
     waitress.serve = lambda app, host, port, threads: calls.append(("waitress", host))

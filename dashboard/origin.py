@@ -1,0 +1,94 @@
+"""Who the dashboard's server answers: the Host names it is served under.
+
+A page on another site cannot read the dashboard's answers (the browser's same-origin policy)
+unless it rebinds its own DNS name to this machine's address (DNS rebinding): it is then
+same-origin with the dashboard, and its requests carry its own name in ``Host``. ``Gate`` checks
+every request's Host before Flask or Dash see it and answers any other name 400, naming nothing
+of the server. A Host that is an IP address names the address the browser connected to, which no
+DNS answer changes: the server's own is allowed (every address where it is bound to all of them).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import logging
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from nvsim import InputError
+
+log = logging.getLogger(__name__)
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+"""The names a loopback dashboard is reached by on this machine (and through ``ssh -L``)."""
+_LABEL = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)")
+_HOST_HEADER = re.compile(r"(?P<name>\[[^\]]*\]|[^:\[\]]*)(?::[0-9]*)?")
+REFUSAL = "Host: not a name this dashboard is served under (nvsim dashboard --allow-host NAME adds one)"
+
+
+def _address(name: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(name.removeprefix("[").removesuffix("]"))
+    except ValueError:
+        return None
+
+
+def _normal(name: str) -> str:
+    """``name`` as the check compares it: lower case, an address in its short form without brackets."""
+    address = _address(name)
+    return str(address) if address is not None else name.lower()
+
+
+def is_host_name(name: str) -> bool:
+    """Whether ``name`` is a DNS host name (labels of letters, digits and inner hyphens) or an IP address."""
+    return _address(name) is not None or (len(name) <= 253 and all(_LABEL.fullmatch(label) for label in name.lower().split(".")))
+
+
+def check_host_name(name: str) -> str:
+    """``name`` for ``--allow-host``, or an InputError naming the option."""
+    if not is_host_name(name):
+        raise InputError("--allow-host", f"must be a host name (dash.lab.example) or an IP address, without a port, got {name!r}")
+    return name
+
+
+@dataclass(frozen=True)
+class AllowedHosts:
+    """The names a dashboard answers to, at any port (a browser sends the port it connected to:
+    an ``ssh -L 9000:localhost:8050`` tunnel's, a proxy's)."""
+
+    names: frozenset[str]
+    any_address: bool = False
+    """Bound to every address (0.0.0.0, ::): any IP address is the server's own."""
+
+    @classmethod
+    def served_on(cls, bind: str, extra: Iterable[str] = ()) -> AllowedHosts:
+        """This machine's loopback names, the bound address and ``extra`` (``--allow-host``)."""
+        address = _address(bind)
+        return cls(frozenset(_normal(n) for n in (*LOOPBACK_NAMES, bind, *extra)),
+                   address is not None and address.is_unspecified)
+
+    def allows(self, host: str) -> bool:
+        """Whether a request's ``Host`` header (``name`` or ``name:port``) names this server."""
+        match = _HOST_HEADER.fullmatch(host)
+        if match is None or not is_host_name(match["name"].removeprefix("[").removesuffix("]")):
+            return False
+        name = _normal(match["name"])
+        return name in self.names or self.any_address and _address(name) is not None
+
+
+class Gate:
+    """WSGI middleware in front of the Flask app: a request whose Host the dashboard is not served
+    under is answered 400 (one line) before Flask or Dash run."""
+
+    def __init__(self, app: Callable, allowed: AllowedHosts):
+        self.app, self.allowed = app, allowed
+
+    def __call__(self, environ: dict, start_response: Callable):
+        host = environ.get("HTTP_HOST")  # none from a browser; werkzeug then reads the bound address
+        if host is not None and not self.allowed.allows(host):
+            log.warning("refused a request for Host %r (not a name this dashboard is served under)", host[:200])
+            body = json.dumps({"error": REFUSAL}).encode()
+            start_response("400 BAD REQUEST", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
+            return [body]
+        return self.app(environ, start_response)
