@@ -83,7 +83,7 @@ def report_view() -> html.Div:
             html.Button("report PDF", id="report-pdf", n_clicks=0),
             html.Span(id="report-note", className="export-note"),
         ]),
-        html.Iframe(id="report-frame", className="report-frame", srcDoc=""),
+        html.Iframe(id="report-frame", className="report-frame", srcDoc="", sandbox=""),  # the report: HTML, no script (report.py)
     ])
 
 

@@ -80,3 +80,58 @@ def test_cli_allow_host_refuses_a_port_in_one_line(cli):
     result = cli("dashboard", "--allow-host", "dash.lab.example:8050")
     assert result.returncode == 2 and "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert result.stderr.startswith("error: --allow-host: must be a host name")
+
+
+def _report_frame(layout):
+    """The Report tab's preview iframe in a layout."""
+    from dash import html
+
+    stack = [layout]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, html.Iframe) and item.id == "report-frame":
+            return item
+        children = getattr(item, "children", None)
+        stack.extend(children if isinstance(children, list) else [children] if children is not None else [])
+    raise AssertionError("no report-frame")
+
+
+def test_the_report_preview_runs_sandboxed_with_nothing_allowed():
+    """The preview is the report's HTML (inline CSS and SVG, no script: dashboard/report.py) in
+    ``srcdoc``: an empty ``sandbox`` shows it in an origin of its own, with no script, form,
+    pop-up, top navigation or plug-in."""
+    from dashboard import views
+
+    assert _report_frame(views.report_view()).sandbox == ""
+
+
+@pytest.fixture(scope="module")
+def page(catalog):
+    from dashboard.app import ServerThread
+    from dashboard.browser import Browser, missing
+
+    if (reason := missing()) is not None:
+        pytest.skip(reason)
+    server = ServerThread(create_app(catalog, warm=False))
+    browser = Browser()
+    try:
+        browser.open(server.url)
+        browser.url = server.url
+        yield browser
+    finally:
+        browser.quit()
+        server.stop()
+
+
+def test_the_sandboxed_preview_shows_the_report_and_the_page_cannot_reach_into_it(page):
+    page.wait_value("m-iops", timeout_s=60)  # the first answer is on the page
+    page.click("tab-report")
+    page.wait(lambda: "Validation status" in (page.element("report-frame").get_attribute("srcdoc") or ""), 60, "the report")
+    assert page.element("report-frame").get_attribute("sandbox") == ""
+    assert page.driver.execute_script("return document.getElementById('report-frame').contentDocument") is None  # an origin of its own
+    page.driver.switch_to.frame(page.element("report-frame"))
+    try:
+        shown = page.driver.find_element("tag name", "body")
+        assert "Validation status" in shown.text and shown.size["height"] > 500
+    finally:
+        page.driver.switch_to.default_content()
