@@ -1,4 +1,4 @@
-"""Who the dashboard's server answers: the Host names it is served under.
+"""Who the dashboard's server answers (the Host names it is served under), and the headers every answer carries.
 
 A page on another site cannot read the dashboard's answers (the browser's same-origin policy)
 unless it rebinds its own DNS name to this machine's address (DNS rebinding): it is then
@@ -6,6 +6,8 @@ same-origin with the dashboard, and its requests carry its own name in ``Host``.
 every request's Host before Flask or Dash see it and answers any other name 400, naming nothing
 of the server. A Host that is an IP address names the address the browser connected to, which no
 DNS answer changes: the server's own is allowed (every address where it is bound to all of them).
+Every answer, a refusal too, carries ``HEADERS``: no other site frames it (clickjacking), no
+answer is read as another type than it says, no address leaves in a Referer.
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 """The names a loopback dashboard is reached by on this machine (and through ``ssh -L``)."""
 _LABEL = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)")
 _HOST_HEADER = re.compile(r"(?P<name>\[[^\]]*\]|[^:\[\]]*)(?::[0-9]*)?")
+HEADERS = (("X-Content-Type-Options", "nosniff"), ("X-Frame-Options", "DENY"),
+           ("Content-Security-Policy", "frame-ancestors 'none'"), ("Referrer-Policy", "no-referrer"))
+"""Nothing frames the dashboard, even itself (the Report preview is a srcdoc, loaded from no address)."""
+_OWN = {name.lower() for name, _ in HEADERS}
 REFUSAL = "Host: not a name this dashboard is served under (nvsim dashboard --allow-host NAME adds one)"
 
 
@@ -79,12 +85,15 @@ class AllowedHosts:
 
 class Gate:
     """WSGI middleware in front of the Flask app: a request whose Host the dashboard is not served
-    under is answered 400 (one line) before Flask or Dash run."""
+    under is answered 400 (one line) before Flask or Dash run; every answer gets ``HEADERS``."""
 
     def __init__(self, app: Callable, allowed: AllowedHosts):
         self.app, self.allowed = app, allowed
 
-    def __call__(self, environ: dict, start_response: Callable):
+    def __call__(self, environ: dict, start: Callable):
+        def start_response(status: str, headers: list, exc_info=None):
+            return start(status, [h for h in headers if h[0].lower() not in _OWN] + list(HEADERS), exc_info)
+
         host = environ.get("HTTP_HOST")  # none from a browser; werkzeug then reads the bound address
         if host is not None and not self.allowed.allows(host):
             log.warning("refused a request for Host %r (not a name this dashboard is served under)", host[:200])

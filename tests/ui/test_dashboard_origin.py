@@ -135,3 +135,29 @@ def test_the_sandboxed_preview_shows_the_report_and_the_page_cannot_reach_into_i
         assert "Validation status" in shown.text and shown.size["height"] > 500
     finally:
         page.driver.switch_to.default_content()
+
+
+SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY",
+                    "Content-Security-Policy": "frame-ancestors 'none'", "Referrer-Policy": "no-referrer"}
+
+
+def test_every_answer_forbids_framing_sniffing_and_referrers_and_the_page_s_files_keep_their_types(served):
+    """No other site frames the dashboard (clickjacking), no answer is read as another type than it
+    says, no address leaves in a Referer; every script and stylesheet the page loads is served as
+    one, so ``nosniff`` stops none of them."""
+    import re
+
+    client, _, body = served
+    page = client.get("/", headers={"Host": "127.0.0.1:8050"})
+    files = re.findall(r'<script[^>]*src="([^"]+)"', page.get_data(as_text=True))
+    styles = re.findall(r'<link[^>]*href="([^"]+\.css[^"]*)"', page.get_data(as_text=True))
+    assert files and styles
+    answers = [page, client.get("/", headers={"Host": "evil.example"}), client.get("/_dash-layout"),
+               client.post("/_dash-update-component", data=body, content_type="application/json"),
+               client.post("/_dash-update-component", data=b"{", content_type="application/json"), client.get("/no/such/page.js"),
+               *(client.get(f) for f in files), *(client.get(f) for f in styles)]
+    for answer in answers:
+        assert {k: answer.headers.get(k) for k in SECURITY_HEADERS} == SECURITY_HEADERS, (answer.request.path, answer.status)
+        assert len(answer.headers.getlist("X-Frame-Options")) == 1
+    assert all(client.get(f).mimetype in ("application/javascript", "text/javascript") for f in files)
+    assert all(client.get(f).mimetype == "text/css" for f in styles)
