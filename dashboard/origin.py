@@ -6,6 +6,9 @@ same-origin with the dashboard, and its requests carry its own name in ``Host``.
 every request's Host before Flask or Dash see it and answers any other name 400, naming nothing
 of the server. A Host that is an IP address names the address the browser connected to, which no
 DNS answer changes: the server's own is allowed (every address where it is bound to all of them).
+A page on another site can still send a "simple" POST (``text/plain``: no CORS preflight) and
+not read the answer; any request but GET, HEAD and OPTIONS from another origin's page (its
+``Origin``, else ``Sec-Fetch-Site``) is answered 403 before its body is read.
 Every answer, a refusal too, carries ``HEADERS``: no other site frames it (clickjacking), no
 answer is read as another type than it says, no address leaves in a Referer.
 """
@@ -18,6 +21,7 @@ import logging
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from nvsim import InputError
 
@@ -31,6 +35,9 @@ HEADERS = (("X-Content-Type-Options", "nosniff"), ("X-Frame-Options", "DENY"),
 """Nothing frames the dashboard, even itself (the Report preview is a srcdoc, loaded from no address)."""
 _OWN = {name.lower() for name, _ in HEADERS}
 REFUSAL = "Host: not a name this dashboard is served under (nvsim dashboard --allow-host NAME adds one)"
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+"""Requests that change nothing; every callback is a POST."""
+CROSS_SITE = "Origin: the dashboard takes callback requests from its own page only, not from another site's"
 
 
 def _address(name: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
@@ -83,9 +90,27 @@ class AllowedHosts:
         return name in self.names or self.any_address and _address(name) is not None
 
 
+def from_another_site(environ: dict) -> bool:
+    """Whether a request was sent by another origin's page: its ``Origin`` names another host and
+    port than its ``Host`` (``null``: a sandboxed frame, a file), or, without an ``Origin``, its
+    ``Sec-Fetch-Site`` says cross-site or same-site. A client that is no browser sends neither."""
+    origin = environ.get("HTTP_ORIGIN")
+    if origin is None:
+        return environ.get("HTTP_SEC_FETCH_SITE") in ("cross-site", "same-site")
+    netloc = urlsplit(origin).netloc.lower()
+    return not netloc or netloc != environ.get("HTTP_HOST", "").lower()
+
+
+def _refuse(start_response: Callable, status: str, message: str) -> list[bytes]:
+    body = json.dumps({"error": message}).encode()
+    start_response(status, [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
+    return [body]
+
+
 class Gate:
     """WSGI middleware in front of the Flask app: a request whose Host the dashboard is not served
-    under is answered 400 (one line) before Flask or Dash run; every answer gets ``HEADERS``."""
+    under is answered 400, a request other than GET, HEAD or OPTIONS from another site's page 403
+    (one line each), before Flask reads its body or Dash runs; every answer gets ``HEADERS``."""
 
     def __init__(self, app: Callable, allowed: AllowedHosts):
         self.app, self.allowed = app, allowed
@@ -97,7 +122,9 @@ class Gate:
         host = environ.get("HTTP_HOST")  # none from a browser; werkzeug then reads the bound address
         if host is not None and not self.allowed.allows(host):
             log.warning("refused a request for Host %r (not a name this dashboard is served under)", host[:200])
-            body = json.dumps({"error": REFUSAL}).encode()
-            start_response("400 BAD REQUEST", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
-            return [body]
+            return _refuse(start_response, "400 BAD REQUEST", REFUSAL)
+        if environ.get("REQUEST_METHOD") not in SAFE_METHODS and from_another_site(environ):
+            log.warning("refused a %s from another site's page (Origin %r)", environ.get("REQUEST_METHOD"),
+                        environ.get("HTTP_ORIGIN", "")[:200])
+            return _refuse(start_response, "403 FORBIDDEN", CROSS_SITE)
         return self.app(environ, start_response)
