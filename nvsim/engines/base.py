@@ -229,6 +229,13 @@ class Engine:
         return None
 
     @classmethod
+    def members_refusal(cls, level: int, settings: dict, member_bytes: int, drives: int, copies: int) -> str | None:
+        """Why ``settings`` (as written) cannot be asked of a RAID ``level`` array of ``drives`` members
+        of ``member_bytes`` (``copies``: RAID10's near copies), where the engine's tools size a choice
+        by the members, as ``field: why; allowed: ...``; None when they can (here always)."""
+        return None
+
+    @classmethod
     def entry_refusal(cls, entry: Any, settings: dict) -> str | None:
         """Why ``settings`` cannot be asked of this catalog ``entry`` of the engine (a card's own
         choices, such as the drivers of its GPU family), as ``field: why; allowed: ...``; None

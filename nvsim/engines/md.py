@@ -52,11 +52,12 @@ import numpy as np
 
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationError, field_validator
 
 from ..numba_cache import INNER
 from ..constants import PAGE_BYTES
 from ..specs import Bytes, Cited, RebuildSpec
+from ..units import format_bytes_binary, format_bytes_decimal
 from .base import (Engine, EngineParameters, EngineServer, EngineSettings, EngineWork, RebuildThrottle, StripeCacheLoad,
                    per_host_sum)
 from .rebuild_protocol import Reconstruction
@@ -237,7 +238,8 @@ class MdSettings(EngineSettings):
                                              description="bitmap chunk (mdadm --bitmap-chunk): bytes of the bitmap's "
                                              "space per bit (a member's; RAID10's array); unset: mdadm's default, "
                                              "internal: 64 MiB or what 128 KiB of bits needs; a file: 4 KiB "
-                                             "or what 2^20 chunks need")
+                                             "or what 2^20 chunks need. An internal one at least what the room "
+                                             "mdadm leaves its bits needs (4 MiB on 3.84 TB members)")
     bitmap_daemon_sleep_s: float = Field(default=DEFAULT_DAEMON_SLEEP_S, ge=DAEMON_SLEEP_MIN_S, le=3600,
                                          description="seconds between bitmap daemon passes (mdadm --delay); at "
                                          "least one jiffy, which the kernel rounds a shorter one up to")
@@ -263,11 +265,37 @@ class MdSettings(EngineSettings):
         if bitmap is None:
             bitmap = "internal" if level != 0 and md_bitmap.mdadm_adds_bitmap(member_bytes, self.mdadm) else "none"
         chunk = self.bitmap_chunk_bytes
-        if chunk is None and bitmap != "none":
-            span = md_bitmap.bitmap_span_bytes(level, member_bytes, drives, copies)
-            default = md_bitmap.mdadm_bitmap_file_chunk_bytes if bitmap == "external" else md_bitmap.mdadm_bitmap_chunk_bytes
-            chunk = default(span)
+        if chunk is None and bitmap == "external":
+            chunk = md_bitmap.mdadm_bitmap_file_chunk_bytes(md_bitmap.bitmap_span_bytes(level, member_bytes, drives, copies))
+        elif chunk is None and bitmap == "internal":
+            chunk = md_bitmap.mdadm_bitmap_chunk_bytes(md_bitmap.bitmap_span_bytes(level, member_bytes, drives, copies),
+                                                       self.bitmap_room_bytes(member_bytes))
         return self.model_copy(update={"bitmap": bitmap, "bitmap_chunk_bytes": chunk})
+
+    def bitmap_room_bytes(self, member_bytes: float) -> int:
+        """The room mdadm gives an internal bitmap's bits on members of ``member_bytes``
+        (``md_bitmap.mdadm_bitmap_room_bytes``)."""
+        return md_bitmap.mdadm_bitmap_room_bytes(member_bytes)
+
+    def internal_chunk_refusal(self, level: int, member_bytes: float, drives: int, copies: int) -> str | None:
+        """Why mdadm refuses this internal bitmap's chunk on ``drives`` members of ``member_bytes``:
+        below the smallest whose bits fit the room it leaves (``md_bitmap.mdadm_bitmap_min_chunk_bytes``;
+        super1.c ``add_internal_bitmap1`` returns -EINVAL, Create.c: "Given bitmap chunk size not
+        supported"); None when it takes it, or when the scenario names no chunk."""
+        chunk = self.bitmap_chunk_bytes
+        if self.bitmap != "internal" or chunk is None:
+            return None
+        room = self.bitmap_room_bytes(member_bytes)
+        least = md_bitmap.mdadm_bitmap_min_chunk_bytes(md_bitmap.bitmap_span_bytes(level, member_bytes, drives, copies), room)
+        if chunk >= least:
+            return None
+        covers = "the array's addresses" if level == 10 else "a member"
+        return (f"engine_settings.bitmap_chunk_bytes: mdadm {self.mdadm} refuses an internal bitmap chunk below "
+                f"{format_bytes_binary(least, 0)} on {format_bytes_decimal(member_bytes)} members (its bits, one per chunk "
+                f"of {covers}, must fit the {format_bytes_binary(room, 0)} it leaves them: "
+                f"super1.c add_internal_bitmap1); allowed: {format_bytes_binary(least, 0)} to "
+                f"{format_bytes_binary(BITMAP_CHUNK_MAX_BYTES, 0)} (a power of two), or leave it unset; got "
+                f"{format_bytes_binary(chunk, 0)}")
 
 
 MD_DISCARD_LEVELS = (0, 1, 10)
@@ -350,6 +378,16 @@ class MdEngine(Engine):
                     return (f"engine_settings.{name}: md has it only at RAID4/5/6 (a raid456 sysfs attribute); "
                             f"allowed at RAID{level}: leave it unset; got {settings[name]!r}")
         return None
+
+    @classmethod
+    def members_refusal(cls, level: int, settings: dict, member_bytes: int, drives: int, copies: int) -> str | None:
+        """An internal bitmap chunk mdadm refuses on these members (``MdSettings.internal_chunk_refusal``);
+        settings the schema refuses are left to its own line."""
+        try:
+            parsed = cls.Settings.model_validate(settings)
+        except ValidationError:
+            return None
+        return parsed.internal_chunk_refusal(level, member_bytes, drives, copies)
 
     def sync_threads(self, level: int) -> str:
         """Where a sync's own work runs: md's resync thread (``md_do_sync`` -> the personality's

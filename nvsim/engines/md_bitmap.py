@@ -6,9 +6,17 @@
   2024) and, run without a terminal (``--run``), creates none; 3.2 and older never add one. mdadm
   4.4 also removed bitmap files (commit 581ba134, "mdadm: remove bitmap file support"). An
   internal bitmap's chunk is 64 MiB, or larger if the bits of the space it covers do not fit in
-  128 KiB of bitmap (super1.c ``add_internal_bitmap1``: ``max_bits`` from 256 sectors of room,
-  ``min_chunk`` doubled from 4 KiB until the bits fit; mdadm commit b8ab2a50, "at least 64Meg",
-  2009). A bitmap file's chunk (``--bitmap=/path``, 3.2 to 4.3) is mdadm's ``CreateBitmap``'s
+  the room mdadm left for them, at most 128 KiB (super1.c ``add_internal_bitmap1``: ``max_bits``
+  from the room, ``min_chunk`` doubled from 4 KiB until the bits fit; mdadm commit b8ab2a50, "at
+  least 64Meg", 2009).
+* **The room, and the smallest chunk mdadm takes** (``mdadm_bitmap_room_bytes``,
+  ``mdadm_bitmap_min_chunk_bytes``; metadata 1.2, mdadm's default). At create the room is
+  super1.c ``choose_bm_space`` of a member's size: 128 KiB on members of 200 GiB and more, 64 KiB
+  over 8 GiB, else 4 KiB (the same in every release, 3.2 to 4.6). A ``--bitmap-chunk`` below the
+  ``min_chunk`` whose bits fit that room is refused (``add_internal_bitmap1`` returns -EINVAL, 0
+  before 4.0; Create.c: "Given bitmap chunk size not supported"): 4 MiB on a 3.84 TB member.
+  A bitmap file takes any chunk (``CreateBitmap`` checks none).
+* A bitmap file's chunk (``--bitmap=/path``, 3.2 to 4.3) is mdadm's ``CreateBitmap``'s
   (bitmap.c): 4 KiB (``DEFAULT_BITMAP_CHUNK``) doubled until the space it covers has at most 2^20
   chunks, with no 64 MiB floor (``mdadm_bitmap_file_chunk_bytes``).
 * **The space a bitmap covers** (``bitmap_span_bytes``): the kernel sizes it on
@@ -80,16 +88,43 @@ BITMAP_PAGE_BYTES = 4096
 """One bitmap page written to every member when a bit on it is newly set."""
 
 
-def mdadm_bitmap_chunk_bytes(span_bytes: float) -> int:
-    """mdadm's default internal bitmap chunk for a bitmap covering ``span_bytes``
-    (``bitmap_span_bytes``): 64 MiB, or the smallest power of two from 4 KiB whose bits fit in
-    128 KiB of bitmap if that is larger."""
-    max_bits = (MDADM_BITMAP_ROOM_BYTES - BITMAP_SUPER_BYTES) * 8
-    chunk, bits = MDADM_BITMAP_CHUNK_BYTES, int(span_bytes) // MDADM_BITMAP_CHUNK_BYTES + 1
+def mdadm_bitmap_room_bytes(member_bytes: float) -> int:
+    """The room mdadm gives an internal bitmap's bits on members of ``member_bytes`` at create
+    (metadata 1.2): ``choose_bm_space``'s, in every release."""
+    return choose_bm_space_bytes(member_bytes)
+
+
+def choose_bm_space_bytes(member_bytes: float) -> int:
+    """mdadm super1.c ``choose_bm_space`` (on sectors; here bytes): 128 KiB once a member holds 200 GiB
+    past its first 64 KiB, 64 KiB past 8 GiB and 4 KiB, else 4 KiB; none under 64 KiB."""
+    member = int(member_bytes) // 512 * 512
+    if member < 64 * 1024:
+        return 0
+    if member - 64 * 1024 >= 200 * 2**30:
+        return 128 * 1024
+    return 64 * 1024 if member - 4096 > 8 * 2**30 else 4096
+
+
+def mdadm_bitmap_min_chunk_bytes(span_bytes: float, room_bytes: int) -> int:
+    """The smallest chunk mdadm takes for an internal bitmap covering ``span_bytes`` in ``room_bytes``
+    (super1.c ``add_internal_bitmap1``'s ``min_chunk``: 4 KiB doubled, the bits halved rounding up,
+    until they fit the room less the 256-byte bitmap superblock); a smaller ``--bitmap-chunk`` is refused."""
+    max_bits = (room_bytes - BITMAP_SUPER_BYTES) * 8
+    if max_bits <= 0:  # members under 64 KiB (nvsim's are 1 MiB up): add_internal_bitmap1 returns -ENOSPC
+        raise ValueError(f"no room for an internal bitmap's bits in {room_bytes} bytes")
+    chunk, bits = MDADM_BITMAP_CHUNK_BYTES, int(span_bytes) // 512 * 512 // MDADM_BITMAP_CHUNK_BYTES + 1
     while bits > max_bits:
         chunk *= 2
         bits = (bits + 1) // 2
-    return max(chunk, MDADM_BITMAP_CHUNK_MIN_BYTES)
+    return chunk
+
+
+def mdadm_bitmap_chunk_bytes(span_bytes: float, room_bytes: int = MDADM_BITMAP_ROOM_BYTES) -> int:
+    """mdadm's default internal bitmap chunk for a bitmap covering ``span_bytes``
+    (``bitmap_span_bytes``) in ``room_bytes`` (``mdadm_bitmap_room_bytes``): 64 MiB, or the smallest
+    chunk whose bits fit the room, at most 128 KiB of it, if that is larger."""
+    room = min(room_bytes, MDADM_BITMAP_ROOM_BYTES)
+    return max(mdadm_bitmap_min_chunk_bytes(span_bytes, room), MDADM_BITMAP_CHUNK_MIN_BYTES)
 
 
 def mdadm_bitmap_file_chunk_bytes(span_bytes: float) -> int:
@@ -222,6 +257,7 @@ def resync_member_bytes_after_crash(member_bytes: float, member_bytes_per_bit: f
 
 
 __all__ = ["BITMAP_CHUNK_MAX_BYTES", "DAEMON_SLEEP_MIN_S", "chunks_per_write", "dirty_fraction_random_writes", "dirty_chunks_random", "dirty_chunks_sequential", "resync_member_bytes_after_crash", "mdadm_bitmap_chunk_bytes", "mdadm_bitmap_file_chunk_bytes",
+           "mdadm_bitmap_room_bytes", "mdadm_bitmap_min_chunk_bytes", "choose_bm_space_bytes",
            "mdadm_adds_bitmap",
            "mdadm_keeps_bitmap_files", "bitmap_span_bytes", "data_bytes_per_bit", "member_bytes_per_bit", "clear_after_s",
            "dirty_fraction_random", "bitmap_updates_per_s_random", "writes_per_update", "dirty_fraction_sequential", "DEFAULT_DAEMON_SLEEP_S",

@@ -93,6 +93,12 @@ class VrocEngine(MdEngine):
         return super().settings_refusal(level, settings)
 
     @classmethod
+    def members_refusal(cls, level: int, settings: dict, member_bytes: int, drives: int, copies: int) -> str | None:
+        """None: super1.c's room is md's own superblock's; mdadm sizes an IMSM bitmap's chunk itself
+        (super-intel.c ``add_internal_bitmap_imsm`` sets ``calculate_bitmap_chunksize``'s, refusing none)."""
+        return None
+
+    @classmethod
     def most_drives_at(cls, level: int) -> tuple[int, str] | None:
         """A RAID1 volume of IMSM metadata (VROC's) is two drives: mdadm's init_super_imsm_volume
         refuses more ("imsm does not support more than 2 disks in a raid1 volume"), as Intel's RAID

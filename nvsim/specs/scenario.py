@@ -219,6 +219,11 @@ class ArraySpec(Spec):
                 raise ValueError(f"strip_bytes: larger than the member namespace; allowed: at most "
                                  f"{format_bytes_decimal(self.namespace_bytes or capacity)}, got "
                                  f"{format_bytes_decimal(self.strip_bytes)}")
+            if self.engine in catalog.engines:
+                refusal = catalog.engine_class(self.engine).members_refusal(
+                    self.level, self.engine_settings, self.namespace_bytes or capacity, self.drives, self.near_copies)
+                if refusal:
+                    raise ValueError(refusal)
             span = self.rebuild.span_bytes
             if span is not None and span > (self.namespace_bytes or capacity):
                 member = format_bytes_decimal(self.namespace_bytes or capacity)

@@ -262,6 +262,27 @@ def test_a_bitmap_mdadm_cannot_make_is_refused_in_one_line(catalog, settings, fi
     assert nvsim.parse_scenario(scenario(6, 8, settings={"mdadm": "4.3", "bitmap": "external"}), catalog)
 
 
+@pytest.mark.parametrize("level, drives, settings, least", [
+    (6, 8, {"bitmap_chunk_bytes": "1MiB"}, "4 MiB"),  # 3.84 TB members: 937.5M bits of 4 KiB in 128 KiB of room
+    (10, 8, {"bitmap_chunk_bytes": "8MiB"}, "16 MiB"),  # RAID10's bits cover its 15.36 TB of addresses
+])
+def test_an_internal_bitmap_chunk_mdadm_refuses_for_the_members_is_refused_in_one_line(catalog, level, drives, settings,
+                                                                                        least):
+    """mdadm's add_internal_bitmap1 refuses a --bitmap-chunk whose bits do not fit the room it left
+    (Create.c: "Given bitmap chunk size not supported"): the line names the field and the allowed
+    range; the smallest it takes is taken, and a bitmap file takes small chunks (CreateBitmap checks none)."""
+    data = scenario(level, drives, settings={"bitmap": "internal", **settings}, rw="randwrite")
+    with pytest.raises(nvsim.InputError) as error:
+        nvsim.parse_scenario(data, catalog)
+    message = str(error.value)
+    assert "engine_settings.bitmap_chunk_bytes" in message and f"allowed: {least} to 2 GiB" in message
+    assert "\n" not in message
+    data["array"]["engine_settings"]["bitmap_chunk_bytes"] = least.replace(" ", "")
+    assert nvsim.parse_scenario(data, catalog).array.engine_settings["bitmap_chunk_bytes"] == least.replace(" ", "")
+    external = scenario(level, drives, settings={"mdadm": "4.3", "bitmap": "external", "bitmap_chunk_bytes": "4KiB"})
+    assert nvsim.parse_scenario(external, catalog)
+
+
 @pytest.mark.parametrize("engine", ["linux-md", "intel-vroc"])
 def test_idle_stripe_workers_leave_the_read_clock_and_rate_alone(catalog, engine):
     """RAID5 reads of an array with every member in go around the stripe cache: raid5d's workers

@@ -11,12 +11,15 @@ from nvsim.sim import ArraySystem
 MIB = 2**20
 
 
-def raid6(catalog, jobs=16, depth=4, size="20G", **settings):
+def raid6(catalog, jobs=16, depth=4, size=None, **settings):
+    """8 x CM7-R 3.84 TB, md RAID6, random 4 KiB writes over ``size`` (None: the whole array, 23 TB):
+    mdadm takes no internal bitmap chunk under 4 MiB on these members (super1.c)."""
+    job = {"name": "w", "rw": "randwrite", "bs": "4k", "numjobs": jobs, "iodepth": depth} | ({"size": size} if size else {})
     scenario = parse_scenario({
         "name": "bitmap", "platform": "supermicro-as-2125hs-tnr",
         "array": {"level": 6, "drive": "kioxia-cm7-r-3.84tb", "drives": 8, "strip_bytes": "64KiB",
                   "engine": "linux-md", "engine_settings": settings},
-        "workloads": [{"name": "w", "rw": "randwrite", "bs": "4k", "numjobs": jobs, "iodepth": depth, "size": size}],
+        "workloads": [job],
     }, catalog)
     return scenario, scenario.workloads[0]
 
@@ -28,19 +31,22 @@ def fluid_write_iops(catalog, **settings):
 
 def test_small_bitmap_chunks_cost_random_writes_and_no_bitmap_costs_nothing(catalog):
     none = fluid_write_iops(catalog, bitmap="none")
-    small = fluid_write_iops(catalog, bitmap="internal", bitmap_chunk_bytes=4096)
-    medium = fluid_write_iops(catalog, bitmap="internal", bitmap_chunk_bytes=8192)
-    large = fluid_write_iops(catalog, bitmap="internal", bitmap_chunk_bytes=MIB)
+    small = fluid_write_iops(catalog, bitmap="internal", bitmap_chunk_bytes=4 * MIB)  # the least mdadm takes here
+    medium = fluid_write_iops(catalog, bitmap="internal", bitmap_chunk_bytes=8 * MIB)
+    large = fluid_write_iops(catalog, bitmap="internal", bitmap_chunk_bytes=64 * MIB)
     assert small < medium < none
-    # ~130K writes/s over 20 GB: a 1 MiB chunk's 3,400 chunks are written every 26 ms, never clean
-    assert large == pytest.approx(none, rel=1e-9)
-    assert fluid_write_iops(catalog, bitmap="external", bitmap_chunk_bytes=4096) == pytest.approx(small)
+    # ~138K writes/s over 23 TB: mdadm's 64 MiB chunks (57K, 384 MiB of data each) are written every 0.41 s, clean
+    # once in e^18 (1.5 daemon periods: 7.5 s)
+    assert large == pytest.approx(none, rel=1e-6)
+    assert fluid_write_iops(catalog, bitmap="external", bitmap_chunk_bytes=4 * MIB) == pytest.approx(small)
+    # a bitmap file takes chunks an internal bitmap may not (bitmap.c CreateBitmap checks none): more of them clean
+    assert fluid_write_iops(catalog, bitmap="external", bitmap_chunk_bytes=4096) < small
 
 
 def test_the_fluid_rate_is_a_fixed_point_of_the_bitmap_updates_it_causes(catalog):
     """At the answer's write rate, md's thread spends the share of writes that set a clean bit
     times one update on each write: the rate without updates, less exactly that."""
-    scenario, workload = raid6(catalog, bitmap="internal", bitmap_chunk_bytes=64 * 1024)
+    scenario, workload = raid6(catalog, bitmap="internal", bitmap_chunk_bytes=8 * MIB)
     x = Simulation(scenario, workload, catalog=catalog).run("fluid").write_iops
     system = ArraySystem(scenario, workload, catalog)
     share, update_s = system.sync_update(x)
@@ -53,12 +59,12 @@ def test_the_fluid_rate_is_a_fixed_point_of_the_bitmap_updates_it_causes(catalog
 
 def test_the_event_mode_draws_the_updates_at_the_fed_back_rate(catalog):
     runs = {}
-    for label, settings in {"none": {"bitmap": "none"}, "4K": {"bitmap": "internal", "bitmap_chunk_bytes": 4096}}.items():
+    for label, settings in {"none": {"bitmap": "none"}, "4M": {"bitmap": "internal", "bitmap_chunk_bytes": 4 * MIB}}.items():
         scenario, workload = raid6(catalog, **settings)
         runs[label] = Simulation(scenario, workload, catalog=catalog).run("event", host_ios=6000)
-    assert runs["4K"].write_iops < 0.9 * runs["none"].write_iops
-    fluid = fluid_write_iops(catalog, bitmap="internal", bitmap_chunk_bytes=4096)
-    assert runs["4K"].write_iops == pytest.approx(fluid, rel=0.15)
+    assert runs["4M"].write_iops < 0.9 * runs["none"].write_iops
+    fluid = fluid_write_iops(catalog, bitmap="internal", bitmap_chunk_bytes=4 * MIB)
+    assert runs["4M"].write_iops == pytest.approx(fluid, rel=0.15)
 
 
 def test_writes_that_wait_for_one_update_share_it():
@@ -69,12 +75,13 @@ def test_writes_that_wait_for_one_update_share_it():
 
 @pytest.mark.parametrize("mode", ["fluid", "event"])
 def test_a_deep_queue_shares_its_bitmap_updates_and_one_write_waits_for_its_own(catalog, mode):
-    """md RAID10 with a 1 MiB bitmap chunk: every random write over 15 TB sets a clean bit, and md
-    writes the dirty pages once per unplug for the whole batch. Deep queues: as fast as with no
+    """md RAID10 with a 1 MiB bitmap chunk (a bitmap file: an internal bitmap of 15.36 TB of RAID10
+    addresses takes none under 16 MiB; the file's drive like the members): every random write over
+    15 TB sets a clean bit, and md writes the dirty pages once per unplug for the whole batch. Deep queues: as fast as with no
     bitmap (it held a flat 66,346 IOPS from 4 x QD16 to 64 x QD32 when every write took a whole
     update on md's thread); one psync job: each write waits for its own update."""
     def rate(bitmap, jobs, depth, engine="libaio"):
-        settings = {"bitmap": "internal", "bitmap_chunk_bytes": "1MiB"} if bitmap else {"bitmap": "none"}
+        settings = {"bitmap": "external", "bitmap_chunk_bytes": "1MiB"} if bitmap else {"bitmap": "none"}
         scenario = parse_scenario({
             "name": "bitmap10", "platform": "dell-poweredge-r750", "placement": {"job_sockets": [0]},
             "array": {"level": 10, "drive": "intel-d7-p5510-3.84tb", "drives": 8, "strip_bytes": "64KiB",
@@ -94,13 +101,13 @@ def test_an_external_bitmap_waits_for_its_own_device(catalog):
     drive's write (the D5-P5336 QLC's 20 us against the CM7-R's 12 us) makes each update longer and
     the random writes fewer; a drive like the members answers as an internal bitmap does, and
     without a ``bitmap_drive`` the file's device is taken as one of the members' model."""
-    small = fluid_write_iops(catalog, bitmap="internal", bitmap_chunk_bytes=4096)
-    same = fluid_write_iops(catalog, bitmap="external", bitmap_chunk_bytes=4096, bitmap_drive="kioxia-cm7-r-7.68tb")
-    slow = fluid_write_iops(catalog, bitmap="external", bitmap_chunk_bytes=4096, bitmap_drive="solidigm-d5-p5336-61.44tb")
+    small = fluid_write_iops(catalog, bitmap="internal", bitmap_chunk_bytes=4 * MIB)
+    same = fluid_write_iops(catalog, bitmap="external", bitmap_chunk_bytes=4 * MIB, bitmap_drive="kioxia-cm7-r-7.68tb")
+    slow = fluid_write_iops(catalog, bitmap="external", bitmap_chunk_bytes=4 * MIB, bitmap_drive="solidigm-d5-p5336-61.44tb")
     assert same == pytest.approx(small, rel=1e-9)
     assert slow < 0.99 * small
-    scenario, workload = raid6(catalog, bitmap="external", bitmap_chunk_bytes=4096, bitmap_drive="solidigm-d5-p5336-61.44tb")
-    internal, _ = raid6(catalog, bitmap="internal", bitmap_chunk_bytes=4096)
+    scenario, workload = raid6(catalog, bitmap="external", bitmap_chunk_bytes=4 * MIB, bitmap_drive="solidigm-d5-p5336-61.44tb")
+    internal, _ = raid6(catalog, bitmap="internal", bitmap_chunk_bytes=4 * MIB)
     rate = 100_000.0
     (share_ext, each_ext), (share_int, each_int) = (ArraySystem(s, workload, catalog).sync_update(rate)
                                                     for s in (scenario, internal))

@@ -10,10 +10,10 @@ from nvsim.engines.md_bitmap import (MDADM_BITMAP_CHUNK_MIN_BYTES, bitmap_span_b
                                      clear_after_s, data_bytes_per_bit, dirty_chunks_random, dirty_chunks_sequential,
                                      dirty_fraction_random, dirty_fraction_sequential, mdadm_adds_bitmap,
                                      mdadm_bitmap_chunk_bytes, mdadm_bitmap_file_chunk_bytes, mdadm_keeps_bitmap_files,
-                                     member_bytes_per_bit,
-                                     resync_member_bytes_after_crash)
+                                     mdadm_bitmap_min_chunk_bytes, mdadm_bitmap_room_bytes, member_bytes_per_bit,
+                                     resync_member_bytes_after_crash, choose_bm_space_bytes)
 
-MIB, GIB, TB = 2**20, 2**30, 10**12
+KIB, MIB, GIB, TB = 2**10, 2**20, 2**30, 10**12
 
 
 @pytest.mark.parametrize("member_bytes, chunk", [
@@ -24,6 +24,40 @@ MIB, GIB, TB = 2**20, 2**30, 10**12
 ])
 def test_mdadm_default_chunk_is_64_mib_or_what_fits_128_kib_of_bits(member_bytes, chunk):
     assert mdadm_bitmap_chunk_bytes(member_bytes) == chunk
+
+
+@pytest.mark.parametrize("member_bytes, room", [
+    (3.84 * TB, 128 * KIB), (200 * GIB + 64 * KIB, 128 * KIB),  # super1.c choose_bm_space, on sectors
+    (200 * GIB + 63 * KIB, 64 * KIB), (8 * GIB + 4 * KIB + 512, 64 * KIB),
+    (8 * GIB + 4 * KIB, 4 * KIB), (64 * KIB, 4 * KIB), (64 * KIB - 512, 0),
+])
+def test_mdadm_leaves_an_internal_bitmap_room_by_the_members_size(member_bytes, room):
+    """choose_bm_space: 128 KiB from 200 GiB past the first 64 KiB, 64 KiB past 8 GiB and 4 KiB,
+    else 4 KiB, none below 64 KiB; create's room in every mdadm."""
+    assert choose_bm_space_bytes(member_bytes) == mdadm_bitmap_room_bytes(member_bytes) == room
+
+
+@pytest.mark.parametrize("span_bytes, room, chunk", [
+    (3.84 * TB, 128 * KIB, 4 * MIB),  # 937.5M bits of 4 KiB; 1,046,528 fit: halved 10 times (the auditor's 4 MiB)
+    (7.68 * TB, 128 * KIB, 8 * MIB),
+    (3.84 * TB, 32 * KIB, 16 * MIB),  # 260,096 bits fit: halved 12 times
+    (3.84 * TB, 2**20 - 5 * KIB, 512 * KIB),  # 8,345,600 bits fit: halved 7 times
+    (100 * GIB, 64 * KIB, 256 * KIB),  # 26.2M bits; 522,240 fit: halved 6 times
+    (4 * KIB * 1_046_527, 128 * KIB, 4 * KIB),  # bits = span / 4 KiB + 1 = max_bits: fits
+    (4 * KIB * 1_046_528, 128 * KIB, 8 * KIB),
+])
+def test_mdadms_smallest_internal_chunk_is_the_one_whose_bits_fit_the_room(span_bytes, room, chunk):
+    """add_internal_bitmap1: max_bits = (room - 256) x 8; min_chunk from 4 KiB doubles (the bits
+    halve, rounding up) until they fit; a smaller --bitmap-chunk is refused (-EINVAL)."""
+    assert mdadm_bitmap_min_chunk_bytes(span_bytes, room) == chunk
+
+
+def test_the_default_chunk_takes_at_most_128_kib_of_room():
+    """With no chunk asked for, mdadm caps the room at 128 KiB, and a smaller room sets a larger
+    default where 64 MiB's bits do not fit it: 46 TB of RAID10 addresses in 32 KiB -> 256 MiB."""
+    assert mdadm_bitmap_chunk_bytes(140 * TB, 1019 * KIB) == mdadm_bitmap_chunk_bytes(140 * TB) == 128 * MIB
+    assert mdadm_bitmap_chunk_bytes(46.08 * TB, 32 * KIB) == 256 * MIB
+    assert mdadm_bitmap_chunk_bytes(46.08 * TB, 128 * KIB) == 64 * MIB
 
 
 @pytest.mark.parametrize("span_bytes, chunk", [
