@@ -62,7 +62,7 @@ from .base import (Engine, EngineParameters, EngineServer, EngineSettings, Engin
                    per_host_sum)
 from .rebuild_protocol import Reconstruction
 from . import md_bitmap
-from .md_bitmap import (BITMAP_CHUNK_MAX_BYTES, BITMAP_PAGE_BYTES, DAEMON_SLEEP_MIN_S, DEFAULT_DAEMON_SLEEP_S, DEFAULT_MDADM, MDADM_VERSIONS,
+from .md_bitmap import (BITMAP_ADDED, BITMAP_CHUNK_MAX_BYTES, BITMAP_PAGE_BYTES, DAEMON_SLEEP_MIN_S, DEFAULT_DAEMON_SLEEP_S, DEFAULT_MDADM, MDADM_VERSIONS,
                         dirty_fraction_sequential)
 
 
@@ -240,6 +240,10 @@ class MdSettings(EngineSettings):
                                              "internal: 64 MiB or what 128 KiB of bits needs; a file: 4 KiB "
                                              "or what 2^20 chunks need. An internal one at least what the room "
                                              "mdadm leaves its bits needs (4 MiB on 3.84 TB members)")
+    bitmap_added: Literal[BITMAP_ADDED] = Field(default="create", description=(
+        "how the internal bitmap was added: create (mdadm --create --bitmap=internal, or mdadm's own) or grow "
+        "(mdadm --grow --bitmap=internal on the array): the room mdadm gives its bits, the same from mdadm 4.0, "
+        "32 KiB with 3.3 and 3.4, 1,019 KiB with 3.2"))
     bitmap_daemon_sleep_s: float = Field(default=DEFAULT_DAEMON_SLEEP_S, ge=DAEMON_SLEEP_MIN_S, le=3600,
                                          description="seconds between bitmap daemon passes (mdadm --delay); at "
                                          "least one jiffy, which the kernel rounds a shorter one up to")
@@ -273,9 +277,9 @@ class MdSettings(EngineSettings):
         return self.model_copy(update={"bitmap": bitmap, "bitmap_chunk_bytes": chunk})
 
     def bitmap_room_bytes(self, member_bytes: float) -> int:
-        """The room mdadm gives an internal bitmap's bits on members of ``member_bytes``
-        (``md_bitmap.mdadm_bitmap_room_bytes``)."""
-        return md_bitmap.mdadm_bitmap_room_bytes(member_bytes)
+        """The room mdadm gives an internal bitmap's bits on members of ``member_bytes``, by this
+        mdadm and how the bitmap was added (``md_bitmap.mdadm_bitmap_room_bytes``)."""
+        return md_bitmap.mdadm_bitmap_room_bytes(member_bytes, self.mdadm, self.bitmap_added)
 
     def internal_chunk_refusal(self, level: int, member_bytes: float, drives: int, copies: int) -> str | None:
         """Why mdadm refuses this internal bitmap's chunk on ``drives`` members of ``member_bytes``:
@@ -292,7 +296,7 @@ class MdSettings(EngineSettings):
         covers = "the array's addresses" if level == 10 else "a member"
         return (f"engine_settings.bitmap_chunk_bytes: mdadm {self.mdadm} refuses an internal bitmap chunk below "
                 f"{format_bytes_binary(least, 0)} on {format_bytes_decimal(member_bytes)} members (its bits, one per chunk "
-                f"of {covers}, must fit the {format_bytes_binary(room, 0)} it leaves them: "
+                f"of {covers}, must fit the {format_bytes_binary(room, 0)} it leaves them on a {self.bitmap_added}: "
                 f"super1.c add_internal_bitmap1); allowed: {format_bytes_binary(least, 0)} to "
                 f"{format_bytes_binary(BITMAP_CHUNK_MAX_BYTES, 0)} (a power of two), or leave it unset; got "
                 f"{format_bytes_binary(chunk, 0)}")
@@ -356,7 +360,7 @@ class MdEngine(Engine):
             return (f"engine_settings.bitmap: md RAID0 has no write-intent bitmap (mdadm refuses --bitmap at "
                     f"level 0); allowed: none, or leave it unset; got {settings['bitmap']!r}")
         bitmap = settings.get("bitmap", cls.Settings.model_fields["bitmap"].default)
-        for name in ("bitmap_chunk_bytes", "bitmap_daemon_sleep_s"):
+        for name in ("bitmap_chunk_bytes", "bitmap_daemon_sleep_s", "bitmap_added"):
             if bitmap == "none" and name in settings:
                 return (f"engine_settings.{name}: has no effect without a write-intent bitmap (bitmap: none); "
                         f"allowed: leave it unset, or bitmap: internal or external")
@@ -364,6 +368,9 @@ class MdEngine(Engine):
                 return (f"engine_settings.{name}: sets the write-intent bitmap, which the scenario does not name "
                         f"(mdadm adds one on its own only from 3.3 to 4.3, on members over 100 GiB); allowed: "
                         f"with bitmap: internal or external")
+        if "bitmap_added" in settings and bitmap == "external":
+            return ("engine_settings.bitmap_added: how an internal bitmap was added (the room mdadm gives its bits); "
+                    "a bitmap file has no such room; allowed: with bitmap: internal")
         if "bitmap_drive" in settings and bitmap != "external":
             return (f"engine_settings.bitmap_drive: the device of an external bitmap's file; allowed: with bitmap: "
                     f"external (an internal bitmap lives on the members), got bitmap: {bitmap or 'unset'}")

@@ -14,7 +14,13 @@
   super1.c ``choose_bm_space`` of a member's size: 128 KiB on members of 200 GiB and more, 64 KiB
   over 8 GiB, else 4 KiB (the same in every release, 3.2 to 4.6). A ``--bitmap-chunk`` below the
   ``min_chunk`` whose bits fit that room is refused (``add_internal_bitmap1`` returns -EINVAL, 0
-  before 4.0; Create.c: "Given bitmap chunk size not supported"): 4 MiB on a 3.84 TB member.
+  before 4.0; Create.c: "Given bitmap chunk size not supported"): 4 MiB on a 3.84 TB member. A
+  bitmap added later (``mdadm --grow --bitmap=internal``, Grow.c ``Grow_addbitmap``) gets the room
+  between the superblock and the bad-block log, or the data where there is no log: from 4.0 the
+  log sits right after the space create left (``write_init_super1``: ``bblog_offset = bm_offset +
+  bm_space``), so the same room; in 3.3 and 3.4 it sits 32 KiB after the superblock's 4 KiB
+  (``bblog_offset = 8 + 32*2`` sectors), so 32 KiB (16 MiB on a 3.84 TB member); 3.2 has no log
+  and writes the bitmap 1 KiB after the superblock up to its 1 MiB data offset, 1,019 KiB (512 KiB).
   A bitmap file takes any chunk (``CreateBitmap`` checks none).
 * A bitmap file's chunk (``--bitmap=/path``, 3.2 to 4.3) is mdadm's ``CreateBitmap``'s
   (bitmap.c): 4 KiB (``DEFAULT_BITMAP_CHUNK``) doubled until the space it covers has at most 2^20
@@ -74,6 +80,22 @@ MDADM_BITMAP_CHUNK_BYTES = 4096
 don't work yet")."""
 MDADM_BITMAP_ROOM_BYTES = 128 * 1024
 """super1.c: at most 128 KiB of bitmap (256 sectors) when no chunk size is asked for."""
+BITMAP_ADDED = ("create", "grow")
+"""How an internal bitmap was added: by ``mdadm --create --bitmap=internal`` (or mdadm's own choice)
+or later by ``mdadm --grow --bitmap=internal``; it sets the room mdadm gives its bits."""
+MDADM_GROW_LOG_ROOM_BYTES = 32 * 1024
+"""mdadm 3.3 and 3.4 super1.c ``write_init_super1``: the bad-block log at 8 + 32*2 sectors from the
+superblock (``bblog_offset``), so a bitmap grown later has the 32 KiB between the superblock's 4 KiB
+and the log (``add_internal_bitmap1``: ``room = bblog_offset + bbl_size``, less 4 KiB and the log)."""
+MDADM_3_2_GROW_ROOM_BYTES = 2**20 - 4096 - 1024
+"""mdadm 3.2 super1.c: data at 1 MiB (``reserved``: the bitmap space and 8 KiB rounded up to 1 MiB),
+the superblock 4 KiB in; ``add_internal_bitmap1`` on a grow writes the bitmap 1 KiB after the
+superblock, up to the data (``room = data_offset - super_offset - 2`` sectors): 1,019 KiB."""
+MDADM_BAD_BLOCK_LOG_FROM = "3.3"
+"""The first mdadm whose ``write_init_super1`` writes a bad-block log (``bblog_offset``) on a 1.2 member."""
+MDADM_LOG_AFTER_BITMAP_FROM = "4.0"
+"""mdadm 4.0's ``write_init_super1`` puts the bad-block log right after the space create left for the
+bitmap, so a grown bitmap has that same room."""
 BITMAP_SUPER_BYTES = 256
 """``sizeof(bitmap_super_t)``: the bitmap superblock ahead of the bits."""
 DEFAULT_DAEMON_SLEEP_S = 5.0
@@ -88,9 +110,12 @@ BITMAP_PAGE_BYTES = 4096
 """One bitmap page written to every member when a bit on it is newly set."""
 
 
-def mdadm_bitmap_room_bytes(member_bytes: float) -> int:
-    """The room mdadm gives an internal bitmap's bits on members of ``member_bytes`` at create
-    (metadata 1.2): ``choose_bm_space``'s, in every release."""
+def mdadm_bitmap_room_bytes(member_bytes: float, mdadm: str = DEFAULT_MDADM, added: str = "create") -> int:
+    """The room mdadm gives an internal bitmap's bits on members of ``member_bytes`` (metadata 1.2):
+    ``choose_bm_space`` at create, and on a grow from 4.0; 32 KiB on a grow by 3.3 or 3.4, 1,019 KiB
+    by 3.2 (the module's docstring)."""
+    if added == "grow" and _version(mdadm) < _version(MDADM_LOG_AFTER_BITMAP_FROM):
+        return MDADM_3_2_GROW_ROOM_BYTES if _version(mdadm) < _version(MDADM_BAD_BLOCK_LOG_FROM) else MDADM_GROW_LOG_ROOM_BYTES
     return choose_bm_space_bytes(member_bytes)
 
 
@@ -257,7 +282,7 @@ def resync_member_bytes_after_crash(member_bytes: float, member_bytes_per_bit: f
 
 
 __all__ = ["BITMAP_CHUNK_MAX_BYTES", "DAEMON_SLEEP_MIN_S", "chunks_per_write", "dirty_fraction_random_writes", "dirty_chunks_random", "dirty_chunks_sequential", "resync_member_bytes_after_crash", "mdadm_bitmap_chunk_bytes", "mdadm_bitmap_file_chunk_bytes",
-           "mdadm_bitmap_room_bytes", "mdadm_bitmap_min_chunk_bytes", "choose_bm_space_bytes",
+           "mdadm_bitmap_room_bytes", "mdadm_bitmap_min_chunk_bytes", "choose_bm_space_bytes", "BITMAP_ADDED",
            "mdadm_adds_bitmap",
            "mdadm_keeps_bitmap_files", "bitmap_span_bytes", "data_bytes_per_bit", "member_bytes_per_bit", "clear_after_s",
            "dirty_fraction_random", "bitmap_updates_per_s_random", "writes_per_update", "dirty_fraction_sequential", "DEFAULT_DAEMON_SLEEP_S",

@@ -90,6 +90,10 @@ class VrocEngine(MdEngine):
             return (f"engine_settings.bitmap: the partial parity log and a write-intent bitmap exclude each other "
                     f"(the kernel's ppl_init_log: 'PPL is not compatible with bitmap'; mdadm refuses both); allowed "
                     f"with consistency_policy: ppl: none, or leave it unset; got {settings['bitmap']!r}")
+        if "bitmap_added" in settings:
+            return ("engine_settings.bitmap_added: the room of md's own (1.2) superblock for a bitmap; IMSM keeps "
+                    "its bitmap in an area of its metadata, however it was added (mdadm's super-intel.c); allowed: "
+                    "leave it unset")
         return super().settings_refusal(level, settings)
 
     @classmethod

@@ -139,6 +139,9 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
      r"engine_settings\.bitmap_daemon_sleep_s: .*greater than or equal to 0\.001"),  # one jiffy
     ("array.engine_settings", {"bitmap": "internal", "bitmap_chunk_bytes": "1MiB"},  # super1.c add_internal_bitmap1
      r"engine_settings\.bitmap_chunk_bytes: mdadm 4\.3 refuses .* below 4 MiB on 3\.84 TB members .*allowed: 4 MiB to 2 GiB"),
+    ("array.engine_settings", {"mdadm": "3.3", "bitmap": "internal", "bitmap_added": "grow", "bitmap_chunk_bytes": "8MiB"},
+     r"engine_settings\.bitmap_chunk_bytes: .*the 32 KiB it leaves them on a grow.*allowed: 16 MiB to 2 GiB"),
+    ("array.engine_settings", {"bitmap": "external", "bitmap_added": "grow"}, r"engine_settings\.bitmap_added: .*allowed: with bitmap: internal"),
     ("array.engine_settings", {"bitmap": "internal", "bitmap_chunk_bytes": "4GiB"},
      r"engine_settings\.bitmap_chunk_bytes: .*less than or equal to 2147483648"),  # md's __le32 chunksize
     ("array.stripe", "4KiB", r"array\.stripe: unknown key; did you mean 'strip_bytes'"),

@@ -265,6 +265,8 @@ def test_a_bitmap_mdadm_cannot_make_is_refused_in_one_line(catalog, settings, fi
 @pytest.mark.parametrize("level, drives, settings, least", [
     (6, 8, {"bitmap_chunk_bytes": "1MiB"}, "4 MiB"),  # 3.84 TB members: 937.5M bits of 4 KiB in 128 KiB of room
     (10, 8, {"bitmap_chunk_bytes": "8MiB"}, "16 MiB"),  # RAID10's bits cover its 15.36 TB of addresses
+    (6, 8, {"mdadm": "3.3", "bitmap_added": "grow", "bitmap_chunk_bytes": "8MiB"}, "16 MiB"),  # 32 KiB to the log
+    (6, 8, {"mdadm": "3.2", "bitmap_added": "grow", "bitmap_chunk_bytes": "256KiB"}, "512 KiB"),  # 1,019 KiB to the data
 ])
 def test_an_internal_bitmap_chunk_mdadm_refuses_for_the_members_is_refused_in_one_line(catalog, level, drives, settings,
                                                                                         least):
@@ -281,6 +283,29 @@ def test_an_internal_bitmap_chunk_mdadm_refuses_for_the_members_is_refused_in_on
     assert nvsim.parse_scenario(data, catalog).array.engine_settings["bitmap_chunk_bytes"] == least.replace(" ", "")
     external = scenario(level, drives, settings={"mdadm": "4.3", "bitmap": "external", "bitmap_chunk_bytes": "4KiB"})
     assert nvsim.parse_scenario(external, catalog)
+
+
+def test_a_bitmap_grown_by_mdadm_3_3_on_a_large_raid10_takes_a_larger_default_chunk(catalog):
+    """24 x 3.84 TB RAID10 near 2: 46 TB of addresses. Created, its bits fit 128 KiB at mdadm's
+    64 MiB; grown by mdadm 3.3 (32 KiB before the bad-block log) they fit only at 256 MiB; from
+    mdadm 4.0 a grown bitmap has create's room."""
+    def chunk(mdadm, added):
+        return for_array(catalog, 10, 3.84 * TB, drives=24, mdadm=mdadm, bitmap="internal",
+                         bitmap_added=added).bitmap_chunk_bytes
+    assert chunk("3.3", "create") == chunk("4.3", "grow") == 64 * 2**20
+    assert chunk("3.3", "grow") == 256 * 2**20
+
+
+@pytest.mark.parametrize("engine, settings, says", [
+    ("linux-md", {"bitmap_added": "grow"}, "does not name"),
+    ("linux-md", {"bitmap": "none", "bitmap_added": "grow"}, "no effect without a write-intent bitmap"),
+    ("linux-md", {"bitmap": "external", "bitmap_added": "grow"}, "allowed: with bitmap: internal"),
+    ("intel-vroc", {"bitmap": "internal", "bitmap_added": "grow"}, "IMSM"),
+])
+def test_how_a_bitmap_was_added_is_asked_only_of_an_internal_md_bitmap(catalog, engine, settings, says):
+    with pytest.raises(nvsim.InputError) as error:
+        nvsim.parse_scenario(scenario(5, 8, engine, settings, rw="randwrite"), catalog)
+    assert "engine_settings.bitmap_added" in str(error.value) and says in str(error.value)
 
 
 @pytest.mark.parametrize("engine", ["linux-md", "intel-vroc"])

@@ -33,8 +33,9 @@ def test_mdadm_default_chunk_is_64_mib_or_what_fits_128_kib_of_bits(member_bytes
 ])
 def test_mdadm_leaves_an_internal_bitmap_room_by_the_members_size(member_bytes, room):
     """choose_bm_space: 128 KiB from 200 GiB past the first 64 KiB, 64 KiB past 8 GiB and 4 KiB,
-    else 4 KiB, none below 64 KiB; create's room in every mdadm."""
-    assert choose_bm_space_bytes(member_bytes) == mdadm_bitmap_room_bytes(member_bytes) == room
+    else 4 KiB, none below 64 KiB; create's room in every mdadm, and a grow's from 4.0."""
+    assert choose_bm_space_bytes(member_bytes) == room
+    assert mdadm_bitmap_room_bytes(member_bytes, "3.2") == mdadm_bitmap_room_bytes(member_bytes, "4.6", "grow") == room
 
 
 @pytest.mark.parametrize("span_bytes, room, chunk", [
@@ -52,9 +53,20 @@ def test_mdadms_smallest_internal_chunk_is_the_one_whose_bits_fit_the_room(span_
     assert mdadm_bitmap_min_chunk_bytes(span_bytes, room) == chunk
 
 
+@pytest.mark.parametrize("mdadm, room", [("3.2", 1019 * KIB), ("3.3", 32 * KIB), ("3.4", 32 * KIB), ("4.0", 128 * KIB),
+                                         ("4.3", 128 * KIB), ("4.6", 128 * KIB)])
+def test_a_grown_bitmaps_room_is_up_to_the_bad_block_log_or_the_data(mdadm, room):
+    """mdadm --grow --bitmap=internal on 3.84 TB members: 3.3 and 3.4 put the bad-block log 32 KiB
+    after the superblock's 4 KiB, 4.0 on right after the room create left (128 KiB), 3.2 has no log
+    and 1 MiB of data offset (its bitmap 1 KiB after the superblock: 1,019 KiB)."""
+    assert mdadm_bitmap_room_bytes(3.84 * TB, mdadm, "grow") == room
+    assert mdadm_bitmap_room_bytes(3.84 * TB, mdadm, "create") == 128 * KIB
+
+
 def test_the_default_chunk_takes_at_most_128_kib_of_room():
-    """With no chunk asked for, mdadm caps the room at 128 KiB, and a smaller room sets a larger
-    default where 64 MiB's bits do not fit it: 46 TB of RAID10 addresses in 32 KiB -> 256 MiB."""
+    """With no chunk asked for, mdadm caps the room at 128 KiB (3.2's 1,019 KiB on a grow too), and
+    a smaller room sets a larger default where 64 MiB's bits do not fit it: 46 TB of RAID10
+    addresses in 3.3's 32 KiB on a grow -> 256 MiB."""
     assert mdadm_bitmap_chunk_bytes(140 * TB, 1019 * KIB) == mdadm_bitmap_chunk_bytes(140 * TB) == 128 * MIB
     assert mdadm_bitmap_chunk_bytes(46.08 * TB, 32 * KIB) == 256 * MIB
     assert mdadm_bitmap_chunk_bytes(46.08 * TB, 128 * KIB) == 64 * MIB
