@@ -127,6 +127,18 @@ RUN_WORKERS_MAX = 8
 hundred MB: a many-core server does not start one per core)."""
 
 
+def _pool_workers(requested: int, default_most: int = MAX_WORKERS) -> int:
+    """--workers as the processes a command's pool starts: 0, one per CPU this process may run on
+    (``usable_cpus``), at most ``default_most``; more than those CPUs is held to them, with a note on
+    stderr (a process beyond the CPUs adds its memory, about 200 MB, and no speed)."""
+    cpus = usable_cpus()
+    if requested > cpus:
+        sys.stderr.write(f"note: --workers {requested}: this process may run on {cpus} CPU{'s' if cpus > 1 else ''}; "
+                         f"at most {cpus} worker{'s' if cpus > 1 else ''} run\n")
+        return cpus
+    return requested or min(cpus, default_most)
+
+
 PRECISION_HELP = (f"Event mode: measure until each direction's p99.99 latency is known within this fraction (half-width "
                   f"of its 95% CI over the estimate), from {format_number(PRECISION_MIN)} to {format_number(PRECISION_MAX)}.")
 MAX_SECONDS_HELP = ("Event mode: wall seconds each workload may go on for --precision (its planned window always "
@@ -162,7 +174,7 @@ def run(
     fidelity: str = typer.Option("event", "--fidelity", help=FIDELITY_HELP),
     precision: float = typer.Option(0.1, "--precision", help=PRECISION_HELP),
     max_seconds: float = typer.Option(1.0, "--max-seconds", help=MAX_SECONDS_HELP),
-    workers: int = typer.Option(0, "--workers", min=0, max=MAX_WORKERS, help=f"Processes that run the workloads at once (forked where safe, else the workloads run here in turn), at most one per CPU; 0 (the default): the CPUs, at most {RUN_WORKERS_MAX}. The answer does not depend on it."),
+    workers: int = typer.Option(0, "--workers", min=0, max=MAX_WORKERS, help=f"Processes that run the workloads at once (forked where safe, else the workloads run here in turn), at most one per CPU this process may run on (more is held to that, with a note); 0 (the default): the CPUs, at most {RUN_WORKERS_MAX}. The answer does not depend on it."),
 ) -> None:
     """Predict a scenario: usable capacity, the bounds of its components, and per workload the IOPS, GB/s, latency, CPU, write amplification and the resource that limits it."""
     fidelity = _fidelity(fidelity)
@@ -178,7 +190,7 @@ def run(
     if loss is None:
         with LateProgress() as bar:
             results = nvsim.simulation.run_workloads(spec, catalog, fidelity, window, progress=bar.for_task,
-                                                     workers=workers or min(usable_cpus(), RUN_WORKERS_MAX))
+                                                     workers=_pool_workers(workers, RUN_WORKERS_MAX))
     predictions = {name: result.metrics() for name, result in results.items()}
     if loss is not None:  # the faults at t = 0 lost data: every workload gets I/O errors, not rates
         predictions = {w.name: nvsim.rebuild.data_loss_metrics(loss) for w in spec.workloads}
@@ -332,7 +344,7 @@ def _fio_system(system: Path, catalog) -> "nvsim.ScenarioSpec":
 def sweep(
     spec: Path = typer.Argument(..., help="Sweep YAML: base scenario, grid/points over any field, constraints, objective."),
     output: Path = typer.Option(..., "--output", "-o", help="Output path: writes OUT.parquet (with pyarrow) and OUT.csv (atomically); OUT.csv or OUT.parquet name the same pair."),
-    workers: int = typer.Option(0, "--workers", min=0, max=MAX_WORKERS, help="Local worker processes (0: one per CPU)."),
+    workers: int = typer.Option(0, "--workers", min=0, max=MAX_WORKERS, help="Local worker processes, at most one per CPU this process may run on (more is held to that, with a note); 0: one per CPU. Not used with --dask."),
     dask: Optional[str] = typer.Option(None, "--dask", help="Address of an existing Dask distributed scheduler to run the points on."),
 ) -> None:
     """Run a sweep of set-ups (fluid or event mode) into a tidy table; re-running finishes only missing points."""
@@ -340,7 +352,7 @@ def sweep(
         raise InputError("--output", f"an output path without suffix is needed (OUT gives OUT.parquet and OUT.csv), got {str(output)!r}")
     nvsim.sweep.prepare_sweep(spec)  # a bad sweep file or base stops here, before the progress bar draws anything
     with LateProgress() as bar:
-        summary = nvsim.sweep.run_sweep(spec, output, workers=workers or usable_cpus(), dask_address=dask,
+        summary = nvsim.sweep.run_sweep(spec, output, workers=1 if dask else _pool_workers(workers), dask_address=dask,
                                         progress=bar.for_task("sweep"))
     if summary["damaged_partial_lines"]:
         sys.stderr.write(f"note: {summary['partial']}: {summary['damaged_partial_lines']} damaged line(s) of the resumed "
@@ -377,7 +389,7 @@ def _printable_best(best: list[dict]) -> list[dict]:
 def plan(
     requirements: Path = typer.Argument(..., help="Plan YAML: requirements (capacity, workload targets, rebuild, risk, endurance, power, bays, budget), the search space and the objective."),
     output: Path = typer.Option(Path("plan-out"), "--output", "-o", help="Folder for plan.json, ranking.csv, rejected.csv, pareto.html and scenarios/rank-NN.yaml (written together, atomically)."),
-    workers: int = typer.Option(0, "--workers", min=0, max=MAX_WORKERS, help="Local worker processes for the fluid stage (0: one per CPU)."),
+    workers: int = typer.Option(0, "--workers", min=0, max=MAX_WORKERS, help="Local worker processes for the fluid stage, at most one per CPU this process may run on (more is held to that, with a note); 0: one per CPU. Not used with --dask."),
     dask: Optional[str] = typer.Option(None, "--dask", help="Address of an existing Dask distributed scheduler to run the fluid stage on."),
 ) -> None:
     """Turn requirements into ranked configurations: exact filters, bounds, the fluid mode on the survivors, the event mode on the best; margins against every requirement, the Pareto front and why each rejected family failed."""
@@ -389,7 +401,7 @@ def plan(
     if dask:
         require_extra("distributed", "dask", "--dask", "a plan on a Dask cluster")
     with LateProgress() as bar:
-        result = nvsim.plan.run_plan(requirements, workers=workers or usable_cpus(), dask_address=dask,
+        result = nvsim.plan.run_plan(requirements, workers=1 if dask else _pool_workers(workers), dask_address=dask,
                                      progress=bar.for_stages())
     written = plan_output.write_outputs(result, output)
     plan_output.print_plan(console, result, written)
@@ -486,7 +498,7 @@ def validate(
     json_out: bool = typer.Option(False, "--json", help="One JSON record per published number."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the JSON records to this file (atomically)."),
     strict: bool = typer.Option(False, "--strict", help="Exit 1 if any modelled number is outside its tolerance without a written reason."),
-    workers: int = typer.Option(0, "--workers", min=0, max=MAX_WORKERS, help="Processes to simulate with (0: one per CPU)."),
+    workers: int = typer.Option(0, "--workers", min=0, max=MAX_WORKERS, help="Processes to simulate with, at most one per CPU this process may run on (more is held to that, with a note); 0: one per CPU."),
     scenarios: Optional[Path] = typer.Option(None, "--scenarios", help="Directory of scenario folders, or one scenario folder holding its published.yaml (default: the clone's scenarios/, else the copy an installed nvsim carries)."),
 ) -> None:
     """Re-predict every published number in scenarios/*/published.yaml and compare (fitted or predicted, error, status); none found is an error (exit 2)."""
@@ -496,7 +508,7 @@ def validate(
         raise InputError("--scenarios", f"{scenarios}: {what} (a folder of scenario folders, or one with a published.yaml)"
                                         f"{carried_hint(scenarios)}")
     with LateProgress() as bar:
-        comparisons = nvsim.compare_all(root=scenarios, workers=workers or usable_cpus(),
+        comparisons = nvsim.compare_all(root=scenarios, workers=_pool_workers(workers),
                                         progress=bar.for_task("validate"))
     if not comparisons:  # files found, numbers none: a check of nothing is not a pass (exit 0 and [] before)
         raise InputError("--scenarios", f"{nvsim.published.where_looked(scenarios)}: the published.yaml files found hold "
