@@ -34,7 +34,7 @@ from ..errors import InputError, env_hint, limit_from_env
 from ..host_io import effective_iodepth
 from ..simulation import Result, Simulation
 from ..specs import Phase, ScenarioSpec, WorkloadSpec
-from ..workload.compose import iops_text, job_runtime_s, moved_bytes_per_s, population_ladder  # noqa: F401 (re-exported)
+from ..workload.compose import clone_bytes, iops_text, job_runtime_s, moved_bytes_per_s, population_ladder  # noqa: F401 (re-exported)
 from ..workload.trim import check_discards, trim_direction
 
 
@@ -152,16 +152,20 @@ def check_jobs(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, fidelity: s
 
 def clamped_sizes(parsed: FioJobFile, device_bytes: int, label: str) -> list[str]:
     """A warning per job whose size, written as a share ('N%'), reaches past the array's end from
-    its offset: fio cuts it there without a word, and so does nvsim; this says so."""
+    the offset of one of its clones (the first such clone named, from clone 1 on): fio cuts each
+    clone's there without a word, and so does nvsim (``clone_bytes``); this says so."""
     warnings = []
     for job in parsed.jobs:
         if job.size_percent is None:
             continue
-        workload = job.resolved(device_bytes)
-        end = workload.offset + job.share_bytes(device_bytes)
-        if end > device_bytes:
-            warnings.append(f"{label}: [{job.name}] offset + size = {end:,} bytes reaches past the end of the array "
-                            f"({device_bytes:,} bytes): the job's region is cut to {workload.size:,} bytes, as fio cuts it")
+        workload, share = job.resolved(device_bytes), job.share_bytes(device_bytes)
+        starts = [workload.offset + k * workload.offset_increment for k in range(workload.numjobs if workload.offset_increment else 1)]
+        cut = next((k for k, start in enumerate(starts) if start + share > device_bytes), None)
+        if cut is not None:
+            clone = f" clone {cut}" if cut else ""
+            warnings.append(f"{label}: [{job.name}]{clone} offset + size = {starts[cut] + share:,} bytes reaches past the end "
+                            f"of the array ({device_bytes:,} bytes): the{' clone' if cut else ' job'}'s region is cut to "
+                            f"{clone_bytes(workload, cut, device_bytes):,} bytes, as fio cuts it")
     return warnings
 
 

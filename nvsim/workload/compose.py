@@ -31,6 +31,7 @@ import numpy as np
 from ..histogram import percentile_table
 from ..result import Result, Route
 from ..sim.model import build
+from ..sim.workload import job_region
 from ..specs import Phase, ScenarioSpec, WorkloadSpec
 from ..states import ArrayState
 from .filled import FilledRun, drive_write_bytes_per_s, filled_note, filled_run, with_mean_waf
@@ -115,12 +116,25 @@ def job_runtime_s(workload: WorkloadSpec, bytes_per_s: float, device_bytes: int)
 
 
 def job_bytes(workload: WorkloadSpec, device_bytes: int) -> int | None:
-    """Bytes fio's size rules have all the job's clones move: each ``io_size`` (else ``size``, the
-    device when size is absent) ``loops`` times; None for a time_based job with a runtime (it runs
-    the runtime whatever it moves)."""
+    """Bytes fio's size rules have all the job's clones move: each ``io_size`` (else its region,
+    ``clone_bytes``) ``loops`` times; None for a time_based job with a runtime (it runs the runtime
+    whatever it moves)."""
     if workload.time_based and workload.runtime:
         return None
-    return workload.numjobs * workload.loops * (workload.io_size or workload.size or device_bytes)
+    if workload.io_size:
+        return workload.numjobs * workload.loops * workload.io_size
+    if not workload.offset_increment:  # every clone starts at the offset
+        return workload.numjobs * workload.loops * clone_bytes(workload, 0, device_bytes)
+    return workload.loops * sum(clone_bytes(workload, job, device_bytes) for job in range(workload.numjobs))
+
+
+def clone_bytes(workload: WorkloadSpec, job: int, device_bytes: int) -> int:
+    """Bytes clone ``job`` moves once through its region: ``size`` (the device when absent) from its
+    own start (``offset + job * offset_increment``), cut to the whole blocks before the device's end,
+    as fio's setup_files sets each clone's io_size from its own start offset (get_start_offset);
+    the simulated clone's region (``job_region``)."""
+    region = job_region(workload, job, device_bytes)[1]
+    return region if region == (workload.size or device_bytes) else region // workload.bs * workload.bs
 
 
 def moved_bytes_per_s(result: Result, bs: int) -> float:
@@ -612,5 +626,5 @@ ROWS: dict[str, Callable[[Job], Result]] = {
     "think": think, "latency_target": latency_target, "mix": mix}
 """Each composite row's solver (the route table's composite rows, in nvsim.simulation)."""
 
-__all__ = ["Job", "ROWS", "pacing_ceiling_iops", "composite_route", "job_runtime_s", "job_bytes", "moved_bytes_per_s", "population_ladder", "latency_s", "mean_latency_s", "mean_latency_us",
+__all__ = ["Job", "ROWS", "pacing_ceiling_iops", "composite_route", "job_runtime_s", "job_bytes", "clone_bytes", "moved_bytes_per_s", "population_ladder", "latency_s", "mean_latency_s", "mean_latency_us",
            "iops_text", "PACING_ROWS", "AFTER_PHASE_ROWS"]

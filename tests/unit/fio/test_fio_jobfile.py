@@ -809,3 +809,22 @@ def test_a_share_size_past_the_end_is_cut_to_what_follows_the_offset_as_fio_cuts
     assert job.share_bytes(1 << 30) == int((1 << 30) * 0.6) // (128 << 10) * (128 << 10)  # the share, before the cut
     assert parse("[a]\nrw=read\nbs=128k\noffset=50%\nsize=40%\n").jobs[0].resolved(1 << 30).size == int((1 << 30) * 0.4) // (128 << 10) * (128 << 10)
     assert parse("[a]\nrw=read\nbs=128k\noffset=100m\nsize=100%\n").jobs[0].resolved(1 << 30).size == (1 << 30) - (100 << 20)
+
+
+def test_each_clone_moves_what_follows_its_own_offset_as_fio_cuts_it():
+    """fio's setup_files (filesetup.c) sets each clone's io_size from its own start offset
+    (get_start_offset: offset + subjob_number x offset_increment): size=N% cut to what follows that
+    offset, whole blocks; no size, everything from the offset to the end. numjobs=2
+    offset_increment=50% size=60% moved 60% twice (the cut of clone 0, at offset 0), and offset=50%
+    with no size the whole device; clone 1 moves 50%, and the job without size half the device."""
+    from nvsim.fio.run import clamped_sizes
+    from nvsim.workload.compose import job_bytes
+
+    block = 128 << 10
+    share = int(GiB * 0.6) // block * block
+    clones = parse("[a]\nrw=read\nbs=128k\nnumjobs=2\noffset_increment=50%\nsize=60%\n")
+    assert job_bytes(clones.jobs[0].resolved(GiB), GiB) == share + GiB // 2
+    warned = clamped_sizes(clones, GiB, "f")
+    assert len(warned) == 1 and "[a] clone 1" in warned[0] and f"cut to {GiB // 2:,} bytes" in warned[0]
+    assert job_bytes(parse("[a]\nrw=read\nbs=128k\noffset=50%\n").jobs[0].resolved(GiB), GiB) == GiB // 2
+    assert job_bytes(parse("[a]\nrw=read\nbs=128k\nnumjobs=3\nsize=10%\n").jobs[0].resolved(GiB), GiB) == 3 * (int(GiB * 0.1) // block * block)
