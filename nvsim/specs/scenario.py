@@ -50,6 +50,19 @@ def _md_speed_kib(value: Any) -> Any:
 MdSpeedKib = Annotated[int, BeforeValidator(_md_speed_kib)]
 
 
+def _rate_percent(value: Any) -> Any:
+    """A card's rebuild rate of 0, which storcli and Dell's tools take: the rebuild's lowest priority,
+    "not stopped or paused" (Dell OpenManage), running on what host I/O leaves idle. The fluid
+    state solver could take it (a share of 0 when contended, the idle rest taken), but the event
+    mode books the rebuild's requests at its share, first come first served (``sim.mixed.rebuild_plan``):
+    a share of 0 stopped it there with a ZeroDivisionError. Refused, saying why; 1 is the least."""
+    if not isinstance(value, bool) and value == 0:
+        raise ValueError("0 is storcli's lowest rebuild rate (the rebuild runs on what host I/O leaves idle, "
+                         "not stopped), which is not modelled: the event mode runs a card's rebuild at its share, "
+                         "and a share of 0 would stop it; allowed: a whole percent from 1 to 100")
+    return value
+
+
 class RebuildSpec(Spec):
     """How the engine rebuilds a replaced member: md's throttle, a vendor's priority, the span.
 
@@ -70,10 +83,11 @@ class RebuildSpec(Spec):
     sync_speed_max_kib_per_s: MdSpeedKib | None = Field(default=None, gt=0, le=MD_SPEED_LIMIT_MAX, description=(
         "md's per-array sync_speed_max (sysfs); None: 'system', the sysctl speed_limit_max"))
     priority: Literal["low", "normal", "high"] = "normal"
-    rate_percent: int | None = Field(default=None, gt=0, le=100, description=(
+    rate_percent: Annotated[int, BeforeValidator(_rate_percent)] | None = Field(default=None, gt=0, le=100, description=(
         "a RAID card's rebuild rate: the share of its work the rebuild takes while host I/O runs, "
         "a whole percent as the tools set it (Broadcom storcli 'set rebuildrate=<0-100>', Dell's "
-        "'rebuild rate'); None: the family's firmware default for the priority"))
+        "'rebuild rate'), from 1: the tools' 0 (the lowest priority, not stopped) is refused, see "
+        "_rate_percent; None: the family's firmware default for the priority"))
     span_bytes: Bytes | None = None
 
     @model_validator(mode="after")

@@ -256,6 +256,10 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
      r"array: rebuild\.priority: with rate_percent the card rebuilds at that rate"),
     ("array", dict(BASE_SCENARIO["array"], level=5, engine="broadcom-megaraid-9670w-16i", rebuild={"rate_percent": 12.5}),
      r"array\.rebuild\.rate_percent: .*integer"),  # a whole percent, as storcli's rebuildrate takes it
+    # storcli's rebuildrate=0: the lowest priority, not stopped; the event mode books the rebuild at its share (it
+    # divided by the share of 0 there: a traceback) and cannot run it only on what the host leaves idle
+    ("array", dict(BASE_SCENARIO["array"], level=5, engine="broadcom-megaraid-9670w-16i", rebuild={"rate_percent": 0}),
+     r"array\.rebuild\.rate_percent: 0 is storcli's lowest rebuild rate .* not modelled.*; allowed: a whole percent from 1 to 100$"),
     ("array", dict(BASE_SCENARIO["array"], engine="ideal-raid", rebuild={"priority": "low"}),
      r"array: rebuild\.priority: ideal-raid's rebuild does not read it, so it would change nothing.*allowed: span_bytes$"),
     ("array", dict(BASE_SCENARIO["array"], hot_spares=1, replace_hours=24),
