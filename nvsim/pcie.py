@@ -222,9 +222,9 @@ class PcieLink:
         return self.with_dllps(up, down)
 
     def nvme_iops(self, transfer_bytes: int, is_read: bool) -> float:
-        """Most NVMe I/Os per second the link carries: the busier direction sets it."""
-        to_host, to_device = self.nvme_io_load(transfer_bytes, is_read)
-        return self.usable_bytes_per_s() / max(to_host, to_device)
+        """Most NVMe I/Os per second the link carries: the busier direction sets it (a group of one
+        read, or of one write: ``nvme_mixed_rate``)."""
+        return self.nvme_mixed_rate(transfer_bytes, 1.0 if is_read else 0.0, 0.0 if is_read else 1.0)
 
     def nvme_mixed_rate(self, transfer_bytes: int, reads: float, writes: float) -> float:
         """Most groups of ``reads`` NVMe reads and ``writes`` NVMe writes of ``transfer_bytes`` per

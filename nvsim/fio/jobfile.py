@@ -180,8 +180,11 @@ class FioJob:
     def resolved(self, device_bytes: int) -> WorkloadSpec:
         """The job's workload with 'N%' sizes taken of ``device_bytes`` (as fio does: size whole
         blocks of at least one block, cut to the whole blocks from job 0's offset to the end, as
-        fio's setup_files cuts its io_size; offset_increment whole 4 KiB pages)."""
+        fio's setup_files cuts its io_size; offset_increment whole 4 KiB pages); the job's workload as
+        it is where none is a share (``needs_device_bytes``)."""
         w = self.workload
+        if not self.needs_device_bytes:
+            return w
         update = {}
         if self.offset_increment_percent is not None:
             update["offset_increment"] = int(device_bytes * self.offset_increment_percent / 100) // 4096 * 4096

@@ -104,7 +104,7 @@ def simulate_jobs(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, fidelity
         for job in phase:
             if job.trim is not None:  # refused first, naming the job's line
                 check_discards(spec, catalog, job.name, job.option_places.get("rw") or job.where)
-        workloads = tuple(job.resolved(device_bytes) if job.needs_device_bytes else job.workload for job in phase)
+        workloads = tuple(job.resolved(device_bytes) for job in phase)
         result = Simulation(spec, Phase(name=f"phase {index + 1}", jobs=workloads), catalog=catalog).run(fidelity)
         runs += [job_run(job, workload, answer, device_bytes) for job, workload, answer in zip(phase, workloads, result.jobs)]
     return runs
@@ -177,7 +177,7 @@ def check_regions(parsed: FioJobFile, spec: ScenarioSpec, catalog: Any, label: s
     device_bytes, devices = Simulation(spec, catalog=catalog).device_extent
     for job in parsed.jobs:
         where = f"{label}: [{job.name}]"
-        workload = job.resolved(device_bytes) if job.needs_device_bytes else job.workload
+        workload = job.resolved(device_bytes)
         end = workload.offset + (workload.size or 0)
         if job.trace is not None and end > device_bytes:
             raise InputError(f"{where}.read_iolog", f"the trace's I/Os reach byte {end:,}, past the end of the array "
