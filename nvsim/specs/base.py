@@ -18,7 +18,7 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fi
                       field_validator, model_validator)
 
 from ..errors import not_printable, suggestion_text
-from ..units import parse_bytes, parse_bytes_per_s, parse_count, parse_fio_time_s, parse_seconds, seconds_text
+from ..units import format_number, parse_bytes, parse_bytes_per_s, parse_count, parse_fio_time_s, parse_seconds, seconds_text
 
 def _positive(value: float) -> float:
     if value <= 0:
@@ -202,6 +202,30 @@ def _cited_number(value: Any) -> bool:
 
 ZERO_ALLOWED_PREFIXES = ("price_", "power_")
 """Cited numbers that may be 0: a free licence's price, a device whose power is counted elsewhere."""
+
+
+BYTES_PER_S_RANGE = (1e6, 1e13, "a data rate in bytes/s, from 1 MB/s to 10 TB/s (above any memory system's: an HBM3e "
+                                  "GPU's is 8 TB/s)")
+"""A rate a device, link or socket moves data at: a figure of 1e-300 GB/s was simulated (an answer of
+1e-292 I/Os a second), one of GB/s written as bytes/s is below the floor."""
+IOPS_RANGE = (1e3, 1e9, "an I/O rate ceiling, from a thousand to a billion I/Os a second")
+"""A RAID engine device's datasheet I/O ceiling (the largest shipped: 28M)."""
+COST_US_RANGE = (0.0, 1e6, "a CPU cost per I/O in µs, up to a second")
+"""A host or engine cost per operation: 0 is free, a second per operation no I/O path takes (1e300 µs
+gave md 2.3e-292 I/Os a second)."""
+CLOCK_GHZ_RANGE = (0.1, 10.0, "a clock in GHz (a figure in MHz is a thousand times this)")
+"""A reference or CPU clock."""
+FACTOR_RANGE = (0.01, 100.0, "a factor on a cost or rate, from a hundredth to a hundredfold")
+"""A driver's or a generation's change of a cost: a vendor's 'N x' of one generation over another."""
+
+
+def _within(entry: Any, ranges: dict[str, tuple[float, float, str]], prefix: str = "") -> None:
+    """Each named cited figure of ``entry`` (when stated) within its range, one ValueError naming it."""
+    for name, (low, high, what) in ranges.items():
+        cited = getattr(entry, name)
+        if cited is not None and not low <= cited.value <= high:
+            raise ValueError(f"{prefix}{name}: {format_number(cited.value)}; {what}: allowed {format_number(low)} to "
+                             f"{format_number(high)}")
 
 
 class PhysicalNumbers(Spec):

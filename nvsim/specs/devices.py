@@ -15,8 +15,8 @@ from pydantic import Field, model_validator
 
 from ..raid import LEVELS
 from ..units import format_number
-from .base import (PRICE_DATE, Bytes, BytesPerS, Cited, Count, PhysicalNumbers, PriceKind, Text, _link_width, _pcie_generation,
-                   _price_together)
+from .base import (BYTES_PER_S_RANGE, CLOCK_GHZ_RANGE, COST_US_RANGE, FACTOR_RANGE, IOPS_RANGE, PRICE_DATE, Bytes, BytesPerS,
+                   Cited, Count, PhysicalNumbers, PriceKind, Text, _link_width, _pcie_generation, _price_together, _within)
 
 ENGINE_PARAMETER_COUNTS = {"rebuild_threads": ("threads", 256), "rebuild_rows_per_thread": ("stripe rows", 1024),
                            "rebuild_inflight": ("requests", 65_536)}
@@ -24,17 +24,39 @@ ENGINE_PARAMETER_COUNTS = {"rebuild_threads": ("threads", 256), "rebuild_rows_pe
 ``recon_rows_per_thread`` are held to the same 256 and 1,024; 65,536 entries fill an NVMe queue)."""
 MAX_ENGINE_IO_KIB = 2.0**31
 """The largest rebuild request: 2^32 sectors of 512 bytes (a request's sector count is 32 bits)."""
+ENGINE_PARAMETER_RANGES = (
+    ("_us_per_kib", 0.0, 1e3, "a cost per KiB of data in µs, up to a millisecond (1 MB/s)"),
+    ("_us", 0.0, 1e6, "a cost per operation in µs, up to a second"),
+    ("_gb_per_s", 1e-3, 1e4, "a data rate in GB/s, from 1 MB/s to 10 TB/s (above any memory system's)"),
+    ("_ghz", *CLOCK_GHZ_RANGE),
+)
+"""An engine parameter's physical range by its unit (the end of its name): request_cpu_us of 1e300
+gave md 2.3e-292 I/Os a second, a parity rate of 1e-300 GB/s alike."""
+ENGINE_DEVICE_RANGES = {
+    **{name: IOPS_RANGE for name in ("max_read_iops", "max_write_iops", "max_raid5_write_iops", "max_raid6_write_iops")},
+    **{name: BYTES_PER_S_RANGE for name in ("max_read_bytes_per_s", "max_write_bytes_per_s", "max_raid5_write_bytes_per_s",
+                                            "max_raid6_write_bytes_per_s")},
+    "cache_mt_per_s": (100.0, 20_000.0, "a DRAM transfer rate in MT/s (DDR4-3200 is 3200)"),
+}
+"""A RAID engine device's datasheet ceilings, held to what a device can have."""
+LATENCY_NS_RANGE = (0.1, 1e5, "a latency through one part in ns, up to 100 µs (a switch's cut-through: about 100)")
+HOST_IO_COSTS = ("submit_us", "complete_us", "per_page_us", "submit_syscall_us", "file_ref_us", "reap_syscall_us",
+                 "interrupt_us", "poll_us", "switch_us", "wake_us", "seek_us")
 
 
 def check_engine_parameters(parameters: dict[str, Cited[float]]) -> None:
     """An engine's (or its family's) parameters as their units allow, one ValueError naming the
     first that is not: every one finite and not negative (a time of 0 is free); a rate or clock,
     which the work is divided by, more than 0; a rebuild request a whole number of sectors; a
-    count a whole number from 1; a share of the drives' time in (0, 1]."""
+    count a whole number from 1; a share of the drives' time in (0, 1]; a cost, rate or clock within
+    its unit's range (``ENGINE_PARAMETER_RANGES``)."""
     for name, cited in parameters.items():
         value, got = cited.value, f"parameters.{name}: {format_number(cited.value)}"
         if not math.isfinite(value) or value < 0:
             raise ValueError(f"parameters.{name}: must be a finite number >= 0, got {value!r}")
+        low, high, what = next((r[1:] for r in ENGINE_PARAMETER_RANGES if name.endswith(r[0])), (0.0, math.inf, ""))
+        if value > 0 and not low <= value <= high:
+            raise ValueError(f"{got}; {what}: allowed {format_number(low)} to {format_number(high)}")
         if name.endswith(("_per_s", "_ghz")) and value == 0:
             what = "clock" if name.endswith("_ghz") else "rate"
             raise ValueError(f"{got}; a {what} the engine's work is divided by: allowed more than 0")
@@ -75,12 +97,13 @@ class SwitchSpec(FabricPartSpec):
     pcie_generation: Cited[int]
     lanes: Cited[int]
     ports: Cited[int]
-    latency_ns: Cited[float]
-    internal_bytes_per_s: Cited[BytesPerS] | None = None
+    latency_ns: Cited[float] = Field(description="port to port, ns; 0.1 to 100,000")
+    internal_bytes_per_s: Cited[BytesPerS] | None = Field(default=None, description="1 MB/s to 10 TB/s")
 
     @model_validator(mode="after")
     def _generation_exists(self) -> "SwitchSpec":
         _pcie_generation("pcie_generation", self.pcie_generation.value)
+        _within(self, {"latency_ns": LATENCY_NS_RANGE, "internal_bytes_per_s": BYTES_PER_S_RANGE})
         return self
 
     @model_validator(mode="after")
@@ -104,11 +127,12 @@ class RetimerSpec(FabricPartSpec):
     vendor: str
     model: str
     pcie_generation: Cited[int]
-    latency_ns: Cited[float]
+    latency_ns: Cited[float] = Field(description="added each way, ns; 0.1 to 100,000")
 
     @model_validator(mode="after")
     def _generation_exists(self) -> "RetimerSpec":
         _pcie_generation("pcie_generation", self.pcie_generation.value)
+        _within(self, {"latency_ns": LATENCY_NS_RANGE})
         return self
 
 
@@ -147,16 +171,14 @@ class GpuDriverSpec(PhysicalNumbers):
         description="peer_to_peer: host data moves between host memory and the drives, the GPU gets parity work only; "
                     "through_gpu: written data crosses the GPU card's link")
     stripe_update_factor: Cited[float] | None = Field(
-        default=None, description="the GPU's time per stripe update, times this (a driver's faster parity pipeline: < 1)")
+        default=None, description="the GPU's time per stripe update, times this (a driver's faster parity pipeline: < 1); "
+                                  "0.01 to 100")
     degraded_read_factor: Cited[float] | None = Field(
-        default=None, description="the GPU's time per degraded-read reconstruction, times this")
+        default=None, description="the GPU's time per degraded-read reconstruction, times this; 0.01 to 100")
 
     @model_validator(mode="after")
     def _positive(self) -> "GpuDriverSpec":
-        for name in ("stripe_update_factor", "degraded_read_factor"):
-            cited = getattr(self, name)
-            if cited is not None and not cited.value > 0:
-                raise ValueError(f"{name}: a factor, allowed more than 0, got {cited.value!r}")
+        _within(self, {"stripe_update_factor": FACTOR_RANGE, "degraded_read_factor": FACTOR_RANGE})
         return self
 
 
@@ -166,8 +188,13 @@ class GpuSpec(PhysicalNumbers):
     AT_MOST_ONE = ()
     product: str
     architecture: str
-    memory_bytes_per_s: Cited[BytesPerS] = Field(description="the GPU's memory bandwidth")
-    fp32_tflops: Cited[float] = Field(description="single-precision compute, TFLOPS (boost clock)")
+    memory_bytes_per_s: Cited[BytesPerS] = Field(description="the GPU's memory bandwidth; 1 MB/s to 10 TB/s")
+    fp32_tflops: Cited[float] = Field(description="single-precision compute, TFLOPS (boost clock); 0.1 to 10,000")
+
+    @model_validator(mode="after")
+    def _physical_ranges(self) -> "GpuSpec":
+        _within(self, {"memory_bytes_per_s": BYTES_PER_S_RANGE, "fp32_tflops": (0.1, 1e4, "single-precision TFLOPS")})
+        return self
 
 
 class GpuFamilySpec(PhysicalNumbers):
@@ -183,10 +210,11 @@ class GpuFamilySpec(PhysicalNumbers):
     vendor: str
     levels: tuple[int, ...]
     reference_gpu: GpuSpec
-    reference_max_read_iops: Cited[Count] = Field(description="the advertised 4 KiB read rate of the card on the reference GPU")
+    reference_max_read_iops: Cited[Count] = Field(description="the advertised 4 KiB read rate of the card on the reference "
+                                                              "GPU; 1,000 to 1,000,000,000 I/Os a second")
     reference_max_read_bytes_per_s: Cited[BytesPerS] | None = Field(
         default=None, description="the advertised read bandwidth of the card on the reference GPU: the family's data "
-        "path, the limit of a SKU that states none")
+        "path, the limit of a SKU that states none; 1 MB/s to 10 TB/s")
     default_driver: str
     drivers: dict[str, GpuDriverSpec]
     parameters: dict[str, Cited[float]] = Field(default_factory=dict)
@@ -204,11 +232,14 @@ class GpuFamilySpec(PhysicalNumbers):
         if other:
             raise ValueError(f"parameters.{other[0]}: only {', '.join(GPU_COST_PARAMETERS + GPU_DRIVER_FITTED)} may be fitted")
         check_engine_parameters(self.parameters)
+        _within(self, {"reference_max_read_iops": IOPS_RANGE, "reference_max_read_bytes_per_s": BYTES_PER_S_RANGE})
         return self
 
 
 class EngineDeviceSpec(PhysicalNumbers):
-    """The engine's own device (GPU or RAID card): its link and advertised limits."""
+    """The engine's own device (GPU or RAID card): its link and advertised limits (an I/O ceiling
+    1,000 to 1,000,000,000 a second, a data rate 1 MB/s to 10 TB/s, its cache DRAM 100 to 20,000
+    MT/s: ``ENGINE_DEVICE_RANGES``)."""
 
     product: str
     pcie_generation: Cited[int]
@@ -241,6 +272,7 @@ class EngineDeviceSpec(PhysicalNumbers):
         _link_width("lanes", self.lanes.value)
         if self.drive_link_lanes is not None:
             _link_width("drive_link_lanes", self.drive_link_lanes.value)
+        _within(self, ENGINE_DEVICE_RANGES)
         return self
 
 
@@ -255,12 +287,11 @@ class HostIoSpec(PhysicalNumbers):
     ``submit_us`` and ``complete_us`` are the costs with one syscall per I/O and interrupt
     completions (fio's defaults); ``submit_syscall_us``, ``file_ref_us``, ``reap_syscall_us`` and
     ``interrupt_us`` are the parts of them that a batch shares, registered files, a batch of reaps
-    and polling remove. ``switch_us`` (CPU) and ``wake_us`` (latency) are paid when the job sleeps
+    and polling remove. Each cost is 0 to a second (1,000,000 µs), the clock 0.1 to 10 GHz. ``switch_us`` (CPU) and ``wake_us`` (latency) are paid when the job sleeps
     for its one I/O in flight (depth 1, not polled).
     """
 
-    NON_NEGATIVE = ("submit_us", "complete_us", "per_page_us", "submit_syscall_us", "file_ref_us", "reap_syscall_us",
-                    "interrupt_us", "poll_us", "switch_us", "wake_us", "seek_us")
+    NON_NEGATIVE = HOST_IO_COSTS
 
     name: str
     kind: Literal["host_io"] = "host_io"
@@ -280,6 +311,12 @@ class HostIoSpec(PhysicalNumbers):
     synchronous: bool = Field(default=False, description="one I/O per syscall, the job blocks: depth 1 per job")
     polling: Literal["never", "hipri", "always"] = "never"
     options: tuple[HostIoOption, ...] = ()
+
+    @model_validator(mode="after")
+    def _physical_ranges(self) -> "HostIoSpec":
+        """Each cost 0 to a second (µs), the clock 0.1 to 10 GHz."""
+        _within(self, {**{name: COST_US_RANGE for name in HOST_IO_COSTS}, "reference_clock_ghz": CLOCK_GHZ_RANGE})
+        return self
 
 
 class CardFirmwareSpec(PhysicalNumbers):
@@ -334,8 +371,13 @@ class CardGenerationStep(PhysicalNumbers):
     where the family's own datasheets give no write ceiling."""
 
     family: str
-    iops_factor: Cited[float]
-    bandwidth_factor: Cited[float]
+    iops_factor: Cited[float] = Field(description="the predecessor's IOPS times this; 0.01 to 100")
+    bandwidth_factor: Cited[float] = Field(description="the predecessor's bandwidth times this; 0.01 to 100")
+
+    @model_validator(mode="after")
+    def _physical_ranges(self) -> "CardGenerationStep":
+        _within(self, {"iops_factor": FACTOR_RANGE, "bandwidth_factor": FACTOR_RANGE})
+        return self
 
 
 class CardFamilySpec(PhysicalNumbers):
@@ -381,7 +423,9 @@ class EngineSpec(PhysicalNumbers):
     device: EngineDeviceSpec | None = None
     cpu_vendors: tuple[str, ...] | None = Field(
         default=None, description="makers of the CPUs it runs on (Intel VROC: VMD is in Intel Xeon's root complex); None: any")
-    parameters: dict[str, Cited[float]] = Field(default_factory=dict)
+    parameters: dict[str, Cited[float]] = Field(default_factory=dict, description=(
+        "its mechanism parameters, each in its unit's range (ENGINE_PARAMETER_RANGES): a cost in µs 0 to a second, per "
+        "KiB 0 to 1,000 µs, a rate in GB/s 0.001 to 10,000, a clock 0.1 to 10 GHz"))
     price_usd: Cited[float] | None = Field(default=None, description="the card, or the software licence, US dollars (0: free)")
     price_date: str | None = Field(default=None, pattern=PRICE_DATE)
     price_kind: PriceKind | None = None

@@ -13,7 +13,7 @@ from pydantic import Field, model_validator
 
 from ..errors import not_printable
 from ..units import format_number, format_rate_decimal
-from .base import (PCIE_TRANSFER_RATES_GT_PER_S, PRICE_DATE, SECTOR_BYTES, Bytes, BytesPerS, Cited, Count, PhysicalNumbers,
+from .base import (BYTES_PER_S_RANGE, PCIE_TRANSFER_RATES_GT_PER_S, _within, PRICE_DATE, SECTOR_BYTES, Bytes, BytesPerS, Cited, Count, PhysicalNumbers,
                    PriceKind, Spec, _link_width, _payload_size, _pcie_generation, _price_together)
 from .nand import ENTRY_NAME, NAND_NAME
 
@@ -199,6 +199,8 @@ CPU_FIGURE_RANGES = {
     "base_clock_ghz": (0.1, 10.0, "a CPU clock in GHz (a figure in MHz is a thousand times this)"),
     "boost_clock_ghz": (0.1, 10.0, "a CPU clock in GHz (a figure in MHz is a thousand times this)"),
     "all_core_boost_clock_ghz": (0.1, 10.0, "a CPU clock in GHz (a figure in MHz is a thousand times this)"),
+    "cache_line_transfer_ns": (1.0, 1e4, "a contended cache line's move between two cores in ns (measured: 20 to 300)"),
+    "cross_socket_line_factor": (1.0, 10.0, "a cross-socket cache-line move over a same-socket one (measured: about 2)"),
 }
 """A CPU's datasheet figures held to what a CPU can have: a clock of 3750 GHz (MHz written as GHz)
 made every core a thousand times faster, and 6,400,000 cores stopped ``nvsim run`` with a traceback
@@ -206,18 +208,10 @@ made every core a thousand times faster, and 6,400,000 cores stopped ``nvsim run
 is 65,536, the most fio takes)."""
 PLATFORM_FIGURE_RANGES = {
     "memory_transfer_rate_mt_per_s": (100.0, 20_000.0, "a DRAM transfer rate in MT/s (DDR5-4800 is 4800; 4.8 is GT/s)"),
+    "inter_socket_bytes_per_s": BYTES_PER_S_RANGE,
 }
 """A platform's memory rate held to what DRAM runs at: 4.8 (GT/s written as MT/s) made DRAM every
 workload's bottleneck."""
-
-
-def _within(entry: Any, ranges: dict[str, tuple[float, float, str]], prefix: str = "") -> None:
-    """Each named cited figure of ``entry`` (when stated) within its range, one ValueError naming it."""
-    for name, (low, high, what) in ranges.items():
-        cited = getattr(entry, name)
-        if cited is not None and not low <= cited.value <= high:
-            raise ValueError(f"{prefix}{name}: {format_number(cited.value)}; {what}: allowed {format_number(low)} to "
-                             f"{format_number(high)}")
 
 
 class CpuSpec(PhysicalNumbers):
@@ -233,10 +227,11 @@ class CpuSpec(PhysicalNumbers):
         default=None, description="The clock every core holds with all cores busy (AMD's 'All Core Boost Speed', "
                                   "Intel's all-core turbo); None: the base clock")
     cache_line_transfer_ns: Cited[float] = Field(description="Time a contended cache line (a spinlock and the "
-                                                 "counter beside it) takes to move between two cores of one socket")
+                                                 "counter beside it) takes to move between two cores of one socket; "
+                                                 "1 to 10,000 ns")
     cross_socket_line_factor: Cited[float] | None = Field(
         default=None, description="Time a contended cache line (a lock, a shared counter) takes to reach a core on "
-                                  "the other socket over one on the same socket; None: one socket")
+                                  "the other socket over one on the same socket, 1 to 10; None: one socket")
 
     @model_validator(mode="after")
     def _clocks_ordered(self) -> "CpuSpec":
@@ -285,7 +280,8 @@ class PlatformSpec(PhysicalNumbers):
     pcie_generation: Cited[int]
     pcie_lanes_per_socket: Cited[int]
     max_payload_bytes: Cited[Bytes]
-    inter_socket_bytes_per_s: Cited[BytesPerS] | None = None
+    inter_socket_bytes_per_s: Cited[BytesPerS] | None = Field(
+        default=None, description="between the sockets, one way; 1 MB/s to 10 TB/s")
     drive_bays: Cited[int]
     drive_bay_lanes: Cited[int]
     slots: tuple[SlotSpec, ...] = ()

@@ -838,6 +838,46 @@ CATALOG_CASES += [Case(f"catalog-link-rate-{name}", "catalog", ("links/pcie-gen5
                      r"\(PCI Express Base Specification\); allowed: 32$"),
     ("typo-320", 320, r"transfer_rate_gt_per_s: 320 GT/s; PCIe Gen5 runs at 32 GT/s per lane"),
 ]]
+# rates and costs of engines, their devices, links and platforms held to a physical range (the leftovers
+# helper's of 2026-12-02): request_cpu_us of 1e300 us gave md 2.3e-292 IOPS, a rate of 1e-300 GB/s alike
+_SR1010, _GPU_FAMILY = "engines/graid-supremeraid-sr1010.yaml", "gpu_families/graid-supremeraid.yaml"
+_TINY, _HUGE = "1e-300 GB/s", 1e300
+_DRIVERS = yaml.safe_load((Path(__file__).resolve().parents[2] / "models" / _GPU_FAMILY).read_text())["drivers"]
+_DRIVER_2_TINY = {**_DRIVERS, "2.x": {**_DRIVERS["2.x"], "stripe_update_factor": {**_DRIVERS["2.x"]["stripe_update_factor"], "value": 1e-300}}}
+CATALOG_CASES += [Case(f"catalog-ranges-{name}", "catalog", (file, path, value), pattern) for name, file, path, value, pattern in [
+    ("engine-cost-1e300", _MD, "parameters.request_cpu_us.value", _HUGE,
+     r"linux-md\.yaml: parameters\.request_cpu_us: 1\.0×10³⁰⁰; a cost per operation in µs, up to a second: allowed 0 to 1,000,000$"),
+    ("engine-rate-tiny", _MD, "parameters.parity_gen_gb_per_s.value", 1e-300,
+     r"parameters\.parity_gen_gb_per_s: 1\.0×10⁻³⁰⁰; a data rate in GB/s, .*: allowed 0\.001 to 10,000$"),
+    ("engine-clock-mhz", _XI, "parameters.reference_clock_ghz.value", 3000,
+     r"parameters\.reference_clock_ghz: 3,000; a clock in GHz .*: allowed 0\.1 to 10$"),
+    ("card-cost-per-kib", "card_families/broadcom-megaraid-95xx.yaml", "parameters.card_stripe_op_us_per_kib.value", _HUGE,
+     r"parameters\.card_stripe_op_us_per_kib: 1\.0×10³⁰⁰; a cost per KiB of data in µs, .*: allowed 0 to 1,000$"),
+    ("device-bytes-tiny", _SR1010, "device.max_read_bytes_per_s.value", _TINY,
+     r"device: max_read_bytes_per_s: 1\.0×10⁻²⁹¹; a data rate in bytes/s, .*: allowed 1,000,000 to 10,000,000,000,000$"),
+    ("device-iops-tiny", _SR1010, "device.max_read_iops.value", 1e-300,
+     r"device: max_read_iops: 1\.0×10⁻³⁰⁰; an I/O rate .*: allowed 1,000 to 1,000,000,000$"),
+    ("gpu-memory-tiny", _SR1010, "device.gpu.memory_bytes_per_s.value", _TINY, r"memory_bytes_per_s: 1\.0×10⁻²⁹¹; a data rate"),
+    ("gpu-tflops-huge", _SR1010, "device.gpu.fp32_tflops.value", _HUGE, r"fp32_tflops: 1\.0×10³⁰⁰; .*allowed 0\.1 to 10,000$"),
+    ("family-iops-tiny", _GPU_FAMILY, "reference_max_read_iops.value", 1e-300, r"reference_max_read_iops: 1\.0×10⁻³⁰⁰; an I/O rate"),
+    ("driver-factor-tiny", _GPU_FAMILY, "drivers", _DRIVER_2_TINY,
+     r"stripe_update_factor: 1\.0×10⁻³⁰⁰; .*allowed 0\.01 to 100$"),
+    ("generation-factor-huge", "card_families/broadcom-megaraid-96xx.yaml", "scaled_from.iops_factor.value", _HUGE,
+     r"iops_factor: 1\.0×10³⁰⁰; .*allowed 0\.01 to 100$"),
+    ("inter-socket-tiny", PLATFORM, "inter_socket_bytes_per_s.value", _TINY, r"inter_socket_bytes_per_s: 1\.0×10⁻²⁹¹; a data rate"),
+    ("cache-line-huge", PLATFORM, "cpu.cache_line_transfer_ns.value", _HUGE,
+     r"cpu: cache_line_transfer_ns: 1\.0×10³⁰⁰; .*allowed 1 to 10,000$"),
+    ("cross-socket-huge", PLATFORM, "cpu.cross_socket_line_factor.value", _HUGE,
+     r"cpu: cross_socket_line_factor: 1\.0×10³⁰⁰; .*allowed 1 to 10$"),
+    ("switch-latency-huge", "switches/broadcom-pex89104.yaml", "latency_ns.value", _HUGE,
+     r"broadcom-pex89104\.yaml: latency_ns: 1\.0×10³⁰⁰; .*allowed 0\.1 to 100,000$"),
+    ("switch-core-tiny", "switches/broadcom-pex89104.yaml", "internal_bytes_per_s",
+     {"value": _TINY, "source": "nvsim-assumptions", "basis": "assumed"}, r"internal_bytes_per_s: 1\.0×10⁻²⁹¹; a data rate"),
+    ("retimer-latency-huge", "retimers/astera-aries-pt5161l.yaml", "latency_ns.value", _HUGE, r"latency_ns: 1\.0×10³⁰⁰;"),
+    ("host-io-cost-1e300", "host_io/libaio.yaml", "submit_us.value", _HUGE,
+     r"libaio\.yaml: submit_us: 1\.0×10³⁰⁰; a CPU cost per I/O in µs, up to a second: allowed 0 to 1,000,000$"),
+    ("host-io-clock-mhz", "host_io/libaio.yaml", "reference_clock_ghz.value", 3000, r"reference_clock_ghz: 3,000; a clock in GHz"),
+]]
 PLAN_CASES += [
     Case("plan-rack-units-negative", "plan", changed(changed(BASE_PLAN, "requirements.max_rack_units", 2), "search.rack_units",
                                                      {"supermicro-as-2125hs-tnr": -2}),
