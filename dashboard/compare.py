@@ -176,9 +176,10 @@ def start_next(entries: list[dict], after: int, sheets, catalog: Catalog, runner
 def finished(entries: list[dict], job: dict, status: dict, catalog: Catalog) -> list[dict]:
     """The entries with the finished job's event-mode numbers in place of its set-up's fluid ones."""
     index = job["index"]
-    if index >= len(entries) or entries[index]["record"].get("key") != job["key"]:
+    fluid = entries[index]["record"] if index < len(entries) else None
+    if fluid is None or fluid.get("key") != job["key"]:
         return entries  # the comparison changed meanwhile
-    record = core.shown(entries[index]["record"], {"key": job["key"], "workloads": status["workloads"], "rebuild": status["rebuild"]})
+    record = core.shown(fluid, {"key": job["key"], "workloads": status["workloads"], "rebuild": status["rebuild"]})
     if record is None or not any("error" not in w for w in record["workloads"]):
         return entries
     letter = entries[index]["label"].split(":", 1)[0]
