@@ -265,6 +265,22 @@ def test_the_report_tab_and_its_html_and_pdf(page):
     assert page.text("report-note").endswith("-report.pdf")
 
 
+def test_the_sandboxed_preview_shows_the_report_and_the_page_cannot_reach_into_it(page):
+    """The Report preview is sandboxed with nothing allowed (dashboard/views.py): it still shows the
+    report, in an origin of its own that the page cannot reach into."""
+    reset(page)
+    page.click("tab-report")
+    page.wait(lambda: "Validation status" in (page.element("report-frame").get_attribute("srcdoc") or ""), 60, "the report")
+    assert page.element("report-frame").get_attribute("sandbox") == ""
+    assert page.driver.execute_script("return document.getElementById('report-frame').contentDocument") is None  # an origin of its own
+    page.driver.switch_to.frame(page.element("report-frame"))
+    try:
+        shown = page.driver.find_element("tag name", "body")
+        assert "Validation status" in shown.text and shown.size["height"] > 500
+    finally:
+        page.driver.switch_to.default_content()
+
+
 def test_rough_edges_of_issue_23(page, tmp_path):
     reset(page)
     assert page.text("m-risk").startswith("1 in ") and "e-" not in page.text("m-risk-sub")

@@ -105,38 +105,6 @@ def test_the_report_preview_runs_sandboxed_with_nothing_allowed():
     assert _report_frame(views.report_view()).sandbox == ""
 
 
-@pytest.fixture(scope="module")
-def page(catalog):
-    from dashboard.app import ServerThread
-    from dashboard.browser import Browser, missing
-
-    if (reason := missing()) is not None:
-        pytest.skip(reason)
-    server = ServerThread(create_app(catalog, warm=False))
-    browser = Browser()
-    try:
-        browser.open(server.url)
-        browser.url = server.url
-        yield browser
-    finally:
-        browser.quit()
-        server.stop()
-
-
-def test_the_sandboxed_preview_shows_the_report_and_the_page_cannot_reach_into_it(page):
-    page.wait_value("m-iops", timeout_s=60)  # the first answer is on the page
-    page.click("tab-report")
-    page.wait(lambda: "Validation status" in (page.element("report-frame").get_attribute("srcdoc") or ""), 60, "the report")
-    assert page.element("report-frame").get_attribute("sandbox") == ""
-    assert page.driver.execute_script("return document.getElementById('report-frame').contentDocument") is None  # an origin of its own
-    page.driver.switch_to.frame(page.element("report-frame"))
-    try:
-        shown = page.driver.find_element("tag name", "body")
-        assert "Validation status" in shown.text and shown.size["height"] > 500
-    finally:
-        page.driver.switch_to.default_content()
-
-
 SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY",
                     "Content-Security-Policy": "frame-ancestors 'none'", "Referrer-Policy": "no-referrer"}
 
