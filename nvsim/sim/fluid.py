@@ -21,6 +21,7 @@ from ..units import format_jobs
 from .. import fabric
 from ..host_io import busy_cpus_with_polling
 from ..ssd.latency import NAND_SERVICE_CV
+from ..stripe.layout import data_members, parity_members
 from .result import SimResult, Utilisation
 from .stripe_wait import waiting_cpus
 from .system import ArraySystem, HostIoBatch, phase_runs
@@ -43,22 +44,128 @@ def sample_ios(system: ArraySystem, seed: int) -> tuple[np.ndarray, np.ndarray]:
     region = min(system.device_bytes, SAMPLE_REGION_BYTES)
     w = system.workload
     size = system.sample_size
-    key = (w.rw, w.bs, w.size, w.offset_increment, w.rwmixread, region, seed, size, w.offset, w.rw_skip_bytes, w.random_run_ios)
+    period = degraded_period(system)
+    key = (w.rw, w.bs, w.size, w.offset_increment, w.rwmixread, region, seed, size, w.offset, w.rw_skip_bytes, w.random_run_ios,
+           period)
     memo = system.memo
-    return memo.recall(memo.samples, key, _sample, w, region, seed, size)
+    return memo.recall(memo.samples, key, _sample, w, region, seed, size, period)
 
 
-def _sample(workload, region_bytes: int, seed: int, size: int) -> tuple[np.ndarray, np.ndarray]:
+def _sample(workload, region_bytes: int, seed: int, size: int,
+            period: tuple[int, tuple | None]) -> tuple[np.ndarray, np.ndarray]:
     """The sample's host I/Os, their directions stratified to the mix (``exact_mix``). A sequential
     mix's directions are stratified before its offsets are drawn: its reads and writes are streams of
     their own, and an I/O turned from read to write after the fact left a hole in the write stream
     and a stray write in it (a 50/50 stream of 128 KiB on whole stripes at a RAID WAF of 1.28 where
-    the event mode's is 10/9, until 2026-12-01)."""
-    stream = HostStream.for_job(workload, 0, region_bytes, seed)
+    the event mode's is 10/9, until 2026-12-01). A random one: ``random_sample``."""
     if workload.is_random:
-        offsets, is_write = stream.next_batch(size)
-        return offsets, exact_mix(is_write, workload.read_fraction, seed)
+        return random_sample(workload, region_bytes, seed, size, period)
+    stream = HostStream.for_job(workload, 0, region_bytes, seed)
     return stream.next_batch(size, exact_mix(stream.directions(size), workload.read_fraction, seed))
+
+
+def degraded_period(system: ArraySystem) -> tuple[int, tuple[tuple[int, ...], ...] | None]:
+    """(bytes, strips) of the layout's period with a member missing: its roles repeat after as many
+    rows as members, and each survivor's role relative to the missing member sets its load; (0,
+    None) on a whole array. ``strips`` (a RAID5/6's): for each turn, the data strip of every row of
+    the period that lies that many members after the row's parity (each member once over the rows:
+    ``_over_the_cells``), in md's symmetric and asymmetric layouts alike; None where the turns do not
+    hold each member once, or on other levels."""
+    if not system.failed_members:
+        return 0, None
+    geometry, rows = system.geometry, system.array.drives
+    period_bytes = geometry.stripe_data_bytes * rows
+    if geometry.level not in (5, 6):
+        return period_bytes, None
+    members = data_members(geometry, np.arange(rows))  # (rows, data strips): each strip's member
+    turns = np.argsort((members - parity_members(geometry, np.arange(rows))[0][:, None]) % rows, axis=1).T
+    held = np.take_along_axis(members, turns.T, axis=1).T  # each turn's member in every row
+    if any(len(set(turn)) != rows for turn in held.tolist()):
+        return period_bytes, None
+    return period_bytes, tuple(map(tuple, turns.tolist()))
+
+
+def random_sample(workload, region_bytes: int, seed: int, size: int,
+                  period: tuple[int, tuple | None] = (0, None)) -> tuple[np.ndarray, np.ndarray]:
+    """``size`` random host I/Os of job 0 over ``region_bytes``, their directions stratified to the
+    mix (``exact_mix``); on a degraded array (its ``degraded_period``) each direction's offsets drawn
+    again stratified over the layout's period (``balanced_over_the_period``): which reads and which
+    writes fall on the missing member, and in which role, set what the array reconstructs, and the
+    reads and writes of each member and role are then their expectation to within one. Drawn
+    together and the directions fixed after, the 721 reads of a 70/30 sample on 5 members put 130
+    to 152 on the missing one (144 expected; seeds 1-8), and md RAID5's rebuild under that load
+    took 101.6-107.1 h (until 2026-12-02)."""
+    stream = HostStream.for_job(workload, 0, region_bytes, seed)
+    offsets, is_write = stream.next_batch(size)
+    is_write = exact_mix(is_write, workload.read_fraction, seed)
+    period_bytes, strips = period
+    if period_bytes and workload.random_run_ios == 1:
+        is_write = _in_turn(is_write, seed)
+        offsets = balanced_over_the_period(offsets, stream.region_start_bytes, stream.region_bytes, period_bytes,
+                                           workload.bs, seed, strata=is_write, strips=strips)
+    return offsets, is_write
+
+
+def _in_turn(is_write: np.ndarray, seed: int) -> np.ndarray:
+    """``is_write``'s writes spread evenly over the sample (systematic, from a random start): every
+    run of its first I/Os (the part a rebuild has passed, ``ArraySystem.batch``) holds the mix to
+    within one I/O. In the draws' order xiRAID RAID5 of 5 D5-P5336 rebuilt under a 70/30 mix in
+    6.82-6.87 h over seeds 1-8, in turn 6.815-6.833 h."""
+    n, writes = len(is_write), int(is_write.sum())
+    start = int(named_rng(seed, "directions in turn").integers(n)) if n else 0
+    return np.diff((np.arange(n + 1, dtype=np.int64) * writes + start) // max(n, 1)).astype(bool)
+
+
+def balanced_over_the_period(offsets: np.ndarray, start_bytes: int, region_bytes: int, period_bytes: int, bs: int,
+                             seed: int, strata: np.ndarray | None = None, strips: tuple | None = None) -> np.ndarray:
+    """Uniform random ``offsets`` drawn again stratified over the layout's period, each stratum on
+    its own (the I/Os of one value of ``strata``: a direction), the period each falls in uniform
+    over the region.
+
+    With a member missing, each survivor's own share of the sample sets its load (no pooling:
+    ``whole_array_shares``), and which I/Os touch the missing member decides how many
+    reconstruct. 1,024 uniform draws over 16 members put 58 or 68 on the missing one where 64 is
+    the expectation (one standard deviation is 8): a RAID6 then read faster degraded than a RAID5
+    (seed 1, 3.52M against 3.47M on an SR-1000). The layout's roles repeat every ``period_bytes``
+    (parity rotation: as many rows as members), so stratifying the position within the period
+    (Cochran, *Sampling Techniques*, 3rd ed., 1977, ch. 5) fixes each member's and each role's
+    share at its expectation: over its strips by turns (``_over_the_cells``, ``strips`` from
+    ``degraded_period``) where the blocks tile a strip; else systematic over its blocks (every run
+    of blocks holds its share to within one I/O, in random order), whose even spacing can alias
+    with the strips (until 2026-12-02 for every layout: 91 reads on 8 members of 64 KiB strips put
+    7 or 14 on each, 11.4 expected).
+    A region shorter than one period, or a block that does not tile it, keeps the draws."""
+    first = -(-start_bytes // period_bytes) * period_bytes
+    periods = (start_bytes + region_bytes - first) // period_bytes
+    n = len(offsets)
+    if n == 0 or periods < 1 or period_bytes % bs:
+        return offsets
+    blocks = period_bytes // bs
+    rng = named_rng(seed, "balanced offsets")
+    within = np.empty(n, dtype=np.int64)
+    for at in [np.arange(n)] if strata is None else [np.flatnonzero(strata == s) for s in np.unique(strata)]:
+        if strips is not None and blocks % (len(strips) * len(strips[0])) == 0:
+            within[at] = _over_the_cells(len(at), blocks, np.array(strips, dtype=np.int64), rng)
+        else:
+            spread = np.minimum(((np.arange(len(at)) + rng.random()) * (blocks / len(at))).astype(np.int64), blocks - 1)
+            rng.shuffle(spread)  # systematic, in random order
+            within[at] = spread
+    return (first + rng.integers(0, periods, size=n, dtype=np.int64) * period_bytes + within * bs).astype(np.int64)
+
+
+def _over_the_cells(n: int, blocks: int, strips: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``n`` blocks of the period (of ``blocks``) taken strip by strip in turns (``strips``: turn x
+    row -> the row's data strip): a turn is a strip of every row, each on another member; turn after
+    turn from a random one, each from a random row, a block of each strip at random. Every strip
+    holds its share of the sample to within one, and so does every row (its parity's member) and
+    every member (its data), in the whole and in each run of the sample's first I/Os (the part a
+    rebuild has passed, ``ArraySystem.batch``)."""
+    turns, rows = strips.shape
+    per_strip = blocks // (turns * rows)
+    turn = (rng.integers(turns) + np.arange(turns))[:, None] % turns
+    row = (rng.integers(rows) + np.arange(rows))[None, :] % rows
+    strip = np.resize((row * turns + strips[turn, row]).ravel(), n)
+    return strip * per_strip + rng.integers(0, per_strip, size=n, dtype=np.int64)
 
 
 def exact_mix(is_write: np.ndarray, read_fraction: float, seed: int) -> np.ndarray:
@@ -501,4 +608,4 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
 
 
 __all__ = ["simulate_fluid", "with_sync_updates", "closed_loop_rate", "demand_table", "caps", "resource_caps", "sample_batches", "sample_ios",
-           "write_amplification", "exact_mix", "run_latency_s", "run_latencies", "unloaded_latency_by_direction_s", "queue_visits_by_direction", "binding_visits_by_direction", "waited_visits_by_direction", "latency_by_direction_us", "expected_max_gamma", "fork_join_excess"]
+           "random_sample", "degraded_period", "balanced_over_the_period", "write_amplification", "exact_mix", "run_latency_s", "run_latencies", "unloaded_latency_by_direction_s", "queue_visits_by_direction", "binding_visits_by_direction", "waited_visits_by_direction", "latency_by_direction_us", "expected_max_gamma", "fork_join_excess"]

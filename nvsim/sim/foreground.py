@@ -15,13 +15,14 @@ import numpy as np
 
 from .. import fabric
 from ..host_io import busy_cpus_with_polling
-from .fluid import (SAMPLE_REGION_BYTES, exact_mix, jbod_imbalance, read_stream_shares, latency_by_direction_us, run_latencies,
-                    sample_batches, sample_ios, unloaded_latency_s, waited_visits_by_direction, write_amplification)
+from .fluid import (SAMPLE_REGION_BYTES, degraded_period, jbod_imbalance, read_stream_shares, latency_by_direction_us,
+                    random_sample, run_latencies, sample_batches, sample_ios, unloaded_latency_s,
+                    waited_visits_by_direction, write_amplification)
 from .network import io_demands, io_visits, io_wait_scale
 from .result import SimResult, Utilisation, busiest, closed_loop_text
 from .stripe_wait import waiting_cpus
 from .system import ArraySystem, HostIoBatch
-from .workload import HostStream, exact_mix_size, named_rng, page_bounded_ios
+from .workload import exact_mix_size, page_bounded_ios
 
 NETWORK_SAMPLE_IOS = 1024
 """Random host I/Os sampled for the network, in every state: each drive is a station of its own, so
@@ -35,51 +36,18 @@ def network_sample(system: ArraySystem, seed: int) -> list[HostIoBatch]:
     """The host I/Os a foreground class is solved with: the fluid mode's sample for sequential
     workloads (on a degraded RAID5/6 repeated over the period's rows, ``_over_the_period``), at
     least ``NETWORK_SAMPLE_IOS`` random ones otherwise (``exact_mix_size``: 1,030 for
-    a 70/30 mix; fewer for blocks above 1 MiB, ``page_bounded_ios``), their directions stratified
-    to the workload's mix as the fluid mode's are (``fluid.exact_mix``: 1,024 Bernoulli draws would
-    leave the write share of a 70/30 mix off by up to ~1.4 points, one standard deviation)."""
+    a 70/30 mix; fewer for blocks above 1 MiB, ``page_bounded_ios``), drawn as the fluid mode's
+    (``fluid.random_sample``): their directions stratified to the workload's mix (``fluid.exact_mix``:
+    1,024 Bernoulli draws would leave the write share of a 70/30 mix off by up to ~1.4 points, one
+    standard deviation), and on a degraded array each direction's offsets over the layout's period."""
     region = min(system.device_bytes, SAMPLE_REGION_BYTES)
     if not system.workload.is_random:
         if not system.failed_members or system.array.level not in (5, 6):
             return sample_batches(system, seed)
         return [_over_the_period(system, region, seed)]
     size = exact_mix_size(system.workload.read_fraction, page_bounded_ios(NETWORK_SAMPLE_IOS, system.workload.bs))
-    stream = HostStream.for_job(system.workload, 0, region, seed)
-    offsets, is_write = stream.next_batch(size)
-    if system.failed_members and system.workload.random_run_ios == 1:
-        period = system.geometry.stripe_data_bytes * system.array.drives
-        offsets = balanced_over_the_period(offsets, stream.region_start_bytes, stream.region_bytes, period,
-                                           system.workload.bs, seed)
-    return [system.batch(0, offsets, exact_mix(is_write, system.workload.read_fraction, seed), frame_bytes=region)]
-
-
-def balanced_over_the_period(offsets: np.ndarray, start_bytes: int, region_bytes: int, period_bytes: int, bs: int,
-                             seed: int) -> np.ndarray:
-    """Uniform random ``offsets`` drawn again stratified over the layout's period: every run of the
-    period's ``bs`` blocks holds its share of the sample to within one I/O, the period each falls in
-    uniform over the region.
-
-    With a member missing, each survivor's own share of the sample sets its load (no pooling:
-    ``whole_array_shares``), and which I/Os touch the missing member decides how many
-    reconstruct. 1,024 uniform draws over 16 members put 58 or 68 on the missing one where 64 is
-    the expectation (one standard deviation is 8): a RAID6 then read faster degraded than a RAID5
-    (seed 1, 3.52M against 3.47M on an SR-1000). The layout's roles repeat every ``period_bytes``
-    (parity rotation: as many rows as members), so stratifying the position within the period
-    (Cochran, *Sampling Techniques*, 3rd ed., 1977, ch. 5) fixes each member's and each role's
-    share at its expectation (systematic: evenly spaced from one random start, so every run of blocks
-    holds its share to within one I/O); the blocks' order is shuffled so directions stay independent
-    of them.
-    A region shorter than one period, or a block that does not tile it, keeps the draws."""
-    first = -(-start_bytes // period_bytes) * period_bytes
-    periods = (start_bytes + region_bytes - first) // period_bytes
-    n = len(offsets)
-    if n == 0 or periods < 1 or period_bytes % bs:
-        return offsets
-    blocks = period_bytes // bs
-    rng = named_rng(seed, "balanced offsets")
-    within = np.minimum(((np.arange(n) + rng.random()) * (blocks / n)).astype(np.int64), blocks - 1)  # systematic
-    rng.shuffle(within)
-    return (first + rng.integers(0, periods, size=n, dtype=np.int64) * period_bytes + within * bs).astype(np.int64)
+    offsets, is_write = random_sample(system.workload, region, seed, size, degraded_period(system))
+    return [system.batch(0, offsets, is_write, frame_bytes=region)]
 
 
 def _over_the_period(system: ArraySystem, region: float, seed: int) -> HostIoBatch:

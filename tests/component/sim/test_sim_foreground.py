@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nvsim.scenario import parse_scenario
-from nvsim.sim.foreground import balanced_over_the_period, network_sample
+from nvsim.sim.fluid import balanced_over_the_period
+from nvsim.sim.foreground import network_sample
 from nvsim.sim.system import ArraySystem
 from nvsim.specs import WorkloadSpec
 
