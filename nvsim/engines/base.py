@@ -85,6 +85,8 @@ class EngineWork:
     device_read_bytes: np.ndarray
     memory_bytes: np.ndarray
     stripe_heads: np.ndarray  # float, per host I/O: stripe-cache entries it holds (md's stripe_heads; 0: none)
+    ack_s: np.ndarray | None = None  # per host I/O: the part of ``pre_s`` before a write-back cache acknowledges
+    # it (a card's command; the rest of its work is the destage); 0 or None: the host waits for its member I/Os
 
 
 @dataclass(frozen=True)

@@ -64,9 +64,13 @@ class HardwareParameters(EngineParameters):
 
 class HardwareSettings(EngineSettings):
     """What a scenario sets for a card: ``mode`` raid (the default: the array's level on the card)
-    or passthrough (each drive passed to the host unRAIDed: JBOD, Broadcom's and Dell's eHBA)."""
+    or passthrough (each drive passed to the host unRAIDed: JBOD, Broadcom's and Dell's eHBA);
+    ``write_policy`` write_back (a write is acknowledged once its data is in the card's protected
+    DRAM) or write_through (once its member writes are done); None: the family's documented
+    default (``firmware.write_back``), write-through on a card with no cache."""
 
     mode: Literal["raid", "passthrough"] = "raid"
+    write_policy: Literal["write_back", "write_through"] | None = None
 
 
 class HardwareEngine(Engine):
@@ -99,6 +103,23 @@ class HardwareEngine(Engine):
             return (f"{field}: {what.format(entry.name)} {allowed} drives (its family's user guide, {widths.source}); "
                     f"allowed: {allowed}" + (" (more drives: RAID10)" if level == 1 else "") + f", got {near_copies}")
         return None
+
+    @classmethod
+    def entry_refusal(cls, entry, settings: dict) -> str | None:
+        """Write-back asked of a card with no cache to hold the writes (``no_cache``)."""
+        why = cls.no_cache(entry)
+        if settings.get("write_policy") != "write_back" or why is None:
+            return None
+        return f"write_policy: {entry.name} {why}, so it cannot acknowledge writes from a cache; allowed: write_through"
+
+    @staticmethod
+    def no_cache(entry) -> str | None:
+        """Why the card ``entry`` has no write-back cache (its datasheet states no ``cache_bytes``, or
+        host data never crosses it: SmartRAID 4300); None where it has one."""
+        device = entry.device
+        if device is None or device.cache_bytes is None:
+            return "states no write-back cache (device.cache_bytes)"
+        return None if device.data_through_device else "passes no host data through its own DRAM"
 
     @classmethod
     def settings_label(cls, entry, settings: dict | None) -> str:
@@ -168,6 +189,8 @@ class HardwareEngine(Engine):
             out.device_up_bytes = np.where(is_write, 0.0, float(host_bytes))
         if not self.striped:
             return out
+        if self.write_back:  # acknowledged once in the card's DRAM: its command and the data's DMA
+            out.ack_s = np.where(is_write, costs.command_s, 0.0)
         member_bytes = per_host_sum(plan.length_bytes.astype(float), plan.host_index, n)
         parity = level in PARITY_LEVELS
         engine_s = (costs.stripe_update_s * plan.stripes_touched
@@ -177,7 +200,7 @@ class HardwareEngine(Engine):
         # engine reads what it combines (a degraded read's: its ``reconstruction``)
         engine_bytes = np.where(parity, member_bytes, 0.0)
         cache = np.where(is_write, host_bytes + member_bytes + engine_bytes, 0.0)
-        out.device_read_bytes = cache if self.firmware_write_back else np.where(is_write, 0.0, cache)
+        out.device_read_bytes = cache if self.write_back else np.where(is_write, 0.0, cache)
         return self.degraded_work(out, plan, is_write, host_bytes, level)
 
     def _engine_member_bytes(self, plan, is_write, member_bytes, n: int) -> np.ndarray:
@@ -202,8 +225,14 @@ class HardwareEngine(Engine):
                               through_memory=True)
 
     @property
-    def firmware_write_back(self) -> bool:
-        return self.spec.firmware is None or self.spec.firmware.write_back
+    def write_back(self) -> bool:
+        """Whether writes are acknowledged from the card's DRAM: the scenario's ``write_policy``,
+        else the family's documented default where the card has a cache (a card with none, as
+        MegaRAID's cacheless 9540-8i, writes through)."""
+        if self.settings.write_policy is not None:
+            return self.settings.write_policy == "write_back"
+        default = self.spec.firmware is None or self.spec.firmware.write_back
+        return default and self.no_cache(self.spec) is None
 
     def rebuild_work(self, plan, n, rows_per_step, level) -> EngineWork:
         """A rebuild request: its survivor reads and its write through the command processor, the

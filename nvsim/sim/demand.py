@@ -85,6 +85,8 @@ class HostIoBatch:
     _totals: dict | None = None
     nand_write_share: float | None = None  # share of NAND time programming the batch was priced with
     stripe_heads: np.ndarray | None = None  # per host I/O: the engine's stripe-cache entries it holds (None: none)
+    ack_s: np.ndarray | None = None  # per host I/O: engine time of ``pre_s`` before a write-back cache acknowledges it,
+    # the rest of its work (engine and member I/Os) its destage; 0: it waits for its member I/Os (``EngineWork.ack_s``)
 
 
     def totals(self) -> dict[str, float]:
@@ -110,6 +112,10 @@ class HostIoBatch:
         its engine work, none without any."""
         both = (self.pre_s > 0).astype(float) + (self.mid_s > 0)
         return np.where(self.reads_gate_writes(), both, ((self.pre_s + self.mid_s) > 0).astype(float))
+
+    def acked(self) -> np.ndarray:
+        """Host I/Os a write-back cache acknowledges before their member I/Os (``ack_s`` > 0)."""
+        return np.zeros(len(self), dtype=bool) if self.ack_s is None else self.ack_s > 0
 
 
 HOST_FIELDS = ("submit_s", "complete_s", "lock_s", "pre_s", "mid_s", "device_bw_s", "device_down_s", "device_up_s",
@@ -137,14 +143,23 @@ def interleave(first: HostIoBatch, first_at: np.ndarray, second: HostIoBatch, se
     take = np.repeat(source - op_start[:-1], counts) + np.arange(int(op_start[-1]), dtype=np.int64)
     for name in OP_FIELDS:
         out[name] = np.concatenate([getattr(first, name), getattr(second, name)])[take]
-    heads = None
-    if first.stripe_heads is not None or second.stripe_heads is not None:
-        heads = np.zeros(n)
-        for part, at in ((first, first_at), (second, second_at)):
-            if part.stripe_heads is not None:
-                heads[at] = part.stripe_heads
     return HostIoBatch(job=first.job, op_start=op_start, op_runs=phase_runs(out["op_phase"], op_start),
-                       nand_write_share=first.nand_write_share, stripe_heads=heads, **out)
+                       nand_write_share=first.nand_write_share, stripe_heads=_merged(first, first_at, second, second_at,
+                                                                                     "stripe_heads"),
+                       ack_s=_merged(first, first_at, second, second_at, "ack_s"), **out)
+
+
+def _merged(first: HostIoBatch, first_at: np.ndarray, second: HostIoBatch, second_at: np.ndarray,
+            name: str) -> np.ndarray | None:
+    """``interleave``'s column ``name`` of the optional per-host-I/O ones (None where neither part has it)."""
+    parts = ((first, first_at), (second, second_at))
+    if all(getattr(part, name) is None for part, _at in parts):
+        return None
+    out = np.zeros(len(first) + len(second))
+    for part, at in parts:
+        if getattr(part, name) is not None:
+            out[at] = getattr(part, name)
+    return out
 
 
 def nand_write_share(die_s: np.ndarray, is_write: np.ndarray, suspend_unit_s: float = 0.0) -> float:
@@ -990,7 +1005,8 @@ def _work_by_place(model: ArrayModel, plan: MemberIOPlan, is_write: np.ndarray, 
     if places is None:
         return None
     return EngineWork(host_index=plan.host_index, member=plan.member, length_bytes=plan.length_bytes,
-                      is_write=plan.is_write, phase=plan.phase, **{f: places[f][entry] for f in _PER_HOST_WORK})
+                      is_write=plan.is_write, phase=plan.phase,
+                      **{f: None if places[f] is None else places[f][entry] for f in _PER_HOST_WORK})
 
 
 def _place_work(model: ArrayModel, table: PositionPlans) -> dict[str, np.ndarray] | None:
@@ -1122,6 +1138,7 @@ def _demands(model: ArrayModel, job: int, speed, is_write: np.ndarray, work, op_
         op_start=op_start, op_runs=runs, op_drive=work.member.astype(np.int64), op_is_write=work.is_write,
         op_phase=work.phase, op_die_s=die, op_link_s=link, op_bytes=lengths, op_pieces=model.drive.pieces_of(lengths),
         nand_write_share=write_share, stripe_heads=work.stripe_heads if work.stripe_heads.any() else None,
+        ack_s=work.ack_s * thread_scale if work.ack_s is not None and work.ack_s.any() else None,
     )
 
 
@@ -1130,10 +1147,12 @@ def _part_of(whole: HostIoBatch, job: int, lo: int, hi: int) -> HostIoBatch:
     first, end = int(whole.op_start[lo]), int(whole.op_start[hi])
     runs = whole.op_runs[np.searchsorted(whole.op_runs, first):np.searchsorted(whole.op_runs, end)] - first
     heads = None if whole.stripe_heads is None else whole.stripe_heads[lo:hi]
+    ack = None if whole.ack_s is None else whole.ack_s[lo:hi]
     return HostIoBatch(job=job, **{f: getattr(whole, f)[lo:hi] for f in HOST_FIELDS},
                        op_start=whole.op_start[lo:hi + 1] - first, **{f: getattr(whole, f)[first:end] for f in OP_FIELDS},
                        op_runs=runs, nand_write_share=whole.nand_write_share,
-                       stripe_heads=heads if heads is not None and heads.any() else None)
+                       stripe_heads=heads if heads is not None and heads.any() else None,
+                       ack_s=ack if ack is not None and ack.any() else None)
 
 
 def switch_uplink_s(uplink: UplinkTiming, host_index: np.ndarray, op_is_write: np.ndarray, op_bytes: np.ndarray,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import math
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -288,7 +289,7 @@ def unloaded_latency_s(system: ArraySystem, batches: list[HostIoBatch], fork_joi
     count = 0
     for b, runs in zip(batches, run_s if run_s is not None else run_latencies(system, batches, fork_join)):
         if runs is not None:
-            total += float(runs.sum())
+            total += float(_waited_runs_s(b, runs).sum())
         total += float(_path_s(b).sum())
         count += len(b)
     return total / count + system.host_io.wake_s  # a sleeping job's wake-up (nvsim.host_io)
@@ -301,8 +302,26 @@ def run_latencies(system: ArraySystem, batches: list[HostIoBatch], fork_join: bo
 
 def _path_s(b: HostIoBatch) -> np.ndarray:
     """Each host I/O's own service times on its path, no queueing: the host's, the lock's, the
-    engine's and its device's."""
+    engine's and its device's; of a write a write-back cache acknowledges (``HostIoBatch.ack_s``),
+    the engine's before the acknowledgement, the rest being its destage."""
+    through = _through_path_s(b)
+    if b.ack_s is None:
+        return through
+    acked = b.submit_s + b.complete_s + b.lock_s + b.ack_s + b.device_bw_s + b.device_down_s + b.device_up_s
+    return np.where(b.acked(), acked, through)
+
+
+def _through_path_s(b: HostIoBatch) -> np.ndarray:
+    """``_path_s`` of a host I/O that waits for all its engine work (no write-back acknowledgement)."""
     return b.submit_s + b.complete_s + b.lock_s + b.pre_s + b.mid_s + b.device_bw_s + b.device_down_s + b.device_up_s
+
+
+def _waited_runs_s(b: HostIoBatch, runs_s: np.ndarray) -> np.ndarray:
+    """``runs_s`` (each run's ``run_latency_s``) as the host waits for them: none of a write a
+    write-back cache acknowledges (its member I/Os are its destage, after the acknowledgement)."""
+    if b.ack_s is None:
+        return runs_s
+    return np.where(b.acked()[_runs_of(b)[1]], 0.0, runs_s)
 
 
 def _runs(b: HostIoBatch) -> np.ndarray:
@@ -337,7 +356,7 @@ def unloaded_latency_by_direction_s(system: ArraySystem, batches: list[HostIoBat
         each = _path_s(b).astype(float)
         if runs is not None:
             host = _runs_of(b)[1]
-            each = each + np.bincount(host, weights=runs, minlength=len(b))[:len(b)]
+            each = each + np.bincount(host, weights=_waited_runs_s(b, runs), minlength=len(b))[:len(b)]
         return each
 
     read_s, write_s = _by_direction(batches, [per_host(b, runs) for b, runs in zip(batches, run_s)])
@@ -564,6 +583,38 @@ def at_programming_load(system: ArraySystem, seed: int, population: int, f_read:
     return batches, solved
 
 
+def destage_slack_s(system: ArraySystem, seed: int) -> float | None:
+    """How far a write-back write's destage may end past its acknowledgement in the event mode
+    (``event.servers.ArrayServers.destaged``), from this mode's steady state (solved just before
+    for ``system``): inf where the closed loop of acknowledgements offers less than the destage
+    retires (no resource binds: the cache never fills and no write waits for it); None where the
+    loop saturates the destage even waiting for every write's member I/Os (the cache full, the
+    write-through path gives the destage's pace as it is: the event mode takes it, and a saturated
+    run is the same in both policies); else the sample's mean destage time unloaded (its engine
+    work after the acknowledgement and its member I/Os): the cache is full, and a write waits for
+    room, which frees at the destage's pace. Any slack gives that pace; this one is built within
+    the warm-up where the event mode's ~10^5 host I/Os would never fill a card's gigabytes."""
+    batches = sample_batches(system, seed)
+    if not any(b.acked().any() for b in batches):
+        return math.inf
+    w = system.workload
+    population = w.numjobs * w.iodepth
+    f_read = 1.0 - float(np.mean(sample_ios(system, seed)[1]))
+    run_s, table, *_rest, x, label = solved_rate(system, batches, population, f_read)
+    if label is None:
+        return math.inf
+    through = [replace(b, ack_s=None, _totals=None) for b in batches]
+    if closed_loop_rate(table, population, unloaded_latency_s(system, through, fork_join=True, run_s=run_s))[1]:
+        return None
+    destage = []
+    for b, runs in zip(batches, run_s):
+        waited = _through_path_s(b) - _path_s(b)
+        if runs is not None:
+            waited = waited + np.bincount(_runs_of(b)[1], weights=runs, minlength=len(b))[:len(b)]
+        destage.append(waited[b.acked()])
+    return float(np.mean(np.concatenate(destage)))
+
+
 def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
     start = time.perf_counter()
     seed = system.scenario.seed if seed is None else seed
@@ -607,5 +658,5 @@ def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
     )
 
 
-__all__ = ["simulate_fluid", "with_sync_updates", "closed_loop_rate", "demand_table", "caps", "resource_caps", "sample_batches", "sample_ios",
+__all__ = ["simulate_fluid", "destage_slack_s", "with_sync_updates", "closed_loop_rate", "demand_table", "caps", "resource_caps", "sample_batches", "sample_ios",
            "random_sample", "degraded_period", "balanced_over_the_period", "write_amplification", "exact_mix", "run_latency_s", "run_latencies", "unloaded_latency_by_direction_s", "queue_visits_by_direction", "binding_visits_by_direction", "waited_visits_by_direction", "latency_by_direction_us", "expected_max_gamma", "fork_join_excess"]

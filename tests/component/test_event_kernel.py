@@ -19,13 +19,18 @@ from nvsim.sim.event.measure import quantile_ci95
 from nvsim.sim.system import ArraySystem
 from nvsim.specs import WorkloadSpec
 
-CASES = [  # (scenario, workload): GPU reads, md's spinlock and gated RMW writes, 1 MiB stripe writes, VROC
+CASES = [  # (scenario, workload): GPU reads, md's spinlock and gated RMW writes, 1 MiB stripe writes, VROC, a card
     ("scenarios/graid-gen5-raid6", WorkloadSpec(name="rr", rw="randread", bs=4096, numjobs=8, iodepth=16)),
     ("scenarios/graid-gen5-raid6/md-raid6-4k.yaml", WorkloadSpec(name="rw", rw="randwrite", bs=4096, numjobs=8, iodepth=8)),
     ("scenarios/graid-gen5-raid6/md-raid10-512k.yaml", WorkloadSpec(name="mix", rw="randrw", rwmixread=70, bs=16384,
                                                                       numjobs=4, iodepth=8)),
     ("scenarios/graid-gen5-raid6/md-raid6-4k.yaml", WorkloadSpec(name="sw", rw="write", bs=1 << 20, numjobs=4, iodepth=4)),
     ("scenarios/vroc-example", WorkloadSpec(name="rw", rw="randwrite", bs=4096, numjobs=2, iodepth=32)),
+    # a card's write-back cache: full (QD1 writes paced by the destage), and never full (a light mix)
+    ("scenarios/graid-gen5-raid5-16x/hardware-raid5.yaml", WorkloadSpec(name="wb", rw="randwrite", bs=4096, numjobs=1,
+                                                                        iodepth=1)),
+    ("scenarios/graid-gen5-raid5-16x/hardware-raid5.yaml", WorkloadSpec(name="wbmix", rw="randrw", rwmixread=70,
+                                                                        bs=4096, numjobs=4, iodepth=4)),
 ]
 
 

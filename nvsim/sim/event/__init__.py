@@ -34,13 +34,14 @@ The parts, one responsibility each, lower ones not importing higher ones:
 from __future__ import annotations
 
 import gc
+import math
 import time
 from functools import partial
 
 import simpy
 
 from ...constants import EVENT_HOST_IOS
-from ..fluid import simulate_fluid
+from ..fluid import destage_slack_s, simulate_fluid
 from ..result import SimResult
 from ..system import ArraySystem
 from .barrier import BarrierSlot, Gate, resync_cycle
@@ -80,7 +81,8 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
     fluid = simulate_fluid(system, seed)  # sizes the window and sets md's bitmap share: solved once
     window = measured_window(system, seed, host_ios, warmup_ios, rebuild_member, until_rebuilt, fluid)
     target = 0 if checking else rebuild_member  # a check covers a row of every member: offsets on member 0
-    servers = ArrayServers(system, rebuilding=target is not None)
+    slack_s = destage_slack_s(system, seed)
+    servers = ArrayServers(system, rebuilding=target is not None, destage_slack_s=math.inf if slack_s is None else slack_s)
     rebuild = RebuildProgress.of(system, target, system.sync_protocol(resync) if checking else None) \
         if target is not None else None
     if rebuild is not None and until_rebuilt:
@@ -90,7 +92,8 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
     sync = sync_update_of(system, fluid) if rebuild is None or checking else (0.0, 0.0)
     if compiled:
         wait_for_kernel()  # a first run's kernel, compiling beside it in a process of its own: then loaded from the cache
-        jobs = HostJobs(system, seed, batch_ios(system, seed, window.warm_ios, host_ios), barrier=barrier, sync_update=sync)
+        jobs = HostJobs(system, seed, batch_ios(system, seed, window.warm_ios, host_ios), barrier=barrier, sync_update=sync,
+                        acknowledged=slack_s is not None)
         beside = KernelRebuild(rebuild, partial(rebuild_batch, system, target, rebuild), until_rebuilt) \
             if rebuild is not None else None
         run, at_warm, end_s = run_kernel(system, jobs, servers, window.warm_s, window.end_s, precision, progress, beside,
@@ -101,7 +104,7 @@ def simulate_event(system: ArraySystem, *, seed: int | None = None, host_ios: in
         rebuild.stop = env.event()
     gate = Gate() if barrier else None
     jobs = HostJobs(system, seed, batch_ios(system, seed, window.warm_ios, host_ios), barrier=gate is not None,
-                    sync_update=sync)
+                    sync_update=sync, acknowledged=slack_s is not None)
     run = Run(env, servers, window.warm_s)
     _start_foreground(run, system, jobs.queues(), gate)
     if rebuild is not None:

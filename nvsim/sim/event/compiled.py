@@ -55,7 +55,7 @@ class Rows:
         """Room for two batches per job (each job's current one, and the used rows before the
         oldest a slot still runs); member I/Os sized on the first batch."""
         size = 2 * jobs * batch_ios
-        return cls(np.zeros((size, 10)), np.zeros((size, 4), np.int64), np.zeros((0, 4), np.int32),
+        return cls(np.zeros((size, k.ROWS_F)), np.zeros((size, 4), np.int64), np.zeros((0, 4), np.int32),
                    np.zeros((0, 2)), np.zeros(jobs, np.int64), np.zeros(jobs, np.int64))
 
     def append(self, job: int, b, pieces=None, slot_rows: np.ndarray | None = None) -> None:
@@ -69,7 +69,8 @@ class Rows:
         r, o = self.n_rows, self.n_ops
         _fill_rows(self.rows_f, self.rows_i, self.ops_i, self.ops_f, r, o,
                    (b.submit_s, b.complete_s, b.lock_s, b.pre_s, b.mid_s, b.device_bw_s, b.device_down_s,
-                    b.device_up_s, b.memory_s, np.zeros(n) if pieces is None else np.asarray(pieces, np.float64)),
+                    b.device_up_s, b.memory_s, np.zeros(n) if pieces is None else np.asarray(pieces, np.float64),
+                    np.zeros(n) if b.ack_s is None else b.ack_s),
                    b.is_write, b.op_start, b.op_drive, b.op_is_write, b.op_phase, b.op_die_s, b.op_link_s, b.op_pieces)
         self.job_next[job], self.job_end[job] = r, r + n
         self.n_rows, self.n_ops = r + n, o + m
@@ -133,7 +134,7 @@ def compile_fill_rows() -> None:
     (the argument types are a ``HostIoBatch``'s: float64 demands, bool directions, int64 member
     I/O starts, drives and pieces, int8 phases)."""
     rows, none = Rows.empty(1, 1), np.zeros(0)
-    _fill_rows(rows.rows_f, rows.rows_i, rows.ops_i, rows.ops_f, 0, 0, (none,) * 10, np.zeros(0, np.bool_),
+    _fill_rows(rows.rows_f, rows.rows_i, rows.ops_i, rows.ops_f, 0, 0, (none,) * k.ROWS_F, np.zeros(0, np.bool_),
                np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0, np.bool_), np.zeros(0, np.int8), none, none,
                np.zeros(0, np.int64))
 
@@ -346,7 +347,7 @@ def _kernel_state(system, jobs: HostJobs, servers: ArrayServers, warm_s: float, 
     st[k.S_UNTIL] = int(until)
     st[k.S_BARRIER], st[k.S_INFLIGHT] = int(jobs.barrier), max(1, rb_slots)
     sf = np.array([0.0, warm_s, math.inf if until else end_s, servers.read_fixed_s, servers.write_fixed_s,
-                   servers.host_wake_s, LARGE_IO_S, max(end_s - warm_s, 1e-9) / GRID_BINS])
+                   servers.host_wake_s, LARGE_IO_S, max(end_s - warm_s, 1e-9) / GRID_BINS, servers.destage_slack_s, 0.0])
     RB = (_rebuild_state(rebuild), np.zeros(max(rb_slots, 1), np.int64), np.zeros(slots + 1, np.int64),
           np.zeros((slots, 4), np.int64), np.zeros(slots), np.zeros(slots + 1, np.int64))
     _initial_events(st, H, fg, rb_slots, jobs.barrier, until, warm_s, end_s)

@@ -44,7 +44,8 @@ from . import hdr
 ISSUE, ENQUEUE, GRANTED, LOCKED, READS_DONE, DONE, HAND_OVER, WARM, STOP, STOPPED, THROUGH, PIECE_DONE, RESYNC, \
     BUSY_START = np.arange(14, dtype=np.int64)
 # rows_f columns
-R_SUBMIT, R_COMPLETE, R_LOCK, R_PRE, R_MID, R_BW, R_DOWN, R_UP, R_MEM, R_PIECES = range(10)
+R_SUBMIT, R_COMPLETE, R_LOCK, R_PRE, R_MID, R_BW, R_DOWN, R_UP, R_MEM, R_PIECES, R_ACK = range(11)
+ROWS_F = 11
 # rows_i columns
 R_WRITE, R_LO, R_HI, R_GATED = range(4)
 # ops_i / ops_f columns
@@ -72,9 +73,11 @@ B_K, B_PIECES, B_PER, B_LEFT = range(4)
 RB_ISSUED, RB_DONE, RB_WINDOW, RB_SPAN, RB_STEP, RB_CAP, RB_FLOOR, RB_DRAIN, RB_NEXT_CHECK, RB_FINISHED = range(10)
 PACE_TOLERANCE_S = 1e-12  # rebuild.PACE_TOLERANCE_S
 # scalar slots of ``sf`` (float64)
-F_NOW, F_WARM, F_END, F_RFIX, F_WFIX, F_WAKE, F_LARGE_IO, F_GRID_S = range(8)
+F_NOW, F_WARM, F_END, F_RFIX, F_WFIX, F_WAKE, F_LARGE_IO, F_GRID_S, F_SLACK, F_DESTAGED = range(10)
 # F_GRID_S: the width of a bin of the window's completion-time grid (``REC[4]``), doubled (pairs of
-# bins merged) whenever a completion falls past its last bin
+# bins merged) whenever a completion falls past its last bin; F_SLACK: how far a write-back write's
+# destage may end past its acknowledgement (``destaged``: inf while the cache never fills); F_DESTAGED: the
+# latest end of the destage's queues found so far
 # fixed groups after the cores: lock, engine, device_bw, device_down, device_up, memory; then the
 # drives' nand, link_up, link_down groups; then the rebuild thread (while rebuilding)
 G_LOCK, G_ENGINE, G_BW, G_DOWN, G_UP, G_MEMORY, G_DRIVES = range(7)
@@ -242,6 +245,34 @@ def member_phase(S, st, sf, ops_i, ops_f, lo, hi, phase, arrival):
         if t > finish:
             finish = t
     return finish
+
+
+@njit(cache=True, _nrt=False)
+def destaged(S, st, sf, ops_i, ops_f, lo, hi, acked, destage_s):
+    """``servers.ArrayServers.destaged``: a write-back write acknowledged at ``acked``, its destage
+    (the engine's ``destage_s``, then all its member I/Os at once) booked then; done at ``acked``,
+    or once the destage's queues (the engine's, its drives' links and NAND: the latest a destage has
+    found them to end, ``F_DESTAGED``) are within ``F_SLACK`` of now (the cache full: room frees at
+    the destage's pace)."""
+    e = acked
+    if destage_s > 0:
+        e = book(S[0], S[1], S[2], S[3], st[S_CORES] + G_ENGINE, acked, destage_s)
+    member_phase(S, st, sf, ops_i, ops_f, lo, hi, PHASE0, e)
+    member_phase(S, st, sf, ops_i, ops_f, lo, hi, PHASE1, e)
+    free, off = S[0], S[1]
+    backlog = e  # the destage's queues: when its engine work ends, when its drives' links and NAND next free
+    for k in range(lo, hi):
+        d = ops_i[k, O_DRIVE]
+        link = free[off[group_of_drive(st, _TO_DRIVE if ops_i[k, O_WRITE] else _TO_HOST, d)]]
+        nand = free[off[group_of_drive(st, _NAND, d)]]
+        if link > backlog:
+            backlog = link
+        if nand > backlog:
+            backlog = nand
+    if backlog > sf[F_DESTAGED]:
+        sf[F_DESTAGED] = backlog
+    held = sf[F_DESTAGED] - sf[F_SLACK]
+    return held if held > acked else acked
 
 
 @njit(cache=True, _nrt=False, **INNER)
@@ -415,8 +446,12 @@ def locked(H, S, Q, st, sf, SL, R, slot):
     if Q[1][core] != Q[2][core]:
         wake(H, S, Q, st, sf, core)
     gated = rows_i[row, R_GATED]
-    pre, mid = rows_f[row, R_PRE], rows_f[row, R_MID]
-    if not gated and mid:
+    pre, mid, ack = rows_f[row, R_PRE], rows_f[row, R_MID], rows_f[row, R_ACK]
+    destage_s = 0.0
+    if ack:  # a write-back write: acknowledged after its command (ahead of destage work); all its engine work destages
+        a += ack
+        destage_s, pre = pre + mid, 0.0
+    elif not gated and mid:
         pre = pre + mid
     if pre:
         a = book(free, off, cnt, busy, c0 + G_ENGINE, a, pre)
@@ -432,6 +467,10 @@ def locked(H, S, Q, st, sf, SL, R, slot):
     else:
         busy[c0 + G_MEMORY] += mem
     lo, hi = rows_i[row, R_LO], rows_i[row, R_HI]
+    if ack:
+        SL[4][slot] = destaged(S, st, sf, ops_i, ops_f, lo, hi, a, destage_s)
+        schedule(H, st, sf, SL[4][slot], slot, DONE)
+        return
     if gated:
         SL[4][slot] = member_phase(S, st, sf, ops_i, ops_f, lo, hi, PHASE0, a)
         schedule(H, st, sf, SL[4][slot], slot, READS_DONE)

@@ -42,6 +42,7 @@ class Demand(NamedTuple):
     op_hi: int
     gated: bool  # phase-0 reads must finish before the rest (HostIoBatch.reads_gate_writes)
     pieces: float  # md requests (chunks spanned) it splits into under md RAID10's barrier; 0: not split
+    ack_s: float = 0.0  # engine work before a write-back cache acknowledges it (``HostIoBatch.ack_s``); 0: none
 
 
 class MemberOps(NamedTuple):
@@ -61,7 +62,7 @@ def demand_rows(b: HostIoBatch, pieces: list[float] | None = None) -> list[Deman
     columns = zip(b.submit_s.tolist(), b.complete_s.tolist(), b.lock_s.tolist(), b.pre_s.tolist(),
                   b.mid_s.tolist(), b.device_bw_s.tolist(), b.device_down_s.tolist(), b.device_up_s.tolist(),
                   b.memory_s.tolist(), b.is_write.tolist(), starts[:-1], starts[1:], b.reads_gate_writes().tolist(),
-                  repeat(0.0) if pieces is None else pieces)
+                  repeat(0.0) if pieces is None else pieces, repeat(0.0) if b.ack_s is None else b.ack_s.tolist())
     return list(map(tuple.__new__, repeat(Demand), columns))  # Demand(*row) without a call per row
 
 
@@ -94,12 +95,14 @@ class HostJobs:
     amplification. ``barrier``: each row counts the chunks it spans (``Demand.pieces``)."""
 
     def __init__(self, system: ArraySystem, seed: int, batch_ios: int, barrier: bool,
-                 sync_update: tuple[float, float] = (0.0, 0.0)):
+                 sync_update: tuple[float, float] = (0.0, 0.0), acknowledged: bool = True):
         """``sync_update``: (share of writes that wait for a synchronous metadata update, seconds
-        each holds the engine's thread), from the write rate fed back (``sync_update_of``)."""
+        each holds the engine's thread), from the write rate fed back (``sync_update_of``);
+        ``acknowledged``: False, a write-back cache's writes wait for their member I/Os as
+        write-through ones do (``fluid.destage_slack_s`` None: the host saturates the destage alone)."""
         w = system.workload
         self.system, self.seed, self.batch_ios, self.barrier = system, seed, batch_ios, barrier
-        self.sync_update = sync_update
+        self.sync_update, self.acknowledged = sync_update, acknowledged
         period = 0 if system.geometry is None else system.geometry.stripe_data_bytes
         self.streams = [HostStream.for_job(w, j, system.device_bytes, seed, clone_phase_bytes(w, j, period))
                         for j in range(w.numjobs)]
@@ -127,6 +130,8 @@ class HostJobs:
         bs, strip = self.system.workload.bs, self.system.array.strip_bytes
         for j, b, (o, _, _, made) in zip(jobs, priced, drawn):
             pieces = strips_spanned(o, bs, strip).tolist() if self.barrier else None
+            if b.ack_s is not None and not self.acknowledged:
+                b = replace(b, ack_s=None)
             self.ready[j] = (self.with_sync_updates(b, j, made), pieces)
         return self.ready.pop(job)
 

@@ -12,6 +12,7 @@ order rather than arrival order -- exact at the saturated bottleneck, a small re
 from __future__ import annotations
 
 import heapq
+import math
 from collections import deque
 from collections.abc import Callable
 from functools import partial
@@ -119,9 +120,12 @@ class ArrayServers:
     times, for the hot path; ``by_key`` for the measurement."""
 
     __slots__ = ("by_key", "cores", "lock", "engine", "device_bw", "device_down", "device_up", "memory",
-                 "nand", "link_up", "link_down", "rebuild_thread", "read_fixed_s", "write_fixed_s", "host_wake_s")
+                 "nand", "link_up", "link_down", "rebuild_thread", "read_fixed_s", "write_fixed_s", "host_wake_s",
+                 "destage_slack_s", "destaged_s")
 
-    def __init__(self, system: ArraySystem, rebuilding: bool = False):
+    def __init__(self, system: ArraySystem, rebuilding: bool = False, destage_slack_s: float = math.inf):
+        """``destage_slack_s``: how far a write-back write's destage may end past its acknowledgement
+        (``destaged``; inf: the cache never fills)."""
         by_key = self.by_key = array_servers(system, rebuilding)
         self.cores, self.nand, self.link_up, self.link_down = (by_key[k] for k in ("cores", "nand", "link_up", "link_down"))
         self.lock, self.engine, self.memory = by_key["lock"][0], by_key["engine"][0], by_key["memory"][0]
@@ -130,10 +134,33 @@ class ArrayServers:
         self.rebuild_thread = by_key["rebuild_thread"][0] if rebuilding else None
         self.read_fixed_s, self.write_fixed_s = system.drive.read_fixed_s, system.drive.write_fixed_s
         self.host_wake_s = system.host_io.wake_s  # a sleeping job's wake-up after the device (nvsim.host_io)
+        self.destage_slack_s = destage_slack_s
+        self.destaged_s = 0.0  # the latest end of the destage's queues found so far
 
     def busy_s(self) -> dict[str, list[float]]:
         """Busy seconds so far of every server, by resource key."""
         return {key: [s.busy for s in servers] for key, servers in self.by_key.items()}
+
+    def destaged(self, ops, lo: int, hi: int, acked: float, destage_s: float) -> float:
+        """A write-back write acknowledged at ``acked``: its destage (the engine's ``destage_s``,
+        then all its member I/Os at once) booked then; the time the host has it back: ``acked``,
+        or once the destage's queues (the engine's, its drives' links and NAND: the latest a
+        destage has found them to end, ``destaged_s``) are within ``destage_slack_s`` of now (the
+        cache full: room frees at the destage's pace)."""
+        e = self.engine.book(acked, destage_s) if destage_s > 0 else acked
+        self.member_phase(ops, lo, hi, 0, e)
+        self.member_phase(ops, lo, hi, 1, e)
+        op_drive, op_w = ops[0], ops[1]
+        backlog = e  # the destage's queues: when its engine work ends, when its drives' links and NAND next free
+        for k in range(lo, hi):
+            d = op_drive[k]
+            pool = self.nand[d]
+            link = (self.link_down if op_w[k] else self.link_up)[d].free
+            backlog = max(backlog, link, pool.free if pool.heap is None else pool.heap[0])
+        if backlog > self.destaged_s:
+            self.destaged_s = backlog
+        held = self.destaged_s - self.destage_slack_s
+        return held if held > acked else acked
 
     def member_phase(self, ops, lo: int, hi: int, phase: int, arrival: float) -> float:
         """Book one phase of a host I/O's member I/Os ``lo:hi`` (``rows.MemberOps``); the time the

@@ -95,7 +95,7 @@ class HostSlot:
         self.locked()
 
     def locked(self, _event=None) -> None:
-        _submit, _complete, hold, pre, mid, bw, down, up, mem, _is_write, lo, hi, gated, _pieces = self.row
+        _submit, _complete, hold, pre, mid, bw, down, up, mem, _is_write, lo, hi, gated, _pieces, ack = self.row
         core, a, ops, servers = self.core, self.a, self.ops, self.servers
         if hold:
             unlocked = servers.lock.book(a, hold)
@@ -105,7 +105,11 @@ class HostSlot:
             a = unlocked
         if core.waiters:
             core.wake(self.env)
-        if not gated and mid:  # one visit to the engine does all its work (gated: HostIoBatch.reads_gate_writes)
+        destage_s = 0.0
+        if ack:  # a write-back write: acknowledged after its command (ahead of destage work); all its engine work destages
+            a += ack
+            destage_s, pre = pre + mid, 0.0
+        elif not gated and mid:  # one visit to the engine does all its work (gated: HostIoBatch.reads_gate_writes)
             pre = pre + mid
         if pre:
             a = servers.engine.book(a, pre)
@@ -119,6 +123,10 @@ class HostSlot:
             servers.memory.book(self.now, mem)
         else:  # a few ns of DRAM per small I/O never queues: count it, skip the booking
             servers.memory.busy += mem
+        if ack:
+            self.a = servers.destaged(ops, lo, hi, a, destage_s)
+            self.timeout(self.a - self.env.now).callbacks.append(self.done)
+            return
         if gated:  # wait for the reads, then the engine's second visit and the writes
             self.a = servers.member_phase(ops, lo, hi, 0, a)
             self.timeout(self.a - self.env.now).callbacks.append(self.reads_done)
