@@ -21,6 +21,7 @@ from typing import Any
 
 import dash
 from dash import Dash, Input, Output, State, dcc, html, no_update
+from werkzeug.serving import WSGIRequestHandler
 
 from nvsim.budget import serve_clients
 from nvsim import Catalog, InputError, default_catalog
@@ -602,6 +603,17 @@ def _export_callbacks(app: Dash, catalog: Catalog) -> None:
 # ---------------------------------------------------------------- serving
 
 
+class NvsimRequestHandler(WSGIRequestHandler):
+    """Werkzeug's request handler whose ``Server:`` header (and ``SERVER_SOFTWARE``) says "nvsim" only:
+    Werkzeug's own names its version and the Python build. A subclass, so Werkzeug is left as it is."""
+
+    server_version = "nvsim"
+    sys_version = ""
+
+    def version_string(self) -> str:
+        return self.server_version
+
+
 class ServerThread:
     """The app on a werkzeug server in a background thread (tests, screenshots); ``stop()`` ends it."""
 
@@ -610,7 +622,7 @@ class ServerThread:
 
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
         self.app = app
-        self._server = make_server(host, port, app.server, threaded=True)
+        self._server = make_server(host, port, app.server, threaded=True, request_handler=NvsimRequestHandler)
         self.port = self._server.server_port
         self.url = f"http://{host}:{self.port}/"
         self._thread = threading.Thread(target=self._server.serve_forever, name="nvsim-dashboard", daemon=True)
@@ -667,7 +679,7 @@ def run(host: str = "127.0.0.1", port: int = 8050, debug: bool = False, allow_ho
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # `kill`: leave serve_forever, stop the workers below
     try:
         if local:
-            app.run(host=host, port=port, debug=debug, use_reloader=False)
+            app.run(host=host, port=port, debug=debug, use_reloader=False, request_handler=NvsimRequestHandler)
         else:
             from waitress import serve  # only a dashboard served beyond this machine loads it
 
