@@ -98,6 +98,15 @@ MDADM_LOG_AFTER_BITMAP_FROM = "4.0"
 bitmap, so a grown bitmap has that same room."""
 BITMAP_SUPER_BYTES = 256
 """``sizeof(bitmap_super_t)``: the bitmap superblock ahead of the bits."""
+MDADM_IMSM_BITMAP_FROM = "4.2"
+"""The first mdadm with an IMSM (VROC) write-intent bitmap: commit fbc42556, "imsm: Write-intent bitmap
+support" (super-intel.c ``add_internal_bitmap_imsm``); before it Create.c stops: "internal bitmaps not
+supported with imsm metadata"."""
+IMSM_BITMAP_CHUNK_BYTES = 64 * 2**20
+"""super-intel.c ``IMSM_DEFAULT_BITMAP_CHUNKSIZE``: the chunk ``calculate_bitmap_chunksize`` starts from."""
+IMSM_BITMAP_AREA_BYTES = 2**20 - 8192 - 4096
+"""super-intel.c ``IMSM_BITMAP_AREA_SIZE``: the 1 MiB PPL/bitmap area less its 8 KiB reserved and the
+bitmap header's 4 KiB (``MAX_SECTOR_SIZE``)."""
 DEFAULT_DAEMON_SLEEP_S = 5.0
 """mdadm.h ``DEFAULT_BITMAP_DELAY``: seconds between two passes of the bitmap daemon."""
 DAEMON_SLEEP_MIN_S = 0.001
@@ -152,6 +161,19 @@ def mdadm_bitmap_chunk_bytes(span_bytes: float, room_bytes: int = MDADM_BITMAP_R
     return max(mdadm_bitmap_min_chunk_bytes(span_bytes, room), MDADM_BITMAP_CHUNK_MIN_BYTES)
 
 
+def imsm_bitmap_chunk_bytes(volume_bytes: float, sector_bytes: int = 512) -> int:
+    """The chunk mdadm gives an IMSM (VROC) volume's bitmap of ``volume_bytes``, whatever
+    ``--bitmap-chunk`` said (super-intel.c ``add_internal_bitmap_imsm`` sets ``calculate_bitmap_chunksize``'s):
+    64 MiB, or ``calculate_bitmap_min_chunksize``'s if larger, reckoned as mdadm reckons it (the area's
+    bytes times the sector size as the bits it holds, against the volume's sectors / 4,096 + 1,
+    halved while more), which passes 64 MiB only on volumes of exabytes."""
+    chunk, bits = MDADM_BITMAP_CHUNK_BYTES, int(volume_bytes) // 512 // MDADM_BITMAP_CHUNK_BYTES + 1
+    while bits > IMSM_BITMAP_AREA_BYTES * sector_bytes:
+        chunk *= 2
+        bits = (bits + 1) // 2
+    return max(chunk, IMSM_BITMAP_CHUNK_BYTES)
+
+
 def mdadm_bitmap_file_chunk_bytes(span_bytes: float) -> int:
     """mdadm's default chunk for a bitmap file covering ``span_bytes`` (bitmap.c ``CreateBitmap``,
     3.2 to 4.3): 4 KiB doubled while the space is more than 2^20 chunks."""
@@ -173,6 +195,11 @@ def mdadm_adds_bitmap(member_bytes: float, mdadm: str = DEFAULT_MDADM) -> bool:
 def mdadm_keeps_bitmap_files(mdadm: str) -> bool:
     """Whether ``mdadm`` can put a bitmap in a file of its own (``--bitmap=/path``): before 4.4."""
     return _version(mdadm) < _version(MDADM_NO_BITMAP_FILE_FROM)
+
+
+def mdadm_has_imsm_bitmap(mdadm: str) -> bool:
+    """Whether ``mdadm`` puts a write-intent bitmap on an IMSM (VROC) volume: from 4.2."""
+    return _version(mdadm) >= _version(MDADM_IMSM_BITMAP_FROM)
 
 
 def _version(text: str) -> tuple[int, ...]:
@@ -281,9 +308,9 @@ def resync_member_bytes_after_crash(member_bytes: float, member_bytes_per_bit: f
     return min(float(member_bytes), max(0.0, dirty_chunks) * member_bytes_per_bit)
 
 
-__all__ = ["BITMAP_CHUNK_MAX_BYTES", "DAEMON_SLEEP_MIN_S", "chunks_per_write", "dirty_fraction_random_writes", "dirty_chunks_random", "dirty_chunks_sequential", "resync_member_bytes_after_crash", "mdadm_bitmap_chunk_bytes", "mdadm_bitmap_file_chunk_bytes",
+__all__ = ["BITMAP_CHUNK_MAX_BYTES", "DAEMON_SLEEP_MIN_S", "IMSM_BITMAP_CHUNK_BYTES", "MDADM_IMSM_BITMAP_FROM", "chunks_per_write", "imsm_bitmap_chunk_bytes", "dirty_fraction_random_writes", "dirty_chunks_random", "dirty_chunks_sequential", "resync_member_bytes_after_crash", "mdadm_bitmap_chunk_bytes", "mdadm_bitmap_file_chunk_bytes",
            "mdadm_bitmap_room_bytes", "mdadm_bitmap_min_chunk_bytes", "choose_bm_space_bytes", "BITMAP_ADDED",
            "mdadm_adds_bitmap",
-           "mdadm_keeps_bitmap_files", "bitmap_span_bytes", "data_bytes_per_bit", "member_bytes_per_bit", "clear_after_s",
+           "mdadm_keeps_bitmap_files", "mdadm_has_imsm_bitmap", "bitmap_span_bytes", "data_bytes_per_bit", "member_bytes_per_bit", "clear_after_s",
            "dirty_fraction_random", "bitmap_updates_per_s_random", "writes_per_update", "dirty_fraction_sequential", "DEFAULT_DAEMON_SLEEP_S",
            "MDADM_BITMAP_CHUNK_MIN_BYTES", "BITMAP_PAGE_BYTES", "MDADM_VERSIONS", "DEFAULT_MDADM"]

@@ -28,12 +28,15 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, ValidationError
 
+from .. import raid
 from ..constants import PAGE_BYTES
 from ..specs import Cited
+from ..units import format_bytes_binary
 from ..stripe.layout import ArrayGeometry, parity_members
 from .base import EngineWork, per_host_sum
+from . import md_bitmap
 from .md import MdEngine, MdParameters, MdSettings
 
 PPL_HEADER_BYTES = 4096
@@ -57,6 +60,21 @@ class VrocSettings(MdSettings):
     bitmap: Literal["internal", "external", "none"] = Field(
         default="none", description="write-intent bitmap: mdadm adds none on its own to IMSM (external metadata) "
         "arrays (mdadm commit 848d71c9, 'Create: Block automatic enabling bitmap for external metadata')")
+
+    def for_array(self, level: int, member_bytes: float, drives: int, copies: int) -> "VrocSettings":
+        """md's, except an internal bitmap's chunk: mdadm's for the IMSM volume (``imsm_chunk_bytes``),
+        which a scenario's other chunk is refused for (``VrocEngine.members_refusal``)."""
+        settings = super().for_array(level, member_bytes, drives, copies)
+        if settings.bitmap != "internal":
+            return settings
+        return settings.model_copy(update={"bitmap_chunk_bytes": imsm_chunk_bytes(level, member_bytes, drives, copies)})
+
+
+def imsm_chunk_bytes(level: int, member_bytes: float, drives: int, copies: int) -> int:
+    """The bitmap chunk mdadm gives an IMSM volume of ``drives`` members of ``member_bytes``
+    (``md_bitmap.imsm_bitmap_chunk_bytes`` of its data capacity, the volume's size in its metadata)."""
+    data_members = raid.data_members_per_stripe(level, drives, copies or 2)
+    return md_bitmap.imsm_bitmap_chunk_bytes(member_bytes * data_members)
 
 
 class VrocEngine(MdEngine):
@@ -90,6 +108,12 @@ class VrocEngine(MdEngine):
             return (f"engine_settings.bitmap: the partial parity log and a write-intent bitmap exclude each other "
                     f"(the kernel's ppl_init_log: 'PPL is not compatible with bitmap'; mdadm refuses both); allowed "
                     f"with consistency_policy: ppl: none, or leave it unset; got {settings['bitmap']!r}")
+        mdadm = settings.get("mdadm", VrocSettings.model_fields["mdadm"].default)
+        if (settings.get("bitmap") == "internal" and mdadm in md_bitmap.MDADM_VERSIONS
+                and not md_bitmap.mdadm_has_imsm_bitmap(mdadm)):
+            return (f"engine_settings.bitmap: mdadm {mdadm} has no IMSM (VROC) write-intent bitmap (it came with "
+                    f"{md_bitmap.MDADM_IMSM_BITMAP_FROM}, commit fbc42556; Create.c: 'internal bitmaps not supported "
+                    f"with imsm metadata'); allowed: none, or mdadm {md_bitmap.MDADM_IMSM_BITMAP_FROM} or newer")
         if "bitmap_added" in settings:
             return ("engine_settings.bitmap_added: the room of md's own (1.2) superblock for a bitmap; IMSM keeps "
                     "its bitmap in an area of its metadata, however it was added (mdadm's super-intel.c); allowed: "
@@ -98,9 +122,20 @@ class VrocEngine(MdEngine):
 
     @classmethod
     def members_refusal(cls, level: int, settings: dict, member_bytes: int, drives: int, copies: int) -> str | None:
-        """None: super1.c's room is md's own superblock's; mdadm sizes an IMSM bitmap's chunk itself
-        (super-intel.c ``add_internal_bitmap_imsm`` sets ``calculate_bitmap_chunksize``'s, refusing none)."""
-        return None
+        """A bitmap chunk other than mdadm's for the IMSM volume (``imsm_chunk_bytes``): super-intel.c
+        ``add_internal_bitmap_imsm`` sets ``calculate_bitmap_chunksize``'s in place of ``--bitmap-chunk``'s,
+        without a word, so the array would not have the chunk the scenario names. (super1.c's room is md's
+        own superblock's, not IMSM's.)"""
+        try:
+            parsed = cls.Settings.model_validate(settings)
+        except ValidationError:  # left to the schema's own line
+            return None
+        chunk, imsm = parsed.bitmap_chunk_bytes, imsm_chunk_bytes(level, member_bytes, drives, copies)
+        if parsed.bitmap != "internal" or chunk is None or chunk == imsm:
+            return None
+        return (f"engine_settings.bitmap_chunk_bytes: mdadm sets an IMSM (VROC) bitmap's chunk itself, in place of "
+                f"--bitmap-chunk's (super-intel.c add_internal_bitmap_imsm: {format_bytes_binary(imsm, 0)} on this "
+                f"volume); allowed: {format_bytes_binary(imsm, 0)}, or leave it unset; got {format_bytes_binary(chunk, 0)}")
 
     @classmethod
     def most_drives_at(cls, level: int) -> tuple[int, str] | None:

@@ -198,3 +198,48 @@ def test_an_even_raid10_of_four_drives_or_more_runs_as_md_does(catalog):
     for drives in (4, 6, 8):
         spec = parse_scenario(example(level=10, drives=drives, engine_settings={}), catalog)
         assert spec.array.drives == drives
+
+
+@pytest.mark.parametrize("chunk", [4096, "4MiB", 128 * 2**20])
+def test_an_imsm_bitmap_chunk_other_than_mdadms_is_refused_with_one_line(catalog, chunk):
+    """mdadm's super-intel.c add_internal_bitmap_imsm sets an IMSM bitmap's chunk itself
+    (calculate_bitmap_chunksize: 64 MiB on any array nvsim models), whatever --bitmap-chunk said."""
+    with pytest.raises(nvsim.InputError) as error:
+        parse_scenario(example(engine_settings={"bitmap": "internal", "bitmap_chunk_bytes": chunk}), catalog)
+    line = str(error.value)
+    assert line.startswith("array: engine_settings.bitmap_chunk_bytes: mdadm sets an IMSM (VROC) bitmap's chunk itself")
+    assert "allowed: 64 MiB, or leave it unset" in line and "\n" not in line
+
+
+@pytest.mark.parametrize("settings", [{"bitmap": "internal"}, {"bitmap": "internal", "bitmap_chunk_bytes": 64 * 2**20}])
+@pytest.mark.parametrize("member_bytes", [3.84e12, 100e12])
+def test_an_imsm_bitmap_has_mdadms_chunk(catalog, settings, member_bytes):
+    """64 MiB, also on members over 70 TB, where md's own superblock (super1.c: 128 KiB of bits)
+    would take 128 MiB."""
+    spec = parse_scenario(example(engine_settings=settings), catalog)
+    eng = build_engine(catalog.engines["intel-vroc"], spec.array.engine_settings, members=8, strip_bytes=128 * KIB,
+                       array=(5, member_bytes, 0))
+    assert eng.bitmap_chunk_bytes == 64 * 2**20
+
+
+def test_the_imsm_bitmap_chunk_is_mdadms_arithmetic():
+    """calculate_bitmap_chunksize: 64 MiB, or the least chunk whose bits fit the IMSM bitmap area
+    (1 MiB less 12 KiB, counted as mdadm counts it: the area times the sector size, against the
+    volume's sectors / 4096 + 1 halved); that passes 64 MiB only on volumes of exabytes."""
+    from nvsim.engines.md_bitmap import imsm_bitmap_chunk_bytes
+
+    assert imsm_bitmap_chunk_bytes(24 * 122.88e12) == 64 * 2**20
+    area_bits = (2**20 - 12 * KIB) * 512
+    volume_sectors = (area_bits * 2**15 - 1) * 4096  # area_bits x 2^15 bits: 4,096 x 2^15 = 128 MiB fits them
+    assert imsm_bitmap_chunk_bytes(volume_sectors * 512) == 128 * 2**20
+
+
+def test_mdadm_before_4_2_has_no_imsm_bitmap(catalog):
+    """The IMSM write-intent bitmap came with mdadm 4.2 (commit fbc42556, 'imsm: Write-intent bitmap
+    support'); before it Create.c stops: 'internal bitmaps not supported with imsm metadata'."""
+    with pytest.raises(nvsim.InputError) as error:
+        parse_scenario(example(engine_settings={"bitmap": "internal", "mdadm": "4.1"}), catalog)
+    line = str(error.value)
+    assert line.startswith("array: engine_settings.bitmap: mdadm 4.1 has no IMSM (VROC) write-intent bitmap")
+    assert "allowed: none, or mdadm 4.2 or newer" in line
+    parse_scenario(example(engine_settings={"bitmap": "internal", "mdadm": "4.2"}), catalog)
