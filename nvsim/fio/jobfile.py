@@ -173,13 +173,15 @@ class FioJob:
         return self.size_percent is not None or self.offset_increment_percent is not None or self.offset_percent is not None
 
     def share_bytes(self, device_bytes: int) -> int:
-        """A size written as 'N%': N% of ``device_bytes`` in whole blocks, at least one, before
-        ``resolved`` cuts it at the device's end."""
-        return max(self.workload.bs, int(device_bytes * self.size_percent / 100) // self.workload.bs * self.workload.bs)
+        """A size written as 'N%': N% of ``device_bytes`` in whole blocks of the smallest size
+        (fio's td_min_bs, ``WorkloadSpec.min_bs``), at least one, before ``resolved`` cuts it at the
+        device's end."""
+        block = self.workload.min_bs
+        return max(block, int(device_bytes * self.size_percent / 100) // block * block)
 
     def resolved(self, device_bytes: int) -> WorkloadSpec:
         """The job's workload with 'N%' sizes taken of ``device_bytes`` (as fio does: size whole
-        blocks of at least one block, cut to the whole blocks from job 0's offset to the end, as
+        smallest blocks of at least one, cut to the whole blocks from job 0's offset to the end, as
         fio's setup_files cuts its io_size; offset_increment whole 4 KiB pages); the job's workload as
         it is where none is a share (``needs_device_bytes``)."""
         w = self.workload
@@ -191,8 +193,8 @@ class FioJob:
         if self.offset_percent is not None:
             update["offset"] = int(device_bytes * self.offset_percent / 100) // w.bs * w.bs
         if self.size_percent is not None:
-            after = (device_bytes - update.get("offset", w.offset)) // w.bs * w.bs
-            update["size"] = max(w.bs, min(self.share_bytes(device_bytes), after))
+            after = (device_bytes - update.get("offset", w.offset)) // w.min_bs * w.min_bs
+            update["size"] = max(w.min_bs, min(self.share_bytes(device_bytes), after))
         return updated_workload(w, update, self.name)
 
 

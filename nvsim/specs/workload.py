@@ -264,7 +264,7 @@ class WorkloadSpec(Spec):
             reads = sum(p.share for p in directed if p.rw == "read") / sum(p.share for p in directed)
             if abs(reads - self.rwmixread / 100) > 0.005 + 1e-9:  # a trace's read share, rounded to a percent
                 raise ValueError(f"bs_mix: its read parts are {reads:.1%} of the I/Os, rwmixread says {self.rwmixread}%")
-        smallest = min(p.bs for p in self.bs_mix) if self.bs_mix else self.bs
+        smallest = self.min_bs
         if self.size is not None and self.size < smallest:  # fio's filesetup.c: "blocksize too large for data set"
             raise ValueError(f"size: {self.size:,} bytes is smaller than the block size, {smallest:,} bytes "
                              f"(fio refuses it: blocksize too large for data set)")
@@ -319,6 +319,12 @@ class WorkloadSpec(Spec):
     def mix(self) -> tuple[MixPart, ...] | None:
         """The block-size mix (None: one size, ``bs``)."""
         return self.bs_mix
+
+    @property
+    def min_bs(self) -> int:
+        """fio's ``td_min_bs``: the smallest block of any direction (the mix's smallest part, else
+        ``bs``), to which fio rounds a size of N% and a region cut at the device's end (filesetup.c)."""
+        return min(p.bs for p in self.bs_mix) if self.bs_mix else self.bs
 
     @property
     def pure_trim(self) -> bool:

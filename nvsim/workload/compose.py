@@ -130,11 +130,12 @@ def job_bytes(workload: WorkloadSpec, device_bytes: int) -> int | None:
 
 def clone_bytes(workload: WorkloadSpec, job: int, device_bytes: int) -> int:
     """Bytes clone ``job`` moves once through its region: ``size`` (the device when absent) from its
-    own start (``offset + job * offset_increment``), cut to the whole blocks before the device's end,
+    own start (``offset + job * offset_increment``), cut to the whole smallest blocks (fio's td_min_bs)
+    before the device's end,
     as fio's setup_files sets each clone's io_size from its own start offset (get_start_offset);
     the simulated clone's region (``job_region``)."""
     region = job_region(workload, job, device_bytes)[1]
-    return region if region == (workload.size or device_bytes) else region // workload.bs * workload.bs
+    return region if region == (workload.size or device_bytes) else region // workload.min_bs * workload.min_bs
 
 
 def moved_bytes_per_s(result: Result, bs: int) -> float:

@@ -828,3 +828,22 @@ def test_each_clone_moves_what_follows_its_own_offset_as_fio_cuts_it():
     assert len(warned) == 1 and "[a] clone 1" in warned[0] and f"cut to {GiB // 2:,} bytes" in warned[0]
     assert job_bytes(parse("[a]\nrw=read\nbs=128k\noffset=50%\n").jobs[0].resolved(GiB), GiB) == GiB // 2
     assert job_bytes(parse("[a]\nrw=read\nbs=128k\nnumjobs=3\nsize=10%\n").jobs[0].resolved(GiB), GiB) == 3 * (int(GiB * 0.1) // block * block)
+
+
+@pytest.mark.parametrize("mix", ["bssplit=4k/50:128k/50", "bsrange=4k-128k", "bssplit=4k/10:64k/90,128k/100"])
+def test_a_share_size_with_a_block_size_mix_is_whole_smallest_blocks_as_fio_rounds_it(mix):
+    """fio's setup_files (filesetup.c) takes size=N% of the device and cuts it to what follows the
+    clone's offset, then rounds it down to td_min_bs, the smallest block of any direction (options.c
+    bssplit_ddir's min_bs; a bssplit without a trim list gives trims the write list's), not the mix's
+    mean: bssplit=4k/50:128k/50 size=60% of 1 GiB rounded to 66 KiB blocks (644,210,688 bytes) where
+    fio moves 644,243,456."""
+    from nvsim.workload.compose import job_bytes
+
+    page = 4096
+    share = int(GiB * 0.6) // page * page
+    job = parse(f"[a]\nrw=randrw\n{mix}\nsize=60%\n").jobs[0]
+    assert job.share_bytes(GiB) == share and job.resolved(GiB).size == share
+    clones = parse(f"[a]\nrw=randrw\n{mix}\nnumjobs=2\noffset_increment=50%\nsize=60%\n").jobs[0]
+    assert job_bytes(clones.resolved(GiB), GiB) == share + GiB // 2
+    uneven = GiB + 3 * page  # clone 1's region, cut at the end, is a whole number of 4 KiB blocks, not of the mean
+    assert job_bytes(clones.resolved(uneven), uneven) == int(uneven * 0.6) // page * page + (uneven - clones.resolved(uneven).offset_increment)
