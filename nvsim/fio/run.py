@@ -34,7 +34,7 @@ from ..errors import InputError, env_hint, limit_from_env
 from ..host_io import effective_iodepth
 from ..simulation import Result, Simulation
 from ..specs import Phase, ScenarioSpec, WorkloadSpec
-from ..workload.compose import clone_bytes, iops_text, job_runtime_s, moved_bytes_per_s, population_ladder  # noqa: F401 (re-exported)
+from ..workload.compose import clone_bytes, clone_runs, iops_text, job_runtime_s, moved_bytes_per_s, population_ladder  # noqa: F401 (re-exported)
 from ..workload.trim import check_discards, trim_direction
 
 
@@ -85,6 +85,7 @@ class JobRun:
     note: str = ""
     samples: tuple[int, int, int] | None = None  # (first, count, of): the job's clones among a shared loop's
     trim: tuple[float, float] | None = None  # (trims per second of the whole job, one trim's latency s): nvsim.workload.trim
+    bytes_per_s: float = 0.0  # what the job moves a second, its runtime's rate (moved_bytes_per_s)
 
     @property
     def in_flight(self) -> int:
@@ -119,7 +120,7 @@ def job_run(job: FioJob, workload: WorkloadSpec, result: Result, device_bytes: i
     rate = moved_bytes_per_s(result, workload.bs)
     runtime_s = job_runtime_s(workload, rate, device_bytes)
     _check_counters(job, runtime_s, rate)
-    return _check_minimum(replace(run, runtime_s=runtime_s))
+    return _check_minimum(replace(run, runtime_s=runtime_s, bytes_per_s=rate))
 
 
 FIO_COUNTER_MAX = 2**64 - 1
@@ -267,10 +268,23 @@ def _clone_samples(samples: np.ndarray, pick: slice | None) -> np.ndarray:
     return samples[order[pick]]
 
 
+def _entry_share(run: JobRun, clone: int | None) -> tuple[float, float, float]:
+    """(share of the job's I/Os, runtime s, fio's job_runtime s: its clones' runtimes summed) of the
+    whole job's entry or clone ``clone``'s: an even share over the job's runtime, or, where the clones'
+    regions differ, each clone's own bytes and runtime (``clone_runs``; until 2026-12-02 even there)."""
+    numjobs, runs = run.workload.numjobs, clone_runs(run.workload, run.bytes_per_s, run.device_bytes)
+    if runs is None:
+        return (1.0, run.runtime_s, run.runtime_s * numjobs) if clone is None else (1.0 / numjobs, run.runtime_s, run.runtime_s)
+    if clone is None:
+        return 1.0, run.runtime_s, sum(seconds for _, seconds in runs)
+    moved, seconds = runs[clone]
+    return moved / sum(each for each, _ in runs), seconds, seconds
+
+
 def _job_entry(run: JobRun, host_io: Any, clone: int | None) -> dict:
     """One entry of fio's jobs list: the whole job, or one of its clones (``clone``)."""
     workload, result = run.workload, run.result
-    share = 1.0 if clone is None else 1.0 / workload.numjobs
+    share, runtime_s, job_runtime_s = _entry_share(run, clone)
     pick = None if clone is None else slice(clone, None, workload.numjobs)
     one_size = None if workload.bs_mix else workload.bs
     if run.loop is not None:
@@ -278,7 +292,7 @@ def _job_entry(run: JobRun, host_io: Any, clone: int | None) -> dict:
     else:
         depth = effective_iodepth(host_io, workload.iodepth) if host_io else workload.iodepth
     return {
-        "name": run.job.name, "group": run.job.group, "options": run.job.job_options, "runtime_s": run.runtime_s,
+        "name": run.job.name, "group": run.job.group, "options": run.job.job_options, "runtime_s": runtime_s,
         "ramp_time_s": workload.ramp_time, "description": run.job.options.get("description"),
         "report": percentile_options(run.job.options),
         **_latency_target_keys(run.job),
@@ -286,7 +300,7 @@ def _job_entry(run: JobRun, host_io: Any, clone: int | None) -> dict:
         "write": _direction(result, "write", run.runtime_s, share, pick, run.in_flight, run.scale, run.samples, one_size),
         **({"trim": trim_direction(run.trim[0], workload.bs, run.runtime_s, share, run.trim[1])} if run.trim else {}),
         "cpu_percent": _thread_cpu_percent(run, 1),  # a group entry: fio's mean over its clones (stat.c)
-        "job_runtime_s": run.runtime_s * (1 if clone is not None else workload.numjobs),
+        "job_runtime_s": job_runtime_s,
         "iodepth": depth,
         "batch_submit": workload.iodepth_batch_submit, "batch_complete": workload.iodepth_batch_complete_min,
         "nvsim": {"simulated_window_s": result.simulated_s, "fidelity": result.fidelity, "limited_by": result.bottleneck,

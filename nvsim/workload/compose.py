@@ -128,6 +128,36 @@ def job_bytes(workload: WorkloadSpec, device_bytes: int) -> int | None:
     return workload.loops * sum(clone_bytes(workload, job, device_bytes) for job in range(workload.numjobs))
 
 
+def clone_runs(workload: WorkloadSpec, bytes_per_s: float, device_bytes: int) -> list[tuple[float, float]] | None:
+    """(bytes, seconds) each clone moves and runs where their regions differ (``offset_increment``,
+    one cut at the device's end: ``clone_bytes``): the job's rate held, as ``job_runtime_s`` takes
+    it, and shared evenly by the clones still running, so a clone ends when it has moved its
+    region ``loops`` times (the last with the job), or at ``runtime``. None where every clone
+    moves alike (time_based, io_size, no offset_increment, equal regions)."""
+    if job_bytes(workload, device_bytes) is None or workload.io_size or not workload.offset_increment or bytes_per_s <= 0:
+        return None
+    own = [workload.loops * clone_bytes(workload, job, device_bytes) for job in range(workload.numjobs)]
+    if len(set(own)) == 1:
+        return None
+    return _shared_runs(own, bytes_per_s, float(workload.runtime) if workload.runtime else math.inf)
+
+
+def _shared_runs(own: list[int], bytes_per_s: float, until_s: float) -> list[tuple[float, float]]:
+    """(bytes, seconds) of clones that must move ``own`` bytes, sharing ``bytes_per_s`` evenly
+    among those still running, stopped at ``until_s``: the smallest ends first."""
+    ended: dict[int, tuple[float, float]] = {}
+    at_s = level = 0.0
+    for job in sorted(range(len(own)), key=own.__getitem__):
+        running = len(own) - len(ended)
+        step_s = running * (own[job] - level) / bytes_per_s
+        if at_s + step_s > until_s:
+            level += (until_s - at_s) * bytes_per_s / running
+            break
+        at_s, level = at_s + step_s, float(own[job])
+        ended[job] = (level, at_s)
+    return [ended.get(job, (level, until_s)) for job in range(len(own))]
+
+
 def clone_bytes(workload: WorkloadSpec, job: int, device_bytes: int) -> int:
     """Bytes clone ``job`` moves once through its region: ``size`` (the device when absent) from its
     own start (``offset + job * offset_increment``), cut to the whole smallest blocks (fio's td_min_bs)

@@ -447,6 +447,27 @@ def test_a_share_size_cut_at_the_arrays_end_is_warned_not_silent(cli):
     assert "reaches past" not in whole.stderr
 
 
+def test_each_clone_entry_carries_its_own_regions_bytes(cli):
+    """numjobs=2 offset_increment=50% size=60%: clone 0 moves 50,688 GB, clone 1 the 42,240 GB from
+    its offset to the array's end (fio's setup_files); each clone's entry showed the job's bytes
+    split evenly (46,464 GB each). Now each shows its own, with its runtime as the model gives it:
+    the job's rate held and shared evenly by the clones still running, so clone 1 ends when it has
+    moved its region and clone 0 when the job does."""
+    args = ("fio", "--system", SYSTEM, "--fidelity", "fluid", "--name=a", "--rw=read", "--bs=128k", "--ioengine=libaio",
+            "--iodepth=32", "--direct=1", "--numjobs=2", "--offset_increment=50%", "--size=60%")
+    done = cli(*args)
+    assert done.returncode == 0, done.stderr
+    first, second = (entry["read"] for entry in json.loads(done.stdout)["jobs"])
+    block = 128 * 1024
+    assert (first["io_bytes"], second["io_bytes"]) == (50_688_000_000_000 // block * block, 42_240_000_000_000 // block * block)
+    assert first["total_ios"] * block == first["io_bytes"] and second["total_ios"] * block == second["io_bytes"]
+    grouped = json.loads(cli(*args, "--group_reporting").stdout)["jobs"][0]
+    rate = grouped["read"]["io_bytes"] / grouped["read"]["runtime"]  # bytes per ms, the job's
+    assert first["runtime"] == grouped["read"]["runtime"]  # the last clone ends with the job
+    assert second["runtime"] == pytest.approx(2 * second["io_bytes"] / rate, abs=1)  # at half the job's rate
+    assert first["bw_bytes"] > second["bw_bytes"] == pytest.approx(grouped["read"]["bw_bytes"] / 2, rel=1e-6)
+
+
 def test_the_clones_of_a_mix_report_alike_in_the_event_mode(cli, tmp_path):
     """A mix's latency samples are its parts interleaved evenly, and each clone took every
     numjobs-th of them: one clone of a 2-clone 4k/50:1m/50 job reported only 4 KiB reads (mean 47 us),
