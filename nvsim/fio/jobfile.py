@@ -179,10 +179,18 @@ class FioJob:
         block = self.workload.min_bs
         return max(block, int(device_bytes * self.size_percent / 100) // block * block)
 
+    def start_bytes(self, device_bytes: int) -> int:
+        """Where a job whose offset is 'N%' starts, as fio's get_start_offset (filesetup.c) puts it:
+        N% of ``device_bytes``, rounded UP to the next whole block of the smallest size (td_min_bs,
+        ``WorkloadSpec.min_bs``)."""
+        block = self.workload.min_bs
+        return -(-int(device_bytes * self.offset_percent / 100) // block) * block
+
     def resolved(self, device_bytes: int) -> WorkloadSpec:
         """The job's workload with 'N%' sizes taken of ``device_bytes`` (as fio does: size whole
         smallest blocks of at least one, cut to the whole blocks from job 0's offset to the end, as
-        fio's setup_files cuts its io_size; offset_increment whole 4 KiB pages); the job's workload as
+        fio's setup_files cuts its io_size; offset rounded up to the smallest block, ``start_bytes``;
+        offset_increment whole 4 KiB pages); the job's workload as
         it is where none is a share (``needs_device_bytes``)."""
         w = self.workload
         if not self.needs_device_bytes:
@@ -191,7 +199,7 @@ class FioJob:
         if self.offset_increment_percent is not None:
             update["offset_increment"] = int(device_bytes * self.offset_increment_percent / 100) // 4096 * 4096
         if self.offset_percent is not None:
-            update["offset"] = int(device_bytes * self.offset_percent / 100) // w.bs * w.bs
+            update["offset"] = self.start_bytes(device_bytes)
         if self.size_percent is not None:
             after = (device_bytes - update.get("offset", w.offset)) // w.min_bs * w.min_bs
             update["size"] = max(w.min_bs, min(self.share_bytes(device_bytes), after))

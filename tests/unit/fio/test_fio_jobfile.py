@@ -847,3 +847,15 @@ def test_a_share_size_with_a_block_size_mix_is_whole_smallest_blocks_as_fio_roun
     assert job_bytes(clones.resolved(GiB), GiB) == share + GiB // 2
     uneven = GiB + 3 * page  # clone 1's region, cut at the end, is a whole number of 4 KiB blocks, not of the mean
     assert job_bytes(clones.resolved(uneven), uneven) == int(uneven * 0.6) // page * page + (uneven - clones.resolved(uneven).offset_increment)
+
+
+@pytest.mark.parametrize(("block", "start"), [("bs=128k", 27_878_400_065_536), ("bssplit=4k/50:64k/50", 27_878_400_000_000),
+                                              ("bs=4k", 27_878_400_000_000)])
+def test_a_share_offset_is_rounded_up_to_the_smallest_block_as_fio_rounds_it(block, start):
+    """fio's get_start_offset (filesetup.c) takes offset=N% of the device and rounds it UP to the
+    next whole td_min_bs (the smallest block of any direction; offset_align when set): on 84.48 TB,
+    offset=33% bs=128k starts at 27,878,400,065,536 where nvsim rounded down to 27,878,399,934,464,
+    and bssplit=4k/50:64k/50 at 27,878,400,000,000 where nvsim rounded down to the mix's mean
+    (27,878,399,995,904)."""
+    device = 84_480_000_000_000
+    assert parse(f"[a]\nrw=read\n{block}\noffset=33%\n").jobs[0].resolved(device).offset == start
