@@ -179,27 +179,31 @@ class FioJob:
         block = self.workload.min_bs
         return max(block, int(device_bytes * self.size_percent / 100) // block * block)
 
-    def start_bytes(self, device_bytes: int) -> int:
-        """Where a job whose offset is 'N%' starts, as fio's get_start_offset (filesetup.c) puts it:
-        N% of ``device_bytes``, rounded UP to the next whole block of the smallest size (td_min_bs,
-        ``WorkloadSpec.min_bs``)."""
-        block = self.workload.min_bs
-        return -(-int(device_bytes * self.offset_percent / 100) // block) * block
+    def start_bytes(self, device_bytes: int, clone: int = 0) -> int:
+        """Where clone ``clone`` of a job whose offset or offset_increment is 'N%' starts, as fio's
+        get_start_offset (filesetup.c) puts it: the offset (N% of ``device_bytes``, or bytes) plus
+        ``clone`` raw increments (N% of ``device_bytes``, or bytes), rounded UP to the next whole
+        block of the smallest size (td_min_bs, ``WorkloadSpec.min_bs``)."""
+        w, block = self.workload, self.workload.min_bs
+        offset = w.offset if self.offset_percent is None else int(device_bytes * self.offset_percent / 100)
+        step = w.offset_increment if self.offset_increment_percent is None else int(device_bytes * self.offset_increment_percent / 100)
+        return -(-(offset + clone * step) // block) * block
 
     def resolved(self, device_bytes: int) -> WorkloadSpec:
         """The job's workload with 'N%' sizes taken of ``device_bytes`` (as fio does: size whole
         smallest blocks of at least one, cut to the whole blocks from job 0's offset to the end, as
         fio's setup_files cuts its io_size; offset rounded up to the smallest block, ``start_bytes``;
-        offset_increment whole 4 KiB pages); the job's workload as
+        offset_increment the step from clone 0's start to clone 1's, each as fio rounds it: exact for
+        two clones, a further clone k may start up to k - 1 blocks past fio's); the job's workload as
         it is where none is a share (``needs_device_bytes``)."""
         w = self.workload
         if not self.needs_device_bytes:
             return w
         update = {}
-        if self.offset_increment_percent is not None:
-            update["offset_increment"] = int(device_bytes * self.offset_increment_percent / 100) // 4096 * 4096
-        if self.offset_percent is not None:
+        if self.offset_percent is not None or self.offset_increment_percent is not None:
             update["offset"] = self.start_bytes(device_bytes)
+            if w.offset_increment or self.offset_increment_percent is not None:  # a region model of one step: clone 1's
+                update["offset_increment"] = self.start_bytes(device_bytes, 1) - update["offset"]
         if self.size_percent is not None:
             after = (device_bytes - update.get("offset", w.offset)) // w.min_bs * w.min_bs
             update["size"] = max(w.min_bs, min(self.share_bytes(device_bytes), after))

@@ -859,3 +859,18 @@ def test_a_share_offset_is_rounded_up_to_the_smallest_block_as_fio_rounds_it(blo
     (27,878,399,995,904)."""
     device = 84_480_000_000_000
     assert parse(f"[a]\nrw=read\n{block}\noffset=33%\n").jobs[0].resolved(device).offset == start
+
+
+@pytest.mark.parametrize(("offset", "starts"), [("", (0, 27_878_400_065_536)),
+                                                ("offset=10%\n", (8_448_000_000_000, 36_326_400_065_536))])
+def test_a_share_offset_increment_rounds_each_clone_start_up_as_fio_rounds_it(offset, starts):
+    """fio's get_start_offset (filesetup.c) adds the raw increment (N% of the device) per clone to
+    the raw offset, then rounds the clone's start UP to the smallest block: on 84.48 TB numjobs=2
+    offset_increment=33% bs=128k puts clone 1 at 27,878,400,065,536, where nvsim rounded the
+    increment down to 4 KiB once (27,878,400,000,000); with offset=10%, 36,326,400,065,536 (nvsim:
+    36,326,400,000,000). The simulated clone's region (``job_region``) starts there."""
+    from nvsim.sim.workload import job_region
+
+    device = 84_480_000_000_000
+    w = parse(f"[a]\nrw=read\nbs=128k\nnumjobs=2\n{offset}offset_increment=33%\n").jobs[0].resolved(device)
+    assert tuple(job_region(w, clone, device)[0] for clone in (0, 1)) == starts
