@@ -17,8 +17,9 @@ that starts with the field's label as the form shows it (``LABELS``: "4K random 
 never a spec path such as ``rand_read_iops.value``.
 
 Every figure must be one a drive can have (``BOUNDS``, docs/dashboard.md): capacity from 1 GB to
-1 PB, raw NAND up to 2 PB, rates above 0 and no more than a PCIe 6.0 x16 link carries (128 GB/s,
-31.25M 4 KiB I/Os per second: no drive has a faster link), DWPD above 0 and up to 100; every text at
+1 PB, raw NAND up to 2 PB, rates in the catalog's own drive ranges (``DRIVE_FIGURE_RANGES``,
+imported, not restated: sequential 1 MB/s to what a PCIe 6.0 x16 link carries, 128 GB/s; 4K random
+1,000 to 31.25M I/Os per second: no drive has a faster link), DWPD above 0 and up to 100; every text at
 most ``MAX_TEXT_CHARS`` characters, printable (no control, format or line-separator character: the
 model and vendor are shown in tables, reports and shared links) and Unicode. The figures must agree
 too: every rate within what the drive's own link carries (its PCIe generation, x4 assumed: the
@@ -46,7 +47,7 @@ from nvsim.catalog import check_link_rates
 from nvsim.errors import from_validation_error, not_printable
 from nvsim.specs import PCIE_GENERATIONS, DriveSpec
 from nvsim.specs.base import PRICE_DATE
-from nvsim.specs.parts import (DRIVE_CAPACITY_BYTES_RANGE, DRIVE_DWPD_MAX, DRIVE_LINK_CEILING_BYTES_PER_S, DRIVE_RAW_NAND_BYTES_MAX,
+from nvsim.specs.parts import (DRIVE_CAPACITY_BYTES_RANGE, DRIVE_DWPD_MAX, DRIVE_FIGURE_RANGES, DRIVE_RAW_NAND_BYTES_MAX,
                                DRIVE_TEXT_CHARS_MAX)
 from nvsim.ssd.derive import derive_ssd_parameters
 from nvsim.units import format_bytes_decimal, format_count, format_rate_decimal, parse_bytes, parse_bytes_per_s, parse_count
@@ -93,14 +94,10 @@ ASSUMED = {  # DriveSpec field -> (value, note); basis assumed
 }
 MAX_TEXT_CHARS = DRIVE_TEXT_CHARS_MAX
 """Longest text a form field takes (the catalog's own bound for a drive's names)."""
-LINK_CEILING_BYTES_PER_S = DRIVE_LINK_CEILING_BYTES_PER_S
-"""The most a drive's link can carry one way (PCIe 6.0 x16, ``nvsim.specs.parts``)."""
 DRIVE_PRICE_USD_MAX = 1_000_000
 """Most a drive may cost (USD): the dearest enterprise drives sell for tens of thousands."""
 DRIVE_POWER_W_MAX = 75.0
 """Most a drive may draw (W): what a PCIe add-in card slot delivers (U.2 and E3.S drives: 25-70 W)."""
-RANDOM_IO_BYTES = 4096
-"""The datasheet's random figures are 4 KiB I/Os (ASSUMED rand_block_bytes)."""
 
 
 def plain_number(text: str) -> float:
@@ -112,17 +109,20 @@ def plain_number(text: str) -> float:
     return number
 
 
+def _drive_range(key: str, parse: Any, shown: Any) -> tuple:
+    """A ``BOUNDS`` entry holding form field ``key`` to the catalog's range of its drive figure
+    (``nvsim.specs.parts.DRIVE_FIGURE_RANGES``, which the catalog loader holds every drive to)."""
+    least, most, why = DRIVE_FIGURE_RANGES[FIELDS[key]]
+    return parse, least, most, shown, why
+
+
 BOUNDS = {  # form field -> (parser, least (exclusive when 0), most, formatter, why)
     "ds-capacity": (parse_bytes, *DRIVE_CAPACITY_BYTES_RANGE, format_bytes_decimal,
                     "the largest drives shipping hold 245.76 TB"),
     "ds-raw": (parse_bytes, DRIVE_CAPACITY_BYTES_RANGE[0], DRIVE_RAW_NAND_BYTES_MAX, format_bytes_decimal,
                "up to twice the largest capacity allowed"),
-    "ds-seq-read": (parse_bytes_per_s, 0, LINK_CEILING_BYTES_PER_S, format_rate_decimal, "what a PCIe 6.0 x16 link carries"),
-    "ds-seq-write": (parse_bytes_per_s, 0, LINK_CEILING_BYTES_PER_S, format_rate_decimal, "what a PCIe 6.0 x16 link carries"),
-    "ds-rand-read": (parse_count, 0, LINK_CEILING_BYTES_PER_S / RANDOM_IO_BYTES, format_count,
-                     "4 KiB I/Os a PCIe 6.0 x16 link carries"),
-    "ds-rand-write": (parse_count, 0, LINK_CEILING_BYTES_PER_S / RANDOM_IO_BYTES, format_count,
-                      "4 KiB I/Os a PCIe 6.0 x16 link carries"),
+    **{key: _drive_range(key, parse_bytes_per_s, format_rate_decimal) for key in ("ds-seq-read", "ds-seq-write")},
+    **{key: _drive_range(key, parse_count, format_count) for key in ("ds-rand-read", "ds-rand-write")},
     "ds-dwpd": (float, 0, DRIVE_DWPD_MAX, lambda v: f"{v:g}", "the most endurant drives are rated 100 DWPD"),
     "ds-price": (plain_number, 0, DRIVE_PRICE_USD_MAX, lambda v: f"USD {v:,.0f}", "no drive sells for more"),
     **{key: (plain_number, 0, DRIVE_POWER_W_MAX, lambda v: f"{v:g} W", "a PCIe slot's 75 W, the most any drive may draw")

@@ -63,13 +63,29 @@ has published) x16 (the widest link), before any protocol overhead: 128 GB/s. No
 (sequential bytes, or random I/Os times their block) can exceed it."""
 DRIVE_DWPD_MAX = 100.0
 """The most endurant drives are rated 100 drive writes per day."""
+DRIVE_RANDOM_IO_BYTES = 4096
+"""The block of a datasheet's random I/O rates (4K random read and write IOPS)."""
 DRIVE_FIGURE_RANGES = {
+    **{name: (1e6, DRIVE_LINK_CEILING_BYTES_PER_S, "a sequential rate in bytes/s, up to what a PCIe 6.0 x16 link "
+                                                   "carries one way")
+       for name in ("seq_read_bytes_per_s", "seq_write_bytes_per_s")},
+    **{name: (1e3, DRIVE_LINK_CEILING_BYTES_PER_S / DRIVE_RANDOM_IO_BYTES,
+              "4K random I/Os a second: a hard disk does 200, a PCIe 6.0 x16 link carries 31.25M")
+       for name in ("rand_read_iops", "rand_write_iops")},
     "read_latency_us": (1.0, 1e6, "a QD1 4 KiB latency, from a microsecond (storage-class memory) to a second"),
     "write_latency_us": (1.0, 1e6, "a QD1 4 KiB latency, from a microsecond (storage-class memory) to a second"),
     "mtbf_hours": (1e4, 1e8, "a datasheet MTBF (drives state 1 to 2.5 million hours)"),
     "warranty_years": (0.1, 20.0, "a warranty of months to two decades"),
 }
-"""Datasheet figures held to what a drive can have (a typo of 1e300 us made every rebuild lose data)."""
+"""Datasheet figures held to what a drive can have (a typo of 1e300 us made every rebuild lose data; a
+rand_read_iops of 1e-300 made graid-gen5-raid6 predict 2.4e-299 IOPS). The dashboard's datasheet form
+holds its rate fields to these ranges too (dashboard.datasheet.BOUNDS)."""
+
+
+def _ranged(name: str) -> str:
+    """A drive field's description: its range (``DRIVE_FIGURE_RANGES``)."""
+    low, high, what = DRIVE_FIGURE_RANGES[name]
+    return f"{what}: allowed {format_number(low)} to {format_number(high)}"
 
 
 def _drive_bounds(drive: "DriveSpec") -> None:
@@ -80,10 +96,6 @@ def _drive_bounds(drive: "DriveSpec") -> None:
             raise ValueError(f"{name}: {len(text):,} characters; at most {DRIVE_TEXT_CHARS_MAX}")
         if (why := not_printable(text)) is not None:  # printed in tables, reports and terminals
             raise ValueError(f"{name}: {why}")
-    for name, (low, high, what) in DRIVE_FIGURE_RANGES.items():
-        value = getattr(drive, name).value
-        if not low <= value <= high:
-            raise ValueError(f"{name}: {format_number(value)}; {what}: allowed {format_number(low)} to {format_number(high)}")
     idle = drive.power_idle_w
     for name in ("power_active_read_w", "power_active_write_w"):
         active = getattr(drive, name)
@@ -110,6 +122,10 @@ def _drive_bounds(drive: "DriveSpec") -> None:
                 f"random {direction}s move ({format_rate_decimal(random)}: rand_{direction}_iops x rand_block_bytes), "
                 f"and a datasheet's sequential rate is about that or more; a bare number is bytes per second: write "
                 f"the datasheet's figure with its unit (e.g. '6800 MB/s')")
+    for name, (low, high, what) in DRIVE_FIGURE_RANGES.items():
+        value = getattr(drive, name).value
+        if not low <= value <= high:
+            raise ValueError(f"{name}: {format_number(value)}; {what}: allowed {format_number(low)} to {format_number(high)}")
 
 
 class DriveSpec(PhysicalNumbers):
@@ -134,15 +150,15 @@ class DriveSpec(PhysicalNumbers):
     raw_nand_bytes: Cited[Bytes]
     pcie_generation: Cited[int]
     lanes: Cited[int]
-    seq_read_bytes_per_s: Cited[BytesPerS]
-    seq_write_bytes_per_s: Cited[BytesPerS]
+    seq_read_bytes_per_s: Cited[BytesPerS] = Field(description=_ranged("seq_read_bytes_per_s"))
+    seq_write_bytes_per_s: Cited[BytesPerS] = Field(description=_ranged("seq_write_bytes_per_s"))
     seq_block_bytes: Cited[Bytes]
-    rand_read_iops: Cited[Count]
-    rand_write_iops: Cited[Count]
+    rand_read_iops: Cited[Count] = Field(description=_ranged("rand_read_iops"))
+    rand_write_iops: Cited[Count] = Field(description=_ranged("rand_write_iops"))
     rand_block_bytes: Cited[Bytes]
     rand_queue_depth: Cited[int]
-    read_latency_us: Cited[float]
-    write_latency_us: Cited[float]
+    read_latency_us: Cited[float] = Field(description=_ranged("read_latency_us"))
+    write_latency_us: Cited[float] = Field(description=_ranged("write_latency_us"))
     indirection_unit_bytes: Cited[Bytes]
     dwpd: Cited[float]
     warranty_years: Cited[float]

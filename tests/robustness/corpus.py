@@ -666,6 +666,9 @@ CATALOG_FIELDS: list[tuple[str, str, Any, str]] = [
     (DRIVE, "mtbf_hours.value", 1e-300, r"mtbf_hours: 1\.0×10⁻³⁰⁰; a datasheet MTBF .* allowed 10,000 to 100,000,000"),
     (DRIVE, "warranty_years.value", 1e300, r"warranty_years: 1\.0×10³⁰⁰; a warranty of months to two decades"),
     (DRIVE, "power_idle_w.value", 500, r"power_idle_w: 500 W is above power_active_read_w"),
+    # datasheet rates with no floor: rand_read_iops 1e-300 predicted 2.4e-299 IOPS (the hunt of 2026-12-02)
+    (DRIVE, "rand_read_iops.value", 1e-300, r"rand_read_iops: 1\.0×10⁻³⁰⁰; .* allowed 1,000 to 31,250,000$"),
+    (DRIVE, "rand_write_iops.value", 999, r"rand_write_iops: 999; .* allowed 1,000 to 31,250,000$"),
     (DRIVE, "price_usd.value", 1e300, r"price_usd: \$1,000,0.*is more than any part costs; allowed: 0 to \$100,000,000"),
     # a rate without its unit is bytes per second: below what the random I/Os move (the hunt of 2026-12-01)
     (DRIVE, "seq_read_bytes_per_s.value", 6800, r"seq_read_bytes_per_s: 6\.80 kB/s is below half of what the drive's "

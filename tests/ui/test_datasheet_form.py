@@ -46,6 +46,9 @@ def test_the_exported_drive_file_keeps_its_price_and_power(catalog):
 @pytest.mark.parametrize("changes, field, words", [
     ({"ds-rand-read": "lots"}, "ds-rand-read", "4K random read IOPS: cannot read 'lots'"),
     ({"ds-rand-read": "0"}, "ds-rand-read", "4K random read IOPS: '0' is outside what a drive can have"),
+    ({"ds-rand-read": "500"}, "ds-rand-read", "4K random read IOPS: '500' is outside what a drive can have: allowed from 1.00K"),
+    ({"ds-rand-write": "1e-300"}, "ds-rand-write", "4K random write IOPS: '1e-300' is outside what a drive can have"),
+    ({"ds-seq-write": "0.5 MB/s"}, "ds-seq-write", "Sequential write: '0.5 MB/s' is outside what a drive can have: allowed from 1"),
     ({"ds-dwpd": "x"}, "ds-dwpd", "DWPD: "),
     ({"ds-raw": "1 TB"}, "ds-raw", "Raw NAND: 1,000,000,000,000 bytes; allowed: more than Capacity"),
     ({"ds-capacity": "7681 MB"}, "ds-capacity", "Capacity: must be a whole number of 512-byte sectors"),
@@ -71,3 +74,15 @@ def test_every_form_field_has_its_label_and_a_box_on_the_form():
     keys = [key for key, *_rest in views.DATASHEET_INPUTS]
     assert set(keys) | {"ds-pcie", "ds-nand"} == set(datasheet.LABELS) == set(views.DATASHEET_FIELDS)
     assert dict((k, label) for k, label, *_ in views.DATASHEET_INPUTS)["ds-price"] == "Price (USD)"
+
+
+def test_the_form_holds_a_drive_rate_to_the_catalog_drive_range_it_imports():
+    """The datasheet form's rate fields take their range from the drive spec's
+    (nvsim.specs.parts.DRIVE_FIGURE_RANGES), the range the catalog loader holds a drive to: the form
+    had its own (above 0), so a 4K random read rate of 500 IOPS the catalog refuses was a drive."""
+    from nvsim.specs.parts import DRIVE_FIGURE_RANGES
+
+    for key, field in datasheet.FIELDS.items():
+        if field in DRIVE_FIGURE_RANGES:
+            assert datasheet.BOUNDS[key][1:3] == DRIVE_FIGURE_RANGES[field][:2]
+    assert {datasheet.FIELDS[key] for key in ("ds-seq-read", "ds-seq-write", "ds-rand-read", "ds-rand-write")} <= set(DRIVE_FIGURE_RANGES)
