@@ -8,6 +8,9 @@ link per host byte; the lockless engine per host I/O and per member I/O. Paramet
 from the engine (fitted numbers move); what is checked is how they add up.
 """
 
+import dataclasses
+import math
+
 import numpy as np
 import pytest
 
@@ -23,7 +26,7 @@ KIB = 1024
 PAGE = 4096
 MD, GPU, CARD, LOCKLESS, IDEAL = ("linux-md", "graid-supremeraid-sr1010", "broadcom-megaraid-9560-16i",
                                   "xinnor-xiraid", "ideal-raid")
-NO_PARITY_TIME = {"parity_gen_gb_per_s": 1e12}  # parity at an unbounded rate: only the counted costs remain
+NO_PARITY_TIME = {"parity_gen_gb_per_s": math.inf}  # parity at an unbounded rate: only the counted costs remain
 
 
 def make_engine(catalog, name: str, *, members: int, strip_bytes: int, degraded: bool = False,
@@ -32,12 +35,24 @@ def make_engine(catalog, name: str, *, members: int, strip_bytes: int, degraded:
     """The one place these tests build and configure an engine (as nvsim.sim.model.build does);
     ``overrides``: other values of its catalog parameters (``Catalog.with_values``); md without
     its write-intent bitmap unless ``settings`` say (the bitmap's costs: tests/component/engines/)."""
-    if overrides:
-        catalog = catalog.with_values({f"engines/{name}/{key}": value for key, value in overrides.items()})
+    overrides = overrides or {}
+    finite = {key: value for key, value in overrides.items() if math.isfinite(value)}
+    if finite:
+        catalog = catalog.with_values({f"engines/{name}/{key}": value for key, value in finite.items()})
     if settings is None:
         settings = {"bitmap": "none"} if name == MD else {}
-    return build_engine(catalog.engines[name], settings, members=members, strip_bytes=strip_bytes,
-                        degraded=degraded, shared_access_factor=shared_access_factor)
+    engine = build_engine(catalog.engines[name], settings, members=members, strip_bytes=strip_bytes,
+                          degraded=degraded, shared_access_factor=shared_access_factor)
+    return unbounded(engine, {key: value for key, value in overrides.items() if key not in finite})
+
+
+def unbounded(engine: Engine, values: dict[str, float]) -> Engine:
+    """``engine`` with parameters at values no catalog takes (an infinite rate: its time is 0),
+    set on the built engine (``model_copy`` skips the catalog's physical ranges)."""
+    if not values:
+        return engine
+    cited = {key: getattr(engine.params, key).model_copy(update={"value": value}) for key, value in values.items()}
+    return dataclasses.replace(engine, params=engine.params.model_copy(update=cited))
 
 
 def costs(engine: Engine, geom: ArrayGeometry, writes, offsets, lengths, failed=()):
