@@ -390,11 +390,17 @@ class MdEngine(Engine):
     def members_refusal(cls, level: int, settings: dict, member_bytes: int, drives: int, copies: int) -> str | None:
         """An internal bitmap chunk mdadm refuses on these members (``MdSettings.internal_chunk_refusal``);
         settings the schema refuses are left to its own line."""
+        parsed = cls.parsed_settings(settings)
+        return None if parsed is None else parsed.internal_chunk_refusal(level, member_bytes, drives, copies)
+
+    @classmethod
+    def parsed_settings(cls, settings: dict) -> MdSettings | None:
+        """``settings`` as the engine's ``Settings``; None where the schema refuses them (its own line
+        says why: a refusal that reads them as parsed leaves them to it)."""
         try:
-            parsed = cls.Settings.model_validate(settings)
+            return cls.Settings.model_validate(settings)
         except ValidationError:
             return None
-        return parsed.internal_chunk_refusal(level, member_bytes, drives, copies)
 
     def sync_threads(self, level: int) -> str:
         """Where a sync's own work runs: md's resync thread (``md_do_sync`` -> the personality's

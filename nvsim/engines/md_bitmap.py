@@ -146,7 +146,14 @@ def mdadm_bitmap_min_chunk_bytes(span_bytes: float, room_bytes: int) -> int:
     max_bits = (room_bytes - BITMAP_SUPER_BYTES) * 8
     if max_bits <= 0:  # members under 64 KiB (nvsim's are 1 MiB up): add_internal_bitmap1 returns -ENOSPC
         raise ValueError(f"no room for an internal bitmap's bits in {room_bytes} bytes")
-    chunk, bits = MDADM_BITMAP_CHUNK_BYTES, int(span_bytes) // 512 * 512 // MDADM_BITMAP_CHUNK_BYTES + 1
+    return _doubled_until_bits_fit(int(span_bytes) // 512 * 512 // MDADM_BITMAP_CHUNK_BYTES + 1, max_bits)
+
+
+def _doubled_until_bits_fit(bits: int, max_bits: int) -> int:
+    """The chunk mdadm's loops reach (super1.c ``add_internal_bitmap1``, super-intel.c
+    ``calculate_bitmap_min_chunksize``): 4 KiB doubled, ``bits`` (those of 4 KiB chunks) halved
+    rounding up, until they are at most ``max_bits``."""
+    chunk = MDADM_BITMAP_CHUNK_BYTES
     while bits > max_bits:
         chunk *= 2
         bits = (bits + 1) // 2
@@ -167,11 +174,8 @@ def imsm_bitmap_chunk_bytes(volume_bytes: float, sector_bytes: int = 512) -> int
     64 MiB, or ``calculate_bitmap_min_chunksize``'s if larger, reckoned as mdadm reckons it (the area's
     bytes times the sector size as the bits it holds, against the volume's sectors / 4,096 + 1,
     halved while more), which passes 64 MiB only on volumes of exabytes."""
-    chunk, bits = MDADM_BITMAP_CHUNK_BYTES, int(volume_bytes) // 512 // MDADM_BITMAP_CHUNK_BYTES + 1
-    while bits > IMSM_BITMAP_AREA_BYTES * sector_bytes:
-        chunk *= 2
-        bits = (bits + 1) // 2
-    return max(chunk, IMSM_BITMAP_CHUNK_BYTES)
+    bits = int(volume_bytes) // 512 // MDADM_BITMAP_CHUNK_BYTES + 1
+    return max(_doubled_until_bits_fit(bits, IMSM_BITMAP_AREA_BYTES * sector_bytes), IMSM_BITMAP_CHUNK_BYTES)
 
 
 def mdadm_bitmap_file_chunk_bytes(span_bytes: float) -> int:

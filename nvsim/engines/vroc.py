@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
-from pydantic import Field, ValidationError
+from pydantic import Field
 
 from .. import raid
 from ..constants import PAGE_BYTES
@@ -126,9 +126,8 @@ class VrocEngine(MdEngine):
         ``add_internal_bitmap_imsm`` sets ``calculate_bitmap_chunksize``'s in place of ``--bitmap-chunk``'s,
         without a word, so the array would not have the chunk the scenario names. (super1.c's room is md's
         own superblock's, not IMSM's.)"""
-        try:
-            parsed = cls.Settings.model_validate(settings)
-        except ValidationError:  # left to the schema's own line
+        parsed = cls.parsed_settings(settings)
+        if parsed is None:
             return None
         chunk, imsm = parsed.bitmap_chunk_bytes, imsm_chunk_bytes(level, member_bytes, drives, copies)
         if parsed.bitmap != "internal" or chunk is None or chunk == imsm:

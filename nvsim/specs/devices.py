@@ -26,8 +26,9 @@ MAX_ENGINE_IO_KIB = 2.0**31
 """The largest rebuild request: 2^32 sectors of 512 bytes (a request's sector count is 32 bits)."""
 ENGINE_PARAMETER_RANGES = (
     ("_us_per_kib", 0.0, 1e3, "a cost per KiB of data in µs, up to a millisecond (1 MB/s)"),
-    ("_us", 0.0, 1e6, "a cost per operation in µs, up to a second"),
-    ("_gb_per_s", 1e-3, 1e4, "a data rate in GB/s, from 1 MB/s to 10 TB/s (above any memory system's)"),
+    ("_us", *COST_US_RANGE[:2], "a cost per operation in µs, up to a second"),
+    ("_gb_per_s", BYTES_PER_S_RANGE[0] / 1e9, BYTES_PER_S_RANGE[1] / 1e9,
+     "a data rate in GB/s, from 1 MB/s to 10 TB/s (above any memory system's)"),
     ("_ghz", *CLOCK_GHZ_RANGE),
 )
 """An engine parameter's physical range by its unit (the end of its name): request_cpu_us of 1e300

@@ -13,7 +13,7 @@ from pydantic import Field, model_validator
 
 from ..errors import not_printable
 from ..units import format_number, format_rate_decimal
-from .base import (BYTES_PER_S_RANGE, PCIE_TRANSFER_RATES_GT_PER_S, _within, PRICE_DATE, SECTOR_BYTES, Bytes, BytesPerS, Cited, Count, PhysicalNumbers,
+from .base import (BYTES_PER_S_RANGE, CLOCK_GHZ_RANGE, PCIE_TRANSFER_RATES_GT_PER_S, _within, PRICE_DATE, SECTOR_BYTES, Bytes, BytesPerS, Cited, Count, PhysicalNumbers,
                    PriceKind, Spec, _link_width, _payload_size, _pcie_generation, _price_together)
 from .nand import ENTRY_NAME, NAND_NAME
 
@@ -212,9 +212,8 @@ class DriveSpec(PhysicalNumbers):
 CPU_FIGURE_RANGES = {
     "cores_per_socket": (1, 1024, "cores of one CPU package (the largest ship 288)"),
     "threads_per_core": (1, 8, "hardware threads of one core (SMT8 at most)"),
-    "base_clock_ghz": (0.1, 10.0, "a CPU clock in GHz (a figure in MHz is a thousand times this)"),
-    "boost_clock_ghz": (0.1, 10.0, "a CPU clock in GHz (a figure in MHz is a thousand times this)"),
-    "all_core_boost_clock_ghz": (0.1, 10.0, "a CPU clock in GHz (a figure in MHz is a thousand times this)"),
+    **{name: (*CLOCK_GHZ_RANGE[:2], "a CPU clock in GHz (a figure in MHz is a thousand times this)")
+       for name in ("base_clock_ghz", "boost_clock_ghz", "all_core_boost_clock_ghz")},
     "cache_line_transfer_ns": (1.0, 1e4, "a contended cache line's move between two cores in ns (measured: 20 to 300)"),
     "cross_socket_line_factor": (1.0, 10.0, "a cross-socket cache-line move over a same-socket one (measured: about 2)"),
 }
