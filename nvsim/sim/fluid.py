@@ -615,13 +615,21 @@ def destage_slack_s(system: ArraySystem, seed: int) -> float | None:
     return float(np.mean(np.concatenate(destage)))
 
 
+def priced_at_its_rate(system: ArraySystem, seed: int) -> tuple[float, tuple, tuple]:
+    """``at_programming_load`` for ``system``'s fio job (its I/Os in flight and read share): the
+    job's read share, the sample and its solve; ``system`` keeps the share of the time its dies
+    program at that rate, which the event mode and the state solve price their batches at."""
+    w = system.workload
+    f_read = 1.0 - float(np.mean(sample_ios(system, seed)[1]))
+    return f_read, *at_programming_load(system, seed, w.numjobs * w.iodepth, f_read)
+
+
 def simulate_fluid(system: ArraySystem, seed: int | None = None) -> SimResult:
     start = time.perf_counter()
     seed = system.scenario.seed if seed is None else seed
     w = system.workload
     population = w.numjobs * w.iodepth
-    f_read = 1.0 - float(np.mean(sample_ios(system, seed)[1]))
-    batches, (run_s, table, unloaded, r0, sync_wait, x, label) = at_programming_load(system, seed, population, f_read)
+    f_read, batches, (run_s, table, unloaded, r0, sync_wait, x, label) = priced_at_its_rate(system, seed)
     limited = label or f"I/Os in flight ({population} = {format_jobs(w.numjobs, w.iodepth)})"
     util = tuple(Utilisation(lbl, min(1.0, x * d / servers)) for _key, lbl, d, servers in table)
     demand = {key: d for key, _lbl, d, _servers in table}

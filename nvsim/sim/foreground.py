@@ -16,7 +16,7 @@ import numpy as np
 from .. import fabric
 from ..host_io import busy_cpus_with_polling
 from .fluid import (SAMPLE_REGION_BYTES, degraded_period, jbod_imbalance, read_stream_shares, latency_by_direction_us,
-                    random_sample, run_latencies, sample_batches, sample_ios, unloaded_latency_s,
+                    priced_at_its_rate, random_sample, run_latencies, sample_batches, sample_ios, unloaded_latency_s,
                     waited_visits_by_direction, write_amplification)
 from .network import io_demands, io_visits, io_wait_scale
 from .result import SimResult, Utilisation, busiest, closed_loop_text
@@ -169,6 +169,8 @@ class FioLoad:
         self.idle = idle
         self.system = ArraySystem(scenario, workload, catalog, failed_members=missing, rebuilding=rebuilding,
                                   rebuilt_fraction=rebuilt_fraction, rebuilt_step=rebuilt_step)
+        if not idle:  # a read pays program suspend as often as its die programs at the job's rate, as the event
+            priced_at_its_rate(self.system, seed)  # mode prices it (until 2026-12-02 a saturated die's share)
         self.workload = workload
         self.batches = network_sample(self.system, seed)
         self.write_share = float(np.mean(np.concatenate([b.is_write for b in self.batches])))
