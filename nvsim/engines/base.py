@@ -129,6 +129,7 @@ class Engine:
     missing: int = 0  # members missing: a degraded read rebuilds that many blocks of a row (at most the parities)
     line_transfer_us: float = 0.1  # the platform's same-socket transfer of a contended cache line
     job_nodes: int = 1  # NUMA nodes the submitting jobs run on (md's raid5 worker groups that get their stripes)
+    writes: bool = True  # the workload writes (md: a write that sets a bitmap bit waits for raid5d's unplug)
     level: int | None = None  # the array's RAID level, where the engine was built for one (names md's thread)
     copies: int = 0  # RAID10's near copies, where the engine was built for an array (0: not known)
     shared_access_factor: float = 1.0  # slow-down of contended shared state (locks, counters): the

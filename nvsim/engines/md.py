@@ -728,19 +728,21 @@ class MdEngine(Engine):
                 "bitmap": self.bitmap, "bitmap_chunk_bytes": chunk, "dirty_chunks": dirty, "chunks": chunks}
 
     def stripe_thread_count(self) -> float:
-        """Stripe-handling servers. With the write-intent bitmap, raid5d alone, whatever
-        ``group_thread_cnt`` says: every written stripe_head that sets a bitmap bit waits
+        """Stripe-handling servers. With the write-intent bitmap and a workload that writes, raid5d
+        alone, whatever ``group_thread_cnt`` says: every written stripe_head that sets a bitmap bit waits
         (STRIPE_BIT_DELAY, on ``bitmap_list``) until raid5d itself unplugs the bitmap
         (``md_bitmap_unplug`` in raid5d, then ``activate_bit_delay``), so the one thread stays in
         every write's path, and nvsim does not model the workers' share of the rest (seed 003's md
         RAID6 with 8 workers plateaus where one thread does: docs/models/engines.md). Without a
-        bitmap nothing holds a stripe_head for raid5d: ``raid5_wakeup_stripe_thread`` queues it to
+        bitmap, or without writes (a degraded array's reads, which go through the stripe cache, and
+        a resync's stripe_heads never set a bit: STRIPE_BIT_DELAY is set for a write in
+        ``add_stripe_bio``), nothing holds a stripe_head for raid5d: ``raid5_wakeup_stripe_thread`` queues it to
         the worker group of the CPU that released it (``cpu_to_group(sh->cpu)``, one group per NUMA
         node, ``alloc_thread_groups``) and wakes that group's workers, while raid5d takes from any
         group (``handle_active_stripes(conf, ANY_GROUP, ...)``): raid5d plus ``group_thread_cnt``
         workers on each node the jobs submit from."""
         workers = getattr(self.settings, "group_thread_cnt", 0)
-        if workers and self.bitmap == "none":
+        if workers and (self.bitmap == "none" or not self.writes):
             return float(RAID5D_THREADS + workers * self.job_nodes)
         return float(RAID5D_THREADS)
 

@@ -227,12 +227,15 @@ def strips_spanned(offsets: np.ndarray, length_bytes: int, strip_bytes: int) -> 
 
 
 def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | None = None,
-          failed_members: tuple[int, ...] = (), memo: Memo = MEMO, degraded: bool | None = None) -> ArrayModel:
+          failed_members: tuple[int, ...] = (), memo: Memo = MEMO, degraded: bool | None = None,
+          writes: bool | None = None) -> ArrayModel:
     """The scenario's array under ``workload``, with ``failed_members`` missing (failed, pulled, or
     being rebuilt and not yet readable), built once (calibration's trial values come in a
     ``Catalog.with_values`` catalog). ``degraded``: whether the engine runs its degraded paths
     (default: with a member missing; True for the part of a member already rebuilt, which host
-    I/O reads and writes while the array is still degraded: ``ArraySystem``). What arrays share
+    I/O reads and writes while the array is still degraded: ``ArraySystem``). ``writes``: whether
+    the load the array serves writes (default: whether ``workload`` does; an OLTP database's page
+    reads are one part of a load that writes). What arrays share
     (drive models, engines, geometries, CPU layouts, links) is derived once and comes from
     ``memo``: a sweep builds thousands."""
     catalog = catalog or default_catalog()
@@ -246,7 +249,7 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
                                         array.strip_bytes, array.near_copies, array.engine, settings), capacity, scenario,
                       catalog, owner=catalog)
     engine = _engine(engine_spec, array, bool(failed) if degraded is None else degraded, platform, memo, cap.member_bytes,
-                     len(failed))
+                     len(failed), workload.read_fraction < 1.0 if writes is None else writes)
     drive = drive_timing(catalog, array.drive, array.namespace_bytes, scenario.platform, memo)
     path = None
     if scenario.topology is not None:
@@ -333,11 +336,11 @@ def _switch_facts(platform: PlatformSpec, catalog: Catalog,
 
 
 def _engine(spec: EngineSpec, array: ArraySpec, degraded: bool,
-            platform: PlatformModel, memo: Memo, member_bytes: int, missing: int = 0) -> Engine:
+            platform: PlatformModel, memo: Memo, member_bytes: int, missing: int = 0, writes: bool = True) -> Engine:
     """The engine configured for this array (with the settings its scenario gives it,
     ``array.engine_settings``, as the engine's tools make them for members of ``member_bytes``,
-    and the slow-down of its shared state by submitters on the other socket); one per
-    configuration (engines never change once built)."""
+    the slow-down of its shared state by submitters on the other socket, and whether the workload
+    ``writes``); one per configuration (engines never change once built)."""
     placement = platform.placement
     factor = memo.recall(memo.cross_socket, (id(platform.spec), placement.drive_sockets, placement.job_sockets,
                                              array.drives, platform.sockets),
@@ -346,16 +349,16 @@ def _engine(spec: EngineSpec, array: ArraySpec, degraded: bool,
     nodes = platform.job_socket_count
     settings = tuple(sorted(array.engine_settings.items()))  # checked once, when the scenario loaded
     key = (id(spec), settings, array.level, array.drives, array.strip_bytes, array.near_copies, member_bytes, degraded,
-           missing, factor, line_us, nodes)
+           missing, factor, line_us, nodes, writes)
     return memo.recall(memo.engines, key, _configured_engine, spec, array, degraded, factor, line_us, nodes,
-                       member_bytes, missing, owner=spec)
+                       member_bytes, missing, writes, owner=spec)
 
 
 def _configured_engine(spec: EngineSpec, array: ArraySpec, degraded: bool, factor: float, line_us: float,
-                       nodes: int, member_bytes: int, missing: int = 0) -> Engine:
+                       nodes: int, member_bytes: int, missing: int = 0, writes: bool = True) -> Engine:
     return build_engine(spec, array.engine_settings, members=array.drives, strip_bytes=array.strip_bytes,
                         degraded=degraded, missing=missing, shared_access_factor=factor, line_transfer_us=line_us, job_nodes=nodes,
-                        array=(array.level, member_bytes, array.near_copies))
+                        array=(array.level, member_bytes, array.near_copies), writes=writes)
 
 
 def _geometry(array: ArraySpec, member_bytes: int, layout: str) -> ArrayGeometry:

@@ -41,7 +41,7 @@ class OltpLoad:
         def part(name, rw, bs, size=None):
             w = WorkloadSpec(name=f"{workload.name}:{name}", rw=rw, bs=bs, numjobs=self.threads, iodepth=1, size=size)
             system = ArraySystem(scenario, w, catalog, failed_members=missing, rebuilding=rebuilding,
-                                 rebuilt_fraction=rebuilt_fraction, rebuilt_step=rebuilt_step)
+                                 rebuilt_fraction=rebuilt_fraction, rebuilt_step=rebuilt_step, writes=True)
             return system, network_sample(system, seed)
 
         # The tables' pages are the data set's (``dataset_bytes``), not the whole array: the page

@@ -43,13 +43,15 @@ class ArraySystem:
     I/O batches. Every field of its ``ArrayModel`` reads through (``system.engine``, ...)."""
 
     def __init__(self, scenario, workload, catalog=None, failed_members: tuple[int, ...] = (), memo: Memo = MEMO,
-                 rebuilding: int | None = None, rebuilt_fraction: float = 0.0, rebuilt_step: float = 0.0):
+                 rebuilding: int | None = None, rebuilt_fraction: float = 0.0, rebuilt_step: float = 0.0,
+                 writes: bool | None = None):
         """``failed_members``: members that are missing (failed, pulled, or being rebuilt and not
         yet readable): host I/Os are planned degraded around them, as md does. ``rebuilding``
         (one of them) is being rebuilt from its start and ``rebuilt_fraction`` of it is done, or
         anywhere within ``rebuilt_step`` about that (a timeline's step: each I/O meets the rebuild's
-        edge at its own point of the step): host I/Os in that part read and write it (``batch``)."""
-        model = build(scenario, workload, catalog, failed_members, memo)
+        edge at its own point of the step): host I/Os in that part read and write it (``batch``).
+        ``writes``: whether the load writes (``model.build``; default: whether ``workload`` does)."""
+        model = build(scenario, workload, catalog, failed_members, memo, writes=writes)
         self.__dict__.update(vars(model))  # the model's fields, read at a plain attribute's speed
         self.model: ArrayModel = model
         self.memo = memo
@@ -59,7 +61,7 @@ class ArraySystem:
         self.rebuilt_model: ArrayModel | None = None
         if self.rebuilt_fraction > 0:
             whole = tuple(m for m in model.failed_members if m != rebuilding)
-            self.rebuilt_model = build(scenario, workload, catalog, whole, memo, degraded=True)
+            self.rebuilt_model = build(scenario, workload, catalog, whole, memo, degraded=True, writes=writes)
 
     # the model's methods and properties, reading the model's fields copied here
     resources = ArrayModel.resources
