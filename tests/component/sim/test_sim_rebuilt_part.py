@@ -153,21 +153,47 @@ def test_progress_steps_cover_the_span_in_order(done, span):
     assert progress_step(done * span, span, under_load=False) == (0.0, span)
 
 
+def _with_span(scenario, span_bytes):
+    return scenario.model_copy(update={"array": scenario.array.model_copy(
+        update={"rebuild": scenario.array.rebuild.model_copy(update={"span_bytes": span_bytes})})})
+
+
 @pytest.mark.parametrize("engine", ["linux-md", "graid-supremeraid-sr1010"])
 def test_a_rebuild_under_load_runs_in_steps_and_the_host_gains_with_each(engine):
-    """Under a workload the rebuild's segments end at each step of the span (exactly) and the host
+    """Under a workload the rebuild's segments end at each step of the member (exactly) and the host
     rate rises from step to step; idle, one segment."""
-    scenario = _scenario(engine, faults=True).model_copy(update={"array": _scenario(engine).array.model_copy(
-        update={"rebuild": _scenario(engine).array.rebuild.model_copy(update={"span_bytes": 4 << 30})})})
+    scenario = _scenario(engine, faults=True)
+    member = float(ArraySystem(scenario, MIX, CATALOG).capacity.member_bytes)
     loaded = run_timeline(scenario, scenario.workloads[0], CATALOG)
     rebuilding = [s for s in loaded.segments if s.state == "rebuilding"]
-    assert [s.rebuilt_bytes_at_end for s in rebuilding] == [(k + 1) * (4 << 30) / PROGRESS_STEPS
-                                                             for k in range(PROGRESS_STEPS)]
+    assert [s.rebuilt_bytes_at_end for s in rebuilding] == pytest.approx([(k + 1) * member / PROGRESS_STEPS
+                                                                          for k in range(PROGRESS_STEPS)])
     iops = [s.foreground_iops for s in rebuilding]
     assert all(a < b for a, b in zip(iops, iops[1:]))
-    assert loaded.rebuilds[0].bytes_rebuilt == 4 << 30 and loaded.rebuilds[0].end_s == rebuilding[-1].end_s
+    assert loaded.rebuilds[0].bytes_rebuilt == member and loaded.rebuilds[0].end_s == rebuilding[-1].end_s
     idle = run_timeline(scenario, None, CATALOG)
     assert len([s for s in idle.segments if s.state == "rebuilding"]) == 1
+
+
+def test_a_rebuild_of_a_span_gives_the_host_back_only_that_span():
+    """``rebuild.span_bytes`` rebuilds the member's first bytes only (md's sync_max: recovery_offset
+    stops there), so host I/O above them stays degraded: a 4 GiB span of a 3.84 TB member leaves the
+    host's rate at the degraded state's in every step. The span's steps were taken as shares of the
+    whole device: md RAID5 of 6 CM7-R under the 70/30 mix rose step by step as if the whole member
+    were coming back, and the new member took host writes over that share."""
+    scenario = _with_span(_scenario("linux-md", faults=True), 4 << 30)
+    loaded = run_timeline(scenario, scenario.workloads[0], CATALOG)
+    rebuilding = [s for s in loaded.segments if s.state == "rebuilding"]
+    assert len(rebuilding) == PROGRESS_STEPS
+    member = float(ArraySystem(scenario, MIX, CATALOG).capacity.member_bytes)
+    share = (4 << 30) / member
+    iops = [s.foreground_iops for s in rebuilding]
+    assert iops[-1] == pytest.approx(iops[0], rel=10 * share)
+    whole = run_timeline(_scenario("linux-md", faults=True), scenario.workloads[0], CATALOG)
+    assert [s.foreground_iops for s in whole.segments if s.state == "rebuilding"][-1] > iops[-1] * 1.05
+    record = loaded.rebuilds[0]
+    host_writes = sum(s.foreground_iops * (1 - MIX.read_fraction) * MIX.bs * (s.end_s - s.start_s) for s in rebuilding)
+    assert record.host_bytes_to_member <= 2 * host_writes * share  # a RAID5 write's two member writes, at most
 
 
 def _fluid_at(scenario, workload, fraction):
