@@ -88,15 +88,19 @@ class RebuildRecord:
     def add_host_writes(self, result: Result, survivors: int, before_bytes: float, member_bytes: float, dt_s: float) -> None:
         """Host writes of one segment that land on the new member: the engine writes a stripe's
         member once it is rebuilt (md's recovery_offset; a card's or a GPU's rebuilt region), so
-        each survivor's share of the host's member writes, times the share of the member (of
-        ``member_bytes``) rebuilt (averaged over the segment, during which it grows linearly). A phase: each job's writes at
-        its own RAID WAF, their NAND WAF weighted by their bytes."""
-        writes = [(job.write_bytes_per_s * job.raid_waf / max(survivors, 1), job.waf_nand) for job in result.jobs or (result,)]
+        a member's share of the host's member writes, times the share of the member (of
+        ``member_bytes``) rebuilt (averaged over the segment, during which it grows linearly). The
+        state's member writes are the survivors' and the new member's in that share of the rows, so
+        a member's share is of the survivors and that share (divided by the survivors alone, an md
+        RAID1 of 2 drives counted its rows rebuilt, which write both copies, twice: 1.65x). A phase:
+        each job's writes at its own RAID WAF, their NAND WAF weighted by their bytes."""
+        rebuilt_share = (before_bytes + self.bytes_rebuilt) / (2.0 * member_bytes)
+        members = max(survivors + rebuilt_share, 1.0)
+        writes = [(job.write_bytes_per_s * job.raid_waf / members, job.waf_nand) for job in result.jobs or (result,)]
         writes = [(per_member, waf) for per_member, waf in writes if math.isfinite(per_member) and per_member > 0]
         if not writes:
             return
         per_member = sum(b for b, _ in writes)  # one job: its own figure, exactly (0 + b)
-        rebuilt_share = (before_bytes + self.bytes_rebuilt) / (2.0 * member_bytes)
         self.host_bytes_to_member += per_member * rebuilt_share * dt_s
         finite = [(b, waf) for b, waf in writes if math.isfinite(waf)]
         if finite:

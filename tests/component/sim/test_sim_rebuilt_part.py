@@ -248,3 +248,22 @@ def test_a_state_standing_for_a_step_averages_the_edge_over_it():
         return Simulation(scenario, region, catalog=CATALOG, state=state).run("fluid").total_iops
 
     assert rate(0.0) < rate(0.125, 0.25) < rate(0.125)
+
+
+def test_the_new_members_host_writes_are_its_share_of_the_members_written():
+    """The host writes that land on the new member are the member writes of the rows rebuilt,
+    spread over the survivors and the new member's part (its role in those rows), not over the
+    survivors alone: an md RAID1 of 2 CM7-R under 4 KiB random writes rebuilding its second copy
+    writes every host write below the rebuild's edge to the new member once, so it takes the host's
+    writes times the share rebuilt. Divided by the one survivor, the rows rebuilt, which write both
+    copies, counted twice there: 1.65x."""
+    writes = {"name": "rw", "rw": "randwrite", "bs": "4k", "iodepth": 4, "numjobs": 2, "ioengine": "libaio"}
+    scenario = _scenario("linux-md", level=1, faults=True, workloads=[writes])
+    scenario = scenario.model_copy(update={"array": scenario.array.model_copy(update={"drives": 2})})
+    timeline = run_timeline(scenario, scenario.workloads[0], CATALOG)
+    member = float(ArraySystem(scenario, scenario.workloads[0], CATALOG).capacity.member_bytes)
+    expected = 0.0
+    for s in (s for s in timeline.segments if s.state == "rebuilding"):
+        share = (2 * s.rebuilt_bytes_at_end - member / PROGRESS_STEPS) / (2 * member)  # the step's mean share rebuilt
+        expected += s.foreground_iops * 4096 * (s.end_s - s.start_s) * share
+    assert timeline.rebuilds[0].host_bytes_to_member == pytest.approx(expected, rel=0.02)
