@@ -319,10 +319,12 @@ def _integrate(scenario: ScenarioSpec, workload: WorkloadSpec | Phase | None, ca
             rate, rebuild_why = sync_rate(cache[idle])
         else:
             rate, rebuild_why = sync_rate(result)
+        if current is None and workload is None:  # degraded with nothing running: nothing limits (as optimal)
+            rebuild_why = ""
         end = _segment_end(t, next_event, current.bytes_rebuilt, step_end, rate) if current is not None else next_event
         if math.isinf(end):  # degraded for good: no replacement and no more events
             out.segments.append(Segment(t, math.inf, "degraded", key[0], None, result.total_iops,
-                                        result.transactions_per_s, 0.0, 0.0, result.limited_by))
+                                        result.transactions_per_s, 0.0, 0.0, rebuild_why))
             break
         state = "rebuilding" if current is not None else "degraded"
         if current is not None:

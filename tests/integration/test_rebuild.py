@@ -147,6 +147,21 @@ def test_fail_replace_rebuild_timeline(catalog):
     assert t.segments[1].foreground_iops > 0
 
 
+def test_an_idle_timeline_names_no_limit_where_nothing_runs(catalog):
+    """With no host I/O a degraded segment runs nothing, so nothing limits it, as an optimal
+    segment of the same timeline says (""): it named the foreground's busiest station of an idle
+    solve ("GPU (NVIDIA RTX 2000 Ada)" on a SupremeRAID SR-1010, "md spinlock (device_lock /
+    resync_lock)" on md), read as what bound the degraded array. The rebuild's limit stays."""
+    for engine in ("graid-supremeraid-sr1010", "linux-md"):
+        s = scenario(catalog, level=5, engine=engine, rebuild={"span_bytes": "20GB"},
+                     faults=[{"at_s": 10, "drive": 3, "action": "fail"}, {"at_s": 100, "drive": 3, "action": "replace"},
+                             {"at_s": 1000, "drive": 4, "action": "fail"}])
+        t = run_timeline(s, None)
+        assert [seg.state for seg in t.segments] == ["optimal", "degraded", "rebuilding", "optimal", "degraded"]
+        assert [seg.limited_by for seg in t.segments if seg.state != "rebuilding"] == ["", "", "", ""]
+        assert next(seg for seg in t.segments if seg.state == "rebuilding").limited_by
+
+
 def test_every_rebuild_of_many_fail_replace_cycles_ends(catalog):
     """A timeline runs every event it is given: 200 fail/replace cycles under a random-read load
     (400 events; a scenario takes up to 1,024) rebuild 200 times, the last one done. A fixed
