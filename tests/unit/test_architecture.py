@@ -127,6 +127,50 @@ def test_no_import_cycle_among_nvsims_modules():
     assert cycles(graph) == []
 
 
+LAYERS = {
+    1: "units skew_syntax histogram constants numba_cache numba_args errors loader shipped specs topology scenario "
+       "catalog published raid io cpus workers",
+    2: "host_io pcie links platform array_capacity ssd ftl stripe parity isal oltp risk wear cost names",
+    3: "engines",
+    4: "fabric sim.model sim.demand sim.drive sim.drive_load sim.memo sim.system sim.workload sim.result",
+    5: "sim sim.fluid sim.network sim.foreground sim.mixed sim.oltp_load sim.stripe_wait sim.event",
+    6: "states result workload",
+    7: "simulation",
+    8: "nvsim warm bounds rebuild volumes volume_rules budget validation calibrate sweep fio report progress studies "
+       "cli plan",
+}
+"""docs/architecture.md's layer table: each module (or package, with its modules) and its layer."""
+
+IMPORTS_UP = {
+    ("nvsim.catalog", "nvsim.engines"), ("nvsim.scenario", "nvsim.engines"),
+    ("nvsim.catalog", "nvsim.ssd.family"), ("nvsim.catalog", "nvsim.ssd.derive"), ("nvsim.catalog", "nvsim.ssd.nand"),
+    ("nvsim.catalog", "nvsim.pcie"), ("nvsim.scenario", "nvsim.volume_rules"),
+    ("nvsim.array_capacity", "nvsim.engines"), ("nvsim.simulation", "nvsim.budget"),
+}
+"""The imports of a layer below docs/architecture.md states ("Layers": the exceptions), by the
+importing module and the imported module or package."""
+
+
+def layer_of(module: str) -> int | None:
+    """The layer of ``module``: its own entry in ``LAYERS``, else its closest package's."""
+    named = {("nvsim." + name) if name != "nvsim" else name: layer for layer, names in LAYERS.items()
+             for name in names.split()}
+    parts = module.split(".")
+    for end in range(len(parts), 0, -1):
+        if ".".join(parts[:end]) in named:
+            return named[".".join(parts[:end])]
+    return None
+
+
+def test_each_layer_imports_only_its_own_and_the_layers_above_but_the_stated_exceptions():
+    """docs/architecture.md, "Layers": each layer imports only from its own and the layers above
+    it, but for the exceptions it names (``IMPORTS_UP``); every module has a layer."""
+    assert [m for m in MODULES if layer_of(m) is None] == []
+    up = sorted((m, t) for m in MODULES for t in imports_of(m) if layer_of(t) > layer_of(m)
+                and not any(m == a and _under(t, b) for a, b in IMPORTS_UP))
+    assert up == []
+
+
 def imported_closure(names: list[str]) -> set[str]:
     """Every nvsim module ``names`` import, directly or through others (local and lazy imports too)."""
     seen: set[str] = set()
