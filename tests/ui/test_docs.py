@@ -105,3 +105,68 @@ def test_scenarios_doc_names_every_engine_setting_a_scenario_can_set():
     fields = {name for engine in ENGINES.values() for name in engine.Settings.model_fields}
     missing = sorted(name for name in fields if f"`{name}`" not in listed)
     assert missing == [], f"engine settings not named in docs/scenarios.md: {missing}"
+
+
+def _scenario_keys() -> set[str]:
+    """Every key a scenario file takes, by its dotted path (a list's items as ``[]``)."""
+    import typing
+
+    from pydantic import BaseModel
+
+    from nvsim.specs import ScenarioSpec
+
+    def models(annotation) -> list[type[BaseModel]]:
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            return [annotation]
+        return [m for arg in typing.get_args(annotation) for m in models(arg)]
+
+    def listed(annotation) -> bool:
+        return typing.get_origin(annotation) is tuple and typing.get_args(annotation)[-1:] == (Ellipsis,)
+
+    keys: set[str] = set()
+
+    def walk(model: type[BaseModel], prefix: str) -> None:
+        for name, field in model.model_fields.items():
+            path = prefix + name + ("[]" if listed(field.annotation) else "")
+            keys.add(path)
+            for sub in models(field.annotation):
+                walk(sub, path + ".")
+
+    walk(ScenarioSpec, "")
+    for path in [p for p in keys if p.endswith("workloads[]")]:  # fio's written forms of a mix (WorkloadSpec._fio_forms)
+        keys |= {f"{path}.bssplit", f"{path}.bsrange"}
+    return keys
+
+
+def _keys_section() -> str:
+    text = (ROOT / "docs/scenarios.md").read_text()
+    return text.split("## Every key of a scenario file", 1)[1].split("\n## ", 1)[0]
+
+
+def test_scenarios_doc_lists_every_key_a_scenario_takes_and_only_those():
+    """docs/scenarios.md's key table names every key of the scenario schema and every engine
+    setting, and every key it names is one (the page described a few keys; most -- `placement`,
+    `topology`, the host I/O options, `faults`, `oltp` -- had no allowed values on it)."""
+    import nvsim.engines.card  # noqa: F401  (registers every engine kind)
+    from nvsim.engines import ENGINES
+
+    section = _keys_section()
+    keys = _scenario_keys()
+    values = [path for path in keys if not any(other.startswith(path + ".") for other in keys)]
+    leaves = {path.rsplit(".", 1)[-1].removesuffix("[]") for path in values}
+    leaves |= {name for engine in ENGINES.values() for name in engine.Settings.model_fields}
+    missing = sorted(leaf for leaf in leaves if not re.search(rf"[`.\]]{leaf}(\[\])?`", section))
+    assert missing == [], f"scenario keys without a row in docs/scenarios.md: {missing}"
+    named, parent = [], ""
+    for row in section.splitlines():
+        cells = row.split("|")
+        if len(cells) < 4 or not cells[1].strip().startswith("`"):
+            continue
+        for token in re.findall(r"`([^`]+)`", cells[1]):
+            if token.startswith("."):
+                token = parent + token
+            parent = token.rsplit(".", 1)[0]
+            named.append(token)
+    settings = {name for engine in ENGINES.values() for name in engine.Settings.model_fields}
+    unknown = [t for t in named if t not in keys and t not in settings]
+    assert len(named) > 60 and unknown == [], f"keys named in docs/scenarios.md that a scenario does not take: {unknown}"
