@@ -170,3 +170,27 @@ def test_scenarios_doc_lists_every_key_a_scenario_takes_and_only_those():
     settings = {name for engine in ENGINES.values() for name in engine.Settings.model_fields}
     unknown = [t for t in named if t not in keys and t not in settings]
     assert len(named) > 60 and unknown == [], f"keys named in docs/scenarios.md that a scenario does not take: {unknown}"
+
+
+def test_cost_power_doc_seed_000_table_is_what_its_command_prints(tmp_path):
+    """docs/cost-power.md's seed-000 table is what the command above it gives (`nvsim run
+    scenarios/graid-gen5-raid6 --max-seconds 0`: the planned window, the same bits on every machine):
+    each workload's power (drives / GPU / server), W and $ per 1K IOPS, drive writes a day and wear $
+    a year. Its 4K random write row still read 673 W (284 W of drives) after reads paid program
+    suspend at the run's programming load (7c06797), which gives 642 W (254 W)."""
+    import json
+
+    text = (ROOT / "docs/cost-power.md").read_text().split("## Seed 000", 1)[1]
+    rows = [r.split("|")[1:-1] for r in text.split("\n\n| workload |", 1)[1].splitlines()[2:6]]
+    out = tmp_path / "run.json"
+    done = subprocess.run([sys.executable, "-m", "nvsim.cli", "run", "scenarios/graid-gen5-raid6", "--max-seconds", "0",
+                           "--json", "-o", str(out)], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    per_workload = json.loads(out.read_text())["cost_power"]["per_workload"]
+    assert len(rows) == len(per_workload) == 4
+    for row, costs in zip(rows, per_workload.values()):
+        power = (f"{round(costs['power_w']):,} ({round(costs['power_drives_w'])} / {round(costs['power_engine_w'])} / "
+                 f"{round(costs['power_platform_w'])})")
+        printed = [power, f"{costs['watts_per_kiops']:.3g}", f"{costs['usd_per_kiops']:.3g}",
+                   f"{costs['effective_dwpd']:.3g}", f"{round(costs['wear_usd_per_year']):,}"]
+        assert [c.strip() for c in (row[3], row[4], row[5], row[7], row[8])] == printed, row[0]
