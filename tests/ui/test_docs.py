@@ -194,3 +194,20 @@ def test_cost_power_doc_seed_000_table_is_what_its_command_prints(tmp_path):
         printed = [power, f"{costs['watts_per_kiops']:.3g}", f"{costs['usd_per_kiops']:.3g}",
                    f"{costs['effective_dwpd']:.3g}", f"{round(costs['wear_usd_per_year']):,}"]
         assert [c.strip() for c in (row[3], row[4], row[5], row[7], row[8])] == printed, row[0]
+
+
+def test_front_pages_name_every_exit_status_1(tmp_path):
+    """README's and getting-started's exit statuses name each case the CLI ends with 1: `validate
+    --strict` with an unexplained miss, a plan that ranks nothing, a sweep whose every set-up is
+    refused (exit 1 here, which both pages left out) and an output the disk has no room for."""
+    sweep = tmp_path / "sweep.yaml"
+    sweep.write_text(f"base: {ROOT / 'scenarios/graid-gen5-raid6/scenario.yaml'}\nworkloads: [randread-b4k-j192-d32]\n"
+                     "fidelity: fluid\ngrid: {array.level: [6], array.drives: [3]}\n")
+    done = subprocess.run([sys.executable, "-m", "nvsim.cli", "sweep", str(sweep), "-o", str(tmp_path / "out")],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 1 and "every set-up of the sweep was refused" in done.stderr, done.stderr
+    for page in ("README.md", "docs/getting-started.md"):
+        text = " ".join((ROOT / page).read_text().split())
+        status = text.split("Exit status: 0 done", 1)[1].split("2 for bad input", 1)[0]
+        for case in ("validate --strict", "a plan that ranks nothing", "a sweep whose every set-up is refused", "no room"):
+            assert case in status, (page, case)
