@@ -211,3 +211,22 @@ def test_front_pages_name_every_exit_status_1(tmp_path):
         status = text.split("Exit status: 0 done", 1)[1].split("2 for bad input", 1)[0]
         for case in ("validate --strict", "a plan that ranks nothing", "a sweep whose every set-up is refused", "no room"):
             assert case in status, (page, case)
+
+
+def test_stripe_core_doc_gives_each_function_its_parameters():
+    """docs/stripe-core.md's signature blocks name every parameter of each function they show, in
+    order (``plan_ios`` lacked ``read_stream``, RAID1's read stream of a sequential job)."""
+    import inspect
+
+    import nvsim.parity
+    import nvsim.stripe.layout
+    import nvsim.stripe.planner
+
+    blocks = re.findall(r"```\w*\n(.*?)```", (ROOT / "docs/stripe-core.md").read_text(), re.S)
+    shown = re.findall(r"^(\w+)\(([^)]*(?:\([^)]*\)[^)]*)*)\) ->", "\n".join(blocks), re.M)
+    assert len(shown) >= 10
+    for name, params in shown:
+        function = next(getattr(m, name) for m in (nvsim.parity, nvsim.stripe.layout, nvsim.stripe.planner)
+                        if hasattr(m, name))
+        names = [p.split(":")[0].split("=")[0].strip(" *") for p in re.split(r",(?![^(]*\))", params)]
+        assert [n for n in names if n] == list(inspect.signature(function).parameters), name
