@@ -230,3 +230,19 @@ def test_stripe_core_doc_gives_each_function_its_parameters():
                         if hasattr(m, name))
         names = [p.split(":")[0].split("=")[0].strip(" *") for p in re.split(r",(?![^(]*\))", params)]
         assert [n for n in names if n] == list(inspect.signature(function).parameters), name
+
+
+def test_getting_started_names_every_catalog_section_kind_takes():
+    """getting-started's catalog section names each section `nvsim catalog --kind` takes (it said
+    "one section: drives, links, platforms or engines" of fifteen)."""
+    from nvsim.catalog import SECTIONS
+
+    text = (ROOT / "docs/getting-started.md").read_text().split("## The catalog", 1)[1].split("\n## ", 1)[0]
+    assert [s for s in SECTIONS if f"`{s}`" not in text] == []
+
+
+def test_architecture_status_counts_the_notebooks_there_are():
+    """docs/architecture.md's status table counts notebooks/*.ipynb (it said five of eight)."""
+    words = ("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen").split()
+    said = re.search(r"(\w+) executed notebooks", (ROOT / "docs/architecture.md").read_text()).group(1)
+    assert words.index(said) + 1 == len(list((ROOT / "notebooks").glob("*.ipynb")))
