@@ -246,3 +246,16 @@ def test_architecture_status_counts_the_notebooks_there_are():
     words = ("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen").split()
     said = re.search(r"(\w+) executed notebooks", (ROOT / "docs/architecture.md").read_text()).group(1)
     assert words.index(said) + 1 == len(list((ROOT / "notebooks").glob("*.ipynb")))
+
+
+def test_fio_doc_names_the_line_that_says_a_default_was_taken():
+    """docs/fio.md: a job without ioengine or direct gets fio's defaults and `nvsim fio` says so on
+    stderr, in the kind of line the page names (it said "a note"; the lines are warnings)."""
+    done = subprocess.run([sys.executable, "-m", "nvsim.cli", "fio", "--name=a", "--rw=randread", "--bs=4k",
+                           "--system", "scenarios/graid-gen5-raid6", "--fidelity", "fluid"],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    kinds = {line.split(":", 1)[0] for line in done.stderr.splitlines() if "no ioengine given" in line or "no direct given" in line}
+    text = " ".join((ROOT / "docs/fio.md").read_text().split())
+    sentence = text.split("fio's default buffered I/O, simulated as direct I/O;", 1)[1].split(".", 1)[0]
+    assert len(kinds) == 1 and f"`{kinds.pop()}:`" in sentence, (kinds, sentence)
