@@ -259,3 +259,20 @@ def test_fio_doc_names_the_line_that_says_a_default_was_taken():
     text = " ".join((ROOT / "docs/fio.md").read_text().split())
     sentence = text.split("fio's default buffered I/O, simulated as direct I/O;", 1)[1].split(".", 1)[0]
     assert len(kinds) == 1 and f"`{kinds.pop()}:`" in sentence, (kinds, sentence)
+
+
+def test_the_pages_that_list_the_test_layers_list_every_one():
+    """README's layout, docs/architecture.md's rules and tests/README.md's opening name every layer
+    tests/conftest.py marks (all three left out `robustness/`)."""
+    import ast
+
+    tree = ast.parse((ROOT / "tests/conftest.py").read_text())
+    LAYERS = next(ast.literal_eval(node.value) for node in tree.body
+                  if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "LAYERS")
+
+    readme = next(line for line in (ROOT / "README.md").read_text().splitlines() if line.startswith("| `tests/`"))
+    rules = (ROOT / "docs/architecture.md").read_text().split("- Tests by layer", 1)[1].split("\n\n", 1)[0]
+    opening = (ROOT / "tests/README.md").read_text().split("\n\n", 2)[1]
+    for name, text, form in (("README.md", readme, "`{}/`"), ("docs/architecture.md", rules, "`{}/`"),
+                             ("tests/README.md", opening, "{}`")):
+        assert [layer for layer in LAYERS if form.format(layer) not in text] == [], name
