@@ -307,3 +307,30 @@ def test_no_solver_names_an_engine():
     found = [f"{path.relative_to(ROOT)} {where}" for path in sorted(SOLVERS.rglob("*.py"))
              for where in engine_branches(path.read_text(encoding="utf-8"), names, classes)]
     assert found == []
+
+
+PROCESS_CACHES = {
+    "nvsim.ftl.transient._curve", "nvsim.sim.fluid._fork_join_excess", "nvsim.catalog._cached",
+    "nvsim.engines.base._values_type", "nvsim.isal._load", "nvsim.stripe.gpu._kernel", "nvsim.stripe.gpu._ready",
+}
+"""docs/architecture.md ("Build, then run"): the functions that remember their answers for the
+process, beside the one Memo of a run."""
+
+
+def _cached_functions(name: str) -> set[str]:
+    """Functions of module ``name`` under a functools cache (``@cache``, ``@lru_cache(...)``)."""
+    found = set()
+    for node in ast.walk(ast.parse(MODULES[name].read_text(encoding="utf-8"))):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for decorator in node.decorator_list:
+                target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                if (target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")) in ("cache", "lru_cache"):
+                    found.add(f"{name}.{node.name}")
+    return found
+
+
+def test_the_only_process_wide_caches_are_the_ones_the_doc_names():
+    """The only remembered work of a run is the one Memo; a functools cache elsewhere is one of the
+    few the doc names (it said there were none: seven were there, two of them remembered work,
+    the FTL transient's curves and the fork-join excess)."""
+    assert set().union(*(_cached_functions(m) for m in MODULES)) == PROCESS_CACHES
