@@ -22,13 +22,13 @@ from rich.markup import escape
 
 import nvsim
 
+from .constants import PRECISION_MAX, PRECISION_MIN
 from .cpus import usable_cpus
 from .errors import EXIT_INPUT_ERROR, InputError, escaped, require_extra, suggestion_text
 from .io import atomic_path, check_output_path, json_text, write_json_atomic, write_text_atomic
 from .progress import LateProgress
 from .shipped import carried_hint
 from .units import format_number, format_significant
-from .sim.event.compiled import PRECISION_MAX, PRECISION_MIN
 
 try:  # Typer >= 0.26 vendors its own copy of click
     from typer._click import exceptions as _vendored

@@ -18,4 +18,11 @@ EVENT_BATCH_IOS_FLOOR = 8
 holds one such batch in memory, so a run holds at least jobs x this many planned host I/Os
 (``nvsim.budget``: the member pages they plan are bounded)."""
 
-__all__ = ["PAGE_BYTES", "EVENT_HOST_IOS", "EVENT_BATCH_IOS_FLOOR"]
+PRECISION_MIN = 1e-6
+PRECISION_MAX = 1.0
+"""The relative precision an event-mode run takes (``--precision``, ``Precision.relative``): a p99.99
+known to within 1e-6 of itself at the finest (a finer one overflowed the window's extension: a
+traceback), to within 100% at the coarsest. Here, not in ``sim/event/compiled``, so that the command
+line's help and check of --precision load no simulator."""
+
+__all__ = ["PAGE_BYTES", "EVENT_HOST_IOS", "EVENT_BATCH_IOS_FLOOR", "PRECISION_MIN", "PRECISION_MAX"]

@@ -334,3 +334,17 @@ def test_the_only_process_wide_caches_are_the_ones_the_doc_names():
     few the doc names (it said there were none: seven were there, two of them remembered work,
     the FTL transient's curves and the fork-join excess)."""
     assert set().union(*(_cached_functions(m) for m in MODULES)) == PROCESS_CACHES
+
+
+def test_the_command_line_loads_no_simulator_until_a_command_needs_it():
+    """docs/architecture.md: ``import nvsim`` loads its modules on first use, and "the CLI reaches the
+    heavier modules the same way": importing ``nvsim.cli`` (what `nvsim --version`, `nvsim catalog`
+    or a refused option run first) loads neither Numba nor the simulator. It loaded both (85 of
+    nvsim's modules) for the --precision bounds it imported from ``sim.event.compiled``."""
+    import subprocess
+    import sys
+
+    code = ("import sys, nvsim.cli; heavy = sorted(m for m in sys.modules if m == 'numba' or m.startswith('nvsim.sim')); "
+            "assert not heavy, heavy")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-400:]

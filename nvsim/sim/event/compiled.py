@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import literal_unroll, njit
 
+from ...constants import PRECISION_MAX, PRECISION_MIN
 from ...errors import InputError
 from ...units import format_number
 from . import hdr, timeline
@@ -194,10 +195,6 @@ class _BusyServers:
         return {key: [s.busy for s in group] for key, group in self.by_key.items()}
 
 
-PRECISION_MIN = 1e-6
-PRECISION_MAX = 1.0
-"""The relative precision a run takes: a p99.99 known to within 1e-6 of itself at the finest (a finer
-one overflowed the window's extension: a traceback), to within 100% at the coarsest."""
 
 
 @dataclass(frozen=True)
