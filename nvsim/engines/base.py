@@ -22,6 +22,7 @@ from functools import cache
 from typing import Any, ClassVar
 
 import numpy as np
+from pydantic import ValidationError
 
 from ..names import engine_name
 from ..raid import parity_members
@@ -244,6 +245,15 @@ class Engine:
         choices, such as the drivers of its GPU family), as ``field: why; allowed: ...``; None
         when they can (here always). Checked when the scenario loads, so the line names its file."""
         return None
+
+    @classmethod
+    def parsed_settings(cls, settings: dict) -> EngineSettings | None:
+        """``settings`` as the engine's ``Settings``; None where the schema refuses them (its own line
+        says why: a refusal that reads them as parsed leaves them to it)."""
+        try:
+            return cls.Settings.model_validate(settings)
+        except ValidationError:
+            return None
 
     @classmethod
     def settings_label(cls, entry: Any, settings: dict | None) -> str:

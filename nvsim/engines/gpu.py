@@ -98,8 +98,9 @@ class GpuEngine(Engine):
 
     @classmethod
     def entry_refusal(cls, entry, settings: dict) -> str | None:
-        """A driver the card's GPU family does not have."""
-        family, wanted = entry.gpu_family, settings.get("driver")
+        """A driver the card's GPU family does not have (a driver that is not text is the schema's to refuse)."""
+        parsed = cls.parsed_settings(settings)
+        family, wanted = entry.gpu_family, parsed.driver if parsed is not None else None
         if wanted is not None and (family is None or wanted not in family.drivers):
             known = ", ".join(family.drivers) if family is not None else "none (the card names no GPU family)"
             return f"engine_settings.driver: {entry.name} has no driver {wanted!r}; allowed: {known}"

@@ -52,7 +52,7 @@ import numpy as np
 
 from typing import Literal
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, field_validator
 
 from ..numba_cache import INNER
 from ..constants import PAGE_BYTES
@@ -392,15 +392,6 @@ class MdEngine(Engine):
         settings the schema refuses are left to its own line."""
         parsed = cls.parsed_settings(settings)
         return None if parsed is None else parsed.internal_chunk_refusal(level, member_bytes, drives, copies)
-
-    @classmethod
-    def parsed_settings(cls, settings: dict) -> MdSettings | None:
-        """``settings`` as the engine's ``Settings``; None where the schema refuses them (its own line
-        says why: a refusal that reads them as parsed leaves them to it)."""
-        try:
-            return cls.Settings.model_validate(settings)
-        except ValidationError:
-            return None
 
     def sync_threads(self, level: int) -> str:
         """Where a sync's own work runs: md's resync thread (``md_do_sync`` -> the personality's
