@@ -105,6 +105,16 @@ class HardwareEngine(Engine):
         return None
 
     @classmethod
+    def settings_refusal(cls, level: int, settings: dict) -> str | None:
+        """A write policy in pass-through: each drive is passed to the host unRAIDed and no write goes
+        through the card's cache (``work`` reads no policy there), so either would change nothing."""
+        if settings.get("mode") == "passthrough" and "write_policy" in settings:
+            return (f"engine_settings.write_policy: in pass-through each drive is the host's own and no write goes "
+                    f"through the card's cache, so {settings['write_policy']!r} would change nothing; allowed: leave "
+                    f"it out, or mode: raid")
+        return None
+
+    @classmethod
     def entry_refusal(cls, entry, settings: dict) -> str | None:
         """Write-back asked of a card with no cache to hold the writes (``no_cache``)."""
         why = cls.no_cache(entry)

@@ -331,6 +331,16 @@ SCENARIO_CASES += [
          r"array\.engine_settings\.kernel: unknown key: this takes no keys .*leave it out"),
     Case("scenario-duplicate-workload-names", "scenario", _TWO, r"workloads\[1\]\.name: 'randread' names two workloads"),
     Case("scenario-hardware-raid10-odd", "scenario", _CARD, r"drives: RAID10 on engine broadcom-megaraid-9560-16i .*multiple of 2, got 7"),
+    # a card's write policy in pass-through, where no write goes through its cache (HardwareEngine.work returns
+    # before reading it): both ran, at the same figures as without it
+    Case("scenario-card-passthrough-write-back", "scenario",
+         changed(changed(changed(_CARD, "array.level", 0), "array.drives", 8), "array.engine_settings",
+                 {"mode": "passthrough", "write_policy": "write_back"}),
+         r"array: engine_settings\.write_policy: in pass-through .* allowed: leave it out, or mode: raid$"),
+    Case("scenario-card-passthrough-write-through", "scenario",
+         changed(changed(changed(_CARD, "array.level", 0), "array.drives", 8), "array.engine_settings",
+                 {"mode": "passthrough", "write_policy": "write_through"}),
+         r"array: engine_settings\.write_policy: in pass-through .* allowed: leave it out, or mode: raid$"),
     Case("scenario-gpu-raid10-odd", "scenario", _GPU10, r"drives: RAID10 on engine graid-supremeraid-sr1010 .*got 9"),
     Case("scenario-gpu-unknown-driver", "scenario",
          changed(changed(_GPU10, "array.drives", 8), "array.engine_settings", {"driver": "3.x"}),
