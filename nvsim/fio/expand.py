@@ -41,7 +41,7 @@ _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _KEYWORD = re.compile(r"\$([A-Za-z_]+)")
 _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
               ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
-_EXPRESSION = re.compile(r"^[\d\s+\-*/%^().]+$")
+_EXPRESSION = re.compile(r"^[0-9\s+\-*/%^().]+$")
 MAX_EXPRESSION_CHARS = 256
 """Longest arithmetic expression read: fio's own examples are a few terms (``5*1024*$pagesize``);
 256 characters hold a hundred terms, and bound the parse (50,000 terms ran out of recursion)."""
@@ -98,8 +98,8 @@ def expand_value(key: str, value: str, keywords: Mapping[str, int] | None, envir
     expanded = _VAR.sub(variable, value)
     if "$" in expanded:
         expanded = _KEYWORD.sub(lambda m: _keyword(m, keywords, label or key, source, strict), expanded)
-    percent = re.fullmatch(r"\s*\d+\s*%\s*", expanded)  # 'N%' is a share, not an expression
-    if key in ARITHMETIC_OPTIONS and not percent and _EXPRESSION.match(expanded) and re.search(r"[+*/%^()]|\d\s*-", expanded):
+    percent = re.fullmatch(r"\s*[0-9]+\s*%\s*", expanded)  # 'N%' is a share, not an expression
+    if key in ARITHMETIC_OPTIONS and not percent and _EXPRESSION.match(expanded) and re.search(r"[+*/%^()]|[0-9]\s*-", expanded):
         expanded = str(_evaluate(expanded, label or key, source))
     return expanded
 

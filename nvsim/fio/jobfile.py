@@ -309,13 +309,19 @@ one job to a CPU by the scenario's ``placement`` (16 jobs with cpus_allowed=0-1 
 nothing said)."""
 
 
+def _ascii_digits(text: str) -> bool:
+    """Whether ``text`` is a whole number as fio's strtoll reads it: ASCII digits only (``str.isdigit``
+    also takes other scripts' digits, which int() reads, and superscripts, which it refuses)."""
+    return text.isascii() and text.isdigit()
+
+
 def _one_cpu_each(cpus: str, numjobs: int) -> bool:
     """Whether fio's ``cpus_allowed`` list (``0-191``, ``0,2,4-7``) holds a CPU for each of the
     job's ``numjobs`` clones (as nvsim places them); a list it cannot read does not."""
     count = 0
     for part in cpus.split(","):
         low, _, high = part.strip().partition("-")
-        if not low.isdigit() or (high and not high.isdigit()) or (high and int(high) < int(low)):
+        if not _ascii_digits(low) or (high and not _ascii_digits(high)) or (high and int(high) < int(low)):
             return False
         count += int(high) - int(low) + 1 if high else 1
     return count >= numjobs
@@ -829,7 +835,7 @@ class _Pacing:
             self.think_s = _parse_time(entry, path, default_unit="us") or None
         elif key in ("flow", "flow_id"):
             value = _need_value(entry, path)
-            if not re.fullmatch(r"-?\d+", value) or (key == "flow_id" and int(value) < 0):
+            if not re.fullmatch(r"-?[0-9]+", value) or (key == "flow_id" and int(value) < 0):
                 raise _error(entry, path, f"expected a whole number{'' if key == 'flow' else ' >= 0'}, got {value!r}")
             if key == "flow":
                 self.flow = abs(int(value)) or None  # fio keeps the ratio of |weights|; 0: no flow control
@@ -1206,7 +1212,7 @@ def _parse_rw_modifier(entry: _Entry, path: str, kb_base: int) -> dict[str, int]
     kind, _, modifier = value.partition(":")
     modifier = modifier.strip()
     if kind.startswith("rand"):
-        if not re.fullmatch(r"\d+", modifier) or not 1 <= int(modifier) <= 2**20:
+        if not re.fullmatch(r"[0-9]+", modifier) or not 1 <= int(modifier) <= 2**20:
             raise _error(entry, path, f"the ':N' of a random rw is a count of I/Os per random offset, 1 to {2**20}, got {value!r}")
         return {"random_run_ios": int(modifier)}
     negative = modifier.startswith("-")
@@ -1241,7 +1247,7 @@ def _parse_flag(entry: _Entry, path: str) -> bool:
     """A fio 'set' option: bare means on; otherwise an integer, non-zero is on."""
     if entry.value is None:
         return True
-    if not re.fullmatch(r"\d+", entry.value):
+    if not re.fullmatch(r"[0-9]+", entry.value):
         raise _error(entry, path, f"takes no value or 0/1, got {entry.value!r}")
     return int(entry.value) != 0
 
@@ -1250,6 +1256,8 @@ def _parse_percentage(entry: _Entry, path: str) -> float:
     """A float percentage in (0, 100], as fio's latency_percentile."""
     value = _need_value(entry, path)
     try:
+        if not value.isascii():  # fio's strtod reads ASCII digits only; float() reads any script's
+            raise ValueError(value)
         number = float(value)
     except ValueError:
         raise _error(entry, path, f"expected a percentage (0, 100], got {value!r}") from None
@@ -1263,7 +1271,7 @@ def _parse_int(entry: _Entry, path: str, kb_base: int) -> int:
     return amount
 
 
-_SIZE = re.compile(r"^(0[xX][0-9a-fA-F]+|\d+)([A-Za-z%]*)$")
+_SIZE = re.compile(r"^(0[xX][0-9a-fA-F]+|[0-9]+)([A-Za-z%]*)$")
 
 
 def _parse_size(entry: _Entry, path: str, kb_base: int, *, allow_percent: bool) -> tuple[int, float | None]:
@@ -1274,12 +1282,12 @@ def _parse_size(entry: _Entry, path: str, kb_base: int, *, allow_percent: bool) 
     (0, percent).
     """
     value = _need_value(entry, path)
-    whole = re.fullmatch(r"(\d+)\.0*", value)
+    whole = re.fullmatch(r"([0-9]+)\.0*", value)
     if whole:  # fio's strtoll reads "16777216.0" as 16777216 (the ".0" is no unit): so does nvsim
         value = whole.group(1)
     match = _SIZE.match(value)
     if not match:
-        hint = "; fio reads whole numbers only" if re.match(r"^\d+\.\d", value) else ""
+        hint = "; fio reads whole numbers only" if re.match(r"^[0-9]+\.[0-9]", value) else ""
         raise _error(entry, path, f"cannot read {value!r} as a number with an optional unit (k, m, g, t, p{', %' if allow_percent else ''}){hint}")
     digits, unit = match.groups()
     hexadecimal = digits[:2].lower() == "0x"
@@ -1313,10 +1321,10 @@ def _parse_time(entry: _Entry, path: str, default_unit: str = "s") -> float:
     """fio's check_str_time: a whole number, in ``default_unit`` (seconds for runtime, microseconds
     for thinktime) unless a unit says otherwise."""
     value = _need_value(entry, path)
-    match = re.fullmatch(r"(\d+)([A-Za-z]*)", value)
+    match = re.fullmatch(r"([0-9]+)([A-Za-z]*)", value)
     unit = match.group(2).lower() if match else ""
     if not match or unit not in ("", *_TIME_UNITS_US):
-        hint = "; fio reads whole numbers only" if re.match(r"^\d+\.\d", value) else ""
+        hint = "; fio reads whole numbers only" if re.match(r"^[0-9]+\.[0-9]", value) else ""
         raise _error(entry, path, f"cannot read {value!r} as a time; a whole number with unit us, ms, s, m, h or d "
                                   f"({default_unit} without one){hint}")
     microseconds = int(match.group(1)) * _TIME_UNITS_US[unit or default_unit]
@@ -1339,7 +1347,7 @@ def _apply_bs(bs: list, entry: _Entry, path: str, kb_base: int) -> None:
         last = index == len(parts) - 1
         for direction in range(index, 3 if last else index + 1):
             bs[direction] = (amount, entry)
-        iec = re.fullmatch(r"(\d+)([kmgtpKMGTP])[iI][bB]", part)
+        iec = re.fullmatch(r"([0-9]+)([kmgtpKMGTP])[iI][bB]", part)
         if kb_base == 1024 and iec and amount % 512:
             raise _error(entry, path, f"{part!r} is {amount} bytes to fio: with kb_base=1024 (fio's default) KiB, MiB, ... are powers "
                                       f"of 1000 and k, m, ... powers of 1024; write {iec.group(1)}{iec.group(2).lower()} for the binary size")

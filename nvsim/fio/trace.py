@@ -179,9 +179,9 @@ def parse_trace(raw: bytes, source: str = "<trace>") -> Trace:
     first = found.group(0).strip() if found else ""
     if first.startswith("fio version"):
         return parse_iolog(text, source)
-    if re.match(r"^\d+,\d+\s+\d+\s+\d+\s+\d+\.\d+", first):
+    if re.match(r"^[0-9]+,[0-9]+\s+[0-9]+\s+[0-9]+\s+[0-9]+\.[0-9]+", first):
         return parse_blkparse(text, source)
-    if re.match(r"^\d+,[^,]*,\d+,(Read|Write)", first, re.IGNORECASE) or first.lower().startswith("timestamp,"):
+    if re.match(r"^[0-9]+,[^,]*,[0-9]+,(Read|Write)", first, re.IGNORECASE) or first.lower().startswith("timestamp,"):
         return parse_msr_csv(text, source)
     raise InputError("read_iolog", f"not a fio iolog (version 2 or 3), blkparse text, MSR CSV or binary blktrace: "
                                    f"first line {first[:60]!r}", source=source)
@@ -233,8 +233,8 @@ def parse_iolog(text: str, source: str = "<iolog>") -> Trace:
     return _trace(kept, skipped)
 
 
-_BLKPARSE = re.compile(r"^\s*\d+,\d+\s+\d+\s+\d+\s+(?P<time>\d+\.\d+)\s+\d+\s+(?P<action>[A-Z]+)\s+(?P<rwbs>[A-Z]+)"
-                       r"\s+(?P<sector>\d+)\s+\+\s+(?P<blocks>\d+)")
+_BLKPARSE = re.compile(r"^\s*[0-9]+,[0-9]+\s+[0-9]+\s+[0-9]+\s+(?P<time>[0-9]+\.[0-9]+)\s+[0-9]+\s+(?P<action>[A-Z]+)\s+(?P<rwbs>[A-Z]+)"
+                       r"\s+(?P<sector>[0-9]+)\s+\+\s+(?P<blocks>[0-9]+)")
 
 
 def parse_blkparse(text: str, source: str = "<blkparse>") -> Trace:

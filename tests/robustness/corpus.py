@@ -1008,4 +1008,23 @@ ENV_CASES = [Case(f"env-{env}-{i}", "cli", None, rf"^error: {env}: must be a who
 """A bound raised through the environment is input too: set but unusable, it is refused, not passed over
 (a huge NVSIM_MAX_INPUT_BYTES overflowed the file read's index)."""
 
+# fio reads numbers with strtoll and strtod: ASCII digits only. Python's int() and float() and re's \\d read any
+# script's digits, so iodepth=\u0668 (Arabic-Indic 8) ran as iodepth=8 and bs=\uff14k (fullwidth 4) as 4 KiB where fio
+# refuses them; a superscript digit passes str.isdigit() but not int(): log_avg_msec=\u00b2 ended in a ValueError traceback
+FIO_CASES += [Case(f"fio-non-ascii-digits-{name}", "fio", text.encode(), pattern) for name, text, pattern in [
+    ("iodepth", "[j]\nrw=randread\niodepth=\u0668\n", r"line 3: iodepth: cannot read '\u0668' as a number"),
+    ("bs-fullwidth", "[j]\nrw=randread\nbs=\uff14k\n", r"line 3: bs: cannot read '\uff14k' as a number"),
+    ("size-percent", "[j]\nrw=randread\nsize=\u0661\u0660%\n", r"line 3: size: cannot read '\u0661\u0660%' as a number"),
+    ("offset-increment", "[j]\nrw=read\nnumjobs=2\noffset_increment=\u0661%\n", r"line 4: offset_increment: cannot read"),
+    ("runtime", "[j]\nrw=randread\nruntime=\u0666\u0660\n", r"line 3: runtime: cannot read '\u0666\u0660' as a time"),
+    ("thinktime", "[j]\nrw=randread\nthinktime=\u0665\u0660\n", r"line 3: thinktime: cannot read '\u0665\u0660' as a time"),
+    ("rw-modifier", "[j]\nrw=randread:\u0668\n", r"line 2: rw: the ':N' of a random rw is a count of I/Os"),
+    ("flow", "[j]\nrw=randread\nflow=\u0662\n", r"line 3: flow: expected a whole number, got '\u0662'"),
+    ("latency-percentile", "[j]\nrw=randread\nlatency_target=1ms\nlatency_percentile=\u0669\u0669\n",
+     r"line 4: latency_percentile: expected a percentage \(0, 100\], got '\u0669\u0669'"),
+    ("log-avg-msec-superscript", "[j]\nrw=randread\nwrite_bw_log=x\nlog_avg_msec=\u00b2\n",
+     r"log_avg_msec: must be a whole number of milliseconds, got '\u00b2'"),
+    ("log-offset-superscript", "[j]\nrw=randread\nwrite_bw_log=x\nlog_offset=\u00b2\n", r"log_offset: must be 0 or 1, got '\u00b2'"),
+]]
+
 ALL_CASES: list[Case] = SCENARIO_CASES + FIO_CASES + SWEEP_CASES + PLAN_CASES + CATALOG_CASES + CLI_CASES + ENV_CASES

@@ -731,7 +731,11 @@ def test_a_job_waiting_for_the_job_before_it_runs_after_it_and_one_waiting_besid
 
 
 @pytest.mark.parametrize("cpus, numjobs, named", [("0-1", 16, True), ("0-15", 16, False), ("0,2,4-7", 6, False),
-                                                   ("0,2,4-7", 7, True), ("0-3,x", 2, True), ("7-3", 1, True)])
+                                                   ("0,2,4-7", 7, True), ("0-3,x", 2, True), ("7-3", 1, True),
+                                                   # fio's strtoll reads ASCII digits: a superscript passed
+                                                   # isdigit() and int() raised (a traceback); Arabic-Indic
+                                                   # 0-15 was read as 16 CPUs
+                                                   ("0-\u00b2", 1, True), ("\u0660-\u0661\u0665", 16, True)])
 def test_a_cpu_set_smaller_than_the_jobs_is_named_as_not_modelled(catalog, cpus, numjobs, named):
     """16 jobs with cpus_allowed=0-1 ran on 16 CPUs with nothing said (a helper's finding): nvsim gives
     each clone a CPU of its own, so a set with fewer CPUs (or one it cannot read) is in the warning."""
