@@ -209,10 +209,12 @@ def _inner_model(annotation: Any) -> Any:
 
 
 def _number_for_text(error: dict) -> bool:
-    """A number given where only text values are allowed (an unquoted version, ``kernel: 6.10``)."""
+    """A number given where only versions are allowed, as text (an unquoted version, ``kernel: 6.10``);
+    not where the allowed values are words (``bitmap: 0``), which no quoting would make right."""
     value, expected = error.get("input"), str((error.get("ctx") or {}).get("expected", ""))
+    allowed = re.findall(r"'([^']*)'", expected)
     return (error["type"] == "literal_error" and isinstance(value, (int, float)) and not isinstance(value, bool)
-            and expected.startswith("'"))
+            and bool(allowed) and all(re.fullmatch(r"[0-9]+(\.[0-9]+)+", text) for text in allowed))
 
 
 SHAPE_WORDS = {"model_type": "must be a mapping of its fields", "dict_type": "must be a mapping",

@@ -122,6 +122,11 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     ("array.engine_settings", {"bogus": 1}, r"array\.engine_settings\.bogus: unknown key; allowed keys: bitmap, "),
     ("array.engine_settings", {"kernel": 6.10}, r"engine_settings\.kernel: .*\(got 6\.1\); a version is text: quote it"),
     ("array.engine_settings", {"kernel": "6.10"}, r"engine_settings\.kernel: Input should be .*\(got '6\.10'\)$"),
+    # the hint that a version is text was given for any number where a word is allowed: bitmap: 0, a card's
+    # write_policy: 1, a rebuild priority: 5 were told to quote a version; the line ends with what is allowed
+    ("array.engine_settings", {"bitmap": 0}, r"engine_settings\.bitmap: Input should be 'internal', 'external' or 'none' \(got 0\)$"),
+    ("array.engine_settings", {"mdadm": 4.3}, r"engine_settings\.mdadm: .*\(got 4\.3\); a version is text: quote it"),
+    ("array.rebuild", {"priority": 5}, r"rebuild\.priority: Input should be 'low', 'normal' or 'high' \(got 5\)$"),
     ("array.engine_settings", {"group_thread_cnt": -1}, r"array\.engine_settings\.group_thread_cnt"),
     ("array.engine_settings", {"group_thread_cnt": 8193}, r"array\.engine_settings\.group_thread_cnt: .*8192"),
     ("array.near_copies", 3, r"array: near_copies: the copies of RAID10's near layout; RAID6 has none \(leave it out\)"),
