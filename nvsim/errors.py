@@ -198,6 +198,43 @@ def _bound_unit(model: type[BaseModel], loc: Sequence[Any]) -> str:
     return str(extra.get("bound_unit", ""))
 
 
+NUMBER_TYPE_ERRORS = ("int_type", "int_parsing", "int_parsing_size", "int_from_float", "float_type", "float_parsing",
+                      "finite_number")
+"""pydantic's error types of a value that is no number of the field's kind (text, nothing, NaN, 1e300 for
+a whole number): their words name the type, not the range a bounded field allows."""
+
+
+def _bounds_text(model: type[BaseModel], loc: Sequence[Any]) -> str:
+    """What a bounded number field allows (``Field(ge=..., le=...)``), as an error's last words
+    (``allowed: a whole number from 17 to 32768``); "" where the field has no bounds."""
+    owner = _model_at(model, loc)
+    field = getattr(owner, "model_fields", {}).get(loc[-1]) if owner is not None and loc else None
+    if field is None:
+        return ""
+    found = {name: getattr(item, name) for item in field.metadata for name in ("gt", "ge", "lt", "le") if hasattr(item, name)}
+    words = {"ge": "at least", "gt": "above", "le": "at most", "lt": "below"}
+    said = [f"{words[name]} {_bound(found[name])}" for name in ("ge", "gt", "le", "lt") if name in found]
+    if not said:
+        return ""
+    span = f"from {_bound(found['ge'])} to {_bound(found['le'])}" if {"ge", "le"} <= found.keys() else " and ".join(said)
+    whole = "a whole number" if _whole_numbers(field.annotation) else "a number"
+    unit = _bound_unit(model, loc)
+    return f"allowed: {whole} {span}{' ' + unit if unit else ''}"
+
+
+def _bound(value: float) -> str:
+    """A bound as pydantic's own words write it (32768, 0.001, 18446744073709551616)."""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _whole_numbers(annotation: Any) -> bool:
+    """Whether a field's type takes whole numbers only (``int``, ``Annotated[int, ...]``, ``int | None``)."""
+    if annotation is int:
+        return True
+    return any(_whole_numbers(arg) for arg in (getattr(annotation, "__origin__", None), *getattr(annotation, "__args__", ()))
+               if arg is not None and arg is not annotation)
+
+
 def _inner_model(annotation: Any) -> Any:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
@@ -268,4 +305,7 @@ def from_validation_error(error: ValidationError, model: type[BaseModel], *, pre
         message = f"{message} (got {shown(first['input'])})"
         if _number_for_text(first):
             message += "; a version is text: quote it (YAML reads 6.10 as the number 6.1)"
+    allowed = _bounds_text(model, loc) if kind in NUMBER_TYPE_ERRORS else ""
+    if allowed:
+        message = f"{message}; {allowed}"
     return InputError(field, message, source=source)

@@ -126,6 +126,14 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     # write_policy: 1, a rebuild priority: 5 were told to quote a version; the line ends with what is allowed
     ("array.engine_settings", {"bitmap": 0}, r"engine_settings\.bitmap: Input should be 'internal', 'external' or 'none' \(got 0\)$"),
     ("array.engine_settings", {"mdadm": 4.3}, r"engine_settings\.mdadm: .*\(got 4\.3\); a version is text: quote it"),
+    # a bounded number of the wrong type named the type only (pydantic's 'Input should be a finite number',
+    # 'Unable to parse input string as an integer, exceeded maximum size'): the line now ends with the range
+    ("array.engine_settings", {"stripe_cache_size": 1e300}, r"engine_settings\.stripe_cache_size: .*\(got 1e\+300\); allowed: a whole number from 17 to 32768$"),
+    ("array.engine_settings", {"group_thread_cnt": NAN}, r"engine_settings\.group_thread_cnt: .*\(got nan\); allowed: a whole number from 0 to 8192$"),
+    ("array.engine_settings", {"bitmap": "internal", "bitmap_daemon_sleep_s": None},
+     r"engine_settings\.bitmap_daemon_sleep_s: Input should be a valid number \(got None\); allowed: a number from 0\.001 to 3600$"),
+    ("array.hot_spares", "two", r"array\.hot_spares: .*\(got 'two'\); allowed: a whole number from 0 to 64$"),
+    ("array.rebuild", {"rate_percent": 1e300}, r"rebuild\.rate_percent: .*; allowed: a whole number above 0 and at most 100$"),
     ("array.rebuild", {"priority": 5}, r"rebuild\.priority: Input should be 'low', 'normal' or 'high' \(got 5\)$"),
     ("array.engine_settings", {"group_thread_cnt": -1}, r"array\.engine_settings\.group_thread_cnt"),
     ("array.engine_settings", {"group_thread_cnt": 8193}, r"array\.engine_settings\.group_thread_cnt: .*8192"),
