@@ -559,6 +559,9 @@ class ScenarioSpec(Spec):
         place = self.placement
         if place.drive_sockets is not None and len(place.drive_sockets) != self.array.drives:
             raise ValueError(f"placement.drive_sockets: give one socket per drive ({self.array.drives}), got {len(place.drive_sockets)}")
+        if place.job_sockets == ():  # read as unset (every socket) below: say so instead
+            raise ValueError(f"placement.job_sockets: an empty list puts the jobs on no socket; allowed: sockets "
+                             f"0..{sockets - 1}, or leave it out (jobs on every socket)")
         for label, values in (("drive_sockets", place.drive_sockets or ()), ("job_sockets", place.job_sockets or ()),
                               ("engine_socket", (place.engine_socket,))):
             bad = [v for v in values if not 0 <= v < sockets]

@@ -182,6 +182,8 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     ("placement", {"engine_socket": 9}, r"placement\.engine_socket: socket 9 does not exist"),
     ("placement", {"engine_socket": -1}, r"placement\.engine_socket"),
     ("placement", {"job_sockets": [3]}, r"placement\.job_sockets: socket 3 does not exist"),
+    # jobs on no socket: an empty list ran as the default, jobs on every socket (Platform.job_sockets' `or`)
+    ("placement", {"job_sockets": []}, r"placement\.job_sockets: an empty list puts the jobs on no socket; allowed: sockets 0\.\.1, or leave it out"),
     # the platform's topology (issue 20): bays, slots, switches, retimers, VMD
     ("array.drives", 30, r"array\.drives: 30 drives do not fit the 24 bays of supermicro-as-2125hs-tnr; allowed: at most 24"),
     ("topology", {"backplane": "e3s-16x-gen5"}, r"topology\.backplane: e3s-16x-gen5 takes E3\.S drives"),
