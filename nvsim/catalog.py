@@ -31,7 +31,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .errors import InputError, from_validation_error, suggestion_text
+from .errors import InputError, from_validation_error, suggestion_text, suggestion_then
 from .engines import Engine, engine_class, engine_parameters
 from .engines.card import complete_card, scaled_family
 from .engines.gpu import complete_gpu
@@ -217,7 +217,7 @@ def _value_key(catalog: Catalog, key: str) -> tuple[str, str, str]:
         raise InputError(key, "name a catalog value as section/entry/field, e.g. engines/linux-md/device_lock_us")
     section, entry, name = parts
     if section not in SECTIONS:
-        raise InputError(key, f"unknown catalog section {section!r}{suggestion_text(section, SECTIONS)} "
+        raise InputError(key, f"unknown catalog section {section!r}{suggestion_then(section, SECTIONS)}"
                               f"allowed: {', '.join(SECTIONS)}")
     names = getattr(catalog, section)
     if entry not in names:

@@ -24,7 +24,7 @@ import nvsim
 
 from .constants import PRECISION_MAX, PRECISION_MIN
 from .cpus import usable_cpus
-from .errors import EXIT_INPUT_ERROR, InputError, escaped, require_extra, suggestion_text
+from .errors import EXIT_INPUT_ERROR, InputError, escaped, require_extra, suggestion_text, suggestion_then
 from .io import atomic_path, check_output_path, json_text, write_json_atomic, write_text_atomic
 from .progress import LateProgress
 from .shipped import carried_hint
@@ -421,7 +421,7 @@ def catalog_list(
     """List every catalog entry with the sources its numbers cite."""
     sections = nvsim.catalog.SECTIONS
     if kind is not None and kind not in sections:
-        raise InputError("--kind", f"unknown section {kind!r}{suggestion_text(kind, sections)} allowed: {', '.join(sections)}")
+        raise InputError("--kind", f"unknown section {kind!r}{suggestion_then(kind, sections)}allowed: {', '.join(sections)}")
     ctx.obj = kind  # `catalog --kind K show NAME` shows NAME only from section K
     if ctx.invoked_subcommand is not None:
         return

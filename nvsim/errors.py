@@ -156,6 +156,13 @@ def suggestion_text(word: str, candidates: Iterable[str]) -> str:
     return f"; did you mean {' or '.join(repr(m) for m in matches)}?" if matches else ""
 
 
+def suggestion_then(word: str, candidates: Iterable[str]) -> str:
+    """``suggestion_text`` and the separator before the line's next words (``allowed: ...``):
+    "; did you mean 'x'? " where a name is near, else "; "."""
+    hint = suggestion_text(word, candidates)
+    return f"{hint} " if hint else "; "
+
+
 def format_loc(loc: Sequence[Any]) -> str:
     """('workloads', 0, 'iodepth') -> 'workloads[0].iodepth'."""
     out = ""

@@ -52,7 +52,7 @@ from . import budget
 from .catalog import Catalog, catalog_or_default, default_catalog
 from .constants import EVENT_HOST_IOS
 from .cpus import usable_cpus
-from .errors import InputError, from_validation_error, shown, suggestion_text
+from .errors import InputError, from_validation_error, shown, suggestion_then
 from .host_io import HostIoOptions, path_polls, workload_host_io_costs
 from .links import drive_link
 from .numba_cache import compile_notice
@@ -206,7 +206,7 @@ class Simulation:
         phase = self.scenario.phase(workload)
         if phase is None:
             raise InputError("workload", f"scenario {self.scenario.name} has no workload {workload!r}"
-                                         f"{suggestion_text(workload, names)} it has: {', '.join(names) or 'none'}")
+                                         f"{suggestion_then(workload, names)}it has: {', '.join(names) or 'none'}")
         return phase
 
     def run(self, fidelity: Fidelity = "event", seed: int | None = None, host_ios: int = EVENT_HOST_IOS,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
-from ..errors import InputError, from_validation_error, suggestion_text
+from ..errors import InputError, from_validation_error, suggestion_then
 from ..specs import EngineSpec
 from .base import (DirectDrives, Engine, EngineParameters, EngineServer, EngineSettings, EngineWork, IdealEngine,
                    StripeCacheLoad)
@@ -49,7 +49,7 @@ def engine_class(spec: EngineSpec) -> type[Engine]:
         return ENGINES[spec.engine_kind]
     except KeyError:
         raise InputError("engine_kind", f"unknown engine kind {spec.engine_kind!r}"
-                         f"{suggestion_text(spec.engine_kind, ENGINES)} allowed: {', '.join(sorted(ENGINES))}") from None
+                         f"{suggestion_then(spec.engine_kind, ENGINES)}allowed: {', '.join(sorted(ENGINES))}") from None
 
 
 def engine_parameters(spec: EngineSpec, source: str | None = None) -> EngineParameters:

@@ -44,7 +44,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import InputError, env_hint, from_validation_error, limit_from_env, suggestion_text
+from ..errors import InputError, env_hint, from_validation_error, limit_from_env, suggestion_text, suggestion_then
 from ..loader import read_bytes, read_text
 from .options import (  # noqa: F401 (the tables, re-exported for callers of nvsim.fio)
     MODELLED_OPTIONS, KEPT_OPTIONS, UNDERSTOOD_WITHOUT_EFFECT, REFUSED_OPTIONS, REFUSED_DEFAULTS, ALIASES, FIO_RW_MODELLED,
@@ -1229,7 +1229,7 @@ def _parse_rw(entry: _Entry, path: str) -> str:
     if value in FIO_RW_TRIM:
         return value
     if value not in FIO_RW_MODELLED:
-        raise _error(entry, path, f"unknown value {value!r}{suggestion_text(value, FIO_RW_MODELLED + FIO_RW_TRIM)} allowed: {', '.join(FIO_RW_MODELLED + FIO_RW_TRIM)}")
+        raise _error(entry, path, f"unknown value {value!r}{suggestion_then(value, FIO_RW_MODELLED + FIO_RW_TRIM)}allowed: {', '.join(FIO_RW_MODELLED + FIO_RW_TRIM)}")
     return value
 
 

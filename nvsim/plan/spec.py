@@ -40,7 +40,7 @@ from typing import Annotated, Literal, Union
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
 from ..catalog import Catalog
-from ..errors import InputError, suggestion_text
+from ..errors import InputError, suggestion_text, suggestion_then
 from ..fio import FileOpener, FioJob, FioJobFile, parse_fio_jobfile
 from ..loader import decode, load_model, read_bytes
 from ..raid import LEVELS
@@ -111,7 +111,7 @@ class WorkloadRequirement(PlanModel):
             raise ValueError(f"{given[0]}: a fio job sets its own numjobs and iodepth (its file's); drop {given[0]}, "
                              f"or give a profile")
         if self.profile is not None and self.profile not in PROFILES:
-            raise ValueError(f"profile: unknown {self.profile!r}{suggestion_text(self.profile, PROFILES)} "
+            raise ValueError(f"profile: unknown {self.profile!r}{suggestion_then(self.profile, PROFILES)}"
                              f"allowed: {', '.join(PROFILES)}")
         if self.min_iops is None and self.min_bytes_per_s is None and not self.max_latency_us:
             raise ValueError("give a target: min_iops, min_bytes_per_s or max_latency_us")

@@ -17,7 +17,7 @@ from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar, Union, g
 from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, ValidationInfo,
                       field_validator, model_validator)
 
-from ..errors import not_printable, suggestion_text
+from ..errors import not_printable, suggestion_then
 from ..units import format_number, parse_bytes, parse_bytes_per_s, parse_count, parse_fio_time_s, parse_seconds, seconds_text
 
 def _positive(value: float) -> float:
@@ -311,6 +311,6 @@ def _known_name(value: str, info: ValidationInfo, section: str, label: str) -> s
     catalog = _catalog(info)
     if catalog is not None and value not in getattr(catalog, section):
         known = getattr(catalog, section)
-        raise ValueError(f"unknown {label} {value!r}{suggestion_text(value, known)} allowed: {', '.join(sorted(known))} "
+        raise ValueError(f"unknown {label} {value!r}{suggestion_then(value, known)}allowed: {', '.join(sorted(known))} "
                          f"(or one of your own in a catalog folder: docs/catalog.md, 'Your own catalog')")
     return value

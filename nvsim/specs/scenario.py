@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field, ValidationInfo, field_validator, model_validator
 
 from ..constants import PAGE_BYTES  # md works in 4 KiB pages; strips must be whole pages
-from ..errors import suggestion_text
+from ..errors import suggestion_then
 from ..raid import DEFAULT_LAYOUT_BY_LEVEL, LAYOUTS_BY_LEVEL, MAX_MEMBERS, MIN_DRIVES
 from ..topology import placement_error
 from ..units import format_bytes_decimal
@@ -220,7 +220,7 @@ class ArraySpec(Spec):
         bitmap_drive = self.engine_settings.get("bitmap_drive")
         if catalog is not None and isinstance(bitmap_drive, str) and bitmap_drive not in catalog.drives:
             raise ValueError(f"engine_settings.bitmap_drive: unknown drive {bitmap_drive!r}"
-                             f"{suggestion_text(bitmap_drive, catalog.drives)} allowed: a drive of the catalog "
+                             f"{suggestion_then(bitmap_drive, catalog.drives)}allowed: a drive of the catalog "
                              f"(nvsim catalog drives)")
         if catalog is not None and self.drive in catalog.drives:
             capacity = catalog.drives[self.drive].capacity_bytes.value

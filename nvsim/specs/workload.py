@@ -14,7 +14,7 @@ from pydantic import BeforeValidator, Field, ModelWrapValidatorHandler, Validati
 from ..skew_syntax import check_distribution
 from .base import Bytes, Count, FioTime, Label, Seconds, Spec, _catalog, _known_name
 from .mix import MAX_MIX_PARTS, MixPart, block_size_mix, mean_size, parse_bsrange, parse_bssplit  # noqa: F401 (re-exported)
-from ..errors import suggestion_text
+from ..errors import suggestion_then
 from ..units import parse_bytes
 
 SECONDS_BOUNDS = {"bound_unit": "seconds"}
@@ -204,7 +204,7 @@ class WorkloadSpec(Spec):
             data["trim"], data["rw"] = data["rw"], TRIM_SHAPE[data["rw"]]
         elif isinstance(data.get("rw"), str) and data["rw"] not in get_args(FioRw):  # name the trims too
             names = [*get_args(FioRw)[:-1], *TRIM_SHAPE, "oltp"]
-            raise ValueError(f"rw: unknown {data['rw']!r}{suggestion_text(data['rw'], names)} allowed: {', '.join(names)}")
+            raise ValueError(f"rw: unknown {data['rw']!r}{suggestion_then(data['rw'], names)}allowed: {', '.join(names)}")
         texts = [key for key in ("bssplit", "bsrange") if key in data]
         if not texts:
             if isinstance(data.get("bs_mix"), (list, tuple)):

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import suggestion_text
+from ..errors import suggestion_then
 from ..specs import ControllerSpec, NandGenerationSpec, NandTypeSpec
 from .family import DriveFamilySpec, SkuFieldError
 
@@ -30,7 +30,7 @@ controller's field name; ``controller_write_iops`` only where the controller's b
 
 def _known(value: Any, field: str, names: Mapping[str, Any], what: str, folder: str) -> str:
     if not isinstance(value, str) or value not in names:
-        raise SkuFieldError(field, f"unknown {what} {value!r}{suggestion_text(str(value), names)} "
+        raise SkuFieldError(field, f"unknown {what} {value!r}{suggestion_then(str(value), names)}"
                                    f"allowed: {', '.join(sorted(names)) or 'none'} ({folder})")
     return value
 

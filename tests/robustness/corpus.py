@@ -101,6 +101,11 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     ("array.layout", "diagonal", r"layout: RAID6 allows left-symmetric"),
     ("array.layout", "near", r"layout: RAID6 allows"),
     ("array.engine", "md", r"array\.engine: unknown engine 'md'"),
+    # with no near name to suggest, the unknown name ran into 'allowed:' with no separator ("unknown engine 'qqqq' allowed: ...")
+    ("array.engine", "qqqq", r"array\.engine: unknown engine 'qqqq'; allowed: "),
+    ("array.engine_settings", {"mdadm": "4.3", "bitmap": "external", "bitmap_drive": "qqqq"},
+     r"engine_settings\.bitmap_drive: unknown drive 'qqqq'; allowed: a drive of the catalog"),
+    (W + "rw", "qqqq", r"workloads\[0\]: rw: unknown 'qqqq'; allowed: "),
     ("array.engine", "", r"array\.engine: unknown engine"),
     ("array.engine", 7, r"array\.engine"),
     ("array.drive", "kioxia-cm7", r"array\.drive: unknown drive"), ("array.drive", 7, r"array\.drive"),
