@@ -234,6 +234,18 @@ class FioLoad:
     def open_utilisation(self, net, x):
         return np.zeros(len(net))
 
+    def thread_bound(self, net) -> tuple[float, float]:
+        """(the job's I/Os in flight at each of its cores, the residual share of a core's service,
+        ``network.ThreadQueue``): the event mode books each job's I/Os on its own CPU, one server, for
+        the sample's submit and completion costs as they are (their E[S^2] / 2 E[S]^2, about 1/2)."""
+        if self.idle:
+            return 0.0, 1.0
+        cost = np.concatenate([b.submit_s + b.complete_s for b in self.batches])
+        mean = float(cost.mean())
+        residual = float(np.mean(cost * cost)) / (2.0 * mean * mean) if mean > 0 else 1.0
+        w = self.workload
+        return w.numjobs * w.iodepth / max(1.0, float(net.servers[net.index("cores")])), residual
+
     def barrier_pieces(self, net):
         """md RAID10 recovery (``BarrierCycle``): each host I/O's md requests (one per chunk piece)
         wait at the barrier; their pace and latency through it."""

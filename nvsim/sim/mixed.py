@@ -44,7 +44,7 @@ from ..engines.rebuild_protocol import RebuildProtocol
 from ..specs import ScenarioSpec, WorkloadSpec
 from .fluid import unloaded_latency_s
 from .foreground import FioLoad
-from .network import fork_join_wait_scale, io_demands, io_visits, solve_network, stations
+from .network import ThreadQueue, fork_join_wait_scale, io_demands, io_visits, solve_network, stations
 from .oltp_load import OltpLoad
 from .result import SimResult, population_text
 from .system import ArraySystem, HostIoBatch
@@ -318,8 +318,12 @@ def _settle(load, net, demands, rb: RebuildClass | None, stage: RebuildStage | N
             pop.append(k)
             scale.append(rb.wait_scale)
             visits.append(rb.visits)
+        per_thread, residual = load.thread_bound(net)
+        threads = ThreadQueue(net.index("cores"), np.array([per_thread] + [0.0] * (len(pop) - 1)),
+                              np.array([residual] + [1.0] * (len(pop) - 1)))
         return solve_network(np.array(demand), load.servers(net), np.array(pop), np.array(base), open_u + rb_open,
-                             start=None if sol is None else sol.queue, wait_scale=np.array(scale), visits=np.array(visits))
+                             start=None if sol is None else sol.queue, wait_scale=np.array(scale), visits=np.array(visits),
+                             threads=threads)
 
     k = rb.inflight if rb is not None else 0.0
     cycle = BarrierCycle.of(load, net, rb, cap_bytes_per_s) if barrier else None

@@ -120,6 +120,10 @@ class OltpLoad:
                                             float(self.workload.oltp.dataset_bytes))
         return x_tx * flushes * flush_s
 
+    def thread_bound(self, net) -> tuple[float, float]:
+        """Users are not bound to a core of their own (``network.ThreadQueue``): the pooled rule."""
+        return 0.0, 1.0
+
     def servers(self, net):
         """The database's threads run on every hardware thread the RAID engine leaves them."""
         servers = net.servers.copy()

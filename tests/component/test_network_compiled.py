@@ -1,6 +1,7 @@
 """The compiled Schweitzer loop (``nvsim.sim.loops._mva``) and its NumPy form
 (``_schweitzer_numpy``, the loop it was compiled from) give the same bits: random networks of one
-to three classes, with and without visits, open work, wait scales and warm starts, many near
+to three classes, with and without visits, open work, wait scales, warm starts and classes bound
+to a station of threads, many near
 saturation. And which one a solve runs: NumPy until the compiled one is at hand or has paid."""
 
 import numpy as np
@@ -9,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nvsim.sim.network as loops
-from nvsim.sim.network import STACK, _pairwise_sum, solve_network
+from nvsim.sim.network import STACK, ThreadQueue, _pairwise_sum, solve_network
 
 
 def solved(compiled: bool, **kwargs):
@@ -38,7 +39,8 @@ def network(rng: np.random.Generator, classes: int, k: int, sparse: float) -> di
 
 @settings(max_examples=300, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), classes=st.integers(1, 3), k=st.integers(1, 300),
-       sparse=st.sampled_from([0.0, 0.3, 0.8]), extras=st.sets(st.sampled_from(["open", "scale", "visits", "start"])),
+       sparse=st.sampled_from([0.0, 0.3, 0.8]),
+       extras=st.sets(st.sampled_from(["open", "scale", "visits", "start", "threads"])),
        iterations=st.sampled_from([1, 3, 400]))
 def test_compiled_loop_gives_the_numpy_loops_bits(seed, classes, k, sparse, extras, iterations):
     rng = np.random.default_rng(seed)
@@ -52,6 +54,9 @@ def test_compiled_loop_gives_the_numpy_loops_bits(seed, classes, k, sparse, extr
         kwargs["visits"] = rng.choice([0.0, 1.0, 2.0, 40.0], (classes, k))
     if "start" in extras:
         kwargs["start"] = rng.random((classes, k)) * 10.0
+    if "threads" in extras:  # a station of threads, some classes bound to them (a fio job's cores)
+        kwargs["threads"] = ThreadQueue(int(rng.integers(k)), rng.choice([0.0, 1.0, 2.5, 8.0], classes),
+                                        rng.choice([0.5, 0.73, 1.0], classes))
     want = solved(False, **args, **kwargs)
     got = solved(True, **args, **kwargs)
     for field in ("throughput", "cycle_s", "utilisation", "waiting_s", "queue"):

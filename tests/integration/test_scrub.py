@@ -136,7 +136,9 @@ def test_scrub_summary_in_the_event_mode_says_so():
     assert checking.route == "state"  # a state of the array the orchestrator solves
     assert event["idle_hours"] == fluid["idle_hours"]  # idle, a check is the state solver's in both
     assert event["loaded_mb_per_s"] == pytest.approx(fluid["loaded_mb_per_s"], rel=0.05)
-    assert fluid["host_share"] < 1.0  # the check's reads cost the host some of its rate
+    # never faster beside the check; here the jobs' own cores bind with and without it (the event mode's
+    # share 1.0002), as the state solve has them since its job cores queue per job (0.99994 before)
+    assert fluid["host_share"] <= 1.0 + 1e-9
     assert event["host_share"] == pytest.approx(fluid["host_share"], abs=0.05)
 
 
