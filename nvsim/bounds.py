@@ -115,14 +115,14 @@ def _datasheet_limits(scenario: ScenarioSpec, catalog: Catalog, host: PlatformMo
     # 4 KiB random read: one member read per host read, spread over every member.
     rr = [Limit(media, n * drive.rand_read_iops.value), Limit(links, n * link.nvme_iops(RANDOM_IO_BYTES, True))]
     # 4 KiB random write: the level's small-write member I/Os (mirror copies, or RMW/RCW).
-    ops = small_write_ops(array.level, n, RANDOM_IO_BYTES, array.near_copies)
+    ops = small_write_ops(array.level, n, RANDOM_IO_BYTES, array.copies)
     write_iops = namespace_random_write_iops(drive, array.namespace_bytes)
     rw = [
         Limit(media, n / (ops.reads / drive.rand_read_iops.value + ops.writes / write_iops)),
         Limit(links, n * link.nvme_mixed_rate(RANDOM_IO_BYTES, ops.reads, ops.writes)),  # reads up, writes down
     ]
     # Sequential: every member streams its share (parity strips skipped on reads; written on writes).
-    write_factor = full_stripe_write_bytes_per_host_byte(array.level, n, array.near_copies)
+    write_factor = full_stripe_write_bytes_per_host_byte(array.level, n, array.copies)
     sr = [Limit(media, n * drive.seq_read_bytes_per_s.value),
           Limit(links, n * link.nvme_data_bytes_per_s(SEQUENTIAL_BOUND_TRANSFER_BYTES, True))]
     sw = [Limit(media, n * drive.seq_write_bytes_per_s.value / write_factor),

@@ -41,11 +41,29 @@ RULES = {
     6: LevelRules(min_drives=4, md_min_members=4, parity=2, layouts=PARITY_LAYOUTS, default_layout="left-symmetric"),
     10: LevelRules(min_drives=2, md_min_members=2, parity=0, layouts=("near",), default_layout="near"),
 }
+RAID10_LAYOUT_KINDS = {"n": "near", "f": "far", "o": "offset"}
+"""mdadm's RAID10 ``--layout`` strings (util.c ``parse_layout_10``): 'n', 'f' or 'o' then the copies,
+md's near_copies, far_copies, or far_copies with far_offset (raid10.c ``setup_geo``)."""
+RAID10_MAX_COPIES = 4
+"""Most copies a RAID10 scenario may give (``near_copies``' bound, the same for far and offset)."""
+RAID10_LAYOUT_TEXT = f"near, or mdadm's nK, fK or oK with K copies 2..{RAID10_MAX_COPIES} (n2, f2, o2, ...)"
 MIN_DRIVES = {level: rules.min_drives for level, rules in RULES.items()}
 MD_MIN_MEMBERS = {level: rules.md_min_members for level, rules in RULES.items()}
 LAYOUTS_BY_LEVEL = {level: rules.layouts for level, rules in RULES.items()}
 DEFAULT_LAYOUT_BY_LEVEL = {level: rules.default_layout for level, rules in RULES.items()}
 _PARITY = {level: rules.parity for level, rules in RULES.items() if rules.parity}
+
+
+def raid10_layout(layout: str | None, near_copies: int = 2) -> tuple[str, int] | None:
+    """(kind, copies) of a RAID10 ``layout`` as a scenario writes it: None or ``near`` is md's near
+    layout with ``near_copies``; mdadm's ``n2``, ``f2``, ``o3`` ... name the kind (near, far, offset)
+    and the copies. None when ``layout`` is none of these."""
+    if layout is None or layout == "near":
+        return "near", near_copies
+    kind, count = RAID10_LAYOUT_KINDS.get(layout[:1]), layout[1:]
+    if kind is None or not count.isdigit() or not 2 <= int(count) <= RAID10_MAX_COPIES or count[0] == "0":
+        return None
+    return kind, int(count)
 
 
 def parity_members(level: int) -> int:
@@ -69,20 +87,23 @@ def data_members_per_stripe(level: int, drives: int, near_copies: int = 2) -> in
     return drives - parity_members(level)
 
 
-def copy_sets(level: int, drives: int, near_copies: int = 2) -> dict[frozenset[int], float]:
+def copy_sets(level: int, drives: int, near_copies: int = 2, kind: str = "near") -> dict[frozenset[int], float]:
     """The members holding the copies of a chunk, and the share of the array's data each such set
     holds: RAID1 one set of every drive; RAID10 the near layout as the planner lays it out
     (``stripe.planner._plan_striped``: copy t of chunk c on member (c copies + t) mod n), so where
     the copies divide the drives disjoint mirror sets of ``copies`` drives, and where they do not
     (5 drives, 2 copies) sets that wrap around the ring, each drive sharing chunks with both
-    neighbours. Counted over one period of the layout (n / gcd(n, copies) chunks)."""
+    neighbours. Counted over one period of the layout (n / gcd(n, copies) chunks). ``kind`` far or
+    offset (raid10.c ``__raid10_find_phys``: copy t of chunk c on member (c + t) mod n): sets of
+    ``copies`` consecutive members around the ring, one per chunk of a row."""
     if level == 1:
         return {frozenset(range(drives)): 1.0}
     copies = max(1, min(near_copies, drives))
-    period = drives // math.gcd(drives, copies)
+    period = drives // math.gcd(drives, copies) if kind == "near" else drives
     counts: dict[frozenset[int], int] = {}
     for chunk in range(period):
-        members = frozenset((chunk * copies + t) % drives for t in range(copies))
+        first = chunk * copies if kind == "near" else chunk
+        members = frozenset((first + t) % drives for t in range(copies))
         counts[members] = counts.get(members, 0) + 1
     return {members: count / period for members, count in counts.items()}
 

@@ -477,7 +477,7 @@ def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, work
     hours = (record.duration_s or math.inf) / 3600.0
     wait = array.replace_hours  # without a hot spare: degraded until a new drive takes the slot, then its rebuild
     risk: RebuildRisk = rebuild_risk(array.level, array.drives, drive.mtbf_hours.value, drive.uber_per_bit.value,
-                                     hours, record.survivor_bytes_read, array.near_copies, wait_hours=wait)
+                                     hours, record.survivor_bytes_read, array.copies, wait_hours=wait)
     return {
         "workload": load.name if load else "idle", "replacement": slot_words(array.hot_spares, array.replace_hours),
         "replace_hours": wait, "exposure_hours": wait + hours,
@@ -581,8 +581,8 @@ def unclean_shutdown_summary(scenario: ScenarioSpec, catalog: Catalog | None = N
     model = _idle_system(scenario, catalog, ()).model
     region, rate, rate_bytes, random, streams = _writes_at_crash(scenario, catalog, workload, float(model.device_bytes))
     dirty = model.engine.dirty_after_crash(array.level, rate, rate_bytes, region, random, streams,
-                                           data_members_per_stripe(array.level, array.drives, array.near_copies),
-                                           data_copies(array.level, array.drives, array.near_copies),
+                                           data_members_per_stripe(array.level, array.drives, array.copies),
+                                           data_copies(array.level, array.drives, array.copies),
                                            float(model.capacity.member_bytes))
     at_crash = "idle" if workload is None else _with_its_phase(scenario, workload).name  # a phase's jobs write together
     out = {"workload_at_crash": at_crash, "write_iops_at_crash": rate, **dirty}

@@ -78,9 +78,9 @@ def lost_data(scenario: ScenarioSpec, catalog: Catalog, missing: set[int], rebui
     cap = capacity(scenario, catalog)
     member = cap.member_bytes
     striped = drives_striped(scenario, catalog)  # engine none, a card's pass-through: no redundancy at any level
-    tolerance = failures_tolerated(array.level, array.drives, array.near_copies) if striped else 0
+    tolerance = failures_tolerated(array.level, array.drives, array.copies) if striped else 0
     if array.level in (1, 10) and striped:
-        sets = copy_sets(array.level, array.drives, array.near_copies)
+        sets = copy_sets(array.level, array.drives, array.copies, array.raid10_kind)
         bad = sorted((sorted(g), share) for g, share in sets.items() if g <= missing)
         if not bad:
             return None

@@ -25,7 +25,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from ..names import engine_name
-from ..raid import parity_members
+from ..raid import parity_members, raid10_layout
 from ..specs import EngineSpec, RebuildSpec, Spec
 from ..stripe.planner import MemberIOPlan, per_host_sum
 from .rebuild_protocol import FREE, DegradedPath, Operation, Reconstruction, RebuildProtocol, RebuildThrottle
@@ -165,10 +165,19 @@ class Engine:
         default (md's, ``nvsim.raid.DEFAULT_LAYOUT_BY_LEVEL``)."""
         return None
 
+    raid10_layouts: ClassVar[tuple[str, ...]] = ("near",)
+    """RAID10 layouts the engine builds: a card's or a vendor's RAID10 is a stripe of mirror sets
+    (near); md builds far and offset too (``MdEngine``)."""
+
     @classmethod
     def layout_refusal(cls, level: int, layout: str | None) -> str | None:
-        """Why the array's parity ``layout`` (None: the level's default) cannot be built on this
-        engine, as ``layout: why; allowed: ...``; None when it can (here always: md takes each)."""
+        """Why the array's ``layout`` (None: the level's default) cannot be built on this engine, as
+        ``layout: why; allowed: ...``; None when it can (here every parity layout: md takes each;
+        at RAID10 the kinds of ``raid10_layouts``)."""
+        kind = (raid10_layout(layout) or ("near", 0))[0] if level == 10 else "near"
+        if kind not in cls.raid10_layouts:
+            return (f"layout: this engine's RAID10 is a stripe of mirror sets (near; far and offset are md's); "
+                    f"allowed: near, n2, n3 or n4, got {layout!r}")
         return None
 
     @classmethod

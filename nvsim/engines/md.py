@@ -332,6 +332,8 @@ class MdEngine(Engine):
         power of 2")."""
         return level in (5, 6, 10)
 
+    raid10_layouts = ("near", "far", "offset")  # mdadm --layout=n2 | f2 | o2 (raid10.c setup_geo)
+
     @classmethod
     def drive_multiple(cls, level: int, near_copies: int) -> int:
         """Any count: md's near layout rotates the copies over the drives, so a RAID10 need not be

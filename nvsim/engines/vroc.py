@@ -95,7 +95,7 @@ class VrocEngine(MdEngine):
         against 4.0; a helper's finding)."""
         if level == 5 and layout not in (None, IMSM_RAID5_LAYOUT):
             return f"layout: an IMSM RAID5 (VROC's) is {IMSM_RAID5_LAYOUT} only; allowed: {IMSM_RAID5_LAYOUT}, or leave it out; got {layout!r}"
-        return None
+        return super().layout_refusal(level, layout)
 
     @classmethod
     def settings_refusal(cls, level: int, settings: dict) -> str | None:
@@ -153,6 +153,8 @@ class VrocEngine(MdEngine):
         if level == 10:
             return 4, "IMSM metadata; mdadm's imsm_orom_support_raid_disks_count_raid10: at least 4 and even"
         return None
+
+    raid10_layouts = ("near",)  # an IMSM RAID10 is md's n2 (super-intel.c imsm_level_to_layout: 0x102)
 
     @classmethod
     def drive_multiple(cls, level: int, near_copies: int) -> int:

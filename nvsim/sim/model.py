@@ -199,7 +199,7 @@ class ArrayModel:
             return 0.0, 0.0
         w, a = self.workload, self.array
         region = min(region_bytes or w.size or self.device_bytes, self.device_bytes)
-        data = data_members_per_stripe(a.level, a.drives, a.near_copies)
+        data = data_members_per_stripe(a.level, a.drives, a.copies)
         share = self.engine.sync_update_share(a.level, write_rate_per_s, region, w.bs, w.is_random, data)
         other = self.engine.sync_update_drive()  # an external bitmap's device (a drive of the catalog)
         device = self.drive if other is None else drive_timing(self.catalog, other, None, self.scenario.platform)
@@ -246,7 +246,7 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
     platform = PlatformModel(platform_spec, scenario.placement, array.drives, catalog)
     settings = tuple(sorted(array.engine_settings.items()))  # whether the engine stripes at all sets the capacity
     cap = memo.recall(memo.capacities, (id(catalog), array.drive, array.namespace_bytes, array.level, array.drives,
-                                        array.strip_bytes, array.near_copies, array.engine, settings), capacity, scenario,
+                                        array.strip_bytes, array.copies, array.engine, settings), capacity, scenario,
                       catalog, owner=catalog)
     engine = _engine(engine_spec, array, bool(failed) if degraded is None else degraded, platform, memo, cap.member_bytes,
                      len(failed), workload.read_fraction < 1.0 if writes is None else writes)
@@ -269,7 +269,7 @@ def build(scenario: ScenarioSpec, workload: WorkloadSpec, catalog: Catalog | Non
     layout = array.layout or engine.default_layout(array.level) or array.resolved_layout
     geometry = None if jbod else memo.recall(
         memo.geometries, (array.level, array.drives, array.strip_bytes, layout, cap.member_bytes,
-                          array.near_copies), _geometry, array, cap.member_bytes, layout)
+                          array.copies), _geometry, array, cap.member_bytes, layout)
     server = engine.server
     clock_ghz = platform.loaded_clock_ghz(workload.numjobs + engine.busy_host_threads(workload.read_fraction == 1.0))
     host_io = _host_io_costs(catalog, workload, clock_ghz, drive.ssd.unloaded_latency_s(workload, drive.link))
@@ -348,7 +348,7 @@ def _engine(spec: EngineSpec, array: ArraySpec, degraded: bool,
     line_us = platform.line_transfer_us()
     nodes = platform.job_socket_count
     settings = tuple(sorted(array.engine_settings.items()))  # checked once, when the scenario loaded
-    key = (id(spec), settings, array.level, array.drives, array.strip_bytes, array.near_copies, member_bytes, degraded,
+    key = (id(spec), settings, array.level, array.drives, array.strip_bytes, array.copies, member_bytes, degraded,
            missing, factor, line_us, nodes, writes)
     return memo.recall(memo.engines, key, _configured_engine, spec, array, degraded, factor, line_us, nodes,
                        member_bytes, missing, writes, owner=spec)
@@ -358,13 +358,13 @@ def _configured_engine(spec: EngineSpec, array: ArraySpec, degraded: bool, facto
                        nodes: int, member_bytes: int, missing: int = 0, writes: bool = True) -> Engine:
     return build_engine(spec, array.engine_settings, members=array.drives, strip_bytes=array.strip_bytes,
                         degraded=degraded, missing=missing, shared_access_factor=factor, line_transfer_us=line_us, job_nodes=nodes,
-                        array=(array.level, member_bytes, array.near_copies), writes=writes)
+                        array=(array.level, member_bytes, array.copies), writes=writes)
 
 
 def _geometry(array: ArraySpec, member_bytes: int, layout: str) -> ArrayGeometry:
     return ArrayGeometry(level=array.level, n_members=array.drives, strip_bytes=array.strip_bytes,
-                         layout=layout if array.level in (5, 6, 10) else DEFAULT_LAYOUT,
-                         member_size_bytes=member_bytes, copies=array.near_copies)
+                         layout=array.raid10_kind if array.level == 10 else layout if array.level in (5, 6) else DEFAULT_LAYOUT,
+                         member_size_bytes=member_bytes, copies=array.copies)
 
 
 def _resource_list(facts: fabric.ArrayFacts) -> tuple[tuple[str, str, float], ...]:

@@ -14,7 +14,7 @@ from pydantic import BeforeValidator, Field, ValidationInfo, field_validator, mo
 
 from ..constants import PAGE_BYTES  # md works in 4 KiB pages; strips must be whole pages
 from ..errors import suggestion_then
-from ..raid import DEFAULT_LAYOUT_BY_LEVEL, LAYOUTS_BY_LEVEL, MAX_MEMBERS, MIN_DRIVES
+from ..raid import DEFAULT_LAYOUT_BY_LEVEL, LAYOUTS_BY_LEVEL, MAX_MEMBERS, MIN_DRIVES, RAID10_LAYOUT_TEXT, raid10_layout
 from ..topology import placement_error
 from ..units import format_bytes_decimal
 from .base import SECTOR_BYTES, Bytes, Label, Prose, Seconds, Spec, _catalog, _known_name
@@ -193,13 +193,7 @@ class ArraySpec(Spec):
             raise ValueError(f"replace_hours: {why}, so there is no wait for a replacement; allowed: 0")
         if self.drives < need:
             raise ValueError(f"drives: RAID{self.level} needs at least {need} drives, got {self.drives}")
-        allowed = LAYOUTS_BY_LEVEL[self.level]
-        if self.layout is not None and self.layout not in allowed:
-            raise ValueError(f"layout: RAID{self.level} allows {', '.join(allowed)}; got {self.layout!r}")
-        if self.level != 10 and self.near_copies != 2:  # the field's default, which no other level reads
-            raise ValueError(f"near_copies: the copies of RAID10's near layout; RAID{self.level} has none (leave it out)")
-        if self.level == 10 and self.drives < self.near_copies:
-            raise ValueError(f"drives: RAID10 with {self.near_copies} near copies needs at least {self.near_copies} drives")
+        self._layout_rules()
         if self.namespace_bytes is not None and self.namespace_bytes % SECTOR_BYTES:
             raise ValueError(f"namespace_bytes: must be a whole number of {SECTOR_BYTES}-byte sectors, got {self.namespace_bytes}")
         if self.namespace_bytes is not None and self.namespace_bytes < MIN_NAMESPACE_BYTES:
@@ -235,7 +229,7 @@ class ArraySpec(Spec):
                                  f"{format_bytes_decimal(self.strip_bytes)}")
             if self.engine in catalog.engines:
                 refusal = catalog.engine_class(self.engine).members_refusal(
-                    self.level, self.engine_settings, self.namespace_bytes or capacity, self.drives, self.near_copies)
+                    self.level, self.engine_settings, self.namespace_bytes or capacity, self.drives, self.copies)
                 if refusal:
                     raise ValueError(refusal)
             span = self.rebuild.span_bytes
@@ -249,6 +243,35 @@ class ArraySpec(Spec):
                 raise ValueError(f"drives: {self.engine} supports at most {engine.device.max_drives.value} drives, got {self.drives}")
         return self
 
+    def _layout_rules(self) -> None:
+        """The layout the level takes; RAID10's copies (``near_copies``, or the count of mdadm's
+        ``f2``, ``o2``, ``n3`` ...) on at least as many drives: md refuses more copies than
+        raid_disks (raid10.c ``setup_conf``: "unsupported raid10 layout")."""
+        allowed = LAYOUTS_BY_LEVEL[self.level]
+        if self.level == 10 and raid10_layout(self.layout, self.near_copies) is None:
+            raise ValueError(f"layout: RAID10 allows {RAID10_LAYOUT_TEXT}; got {self.layout!r}")
+        if self.level != 10 and self.layout is not None and self.layout not in allowed:
+            raise ValueError(f"layout: RAID{self.level} allows {', '.join(allowed)}; got {self.layout!r}")
+        if self.level != 10 and self.near_copies != 2:  # the field's default, which no other level reads
+            raise ValueError(f"near_copies: the copies of RAID10's near layout; RAID{self.level} has none (leave it out)")
+        if self.level == 10 and self.layout not in (None, "near") and "near_copies" in self.model_fields_set:
+            raise ValueError(f"near_copies: layout {self.layout} gives the copies ({self.copies}); leave near_copies out")
+        if self.level == 10 and self.drives < self.copies:
+            raise ValueError(f"drives: RAID10 with {self.copies} {self.raid10_kind} copies needs at least {self.copies} "
+                             f"drives, got {self.drives}")
+
+    @property
+    def raid10_kind(self) -> str:
+        """RAID10's layout: near, far or offset (md's; ``near`` at other levels, which have none)."""
+        return (raid10_layout(self.layout, self.near_copies) or ("near", 0))[0] if self.level == 10 else "near"
+
+    @property
+    def copies(self) -> int:
+        """RAID10's copies of each chunk: ``near_copies``, or the count of mdadm's ``f2``, ``o2`` ...
+        (``near_copies`` at other levels, which read none)."""
+        return (raid10_layout(self.layout, self.near_copies) or ("near", self.near_copies))[1] \
+            if self.level == 10 else self.near_copies
+
     def _engine_geometry(self, engine: Any, entry: Any) -> None:
         """The engine's rules (``engine``: its class, from the catalog): md (and VROC, which is
         md) takes only a power-of-two chunk for RAID5, 6 and 10 (mdadm: "chunk size must be a power
@@ -260,7 +283,7 @@ class ArraySpec(Spec):
                              f"allowed: 4 KiB, 8 KiB, 16 KiB, ... (powers of two)")
         refusal = engine.layout_refusal(self.level, self.layout) or engine.settings_refusal(self.level, self.engine_settings) or \
             engine.rebuild_refusal(self.engine, self.rebuild.changed_fields, self.checkable) or \
-            engine.copies_refusal(entry, self.level, self.drives if self.level == 1 else self.near_copies) or \
+            engine.copies_refusal(entry, self.level, self.drives if self.level == 1 else self.copies) or \
             engine.strip_refusal(entry, strip, self.engine_settings)
         if refusal:
             raise ValueError(refusal)
@@ -272,7 +295,7 @@ class ArraySpec(Spec):
         if fewest is not None and self.drives < fewest[0]:
             raise ValueError(f"drives: a RAID{self.level} volume on {self.engine} has at least {fewest[0]} drives "
                              f"({fewest[1]}); allowed: at least {fewest[0]}, got {self.drives}")
-        multiple = engine.drive_multiple(self.level, self.near_copies)
+        multiple = engine.drive_multiple(self.level, self.copies)
         if self.drives % multiple:
             raise ValueError(f"drives: RAID{self.level} on engine {self.engine} mirrors sets of {multiple} drives; "
                              f"the count must be a multiple of {multiple}, got {self.drives}")

@@ -2,7 +2,8 @@
 
 Layouts follow drivers/md/raid5.c ``raid5_compute_sector`` (RAID5/RAID6 algorithms
 left-/right-, symmetric/asymmetric; RAID6 places P then Q as md does) and drivers/md/raid10.c
-``raid10_find_phys`` (near copies, far_copies = 1), with md raid0's single zone (equal members).
+``__raid10_find_phys`` / ``raid10_find_virt`` (near, far and offset copies as mdadm builds them:
+far_set_size = raid_disks), with md raid0's single zone (equal members).
 All mapping functions are vectorised over NumPy int64 arrays with Numba.
 """
 
@@ -23,14 +24,18 @@ from ..raid import LEVELS, MD_MIN_MEMBERS, MD_PARITY_ALGORITHMS
 PARITY_LAYOUTS = MD_PARITY_ALGORITHMS  # md's ALGORITHM_* numbers: LEFT_ASYMMETRIC 0 ... RIGHT_SYMMETRIC 3
 LAYOUT_CODES = {name: i for i, name in enumerate(PARITY_LAYOUTS)}
 DEFAULT_LAYOUT = "left-symmetric"
+RAID10_LAYOUT_CODES = {"near": 0, "far": 1, "offset": 2}  # md's near_copies; far_copies; far_copies + far_offset
+R10_NEAR, R10_FAR, R10_OFFSET = 0, 1, 2
 MIN_MEMBERS = MD_MIN_MEMBERS
 
 
 @dataclass(frozen=True)
 class ArrayGeometry:
-    """Shape of one md array. ``layout`` is the md algorithm for RAID5/6 and "near" for RAID10.
+    """Shape of one md array. ``layout`` is the md algorithm for RAID5/6 and "near", "far" or
+    "offset" for RAID10 (mdadm's n2, f2, o2).
 
-    ``strip_bytes`` is md's chunk size (ignored by RAID1). ``copies`` is RAID10's near-copy count.
+    ``strip_bytes`` is md's chunk size (ignored by RAID1). ``copies`` is RAID10's copy count: its
+    near_copies, or its far_copies for far and offset (md's other count is then 1).
     Invalid values raise ValueError with a one-line message naming the field.
     """
 
@@ -58,10 +63,13 @@ class ArrayGeometry:
         elif self.level == 10:
             if self.layout == DEFAULT_LAYOUT:
                 object.__setattr__(self, "layout", "near")
-            if self.layout != "near":
-                raise ValueError(f"layout: RAID10 supports only 'near', got {self.layout!r}")
+            if self.layout not in RAID10_LAYOUT_CODES:
+                raise ValueError(f"layout: RAID10 supports {', '.join(RAID10_LAYOUT_CODES)}, got {self.layout!r}")
             if not 2 <= self.copies <= self.n_members:
                 raise ValueError(f"copies: RAID10 needs 2 <= copies <= n_members ({self.n_members}), got {self.copies}")
+            if self.layout != "near" and self.member_size_bytes // self.strip_bytes < self.copies:
+                raise ValueError(f"member_size_bytes: RAID10 {self.layout} needs a strip per copy on each member "
+                                 f"(>= {self.copies * self.strip_bytes} bytes), got {self.member_size_bytes!r}")
         else:
             if self.layout != DEFAULT_LAYOUT:
                 raise ValueError(f"layout: RAID{self.level} has no layout choice, got {self.layout!r}")
@@ -104,13 +112,26 @@ class ArrayGeometry:
         """Usable logical bytes (whole strips only, as md rounds member size down to chunks)."""
         if self.level == 1:
             return self.member_size_bytes // PAGE_BYTES * PAGE_BYTES
-        if self.level == 10:
-            return self.strips_per_member * self.n_members // self.copies * self.strip_bytes
+        if self.level == 10:  # raid10.c raid10_size: chunks // far_copies x raid_disks // near_copies
+            if self.layout == "near":
+                return self.strips_per_member * self.n_members // self.copies * self.strip_bytes
+            return self.strips_per_member // self.copies * self.n_members * self.strip_bytes
         return self.strips_per_member * self.stripe_data_bytes
 
     @cached_property
     def layout_code(self) -> int:
+        if self.level == 10:
+            return RAID10_LAYOUT_CODES[self.layout]
         return LAYOUT_CODES.get(self.layout, -1)
+
+    @cached_property
+    def stride_strips(self) -> int:
+        """RAID10 far and offset: strips between one copy and the next on a member, md's
+        ``geo.stride`` (raid10.c ``calc_sectors``): a chunk for offset, a far part (the member's
+        strips // far_copies) for far; 0 for every other layout."""
+        if self.level != 10 or self.layout == "near":
+            return 0
+        return 1 if self.layout == "offset" else self.strips_per_member // self.copies
 
 
 # ----------------------------------------------------------------------------- numba kernels
@@ -170,8 +191,42 @@ def _data_index(level, code, n, pd, qd, member):
     return (member - pd - 2) % n
 
 
+@nb.njit(nogil=True, cache=True, inline="always", **INNER)
+def _raid10_copy(code, n, copies, stride, chunk, t):
+    """(member, member strip row) of copy t of array chunk ``chunk``, as raid10.c
+    ``__raid10_find_phys`` with one kind of copies (mdadm's nK, fK or oK; far_set_size =
+    raid_disks). Near: the copies at consecutive places of the row-major (row, member) grid. Far
+    and offset: copy t on member (chunk + t) mod n (``d += near_copies``, mod far_set_size), at
+    row chunk // n + t x stride for far (copy t in the t-th of ``copies`` parts of each member), at
+    row (chunk // n) x copies + t for offset (``stripe *= far_copies``, stride a chunk)."""
+    if code == R10_NEAR:
+        pos = chunk * copies + t
+        return pos % n, pos // n
+    stripe = chunk // n
+    if code == R10_OFFSET:
+        stripe *= copies
+    return (chunk + t) % n, stripe + t * stride
+
+
+@nb.njit(nogil=True, cache=True, inline="always", **INNER)
+def _raid10_chunk(code, n, copies, stride, member, row):
+    """The array chunk whose copy lies at (member, strip row), raid10.c ``raid10_find_virt``;
+    -1 where far's rows run past its copies' parts (a member's tail)."""
+    if code == R10_NEAR:
+        return (row * n + member) // copies
+    if code == R10_OFFSET:
+        t = row % copies
+        stripe = row // copies
+    else:
+        t = row // stride
+        if t >= copies:
+            return -1
+        stripe = row - t * stride
+    return stripe * n + (member - t) % n
+
+
 @nb.njit(nogil=True, cache=True)
-def _map_kernel(level, code, n, copies, strip, offs, member_out, moff_out):
+def _map_kernel(level, code, n, copies, stride, strip, offs, member_out, moff_out):
     for i in range(offs.shape[0]):
         off = offs[i]
         chunk = off // strip
@@ -183,9 +238,9 @@ def _map_kernel(level, code, n, copies, strip, offs, member_out, moff_out):
             member_out[i] = 0
             moff_out[i] = off
         elif level == 10:
-            pos = chunk * copies
-            member_out[i] = pos % n
-            moff_out[i] = (pos // n) * strip + within
+            m, row = _raid10_copy(code, n, copies, stride, chunk, 0)
+            member_out[i] = m
+            moff_out[i] = row * strip + within
         else:
             k = n - (1 if level == 5 else 2)
             stripe = chunk // k
@@ -196,7 +251,7 @@ def _map_kernel(level, code, n, copies, strip, offs, member_out, moff_out):
 
 
 @nb.njit(nogil=True, cache=True)
-def _unmap_kernel(level, code, n, copies, strip, members, moffs, out):
+def _unmap_kernel(level, code, n, copies, stride, strip, members, moffs, out):
     for i in range(moffs.shape[0]):
         m = members[i]
         mo = moffs[i]
@@ -207,8 +262,8 @@ def _unmap_kernel(level, code, n, copies, strip, members, moffs, out):
         elif level == 1:
             out[i] = mo
         elif level == 10:
-            pos = row * n + m
-            out[i] = (pos // copies) * strip + within
+            chunk = _raid10_chunk(code, n, copies, stride, m, row)
+            out[i] = -1 if chunk < 0 else chunk * strip + within
         else:
             k = n - (1 if level == 5 else 2)
             pd, qd = _pq_of_stripe(level, code, n, row)
@@ -217,6 +272,18 @@ def _unmap_kernel(level, code, n, copies, strip, members, moffs, out):
                 out[i] = -1
             else:
                 out[i] = (row * k + dd) * strip + within
+
+
+@nb.njit(nogil=True, cache=True)
+def _copies_kernel(code, n, copies, stride, strip, offs, members_out, moffs_out):
+    """Every RAID10 copy of each logical offset (``_raid10_copy``), copy 0 first."""
+    for i in range(offs.shape[0]):
+        chunk = offs[i] // strip
+        within = offs[i] - chunk * strip
+        for t in range(copies):
+            m, row = _raid10_copy(code, n, copies, stride, chunk, t)
+            members_out[i, t] = m
+            moffs_out[i, t] = row * strip + within
 
 
 @nb.njit(nogil=True, cache=True)
@@ -275,7 +342,8 @@ def map_logical(geom: ArrayGeometry, logical_offsets_bytes) -> tuple[np.ndarray,
         raise ValueError(f"logical_offsets_bytes: must be in [0, {geom.capacity_bytes})")
     member = np.empty(offs.shape[0], dtype=np.int32)
     moff = np.empty(offs.shape[0], dtype=np.int64)
-    _map_kernel(geom.level, geom.layout_code, geom.n_members, geom.copies, geom.strip_bytes, offs, member, moff)
+    _map_kernel(geom.level, geom.layout_code, geom.n_members, geom.copies, geom.stride_strips, geom.strip_bytes, offs,
+                member, moff)
     return member, moff
 
 
@@ -288,17 +356,16 @@ def map_logical_copies(geom: ArrayGeometry, logical_offsets_bytes) -> tuple[np.n
     if geom.level == 1:
         ms = np.broadcast_to(np.arange(geom.n_members, dtype=np.int32), (member.shape[0], c)).copy()
         return ms, np.repeat(moff[:, None], c, axis=1)
-    # RAID10 near: copies sit at consecutive positions of the row-major (row, member) grid
-    n, strip = geom.n_members, geom.strip_bytes
-    row = moff // strip
-    within = moff - row * strip
-    pos = row * n + member
-    pos_all = pos[:, None] + np.arange(c, dtype=np.int64)[None, :]
-    return (pos_all % n).astype(np.int32), (pos_all // n) * strip + within[:, None]
+    offs = _i64(logical_offsets_bytes)
+    members = np.empty((offs.shape[0], c), dtype=np.int32)
+    moffs = np.empty((offs.shape[0], c), dtype=np.int64)
+    _copies_kernel(geom.layout_code, geom.n_members, c, geom.stride_strips, geom.strip_bytes, offs, members, moffs)
+    return members, moffs
 
 
 def unmap_member(geom: ArrayGeometry, member, member_offset_bytes) -> np.ndarray:
-    """(member, member offset) -> logical byte offset (int64); -1 where the member holds parity."""
+    """(member, member offset) -> logical byte offset (int64); -1 where the member holds parity
+    (RAID10 far: where the offset lies past its copies' parts)."""
     moffs = _i64(member_offset_bytes)
     members = np.ascontiguousarray(np.broadcast_to(np.asarray(member, dtype=np.int64), moffs.shape))
     if members.size and (members.min() < 0 or members.max() >= geom.n_members):
@@ -306,7 +373,8 @@ def unmap_member(geom: ArrayGeometry, member, member_offset_bytes) -> np.ndarray
     if moffs.size and moffs.min() < 0:
         raise ValueError("member_offset_bytes: must be >= 0")
     out = np.empty(moffs.shape[0], dtype=np.int64)
-    _unmap_kernel(geom.level, geom.layout_code, geom.n_members, geom.copies, geom.strip_bytes, members, moffs, out)
+    _unmap_kernel(geom.level, geom.layout_code, geom.n_members, geom.copies, geom.stride_strips, geom.strip_bytes,
+                  members, moffs, out)
     return out
 
 

@@ -31,7 +31,7 @@ import numpy as np
 
 from nvsim.numba_args import FALSE, PHASE0, PHASE1, TRUE
 from nvsim.numba_cache import INNER
-from nvsim.stripe.layout import PAGE_BYTES, ArrayGeometry, _data_member, _pq_of_stripe
+from nvsim.stripe.layout import PAGE_BYTES, R10_NEAR, ArrayGeometry, _data_member, _pq_of_stripe, _raid10_copy
 
 
 class Mode(IntEnum):
@@ -405,15 +405,15 @@ def _plan_raid1(h, a, b, w, healthy, n_healthy, n_failed, stream, next_seq, cnt,
 
 
 @nb.njit(nogil=True, cache=True, inline="always", **INNER)
-def _chunks_survive(c0, c1, ncop, n, failed):
-    """Whether every chunk c0..c1 (copies on consecutive members) keeps a surviving copy, and
+def _chunks_survive(c0, c1, code, ncop, stride, n, failed):
+    """Whether every chunk c0..c1 (copies placed by ``_raid10_copy``) keeps a surviving copy, and
     whether any of their copies is on a failed member. Returns (all survive, touched a failed)."""
     lost = False
     touched_failed = False
     for c in range(c0, c1 + 1):
         alive = 0
         for t in range(ncop):
-            m = (c * ncop + t) % n
+            m, _ = _raid10_copy(code, n, ncop, stride, c, t)
             if failed[m]:
                 touched_failed = True
             else:
@@ -424,31 +424,39 @@ def _chunks_survive(c0, c1, ncop, n, failed):
 
 
 @nb.njit(nogil=True, cache=True, inline="always", **INNER)
-def _read_balance(h, c, ncop, n, failed, reads_issued):
+def _read_balance(h, c, code, ncop, stride, n, failed, reads_issued):
     """Copy of chunk c a read goes to, as md's read_balance on SSDs: the surviving copy whose
-    member has the fewest reads issued, ties to the first from copy h % ncop on."""
+    member has the fewest reads issued, ties to the first from copy h % ncop on. The same for far
+    and offset copies: raid10.c ``read_balance`` takes ``best_pending_slot`` (the fewest
+    ``nr_pending``) whenever a member is non-rotational (``has_nonrot_disk``); its far rule, "for far
+    > 1 always use the lowest address" (the first part's copy), sets only ``best_dist_slot``, which
+    it takes for rotating disks alone."""
     best = -1
+    best_m = -1
     for u in range(ncop):
         t = (h + u) % ncop
-        m = (c * ncop + t) % n
-        if not failed[m] and (best < 0 or reads_issued[m] < reads_issued[(c * ncop + best) % n]):
+        m, _ = _raid10_copy(code, n, ncop, stride, c, t)
+        if not failed[m] and (best < 0 or reads_issued[m] < reads_issued[best_m]):
             best = t
+            best_m = m
     return best
 
 
 @nb.njit(nogil=True, cache=True, inline="always", **INNER)
-def _plan_striped(h, a, b, w, level, n, copies, strip, failed, reads_issued,
+def _plan_striped(h, a, b, w, level, code, n, copies, stride, strip, failed, reads_issued,
                   cnt, emit, mrg, out, mode_out, parity_out, stripes_out):
-    """Host I/O h on RAID0 or near-copies RAID10 (raid0.c, raid10.c): per chunk, a write goes to
-    every surviving copy, a read to one (read balance); DATA_LOSS if a chunk has no copy left."""
+    """Host I/O h on RAID0 or RAID10 (raid0.c, raid10.c; near, far or offset copies, ``code``): per
+    chunk, a write goes to every surviving copy, a read to one (read balance); DATA_LOSS if a chunk
+    has no copy left. A stripe is a row of distinct chunks: n // copies near, n far and offset."""
     ncop = copies if level == 10 else 1
-    kd = n if level == 0 else max(1, n // copies)
+    code = code if level == 10 else R10_NEAR  # RAID0: one copy, chunk c on member c mod n
+    kd = max(1, n // ncop) if code == R10_NEAR else n
     SD = kd * strip
     stripes_out[h] = (b - 1) // SD - a // SD + 1
     parity_out[h] = 0
     c0 = a // strip
     c1 = (b - 1) // strip
-    survive, touched_failed = _chunks_survive(c0, c1, ncop, n, failed)
+    survive, touched_failed = _chunks_survive(c0, c1, code, ncop, stride, n, failed)
     if not survive:
         mode_out[h] = DATA_LOSS
         return cnt
@@ -457,15 +465,14 @@ def _plan_striped(h, a, b, w, level, n, copies, strip, failed, reads_issued,
         hi = min(b, (c + 1) * strip)
         if w:
             for t in range(ncop):
-                pos = c * ncop + t
-                m = pos % n
+                m, row = _raid10_copy(code, n, ncop, stride, c, t)
                 if not failed[m]:
-                    cnt = _emit(h, m, (pos // n) * strip + lo - c * strip, hi - lo, TRUE, PHASE1, cnt, emit, mrg, out)
+                    cnt = _emit(h, m, row * strip + lo - c * strip, hi - lo, TRUE, PHASE1, cnt, emit, mrg, out)
         else:
-            pos = c * ncop + _read_balance(h, c, ncop, n, failed, reads_issued)
-            m = pos % n
+            m, row = _raid10_copy(code, n, ncop, stride, c, _read_balance(h, c, code, ncop, stride, n, failed,
+                                                                          reads_issued))
             reads_issued[m] += 1
-            cnt = _emit(h, m, (pos // n) * strip + lo - c * strip, hi - lo, FALSE, PHASE1, cnt, emit, mrg, out)
+            cnt = _emit(h, m, row * strip + lo - c * strip, hi - lo, FALSE, PHASE1, cnt, emit, mrg, out)
     if w:
         mode_out[h] = (DEGRADED_WRITE if touched_failed else MIRROR_WRITE) if level == 10 else PLAIN_WRITE
     else:
@@ -503,11 +510,12 @@ def _parity_hosts(level, code, n, copies, strip, is_write, offs, lens, failed, h
 
 
 @nb.njit(nogil=True, cache=True, _nrt=False, **INNER)
-def _copy_hosts(level, code, n, copies, strip, is_write, offs, lens, failed, healthy, reads_issued, emit, mrg, out,
+def _copy_hosts(level, code, n, copies, stride, strip, is_write, offs, lens, failed, healthy, reads_issued, emit, mrg, out,
                 mode_out, parity_out, stripes_out, stream):
     """Plan every host I/O in order on RAID0, RAID1 or RAID10; returns the member I/O count.
     ``stream``: RAID1's read stream (``_raid1_read_mirror``); ``reads_issued`` doubles as RAID1's
-    ``next_seq_sect`` per mirror (-1: none yet)."""
+    ``next_seq_sect`` per mirror (-1: none yet). ``stride``: RAID10 far's and offset's (md's
+    ``geo.stride``, in strips)."""
     n_failed, n_healthy = _survivors(n, failed, healthy)
     if level == 1:
         reads_issued[:] = -1  # RAID1: each mirror's next_seq_sect, none yet
@@ -520,7 +528,7 @@ def _copy_hosts(level, code, n, copies, strip, is_write, offs, lens, failed, hea
             cnt = _plan_raid1(h, a, b, w, healthy, n_healthy, n_failed, stream, reads_issued, cnt, emit, mrg, out,
                               mode_out, parity_out, stripes_out)
         else:
-            cnt = _plan_striped(h, a, b, w, level, n, copies, strip, failed, reads_issued,
+            cnt = _plan_striped(h, a, b, w, level, code, n, copies, stride, strip, failed, reads_issued,
                                 cnt, emit, mrg, out, mode_out, parity_out, stripes_out)
     return cnt
 
@@ -547,16 +555,16 @@ def _plan_parity(level, code, n, copies, strip, is_write, offs, lens, failed, mo
 
 
 @nb.njit(nogil=True, cache=True)
-def _plan_copies(level, code, n, copies, strip, is_write, offs, lens, failed, mode_out, parity_out, stripes_out,
-                 stream):
+def _plan_copies(level, code, n, copies, stride, strip, is_write, offs, lens, failed, mode_out, parity_out,
+                 stripes_out, stream):
     """RAID0, RAID1, RAID10: every host I/O's member I/O columns, as ``_plan_parity``; ``stream``:
     RAID1's read stream (``_raid1_read_mirror``)."""
     healthy, mrg, reads_issued = _scratch(n)
-    count = _copy_hosts(level, code, n, copies, strip, is_write, offs, lens, failed, healthy, reads_issued,
+    count = _copy_hosts(level, code, n, copies, stride, strip, is_write, offs, lens, failed, healthy, reads_issued,
                         np.bool_(False), mrg, _columns(0), mode_out, parity_out, stripes_out, stream)
     out = _columns(count)
     healthy, mrg, reads_issued = _scratch(n)
-    _copy_hosts(level, code, n, copies, strip, is_write, offs, lens, failed, healthy, reads_issued, np.bool_(True),
+    _copy_hosts(level, code, n, copies, stride, strip, is_write, offs, lens, failed, healthy, reads_issued, np.bool_(True),
                 mrg, out, mode_out, parity_out, stripes_out, stream)
     return out
 
@@ -629,6 +637,6 @@ def plan_ios(geom: ArrayGeometry, is_write, offset_bytes, length_bytes, failed_m
         out = _plan_parity(geom.level, geom.layout_code, geom.n_members, geom.copies, geom.strip_bytes, isw, offs, lens,
                            failed, mode, parity, stripes)
     else:
-        out = _plan_copies(geom.level, geom.layout_code, geom.n_members, geom.copies, geom.strip_bytes, isw, offs, lens,
-                           failed, mode, parity, stripes, np.int64(read_stream))
+        out = _plan_copies(geom.level, geom.layout_code, geom.n_members, geom.copies, geom.stride_strips,
+                           geom.strip_bytes, isw, offs, lens, failed, mode, parity, stripes, np.int64(read_stream))
     return MemberIOPlan(*out, mode, parity, stripes)
