@@ -477,7 +477,8 @@ def rebuild_summary(scenario: ScenarioSpec, catalog: Catalog | None = None, work
     hours = (record.duration_s or math.inf) / 3600.0
     wait = array.replace_hours  # without a hot spare: degraded until a new drive takes the slot, then its rebuild
     risk: RebuildRisk = rebuild_risk(array.level, array.drives, drive.mtbf_hours.value, drive.uber_per_bit.value,
-                                     hours, record.survivor_bytes_read, array.copies, wait_hours=wait)
+                                     hours, record.survivor_bytes_read, array.copies, wait_hours=wait,
+                                     kind=array.raid10_kind)
     return {
         "workload": load.name if load else "idle", "replacement": slot_words(array.hot_spares, array.replace_hours),
         "replace_hours": wait, "exposure_hours": wait + hours,

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 
 from scipy.special import gammainc
 
-from .raid import failures_tolerated
+from .raid import copy_sets, failures_tolerated
 
 HOURS_PER_YEAR = 8766.0  # 365.25 days
 SERIES_TERMS_MAX = 200
@@ -29,23 +29,22 @@ def annual_failure_rate(mtbf_hours: float) -> float:
     return 1.0 - math.exp(-HOURS_PER_YEAR / mtbf_hours)
 
 
-def raid10_partners(drives: int, copies: int) -> int:
-    """Members that hold a copy of some chunk member 0 holds, in md's RAID10 near layout as nvsim's
-    planner lays it out (``stripe.planner._plan_striped``: copy t of chunk c on member
-    (c copies + t) mod n). ``copies - 1`` where the copies divide the drives (disjoint mirror
-    sets); more where they do not: on 3 or 5 drives with 2 copies the chunks wrap around a ring
-    and each drive shares chunks with both neighbours. Counted over n chunks, after which the
-    pattern repeats ((c copies) mod n has a period of n / gcd(n, copies) chunks)."""
+def raid10_partners(drives: int, copies: int, kind: str = "near") -> int:
+    """Members that hold a copy of some chunk member 0 holds, in md's RAID10 ``kind`` of layout as
+    nvsim's planner lays it out (``raid.copy_sets``). Near: ``copies - 1`` where the copies divide
+    the drives (disjoint mirror sets); more where they do not: on 3 or 5 drives with 2 copies the
+    chunks wrap around a ring and each drive shares chunks with both neighbours. Far and offset
+    (copy t of chunk c on member (c + t) mod n) are such a ring on any count: 2 (copies - 1)
+    partners, at most the other drives."""
     shared: set[int] = set()
-    for chunk in range(drives):
-        members = {(chunk * copies + t) % drives for t in range(copies)}
+    for members in copy_sets(10, drives, copies, kind):
         if 0 in members:
             shared |= members
     return len(shared - {0})
 
 
 def mttdl_hours_markov(level: int, drives: int, mtbf_hours: float, rebuild_hours: float, copies: int = 2,
-                       survivor_bytes_read: float = 0.0, uber_per_bit: float = 0.0) -> float:
+                       survivor_bytes_read: float = 0.0, uber_per_bit: float = 0.0, kind: str = "near") -> float:
     """Mean time to data loss: expected time to absorption of the birth-death Markov chain of
     failed drives (Chen et al. 1994). State k (0..t, t the failures tolerated) goes to k + 1 at
     (n - k) lambda and back to k - 1 at mu (one rebuild at a time); from state t one more failure
@@ -53,24 +52,31 @@ def mttdl_hours_markov(level: int, drives: int, mtbf_hours: float, rebuild_hours
     ``p_unrecoverable_read``: state t's rebuild ends at mu (1 - q) back to t - 1 and at mu q in
     loss; no URE by default). RAID10: where the copies divide the drives each mirror set of
     ``copies`` drives is such a chain, the array loses data at the first set that does
-    (sets / MTTDL_set); otherwise one chain over all drives (``_climbing_drives``). For RAID5 at
+    (sets / MTTDL_set); otherwise (and for far and offset ``kind``, rings on any count) one chain
+    over all drives (``_climbing_drives``). For RAID5 at
     q = 0 this gives ((2n - 1) lambda + mu) / (n (n - 1) lambda^2), ~ MTBF^2 / (n (n - 1) MTTR)
     (Patterson et al. 1988); for q >> lambda / mu, ~ 1 / (n lambda (P(another failure) + q))."""
     lam, mu = 1.0 / mtbf_hours, 1.0 / rebuild_hours
     q = p_unrecoverable_read(survivor_bytes_read, uber_per_bit)
-    sets = max(1, drives // copies) if level == 10 and drives % copies == 0 else 1
-    return _absorption_hours(_climbing_drives(level, drives, copies), lam, mu, q) / sets
+    sets = max(1, drives // copies) if level == 10 and not _ring(drives, copies, kind) else 1
+    return _absorption_hours(_climbing_drives(level, drives, copies, kind), lam, mu, q) / sets
 
 
-def _climbing_drives(level: int, drives: int, copies: int) -> list[int]:
+def _ring(drives: int, copies: int, kind: str) -> bool:
+    """Whether a RAID10's copy sets overlap around a ring (near copies that do not divide the
+    drives; far and offset on more drives than copies) rather than split it into mirror sets."""
+    return drives % copies != 0 or (kind != "near" and drives > copies)
+
+
+def _climbing_drives(level: int, drives: int, copies: int, kind: str = "near") -> list[int]:
     """Per state k of the chain, the drives whose failure takes it to k + 1: n - k for n drives
     tolerating t (a RAID10 mirror set: n = copies). A RAID10 whose copies do not divide the drives
     is one chain: all n drives in state 0, then only the drives exposed by the failures
     (``raid10_partners`` of the first, one fewer per further failure) -- an approximation: a failure
     of a drive the failed ones share no chunk with is ignored (it neither loses data nor slows the
     climb), where a whole chain would count it."""
-    if level == 10 and drives % copies:
-        exposed = raid10_partners(drives, copies)
+    if level == 10 and _ring(drives, copies, kind):
+        exposed = raid10_partners(drives, copies, kind)
         return [drives] + [exposed - (k - 1) for k in range(1, copies)]
     n = copies if level == 10 else drives
     t = copies - 1 if level == 10 else (failures_tolerated(level, drives, copies) if drives > 1 else 0)
@@ -177,7 +183,7 @@ def p_unrecoverable_read_after_wait(failures: int, bytes_read: float, uber_per_b
 
 def rebuild_risk(level: int, drives: int, mtbf_hours: float, uber_per_bit: float, rebuild_hours: float,
                  survivor_bytes_read: float, copies: int = 2, already_failed: int = 1,
-                 wait_hours: float = 0.0) -> RebuildRisk:
+                 wait_hours: float = 0.0, kind: str = "near") -> RebuildRisk:
     """Risk of one rebuild window after ``already_failed`` drives failed: ``rebuild_hours`` of
     rebuild after ``wait_hours`` degraded with nothing read (no hot spare: the wait for a new drive).
 
@@ -186,17 +192,18 @@ def rebuild_risk(level: int, drives: int, mtbf_hours: float, uber_per_bit: float
     fail and an unrecoverable read error hits the rest of the rebuild's reads, no redundancy being
     left to correct it (``p_unrecoverable_read_after``; s = 0: RAID5 or a two-way mirror, a URE in
     any of the reads; a failure during the wait precedes every read, ``p_unrecoverable_read_after_wait``).
-    The MTTDL's repair time is the wait and the rebuild.
+    The MTTDL's repair time is the wait and the rebuild. ``kind``: RAID10's layout (near, far,
+    offset), whose copy sets say which drives share the lost one's chunks (``raid10_partners``).
     """
     spare = failures_tolerated(level, drives, copies) - already_failed
-    exposed = _exposed_drives(level, drives, copies, already_failed)
+    exposed = _exposed_drives(level, drives, copies, already_failed, kind)
     window = wait_hours + rebuild_hours
     p_fail, p_ure = 1.0, 0.0
     if spare >= 0:
         p_fail = p_failures_during(window, exposed, spare + 1, mtbf_hours)
         p_ure = p_exact_failures_during(window, exposed, spare, mtbf_hours) * \
             p_unrecoverable_read_after_wait(spare, survivor_bytes_read, uber_per_bit, wait_hours / window)
-    mttdl_hours = mttdl_hours_markov(level, drives, mtbf_hours, window, copies, survivor_bytes_read, uber_per_bit)
+    mttdl_hours = mttdl_hours_markov(level, drives, mtbf_hours, window, copies, survivor_bytes_read, uber_per_bit, kind)
     return RebuildRisk(
         rebuild_hours=window, annual_failure_rate=annual_failure_rate(mtbf_hours), p_another_failure=p_fail,
         p_unrecoverable_read=p_ure, p_data_loss=min(1.0, p_fail + p_ure), mttdl_years=mttdl_hours / HOURS_PER_YEAR,
@@ -204,14 +211,14 @@ def rebuild_risk(level: int, drives: int, mtbf_hours: float, uber_per_bit: float
     )
 
 
-def _exposed_drives(level: int, drives: int, copies: int, already_failed: int) -> int:
+def _exposed_drives(level: int, drives: int, copies: int, already_failed: int, kind: str = "near") -> int:
     """Drives whose failure during the rebuild counts: the survivors; RAID1 every other drive;
     RAID10 the lost drive's partners (``raid10_partners``: its mirror set, or both neighbours of a
     ring), one fewer for each further drive already failed."""
     if level == 1:
         return drives - already_failed
     if level == 10:
-        return max(0, raid10_partners(drives, copies) - (already_failed - 1))
+        return max(0, raid10_partners(drives, copies, kind) - (already_failed - 1))
     return drives - already_failed
 
 

@@ -72,6 +72,23 @@ def test_a_far_arrays_rebuild_takes_nears_time(catalog):
     assert far["rebuild_hours"] == pytest.approx(near["rebuild_hours"], rel=0.01)
 
 
+@pytest.mark.parametrize("layout", ["f2", "o2"])
+def test_lost_data_and_the_rebuild_risk_count_far_copy_sets(catalog, layout):
+    """f2 / o2 on 4 drives: chunks' copies on members {c, c + 1}, four sets of a quarter of the data
+    each: members 1 and 2 down lose a quarter (near: nothing, its sets are {0, 1} and {2, 3}), 0 and
+    1 a quarter (near: half); a rebuild exposes both neighbours of the failed drive."""
+    from nvsim.rebuild import rebuild_summary
+    from nvsim.states import lost_data
+    spec, near = scenario(layout, namespace_bytes="20GB"), scenario(namespace_bytes="20GB")
+    data_bytes = 2 * 20e9
+    assert lost_data(spec, catalog, {1, 2}, {}).bytes_lost == pytest.approx(data_bytes / 4)
+    assert lost_data(spec, catalog, {0, 1}, {}).bytes_lost == pytest.approx(data_bytes / 4)
+    assert lost_data(spec, catalog, {0, 2}, {}) is None and lost_data(near, catalog, {1, 2}, {}) is None
+    far_risk, near_risk = (rebuild_summary(s.model_copy(update={"workloads": ()}), catalog) for s in (spec, near))
+    assert far_risk["p_another_failure"] == pytest.approx(2 * near_risk["p_another_failure"], rel=1e-3)
+    assert far_risk["mttdl_years"] < near_risk["mttdl_years"]
+
+
 @pytest.mark.parametrize("layout, field, drives, engine, extra", [
     ("f3", "drives", 2, "linux-md", {}),  # md: copies > raid_disks is "unsupported raid10 layout"
     ("x2", "layout", 4, "linux-md", {}),

@@ -66,3 +66,38 @@ def test_the_copy_sets_share_out_the_data_and_agree_with_the_partners(drives, co
     assert set().union(*sets) == set(range(drives))
     assert len(set().union(*(m for m in sets if 0 in m)) - {0}) == raid10_partners(drives, copies)
     assert copy_sets(1, drives, copies) == {frozenset(range(drives)): 1.0}
+
+
+def far_planner_partners(drives: int, copies: int, layout: str) -> int:
+    """``planner_partners`` on md's far or offset layout: the members a degraded write of each
+    chunk goes to when a copy of it lay on member 0."""
+    import numpy as np
+
+    from nvsim.stripe.layout import ArrayGeometry
+    from nvsim.stripe.planner import Mode, plan_ios
+    strip = 4096
+    g = ArrayGeometry(10, drives, strip, layout=layout, member_size_bytes=strip * drives * copies, copies=copies)
+    plan = plan_ios(g, True, np.arange(g.capacity_bytes // strip, dtype=np.int64) * strip, strip, failed_members=(0,))
+    degraded = np.flatnonzero(plan.mode == Mode.DEGRADED_WRITE)
+    return len(set(plan.member[np.isin(plan.host_index, degraded)].tolist()))
+
+
+@pytest.mark.parametrize("kind", ["far", "offset"])
+@pytest.mark.parametrize("copies", [2, 3])
+def test_far_and_offset_are_rings_on_any_count(kind, copies):
+    """md's far and offset copies (member (c + t) mod n) share a failed drive's chunks with the
+    copies - 1 drives on each side, on any count: f2 on 4 drives exposes two, where n2 exposes one."""
+    for drives in range(copies, 10):
+        assert raid10_partners(drives, copies, kind) == far_planner_partners(drives, copies, kind), drives
+    assert raid10_partners(4, 2, "far") == 2 and raid10_partners(4, 2) == 1
+
+
+def test_a_far_arrays_rebuild_and_mttdl_count_both_neighbours():
+    """f2 on 4 drives: a rebuild exposes two drives (one for n2); the MTTDL is one chain, 4 drives
+    then the 2 that share the failed one's chunks: (6 lam + mu) / (8 lam^2), about half n2's."""
+    far = rebuild_risk(10, 4, MTBF, 1e-17, HOURS, 3.84e12, kind="far")
+    assert far.p_another_failure == p_failures_during(HOURS, 2, 1, MTBF)
+    lam, mu = 1 / MTBF, 1 / HOURS
+    assert mttdl_hours_markov(10, 4, MTBF, HOURS, 2, kind="far") == pytest.approx((6 * lam + mu) / (8 * lam**2), rel=1e-9)
+    assert mttdl_hours_markov(10, 4, MTBF, HOURS, 2, kind="offset") < 0.51 * mttdl_hours_markov(10, 4, MTBF, HOURS, 2)
+    assert mttdl_hours_markov(10, 2, MTBF, HOURS, 2, kind="far") == mttdl_hours_markov(10, 2, MTBF, HOURS, 2)
