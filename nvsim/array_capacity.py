@@ -36,7 +36,8 @@ def capacity(scenario: ScenarioSpec, catalog: Catalog | None = None) -> Capacity
     drive = catalog.drives[array.drive]
     member = array.namespace_bytes or drive.capacity_bytes.value
     if drives_striped(scenario, catalog):
-        usable = usable_capacity_bytes(array.level, array.drives, member, array.strip_bytes, array.copies)
+        usable = usable_capacity_bytes(array.level, array.drives, member, array.strip_bytes, array.copies,
+                                       array.raid10_kind)
     else:  # each drive a device of its own (no RAID, a card's pass-through): nothing rounded to strips
         usable = array.drives * member
     return Capacity(usable, array.drives * drive.capacity_bytes.value, member, array.drives, array.level)

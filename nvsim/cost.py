@@ -264,7 +264,8 @@ def usable_bytes_with_volumes(catalog: Catalog, scenario: ScenarioSpec, usable_b
     for volume in getattr(scenario, "volumes", ()):
         array = volume.array
         member = array.namespace_bytes or catalog.drives[array.drive].capacity_bytes.value
-        usable_bytes += usable_capacity_bytes(array.level, array.drives, member, array.strip_bytes, array.copies)
+        usable_bytes += usable_capacity_bytes(array.level, array.drives, member, array.strip_bytes, array.copies,
+                                              array.raid10_kind)
     return usable_bytes
 
 

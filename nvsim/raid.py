@@ -113,8 +113,11 @@ def failures_tolerated(level: int, drives: int, near_copies: int = 2) -> int:
     return {0: 0, 1: drives - 1, 5: 1, 6: 2, 10: near_copies - 1}[level]
 
 
-def usable_capacity_bytes(level: int, drives: int, member_bytes: int, strip_bytes: int, near_copies: int = 2) -> int:
-    """Logical bytes the array exposes, rounded down to whole strips per member (md rounds to chunks).
+def usable_capacity_bytes(level: int, drives: int, member_bytes: int, strip_bytes: int, near_copies: int = 2,
+                          kind: str = "near") -> int:
+    """Logical bytes the array exposes, rounded down to whole strips per member (md rounds to chunks;
+    RAID10 far and offset, ``kind``, to whole strips per copy: raid10.c ``raid10_size``, member
+    chunks // far_copies x raid_disks).
 
     md's superblock and data offset (a few MiB to 128 MiB per member) are not subtracted.
     """
@@ -123,6 +126,8 @@ def usable_capacity_bytes(level: int, drives: int, member_bytes: int, strip_byte
         return drives * member
     if level == 1:
         return member
+    if level == 10 and kind != "near":
+        return member // strip_bytes // near_copies * drives * strip_bytes
     if level == 10:
         return drives * member // near_copies
     return (drives - parity_members(level)) * member

@@ -106,3 +106,16 @@ def test_what_md_or_the_engine_refuses_is_one_line_and_exit_2(tmp_path, layout, 
     assert result.returncode == 2 and "Traceback" not in result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and f"array: {field}:" in lines[0], lines
+
+
+@pytest.mark.parametrize("layout", ["f2", "o2", None])
+def test_the_usable_capacity_is_the_arrays_addresses(catalog, layout):
+    """raid10.c raid10_size: far and offset hold member chunks // far_copies x n chunks; 20 GB members
+    of 64 KiB chunks hold 305,175 (odd), so f2 holds 610,348 chunks where near's n2 holds 610,350:
+    the capacity a report prints, the price per TB and the simulator's addresses are that one."""
+    from nvsim import capacity
+    spec = scenario(layout, namespace_bytes="20GB")
+    from nvsim.stripe.layout import ArrayGeometry
+    g = ArrayGeometry(10, 4, 65536, layout=spec.array.raid10_kind, member_size_bytes=20 * 10**9, copies=2)
+    assert capacity(spec, catalog).usable_bytes == g.capacity_bytes
+    assert g.capacity_bytes == (610_350 if layout is None else 610_348) * 65536
