@@ -73,14 +73,16 @@ def engine_settings(spec: EngineSpec, values: dict | None, source: str | None = 
 def build_engine(spec: EngineSpec, settings: dict | EngineSettings | None = None, *, members: int = 0,
                  strip_bytes: int = 64 * 1024, degraded: bool = False, missing: int = 0, shared_access_factor: float = 1.0,
                  line_transfer_us: float = 0.1, job_nodes: int = 1,
-                 array: tuple[int, float, int] | None = None, writes: bool = True) -> Engine:
+                 array: tuple[int, float, int] | None = None, writes: bool = True,
+                 near_copies: int | None = None) -> Engine:
     """The engine of ``spec`` for one array: ``settings`` a scenario gives it, ``members`` drives,
     ``strip_bytes`` strips, a member missing (``degraded``; ``missing``: how many), the platform's transfer time of a
     contended cache line (``line_transfer_us``) and the slow-down of shared state by submitters on
     the other socket (``shared_access_factor``), the NUMA nodes the jobs submit from (``job_nodes``),
     whether the workload writes (``writes``);
     ``array`` (level, member bytes, copies): the settings left unset become what the engine's tools
-    make of that array (``EngineSettings.for_array``)."""
+    make of that array (``EngineSettings.for_array``). ``near_copies``: md's ``geo.near_copies`` where
+    it is not the copies (RAID10 far and offset: 1; None: the copies)."""
     if not isinstance(settings, EngineSettings):
         settings = engine_settings(spec, settings)
     level, copies = None, 0
@@ -90,7 +92,7 @@ def build_engine(spec: EngineSpec, settings: dict | EngineSettings | None = None
     return engine_class(spec)(spec, engine_parameters(spec), settings, members=members, strip_bytes=strip_bytes,
                               degraded=degraded, missing=missing, shared_access_factor=shared_access_factor,
                               line_transfer_us=line_transfer_us, job_nodes=job_nodes, level=level,
-                              copies=copies, writes=writes)
+                              copies=copies if near_copies is None else near_copies, writes=writes)
 
 
 __all__ = ["build_engine", "engine_class", "engine_parameters", "engine_settings", "register", "Engine",

@@ -132,7 +132,7 @@ class Engine:
     job_nodes: int = 1  # NUMA nodes the submitting jobs run on (md's raid5 worker groups that get their stripes)
     writes: bool = True  # the workload writes (md: a write that sets a bitmap bit waits for raid5d's unplug)
     level: int | None = None  # the array's RAID level, where the engine was built for one (names md's thread)
-    copies: int = 0  # RAID10's near copies, where the engine was built for an array (0: not known)
+    copies: int = 0  # RAID10's near copies (md's geo.near_copies: 1 for far and offset), where the engine was built for an array (0: not known)
     shared_access_factor: float = 1.0  # slow-down of contended shared state (locks, counters): the
     # platform's cross-socket cache-line cost over its same-socket one, weighted by the share of
     # submitters on the other socket (nvsim.platform)

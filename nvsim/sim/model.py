@@ -348,7 +348,8 @@ def _engine(spec: EngineSpec, array: ArraySpec, degraded: bool,
     line_us = platform.line_transfer_us()
     nodes = platform.job_socket_count
     settings = tuple(sorted(array.engine_settings.items()))  # checked once, when the scenario loaded
-    key = (id(spec), settings, array.level, array.drives, array.strip_bytes, array.copies, member_bytes, degraded,
+    key = (id(spec), settings, array.level, array.drives, array.strip_bytes, array.copies, array.raid10_kind,
+           member_bytes, degraded,
            missing, factor, line_us, nodes, writes)
     return memo.recall(memo.engines, key, _configured_engine, spec, array, degraded, factor, line_us, nodes,
                        member_bytes, missing, writes, owner=spec)
@@ -358,7 +359,8 @@ def _configured_engine(spec: EngineSpec, array: ArraySpec, degraded: bool, facto
                        nodes: int, member_bytes: int, missing: int = 0, writes: bool = True) -> Engine:
     return build_engine(spec, array.engine_settings, members=array.drives, strip_bytes=array.strip_bytes,
                         degraded=degraded, missing=missing, shared_access_factor=factor, line_transfer_us=line_us, job_nodes=nodes,
-                        array=(array.level, member_bytes, array.copies), writes=writes)
+                        array=(array.level, member_bytes, array.copies), writes=writes,
+                        near_copies=array.copies if array.raid10_kind == "near" else 1)
 
 
 def _geometry(array: ArraySpec, member_bytes: int, layout: str) -> ArrayGeometry:

@@ -119,3 +119,14 @@ def test_the_usable_capacity_is_the_arrays_addresses(catalog, layout):
     g = ArrayGeometry(10, 4, 65536, layout=spec.array.raid10_kind, member_size_bytes=20 * 10**9, copies=2)
     assert capacity(spec, catalog).usable_bytes == g.capacity_bytes
     assert g.capacity_bytes == (610_350 if layout is None else 610_348) * 65536
+
+
+@pytest.mark.parametrize("layout, step", [("f2", 4096), ("o2", 4096), (None, 65536)])
+def test_a_two_drive_far_arrays_recovery_stops_at_each_chunk(catalog, layout, step):
+    """raid10_sync_request stops a request at a chunk's end "if chunks are meaningful",
+    ``conf->geo.near_copies < conf->geo.raid_disks``: far and offset have one near copy, so on two
+    drives of 4 KiB chunks they recover in 4 KiB requests, where n2 on two drives (a mirror, every
+    drive the whole array in order) takes RESYNC_BLOCK_SIZE's 64 KiB."""
+    spec = scenario(layout, drives=2, strip_bytes="4KiB", namespace_bytes="20GB")
+    s = ArraySystem(spec, WorkloadSpec(name="idle", rw="randread", bs=4096), catalog, (0,))
+    assert s.rebuild.step_bytes == step
