@@ -155,7 +155,7 @@ FIRST_RUN: tuple[Mutation, ...] = (
     m("risk-failure-rate-constant", "every Markov state fails at n lambda (survivors not counted down)", "nvsim/risk.py",
       "    return [n - k for k in range(t + 1)]", "    return [n for k in range(t + 1)]", "tests/unit/test_risk.py"),
     m("risk-raid10-one-set", "a RAID10 counted as one mirror set", "nvsim/risk.py",
-      "sets = max(1, drives // copies) if level == 10 and drives % copies == 0 else 1", "sets = 1", "tests/unit/test_risk.py"),
+      "sets = max(1, drives // copies) if level == 10 and not _ring(drives, copies, kind) else 1", "sets = 1", "tests/unit/test_risk.py"),
     m("risk-no-ure-in-mttdl", "the MTTDL chain's last state without its URE way to loss", "nvsim/risk.py",
       "up, down = up + mu * q, mu * (1.0 - q)", "up, down = up, mu", "tests/unit/test_risk_ure.py"),
     m("risk-raid10-ring-as-pairs", "a RAID10 ring (copies not dividing the drives) exposes one partner", "nvsim/risk.py",
