@@ -411,9 +411,10 @@ def granted(H, S, Q, st, sf, SL, R, RB, slot):
 
 @njit(cache=True, _nrt=False, inline='always', **INNER)
 def submitted(H, S, Q, st, sf, SL, R, RB, slot):
-    """With a spinlock to take, wait until the submission reaches it."""
+    """With a spinlock to take, or gating reads (the engine visited again when they are done),
+    wait until the submission reaches it (``HostSlot.submitted``)."""
     row = SL[3][slot]
-    if R[0][row, R_LOCK] and SL[4][slot] > sf[F_NOW]:
+    if (R[0][row, R_LOCK] or R[1][row, R_GATED]) and SL[4][slot] > sf[F_NOW]:
         schedule(H, st, sf, SL[4][slot], slot, LOCKED)
         return
     locked_any(H, S, Q, st, sf, SL, R, RB, slot)
