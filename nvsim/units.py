@@ -43,6 +43,12 @@ def check_digits(text: str, one_number: bool = False) -> None:
 _DIGIT_RUN = re.compile(r"\d+")
 
 
+def ascii_digits(text: str) -> bool:
+    """Whether ``text`` is a whole number as fio's strtoll and sscanf read it: ASCII digits only (``str.isdigit``
+    also takes other scripts' digits, which int() reads, and superscripts, which it refuses)."""
+    return text.isascii() and text.isdigit()
+
+
 def _split_exact(text: str) -> tuple[Fraction, str]:
     """The number (exact, thousands separators dropped) and the unit text."""
     check_digits(text, one_number=True)

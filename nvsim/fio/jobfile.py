@@ -55,7 +55,7 @@ from .expand import expand_value, platform_keywords  # noqa: F401 (re-exported)
 from .names import FIO_OPTION_NAMES, FIO_VERSION
 from .trace import REPLAY_SKIP_ACTIONS, parse_trace, replayed, summarize
 from ..skew_syntax import check_distribution
-from ..units import check_digits, seconds_text
+from ..units import ascii_digits, check_digits, seconds_text
 from .json_report import FIO_PERCENTILES, fio_json_report, percentile_table  # noqa: F401 (fio's JSON lives in nvsim.fio.json_report)
 from ..specs import Phase, WorkloadSpec
 from ..specs.mix import (MAX_LISTED_SIZES, MixPart, block_size_mix, direction_sizes, is_a_mix, mean_size, parse_bsrange,
@@ -309,19 +309,13 @@ one job to a CPU by the scenario's ``placement`` (16 jobs with cpus_allowed=0-1 
 nothing said)."""
 
 
-def _ascii_digits(text: str) -> bool:
-    """Whether ``text`` is a whole number as fio's strtoll reads it: ASCII digits only (``str.isdigit``
-    also takes other scripts' digits, which int() reads, and superscripts, which it refuses)."""
-    return text.isascii() and text.isdigit()
-
-
 def _one_cpu_each(cpus: str, numjobs: int) -> bool:
     """Whether fio's ``cpus_allowed`` list (``0-191``, ``0,2,4-7``) holds a CPU for each of the
     job's ``numjobs`` clones (as nvsim places them); a list it cannot read does not."""
     count = 0
     for part in cpus.split(","):
         low, _, high = part.strip().partition("-")
-        if not _ascii_digits(low) or (high and not _ascii_digits(high)) or (high and int(high) < int(low)):
+        if not ascii_digits(low) or (high and not ascii_digits(high)) or (high and int(high) < int(low)):
             return False
         count += int(high) - int(low) + 1 if high else 1
     return count >= numjobs

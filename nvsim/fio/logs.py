@@ -32,6 +32,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..io import commit_together, output_target
+from ..units import ascii_digits
 from .json_report import PLAT_NR, plat_val_to_idx
 
 DEFAULT_LOG_MSEC = 500
@@ -68,7 +69,7 @@ class LogEntry:
 
 def _msec_option(options: dict, key: str, source: str | None = None) -> int:
     value = options.get(key, "0") or "0"
-    if not (value.isascii() and value.isdigit()):
+    if not ascii_digits(value):
         raise InputError(key, f"must be a whole number of milliseconds, got {value!r}", source=source)
     return int(value)
 
@@ -76,7 +77,7 @@ def _msec_option(options: dict, key: str, source: str | None = None) -> int:
 def _log_offset(options: dict, source: str | None = None) -> bool:
     """``log_offset``: fio's bool, a whole number (non-zero: an offset column in the value logs)."""
     value = options.get("log_offset", "0")
-    if value is None or not (value.isascii() and value.isdigit()):
+    if value is None or not ascii_digits(value):
         raise InputError("log_offset", f"must be 0 or 1, got {value or 'no value'!r}", source=source)
     return int(value) != 0
 

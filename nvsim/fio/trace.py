@@ -49,6 +49,7 @@ import numpy as np
 from ..errors import InputError, env_hint, limit_from_env
 from ..loader import read_bytes
 from ..specs.workload import MixPart, TraceSummary
+from ..units import ascii_digits
 
 SECTOR_BYTES_BLKTRACE = 512
 """blktrace and blkparse count 512-byte sectors whatever the device's block size."""
@@ -123,6 +124,16 @@ def _bad_io(time_s: float, offset: int, size: int, first_s: float | None, last_s
     if first_s is not None and time_s - first_s > MAX_TRACE_SECONDS:
         return f"timestamp {time_s:.9g} s: a trace spans at most 2^64 ns ({MAX_TRACE_SECONDS:.3g} s) from its first I/O"
     return None
+
+
+def _number(text: str, field: str, whole: bool = True) -> int | float:
+    """A number field of a trace line as fio's sscanf (``%llu``, ``%u``) reads it: ASCII digits after an optional
+    sign (``units.ascii_digits``; int() and float() read any script's digits); ValueError naming ``field`` otherwise.
+    ``whole``: an integer (else a float, in ASCII)."""
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    if not (ascii_digits(digits) if whole else text.isascii()):
+        raise ValueError(f"{field} {text[:40]!r}: fio reads ASCII digits only")
+    return int(text) if whole else float(text)
 
 
 def _lines(text: str, source: str) -> Iterator[tuple[int, str]]:
@@ -211,17 +222,17 @@ def parse_iolog(text: str, source: str = "<iolog>") -> Trace:
         if not fields:
             continue
         try:
-            stamp = float(fields.pop(0)) if v3 else None
+            stamp = _number(fields.pop(0), "timestamp", whole=False) if v3 else None
             action = fields[1] if len(fields) > 1 else ""
             if action == "wait" and not v3:
-                wait_us = float(fields[2])
+                wait_us = _number(fields[2], "wait", whole=False)
                 if not (math.isfinite(wait_us) and wait_us >= 0):
                     raise InputError("read_iolog", f"line {number}: wait {fields[2][:40]!r}: a wait is a finite number of "
                                                    f"microseconds, not negative", source=source)
                 clock_us += wait_us
             elif action in ("read", "write"):
                 when = stamp if v3 else clock_us
-                kept.add(f"line {number}", when * 1e-6, int(fields[2]), int(fields[3]), action == "write")
+                kept.add(f"line {number}", when * 1e-6, _number(fields[2], "offset"), _number(fields[3], "length"), action == "write")
             elif action in ("trim", "sync", "datasync"):
                 skipped += 1
             elif action not in ("add", "open", "close"):
@@ -291,7 +302,7 @@ def parse_msr_csv(text: str, source: str = "<msr>") -> Trace:
             kind = fields[3].lower()
             if kind not in ("read", "write"):
                 raise ValueError(f"type {fields[3]!r} is not Read or Write")
-            ticks, offset, size = int(fields[0]), int(fields[4]), int(fields[5])
+            ticks, offset, size = (_number(fields[i], name) for i, name in ((0, "Timestamp"), (4, "Offset"), (5, "Size")))
         except (ValueError, IndexError) as exc:
             raise InputError("read_iolog", f"line {number}: cannot read {line.strip()[:80]!r} as MSR CSV ({exc})", source=source) from None
         if not 0 <= ticks < 2**64:

@@ -1047,4 +1047,27 @@ FIO_CASES += [Case(f"fio-non-ascii-digits-{name}", "fio", text.encode(), pattern
     ("log-offset-superscript", "[j]\nrw=randread\nwrite_bw_log=x\nlog_offset=\u00b2\n", r"log_offset: must be 0 or 1, got '\u00b2'"),
 ]]
 
+# a trace's fields are read as fio's sscanf (%llu, %u) reads them: ASCII digits. int() and float() read any script's
+# digits, so a read_iolog trace with offset \u0668192 (Arabic-Indic 8) ran as 8192, a size \uff14096 (fullwidth 4) as
+# 4096 and an MSR Offset \u0664096 as 4096; a superscript failed int() in words that named no field
+TRACE_JOB = "[j]\nioengine=libaio\ndirect=1\niodepth=4\nread_iolog=t.trace\n"
+"""The job a ``fio_trace`` case runs: it replays the case's bytes, written to t.trace."""
+GOOD_TRACES = {"v2": "fio version 2 iolog\nf add\nf open\nf read 0 4096\nf wait 50 0\nf write 4096 4096\n",
+               "v3": "fio version 3 iolog\n0 f read 0 4096\n50 f write 4096 4096\n",
+               "msr": "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n128166372003061629,h,0,Read,4096,4096,10\n"}
+"""Valid traces each ``fio_trace`` case changes one field of."""
+FIO_CASES += [Case(f"fio-trace-non-ascii-digits-{name}", "fio_trace", GOOD_TRACES[base].replace(old, new, 1).encode(),
+                   rf"read_iolog: t\.trace: line {line}: cannot read .*\({field} '{value}': fio reads ASCII digits only\)")
+              for name, base, old, new, line, field, value in [
+    ("v3-offset", "v3", "read 0", "read \u0668192", 2, "offset", "\u0668192"),
+    ("v3-length-fullwidth", "v3", "0 4096", "0 \uff14096", 2, "length", "\uff14096"),
+    ("v3-timestamp", "v3", "50 f", "\u0665\u0660 f", 3, "timestamp", "\u0665\u0660"),
+    ("v3-length-superscript", "v3", "0 4096", "0 \u00b2", 2, "length", "\u00b2"),
+    ("v2-wait", "v2", "wait 50", "wait \u0665\u0660", 5, "wait", "\u0665\u0660"),
+    ("v2-offset", "v2", "write 4096", "write \u0664096", 6, "offset", "\u0664096"),
+    ("msr-offset", "msr", "Read,4096", "Read,\u0664096", 2, "Offset", "\u0664096"),
+    ("msr-size", "msr", "4096,10", "\uff14096,10", 2, "Size", "\uff14096"),
+    ("msr-timestamp", "msr", "\n1", "\n\u0661", 2, "Timestamp", "\u066128166372003061629"),
+]]
+
 ALL_CASES: list[Case] = SCENARIO_CASES + FIO_CASES + SWEEP_CASES + PLAN_CASES + CATALOG_CASES + CLI_CASES + ENV_CASES

@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from corpus import ALL_CASES, BASE_PLAN, BASE_SCENARIO, DRIVE, FIO_SYSTEM, GOOD_FIO_JOB, Case, changed
+from corpus import (ALL_CASES, BASE_PLAN, BASE_SCENARIO, DRIVE, FIO_SYSTEM, GOOD_FIO_JOB, GOOD_TRACES, TRACE_JOB, Case,
+                    changed)
 from nvsim.catalog import load_catalog
 from nvsim.cli import main
 from nvsim.errors import EXIT_INPUT_ERROR
-from nvsim.fio import load_fio_jobfile
+from nvsim.fio import load_fio_jobfile, parse_trace
 from nvsim.plan import prepare_plan
 from nvsim.scenario import parse_scenario
 
@@ -56,6 +57,9 @@ def _prepare(case: Case, here: Path) -> list[str]:
         (here / "scenario.yaml").write_bytes(data)
     if kind.startswith("scenario"):
         return ["run", "scenario.yaml", *argv]
+    if kind == "fio_trace":  # a job that replays the case's trace
+        (here / "t.trace").write_bytes(data)
+        kind, data = "fio", TRACE_JOB.encode()
     if kind == "fio":
         (here / "bad.fio").write_bytes(data)
         return ["fio", "bad.fio", "--system", _repo(FIO_SYSTEM), *argv]
@@ -144,5 +148,6 @@ def test_corpus_cases_are_bad_only_in_what_they_change(tmp_path: Path, monkeypat
     assert prepare_plan(tmp_path / "plan.yaml", catalog)[1].size == 1
     (tmp_path / "job.fio").write_text(GOOD_FIO_JOB)
     assert load_fio_jobfile(tmp_path / "job.fio", catalog=catalog).jobs[0].workload.iodepth == 32
+    assert [len(parse_trace(text.encode()).size_bytes) for text in GOOD_TRACES.values()] == [2, 2, 1]
     shutil.copytree(ROOT / "models", tmp_path / "models")
     assert load_catalog(tmp_path / "models").drives[Path(DRIVE).stem].lanes.value == 4
