@@ -34,6 +34,7 @@ import operator
 import os
 import re
 import typing
+from collections.abc import Sequence
 from contextlib import contextmanager
 from concurrent.futures import as_completed as done_first
 from pathlib import Path
@@ -127,12 +128,9 @@ class SweepSpec(NumbersNotTruthValues):
                 raise ValueError(f"{field}: give at least one value")
             if not field or any(not part for part in field.split(".")):
                 raise ValueError(f"{field!r}: a field is a dotted path such as array.drives")
-            seen: set[str] = set()
-            for value in values:
-                if (same := _value_identity(value, field)) in seen:
-                    raise ValueError(f"{field}: the value {shown(value)} is given more than once (each repeat would "
-                                     f"run the same point again); give each value once")
-                seen.add(same)
+            if (at := first_repeat(values, field)) is not None:
+                raise ValueError(f"{field}: the value {shown(values[at])} is given more than once (each repeat would "
+                                 f"run the same point again); give each value once")
         return grid
 
     @model_validator(mode="after")
@@ -201,6 +199,17 @@ def _value_identity(value: Any, field: str = "") -> str:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     return json.dumps(value, sort_keys=True, default=str)
+
+
+def first_repeat(values: Sequence[Any], field: str = "") -> int | None:
+    """Where in ``values`` the first value given before it stands (two values the same as ``_value_identity``
+    sees them for ``field``: 8.0 is 8, 4k is 4KiB), or None: a sweep's grid and a plan's search lists give each once."""
+    seen: set[str] = set()
+    for at, value in enumerate(values):
+        if (same := _value_identity(value, field)) in seen:
+            return at
+        seen.add(same)
+    return None
 
 
 def parse_constraint(text: str) -> tuple[str, str, float]:

@@ -40,11 +40,12 @@ from typing import Annotated, Literal, Union
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
 from ..catalog import Catalog
-from ..errors import InputError, suggestion_text, suggestion_then
+from ..errors import InputError, shown, suggestion_text, suggestion_then
 from ..fio import FileOpener, FioJob, FioJobFile, parse_fio_jobfile
 from ..loader import decode, load_model, read_bytes
 from ..raid import LEVELS
 from ..specs import Bytes, BytesPerS, Count, NumbersNotTruthValues, WorkloadSpec
+from ..sweep import first_repeat
 from ..units import format_number, parse_time_in, parse_with_unit
 
 PROFILES: dict[str, dict] = {
@@ -215,6 +216,15 @@ class SearchSpace(PlanModel):
     hot_spares: tuple[int, ...] = Field(default=(0,), min_length=1)
     priced_only: bool = Field(default=False, description="leave out catalog entries without a price")
     rack_units: dict[str, int] = Field(default_factory=dict, description="rack units of each platform (the catalog has none)")
+
+    @field_validator("platforms", "drives", "engines", "drive_counts", "levels", "strips_bytes", "overprovisioning", "hot_spares")
+    @classmethod
+    def _each_value_once(cls, values: tuple | None) -> tuple | None:
+        """A value listed twice searched it twice (a name: two candidates of one set-up), as a sweep's grid refuses."""
+        if values and (at := first_repeat(values)) is not None:
+            raise ValueError(f"the value {shown(values[at])} is given more than once (each repeat would search the same "
+                             f"set-ups again); give each value once")
+        return values
 
     @field_validator("drive_counts")
     @classmethod

@@ -594,6 +594,16 @@ PLAN_FIELDS: list[tuple[str, Any, str]] = [
     ("objective", {"weights": {"beauty": 1}}, r"objective"),
     ("top", 0, r"top: .*greater than or equal to 1"), ("confirm", 50, r"confirm: .*less than or equal to 20"),
     ("extra", 1, r"extra: unknown key"),
+    # a value listed twice in a search list: the plan ran (numbers were deduplicated without a word; engines: [linux-md,
+    # linux-md] searched two candidates of one set-up), where a sweep's grid refuses it
+    ("search.overprovisioning", [0.1, 0.1], r"search\.overprovisioning: the value 0\.1 is given more than once .*; give each value once$"),
+    ("search.engines", ["linux-md", "linux-md"], r"search\.engines: the value 'linux-md' is given more than once"),
+    ("search.platforms", ["supermicro-as-2125hs-tnr"] * 2, r"search\.platforms: the value 'supermicro-as-2125hs-tnr' is given more than once"),
+    ("search.drives", ["kioxia-cm7-r-3.84tb"] * 2, r"search\.drives: the value 'kioxia-cm7-r-3\.84tb' is given more than once"),
+    ("search.drive_counts", [8, 12, 8], r"search\.drive_counts: the value 8 is given more than once"),
+    ("search.levels", [6, 6], r"search\.levels: the value 6 is given more than once"),
+    ("search.strips_bytes", ["64KiB", "64k"], r"search\.strips_bytes: the value 65536 is given more than once"),
+    ("search.hot_spares", [0, 0.0], r"search\.hot_spares: the value 0 is given more than once"),
 ]
 PLAN_CASES = [Case(f"plan-{path}-{i}", "plan", changed(BASE_PLAN, path, value), pattern)
               for i, (path, value, pattern) in enumerate(PLAN_FIELDS)]

@@ -266,11 +266,11 @@ def test_the_shortest_rebuild_is_never_longer_than_the_solved_one(engine, drive)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(counts=st.lists(st.integers(2, 40), min_size=1, max_size=4),
-       levels=st.lists(st.sampled_from([0, 1, 5, 6, 10]), min_size=1, max_size=5),
-       strips=st.lists(st.sampled_from(["4KiB", "16KiB", "48KiB", "512KiB", "1GiB"]), min_size=1, max_size=3),
-       spares=st.lists(st.integers(0, 3), min_size=1, max_size=2),
-       op=st.lists(st.sampled_from([0.0, 0.1, 0.5]), min_size=1, max_size=2),
+@given(counts=st.lists(st.integers(2, 40), min_size=1, max_size=4, unique=True),  # a value listed twice is refused
+       levels=st.lists(st.sampled_from([0, 1, 5, 6, 10]), min_size=1, max_size=5, unique=True),
+       strips=st.lists(st.sampled_from(["4KiB", "16KiB", "48KiB", "512KiB", "1GiB"]), min_size=1, max_size=3, unique=True),
+       spares=st.lists(st.integers(0, 3), min_size=1, max_size=2, unique=True),
+       op=st.lists(st.sampled_from([0.0, 0.1, 0.5]), min_size=1, max_size=2, unique=True),
        profile=st.sampled_from(sorted(PROFILES)),
        extras=st.fixed_dictionaries({}, optional={
            "endurance": st.just({"service_life_years": 5, "host_write_bytes_per_s": "1 GB/s"}),
