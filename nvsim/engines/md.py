@@ -50,19 +50,20 @@ from dataclasses import replace
 import numba as nb
 import numpy as np
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationError, ValidatorFunctionWrapHandler, field_validator
 
 from ..numba_cache import INNER
 from ..constants import PAGE_BYTES
 from ..specs import Bytes, Cited, RebuildSpec
-from ..units import format_bytes_binary, format_bytes_decimal
+from ..errors import shown
+from ..units import format_bytes_binary, format_bytes_decimal, parse_bytes
 from .base import (Engine, EngineParameters, EngineServer, EngineSettings, EngineWork, RebuildThrottle, StripeCacheLoad,
                    per_host_sum)
 from .rebuild_protocol import Reconstruction
 from . import md_bitmap
-from .md_bitmap import (BITMAP_ADDED, BITMAP_CHUNK_MAX_BYTES, BITMAP_PAGE_BYTES, DAEMON_SLEEP_MIN_S, DEFAULT_DAEMON_SLEEP_S, DEFAULT_MDADM, MDADM_VERSIONS,
+from .md_bitmap import (BITMAP_ADDED, BITMAP_CHUNK_MAX_BYTES, BITMAP_PAGE_BYTES, MDADM_BITMAP_CHUNK_BYTES, DAEMON_SLEEP_MIN_S, DEFAULT_DAEMON_SLEEP_S, DEFAULT_MDADM, MDADM_VERSIONS,
                         dirty_fraction_sequential)
 
 
@@ -216,6 +217,14 @@ the wait queue has a sleeper (``wq_has_sleeper``), so ``_allow_barrier`` and
 400 jobs on two ramdisks, 4.6 -> 7.3 GB/s of reads (ramdisks: not a prediction)."""
 
 
+def _size_or_none(value: Any) -> int | None:
+    """``value`` as a number of bytes (``units.parse_bytes``), or None where it is no size."""
+    try:
+        return parse_bytes(value)
+    except (ValueError, TypeError):
+        return None
+
+
 def kernel_tuple(kernel: str) -> tuple[int, int]:
     major, minor = kernel.split(".")
     return int(major), int(minor)
@@ -234,7 +243,7 @@ class MdSettings(EngineSettings):
     bitmap: Literal["internal", "external", "none"] | None = Field(
         default=None, description="write-intent bitmap (mdadm --bitmap); unset: mdadm's own choice (3.3-4.3 an "
         "internal one on members over 100 GiB; 3.2 none; 4.4 on asks, and a scripted create gets none)")
-    bitmap_chunk_bytes: Bytes | None = Field(default=None, ge=4096, le=BITMAP_CHUNK_MAX_BYTES,
+    bitmap_chunk_bytes: Bytes | None = Field(default=None, ge=MDADM_BITMAP_CHUNK_BYTES, le=BITMAP_CHUNK_MAX_BYTES,
                                              description="bitmap chunk (mdadm --bitmap-chunk): bytes of the bitmap's "
                                              "space per bit (a member's; RAID10's array); unset: mdadm's default, "
                                              "internal: 64 MiB or what 128 KiB of bits needs; a file: 4 KiB "
@@ -252,12 +261,23 @@ class MdSettings(EngineSettings):
                                      "mdadm --bitmap=/path on a file system outside the array); unset: a drive "
                                      "like the members")
 
-    @field_validator("bitmap_chunk_bytes")
+    @field_validator("bitmap_chunk_bytes", mode="wrap")
     @classmethod
-    def _power_of_two(cls, value: int | None) -> int | None:
-        if value is not None and value & (value - 1):
-            raise ValueError("must be a power of two (mdadm: --bitmap-chunk)")
-        return value
+    def _chunk_md_takes(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> int | None:
+        """A chunk md takes: a power of two from a page (``MDADM_BITMAP_CHUNK_BYTES``) to ``BITMAP_CHUNK_MAX_BYTES``,
+        a size out of that range refused in the range's words, with units (pydantic's were 'less than or equal to
+        2147483648', the size reader's 'at most 2^64 bytes'); a value that is no size keeps the reader's line."""
+        try:
+            chunk = handler(value)
+        except ValidationError:
+            chunk = _size_or_none(value)
+            if chunk is None:
+                raise
+        if chunk is not None and not (MDADM_BITMAP_CHUNK_BYTES <= chunk <= BITMAP_CHUNK_MAX_BYTES and not chunk & (chunk - 1)):
+            raise ValueError(f"md takes a bitmap chunk from a page to what its __le32 chunksize holds (mdadm --bitmap-chunk); allowed: "
+                             f"{format_bytes_binary(MDADM_BITMAP_CHUNK_BYTES, 0)} to "
+                             f"{format_bytes_binary(BITMAP_CHUNK_MAX_BYTES, 0)} (a power of two), or leave it unset; got {shown(value)}")
+        return chunk
 
     def for_array(self, level: int, member_bytes: float, drives: int, copies: int) -> "MdSettings":
         """These settings as mdadm creates an array of ``drives`` members of ``member_bytes`` at

@@ -160,8 +160,18 @@ SCENARIO_FIELDS: list[tuple[str, Any, str]] = [
     ("array.engine_settings", {"mdadm": "3.3", "bitmap": "internal", "bitmap_added": "grow", "bitmap_chunk_bytes": "8MiB"},
      r"engine_settings\.bitmap_chunk_bytes: .*the 32 KiB it leaves them on a grow.*allowed: 16 MiB to 2 GiB"),
     ("array.engine_settings", {"bitmap": "external", "bitmap_added": "grow"}, r"engine_settings\.bitmap_added: .*allowed: with bitmap: internal"),
+    # md's __le32 chunksize; the range in bytes with units (it was pydantic's 'less than or equal to 2147483648', and
+    # the size reader's 'at most 2^64 bytes' for 1e300)
     ("array.engine_settings", {"bitmap": "internal", "bitmap_chunk_bytes": "4GiB"},
-     r"engine_settings\.bitmap_chunk_bytes: .*less than or equal to 2147483648"),  # md's __le32 chunksize
+     r"engine_settings\.bitmap_chunk_bytes: .*allowed: 4 KiB to 2 GiB \(a power of two\), or leave it unset; got '4GiB'$"),
+    ("array.engine_settings", {"bitmap": "internal", "bitmap_chunk_bytes": "64GiB"},
+     r"engine_settings\.bitmap_chunk_bytes: .*allowed: 4 KiB to 2 GiB \(a power of two\), or leave it unset; got '64GiB'$"),
+    ("array.engine_settings", {"bitmap": "internal", "bitmap_chunk_bytes": 1e300},
+     r"engine_settings\.bitmap_chunk_bytes: .*allowed: 4 KiB to 2 GiB \(a power of two\), or leave it unset; got 1e\+300$"),
+    ("array.engine_settings", {"bitmap": "internal", "bitmap_chunk_bytes": "2KiB"},
+     r"engine_settings\.bitmap_chunk_bytes: .*allowed: 4 KiB to 2 GiB \(a power of two\), or leave it unset; got '2KiB'$"),
+    ("array.engine_settings", {"bitmap": "internal", "bitmap_chunk_bytes": "3MiB"},
+     r"engine_settings\.bitmap_chunk_bytes: .*allowed: 4 KiB to 2 GiB \(a power of two\), or leave it unset; got '3MiB'$"),
     ("array.stripe", "4KiB", r"array\.stripe: unknown key; did you mean 'strip_bytes'"),
     ("array", "raid6", r"array: .*(dictionary|mapping|object)"), ("array", None, r"array"), ("array", [], r"array"),
     # the top level
