@@ -312,7 +312,7 @@ NEW_MUTATIONS: tuple[Mutation, ...] = (
     m("fio-trim-no-write-latency", "a trim's latency without the drive's fixed command time", "nvsim/workload/trim.py",
       "latency_s=cpu + model.drive.write_fixed_s", "latency_s=cpu", TRIM),
     m("fio-trace-v2-wait-ms", "iolog v2 wait read as milliseconds", "nvsim/fio/trace.py",
-      "when * 1e-6, int(fields[2])", "when * 1e-3, int(fields[2])", TRACE),
+      "when * 1e-6, _number(fields[2]", "when * 1e-3, _number(fields[2]", TRACE),
     m("fio-trace-rate-n", "a trace's replay rate counts n I/Os over n - 1 gaps", "nvsim/fio/trace.py",
       "rate = (n - 1) / duration * time_scale", "rate = n / duration * time_scale", TRACE),
     # --- FTL load, skew, drive load
@@ -426,6 +426,7 @@ def share_cache(tree: Path, cache_root: Path, baseline: str) -> None:
     """A mutant without kernel changes reuses the unmutated tree's compiled kernels."""
     target = cache_root / source_digest(tree / "nvsim")
     if not target.exists():
+        cache_root.mkdir(parents=True, exist_ok=True)  # absent when the baseline's tests compiled no kernel
         target.symlink_to(cache_root / baseline, target_is_directory=True)
 
 
